@@ -1,0 +1,110 @@
+// Package app builds paycli: the factory, the command tree, and the one
+// function that turns errors into exit codes.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/iostreams"
+)
+
+// Exit codes; `paycli help exit-codes` documents them and docs/exit-codes.md
+// repeats them. They are part of paycli's interface: never renumber.
+const (
+	ExitOK             = 0
+	ExitError          = 1
+	ExitUsage          = 2
+	ExitAuth           = 3
+	ExitRejected       = 4
+	ExitDeclined       = 5
+	ExitDuplicate      = 6
+	ExitOutcomeUnknown = 7
+	ExitUnavailable    = 8
+	ExitInterrupted    = 130
+)
+
+// Main runs paycli with the process's arguments, streams and environment
+// and returns the exit code. Ctrl-C (or SIGTERM) cancels the command's
+// context; a second one ends the process at once.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // restore default handling: a second Ctrl-C kills
+	}()
+	return Run(ctx, os.Args[1:], iostreams.System(), os.LookupEnv)
+}
+
+// Run executes one paycli command line and returns its exit code. Errors are
+// printed here, once, as one or two lines on stderr.
+func Run(ctx context.Context, args []string, ios *iostreams.IOStreams, lookupEnv func(string) (string, bool)) int {
+	f := NewFactory(ios, lookupEnv)
+	root, started := NewRootCmd(f)
+	root.SetArgs(args)
+	root.SetIn(ios.In)
+	root.SetOut(ios.Out)
+	root.SetErr(ios.ErrOut)
+
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	if !*started {
+		// Cobra failed before the command ran: unknown command or flag, a
+		// bad flag value, a missing argument or required flag.
+		err = usageFromCobra(err)
+	}
+	code := ExitCode(err)
+	// A command that knows what an interruption meant (a payment whose
+	// outcome is now unknown) says so; anything else is plainly interrupted.
+	if ctx.Err() != nil && (code == ExitError || code == ExitInterrupted) {
+		fmt.Fprintln(ios.ErrOut, "interrupted")
+		return ExitInterrupted
+	}
+	if cmdutil.IsSilent(err) {
+		return code
+	}
+	msg, hint := describe(err)
+	if hint == "" && code == ExitUsage && cmd != nil {
+		hint = fmt.Sprintf("Run '%s --help' for usage.", cmd.CommandPath())
+	}
+	fmt.Fprintln(ios.ErrOut, "error: "+msg)
+	if hint != "" {
+		fmt.Fprintln(ios.ErrOut, hint)
+	}
+	return code
+}
+
+// usageFromCobra turns cobra's own errors into usage errors, keeping only
+// the first line (cobra appends suggestions on further lines).
+func usageFromCobra(err error) error {
+	if _, ok := cmdutil.KindOf(err); ok {
+		return err
+	}
+	msg := err.Error()
+	first, rest, _ := strings.Cut(msg, "\n")
+	var hint string
+	if _, sugg, ok := strings.Cut(rest, "Did you mean this?\n"); ok {
+		if s := strings.TrimSpace(strings.SplitN(sugg, "\n", 2)[0]); s != "" {
+			hint = fmt.Sprintf("Did you mean '%s'? Run 'paycli --help' for the list of commands.", s)
+		}
+	}
+	return &cmdutil.Error{Kind: cmdutil.KindUsage, Err: errors.New(first), Hint: hint}
+}
+
+// describe returns the first line and the advice for an error.
+func describe(err error) (msg, hint string) {
+	msg = err.Error()
+	if first, _, ok := strings.Cut(msg, "\n"); ok {
+		msg = first
+	}
+	return msg, cmdutil.HintOf(err)
+}

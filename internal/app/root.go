@@ -1,0 +1,104 @@
+package app
+
+import (
+	"sync"
+	"time"
+
+	"github.com/paycli/paycli/internal/build"
+	"github.com/paycli/paycli/internal/cli/completion"
+	"github.com/paycli/paycli/internal/cli/version"
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// NewFactory builds the real dependencies. Config is resolved lazily, from
+// the flags of whichever command runs (set by the root's pre-run hook).
+func NewFactory(ios *iostreams.IOStreams, lookupEnv func(string) (string, bool)) *cmdutil.Factory {
+	f := &cmdutil.Factory{
+		Build:     build.Read,
+		IOStreams: ios,
+		LookupEnv: lookupEnv,
+		Now:       time.Now,
+	}
+	return f
+}
+
+// NewRootCmd builds the command tree. started reports whether a command's
+// own code began to run (false means cobra rejected the command line).
+func NewRootCmd(f *cmdutil.Factory) (*cobra.Command, *bool) {
+	started := new(bool)
+	var flags *pflag.FlagSet
+	f.Config = sync.OnceValues(func() (*config.Config, error) {
+		return config.Load(config.LoadOptions{Flags: flags, LookupEnv: f.LookupEnv})
+	})
+
+	root := &cobra.Command{
+		Use:   "paycli",
+		Short: "Commissions, wallet payments and hash keys for a ccpayment card gateway",
+		Long: `paycli is a command-line tool for the merchants of a ccpayment card gateway
+and the people who support them: commission tables, safe wallet payments,
+bearer tokens, hash_key values, and a local emulator of the gateway.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			*started = true
+			flags = cmd.Flags()
+			if noColor, _ := cmd.Flags().GetBool("no-color"); noColor {
+				f.IOStreams.SetColorEnabled(false)
+			}
+			return checkGlobalFlags(cmd.Flags())
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cmd.Help()
+		},
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return &cmdutil.Error{Kind: cmdutil.KindUsage, Err: err}
+	})
+
+	pf := root.PersistentFlags()
+	pf.StringP("profile", "p", "", "configuration profile to use (env PAYCLI_PROFILE)")
+	pf.String("config", "", "config file (env PAYCLI_CONFIG; default <user config dir>/paycli/config.yaml)")
+	pf.StringP("output", "o", "table", "output format: table, json, csv or tsv (env PAYCLI_OUTPUT)")
+	pf.Bool("no-color", false, "never use colour (also NO_COLOR=1)")
+	pf.Bool("debug", false, "log HTTP requests and responses to stderr, secrets redacted")
+	pf.String("timeout", "30s", "time limit for the whole command, e.g. 30s or 2m (env PAYCLI_TIMEOUT)")
+	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(config.OutputFormats, cobra.ShellCompDirectiveNoFileComp))
+	_ = root.RegisterFlagCompletionFunc("profile", func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		path, err := config.Path(config.LoadOptions{Flags: cmd.Flags(), LookupEnv: f.LookupEnv})
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		file, err := config.ReadFile(path)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return file.ProfileNames(), cobra.ShellCompDirectiveNoFileComp
+	})
+
+	root.AddCommand(
+		version.NewCmdVersion(f, nil),
+		completion.NewCmdCompletion(f),
+		newExitCodesTopic(),
+	)
+	return root, started
+}
+
+// checkGlobalFlags validates global flag values given on the command line,
+// so that `paycli version -o xml` fails like any other bad flag.
+func checkGlobalFlags(fs *pflag.FlagSet) error {
+	for _, name := range []string{"output", "timeout"} {
+		fl := fs.Lookup(name)
+		if fl == nil || !fl.Changed {
+			continue
+		}
+		if err := config.ValidateValue(name, fl.Value.String()); err != nil {
+			return cmdutil.UsageErrorf("invalid --%s: %v", name, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,63 @@
+// Package version implements `paycli version`.
+package version
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/paycli/paycli/internal/build"
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/render"
+	"github.com/spf13/cobra"
+)
+
+// Options are the inputs of `paycli version`.
+type Options struct {
+	IO     *iostreams.IOStreams
+	Info   build.Info
+	Format func() (render.Format, error)
+}
+
+// NewCmdVersion builds `paycli version`.
+func NewCmdVersion(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{IO: f.IOStreams, Format: f.OutputFormat}
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print paycli's version, commit and build date",
+		Args:  cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Info = f.Build()
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return Run(cmd.Context(), opts)
+		},
+	}
+}
+
+// Run prints the version.
+func Run(_ context.Context, opts *Options) error {
+	format, err := opts.Format()
+	if err != nil {
+		return err
+	}
+	i := opts.Info
+	switch format {
+	case render.JSON:
+		return render.WriteJSON(opts.IO.Out, i)
+	case render.CSV, render.TSV:
+		return render.WriteRecords(opts.IO.Out, format, []string{"version", "commit", "date", "go"},
+			[][]string{{i.Version, i.Commit, i.Date, i.Go}})
+	}
+	line := "paycli " + i.Version
+	if i.Commit != "" {
+		line += " (" + i.Commit
+		if i.Date != "" {
+			line += ", " + i.Date
+		}
+		line += ")"
+	}
+	_, err = fmt.Fprintln(opts.IO.Out, line)
+	return err
+}

@@ -1,0 +1,57 @@
+package cmdutil
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// ExactArgs is cobra.ExactArgs with a message naming what is missing.
+func ExactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		switch {
+		case len(args) < n:
+			return UsageErrorf("missing %s", what)
+		case len(args) > n:
+			return UsageErrorf("too many arguments: %q (expected %s)", strings.Join(args[n:], " "), what)
+		}
+		return nil
+	}
+}
+
+// MaximumArgs accepts at most n arguments.
+func MaximumArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > n {
+			return UsageErrorf("too many arguments: %q (expected at most %s)", strings.Join(args[n:], " "), what)
+		}
+		return nil
+	}
+}
+
+// NoArgs refuses positional arguments.
+func NoArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return UsageErrorf("unexpected argument %q: %s takes no arguments", args[0], cmd.CommandPath())
+	}
+	return nil
+}
+
+// OneOf checks a flag value against a fixed list.
+func OneOf(flag, value string, allowed ...string) error {
+	for _, a := range allowed {
+		if value == a {
+			return nil
+		}
+	}
+	return UsageErrorf("invalid --%s %q: use %s", flag, value, strings.Join(allowed, ", "))
+}
+
+// Plural returns "1 thing" or "n things".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -1,0 +1,397 @@
+// Package config resolves paycli's settings. Every key follows one
+// precedence, flag > environment (PAYCLI_ prefix) > config file > default,
+// computed by a viper instance made for each load: there is no global viper.
+//
+// The file is YAML at $PAYCLI_CONFIG, else <user config dir>/paycli/config.yaml:
+//
+//	default_profile: default
+//	profiles:
+//	  default:
+//	    base_url: https://provisioning.sipay.com.tr/ccpayment
+//	    app_id: ...
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+)
+
+// EnvPrefix is the prefix of every environment variable paycli reads.
+const EnvPrefix = "PAYCLI"
+
+// DefaultProfile is the profile used when nothing names one.
+const DefaultProfile = "default"
+
+// URLs of the gateway that paycli offers when it asks for a base URL.
+const (
+	TestBaseURL = "https://provisioning.sipay.com.tr/ccpayment"
+	LiveBaseURL = "https://app.sipay.com.tr/ccpayment"
+)
+
+// Key describes one setting of a profile.
+type Key struct {
+	Name    string
+	Flag    string // name of the flag that sets it, if any command has one
+	Default string
+	Secret  bool
+	Help    string
+}
+
+// Env is the name of the environment variable for the key.
+func (k Key) Env() string { return EnvPrefix + "_" + strings.ToUpper(k.Name) }
+
+// Keys lists every setting a profile can hold, in display order.
+var Keys = []Key{
+	{Name: "base_url", Help: "gateway base URL, ending in /ccpayment"},
+	{Name: "app_id", Secret: true, Help: "application id for the token call"},
+	{Name: "app_secret", Secret: true, Help: "application secret; also the hash_key password"},
+	{Name: "merchant_key", Secret: true, Help: "merchant key sent with payments"},
+	{Name: "default_currency", Flag: "currency", Help: "currency used when --currency is not given"},
+	{Name: "lang", Flag: "lang", Default: "en", Help: "language of the gateway's texts (tr or en)"},
+	{Name: "timeout", Flag: "timeout", Default: "30s", Help: "time limit for one command (e.g. 30s, 2m)"},
+	{Name: "output", Flag: "output", Default: "table", Help: "output format: table, json, csv or tsv"},
+	{Name: "ca_cert", Help: "PEM file with extra CA certificates to trust"},
+}
+
+// LookupKey finds a key by name.
+func LookupKey(name string) (Key, bool) {
+	i := slices.IndexFunc(Keys, func(k Key) bool { return k.Name == name })
+	if i < 0 {
+		return Key{}, false
+	}
+	return Keys[i], true
+}
+
+// KeyNames returns the names of all keys, in display order.
+func KeyNames() []string {
+	names := make([]string, len(Keys))
+	for i, k := range Keys {
+		names[i] = k.Name
+	}
+	return names
+}
+
+// OutputFormats are the values accepted by --output.
+var OutputFormats = []string{"table", "json", "csv", "tsv"}
+
+// Source says where a resolved value came from.
+type Source string
+
+const (
+	SourceFlag    Source = "flag"
+	SourceEnv     Source = "env"
+	SourceFile    Source = "file"
+	SourceDefault Source = "default"
+)
+
+// Config is the resolved configuration of one profile.
+type Config struct {
+	// Path is the config file consulted (it may not exist).
+	Path string
+	// Profile is the selected profile's name.
+	Profile string
+
+	BaseURL         string
+	AppID           string
+	AppSecret       string
+	MerchantKey     string
+	DefaultCurrency string
+	Lang            string
+	Timeout         time.Duration
+	Output          string
+	CACert          string
+
+	values  map[string]string
+	sources map[string]Source
+}
+
+// Get returns a key's resolved value as text.
+func (c *Config) Get(name string) string { return c.values[name] }
+
+// Source returns where a key's value came from.
+func (c *Config) Source(name string) Source { return c.sources[name] }
+
+// LoadOptions tell Load where to look.
+type LoadOptions struct {
+	// Flags are the parsed flags of the running command; a key whose flag
+	// is present and was set takes the flag's value.
+	Flags *pflag.FlagSet
+	// LookupEnv reads the environment; os.LookupEnv when nil.
+	LookupEnv func(string) (string, bool)
+}
+
+func (o LoadOptions) env(name string) (string, bool) {
+	if o.LookupEnv != nil {
+		return o.LookupEnv(name)
+	}
+	return os.LookupEnv(name)
+}
+
+func (o LoadOptions) flag(name string) (*pflag.Flag, bool) {
+	if o.Flags == nil || name == "" {
+		return nil, false
+	}
+	f := o.Flags.Lookup(name)
+	return f, f != nil && f.Changed
+}
+
+// Path returns the config file path: the --config flag, then
+// $PAYCLI_CONFIG, then <user config dir>/paycli/config.yaml.
+func Path(opts LoadOptions) (string, error) {
+	if f, ok := opts.flag("config"); ok && f.Value.String() != "" {
+		return f.Value.String(), nil
+	}
+	if p, ok := opts.env(EnvPrefix + "_CONFIG"); ok && p != "" {
+		return p, nil
+	}
+	dir, err := userDir(opts, "XDG_CONFIG_HOME", ".config", os.UserConfigDir)
+	if err != nil {
+		return "", fmt.Errorf("cannot find a config folder: %w; set PAYCLI_CONFIG", err)
+	}
+	return filepath.Join(dir, "paycli", "config.yaml"), nil
+}
+
+// userDir resolves a per-user folder through the injected environment on
+// Unix-like systems, where the XDG variables and HOME decide it, and falls
+// back to the standard library elsewhere.
+func userDir(opts LoadOptions, xdg, homeSub string, std func() (string, error)) (string, error) {
+	if v, ok := opts.env(xdg); ok && filepath.IsAbs(v) {
+		return v, nil
+	}
+	if opts.LookupEnv != nil {
+		if home, ok := opts.env("HOME"); ok && home != "" {
+			return filepath.Join(home, homeSub), nil
+		}
+	}
+	return std()
+}
+
+// Load resolves the configuration for the running command.
+func Load(opts LoadOptions) (*Config, error) {
+	path, err := Path(opts)
+	if err != nil {
+		return nil, err
+	}
+	file, err := ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+
+	profile, explicit := DefaultProfile, false
+	if f, ok := opts.flag("profile"); ok {
+		profile, explicit = f.Value.String(), true
+	} else if p, ok := opts.env(EnvPrefix + "_PROFILE"); ok && p != "" {
+		profile, explicit = p, true
+	} else if file.DefaultProfile != "" {
+		profile, explicit = file.DefaultProfile, true
+	}
+	if err := ValidateProfileName(profile); err != nil {
+		return nil, err
+	}
+	fileValues, found := file.Profiles[profile]
+	if !found && explicit && (file.Exists || profile != DefaultProfile) {
+		return nil, &ProfileError{Profile: profile, Path: path, Known: file.ProfileNames()}
+	}
+
+	// viper layers flag > config map > default; the environment is read
+	// through opts (so tests and the sandbox can inject it) and laid over
+	// the file's values in the config map, which gives env > file.
+	v := viper.New()
+	cfg := &Config{Path: path, Profile: profile, values: map[string]string{}, sources: map[string]Source{}}
+	layer := map[string]any{}
+	for _, k := range Keys {
+		v.SetDefault(k.Name, k.Default)
+		if f, ok := opts.flag(k.Flag); ok {
+			if err := v.BindPFlag(k.Name, f); err != nil {
+				return nil, err
+			}
+		}
+		if val, ok := opts.env(k.Env()); ok && val != "" {
+			layer[k.Name] = val
+		} else if val, ok := fileValues[k.Name]; ok {
+			layer[k.Name] = val
+		}
+		cfg.sources[k.Name] = sourceOf(opts, k, fileValues)
+	}
+	if err := v.MergeConfigMap(layer); err != nil {
+		return nil, err
+	}
+	for _, k := range Keys {
+		cfg.values[k.Name] = v.GetString(k.Name)
+	}
+	if err := cfg.fill(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+func sourceOf(opts LoadOptions, k Key, file map[string]string) Source {
+	if _, ok := opts.flag(k.Flag); ok {
+		return SourceFlag
+	}
+	if v, ok := opts.env(k.Env()); ok && v != "" {
+		return SourceEnv
+	}
+	if _, ok := file[k.Name]; ok {
+		return SourceFile
+	}
+	return SourceDefault
+}
+
+// fill copies the resolved text values into the typed fields, validating
+// those with a fixed form.
+func (c *Config) fill() error {
+	c.BaseURL = strings.TrimRight(c.values["base_url"], "/")
+	c.AppID = c.values["app_id"]
+	c.AppSecret = c.values["app_secret"]
+	c.MerchantKey = c.values["merchant_key"]
+	c.DefaultCurrency = strings.ToUpper(c.values["default_currency"])
+	c.Lang = c.values["lang"]
+	c.CACert = c.values["ca_cert"]
+	c.Output = c.values["output"]
+	for _, name := range KeyNames() {
+		if err := ValidateValue(name, c.values[name]); err != nil {
+			return c.invalid(name, err)
+		}
+	}
+	d, _ := ParseTimeout(c.values["timeout"])
+	c.Timeout = d
+	return nil
+}
+
+func (c *Config) invalid(name string, err error) error {
+	k, _ := LookupKey(name)
+	var where string
+	switch c.sources[name] {
+	case SourceFlag:
+		where = "--" + k.Flag
+	case SourceEnv:
+		where = k.Env()
+	case SourceFile:
+		where = fmt.Sprintf("%s (profile %q)", c.Path, c.Profile)
+	default:
+		where = "default"
+	}
+	return &ValueError{Key: name, Where: where, Err: err}
+}
+
+// ValueError is a setting whose value has the wrong form.
+type ValueError struct {
+	Key, Where string
+	Err        error
+}
+
+func (e *ValueError) Error() string {
+	return fmt.Sprintf("invalid %s from %s: %v", e.Key, e.Where, e.Err)
+}
+func (e *ValueError) Unwrap() error { return e.Err }
+
+// ProfileError is a profile that the config file does not hold.
+type ProfileError struct {
+	Profile, Path string
+	Known         []string
+}
+
+func (e *ProfileError) Error() string {
+	if len(e.Known) == 0 {
+		return fmt.Sprintf("profile %q not found: %s has no profiles", e.Profile, e.Path)
+	}
+	return fmt.Sprintf("profile %q not found in %s (profiles: %s)", e.Profile, e.Path, strings.Join(e.Known, ", "))
+}
+
+// ValidateProfileName accepts names made of letters, digits, '-', '_' and '.'.
+func ValidateProfileName(name string) error {
+	if name == "" {
+		return errors.New("profile name is empty")
+	}
+	for _, r := range name {
+		ok := r == '-' || r == '_' || r == '.' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')
+		if !ok {
+			return fmt.Errorf("profile name %q may hold only letters, digits, '-', '_' and '.'", name)
+		}
+	}
+	return nil
+}
+
+// ValidateValue checks a key's value has the form the key needs. Empty
+// values are always accepted: they mean "not set".
+func ValidateValue(name, value string) error {
+	if value == "" {
+		return nil
+	}
+	switch name {
+	case "base_url":
+		u, err := url.Parse(value)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return fmt.Errorf("%q is not an http(s) URL", value)
+		}
+	case "timeout":
+		if _, err := ParseTimeout(value); err != nil {
+			return err
+		}
+	case "output":
+		if !slices.Contains(OutputFormats, value) {
+			return fmt.Errorf("%q is not one of %s", value, strings.Join(OutputFormats, ", "))
+		}
+	case "default_currency":
+		if !isAlpha(value, 3) {
+			return fmt.Errorf("%q is not a three-letter currency code", value)
+		}
+	case "lang":
+		if !isAlpha(value, 2) {
+			return fmt.Errorf("%q is not a two-letter language code", value)
+		}
+	}
+	return nil
+}
+
+func isAlpha(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// ParseTimeout reads a duration such as "30s" or "2m"; a bare number is
+// seconds. It must be positive.
+func ParseTimeout(s string) (time.Duration, error) {
+	if n, err := strconv.Atoi(s); err == nil {
+		s = strconv.Itoa(n) + "s"
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration (e.g. 30s, 2m)", s)
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("%q must be positive", s)
+	}
+	return d, nil
+}
+
+// Mask hides a secret but its first and last four characters; secrets of
+// twelve characters or fewer are hidden whole.
+func Mask(s string) string {
+	r := []rune(s)
+	if len(r) == 0 {
+		return ""
+	}
+	if len(r) <= 12 {
+		return strings.Repeat("•", 8)
+	}
+	return string(r[:4]) + strings.Repeat("•", 4) + string(r[len(r)-4:])
+}

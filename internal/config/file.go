@@ -1,0 +1,172 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// File is the parsed config file.
+type File struct {
+	Path           string
+	Exists         bool
+	DefaultProfile string
+	Profiles       map[string]map[string]string
+	// Mode is the file's permission bits, when it exists.
+	Mode fs.FileMode
+}
+
+// fileShape is the YAML document; unknown keys are errors so that a typo is
+// not silently ignored.
+type fileShape struct {
+	DefaultProfile string                       `yaml:"default_profile"`
+	Profiles       map[string]map[string]string `yaml:"profiles"`
+}
+
+// FileError is a config file that cannot be read or parsed.
+type FileError struct {
+	Path string
+	Line int // 0 when unknown
+	Err  error
+}
+
+func (e *FileError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("config file %s, line %d: %v", e.Path, e.Line, e.Err)
+	}
+	return fmt.Sprintf("config file %s: %v", e.Path, e.Err)
+}
+func (e *FileError) Unwrap() error { return e.Err }
+
+// ReadFile reads and checks the config file at path. A missing file is not
+// an error: it yields an empty File with Exists false.
+func ReadFile(path string) (*File, error) {
+	f := &File{Path: path, Profiles: map[string]map[string]string{}}
+	info, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return f, nil
+	}
+	if err != nil {
+		return nil, &FileError{Path: path, Err: err}
+	}
+	if info.IsDir() {
+		return nil, &FileError{Path: path, Err: errors.New("is a folder, not a file")}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &FileError{Path: path, Err: err}
+	}
+	f.Exists, f.Mode = true, info.Mode().Perm()
+	if err := f.parse(data); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func (f *File) parse(data []byte) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return yamlError(f.Path, err)
+	}
+	if doc.Kind == 0 { // empty file
+		return nil
+	}
+	if err := checkNode(f.Path, &doc); err != nil {
+		return err
+	}
+	var shape fileShape
+	if err := doc.Decode(&shape); err != nil {
+		return yamlError(f.Path, err)
+	}
+	f.DefaultProfile = shape.DefaultProfile
+	for name, values := range shape.Profiles {
+		if values == nil {
+			values = map[string]string{}
+		}
+		f.Profiles[name] = values
+	}
+	return nil
+}
+
+// checkNode walks the document and reports the first unknown key or
+// misplaced value with its line.
+func checkNode(path string, doc *yaml.Node) error {
+	root := doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
+		root = root.Content[0]
+	}
+	if root.Kind != yaml.MappingNode {
+		return &FileError{Path: path, Line: root.Line, Err: errors.New("expected a mapping with default_profile and profiles")}
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		switch k.Value {
+		case "default_profile":
+			if v.Kind != yaml.ScalarNode {
+				return &FileError{Path: path, Line: v.Line, Err: errors.New("default_profile must be a name")}
+			}
+		case "profiles":
+			if err := checkProfiles(path, v); err != nil {
+				return err
+			}
+		default:
+			return &FileError{Path: path, Line: k.Line, Err: fmt.Errorf("unknown key %q (expected default_profile or profiles)", k.Value)}
+		}
+	}
+	return nil
+}
+
+func checkProfiles(path string, n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return &FileError{Path: path, Line: n.Line, Err: errors.New("profiles must be a mapping of profile names")}
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		name, body := n.Content[i], n.Content[i+1]
+		if err := ValidateProfileName(name.Value); err != nil {
+			return &FileError{Path: path, Line: name.Line, Err: err}
+		}
+		if body.Kind == yaml.ScalarNode && body.Tag == "!!null" {
+			continue
+		}
+		if body.Kind != yaml.MappingNode {
+			return &FileError{Path: path, Line: body.Line, Err: fmt.Errorf("profile %q must be a mapping of keys", name.Value)}
+		}
+		for j := 0; j+1 < len(body.Content); j += 2 {
+			key, val := body.Content[j], body.Content[j+1]
+			if _, ok := LookupKey(key.Value); !ok {
+				return &FileError{Path: path, Line: key.Line, Err: fmt.Errorf("unknown key %q in profile %q (known: %s)", key.Value, name.Value, strings.Join(KeyNames(), ", "))}
+			}
+			if val.Kind != yaml.ScalarNode {
+				return &FileError{Path: path, Line: val.Line, Err: fmt.Errorf("%s in profile %q must be a single value", key.Value, name.Value)}
+			}
+		}
+	}
+	return nil
+}
+
+func yamlError(path string, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	var line int
+	if _, scanErr := fmt.Sscanf(msg, "line %d:", &line); scanErr == nil {
+		msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
+	}
+	return &FileError{Path: path, Line: line, Err: errors.New(msg)}
+}
+
+// ProfileNames returns the profiles in the file, sorted.
+func (f *File) ProfileNames() []string {
+	names := make([]string, 0, len(f.Profiles))
+	for n := range f.Profiles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

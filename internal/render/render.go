@@ -1,0 +1,156 @@
+// Package render writes paycli's output: tables (tablewriter), JSON,
+// CSV/TSV and colour. It is the only package that imports tablewriter and
+// fatih/color; whether colour is on is decided once, in iostreams, and
+// applied here to each colour rather than through fatih/color's global.
+package render
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/fatih/color"
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// Format is an output format chosen with --output.
+type Format string
+
+const (
+	Table Format = "table"
+	JSON  Format = "json"
+	CSV   Format = "csv"
+	TSV   Format = "tsv"
+)
+
+// ParseFormat accepts the values of --output.
+func ParseFormat(s string) (Format, error) {
+	switch f := Format(s); f {
+	case Table, JSON, CSV, TSV:
+		return f, nil
+	}
+	return "", fmt.Errorf("unknown output format %q: use table, json, csv or tsv", s)
+}
+
+// Palette hands out colours that obey the colour decision.
+type Palette struct{ Enabled bool }
+
+// Color returns a colour with the given attributes, switched on or off as
+// the palette says.
+func (p Palette) Color(attrs ...color.Attribute) *color.Color {
+	c := color.New(attrs...)
+	if p.Enabled {
+		c.EnableColor()
+	} else {
+		c.DisableColor()
+	}
+	return c
+}
+
+func (p Palette) Bold(s string) string   { return p.Color(color.Bold).Sprint(s) }
+func (p Palette) Green(s string) string  { return p.Color(color.FgGreen).Sprint(s) }
+func (p Palette) Red(s string) string    { return p.Color(color.FgRed).Sprint(s) }
+func (p Palette) Yellow(s string) string { return p.Color(color.FgYellow).Sprint(s) }
+func (p Palette) Faint(s string) string  { return p.Color(color.Faint).Sprint(s) }
+
+// WriteJSON writes v as indented JSON with a trailing newline, without
+// HTML escaping (so "<" and "&" in gateway texts stay readable).
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// WriteJSONLine writes v as one line of JSON (JSON Lines).
+func WriteJSONLine(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// WriteRecords writes a header and rows as CSV (RFC 4180 quoting) or TSV.
+func WriteRecords(w io.Writer, f Format, header []string, rows [][]string) error {
+	cw := csv.NewWriter(w)
+	if f == TSV {
+		cw.Comma = '\t'
+	}
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	if err := cw.WriteAll(rows); err != nil {
+		return err
+	}
+	return cw.Error()
+}
+
+// TableOptions shape a table.
+type TableOptions struct {
+	// Bold headers when colour is on.
+	Palette Palette
+	// RightAlign lists the columns (0-based) aligned right, e.g. numbers.
+	RightAlign []int
+}
+
+// WriteTable writes a plain-bordered table. Cells are written as given: the
+// header is not re-cased and numbers are not re-formatted.
+func WriteTable(w io.Writer, opts TableOptions, header []string, rows [][]string) error {
+	aligns := make([]tw.Align, len(header))
+	for i := range aligns {
+		aligns[i] = tw.AlignLeft
+	}
+	for _, i := range opts.RightAlign {
+		if i >= 0 && i < len(aligns) {
+			aligns[i] = tw.AlignRight
+		}
+	}
+	hdr := make([]any, len(header))
+	for i, h := range header {
+		hdr[i] = opts.Palette.Bold(h)
+	}
+	var buf bytes.Buffer
+	t := tablewriter.NewTable(&buf,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
+			Borders: tw.BorderNone,
+			Symbols: tw.NewSymbols(tw.StyleNone),
+			Settings: tw.Settings{
+				Separators: tw.Separators{BetweenColumns: tw.Off, BetweenRows: tw.Off},
+				Lines:      tw.Lines{ShowHeaderLine: tw.Off},
+			},
+		})),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: aligns}),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+		tablewriter.WithPadding(tw.Padding{Left: "", Right: "  ", Overwrite: true}),
+		tablewriter.WithTrimSpace(tw.Off),
+	)
+	t.Header(hdr...)
+	for _, r := range rows {
+		cells := make([]any, len(r))
+		for i, c := range r {
+			cells[i] = c
+		}
+		if err := t.Append(cells...); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	// The column padding leaves trailing blanks; a person never sees them
+	// but goldens, diffs and `cut` do.
+	for line := range bytes.Lines(buf.Bytes()) {
+		line = bytes.TrimRight(line, " \n")
+		line = append(line, '\n')
+		if _, err := w.Write(line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
