@@ -146,11 +146,30 @@ func WriteTable(w io.Writer, opts TableOptions, header []string, rows [][]string
 	// The column padding leaves trailing blanks; a person never sees them
 	// but goldens, diffs and `cut` do.
 	for line := range bytes.Lines(buf.Bytes()) {
-		line = bytes.TrimRight(line, " \n")
-		line = append(line, '\n')
-		if _, err := w.Write(line); err != nil {
+		if _, err := w.Write(trimLine(line)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+var ansiReset = []byte("\x1b[0m")
+
+// trimLine drops trailing blanks (and the colour resets tablewriter puts
+// after them), closing any colour the line opened.
+func trimLine(line []byte) []byte {
+	out := bytes.TrimRight(line, "\n")
+	for {
+		n := len(out)
+		out = bytes.TrimRight(out, " ")
+		out = bytes.TrimSuffix(out, ansiReset)
+		if len(out) == n {
+			break
+		}
+	}
+	out = bytes.Clone(out)
+	if bytes.Contains(out, []byte("\x1b[")) {
+		out = append(out, ansiReset...)
+	}
+	return append(out, '\n')
 }

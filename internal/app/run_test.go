@@ -1,0 +1,75 @@
+package app
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/paycli/paycli/internal/iostreams"
+)
+
+func noEnv(string) (string, bool) { return "", false }
+
+func run(t *testing.T, ctx context.Context, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	code = Run(ctx, args, ios, noEnv)
+	return code, out.String(), errOut.String()
+}
+
+func TestRunUsageErrors(t *testing.T) {
+	tests := []struct {
+		args       []string
+		wantStderr string
+	}{
+		{[]string{"versoin"}, "error: unknown command \"versoin\" for \"paycli\"\nDid you mean 'version'? Run 'paycli --help' for the list of commands.\n"},
+		{[]string{"version", "--nope"}, "error: unknown flag: --nope\nRun 'paycli version --help' for usage.\n"},
+		{[]string{"version", "extra"}, "error: unexpected argument \"extra\": paycli version takes no arguments\nRun 'paycli version --help' for usage.\n"},
+		{[]string{"version", "--timeout", "soon"}, "error: invalid --timeout: \"soon\" is not a duration (e.g. 30s, 2m)\nRun 'paycli version --help' for usage.\n"},
+		{[]string{"completion"}, "error: missing the shell: bash, zsh, fish or powershell\nRun 'paycli completion --help' for usage.\n"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, stdout, stderr := run(t, context.Background(), tt.args...)
+			if code != ExitUsage {
+				t.Errorf("exit code = %d, want %d", code, ExitUsage)
+			}
+			if stdout != "" {
+				t.Errorf("stdout = %q, want nothing", stdout)
+			}
+			if stderr != tt.wantStderr {
+				t.Errorf("stderr:\n got %q\nwant %q", stderr, tt.wantStderr)
+			}
+		})
+	}
+}
+
+func TestRunSuccessWritesOnlyStdout(t *testing.T) {
+	code, stdout, stderr := run(t, context.Background(), "version")
+	if code != ExitOK || stderr != "" || !strings.HasPrefix(stdout, "paycli ") {
+		t.Fatalf("code %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+func TestRunHelpTopic(t *testing.T) {
+	code, stdout, _ := run(t, context.Background(), "help", "exit-codes")
+	if code != ExitOK {
+		t.Fatalf("code %d", code)
+	}
+	for _, want := range []string{"  7    outcome unknown", "  130  interrupted"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("help exit-codes lacks %q", want)
+		}
+	}
+}
+
+func TestRunNoColorFlag(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	ios.SetColorEnabled(true)
+	if code := Run(context.Background(), []string{"version", "--no-color"}, ios, noEnv); code != ExitOK {
+		t.Fatalf("code %d", code)
+	}
+	if ios.ColorEnabled() {
+		t.Error("--no-color left colour on")
+	}
+}
