@@ -216,16 +216,16 @@ func TestGenerateUsesCryptoRand(t *testing.T) {
 
 func TestGenerateWithRejectsBadIVAndSalt(t *testing.T) {
 	for _, c := range []struct{ iv, salt string }{
-		{"123456789012345", "abcd"},    // iv too short
-		{"12345678901234567", "abcd"},  // iv too long
-		{"ABCDEF0123456789", "abcd"},   // uppercase is not what the gateway makes
-		{"12345678:0123456", "abcd"},   // would split apart
-		{"1234567890123456", "abc"},    // salt too short
-		{"1234567890123456", "ab:d"},   // would split apart
-		{"1234567890123456", "ab_d"},   // "__" could appear
-		{"1234567890123456", "abcde"},  // salt too long
-		{"1234567890123456", ""},       // empty salt
-		{"çalışma12345678", "abcd"},    // not hex
+		{"123456789012345", "abcd"},   // iv too short
+		{"12345678901234567", "abcd"}, // iv too long
+		{"ABCDEF0123456789", "abcd"},  // uppercase is not what the gateway makes
+		{"12345678:0123456", "abcd"},  // would split apart
+		{"1234567890123456", "abc"},   // salt too short
+		{"1234567890123456", "ab:d"},  // would split apart
+		{"1234567890123456", "ab_d"},  // "__" could appear
+		{"1234567890123456", "abcde"}, // salt too long
+		{"1234567890123456", ""},      // empty salt
+		{"çalışma12345678", "abcd"},   // not hex
 	} {
 		if _, err := hashkey.GenerateWith(kaSecret, "x", c.iv, c.salt); err == nil {
 			t.Errorf("GenerateWith(iv %q, salt %q): want an error", c.iv, c.salt)
