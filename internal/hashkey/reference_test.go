@@ -27,6 +27,9 @@ func runReference[Out any](t *testing.T, mode string, cases []map[string]string)
 	if err != nil {
 		t.Skip("php is not on PATH: skipping the cross-check against the gateway's reference PHP code (install php-cli to run it)")
 	}
+	if err := exec.CommandContext(t.Context(), php, "-r", `exit(function_exists("openssl_encrypt") ? 0 : 1);`).Run(); err != nil {
+		t.Skip("php has no openssl extension: skipping the cross-check against the gateway's reference PHP code")
+	}
 	var in bytes.Buffer
 	enc := json.NewEncoder(&in)
 	for _, c := range cases {
