@@ -6,6 +6,7 @@ import (
 
 	"github.com/paycli/paycli/internal/build"
 	"github.com/paycli/paycli/internal/cli/completion"
+	"github.com/paycli/paycli/internal/cli/hash"
 	"github.com/paycli/paycli/internal/cli/version"
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
@@ -83,6 +84,7 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 	root.AddCommand(
 		version.NewCmdVersion(f, nil),
 		completion.NewCmdCompletion(f),
+		hash.NewCmdHash(f),
 		newExitCodesTopic(),
 	)
 	return root, started

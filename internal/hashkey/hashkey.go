@@ -42,7 +42,8 @@ var (
 	ErrWrongKey = errors.New("wrong app_secret or damaged hash_key")
 )
 
-// DecryptError explains why a hash_key did not decrypt.
+// DecryptError explains why a hash_key did not decrypt. Its message never
+// holds the app_secret or the plaintext.
 type DecryptError struct {
 	Kind   error // ErrMalformed or ErrWrongKey
 	Reason string
@@ -72,11 +73,17 @@ func GenerateFrom(r io.Reader, appSecret, plaintext string) (string, error) {
 	return GenerateWith(appSecret, plaintext, hexed[:ivLen], hexed[ivLen:])
 }
 
-// GenerateWith makes a hash_key with the given iv (16 characters) and salt.
-// It exists for known-answer tests and for reproducing a gateway's value.
+// GenerateWith makes a hash_key with the given iv and salt, which must be
+// what the gateway itself would choose: 16 and 4 lowercase hex characters.
+// (Anything else could hold ":" or "_" and make a value that does not
+// split back apart.) It exists for known-answer tests and for reproducing
+// a value seen elsewhere; its only errors are about iv and salt.
 func GenerateWith(appSecret, plaintext, iv, salt string) (string, error) {
-	if len(iv) != ivLen {
-		return "", fmt.Errorf("iv must be %d characters, got %d", ivLen, len(iv))
+	if !isLowerHex(iv, ivLen) {
+		return "", fmt.Errorf("iv must be %d lowercase hex characters, got %q", ivLen, iv)
+	}
+	if !isLowerHex(salt, saltLen) {
+		return "", fmt.Errorf("salt must be %d lowercase hex characters, got %q", saltLen, salt)
 	}
 	block, err := aes.NewCipher(deriveKey(appSecret, salt))
 	if err != nil {
@@ -89,8 +96,20 @@ func GenerateWith(appSecret, plaintext, iv, salt string) (string, error) {
 	return strings.ReplaceAll(iv+":"+salt+":"+enc, "/", "__"), nil
 }
 
-// Decrypt returns the plaintext of a hash_key. It never panics: malformed
-// input yields a *DecryptError.
+// Decrypt returns the plaintext of a hash_key, as the gateway's reference
+// code reads it: every "__" becomes "/", the text is split on ":", and the
+// first three parts are iv, salt and ciphertext (further parts are ignored,
+// as the reference does). Surrounding white space is dropped.
+//
+// It never panics. Every failure is a *DecryptError: ErrMalformed when the
+// text is not shaped like a hash_key (fewer than three parts, an iv that is
+// not 16 characters, a ciphertext that is not base64 or not whole AES
+// blocks), ErrWrongKey when it is shaped right but does not decrypt (bad
+// padding, or a plaintext that is not UTF-8) — which means the app_secret
+// is wrong or the value was damaged. A wrong app_secret goes unnoticed
+// only when the garbage it yields happens to be padded and valid UTF-8,
+// which is rare (well under 1 in 256) but possible; callers that know the
+// layout should also check the field count.
 func Decrypt(appSecret, hashKey string) (string, error) {
 	s := strings.ReplaceAll(strings.TrimSpace(hashKey), "__", "/")
 	parts := strings.Split(s, ":")
@@ -103,6 +122,11 @@ func Decrypt(appSecret, hashKey string) (string, error) {
 	}
 	ct, err := base64.StdEncoding.DecodeString(enc)
 	if err != nil {
+		if strings.Contains(enc, " ") {
+			// A hash_key pasted from a URL or form body often had its
+			// "+" decoded to a space on the way.
+			return "", malformed("ciphertext is not base64: it holds a space (was a '+' lost to URL decoding?)")
+		}
 		return "", malformed("ciphertext is not base64")
 	}
 	if len(ct) == 0 || len(ct)%aes.BlockSize != 0 {
@@ -122,6 +146,19 @@ func Decrypt(appSecret, hashKey string) (string, error) {
 		return "", wrongKey("decrypted text is not UTF-8")
 	}
 	return string(pt), nil
+}
+
+func isLowerHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // deriveKey returns the 32 ASCII bytes used as the AES-256 key.

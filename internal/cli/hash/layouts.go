@@ -1,0 +1,75 @@
+package hash
+
+import (
+	"context"
+	"strings"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/hashkey"
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/render"
+	"github.com/spf13/cobra"
+)
+
+// LayoutsOptions are the inputs of `paycli hash layouts`.
+type LayoutsOptions struct {
+	IO      *iostreams.IOStreams
+	Format  func() (render.Format, error)
+	Palette func() render.Palette
+}
+
+// NewCmdLayouts builds `paycli hash layouts`.
+func NewCmdLayouts(f *cmdutil.Factory, runF func(context.Context, *LayoutsOptions) error) *cobra.Command {
+	opts := &LayoutsOptions{IO: f.IOStreams, Format: f.OutputFormat, Palette: f.Palette}
+	return &cobra.Command{
+		Use:   "layouts",
+		Short: "List the hash_key layouts and their fields",
+		Long: `List the hash_key layouts: which fields each kind of request or callback
+encrypts, in order. The plaintext is the fields' values joined by "|".
+
+JSON: [{"name": "...", "fields": ["..."], "amounts": ["..."], "description": "..."}]
+("amounts" are the fields compared as decimals: 100 = 100.00).`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return layoutsRun(cmd.Context(), opts)
+		},
+	}
+}
+
+// layoutJSON is the JSON form of a layout; the schema is stable.
+type layoutJSON struct {
+	Name        string   `json:"name"`
+	Fields      []string `json:"fields"`
+	Amounts     []string `json:"amounts"`
+	Description string   `json:"description"`
+}
+
+func layoutsRun(_ context.Context, opts *LayoutsOptions) error {
+	format, err := opts.Format()
+	if err != nil {
+		return err
+	}
+	if format == render.JSON {
+		out := make([]layoutJSON, len(hashkey.Layouts))
+		for i, l := range hashkey.Layouts {
+			amounts := l.Amounts
+			if amounts == nil {
+				amounts = []string{}
+			}
+			out[i] = layoutJSON{Name: l.Name, Fields: l.Fields, Amounts: amounts, Description: l.Help}
+		}
+		return render.WriteJSON(opts.IO.Out, out)
+	}
+	header := []string{"LAYOUT", "FIELDS", "DESCRIPTION"}
+	rows := make([][]string, len(hashkey.Layouts))
+	for i, l := range hashkey.Layouts {
+		rows[i] = []string{l.Name, strings.Join(l.Fields, "|"), l.Help}
+	}
+	if format == render.CSV || format == render.TSV {
+		return render.WriteRecords(opts.IO.Out, format, header, rows)
+	}
+	return render.WriteTable(opts.IO.Out, render.TableOptions{Palette: opts.Palette()}, header, rows)
+}

@@ -1,0 +1,295 @@
+package hash
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/hashkey"
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/render"
+	"github.com/spf13/cobra"
+)
+
+// ValidateOptions are the inputs of `paycli hash validate`.
+type ValidateOptions struct {
+	IO      *iostreams.IOStreams
+	Config  func() (*config.Config, error)
+	Format  func() (render.Format, error)
+	Palette func() render.Palette
+
+	// HashKey is the value to decrypt; "-" reads one per line from stdin.
+	HashKey string
+	// Layout names the fields when set.
+	Layout string
+}
+
+// NewCmdValidate builds `paycli hash validate`.
+func NewCmdValidate(f *cmdutil.Factory, runF func(context.Context, *ValidateOptions) error) *cobra.Command {
+	opts := &ValidateOptions{IO: f.IOStreams, Config: f.Config, Format: f.OutputFormat, Palette: f.Palette}
+	cmd := &cobra.Command{
+		Use:   "validate [HASH_KEY | -] [--layout LAYOUT]",
+		Short: "Decrypt hash_key values and show their fields",
+		Long: `Decrypt a hash_key with the configured app_secret and show its fields,
+named after the layout's fields when --layout is given.
+
+With - (or no argument, when stdin is not a terminal) it reads one hash_key
+per line from stdin. Blank lines are skipped; line numbers count every
+line. A line that does not decrypt is reported and the rest are still
+processed; the exit code is then 2. With -o json the output is JSON Lines,
+one object per hash_key in input order, and a failed line is written as
+{"line": N, "error": "..."}.
+
+JSON (one hash_key; with - each object also has "line"):
+  {"plaintext": "...", "fields": ["..."], "layout": "...", "named": {"field": "..."}}
+"layout" and "named" are there only with --layout.`,
+		Example: `  paycli hash validate '1234567890123456:abcd:GkZzGukgzQ+ALi__py__dJME3Hn8I__odhD__n9JxjOyBvj5Ilu4S__PTudv6AH0__7yJL' --layout payment
+  paycli hash validate - -o json < hash_keys.txt`,
+		Args: cmdutil.MaximumArgs(1, "one hash_key, or - to read them from stdin"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case len(args) == 1:
+				opts.HashKey = args[0]
+			case !opts.IO.IsStdinTTY():
+				opts.HashKey = "-"
+			default:
+				return cmdutil.UsageErrorf("missing hash_key: give it as an argument, or - to read hash_keys from stdin")
+			}
+			if opts.Layout != "" {
+				if _, err := lookupLayout(opts.Layout); err != nil {
+					return err
+				}
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return validateRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Layout, "layout", "", "name the fields after this layout's: "+strings.Join(hashkey.LayoutNames(), ", "))
+	_ = cmd.RegisterFlagCompletionFunc("layout", layoutCompletion)
+	return cmd
+}
+
+// decrypted is the JSON form of one decrypted hash_key. The schema is
+// stable: fields may be added, never renamed or removed.
+type decrypted struct {
+	Line      int          `json:"line,omitempty"` // only when reading stdin
+	Plaintext string       `json:"plaintext"`
+	Fields    []string     `json:"fields"`
+	Layout    string       `json:"layout,omitempty"`
+	Named     *namedFields `json:"named,omitempty"`
+}
+
+// lineFailure is the JSON form of a line of stdin that did not decrypt.
+type lineFailure struct {
+	Line  int    `json:"line"`
+	Error string `json:"error"`
+}
+
+// namedFields is a JSON object whose keys keep the layout's order.
+type namedFields struct {
+	names, values []string
+}
+
+func (n *namedFields) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, name := range n.names {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(name)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(n.values[i])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// open decrypts one hash_key and, with a layout, names its fields.
+func open(secret, hashKey string, layout *hashkey.Layout) (decrypted, error) {
+	pt, err := hashkey.Decrypt(secret, hashKey)
+	if err != nil {
+		return decrypted{}, err
+	}
+	d := decrypted{Plaintext: pt, Fields: hashkey.Split(pt)}
+	if layout != nil {
+		if len(d.Fields) != len(layout.Fields) {
+			return decrypted{}, &layoutMismatch{layout: layout.Name, want: len(layout.Fields), got: len(d.Fields)}
+		}
+		d.Layout = layout.Name
+		d.Named = &namedFields{names: layout.Fields, values: d.Fields}
+	}
+	return d, nil
+}
+
+// layoutMismatch is a hash_key that decrypted but has another layout's
+// number of fields.
+type layoutMismatch struct {
+	layout    string
+	want, got int
+}
+
+func (e *layoutMismatch) Error() string {
+	return fmt.Sprintf("layout %s has %d fields, the hash_key holds %d", e.layout, e.want, e.got)
+}
+
+func validateRun(ctx context.Context, opts *ValidateOptions) error {
+	format, err := opts.Format()
+	if err != nil {
+		return err
+	}
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	secret, err := appSecret(cfg)
+	if err != nil {
+		return err
+	}
+	var layout *hashkey.Layout
+	if opts.Layout != "" {
+		l, err := lookupLayout(opts.Layout)
+		if err != nil {
+			return err
+		}
+		layout = &l
+	}
+	if opts.HashKey == "-" {
+		return validateLines(ctx, opts, cfg, format, secret, layout)
+	}
+
+	d, err := open(secret, opts.HashKey, layout)
+	var mismatch *layoutMismatch
+	if errors.As(err, &mismatch) {
+		return cmdutil.UsageHint(err, "The hash_key was made for another layout: 'paycli hash layouts' lists them; leave out --layout to see the fields numbered.")
+	}
+	if err != nil {
+		return decryptError(cfg, err)
+	}
+	if format == render.JSON {
+		return render.WriteJSON(opts.IO.Out, d)
+	}
+	header, rows := fieldRows(d, layout)
+	if format == render.CSV || format == render.TSV {
+		return render.WriteRecords(opts.IO.Out, format, header, rows)
+	}
+	return render.WriteTable(opts.IO.Out, render.TableOptions{Palette: opts.Palette()}, header, rows)
+}
+
+// fieldRows lays one hash_key's fields out as a two-column table.
+func fieldRows(d decrypted, layout *hashkey.Layout) ([]string, [][]string) {
+	rows := make([][]string, len(d.Fields))
+	for i, v := range d.Fields {
+		name := strconv.Itoa(i + 1)
+		if layout != nil {
+			name = layout.Fields[i]
+		}
+		rows[i] = []string{name, v}
+	}
+	if layout != nil {
+		return []string{"FIELD", "VALUE"}, rows
+	}
+	return []string{"#", "VALUE"}, rows
+}
+
+// validateLines decrypts one hash_key per line of stdin. JSON Lines are
+// written as each line is read; tables and CSV are written at the end,
+// with one row per line that decrypted (LINE and the layout's fields, or
+// LINE and PLAINTEXT) and failures reported on stderr as they happen.
+func validateLines(ctx context.Context, opts *ValidateOptions, cfg *config.Config, format render.Format, secret string, layout *hashkey.Layout) error {
+	header := []string{"LINE", "PLAINTEXT"}
+	if layout != nil {
+		header = append([]string{"LINE"}, layout.Fields...)
+	}
+	var rows [][]string
+	lineNo, total, failed, wrongKey := 0, 0, 0, 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		text, err := opts.IO.ReadLine()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("reading stdin: %w", err)
+		}
+		lineNo++
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		total++
+		d, err := open(secret, text, layout)
+		if err != nil {
+			failed++
+			if errors.Is(err, hashkey.ErrWrongKey) {
+				wrongKey++
+			}
+			if format == render.JSON {
+				err = render.WriteJSONLine(opts.IO.Out, lineFailure{Line: lineNo, Error: err.Error()})
+			} else {
+				_, err = fmt.Fprintf(opts.IO.ErrOut, "line %d: %v\n", lineNo, err)
+			}
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		d.Line = lineNo
+		if format == render.JSON {
+			if err := render.WriteJSONLine(opts.IO.Out, d); err != nil {
+				return err
+			}
+			continue
+		}
+		row := []string{strconv.Itoa(lineNo)}
+		if layout != nil {
+			row = append(row, d.Fields...)
+		} else {
+			row = append(row, d.Plaintext)
+		}
+		rows = append(rows, row)
+	}
+
+	var err error
+	switch format {
+	case render.CSV, render.TSV:
+		err = render.WriteRecords(opts.IO.Out, format, header, rows)
+	case render.Table:
+		if len(rows) > 0 {
+			err = render.WriteTable(opts.IO.Out, render.TableOptions{Palette: opts.Palette(), RightAlign: []int{0}}, header, rows)
+		}
+	}
+	if err != nil || failed == 0 {
+		return err
+	}
+	hint := "Each failed line is reported above with its number."
+	if format == render.JSON {
+		hint = `Each failed line has an "error" field in the output.`
+	}
+	if wrongKey == failed {
+		hint += " " + wrongKeyHint(cfg)
+	}
+	return &cmdutil.Error{
+		Kind: cmdutil.KindUsage,
+		Err:  fmt.Errorf("%d of %d lines did not decrypt", failed, total),
+		Hint: hint,
+	}
+}
