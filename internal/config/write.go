@@ -153,19 +153,25 @@ func OpenEdit(path string) (*Edit, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Edit{Path: path, Before: before, doc: &yaml.Node{Kind: yaml.DocumentNode}}
+	var data []byte
 	if before.Exists {
-		data, err := os.ReadFile(path)
-		if err != nil {
+		if data, err = os.ReadFile(path); err != nil {
 			return nil, &FileError{Path: path, Err: err}
 		}
-		var doc yaml.Node
-		if err := yaml.Unmarshal(data, &doc); err != nil {
-			return nil, yamlError(path, err)
-		}
-		if doc.Kind == yaml.DocumentNode {
-			e.doc = &doc
-		}
+	}
+	return newEdit(before, data)
+}
+
+// newEdit parses data, the content of the file that before describes, into
+// an Edit.
+func newEdit(before *File, data []byte) (*Edit, error) {
+	e := &Edit{Path: before.Path, Before: before, doc: &yaml.Node{Kind: yaml.DocumentNode}}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, yamlError(before.Path, err)
+	}
+	if doc.Kind == yaml.DocumentNode {
+		e.doc = &doc
 	}
 	return e, nil
 }
@@ -297,6 +303,7 @@ func (e *Edit) SetDefaultProfile(name string) error {
 
 // Bytes encodes the document as it now stands.
 func (e *Edit) Bytes() ([]byte, error) {
+	spellFlowNulls(e.doc, false)
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
@@ -307,20 +314,6 @@ func (e *Edit) Bytes() ([]byte, error) {
 		return nil, fmt.Errorf("cannot encode %s: %w", e.Path, err)
 	}
 	return buf.Bytes(), nil
-}
-
-// File returns the document as it now stands, parsed and checked as
-// ReadFile would after a save.
-func (e *Edit) File() (*File, error) {
-	data, err := e.Bytes()
-	if err != nil {
-		return nil, err
-	}
-	f := &File{Path: e.Path, Exists: true, Profiles: map[string]map[string]string{}, Mode: FileMode}
-	if err := f.parse(data); err != nil {
-		return nil, err
-	}
-	return f, nil
 }
 
 // Save writes the document with w, atomically and with mode 0600. The new
@@ -343,4 +336,17 @@ type UnknownKeyError struct{ Key string }
 
 func (e *UnknownKeyError) Error() string {
 	return fmt.Sprintf("unknown key %q (known keys: %s)", e.Key, strings.Join(KeyNames(), ", "))
+}
+
+// spellFlowNulls writes the empty nulls inside flow collections (`{a}`,
+// `{a: }`) as "null": yaml.v3 would emit them as '', turning an empty
+// profile into a string that paycli then refuses to read.
+func spellFlowNulls(n *yaml.Node, inFlow bool) {
+	inFlow = inFlow || n.Style&yaml.FlowStyle != 0
+	if inFlow && n.Kind == yaml.ScalarNode && n.Tag == "!!null" && n.Value == "" {
+		n.Value = "null"
+	}
+	for _, c := range n.Content {
+		spellFlowNulls(c, inFlow)
+	}
 }
