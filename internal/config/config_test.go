@@ -230,7 +230,14 @@ func TestReadFileErrors(t *testing.T) {
 		wantLine      int
 		wantMsg       string
 	}{
-		{"bad yaml", "profiles:\n  a:\n    app_id: [\n", 3, "did not find expected node content"},
+		{"unclosed flow at the end", "profiles:\n  a:\n    app_id: [\n", 3, "did not find expected node content"},
+		{"unclosed flow", "default_profile: live\nprofiles:\n  live:\n    app_id: [oops\n", 4, "did not find expected ',' or ']'"},
+		{"unclosed flow mapping", "profiles:\n  live: {lang: tr\n\n", 2, "did not find expected ',' or '}'"},
+		// yaml.v3 names the start of the broken mapping, not the stray line.
+		{"bad indentation", "profiles:\n  live:\n    lang: tr\n   app_id: x\n", 2, "did not find expected key"},
+		{"tab", "profiles:\n\tlive:\n", 2, "found character that cannot start any token"},
+		{"colon in value", "profiles:\n  live:\n    base_url: a: b\n", 3, "mapping values are not allowed in this context"},
+		{"broken first line", "[\n", 1, "did not find expected node content"},
 		{"unknown top key", "default_profile: a\ncolour: red\n", 2, `unknown key "colour" (expected default_profile or profiles)`},
 		{"unknown profile key", "profiles:\n  a:\n    colour: red\n", 3, `unknown key "colour" in profile "a"`},
 		{"bad profile name", "profiles:\n  'a b':\n    lang: tr\n", 2, `profile name "a b" may hold only`},

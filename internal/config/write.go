@@ -168,7 +168,7 @@ func newEdit(before *File, data []byte) (*Edit, error) {
 	e := &Edit{Path: before.Path, Before: before, doc: &yaml.Node{Kind: yaml.DocumentNode}}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, yamlError(before.Path, err)
+		return nil, syntaxError(before.Path, data, err)
 	}
 	if doc.Kind == yaml.DocumentNode {
 		e.doc = &doc
@@ -339,7 +339,7 @@ func (e *UnknownKeyError) Error() string {
 }
 
 // spellFlowNulls writes the empty nulls inside flow collections (`{a}`,
-// `{a: }`) as "null": yaml.v3 would emit them as '', turning an empty
+// `{a: }`) as "null": yaml.v3 would emit them as an empty quoted string, turning an empty
 // profile into a string that paycli then refuses to read.
 func spellFlowNulls(n *yaml.Node, inFlow bool) {
 	inFlow = inFlow || n.Style&yaml.FlowStyle != 0
