@@ -156,22 +156,29 @@ func pinDefaultProfile(edit *config.Edit, written string) (string, error) {
 }
 
 // formatOf resolves --output for commands that must work even when the
-// configuration does not resolve (a missing default profile, a bad value):
-// the flag, then PAYCLI_OUTPUT, then the configuration, else table.
+// configuration does not resolve (a default_profile naming a missing
+// profile, a bad value elsewhere): the flag, then PAYCLI_OUTPUT, then the
+// selected profile's output in the file, else table. It reads the file
+// quietly; the command reports on the file itself.
 func formatOf(f *cmdutil.Factory, cmd *cobra.Command) func() (render.Format, error) {
 	return func() (render.Format, error) {
 		if fl := cmd.Flags().Lookup("output"); fl != nil && fl.Changed {
 			return render.ParseFormat(fl.Value.String())
 		}
 		if v, ok := f.LookupEnv(config.EnvPrefix + "_OUTPUT"); ok && v != "" {
-			if format, err := render.ParseFormat(v); err == nil {
-				return format, nil
+			format, err := render.ParseFormat(v)
+			if err != nil {
+				return "", cmdutil.UsageErrorf("invalid %s_OUTPUT: %v", config.EnvPrefix, err)
 			}
-			return "", cmdutil.UsageErrorf("invalid %s_OUTPUT %q: use table, json, csv or tsv", config.EnvPrefix, v)
+			return format, nil
 		}
-		if f.Config != nil {
-			if format, err := f.OutputFormat(); err == nil {
-				return format, nil
+		w := where(f, cmd)
+		if path, err := config.Path(w); err == nil {
+			if file, err := config.ReadFile(path); err == nil {
+				profile, _ := config.SelectProfile(w, file)
+				if format, err := render.ParseFormat(file.Profiles[profile]["output"]); err == nil {
+					return format, nil
+				}
 			}
 		}
 		return render.Table, nil
