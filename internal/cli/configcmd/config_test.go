@@ -348,6 +348,11 @@ func TestSet(t *testing.T) {
 			wantFile:   "default_profile: live # chosen\nprofiles:\n  live:\n    lang: en # English texts\n    merchant_key: " + merchantKey + "\n",
 			wantStderr: "merchant_key (hidden): Set merchant_key in profile \"live\".\n",
 		},
+		{
+			name: "environment wins, and set says so", existing: existing, env: map[string]string{"PAYCLI_LANG": "de"}, key: "lang", value: "tr",
+			wantFile:   "default_profile: live # chosen\nprofiles:\n  live:\n    lang: tr # English texts\n",
+			wantStderr: "Set lang in profile \"live\".\nnote: PAYCLI_LANG is set in the environment and wins over the file.\n",
+		},
 		{name: "empty stdin", existing: existing, key: "app_id", value: "-", wantErr: "no value for app_id on stdin"},
 		{name: "bad value from stdin", existing: existing, key: "output", value: "-", stdin: "xml\n", wantErr: `invalid output: "xml" is not one of table, json, csv, tsv`},
 		{name: "empty value", existing: existing, key: "lang", value: "-", stdin: "\n", wantErr: "no value for lang on stdin"},

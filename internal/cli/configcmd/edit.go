@@ -100,6 +100,11 @@ func setRun(_ context.Context, opts *SetOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "Default profile is %q.\n", pinned)
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "Set %s in profile %q.\n", k.Name, profile)
+	if opts.Where.LookupEnv != nil {
+		if v, ok := opts.Where.LookupEnv(k.Env()); ok && v != "" {
+			fmt.Fprintf(opts.IO.ErrOut, "note: %s is set in the environment and wins over the file.\n", k.Env())
+		}
+	}
 	return nil
 }
 
