@@ -56,7 +56,11 @@ func cmdFileMode(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	got := info.Mode().Perm()
 	if (got == os.FileMode(want)) == neg {
-		ts.Fatalf("%s has mode %04o; want %s%04o", args[0], got, map[bool]string{true: "not ", false: ""}[neg], want)
+		not := ""
+		if neg {
+			not = "not "
+		}
+		ts.Fatalf("%s has mode %04o; want %s%04o", args[0], got, not, want)
 	}
 }
 
