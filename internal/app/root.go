@@ -1,11 +1,13 @@
 package app
 
 import (
+	"fmt"
 	"sync"
 	"time"
 
 	"github.com/paycli/paycli/internal/build"
 	"github.com/paycli/paycli/internal/cli/completion"
+	"github.com/paycli/paycli/internal/cli/configcmd"
 	"github.com/paycli/paycli/internal/cli/hash"
 	"github.com/paycli/paycli/internal/cli/version"
 	"github.com/paycli/paycli/internal/cmdutil"
@@ -33,7 +35,13 @@ func NewRootCmd(f *cmdutil.Factory) (*cobra.Command, *bool) {
 	started := new(bool)
 	var flags *pflag.FlagSet
 	f.Config = sync.OnceValues(func() (*config.Config, error) {
-		return config.Load(config.LoadOptions{Flags: flags, LookupEnv: f.LookupEnv})
+		cfg, err := config.Load(config.LoadOptions{Flags: flags, LookupEnv: f.LookupEnv})
+		if err == nil {
+			if w := config.LooseModeWarning(cfg.Path, cfg.FileMode); w != "" {
+				fmt.Fprintln(f.IOStreams.ErrOut, w)
+			}
+		}
+		return cfg, err
 	})
 
 	root := &cobra.Command{
@@ -85,6 +93,7 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 		version.NewCmdVersion(f, nil),
 		completion.NewCmdCompletion(f),
 		hash.NewCmdHash(f),
+		configcmd.NewCmdConfig(f),
 		newExitCodesTopic(),
 	)
 	return root, started

@@ -14,6 +14,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -100,6 +101,10 @@ type Config struct {
 	Path string
 	// Profile is the selected profile's name.
 	Profile string
+	// FileMode is the config file's permission bits (0 when it does not
+	// exist); the caller warns when LooseModeWarning says so, since this
+	// package never prints.
+	FileMode fs.FileMode
 
 	BaseURL         string
 	AppID           string
@@ -176,6 +181,23 @@ func userDir(opts LoadOptions, xdg, homeSub string, std func() (string, error)) 
 	return std()
 }
 
+// SelectProfile names the profile to use: the --profile flag, then
+// $PAYCLI_PROFILE, then the file's default_profile, then "default".
+// explicit is false only in the last case, where a missing profile is not
+// an error (a fresh machine has no file at all).
+func SelectProfile(opts LoadOptions, file *File) (name string, explicit bool) {
+	if f, ok := opts.flag("profile"); ok {
+		return f.Value.String(), true
+	}
+	if p, ok := opts.env(EnvPrefix + "_PROFILE"); ok && p != "" {
+		return p, true
+	}
+	if file != nil && file.DefaultProfile != "" {
+		return file.DefaultProfile, true
+	}
+	return DefaultProfile, false
+}
+
 // Load resolves the configuration for the running command.
 func Load(opts LoadOptions) (*Config, error) {
 	path, err := Path(opts)
@@ -187,14 +209,7 @@ func Load(opts LoadOptions) (*Config, error) {
 		return nil, err
 	}
 
-	profile, explicit := DefaultProfile, false
-	if f, ok := opts.flag("profile"); ok {
-		profile, explicit = f.Value.String(), true
-	} else if p, ok := opts.env(EnvPrefix + "_PROFILE"); ok && p != "" {
-		profile, explicit = p, true
-	} else if file.DefaultProfile != "" {
-		profile, explicit = file.DefaultProfile, true
-	}
+	profile, explicit := SelectProfile(opts, file)
 	if err := ValidateProfileName(profile); err != nil {
 		return nil, err
 	}
@@ -207,7 +222,7 @@ func Load(opts LoadOptions) (*Config, error) {
 	// through opts (so tests and the sandbox can inject it) and laid over
 	// the file's values in the config map, which gives env > file.
 	v := viper.New()
-	cfg := &Config{Path: path, Profile: profile, values: map[string]string{}, sources: map[string]Source{}}
+	cfg := &Config{Path: path, Profile: profile, FileMode: file.Mode, values: map[string]string{}, sources: map[string]Source{}}
 	layer := map[string]any{}
 	for _, k := range Keys {
 		v.SetDefault(k.Name, k.Default)

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -71,7 +72,7 @@ func ReadFile(path string) (*File, error) {
 func (f *File) parse(data []byte) error {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return yamlError(f.Path, err)
+		return syntaxError(f.Path, data, err)
 	}
 	if doc.Kind == 0 { // empty file
 		return nil
@@ -159,6 +160,47 @@ func yamlError(path string, err error) error {
 		msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
 	}
 	return &FileError{Path: path, Line: line, Err: errors.New(msg)}
+}
+
+// syntaxError is yamlError for the YAML parser's errors, whose line numbers
+// yaml.v3 gets wrong in one case: the parser's own errors ("did not find
+// expected key", an unclosed "[") count lines from 0, while the scanner's
+// count from 1. The line then names where the broken collection starts;
+// it is kept within the file for errors found at its end.
+func syntaxError(path string, data []byte, err error) error {
+	ferr := yamlError(path, err)
+	fe, ok := ferr.(*FileError)
+	if !ok || !isParserProblem(fe.Err.Error()) {
+		return ferr
+	}
+	fe.Line++
+	lines := bytes.Count(data, []byte("\n"))
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		lines++
+	}
+	if fe.Line > lines && lines > 0 {
+		fe.Line = lines
+	}
+	return fe
+}
+
+// isParserProblem recognises the messages of yaml.v3's parser (parserc.go),
+// as opposed to its scanner.
+func isParserProblem(msg string) bool {
+	switch msg {
+	case "did not find expected node content",
+		"did not find expected key",
+		"did not find expected '-' indicator",
+		"did not find expected ',' or ']'",
+		"did not find expected ',' or '}'",
+		"did not find expected <document start>",
+		"did not find expected <stream-start>",
+		"found duplicate %YAML directive",
+		"found duplicate %TAG directive",
+		"found incompatible YAML document":
+		return true
+	}
+	return false
 }
 
 // ProfileNames returns the profiles in the file, sorted.

@@ -1,0 +1,661 @@
+package configcmd
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/render"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+const (
+	appSecret   = "app-secret-0123456789"
+	merchantKey = "merchant-key-abcdefghij"
+)
+
+// fixture is a config file location and streams for one test.
+type fixture struct {
+	t               *testing.T
+	path            string
+	env             map[string]string
+	ios             *iostreams.IOStreams
+	in, out, errOut *bytes.Buffer
+}
+
+func newFixture(t *testing.T, content string) *fixture {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "paycli", "config.yaml")
+	if content != "" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ios, in, out, errOut := iostreams.Test()
+	return &fixture{t: t, path: path, env: map[string]string{"PAYCLI_CONFIG": path}, ios: ios, in: in, out: out, errOut: errOut}
+}
+
+func (fx *fixture) lookupEnv(k string) (string, bool) {
+	v, ok := fx.env[k]
+	return v, ok
+}
+
+func (fx *fixture) where() config.LoadOptions {
+	return config.LoadOptions{LookupEnv: fx.lookupEnv}
+}
+
+func (fx *fixture) terminal() {
+	fx.ios.SetStdinTTY(true)
+	fx.ios.SetStdoutTTY(true)
+}
+
+func (fx *fixture) file() string {
+	fx.t.Helper()
+	b, err := os.ReadFile(fx.path)
+	if err != nil {
+		fx.t.Fatal(err)
+	}
+	return string(b)
+}
+
+// stderr returns what was written to stderr with the file's path replaced
+// by CONFIG, for exact comparisons.
+func (fx *fixture) stderr() string {
+	return strings.ReplaceAll(fx.errOut.String(), fx.path, "CONFIG")
+}
+
+func (fx *fixture) factory() *cmdutil.Factory {
+	return &cmdutil.Factory{
+		IOStreams: fx.ios,
+		LookupEnv: fx.lookupEnv,
+		Config: func() (*config.Config, error) {
+			return config.Load(config.LoadOptions{LookupEnv: fx.lookupEnv})
+		},
+	}
+}
+
+func (fx *fixture) noSecretsShown() {
+	fx.t.Helper()
+	for _, s := range []string{appSecret, merchantKey} {
+		if strings.Contains(fx.out.String(), s) || strings.Contains(fx.errOut.String(), s) {
+			fx.t.Errorf("secret %q was printed:\nstdout: %s\nstderr: %s", s, fx.out, fx.errOut)
+		}
+	}
+}
+
+func wantUsage(t *testing.T, err error, msg string) {
+	t.Helper()
+	if kind, _ := cmdutil.KindOf(err); kind != cmdutil.KindUsage || err.Error() != msg {
+		t.Errorf("err = %v (kind %v), want usage error %q", err, kind, msg)
+	}
+}
+
+func TestInitOnTerminal(t *testing.T) {
+	fx := newFixture(t, "")
+	fx.terminal()
+	fx.in.WriteString("ftp://nope\n2\n12345\n" + appSecret + "\n\n" + merchantKey + "\n")
+	err := initRun(context.Background(), &InitOptions{IO: fx.ios, Where: fx.where(), LookupEnv: fx.lookupEnv, Flags: map[string]string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFile := `default_profile: default
+profiles:
+  default:
+    base_url: https://app.sipay.com.tr/ccpayment
+    app_id: "12345"
+    app_secret: app-secret-0123456789
+    merchant_key: merchant-key-abcdefghij
+`
+	if got := fx.file(); got != wantFile {
+		t.Errorf("file:\n%s\nwant:\n%s", got, wantFile)
+	}
+	wantErr := `Setting up profile "default" in CONFIG
+Base URL of the gateway:
+  1) test  https://provisioning.sipay.com.tr/ccpayment
+  2) live  https://app.sipay.com.tr/ccpayment
+Choose 1 or 2, or type a URL [1]: Invalid base_url: "ftp://nope" is not an http(s) URL
+Choose 1 or 2, or type a URL [1]: app_id: app_secret (hidden): merchant_key (hidden): merchant_key is required.
+merchant_key (hidden): Created profile "default" in CONFIG:
+  base_url         https://app.sipay.com.tr/ccpayment
+  app_id           ••••••••
+  app_secret       app-••••6789
+  merchant_key     merc••••ghij
+Default profile is "default".
+`
+	if got := fx.stderr(); got != wantErr {
+		t.Errorf("stderr:\n%s\nwant:\n%s", got, wantErr)
+	}
+	if fx.out.Len() != 0 {
+		t.Errorf("stdout: %q", fx.out)
+	}
+	fx.noSecretsShown()
+}
+
+func TestInitOnTerminalKeepsCurrentValues(t *testing.T) {
+	fx := newFixture(t, `# mine
+default_profile: live
+profiles:
+  live:
+    base_url: https://app.sipay.com.tr/ccpayment
+    app_id: "777"
+    app_secret: `+appSecret+`
+    merchant_key: `+merchantKey+`
+    lang: tr # Turkish texts
+`)
+	before := fx.file()
+	fx.terminal()
+	fx.in.WriteString("\n\n\n\n") // Enter everywhere keeps
+	err := initRun(context.Background(), &InitOptions{IO: fx.ios, Where: fx.where(), Flags: map[string]string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fx.file(); got != before {
+		t.Errorf("file changed:\n%s", got)
+	}
+	if !strings.Contains(fx.stderr(), "app_secret (hidden; Enter keeps app-••••6789): ") ||
+		!strings.Contains(fx.stderr(), `Updated profile "live" in CONFIG:`) {
+		t.Errorf("stderr:\n%s", fx.stderr())
+	}
+	fx.noSecretsShown()
+}
+
+func TestInitWithoutTerminal(t *testing.T) {
+	tests := []struct {
+		name     string
+		existing string
+		flags    map[string]string
+		stdin    string
+		env      map[string]string
+		secrets  [2]bool // app_secret, merchant_key from stdin
+		wantFile string
+		wantErr  string
+	}{
+		{
+			name:    "secrets on stdin",
+			flags:   map[string]string{"base_url": config.TestBaseURL, "app_id": "42", "lang": "tr"},
+			stdin:   appSecret + "\r\n" + merchantKey + "\n",
+			secrets: [2]bool{true, true},
+			wantFile: "default_profile: default\nprofiles:\n  default:\n    base_url: " + config.TestBaseURL +
+				"\n    app_id: \"42\"\n    app_secret: " + appSecret + "\n    merchant_key: " + merchantKey + "\n    lang: tr\n",
+		},
+		{
+			name: "everything from the environment",
+			env:  map[string]string{"PAYCLI_BASE_URL": "live", "PAYCLI_APP_ID": "43", "PAYCLI_APP_SECRET": appSecret, "PAYCLI_MERCHANT_KEY": merchantKey},
+			wantFile: "default_profile: default\nprofiles:\n  default:\n    base_url: " + config.LiveBaseURL +
+				"\n    app_id: \"43\"\n    app_secret: " + appSecret + "\n    merchant_key: " + merchantKey + "\n",
+		},
+		{
+			name:     "a new profile keeps the implicit default",
+			existing: "profiles:\n  default:\n    lang: en\n",
+			flags:    map[string]string{"base_url": config.TestBaseURL, "app_id": "44"},
+			env:      map[string]string{"PAYCLI_PROFILE": "staging", "PAYCLI_APP_SECRET": appSecret},
+			stdin:    merchantKey + "\n",
+			secrets:  [2]bool{false, true},
+			wantFile: "default_profile: default\nprofiles:\n  default:\n    lang: en\n  staging:\n    base_url: " + config.TestBaseURL +
+				"\n    app_id: \"44\"\n    app_secret: " + appSecret + "\n    merchant_key: " + merchantKey + "\n",
+		},
+		{
+			name:    "missing values",
+			flags:   map[string]string{"app_id": "42"},
+			wantErr: `profile "default" would lack base_url, app_secret, merchant_key`,
+		},
+		{
+			name:    "empty stdin",
+			flags:   map[string]string{"base_url": config.TestBaseURL, "app_id": "42"},
+			secrets: [2]bool{true, true},
+			wantErr: "no app_secret on stdin (expected one line)",
+		},
+		{
+			name:    "one line for two secrets",
+			flags:   map[string]string{"base_url": config.TestBaseURL, "app_id": "42"},
+			stdin:   appSecret + "\n",
+			secrets: [2]bool{true, true},
+			wantErr: "no merchant_key on stdin (expected one line)",
+		},
+		{
+			name:    "bad value in the environment",
+			env:     map[string]string{"PAYCLI_BASE_URL": "ftp://x", "PAYCLI_APP_ID": "1", "PAYCLI_APP_SECRET": "s", "PAYCLI_MERCHANT_KEY": "m"},
+			wantErr: `invalid base_url (from flag or PAYCLI_BASE_URL): "ftp://x" is not an http(s) URL`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fx := newFixture(t, tt.existing)
+			for k, v := range tt.env {
+				fx.env[k] = v
+			}
+			fx.in.WriteString(tt.stdin)
+			flags := map[string]string{}
+			for k, v := range tt.flags {
+				flags[k] = v
+			}
+			err := initRun(context.Background(), &InitOptions{
+				IO: fx.ios, Where: fx.where(), LookupEnv: fx.lookupEnv, Flags: flags,
+				AppSecretStdin: tt.secrets[0], MerchantKeyStdin: tt.secrets[1],
+			})
+			if tt.wantErr != "" {
+				wantUsage(t, err, tt.wantErr)
+				if _, statErr := os.Stat(fx.path); tt.existing == "" && statErr == nil {
+					t.Error("a file was written despite the error")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fx.file(); got != tt.wantFile {
+				t.Errorf("file:\n%s\nwant:\n%s", got, tt.wantFile)
+			}
+			fx.noSecretsShown()
+		})
+	}
+}
+
+func TestNewCmdInitFlags(t *testing.T) {
+	tests := []struct {
+		args      []string
+		wantFlags map[string]string
+		wantErr   string
+	}{
+		{[]string{"--base-url", "test", "--app-id", "1"}, map[string]string{"base_url": config.TestBaseURL, "app_id": "1"}, ""},
+		{[]string{"--base-url", "LIVE", "--default-currency", "TRY", "--lang", "tr"}, map[string]string{"base_url": config.LiveBaseURL, "default_currency": "TRY", "lang": "tr"}, ""},
+		{[]string{"--base-url", "ftp://x"}, nil, `invalid --base-url: "ftp://x" is not an http(s) URL`},
+		{[]string{"--lang", "turkish"}, nil, `invalid --lang: "turkish" is not a two-letter language code`},
+		{[]string{"--app-id", ""}, nil, "--app-id is empty"},
+		{[]string{"extra"}, nil, `unexpected argument "extra": init takes no arguments`},
+		{[]string{"--app-secret", "s"}, nil, "unknown flag: --app-secret"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			fx := newFixture(t, "")
+			var got *InitOptions
+			cmd := NewCmdInit(fx.factory(), func(_ context.Context, o *InitOptions) error { got = o; return nil })
+			cmd.SetArgs(tt.args)
+			cmd.SetOut(io.Discard)
+			cmd.SetErr(io.Discard)
+			err := cmd.Execute()
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Flags) != len(tt.wantFlags) {
+				t.Errorf("flags %v, want %v", got.Flags, tt.wantFlags)
+			}
+			for k, v := range tt.wantFlags {
+				if got.Flags[k] != v {
+					t.Errorf("%s = %q, want %q", k, got.Flags[k], v)
+				}
+			}
+		})
+	}
+}
+
+func TestSet(t *testing.T) {
+	const existing = "default_profile: live # chosen\nprofiles:\n  live:\n    lang: en # English texts\n"
+	tests := []struct {
+		name       string
+		existing   string
+		env        map[string]string
+		key, value string
+		stdin      string
+		terminal   bool
+		wantFile   string
+		wantStderr string
+		wantErr    string
+	}{
+		{
+			name: "plain value into the default profile", existing: existing, key: "lang", value: "tr",
+			wantFile:   "default_profile: live # chosen\nprofiles:\n  live:\n    lang: tr # English texts\n",
+			wantStderr: "Set lang in profile \"live\".\n",
+		},
+		{
+			name: "new profile from PAYCLI_PROFILE", existing: existing, env: map[string]string{"PAYCLI_PROFILE": "test"},
+			key: "base_url", value: config.TestBaseURL,
+			wantFile:   "default_profile: live # chosen\nprofiles:\n  live:\n    lang: en # English texts\n  test:\n    base_url: " + config.TestBaseURL + "\n",
+			wantStderr: "Created profile \"test\" in CONFIG.\nSet base_url in profile \"test\".\n",
+		},
+		{
+			name: "secret in argv warns", key: "app_secret", value: appSecret,
+			wantFile:   "default_profile: default\nprofiles:\n  default:\n    app_secret: " + appSecret + "\n",
+			wantStderr: "warning: app_secret given on the command line stays in your shell history; next time use: paycli config set app_secret -\nCreated profile \"default\" in CONFIG.\nDefault profile is \"default\".\nSet app_secret in profile \"default\".\n",
+		},
+		{
+			name: "secret from stdin", existing: existing, key: "merchant_key", value: "-", stdin: merchantKey + "\n",
+			wantFile:   "default_profile: live # chosen\nprofiles:\n  live:\n    lang: en # English texts\n    merchant_key: " + merchantKey + "\n",
+			wantStderr: "Set merchant_key in profile \"live\".\n",
+		},
+		{
+			name: "secret from a terminal is asked for", existing: existing, key: "merchant_key", value: "-", stdin: merchantKey + "\n", terminal: true,
+			wantFile:   "default_profile: live # chosen\nprofiles:\n  live:\n    lang: en # English texts\n    merchant_key: " + merchantKey + "\n",
+			wantStderr: "merchant_key (hidden): Set merchant_key in profile \"live\".\n",
+		},
+		{
+			name: "environment wins, and set says so", existing: existing, env: map[string]string{"PAYCLI_LANG": "de"}, key: "lang", value: "tr",
+			wantFile:   "default_profile: live # chosen\nprofiles:\n  live:\n    lang: tr # English texts\n",
+			wantStderr: "Set lang in profile \"live\".\nnote: PAYCLI_LANG is set in the environment and wins over the file.\n",
+		},
+		{name: "empty stdin", existing: existing, key: "app_id", value: "-", wantErr: "no value for app_id on stdin"},
+		{name: "bad value from stdin", existing: existing, key: "output", value: "-", stdin: "xml\n", wantErr: `invalid output: "xml" is not one of table, json, csv, tsv`},
+		{name: "empty value", existing: existing, key: "lang", value: "-", stdin: "\n", wantErr: "no value for lang on stdin"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fx := newFixture(t, tt.existing)
+			for k, v := range tt.env {
+				fx.env[k] = v
+			}
+			if tt.terminal {
+				fx.terminal()
+			}
+			fx.in.WriteString(tt.stdin)
+			k, _ := config.LookupKey(tt.key)
+			err := setRun(context.Background(), &SetOptions{IO: fx.ios, Where: fx.where(), Key: k, Value: tt.value})
+			if tt.wantErr != "" {
+				wantUsage(t, err, tt.wantErr)
+				if tt.existing != "" && fx.file() != tt.existing {
+					t.Errorf("file changed despite the error:\n%s", fx.file())
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fx.file(); got != tt.wantFile {
+				t.Errorf("file:\n%s\nwant:\n%s", got, tt.wantFile)
+			}
+			if got := fx.stderr(); got != tt.wantStderr {
+				t.Errorf("stderr:\n%q\nwant:\n%q", got, tt.wantStderr)
+			}
+			if fx.out.Len() != 0 {
+				t.Errorf("stdout: %q", fx.out)
+			}
+		})
+	}
+}
+
+func TestNewCmdSetArgs(t *testing.T) {
+	tests := []struct {
+		args    []string
+		wantErr string
+	}{
+		{[]string{"colour", "red"}, `unknown key "colour" (known keys: base_url, app_id, app_secret, merchant_key, default_currency, lang, timeout, output, ca_cert)`},
+		{[]string{"timeout", "soon"}, `invalid timeout: "soon" is not a duration (e.g. 30s, 2m)`},
+		{[]string{"lang"}, "missing KEY and VALUE"},
+		{[]string{"lang", "tr", "en"}, `too many arguments: "en" (expected KEY and VALUE)`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			fx := newFixture(t, "")
+			cmd := NewCmdSet(fx.factory(), func(context.Context, *SetOptions) error { t.Fatal("ran"); return nil })
+			cmd.SetArgs(tt.args)
+			cmd.SetOut(io.Discard)
+			cmd.SetErr(io.Discard)
+			wantUsage(t, cmd.Execute(), tt.wantErr)
+		})
+	}
+	t.Run("unknown key hint", func(t *testing.T) {
+		_, err := checkKey("colour")
+		if h := cmdutil.HintOf(err); h != "Run 'paycli config --help' for what each key means." {
+			t.Errorf("hint %q", h)
+		}
+	})
+}
+
+const twoProfiles = `default_profile: live
+profiles:
+  live:
+    base_url: https://app.sipay.com.tr/ccpayment
+    app_id: "1234567890123"
+    app_secret: ` + appSecret + `
+    merchant_key: ` + merchantKey + `
+  test:
+    base_url: https://provisioning.sipay.com.tr/ccpayment
+`
+
+func TestGet(t *testing.T) {
+	tests := []struct {
+		key        string
+		show       bool
+		env        map[string]string
+		wantOut    string
+		wantStderr string
+	}{
+		{key: "base_url", wantOut: "https://app.sipay.com.tr/ccpayment\n"},
+		{key: "base_url", env: map[string]string{"PAYCLI_BASE_URL": "http://127.0.0.1:9/ccpayment"}, wantOut: "http://127.0.0.1:9/ccpayment\n"},
+		{key: "app_secret", wantOut: "app-••••6789\n", wantStderr: "app_secret is masked; add --show-secrets to print it.\n"},
+		{key: "app_secret", show: true, wantOut: appSecret + "\n"},
+		{key: "lang", wantOut: "en\n"},
+		{key: "ca_cert", wantOut: "\n"},
+		{key: "merchant_key", env: map[string]string{"PAYCLI_PROFILE": "test"}, wantOut: "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.key, func(t *testing.T) {
+			fx := newFixture(t, twoProfiles)
+			for k, v := range tt.env {
+				fx.env[k] = v
+			}
+			k, _ := config.LookupKey(tt.key)
+			err := getRun(context.Background(), &GetOptions{IO: fx.ios, Config: fx.factory().Config, Key: k, ShowSecrets: tt.show})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fx.out.String() != tt.wantOut || fx.stderr() != tt.wantStderr {
+				t.Errorf("stdout %q stderr %q, want %q %q", fx.out, fx.stderr(), tt.wantOut, tt.wantStderr)
+			}
+		})
+	}
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func TestList(t *testing.T) {
+	tests := []struct {
+		golden string
+		format render.Format
+		show   bool
+		tty    bool
+	}{
+		{"list.table.golden", render.Table, false, true},
+		{"list.table.golden", render.Table, false, false},
+		{"list.show-secrets.golden", render.Table, true, false},
+		{"list.json.golden", render.JSON, false, false},
+		{"list.csv.golden", render.CSV, false, false},
+		{"list.tsv.golden", render.TSV, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.golden, func(t *testing.T) {
+			fx := newFixture(t, twoProfiles)
+			fx.env["PAYCLI_TIMEOUT"] = "2m"
+			fx.env["PAYCLI_CONFIG"] = fx.path
+			fx.ios.SetStdoutTTY(tt.tty)
+			err := listRun(context.Background(), &ListOptions{
+				IO: fx.ios, Config: fx.factory().Config, ShowSecrets: tt.show,
+				Format: func() (render.Format, error) { return tt.format, nil },
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tt.golden, strings.ReplaceAll(fx.out.String(), fx.path, "CONFIG"))
+			if !tt.show {
+				fx.noSecretsShown()
+			}
+			if fx.errOut.Len() != 0 {
+				t.Errorf("stderr: %q", fx.errOut)
+			}
+		})
+	}
+}
+
+func TestProfiles(t *testing.T) {
+	tests := []struct {
+		name, content string
+		format        render.Format
+		wantOut       string
+		wantStderr    string
+	}{
+		{"table", twoProfiles, render.Table,
+			"DEFAULT  PROFILE  BASE_URL\n*        live     https://app.sipay.com.tr/ccpayment\n         test     https://provisioning.sipay.com.tr/ccpayment\n", ""},
+		{"json", twoProfiles, render.JSON,
+			"[\n  {\n    \"name\": \"live\",\n    \"default\": true,\n    \"base_url\": \"https://app.sipay.com.tr/ccpayment\"\n  },\n  {\n    \"name\": \"test\",\n    \"default\": false,\n    \"base_url\": \"https://provisioning.sipay.com.tr/ccpayment\"\n  }\n]\n", ""},
+		{"csv", twoProfiles, render.CSV,
+			"name,default,base_url\nlive,true,https://app.sipay.com.tr/ccpayment\ntest,false,https://provisioning.sipay.com.tr/ccpayment\n", ""},
+		{"implicit default", "profiles:\n  default: {}\n  other: {}\n", render.Table,
+			"DEFAULT  PROFILE  BASE_URL\n*        default\n         other\n", ""},
+		{"no file", "", render.Table, "", "No profiles in CONFIG; create one with 'paycli config init'.\n"},
+		{"no file json", "", render.JSON, "[]\n", ""},
+		{"dangling default", "default_profile: gone\nprofiles:\n  a: {}\n", render.Table,
+			"DEFAULT  PROFILE  BASE_URL\n         a\n", "warning: default_profile \"gone\" is not in CONFIG; choose one with 'paycli config use PROFILE'.\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fx := newFixture(t, tt.content)
+			err := profilesRun(context.Background(), &ProfilesOptions{IO: fx.ios, Where: fx.where(),
+				Format: func() (render.Format, error) { return tt.format, nil }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fx.out.String() != tt.wantOut || fx.stderr() != tt.wantStderr {
+				t.Errorf("stdout:\n%q\nstderr:\n%q\nwant:\n%q\n%q", fx.out, fx.stderr(), tt.wantOut, tt.wantStderr)
+			}
+		})
+	}
+}
+
+func TestUse(t *testing.T) {
+	fx := newFixture(t, twoProfiles)
+	if err := useRun(context.Background(), &UseOptions{IO: fx.ios, Where: fx.where(), Profile: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := fx.file(); got != strings.Replace(twoProfiles, "default_profile: live", "default_profile: test", 1) {
+		t.Errorf("file:\n%s", got)
+	}
+	if fx.stderr() != "Default profile is now \"test\".\n" {
+		t.Errorf("stderr %q", fx.stderr())
+	}
+
+	err := useRun(context.Background(), &UseOptions{IO: fx.ios, Where: fx.where(), Profile: "prod"})
+	var pe *config.ProfileError
+	if !errors.As(err, &pe) || err.Error() != `profile "prod" not found in `+fx.path+` (profiles: live, test)` {
+		t.Errorf("err = %v", err)
+	}
+	if kind, _ := cmdutil.KindOf(err); kind != cmdutil.KindUsage || cmdutil.HintOf(err) != "Create it with 'paycli config init --profile prod'." {
+		t.Errorf("kind %v hint %q", kind, cmdutil.HintOf(err))
+	}
+}
+
+func TestUnset(t *testing.T) {
+	fx := newFixture(t, twoProfiles)
+	k, _ := config.LookupKey("app_secret")
+	if err := unsetRun(context.Background(), &UnsetOptions{IO: fx.ios, Where: fx.where(), Key: k}); err != nil {
+		t.Fatal(err)
+	}
+	if got := fx.file(); got != strings.Replace(twoProfiles, "    app_secret: "+appSecret+"\n", "", 1) {
+		t.Errorf("file:\n%s", got)
+	}
+	if err := unsetRun(context.Background(), &UnsetOptions{IO: fx.ios, Where: fx.where(), Key: k}); err != nil {
+		t.Fatal(err)
+	}
+	want := "Removed app_secret from profile \"live\".\napp_secret is not set in profile \"live\"; nothing changed.\n"
+	if fx.stderr() != want {
+		t.Errorf("stderr %q, want %q", fx.stderr(), want)
+	}
+
+	fx.env["PAYCLI_PROFILE"] = "nope"
+	err := unsetRun(context.Background(), &UnsetOptions{IO: fx.ios, Where: fx.where(), Key: k})
+	var pe *config.ProfileError
+	if !errors.As(err, &pe) {
+		t.Errorf("err = %v, want *ProfileError", err)
+	}
+}
+
+func TestLooseFile(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix permission bits")
+	}
+	fx := newFixture(t, twoProfiles)
+	if err := os.Chmod(fx.path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := profilesRun(context.Background(), &ProfilesOptions{IO: fx.ios, Where: fx.where(),
+		Format: func() (render.Format, error) { return render.JSON, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "warning: CONFIG is readable by others (mode 0644); run: chmod 600 CONFIG\n"
+	if fx.stderr() != want {
+		t.Errorf("stderr %q, want %q", fx.stderr(), want)
+	}
+
+	fx.errOut.Reset()
+	if err := useRun(context.Background(), &UseOptions{IO: fx.ios, Where: fx.where(), Profile: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(fx.stderr(), "Tightened CONFIG to mode 0600 (it was 0644).\n") {
+		t.Errorf("stderr %q", fx.stderr())
+	}
+	if info, _ := os.Stat(fx.path); info.Mode().Perm() != 0o600 {
+		t.Errorf("mode %04o", info.Mode().Perm())
+	}
+}
+
+func TestBrokenFile(t *testing.T) {
+	fx := newFixture(t, "profiles:\n  live:\n    app_id: [\n")
+	before := fx.file()
+	k, _ := config.LookupKey("lang")
+	err := setRun(context.Background(), &SetOptions{IO: fx.ios, Where: fx.where(), Key: k, Value: "tr"})
+	var fe *config.FileError
+	if !errors.As(err, &fe) || fe.Line != 3 {
+		t.Fatalf("err = %v, want a *FileError at line 3", err)
+	}
+	if kind, _ := cmdutil.KindOf(err); kind != cmdutil.KindUsage {
+		t.Errorf("kind %v", kind)
+	}
+	if fx.file() != before {
+		t.Error("a broken file was rewritten")
+	}
+}
+
+func TestPath(t *testing.T) {
+	fx := newFixture(t, "")
+	if err := pathRun(context.Background(), &PathOptions{IO: fx.ios, Where: fx.where()}); err != nil {
+		t.Fatal(err)
+	}
+	if fx.out.String() != fx.path+"\n" {
+		t.Errorf("stdout %q", fx.out)
+	}
+}

@@ -1,0 +1,230 @@
+package configcmd
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/spf13/cobra"
+)
+
+// SetOptions are the inputs of `paycli config set`.
+type SetOptions struct {
+	IO     *iostreams.IOStreams
+	Where  config.LoadOptions
+	Writer config.AtomicWriter
+
+	Key config.Key
+	// Value is the value to store; "-" means read it from stdin.
+	Value string
+}
+
+// NewCmdSet builds `paycli config set KEY VALUE`.
+func NewCmdSet(f *cmdutil.Factory, runF func(context.Context, *SetOptions) error) *cobra.Command {
+	opts := &SetOptions{IO: f.IOStreams}
+	return &cobra.Command{
+		Use:   "set KEY VALUE",
+		Short: "Store a setting in the selected profile",
+		Long: `Store a setting in the selected profile, creating the profile if needed.
+
+Give VALUE as - to read it from stdin (one line; on a terminal paycli asks,
+hiding secrets). Secrets typed on the command line end up in your shell
+history, so use - for app_secret and merchant_key.`,
+		Example: `  paycli config set base_url https://provisioning.sipay.com.tr/ccpayment
+  paycli config set lang tr --profile live
+  pass show sipay/app_secret | paycli config set app_secret -`,
+		Args:              cmdutil.ExactArgs(2, "KEY and VALUE"),
+		ValidArgsFunction: completeKeys,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			k, err := checkKey(args[0])
+			if err != nil {
+				return err
+			}
+			opts.Key, opts.Value = k, args[1]
+			if args[1] != "-" {
+				if err := config.ValidateValue(k.Name, args[1]); err != nil {
+					return cmdutil.UsageErrorf("invalid %s: %v", k.Name, err)
+				}
+			}
+			opts.Where = where(f, cmd)
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return setRun(cmd.Context(), opts)
+		},
+	}
+}
+
+func setRun(_ context.Context, opts *SetOptions) error {
+	k, value := opts.Key, opts.Value
+	if value == "-" {
+		v, err := readValue(opts.IO, k)
+		if err != nil {
+			return err
+		}
+		value = v
+	} else if k.Secret {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s given on the command line stays in your shell history; next time use: paycli config set %s -\n", k.Name, k.Name)
+	}
+	if value == "" {
+		return cmdutil.UsageHint(fmt.Errorf("empty value for %s", k.Name), fmt.Sprintf("To remove it, run 'paycli config unset %s'.", k.Name))
+	}
+	if err := config.ValidateValue(k.Name, value); err != nil {
+		return cmdutil.UsageErrorf("invalid %s: %v", k.Name, err)
+	}
+
+	edit, profile, err := openEdit(opts.Where)
+	if err != nil {
+		return err
+	}
+	created, err := edit.AddProfile(profile)
+	if err != nil {
+		return cmdutil.UsageErrorf("%v", err)
+	}
+	if err := edit.Set(profile, k.Name, value); err != nil {
+		return cmdutil.UsageErrorf("%v", err)
+	}
+	pinned, err := pinDefaultProfile(edit, profile)
+	if err != nil {
+		return err
+	}
+	if err := save(opts.IO, opts.Writer, edit); err != nil {
+		return err
+	}
+	if created {
+		fmt.Fprintf(opts.IO.ErrOut, "Created profile %q in %s.\n", profile, edit.Path)
+	}
+	if pinned != "" {
+		fmt.Fprintf(opts.IO.ErrOut, "Default profile is %q.\n", pinned)
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "Set %s in profile %q.\n", k.Name, profile)
+	if opts.Where.LookupEnv != nil {
+		if v, ok := opts.Where.LookupEnv(k.Env()); ok && v != "" {
+			fmt.Fprintf(opts.IO.ErrOut, "note: %s is set in the environment and wins over the file.\n", k.Env())
+		}
+	}
+	return nil
+}
+
+// UnsetOptions are the inputs of `paycli config unset`.
+type UnsetOptions struct {
+	IO     *iostreams.IOStreams
+	Where  config.LoadOptions
+	Writer config.AtomicWriter
+
+	Key config.Key
+}
+
+// NewCmdUnset builds `paycli config unset KEY`.
+func NewCmdUnset(f *cmdutil.Factory, runF func(context.Context, *UnsetOptions) error) *cobra.Command {
+	opts := &UnsetOptions{IO: f.IOStreams}
+	return &cobra.Command{
+		Use:               "unset KEY",
+		Short:             "Remove a setting from the selected profile",
+		Long:              "Remove a setting from the selected profile, so that its environment variable or default applies.",
+		Args:              cmdutil.ExactArgs(1, "KEY"),
+		ValidArgsFunction: completeKeys,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			k, err := checkKey(args[0])
+			if err != nil {
+				return err
+			}
+			opts.Key = k
+			opts.Where = where(f, cmd)
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return unsetRun(cmd.Context(), opts)
+		},
+	}
+}
+
+func unsetRun(_ context.Context, opts *UnsetOptions) error {
+	edit, profile, err := openEdit(opts.Where)
+	if err != nil {
+		return err
+	}
+	if _, ok := edit.Before.Profiles[profile]; !ok {
+		return &config.ProfileError{Profile: profile, Path: edit.Path, Known: edit.Before.ProfileNames()}
+	}
+	removed, err := edit.Unset(profile, opts.Key.Name)
+	if err != nil {
+		return cmdutil.UsageErrorf("%v", err)
+	}
+	if !removed {
+		fmt.Fprintf(opts.IO.ErrOut, "%s is not set in profile %q; nothing changed.\n", opts.Key.Name, profile)
+		return nil
+	}
+	if err := save(opts.IO, opts.Writer, edit); err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "Removed %s from profile %q.\n", opts.Key.Name, profile)
+	return nil
+}
+
+// UseOptions are the inputs of `paycli config use`.
+type UseOptions struct {
+	IO     *iostreams.IOStreams
+	Where  config.LoadOptions
+	Writer config.AtomicWriter
+
+	Profile string
+}
+
+// NewCmdUse builds `paycli config use PROFILE`.
+func NewCmdUse(f *cmdutil.Factory, runF func(context.Context, *UseOptions) error) *cobra.Command {
+	opts := &UseOptions{IO: f.IOStreams}
+	return &cobra.Command{
+		Use:   "use PROFILE",
+		Short: "Make a profile the default",
+		Long:  "Make a profile the default: it is used when neither --profile nor PAYCLI_PROFILE names one.",
+		Args:  cmdutil.ExactArgs(1, "PROFILE"),
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			path, err := config.Path(where(f, cmd))
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			file, err := config.ReadFile(path)
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return file.ProfileNames(), cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := config.ValidateProfileName(args[0]); err != nil {
+				return cmdutil.UsageErrorf("%v", err)
+			}
+			opts.Profile = args[0]
+			opts.Where = where(f, cmd)
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return useRun(cmd.Context(), opts)
+		},
+	}
+}
+
+func useRun(_ context.Context, opts *UseOptions) error {
+	edit, _, err := openEdit(opts.Where)
+	if err != nil {
+		return err
+	}
+	if _, ok := edit.Before.Profiles[opts.Profile]; !ok {
+		return cmdutil.UsageHint(
+			&config.ProfileError{Profile: opts.Profile, Path: edit.Path, Known: edit.Before.ProfileNames()},
+			fmt.Sprintf("Create it with 'paycli config init --profile %s'.", opts.Profile))
+	}
+	if err := edit.SetDefaultProfile(opts.Profile); err != nil {
+		return cmdutil.UsageErrorf("%v", err)
+	}
+	if err := save(opts.IO, opts.Writer, edit); err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "Default profile is now %q.\n", opts.Profile)
+	return nil
+}

@@ -1,0 +1,263 @@
+package configcmd
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/render"
+	"github.com/spf13/cobra"
+)
+
+// GetOptions are the inputs of `paycli config get`.
+type GetOptions struct {
+	IO     *iostreams.IOStreams
+	Config func() (*config.Config, error)
+
+	Key         config.Key
+	ShowSecrets bool
+}
+
+// NewCmdGet builds `paycli config get KEY`.
+func NewCmdGet(f *cmdutil.Factory, runF func(context.Context, *GetOptions) error) *cobra.Command {
+	opts := &GetOptions{IO: f.IOStreams}
+	cmd := &cobra.Command{
+		Use:   "get KEY",
+		Short: "Print the value paycli uses for a setting",
+		Long: `Print the value paycli uses for a setting, resolved as every command
+resolves it (flag > environment > file > default), alone on one line.
+An unset key prints an empty line.
+
+Secrets are printed masked unless --show-secrets is given, so that a
+secret never reaches a screen, a terminal recording or a log by accident.`,
+		Example: `  paycli config get base_url
+  APP_SECRET=$(paycli config get app_secret --show-secrets)`,
+		Args:              cmdutil.ExactArgs(1, "KEY"),
+		ValidArgsFunction: completeKeys,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			k, err := checkKey(args[0])
+			if err != nil {
+				return err
+			}
+			opts.Key = k
+			opts.Config = f.Config
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return getRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.ShowSecrets, "show-secrets", false, "print secrets in full")
+	return cmd
+}
+
+func getRun(_ context.Context, opts *GetOptions) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return brokenFile(err)
+	}
+	value := cfg.Get(opts.Key.Name)
+	if opts.Key.Secret && !opts.ShowSecrets && value != "" {
+		value = config.Mask(value)
+		fmt.Fprintf(opts.IO.ErrOut, "%s is masked; add --show-secrets to print it.\n", opts.Key.Name)
+	}
+	_, err = fmt.Fprintln(opts.IO.Out, value)
+	return err
+}
+
+// ListOptions are the inputs of `paycli config list`.
+type ListOptions struct {
+	IO     *iostreams.IOStreams
+	Config func() (*config.Config, error)
+	Format func() (render.Format, error)
+
+	ShowSecrets bool
+}
+
+// NewCmdList builds `paycli config list`.
+func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) error) *cobra.Command {
+	opts := &ListOptions{IO: f.IOStreams}
+	cmd := &cobra.Command{
+		Use:     "list",
+		Aliases: []string{"ls"},
+		Short:   "List every setting of the selected profile and where it comes from",
+		Long: `List every setting of the selected profile with the value paycli uses and
+its source: flag, env, file or default. Secrets are masked (first and last
+four characters) unless --show-secrets is given.
+
+With -o json the output is:
+  {"path": "...", "profile": "...", "settings": [{"key": "...", "value": "...", "source": "...", "secret": false}, ...]}`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Config = f.Config
+			opts.Format = f.OutputFormat
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return listRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.ShowSecrets, "show-secrets", false, "print secrets in full")
+	return cmd
+}
+
+// Setting is one row of `paycli config list -o json`.
+type Setting struct {
+	Key    string        `json:"key"`
+	Value  string        `json:"value"`
+	Source config.Source `json:"source"`
+	Secret bool          `json:"secret"`
+}
+
+// Listing is the JSON document of `paycli config list -o json`.
+type Listing struct {
+	Path     string    `json:"path"`
+	Profile  string    `json:"profile"`
+	Settings []Setting `json:"settings"`
+}
+
+func listRun(_ context.Context, opts *ListOptions) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return brokenFile(err)
+	}
+	format, err := opts.Format()
+	if err != nil {
+		return err
+	}
+	listing := Listing{Path: cfg.Path, Profile: cfg.Profile, Settings: []Setting{}}
+	rows := make([][]string, 0, len(config.Keys))
+	for _, k := range config.Keys {
+		value := cfg.Get(k.Name)
+		if k.Secret && !opts.ShowSecrets {
+			value = config.Mask(value)
+		}
+		s := Setting{Key: k.Name, Value: value, Source: cfg.Source(k.Name), Secret: k.Secret}
+		listing.Settings = append(listing.Settings, s)
+		rows = append(rows, []string{s.Key, s.Value, string(s.Source)})
+	}
+	header := []string{"KEY", "VALUE", "SOURCE"}
+	switch format {
+	case render.JSON:
+		return render.WriteJSON(opts.IO.Out, listing)
+	case render.CSV, render.TSV:
+		return render.WriteRecords(opts.IO.Out, format, []string{"key", "value", "source"}, rows)
+	}
+	return render.WriteTable(opts.IO.Out, render.TableOptions{Palette: render.Palette{Enabled: opts.IO.ColorEnabled()}}, header, rows)
+}
+
+// PathOptions are the inputs of `paycli config path`.
+type PathOptions struct {
+	IO    *iostreams.IOStreams
+	Where config.LoadOptions
+}
+
+// NewCmdPath builds `paycli config path`.
+func NewCmdPath(f *cmdutil.Factory, runF func(context.Context, *PathOptions) error) *cobra.Command {
+	opts := &PathOptions{IO: f.IOStreams}
+	return &cobra.Command{
+		Use:   "path",
+		Short: "Print the config file's path",
+		Long:  "Print the config file's path: --config, else $PAYCLI_CONFIG, else <user config dir>/paycli/config.yaml. The file need not exist.",
+		Args:  cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Where = where(f, cmd)
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return pathRun(cmd.Context(), opts)
+		},
+	}
+}
+
+func pathRun(_ context.Context, opts *PathOptions) error {
+	path, err := config.Path(opts.Where)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(opts.IO.Out, path)
+	return err
+}
+
+// ProfilesOptions are the inputs of `paycli config profiles`.
+type ProfilesOptions struct {
+	IO     *iostreams.IOStreams
+	Where  config.LoadOptions
+	Format func() (render.Format, error)
+}
+
+// NewCmdProfiles builds `paycli config profiles`.
+func NewCmdProfiles(f *cmdutil.Factory, runF func(context.Context, *ProfilesOptions) error) *cobra.Command {
+	opts := &ProfilesOptions{IO: f.IOStreams}
+	return &cobra.Command{
+		Use:   "profiles",
+		Short: "List the profiles in the config file, marking the default",
+		Long: `List the profiles in the config file with their base URL, marking the
+default one (default_profile, or "default" when the file names none).
+
+With -o json the output is:
+  [{"name": "...", "default": true, "base_url": "..."}, ...]`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Where = where(f, cmd)
+			opts.Format = formatOf(f, cmd)
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return profilesRun(cmd.Context(), opts)
+		},
+	}
+}
+
+// ProfileRow is one entry of `paycli config profiles -o json`.
+type ProfileRow struct {
+	Name    string `json:"name"`
+	Default bool   `json:"default"`
+	BaseURL string `json:"base_url"`
+}
+
+func profilesRun(_ context.Context, opts *ProfilesOptions) error {
+	file, err := readFile(opts.IO, opts.Where)
+	if err != nil {
+		return err
+	}
+	format, err := opts.Format()
+	if err != nil {
+		return err
+	}
+	def := file.DefaultProfile
+	if def == "" {
+		def = config.DefaultProfile
+	}
+	list := []ProfileRow{}
+	rows := [][]string{}
+	for _, name := range file.ProfileNames() {
+		p := ProfileRow{Name: name, Default: name == def, BaseURL: file.Profiles[name]["base_url"]}
+		list = append(list, p)
+		mark := ""
+		if p.Default {
+			mark = "*"
+		}
+		rows = append(rows, []string{mark, p.Name, p.BaseURL})
+	}
+	if len(list) == 0 && format == render.Table {
+		fmt.Fprintf(opts.IO.ErrOut, "No profiles in %s; create one with 'paycli config init'.\n", file.Path)
+		return nil
+	}
+	if _, ok := file.Profiles[def]; !ok && file.DefaultProfile != "" {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: default_profile %q is not in %s; choose one with 'paycli config use PROFILE'.\n", def, file.Path)
+	}
+	switch format {
+	case render.JSON:
+		return render.WriteJSON(opts.IO.Out, list)
+	case render.CSV, render.TSV:
+		records := make([][]string, len(list))
+		for i, p := range list {
+			records[i] = []string{p.Name, fmt.Sprint(p.Default), p.BaseURL}
+		}
+		return render.WriteRecords(opts.IO.Out, format, []string{"name", "default", "base_url"}, records)
+	}
+	return render.WriteTable(opts.IO.Out, render.TableOptions{Palette: render.Palette{Enabled: opts.IO.ColorEnabled()}}, []string{"DEFAULT", "PROFILE", "BASE_URL"}, rows)
+}

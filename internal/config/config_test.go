@@ -1,0 +1,266 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+)
+
+// levelValues are distinct, valid values of one key at each level of the
+// precedence. flag is "" for keys no command has a flag for.
+type levelValues struct{ flag, env, file string }
+
+// precedenceRows holds a row for every key in Keys; the test fails when a
+// key is added without one.
+func precedenceRows() map[string]levelValues {
+	return map[string]levelValues{
+		"base_url":         {env: "https://env.example/ccpayment", file: "https://file.example/ccpayment"},
+		"app_id":           {env: "env-app-id", file: "file-app-id"},
+		"app_secret":       {env: "env-app-secret", file: "file-app-secret"},
+		"merchant_key":     {env: "env-merchant-key", file: "file-merchant-key"},
+		"default_currency": {flag: "USD", env: "EUR", file: "TRY"},
+		"lang":             {flag: "tr", env: "de", file: "fr"},
+		"timeout":          {flag: "5s", env: "10s", file: "20s"},
+		"output":           {flag: "json", env: "csv", file: "tsv"},
+		"ca_cert":          {env: "/env/ca.pem", file: "/file/ca.pem"},
+	}
+}
+
+// flagSetForKeys registers every key's flag, as the commands that read
+// those keys do, plus the global --profile and --config.
+func flagSetForKeys(t *testing.T) *pflag.FlagSet {
+	t.Helper()
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	fs.String("profile", "", "")
+	fs.String("config", "", "")
+	for _, k := range Keys {
+		if k.Flag != "" && fs.Lookup(k.Flag) == nil {
+			fs.String(k.Flag, k.Default, "")
+		}
+	}
+	return fs
+}
+
+func writeConfig(t *testing.T, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func mapEnv(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		v, ok := m[k]
+		return v, ok
+	}
+}
+
+// TestPrecedence pins flag > env > file > default for every key.
+func TestPrecedence(t *testing.T) {
+	precedenceValues := precedenceRows()
+	for _, k := range Keys {
+		if _, ok := precedenceValues[k.Name]; !ok {
+			t.Errorf("key %s has no row in precedenceValues", k.Name)
+		}
+		if (precedenceValues[k.Name].flag != "") != (k.Flag != "") {
+			t.Errorf("key %s: flag value given iff the key has a flag (Flag=%q)", k.Name, k.Flag)
+		}
+	}
+	var file strings.Builder
+	file.WriteString("profiles:\n  default:\n")
+	for _, k := range Keys {
+		file.WriteString("    " + k.Name + ": " + precedenceValues[k.Name].file + "\n")
+	}
+	path := writeConfig(t, file.String())
+
+	levels := []struct {
+		name                    string
+		useFlag, useEnv, inFile bool
+		want                    func(k Key, v levelValues) (string, Source)
+	}{
+		{"flag", true, true, true, func(k Key, v levelValues) (string, Source) { return v.flag, SourceFlag }},
+		{"env", false, true, true, func(k Key, v levelValues) (string, Source) { return v.env, SourceEnv }},
+		{"file", false, false, true, func(k Key, v levelValues) (string, Source) { return v.file, SourceFile }},
+		{"default", false, false, false, func(k Key, v levelValues) (string, Source) { return k.Default, SourceDefault }},
+	}
+	for _, k := range Keys {
+		v := precedenceValues[k.Name]
+		for _, lv := range levels {
+			if lv.useFlag && k.Flag == "" {
+				continue // no command has a flag for this key
+			}
+			t.Run(k.Name+"/"+lv.name, func(t *testing.T) {
+				fs := flagSetForKeys(t)
+				env := map[string]string{"PAYCLI_CONFIG": path}
+				if !lv.inFile {
+					env["PAYCLI_CONFIG"] = filepath.Join(t.TempDir(), "missing.yaml")
+				}
+				if lv.useEnv {
+					env[k.Env()] = v.env
+				}
+				if lv.useFlag {
+					if err := fs.Set(k.Flag, v.flag); err != nil {
+						t.Fatal(err)
+					}
+				}
+				cfg, err := Load(LoadOptions{Flags: fs, LookupEnv: mapEnv(env)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantValue, wantSource := lv.want(k, v)
+				if got := cfg.Get(k.Name); got != wantValue {
+					t.Errorf("value = %q, want %q", got, wantValue)
+				}
+				if got := cfg.Source(k.Name); got != wantSource {
+					t.Errorf("source = %q, want %q", got, wantSource)
+				}
+			})
+		}
+	}
+}
+
+// TestProfileSelection pins --profile > PAYCLI_PROFILE > default_profile >
+// "default".
+func TestProfileSelection(t *testing.T) {
+	path := writeConfig(t, `default_profile: fromfile
+profiles:
+  fromflag: {app_id: a-flag}
+  fromenv: {app_id: a-env}
+  fromfile: {app_id: a-file}
+  default: {app_id: a-default}
+`)
+	noDefault := writeConfig(t, "profiles:\n  default: {app_id: a-default}\n")
+	tests := []struct {
+		name       string
+		flag, env  string
+		path       string
+		want       string
+		wantAppID  string
+		wantExists bool
+	}{
+		{"flag beats env and file", "fromflag", "fromenv", path, "fromflag", "a-flag", true},
+		{"env beats file", "", "fromenv", path, "fromenv", "a-env", true},
+		{"file's default_profile", "", "", path, "fromfile", "a-file", true},
+		{"default without default_profile", "", "", noDefault, "default", "a-default", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := flagSetForKeys(t)
+			if tt.flag != "" {
+				_ = fs.Set("profile", tt.flag)
+			}
+			env := map[string]string{"PAYCLI_CONFIG": tt.path}
+			if tt.env != "" {
+				env["PAYCLI_PROFILE"] = tt.env
+			}
+			cfg, err := Load(LoadOptions{Flags: fs, LookupEnv: mapEnv(env)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Profile != tt.want || cfg.AppID != tt.wantAppID {
+				t.Errorf("profile %q app_id %q, want %q %q", cfg.Profile, cfg.AppID, tt.want, tt.wantAppID)
+			}
+		})
+	}
+
+	t.Run("unknown profile names the file and the known profiles", func(t *testing.T) {
+		_, err := Load(LoadOptions{LookupEnv: mapEnv(map[string]string{"PAYCLI_CONFIG": path, "PAYCLI_PROFILE": "nope"})})
+		var pe *ProfileError
+		if !errors.As(err, &pe) {
+			t.Fatalf("err = %v, want *ProfileError", err)
+		}
+		want := `profile "nope" not found in ` + path + ` (profiles: default, fromenv, fromfile, fromflag)`
+		if err.Error() != want {
+			t.Errorf("err = %q\nwant  %q", err, want)
+		}
+	})
+	t.Run("no file at all uses an empty default profile", func(t *testing.T) {
+		cfg, err := Load(LoadOptions{LookupEnv: mapEnv(map[string]string{"PAYCLI_CONFIG": filepath.Join(t.TempDir(), "none.yaml")})})
+		if err != nil || cfg.Profile != "default" || cfg.FileMode != 0 {
+			t.Fatalf("cfg %+v err %v", cfg, err)
+		}
+	})
+}
+
+func TestPathResolution(t *testing.T) {
+	fs := flagSetForKeys(t)
+	env := mapEnv(map[string]string{"HOME": "/home/u", "XDG_CONFIG_HOME": "/xdg"})
+	if p, _ := Path(LoadOptions{Flags: fs, LookupEnv: env}); p != filepath.Join("/xdg", "paycli", "config.yaml") {
+		t.Errorf("XDG path = %s", p)
+	}
+	env = mapEnv(map[string]string{"HOME": "/home/u"})
+	if p, _ := Path(LoadOptions{Flags: fs, LookupEnv: env}); p != filepath.Join("/home/u", ".config", "paycli", "config.yaml") {
+		t.Errorf("HOME path = %s", p)
+	}
+	env = mapEnv(map[string]string{"HOME": "/home/u", "PAYCLI_CONFIG": "/env.yaml"})
+	if p, _ := Path(LoadOptions{Flags: fs, LookupEnv: env}); p != "/env.yaml" {
+		t.Errorf("env path = %s", p)
+	}
+	_ = fs.Set("config", "/flag.yaml")
+	if p, _ := Path(LoadOptions{Flags: fs, LookupEnv: env}); p != "/flag.yaml" {
+		t.Errorf("flag path = %s", p)
+	}
+}
+
+func TestMask(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"short", "••••••••"},
+		{"exactly12chr", "••••••••"},
+		{"thirteen-char", "thir••••char"},
+		{"sk_live_0123456789abcdef", "sk_l••••cdef"},
+		{"ŞükrüÇağlar-ĞİŞÖ", "Şükr••••ĞİŞÖ"},
+	}
+	for _, tt := range tests {
+		if got := Mask(tt.in); got != tt.want {
+			t.Errorf("Mask(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if len(tt.in) > 12 && strings.Contains(Mask(tt.in), tt.in[4:len(tt.in)-4]) {
+			t.Errorf("Mask(%q) shows the middle", tt.in)
+		}
+	}
+}
+
+func TestReadFileErrors(t *testing.T) {
+	tests := []struct {
+		name, content string
+		wantLine      int
+		wantMsg       string
+	}{
+		{"unclosed flow at the end", "profiles:\n  a:\n    app_id: [\n", 3, "did not find expected node content"},
+		{"unclosed flow", "default_profile: live\nprofiles:\n  live:\n    app_id: [oops\n", 4, "did not find expected ',' or ']'"},
+		{"unclosed flow mapping", "profiles:\n  live: {lang: tr\n\n", 2, "did not find expected ',' or '}'"},
+		// yaml.v3 names the start of the broken mapping, not the stray line.
+		{"bad indentation", "profiles:\n  live:\n    lang: tr\n   app_id: x\n", 2, "did not find expected key"},
+		{"tab", "profiles:\n\tlive:\n", 2, "found character that cannot start any token"},
+		{"colon in value", "profiles:\n  live:\n    base_url: a: b\n", 3, "mapping values are not allowed in this context"},
+		{"broken first line", "[\n", 1, "did not find expected node content"},
+		{"unknown top key", "default_profile: a\ncolour: red\n", 2, `unknown key "colour" (expected default_profile or profiles)`},
+		{"unknown profile key", "profiles:\n  a:\n    colour: red\n", 3, `unknown key "colour" in profile "a"`},
+		{"bad profile name", "profiles:\n  'a b':\n    lang: tr\n", 2, `profile name "a b" may hold only`},
+		{"nested value", "profiles:\n  a:\n    lang: {x: 1}\n", 3, "lang in profile \"a\" must be a single value"},
+		{"not a mapping", "- a\n- b\n", 1, "expected a mapping"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeConfig(t, tt.content)
+			_, err := ReadFile(path)
+			var fe *FileError
+			if !errors.As(err, &fe) {
+				t.Fatalf("err = %v, want *FileError", err)
+			}
+			if fe.Line != tt.wantLine || fe.Path != path || !strings.Contains(err.Error(), tt.wantMsg) {
+				t.Errorf("err = %q (line %d), want line %d and %q", err, fe.Line, tt.wantLine, tt.wantMsg)
+			}
+			if !strings.HasPrefix(err.Error(), "config file "+path+", line ") {
+				t.Errorf("err = %q does not start with the file and line", err)
+			}
+		})
+	}
+}
