@@ -6,6 +6,7 @@ package iostreams
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -29,8 +30,9 @@ type IOStreams struct {
 	stderrTTY bool
 	color     bool
 
-	// readSecret reads a line without echo; nil means read a plain line.
-	readSecret func() (string, error)
+	// readSecret reads a line without echo, restoring the terminal if ctx
+	// ends first; nil means read a plain line.
+	readSecret func(ctx context.Context) (string, error)
 	lineReader *bufio.Reader
 }
 
@@ -50,9 +52,22 @@ func System() *IOStreams {
 	s.color = DecideColor(os.LookupEnv, s.stdoutTTY)
 	if s.stdinTTY {
 		fd := int(os.Stdin.Fd())
-		s.readSecret = func() (string, error) {
-			b, err := term.ReadPassword(fd)
-			return string(b), err
+		s.readSecret = func(ctx context.Context) (string, error) {
+			// ReadPassword turns echo off and blocks; if Ctrl-C cancels
+			// ctx meanwhile, put the terminal back as it was before
+			// returning, or the user's shell is left without echo.
+			state, err := term.GetState(fd)
+			if err != nil {
+				return "", err
+			}
+			v, err := readCtx(ctx, func() (string, error) {
+				b, err := term.ReadPassword(fd)
+				return string(b), err
+			})
+			if ctx.Err() != nil {
+				_ = term.Restore(fd, state)
+			}
+			return v, err
 		}
 	}
 	return s
@@ -108,6 +123,26 @@ func (s *IOStreams) reader() *bufio.Reader {
 	return s.lineReader
 }
 
+// readCtx runs a blocking read, giving up when ctx ends. A read abandoned
+// this way stays blocked on stdin; the process is about to exit then.
+func readCtx(ctx context.Context, read func() (string, error)) (string, error) {
+	type result struct {
+		s   string
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		v, err := read()
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.s, r.err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
 // ReadLine reads one line from stdin without its line ending. At end of
 // input it returns what was read, or io.EOF if nothing was.
 func (s *IOStreams) ReadLine() (string, error) {
@@ -119,7 +154,8 @@ func (s *IOStreams) ReadLine() (string, error) {
 }
 
 // Prompt asks for a value on stderr, offering def when the answer is empty.
-func (s *IOStreams) Prompt(question, def string) (string, error) {
+// It gives up when ctx ends (Ctrl-C).
+func (s *IOStreams) Prompt(ctx context.Context, question, def string) (string, error) {
 	if !s.CanPrompt() {
 		return "", ErrNoTerminal
 	}
@@ -128,7 +164,7 @@ func (s *IOStreams) Prompt(question, def string) (string, error) {
 	} else {
 		fmt.Fprintf(s.ErrOut, "%s: ", question)
 	}
-	ans, err := s.ReadLine()
+	ans, err := readCtx(ctx, s.ReadLine)
 	if err != nil {
 		return "", err
 	}
@@ -139,8 +175,9 @@ func (s *IOStreams) Prompt(question, def string) (string, error) {
 	return ans, nil
 }
 
-// PromptSecret asks for a secret without echoing it.
-func (s *IOStreams) PromptSecret(question string) (string, error) {
+// PromptSecret asks for a secret without echoing it. It gives up when ctx
+// ends, leaving the terminal as it found it.
+func (s *IOStreams) PromptSecret(ctx context.Context, question string) (string, error) {
 	if !s.CanPrompt() {
 		return "", ErrNoTerminal
 	}
@@ -150,10 +187,10 @@ func (s *IOStreams) PromptSecret(question string) (string, error) {
 		err error
 	)
 	if s.readSecret != nil {
-		ans, err = s.readSecret()
+		ans, err = s.readSecret(ctx)
 		fmt.Fprintln(s.ErrOut)
 	} else {
-		ans, err = s.ReadLine()
+		ans, err = readCtx(ctx, s.ReadLine)
 	}
 	if err != nil {
 		return "", err
@@ -161,13 +198,14 @@ func (s *IOStreams) PromptSecret(question string) (string, error) {
 	return strings.TrimSpace(ans), nil
 }
 
-// Confirm asks a yes/no question whose default is no.
-func (s *IOStreams) Confirm(question string) (bool, error) {
+// Confirm asks a yes/no question whose default is no. It gives up when ctx
+// ends.
+func (s *IOStreams) Confirm(ctx context.Context, question string) (bool, error) {
 	if !s.CanPrompt() {
 		return false, ErrNoTerminal
 	}
 	fmt.Fprintf(s.ErrOut, "%s [y/N] ", question)
-	ans, err := s.ReadLine()
+	ans, err := readCtx(ctx, s.ReadLine)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return false, err
 	}

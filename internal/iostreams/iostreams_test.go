@@ -1,6 +1,7 @@
 package iostreams
 
 import (
+	"context"
 	"errors"
 	"testing"
 )
@@ -36,39 +37,41 @@ func TestDecideColor(t *testing.T) {
 }
 
 func TestPromptsNeedATerminal(t *testing.T) {
+	ctx := context.Background()
 	s, in, _, _ := Test()
 	in.WriteString("y\n")
-	if _, err := s.Confirm("go?"); !errors.Is(err, ErrNoTerminal) {
+	if _, err := s.Confirm(ctx, "go?"); !errors.Is(err, ErrNoTerminal) {
 		t.Fatalf("Confirm without terminal: err = %v, want ErrNoTerminal", err)
 	}
-	if _, err := s.PromptSecret("secret"); !errors.Is(err, ErrNoTerminal) {
+	if _, err := s.PromptSecret(ctx, "secret"); !errors.Is(err, ErrNoTerminal) {
 		t.Fatalf("PromptSecret without terminal: err = %v, want ErrNoTerminal", err)
 	}
 	s.SetStdinTTY(true)
-	if _, err := s.Prompt("q", ""); !errors.Is(err, ErrNoTerminal) {
+	if _, err := s.Prompt(ctx, "q", ""); !errors.Is(err, ErrNoTerminal) {
 		t.Fatalf("Prompt with only stdin a terminal: err = %v, want ErrNoTerminal", err)
 	}
 }
 
 func TestPromptAndConfirm(t *testing.T) {
+	ctx := context.Background()
 	s, in, _, errOut := Test()
 	s.SetStdinTTY(true)
 	s.SetStdoutTTY(true)
 	in.WriteString("\nvalue\n yes \nno\n  s3cret  \n")
 
-	if got, err := s.Prompt("Base URL", "https://x"); err != nil || got != "https://x" {
+	if got, err := s.Prompt(ctx, "Base URL", "https://x"); err != nil || got != "https://x" {
 		t.Fatalf("empty answer: got %q, %v; want the default", got, err)
 	}
-	if got, err := s.Prompt("Name", ""); err != nil || got != "value" {
+	if got, err := s.Prompt(ctx, "Name", ""); err != nil || got != "value" {
 		t.Fatalf("got %q, %v", got, err)
 	}
-	if ok, err := s.Confirm("Charge?"); err != nil || !ok {
+	if ok, err := s.Confirm(ctx, "Charge?"); err != nil || !ok {
 		t.Fatalf("yes: got %v, %v", ok, err)
 	}
-	if ok, err := s.Confirm("Charge?"); err != nil || ok {
+	if ok, err := s.Confirm(ctx, "Charge?"); err != nil || ok {
 		t.Fatalf("no: got %v, %v", ok, err)
 	}
-	if got, err := s.PromptSecret("Secret"); err != nil || got != "s3cret" {
+	if got, err := s.PromptSecret(ctx, "Secret"); err != nil || got != "s3cret" {
 		t.Fatalf("secret: got %q, %v", got, err)
 	}
 	want := "Base URL [https://x]: Name: Charge? [y/N] Charge? [y/N] Secret: "
@@ -78,10 +81,33 @@ func TestPromptAndConfirm(t *testing.T) {
 }
 
 func TestConfirmAtEndOfInputIsNo(t *testing.T) {
+	ctx := context.Background()
 	s, _, _, _ := Test()
 	s.SetStdinTTY(true)
 	s.SetStdoutTTY(true)
-	if ok, err := s.Confirm("Charge?"); err != nil || ok {
+	if ok, err := s.Confirm(ctx, "Charge?"); err != nil || ok {
 		t.Fatalf("EOF: got %v, %v; want false, nil", ok, err)
 	}
 }
+
+func TestPromptGivesUpWhenCancelled(t *testing.T) {
+	s, _, _, _ := Test()
+	s.SetStdinTTY(true)
+	s.SetStdoutTTY(true)
+	s.In = blockingReader{} // a user who never answers
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.Prompt(ctx, "q", ""); !errors.Is(err, context.Canceled) {
+		t.Errorf("Prompt: err = %v, want context.Canceled", err)
+	}
+	if _, err := s.Confirm(ctx, "q"); !errors.Is(err, context.Canceled) {
+		t.Errorf("Confirm: err = %v, want context.Canceled", err)
+	}
+	if _, err := s.PromptSecret(ctx, "q"); !errors.Is(err, context.Canceled) {
+		t.Errorf("PromptSecret: err = %v, want context.Canceled", err)
+	}
+}
+
+type blockingReader struct{}
+
+func (blockingReader) Read([]byte) (int, error) { select {} }

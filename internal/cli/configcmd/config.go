@@ -8,6 +8,7 @@
 package configcmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -187,12 +188,12 @@ func formatOf(f *cmdutil.Factory, cmd *cobra.Command) func() (render.Format, err
 
 // readValue reads a value given as "-": one line from stdin, its line
 // ending dropped. On a terminal it asks, hiding secrets.
-func readValue(ios *iostreams.IOStreams, k config.Key) (string, error) {
+func readValue(ctx context.Context, ios *iostreams.IOStreams, k config.Key) (string, error) {
 	if ios.CanPrompt() {
 		if k.Secret {
-			return ios.PromptSecret(k.Name + " (hidden)")
+			return ios.PromptSecret(ctx, k.Name+" (hidden)")
 		}
-		return ios.Prompt(k.Name, "")
+		return ios.Prompt(ctx, k.Name, "")
 	}
 	line, err := ios.ReadLine()
 	if errors.Is(err, io.EOF) || (err == nil && line == "") {

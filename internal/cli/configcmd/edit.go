@@ -57,10 +57,10 @@ history, so use - for app_secret and merchant_key.`,
 	}
 }
 
-func setRun(_ context.Context, opts *SetOptions) error {
+func setRun(ctx context.Context, opts *SetOptions) error {
 	k, value := opts.Key, opts.Value
 	if value == "-" {
-		v, err := readValue(opts.IO, k)
+		v, err := readValue(ctx, opts.IO, k)
 		if err != nil {
 			return err
 		}

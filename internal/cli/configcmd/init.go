@@ -105,7 +105,7 @@ func expandBaseURL(s string) string {
 	return strings.TrimSpace(s)
 }
 
-func initRun(_ context.Context, opts *InitOptions) error {
+func initRun(ctx context.Context, opts *InitOptions) error {
 	edit, profile, err := openEdit(opts.Where)
 	if err != nil {
 		return err
@@ -118,7 +118,7 @@ func initRun(_ context.Context, opts *InitOptions) error {
 
 	if opts.IO.CanPrompt() && !opts.AppSecretStdin && !opts.MerchantKeyStdin {
 		fmt.Fprintf(opts.IO.ErrOut, "Setting up profile %q in %s\n", profile, edit.Path)
-		if err := promptValues(opts.IO, values, current); err != nil {
+		if err := promptValues(ctx, opts.IO, values, current); err != nil {
 			return err
 		}
 	} else if err := collectValues(opts, values, current); err != nil {
@@ -185,7 +185,7 @@ func initRun(_ context.Context, opts *InitOptions) error {
 
 // promptValues asks on the terminal for each required key that no flag
 // gave. Enter keeps the profile's current value; a bad value is asked again.
-func promptValues(ios *iostreams.IOStreams, values, current map[string]string) error {
+func promptValues(ctx context.Context, ios *iostreams.IOStreams, values, current map[string]string) error {
 	ask := func(name string, read func() (string, error)) error {
 		if _, given := values[name]; given {
 			return nil
@@ -225,12 +225,12 @@ func promptValues(ios *iostreams.IOStreams, values, current map[string]string) e
 			if cur := current["base_url"]; cur != "" {
 				def = cur
 			}
-			v, err := ios.Prompt("Choose 1 or 2, or type a URL", def)
+			v, err := ios.Prompt(ctx, "Choose 1 or 2, or type a URL", def)
 			return expandBaseURL(v), err
 		}},
-		{"app_id", func() (string, error) { return ios.Prompt("app_id", current["app_id"]) }},
-		{"app_secret", func() (string, error) { return ios.PromptSecret(secretQuestion("app_secret", current)) }},
-		{"merchant_key", func() (string, error) { return ios.PromptSecret(secretQuestion("merchant_key", current)) }},
+		{"app_id", func() (string, error) { return ios.Prompt(ctx, "app_id", current["app_id"]) }},
+		{"app_secret", func() (string, error) { return ios.PromptSecret(ctx, secretQuestion("app_secret", current)) }},
+		{"merchant_key", func() (string, error) { return ios.PromptSecret(ctx, secretQuestion("merchant_key", current)) }},
 	}
 	for _, s := range steps {
 		if err := ask(s.name, s.read); err != nil {
