@@ -6,6 +6,7 @@ import (
 
 	"github.com/paycli/paycli/internal/build"
 	"github.com/paycli/paycli/internal/cli/completion"
+	"github.com/paycli/paycli/internal/cli/token"
 	"github.com/paycli/paycli/internal/cli/version"
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
@@ -34,6 +35,7 @@ func NewRootCmd(f *cmdutil.Factory) (*cobra.Command, *bool) {
 	f.Config = sync.OnceValues(func() (*config.Config, error) {
 		return config.Load(config.LoadOptions{Flags: flags, LookupEnv: f.LookupEnv})
 	})
+	wireGateway(f, func() *pflag.FlagSet { return flags })
 
 	root := &cobra.Command{
 		Use:   "paycli",
@@ -83,6 +85,7 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 	root.AddCommand(
 		version.NewCmdVersion(f, nil),
 		completion.NewCmdCompletion(f),
+		token.NewCmdToken(f, nil),
 		newExitCodesTopic(),
 	)
 	return root, started

@@ -220,9 +220,6 @@ type endpoint struct {
 	auth bool
 	// retry: the call is safe to repeat on connection errors and 502/503/504.
 	retry bool
-	// payment: the call moves money; once sent, a failure is an unknown
-	// outcome, never unavailable.
-	payment bool
 	// topLevel: the result fields sit beside status_code, not under data.
 	topLevel bool
 }
@@ -230,7 +227,7 @@ type endpoint struct {
 var (
 	endpointToken       = endpoint{name: "token", path: "/api/token", retry: true}
 	endpointCommissions = endpoint{name: "commissions", path: "/api/commissions", auth: true, retry: true}
-	endpointWalletPay   = endpoint{name: "walletPay", path: "/api/walletPay", auth: true, payment: true}
+	endpointWalletPay   = endpoint{name: "walletPay", path: "/api/walletPay", auth: true}
 	endpointCheckStatus = endpoint{name: "checkstatus", path: "/api/checkstatus", auth: true, topLevel: true}
 )
 
@@ -242,7 +239,7 @@ func (c *Client) Token(ctx context.Context) (*Token, error) {
 		return nil, err
 	}
 	if data.Token == "" {
-		return nil, &APIError{Endpoint: endpointToken.name, HTTPStatus: http.StatusOK, Problem: "the response holds no token", kind: ErrUnavailable}
+		return nil, &APIError{Endpoint: endpointToken.name, HTTPStatus: http.StatusOK, Problem: "the response holds no token"}
 	}
 	return newToken(data, c.now()), nil
 }
@@ -396,16 +393,6 @@ func (c *Client) checkResponse(ep endpoint, resp *http.Response, body []byte, v 
 		} else if len(bytes.TrimSpace(body)) > 0 {
 			e.Problem = describeBadBody(resp, body, jsonErr)
 		}
-		switch {
-		case resp.StatusCode == http.StatusUnauthorized:
-			e.kind = ErrUnauthorized
-		case resp.StatusCode >= 500 && ep.payment:
-			e.kind = ErrOutcomeUnknown
-		case resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests && !ep.payment:
-			e.kind = ErrUnavailable
-		case e.HasStatusCode:
-			e.kind = sentinelFor(e.StatusCode)
-		}
 		return nil, e
 	}
 	if jsonErr != nil {
@@ -419,7 +406,6 @@ func (c *Client) checkResponse(ep endpoint, resp *http.Response, body []byte, v 
 			Endpoint: ep.name, HTTPStatus: resp.StatusCode,
 			StatusCode: code, HasStatusCode: true,
 			Description: cleanDescription(env.description()),
-			kind:        sentinelFor(code),
 		}
 	}
 	data := []byte(env.Data)
@@ -436,13 +422,9 @@ func (c *Client) checkResponse(ep endpoint, resp *http.Response, body []byte, v 
 }
 
 // badResponse is a response that could not be read as the protocol: for a
-// payment that may have gone through it is an unknown outcome.
+// payment that may have gone through it is an unknown outcome (APIError.Kind).
 func (c *Client) badResponse(ep endpoint, resp *http.Response, problem string) error {
-	kind := ErrUnavailable
-	if ep.payment {
-		kind = ErrOutcomeUnknown
-	}
-	return &APIError{Endpoint: ep.name, HTTPStatus: resp.StatusCode, Problem: problem, kind: kind}
+	return &APIError{Endpoint: ep.name, HTTPStatus: resp.StatusCode, Problem: problem}
 }
 
 // requestError classifies a call that got no complete response.
@@ -454,16 +436,7 @@ func (c *Client) requestError(ctx context.Context, ep endpoint, sent bool, err e
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		err = ctxErr
 	}
-	e := &RequestError{Endpoint: ep.name, Sent: sent, Err: err}
-	switch {
-	case ep.payment && sent:
-		e.kind = ErrOutcomeUnknown
-	case errors.Is(err, context.Canceled):
-		// Interrupted: nothing to add; paycli reports it as such.
-	default:
-		e.kind = ErrUnavailable
-	}
-	return e
+	return &RequestError{Endpoint: ep.name, Sent: sent, Err: err}
 }
 
 // transportCause returns the cause of a *RequestError, nil for other errors

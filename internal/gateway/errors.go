@@ -82,8 +82,6 @@ type APIError struct {
 	// Problem says what was wrong with a body that could not be read as the
 	// protocol ("the body is not JSON (text/html)"); empty otherwise.
 	Problem string
-
-	kind error
 }
 
 // Error says which call failed and how, never quoting the body.
@@ -115,11 +113,38 @@ func (e *APIError) Error() string {
 	return b.String()
 }
 
-// Is matches the error's sentinel.
-func (e *APIError) Is(target error) bool { return e.kind != nil && target == e.kind }
+// Is matches the error's sentinel (see Kind).
+func (e *APIError) Is(target error) bool {
+	k := e.Kind()
+	return k != nil && target == k
+}
 
 // Kind returns the sentinel the error matches, nil for a plain rejection.
-func (e *APIError) Kind() error { return e.kind }
+// It follows from the fields: HTTP 401 is unauthorized; a 5xx, or a
+// success status whose body could not be read, is unavailable — or, for
+// walletPay, an unknown outcome; HTTP 429 is unavailable except for
+// walletPay (nothing was processed: a rejection); otherwise the body's
+// status_code decides.
+func (e *APIError) Kind() error {
+	success := e.HTTPStatus >= 200 && e.HTTPStatus <= 299
+	switch {
+	case e.HTTPStatus == http.StatusUnauthorized:
+		return ErrUnauthorized
+	case e.HTTPStatus >= 500 || success && e.Problem != "":
+		if isPayment(e.Endpoint) {
+			return ErrOutcomeUnknown
+		}
+		return ErrUnavailable
+	case e.HTTPStatus == http.StatusTooManyRequests:
+		if isPayment(e.Endpoint) {
+			return nil
+		}
+		return ErrUnavailable
+	case e.HasStatusCode:
+		return sentinelFor(e.StatusCode)
+	}
+	return nil
+}
 
 // RequestError is a call that got no complete response: the connection
 // failed, timed out, was cut mid-body, or the context ended.
@@ -130,14 +155,26 @@ type RequestError struct {
 	// Err is the cause; context.Canceled or context.DeadlineExceeded when
 	// the context ended.
 	Err error
+}
 
-	kind error
+// Kind returns the sentinel the error matches: ErrOutcomeUnknown for a
+// walletPay that may have been sent, nil for an interruption (the cause is
+// context.Canceled), ErrUnavailable otherwise.
+func (e *RequestError) Kind() error {
+	switch {
+	case isPayment(e.Endpoint) && e.Sent:
+		return ErrOutcomeUnknown
+	case errors.Is(e.Err, context.Canceled):
+		return nil
+	}
+	return ErrUnavailable
 }
 
 func (e *RequestError) Error() string {
+	kind := e.Kind()
 	var what string
 	switch {
-	case e.kind == ErrOutcomeUnknown:
+	case kind == ErrOutcomeUnknown:
 		what = "the request was sent but no complete response arrived"
 	case errors.Is(e.Err, context.Canceled):
 		what = "interrupted"
@@ -147,7 +184,7 @@ func (e *RequestError) Error() string {
 		what = "cannot reach the gateway"
 	}
 	if errors.Is(e.Err, context.Canceled) || errors.Is(e.Err, context.DeadlineExceeded) {
-		if e.kind == ErrOutcomeUnknown {
+		if kind == ErrOutcomeUnknown {
 			return fmt.Sprintf("%s: %s (%v)", e.Endpoint, what, e.Err)
 		}
 		return fmt.Sprintf("%s: %s", e.Endpoint, what)
@@ -157,11 +194,15 @@ func (e *RequestError) Error() string {
 
 // Unwrap exposes both the sentinel and the cause to errors.Is.
 func (e *RequestError) Unwrap() []error {
-	if e.kind == nil {
-		return []error{e.Err}
+	if k := e.Kind(); k != nil {
+		return []error{k, e.Err}
 	}
-	return []error{e.kind, e.Err}
+	return []error{e.Err}
 }
+
+// isPayment reports whether an endpoint moves money, so that a failure
+// after sending leaves its outcome unknown.
+func isPayment(endpoint string) bool { return endpoint == endpointWalletPay.name }
 
 // cleanDescription makes a gateway text safe and short for an error line.
 func cleanDescription(s string) string {
