@@ -29,8 +29,10 @@ func TestScripts(t *testing.T) {
 			env.Setenv("XDG_STATE_HOME", home+"/.local/state")
 			env.Setenv("NO_COLOR", "")
 			env.Setenv("CLICOLOR_FORCE", "")
+			startFakeGateway(env)
 			return nil
 		},
+		Cmds:                scriptCmds,
 		RequireExplicitExec: true,
 	})
 }
