@@ -170,6 +170,9 @@ func New(baseURL string, creds Credentials, opts ...Option) (*Client, error) {
 	if c.hc == nil {
 		c.hc, _ = NewHTTPClient(TransportOptions{})
 	}
+	// Redirects are reported, never followed: Go would turn a redirected
+	// POST into a GET, or send a payment's body to another address.
+	c.hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	if c.logger != nil {
 		next := c.hc.Transport
 		if next == nil {
@@ -316,7 +319,9 @@ func (c *Client) attempts(ctx context.Context, ep endpoint, token string, payloa
 			return env, err
 		}
 		wait := max(c.backoff(n), min(retryAfter, maxRetryAfter))
-		if deadline, ok := ctx.Deadline(); ok && c.now().Add(wait).After(deadline) {
+		// Context deadlines are wall-clock time, whatever clock the client
+		// was given.
+		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
 			return nil, err // waiting would outlive the command
 		}
 		if serr := c.sleep(ctx, wait); serr != nil {
@@ -392,6 +397,10 @@ func (c *Client) checkResponse(ep endpoint, resp *http.Response, body []byte, v 
 			}
 		} else if len(bytes.TrimSpace(body)) > 0 {
 			e.Problem = describeBadBody(resp, body, jsonErr)
+		}
+		if loc, err := resp.Location(); err == nil && resp.StatusCode >= 300 && resp.StatusCode <= 399 {
+			loc.RawQuery, loc.Fragment, loc.User = "", "", nil
+			e.Problem = "the gateway redirects to " + maskCardNumbers(loc.String()) + "; check base_url"
 		}
 		return nil, e
 	}

@@ -136,6 +136,17 @@ func TestErrorClasses(t *testing.T) {
 		{"commissions html with 200", "commissions", func(w http.ResponseWriter, r *http.Request) { writeHTML(w, 200) }, false, ErrUnavailable, "the body is not JSON (text/html)", 1},
 		{"commissions oversize", "commissions", respond(200, oversize), false, ErrUnavailable, "commissions: HTTP 200 OK: the body is larger than 4 MiB", 1},
 		{"commissions bad value", "commissions", respond(200, `{"status_code":100,"data":{"1":[{"merchant_commission_fixed":"n/a"}]}}`), false, ErrUnavailable, `the data does not match the protocol: commission data: commission entry, field merchant_commission_fixed: commission value: "n/a" is neither`, 1},
+		{"commissions oversize error body", "commissions", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(502)
+			_, _ = w.Write([]byte(strings.Repeat("<p>busy</p>", MaxErrorBytes)))
+		}, false, ErrUnavailable, "commissions: HTTP 502 Bad Gateway: the body is larger than 64 KiB", 3},
+		{"commissions redirect not followed", "commissions", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "https://elsewhere.example/ccpayment/api/commissions?token=secret", http.StatusFound)
+		}, false, nil, "commissions: HTTP 302 Found: the gateway redirects to https://elsewhere.example/ccpayment/api/commissions; check base_url", 1},
+		{"walletPay redirect not followed", "walletPay", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "/ccpayment/api/checkstatus", http.StatusTemporaryRedirect)
+		}, false, nil, "walletPay: HTTP 307 Temporary Redirect: the gateway redirects to", 1},
 		{"commissions timeout", "commissions", hangUntilDone, true, ErrUnavailable, "commissions: the time limit ran out", 1},
 		{"walletPay duplicate", "walletPay", respond(200, `{"status_code":3,"status_description":"Invoice id already processed"}`), false, ErrDuplicateInvoice, `walletPay: status_code 3 "Invoice id already processed"`, 1},
 		{"walletPay 117", "walletPay", respond(200, `{"status_code":"117","status_description":"in flight"}`), false, ErrDuplicateInvoice, "status_code 117", 1},
@@ -331,7 +342,7 @@ func TestRetryGivesUpWhenTheWaitWouldOutliveTheDeadline(t *testing.T) {
 	})
 	slept := false
 	c := newTestClient(t, g.URL+"/ccpayment", withSleep(func(context.Context, time.Duration) error { slept = true; return nil }))
-	ctx, cancel := context.WithDeadline(context.Background(), testNow.Add(10*time.Second))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, _, _ = c.BearerToken(context.Background(), false)
 	_, err := c.Commissions(ctx, CommissionsRequest{CurrencyCode: "TRY"})
