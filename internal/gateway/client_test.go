@@ -430,3 +430,49 @@ func TestCheckBaseURL(t *testing.T) {
 		t.Errorf("New accepted plain http to a remote host: %v", err)
 	}
 }
+
+// TestWalletPayNeverRetried: not even a policy that retries everything
+// makes walletPay repeat, on any failure.
+func TestWalletPayNeverRetried(t *testing.T) {
+	failures := map[string]http.HandlerFunc{
+		"502":   func(w http.ResponseWriter, r *http.Request) { writeHTML(w, 502) },
+		"503":   respond(503, `{}`),
+		"reset": resetMidBody,
+	}
+	for name, h := range failures {
+		t.Run(name, func(t *testing.T) {
+			g := newFakeGateway(t)
+			g.handle("walletPay", h)
+			c := newTestClient(t, g.URL+"/ccpayment", WithRetryPolicy(func(int, error) bool { return true }))
+			_, err := c.WalletPay(context.Background(), walletPayReq())
+			if !errors.Is(err, ErrOutcomeUnknown) || g.count("walletPay") != 1 {
+				t.Errorf("err %v after %d requests", err, g.count("walletPay"))
+			}
+		})
+	}
+}
+
+// TestWalletPayInterruptedAfterSending: Ctrl-C while the gateway holds the
+// payment leaves its outcome unknown, and says it was interrupted.
+func TestWalletPayInterruptedAfterSending(t *testing.T) {
+	g := newFakeGateway(t)
+	received := make(chan struct{})
+	g.handle("walletPay", func(w http.ResponseWriter, r *http.Request) {
+		close(received)
+		<-r.Context().Done()
+	})
+	c := newTestClient(t, g.URL+"/ccpayment")
+	if _, _, err := c.BearerToken(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-received; cancel() }()
+	_, err := c.WalletPay(ctx, walletPayReq())
+	if !errors.Is(err, ErrOutcomeUnknown) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want an unknown outcome and context.Canceled", err)
+	}
+	want := "walletPay: the request was sent but no complete response arrived (context canceled)"
+	if err.Error() != want {
+		t.Errorf("message %q, want %q", err, want)
+	}
+}
