@@ -6,6 +6,7 @@ import (
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/gateway"
 )
 
 // ExitCode maps an error to paycli's exit code. It is the only place that
@@ -21,12 +22,31 @@ func ExitCode(err error) int {
 		fileErr    *config.FileError
 		profileErr *config.ProfileError
 		valueErr   *config.ValueError
+		apiErr     *gateway.APIError
 	)
 	switch {
-	case errors.As(err, &fileErr), errors.As(err, &profileErr), errors.As(err, &valueErr):
+	case errors.As(err, &fileErr), errors.As(err, &profileErr), errors.As(err, &valueErr),
+		errors.Is(err, gateway.ErrInvalidBaseURL):
 		return ExitUsage
+	// An unknown outcome outranks an interruption: a walletPay cut off by
+	// Ctrl-C may have charged the card, and exit 7 says "reconcile".
+	case errors.Is(err, gateway.ErrOutcomeUnknown), errors.Is(err, gateway.ErrPending):
+		return ExitOutcomeUnknown
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted
+	case errors.Is(err, gateway.ErrUnauthorized):
+		return ExitAuth
+	case errors.Is(err, gateway.ErrDuplicateInvoice):
+		return ExitDuplicate
+	case errors.Is(err, gateway.ErrDeclined):
+		return ExitDeclined
+	case errors.Is(err, gateway.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
+		return ExitUnavailable
+	// Any other answer that is not a success is a rejection, including
+	// ErrNoData and ErrNotFound: commands for which "nothing found" is an
+	// answer handle those themselves and exit 0.
+	case errors.As(err, &apiErr):
+		return ExitRejected
 	}
 	return ExitError
 }

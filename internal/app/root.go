@@ -9,6 +9,7 @@ import (
 	"github.com/paycli/paycli/internal/cli/completion"
 	"github.com/paycli/paycli/internal/cli/configcmd"
 	"github.com/paycli/paycli/internal/cli/hash"
+	"github.com/paycli/paycli/internal/cli/token"
 	"github.com/paycli/paycli/internal/cli/version"
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
@@ -43,6 +44,7 @@ func NewRootCmd(f *cmdutil.Factory) (*cobra.Command, *bool) {
 		}
 		return cfg, err
 	})
+	wireGateway(f, func() *pflag.FlagSet { return flags })
 
 	root := &cobra.Command{
 		Use:   "paycli",
@@ -94,6 +96,7 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 		completion.NewCmdCompletion(f),
 		hash.NewCmdHash(f),
 		configcmd.NewCmdConfig(f),
+		token.NewCmdToken(f, nil),
 		newExitCodesTopic(),
 	)
 	return root, started

@@ -32,11 +32,13 @@ func TestScripts(t *testing.T) {
 			env.Setenv("XDG_STATE_HOME", home+"/.local/state")
 			env.Setenv("NO_COLOR", "")
 			env.Setenv("CLICOLOR_FORCE", "")
+			startFakeGateway(env)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"filemode": cmdFileMode,
 			"exitcode": cmdExitCode,
+			"gwcalls":  cmdGWCalls,
 		},
 		RequireExplicitExec: true,
 	})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/render"
 )
@@ -25,6 +26,12 @@ type Factory struct {
 	// Config resolves the configuration for the running command (flags
 	// included). It is computed once per run.
 	Config func() (*config.Config, error)
+	// Gateway builds the gateway client from Config alone (NewGatewayClient),
+	// once per run: missing credentials or an unusable base URL are usage
+	// errors, before anything is sent.
+	Gateway func() (*gateway.Client, error)
+	// TokenCache is the selected profile's token cache.
+	TokenCache func() (*gateway.FileTokenCache, error)
 }
 
 // OutputFormat returns the --output format resolved through the

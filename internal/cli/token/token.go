@@ -1,0 +1,167 @@
+// Package token implements `paycli token`: a bearer token for scripts.
+package token
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/render"
+	"github.com/spf13/cobra"
+)
+
+// Options are the inputs of `paycli token`.
+type Options struct {
+	IO             *iostreams.IOStreams
+	Config         func() (*config.Config, error)
+	Format         func() (render.Format, error)
+	Gateway        func() (*gateway.Client, error)
+	TokenCache     func() (*gateway.FileTokenCache, error)
+	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
+
+	// Refresh fetches a new token even when the cached one is good.
+	Refresh bool
+	// Clear deletes the profile's cached tokens instead.
+	Clear bool
+}
+
+// NewCmdToken builds `paycli token`.
+func NewCmdToken(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{
+		IO:             f.IOStreams,
+		Config:         f.Config,
+		Format:         f.OutputFormat,
+		Gateway:        f.Gateway,
+		TokenCache:     f.TokenCache,
+		CommandContext: f.CommandContext,
+	}
+	cmd := &cobra.Command{
+		Use:   "token",
+		Short: "Print a bearer token for the gateway",
+		Long: `Print a bearer token for the selected profile, and nothing else, so that
+scripts can use it:
+
+  curl -H "Authorization: Bearer $(paycli token)" ...
+
+Tokens are cached per profile and gateway under <user cache dir>/paycli/
+(mode 0600) and reused until five minutes before they expire, so running
+paycli token again costs no request. --refresh asks the gateway for a new
+one; --clear deletes the profile's cached tokens.
+
+With -o json the output is {"token", "is_3d", "expires_at", "cached"}:
+is_3d is the gateway's 0 (2D only), 1 (2D or 3D), 2 (3D only) or 4
+(branded); expires_at is the instant, in UTC (RFC 3339), from which paycli
+no longer uses the token, or null when the gateway did not say; cached
+tells whether the token came from the cache.`,
+		Example: `  paycli token
+  paycli token --profile live -o json
+  paycli token --refresh
+  paycli token --clear`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.Refresh && opts.Clear {
+				return cmdutil.UsageErrorf("--refresh and --clear cannot be used together")
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return Run(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.Refresh, "refresh", false, "get a new token even if the cached one is still good")
+	cmd.Flags().BoolVar(&opts.Clear, "clear", false, "delete this profile's cached token and print nothing")
+	return cmd
+}
+
+// Output is the JSON form of `paycli token -o json`; its fields are a
+// stable interface.
+type Output struct {
+	Token     string     `json:"token"`
+	Is3D      int        `json:"is_3d"`
+	ExpiresAt *time.Time `json:"expires_at"`
+	Cached    bool       `json:"cached"`
+}
+
+// Run prints the token, or clears the cache.
+func Run(ctx context.Context, opts *Options) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	if opts.Clear {
+		return clearCache(opts, cfg.Profile)
+	}
+	format, err := opts.Format()
+	if err != nil {
+		return err
+	}
+	client, err := opts.Gateway()
+	if err != nil {
+		return err
+	}
+	ctx, cancel, err := opts.CommandContext(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	tok, cached, err := client.BearerToken(ctx, opts.Refresh)
+	if err != nil {
+		return explain(err, cfg.Profile)
+	}
+
+	out := Output{Token: tok.Value, Is3D: tok.Is3D, Cached: cached}
+	if !tok.ExpiresAt.IsZero() {
+		t := tok.ExpiresAt.UTC()
+		out.ExpiresAt = &t
+	}
+	switch format {
+	case render.JSON:
+		return render.WriteJSON(opts.IO.Out, out)
+	case render.CSV, render.TSV:
+		exp := ""
+		if out.ExpiresAt != nil {
+			exp = out.ExpiresAt.Format(time.RFC3339)
+		}
+		return render.WriteRecords(opts.IO.Out, format, []string{"token", "is_3d", "expires_at", "cached"},
+			[][]string{{out.Token, strconv.Itoa(out.Is3D), exp, strconv.FormatBool(out.Cached)}})
+	}
+	_, err = fmt.Fprintln(opts.IO.Out, tok.Value)
+	return err
+}
+
+func clearCache(opts *Options, profile string) error {
+	cache, err := opts.TokenCache()
+	if err != nil {
+		return err
+	}
+	n, err := cache.Clear()
+	if err != nil {
+		return fmt.Errorf("clearing the token cache in %s: %w", cache.Dir, err)
+	}
+	if n == 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "No cached token for profile %q.\n", profile)
+		return nil
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "Deleted the cached %s of profile %q.\n", map[bool]string{true: "token", false: "tokens"}[n == 1], profile)
+	return nil
+}
+
+// explain adds what to do next to the token call's failures.
+func explain(err error, profile string) error {
+	switch {
+	case errors.Is(err, gateway.ErrUnauthorized):
+		return cmdutil.WithKind(cmdutil.KindAuth,
+			fmt.Errorf("the gateway refused the credentials of profile %q (%w)", profile, err),
+			"Check app_id and app_secret with 'paycli config init' (or set PAYCLI_APP_ID and PAYCLI_APP_SECRET).")
+	case errors.Is(err, gateway.ErrUnavailable):
+		return cmdutil.WithKind(cmdutil.KindUnavailable, err,
+			fmt.Sprintf("Check base_url of profile %q and the network; --timeout sets the time limit and --debug shows the requests.", profile))
+	}
+	return err
+}

@@ -1,0 +1,256 @@
+package token
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/render"
+)
+
+func TestNewCmdTokenFlags(t *testing.T) {
+	tests := []struct {
+		args    string
+		want    Options
+		wantErr string
+	}{
+		{"", Options{}, ""},
+		{"--refresh", Options{Refresh: true}, ""},
+		{"--clear", Options{Clear: true}, ""},
+		{"--refresh --clear", Options{}, "--refresh and --clear cannot be used together"},
+		{"extra", Options{}, `unexpected argument "extra"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			ios, _, _, _ := iostreams.Test()
+			var got *Options
+			cmd := NewCmdToken(&cmdutil.Factory{IOStreams: ios}, func(_ context.Context, o *Options) error { got = o; return nil })
+			args := strings.Fields(tt.args)
+			cmd.SetArgs(args)
+			cmd.SetOut(io.Discard)
+			cmd.SetErr(io.Discard)
+			err := cmd.Execute()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUsage {
+					t.Errorf("kind %v, want usage", k)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Refresh != tt.want.Refresh || got.Clear != tt.want.Clear {
+				t.Errorf("options %+v, want %+v", *got, tt.want)
+			}
+		})
+	}
+}
+
+var now = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+// fakeGateway answers the token call with numbered tokens for the right
+// credentials, status_code 30 otherwise.
+type fakeGateway struct {
+	*httptest.Server
+	calls atomic.Int32
+}
+
+func newFakeGateway(t *testing.T) *fakeGateway {
+	g := &fakeGateway{}
+	g.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := g.calls.Add(1)
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path != "/ccpayment/api/token" || !bytes.Contains(body, []byte(`"app_secret":"s3cret-app-secret"`)) {
+			fmt.Fprint(w, `{"status_code":30,"status_description":"Invalid credentials"}`)
+			return
+		}
+		claims := base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf(`{"exp":%d,"n":%d}`, now.Add(2*time.Hour).Unix(), n)))
+		fmt.Fprintf(w, `{"status_code":100,"data":{"token":"eyJhbGciOiJIUzI1NiJ9.%s.sig","is_3d":1,"expires_at":"2026-11-22 14:00:00"}}`, claims)
+	}))
+	t.Cleanup(g.Close)
+	return g
+}
+
+type env struct {
+	opts   *Options
+	out    *bytes.Buffer
+	errOut *bytes.Buffer
+}
+
+func newEnv(t *testing.T, baseURL, secret, cacheDir string, format render.Format) env {
+	ios, _, out, errOut := iostreams.Test()
+	cfg := &config.Config{Profile: "staging", BaseURL: baseURL, AppID: "app-id", AppSecret: secret, Timeout: 5 * time.Second}
+	cache := &gateway.FileTokenCache{Dir: cacheDir, Profile: "staging"}
+	opts := &Options{
+		IO:     ios,
+		Config: func() (*config.Config, error) { return cfg, nil },
+		Format: func() (render.Format, error) { return format, nil },
+		Gateway: func() (*gateway.Client, error) {
+			return gateway.New(cfg.BaseURL, gateway.Credentials{AppID: cfg.AppID, AppSecret: cfg.AppSecret},
+				gateway.WithClock(func() time.Time { return now }), gateway.WithTokenCache(cache))
+		},
+		TokenCache: func() (*gateway.FileTokenCache, error) { return cache, nil },
+		CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
+			ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+			return ctx, cancel, nil
+		},
+	}
+	return env{opts, out, errOut}
+}
+
+func TestRunPrintsTheTokenAlone(t *testing.T) {
+	g := newFakeGateway(t)
+	dir := t.TempDir()
+	first := newEnv(t, g.URL+"/ccpayment", "s3cret-app-secret", dir, render.Table)
+	if err := Run(context.Background(), first.opts); err != nil {
+		t.Fatal(err)
+	}
+	tok := first.out.String()
+	if !strings.HasPrefix(tok, "eyJhbGciOiJIUzI1NiJ9.") || strings.Count(tok, "\n") != 1 || !strings.HasSuffix(tok, ".sig\n") {
+		t.Errorf("stdout = %q, want the token and a newline", tok)
+	}
+	if first.errOut.Len() != 0 {
+		t.Errorf("stderr = %q", first.errOut)
+	}
+
+	// A second run (another process) reuses the cached token: no request.
+	second := newEnv(t, g.URL+"/ccpayment", "s3cret-app-secret", dir, render.Table)
+	if err := Run(context.Background(), second.opts); err != nil {
+		t.Fatal(err)
+	}
+	if second.out.String() != tok || g.calls.Load() != 1 {
+		t.Errorf("second run printed %q after %d requests", second.out, g.calls.Load())
+	}
+
+	refresh := newEnv(t, g.URL+"/ccpayment", "s3cret-app-secret", dir, render.Table)
+	refresh.opts.Refresh = true
+	if err := Run(context.Background(), refresh.opts); err != nil {
+		t.Fatal(err)
+	}
+	if refresh.out.String() == tok || g.calls.Load() != 2 {
+		t.Errorf("--refresh printed %q after %d requests", refresh.out, g.calls.Load())
+	}
+}
+
+func TestRunFormats(t *testing.T) {
+	g := newFakeGateway(t)
+	dir := t.TempDir()
+	e := newEnv(t, g.URL+"/ccpayment", "s3cret-app-secret", dir, render.JSON)
+	if err := Run(context.Background(), e.opts); err != nil {
+		t.Fatal(err)
+	}
+	tok := tokenIn(e.out.String())
+	want := `{
+  "token": "` + tok + `",
+  "is_3d": 1,
+  "expires_at": "2026-11-22T11:00:00Z",
+  "cached": false
+}
+`
+	if e.out.String() != want {
+		t.Errorf("json:\n%s\nwant:\n%s", e.out, want)
+	}
+
+	for _, f := range []struct {
+		format render.Format
+		want   string
+	}{
+		{render.CSV, "token,is_3d,expires_at,cached\n" + tok + ",1,2026-11-22T11:00:00Z,true\n"},
+		{render.TSV, "token\tis_3d\texpires_at\tcached\n" + tok + "\t1\t2026-11-22T11:00:00Z\ttrue\n"},
+	} {
+		e := newEnv(t, g.URL+"/ccpayment", "s3cret-app-secret", dir, f.format)
+		if err := Run(context.Background(), e.opts); err != nil {
+			t.Fatal(err)
+		}
+		if e.out.String() != f.want {
+			t.Errorf("%s:\n%s\nwant:\n%s", f.format, e.out, f.want)
+		}
+	}
+}
+
+func tokenIn(s string) string {
+	_, rest, _ := strings.Cut(s, `"token": "`)
+	tok, _, _ := strings.Cut(rest, `"`)
+	return tok
+}
+
+func TestRunBadCredentials(t *testing.T) {
+	g := newFakeGateway(t)
+	e := newEnv(t, g.URL+"/ccpayment", "wrong", t.TempDir(), render.Table)
+	err := Run(context.Background(), e.opts)
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindAuth {
+		t.Fatalf("err = %v (kind %v), want auth", err, k)
+	}
+	if !errors.Is(err, gateway.ErrUnauthorized) {
+		t.Errorf("err does not match ErrUnauthorized: %v", err)
+	}
+	wantMsg := `the gateway refused the credentials of profile "staging" (token: status_code 30 "Invalid credentials")`
+	if err.Error() != wantMsg {
+		t.Errorf("message %q\nwant %q", err, wantMsg)
+	}
+	if hint := cmdutil.HintOf(err); !strings.Contains(hint, "paycli config init") {
+		t.Errorf("hint %q does not suggest paycli config init", hint)
+	}
+	if strings.Contains(err.Error(), "wrong") || e.out.Len() != 0 {
+		t.Errorf("secret in the error or output on stdout: %v / %q", err, e.out)
+	}
+}
+
+func TestRunUnreachable(t *testing.T) {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	base := "http://" + ln.Addr().String() + "/ccpayment"
+	ln.Close()
+	e := newEnv(t, base, "s3cret-app-secret", t.TempDir(), render.Table)
+	err := Run(context.Background(), e.opts)
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUnavailable || !errors.Is(err, gateway.ErrUnavailable) {
+		t.Fatalf("err = %v, want unavailable", err)
+	}
+	if !strings.Contains(cmdutil.HintOf(err), "--debug") {
+		t.Errorf("hint %q", cmdutil.HintOf(err))
+	}
+}
+
+func TestRunClear(t *testing.T) {
+	g := newFakeGateway(t)
+	dir := t.TempDir()
+	e := newEnv(t, g.URL+"/ccpayment", "s3cret-app-secret", dir, render.Table)
+	if err := Run(context.Background(), e.opts); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Deleted the cached token of profile \"staging\".\n", "No cached token for profile \"staging\".\n"} {
+		c := newEnv(t, g.URL+"/ccpayment", "s3cret-app-secret", dir, render.Table)
+		c.opts.Clear = true
+		if err := Run(context.Background(), c.opts); err != nil {
+			t.Fatal(err)
+		}
+		if c.errOut.String() != want || c.out.Len() != 0 {
+			t.Errorf("stderr %q stdout %q, want stderr %q", c.errOut, c.out, want)
+		}
+	}
+	// The next run must ask the gateway again.
+	again := newEnv(t, g.URL+"/ccpayment", "s3cret-app-secret", dir, render.JSON)
+	if err := Run(context.Background(), again.opts); err != nil {
+		t.Fatal(err)
+	}
+	if g.calls.Load() != 2 || !strings.Contains(again.out.String(), `"cached": false`) {
+		t.Errorf("after --clear: %d calls, %s", g.calls.Load(), again.out)
+	}
+}

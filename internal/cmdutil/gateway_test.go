@@ -1,0 +1,47 @@
+package cmdutil
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paycli/paycli/internal/config"
+)
+
+func TestNewGatewayClientRefusesBadConfiguration(t *testing.T) {
+	full := config.Config{Profile: "live", BaseURL: "https://gw.example/ccpayment", AppID: "id", AppSecret: "secret", Timeout: time.Second}
+	tests := []struct {
+		name     string
+		edit     func(*config.Config)
+		wantErr  string
+		wantHint string
+	}{
+		{"nothing set", func(c *config.Config) { c.BaseURL, c.AppID, c.AppSecret = "", "", "" },
+			`profile "live" has no base_url, app_id, app_secret`,
+			"Run 'paycli config init' to set up the profile, or set PAYCLI_BASE_URL, PAYCLI_APP_ID, PAYCLI_APP_SECRET."},
+		{"no secret", func(c *config.Config) { c.AppSecret = "" }, `profile "live" has no app_secret`, "PAYCLI_APP_SECRET"},
+		{"plain http", func(c *config.Config) { c.BaseURL = "http://gw.example/ccpayment" },
+			"uses plain http to a host that is not loopback", `Set base_url of profile "live" to the gateway's https address`},
+		{"bad ca_cert", func(c *config.Config) { c.CACert = filepath.Join(t.TempDir(), "none.pem") },
+			"ca_cert: open", `Fix ca_cert in profile "live"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := full
+			tt.edit(&cfg)
+			_, err := NewGatewayClient(&cfg, GatewayOptions{CacheDir: t.TempDir()})
+			if k, _ := KindOf(err); k != KindUsage {
+				t.Fatalf("err = %v (kind %v), want a usage error", err, k)
+			}
+			if !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(HintOf(err), tt.wantHint) {
+				t.Errorf("err %q / hint %q; want %q / %q", err, HintOf(err), tt.wantErr, tt.wantHint)
+			}
+		})
+	}
+	cfg := full
+	c, err := NewGatewayClient(&cfg, GatewayOptions{CacheDir: t.TempDir(), UserAgent: "paycli/test"})
+	if err != nil || c.BaseURL() != cfg.BaseURL {
+		t.Errorf("a complete profile: %v, %v", c, err)
+	}
+}

@@ -1,0 +1,326 @@
+package commission
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Kind is what an entry of a commission lookup prices.
+type Kind int
+
+const (
+	// KindOther is an entry paycli cannot place.
+	KindOther Kind = iota
+	// KindRegular prices a card program (it has a pos_id and a card_program).
+	KindRegular
+	// KindSavedCardToken prices payments with a saved card token.
+	KindSavedCardToken
+	// KindForeignCard prices cards issued abroad.
+	KindForeignCard
+)
+
+// String returns the kind's stable name, used in JSON output.
+func (k Kind) String() string {
+	switch k {
+	case KindRegular:
+		return "regular"
+	case KindSavedCardToken:
+		return "saved_card_token"
+	case KindForeignCard:
+		return "foreign_card"
+	}
+	return "other"
+}
+
+// MarshalText writes the kind's name.
+func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// Entry is one element of a commission lookup's data["<n>"] list. The known
+// fields are typed; every other field is kept in Extra, so that decoding and
+// encoding an entry loses nothing.
+type Entry struct {
+	Title                        string
+	CardProgram                  string
+	MerchantCommissionPercentage Value
+	MerchantCommissionFixed      Value
+	UserCommissionPercentage     Value
+	UserCommissionFixed          Value
+	CurrencyCode                 string
+	Installment                  int
+	// PosID is the terminal id; nil when the entry has none (only regular
+	// entries carry one).
+	PosID *int64
+	// GetposCardProgram is the card program in upper case (regular entries).
+	GetposCardProgram string
+	// Extra holds the fields this type does not know (card_type,
+	// issuer_name, ...), as the gateway wrote them.
+	Extra map[string]json.RawMessage
+}
+
+// known are the JSON names of Entry's typed fields.
+var knownFields = map[string]bool{
+	"title": true, "card_program": true,
+	"merchant_commission_percentage": true, "merchant_commission_fixed": true,
+	"user_commission_percentage": true, "user_commission_fixed": true,
+	"currency_code": true, "installment": true, "pos_id": true, "getpos_card_program": true,
+}
+
+// UnmarshalJSON decodes an entry, keeping unknown fields in Extra. A
+// commission value that is neither a number nor a marker is an error naming
+// the field.
+func (e *Entry) UnmarshalJSON(data []byte) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return fmt.Errorf("commission entry: %w", err)
+	}
+	if fields == nil {
+		return fmt.Errorf("commission entry: expected an object, got null")
+	}
+	var out Entry
+	for name, raw := range fields {
+		var err error
+		switch name {
+		case "title":
+			out.Title, err = text(raw)
+		case "card_program":
+			out.CardProgram, err = text(raw)
+		case "currency_code":
+			out.CurrencyCode, err = text(raw)
+		case "getpos_card_program":
+			out.GetposCardProgram, err = text(raw)
+		case "merchant_commission_percentage":
+			err = out.MerchantCommissionPercentage.UnmarshalJSON(raw)
+		case "merchant_commission_fixed":
+			err = out.MerchantCommissionFixed.UnmarshalJSON(raw)
+		case "user_commission_percentage":
+			err = out.UserCommissionPercentage.UnmarshalJSON(raw)
+		case "user_commission_fixed":
+			err = out.UserCommissionFixed.UnmarshalJSON(raw)
+		case "installment":
+			var n *int64
+			if n, err = integer(raw); err == nil && n != nil {
+				out.Installment = int(*n)
+			}
+		case "pos_id":
+			out.PosID, err = integer(raw)
+		default:
+			if out.Extra == nil {
+				out.Extra = map[string]json.RawMessage{}
+			}
+			out.Extra[name] = bytes.Clone(raw)
+		}
+		if err != nil {
+			return fmt.Errorf("commission entry, field %s: %w", name, err)
+		}
+	}
+	*e = out
+	return nil
+}
+
+// MarshalJSON writes the typed fields, then the extra ones; keys come out
+// sorted. title, pos_id and getpos_card_program are left out when empty, as
+// deployments that do not have them send nothing.
+func (e Entry) MarshalJSON() ([]byte, error) {
+	m := make(map[string]any, len(knownFields)+len(e.Extra))
+	for k, v := range e.Extra {
+		if !knownFields[k] {
+			m[k] = v
+		}
+	}
+	if e.Title != "" {
+		m["title"] = e.Title
+	}
+	m["card_program"] = e.CardProgram
+	m["merchant_commission_percentage"] = e.MerchantCommissionPercentage
+	m["merchant_commission_fixed"] = e.MerchantCommissionFixed
+	m["user_commission_percentage"] = e.UserCommissionPercentage
+	m["user_commission_fixed"] = e.UserCommissionFixed
+	m["currency_code"] = e.CurrencyCode
+	m["installment"] = e.Installment
+	if e.PosID != nil {
+		m["pos_id"] = *e.PosID
+	}
+	if e.GetposCardProgram != "" {
+		m["getpos_card_program"] = e.GetposCardProgram
+	}
+	return json.Marshal(m)
+}
+
+// Kind recognises the entry from its title and, when the title says nothing
+// (or is missing), from its shape: an entry with a pos_id or a card program
+// is regular. An untitled entry with neither is a saved-card-token or a
+// foreign-card entry, which the entry alone cannot tell apart; it is
+// KindOther here, and Classify places it by its position in its list.
+func (e Entry) Kind() Kind {
+	if k, ok := kindFromTitle(e.Title); ok {
+		return k
+	}
+	if e.PosID != nil || strings.TrimSpace(e.CardProgram) != "" {
+		return KindRegular
+	}
+	return KindOther
+}
+
+// kindFromTitle knows the titles seen on real gateways, in English and
+// Turkish: "Regular Commission", "Single Payment Commission", "Save Card
+// Token Payment Commission", "Foreign Card Commission".
+func kindFromTitle(title string) (Kind, bool) {
+	t := strings.ToLower(strings.TrimSpace(title))
+	switch {
+	case t == "":
+		return KindOther, false
+	case strings.Contains(t, "token") || strings.Contains(t, "save card") || strings.Contains(t, "saved card") ||
+		strings.Contains(t, "kayıtlı kart") || strings.Contains(t, "kayitli kart"):
+		return KindSavedCardToken, true
+	case strings.Contains(t, "foreign") || strings.Contains(t, "yabancı") || strings.Contains(t, "yabanci") ||
+		strings.Contains(t, "yurt dışı") || strings.Contains(t, "yurtdışı") || strings.Contains(t, "yurt disi"):
+		return KindForeignCard, true
+	case strings.Contains(t, "regular") || strings.Contains(t, "single payment") || strings.Contains(t, "standart") ||
+		strings.Contains(t, "tek çekim") || strings.Contains(t, "tek cekim"):
+		return KindRegular, true
+	}
+	return KindOther, false
+}
+
+// Classify returns the kind of each entry of one installment's list. Titled
+// and regular-shaped entries are placed by Entry.Kind. The untitled entries
+// with no card program and no pos_id are placed by order, the order in
+// which gateways that do send titles list them on installment 1: first the
+// saved-card-token entry, then the foreign-card entry. Any further ones, and
+// any on other installments, stay KindOther.
+func Classify(entries []Entry) []Kind {
+	kinds := make([]Kind, len(entries))
+	next := []Kind{KindSavedCardToken, KindForeignCard}
+	for i, e := range entries {
+		kinds[i] = e.Kind()
+		if kinds[i] == KindSavedCardToken || kinds[i] == KindForeignCard {
+			// A titled one takes its place in the order.
+			next = removeKind(next, kinds[i])
+		}
+	}
+	for i, e := range entries {
+		if kinds[i] != KindOther || strings.TrimSpace(e.Title) != "" || e.Installment != 1 {
+			continue
+		}
+		if len(next) > 0 {
+			kinds[i], next = next[0], next[1:]
+		}
+	}
+	return kinds
+}
+
+func removeKind(ks []Kind, k Kind) []Kind {
+	out := ks[:0:0]
+	for _, x := range ks {
+		if x != k {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// Schedule is the data of a commission lookup: entries per installment
+// count.
+type Schedule map[int][]Entry
+
+// Installments returns the installment counts in ascending order.
+func (s Schedule) Installments() []int {
+	ns := make([]int, 0, len(s))
+	for n := range s {
+		ns = append(ns, n)
+	}
+	sort.Ints(ns)
+	return ns
+}
+
+// UnmarshalJSON reads the gateway's object keyed by installment count as a
+// decimal string. It also accepts an array of entry lists (what a PHP
+// backend sends for an empty or zero-indexed map); there each entry's own
+// installment field places it. An entry that does not say its installment
+// takes the one of its key.
+func (s *Schedule) UnmarshalJSON(data []byte) error {
+	data = bytes.TrimSpace(data)
+	out := Schedule{}
+	switch {
+	case bytes.Equal(data, []byte("null")):
+	case len(data) > 0 && data[0] == '[':
+		var lists [][]Entry
+		if err := json.Unmarshal(data, &lists); err != nil {
+			return fmt.Errorf("commission data: %w", err)
+		}
+		for _, list := range lists {
+			for _, e := range list {
+				out[e.Installment] = append(out[e.Installment], e)
+			}
+		}
+	default:
+		var byKey map[string][]Entry
+		if err := json.Unmarshal(data, &byKey); err != nil {
+			return fmt.Errorf("commission data: %w", err)
+		}
+		for key, list := range byKey {
+			n, err := strconv.Atoi(strings.TrimSpace(key))
+			if err != nil || n < 0 {
+				return fmt.Errorf("commission data: key %s is not an installment count", quote(key))
+			}
+			for i := range list {
+				if list[i].Installment == 0 {
+					list[i].Installment = n
+				}
+			}
+			out[n] = append(out[n], list...)
+		}
+	}
+	*s = out
+	return nil
+}
+
+// MarshalJSON writes the schedule keyed by installment count as a string,
+// as the gateway does.
+func (s Schedule) MarshalJSON() ([]byte, error) {
+	m := make(map[string][]Entry, len(s))
+	for n, list := range s {
+		if list == nil {
+			list = []Entry{}
+		}
+		m[strconv.Itoa(n)] = list
+	}
+	return json.Marshal(m)
+}
+
+// text reads a JSON string; numbers are kept as their text and null is "".
+func text(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	switch {
+	case bytes.Equal(raw, []byte("null")):
+		return "", nil
+	case len(raw) > 0 && raw[0] == '"':
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return s, err
+	case len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9'):
+		return string(raw), nil
+	}
+	return "", fmt.Errorf("expected a string, got %s", describeJSON(raw))
+}
+
+// integer reads a JSON integer or a string holding one; null and "" are nil.
+func integer(raw json.RawMessage) (*int64, error) {
+	s, err := text(raw)
+	if err != nil {
+		return nil, err
+	}
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("%s is not a whole number", quote(s))
+	}
+	return &n, nil
+}

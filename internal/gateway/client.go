@@ -1,0 +1,519 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"mime"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Size limits for response bodies. A success body holds a commission table
+// at most; an error body is only read for its status_code.
+const (
+	MaxResponseBytes = 4 << 20
+	MaxErrorBytes    = 64 << 10
+)
+
+// Client talks to one gateway with one set of credentials. It is safe for
+// concurrent use.
+type Client struct {
+	baseURL     *url.URL
+	creds       Credentials
+	hc          *http.Client
+	logger      *slog.Logger
+	now         func() time.Time
+	sleep       func(context.Context, time.Duration) error
+	userAgent   string
+	retry       RetryPolicy
+	backoff     Backoff
+	maxAttempts int
+	cache       TokenCache
+
+	mu    sync.Mutex
+	token *Token
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithHTTPClient uses a copy of hc (so later changes to hc do not reach the
+// client). Without it the client uses NewHTTPClient's defaults.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *Client) {
+		if hc != nil {
+			cp := *hc
+			c.hc = &cp
+		}
+	}
+}
+
+// WithLogger logs every request and response at debug level, with secrets
+// and card numbers redacted. nil (the default) logs nothing.
+func WithLogger(l *slog.Logger) Option { return func(c *Client) { c.logger = l } }
+
+// WithClock sets the clock used for token expiry and durations.
+func WithClock(now func() time.Time) Option {
+	return func(c *Client) {
+		if now != nil {
+			c.now = now
+		}
+	}
+}
+
+// WithUserAgent sets the User-Agent header, e.g. "paycli/1.2.3".
+func WithUserAgent(ua string) Option { return func(c *Client) { c.userAgent = ua } }
+
+// WithRetryPolicy replaces DefaultRetryPolicy for the calls that may be
+// retried. It cannot make walletPay or checkstatus retry.
+func WithRetryPolicy(p RetryPolicy) Option {
+	return func(c *Client) {
+		if p != nil {
+			c.retry = p
+		}
+	}
+}
+
+// WithBackoff replaces the default backoff (ExponentialBackoff(500ms, 5s,
+// rand.Float64)).
+func WithBackoff(b Backoff) Option {
+	return func(c *Client) {
+		if b != nil {
+			c.backoff = b
+		}
+	}
+}
+
+// WithTokenCache shares tokens with other processes through cache.
+func WithTokenCache(cache TokenCache) Option { return func(c *Client) { c.cache = cache } }
+
+// withSleep replaces the wait between attempts (tests).
+func withSleep(sleep func(context.Context, time.Duration) error) Option {
+	return func(c *Client) { c.sleep = sleep }
+}
+
+// MaxAttempts is how many times a retryable call is tried in all.
+const MaxAttempts = 3
+
+// maxRetryAfter caps how long a Retry-After header can make the client wait.
+const maxRetryAfter = 30 * time.Second
+
+// RetryPolicy decides whether a retryable call is tried again after an
+// attempt that got HTTP status (0 when no response arrived) or transport
+// error err (nil when a response arrived).
+type RetryPolicy func(status int, err error) bool
+
+// DefaultRetryPolicy retries connection errors and HTTP 502, 503 and 504,
+// never a cancelled or expired context.
+func DefaultRetryPolicy(status int, err error) bool {
+	if err != nil {
+		return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+	}
+	switch status {
+	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+// Backoff returns how long to wait before retry number n (1 for the wait
+// after the first attempt).
+type Backoff func(n int) time.Duration
+
+// ExponentialBackoff doubles the wait from base up to max and takes a
+// random point in its upper half ("equal jitter"), so that clients that
+// failed together do not retry together. random returns a number in [0, 1).
+func ExponentialBackoff(base, max time.Duration, random func() float64) Backoff {
+	return func(n int) time.Duration {
+		d := base
+		for i := 1; i < n && d < max; i++ {
+			d *= 2
+		}
+		d = min(d, max)
+		return d/2 + time.Duration(random()*float64(d/2))
+	}
+}
+
+// New returns a client for the gateway at baseURL (ending in /ccpayment).
+// baseURL must be https, or http to a loopback host; otherwise New returns
+// an error matching ErrInvalidBaseURL.
+func New(baseURL string, creds Credentials, opts ...Option) (*Client, error) {
+	u, err := CheckBaseURL(baseURL)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{
+		baseURL:     u,
+		creds:       creds,
+		now:         time.Now,
+		sleep:       sleepContext,
+		userAgent:   "paycli",
+		retry:       DefaultRetryPolicy,
+		backoff:     ExponentialBackoff(500*time.Millisecond, 5*time.Second, rand.Float64),
+		maxAttempts: MaxAttempts,
+	}
+	for _, opt := range opts {
+		opt(c)
+	}
+	if c.hc == nil {
+		c.hc, _ = NewHTTPClient(TransportOptions{})
+	}
+	// Redirects are reported, never followed: Go would turn a redirected
+	// POST into a GET, or send a payment's body to another address.
+	c.hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	if c.logger != nil {
+		next := c.hc.Transport
+		if next == nil {
+			next = http.DefaultTransport
+		}
+		c.hc.Transport = &loggingTransport{next: next, logger: c.logger, now: c.now}
+	}
+	return c, nil
+}
+
+// CheckBaseURL parses a base URL and refuses what the client must not send
+// to: anything but https, except http to a loopback host (a local emulator).
+func CheckBaseURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimRight(strings.TrimSpace(raw), "/"))
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("%w: %q is not an http(s) URL", ErrInvalidBaseURL, raw)
+	}
+	shown := u.Redacted()
+	switch u.Scheme {
+	case "https":
+	case "http":
+		if !isLoopback(u.Hostname()) {
+			return nil, fmt.Errorf("%w: %s uses plain http to a host that is not loopback; use https", ErrInvalidBaseURL, shown)
+		}
+	default:
+		return nil, fmt.Errorf("%w: %s is not an http(s) URL", ErrInvalidBaseURL, shown)
+	}
+	u.RawQuery, u.Fragment = "", ""
+	return u, nil
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// BaseURL returns the gateway's base URL.
+func (c *Client) BaseURL() string { return c.baseURL.String() }
+
+// endpoint describes one call of the protocol.
+type endpoint struct {
+	name string
+	path string
+	// auth: send the bearer token (every call but the token call).
+	auth bool
+	// retry: the call is safe to repeat on connection errors and 502/503/504.
+	retry bool
+	// topLevel: the result fields sit beside status_code, not under data.
+	topLevel bool
+}
+
+var (
+	endpointToken       = endpoint{name: "token", path: "/api/token", retry: true}
+	endpointCommissions = endpoint{name: "commissions", path: "/api/commissions", auth: true, retry: true}
+	endpointWalletPay   = endpoint{name: "walletPay", path: "/api/walletPay", auth: true}
+	endpointCheckStatus = endpoint{name: "checkstatus", path: "/api/checkstatus", auth: true, topLevel: true}
+)
+
+// Token asks the gateway for a new bearer token. It does not use or fill
+// the cache; BearerToken does.
+func (c *Client) Token(ctx context.Context) (*Token, error) {
+	var data tokenData
+	if _, err := c.call(ctx, endpointToken, tokenRequest{AppID: c.creds.AppID, AppSecret: c.creds.AppSecret}, &data); err != nil {
+		return nil, err
+	}
+	if data.Token == "" {
+		return nil, &APIError{Endpoint: endpointToken.name, HTTPStatus: http.StatusOK, Problem: "the response holds no token"}
+	}
+	return newToken(data, c.now()), nil
+}
+
+// Commissions looks up the commission table for a currency. A lookup that
+// finds nothing (status_code 0) is an *APIError matching ErrNoData.
+func (c *Client) Commissions(ctx context.Context, req CommissionsRequest) (*Commissions, error) {
+	var out Commissions
+	env, err := c.call(ctx, endpointCommissions, req, &out.Schedule)
+	if err != nil {
+		return nil, err
+	}
+	out.Description = env.description()
+	return &out, nil
+}
+
+// WalletPay captures a wallet payment. It is never retried; see the
+// package documentation for what its errors mean.
+func (c *Client) WalletPay(ctx context.Context, req WalletPayRequest) (*WalletPayResult, error) {
+	var out WalletPayResult
+	if _, err := c.call(ctx, endpointWalletPay, req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// CheckStatus asks what happened to an invoice. An unknown invoice
+// (status_code 31) is an *APIError matching ErrNotFound.
+func (c *Client) CheckStatus(ctx context.Context, req CheckStatusRequest) (*CheckStatusResult, error) {
+	var out CheckStatusResult
+	if _, err := c.call(ctx, endpointCheckStatus, req, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// call sends one call: with the bearer token when the endpoint needs one
+// (fetching a new token and repeating once on HTTP 401), and with retries
+// when the endpoint allows them.
+func (c *Client) call(ctx context.Context, ep endpoint, body, v any) (*envelope, error) {
+	payload, err := json.Marshal(body)
+	if err != nil {
+		return nil, fmt.Errorf("%s: encoding the request: %w", ep.name, err)
+	}
+	if !ep.auth {
+		return c.attempts(ctx, ep, "", payload, v)
+	}
+	tok, _, err := c.BearerToken(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	env, err := c.attempts(ctx, ep, tok.Value, payload, v)
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.HTTPStatus != http.StatusUnauthorized {
+		return env, err
+	}
+	// A 401 means the gateway processed nothing: the token was refused.
+	if tok, _, err = c.refreshAfter(ctx, tok); err != nil {
+		return nil, err
+	}
+	return c.attempts(ctx, ep, tok.Value, payload, v)
+}
+
+// attempts runs one call, retrying it when the endpoint and the policy
+// allow.
+func (c *Client) attempts(ctx context.Context, ep endpoint, token string, payload []byte, v any) (*envelope, error) {
+	for n := 1; ; n++ {
+		req, err := c.newRequest(ctx, ep, token, payload)
+		if err != nil {
+			return nil, err
+		}
+		env, status, retryAfter, err := c.do(req, ep, v)
+		if err == nil || !ep.retry || n >= c.maxAttempts || !c.retry(status, transportCause(err)) {
+			return env, err
+		}
+		wait := max(c.backoff(n), min(retryAfter, maxRetryAfter))
+		// Context deadlines are wall-clock time, whatever clock the client
+		// was given.
+		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
+			return nil, err // waiting would outlive the command
+		}
+		if serr := c.sleep(ctx, wait); serr != nil {
+			return nil, c.requestError(ctx, ep, false, serr)
+		}
+	}
+}
+
+// newRequest builds a request for ep with a JSON body.
+func (c *Client) newRequest(ctx context.Context, ep endpoint, token string, payload []byte) (*http.Request, error) {
+	u := c.baseURL.JoinPath(ep.path)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(payload))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ep.name, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", c.userAgent)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	return req, nil
+}
+
+// do sends one request and reads its response into v (the data object, or
+// the whole body for top-level endpoints). It returns the HTTP status (0
+// when none arrived) and any Retry-After.
+func (c *Client) do(req *http.Request, ep endpoint, v any) (env *envelope, status int, retryAfter time.Duration, err error) {
+	ctx := req.Context()
+	var sent bool
+	var sentMu sync.Mutex
+	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) {
+		sentMu.Lock()
+		sent = true
+		sentMu.Unlock()
+	}}
+	req = req.WithContext(httptrace.WithClientTrace(ctx, trace))
+	wasSent := func() bool { sentMu.Lock(); defer sentMu.Unlock(); return sent }
+
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, 0, 0, c.requestError(ctx, ep, wasSent(), err)
+	}
+	defer resp.Body.Close()
+	retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), c.now())
+
+	limit := int64(MaxResponseBytes)
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		limit = MaxErrorBytes
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, resp.StatusCode, retryAfter, c.requestError(ctx, ep, true, err)
+	}
+	if int64(len(body)) > limit {
+		return nil, resp.StatusCode, retryAfter, c.badResponse(ep, resp, fmt.Sprintf("the body is larger than %s", byteSize(limit)))
+	}
+	env, err = c.checkResponse(ep, resp, body, v)
+	return env, resp.StatusCode, retryAfter, err
+}
+
+// checkResponse turns a complete response into the call's result or a
+// typed error.
+func (c *Client) checkResponse(ep endpoint, resp *http.Response, body []byte, v any) (*envelope, error) {
+	var env envelope
+	jsonErr := json.Unmarshal(body, &env)
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		e := &APIError{Endpoint: ep.name, HTTPStatus: resp.StatusCode}
+		if jsonErr == nil {
+			e.Description = cleanDescription(env.description())
+			if env.StatusCode != nil {
+				e.StatusCode, e.HasStatusCode = int(*env.StatusCode), true
+			}
+		} else if len(bytes.TrimSpace(body)) > 0 {
+			e.Problem = describeBadBody(resp, body, jsonErr)
+		}
+		if loc, err := resp.Location(); err == nil && resp.StatusCode >= 300 && resp.StatusCode <= 399 {
+			loc.RawQuery, loc.Fragment, loc.User = "", "", nil
+			e.Problem = "the gateway redirects to " + maskCardNumbers(loc.String()) + "; check base_url"
+		}
+		return nil, e
+	}
+	if jsonErr != nil {
+		return nil, c.badResponse(ep, resp, describeBadBody(resp, body, jsonErr))
+	}
+	if env.StatusCode == nil {
+		return nil, c.badResponse(ep, resp, "the body has no status_code")
+	}
+	if code := int(*env.StatusCode); code != StatusSuccess {
+		return nil, &APIError{
+			Endpoint: ep.name, HTTPStatus: resp.StatusCode,
+			StatusCode: code, HasStatusCode: true,
+			Description: cleanDescription(env.description()),
+		}
+	}
+	data := []byte(env.Data)
+	if ep.topLevel {
+		data = body
+	}
+	if len(data) == 0 {
+		data = []byte("null")
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return nil, c.badResponse(ep, resp, "the data does not match the protocol: "+cleanDescription(err.Error()))
+	}
+	return &env, nil
+}
+
+// badResponse is a response that could not be read as the protocol: for a
+// payment that may have gone through it is an unknown outcome (APIError.Kind).
+func (c *Client) badResponse(ep endpoint, resp *http.Response, problem string) error {
+	return &APIError{Endpoint: ep.name, HTTPStatus: resp.StatusCode, Problem: problem}
+}
+
+// requestError classifies a call that got no complete response.
+func (c *Client) requestError(ctx context.Context, ep endpoint, sent bool, err error) error {
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		err = urlErr.Err
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		err = ctxErr
+	}
+	return &RequestError{Endpoint: ep.name, Sent: sent, Err: err}
+}
+
+// transportCause returns the cause of a *RequestError, nil for other errors
+// (which are responses).
+func transportCause(err error) error {
+	var re *RequestError
+	if errors.As(err, &re) {
+		return re.Err
+	}
+	return nil
+}
+
+// describeBadBody says, without quoting it, why a body is not the
+// protocol's JSON.
+func describeBadBody(resp *http.Response, body []byte, jsonErr error) string {
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	trimmed := bytes.TrimSpace(body)
+	var syntaxErr *json.SyntaxError
+	switch {
+	case len(trimmed) == 0:
+		return "the body is empty"
+	case ct != "" && ct != "application/json" && !strings.HasSuffix(ct, "+json"):
+		return fmt.Sprintf("the body is not JSON (%s)", ct)
+	case trimmed[0] != '{' && trimmed[0] != '[':
+		return "the body is not JSON"
+	case errors.Is(jsonErr, io.ErrUnexpectedEOF) || strings.Contains(jsonErr.Error(), "unexpected end of JSON input"):
+		return "the body is truncated JSON"
+	case errors.As(jsonErr, &syntaxErr):
+		return fmt.Sprintf("the body is not valid JSON (offset %d)", syntaxErr.Offset)
+	}
+	return "the body does not match the protocol"
+}
+
+// parseRetryAfter reads seconds or an HTTP date; 0 when absent or invalid.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+func sleepContext(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

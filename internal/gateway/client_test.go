@@ -1,0 +1,478 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestEndpointRequests(t *testing.T) {
+	g := newFakeGateway(t)
+	g.handle("commissions", respond(200, commissionsOK))
+	g.handle("walletPay", respond(200, walletPayOK))
+	g.handle("checkstatus", respond(200, checkStatusOK))
+	c := newTestClient(t, g.URL+"/ccpayment/")
+	ctx := context.Background()
+
+	com, err := c.Commissions(ctx, CommissionsRequest{CurrencyCode: "TRY", CommissionBy: "user", AppLang: "en"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := com.Schedule[1][0]; e.MerchantCommissionPercentage.String() != "1.5000" || string(e.Extra["issuer_name"]) != `"Bank"` {
+		t.Errorf("commissions decoded as %+v", e)
+	}
+	wp, err := c.WalletPay(ctx, walletPayReq())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wp.ServiceStatus != 1 || wp.ServicePaymentMethod != "WALLET" || wp.OrderNo != "VP1" || wp.MerchantCommission.String() != "1.5" || string(wp.Extra["wallet"]) != `"001"` {
+		t.Errorf("walletPay decoded as %+v", wp)
+	}
+	cs, err := c.CheckStatus(ctx, CheckStatusRequest{MerchantKey: testMerchantKey, InvoiceID: "INV-1", IncludePendingStatus: true, HashKey: "h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs.StatusCode != 100 || cs.TransactionStatus != "Completed" || cs.TransactionAmount.String() != "100.00" || string(cs.Extra["merchant_commission"]) != `"1.50"` {
+		t.Errorf("checkstatus decoded as %+v", cs)
+	}
+
+	tests := []struct {
+		name string
+		auth bool
+		body map[string]any
+	}{
+		{"token", false, map[string]any{"app_id": testAppID, "app_secret": testAppSecret}},
+		{"commissions", true, map[string]any{"currency_code": "TRY", "commission_by": "user", "app_lang": "en"}},
+		{"walletPay", true, map[string]any{"merchant_key": testMerchantKey, "hash_key": "abcdef0123456789:0f1e:cipher/text==", "invoice_id": "INV-1",
+			"wallet_transient_token": walletPayReq().WalletTransientToken, "name": "Ada", "surname": "Lovelace", "bill_email": "ada@example.com"}},
+		{"checkstatus", true, map[string]any{"merchant_key": testMerchantKey, "invoice_id": "INV-1", "include_pending_status": true, "hash_key": "h"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := g.last(tt.name)
+			if r.Method != http.MethodPost || r.Path != "/ccpayment/api/"+tt.name {
+				t.Errorf("%s %s, want POST /ccpayment/api/%s", r.Method, r.Path, tt.name)
+			}
+			for h, want := range map[string]string{"Accept": "application/json", "Content-Type": "application/json", "User-Agent": "paycli/test"} {
+				if got := r.Header.Get(h); got != want {
+					t.Errorf("%s: %q, want %q", h, got, want)
+				}
+			}
+			auth := r.Header.Get("Authorization")
+			if tt.auth != strings.HasPrefix(auth, "Bearer ey") {
+				t.Errorf("Authorization %q (want bearer: %v)", auth, tt.auth)
+			}
+			if len(r.Body) != len(tt.body) {
+				t.Errorf("body %v, want %v", r.Body, tt.body)
+			}
+			for k, v := range tt.body {
+				if r.Body[k] != v {
+					t.Errorf("body[%s] = %v, want %v", k, r.Body[k], v)
+				}
+			}
+		})
+	}
+	if n := g.count("token"); n != 1 {
+		t.Errorf("%d token calls for three calls, want 1", n)
+	}
+}
+
+func TestWalletPayResultSpellings(t *testing.T) {
+	for _, body := range []string{
+		`{"service_status":1,"service_payment_method":"M","payment_status":"1","error_code":"100"}`,
+		`{"sipay_status":"1","sipay_payment_method":"M","payment_status":1,"error_code":100}`,
+	} {
+		var r WalletPayResult
+		if err := r.UnmarshalJSON([]byte(body)); err != nil {
+			t.Fatal(err)
+		}
+		if r.ServiceStatus != 1 || r.ServicePaymentMethod != "M" || r.PaymentStatus != 1 || r.ErrorCode != 100 || len(r.Extra) != 0 {
+			t.Errorf("%s decoded as %+v", body, r)
+		}
+	}
+}
+
+// hangUntilDone blocks until the client gives up.
+func hangUntilDone(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
+
+// resetMidBody promises a body it never finishes.
+func resetMidBody(w http.ResponseWriter, r *http.Request) {
+	hj := w.(http.Hijacker)
+	conn, buf, err := hj.Hijack()
+	if err != nil {
+		return
+	}
+	_, _ = buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"status_code\":100,\"data\":{")
+	_ = buf.Flush()
+	_ = conn.Close()
+}
+
+func TestErrorClasses(t *testing.T) {
+	oversize := `{"status_code":100,"data":{"pad":"` + strings.Repeat("a", MaxResponseBytes) + `"}}`
+	tests := []struct {
+		name     string
+		endpoint string
+		handler  http.HandlerFunc
+		timeout  bool
+		want     error // sentinel; nil means none of them
+		msg      string
+		attempts int
+	}{
+		{"token bad credentials", "token", respond(200, `{"status_code":30,"status_description":"Invalid credentials"}`), false, ErrUnauthorized, `token: status_code 30 "Invalid credentials"`, 1},
+		{"token missing field", "token", respond(200, `{"status_code":1,"status_description":"The app id field is required."}`), false, nil, `token: status_code 1 "The app id field is required."`, 1},
+		{"commissions 401 after refresh", "commissions", respond(401, `{"message":"Unauthenticated."}`), false, ErrUnauthorized, `commissions: HTTP 401 Unauthorized "Unauthenticated."`, 2},
+		{"commissions no data", "commissions", respond(200, `{"status_code":0,"status_description":" No Data Found"}`), false, ErrNoData, `commissions: status_code 0 "No Data Found"`, 1},
+		{"commissions validation", "commissions", respond(200, `{"status_code":1,"status_description":"The currency code must be 3 characters."}`), false, nil, "status_code 1", 1},
+		{"commissions 500 html", "commissions", func(w http.ResponseWriter, r *http.Request) { writeHTML(w, 500) }, false, ErrUnavailable, "commissions: HTTP 500 Internal Server Error: the body is not JSON (text/html)", 1},
+		{"commissions 502 html retried", "commissions", func(w http.ResponseWriter, r *http.Request) { writeHTML(w, 502) }, false, ErrUnavailable, "commissions: HTTP 502 Bad Gateway: the body is not JSON (text/html)", 3},
+		{"commissions 503 retried", "commissions", respond(503, `{"message":"Service Unavailable"}`), false, ErrUnavailable, "HTTP 503 Service Unavailable", 3},
+		{"commissions 504 retried", "commissions", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(504) }, false, ErrUnavailable, "HTTP 504 Gateway Timeout", 3},
+		{"commissions reset mid-body retried", "commissions", resetMidBody, false, ErrUnavailable, "commissions: cannot reach the gateway: unexpected EOF", 3},
+		{"commissions truncated json", "commissions", respond(200, `{"status_code":100,"data":{"1":[`), false, ErrUnavailable, "commissions: HTTP 200 OK: the body is truncated JSON", 1},
+		{"commissions html with 200", "commissions", func(w http.ResponseWriter, r *http.Request) { writeHTML(w, 200) }, false, ErrUnavailable, "the body is not JSON (text/html)", 1},
+		{"commissions oversize", "commissions", respond(200, oversize), false, ErrUnavailable, "commissions: HTTP 200 OK: the body is larger than 4 MiB", 1},
+		{"commissions bad value", "commissions", respond(200, `{"status_code":100,"data":{"1":[{"merchant_commission_fixed":"n/a"}]}}`), false, ErrUnavailable, `the data does not match the protocol: commission data: commission entry, field merchant_commission_fixed: commission value: "n/a" is neither`, 1},
+		{"commissions oversize error body", "commissions", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(502)
+			_, _ = w.Write([]byte(strings.Repeat("<p>busy</p>", MaxErrorBytes)))
+		}, false, ErrUnavailable, "commissions: HTTP 502 Bad Gateway: the body is larger than 64 KiB", 3},
+		{"commissions redirect not followed", "commissions", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "https://elsewhere.example/ccpayment/api/commissions?token=secret", http.StatusFound)
+		}, false, nil, "commissions: HTTP 302 Found: the gateway redirects to https://elsewhere.example/ccpayment/api/commissions; check base_url", 1},
+		{"walletPay redirect not followed", "walletPay", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "/ccpayment/api/checkstatus", http.StatusTemporaryRedirect)
+		}, false, nil, "walletPay: HTTP 307 Temporary Redirect: the gateway redirects to", 1},
+		{"commissions timeout", "commissions", hangUntilDone, true, ErrUnavailable, "commissions: the time limit ran out", 1},
+		{"walletPay duplicate", "walletPay", respond(200, `{"status_code":3,"status_description":"Invoice id already processed"}`), false, ErrDuplicateInvoice, `walletPay: status_code 3 "Invoice id already processed"`, 1},
+		{"walletPay 117", "walletPay", respond(200, `{"status_code":"117","status_description":"in flight"}`), false, ErrDuplicateInvoice, "status_code 117", 1},
+		{"walletPay declined", "walletPay", respond(200, `{"status_code":41,"status_description":"Payment failed for card `+testCard+`"}`), false, ErrDeclined, `walletPay: status_code 41 "Payment failed for card 435508******4358"`, 1},
+		{"walletPay pending", "walletPay", respond(200, `{"status_code":69,"status_description":"Order not yet processed"}`), false, ErrPending, "status_code 69", 1},
+		{"walletPay 401 repeated once", "walletPay", respond(401, ``), false, ErrUnauthorized, "walletPay: HTTP 401 Unauthorized", 2},
+		{"walletPay 500 never retried", "walletPay", func(w http.ResponseWriter, r *http.Request) { writeHTML(w, 500) }, false, ErrOutcomeUnknown, "walletPay: HTTP 500 Internal Server Error: the body is not JSON (text/html)", 1},
+		{"walletPay 502 never retried", "walletPay", func(w http.ResponseWriter, r *http.Request) { writeHTML(w, 502) }, false, ErrOutcomeUnknown, "HTTP 502", 1},
+		{"walletPay 503 never retried", "walletPay", respond(503, `{}`), false, ErrOutcomeUnknown, "HTTP 503", 1},
+		{"walletPay reset mid-body", "walletPay", resetMidBody, false, ErrOutcomeUnknown, "walletPay: the request was sent but no complete response arrived: unexpected EOF", 1},
+		{"walletPay truncated json", "walletPay", respond(200, `{"status_code":100,"data":{"order_no":"VP`), false, ErrOutcomeUnknown, "walletPay: HTTP 200 OK: the body is truncated JSON", 1},
+		{"walletPay timeout", "walletPay", hangUntilDone, true, ErrOutcomeUnknown, "walletPay: the request was sent but no complete response arrived (context deadline exceeded)", 1},
+		{"walletPay validation", "walletPay", respond(422, `{"status_code":1,"status_description":"The name field is required."}`), false, nil, `walletPay: status_code 1 "The name field is required." (HTTP 422)`, 1},
+		{"checkstatus not found", "checkstatus", respond(200, `{"status_code":31,"status_description":"Transaction not found"}`), false, ErrNotFound, "status_code 31", 1},
+		{"checkstatus 503 not retried", "checkstatus", respond(503, `<html>`), false, ErrUnavailable, "checkstatus: HTTP 503 Service Unavailable: the body is not JSON", 1},
+		{"checkstatus pending", "checkstatus", respond(200, `{"status_code":69,"status_description":"pending"}`), false, ErrPending, "status_code 69", 1},
+	}
+	sentinels := []error{ErrUnauthorized, ErrDuplicateInvoice, ErrDeclined, ErrPending, ErrOutcomeUnknown, ErrUnavailable, ErrNoData, ErrNotFound}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := newFakeGateway(t)
+			g.handle("commissions", respond(200, commissionsOK))
+			g.handle(tt.endpoint, tt.handler)
+			c := newTestClient(t, g.URL+"/ccpayment")
+			ctx := context.Background()
+			if tt.endpoint != "token" {
+				if _, _, err := c.BearerToken(ctx, false); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.timeout {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, 100*time.Millisecond)
+				defer cancel()
+			}
+			err := callEndpoint(ctx, c, tt.endpoint)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, s := range sentinels {
+				if got := errors.Is(err, s); got != (s == tt.want) {
+					t.Errorf("errors.Is(err, %v) = %v; err: %v", s, got, err)
+				}
+			}
+			if tt.want == nil {
+				var apiErr *APIError
+				if !errors.As(err, &apiErr) {
+					t.Errorf("%T is not an *APIError", err)
+				}
+			}
+			if tt.timeout && !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("a timeout does not match context.DeadlineExceeded: %v", err)
+			}
+			if !strings.Contains(err.Error(), tt.msg) {
+				t.Errorf("error %q\ndoes not contain %q", err, tt.msg)
+			}
+			assertClean(t, err.Error())
+			if n := g.count(tt.endpoint); n != tt.attempts {
+				t.Errorf("%d %s requests, want %d", n, tt.endpoint, tt.attempts)
+			}
+		})
+	}
+}
+
+func callEndpoint(ctx context.Context, c *Client, name string) error {
+	var err error
+	switch name {
+	case "token":
+		_, err = c.Token(ctx)
+	case "commissions":
+		_, err = c.Commissions(ctx, CommissionsRequest{CurrencyCode: "TRY"})
+	case "walletPay":
+		_, err = c.WalletPay(ctx, walletPayReq())
+	case "checkstatus":
+		_, err = c.CheckStatus(ctx, CheckStatusRequest{MerchantKey: testMerchantKey, InvoiceID: "INV-1"})
+	}
+	return err
+}
+
+// assertNoSecrets fails when s holds a secret or a card number.
+func assertNoSecrets(t *testing.T, s string) {
+	t.Helper()
+	for _, bad := range []string{testAppID, testAppSecret, testMerchantKey, testCard, "ada@example.com", "cipher/text"} {
+		if strings.Contains(s, bad) {
+			t.Errorf("%q leaks %q", s, bad)
+		}
+	}
+}
+
+// assertClean fails when an error line holds a secret, a card number, a
+// bearer token or a raw body.
+func assertClean(t *testing.T, s string) {
+	t.Helper()
+	assertNoSecrets(t, s)
+	for _, bad := range []string{"<html", "Bearer", "eyJ"} {
+		if strings.Contains(s, bad) {
+			t.Errorf("%q leaks %q", s, bad)
+		}
+	}
+}
+
+func TestConnectionRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String() + "/ccpayment"
+	ln.Close()
+	for _, endpoint := range []string{"token", "commissions", "walletPay", "checkstatus"} {
+		t.Run(endpoint, func(t *testing.T) {
+			cache := &memCache{}
+			_ = cache.Store(CacheKey{BaseURL: base, AppID: testAppID}, &Token{Value: "cached", ExpiresAt: testNow.Add(time.Hour)})
+			c := newTestClient(t, base, WithTokenCache(cache))
+			err := callEndpoint(context.Background(), c, endpoint)
+			// Nothing left the machine, so even walletPay is merely unavailable.
+			if !errors.Is(err, ErrUnavailable) || errors.Is(err, ErrOutcomeUnknown) {
+				t.Fatalf("err = %v, want unavailable", err)
+			}
+			var re *RequestError
+			if !errors.As(err, &re) || re.Sent {
+				t.Errorf("err = %#v, want a RequestError not sent", err)
+			}
+			if !strings.Contains(err.Error(), endpoint+": cannot reach the gateway: dial tcp") {
+				t.Errorf("err = %q", err)
+			}
+		})
+	}
+}
+
+func TestRefreshAfter401ThenSuccess(t *testing.T) {
+	for _, endpoint := range []string{"commissions", "walletPay", "checkstatus"} {
+		t.Run(endpoint, func(t *testing.T) {
+			g := newFakeGateway(t)
+			ok := map[string]string{"commissions": commissionsOK, "walletPay": walletPayOK, "checkstatus": checkStatusOK}[endpoint]
+			var firstToken string
+			g.handle(endpoint, func(w http.ResponseWriter, r *http.Request) {
+				if firstToken == "" {
+					firstToken = r.Header.Get("Authorization")
+					writeJSON(w, 401, `{"message":"Unauthenticated."}`)
+					return
+				}
+				if r.Header.Get("Authorization") == firstToken {
+					t.Errorf("the call was repeated with the refused token")
+				}
+				writeJSON(w, 200, ok)
+			})
+			cache := &memCache{}
+			c := newTestClient(t, g.URL+"/ccpayment", WithTokenCache(cache))
+			if err := callEndpoint(context.Background(), c, endpoint); err != nil {
+				t.Fatal(err)
+			}
+			if g.count("token") != 2 || g.count(endpoint) != 2 {
+				t.Errorf("token calls %d, %s calls %d; want 2 and 2", g.count("token"), endpoint, g.count(endpoint))
+			}
+			stored, _ := cache.Load(c.cacheKey())
+			if stored == nil || "Bearer "+stored.Value == firstToken {
+				t.Errorf("the cache still holds the refused token")
+			}
+		})
+	}
+}
+
+func TestRetryHonoursRetryAfterAndBackoff(t *testing.T) {
+	g := newFakeGateway(t)
+	calls := 0
+	g.handle("commissions", func(w http.ResponseWriter, r *http.Request) {
+		calls++
+		if calls < 3 {
+			w.Header().Set("Retry-After", "2")
+			writeJSON(w, 503, `{}`)
+			return
+		}
+		writeJSON(w, 200, commissionsOK)
+	})
+	var waits []time.Duration
+	c := newTestClient(t, g.URL+"/ccpayment",
+		WithBackoff(func(n int) time.Duration { return time.Duration(n) * time.Second * 3 / 2 }),
+		withSleep(func(ctx context.Context, d time.Duration) error { waits = append(waits, d); return nil }))
+	if _, err := c.Commissions(context.Background(), CommissionsRequest{CurrencyCode: "TRY"}); err != nil {
+		t.Fatal(err)
+	}
+	// The larger of the backoff (1.5s, 3s) and Retry-After (2s) is waited.
+	if len(waits) != 2 || waits[0] != 2*time.Second || waits[1] != 3*time.Second {
+		t.Errorf("waits = %v, want [2s 3s]", waits)
+	}
+}
+
+func TestRetryGivesUpWhenTheWaitWouldOutliveTheDeadline(t *testing.T) {
+	g := newFakeGateway(t)
+	g.handle("commissions", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "3600")
+		writeJSON(w, 503, `{}`)
+	})
+	slept := false
+	c := newTestClient(t, g.URL+"/ccpayment", withSleep(func(context.Context, time.Duration) error { slept = true; return nil }))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, _, _ = c.BearerToken(context.Background(), false)
+	_, err := c.Commissions(ctx, CommissionsRequest{CurrencyCode: "TRY"})
+	if !errors.Is(err, ErrUnavailable) || slept || g.count("commissions") != 1 {
+		t.Errorf("err %v, slept %v, %d calls", err, slept, g.count("commissions"))
+	}
+}
+
+func TestCancelDuringBackoffIsInterrupted(t *testing.T) {
+	g := newFakeGateway(t)
+	g.handle("commissions", respond(502, `{}`))
+	ctx, cancel := context.WithCancel(context.Background())
+	c := newTestClient(t, g.URL+"/ccpayment", withSleep(func(ctx context.Context, d time.Duration) error { cancel(); return ctx.Err() }))
+	_, _, _ = c.BearerToken(context.Background(), false)
+	_, err := c.Commissions(ctx, CommissionsRequest{CurrencyCode: "TRY"})
+	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrUnavailable) {
+		t.Errorf("err = %v, want context.Canceled and not unavailable", err)
+	}
+	if g.count("commissions") != 1 {
+		t.Errorf("%d calls after cancel", g.count("commissions"))
+	}
+}
+
+func TestExponentialBackoff(t *testing.T) {
+	b := ExponentialBackoff(500*time.Millisecond, 5*time.Second, func() float64 { return 0.5 })
+	want := []time.Duration{375 * time.Millisecond, 750 * time.Millisecond, 1500 * time.Millisecond, 3 * time.Second, 3750 * time.Millisecond, 3750 * time.Millisecond}
+	for i, w := range want {
+		if got := b(i + 1); got != w {
+			t.Errorf("backoff(%d) = %v, want %v", i+1, got, w)
+		}
+	}
+	lo := ExponentialBackoff(time.Second, 4*time.Second, func() float64 { return 0 })
+	if lo(1) != 500*time.Millisecond {
+		t.Errorf("lowest jitter = %v, want half the step", lo(1))
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	for in, want := range map[string]time.Duration{
+		"":                              0,
+		"5":                             5 * time.Second,
+		"-1":                            0,
+		"soon":                          0,
+		"Sun, 22 Nov 2026 10:00:30 GMT": 30 * time.Second,
+		"Sun, 22 Nov 2026 09:00:00 GMT": 0,
+	} {
+		if got := parseRetryAfter(in, testNow); got != want {
+			t.Errorf("parseRetryAfter(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+func TestCheckBaseURL(t *testing.T) {
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"https://app.sipay.com.tr/ccpayment", "https://app.sipay.com.tr/ccpayment", true},
+		{"https://app.sipay.com.tr/ccpayment/", "https://app.sipay.com.tr/ccpayment", true},
+		{"http://127.0.0.1:8080/ccpayment", "http://127.0.0.1:8080/ccpayment", true},
+		{"http://localhost:1/ccpayment", "http://localhost:1/ccpayment", true},
+		{"http://[::1]:1/ccpayment", "http://[::1]:1/ccpayment", true},
+		{"http://app.sipay.com.tr/ccpayment", "plain http to a host that is not loopback", false},
+		{"http://user:pw@example.com/ccpayment", "http://user:xxxxx@example.com/ccpayment uses plain http", false},
+		{"http://10.0.0.1/ccpayment", "not loopback", false},
+		{"ftp://example.com", "is not an http(s) URL", false},
+		{"app.sipay.com.tr", "is not an http(s) URL", false},
+	}
+	for _, tt := range tests {
+		u, err := CheckBaseURL(tt.in)
+		if tt.ok {
+			if err != nil || u.String() != tt.want {
+				t.Errorf("CheckBaseURL(%q) = %v, %v", tt.in, u, err)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrInvalidBaseURL) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("CheckBaseURL(%q) error = %v, want %q", tt.in, err, tt.want)
+		}
+		if strings.Contains(err.Error(), ":pw@") {
+			t.Errorf("error shows the URL's password: %v", err)
+		}
+	}
+	if _, err := New("http://example.com/ccpayment", Credentials{}); !errors.Is(err, ErrInvalidBaseURL) {
+		t.Errorf("New accepted plain http to a remote host: %v", err)
+	}
+}
+
+// TestWalletPayNeverRetried: not even a policy that retries everything
+// makes walletPay repeat, on any failure.
+func TestWalletPayNeverRetried(t *testing.T) {
+	failures := map[string]http.HandlerFunc{
+		"502":   func(w http.ResponseWriter, r *http.Request) { writeHTML(w, 502) },
+		"503":   respond(503, `{}`),
+		"reset": resetMidBody,
+	}
+	for name, h := range failures {
+		t.Run(name, func(t *testing.T) {
+			g := newFakeGateway(t)
+			g.handle("walletPay", h)
+			c := newTestClient(t, g.URL+"/ccpayment", WithRetryPolicy(func(int, error) bool { return true }))
+			_, err := c.WalletPay(context.Background(), walletPayReq())
+			if !errors.Is(err, ErrOutcomeUnknown) || g.count("walletPay") != 1 {
+				t.Errorf("err %v after %d requests", err, g.count("walletPay"))
+			}
+		})
+	}
+}
+
+// TestWalletPayInterruptedAfterSending: Ctrl-C while the gateway holds the
+// payment leaves its outcome unknown, and says it was interrupted.
+func TestWalletPayInterruptedAfterSending(t *testing.T) {
+	g := newFakeGateway(t)
+	received := make(chan struct{})
+	g.handle("walletPay", func(w http.ResponseWriter, r *http.Request) {
+		close(received)
+		<-r.Context().Done()
+	})
+	c := newTestClient(t, g.URL+"/ccpayment")
+	if _, _, err := c.BearerToken(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-received; cancel() }()
+	_, err := c.WalletPay(ctx, walletPayReq())
+	if !errors.Is(err, ErrOutcomeUnknown) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want an unknown outcome and context.Canceled", err)
+	}
+	want := "walletPay: the request was sent but no complete response arrived (context canceled)"
+	if err.Error() != want {
+		t.Errorf("message %q, want %q", err, want)
+	}
+}

@@ -1,0 +1,41 @@
+// Package gateway is paycli's client for a ccpayment card gateway: the
+// token call, commission lookups, walletPay and checkstatus. Every command
+// that talks to the gateway goes through it, and this is where payment
+// safety lives.
+//
+// The contract:
+//
+//   - Every call takes a context first and honours its cancellation and
+//     deadline, including while waiting to retry. The package never prints;
+//     with a logger (WithLogger) it logs each request and response at debug
+//     level, secrets redacted.
+//   - Only the token call and commission lookups are retried, because only
+//     they are safe to repeat: on connection errors and HTTP 502/503/504, up
+//     to three attempts in all, with capped exponential backoff and jitter,
+//     honouring Retry-After.
+//   - walletPay is NEVER retried, on any error. Once its request may have
+//     left the machine (a connection to the gateway was obtained), a failure
+//     to get a complete response is ErrOutcomeUnknown: the payment may or may
+//     not have been taken, and only checkstatus can tell. A 5xx or an
+//     unreadable response to walletPay is ErrOutcomeUnknown too. checkstatus
+//     is read-only and could be retried in principle, but it is how a person
+//     reconciles an unknown outcome, so it reports failures at once instead
+//     of spending their time limit on retries.
+//   - HTTP 401 means the gateway processed nothing: the client fetches a new
+//     token once and repeats the call once, walletPay included.
+//   - Tokens are reused until five minutes before they expire (the earlier of
+//     the response's expires_at and the JWT's exp), from memory and from a
+//     TokenCache shared between processes (FileTokenCache).
+//   - Errors are typed: *APIError for any response that is not a success,
+//     *RequestError for a request that got no complete response, both usable
+//     with errors.Is against the sentinels below (ErrUnauthorized,
+//     ErrDuplicateInvoice, ErrDeclined, ErrPending, ErrOutcomeUnknown,
+//     ErrUnavailable, ErrNoData, ErrNotFound) and against context.Canceled and
+//     context.DeadlineExceeded. Error strings never contain a response body,
+//     a secret or a card number.
+//   - Response bodies are read through a size limit. A body that is not the
+//     protocol's JSON (an HTML error page, truncated JSON) is an *APIError
+//     naming the endpoint and the HTTP status.
+//   - A base URL must be https, or http to a loopback host; anything else is
+//     refused by New before a request exists.
+package gateway

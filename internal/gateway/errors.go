@@ -1,0 +1,222 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"unicode"
+)
+
+// Sentinels for errors.Is. *APIError and *RequestError match at most one of
+// them; an error that matches none is a rejection (exit 4 in paycli).
+var (
+	// ErrUnauthorized: HTTP 401, or status_code 30 (invalid credentials).
+	ErrUnauthorized = errors.New("authentication failed")
+	// ErrDuplicateInvoice: status_code 3 or 117, the invoice was already
+	// processed or is in flight; this call charged nothing.
+	ErrDuplicateInvoice = errors.New("duplicate invoice")
+	// ErrDeclined: status_code 41 (payment failed), 44 (card blocked) or 60
+	// (card not allowed).
+	ErrDeclined = errors.New("payment declined")
+	// ErrPending: status_code 69, the order is not yet processed.
+	ErrPending = errors.New("payment not yet processed")
+	// ErrOutcomeUnknown: a walletPay whose request may have reached the
+	// gateway but whose response never arrived complete and readable.
+	ErrOutcomeUnknown = errors.New("outcome unknown")
+	// ErrUnavailable: the gateway could not be reached or did not answer in
+	// protocol (connection refused, DNS, timeouts, 5xx, unreadable bodies)
+	// on a call that is safe to repeat.
+	ErrUnavailable = errors.New("gateway unavailable")
+	// ErrNoData: status_code 0, a lookup that found nothing.
+	ErrNoData = errors.New("no data found")
+	// ErrNotFound: status_code 31, no such transaction.
+	ErrNotFound = errors.New("transaction not found")
+	// ErrInvalidBaseURL: the base URL is not usable (not http(s), or plain
+	// http to a host that is not loopback). Nothing was sent.
+	ErrInvalidBaseURL = errors.New("invalid base URL")
+)
+
+// Status codes of the protocol that the client itself needs.
+const (
+	StatusSuccess            = 100
+	StatusNoData             = 0
+	StatusInvalidCredentials = 30
+	StatusNotFound           = 31
+)
+
+// sentinelFor returns the sentinel for a body status_code, nil for a plain
+// rejection.
+func sentinelFor(code int) error {
+	switch code {
+	case StatusInvalidCredentials:
+		return ErrUnauthorized
+	case 3, 117:
+		return ErrDuplicateInvoice
+	case 41, 44, 60:
+		return ErrDeclined
+	case 69:
+		return ErrPending
+	case StatusNoData:
+		return ErrNoData
+	case StatusNotFound:
+		return ErrNotFound
+	}
+	return nil
+}
+
+// APIError is a response that is not a success: a status_code other than
+// 100, an HTTP error status, or a body that is not the protocol's JSON.
+type APIError struct {
+	// Endpoint is the call's name: token, commissions, walletPay, checkstatus.
+	Endpoint string
+	// HTTPStatus is the response's HTTP status code.
+	HTTPStatus int
+	// StatusCode is the body's status_code when HasStatusCode is true.
+	StatusCode    int
+	HasStatusCode bool
+	// Description is the gateway's status_description (or message), on one
+	// line, shortened, with anything that looks like a card number masked.
+	Description string
+	// Problem says what was wrong with a body that could not be read as the
+	// protocol ("the body is not JSON (text/html)"); empty otherwise.
+	Problem string
+}
+
+// Error says which call failed and how, never quoting the body.
+func (e *APIError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Endpoint)
+	b.WriteString(": ")
+	switch {
+	case e.HasStatusCode:
+		fmt.Fprintf(&b, "status_code %d", e.StatusCode)
+		if e.Description != "" {
+			fmt.Fprintf(&b, " %q", e.Description)
+		}
+		if e.HTTPStatus != http.StatusOK {
+			fmt.Fprintf(&b, " (HTTP %d)", e.HTTPStatus)
+		}
+	default:
+		fmt.Fprintf(&b, "HTTP %d", e.HTTPStatus)
+		if t := http.StatusText(e.HTTPStatus); t != "" {
+			b.WriteString(" " + t)
+		}
+		if e.Description != "" {
+			fmt.Fprintf(&b, " %q", e.Description)
+		}
+	}
+	if e.Problem != "" {
+		b.WriteString(": " + e.Problem)
+	}
+	return b.String()
+}
+
+// Is matches the error's sentinel (see Kind).
+func (e *APIError) Is(target error) bool {
+	k := e.Kind()
+	return k != nil && target == k
+}
+
+// Kind returns the sentinel the error matches, nil for a plain rejection.
+// It follows from the fields: HTTP 401 is unauthorized; a 5xx, or a
+// success status whose body could not be read, is unavailable — or, for
+// walletPay, an unknown outcome; HTTP 429 is unavailable except for
+// walletPay (nothing was processed: a rejection); otherwise the body's
+// status_code decides.
+func (e *APIError) Kind() error {
+	success := e.HTTPStatus >= 200 && e.HTTPStatus <= 299
+	switch {
+	case e.HTTPStatus == http.StatusUnauthorized:
+		return ErrUnauthorized
+	case e.HTTPStatus >= 500 || success && e.Problem != "":
+		if isPayment(e.Endpoint) {
+			return ErrOutcomeUnknown
+		}
+		return ErrUnavailable
+	case e.HTTPStatus == http.StatusTooManyRequests:
+		if isPayment(e.Endpoint) {
+			return nil
+		}
+		return ErrUnavailable
+	case e.HasStatusCode:
+		return sentinelFor(e.StatusCode)
+	}
+	return nil
+}
+
+// RequestError is a call that got no complete response: the connection
+// failed, timed out, was cut mid-body, or the context ended.
+type RequestError struct {
+	Endpoint string
+	// Sent reports whether the request may have reached the gateway.
+	Sent bool
+	// Err is the cause; context.Canceled or context.DeadlineExceeded when
+	// the context ended.
+	Err error
+}
+
+// Kind returns the sentinel the error matches: ErrOutcomeUnknown for a
+// walletPay that may have been sent, nil for an interruption (the cause is
+// context.Canceled), ErrUnavailable otherwise.
+func (e *RequestError) Kind() error {
+	switch {
+	case isPayment(e.Endpoint) && e.Sent:
+		return ErrOutcomeUnknown
+	case errors.Is(e.Err, context.Canceled):
+		return nil
+	}
+	return ErrUnavailable
+}
+
+func (e *RequestError) Error() string {
+	kind := e.Kind()
+	var what string
+	switch {
+	case kind == ErrOutcomeUnknown:
+		what = "the request was sent but no complete response arrived"
+	case errors.Is(e.Err, context.Canceled):
+		what = "interrupted"
+	case errors.Is(e.Err, context.DeadlineExceeded):
+		what = "the time limit ran out"
+	default:
+		what = "cannot reach the gateway"
+	}
+	if errors.Is(e.Err, context.Canceled) || errors.Is(e.Err, context.DeadlineExceeded) {
+		if kind == ErrOutcomeUnknown {
+			return fmt.Sprintf("%s: %s (%v)", e.Endpoint, what, e.Err)
+		}
+		return fmt.Sprintf("%s: %s", e.Endpoint, what)
+	}
+	return fmt.Sprintf("%s: %s: %v", e.Endpoint, what, e.Err)
+}
+
+// Unwrap exposes both the sentinel and the cause to errors.Is.
+func (e *RequestError) Unwrap() []error {
+	if k := e.Kind(); k != nil {
+		return []error{k, e.Err}
+	}
+	return []error{e.Err}
+}
+
+// isPayment reports whether an endpoint moves money, so that a failure
+// after sending leaves its outcome unknown.
+func isPayment(endpoint string) bool { return endpoint == endpointWalletPay.name }
+
+// cleanDescription makes a gateway text safe and short for an error line.
+func cleanDescription(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	s = strings.Join(strings.Fields(s), " ")
+	s = maskCardNumbers(s)
+	const max = 200
+	if r := []rune(s); len(r) > max {
+		s = string(r[:max]) + "…"
+	}
+	return s
+}

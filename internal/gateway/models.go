@@ -1,0 +1,346 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/paycli/paycli/internal/commission"
+)
+
+// Credentials authenticate the token call.
+type Credentials struct {
+	AppID     string
+	AppSecret string
+}
+
+// tokenRequest is the body of POST /api/token.
+type tokenRequest struct {
+	AppID     string `json:"app_id"`
+	AppSecret string `json:"app_secret"`
+}
+
+// tokenData is the data object of a token response.
+type tokenData struct {
+	Token     string  `json:"token"`
+	Is3D      flexInt `json:"is_3d"`
+	ExpiresAt string  `json:"expires_at"`
+}
+
+// Token is a bearer token and what the client knows about its life.
+type Token struct {
+	// Value is the bearer token (a JWT).
+	Value string
+	// Is3D says which payments the merchant may take: 0 = 2D only, 1 = 2D
+	// or 3D, 2 = 3D only, 4 = branded.
+	Is3D int
+	// ExpiresAt is the instant the client treats the token as expired: the
+	// earlier of the response's expires_at (read conservatively, see
+	// readExpiresAt) and the JWT's exp. Zero when neither could be read;
+	// such a token is used by the process that got it and never cached.
+	ExpiresAt time.Time
+	// RawExpiresAt is expires_at exactly as the gateway sent it.
+	RawExpiresAt string
+}
+
+// TokenReuseMargin is how long before its expiry a token stops being
+// reused, so that it cannot expire in flight.
+const TokenReuseMargin = 5 * time.Minute
+
+// Reusable reports whether the token may still be used at now.
+func (t *Token) Reusable(now time.Time) bool {
+	return t != nil && t.Value != "" && !t.ExpiresAt.IsZero() && now.Before(t.ExpiresAt.Add(-TokenReuseMargin))
+}
+
+// CommissionsRequest is the body of POST /api/commissions.
+type CommissionsRequest struct {
+	// CurrencyCode is three letters, e.g. TRY.
+	CurrencyCode string `json:"currency_code"`
+	// CommissionBy is "merchant" or "user".
+	CommissionBy string `json:"commission_by,omitempty"`
+	// AppLang is a two-letter language code for the gateway's texts.
+	AppLang string `json:"app_lang,omitempty"`
+}
+
+// Commissions is a commission lookup's result.
+type Commissions struct {
+	// Schedule holds the entries per installment count.
+	Schedule commission.Schedule
+	// Description is the gateway's status_description.
+	Description string
+}
+
+// WalletPayRequest is the body of POST /api/walletPay. HashKey is made by
+// the caller (internal/hashkey); the client sends what it is given.
+type WalletPayRequest struct {
+	MerchantKey          string `json:"merchant_key"`
+	HashKey              string `json:"hash_key"`
+	InvoiceID            string `json:"invoice_id"`
+	WalletTransientToken string `json:"wallet_transient_token"`
+	Name                 string `json:"name,omitempty"`
+	Surname              string `json:"surname,omitempty"`
+	BillEmail            string `json:"bill_email,omitempty"`
+}
+
+// WalletPayResult is the data object of a successful walletPay (seed §2.2).
+// ServiceStatus and ServicePaymentMethod are read from either spelling:
+// service_status / service_payment_method (the interface document) or
+// sipay_status / sipay_payment_method (the live gateway).
+type WalletPayResult struct {
+	ServiceStatus                int
+	OrderNo                      string
+	OrderID                      string
+	InvoiceID                    string
+	ServicePaymentMethod         string
+	CreditCardNo                 string
+	TransactionType              string
+	PaymentStatus                int
+	PaymentMethod                string
+	ErrorCode                    int
+	Error                        string
+	AuthCode                     string
+	MerchantCommission           commission.Value
+	UserCommission               commission.Value
+	MerchantCommissionPercentage commission.Value
+	MerchantCommissionFixed      commission.Value
+	HostReferenceID              string
+	PaymentReasonCode            string
+	PaymentReasonCodeDetail      string
+	// Extra holds fields this type does not know, as the gateway wrote them.
+	Extra map[string]json.RawMessage
+}
+
+// walletPayWire is the wire form of WalletPayResult.
+type walletPayWire struct {
+	ServiceStatus                *flexInt         `json:"service_status"`
+	SipayStatus                  *flexInt         `json:"sipay_status"`
+	OrderNo                      flexString       `json:"order_no"`
+	OrderID                      flexString       `json:"order_id"`
+	InvoiceID                    flexString       `json:"invoice_id"`
+	ServicePaymentMethod         *flexString      `json:"service_payment_method"`
+	SipayPaymentMethod           *flexString      `json:"sipay_payment_method"`
+	CreditCardNo                 flexString       `json:"credit_card_no"`
+	TransactionType              flexString       `json:"transaction_type"`
+	PaymentStatus                flexInt          `json:"payment_status"`
+	PaymentMethod                flexString       `json:"payment_method"`
+	ErrorCode                    flexInt          `json:"error_code"`
+	Error                        flexString       `json:"error"`
+	AuthCode                     flexString       `json:"auth_code"`
+	MerchantCommission           commission.Value `json:"merchant_commission"`
+	UserCommission               commission.Value `json:"user_commission"`
+	MerchantCommissionPercentage commission.Value `json:"merchant_commission_percentage"`
+	MerchantCommissionFixed      commission.Value `json:"merchant_commission_fixed"`
+	HostReferenceID              flexString       `json:"host_reference_id"`
+	PaymentReasonCode            flexString       `json:"payment_reason_code"`
+	PaymentReasonCodeDetail      flexString       `json:"payment_reason_code_detail"`
+}
+
+// UnmarshalJSON reads either spelling of the status and method fields.
+func (r *WalletPayResult) UnmarshalJSON(data []byte) error {
+	var w walletPayWire
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	extra, err := extraFields(data, w)
+	if err != nil {
+		return err
+	}
+	*r = WalletPayResult{
+		ServiceStatus:                int(firstOf(w.ServiceStatus, w.SipayStatus)),
+		OrderNo:                      string(w.OrderNo),
+		OrderID:                      string(w.OrderID),
+		InvoiceID:                    string(w.InvoiceID),
+		ServicePaymentMethod:         string(firstOf(w.ServicePaymentMethod, w.SipayPaymentMethod)),
+		CreditCardNo:                 string(w.CreditCardNo),
+		TransactionType:              string(w.TransactionType),
+		PaymentStatus:                int(w.PaymentStatus),
+		PaymentMethod:                string(w.PaymentMethod),
+		ErrorCode:                    int(w.ErrorCode),
+		Error:                        string(w.Error),
+		AuthCode:                     string(w.AuthCode),
+		MerchantCommission:           w.MerchantCommission,
+		UserCommission:               w.UserCommission,
+		MerchantCommissionPercentage: w.MerchantCommissionPercentage,
+		MerchantCommissionFixed:      w.MerchantCommissionFixed,
+		HostReferenceID:              string(w.HostReferenceID),
+		PaymentReasonCode:            string(w.PaymentReasonCode),
+		PaymentReasonCodeDetail:      string(w.PaymentReasonCodeDetail),
+		Extra:                        extra,
+	}
+	return nil
+}
+
+// CheckStatusRequest is the body of POST /api/checkstatus. HashKey uses the
+// checkstatus layout invoice_id|merchant_key and is made by the caller.
+type CheckStatusRequest struct {
+	MerchantKey          string `json:"merchant_key"`
+	InvoiceID            string `json:"invoice_id"`
+	IncludePendingStatus bool   `json:"include_pending_status"`
+	HashKey              string `json:"hash_key"`
+}
+
+// CheckStatusResult is a checkstatus response. Its fields are at the top
+// level of the body, beside status_code (DESIGN §6.4), not under data.
+type CheckStatusResult struct {
+	StatusCode          int
+	StatusDescription   string
+	TransactionStatus   string
+	OrderID             string
+	InvoiceID           string
+	TransactionAmount   commission.Value
+	TotalRefundedAmount commission.Value
+	TransactionType     string
+	PaymentReasonCode   string
+	// Extra holds the other top-level fields, as the gateway wrote them.
+	Extra map[string]json.RawMessage
+}
+
+type checkStatusWire struct {
+	StatusCode          flexInt          `json:"status_code"`
+	StatusDescription   flexString       `json:"status_description"`
+	TransactionStatus   flexString       `json:"transaction_status"`
+	OrderID             flexString       `json:"order_id"`
+	InvoiceID           flexString       `json:"invoice_id"`
+	TransactionAmount   commission.Value `json:"transaction_amount"`
+	TotalRefundedAmount commission.Value `json:"total_refunded_amount"`
+	TransactionType     flexString       `json:"transaction_type"`
+	PaymentReasonCode   flexString       `json:"payment_reason_code"`
+}
+
+// UnmarshalJSON reads the top-level fields leniently (numbers or strings).
+func (r *CheckStatusResult) UnmarshalJSON(data []byte) error {
+	var w checkStatusWire
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	extra, err := extraFields(data, w)
+	if err != nil {
+		return err
+	}
+	*r = CheckStatusResult{
+		StatusCode:          int(w.StatusCode),
+		StatusDescription:   strings.TrimSpace(string(w.StatusDescription)),
+		TransactionStatus:   string(w.TransactionStatus),
+		OrderID:             string(w.OrderID),
+		InvoiceID:           string(w.InvoiceID),
+		TransactionAmount:   w.TransactionAmount,
+		TotalRefundedAmount: w.TotalRefundedAmount,
+		TransactionType:     string(w.TransactionType),
+		PaymentReasonCode:   string(w.PaymentReasonCode),
+		Extra:               extra,
+	}
+	return nil
+}
+
+// envelope is the frame of every response.
+type envelope struct {
+	StatusCode        *flexInt        `json:"status_code"`
+	StatusDescription flexString      `json:"status_description"`
+	Message           flexString      `json:"message"`
+	Data              json.RawMessage `json:"data"`
+}
+
+func (e envelope) description() string {
+	if s := strings.TrimSpace(string(e.StatusDescription)); s != "" {
+		return s
+	}
+	return strings.TrimSpace(string(e.Message))
+}
+
+// flexInt reads an integer written as a JSON number or a string; null and
+// "" are 0.
+type flexInt int
+
+func (n *flexInt) UnmarshalJSON(data []byte) error {
+	s := strings.TrimSpace(string(data))
+	if s == "null" {
+		*n = 0
+		return nil
+	}
+	if strings.HasPrefix(s, `"`) {
+		if err := json.Unmarshal(data, &s); err != nil {
+			return err
+		}
+		s = strings.TrimSpace(s)
+		if s == "" {
+			*n = 0
+			return nil
+		}
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		// 1.0 is an integer too.
+		f, ferr := strconv.ParseFloat(s, 64)
+		if ferr != nil || f != float64(int64(f)) {
+			return fmt.Errorf("%.20q is not a whole number", s)
+		}
+		v = int64(f)
+	}
+	*n = flexInt(v)
+	return nil
+}
+
+// flexString reads a string, keeping numbers and booleans as their text;
+// null is "".
+type flexString string
+
+func (s *flexString) UnmarshalJSON(data []byte) error {
+	data = bytes.TrimSpace(data)
+	switch {
+	case bytes.Equal(data, []byte("null")):
+		*s = ""
+	case len(data) > 0 && data[0] == '"':
+		var v string
+		if err := json.Unmarshal(data, &v); err != nil {
+			return err
+		}
+		*s = flexString(v)
+	case len(data) > 0 && (data[0] == '{' || data[0] == '['):
+		return fmt.Errorf("expected a string, got %s", map[byte]string{'{': "an object", '[': "an array"}[data[0]])
+	default:
+		*s = flexString(data)
+	}
+	return nil
+}
+
+func firstOf[T any](a, b *T) T {
+	if a != nil {
+		return *a
+	}
+	if b != nil {
+		return *b
+	}
+	var zero T
+	return zero
+}
+
+// extraFields returns the fields of the object data that the wire struct
+// w does not name in its json tags.
+func extraFields(data []byte, w any) (map[string]json.RawMessage, error) {
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(data, &all); err != nil {
+		return nil, err
+	}
+	known, err := json.Marshal(w)
+	if err != nil {
+		return nil, err
+	}
+	var names map[string]json.RawMessage
+	if err := json.Unmarshal(known, &names); err != nil {
+		return nil, err
+	}
+	var extra map[string]json.RawMessage
+	for k, v := range all {
+		if _, ok := names[k]; ok {
+			continue
+		}
+		if extra == nil {
+			extra = map[string]json.RawMessage{}
+		}
+		extra[k] = v
+	}
+	return extra, nil
+}

@@ -1,0 +1,177 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// secretFields are the JSON fields (and form/query keys) whose values are
+// masked wherever the client shows a request or response: the credentials,
+// the merchant key, hash keys, wallet tokens, the payer's e-mail, bearer
+// tokens in the token response, and card security codes.
+var secretFields = map[string]bool{
+	"app_id":                 true,
+	"app_secret":             true,
+	"merchant_key":           true,
+	"hash_key":               true,
+	"wallet_transient_token": true,
+	"bill_email":             true,
+	"token":                  true,
+	"authorization":          true,
+	"cvv":                    true,
+	"cc_cvv":                 true,
+}
+
+// secretHeaders are masked in debug logs.
+var secretHeaders = []string{"Authorization", "Cookie", "Set-Cookie", "Proxy-Authorization"}
+
+// cardNumber matches 13 or more digits, optionally grouped by single spaces
+// or dashes: anything that may be a card number.
+var cardNumber = regexp.MustCompile(`[0-9](?:[ -]?[0-9]){12,}`)
+
+// maskCardNumbers keeps the first 6 and last 4 digits of anything that
+// looks like a card number, as card schemes allow.
+func maskCardNumbers(s string) string {
+	return cardNumber.ReplaceAllStringFunc(s, func(m string) string {
+		d := strings.Map(func(r rune) rune {
+			if r >= '0' && r <= '9' {
+				return r
+			}
+			return -1
+		}, m)
+		return d[:6] + strings.Repeat("*", len(d)-10) + d[len(d)-4:]
+	})
+}
+
+// maskSecret shows the first and last four characters of a long secret and
+// nothing of a short one, as everywhere else in paycli.
+func maskSecret(s string) string {
+	r := []rune(s)
+	switch {
+	case len(r) == 0:
+		return ""
+	case len(r) <= 12:
+		return strings.Repeat("•", 8)
+	}
+	return string(r[:4]) + "••••" + string(r[len(r)-4:])
+}
+
+// redactBody returns a body fit for a debug log: JSON with secret fields
+// masked and card numbers masked everywhere; other text with card numbers
+// and key=value / "key": "value" secrets masked.
+func redactBody(body []byte) string {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return ""
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err == nil && !dec.More() {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(redactValue(v, "")); err == nil {
+			return strings.TrimRight(buf.String(), "\n")
+		}
+	}
+	return redactText(string(body))
+}
+
+func redactValue(v any, key string) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, val := range x {
+			x[k] = redactValue(val, k)
+		}
+		return x
+	case []any:
+		for i, val := range x {
+			x[i] = redactValue(val, key)
+		}
+		return x
+	case string:
+		if secretFields[strings.ToLower(key)] {
+			return maskSecret(x)
+		}
+		return maskCardNumbers(x)
+	case json.Number:
+		if secretFields[strings.ToLower(key)] {
+			return maskSecret(x.String())
+		}
+		if m := maskCardNumbers(x.String()); m != x.String() {
+			return m
+		}
+		return x
+	}
+	return v
+}
+
+// secretPair finds "key": "value" and key=value pairs of secret fields in
+// text that is not JSON (form bodies, HTML, logs echoed back).
+var secretPair = regexp.MustCompile(`(?i)("?(?:` + strings.Join(sortedKeys(secretFields), "|") + `)"?\s*[:=]\s*"?)([^"&\s,;}<]+)`)
+
+func sortedKeys(m map[string]bool) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, regexp.QuoteMeta(k))
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+func redactText(s string) string {
+	s = secretPair.ReplaceAllStringFunc(s, func(m string) string {
+		sub := secretPair.FindStringSubmatch(m)
+		return sub[1] + maskSecret(sub[2])
+	})
+	return maskCardNumbers(s)
+}
+
+// redactHeader returns a header value fit for a log.
+func redactHeader(name string, values []string) string {
+	v := strings.Join(values, ", ")
+	if !slices.ContainsFunc(secretHeaders, func(h string) bool { return strings.EqualFold(h, name) }) {
+		return maskCardNumbers(v)
+	}
+	if scheme, cred, ok := strings.Cut(v, " "); ok && strings.EqualFold(name, "Authorization") {
+		return scheme + " " + maskSecret(cred)
+	}
+	return maskSecret(v)
+}
+
+// redactURL masks userinfo and secret query parameters.
+func redactURL(u *url.URL) string {
+	c := *u
+	if c.User != nil {
+		c.User = url.User("•••")
+	}
+	if c.RawQuery != "" {
+		q := c.Query()
+		for k, vs := range q {
+			for i := range vs {
+				if secretFields[strings.ToLower(k)] {
+					vs[i] = maskSecret(vs[i])
+				} else {
+					vs[i] = maskCardNumbers(vs[i])
+				}
+			}
+		}
+		c.RawQuery = q.Encode()
+	}
+	return c.String()
+}
+
+// headerNames returns a header's names in a stable order.
+func headerNames(h http.Header) []string {
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}
