@@ -1,11 +1,13 @@
 package app
 
 import (
+	"context"
 	"sync"
 	"time"
 
 	"github.com/paycli/paycli/internal/build"
 	"github.com/paycli/paycli/internal/cli/completion"
+	"github.com/paycli/paycli/internal/cli/sandboxcmd"
 	"github.com/paycli/paycli/internal/cli/version"
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
@@ -31,8 +33,17 @@ func NewFactory(ios *iostreams.IOStreams, lookupEnv func(string) (string, bool))
 func NewRootCmd(f *cmdutil.Factory) (*cobra.Command, *bool) {
 	started := new(bool)
 	var flags *pflag.FlagSet
+	var running *cobra.Command
 	f.Config = sync.OnceValues(func() (*config.Config, error) {
-		return config.Load(config.LoadOptions{Flags: flags, LookupEnv: f.LookupEnv})
+		cfg, err := config.Load(config.LoadOptions{Flags: flags, LookupEnv: f.LookupEnv})
+		if err != nil {
+			return nil, err
+		}
+		// --sandbox / PAYCLI_SANDBOX=1: the same commands, pointed at the emulator.
+		if on, err := sandboxcmd.Enabled(running, f.LookupEnv); err != nil || !on {
+			return cfg, err
+		}
+		return sandboxcmd.Overlay(context.Background(), f, cfg)
 	})
 
 	root := &cobra.Command{
@@ -46,6 +57,7 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			*started = true
 			flags = cmd.Flags()
+			running = cmd
 			if noColor, _ := cmd.Flags().GetBool("no-color"); noColor {
 				f.IOStreams.SetColorEnabled(false)
 			}
@@ -67,6 +79,7 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 	pf.Bool("no-color", false, "never use colour (also NO_COLOR=1)")
 	pf.Bool("debug", false, "log HTTP requests and responses to stderr, secrets redacted")
 	pf.String("timeout", "30s", "time limit for the whole command, e.g. 30s or 2m (env PAYCLI_TIMEOUT)")
+	pf.Bool("sandbox", false, "run against the local gateway emulator with its credentials (env PAYCLI_SANDBOX=1)")
 	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(config.OutputFormats, cobra.ShellCompDirectiveNoFileComp))
 	_ = root.RegisterFlagCompletionFunc("profile", func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 		path, err := config.Path(config.LoadOptions{Flags: cmd.Flags(), LookupEnv: f.LookupEnv})
@@ -83,6 +96,7 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 	root.AddCommand(
 		version.NewCmdVersion(f, nil),
 		completion.NewCmdCompletion(f),
+		sandboxcmd.NewCmdSandbox(f),
 		newExitCodesTopic(),
 	)
 	return root, started
