@@ -1,9 +1,11 @@
 package sandbox
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -102,16 +104,46 @@ func zeroLike(v json.RawMessage) json.RawMessage {
 	return json.RawMessage(`0`)
 }
 
-// Lookup builds the data object of a commission lookup: installment counts
-// as decimal strings mapped to their entries. byUser moves the commission to
-// the user fields (commission_by=user). ok is false for an unknown currency.
-func (s *Schedule) Lookup(currency string, byUser bool, lang string) (data map[string][]commissionEntry, ok bool) {
+// installmentTable is the data object of a commission lookup: entries per
+// installment count. It marshals as an object keyed by the count as a
+// decimal string, in numeric order ("1", "2", ... "12") as the gateway
+// sends it, where a Go map would sort "10" before "2".
+type installmentTable map[int][]commissionEntry
+
+// MarshalJSON writes the table in numeric key order.
+func (t installmentTable) MarshalJSON() ([]byte, error) {
+	keys := make([]int, 0, len(t))
+	for k := range t {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		entries, err := json.Marshal(t[k])
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&buf, "%q:", strconv.Itoa(k))
+		buf.Write(entries)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// Lookup builds the data object of a commission lookup. byUser moves the
+// commission to the user fields (commission_by=user); lang picks the texts.
+// ok is false for an unknown currency.
+func (s *Schedule) Lookup(currency string, byUser bool, lang string) (data installmentTable, ok bool) {
 	cs, ok := s.Currencies[currency]
 	if !ok {
 		return nil, false
 	}
 	texts := textsFor(lang)
-	data = map[string][]commissionEntry{}
+	data = installmentTable{}
 	for _, p := range cs.Programs {
 		for i, rate := range p.Rates {
 			inst := i + 1
@@ -134,8 +166,7 @@ func (s *Schedule) Lookup(currency string, byUser bool, lang string) (data map[s
 				e.MerchantCommissionPercentage, e.MerchantCommissionFixed = rate, p.Fixed
 				e.UserCommissionPercentage, e.UserCommissionFixed = json.RawMessage(`0`), json.RawMessage(`0`)
 			}
-			key := strconv.Itoa(inst)
-			data[key] = append(data[key], e)
+			data[inst] = append(data[inst], e)
 		}
 	}
 	for _, flat := range []struct {
@@ -150,7 +181,7 @@ func (s *Schedule) Lookup(currency string, byUser bool, lang string) (data map[s
 			e.MerchantCommissionPercentage, e.MerchantCommissionFixed = flat.rate.Rate, flat.rate.Fixed
 			e.UserCommissionPercentage, e.UserCommissionFixed = json.RawMessage(`"-"`), json.RawMessage(`"-"`)
 		}
-		data["1"] = append(data["1"], e)
+		data[1] = append(data[1], e)
 	}
 	return data, true
 }
