@@ -192,3 +192,5 @@ func (fx *fixture) pay(invoice, amount, currency string) response {
 }
 
 var _ http.Handler = (*Gateway)(nil)
+
+func decimalOf(s string) decimal.Decimal { return decimal.RequireFromString(s) }
