@@ -37,7 +37,7 @@ func Enabled(cmd *cobra.Command, lookupEnv func(string) (string, bool)) (bool, e
 		}
 	}
 	if cmd != nil {
-		if fl := cmd.Flags().Lookup("sandbox"); fl != nil && fl.Changed {
+		if fl := cmd.Flag("sandbox"); fl != nil && fl.Changed {
 			return strconv.ParseBool(fl.Value.String())
 		}
 	}

@@ -18,11 +18,13 @@ type ResetOptions struct {
 	Now      func() time.Time
 	StateDir string
 	Yes      bool
+	// LockTimeout bounds the wait for another process using the state.
+	LockTimeout time.Duration
 }
 
 // NewCmdReset builds `paycli sandbox reset`.
 func NewCmdReset(f *cmdutil.Factory, runF func(context.Context, *ResetOptions) error) *cobra.Command {
-	opts := &ResetOptions{IO: f.IOStreams, Now: f.Now}
+	opts := &ResetOptions{IO: f.IOStreams, Now: f.Now, LockTimeout: 2 * time.Second}
 	var state string
 	cmd := &cobra.Command{
 		Use:   "reset",
@@ -53,7 +55,7 @@ stop it first.`,
 
 // ResetRun empties the state.
 func ResetRun(_ context.Context, opts *ResetOptions) error {
-	store, err := sandbox.OpenStore(opts.StateDir, 2*time.Second, opts.Now())
+	store, err := sandbox.OpenStore(opts.StateDir, opts.LockTimeout, opts.Now())
 	if errors.Is(err, sandbox.ErrLocked) {
 		return cmdutil.WithKind(cmdutil.KindUnavailable, sandbox.LockedError(opts.StateDir),
 			"Stop the running 'paycli sandbox serve' (or wait for the --sandbox command using it), then try again.")

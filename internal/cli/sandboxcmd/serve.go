@@ -23,6 +23,8 @@ type ServeOptions struct {
 	StateDir string
 	Public   bool
 	Faults   bool
+	// LockTimeout bounds the wait for another process using the state.
+	LockTimeout time.Duration
 	// Listen opens the listener (net.Listen outside tests).
 	Listen func(network, addr string) (net.Listener, error)
 	// Ready, when set, is called with the base URL once serving (tests).
@@ -31,7 +33,7 @@ type ServeOptions struct {
 
 // NewCmdServe builds `paycli sandbox serve`.
 func NewCmdServe(f *cmdutil.Factory, runF func(context.Context, *ServeOptions) error) *cobra.Command {
-	opts := &ServeOptions{IO: f.IOStreams, Listen: net.Listen}
+	opts := &ServeOptions{IO: f.IOStreams, Listen: net.Listen, LockTimeout: 2 * time.Second}
 	var state string
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -84,7 +86,7 @@ func ServeRun(ctx context.Context, opts *ServeOptions) error {
 	}
 	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{
 		StateDir:    opts.StateDir,
-		LockTimeout: 2 * time.Second,
+		LockTimeout: opts.LockTimeout,
 		Gateway:     sandbox.Options{Faults: opts.Faults},
 	})
 	if errors.Is(err, sandbox.ErrLocked) {
