@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -42,7 +43,7 @@ type Options struct {
 	Schedule *Schedule
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
-	// NewOrderID makes the identifier of a stored sale (NewOrderID when nil).
+	// NewOrderID makes the identifier of a stored sale (NewOrderIDs when nil).
 	NewOrderID func() string
 	// NewTokenID makes bearer token ids (NewTokenID when nil).
 	NewTokenID func() string
@@ -80,7 +81,7 @@ func New(opts Options) (*Gateway, error) {
 		opts.Now = time.Now
 	}
 	if opts.NewOrderID == nil {
-		opts.NewOrderID = func() string { return NewOrderID(opts.Now()) }
+		opts.NewOrderID = NewOrderIDs(opts.Now)
 	}
 	if opts.NewTokenID == nil {
 		opts.NewTokenID = NewTokenID
@@ -115,14 +116,21 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.mux.ServeHTTP(w, r)
 }
 
-// NewOrderID returns "VP" and 17 digits: the Unix time in seconds and seven
-// random digits, so ids stay unique across restarts.
-func NewOrderID(now time.Time) string {
-	n, err := rand.Int(rand.Reader, big.NewInt(10_000_000))
+// NewOrderIDs returns a generator of sale identifiers: "VP" and 17 digits,
+// the Unix time in seconds and a 7-digit sequence that starts at a random
+// point, so ids never repeat within a process and are unlikely to repeat
+// across restarts in the same second.
+func NewOrderIDs(now func() time.Time) func() string {
+	start, err := rand.Int(rand.Reader, big.NewInt(10_000_000))
 	if err != nil {
-		n = big.NewInt(now.UnixNano() % 10_000_000)
+		start = big.NewInt(now().UnixNano() % 10_000_000)
 	}
-	return fmt.Sprintf("VP%010d%07d", now.Unix()%10_000_000_000, n.Int64())
+	var seq atomic.Int64
+	seq.Store(start.Int64())
+	return func() string {
+		n := seq.Add(1) % 10_000_000
+		return fmt.Sprintf("VP%010d%07d", now().Unix()%10_000_000_000, n)
+	}
 }
 
 // statusBody is the envelope of every application answer.

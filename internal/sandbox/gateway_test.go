@@ -137,12 +137,17 @@ func TestNewRequiresStore(t *testing.T) {
 	}
 }
 
-func TestNewOrderID(t *testing.T) {
-	id := NewOrderID(testStart)
-	if len(id) != 19 || !strings.HasPrefix(id, "VP1795") {
-		t.Fatalf("order id %q", id)
-	}
-	if NewOrderID(testStart) == id && NewOrderID(testStart) == id {
-		t.Fatal("order ids repeat")
+func TestNewOrderIDs(t *testing.T) {
+	next := NewOrderIDs(func() time.Time { return testStart })
+	seen := map[string]bool{}
+	for range 1000 {
+		id := next()
+		if len(id) != 19 || !strings.HasPrefix(id, "VP1795") {
+			t.Fatalf("order id %q", id)
+		}
+		if seen[id] {
+			t.Fatalf("order id %s repeated", id)
+		}
+		seen[id] = true
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 )
 
 // DBFile is the name of the sandbox's database inside its state folder.
@@ -84,7 +85,7 @@ func OpenStore(dir string, lockTimeout time.Duration, now time.Time) (*Store, er
 		lockTimeout = time.Millisecond
 	}
 	db, err := bolt.Open(filepath.Join(dir, DBFile), 0o600, &bolt.Options{Timeout: lockTimeout})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, ErrLocked
 	}
 	if err != nil {
@@ -221,7 +222,7 @@ func (s *Store) Sales() ([]Sale, error) {
 // Reset deletes every sale.
 func (s *Store) Reset() error {
 	return s.db.Update(func(tx *bolt.Tx) error {
-		if err := tx.DeleteBucket([]byte(salesBucket)); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
+		if err := tx.DeleteBucket([]byte(salesBucket)); err != nil && !errors.Is(err, bolterrors.ErrBucketNotFound) {
 			return err
 		}
 		_, err := tx.CreateBucket([]byte(salesBucket))
