@@ -234,3 +234,41 @@ func TestWalletPayDuplicate(t *testing.T) {
 		})
 	}
 }
+
+// TestWalletTokenClaims: a token's amount may be a JSON number; a token
+// without amount, currency or card is not a wallet token.
+func TestWalletTokenClaims(t *testing.T) {
+	sign := func(claims jwt.MapClaims) string {
+		claims["exp"] = testStart.Add(time.Hour).Unix()
+		tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString([]byte(WalletSigningKey))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	card := map[string]string{"bin": "435508", "last4": "4358"}
+	tests := []struct {
+		name     string
+		claims   jwt.MapClaims
+		wantCode int
+	}{
+		{"number amount", jwt.MapClaims{"amount": 150, "currency": "TRY", "card": card, "wallet": "012"}, 100},
+		{"no amount", jwt.MapClaims{"currency": "TRY", "card": card, "wallet": "001"}, 1},
+		{"text amount", jwt.MapClaims{"amount": "lots", "currency": "TRY", "card": card, "wallet": "001"}, 1},
+		{"zero amount", jwt.MapClaims{"amount": "0.00", "currency": "TRY", "card": card, "wallet": "001"}, 1},
+		{"no currency", jwt.MapClaims{"amount": "150.00", "card": card, "wallet": "001"}, 1},
+		{"no card", jwt.MapClaims{"amount": "150.00", "currency": "TRY", "wallet": "001"}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fx := newFixture(t)
+			res := fx.authed("/api/walletPay", payBody(t, "INV-T", sign(tt.claims), "150.00", "TRY"))
+			if res.status() != tt.wantCode {
+				t.Fatalf("got %s", res.Raw)
+			}
+			if tt.wantCode == 100 && res.data()["service_payment_method"] != "WALLET_012" {
+				t.Errorf("wallet type: %s", res.Raw)
+			}
+		})
+	}
+}

@@ -41,17 +41,18 @@ func runCmd(cmd *cobra.Command, args ...string) error {
 func isUsage(err error) bool { k, _ := cmdutil.KindOf(err); return k == cmdutil.KindUsage }
 
 func TestDefaultStateDir(t *testing.T) {
+	abs := t.TempDir() // absolute on every platform
 	tests := []struct {
 		env  map[string]string
 		want string
 	}{
-		{map[string]string{"XDG_STATE_HOME": "/x/state", "HOME": "/h"}, "/x/state/paycli/sandbox"},
-		{map[string]string{"XDG_STATE_HOME": "relative", "HOME": "/h"}, "/h/.local/state/paycli/sandbox"},
-		{map[string]string{"HOME": "/h"}, "/h/.local/state/paycli/sandbox"},
+		{map[string]string{"XDG_STATE_HOME": filepath.Join(abs, "state"), "HOME": abs}, filepath.Join(abs, "state", "paycli", "sandbox")},
+		{map[string]string{"XDG_STATE_HOME": "relative", "HOME": abs}, filepath.Join(abs, ".local", "state", "paycli", "sandbox")},
+		{map[string]string{"HOME": abs}, filepath.Join(abs, ".local", "state", "paycli", "sandbox")},
 	}
 	for _, tt := range tests {
 		got, err := DefaultStateDir(func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok })
-		if err != nil || got != filepath.FromSlash(tt.want) {
+		if err != nil || got != tt.want {
 			t.Errorf("%v: %q %v, want %q", tt.env, got, err, tt.want)
 		}
 	}
