@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/paycli/paycli/internal/build"
-
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/render"
