@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -347,5 +348,88 @@ func TestEnabled(t *testing.T) {
 		if got != tt.want || (err != nil) != tt.wantErr {
 			t.Errorf("%s flag=%q env=%q: %v %v", tt.cmd.Name(), tt.flag, tt.env, got, err)
 		}
+	}
+}
+
+// signallingListener reports when the server has read request bytes from
+// a connection.
+type signallingListener struct {
+	net.Listener
+	read chan struct{}
+}
+
+func (l signallingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return signallingConn{c, l.read}, nil
+}
+
+type signallingConn struct {
+	net.Conn
+	read chan struct{}
+}
+
+func (c signallingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		select {
+		case c.read <- struct{}{}:
+		default:
+		}
+	}
+	return n, err
+}
+
+// TestServeFinishesInFlightRequests: a request being handled when the
+// shutdown signal comes still gets its full answer.
+func TestServeFinishesInFlightRequests(t *testing.T) {
+	_, ios := testFactory(t, nil)
+	read := make(chan struct{}, 1)
+	ready := make(chan string, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opts := &ServeOptions{IO: ios, Addr: "127.0.0.1:0", StateDir: t.TempDir(), Faults: true, LockTimeout: time.Second,
+		Listen: func(network, addr string) (net.Listener, error) {
+			ln, err := net.Listen(network, addr)
+			return signallingListener{ln, read}, err
+		},
+		Ready: func(u string) { ready <- u },
+	}
+	done := make(chan error, 1)
+	go func() { done <- ServeRun(ctx, opts) }()
+	base := <-ready
+
+	type result struct {
+		status int
+		body   map[string]any
+		err    error
+	}
+	got := make(chan result, 1)
+	go func() {
+		req, _ := http.NewRequest("POST", base+"/api/token", strings.NewReader(`{}`))
+		req.Header.Set(sandbox.FaultHeader, "delay=1s")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			got <- result{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		var body map[string]any
+		err = json.NewDecoder(resp.Body).Decode(&body)
+		got <- result{resp.StatusCode, body, err}
+	}()
+	<-read
+	// The request is read; give the server a moment to enter the handler
+	// (where it sleeps a second) before the shutdown signal.
+	time.Sleep(100 * time.Millisecond)
+	cancel() // as SIGINT would
+	r := <-got
+	if r.err != nil || r.status != 200 || r.body["status_code"] != 1.0 {
+		t.Fatalf("in-flight request: %+v %v", r, r.err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
