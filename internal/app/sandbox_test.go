@@ -151,3 +151,26 @@ func TestNoSandboxLeavesConfigAlone(t *testing.T) {
 		t.Fatalf("config changed without --sandbox: %+v", cfg)
 	}
 }
+
+// TestSandboxFlagWaitsForTheStateLock: a --sandbox command started while
+// another holds the sandbox state waits for it instead of failing.
+func TestSandboxFlagWaitsForTheStateLock(t *testing.T) {
+	env, dir := homeEnv(t)
+	store, err := sandbox.OpenStore(dir, time.Second, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan struct{})
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		store.Close()
+		close(released)
+	}()
+	cfg, _ := loadConfig(t, env, "--sandbox")
+	select {
+	case <-released:
+	default:
+		t.Fatal("the command did not wait for the other holder of the state")
+	}
+	useGateway(t, cfg)
+}
