@@ -16,10 +16,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/big"
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -220,8 +222,8 @@ func (g *Gateway) readFields(w http.ResponseWriter, r *http.Request) (f fields, 
 	}
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	trimmed := strings.TrimSpace(string(body))
-	// curl -d sends JSON labelled as a form; like the gateway, read a body
-	// that is a JSON object as JSON whatever its label.
+	// curl -d labels JSON as a form: be lenient and read a body that is a
+	// JSON object as JSON whatever its label.
 	if mt == "application/x-www-form-urlencoded" && !strings.HasPrefix(trimmed, "{") {
 		q, err := url.ParseQuery(string(body))
 		if err != nil {
@@ -243,8 +245,8 @@ func (g *Gateway) readFields(w http.ResponseWriter, r *http.Request) (f fields, 
 		writeStatus(w, 1, "The request body is not a valid JSON object.")
 		return nil, false
 	}
-	for k, v := range raw {
-		switch v := v.(type) {
+	for _, k := range slices.Sorted(maps.Keys(raw)) { // sorted: the first bad field is reported
+		switch v := raw[k].(type) {
 		case string:
 			f[k] = v
 		case json.Number:
