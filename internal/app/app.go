@@ -47,6 +47,7 @@ func Main() int {
 // printed here, once, as one or two lines on stderr.
 func Run(ctx context.Context, args []string, ios *iostreams.IOStreams, lookupEnv func(string) (string, bool)) int {
 	f := NewFactory(ios, lookupEnv)
+	defer f.Close() // stops what the command's dependencies started (the in-process sandbox)
 	root, started := NewRootCmd(f)
 	root.SetArgs(args)
 	root.SetIn(ios.In)

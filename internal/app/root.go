@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/paycli/paycli/internal/cli/completion"
 	"github.com/paycli/paycli/internal/cli/configcmd"
 	"github.com/paycli/paycli/internal/cli/hash"
+	"github.com/paycli/paycli/internal/cli/sandboxcmd"
 	"github.com/paycli/paycli/internal/cli/token"
 	"github.com/paycli/paycli/internal/cli/version"
 	"github.com/paycli/paycli/internal/cmdutil"
@@ -35,14 +37,20 @@ func NewFactory(ios *iostreams.IOStreams, lookupEnv func(string) (string, bool))
 func NewRootCmd(f *cmdutil.Factory) (*cobra.Command, *bool) {
 	started := new(bool)
 	var flags *pflag.FlagSet
+	var running *cobra.Command
 	f.Config = sync.OnceValues(func() (*config.Config, error) {
 		cfg, err := config.Load(config.LoadOptions{Flags: flags, LookupEnv: f.LookupEnv})
-		if err == nil {
-			if w := config.LooseModeWarning(cfg.Path, cfg.FileMode); w != "" {
-				fmt.Fprintln(f.IOStreams.ErrOut, w)
-			}
+		if err != nil {
+			return nil, err
 		}
-		return cfg, err
+		if w := config.LooseModeWarning(cfg.Path, cfg.FileMode); w != "" {
+			fmt.Fprintln(f.IOStreams.ErrOut, w)
+		}
+		// --sandbox / PAYCLI_SANDBOX=1: the same commands, pointed at the emulator.
+		if on, err := sandboxcmd.Enabled(running, f.LookupEnv); err != nil || !on {
+			return cfg, err
+		}
+		return sandboxcmd.Overlay(context.Background(), f, cfg)
 	})
 	wireGateway(f, func() *pflag.FlagSet { return flags })
 
@@ -57,6 +65,7 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			*started = true
 			flags = cmd.Flags()
+			running = cmd
 			if noColor, _ := cmd.Flags().GetBool("no-color"); noColor {
 				f.IOStreams.SetColorEnabled(false)
 			}
@@ -78,6 +87,7 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 	pf.Bool("no-color", false, "never use colour (also NO_COLOR=1)")
 	pf.Bool("debug", false, "log HTTP requests and responses to stderr, secrets redacted")
 	pf.String("timeout", "30s", "time limit for the whole command, e.g. 30s or 2m (env PAYCLI_TIMEOUT)")
+	pf.Bool("sandbox", false, "run against the local gateway emulator with its credentials (env PAYCLI_SANDBOX=1)")
 	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(config.OutputFormats, cobra.ShellCompDirectiveNoFileComp))
 	_ = root.RegisterFlagCompletionFunc("profile", func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 		path, err := config.Path(config.LoadOptions{Flags: cmd.Flags(), LookupEnv: f.LookupEnv})
@@ -97,6 +107,7 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 		hash.NewCmdHash(f),
 		configcmd.NewCmdConfig(f),
 		token.NewCmdToken(f, nil),
+		sandboxcmd.NewCmdSandbox(f),
 		newExitCodesTopic(),
 	)
 	return root, started

@@ -3,9 +3,11 @@
 package cmdutil
 
 import (
-	"github.com/paycli/paycli/internal/build"
+	"errors"
+	"sync"
 	"time"
 
+	"github.com/paycli/paycli/internal/build"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/iostreams"
@@ -32,6 +34,9 @@ type Factory struct {
 	Gateway func() (*gateway.Client, error)
 	// TokenCache is the selected profile's token cache.
 	TokenCache func() (*gateway.FileTokenCache, error)
+
+	closersMu sync.Mutex
+	closers   []func() error
 }
 
 // OutputFormat returns the --output format resolved through the
@@ -47,4 +52,27 @@ func (f *Factory) OutputFormat() (render.Format, error) {
 // Palette returns the colours for stdout, obeying the colour decision.
 func (f *Factory) Palette() render.Palette {
 	return render.Palette{Enabled: f.IOStreams.ColorEnabled()}
+}
+
+// AddCloser registers fn to run when the command ends; app.Run calls Close.
+// It is for resources a lazily built dependency had to start, such as the
+// in-process sandbox behind --sandbox.
+func (f *Factory) AddCloser(fn func() error) {
+	f.closersMu.Lock()
+	defer f.closersMu.Unlock()
+	f.closers = append(f.closers, fn)
+}
+
+// Close runs the registered closers, last added first, once each, and
+// returns their errors joined.
+func (f *Factory) Close() error {
+	f.closersMu.Lock()
+	closers := f.closers
+	f.closers = nil
+	f.closersMu.Unlock()
+	var errs []error
+	for i := len(closers) - 1; i >= 0; i-- {
+		errs = append(errs, closers[i]())
+	}
+	return errors.Join(errs...)
 }

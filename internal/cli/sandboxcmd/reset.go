@@ -1,0 +1,86 @@
+package sandboxcmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/sandbox"
+	"github.com/spf13/cobra"
+)
+
+// ResetOptions are the inputs of `paycli sandbox reset`.
+type ResetOptions struct {
+	IO       *iostreams.IOStreams
+	Now      func() time.Time
+	StateDir string
+	Yes      bool
+	// LockTimeout bounds the wait for another process using the state.
+	LockTimeout time.Duration
+}
+
+// NewCmdReset builds `paycli sandbox reset`.
+func NewCmdReset(f *cmdutil.Factory, runF func(context.Context, *ResetOptions) error) *cobra.Command {
+	opts := &ResetOptions{IO: f.IOStreams, Now: f.Now, LockTimeout: 2 * time.Second}
+	var state string
+	cmd := &cobra.Command{
+		Use:   "reset",
+		Short: "Delete every sale the sandbox remembers",
+		Long: `Delete every sale in the sandbox's state, after a confirmation (or --yes
+when not on a terminal). A running 'paycli sandbox serve' holds the state:
+stop it first.`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir, err := stateDir(f, state)
+			if err != nil {
+				return err
+			}
+			opts.StateDir = dir
+			if !opts.Yes && !opts.IO.CanPrompt() {
+				return cmdutil.UsageErrorf("refusing to reset the sandbox without confirmation: pass --yes")
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return ResetRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&state, "state", "", "state folder (default <state dir>/paycli/sandbox)")
+	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
+	return cmd
+}
+
+// ResetRun empties the state.
+func ResetRun(ctx context.Context, opts *ResetOptions) error {
+	store, err := sandbox.OpenStore(opts.StateDir, opts.LockTimeout, opts.Now())
+	if errors.Is(err, sandbox.ErrLocked) {
+		return cmdutil.WithKind(cmdutil.KindUnavailable, sandbox.LockedError(opts.StateDir),
+			"Stop the running 'paycli sandbox serve' (or wait for the --sandbox command using it), then try again.")
+	}
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	sales, err := store.Sales()
+	if err != nil {
+		return err
+	}
+	if !opts.Yes {
+		ok, err := opts.IO.Confirm(ctx, fmt.Sprintf("Delete the %d sales in %s?", len(sales), opts.StateDir))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			fmt.Fprintln(opts.IO.ErrOut, "Nothing was deleted.")
+			return nil
+		}
+	}
+	if err := store.Reset(); err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "Sandbox reset: %d sales deleted.\n", len(sales))
+	return nil
+}

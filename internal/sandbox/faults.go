@@ -1,0 +1,157 @@
+package sandbox
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// FaultHeader asks a sandbox started with faults enabled (`paycli sandbox
+// serve --faults`) to misbehave on one request. Its value is one or more
+// comma-separated directives:
+//
+//	delay=2s       wait before handling the request (then answer normally)
+//	status=503     answer this HTTP status without handling the request
+//	reset=before   reset the connection without handling the request
+//	reset=after    handle the request (a payment is made and stored), then
+//	               reset the connection instead of answering
+//	truncate=20    handle the request, then send only the first 20 bytes of
+//	               the body and close the connection
+//
+// Without faults enabled the header is ignored.
+const FaultHeader = "X-Paycli-Fault"
+
+// fault is a parsed FaultHeader.
+type fault struct {
+	delay    time.Duration
+	status   int
+	reset    string // "", "before" or "after"
+	truncate int    // bytes of body to send; -1 for no truncation
+}
+
+// parseFault reads a FaultHeader value.
+func parseFault(v string) (fault, error) {
+	ft := fault{truncate: -1}
+	for _, part := range strings.Split(v, ",") {
+		name, val, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok {
+			return ft, fmt.Errorf("%q is not name=value", part)
+		}
+		var err error
+		switch name {
+		case "delay":
+			ft.delay, err = time.ParseDuration(val)
+		case "status":
+			ft.status, err = strconv.Atoi(val)
+			if err == nil && (ft.status < 100 || ft.status > 599) {
+				err = fmt.Errorf("status %d out of range", ft.status)
+			}
+		case "reset":
+			if val != "before" && val != "after" {
+				err = fmt.Errorf("reset must be before or after")
+			}
+			ft.reset = val
+		case "truncate":
+			ft.truncate, err = strconv.Atoi(val)
+			if err == nil && ft.truncate < 0 {
+				err = fmt.Errorf("truncate must not be negative")
+			}
+		default:
+			err = fmt.Errorf("unknown directive %q", name)
+		}
+		if err != nil {
+			return ft, fmt.Errorf("%s: %w", FaultHeader, err)
+		}
+	}
+	return ft, nil
+}
+
+// serveWithFault serves r through next, misbehaving as its FaultHeader asks.
+func serveWithFault(next http.Handler, w http.ResponseWriter, r *http.Request) {
+	ft, err := parseFault(r.Header.Get(FaultHeader))
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"message": err.Error()})
+		return
+	}
+	if ft.delay > 0 {
+		t := time.NewTimer(ft.delay)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return
+		}
+	}
+	if ft.reset == "before" {
+		resetConnection(w)
+		return
+	}
+	if ft.status != 0 {
+		writeJSON(w, ft.status, map[string]any{"message": fmt.Sprintf("sandbox fault: HTTP %d", ft.status)})
+		return
+	}
+	if ft.reset == "" && ft.truncate < 0 {
+		next.ServeHTTP(w, r)
+		return
+	}
+	rec := &bufferedResponse{header: http.Header{}, code: http.StatusOK}
+	next.ServeHTTP(rec, r)
+	if ft.reset == "after" {
+		resetConnection(w)
+		return
+	}
+	writeTruncated(w, rec, ft.truncate)
+}
+
+// resetConnection closes the client's connection with a TCP reset (linger
+// 0) where the platform allows, so the client sees "connection reset".
+func resetConnection(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler) // not hijackable (HTTP/2): abort the stream
+	}
+	if tcp, ok := conn.(*net.TCPConn); ok {
+		_ = tcp.SetLinger(0)
+	}
+	_ = conn.Close()
+}
+
+// writeTruncated sends rec's status line and headers, with the full
+// Content-Length, then only n bytes of its body, and closes the connection.
+func writeTruncated(w http.ResponseWriter, rec *bufferedResponse, n int) {
+	conn, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	defer conn.Close()
+	body := rec.body.Bytes()
+	var head bytes.Buffer
+	fmt.Fprintf(&head, "HTTP/1.1 %d %s\r\n", rec.code, http.StatusText(rec.code))
+	hdr := rec.header.Clone()
+	hdr.Set("Content-Length", strconv.Itoa(len(body)))
+	hdr.Set("Connection", "close")
+	_ = hdr.Write(&head)
+	head.WriteString("\r\n")
+	if n > len(body) {
+		n = len(body)
+	}
+	_, _ = buf.Write(head.Bytes())
+	_, _ = buf.Write(body[:n])
+	_ = buf.Flush()
+}
+
+// bufferedResponse keeps a handler's answer in memory so a fault can decide
+// what of it reaches the client.
+type bufferedResponse struct {
+	header http.Header
+	code   int
+	body   bytes.Buffer
+}
+
+func (b *bufferedResponse) Header() http.Header         { return b.header }
+func (b *bufferedResponse) WriteHeader(code int)        { b.code = code }
+func (b *bufferedResponse) Write(p []byte) (int, error) { return b.body.Write(p) }

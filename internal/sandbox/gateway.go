@@ -1,0 +1,312 @@
+// Package sandbox is a local emulator of the ccpayment card gateway: an
+// http.Handler serving the token, commission lookup, walletPay and check
+// status operations with the gateway's JSON shapes, backed by a durable
+// bbolt store. It shares no Go types with internal/gateway on purpose: the
+// two meet only over HTTP and the JSON fixtures under testdata/, so a bug
+// in a shared type cannot hide on both sides.
+//
+// Deterministic triggers (docs/sandbox.md): a wallet token whose amount
+// ends in .41 is declined (41), one ending in .69 stays pending (69) until
+// a check status resolves it; anything else succeeds.
+package sandbox
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math/big"
+	"mime"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Base is the path prefix the gateway serves under; a sandbox base URL is
+// "http://<addr>" + Base.
+const Base = "/ccpayment"
+
+// HealthPath answers GET with {"status":"ok"}; paycli probes it to find a
+// running `paycli sandbox serve`. It is not part of the gateway's API.
+const HealthPath = "/__sandbox/health"
+
+// DefaultMaxBodyBytes bounds request bodies; larger ones get HTTP 413.
+const DefaultMaxBodyBytes = 64 << 10
+
+// Options configure a Gateway. Store is required; the rest have defaults.
+type Options struct {
+	Store *Store
+	// Schedule is the commission table; the embedded one when nil.
+	Schedule *Schedule
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+	// NewOrderID makes the identifier of a stored sale (NewOrderIDs when nil).
+	NewOrderID func() string
+	// NewTokenID makes bearer token ids (NewTokenID when nil).
+	NewTokenID func() string
+	// TokenTTL is the bearer token lifetime (DefaultTokenTTL when zero).
+	TokenTTL time.Duration
+	// PendingFor is how long a pending (.69) sale stays pending: the first
+	// check status at least this long after the sale resolves it as
+	// completed. Zero means the first check status resolves it.
+	PendingFor time.Duration
+	// Faults enables the X-Paycli-Fault request header (see faults.go).
+	Faults bool
+	// MaxBodyBytes bounds request bodies (DefaultMaxBodyBytes when zero).
+	MaxBodyBytes int64
+}
+
+// Gateway is the emulator's http.Handler.
+type Gateway struct {
+	opts Options
+	mux  *http.ServeMux
+}
+
+// New builds a Gateway.
+func New(opts Options) (*Gateway, error) {
+	if opts.Store == nil {
+		return nil, errors.New("sandbox: Options.Store is required")
+	}
+	if opts.Schedule == nil {
+		s, err := DefaultSchedule()
+		if err != nil {
+			return nil, err
+		}
+		opts.Schedule = s
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.NewOrderID == nil {
+		opts.NewOrderID = NewOrderIDs(opts.Now)
+	}
+	if opts.NewTokenID == nil {
+		opts.NewTokenID = NewTokenID
+	}
+	if opts.TokenTTL <= 0 {
+		opts.TokenTTL = DefaultTokenTTL
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	g := &Gateway{opts: opts, mux: http.NewServeMux()}
+	g.mux.HandleFunc("POST "+Base+"/api/token", g.token)
+	g.mux.Handle("POST "+Base+"/api/commissions", g.authorized(g.commissions))
+	g.mux.Handle("GET "+Base+"/api/commissions", g.authorized(g.commissions))
+	g.mux.Handle("POST "+Base+"/api/walletPay", g.authorized(g.walletPay))
+	g.mux.Handle("POST "+Base+"/api/checkstatus", g.authorized(g.checkStatus))
+	g.mux.HandleFunc("GET "+HealthPath, func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
+	})
+	g.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusNotFound, map[string]any{"message": "Not Found"})
+	})
+	return g, nil
+}
+
+// ServeHTTP serves one request, applying the fault header when enabled.
+func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if g.opts.Faults && r.Header.Get(FaultHeader) != "" {
+		serveWithFault(g.mux, w, r)
+		return
+	}
+	g.mux.ServeHTTP(w, r)
+}
+
+// NewOrderIDs returns a generator of sale identifiers: "VP" and 17 digits,
+// the Unix time in seconds and a 7-digit sequence that starts at a random
+// point, so ids never repeat within a process and are unlikely to repeat
+// across restarts in the same second.
+func NewOrderIDs(now func() time.Time) func() string {
+	start, err := rand.Int(rand.Reader, big.NewInt(10_000_000))
+	if err != nil {
+		start = big.NewInt(now().UnixNano() % 10_000_000)
+	}
+	var seq atomic.Int64
+	seq.Store(start.Int64())
+	return func() string {
+		n := seq.Add(1) % 10_000_000
+		return fmt.Sprintf("VP%010d%07d", now().Unix()%10_000_000_000, n)
+	}
+}
+
+// statusBody is the envelope of every application answer.
+type statusBody struct {
+	StatusCode        int    `json:"status_code"`
+	StatusDescription string `json:"status_description"`
+	Data              any    `json:"data,omitempty"`
+}
+
+func writeJSON(w http.ResponseWriter, httpStatus int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		httpStatus = http.StatusInternalServerError
+		body = []byte(`{"status_code":99,"status_description":"internal error"}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(httpStatus)
+	_, _ = w.Write(body)
+}
+
+// writeStatus answers an application result with HTTP 200, as the gateway does.
+func writeStatus(w http.ResponseWriter, code int, desc string) {
+	writeJSON(w, http.StatusOK, statusBody{StatusCode: code, StatusDescription: desc})
+}
+
+// writeInternal answers a failure of the sandbox itself (its store).
+func writeInternal(w http.ResponseWriter, err error) {
+	writeJSON(w, http.StatusInternalServerError, statusBody{StatusCode: 99, StatusDescription: "sandbox internal error: " + err.Error()})
+}
+
+// authorized requires a valid bearer token. The gateway's PHP SDK sends the
+// token without the "Bearer " prefix, so both forms are accepted.
+func (g *Gateway) authorized(next http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token := strings.TrimSpace(r.Header.Get("Authorization"))
+		if len(token) > 7 && strings.EqualFold(token[:7], "bearer ") {
+			token = strings.TrimSpace(token[7:])
+		}
+		if token == "" || verifyBearer(token, g.opts.Now()) != nil {
+			writeJSON(w, http.StatusUnauthorized, map[string]any{"message": "Unauthenticated."})
+			return
+		}
+		next(w, r)
+	})
+}
+
+// fields are a request's parameters as text: JSON bodies (numbers and
+// booleans turned into their text), form bodies, or the query of a GET.
+type fields map[string]string
+
+// get returns a field's value, trimmed.
+func (f fields) get(name string) string { return strings.TrimSpace(f[name]) }
+
+// requireFields answers status_code 1 naming the first missing field, the
+// way the gateway's validator words it.
+func (f fields) requireFields(w http.ResponseWriter, names ...string) bool {
+	for _, name := range names {
+		if f.get(name) == "" {
+			writeStatus(w, 1, fmt.Sprintf("The %s field is required.", strings.ReplaceAll(name, "_", " ")))
+			return false
+		}
+	}
+	return true
+}
+
+// readFields reads the request's parameters, answering the error itself
+// (413 for a body over the limit, status_code 1 for a malformed one) when
+// ok is false.
+func (g *Gateway) readFields(w http.ResponseWriter, r *http.Request) (f fields, ok bool) {
+	f = fields{}
+	if r.Method == http.MethodGet {
+		for k, v := range r.URL.Query() {
+			f[k] = v[0]
+		}
+		return f, true
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.opts.MaxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeJSON(w, http.StatusRequestEntityTooLarge, statusBody{StatusCode: 1,
+				StatusDescription: fmt.Sprintf("The request body is larger than %d bytes.", g.opts.MaxBodyBytes)})
+			return nil, false
+		}
+		writeStatus(w, 1, "The request body could not be read.")
+		return nil, false
+	}
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	trimmed := strings.TrimSpace(string(body))
+	// curl -d labels JSON as a form: be lenient and read a body that is a
+	// JSON object as JSON whatever its label.
+	if mt == "application/x-www-form-urlencoded" && !strings.HasPrefix(trimmed, "{") {
+		q, err := url.ParseQuery(string(body))
+		if err != nil {
+			writeStatus(w, 1, "The request body is not valid form data.")
+			return nil, false
+		}
+		for k, v := range q {
+			f[k] = v[0]
+		}
+		return f, true
+	}
+	if trimmed == "" {
+		return f, true // every required field will be reported missing
+	}
+	dec := json.NewDecoder(strings.NewReader(trimmed))
+	dec.UseNumber()
+	var raw map[string]any
+	if err := dec.Decode(&raw); err != nil || dec.More() {
+		writeStatus(w, 1, "The request body is not a valid JSON object.")
+		return nil, false
+	}
+	for _, k := range slices.Sorted(maps.Keys(raw)) { // sorted: the first bad field is reported
+		switch v := raw[k].(type) {
+		case string:
+			f[k] = v
+		case json.Number:
+			f[k] = v.String()
+		case bool:
+			f[k] = fmt.Sprint(v)
+		case nil:
+		default:
+			writeStatus(w, 1, fmt.Sprintf("The %s must be a string.", strings.ReplaceAll(k, "_", " ")))
+			return nil, false
+		}
+	}
+	return f, true
+}
+
+// token serves POST /api/token.
+func (g *Gateway) token(w http.ResponseWriter, r *http.Request) {
+	f, ok := g.readFields(w, r)
+	if !ok || !f.requireFields(w, "app_id", "app_secret") {
+		return
+	}
+	if f.get("app_id") != AppID || f.get("app_secret") != AppSecret {
+		writeJSON(w, http.StatusUnauthorized, statusBody{StatusCode: 30, StatusDescription: "Invalid credentials"})
+		return
+	}
+	token, expires, err := issueBearer(g.opts.Now(), g.opts.TokenTTL, g.opts.NewTokenID())
+	if err != nil {
+		writeInternal(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, statusBody{StatusCode: 100, StatusDescription: "Successfully generated token", Data: map[string]any{
+		"token":      token,
+		"is_3d":      1,
+		"expires_at": expires.In(GatewayZone()).Format(ExpiresAtLayout),
+	}})
+}
+
+// commissions serves the commission lookup (POST body or GET query).
+func (g *Gateway) commissions(w http.ResponseWriter, r *http.Request) {
+	f, ok := g.readFields(w, r)
+	if !ok || !f.requireFields(w, "currency_code") {
+		return
+	}
+	currency := strings.ToUpper(f.get("currency_code"))
+	if !isUpperAlpha(currency, 3) {
+		writeStatus(w, 1, "The currency code must be 3 letters.")
+		return
+	}
+	by := strings.ToLower(f.get("commission_by"))
+	switch by {
+	case "", "merchant", "user":
+	default:
+		writeStatus(w, 1, "The selected commission by is invalid.")
+		return
+	}
+	lang := f.get("app_lang")
+	data, found := g.opts.Schedule.Lookup(currency, by == "user", lang)
+	if !found {
+		writeStatus(w, 0, " No Data Found")
+		return
+	}
+	writeJSON(w, http.StatusOK, statusBody{StatusCode: 100, StatusDescription: textsFor(lang).ok, Data: data})
+}

@@ -1,0 +1,174 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// AddressFile is the file in the state folder where a running `paycli
+// sandbox serve` writes its base URL, so that --sandbox can find it.
+const AddressFile = "address"
+
+// Server is a Gateway serving on a listener, with its store. It is what
+// `paycli sandbox serve` runs, and what --sandbox starts in-process when no
+// server is running.
+type Server struct {
+	// BaseURL is "http://<host:port>/ccpayment".
+	BaseURL string
+	store   *Store
+	http    *http.Server
+	done    chan error
+}
+
+// ServerOptions configure StartServer.
+type ServerOptions struct {
+	// StateDir holds the store (and the address file, if written).
+	StateDir string
+	// LockTimeout bounds the wait for another process holding the state.
+	LockTimeout time.Duration
+	// Gateway options; Store is filled in by StartServer.
+	Gateway Options
+}
+
+// StartServer opens the store in opts.StateDir and serves a Gateway on ln
+// until Shutdown. On error ln is closed.
+func StartServer(ln net.Listener, opts ServerOptions) (*Server, error) {
+	now := time.Now
+	if opts.Gateway.Now != nil {
+		now = opts.Gateway.Now
+	}
+	store, err := OpenStore(opts.StateDir, opts.LockTimeout, now())
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	gopts := opts.Gateway
+	gopts.Store = store
+	g, err := New(gopts)
+	if err != nil {
+		ln.Close()
+		store.Close()
+		return nil, err
+	}
+	s := &Server{
+		BaseURL: "http://" + dialAddr(ln.Addr()) + Base,
+		store:   store,
+		http:    &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second},
+		done:    make(chan error, 1),
+	}
+	go func() {
+		err := s.http.Serve(ln)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		s.done <- err
+	}()
+	return s, nil
+}
+
+// Done delivers the error that stopped the server (nil after Shutdown).
+func (s *Server) Done() <-chan error { return s.done }
+
+// Shutdown stops accepting connections, lets in-flight requests finish
+// (until ctx ends), then closes the store.
+func (s *Server) Shutdown(ctx context.Context) error {
+	err := s.http.Shutdown(ctx)
+	if err != nil {
+		_ = s.http.Close()
+	}
+	if cerr := s.store.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// dialAddr is the address a local client dials to reach a listener: the
+// loopback address for a listener on every interface.
+func dialAddr(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok || !tcp.IP.IsUnspecified() {
+		return a.String()
+	}
+	return net.JoinHostPort("127.0.0.1", fmt.Sprint(tcp.Port))
+}
+
+// IsLoopback reports whether a listen address ("host:port") only accepts
+// connections from this machine.
+func IsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// WriteAddress records a running server's base URL in dir, atomically.
+func WriteAddress(dir, baseURL string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, AddressFile+".*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.WriteString(baseURL + "\n")
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil {
+		os.Remove(tmp.Name())
+		return errors.Join(werr, cerr)
+	}
+	return os.Rename(tmp.Name(), filepath.Join(dir, AddressFile))
+}
+
+// ReadAddress returns the base URL recorded in dir ("" when there is none).
+func ReadAddress(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, AddressFile))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// RemoveAddress deletes the address file if it still names baseURL.
+func RemoveAddress(dir, baseURL string) {
+	if ReadAddress(dir) == baseURL {
+		os.Remove(filepath.Join(dir, AddressFile))
+	}
+}
+
+// Probe reports whether a sandbox answers at baseURL, within a short time.
+func Probe(ctx context.Context, baseURL string) bool {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	origin := strings.TrimSuffix(baseURL, Base)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, origin+HealthPath, nil)
+	if err != nil {
+		return false
+	}
+	// The probe only ever talks to a loopback address written by serve;
+	// bypass proxies from the environment.
+	client := &http.Client{Transport: &http.Transport{Proxy: nil}}
+	defer client.CloseIdleConnections()
+	resp, err := client.Do(req)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// LockedError explains ErrLocked for a state folder.
+func LockedError(dir string) error {
+	return fmt.Errorf("%w (%s)", ErrLocked, dir)
+}

@@ -1,0 +1,237 @@
+package sandbox
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/shopspring/decimal"
+)
+
+// The sandbox's fixed credentials. They are published on purpose (docs/sandbox.md,
+// `paycli sandbox credentials`): the sandbox moves no money, and fixed values
+// let tokens, hash_keys and scripts work against any sandbox instance.
+const (
+	AppID       = "5f8e2c1a9b7d4e3f6a0c8b2d4e6f1a3c"
+	AppSecret   = "9c4b2e7f1a6d3c8e5b0f2a4d6c8e1b3f"
+	MerchantKey = "$2y$10$pAyCl1sAnDb0xMeRcHaNtkEy.sBx7Qm2Lw9Zt4Rv8Kp3Nd6Hj1Fe"
+
+	// BearerSigningKey signs the bearer tokens of POST /api/token (HS256).
+	// Tokens are checked by signature and expiry alone, so they stay valid
+	// across restarts and between every sandbox on the machine.
+	BearerSigningKey = "paycli-sandbox-bearer-signing-key-v1"
+	// WalletSigningKey signs wallet transient tokens (HS256); it stands in
+	// for the wallet provider's key.
+	WalletSigningKey = "paycli-sandbox-wallet-signing-key-v1"
+)
+
+// DefaultTokenTTL is the lifetime of a bearer token, as on the gateway.
+const DefaultTokenTTL = 2 * time.Hour
+
+// GatewayZone returns the gateway's local time (Türkiye, UTC+3 all year),
+// in which expires_at is written. A fixed zone needs no tzdata.
+func GatewayZone() *time.Location { return time.FixedZone("TRT", 3*60*60) }
+
+// ExpiresAtLayout is the gateway's form of expires_at, without a zone.
+const ExpiresAtLayout = "2006-01-02 15:04:05"
+
+// bearerClaims are the claims of a sandbox bearer token.
+type bearerClaims struct {
+	jwt.RegisteredClaims
+}
+
+// issueBearer signs a bearer token for the sandbox app, valid from now for ttl.
+func issueBearer(now time.Time, ttl time.Duration, jti string) (token string, expires time.Time, err error) {
+	expires = now.Add(ttl).Truncate(time.Second)
+	claims := bearerClaims{jwt.RegisteredClaims{
+		Issuer:    "paycli-sandbox",
+		Subject:   AppID,
+		IssuedAt:  jwt.NewNumericDate(now),
+		ExpiresAt: jwt.NewNumericDate(expires),
+		ID:        jti,
+	}}
+	token, err = jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString([]byte(BearerSigningKey))
+	return token, expires, err
+}
+
+// verifyBearer checks a bearer token's signature, subject and expiry at now.
+func verifyBearer(token string, now time.Time) error {
+	var claims bearerClaims
+	_, err := jwt.ParseWithClaims(token, &claims, func(*jwt.Token) (any, error) {
+		return []byte(BearerSigningKey), nil
+	}, jwt.WithValidMethods([]string{"HS256"}), jwt.WithTimeFunc(func() time.Time { return now }),
+		jwt.WithExpirationRequired(), jwt.WithSubject(AppID))
+	return err
+}
+
+// WalletCard is the tokenized card a wallet token carries.
+type WalletCard struct {
+	BIN   string `json:"bin"`
+	Last4 string `json:"last4"`
+}
+
+// WalletClaims are the claims of a wallet transient token (DESIGN.md §6.3).
+type WalletClaims struct {
+	// Amount is a decimal string; a JSON number is accepted when reading.
+	Amount   WalletAmount `json:"amount"`
+	Currency string       `json:"currency"`
+	Card     WalletCard   `json:"card"`
+	// Wallet is the wallet type: "001" (a device-vendor wallet) or "012".
+	Wallet string `json:"wallet"`
+	jwt.RegisteredClaims
+}
+
+// WalletAmount is a decimal amount written as a string, read from a string
+// or a number.
+type WalletAmount string
+
+// UnmarshalJSON accepts "150.00" and 150.00.
+func (a *WalletAmount) UnmarshalJSON(b []byte) error {
+	s := string(b)
+	if unq, err := strconv.Unquote(s); err == nil {
+		s = unq
+	}
+	if _, err := decimal.NewFromString(s); err != nil {
+		return fmt.Errorf("amount %s is not a decimal", b)
+	}
+	*a = WalletAmount(s)
+	return nil
+}
+
+// Wallet types a wallet token may carry: 001 is a device-vendor wallet,
+// 012 another wallet.
+const (
+	WalletDeviceVendor = "001"
+	WalletOther        = "012"
+)
+
+// WalletRequest describes a wallet token to issue.
+type WalletRequest struct {
+	Amount     decimal.Decimal
+	Currency   string
+	CardNumber string
+	Wallet     string
+	TTL        time.Duration
+}
+
+// DefaultWalletCard is the card number used when none is given (an AXESS
+// card in the sandbox's BIN table).
+const DefaultWalletCard = "4355084355084358"
+
+// IssueWalletToken signs a wallet transient token, as the wallet button of
+// a real checkout would produce it. jti should be unique.
+func IssueWalletToken(req WalletRequest, now time.Time, jti string) (string, error) {
+	if err := ValidateCardNumber(req.CardNumber); err != nil {
+		return "", err
+	}
+	if !isUpperAlpha(req.Currency, 3) {
+		return "", fmt.Errorf("currency %q is not a three-letter code", req.Currency)
+	}
+	if req.Wallet != WalletDeviceVendor && req.Wallet != WalletOther {
+		return "", fmt.Errorf("wallet %q is not one of %s, %s", req.Wallet, WalletDeviceVendor, WalletOther)
+	}
+	if !req.Amount.IsPositive() {
+		return "", errors.New("amount must be positive")
+	}
+	if req.TTL <= 0 {
+		return "", errors.New("ttl must be positive")
+	}
+	claims := WalletClaims{
+		Amount:   WalletAmount(req.Amount.StringFixed(2)),
+		Currency: req.Currency,
+		Card:     WalletCard{BIN: req.CardNumber[:6], Last4: req.CardNumber[len(req.CardNumber)-4:]},
+		Wallet:   req.Wallet,
+		RegisteredClaims: jwt.RegisteredClaims{
+			Issuer:    "paycli-sandbox-wallet",
+			IssuedAt:  jwt.NewNumericDate(now),
+			ExpiresAt: jwt.NewNumericDate(now.Add(req.TTL)),
+			ID:        jti,
+		},
+	}
+	return jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString([]byte(WalletSigningKey))
+}
+
+// NewTokenID returns a random token id (jti).
+func NewTokenID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// ValidateCardNumber accepts 12 to 19 digits passing the Luhn check.
+func ValidateCardNumber(n string) error {
+	if len(n) < 12 || len(n) > 19 {
+		return fmt.Errorf("card number must have 12 to 19 digits, not %d", len(n))
+	}
+	sum := 0
+	for i := range len(n) {
+		c := n[len(n)-1-i]
+		if c < '0' || c > '9' {
+			return errors.New("card number may hold only digits")
+		}
+		d := int(c - '0')
+		if i%2 == 1 {
+			d *= 2
+			if d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+	}
+	if sum%10 != 0 {
+		return errors.New("card number fails the Luhn check")
+	}
+	return nil
+}
+
+// decodeWalletToken reads a wallet token's claims without checking its
+// signature or expiry (the hash_key check needs the amount first).
+func decodeWalletToken(token string) (*WalletClaims, error) {
+	var claims WalletClaims
+	_, _, err := jwt.NewParser().ParseUnverified(token, &claims)
+	if err != nil {
+		return nil, err
+	}
+	if err := claims.check(); err != nil {
+		return nil, err
+	}
+	return &claims, nil
+}
+
+func (c *WalletClaims) check() error {
+	switch {
+	case c.Amount == "":
+		return errors.New("no amount")
+	case c.Currency == "":
+		return errors.New("no currency")
+	case len(c.Card.BIN) != 6 || len(c.Card.Last4) != 4:
+		return errors.New("no card")
+	}
+	return nil
+}
+
+// verifyWalletToken checks a wallet token's signature and expiry at now.
+func verifyWalletToken(token string, now time.Time) error {
+	var claims WalletClaims
+	_, err := jwt.ParseWithClaims(token, &claims, func(*jwt.Token) (any, error) {
+		return []byte(WalletSigningKey), nil
+	}, jwt.WithValidMethods([]string{"HS256"}), jwt.WithTimeFunc(func() time.Time { return now }),
+		jwt.WithExpirationRequired())
+	return err
+}
+
+func isUpperAlpha(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for _, r := range s {
+		if r < 'A' || r > 'Z' {
+			return false
+		}
+	}
+	return true
+}

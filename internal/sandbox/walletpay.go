@@ -1,0 +1,342 @@
+package sandbox
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/mail"
+	"strings"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/paycli/paycli/internal/hashkey"
+	"github.com/shopspring/decimal"
+)
+
+// maxInvoiceIDLen is the longest invoice_id accepted.
+const maxInvoiceIDLen = 100
+
+// walletPayResult is the data object of a walletPay answer, field for field
+// the seed's §2.2 (with the seed's "service_" spelling).
+type walletPayResult struct {
+	ServiceStatus                int         `json:"service_status"`
+	OrderNo                      string      `json:"order_no"`
+	OrderID                      string      `json:"order_id"`
+	InvoiceID                    string      `json:"invoice_id"`
+	ServicePaymentMethod         string      `json:"service_payment_method"`
+	CreditCardNo                 string      `json:"credit_card_no"`
+	TransactionType              string      `json:"transaction_type"`
+	PaymentStatus                int         `json:"payment_status"`
+	PaymentMethod                string      `json:"payment_method"`
+	ErrorCode                    int         `json:"error_code"`
+	Error                        string      `json:"error"`
+	AuthCode                     string      `json:"auth_code"`
+	MerchantCommission           json.Number `json:"merchant_commission"`
+	UserCommission               json.Number `json:"user_commission"`
+	MerchantCommissionPercentage json.Number `json:"merchant_commission_percentage"`
+	MerchantCommissionFixed      json.Number `json:"merchant_commission_fixed"`
+	HostReferenceID              string      `json:"host_reference_id"`
+	PaymentReasonCode            string      `json:"payment_reason_code"`
+	PaymentReasonCodeDetail      string      `json:"payment_reason_code_detail"`
+}
+
+// walletPay serves POST /api/walletPay. Checks run in this order: fields,
+// merchant_key (14), hash_key (90, 68), currency (12), duplicate invoice (3,
+// atomically, before anything that resembles a provider call), wallet
+// token signature and expiry (1), then the simulated provider (100, 41, 69).
+// A wallet type sent by the caller is ignored: it comes from the token.
+func (g *Gateway) walletPay(w http.ResponseWriter, r *http.Request) {
+	f, ok := g.readFields(w, r)
+	if !ok || !f.requireFields(w, "merchant_key", "hash_key", "invoice_id", "wallet_transient_token", "name", "surname", "bill_email") {
+		return
+	}
+	invoiceID := f.get("invoice_id")
+	if len(invoiceID) > maxInvoiceIDLen || strings.ContainsAny(invoiceID, "|\x00") {
+		writeStatus(w, 1, fmt.Sprintf("The invoice id may not be longer than %d characters or contain '|'.", maxInvoiceIDLen))
+		return
+	}
+	if addr, err := mail.ParseAddress(f.get("bill_email")); err != nil || addr.Address != f.get("bill_email") {
+		writeStatus(w, 1, "The bill email must be a valid email address.")
+		return
+	}
+	if f.get("merchant_key") != MerchantKey {
+		writeStatus(w, 14, "Invalid merchant key: merchant not found")
+		return
+	}
+	plain, err := hashkey.Decrypt(AppSecret, f.get("hash_key"))
+	if err != nil {
+		writeStatus(w, 90, "Invalid hash key")
+		return
+	}
+	claims, err := decodeWalletToken(f.get("wallet_transient_token"))
+	if err != nil {
+		writeStatus(w, 1, "The wallet transient token is not a valid wallet token.")
+		return
+	}
+	amount, err := decimal.NewFromString(string(claims.Amount))
+	if err != nil || !amount.IsPositive() {
+		writeStatus(w, 1, "The wallet transient token carries no positive amount.")
+		return
+	}
+	layout, _ := hashkey.LookupLayout("walletpay")
+	field, err := layout.Mismatch(hashkey.Split(plain), map[string]string{
+		"total":         string(claims.Amount),
+		"installment":   "1",
+		"currency_code": claims.Currency,
+		"merchant_key":  MerchantKey,
+		"invoice_id":    invoiceID,
+	})
+	if err != nil {
+		writeStatus(w, 68, "Hash key mismatch: the hash_key is not made with the walletpay layout total|installment|currency_code|merchant_key|invoice_id")
+		return
+	}
+	if field != "" {
+		writeStatus(w, 68, fmt.Sprintf("Hash key mismatch: %s differs from the payment", field))
+		return
+	}
+	rate, known, err := g.opts.Schedule.RateForBIN(claims.Currency, claims.Card.BIN)
+	if err != nil {
+		writeInternal(w, err)
+		return
+	}
+	if !known {
+		writeStatus(w, 12, fmt.Sprintf("Invalid currency: %s is not accepted", claims.Currency))
+		return
+	}
+
+	now := g.opts.Now()
+	sale := Sale{
+		InvoiceID:   invoiceID,
+		OrderID:     g.opts.NewOrderID(),
+		State:       StateProcessing,
+		Amount:      amount.StringFixed(2),
+		Currency:    claims.Currency,
+		Installment: 1,
+		Wallet:      claims.Wallet,
+		CardBIN:     claims.Card.BIN,
+		CardLast4:   claims.Card.Last4,
+		CardProgram: rate.Program,
+		CreatedAt:   now,
+		UpdatedAt:   now,
+	}
+	if err := g.opts.Store.Reserve(sale); err != nil {
+		if errors.Is(err, ErrDuplicate) {
+			writeStatus(w, 3, "Invoice id is already processed or in progress; nothing was charged")
+			return
+		}
+		writeInternal(w, err)
+		return
+	}
+	if err := verifyWalletToken(f.get("wallet_transient_token"), now); err != nil {
+		// Nothing was charged: give the invoice back.
+		if rerr := g.opts.Store.Release(sale.InvoiceID, sale.OrderID); rerr != nil {
+			writeInternal(w, rerr)
+			return
+		}
+		if errors.Is(err, jwt.ErrTokenExpired) {
+			writeStatus(w, 1, "The wallet transient token has expired.")
+		} else {
+			writeStatus(w, 1, "The wallet transient token is invalid.")
+		}
+		return
+	}
+
+	// The simulated provider: the cents of the amount choose its answer
+	// (docs/sandbox.md): .41 declines, .69 stays pending.
+	cents := amount.Sub(amount.Floor())
+	merchantCommission := amount.Mul(rate.Percentage).Div(decimal.NewFromInt(100)).Add(rate.Fixed).Round(2)
+	sale.MerchantCommission = merchantCommission.StringFixed(2)
+	sale.UserCommission = "0.00"
+	sale.MerchantCommissionPercentage = rate.Percentage.String()
+	sale.MerchantCommissionFixed = rate.Fixed.String()
+	sale.UpdatedAt = now
+	code, desc := 100, "Payment successfully completed"
+	switch {
+	case cents.Equal(decimal.New(41, -2)):
+		sale.State = StateFailed
+		sale.PaymentReasonCode = "51"
+		sale.PaymentReasonCodeDetail = "Insufficient funds"
+		code, desc = 41, "Payment failed"
+	case cents.Equal(decimal.New(69, -2)):
+		sale.State = StatePending
+		code, desc = 69, "Order not yet processed"
+	default:
+		sale.State = StateCompleted
+		sale.AuthCode, sale.HostReferenceID = providerReferences(sale.OrderID)
+	}
+	// Committed (fsync) before the answer: a sale answered 100 survives a crash.
+	if err := g.opts.Store.Save(sale); err != nil {
+		writeInternal(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, statusBody{StatusCode: code, StatusDescription: desc, Data: resultOf(sale, code, desc)})
+}
+
+// resultOf builds the §2.2 object for a sale answered with code.
+func resultOf(sale Sale, code int, desc string) walletPayResult {
+	res := walletPayResult{
+		OrderNo:                      sale.OrderID,
+		OrderID:                      sale.OrderID,
+		InvoiceID:                    sale.InvoiceID,
+		ServicePaymentMethod:         servicePaymentMethod(sale.Wallet),
+		CreditCardNo:                 maskCard(sale.CardBIN, sale.CardLast4),
+		TransactionType:              "Auth",
+		PaymentMethod:                "CREDITCARD",
+		ErrorCode:                    code,
+		Error:                        desc,
+		AuthCode:                     sale.AuthCode,
+		MerchantCommission:           json.Number(sale.MerchantCommission),
+		UserCommission:               json.Number(sale.UserCommission),
+		MerchantCommissionPercentage: json.Number(sale.MerchantCommissionPercentage),
+		MerchantCommissionFixed:      json.Number(sale.MerchantCommissionFixed),
+		HostReferenceID:              sale.HostReferenceID,
+		PaymentReasonCode:            sale.PaymentReasonCode,
+		PaymentReasonCodeDetail:      sale.PaymentReasonCodeDetail,
+	}
+	if code == 100 {
+		res.ServiceStatus, res.PaymentStatus, res.Error = 1, 1, "Success"
+	}
+	return res
+}
+
+// servicePaymentMethod labels a sale with its wallet type, which the
+// gateway learns from the provider (never from the caller).
+func servicePaymentMethod(wallet string) string {
+	if wallet == "" {
+		return "WALLET"
+	}
+	return "WALLET_" + wallet
+}
+
+// maskCard shows the BIN and the last four digits of a 16-digit card.
+func maskCard(bin, last4 string) string {
+	return bin + "******" + last4
+}
+
+// providerReferences derives the provider's authorization code (6 digits)
+// and host reference (12 digits) from the order id, so they need no
+// randomness of their own and are stable for a sale.
+func providerReferences(orderID string) (authCode, hostRef string) {
+	sum := sha256.Sum256([]byte(orderID))
+	a := binary.BigEndian.Uint64(sum[:8]) % 1_000_000
+	h := binary.BigEndian.Uint64(sum[8:16]) % 1_000_000_000_000
+	return fmt.Sprintf("%06d", a), fmt.Sprintf("%012d", h)
+}
+
+// checkStatus serves POST /api/checkstatus: the stored sale's status at the
+// top level of the body (DESIGN.md §6.4). A pending sale resolves as
+// completed on the first check at least PendingFor after it was made.
+func (g *Gateway) checkStatus(w http.ResponseWriter, r *http.Request) {
+	f, ok := g.readFields(w, r)
+	if !ok || !f.requireFields(w, "merchant_key", "invoice_id", "hash_key") {
+		return
+	}
+	invoiceID := f.get("invoice_id")
+	if f.get("merchant_key") != MerchantKey {
+		writeStatus(w, 14, "Invalid merchant key: merchant not found")
+		return
+	}
+	plain, err := hashkey.Decrypt(AppSecret, f.get("hash_key"))
+	if err != nil {
+		writeStatus(w, 90, "Invalid hash key")
+		return
+	}
+	layout, _ := hashkey.LookupLayout("checkstatus")
+	field, err := layout.Mismatch(hashkey.Split(plain), map[string]string{"invoice_id": invoiceID, "merchant_key": MerchantKey})
+	if err != nil {
+		writeStatus(w, 68, "Hash key mismatch: the hash_key is not made with the checkstatus layout invoice_id|merchant_key")
+		return
+	}
+	if field != "" {
+		writeStatus(w, 68, fmt.Sprintf("Hash key mismatch: %s differs from the request", field))
+		return
+	}
+	sale, found, err := g.opts.Store.Get(invoiceID)
+	if err != nil {
+		writeInternal(w, err)
+		return
+	}
+	if !found {
+		writeStatus(w, 31, "Transaction not found")
+		return
+	}
+	now := g.opts.Now()
+	if sale.State == StatePending && now.Sub(sale.CreatedAt) >= g.opts.PendingFor {
+		sale.State = StateCompleted
+		sale.AuthCode, sale.HostReferenceID = providerReferences(sale.OrderID)
+		sale.UpdatedAt = now
+		if err := g.opts.Store.Save(sale); err != nil {
+			writeInternal(w, err)
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, statusOf(sale))
+}
+
+// checkStatusBody is the answer of check status.
+type checkStatusBody struct {
+	StatusCode              int         `json:"status_code"`
+	StatusDescription       string      `json:"status_description"`
+	TransactionStatus       string      `json:"transaction_status"`
+	OrderID                 string      `json:"order_id"`
+	InvoiceID               string      `json:"invoice_id"`
+	TransactionAmount       json.Number `json:"transaction_amount"`
+	CurrencyCode            string      `json:"currency_code"`
+	TotalRefundedAmount     json.Number `json:"total_refunded_amount"`
+	TransactionType         string      `json:"transaction_type"`
+	PaymentStatus           int         `json:"payment_status"`
+	PaymentMethod           string      `json:"payment_method"`
+	ServicePaymentMethod    string      `json:"service_payment_method"`
+	CreditCardNo            string      `json:"credit_card_no"`
+	Installment             int         `json:"installment"`
+	AuthCode                string      `json:"auth_code"`
+	MerchantCommission      json.Number `json:"merchant_commission"`
+	UserCommission          json.Number `json:"user_commission"`
+	PaymentReasonCode       string      `json:"payment_reason_code"`
+	PaymentReasonCodeDetail string      `json:"payment_reason_code_detail"`
+	CreatedAt               string      `json:"created_at"`
+}
+
+// statusOf reports a sale. A lookup that found the sale answers 100 with
+// the sale's own outcome in transaction_status ("Completed", "Failed");
+// a sale still pending or in flight answers 69.
+func statusOf(sale Sale) checkStatusBody {
+	b := checkStatusBody{
+		StatusCode:              100,
+		StatusDescription:       "Transaction found",
+		OrderID:                 sale.OrderID,
+		InvoiceID:               sale.InvoiceID,
+		TransactionAmount:       json.Number(sale.Amount),
+		CurrencyCode:            sale.Currency,
+		TotalRefundedAmount:     json.Number("0.00"),
+		TransactionType:         "Auth",
+		PaymentMethod:           "CREDITCARD",
+		ServicePaymentMethod:    servicePaymentMethod(sale.Wallet),
+		CreditCardNo:            maskCard(sale.CardBIN, sale.CardLast4),
+		Installment:             sale.Installment,
+		AuthCode:                sale.AuthCode,
+		MerchantCommission:      json.Number(orZero(sale.MerchantCommission)),
+		UserCommission:          json.Number(orZero(sale.UserCommission)),
+		PaymentReasonCode:       sale.PaymentReasonCode,
+		PaymentReasonCodeDetail: sale.PaymentReasonCodeDetail,
+		CreatedAt:               sale.CreatedAt.In(GatewayZone()).Format(ExpiresAtLayout),
+	}
+	switch sale.State {
+	case StateCompleted:
+		b.TransactionStatus, b.PaymentStatus = "Completed", 1
+	case StateFailed:
+		b.TransactionStatus = "Failed"
+	default:
+		b.StatusCode, b.StatusDescription, b.TransactionStatus = 69, "Order not yet processed", "Pending"
+	}
+	return b
+}
+
+func orZero(s string) string {
+	if s == "" {
+		return "0.00"
+	}
+	return s
+}
