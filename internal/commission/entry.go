@@ -3,6 +3,7 @@ package commission
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -81,7 +82,15 @@ func (e *Entry) UnmarshalJSON(data []byte) error {
 		return fmt.Errorf("commission entry: expected an object, got null")
 	}
 	var out Entry
-	for name, raw := range fields {
+	// Fields are read in name order, so that an entry with two bad fields
+	// always reports the same one.
+	names := make([]string, 0, len(fields))
+	for name := range fields {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		raw := fields[name]
 		var err error
 		switch name {
 		case "title":
@@ -114,11 +123,52 @@ func (e *Entry) UnmarshalJSON(data []byte) error {
 			out.Extra[name] = bytes.Clone(raw)
 		}
 		if err != nil {
-			return fmt.Errorf("commission entry, field %s: %w", name, err)
+			return &FieldError{Field: name, Program: programOf(fields), Err: err}
 		}
 	}
 	*e = out
 	return nil
+}
+
+// FieldError is an entry field the gateway wrote in a way paycli cannot
+// read: a commission value that is neither a number nor a marker, a
+// pos_id that is not a whole number.
+type FieldError struct {
+	// Installment is the installment count the entry is listed under; 0
+	// while the entry is decoded on its own.
+	Installment int
+	// Program is the entry's card_program (or getpos_card_program) as far
+	// as it could be read; empty for the special kinds.
+	Program string
+	Field   string
+	Err     error
+}
+
+func (e *FieldError) Error() string {
+	var b strings.Builder
+	if e.Installment > 0 {
+		fmt.Fprintf(&b, "installment %d, ", e.Installment)
+	}
+	if e.Program != "" {
+		fmt.Fprintf(&b, "program %s, ", quote(e.Program))
+	} else {
+		b.WriteString("entry without a card program, ")
+	}
+	fmt.Fprintf(&b, "field %s: %v", e.Field, e.Err)
+	return b.String()
+}
+
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// programOf names an entry for an error message, from whatever of its
+// program fields can be read.
+func programOf(fields map[string]json.RawMessage) string {
+	for _, name := range []string{"card_program", "getpos_card_program"} {
+		if s, err := text(fields[name]); err == nil && strings.TrimSpace(s) != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 // MarshalJSON writes the typed fields, then the extra ones; keys come out
@@ -258,14 +308,29 @@ func (s *Schedule) UnmarshalJSON(data []byte) error {
 			}
 		}
 	default:
-		var byKey map[string][]Entry
+		var byKey map[string][]json.RawMessage
 		if err := json.Unmarshal(data, &byKey); err != nil {
 			return fmt.Errorf("commission data: %w", err)
 		}
-		for key, list := range byKey {
+		keys := make([]string, 0, len(byKey))
+		for key := range byKey {
+			keys = append(keys, key)
+		}
+		sort.Strings(keys)
+		for _, key := range keys {
 			n, err := strconv.Atoi(strings.TrimSpace(key))
 			if err != nil || n < 0 {
 				return fmt.Errorf("commission data: key %s is not an installment count", quote(key))
+			}
+			list := make([]Entry, len(byKey[key]))
+			for i, raw := range byKey[key] {
+				if err := json.Unmarshal(raw, &list[i]); err != nil {
+					var fe *FieldError
+					if errors.As(err, &fe) {
+						fe.Installment = n
+					}
+					return fmt.Errorf("commission data: %w", err)
+				}
 			}
 			for i := range list {
 				if list[i].Installment == 0 {

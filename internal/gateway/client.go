@@ -259,6 +259,22 @@ func (c *Client) Commissions(ctx context.Context, req CommissionsRequest) (*Comm
 	return &out, nil
 }
 
+// CommissionsRaw is Commissions without decoding the data: it returns the
+// response body exactly as the gateway sent it, after the same checks (a
+// status_code other than 100, ErrNoData included, is still an *APIError).
+// It is for callers that print the body (paycli commissions --raw) or
+// read the data themselves.
+func (c *Client) CommissionsRaw(ctx context.Context, req CommissionsRequest) ([]byte, error) {
+	var body rawBody
+	if _, err := c.call(ctx, endpointCommissions, req, &body); err != nil {
+		return nil, err
+	}
+	return body, nil
+}
+
+// rawBody receives a whole success body instead of its decoded data.
+type rawBody []byte
+
 // WalletPay captures a wallet payment. It is never retried; see the
 // package documentation for what its errors mean.
 func (c *Client) WalletPay(ctx context.Context, req WalletPayRequest) (*WalletPayResult, error) {
@@ -416,6 +432,10 @@ func (c *Client) checkResponse(ep endpoint, resp *http.Response, body []byte, v 
 			StatusCode: code, HasStatusCode: true,
 			Description: cleanDescription(env.description()),
 		}
+	}
+	if raw, ok := v.(*rawBody); ok {
+		*raw = bytes.Clone(body)
+		return &env, nil
 	}
 	data := []byte(env.Data)
 	if ep.topLevel {

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/fatih/color"
 	"github.com/olekukonko/tablewriter"
@@ -94,7 +95,15 @@ type TableOptions struct {
 	Palette Palette
 	// RightAlign lists the columns (0-based) aligned right, e.g. numbers.
 	RightAlign []int
+	// Highlight, when set, picks the body cells (row and column 0-based)
+	// drawn highlighted (bold green) when colour is on. Without colour
+	// the table is byte-for-byte what it would be without Highlight.
+	Highlight func(row, col int) bool
 }
+
+// Highlight is how tables mark a cell that stands out (the cheapest rate
+// of a column): bold green.
+func (p Palette) Highlight(s string) string { return p.Color(color.Bold, color.FgGreen).Sprint(s) }
 
 // WriteTable writes a plain-bordered table. Cells are written as given: the
 // header is not re-cased and numbers are not re-formatted.
@@ -131,9 +140,12 @@ func WriteTable(w io.Writer, opts TableOptions, header []string, rows [][]string
 		tablewriter.WithTrimSpace(tw.Off),
 	)
 	t.Header(hdr...)
-	for _, r := range rows {
+	for ri, r := range rows {
 		cells := make([]any, len(r))
 		for i, c := range r {
+			if opts.Highlight != nil && opts.Palette.Enabled && opts.Highlight(ri, i) {
+				c = opts.Palette.Highlight(c)
+			}
 			cells[i] = c
 		}
 		if err := t.Append(cells...); err != nil {
@@ -172,4 +184,32 @@ func trimLine(line []byte) []byte {
 		out = append(out, ansiReset...)
 	}
 	return append(out, '\n')
+}
+
+// GroupThousands puts a comma between groups of three digits in the whole
+// part of a decimal written in plain notation: "1017.50" becomes
+// "1,017.50", "-1234567" becomes "-1,234,567". Anything else is returned
+// unchanged. It is for tables only: JSON and CSV keep plain decimals.
+func GroupThousands(s string) string {
+	sign, rest := "", s
+	if rest != "" && (rest[0] == '-' || rest[0] == '+') {
+		sign, rest = rest[:1], rest[1:]
+	}
+	whole, frac := rest, ""
+	if i := strings.IndexByte(rest, '.'); i >= 0 {
+		whole, frac = rest[:i], rest[i:]
+	}
+	if whole == "" || strings.Trim(whole, "0123456789") != "" || strings.Trim(frac, ".0123456789") != "" {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(sign)
+	for i, d := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(d)
+	}
+	b.WriteString(frac)
+	return b.String()
 }
