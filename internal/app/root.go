@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/paycli/paycli/internal/build"
+	"github.com/paycli/paycli/internal/cli/commissions"
 	"github.com/paycli/paycli/internal/cli/completion"
 	"github.com/paycli/paycli/internal/cli/configcmd"
 	"github.com/paycli/paycli/internal/cli/hash"
@@ -107,6 +108,7 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 		hash.NewCmdHash(f),
 		configcmd.NewCmdConfig(f),
 		token.NewCmdToken(f, nil),
+		commissions.NewCmdCommissions(f, nil),
 		sandboxcmd.NewCmdSandbox(f),
 		newExitCodesTopic(),
 	)

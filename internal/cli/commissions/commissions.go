@@ -1,0 +1,423 @@
+// Package commissions implements `paycli commissions`: the gateway's
+// commission table per installment count and card program, as a matrix a
+// person reads at a glance, a long list, JSON or CSV/TSV, with the exact
+// amounts of a sale when asked.
+package commissions
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/itchyny/gojq"
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/commission"
+	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/render"
+	"github.com/shopspring/decimal"
+	"github.com/spf13/cobra"
+)
+
+// Layouts of -o table.
+const (
+	LayoutMatrix = "matrix"
+	LayoutLong   = "long"
+)
+
+// Sides: who bears a rate.
+const (
+	SideMerchant = "merchant"
+	SideUser     = "user"
+)
+
+// maxInstallment bounds --installments: no gateway offers more, and it
+// keeps "1-999999999" from building a huge set.
+const maxInstallment = 99
+
+// Options are the inputs of `paycli commissions`.
+type Options struct {
+	IO             *iostreams.IOStreams
+	Config         func() (*config.Config, error)
+	Format         func() (render.Format, error)
+	Gateway        func() (*gateway.Client, error)
+	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
+
+	// By is sent as commission_by: merchant or user.
+	By string
+	// Installments keeps only these installment counts; nil keeps all.
+	Installments map[int]bool
+	// Programs keeps only entries whose program contains one of these.
+	Programs []string
+	// Amount, when set, asks for the amounts of a sale of this price.
+	Amount *decimal.Decimal
+	// Layout is matrix or long (-o table only).
+	Layout string
+	// Side is whose rates the matrix shows: merchant or user.
+	Side string
+	// Raw prints the gateway's response body unchanged.
+	Raw bool
+	// JQ filters the JSON output; nil for none.
+	JQ *gojq.Code
+}
+
+// NewCmdCommissions builds `paycli commissions`.
+func NewCmdCommissions(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{
+		IO:             f.IOStreams,
+		Config:         f.Config,
+		Format:         f.OutputFormat,
+		Gateway:        f.Gateway,
+		CommandContext: f.CommandContext,
+	}
+	var (
+		installments, amount, jq string
+		programs                 []string
+	)
+	cmd := &cobra.Command{
+		Use:   "commissions",
+		Short: "Show commission rates per installment count and card program",
+		Long: `Show the gateway's commission rates for a currency: per installment count
+and card program, with the saved-card-token and foreign-card rates below.
+
+The default view (-o table) is a matrix: one row per card program, one
+column per installment count, each cell the rate ("1.75%", or
+"1.75% + 0.25" when there is a fixed part); "–" where the program is not
+offered. On a terminal the cheapest cell of each column is highlighted.
+--side picks whose rates the matrix shows (default: the side named by
+--by). --layout long lists every entry with all four figures, as the
+gateway wrote them.
+
+--amount works out what a sale costs: the merchant's fee and net, the
+buyer's total and the installments, rounded to the currency's minor unit
+(see docs/commissions.md for the formulas). Matrix cells then show the
+buyer's total and the monthly payment: "1,017.50 / 6×169.58".
+
+-o json prints a stable schema (docs/json-output.md); --jq filters it with
+a jq expression (no jq needed). -o csv and -o tsv print the long layout
+for spreadsheets. --raw prints the gateway's response body unchanged.
+
+A currency with no commissions ("No Data Found") is not an error: a note on
+stderr, an empty result on stdout, exit 0.`,
+		Example: `  paycli commissions --currency TRY
+  paycli commissions --currency TRY --amount 1000 --installments 1-6
+  paycli commissions --currency TRY --program bonus --layout long
+  paycli commissions --currency EUR --by user --amount 250
+  paycli commissions --currency TRY -o json --jq '.installments[].entries[] | select(.kind == "regular") | .card_program'
+  paycli commissions --currency TRY -o csv > rates.csv`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := parseFlags(cmd, opts, installments, amount, jq, programs); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return Run(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	// --currency and --lang set the config keys default_currency and lang
+	// (config.Keys binds them by flag name): flag > env > file.
+	fl.String("currency", "", "ISO 4217 currency code, e.g. TRY (default: the profile's default_currency)")
+	fl.String("lang", "", "language of the gateway's texts, two letters (default: the profile's lang, en)")
+	fl.StringVar(&opts.By, "by", SideMerchant, "who bears the commission, sent as commission_by: merchant or user")
+	fl.StringVar(&installments, "installments", "", "installment counts to show, e.g. 1,3,6 or 2-6 (default: all)")
+	fl.StringArrayVar(&programs, "program", nil, "show only card programs whose name contains `TEXT`, ignoring case (repeatable)")
+	fl.StringVar(&amount, "amount", "", "work out fees, net and installments for a sale of this `DECIMAL` amount")
+	fl.StringVar(&opts.Layout, "layout", LayoutMatrix, "table layout: matrix or long")
+	fl.StringVar(&opts.Side, "side", "", "whose rates the matrix shows: merchant or user (default: --by)")
+	fl.BoolVar(&opts.Raw, "raw", false, "print the gateway's response body unchanged")
+	fl.StringVar(&jq, "jq", "", "filter the JSON output with a jq `EXPRESSION` (with -o json)")
+
+	_ = cmd.RegisterFlagCompletionFunc("by", cobra.FixedCompletions([]string{SideMerchant, SideUser}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("side", cobra.FixedCompletions([]string{SideMerchant, SideUser}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("layout", cobra.FixedCompletions([]string{LayoutMatrix, LayoutLong}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("currency", cobra.FixedCompletions(currencyCompletions(), cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("lang", cobra.FixedCompletions([]string{"en", "tr"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// currencyCompletions offers every active ISO 4217 code with its name.
+func currencyCompletions() []string {
+	cs := commission.Currencies()
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Code + "\t" + c.Name
+	}
+	return out
+}
+
+// parseFlags validates what the flags say on their own; the currency,
+// which may come from the configuration, is checked by Run before
+// anything is sent.
+func parseFlags(cmd *cobra.Command, opts *Options, installments, amount, jq string, programs []string) error {
+	var err error
+	if opts.By, err = oneOf("by", opts.By, SideMerchant, SideUser); err != nil {
+		return err
+	}
+	if opts.Layout, err = oneOf("layout", opts.Layout, LayoutMatrix, LayoutLong); err != nil {
+		return err
+	}
+	if opts.Side != "" {
+		if opts.Side, err = oneOf("side", opts.Side, SideMerchant, SideUser); err != nil {
+			return err
+		}
+	}
+	if cmd.Flags().Changed("installments") {
+		if opts.Installments, err = ParseInstallments(installments); err != nil {
+			return cmdutil.UsageErrorf("invalid --installments: %v", err)
+		}
+	}
+	for _, p := range programs {
+		if strings.TrimSpace(p) == "" {
+			return cmdutil.UsageErrorf("invalid --program: empty text")
+		}
+		opts.Programs = append(opts.Programs, p)
+	}
+	if cmd.Flags().Changed("amount") {
+		d, err := parseAmount(amount)
+		if err != nil {
+			return cmdutil.UsageErrorf("invalid --amount: %v", err)
+		}
+		opts.Amount = &d
+	}
+	if cmd.Flags().Changed("jq") {
+		q, err := gojq.Parse(jq)
+		if err != nil {
+			return cmdutil.UsageErrorf("invalid --jq expression: %v", err)
+		}
+		if opts.JQ, err = gojq.Compile(q); err != nil {
+			return cmdutil.UsageErrorf("invalid --jq expression: %v", err)
+		}
+	}
+	if opts.Raw {
+		for _, name := range []string{"installments", "program", "amount", "layout", "side", "jq"} {
+			if cmd.Flags().Changed(name) {
+				return cmdutil.UsageErrorf("--raw prints the gateway's body unchanged; it cannot be combined with --%s", name)
+			}
+		}
+	}
+	return nil
+}
+
+func oneOf(flag, value string, allowed ...string) (string, error) {
+	v := strings.ToLower(strings.TrimSpace(value))
+	for _, a := range allowed {
+		if v == a {
+			return v, nil
+		}
+	}
+	return "", cmdutil.UsageErrorf("invalid --%s %q: use %s", flag, value, strings.Join(allowed, " or "))
+}
+
+// ParseInstallments reads a list of installment counts and ranges:
+// "1,3,6", "2-6", "1,3-5,12".
+func ParseInstallments(s string) (map[int]bool, error) {
+	out := map[int]bool{}
+	for part := range strings.SplitSeq(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			return nil, fmt.Errorf("%q: empty item; write counts and ranges like 1,3,6 or 2-6", s)
+		}
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := installmentCount(lo)
+		if err != nil {
+			return nil, err
+		}
+		b := a
+		if isRange {
+			if b, err = installmentCount(hi); err != nil {
+				return nil, err
+			}
+			if b < a {
+				return nil, fmt.Errorf("range %q runs backwards; write %d-%d", part, b, a)
+			}
+		}
+		for n := a; n <= b; n++ {
+			out[n] = true
+		}
+	}
+	return out, nil
+}
+
+func installmentCount(s string) (int, error) {
+	s = strings.TrimSpace(s)
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > maxInstallment {
+		return 0, fmt.Errorf("%q is not an installment count (1 to %d)", s, maxInstallment)
+	}
+	return n, nil
+}
+
+// parseAmount reads a sale amount: a positive decimal in plain notation
+// ("1000", "1000.50"); a comma is refused rather than guessed at.
+func parseAmount(s string) (decimal.Decimal, error) {
+	t := strings.TrimSpace(s)
+	if strings.ContainsAny(t, ",_ eE") || t == "" {
+		return decimal.Decimal{}, fmt.Errorf("%q: write a plain decimal with a point, e.g. 1000 or 1017.50", s)
+	}
+	d, err := decimal.NewFromString(t)
+	if err != nil {
+		return decimal.Decimal{}, fmt.Errorf("%q: write a plain decimal with a point, e.g. 1000 or 1017.50", s)
+	}
+	if !d.IsPositive() {
+		return decimal.Decimal{}, fmt.Errorf("%q: must be more than zero", s)
+	}
+	return d, nil
+}
+
+// Run looks the commissions up and prints them.
+func Run(ctx context.Context, opts *Options) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	cur, err := resolveCurrency(cfg)
+	if err != nil {
+		return err
+	}
+	if opts.Amount != nil && !opts.Amount.Equal(opts.Amount.Round(cur.MinorUnit)) {
+		return cmdutil.UsageErrorf("invalid --amount %s: %s amounts have %d decimals", opts.Amount, cur.Code, cur.MinorUnit)
+	}
+	format, err := opts.Format()
+	if err != nil {
+		return err
+	}
+	if opts.JQ != nil && format != render.JSON {
+		return cmdutil.UsageErrorf("--jq filters JSON: use it with -o json")
+	}
+	client, err := opts.Gateway()
+	if err != nil {
+		return err
+	}
+	ctx, cancel, err := opts.CommandContext(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+
+	req := gateway.CommissionsRequest{CurrencyCode: cur.Code, CommissionBy: opts.By, AppLang: strings.ToLower(cfg.Lang)}
+	body, err := client.CommissionsRaw(ctx, req)
+	if errors.Is(err, gateway.ErrNoData) {
+		fmt.Fprintf(opts.IO.ErrOut, "No commissions found for %s: the gateway has no data for this currency.\n", cur.Code)
+		if opts.Raw {
+			return nil
+		}
+		return write(ctx, opts, format, &Result{Currency: cur.Code, CommissionBy: opts.By, MinorUnit: cur.MinorUnit})
+	}
+	if err != nil {
+		return err
+	}
+	if opts.Raw {
+		_, err := opts.IO.Out.Write(body)
+		return err
+	}
+	res, warnings, err := Decode(body, cur, opts.By, commission.Filter{Installments: opts.Installments, Programs: opts.Programs}, opts.Amount)
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", w)
+	}
+	if len(res.Rows) == 0 && res.Total > 0 {
+		fmt.Fprintln(opts.IO.ErrOut, "No entries match --installments/--program.")
+	}
+	return write(ctx, opts, format, res)
+}
+
+// resolveCurrency takes --currency, PAYCLI_DEFAULT_CURRENCY or the
+// profile's default_currency, and checks it against ISO 4217.
+func resolveCurrency(cfg *config.Config) (commission.Currency, error) {
+	code := strings.ToUpper(strings.TrimSpace(cfg.DefaultCurrency))
+	if code == "" {
+		return commission.Currency{}, cmdutil.UsageHint(errors.New("no currency given"),
+			"Pass --currency CODE (e.g. --currency TRY), or set one with 'paycli config set default_currency TRY'.")
+	}
+	cur, ok := commission.LookupCurrency(code)
+	if !ok {
+		return commission.Currency{}, cmdutil.UsageHint(fmt.Errorf("%q is not an ISO 4217 currency code", code),
+			"Use a three-letter code such as TRY, USD or EUR.")
+	}
+	return cur, nil
+}
+
+// Result is a decoded, filtered and placed commission lookup.
+type Result struct {
+	Currency     string
+	CommissionBy string
+	MinorUnit    int32
+	// Rows are the entries to show, in order (commission.Rows).
+	Rows []commission.Row
+	// Total is how many entries the gateway sent, before filtering.
+	Total int
+	// Amount is the sale amount, when one was given.
+	Amount *decimal.Decimal
+}
+
+// UnexpectedResponseError is a success response whose data paycli cannot
+// read (a rate that is neither a number nor a marker, data of the wrong
+// shape). It is an unexpected error (exit 1): the gateway answered, and
+// asking again would get the same answer.
+type UnexpectedResponseError struct{ Err error }
+
+func (e *UnexpectedResponseError) Error() string {
+	return "commissions: unexpected response from the gateway: " + strings.TrimPrefix(e.Err.Error(), "commission data: ")
+}
+
+func (e *UnexpectedResponseError) Unwrap() error { return e.Err }
+
+// Decode reads a commissions response body into a Result.
+func Decode(body []byte, cur commission.Currency, by string, filter commission.Filter, amount *decimal.Decimal) (*Result, []commission.Warning, error) {
+	var env struct {
+		Data commission.Schedule `json:"data"`
+	}
+	if err := json.Unmarshal(body, &env); err != nil {
+		return nil, nil, &UnexpectedResponseError{Err: err}
+	}
+	var sale *commission.Sale
+	if amount != nil {
+		sale = &commission.Sale{Amount: *amount, MinorUnit: cur.MinorUnit}
+	}
+	rows, warnings, err := commission.Rows(env.Data, filter, sale)
+	if err != nil {
+		return nil, nil, err
+	}
+	total := 0
+	for _, list := range env.Data {
+		total += len(list)
+	}
+	return &Result{Currency: cur.Code, CommissionBy: by, MinorUnit: cur.MinorUnit, Rows: rows, Total: total, Amount: amount}, warnings, nil
+}
+
+// write prints a result in the chosen format.
+func write(ctx context.Context, opts *Options, format render.Format, res *Result) error {
+	out := opts.IO.Out
+	switch format {
+	case render.JSON:
+		doc := NewJSONOutput(res)
+		if opts.JQ != nil {
+			return runJQ(ctx, out, opts.JQ, doc)
+		}
+		return render.WriteJSON(out, doc)
+	case render.CSV, render.TSV:
+		header, rows := Records(res)
+		return render.WriteRecords(out, format, header, rows)
+	}
+	if len(res.Rows) == 0 {
+		return nil
+	}
+	palette := render.Palette{Enabled: opts.IO.ColorEnabled()}
+	if opts.Layout == LayoutLong {
+		return writeLong(out, palette, res)
+	}
+	side := opts.Side
+	if side == "" {
+		side = res.CommissionBy
+	}
+	return writeMatrix(out, palette, res, side)
+}

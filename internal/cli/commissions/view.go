@@ -1,0 +1,463 @@
+package commissions
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/itchyny/gojq"
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/commission"
+	"github.com/paycli/paycli/internal/render"
+	"github.com/shopspring/decimal"
+)
+
+// JSONOutput is the document `paycli commissions -o json` prints. Its
+// fields are a stable interface (docs/json-output.md): fields may be
+// added, never renamed or removed.
+type JSONOutput struct {
+	Currency     string            `json:"currency"`
+	CommissionBy string            `json:"commission_by"`
+	Installments []JSONInstallment `json:"installments"`
+}
+
+// JSONInstallment is the entries of one installment count.
+type JSONInstallment struct {
+	Installment int         `json:"installment"`
+	Entries     []JSONEntry `json:"entries"`
+}
+
+// JSONEntry is one commission entry. Rates are the gateway's own text for
+// the number, as a string; a not-offered marker is null.
+type JSONEntry struct {
+	Kind                         string                     `json:"kind"`
+	Title                        string                     `json:"title"`
+	CardProgram                  string                     `json:"card_program"`
+	MerchantCommissionPercentage *string                    `json:"merchant_commission_percentage"`
+	MerchantCommissionFixed      *string                    `json:"merchant_commission_fixed"`
+	UserCommissionPercentage     *string                    `json:"user_commission_percentage"`
+	UserCommissionFixed          *string                    `json:"user_commission_fixed"`
+	Available                    bool                       `json:"available"`
+	PosID                        *int64                     `json:"pos_id,omitempty"`
+	GetposCardProgram            string                     `json:"getpos_card_program,omitempty"`
+	Extra                        map[string]json.RawMessage `json:"extra,omitempty"`
+	Amounts                      *JSONAmounts               `json:"amounts,omitempty"`
+}
+
+// JSONAmounts are the amounts of a sale, as decimal strings with exactly
+// the currency's number of decimals.
+type JSONAmounts struct {
+	Amount                 string `json:"amount"`
+	MerchantFee            string `json:"merchant_fee"`
+	MerchantNet            string `json:"merchant_net"`
+	BuyerTotal             string `json:"buyer_total"`
+	InstallmentAmount      string `json:"installment_amount"`
+	FirstInstallmentAmount string `json:"first_installment_amount"`
+}
+
+// NewJSONOutput builds the JSON document of a result.
+func NewJSONOutput(res *Result) JSONOutput {
+	doc := JSONOutput{Currency: res.Currency, CommissionBy: res.CommissionBy, Installments: []JSONInstallment{}}
+	for _, r := range res.Rows {
+		if n := len(doc.Installments); n == 0 || doc.Installments[n-1].Installment != r.Installment {
+			doc.Installments = append(doc.Installments, JSONInstallment{Installment: r.Installment, Entries: []JSONEntry{}})
+		}
+		last := &doc.Installments[len(doc.Installments)-1]
+		last.Entries = append(last.Entries, jsonEntry(r))
+	}
+	return doc
+}
+
+func jsonEntry(r commission.Row) JSONEntry {
+	e := r.Entry
+	out := JSONEntry{
+		Kind:                         r.Kind.String(),
+		Title:                        e.Title,
+		CardProgram:                  e.CardProgram,
+		MerchantCommissionPercentage: rateText(e.MerchantCommissionPercentage),
+		MerchantCommissionFixed:      rateText(e.MerchantCommissionFixed),
+		UserCommissionPercentage:     rateText(e.UserCommissionPercentage),
+		UserCommissionFixed:          rateText(e.UserCommissionFixed),
+		Available:                    r.Offered(),
+		PosID:                        e.PosID,
+		GetposCardProgram:            e.GetposCardProgram,
+	}
+	if len(e.Extra) > 0 {
+		out.Extra = e.Extra
+	}
+	if a := r.Amounts; a != nil {
+		s := a.Strings()
+		out.Amounts = &JSONAmounts{s[0], s[1], s[2], s[3], s[4], s[5]}
+	}
+	return out
+}
+
+// rateText is the gateway's text for a number, nil for a marker.
+func rateText(v commission.Value) *string {
+	if !v.Available() {
+		return nil
+	}
+	s := v.String()
+	return &s
+}
+
+// Records is the long layout for CSV and TSV: a header row named after
+// the JSON fields, then one row per entry; not-offered values are empty
+// cells, numbers keep the gateway's text, amounts are plain decimals.
+func Records(res *Result) (header []string, rows [][]string) {
+	header = []string{"installment", "kind", "title", "card_program", "getpos_card_program",
+		"merchant_commission_percentage", "merchant_commission_fixed",
+		"user_commission_percentage", "user_commission_fixed", "available", "pos_id"}
+	if res.Amount != nil {
+		header = append(header, "amount", "merchant_fee", "merchant_net", "buyer_total", "installment_amount", "first_installment_amount")
+	}
+	for _, r := range res.Rows {
+		e := r.Entry
+		row := []string{strconv.Itoa(r.Installment), r.Kind.String(), e.Title, e.CardProgram, e.GetposCardProgram,
+			plain(e.MerchantCommissionPercentage), plain(e.MerchantCommissionFixed),
+			plain(e.UserCommissionPercentage), plain(e.UserCommissionFixed),
+			strconv.FormatBool(r.Offered()), posID(e)}
+		if res.Amount != nil {
+			if r.Amounts != nil {
+				s := r.Amounts.Strings()
+				row = append(row, s[:]...)
+			} else {
+				row = append(row, "", "", "", "", "", "")
+			}
+		}
+		rows = append(rows, row)
+	}
+	return header, rows
+}
+
+func plain(v commission.Value) string {
+	if !v.Available() {
+		return ""
+	}
+	return v.String()
+}
+
+func posID(e commission.Entry) string {
+	if e.PosID == nil {
+		return ""
+	}
+	return strconv.FormatInt(*e.PosID, 10)
+}
+
+// notOffered is what tables show for a value the gateway does not offer.
+const notOffered = "–"
+
+// kindLabel names a kind for people.
+func kindLabel(k commission.Kind) string {
+	switch k {
+	case commission.KindRegular:
+		return "regular"
+	case commission.KindSavedCardToken:
+		return "saved card token"
+	case commission.KindForeignCard:
+		return "foreign card"
+	}
+	return "other"
+}
+
+// tableValue is a figure in the long table: the gateway's text, "–" for a
+// marker.
+func tableValue(v commission.Value) string {
+	if !v.Available() {
+		return notOffered
+	}
+	return v.String()
+}
+
+// rateCell is a rate as a person reads it: "1.75%", "1.75% + 0.25", "–".
+// The percentage drops trailing zeros ("1.7500" is 1.75%); the fixed part
+// is money, written with the currency's decimals ("0.5000" is 0.50 in
+// TRY) unless the gateway gave it more precision than that. JSON and the
+// long layout keep the gateway's text.
+func rateCell(pct, fixed commission.Value, minorUnit int32) string {
+	p, ok := pct.Decimal()
+	if !ok {
+		return notOffered
+	}
+	s := p.String() + "%"
+	if f, ok := fixed.Decimal(); ok && !f.IsZero() {
+		text := f.String()
+		if f.Equal(f.Round(minorUnit)) {
+			text = f.StringFixed(minorUnit)
+		}
+		s += " + " + render.GroupThousands(text)
+	}
+	return s
+}
+
+func sideRates(e commission.Entry, side string) (pct, fixed commission.Value) {
+	if side == SideUser {
+		return e.UserCommissionPercentage, e.UserCommissionFixed
+	}
+	return e.MerchantCommissionPercentage, e.MerchantCommissionFixed
+}
+
+// cost orders cells for highlighting: with amounts, what the side pays
+// (the merchant's fee, or the buyer's surcharge); without, the
+// percentage, then the fixed part.
+type cost struct{ first, second decimal.Decimal }
+
+func (c cost) less(d cost) bool {
+	if cmp := c.first.Cmp(d.first); cmp != 0 {
+		return cmp < 0
+	}
+	return c.second.LessThan(d.second)
+}
+
+func (c cost) equal(d cost) bool { return c.first.Equal(d.first) && c.second.Equal(d.second) }
+
+func costOf(r commission.Row, side string) (cost, bool) {
+	if r.Amounts != nil {
+		if side == SideUser {
+			return cost{first: r.Amounts.BuyerTotal.Sub(r.Amounts.Amount)}, true
+		}
+		return cost{first: r.Amounts.MerchantFee}, true
+	}
+	pct, fixed := sideRates(r.Entry, side)
+	p, ok := pct.Decimal()
+	if !ok {
+		return cost{}, false
+	}
+	f, _ := fixed.Decimal()
+	return cost{first: p, second: f}, true
+}
+
+// matrixCell is one cell: the rate, or with an amount the buyer's total
+// and the installments.
+func matrixCell(r commission.Row, side string, minorUnit int32) string {
+	if a := r.Amounts; a != nil {
+		s := a.Strings()
+		return fmt.Sprintf("%s / %d×%s", render.GroupThousands(s[3]), r.Installment, render.GroupThousands(s[4]))
+	}
+	if !r.Offered() {
+		return notOffered
+	}
+	pct, fixed := sideRates(r.Entry, side)
+	return rateCell(pct, fixed, minorUnit)
+}
+
+// writeMatrix prints the regular entries as programs × installment counts,
+// then the special kinds of installment 1 in a small table.
+func writeMatrix(w io.Writer, palette render.Palette, res *Result, side string) error {
+	var (
+		programs []string
+		columns  []int
+		cells    = map[string]map[int]commission.Row{}
+		specials []commission.Row
+	)
+	for _, r := range res.Rows {
+		if r.Kind != commission.KindRegular {
+			if r.Installment == 1 {
+				specials = append(specials, r)
+			}
+			continue
+		}
+		p := r.Program()
+		if cells[p] == nil {
+			cells[p] = map[int]commission.Row{}
+			programs = append(programs, p)
+		}
+		if _, dup := cells[p][r.Installment]; dup {
+			continue // the long layout shows both; a cell holds one
+		}
+		cells[p][r.Installment] = r
+		if len(columns) == 0 || columns[len(columns)-1] != r.Installment {
+			columns = append(columns, r.Installment)
+		}
+	}
+	commission.SortPrograms(programs)
+
+	written := false
+	if len(programs) > 0 {
+		header := []string{"PROGRAM"}
+		align := make([]int, 0, len(columns))
+		for i, n := range columns {
+			header = append(header, strconv.Itoa(n))
+			align = append(align, i+1)
+		}
+		rows := make([][]string, len(programs))
+		for i, p := range programs {
+			row := []string{p}
+			for _, n := range columns {
+				r, ok := cells[p][n]
+				if !ok {
+					row = append(row, "")
+					continue
+				}
+				row = append(row, matrixCell(r, side, res.MinorUnit))
+			}
+			rows[i] = row
+		}
+		cheapest := cheapestCells(programs, columns, cells, side)
+		err := render.WriteTable(w, render.TableOptions{
+			Palette:    palette,
+			RightAlign: align,
+			Highlight:  func(row, col int) bool { return col > 0 && cheapest[[2]int{row, col}] },
+		}, header, rows)
+		if err != nil {
+			return err
+		}
+		written = true
+	}
+	if len(specials) == 0 {
+		return nil
+	}
+	if written {
+		if _, err := fmt.Fprintln(w); err != nil {
+			return err
+		}
+	}
+	header := []string{"KIND", "MERCHANT", "USER"}
+	if res.Amount != nil {
+		header = append(header, "MERCHANT FEE", "BUYER TOTAL")
+	}
+	rows := make([][]string, len(specials))
+	for i, r := range specials {
+		e := r.Entry
+		row := []string{specialLabel(r), rateCell(e.MerchantCommissionPercentage, e.MerchantCommissionFixed, res.MinorUnit),
+			rateCell(e.UserCommissionPercentage, e.UserCommissionFixed, res.MinorUnit)}
+		if !r.Offered() {
+			row[1], row[2] = notOffered, notOffered
+		}
+		if res.Amount != nil {
+			if a := r.Amounts; a != nil {
+				s := a.Strings()
+				row = append(row, render.GroupThousands(s[1]), render.GroupThousands(s[3]))
+			} else {
+				row = append(row, notOffered, notOffered)
+			}
+		}
+		rows[i] = row
+	}
+	align := []int{1, 2}
+	if res.Amount != nil {
+		align = append(align, 3, 4)
+	}
+	return render.WriteTable(w, render.TableOptions{Palette: palette, RightAlign: align}, header, rows)
+}
+
+// specialLabel names a non-regular entry: its kind, or for an entry paycli
+// cannot place, its title.
+func specialLabel(r commission.Row) string {
+	if r.Kind == commission.KindOther && r.Entry.Title != "" {
+		return r.Entry.Title
+	}
+	return kindLabel(r.Kind)
+}
+
+// cheapestCells marks, per column, the offered cells that cost least for
+// the side shown, when the column has at least two offered cells to
+// compare.
+func cheapestCells(programs []string, columns []int, cells map[string]map[int]commission.Row, side string) map[[2]int]bool {
+	marked := map[[2]int]bool{}
+	for ci, n := range columns {
+		var best cost
+		var at []int
+		offered := 0
+		for pi, p := range programs {
+			r, ok := cells[p][n]
+			if !ok || !r.Offered() {
+				continue
+			}
+			c, ok := costOf(r, side)
+			if !ok {
+				continue
+			}
+			offered++
+			switch {
+			case len(at) == 0 || c.less(best):
+				best, at = c, []int{pi}
+			case c.equal(best):
+				at = append(at, pi)
+			}
+		}
+		if offered < 2 {
+			continue
+		}
+		for _, pi := range at {
+			marked[[2]int{pi, ci + 1}] = true
+		}
+	}
+	return marked
+}
+
+// writeLong prints one row per entry with all four figures as the gateway
+// wrote them.
+func writeLong(w io.Writer, palette render.Palette, res *Result) error {
+	header := []string{"INSTALLMENT", "KIND", "PROGRAM", "MERCHANT %", "MERCHANT FIXED", "USER %", "USER FIXED", "POS"}
+	align := []int{0, 3, 4, 5, 6, 7}
+	if res.Amount != nil {
+		header = append(header, "MERCHANT FEE", "MERCHANT NET", "BUYER TOTAL", "INSTALLMENT AMOUNT", "FIRST INSTALLMENT")
+		align = append(align, 8, 9, 10, 11, 12)
+	}
+	rows := make([][]string, len(res.Rows))
+	for i, r := range res.Rows {
+		e := r.Entry
+		program := r.Program()
+		if r.Kind == commission.KindOther && program == "" {
+			program = e.Title
+		}
+		row := []string{strconv.Itoa(r.Installment), kindLabel(r.Kind), program,
+			tableValue(e.MerchantCommissionPercentage), tableValue(e.MerchantCommissionFixed),
+			tableValue(e.UserCommissionPercentage), tableValue(e.UserCommissionFixed), posID(e)}
+		if res.Amount != nil {
+			if a := r.Amounts; a != nil {
+				s := a.Strings()
+				for _, v := range s[1:] {
+					row = append(row, render.GroupThousands(v))
+				}
+			} else {
+				row = append(row, notOffered, notOffered, notOffered, notOffered, notOffered)
+			}
+		}
+		rows[i] = row
+	}
+	return render.WriteTable(w, render.TableOptions{Palette: palette, RightAlign: align}, header, rows)
+}
+
+// runJQ filters the JSON document with a compiled jq expression and prints
+// each result on its own line, as `gh --jq` does: a string as its text
+// (unquoted), anything else as compact JSON.
+func runJQ(ctx context.Context, w io.Writer, code *gojq.Code, doc JSONOutput) error {
+	// gojq works on plain JSON values: go through the encoding once.
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return err
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	iter := code.RunWithContext(ctx, v)
+	for {
+		out, ok := iter.Next()
+		if !ok {
+			return nil
+		}
+		if err, isErr := out.(error); isErr {
+			var halt *gojq.HaltError
+			if errors.As(err, &halt) && halt.Value() == nil {
+				return nil
+			}
+			return cmdutil.WithKind(cmdutil.KindUnexpected, fmt.Errorf("--jq: %w", err), "")
+		}
+		var line []byte
+		if s, isString := out.(string); isString {
+			line = []byte(s)
+		} else if line, err = gojq.Marshal(out); err != nil {
+			return err
+		}
+		line = append(line, '\n')
+		if _, err := w.Write(line); err != nil {
+			return err
+		}
+	}
+}
