@@ -1,0 +1,421 @@
+package commissions
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/render"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// The sandbox's commission fixtures are shared test data: the same files
+// the emulator's own tests pin.
+const sandboxFixtures = "../../sandbox/testdata/commissions"
+
+func readFixture(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// fakeGateway answers the token call and the commissions call with a
+// fixed body, and records the commission request.
+type fakeGateway struct {
+	*httptest.Server
+	mu   sync.Mutex
+	body []byte
+	req  map[string]any
+	hits int
+}
+
+func newFakeGateway(t testing.TB, body []byte) *fakeGateway {
+	g := &fakeGateway{body: body}
+	g.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/ccpayment/api/token":
+			_, _ = io.WriteString(w, `{"status_code":100,"status_description":"ok","data":{"token":"test-token","is_3d":0,"expires_at":"2099-01-01 00:00:00"}}`)
+		case "/ccpayment/api/commissions":
+			var req map[string]any
+			_ = json.NewDecoder(r.Body).Decode(&req)
+			g.mu.Lock()
+			g.req, g.hits = req, g.hits+1
+			body := g.body
+			g.mu.Unlock()
+			_, _ = w.Write(body)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(g.Close)
+	return g
+}
+
+// testOptions returns options wired to g, on test streams.
+func testOptions(t testing.TB, g *fakeGateway, currency string, format render.Format, tty bool) (*Options, *bytes.Buffer, *bytes.Buffer) {
+	ios, _, out, errOut := iostreams.Test()
+	ios.SetStdoutTTY(tty)
+	ios.SetColorEnabled(tty)
+	cfg := &config.Config{DefaultCurrency: currency, Lang: "en", Profile: "default"}
+	return &Options{
+		IO:     ios,
+		Config: func() (*config.Config, error) { return cfg, nil },
+		Format: func() (render.Format, error) { return format, nil },
+		Gateway: func() (*gateway.Client, error) {
+			return gateway.New(g.URL+"/ccpayment", gateway.Credentials{AppID: "id", AppSecret: "secret"}, gateway.WithHTTPClient(g.Client()))
+		},
+		CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
+			ctx, cancel := context.WithCancel(ctx)
+			return ctx, cancel, nil
+		},
+		By:     SideMerchant,
+		Layout: LayoutMatrix,
+	}, out, errOut
+}
+
+// parseArgs runs the command's flag parsing alone and returns the options
+// it hands to Run.
+func parseArgs(t testing.TB, args ...string) (*Options, error) {
+	ios, _, _, _ := iostreams.Test()
+	var got *Options
+	cmd := NewCmdCommissions(&cmdutil.Factory{IOStreams: ios}, func(_ context.Context, o *Options) error { got = o; return nil })
+	if args == nil {
+		args = []string{} // nil would make cobra read os.Args
+	}
+	cmd.SetArgs(args)
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	err := cmd.Execute()
+	return got, err
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func TestGoldens(t *testing.T) {
+	tryMerchant := filepath.Join(sandboxFixtures, "try_merchant_en.json")
+	tryUser := filepath.Join(sandboxFixtures, "try_user_en.json")
+	seed := filepath.Join("testdata", "seed_response.json")
+	tests := []struct {
+		name    string
+		fixture string
+		format  render.Format
+		tty     bool
+		args    []string
+	}{
+		{"matrix.tty", tryMerchant, render.Table, true, nil},
+		{"matrix.piped", tryMerchant, render.Table, false, nil},
+		{"matrix-amount.tty", tryUser, render.Table, true, []string{"--by", "user", "--amount", "1000", "--installments", "1-6"}},
+		{"matrix-amount.piped", tryUser, render.Table, false, []string{"--by", "user", "--amount", "1000", "--installments", "1-6"}},
+		{"matrix-merchant-amount.piped", tryMerchant, render.Table, false, []string{"--amount", "1000", "--installments", "1,6,12"}},
+		{"matrix-user-side.piped", tryUser, render.Table, false, []string{"--by", "user", "--side", "merchant", "--installments", "1-3"}},
+		{"long.tty", tryMerchant, render.Table, true, []string{"--layout", "long", "--installments", "1-2"}},
+		{"long.piped", tryMerchant, render.Table, false, []string{"--layout", "long", "--installments", "1-2"}},
+		{"long-amount.tty", tryMerchant, render.Table, true, []string{"--layout", "long", "--amount", "1000", "--program", "bonus"}},
+		{"long-amount.piped", tryMerchant, render.Table, false, []string{"--layout", "long", "--amount", "1000", "--program", "bonus"}},
+		{"json", tryMerchant, render.JSON, false, []string{"--installments", "1,12"}},
+		{"json-amount", tryUser, render.JSON, false, []string{"--by", "user", "--amount", "1000.00", "--installments", "7"}},
+		{"csv", tryMerchant, render.CSV, false, []string{"--installments", "1,4"}},
+		{"csv-amount", tryUser, render.CSV, false, []string{"--by", "user", "--amount", "1000", "--installments", "1,7"}},
+		{"tsv", tryMerchant, render.TSV, false, []string{"--installments", "10"}},
+		{"seed-matrix.piped", seed, render.Table, false, nil},
+		{"seed-matrix-amount.piped", seed, render.Table, false, []string{"--amount", "250"}},
+		{"seed-long.piped", seed, render.Table, false, []string{"--layout", "long"}},
+		{"seed-json", seed, render.JSON, false, []string{"--amount", "250"}},
+		{"seed-csv", seed, render.CSV, false, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			parsed, err := parseArgs(t, tt.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := newFakeGateway(t, readFixture(t, tt.fixture))
+			opts, out, errOut := testOptions(t, g, "TRY", tt.format, tt.tty)
+			opts.By, opts.Layout, opts.Side = parsed.By, parsed.Layout, parsed.Side
+			opts.Installments, opts.Programs, opts.Amount = parsed.Installments, parsed.Programs, parsed.Amount
+			if err := Run(context.Background(), opts); err != nil {
+				t.Fatalf("Run: %v (stderr %q)", err, errOut)
+			}
+			golden(t, tt.name, out.Bytes())
+			if !tt.tty && bytes.Contains(out.Bytes(), []byte("\x1b[")) {
+				t.Error("piped output has colour")
+			}
+			if tt.tty && tt.format == render.Table && !bytes.Contains(out.Bytes(), []byte("\x1b[1m")) {
+				t.Error("terminal output has no bold header")
+			}
+			if tt.fixture == seed {
+				want := `warning: installment 2: the entry for program "BONUS" says installment 3; shown under 2` + "\n"
+				if errOut.String() != want {
+					t.Errorf("stderr = %q, want %q", errOut, want)
+				}
+			} else if errOut.Len() != 0 {
+				t.Errorf("stderr = %q, want nothing", errOut)
+			}
+		})
+	}
+}
+
+// The cheapest cell of each column is the one highlighted.
+func TestMatrixHighlightsCheapest(t *testing.T) {
+	g := newFakeGateway(t, readFixture(t, filepath.Join(sandboxFixtures, "try_merchant_en.json")))
+	opts, out, _ := testOptions(t, g, "TRY", render.Table, true)
+	opts.Installments = map[int]bool{1: true, 10: true}
+	if err := Run(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	hl := "\x1b[1;32m"
+	lines := strings.Split(out.String(), "\n")
+	for _, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "Axess"): // 1.75% and 13.05%: cheapest in both columns
+			if strings.Count(l, hl) != 2 {
+				t.Errorf("Axess row not highlighted twice: %q", l)
+			}
+		case strings.HasPrefix(l, "Bonus"), strings.HasPrefix(l, "World"), strings.HasPrefix(l, "Maximum"):
+			if strings.Contains(l, hl) {
+				t.Errorf("row wrongly highlighted: %q", l)
+			}
+		}
+	}
+}
+
+func TestRequestAndRaw(t *testing.T) {
+	body := readFixture(t, filepath.Join(sandboxFixtures, "eur_user_tr.json"))
+	g := newFakeGateway(t, body)
+	opts, out, _ := testOptions(t, g, "eur", render.JSON, false)
+	opts.By, opts.Raw = SideUser, true
+	cfg, _ := opts.Config()
+	cfg.Lang = "TR"
+	if err := Run(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out.Bytes(), body) {
+		t.Error("--raw changed the body")
+	}
+	want := map[string]any{"currency_code": "EUR", "commission_by": "user", "app_lang": "tr"}
+	for k, v := range want {
+		if g.req[k] != v {
+			t.Errorf("request %s = %v, want %v", k, g.req[k], v)
+		}
+	}
+}
+
+func TestNoData(t *testing.T) {
+	for _, tt := range []struct {
+		format render.Format
+		raw    bool
+		want   string
+	}{
+		{render.JSON, false, "{\n  \"currency\": \"GBP\",\n  \"commission_by\": \"merchant\",\n  \"installments\": []\n}\n"},
+		{render.Table, false, ""},
+		{render.CSV, false, "installment,kind,title,card_program,getpos_card_program,merchant_commission_percentage,merchant_commission_fixed,user_commission_percentage,user_commission_fixed,available,pos_id\n"},
+		{render.JSON, true, ""},
+	} {
+		g := newFakeGateway(t, []byte(`{"status_code":0,"status_description":" No Data Found"}`))
+		opts, out, errOut := testOptions(t, g, "GBP", tt.format, false)
+		opts.Raw = tt.raw
+		if err := Run(context.Background(), opts); err != nil {
+			t.Fatalf("%s: no data is not a failure, got %v", tt.format, err)
+		}
+		if out.String() != tt.want {
+			t.Errorf("%s raw=%v: stdout %q, want %q", tt.format, tt.raw, out, tt.want)
+		}
+		if !strings.Contains(errOut.String(), "No commissions found for GBP") {
+			t.Errorf("stderr %q", errOut)
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		name     string
+		body     string
+		currency string
+		format   render.Format
+		jq       string
+		want     string
+		kind     cmdutil.Kind
+		sent     bool
+	}{
+		{"no currency", "", "", render.Table, "", "no currency given", cmdutil.KindUsage, false},
+		{"unknown currency", "", "ZZZ", render.Table, "", `"ZZZ" is not an ISO 4217 currency code`, cmdutil.KindUsage, false},
+		{"jq without json", "", "TRY", render.Table, ".", "--jq filters JSON: use it with -o json", cmdutil.KindUsage, false},
+		{"bad value", `{"status_code":100,"data":{"4":[{"card_program":"Bonus","merchant_commission_percentage":"1,75"}]}}`, "TRY", render.Table, "",
+			`commissions: unexpected response from the gateway: installment 4, program "Bonus", field merchant_commission_percentage: commission value: "1,75" is neither a number nor a not-offered marker (x, X, -)`, cmdutil.KindUnexpected, true},
+		{"jq runtime error", `{"status_code":100,"data":{}}`, "TRY", render.JSON, ".currency | keys", "--jq: ", cmdutil.KindUnexpected, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := newFakeGateway(t, []byte(tt.body))
+			opts, out, _ := testOptions(t, g, tt.currency, tt.format, false)
+			if tt.jq != "" {
+				args := []string{"--jq", tt.jq}
+				parsed, err := parseArgs(t, args...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts.JQ = parsed.JQ
+			}
+			err := Run(context.Background(), opts)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+			if k, _ := cmdutil.KindOf(err); k != tt.kind {
+				t.Errorf("kind %v, want %v", k, tt.kind)
+			}
+			if (g.hits > 0) != tt.sent {
+				t.Errorf("commission requests: %d, want sent=%v", g.hits, tt.sent)
+			}
+			if tt.kind == cmdutil.KindUsage && out.Len() > 0 {
+				t.Errorf("usage error wrote %q", out)
+			}
+		})
+	}
+}
+
+func TestAmountFinerThanCurrency(t *testing.T) {
+	for _, tt := range []struct{ currency, amount string }{{"JPY", "100.5"}, {"TRY", "10.005"}, {"KWD", "1.0001"}} {
+		g := newFakeGateway(t, nil)
+		opts, _, _ := testOptions(t, g, tt.currency, render.Table, false)
+		parsed, err := parseArgs(t, "--amount", tt.amount)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Amount = parsed.Amount
+		err = Run(context.Background(), opts)
+		if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUsage || g.hits != 0 {
+			t.Errorf("%s %s: err = %v, requests %d; want a usage error before sending", tt.currency, tt.amount, err, g.hits)
+		}
+	}
+}
+
+func TestJQ(t *testing.T) {
+	g := newFakeGateway(t, readFixture(t, filepath.Join(sandboxFixtures, "try_merchant_en.json")))
+	opts, out, _ := testOptions(t, g, "TRY", render.JSON, false)
+	parsed, err := parseArgs(t, "--jq", `.installments[] | select(.installment == 12) | .entries[] | .card_program, .available, {n: .pos_id}`, "--program", "world")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.JQ, opts.Programs = parsed.JQ, parsed.Programs
+	if err := Run(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if want := "World\nfalse\n{\"n\":1022}\n"; out.String() != want {
+		t.Errorf("jq output %q, want %q", out, want)
+	}
+}
+
+func TestFlags(t *testing.T) {
+	tests := []struct {
+		args    string
+		check   func(*Options) bool
+		wantErr string
+	}{
+		{"", func(o *Options) bool {
+			return o.By == "merchant" && o.Layout == "matrix" && o.Side == "" && o.Installments == nil && o.Amount == nil && o.JQ == nil
+		}, ""},
+		{"--by USER --layout Long --side merchant", func(o *Options) bool { return o.By == "user" && o.Layout == "long" && o.Side == "merchant" }, ""},
+		{"--installments 1,3-5,12", func(o *Options) bool {
+			return len(o.Installments) == 5 && o.Installments[1] && o.Installments[4] && o.Installments[12]
+		}, ""},
+		{"--program bonus --program World", func(o *Options) bool { return len(o.Programs) == 2 }, ""},
+		{"--amount 1017.50", func(o *Options) bool { return o.Amount.String() == "1017.5" }, ""},
+		{"--raw", func(o *Options) bool { return o.Raw }, ""},
+		{"--by bank", nil, `invalid --by "bank": use merchant or user`},
+		{"--layout wide", nil, `invalid --layout "wide": use matrix or long`},
+		{"--side both", nil, `invalid --side "both"`},
+		{"--installments 6-2", nil, `range "6-2" runs backwards`},
+		{"--installments 0", nil, `"0" is not an installment count`},
+		{"--installments 1,,2", nil, "empty item"},
+		{"--installments a", nil, `"a" is not an installment count`},
+		{"--installments 1-100", nil, `"100" is not an installment count (1 to 99)`},
+		{"--program ", nil, "invalid --program: empty text"},
+		{"--amount 1,000", nil, "write a plain decimal"},
+		{"--amount -5", nil, "must be more than zero"},
+		{"--amount 0", nil, "must be more than zero"},
+		{"--amount 1e3", nil, "write a plain decimal"},
+		{"--jq .[", nil, "invalid --jq expression"},
+		{"--jq $undefined", nil, "invalid --jq expression"},
+		{"--raw --amount 5", nil, "cannot be combined with --amount"},
+		{"--raw --jq .", nil, "cannot be combined with --jq"},
+		{"extra", nil, "unexpected argument"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			args := strings.Fields(tt.args)
+			if tt.args == "--program " {
+				args = []string{"--program", " "}
+			}
+			got, err := parseArgs(t, args...)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUsage {
+					t.Errorf("kind %v, want usage", k)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tt.check(got) {
+				t.Errorf("options %+v", *got)
+			}
+		})
+	}
+}
+
+func TestCompletions(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	cmd := NewCmdCommissions(&cmdutil.Factory{IOStreams: ios}, nil)
+	for flag, want := range map[string]string{"by": "user", "side": "merchant", "layout": "long", "currency": "TRY\tTurkish Lira"} {
+		fn, ok := cmd.GetFlagCompletionFunc(flag)
+		if !ok {
+			t.Errorf("--%s has no completion", flag)
+			continue
+		}
+		got, _ := fn(cmd, nil, "")
+		found := false
+		for _, g := range got {
+			found = found || g == want
+		}
+		if !found {
+			t.Errorf("--%s completes to %q, want %q among them", flag, got, want)
+		}
+	}
+}
