@@ -1,0 +1,84 @@
+package commissions
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/paycli/paycli/internal/commission"
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/render"
+	"github.com/shopspring/decimal"
+)
+
+// benchBody is a commissions response with programs card programs on each
+// of 12 installment counts, plus the two special entries on installment 1.
+func benchBody(programs int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"status_code":100,"status_description":"Success","data":{`)
+	for n := 1; n <= 12; n++ {
+		if n > 1 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"%d":[`, n)
+		for p := range programs {
+			if p > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `{"title":"Regular Commission","card_program":"Program %03d","merchant_commission_percentage":"%d.%02d00","merchant_commission_fixed":"0.0000","user_commission_percentage":0,"user_commission_fixed":0,"currency_code":"TRY","installment":%d,"pos_id":%d,"getpos_card_program":"PROGRAM_%03d"}`,
+				(p*7919)%programs, n, p%100, n, 1000+p, p)
+		}
+		if n == 1 {
+			b.WriteString(`,{"title":"Save Card Token Payment Commission","card_program":"","merchant_commission_percentage":"2.1000","merchant_commission_fixed":"0.0000","user_commission_percentage":"-","user_commission_fixed":"-","currency_code":"TRY","installment":1}`)
+			b.WriteString(`,{"title":"Foreign Card Commission","card_program":"","merchant_commission_percentage":"3.4900","merchant_commission_fixed":"0.5000","user_commission_percentage":"-","user_commission_fixed":"-","currency_code":"TRY","installment":1}`)
+		}
+		b.WriteString("]")
+	}
+	b.WriteString("}}")
+	return []byte(b.String())
+}
+
+// BenchmarkDecodeRender measures what the command does after the response
+// arrives: decode, place, work out amounts, render. Figures are recorded
+// in docs/performance.md.
+func BenchmarkDecodeRender(b *testing.B) {
+	try, _ := commission.LookupCurrency("TRY")
+	amount := decimal.NewFromInt(1000)
+	for _, programs := range []int{10, 40, 160} {
+		body := benchBody(programs)
+		for _, v := range []struct {
+			name   string
+			format render.Format
+			layout string
+			amount *decimal.Decimal
+		}{
+			{"matrix", render.Table, LayoutMatrix, nil},
+			{"matrix-amount", render.Table, LayoutMatrix, &amount},
+			{"long", render.Table, LayoutLong, nil},
+			{"json", render.JSON, LayoutMatrix, nil},
+			{"csv-amount", render.CSV, LayoutLong, &amount},
+		} {
+			b.Run(fmt.Sprintf("programs=%d/%s", programs, v.name), func(b *testing.B) {
+				ios, _, out, _ := iostreams.Test()
+				opts := &Options{IO: ios, By: SideMerchant, Layout: v.layout}
+				b.SetBytes(int64(len(body)))
+				b.ReportAllocs()
+				for b.Loop() {
+					out.Reset()
+					res, _, err := Decode(body, try, SideMerchant, commission.Filter{}, v.amount)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if err := write(context.Background(), opts, v.format, res); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if out.Len() == 0 || bytes.Count(out.Bytes(), []byte("\n")) < programs {
+					b.Fatalf("output too short: %d bytes", out.Len())
+				}
+			})
+		}
+	}
+}
