@@ -64,3 +64,21 @@ func TestGroupThousands(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteTableRightAlignHeader(t *testing.T) {
+	header := []string{"PROGRAM", "12"}
+	rows := [][]string{{"Axess", "15.45%"}}
+	var left, right bytes.Buffer
+	if err := WriteTable(&left, TableOptions{RightAlign: []int{1}}, header, rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteTable(&right, TableOptions{RightAlign: []int{1}, RightAlignHeader: true}, header, rows); err != nil {
+		t.Fatal(err)
+	}
+	if want := "PROGRAM  12\nAxess    15.45%\n"; left.String() != want {
+		t.Errorf("default header alignment:\n%q\nwant\n%q", left.String(), want)
+	}
+	if want := "PROGRAM      12\nAxess    15.45%\n"; right.String() != want {
+		t.Errorf("RightAlignHeader:\n%q\nwant\n%q", right.String(), want)
+	}
+}

@@ -95,6 +95,9 @@ type TableOptions struct {
 	Palette Palette
 	// RightAlign lists the columns (0-based) aligned right, e.g. numbers.
 	RightAlign []int
+	// RightAlignHeader aligns the headers of the RightAlign columns right
+	// too, over their numbers; otherwise every header is aligned left.
+	RightAlignHeader bool
 	// Highlight, when set, picks the body cells (row and column 0-based)
 	// drawn highlighted (bold green) when colour is on. Without colour
 	// the table is byte-for-byte what it would be without Highlight.
@@ -117,6 +120,13 @@ func WriteTable(w io.Writer, opts TableOptions, header []string, rows [][]string
 			aligns[i] = tw.AlignRight
 		}
 	}
+	headerAligns := make([]tw.Align, len(header))
+	for i := range headerAligns {
+		headerAligns[i] = tw.AlignLeft
+		if opts.RightAlignHeader {
+			headerAligns[i] = aligns[i]
+		}
+	}
 	hdr := make([]any, len(header))
 	for i, h := range header {
 		hdr[i] = opts.Palette.Bold(h)
@@ -132,7 +142,7 @@ func WriteTable(w io.Writer, opts TableOptions, header []string, rows [][]string
 			},
 		})),
 		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: headerAligns}),
 		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: aligns}),
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
 		tablewriter.WithHeaderAutoWrap(tw.WrapNone),

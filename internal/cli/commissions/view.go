@@ -298,8 +298,9 @@ func writeMatrix(w io.Writer, palette render.Palette, res *Result, side string) 
 		}
 		cheapest := cheapestCells(programs, columns, cells, side)
 		err := render.WriteTable(w, render.TableOptions{
-			Palette:    palette,
-			RightAlign: align,
+			Palette:          palette,
+			RightAlign:       align,
+			RightAlignHeader: true,
 			Highlight:  func(row, col int) bool { return col > 0 && cheapest[[2]int{row, col}] },
 		}, header, rows)
 		if err != nil {
@@ -341,7 +342,7 @@ func writeMatrix(w io.Writer, palette render.Palette, res *Result, side string) 
 	if res.Amount != nil {
 		align = append(align, 3, 4)
 	}
-	return render.WriteTable(w, render.TableOptions{Palette: palette, RightAlign: align}, header, rows)
+	return render.WriteTable(w, render.TableOptions{Palette: palette, RightAlign: align, RightAlignHeader: true}, header, rows)
 }
 
 // specialLabel names a non-regular entry: its kind, or for an entry paycli
@@ -420,7 +421,7 @@ func writeLong(w io.Writer, palette render.Palette, res *Result) error {
 		}
 		rows[i] = row
 	}
-	return render.WriteTable(w, render.TableOptions{Palette: palette, RightAlign: align}, header, rows)
+	return render.WriteTable(w, render.TableOptions{Palette: palette, RightAlign: align, RightAlignHeader: true}, header, rows)
 }
 
 // runJQ filters the JSON document with a compiled jq expression and prints
