@@ -301,7 +301,7 @@ func writeMatrix(w io.Writer, palette render.Palette, res *Result, side string) 
 			Palette:          palette,
 			RightAlign:       align,
 			RightAlignHeader: true,
-			Highlight:  func(row, col int) bool { return col > 0 && cheapest[[2]int{row, col}] },
+			Highlight:        func(row, col int) bool { return col > 0 && cheapest[[2]int{row, col}] },
 		}, header, rows)
 		if err != nil {
 			return err
