@@ -419,3 +419,16 @@ func TestCompletions(t *testing.T) {
 		}
 	}
 }
+
+// A column where every program costs the same has no cheapest cell.
+func TestMatrixHighlightsNothingAmongEquals(t *testing.T) {
+	g := newFakeGateway(t, readFixture(t, filepath.Join(sandboxFixtures, "try_merchant_en.json")))
+	opts, out, _ := testOptions(t, g, "TRY", render.Table, true)
+	opts.Side = SideUser // every user rate is 0 when the merchant pays
+	if err := Run(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "\x1b[1;32m") {
+		t.Errorf("a column of equal cells was highlighted:\n%s", out)
+	}
+}

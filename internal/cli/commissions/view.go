@@ -355,8 +355,7 @@ func specialLabel(r commission.Row) string {
 }
 
 // cheapestCells marks, per column, the offered cells that cost least for
-// the side shown, when the column has at least two offered cells to
-// compare.
+// the side shown, unless every offered cell of the column costs the same.
 func cheapestCells(programs []string, columns []int, cells map[string]map[int]commission.Row, side string) map[[2]int]bool {
 	marked := map[[2]int]bool{}
 	for ci, n := range columns {
@@ -380,7 +379,8 @@ func cheapestCells(programs []string, columns []int, cells map[string]map[int]co
 				at = append(at, pi)
 			}
 		}
-		if offered < 2 {
+		// Nothing stands out in a column of one, or of equals.
+		if offered < 2 || len(at) == offered {
 			continue
 		}
 		for _, pi := range at {
