@@ -86,6 +86,7 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 		completion.NewCmdCompletion(f),
 		hash.NewCmdHash(f),
 		newExitCodesTopic(),
+		newEnvironmentTopic(),
 	)
 	return root, started
 }
