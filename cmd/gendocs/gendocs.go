@@ -189,7 +189,7 @@ func addManPages(files Files, root *cobra.Command) error {
 	for _, t := range pages.Topics {
 		// The same layout cobra/doc gives a command, without options.
 		var md strings.Builder
-		fmt.Fprintf(&md, "%% %q %q %q %q %q\n", strings.ToUpper(strings.ReplaceAll(manName(t), "-", `\-`)),
+		fmt.Fprintf(&md, "%% \"%s\" \"%s\" \"%s\" \"%s\" \"%s\"\n", strings.ToUpper(strings.ReplaceAll(t.CommandPath(), " ", `\-`)),
 			manSection, manDate().Format("Jan 2006"), root.Name(), root.Name()+" manual")
 		fmt.Fprintf(&md, "# NAME\n%s \\- %s\n\n", manName(t), t.Short)
 		fmt.Fprintf(&md, "# SYNOPSIS\n**%s**\n\n", topicUse(t))
