@@ -41,6 +41,16 @@ func manDate() time.Time { return time.Date(2026, time.November, 1, 0, 0, 0, 0, 
 // the content gendocs generates for it.
 type Files map[string][]byte
 
+// add records a file, refusing a second page under the same name
+// ("paycli a b-c" and "paycli a-b c" would both be paycli-a-b-c.1).
+func (f Files) add(path string, data []byte) error {
+	if _, dup := f[path]; dup {
+		return fmt.Errorf("two pages would be written to %s: rename one of the commands", path)
+	}
+	f[path] = data
+	return nil
+}
+
 // Generate renders everything gendocs writes. newTree must return a fresh
 // command tree on each call: cobra/doc changes the commands it documents
 // (it adds the help flag and command), and the man pages need their own
@@ -149,7 +159,9 @@ func addReference(files Files, root *cobra.Command) error {
 			}
 			buf.WriteString("\n")
 		}
-		files[ReferenceFile(c)] = buf.Bytes()
+		if err := files.add(ReferenceFile(c), buf.Bytes()); err != nil {
+			return err
+		}
 	}
 	for _, t := range pages.Topics {
 		var buf bytes.Buffer
@@ -159,7 +171,9 @@ func addReference(files Files, root *cobra.Command) error {
 		}
 		parent := t.Parent()
 		fmt.Fprintf(&buf, "### SEE ALSO\n\n* [%s](%s)\t - %s\n\n", parent.CommandPath(), path.Base(ReferenceFile(parent)), parent.Short)
-		files[ReferenceFile(t)] = buf.Bytes()
+		if err := files.add(ReferenceFile(t), buf.Bytes()); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -184,7 +198,9 @@ func addManPages(files Files, root *cobra.Command) error {
 			}
 			fmt.Fprintf(&buf, ".SH HELP TOPICS\n.PP\n%s\n", strings.Join(names, ", "))
 		}
-		files[ManFile(c)] = buf.Bytes()
+		if err := files.add(ManFile(c), buf.Bytes()); err != nil {
+			return err
+		}
 	}
 	for _, t := range pages.Topics {
 		// The same layout cobra/doc gives a command, without options.
@@ -197,7 +213,9 @@ func addManPages(files Files, root *cobra.Command) error {
 			fmt.Fprintf(&md, "# DESCRIPTION\n%s\n\n", t.Long)
 		}
 		fmt.Fprintf(&md, "# SEE ALSO\n**%s(%s)**\n", manName(t.Parent()), manSection)
-		files[ManFile(t)] = md2man.Render([]byte(md.String()))
+		if err := files.add(ManFile(t), md2man.Render([]byte(md.String()))); err != nil {
+			return err
+		}
 	}
 	return nil
 }

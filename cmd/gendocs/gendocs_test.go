@@ -240,3 +240,20 @@ func TestMarkdownText(t *testing.T) {
 		}
 	}
 }
+
+func TestGenerateRefusesClashingPageNames(t *testing.T) {
+	newTree := func() *cobra.Command {
+		run := func(*cobra.Command, []string) {}
+		root := &cobra.Command{Use: "tool", Run: run}
+		a := &cobra.Command{Use: "a", Run: run}
+		a.AddCommand(&cobra.Command{Use: "b-c", Run: run})
+		ab := &cobra.Command{Use: "a-b", Run: run}
+		ab.AddCommand(&cobra.Command{Use: "c", Run: run})
+		root.AddCommand(a, ab)
+		return root
+	}
+	_, err := Generate(newTree)
+	if err == nil || !strings.Contains(err.Error(), "tool-a-b-c.1") {
+		t.Fatalf("err = %v, want a clash on tool-a-b-c.1", err)
+	}
+}
