@@ -69,9 +69,9 @@ func Generate(newTree func() *cobra.Command) (Files, error) {
 	return files, nil
 }
 
-// CompletionFiles maps each shell paycli supports to the file of its
-// completion script, named where packages install them: bash loads
-// completions/<command>, zsh _<command>, fish <command>.fish.
+// CompletionFiles names the completion script of each shell in
+// completions/. The packages install them under the names each shell's
+// loader looks for (see .goreleaser.yaml).
 func CompletionFiles(name string) map[string]string {
 	return map[string]string{
 		"bash":       name + ".bash",
@@ -82,14 +82,21 @@ func CompletionFiles(name string) map[string]string {
 }
 
 func addCompletions(files Files, root *cobra.Command) error {
-	for shell, file := range CompletionFiles(root.Name()) {
+	names := CompletionFiles(root.Name())
+	for _, shell := range completion.Shells {
+		file, ok := names[shell]
+		if !ok {
+			return fmt.Errorf("no file name for the %s completion: add one to CompletionFiles", shell)
+		}
 		// The same writer as `paycli completion SHELL`, so the committed
 		// scripts are exactly what the binary prints.
 		var buf bytes.Buffer
 		if err := completion.Write(context.Background(), root, shell, &buf); err != nil {
 			return fmt.Errorf("%s completion: %w", shell, err)
 		}
-		files[path.Join(completionsDir, file)] = buf.Bytes()
+		if err := files.add(path.Join(completionsDir, file), buf.Bytes()); err != nil {
+			return err
+		}
 	}
 	return nil
 }
