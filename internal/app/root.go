@@ -109,6 +109,7 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 		token.NewCmdToken(f, nil),
 		sandboxcmd.NewCmdSandbox(f),
 		newExitCodesTopic(),
+		newEnvironmentTopic(),
 	)
 	return root, started
 }
