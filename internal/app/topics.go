@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/paycli/paycli/internal/cli/sandboxcmd"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/spf13/cobra"
 )
@@ -76,6 +77,7 @@ func environmentHelp() string {
 		}
 		settings = append(settings, envVar{k.Env(), help})
 	}
+	settings = append(settings, envVar{sandboxcmd.EnvSandbox, "1 runs gateway commands against the local sandbox\n(like --sandbox)"})
 
 	var b strings.Builder
 	b.WriteString(`paycli reads the environment variables below. For every setting the
