@@ -82,6 +82,12 @@ type APIError struct {
 	// Problem says what was wrong with a body that could not be read as the
 	// protocol ("the body is not JSON (text/html)"); empty otherwise.
 	Problem string
+	// OrderNo, PaymentReasonCode and PaymentReasonCodeDetail come from the
+	// data object of a walletPay answer that is not a success (a decline
+	// names its reason there), cleaned like Description; empty otherwise.
+	OrderNo                 string
+	PaymentReasonCode       string
+	PaymentReasonCodeDetail string
 }
 
 // Error says which call failed and how, never quoting the body.
