@@ -424,7 +424,9 @@ func (c *Client) checkResponse(ep endpoint, resp *http.Response, body []byte, v 
 				PaymentReasonCodeDetail flexString `json:"payment_reason_code_detail"`
 			}
 			if json.Unmarshal(env.Data, &d) == nil {
-				e.OrderNo = cleanDescription(string(d.OrderNo))
+				// An order number is digits that can look like a card
+				// number; it is an identifier, so it is kept whole.
+				e.OrderNo = cleanIdentifier(string(d.OrderNo))
 				e.PaymentReasonCode = cleanDescription(string(d.PaymentReasonCode))
 				e.PaymentReasonCodeDetail = cleanDescription(string(d.PaymentReasonCodeDetail))
 			}

@@ -39,14 +39,14 @@ func TestDryRunWalletPay(t *testing.T) {
 
 func TestDeclineCarriesReason(t *testing.T) {
 	g := newFakeGateway(t)
-	g.handle("walletPay", respond(200, `{"status_code":41,"status_description":"Payment failed","data":{"order_no":"VP1","payment_reason_code":"51","payment_reason_code_detail":"Insufficient funds"}}`))
+	g.handle("walletPay", respond(200, `{"status_code":41,"status_description":"Payment failed","data":{"order_no":"VP17953288585328031","payment_reason_code":"51","payment_reason_code_detail":"Insufficient funds"}}`))
 	c := newTestClient(t, g.URL+"/ccpayment")
 	_, err := c.WalletPay(context.Background(), walletPayReq())
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) || !errors.Is(err, ErrDeclined) {
 		t.Fatalf("err %v", err)
 	}
-	if apiErr.OrderNo != "VP1" || apiErr.PaymentReasonCode != "51" || apiErr.PaymentReasonCodeDetail != "Insufficient funds" {
+	if apiErr.OrderNo != "VP17953288585328031" || apiErr.PaymentReasonCode != "51" || apiErr.PaymentReasonCodeDetail != "Insufficient funds" {
 		t.Errorf("reason not kept: %+v", apiErr)
 	}
 }

@@ -226,3 +226,14 @@ func cleanDescription(s string) string {
 	}
 	return s
 }
+
+// cleanIdentifier makes an identifier from a response safe for an error
+// line: printable, without spaces, at most 64 characters; anything else is
+// dropped entirely.
+func cleanIdentifier(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 64 || strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) || unicode.IsSpace(r) }) >= 0 {
+		return ""
+	}
+	return s
+}
