@@ -181,7 +181,7 @@ func runBatch(ctx context.Context, opts *Options) error {
 		return err
 	}
 	defer p.journal.Close()
-	fmt.Fprintf(opts.IO.ErrOut, "Batch of %d payments on profile %q at %s\n", len(lines), p.cfg.Profile, p.client.BaseURL())
+	fmt.Fprintf(opts.IO.ErrOut, "Batch of %d lines on profile %q at %s\n", len(lines), p.cfg.Profile, p.client.BaseURL())
 
 	// Each payment gets the configured time limit (--timeout) of its own.
 	// Payments in flight are not cancelled by Ctrl-C: they finish and
