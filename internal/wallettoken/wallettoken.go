@@ -111,9 +111,19 @@ func (c *Claims) CheckExpiry(now time.Time) error {
 	if c.ExpiresAt.IsZero() || now.Before(c.ExpiresAt) {
 		return nil
 	}
-	ago := now.Sub(c.ExpiresAt).Round(time.Second)
 	return &Error{Kind: ErrExpired, Reason: fmt.Sprintf("expired at %s (%s ago); get a new one from the wallet",
-		c.ExpiresAt.UTC().Format(time.RFC3339), ago)}
+		c.ExpiresAt.UTC().Format(time.RFC3339), age(now.Sub(c.ExpiresAt)))}
+}
+
+// age says how long ago something was, as precisely as a person needs.
+func age(d time.Duration) string {
+	switch {
+	case d >= 48*time.Hour:
+		return fmt.Sprintf("%d days", int(d/(24*time.Hour)))
+	case d >= time.Hour:
+		return d.Round(time.Minute).String()
+	}
+	return d.Round(time.Second).String()
 }
 
 // wireClaims is the JSON form of the claims; fields are decoded one by one
