@@ -91,7 +91,7 @@ func parseBatchLine(text []byte) (input, error) {
 		switch {
 		case errors.As(err, &syn):
 			return in, fmt.Errorf("not a JSON object (offset %d)", syn.Offset)
-		case errors.As(err, &typ):
+		case errors.As(err, &typ) && typ.Field != "":
 			return in, fmt.Errorf("%s must be a string", typ.Field)
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
 			return in, fmt.Errorf("unknown key %s; the keys are invoice, token, name, surname, email", strings.TrimPrefix(err.Error(), "json: unknown field "))
