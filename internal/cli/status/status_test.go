@@ -117,7 +117,7 @@ func TestNewCmdStatusFlags(t *testing.T) {
 	}{
 		{"--invoice INV-1 --watch", ""},
 		{"", `required flag(s) "invoice" not set`},
-		{"--invoice  ", "invalid --invoice: the invoice id is empty"},
+		{"--invoice=", "invalid --invoice: the invoice id is empty"},
 		{"--invoice A|B", "may not contain '|'"},
 	}
 	for _, tt := range tests {
