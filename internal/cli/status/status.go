@@ -137,11 +137,16 @@ func Run(ctx context.Context, opts *Options) error {
 		})
 		var apiErr *gateway.APIError
 		switch {
-		case err == nil && !(opts.Watch && isPendingStatus(res)):
+		case err == nil && !isPendingStatus(res):
 			return render.WriteFields(opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, Fields(res))
+		case err == nil && !opts.Watch:
+			// Found, but its transaction_status says it is still pending.
+			if err := render.WriteFields(opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, Fields(res)); err != nil {
+				return err
+			}
+			return pendingError(opts.Invoice, res.StatusCode, "")
 		case err == nil:
-			// Answered 100 but still pending: keep watching.
-			pending = &gateway.APIError{Endpoint: "checkstatus", StatusCode: res.StatusCode, HasStatusCode: true, Description: res.TransactionStatus}
+			pending = &gateway.APIError{Endpoint: "checkstatus", StatusCode: res.StatusCode, HasStatusCode: true, Description: res.StatusDescription}
 		case errors.Is(err, gateway.ErrNotFound):
 			return cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("no transaction with invoice %s", opts.Invoice),
 				"The gateway has no record of it: no payment was taken for this invoice.")
@@ -187,9 +192,14 @@ func reportPending(opts *Options, format render.Format, e *gateway.APIError, whe
 	if err := render.WriteFields(opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, fs); err != nil {
 		return err
 	}
-	hint := fmt.Sprintf("Check again later, or watch it with: paycli status --invoice %s --watch", opts.Invoice)
+	return pendingError(opts.Invoice, e.StatusCode, when)
+}
+
+// pendingError is exit 7 for a transaction that is still pending.
+func pendingError(invoice string, code int, when string) error {
+	hint := fmt.Sprintf("Check again later, or watch it with: paycli status --invoice %s --watch", invoice)
 	return cmdutil.WithKind(cmdutil.KindOutcomeUnknown,
-		fmt.Errorf("invoice %s is still pending (status_code %d)%s; the outcome is not known yet", opts.Invoice, e.StatusCode, when), hint)
+		fmt.Errorf("invoice %s is still pending (status_code %d)%s; the outcome is not known yet", invoice, code, when), hint)
 }
 
 // Fields lists a check-status answer: the fields DESIGN.md §6.4 names, in
