@@ -97,3 +97,29 @@ func TestMostSerious(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchProgressOnlyOnATerminal: the bar goes to stderr when it is a
+// terminal; stdout holds only the JSON results either way.
+func TestBatchProgressOnlyOnATerminal(t *testing.T) {
+	for _, tty := range []bool{false, true} {
+		fx := newFixture(t)
+		fx.opts.IO.SetStderrTTY(tty)
+		fx.opts.Yes = true
+		fx.opts.Batch = "-"
+		for i := range 3 {
+			fmt.Fprintf(fx.in, `{"invoice":"P-%d","token":%q,"name":"Ada","surname":"Lovelace","email":"ada@example.com"}`+"\n", i, sandboxToken(t, "150.00"))
+		}
+		if err := Run(t.Context(), fx.opts); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Count(fx.out.String(), `"outcome":"succeeded"`); got != 3 || strings.Contains(fx.out.String(), "\r") {
+			t.Errorf("tty=%v: stdout %q", tty, fx.out)
+		}
+		if bar := strings.Contains(fx.errOut.String(), "] 3/3"); bar != tty {
+			t.Errorf("tty=%v: progress bar shown: %v; stderr %q", tty, bar, fx.errOut)
+		}
+		if !strings.HasSuffix(fx.errOut.String(), "Batch done: 3 succeeded.\n") {
+			t.Errorf("tty=%v: stderr %q", tty, fx.errOut)
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/paycli/paycli/internal/cli/sandboxcmd"
@@ -276,12 +277,17 @@ func newPayer(opts *Options) (*payer, error) {
 		return nil, cmdutil.UsageHint(fmt.Errorf("profile %q has no merchant_key", cfg.Profile),
 			fmt.Sprintf("Run 'paycli config init', or set %s_MERCHANT_KEY.", config.EnvPrefix))
 	}
+	// Batch workers make hash keys in parallel; opts.Random need not be
+	// safe for concurrent use (a test's reader is not).
+	var randomMu sync.Mutex
 	return &payer{
 		cfg:    cfg,
 		client: client,
 		now:    opts.Now,
 		newID:  opts.NewAttemptID,
 		hashKey: func(plain string) (string, error) {
+			randomMu.Lock()
+			defer randomMu.Unlock()
 			return hashkey.GenerateFrom(opts.Random, cfg.AppSecret, plain)
 		},
 	}, nil

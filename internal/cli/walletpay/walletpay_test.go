@@ -34,7 +34,9 @@ func TestNewCmdWalletPayFlags(t *testing.T) {
 		wantErr string
 		check   func(*Options) bool
 	}{
-		{single, "", func(o *Options) bool { return o.Invoice == "I" && o.Token == "T" && !o.Yes && o.Parallel == DefaultParallel }},
+		{single, "", func(o *Options) bool {
+			return o.Invoice == "I" && o.Token == "T" && !o.Yes && o.Parallel == DefaultParallel
+		}},
 		{single + " --yes --dry-run", "", func(o *Options) bool { return o.Yes && o.DryRun }},
 		{"--invoice I --token T", "missing --name, --surname, --email (or use --batch FILE)", nil},
 		{single + " --parallel 2", "--parallel only applies to --batch", nil},
