@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paycli/paycli/internal/cli/sandboxcmd"
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/config"
@@ -40,6 +41,9 @@ type Options struct {
 
 	Invoice string
 	Watch   bool
+	// Flags are the global flags that selected the gateway (--profile,
+	// --sandbox), repeated in the command lines paycli suggests.
+	Flags []string
 }
 
 // NewCmdStatus builds `paycli status`.
@@ -78,6 +82,11 @@ transaction with that invoice id, 7 still pending.`,
 			case strings.Contains(opts.Invoice, "|"):
 				return cmdutil.UsageErrorf("invalid --invoice: an invoice id may not contain '|'")
 			}
+			flags, err := GatewayFlags(cmd, f.LookupEnv)
+			if err != nil {
+				return err
+			}
+			opts.Flags = flags
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -144,7 +153,7 @@ func Run(ctx context.Context, opts *Options) error {
 			if err := render.WriteFields(opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, Fields(res)); err != nil {
 				return err
 			}
-			return pendingError(opts.Invoice, res.StatusCode, "")
+			return pendingError(opts, res.StatusCode, "")
 		case err == nil:
 			pending = &gateway.APIError{Endpoint: "checkstatus", StatusCode: res.StatusCode, HasStatusCode: true, Description: res.StatusDescription}
 		case errors.Is(err, gateway.ErrNotFound):
@@ -192,12 +201,13 @@ func reportPending(opts *Options, format render.Format, e *gateway.APIError, whe
 	if err := render.WriteFields(opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, fs); err != nil {
 		return err
 	}
-	return pendingError(opts.Invoice, e.StatusCode, when)
+	return pendingError(opts, e.StatusCode, when)
 }
 
 // pendingError is exit 7 for a transaction that is still pending.
-func pendingError(invoice string, code int, when string) error {
-	hint := fmt.Sprintf("Check again later, or watch it with: paycli status --invoice %s --watch", invoice)
+func pendingError(opts *Options, code int, when string) error {
+	invoice := opts.Invoice
+	hint := "Check again later, or watch it with: " + CommandLine(invoice, append(slices.Clone(opts.Flags), "--watch"))
 	return cmdutil.WithKind(cmdutil.KindOutcomeUnknown,
 		fmt.Errorf("invoice %s is still pending (status_code %d)%s; the outcome is not known yet", invoice, code, when), hint)
 }
@@ -265,4 +275,43 @@ func sleepContext(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// CommandLine is the `paycli status` command line for invoice, with flags
+// after it, each quoted for a POSIX shell when it needs quoting, so that
+// it can be pasted as is.
+func CommandLine(invoice string, flags []string) string {
+	parts := []string{"paycli", "status", "--invoice", shellQuote(invoice)}
+	for _, f := range flags {
+		parts = append(parts, shellQuote(f))
+	}
+	return strings.Join(parts, " ")
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,:/@%+=") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// GatewayFlags returns the global flags of cmd that chose the gateway, as a
+// suggested command must repeat them: --profile NAME when given, and
+// --sandbox in sandbox mode (the flag or PAYCLI_SANDBOX).
+func GatewayFlags(cmd *cobra.Command, lookupEnv func(string) (string, bool)) ([]string, error) {
+	var out []string
+	if fl := cmd.Flag("profile"); fl != nil && fl.Changed {
+		out = append(out, "--profile", fl.Value.String())
+	}
+	if lookupEnv == nil {
+		lookupEnv = func(string) (string, bool) { return "", false }
+	}
+	on, err := sandboxcmd.Enabled(cmd, lookupEnv)
+	if err != nil {
+		return nil, err
+	}
+	if on {
+		out = append(out, "--sandbox")
+	}
+	return out, nil
 }

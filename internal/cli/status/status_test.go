@@ -145,11 +145,14 @@ func TestNewCmdStatusFlags(t *testing.T) {
 
 func TestPendingWithoutWatch(t *testing.T) {
 	fx := newFixture(t, render.JSON)
-	fx.opts.Invoice = "PEND-1"
+	fx.opts.Invoice, fx.opts.Flags = "PEND-1", []string{"--profile", "my live", "--sandbox"}
 	err := Run(context.Background(), fx.opts)
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindOutcomeUnknown ||
 		err.Error() != "invoice PEND-1 is still pending (status_code 69); the outcome is not known yet" {
 		t.Errorf("err %v (kind %v)", err, k)
+	}
+	if h := cmdutil.HintOf(err); h != "Check again later, or watch it with: paycli status --invoice PEND-1 --profile 'my live' --sandbox --watch" {
+		t.Errorf("hint %q", h)
 	}
 	want := "{\n  \"invoice_id\": \"PEND-1\",\n  \"status_code\": 69,\n  \"status_description\": \"Order not yet processed\",\n  \"transaction_status\": \"Pending\"\n}\n"
 	if fx.out.String() != want {

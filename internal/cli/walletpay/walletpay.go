@@ -22,7 +22,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/paycli/paycli/internal/cli/sandboxcmd"
+	"github.com/paycli/paycli/internal/cli/status"
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
@@ -145,7 +145,7 @@ invoice (nothing charged), 7 outcome unknown; see 'paycli help exit-codes'.`,
 			if opts.Parallel < 1 || opts.Parallel > MaxParallel {
 				return cmdutil.UsageErrorf("invalid --parallel %d: use 1 to %d", opts.Parallel, MaxParallel)
 			}
-			flags, err := statusFlags(cmd, f.LookupEnv)
+			flags, err := status.GatewayFlags(cmd, f.LookupEnv)
 			if err != nil {
 				return err
 			}
@@ -169,23 +169,6 @@ invoice (nothing charged), 7 outcome unknown; see 'paycli help exit-codes'.`,
 	return cmd
 }
 
-// statusFlags returns the global flags that select the gateway, as a
-// `paycli status` line must repeat them.
-func statusFlags(cmd *cobra.Command, lookupEnv func(string) (string, bool)) ([]string, error) {
-	var out []string
-	if fl := cmd.Flag("profile"); fl != nil && fl.Changed {
-		out = append(out, "--profile", fl.Value.String())
-	}
-	on, err := sandboxcmd.Enabled(cmd, lookupEnv)
-	if err != nil {
-		return nil, err
-	}
-	if on {
-		out = append(out, "--sandbox")
-	}
-	return out, nil
-}
-
 // DefaultJournalPath is <state dir>/paycli/journal.jsonl.
 func DefaultJournalPath(lookupEnv func(string) (string, bool)) (string, error) {
 	dir, err := config.StateDir(config.LoadOptions{LookupEnv: lookupEnv})
@@ -203,21 +186,7 @@ func NewAttemptID() string {
 }
 
 // StatusCommand is the command line that tells what happened to invoice.
-func StatusCommand(invoice string, flags []string) string {
-	parts := []string{"paycli", "status", "--invoice", shellQuote(invoice)}
-	for _, f := range flags {
-		parts = append(parts, shellQuote(f))
-	}
-	return strings.Join(parts, " ")
-}
-
-// shellQuote quotes s for a POSIX shell when it needs quoting.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,:/@%+=") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+func StatusCommand(invoice string, flags []string) string { return status.CommandLine(invoice, flags) }
 
 // Run pays one payment, or a batch.
 func Run(ctx context.Context, opts *Options) error {
