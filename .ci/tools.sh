@@ -1,10 +1,26 @@
 #!/usr/bin/env bash
 # Installs the pinned developer tools into $(go env GOPATH)/bin. Safe to run
 # again: a tool already at the pinned version is left alone.
+#
+#   bash .ci/tools.sh             # what the tests and linters need
+#   bash .ci/tools.sh --release   # also goreleaser and man (what .ci/run needs)
+#
+# PAYCLI_RELEASE_TOOLS=1 is the same as --release. goreleaser takes minutes
+# to build the first time (then it is cached in GOPATH), so a developer who
+# only runs the tests does not pay for it; CI passes --release.
 set -euo pipefail
 export GOTOOLCHAIN=local
 
 STATICCHECK_VERSION=v0.8.2   # 0.8.x builds with Go 1.26
+GORELEASER_VERSION=v2.16.0   # v2.17 does not build here, v2.18+ need Go 1.27
+
+release_tools="${PAYCLI_RELEASE_TOOLS:-}"
+for arg in "$@"; do
+  case "$arg" in
+    --release) release_tools=1 ;;
+    *) echo "usage: bash .ci/tools.sh [--release]" >&2; exit 2 ;;
+  esac
+done
 
 gobin="$(go env GOPATH)/bin"
 if ! "$gobin/staticcheck" -version 2>/dev/null | grep -q "${STATICCHECK_VERSION#v}"; then
@@ -27,4 +43,28 @@ if ! command -v php >/dev/null 2>&1; then
 fi
 if command -v php >/dev/null 2>&1; then
   php --version | head -n 1
+fi
+
+if [ -n "$release_tools" ] && [ "$release_tools" != 0 ]; then
+  # `goreleaser --version` prints "GitVersion:    v2.16.0" for a go-installed build.
+  if ! "$gobin/goreleaser" --version 2>/dev/null | grep -q "GitVersion: *${GORELEASER_VERSION}\$"; then
+    echo "installing goreleaser ${GORELEASER_VERSION} (a few minutes the first time)"
+    start=$SECONDS
+    go install "github.com/goreleaser/goreleaser/v2@${GORELEASER_VERSION}"
+    echo "goreleaser installed in $((SECONDS - start))s"
+  fi
+  echo "goreleaser $("$gobin/goreleaser" --version 2>/dev/null | awk '/^GitVersion:/ {print $2}')"
+
+  # man renders the generated man pages in CI (.ci/run checks each one).
+  # (`man --version` also fails on the stub of a minimized Debian image.)
+  if ! man --version >/dev/null 2>&1 || ! command -v nroff >/dev/null 2>&1; then
+    if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+      echo "installing man-db and groff-base to check the man pages"
+      if ! { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq man-db groff-base >/dev/null; }; then
+        echo "could not install man-db: the man page check will be skipped"
+      fi
+    else
+      echo "man is not installed and apt-get is not usable here: the man page check will be skipped"
+    fi
+  fi
 fi

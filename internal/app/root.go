@@ -11,9 +11,12 @@ import (
 	"github.com/paycli/paycli/internal/cli/completion"
 	"github.com/paycli/paycli/internal/cli/configcmd"
 	"github.com/paycli/paycli/internal/cli/hash"
+	"github.com/paycli/paycli/internal/cli/journalcmd"
 	"github.com/paycli/paycli/internal/cli/sandboxcmd"
+	"github.com/paycli/paycli/internal/cli/status"
 	"github.com/paycli/paycli/internal/cli/token"
 	"github.com/paycli/paycli/internal/cli/version"
+	"github.com/paycli/paycli/internal/cli/walletpay"
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/iostreams"
@@ -110,7 +113,11 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 		token.NewCmdToken(f, nil),
 		commissions.NewCmdCommissions(f, nil),
 		sandboxcmd.NewCmdSandbox(f),
+		walletpay.NewCmdWalletPay(f, nil),
+		status.NewCmdStatus(f, nil),
+		journalcmd.NewCmdJournal(f, func() (string, error) { return walletpay.DefaultJournalPath(f.LookupEnv) }, nil),
 		newExitCodesTopic(),
+		newEnvironmentTopic(),
 	)
 	return root, started
 }

@@ -21,3 +21,20 @@ func TestCacheDir(t *testing.T) {
 		}
 	}
 }
+
+func TestStateDir(t *testing.T) {
+	tests := []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"XDG_STATE_HOME": "/x/state", "HOME": "/home/u"}, filepath.Join("/x/state", "paycli")},
+		{map[string]string{"XDG_STATE_HOME": "relative", "HOME": "/home/u"}, filepath.Join("/home/u", ".local", "state", "paycli")},
+		{map[string]string{"HOME": "/home/u"}, filepath.Join("/home/u", ".local", "state", "paycli")},
+	}
+	for _, tt := range tests {
+		got, err := StateDir(LoadOptions{LookupEnv: func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok }})
+		if err != nil || got != tt.want {
+			t.Errorf("StateDir(%v) = %q, %v; want %q", tt.env, got, err, tt.want)
+		}
+	}
+}

@@ -427,11 +427,27 @@ func (c *Client) checkResponse(ep endpoint, resp *http.Response, body []byte, v 
 		return nil, c.badResponse(ep, resp, "the body has no status_code")
 	}
 	if code := int(*env.StatusCode); code != StatusSuccess {
-		return nil, &APIError{
+		e := &APIError{
 			Endpoint: ep.name, HTTPStatus: resp.StatusCode,
 			StatusCode: code, HasStatusCode: true,
 			Description: cleanDescription(env.description()),
 		}
+		if isPayment(ep.name) {
+			// A decline's reason is in its data object, when there is one.
+			var d struct {
+				OrderNo                 flexString `json:"order_no"`
+				PaymentReasonCode       flexString `json:"payment_reason_code"`
+				PaymentReasonCodeDetail flexString `json:"payment_reason_code_detail"`
+			}
+			if json.Unmarshal(env.Data, &d) == nil {
+				// An order number is digits that can look like a card
+				// number; it is an identifier, so it is kept whole.
+				e.OrderNo = cleanIdentifier(string(d.OrderNo))
+				e.PaymentReasonCode = cleanDescription(string(d.PaymentReasonCode))
+				e.PaymentReasonCodeDetail = cleanDescription(string(d.PaymentReasonCodeDetail))
+			}
+		}
+		return nil, e
 	}
 	if raw, ok := v.(*rawBody); ok {
 		*raw = bytes.Clone(body)

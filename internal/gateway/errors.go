@@ -82,6 +82,12 @@ type APIError struct {
 	// Problem says what was wrong with a body that could not be read as the
 	// protocol ("the body is not JSON (text/html)"); empty otherwise.
 	Problem string
+	// OrderNo, PaymentReasonCode and PaymentReasonCodeDetail come from the
+	// data object of a walletPay answer that is not a success (a decline
+	// names its reason there), cleaned like Description; empty otherwise.
+	OrderNo                 string
+	PaymentReasonCode       string
+	PaymentReasonCodeDetail string
 }
 
 // Error says which call failed and how, never quoting the body.
@@ -217,6 +223,17 @@ func cleanDescription(s string) string {
 	const max = 200
 	if r := []rune(s); len(r) > max {
 		s = string(r[:max]) + "…"
+	}
+	return s
+}
+
+// cleanIdentifier makes an identifier from a response safe for an error
+// line: printable, without spaces, at most 64 characters; anything else is
+// dropped entirely.
+func cleanIdentifier(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 64 || strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) || unicode.IsSpace(r) }) >= 0 {
+		return ""
 	}
 	return s
 }

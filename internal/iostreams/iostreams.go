@@ -34,6 +34,8 @@ type IOStreams struct {
 	// ends first; nil means read a plain line.
 	readSecret func(ctx context.Context) (string, error)
 	lineReader *bufio.Reader
+	// pendingLine is a line read that a cancelled prompt left running.
+	pendingLine chan readResult
 }
 
 // Env is the subset of the environment that the colour decision reads.
@@ -123,22 +125,52 @@ func (s *IOStreams) reader() *bufio.Reader {
 	return s.lineReader
 }
 
+type readResult struct {
+	s   string
+	err error
+}
+
 // readCtx runs a blocking read, giving up when ctx ends. A read abandoned
-// this way stays blocked on stdin; the process is about to exit then.
+// this way stays blocked on its source; the process is usually about to
+// exit then.
 func readCtx(ctx context.Context, read func() (string, error)) (string, error) {
-	type result struct {
-		s   string
-		err error
+	if err := ctx.Err(); err != nil {
+		return "", err
 	}
-	ch := make(chan result, 1)
+	ch := make(chan readResult, 1)
 	go func() {
 		v, err := read()
-		ch <- result{v, err}
+		ch <- readResult{v, err}
 	}()
 	select {
 	case r := <-ch:
 		return r.s, r.err
 	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// readLineCtx is ReadLine giving up when ctx ends. A line read abandoned
+// by a cancelled prompt is not lost: the next prompt takes it over rather
+// than start a second read of stdin.
+func (s *IOStreams) readLineCtx(ctx context.Context) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	ch := s.pendingLine
+	s.pendingLine = nil
+	if ch == nil {
+		ch = make(chan readResult, 1)
+		go func() {
+			v, err := s.ReadLine()
+			ch <- readResult{v, err}
+		}()
+	}
+	select {
+	case r := <-ch:
+		return r.s, r.err
+	case <-ctx.Done():
+		s.pendingLine = ch
 		return "", ctx.Err()
 	}
 }
@@ -164,7 +196,7 @@ func (s *IOStreams) Prompt(ctx context.Context, question, def string) (string, e
 	} else {
 		fmt.Fprintf(s.ErrOut, "%s: ", question)
 	}
-	ans, err := readCtx(ctx, s.ReadLine)
+	ans, err := s.readLineCtx(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -190,7 +222,7 @@ func (s *IOStreams) PromptSecret(ctx context.Context, question string) (string, 
 		ans, err = s.readSecret(ctx)
 		fmt.Fprintln(s.ErrOut)
 	} else {
-		ans, err = readCtx(ctx, s.ReadLine)
+		ans, err = s.readLineCtx(ctx)
 	}
 	if err != nil {
 		return "", err
@@ -205,7 +237,7 @@ func (s *IOStreams) Confirm(ctx context.Context, question string) (bool, error) 
 		return false, ErrNoTerminal
 	}
 	fmt.Fprintf(s.ErrOut, "%s [y/N] ", question)
-	ans, err := readCtx(ctx, s.ReadLine)
+	ans, err := s.readLineCtx(ctx)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return false, err
 	}

@@ -3,6 +3,7 @@ package iostreams
 import (
 	"context"
 	"errors"
+	"io"
 	"testing"
 )
 
@@ -105,6 +106,29 @@ func TestPromptGivesUpWhenCancelled(t *testing.T) {
 	}
 	if _, err := s.PromptSecret(ctx, "q"); !errors.Is(err, context.Canceled) {
 		t.Errorf("PromptSecret: err = %v, want context.Canceled", err)
+	}
+}
+
+func TestCancelledPromptLosesNoInput(t *testing.T) {
+	s, _, _, _ := Test()
+	s.SetStdinTTY(true)
+	s.SetStdoutTTY(true)
+	r, w := io.Pipe()
+	s.In = r
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Prompt(ctx, "first", "")
+		done <- err
+	}()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled Prompt: err = %v", err)
+	}
+	go func() { _, _ = io.WriteString(w, "typed late\n") }()
+	got, err := s.Prompt(context.Background(), "second", "")
+	if err != nil || got != "typed late" {
+		t.Fatalf("next Prompt got %q, %v; want the line typed after the cancel", got, err)
 	}
 }
 

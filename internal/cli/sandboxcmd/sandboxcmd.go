@@ -5,10 +5,10 @@ package sandboxcmd
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/config"
 	"github.com/spf13/cobra"
 )
 
@@ -40,22 +40,15 @@ otherwise an emulator started inside paycli for the one command.`,
 	return cmd
 }
 
-// DefaultStateDir is the sandbox's state folder: <state dir>/paycli/sandbox,
-// where the state dir is $XDG_STATE_HOME, else $HOME/.local/state, read
-// through the injected environment so tests are hermetic; on systems
-// without HOME it is the user config folder.
+// DefaultStateDir is the sandbox's state folder: <state dir>/paycli/sandbox
+// (config.StateDir: $XDG_STATE_HOME, else $HOME/.local/state, read through
+// the injected environment so tests are hermetic).
 func DefaultStateDir(lookupEnv func(string) (string, bool)) (string, error) {
-	if v, ok := lookupEnv("XDG_STATE_HOME"); ok && filepath.IsAbs(v) {
-		return filepath.Join(v, "paycli", "sandbox"), nil
-	}
-	if home, ok := lookupEnv("HOME"); ok && home != "" {
-		return filepath.Join(home, ".local", "state", "paycli", "sandbox"), nil
-	}
-	dir, err := os.UserConfigDir()
+	dir, err := config.StateDir(config.LoadOptions{LookupEnv: lookupEnv})
 	if err != nil {
-		return "", fmt.Errorf("cannot find a folder for the sandbox state: %w; pass --state", err)
+		return "", fmt.Errorf("%w; or pass --state", err)
 	}
-	return filepath.Join(dir, "paycli", "sandbox"), nil
+	return filepath.Join(dir, "sandbox"), nil
 }
 
 // stateDir returns flagValue, or the default state folder.

@@ -1,0 +1,17 @@
+package app
+
+import (
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/spf13/cobra"
+)
+
+// NewCommandTree builds paycli's complete command tree, as NewRootCmd does
+// for a run, but with hermetic dependencies: buffered streams and an empty
+// environment. It is for generators (cmd/gendocs) that read the tree and
+// run nothing, so that what they write cannot depend on the machine or the
+// user running them.
+func NewCommandTree() *cobra.Command {
+	ios, _, _, _ := iostreams.Test()
+	root, _ := NewRootCmd(NewFactory(ios, func(string) (string, bool) { return "", false }))
+	return root
+}

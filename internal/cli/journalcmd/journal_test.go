@@ -1,0 +1,91 @@
+package journalcmd
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/render"
+)
+
+var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+func writeJournal(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), journal.FileName)
+	j, err := journal.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	code := 100
+	entry := func(typ, id, invoice string, at time.Time) journal.Entry {
+		return journal.Entry{Type: typ, Attempt: id, Time: at, Profile: "live", BaseURL: "https://gw/ccpayment",
+			Invoice: invoice, Amount: "150.00", Currency: "TRY", Card: "435508******4358", Wallet: "001"}
+	}
+	done := entry(journal.TypeOutcome, "a1", "OLD-1", t0.Add(-48*time.Hour+time.Second))
+	done.Outcome, done.StatusCode, done.OrderNo = journal.Succeeded, &code, "VP1"
+	for _, e := range []journal.Entry{
+		entry(journal.TypeIntent, "a1", "OLD-1", t0.Add(-48*time.Hour)), done,
+		entry(journal.TypeIntent, "a2", "CRASH-1", t0.Add(-time.Hour)),
+	} {
+		if err := j.Append(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return path
+}
+
+func run(t *testing.T, format render.Format, invoice string, since time.Duration) (string, string) {
+	t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	path := writeJournal(t)
+	opts := &Options{IO: ios, Format: func() (render.Format, error) { return format, nil },
+		JournalPath: func() (string, error) { return path, nil }, Now: func() time.Time { return t0 },
+		Invoice: invoice, Since: since}
+	if err := Run(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errOut.String()
+}
+
+func TestJournalTable(t *testing.T) {
+	out, errOut := run(t, render.Table, "", 0)
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "TIME ") {
+		t.Fatalf("table:\n%s", out)
+	}
+	if !strings.HasSuffix(lines[1], "live     OLD-1    150.00 TRY  435508******4358  succeeded               100   VP1") {
+		t.Errorf("row %q", lines[1])
+	}
+	if !strings.HasSuffix(lines[2], "live     CRASH-1  150.00 TRY  435508******4358  "+UnknownLabel) {
+		t.Errorf("row %q", lines[2])
+	}
+	if errOut != "1 invoice has an unknown outcome; 'paycli status --invoice ID' tells what happened.\n" {
+		t.Errorf("stderr %q", errOut)
+	}
+}
+
+func TestJournalFilters(t *testing.T) {
+	out, _ := run(t, render.JSON, "", 24*time.Hour)
+	if strings.Contains(out, "OLD-1") || !strings.Contains(out, `"invoice": "CRASH-1"`) ||
+		!strings.Contains(out, `"outcome_recorded": false`) || !strings.Contains(out, `"finished_at": null`) {
+		t.Errorf("--since 24h:\n%s", out)
+	}
+	out, _ = run(t, render.JSON, "OLD-1", 0)
+	if !strings.Contains(out, `"order_no": "VP1"`) || strings.Contains(out, "CRASH-1") {
+		t.Errorf("--invoice OLD-1:\n%s", out)
+	}
+	out, errOut := run(t, render.Table, "NONE", 0)
+	if out != "" || !strings.HasPrefix(errOut, "No payment attempts recorded in ") || !strings.HasSuffix(errOut, " for invoice NONE.\n") {
+		t.Errorf("no match: %q %q", out, errOut)
+	}
+	out, _ = run(t, render.JSON, "NONE", 0)
+	if out != "[]\n" {
+		t.Errorf("no match as JSON: %q", out)
+	}
+}

@@ -1,0 +1,317 @@
+// Package status implements `paycli status`: what happened to an invoice,
+// asked of the gateway's check-status call (DESIGN.md §6.4). It is how an
+// unknown walletPay outcome is reconciled.
+package status
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/paycli/paycli/internal/cli/sandboxcmd"
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/commission"
+	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/hashkey"
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/render"
+	"github.com/spf13/cobra"
+)
+
+// Options are the inputs of `paycli status`.
+type Options struct {
+	IO             *iostreams.IOStreams
+	Config         func() (*config.Config, error)
+	Format         func() (render.Format, error)
+	Gateway        func() (*gateway.Client, error)
+	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
+	// Random feeds the hash_key's iv and salt (crypto/rand outside tests).
+	Random io.Reader
+	// Sleep waits between checks of --watch; it returns early with ctx's
+	// error when ctx ends.
+	Sleep func(ctx context.Context, d time.Duration) error
+
+	Invoice string
+	Watch   bool
+	// Flags are the global flags that selected the gateway (--profile,
+	// --sandbox), repeated in the command lines paycli suggests.
+	Flags []string
+}
+
+// NewCmdStatus builds `paycli status`.
+func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{
+		IO:             f.IOStreams,
+		Config:         f.Config,
+		Format:         f.OutputFormat,
+		Gateway:        f.Gateway,
+		CommandContext: f.CommandContext,
+		Random:         rand.Reader,
+		Sleep:          sleepContext,
+	}
+	cmd := &cobra.Command{
+		Use:   "status --invoice ID",
+		Short: "Show what happened to an invoice",
+		Long: `Ask the gateway what happened to an invoice (the check-status call) and show
+the transaction's fields as a table, or with -o json as one object with the
+gateway's field names and values as it wrote them.
+
+Run it when a walletpay's outcome is unknown (exit 7): it is the one way to
+know whether the buyer was charged. --watch checks again, waiting a little
+longer each time (1s, 2s, 4s, up to 10s), until the transaction is no longer
+pending or the time limit (--timeout) ends.
+
+Exit codes: 0 the gateway knows the transaction (whatever its status), 4 no
+transaction with that invoice id, 7 still pending.`,
+		Example: `  paycli status --invoice INV-1001
+  paycli status --invoice INV-1001 --watch --timeout 2m -o json`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Invoice = strings.TrimSpace(opts.Invoice)
+			switch {
+			case opts.Invoice == "":
+				return cmdutil.UsageErrorf("invalid --invoice: the invoice id is empty")
+			case strings.Contains(opts.Invoice, "|"):
+				return cmdutil.UsageErrorf("invalid --invoice: an invoice id may not contain '|'")
+			}
+			flags, err := GatewayFlags(cmd, f.LookupEnv)
+			if err != nil {
+				return err
+			}
+			opts.Flags = flags
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return Run(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Invoice, "invoice", "", "invoice id to look up (required)")
+	cmd.Flags().BoolVarP(&opts.Watch, "watch", "w", false, "check again until the transaction is no longer pending, or --timeout ends")
+	_ = cmd.MarkFlagRequired("invoice")
+	return cmd
+}
+
+// watchBackoff is the wait before check number n+1 of --watch.
+func watchBackoff(n int) time.Duration {
+	d := time.Second << min(n-1, 4)
+	return min(d, 10*time.Second)
+}
+
+// Run checks the invoice, and with Watch keeps checking while it is pending.
+func Run(ctx context.Context, opts *Options) error {
+	format, err := opts.Format()
+	if err != nil {
+		return err
+	}
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	client, err := opts.Gateway()
+	if err != nil {
+		return err
+	}
+	if cfg.MerchantKey == "" {
+		return cmdutil.UsageHint(fmt.Errorf("profile %q has no merchant_key", cfg.Profile),
+			fmt.Sprintf("Run 'paycli config init', or set %s_MERCHANT_KEY.", config.EnvPrefix))
+	}
+	layout, _ := hashkey.LookupLayout("checkstatus")
+	plain, err := layout.Plaintext(map[string]string{"invoice_id": opts.Invoice, "merchant_key": cfg.MerchantKey})
+	if err != nil {
+		return cmdutil.UsageErrorf("%v", err)
+	}
+	ctx, cancel, err := opts.CommandContext(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+
+	var pending *gateway.APIError
+	for n := 1; ; n++ {
+		// A fresh hash_key each time: a new iv and salt, as for any request.
+		hk, err := hashkey.GenerateFrom(opts.Random, cfg.AppSecret, plain)
+		if err != nil {
+			return err
+		}
+		res, err := client.CheckStatus(ctx, gateway.CheckStatusRequest{
+			MerchantKey: cfg.MerchantKey, InvoiceID: opts.Invoice, IncludePendingStatus: true, HashKey: hk,
+		})
+		var apiErr *gateway.APIError
+		switch {
+		case err == nil && !isPendingStatus(res):
+			return render.WriteFields(opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, Fields(res))
+		case err == nil && !opts.Watch:
+			// Found, but its transaction_status says it is still pending.
+			if err := render.WriteFields(opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, Fields(res)); err != nil {
+				return err
+			}
+			return pendingError(opts, res.StatusCode, "")
+		case err == nil:
+			pending = &gateway.APIError{Endpoint: "checkstatus", StatusCode: res.StatusCode, HasStatusCode: true, Description: res.StatusDescription}
+		case errors.Is(err, gateway.ErrNotFound):
+			return cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("no transaction with invoice %s", opts.Invoice),
+				"The gateway has no record of it: no payment was taken for this invoice.")
+		case errors.Is(err, gateway.ErrPending) && errors.As(err, &apiErr):
+			pending = apiErr
+			if !opts.Watch {
+				return reportPending(opts, format, pending, "")
+			}
+		case opts.Watch && pending != nil && ctx.Err() != nil && !errors.Is(ctx.Err(), context.Canceled):
+			return reportPending(opts, format, pending, " when the time limit ran out")
+		case opts.Watch && errors.Is(err, gateway.ErrUnavailable) && ctx.Err() == nil:
+			fmt.Fprintf(opts.IO.ErrOut, "warning: %v\n", err)
+		default:
+			return err
+		}
+		wait := watchBackoff(n)
+		if pending != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "Invoice %s is pending; checking again in %s…\n", opts.Invoice, wait)
+		}
+		if err := opts.Sleep(ctx, wait); err != nil {
+			if pending != nil && errors.Is(err, context.DeadlineExceeded) {
+				return reportPending(opts, format, pending, " when the time limit ran out")
+			}
+			return err
+		}
+	}
+}
+
+// isPendingStatus reports a success answer whose transaction is pending.
+func isPendingStatus(r *gateway.CheckStatusResult) bool {
+	return strings.EqualFold(strings.TrimSpace(r.TransactionStatus), "pending")
+}
+
+// reportPending prints what is known of a pending transaction and returns
+// the exit-7 error.
+func reportPending(opts *Options, format render.Format, e *gateway.APIError, when string) error {
+	fs := []render.Field{
+		stringField("invoice_id", opts.Invoice),
+		intField("status_code", e.StatusCode),
+		stringField("status_description", e.Description),
+		stringField("transaction_status", "Pending"),
+	}
+	if err := render.WriteFields(opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, fs); err != nil {
+		return err
+	}
+	return pendingError(opts, e.StatusCode, when)
+}
+
+// pendingError is exit 7 for a transaction that is still pending.
+func pendingError(opts *Options, code int, when string) error {
+	invoice := opts.Invoice
+	hint := "Check again later, or watch it with: " + CommandLine(invoice, append(slices.Clone(opts.Flags), "--watch"))
+	return cmdutil.WithKind(cmdutil.KindOutcomeUnknown,
+		fmt.Errorf("invoice %s is still pending (status_code %d)%s; the outcome is not known yet", invoice, code, when), hint)
+}
+
+// Fields lists a check-status answer: the fields DESIGN.md §6.4 names, in
+// that order, then the others sorted by name, all as the gateway wrote
+// them.
+func Fields(r *gateway.CheckStatusResult) []render.Field {
+	fs := []render.Field{
+		intField("status_code", r.StatusCode),
+		stringField("status_description", r.StatusDescription),
+		stringField("transaction_status", r.TransactionStatus),
+		stringField("order_id", r.OrderID),
+		stringField("invoice_id", r.InvoiceID),
+		valueField("transaction_amount", r.TransactionAmount),
+		valueField("total_refunded_amount", r.TotalRefundedAmount),
+		stringField("transaction_type", r.TransactionType),
+		stringField("payment_reason_code", r.PaymentReasonCode),
+	}
+	names := make([]string, 0, len(r.Extra))
+	for k := range r.Extra {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		raw := r.Extra[k]
+		text := string(raw)
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			text = s
+		} else if text == "null" {
+			text = ""
+		}
+		fs = append(fs, render.Field{Name: k, JSON: raw, Text: text})
+	}
+	return fs
+}
+
+func stringField(name, v string) render.Field {
+	b, _ := json.Marshal(v)
+	return render.Field{Name: name, JSON: b, Text: v}
+}
+
+func intField(name string, v int) render.Field {
+	s := strconv.Itoa(v)
+	return render.Field{Name: name, JSON: json.RawMessage(s), Text: s}
+}
+
+// valueField keeps an amount exactly as the gateway wrote it: "150.00"
+// stays a string, 150.00 a number with its digits.
+func valueField(name string, v commission.Value) render.Field {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b = []byte("null")
+	}
+	return render.Field{Name: name, JSON: b, Text: v.String()}
+}
+
+func sleepContext(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// CommandLine is the `paycli status` command line for invoice, with flags
+// after it, each quoted for a POSIX shell when it needs quoting, so that
+// it can be pasted as is.
+func CommandLine(invoice string, flags []string) string {
+	parts := []string{"paycli", "status", "--invoice", shellQuote(invoice)}
+	for _, f := range flags {
+		parts = append(parts, shellQuote(f))
+	}
+	return strings.Join(parts, " ")
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,:/@%+=") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// GatewayFlags returns the global flags of cmd that chose the gateway, as a
+// suggested command must repeat them: --profile NAME when given, and
+// --sandbox in sandbox mode (the flag or PAYCLI_SANDBOX).
+func GatewayFlags(cmd *cobra.Command, lookupEnv func(string) (string, bool)) ([]string, error) {
+	var out []string
+	if fl := cmd.Flag("profile"); fl != nil && fl.Changed {
+		out = append(out, "--profile", fl.Value.String())
+	}
+	if lookupEnv == nil {
+		lookupEnv = func(string) (string, bool) { return "", false }
+	}
+	on, err := sandboxcmd.Enabled(cmd, lookupEnv)
+	if err != nil {
+		return nil, err
+	}
+	if on {
+		out = append(out, "--sandbox")
+	}
+	return out, nil
+}

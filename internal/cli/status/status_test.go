@@ -1,0 +1,205 @@
+package status
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/hashkey"
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/render"
+	"github.com/paycli/paycli/internal/sandbox"
+	"github.com/shopspring/decimal"
+)
+
+var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// fixture: a sandbox whose pending sales stay pending for an hour, with a
+// pending sale for invoice PEND-1 and a completed one for DONE-1.
+type fixture struct {
+	opts   *Options
+	out    *bytes.Buffer
+	errOut *bytes.Buffer
+	clock  *clock
+	sleeps []time.Duration
+}
+
+func newFixture(t *testing.T, format render.Format) *fixture {
+	t.Helper()
+	clk := &clock{now: t0}
+	store, err := sandbox.OpenStore(t.TempDir(), time.Second, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	gw, err := sandbox.New(sandbox.Options{Store: store, Now: clk.Now, PendingFor: time.Hour,
+		NewOrderID: func() string { return "VP00000000000000001" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(gw)
+	t.Cleanup(srv.Close)
+	base := srv.URL + sandbox.Base
+	client, err := gateway.New(base, gateway.Credentials{AppID: sandbox.AppID, AppSecret: sandbox.AppSecret}, gateway.WithClock(clk.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pay(t, client, "PEND-1", "10.69", clk.Now())
+
+	cfg := &config.Config{Profile: "test", BaseURL: base, AppSecret: sandbox.AppSecret, MerchantKey: sandbox.MerchantKey}
+	ios, _, out, errOut := iostreams.Test()
+	fx := &fixture{out: out, errOut: errOut, clock: clk}
+	fx.opts = &Options{
+		IO:      ios,
+		Config:  func() (*config.Config, error) { return cfg, nil },
+		Format:  func() (render.Format, error) { return format, nil },
+		Gateway: func() (*gateway.Client, error) { return client, nil },
+		CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
+			ctx, cancel := context.WithCancel(ctx)
+			return ctx, cancel, nil
+		},
+		Random: rand.Reader,
+		Sleep: func(ctx context.Context, d time.Duration) error {
+			fx.sleeps = append(fx.sleeps, d)
+			clk.Advance(d)
+			return nil
+		},
+	}
+	return fx
+}
+
+// pay makes a sale in the sandbox through the client.
+func pay(t *testing.T, c *gateway.Client, invoice, amount string, now time.Time) {
+	t.Helper()
+	tok, err := sandbox.IssueWalletToken(sandbox.WalletRequest{Amount: decimal.RequireFromString(amount), Currency: "TRY",
+		CardNumber: sandbox.DefaultWalletCard, Wallet: "001", TTL: time.Hour}, now, invoice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := hashkey.Join(amount, "1", "TRY", sandbox.MerchantKey, invoice)
+	hk, err := hashkey.Generate(sandbox.AppSecret, plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.WalletPay(context.Background(), gateway.WalletPayRequest{MerchantKey: sandbox.MerchantKey, HashKey: hk,
+		InvoiceID: invoice, WalletTransientToken: tok, Name: "Ada", Surname: "Lovelace", BillEmail: "ada@example.com"})
+	if err != nil && !errors.Is(err, gateway.ErrPending) {
+		t.Fatal(err)
+	}
+}
+
+func TestNewCmdStatusFlags(t *testing.T) {
+	tests := []struct {
+		args, wantErr string
+	}{
+		{"--invoice INV-1 --watch", ""},
+		{"", `required flag(s) "invoice" not set`},
+		{"--invoice=", "invalid --invoice: the invoice id is empty"},
+		{"--invoice A|B", "may not contain '|'"},
+	}
+	for _, tt := range tests {
+		ios, _, _, _ := iostreams.Test()
+		var got *Options
+		cmd := NewCmdStatus(&cmdutil.Factory{IOStreams: ios}, func(_ context.Context, o *Options) error { got = o; return nil })
+		cmd.SetArgs(strings.Split(tt.args, " "))
+		if tt.args == "" {
+			cmd.SetArgs(nil)
+		}
+		cmd.SetOut(io.Discard)
+		cmd.SetErr(io.Discard)
+		err := cmd.Execute()
+		if tt.wantErr == "" {
+			if err != nil || got.Invoice != "INV-1" || !got.Watch {
+				t.Errorf("%q: %v %+v", tt.args, err, got)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+			t.Errorf("%q: err %v, want %q", tt.args, err, tt.wantErr)
+		}
+	}
+}
+
+func TestPendingWithoutWatch(t *testing.T) {
+	fx := newFixture(t, render.JSON)
+	fx.opts.Invoice, fx.opts.Flags = "PEND-1", []string{"--profile", "my live", "--sandbox"}
+	err := Run(context.Background(), fx.opts)
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindOutcomeUnknown ||
+		err.Error() != "invoice PEND-1 is still pending (status_code 69); the outcome is not known yet" {
+		t.Errorf("err %v (kind %v)", err, k)
+	}
+	if h := cmdutil.HintOf(err); h != "Check again later, or watch it with: paycli status --invoice PEND-1 --profile 'my live' --sandbox --watch" {
+		t.Errorf("hint %q", h)
+	}
+	want := "{\n  \"invoice_id\": \"PEND-1\",\n  \"status_code\": 69,\n  \"status_description\": \"Order not yet processed\",\n  \"transaction_status\": \"Pending\"\n}\n"
+	if fx.out.String() != want {
+		t.Errorf("stdout:\n%s\nwant\n%s", fx.out, want)
+	}
+}
+
+// TestWatchUntilResolved: --watch waits 1s, 2s, 4s, ... and prints the
+// transaction once it is no longer pending (the sandbox resolves it an
+// hour after the sale).
+func TestWatchUntilResolved(t *testing.T) {
+	fx := newFixture(t, render.Table)
+	fx.opts.Invoice, fx.opts.Watch = "PEND-1", true
+	if err := Run(context.Background(), fx.opts); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(fx.sleeps); !strings.HasPrefix(got, "[1s 2s 4s 8s 10s 10s") {
+		t.Errorf("waits %s", got)
+	}
+	for _, want := range []string{"\ntransaction_status          Completed\n", "\ninvoice_id                  PEND-1\n", "\ntransaction_amount          10.69\n"} {
+		if !strings.Contains(fx.out.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, fx.out)
+		}
+	}
+	if !strings.HasPrefix(fx.errOut.String(), "Invoice PEND-1 is pending; checking again in 1s…\nInvoice PEND-1 is pending; checking again in 2s…\n") {
+		t.Errorf("stderr:\n%s", fx.errOut)
+	}
+}
+
+func TestWatchTimeLimit(t *testing.T) {
+	fx := newFixture(t, render.Table)
+	fx.opts.Invoice, fx.opts.Watch = "PEND-1", true
+	fx.opts.Sleep = func(ctx context.Context, d time.Duration) error { return context.DeadlineExceeded }
+	err := Run(context.Background(), fx.opts)
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindOutcomeUnknown || !strings.Contains(err.Error(), "still pending (status_code 69) when the time limit ran out") {
+		t.Errorf("err %v (kind %v)", err, k)
+	}
+}
+
+func TestUnknownInvoice(t *testing.T) {
+	fx := newFixture(t, render.Table)
+	fx.opts.Invoice = "NOPE"
+	err := Run(context.Background(), fx.opts)
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindRejected || err.Error() != "no transaction with invoice NOPE" {
+		t.Errorf("err %v (kind %v)", err, k)
+	}
+	if fx.out.Len() != 0 {
+		t.Errorf("stdout %q", fx.out)
+	}
+}
