@@ -409,7 +409,11 @@ func TestCompletions(t *testing.T) {
 			t.Errorf("--%s has no completion", flag)
 			continue
 		}
-		got, _ := fn(cmd, nil, "")
+		prefix := ""
+		if flag == "currency" {
+			prefix = "tr" // any case
+		}
+		got, _ := fn(cmd, nil, prefix)
 		found := false
 		for _, g := range got {
 			found = found || g == want
@@ -430,5 +434,15 @@ func TestMatrixHighlightsNothingAmongEquals(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "\x1b[1;32m") {
 		t.Errorf("a column of equal cells was highlighted:\n%s", out)
+	}
+}
+
+func TestCurrencyCompletionsFilter(t *testing.T) {
+	got := currencyCompletions("KW")
+	if len(got) != 1 || got[0] != "KWD\tKuwaiti Dinar" {
+		t.Errorf("currencyCompletions(KW) = %q", got)
+	}
+	if n := len(currencyCompletions("")); n < 150 {
+		t.Errorf("all currencies: %d", n)
 	}
 }
