@@ -231,11 +231,16 @@ func costOf(r commission.Row, side string) (cost, bool) {
 }
 
 // matrixCell is one cell: the rate, or with an amount the buyer's total
-// and the installments.
+// and the installments — and, when the matrix shows the merchant's side,
+// the merchant's fee, which is what that side wants to compare.
 func matrixCell(r commission.Row, side string, minorUnit int32) string {
 	if a := r.Amounts; a != nil {
 		s := a.Strings()
-		return fmt.Sprintf("%s / %d×%s", render.GroupThousands(s[3]), r.Installment, render.GroupThousands(s[4]))
+		cell := fmt.Sprintf("%s / %d×%s", render.GroupThousands(s[3]), r.Installment, render.GroupThousands(s[4]))
+		if side == "merchant" {
+			cell += ", fee " + render.GroupThousands(s[1])
+		}
+		return cell
 	}
 	if !r.Offered() {
 		return notOffered
