@@ -258,7 +258,7 @@ func Split(line string) (words []Word, comment string, err error) {
 			expand = true
 			cur.WriteByte(c)
 			inWord = true
-		case c == '~' && !inWord && (i+1 == len(line) || line[i+1] == '/'):
+		case c == '~' && !inWord && (i+1 == len(line) || strings.IndexByte("/ \t", line[i+1]) >= 0):
 			cur.WriteString("${HOME}")
 			expand = true
 			inWord = true
