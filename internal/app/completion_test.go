@@ -76,6 +76,16 @@ func TestCompletions(t *testing.T) {
 		{[]string{"sandbox", "serve", "--state", ""}, nil, cobra.ShellCompDirectiveFilterDirs},
 		{[]string{"sandbox", "reset", "--state", ""}, nil, cobra.ShellCompDirectiveFilterDirs},
 		{[]string{"completion", ""}, []string{"bash", "zsh", "fish", "powershell"}, noFiles},
+		{[]string{"config", "set", "output", ""}, []string{"table", "json", "csv", "tsv"}, noFiles},
+		{[]string{"config", "set", "lang", ""}, []string{"tr", "en"}, noFiles},
+		{[]string{"config", "set", "base_url", ""}, []string{"https://provisioning.sipay.com.tr/ccpayment", "https://app.sipay.com.tr/ccpayment"}, noFiles},
+		{[]string{"config", "set", "ca_cert", ""}, nil, cobra.ShellCompDirectiveDefault},
+		{[]string{"config", "set", "app_id", ""}, nil, noFiles},
+		{[]string{"config", "set", "lang", "tr", ""}, nil, noFiles},
+		{[]string{"version", "--config", ""}, []string{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt},
+		{[]string{"version", "--timeout", ""}, nil, noFiles},
+		{[]string{"hash", "generate", "--layout", "payment", "--invoice-id", ""}, nil, noFiles},
+		{[]string{"hash", "generate", "--currency", ""}, nil, noFiles},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
