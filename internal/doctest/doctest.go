@@ -12,9 +12,10 @@
 //     output line ending in " (re)" is a regular expression for the whole
 //     line. Every other line is compared exactly (trailing spaces ignored).
 //   - Blocks tagged sh, bash, shell or console with the word "untested" in
-//     their info string (```sh untested) are illustrations that are not run;
-//     a sh/bash/shell block naming paycli without that word is an error, so
-//     an example cannot silently escape the test.
+//     their info string (```sh untested) are illustrations that are not run.
+//     A sh/bash/shell block naming paycli without that word is an error, as
+//     is an untagged or text block with a "$ paycli" line, so an example
+//     cannot silently escape the test.
 //
 // This package only parses and matches; the test in internal/app runs the
 // commands in process with app.Run.
@@ -90,12 +91,17 @@ func Parse(name string, data []byte) (*Page, error) {
 				inFence, fence, fenceLine = true, m[1], lineNo
 				info := strings.Fields(m[2])
 				kind, untested, shellHits = "", false, 0
+				if len(info) == 0 {
+					kind = "plain"
+				}
 				if len(info) > 0 {
 					switch {
 					case info[0] == "console":
 						kind = "console"
 					case shellLangs[info[0]]:
 						kind = "shell"
+					case info[0] == "text":
+						kind = "plain"
 					}
 					for _, w := range info[1:] {
 						if w == "untested" {
@@ -114,9 +120,9 @@ func Parse(name string, data []byte) (*Page, error) {
 			switch {
 			case untested && (kind == "console" || kind == "shell"):
 				page.Untested++
-			case kind == "shell" && shellHits > 0:
-				return nil, fmt.Errorf("%s:%d: a %s block runs paycli but is not tested: write it as a ```console transcript (\"$ \" before each command, its output below), or mark it ```%s untested if it cannot run in a test",
-					name, fenceLine, "shell", "sh")
+			case (kind == "shell" || kind == "plain") && shellHits > 0:
+				return nil, fmt.Errorf("%s:%d: a code block runs paycli but is not tested: write it as a ```console transcript (\"$ \" before each command, its output below), or mark it ```sh untested if it cannot run in a test",
+					name, fenceLine)
 			}
 			inFence, kind = false, ""
 			continue
@@ -127,6 +133,12 @@ func Parse(name string, data []byte) (*Page, error) {
 		switch kind {
 		case "shell":
 			if t := strings.TrimSpace(line); strings.HasPrefix(t, "paycli ") || strings.Contains(t, "$(paycli ") || strings.Contains(t, "| paycli ") {
+				shellHits++
+			}
+		case "plain":
+			// An untagged or text block may show output that mentions
+			// paycli; only a transcript line is an example.
+			if strings.HasPrefix(strings.TrimSpace(line), "$ paycli ") {
 				shellHits++
 			}
 		case "console":

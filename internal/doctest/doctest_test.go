@@ -25,6 +25,9 @@ func TestParse(t *testing.T) {
 		"```\n" + // 16
 		"```sh\n" + // 17
 		"curl -s http://127.0.0.1/\n" + // 18
+		"```\n" + // 19
+		"```\n" + // 20
+		"paycli 1.0 (output that names paycli)\n" + // 21
 		"```\n"
 	got, err := Parse("docs/p.md", []byte(page))
 	if err != nil {
@@ -46,8 +49,10 @@ func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		name, page, want string
 	}{
-		{"untested paycli in sh", "x\n```sh\npaycli token\n```\n", "docs/p.md:2: a shell block runs paycli but is not tested"},
-		{"command substitution in bash", "```bash\nT=$(paycli token)\n```\n", "docs/p.md:1: a shell block runs paycli"},
+		{"untested paycli in sh", "x\n```sh\npaycli token\n```\n", "docs/p.md:2: a code block runs paycli but is not tested"},
+		{"command substitution in bash", "```bash\nT=$(paycli token)\n```\n", "docs/p.md:1: a code block runs paycli"},
+		{"transcript in an untagged block", "```\n$ paycli token\n```\n", "docs/p.md:1: a code block runs paycli"},
+		{"transcript in a text block", "```text\n$ paycli token\n```\n", "docs/p.md:1: a code block runs paycli"},
 		{"output before command", "```console\nhello\n```\n", "docs/p.md:2: output before any command"},
 		{"other comment", "```console\n$ paycli token # see below\n```\n", "docs/p.md:2: comment \"see below\""},
 		{"unclosed fence", "a\n```console\n$ paycli token\n", "docs/p.md:2: code block never closed"},
