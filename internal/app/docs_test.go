@@ -96,9 +96,9 @@ func runPage(ctx context.Context, page *doctest.Page, dir string) (int, string) 
 }
 
 // docShell runs the few shell forms the pages use: `paycli ...` through
-// app.Run, `export NAME=VALUE`, `unset NAME`, `echo`, `printf` (%s and
-// \\n only), `cat` and pipes between them. Output naming the page's home folder shows it as "~", as
-// the pages do.
+// app.Run, `export NAME=VALUE`, `unset NAME`, `echo`, `printf` (%s, \n,
+// \t), `cat`, pipes between them and a final `> FILE`. Output naming the
+// page's home folder shows it as "~", as the pages do.
 type docShell struct {
 	home string
 	env  map[string]string
@@ -114,9 +114,20 @@ func (s *docShell) run(ctx context.Context, line string) (string, int, error) {
 	if err != nil {
 		return "", 0, err
 	}
+	// "> FILE" at the end sends the last command's stdout to FILE, with
+	// mode 0644 as a shell with the usual umask 022 makes it, whatever the
+	// umask of the test (the pages show paycli's warning about such files).
+	var redirect string
+	if n := len(words); n >= 2 && words[n-2].Redirect {
+		redirect = words[n-1].Value(func(name string) string { return s.env[name] })
+		words = words[:n-2]
+	}
 	var stages [][]string
 	var cur []string
 	for _, w := range words {
+		if w.Redirect {
+			return "", 0, fmt.Errorf("> is supported only as the last thing on the line: > FILE")
+		}
 		if w.Pipe {
 			stages, cur = append(stages, cur), nil
 			continue
@@ -134,7 +145,7 @@ func (s *docShell) run(ctx context.Context, line string) (string, int, error) {
 		}
 		out := io.Writer(&combined)
 		var piped bytes.Buffer
-		if i < len(stages)-1 {
+		if i < len(stages)-1 || redirect != "" {
 			out = &piped
 		}
 		code, err = s.runOne(ctx, args, stdin, out, &combined)
@@ -142,6 +153,16 @@ func (s *docShell) run(ctx context.Context, line string) (string, int, error) {
 			return "", 0, err
 		}
 		stdin = piped.Bytes()
+	}
+	if redirect != "" {
+		err := os.WriteFile(redirect, stdin, 0o644)
+		if err == nil {
+			err = os.Chmod(redirect, 0o644)
+		}
+		if err != nil {
+			fmt.Fprintf(&combined, "%s: cannot write\n", redirect)
+			code = 1
+		}
 	}
 	return strings.ReplaceAll(combined.String(), s.home, "~"), code, nil
 }
@@ -194,7 +215,7 @@ func (s *docShell) runOne(ctx context.Context, args []string, stdin []byte, out,
 		}
 		return 0, nil
 	}
-	return 0, fmt.Errorf("%s: the docs' examples can run paycli, export, unset, echo, printf and cat; show other programs in a ```sh untested block", args[0])
+	return 0, fmt.Errorf("%s: the docs' examples can run paycli, export, unset, echo, printf and cat (with | and > FILE); show other programs in a ```sh untested block", args[0])
 }
 
 // shellPrintf is printf(1) for the formats the pages need: %s, %%, \n and

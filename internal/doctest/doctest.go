@@ -210,8 +210,8 @@ func finishCommand(e *Example, text string) error {
 
 // Split breaks a command line into words the way a POSIX shell would for
 // the simple commands the docs use: single quotes keep everything, double
-// quotes and backslashes escape, an unquoted "|" is a word of its own (a
-// pipe), and an unquoted "#" at the start of a word begins a comment,
+// quotes and backslashes escape, an unquoted "|" or ">" is a word of its own
+// (a pipe, a redirection), and an unquoted "#" at the start of a word begins a comment,
 // returned without the "#". Variables are not expanded here; words keep
 // "$NAME" for the runner, marked by Word.Expand.
 func Split(line string) (words []Word, comment string, err error) {
@@ -237,6 +237,9 @@ func Split(line string) (words []Word, comment string, err error) {
 		case c == '|':
 			end()
 			words = append(words, Word{Text: "|", Pipe: true})
+		case c == '>':
+			end()
+			words = append(words, Word{Text: ">", Redirect: true})
 		case c == '\'':
 			j := strings.IndexByte(line[i+1:], '\'')
 			if j < 0 {
@@ -270,7 +273,9 @@ func Split(line string) (words []Word, comment string, err error) {
 			expand = true
 			cur.WriteByte(c)
 			inWord = true
-		case c == '~' && !inWord && (i+1 == len(line) || strings.IndexByte("/ \t", line[i+1]) >= 0):
+		// ~ expands at the start of a word and, as in an assignment
+		// (export NAME=~/file), after "=".
+		case c == '~' && (!inWord || line[i-1] == '=') && (i+1 == len(line) || strings.IndexByte("/ \t", line[i+1]) >= 0):
 			cur.WriteString("${HOME}")
 			expand = true
 			inWord = true
@@ -289,7 +294,8 @@ func escapeDollar(s string) string { return strings.ReplaceAll(s, "$", "$$") }
 // Word is one word of a command line.
 type Word struct {
 	Text   string
-	Pipe   bool // an unquoted "|"
+	Pipe     bool // an unquoted "|"
+	Redirect bool // an unquoted ">"
 	Expand bool // holds $NAME or ${NAME} to expand; a literal $ is "$$"
 }
 

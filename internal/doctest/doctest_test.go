@@ -81,9 +81,11 @@ func TestSplit(t *testing.T) {
 		{`paycli hash generate --plaintext '100.00|1|$X' # exit 2`, []string{"paycli", "hash", "generate", "--plaintext", "100.00|1|$X"}, "exit 2"},
 		{`echo "$X" $X ${X}z '$X' \$X "\$X"`, []string{"echo", "x y", "x y", "x yz", "$X", "$X", "$X"}, ""},
 		{`cat ~/.config/a ~ a~b`, []string{"cat", "/h/.config/a", "/h", "a~b"}, ""},
+		{`export C=~/c D=a~`, []string{"export", "C=/h/c", "D=a~"}, ""},
 		{`echo a|paycli x | cat`, []string{"echo", "a", "|", "paycli", "x", "|", "cat"}, ""},
 		{`echo a#b "#" $UNSET.`, []string{"echo", "a#b", "#", "."}, ""},
 		{`echo '' "" x`, []string{"echo", "", "", "x"}, ""},
+		{`printf 'a>b' >~/f`, []string{"printf", "a>b", ">", "/h/f"}, ""},
 	}
 	for _, tt := range tests {
 		words, comment, err := Split(tt.line)
