@@ -293,10 +293,10 @@ func escapeDollar(s string) string { return strings.ReplaceAll(s, "$", "$$") }
 
 // Word is one word of a command line.
 type Word struct {
-	Text   string
+	Text     string
 	Pipe     bool // an unquoted "|"
 	Redirect bool // an unquoted ">"
-	Expand bool // holds $NAME or ${NAME} to expand; a literal $ is "$$"
+	Expand   bool // holds $NAME or ${NAME} to expand; a literal $ is "$$"
 }
 
 var varRE = regexp.MustCompile(`\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
