@@ -26,6 +26,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -52,7 +53,7 @@ type Page struct {
 }
 
 var (
-	fenceRE    = regexp.MustCompile("^(```+|~~~+)\\s*(.*)$")
+	fenceRE    = regexp.MustCompile("^( *)(```+|~~~+)\\s*(.*)$")
 	exitRE     = regexp.MustCompile(`^exit (\d+)$`)
 	shellLangs = map[string]bool{"sh": true, "bash": true, "shell": true, "zsh": true}
 )
@@ -69,13 +70,14 @@ func Parse(name string, data []byte) (*Page, error) {
 		lineNo    int
 		inFence   bool
 		fence     string // the opening fence, to find its match
+		indent    string // spaces before the opening fence
 		fenceLine int
-		kind      string // "console", "shell" or "" for other blocks
+		kind      string // see blockKind
 		untested  bool
 		cur       *Example
 		pending   strings.Builder // a command continued with "\"
 		contLine  int
-		shellHits int // lines naming paycli in a shell block
+		shellHits int // lines of a shell or plain block that run paycli
 	)
 	flush := func() {
 		if cur != nil {
@@ -88,29 +90,18 @@ func Parse(name string, data []byte) (*Page, error) {
 		line := sc.Text()
 		if !inFence {
 			if m := fenceRE.FindStringSubmatch(line); m != nil {
-				inFence, fence, fenceLine = true, m[1], lineNo
-				info := strings.Fields(m[2])
-				kind, untested, shellHits = "", false, 0
-				if len(info) == 0 {
-					kind = "plain"
-				}
-				if len(info) > 0 {
-					switch {
-					case info[0] == "console":
-						kind = "console"
-					case shellLangs[info[0]]:
-						kind = "shell"
-					case info[0] == "text":
-						kind = "plain"
-					}
-					for _, w := range info[1:] {
-						if w == "untested" {
-							untested = true
-						}
-					}
-				}
+				inFence, indent, fence, fenceLine = true, m[1], m[2], lineNo
+				kind, untested = blockKind(m[3])
+				shellHits = 0
 			}
 			continue
+		}
+		// A block in a list item is indented; its lines are read without
+		// that indentation.
+		if t := strings.TrimLeft(line, " "); len(line)-len(t) <= len(indent) {
+			line = t
+		} else {
+			line = line[len(indent):]
 		}
 		if strings.HasPrefix(line, fence) && strings.TrimSpace(strings.TrimLeft(line, fence[:1])) == "" {
 			if pending.Len() > 0 {
@@ -182,6 +173,26 @@ func Parse(name string, data []byte) (*Page, error) {
 		return nil, fmt.Errorf("%s:%d: code block never closed", name, fenceLine)
 	}
 	return page, nil
+}
+
+// blockKind reads a fence's info string: "console" for a transcript,
+// "shell" for sh/bash/shell/zsh, "plain" for an untagged or text block, ""
+// for any other language; untested is the word "untested" after the
+// language.
+func blockKind(info string) (kind string, untested bool) {
+	words := strings.Fields(info)
+	if len(words) == 0 {
+		return "plain", false
+	}
+	switch {
+	case words[0] == "console":
+		kind = "console"
+	case shellLangs[words[0]]:
+		kind = "shell"
+	case words[0] == "text":
+		kind = "plain"
+	}
+	return kind, slices.Contains(words[1:], "untested")
 }
 
 // finishCommand sets the command text and the expected exit code from its

@@ -28,7 +28,12 @@ func TestParse(t *testing.T) {
 		"```\n" + // 19
 		"```\n" + // 20
 		"paycli 1.0 (output that names paycli)\n" + // 21
-		"```\n"
+		"```\n" + // 22
+		"- in a list:\n" + // 23
+		"  ```console\n" + // 24
+		"  $ paycli token\n" + // 25
+		"    indented output\n" + // 26
+		"  ```\n"
 	got, err := Parse("docs/p.md", []byte(page))
 	if err != nil {
 		t.Fatal(err)
@@ -37,6 +42,7 @@ func TestParse(t *testing.T) {
 		Examples: []Example{
 			{File: "docs/p.md", Line: 4, Command: "paycli version", Want: []string{"paycli 1.0", ""}},
 			{File: "docs/p.md", Line: 7, Command: "paycli hash generate --plaintext 'a|b'", ExitCode: 2, Want: []string{"error: ..."}},
+			{File: "docs/p.md", Line: 25, Command: "paycli token", Want: []string{"  indented output"}},
 		},
 		Untested: 1,
 	}
