@@ -49,7 +49,7 @@ func TestDocExamples(t *testing.T) {
 			if failure != "" {
 				t.Fatal(failure)
 			}
-			t.Logf("%s: %d examples run, %d blocks marked untested", name, ran, page.Untested)
+			t.Logf("%s: %d examples run, %d block(s) marked untested", name, ran, page.Untested)
 		})
 	}
 	t.Logf("%d examples run in %d pages", total, len(pages))
