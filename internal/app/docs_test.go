@@ -44,7 +44,11 @@ func TestDocExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ran, failure := runPage(t.Context(), page, t.TempDir())
+			// A relative path in an example lands in the page's folder,
+			// not in the source tree.
+			dir := t.TempDir()
+			t.Chdir(dir)
+			ran, failure := runPage(t.Context(), page, dir)
 			total += ran
 			if failure != "" {
 				t.Fatal(failure)
