@@ -93,6 +93,10 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 	pf.String("timeout", "30s", "time limit for the whole command, e.g. 30s or 2m (env PAYCLI_TIMEOUT)")
 	pf.Bool("sandbox", false, "run against the local gateway emulator with its credentials (env PAYCLI_SANDBOX=1)")
 	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(config.OutputFormats, cobra.ShellCompDirectiveNoFileComp))
+	_ = root.RegisterFlagCompletionFunc("config", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
+	})
+	_ = root.RegisterFlagCompletionFunc("timeout", cobra.NoFileCompletions)
 	_ = root.RegisterFlagCompletionFunc("profile", func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 		path, err := config.Path(config.LoadOptions{Flags: cmd.Flags(), LookupEnv: f.LookupEnv})
 		if err != nil {

@@ -259,6 +259,12 @@ func (e *Edit) Set(profile, key, value string) error {
 		setScalar(v, value)
 		return nil
 	}
+	// An emptied profile is saved as `{}` and read back in flow style; the
+	// first key added to it brings back the block style every other
+	// profile has. A flow mapping someone wrote with keys in it stays so.
+	if len(body.Content) == 0 {
+		body.Style &^= yaml.FlowStyle
+	}
 	body.Content = append(body.Content, strNode(key), strNode(value))
 	return nil
 }

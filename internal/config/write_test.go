@@ -254,6 +254,19 @@ func TestEditOperations(t *testing.T) {
 			t.Errorf("got:\n%s\nwant:\n%s", got, want)
 		}
 	})
+	t.Run("an emptied profile gets keys in block style again", func(t *testing.T) {
+		e := openEditOf(t, "profiles:\n  default: {}\n  mine: {lang: tr}\n")
+		for _, kv := range [][3]string{{"default", "lang", "en"}, {"default", "timeout", "1m"}, {"mine", "timeout", "2m"}} {
+			if err := e.Set(kv[0], kv[1], kv[2]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, _ := e.Bytes()
+		want := "profiles:\n  default:\n    lang: en\n    timeout: 1m\n  mine: {lang: tr, timeout: 2m}\n"
+		if string(got) != want {
+			t.Errorf("got:\n%s\nwant:\n%s", got, want)
+		}
+	})
 	t.Run("values that look like other types stay strings", func(t *testing.T) {
 		e := openEditOf(t, "")
 		for key, value := range map[string]string{"app_id": "12345", "app_secret": "yes", "merchant_key": "0x1F", "ca_cert": "~"} {

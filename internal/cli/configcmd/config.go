@@ -75,6 +75,30 @@ func completeKeys(cmd *cobra.Command, args []string, _ string) ([]string, cobra.
 	return config.KeyNames(), cobra.ShellCompDirectiveNoFileComp
 }
 
+// completeSetArgs completes `config set KEY VALUE`: the key, then the
+// values the key takes where there is a short list of them (output formats,
+// languages, the gateway's two base URLs), files for ca_cert, and nothing
+// for free text.
+func completeSetArgs(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	if len(args) == 0 {
+		return completeKeys(cmd, args, toComplete)
+	}
+	if len(args) > 1 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	switch args[0] {
+	case "output":
+		return config.OutputFormats, cobra.ShellCompDirectiveNoFileComp
+	case "lang":
+		return []string{"tr\tTurkish", "en\tEnglish"}, cobra.ShellCompDirectiveNoFileComp
+	case "base_url":
+		return []string{config.TestBaseURL + "\ttest gateway", config.LiveBaseURL + "\tlive gateway"}, cobra.ShellCompDirectiveNoFileComp
+	case "ca_cert":
+		return nil, cobra.ShellCompDirectiveDefault
+	}
+	return nil, cobra.ShellCompDirectiveNoFileComp
+}
+
 // checkKey turns an unknown key name into a usage error naming the known keys.
 func checkKey(name string) (config.Key, error) {
 	k, ok := config.LookupKey(name)

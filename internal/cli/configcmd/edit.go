@@ -36,7 +36,7 @@ history, so use - for app_secret and merchant_key.`,
   paycli config set lang tr --profile live
   pass show sipay/app_secret | paycli config set app_secret -`,
 		Args:              cmdutil.ExactArgs(2, "KEY and VALUE"),
-		ValidArgsFunction: completeKeys,
+		ValidArgsFunction: completeSetArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			k, err := checkKey(args[0])
 			if err != nil {

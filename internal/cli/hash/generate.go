@@ -131,10 +131,13 @@ The hash_key alone is printed on stdout, followed by a newline.`,
 	for _, field := range fields {
 		name := flagName(field)
 		values[name] = fl.String(name, "", fmt.Sprintf("%s (layouts: %s)", field, strings.Join(usedBy[field], ", ")))
+		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}
 	for alias, field := range aliases {
 		values[alias] = fl.String(alias, "", "same as --"+flagName(field))
+		_ = cmd.RegisterFlagCompletionFunc(alias, cobra.NoFileCompletions)
 	}
+	_ = cmd.RegisterFlagCompletionFunc("plaintext", cobra.NoFileCompletions)
 	fl.StringVar(&opts.IV, "iv", "", "use this iv (16 lowercase hex characters) instead of a random one, with --salt")
 	fl.StringVar(&opts.Salt, "salt", "", "use this salt (4 lowercase hex characters) instead of a random one, with --iv")
 	_ = fl.MarkHidden("iv")

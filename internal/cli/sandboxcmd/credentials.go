@@ -55,6 +55,7 @@ are printed in full.`,
 		},
 	}
 	cmd.Flags().StringVar(&state, "state", "", "state folder of the server to report (default <state dir>/paycli/sandbox)")
+	_ = cmd.RegisterFlagCompletionFunc("state", completeFolder)
 	return cmd
 }
 

@@ -50,6 +50,7 @@ stop it first.`,
 	}
 	cmd.Flags().StringVar(&state, "state", "", "state folder (default <state dir>/paycli/sandbox)")
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
+	_ = cmd.RegisterFlagCompletionFunc("state", completeFolder)
 	return cmd
 }
 

@@ -73,6 +73,8 @@ the body (see docs/sandbox.md).`,
 	cmd.Flags().StringVar(&state, "state", "", "state folder (default <state dir>/paycli/sandbox)")
 	cmd.Flags().BoolVar(&opts.Public, "public", false, "allow a non-loopback --addr")
 	cmd.Flags().BoolVar(&opts.Faults, "faults", false, "honour the X-Paycli-Fault request header")
+	_ = cmd.RegisterFlagCompletionFunc("state", completeFolder)
+	_ = cmd.RegisterFlagCompletionFunc("addr", noValueCompletion)
 	return cmd
 }
 

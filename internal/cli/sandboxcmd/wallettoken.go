@@ -67,6 +67,11 @@ gateway does not. The amount's cents choose the sandbox's answer to walletPay:
 	cmd.Flags().DurationVar(&opts.Request.TTL, "ttl", 10*time.Minute, "how long the token is valid")
 	_ = cmd.MarkFlagRequired("amount")
 	_ = cmd.MarkFlagRequired("currency")
+	_ = cmd.RegisterFlagCompletionFunc("wallet", completeWallet)
+	_ = cmd.RegisterFlagCompletionFunc("currency", completeScheduleCurrency)
+	_ = cmd.RegisterFlagCompletionFunc("card", completeCard)
+	_ = cmd.RegisterFlagCompletionFunc("amount", noValueCompletion)
+	_ = cmd.RegisterFlagCompletionFunc("ttl", noValueCompletion)
 	return cmd
 }
 

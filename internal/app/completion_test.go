@@ -1,0 +1,126 @@
+package app_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/paycli/paycli/internal/app"
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/spf13/cobra"
+)
+
+// complete runs cobra's hidden `__complete` command, which every shell's
+// completion script calls, and returns the candidates (with their
+// descriptions after a tab) and the directive. The shell scripts filter the
+// candidates by what was typed, so the tests complete empty words.
+func complete(t *testing.T, env map[string]string, args ...string) ([]string, cobra.ShellCompDirective) {
+	t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	lookup := func(name string) (string, bool) { v, ok := env[name]; return v, ok }
+	if code := app.Run(t.Context(), append([]string{"__complete"}, args...), ios, lookup); code != 0 {
+		t.Fatalf("__complete %s: exit %d: %s", strings.Join(args, " "), code, errOut)
+	}
+	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+	last := lines[len(lines)-1]
+	var d int
+	if _, err := fmt.Sscanf(last, ":%d", &d); err != nil {
+		t.Fatalf("no directive in %q", out)
+	}
+	return lines[:len(lines)-1], cobra.ShellCompDirective(d)
+}
+
+func hermeticEnv(t *testing.T) map[string]string {
+	home := t.TempDir()
+	return map[string]string{
+		"HOME":            home,
+		"XDG_CONFIG_HOME": home + "/.config",
+		"XDG_CACHE_HOME":  home + "/.cache",
+		"XDG_STATE_HOME":  home + "/.local/state",
+	}
+}
+
+func TestCompletions(t *testing.T) {
+	env := hermeticEnv(t)
+	// Two profiles in the config file, for --profile and `config use`.
+	for _, args := range [][]string{
+		{"config", "set", "lang", "tr"},
+		{"config", "set", "lang", "en", "--profile", "live"},
+	} {
+		ios, _, _, errOut := iostreams.Test()
+		lookup := func(name string) (string, bool) { v, ok := env[name]; return v, ok }
+		if code := app.Run(t.Context(), args, ios, lookup); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+	}
+	const noFiles = cobra.ShellCompDirectiveNoFileComp
+	tests := []struct {
+		args      []string
+		want      []string // candidates without descriptions; nil = none
+		directive cobra.ShellCompDirective
+	}{
+		{[]string{"version", "-o", ""}, []string{"table", "json", "csv", "tsv"}, noFiles},
+		{[]string{"hash", "layouts", "--output", ""}, []string{"table", "json", "csv", "tsv"}, noFiles},
+		{[]string{"config", "list", "--profile", ""}, []string{"default", "live"}, noFiles},
+		{[]string{"token", "-p", ""}, []string{"default", "live"}, noFiles},
+		{[]string{"config", "use", ""}, []string{"default", "live"}, noFiles},
+		{[]string{"config", "get", ""}, []string{"base_url", "app_id", "app_secret", "merchant_key", "default_currency", "lang", "timeout", "output", "ca_cert"}, noFiles},
+		{[]string{"hash", "generate", "--layout", ""}, []string{"payment", "walletpay", "checkstatus", "refund", "confirm", "complete", "sale-webhook", "refund-webhook", "savecard", "editcard", "deletecard"}, noFiles},
+		{[]string{"hash", "validate", "x", "--layout", ""}, []string{"payment", "walletpay", "checkstatus", "refund", "confirm", "complete", "sale-webhook", "refund-webhook", "savecard", "editcard", "deletecard"}, noFiles},
+		{[]string{"sandbox", "wallet-token", "--wallet", ""}, []string{"001", "012"}, noFiles},
+		{[]string{"sandbox", "wallet-token", "--currency", ""}, []string{"EUR", "TRY", "USD"}, noFiles},
+		{[]string{"sandbox", "wallet-token", "--card", ""}, []string{"4022770000000004", "4355080000000005", "4921300000000002", "5289390000000006", "5400610000000001", "5406670000000009", "5456160000000000", "5528790000000008"}, noFiles},
+		{[]string{"sandbox", "wallet-token", "--amount", ""}, nil, noFiles},
+		{[]string{"sandbox", "serve", "--addr", ""}, nil, noFiles},
+		{[]string{"sandbox", "serve", "--state", ""}, nil, cobra.ShellCompDirectiveFilterDirs},
+		{[]string{"sandbox", "reset", "--state", ""}, nil, cobra.ShellCompDirectiveFilterDirs},
+		{[]string{"completion", ""}, []string{"bash", "zsh", "fish", "powershell"}, noFiles},
+		{[]string{"config", "set", "output", ""}, []string{"table", "json", "csv", "tsv"}, noFiles},
+		{[]string{"config", "set", "lang", ""}, []string{"tr", "en"}, noFiles},
+		{[]string{"config", "set", "base_url", ""}, []string{"https://provisioning.sipay.com.tr/ccpayment", "https://app.sipay.com.tr/ccpayment"}, noFiles},
+		{[]string{"config", "set", "ca_cert", ""}, nil, cobra.ShellCompDirectiveDefault},
+		{[]string{"config", "set", "app_id", ""}, nil, noFiles},
+		{[]string{"config", "set", "lang", "tr", ""}, nil, noFiles},
+		{[]string{"version", "--config", ""}, []string{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt},
+		{[]string{"version", "--timeout", ""}, nil, noFiles},
+		{[]string{"hash", "generate", "--layout", "payment", "--invoice-id", ""}, nil, noFiles},
+		{[]string{"hash", "generate", "--currency", ""}, nil, noFiles},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			got, directive := complete(t, env, tt.args...)
+			var names []string
+			for _, c := range got {
+				name, _, _ := strings.Cut(c, "\t")
+				names = append(names, name)
+			}
+			if strings.Join(names, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("candidates %q, want %q", names, tt.want)
+			}
+			if directive != tt.directive {
+				t.Errorf("directive %d, want %d", directive, tt.directive)
+			}
+		})
+	}
+}
+
+// TestCompletionDescriptions checks that candidates carrying a description
+// say what they are.
+func TestCompletionDescriptions(t *testing.T) {
+	env := hermeticEnv(t)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sandbox", "wallet-token", "--wallet", ""}, "012\tother wallet"},
+		{[]string{"sandbox", "wallet-token", "--card", ""}, "5528790000000008\tBONUS"},
+		{[]string{"hash", "generate", "--layout", ""}, "checkstatus\tcheck status"},
+	}
+	for _, tt := range tests {
+		got, _ := complete(t, env, tt.args...)
+		if !slices.Contains(got, tt.want) {
+			t.Errorf("%v: candidates %q, want one to be %q", tt.args, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package sandboxcmd
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/paycli/paycli/internal/sandbox"
+	"github.com/spf13/cobra"
+)
+
+// completeWallet offers the wallet types a sandbox wallet token can carry.
+var completeWallet = cobra.FixedCompletions([]string{
+	sandbox.WalletDeviceVendor + "\tdevice-vendor wallet",
+	sandbox.WalletOther + "\tother wallet",
+}, cobra.ShellCompDirectiveNoFileComp)
+
+// completeScheduleCurrency offers the currencies of the sandbox's commission
+// schedule: a wallet token in any other currency is refused by the sandbox
+// (status_code 12), so the ISO 4217 list would mostly offer dead ends.
+func completeScheduleCurrency(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	s, err := sandbox.DefaultSchedule()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return slices.Sorted(maps.Keys(s.Currencies)), cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeCard offers one card number per card program of the sandbox's
+// schedule (its BIN picks the program and so the commission), described by
+// the program's name.
+func completeCard(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	s, err := sandbox.DefaultSchedule()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var cards []string
+	for _, bin := range slices.Sorted(maps.Keys(s.BINs)) {
+		cards = append(cards, testCardNumber(bin)+"\t"+s.BINs[bin])
+	}
+	return cards, cobra.ShellCompDirectiveNoFileComp
+}
+
+// testCardNumber is a 16-digit number starting with bin, zeros after it and
+// a Luhn check digit, so sandbox.ValidateCardNumber accepts it.
+func testCardNumber(bin string) string {
+	payload := bin
+	for len(payload) < 15 {
+		payload += "0"
+	}
+	sum := 0
+	// Digits are doubled from the right, starting with the one left of
+	// the check digit.
+	for i := range len(payload) {
+		d := int(payload[len(payload)-1-i] - '0')
+		if i%2 == 0 {
+			d *= 2
+			if d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+	}
+	return payload + strconv.Itoa((10-sum%10)%10)
+}
+
+// noValueCompletion stops the shell from offering files for a flag whose
+// value is free text.
+func noValueCompletion(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return nil, cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeFolder offers folders only, for --state.
+func completeFolder(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return nil, cobra.ShellCompDirectiveFilterDirs
+}

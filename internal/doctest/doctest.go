@@ -1,0 +1,328 @@
+// Package doctest reads the examples in paycli's Markdown documentation so a
+// test can run them, and matches what they print against what the page
+// says they print. The pages stay ordinary Markdown that reads well on
+// GitHub; the convention is documented for writers in docs/README.md:
+//
+//   - A fenced block tagged `console` is a transcript. A line starting with
+//     "$ " is a command (a trailing "\" continues it on the next line); the
+//     lines after it, up to the next command or the end of the block, are
+//     what it prints: stdout and stderr together, as a terminal shows them.
+//   - A command must exit 0 unless it ends with a comment "# exit N".
+//   - An output line "..." stands for any number of lines (also none); an
+//     output line ending in " (re)" is a regular expression for the whole
+//     line. Every other line is compared exactly (trailing spaces ignored).
+//   - Blocks tagged sh, bash, shell or console with the word "untested" in
+//     their info string (```sh untested) are illustrations that are not run.
+//     A sh/bash/shell block naming paycli without that word is an error, as
+//     is an untagged or text block with a "$ paycli" line, so an example
+//     cannot silently escape the test.
+//
+// This package only parses and matches; the test in internal/app runs the
+// commands in process with app.Run.
+package doctest
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Example is one command of a console block with the output the page shows.
+type Example struct {
+	File string // the page, as given to Parse
+	Line int    // 1-based line of the "$ " line
+	// Command is the command's text after "$ ", continuation lines joined
+	// with a space, without the trailing comment.
+	Command  string
+	ExitCode int      // from "# exit N"; 0 otherwise
+	Want     []string // expected output lines
+}
+
+// Where is the example's position as file:line, for failure messages.
+func (e Example) Where() string { return fmt.Sprintf("%s:%d", e.File, e.Line) }
+
+// Page is what Parse found in one Markdown file.
+type Page struct {
+	Examples []Example
+	// Untested counts shell blocks marked "untested".
+	Untested int
+}
+
+var (
+	fenceRE    = regexp.MustCompile("^( *)(```+|~~~+)\\s*(.*)$")
+	exitRE     = regexp.MustCompile(`^exit (\d+)$`)
+	shellLangs = map[string]bool{"sh": true, "bash": true, "shell": true, "zsh": true}
+)
+
+// Parse reads the examples of one page. name is used in positions and
+// errors. A malformed block (output before any command, an unclosed fence,
+// a shell block that names paycli but is neither a transcript nor marked
+// untested) is an error naming its line.
+func Parse(name string, data []byte) (*Page, error) {
+	page := &Page{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	var (
+		lineNo    int
+		inFence   bool
+		fence     string // the opening fence, to find its match
+		indent    string // spaces before the opening fence
+		fenceLine int
+		kind      string // see blockKind
+		untested  bool
+		cur       *Example
+		pending   strings.Builder // a command continued with "\"
+		contLine  int
+		shellHits int // lines of a shell or plain block that run paycli
+	)
+	flush := func() {
+		if cur != nil {
+			page.Examples = append(page.Examples, *cur)
+			cur = nil
+		}
+	}
+	for sc.Scan() {
+		lineNo++
+		line := sc.Text()
+		if !inFence {
+			if m := fenceRE.FindStringSubmatch(line); m != nil {
+				inFence, indent, fence, fenceLine = true, m[1], m[2], lineNo
+				kind, untested = blockKind(m[3])
+				shellHits = 0
+			}
+			continue
+		}
+		// A block in a list item is indented; its lines are read without
+		// that indentation.
+		if t := strings.TrimLeft(line, " "); len(line)-len(t) <= len(indent) {
+			line = t
+		} else {
+			line = line[len(indent):]
+		}
+		if strings.HasPrefix(line, fence) && strings.TrimSpace(strings.TrimLeft(line, fence[:1])) == "" {
+			if pending.Len() > 0 {
+				return nil, fmt.Errorf("%s:%d: command continued with \\ at the end of its block", name, contLine)
+			}
+			flush()
+			switch {
+			case untested && (kind == "console" || kind == "shell"):
+				page.Untested++
+			case (kind == "shell" || kind == "plain") && shellHits > 0:
+				return nil, fmt.Errorf("%s:%d: a code block runs paycli but is not tested: write it as a ```console transcript (\"$ \" before each command, its output below), or mark it ```sh untested if it cannot run in a test",
+					name, fenceLine)
+			}
+			inFence, kind = false, ""
+			continue
+		}
+		if untested {
+			continue
+		}
+		switch kind {
+		case "shell":
+			if t := strings.TrimSpace(line); strings.HasPrefix(t, "paycli ") || strings.Contains(t, "$(paycli ") || strings.Contains(t, "| paycli ") {
+				shellHits++
+			}
+		case "plain":
+			// An untagged or text block may show output that mentions
+			// paycli; only a transcript line is an example.
+			if strings.HasPrefix(strings.TrimSpace(line), "$ paycli ") {
+				shellHits++
+			}
+		case "console":
+			if pending.Len() > 0 {
+				text, more := strings.CutSuffix(line, "\\")
+				pending.WriteString(" " + strings.TrimSpace(text))
+				if !more {
+					if err := finishCommand(cur, pending.String()); err != nil {
+						return nil, fmt.Errorf("%s:%d: %v", name, cur.Line, err)
+					}
+					pending.Reset()
+				}
+				continue
+			}
+			if cmd, ok := strings.CutPrefix(line, "$ "); ok {
+				flush()
+				cur = &Example{File: name, Line: lineNo}
+				if text, more := strings.CutSuffix(cmd, "\\"); more {
+					pending.WriteString(strings.TrimSpace(text))
+					contLine = lineNo
+					continue
+				}
+				if err := finishCommand(cur, cmd); err != nil {
+					return nil, fmt.Errorf("%s:%d: %v", name, lineNo, err)
+				}
+				continue
+			}
+			if cur == nil {
+				if strings.TrimSpace(line) == "" {
+					continue
+				}
+				return nil, fmt.Errorf("%s:%d: output before any command in a console block (commands start with \"$ \")", name, lineNo)
+			}
+			cur.Want = append(cur.Want, line)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	if inFence {
+		return nil, fmt.Errorf("%s:%d: code block never closed", name, fenceLine)
+	}
+	return page, nil
+}
+
+// blockKind reads a fence's info string: "console" for a transcript,
+// "shell" for sh/bash/shell/zsh, "plain" for an untagged or text block, ""
+// for any other language; untested is the word "untested" after the
+// language.
+func blockKind(info string) (kind string, untested bool) {
+	words := strings.Fields(info)
+	if len(words) == 0 {
+		return "plain", false
+	}
+	switch {
+	case words[0] == "console":
+		kind = "console"
+	case shellLangs[words[0]]:
+		kind = "shell"
+	case words[0] == "text":
+		kind = "plain"
+	}
+	return kind, slices.Contains(words[1:], "untested")
+}
+
+// finishCommand sets the command text and the expected exit code from its
+// trailing "# exit N" comment.
+func finishCommand(e *Example, text string) error {
+	words, comment, err := Split(text)
+	if err != nil {
+		return err
+	}
+	if len(words) == 0 {
+		return fmt.Errorf("empty command")
+	}
+	e.Command = strings.TrimSpace(text)
+	if comment != "" {
+		if i := strings.LastIndex(e.Command, "#"); i >= 0 {
+			e.Command = strings.TrimSpace(e.Command[:i])
+		}
+		m := exitRE.FindStringSubmatch(strings.TrimSpace(comment))
+		if m == nil {
+			return fmt.Errorf("comment %q: the only comment a command may carry is \"# exit N\"", comment)
+		}
+		e.ExitCode, _ = strconv.Atoi(m[1])
+	}
+	return nil
+}
+
+// Split breaks a command line into words the way a POSIX shell would for
+// the simple commands the docs use: single quotes keep everything, double
+// quotes and backslashes escape, an unquoted "|" or ">" is a word of its own
+// (a pipe, a redirection), and an unquoted "#" at the start of a word begins a comment,
+// returned without the "#". Variables are not expanded here; words keep
+// "$NAME" for the runner, marked by Word.Expand.
+func Split(line string) (words []Word, comment string, err error) {
+	var (
+		cur    strings.Builder
+		expand bool
+		inWord bool
+	)
+	end := func() {
+		if inWord {
+			words = append(words, Word{Text: cur.String(), Expand: expand})
+		}
+		cur.Reset()
+		inWord, expand = false, false
+	}
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == ' ' || c == '\t':
+			end()
+		case c == '#' && !inWord:
+			return words, strings.TrimSpace(line[i+1:]), nil
+		case c == '|':
+			end()
+			words = append(words, Word{Text: "|", Pipe: true})
+		case c == '>':
+			end()
+			words = append(words, Word{Text: ">", Redirect: true})
+		case c == '\'':
+			j := strings.IndexByte(line[i+1:], '\'')
+			if j < 0 {
+				return nil, "", fmt.Errorf("unterminated ' in %q", line)
+			}
+			cur.WriteString(escapeDollar(line[i+1 : i+1+j]))
+			inWord = true
+			i += j + 1
+		case c == '"':
+			inWord = true
+			i++
+			for ; i < len(line) && line[i] != '"'; i++ {
+				if line[i] == '\\' && i+1 < len(line) && strings.IndexByte("\"\\$`", line[i+1]) >= 0 {
+					i++
+					cur.WriteString(escapeDollar(string(line[i])))
+					continue
+				}
+				if line[i] == '$' {
+					expand = true
+				}
+				cur.WriteByte(line[i])
+			}
+			if i >= len(line) {
+				return nil, "", fmt.Errorf("unterminated \" in %q", line)
+			}
+		case c == '\\' && i+1 < len(line):
+			i++
+			cur.WriteString(escapeDollar(string(line[i])))
+			inWord = true
+		case c == '$':
+			expand = true
+			cur.WriteByte(c)
+			inWord = true
+		// ~ expands at the start of a word and, as in an assignment
+		// (export NAME=~/file), after "=".
+		case c == '~' && (!inWord || line[i-1] == '=') && (i+1 == len(line) || strings.IndexByte("/ \t", line[i+1]) >= 0):
+			cur.WriteString("${HOME}")
+			expand = true
+			inWord = true
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	end()
+	return words, "", nil
+}
+
+// escapeDollar protects a quoted or escaped "$" from expansion.
+func escapeDollar(s string) string { return strings.ReplaceAll(s, "$", "$$") }
+
+// Word is one word of a command line.
+type Word struct {
+	Text     string
+	Pipe     bool // an unquoted "|"
+	Redirect bool // an unquoted ">"
+	Expand   bool // holds $NAME or ${NAME} to expand; a literal $ is "$$"
+}
+
+var varRE = regexp.MustCompile(`\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
+
+// Value returns the word with its variables replaced by lookup's values (an
+// unset variable is empty, as in a shell).
+func (w Word) Value(lookup func(string) string) string {
+	if !w.Expand {
+		return strings.ReplaceAll(w.Text, "$$", "$")
+	}
+	return varRE.ReplaceAllStringFunc(w.Text, func(m string) string {
+		if m == "$$" {
+			return "$"
+		}
+		name := strings.Trim(m, "${}")
+		return lookup(name)
+	})
+}
