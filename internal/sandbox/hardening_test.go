@@ -25,8 +25,11 @@ import (
 // It guards against hanging, it is not a timing assertion.
 const liveness = 20 * time.Second
 
-// hardenedServer starts a server with short timeouts and a small body limit.
-func hardenedServer(t *testing.T) *Server {
+// hardenedServer starts a server with the given timeouts and an 8 KiB body
+// limit. Only the slow-client test uses short timeouts; elsewhere requests
+// that should succeed must not be cut off by a loaded (race detector,
+// shared CPU) machine, so the others use steadyServer.
+func hardenedServer(t *testing.T, timeouts Timeouts) *Server {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -36,7 +39,7 @@ func hardenedServer(t *testing.T) *Server {
 		StateDir:    t.TempDir(),
 		LockTimeout: time.Second,
 		Gateway:     Options{MaxBodyBytes: 8 << 10},
-		Timeouts:    Timeouts{ReadHeader: 300 * time.Millisecond, Read: 800 * time.Millisecond, Idle: 300 * time.Millisecond},
+		Timeouts:    timeouts,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -51,14 +54,21 @@ func hardenedServer(t *testing.T) *Server {
 	return srv
 }
 
+// steadyServer is a hardenedServer with timeouts of a few seconds.
+func steadyServer(t *testing.T) *Server {
+	return hardenedServer(t, Timeouts{ReadHeader: 2 * time.Second, Read: 4 * time.Second, Idle: 2 * time.Second})
+}
+
 // hostOf is the server's "host:port".
 func hostOf(srv *Server) string {
 	return strings.TrimSuffix(strings.TrimPrefix(srv.BaseURL, "http://"), Base)
 }
 
-// sandboxClient talks to the server directly, never through a proxy.
+// sandboxClient talks to the server directly, never through a proxy. It
+// drops idle connections long before any server timeout, so that it never
+// sends a request on a connection the server is closing.
 func sandboxClient(t *testing.T) *http.Client {
-	c := &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 16}, Timeout: liveness}
+	c := &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 16, IdleConnTimeout: 100 * time.Millisecond}, Timeout: liveness}
 	t.Cleanup(c.CloseIdleConnections)
 	return c
 }
@@ -114,7 +124,7 @@ func waitClosed(t *testing.T, conn net.Conn) []byte {
 // trickles its body, and an idle keep-alive connection are each closed by
 // the server, and the server keeps answering others meanwhile.
 func TestSlowClientsAreCutOff(t *testing.T) {
-	srv := hardenedServer(t)
+	srv := hardenedServer(t, Timeouts{ReadHeader: 300 * time.Millisecond, Read: 800 * time.Millisecond, Idle: 300 * time.Millisecond})
 	c := sandboxClient(t)
 
 	trickle := func(t *testing.T, conn net.Conn, head string, drip string) {
@@ -198,7 +208,7 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 // status_code 1 on every endpoint (announced by Content-Length or streamed
 // without one), headers over the limit get 431, and nothing is stored.
 func TestOversizedRequestsAreRefused(t *testing.T) {
-	srv := hardenedServer(t)
+	srv := steadyServer(t)
 	c := sandboxClient(t)
 	bearer := serverBearer(t, c, srv)
 	big := []byte(`{"invoice_id":"` + strings.Repeat("A", 8<<10) + `"}`)
@@ -240,7 +250,7 @@ func TestOversizedRequestsAreRefused(t *testing.T) {
 // not one JSON object with HTTP 200 and status_code 1, as the gateway's
 // validator does.
 func TestMalformedBodiesGetStatusCode1(t *testing.T) {
-	srv := hardenedServer(t)
+	srv := steadyServer(t)
 	c := sandboxClient(t)
 	bearer := serverBearer(t, c, srv)
 	bodies := []string{`{"app_id":`, `[1,2]`, `{"a":1}{"b":2}`, `"text"`, `nul`, "{\"a\":\"\xff\"", `{"invoice_id":{"nested":[1]}}`, "\x00\x01\x02"}
@@ -259,7 +269,7 @@ func TestMalformedBodiesGetStatusCode1(t *testing.T) {
 // requests and hold trickling connections: every good payment is answered
 // correctly and stored once, and every bad request gets its refusal.
 func TestFloodOfBadRequestsDoesNotDisturbGoodOnes(t *testing.T) {
-	srv := hardenedServer(t)
+	srv := steadyServer(t)
 	c := sandboxClient(t)
 	bearer := serverBearer(t, c, srv)
 	now := time.Now()
@@ -376,4 +386,31 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestFaultDelaysOutliveTheReadTimeout: the read timeout bounds reading a
+// request, not answering it, so a delay fault longer than the read timeout
+// still gets its answer.
+func TestFaultDelaysOutliveTheReadTimeout(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := StartServer(ln, ServerOptions{StateDir: t.TempDir(), LockTimeout: time.Second, Gateway: Options{Faults: true},
+		Timeouts: Timeouts{ReadHeader: 300 * time.Millisecond, Read: 300 * time.Millisecond, Idle: 300 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown(context.Background())
+	req, _ := http.NewRequest("POST", srv.BaseURL+"/api/token", strings.NewReader(`{}`))
+	req.Header.Set(FaultHeader, "delay=1s")
+	resp, err := sandboxClient(t).Do(req)
+	if err != nil {
+		t.Fatalf("a delayed answer was cut off: %v", err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || out["status_code"] != 1.0 {
+		t.Fatalf("delayed answer: HTTP %d %v %v; want the token call's status_code 1", resp.StatusCode, out, err)
+	}
 }
