@@ -125,7 +125,9 @@ func credentials(env map[string]string, baseURL string) map[string]string {
 
 // TestFilesArePrivateUnderPermissiveUmask writes a config (two keys and a
 // second profile) and fills the token cache with umask 000, then checks
-// every file paycli made is 0600 and every folder 0700.
+// every file paycli made is 0600 and every folder 0700. The walk covers the
+// whole home, so a step that writes another file (the walletpay journal)
+// is checked as soon as it is added to the list.
 func TestFilesArePrivateUnderPermissiveUmask(t *testing.T) {
 	var hits atomic.Int32
 	gw := httptest.NewServer(tokenHandler(&hits))
