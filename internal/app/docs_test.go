@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -32,10 +33,15 @@ func TestDocExamples(t *testing.T) {
 	if len(pages) == 0 {
 		t.Fatalf("no pages in %s", docsDir)
 	}
+	// The top-level README's tour is run too: a newcomer follows it first.
+	pages = append(pages, filepath.Join(docsDir, "..", "README.md"))
 	total := 0
 	for _, path := range pages {
 		name := "docs/" + filepath.Base(path)
-		t.Run(filepath.Base(path), func(t *testing.T) {
+		if filepath.Dir(path) != filepath.Clean(docsDir) {
+			name = filepath.Base(path)
+		}
+		t.Run(name, func(t *testing.T) {
 			data, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
@@ -114,6 +120,10 @@ func (s *docShell) lookupEnv(name string) (string, bool) {
 }
 
 func (s *docShell) run(ctx context.Context, line string) (string, int, error) {
+	line, err := s.substitute(ctx, line)
+	if err != nil {
+		return "", 0, err
+	}
 	words, _, err := doctest.Split(line)
 	if err != nil {
 		return "", 0, err
@@ -169,6 +179,50 @@ func (s *docShell) run(ctx context.Context, line string) (string, int, error) {
 		}
 	}
 	return strings.ReplaceAll(combined.String(), s.home, "~"), code, nil
+}
+
+// commandSubstitution finds $(COMMAND) with no parentheses inside.
+var commandSubstitution = regexp.MustCompile(`\$\(([^()]*)\)`)
+
+// substitute replaces each $(COMMAND) in line with what COMMAND prints on
+// stdout, trailing newlines removed, as a shell does; the pages use it to
+// keep a token in a variable (export T=$(paycli sandbox wallet-token ...)).
+// The result is pasted into the line before it is split into words, so it
+// must not need quoting (tokens, ids): a command that fails, or prints
+// something with spaces or quotes, fails the example.
+func (s *docShell) substitute(ctx context.Context, line string) (string, error) {
+	var failure error
+	out := commandSubstitution.ReplaceAllStringFunc(line, func(m string) string {
+		inner := commandSubstitution.FindStringSubmatch(m)[1]
+		words, _, err := doctest.Split(inner)
+		if err != nil {
+			failure = err
+			return ""
+		}
+		var args []string
+		for _, w := range words {
+			if w.Pipe || w.Redirect {
+				failure = fmt.Errorf("$(%s): only a single command is supported inside $( )", inner)
+				return ""
+			}
+			args = append(args, w.Value(func(name string) string { return s.env[name] }))
+		}
+		var stdout, stderr bytes.Buffer
+		code, err := s.runOne(ctx, args, nil, &stdout, &stderr)
+		if err == nil && code != 0 {
+			err = fmt.Errorf("$(%s) exited %d: %s", inner, code, stderr.String())
+		}
+		text := strings.TrimRight(stdout.String(), "\n")
+		if err == nil && strings.ContainsAny(text, " \t\n'\"\\$|>#") {
+			err = fmt.Errorf("$(%s) printed %q, which would need quoting", inner, text)
+		}
+		if err != nil {
+			failure = err
+			return ""
+		}
+		return text
+	})
+	return out, failure
 }
 
 func (s *docShell) runOne(ctx context.Context, args []string, stdin []byte, out, errOut io.Writer) (int, error) {
