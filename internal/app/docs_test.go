@@ -21,8 +21,9 @@ import (
 // are generated from the command tree and have no examples to run.
 const docsDir = "../../docs"
 
-// TestDocExamples runs every example of every docs/*.md page (the
-// convention is in docs/README.md and package doctest) with the real
+// TestDocExamples runs every example of every docs/*.md page and of the
+// top-level README.md (the convention is in docs/README.md and package
+// doctest) with the real
 // command tree, in process. Each page gets its own empty HOME and XDG
 // folders, shared by its examples in order, as by a reader following along.
 func TestDocExamples(t *testing.T) {
@@ -332,6 +333,20 @@ func TestDocExampleFailuresNameTheLine(t *testing.T) {
 			name: "unexpected exit code",
 			page: "text\n\n```console\n$ export PAYCLI_OUTPUT=xml\n$ paycli version\n...\n```\n",
 			want: "docs/t.md:5: $ paycli version\nexit code 2, the page says 0 (add \"# exit N\"",
+		},
+		{
+			name: "command substitution",
+			page: "```console\n$ export V=$(echo one-two)\n$ echo [$V]\n[one-two]\n```\n",
+		},
+		{
+			name: "command substitution that needs quoting",
+			page: "```console\n$ export V=$(echo one two)\n```\n",
+			want: "docs/t.md:2: $ export V=$(echo one two)\n$(echo one two) printed \"one two\", which would need quoting",
+		},
+		{
+			name: "command substitution that fails",
+			page: "```console\n$ export V=$(paycli version -o xml)\n```\n",
+			want: "docs/t.md:2: $ export V=$(paycli version -o xml)\n$(paycli version -o xml) exited 2",
 		},
 		{
 			name: "unknown program",
