@@ -69,6 +69,10 @@ type Gateway struct {
 	mux  *http.ServeMux
 	// commissionBodies maps a commissionsKey to its encoded answer.
 	commissionBodies sync.Map
+	// knownBearers maps a bearer token that verified to its expiry
+	// (bearerValid); knownBearerCount roughly counts its entries.
+	knownBearers     sync.Map
+	knownBearerCount atomic.Int64
 }
 
 // New builds a Gateway.
@@ -180,12 +184,37 @@ func (g *Gateway) authorized(next http.HandlerFunc) http.Handler {
 		if len(token) > 7 && strings.EqualFold(token[:7], "bearer ") {
 			token = strings.TrimSpace(token[7:])
 		}
-		if token == "" || verifyBearer(token, g.opts.Now()) != nil {
+		if token == "" || !g.bearerValid(token, g.opts.Now()) {
 			writeJSON(w, http.StatusUnauthorized, map[string]any{"message": "Unauthenticated."})
 			return
 		}
 		next(w, r)
 	})
+}
+
+// maxKnownBearers bounds the bearer tokens a Gateway remembers; past it,
+// it forgets them all and starts again.
+const maxKnownBearers = 1024
+
+// bearerValid reports whether token is a valid bearer token at now. A
+// client sends the same token with every request, so a token whose
+// signature checked once is remembered with its expiry, and later requests
+// only compare times. (The claims of a signed token cannot change, and a
+// time at which its issued-at had passed stays past.)
+func (g *Gateway) bearerValid(token string, now time.Time) bool {
+	if exp, ok := g.knownBearers.Load(token); ok {
+		return now.Before(exp.(time.Time))
+	}
+	exp, err := bearerExpiry(token, now)
+	if err != nil {
+		return false
+	}
+	if g.knownBearerCount.Add(1) > maxKnownBearers {
+		g.knownBearers.Clear()
+		g.knownBearerCount.Store(1)
+	}
+	g.knownBearers.Store(token, exp)
+	return true
 }
 
 // fields are a request's parameters as text: JSON bodies (numbers and

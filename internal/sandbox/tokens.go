@@ -60,12 +60,22 @@ func issueBearer(now time.Time, ttl time.Duration, jti string) (token string, ex
 
 // verifyBearer checks a bearer token's signature, subject and expiry at now.
 func verifyBearer(token string, now time.Time) error {
+	_, err := bearerExpiry(token, now)
+	return err
+}
+
+// bearerExpiry checks a bearer token like verifyBearer and returns its
+// expiry: the token is valid at any t with t.Before(expiry).
+func bearerExpiry(token string, now time.Time) (time.Time, error) {
 	var claims bearerClaims
 	_, err := jwt.ParseWithClaims(token, &claims, func(*jwt.Token) (any, error) {
 		return []byte(BearerSigningKey), nil
 	}, jwt.WithValidMethods([]string{"HS256"}), jwt.WithTimeFunc(func() time.Time { return now }),
 		jwt.WithExpirationRequired(), jwt.WithSubject(AppID))
-	return err
+	if err != nil {
+		return time.Time{}, err
+	}
+	return claims.ExpiresAt.Time, nil
 }
 
 // WalletCard is the tokenized card a wallet token carries.

@@ -2,7 +2,9 @@ package sandbox
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
+	"time"
 )
 
 // TestCommissionsAnswersAreKeptPerLookup asks every lookup twice, in an
@@ -37,5 +39,33 @@ func TestCommissionsAnswersAreKeptPerLookup(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestKnownBearersBounded: past maxKnownBearers distinct tokens the
+// gateway forgets what it remembered, and every token is still checked: a
+// remembered token expires on time, a forged one is refused.
+func TestKnownBearersBounded(t *testing.T) {
+	fx := newFixture(t)
+	now := fx.clock.Now()
+	for i := range maxKnownBearers + 10 {
+		tok, _, err := issueBearer(now, time.Minute, fmt.Sprint("jti-", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !fx.gw.bearerValid(tok, now) {
+			t.Fatalf("token %d refused", i)
+		}
+		if !fx.gw.bearerValid(tok, now.Add(59*time.Second)) || fx.gw.bearerValid(tok, now.Add(time.Minute)) {
+			t.Fatalf("token %d: remembered expiry is wrong", i)
+		}
+		if fx.gw.bearerValid(tok+"x", now) {
+			t.Fatalf("token %d with a damaged signature accepted", i)
+		}
+	}
+	n := 0
+	fx.gw.knownBearers.Range(func(any, any) bool { n++; return true })
+	if n > maxKnownBearers {
+		t.Errorf("remembers %d tokens, bound is %d", n, maxKnownBearers)
 	}
 }
