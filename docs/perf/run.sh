@@ -77,9 +77,6 @@ if has startup; then
   echo "- heaviest package inits (paycli version):"
   GODEBUG=inittrace=1 "$paycli" version 2>&1 >/dev/null | awk '/^init/{print $5, $2, $8/1024}' | sort -rn | head -6 |
     awk '{printf "  - %s: %.3f ms, %.0f KiB\n", $2, $1, $3}'
-  if "$paycli" commissions --help >/dev/null 2>&1; then
-    echo "- warm-cache commissions: see 'Sandbox throughput'"
-  fi
 fi
 
 if has bench; then
@@ -100,7 +97,9 @@ wait_http() {
 
 if has throughput; then
   section "Sandbox throughput ($CONCURRENCY connections)"
-  state=$work/sandbox
+  # The default state folder under the private HOME, so that --sandbox
+  # commands find this server.
+  state=$XDG_STATE_HOME/paycli/sandbox
   "$paycli" sandbox serve --addr 127.0.0.1:0 --state "$state" 2>"$work/serve.log" &
   pids+=($!)
   serve_pid=$!
@@ -128,12 +127,28 @@ if has throughput; then
     done
   done
 
+  if "$paycli" commissions --help >/dev/null 2>&1; then
+    echo
+    echo "Warm-cache commission lookup against this server (hyperfine, $RUNS runs, median):"
+    echo
+    "$paycli" --sandbox commissions --currency TRY -o json >/dev/null # fills the token cache
+    hyperfine -N --warmup 10 --runs "$RUNS" --export-csv "$work/commissions.csv" --style none \
+      "$paycli version" "$paycli --sandbox commissions --currency TRY -o json" >/dev/null 2>>"$work/hyperfine.log"
+    awk -F, 'NR==2{v=$4} NR==3{c=$4} END{printf "| paycli version | %.2f ms |\n| paycli --sandbox commissions --currency TRY -o json | %.2f ms (%.2f× version) |\n", v*1000, c*1000, c/v}' \
+      "$work/commissions.csv" | sed '1i| command | median |\n|---|---|'
+  fi
+
   if command -v wrk >/dev/null; then
     echo
     echo "wrk -t2 -c$CONCURRENCY -d${WRK_SECONDS}s (the same client for both; three runs each):"
     echo
-    echo "| server | req/s | answers not as expected, latency |"
-    echo "|---|---|---|"
+    echo "| server | req/s | server CPU µs/req | answers not as expected, latency |"
+    echo "|---|---|---|---|"
+    # wrk_line NAME WRK-OUTPUT SERVER-TICKS
+    wrk_line() {
+      awk -v name="$1" -v d="$3" -v hz="$hz" '/^ *[0-9]+ requests in/{n=$1} /Requests\/sec/{rps=$2} /p50_ms/{lat=$0}
+        END{printf "| %s | %s | %.0f | %s |\n", name, rps, d*1000000/hz/n, lat}' <<<"$2"
+    }
     token=$(curl -s -X POST -H 'Content-Type: application/json' \
       -d "$("$paycli" sandbox credentials -o json --state "$state" | awk -F'"' '/app_id/{id=$4} /app_secret/{s=$4} END{printf "{\"app_id\":\"%s\",\"app_secret\":\"%s\"}", id, s}')" \
       "$base/api/token" | sed 's/.*"token":"\([^"]*\)".*/\1/')
@@ -141,17 +156,22 @@ if has throughput; then
       # New invoices for each run, more than it can send (a repeated body is
       # a cheap duplicate, and not_paid would count it).
       "$work/walletpay-bodies" $((WRK_SECONDS * 30000)) "$(date +%s)-$run" >"$work/bodies.txt"
+      t0=$(ticks)
       out=$(BODIES=$work/bodies.txt TOKEN=$token THREADS=2 wrk -t2 -c"$CONCURRENCY" -d"${WRK_SECONDS}s" -s docs/perf/walletpay.lua "$base/api/walletPay")
-      echo "| paycli sandbox serve, walletPay | $(awk '/Requests\/sec/{print $2}' <<<"$out") | $(grep p50_ms <<<"$out") |"
+      t1=$(ticks)
+      wrk_line "paycli sandbox serve, walletPay" "$out" $((t1 - t0))
     done
     if [ -n "$STRIPE_MOCK" ]; then
       "$STRIPE_MOCK" -http-addr 127.0.0.1:12111 >"$work/stripe-mock.log" 2>&1 &
       pids+=($!)
       wait_http http://127.0.0.1:12111/v1/charges
       wrk -t2 -c"$CONCURRENCY" -d2s -s docs/perf/stripe-mock-post.lua http://127.0.0.1:12111/v1/charges >/dev/null # warm-up
+      serve_pid=$! # ticks now reads stripe-mock
       for _ in 1 2 3; do
+        t0=$(ticks)
         out=$(wrk -t2 -c"$CONCURRENCY" -d"${WRK_SECONDS}s" -s docs/perf/stripe-mock-post.lua http://127.0.0.1:12111/v1/charges)
-        echo "| stripe-mock, POST /v1/charges | $(awk '/Requests\/sec/{print $2}' <<<"$out") | $(grep p50_ms <<<"$out") |"
+        t1=$(ticks)
+        wrk_line "stripe-mock, POST /v1/charges" "$out" $((t1 - t0))
       done
     else
       echo "| stripe-mock | not installed (set STRIPE_MOCK) | |"
