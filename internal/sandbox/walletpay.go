@@ -71,7 +71,8 @@ func (g *Gateway) walletPay(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, 90, "Invalid hash key")
 		return
 	}
-	claims, err := decodeWalletToken(f.get("wallet_transient_token"))
+	now := g.opts.Now()
+	claims, tokenInvalid, err := readWalletToken(f.get("wallet_transient_token"), now)
 	if err != nil {
 		writeStatus(w, 1, "The wallet transient token is not a valid wallet token.")
 		return
@@ -117,8 +118,7 @@ func (g *Gateway) walletPay(w http.ResponseWriter, r *http.Request) {
 		writeDuplicate(w)
 		return
 	}
-	now := g.opts.Now()
-	if err := verifyWalletToken(f.get("wallet_transient_token"), now); err != nil {
+	if err := tokenInvalid; err != nil {
 		if errors.Is(err, jwt.ErrTokenExpired) {
 			writeStatus(w, 1, "The wallet transient token has expired.")
 		} else {
