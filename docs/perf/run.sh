@@ -95,8 +95,22 @@ wait_http() {
   echo "nothing answers at $1" >&2; return 1
 }
 
+# disk_sync: the mean time of a synced 4 KiB write in the work folder. A
+# durable walletPay waits for one (shared by the payments of a commit), so
+# when other processes load the disk, its latency follows this figure.
+disk_sync() {
+  local t0 t1
+  t0=$(date +%s%N)
+  dd if=/dev/zero of="$work/sync-probe" bs=4k count=200 oflag=dsync status=none
+  t1=$(date +%s%N)
+  rm -f "$work/sync-probe"
+  awk -v ns=$((t1 - t0)) 'BEGIN{printf "%.2f ms", ns/200/1e6}'
+}
+
 if has throughput; then
   section "Sandbox throughput ($CONCURRENCY connections)"
+  echo "- synced 4 KiB write (dd oflag=dsync) before: $(disk_sync)"
+  echo
   # The default state folder under the private HOME, so that --sandbox
   # commands find this server.
   state=$XDG_STATE_HOME/paycli/sandbox
@@ -177,6 +191,10 @@ if has throughput; then
       echo "| stripe-mock | not installed (set STRIPE_MOCK) | |"
     fi
   fi
+fi
+if has throughput; then
+  echo
+  echo "- synced 4 KiB write after: $(disk_sync)"
 fi
 echo
 echo "- load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
