@@ -478,14 +478,11 @@ func (b *bencher) fire(ctx context.Context, jobs []benchJob) ([]benchResult, tim
 // race (a duplicate can overtake its original), so the check is per
 // invoice, not per request.
 func (b *bencher) tally(rep *BenchReport, jobs []benchJob, results []benchResult) map[string]string {
-	want := map[string]string{
-		BenchWalletPay: "100", BenchCommissions: "100", BenchCheckStatus: "100",
-	}[b.opts.Endpoint]
 	paid := map[string]string{}
 	for i, r := range results {
 		rep.StatusCodes[r.status]++
 		if b.opts.Endpoint != BenchWalletPay {
-			if r.status != want {
+			if r.status != "100" { // a lookup that found what it looked for
 				rep.Errors++
 			}
 			continue
