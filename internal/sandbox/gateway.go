@@ -73,6 +73,11 @@ type Gateway struct {
 	// (bearerValid); knownBearerCount roughly counts its entries.
 	knownBearers     sync.Map
 	knownBearerCount atomic.Int64
+	// inFlight holds the invoice ids of walletPay requests between their
+	// duplicate check and their commit, so that a second request for an
+	// invoice in flight is refused before the provider step, as the
+	// gateway does, rather than only when it loses the commit.
+	inFlight sync.Map
 }
 
 // New builds a Gateway.

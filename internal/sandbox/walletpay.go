@@ -118,6 +118,12 @@ func (g *Gateway) walletPay(w http.ResponseWriter, r *http.Request) {
 		writeDuplicate(w)
 		return
 	}
+	if _, busy := g.inFlight.LoadOrStore(invoiceID, struct{}{}); busy {
+		writeDuplicate(w)
+		return
+	}
+	// Released after the commit below, which a later request's read sees.
+	defer g.inFlight.Delete(invoiceID)
 	if err := tokenInvalid; err != nil {
 		if errors.Is(err, jwt.ErrTokenExpired) {
 			writeStatus(w, 1, "The wallet transient token has expired.")
