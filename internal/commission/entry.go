@@ -292,15 +292,35 @@ func (s Schedule) Installments() []int {
 // backend sends for an empty or zero-indexed map); there each entry's own
 // installment field places it. An entry that does not say its installment
 // takes the one of its key.
+//
+// Well-formed objects take a fast path (decode.go); the rest, and every
+// error, go through reflectSchedule.
 func (s *Schedule) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
+	if len(data) > 0 && data[0] == '{' {
+		if out, ok := fastSchedule(data); ok {
+			*s = out
+			return nil
+		}
+	}
+	out, err := reflectSchedule(data)
+	if err != nil {
+		return err
+	}
+	*s = out
+	return nil
+}
+
+// reflectSchedule is Schedule.UnmarshalJSON through encoding/json: the
+// reference the fast path must agree with, and the source of the errors.
+func reflectSchedule(data []byte) (Schedule, error) {
 	out := Schedule{}
 	switch {
 	case bytes.Equal(data, []byte("null")):
 	case len(data) > 0 && data[0] == '[':
 		var lists [][]Entry
 		if err := json.Unmarshal(data, &lists); err != nil {
-			return fmt.Errorf("commission data: %w", err)
+			return nil, fmt.Errorf("commission data: %w", err)
 		}
 		for _, list := range lists {
 			for _, e := range list {
@@ -310,7 +330,7 @@ func (s *Schedule) UnmarshalJSON(data []byte) error {
 	default:
 		var byKey map[string][]json.RawMessage
 		if err := json.Unmarshal(data, &byKey); err != nil {
-			return fmt.Errorf("commission data: %w", err)
+			return nil, fmt.Errorf("commission data: %w", err)
 		}
 		keys := make([]string, 0, len(byKey))
 		for key := range byKey {
@@ -320,7 +340,7 @@ func (s *Schedule) UnmarshalJSON(data []byte) error {
 		for _, key := range keys {
 			n, err := strconv.Atoi(strings.TrimSpace(key))
 			if err != nil || n < 0 {
-				return fmt.Errorf("commission data: key %s is not an installment count", quote(key))
+				return nil, fmt.Errorf("commission data: key %s is not an installment count", quote(key))
 			}
 			list := make([]Entry, len(byKey[key]))
 			for i, raw := range byKey[key] {
@@ -329,7 +349,7 @@ func (s *Schedule) UnmarshalJSON(data []byte) error {
 					if errors.As(err, &fe) {
 						fe.Installment = n
 					}
-					return fmt.Errorf("commission data: %w", err)
+					return nil, fmt.Errorf("commission data: %w", err)
 				}
 			}
 			for i := range list {
@@ -340,8 +360,7 @@ func (s *Schedule) UnmarshalJSON(data []byte) error {
 			out[n] = append(out[n], list...)
 		}
 	}
-	*s = out
-	return nil
+	return out, nil
 }
 
 // MarshalJSON writes the schedule keyed by installment count as a string,

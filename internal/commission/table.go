@@ -1,7 +1,9 @@
 package commission
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -90,19 +92,57 @@ func Rows(s Schedule, filter Filter, sale *Sale) ([]Row, []Warning, error) {
 			}
 			rows = append(rows, row)
 		}
-		placed := rows[start:]
-		sort.SliceStable(placed, func(i, j int) bool {
-			a, b := placed[i], placed[j]
-			if ra, rb := kindRank(a.Kind), kindRank(b.Kind); ra != rb {
-				return ra < rb
-			}
-			if a.Kind != KindRegular {
-				return false
-			}
-			return lessProgram(a.Program(), b.Program())
-		})
+		placeRows(rows[start:])
 	}
 	return rows, warnings, nil
+}
+
+// placeRows sorts one installment's rows: regular first, by program name
+// (lessProgram), then the other kinds in the gateway's order. The sort
+// keys are worked out once per row and the rows moved once: comparing
+// rows directly lowered two names per comparison and swapped whole rows,
+// which was most of the cost of a large lookup.
+func placeRows(placed []Row) {
+	type key struct {
+		rank         int
+		lower, exact string
+		at           int
+	}
+	keys := make([]key, len(placed))
+	sorted := true
+	for i, r := range placed {
+		k := key{rank: kindRank(r.Kind), at: i}
+		if r.Kind == KindRegular {
+			k.exact = r.Program()
+			k.lower = strings.ToLower(k.exact)
+		}
+		keys[i] = k
+		if i > 0 && compareKeys(keys[i-1].rank, keys[i-1].lower, keys[i-1].exact, k.rank, k.lower, k.exact) > 0 {
+			sorted = false
+		}
+	}
+	if sorted {
+		return
+	}
+	slices.SortStableFunc(keys, func(a, b key) int {
+		return compareKeys(a.rank, a.lower, a.exact, b.rank, b.lower, b.exact)
+	})
+	moved := slices.Clone(placed)
+	for i, k := range keys {
+		placed[i] = moved[k.at]
+	}
+}
+
+// compareKeys orders by kind rank, then (regular rows carry names; the
+// others compare equal and keep their order) as lessProgram does.
+func compareKeys(rankA int, lowerA, exactA string, rankB int, lowerB, exactB string) int {
+	if rankA != rankB {
+		return cmp.Compare(rankA, rankB)
+	}
+	if c := strings.Compare(lowerA, lowerB); c != 0 {
+		return c
+	}
+	return strings.Compare(exactA, exactB)
 }
 
 func (f Filter) keeps(r Row) bool {
