@@ -1,9 +1,9 @@
 package commission
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,18 +50,17 @@ var errDecline = errors.New("commission: fast decode declined")
 // 10000, deeper documents go to it.
 const maxFastDepth = 1000
 
-// fastDecoder walks a JSON text. src and str are the same bytes: texts and
-// raw tokens of the result are slices of them, so the whole response costs
-// two copies however many entries it has.
+// fastDecoder walks a JSON text, held as one string: the texts and raw
+// tokens of the result are slices of it, so the whole response costs one
+// copy however many entries it has. scratch collects one list's entries.
 type fastDecoder struct {
-	src []byte
-	str string
-	pos int
+	str     string
+	pos     int
+	scratch []Entry
 }
 
 func newFastDecoder(data []byte) *fastDecoder {
-	src := bytes.Clone(data)
-	return &fastDecoder{src: src, str: string(src)}
+	return &fastDecoder{str: string(data)}
 }
 
 func fastResponse(body []byte) (Schedule, bool) {
@@ -162,10 +161,11 @@ func (d *fastDecoder) entries() ([]Entry, error) {
 	if !d.consume('[') {
 		return nil, errDecline
 	}
-	list := make([]Entry, 0, 16)
+	list := d.scratch[:0]
+	defer func() { d.scratch = list[:0] }()
 	d.space()
 	if d.consume(']') {
-		return list, nil
+		return []Entry{}, nil
 	}
 	for {
 		list = append(list, Entry{})
@@ -177,7 +177,9 @@ func (d *fastDecoder) entries() ([]Entry, error) {
 			continue
 		}
 		if d.consume(']') {
-			return list, nil
+			// An exactly sized copy: the scratch list grows once per
+			// response, not once per installment count.
+			return slices.Clone(list), nil
 		}
 		return nil, errDecline
 	}
@@ -250,7 +252,7 @@ func (d *fastDecoder) entry(e *Entry) error {
 					e.Extra = map[string]json.RawMessage{}
 				}
 				// A repeated extra field: the last one wins, as in a map.
-				e.Extra[key] = json.RawMessage(d.src[start:end:end])
+				e.Extra[key] = json.RawMessage(d.str[start:end])
 			}
 		}
 		if err != nil {
@@ -301,11 +303,35 @@ func (d *fastDecoder) integer() (*int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := integer(d.src[start:end])
+	tok := d.str[start:end]
+	if n, ok := smallInteger(tok); ok {
+		return &n, nil
+	}
+	n, err := integer([]byte(tok))
 	if err != nil {
 		return nil, errDecline
 	}
 	return n, nil
+}
+
+// smallInteger reads a JSON number token that is a whole number of at
+// most 18 digits, which strconv.ParseInt reads the same way.
+func smallInteger(tok string) (int64, bool) {
+	digitsAt := 0
+	if strings.HasPrefix(tok, "-") {
+		digitsAt = 1
+	}
+	if n := len(tok) - digitsAt; n == 0 || n > 18 || digits(tok[digitsAt:]) != n {
+		return 0, false
+	}
+	var n int64
+	for i := digitsAt; i < len(tok); i++ {
+		n = n*10 + int64(tok[i]-'0')
+	}
+	if digitsAt == 1 {
+		n = -n
+	}
+	return n, true
 }
 
 // value reads a commission value the way Value.UnmarshalJSON does.
@@ -336,7 +362,7 @@ func (d *fastDecoder) value() (Value, error) {
 // valueOf is parseText without its copies: raw is the token from start
 // to the current position, shared with the decoder's copy of the body.
 func (d *fastDecoder) valueOf(start int, s string, quoted bool) (Value, error) {
-	raw := d.src[start:d.pos:d.pos]
+	raw := d.str[start:d.pos]
 	if quoted {
 		t := strings.TrimSpace(s)
 		for _, m := range notOffered {
@@ -345,11 +371,10 @@ func (d *fastDecoder) valueOf(start int, s string, quoted bool) (Value, error) {
 			}
 		}
 	}
-	v, err := parseText(nil, s, quoted)
+	v, err := parseText(raw, s, quoted)
 	if err != nil {
 		return Value{}, errDecline
 	}
-	v.raw = raw
 	return v, nil
 }
 
@@ -418,10 +443,10 @@ func (d *fastDecoder) string() (s string, plain bool, err error) {
 	plain = true
 	ascii := true
 	for {
-		if d.pos >= len(d.src) {
+		if d.pos >= len(d.str) {
 			return "", false, errDecline
 		}
-		c := d.src[d.pos]
+		c := d.str[d.pos]
 		switch {
 		case c == '"':
 			d.pos++
@@ -429,24 +454,24 @@ func (d *fastDecoder) string() (s string, plain bool, err error) {
 			if plain && (ascii || utf8.ValidString(inner)) {
 				return inner, true, nil
 			}
-			return unquote(d.src[start:d.pos])
+			return unquote([]byte(d.str[start:d.pos]))
 		case c < 0x20:
 			return "", false, errDecline
 		case c == '\\':
 			plain = false
 			d.pos++
-			if d.pos >= len(d.src) {
+			if d.pos >= len(d.str) {
 				return "", false, errDecline
 			}
-			switch d.src[d.pos] {
+			switch d.str[d.pos] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				d.pos++
 			case 'u':
-				if d.pos+4 >= len(d.src) {
+				if d.pos+4 >= len(d.str) {
 					return "", false, errDecline
 				}
-				for _, h := range d.src[d.pos+1 : d.pos+5] {
-					if !isHex(h) {
+				for i := d.pos + 1; i < d.pos+5; i++ {
+					if !isHex(d.str[i]) {
 						return "", false, errDecline
 					}
 				}
@@ -559,14 +584,14 @@ func (d *fastDecoder) literal(word string) bool {
 }
 
 func (d *fastDecoder) peek() byte {
-	if d.pos < len(d.src) {
-		return d.src[d.pos]
+	if d.pos < len(d.str) {
+		return d.str[d.pos]
 	}
 	return 0
 }
 
 func (d *fastDecoder) consume(c byte) bool {
-	if d.pos < len(d.src) && d.src[d.pos] == c {
+	if d.pos < len(d.str) && d.str[d.pos] == c {
 		d.pos++
 		return true
 	}
@@ -574,8 +599,8 @@ func (d *fastDecoder) consume(c byte) bool {
 }
 
 func (d *fastDecoder) space() {
-	for d.pos < len(d.src) {
-		switch d.src[d.pos] {
+	for d.pos < len(d.str) {
+		switch d.str[d.pos] {
 		case ' ', '\t', '\n', '\r':
 			d.pos++
 		default:
@@ -587,5 +612,5 @@ func (d *fastDecoder) space() {
 // end reports whether only white space is left.
 func (d *fastDecoder) end() bool {
 	d.space()
-	return d.pos == len(d.src)
+	return d.pos == len(d.str)
 }

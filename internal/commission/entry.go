@@ -205,8 +205,12 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 // is regular. An untitled entry with neither is a saved-card-token or a
 // foreign-card entry, which the entry alone cannot tell apart; it is
 // KindOther here, and Classify places it by its position in its list.
-func (e Entry) Kind() Kind {
-	if k, ok := kindFromTitle(e.Title); ok {
+func (e Entry) Kind() Kind { return e.kind(kindFromTitle) }
+
+// kind is Kind with the title read by fromTitle (kindFromTitle, or a
+// memo of it).
+func (e *Entry) kind(fromTitle func(string) (Kind, bool)) Kind {
+	if k, ok := fromTitle(e.Title); ok {
 		return k
 	}
 	if e.PosID != nil || strings.TrimSpace(e.CardProgram) != "" {
@@ -245,8 +249,22 @@ func kindFromTitle(title string) (Kind, bool) {
 func Classify(entries []Entry) []Kind {
 	kinds := make([]Kind, len(entries))
 	next := []Kind{KindSavedCardToken, KindForeignCard}
-	for i, e := range entries {
-		kinds[i] = e.Kind()
+	// A list repeats one title ("Regular Commission") for most entries:
+	// reading it once saves lowering it for each.
+	var memo struct {
+		title string
+		kind  Kind
+		ok    bool
+	}
+	fromTitle := func(title string) (Kind, bool) {
+		if title != memo.title || title == "" {
+			memo.title = title
+			memo.kind, memo.ok = kindFromTitle(title)
+		}
+		return memo.kind, memo.ok
+	}
+	for i := range entries {
+		kinds[i] = entries[i].kind(fromTitle)
 		if kinds[i] == KindSavedCardToken || kinds[i] == KindForeignCard {
 			// A titled one takes its place in the order.
 			next = removeKind(next, kinds[i])

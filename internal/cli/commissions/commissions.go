@@ -401,11 +401,10 @@ func write(ctx context.Context, opts *Options, format render.Format, res *Result
 	out := opts.IO.Out
 	switch format {
 	case render.JSON:
-		doc := NewJSONOutput(res)
 		if opts.JQ != nil {
-			return runJQ(ctx, out, opts.JQ, doc)
+			return runJQ(ctx, out, opts.JQ, NewJSONOutput(res))
 		}
-		return render.WriteJSON(out, doc)
+		return writeJSON(out, res)
 	case render.CSV, render.TSV:
 		header, rows := Records(res)
 		return render.WriteRecords(out, format, header, rows)
