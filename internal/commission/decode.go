@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/shopspring/decimal"
 )
 
 // This file is the fast path of decoding a commission lookup. The
@@ -54,9 +56,10 @@ const maxFastDepth = 1000
 // tokens of the result are slices of it, so the whole response costs one
 // copy however many entries it has. scratch collects one list's entries.
 type fastDecoder struct {
-	str     string
-	pos     int
-	scratch []Entry
+	str      string
+	pos      int
+	scratch  []Entry
+	decimals map[string]decimal.Decimal // parsed numbers by trimmed text
 }
 
 func newFastDecoder(data []byte) *fastDecoder {
@@ -360,21 +363,31 @@ func (d *fastDecoder) value() (Value, error) {
 }
 
 // valueOf is parseText without its copies: raw is the token from start
-// to the current position, shared with the decoder's copy of the body.
+// to the current position, a slice of the decoder's copy of the body.
+// Numbers are parsed once per distinct text: a response repeats a few
+// ("0.0000" above all), and a decimal is immutable, so entries can share
+// one.
 func (d *fastDecoder) valueOf(start int, s string, quoted bool) (Value, error) {
 	raw := d.str[start:d.pos]
+	num := strings.TrimSpace(s)
 	if quoted {
-		t := strings.TrimSpace(s)
 		for _, m := range notOffered {
-			if t == m {
+			if num == m {
 				return Value{raw: raw, text: s}, nil
 			}
 		}
+	}
+	if dec, ok := d.decimals[num]; ok {
+		return Value{raw: raw, text: s, dec: dec, available: true}, nil
 	}
 	v, err := parseText(raw, s, quoted)
 	if err != nil {
 		return Value{}, errDecline
 	}
+	if d.decimals == nil {
+		d.decimals = make(map[string]decimal.Decimal)
+	}
+	d.decimals[num] = v.dec
 	return v, nil
 }
 
