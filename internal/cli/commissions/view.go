@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/itchyny/gojq"
 	"github.com/paycli/paycli/internal/cmdutil"
@@ -310,7 +311,7 @@ func rateCell(pct, fixed commission.Value, minorUnit int32) string {
 	if !ok {
 		return notOffered
 	}
-	s := p.String() + "%"
+	s := decimalString(pct.String(), p) + "%"
 	if f, ok := fixed.Decimal(); ok && !f.IsZero() {
 		text := f.String()
 		if f.Equal(f.Round(minorUnit)) {
@@ -319,6 +320,51 @@ func rateCell(pct, fixed commission.Value, minorUnit int32) string {
 		s += " + " + render.GroupThousands(text)
 	}
 	return s
+}
+
+// decimalString is d.String() for d parsed from text, read off the text
+// when it is a plain decimal ("1.2500" is "1.25", "0.0000" is "0"), which
+// spares formatting a big integer per cell; any other text (exponents,
+// signs, blanks, leading zeros) goes to d.String().
+// TestDecimalString holds the two to the same result.
+func decimalString(text string, d decimal.Decimal) string {
+	i := 0
+	neg := strings.HasPrefix(text, "-")
+	if neg {
+		i++
+	}
+	whole := 0
+	for i+whole < len(text) && text[i+whole] >= '0' && text[i+whole] <= '9' {
+		whole++
+	}
+	if whole == 0 || whole > 1 && text[i] == '0' {
+		return d.String()
+	}
+	end := i + whole
+	if end < len(text) {
+		if text[end] != '.' {
+			return d.String()
+		}
+		frac := 0
+		for end+1+frac < len(text) && text[end+1+frac] >= '0' && text[end+1+frac] <= '9' {
+			frac++
+		}
+		if frac == 0 || end+1+frac != len(text) {
+			return d.String()
+		}
+		end = len(text)
+		for text[end-1] == '0' {
+			end--
+		}
+		if text[end-1] == '.' {
+			end--
+		}
+	}
+	out := text[:end]
+	if neg && strings.Trim(out[1:], "0.") == "" {
+		return "0" // -0.00 is zero, which has no sign
+	}
+	return out
 }
 
 func sideRates(e commission.Entry, side string) (pct, fixed commission.Value) {
@@ -342,7 +388,7 @@ func (c cost) less(d cost) bool {
 
 func (c cost) equal(d cost) bool { return c.first.Equal(d.first) && c.second.Equal(d.second) }
 
-func costOf(r commission.Row, side string) (cost, bool) {
+func costOf(r *commission.Row, side string) (cost, bool) {
 	if r.Amounts != nil {
 		if side == SideUser {
 			return cost{first: r.Amounts.BuyerTotal.Sub(r.Amounts.Amount)}, true
@@ -361,7 +407,7 @@ func costOf(r commission.Row, side string) (cost, bool) {
 // matrixCell is one cell: the rate, or with an amount the buyer's total
 // and the installments — and, when the matrix shows the merchant's side,
 // the merchant's fee, which is what that side wants to compare.
-func matrixCell(r commission.Row, side string, minorUnit int32) string {
+func matrixCell(r *commission.Row, side string, minorUnit int32) string {
 	if a := r.Amounts; a != nil {
 		s := a.Strings()
 		cell := fmt.Sprintf("%s / %d×%s", render.GroupThousands(s[3]), r.Installment, render.GroupThousands(s[4]))
@@ -383,19 +429,22 @@ func writeMatrix(w io.Writer, palette render.Palette, res *Result, side string) 
 	var (
 		programs []string
 		columns  []int
-		cells    = map[string]map[int]commission.Row{}
+		// Cells point into res.Rows: a row is a few hundred bytes, and
+		// copying each into the map was most of the matrix's cost.
+		cells    = map[string]map[int]*commission.Row{}
 		specials []commission.Row
 	)
-	for _, r := range res.Rows {
+	for i := range res.Rows {
+		r := &res.Rows[i]
 		if r.Kind != commission.KindRegular {
 			if r.Installment == 1 {
-				specials = append(specials, r)
+				specials = append(specials, *r)
 			}
 			continue
 		}
 		p := r.Program()
 		if cells[p] == nil {
-			cells[p] = map[int]commission.Row{}
+			cells[p] = map[int]*commission.Row{}
 			programs = append(programs, p)
 		}
 		if _, dup := cells[p][r.Installment]; dup {
@@ -489,7 +538,7 @@ func specialLabel(r commission.Row) string {
 
 // cheapestCells marks, per column, the offered cells that cost least for
 // the side shown, unless every offered cell of the column costs the same.
-func cheapestCells(programs []string, columns []int, cells map[string]map[int]commission.Row, side string) map[[2]int]bool {
+func cheapestCells(programs []string, columns []int, cells map[string]map[int]*commission.Row, side string) map[[2]int]bool {
 	marked := map[[2]int]bool{}
 	for ci, n := range columns {
 		var best cost
