@@ -409,10 +409,11 @@ func costOf(r *commission.Row, side string) (cost, bool) {
 // the merchant's fee, which is what that side wants to compare.
 func matrixCell(r *commission.Row, side string, minorUnit int32) string {
 	if a := r.Amounts; a != nil {
-		s := a.Strings()
-		cell := fmt.Sprintf("%s / %d×%s", render.GroupThousands(s[3]), r.Installment, render.GroupThousands(s[4]))
+		// Only the figures shown are formatted (Strings formats all six).
+		money := func(d decimal.Decimal) string { return render.GroupThousands(d.StringFixed(a.MinorUnit)) }
+		cell := money(a.BuyerTotal) + " / " + strconv.Itoa(r.Installment) + "×" + money(a.InstallmentAmount)
 		if side == "merchant" {
-			cell += ", fee " + render.GroupThousands(s[1])
+			cell += ", fee " + money(a.MerchantFee)
 		}
 		return cell
 	}
