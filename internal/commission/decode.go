@@ -3,7 +3,6 @@ package commission
 import (
 	"encoding/json"
 	"errors"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,11 +53,12 @@ const maxFastDepth = 1000
 
 // fastDecoder walks a JSON text, held as one string: the texts and raw
 // tokens of the result are slices of it, so the whole response costs one
-// copy however many entries it has. scratch collects one list's entries.
+// copy however many entries it has.
 type fastDecoder struct {
 	str      string
 	pos      int
-	scratch  []Entry
+	listHint int                        // the length of the last list
+	ints     []int64                    // a slab that pos_id pointers share
 	decimals map[string]decimal.Decimal // parsed numbers by trimmed text
 }
 
@@ -164,11 +164,13 @@ func (d *fastDecoder) entries() ([]Entry, error) {
 	if !d.consume('[') {
 		return nil, errDecline
 	}
-	list := d.scratch[:0]
-	defer func() { d.scratch = list[:0] }()
+	// Lists of one response are usually the same length: each starts
+	// with the capacity the last one needed, so most are allocated once
+	// at their final size.
+	list := make([]Entry, 0, max(d.listHint, 4))
 	d.space()
 	if d.consume(']') {
-		return []Entry{}, nil
+		return list, nil
 	}
 	for {
 		list = append(list, Entry{})
@@ -180,9 +182,8 @@ func (d *fastDecoder) entries() ([]Entry, error) {
 			continue
 		}
 		if d.consume(']') {
-			// An exactly sized copy: the scratch list grows once per
-			// response, not once per installment count.
-			return slices.Clone(list), nil
+			d.listHint = len(list)
+			return list, nil
 		}
 		return nil, errDecline
 	}
@@ -308,7 +309,12 @@ func (d *fastDecoder) integer() (*int64, error) {
 	}
 	tok := d.str[start:end]
 	if n, ok := smallInteger(tok); ok {
-		return &n, nil
+		// One allocation per 64 integers rather than one each.
+		if len(d.ints) == cap(d.ints) {
+			d.ints = make([]int64, 0, 64)
+		}
+		d.ints = append(d.ints, n)
+		return &d.ints[len(d.ints)-1], nil
 	}
 	n, err := integer([]byte(tok))
 	if err != nil {
