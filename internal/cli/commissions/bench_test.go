@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/iostreams"
@@ -65,6 +66,7 @@ func BenchmarkDecodeRender(b *testing.B) {
 				opts := &Options{IO: ios, By: SideMerchant, Layout: v.layout}
 				b.SetBytes(int64(len(body)))
 				b.ReportAllocs()
+				cpu := processCPU()
 				for b.Loop() {
 					out.Reset()
 					res, _, err := Decode(body, try, SideMerchant, commission.Filter{}, v.amount)
@@ -75,6 +77,7 @@ func BenchmarkDecodeRender(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
+				reportCPU(b, cpu)
 				if out.Len() == 0 || bytes.Count(out.Bytes(), []byte("\n")) < programs {
 					b.Fatalf("output too short: %d bytes", out.Len())
 				}
@@ -94,7 +97,8 @@ func BenchmarkStages(b *testing.B) {
 	for _, programs := range []int{10, 40, 160} {
 		body := benchBody(programs)
 		entries := 12*programs + 2
-		perEntry := func(b *testing.B) {
+		perEntry := func(b *testing.B, cpu time.Duration) {
+			reportCPU(b, cpu)
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(entries), "ns/entry")
 		}
 		schedule, err := commission.DecodeResponse(body)
@@ -104,12 +108,13 @@ func BenchmarkStages(b *testing.B) {
 		b.Run(fmt.Sprintf("programs=%d/decode", programs), func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
+			cpu := processCPU()
 			for b.Loop() {
 				if _, err := commission.DecodeResponse(body); err != nil {
 					b.Fatal(err)
 				}
 			}
-			perEntry(b)
+			perEntry(b, cpu)
 		})
 		for _, v := range []struct {
 			name string
@@ -120,12 +125,13 @@ func BenchmarkStages(b *testing.B) {
 		} {
 			b.Run(fmt.Sprintf("programs=%d/%s", programs, v.name), func(b *testing.B) {
 				b.ReportAllocs()
+				cpu := processCPU()
 				for b.Loop() {
 					if _, _, err := commission.Rows(schedule, commission.Filter{}, v.sale); err != nil {
 						b.Fatal(err)
 					}
 				}
-				perEntry(b)
+				perEntry(b, cpu)
 			})
 		}
 		for _, v := range []struct {
@@ -149,13 +155,14 @@ func BenchmarkStages(b *testing.B) {
 				ios, _, out, _ := iostreams.Test()
 				opts := &Options{IO: ios, By: SideMerchant, Layout: v.layout}
 				b.ReportAllocs()
+				cpu := processCPU()
 				for b.Loop() {
 					out.Reset()
 					if err := write(context.Background(), opts, v.format, res); err != nil {
 						b.Fatal(err)
 					}
 				}
-				perEntry(b)
+				perEntry(b, cpu)
 			})
 		}
 	}
