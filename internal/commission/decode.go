@@ -457,6 +457,24 @@ func (d *fastDecoder) member(first bool) (key string, done bool, err error) {
 // the token has escapes or bytes that are not UTF-8; its text then comes
 // from encoding/json, which knows how to replace them.
 func (d *fastDecoder) string() (s string, plain bool, err error) {
+	// Most strings are short and plain ASCII: scan them with locals (the
+	// loop below goes through d on every byte), leave the rest to it.
+	str, start := d.str, d.pos
+	for i := start + 1; i < len(str); i++ {
+		c := str[i]
+		if c == '"' {
+			d.pos = i + 1
+			return str[start+1 : i], true, nil
+		}
+		if c < 0x20 || c == '\\' || c >= utf8.RuneSelf {
+			break
+		}
+	}
+	return d.stringSlow()
+}
+
+// stringSlow is string for any string token.
+func (d *fastDecoder) stringSlow() (s string, plain bool, err error) {
 	start := d.pos
 	d.pos++ // the opening quote
 	plain = true
