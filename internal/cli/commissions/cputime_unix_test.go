@@ -24,5 +24,5 @@ func reportCPU(b *testing.B, start time.Duration) {
 	if start == 0 || b.N == 0 {
 		return
 	}
-	b.ReportMetric(float64((processCPU() - start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64((processCPU()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
