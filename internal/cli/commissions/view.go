@@ -103,33 +103,31 @@ func jsonEntry(r commission.Row) JSONEntry {
 // as long as decoding it. TestWriteJSONMatchesEncoder and
 // FuzzDecodeRender hold the two to the same bytes.
 func writeJSON(w io.Writer, res *Result) error {
-	b, err := appendJSONOutput(make([]byte, 0, 1024+768*len(res.Rows)), res)
-	if err != nil {
+	// The document goes out in pieces of about jsonChunk bytes: a buffer
+	// for the whole of a large lookup (hundreds of KB) cost more in
+	// allocation and GC than the writing itself. Nothing in it can fail
+	// once started (extra fields are JSON the decoder checked), so only
+	// a failing writer leaves it incomplete, as it would in one piece.
+	b := make([]byte, 0, jsonChunk+4<<10)
+	flush := func(force bool) error {
+		if len(b) < jsonChunk && !force {
+			return nil
+		}
+		_, err := w.Write(b)
+		b = b[:0]
 		return err
 	}
-	_, err = w.Write(b)
-	return err
-}
-
-// JSON indentation of each level of the document.
-const (
-	indentInstallment = "\n    "
-	indentEntries     = "\n      "
-	indentEntry       = "\n        "
-	indentEntryField  = "\n          "
-	indentAmountField = "\n            "
-)
-
-func appendJSONOutput(b []byte, res *Result) ([]byte, error) {
 	b = append(b, "{\n  \"currency\": "...)
 	b = render.AppendJSONString(b, res.Currency)
 	b = append(b, ",\n  \"commission_by\": "...)
 	b = render.AppendJSONString(b, res.CommissionBy)
 	b = append(b, ",\n  \"installments\": ["...)
 	if len(res.Rows) == 0 {
-		return append(b, "]\n}\n"...), nil
+		b = append(b, "]\n}\n"...)
+		return flush(true)
 	}
-	for i, r := range res.Rows {
+	for i := range res.Rows {
+		r := &res.Rows[i]
 		if i == 0 || res.Rows[i-1].Installment != r.Installment {
 			if i > 0 {
 				b = append(b, indentEntries+"]"+indentInstallment+"},"...)
@@ -141,12 +139,28 @@ func appendJSONOutput(b []byte, res *Result) ([]byte, error) {
 			b = append(b, ',')
 		}
 		var err error
-		if b, err = appendJSONEntry(b, &r); err != nil {
-			return nil, err
+		if b, err = appendJSONEntry(b, r); err != nil {
+			return err
+		}
+		if err := flush(false); err != nil {
+			return err
 		}
 	}
-	return append(b, indentEntries+"]"+indentInstallment+"}\n  ]\n}\n"...), nil
+	b = append(b, indentEntries+"]"+indentInstallment+"}\n  ]\n}\n"...)
+	return flush(true)
 }
+
+// jsonChunk is the size of the pieces writeJSON writes.
+const jsonChunk = 16 << 10
+
+// JSON indentation of each level of the document.
+const (
+	indentInstallment = "\n    "
+	indentEntries     = "\n      "
+	indentEntry       = "\n        "
+	indentEntryField  = "\n          "
+	indentAmountField = "\n            "
+)
 
 // appendJSONEntry writes jsonEntry(r) at its place in the document.
 func appendJSONEntry(b []byte, r *commission.Row) ([]byte, error) {
