@@ -233,7 +233,7 @@ func cellWidth(s string) int {
 // writeAligned writes what writeTablewriter writes for an alignable table
 // without colour: each column as wide as its widest cell, cells padded on
 // the left (right-aligned) or right, two blanks between columns, no
-// trailing blanks, one Write for the whole table. TestWriteAlignedMatches
+// trailing blanks, written in a few large pieces. TestWriteAlignedMatches
 // holds it to tablewriter's bytes.
 func writeAligned(w io.Writer, opts TableOptions, header []string, rows [][]string) error {
 	n := len(header)
@@ -263,7 +263,9 @@ func writeAligned(w io.Writer, opts TableOptions, header []string, rows [][]stri
 	for _, cw := range widths {
 		lineWidth += cw + len(columnGap)
 	}
-	buf := make([]byte, 0, size+(lineWidth+1)*(len(rows)+1))
+	// The table goes out in pieces of about tableChunk bytes; a buffer
+	// for the whole of a long table costs more than writing it.
+	buf := make([]byte, 0, min(size+(lineWidth+1)*(len(rows)+1), tableChunk+2*lineWidth+1))
 	writeLine := func(line int, cells []string, rightAligned func(int) bool) {
 		start := len(buf)
 		for i, c := range cells {
@@ -286,10 +288,19 @@ func writeAligned(w io.Writer, opts TableOptions, header []string, rows [][]stri
 	writeLine(0, header, func(i int) bool { return opts.RightAlignHeader && right[i] })
 	for ri, r := range rows {
 		writeLine(ri+1, r, func(i int) bool { return right[i] })
+		if len(buf) >= tableChunk {
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
 	}
 	_, err := w.Write(buf)
 	return err
 }
+
+// tableChunk is the size of the pieces writeAligned writes.
+const tableChunk = 16 << 10
 
 // columnGap is the padding writeTablewriter puts after each cell.
 const columnGap = "  "
