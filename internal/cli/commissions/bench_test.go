@@ -59,6 +59,7 @@ func BenchmarkDecodeRender(b *testing.B) {
 			{"matrix-amount", render.Table, LayoutMatrix, &amount},
 			{"long", render.Table, LayoutLong, nil},
 			{"json", render.JSON, LayoutMatrix, nil},
+			{"csv", render.CSV, LayoutLong, nil},
 			{"csv-amount", render.CSV, LayoutLong, &amount},
 		} {
 			b.Run(fmt.Sprintf("programs=%d/%s", programs, v.name), func(b *testing.B) {
