@@ -212,8 +212,12 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 // is regular. An untitled entry with neither is a saved-card-token or a
 // foreign-card entry, which the entry alone cannot tell apart; it is
 // KindOther here, and Classify places it by its position in its list.
-func (e Entry) Kind() Kind {
-	if k, ok := kindFromTitle(e.Title); ok {
+func (e Entry) Kind() Kind { return e.kind(kindFromTitle) }
+
+// kind is Kind with the title read by fromTitle (kindFromTitle, or a
+// memo of it).
+func (e *Entry) kind(fromTitle func(string) (Kind, bool)) Kind {
+	if k, ok := fromTitle(e.Title); ok {
 		return k
 	}
 	if e.PosID != nil || strings.TrimSpace(e.CardProgram) != "" {
@@ -252,8 +256,22 @@ func kindFromTitle(title string) (Kind, bool) {
 func Classify(entries []Entry) []Kind {
 	kinds := make([]Kind, len(entries))
 	next := []Kind{KindSavedCardToken, KindForeignCard}
-	for i, e := range entries {
-		kinds[i] = e.Kind()
+	// A list repeats one title ("Regular Commission") for most entries:
+	// reading it once saves lowering it for each.
+	var memo struct {
+		title string
+		kind  Kind
+		ok    bool
+	}
+	fromTitle := func(title string) (Kind, bool) {
+		if title != memo.title || title == "" {
+			memo.title = title
+			memo.kind, memo.ok = kindFromTitle(title)
+		}
+		return memo.kind, memo.ok
+	}
+	for i := range entries {
+		kinds[i] = entries[i].kind(fromTitle)
 		if kinds[i] == KindSavedCardToken || kinds[i] == KindForeignCard {
 			// A titled one takes its place in the order.
 			next = removeKind(next, kinds[i])
@@ -303,15 +321,35 @@ func (s Schedule) Installments() []int {
 // backend sends for an empty or zero-indexed map); there each entry's own
 // installment field places it. An entry that does not say its installment
 // takes the one of its key.
+//
+// Well-formed objects take a fast path (decode.go); the rest, and every
+// error, go through reflectSchedule.
 func (s *Schedule) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
+	if len(data) > 0 && data[0] == '{' {
+		if out, ok := fastSchedule(data); ok {
+			*s = out
+			return nil
+		}
+	}
+	out, err := reflectSchedule(data)
+	if err != nil {
+		return err
+	}
+	*s = out
+	return nil
+}
+
+// reflectSchedule is Schedule.UnmarshalJSON through encoding/json: the
+// reference the fast path must agree with, and the source of the errors.
+func reflectSchedule(data []byte) (Schedule, error) {
 	out := Schedule{}
 	switch {
 	case bytes.Equal(data, []byte("null")):
 	case len(data) > 0 && data[0] == '[':
 		var lists [][]Entry
 		if err := json.Unmarshal(data, &lists); err != nil {
-			return fmt.Errorf("commission data: %w", err)
+			return nil, fmt.Errorf("commission data: %w", err)
 		}
 		for _, list := range lists {
 			for _, e := range list {
@@ -321,7 +359,7 @@ func (s *Schedule) UnmarshalJSON(data []byte) error {
 	default:
 		var byKey map[string][]json.RawMessage
 		if err := json.Unmarshal(data, &byKey); err != nil {
-			return fmt.Errorf("commission data: %w", err)
+			return nil, fmt.Errorf("commission data: %w", err)
 		}
 		keys := make([]string, 0, len(byKey))
 		for key := range byKey {
@@ -331,7 +369,7 @@ func (s *Schedule) UnmarshalJSON(data []byte) error {
 		for _, key := range keys {
 			n, err := strconv.Atoi(strings.TrimSpace(key))
 			if err != nil || n < 0 || n > maxInstallment {
-				return fmt.Errorf("commission data: key %s is not an installment count", quote(key))
+				return nil, fmt.Errorf("commission data: key %s is not an installment count", quote(key))
 			}
 			list := make([]Entry, len(byKey[key]))
 			for i, raw := range byKey[key] {
@@ -340,7 +378,7 @@ func (s *Schedule) UnmarshalJSON(data []byte) error {
 					if errors.As(err, &fe) {
 						fe.Installment = n
 					}
-					return fmt.Errorf("commission data: %w", err)
+					return nil, fmt.Errorf("commission data: %w", err)
 				}
 			}
 			for i := range list {
@@ -351,8 +389,7 @@ func (s *Schedule) UnmarshalJSON(data []byte) error {
 			out[n] = append(out[n], list...)
 		}
 	}
-	*s = out
-	return nil
+	return out, nil
 }
 
 // MarshalJSON writes the schedule keyed by installment count as a string,

@@ -1,7 +1,9 @@
 package commission
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -60,27 +62,44 @@ type Warning string
 // amounts to every offered row. An entry whose installment field disagrees
 // with the key it is listed under stays under its key, with a warning.
 func Rows(s Schedule, filter Filter, sale *Sale) ([]Row, []Warning, error) {
-	var rows []Row
+	total := 0
+	for _, list := range s {
+		total += len(list)
+	}
+	rows := make([]Row, 0, total)
 	var warnings []Warning
+	var keys []placeKey
 	for _, n := range s.Installments() {
 		if filter.Installments != nil && !filter.Installments[n] {
 			continue
 		}
 		list := s[n]
 		kinds := Classify(list)
-		start := len(rows)
-		for i, e := range list {
+		keys = keys[:0]
+		for i := range list {
+			e := &list[i]
 			if e.Installment != n {
 				warnings = append(warnings, Warning(fmt.Sprintf(
 					"installment %d: the entry for %s says installment %d; shown under %d",
-					n, describeEntry(e, kinds[i]), e.Installment, n)))
+					n, describeEntry(*e, kinds[i]), e.Installment, n)))
 			}
-			row := Row{Installment: n, Kind: kinds[i], Entry: e}
-			if !filter.keeps(row) {
+			if !filter.keepsEntry(e) {
 				continue
 			}
+			k := placeKey{rank: kindRank(kinds[i]), at: i}
+			if kinds[i] == KindRegular {
+				k.exact = Row{Entry: *e}.Program()
+				k.lower = strings.ToLower(k.exact)
+			}
+			keys = append(keys, k)
+		}
+		sortPlaceKeys(keys)
+		for _, k := range keys {
+			row := Row{Installment: n, Kind: kinds[k.at], Entry: list[k.at]}
 			if sale != nil && n >= 1 {
-				a, ok, err := ComputeAmounts(sale.Amount, n, RatesOf(e), sale.MinorUnit)
+				// Every error is about the sale, the same for any row, so
+				// working them out in display order reports the same one.
+				a, ok, err := ComputeAmounts(sale.Amount, n, RatesOf(row.Entry), sale.MinorUnit)
 				if err != nil {
 					return nil, nil, err
 				}
@@ -90,26 +109,55 @@ func Rows(s Schedule, filter Filter, sale *Sale) ([]Row, []Warning, error) {
 			}
 			rows = append(rows, row)
 		}
-		placed := rows[start:]
-		sort.SliceStable(placed, func(i, j int) bool {
-			a, b := placed[i], placed[j]
-			if ra, rb := kindRank(a.Kind), kindRank(b.Kind); ra != rb {
-				return ra < rb
-			}
-			if a.Kind != KindRegular {
-				return false
-			}
-			return lessProgram(a.Program(), b.Program())
-		})
+	}
+	if len(rows) == 0 {
+		rows = nil
 	}
 	return rows, warnings, nil
 }
 
-func (f Filter) keeps(r Row) bool {
+// placeKey is what places a row within its installment count: regular
+// first, by program name (lessProgram), then the other kinds in the
+// gateway's order (at, the entry's index in its list).
+type placeKey struct {
+	rank         int
+	lower, exact string
+	at           int
+}
+
+// sortPlaceKeys sorts the keys of one installment's entries. The keys are
+// worked out once per entry and the entries moved once: comparing rows
+// directly lowered two names per comparison and swapped whole rows, which
+// was most of the cost of a large lookup.
+func sortPlaceKeys(keys []placeKey) {
+	compare := func(a, b placeKey) int {
+		if c := compareKeys(a.rank, a.lower, a.exact, b.rank, b.lower, b.exact); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.at, b.at) // stable: the gateway's order
+	}
+	if !slices.IsSortedFunc(keys, compare) {
+		slices.SortFunc(keys, compare)
+	}
+}
+
+// compareKeys orders by kind rank, then (regular rows carry names; the
+// others compare equal and keep their order) as lessProgram does.
+func compareKeys(rankA int, lowerA, exactA string, rankB int, lowerB, exactB string) int {
+	if rankA != rankB {
+		return cmp.Compare(rankA, rankB)
+	}
+	if c := strings.Compare(lowerA, lowerB); c != 0 {
+		return c
+	}
+	return strings.Compare(exactA, exactB)
+}
+
+func (f Filter) keepsEntry(e *Entry) bool {
 	if f.Programs == nil {
 		return true
 	}
-	names := []string{strings.ToLower(r.Entry.CardProgram), strings.ToLower(r.Entry.GetposCardProgram)}
+	names := []string{strings.ToLower(e.CardProgram), strings.ToLower(e.GetposCardProgram)}
 	for _, p := range f.Programs {
 		p = strings.ToLower(strings.TrimSpace(p))
 		for _, name := range names {

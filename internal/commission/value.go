@@ -32,7 +32,7 @@ import (
 // without JSON quoting ("1.5000", "0.25", "x", ""), which is what output
 // that promises to keep the gateway's precision should print.
 type Value struct {
-	raw       []byte // the JSON token; nil means null/absent
+	raw       string // the JSON token; "" (never a token) means null/absent
 	text      string // raw without JSON string quotes
 	dec       decimal.Decimal
 	available bool
@@ -49,14 +49,14 @@ var notOffered = [...]string{"x", "X", "-", ""}
 func NewValue(d decimal.Decimal) Value {
 	s := d.String()
 	raw, _ := json.Marshal(s)
-	return Value{raw: raw, text: s, dec: d, available: true}
+	return Value{raw: string(raw), text: s, dec: d, available: true}
 }
 
 // ParseValue reads the text of a value (without JSON quoting), as found in
 // a JSON string: a number or a not-offered marker.
 func ParseValue(s string) (Value, error) {
 	raw, _ := json.Marshal(s)
-	return parseText(raw, s, true)
+	return parseText(string(raw), s, true)
 }
 
 // Available reports whether the value is a number; false for the
@@ -71,15 +71,15 @@ func (v Value) Decimal() (decimal.Decimal, bool) { return v.dec, v.available }
 func (v Value) String() string { return v.text }
 
 // IsNull reports whether the value was JSON null or absent.
-func (v Value) IsNull() bool { return v.raw == nil }
+func (v Value) IsNull() bool { return v.raw == "" }
 
 // MarshalJSON writes back the JSON token the value was decoded from; a zero
 // Value is null.
 func (v Value) MarshalJSON() ([]byte, error) {
-	if v.raw == nil {
+	if v.raw == "" {
 		return []byte("null"), nil
 	}
-	return bytes.Clone(v.raw), nil
+	return []byte(v.raw), nil
 }
 
 // UnmarshalJSON accepts a numeric string, a number, a not-offered marker or
@@ -97,14 +97,15 @@ func (v *Value) UnmarshalJSON(data []byte) error {
 		if err := json.Unmarshal(data, &s); err != nil {
 			return fmt.Errorf("commission value: %w", err)
 		}
-		parsed, err := parseText(data, s, true)
+		parsed, err := parseText(string(data), s, true)
 		if err != nil {
 			return err
 		}
 		*v = parsed
 		return nil
 	case data[0] == '-' || (data[0] >= '0' && data[0] <= '9'):
-		parsed, err := parseText(data, string(data), false)
+		text := string(data)
+		parsed, err := parseText(text, text, false)
 		if err != nil {
 			return err
 		}
@@ -116,11 +117,11 @@ func (v *Value) UnmarshalJSON(data []byte) error {
 
 // parseText reads s, the text of a value; raw is the JSON token it came
 // from and quoted says whether that token was a string.
-func parseText(raw []byte, s string, quoted bool) (Value, error) {
+func parseText(raw, s string, quoted bool) (Value, error) {
 	if quoted {
 		for _, m := range notOffered {
 			if strings.TrimSpace(s) == m {
-				return Value{raw: bytes.Clone(raw), text: s}, nil
+				return Value{raw: raw, text: s}, nil
 			}
 		}
 	}
@@ -132,7 +133,7 @@ func parseText(raw []byte, s string, quoted bool) (Value, error) {
 	if err != nil {
 		return Value{}, fmt.Errorf("commission value: %s is not a usable number", quote(s))
 	}
-	return Value{raw: bytes.Clone(raw), text: s, dec: d, available: true}, nil
+	return Value{raw: raw, text: s, dec: d, available: true}, nil
 }
 
 // isNumber accepts JSON's number grammar, plus a leading '+' and a bare

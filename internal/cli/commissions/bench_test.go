@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/iostreams"
@@ -58,6 +59,7 @@ func BenchmarkDecodeRender(b *testing.B) {
 			{"matrix-amount", render.Table, LayoutMatrix, &amount},
 			{"long", render.Table, LayoutLong, nil},
 			{"json", render.JSON, LayoutMatrix, nil},
+			{"csv", render.CSV, LayoutLong, nil},
 			{"csv-amount", render.CSV, LayoutLong, &amount},
 		} {
 			b.Run(fmt.Sprintf("programs=%d/%s", programs, v.name), func(b *testing.B) {
@@ -65,6 +67,7 @@ func BenchmarkDecodeRender(b *testing.B) {
 				opts := &Options{IO: ios, By: SideMerchant, Layout: v.layout}
 				b.SetBytes(int64(len(body)))
 				b.ReportAllocs()
+				cpu := processCPU()
 				for b.Loop() {
 					out.Reset()
 					res, _, err := Decode(body, try, SideMerchant, commission.Filter{}, v.amount)
@@ -75,9 +78,92 @@ func BenchmarkDecodeRender(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
+				reportCPU(b, cpu)
 				if out.Len() == 0 || bytes.Count(out.Bytes(), []byte("\n")) < programs {
 					b.Fatalf("output too short: %d bytes", out.Len())
 				}
+			})
+		}
+	}
+}
+
+// BenchmarkStages measures each stage of the command on its own, for 10,
+// 40 and 160 programs × 12 installment counts: decode (body to
+// commission.Schedule), normalise (place, sort and, with -amount, work
+// out the amounts: commission.Rows) and render in each format from a
+// placed result. ns/entry shows that the cost is linear in entries.
+func BenchmarkStages(b *testing.B) {
+	try, _ := commission.LookupCurrency("TRY")
+	amount := decimal.NewFromInt(1000)
+	for _, programs := range []int{10, 40, 160} {
+		body := benchBody(programs)
+		entries := 12*programs + 2
+		perEntry := func(b *testing.B, cpu time.Duration) {
+			reportCPU(b, cpu)
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(entries), "ns/entry")
+		}
+		schedule, err := commission.DecodeResponse(body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("programs=%d/decode", programs), func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			cpu := processCPU()
+			for b.Loop() {
+				if _, err := commission.DecodeResponse(body); err != nil {
+					b.Fatal(err)
+				}
+			}
+			perEntry(b, cpu)
+		})
+		for _, v := range []struct {
+			name string
+			sale *commission.Sale
+		}{
+			{"normalise", nil},
+			{"normalise-amount", &commission.Sale{Amount: amount, MinorUnit: try.MinorUnit}},
+		} {
+			b.Run(fmt.Sprintf("programs=%d/%s", programs, v.name), func(b *testing.B) {
+				b.ReportAllocs()
+				cpu := processCPU()
+				for b.Loop() {
+					if _, _, err := commission.Rows(schedule, commission.Filter{}, v.sale); err != nil {
+						b.Fatal(err)
+					}
+				}
+				perEntry(b, cpu)
+			})
+		}
+		for _, v := range []struct {
+			name   string
+			format render.Format
+			layout string
+			amount *decimal.Decimal
+		}{
+			{"render-matrix", render.Table, LayoutMatrix, nil},
+			{"render-matrix-amount", render.Table, LayoutMatrix, &amount},
+			{"render-long", render.Table, LayoutLong, nil},
+			{"render-json", render.JSON, LayoutMatrix, nil},
+			{"render-csv", render.CSV, LayoutLong, nil},
+			{"render-csv-amount", render.CSV, LayoutLong, &amount},
+		} {
+			res, _, err := Decode(body, try, SideMerchant, commission.Filter{}, v.amount)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run(fmt.Sprintf("programs=%d/%s", programs, v.name), func(b *testing.B) {
+				ios, _, out, _ := iostreams.Test()
+				opts := &Options{IO: ios, By: SideMerchant, Layout: v.layout}
+				b.ReportAllocs()
+				cpu := processCPU()
+				for b.Loop() {
+					out.Reset()
+					if err := write(context.Background(), opts, v.format, res); err != nil {
+						b.Fatal(err)
+					}
+				}
+				perEntry(b, cpu)
 			})
 		}
 	}

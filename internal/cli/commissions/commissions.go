@@ -6,7 +6,6 @@ package commissions
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -363,22 +362,20 @@ func (e *UnexpectedResponseError) Unwrap() error { return e.Err }
 
 // Decode reads a commissions response body into a Result.
 func Decode(body []byte, cur commission.Currency, by string, filter commission.Filter, amount *decimal.Decimal) (*Result, []commission.Warning, error) {
-	var env struct {
-		Data commission.Schedule `json:"data"`
-	}
-	if err := json.Unmarshal(body, &env); err != nil {
+	data, err := commission.DecodeResponse(body)
+	if err != nil {
 		return nil, nil, &UnexpectedResponseError{Err: err}
 	}
 	var sale *commission.Sale
 	if amount != nil {
 		sale = &commission.Sale{Amount: *amount, MinorUnit: cur.MinorUnit}
 	}
-	rows, warnings, err := commission.Rows(env.Data, filter, sale)
+	rows, warnings, err := commission.Rows(data, filter, sale)
 	if err != nil {
 		return nil, nil, err
 	}
 	total := 0
-	for _, list := range env.Data {
+	for _, list := range data {
 		total += len(list)
 	}
 	return &Result{Currency: cur.Code, CommissionBy: by, MinorUnit: cur.MinorUnit, Rows: rows, Total: total, Amount: amount}, warnings, nil
@@ -389,11 +386,10 @@ func write(ctx context.Context, opts *Options, format render.Format, res *Result
 	out := opts.IO.Out
 	switch format {
 	case render.JSON:
-		doc := NewJSONOutput(res)
 		if opts.JQ != nil {
-			return runJQ(ctx, out, opts.JQ, doc)
+			return runJQ(ctx, out, opts.JQ, NewJSONOutput(res))
 		}
-		return render.WriteJSON(out, doc)
+		return writeJSON(out, res)
 	case render.CSV, render.TSV:
 		header, rows := Records(res)
 		return render.WriteRecords(out, format, header, rows)

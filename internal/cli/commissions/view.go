@@ -1,12 +1,14 @@
 package commissions
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/itchyny/gojq"
 	"github.com/paycli/paycli/internal/cmdutil"
@@ -93,6 +95,147 @@ func jsonEntry(r commission.Row) JSONEntry {
 		out.Amounts = &JSONAmounts{s[0], s[1], s[2], s[3], s[4], s[5]}
 	}
 	return out
+}
+
+// writeJSON writes what render.WriteJSON(w, NewJSONOutput(res)) writes,
+// byte for byte, without going through reflection: a 40-program lookup
+// took ~1 ms in encoding/json (marshal, then a second pass to indent),
+// as long as decoding it. TestWriteJSONMatchesEncoder and
+// FuzzDecodeRender hold the two to the same bytes.
+func writeJSON(w io.Writer, res *Result) error {
+	// The document goes out in pieces of about jsonChunk bytes: a buffer
+	// for the whole of a large lookup (hundreds of KB) cost more in
+	// allocation and GC than the writing itself. Nothing in it can fail
+	// once started (extra fields are JSON the decoder checked), so only
+	// a failing writer leaves it incomplete, as it would in one piece.
+	b := make([]byte, 0, jsonChunk+4<<10)
+	flush := func(force bool) error {
+		if len(b) < jsonChunk && !force {
+			return nil
+		}
+		_, err := w.Write(b)
+		b = b[:0]
+		return err
+	}
+	b = append(b, "{\n  \"currency\": "...)
+	b = render.AppendJSONString(b, res.Currency)
+	b = append(b, ",\n  \"commission_by\": "...)
+	b = render.AppendJSONString(b, res.CommissionBy)
+	b = append(b, ",\n  \"installments\": ["...)
+	if len(res.Rows) == 0 {
+		b = append(b, "]\n}\n"...)
+		return flush(true)
+	}
+	for i := range res.Rows {
+		r := &res.Rows[i]
+		if i == 0 || res.Rows[i-1].Installment != r.Installment {
+			if i > 0 {
+				b = append(b, indentEntries+"]"+indentInstallment+"},"...)
+			}
+			b = append(b, indentInstallment+"{"+indentEntries+"\"installment\": "...)
+			b = strconv.AppendInt(b, int64(r.Installment), 10)
+			b = append(b, ","+indentEntries+"\"entries\": ["...)
+		} else {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = appendJSONEntry(b, r); err != nil {
+			return err
+		}
+		if err := flush(false); err != nil {
+			return err
+		}
+	}
+	b = append(b, indentEntries+"]"+indentInstallment+"}\n  ]\n}\n"...)
+	return flush(true)
+}
+
+// jsonChunk is the size of the pieces writeJSON writes.
+const jsonChunk = 16 << 10
+
+// JSON indentation of each level of the document.
+const (
+	indentInstallment = "\n    "
+	indentEntries     = "\n      "
+	indentEntry       = "\n        "
+	indentEntryField  = "\n          "
+	indentAmountField = "\n            "
+)
+
+// appendJSONEntry writes jsonEntry(r) at its place in the document.
+func appendJSONEntry(b []byte, r *commission.Row) ([]byte, error) {
+	e := &r.Entry
+	field := func(name string) {
+		b = append(b, indentEntryField+"\""...)
+		b = append(b, name...)
+		b = append(b, "\": "...)
+	}
+	rate := func(name string, v commission.Value) {
+		field(name)
+		if v.Available() {
+			b = render.AppendJSONString(b, v.String())
+		} else {
+			b = append(b, "null"...)
+		}
+		b = append(b, ',')
+	}
+	b = append(b, indentEntry+"{"...)
+	field("kind")
+	b = render.AppendJSONString(b, r.Kind.String())
+	b = append(b, ',')
+	field("title")
+	b = render.AppendJSONString(b, e.Title)
+	b = append(b, ',')
+	field("card_program")
+	b = render.AppendJSONString(b, e.CardProgram)
+	b = append(b, ',')
+	rate("merchant_commission_percentage", e.MerchantCommissionPercentage)
+	rate("merchant_commission_fixed", e.MerchantCommissionFixed)
+	rate("user_commission_percentage", e.UserCommissionPercentage)
+	rate("user_commission_fixed", e.UserCommissionFixed)
+	field("available")
+	b = strconv.AppendBool(b, r.Offered())
+	if e.PosID != nil {
+		b = append(b, ',')
+		field("pos_id")
+		b = strconv.AppendInt(b, *e.PosID, 10)
+	}
+	if e.GetposCardProgram != "" {
+		b = append(b, ',')
+		field("getpos_card_program")
+		b = render.AppendJSONString(b, e.GetposCardProgram)
+	}
+	if len(e.Extra) > 0 {
+		// Rare, and free-form: encoding/json writes it, indented to its
+		// depth, as it would inside the whole document.
+		var extra bytes.Buffer
+		enc := json.NewEncoder(&extra)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent(indentEntryField[1:], "  ")
+		if err := enc.Encode(e.Extra); err != nil {
+			return nil, err
+		}
+		b = append(b, ',')
+		field("extra")
+		b = append(b, bytes.TrimSuffix(extra.Bytes(), []byte("\n"))...)
+	}
+	if a := r.Amounts; a != nil {
+		s := a.Strings()
+		b = append(b, ',')
+		field("amounts")
+		b = append(b, '{')
+		for i, name := range [...]string{"amount", "merchant_fee", "merchant_net", "buyer_total", "installment_amount", "first_installment_amount"} {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, indentAmountField+"\""...)
+			b = append(b, name...)
+			b = append(b, "\": "...)
+			b = render.AppendJSONString(b, s[i])
+		}
+		b = append(b, indentEntryField+"}"...)
+	}
+	return append(b, indentEntry+"}"...), nil
 }
 
 // rateText is the gateway's text for a number, nil for a marker.
@@ -182,7 +325,7 @@ func rateCell(pct, fixed commission.Value, minorUnit int32) string {
 	if !ok {
 		return notOffered
 	}
-	s := p.String() + "%"
+	s := decimalString(pct.String(), p) + "%"
 	if f, ok := fixed.Decimal(); ok && !f.IsZero() {
 		text := f.String()
 		if f.Equal(f.Round(minorUnit)) {
@@ -191,6 +334,51 @@ func rateCell(pct, fixed commission.Value, minorUnit int32) string {
 		s += " + " + render.GroupThousands(text)
 	}
 	return s
+}
+
+// decimalString is d.String() for d parsed from text, read off the text
+// when it is a plain decimal ("1.2500" is "1.25", "0.0000" is "0"), which
+// spares formatting a big integer per cell; any other text (exponents,
+// signs, blanks, leading zeros) goes to d.String().
+// TestDecimalString holds the two to the same result.
+func decimalString(text string, d decimal.Decimal) string {
+	i := 0
+	neg := strings.HasPrefix(text, "-")
+	if neg {
+		i++
+	}
+	whole := 0
+	for i+whole < len(text) && text[i+whole] >= '0' && text[i+whole] <= '9' {
+		whole++
+	}
+	if whole == 0 || whole > 1 && text[i] == '0' {
+		return d.String()
+	}
+	end := i + whole
+	if end < len(text) {
+		if text[end] != '.' {
+			return d.String()
+		}
+		frac := 0
+		for end+1+frac < len(text) && text[end+1+frac] >= '0' && text[end+1+frac] <= '9' {
+			frac++
+		}
+		if frac == 0 || end+1+frac != len(text) {
+			return d.String()
+		}
+		end = len(text)
+		for text[end-1] == '0' {
+			end--
+		}
+		if text[end-1] == '.' {
+			end--
+		}
+	}
+	out := text[:end]
+	if neg && strings.Trim(out[1:], "0.") == "" {
+		return "0" // -0.00 is zero, which has no sign
+	}
+	return out
 }
 
 func sideRates(e commission.Entry, side string) (pct, fixed commission.Value) {
@@ -214,7 +402,7 @@ func (c cost) less(d cost) bool {
 
 func (c cost) equal(d cost) bool { return c.first.Equal(d.first) && c.second.Equal(d.second) }
 
-func costOf(r commission.Row, side string) (cost, bool) {
+func costOf(r *commission.Row, side string) (cost, bool) {
 	if r.Amounts != nil {
 		if side == SideUser {
 			return cost{first: r.Amounts.BuyerTotal.Sub(r.Amounts.Amount)}, true
@@ -233,12 +421,13 @@ func costOf(r commission.Row, side string) (cost, bool) {
 // matrixCell is one cell: the rate, or with an amount the buyer's total
 // and the installments — and, when the matrix shows the merchant's side,
 // the merchant's fee, which is what that side wants to compare.
-func matrixCell(r commission.Row, side string, minorUnit int32) string {
+func matrixCell(r *commission.Row, side string, minorUnit int32) string {
 	if a := r.Amounts; a != nil {
-		s := a.Strings()
-		cell := fmt.Sprintf("%s / %d×%s", render.GroupThousands(s[3]), r.Installment, render.GroupThousands(s[4]))
+		// Only the figures shown are formatted (Strings formats all six).
+		money := func(d decimal.Decimal) string { return render.GroupThousands(d.StringFixed(a.MinorUnit)) }
+		cell := money(a.BuyerTotal) + " / " + strconv.Itoa(r.Installment) + "×" + money(a.InstallmentAmount)
 		if side == "merchant" {
-			cell += ", fee " + render.GroupThousands(s[1])
+			cell += ", fee " + money(a.MerchantFee)
 		}
 		return cell
 	}
@@ -255,19 +444,22 @@ func writeMatrix(w io.Writer, palette render.Palette, res *Result, side string) 
 	var (
 		programs []string
 		columns  []int
-		cells    = map[string]map[int]commission.Row{}
+		// Cells point into res.Rows: a row is a few hundred bytes, and
+		// copying each into the map was most of the matrix's cost.
+		cells    = map[string]map[int]*commission.Row{}
 		specials []commission.Row
 	)
-	for _, r := range res.Rows {
+	for i := range res.Rows {
+		r := &res.Rows[i]
 		if r.Kind != commission.KindRegular {
 			if r.Installment == 1 {
-				specials = append(specials, r)
+				specials = append(specials, *r)
 			}
 			continue
 		}
 		p := r.Program()
 		if cells[p] == nil {
-			cells[p] = map[int]commission.Row{}
+			cells[p] = map[int]*commission.Row{}
 			programs = append(programs, p)
 		}
 		if _, dup := cells[p][r.Installment]; dup {
@@ -361,7 +553,7 @@ func specialLabel(r commission.Row) string {
 
 // cheapestCells marks, per column, the offered cells that cost least for
 // the side shown, unless every offered cell of the column costs the same.
-func cheapestCells(programs []string, columns []int, cells map[string]map[int]commission.Row, side string) map[[2]int]bool {
+func cheapestCells(programs []string, columns []int, cells map[string]map[int]*commission.Row, side string) map[[2]int]bool {
 	marked := map[[2]int]bool{}
 	for ci, n := range columns {
 		var best cost
