@@ -57,6 +57,11 @@ type Options struct {
 	PendingFor time.Duration
 	// Faults enables the X-Paycli-Fault request header (see faults.go).
 	Faults bool
+	// PickFault, when set with Faults, chooses a fault for a request that
+	// carries no X-Paycli-Fault header: it returns a header value, or ""
+	// to serve the request normally. `serve --fault-rate` sets it (see
+	// RandomFaults) so that unmodified clients meet faults.
+	PickFault func(r *http.Request) string
 	// MaxBodyBytes bounds request bodies (DefaultMaxBodyBytes when zero).
 	MaxBodyBytes int64
 }
@@ -111,6 +116,11 @@ func New(opts Options) (*Gateway, error) {
 
 // ServeHTTP serves one request, applying the fault header when enabled.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if g.opts.Faults && r.Header.Get(FaultHeader) == "" && g.opts.PickFault != nil {
+		if v := g.opts.PickFault(r); v != "" {
+			r.Header.Set(FaultHeader, v)
+		}
+	}
 	if g.opts.Faults && r.Header.Get(FaultHeader) != "" {
 		serveWithFault(g.mux, w, r)
 		return
