@@ -1,0 +1,99 @@
+package sandbox
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+)
+
+func TestRandomFaultsRate(t *testing.T) {
+	api := httptest.NewRequest("POST", Base+"/api/walletPay", nil)
+	health := httptest.NewRequest("GET", HealthPath, nil)
+	never, _ := NewRandomFaults(1, 0, time.Second)
+	always, _ := NewRandomFaults(1, 1, 3*time.Second)
+	kinds := map[string]int{}
+	for range 500 {
+		if v := never.Pick(api); v != "" {
+			t.Fatalf("rate 0 picked %q", v)
+		}
+		if v := always.Pick(health); v != "" {
+			t.Fatalf("the health probe got a fault: %q", v)
+		}
+		v := always.Pick(api)
+		if _, err := parseFault(v); err != nil {
+			t.Fatalf("picked %q, not a valid header: %v", v, err)
+		}
+		if FaultKind(v) == "delay" && v != "delay=3s" {
+			t.Errorf("delay fault %q, want the configured 3s", v)
+		}
+		kinds[FaultKind(v)]++
+	}
+	for _, k := range FaultKinds() {
+		if kinds[k] == 0 {
+			t.Errorf("kind %s never picked in 500 draws: %v", k, kinds)
+		}
+	}
+	if len(kinds) != len(FaultKinds()) {
+		t.Errorf("kinds picked %v, want only %v", kinds, FaultKinds())
+	}
+}
+
+func TestRandomFaultsSeeded(t *testing.T) {
+	api := httptest.NewRequest("POST", Base+"/api/token", nil)
+	draw := func(seed uint64) []string {
+		p, err := NewRandomFaults(seed, 0.5, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for range 50 {
+			out = append(out, p.Pick(api))
+		}
+		return out
+	}
+	a, b, c := draw(7), draw(7), draw(8)
+	same := func(x, y []string) bool {
+		for i := range x {
+			if x[i] != y[i] {
+				return false
+			}
+		}
+		return true
+	}
+	if !same(a, b) {
+		t.Error("the same seed drew different faults")
+	}
+	if same(a, c) {
+		t.Error("different seeds drew the same 50 faults")
+	}
+}
+
+func TestNewRandomFaultsInvalid(t *testing.T) {
+	for _, tt := range []struct {
+		rate  float64
+		delay time.Duration
+	}{{-0.1, time.Second}, {1.5, time.Second}, {0.5, 0}} {
+		if _, err := NewRandomFaults(1, tt.rate, tt.delay); err == nil {
+			t.Errorf("rate %v delay %v accepted", tt.rate, tt.delay)
+		}
+	}
+}
+
+// TestPickFault: a gateway with faults on applies PickFault to requests
+// without the header; a header sent by the client wins; with faults off
+// PickFault is never consulted.
+func TestPickFault(t *testing.T) {
+	pick := func(*http.Request) string { return "status=503" }
+	fx := newFixture(t, func(o *Options) { o.Faults, o.PickFault = true, pick })
+	if r := fx.call("POST", Base+"/api/token", map[string]string{"app_id": AppID, "app_secret": AppSecret}, nil); r.Code != 503 {
+		t.Errorf("picked fault: HTTP %d, want 503", r.Code)
+	}
+	if r := fx.call("POST", Base+"/api/token", map[string]string{"app_id": AppID, "app_secret": AppSecret}, map[string]string{FaultHeader: "status=502"}); r.Code != 502 {
+		t.Errorf("client's header: HTTP %d, want 502", r.Code)
+	}
+	off := newFixture(t, func(o *Options) { o.PickFault = pick })
+	if r := off.call("POST", Base+"/api/token", map[string]string{"app_id": AppID, "app_secret": AppSecret}, nil); r.Code != 200 || r.status() != 100 {
+		t.Errorf("faults off: HTTP %d status_code %d, want a token", r.Code, r.status())
+	}
+}
