@@ -111,7 +111,14 @@ func (e *Entry) UnmarshalJSON(data []byte) error {
 			err = out.UserCommissionFixed.UnmarshalJSON(raw)
 		case "installment":
 			var n *int64
-			if n, err = integer(raw); err == nil && n != nil {
+			n, err = integer(raw)
+			switch {
+			case err != nil || n == nil:
+			case *n < 0 || *n > maxInstallment:
+				// A count the schedule's keys could not hold would not
+				// survive re-encoding (and means nothing).
+				err = fmt.Errorf("%d is not an installment count", *n)
+			default:
 				out.Installment = int(*n)
 			}
 		case "pos_id":
@@ -273,6 +280,10 @@ func removeKind(ks []Kind, k Kind) []Kind {
 	return out
 }
 
+// maxInstallment bounds an installment count (real schedules stop at a few
+// dozen); it keeps every accepted count representable as an int everywhere.
+const maxInstallment = 1<<31 - 1
+
 // Schedule is the data of a commission lookup: entries per installment
 // count.
 type Schedule map[int][]Entry
@@ -319,7 +330,7 @@ func (s *Schedule) UnmarshalJSON(data []byte) error {
 		sort.Strings(keys)
 		for _, key := range keys {
 			n, err := strconv.Atoi(strings.TrimSpace(key))
-			if err != nil || n < 0 {
+			if err != nil || n < 0 || n > maxInstallment {
 				return fmt.Errorf("commission data: key %s is not an installment count", quote(key))
 			}
 			list := make([]Entry, len(byKey[key]))

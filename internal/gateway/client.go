@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Size limits for response bodies. A success body holds a commission table
@@ -116,9 +117,14 @@ const maxRetryAfter = 30 * time.Second
 type RetryPolicy func(status int, err error) bool
 
 // DefaultRetryPolicy retries connection errors and HTTP 502, 503 and 504,
-// never a cancelled or expired context.
+// never a cancelled or expired context or a certificate that failed
+// verification.
 func DefaultRetryPolicy(status int, err error) bool {
 	if err != nil {
+		// A certificate that fails verification will fail again.
+		if _, badCert := describeCertificateError(err); badCert {
+			return false
+		}
 		return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 	}
 	switch status {
@@ -422,6 +428,12 @@ func (c *Client) checkResponse(ep endpoint, resp *http.Response, body []byte, v 
 	}
 	if jsonErr != nil {
 		return nil, c.badResponse(ep, resp, describeBadBody(resp, body, jsonErr))
+	}
+	// JSON is UTF-8 (RFC 8259). encoding/json would quietly turn bad bytes
+	// into U+FFFD, handing on a token, an order id or an amount that is not
+	// what the gateway meant.
+	if !utf8.Valid(body) {
+		return nil, c.badResponse(ep, resp, "the body is not valid UTF-8")
 	}
 	if env.StatusCode == nil {
 		return nil, c.badResponse(ep, resp, "the body has no status_code")

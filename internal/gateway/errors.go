@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net/http"
@@ -189,6 +190,9 @@ func (e *RequestError) Error() string {
 	default:
 		what = "cannot reach the gateway"
 	}
+	if tlsWhat, ok := describeCertificateError(e.Err); ok && kind != ErrOutcomeUnknown {
+		return fmt.Sprintf("%s: %s", e.Endpoint, tlsWhat)
+	}
 	if errors.Is(e.Err, context.Canceled) || errors.Is(e.Err, context.DeadlineExceeded) {
 		if kind == ErrOutcomeUnknown {
 			return fmt.Sprintf("%s: %s (%v)", e.Endpoint, what, e.Err)
@@ -204,6 +208,28 @@ func (e *RequestError) Unwrap() []error {
 		return []error{k, e.Err}
 	}
 	return []error{e.Err}
+}
+
+// describeCertificateError says what is wrong with a gateway certificate
+// that failed verification, and what to do about it; ok is false for other
+// errors. Verification is never turned off, so the advice is ca_cert (for
+// a private CA) or base_url (for a certificate of another host).
+func describeCertificateError(err error) (what string, ok bool) {
+	var (
+		unknown  x509.UnknownAuthorityError
+		hostname x509.HostnameError
+		invalid  x509.CertificateInvalidError
+	)
+	switch {
+	case errors.As(err, &unknown):
+		return fmt.Sprintf("the gateway's TLS certificate is not signed by a trusted authority (%v); "+
+			"if the gateway uses a private CA, set ca_cert to that CA's PEM file", err), true
+	case errors.As(err, &hostname):
+		return fmt.Sprintf("the gateway's TLS certificate is not valid for %s (%v); check base_url", hostname.Host, err), true
+	case errors.As(err, &invalid):
+		return fmt.Sprintf("the gateway's TLS certificate is not valid (%v); check the gateway's certificate and this machine's clock", err), true
+	}
+	return "", false
 }
 
 // isPayment reports whether an endpoint moves money, so that a failure

@@ -35,6 +35,46 @@ type ServerOptions struct {
 	LockTimeout time.Duration
 	// Gateway options; Store is filled in by StartServer.
 	Gateway Options
+	// Timeouts bound slow and idle clients; zero fields take the
+	// DefaultTimeouts() values.
+	Timeouts Timeouts
+}
+
+// Timeouts bound how long the server waits on a client, so that slow or
+// stalled clients cannot hold connections (and goroutines) forever.
+// Responses have no write timeout: the fault header delays them on purpose.
+type Timeouts struct {
+	// ReadHeader bounds reading a request's headers, from its first byte.
+	ReadHeader time.Duration
+	// Read bounds reading a whole request, headers and body.
+	Read time.Duration
+	// Idle bounds how long a keep-alive connection waits for its next
+	// request.
+	Idle time.Duration
+}
+
+// DefaultTimeouts returns timeouts generous for any real client on a local
+// machine.
+func DefaultTimeouts() Timeouts {
+	return Timeouts{ReadHeader: 10 * time.Second, Read: 30 * time.Second, Idle: 2 * time.Minute}
+}
+
+// MaxHeaderBytes bounds a request's headers; a bearer token and the fault
+// header need well under 1 KiB.
+const MaxHeaderBytes = 64 << 10
+
+func (t Timeouts) orDefaults() Timeouts {
+	def := DefaultTimeouts()
+	if t.ReadHeader <= 0 {
+		t.ReadHeader = def.ReadHeader
+	}
+	if t.Read <= 0 {
+		t.Read = def.Read
+	}
+	if t.Idle <= 0 {
+		t.Idle = def.Idle
+	}
+	return t
 }
 
 // StartServer opens the store in opts.StateDir and serves a Gateway on ln
@@ -57,11 +97,18 @@ func StartServer(ln net.Listener, opts ServerOptions) (*Server, error) {
 		store.Close()
 		return nil, err
 	}
+	timeouts := opts.Timeouts.orDefaults()
 	s := &Server{
 		BaseURL: "http://" + dialAddr(ln.Addr()) + Base,
 		store:   store,
-		http:    &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second},
-		done:    make(chan error, 1),
+		http: &http.Server{
+			Handler:           g,
+			ReadHeaderTimeout: timeouts.ReadHeader,
+			ReadTimeout:       timeouts.Read,
+			IdleTimeout:       timeouts.Idle,
+			MaxHeaderBytes:    MaxHeaderBytes,
+		},
+		done: make(chan error, 1),
 	}
 	go func() {
 		err := s.http.Serve(ln)
