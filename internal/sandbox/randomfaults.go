@@ -58,7 +58,13 @@ func (p *RandomFaults) Pick(r *http.Request) string {
 	case "truncate":
 		// Anything from an empty body to a cut inside the JSON.
 		return fmt.Sprintf("truncate=%d", p.rng.IntN(40))
+	case "reset=before", "reset=after":
+		return kind
 	default:
+		// A status: as a load balancer's HTML page or as JSON, at random.
+		if p.rng.IntN(2) == 0 {
+			return kind + ",body=html"
+		}
 		return kind
 	}
 }
@@ -66,6 +72,7 @@ func (p *RandomFaults) Pick(r *http.Request) string {
 // FaultKind is the kind (one of FaultKinds) of a FaultHeader value Pick
 // returned.
 func FaultKind(v string) string {
+	v, _, _ = strings.Cut(v, ",")
 	name, val, _ := strings.Cut(v, "=")
 	switch name {
 	case "delay", "truncate":

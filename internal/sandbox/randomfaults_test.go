@@ -3,6 +3,7 @@ package sandbox
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 )
@@ -95,5 +96,38 @@ func TestPickFault(t *testing.T) {
 	off := newFixture(t, func(o *Options) { o.PickFault = pick })
 	if r := off.call("POST", Base+"/api/token", map[string]string{"app_id": AppID, "app_secret": AppSecret}, nil); r.Code != 200 || r.status() != 100 {
 		t.Errorf("faults off: HTTP %d status_code %d, want a token", r.Code, r.status())
+	}
+}
+
+func TestFaultKind(t *testing.T) {
+	for v, want := range map[string]string{
+		"delay=5s": "delay", "truncate=12": "truncate", "status=503": "status=503",
+		"status=502,body=html": "status=502", "reset=after": "reset=after",
+	} {
+		if got := FaultKind(v); got != want {
+			t.Errorf("FaultKind(%q) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// TestStatusFaultHTML: body=html answers the status with an HTML page, as
+// a load balancer would; without it the status comes with JSON.
+func TestStatusFaultHTML(t *testing.T) {
+	fx := newFixture(t, func(o *Options) { o.Faults = true })
+	body := map[string]string{"app_id": AppID, "app_secret": AppSecret}
+	req := httptest.NewRequest("POST", Base+"/api/token", strings.NewReader(`{}`))
+	req.Header.Set(FaultHeader, "status=502,body=html")
+	rec := httptest.NewRecorder()
+	fx.gw.ServeHTTP(rec, req)
+	if rec.Code != 502 || rec.Header().Get("Content-Type") != "text/html" || !strings.HasPrefix(rec.Body.String(), "<html>") ||
+		!strings.Contains(rec.Body.String(), "502 Bad Gateway") {
+		t.Errorf("HTTP %d %q, want 502 with an HTML page", rec.Code, rec.Body)
+	}
+	r := fx.call("POST", Base+"/api/token", body, map[string]string{FaultHeader: "status=502,body=json"})
+	if r.Code != 502 || r.Body["message"] == nil {
+		t.Errorf("HTTP %d %q, want 502 with a JSON message", r.Code, r.Raw)
+	}
+	if _, err := parseFault("status=502,body=xml"); err == nil {
+		t.Error("body=xml accepted")
 	}
 }
