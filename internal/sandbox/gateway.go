@@ -62,6 +62,10 @@ type Options struct {
 	// to serve the request normally. `serve --fault-rate` sets it (see
 	// RandomFaults) so that unmodified clients meet faults.
 	PickFault func(r *http.Request) string
+	// Credentials are the app's credentials the gateway accepts
+	// (DefaultCredentials when zero). Tests that look for leaked secrets
+	// set their own, recognisable ones.
+	Credentials Credentials
 	// MaxBodyBytes bounds request bodies (DefaultMaxBodyBytes when zero).
 	MaxBodyBytes int64
 }
@@ -98,6 +102,9 @@ func New(opts Options) (*Gateway, error) {
 	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.Credentials == (Credentials{}) {
+		opts.Credentials = DefaultCredentials()
 	}
 	g := &Gateway{opts: opts, mux: http.NewServeMux()}
 	g.mux.HandleFunc("POST "+Base+"/api/token", g.token)
@@ -181,7 +188,7 @@ func (g *Gateway) authorized(next http.HandlerFunc) http.Handler {
 		if len(token) > 7 && strings.EqualFold(token[:7], "bearer ") {
 			token = strings.TrimSpace(token[7:])
 		}
-		if token == "" || verifyBearer(token, g.opts.Now()) != nil {
+		if token == "" || verifyBearer(token, g.opts.Credentials.AppID, g.opts.Now()) != nil {
 			writeJSON(w, http.StatusUnauthorized, map[string]any{"message": "Unauthenticated."})
 			return
 		}
@@ -278,11 +285,11 @@ func (g *Gateway) token(w http.ResponseWriter, r *http.Request) {
 	if !ok || !f.requireFields(w, "app_id", "app_secret") {
 		return
 	}
-	if f.get("app_id") != AppID || f.get("app_secret") != AppSecret {
+	if f.get("app_id") != g.opts.Credentials.AppID || f.get("app_secret") != g.opts.Credentials.AppSecret {
 		writeJSON(w, http.StatusUnauthorized, statusBody{StatusCode: 30, StatusDescription: "Invalid credentials"})
 		return
 	}
-	token, expires, err := issueBearer(g.opts.Now(), g.opts.TokenTTL, g.opts.NewTokenID())
+	token, expires, err := issueBearer(g.opts.Credentials.AppID, g.opts.Now(), g.opts.TokenTTL, g.opts.NewTokenID())
 	if err != nil {
 		writeInternal(w, err)
 		return

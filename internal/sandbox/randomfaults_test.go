@@ -131,3 +131,26 @@ func TestStatusFaultHTML(t *testing.T) {
 		t.Error("body=xml accepted")
 	}
 }
+
+// TestCustomCredentials: a gateway given its own credentials accepts them
+// (token, then a bearer call) and refuses the published ones.
+func TestCustomCredentials(t *testing.T) {
+	creds := Credentials{AppID: "custom-app", AppSecret: "custom-secret", MerchantKey: "custom-merchant"}
+	fx := newFixture(t, func(o *Options) { o.Credentials = creds })
+	if r := fx.call("POST", Base+"/api/token", map[string]string{"app_id": AppID, "app_secret": AppSecret}, nil); r.Code != 401 {
+		t.Errorf("published credentials: HTTP %d, want 401", r.Code)
+	}
+	r := fx.call("POST", Base+"/api/token", map[string]string{"app_id": creds.AppID, "app_secret": creds.AppSecret}, nil)
+	if r.status() != 100 {
+		t.Fatalf("custom credentials: %s", r.Raw)
+	}
+	bearer := r.data()["token"].(string)
+	st := fx.call("POST", Base+"/api/checkstatus", map[string]any{"merchant_key": MerchantKey, "invoice_id": "X", "hash_key": "h"},
+		map[string]string{"Authorization": "Bearer " + bearer})
+	if st.status() != 14 {
+		t.Errorf("the published merchant_key: status_code %d, want 14", st.status())
+	}
+	if err := verifyBearer(bearer, AppID, testStart); err == nil {
+		t.Error("a bearer token of the custom app passes as the published app's")
+	}
+}
