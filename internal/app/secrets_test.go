@@ -27,10 +27,12 @@ import (
 
 // leakCreds are recognisable credentials that must never be shown: each is
 // long and unlike anything paycli prints by itself, so a match is a leak.
-var leakCreds = sandbox.Credentials{
-	AppID:       "appid4f1c9e7b2d8a6c3e5f0b1d2a",
-	AppSecret:   "appsecretQ7mZ2xK9vL4nR8tW1yB6",
-	MerchantKey: "$2y$10$merchantkeyH3jP5sD8fG1kL0qZ",
+func leakCredentials() sandbox.Credentials {
+	return sandbox.Credentials{
+		AppID:       "appid4f1c9e7b2d8a6c3e5f0b1d2a",
+		AppSecret:   "appsecretQ7mZ2xK9vL4nR8tW1yB6",
+		MerchantKey: "$2y$10$merchantkeyH3jP5sD8fG1kL0qZ",
+	}
 }
 
 const (
@@ -60,7 +62,7 @@ func newSpyGateway(t *testing.T) *spyGateway {
 	}
 	t.Cleanup(func() { store.Close() })
 	spy := &spyGateway{}
-	gw, err := sandbox.New(sandbox.Options{Store: store, Credentials: leakCreds, Faults: true,
+	gw, err := sandbox.New(sandbox.Options{Store: store, Credentials: leakCredentials(), Faults: true,
 		PickFault: func(r *http.Request) string {
 			if f := spy.fault.Load(); f != nil && strings.HasSuffix(r.URL.Path, "/api/"+f[0]) {
 				return f[1]
@@ -148,6 +150,7 @@ type leakRun struct {
 // command is for); card numbers may appear masked (first 6 / last 4).
 func TestSecretsNeverLeak(t *testing.T) {
 	spy := newSpyGateway(t)
+	leakCreds := leakCredentials()
 	home := t.TempDir()
 	dirs := map[string]string{
 		"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, "config"), "XDG_CACHE_HOME": filepath.Join(home, "cache"),
@@ -217,6 +220,18 @@ func TestSecretsNeverLeak(t *testing.T) {
 		{args: []string{"config", "list", "--profile", "spare"}},
 		{args: []string{"config", "set", "merchant_key", leakCreds.MerchantKey, "--profile", "spare"}},
 		{args: []string{"config", "get", "nonsense"}, wantExit: ExitUsage},
+		{args: []string{"config", "init", "--profile", "fresh", "--base-url", spy.url, "--app-id", leakCreds.AppID,
+			"--app-secret-stdin", "--merchant-key-stdin"}, stdin: leakCreds.AppSecret + "\n" + leakCreds.MerchantKey + "\n"},
+		{args: []string{"config", "unset", "app_secret", "--profile", "spare"}},
+		{args: []string{"config", "use", "live"}},
+		{args: []string{"config", "path"}},
+		{args: []string{"version", "--debug"}},
+		{args: []string{"help", "exit-codes"}},
+		{args: []string{"completion", "bash"}},
+		{args: []string{"sandbox", "credentials", "--state", filepath.Join(home, "sbx")}},
+		{args: []string{"sandbox", "wallet-token", "--amount", "5.00", "--currency", "TRY", "--card", pan}},
+		{args: []string{"sandbox", "wallet-token", "--amount", "5.00", "--currency", "TRY", "--card", pan[:15] + "0"}, wantExit: ExitUsage},
+		{args: []string{"sandbox", "reset", "--yes", "--state", filepath.Join(home, "sbx")}},
 		// token
 		{args: []string{"token"}},
 		{args: []string{"token", "--debug", "--refresh"}},
