@@ -40,6 +40,16 @@ func classOfExit(code int) (string, bool) {
 	return "", false
 }
 
+// exitOfClass is the inverse of classOfExit.
+func exitOfClass(class string) (int, bool) {
+	for _, code := range []int{0, 4, 5, 6, 7} {
+		if c, _ := classOfExit(code); c == class {
+			return code, true
+		}
+	}
+	return 0, false
+}
+
 // statusOfState is the check-status transaction_status of a store state.
 func statusOfState(state string) string {
 	switch state {
@@ -72,6 +82,11 @@ func (r *run) check(ctx context.Context) error {
 	rep := r.report
 	rep.Attempts = len(r.attempts)
 	for _, a := range r.attempts {
+		if a.killed {
+			rep.Exits["killed"]++
+			rep.ClientKills++
+			continue
+		}
 		rep.Exits[strconv.Itoa(a.exit)]++
 	}
 
@@ -91,6 +106,9 @@ func (r *run) check(ctx context.Context) error {
 		r.addProblem("paycli journal lists %d attempts, the journal holds %d", len(records), len(attempts))
 	}
 	for _, rec := range records {
+		if !rec.OutcomeRecorded {
+			rep.OpenIntents++
+		}
 		if !rec.OutcomeRecorded && rec.Outcome != journal.Unknown {
 			r.addProblem("invoice %s: an intent without an outcome is listed as %q, not unknown", rec.Invoice, rec.Outcome)
 		}
@@ -190,20 +208,29 @@ func (r *run) reconcile(inv invoice, procs []attempt, jattempts []journal.Attemp
 		r.addProblem("invoice %s: check status knows it (%s) but the store does not", id, cs.status)
 	}
 
-	// A charge nobody was told about must have been reported unknown.
+	// A charge nobody was told about must have been reported unknown: by
+	// a process that exited 7 or was killed, with an unknown attempt in
+	// the journal (an intent without an outcome is unknown too).
 	exits := map[int]int{}
+	killed := 0
 	for _, p := range procs {
+		if p.killed {
+			killed++
+			continue
+		}
 		exits[p.exit]++
 	}
-	if stored && sale.State == sandbox.StateCompleted && paid == 0 {
-		if exits[7] == 0 || !slices.ContainsFunc(jattempts, func(a journal.Attempt) bool { return a.Class() == journal.Unknown }) {
+	if stored && sale.State == sandbox.StateCompleted && len(succeededOrders) == 0 {
+		if exits[7]+killed == 0 || !slices.ContainsFunc(jattempts, func(a journal.Attempt) bool { return a.Class() == journal.Unknown }) {
 			r.addProblem("invoice %s: charged (order %s) but no process exited 0 or 7 and no attempt is unknown", id, sale.OrderID)
 		} else {
 			r.report.UnknownCharged++
 		}
 	}
 
-	// Exit codes and journal outcomes tell the same story.
+	// Exit codes and journal outcomes tell the same story. A killed
+	// process may have written nothing, an intent alone (unknown) or both
+	// lines, so each class may exceed its exit code's count by the kills.
 	classes := map[string]int{}
 	for _, a := range jattempts {
 		classes[a.Class()]++
@@ -220,14 +247,17 @@ func (r *run) reconcile(inv invoice, procs []attempt, jattempts []journal.Attemp
 				}
 			}
 			r.addProblem("invoice %s: %d processes exited %d: %s", id, n, code, last)
-		case classes[class] != n:
-			r.addProblem("invoice %s: %d processes exited %d but the journal has %d %s attempts", id, n, code, classes[class], class)
+		case classes[class] < n || classes[class] > n+killed:
+			r.addProblem("invoice %s: %d processes exited %d (%d killed) but the journal has %d %s attempts", id, n, code, killed, classes[class], class)
 		}
 	}
 	for class, n := range classes {
+		if code, ok := exitOfClass(class); ok && exits[code] == 0 && n > killed {
+			r.addProblem("invoice %s: %d %s attempts but no process exited %d (%d killed)", id, n, class, code, killed)
+		}
 		if class == journal.NotSent {
-			if n > exits[8] {
-				r.addProblem("invoice %s: %d not_sent attempts but %d processes exited 8", id, n, exits[8])
+			if n > exits[8]+killed {
+				r.addProblem("invoice %s: %d not_sent attempts but %d processes exited 8 (%d killed)", id, n, exits[8], killed)
 			}
 			continue
 		}

@@ -53,7 +53,15 @@ func TestReconcile(t *testing.T) {
 			[]journal.Attempt{jattempt(journal.Declined, "")}, failed, csCompleted, "check status says"},
 		{"check status knows more", nil, nil, none, csCompleted, "the store does not"},
 		{"exit and journal disagree", []attempt{{exit: 7}},
-			[]journal.Attempt{jattempt(journal.Declined, "")}, failed, csFailed, "exited 7 but the journal has 0 unknown"},
+			[]journal.Attempt{jattempt(journal.Declined, "")}, failed, csFailed, "1 declined attempts but no process exited 5"},
+		{"killed after sending, charged", []attempt{{exit: -1, killed: true}, {exit: 6}},
+			[]journal.Attempt{jattempt("", ""), jattempt(journal.Duplicate, "")}, completed, csCompleted, ""},
+		{"killed after the outcome line", []attempt{{exit: -1, killed: true}},
+			[]journal.Attempt{jattempt(journal.Succeeded, "VP1")}, completed, csCompleted, ""},
+		{"killed before the intent", []attempt{{exit: -1, killed: true}}, nil, none, checkStatus{}, ""},
+		{"more unknowns than kills allow", []attempt{{exit: -1, killed: true}, {exit: 7}},
+			[]journal.Attempt{jattempt("", ""), jattempt(journal.Unknown, ""), jattempt(journal.Unknown, "")}, completed, csCompleted, "but the journal has 3 unknown"},
+		{"a process killed by something else", []attempt{{exit: -1}}, nil, none, checkStatus{}, "exited -1"},
 		{"unexpected exit", []attempt{{exit: 1, stderr: "error: boom"}}, nil, none, checkStatus{}, "exited 1: error: boom"},
 	}
 	for _, tt := range tests {

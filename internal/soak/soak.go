@@ -27,6 +27,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -57,6 +58,10 @@ type Config struct {
 	Seed uint64
 	// FaultRate is the fraction of API requests the server faults.
 	FaultRate float64
+	// ClientKillRate is the fraction of walletpay processes killed with
+	// SIGKILL at a random moment of their first second (0: none), which
+	// leaves journal intents without an outcome.
+	ClientKillRate float64
 	// ClientTimeout is each walletpay's --timeout; the server's delay
 	// fault waits longer than this, so a delay is a client timeout.
 	ClientTimeout time.Duration
@@ -100,7 +105,8 @@ type Report struct {
 	Rate     float64 `json:"fault_rate"`
 	// Attempts is how many walletpay processes ran.
 	Attempts int `json:"attempts"`
-	// Exits counts the processes by exit code (as a string key for JSON).
+	// Exits counts the processes by exit code (as a string key for JSON;
+	// "killed" for those killed on purpose).
 	Exits map[string]int `json:"exits"`
 	// Faults counts the faults the server injected, by kind; requests to
 	// the token and check-status endpoints included.
@@ -108,6 +114,11 @@ type Report struct {
 	// FaultsOnWalletPay counts the faults injected on walletPay requests.
 	FaultsOnWalletPay map[string]int `json:"faults_on_walletpay"`
 	Kills             int            `json:"kills"`
+	// ClientKills counts the walletpay processes killed on purpose.
+	ClientKills int `json:"client_kills"`
+	// OpenIntents counts journal intents without an outcome (from the
+	// killed processes), each listed as unknown by `paycli journal`.
+	OpenIntents int `json:"open_intents"`
 	// Journal counts the journal's attempts by outcome class.
 	Journal map[string]int `json:"journal"`
 	// Sales counts the sandbox's stored sales by state.
@@ -125,7 +136,8 @@ type Report struct {
 // attempt is one walletpay process and what it said.
 type attempt struct {
 	invoice int
-	exit    int
+	exit    int    // -1 when killed by a signal
+	killed  bool   // killed on purpose
 	orderNo string // from stdout, exit 0 only
 	stderr  string
 }
@@ -348,7 +360,11 @@ func (r *run) load(ctx context.Context) {
 		rng := rand.New(rand.NewPCG(r.cfg.Seed, uint64(w)+1))
 		wg.Go(func() {
 			for ctx.Err() == nil {
-				r.pay(context.WithoutCancel(ctx), rng.IntN(len(r.invoices)))
+				var killAfter time.Duration
+				if rng.Float64() < r.cfg.ClientKillRate {
+					killAfter = time.Duration(1+rng.IntN(1000)) * time.Millisecond
+				}
+				r.pay(context.WithoutCancel(ctx), rng.IntN(len(r.invoices)), killAfter)
 			}
 		})
 	}
@@ -380,9 +396,10 @@ func (r *run) load(ctx context.Context) {
 	wg.Wait()
 }
 
-// pay runs one walletpay process for invoice i. The process's own
-// --timeout bounds it; the context only guards against a hung binary.
-func (r *run) pay(ctx context.Context, i int) {
+// pay runs one walletpay process for invoice i, killing it with SIGKILL
+// after killAfter if that is not zero. The process's own --timeout bounds
+// it; the context only guards against a hung binary.
+func (r *run) pay(ctx context.Context, i int, killAfter time.Duration) {
 	inv := r.invoices[i]
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.ClientTimeout+30*time.Second)
 	defer cancel()
@@ -392,11 +409,26 @@ func (r *run) pay(ctx context.Context, i int) {
 	cmd.Env = r.env
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	_ = cmd.Run()
-	a := attempt{invoice: i, exit: -1, stderr: strings.TrimSpace(stderr.String())}
+	a := attempt{invoice: i, exit: -1}
+	if err := cmd.Start(); err != nil {
+		r.addProblem("start walletpay: %v", err)
+		return
+	}
+	var killed atomic.Bool
+	if killAfter > 0 {
+		t := time.AfterFunc(killAfter, func() {
+			killed.Store(true)
+			_ = cmd.Process.Kill()
+		})
+		defer t.Stop()
+	}
+	_ = cmd.Wait()
+	a.stderr = strings.TrimSpace(stderr.String())
 	if cmd.ProcessState != nil {
 		a.exit = cmd.ProcessState.ExitCode()
 	}
+	// A process that ended by itself before the kill keeps its exit code.
+	a.killed = killed.Load() && a.exit == -1
 	if a.exit == 0 {
 		a.orderNo = orderNoOf(stdout.String())
 	}

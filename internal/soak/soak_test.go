@@ -34,7 +34,7 @@ func TestSoak(t *testing.T) {
 	}
 	cfg := Config{
 		Binary: bin, Dir: t.TempDir(), Duration: *soakDuration, Workers: 8, Invoices: 400,
-		Kills: *soakKills, Seed: *soakSeed, Log: testWriter{t},
+		Kills: *soakKills, Seed: *soakSeed, ClientKillRate: 0.05, Log: testWriter{t},
 	}
 	rep, err := Run(context.Background(), cfg)
 	if err != nil {
@@ -44,6 +44,9 @@ func TestSoak(t *testing.T) {
 		rep.Seed, rep.Attempts, rep.Exits, rep.Faults, rep.Kills, rep.Journal, rep.Sales, rep.UnknownCharged, rep.Reconciled, rep.Invoices)
 	for _, p := range rep.Problems {
 		t.Error(p)
+	}
+	if rep.ClientKills == 0 || rep.OpenIntents == 0 {
+		t.Errorf("%d clients killed, %d intents left open: the journal's unknown listing was not exercised", rep.ClientKills, rep.OpenIntents)
 	}
 	if rep.Kills != cfg.Kills {
 		t.Errorf("%d kills, want %d", rep.Kills, cfg.Kills)

@@ -41,7 +41,7 @@ func NewCmdSoak(f *cmdutil.Factory, runF func(context.Context, *SoakOptions) err
 		Long: `Run 'paycli sandbox serve --faults --fault-rate R' as a subprocess, run many
 concurrent 'paycli walletpay' subprocesses over a pool of invoices against it
 (amounts ending in .41 and .69 among them), kill the server with SIGKILL and
-restart it at random moments, and when the time is up reconcile each
+restart it at random moments, kill some walletpay processes too, and when the time is up reconcile each
 process's exit code, the journal and the sandbox (check status and its
 store). It fails (exit 1) on any sale charged twice, any sale answered 100
 but lost, any exit 0 without a stored sale, any charge nobody was told was
@@ -65,6 +65,8 @@ configuration, journal and sandbox are not touched.`,
 				return cmdutil.UsageErrorf("invalid --kills %d: want 0 to 1000", c.Kills)
 			case c.FaultRate < 0 || c.FaultRate > 1:
 				return cmdutil.UsageErrorf("invalid --fault-rate %v: want a fraction between 0 and 1", c.FaultRate)
+			case c.ClientKillRate < 0 || c.ClientKillRate > 1:
+				return cmdutil.UsageErrorf("invalid --client-kill-rate %v: want a fraction between 0 and 1", c.ClientKillRate)
 			case c.ClientTimeout <= 0:
 				return cmdutil.UsageErrorf("invalid --client-timeout %v: want a positive duration, e.g. 3s", c.ClientTimeout)
 			}
@@ -91,8 +93,9 @@ configuration, journal and sandbox are not touched.`,
 	fl.IntVar(&opts.Config.Kills, "kills", 3, "times the sandbox is killed with SIGKILL and restarted")
 	fl.Uint64Var(&opts.Config.Seed, "seed", 0, "seed of the run's random choices (default: a random seed, printed)")
 	fl.Float64Var(&opts.Config.FaultRate, "fault-rate", 0.25, "fraction of API requests the sandbox faults")
+	fl.Float64Var(&opts.Config.ClientKillRate, "client-kill-rate", 0.05, "fraction of walletpay processes killed with SIGKILL mid-run")
 	fl.DurationVar(&opts.Config.ClientTimeout, "client-timeout", 3*time.Second, "each walletpay's --timeout (delay faults wait 2s longer)")
-	for _, name := range []string{"duration", "workers", "invoices", "kills", "seed", "fault-rate", "client-timeout"} {
+	for _, name := range []string{"duration", "workers", "invoices", "kills", "seed", "fault-rate", "client-kill-rate", "client-timeout"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, noValueCompletion)
 	}
 	_ = cmd.RegisterFlagCompletionFunc("dir", completeFolder)
@@ -155,12 +158,14 @@ func writeSoakReport(opts *SoakOptions, format render.Format, rep *soak.Report) 
 		{"invoices", strconv.Itoa(rep.Invoices)},
 		{"fault rate", strconv.FormatFloat(rep.Rate, 'f', -1, 64)},
 		{"attempts", strconv.Itoa(rep.Attempts)},
-		{"kills", strconv.Itoa(rep.Kills)},
+		{"sandbox kills", strconv.Itoa(rep.Kills)},
+		{"client kills", strconv.Itoa(rep.ClientKills)},
 	}
 	rows = append(rows, counted("exit ", rep.Exits)...)
 	rows = append(rows, counted("fault ", rep.Faults)...)
 	rows = append(rows, counted("fault on walletPay ", rep.FaultsOnWalletPay)...)
 	rows = append(rows, counted("journal ", rep.Journal)...)
+	rows = append(rows, []string{"journal intents without outcome", strconv.Itoa(rep.OpenIntents)})
 	rows = append(rows, counted("sale ", rep.Sales)...)
 	rows = append(rows,
 		[]string{"charged, told unknown", strconv.Itoa(rep.UnknownCharged)},
