@@ -13,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/sandbox"
 )
 
@@ -48,8 +49,9 @@ func faultSandbox(t *testing.T, endpoint, fault string) (baseURL string, pays, h
 }
 
 // runSandboxed runs paycli in a fresh home against baseURL with the
-// sandbox's credentials and returns the exit code and stderr.
-func runSandboxed(t *testing.T, baseURL string, args ...string) (int, string) {
+// sandbox's credentials and returns the exit code, stderr and the path of
+// the journal.
+func runSandboxed(t *testing.T, baseURL string, args ...string) (code int, stderr, journalPath string) {
 	t.Helper()
 	home := t.TempDir()
 	env := map[string]string{
@@ -60,8 +62,8 @@ func runSandboxed(t *testing.T, baseURL string, args ...string) (int, string) {
 	ios, _, _, errOut := iostreams.Test()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	code := Run(ctx, args, ios, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
-	return code, errOut.String()
+	code = Run(ctx, args, ios, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	return code, errOut.String(), filepath.Join(home, "state", "paycli", journal.FileName)
 }
 
 func sandboxWalletToken(t *testing.T, amount string) string {
@@ -106,22 +108,25 @@ func TestFaultMatrix(t *testing.T) {
 		retries  bool
 		wantExit int
 		wantHint func(invoice string) []string
+		// wantJournal is the outcome the journal records ("" for commands
+		// that do not journal).
+		wantJournal string
 	}{
 		{"token", "token", func(*testing.T, string) []string { return []string{"token"} },
-			true, ExitUnavailable, func(string) []string { return []string{"--timeout", "--debug"} }},
+			true, ExitUnavailable, func(string) []string { return []string{"--timeout", "--debug"} }, ""},
 		{"commissions", "commissions", func(*testing.T, string) []string { return []string{"commissions", "--currency", "TRY"} },
-			true, ExitUnavailable, func(string) []string { return []string{"--timeout", "--debug"} }},
+			true, ExitUnavailable, func(string) []string { return []string{"--timeout", "--debug"} }, ""},
 		{"walletpay", "walletPay", func(t *testing.T, invoice string) []string {
 			return []string{"walletpay", "--invoice", invoice, "--token", sandboxWalletToken(t, "150.00"),
 				"--name", "Ada", "--surname", "Lovelace", "--email", "ada@example.com", "--yes"}
-		}, false, ExitOutcomeUnknown, func(invoice string) []string { return []string{"paycli status --invoice " + invoice} }},
+		}, false, ExitOutcomeUnknown, func(invoice string) []string { return []string{"paycli status --invoice " + invoice} }, journal.Unknown},
 		// The token call before a walletPay fails: nothing was sent.
 		{"walletpay-token", "token", func(t *testing.T, invoice string) []string {
 			return []string{"walletpay", "--invoice", invoice, "--token", sandboxWalletToken(t, "150.00"),
 				"--name", "Ada", "--surname", "Lovelace", "--email", "ada@example.com", "--yes"}
-		}, true, ExitUnavailable, func(string) []string { return []string{"--timeout", "--debug"} }},
+		}, true, ExitUnavailable, func(string) []string { return []string{"--timeout", "--debug"} }, journal.NotSent},
 		{"status", "checkstatus", func(_ *testing.T, invoice string) []string { return []string{"status", "--invoice", invoice} },
-			false, ExitUnavailable, func(string) []string { return []string{"--timeout", "--debug"} }},
+			false, ExitUnavailable, func(string) []string { return []string{"--timeout", "--debug"} }, ""},
 	}
 	for _, c := range commands {
 		for _, fault := range faults {
@@ -134,7 +139,7 @@ func TestFaultMatrix(t *testing.T) {
 				if strings.HasPrefix(fault.header, "delay=") {
 					timeout = "1s"
 				}
-				code, stderr := runSandboxed(t, base, append(c.args(t, invoice), "--timeout", timeout)...)
+				code, stderr, journalPath := runSandboxed(t, base, append(c.args(t, invoice), "--timeout", timeout)...)
 				if code != c.wantExit {
 					t.Errorf("exit %d, want %d; stderr:\n%s", code, c.wantExit, stderr)
 				}
@@ -150,6 +155,17 @@ func TestFaultMatrix(t *testing.T) {
 					t.Errorf("%s was called %d times, want it retried", c.endpoint, n)
 				case !(c.retries && fault.retried) && n != 1:
 					t.Errorf("%s was called %d times, want once", c.endpoint, n)
+				}
+				if c.wantJournal != "" {
+					attempts, skipped, err := journal.Read(journalPath)
+					if err != nil || skipped != 0 || len(attempts) != 1 {
+						t.Fatalf("journal: %d attempts, %d bad lines, %v", len(attempts), skipped, err)
+					}
+					if a := attempts[0]; !a.Recorded() || a.Class() != c.wantJournal {
+						t.Errorf("journal outcome %q, want %q", a.Class(), c.wantJournal)
+					} else if c.wantJournal == journal.NotSent && a.Outcome.StatusCode != nil {
+						t.Errorf("a walletPay never sent has status_code %d in the journal", *a.Outcome.StatusCode)
+					}
 				}
 				lines := strings.Split(strings.TrimSpace(stderr), "\n")
 				if len(lines) < 2 || !strings.HasPrefix(lines[len(lines)-2], "error: ") {

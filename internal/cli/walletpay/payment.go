@@ -189,7 +189,13 @@ func classify(data *gateway.WalletPayResult, err error) attemptResult {
 	}
 	r := attemptResult{err: err}
 	var apiErr *gateway.APIError
-	if errors.As(err, &apiErr) {
+	if errors.As(err, &apiErr) && apiErr.Endpoint != gateway.EndpointWalletPay {
+		// The token call before walletPay was answered with a failure
+		// (a 5xx page, refused credentials): walletPay was never sent.
+		r.class = journal.NotSent
+		return r
+	}
+	if apiErr != nil {
 		if apiErr.HasStatusCode {
 			code := apiErr.StatusCode
 			r.statusCode = &code
