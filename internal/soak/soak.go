@@ -59,7 +59,7 @@ type Config struct {
 	// FaultRate is the fraction of API requests the server faults.
 	FaultRate float64
 	// ClientKillRate is the fraction of walletpay processes killed with
-	// SIGKILL at a random moment of their first 200 ms (0: none), which
+	// SIGKILL at a random moment of their first 50 ms (0: none), which
 	// leaves journal intents without an outcome.
 	ClientKillRate float64
 	// ClientTimeout is each walletpay's --timeout; the server's delay
@@ -362,7 +362,7 @@ func (r *run) load(ctx context.Context) {
 			for ctx.Err() == nil {
 				var killAfter time.Duration
 				if rng.Float64() < r.cfg.ClientKillRate {
-					killAfter = time.Duration(1+rng.IntN(200)) * time.Millisecond
+					killAfter = time.Duration(1+rng.IntN(50)) * time.Millisecond
 				}
 				r.pay(context.WithoutCancel(ctx), rng.IntN(len(r.invoices)), killAfter)
 			}
