@@ -189,9 +189,10 @@ func classify(data *gateway.WalletPayResult, err error) attemptResult {
 	}
 	r := attemptResult{err: err}
 	var apiErr *gateway.APIError
-	if errors.As(err, &apiErr) && apiErr.Endpoint != gateway.EndpointWalletPay {
-		// The token call before walletPay was answered with a failure
-		// (a 5xx page, refused credentials): walletPay was never sent.
+	if errors.As(err, &apiErr) && apiErr.Endpoint != gateway.EndpointWalletPay && errors.Is(err, gateway.ErrUnavailable) {
+		// The token call before walletPay was answered, but with a 5xx
+		// page or an unreadable body: walletPay was never sent, for want
+		// of a gateway (exit 8), as when the token call cannot connect.
 		r.class = journal.NotSent
 		return r
 	}
