@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -128,55 +129,64 @@ func TestFaultMatrix(t *testing.T) {
 		{"status", "checkstatus", func(_ *testing.T, invoice string) []string { return []string{"status", "--invoice", invoice} },
 			false, ExitUnavailable, func(string) []string { return []string{"--timeout", "--debug"} }, ""},
 	}
+	// The cells mostly wait (backoff, time limits), so they run 10 at a
+	// time whatever -parallel says: subtests started from goroutines run
+	// concurrently, each still reported on its own.
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, 10)
 	for _, c := range commands {
 		for _, fault := range faults {
-			t.Run(c.name+"/"+fault.header, func(t *testing.T) {
-				t.Parallel()
-				base, pays, hits := faultSandbox(t, c.endpoint, fault.header)
-				invoice := "FM-" + strings.NewReplacer("=", "-", ",", "-").Replace(fault.header)
-				// Time enough for the retries; the delay fault outlasts it.
-				timeout := "3s"
-				if strings.HasPrefix(fault.header, "delay=") {
-					timeout = "1s"
-				}
-				code, stderr, journalPath := runSandboxed(t, base, append(c.args(t, invoice), "--timeout", timeout)...)
-				if code != c.wantExit {
-					t.Errorf("exit %d, want %d; stderr:\n%s", code, c.wantExit, stderr)
-				}
-				wantPays := int32(0)
-				if c.endpoint == "walletPay" {
-					wantPays = 1
-				}
-				if n := pays.Load(); n != wantPays {
-					t.Errorf("walletPay reached the gateway %d times, want %d", n, wantPays)
-				}
-				switch n := hits.Load(); {
-				case c.retries && fault.retried && n < 2:
-					t.Errorf("%s was called %d times, want it retried", c.endpoint, n)
-				case !(c.retries && fault.retried) && n != 1:
-					t.Errorf("%s was called %d times, want once", c.endpoint, n)
-				}
-				if c.wantJournal != "" {
-					attempts, skipped, err := journal.Read(journalPath)
-					if err != nil || skipped != 0 || len(attempts) != 1 {
-						t.Fatalf("journal: %d attempts, %d bad lines, %v", len(attempts), skipped, err)
+			slots <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-slots }()
+				t.Run(c.name+"/"+fault.header, func(t *testing.T) {
+					base, pays, hits := faultSandbox(t, c.endpoint, fault.header)
+					invoice := "FM-" + strings.NewReplacer("=", "-", ",", "-").Replace(fault.header)
+					// Time enough for the retries; the delay fault outlasts it.
+					timeout := "3s"
+					if strings.HasPrefix(fault.header, "delay=") {
+						timeout = "1s"
 					}
-					if a := attempts[0]; !a.Recorded() || a.Class() != c.wantJournal {
-						t.Errorf("journal outcome %q, want %q", a.Class(), c.wantJournal)
-					} else if c.wantJournal == journal.NotSent && a.Outcome.StatusCode != nil {
-						t.Errorf("a walletPay never sent has status_code %d in the journal", *a.Outcome.StatusCode)
+					code, stderr, journalPath := runSandboxed(t, base, append(c.args(t, invoice), "--timeout", timeout)...)
+					if code != c.wantExit {
+						t.Errorf("exit %d, want %d; stderr:\n%s", code, c.wantExit, stderr)
 					}
-				}
-				lines := strings.Split(strings.TrimSpace(stderr), "\n")
-				if len(lines) < 2 || !strings.HasPrefix(lines[len(lines)-2], "error: ") {
-					t.Fatalf("stderr does not end with an error line and a hint:\n%s", stderr)
-				}
-				for _, want := range c.wantHint(invoice) {
-					if hint := lines[len(lines)-1]; !strings.Contains(hint, want) {
-						t.Errorf("hint %q does not mention %q", hint, want)
+					wantPays := int32(0)
+					if c.endpoint == "walletPay" {
+						wantPays = 1
 					}
-				}
+					if n := pays.Load(); n != wantPays {
+						t.Errorf("walletPay reached the gateway %d times, want %d", n, wantPays)
+					}
+					switch n := hits.Load(); {
+					case c.retries && fault.retried && n < 2:
+						t.Errorf("%s was called %d times, want it retried", c.endpoint, n)
+					case !(c.retries && fault.retried) && n != 1:
+						t.Errorf("%s was called %d times, want once", c.endpoint, n)
+					}
+					if c.wantJournal != "" {
+						attempts, skipped, err := journal.Read(journalPath)
+						if err != nil || skipped != 0 || len(attempts) != 1 {
+							t.Fatalf("journal: %d attempts, %d bad lines, %v", len(attempts), skipped, err)
+						}
+						if a := attempts[0]; !a.Recorded() || a.Class() != c.wantJournal {
+							t.Errorf("journal outcome %q, want %q", a.Class(), c.wantJournal)
+						} else if c.wantJournal == journal.NotSent && a.Outcome.StatusCode != nil {
+							t.Errorf("a walletPay never sent has status_code %d in the journal", *a.Outcome.StatusCode)
+						}
+					}
+					lines := strings.Split(strings.TrimSpace(stderr), "\n")
+					if len(lines) < 2 || !strings.HasPrefix(lines[len(lines)-2], "error: ") {
+						t.Fatalf("stderr does not end with an error line and a hint:\n%s", stderr)
+					}
+					for _, want := range c.wantHint(invoice) {
+						if hint := lines[len(lines)-1]; !strings.Contains(hint, want) {
+							t.Errorf("hint %q does not mention %q", hint, want)
+						}
+					}
+				})
 			})
 		}
 	}
+	wg.Wait()
 }
