@@ -2,6 +2,8 @@ package app_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -85,7 +87,19 @@ func TestCompletions(t *testing.T) {
 		{[]string{"version", "--config", ""}, []string{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt},
 		{[]string{"version", "--timeout", ""}, nil, noFiles},
 		{[]string{"hash", "generate", "--layout", "payment", "--invoice-id", ""}, nil, noFiles},
-		{[]string{"hash", "generate", "--currency", ""}, nil, noFiles},
+		{[]string{"hash", "generate", "--currency", "TR"}, []string{"TRY"}, noFiles},
+		{[]string{"hash", "generate", "--currency-code", "eu"}, []string{"EUR"}, noFiles},
+		{[]string{"hash", "generate", "--layout", "payment", "--total", ""}, nil, noFiles},
+		{[]string{"commissions", "--currency", "us"}, []string{"USD", "USN"}, noFiles},
+		{[]string{"commissions", "--by", ""}, []string{"merchant", "user"}, noFiles},
+		{[]string{"commissions", "--side", ""}, []string{"merchant", "user"}, noFiles},
+		{[]string{"commissions", "--layout", ""}, []string{"matrix", "long"}, noFiles},
+		{[]string{"walletpay", "--batch", ""}, nil, cobra.ShellCompDirectiveDefault},
+		{[]string{"walletpay", "--token", ""}, []string{"@", "-"}, noFiles | cobra.ShellCompDirectiveNoSpace},
+		{[]string{"walletpay", "--token", "eyJ"}, nil, noFiles},
+		{[]string{"walletpay", "--invoice", ""}, nil, noFiles},
+		{[]string{"status", "--invoice", ""}, nil, noFiles},
+		{[]string{"journal", "--since", ""}, nil, noFiles},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -121,6 +135,45 @@ func TestCompletionDescriptions(t *testing.T) {
 		got, _ := complete(t, env, tt.args...)
 		if !slices.Contains(got, tt.want) {
 			t.Errorf("%v: candidates %q, want one to be %q", tt.args, got, tt.want)
+		}
+	}
+}
+
+// TestInvoiceCompletionFromJournal checks that `status --invoice` and
+// `journal --invoice` offer the journal's invoices, latest attempt first,
+// each once, described by that attempt's outcome.
+func TestInvoiceCompletionFromJournal(t *testing.T) {
+	env := hermeticEnv(t)
+	dir := filepath.Join(env["XDG_STATE_HOME"], "paycli")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	lines := []string{
+		`{"type":"intent","attempt":"a1","time":"2026-11-22T10:00:00Z","profile":"default","base_url":"x","invoice":"INV-1","amount":"10.00","currency":"TRY","card":"435508******4358"}`,
+		`{"type":"outcome","attempt":"a1","time":"2026-11-22T10:00:01Z","profile":"default","base_url":"x","invoice":"INV-1","amount":"10.00","currency":"TRY","card":"435508******4358","outcome":"declined","status_code":41}`,
+		`{"type":"intent","attempt":"a2","time":"2026-11-22T10:01:00Z","profile":"default","base_url":"x","invoice":"INV-2","amount":"20.00","currency":"TRY","card":"435508******4358"}`,
+		`{"type":"intent","attempt":"a3","time":"2026-11-22T10:02:00Z","profile":"default","base_url":"x","invoice":"INV-1","amount":"10.00","currency":"TRY","card":"435508******4358"}`,
+		`{"type":"outcome","attempt":"a3","time":"2026-11-22T10:02:01Z","profile":"default","base_url":"x","invoice":"INV-1","amount":"10.00","currency":"TRY","card":"435508******4358","outcome":"succeeded","status_code":100,"order_no":"VP1"}`,
+		`{"type":"intent","attempt":"a4","time":"2026-11-22T10:03:00Z","profile":"default","base_url":"x","invoice":"OTHER-9","amount":"5.00","currency":"USD","card":"435508******4358"}`,
+	}
+	if err := os.WriteFile(filepath.Join(dir, "journal.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"status", "--invoice", ""}, []string{"OTHER-9\tunknown, 5.00 USD", "INV-1\tsucceeded, 10.00 TRY", "INV-2\tunknown, 20.00 TRY"}},
+		{[]string{"status", "--invoice", "INV"}, []string{"INV-1\tsucceeded, 10.00 TRY", "INV-2\tunknown, 20.00 TRY"}},
+		{[]string{"journal", "--invoice", "OT"}, []string{"OTHER-9\tunknown, 5.00 USD"}},
+	}
+	for _, tt := range tests {
+		got, directive := complete(t, env, tt.args...)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%v: candidates %q, want %q", tt.args, got, tt.want)
+		}
+		if directive != cobra.ShellCompDirectiveNoFileComp {
+			t.Errorf("%v: directive %d", tt.args, directive)
 		}
 	}
 }

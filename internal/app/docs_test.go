@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -20,8 +21,9 @@ import (
 // are generated from the command tree and have no examples to run.
 const docsDir = "../../docs"
 
-// TestDocExamples runs every example of every docs/*.md page (the
-// convention is in docs/README.md and package doctest) with the real
+// TestDocExamples runs every example of every docs/*.md page and of the
+// top-level README.md (the convention is in docs/README.md and package
+// doctest) with the real
 // command tree, in process. Each page gets its own empty HOME and XDG
 // folders, shared by its examples in order, as by a reader following along.
 func TestDocExamples(t *testing.T) {
@@ -32,10 +34,15 @@ func TestDocExamples(t *testing.T) {
 	if len(pages) == 0 {
 		t.Fatalf("no pages in %s", docsDir)
 	}
+	// The top-level README's tour is run too: a newcomer follows it first.
+	pages = append(pages, filepath.Join(docsDir, "..", "README.md"))
 	total := 0
 	for _, path := range pages {
 		name := "docs/" + filepath.Base(path)
-		t.Run(filepath.Base(path), func(t *testing.T) {
+		if filepath.Dir(path) != filepath.Clean(docsDir) {
+			name = filepath.Base(path)
+		}
+		t.Run(name, func(t *testing.T) {
 			data, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
@@ -114,6 +121,10 @@ func (s *docShell) lookupEnv(name string) (string, bool) {
 }
 
 func (s *docShell) run(ctx context.Context, line string) (string, int, error) {
+	line, err := s.substitute(ctx, line)
+	if err != nil {
+		return "", 0, err
+	}
 	words, _, err := doctest.Split(line)
 	if err != nil {
 		return "", 0, err
@@ -169,6 +180,50 @@ func (s *docShell) run(ctx context.Context, line string) (string, int, error) {
 		}
 	}
 	return strings.ReplaceAll(combined.String(), s.home, "~"), code, nil
+}
+
+// commandSubstitution finds $(COMMAND) with no parentheses inside.
+var commandSubstitution = regexp.MustCompile(`\$\(([^()]*)\)`)
+
+// substitute replaces each $(COMMAND) in line with what COMMAND prints on
+// stdout, trailing newlines removed, as a shell does; the pages use it to
+// keep a token in a variable (export T=$(paycli sandbox wallet-token ...)).
+// The result is pasted into the line before it is split into words, so it
+// must not need quoting (tokens, ids): a command that fails, or prints
+// something with spaces or quotes, fails the example.
+func (s *docShell) substitute(ctx context.Context, line string) (string, error) {
+	var failure error
+	out := commandSubstitution.ReplaceAllStringFunc(line, func(m string) string {
+		inner := commandSubstitution.FindStringSubmatch(m)[1]
+		words, _, err := doctest.Split(inner)
+		if err != nil {
+			failure = err
+			return ""
+		}
+		var args []string
+		for _, w := range words {
+			if w.Pipe || w.Redirect {
+				failure = fmt.Errorf("$(%s): only a single command is supported inside $( )", inner)
+				return ""
+			}
+			args = append(args, w.Value(func(name string) string { return s.env[name] }))
+		}
+		var stdout, stderr bytes.Buffer
+		code, err := s.runOne(ctx, args, nil, &stdout, &stderr)
+		if err == nil && code != 0 {
+			err = fmt.Errorf("$(%s) exited %d: %s", inner, code, stderr.String())
+		}
+		text := strings.TrimRight(stdout.String(), "\n")
+		if err == nil && strings.ContainsAny(text, " \t\n'\"\\$|>#") {
+			err = fmt.Errorf("$(%s) printed %q, which would need quoting", inner, text)
+		}
+		if err != nil {
+			failure = err
+			return ""
+		}
+		return text
+	})
+	return out, failure
 }
 
 func (s *docShell) runOne(ctx context.Context, args []string, stdin []byte, out, errOut io.Writer) (int, error) {
@@ -278,6 +333,20 @@ func TestDocExampleFailuresNameTheLine(t *testing.T) {
 			name: "unexpected exit code",
 			page: "text\n\n```console\n$ export PAYCLI_OUTPUT=xml\n$ paycli version\n...\n```\n",
 			want: "docs/t.md:5: $ paycli version\nexit code 2, the page says 0 (add \"# exit N\"",
+		},
+		{
+			name: "command substitution",
+			page: "```console\n$ export V=$(echo one-two)\n$ echo [$V]\n[one-two]\n```\n",
+		},
+		{
+			name: "command substitution that needs quoting",
+			page: "```console\n$ export V=$(echo one two)\n```\n",
+			want: "docs/t.md:2: $ export V=$(echo one two)\n$(echo one two) printed \"one two\", which would need quoting",
+		},
+		{
+			name: "command substitution that fails",
+			page: "```console\n$ export V=$(paycli version -o xml)\n```\n",
+			want: "docs/t.md:2: $ export V=$(paycli version -o xml)\n$(paycli version -o xml) exited 2",
 		},
 		{
 			name: "unknown program",

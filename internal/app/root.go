@@ -109,6 +109,12 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 		return file.ProfileNames(), cobra.ShellCompDirectiveNoFileComp
 	})
 
+	journalPath := func() (string, error) { return walletpay.DefaultJournalPath(f.LookupEnv) }
+	statusCmd := status.NewCmdStatus(f, nil)
+	// status offers the journal's invoices: the one to check is usually one
+	// paycli just tried.
+	_ = statusCmd.RegisterFlagCompletionFunc("invoice", journalcmd.CompleteInvoice(journalPath))
+
 	root.AddCommand(
 		version.NewCmdVersion(f, nil),
 		completion.NewCmdCompletion(f),
@@ -118,8 +124,8 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 		commissions.NewCmdCommissions(f, nil),
 		sandboxcmd.NewCmdSandbox(f),
 		walletpay.NewCmdWalletPay(f, nil),
-		status.NewCmdStatus(f, nil),
-		journalcmd.NewCmdJournal(f, func() (string, error) { return walletpay.DefaultJournalPath(f.LookupEnv) }, nil),
+		statusCmd,
+		journalcmd.NewCmdJournal(f, journalPath, nil),
 		newExitCodesTopic(),
 		newEnvironmentTopic(),
 	)

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // secretFields are the JSON fields (and form/query keys) whose values are
@@ -32,12 +33,15 @@ var secretHeaders = []string{"Authorization", "Cookie", "Set-Cookie", "Proxy-Aut
 
 // cardNumber matches 13 or more digits, optionally grouped by single spaces
 // or dashes: anything that may be a card number.
-var cardNumber = regexp.MustCompile(`[0-9](?:[ -]?[0-9]){12,}`)
+//
+// It is compiled on first use, not at package init: every paycli command
+// links this package, and most never redact anything.
+var cardNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[0-9](?:[ -]?[0-9]){12,}`) })
 
 // maskCardNumbers keeps the first 6 and last 4 digits of anything that
 // looks like a card number, as card schemes allow.
 func maskCardNumbers(s string) string {
-	return cardNumber.ReplaceAllStringFunc(s, func(m string) string {
+	return cardNumber().ReplaceAllStringFunc(s, func(m string) string {
 		d := strings.Map(func(r rune) rune {
 			if r >= '0' && r <= '9' {
 				return r
@@ -113,7 +117,9 @@ func redactValue(v any, key string) any {
 
 // secretPair finds "key": "value" and key=value pairs of secret fields in
 // text that is not JSON (form bodies, HTML, logs echoed back).
-var secretPair = regexp.MustCompile(`(?i)("?(?:` + strings.Join(sortedKeys(secretFields), "|") + `)"?\s*[:=]\s*"?)([^"&\s,;}<]+)`)
+var secretPair = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)("?(?:` + strings.Join(sortedKeys(secretFields), "|") + `)"?\s*[:=]\s*"?)([^"&\s,;}<]+)`)
+})
 
 func sortedKeys(m map[string]bool) []string {
 	ks := make([]string, 0, len(m))
@@ -125,8 +131,9 @@ func sortedKeys(m map[string]bool) []string {
 }
 
 func redactText(s string) string {
-	s = secretPair.ReplaceAllStringFunc(s, func(m string) string {
-		sub := secretPair.FindStringSubmatch(m)
+	re := secretPair()
+	s = re.ReplaceAllStringFunc(s, func(m string) string {
+		sub := re.FindStringSubmatch(m)
 		return sub[1] + maskSecret(sub[2])
 	})
 	return maskCardNumbers(s)

@@ -277,6 +277,9 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 type InvoiceState struct {
 	// Succeeded: some attempt succeeded.
 	Succeeded bool
+	// Success is the attempt that succeeded, when one did: later attempts
+	// (a duplicate, answered 3) do not hide its order number.
+	Success Attempt
 	// Last is the latest attempt.
 	Last Attempt
 }
@@ -289,7 +292,9 @@ func ByInvoice(attempts []Attempt, profile string) map[string]InvoiceState {
 			continue
 		}
 		s := out[a.Intent.Invoice]
-		s.Succeeded = s.Succeeded || a.Class() == Succeeded
+		if a.Class() == Succeeded {
+			s.Succeeded, s.Success = true, a
+		}
 		s.Last = a
 		out[a.Intent.Invoice] = s
 	}

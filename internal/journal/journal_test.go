@@ -67,8 +67,8 @@ func TestAppendAndRead(t *testing.T) {
 		t.Errorf("attempts %v, want %s", got, want)
 	}
 	states := ByInvoice(attempts, "p")
-	if s := states["INV-1"]; !s.Succeeded || s.Last.Intent.Attempt != "a4" {
-		t.Errorf("INV-1: %+v", s)
+	if s := states["INV-1"]; !s.Succeeded || s.Last.Intent.Attempt != "a4" || s.Success.Intent.Attempt != "a1" {
+		t.Errorf("INV-1: %+v; want a1 as the success, a4 (the later duplicate) as the last", s)
 	}
 	if s := states["INV-2"]; s.Succeeded || s.Last.Class() != Unknown {
 		t.Errorf("INV-2: %+v", s)

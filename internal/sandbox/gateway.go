@@ -23,6 +23,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -41,7 +42,8 @@ const DefaultMaxBodyBytes = 64 << 10
 // Options configure a Gateway. Store is required; the rest have defaults.
 type Options struct {
 	Store *Store
-	// Schedule is the commission table; the embedded one when nil.
+	// Schedule is the commission table; the embedded one when nil. It must
+	// not change once New has it (answers are encoded once and kept).
 	Schedule *Schedule
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
@@ -74,6 +76,17 @@ type Options struct {
 type Gateway struct {
 	opts Options
 	mux  *http.ServeMux
+	// commissionBodies maps a commissionsKey to its encoded answer.
+	commissionBodies sync.Map
+	// knownBearers maps a bearer token that verified to its expiry
+	// (bearerValid); knownBearerCount roughly counts its entries.
+	knownBearers     sync.Map
+	knownBearerCount atomic.Int64
+	// inFlight holds the invoice ids of walletPay requests between their
+	// duplicate check and their commit, so that a second request for an
+	// invoice in flight is refused before the provider step, as the
+	// gateway does, rather than only when it loses the commit.
+	inFlight sync.Map
 }
 
 // New builds a Gateway.
@@ -165,6 +178,11 @@ func writeJSON(w http.ResponseWriter, httpStatus int, v any) {
 		httpStatus = http.StatusInternalServerError
 		body = []byte(`{"status_code":99,"status_description":"internal error"}`)
 	}
+	writeJSONBody(w, httpStatus, body)
+}
+
+// writeJSONBody answers an encoded JSON body.
+func writeJSONBody(w http.ResponseWriter, httpStatus int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(httpStatus)
 	_, _ = w.Write(body)
@@ -188,12 +206,37 @@ func (g *Gateway) authorized(next http.HandlerFunc) http.Handler {
 		if len(token) > 7 && strings.EqualFold(token[:7], "bearer ") {
 			token = strings.TrimSpace(token[7:])
 		}
-		if token == "" || verifyBearer(token, g.opts.Credentials.AppID, g.opts.Now()) != nil {
+		if token == "" || !g.bearerValid(token, g.opts.Now()) {
 			writeJSON(w, http.StatusUnauthorized, map[string]any{"message": "Unauthenticated."})
 			return
 		}
 		next(w, r)
 	})
+}
+
+// maxKnownBearers bounds the bearer tokens a Gateway remembers; past it,
+// it forgets them all and starts again.
+const maxKnownBearers = 1024
+
+// bearerValid reports whether token is a valid bearer token at now. A
+// client sends the same token with every request, so a token whose
+// signature checked once is remembered with its expiry, and later requests
+// only compare times. (The claims of a signed token cannot change, and a
+// time at which its issued-at had passed stays past.)
+func (g *Gateway) bearerValid(token string, now time.Time) bool {
+	if exp, ok := g.knownBearers.Load(token); ok {
+		return now.Before(exp.(time.Time))
+	}
+	exp, err := bearerExpiry(token, g.opts.Credentials.AppID, now)
+	if err != nil {
+		return false
+	}
+	if g.knownBearerCount.Add(1) > maxKnownBearers {
+		g.knownBearers.Clear()
+		g.knownBearerCount.Store(1)
+	}
+	g.knownBearers.Store(token, exp)
+	return true
 }
 
 // fields are a request's parameters as text: JSON bodies (numbers and
@@ -319,11 +362,36 @@ func (g *Gateway) commissions(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, 1, "The selected commission by is invalid.")
 		return
 	}
-	lang := f.get("app_lang")
-	data, found := g.opts.Schedule.Lookup(currency, by == "user", lang)
+	lang := "en" // textsFor knows Turkish and English, and English is the default
+	if strings.EqualFold(f.get("app_lang"), "tr") {
+		lang = "tr"
+	}
+	key := commissionsKey{currency: currency, byUser: by == "user", lang: lang}
+	if body, ok := g.commissionBodies.Load(key); ok {
+		writeJSONBody(w, http.StatusOK, body.([]byte))
+		return
+	}
+	data, found := g.opts.Schedule.Lookup(currency, key.byUser, lang)
 	if !found {
 		writeStatus(w, 0, " No Data Found")
 		return
 	}
-	writeJSON(w, http.StatusOK, statusBody{StatusCode: 100, StatusDescription: textsFor(lang).ok, Data: data})
+	body, err := json.Marshal(statusBody{StatusCode: 100, StatusDescription: textsFor(lang).ok, Data: data})
+	if err != nil {
+		writeInternal(w, err)
+		return
+	}
+	g.commissionBodies.Store(key, body)
+	writeJSONBody(w, http.StatusOK, body)
+}
+
+// commissionsKey names one commission lookup answer: the schedule does not
+// change, so each is encoded once (encoding the raw JSON values of a
+// 40-program table is most of a lookup's cost) and kept for the life of
+// the Gateway. Only currencies in the schedule are kept, so the cache is
+// bounded by the schedule's size.
+type commissionsKey struct {
+	currency string
+	byUser   bool
+	lang     string
 }

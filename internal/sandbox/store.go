@@ -148,10 +148,13 @@ func putSale(b *bolt.Bucket, sale Sale) error {
 	return b.Put([]byte(sale.InvoiceID), data)
 }
 
-// Reserve records sale (in state processing) under its invoice_id unless
-// the invoice is already known, in which case it returns ErrDuplicate. The
-// check and the write happen in one transaction, so of any number of
-// concurrent reservations for an invoice exactly one succeeds.
+// Reserve records sale under its invoice_id, durably, unless the invoice
+// is already known, in which case it returns ErrDuplicate. The check and
+// the write happen in one transaction, so of any number of concurrent
+// reservations for an invoice exactly one succeeds. walletPay records its
+// finished sale this way, in one commit; a sale recorded in state
+// processing (for an answer that takes time) is finished with Save or
+// given back with Release.
 func (s *Store) Reserve(sale Sale) error {
 	return s.db.Batch(func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte(salesBucket))

@@ -73,12 +73,22 @@ func issueBearer(appID string, now time.Time, ttl time.Duration, jti string) (to
 // verifyBearer checks a bearer token's signature, subject (appID) and
 // expiry at now.
 func verifyBearer(token, appID string, now time.Time) error {
+	_, err := bearerExpiry(token, appID, now)
+	return err
+}
+
+// bearerExpiry checks a bearer token like verifyBearer and returns its
+// expiry: the token is valid at any t with t.Before(expiry).
+func bearerExpiry(token, appID string, now time.Time) (time.Time, error) {
 	var claims bearerClaims
 	_, err := jwt.ParseWithClaims(token, &claims, func(*jwt.Token) (any, error) {
 		return []byte(BearerSigningKey), nil
 	}, jwt.WithValidMethods([]string{"HS256"}), jwt.WithTimeFunc(func() time.Time { return now }),
 		jwt.WithExpirationRequired(), jwt.WithSubject(appID))
-	return err
+	if err != nil {
+		return time.Time{}, err
+	}
+	return claims.ExpiresAt.Time, nil
 }
 
 // WalletCard is the tokenized card a wallet token carries.
@@ -201,18 +211,27 @@ func ValidateCardNumber(n string) error {
 	return nil
 }
 
-// decodeWalletToken reads a wallet token's claims without checking its
-// signature or expiry (the hash_key check needs the amount first).
-func decodeWalletToken(token string) (*WalletClaims, error) {
-	var claims WalletClaims
-	_, _, err := jwt.NewParser().ParseUnverified(token, &claims)
-	if err != nil {
-		return nil, err
+// readWalletToken reads a wallet token's claims and checks its signature
+// and expiry at now, in one parse. err is set when the claims cannot be
+// read at all; a bad signature or an expired token is reported apart, in
+// invalid, because walletPay checks the hash_key and the invoice (which need
+// the claims) before it reports an invalid token.
+func readWalletToken(token string, now time.Time) (claims *WalletClaims, invalid, err error) {
+	var c WalletClaims
+	_, perr := jwt.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) {
+		return []byte(WalletSigningKey), nil
+	}, jwt.WithValidMethods([]string{"HS256"}), jwt.WithTimeFunc(func() time.Time { return now }),
+		jwt.WithExpirationRequired())
+	// The parser decodes the claims before it checks anything; these two
+	// errors come from decoding (bad segments, base64 or JSON; an unknown
+	// alg), and then the claims are not there.
+	if errors.Is(perr, jwt.ErrTokenMalformed) || errors.Is(perr, jwt.ErrTokenUnverifiable) {
+		return nil, nil, perr
 	}
-	if err := claims.check(); err != nil {
-		return nil, err
+	if err := c.check(); err != nil {
+		return nil, nil, err
 	}
-	return &claims, nil
+	return &c, perr, nil
 }
 
 func (c *WalletClaims) check() error {
@@ -225,16 +244,6 @@ func (c *WalletClaims) check() error {
 		return errors.New("no card")
 	}
 	return nil
-}
-
-// verifyWalletToken checks a wallet token's signature and expiry at now.
-func verifyWalletToken(token string, now time.Time) error {
-	var claims WalletClaims
-	_, err := jwt.ParseWithClaims(token, &claims, func(*jwt.Token) (any, error) {
-		return []byte(WalletSigningKey), nil
-	}, jwt.WithValidMethods([]string{"HS256"}), jwt.WithTimeFunc(func() time.Time { return now }),
-		jwt.WithExpirationRequired())
-	return err
 }
 
 func isUpperAlpha(s string, n int) bool {

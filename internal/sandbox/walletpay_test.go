@@ -235,6 +235,28 @@ func TestWalletPayDuplicate(t *testing.T) {
 	}
 }
 
+// TestWalletPayInFlight: while a walletPay for an invoice is between its
+// duplicate check and its commit, a second one is refused with 3 before the
+// provider step and stores nothing; once the first is done the invoice is
+// free again (it charged nothing here, so a later payment may use it).
+func TestWalletPayInFlight(t *testing.T) {
+	fx := newFixture(t)
+	fx.gw.inFlight.Store("INV-BUSY", struct{}{}) // a first request, mid-way
+	if res := fx.pay("INV-BUSY", "10.00", "TRY"); res.status() != 3 {
+		t.Fatalf("payment for an invoice in flight: %s", res.Raw)
+	}
+	if _, ok, _ := fx.store.Get("INV-BUSY"); ok {
+		t.Fatal("a refused payment stored a sale")
+	}
+	fx.gw.inFlight.Delete("INV-BUSY")
+	if res := fx.pay("INV-BUSY", "10.00", "TRY"); res.status() != 100 {
+		t.Fatalf("payment after the invoice left flight: %s", res.Raw)
+	}
+	if _, busy := fx.gw.inFlight.Load("INV-BUSY"); busy {
+		t.Error("a finished payment left its invoice in flight")
+	}
+}
+
 // TestWalletTokenClaims: a token's amount may be a JSON number; a token
 // without amount, currency or card is not a wallet token.
 func TestWalletTokenClaims(t *testing.T) {

@@ -137,24 +137,9 @@ stderr, an empty result on stdout, exit 0.`,
 	_ = cmd.RegisterFlagCompletionFunc("by", cobra.FixedCompletions([]string{SideMerchant, SideUser}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("side", cobra.FixedCompletions([]string{SideMerchant, SideUser}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("layout", cobra.FixedCompletions([]string{LayoutMatrix, LayoutLong}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("currency", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		return currencyCompletions(toComplete), cobra.ShellCompDirectiveNoFileComp
-	})
+	_ = cmd.RegisterFlagCompletionFunc("currency", cmdutil.CompleteCurrency)
 	_ = cmd.RegisterFlagCompletionFunc("lang", cobra.FixedCompletions([]string{"en", "tr"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
-}
-
-// currencyCompletions offers the active ISO 4217 codes that start with
-// prefix, in any case ("tr" offers TRY), each with its name.
-func currencyCompletions(prefix string) []string {
-	prefix = strings.ToUpper(prefix)
-	var out []string
-	for _, c := range commission.Currencies() {
-		if strings.HasPrefix(c.Code, prefix) {
-			out = append(out, c.Code+"\t"+c.Name)
-		}
-	}
-	return out
 }
 
 // parseFlags validates what the flags say on their own; the currency,

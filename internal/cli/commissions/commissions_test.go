@@ -436,13 +436,3 @@ func TestMatrixHighlightsNothingAmongEquals(t *testing.T) {
 		t.Errorf("a column of equal cells was highlighted:\n%s", out)
 	}
 }
-
-func TestCurrencyCompletionsFilter(t *testing.T) {
-	got := currencyCompletions("KW")
-	if len(got) != 1 || got[0] != "KWD\tKuwaiti Dinar" {
-		t.Errorf("currencyCompletions(KW) = %q", got)
-	}
-	if n := len(currencyCompletions("")); n < 150 {
-		t.Errorf("all currencies: %d", n)
-	}
-}

@@ -131,11 +131,11 @@ The hash_key alone is printed on stdout, followed by a newline.`,
 	for _, field := range fields {
 		name := flagName(field)
 		values[name] = fl.String(name, "", fmt.Sprintf("%s (layouts: %s)", field, strings.Join(usedBy[field], ", ")))
-		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
+		_ = cmd.RegisterFlagCompletionFunc(name, fieldCompletion(field))
 	}
 	for alias, field := range aliases {
 		values[alias] = fl.String(alias, "", "same as --"+flagName(field))
-		_ = cmd.RegisterFlagCompletionFunc(alias, cobra.NoFileCompletions)
+		_ = cmd.RegisterFlagCompletionFunc(alias, fieldCompletion(field))
 	}
 	_ = cmd.RegisterFlagCompletionFunc("plaintext", cobra.NoFileCompletions)
 	fl.StringVar(&opts.IV, "iv", "", "use this iv (16 lowercase hex characters) instead of a random one, with --salt")
@@ -144,6 +144,15 @@ The hash_key alone is printed on stdout, followed by a newline.`,
 	_ = fl.MarkHidden("salt")
 	_ = cmd.RegisterFlagCompletionFunc("layout", layoutCompletion)
 	return cmd
+}
+
+// fieldCompletion completes a field flag's value: ISO 4217 codes for
+// currency_code, nothing (and no file names) for the others.
+func fieldCompletion(field string) cobra.CompletionFunc {
+	if field == "currency_code" {
+		return cmdutil.CompleteCurrency
+	}
+	return cobra.NoFileCompletions
 }
 
 // checkGenerateFlags checks that the flags name exactly one plaintext:

@@ -66,6 +66,8 @@ wallet, outcome, outcome_recorded, status_code, order_no and message.`,
 	}
 	cmd.Flags().StringVar(&opts.Invoice, "invoice", "", "only attempts for this invoice id")
 	cmd.Flags().DurationVar(&opts.Since, "since", 0, "only attempts started within this long, e.g. 30m or 24h")
+	_ = cmd.RegisterFlagCompletionFunc("invoice", CompleteInvoice(journalPath))
+	_ = cmd.RegisterFlagCompletionFunc("since", cobra.NoFileCompletions)
 	return cmd
 }
 

@@ -36,6 +36,7 @@ otherwise an emulator started inside paycli for the one command.`,
 		NewCmdCredentials(f, nil),
 		NewCmdWalletToken(f, nil),
 		NewCmdReset(f, nil),
+		NewCmdBench(f, nil),
 		NewCmdSoak(f, nil),
 	)
 	return cmd

@@ -146,7 +146,7 @@ func planBatch(data []byte, p *payer, states map[string]journal.InvoiceState, fl
 			case s.Succeeded:
 				l.payment = nil
 				l.result.Outcome = OutcomeSkipped
-				if order := s.Last.Outcome; order != nil && order.OrderNo != "" {
+				if order := s.Success.Outcome; order != nil && order.OrderNo != "" {
 					l.result.OrderNo = &order.OrderNo
 				}
 			case s.Last.Class() == journal.Unknown:

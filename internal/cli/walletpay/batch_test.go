@@ -32,6 +32,8 @@ func TestPlanBatch(t *testing.T) {
 	code := 100
 	states := journal.ByInvoice([]journal.Attempt{
 		{Intent: journal.Entry{Profile: "p", Invoice: "PAID-1"}, Outcome: &journal.Entry{Outcome: journal.Succeeded, StatusCode: &code, OrderNo: "VP1"}},
+		// a later run sent it again and was told it was a duplicate
+		{Intent: journal.Entry{Profile: "p", Invoice: "PAID-1"}, Outcome: &journal.Entry{Outcome: journal.Duplicate}},
 		{Intent: journal.Entry{Profile: "p", Invoice: "UNKNOWN-1"}},
 		{Intent: journal.Entry{Profile: "p", Invoice: "DECLINED-1"}, Outcome: &journal.Entry{Outcome: journal.Declined}},
 	}, "p")

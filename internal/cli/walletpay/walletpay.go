@@ -166,6 +166,11 @@ invoice (nothing charged), 7 outcome unknown; see 'paycli help exit-codes'.`,
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the request, secrets redacted, and send nothing")
 	fl.StringVar(&opts.Batch, "batch", "", "pay each JSON line of FILE (- for stdin)")
 	fl.IntVar(&opts.Parallel, "parallel", DefaultParallel, "batch payments in flight at once")
+	_ = cmd.RegisterFlagCompletionFunc("token", cmdutil.CompleteValueOrAtFile)
+	_ = cmd.RegisterFlagCompletionFunc("batch", cmdutil.CompleteFile)
+	for _, name := range []string{"invoice", "name", "surname", "email", "parallel"} {
+		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
+	}
 	return cmd
 }
 

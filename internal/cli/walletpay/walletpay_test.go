@@ -328,7 +328,7 @@ func TestDeclineAndDuplicateOutcomes(t *testing.T) {
 	for _, a := range attempts {
 		got = append(got, fmt.Sprintf("%s:%s:%d:%s", a.Intent.Invoice, a.Class(), *a.Outcome.StatusCode, a.Outcome.OrderNo))
 	}
-	want := "D-1:declined:41:VP00000000000000001 D-1:duplicate:3: P-1:unknown:69:VP00000000000000003"
+	want := "D-1:declined:41:VP00000000000000001 D-1:duplicate:3: P-1:unknown:69:VP00000000000000002" // a refused duplicate uses no order id
 	if strings.Join(got, " ") != want {
 		t.Errorf("journal %s, want %s", strings.Join(got, " "), want)
 	}

@@ -1,0 +1,77 @@
+package cmdutil
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/paycli/paycli/internal/commission"
+)
+
+// CompleteCurrency is a flag completion offering the ISO 4217 codes that
+// start with what was typed, in any letter case ("tr" offers TRY), each
+// described by the currency's name.
+func CompleteCurrency(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	prefix := strings.ToUpper(toComplete)
+	var out []string
+	for _, c := range commission.Currencies() {
+		if strings.HasPrefix(c.Code, prefix) {
+			out = append(out, c.Code+"\t"+c.Name)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// CompleteFile is a flag completion for a file argument: the shell's own
+// file name completion.
+func CompleteFile(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return nil, cobra.ShellCompDirectiveDefault
+}
+
+// CompleteValueOrAtFile is a flag completion for a value given inline, as
+// @FILE or as - for stdin (walletpay --token). The shells cannot complete
+// file names after a prefix, so once "@" is typed it lists the matching
+// files and folders itself, each written with the "@"; a folder ends in "/"
+// and no space is added, so the next <Tab> goes into it. Before that it
+// offers "@" and "-" as reminders of the two forms.
+func CompleteValueOrAtFile(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	const directive = cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	if toComplete == "" {
+		return []string{"@\tread it from a file", "-\tread it from stdin"}, directive
+	}
+	typed, ok := strings.CutPrefix(toComplete, "@")
+	if !ok {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return atFiles(typed), directive
+}
+
+// atFiles lists, with an "@" before each, the entries of typed's folder
+// whose names start with typed's last element; hidden ones only when that
+// element starts with ".".
+func atFiles(typed string) []string {
+	dir, base := filepath.Split(typed)
+	readDir := dir
+	if readDir == "" {
+		readDir = "."
+	}
+	entries, err := os.ReadDir(readDir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, base) || (strings.HasPrefix(name, ".") && !strings.HasPrefix(base, ".")) {
+			continue
+		}
+		candidate := "@" + dir + name
+		if e.IsDir() {
+			candidate += string(filepath.Separator)
+		}
+		out = append(out, candidate)
+	}
+	return out
+}
