@@ -36,7 +36,7 @@ import (
 	"github.com/paycli/paycli/internal/sandbox"
 )
 
-// Config is one soak run. Zero values take the defaults of Defaults.
+// Config is one soak run. Zero fields take the defaults of withDefaults.
 type Config struct {
 	// Binary is the paycli executable run as server and clients.
 	Binary string
@@ -69,7 +69,7 @@ type Config struct {
 	Log io.Writer
 }
 
-// Defaults fills in zero fields of c.
+// withDefaults fills in zero fields of c.
 func (c Config) withDefaults() Config {
 	if c.Duration <= 0 {
 		c.Duration = 20 * time.Second
