@@ -77,6 +77,11 @@ func Run(ctx context.Context, args []string, ios *iostreams.IOStreams, lookupEnv
 	if hint == "" && code == ExitUsage && cmd != nil {
 		hint = fmt.Sprintf("Run '%s --help' for usage.", cmd.CommandPath())
 	}
+	if hint == "" && code == ExitUnavailable {
+		// Exit 8 is only for calls that were safe (nothing was charged),
+		// so one piece of advice fits every command.
+		hint = UnavailableHint
+	}
 	fmt.Fprintln(ios.ErrOut, "error: "+msg)
 	if hint != "" {
 		fmt.Fprintln(ios.ErrOut, hint)
@@ -100,6 +105,10 @@ func usageFromCobra(err error) error {
 	}
 	return &cmdutil.Error{Kind: cmdutil.KindUsage, Err: errors.New(first), Hint: hint}
 }
+
+// UnavailableHint is the advice printed under an exit-8 error that has
+// none of its own.
+const UnavailableHint = "Check base_url and the network, then try again; --timeout sets the time limit and --debug shows the requests."
 
 // describe returns the first line and the advice for an error.
 func describe(err error) (msg, hint string) {

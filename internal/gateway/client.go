@@ -236,7 +236,7 @@ type endpoint struct {
 var (
 	endpointToken       = endpoint{name: "token", path: "/api/token", retry: true}
 	endpointCommissions = endpoint{name: "commissions", path: "/api/commissions", auth: true, retry: true}
-	endpointWalletPay   = endpoint{name: "walletPay", path: "/api/walletPay", auth: true}
+	endpointWalletPay   = endpoint{name: EndpointWalletPay, path: "/api/walletPay", auth: true}
 	endpointCheckStatus = endpoint{name: "checkstatus", path: "/api/checkstatus", auth: true, topLevel: true}
 )
 

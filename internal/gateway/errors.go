@@ -47,6 +47,11 @@ const (
 	StatusNotFound           = 31
 )
 
+// EndpointWalletPay is the Endpoint of the errors of the walletPay request
+// itself; an error of a WalletPay call with another Endpoint ("token")
+// failed before walletPay was sent.
+const EndpointWalletPay = "walletPay"
+
 // sentinelFor returns the sentinel for a body status_code, nil for a plain
 // rejection.
 func sentinelFor(code int) error {

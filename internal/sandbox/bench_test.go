@@ -55,7 +55,7 @@ func BenchmarkCommissions(b *testing.B) {
 	for _, by := range []string{"merchant", "user"} {
 		b.Run(by, func(b *testing.B) {
 			gw := benchGateway(b)
-			bearer, _, _ := issueBearer(time.Now(), time.Hour, "b")
+			bearer, _, _ := issueBearer(AppID, time.Now(), time.Hour, "b")
 			body, _ := json.Marshal(map[string]string{"currency_code": "TRY", "commission_by": by, "app_lang": "en"})
 			b.ReportAllocs()
 			for b.Loop() {
@@ -70,7 +70,7 @@ func BenchmarkCommissions(b *testing.B) {
 func BenchmarkCheckStatus(b *testing.B) {
 	gw := benchGateway(b)
 	now := time.Now()
-	bearer, _, _ := issueBearer(now, time.Hour, "b")
+	bearer, _, _ := issueBearer(AppID, now, time.Hour, "b")
 	wt, _ := IssueWalletToken(WalletRequest{Amount: decimalOf("150.00"), Currency: "TRY", CardNumber: DefaultWalletCard, Wallet: "001", TTL: time.Hour}, now, "w")
 	pay, _ := json.Marshal(payBody(b, "INV-S1", wt, "150.00", "TRY"))
 	serveBench(b, gw, "/api/walletPay", bearer, pay)

@@ -183,7 +183,7 @@ func BenchmarkWalletPay(b *testing.B) {
 		b.Fatal(err)
 	}
 	now := time.Now()
-	bearer, _, _ := issueBearer(now, time.Hour, "b")
+	bearer, _, _ := issueBearer(AppID, now, time.Hour, "b")
 	wt, _ := IssueWalletToken(WalletRequest{Amount: decimalOf("150.00"), Currency: "TRY", CardNumber: DefaultWalletCard, Wallet: "001", TTL: time.Hour}, now, "w")
 	bodies := make([][]byte, b.N)
 	for i := range bodies {
@@ -213,7 +213,7 @@ func BenchmarkWalletPayParallel(b *testing.B) {
 	defer store.Close()
 	gw, _ := New(Options{Store: store})
 	now := time.Now()
-	bearer, _, _ := issueBearer(now, time.Hour, "b")
+	bearer, _, _ := issueBearer(AppID, now, time.Hour, "b")
 	wt, _ := IssueWalletToken(WalletRequest{Amount: decimalOf("150.00"), Currency: "TRY", CardNumber: DefaultWalletCard, Wallet: "001", TTL: time.Hour}, now, "w")
 	var mu sync.Mutex
 	n := 0

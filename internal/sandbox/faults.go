@@ -16,6 +16,8 @@ import (
 //
 //	delay=2s       wait before handling the request (then answer normally)
 //	status=503     answer this HTTP status without handling the request
+//	body=html      with status, answer an HTML error page (as a load
+//	               balancer in front of the gateway does) instead of JSON
 //	reset=before   reset the connection without handling the request
 //	reset=after    handle the request (a payment is made and stored), then
 //	               reset the connection instead of answering
@@ -31,6 +33,7 @@ type fault struct {
 	status   int
 	reset    string // "", "before" or "after"
 	truncate int    // bytes of body to send; -1 for no truncation
+	html     bool   // a status fault answers an HTML page
 }
 
 // parseFault reads a FaultHeader value.
@@ -55,6 +58,11 @@ func parseFault(v string) (fault, error) {
 				err = fmt.Errorf("reset must be before or after")
 			}
 			ft.reset = val
+		case "body":
+			if val != "html" && val != "json" {
+				err = fmt.Errorf("body must be html or json")
+			}
+			ft.html = val == "html"
 		case "truncate":
 			ft.truncate, err = strconv.Atoi(val)
 			if err == nil && ft.truncate < 0 {
@@ -88,6 +96,13 @@ func serveWithFault(next http.Handler, w http.ResponseWriter, r *http.Request) {
 	}
 	if ft.reset == "before" {
 		resetConnection(w)
+		return
+	}
+	if ft.status != 0 && ft.html {
+		text := fmt.Sprintf("%d %s", ft.status, http.StatusText(ft.status))
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(ft.status)
+		fmt.Fprintf(w, "<html>\r\n<head><title>%s</title></head>\r\n<body>\r\n<center><h1>%s</h1></center>\r\n</body>\r\n</html>\r\n", text, text)
 		return
 	}
 	if ft.status != 0 {

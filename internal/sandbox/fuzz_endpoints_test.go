@@ -80,7 +80,7 @@ func FuzzWalletToken(f *testing.F) {
 	f.Add([]byte(`{"amount":[],"card":null}`), "0", "", true)
 	f.Add([]byte(`not json`), "1", "TRY", true)
 	gw, store := fuzzGateway(f)
-	bearer, _, _ := issueBearer(testStart, time.Hour, "fuzz")
+	bearer, _, _ := issueBearer(AppID, testStart, time.Hour, "fuzz")
 	const invoice = "FUZZ-INV-1"
 	f.Fuzz(func(t *testing.T, claims []byte, total, currency string, signed bool) {
 		body, err := json.Marshal(payBody(t, invoice, signWalletClaims(claims, signed), total, currency))
@@ -133,7 +133,7 @@ func FuzzCommissionsQuery(f *testing.F) {
 		f.Add(q)
 	}
 	gw, _ := fuzzGateway(f)
-	bearer, _, _ := issueBearer(testStart, time.Hour, "fuzz")
+	bearer, _, _ := issueBearer(AppID, testStart, time.Hour, "fuzz")
 	f.Fuzz(func(t *testing.T, query string) {
 		u := &url.URL{Path: Base + "/api/commissions", RawQuery: query}
 		req := httptest.NewRequest("GET", "http://sandbox.test/", nil)
@@ -155,8 +155,8 @@ func FuzzCommissionsQuery(f *testing.F) {
 // only with the sandbox's bearer token; anything else gets HTTP 401 with
 // a JSON message.
 func FuzzBearer(f *testing.F) {
-	bearer, _, _ := issueBearer(testStart, time.Hour, "fuzz")
-	expired, _, _ := issueBearer(testStart.Add(-3*time.Hour), time.Hour, "old")
+	bearer, _, _ := issueBearer(AppID, testStart, time.Hour, "fuzz")
+	expired, _, _ := issueBearer(AppID, testStart.Add(-3*time.Hour), time.Hour, "old")
 	for _, h := range []string{"Bearer " + bearer, bearer, "bearer  " + bearer + " ", "Bearer " + expired,
 		"Bearer x.y.z", "Basic Zm9vOmJhcg==", "", "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0."} {
 		f.Add(h)
@@ -174,7 +174,7 @@ func FuzzBearer(f *testing.F) {
 			}
 			return
 		}
-		if err := verifyBearer(bearerOf(header), testStart); err != nil {
+		if err := verifyBearer(bearerOf(header), AppID, testStart); err != nil {
 			t.Fatalf("header %q served (HTTP %d) though its token is refused: %v", header, code, err)
 		}
 	})

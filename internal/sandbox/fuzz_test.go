@@ -27,7 +27,7 @@ func FuzzRequestBodies(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	bearer, _, _ := issueBearer(testStart, time.Hour, "fuzz")
+	bearer, _, _ := issueBearer(AppID, testStart, time.Hour, "fuzz")
 	f.Fuzz(func(t *testing.T, path, body, ctype string) {
 		switch path {
 		case "/api/walletPay", "/api/commissions", "/api/checkstatus", "/api/token":

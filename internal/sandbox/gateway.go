@@ -59,6 +59,15 @@ type Options struct {
 	PendingFor time.Duration
 	// Faults enables the X-Paycli-Fault request header (see faults.go).
 	Faults bool
+	// PickFault, when set with Faults, chooses a fault for a request that
+	// carries no X-Paycli-Fault header: it returns a header value, or ""
+	// to serve the request normally. `serve --fault-rate` sets it (see
+	// RandomFaults) so that unmodified clients meet faults.
+	PickFault func(r *http.Request) string
+	// Credentials are the app's credentials the gateway accepts
+	// (DefaultCredentials when zero). Tests that look for leaked secrets
+	// set their own, recognisable ones.
+	Credentials Credentials
 	// MaxBodyBytes bounds request bodies (DefaultMaxBodyBytes when zero).
 	MaxBodyBytes int64
 }
@@ -107,6 +116,9 @@ func New(opts Options) (*Gateway, error) {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	if opts.Credentials == (Credentials{}) {
+		opts.Credentials = DefaultCredentials()
+	}
 	g := &Gateway{opts: opts, mux: http.NewServeMux()}
 	g.mux.HandleFunc("POST "+Base+"/api/token", g.token)
 	g.mux.Handle("POST "+Base+"/api/commissions", g.authorized(g.commissions))
@@ -124,6 +136,11 @@ func New(opts Options) (*Gateway, error) {
 
 // ServeHTTP serves one request, applying the fault header when enabled.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if g.opts.Faults && r.Header.Get(FaultHeader) == "" && g.opts.PickFault != nil {
+		if v := g.opts.PickFault(r); v != "" {
+			r.Header.Set(FaultHeader, v)
+		}
+	}
 	if g.opts.Faults && r.Header.Get(FaultHeader) != "" {
 		serveWithFault(g.mux, w, r)
 		return
@@ -210,7 +227,7 @@ func (g *Gateway) bearerValid(token string, now time.Time) bool {
 	if exp, ok := g.knownBearers.Load(token); ok {
 		return now.Before(exp.(time.Time))
 	}
-	exp, err := bearerExpiry(token, now)
+	exp, err := bearerExpiry(token, g.opts.Credentials.AppID, now)
 	if err != nil {
 		return false
 	}
@@ -311,11 +328,11 @@ func (g *Gateway) token(w http.ResponseWriter, r *http.Request) {
 	if !ok || !f.requireFields(w, "app_id", "app_secret") {
 		return
 	}
-	if f.get("app_id") != AppID || f.get("app_secret") != AppSecret {
+	if f.get("app_id") != g.opts.Credentials.AppID || f.get("app_secret") != g.opts.Credentials.AppSecret {
 		writeJSON(w, http.StatusUnauthorized, statusBody{StatusCode: 30, StatusDescription: "Invalid credentials"})
 		return
 	}
-	token, expires, err := issueBearer(g.opts.Now(), g.opts.TokenTTL, g.opts.NewTokenID())
+	token, expires, err := issueBearer(g.opts.Credentials.AppID, g.opts.Now(), g.opts.TokenTTL, g.opts.NewTokenID())
 	if err != nil {
 		writeInternal(w, err)
 		return

@@ -60,10 +60,10 @@ func TestTokenShape(t *testing.T) {
 	if strings.Count(tok, ".") != 2 {
 		t.Fatalf("token %q is not JWT-shaped", tok)
 	}
-	if err := verifyBearer(tok, testStart.Add(29*time.Minute)); err != nil {
+	if err := verifyBearer(tok, AppID, testStart.Add(29*time.Minute)); err != nil {
 		t.Errorf("token rejected before expiry: %v", err)
 	}
-	if err := verifyBearer(tok, testStart.Add(31*time.Minute)); err == nil {
+	if err := verifyBearer(tok, AppID, testStart.Add(31*time.Minute)); err == nil {
 		t.Error("token accepted after expiry")
 	}
 }

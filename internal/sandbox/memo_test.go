@@ -49,7 +49,7 @@ func TestKnownBearersBounded(t *testing.T) {
 	fx := newFixture(t)
 	now := fx.clock.Now()
 	for i := range maxKnownBearers + 10 {
-		tok, _, err := issueBearer(now, time.Minute, fmt.Sprint("jti-", i))
+		tok, _, err := issueBearer(AppID, now, time.Minute, fmt.Sprint("jti-", i))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -44,12 +44,24 @@ type bearerClaims struct {
 	jwt.RegisteredClaims
 }
 
-// issueBearer signs a bearer token for the sandbox app, valid from now for ttl.
-func issueBearer(now time.Time, ttl time.Duration, jti string) (token string, expires time.Time, err error) {
+// Credentials are an app's credentials at the sandbox.
+type Credentials struct {
+	AppID       string
+	AppSecret   string
+	MerchantKey string
+}
+
+// DefaultCredentials are the sandbox's fixed, published credentials.
+func DefaultCredentials() Credentials {
+	return Credentials{AppID: AppID, AppSecret: AppSecret, MerchantKey: MerchantKey}
+}
+
+// issueBearer signs a bearer token for app appID, valid from now for ttl.
+func issueBearer(appID string, now time.Time, ttl time.Duration, jti string) (token string, expires time.Time, err error) {
 	expires = now.Add(ttl).Truncate(time.Second)
 	claims := bearerClaims{jwt.RegisteredClaims{
 		Issuer:    "paycli-sandbox",
-		Subject:   AppID,
+		Subject:   appID,
 		IssuedAt:  jwt.NewNumericDate(now),
 		ExpiresAt: jwt.NewNumericDate(expires),
 		ID:        jti,
@@ -58,20 +70,21 @@ func issueBearer(now time.Time, ttl time.Duration, jti string) (token string, ex
 	return token, expires, err
 }
 
-// verifyBearer checks a bearer token's signature, subject and expiry at now.
-func verifyBearer(token string, now time.Time) error {
-	_, err := bearerExpiry(token, now)
+// verifyBearer checks a bearer token's signature, subject (appID) and
+// expiry at now.
+func verifyBearer(token, appID string, now time.Time) error {
+	_, err := bearerExpiry(token, appID, now)
 	return err
 }
 
 // bearerExpiry checks a bearer token like verifyBearer and returns its
 // expiry: the token is valid at any t with t.Before(expiry).
-func bearerExpiry(token string, now time.Time) (time.Time, error) {
+func bearerExpiry(token, appID string, now time.Time) (time.Time, error) {
 	var claims bearerClaims
 	_, err := jwt.ParseWithClaims(token, &claims, func(*jwt.Token) (any, error) {
 		return []byte(BearerSigningKey), nil
 	}, jwt.WithValidMethods([]string{"HS256"}), jwt.WithTimeFunc(func() time.Time { return now }),
-		jwt.WithExpirationRequired(), jwt.WithSubject(AppID))
+		jwt.WithExpirationRequired(), jwt.WithSubject(appID))
 	if err != nil {
 		return time.Time{}, err
 	}

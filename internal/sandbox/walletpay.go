@@ -62,11 +62,11 @@ func (g *Gateway) walletPay(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, 1, "The bill email must be a valid email address.")
 		return
 	}
-	if f.get("merchant_key") != MerchantKey {
+	if f.get("merchant_key") != g.opts.Credentials.MerchantKey {
 		writeStatus(w, 14, "Invalid merchant key: merchant not found")
 		return
 	}
-	plain, err := hashkey.Decrypt(AppSecret, f.get("hash_key"))
+	plain, err := hashkey.Decrypt(g.opts.Credentials.AppSecret, f.get("hash_key"))
 	if err != nil {
 		writeStatus(w, 90, "Invalid hash key")
 		return
@@ -87,7 +87,7 @@ func (g *Gateway) walletPay(w http.ResponseWriter, r *http.Request) {
 		"total":         string(claims.Amount),
 		"installment":   "1",
 		"currency_code": claims.Currency,
-		"merchant_key":  MerchantKey,
+		"merchant_key":  g.opts.Credentials.MerchantKey,
 		"invoice_id":    invoiceID,
 	})
 	if err != nil {
@@ -250,17 +250,17 @@ func (g *Gateway) checkStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	invoiceID := f.get("invoice_id")
-	if f.get("merchant_key") != MerchantKey {
+	if f.get("merchant_key") != g.opts.Credentials.MerchantKey {
 		writeStatus(w, 14, "Invalid merchant key: merchant not found")
 		return
 	}
-	plain, err := hashkey.Decrypt(AppSecret, f.get("hash_key"))
+	plain, err := hashkey.Decrypt(g.opts.Credentials.AppSecret, f.get("hash_key"))
 	if err != nil {
 		writeStatus(w, 90, "Invalid hash key")
 		return
 	}
 	layout, _ := hashkey.LookupLayout("checkstatus")
-	field, err := layout.Mismatch(hashkey.Split(plain), map[string]string{"invoice_id": invoiceID, "merchant_key": MerchantKey})
+	field, err := layout.Mismatch(hashkey.Split(plain), map[string]string{"invoice_id": invoiceID, "merchant_key": g.opts.Credentials.MerchantKey})
 	if err != nil {
 		writeStatus(w, 68, "Hash key mismatch: the hash_key is not made with the checkstatus layout invoice_id|merchant_key")
 		return

@@ -37,6 +37,7 @@ otherwise an emulator started inside paycli for the one command.`,
 		NewCmdWalletToken(f, nil),
 		NewCmdReset(f, nil),
 		NewCmdBench(f, nil),
+		NewCmdSoak(f, nil),
 	)
 	return cmd
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
+	"net/http"
+	"sync"
 	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
@@ -23,6 +26,15 @@ type ServeOptions struct {
 	StateDir string
 	Public   bool
 	Faults   bool
+	// FaultRate, with Faults, is the fraction of API requests without the
+	// fault header that get a random fault anyway (0: none).
+	FaultRate float64
+	// FaultSeed seeds the random faults (0: a random seed, printed).
+	FaultSeed uint64
+	// FaultDelay is how long a random delay fault waits.
+	FaultDelay time.Duration
+	// NewSeed makes a seed when FaultSeed is 0.
+	NewSeed func() uint64
 	// LockTimeout bounds the wait for another process using the state.
 	LockTimeout time.Duration
 	// Listen opens the listener (net.Listen outside tests).
@@ -33,7 +45,7 @@ type ServeOptions struct {
 
 // NewCmdServe builds `paycli sandbox serve`.
 func NewCmdServe(f *cmdutil.Factory, runF func(context.Context, *ServeOptions) error) *cobra.Command {
-	opts := &ServeOptions{IO: f.IOStreams, Listen: net.Listen, LockTimeout: 2 * time.Second}
+	opts := &ServeOptions{IO: f.IOStreams, Listen: net.Listen, LockTimeout: 2 * time.Second, NewSeed: rand.Uint64}
 	var state string
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -46,9 +58,12 @@ on disk before its answer is sent.
 
 With --faults, the X-Paycli-Fault request header can delay a request, answer
 an HTTP status, reset the connection before or after handling, or truncate
-the body (see docs/sandbox.md).`,
+the body (see docs/sandbox.md). --fault-rate makes it pick such faults itself,
+at random, for that fraction of API requests, so that unmodified clients meet
+them; each fault it injects is logged on stderr.`,
 		Example: `  paycli sandbox serve
-  paycli sandbox serve --addr 127.0.0.1:0 --state ./sandbox-state --faults`,
+  paycli sandbox serve --addr 127.0.0.1:0 --state ./sandbox-state --faults
+  paycli sandbox serve --faults --fault-rate 0.2 --fault-seed 7`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir, err := stateDir(f, state)
@@ -63,6 +78,15 @@ the body (see docs/sandbox.md).`,
 				return cmdutil.UsageHint(fmt.Errorf("refusing to serve on %s: not a loopback address", opts.Addr),
 					"The sandbox accepts fixed, published credentials. Add --public to expose it to the network anyway.")
 			}
+			if opts.FaultRate < 0 || opts.FaultRate > 1 {
+				return cmdutil.UsageErrorf("invalid --fault-rate %v: want a fraction between 0 and 1, e.g. 0.2", opts.FaultRate)
+			}
+			if opts.FaultRate > 0 && !opts.Faults {
+				return cmdutil.UsageErrorf("--fault-rate needs --faults")
+			}
+			if opts.FaultDelay <= 0 {
+				return cmdutil.UsageErrorf("invalid --fault-delay %v: want a positive duration, e.g. 5s", opts.FaultDelay)
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -73,6 +97,12 @@ the body (see docs/sandbox.md).`,
 	cmd.Flags().StringVar(&state, "state", "", "state folder (default <state dir>/paycli/sandbox)")
 	cmd.Flags().BoolVar(&opts.Public, "public", false, "allow a non-loopback --addr")
 	cmd.Flags().BoolVar(&opts.Faults, "faults", false, "honour the X-Paycli-Fault request header")
+	cmd.Flags().Float64Var(&opts.FaultRate, "fault-rate", 0, "with --faults, fault this fraction of API requests at random (0 to 1)")
+	cmd.Flags().Uint64Var(&opts.FaultSeed, "fault-seed", 0, "seed of the random faults (default: a random seed, printed)")
+	cmd.Flags().DurationVar(&opts.FaultDelay, "fault-delay", 5*time.Second, "how long a random delay fault waits")
+	_ = cmd.RegisterFlagCompletionFunc("fault-rate", noValueCompletion)
+	_ = cmd.RegisterFlagCompletionFunc("fault-seed", noValueCompletion)
+	_ = cmd.RegisterFlagCompletionFunc("fault-delay", noValueCompletion)
 	_ = cmd.RegisterFlagCompletionFunc("state", completeFolder)
 	_ = cmd.RegisterFlagCompletionFunc("addr", noValueCompletion)
 	return cmd
@@ -86,10 +116,35 @@ func ServeRun(ctx context.Context, opts *ServeOptions) error {
 		return cmdutil.WithKind(cmdutil.KindUnavailable, fmt.Errorf("cannot listen on %s: %w", opts.Addr, err),
 			"Is another sandbox running? Pick another address with --addr (port 0 picks a free one).")
 	}
+	w := opts.IO.ErrOut
+	gopts := sandbox.Options{Faults: opts.Faults}
+	seed := opts.FaultSeed
+	if opts.Faults && opts.FaultRate > 0 {
+		if seed == 0 {
+			seed = opts.NewSeed()
+		}
+		picker, err := sandbox.NewRandomFaults(seed, opts.FaultRate, opts.FaultDelay)
+		if err != nil {
+			ln.Close()
+			return cmdutil.UsageErrorf("%v", err)
+		}
+		var logMu sync.Mutex
+		gopts.PickFault = func(r *http.Request) string {
+			v := picker.Pick(r)
+			if v != "" {
+				// One line per fault, whole, so a reader (the soak) can
+				// count them even if this process is killed.
+				logMu.Lock()
+				fmt.Fprintf(w, "fault: %s %s %s\n", r.Method, r.URL.Path, v)
+				logMu.Unlock()
+			}
+			return v
+		}
+	}
 	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{
 		StateDir:    opts.StateDir,
 		LockTimeout: opts.LockTimeout,
-		Gateway:     sandbox.Options{Faults: opts.Faults},
+		Gateway:     gopts,
 	})
 	if errors.Is(err, sandbox.ErrLocked) {
 		return cmdutil.WithKind(cmdutil.KindUnavailable, sandbox.LockedError(opts.StateDir),
@@ -104,7 +159,6 @@ func ServeRun(ctx context.Context, opts *ServeOptions) error {
 	}
 	defer sandbox.RemoveAddress(opts.StateDir, srv.BaseURL)
 
-	w := opts.IO.ErrOut
 	fmt.Fprintf(w, "paycli sandbox serving %s\n", srv.BaseURL)
 	fmt.Fprintf(w, "  app_id:       %s\n", sandbox.AppID)
 	fmt.Fprintf(w, "  app_secret:   %s\n", sandbox.AppSecret)
@@ -112,6 +166,9 @@ func ServeRun(ctx context.Context, opts *ServeOptions) error {
 	fmt.Fprintf(w, "  state:        %s\n", opts.StateDir)
 	if opts.Faults {
 		fmt.Fprintf(w, "  faults:       on (%s header)\n", sandbox.FaultHeader)
+		if gopts.PickFault != nil {
+			fmt.Fprintf(w, "  random:       %v of API requests, seed %d\n", opts.FaultRate, seed)
+		}
 	}
 	fmt.Fprintln(w, "Press Ctrl-C to stop.")
 	if opts.Ready != nil {

@@ -189,7 +189,14 @@ func classify(data *gateway.WalletPayResult, err error) attemptResult {
 	}
 	r := attemptResult{err: err}
 	var apiErr *gateway.APIError
-	if errors.As(err, &apiErr) {
+	if errors.As(err, &apiErr) && apiErr.Endpoint != gateway.EndpointWalletPay && errors.Is(err, gateway.ErrUnavailable) {
+		// The token call before walletPay was answered, but with a 5xx
+		// page or an unreadable body: walletPay was never sent, for want
+		// of a gateway (exit 8), as when the token call cannot connect.
+		r.class = journal.NotSent
+		return r
+	}
+	if apiErr != nil {
 		if apiErr.HasStatusCode {
 			code := apiErr.StatusCode
 			r.statusCode = &code

@@ -1,0 +1,193 @@
+package sandboxcmd
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/render"
+	"github.com/paycli/paycli/internal/soak"
+	"github.com/spf13/cobra"
+)
+
+// SoakOptions are the inputs of `paycli sandbox soak`.
+type SoakOptions struct {
+	IO     *iostreams.IOStreams
+	Format func() (render.Format, error)
+	// Config is the run; Config.Dir empty means a temporary folder.
+	Config soak.Config
+	// Keep keeps the run's folder (always kept when the check fails).
+	Keep bool
+	// NewSeed makes a seed when Config.Seed is 0.
+	NewSeed func() uint64
+	// Soak runs the soak (soak.Run outside tests).
+	Soak func(context.Context, soak.Config) (*soak.Report, error)
+}
+
+// NewCmdSoak builds the hidden `paycli sandbox soak`: a chaos test of
+// walletpay against a faulty, repeatedly killed sandbox (internal/soak).
+func NewCmdSoak(f *cmdutil.Factory, runF func(context.Context, *SoakOptions) error) *cobra.Command {
+	opts := &SoakOptions{IO: f.IOStreams, Format: f.OutputFormat, NewSeed: rand.Uint64, Soak: soak.Run}
+	cmd := &cobra.Command{
+		Use:    "soak",
+		Short:  "Chaos-test walletpay against a faulty sandbox that is killed and restarted",
+		Hidden: true,
+		Long: `Run 'paycli sandbox serve --faults --fault-rate R' as a subprocess, run many
+concurrent 'paycli walletpay' subprocesses over a pool of invoices against it
+(amounts ending in .41 and .69 among them), kill the server with SIGKILL and
+restart it at random moments, kill some walletpay processes too, and when the time is up reconcile each
+process's exit code, the journal and the sandbox (check status and its
+store). It fails (exit 1) on any sale charged twice, any sale answered 100
+but lost, any exit 0 without a stored sale, any charge nobody was told was
+unknown, or any journal intent without an outcome not listed as unknown.
+
+Everything runs on loopback with a home folder of its own; the user's
+configuration, journal and sandbox are not touched.`,
+		Example: `  paycli sandbox soak --duration 20s --workers 8 --invoices 40 --kills 3 --seed 1
+  paycli sandbox soak --duration 5m --kills 20 -o json`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c := &opts.Config
+			switch {
+			case c.Duration <= 0:
+				return cmdutil.UsageErrorf("invalid --duration %v: want a positive duration, e.g. 20s", c.Duration)
+			case c.Workers < 1 || c.Workers > 64:
+				return cmdutil.UsageErrorf("invalid --workers %d: want 1 to 64", c.Workers)
+			case c.Invoices < 1 || c.Invoices > 10000:
+				return cmdutil.UsageErrorf("invalid --invoices %d: want 1 to 10000", c.Invoices)
+			case c.Kills < 0 || c.Kills > 1000:
+				return cmdutil.UsageErrorf("invalid --kills %d: want 0 to 1000", c.Kills)
+			case c.FaultRate < 0 || c.FaultRate > 1:
+				return cmdutil.UsageErrorf("invalid --fault-rate %v: want a fraction between 0 and 1", c.FaultRate)
+			case c.ClientKillRate < 0 || c.ClientKillRate > 1:
+				return cmdutil.UsageErrorf("invalid --client-kill-rate %v: want a fraction between 0 and 1", c.ClientKillRate)
+			case c.ClientTimeout <= 0:
+				return cmdutil.UsageErrorf("invalid --client-timeout %v: want a positive duration, e.g. 3s", c.ClientTimeout)
+			}
+			if c.Binary == "" {
+				exe, err := os.Executable()
+				if err != nil {
+					return cmdutil.UsageErrorf("cannot find the paycli binary (%v): pass --binary", err)
+				}
+				c.Binary = exe
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return SoakRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Config.Binary, "binary", "", "paycli binary to run as server and clients (default: this one)")
+	fl.StringVar(&opts.Config.Dir, "dir", "", "folder for the run's home, journal and sandbox state (default: a temporary one)")
+	fl.BoolVar(&opts.Keep, "keep", false, "keep the run's folder (it is always kept when the check fails)")
+	fl.DurationVar(&opts.Config.Duration, "duration", 20*time.Second, "how long payments are started")
+	fl.IntVar(&opts.Config.Workers, "workers", 8, "walletpay processes running at once")
+	fl.IntVar(&opts.Config.Invoices, "invoices", 40, "size of the invoice pool")
+	fl.IntVar(&opts.Config.Kills, "kills", 3, "times the sandbox is killed with SIGKILL and restarted")
+	fl.Uint64Var(&opts.Config.Seed, "seed", 0, "seed of the run's random choices (default: a random seed, printed)")
+	fl.Float64Var(&opts.Config.FaultRate, "fault-rate", 0.25, "fraction of API requests the sandbox faults")
+	fl.Float64Var(&opts.Config.ClientKillRate, "client-kill-rate", 0.05, "fraction of walletpay processes killed with SIGKILL mid-run")
+	fl.DurationVar(&opts.Config.ClientTimeout, "client-timeout", 3*time.Second, "each walletpay's --timeout (delay faults wait 2s longer)")
+	for _, name := range []string{"duration", "workers", "invoices", "kills", "seed", "fault-rate", "client-kill-rate", "client-timeout"} {
+		_ = cmd.RegisterFlagCompletionFunc(name, noValueCompletion)
+	}
+	_ = cmd.RegisterFlagCompletionFunc("dir", completeFolder)
+	return cmd
+}
+
+// SoakRun runs the soak and prints its report; problems make it fail.
+func SoakRun(ctx context.Context, opts *SoakOptions) error {
+	format, err := opts.Format()
+	if err != nil {
+		return err
+	}
+	cfg := opts.Config
+	if cfg.Seed == 0 {
+		cfg.Seed = opts.NewSeed()
+	}
+	keep := opts.Keep
+	if cfg.Dir == "" {
+		dir, err := os.MkdirTemp("", "paycli-soak-")
+		if err != nil {
+			return err
+		}
+		cfg.Dir = dir
+		defer func() {
+			if !keep {
+				os.RemoveAll(dir)
+			}
+		}()
+	}
+	cfg.Log = opts.IO.ErrOut
+	fmt.Fprintf(opts.IO.ErrOut, "soak: seed %d, %v, %d workers, %d invoices, %d kills, in %s\n",
+		cfg.Seed, cfg.Duration, cfg.Workers, cfg.Invoices, cfg.Kills, cfg.Dir)
+	rep, err := opts.Soak(ctx, cfg)
+	if err != nil {
+		keep = true
+		return fmt.Errorf("%w (the run's files are in %s)", err, cfg.Dir)
+	}
+	if err := writeSoakReport(opts, format, rep); err != nil {
+		return err
+	}
+	if len(rep.Problems) > 0 {
+		keep = true
+		for _, p := range rep.Problems {
+			fmt.Fprintf(opts.IO.ErrOut, "problem: %s\n", p)
+		}
+		return cmdutil.WithKind(cmdutil.KindUnexpected, fmt.Errorf("soak: %d problems found (seed %d)", len(rep.Problems), rep.Seed),
+			fmt.Sprintf("The run's journal and sandbox state are in %s.", cfg.Dir))
+	}
+	return nil
+}
+
+func writeSoakReport(opts *SoakOptions, format render.Format, rep *soak.Report) error {
+	if format == render.JSON {
+		return render.WriteJSON(opts.IO.Out, rep)
+	}
+	rows := [][]string{
+		{"seed", strconv.FormatUint(rep.Seed, 10)},
+		{"duration", rep.Duration},
+		{"workers", strconv.Itoa(rep.Workers)},
+		{"invoices", strconv.Itoa(rep.Invoices)},
+		{"fault rate", strconv.FormatFloat(rep.Rate, 'f', -1, 64)},
+		{"attempts", strconv.Itoa(rep.Attempts)},
+		{"sandbox kills", strconv.Itoa(rep.Kills)},
+		{"client kills", strconv.Itoa(rep.ClientKills)},
+	}
+	rows = append(rows, counted("exit ", rep.Exits)...)
+	rows = append(rows, counted("fault ", rep.Faults)...)
+	rows = append(rows, counted("fault on walletPay ", rep.FaultsOnWalletPay)...)
+	rows = append(rows, counted("journal ", rep.Journal)...)
+	rows = append(rows, []string{"journal intents without outcome", strconv.Itoa(rep.OpenIntents)})
+	rows = append(rows, counted("sale ", rep.Sales)...)
+	rows = append(rows,
+		[]string{"charged, told unknown", strconv.Itoa(rep.UnknownCharged)},
+		[]string{"reconciled invoices", fmt.Sprintf("%d of %d", rep.Reconciled, rep.Invoices)},
+		[]string{"problems", strconv.Itoa(len(rep.Problems))},
+	)
+	if format != render.Table {
+		return render.WriteRecords(opts.IO.Out, format, []string{"count", "value"}, rows)
+	}
+	return render.WriteTable(opts.IO.Out, render.TableOptions{RightAlign: []int{1}}, []string{"count", "value"}, rows)
+}
+
+// counted lists a map's counts as rows, keys sorted, each prefixed.
+func counted(prefix string, m map[string]int) [][]string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	rows := make([][]string, 0, len(keys))
+	for _, k := range keys {
+		rows = append(rows, []string{prefix + k, strconv.Itoa(m[k])})
+	}
+	return rows
+}

@@ -1,0 +1,355 @@
+package soak
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/hashkey"
+	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/sandbox"
+)
+
+// classOfExit is the journal outcome a walletpay exit code stands for,
+// and false for a code that has none. Exit 8 (unavailable before sending)
+// is left out: such a process may have stopped before it wrote an intent
+// (the token call failed) or after (not_sent), so it is checked against
+// not_sent loosely.
+func classOfExit(code int) (string, bool) {
+	switch code {
+	case 0:
+		return journal.Succeeded, true
+	case 4:
+		return journal.Rejected, true
+	case 5:
+		return journal.Declined, true
+	case 6:
+		return journal.Duplicate, true
+	case 7:
+		return journal.Unknown, true
+	}
+	return "", false
+}
+
+// exitOfClass is the inverse of classOfExit.
+func exitOfClass(class string) (int, bool) {
+	for _, code := range []int{0, 4, 5, 6, 7} {
+		if c, _ := classOfExit(code); c == class {
+			return code, true
+		}
+	}
+	return 0, false
+}
+
+// statusOfState is the check-status transaction_status of a store state.
+func statusOfState(state string) string {
+	switch state {
+	case sandbox.StateCompleted:
+		return "Completed"
+	case sandbox.StateFailed:
+		return "Failed"
+	case sandbox.StatePending:
+		return "Pending"
+	}
+	return state
+}
+
+// checkStatus is what check status said about one invoice.
+type checkStatus struct {
+	found   bool
+	status  string
+	orderID string
+}
+
+// journalRecord is the part of `paycli journal -o json` the checker reads.
+type journalRecord struct {
+	Invoice         string `json:"invoice"`
+	Outcome         string `json:"outcome"`
+	OutcomeRecorded bool   `json:"outcome_recorded"`
+}
+
+// check reconciles the three views once the server has stopped.
+func (r *run) check(ctx context.Context) error {
+	rep := r.report
+	rep.Attempts = len(r.attempts)
+	for _, a := range r.attempts {
+		if a.killed {
+			rep.Exits["killed"]++
+			rep.ClientKills++
+			continue
+		}
+		rep.Exits[strconv.Itoa(a.exit)]++
+	}
+
+	// View 2: the journal, read directly and as `paycli journal` shows it.
+	attempts, skipped, err := journal.Read(filepath.Join(r.stateDir, "paycli", journal.FileName))
+	if err != nil {
+		return err
+	}
+	if skipped > 0 {
+		r.addProblem("journal: %d unreadable lines (no client was killed, so none were expected)", skipped)
+	}
+	records, err := r.journalListing(ctx)
+	if err != nil {
+		return err
+	}
+	if len(records) != len(attempts) {
+		r.addProblem("paycli journal lists %d attempts, the journal holds %d", len(records), len(attempts))
+	}
+	for _, rec := range records {
+		if !rec.OutcomeRecorded {
+			rep.OpenIntents++
+		}
+		if !rec.OutcomeRecorded && rec.Outcome != journal.Unknown {
+			r.addProblem("invoice %s: an intent without an outcome is listed as %q, not unknown", rec.Invoice, rec.Outcome)
+		}
+	}
+	journalByInv := map[string][]journal.Attempt{}
+	for _, a := range attempts {
+		rep.Journal[a.Class()]++
+		journalByInv[a.Intent.Invoice] = append(journalByInv[a.Intent.Invoice], a)
+	}
+
+	// View 3: the sandbox, over HTTP (check status) and in its store.
+	statuses, err := r.checkStatuses(ctx)
+	if err != nil {
+		return err
+	}
+	store, err := sandbox.OpenStore(r.sandboxDir, 10*time.Second, time.Now())
+	if err != nil {
+		return fmt.Errorf("soak: open the sandbox store: %w", err)
+	}
+	sales, err := store.Sales()
+	store.Close()
+	if err != nil {
+		return err
+	}
+	salesByInv := map[string]sandbox.Sale{}
+	orders := map[string]string{}
+	for _, s := range sales {
+		rep.Sales[s.State]++
+		if _, dup := salesByInv[s.InvoiceID]; dup {
+			r.addProblem("invoice %s: the store holds two sales", s.InvoiceID)
+		}
+		salesByInv[s.InvoiceID] = s
+		if other, dup := orders[s.OrderID]; dup && s.OrderID != "" {
+			r.addProblem("order %s is stored for invoices %s and %s", s.OrderID, other, s.InvoiceID)
+		}
+		orders[s.OrderID] = s.InvoiceID
+	}
+
+	// View 1 (the processes) against the other two, invoice by invoice.
+	procByInv := map[int][]attempt{}
+	for _, a := range r.attempts {
+		procByInv[a.invoice] = append(procByInv[a.invoice], a)
+	}
+	for i, inv := range r.invoices {
+		before := len(rep.Problems)
+		r.reconcile(inv, procByInv[i], journalByInv[inv.id], salesByInv, statuses[i])
+		if len(rep.Problems) == before {
+			rep.Reconciled++
+		}
+	}
+	return nil
+}
+
+// reconcile checks one invoice.
+func (r *run) reconcile(inv invoice, procs []attempt, jattempts []journal.Attempt, salesByInv map[string]sandbox.Sale, cs checkStatus) {
+	id := inv.id
+	sale, stored := salesByInv[id]
+
+	// Charged twice: more than one process told "paid", or two order numbers.
+	succeededOrders := map[string]bool{}
+	paid := 0
+	for _, p := range procs {
+		if p.exit == 0 {
+			paid++
+			succeededOrders[p.orderNo] = true
+		}
+	}
+	for _, a := range jattempts {
+		if a.Class() == journal.Succeeded {
+			succeededOrders[a.Outcome.OrderNo] = true
+		}
+	}
+	if paid > 1 {
+		r.addProblem("invoice %s: charged twice: %d processes exited 0", id, paid)
+	}
+	if len(succeededOrders) > 1 {
+		r.addProblem("invoice %s: charged twice: succeeded with orders %v", id, sortedKeys(succeededOrders))
+	}
+
+	// Answered 100 but lost / exit 0 without a stored sale.
+	for order := range succeededOrders {
+		switch {
+		case !stored:
+			r.addProblem("invoice %s: answered 100 (order %q) but the sandbox has no sale", id, order)
+		case sale.State != sandbox.StateCompleted || sale.OrderID != order:
+			r.addProblem("invoice %s: answered 100 (order %q) but the sandbox holds %s order %q", id, order, sale.State, sale.OrderID)
+		}
+	}
+
+	// Check status agrees with the store.
+	switch {
+	case stored && !cs.found:
+		r.addProblem("invoice %s: stored as %s but check status does not know it", id, sale.State)
+	case stored && (cs.orderID != sale.OrderID || cs.status != statusOfState(sale.State)):
+		r.addProblem("invoice %s: stored as %s order %s; check status says %s order %s", id, sale.State, sale.OrderID, cs.status, cs.orderID)
+	case !stored && cs.found:
+		r.addProblem("invoice %s: check status knows it (%s) but the store does not", id, cs.status)
+	}
+
+	// A charge nobody was told about must have been reported unknown: by
+	// a process that exited 7 or was killed, with an unknown attempt in
+	// the journal (an intent without an outcome is unknown too).
+	exits := map[int]int{}
+	killed := 0
+	for _, p := range procs {
+		if p.killed {
+			killed++
+			continue
+		}
+		exits[p.exit]++
+	}
+	if stored && sale.State == sandbox.StateCompleted && len(succeededOrders) == 0 {
+		if exits[7]+killed == 0 || !slices.ContainsFunc(jattempts, func(a journal.Attempt) bool { return a.Class() == journal.Unknown }) {
+			r.addProblem("invoice %s: charged (order %s) but no process exited 0 or 7 and no attempt is unknown", id, sale.OrderID)
+		} else {
+			r.report.UnknownCharged++
+		}
+	}
+
+	// Exit codes and journal outcomes tell the same story. A killed
+	// process may have written nothing, an intent alone (unknown) or both
+	// lines, so each class may exceed its exit code's count by the kills.
+	classes := map[string]int{}
+	for _, a := range jattempts {
+		classes[a.Class()]++
+	}
+	for code, n := range exits {
+		class, known := classOfExit(code)
+		switch {
+		case code == 8:
+		case !known:
+			last := ""
+			for _, p := range procs {
+				if p.exit == code {
+					last = lastLine(p.stderr)
+				}
+			}
+			r.addProblem("invoice %s: %d processes exited %d: %s", id, n, code, last)
+		case classes[class] < n || classes[class] > n+killed:
+			r.addProblem("invoice %s: %d processes exited %d (%d killed) but the journal has %d %s attempts", id, n, code, killed, classes[class], class)
+		}
+	}
+	for class, n := range classes {
+		if code, ok := exitOfClass(class); ok && exits[code] == 0 && n > killed {
+			r.addProblem("invoice %s: %d %s attempts but no process exited %d (%d killed)", id, n, class, code, killed)
+		}
+		if class == journal.NotSent {
+			if n > exits[8]+killed {
+				r.addProblem("invoice %s: %d not_sent attempts but %d processes exited 8 (%d killed)", id, n, exits[8], killed)
+			}
+			continue
+		}
+		if !slices.Contains([]string{journal.Succeeded, journal.Rejected, journal.Declined, journal.Duplicate, journal.Unknown}, class) {
+			r.addProblem("invoice %s: journal outcome %q", id, class)
+		}
+	}
+}
+
+// journalListing runs `paycli journal -o json` as a user would.
+func (r *run) journalListing(ctx context.Context) ([]journalRecord, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, r.cfg.Binary, "journal", "-o", "json")
+	cmd.Env = r.env
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return nil, fmt.Errorf("soak: paycli journal: %v: %s", err, strings.TrimSpace(string(ee.Stderr)))
+		}
+		return nil, fmt.Errorf("soak: paycli journal: %w", err)
+	}
+	var recs []journalRecord
+	if err := json.Unmarshal(out, &recs); err != nil {
+		return nil, fmt.Errorf("soak: paycli journal -o json: %w", err)
+	}
+	return recs, nil
+}
+
+// checkStatuses asks check status about every invoice of the pool, from
+// a sandbox started in this process over the run's state, without faults.
+func (r *run) checkStatuses(ctx context.Context) ([]checkStatus, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{StateDir: r.sandboxDir, LockTimeout: 10 * time.Second})
+	if err != nil {
+		return nil, fmt.Errorf("soak: start a sandbox for the check: %w", err)
+	}
+	defer srv.Shutdown(context.WithoutCancel(ctx))
+	client, err := gateway.New(srv.BaseURL, gateway.Credentials{AppID: sandbox.AppID, AppSecret: sandbox.AppSecret})
+	if err != nil {
+		return nil, err
+	}
+	layout, _ := hashkey.LookupLayout("checkstatus")
+	out := make([]checkStatus, len(r.invoices))
+	for i, inv := range r.invoices {
+		plain, err := layout.Plaintext(map[string]string{"invoice_id": inv.id, "merchant_key": sandbox.MerchantKey})
+		if err != nil {
+			return nil, err
+		}
+		hk, err := hashkey.Generate(sandbox.AppSecret, plain)
+		if err != nil {
+			return nil, err
+		}
+		res, err := client.CheckStatus(ctx, gateway.CheckStatusRequest{
+			MerchantKey: sandbox.MerchantKey, InvoiceID: inv.id, IncludePendingStatus: true, HashKey: hk,
+		})
+		switch {
+		case errors.Is(err, gateway.ErrNotFound):
+		case errors.Is(err, gateway.ErrPending):
+			out[i] = checkStatus{found: true, status: "Pending"}
+		case err != nil:
+			return nil, fmt.Errorf("soak: check status of %s: %w", inv.id, err)
+		default:
+			out[i] = checkStatus{found: true, status: res.TransactionStatus, orderID: res.OrderID}
+		}
+	}
+	return out, nil
+}
+
+// orderNoOf reads order_no from walletpay's -o json output.
+func orderNoOf(stdout string) string {
+	var v struct {
+		OrderNo string `json:"order_no"`
+	}
+	_ = json.Unmarshal([]byte(stdout), &v)
+	return v.OrderNo
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
