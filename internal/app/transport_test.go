@@ -125,9 +125,10 @@ func credentials(env map[string]string, baseURL string) map[string]string {
 
 // TestFilesArePrivateUnderPermissiveUmask writes a config (two keys and a
 // second profile) and fills the token cache with umask 000, then checks
-// every file paycli made is 0600 and every folder 0700. The walk covers the
-// whole home, so a step that writes another file (the walletpay journal)
-// is checked as soon as it is added to the list.
+// every file paycli made is 0600 and every folder 0700; a sandbox wallet
+// payment adds the journal and the sandbox's state. The walk covers the
+// whole home, so a step that writes another file is checked as soon as it
+// is added to the list.
 func TestFilesArePrivateUnderPermissiveUmask(t *testing.T) {
 	var hits atomic.Int32
 	gw := httptest.NewServer(tokenHandler(&hits))
@@ -146,6 +147,16 @@ func TestFilesArePrivateUnderPermissiveUmask(t *testing.T) {
 	}
 	if hits.Load() != 1 {
 		t.Fatalf("%d token requests, want 1", hits.Load())
+	}
+	// A wallet payment against the in-process sandbox writes the journal
+	// and the sandbox's state under the state folder.
+	tok := runPaycli(t, env, "sandbox", "wallet-token", "--amount", "10.00", "--currency", "TRY")
+	if tok.code != 0 {
+		t.Fatalf("sandbox wallet-token: exit %d\n%s", tok.code, tok.stderr)
+	}
+	if res := runPaycli(t, env, "walletpay", "--sandbox", "--yes", "--invoice", "UMASK-1", "--token", strings.TrimSpace(tok.stdout),
+		"--name", "Ada", "--surname", "Lovelace", "--email", "ada@example.com"); res.code != 0 {
+		t.Fatalf("walletpay: exit %d\n%s", res.code, res.stderr)
 	}
 	var files []string
 	err := filepath.WalkDir(home, func(path string, d fs.DirEntry, err error) error {
@@ -171,13 +182,14 @@ func TestFilesArePrivateUnderPermissiveUmask(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var config, cache bool
+	var config, cache, journal bool
 	for _, f := range files {
 		config = config || strings.HasPrefix(f, filepath.Join(".config", "paycli")+string(filepath.Separator))
 		cache = cache || strings.HasPrefix(f, filepath.Join(".cache", "paycli")+string(filepath.Separator))
+		journal = journal || f == filepath.Join(".local", "state", "paycli", "journal.jsonl")
 	}
-	if !config || !cache {
-		t.Fatalf("want a config file and a token cache file, found %v", files)
+	if !config || !cache || !journal {
+		t.Fatalf("want a config file, a token cache file and the journal, found %v", files)
 	}
 }
 
