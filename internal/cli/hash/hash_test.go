@@ -350,48 +350,41 @@ func TestValidateOneHashKey(t *testing.T) {
 1  100.00
 2  1
 3  TRY
-4  test••••_key
+4  test_merchant_key
 5  INV-001
 `},
-		{"secrets shown on request", []string{kaHashKey, "--layout", "payment", "--show-secrets"}, `FIELD          VALUE
+		{"table with layout", []string{kaHashKey, "--layout", "payment"}, `FIELD          VALUE
 total          100.00
 installment    1
 currency_code  TRY
 merchant_key   test_merchant_key
 invoice_id     INV-001
 `},
-		{"table with layout", []string{kaHashKey, "--layout", "payment"}, `FIELD          VALUE
-total          100.00
-installment    1
-currency_code  TRY
-merchant_key   test••••_key
-invoice_id     INV-001
-`},
 		{"csv with layout", []string{kaHashKey, "--layout", "walletpay", "-o", "csv"}, `FIELD,VALUE
 total,100.00
 installment,1
 currency_code,TRY
-merchant_key,test••••_key
+merchant_key,test_merchant_key
 invoice_id,INV-001
 `},
 		{"json", []string{kaHashKey, "-o", "json"}, `{
-  "plaintext": "100.00|1|TRY|test••••_key|INV-001",
+  "plaintext": "100.00|1|TRY|test_merchant_key|INV-001",
   "fields": [
     "100.00",
     "1",
     "TRY",
-    "test••••_key",
+    "test_merchant_key",
     "INV-001"
   ]
 }
 `},
 		{"json with layout", []string{kaHashKey, "-o", "json", "--layout", "payment"}, `{
-  "plaintext": "100.00|1|TRY|test••••_key|INV-001",
+  "plaintext": "100.00|1|TRY|test_merchant_key|INV-001",
   "fields": [
     "100.00",
     "1",
     "TRY",
-    "test••••_key",
+    "test_merchant_key",
     "INV-001"
   ],
   "layout": "payment",
@@ -399,7 +392,7 @@ invoice_id,INV-001
     "total": "100.00",
     "installment": "1",
     "currency_code": "TRY",
-    "merchant_key": "test••••_key",
+    "merchant_key": "test_merchant_key",
     "invoice_id": "INV-001"
   }
 }
@@ -469,9 +462,9 @@ func TestValidateStdinJSONLines(t *testing.T) {
 	if hint := cmdutil.HintOf(err); hint != `Each failed line has an "error" field in the output.` {
 		t.Errorf("hint %q", hint)
 	}
-	named := `"named":{"total":"100.00","installment":"1","currency_code":"TRY","merchant_key":"test••••_key","invoice_id":"INV-001"}`
-	want := `{"line":1,"plaintext":"100.00|1|TRY|test••••_key|INV-001","fields":["100.00","1","TRY","test••••_key","INV-001"],"layout":"payment",` + named + `}
-{"line":3,"plaintext":"100.00|1|TRY|test••••_key|INV-001","fields":["100.00","1","TRY","test••••_key","INV-001"],"layout":"payment",` + named + `}
+	named := `"named":{"total":"100.00","installment":"1","currency_code":"TRY","merchant_key":"test_merchant_key","invoice_id":"INV-001"}`
+	want := `{"line":1,"plaintext":"100.00|1|TRY|test_merchant_key|INV-001","fields":["100.00","1","TRY","test_merchant_key","INV-001"],"layout":"payment",` + named + `}
+{"line":3,"plaintext":"100.00|1|TRY|test_merchant_key|INV-001","fields":["100.00","1","TRY","test_merchant_key","INV-001"],"layout":"payment",` + named + `}
 {"line":4,"error":"not a hash_key: expected iv:salt:ciphertext, found 1 part(s)"}
 {"line":5,"error":"layout payment has 5 fields, the hash_key holds 2"}
 `
@@ -492,8 +485,8 @@ func TestValidateStdinTable(t *testing.T) {
 	out, errOut, err := runValidate(t, streamInput, testConfig(), "-")
 	wantUsage(t, err, "1 of 4 lines did not decrypt")
 	want := `LINE  PLAINTEXT
-   1  100.00|1|TRY|test••••_key|INV-001
-   3  100.00|1|TRY|test••••_key|INV-001
+   1  100.00|1|TRY|test_merchant_key|INV-001
+   3  100.00|1|TRY|test_merchant_key|INV-001
    5  merchant_key_x|INV-001
 `
 	if out != want {

@@ -29,9 +29,6 @@ type ValidateOptions struct {
 	HashKey string
 	// Layout names the fields when set.
 	Layout string
-	// ShowSecrets prints the configured merchant_key where a hash_key
-	// holds it; otherwise it is masked like everywhere else.
-	ShowSecrets bool
 }
 
 // NewCmdValidate builds `paycli hash validate`.
@@ -77,7 +74,6 @@ JSON (one hash_key; with - each object also has "line"):
 		},
 	}
 	cmd.Flags().StringVar(&opts.Layout, "layout", "", "name the fields after this layout's: "+strings.Join(hashkey.LayoutNames(), ", "))
-	cmd.Flags().BoolVar(&opts.ShowSecrets, "show-secrets", false, "print the configured merchant_key where a hash_key holds it (masked otherwise)")
 	_ = cmd.RegisterFlagCompletionFunc("layout", layoutCompletion)
 	return cmd
 }
@@ -143,36 +139,6 @@ func open(secret, hashKey string, layout *hashkey.Layout) (decrypted, error) {
 	return d, nil
 }
 
-// masked hides the configured merchant_key wherever the decrypted
-// hash_key holds it, as paycli masks secrets everywhere: first and last
-// four characters, enough to see that it is the profile's key.
-func (d decrypted) masked(merchantKey string) decrypted {
-	if merchantKey == "" || !strings.Contains(d.Plaintext, merchantKey) {
-		return d
-	}
-	mask := config.Mask(merchantKey)
-	d.Plaintext = strings.ReplaceAll(d.Plaintext, merchantKey, mask)
-	fields := make([]string, len(d.Fields))
-	for i, f := range d.Fields {
-		fields[i] = strings.ReplaceAll(f, merchantKey, mask)
-	}
-	d.Fields = fields
-	if d.Named != nil {
-		d.Named = &namedFields{names: d.Named.names, values: fields}
-	}
-	return d
-}
-
-// openFor decrypts one hash_key for display: the merchant_key is masked
-// unless the user asked to see secrets.
-func openFor(opts *ValidateOptions, cfg *config.Config, secret, hashKey string, layout *hashkey.Layout) (decrypted, error) {
-	d, err := open(secret, hashKey, layout)
-	if err != nil || opts.ShowSecrets {
-		return d, err
-	}
-	return d.masked(cfg.MerchantKey), nil
-}
-
 // layoutMismatch is a hash_key that decrypted but has another layout's
 // number of fields.
 type layoutMismatch struct {
@@ -209,7 +175,7 @@ func validateRun(ctx context.Context, opts *ValidateOptions) error {
 		return validateLines(ctx, opts, cfg, format, secret, layout)
 	}
 
-	d, err := openFor(opts, cfg, secret, opts.HashKey, layout)
+	d, err := open(secret, opts.HashKey, layout)
 	var mismatch *layoutMismatch
 	if errors.As(err, &mismatch) {
 		return cmdutil.UsageHint(err, "The hash_key was made for another layout: 'paycli hash layouts' lists them; leave out --layout to see the fields numbered.")
@@ -270,7 +236,7 @@ func validateLines(ctx context.Context, opts *ValidateOptions, cfg *config.Confi
 			continue
 		}
 		total++
-		d, err := openFor(opts, cfg, secret, text, layout)
+		d, err := open(secret, text, layout)
 		if err != nil {
 			failed++
 			if errors.Is(err, hashkey.ErrWrongKey) {
