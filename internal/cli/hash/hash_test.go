@@ -592,3 +592,44 @@ func TestDecryptErrorCategories(t *testing.T) {
 		t.Error("an error that is not about the hash_key must pass through")
 	}
 }
+
+// On a terminal the configured merchant_key is masked wherever the
+// hash_key holds it, in every format; --show-secrets and piped output print
+// the text exactly.
+func TestValidateMasksMerchantKeyOnATerminal(t *testing.T) {
+	tests := []struct {
+		name      string
+		tty, show bool
+		args      []string
+		want      string
+	}{
+		{"terminal", true, false, []string{kaHashKey, "--layout", "payment"}, "merchant_key   test••••_key\n"},
+		{"terminal, JSON", true, false, []string{kaHashKey, "-o", "json"}, `"plaintext": "100.00|1|TRY|test••••_key|INV-001"`},
+		{"terminal, asked", true, true, []string{kaHashKey, "--layout", "payment", "--show-secrets"}, "merchant_key   test_merchant_key\n"},
+		{"piped", false, false, []string{kaHashKey, "--layout", "payment"}, "merchant_key   test_merchant_key\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ios, _, out, _ := iostreams.Test()
+			ios.SetStdoutTTY(tt.tty)
+			cfg := testConfig()
+			cfg.Output = "table"
+			for i, a := range tt.args {
+				if a == "-o" {
+					cfg.Output = tt.args[i+1]
+				}
+			}
+			cmd := NewCmdValidate(testFactory(ios, cfg), nil)
+			cmd.Flags().StringP("output", "o", "table", "")
+			if err := execute(t, cmd, tt.args...); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out.String(), tt.want) {
+				t.Errorf("stdout:\n%s\nwant it to hold %q", out.String(), tt.want)
+			}
+			if masked := strings.Contains(out.String(), "test_merchant_key"); masked == (tt.tty && !tt.show) {
+				t.Errorf("merchant_key in the clear: %v, want %v", masked, !(tt.tty && !tt.show))
+			}
+		})
+	}
+}

@@ -29,6 +29,8 @@ type ValidateOptions struct {
 	HashKey string
 	// Layout names the fields when set.
 	Layout string
+	// ShowSecrets prints the configured merchant_key on a terminal too.
+	ShowSecrets bool
 }
 
 // NewCmdValidate builds `paycli hash validate`.
@@ -49,7 +51,12 @@ one object per hash_key in input order, and a failed line is written as
 
 JSON (one hash_key; with - each object also has "line"):
   {"plaintext": "...", "fields": ["..."], "layout": "...", "named": {"field": "..."}}
-"layout" and "named" are there only with --layout.`,
+"layout" and "named" are there only with --layout.
+
+On a terminal, the profile's merchant_key is masked wherever a hash_key
+holds it (first and last four characters, enough to recognise it);
+--show-secrets prints it. Piped or redirected, the decrypted text is
+written exactly as it is.`,
 		Example: `  paycli hash validate '1234567890123456:abcd:GkZzGukgzQ+ALi__py__dJME3Hn8I__odhD__n9JxjOyBvj5Ilu4S__PTudv6AH0__7yJL' --layout payment
   paycli hash validate - -o json < hash_keys.txt`,
 		Args: cmdutil.MaximumArgs(1, "one hash_key, or - to read them from stdin"),
@@ -74,6 +81,7 @@ JSON (one hash_key; with - each object also has "line"):
 		},
 	}
 	cmd.Flags().StringVar(&opts.Layout, "layout", "", "name the fields after this layout's: "+strings.Join(hashkey.LayoutNames(), ", "))
+	cmd.Flags().BoolVar(&opts.ShowSecrets, "show-secrets", false, "on a terminal, print the configured merchant_key instead of masking it")
 	_ = cmd.RegisterFlagCompletionFunc("layout", layoutCompletion)
 	return cmd
 }
@@ -139,6 +147,37 @@ func open(secret, hashKey string, layout *hashkey.Layout) (decrypted, error) {
 	return d, nil
 }
 
+// masked hides the configured merchant_key wherever the decrypted
+// hash_key holds it.
+func (d decrypted) masked(merchantKey string) decrypted {
+	if merchantKey == "" || !strings.Contains(d.Plaintext, merchantKey) {
+		return d
+	}
+	mask := config.Mask(merchantKey)
+	d.Plaintext = strings.ReplaceAll(d.Plaintext, merchantKey, mask)
+	fields := make([]string, len(d.Fields))
+	for i, f := range d.Fields {
+		fields[i] = strings.ReplaceAll(f, merchantKey, mask)
+	}
+	d.Fields = fields
+	if d.Named != nil {
+		d.Named = &namedFields{names: d.Named.names, values: fields}
+	}
+	return d
+}
+
+// openFor decrypts one hash_key for display. On a terminal, where a screen
+// can be seen or shared, the merchant_key is masked as paycli masks
+// secrets everywhere; a script reading the output gets the text as it is,
+// which is what it asked to decrypt.
+func openFor(opts *ValidateOptions, cfg *config.Config, secret, hashKey string, layout *hashkey.Layout) (decrypted, error) {
+	d, err := open(secret, hashKey, layout)
+	if err != nil || opts.ShowSecrets || !opts.IO.IsStdoutTTY() {
+		return d, err
+	}
+	return d.masked(cfg.MerchantKey), nil
+}
+
 // layoutMismatch is a hash_key that decrypted but has another layout's
 // number of fields.
 type layoutMismatch struct {
@@ -175,7 +214,7 @@ func validateRun(ctx context.Context, opts *ValidateOptions) error {
 		return validateLines(ctx, opts, cfg, format, secret, layout)
 	}
 
-	d, err := open(secret, opts.HashKey, layout)
+	d, err := openFor(opts, cfg, secret, opts.HashKey, layout)
 	var mismatch *layoutMismatch
 	if errors.As(err, &mismatch) {
 		return cmdutil.UsageHint(err, "The hash_key was made for another layout: 'paycli hash layouts' lists them; leave out --layout to see the fields numbered.")
@@ -236,7 +275,7 @@ func validateLines(ctx context.Context, opts *ValidateOptions, cfg *config.Confi
 			continue
 		}
 		total++
-		d, err := open(secret, text, layout)
+		d, err := openFor(opts, cfg, secret, text, layout)
 		if err != nil {
 			failed++
 			if errors.Is(err, hashkey.ErrWrongKey) {
