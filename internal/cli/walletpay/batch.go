@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/render"
 )
@@ -50,6 +52,9 @@ type batchLine struct {
 	result  BatchResult
 	payment *payment
 	done    chan struct{}
+	// refused: the gateway refused the credentials (HTTP 401, status_code
+	// 30); nothing was processed, and every other line will meet the same.
+	refused bool
 }
 
 // readBatch reads the batch input: a file, or stdin for "-".
@@ -218,6 +223,7 @@ func runBatch(ctx context.Context, opts *Options) error {
 					l.result.setError(err.Error())
 				} else {
 					fillResult(&l.result, res, l.payment, opts.StatusFlags)
+					l.refused = errors.Is(res.err, gateway.ErrUnauthorized)
 					if res.journalErr != nil {
 						fmt.Fprintf(opts.IO.ErrOut, "warning: line %d: the outcome (%s) could not be written to the journal: %v\n", l.result.Line, res.class, res.journalErr)
 					}
@@ -302,27 +308,30 @@ func fillResult(r *BatchResult, res attemptResult, pm *payment, flags []string) 
 }
 
 // severity ranks outcomes for the batch's exit code: an unknown outcome
-// (7) needs reconciling first; then payments not sent for want of a
-// gateway (8), declines (5), rejections and invalid lines (4), duplicates
-// (6); paid and skipped lines are fine (0).
+// (7) needs reconciling first; then refused credentials (3), payments not
+// sent for want of a gateway (8), declines (5), rejections and invalid
+// lines (4), duplicates (6); paid and skipped lines are fine (0).
 var severity = []struct {
-	outcome string
-	kind    cmdutil.Kind
+	match func(*batchLine) bool
+	kind  cmdutil.Kind
 }{
-	{journal.Unknown, cmdutil.KindOutcomeUnknown},
-	{journal.NotSent, cmdutil.KindUnavailable},
-	{journal.Declined, cmdutil.KindDeclined},
-	{journal.Rejected, cmdutil.KindRejected},
-	{OutcomeInvalid, cmdutil.KindRejected},
-	{journal.Duplicate, cmdutil.KindDuplicate},
+	{outcomeIs(journal.Unknown), cmdutil.KindOutcomeUnknown},
+	{func(l *batchLine) bool { return l.refused }, cmdutil.KindAuth},
+	{outcomeIs(journal.NotSent), cmdutil.KindUnavailable},
+	{outcomeIs(journal.Declined), cmdutil.KindDeclined},
+	{outcomeIs(journal.Rejected), cmdutil.KindRejected},
+	{outcomeIs(OutcomeInvalid), cmdutil.KindRejected},
+	{outcomeIs(journal.Duplicate), cmdutil.KindDuplicate},
+}
+
+func outcomeIs(outcome string) func(*batchLine) bool {
+	return func(l *batchLine) bool { return l.result.Outcome == outcome }
 }
 
 func mostSerious(lines []*batchLine) (cmdutil.Kind, bool) {
 	for _, s := range severity {
-		for _, l := range lines {
-			if l.result.Outcome == s.outcome {
-				return s.kind, true
-			}
+		if slices.ContainsFunc(lines, s.match) {
+			return s.kind, true
 		}
 	}
 	return 0, false

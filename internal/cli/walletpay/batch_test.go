@@ -98,6 +98,17 @@ func TestMostSerious(t *testing.T) {
 			t.Errorf("%v: %v %v, want %v %v", tt.outcomes, k, ok, tt.want, tt.some)
 		}
 	}
+
+	// Refused credentials (a rejection with HTTP 401 / status_code 30) rank
+	// just below an unknown outcome: nothing was processed, and every line
+	// meets the same refusal until the profile is fixed.
+	refused := []*batchLine{{result: BatchResult{Outcome: "declined"}}, {result: BatchResult{Outcome: "rejected"}, refused: true}}
+	if k, _ := mostSerious(refused); k != cmdutil.KindAuth {
+		t.Errorf("refused credentials: %v, want KindAuth", k)
+	}
+	if k, _ := mostSerious(append(refused, &batchLine{result: BatchResult{Outcome: "unknown"}})); k != cmdutil.KindOutcomeUnknown {
+		t.Errorf("refused credentials and an unknown outcome: %v, want KindOutcomeUnknown", k)
+	}
 }
 
 // TestBatchProgressOnlyOnATerminal: the bar goes to stderr when it is a
