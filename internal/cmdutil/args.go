@@ -1,7 +1,6 @@
 package cmdutil
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -46,12 +45,4 @@ func OneOf(flag, value string, allowed ...string) error {
 		}
 	}
 	return UsageErrorf("invalid --%s %q: use %s", flag, value, strings.Join(allowed, ", "))
-}
-
-// Plural returns "1 thing" or "n things".
-func Plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

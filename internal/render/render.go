@@ -58,7 +58,6 @@ func (p Palette) Bold(s string) string   { return p.Color(color.Bold).Sprint(s) 
 func (p Palette) Green(s string) string  { return p.Color(color.FgGreen).Sprint(s) }
 func (p Palette) Red(s string) string    { return p.Color(color.FgRed).Sprint(s) }
 func (p Palette) Yellow(s string) string { return p.Color(color.FgYellow).Sprint(s) }
-func (p Palette) Faint(s string) string  { return p.Color(color.Faint).Sprint(s) }
 
 // WriteJSON writes v as indented JSON with a trailing newline, without
 // HTML escaping (so "<" and "&" in gateway texts stay readable).

@@ -78,9 +78,7 @@ func TestServeFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			f, _ := testFactory(t, map[string]string{"HOME": "/home"})
-			var got *ServeOptions
-			err := runCmd(NewCmdServe(f, func(_ context.Context, o *ServeOptions) error { got = o; return nil }), tt.args...)
+			got, err := parseServe(t, tt.args...)
 			if tt.wantUsage {
 				if !isUsage(err) || got != nil {
 					t.Fatalf("err %v, want a usage error before running", err)
@@ -432,4 +430,14 @@ func TestServeFinishesInFlightRequests(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
+}
+
+// parseServe runs `sandbox serve`'s flag parsing only and returns the
+// options it would run with (nil when it refused them).
+func parseServe(t *testing.T, args ...string) (*ServeOptions, error) {
+	t.Helper()
+	f, _ := testFactory(t, map[string]string{"HOME": "/home"})
+	var got *ServeOptions
+	err := runCmd(NewCmdServe(f, func(_ context.Context, o *ServeOptions) error { got = o; return nil }), args...)
+	return got, err
 }

@@ -129,9 +129,7 @@ func TestServeFaultFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			f, _ := testFactory(t, map[string]string{"HOME": "/home"})
-			var got *ServeOptions
-			err := runCmd(NewCmdServe(f, func(_ context.Context, o *ServeOptions) error { got = o; return nil }), tt.args...)
+			got, err := parseServe(t, tt.args...)
 			if tt.wantUsage {
 				if !isUsage(err) || got != nil {
 					t.Fatalf("err %v, want a usage error before running", err)
