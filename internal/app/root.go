@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/paycli/paycli/internal/build"
-	"github.com/paycli/paycli/internal/cli/commissions"
+	"github.com/paycli/paycli/internal/cli/commissionscmd"
 	"github.com/paycli/paycli/internal/cli/completion"
 	"github.com/paycli/paycli/internal/cli/configcmd"
-	"github.com/paycli/paycli/internal/cli/hash"
+	"github.com/paycli/paycli/internal/cli/hashcmd"
 	"github.com/paycli/paycli/internal/cli/journalcmd"
 	"github.com/paycli/paycli/internal/cli/sandboxcmd"
 	"github.com/paycli/paycli/internal/cli/status"
@@ -118,10 +118,10 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 	root.AddCommand(
 		version.NewCmdVersion(f, nil),
 		completion.NewCmdCompletion(f),
-		hash.NewCmdHash(f),
+		hashcmd.NewCmdHash(f),
 		configcmd.NewCmdConfig(f),
 		token.NewCmdToken(f, nil),
-		commissions.NewCmdCommissions(f, nil),
+		commissionscmd.NewCmdCommissions(f, nil),
 		sandboxcmd.NewCmdSandbox(f),
 		walletpay.NewCmdWalletPay(f, nil),
 		statusCmd,

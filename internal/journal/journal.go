@@ -64,10 +64,19 @@ const (
 	NotSent = "not_sent"
 )
 
+// Operation kinds recorded on every line.
+const (
+	KindWalletPay = "walletpay"
+)
+
 // Entry is one line of the journal. An outcome line repeats the intent's
 // fields so that each line stands alone.
 type Entry struct {
-	Type     string    `json:"type"`
+	Type string `json:"type"`
+	// Kind is the money-moving operation the attempt made (KindWalletPay,
+	// …). Lines written before operations had kinds have none: they are
+	// walletpay attempts (see Entry.OpKind).
+	Kind     string    `json:"kind,omitempty"`
 	Attempt  string    `json:"attempt"`
 	Time     time.Time `json:"time"`
 	Profile  string    `json:"profile"`
@@ -85,6 +94,15 @@ type Entry struct {
 	// Message is the gateway's description or the failure, scrubbed of
 	// anything the journal must not hold.
 	Message string `json:"message,omitempty"`
+}
+
+// OpKind is the entry's operation kind; KindWalletPay for lines written
+// before kinds were recorded.
+func (e Entry) OpKind() string {
+	if e.Kind == "" {
+		return KindWalletPay
+	}
+	return e.Kind
 }
 
 // Journal appends entries to a journal file. It is safe for concurrent use.

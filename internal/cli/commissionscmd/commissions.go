@@ -1,8 +1,8 @@
-// Package commissions implements `paycli commissions`: the gateway's
+// Package commissionscmd implements `paycli commissions`: the gateway's
 // commission table per installment count and card program, as a matrix a
 // person reads at a glance, a long list, JSON or CSV/TSV, with the exact
 // amounts of a sale when asked.
-package commissions
+package commissionscmd
 
 import (
 	"context"

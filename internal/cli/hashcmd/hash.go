@@ -1,7 +1,7 @@
-// Package hash implements `paycli hash`: make and check the gateway's
+// Package hashcmd implements `paycli hash`: make and check the gateway's
 // hash_key values with the configured app_secret, and list the layouts
 // (which fields, in which order) that each kind of request uses.
-package hash
+package hashcmd
 
 import (
 	"errors"

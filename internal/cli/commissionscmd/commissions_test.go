@@ -1,4 +1,4 @@
-package commissions
+package commissionscmd
 
 import (
 	"bytes"

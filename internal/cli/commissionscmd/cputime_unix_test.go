@@ -1,6 +1,6 @@
 //go:build unix
 
-package commissions
+package commissionscmd
 
 import (
 	"syscall"
