@@ -27,6 +27,8 @@ package journal
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -76,7 +78,9 @@ type Entry struct {
 	// Kind is the money-moving operation the attempt made (KindWalletPay,
 	// …). Lines written before operations had kinds have none: they are
 	// walletpay attempts (see Entry.OpKind).
-	Kind     string    `json:"kind,omitempty"`
+	Kind string `json:"kind,omitempty"`
+	// Gateway is the gateway identity (Identity of base URL and app_id).
+	Gateway  string    `json:"gateway,omitempty"`
 	Attempt  string    `json:"attempt"`
 	Time     time.Time `json:"time"`
 	Profile  string    `json:"profile"`
@@ -291,7 +295,7 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 	}
 }
 
-// InvoiceState is what the journal says about one invoice of one profile.
+// InvoiceState is what the journal says about one invoice within a Scope.
 type InvoiceState struct {
 	// Succeeded: some attempt succeeded.
 	Succeeded bool
@@ -302,11 +306,53 @@ type InvoiceState struct {
 	Last Attempt
 }
 
-// ByInvoice summarises the attempts of profile per invoice.
-func ByInvoice(attempts []Attempt, profile string) map[string]InvoiceState {
+// ResumeDecision is what a resumed batch does with an invoice the journal
+// knows about.
+type ResumeDecision int
+
+const (
+	// ResumeSend: nothing in the journal stops the invoice from being sent.
+	ResumeSend ResumeDecision = iota
+	// ResumeSkip: the operation is known to have succeeded; never send again.
+	ResumeSkip
+	// ResumeUnknown: the last attempt's outcome is unknown; it must be
+	// reconciled before anything is sent.
+	ResumeUnknown
+)
+
+// Resume decides what a resumed batch does with the invoice.
+func (s InvoiceState) Resume() ResumeDecision {
+	switch {
+	case s.Succeeded:
+		return ResumeSkip
+	case s.Last.Class() == Unknown:
+		return ResumeUnknown
+	}
+	return ResumeSend
+}
+
+// Scope selects the attempts that speak for one operation on one gateway
+// account: the operation kind, the profile, and the gateway identity (see
+// Identity). An attempt from another scope is never a reason to skip.
+type Scope struct {
+	Kind    string
+	Profile string
+	Gateway string
+}
+
+// Identity names a gateway account without holding its secrets: a short
+// hash of the base URL and the app_id. Journal lines carry it so that a
+// profile pointed at another gateway does not inherit the old history.
+func Identity(baseURL, appID string) string {
+	sum := sha256.Sum256([]byte(baseURL + "\n" + appID))
+	return hex.EncodeToString(sum[:8])
+}
+
+// ByInvoice summarises the attempts of scope per invoice.
+func ByInvoice(attempts []Attempt, scope Scope) map[string]InvoiceState {
 	out := map[string]InvoiceState{}
 	for _, a := range attempts {
-		if a.Intent.Profile != profile {
+		if a.Intent.OpKind() != scope.Kind || a.Intent.Profile != scope.Profile || a.Intent.Gateway != scope.Gateway {
 			continue
 		}
 		s := out[a.Intent.Invoice]

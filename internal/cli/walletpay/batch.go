@@ -181,7 +181,7 @@ func runBatch(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return fmt.Errorf("cannot read the payment journal to resume the batch: %w; nothing was sent", err)
 	}
-	lines := planBatch(data, p, journal.ByInvoice(attempts, p.cfg.Profile), opts.StatusFlags)
+	lines := planBatch(data, p, journal.ByInvoice(attempts, journal.Scope{Kind: journal.KindWalletPay, Profile: p.cfg.Profile}), opts.StatusFlags)
 	if err := openJournal(opts, p); err != nil {
 		return err
 	}

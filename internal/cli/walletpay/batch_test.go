@@ -36,7 +36,7 @@ func TestPlanBatch(t *testing.T) {
 		{Intent: journal.Entry{Profile: "p", Invoice: "PAID-1"}, Outcome: &journal.Entry{Outcome: journal.Duplicate}},
 		{Intent: journal.Entry{Profile: "p", Invoice: "UNKNOWN-1"}},
 		{Intent: journal.Entry{Profile: "p", Invoice: "DECLINED-1"}, Outcome: &journal.Entry{Outcome: journal.Declined}},
-	}, "p")
+	}, journal.Scope{Kind: journal.KindWalletPay, Profile: "p"})
 	fx := newFixture(t)
 	p, err := newPayer(fx.opts)
 	if err != nil {
