@@ -183,7 +183,8 @@ type CheckStatusRequest struct {
 }
 
 // CheckStatusResult is a checkstatus response. Its fields are at the top
-// level of the body, beside status_code (DESIGN §6.4), not under data.
+// level of the body, beside status_code (docs/protocol.md), not under data.
+// RefundInfo and the refund totals are filled by CheckStatusWithRefunds.
 type CheckStatusResult struct {
 	StatusCode          int
 	StatusDescription   string
@@ -192,10 +193,86 @@ type CheckStatusResult struct {
 	InvoiceID           string
 	TransactionAmount   commission.Value
 	TotalRefundedAmount commission.Value
-	TransactionType     string
-	PaymentReasonCode   string
+	// TransactionType is Auth for a sale, PreAuth for a pre-authorization
+	// (see PreAuthOpen).
+	TransactionType   string
+	PaymentReasonCode string
+	// PaymentStatus is 1 for a paid sale, 0 otherwise; HasPaymentStatus
+	// says whether the answer held the field.
+	PaymentStatus    int
+	HasPaymentStatus bool
+	CurrencyCode     string
+	// CardNo is cc_no (or credit_card_no), as the gateway shows it.
+	CardNo      string
+	Installment int
+	// RefundInfo lists the sale's refunds, oldest first as the gateway
+	// sends them.
+	RefundInfo []RefundInfo
 	// Extra holds the other top-level fields, as the gateway wrote them.
 	Extra map[string]json.RawMessage
+}
+
+// PreAuthOpen reports whether the transaction is a pre-authorization that
+// holds money and can still be captured or cancelled: transaction_type
+// PreAuth and transaction_status Completed (docs/protocol.md). A captured
+// pre-authorization turns into PostAuth; a cancelled one says Cancelled.
+func (r *CheckStatusResult) PreAuthOpen() bool {
+	return strings.EqualFold(strings.TrimSpace(r.TransactionType), "PreAuth") &&
+		strings.EqualFold(strings.TrimSpace(r.TransactionStatus), "Completed")
+}
+
+// RefundInfo is one refund of a sale, from checkstatus's refund_info.
+type RefundInfo struct {
+	Amount              commission.Value
+	RefundTransactionID string
+	// Status is the refund's state as the gateway names it (e.g.
+	// Completed, or Pending while it waits for approval).
+	Status    string
+	RefNo     string
+	CreatedAt string
+	// Extra holds fields this type does not know, as the gateway wrote them.
+	Extra map[string]json.RawMessage
+}
+
+type refundInfoWire struct {
+	Amount              commission.Value `json:"amount"`
+	RefundTransactionID flexString       `json:"refund_transaction_id"`
+	Status              flexString       `json:"status"`
+	RefNo               flexString       `json:"ref_no"`
+	CreatedAt           flexString       `json:"created_at"`
+}
+
+// refundInfoList reads refund_info: an array of refunds; null, "" or an
+// empty object mean none.
+type refundInfoList []RefundInfo
+
+func (l *refundInfoList) UnmarshalJSON(data []byte) error {
+	switch s := string(bytes.TrimSpace(data)); s {
+	case "null", `""`, "{}":
+		*l = nil
+		return nil
+	}
+	var list []RefundInfo
+	if err := json.Unmarshal(data, &list); err != nil {
+		return err
+	}
+	*l = list
+	return nil
+}
+
+// UnmarshalJSON reads one refund leniently (numbers or strings).
+func (r *RefundInfo) UnmarshalJSON(data []byte) error {
+	var w refundInfoWire
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	extra, err := extraFields(data, w)
+	if err != nil {
+		return err
+	}
+	*r = RefundInfo{Amount: w.Amount, RefundTransactionID: string(w.RefundTransactionID), Status: string(w.Status),
+		RefNo: string(w.RefNo), CreatedAt: string(w.CreatedAt), Extra: extra}
+	return nil
 }
 
 type checkStatusWire struct {
@@ -208,6 +285,12 @@ type checkStatusWire struct {
 	TotalRefundedAmount commission.Value `json:"total_refunded_amount"`
 	TransactionType     flexString       `json:"transaction_type"`
 	PaymentReasonCode   flexString       `json:"payment_reason_code"`
+	PaymentStatus       *flexInt         `json:"payment_status"`
+	CurrencyCode        flexString       `json:"currency_code"`
+	CcNo                flexString       `json:"cc_no"`
+	CreditCardNo        flexString       `json:"credit_card_no"`
+	Installment         flexInt          `json:"installment"`
+	RefundInfo          refundInfoList   `json:"refund_info"`
 }
 
 // UnmarshalJSON reads the top-level fields leniently (numbers or strings).
@@ -230,6 +313,12 @@ func (r *CheckStatusResult) UnmarshalJSON(data []byte) error {
 		TotalRefundedAmount: w.TotalRefundedAmount,
 		TransactionType:     string(w.TransactionType),
 		PaymentReasonCode:   string(w.PaymentReasonCode),
+		PaymentStatus:       int(firstOf(w.PaymentStatus, nil)),
+		HasPaymentStatus:    w.PaymentStatus != nil,
+		CurrencyCode:        string(w.CurrencyCode),
+		CardNo:              string(firstNonEmpty(w.CcNo, w.CreditCardNo)),
+		Installment:         int(w.Installment),
+		RefundInfo:          w.RefundInfo,
 		Extra:               extra,
 	}
 	return nil
