@@ -48,8 +48,8 @@ func (c *Client) DryRunRefund(req RefundRequest) (RequestDump, error) {
 
 // CheckStatusWithRefunds is CheckStatus asking for the sale's refunds too
 // (show_refund_info "Y"): TotalRefundedAmount, TransactionAmount and
-// RefundInfo. It is what refund and pre-authorization commands check
-// before sending.
+// Refunds, whose refund_info it checks. It is what refund and
+// pre-authorization commands check before sending.
 func (c *Client) CheckStatusWithRefunds(ctx context.Context, req CheckStatusRequest) (*CheckStatusResult, error) {
 	body := struct {
 		CheckStatusRequest
@@ -58,6 +58,10 @@ func (c *Client) CheckStatusWithRefunds(ctx context.Context, req CheckStatusRequ
 	var out CheckStatusResult
 	if _, err := c.call(ctx, endpointCheckStatus, body, &out); err != nil {
 		return nil, err
+	}
+	if _, err := out.Refunds(); err != nil {
+		return nil, &APIError{Endpoint: endpointCheckStatus.name, HTTPStatus: http.StatusOK,
+			Problem: "the data does not match the protocol: " + cleanDescription(err.Error())}
 	}
 	return &out, nil
 }

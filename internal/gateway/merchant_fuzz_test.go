@@ -87,5 +87,12 @@ func FuzzInstallmentsAnswer(f *testing.F) {
 }
 
 func FuzzCheckStatusRefundsAnswer(f *testing.F) {
-	fuzzAnswer[CheckStatusResult](f, endpointCheckStatus, []string{checkRefundsOK, checkPreAuthOpen, `{"status_code":100,"refund_info":{}}`}, nil)
+	fuzzAnswer(f, endpointCheckStatus, []string{checkRefundsOK, checkPreAuthOpen, `{"status_code":100,"refund_info":{}}`},
+		func(r *CheckStatusResult) error {
+			// The accessors read any accepted answer without panicking.
+			_, _ = r.PaymentStatus()
+			_, _, _ = r.CurrencyCode(), r.CardNo(), r.PreAuthOpen()
+			_, _ = r.Refunds()
+			return nil
+		})
 }

@@ -15,11 +15,14 @@ import (
 // hash_key, so the client sends it exactly as given.
 var plainDecimal = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{1,15}(\.[0-9]{1,8})?$`) })
 
-// amountNumber checks an amount and returns it as a JSON number with the
+// amountNumber checks a positive amount and returns it as a JSON number with the
 // same text (the official SDK sends amounts as numbers).
 func amountNumber(field, s string) (json.Number, error) {
 	if !plainDecimal().MatchString(s) {
 		return "", invalidRequest("%s %s is not a plain decimal like 50.00", field, shownValue(s))
+	}
+	if strings.Trim(s, "0.") == "" {
+		return "", invalidRequest("%s %s is not positive", field, shownValue(s))
 	}
 	return json.Number(s), nil
 }

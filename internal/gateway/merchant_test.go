@@ -291,6 +291,7 @@ func TestInvalidRequestsAreNeverSent(t *testing.T) {
 		"refund amount with comma":  badRefund(func(r *RefundRequest) { r.Amount = "50,00" }),
 		"refund amount negative":    badRefund(func(r *RefundRequest) { r.Amount = "-1" }),
 		"refund amount exponent":    badRefund(func(r *RefundRequest) { r.Amount = "1e3" }),
+		"refund amount zero":        badRefund(func(r *RefundRequest) { r.Amount = "0.00" }),
 		"refund without id":         badRefund(func(r *RefundRequest) { r.RefundTransactionID = "" }),
 		"refund without invoice":    badRefund(func(r *RefundRequest) { r.InvoiceID = "" }),
 		"confirm status 3":          badConfirm(func(r *ConfirmPaymentRequest) { r.Status = 3 }),
@@ -467,11 +468,13 @@ func TestCheckStatusWithRefunds(t *testing.T) {
 	if r := g.last("checkstatus"); r.Body["show_refund_info"] != "Y" || r.Body["invoice_id"] != "INV-1" || len(r.Body) != 5 {
 		t.Errorf("sent %v", r.Body)
 	}
-	if res.TotalRefundedAmount.String() != "50.00" || res.TransactionAmount.String() != "150.00" || res.CurrencyCode != "TRY" ||
-		res.CardNo != "435508****4358" || !res.HasPaymentStatus || res.PaymentStatus != 1 || res.PreAuthOpen() || len(res.RefundInfo) != 1 {
-		t.Fatalf("decoded as %+v", res)
+	refunds, err := res.Refunds()
+	ps, hasPS := res.PaymentStatus()
+	if err != nil || res.TotalRefundedAmount.String() != "50.00" || res.TransactionAmount.String() != "150.00" || res.CurrencyCode() != "TRY" ||
+		res.CardNo() != "435508****4358" || !hasPS || ps != 1 || res.PreAuthOpen() || len(refunds) != 1 {
+		t.Fatalf("decoded as %+v (%v)", res, err)
 	}
-	ri := res.RefundInfo[0]
+	ri := refunds[0]
 	if ri.Amount.String() != "50.00" || ri.RefundTransactionID != "RT-1" || ri.Status != "Completed" || ri.RefNo != "R1" ||
 		ri.CreatedAt != "2026-11-22 12:00:00" || string(ri.Extra["channel"]) != `"api"` {
 		t.Errorf("refund_info decoded as %+v", ri)
@@ -484,8 +487,14 @@ func TestCheckStatusWithRefunds(t *testing.T) {
 		t.Errorf("CheckStatus sent show_refund_info")
 	}
 	g.handle("checkstatus", respond(200, checkPreAuthOpen))
-	if res, err = c.CheckStatusWithRefunds(ctx, req); err != nil || !res.PreAuthOpen() || res.RefundInfo != nil {
-		t.Errorf("an open pre-authorization: %+v, %v", res, err)
+	if res, err = c.CheckStatusWithRefunds(ctx, req); err != nil || !res.PreAuthOpen() {
+		t.Fatalf("an open pre-authorization: %+v, %v", res, err)
+	}
+	if refunds, err := res.Refunds(); refunds != nil || err != nil {
+		t.Errorf("refund_info \"\": %v, %v", refunds, err)
+	}
+	if _, ok := res.PaymentStatus(); ok || res.CurrencyCode() != "" || res.CardNo() != "" {
+		t.Errorf("absent fields read as present: %+v", res)
 	}
 	g.handle("checkstatus", respond(200, `{"status_code":100,"refund_info":[{"amount":"abc"}]}`))
 	if _, err = c.CheckStatusWithRefunds(ctx, req); !errors.Is(err, ErrUnavailable) {

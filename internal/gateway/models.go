@@ -184,7 +184,6 @@ type CheckStatusRequest struct {
 
 // CheckStatusResult is a checkstatus response. Its fields are at the top
 // level of the body, beside status_code (docs/protocol.md), not under data.
-// RefundInfo and the refund totals are filled by CheckStatusWithRefunds.
 type CheckStatusResult struct {
 	StatusCode          int
 	StatusDescription   string
@@ -197,19 +196,46 @@ type CheckStatusResult struct {
 	// (see PreAuthOpen).
 	TransactionType   string
 	PaymentReasonCode string
-	// PaymentStatus is 1 for a paid sale, 0 otherwise; HasPaymentStatus
-	// says whether the answer held the field.
-	PaymentStatus    int
-	HasPaymentStatus bool
-	CurrencyCode     string
-	// CardNo is cc_no (or credit_card_no), as the gateway shows it.
-	CardNo      string
-	Installment int
-	// RefundInfo lists the sale's refunds, oldest first as the gateway
-	// sends them.
-	RefundInfo []RefundInfo
-	// Extra holds the other top-level fields, as the gateway wrote them.
+	// Extra holds the other top-level fields, as the gateway wrote them;
+	// PaymentStatus, CurrencyCode, CardNo and Refunds read some of them.
 	Extra map[string]json.RawMessage
+}
+
+type checkStatusWire struct {
+	StatusCode          flexInt          `json:"status_code"`
+	StatusDescription   flexString       `json:"status_description"`
+	TransactionStatus   flexString       `json:"transaction_status"`
+	OrderID             flexString       `json:"order_id"`
+	InvoiceID           flexString       `json:"invoice_id"`
+	TransactionAmount   commission.Value `json:"transaction_amount"`
+	TotalRefundedAmount commission.Value `json:"total_refunded_amount"`
+	TransactionType     flexString       `json:"transaction_type"`
+	PaymentReasonCode   flexString       `json:"payment_reason_code"`
+}
+
+// UnmarshalJSON reads the top-level fields leniently (numbers or strings).
+func (r *CheckStatusResult) UnmarshalJSON(data []byte) error {
+	var w checkStatusWire
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	extra, err := extraFields(data, w)
+	if err != nil {
+		return err
+	}
+	*r = CheckStatusResult{
+		StatusCode:          int(w.StatusCode),
+		StatusDescription:   strings.TrimSpace(string(w.StatusDescription)),
+		TransactionStatus:   string(w.TransactionStatus),
+		OrderID:             string(w.OrderID),
+		InvoiceID:           string(w.InvoiceID),
+		TransactionAmount:   w.TransactionAmount,
+		TotalRefundedAmount: w.TotalRefundedAmount,
+		TransactionType:     string(w.TransactionType),
+		PaymentReasonCode:   string(w.PaymentReasonCode),
+		Extra:               extra,
+	}
+	return nil
 }
 
 // PreAuthOpen reports whether the transaction is a pre-authorization that
@@ -219,6 +245,57 @@ type CheckStatusResult struct {
 func (r *CheckStatusResult) PreAuthOpen() bool {
 	return strings.EqualFold(strings.TrimSpace(r.TransactionType), "PreAuth") &&
 		strings.EqualFold(strings.TrimSpace(r.TransactionStatus), "Completed")
+}
+
+// PaymentStatus returns payment_status (1 for a paid sale); ok is false
+// when the answer has none, or one that is not a whole number.
+func (r *CheckStatusResult) PaymentStatus() (status int, ok bool) {
+	var n flexInt
+	raw, present := r.Extra["payment_status"]
+	if !present || json.Unmarshal(raw, &n) != nil {
+		return 0, false
+	}
+	return int(n), true
+}
+
+// CurrencyCode returns currency_code, "" when there is none.
+func (r *CheckStatusResult) CurrencyCode() string { return r.extraString("currency_code") }
+
+// CardNo returns the card as the gateway shows it (cc_no, or
+// credit_card_no), "" when there is none. The gateway masks it; commands
+// mask it again before printing.
+func (r *CheckStatusResult) CardNo() string {
+	if s := r.extraString("cc_no"); s != "" {
+		return s
+	}
+	return r.extraString("credit_card_no")
+}
+
+func (r *CheckStatusResult) extraString(name string) string {
+	var s flexString
+	if raw, ok := r.Extra[name]; !ok || json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return string(s)
+}
+
+// Refunds returns the sale's refunds from refund_info, which the gateway
+// sends when asked (CheckStatusWithRefunds), oldest first; none when it is
+// absent, null, "" or {}. An error says refund_info is not the protocol's.
+func (r *CheckStatusResult) Refunds() ([]RefundInfo, error) {
+	raw, ok := r.Extra["refund_info"]
+	if !ok {
+		return nil, nil
+	}
+	switch strings.TrimSpace(string(raw)) {
+	case "null", `""`, "{}":
+		return nil, nil
+	}
+	var list []RefundInfo
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, fmt.Errorf("refund_info: %w", err)
+	}
+	return list, nil
 }
 
 // RefundInfo is one refund of a sale, from checkstatus's refund_info.
@@ -242,24 +319,6 @@ type refundInfoWire struct {
 	CreatedAt           flexString       `json:"created_at"`
 }
 
-// refundInfoList reads refund_info: an array of refunds; null, "" or an
-// empty object mean none.
-type refundInfoList []RefundInfo
-
-func (l *refundInfoList) UnmarshalJSON(data []byte) error {
-	switch s := string(bytes.TrimSpace(data)); s {
-	case "null", `""`, "{}":
-		*l = nil
-		return nil
-	}
-	var list []RefundInfo
-	if err := json.Unmarshal(data, &list); err != nil {
-		return err
-	}
-	*l = list
-	return nil
-}
-
 // UnmarshalJSON reads one refund leniently (numbers or strings).
 func (r *RefundInfo) UnmarshalJSON(data []byte) error {
 	var w refundInfoWire
@@ -272,55 +331,6 @@ func (r *RefundInfo) UnmarshalJSON(data []byte) error {
 	}
 	*r = RefundInfo{Amount: w.Amount, RefundTransactionID: string(w.RefundTransactionID), Status: string(w.Status),
 		RefNo: string(w.RefNo), CreatedAt: string(w.CreatedAt), Extra: extra}
-	return nil
-}
-
-type checkStatusWire struct {
-	StatusCode          flexInt          `json:"status_code"`
-	StatusDescription   flexString       `json:"status_description"`
-	TransactionStatus   flexString       `json:"transaction_status"`
-	OrderID             flexString       `json:"order_id"`
-	InvoiceID           flexString       `json:"invoice_id"`
-	TransactionAmount   commission.Value `json:"transaction_amount"`
-	TotalRefundedAmount commission.Value `json:"total_refunded_amount"`
-	TransactionType     flexString       `json:"transaction_type"`
-	PaymentReasonCode   flexString       `json:"payment_reason_code"`
-	PaymentStatus       *flexInt         `json:"payment_status"`
-	CurrencyCode        flexString       `json:"currency_code"`
-	CcNo                flexString       `json:"cc_no"`
-	CreditCardNo        flexString       `json:"credit_card_no"`
-	Installment         flexInt          `json:"installment"`
-	RefundInfo          refundInfoList   `json:"refund_info"`
-}
-
-// UnmarshalJSON reads the top-level fields leniently (numbers or strings).
-func (r *CheckStatusResult) UnmarshalJSON(data []byte) error {
-	var w checkStatusWire
-	if err := json.Unmarshal(data, &w); err != nil {
-		return err
-	}
-	extra, err := extraFields(data, w)
-	if err != nil {
-		return err
-	}
-	*r = CheckStatusResult{
-		StatusCode:          int(w.StatusCode),
-		StatusDescription:   strings.TrimSpace(string(w.StatusDescription)),
-		TransactionStatus:   string(w.TransactionStatus),
-		OrderID:             string(w.OrderID),
-		InvoiceID:           string(w.InvoiceID),
-		TransactionAmount:   w.TransactionAmount,
-		TotalRefundedAmount: w.TotalRefundedAmount,
-		TransactionType:     string(w.TransactionType),
-		PaymentReasonCode:   string(w.PaymentReasonCode),
-		PaymentStatus:       int(firstOf(w.PaymentStatus, nil)),
-		HasPaymentStatus:    w.PaymentStatus != nil,
-		CurrencyCode:        string(w.CurrencyCode),
-		CardNo:              string(firstNonEmpty(w.CcNo, w.CreditCardNo)),
-		Installment:         int(w.Installment),
-		RefundInfo:          w.RefundInfo,
-		Extra:               extra,
-	}
 	return nil
 }
 
