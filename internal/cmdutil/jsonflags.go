@@ -113,6 +113,15 @@ func (j *JSONFlags) WriteLine(ctx context.Context, w io.Writer, v any) error {
 	return j.filter(ctx, w, v)
 }
 
+// WriteFields is render.WriteFields with --jq applied to the JSON object
+// of the fields.
+func (j *JSONFlags) WriteFields(ctx context.Context, w io.Writer, format render.Format, palette render.Palette, fs []render.Field) error {
+	if format == render.JSON && j.Filtering() {
+		return j.filter(ctx, w, render.MarshalFields(fs))
+	}
+	return render.WriteFields(w, format, palette, fs)
+}
+
 func (j *JSONFlags) filter(ctx context.Context, w io.Writer, v any) error {
 	// gojq works on plain JSON values: go through the encoding once, numbers
 	// kept as written (json.Number) so amounts and ids are not rounded.

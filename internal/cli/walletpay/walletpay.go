@@ -41,9 +41,11 @@ const MaxParallel = 32
 
 // Options are the inputs of `paycli walletpay`.
 type Options struct {
-	IO             *iostreams.IOStreams
-	Config         func() (*config.Config, error)
-	Format         func() (render.Format, error)
+	IO     *iostreams.IOStreams
+	Config func() (*config.Config, error)
+	Format func() (render.Format, error)
+	// JSON writes -o json and --jq output.
+	JSON           *cmdutil.JSONFlags
 	Gateway        func() (*gateway.Client, error)
 	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
 	// JournalPath returns where the journal lives.
@@ -119,6 +121,9 @@ invoice (nothing charged), 7 outcome unknown; see 'paycli help exit-codes'.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			single := []string{"invoice", "token", "name", "surname", "email"}
 			if opts.Batch != "" {
+				if cmd.Flags().Changed("jq") {
+					return cmdutil.UsageErrorf("--jq filters a single payment's result; a batch prints JSON Lines already (pipe them to jq)")
+				}
 				for _, name := range append(single, "dry-run") {
 					if cmd.Flags().Changed(name) {
 						return cmdutil.UsageErrorf("--%s cannot be used with --batch: each line of the batch carries its own payment", name)
@@ -171,6 +176,8 @@ invoice (nothing charged), 7 outcome unknown; see 'paycli help exit-codes'.`,
 	for _, name := range []string{"invoice", "name", "surname", "email", "parallel"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}
+	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	opts.Format = opts.JSON.Format(f.OutputFormat)
 	return cmd
 }
 
@@ -347,7 +354,7 @@ func runSingle(ctx context.Context, opts *Options) error {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: the outcome (%s) could not be written to the journal: %v\n", res.class, res.journalErr)
 	}
 	if res.class == journal.Succeeded {
-		return writeResult(opts, format, res.data)
+		return writeResult(ctx, opts, format, res.data)
 	}
 	return explainFailure(pm.Invoice, res, opts.StatusFlags)
 }
