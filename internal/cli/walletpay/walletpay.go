@@ -16,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -208,39 +207,10 @@ func Run(ctx context.Context, opts *Options) error {
 	return runSingle(ctx, opts)
 }
 
-// readToken resolves --token: the token itself, @path, or - for stdin.
-func readToken(opts *Options) (string, error) {
-	v := opts.Token
-	switch {
-	case v == "-":
-		b, err := io.ReadAll(io.LimitReader(opts.IO.In, 1<<20))
-		if err != nil {
-			return "", cmdutil.UsageErrorf("reading --token from stdin: %v", err)
-		}
-		if strings.TrimSpace(string(b)) == "" {
-			return "", cmdutil.UsageErrorf("invalid --token: stdin held no token")
-		}
-		return strings.TrimSpace(string(b)), nil
-	case strings.HasPrefix(v, "@"):
-		path := strings.TrimPrefix(v, "@")
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return "", cmdutil.UsageErrorf("invalid --token: reading %s: %v", path, unwrapPathError(err))
-		}
-		if strings.TrimSpace(string(b)) == "" {
-			return "", cmdutil.UsageErrorf("invalid --token: %s is empty", path)
-		}
-		return strings.TrimSpace(string(b)), nil
-	}
-	return strings.TrimSpace(v), nil
-}
-
-func unwrapPathError(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
+// readToken resolves --token: the token itself, @path, or - for stdin,
+// bounded and interruptible (cmdutil.ReadValue).
+func readToken(ctx context.Context, opts *Options) (string, error) {
+	return cmdutil.ReadValue(ctx, opts.IO.In, "token", opts.Token, "token")
 }
 
 // newPayer builds what payments share: configuration, client, journal.
@@ -287,7 +257,7 @@ func openJournal(opts *Options, p *payer) error {
 }
 
 func runSingle(ctx context.Context, opts *Options) error {
-	token, err := readToken(opts)
+	token, err := readToken(ctx, opts)
 	if err != nil {
 		return err
 	}
