@@ -271,6 +271,12 @@ func validateLines(ctx context.Context, opts *ValidateOptions, cfg *config.Confi
 		if errors.Is(err, io.EOF) {
 			break
 		}
+		if errors.Is(err, iostreams.ErrLineTooLong) {
+			// Stop rather than skip: input without line breaks (a binary
+			// file, /dev/zero) would otherwise be read to its end.
+			return cmdutil.UsageHint(fmt.Errorf("line %d of stdin is longer than %d KiB: not a hash_key; the rest was not read", lineNo+1, iostreams.MaxLineBytes>>10),
+				"Give one hash_key per line.")
+		}
 		if err != nil {
 			return fmt.Errorf("reading stdin: %w", err)
 		}
