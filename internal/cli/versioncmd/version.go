@@ -1,11 +1,11 @@
 // Package version implements `paycli version`.
-package version
+package versioncmd
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/paycli/paycli/internal/build"
+	"github.com/paycli/paycli/internal/buildinfo"
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/render"
@@ -15,7 +15,7 @@ import (
 // Options are the inputs of `paycli version`.
 type Options struct {
 	IO     *iostreams.IOStreams
-	Info   build.Info
+	Info   buildinfo.Info
 	Format func() (render.Format, error)
 	// JSON writes -o json and --jq output.
 	JSON *cmdutil.JSONFlags

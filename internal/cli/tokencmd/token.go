@@ -1,5 +1,5 @@
 // Package token implements `paycli token`: a bearer token for scripts.
-package token
+package tokencmd
 
 import (
 	"context"
