@@ -1,5 +1,6 @@
 // Package status implements `paycli status`: what happened to an invoice,
-// asked of the gateway's check-status call (DESIGN.md §6.4). It is how an
+// asked of the gateway's check-status call (docs/protocol.md, Check
+// status). It is how an
 // unknown walletPay outcome is reconciled.
 package status
 
@@ -215,8 +216,8 @@ func pendingError(opts *Options, code int, when string) error {
 		fmt.Errorf("invoice %s is still pending (status_code %d)%s; the outcome is not known yet", invoice, code, when), hint)
 }
 
-// Fields lists a check-status answer: the fields DESIGN.md §6.4 names, in
-// that order, then the others sorted by name, all as the gateway wrote
+// Fields lists a check-status answer: the fields docs/protocol.md (Check
+// status) names, in that order, then the others sorted by name, all as the gateway wrote
 // them.
 func Fields(r *gateway.CheckStatusResult) []render.Field {
 	fs := []render.Field{

@@ -1,4 +1,4 @@
-// Package token implements `paycli token`: a bearer token for scripts.
+// Package tokencmd implements `paycli token`: a bearer token for scripts.
 package tokencmd
 
 import (

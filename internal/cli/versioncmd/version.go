@@ -1,4 +1,4 @@
-// Package version implements `paycli version`.
+// Package versioncmd implements `paycli version`.
 package versioncmd
 
 import (

@@ -7,11 +7,11 @@ import (
 	"github.com/paycli/paycli/internal/render"
 )
 
-// ResultFields lists a walletPay result with the seed's field names and
-// JSON types (§2.2), whatever spelling the gateway used: the live gateway's
+// ResultFields lists a walletPay result with the field names and JSON
+// types of docs/protocol.md (walletPay), whatever spelling the gateway used: the live gateway's
 // sipay_status and sipay_payment_method come out as service_status and
 // service_payment_method. Amounts are JSON numbers with the gateway's
-// digits. Fields the seed does not name follow, sorted, as the gateway
+// digits. Fields that page does not name follow, sorted, as the gateway
 // wrote them.
 func ResultFields(r *gateway.WalletPayResult) []render.Field {
 	fs := []render.Field{
