@@ -31,6 +31,8 @@ const (
 type BenchOptions struct {
 	IO     *iostreams.IOStreams
 	Format func() (render.Format, error)
+	// JSON writes -o json and --jq output.
+	JSON *cmdutil.JSONFlags
 	// BaseURL is the sandbox to load; when empty, the running `paycli
 	// sandbox serve` recorded in StateDir.
 	BaseURL  string
@@ -119,6 +121,8 @@ TRY table.`,
 	cmd.Flags().Float64Var(&opts.Duplicates, "duplicates", 0, "share of walletPay requests that reuse another request's invoice, e.g. 0.1")
 	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "sandbox base URL (default: the running 'paycli sandbox serve')")
 	cmd.Flags().StringVar(&state, "state", "", "state folder of the server to find (default <state dir>/paycli/sandbox)")
+	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	opts.Format = opts.JSON.Format(f.OutputFormat)
 	return cmd
 }
 
@@ -155,7 +159,7 @@ func BenchRun(ctx context.Context, opts *BenchOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := writeBenchReport(opts.IO.Out, format, *rep); err != nil {
+	if err := writeBenchReport(ctx, opts.IO.Out, opts.JSON, format, *rep); err != nil {
 		return err
 	}
 	return rep.Failure()
@@ -163,9 +167,9 @@ func BenchRun(ctx context.Context, opts *BenchOptions) error {
 
 // writeBenchReport prints rep: name/value lines for a table, one record
 // for CSV/TSV, the BenchReport object for JSON.
-func writeBenchReport(w io.Writer, format render.Format, rep BenchReport) error {
+func writeBenchReport(ctx context.Context, w io.Writer, jf *cmdutil.JSONFlags, format render.Format, rep BenchReport) error {
 	if format == render.JSON {
-		return render.WriteJSON(w, rep)
+		return jf.Write(ctx, w, rep)
 	}
 	codes := make([]string, 0, len(rep.StatusCodes))
 	for _, k := range slices.Sorted(maps.Keys(rep.StatusCodes)) {

@@ -130,7 +130,7 @@ func TestBenchTableReport(t *testing.T) {
 	rep := BenchReport{Endpoint: "walletpay", Requests: 4, Concurrency: 2, Duplicates: 0.5, ElapsedSeconds: 0.002,
 		RequestsPerSecond: 2000, LatencyMS: loadgen.Latency{P50: 1, P90: 1.5, P99: 2, Max: 2.25},
 		StatusCodes: map[string]int{"3": 2, "100": 2}, Invoices: 2, Verified: true}
-	if err := writeBenchReport(&b, render.Table, rep); err != nil {
+	if err := writeBenchReport(context.Background(), &b, nil, render.Table, rep); err != nil {
 		t.Fatal(err)
 	}
 	want := `endpoint:       walletpay
