@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/itchyny/gojq"
@@ -122,6 +121,19 @@ func (j *JSONFlags) WriteFields(ctx context.Context, w io.Writer, format render.
 	return render.WriteFields(w, format, palette, fs)
 }
 
+// JQError is a --jq filter that failed while running (error("…"), keys of
+// a string, …). It comes wrapped in an *Error of KindUnexpected; a command
+// whose outcome is already decided (a payment that went through) finds it
+// with errors.As and keeps its own exit code.
+type JQError struct{ Err error }
+
+func (e *JQError) Error() string { return "--jq: " + e.Err.Error() }
+func (e *JQError) Unwrap() error { return e.Err }
+
+func jqFailed(err error) error {
+	return WithKind(KindUnexpected, &JQError{Err: err}, "")
+}
+
 func (j *JSONFlags) filter(ctx context.Context, w io.Writer, v any) error {
 	// gojq works on plain JSON values: go through the encoding once, numbers
 	// kept as written (json.Number) so amounts and ids are not rounded.
@@ -147,14 +159,14 @@ func (j *JSONFlags) filter(ctx context.Context, w io.Writer, v any) error {
 			if errors.As(err, &halt) && halt.Value() == nil {
 				break
 			}
-			return WithKind(KindUnexpected, fmt.Errorf("--jq: %w", err), "")
+			return jqFailed(err)
 		}
 		if s, isString := out.(string); isString {
 			buf.WriteString(s)
 		} else {
 			line, err := gojq.Marshal(out)
 			if err != nil {
-				return WithKind(KindUnexpected, fmt.Errorf("--jq: %w", err), "")
+				return jqFailed(err)
 			}
 			buf.Write(line)
 		}
