@@ -10,6 +10,7 @@ import (
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/iostreams"
 )
 
 // TestExitCode pins the exit code of every typed error paycli has.
@@ -49,6 +50,7 @@ func TestExitCode(t *testing.T) {
 		{"config profile error", &config.ProfileError{Profile: "p", Path: "c.yaml"}, ExitUsage},
 		{"config value error", &config.ValueError{Key: "timeout", Where: "--timeout", Err: errors.New("x")}, ExitUsage},
 		{"invalid base url", fmt.Errorf("%w: http://example.com", gateway.ErrInvalidBaseURL), ExitUsage},
+		{"stdin line over the cap", fmt.Errorf("reading app_secret: %w", iostreams.ErrLineTooLong), ExitUsage},
 
 		{"http 401", &gateway.APIError{Endpoint: "commissions", HTTPStatus: 401}, ExitAuth},
 		{"status 30", api("token", 200, 30), ExitAuth},

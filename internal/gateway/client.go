@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/paycli/paycli/internal/pause"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -165,7 +166,7 @@ func New(baseURL string, creds Credentials, opts ...Option) (*Client, error) {
 		baseURL:     u,
 		creds:       creds,
 		now:         time.Now,
-		sleep:       sleepContext,
+		sleep:       pause.For,
 		userAgent:   "paycli",
 		retry:       DefaultRetryPolicy,
 		backoff:     ExponentialBackoff(500*time.Millisecond, 5*time.Second, rand.Float64),
@@ -592,20 +593,6 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 		return t.Sub(now)
 	}
 	return 0
-}
-
-func sleepContext(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 func byteSize(n int64) string {

@@ -9,7 +9,8 @@ import (
 )
 
 // RequestDump is a request as `--dry-run` shows it: exactly what would be
-// sent, with the secrets of DESIGN.md §7 redacted.
+// sent, with the secrets docs/protocol.md lists under Safety rules
+// redacted.
 type RequestDump struct {
 	Method string
 	URL    string

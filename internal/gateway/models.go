@@ -85,9 +85,10 @@ type WalletPayRequest struct {
 	BillEmail            string `json:"bill_email,omitempty"`
 }
 
-// WalletPayResult is the data object of a successful walletPay (seed §2.2).
+// WalletPayResult is the data object of a successful walletPay
+// (docs/protocol.md, walletPay).
 // ServiceStatus and ServicePaymentMethod are read from either spelling:
-// service_status / service_payment_method (the interface document) or
+// service_status / service_payment_method (the gateway's documentation) or
 // sipay_status / sipay_payment_method (the live gateway).
 type WalletPayResult struct {
 	ServiceStatus                int
@@ -183,7 +184,8 @@ type CheckStatusRequest struct {
 }
 
 // CheckStatusResult is a checkstatus response. Its fields are at the top
-// level of the body, beside status_code (docs/protocol.md), not under data.
+// level of the body, beside status_code, not under data
+// (docs/protocol.md, Check status).
 type CheckStatusResult struct {
 	StatusCode          int
 	StatusDescription   string

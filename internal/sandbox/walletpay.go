@@ -19,7 +19,8 @@ import (
 const maxInvoiceIDLen = 100
 
 // walletPayResult is the data object of a walletPay answer, field for field
-// the seed's §2.2 (with the seed's "service_" spelling).
+// as docs/protocol.md (walletPay) lists it, with the "service_" spelling
+// of the gateway's documentation rather than the live gateway's "sipay_".
 type walletPayResult struct {
 	ServiceStatus                int         `json:"service_status"`
 	OrderNo                      string      `json:"order_no"`
@@ -242,7 +243,7 @@ func providerReferences(orderID string) (authCode, hostRef string) {
 }
 
 // checkStatus serves POST /api/checkstatus: the stored sale's status at the
-// top level of the body (DESIGN.md §6.4). A pending sale resolves as
+// top level of the body (docs/protocol.md, Check status). A pending sale resolves as
 // completed on the first check at least PendingFor after it was made.
 func (g *Gateway) checkStatus(w http.ResponseWriter, r *http.Request) {
 	f, ok := g.readFields(w, r)

@@ -12,8 +12,8 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// TestWalletPaySuccess pins the seed's §2.2 object: exactly its field
-// names, with its JSON types.
+// TestWalletPaySuccess pins walletPay's result object (docs/protocol.md,
+// walletPay): exactly its field names, with their JSON types.
 func TestWalletPaySuccess(t *testing.T) {
 	fx := newFixture(t)
 	body := payBody(t, "INV-1", fx.walletToken("150.00", "TRY"), "150.00", "TRY")

@@ -1,6 +1,6 @@
 // Package wallettoken decodes wallet transient tokens: the JWTs a wallet
 // button produces, which carry the amount, the currency and the tokenized
-// card of a walletPay (DESIGN.md §6.3).
+// card of a walletPay (docs/protocol.md, Wallet transient tokens).
 //
 // paycli only decodes these tokens, never verifies them: the signature
 // belongs to the wallet provider and only the gateway can check it. Decoding

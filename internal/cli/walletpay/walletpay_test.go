@@ -284,7 +284,7 @@ func TestTokenFromStdinAndFile(t *testing.T) {
 	tok := sandboxToken(t, "150.00")
 	fx.in.WriteString("\n  " + tok + "\n\n")
 	fx.opts.Token = "-"
-	if got, err := readToken(fx.opts); err != nil || got != tok {
+	if got, err := readToken(context.Background(), fx.opts); err != nil || got != tok {
 		t.Errorf("stdin: %q, %v", got, err)
 	}
 	path := filepath.Join(t.TempDir(), "tok")
@@ -292,7 +292,7 @@ func TestTokenFromStdinAndFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	fx.opts.Token = "@" + path
-	if got, err := readToken(fx.opts); err != nil || got != tok {
+	if got, err := readToken(context.Background(), fx.opts); err != nil || got != tok {
 		t.Errorf("file: %q, %v", got, err)
 	}
 }
