@@ -70,6 +70,9 @@ type Options struct {
 	Credentials Credentials
 	// MaxBodyBytes bounds request bodies (DefaultMaxBodyBytes when zero).
 	MaxBodyBytes int64
+	// NoPartialRefunds makes the merchant one that may only refund a sale
+	// whole, at once (`serve --no-partial-refunds`): anything else is 110.
+	NoPartialRefunds bool
 }
 
 // Gateway is the emulator's http.Handler.
@@ -125,6 +128,7 @@ func New(opts Options) (*Gateway, error) {
 	g.mux.Handle("GET "+Base+"/api/commissions", g.authorized(g.commissions))
 	g.mux.Handle("POST "+Base+"/api/walletPay", g.authorized(g.walletPay))
 	g.mux.Handle("POST "+Base+"/api/checkstatus", g.authorized(g.checkStatus))
+	g.mux.Handle("POST "+Base+"/api/refund", g.authorized(g.refund))
 	g.mux.HandleFunc("GET "+HealthPath, func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
 	})

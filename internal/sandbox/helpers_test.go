@@ -43,6 +43,8 @@ type fixture struct {
 	store *Store
 	gw    *Gateway
 	seq   atomic.Int64
+	// tokens numbers the wallet tokens issued, for their single-use jti.
+	tokens atomic.Int64
 }
 
 var testStart = time.Date(2026, 11, 22, 9, 4, 5, 0, time.UTC)
@@ -150,7 +152,7 @@ func (fx *fixture) walletToken(amount, currency string) string {
 
 func (fx *fixture) walletTokenWith(req WalletRequest) string {
 	fx.t.Helper()
-	tok, err := IssueWalletToken(req, fx.clock.Now(), "wt-1")
+	tok, err := IssueWalletToken(req, fx.clock.Now(), fmt.Sprintf("wt-%d", fx.tokens.Add(1)))
 	if err != nil {
 		fx.t.Fatal(err)
 	}
