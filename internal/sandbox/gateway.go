@@ -129,6 +129,15 @@ func New(opts Options) (*Gateway, error) {
 	g.mux.Handle("POST "+Base+"/api/walletPay", g.authorized(g.walletPay))
 	g.mux.Handle("POST "+Base+"/api/checkstatus", g.authorized(g.checkStatus))
 	g.mux.Handle("POST "+Base+"/api/refund", g.authorized(g.refund))
+	g.mux.Handle("POST "+Base+"/api/paySmart2D", g.authorized(g.paySmart2D))
+	g.mux.Handle("POST "+Base+"/api/confirmPayment", g.authorized(g.confirmPayment))
+	g.mux.Handle("POST "+Base+"/payment/complete", g.authorized(g.completePayment))
+	g.mux.Handle("POST "+Base+"/api/getpos", g.authorized(g.getpos))
+	// A browser posts the 3D form without a bearer token; the hash_key
+	// authenticates it.
+	g.mux.HandleFunc("POST "+Base+"/api/paySmart3D", g.paySmart3D)
+	g.mux.HandleFunc("POST "+Base+ChallengePath, g.challenge)
+	g.mux.Handle("POST "+Base+"/api/installments", g.authorized(g.installments))
 	g.mux.HandleFunc("GET "+HealthPath, func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
 	})
@@ -266,6 +275,13 @@ func (f fields) requireFields(w http.ResponseWriter, names ...string) bool {
 // (413 for a body over the limit, status_code 1 for a malformed one) when
 // ok is false.
 func (g *Gateway) readFields(w http.ResponseWriter, r *http.Request) (f fields, ok bool) {
+	return g.readFieldsNested(w, r)
+}
+
+// readFieldsNested is readFields for a request some of whose fields may be
+// JSON arrays or objects (a payment's items): those are kept as their
+// JSON text.
+func (g *Gateway) readFieldsNested(w http.ResponseWriter, r *http.Request, nested ...string) (f fields, ok bool) {
 	f = fields{}
 	if r.Method == http.MethodGet {
 		for k, v := range r.URL.Query() {
@@ -319,6 +335,13 @@ func (g *Gateway) readFields(w http.ResponseWriter, r *http.Request) (f fields, 
 			f[k] = fmt.Sprint(v)
 		case nil:
 		default:
+			if slices.Contains(nested, k) {
+				text, err := json.Marshal(v)
+				if err == nil {
+					f[k] = string(text)
+					continue
+				}
+			}
 			writeStatus(w, 1, fmt.Sprintf("The %s must be a string.", strings.ReplaceAll(k, "_", " ")))
 			return nil, false
 		}

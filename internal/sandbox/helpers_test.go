@@ -196,3 +196,16 @@ func (fx *fixture) pay(invoice, amount, currency string) response {
 var _ http.Handler = (*Gateway)(nil)
 
 func decimalOf(s string) decimal.Decimal { return decimal.RequireFromString(s) }
+
+// callRaw sends a request through the handler and returns the body as text
+// (for answers that are not JSON, such as the 3D pages).
+func (fx *fixture) callRaw(method, path, body string, header map[string]string) string {
+	fx.t.Helper()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	fx.gw.ServeHTTP(rec, req)
+	return rec.Body.String()
+}

@@ -23,9 +23,12 @@ const (
 	salesBucket        = "sales"
 	refundIDsBucket    = "refund_ids"
 	walletTokensBucket = "wallet_tokens"
+	// ordersBucket maps order ids to invoice ids, for the requests that
+	// name a sale by its order id (the 3D challenge).
+	ordersBucket = "orders"
 )
 
-var buckets = []string{salesBucket, refundIDsBucket, walletTokensBucket}
+var buckets = []string{salesBucket, refundIDsBucket, walletTokensBucket, ordersBucket}
 
 // Sale states. A sale is processing while its walletPay request is being
 // answered; the other states are final except pending, which a later check
@@ -175,6 +178,9 @@ func (s *Store) Reserve(sale Sale) error {
 				return err
 			}
 		}
+		if err := tx.Bucket([]byte(ordersBucket)).Put([]byte(sale.OrderID), []byte(sale.InvoiceID)); err != nil {
+			return err
+		}
 		return putSale(b, sale)
 	})
 }
@@ -261,6 +267,9 @@ func (s *Store) Release(invoiceID, orderID string) error {
 		if sale.State != StateProcessing || sale.OrderID != orderID {
 			return nil
 		}
+		if err := tx.Bucket([]byte(ordersBucket)).Delete([]byte(orderID)); err != nil {
+			return err
+		}
 		return b.Delete([]byte(invoiceID))
 	})
 }
@@ -278,6 +287,18 @@ func (s *Store) Get(invoiceID string) (sale Sale, ok bool, err error) {
 		return err
 	})
 	return sale, ok, err
+}
+
+// InvoiceOfOrder finds the invoice of a sale by its order id. Sales stored
+// before the order index existed are not found this way; every request
+// that names an old sale names its invoice id.
+func (s *Store) InvoiceOfOrder(orderID string) (invoiceID string, ok bool, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket([]byte(ordersBucket)).Get([]byte(orderID))
+		invoiceID, ok = string(v), v != nil
+		return nil
+	})
+	return invoiceID, ok, err
 }
 
 // Sales returns every stored sale, ordered by invoice_id.
