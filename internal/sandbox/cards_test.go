@@ -24,7 +24,7 @@ func cardBody(t testing.TB, invoice, card, total, currency string, installments 
 		"merchant_key": MerchantKey, "hash_key": hk, "invoice_id": invoice, "total": total, "currency_code": currency,
 		"installments_number": n, "cc_holder_name": "Ayşe Yılmaz", "cc_no": card, "expiry_month": "12", "expiry_year": "2030",
 		"cvv": "000", "name": "Ayşe", "surname": "Yılmaz", "transaction_type": txType, "invoice_description": "test",
-		"items": []map[string]any{{"name": "Item", "price": total, "quantity": 1, "description": "x"}},
+		"items":             []map[string]any{{"name": "Item", "price": total, "quantity": 1, "description": "x"}},
 		"sale_web_hook_key": "sales-hook",
 	}
 }
