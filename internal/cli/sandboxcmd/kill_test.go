@@ -103,10 +103,14 @@ func TestServeSurvivesKill(t *testing.T) {
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 32}}
 	defer client.CloseIdleConnections()
 	bearer := bearerFor(t, client, base)
-	wallet, err := sandbox.IssueWalletToken(sandbox.WalletRequest{Amount: decimal.RequireFromString("42.00"), Currency: "TRY",
-		CardNumber: sandbox.DefaultWalletCard, Wallet: "001", TTL: time.Hour}, time.Now(), "kill-test")
-	if err != nil {
-		t.Fatal(err)
+	// A wallet token pays once: one per invoice.
+	walletFor := func(inv string) string {
+		tok, err := sandbox.IssueWalletToken(sandbox.WalletRequest{Amount: decimal.RequireFromString("42.00"), Currency: "TRY",
+			CardNumber: sandbox.DefaultWalletCard, Wallet: "001", TTL: time.Hour}, time.Now(), "kill-"+inv)
+		if err != nil {
+			t.Error(err)
+		}
+		return tok
 	}
 
 	var (
@@ -126,7 +130,7 @@ func TestServeSurvivesKill(t *testing.T) {
 				hk, _ := hashkey.Generate(sandbox.AppSecret, "42.00|1|TRY|"+sandbox.MerchantKey+"|"+inv)
 				res, err := post(client, base+"/api/walletPay", bearer, map[string]string{
 					"merchant_key": sandbox.MerchantKey, "hash_key": hk, "invoice_id": inv,
-					"wallet_transient_token": wallet, "name": "Ali", "surname": "Veli", "bill_email": "ali@example.com",
+					"wallet_transient_token": walletFor(inv), "name": "Ali", "surname": "Veli", "bill_email": "ali@example.com",
 				})
 				if err != nil {
 					return // the server is gone: this payment's outcome is unknown, which is allowed
@@ -193,7 +197,7 @@ func TestServeSurvivesKill(t *testing.T) {
 		hk, _ := hashkey.Generate(sandbox.AppSecret, "42.00|1|TRY|"+sandbox.MerchantKey+"|"+inv)
 		res, err := post(client, base+"/api/walletPay", bearer, map[string]string{
 			"merchant_key": sandbox.MerchantKey, "hash_key": hk, "invoice_id": inv,
-			"wallet_transient_token": wallet, "name": "Ali", "surname": "Veli", "bill_email": "ali@example.com",
+			"wallet_transient_token": walletFor(inv), "name": "Ali", "surname": "Veli", "bill_email": "ali@example.com",
 		})
 		if err != nil || res["status_code"] != 3.0 {
 			t.Errorf("%s paid again after restart: %v %v", inv, res, err)
