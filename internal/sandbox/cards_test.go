@@ -355,3 +355,36 @@ func TestInstallments(t *testing.T) {
 		t.Errorf("%s", res.Raw)
 	}
 }
+
+// Ten captures racing on one pre-authorization: exactly one succeeds.
+func TestRacingCapturesCaptureOnce(t *testing.T) {
+	fx := newFixture(t)
+	fx.pay2D("INV-RC", "4355084355084358", "100.00", 1, TypePreAuth)
+	bearer := fx.bearer()
+	codes := make(chan int, 10)
+	for i := range 10 {
+		go func() {
+			status := "1"
+			if i%2 == 1 {
+				status = "2"
+			}
+			res := fx.call("POST", Base+"/api/confirmPayment", confirmBody(t, "INV-RC", status, ""),
+				map[string]string{"Authorization": "Bearer " + bearer})
+			codes <- res.status()
+		}()
+	}
+	ok := 0
+	for range 10 {
+		switch c := <-codes; c {
+		case 100:
+			ok++
+		case 117:
+		default:
+			t.Errorf("status %d", c)
+		}
+	}
+	sale, _, _ := fx.store.Get("INV-RC")
+	if ok != 1 || sale.PreAuth.State == PreAuthOpen {
+		t.Errorf("%d confirmations succeeded; %+v", ok, sale.PreAuth)
+	}
+}

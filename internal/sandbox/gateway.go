@@ -1,13 +1,18 @@
-// Package sandbox is a local emulator of the ccpayment card gateway: an
-// http.Handler serving the token, commission lookup, walletPay and check
-// status operations with the gateway's JSON shapes, backed by a durable
-// bbolt store. It shares no Go types with internal/gateway on purpose: the
-// two meet only over HTTP and the JSON fixtures under testdata/, so a bug
-// in a shared type cannot hide on both sides.
+// Package sandbox is a local emulator of the ccpayment card gateway's
+// merchant API: an http.Handler serving the token, commission lookup,
+// walletPay, 2D and 3D card payments, pre-authorization capture and cancel,
+// 3D completion, refunds, check status and installment lookups with the
+// gateway's JSON shapes, backed by a durable bbolt store in which every
+// kind of payment is one Sale under its invoice id. It shares no Go types
+// with internal/gateway on purpose: the two meet only over HTTP and the
+// JSON fixtures under testdata/, so a bug in a shared type cannot hide on
+// both sides.
 //
-// Deterministic triggers (docs/sandbox.md): a wallet token whose amount
-// ends in .41 is declined (41), one ending in .69 stays pending (69) until
-// a check status resolves it; anything else succeeds.
+// Deterministic triggers (docs/sandbox.md): an amount ending in .41 is
+// declined (41), one ending in .69 stays pending (69) until a check status
+// resolves it; published test cards approve, decline or require 3D; a
+// refund ending in .01 waits for approval (101) until the next check
+// status; anything else succeeds.
 package sandbox
 
 import (
