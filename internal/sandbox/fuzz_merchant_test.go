@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -225,5 +226,46 @@ func FuzzChallengeBody(f *testing.F) {
 			t.Fatalf("no status_code: %v", out)
 		}
 		checkSales(t, store, "")
+	})
+}
+
+// FuzzPaySmart3DForm posts arbitrary form bodies to paySmart3D, starting
+// from a valid payment whose fields the fuzzer may override: the answer is
+// the sandbox's challenge page (and the sale waits for its challenge) or
+// JSON with a status_code, and the card number reaches neither the answer
+// nor the store.
+func FuzzPaySmart3DForm(f *testing.F) {
+	f.Add("FZ-3D-1", "4355084355084358", "10.00", "merchant", "")
+	f.Add("FZ-3D-2", "4355080000003009", "10.69", "app", "return_url=javascript:alert(1)")
+	f.Add("FZ-3D-3", "4111111111111111", "1.001", "bank", "cc_no=&cvv=1")
+	f.Add("FZ-3D-4", "12", "x", "", "%zz")
+	gw, store, _ := fuzzMerchant(f)
+	f.Fuzz(func(t *testing.T, invoice, card, total, by, extra string) {
+		form := threeDBody(t, invoice, card, total, by, TypeAuth)
+		if q, err := url.ParseQuery(extra); err == nil {
+			for k, v := range q {
+				form[k] = v
+			}
+		}
+		req := httptest.NewRequest("POST", Base+"/api/paySmart3D", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		rec := httptest.NewRecorder()
+		gw.ServeHTTP(rec, req)
+		body := rec.Body.String()
+		if len(card) >= 13 && ValidateCardNumber(card) == nil && strings.Contains(body, card) {
+			t.Fatalf("answer holds the card number: %s", body)
+		}
+		if strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") {
+			sale, ok, _ := store.Get(form.Get("invoice_id"))
+			if !strings.Contains(body, "This is a sandbox") || !ok || sale.Kind != KindCard3D {
+				t.Fatalf("challenge page without a 3D sale waiting (%v %+v): %s", ok, sale, body)
+			}
+		} else {
+			var out map[string]any
+			if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil || out["status_code"] == nil {
+				t.Fatalf("answer is neither the challenge page nor JSON: %q", body)
+			}
+		}
+		checkSales(t, store, card)
 	})
 }
