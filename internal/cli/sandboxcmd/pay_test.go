@@ -94,3 +94,15 @@ func TestPayFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestServeNoPartialRefundsFlag(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want bool
+	}{{nil, false}, {[]string{"--no-partial-refunds"}, true}} {
+		got, err := parseServe(t, tt.args...)
+		if err != nil || got.NoPartialRefunds != tt.want {
+			t.Errorf("%v: %+v %v", tt.args, got, err)
+		}
+	}
+}
