@@ -132,7 +132,7 @@ digits.`,
 	_ = cmd.MarkFlagRequired("amount")
 	_ = cmd.MarkFlagRequired("currency")
 	_ = cmd.RegisterFlagCompletionFunc("currency", completeScheduleCurrency)
-	_ = cmd.RegisterFlagCompletionFunc("card", completeCard)
+	_ = cmd.RegisterFlagCompletionFunc("card", completeTestCard)
 	_ = cmd.RegisterFlagCompletionFunc("completed-by", cobra.FixedCompletions([]string{sandbox.CompletedByApp, sandbox.CompletedByMerchant}, cobra.ShellCompDirectiveNoFileComp))
 	for _, name := range []string{"amount", "installments", "invoice", "webhook-key"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, noValueCompletion)

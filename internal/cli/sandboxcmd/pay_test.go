@@ -106,3 +106,10 @@ func TestServeNoPartialRefundsFlag(t *testing.T) {
 		}
 	}
 }
+
+func TestPayCardCompletion(t *testing.T) {
+	got, _ := completeTestCard(nil, nil, "")
+	if len(got) != len(sandbox.TestCards) || got[0] != "4355084355084358\tapproves" || got[len(got)-1] != "4355080000003009\trequires 3D" {
+		t.Errorf("%q", got)
+	}
+}
