@@ -70,7 +70,7 @@ func runSandboxed(t *testing.T, baseURL string, args ...string) (code int, stder
 func sandboxWalletToken(t *testing.T, amount string) string {
 	t.Helper()
 	tok, err := sandbox.IssueWalletToken(sandbox.WalletRequest{Amount: decimal.RequireFromString(amount), Currency: "TRY",
-		CardNumber: sandbox.DefaultWalletCard, Wallet: sandbox.WalletDeviceVendor, TTL: time.Hour}, time.Now(), "jti-matrix")
+		CardNumber: sandbox.DefaultWalletCard, Wallet: sandbox.WalletDeviceVendor, TTL: time.Hour}, time.Now(), sandbox.NewTokenID()) // a wallet token pays once
 	if err != nil {
 		t.Fatal(err)
 	}

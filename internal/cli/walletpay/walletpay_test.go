@@ -161,7 +161,7 @@ func newFixture(t *testing.T) *fixture {
 func sandboxToken(t *testing.T, amount string) string {
 	t.Helper()
 	tok, err := sandbox.IssueWalletToken(sandbox.WalletRequest{Amount: decimal.RequireFromString(amount), Currency: "TRY",
-		CardNumber: sandbox.DefaultWalletCard, Wallet: sandbox.WalletDeviceVendor, TTL: time.Hour}, now, "jti-"+amount)
+		CardNumber: sandbox.DefaultWalletCard, Wallet: sandbox.WalletDeviceVendor, TTL: time.Hour}, now, sandbox.NewTokenID()) // a wallet token pays once
 	if err != nil {
 		t.Fatal(err)
 	}
