@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -20,6 +21,8 @@ import (
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/sandboxmode"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -33,6 +36,14 @@ func NewFactory(ios *iostreams.IOStreams, lookupEnv func(string) (string, bool))
 		LookupEnv: lookupEnv,
 		Now:       time.Now,
 	}
+	f.JournalPath = func() (string, error) {
+		dir, err := config.StateDir(config.LoadOptions{LookupEnv: f.LookupEnv})
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(dir, journal.FileName), nil
+	}
+	f.SandboxMode = func(cmd *cobra.Command) (bool, error) { return sandboxmode.Enabled(cmd, f.LookupEnv) }
 	return f
 }
 
@@ -51,10 +62,12 @@ func NewRootCmd(f *cmdutil.Factory) (*cobra.Command, *bool) {
 			fmt.Fprintln(f.IOStreams.ErrOut, w)
 		}
 		// --sandbox / PAYCLI_SANDBOX=1: the same commands, pointed at the emulator.
-		if on, err := sandboxcmd.Enabled(running, f.LookupEnv); err != nil || !on {
+		if on, err := f.SandboxMode(running); err != nil || !on {
 			return cfg, err
 		}
-		return sandboxcmd.Overlay(context.Background(), f, cfg)
+		return sandboxmode.Overlay(context.Background(), sandboxmode.OverlayOptions{
+			LookupEnv: f.LookupEnv, Now: f.Now, AddCloser: f.AddCloser,
+		}, cfg)
 	})
 	wireGateway(f, func() *pflag.FlagSet { return flags })
 
@@ -109,11 +122,10 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 		return file.ProfileNames(), cobra.ShellCompDirectiveNoFileComp
 	})
 
-	journalPath := func() (string, error) { return walletpay.DefaultJournalPath(f.LookupEnv) }
 	statusCmd := status.NewCmdStatus(f, nil)
 	// status offers the journal's invoices: the one to check is usually one
 	// paycli just tried.
-	_ = statusCmd.RegisterFlagCompletionFunc("invoice", journalcmd.CompleteInvoice(journalPath))
+	_ = statusCmd.RegisterFlagCompletionFunc("invoice", journalcmd.CompleteInvoice(f.JournalPath))
 
 	root.AddCommand(
 		version.NewCmdVersion(f, nil),
@@ -125,7 +137,7 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 		sandboxcmd.NewCmdSandbox(f),
 		walletpay.NewCmdWalletPay(f, nil),
 		statusCmd,
-		journalcmd.NewCmdJournal(f, journalPath, nil),
+		journalcmd.NewCmdJournal(f, f.JournalPath, nil),
 		newExitCodesTopic(),
 		newEnvironmentTopic(),
 	)

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paycli/paycli/internal/cli/sandboxcmd"
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/config"
@@ -82,7 +81,7 @@ transaction with that invoice id, 7 still pending.`,
 			case strings.Contains(opts.Invoice, "|"):
 				return cmdutil.UsageErrorf("invalid --invoice: an invoice id may not contain '|'")
 			}
-			flags, err := GatewayFlags(cmd, f.LookupEnv)
+			flags, err := f.GatewayFlags(cmd)
 			if err != nil {
 				return err
 			}
@@ -207,7 +206,7 @@ func reportPending(opts *Options, format render.Format, e *gateway.APIError, whe
 // pendingError is exit 7 for a transaction that is still pending.
 func pendingError(opts *Options, code int, when string) error {
 	invoice := opts.Invoice
-	hint := "Check again later, or watch it with: " + CommandLine(invoice, append(slices.Clone(opts.Flags), "--watch"))
+	hint := "Check again later, or watch it with: " + cmdutil.StatusCommandLine(invoice, append(slices.Clone(opts.Flags), "--watch"))
 	return cmdutil.WithKind(cmdutil.KindOutcomeUnknown,
 		fmt.Errorf("invoice %s is still pending (status_code %d)%s; the outcome is not known yet", invoice, code, when), hint)
 }
@@ -275,43 +274,4 @@ func sleepContext(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
-}
-
-// CommandLine is the `paycli status` command line for invoice, with flags
-// after it, each quoted for a POSIX shell when it needs quoting, so that
-// it can be pasted as is.
-func CommandLine(invoice string, flags []string) string {
-	parts := []string{"paycli", "status", "--invoice", shellQuote(invoice)}
-	for _, f := range flags {
-		parts = append(parts, shellQuote(f))
-	}
-	return strings.Join(parts, " ")
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,:/@%+=") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// GatewayFlags returns the global flags of cmd that chose the gateway, as a
-// suggested command must repeat them: --profile NAME when given, and
-// --sandbox in sandbox mode (the flag or PAYCLI_SANDBOX).
-func GatewayFlags(cmd *cobra.Command, lookupEnv func(string) (string, bool)) ([]string, error) {
-	var out []string
-	if fl := cmd.Flag("profile"); fl != nil && fl.Changed {
-		out = append(out, "--profile", fl.Value.String())
-	}
-	if lookupEnv == nil {
-		lookupEnv = func(string) (string, bool) { return "", false }
-	}
-	on, err := sandboxcmd.Enabled(cmd, lookupEnv)
-	if err != nil {
-		return nil, err
-	}
-	if on {
-		out = append(out, "--sandbox")
-	}
-	return out, nil
 }

@@ -17,12 +17,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/paycli/paycli/internal/cli/status"
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
@@ -78,7 +76,7 @@ func NewCmdWalletPay(f *cmdutil.Factory, runF func(context.Context, *Options) er
 		Format:         f.OutputFormat,
 		Gateway:        f.Gateway,
 		CommandContext: f.CommandContext,
-		JournalPath:    func() (string, error) { return DefaultJournalPath(f.LookupEnv) },
+		JournalPath:    f.JournalPath,
 		Now:            f.Now,
 		NewAttemptID:   NewAttemptID,
 		Random:         rand.Reader,
@@ -145,7 +143,7 @@ invoice (nothing charged), 7 outcome unknown; see 'paycli help exit-codes'.`,
 			if opts.Parallel < 1 || opts.Parallel > MaxParallel {
 				return cmdutil.UsageErrorf("invalid --parallel %d: use 1 to %d", opts.Parallel, MaxParallel)
 			}
-			flags, err := status.GatewayFlags(cmd, f.LookupEnv)
+			flags, err := f.GatewayFlags(cmd)
 			if err != nil {
 				return err
 			}
@@ -174,15 +172,6 @@ invoice (nothing charged), 7 outcome unknown; see 'paycli help exit-codes'.`,
 	return cmd
 }
 
-// DefaultJournalPath is <state dir>/paycli/journal.jsonl.
-func DefaultJournalPath(lookupEnv func(string) (string, bool)) (string, error) {
-	dir, err := config.StateDir(config.LoadOptions{LookupEnv: lookupEnv})
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, journal.FileName), nil
-}
-
 // NewAttemptID returns a random attempt id (16 hex digits).
 func NewAttemptID() string {
 	var b [8]byte
@@ -191,7 +180,9 @@ func NewAttemptID() string {
 }
 
 // StatusCommand is the command line that tells what happened to invoice.
-func StatusCommand(invoice string, flags []string) string { return status.CommandLine(invoice, flags) }
+func StatusCommand(invoice string, flags []string) string {
+	return cmdutil.StatusCommandLine(invoice, flags)
+}
 
 // Run pays one payment, or a batch.
 func Run(ctx context.Context, opts *Options) error {
