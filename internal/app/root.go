@@ -53,6 +53,9 @@ func NewRootCmd(f *cmdutil.Factory) (*cobra.Command, *bool) {
 	started := new(bool)
 	var flags *pflag.FlagSet
 	var running *cobra.Command
+	// sandboxState is the state folder of the sandbox the configuration
+	// was pointed at, if it was.
+	var sandboxState string
 	f.Config = sync.OnceValues(func() (*config.Config, error) {
 		cfg, err := config.Load(config.LoadOptions{Flags: flags, LookupEnv: f.LookupEnv})
 		if err != nil {
@@ -65,10 +68,25 @@ func NewRootCmd(f *cmdutil.Factory) (*cobra.Command, *bool) {
 		if on, err := f.SandboxMode(running); err != nil || !on {
 			return cfg, err
 		}
+		if sandboxState, err = sandboxmode.DefaultStateDir(f.LookupEnv); err != nil {
+			return nil, err
+		}
 		return sandboxmode.Overlay(context.Background(), sandboxmode.OverlayOptions{
 			LookupEnv: f.LookupEnv, Now: f.Now, AddCloser: f.AddCloser,
 		}, cfg)
 	})
+	f.GatewayIdentity = func() (string, error) {
+		cfg, err := f.Config()
+		if err != nil {
+			return "", err
+		}
+		if sandboxState != "" {
+			// The in-process sandbox listens on a new port each run; its
+			// memory is the state folder.
+			return journal.Identity("sandbox:"+sandboxState, cfg.AppID), nil
+		}
+		return journal.Identity(cfg.BaseURL, cfg.AppID), nil
+	}
 	wireGateway(f, func() *pflag.FlagSet { return flags })
 
 	root := &cobra.Command{

@@ -38,6 +38,10 @@ type Factory struct {
 	// JournalPath is where the journal of money-moving attempts lives:
 	// <state dir>/paycli/journal.jsonl.
 	JournalPath func() (string, error)
+	// GatewayIdentity names the gateway account the configuration points
+	// at, for the journal (journal.Identity of the base URL and app_id; in
+	// sandbox mode, of the sandbox's state folder, whatever port serves it).
+	GatewayIdentity func() (string, error)
 	// SandboxMode reports whether cmd runs against the sandbox (--sandbox
 	// or PAYCLI_SANDBOX); nil means never.
 	SandboxMode func(cmd *cobra.Command) (bool, error)

@@ -83,10 +83,3 @@ func ExtraFields(extra map[string]json.RawMessage) []render.Field {
 	}
 	return fs
 }
-
-func writeResult(opts *Options, format render.Format, r *gateway.WalletPayResult) error {
-	if r == nil {
-		r = &gateway.WalletPayResult{}
-	}
-	return render.WriteFields(opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, ResultFields(r))
-}
