@@ -302,14 +302,20 @@ func fillResult(r *BatchResult, o Outcome, env *Env, invoice string, secrets []s
 	if o.OrderNo != "" {
 		r.OrderNo = &o.OrderNo
 	}
-	switch o.Class {
-	case journal.Succeeded:
-	case journal.Duplicate:
+	next := "; run " + env.StatusCommand(invoice)
+	if o.Hint != "" {
+		next = "; " + o.Hint
+	}
+	switch {
+	case o.Class == journal.Succeeded:
+	case o.Class == journal.Unknown:
+		r.setError(scrub(explainFailure(env, invoice, o).Error(), secrets) + next)
+	case o.Say != "":
+		r.setError(scrub(o.Say, secrets))
+	case o.Class == journal.Duplicate:
 		r.setError("invoice was already processed or is in flight; this attempt charged nothing")
-	case journal.Declined:
+	case o.Class == journal.Declined:
 		r.setError("payment declined: " + scrub(declineText(o.Err), secrets))
-	case journal.Unknown:
-		r.setError(scrub(explainFailure(env, invoice, o).Error(), secrets) + "; run " + env.StatusCommand(invoice))
 	default:
 		r.setError(scrub(o.Err.Error(), secrets))
 	}

@@ -88,6 +88,10 @@ type Description struct {
 	// Amount, Currency, Card (masked: first 6, last 4) and Wallet go into
 	// the journal intent as they are.
 	Amount, Currency, Card, Wallet string
+	// Ref goes into the journal intent's ref: the operation's own id for
+	// the attempt, chosen before sending and re-used when it is retried
+	// (a refund's refund_transaction_id). Empty for most operations.
+	Ref string
 	// Secrets are strings no journal message or batch result may hold
 	// (a token, the payer's e-mail), should a gateway text echo them.
 	Secrets []string
@@ -106,6 +110,13 @@ type Outcome struct {
 	// Message is the journal's message for a success (the gateway's text);
 	// for a failure the pipeline uses Err.
 	Message string
+	// Say, when set, is the sentence a failure is reported with instead of
+	// the pipeline's words for its class ("this refund was already made"
+	// rather than "this call charged nothing").
+	Say string
+	// Hint, when set, replaces the `paycli status` line suggested for a
+	// duplicate or unknown outcome (a refund suggests its --retry command).
+	Hint string
 	// Refused: the operation's own call was refused for its credentials
 	// (HTTP 401, status_code 30). Nothing was processed and the call was
 	// not repeated; the user runs the command again (exit 3).

@@ -54,7 +54,7 @@ func (o *fakeOp) Prepare(_ context.Context, _ *Env, in string) (string, error) {
 	return in, nil
 }
 func (*fakeOp) Describe(_ *Env, in string) Description {
-	return Description{Title: "Fake", Rows: [][2]string{{"Invoice", in}}, Prompt: "Go?", Amount: "1.00", Currency: "TRY"}
+	return Description{Title: "Fake", Rows: [][2]string{{"Invoice", in}}, Prompt: "Go?", Amount: "1.00", Currency: "TRY", Ref: "ref-" + in}
 }
 func (*fakeOp) Request(_ *Env, in string) (fakeReq, error) { return fakeReq{in}, nil }
 func (*fakeOp) DryRun(_ *Env, r fakeReq) (gateway.RequestDump, error) {
@@ -66,9 +66,15 @@ func (o *fakeOp) Send(_ context.Context, _ *Env, r fakeReq) (string, error) {
 	o.sent = append(o.sent, r.Invoice)
 	return "ORD-" + r.Invoice, nil
 }
-func (*fakeOp) Classify(_ string, ans string, err error) Outcome {
+func (*fakeOp) Classify(in string, ans string, err error) Outcome {
 	if err != nil {
 		return ClassifyError("fake", err)
+	}
+	if in == "lost" {
+		return Outcome{Class: journal.Unknown, Why: "the answer was lost", Hint: "Retry with: paycli fake --retry a1"}
+	}
+	if in == "done" {
+		return Outcome{Class: journal.Duplicate, Say: "this fake was already made"}
 	}
 	code := 100
 	return Outcome{Class: journal.Succeeded, StatusCode: &code, OrderNo: ans}
@@ -244,5 +250,25 @@ func TestMostSerious(t *testing.T) {
 	}
 	if k, _ := MostSerious([]string{"declined", "rejected", "unknown"}, []bool{false, true, false}); k != cmdutil.KindOutcomeUnknown {
 		t.Errorf("refused credentials and an unknown outcome: %v, want KindOutcomeUnknown", k)
+	}
+}
+
+// TestOperationWords: an operation's own words (Say, Hint) replace the
+// pipeline's for its outcomes, and its Ref is journaled with the intent.
+func TestOperationWords(t *testing.T) {
+	opts, _, _, _, jpath := testOptions(t)
+	err := RunSingle(context.Background(), opts, &fakeOp{}, "lost")
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindOutcomeUnknown ||
+		err.Error() != "outcome unknown for invoice lost: the answer was lost; it was not retried" ||
+		cmdutil.HintOf(err) != "Retry with: paycli fake --retry a1" {
+		t.Errorf("unknown: %v / %q (kind %v)", err, cmdutil.HintOf(err), k)
+	}
+	err = RunSingle(context.Background(), opts, &fakeOp{}, "done")
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindDuplicate || err.Error() != "this fake was already made" {
+		t.Errorf("duplicate: %v (kind %v)", err, k)
+	}
+	attempts, _, _ := journal.Read(jpath)
+	if len(attempts) != 2 || attempts[0].Intent.Ref != "ref-lost" || attempts[0].Intent.Kind != "fake" {
+		t.Errorf("journal %+v", attempts)
 	}
 }

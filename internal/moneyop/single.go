@@ -266,6 +266,7 @@ func attempt[In, Req, Ans any](ctx context.Context, op Operation[In, Req, Ans], 
 		Currency: d.Currency,
 		Card:     d.Card,
 		Wallet:   d.Wallet,
+		Ref:      d.Ref,
 	}
 	if err := j.Append(entry); err != nil {
 		return res, fmt.Errorf("%w: %v", ErrJournal, err)
@@ -288,20 +289,34 @@ func attempt[In, Req, Ans any](ctx context.Context, op Operation[In, Req, Ans], 
 // user sees: what happened, and what to run next.
 func explainFailure(env *Env, invoice string, o Outcome) error {
 	status := env.StatusCommand(invoice)
+	next := "Find out what happened with: " + status
+	if o.Hint != "" {
+		next = o.Hint
+	}
+	say := func(def string) error {
+		if o.Say != "" {
+			return errors.New(o.Say)
+		}
+		return errors.New(def)
+	}
 	switch o.Class {
 	case journal.Duplicate:
+		if o.Hint == "" {
+			next = "See what happened to it: " + status
+		}
 		return cmdutil.WithKind(cmdutil.KindDuplicate,
-			fmt.Errorf("invoice %s was already processed or is in flight; this call charged nothing", invoice),
-			"See what happened to it: "+status)
+			say(fmt.Sprintf("invoice %s was already processed or is in flight; this call charged nothing", invoice)), next)
 	case journal.Declined:
-		return cmdutil.WithKind(cmdutil.KindDeclined, fmt.Errorf("payment declined: %s", declineText(o.Err)), "")
+		return cmdutil.WithKind(cmdutil.KindDeclined, say("payment declined: "+declineText(o.Err)), "")
 	case journal.Unknown:
 		return cmdutil.WithKind(cmdutil.KindOutcomeUnknown,
-			fmt.Errorf("outcome unknown for invoice %s: %s; it was not retried", invoice, unknownWhy(o)),
-			"Find out what happened with: "+status)
+			say(fmt.Sprintf("outcome unknown for invoice %s: %s; it was not retried", invoice, unknownWhy(o))), next)
 	}
 	if o.Refused {
 		return refusedError(o.Err)
+	}
+	if o.Say != "" {
+		return fmt.Errorf("%s: %w", o.Say, o.Err)
 	}
 	return o.Err
 }
