@@ -26,7 +26,7 @@ func ExitCode(err error) int {
 	)
 	switch {
 	case errors.As(err, &fileErr), errors.As(err, &profileErr), errors.As(err, &valueErr),
-		errors.Is(err, gateway.ErrInvalidBaseURL):
+		errors.Is(err, gateway.ErrInvalidBaseURL), errors.Is(err, gateway.ErrInvalidRequest):
 		return ExitUsage
 	// An unknown outcome outranks an interruption: a walletPay cut off by
 	// Ctrl-C may have charged the card, and exit 7 says "reconcile".
@@ -36,7 +36,8 @@ func ExitCode(err error) int {
 		return ExitInterrupted
 	case errors.Is(err, gateway.ErrUnauthorized):
 		return ExitAuth
-	case errors.Is(err, gateway.ErrDuplicateInvoice):
+	// A refund_transaction_id used before: this refund was already made.
+	case errors.Is(err, gateway.ErrDuplicateInvoice), errors.Is(err, gateway.ErrRefundIDUsed):
 		return ExitDuplicate
 	case errors.Is(err, gateway.ErrDeclined):
 		return ExitDeclined

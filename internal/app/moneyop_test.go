@@ -132,7 +132,8 @@ func TestRefusedPaymentIsExit3(t *testing.T) {
 	if code != ExitAuth {
 		t.Fatalf("exit %d, want 3; stderr:\n%s", code, stderr)
 	}
-	if !strings.Contains(stderr, "nothing was processed") || !strings.Contains(stderr, "run the command again") || strings.Contains(stderr, "charged nothing") {
+	processed := strings.Contains(stderr, "nothing was processed") || strings.Contains(stderr, "processed nothing")
+	if !processed || !strings.Contains(stderr, "run the command again") || strings.Contains(stderr, "charged nothing") {
 		t.Errorf("stderr:\n%s", stderr)
 	}
 	attempts, _, _ := journal.Read(path)

@@ -46,6 +46,10 @@ func (c *Client) dryRun(ep endpoint, body any) (RequestDump, error) {
 	if err != nil {
 		return RequestDump{}, fmt.Errorf("%s: encoding the request: %w", ep.name, err)
 	}
+	return c.dryRunPayload(ep, payload)
+}
+
+func (c *Client) dryRunPayload(ep endpoint, payload []byte) (RequestDump, error) {
 	token := ""
 	if ep.auth {
 		token = dryRunToken

@@ -324,12 +324,16 @@ func explainFailure(env *Env, invoice string, o Outcome) error {
 // refusedError is exit 3 for credentials the gateway refused on a
 // money-moving call. The gateway processed nothing (HTTP 401 or
 // status_code 30 come before any processing), and the call is never
-// repeated by itself: the client refreshed the token, the user runs the
-// command again.
+// repeated by itself: the client renewed the token, the user runs the
+// command again. The client's *gateway.TokenRefusedError already says so.
 func refusedError(err error) error {
+	const hint = "If it is refused again, check the profile's app_id and app_secret ('paycli config list')."
+	var refused *gateway.TokenRefusedError
+	if errors.As(err, &refused) {
+		return cmdutil.WithKind(cmdutil.KindAuth, err, hint)
+	}
 	return cmdutil.WithKind(cmdutil.KindAuth,
-		fmt.Errorf("the gateway refused the credentials (%v); nothing was processed", err),
-		"The token was refreshed: run the command again. If it is refused again, check the profile's app_id and app_secret ('paycli config list').")
+		fmt.Errorf("the gateway refused the credentials (%v); nothing was processed: run the command again", err), hint)
 }
 
 // unknownWhy says why an outcome is unknown.

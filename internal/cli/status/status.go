@@ -20,6 +20,7 @@ import (
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/hashkey"
+	"github.com/paycli/paycli/internal/invoiceid"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/spf13/cobra"
@@ -74,12 +75,8 @@ transaction with that invoice id, 7 still pending.`,
   paycli status --invoice INV-1001 --watch --timeout 2m -o json`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Invoice = strings.TrimSpace(opts.Invoice)
-			switch {
-			case opts.Invoice == "":
-				return cmdutil.UsageErrorf("invalid --invoice: the invoice id is empty")
-			case strings.Contains(opts.Invoice, "|"):
-				return cmdutil.UsageErrorf("invalid --invoice: an invoice id may not contain '|'")
+			if err := invoiceid.Check(opts.Invoice); err != nil {
+				return cmdutil.UsageErrorf("invalid --invoice: %w", err)
 			}
 			flags, err := f.GatewayFlags(cmd)
 			if err != nil {
