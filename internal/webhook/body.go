@@ -84,6 +84,9 @@ func (b *Body) Fields() map[string]string {
 }
 
 func (b *Body) add(name, value string) error {
+	if name == "" {
+		return parseErrorf("a field has no name")
+	}
 	if _, dup := b.values[name]; dup {
 		// A handler reads one of the two and a hash check may read the
 		// other: a body that says two things is refused, not guessed at.
@@ -118,6 +121,9 @@ func Parse(contentType string, data []byte) (*Body, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(b.names) == 0 {
+		return nil, parseErrorf("no fields")
+	}
 	return b, nil
 }
 
@@ -143,9 +149,6 @@ func encodingOf(contentType string, data []byte) (Encoding, error) {
 
 func (b *Body) parseForm(data []byte) error {
 	text := strings.TrimRight(string(data), "\r\n")
-	if strings.TrimSpace(text) == "" {
-		return parseErrorf("empty body")
-	}
 	for part := range strings.SplitSeq(text, "&") {
 		if part == "" {
 			continue
@@ -159,8 +162,8 @@ func (b *Body) parseForm(data []byte) error {
 		if err != nil {
 			return parseErrorf("bad form encoding in the value of %q", clip(key))
 		}
-		if key == "" {
-			return parseErrorf("a form field has no name")
+		if !utf8.ValidString(key) || !utf8.ValidString(val) {
+			return parseErrorf("field %q is not UTF-8 once decoded", clip(strings.ToValidUTF8(key, "?")))
 		}
 		if err := b.add(key, val); err != nil {
 			return err
