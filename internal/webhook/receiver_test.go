@@ -51,8 +51,8 @@ func newRig(t *testing.T, forward, forwardInvalid bool, timeout time.Duration) *
 	t.Helper()
 	rig := &receiverRig{handler: &handlerSpy{status: http.StatusOK}}
 	opts := webhook.ReceiverOptions{AppSecret: secret, ForwardInvalid: forwardInvalid,
-		Client: &http.Client{Timeout: timeout},
-		Report: func(e webhook.Event) { rig.mu.Lock(); rig.events = append(rig.events, e); rig.mu.Unlock() },
+		Client:  &http.Client{Timeout: timeout},
+		Report:  func(e webhook.Event) { rig.mu.Lock(); rig.events = append(rig.events, e); rig.mu.Unlock() },
 		Refused: func(s string) { rig.mu.Lock(); rig.refused = append(rig.refused, s); rig.mu.Unlock() },
 	}
 	if forward {
