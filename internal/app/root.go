@@ -17,6 +17,7 @@ import (
 	"github.com/paycli/paycli/internal/cli/token"
 	"github.com/paycli/paycli/internal/cli/version"
 	"github.com/paycli/paycli/internal/cli/walletpay"
+	"github.com/paycli/paycli/internal/cli/webhookcmd"
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/iostreams"
@@ -126,6 +127,7 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 		walletpay.NewCmdWalletPay(f, nil),
 		statusCmd,
 		journalcmd.NewCmdJournal(f, journalPath, nil),
+		webhookcmd.NewCmdWebhook(f),
 		newExitCodesTopic(),
 		newEnvironmentTopic(),
 	)

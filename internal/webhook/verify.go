@@ -98,6 +98,12 @@ func (b *Body) Summary() Summary {
 	return s
 }
 
+// Reasons that start an InvalidError's Reason, for callers that count them.
+const (
+	ReasonNoHashKey = "no hash_key"
+	ReasonNoDecrypt = "hash_key does not decrypt with this app_secret"
+)
+
 // InvalidError says why a webhook's hash_key does not vouch for its body.
 type InvalidError struct {
 	// Field is the body field at fault: "hash_key" when the hash_key is
@@ -124,11 +130,11 @@ func invalid(field, format string, args ...any) error {
 func (b *Body) Verify(appSecret string) error {
 	hk, _ := b.Get("hash_key")
 	if strings.TrimSpace(hk) == "" {
-		return invalid("hash_key", "no hash_key")
+		return invalid("hash_key", ReasonNoHashKey)
 	}
 	pt, err := hashkey.Decrypt(appSecret, hk)
 	if err != nil {
-		return &InvalidError{Field: "hash_key", Reason: "hash_key does not decrypt with this app_secret: " + err.Error(), Err: err}
+		return &InvalidError{Field: "hash_key", Reason: ReasonNoDecrypt + ": " + err.Error(), Err: err}
 	}
 	kind := b.Kind()
 	layout := kind.Layout()
