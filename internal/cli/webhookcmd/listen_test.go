@@ -71,7 +71,9 @@ func TestListenFlags(t *testing.T) {
 		wantErr string
 		check   func(*ListenOptions) bool
 	}{
-		{args: nil, check: func(o *ListenOptions) bool { return o.Addr == DefaultAddr && o.ForwardTo == "" && o.ForwardTimeout == 10*time.Second }},
+		{args: nil, check: func(o *ListenOptions) bool {
+			return o.Addr == DefaultAddr && o.ForwardTo == "" && o.ForwardTimeout == 10*time.Second
+		}},
 		{args: []string{"--addr", "[::1]:0", "--forward-to", "http://localhost:8000/hook", "--forward-invalid"},
 			check: func(o *ListenOptions) bool { return o.ForwardInvalid && o.ForwardTo == "http://localhost:8000/hook" }},
 		{args: []string{"--addr", "0.0.0.0:9000", "--public"}, check: func(o *ListenOptions) bool { return o.Public }},
