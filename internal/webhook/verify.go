@@ -171,8 +171,9 @@ func (b *Body) Verify(appSecret string) error {
 }
 
 // plainDecimal is an amount as the gateway writes one. Anything else
-// (exponents, hex) is compared as text: decimal arithmetic on "1e999999999"
-// would take all the memory there is.
+// (exponents, a plus sign, blanks) is compared as text: an amount written
+// in an unusual way is a sign of a body built by something other than the
+// gateway, and exponents would let a tiny string stand for a huge number.
 var plainDecimal = regexp.MustCompile(`^-?[0-9]{1,18}(\.[0-9]{1,12})?$`)
 
 func sameValue(body, hashed string, amount bool) bool {
