@@ -7,9 +7,11 @@ import (
 	"io"
 	"log"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -141,6 +143,25 @@ func isLoopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// forwardsToItself reports whether u names the listener's own port on
+// this machine, which would send every webhook round in a loop.
+func forwardsToItself(u *url.URL, addr net.Addr) bool {
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok {
+		return false
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	if port != strconv.Itoa(tcp.Port) {
+		return false
+	}
+	host := u.Hostname()
+	ip := net.ParseIP(host)
+	return strings.EqualFold(host, "localhost") || ip != nil && (ip.IsLoopback() || ip.IsUnspecified() || ip.Equal(tcp.IP))
+}
+
 func forwardURL(s string) (*url.URL, error) {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -192,8 +213,8 @@ func listenRun(ctx context.Context, opts *ListenOptions) error {
 			attrs := []slog.Attr{slog.String("method", r.Method), slog.String("path", webhook.Printable(r.URL.Path)),
 				slog.String("remote", r.RemoteAddr)}
 			var hs []any
-			for name, values := range r.Header {
-				hs = append(hs, slog.String(name, gateway.RedactHeader(name, values)))
+			for _, name := range slices.Sorted(maps.Keys(r.Header)) {
+				hs = append(hs, slog.String(name, gateway.RedactHeader(name, r.Header[name])))
 			}
 			attrs = append(attrs, slog.Group("headers", hs...), slog.String("body", gateway.RedactBody(body)))
 			logger.LogAttrs(r.Context(), slog.LevelDebug, "webhook received", attrs...)
@@ -204,6 +225,10 @@ func listenRun(ctx context.Context, opts *ListenOptions) error {
 	if err != nil {
 		return cmdutil.WithKind(cmdutil.KindUnavailable, fmt.Errorf("cannot listen on %s: %w", opts.Addr, err),
 			"Is another listener running there? Pick another address with --addr (port 0 picks a free one).")
+	}
+	if ropts.ForwardTo != nil && forwardsToItself(ropts.ForwardTo, ln.Addr()) {
+		ln.Close()
+		return cmdutil.UsageErrorf("--forward-to %s is this listener's own address: each webhook would be forwarded to itself", ropts.ForwardTo.Redacted())
 	}
 	errorLog := log.New(io.Discard, "", 0)
 	if opts.Debug {

@@ -463,3 +463,27 @@ func TestEventTextIsOneSafeLine(t *testing.T) {
 		t.Errorf("eventText = %q", got)
 	}
 }
+
+func TestListenRefusesToForwardToItself(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_, port, _ := net.SplitHostPort(addr)
+	ios, _, _, _ := iostreams.Test()
+	for _, target := range []string{"http://" + addr + "/hook", "http://localhost:" + port + "/"} {
+		opts := &ListenOptions{IO: ios, Config: func() (*config.Config, error) { return testConfig(), nil },
+			Format: func() (render.Format, error) { return render.Table, nil }, Palette: func() render.Palette { return render.Palette{} },
+			Addr: addr, ForwardTo: target, ForwardTimeout: time.Second,
+			Listen: func(string, string) (net.Listener, error) { return ln, nil }}
+		wantUsage(t, listenRun(context.Background(), opts), "is this listener's own address")
+		if ln, err = net.Listen("tcp", addr); err != nil { // listenRun closed it
+			t.Fatal(err)
+		}
+	}
+	ln.Close()
+	if forwardsToItself(&url.URL{Scheme: "http", Host: "127.0.0.1:1"}, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 2}) {
+		t.Error("another port is not itself")
+	}
+}
