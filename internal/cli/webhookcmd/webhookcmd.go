@@ -30,6 +30,8 @@ profile, PAYCLI_APP_SECRET, or the sandbox's with --sandbox).`,
 		Args: unknownSubcommand,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
+	// Typos as well as prefixes get a suggestion, as at the root.
+	cmd.SuggestionsMinimumDistance = 2
 	cmd.AddCommand(
 		NewCmdListen(f, nil),
 		NewCmdVerify(f, nil),
