@@ -233,6 +233,11 @@ func (rc *Receiver) forward(r *http.Request, data []byte, hash string, w http.Re
 		code := http.StatusBadGateway
 		res.Error = "handler unreachable: " + errorText(err)
 		var ne net.Error
+		if r.Context().Err() != nil {
+			// Nobody is left to answer; the status is for the report.
+			res.Error = "the sender hung up before the handler answered"
+			return res, code
+		}
 		if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
 			code = http.StatusGatewayTimeout
 			res.Error = "handler did not answer in time"

@@ -2,6 +2,7 @@ package webhook_test
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -269,5 +270,45 @@ func TestReceiverRefusals(t *testing.T) {
 	}
 	if len(rig.refused) != 4 || !strings.Contains(rig.refused[0], "GET /callback: 405") {
 		t.Errorf("refusals logged: %q", rig.refused)
+	}
+}
+
+func TestReceiverSenderHangsUp(t *testing.T) {
+	rig := newRig(t, true, false, 5*time.Second)
+	rig.handler.delay = make(chan struct{})
+	defer close(rig.handler.delay)
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, rig.url, strings.NewReader(formBody(saleFields())))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	errc := make(chan error, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		errc <- err
+	}()
+	for {
+		rig.handler.mu.Lock()
+		n := len(rig.handler.got)
+		rig.handler.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	<-errc
+	for {
+		rig.mu.Lock()
+		n := len(rig.events)
+		rig.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if ev := rig.lastEvent(t); ev.Handler == nil || ev.Handler.Error != "the sender hung up before the handler answered" {
+		t.Errorf("event %+v", ev.Handler)
 	}
 }
