@@ -18,6 +18,7 @@ import (
 	"github.com/paycli/paycli/internal/cli/tokencmd"
 	"github.com/paycli/paycli/internal/cli/versioncmd"
 	"github.com/paycli/paycli/internal/cli/walletpay"
+	"github.com/paycli/paycli/internal/cli/webhookcmd"
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/iostreams"
@@ -156,6 +157,7 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 		walletpay.NewCmdWalletPay(f, nil),
 		statusCmd,
 		journalcmd.NewCmdJournal(f, f.JournalPath, nil),
+		webhookcmd.NewCmdWebhook(f),
 		newExitCodesTopic(),
 		newEnvironmentTopic(),
 	)
