@@ -93,8 +93,8 @@ func (v *Value) UnmarshalJSON(data []byte) error {
 		*v = Value{}
 		return nil
 	case data[0] == '"':
-		var s string
-		if err := json.Unmarshal(data, &s); err != nil {
+		s, err := unquote(data)
+		if err != nil {
 			return fmt.Errorf("commission value: %w", err)
 		}
 		parsed, err := parseText(string(data), s, true)

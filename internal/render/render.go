@@ -11,11 +11,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/fatih/color"
 	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 )
@@ -109,21 +107,10 @@ type TableOptions struct {
 // of a column): bold green.
 func (p Palette) Highlight(s string) string { return p.Color(color.Bold, color.FgGreen).Sprint(s) }
 
-// WriteTable writes a plain-bordered table. Cells are written as given: the
-// header is not re-cased and numbers are not re-formatted.
-//
-// A table without colour whose cells are single lines of printable text
-// is written by writeAligned, which lays it out exactly as tablewriter
-// does at a fraction of the cost; anything else goes through tablewriter.
+// WriteTable writes a plain-bordered table through tablewriter. Cells are
+// written as given: the header is not re-cased and numbers are not
+// re-formatted.
 func WriteTable(w io.Writer, opts TableOptions, header []string, rows [][]string) error {
-	if !opts.Palette.Enabled && alignable(header, rows) {
-		return writeAligned(w, opts, header, rows)
-	}
-	return writeTablewriter(w, opts, header, rows)
-}
-
-// writeTablewriter writes a table through tablewriter.
-func writeTablewriter(w io.Writer, opts TableOptions, header []string, rows [][]string) error {
 	aligns := make([]tw.Align, len(header))
 	for i := range aligns {
 		aligns[i] = tw.AlignLeft
@@ -140,7 +127,7 @@ func writeTablewriter(w io.Writer, opts TableOptions, header []string, rows [][]
 			headerAligns[i] = aligns[i]
 		}
 	}
-	hdr := make([]any, len(header))
+	hdr := make([]string, len(header))
 	for i, h := range header {
 		hdr[i] = opts.Palette.Bold(h)
 	}
@@ -162,160 +149,45 @@ func writeTablewriter(w io.Writer, opts TableOptions, header []string, rows [][]
 		tablewriter.WithPadding(tw.Padding{Left: "", Right: columnGap, Overwrite: true}),
 		tablewriter.WithTrimSpace(tw.Off),
 	)
-	t.Header(hdr...)
-	for ri, r := range rows {
-		cells := make([]any, len(r))
-		for i, c := range r {
-			if opts.Highlight != nil && opts.Palette.Enabled && opts.Highlight(ri, i) {
-				c = opts.Palette.Highlight(c)
+	t.Header(hdr)
+	body := rows
+	if opts.Highlight != nil && opts.Palette.Enabled {
+		body = make([][]string, len(rows))
+		for ri, r := range rows {
+			body[ri] = make([]string, len(r))
+			for i, c := range r {
+				if opts.Highlight(ri, i) {
+					c = opts.Palette.Highlight(c)
+				}
+				body[ri][i] = c
 			}
-			cells[i] = c
 		}
-		if err := t.Append(cells...); err != nil {
-			return err
-		}
+	}
+	if err := t.Bulk(body); err != nil {
+		return err
 	}
 	if err := t.Render(); err != nil {
 		return err
 	}
 	// The column padding leaves trailing blanks; a person never sees them
 	// but goldens, diffs and `cut` do.
+	out := make([]byte, 0, buf.Len())
 	for line := range bytes.Lines(buf.Bytes()) {
-		if _, err := w.Write(trimLine(line)); err != nil {
-			return err
-		}
+		out = appendTrimmedLine(out, line)
 	}
-	return nil
-}
-
-// alignable reports whether writeAligned can write the table: every row
-// has the header's number of cells and no cell holds a control character
-// (line breaks, tabs and escape sequences are tablewriter's to handle).
-func alignable(header []string, rows [][]string) bool {
-	if len(header) == 0 {
-		return false
-	}
-	if !printable(header) {
-		return false
-	}
-	for _, r := range rows {
-		if len(r) != len(header) || !printable(r) {
-			return false
-		}
-	}
-	return true
-}
-
-func printable(cells []string) bool {
-	for _, c := range cells {
-		for i := 0; i < len(c); i++ {
-			if b := c[i]; b < 0x20 || b == 0x7f {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// cellWidth is the display width of a cell as tablewriter measures it:
-// its twwidth package, which also knows wide and ambiguous characters
-// (and the East Asian setting it reads from the environment).
-func cellWidth(s string) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return twwidth.Width(s)
-		}
-	}
-	return len(s) // printable ASCII, checked by alignable
-}
-
-// writeAligned writes what writeTablewriter writes for an alignable table
-// without colour: each column as wide as its widest cell, cells padded on
-// the left (right-aligned) or right, two blanks between columns, no
-// trailing blanks, written in a few large pieces. TestWriteAlignedMatches
-// holds it to tablewriter's bytes.
-func writeAligned(w io.Writer, opts TableOptions, header []string, rows [][]string) error {
-	n := len(header)
-	right := make([]bool, n)
-	for _, i := range opts.RightAlign {
-		if i >= 0 && i < n {
-			right[i] = true
-		}
-	}
-	widths := make([]int, n)
-	// Widths of all cells, header first, measured once.
-	cellWidths := make([]int, n*(len(rows)+1))
-	size := 0
-	measure := func(line int, cells []string) {
-		for i, c := range cells {
-			cw := cellWidth(c)
-			cellWidths[line*n+i] = cw
-			widths[i] = max(widths[i], cw)
-			size += len(c)
-		}
-	}
-	measure(0, header)
-	for ri, r := range rows {
-		measure(ri+1, r)
-	}
-	lineWidth := 0
-	for _, cw := range widths {
-		lineWidth += cw + len(columnGap)
-	}
-	// The table goes out in pieces of about tableChunk bytes; a buffer
-	// for the whole of a long table costs more than writing it.
-	buf := make([]byte, 0, min(size+(lineWidth+1)*(len(rows)+1), tableChunk+2*lineWidth+1))
-	writeLine := func(line int, cells []string, rightAligned func(int) bool) {
-		start := len(buf)
-		for i, c := range cells {
-			pad := widths[i] - cellWidths[line*n+i]
-			if rightAligned(i) {
-				buf = appendBlanks(buf, pad)
-				buf = append(buf, c...)
-			} else {
-				buf = append(buf, c...)
-				buf = appendBlanks(buf, pad)
-			}
-			buf = append(buf, columnGap...)
-		}
-		end := len(buf)
-		for end > start && buf[end-1] == ' ' {
-			end--
-		}
-		buf = append(buf[:end], '\n')
-	}
-	writeLine(0, header, func(i int) bool { return opts.RightAlignHeader && right[i] })
-	for ri, r := range rows {
-		writeLine(ri+1, r, func(i int) bool { return right[i] })
-		if len(buf) >= tableChunk {
-			if _, err := w.Write(buf); err != nil {
-				return err
-			}
-			buf = buf[:0]
-		}
-	}
-	_, err := w.Write(buf)
+	_, err := w.Write(out)
 	return err
 }
 
-// tableChunk is the size of the pieces writeAligned writes.
-const tableChunk = 16 << 10
-
-// columnGap is the padding writeTablewriter puts after each cell.
+// columnGap is the padding after each cell.
 const columnGap = "  "
-
-func appendBlanks(b []byte, n int) []byte {
-	for ; n > 0; n-- {
-		b = append(b, ' ')
-	}
-	return b
-}
 
 var ansiReset = []byte("\x1b[0m")
 
-// trimLine drops trailing blanks (and the colour resets tablewriter puts
-// after them), closing any colour the line opened.
-func trimLine(line []byte) []byte {
+// appendTrimmedLine appends line without its trailing blanks (and the
+// colour resets tablewriter puts after them), closing any colour the line
+// opened.
+func appendTrimmedLine(dst, line []byte) []byte {
 	out := bytes.TrimRight(line, "\n")
 	for {
 		n := len(out)
@@ -325,11 +197,11 @@ func trimLine(line []byte) []byte {
 			break
 		}
 	}
-	out = bytes.Clone(out)
+	dst = append(dst, out...)
 	if bytes.Contains(out, []byte("\x1b[")) {
-		out = append(out, ansiReset...)
+		dst = append(dst, ansiReset...)
 	}
-	return append(out, '\n')
+	return append(dst, '\n')
 }
 
 // GroupThousands puts a comma between groups of three digits in the whole

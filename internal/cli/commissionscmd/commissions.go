@@ -291,13 +291,29 @@ func Run(ctx context.Context, opts *Options) error {
 	defer cancel()
 
 	req := gateway.CommissionsRequest{CurrencyCode: cur.Code, CommissionBy: opts.By, AppLang: strings.ToLower(cfg.Lang)}
-	body, err := client.CommissionsRaw(ctx, req)
+	var (
+		body     []byte
+		schedule commission.Schedule
+	)
+	if opts.Raw {
+		body, err = client.CommissionsRaw(ctx, req)
+	} else {
+		// The client reads the body once, its data straight into the
+		// schedule.
+		var com *gateway.Commissions
+		if com, err = client.Commissions(ctx, req); err == nil {
+			schedule = com.Schedule
+		}
+	}
 	if errors.Is(err, gateway.ErrNoData) {
 		fmt.Fprintf(opts.IO.ErrOut, "No commissions found for %s: the gateway has no data for this currency.\n", cur.Code)
 		if opts.Raw {
 			return nil
 		}
 		return write(ctx, opts, format, &Result{Currency: cur.Code, CommissionBy: opts.By, MinorUnit: cur.MinorUnit})
+	}
+	if apiErr := (*gateway.APIError)(nil); errors.As(err, &apiErr) && apiErr.DataErr != nil {
+		return &UnexpectedResponseError{Err: apiErr.DataErr}
 	}
 	if err != nil {
 		return err
@@ -306,7 +322,7 @@ func Run(ctx context.Context, opts *Options) error {
 		_, err := opts.IO.Out.Write(body)
 		return err
 	}
-	res, warnings, err := Decode(body, cur, opts.By, commission.Filter{Installments: opts.Installments, Programs: opts.Programs}, opts.Amount)
+	res, warnings, err := newResult(schedule, cur, opts.By, commission.Filter{Installments: opts.Installments, Programs: opts.Programs}, opts.Amount)
 	if err != nil {
 		return err
 	}
@@ -366,6 +382,11 @@ func Decode(body []byte, cur commission.Currency, by string, filter commission.F
 	if err != nil {
 		return nil, nil, &UnexpectedResponseError{Err: err}
 	}
+	return newResult(data, cur, by, filter, amount)
+}
+
+// newResult filters and places a schedule and works out the amounts.
+func newResult(data commission.Schedule, cur commission.Currency, by string, filter commission.Filter, amount *decimal.Decimal) (*Result, []commission.Warning, error) {
 	var sale *commission.Sale
 	if amount != nil {
 		sale = &commission.Sale{Amount: *amount, MinorUnit: cur.MinorUnit}
