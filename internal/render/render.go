@@ -108,9 +108,11 @@ type TableOptions struct {
 func (p Palette) Highlight(s string) string { return p.Color(color.Bold, color.FgGreen).Sprint(s) }
 
 // WriteTable writes a plain-bordered table through tablewriter. Cells are
-// written as given: the header is not re-cased and numbers are not
-// re-formatted.
+// written as given (the header is not re-cased, numbers are not
+// re-formatted), except that control characters are made visible
+// (Escape): a cell may hold text from outside.
 func WriteTable(w io.Writer, opts TableOptions, header []string, rows [][]string) error {
+	header, rows = escapeCells(header), escapeRows(rows)
 	aligns := make([]tw.Align, len(header))
 	for i := range aligns {
 		aligns[i] = tw.AlignLeft
@@ -177,6 +179,40 @@ func WriteTable(w io.Writer, opts TableOptions, header []string, rows [][]string
 	}
 	_, err := w.Write(out)
 	return err
+}
+
+// escapeRows is rows with every cell escaped; rows itself when no cell
+// needs it.
+func escapeRows(rows [][]string) [][]string {
+	for i, r := range rows {
+		if e := escapeCells(r); len(r) > 0 && &e[0] != &r[0] {
+			out := make([][]string, len(rows))
+			copy(out, rows[:i])
+			out[i] = e
+			for j := i + 1; j < len(rows); j++ {
+				out[j] = escapeCells(rows[j])
+			}
+			return out
+		}
+	}
+	return rows
+}
+
+// escapeCells is cells with every cell escaped; cells itself when no cell
+// needs it.
+func escapeCells(cells []string) []string {
+	for i, c := range cells {
+		if e := Escape(c); e != c {
+			out := make([]string, len(cells))
+			copy(out, cells[:i])
+			out[i] = e
+			for j := i + 1; j < len(cells); j++ {
+				out[j] = Escape(cells[j])
+			}
+			return out
+		}
+	}
+	return cells
 }
 
 // columnGap is the padding after each cell.

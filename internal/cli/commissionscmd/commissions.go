@@ -327,7 +327,7 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	for _, w := range warnings {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", w)
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", render.Escape(string(w)))
 	}
 	if len(res.Rows) == 0 && res.Total > 0 {
 		fmt.Fprintln(opts.IO.ErrOut, "No entries match --installments/--program.")
