@@ -14,6 +14,7 @@ import (
 
 	"github.com/fatih/color"
 	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 )
@@ -101,6 +102,15 @@ type TableOptions struct {
 	// drawn highlighted (bold green) when colour is on. Without colour
 	// the table is byte-for-byte what it would be without Highlight.
 	Highlight func(row, col int) bool
+	// MaxWidth, when more than 0, is the width (in terminal columns) the
+	// table must fit: a wider table is written as blocks of its columns,
+	// one below the other with a blank line between them, each block
+	// repeating the first KeepColumns columns. A block that cannot fit
+	// (its kept columns and one more are wider) is written as it is.
+	MaxWidth int
+	// KeepColumns is how many leading columns name a row (PROGRAM), and
+	// are repeated in every block.
+	KeepColumns int
 }
 
 // Highlight is how tables mark a cell that stands out (the cheapest rate
@@ -111,8 +121,102 @@ func (p Palette) Highlight(s string) string { return p.Color(color.Bold, color.F
 // written as given (the header is not re-cased, numbers are not
 // re-formatted), except that control characters are made visible
 // (Escape): a cell may hold text from outside.
+//
+// With MaxWidth set, a table wider than that is split into blocks of
+// columns (see TableOptions.MaxWidth).
 func WriteTable(w io.Writer, opts TableOptions, header []string, rows [][]string) error {
 	header, rows = escapeCells(header), escapeRows(rows)
+	whole, err := renderTable(opts, header, rows)
+	if err != nil {
+		return err
+	}
+	keep := min(max(opts.KeepColumns, 0), len(header))
+	if opts.MaxWidth <= 0 || keep == len(header) || tableWidth(whole) <= opts.MaxWidth {
+		_, err := w.Write(whole)
+		return err
+	}
+	// Greedy: each block takes columns while it still fits.
+	var blocks [][]byte
+	var block []int
+	var written []byte
+	for c := keep; c < len(header); c++ {
+		b, err := renderColumns(opts, header, rows, keep, append(block, c))
+		if err != nil {
+			return err
+		}
+		if tableWidth(b) > opts.MaxWidth && len(block) > 0 {
+			blocks = append(blocks, written)
+			block = []int{c}
+			if written, err = renderColumns(opts, header, rows, keep, block); err != nil {
+				return err
+			}
+			continue
+		}
+		block, written = append(block, c), b
+	}
+	blocks = append(blocks, written)
+	for i, b := range blocks {
+		if i > 0 {
+			if _, err := io.WriteString(w, "\n"); err != nil {
+				return err
+			}
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// renderColumns renders the first keep columns and the columns cols of a
+// table.
+func renderColumns(opts TableOptions, header []string, rows [][]string, keep int, cols []int) ([]byte, error) {
+	pick := make([]int, 0, keep+len(cols))
+	for i := range keep {
+		pick = append(pick, i)
+	}
+	pick = append(pick, cols...)
+	at := make(map[int]int, len(pick)) // original column → column in the block
+	for i, c := range pick {
+		at[c] = i
+	}
+	sub := opts
+	sub.RightAlign = nil
+	for _, c := range opts.RightAlign {
+		if i, ok := at[c]; ok {
+			sub.RightAlign = append(sub.RightAlign, i)
+		}
+	}
+	if opts.Highlight != nil {
+		sub.Highlight = func(row, col int) bool { return opts.Highlight(row, pick[col]) }
+	}
+	cells := func(r []string) []string {
+		out := make([]string, len(pick))
+		for i, c := range pick {
+			if c < len(r) {
+				out[i] = r[c]
+			}
+		}
+		return out
+	}
+	subRows := make([][]string, len(rows))
+	for i, r := range rows {
+		subRows[i] = cells(r)
+	}
+	return renderTable(sub, cells(header), subRows)
+}
+
+// tableWidth is the display width of a rendered table's widest line.
+func tableWidth(table []byte) int {
+	width := 0
+	for line := range bytes.Lines(table) {
+		width = max(width, twwidth.Width(string(bytes.TrimSuffix(line, []byte("\n")))))
+	}
+	return width
+}
+
+// renderTable renders a table through tablewriter.
+func renderTable(opts TableOptions, header []string, rows [][]string) ([]byte, error) {
 	aligns := make([]tw.Align, len(header))
 	for i := range aligns {
 		aligns[i] = tw.AlignLeft
@@ -166,10 +270,10 @@ func WriteTable(w io.Writer, opts TableOptions, header []string, rows [][]string
 		}
 	}
 	if err := t.Bulk(body); err != nil {
-		return err
+		return nil, err
 	}
 	if err := t.Render(); err != nil {
-		return err
+		return nil, err
 	}
 	// The column padding leaves trailing blanks; a person never sees them
 	// but goldens, diffs and `cut` do.
@@ -177,8 +281,7 @@ func WriteTable(w io.Writer, opts TableOptions, header []string, rows [][]string
 	for line := range bytes.Lines(buf.Bytes()) {
 		out = appendTrimmedLine(out, line)
 	}
-	_, err := w.Write(out)
-	return err
+	return out, nil
 }
 
 // escapeRows is rows with every cell escaped; rows itself when no cell

@@ -419,12 +419,13 @@ func write(ctx context.Context, opts *Options, format render.Format, res *Result
 		return nil
 	}
 	palette := render.Palette{Enabled: opts.IO.ColorEnabled()}
+	width := opts.IO.TerminalWidth()
 	if opts.Layout == LayoutLong {
-		return writeLong(out, palette, res)
+		return writeLong(out, palette, width, res)
 	}
 	side := opts.Side
 	if side == "" {
 		side = res.CommissionBy
 	}
-	return writeMatrix(out, palette, res, side)
+	return writeMatrix(out, palette, width, res, side)
 }

@@ -160,8 +160,10 @@ func matrixCell(r *commission.Row, side string, minorUnit int32) string {
 }
 
 // writeMatrix prints the regular entries as programs × installment counts,
-// then the special kinds of installment 1 in a small table.
-func writeMatrix(w io.Writer, palette render.Palette, res *Result, side string) error {
+// then the special kinds of installment 1 in a small table. On a terminal
+// narrower than the matrix (width > 0), the installment columns are split
+// into blocks that fit, each repeating the PROGRAM column.
+func writeMatrix(w io.Writer, palette render.Palette, width int, res *Result, side string) error {
 	var (
 		programs []string
 		columns  []int
@@ -220,6 +222,8 @@ func writeMatrix(w io.Writer, palette render.Palette, res *Result, side string) 
 			RightAlign:       align,
 			RightAlignHeader: true,
 			Highlight:        func(row, col int) bool { return col > 0 && cheapest[[2]int{row, col}] },
+			MaxWidth:         width,
+			KeepColumns:      1,
 		}, header, rows)
 		if err != nil {
 			return err
@@ -260,7 +264,7 @@ func writeMatrix(w io.Writer, palette render.Palette, res *Result, side string) 
 	if res.Amount != nil {
 		align = append(align, 3, 4)
 	}
-	return render.WriteTable(w, render.TableOptions{Palette: palette, RightAlign: align, RightAlignHeader: true}, header, rows)
+	return render.WriteTable(w, render.TableOptions{Palette: palette, RightAlign: align, RightAlignHeader: true, MaxWidth: width, KeepColumns: 1}, header, rows)
 }
 
 // specialLabel names a non-regular entry: its kind, or for an entry paycli
@@ -310,7 +314,7 @@ func cheapestCells(programs []string, columns []int, cells map[string]map[int]*c
 
 // writeLong prints one row per entry with all four figures as the gateway
 // wrote them.
-func writeLong(w io.Writer, palette render.Palette, res *Result) error {
+func writeLong(w io.Writer, palette render.Palette, width int, res *Result) error {
 	header := []string{"INSTALLMENT", "KIND", "PROGRAM", "MERCHANT %", "MERCHANT FIXED", "USER %", "USER FIXED", "POS"}
 	align := []int{0, 3, 4, 5, 6, 7}
 	if res.Amount != nil {
@@ -339,5 +343,6 @@ func writeLong(w io.Writer, palette render.Palette, res *Result) error {
 		}
 		rows[i] = row
 	}
-	return render.WriteTable(w, render.TableOptions{Palette: palette, RightAlign: align, RightAlignHeader: true}, header, rows)
+	// On a narrow terminal each block repeats what names the entry.
+	return render.WriteTable(w, render.TableOptions{Palette: palette, RightAlign: align, RightAlignHeader: true, MaxWidth: width, KeepColumns: 3}, header, rows)
 }
