@@ -85,8 +85,12 @@ and card program, with the saved-card-token and foreign-card rates below.
 
 The default view (-o table) is a matrix: one row per card program, one
 column per installment count, each cell the rate ("1.75%", or
-"1.75% + 0.25" when there is a fixed part); "–" where the program is not
-offered. On a terminal the cheapest cell of each column is highlighted.
+"1.75% + 0.25" when there is a fixed part); "–" where the gateway lists
+the program but does not offer it, an empty cell where the gateway does
+not list the program for that installment count. On a terminal the
+cheapest cell of each column is highlighted, and a table wider than the
+terminal comes in blocks of installment columns that fit, each repeating
+PROGRAM (COLUMNS sets the width; piped output is never split).
 --side picks whose rates the matrix shows (default: the side named by
 --by). --layout long lists every entry with all four figures, as the
 gateway wrote them.
