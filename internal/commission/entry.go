@@ -91,12 +91,12 @@ func (e *Entry) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &fields); err != nil {
 		return fmt.Errorf("commission entry: %w", err)
 	}
-	return e.fromFields(fields)
+	return e.fromFields(fields, nil)
 }
 
-// fromFields reads an entry from its fields. The Extra values share the
-// fields' memory.
-func (e *Entry) fromFields(fields entryFields) error {
+// fromFields reads an entry from its fields, sharing equal texts through
+// in (nil: none). The Extra values share the fields' memory.
+func (e *Entry) fromFields(fields entryFields, in interner) error {
 	if fields == nil {
 		return fmt.Errorf("commission entry: expected an object, got null")
 	}
@@ -111,13 +111,13 @@ func (e *Entry) fromFields(fields entryFields) error {
 		var err error
 		switch name {
 		case "title":
-			out.Title, err = text(raw)
+			out.Title, err = text(raw, in)
 		case "card_program":
-			out.CardProgram, err = text(raw)
+			out.CardProgram, err = text(raw, in)
 		case "currency_code":
-			out.CurrencyCode, err = text(raw)
+			out.CurrencyCode, err = text(raw, in)
 		case "getpos_card_program":
-			out.GetposCardProgram, err = text(raw)
+			out.GetposCardProgram, err = text(raw, in)
 		case "merchant_commission_percentage":
 			err = out.MerchantCommissionPercentage.UnmarshalJSON(raw)
 		case "merchant_commission_fixed":
@@ -191,7 +191,7 @@ func (e *FieldError) Unwrap() error { return e.Err }
 // program fields can be read.
 func programOf(fields entryFields) string {
 	for _, name := range []string{"card_program", "getpos_card_program"} {
-		if s, err := text(fields[name]); err == nil && strings.TrimSpace(s) != "" {
+		if s, err := text(fields[name], nil); err == nil && strings.TrimSpace(s) != "" {
 			return s
 		}
 	}
@@ -348,6 +348,7 @@ func (s Schedule) Installments() []int {
 func (s *Schedule) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
 	out := Schedule{}
+	in := interner{}
 	switch {
 	case bytes.Equal(data, []byte("null")):
 	case len(data) > 0 && data[0] == '[':
@@ -358,7 +359,7 @@ func (s *Schedule) UnmarshalJSON(data []byte) error {
 		for _, list := range lists {
 			for _, fields := range list {
 				var e Entry
-				if err := e.fromFields(fields); err != nil {
+				if err := e.fromFields(fields, in); err != nil {
 					return fmt.Errorf("commission data: %w", err)
 				}
 				out[e.Installment] = append(out[e.Installment], e)
@@ -382,7 +383,7 @@ func (s *Schedule) UnmarshalJSON(data []byte) error {
 			}
 			list := make([]Entry, len(byKey[key]))
 			for i, fields := range byKey[key] {
-				if err := list[i].fromFields(fields); err != nil {
+				if err := list[i].fromFields(fields, in); err != nil {
 					var fe *FieldError
 					if errors.As(err, &fe) {
 						fe.Installment = n
@@ -427,13 +428,18 @@ func (s Schedule) MarshalJSON() ([]byte, error) {
 }
 
 // text reads a JSON string; numbers are kept as their text and null is "".
-func text(raw json.RawMessage) (string, error) {
+func text(raw json.RawMessage, in interner) (string, error) {
 	raw = bytes.TrimSpace(raw)
 	switch {
 	case bytes.Equal(raw, []byte("null")):
 		return "", nil
 	case len(raw) > 0 && raw[0] == '"':
-		return unquote(raw)
+		if inner, ok := plainString(raw); ok {
+			return in.text(inner), nil
+		}
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return s, err
 	case len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9'):
 		return string(raw), nil
 	}
@@ -442,7 +448,7 @@ func text(raw json.RawMessage) (string, error) {
 
 // integer reads a JSON integer or a string holding one; null and "" are nil.
 func integer(raw json.RawMessage) (*int64, error) {
-	s, err := text(raw)
+	s, err := text(raw, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -457,18 +463,49 @@ func integer(raw json.RawMessage) (*int64, error) {
 	return &n, nil
 }
 
-// unquote reads a JSON string token. A token without escapes that is valid
-// UTF-8 is its own text, so only tokens with escapes (rare in gateway
-// answers) go through encoding/json again.
-func unquote(raw []byte) (string, error) {
-	if n := len(raw); n >= 2 && raw[n-1] == '"' {
-		if inner := raw[1 : n-1]; bytes.IndexAny(inner, `\"`) < 0 && !hasControl(inner) && utf8.Valid(inner) {
-			return string(inner), nil
+// plainString returns the text of a JSON string token without escapes
+// that is valid UTF-8, which is its bytes between the quotes; ok is false
+// for any other token, which encoding/json must read.
+func plainString(raw []byte) (inner []byte, ok bool) {
+	n := len(raw)
+	if n < 2 || raw[0] != '"' || raw[n-1] != '"' {
+		return nil, false
+	}
+	inner = raw[1 : n-1]
+	if bytes.IndexAny(inner, `\"`) >= 0 || hasControl(inner) || !utf8.Valid(inner) {
+		return nil, false
+	}
+	return inner, true
+}
+
+// unquoteString reads a JSON string token; a plain one (plainString) is a
+// slice of raw, so only tokens with escapes (rare in gateway answers) go
+// through encoding/json again.
+func unquoteString(raw string) (string, error) {
+	if n := len(raw); n >= 2 {
+		if _, ok := plainString([]byte(raw)); ok {
+			return raw[1 : n-1], nil
 		}
 	}
 	var s string
-	err := json.Unmarshal(raw, &s)
+	err := json.Unmarshal([]byte(raw), &s)
 	return s, err
+}
+
+// interner shares one string among the equal texts of a lookup: titles,
+// currency codes and program names repeat on every installment count.
+type interner map[string]string
+
+// text returns b as a string, the same string for equal short texts.
+func (in interner) text(b []byte) string {
+	if s, ok := in[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if in != nil && len(s) <= 64 && len(in) < 4096 {
+		in[s] = s
+	}
+	return s
 }
 
 // hasControl reports a byte JSON does not allow unescaped in a string.

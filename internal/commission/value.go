@@ -93,11 +93,12 @@ func (v *Value) UnmarshalJSON(data []byte) error {
 		*v = Value{}
 		return nil
 	case data[0] == '"':
-		s, err := unquote(data)
+		raw := string(data)
+		s, err := unquoteString(raw)
 		if err != nil {
 			return fmt.Errorf("commission value: %w", err)
 		}
-		parsed, err := parseText(string(data), s, true)
+		parsed, err := parseText(raw, s, true)
 		if err != nil {
 			return err
 		}
