@@ -472,7 +472,7 @@ func plainString(raw []byte) (inner []byte, ok bool) {
 		return nil, false
 	}
 	inner = raw[1 : n-1]
-	if bytes.IndexAny(inner, `\"`) >= 0 || hasControl(inner) || !utf8.Valid(inner) {
+	if bytes.ContainsAny(inner, `\"`) || hasControl(inner) || !utf8.Valid(inner) {
 		return nil, false
 	}
 	return inner, true
