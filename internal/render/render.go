@@ -102,6 +102,11 @@ type TableOptions struct {
 	// drawn highlighted (bold green) when colour is on. Without colour
 	// the table is byte-for-byte what it would be without Highlight.
 	Highlight func(row, col int) bool
+	// Colour, when set and colour is on, gives the colour of a body cell
+	// (a Palette method such as Palette.Green; nil for none). Cells are
+	// escaped before they are coloured, so colour is given here and never
+	// inside a cell's text, where it would be shown as \x1b[…m.
+	Colour func(row, col int) func(string) string
 	// MaxWidth, when more than 0, is the width (in terminal columns) the
 	// table must fit: a wider table is written as blocks of its columns,
 	// one below the other with a blank line between them, each block
@@ -190,6 +195,9 @@ func renderColumns(opts TableOptions, header []string, rows [][]string, keep int
 	if opts.Highlight != nil {
 		sub.Highlight = func(row, col int) bool { return opts.Highlight(row, pick[col]) }
 	}
+	if opts.Colour != nil {
+		sub.Colour = func(row, col int) func(string) string { return opts.Colour(row, pick[col]) }
+	}
 	cells := func(r []string) []string {
 		out := make([]string, len(pick))
 		for i, c := range pick {
@@ -257,12 +265,17 @@ func renderTable(opts TableOptions, header []string, rows [][]string) ([]byte, e
 	)
 	t.Header(hdr)
 	body := rows
-	if opts.Highlight != nil && opts.Palette.Enabled {
+	if (opts.Highlight != nil || opts.Colour != nil) && opts.Palette.Enabled {
 		body = make([][]string, len(rows))
 		for ri, r := range rows {
 			body[ri] = make([]string, len(r))
 			for i, c := range r {
-				if opts.Highlight(ri, i) {
+				if opts.Colour != nil {
+					if colour := opts.Colour(ri, i); colour != nil {
+						c = colour(c)
+					}
+				}
+				if opts.Highlight != nil && opts.Highlight(ri, i) {
 					c = opts.Palette.Highlight(c)
 				}
 				body[ri][i] = c

@@ -132,3 +132,31 @@ func FuzzEscapeAndMask(f *testing.F) {
 		}
 	})
 }
+
+// Colour comes from the options, after escaping: a cell's own escape
+// sequence is shown, the colour asked for is applied.
+func TestWriteTableColoursAfterEscaping(t *testing.T) {
+	p := Palette{Enabled: true}
+	opts := TableOptions{Palette: p, Colour: func(row, col int) func(string) string {
+		if col == 1 {
+			return p.Green
+		}
+		return nil
+	}}
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, opts, []string{"INVOICE", "OUTCOME"}, [][]string{{"INV\x1b[2J", "succeeded"}}); err != nil {
+		t.Fatal(err)
+	}
+	got := buf.String()
+	if !strings.Contains(got, `INV\x1b[2J`) || !strings.Contains(got, p.Green("succeeded")) {
+		t.Errorf("table:\n%q", got)
+	}
+	var plain bytes.Buffer
+	opts.Palette = Palette{}
+	if err := WriteTable(&plain, opts, []string{"INVOICE", "OUTCOME"}, [][]string{{"INV", "succeeded"}}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain.String(), "\x1b") {
+		t.Errorf("colour without a palette:\n%q", plain.String())
+	}
+}
