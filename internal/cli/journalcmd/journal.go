@@ -196,6 +196,7 @@ func writeRows(opts *Options, format render.Format, records []Record) error {
 	}
 	pal := render.Palette{Enabled: opts.IO.ColorEnabled()}
 	rows := make([][]string, 0, len(records))
+	var outcomeColours []func(string) string // per row of rows, for the table
 	for _, r := range records {
 		code, order, msg := "", "", ""
 		if r.StatusCode != nil {
@@ -213,21 +214,31 @@ func writeRows(opts *Options, format render.Format, records []Record) error {
 			continue
 		}
 		outcome := r.Outcome
+		var colour func(string) string
 		switch {
 		case !r.OutcomeRecorded:
-			outcome = pal.Yellow(UnknownLabel)
+			outcome, colour = UnknownLabel, pal.Yellow
 		case outcome == journal.Succeeded:
-			outcome = pal.Green(outcome)
+			colour = pal.Green
 		case outcome == journal.Unknown:
-			outcome = pal.Yellow(outcome)
+			colour = pal.Yellow
 		case outcome == journal.Declined:
-			outcome = pal.Red(outcome)
+			colour = pal.Red
 		}
+		outcomeColours = append(outcomeColours, colour)
 		rows = append(rows, []string{r.Time.Local().Format("2006-01-02 15:04:05"), r.Profile, r.Invoice,
 			r.Amount + " " + r.Currency, r.Card, outcome, code, order})
 	}
 	if machine {
 		return render.WriteRecords(opts.IO.Out, format, header, rows)
 	}
-	return render.WriteTable(opts.IO.Out, render.TableOptions{Palette: pal, RightAlign: []int{3}}, header, rows)
+	// The outcome column (5) is coloured by render, after it escapes the
+	// cells: colour inside a cell's text would be shown escaped.
+	colourOf := func(row, col int) func(string) string {
+		if col != 5 {
+			return nil
+		}
+		return outcomeColours[row]
+	}
+	return render.WriteTable(opts.IO.Out, render.TableOptions{Palette: pal, RightAlign: []int{3}, Colour: colourOf}, header, rows)
 }
