@@ -1,13 +1,13 @@
 package soak
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -81,7 +81,22 @@ type journalRecord struct {
 func (r *run) check(ctx context.Context) error {
 	rep := r.report
 	rep.Attempts = len(r.attempts)
+	journalWriteFailures := 0
 	for _, a := range r.attempts {
+		if a.trouble != troubleNone {
+			rep.Troubles[a.trouble.String()]++
+		}
+		switch {
+		case a.refusedByJournal():
+			rep.JournalRefused++
+			journalWriteFailures++
+		case a.outcomeUnwritten() != "":
+			rep.OutcomesUnwritten++
+			journalWriteFailures++
+		}
+		if a.exit == 0 && (a.trouble == troubleDevFull || a.trouble == troubleClosedPipe) && a.orderNo != "" {
+			rep.ResultsUnwritten++
+		}
 		if a.killed {
 			rep.Exits["killed"]++
 			rep.ClientKills++
@@ -91,12 +106,16 @@ func (r *run) check(ctx context.Context) error {
 	}
 
 	// View 2: the journal, read directly and as `paycli journal` shows it.
-	attempts, skipped, err := journal.Read(filepath.Join(r.stateDir, "paycli", journal.FileName))
+	attempts, skipped, err := journal.Read(r.journalPath())
 	if err != nil {
 		return err
 	}
-	if skipped > 0 {
-		r.addProblem("journal: %d unreadable lines (no client was killed, so none were expected)", skipped)
+	rep.TornLines = skipped
+	// A line is torn only by a write that failed midway: a SIGKILL cannot
+	// cut a write(2) to a file short, so only the processes that ran out
+	// of disk can have left one.
+	if skipped > journalWriteFailures {
+		r.addProblem("journal: %d unreadable lines, but only %d processes failed to write a journal line", skipped, journalWriteFailures)
 	}
 	records, err := r.journalListing(ctx)
 	if err != nil {
@@ -171,10 +190,16 @@ func (r *run) reconcile(inv invoice, procs []attempt, jattempts []journal.Attemp
 	succeededOrders := map[string]bool{}
 	paid := 0
 	for _, p := range procs {
-		if p.exit == 0 {
-			paid++
-			succeededOrders[p.orderNo] = true
+		if p.exit != 0 {
+			continue
 		}
+		paid++
+		if p.orderNo == "" {
+			// A process whose stdout broke must name the order on stderr.
+			r.addProblem("invoice %s: a process exited 0 (%s) but named no order number", id, p.trouble)
+			continue
+		}
+		succeededOrders[p.orderNo] = true
 	}
 	for _, a := range jattempts {
 		if a.Class() == journal.Succeeded {
@@ -187,7 +212,6 @@ func (r *run) reconcile(inv invoice, procs []attempt, jattempts []journal.Attemp
 	if len(succeededOrders) > 1 {
 		r.addProblem("invoice %s: charged twice: succeeded with orders %v", id, sortedKeys(succeededOrders))
 	}
-
 	// Answered 100 but lost / exit 0 without a stored sale.
 	for order := range succeededOrders {
 		switch {
@@ -208,18 +232,45 @@ func (r *run) reconcile(inv invoice, procs []attempt, jattempts []journal.Attemp
 		r.addProblem("invoice %s: check status knows it (%s) but the store does not", id, cs.status)
 	}
 
-	// A charge nobody was told about must have been reported unknown: by
-	// a process that exited 7 or was killed, with an unknown attempt in
-	// the journal (an intent without an outcome is unknown too).
+	// What the journal must hold for these processes: a process that
+	// exited 0, 4, 5, 6 or 7 an attempt of that exit code's class; one
+	// that could not write its outcome line (and said so) an open intent,
+	// which reads as unknown; one that could not write its intent (exit 1,
+	// nothing sent) nothing; one that exited 8 a not_sent attempt or
+	// nothing (the token call may have failed before the intent). A killed
+	// process may have written nothing, an intent alone (unknown) or both
+	// lines, so each class may exceed what the others account for by the
+	// kills.
+	expect := map[string]int{}
 	exits := map[int]int{}
-	killed := 0
+	killed, exited8 := 0, 0
 	for _, p := range procs {
 		if p.killed {
 			killed++
 			continue
 		}
 		exits[p.exit]++
+		unwritten := p.outcomeUnwritten()
+		class, known := classOfExit(p.exit)
+		switch {
+		case p.refusedByJournal():
+		case unwritten != "":
+			if want := cmp.Or(class, journal.NotSent); !known && p.exit != 8 || unwritten != want {
+				r.addProblem("invoice %s: a process exited %d but says its outcome %s could not be written", id, p.exit, unwritten)
+			}
+			expect[journal.Unknown]++
+		case p.exit == 8:
+			exited8++
+		case !known:
+			r.addProblem("invoice %s: a process exited %d: %s", id, p.exit, lastLine(p.stderr))
+		default:
+			expect[class]++
+		}
 	}
+
+	// A charge nobody was told about must have been reported unknown: by
+	// a process that exited 7 or was killed, with an unknown attempt in
+	// the journal (an intent without an outcome is unknown too).
 	if stored && sale.State == sandbox.StateCompleted && len(succeededOrders) == 0 {
 		if exits[7]+killed == 0 || !slices.ContainsFunc(jattempts, func(a journal.Attempt) bool { return a.Class() == journal.Unknown }) {
 			r.addProblem("invoice %s: charged (order %s) but no process exited 0 or 7 and no attempt is unknown", id, sale.OrderID)
@@ -228,41 +279,25 @@ func (r *run) reconcile(inv invoice, procs []attempt, jattempts []journal.Attemp
 		}
 	}
 
-	// Exit codes and journal outcomes tell the same story. A killed
-	// process may have written nothing, an intent alone (unknown) or both
-	// lines, so each class may exceed its exit code's count by the kills.
+	// Exit codes and journal outcomes tell the same story.
 	classes := map[string]int{}
 	for _, a := range jattempts {
 		classes[a.Class()]++
 	}
-	for code, n := range exits {
-		class, known := classOfExit(code)
+	for _, class := range sortedKeys(classes, expect) {
+		n, want := classes[class], expect[class]
 		switch {
-		case code == 8:
-		case !known:
-			last := ""
-			for _, p := range procs {
-				if p.exit == code {
-					last = lastLine(p.stderr)
-				}
+		case class == journal.NotSent:
+			if n > exited8+killed {
+				r.addProblem("invoice %s: %d not_sent attempts but %d processes exited 8 (%d killed)", id, n, exited8, killed)
 			}
-			r.addProblem("invoice %s: %d processes exited %d: %s", id, n, code, last)
-		case classes[class] < n || classes[class] > n+killed:
-			r.addProblem("invoice %s: %d processes exited %d (%d killed) but the journal has %d %s attempts", id, n, code, killed, classes[class], class)
-		}
-	}
-	for class, n := range classes {
-		if code, ok := exitOfClass(class); ok && exits[code] == 0 && n > killed {
-			r.addProblem("invoice %s: %d %s attempts but no process exited %d (%d killed)", id, n, class, code, killed)
-		}
-		if class == journal.NotSent {
-			if n > exits[8]+killed {
-				r.addProblem("invoice %s: %d not_sent attempts but %d processes exited 8 (%d killed)", id, n, exits[8], killed)
-			}
-			continue
-		}
-		if !slices.Contains([]string{journal.Succeeded, journal.Rejected, journal.Declined, journal.Duplicate, journal.Unknown}, class) {
+		case !slices.Contains([]string{journal.Succeeded, journal.Rejected, journal.Declined, journal.Duplicate, journal.Unknown}, class):
 			r.addProblem("invoice %s: journal outcome %q", id, class)
+		case want == 0 && n > killed:
+			code, _ := exitOfClass(class)
+			r.addProblem("invoice %s: %d %s attempts but no process exited %d with its outcome written (%d killed)", id, n, class, code, killed)
+		case n < want || n > want+killed:
+			r.addProblem("invoice %s: the processes account for %d %s attempts (%d killed) but the journal has %d %s attempts", id, want, class, killed, n, class)
 		}
 	}
 }
@@ -345,11 +380,14 @@ func lastLine(s string) string {
 	return lines[len(lines)-1]
 }
 
-func sortedKeys(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// sortedKeys returns the keys of the maps, sorted, each once.
+func sortedKeys[V any](maps ...map[string]V) []string {
+	var keys []string
+	for _, m := range maps {
+		for k := range m {
+			keys = append(keys, k)
+		}
 	}
 	slices.Sort(keys)
-	return keys
+	return slices.Compact(keys)
 }

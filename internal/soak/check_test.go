@@ -63,6 +63,32 @@ func TestReconcile(t *testing.T) {
 			[]journal.Attempt{jattempt("", ""), jattempt(journal.Unknown, ""), jattempt(journal.Unknown, "")}, completed, csCompleted, "but the journal has 3 unknown"},
 		{"a process killed by something else", []attempt{{exit: -1}}, nil, none, checkStatus{}, "exited -1"},
 		{"unexpected exit", []attempt{{exit: 1, stderr: "error: boom"}}, nil, none, checkStatus{}, "exited 1: error: boom"},
+		// Broken stdout: the order comes from the warning on stderr.
+		{"stdout broken after the charge, order named", []attempt{{exit: 0, trouble: troubleClosedPipe, orderNo: orderFromWarning(resultWarning)}},
+			[]journal.Attempt{jattempt(journal.Succeeded, "VP1")}, completed, csCompleted, ""},
+		{"stdout broken after the charge, no order named", []attempt{{exit: 0, trouble: troubleDevFull}},
+			[]journal.Attempt{jattempt(journal.Succeeded, "VP1")}, completed, csCompleted, "exited 0 (stdout /dev/full) but named no order"},
+		{"stdout broken, killed by SIGPIPE", []attempt{{exit: 141, trouble: troubleClosedPipe, stderr: ""}},
+			[]journal.Attempt{jattempt(journal.Succeeded, "VP1")}, completed, csCompleted, "exited 141"},
+		// Disk full: the intent refused, or the outcome left unwritten.
+		{"intent refused, nothing sent", []attempt{{exit: 1, trouble: troubleDiskFull, stderr: "error: " + intentRefused + ": journal: file too large"}},
+			nil, none, checkStatus{}, ""},
+		{"intent refused but charged", []attempt{{exit: 1, trouble: troubleDiskFull, stderr: "error: " + intentRefused + ": journal: file too large"}},
+			nil, completed, csCompleted, "no process exited 0 or 7"},
+		{"exit 1 for another reason", []attempt{{exit: 1, trouble: troubleDiskFull, stderr: "error: cannot read the config: file too large"}},
+			nil, none, checkStatus{}, "exited 1: error: cannot read the config"},
+		{"outcome unwritten, intent open", []attempt{{exit: 0, trouble: troubleDiskFull, orderNo: "VP1", stderr: outcomeWarning(journal.Succeeded)}},
+			[]journal.Attempt{jattempt("", "")}, completed, csCompleted, ""},
+		{"outcome unwritten, declined", []attempt{{exit: 5, trouble: troubleDiskFull, stderr: outcomeWarning(journal.Declined) + "\nerror: payment declined"}, {exit: 6}},
+			[]journal.Attempt{jattempt("", ""), jattempt(journal.Duplicate, "")}, failed, csFailed, ""},
+		{"outcome unwritten, exit 8", []attempt{{exit: 8, trouble: troubleDiskFull, stderr: outcomeWarning(journal.NotSent)}},
+			[]journal.Attempt{jattempt("", "")}, none, checkStatus{}, ""},
+		{"outcome unwritten but the journal has it", []attempt{{exit: 0, trouble: troubleDiskFull, orderNo: "VP1", stderr: outcomeWarning(journal.Succeeded)}},
+			[]journal.Attempt{jattempt(journal.Succeeded, "VP1")}, completed, csCompleted, "1 succeeded attempts but no process exited 0"},
+		{"outcome unwritten names another class", []attempt{{exit: 0, trouble: troubleDiskFull, orderNo: "VP1", stderr: outcomeWarning(journal.Declined)}},
+			[]journal.Attempt{jattempt("", "")}, completed, csCompleted, "exited 0 but says its outcome declined"},
+		{"outcome line lost without a word", []attempt{{exit: 0, trouble: troubleDiskFull, orderNo: "VP1"}},
+			[]journal.Attempt{jattempt("", "")}, completed, csCompleted, "1 unknown attempts but no process exited 7"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,6 +102,21 @@ func TestReconcile(t *testing.T) {
 				t.Errorf("problems:\n%s\nwant one containing %q", got, tt.want)
 			}
 		})
+	}
+}
+
+const resultWarning = "warning: the result could not be written to stdout (write /dev/stdout: broken pipe); it is in the journal: succeeded, order VP1"
+
+func outcomeWarning(class string) string {
+	return outcomeUnwrittenPrefix + class + outcomeUnwrittenSuffix + ": journal: writing journal.jsonl: file too large"
+}
+
+func TestOrderFromWarning(t *testing.T) {
+	if got := orderFromWarning("Wallet payment\n" + resultWarning); got != "VP1" {
+		t.Errorf("got %q, want VP1", got)
+	}
+	if got := orderFromWarning("warning: something else, order VP2"); got != "" {
+		t.Errorf("got %q from another warning", got)
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,6 +34,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/pause"
 	"github.com/paycli/paycli/internal/sandbox"
 )
@@ -63,6 +65,20 @@ type Config struct {
 	// SIGKILL at a random moment of their first 50 ms (0: none), which
 	// leaves journal intents without an outcome.
 	ClientKillRate float64
+	// BrokenStdoutRate is the fraction of walletpay processes whose
+	// stdout breaks: half of them write to /dev/full (ENOSPC), half to a
+	// pipe whose reader is already gone (EPIPE; SIGPIPE must not kill
+	// them). Each must still exit with its payment's code, and one that
+	// charged must name its order on stderr.
+	BrokenStdoutRate float64
+	// DiskFullRate is the fraction of walletpay processes that run out of
+	// disk: their file-size limit (RLIMIT_FSIZE) is set just above the
+	// journal's size when they start, so a journal line they write fails
+	// with EFBIG, whole or torn. A process that cannot write its intent
+	// must send nothing and exit 1; one that cannot write its outcome
+	// exits with the payment's code and says so, its intent left open.
+	// Linux only; elsewhere no process gets a limit.
+	DiskFullRate float64
 	// ClientTimeout is each walletpay's --timeout; the server's delay
 	// fault waits longer than this, so a delay is a client timeout.
 	ClientTimeout time.Duration
@@ -117,8 +133,25 @@ type Report struct {
 	Kills             int            `json:"kills"`
 	// ClientKills counts the walletpay processes killed on purpose.
 	ClientKills int `json:"client_kills"`
+	// Troubles counts the walletpay processes given a broken stdout
+	// ("stdout /dev/full", "stdout closed pipe") or a full disk ("disk
+	// full"), killed ones included.
+	Troubles map[string]int `json:"troubles"`
+	// JournalRefused counts the processes that could not write their
+	// intent and so sent nothing (exit 1).
+	JournalRefused int `json:"journal_refused"`
+	// OutcomesUnwritten counts the processes whose outcome line could not
+	// be written (their intents are open, listed as unknown).
+	OutcomesUnwritten int `json:"outcomes_unwritten"`
+	// ResultsUnwritten counts the processes that charged but could not
+	// write the result to stdout, and named the order on stderr.
+	ResultsUnwritten int `json:"results_unwritten"`
+	// TornLines counts the journal lines that could not be read: lines
+	// torn by a write that ran out of disk.
+	TornLines int `json:"torn_lines"`
 	// OpenIntents counts journal intents without an outcome (from the
-	// killed processes), each listed as unknown by `paycli journal`.
+	// killed processes and those that ran out of disk), each listed as
+	// unknown by `paycli journal`.
 	OpenIntents int `json:"open_intents"`
 	// Journal counts the journal's attempts by outcome class.
 	Journal map[string]int `json:"journal"`
@@ -137,10 +170,85 @@ type Report struct {
 // attempt is one walletpay process and what it said.
 type attempt struct {
 	invoice int
-	exit    int    // -1 when killed by a signal
-	killed  bool   // killed on purpose
-	orderNo string // from stdout, exit 0 only
+	exit    int  // -1 when killed by a signal
+	killed  bool // killed on purpose
+	trouble trouble
+	// orderNo is from stdout, or for a process whose stdout broke from
+	// the warning on stderr; exit 0 only.
+	orderNo string
 	stderr  string
+}
+
+// trouble is what a walletpay process is given besides the server's
+// faults.
+type trouble int
+
+const (
+	troubleNone trouble = iota
+	// troubleDevFull: stdout is /dev/full.
+	troubleDevFull
+	// troubleClosedPipe: stdout is a pipe nobody reads any more.
+	troubleClosedPipe
+	// troubleDiskFull: a file-size limit just above the journal's size.
+	troubleDiskFull
+)
+
+func (t trouble) String() string {
+	switch t {
+	case troubleDevFull:
+		return "stdout /dev/full"
+	case troubleClosedPipe:
+		return "stdout closed pipe"
+	case troubleDiskFull:
+		return "disk full"
+	}
+	return "none"
+}
+
+// What walletpay says on stderr when a write fails (internal/moneyop).
+const (
+	// intentRefused ends a process that could not write its intent.
+	intentRefused = "cannot record the attempt in the payment journal; nothing was sent"
+	// outcomeUnwrittenPrefix starts the warning of a process whose outcome
+	// line failed: "warning: the outcome (CLASS) could not be written …".
+	outcomeUnwrittenPrefix = "warning: the outcome ("
+	outcomeUnwrittenSuffix = ") could not be written to the journal"
+	// resultUnwritten starts the warning of a process whose stdout failed
+	// after the outcome; it ends with the outcome and the order.
+	resultUnwritten = "warning: the result could not be written to stdout"
+)
+
+// refusedByJournal reports whether the process exited 1 because it
+// could not write its intent.
+func (a attempt) refusedByJournal() bool {
+	return a.exit == 1 && strings.Contains(a.stderr, intentRefused)
+}
+
+// outcomeUnwritten is the class the process says it could not write to
+// the journal, or "".
+func (a attempt) outcomeUnwritten() string {
+	for line := range strings.SplitSeq(a.stderr, "\n") {
+		if rest, ok := strings.CutPrefix(line, outcomeUnwrittenPrefix); ok {
+			if class, _, ok := strings.Cut(rest, outcomeUnwrittenSuffix); ok {
+				return class
+			}
+		}
+	}
+	return ""
+}
+
+// orderFromWarning is the order number in the warning of a process whose
+// stdout failed: "…; it is in the journal: succeeded, order VP…".
+func orderFromWarning(stderr string) string {
+	for line := range strings.SplitSeq(stderr, "\n") {
+		if !strings.HasPrefix(line, resultUnwritten) {
+			continue
+		}
+		if _, order, ok := strings.Cut(line, ", order "); ok {
+			return strings.TrimSpace(order)
+		}
+	}
+	return ""
 }
 
 // invoice is one member of the pool.
@@ -160,7 +268,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	r := &run{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x50a4)), report: &Report{
 		Seed: cfg.Seed, Duration: cfg.Duration.String(), Workers: cfg.Workers, Invoices: cfg.Invoices, Rate: cfg.FaultRate,
-		Exits: map[string]int{}, Faults: map[string]int{}, FaultsOnWalletPay: map[string]int{},
+		Exits: map[string]int{}, Faults: map[string]int{}, FaultsOnWalletPay: map[string]int{}, Troubles: map[string]int{},
 		Journal: map[string]int{}, Sales: map[string]int{}, Problems: []string{},
 	}}
 	if err := r.prepare(); err != nil {
@@ -365,7 +473,16 @@ func (r *run) load(ctx context.Context) {
 				if rng.Float64() < r.cfg.ClientKillRate {
 					killAfter = time.Duration(1+rng.IntN(50)) * time.Millisecond
 				}
-				r.pay(context.WithoutCancel(ctx), rng.IntN(len(r.invoices)), killAfter)
+				tr := troubleNone
+				switch x := rng.Float64(); {
+				case x < r.cfg.BrokenStdoutRate/2:
+					tr = troubleDevFull
+				case x < r.cfg.BrokenStdoutRate:
+					tr = troubleClosedPipe
+				case x < r.cfg.BrokenStdoutRate+r.cfg.DiskFullRate:
+					tr = troubleDiskFull
+				}
+				r.pay(context.WithoutCancel(ctx), rng.IntN(len(r.invoices)), killAfter, tr, rng.Int64N(diskFullSlack))
 			}
 		})
 	}
@@ -393,10 +510,19 @@ func (r *run) load(ctx context.Context) {
 	wg.Wait()
 }
 
+// diskFullSlack bounds how far above the journal's size, when it starts,
+// a disk-full process may write. The journal grows by a few KiB while the
+// process gets going (the other workers write to it too), so limits
+// drawn from this range give every case: the intent refused, the intent
+// written and the outcome refused, both written, and lines torn midway.
+const diskFullSlack = 4 << 10
+
 // pay runs one walletpay process for invoice i, killing it with SIGKILL
-// after killAfter if that is not zero. The process's own --timeout bounds
-// it; the context only guards against a hung binary.
-func (r *run) pay(ctx context.Context, i int, killAfter time.Duration) {
+// after killAfter if that is not zero, and giving it trouble: for
+// troubleDiskFull, a file-size limit of the journal's size plus slack.
+// The process's own --timeout bounds it; the context only guards against
+// a hung binary.
+func (r *run) pay(ctx context.Context, i int, killAfter time.Duration, tr trouble, slack int64) {
 	inv := r.invoices[i]
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.ClientTimeout+30*time.Second)
 	defer cancel()
@@ -406,10 +532,53 @@ func (r *run) pay(ctx context.Context, i int, killAfter time.Duration) {
 	cmd.Env = r.env
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	a := attempt{invoice: i, exit: -1}
-	if err := cmd.Start(); err != nil {
+	if (tr == troubleDevFull || tr == troubleDiskFull) && runtime.GOOS != "linux" {
+		tr = troubleNone // /dev/full and prlimit(2) are Linux's
+	}
+	var childEnd *os.File // the process's end of its stdout, closed here once it runs
+	switch tr {
+	case troubleDevFull:
+		f, err := os.OpenFile(fullDevice, os.O_WRONLY, 0)
+		if err != nil {
+			r.addProblem("open %s: %v", fullDevice, err)
+			return
+		}
+		childEnd, cmd.Stdout = f, f
+	case troubleClosedPipe:
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			r.addProblem("make a pipe: %v", err)
+			return
+		}
+		pr.Close() // the reader is gone before the process writes a byte
+		childEnd, cmd.Stdout = pw, pw
+	}
+	a := attempt{invoice: i, exit: -1, trouble: tr}
+	var limit int64
+	if tr == troubleDiskFull {
+		info, err := os.Stat(r.journalPath())
+		if err == nil {
+			limit = info.Size()
+		}
+		limit += slack
+	}
+	err := cmd.Start()
+	if childEnd != nil {
+		childEnd.Close()
+	}
+	if err != nil {
 		r.addProblem("start walletpay: %v", err)
 		return
+	}
+	if tr == troubleDiskFull {
+		// The process has only begun to run: it writes its intent after
+		// reading its configuration and its wallet token. A limit set too
+		// late would only make it an ordinary process, and the checker
+		// demands nothing of a disk-full process that an ordinary one
+		// would not meet.
+		if err := limitFileSize(cmd.Process.Pid, limit); err != nil {
+			r.addProblem("limit the file size of walletpay: %v", err)
+		}
 	}
 	var killed atomic.Bool
 	if killAfter > 0 {
@@ -428,10 +597,21 @@ func (r *run) pay(ctx context.Context, i int, killAfter time.Duration) {
 	a.killed = killed.Load() && a.exit == -1
 	if a.exit == 0 {
 		a.orderNo = orderNoOf(stdout.String())
+		if tr == troubleDevFull || tr == troubleClosedPipe {
+			a.orderNo = orderFromWarning(a.stderr)
+		}
 	}
 	r.mu.Lock()
 	r.attempts = append(r.attempts, a)
 	r.mu.Unlock()
+}
+
+// fullDevice is a device whose every write fails with ENOSPC.
+const fullDevice = "/dev/full"
+
+// journalPath is the journal every walletpay process of the run writes.
+func (r *run) journalPath() string {
+	return filepath.Join(r.stateDir, "paycli", journal.FileName)
 }
 
 func (r *run) addProblem(format string, args ...any) {
