@@ -114,8 +114,8 @@ func TestReadToleratesDamage(t *testing.T) {
 	if len(attempts) != 2 || attempts[1].Intent.Invoice != "INV-9" || attempts[1].Class() != Rejected {
 		t.Errorf("attempts %+v", attempts)
 	}
-	if skipped != 4 {
-		t.Errorf("skipped %d, want 4", skipped)
+	if skipped.Lines != 4 {
+		t.Errorf("skipped %d, want 4", skipped.Lines)
 	}
 }
 

@@ -1,0 +1,259 @@
+package journal
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// Attempt is an intent paired with its outcome and its reconciliation, if
+// they were recorded.
+type Attempt struct {
+	Intent Entry
+	// Outcome is nil when no outcome line was written.
+	Outcome *Entry
+	// Reconciled is the latest reconcile line for the attempt: what the
+	// gateway said later about an attempt whose outcome was unknown. Nil
+	// when none was written.
+	Reconciled *Entry
+}
+
+// Recorded reports whether the attempt's outcome was written.
+func (a Attempt) Recorded() bool { return a.Outcome != nil }
+
+// Class returns the attempt's outcome class. An outcome line that knows
+// the outcome decides; otherwise a reconciliation that learned it does
+// (Succeeded, Declined or NotFound); otherwise it is Unknown.
+func (a Attempt) Class() string {
+	if o := a.Outcome; o != nil && o.Outcome != "" && o.Outcome != Unknown {
+		return o.Outcome
+	}
+	if r := a.Reconciled; r != nil {
+		switch r.Outcome {
+		case Succeeded, Declined, NotFound:
+			return r.Outcome
+		}
+	}
+	return Unknown
+}
+
+// ReconciledClass reports whether the attempt's class comes from a
+// reconciliation rather than from its outcome line.
+func (a Attempt) ReconciledClass() bool {
+	return a.Reconciled != nil && a.Class() != Unknown &&
+		(a.Outcome == nil || a.Outcome.Outcome == "" || a.Outcome.Outcome == Unknown)
+}
+
+// OrderNo is the gateway's order number for the attempt: from its outcome
+// line, else from its reconciliation; "" when neither has one.
+func (a Attempt) OrderNo() string {
+	if a.Outcome != nil && a.Outcome.OrderNo != "" {
+		return a.Outcome.OrderNo
+	}
+	if a.Reconciled != nil {
+		return a.Reconciled.OrderNo
+	}
+	return ""
+}
+
+// Damage describes the lines of a journal that could not be read: a line
+// torn by a failed write, a foreign or overlong line, a repeated intent.
+type Damage struct {
+	// Lines is how many lines were left out.
+	Lines int
+	// Offsets are the byte offsets where the first of them start (at most
+	// maxDamageOffsets).
+	Offsets []int64
+}
+
+const maxDamageOffsets = 20
+
+func (d *Damage) add(off int64) {
+	d.Lines++
+	if len(d.Offsets) < maxDamageOffsets {
+		d.Offsets = append(d.Offsets, off)
+	}
+}
+
+// maxLine bounds one journal line; longer ones are left out as foreign.
+const maxLine = 1 << 20
+
+// Read returns the attempts of the journal at path in the order their
+// intents were written, and how many lines it could not read. A missing
+// file is an empty journal.
+func Read(path string) (attempts []Attempt, skipped int, err error) {
+	attempts, damage, err := ReadAll(path)
+	return attempts, damage.Lines, err
+}
+
+// ReadAll returns the attempts of the journal at path in the order their
+// intents were written, and the lines it could not read. A missing file is
+// an empty journal.
+func ReadAll(path string) ([]Attempt, Damage, error) {
+	f, err := openRegular(path, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, Damage{}, nil
+	}
+	if err != nil {
+		return nil, Damage{}, err
+	}
+	defer f.Close()
+	return readFrom(f)
+}
+
+func readFrom(r io.Reader) ([]Attempt, Damage, error) {
+	var asm assembler
+	sc := newLineScanner(r, 0)
+	for {
+		l, err := sc.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, Damage{}, fmt.Errorf("journal: %w", err)
+		}
+		asm.addLine(l)
+	}
+	return asm.attempts, asm.damage, nil
+}
+
+// assembler pairs lines into attempts, in the order their intents come.
+type assembler struct {
+	attempts []Attempt
+	byID     map[string]int
+	damage   Damage
+}
+
+func (a *assembler) addLine(l rawLine) {
+	e, ok := parseLine(l)
+	if !ok {
+		a.damage.add(l.off)
+		return
+	}
+	if !a.add(e) {
+		a.damage.add(l.off)
+	}
+}
+
+// add files e under its attempt; false for a repeated intent id.
+func (a *assembler) add(e Entry) bool {
+	if a.byID == nil {
+		a.byID = map[string]int{}
+	}
+	i, seen := a.byID[e.Attempt]
+	switch {
+	case e.Type == TypeIntent && !seen:
+		a.byID[e.Attempt] = len(a.attempts)
+		a.attempts = append(a.attempts, Attempt{Intent: e})
+	case e.Type == TypeOutcome && seen:
+		out := e
+		a.attempts[i].Outcome = &out
+	case e.Type == TypeOutcome:
+		// An outcome whose intent is unreadable still tells what happened.
+		out := e
+		intent := e
+		intent.Type = TypeIntent
+		intent.Outcome, intent.StatusCode, intent.OrderNo, intent.Message = "", nil, "", ""
+		a.byID[e.Attempt] = len(a.attempts)
+		a.attempts = append(a.attempts, Attempt{Intent: intent, Outcome: &out})
+	case e.Type == TypeReconcile && seen:
+		rec := e
+		a.attempts[i].Reconciled = &rec
+	case e.Type == TypeReconcile:
+		// Reconciles an attempt whose lines are unreadable: nothing to
+		// attach it to, and nothing it could change on its own.
+	default:
+		return false // a repeated intent id
+	}
+	return true
+}
+
+// parseLine decodes one journal line. A line that is not an entry may be
+// a torn line with a whole entry glued after it (written before writers
+// mended torn ends): the last entry it holds is recovered, and the line
+// still counts as damaged through the caller when nothing is recovered.
+func parseLine(l rawLine) (Entry, bool) {
+	if !l.complete || l.long {
+		return Entry{}, false
+	}
+	e, ok := decodeEntry(l.data)
+	if ok {
+		return e, true
+	}
+	if i := bytes.LastIndex(l.data, []byte(`{"type":"`)); i > 0 {
+		return decodeEntry(l.data[i:])
+	}
+	return Entry{}, false
+}
+
+func decodeEntry(data []byte) (Entry, bool) {
+	var e Entry
+	if json.Unmarshal(data, &e) != nil || e.Attempt == "" ||
+		(e.Type != TypeIntent && e.Type != TypeOutcome && e.Type != TypeReconcile) {
+		return Entry{}, false
+	}
+	return e, true
+}
+
+// rawLine is one line of the file and where it starts.
+type rawLine struct {
+	off  int64
+	data []byte // without the newline; nil when long
+	// complete: the line ends with a newline. A last line without one is
+	// torn (or still being written).
+	complete bool
+	// long: longer than maxLine; its bytes were skipped.
+	long bool
+}
+
+// lineScanner reads a journal line by line, keeping track of offsets.
+type lineScanner struct {
+	br  *bufio.Reader
+	off int64
+	buf []byte
+}
+
+func newLineScanner(r io.Reader, off int64) *lineScanner {
+	return &lineScanner{br: bufio.NewReaderSize(r, 64<<10), off: off}
+}
+
+// next returns the next line, or io.EOF.
+func (s *lineScanner) next() (rawLine, error) {
+	l := rawLine{off: s.off}
+	s.buf = s.buf[:0]
+	for {
+		chunk, err := s.br.ReadSlice('\n')
+		s.off += int64(len(chunk))
+		if !l.long {
+			s.buf = append(s.buf, chunk...)
+			if len(s.buf) > maxLine+1 {
+				l.long, s.buf = true, s.buf[:0]
+			}
+		}
+		switch {
+		case err == nil:
+			l.complete = true
+			if !l.long {
+				l.data = s.buf[:len(s.buf)-1]
+			}
+			return l, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF):
+			if s.off == l.off {
+				return rawLine{}, io.EOF
+			}
+			if !l.long {
+				l.data = s.buf
+			}
+			return l, nil
+		default:
+			return rawLine{}, err
+		}
+	}
+}
