@@ -222,4 +222,3 @@ func (j *Journal) Close() error {
 	j.f = nil
 	return err
 }
-
