@@ -3,6 +3,7 @@ package journal
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"net"
 	"net/url"
 	"strings"
 )
@@ -72,6 +73,21 @@ func NewScope(kind, profile, baseURL, appID string) Scope {
 	return Scope{Kind: kind, Profile: profile, Gateway: Identity(baseURL, appID), BaseURL: baseURL}
 }
 
+// SandboxBaseURL stands for the emulator's address in the identity of
+// --sandbox attempts: the in-process emulator listens on a new port each
+// run, but its state, kept beside the journal, is one gateway.
+const SandboxBaseURL = "sandbox:"
+
+// ScopeFor is the scope every writer and reader of the journal uses for a
+// resolved configuration: NewScope, with the emulator's stable address in
+// sandbox mode (--sandbox, PAYCLI_SANDBOX=1).
+func ScopeFor(kind, profile, baseURL, appID string, sandbox bool) Scope {
+	if sandbox {
+		baseURL = SandboxBaseURL
+	}
+	return NewScope(kind, profile, baseURL, appID)
+}
+
 // Identity names a gateway account without holding its secrets: a short
 // hash of the base URL and the app_id. Journal lines carry it so that a
 // profile pointed at another gateway (or a profile that merely shares a
@@ -110,7 +126,21 @@ func (s Scope) match(e Entry) (exact, legacy bool) {
 	if e.Gateway == s.Gateway {
 		return true, false
 	}
-	return false, e.Gateway == "" && s.Gateway != "" && canonicalURL(e.BaseURL) == canonicalURL(s.BaseURL)
+	return false, e.Gateway == "" && s.Gateway != "" && s.sameBaseURL(e.BaseURL)
+}
+
+// sameBaseURL: a legacy line's base URL is the scope's. Legacy --sandbox
+// lines hold the loopback address the emulator had then.
+func (s Scope) sameBaseURL(baseURL string) bool {
+	if s.BaseURL == SandboxBaseURL {
+		u, err := url.Parse(baseURL)
+		if err != nil {
+			return false
+		}
+		ip := net.ParseIP(u.Hostname())
+		return (ip != nil && ip.IsLoopback()) || u.Hostname() == "localhost"
+	}
+	return canonicalURL(baseURL) == canonicalURL(s.BaseURL)
 }
 
 // ByInvoice summarises the attempts of scope per invoice.
