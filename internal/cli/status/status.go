@@ -22,6 +22,7 @@ import (
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/spf13/cobra"
 )
@@ -38,6 +39,10 @@ type Options struct {
 	// Sleep waits between checks of --watch; it returns early with ctx's
 	// error when ctx ends.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// JournalPath locates the journal that learned outcomes are recorded
+	// in (see recordInJournal); nil records nothing.
+	JournalPath func() (string, error)
+	Now         func() time.Time
 
 	Invoice string
 	Watch   bool
@@ -56,6 +61,8 @@ func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *Options) error
 		CommandContext: f.CommandContext,
 		Random:         rand.Reader,
 		Sleep:          sleepContext,
+		JournalPath:    func() (string, error) { return journal.DefaultPath(f.LookupEnv) },
+		Now:            f.Now,
 	}
 	cmd := &cobra.Command{
 		Use:   "status --invoice ID",
@@ -144,6 +151,7 @@ func Run(ctx context.Context, opts *Options) error {
 		res, err := client.CheckStatus(ctx, gateway.CheckStatusRequest{
 			MerchantKey: cfg.MerchantKey, InvoiceID: opts.Invoice, IncludePendingStatus: true, HashKey: hk,
 		})
+		recordInJournal(opts, cfg, res, err)
 		var apiErr *gateway.APIError
 		switch {
 		case err == nil && !isPendingStatus(res):
