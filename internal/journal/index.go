@@ -474,6 +474,9 @@ func Recent(path, prefix string, limit int) ([]Attempt, error) {
 		return recentScan(path, prefix, limit)
 	}
 	defer ix.close()
+	if invoices := recentInTail(ix.f, prefix, limit); len(invoices) == limit {
+		return ix.latest(invoices)
+	}
 	top := &lastOffsets{}
 	err = ix.db.View(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketInv).Cursor()
@@ -498,17 +501,69 @@ func Recent(path, prefix string, limit int) ([]Attempt, error) {
 	}
 	picked := slices.Clone(*top)
 	slices.SortFunc(picked, func(a, b invoiceAt) int { return -cmpInt64(a.last, b.last) })
-	out := make([]Attempt, 0, len(picked))
-	for _, p := range picked {
-		attempts, err := lookupIndexed(ix, []string{p.invoice})
+	invoices := make([]string, len(picked))
+	for i, p := range picked {
+		invoices[i] = p.invoice
+	}
+	out, err := ix.latest(invoices)
+	if err != nil {
+		return recentScan(path, prefix, limit)
+	}
+	return out, nil
+}
+
+// latest returns each invoice's latest attempt, in the invoices' order.
+func (ix *indexed) latest(invoices []string) ([]Attempt, error) {
+	out := make([]Attempt, 0, len(invoices))
+	for _, inv := range invoices {
+		attempts, err := lookupIndexed(ix, []string{inv})
 		if err != nil {
-			return recentScan(path, prefix, limit)
+			return nil, err
 		}
 		if len(attempts) > 0 {
 			out = append(out, attempts[len(attempts)-1])
 		}
 	}
 	return out, nil
+}
+
+// tailWindow is how much of the journal's end Recent reads backwards
+// before it walks the whole index: recent invoices are at the end.
+const tailWindow = 8 << 20
+
+// recentInTail returns up to limit distinct invoices starting with prefix
+// from the last tailWindow bytes of the journal, most recent first.
+func recentInTail(f *os.File, prefix string, limit int) []string {
+	info, err := f.Stat()
+	if err != nil {
+		return nil
+	}
+	start := max(0, info.Size()-tailWindow)
+	buf := make([]byte, info.Size()-start)
+	if _, err := f.ReadAt(buf, start); err != nil {
+		return nil
+	}
+	if start > 0 {
+		// The window's first line is cut: begin after it.
+		i := bytes.IndexByte(buf, '\n')
+		if i < 0 {
+			return nil
+		}
+		buf = buf[i+1:]
+	}
+	seen := map[string]bool{}
+	var out []string
+	for end := len(buf); end > 0 && len(out) < limit; {
+		i := bytes.LastIndexByte(buf[:end-1], '\n') + 1
+		line := rawLine{data: bytes.TrimSuffix(buf[i:end], []byte("\n")), complete: buf[end-1] == '\n'}
+		end = i
+		inv, ok := indexKey(line)
+		if ok && inv != "" && !seen[inv] && strings.HasPrefix(inv, prefix) {
+			seen[inv] = true
+			out = append(out, inv)
+		}
+	}
+	return out
 }
 
 func recentScan(path, prefix string, limit int) ([]Attempt, error) {
