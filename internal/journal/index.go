@@ -377,7 +377,7 @@ func (ix *indexed) offsets(invoices []string) ([]int64, error) {
 
 // attemptsAt reads the lines at offs and pairs them into attempts. Each
 // line must be filed under one of the invoices, else the index is stale.
-func (ix *indexed) attemptsAt(offs []int64, invoices []string) ([]Attempt, error) {
+func (ix *indexed) attemptsAt(offs []int64, invoices map[string]bool) ([]Attempt, error) {
 	var asm assembler
 	for _, off := range offs {
 		sc := newLineScanner(io.NewSectionReader(ix.f, off, maxLine+2), off)
@@ -386,7 +386,7 @@ func (ix *indexed) attemptsAt(offs []int64, invoices []string) ([]Attempt, error
 			return nil, errStaleIndex
 		}
 		e, ok := parseLine(l)
-		if !ok || !slices.Contains(invoices, e.Invoice) {
+		if !ok || !invoices[e.Invoice] {
 			return nil, errStaleIndex
 		}
 		asm.add(e)
@@ -396,7 +396,9 @@ func (ix *indexed) attemptsAt(offs []int64, invoices []string) ([]Attempt, error
 
 // Lookup returns the attempts recorded for the invoices (of every scope),
 // in the order their intents were written, and the damage of the whole
-// journal. It reads through the index beside the journal (see IndexSuffix),
+// journal. A resumed batch needs only its own invoices' states:
+// ByInvoice(Lookup(path, batch's invoices…), scope) gives them without
+// holding the whole journal in memory. It reads through the index beside the journal (see IndexSuffix),
 // so its cost does not grow with the journal; when the index cannot be
 // used it reads the whole journal, keeping only those invoices' lines. A
 // missing journal is empty.
@@ -416,7 +418,16 @@ func Lookup(path string, invoices ...string) ([]Attempt, Damage, error) {
 			_ = os.Remove(path + IndexSuffix)
 		}
 	}
-	return scanFor(path, func(inv string) bool { return slices.Contains(invoices, inv) })
+	want := setOf(invoices)
+	return scanFor(path, func(inv string) bool { return want[inv] })
+}
+
+func setOf(invoices []string) map[string]bool {
+	set := make(map[string]bool, len(invoices))
+	for _, inv := range invoices {
+		set[inv] = true
+	}
+	return set
 }
 
 func lookupIndexed(ix *indexed, invoices []string) ([]Attempt, error) {
@@ -424,7 +435,7 @@ func lookupIndexed(ix *indexed, invoices []string) ([]Attempt, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ix.attemptsAt(offs, invoices)
+	return ix.attemptsAt(offs, setOf(invoices))
 }
 
 // scanFor reads the whole journal, keeping the lines of the invoices keep

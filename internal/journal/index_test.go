@@ -114,3 +114,34 @@ func TestRecent(t *testing.T) {
 		t.Errorf("recentScan = %v, want %v", invoicesOf(got), want)
 	}
 }
+
+// TestLookupManyInvoices: a batch's worth of invoices in one lookup gives
+// the same states as a full read.
+func TestLookupManyInvoices(t *testing.T) {
+	var entries []Entry
+	var invoices []string
+	for i := range 200 {
+		inv := fmt.Sprintf("B-%d", i)
+		invoices = append(invoices, inv)
+		entries = append(entries, intent(inv+"a", inv))
+		if i%3 == 0 {
+			entries = append(entries, outcome(inv+"a", inv, Succeeded, 100))
+		}
+	}
+	path := writeEntries(t, entries...)
+	all, _, _ := ReadAll(path)
+	some, _, err := Lookup(path, invoices[:150]...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scope := Scope{Kind: KindWalletPay, Profile: "p"}
+	full, part := ByInvoice(all, scope), ByInvoice(some, scope)
+	if len(part) != 150 {
+		t.Fatalf("%d states, want 150", len(part))
+	}
+	for inv, s := range part {
+		if full[inv].Resume() != s.Resume() {
+			t.Errorf("%s: %v through the index, %v from a full read", inv, s.Resume(), full[inv].Resume())
+		}
+	}
+}
