@@ -122,6 +122,13 @@ func RunReconcile(ctx context.Context, opts *ReconcileOptions) error {
 	if err != nil {
 		return err
 	}
+	if cfg.BaseURL == "" || cfg.AppID == "" {
+		// No gateway, no scope to look for: the client's check says what
+		// the profile lacks (exit 2).
+		if _, err := opts.Gateway(); err != nil {
+			return err
+		}
+	}
 	path, err := opts.JournalPath()
 	if err != nil {
 		return err

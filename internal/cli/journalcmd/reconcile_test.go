@@ -174,3 +174,13 @@ func mustCfg(t *testing.T, opts *ReconcileOptions) *config.Config {
 	}
 	return cfg
 }
+
+func TestReconcileNeedsAGateway(t *testing.T) {
+	opts, _ := reconcileFixture(t, render.Table)
+	opts.Config = func() (*config.Config, error) { return &config.Config{Profile: "empty"}, nil }
+	want := cmdutil.UsageErrorf("profile %q has no base_url", "empty")
+	opts.Gateway = func() (*gateway.Client, error) { return nil, want }
+	if err := RunReconcile(context.Background(), opts); !errors.Is(err, want) {
+		t.Errorf("err %v, want the client's %v", err, want)
+	}
+}
