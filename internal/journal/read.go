@@ -125,8 +125,9 @@ func readFrom(r io.Reader) ([]Attempt, Damage, error) {
 // assembler pairs lines into attempts, in the order their intents come.
 type assembler struct {
 	attempts []Attempt
-	byID     map[string]int
-	damage   Damage
+	// byID: attempt id and invoice → index in attempts.
+	byID   map[string]int
+	damage Damage
 }
 
 func (a *assembler) addLine(l rawLine) {
@@ -145,21 +146,26 @@ func (a *assembler) add(e Entry) bool {
 	if a.byID == nil {
 		a.byID = map[string]int{}
 	}
-	i, seen := a.byID[e.Attempt]
+	// Lines pair by attempt id and invoice: every line repeats its
+	// invoice, and a line that names another invoice than its intent
+	// (damage) must not change that intent's story, read whole or
+	// through the index (which files lines by invoice).
+	key := e.Attempt + "\x00" + e.Invoice
+	i, seen := a.byID[key]
 	switch {
 	case e.Type == TypeIntent && !seen:
-		a.byID[e.Attempt] = len(a.attempts)
+		a.byID[key] = len(a.attempts)
 		a.attempts = append(a.attempts, Attempt{Intent: e})
 	case e.Type == TypeOutcome && seen:
 		out := e
 		a.attempts[i].Outcome = &out
-	case e.Type == TypeOutcome:
+	case e.Type == TypeOutcome && !seen:
 		// An outcome whose intent is unreadable still tells what happened.
 		out := e
 		intent := e
 		intent.Type = TypeIntent
 		intent.Outcome, intent.StatusCode, intent.OrderNo, intent.Message = "", nil, "", ""
-		a.byID[e.Attempt] = len(a.attempts)
+		a.byID[key] = len(a.attempts)
 		a.attempts = append(a.attempts, Attempt{Intent: intent, Outcome: &out})
 	case e.Type == TypeReconcile && seen:
 		rec := e
@@ -168,7 +174,7 @@ func (a *assembler) add(e Entry) bool {
 		// Reconciles an attempt whose lines are unreadable: nothing to
 		// attach it to, and nothing it could change on its own.
 	default:
-		return false // a repeated intent id
+		return false // a repeated intent
 	}
 	return true
 }
