@@ -23,9 +23,11 @@ import (
 
 // ReconcileOptions are the inputs of `paycli journal reconcile`.
 type ReconcileOptions struct {
-	IO             *iostreams.IOStreams
-	Config         func() (*config.Config, error)
-	Format         func() (render.Format, error)
+	IO     *iostreams.IOStreams
+	Config func() (*config.Config, error)
+	Format func() (render.Format, error)
+	// JSON writes -o json and --jq output.
+	JSON           *cmdutil.JSONFlags
 	Gateway        func() (*gateway.Client, error)
 	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
 	JournalPath    func() (string, error)
@@ -81,6 +83,8 @@ some remain unknown, 3 the gateway refused the profile's credentials.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "list the invoices that would be checked; ask nothing")
+	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	opts.Format = opts.JSON.Format(f.OutputFormat)
 	return cmd
 }
 
@@ -154,7 +158,7 @@ func RunReconcile(ctx context.Context, opts *ReconcileOptions) error {
 	if len(invoices) == 0 {
 		fmt.Fprintf(opts.IO.ErrOut, "No unknown outcomes to reconcile on profile %q.\n", cfg.Profile)
 		if format == render.JSON {
-			return render.WriteJSON(opts.IO.Out, []ReconcileResult{})
+			return opts.JSON.Write(ctx, opts.IO.Out, []ReconcileResult{})
 		}
 		return nil
 	}
@@ -225,7 +229,7 @@ func RunReconcile(ctx context.Context, opts *ReconcileOptions) error {
 			break
 		}
 	}
-	if err := writeReconcile(opts, format, results); err != nil {
+	if err := writeReconcile(ctx, opts, format, results); err != nil {
 		return err
 	}
 	if unknown > 0 {
@@ -282,9 +286,9 @@ func reconcileNote(l journal.Learned) string {
 	return l.Message
 }
 
-func writeReconcile(opts *ReconcileOptions, format render.Format, results []ReconcileResult) error {
+func writeReconcile(ctx context.Context, opts *ReconcileOptions, format render.Format, results []ReconcileResult) error {
 	if format == render.JSON {
-		return render.WriteJSON(opts.IO.Out, results)
+		return opts.JSON.Write(ctx, opts.IO.Out, results)
 	}
 	machine := format == render.CSV || format == render.TSV
 	header := []string{"INVOICE", "OUTCOME", "ORDER", "NOTE"}
