@@ -31,17 +31,38 @@ const (
 )
 
 // Main runs paycli with the process's arguments, streams and environment
-// and returns the exit code. Ctrl-C (or SIGTERM) cancels the command's
-// context; a second one ends the process at once.
+// and returns the exit code. Ctrl-C, SIGTERM or SIGHUP (a closed terminal)
+// cancel the command's context; a second one ends the process at once.
 func Main() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := notifySignals()
 	defer stop()
+	return Run(ctx, os.Args[1:], iostreams.System(), os.LookupEnv)
+}
+
+// interruptSignals end a command the way Ctrl-C does: a payment in flight
+// records its outcome (unknown: exit 7) before paycli exits.
+var interruptSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// notifySignals returns a context cancelled by the first interrupt signal,
+// after which default handling is restored (a second one kills). It also
+// takes SIGPIPE: by default a write to a closed stdout or stderr pipe kills
+// a Go program on the spot, which would cut a payment off between its
+// answer and its journal line. With SIGPIPE caught the write fails with
+// EPIPE instead, and the command decides what that means (Run exits 141,
+// as the signal would have, when nothing more important happened).
+func notifySignals() (context.Context, context.CancelFunc) {
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals...)
 	go func() {
 		<-ctx.Done()
 		stop() // restore default handling: a second Ctrl-C kills
 	}()
-	return Run(ctx, os.Args[1:], iostreams.System(), os.LookupEnv)
+	return ctx, stop
 }
+
+// exitBrokenPipe is the status a shell reports for a process SIGPIPE
+// killed; paycli keeps it for a command whose output was cut off.
+const exitBrokenPipe = 128 + 13
 
 // Run executes one paycli command line and returns its exit code. Errors are
 // printed here, once, as one or two lines on stderr.
@@ -62,6 +83,12 @@ func Run(ctx context.Context, args []string, ios *iostreams.IOStreams, lookupEnv
 		// Cobra failed before the command ran: unknown command or flag, a
 		// bad flag value, a missing argument or required flag.
 		err = usageFromCobra(err)
+	}
+	if errors.Is(err, syscall.EPIPE) {
+		// The reader of stdout went away (`paycli … | head -1`): nothing to
+		// say, and nobody to say it to. Money-moving commands never get
+		// here after an outcome: they keep the outcome's exit code.
+		return exitBrokenPipe
 	}
 	code := ExitCode(err)
 	// A command that knows what an interruption meant (a payment whose

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -17,9 +18,12 @@ import (
 	"github.com/paycli/paycli/internal/cli/tokencmd"
 	"github.com/paycli/paycli/internal/cli/versioncmd"
 	"github.com/paycli/paycli/internal/cli/walletpay"
+	"github.com/paycli/paycli/internal/cli/webhookcmd"
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/sandboxmode"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -33,6 +37,14 @@ func NewFactory(ios *iostreams.IOStreams, lookupEnv func(string) (string, bool))
 		LookupEnv: lookupEnv,
 		Now:       time.Now,
 	}
+	f.JournalPath = func() (string, error) {
+		dir, err := config.StateDir(config.LoadOptions{LookupEnv: f.LookupEnv})
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(dir, journal.FileName), nil
+	}
+	f.SandboxMode = func(cmd *cobra.Command) (bool, error) { return sandboxmode.Enabled(cmd, f.LookupEnv) }
 	return f
 }
 
@@ -42,6 +54,9 @@ func NewRootCmd(f *cmdutil.Factory) (*cobra.Command, *bool) {
 	started := new(bool)
 	var flags *pflag.FlagSet
 	var running *cobra.Command
+	// sandboxState is the state folder of the sandbox the configuration
+	// was pointed at, if it was.
+	var sandboxState string
 	f.Config = sync.OnceValues(func() (*config.Config, error) {
 		cfg, err := config.Load(config.LoadOptions{Flags: flags, LookupEnv: f.LookupEnv})
 		if err != nil {
@@ -51,11 +66,28 @@ func NewRootCmd(f *cmdutil.Factory) (*cobra.Command, *bool) {
 			fmt.Fprintln(f.IOStreams.ErrOut, w)
 		}
 		// --sandbox / PAYCLI_SANDBOX=1: the same commands, pointed at the emulator.
-		if on, err := sandboxcmd.Enabled(running, f.LookupEnv); err != nil || !on {
+		if on, err := f.SandboxMode(running); err != nil || !on {
 			return cfg, err
 		}
-		return sandboxcmd.Overlay(context.Background(), f, cfg)
+		if sandboxState, err = sandboxmode.DefaultStateDir(f.LookupEnv); err != nil {
+			return nil, err
+		}
+		return sandboxmode.Overlay(context.Background(), sandboxmode.OverlayOptions{
+			LookupEnv: f.LookupEnv, Now: f.Now, AddCloser: f.AddCloser,
+		}, cfg)
 	})
+	f.GatewayIdentity = func() (string, error) {
+		cfg, err := f.Config()
+		if err != nil {
+			return "", err
+		}
+		if sandboxState != "" {
+			// The in-process sandbox listens on a new port each run; its
+			// memory is the state folder.
+			return journal.Identity("sandbox:"+sandboxState, cfg.AppID), nil
+		}
+		return journal.Identity(cfg.BaseURL, cfg.AppID), nil
+	}
 	wireGateway(f, func() *pflag.FlagSet { return flags })
 
 	root := &cobra.Command{
@@ -109,11 +141,10 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 		return file.ProfileNames(), cobra.ShellCompDirectiveNoFileComp
 	})
 
-	journalPath := func() (string, error) { return walletpay.DefaultJournalPath(f.LookupEnv) }
 	statusCmd := status.NewCmdStatus(f, nil)
 	// status offers the journal's invoices: the one to check is usually one
 	// paycli just tried.
-	_ = statusCmd.RegisterFlagCompletionFunc("invoice", journalcmd.CompleteInvoice(journalPath))
+	_ = statusCmd.RegisterFlagCompletionFunc("invoice", journalcmd.CompleteInvoice(f.JournalPath))
 
 	root.AddCommand(
 		versioncmd.NewCmdVersion(f, nil),
@@ -125,7 +156,8 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 		sandboxcmd.NewCmdSandbox(f),
 		walletpay.NewCmdWalletPay(f, nil),
 		statusCmd,
-		journalcmd.NewCmdJournal(f, journalPath, nil),
+		journalcmd.NewCmdJournal(f, f.JournalPath, nil),
+		webhookcmd.NewCmdWebhook(f),
 		newExitCodesTopic(),
 		newEnvironmentTopic(),
 	)

@@ -302,6 +302,8 @@ func TestSecretsNeverLeak(t *testing.T) {
 		}
 		runs = append(runs, leakRun{args: st.args, code: code, stdout: out.String(), stderr: errOut.String()})
 	}
+	webhookRuns, webhookHashes := webhookLeakRuns(t, dirs, leakCreds.AppSecret, pan)
+	runs = append(runs, webhookRuns...)
 
 	// What must never appear, by name. The middles of the credentials are
 	// what config.Mask never shows, so a partial leak is caught as well.
@@ -329,6 +331,9 @@ func TestSecretsNeverLeak(t *testing.T) {
 	hashes := len(spy.hashes)
 	for i, hk := range spy.hashes {
 		secrets[fmt.Sprintf("hash_key %d", i)] = hk
+	}
+	for i, hk := range webhookHashes {
+		secrets[fmt.Sprintf("webhook hash_key %d", i)] = hk
 	}
 	spy.mu.Unlock()
 	for i, b := range bearers {

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/paycli/paycli/internal/cli/sandboxcmd"
 	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/sandboxmode"
 	"github.com/spf13/cobra"
 )
 
@@ -77,7 +77,7 @@ func environmentHelp() string {
 		}
 		settings = append(settings, envVar{k.Env(), help})
 	}
-	settings = append(settings, envVar{sandboxcmd.EnvSandbox, "1 runs gateway commands against the local sandbox\n(like --sandbox)"})
+	settings = append(settings, envVar{sandboxmode.EnvSandbox, "1 runs gateway commands against the local sandbox\n(like --sandbox)"})
 
 	var b strings.Builder
 	b.WriteString(`paycli reads the environment variables below. For every setting the

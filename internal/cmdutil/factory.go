@@ -12,6 +12,7 @@ import (
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/render"
+	"github.com/spf13/cobra"
 )
 
 // Factory builds the dependencies commands need. Each field is a function
@@ -34,6 +35,16 @@ type Factory struct {
 	Gateway func() (*gateway.Client, error)
 	// TokenCache is the selected profile's token cache.
 	TokenCache func() (*gateway.FileTokenCache, error)
+	// JournalPath is where the journal of money-moving attempts lives:
+	// <state dir>/paycli/journal.jsonl.
+	JournalPath func() (string, error)
+	// GatewayIdentity names the gateway account the configuration points
+	// at, for the journal (journal.Identity of the base URL and app_id; in
+	// sandbox mode, of the sandbox's state folder, whatever port serves it).
+	GatewayIdentity func() (string, error)
+	// SandboxMode reports whether cmd runs against the sandbox (--sandbox
+	// or PAYCLI_SANDBOX); nil means never.
+	SandboxMode func(cmd *cobra.Command) (bool, error)
 
 	closersMu sync.Mutex
 	closers   []func() error

@@ -91,14 +91,17 @@ type WalletPayRequest struct {
 // service_status / service_payment_method (the gateway's documentation) or
 // sipay_status / sipay_payment_method (the live gateway).
 type WalletPayResult struct {
-	ServiceStatus                int
-	OrderNo                      string
-	OrderID                      string
-	InvoiceID                    string
-	ServicePaymentMethod         string
-	CreditCardNo                 string
-	TransactionType              string
-	PaymentStatus                int
+	ServiceStatus        int
+	OrderNo              string
+	OrderID              string
+	InvoiceID            string
+	ServicePaymentMethod string
+	CreditCardNo         string
+	TransactionType      string
+	PaymentStatus        int
+	// HasPaymentStatus: the answer held payment_status (0 then means 0,
+	// not absent).
+	HasPaymentStatus             bool
 	PaymentMethod                string
 	ErrorCode                    int
 	Error                        string
@@ -125,7 +128,7 @@ type walletPayWire struct {
 	SipayPaymentMethod           *flexString      `json:"sipay_payment_method"`
 	CreditCardNo                 flexString       `json:"credit_card_no"`
 	TransactionType              flexString       `json:"transaction_type"`
-	PaymentStatus                flexInt          `json:"payment_status"`
+	PaymentStatus                *flexInt         `json:"payment_status"`
 	PaymentMethod                flexString       `json:"payment_method"`
 	ErrorCode                    flexInt          `json:"error_code"`
 	Error                        flexString       `json:"error"`
@@ -157,7 +160,8 @@ func (r *WalletPayResult) UnmarshalJSON(data []byte) error {
 		ServicePaymentMethod:         string(firstOf(w.ServicePaymentMethod, w.SipayPaymentMethod)),
 		CreditCardNo:                 string(w.CreditCardNo),
 		TransactionType:              string(w.TransactionType),
-		PaymentStatus:                int(w.PaymentStatus),
+		PaymentStatus:                int(firstOf(w.PaymentStatus, nil)),
+		HasPaymentStatus:             w.PaymentStatus != nil,
 		PaymentMethod:                string(w.PaymentMethod),
 		ErrorCode:                    int(w.ErrorCode),
 		Error:                        string(w.Error),

@@ -112,6 +112,9 @@ type Entry struct {
 	// Card is masked: "435508******4358".
 	Card   string `json:"card"`
 	Wallet string `json:"wallet,omitempty"`
+	// Ref is the operation's own reference for the attempt, chosen by paycli
+	// before sending (a refund's refund_transaction_id); empty for walletpay.
+	Ref string `json:"ref,omitempty"`
 	// Outcome, StatusCode, OrderNo and Message are set on outcome lines.
 	Outcome    string `json:"outcome,omitempty"`
 	StatusCode *int   `json:"status_code,omitempty"`

@@ -40,6 +40,9 @@ type ServerOptions struct {
 	// Timeouts bound slow and idle clients; zero fields take the
 	// DefaultTimeouts() values.
 	Timeouts Timeouts
+	// Wrap, when set, wraps the gateway's handler (`paycli sandbox serve
+	// --latency` delays every answer with it).
+	Wrap func(http.Handler) http.Handler
 }
 
 // Timeouts bound how long the server waits on a client, so that slow or
@@ -99,12 +102,16 @@ func StartServer(ln net.Listener, opts ServerOptions) (*Server, error) {
 		store.Close()
 		return nil, err
 	}
+	var handler http.Handler = g
+	if opts.Wrap != nil {
+		handler = opts.Wrap(g)
+	}
 	timeouts := opts.Timeouts.orDefaults()
 	s := &Server{
 		BaseURL: "http://" + dialAddr(ln.Addr()) + Base,
 		store:   store,
 		http: &http.Server{
-			Handler:           g,
+			Handler:           handler,
 			ReadHeaderTimeout: timeouts.ReadHeader,
 			ReadTimeout:       timeouts.Read,
 			IdleTimeout:       timeouts.Idle,

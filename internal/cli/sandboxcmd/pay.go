@@ -20,6 +20,7 @@ import (
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/sandbox"
+	"github.com/paycli/paycli/internal/sandboxmode"
 	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
 )
@@ -60,7 +61,7 @@ type PayResult struct {
 // NewCmdPay builds `paycli sandbox pay`.
 func NewCmdPay(f *cmdutil.Factory, runF func(context.Context, *PayOptions) error) *cobra.Command {
 	opts := &PayOptions{IO: f.IOStreams, Format: f.OutputFormat, BaseURL: func(ctx context.Context) (string, error) {
-		cfg, err := Overlay(ctx, f, &config.Config{})
+		cfg, err := sandboxmode.Overlay(ctx, sandboxmode.OverlayOptions{LookupEnv: f.LookupEnv, Now: f.Now, AddCloser: f.AddCloser}, &config.Config{})
 		if err != nil {
 			return "", err
 		}

@@ -1,14 +1,11 @@
 // Package sandboxcmd implements `paycli sandbox` (serve, credentials,
-// wallet-token, reset) and the global --sandbox mode that points any
-// gateway command at the local emulator of internal/sandbox.
+// wallet-token, reset, bench, soak). The global --sandbox mode that points
+// any gateway command at the emulator is internal/sandboxmode.
 package sandboxcmd
 
 import (
-	"fmt"
-	"path/filepath"
-
 	"github.com/paycli/paycli/internal/cmdutil"
-	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/sandboxmode"
 	"github.com/spf13/cobra"
 )
 
@@ -45,21 +42,10 @@ otherwise an emulator started inside paycli for the one command.`,
 	return cmd
 }
 
-// DefaultStateDir is the sandbox's state folder: <state dir>/paycli/sandbox
-// (config.StateDir: $XDG_STATE_HOME, else $HOME/.local/state, read through
-// the injected environment so tests are hermetic).
-func DefaultStateDir(lookupEnv func(string) (string, bool)) (string, error) {
-	dir, err := config.StateDir(config.LoadOptions{LookupEnv: lookupEnv})
-	if err != nil {
-		return "", fmt.Errorf("%w; or pass --state", err)
-	}
-	return filepath.Join(dir, "sandbox"), nil
-}
-
 // stateDir returns flagValue, or the default state folder.
 func stateDir(f *cmdutil.Factory, flagValue string) (string, error) {
 	if flagValue != "" {
 		return flagValue, nil
 	}
-	return DefaultStateDir(f.LookupEnv)
+	return sandboxmode.DefaultStateDir(f.LookupEnv)
 }

@@ -33,6 +33,8 @@ type ServeOptions struct {
 	FaultSeed uint64
 	// FaultDelay is how long a random delay fault waits.
 	FaultDelay time.Duration
+	// Latency is a fixed wait before each answer, as of a distant gateway.
+	Latency time.Duration
 	// NewSeed makes a seed when FaultSeed is 0.
 	NewSeed func() uint64
 	// LockTimeout bounds the wait for another process using the state.
@@ -66,10 +68,15 @@ at random, for that fraction of API requests, so that unmodified clients meet
 them; each fault it injects is logged on stderr.
 
 With --no-partial-refunds the sandbox plays a merchant that may only refund a
-sale whole, at once: any other refund is answered 110.`,
+sale whole, at once: any other refund is answered 110.
+
+--latency waits that long before handling each request, like a gateway on
+the other side of the world: it is how the batch runner's --parallel is
+measured (docs/performance.md).`,
 		Example: `  paycli sandbox serve
   paycli sandbox serve --addr 127.0.0.1:0 --state ./sandbox-state --faults
-  paycli sandbox serve --faults --fault-rate 0.2 --fault-seed 7`,
+  paycli sandbox serve --faults --fault-rate 0.2 --fault-seed 7
+  paycli sandbox serve --latency 50ms`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir, err := stateDir(f, state)
@@ -93,6 +100,9 @@ sale whole, at once: any other refund is answered 110.`,
 			if opts.FaultDelay <= 0 {
 				return cmdutil.UsageErrorf("invalid --fault-delay %v: want a positive duration, e.g. 5s", opts.FaultDelay)
 			}
+			if opts.Latency < 0 {
+				return cmdutil.UsageErrorf("invalid --latency %v: want a duration of 0 or more, e.g. 50ms", opts.Latency)
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -107,6 +117,8 @@ sale whole, at once: any other refund is answered 110.`,
 	cmd.Flags().Uint64Var(&opts.FaultSeed, "fault-seed", 0, "seed of the random faults (default: a random seed, printed)")
 	cmd.Flags().DurationVar(&opts.FaultDelay, "fault-delay", 5*time.Second, "how long a random delay fault waits")
 	cmd.Flags().BoolVar(&opts.NoPartialRefunds, "no-partial-refunds", false, "refuse partial refunds (status_code 110), as for a merchant without them")
+	cmd.Flags().DurationVar(&opts.Latency, "latency", 0, "wait this long before answering each request, e.g. 50ms")
+	_ = cmd.RegisterFlagCompletionFunc("latency", noValueCompletion)
 	_ = cmd.RegisterFlagCompletionFunc("fault-rate", noValueCompletion)
 	_ = cmd.RegisterFlagCompletionFunc("fault-seed", noValueCompletion)
 	_ = cmd.RegisterFlagCompletionFunc("fault-delay", noValueCompletion)
@@ -152,6 +164,7 @@ func ServeRun(ctx context.Context, opts *ServeOptions) error {
 		StateDir:    opts.StateDir,
 		LockTimeout: opts.LockTimeout,
 		Gateway:     gopts,
+		Wrap:        withLatency(opts.Latency),
 	})
 	if errors.Is(err, sandbox.ErrLocked) {
 		return cmdutil.WithKind(cmdutil.KindUnavailable, sandbox.LockedError(opts.StateDir),
@@ -171,6 +184,9 @@ func ServeRun(ctx context.Context, opts *ServeOptions) error {
 	fmt.Fprintf(w, "  app_secret:   %s\n", sandbox.AppSecret)
 	fmt.Fprintf(w, "  merchant_key: %s\n", sandbox.MerchantKey)
 	fmt.Fprintf(w, "  state:        %s\n", opts.StateDir)
+	if opts.Latency > 0 {
+		fmt.Fprintf(w, "  latency:      %s before each answer\n", opts.Latency)
+	}
 	if opts.Faults {
 		fmt.Fprintf(w, "  faults:       on (%s header)\n", sandbox.FaultHeader)
 		if gopts.PickFault != nil {
@@ -195,4 +211,24 @@ func ServeRun(ctx context.Context, opts *ServeOptions) error {
 	}
 	fmt.Fprintln(w, "paycli sandbox stopped")
 	return nil
+}
+
+// withLatency delays each request by d before it is handled (nil for 0).
+// The wait ends early when the client goes away.
+func withLatency(d time.Duration) func(http.Handler) http.Handler {
+	if d <= 0 {
+		return nil
+	}
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			t := time.NewTimer(d)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
 }

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paycli/paycli/internal/cli/sandboxcmd"
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
@@ -88,7 +87,7 @@ transaction with that invoice id, 7 still pending.`,
 			if err := invoiceid.Check(opts.Invoice); err != nil {
 				return cmdutil.UsageErrorf("invalid --invoice: %w", err)
 			}
-			flags, err := GatewayFlags(cmd, f.LookupEnv)
+			flags, err := f.GatewayFlags(cmd)
 			if err != nil {
 				return err
 			}
@@ -216,7 +215,7 @@ func reportPending(ctx context.Context, opts *Options, format render.Format, e *
 // pendingError is exit 7 for a transaction that is still pending.
 func pendingError(opts *Options, code int, when string) error {
 	invoice := opts.Invoice
-	hint := "Check again later, or watch it with: " + CommandLine(invoice, append(slices.Clone(opts.Flags), "--watch"))
+	hint := "Check again later, or watch it with: " + cmdutil.StatusCommandLine(invoice, append(slices.Clone(opts.Flags), "--watch"))
 	return cmdutil.WithKind(cmdutil.KindOutcomeUnknown,
 		fmt.Errorf("invoice %s is still pending (status_code %d)%s; the outcome is not known yet", invoice, code, when), hint)
 }
@@ -237,43 +236,4 @@ func Fields(r *gateway.CheckStatusResult) []render.Field {
 		render.StringField("payment_reason_code", r.PaymentReasonCode),
 	}
 	return append(fs, render.ExtraFields(r.Extra)...)
-}
-
-// CommandLine is the `paycli status` command line for invoice, with flags
-// after it, each quoted for a POSIX shell when it needs quoting, so that
-// it can be pasted as is.
-func CommandLine(invoice string, flags []string) string {
-	parts := []string{"paycli", "status", "--invoice", shellQuote(invoice)}
-	for _, f := range flags {
-		parts = append(parts, shellQuote(f))
-	}
-	return strings.Join(parts, " ")
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,:/@%+=") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// GatewayFlags returns the global flags of cmd that chose the gateway, as a
-// suggested command must repeat them: --profile NAME when given, and
-// --sandbox in sandbox mode (the flag or PAYCLI_SANDBOX).
-func GatewayFlags(cmd *cobra.Command, lookupEnv func(string) (string, bool)) ([]string, error) {
-	var out []string
-	if fl := cmd.Flag("profile"); fl != nil && fl.Changed {
-		out = append(out, "--profile", fl.Value.String())
-	}
-	if lookupEnv == nil {
-		lookupEnv = func(string) (string, bool) { return "", false }
-	}
-	on, err := sandboxcmd.Enabled(cmd, lookupEnv)
-	if err != nil {
-		return nil, err
-	}
-	if on {
-		out = append(out, "--sandbox")
-	}
-	return out, nil
 }

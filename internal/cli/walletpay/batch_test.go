@@ -1,20 +1,22 @@
 package walletpay
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/moneyop"
 )
 
 // TestPlanBatch: what is decided before anything is sent — bad lines,
 // invoices repeated within the batch, and resuming from the journal.
 func TestPlanBatch(t *testing.T) {
 	tok := sandboxToken(t, "150.00")
+	// A wallet token pays once: every line that may be sent has its own.
 	line := func(invoice string) string {
-		return fmt.Sprintf(`{"invoice":%q,"token":%q,"name":"Ada","surname":"Lovelace","email":"ada@example.com"}`, invoice, tok)
+		return fmt.Sprintf(`{"invoice":%q,"token":%q,"name":"Ada","surname":"Lovelace","email":"ada@example.com"}`, invoice, sandboxToken(t, "150.00"))
 	}
 	input := strings.Join([]string{
 		line("NEW-1"),
@@ -29,20 +31,25 @@ func TestPlanBatch(t *testing.T) {
 		`{"invoice":"BAD-EMAIL","token":"` + tok + `","name":"Ada","surname":"Lovelace","email":"nope"}`,
 		line("NEW-2") + " {}",
 	}, "\n")
-	code := 100
-	states := journal.ByInvoice([]journal.Attempt{
-		{Intent: journal.Entry{Profile: "p", Invoice: "PAID-1"}, Outcome: &journal.Entry{Outcome: journal.Succeeded, StatusCode: &code, OrderNo: "VP1"}},
-		// a later run sent it again and was told it was a duplicate
-		{Intent: journal.Entry{Profile: "p", Invoice: "PAID-1"}, Outcome: &journal.Entry{Outcome: journal.Duplicate}},
-		{Intent: journal.Entry{Profile: "p", Invoice: "UNKNOWN-1"}},
-		{Intent: journal.Entry{Profile: "p", Invoice: "DECLINED-1"}, Outcome: &journal.Entry{Outcome: journal.Declined}},
-	}, journal.Scope{Kind: journal.KindWalletPay, Profile: "p"})
 	fx := newFixture(t)
-	p, err := newPayer(fx.opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := planBatch([]byte(input), p, states, []string{"--sandbox"})
+	cfg, _ := fx.opts.Config()
+	client, _ := fx.opts.Gateway()
+	id := journal.Identity(client.BaseURL(), cfg.AppID)
+	code := 100
+	writeJournal(t, fx.journal, []journal.Attempt{
+		{Intent: journal.Entry{Attempt: "a1", Kind: journal.KindWalletPay, Gateway: id, Profile: "test", Invoice: "PAID-1"},
+			Outcome: &journal.Entry{Outcome: journal.Succeeded, StatusCode: &code, OrderNo: "VP1"}},
+		// a later run sent it again and was told it was a duplicate
+		{Intent: journal.Entry{Attempt: "a2", Kind: journal.KindWalletPay, Gateway: id, Profile: "test", Invoice: "PAID-1"},
+			Outcome: &journal.Entry{Outcome: journal.Duplicate}},
+		{Intent: journal.Entry{Attempt: "a3", Kind: journal.KindWalletPay, Gateway: id, Profile: "test", Invoice: "UNKNOWN-1"}},
+		{Intent: journal.Entry{Attempt: "a4", Kind: journal.KindWalletPay, Gateway: id, Profile: "test", Invoice: "DECLINED-1"},
+			Outcome: &journal.Entry{Outcome: journal.Declined}},
+	})
+	fx.in.WriteString(input)
+	fx.opts.Batch, fx.opts.Yes, fx.opts.Parallel = "-", true, 1
+	fx.opts.StatusFlags = []string{"--sandbox"}
+	_ = Run(t.Context(), fx.opts)
 	want := []string{
 		"1 NEW-1 send",
 		"3 X invalid line 3: unknown key \"e-mail\"; the keys are invoice, token, name, surname, email",
@@ -55,60 +62,65 @@ func TestPlanBatch(t *testing.T) {
 		"10 BAD-EMAIL invalid line 10: invalid email: not an e-mail address like name@example.com",
 		"11 NEW-2 invalid line 11: more than one JSON value on the line",
 	}
-	if len(lines) != len(want) {
-		t.Fatalf("%d lines planned, want %d", len(lines), len(want))
+	results := batchResults(t, fx.out.String())
+	if len(results) != len(want) {
+		t.Fatalf("%d results, want %d:\n%s", len(results), len(want), fx.out)
 	}
-	for i, l := range lines {
-		got := fmt.Sprintf("%d %s send", l.result.Line, l.result.Invoice)
-		if l.payment == nil {
+	for i, r := range results {
+		got := fmt.Sprintf("%d %s send", r.Line, r.Invoice)
+		if r.Outcome != journal.Succeeded {
 			msg := ""
-			if l.result.Error != nil {
-				msg = *l.result.Error
+			if r.Error != nil {
+				msg = *r.Error
 			}
-			got = fmt.Sprintf("%d %s %s %s", l.result.Line, l.result.Invoice, l.result.Outcome, msg)
+			got = fmt.Sprintf("%d %s %s %s", r.Line, r.Invoice, r.Outcome, msg)
 		}
 		if got != want[i] {
 			t.Errorf("line %d:\n got %s\nwant %s", i, got, want[i])
 		}
 	}
-	if o := lines[4].result.OrderNo; o == nil || *o != "VP1" {
+	if o := results[4].OrderNo; o == nil || *o != "VP1" {
 		t.Errorf("skipped line lost its order number")
+	}
+	if fx.pays.Load() != 2 {
+		t.Errorf("%d payments sent, want 2 (NEW-1, DECLINED-1)", fx.pays.Load())
 	}
 }
 
-func TestMostSerious(t *testing.T) {
-	tests := []struct {
-		outcomes []string
-		want     cmdutil.Kind
-		some     bool
-	}{
-		{[]string{"succeeded", "skipped"}, 0, false},
-		{[]string{"duplicate", "succeeded"}, cmdutil.KindDuplicate, true},
-		{[]string{"duplicate", "invalid"}, cmdutil.KindRejected, true},
-		{[]string{"rejected", "declined", "duplicate"}, cmdutil.KindDeclined, true},
-		{[]string{"declined", "unknown", "not_sent"}, cmdutil.KindOutcomeUnknown, true},
-		{[]string{"declined", "not_sent"}, cmdutil.KindUnavailable, true},
+// writeJournal writes attempts as journal lines.
+func writeJournal(t *testing.T, path string, attempts []journal.Attempt) {
+	t.Helper()
+	j, err := journal.Open(path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		var lines []*batchLine
-		for _, o := range tt.outcomes {
-			lines = append(lines, &batchLine{result: BatchResult{Outcome: o}})
+	defer j.Close()
+	for _, a := range attempts {
+		a.Intent.Type = journal.TypeIntent
+		if err := j.Append(a.Intent); err != nil {
+			t.Fatal(err)
 		}
-		if k, ok := mostSerious(lines); k != tt.want || ok != tt.some {
-			t.Errorf("%v: %v %v, want %v %v", tt.outcomes, k, ok, tt.want, tt.some)
+		if a.Outcome != nil {
+			o := a.Intent
+			o.Type, o.Outcome, o.StatusCode, o.OrderNo = journal.TypeOutcome, a.Outcome.Outcome, a.Outcome.StatusCode, a.Outcome.OrderNo
+			if err := j.Append(o); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
+}
 
-	// Refused credentials (a rejection with HTTP 401 / status_code 30) rank
-	// just below an unknown outcome: nothing was processed, and every line
-	// meets the same refusal until the profile is fixed.
-	refused := []*batchLine{{result: BatchResult{Outcome: "declined"}}, {result: BatchResult{Outcome: "rejected"}, refused: true}}
-	if k, _ := mostSerious(refused); k != cmdutil.KindAuth {
-		t.Errorf("refused credentials: %v, want KindAuth", k)
+func batchResults(t *testing.T, out string) []moneyop.BatchResult {
+	t.Helper()
+	var rs []moneyop.BatchResult
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r moneyop.BatchResult
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("result line %q: %v", l, err)
+		}
+		rs = append(rs, r)
 	}
-	if k, _ := mostSerious(append(refused, &batchLine{result: BatchResult{Outcome: "unknown"}})); k != cmdutil.KindOutcomeUnknown {
-		t.Errorf("refused credentials and an unknown outcome: %v, want KindOutcomeUnknown", k)
-	}
+	return rs
 }
 
 // TestBatchProgressOnlyOnATerminal: the bar goes to stderr when it is a

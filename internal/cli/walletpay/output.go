@@ -1,11 +1,6 @@
 package walletpay
 
 import (
-	"context"
-	"errors"
-	"fmt"
-
-	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/render"
 )
@@ -39,19 +34,4 @@ func ResultFields(r *gateway.WalletPayResult) []render.Field {
 		render.StringField("payment_reason_code_detail", r.PaymentReasonCodeDetail),
 	}
 	return append(fs, render.ExtraFields(r.Extra)...)
-}
-
-func writeResult(ctx context.Context, opts *Options, format render.Format, r *gateway.WalletPayResult) error {
-	if r == nil {
-		r = &gateway.WalletPayResult{}
-	}
-	err := opts.JSON.WriteFields(ctx, opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, ResultFields(r))
-	// The payment went through whatever the filter does: a failing --jq
-	// must not turn a charge into an exit code that says otherwise.
-	var jqErr *cmdutil.JQError
-	if errors.As(err, &jqErr) {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: the payment succeeded (invoice %s, order %s), but %v\n", r.InvoiceID, r.OrderNo, jqErr)
-		return nil
-	}
-	return err
 }

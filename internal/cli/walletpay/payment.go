@@ -1,7 +1,9 @@
 package walletpay
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/mail"
@@ -9,10 +11,11 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/moneyop"
+	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/wallettoken"
 )
 
@@ -25,25 +28,65 @@ type input struct {
 	Email   string `json:"email"`
 }
 
-// payment is an input that passed every check made before sending.
+// payment is an input that passed the checks made before anything exists;
+// claims is the token's content, decoded but not yet checked for expiry.
 type payment struct {
 	input
 	claims *wallettoken.Claims
 }
 
-// fieldError is a problem with one field of the input; field is the flag
-// name without dashes (the batch key is the same word).
-type fieldError struct {
-	field string
-	err   error
+// operation is walletPay on the money-moving pipeline.
+type operation struct {
+	// now is the clock the token's expiry is checked against.
+	now func() time.Time
 }
 
-func (e *fieldError) Error() string { return fmt.Sprintf("invalid %s: %v", e.field, e.err) }
-func (e *fieldError) Unwrap() error { return e.err }
+var _ moneyop.Operation[*payment, gateway.WalletPayRequest, *gateway.WalletPayResult] = operation{}
 
-// check validates an input at now, in the order a person would fix it. The
-// e-mail is never quoted: errors may end up in logs and batch output.
-func check(in input, now time.Time) (*payment, error) {
+func (operation) Kind() string { return journal.KindWalletPay }
+
+func (operation) Invoice(pm *payment) string {
+	if pm == nil {
+		return ""
+	}
+	return pm.Invoice
+}
+
+// ParseLine reads one batch line; unknown keys are refused so that a
+// misspelt key is not silently a missing field.
+func (operation) ParseLine(text []byte) (*payment, error) {
+	pm := &payment{}
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&pm.input); err != nil {
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &syn):
+			return pm, fmt.Errorf("not a JSON object (offset %d)", syn.Offset)
+		case errors.As(err, &typ) && typ.Field != "":
+			return pm, fmt.Errorf("%s must be a string", typ.Field)
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			return pm, fmt.Errorf("unknown key %s; the keys are invoice, token, name, surname, email", strings.TrimPrefix(err.Error(), "json: unknown field "))
+		}
+		return pm, errors.New("not a JSON object")
+	}
+	if dec.More() {
+		return pm, errors.New("more than one JSON value on the line")
+	}
+	return pm, nil
+}
+
+func fieldErr(field, msg string) error {
+	return &moneyop.FieldError{Field: field, Err: errors.New(msg)}
+}
+
+// Check validates an input in the order a person would fix it. The e-mail
+// is never quoted: errors may end up in logs and batch output. The token
+// is decoded here (a token that is not one is bad input); its expiry is
+// checked in Prepare, once the journal has had its say.
+func (operation) Check(pm *payment) (*payment, error) {
+	in := pm.input
 	in.Invoice = strings.TrimSpace(in.Invoice)
 	in.Name = strings.TrimSpace(in.Name)
 	in.Surname = strings.TrimSpace(in.Surname)
@@ -51,68 +94,89 @@ func check(in input, now time.Time) (*payment, error) {
 	in.Token = strings.TrimSpace(in.Token)
 	switch {
 	case in.Invoice == "":
-		return nil, &fieldError{"invoice", errors.New("the invoice id is empty")}
+		return nil, fieldErr("invoice", "the invoice id is empty")
 	case strings.Contains(in.Invoice, "|"):
-		return nil, &fieldError{"invoice", errors.New("an invoice id may not contain '|' (it separates the hash_key's fields)")}
+		return nil, fieldErr("invoice", "an invoice id may not contain '|' (it separates the hash_key's fields)")
 	case hasControl(in.Invoice):
-		return nil, &fieldError{"invoice", errors.New("the invoice id holds control characters")}
+		return nil, fieldErr("invoice", "the invoice id holds control characters")
 	case in.Name == "":
-		return nil, &fieldError{"name", errors.New("the payer's first name is empty")}
+		return nil, fieldErr("name", "the payer's first name is empty")
 	case in.Surname == "":
-		return nil, &fieldError{"surname", errors.New("the payer's last name is empty")}
+		return nil, fieldErr("surname", "the payer's last name is empty")
 	case hasControl(in.Name) || hasControl(in.Surname):
-		return nil, &fieldError{"name", errors.New("the payer's name holds control characters")}
+		return nil, fieldErr("name", "the payer's name holds control characters")
 	case in.Email == "":
-		return nil, &fieldError{"email", errors.New("the payer's e-mail is empty")}
+		return nil, fieldErr("email", "the payer's e-mail is empty")
 	}
 	if addr, err := mail.ParseAddress(in.Email); err != nil || addr.Address != in.Email || !strings.Contains(addr.Address[strings.LastIndex(addr.Address, "@"):], ".") {
-		return nil, &fieldError{"email", errors.New("not an e-mail address like name@example.com")}
+		return nil, fieldErr("email", "not an e-mail address like name@example.com")
 	}
 	if in.Token == "" {
-		return nil, &fieldError{"token", errors.New("the wallet token is empty")}
+		return nil, fieldErr("token", "the wallet token is empty")
 	}
 	claims, err := wallettoken.Parse(in.Token)
 	if err != nil {
-		return nil, &fieldError{"token", err}
-	}
-	if err := claims.CheckExpiry(now); err != nil {
-		return nil, &fieldError{"token", err}
+		return nil, &moneyop.FieldError{Field: "token", Err: err}
 	}
 	return &payment{input: in, claims: claims}, nil
 }
 
 func hasControl(s string) bool { return strings.IndexFunc(s, unicode.IsControl) >= 0 }
 
-// payer holds what every payment of a run shares.
-type payer struct {
-	cfg     *config.Config
-	client  *gateway.Client
-	journal *journal.Journal
-	now     func() time.Time
-	newID   func() string
-	hashKey func(plaintext string) (string, error)
+// Prepare checks the token's expiry: it is what goes stale between the
+// moment a batch was written and the moment a line is sent.
+func (op operation) Prepare(_ context.Context, _ *moneyop.Env, pm *payment) (*payment, error) {
+	if err := pm.claims.CheckExpiry(op.now()); err != nil {
+		return nil, &moneyop.FieldError{Field: "token", Err: err}
+	}
+	return pm, nil
 }
 
-// request builds the walletPay request, hash_key included. The wallet type
+func (operation) Describe(_ *moneyop.Env, pm *payment) moneyop.Description {
+	c := pm.claims
+	rows := [][2]string{
+		{"Amount", c.Amount + " " + c.Currency},
+		{"Card", c.Card.Display()},
+	}
+	if c.Wallet != "" {
+		rows = append(rows, [2]string{"Wallet", c.Wallet})
+	}
+	rows = append(rows,
+		[2]string{"Invoice", pm.Invoice},
+		[2]string{"Payer", pm.Name + " " + pm.Surname},
+	)
+	return moneyop.Description{
+		Title:    "Wallet payment",
+		Rows:     rows,
+		Prompt:   fmt.Sprintf("Charge %s %s to %s?", c.Amount, c.Currency, c.Card.Display()),
+		Amount:   c.Amount,
+		Currency: c.Currency,
+		Card:     c.Card.Masked(),
+		Wallet:   c.Wallet,
+		Secrets:  []string{pm.Token, pm.Email},
+	}
+}
+
+// Request builds the walletPay request, hash_key included. The wallet type
 // is never sent: the gateway learns it from the wallet provider.
-func (p *payer) request(pm *payment) (gateway.WalletPayRequest, error) {
+func (operation) Request(env *moneyop.Env, pm *payment) (gateway.WalletPayRequest, error) {
 	layout, _ := hashkey.LookupLayout("walletpay")
 	plain, err := layout.Plaintext(map[string]string{
 		"total":         pm.claims.Amount,
 		"installment":   "1",
 		"currency_code": pm.claims.Currency,
-		"merchant_key":  p.cfg.MerchantKey,
+		"merchant_key":  env.Config.MerchantKey,
 		"invoice_id":    pm.Invoice,
 	})
 	if err != nil {
 		return gateway.WalletPayRequest{}, err
 	}
-	hk, err := p.hashKey(plain)
+	hk, err := env.HashKey(plain)
 	if err != nil {
 		return gateway.WalletPayRequest{}, err
 	}
 	return gateway.WalletPayRequest{
-		MerchantKey:          p.cfg.MerchantKey,
+		MerchantKey:          env.Config.MerchantKey,
 		HashKey:              hk,
 		InvoiceID:            pm.Invoice,
 		WalletTransientToken: pm.Token,
@@ -122,109 +186,73 @@ func (p *payer) request(pm *payment) (gateway.WalletPayRequest, error) {
 	}, nil
 }
 
-// attemptResult is what one attempt came to.
-type attemptResult struct {
-	class      string
-	statusCode *int
-	orderNo    string
-	data       *gateway.WalletPayResult
-	// err is the gateway's error (nil on success).
-	err error
-	// journalErr is set when the outcome line could not be written.
-	journalErr error
+func (operation) DryRun(env *moneyop.Env, req gateway.WalletPayRequest) (gateway.RequestDump, error) {
+	return env.Client.DryRunWalletPay(req)
 }
 
-// errJournal marks a failure to write the intent: nothing was sent.
-var errJournal = errors.New("cannot record the attempt in the payment journal; nothing was sent")
-
-// pay makes one attempt: intent line, the request, outcome line. The
-// request runs under ctx; the journal writes do not, so that an attempt cut
-// off by Ctrl-C or the time limit still records its (unknown) outcome.
-func (p *payer) pay(ctx context.Context, pm *payment) (attemptResult, error) {
-	req, err := p.request(pm)
-	if err != nil {
-		return attemptResult{}, err
-	}
-	entry := journal.Entry{
-		Type:     journal.TypeIntent,
-		Attempt:  p.newID(),
-		Time:     p.now().UTC(),
-		Profile:  p.cfg.Profile,
-		BaseURL:  p.client.BaseURL(),
-		Invoice:  pm.Invoice,
-		Amount:   pm.claims.Amount,
-		Currency: pm.claims.Currency,
-		Card:     pm.claims.Card.Masked(),
-		Wallet:   pm.claims.Wallet,
-	}
-	if err := p.journal.Append(entry); err != nil {
-		return attemptResult{}, fmt.Errorf("%w: %v", errJournal, err)
-	}
-	data, err := p.client.WalletPay(ctx, req)
-	res := classify(data, err)
-	entry.Type = journal.TypeOutcome
-	entry.Time = p.now().UTC()
-	entry.Outcome, entry.StatusCode, entry.OrderNo = res.class, res.statusCode, res.orderNo
-	if err != nil {
-		entry.Message = scrub(err.Error(), pm)
-	} else if data != nil {
-		entry.Message = scrub(data.Error, pm)
-	}
-	res.journalErr = p.journal.Append(entry)
-	return res, nil
+func (operation) Send(ctx context.Context, env *moneyop.Env, req gateway.WalletPayRequest) (*gateway.WalletPayResult, error) {
+	return env.Client.WalletPay(ctx, req)
 }
 
-// classify turns a walletPay's answer into an outcome class.
-func classify(data *gateway.WalletPayResult, err error) attemptResult {
-	if err == nil {
-		code := gateway.StatusSuccess
-		r := attemptResult{class: journal.Succeeded, statusCode: &code, data: data}
-		if data != nil {
-			r.orderNo = data.OrderNo
-			if r.orderNo == "" {
-				r.orderNo = data.OrderID
-			}
-		}
-		return r
+// Classify turns a walletPay's answer into an outcome. A success answer
+// (status_code 100) is believed only when its own data agrees; otherwise
+// the card may or may not have been charged, and the outcome is unknown.
+func (operation) Classify(pm *payment, data *gateway.WalletPayResult, err error) moneyop.Outcome {
+	if err != nil {
+		return moneyop.ClassifyError(gateway.EndpointWalletPay, err)
 	}
-	r := attemptResult{err: err}
-	var apiErr *gateway.APIError
-	if errors.As(err, &apiErr) && apiErr.Endpoint != gateway.EndpointWalletPay && errors.Is(err, gateway.ErrUnavailable) {
-		// The token call before walletPay was answered, but with a 5xx
-		// page or an unreadable body: walletPay was never sent, for want
-		// of a gateway (exit 8), as when the token call cannot connect.
-		r.class = journal.NotSent
-		return r
+	code := gateway.StatusSuccess
+	o := moneyop.Outcome{Class: journal.Succeeded, StatusCode: &code}
+	if data == nil {
+		data = &gateway.WalletPayResult{}
 	}
-	if apiErr != nil {
-		if apiErr.HasStatusCode {
-			code := apiErr.StatusCode
-			r.statusCode = &code
-		}
-		r.orderNo = apiErr.OrderNo
+	o.OrderNo = data.OrderNo
+	if o.OrderNo == "" {
+		o.OrderNo = data.OrderID
 	}
+	o.Message = data.Error
+	if why := disagreement(pm, data); why != "" {
+		o.Class = journal.Unknown
+		o.Why = "the gateway answered status_code 100 but " + why
+		o.Err = fmt.Errorf("%w: %s", gateway.ErrOutcomeUnknown, o.Why)
+	}
+	return o
+}
+
+// disagreement says how a success answer contradicts itself or the
+// request, or "" when it does not. Fields the answer leaves out are not
+// held against it (some gateways omit payment_status and error_code).
+func disagreement(pm *payment, d *gateway.WalletPayResult) string {
 	switch {
-	case errors.Is(err, gateway.ErrOutcomeUnknown), errors.Is(err, gateway.ErrPending):
-		r.class = journal.Unknown
-	case errors.Is(err, gateway.ErrDuplicateInvoice):
-		r.class = journal.Duplicate
-	case errors.Is(err, gateway.ErrDeclined):
-		r.class = journal.Declined
-	case apiErr != nil:
-		r.class = journal.Rejected
-	default:
-		r.class = journal.NotSent
+	case d.HasPaymentStatus && d.PaymentStatus != 1:
+		return fmt.Sprintf("its payment_status is %d, not 1%s", d.PaymentStatus, errorText(d))
+	case d.ErrorCode != 0 && d.ErrorCode != gateway.StatusSuccess:
+		return fmt.Sprintf("its error_code is %d, not 100%s", d.ErrorCode, errorText(d))
+	case d.InvoiceID != "" && pm != nil && d.InvoiceID != pm.Invoice:
+		return fmt.Sprintf("it names invoice %q, not the one sent", d.InvoiceID)
+	case d.OrderNo == "" && d.OrderID == "":
+		return "it holds no order_no"
 	}
-	return r
+	return ""
 }
 
-// scrub removes what the journal and batch output must never hold from a
-// message: the token and the e-mail, should a gateway text echo them.
-func scrub(msg string, pm *payment) string {
-	for _, secret := range []string{pm.Token, pm.Email} {
-		if secret != "" {
-			msg = strings.ReplaceAll(msg, secret, "•••")
-		}
+func errorText(d *gateway.WalletPayResult) string {
+	if d.Error == "" {
+		return ""
 	}
-	return msg
+	return fmt.Sprintf(" (%q)", d.Error)
+}
+
+// Result is the payment's fields, and the verdict a person reads on a
+// terminal: "Paid 150.00 TRY from 4355 08•• •••• 4358, order VP…".
+func (operation) Result(pm *payment, data *gateway.WalletPayResult) ([]render.Field, string) {
+	if data == nil {
+		data = &gateway.WalletPayResult{}
+	}
+	order := data.OrderNo
+	if order == "" {
+		order = data.OrderID
+	}
+	verdict := fmt.Sprintf("Paid %s %s from %s, order %s", pm.claims.Amount, pm.claims.Currency, pm.claims.Card.Display(), order)
+	return ResultFields(data), verdict
 }

@@ -1,12 +1,11 @@
 // Package walletpay implements `paycli walletpay`: capture a wallet
 // payment safely, one at a time or as a batch.
 //
-// Safety comes first: everything that can be checked is checked before a
-// request exists (exit 2, nothing sent, nothing journaled); every attempt
-// writes an intent line to the journal before its request leaves and an
-// outcome line after, even when Ctrl-C or the time limit cut it off; and a
-// walletPay is never retried — an unknown outcome is reported (exit 7) with
-// the `paycli status` command that resolves it.
+// The command is a thin adapter over internal/moneyop, the pipeline every
+// money-moving command shares (checks before anything exists, summary and
+// confirmation, dry run, journal intent and outcome, one send, exit codes,
+// the batch runner): this package parses the flags and says what a wallet
+// payment is — its input, checks, request, answer and result.
 package walletpay
 
 import (
@@ -14,29 +13,24 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/paycli/paycli/internal/cli/status"
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
-	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/iostreams"
-	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/moneyop"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/spf13/cobra"
 )
 
 // DefaultParallel is how many batch payments run at once unless told.
-const DefaultParallel = 4
+const DefaultParallel = moneyop.DefaultParallel
 
 // MaxParallel bounds --parallel: the gateway is one merchant's account.
-const MaxParallel = 32
+const MaxParallel = moneyop.MaxParallel
 
 // Options are the inputs of `paycli walletpay`.
 type Options struct {
@@ -49,7 +43,10 @@ type Options struct {
 	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
 	// JournalPath returns where the journal lives.
 	JournalPath func() (string, error)
-	Now         func() time.Time
+	// GatewayIdentity names the gateway account in the journal (nil: the
+	// client's base URL and the app_id).
+	GatewayIdentity func() (string, error)
+	Now             func() time.Time
 	// NewAttemptID names a journal attempt; Random feeds hash_key ivs and
 	// salts. Both are crypto/rand outside tests.
 	NewAttemptID func() string
@@ -74,15 +71,16 @@ type Options struct {
 // NewCmdWalletPay builds `paycli walletpay`.
 func NewCmdWalletPay(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{
-		IO:             f.IOStreams,
-		Config:         f.Config,
-		Format:         f.OutputFormat,
-		Gateway:        f.Gateway,
-		CommandContext: f.CommandContext,
-		JournalPath:    func() (string, error) { return DefaultJournalPath(f.LookupEnv) },
-		Now:            f.Now,
-		NewAttemptID:   NewAttemptID,
-		Random:         rand.Reader,
+		IO:              f.IOStreams,
+		Config:          f.Config,
+		Format:          f.OutputFormat,
+		Gateway:         f.Gateway,
+		CommandContext:  f.CommandContext,
+		JournalPath:     f.JournalPath,
+		GatewayIdentity: f.GatewayIdentity,
+		Now:             f.Now,
+		NewAttemptID:    NewAttemptID,
+		Random:          rand.Reader,
 	}
 	cmd := &cobra.Command{
 		Use:   "walletpay --invoice ID --token TOKEN --name NAME --surname SURNAME --email EMAIL",
@@ -149,7 +147,7 @@ invoice (nothing charged), 7 outcome unknown; see 'paycli help exit-codes'.`,
 			if opts.Parallel < 1 || opts.Parallel > MaxParallel {
 				return cmdutil.UsageErrorf("invalid --parallel %d: use 1 to %d", opts.Parallel, MaxParallel)
 			}
-			flags, err := status.GatewayFlags(cmd, f.LookupEnv)
+			flags, err := f.GatewayFlags(cmd)
 			if err != nil {
 				return err
 			}
@@ -180,15 +178,6 @@ invoice (nothing charged), 7 outcome unknown; see 'paycli help exit-codes'.`,
 	return cmd
 }
 
-// DefaultJournalPath is <state dir>/paycli/journal.jsonl.
-func DefaultJournalPath(lookupEnv func(string) (string, bool)) (string, error) {
-	dir, err := config.StateDir(config.LoadOptions{LookupEnv: lookupEnv})
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, journal.FileName), nil
-}
-
 // NewAttemptID returns a random attempt id (16 hex digits).
 func NewAttemptID() string {
 	var b [8]byte
@@ -197,201 +186,45 @@ func NewAttemptID() string {
 }
 
 // StatusCommand is the command line that tells what happened to invoice.
-func StatusCommand(invoice string, flags []string) string { return status.CommandLine(invoice, flags) }
+func StatusCommand(invoice string, flags []string) string {
+	return cmdutil.StatusCommandLine(invoice, flags)
+}
 
 // Run pays one payment, or a batch.
 func Run(ctx context.Context, opts *Options) error {
-	if opts.Batch != "" {
-		return runBatch(ctx, opts)
+	mo := &moneyop.Options{
+		IO:              opts.IO,
+		Config:          opts.Config,
+		Format:          opts.Format,
+		JSON:            opts.JSON,
+		Gateway:         opts.Gateway,
+		CommandContext:  opts.CommandContext,
+		JournalPath:     opts.JournalPath,
+		GatewayIdentity: opts.GatewayIdentity,
+		Now:             opts.Now,
+		NewAttemptID:    opts.NewAttemptID,
+		Random:          opts.Random,
+		Yes:             opts.Yes,
+		DryRun:          opts.DryRun,
+		Batch:           opts.Batch,
+		Parallel:        opts.Parallel,
+		GatewayFlags:    opts.StatusFlags,
 	}
-	return runSingle(ctx, opts)
+	op := operation{now: opts.Now}
+	if opts.Batch != "" {
+		return moneyop.RunBatch(ctx, mo, op)
+	}
+	token, err := readToken(ctx, opts)
+	if err != nil {
+		return err
+	}
+	return moneyop.RunSingle(ctx, mo, op, &payment{input: input{
+		Invoice: opts.Invoice, Token: token, Name: opts.Name, Surname: opts.Surname, Email: opts.Email,
+	}})
 }
 
 // readToken resolves --token: the token itself, @path, or - for stdin,
 // bounded and interruptible (cmdutil.ReadValue).
 func readToken(ctx context.Context, opts *Options) (string, error) {
 	return cmdutil.ReadValue(ctx, opts.IO.In, "token", opts.Token, "token")
-}
-
-// newPayer builds what payments share: configuration, client, journal.
-// Every failure here happens before anything is sent.
-func newPayer(opts *Options) (*payer, error) {
-	cfg, err := opts.Config()
-	if err != nil {
-		return nil, err
-	}
-	client, err := opts.Gateway()
-	if err != nil {
-		return nil, err
-	}
-	if cfg.MerchantKey == "" {
-		return nil, cmdutil.UsageHint(fmt.Errorf("profile %q has no merchant_key", cfg.Profile),
-			fmt.Sprintf("Run 'paycli config init', or set %s_MERCHANT_KEY.", config.EnvPrefix))
-	}
-	// Batch workers make hash keys in parallel; opts.Random need not be
-	// safe for concurrent use (a test's reader is not).
-	var randomMu sync.Mutex
-	return &payer{
-		cfg:    cfg,
-		client: client,
-		now:    opts.Now,
-		newID:  opts.NewAttemptID,
-		hashKey: func(plain string) (string, error) {
-			randomMu.Lock()
-			defer randomMu.Unlock()
-			return hashkey.GenerateFrom(opts.Random, cfg.AppSecret, plain)
-		},
-	}, nil
-}
-
-// openJournal opens the journal for a payer.
-func openJournal(opts *Options, p *payer) error {
-	path, err := opts.JournalPath()
-	if err == nil {
-		p.journal, err = journal.Open(path)
-	}
-	if err != nil {
-		return fmt.Errorf("%w: %v", errJournal, err)
-	}
-	return nil
-}
-
-func runSingle(ctx context.Context, opts *Options) error {
-	token, err := readToken(ctx, opts)
-	if err != nil {
-		return err
-	}
-	in := input{Invoice: opts.Invoice, Token: token, Name: opts.Name, Surname: opts.Surname, Email: opts.Email}
-	pm, err := check(in, opts.Now())
-	if err != nil {
-		var fe *fieldError
-		if errors.As(err, &fe) {
-			return cmdutil.UsageErrorf("invalid --%s: %v", fe.field, fe.err)
-		}
-		return err
-	}
-	format, err := opts.Format()
-	if err != nil {
-		return err
-	}
-	p, err := newPayer(opts)
-	if err != nil {
-		return err
-	}
-	writeSummary(opts.IO.ErrOut, pm, p)
-
-	if opts.DryRun {
-		req, err := p.request(pm)
-		if err != nil {
-			return err
-		}
-		dump, err := p.client.DryRunWalletPay(req)
-		if err != nil {
-			return err
-		}
-		fmt.Fprint(opts.IO.Out, dump.String())
-		fmt.Fprintln(opts.IO.ErrOut, "Dry run: nothing was sent.")
-		return nil
-	}
-	if !opts.Yes {
-		if !opts.IO.CanPrompt() {
-			return cmdutil.UsageHint(errors.New("refusing to charge without confirmation: no terminal to ask on; nothing was sent"),
-				"Pass --yes to confirm the payment.")
-		}
-		ok, err := opts.IO.Confirm(ctx, fmt.Sprintf("Charge %s %s to %s?", pm.claims.Amount, pm.claims.Currency, pm.claims.Card.Display()))
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return cmdutil.UsageHint(errors.New("payment not confirmed; nothing was sent"), "Run the command again and answer y, or pass --yes.")
-		}
-	}
-
-	if err := openJournal(opts, p); err != nil {
-		return err
-	}
-	defer p.journal.Close()
-	ctx, cancel, err := opts.CommandContext(ctx)
-	if err != nil {
-		return err
-	}
-	defer cancel()
-	res, err := p.pay(ctx, pm)
-	if err != nil {
-		return err
-	}
-	if res.journalErr != nil {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: the outcome (%s) could not be written to the journal: %v\n", res.class, res.journalErr)
-	}
-	if res.class == journal.Succeeded {
-		return writeResult(ctx, opts, format, res.data)
-	}
-	return explainFailure(pm.Invoice, res, opts.StatusFlags)
-}
-
-// writeSummary shows, on stderr, what is about to be charged and where.
-func writeSummary(w io.Writer, pm *payment, p *payer) {
-	rows := [][2]string{
-		{"Amount", pm.claims.Amount + " " + pm.claims.Currency},
-		{"Card", pm.claims.Card.Display()},
-	}
-	if pm.claims.Wallet != "" {
-		rows = append(rows, [2]string{"Wallet", pm.claims.Wallet})
-	}
-	rows = append(rows,
-		[2]string{"Invoice", pm.Invoice},
-		[2]string{"Payer", pm.Name + " " + pm.Surname},
-		[2]string{"Profile", p.cfg.Profile},
-		[2]string{"Gateway", p.client.BaseURL()},
-	)
-	fmt.Fprintln(w, "Wallet payment")
-	for _, r := range rows {
-		fmt.Fprintf(w, "  %-8s %s\n", r[0]+":", r[1])
-	}
-}
-
-// explainFailure turns an attempt that did not succeed into the error the
-// user sees: what happened, and what to run next.
-func explainFailure(invoice string, res attemptResult, flags []string) error {
-	status := StatusCommand(invoice, flags)
-	switch res.class {
-	case journal.Duplicate:
-		return cmdutil.WithKind(cmdutil.KindDuplicate,
-			fmt.Errorf("invoice %s was already processed or is in flight; this call charged nothing", invoice),
-			"See what happened to it: "+status)
-	case journal.Declined:
-		return cmdutil.WithKind(cmdutil.KindDeclined, fmt.Errorf("payment declined: %s", declineText(res.err)), "")
-	case journal.Unknown:
-		why := "the request was sent but no complete answer arrived"
-		if errors.Is(res.err, gateway.ErrPending) {
-			why = "the gateway has not finished processing it (status_code 69)"
-		} else if errors.Is(res.err, context.Canceled) {
-			why = "interrupted after the request was sent"
-		} else if errors.Is(res.err, context.DeadlineExceeded) {
-			why = "the time limit ran out after the request was sent"
-		}
-		return cmdutil.WithKind(cmdutil.KindOutcomeUnknown,
-			fmt.Errorf("outcome unknown for invoice %s: %s; it was not retried", invoice, why),
-			"Find out what happened with: "+status)
-	}
-	return res.err
-}
-
-// declineText is the gateway's code, text and payment_reason_code.
-func declineText(err error) string {
-	var apiErr *gateway.APIError
-	if !errors.As(err, &apiErr) {
-		return err.Error()
-	}
-	s := fmt.Sprintf("status_code %d", apiErr.StatusCode)
-	if apiErr.Description != "" {
-		s += fmt.Sprintf(" %q", apiErr.Description)
-	}
-	if apiErr.PaymentReasonCode != "" {
-		s += ", payment_reason_code " + apiErr.PaymentReasonCode
-		if apiErr.PaymentReasonCodeDetail != "" {
-			s += fmt.Sprintf(" (%s)", apiErr.PaymentReasonCodeDetail)
-		}
-	}
-	return s
 }

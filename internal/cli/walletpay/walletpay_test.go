@@ -20,6 +20,7 @@ import (
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/moneyop"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/sandbox"
 	"github.com/shopspring/decimal"
@@ -234,7 +235,7 @@ func TestNothingSentWithoutAJournal(t *testing.T) {
 	fx.opts.JournalPath = func() (string, error) { return filepath.Join(blocker, journal.FileName), nil }
 	fx.opts.Invoice, fx.opts.Token, fx.opts.Yes = "INV-1", sandboxToken(t, "150.00"), true
 	err := Run(context.Background(), fx.opts)
-	if !errors.Is(err, errJournal) {
+	if !errors.Is(err, moneyop.ErrJournal) {
 		t.Fatalf("err %v", err)
 	}
 	if fx.pays.Load() != 0 {

@@ -1,10 +1,17 @@
-package sandboxcmd
+// Package sandboxmode is the global --sandbox mode: any gateway command,
+// pointed at the local emulator of internal/sandbox with its credentials.
+// It lives one floor below the commands so that the factory can apply it
+// without importing a command package, and so that commands which only
+// need to know whether the mode is on (through the Factory) do not link
+// the emulator.
+package sandboxmode
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"net"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -27,6 +34,10 @@ const Profile = "sandbox"
 // another one using the in-process emulator over the same state folder.
 const inProcessLockTimeout = 10 * time.Second
 
+// ShutdownGrace bounds how long a sandbox server waits for in-flight
+// requests when it stops.
+const ShutdownGrace = 10 * time.Second
+
 // Enabled reports whether cmd runs in sandbox mode: --sandbox given, or
 // PAYCLI_SANDBOX set to a true value. The `paycli sandbox` commands manage
 // the sandbox themselves and never run in sandbox mode.
@@ -41,6 +52,9 @@ func Enabled(cmd *cobra.Command, lookupEnv func(string) (string, bool)) (bool, e
 			return strconv.ParseBool(fl.Value.String())
 		}
 	}
+	if lookupEnv == nil {
+		return false, nil
+	}
 	v, ok := lookupEnv(EnvSandbox)
 	if !ok || strings.TrimSpace(v) == "" {
 		return false, nil
@@ -52,21 +66,41 @@ func Enabled(cmd *cobra.Command, lookupEnv func(string) (string, bool)) (bool, e
 	return on, nil
 }
 
+// DefaultStateDir is the sandbox's state folder: <state dir>/paycli/sandbox
+// (config.StateDir: $XDG_STATE_HOME, else $HOME/.local/state, read through
+// the injected environment so tests are hermetic).
+func DefaultStateDir(lookupEnv func(string) (string, bool)) (string, error) {
+	dir, err := config.StateDir(config.LoadOptions{LookupEnv: lookupEnv})
+	if err != nil {
+		return "", fmt.Errorf("%w; or pass --state", err)
+	}
+	return filepath.Join(dir, "sandbox"), nil
+}
+
+// OverlayOptions is what Overlay needs from the running command.
+type OverlayOptions struct {
+	LookupEnv func(string) (string, bool)
+	Now       func() time.Time
+	// AddCloser registers the in-process emulator's shutdown, to run when
+	// the command ends.
+	AddCloser func(func() error)
+}
+
 // Overlay returns cfg pointed at the sandbox: its base URL and credentials,
 // and the profile name "sandbox". The sandbox is the running `paycli sandbox
 // serve` of the default state folder if its address file answers;
 // otherwise an emulator is started in this process, on an ephemeral
-// loopback port over the same state folder, and stopped by f.Close when
-// the command ends. Concurrent invocations wait for each other on the state
+// loopback port over the same state folder, and stopped by the closer it
+// registers. Concurrent invocations wait for each other on the state
 // folder's file lock, up to a limit.
-func Overlay(ctx context.Context, f *cmdutil.Factory, cfg *config.Config) (*config.Config, error) {
-	dir, err := DefaultStateDir(f.LookupEnv)
+func Overlay(ctx context.Context, opts OverlayOptions, cfg *config.Config) (*config.Config, error) {
+	dir, err := DefaultStateDir(opts.LookupEnv)
 	if err != nil {
 		return nil, err
 	}
 	baseURL := sandbox.ReadAddress(dir)
 	if baseURL == "" || !sandbox.Probe(ctx, baseURL) {
-		baseURL, err = startInProcess(f, dir)
+		baseURL, err = startInProcess(opts, dir)
 		if err != nil {
 			return nil, err
 		}
@@ -80,7 +114,7 @@ func Overlay(ctx context.Context, f *cmdutil.Factory, cfg *config.Config) (*conf
 	return &out, nil
 }
 
-func startInProcess(f *cmdutil.Factory, dir string) (string, error) {
+func startInProcess(opts OverlayOptions, dir string) (string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", fmt.Errorf("start the in-process sandbox: %w", err)
@@ -88,7 +122,7 @@ func startInProcess(f *cmdutil.Factory, dir string) (string, error) {
 	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{
 		StateDir:    dir,
 		LockTimeout: inProcessLockTimeout,
-		Gateway:     sandbox.Options{Now: f.Now},
+		Gateway:     sandbox.Options{Now: opts.Now},
 	})
 	if errors.Is(err, sandbox.ErrLocked) {
 		return "", cmdutil.WithKind(cmdutil.KindUnavailable, sandbox.LockedError(dir),
@@ -97,8 +131,8 @@ func startInProcess(f *cmdutil.Factory, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	f.AddCloser(func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	opts.AddCloser(func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), ShutdownGrace)
 		defer cancel()
 		return srv.Shutdown(ctx)
 	})

@@ -1,0 +1,137 @@
+// Package archtest holds tests of the repository's import rules; see
+// docs/architecture.md.
+package archtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/paycli/paycli"
+
+type pkg struct {
+	ImportPath   string
+	Imports      []string
+	TestImports  []string
+	XTestImports []string
+	Deps         []string
+}
+
+// list runs `go list -json` with args; Deps lists every package linked.
+func list(t *testing.T, args ...string) []pkg {
+	t.Helper()
+	touchSources(t)
+	cmd := exec.Command("go", append([]string{"list", "-json"}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for dec.More() {
+		var p pkg
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+// touchSources stats every Go file of the module: go test's cache does
+// not see what the `go list` child reads, but it does see the files the
+// test itself stats, so an edited import invalidates a cached pass.
+func touchSources(t *testing.T) {
+	t.Helper()
+	err := filepath.WalkDir(filepath.Join("..", ".."), func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && (strings.HasSuffix(path, ".go") || d.Name() == "go.mod") {
+			_, err = os.Stat(path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func isCLI(path string) bool { return strings.HasPrefix(path, module+"/internal/cli/") }
+
+// cliImports returns the internal/cli packages p imports (its tests
+// included), other than itself.
+func cliImports(p pkg) []string {
+	var out []string
+	for _, imp := range slices.Concat(p.Imports, p.TestImports, p.XTestImports, p.Deps) {
+		if isCLI(imp) && imp != p.ImportPath && !slices.Contains(out, imp) {
+			out = append(out, imp)
+		}
+	}
+	return out
+}
+
+// TestCommandsAreLeaves: no package under internal/cli imports another
+// one, directly or through a package below it; what commands share lives
+// one floor down (internal/cmdutil, internal/moneyop, internal/sandboxmode…).
+func TestCommandsAreLeaves(t *testing.T) {
+	pkgs := list(t, module+"/internal/cli/...")
+	if len(pkgs) < 5 {
+		t.Fatalf("go list found %d cli packages; the pattern is wrong", len(pkgs))
+	}
+	for _, p := range pkgs {
+		if bad := cliImports(p); len(bad) > 0 {
+			t.Errorf("%s imports %s: commands are leaves; move what they share below internal/cli", p.ImportPath, strings.Join(bad, ", "))
+		}
+	}
+}
+
+// TestWalletPayLinksNoEmulator: the payment command links neither the
+// sandbox's database (bbolt) nor the soak harness.
+func TestWalletPayLinksNoEmulator(t *testing.T) {
+	pkgs := list(t, module+"/internal/cli/walletpay")
+	if len(pkgs) != 1 {
+		t.Fatalf("go list: %d packages", len(pkgs))
+	}
+	deps := pkgs[0].Deps
+	if !slices.Contains(deps, module+"/internal/gateway") {
+		t.Fatalf("the dependency list lacks internal/gateway; go list answered %d deps", len(deps))
+	}
+	for _, banned := range []string{"go.etcd.io/bbolt", module + "/internal/soak", module + "/internal/sandbox"} {
+		if slices.Contains(deps, banned) {
+			t.Errorf("internal/cli/walletpay links %s", banned)
+		}
+	}
+}
+
+// TestCLIImportsSeesEveryPath: the rule catches a cli package reached
+// through production code, its tests, or a package below it.
+func TestCLIImportsSeesEveryPath(t *testing.T) {
+	self := module + "/internal/cli/walletpay"
+	other := module + "/internal/cli/status"
+	for _, p := range []pkg{
+		{ImportPath: self, Imports: []string{other}},
+		{ImportPath: self, TestImports: []string{other}},
+		{ImportPath: self, XTestImports: []string{other}},
+		{ImportPath: self, Deps: []string{module + "/internal/moneyop", other}},
+	} {
+		if got := cliImports(p); !slices.Equal(got, []string{other}) {
+			t.Errorf("cliImports(%+v) = %v", p, got)
+		}
+	}
+	if got := cliImports(pkg{ImportPath: self, Imports: []string{self, module + "/internal/cmdutil"}}); len(got) != 0 {
+		t.Errorf("a package importing only itself and cmdutil: %v", got)
+	}
+}

@@ -1,0 +1,40 @@
+package sandboxcmd
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+)
+
+func TestServeLatencyFlag(t *testing.T) {
+	got, err := parseServe(t, "--latency", "50ms")
+	if err != nil || got.Latency != 50*time.Millisecond {
+		t.Fatalf("--latency 50ms: %+v, %v", got, err)
+	}
+	if got, err := parseServe(t, "--latency", "-1s"); !isUsage(err) || got != nil {
+		t.Fatalf("--latency -1s: err %v, want a usage error", err)
+	}
+	if withLatency(0) != nil {
+		t.Error("no latency still wraps the handler")
+	}
+}
+
+// TestWithLatency: a request is handled after the wait, and not at all
+// when its client has gone away during it.
+func TestWithLatency(t *testing.T) {
+	handled := 0
+	h := withLatency(time.Nanosecond)(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { handled++ }))
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/x", nil))
+	if handled != 1 {
+		t.Fatalf("handled %d times, want 1", handled)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	h = withLatency(time.Hour)(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { handled++ }))
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/x", nil).WithContext(ctx))
+	if handled != 1 {
+		t.Errorf("a request whose client went away was handled")
+	}
+}

@@ -1,0 +1,105 @@
+// Package webhookcmd implements `paycli webhook`: receive the gateway's
+// webhooks on the merchant's side (listen), check their hash_key, forward
+// them to the merchant's handler, and check captured ones offline (verify).
+package webhookcmd
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/render"
+	"github.com/paycli/paycli/internal/webhook"
+	"github.com/spf13/cobra"
+)
+
+// NewCmdWebhook builds the `paycli webhook` group.
+func NewCmdWebhook(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "webhook <command>",
+		Short: "Receive, check and forward the gateway's webhooks",
+		Long: `Receive, check and forward the gateway's webhooks.
+
+After a sale or a refund the gateway POSTs its result to the merchant's
+webhook URL, signed with a hash_key made with the app_secret. 'listen'
+receives them on this machine, shows each one with whether its hash_key is
+valid, and forwards it to the merchant's handler; 'verify' checks webhooks
+captured elsewhere. The app_secret comes from the configuration (the
+profile, PAYCLI_APP_SECRET, or the sandbox's with --sandbox).`,
+		Args: unknownSubcommand,
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	// Typos as well as prefixes get a suggestion, as at the root.
+	cmd.SuggestionsMinimumDistance = 2
+	cmd.AddCommand(
+		NewCmdListen(f, nil),
+		NewCmdVerify(f, nil),
+	)
+	return cmd
+}
+
+// unknownSubcommand rejects `paycli webhook lsten` the way the root
+// rejects an unknown command.
+func unknownSubcommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	err := fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		return cmdutil.UsageHint(err, fmt.Sprintf("Did you mean '%s'? Run '%s --help' for the list of commands.", s[0], cmd.CommandPath()))
+	}
+	return cmdutil.UsageErrorf("%v", err)
+}
+
+// appSecret returns the configured app_secret, or a usage error saying
+// how to set one.
+func appSecret(cfg *config.Config) (string, error) {
+	if cfg.AppSecret == "" {
+		return "", cmdutil.UsageHint(
+			fmt.Errorf("no app_secret configured for profile %q: it is what checks a webhook's hash_key", cfg.Profile),
+			"Set it with 'paycli config set app_secret -' (reads it from stdin) or PAYCLI_APP_SECRET; --sandbox uses the sandbox's.")
+	}
+	return cfg.AppSecret, nil
+}
+
+// secretSource says where the app_secret came from, for the listener's
+// banner and verify's hint.
+func secretSource(cfg *config.Config) string {
+	switch cfg.Source("app_secret") {
+	case config.SourceEnv:
+		return "PAYCLI_APP_SECRET"
+	case config.SourceFlag:
+		return "the command line"
+	}
+	return fmt.Sprintf("profile %q", cfg.Profile)
+}
+
+// verdictText is a verdict as one line of text: kind, invoice, order,
+// amount, currency, status and the hash, every outside value made safe
+// for a terminal.
+func verdictText(v webhook.Verdict, p render.Palette) string {
+	show := func(s string) string {
+		if s == "" {
+			return "-"
+		}
+		return webhook.Printable(s)
+	}
+	kind := string(v.Kind)
+	if kind == "" {
+		kind = "-"
+	}
+	hash := p.Green("hash=valid")
+	if !v.Valid() {
+		hash = p.Red("hash=INVALID") + " (" + webhook.Printable(v.Reason) + ")"
+	}
+	return strings.Join([]string{kind, show(v.InvoiceID), show(v.OrderID), show(v.Amount), show(v.Currency),
+		"status=" + show(v.Status), hash}, " ")
+}
+
+// verdictHeader and verdictRecord lay a verdict out for CSV and TSV.
+var verdictHeader = []string{"kind", "invoice_id", "order_id", "amount", "currency_code", "status", "encoding", "hash", "field", "reason"}
+
+func verdictRecord(v webhook.Verdict) []string {
+	return []string{string(v.Kind), v.InvoiceID, v.OrderID, v.Amount, v.Currency, v.Status, string(v.Encoding), v.Hash, v.Field, v.Reason}
+}

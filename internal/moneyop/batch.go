@@ -1,0 +1,444 @@
+package moneyop
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/render"
+)
+
+// Batch outcomes beside the journal's classes.
+const (
+	// OutcomeSkipped: the journal shows the invoice as done; not sent.
+	OutcomeSkipped = "skipped"
+	// OutcomeInvalid: the line is not a valid input; not sent.
+	OutcomeInvalid = "invalid"
+)
+
+// Limits on batch input, so that a wrong file fails fast.
+const (
+	MaxBatchBytes = 64 << 20
+	MaxLineBytes  = 64 << 10
+)
+
+// DefaultParallel is how many batch lines are in flight at once unless told.
+const DefaultParallel = 4
+
+// MaxParallel bounds --parallel: the gateway is one merchant's account.
+const MaxParallel = 32
+
+// BatchResult is the JSON line written for each input line; its fields are
+// a stable interface. StatusCode, OrderNo and Error are null when absent.
+type BatchResult struct {
+	Line       int     `json:"line"`
+	Invoice    string  `json:"invoice"`
+	Outcome    string  `json:"outcome"`
+	StatusCode *int    `json:"status_code"`
+	OrderNo    *string `json:"order_no"`
+	Error      *string `json:"error"`
+}
+
+func (r *BatchResult) setError(msg string) { r.Error = &msg }
+
+// batchLine is one non-blank input line, its result, and whether it still
+// has to be sent.
+type batchLine[In any] struct {
+	result BatchResult
+	in     In
+	send   bool
+	done   chan struct{}
+	// refused: the gateway refused the credentials (HTTP 401, status_code
+	// 30); nothing was processed, and every other line will meet the same.
+	refused bool
+}
+
+// readBatch reads the batch input: a file, or stdin for "-".
+func readBatch(opts *Options) ([]byte, error) {
+	var r io.Reader
+	name := opts.Batch
+	if name == "-" {
+		r, name = opts.IO.In, "stdin"
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, cmdutil.UsageErrorf("invalid --batch: %v", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	b, err := io.ReadAll(io.LimitReader(r, MaxBatchBytes+1))
+	if err != nil {
+		return nil, cmdutil.UsageErrorf("invalid --batch: reading %s: %v", name, err)
+	}
+	if len(b) > MaxBatchBytes {
+		return nil, cmdutil.UsageErrorf("invalid --batch: %s is larger than %d MiB; split it", name, MaxBatchBytes>>20)
+	}
+	return b, nil
+}
+
+// planBatch turns the input into lines with their fate decided as far as
+// it can be without the clock or the network, in this order: lines that
+// are not valid inputs; invoices repeated within the batch (only the first
+// is sent); then the journal, which decides before anything that can go
+// stale is checked — paid invoices are skipped and unknown ones reported,
+// whatever their (perhaps expired) tokens say.
+func planBatch[In, Req, Ans any](data []byte, op Operation[In, Req, Ans], env *Env, states map[string]journal.InvoiceState) []*batchLine[In] {
+	var lines []*batchLine[In]
+	firstLine := map[string]int{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64<<10), MaxBatchBytes)
+	n := 0
+	for sc.Scan() {
+		n++
+		text := bytes.TrimSpace(sc.Bytes())
+		if len(text) == 0 {
+			continue // blank lines are not inputs
+		}
+		l := &batchLine[In]{result: BatchResult{Line: n}, done: make(chan struct{})}
+		lines = append(lines, l)
+		var in In
+		var err error
+		if len(text) > MaxLineBytes {
+			err = fmt.Errorf("the line is longer than %d KiB", MaxLineBytes>>10)
+		} else {
+			in, err = op.ParseLine(text)
+			l.result.Invoice = strings.TrimSpace(op.Invoice(in))
+			if err == nil {
+				in, err = op.Check(in)
+			}
+		}
+		if err != nil {
+			l.result.Outcome = OutcomeInvalid
+			l.result.setError(fmt.Sprintf("line %d: %v", n, err))
+			continue
+		}
+		inv := op.Invoice(in)
+		if first, seen := firstLine[inv]; seen {
+			l.result.Outcome = journal.Duplicate
+			l.result.setError(fmt.Sprintf("invoice %s is also on line %d of this batch; not sent", inv, first))
+			continue
+		}
+		firstLine[inv] = n
+		if s, known := states[inv]; known {
+			switch s.Resume() {
+			case journal.ResumeSkip:
+				l.result.Outcome = OutcomeSkipped
+				if order := s.Success.Outcome; order != nil && order.OrderNo != "" {
+					l.result.OrderNo = &order.OrderNo
+				}
+				continue
+			case journal.ResumeUnknown:
+				l.result.Outcome = journal.Unknown
+				l.result.setError("the last attempt's outcome is unknown; not retried: run " + env.StatusCommand(inv))
+				continue
+			}
+		}
+		l.in, l.send = in, true
+	}
+	return lines
+}
+
+// RunBatch runs op on every line of the --batch input and prints one JSON
+// result per line, in input order.
+func RunBatch[In, Req, Ans any](ctx context.Context, opts *Options, op Operation[In, Req, Ans]) error {
+	data, err := readBatch(opts)
+	if err != nil {
+		return err
+	}
+	env, err := newEnv(opts)
+	if err != nil {
+		return err
+	}
+	path, err := opts.JournalPath()
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrJournal, err)
+	}
+	attempts, _, err := journal.Read(path)
+	if err != nil {
+		return fmt.Errorf("cannot read the payment journal to resume the batch: %w; nothing was sent", err)
+	}
+	scope := journal.Scope{Kind: op.Kind(), Profile: env.Config.Profile, Gateway: env.Identity}
+	lines := planBatch(data, op, env, journal.ByInvoice(attempts, scope))
+	j, err := openJournal(opts)
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+	fmt.Fprintf(opts.IO.ErrOut, "Batch of %d lines on profile %q at %s\n", len(lines), env.Config.Profile, env.Client.BaseURL())
+
+	// Each line gets the configured time limit (--timeout) of its own.
+	// Calls in flight are not cancelled by Ctrl-C: they finish and record
+	// their outcome; Ctrl-C only stops new ones from starting.
+	timeout := env.Config.Timeout
+	payCtx := context.WithoutCancel(ctx)
+	stopCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	withTimeout := func() (context.Context, context.CancelFunc) {
+		if timeout > 0 {
+			return context.WithTimeout(payCtx, timeout)
+		}
+		return payCtx, func() {}
+	}
+
+	progress := newProgressBar(opts, len(lines))
+	var fatalMu sync.Mutex
+	var fatal error
+	work := make(chan *batchLine[In])
+	var wg sync.WaitGroup
+	for range opts.Parallel {
+		wg.Go(func() {
+			for l := range work {
+				runLine(l, op, env, j, opts, withTimeout, func(err error) {
+					fatalMu.Lock()
+					if fatal == nil {
+						fatal = err
+					}
+					fatalMu.Unlock()
+					stop()
+				})
+				progress.advance()
+				close(l.done)
+			}
+		})
+	}
+	go func() {
+		defer close(work)
+		for _, l := range lines {
+			if !l.send {
+				progress.advance()
+				close(l.done)
+				continue
+			}
+			select {
+			case <-stopCtx.Done():
+			default:
+				select {
+				case work <- l:
+					continue
+				case <-stopCtx.Done():
+				}
+			}
+			l.result.Outcome = journal.NotSent
+			l.result.setError("not sent: the batch was stopped before this line")
+			progress.advance()
+			close(l.done)
+		}
+	}()
+
+	// Results go out in input order as they are settled. Every outcome is
+	// in the journal before its line is written; a stdout that breaks (a
+	// reader such as `head -1` that went away) stops the output, not the
+	// batch: the lines already started, and the ones after, still run and
+	// are journaled, and the summary goes to stderr.
+	var writeErr error
+	for _, l := range lines {
+		<-l.done
+		if writeErr == nil {
+			progress.clear()
+			writeErr = render.WriteJSONLine(opts.IO.Out, l.result)
+			progress.redraw()
+			if writeErr != nil {
+				fmt.Fprintf(opts.IO.ErrOut, "warning: the results could not be written to stdout from line %d on (%v); every outcome is in the journal ('paycli journal')\n", l.result.Line, writeErr)
+			}
+		}
+	}
+	wg.Wait()
+	progress.finish()
+	writeBatchSummary(opts, env, lines)
+	switch {
+	case fatal != nil:
+		return fatal
+	case ctx.Err() != nil:
+		return cmdutil.SilentError(cmdutil.KindInterrupted)
+	}
+	if kind, ok := mostSerious(lines); ok {
+		return cmdutil.SilentError(kind)
+	}
+	return nil
+}
+
+// runLine prepares and sends one line and fills its result. fail is called
+// when the intent could not be written: nothing was sent, and nothing more
+// may be.
+func runLine[In, Req, Ans any](l *batchLine[In], op Operation[In, Req, Ans], env *Env, j *journal.Journal, opts *Options,
+	withTimeout func() (context.Context, context.CancelFunc), fail func(error)) {
+	ctx, cancel := withTimeout()
+	defer cancel()
+	in, err := op.Prepare(ctx, env, l.in)
+	if err != nil {
+		l.result.Outcome = OutcomeInvalid
+		l.result.setError(fmt.Sprintf("line %d: %v", l.result.Line, err))
+		return
+	}
+	d := op.Describe(env, in)
+	res, err := attempt(ctx, op, env, j, opts.NewAttemptID(), in, d)
+	if err != nil {
+		fail(err)
+		l.result.Outcome = journal.NotSent
+		l.result.setError(err.Error())
+		return
+	}
+	fillResult(&l.result, res.Outcome, env, op.Invoice(in), d.Secrets)
+	l.refused = errors.Is(res.Err, gateway.ErrUnauthorized)
+	if res.journalErr != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: line %d: the outcome (%s) could not be written to the journal: %v\n", l.result.Line, res.Class, res.journalErr)
+	}
+}
+
+// fillResult copies an attempt's outcome into a batch line.
+func fillResult(r *BatchResult, o Outcome, env *Env, invoice string, secrets []string) {
+	r.Outcome = o.Class
+	r.StatusCode = o.StatusCode
+	if o.OrderNo != "" {
+		r.OrderNo = &o.OrderNo
+	}
+	next := "; run " + env.StatusCommand(invoice)
+	if o.Hint != "" {
+		next = "; " + o.Hint
+	}
+	switch {
+	case o.Class == journal.Succeeded:
+	case o.Class == journal.Unknown:
+		r.setError(scrub(explainFailure(env, invoice, o).Error(), secrets) + next)
+	case o.Say != "":
+		r.setError(scrub(o.Say, secrets))
+	case o.Class == journal.Duplicate:
+		r.setError("invoice was already processed or is in flight; this attempt charged nothing")
+	case o.Class == journal.Declined:
+		r.setError("payment declined: " + scrub(declineText(o.Err), secrets))
+	default:
+		r.setError(scrub(o.Err.Error(), secrets))
+	}
+}
+
+// severity ranks outcomes for the batch's exit code: an unknown outcome
+// (7) needs reconciling first; then refused credentials (3), lines not
+// sent for want of a gateway (8), declines (5), rejections and invalid
+// lines (4), duplicates (6); done and skipped lines are fine (0).
+var severity = []struct {
+	outcome string
+	refused bool
+	kind    cmdutil.Kind
+}{
+	{outcome: journal.Unknown, kind: cmdutil.KindOutcomeUnknown},
+	{refused: true, kind: cmdutil.KindAuth},
+	{outcome: journal.NotSent, kind: cmdutil.KindUnavailable},
+	{outcome: journal.Declined, kind: cmdutil.KindDeclined},
+	{outcome: journal.Rejected, kind: cmdutil.KindRejected},
+	{outcome: OutcomeInvalid, kind: cmdutil.KindRejected},
+	{outcome: journal.Duplicate, kind: cmdutil.KindDuplicate},
+}
+
+// MostSerious is the exit kind of a batch whose lines came to outcomes
+// (refused marks the lines whose credentials were refused); false when
+// every line is fine.
+func MostSerious(outcomes []string, refused []bool) (cmdutil.Kind, bool) {
+	for _, s := range severity {
+		for i, o := range outcomes {
+			if (s.refused && i < len(refused) && refused[i]) || (!s.refused && o == s.outcome) {
+				return s.kind, true
+			}
+		}
+	}
+	return 0, false
+}
+
+func mostSerious[In any](lines []*batchLine[In]) (cmdutil.Kind, bool) {
+	outcomes := make([]string, len(lines))
+	refused := make([]bool, len(lines))
+	for i, l := range lines {
+		outcomes[i], refused[i] = l.result.Outcome, l.refused
+	}
+	return MostSerious(outcomes, refused)
+}
+
+// writeBatchSummary counts outcomes on stderr and lists the invoices to
+// reconcile.
+func writeBatchSummary[In any](opts *Options, env *Env, lines []*batchLine[In]) {
+	order := []string{journal.Succeeded, OutcomeSkipped, journal.Declined, journal.Duplicate, journal.Rejected, OutcomeInvalid, journal.Unknown, journal.NotSent}
+	counts := map[string]int{}
+	for _, l := range lines {
+		counts[l.result.Outcome]++
+	}
+	var parts []string
+	for _, o := range order {
+		if counts[o] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[o], strings.ReplaceAll(o, "_", " ")))
+		}
+	}
+	if len(parts) == 0 {
+		parts = []string{"nothing to do"}
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "Batch done: %s.\n", strings.Join(parts, ", "))
+	var unknown []string
+	for _, l := range lines {
+		if l.result.Outcome == journal.Unknown {
+			unknown = append(unknown, l.result.Invoice)
+		}
+	}
+	if len(unknown) > 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "Outcome unknown for %d invoices; never retried. Check each with:\n", len(unknown))
+		for _, inv := range unknown {
+			fmt.Fprintf(opts.IO.ErrOut, "  %s\n", env.StatusCommand(inv))
+		}
+	}
+}
+
+// progressBar draws "[#####     ] 12/50" on stderr when stderr is a
+// terminal, and nothing otherwise.
+type progressBar struct {
+	w       io.Writer
+	enabled bool
+	total   int
+	mu      sync.Mutex
+	done    int
+}
+
+func newProgressBar(opts *Options, total int) *progressBar {
+	return &progressBar{w: opts.IO.ErrOut, enabled: opts.IO.IsStderrTTY() && total > 0, total: total}
+}
+
+func (b *progressBar) advance() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.done++
+	b.drawLocked()
+}
+
+func (b *progressBar) drawLocked() {
+	if !b.enabled {
+		return
+	}
+	const width = 30
+	filled := width * b.done / b.total
+	fmt.Fprintf(b.w, "\r[%s%s] %d/%d", strings.Repeat("#", filled), strings.Repeat(" ", width-filled), b.done, b.total)
+}
+
+func (b *progressBar) redraw() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.drawLocked()
+}
+
+// clear erases the bar, so that output on a shared terminal starts on a
+// clean line.
+func (b *progressBar) clear() {
+	if !b.enabled {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	fmt.Fprint(b.w, "\r\x1b[K")
+}
+
+func (b *progressBar) finish() { b.clear() }

@@ -1,0 +1,218 @@
+// Package moneyop is the one pipeline every money-moving command runs
+// through (walletpay today; refund, pre-authorization capture and cancel,
+// 3D completion and `paycli api` on those paths next). A command parses its
+// flags and hands the pipeline an Operation; the pipeline owns everything
+// that makes moving money safe, so that each operation gets it once:
+//
+//   - checks before anything exists: a bad input exits 2 with nothing sent
+//     and nothing journaled;
+//   - a summary on stderr, and confirmation on a terminal (--yes without
+//     one); --dry-run prints the exact request, secrets redacted (as JSON
+//     with -o json) and sends nothing;
+//   - a journal intent line before the request leaves and an outcome line
+//     after, also when Ctrl-C, a signal or the time limit cut it off; the
+//     outcome is on disk before anything is printed;
+//   - the request is sent exactly once and never retried: an unknown
+//     outcome exits 7 with the `paycli status` command that resolves it;
+//   - the batch runner: JSON Lines in, one JSON result per line in input
+//     order, --parallel, a progress bar on a stderr terminal, resume from
+//     the journal, invoices repeated in the file, Ctrl-C finishing the
+//     calls in flight, and the exit code of the most serious outcome.
+//
+// docs/architecture.md describes the data flow and how to add an operation.
+package moneyop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/hashkey"
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/render"
+)
+
+// Operation is one kind of money-moving call. In is its input (one
+// command's flags, or one batch line), Req the request it sends and Ans the
+// gateway's answer to it. The pipeline calls the methods in this order,
+// each at most once per input, and Send exactly once per attempt.
+type Operation[In, Req, Ans any] interface {
+	// Kind is the journal kind of its attempts (journal.KindWalletPay, …).
+	Kind() string
+	// ParseLine decodes one batch line strictly; an error makes the line
+	// invalid. Check runs on the result.
+	ParseLine(line []byte) (In, error)
+	// Check validates an input before anything exists — no clock, no
+	// network — and returns it normalised (trimmed). A *FieldError names
+	// the field, so that a command can say "invalid --email".
+	Check(in In) (In, error)
+	// Invoice is the invoice the journal and the batch know the input by.
+	Invoice(in In) string
+	// Prepare runs the checks that can go stale or need the gateway (a
+	// wallet token's expiry; a refund's remaining amount), only for an input
+	// that is about to be sent: after the journal has decided a batch line,
+	// before the summary of a single one. An error carrying a cmdutil kind
+	// keeps its exit code; any other one is bad input (exit 2).
+	Prepare(ctx context.Context, env *Env, in In) (In, error)
+	// Describe says what the input will do, for the summary, the prompt
+	// and the journal intent.
+	Describe(env *Env, in In) Description
+	// Request builds the request, hash_key included.
+	Request(env *Env, in In) (Req, error)
+	// DryRun is the request as --dry-run prints it, secrets redacted.
+	DryRun(env *Env, req Req) (gateway.RequestDump, error)
+	// Send sends the request, once.
+	Send(ctx context.Context, env *Env, req Req) (Ans, error)
+	// Classify turns Send's answer into an outcome. A success answer whose
+	// own fields disagree is Unknown, never Succeeded.
+	Classify(in In, ans Ans, err error) Outcome
+	// Result describes a succeeded answer: the fields printed on stdout
+	// and the one-line verdict shown on a stderr terminal.
+	Result(in In, ans Ans) ([]render.Field, string)
+}
+
+// Description is what an input will do, in words and journal fields.
+type Description struct {
+	// Title heads the stderr summary: "Wallet payment".
+	Title string
+	// Noun names the operation in messages ("the payment succeeded …");
+	// empty means "payment".
+	Noun string
+	// Rows are the summary's lines; the pipeline adds Profile and Gateway.
+	Rows [][2]string
+	// Prompt is the confirmation question: "Charge 150.00 TRY to …?"
+	Prompt string
+	// Amount, Currency, Card (masked: first 6, last 4) and Wallet go into
+	// the journal intent as they are.
+	Amount, Currency, Card, Wallet string
+	// Ref goes into the journal intent's ref: the operation's own id for
+	// the attempt, chosen before sending and re-used when it is retried
+	// (a refund's refund_transaction_id). Empty for most operations.
+	Ref string
+	// Secrets are strings no journal message or batch result may hold
+	// (a token, the payer's e-mail), should a gateway text echo them.
+	Secrets []string
+}
+
+// noun is d.Noun, or "payment".
+func (d Description) noun() string {
+	if d.Noun == "" {
+		return "payment"
+	}
+	return d.Noun
+}
+
+// Outcome is what one attempt came to.
+type Outcome struct {
+	// Class is the journal's outcome class (journal.Succeeded, …).
+	Class      string
+	StatusCode *int
+	OrderNo    string
+	// Err is what went wrong; nil when Class is Succeeded.
+	Err error
+	// Why says, for an Unknown outcome, why it is not known.
+	Why string
+	// Message is the journal's message for a success (the gateway's text);
+	// for a failure the pipeline uses Err.
+	Message string
+	// Say, when set, is the sentence a failure is reported with instead of
+	// the pipeline's words for its class ("this refund was already made"
+	// rather than "this call charged nothing").
+	Say string
+	// Hint, when set, replaces the `paycli status` line suggested for a
+	// duplicate or unknown outcome (a refund suggests its --retry command).
+	Hint string
+	// Refused: the operation's own call was refused for its credentials
+	// (HTTP 401, status_code 30). Nothing was processed and the call was
+	// not repeated; the user runs the command again (exit 3).
+	Refused bool
+}
+
+// FieldError is a problem with one field of an input; Field is the flag
+// name without dashes (the batch key is the same word).
+type FieldError struct {
+	Field string
+	Err   error
+}
+
+func (e *FieldError) Error() string { return fmt.Sprintf("invalid %s: %v", e.Field, e.Err) }
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// Env is what every attempt of one run shares.
+type Env struct {
+	Config *config.Config
+	Client *gateway.Client
+	Now    func() time.Time
+	// GatewayFlags are the global flags (--profile, --sandbox) that a
+	// suggested command repeats to reach the same gateway.
+	GatewayFlags []string
+	// Identity is the gateway identity written on every journal line.
+	Identity string
+
+	hashMu sync.Mutex
+	random io.Reader
+}
+
+// HashKey makes a hash_key of plaintext with the profile's app_secret. It
+// is safe for concurrent use (batch workers share the random source).
+func (e *Env) HashKey(plaintext string) (string, error) {
+	e.hashMu.Lock()
+	defer e.hashMu.Unlock()
+	return hashkey.GenerateFrom(e.random, e.Config.AppSecret, plaintext)
+}
+
+// StatusCommand is the command line that tells what happened to invoice.
+func (e *Env) StatusCommand(invoice string) string {
+	return statusCommandLine(invoice, e.GatewayFlags)
+}
+
+// Options are the pipeline's inputs from the command: its dependencies
+// and the flags every money-moving command has.
+type Options struct {
+	IO     *iostreams.IOStreams
+	Config func() (*config.Config, error)
+	Format func() (render.Format, error)
+	// JSON writes -o json and --jq output of a single operation's result;
+	// nil writes plain JSON.
+	JSON           *cmdutil.JSONFlags
+	Gateway        func() (*gateway.Client, error)
+	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
+	JournalPath    func() (string, error)
+	// GatewayIdentity names the gateway account for the journal; nil means
+	// journal.Identity of the client's base URL and the app_id.
+	GatewayIdentity func() (string, error)
+	Now             func() time.Time
+	// NewAttemptID names a journal attempt; Random feeds hash_key ivs and
+	// salts. Both are crypto/rand outside tests.
+	NewAttemptID func() string
+	Random       io.Reader
+
+	Yes    bool
+	DryRun bool
+	// Batch is the --batch file, or - for stdin; Parallel how many of its
+	// lines are in flight at once.
+	Batch    string
+	Parallel int
+	// GatewayFlags: see Env.GatewayFlags.
+	GatewayFlags []string
+}
+
+// ErrJournal marks a failure to write the intent: nothing was sent.
+var ErrJournal = errors.New("cannot record the attempt in the payment journal; nothing was sent")
+
+// scrub removes secrets from a message bound for the journal or output.
+func scrub(msg string, secrets []string) string {
+	for _, s := range secrets {
+		if s != "" {
+			msg = strings.ReplaceAll(msg, s, "•••")
+		}
+	}
+	return msg
+}

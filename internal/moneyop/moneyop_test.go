@@ -1,0 +1,274 @@
+package moneyop
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/render"
+)
+
+// fakeOp is an operation whose input is an invoice id; "bad" fails Check,
+// "stale" fails Prepare. It records what Prepare and Send saw.
+type fakeOp struct {
+	mu       sync.Mutex
+	prepared []string
+	sent     []string
+}
+
+type fakeReq struct{ Invoice string }
+
+func (*fakeOp) Kind() string { return "fake" }
+func (*fakeOp) ParseLine(b []byte) (string, error) {
+	var v struct{ Invoice string }
+	err := json.Unmarshal(b, &v)
+	return v.Invoice, err
+}
+func (*fakeOp) Check(in string) (string, error) {
+	if in == "bad" {
+		return "", &FieldError{Field: "invoice", Err: errors.New("bad invoice")}
+	}
+	return strings.TrimSpace(in), nil
+}
+func (*fakeOp) Invoice(in string) string { return in }
+func (o *fakeOp) Prepare(_ context.Context, _ *Env, in string) (string, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.prepared = append(o.prepared, in)
+	if in == "stale" {
+		return "", errors.New("gone stale")
+	}
+	return in, nil
+}
+func (*fakeOp) Describe(_ *Env, in string) Description {
+	return Description{Title: "Fake", Rows: [][2]string{{"Invoice", in}}, Prompt: "Go?", Amount: "1.00", Currency: "TRY", Ref: "ref-" + in}
+}
+func (*fakeOp) Request(_ *Env, in string) (fakeReq, error) { return fakeReq{in}, nil }
+func (*fakeOp) DryRun(_ *Env, r fakeReq) (gateway.RequestDump, error) {
+	return gateway.RequestDump{Method: "POST", URL: "http://x/api/fake", Body: fmt.Sprintf(`{"invoice_id":%q}`, r.Invoice)}, nil
+}
+func (o *fakeOp) Send(_ context.Context, _ *Env, r fakeReq) (string, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.sent = append(o.sent, r.Invoice)
+	return "ORD-" + r.Invoice, nil
+}
+func (*fakeOp) Classify(in string, ans string, err error) Outcome {
+	if err != nil {
+		return ClassifyError("fake", err)
+	}
+	if in == "lost" {
+		return Outcome{Class: journal.Unknown, Why: "the answer was lost", Hint: "Retry with: paycli fake --retry a1"}
+	}
+	if in == "done" {
+		return Outcome{Class: journal.Duplicate, Say: "this fake was already made"}
+	}
+	code := 100
+	return Outcome{Class: journal.Succeeded, StatusCode: &code, OrderNo: ans}
+}
+func (*fakeOp) Result(in string, ans string) ([]render.Field, string) {
+	return []render.Field{{Name: "order_no", JSON: json.RawMessage(`"` + ans + `"`), Text: ans}, {Name: "empty", JSON: json.RawMessage(`""`)}}, "Done " + in
+}
+
+var _ Operation[string, fakeReq, string] = (*fakeOp)(nil)
+
+func testOptions(t *testing.T) (*Options, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer, string) {
+	t.Helper()
+	ios, in, out, errOut := iostreams.Test()
+	const base = "http://127.0.0.1:1/ccpayment"
+	cfg := &config.Config{Profile: "p", BaseURL: base, AppID: "app", AppSecret: "secret-0123456789", MerchantKey: "mk", Output: "table"}
+	client, err := gateway.New(base, gateway.Credentials{AppID: cfg.AppID, AppSecret: cfg.AppSecret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jpath := filepath.Join(t.TempDir(), journal.FileName)
+	n := 0
+	return &Options{
+		IO:     ios,
+		Config: func() (*config.Config, error) { return cfg, nil },
+		Format: func() (render.Format, error) { return render.Table, nil },
+		Gateway: func() (*gateway.Client, error) {
+			return client, nil
+		},
+		CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
+			ctx, cancel := context.WithCancel(ctx)
+			return ctx, cancel, nil
+		},
+		JournalPath:  func() (string, error) { return jpath, nil },
+		Now:          func() time.Time { return time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC) },
+		NewAttemptID: func() string { n++; return fmt.Sprintf("a%d", n) },
+		Random:       bytes.NewReader(bytes.Repeat([]byte{1}, 4096)),
+		Yes:          true,
+		Parallel:     1,
+	}, in, out, errOut, jpath
+}
+
+// TestBatchPreparesOnlyLinesToSend: the journal decides first; a line it
+// settles (skipped, unknown) never reaches Prepare, so a check that went
+// stale cannot hide what the journal knows.
+func TestBatchPreparesOnlyLinesToSend(t *testing.T) {
+	opts, in, out, _, jpath := testOptions(t)
+	id := journal.Identity("http://127.0.0.1:1/ccpayment", "app")
+	j, err := journal.Open(jpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []journal.Entry{
+		{Type: journal.TypeIntent, Kind: "fake", Gateway: id, Attempt: "x1", Profile: "p", Invoice: "PAID"},
+		{Type: journal.TypeOutcome, Kind: "fake", Gateway: id, Attempt: "x1", Profile: "p", Invoice: "PAID", Outcome: journal.Succeeded},
+		{Type: journal.TypeIntent, Kind: "fake", Gateway: id, Attempt: "x2", Profile: "p", Invoice: "LOST"},
+		// another operation's success on the same invoice is no reason to skip
+		{Type: journal.TypeIntent, Kind: "other", Gateway: id, Attempt: "x3", Profile: "p", Invoice: "NEW"},
+		{Type: journal.TypeOutcome, Kind: "other", Gateway: id, Attempt: "x3", Profile: "p", Invoice: "NEW", Outcome: journal.Succeeded},
+	} {
+		if err := j.Append(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = j.Close()
+	for _, inv := range []string{"PAID", "LOST", "NEW", "stale", "bad", "NEW"} {
+		fmt.Fprintf(in, "{\"invoice\":%q}\n", inv)
+	}
+	opts.Batch = "-"
+	op := &fakeOp{}
+	err = RunBatch(context.Background(), opts, op)
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindOutcomeUnknown {
+		t.Errorf("err %v, want the unknown outcome's exit", err)
+	}
+	if !slices.Equal(op.prepared, []string{"NEW", "stale"}) || !slices.Equal(op.sent, []string{"NEW"}) {
+		t.Errorf("prepared %v, sent %v; want prepared [NEW stale], sent [NEW]", op.prepared, op.sent)
+	}
+	var got []string
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var r BatchResult
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, r.Invoice+":"+r.Outcome)
+	}
+	want := "PAID:skipped LOST:unknown NEW:succeeded stale:invalid bad:invalid NEW:duplicate"
+	if strings.Join(got, " ") != want {
+		t.Errorf("results %s, want %s", strings.Join(got, " "), want)
+	}
+	attempts, _, _ := journal.Read(jpath)
+	last := attempts[len(attempts)-1]
+	if last.Intent.Kind != "fake" || last.Intent.Gateway != id || last.Class() != journal.Succeeded {
+		t.Errorf("journaled %+v / %+v", last.Intent, last.Outcome)
+	}
+}
+
+// TestSingleWritesTheVerdictAndDropsEmptyRows: a success shows the
+// verdict on a stderr terminal only, and the table has no empty rows.
+func TestSingleWritesTheVerdictAndDropsEmptyRows(t *testing.T) {
+	for _, tty := range []bool{false, true} {
+		opts, _, out, errOut, _ := testOptions(t)
+		opts.IO.SetStderrTTY(tty)
+		op := &fakeOp{}
+		if err := RunSingle(context.Background(), opts, op, "INV-1"); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(errOut.String(), "Done INV-1\n") != tty {
+			t.Errorf("tty=%v: stderr %q", tty, errOut)
+		}
+		if strings.Contains(out.String(), "empty") || !strings.Contains(out.String(), "ORD-INV-1") {
+			t.Errorf("stdout %q", out)
+		}
+	}
+}
+
+// TestCheckFailsBeforeAnything: a bad input is exit 2 naming the flag,
+// with nothing prepared, sent or journaled.
+func TestCheckFailsBeforeAnything(t *testing.T) {
+	opts, _, _, _, jpath := testOptions(t)
+	op := &fakeOp{}
+	err := RunSingle(context.Background(), opts, op, "bad")
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUsage || err.Error() != "invalid --invoice: bad invoice" {
+		t.Errorf("err %v (kind %v)", err, k)
+	}
+	if attempts, _, _ := journal.Read(jpath); len(op.prepared)+len(op.sent)+len(attempts) != 0 {
+		t.Errorf("prepared %v, sent %v, journaled %d", op.prepared, op.sent, len(attempts))
+	}
+}
+
+// TestDryRunAsJSON: -o json prints the request as one JSON object whose
+// body is the request body itself (issue 13.16).
+func TestDryRunAsJSON(t *testing.T) {
+	var b bytes.Buffer
+	dump := gateway.RequestDump{Method: "POST", URL: "http://x/api/walletPay", Header: []string{"Authorization: Bearer ••••"}, Body: "{\n  \"invoice_id\": \"I-1\"\n}"}
+	if err := writeDryRun(&b, render.JSON, dump); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Method, URL string
+		Headers     []string
+		Body        map[string]string
+	}
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatalf("%v:\n%s", err, b.String())
+	}
+	if got.Method != "POST" || got.Body["invoice_id"] != "I-1" || len(got.Headers) != 1 {
+		t.Errorf("%+v", got)
+	}
+}
+
+func TestMostSerious(t *testing.T) {
+	tests := []struct {
+		outcomes []string
+		want     cmdutil.Kind
+		some     bool
+	}{
+		{[]string{"succeeded", "skipped"}, 0, false},
+		{[]string{"duplicate", "succeeded"}, cmdutil.KindDuplicate, true},
+		{[]string{"duplicate", "invalid"}, cmdutil.KindRejected, true},
+		{[]string{"rejected", "declined", "duplicate"}, cmdutil.KindDeclined, true},
+		{[]string{"declined", "unknown", "not_sent"}, cmdutil.KindOutcomeUnknown, true},
+		{[]string{"declined", "not_sent"}, cmdutil.KindUnavailable, true},
+	}
+	for _, tt := range tests {
+		if k, ok := MostSerious(tt.outcomes, nil); k != tt.want || ok != tt.some {
+			t.Errorf("%v: %v %v, want %v %v", tt.outcomes, k, ok, tt.want, tt.some)
+		}
+	}
+	// Refused credentials (a rejection with HTTP 401 / status_code 30) rank
+	// just below an unknown outcome: nothing was processed, and every line
+	// meets the same refusal until the profile is fixed.
+	if k, _ := MostSerious([]string{"declined", "rejected"}, []bool{false, true}); k != cmdutil.KindAuth {
+		t.Errorf("refused credentials: %v, want KindAuth", k)
+	}
+	if k, _ := MostSerious([]string{"declined", "rejected", "unknown"}, []bool{false, true, false}); k != cmdutil.KindOutcomeUnknown {
+		t.Errorf("refused credentials and an unknown outcome: %v, want KindOutcomeUnknown", k)
+	}
+}
+
+// TestOperationWords: an operation's own words (Say, Hint) replace the
+// pipeline's for its outcomes, and its Ref is journaled with the intent.
+func TestOperationWords(t *testing.T) {
+	opts, _, _, _, jpath := testOptions(t)
+	err := RunSingle(context.Background(), opts, &fakeOp{}, "lost")
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindOutcomeUnknown ||
+		err.Error() != "outcome unknown for invoice lost: the answer was lost; it was not retried" ||
+		cmdutil.HintOf(err) != "Retry with: paycli fake --retry a1" {
+		t.Errorf("unknown: %v / %q (kind %v)", err, cmdutil.HintOf(err), k)
+	}
+	err = RunSingle(context.Background(), opts, &fakeOp{}, "done")
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindDuplicate || err.Error() != "this fake was already made" {
+		t.Errorf("duplicate: %v (kind %v)", err, k)
+	}
+	attempts, _, _ := journal.Read(jpath)
+	if len(attempts) != 2 || attempts[0].Intent.Ref != "ref-lost" || attempts[0].Intent.Kind != "fake" {
+		t.Errorf("journal %+v", attempts)
+	}
+}

@@ -1,0 +1,415 @@
+package moneyop
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/render"
+)
+
+func statusCommandLine(invoice string, flags []string) string {
+	return cmdutil.StatusCommandLine(invoice, flags)
+}
+
+// newEnv builds what the attempts of a run share. Every failure here
+// happens before anything is sent.
+func newEnv(opts *Options) (*Env, error) {
+	cfg, err := opts.Config()
+	if err != nil {
+		return nil, err
+	}
+	client, err := opts.Gateway()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.MerchantKey == "" {
+		return nil, cmdutil.UsageHint(fmt.Errorf("profile %q has no merchant_key", cfg.Profile),
+			fmt.Sprintf("Run 'paycli config init', or set %s_MERCHANT_KEY.", config.EnvPrefix))
+	}
+	identity := journal.Identity(client.BaseURL(), cfg.AppID)
+	if opts.GatewayIdentity != nil {
+		if identity, err = opts.GatewayIdentity(); err != nil {
+			return nil, err
+		}
+	}
+	return &Env{
+		Config:       cfg,
+		Client:       client,
+		Now:          opts.Now,
+		GatewayFlags: opts.GatewayFlags,
+		Identity:     identity,
+		random:       opts.Random,
+	}, nil
+}
+
+// inputError turns a failed check of flags into the usage error a person
+// reads: "invalid --email: …". Errors that carry an exit code keep it.
+func inputError(err error) error {
+	if _, ok := cmdutil.KindOf(err); ok {
+		return err
+	}
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		return cmdutil.UsageErrorf("invalid --%s: %v", fe.Field, fe.Err)
+	}
+	return cmdutil.UsageErrorf("%v", err)
+}
+
+// RunSingle runs one operation on the input given by flags: check, prepare,
+// summary, dry run or confirmation, journal intent, send once, journal
+// outcome, then the result on stdout (or the failure, as an error whose
+// kind is the exit code).
+func RunSingle[In, Req, Ans any](ctx context.Context, opts *Options, op Operation[In, Req, Ans], in In) error {
+	in, err := op.Check(in)
+	if err != nil {
+		return inputError(err)
+	}
+	format, err := opts.Format()
+	if err != nil {
+		return err
+	}
+	env, err := newEnv(opts)
+	if err != nil {
+		return err
+	}
+	in, err = prepare(ctx, opts, op, env, in)
+	if err != nil {
+		return inputError(err)
+	}
+	d := op.Describe(env, in)
+	writeSummary(opts.IO.ErrOut, d, env)
+
+	if opts.DryRun {
+		req, err := op.Request(env, in)
+		if err != nil {
+			return err
+		}
+		dump, err := op.DryRun(env, req)
+		if err != nil {
+			return err
+		}
+		if err := writeDryRun(opts.IO.Out, format, dump); err != nil {
+			return err
+		}
+		fmt.Fprintln(opts.IO.ErrOut, "Dry run: nothing was sent.")
+		return nil
+	}
+	if !opts.Yes {
+		if !opts.IO.CanPrompt() {
+			return cmdutil.UsageHint(errors.New("refusing to charge without confirmation: no terminal to ask on; nothing was sent"),
+				"Pass --yes to confirm the payment.")
+		}
+		ok, err := opts.IO.Confirm(ctx, d.Prompt)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return cmdutil.UsageHint(errors.New("payment not confirmed; nothing was sent"), "Run the command again and answer y, or pass --yes.")
+		}
+	}
+
+	j, err := openJournal(opts)
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+	ctx, cancel, err := opts.CommandContext(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	res, err := attempt(ctx, op, env, j, opts.NewAttemptID(), in, d)
+	if err != nil {
+		return err
+	}
+	if res.journalErr != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: the outcome (%s) could not be written to the journal: %v\n", res.Class, res.journalErr)
+	}
+	if res.Class != journal.Succeeded {
+		return explainFailure(env, op.Invoice(in), res.Outcome)
+	}
+	fields, verdict := op.Result(in, res.ans)
+	if opts.IO.IsStderrTTY() && verdict != "" {
+		fmt.Fprintln(opts.IO.ErrOut, verdict)
+	}
+	if err := opts.JSON.WriteFields(ctx, opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, resultFields(fields, format)); err != nil {
+		// The operation is done and journaled: a closed or full stdout, or
+		// a --jq filter that fails on the result, does not change its exit
+		// code, only where the result can be read.
+		var jqErr *cmdutil.JQError
+		if errors.As(err, &jqErr) {
+			fmt.Fprintf(opts.IO.ErrOut, "warning: the %s succeeded (invoice %s, order %s), but %v\n", d.noun(), op.Invoice(in), res.OrderNo, jqErr)
+			return nil
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "warning: the result could not be written to stdout (%v); it is in the journal: %s\n", err, outcomeLine(res.Outcome))
+	}
+	return nil
+}
+
+// resultFields drops empty text rows from a table: a field the gateway
+// left empty says nothing a person needs. JSON keeps every field.
+func resultFields(fs []render.Field, format render.Format) []render.Field {
+	if format == render.JSON {
+		return fs
+	}
+	out := fs[:0:0]
+	for _, f := range fs {
+		if string(f.JSON) != `""` {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// outcomeLine is one line naming an outcome, for stderr.
+func outcomeLine(o Outcome) string {
+	s := o.Class
+	if o.OrderNo != "" {
+		s += ", order " + o.OrderNo
+	}
+	return s
+}
+
+// prepare runs op.Prepare under the command's time limit.
+func prepare[In, Req, Ans any](ctx context.Context, opts *Options, op Operation[In, Req, Ans], env *Env, in In) (In, error) {
+	ctx, cancel, err := opts.CommandContext(ctx)
+	if err != nil {
+		return in, err
+	}
+	defer cancel()
+	return op.Prepare(ctx, env, in)
+}
+
+func openJournal(opts *Options) (*journal.Journal, error) {
+	path, err := opts.JournalPath()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrJournal, err)
+	}
+	j, err := journal.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrJournal, err)
+	}
+	return j, nil
+}
+
+// writeSummary shows, on stderr, what is about to happen and where.
+func writeSummary(w io.Writer, d Description, env *Env) {
+	rows := append(d.Rows[:len(d.Rows):len(d.Rows)],
+		[2]string{"Profile", env.Config.Profile},
+		[2]string{"Gateway", env.Client.BaseURL()},
+	)
+	fmt.Fprintln(w, d.Title)
+	for _, r := range rows {
+		fmt.Fprintf(w, "  %-8s %s\n", r[0]+":", r[1])
+	}
+}
+
+// writeDryRun prints the request: as an HTTP request, or with -o json as
+// one object {"method","url","headers","body"} whose body is the JSON
+// request body itself.
+func writeDryRun(w io.Writer, format render.Format, dump gateway.RequestDump) error {
+	if format != render.JSON {
+		_, err := fmt.Fprint(w, dump.String())
+		return err
+	}
+	body := json.RawMessage(dump.Body)
+	if !json.Valid(body) {
+		b, _ := json.Marshal(dump.Body)
+		body = b
+	}
+	headers := dump.Header
+	if headers == nil {
+		headers = []string{}
+	}
+	out, err := json.MarshalIndent(struct {
+		Method  string          `json:"method"`
+		URL     string          `json:"url"`
+		Headers []string        `json:"headers"`
+		Body    json.RawMessage `json:"body"`
+	}{dump.Method, dump.URL, headers, body}, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(out, '\n'))
+	return err
+}
+
+// attemptResult is an outcome with what the pipeline still needs of it.
+type attemptResult[Ans any] struct {
+	Outcome
+	ans Ans
+	// journalErr is set when the outcome line could not be written.
+	journalErr error
+}
+
+// attempt makes one attempt: intent line, the request, outcome line. The
+// request runs under ctx; the journal writes do not, so that an attempt cut
+// off by Ctrl-C, a signal or the time limit still records its (unknown)
+// outcome. An error means the intent could not be written: nothing was sent.
+func attempt[In, Req, Ans any](ctx context.Context, op Operation[In, Req, Ans], env *Env, j *journal.Journal, id string, in In, d Description) (attemptResult[Ans], error) {
+	var res attemptResult[Ans]
+	req, err := op.Request(env, in)
+	if err != nil {
+		return res, err
+	}
+	entry := journal.Entry{
+		Type:     journal.TypeIntent,
+		Kind:     op.Kind(),
+		Gateway:  env.Identity,
+		Attempt:  id,
+		Time:     env.Now().UTC(),
+		Profile:  env.Config.Profile,
+		BaseURL:  env.Client.BaseURL(),
+		Invoice:  op.Invoice(in),
+		Amount:   d.Amount,
+		Currency: d.Currency,
+		Card:     d.Card,
+		Wallet:   d.Wallet,
+		Ref:      d.Ref,
+	}
+	if err := j.Append(entry); err != nil {
+		return res, fmt.Errorf("%w: %v", ErrJournal, err)
+	}
+	ans, err := op.Send(ctx, env, req)
+	res.Outcome, res.ans = op.Classify(in, ans, err), ans
+	entry.Type = journal.TypeOutcome
+	entry.Time = env.Now().UTC()
+	entry.Outcome, entry.StatusCode, entry.OrderNo = res.Class, res.StatusCode, res.OrderNo
+	entry.Message = res.Message
+	if res.Err != nil {
+		entry.Message = res.Err.Error()
+	}
+	entry.Message = scrub(entry.Message, d.Secrets)
+	res.journalErr = j.Append(entry)
+	return res, nil
+}
+
+// explainFailure turns an attempt that did not succeed into the error the
+// user sees: what happened, and what to run next.
+func explainFailure(env *Env, invoice string, o Outcome) error {
+	status := env.StatusCommand(invoice)
+	next := "Find out what happened with: " + status
+	if o.Hint != "" {
+		next = o.Hint
+	}
+	say := func(def string) error {
+		if o.Say != "" {
+			return errors.New(o.Say)
+		}
+		return errors.New(def)
+	}
+	switch o.Class {
+	case journal.Duplicate:
+		if o.Hint == "" {
+			next = "See what happened to it: " + status
+		}
+		return cmdutil.WithKind(cmdutil.KindDuplicate,
+			say(fmt.Sprintf("invoice %s was already processed or is in flight; this call charged nothing", invoice)), next)
+	case journal.Declined:
+		return cmdutil.WithKind(cmdutil.KindDeclined, say("payment declined: "+declineText(o.Err)), "")
+	case journal.Unknown:
+		return cmdutil.WithKind(cmdutil.KindOutcomeUnknown,
+			say(fmt.Sprintf("outcome unknown for invoice %s: %s; it was not retried", invoice, unknownWhy(o))), next)
+	}
+	if o.Refused {
+		return refusedError(o.Err)
+	}
+	if o.Say != "" {
+		return fmt.Errorf("%s: %w", o.Say, o.Err)
+	}
+	return o.Err
+}
+
+// refusedError is exit 3 for credentials the gateway refused on a
+// money-moving call. The gateway processed nothing (HTTP 401 or
+// status_code 30 come before any processing), and the call is never
+// repeated by itself: the client renewed the token, the user runs the
+// command again. The client's *gateway.TokenRefusedError already says so.
+func refusedError(err error) error {
+	const hint = "If it is refused again, check the profile's app_id and app_secret ('paycli config list')."
+	var refused *gateway.TokenRefusedError
+	if errors.As(err, &refused) {
+		return cmdutil.WithKind(cmdutil.KindAuth, err, hint)
+	}
+	return cmdutil.WithKind(cmdutil.KindAuth,
+		fmt.Errorf("the gateway refused the credentials (%v); nothing was processed: run the command again", err), hint)
+}
+
+// unknownWhy says why an outcome is unknown.
+func unknownWhy(o Outcome) string {
+	switch {
+	case o.Why != "":
+		return o.Why
+	case errors.Is(o.Err, gateway.ErrPending):
+		return "the gateway has not finished processing it (status_code 69)"
+	case errors.Is(o.Err, context.Canceled):
+		return "interrupted after the request was sent"
+	case errors.Is(o.Err, context.DeadlineExceeded):
+		return "the time limit ran out after the request was sent"
+	}
+	return "the request was sent but no complete answer arrived"
+}
+
+// declineText is the gateway's code, text and payment_reason_code.
+func declineText(err error) string {
+	var apiErr *gateway.APIError
+	if !errors.As(err, &apiErr) {
+		return err.Error()
+	}
+	s := fmt.Sprintf("status_code %d", apiErr.StatusCode)
+	if apiErr.Description != "" {
+		s += fmt.Sprintf(" %q", apiErr.Description)
+	}
+	if apiErr.PaymentReasonCode != "" {
+		s += ", payment_reason_code " + apiErr.PaymentReasonCode
+		if apiErr.PaymentReasonCodeDetail != "" {
+			s += fmt.Sprintf(" (%s)", apiErr.PaymentReasonCodeDetail)
+		}
+	}
+	return s
+}
+
+// ClassifyError classifies a failed call the way every operation's
+// gateway errors read: the sentinels of internal/gateway decide. endpoint
+// is the operation's own endpoint: a 5xx or unreadable answer from
+// another one (the token call before it) means nothing was sent.
+func ClassifyError(endpoint string, err error) Outcome {
+	o := Outcome{Err: err}
+	var apiErr *gateway.APIError
+	if errors.As(err, &apiErr) && apiErr.Endpoint != endpoint && errors.Is(err, gateway.ErrUnavailable) {
+		// The token call before the operation was answered, but with a
+		// 5xx page or an unreadable body: the operation was never sent,
+		// for want of a gateway (exit 8), as when the token call cannot
+		// connect.
+		o.Class = journal.NotSent
+		return o
+	}
+	if apiErr != nil {
+		if apiErr.HasStatusCode {
+			code := apiErr.StatusCode
+			o.StatusCode = &code
+		}
+		o.OrderNo = apiErr.OrderNo
+	}
+	o.Refused = apiErr != nil && apiErr.Endpoint == endpoint && errors.Is(err, gateway.ErrUnauthorized)
+	switch {
+	case errors.Is(err, gateway.ErrOutcomeUnknown), errors.Is(err, gateway.ErrPending):
+		o.Class = journal.Unknown
+	case errors.Is(err, gateway.ErrDuplicateInvoice):
+		o.Class = journal.Duplicate
+	case errors.Is(err, gateway.ErrDeclined):
+		o.Class = journal.Declined
+	case apiErr != nil:
+		o.Class = journal.Rejected
+	default:
+		o.Class = journal.NotSent
+	}
+	return o
+}

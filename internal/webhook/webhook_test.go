@@ -1,0 +1,267 @@
+package webhook_test
+
+import (
+	"errors"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/paycli/paycli/internal/hashkey"
+	"github.com/paycli/paycli/internal/webhook"
+)
+
+const secret = "app_secret"
+
+// saleHashKey is a known answer of the gateway's reference code for the
+// sale-webhook plaintext 1|100.00|INV-001|VP17000000000000001|TRY.
+const saleHashKey = "abcdef0123456789:0f1e:rlmFmMUzLyfVb54RwWFByDiKz3dlh1F5PpXHpW+zgCxEzqQWIHFOM4j9i7c8IKyN"
+
+func formBody(fields map[string]string) string {
+	v := url.Values{}
+	for k, val := range fields {
+		v.Set(k, val)
+	}
+	return v.Encode()
+}
+
+func saleFields() map[string]string {
+	return map[string]string{"status": "1", "total": "100.00", "invoice_id": "INV-001",
+		"order_id": "VP17000000000000001", "currency_code": "TRY", "hash_key": saleHashKey}
+}
+
+func TestParseKeepsTextAndOrder(t *testing.T) {
+	tests := []struct {
+		name, ct, body string
+		enc            webhook.Encoding
+		want           map[string]string
+		names          []string
+	}{
+		{"form", "application/x-www-form-urlencoded", "status=1&total=150.00&hash_key=a%2Bb%3Ac&note=a+b",
+			webhook.Form, map[string]string{"status": "1", "total": "150.00", "hash_key": "a+b:c", "note": "a b"},
+			[]string{"status", "total", "hash_key", "note"}},
+		{"json numbers keep their digits", "application/json", `{"status": 1, "total": 150.00, "x": null, "ok": true, "n": {"a": [1, 2]}}`,
+			webhook.JSON, map[string]string{"status": "1", "total": "150.00", "ok": "true", "n": `{"a":[1,2]}`},
+			[]string{"status", "total", "ok", "n"}},
+		{"json strings unescaped", "application/json; charset=utf-8", `{"invoice_id": "\u0130\u015eLEM-1", "hash_key": "a\/b"}`,
+			webhook.JSON, map[string]string{"invoice_id": "İŞLEM-1", "hash_key": "a/b"}, []string{"invoice_id", "hash_key"}},
+		{"sniffed json", "", "  \n{\"status\": \"1\"}\n", webhook.JSON, map[string]string{"status": "1"}, []string{"status"}},
+		{"sniffed form", "text/plain", "status=1\n", webhook.Form, map[string]string{"status": "1"}, []string{"status"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := webhook.Parse(tt.ct, []byte(tt.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.Encoding != tt.enc {
+				t.Errorf("encoding %s, want %s", b.Encoding, tt.enc)
+			}
+			got := b.Fields()
+			if len(got) != len(tt.want) {
+				t.Errorf("fields %q, want %q", got, tt.want)
+			}
+			for k, v := range tt.want {
+				if got[k] != v {
+					t.Errorf("%s = %q, want %q", k, got[k], v)
+				}
+			}
+			if strings.Join(b.Names(), ",") != strings.Join(tt.names, ",") {
+				t.Errorf("names %q, want %q", b.Names(), tt.names)
+			}
+		})
+	}
+}
+
+func TestParseRefuses(t *testing.T) {
+	tests := []struct{ name, ct, body, want string }{
+		{"duplicate form field", "", "total=1&total=2", `field "total" appears more than once`},
+		{"duplicate json field", "application/json", `{"total": "1", "total": "2"}`, `field "total" appears more than once`},
+		{"duplicate json field after null", "application/json", `{"total": null, "total": "2"}`, `field "total" appears more than once`},
+		{"json array", "application/json", `[1]`, "not an object"},
+		{"two json values", "application/json", `{} {}`, "more than one JSON value"},
+		{"broken json", "application/json", `{"a": `, "invalid JSON"},
+		{"bad escape", "", "a=%zz", "bad form encoding"},
+		{"empty", "", "", "no fields"},
+		{"empty json", "application/json", "{}", "no fields"},
+		{"not utf-8", "", "a=\xff", "not UTF-8"},
+		{"multipart", "multipart/form-data; boundary=x", "--x--", "unsupported content type"},
+		{"too large", "", strings.Repeat("a", webhook.MaxBodySize+1), "larger than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := webhook.Parse(tt.ct, []byte(tt.body))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Parse = %v, want an error with %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestVerifyKnownAnswer(t *testing.T) {
+	for _, enc := range []webhook.Encoding{webhook.Form, webhook.JSON} {
+		ct, body, err := webhook.Encode(enc, saleFields())
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := webhook.Parse(ct, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Verify(secret); err != nil {
+			t.Errorf("%s: %v", enc, err)
+		}
+		s := b.Summary()
+		if s.Kind != webhook.Sale || s.InvoiceID != "INV-001" || s.OrderID != "VP17000000000000001" || s.Amount != "100.00" || s.Currency != "TRY" || s.Status != "1" {
+			t.Errorf("summary %+v", s)
+		}
+	}
+}
+
+func TestVerifyFindsTheField(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(map[string]string)
+		secret string
+		field  string
+		reason string
+	}{
+		{"amount changed", func(m map[string]string) { m["total"] = "1000.00" }, secret, "total", `total differs: the body says "1000.00", the hash_key "100.00"`},
+		{"invoice changed", func(m map[string]string) { m["invoice_id"] = "INV-002" }, secret, "invoice_id", "invoice_id differs"},
+		{"status changed", func(m map[string]string) { m["status"] = "0" }, secret, "status", "status differs"},
+		{"currency changed", func(m map[string]string) { m["currency_code"] = "USD" }, secret, "currency_code", "currency_code differs"},
+		{"order missing", func(m map[string]string) { delete(m, "order_id") }, secret, "order_id", "the body has no order_id"},
+		{"hash_key missing", func(m map[string]string) { delete(m, "hash_key") }, secret, "hash_key", "no hash_key"},
+		{"forged hash_key", func(m map[string]string) { m["hash_key"] = "abcdef0123456789:0f1e:AAAAAAAAAAAAAAAAAAAAAA==" }, secret, "hash_key", "does not decrypt"},
+		{"wrong secret", func(map[string]string) {}, "not_the_secret", "hash_key", "does not decrypt"},
+		{"order_no disagrees", func(m map[string]string) { m["order_no"] = "VP2" }, secret, "order_no", "differ"},
+		{"refund status on a sale hash", func(m map[string]string) { m["status"] = "Completed" }, secret, "hash_key", "holds 5 fields (a sale webhook's)"},
+		{"exponent amount is text", func(m map[string]string) { m["total"] = "1e2" }, secret, "total", "total differs"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := saleFields()
+			tt.change(m)
+			b, err := webhook.Parse("", []byte(formBody(m)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = b.Verify(tt.secret)
+			var ie *webhook.InvalidError
+			if !errors.As(err, &ie) {
+				t.Fatalf("Verify = %v, want an *InvalidError", err)
+			}
+			if ie.Field != tt.field || !strings.Contains(ie.Reason, tt.reason) {
+				t.Errorf("Verify = field %q, %q; want field %q, %q", ie.Field, ie.Reason, tt.field, tt.reason)
+			}
+			if strings.Contains(err.Error(), saleHashKey) {
+				t.Errorf("the error holds the hash_key: %v", err)
+			}
+		})
+	}
+}
+
+func TestVerifyAliasesAndDecimals(t *testing.T) {
+	m := saleFields()
+	delete(m, "total")
+	delete(m, "order_id")
+	m["amount"] = "100" // compared as a decimal
+	m["order_no"] = "VP17000000000000001"
+	b, err := webhook.Parse("", []byte(formBody(m)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Verify(secret); err != nil {
+		t.Fatal(err)
+	}
+	if s := b.Summary(); s.Amount != "100" || s.OrderID != "VP17000000000000001" {
+		t.Errorf("summary %+v", s)
+	}
+}
+
+func TestSignRoundTrip(t *testing.T) {
+	tests := []struct {
+		kind   webhook.Kind
+		fields map[string]string
+	}{
+		{webhook.Sale, map[string]string{"status": "1", "total": "150.00", "invoice_id": "INV-1001", "order_id": "VP1", "currency_code": "TRY", "extra": "x"}},
+		{webhook.Refund, map[string]string{"status": "Completed", "amount": "10.50", "invoice_id": "INV-1001", "order_id": "VP1"}},
+		{webhook.Refund, map[string]string{"status": "Fail", "amount": "10.50", "invoice_id": "İŞLEM-1", "order_id": "VP1"}},
+	}
+	for _, tt := range tests {
+		signed, err := webhook.Sign(tt.kind, tt.fields, secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := tt.fields["hash_key"]; ok {
+			t.Fatal("Sign changed its input")
+		}
+		pt, err := hashkey.Decrypt(secret, signed["hash_key"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, _ := tt.kind.Layout().Plaintext(tt.fields); pt != want {
+			t.Errorf("%s: signed %q, want %q", tt.kind, pt, want)
+		}
+		for _, enc := range []webhook.Encoding{webhook.Form, webhook.JSON} {
+			ct, body, err := webhook.Encode(enc, signed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := webhook.Parse(ct, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.Kind() != tt.kind {
+				t.Errorf("%s signed reads back as %s", tt.kind, b.Kind())
+			}
+			if err := b.Verify(secret); err != nil {
+				t.Errorf("%s %s: %v", tt.kind, enc, err)
+			}
+			if err := b.Verify("other"); err == nil {
+				t.Errorf("%s %s verified with another secret", tt.kind, enc)
+			}
+		}
+	}
+}
+
+func TestSignRefuses(t *testing.T) {
+	sale := map[string]string{"status": "1", "total": "1", "invoice_id": "I", "order_id": "O", "currency_code": "TRY"}
+	tests := []struct {
+		name   string
+		kind   webhook.Kind
+		fields map[string]string
+		want   string
+	}{
+		{"unknown kind", "chargeback", sale, "unknown webhook kind"},
+		{"missing field", webhook.Sale, map[string]string{"status": "1"}, "needs total"},
+		{"refund status on a sale", webhook.Sale, map[string]string{"status": "Completed", "total": "1", "invoice_id": "I", "order_id": "O", "currency_code": "TRY"}, "not a sale webhook's"},
+		{"sale status on a refund", webhook.Refund, map[string]string{"status": "1", "amount": "1", "invoice_id": "I", "order_id": "O"}, "not a refund webhook's"},
+		{"pipe in a field", webhook.Sale, map[string]string{"status": "1", "total": "1", "invoice_id": "I|2", "order_id": "O", "currency_code": "TRY"}, "may not contain '|'"},
+		{"hash_key given", webhook.Sale, map[string]string{"status": "1", "hash_key": "x"}, "already hold a hash_key"},
+	}
+	for _, tt := range tests {
+		if _, err := webhook.Sign(tt.kind, tt.fields, secret); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: Sign = %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	v, b := webhook.Check("", []byte(formBody(saleFields())), secret)
+	if !v.Valid() || b == nil || v.Kind != webhook.Sale || v.Encoding != webhook.Form {
+		t.Errorf("valid body: %+v", v)
+	}
+	v, b = webhook.Check("application/json", []byte("{"), secret)
+	if v.Valid() || b != nil || v.Kind != "" || !strings.Contains(v.Reason, "not a webhook body") {
+		t.Errorf("broken body: %+v", v)
+	}
+}
+
+func TestPrintable(t *testing.T) {
+	if got := webhook.Printable("INV\x1b[31m-1\n"); got != `INV\x1b[31m-1\n` {
+		t.Errorf("Printable = %q", got)
+	}
+	if got := webhook.Printable("İŞLEM-1"); got != "İŞLEM-1" {
+		t.Errorf("Printable = %q", got)
+	}
+}
