@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Kind is what an entry of a commission lookup prices.
@@ -70,37 +71,66 @@ var knownFields = map[string]bool{
 	"currency_code": true, "installment": true, "pos_id": true, "getpos_card_program": true,
 }
 
+// entryFields is an entry as encoding/json reads it: each field's JSON
+// token, as the gateway wrote it, by name.
+type entryFields map[string]token
+
+// token is a JSON value as written. Unlike json.RawMessage it does not copy
+// what the decoder hands it but keeps a slice of the decoder's input: the
+// decoding functions below copy their input once, whole, and every token
+// of every entry shares that copy (a copy per field was a quarter of the
+// allocations of a lookup).
+type token []byte
+
+func (t *token) UnmarshalJSON(data []byte) error {
+	*t = data[:len(data):len(data)] // an append must not write over the next token
+	return nil
+}
+
+// knownFieldOrder is knownFields in name order: fields are read in that
+// order, so that an entry with two bad fields always reports the same one.
+var knownFieldOrder = [...]string{
+	"card_program", "currency_code", "getpos_card_program", "installment",
+	"merchant_commission_fixed", "merchant_commission_percentage",
+	"pos_id", "title", "user_commission_fixed", "user_commission_percentage",
+}
+
 // UnmarshalJSON decodes an entry, keeping unknown fields in Extra. A
 // commission value that is neither a number nor a marker is an error naming
 // the field.
 func (e *Entry) UnmarshalJSON(data []byte) error {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(data, &fields); err != nil {
+	var fields entryFields
+	if err := json.Unmarshal(bytes.Clone(data), &fields); err != nil {
 		return fmt.Errorf("commission entry: %w", err)
 	}
+	return e.fromFields(fields, nil)
+}
+
+// fromFields reads an entry from its fields, sharing equal texts through
+// in (nil: none). The Extra values share the fields' memory.
+func (e *Entry) fromFields(fields entryFields, in interner) error {
 	if fields == nil {
 		return fmt.Errorf("commission entry: expected an object, got null")
 	}
 	var out Entry
-	// Fields are read in name order, so that an entry with two bad fields
-	// always reports the same one.
-	names := make([]string, 0, len(fields))
-	for name := range fields {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		raw := fields[name]
+	known := 0
+	for _, name := range knownFieldOrder {
+		tok, ok := fields[name]
+		if !ok {
+			continue
+		}
+		raw := json.RawMessage(tok)
+		known++
 		var err error
 		switch name {
 		case "title":
-			out.Title, err = text(raw)
+			out.Title, err = text(raw, in)
 		case "card_program":
-			out.CardProgram, err = text(raw)
+			out.CardProgram, err = text(raw, in)
 		case "currency_code":
-			out.CurrencyCode, err = text(raw)
+			out.CurrencyCode, err = text(raw, in)
 		case "getpos_card_program":
-			out.GetposCardProgram, err = text(raw)
+			out.GetposCardProgram, err = text(raw, in)
 		case "merchant_commission_percentage":
 			err = out.MerchantCommissionPercentage.UnmarshalJSON(raw)
 		case "merchant_commission_fixed":
@@ -123,14 +153,17 @@ func (e *Entry) UnmarshalJSON(data []byte) error {
 			}
 		case "pos_id":
 			out.PosID, err = integer(raw)
-		default:
-			if out.Extra == nil {
-				out.Extra = map[string]json.RawMessage{}
-			}
-			out.Extra[name] = bytes.Clone(raw)
 		}
 		if err != nil {
 			return &FieldError{Field: name, Program: programOf(fields), Err: err}
+		}
+	}
+	if known < len(fields) {
+		out.Extra = make(map[string]json.RawMessage, len(fields)-known)
+		for name, raw := range fields {
+			if !knownFields[name] {
+				out.Extra[name] = json.RawMessage(raw)
+			}
 		}
 	}
 	*e = out
@@ -169,9 +202,9 @@ func (e *FieldError) Unwrap() error { return e.Err }
 
 // programOf names an entry for an error message, from whatever of its
 // program fields can be read.
-func programOf(fields map[string]json.RawMessage) string {
+func programOf(fields entryFields) string {
 	for _, name := range []string{"card_program", "getpos_card_program"} {
-		if s, err := text(fields[name]); err == nil && strings.TrimSpace(s) != "" {
+		if s, err := text(json.RawMessage(fields[name]), nil); err == nil && strings.TrimSpace(s) != "" {
 			return s
 		}
 	}
@@ -322,45 +355,36 @@ func (s Schedule) Installments() []int {
 // installment field places it. An entry that does not say its installment
 // takes the one of its key.
 //
-// Well-formed objects take a fast path (decode.go); the rest, and every
-// error, go through reflectSchedule.
+// encoding/json reads the whole data in one pass, every entry into its
+// fields' raw tokens; the entries are then read from those tokens without
+// parsing the JSON again.
 func (s *Schedule) UnmarshalJSON(data []byte) error {
-	data = bytes.TrimSpace(data)
-	if len(data) > 0 && data[0] == '{' {
-		if out, ok := fastSchedule(data); ok {
-			*s = out
-			return nil
-		}
-	}
-	out, err := reflectSchedule(data)
-	if err != nil {
-		return err
-	}
-	*s = out
-	return nil
-}
-
-// reflectSchedule is Schedule.UnmarshalJSON through encoding/json: the
-// reference the fast path must agree with, and the source of the errors.
-func reflectSchedule(data []byte) (Schedule, error) {
+	// One copy for every token of every entry (see token).
+	data = bytes.Clone(bytes.TrimSpace(data))
 	out := Schedule{}
+	in := interner{}
 	switch {
 	case bytes.Equal(data, []byte("null")):
 	case len(data) > 0 && data[0] == '[':
-		var lists [][]Entry
+		var lists [][]entryFields
 		if err := json.Unmarshal(data, &lists); err != nil {
-			return nil, fmt.Errorf("commission data: %w", err)
+			return fmt.Errorf("commission data: %w", err)
 		}
 		for _, list := range lists {
-			for _, e := range list {
+			for _, fields := range list {
+				var e Entry
+				if err := e.fromFields(fields, in); err != nil {
+					return fmt.Errorf("commission data: %w", err)
+				}
 				out[e.Installment] = append(out[e.Installment], e)
 			}
 		}
 	default:
-		var byKey map[string][]json.RawMessage
+		var byKey map[string][]entryFields
 		if err := json.Unmarshal(data, &byKey); err != nil {
-			return nil, fmt.Errorf("commission data: %w", err)
+			return fmt.Errorf("commission data: %w", err)
 		}
+		// Keys are merged in name order ("01" and "1" are the same count).
 		keys := make([]string, 0, len(byKey))
 		for key := range byKey {
 			keys = append(keys, key)
@@ -369,19 +393,17 @@ func reflectSchedule(data []byte) (Schedule, error) {
 		for _, key := range keys {
 			n, err := strconv.Atoi(strings.TrimSpace(key))
 			if err != nil || n < 0 || n > maxInstallment {
-				return nil, fmt.Errorf("commission data: key %s is not an installment count", quote(key))
+				return fmt.Errorf("commission data: key %s is not an installment count", quote(key))
 			}
 			list := make([]Entry, len(byKey[key]))
-			for i, raw := range byKey[key] {
-				if err := json.Unmarshal(raw, &list[i]); err != nil {
+			for i, fields := range byKey[key] {
+				if err := list[i].fromFields(fields, in); err != nil {
 					var fe *FieldError
 					if errors.As(err, &fe) {
 						fe.Installment = n
 					}
-					return nil, fmt.Errorf("commission data: %w", err)
+					return fmt.Errorf("commission data: %w", err)
 				}
-			}
-			for i := range list {
 				if list[i].Installment == 0 {
 					list[i].Installment = n
 				}
@@ -389,7 +411,21 @@ func reflectSchedule(data []byte) (Schedule, error) {
 			out[n] = append(out[n], list...)
 		}
 	}
-	return out, nil
+	*s = out
+	return nil
+}
+
+// DecodeResponse reads the data of a commission lookup's response body
+// ({"status_code":100,"data":{...}}) in one pass: a body without data gives
+// a nil Schedule. Other fields are not read.
+func DecodeResponse(body []byte) (Schedule, error) {
+	var env struct {
+		Data Schedule `json:"data"`
+	}
+	if err := json.Unmarshal(body, &env); err != nil {
+		return nil, err
+	}
+	return env.Data, nil
 }
 
 // MarshalJSON writes the schedule keyed by installment count as a string,
@@ -406,12 +442,15 @@ func (s Schedule) MarshalJSON() ([]byte, error) {
 }
 
 // text reads a JSON string; numbers are kept as their text and null is "".
-func text(raw json.RawMessage) (string, error) {
+func text(raw json.RawMessage, in interner) (string, error) {
 	raw = bytes.TrimSpace(raw)
 	switch {
 	case bytes.Equal(raw, []byte("null")):
 		return "", nil
 	case len(raw) > 0 && raw[0] == '"':
+		if inner, ok := plainString(raw); ok {
+			return in.text(inner), nil
+		}
 		var s string
 		err := json.Unmarshal(raw, &s)
 		return s, err
@@ -423,7 +462,7 @@ func text(raw json.RawMessage) (string, error) {
 
 // integer reads a JSON integer or a string holding one; null and "" are nil.
 func integer(raw json.RawMessage) (*int64, error) {
-	s, err := text(raw)
+	s, err := text(raw, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -436,4 +475,59 @@ func integer(raw json.RawMessage) (*int64, error) {
 		return nil, fmt.Errorf("%s is not a whole number", quote(s))
 	}
 	return &n, nil
+}
+
+// plainString returns the text of a JSON string token without escapes
+// that is valid UTF-8, which is its bytes between the quotes; ok is false
+// for any other token, which encoding/json must read.
+func plainString(raw []byte) (inner []byte, ok bool) {
+	n := len(raw)
+	if n < 2 || raw[0] != '"' || raw[n-1] != '"' {
+		return nil, false
+	}
+	inner = raw[1 : n-1]
+	if bytes.ContainsAny(inner, `\"`) || hasControl(inner) || !utf8.Valid(inner) {
+		return nil, false
+	}
+	return inner, true
+}
+
+// unquoteString reads a JSON string token; a plain one (plainString) is a
+// slice of raw, so only tokens with escapes (rare in gateway answers) go
+// through encoding/json again.
+func unquoteString(raw string) (string, error) {
+	if n := len(raw); n >= 2 {
+		if _, ok := plainString([]byte(raw)); ok {
+			return raw[1 : n-1], nil
+		}
+	}
+	var s string
+	err := json.Unmarshal([]byte(raw), &s)
+	return s, err
+}
+
+// interner shares one string among the equal texts of a lookup: titles,
+// currency codes and program names repeat on every installment count.
+type interner map[string]string
+
+// text returns b as a string, the same string for equal short texts.
+func (in interner) text(b []byte) string {
+	if s, ok := in[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if in != nil && len(s) <= 64 && len(in) < 4096 {
+		in[s] = s
+	}
+	return s
+}
+
+// hasControl reports a byte JSON does not allow unescaped in a string.
+func hasControl(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
 }

@@ -93,11 +93,12 @@ func (v *Value) UnmarshalJSON(data []byte) error {
 		*v = Value{}
 		return nil
 	case data[0] == '"':
-		var s string
-		if err := json.Unmarshal(data, &s); err != nil {
+		raw := string(data)
+		s, err := unquoteString(raw)
+		if err != nil {
 			return fmt.Errorf("commission value: %w", err)
 		}
-		parsed, err := parseText(string(data), s, true)
+		parsed, err := parseText(raw, s, true)
 		if err != nil {
 			return err
 		}

@@ -242,11 +242,14 @@ type endpoint struct {
 	// method, contentType and rawQuery are for Client.Do; empty means POST,
 	// JSON and no query.
 	method, contentType, rawQuery string
+	// onePass: a success body is decoded in one pass, its data straight
+	// into the call's result (large answers: the commission table).
+	onePass bool
 }
 
 var (
 	endpointToken       = endpoint{name: "token", path: "/api/token", retry: true}
-	endpointCommissions = endpoint{name: "commissions", path: "/api/commissions", auth: true, retry: true}
+	endpointCommissions = endpoint{name: "commissions", path: "/api/commissions", auth: true, retry: true, onePass: true}
 	endpointWalletPay   = endpoint{name: EndpointWalletPay, path: "/api/walletPay", auth: true}
 	endpointCheckStatus = endpoint{name: "checkstatus", path: "/api/checkstatus", auth: true, topLevel: true}
 )
@@ -461,6 +464,9 @@ func (c *Client) do(req *http.Request, ep endpoint, v any) (env *envelope, statu
 // checkResponse turns a complete response into the call's result or a
 // typed error.
 func (c *Client) checkResponse(ep endpoint, resp *http.Response, body []byte, v any) (*envelope, error) {
+	if env, ok := decodeSuccess(ep, resp, body, v); ok {
+		return env, nil
+	}
 	var env envelope
 	jsonErr := json.Unmarshal(body, &env)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
@@ -526,14 +532,39 @@ func (c *Client) checkResponse(ep endpoint, resp *http.Response, body []byte, v 
 		data = []byte("null")
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return nil, c.badResponse(ep, resp, "the data does not match the protocol: "+cleanDescription(err.Error()))
+		e := c.badResponse(ep, resp, "the data does not match the protocol: "+cleanDescription(err.Error()))
+		e.DataErr = err
+		return nil, e
 	}
 	return &env, nil
 }
 
+// decodeSuccess is the one-pass path of checkResponse: for an endpoint
+// that takes it, a 2xx body is decoded once, the envelope's fields and the
+// data (straight into v) together. It reports false for anything but a
+// well-formed success, which checkResponse then reads the usual way
+// (and so explains).
+func decodeSuccess(ep endpoint, resp *http.Response, body []byte, v any) (*envelope, bool) {
+	if _, raw := v.(*rawBody); !ep.onePass || ep.topLevel || raw || resp.StatusCode < 200 || resp.StatusCode > 299 || !utf8.Valid(body) {
+		return nil, false
+	}
+	// encoding/json decodes into what the interface's pointer points to.
+	var typed struct {
+		StatusCode        *flexInt   `json:"status_code"`
+		StatusDescription flexString `json:"status_description"`
+		Message           flexString `json:"message"`
+		Data              any        `json:"data"`
+	}
+	typed.Data = v
+	if err := json.Unmarshal(body, &typed); err != nil || typed.StatusCode == nil || int(*typed.StatusCode) != StatusSuccess {
+		return nil, false
+	}
+	return &envelope{StatusCode: typed.StatusCode, StatusDescription: typed.StatusDescription, Message: typed.Message}, true
+}
+
 // badResponse is a response that could not be read as the protocol: for a
 // payment that may have gone through it is an unknown outcome (APIError.Kind).
-func (c *Client) badResponse(ep endpoint, resp *http.Response, problem string) error {
+func (c *Client) badResponse(ep endpoint, resp *http.Response, problem string) *APIError {
 	return &APIError{Endpoint: ep.name, HTTPStatus: resp.StatusCode, Problem: problem}
 }
 

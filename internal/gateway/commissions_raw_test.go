@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -29,5 +30,32 @@ func TestCommissionsRaw(t *testing.T) {
 	var apiErr *APIError
 	if _, err := c.CommissionsRaw(context.Background(), CommissionsRequest{CurrencyCode: "TRY"}); !errors.As(err, &apiErr) || apiErr.StatusCode != 12 {
 		t.Errorf("rejection: err = %v, want an *APIError with status_code 12", err)
+	}
+}
+
+// A success answer is decoded with its data; one whose data the schedule
+// refuses is a bad response that keeps the schedule's own error, so the
+// command can say which entry and field.
+func TestCommissionsDataErrorNamesTheEntry(t *testing.T) {
+	g := newFakeGateway(t)
+	c := newTestClient(t, g.URL+"/ccpayment")
+
+	g.handle("commissions", respond(200, `{"status_code":100,"status_description":"Success","data":{"2":[{"card_program":"A","merchant_commission_percentage":"1.5"}]}}`))
+	com, err := c.Commissions(context.Background(), CommissionsRequest{CurrencyCode: "TRY"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(com.Schedule[2]) != 1 || com.Schedule[2][0].CardProgram != "A" || com.Description != "Success" {
+		t.Errorf("Commissions = %+v", com)
+	}
+
+	g.handle("commissions", respond(200, `{"status_code":100,"data":{"4":[{"card_program":"Bonus","merchant_commission_percentage":"1,75"}]}}`))
+	_, err = c.Commissions(context.Background(), CommissionsRequest{CurrencyCode: "TRY"})
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.DataErr == nil || !strings.Contains(apiErr.DataErr.Error(), `installment 4, program "Bonus", field merchant_commission_percentage`) {
+		t.Fatalf("err = %v, want an *APIError whose DataErr names the entry", err)
+	}
+	if !errors.Is(err, ErrUnavailable) {
+		t.Errorf("err = %v, want it to stay an unreadable answer (ErrUnavailable)", err)
 	}
 }

@@ -125,6 +125,9 @@ type APIError struct {
 	OrderNo                 string
 	PaymentReasonCode       string
 	PaymentReasonCodeDetail string
+	// DataErr is why the data of a success answer could not be read into
+	// the call's result (the result type's own error); nil otherwise.
+	DataErr error
 }
 
 // Error says which call failed and how, never quoting the body.

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"golang.org/x/term"
@@ -29,6 +30,8 @@ type IOStreams struct {
 	stdoutTTY bool
 	stderrTTY bool
 	color     bool
+	// termWidth is stdout's terminal width in columns; 0 when unknown.
+	termWidth int
 
 	// readSecret reads a line without echo, restoring the terminal if ctx
 	// ends first; nil means read a plain line.
@@ -52,6 +55,12 @@ func System() *IOStreams {
 		stderrTTY: isTerminal(os.Stderr),
 	}
 	s.color = DecideColor(os.LookupEnv, s.stdoutTTY)
+	if s.stdoutTTY {
+		s.termWidth = DecideTerminalWidth(os.LookupEnv, func() (int, error) {
+			w, _, err := term.GetSize(int(os.Stdout.Fd()))
+			return w, err
+		})
+	}
 	if s.stdinTTY {
 		fd := int(os.Stdin.Fd())
 		s.readSecret = func(ctx context.Context) (string, error) {
@@ -113,6 +122,34 @@ func (s *IOStreams) SetStdinTTY(v bool)     { s.stdinTTY = v }
 func (s *IOStreams) SetStdoutTTY(v bool)    { s.stdoutTTY = v }
 func (s *IOStreams) SetStderrTTY(v bool)    { s.stderrTTY = v }
 func (s *IOStreams) SetColorEnabled(v bool) { s.color = v }
+
+// TerminalWidth is the width of the terminal stdout writes to, in columns;
+// 0 when stdout is not a terminal (output for pipes and files is never
+// fitted to a width) or its width is unknown.
+func (s *IOStreams) TerminalWidth() int {
+	if !s.stdoutTTY {
+		return 0
+	}
+	return s.termWidth
+}
+
+// SetTerminalWidth sets the width TerminalWidth reports on a terminal.
+func (s *IOStreams) SetTerminalWidth(columns int) { s.termWidth = columns }
+
+// DecideTerminalWidth is the width of stdout's terminal: COLUMNS when it
+// is a positive number (the customary override, also for terminals that
+// do not report a size), otherwise what the terminal reports (size), or 0.
+func DecideTerminalWidth(env Env, size func() (int, error)) int {
+	if v, ok := env("COLUMNS"); ok {
+		if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
+			return n
+		}
+	}
+	if w, err := size(); err == nil && w > 0 {
+		return w
+	}
+	return 0
+}
 
 // CanPrompt reports whether paycli may ask the user something: both stdin
 // and stdout must be terminals.

@@ -151,3 +151,38 @@ func TestReadLineIsBounded(t *testing.T) {
 		t.Fatalf("a line one byte too long: %v, want ErrLineTooLong", err)
 	}
 }
+
+func TestDecideTerminalWidth(t *testing.T) {
+	size := func(w int, err error) func() (int, error) { return func() (int, error) { return w, err } }
+	env := func(kv map[string]string) Env {
+		return func(k string) (string, bool) { v, ok := kv[k]; return v, ok }
+	}
+	for _, tt := range []struct {
+		name string
+		env  map[string]string
+		size func() (int, error)
+		want int
+	}{
+		{"terminal size", nil, size(120, nil), 120},
+		{"COLUMNS overrides", map[string]string{"COLUMNS": "80"}, size(120, nil), 80},
+		{"bad COLUMNS ignored", map[string]string{"COLUMNS": "wide"}, size(100, nil), 100},
+		{"zero COLUMNS ignored", map[string]string{"COLUMNS": "0"}, size(100, nil), 100},
+		{"unknown", nil, size(0, errors.New("not a terminal")), 0},
+	} {
+		if got := DecideTerminalWidth(env(tt.env), tt.size); got != tt.want {
+			t.Errorf("%s: %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestTerminalWidthOnlyOnATerminal(t *testing.T) {
+	s, _, _, _ := Test()
+	s.SetTerminalWidth(80)
+	if w := s.TerminalWidth(); w != 0 {
+		t.Errorf("piped stdout: width %d, want 0", w)
+	}
+	s.SetStdoutTTY(true)
+	if w := s.TerminalWidth(); w != 80 {
+		t.Errorf("terminal: width %d, want 80", w)
+	}
+}

@@ -41,8 +41,6 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
-
-	"github.com/paycli/paycli/internal/config"
 )
 
 // FileName is the journal's name inside <state dir>/paycli.
@@ -226,13 +224,4 @@ func (j *Journal) Close() error {
 	err := j.f.Close()
 	j.f = nil
 	return err
-}
-
-// DefaultPath is <state dir>/paycli/journal.jsonl.
-func DefaultPath(lookupEnv func(string) (string, bool)) (string, error) {
-	dir, err := config.StateDir(config.LoadOptions{LookupEnv: lookupEnv})
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, FileName), nil
 }

@@ -73,19 +73,21 @@ func NewScope(kind, profile, baseURL, appID string) Scope {
 	return Scope{Kind: kind, Profile: profile, Gateway: Identity(baseURL, appID), BaseURL: baseURL}
 }
 
-// SandboxBaseURL stands for the emulator's address in the identity of
-// --sandbox attempts: the in-process emulator listens on a new port each
-// run, but its state, kept beside the journal, is one gateway.
+// SandboxBaseURL stands for the emulator's address in a sandbox Scope:
+// the in-process emulator listens on a new port each run, so legacy
+// --sandbox lines (without a gateway identity) are matched by a loopback
+// base URL rather than by the exact one (see ByInvoice).
 const SandboxBaseURL = "sandbox:"
 
-// ScopeFor is the scope every writer and reader of the journal uses for a
-// resolved configuration: NewScope, with the emulator's stable address in
-// sandbox mode (--sandbox, PAYCLI_SANDBOX=1).
-func ScopeFor(kind, profile, baseURL, appID string, sandbox bool) Scope {
+// ScopeFor is the scope of kind for profile on the gateway account named
+// identity (the gateway identity every line carries: Identity of the base
+// URL and app_id, or of the sandbox's state folder in sandbox mode), at
+// baseURL.
+func ScopeFor(kind, profile, baseURL, identity string, sandbox bool) Scope {
 	if sandbox {
 		baseURL = SandboxBaseURL
 	}
-	return NewScope(kind, profile, baseURL, appID)
+	return Scope{Kind: kind, Profile: profile, Gateway: identity, BaseURL: baseURL}
 }
 
 // Identity names a gateway account without holding its secrets: a short

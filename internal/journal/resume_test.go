@@ -170,23 +170,22 @@ func TestReconcileLegacyUnknown(t *testing.T) {
 	}
 }
 
-// TestSandboxScope: --sandbox attempts share one identity whatever port
-// the emulator had, legacy --sandbox unknowns block a sandbox re-send, and
-// a real profile named "sandbox" shares none of it.
+// TestSandboxScope: a sandbox scope matches its own identity whatever
+// port the emulator had, legacy --sandbox unknowns (at a loopback address)
+// block a sandbox re-send, and a real profile named "sandbox" shares none
+// of it.
 func TestSandboxScope(t *testing.T) {
-	sbx := ScopeFor(KindWalletPay, "sandbox", "http://127.0.0.1:4010/ccpayment", "sandbox-app", true)
-	if other := ScopeFor(KindWalletPay, "sandbox", "http://127.0.0.1:5555/ccpayment", "sandbox-app", true); other != sbx {
-		t.Errorf("sandbox identity depends on the port: %+v %+v", sbx, other)
-	}
+	identity := Identity("sandbox:/home/ada/.local/state/paycli/sandbox", "sandbox-app")
+	sbx := ScopeFor(KindWalletPay, "sandbox", "http://127.0.0.1:4010/ccpayment", identity, true)
 	paid := scoped("s1", "SBX-PAID", "sandbox", "http://127.0.0.1:4010/ccpayment", "")
-	paid.Gateway = sbx.Gateway
+	paid.Gateway = identity
 	legacy := scoped("s2", "SBX-LEGACY", "sandbox", "http://127.0.0.1:4999/ccpayment", "")
 	path := writeEntries(t, paid, finished(paid, Succeeded), legacy)
 	got := decisions(t, path, sbx, "SBX-PAID", "SBX-LEGACY")
 	if got["SBX-PAID"] != ResumeSkip || got["SBX-LEGACY"] != ResumeUnknown {
 		t.Errorf("sandbox: %v", got)
 	}
-	real := ScopeFor(KindWalletPay, "sandbox", liveURL, "app", false)
+	real := ScopeFor(KindWalletPay, "sandbox", liveURL, Identity(liveURL, "app"), false)
 	got = decisions(t, path, real, "SBX-PAID", "SBX-LEGACY")
 	if got["SBX-PAID"] != ResumeSend || got["SBX-LEGACY"] != ResumeSend {
 		t.Errorf("real profile named sandbox: %v", got)

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/fatih/color"
 	"github.com/olekukonko/tablewriter"
@@ -103,27 +102,129 @@ type TableOptions struct {
 	// drawn highlighted (bold green) when colour is on. Without colour
 	// the table is byte-for-byte what it would be without Highlight.
 	Highlight func(row, col int) bool
+	// Colour, when set and colour is on, gives the colour of a body cell
+	// (a Palette method such as Palette.Green; nil for none). Cells are
+	// escaped before they are coloured, so colour is given here and never
+	// inside a cell's text, where it would be shown as \x1b[…m.
+	Colour func(row, col int) func(string) string
+	// MaxWidth, when more than 0, is the width (in terminal columns) the
+	// table must fit: a wider table is written as blocks of its columns,
+	// one below the other with a blank line between them, each block
+	// repeating the first KeepColumns columns. A block that cannot fit
+	// (its kept columns and one more are wider) is written as it is.
+	MaxWidth int
+	// KeepColumns is how many leading columns name a row (PROGRAM), and
+	// are repeated in every block.
+	KeepColumns int
 }
 
 // Highlight is how tables mark a cell that stands out (the cheapest rate
 // of a column): bold green.
 func (p Palette) Highlight(s string) string { return p.Color(color.Bold, color.FgGreen).Sprint(s) }
 
-// WriteTable writes a plain-bordered table. Cells are written as given: the
-// header is not re-cased and numbers are not re-formatted.
+// WriteTable writes a plain-bordered table through tablewriter. Cells are
+// written as given (the header is not re-cased, numbers are not
+// re-formatted), except that control characters are made visible
+// (Escape): a cell may hold text from outside.
 //
-// A table without colour whose cells are single lines of printable text
-// is written by writeAligned, which lays it out exactly as tablewriter
-// does at a fraction of the cost; anything else goes through tablewriter.
+// With MaxWidth set, a table wider than that is split into blocks of
+// columns (see TableOptions.MaxWidth).
 func WriteTable(w io.Writer, opts TableOptions, header []string, rows [][]string) error {
-	if !opts.Palette.Enabled && alignable(header, rows) {
-		return writeAligned(w, opts, header, rows)
+	header, rows = escapeCells(header), escapeRows(rows)
+	whole, err := renderTable(opts, header, rows)
+	if err != nil {
+		return err
 	}
-	return writeTablewriter(w, opts, header, rows)
+	keep := min(max(opts.KeepColumns, 0), len(header))
+	if opts.MaxWidth <= 0 || keep == len(header) || tableWidth(whole) <= opts.MaxWidth {
+		_, err := w.Write(whole)
+		return err
+	}
+	// Greedy: each block takes columns while it still fits.
+	var blocks [][]byte
+	var block []int
+	var written []byte
+	for c := keep; c < len(header); c++ {
+		b, err := renderColumns(opts, header, rows, keep, append(block, c))
+		if err != nil {
+			return err
+		}
+		if tableWidth(b) > opts.MaxWidth && len(block) > 0 {
+			blocks = append(blocks, written)
+			block = []int{c}
+			if written, err = renderColumns(opts, header, rows, keep, block); err != nil {
+				return err
+			}
+			continue
+		}
+		block, written = append(block, c), b
+	}
+	blocks = append(blocks, written)
+	for i, b := range blocks {
+		if i > 0 {
+			if _, err := io.WriteString(w, "\n"); err != nil {
+				return err
+			}
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// writeTablewriter writes a table through tablewriter.
-func writeTablewriter(w io.Writer, opts TableOptions, header []string, rows [][]string) error {
+// renderColumns renders the first keep columns and the columns cols of a
+// table.
+func renderColumns(opts TableOptions, header []string, rows [][]string, keep int, cols []int) ([]byte, error) {
+	pick := make([]int, 0, keep+len(cols))
+	for i := range keep {
+		pick = append(pick, i)
+	}
+	pick = append(pick, cols...)
+	at := make(map[int]int, len(pick)) // original column → column in the block
+	for i, c := range pick {
+		at[c] = i
+	}
+	sub := opts
+	sub.RightAlign = nil
+	for _, c := range opts.RightAlign {
+		if i, ok := at[c]; ok {
+			sub.RightAlign = append(sub.RightAlign, i)
+		}
+	}
+	if opts.Highlight != nil {
+		sub.Highlight = func(row, col int) bool { return opts.Highlight(row, pick[col]) }
+	}
+	if opts.Colour != nil {
+		sub.Colour = func(row, col int) func(string) string { return opts.Colour(row, pick[col]) }
+	}
+	cells := func(r []string) []string {
+		out := make([]string, len(pick))
+		for i, c := range pick {
+			if c < len(r) {
+				out[i] = r[c]
+			}
+		}
+		return out
+	}
+	subRows := make([][]string, len(rows))
+	for i, r := range rows {
+		subRows[i] = cells(r)
+	}
+	return renderTable(sub, cells(header), subRows)
+}
+
+// tableWidth is the display width of a rendered table's widest line.
+func tableWidth(table []byte) int {
+	width := 0
+	for line := range bytes.Lines(table) {
+		width = max(width, twwidth.Width(string(bytes.TrimSuffix(line, []byte("\n")))))
+	}
+	return width
+}
+
+// renderTable renders a table through tablewriter.
+func renderTable(opts TableOptions, header []string, rows [][]string) ([]byte, error) {
 	aligns := make([]tw.Align, len(header))
 	for i := range aligns {
 		aligns[i] = tw.AlignLeft
@@ -140,7 +241,7 @@ func writeTablewriter(w io.Writer, opts TableOptions, header []string, rows [][]
 			headerAligns[i] = aligns[i]
 		}
 	}
-	hdr := make([]any, len(header))
+	hdr := make([]string, len(header))
 	for i, h := range header {
 		hdr[i] = opts.Palette.Bold(h)
 	}
@@ -162,160 +263,83 @@ func writeTablewriter(w io.Writer, opts TableOptions, header []string, rows [][]
 		tablewriter.WithPadding(tw.Padding{Left: "", Right: columnGap, Overwrite: true}),
 		tablewriter.WithTrimSpace(tw.Off),
 	)
-	t.Header(hdr...)
-	for ri, r := range rows {
-		cells := make([]any, len(r))
-		for i, c := range r {
-			if opts.Highlight != nil && opts.Palette.Enabled && opts.Highlight(ri, i) {
-				c = opts.Palette.Highlight(c)
+	t.Header(hdr)
+	body := rows
+	if (opts.Highlight != nil || opts.Colour != nil) && opts.Palette.Enabled {
+		body = make([][]string, len(rows))
+		for ri, r := range rows {
+			body[ri] = make([]string, len(r))
+			for i, c := range r {
+				if opts.Colour != nil {
+					if colour := opts.Colour(ri, i); colour != nil {
+						c = colour(c)
+					}
+				}
+				if opts.Highlight != nil && opts.Highlight(ri, i) {
+					c = opts.Palette.Highlight(c)
+				}
+				body[ri][i] = c
 			}
-			cells[i] = c
-		}
-		if err := t.Append(cells...); err != nil {
-			return err
 		}
 	}
+	if err := t.Bulk(body); err != nil {
+		return nil, err
+	}
 	if err := t.Render(); err != nil {
-		return err
+		return nil, err
 	}
 	// The column padding leaves trailing blanks; a person never sees them
 	// but goldens, diffs and `cut` do.
+	out := make([]byte, 0, buf.Len())
 	for line := range bytes.Lines(buf.Bytes()) {
-		if _, err := w.Write(trimLine(line)); err != nil {
-			return err
-		}
+		out = appendTrimmedLine(out, line)
 	}
-	return nil
+	return out, nil
 }
 
-// alignable reports whether writeAligned can write the table: every row
-// has the header's number of cells and no cell holds a control character
-// (line breaks, tabs and escape sequences are tablewriter's to handle).
-func alignable(header []string, rows [][]string) bool {
-	if len(header) == 0 {
-		return false
-	}
-	if !printable(header) {
-		return false
-	}
-	for _, r := range rows {
-		if len(r) != len(header) || !printable(r) {
-			return false
-		}
-	}
-	return true
-}
-
-func printable(cells []string) bool {
-	for _, c := range cells {
-		for i := 0; i < len(c); i++ {
-			if b := c[i]; b < 0x20 || b == 0x7f {
-				return false
+// escapeRows is rows with every cell escaped; rows itself when no cell
+// needs it.
+func escapeRows(rows [][]string) [][]string {
+	for i, r := range rows {
+		if e := escapeCells(r); len(r) > 0 && &e[0] != &r[0] {
+			out := make([][]string, len(rows))
+			copy(out, rows[:i])
+			out[i] = e
+			for j := i + 1; j < len(rows); j++ {
+				out[j] = escapeCells(rows[j])
 			}
+			return out
 		}
 	}
-	return true
+	return rows
 }
 
-// cellWidth is the display width of a cell as tablewriter measures it:
-// its twwidth package, which also knows wide and ambiguous characters
-// (and the East Asian setting it reads from the environment).
-func cellWidth(s string) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return twwidth.Width(s)
-		}
-	}
-	return len(s) // printable ASCII, checked by alignable
-}
-
-// writeAligned writes what writeTablewriter writes for an alignable table
-// without colour: each column as wide as its widest cell, cells padded on
-// the left (right-aligned) or right, two blanks between columns, no
-// trailing blanks, written in a few large pieces. TestWriteAlignedMatches
-// holds it to tablewriter's bytes.
-func writeAligned(w io.Writer, opts TableOptions, header []string, rows [][]string) error {
-	n := len(header)
-	right := make([]bool, n)
-	for _, i := range opts.RightAlign {
-		if i >= 0 && i < n {
-			right[i] = true
-		}
-	}
-	widths := make([]int, n)
-	// Widths of all cells, header first, measured once.
-	cellWidths := make([]int, n*(len(rows)+1))
-	size := 0
-	measure := func(line int, cells []string) {
-		for i, c := range cells {
-			cw := cellWidth(c)
-			cellWidths[line*n+i] = cw
-			widths[i] = max(widths[i], cw)
-			size += len(c)
-		}
-	}
-	measure(0, header)
-	for ri, r := range rows {
-		measure(ri+1, r)
-	}
-	lineWidth := 0
-	for _, cw := range widths {
-		lineWidth += cw + len(columnGap)
-	}
-	// The table goes out in pieces of about tableChunk bytes; a buffer
-	// for the whole of a long table costs more than writing it.
-	buf := make([]byte, 0, min(size+(lineWidth+1)*(len(rows)+1), tableChunk+2*lineWidth+1))
-	writeLine := func(line int, cells []string, rightAligned func(int) bool) {
-		start := len(buf)
-		for i, c := range cells {
-			pad := widths[i] - cellWidths[line*n+i]
-			if rightAligned(i) {
-				buf = appendBlanks(buf, pad)
-				buf = append(buf, c...)
-			} else {
-				buf = append(buf, c...)
-				buf = appendBlanks(buf, pad)
+// escapeCells is cells with every cell escaped; cells itself when no cell
+// needs it.
+func escapeCells(cells []string) []string {
+	for i, c := range cells {
+		if e := Escape(c); e != c {
+			out := make([]string, len(cells))
+			copy(out, cells[:i])
+			out[i] = e
+			for j := i + 1; j < len(cells); j++ {
+				out[j] = Escape(cells[j])
 			}
-			buf = append(buf, columnGap...)
-		}
-		end := len(buf)
-		for end > start && buf[end-1] == ' ' {
-			end--
-		}
-		buf = append(buf[:end], '\n')
-	}
-	writeLine(0, header, func(i int) bool { return opts.RightAlignHeader && right[i] })
-	for ri, r := range rows {
-		writeLine(ri+1, r, func(i int) bool { return right[i] })
-		if len(buf) >= tableChunk {
-			if _, err := w.Write(buf); err != nil {
-				return err
-			}
-			buf = buf[:0]
+			return out
 		}
 	}
-	_, err := w.Write(buf)
-	return err
+	return cells
 }
 
-// tableChunk is the size of the pieces writeAligned writes.
-const tableChunk = 16 << 10
-
-// columnGap is the padding writeTablewriter puts after each cell.
+// columnGap is the padding after each cell.
 const columnGap = "  "
-
-func appendBlanks(b []byte, n int) []byte {
-	for ; n > 0; n-- {
-		b = append(b, ' ')
-	}
-	return b
-}
 
 var ansiReset = []byte("\x1b[0m")
 
-// trimLine drops trailing blanks (and the colour resets tablewriter puts
-// after them), closing any colour the line opened.
-func trimLine(line []byte) []byte {
+// appendTrimmedLine appends line without its trailing blanks (and the
+// colour resets tablewriter puts after them), closing any colour the line
+// opened.
+func appendTrimmedLine(dst, line []byte) []byte {
 	out := bytes.TrimRight(line, "\n")
 	for {
 		n := len(out)
@@ -325,11 +349,11 @@ func trimLine(line []byte) []byte {
 			break
 		}
 	}
-	out = bytes.Clone(out)
+	dst = append(dst, out...)
 	if bytes.Contains(out, []byte("\x1b[")) {
-		out = append(out, ansiReset...)
+		dst = append(dst, ansiReset...)
 	}
-	return append(out, '\n')
+	return append(dst, '\n')
 }
 
 // GroupThousands puts a comma between groups of three digits in the whole

@@ -84,8 +84,12 @@ and card program, with the saved-card-token and foreign-card rates below.
 
 The default view (-o table) is a matrix: one row per card program, one
 column per installment count, each cell the rate ("1.75%", or
-"1.75% + 0.25" when there is a fixed part); "–" where the program is not
-offered. On a terminal the cheapest cell of each column is highlighted.
+"1.75% + 0.25" when there is a fixed part); "–" where the gateway lists
+the program but does not offer it, an empty cell where the gateway does
+not list the program for that installment count. On a terminal the
+cheapest cell of each column is highlighted, and a table wider than the
+terminal comes in blocks of installment columns that fit, each repeating
+PROGRAM (COLUMNS sets the width; piped output is never split).
 --side picks whose rates the matrix shows (default: the side named by
 --by). --layout long lists every entry with all four figures, as the
 gateway wrote them.
@@ -279,13 +283,29 @@ func Run(ctx context.Context, opts *Options) error {
 	defer cancel()
 
 	req := gateway.CommissionsRequest{CurrencyCode: cur.Code, CommissionBy: opts.By, AppLang: strings.ToLower(cfg.Lang)}
-	body, err := client.CommissionsRaw(ctx, req)
+	var (
+		body     []byte
+		schedule commission.Schedule
+	)
+	if opts.Raw {
+		body, err = client.CommissionsRaw(ctx, req)
+	} else {
+		// The client reads the body once, its data straight into the
+		// schedule.
+		var com *gateway.Commissions
+		if com, err = client.Commissions(ctx, req); err == nil {
+			schedule = com.Schedule
+		}
+	}
 	if errors.Is(err, gateway.ErrNoData) {
 		fmt.Fprintf(opts.IO.ErrOut, "No commissions found for %s: the gateway has no data for this currency.\n", cur.Code)
 		if opts.Raw {
 			return nil
 		}
 		return write(ctx, opts, format, &Result{Currency: cur.Code, CommissionBy: opts.By, MinorUnit: cur.MinorUnit})
+	}
+	if apiErr := (*gateway.APIError)(nil); errors.As(err, &apiErr) && apiErr.DataErr != nil {
+		return &UnexpectedResponseError{Err: apiErr.DataErr}
 	}
 	if err != nil {
 		return err
@@ -294,12 +314,12 @@ func Run(ctx context.Context, opts *Options) error {
 		_, err := opts.IO.Out.Write(body)
 		return err
 	}
-	res, warnings, err := Decode(body, cur, opts.By, commission.Filter{Installments: opts.Installments, Programs: opts.Programs}, opts.Amount)
+	res, warnings, err := newResult(schedule, cur, opts.By, commission.Filter{Installments: opts.Installments, Programs: opts.Programs}, opts.Amount)
 	if err != nil {
 		return err
 	}
 	for _, w := range warnings {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", w)
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", render.Escape(string(w)))
 	}
 	if len(res.Rows) == 0 && res.Total > 0 {
 		fmt.Fprintln(opts.IO.ErrOut, "No entries match --installments/--program.")
@@ -354,6 +374,11 @@ func Decode(body []byte, cur commission.Currency, by string, filter commission.F
 	if err != nil {
 		return nil, nil, &UnexpectedResponseError{Err: err}
 	}
+	return newResult(data, cur, by, filter, amount)
+}
+
+// newResult filters and places a schedule and works out the amounts.
+func newResult(data commission.Schedule, cur commission.Currency, by string, filter commission.Filter, amount *decimal.Decimal) (*Result, []commission.Warning, error) {
 	var sale *commission.Sale
 	if amount != nil {
 		sale = &commission.Sale{Amount: *amount, MinorUnit: cur.MinorUnit}
@@ -386,12 +411,13 @@ func write(ctx context.Context, opts *Options, format render.Format, res *Result
 		return nil
 	}
 	palette := render.Palette{Enabled: opts.IO.ColorEnabled()}
+	width := opts.IO.TerminalWidth()
 	if opts.Layout == LayoutLong {
-		return writeLong(out, palette, res)
+		return writeLong(out, palette, width, res)
 	}
 	side := opts.Side
 	if side == "" {
 		side = res.CommissionBy
 	}
-	return writeMatrix(out, palette, res, side)
+	return writeMatrix(out, palette, width, res, side)
 }

@@ -439,3 +439,69 @@ func TestMatrixHighlightsNothingAmongEquals(t *testing.T) {
 		t.Errorf("a column of equal cells was highlighted:\n%s", out)
 	}
 }
+
+// On a terminal narrower than the matrix, the installment columns come in
+// blocks that fit, each repeating PROGRAM; piped output is the same at any
+// width.
+func TestTablesFitTheTerminal(t *testing.T) {
+	tryMerchant := filepath.Join(sandboxFixtures, "try_merchant_en.json")
+	for _, tt := range []struct {
+		name  string
+		tty   bool
+		width int
+		args  []string
+		same  string // for piped output: the golden it must equal
+	}{
+		{"matrix.80.tty", true, 80, nil, ""},
+		{"matrix-amount.80.tty", true, 80, []string{"--amount", "1000"}, ""},
+		{"long-amount.80.tty", true, 80, []string{"--layout", "long", "--amount", "1000", "--program", "bonus"}, ""},
+		{"matrix.piped", false, 80, nil, "matrix.piped"},
+		{"long-amount.piped", false, 40, []string{"--layout", "long", "--amount", "1000", "--program", "bonus"}, "long-amount.piped"},
+		{"matrix.tty", true, 400, nil, "matrix.tty"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			parsed, err := parseArgs(t, tt.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := newFakeGateway(t, readFixture(t, tryMerchant))
+			opts, out, _ := testOptions(t, g, "TRY", render.Table, tt.tty)
+			opts.IO.SetTerminalWidth(tt.width)
+			opts.Layout, opts.Amount, opts.Programs = parsed.Layout, parsed.Amount, parsed.Programs
+			if err := Run(context.Background(), opts); err != nil {
+				t.Fatal(err)
+			}
+			if tt.same != "" {
+				golden(t, tt.same, out.Bytes())
+				return
+			}
+			golden(t, tt.name, out.Bytes())
+			for i, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+				if w := displayWidth(line); w > tt.width {
+					t.Errorf("line %d is %d columns wide, the terminal %d: %q", i+1, w, tt.width, line)
+				}
+			}
+			if blocks := strings.Count(out.String(), "PROGRAM"); tt.name != "long-amount.80.tty" && blocks < 2 {
+				t.Errorf("PROGRAM heads %d blocks, want the matrix split", blocks)
+			}
+		})
+	}
+}
+
+// displayWidth counts the runes of a line without its colour sequences
+// (the fixtures' cells are narrow characters).
+func displayWidth(line string) int {
+	n := 0
+	for i := 0; i < len(line); i++ {
+		if line[i] == '\x1b' {
+			for i < len(line) && line[i] != 'm' {
+				i++
+			}
+			continue
+		}
+		if line[i]&0xc0 != 0x80 {
+			n++
+		}
+	}
+	return n
+}

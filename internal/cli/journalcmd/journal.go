@@ -75,7 +75,11 @@ reconciled.`,
 			if opts.Since < 0 {
 				return cmdutil.UsageErrorf("invalid --since %s: must not be negative", opts.Since)
 			}
-			opts.Flags = gatewayFlags(cmd)
+			flags, err := f.GatewayFlags(cmd)
+			if err != nil {
+				return err
+			}
+			opts.Flags = flags
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -90,22 +94,6 @@ reconciled.`,
 	opts.Format = opts.JSON.Format(f.OutputFormat)
 	cmd.AddCommand(NewCmdReconcile(f, journalPath, nil))
 	return cmd
-}
-
-// gatewayFlags are the global flags of cmd that chose the profile, as a
-// suggested command must repeat them. PAYCLI_SANDBOX needs no repeating:
-// it applies to the next command as well.
-func gatewayFlags(cmd *cobra.Command) []string {
-	var out []string
-	if fl := cmd.Flag("profile"); fl != nil && fl.Changed {
-		out = append(out, "--profile", fl.Value.String())
-	}
-	if fl := cmd.Flag("sandbox"); fl != nil && fl.Changed {
-		if on, _ := strconv.ParseBool(fl.Value.String()); on {
-			out = append(out, "--sandbox")
-		}
-	}
-	return out
 }
 
 // Record is the JSON form of one attempt; its fields are a stable
@@ -309,6 +297,7 @@ func writeRows(opts *Options, format render.Format, records []Record) error {
 	}
 	pal := render.Palette{Enabled: opts.IO.ColorEnabled()}
 	rows := make([][]string, 0, len(records))
+	var outcomeColours []func(string) string // per row of rows, for the table
 	for _, r := range records {
 		code, order, msg := "", "", ""
 		if r.StatusCode != nil {
@@ -330,19 +319,29 @@ func writeRows(opts *Options, format render.Format, records []Record) error {
 			continue
 		}
 		outcome := outcomeText(r)
+		var colour func(string) string
 		switch r.Outcome {
 		case journal.Succeeded:
-			outcome = pal.Green(outcome)
+			colour = pal.Green
 		case journal.Unknown:
-			outcome = pal.Yellow(outcome)
+			colour = pal.Yellow
 		case journal.Declined:
-			outcome = pal.Red(outcome)
+			colour = pal.Red
 		}
+		outcomeColours = append(outcomeColours, colour)
 		rows = append(rows, []string{render.FormatTime(r.Time), r.Profile, r.Invoice,
 			r.Amount + " " + r.Currency, r.Card, outcome, code, order})
 	}
 	if machine {
 		return render.WriteRecords(opts.IO.Out, format, header, rows)
 	}
-	return render.WriteTable(opts.IO.Out, render.TableOptions{Palette: pal, RightAlign: []int{3}}, header, rows)
+	// The outcome column (5) is coloured by render, after it escapes the
+	// cells: colour inside a cell's text would be shown escaped.
+	colourOf := func(row, col int) func(string) string {
+		if col != 5 {
+			return nil
+		}
+		return outcomeColours[row]
+	}
+	return render.WriteTable(opts.IO.Out, render.TableOptions{Palette: pal, RightAlign: []int{3}, Colour: colourOf}, header, rows)
 }

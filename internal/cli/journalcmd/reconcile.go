@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,8 +35,11 @@ type ReconcileOptions struct {
 	Now            func() time.Time
 	// Random feeds the hash_key's iv and salt (crypto/rand outside tests).
 	Random io.Reader
-	// Sandbox: the command runs against the emulator (--sandbox), whose
-	// attempts share one identity (journal.ScopeFor).
+	// GatewayIdentity names the gateway account as the journal's lines do
+	// (nil: of the base URL and app_id).
+	GatewayIdentity func() (string, error)
+	// Sandbox: the command runs against the emulator (--sandbox); legacy
+	// sandbox lines are matched by a loopback address (journal.ScopeFor).
 	Sandbox bool
 
 	DryRun bool
@@ -46,7 +50,7 @@ type ReconcileOptions struct {
 func NewCmdReconcile(f *cmdutil.Factory, journalPath func() (string, error), runF func(context.Context, *ReconcileOptions) error) *cobra.Command {
 	opts := &ReconcileOptions{
 		IO: f.IOStreams, Config: f.Config, Format: f.OutputFormat, Gateway: f.Gateway, CommandContext: f.CommandContext,
-		JournalPath: journalPath, Now: f.Now, Random: rand.Reader,
+		JournalPath: journalPath, GatewayIdentity: f.GatewayIdentity, Now: f.Now, Random: rand.Reader,
 	}
 	cmd := &cobra.Command{
 		Use:   "reconcile [--dry-run]",
@@ -74,8 +78,11 @@ some remain unknown, 3 the gateway refused the profile's credentials.`,
   paycli journal reconcile --profile live -o json`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Flags = gatewayFlags(cmd)
-			opts.Sandbox = sandboxOn(cmd, f.LookupEnv)
+			flags, err := f.GatewayFlags(cmd)
+			if err != nil {
+				return err
+			}
+			opts.Flags, opts.Sandbox = flags, slices.Contains(flags, "--sandbox")
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -86,20 +93,6 @@ some remain unknown, 3 the gateway refused the profile's credentials.`,
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
 	return cmd
-}
-
-// sandboxOn: --sandbox, or PAYCLI_SANDBOX set to a true value.
-func sandboxOn(cmd *cobra.Command, lookupEnv func(string) (string, bool)) bool {
-	if fl := cmd.Flag("sandbox"); fl != nil && fl.Changed {
-		on, _ := strconv.ParseBool(fl.Value.String())
-		return on
-	}
-	if lookupEnv == nil {
-		return false
-	}
-	v, _ := lookupEnv(config.EnvPrefix + "_SANDBOX")
-	on, _ := strconv.ParseBool(strings.TrimSpace(v))
-	return on
 }
 
 // ReconcileResult is one invoice's line: its JSON fields are a stable
@@ -133,6 +126,12 @@ func RunReconcile(ctx context.Context, opts *ReconcileOptions) error {
 			return err
 		}
 	}
+	identity := journal.Identity(cfg.BaseURL, cfg.AppID)
+	if opts.GatewayIdentity != nil {
+		if identity, err = opts.GatewayIdentity(); err != nil {
+			return err
+		}
+	}
 	path, err := opts.JournalPath()
 	if err != nil {
 		return err
@@ -144,7 +143,7 @@ func RunReconcile(ctx context.Context, opts *ReconcileOptions) error {
 	warnDamage(opts.IO, path, damage)
 	var open []journal.Attempt
 	for _, kind := range journal.KindsCheckedByStatus {
-		scope := journal.ScopeFor(kind, cfg.Profile, cfg.BaseURL, cfg.AppID, opts.Sandbox)
+		scope := journal.ScopeFor(kind, cfg.Profile, cfg.BaseURL, identity, opts.Sandbox)
 		states := journal.ByInvoice(attempts, scope)
 		for _, a := range journal.Unresolved(attempts, scope, "") {
 			// Only an invoice whose latest attempt is unknown needs the
@@ -199,7 +198,7 @@ func RunReconcile(ctx context.Context, opts *ReconcileOptions) error {
 		learned, ok := journal.LearnFromStatus(inv, res, err)
 		switch {
 		case ok:
-			scope := journal.ScopeFor(byInvoice[inv][0].Intent.OpKind(), cfg.Profile, cfg.BaseURL, cfg.AppID, opts.Sandbox)
+			scope := journal.ScopeFor(byInvoice[inv][0].Intent.OpKind(), cfg.Profile, cfg.BaseURL, identity, opts.Sandbox)
 			j, jerr := journal.Open(path)
 			if jerr != nil {
 				return jerr
@@ -313,17 +312,23 @@ func writeReconcile(ctx context.Context, opts *ReconcileOptions, format render.F
 				strings.Join(r.Attempts, " ")})
 			continue
 		}
-		outcome := r.Outcome
-		switch outcome {
-		case journal.Succeeded:
-			outcome = pal.Green(outcome)
-		case journal.Unknown:
-			outcome = pal.Yellow(outcome)
-		}
-		rows = append(rows, []string{r.Invoice, outcome, deref(r.OrderNo), deref(r.Message)})
+		rows = append(rows, []string{r.Invoice, r.Outcome, deref(r.OrderNo), deref(r.Message)})
 	}
 	if machine {
 		return render.WriteRecords(opts.IO.Out, format, header, rows)
 	}
-	return render.WriteTable(opts.IO.Out, render.TableOptions{Palette: pal}, header, rows)
+	// The outcome column (1) is coloured by render, after it escapes the
+	// cells.
+	colourOf := func(row, col int) func(string) string {
+		switch {
+		case col != 1:
+			return nil
+		case results[row].Outcome == journal.Succeeded:
+			return pal.Green
+		case results[row].Outcome == journal.Unknown:
+			return pal.Yellow
+		}
+		return nil
+	}
+	return render.WriteTable(opts.IO.Out, render.TableOptions{Palette: pal, Colour: colourOf}, header, rows)
 }

@@ -50,8 +50,9 @@ func reconcileFixture(t *testing.T, format render.Format) (*ReconcileOptions, st
 	}
 	cfg := &config.Config{Profile: "live", BaseURL: base, AppID: sandbox.AppID, AppSecret: sandbox.AppSecret, MerchantKey: sandbox.MerchantKey}
 	path := filepath.Join(t.TempDir(), journal.FileName)
-	scope := journal.ScopeFor(journal.KindWalletPay, cfg.Profile, cfg.BaseURL, cfg.AppID, false)
-	other := journal.ScopeFor(journal.KindWalletPay, cfg.Profile, "https://elsewhere.example/ccpayment", cfg.AppID, false)
+	scope := journal.ScopeFor(journal.KindWalletPay, cfg.Profile, cfg.BaseURL, journal.Identity(cfg.BaseURL, cfg.AppID), false)
+	elsewhere := "https://elsewhere.example/ccpayment"
+	other := journal.ScopeFor(journal.KindWalletPay, cfg.Profile, elsewhere, journal.Identity(elsewhere, cfg.AppID), false)
 	j, err := journal.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +129,8 @@ func TestReconcile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scope := journal.ScopeFor(journal.KindWalletPay, "live", mustCfg(t, opts).BaseURL, sandbox.AppID, false)
+	base := mustCfg(t, opts).BaseURL
+	scope := journal.ScopeFor(journal.KindWalletPay, "live", base, journal.Identity(base, sandbox.AppID), false)
 	states := journal.ByInvoice(attempts, scope)
 	for inv, want := range map[string]journal.ResumeDecision{"PAID-1": journal.ResumeSkip, "PEND-1": journal.ResumeUnknown,
 		"FAIL-1": journal.ResumeSend, "NEVER-1": journal.ResumeSend} {

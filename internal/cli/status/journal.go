@@ -32,9 +32,16 @@ func recordInJournal(opts *Options, cfg *config.Config, res *gateway.CheckStatus
 	if opts.Now != nil {
 		now = opts.Now
 	}
+	identity := journal.Identity(cfg.BaseURL, cfg.AppID)
+	if opts.GatewayIdentity != nil {
+		if identity, perr = opts.GatewayIdentity(); perr != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "warning: the answer was not recorded in the journal: %v\n", perr)
+			return
+		}
+	}
 	sandbox := slices.Contains(opts.Flags, "--sandbox")
 	for _, kind := range journal.KindsCheckedByStatus {
-		scope := journal.ScopeFor(kind, cfg.Profile, cfg.BaseURL, cfg.AppID, sandbox)
+		scope := journal.ScopeFor(kind, cfg.Profile, cfg.BaseURL, identity, sandbox)
 		settled, rerr := journal.RecordLearned(path, scope, opts.Invoice, learned, journal.ViaStatus, now())
 		if rerr != nil {
 			fmt.Fprintf(opts.IO.ErrOut, "warning: the answer was not recorded in the journal: %v\n", rerr)

@@ -20,8 +20,9 @@ func TestStatusRecordsReconciliation(t *testing.T) {
 	path := filepath.Join(t.TempDir(), journal.FileName)
 	fx.opts.JournalPath = func() (string, error) { return path, nil }
 	fx.opts.Now = fx.clock.Now
-	scope := journal.ScopeFor(journal.KindWalletPay, cfg.Profile, cfg.BaseURL, cfg.AppID, false)
-	other := journal.ScopeFor(journal.KindWalletPay, cfg.Profile, "https://elsewhere.example/ccpayment", cfg.AppID, false)
+	scope := journal.ScopeFor(journal.KindWalletPay, cfg.Profile, cfg.BaseURL, journal.Identity(cfg.BaseURL, cfg.AppID), false)
+	elsewhere := "https://elsewhere.example/ccpayment"
+	other := journal.ScopeFor(journal.KindWalletPay, cfg.Profile, elsewhere, journal.Identity(elsewhere, cfg.AppID), false)
 	j, err := journal.Open(path)
 	if err != nil {
 		t.Fatal(err)

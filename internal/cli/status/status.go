@@ -20,7 +20,6 @@ import (
 	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/invoiceid"
 	"github.com/paycli/paycli/internal/iostreams"
-	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/pause"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/spf13/cobra"
@@ -41,9 +40,12 @@ type Options struct {
 	// error when ctx ends.
 	Sleep func(ctx context.Context, d time.Duration) error
 	// JournalPath locates the journal that learned outcomes are recorded
-	// in (see recordInJournal); nil records nothing.
-	JournalPath func() (string, error)
-	Now         func() time.Time
+	// in (see recordInJournal); nil records nothing. GatewayIdentity
+	// names the gateway account as the journal's lines do (nil: of the
+	// base URL and app_id).
+	JournalPath     func() (string, error)
+	GatewayIdentity func() (string, error)
+	Now             func() time.Time
 
 	Invoice string
 	Watch   bool
@@ -55,15 +57,16 @@ type Options struct {
 // NewCmdStatus builds `paycli status`.
 func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{
-		IO:             f.IOStreams,
-		Config:         f.Config,
-		Format:         f.OutputFormat,
-		Gateway:        f.Gateway,
-		CommandContext: f.CommandContext,
-		Random:         rand.Reader,
-		Sleep:          pause.For,
-		JournalPath:    func() (string, error) { return journal.DefaultPath(f.LookupEnv) },
-		Now:            f.Now,
+		IO:              f.IOStreams,
+		Config:          f.Config,
+		Format:          f.OutputFormat,
+		Gateway:         f.Gateway,
+		CommandContext:  f.CommandContext,
+		Random:          rand.Reader,
+		Sleep:           pause.For,
+		JournalPath:     f.JournalPath,
+		GatewayIdentity: f.GatewayIdentity,
+		Now:             f.Now,
 	}
 	cmd := &cobra.Command{
 		Use:   "status --invoice ID",

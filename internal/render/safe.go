@@ -1,0 +1,261 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Escape makes the characters of outside text (gateway answers, journal
+// lines) that a terminal would act on visible, so that text cannot clear
+// the screen, move the cursor, rewrite what was printed before it or
+// reorder what follows it:
+//
+//   - line feed and carriage return become \n and \r;
+//   - every other C0 control character but tab, and DEL, become \xNN (ESC
+//     is \x1b); a tab is kept (tables lay it out as blanks);
+//   - C1 control characters (U+0080–U+009F), the line and paragraph
+//     separators and the bidirectional formatting characters (U+200E,
+//     U+200F, U+202A–U+202E, U+2066–U+2069) become \uNNNN;
+//   - a byte that is not UTF-8 becomes \xNN.
+//
+// Everything else, backslashes included, is kept as it is: the form is
+// Go's and C's escape notation, for a person to read, not a quoting that
+// can be reversed.
+func Escape(s string) string {
+	i := 0
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if needsEscape(r, size) {
+			break
+		}
+		i += size
+	}
+	if i == len(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	b.WriteString(s[:i])
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case !needsEscape(r, size):
+			b.WriteString(s[i : i+size])
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == utf8.RuneError || r < 0x80:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+		i += size
+	}
+	return b.String()
+}
+
+func needsEscape(r rune, size int) bool {
+	switch {
+	case r == utf8.RuneError && size == 1:
+		return true
+	case r < 0x20 && r != '\t' || r >= 0x7f && r <= 0x9f:
+		return true
+	case r == 0x200e || r == 0x200f || r == 0x2028 || r == 0x2029:
+		return true
+	case r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return false
+}
+
+// MaskCardNumbers masks every card number in outside text: a run of 13 to
+// 19 digits, written together or in groups split by single blanks or
+// dashes, that passes the Luhn check keeps its first 6 and last 4 digits,
+// the digits between become '*' (as card schemes allow to show). Other
+// digit runs (amounts, dates, order numbers that fail the check) are kept.
+func MaskCardNumbers(s string) string {
+	var b strings.Builder
+	written := 0 // s[:written] is in b
+	for i := 0; i < len(s); {
+		if !isDigit(s[i]) {
+			i++
+			continue
+		}
+		end := groupedRunEnd(s, i)
+		run := s[i:end]
+		masked, ok := maskRun(run)
+		if !ok {
+			// A grouped run that is not a card may hold one written
+			// together: "ref 1234 4355084332124358".
+			masked = maskGroups(run)
+		}
+		if masked != run {
+			b.WriteString(s[written:i])
+			b.WriteString(masked)
+			written = end
+		}
+		i = end
+	}
+	if written == 0 {
+		return s
+	}
+	b.WriteString(s[written:])
+	return b.String()
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// groupedRunEnd is the end of the digits starting at i, with single blanks
+// or dashes between them.
+func groupedRunEnd(s string, i int) int {
+	end := i
+	for end < len(s) {
+		switch {
+		case isDigit(s[end]):
+			end++
+		case (s[end] == ' ' || s[end] == '-') && end+1 < len(s) && isDigit(s[end+1]):
+			end += 2
+		default:
+			return end
+		}
+	}
+	return end
+}
+
+// maskRun masks run (digits and separators) when its digits are a card
+// number.
+func maskRun(run string) (string, bool) {
+	digits := make([]byte, 0, len(run))
+	for i := 0; i < len(run); i++ {
+		if isDigit(run[i]) {
+			digits = append(digits, run[i])
+		}
+	}
+	if len(digits) < 13 || len(digits) > 19 || !luhnValid(digits) {
+		return run, false
+	}
+	out := []byte(run)
+	n := 0
+	for i := range out {
+		if !isDigit(out[i]) {
+			continue
+		}
+		if n >= 6 && n < len(digits)-4 {
+			out[i] = '*'
+		}
+		n++
+	}
+	return string(out), true
+}
+
+// maskGroups masks the card numbers among the separated groups of run.
+func maskGroups(run string) string {
+	var b strings.Builder
+	start := 0
+	for i := 0; i <= len(run); i++ {
+		if i < len(run) && isDigit(run[i]) {
+			continue
+		}
+		masked, _ := maskRun(run[start:i])
+		b.WriteString(masked)
+		if i < len(run) {
+			b.WriteByte(run[i])
+		}
+		start = i + 1
+	}
+	return b.String()
+}
+
+// luhnValid reports whether digits pass the Luhn check.
+func luhnValid(digits []byte) bool {
+	sum := 0
+	for i := range digits {
+		d := int(digits[len(digits)-1-i] - '0')
+		if i%2 == 1 {
+			d *= 2
+			if d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+	}
+	return sum%10 == 0
+}
+
+// identifierFields are the fields of a gateway answer that name a payment
+// (order and invoice numbers, references). They are digits that can pass
+// the Luhn check by chance, and a person needs them whole to look the
+// payment up, so WriteFields does not mask them.
+var identifierFields = map[string]bool{
+	"order_no": true, "order_id": true, "invoice_id": true, "auth_code": true,
+	"host_reference_id": true, "transaction_id": true, "reference_no": true,
+}
+
+// maskField masks the card numbers in a field of a gateway answer, in its
+// text and in its JSON value.
+func maskField(f Field) Field {
+	if identifierFields[f.Name] {
+		return f
+	}
+	f.Text = MaskCardNumbers(f.Text)
+	f.JSON = maskJSON(f.JSON)
+	return f
+}
+
+// maskJSON masks the card numbers in the strings of a JSON value, and a
+// number that is one (written as a masked string).
+func maskJSON(raw json.RawMessage) json.RawMessage {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || t[0] == 'n' || t[0] == 't' || t[0] == 'f' {
+		return raw
+	}
+	if t[0] == '-' || isDigit(t[0]) {
+		if m := MaskCardNumbers(string(t)); m != string(t) {
+			b, _ := json.Marshal(m)
+			return b
+		}
+		return raw
+	}
+	if MaskCardNumbers(string(t)) == string(t) && !bytes.Contains(t, []byte(`\u00`)) {
+		// Nothing that looks like a card (escaped digits aside).
+		return raw
+	}
+	dec := json.NewDecoder(bytes.NewReader(t))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return raw
+	}
+	b, err := json.Marshal(maskValue(v))
+	if err != nil {
+		return raw
+	}
+	return b
+}
+
+func maskValue(v any) any {
+	switch v := v.(type) {
+	case string:
+		return MaskCardNumbers(v)
+	case json.Number:
+		if m := MaskCardNumbers(string(v)); m != string(v) {
+			return m
+		}
+		return v
+	case []any:
+		for i := range v {
+			v[i] = maskValue(v[i])
+		}
+		return v
+	case map[string]any:
+		for k, x := range v {
+			v[k] = maskValue(x)
+		}
+		return v
+	}
+	return v
+}
