@@ -150,7 +150,7 @@ func Open(path string) (*Journal, error) {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
 	// Read-write: Append looks at the last byte to mend a torn line.
-	f, err := openRegular(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := OpenRegular(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}

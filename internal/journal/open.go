@@ -6,14 +6,14 @@ import (
 	"os"
 )
 
-// openRegular opens the journal (or its index) at path, refusing anything
+// OpenRegular opens the journal (or its index) at path, refusing anything
 // but a regular file. A named pipe would block open(2) until a writer came
 // along, so the file is looked at with Lstat first and opened without
 // blocking; fstat then checks what was actually opened, in case the path
 // changed in between.
-func openRegular(path string, flag int, perm fs.FileMode) (*os.File, error) {
+func OpenRegular(path string, flag int, perm fs.FileMode) (*os.File, error) {
 	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
-		return nil, notRegular(path, info.Mode())
+		return nil, NotRegular(path, info.Mode())
 	}
 	f, err := os.OpenFile(path, flag|oNonblock, perm)
 	if err != nil {
@@ -26,12 +26,12 @@ func openRegular(path string, flag int, perm fs.FileMode) (*os.File, error) {
 	}
 	if !info.Mode().IsRegular() {
 		_ = f.Close()
-		return nil, notRegular(path, info.Mode())
+		return nil, NotRegular(path, info.Mode())
 	}
 	return f, nil
 }
 
-func notRegular(path string, mode fs.FileMode) error {
+func NotRegular(path string, mode fs.FileMode) error {
 	what := "not a regular file"
 	switch {
 	case mode&fs.ModeNamedPipe != 0:

@@ -73,7 +73,8 @@ type Damage struct {
 
 const maxDamageOffsets = 20
 
-func (d *Damage) add(off int64) {
+// Add records an unreadable line at offset off.
+func (d *Damage) Add(off int64) {
 	d.Lines++
 	if len(d.Offsets) < maxDamageOffsets {
 		d.Offsets = append(d.Offsets, off)
@@ -95,7 +96,7 @@ func Read(path string) (attempts []Attempt, skipped int, err error) {
 // intents were written, and the lines it could not read. A missing file is
 // an empty journal.
 func ReadAll(path string) ([]Attempt, Damage, error) {
-	f, err := openRegular(path, os.O_RDONLY, 0)
+	f, err := OpenRegular(path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, Damage{}, nil
 	}
@@ -107,42 +108,48 @@ func ReadAll(path string) ([]Attempt, Damage, error) {
 }
 
 func readFrom(r io.Reader) ([]Attempt, Damage, error) {
-	var asm assembler
-	sc := newLineScanner(r, 0)
+	var asm Assembler
+	sc := NewLineScanner(r, 0)
 	for {
-		l, err := sc.next()
+		l, err := sc.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return nil, Damage{}, fmt.Errorf("journal: %w", err)
 		}
-		asm.addLine(l)
+		asm.AddLine(l)
 	}
 	return asm.attempts, asm.damage, nil
 }
 
-// assembler pairs lines into attempts, in the order their intents come.
-type assembler struct {
+// Assembler pairs lines into attempts, in the order their intents come.
+type Assembler struct {
 	attempts []Attempt
 	// byID: attempt id and invoice → index in attempts.
 	byID   map[string]int
 	damage Damage
 }
 
-func (a *assembler) addLine(l rawLine) {
-	e, ok := parseLine(l)
-	if !ok {
-		a.damage.add(l.off)
-		return
-	}
-	if !a.add(e) {
-		a.damage.add(l.off)
+// AddLine files a line; one that cannot be read is recorded as damage.
+func (a *Assembler) AddLine(l Line) {
+	e, ok := ParseLine(l)
+	if !ok || !a.Add(e) {
+		a.damage.Add(l.Off)
 	}
 }
 
-// add files e under its attempt; false for a repeated intent id.
-func (a *assembler) add(e Entry) bool {
+// Attempts are the attempts assembled so far.
+func (a *Assembler) Attempts() []Attempt { return a.attempts }
+
+// Damage is the unreadable lines seen so far (AddLine, AddDamage).
+func (a *Assembler) Damage() Damage { return a.damage }
+
+// AddDamage records an unreadable line at offset off.
+func (a *Assembler) AddDamage(off int64) { a.damage.Add(off) }
+
+// Add files e under its attempt; false for a repeated intent.
+func (a *Assembler) Add(e Entry) bool {
 	if a.byID == nil {
 		a.byID = map[string]int{}
 	}
@@ -179,20 +186,20 @@ func (a *assembler) add(e Entry) bool {
 	return true
 }
 
-// parseLine decodes one journal line. A line that is not an entry may be
+// ParseLine decodes one journal line. A line that is not an entry may be
 // a torn line with a whole entry glued after it (written before writers
 // mended torn ends): the last entry it holds is recovered, and the line
 // still counts as damaged through the caller when nothing is recovered.
-func parseLine(l rawLine) (Entry, bool) {
-	if !l.complete || l.long {
+func ParseLine(l Line) (Entry, bool) {
+	if !l.Complete || l.Long {
 		return Entry{}, false
 	}
-	e, ok := decodeEntry(l.data)
+	e, ok := decodeEntry(l.Data)
 	if ok {
 		return e, true
 	}
-	if i := bytes.LastIndex(l.data, []byte(`{"type":"`)); i > 0 {
-		return decodeEntry(l.data[i:])
+	if i := bytes.LastIndex(l.Data, []byte(`{"type":"`)); i > 0 {
+		return decodeEntry(l.Data[i:])
 	}
 	return Entry{}, false
 }
@@ -206,60 +213,65 @@ func decodeEntry(data []byte) (Entry, bool) {
 	return e, true
 }
 
-// rawLine is one line of the file and where it starts.
-type rawLine struct {
-	off  int64
-	data []byte // without the newline; nil when long
-	// complete: the line ends with a newline. A last line without one is
+// Line is one line of a journal file and where it starts.
+type Line struct {
+	Off  int64
+	Data []byte // without the newline; nil when Long
+	// Complete: the line ends with a newline. A last line without one is
 	// torn (or still being written).
-	complete bool
-	// long: longer than maxLine; its bytes were skipped.
-	long bool
+	Complete bool
+	// Long: longer than the 1 MiB a line may have; its bytes were skipped.
+	Long bool
 }
 
-// lineScanner reads a journal line by line, keeping track of offsets.
-type lineScanner struct {
+// LineScanner reads a journal line by line, keeping track of offsets.
+type LineScanner struct {
 	br  *bufio.Reader
 	off int64
 	buf []byte
 }
 
-func newLineScanner(r io.Reader, off int64) *lineScanner {
-	return &lineScanner{br: bufio.NewReaderSize(r, 64<<10), off: off}
+// NewLineScanner reads lines from r, whose first byte is at offset off of
+// the file.
+func NewLineScanner(r io.Reader, off int64) *LineScanner {
+	return &LineScanner{br: bufio.NewReaderSize(r, 64<<10), off: off}
 }
 
-// next returns the next line, or io.EOF.
-func (s *lineScanner) next() (rawLine, error) {
-	l := rawLine{off: s.off}
+// Offset is the offset of the byte after the last line returned.
+func (s *LineScanner) Offset() int64 { return s.off }
+
+// Next returns the next line, or io.EOF.
+func (s *LineScanner) Next() (Line, error) {
+	l := Line{Off: s.off}
 	s.buf = s.buf[:0]
 	for {
 		chunk, err := s.br.ReadSlice('\n')
 		s.off += int64(len(chunk))
-		if !l.long {
+		if !l.Long {
 			s.buf = append(s.buf, chunk...)
 			if len(s.buf) > maxLine+1 {
-				l.long, s.buf = true, s.buf[:0]
+				l.Long, s.buf = true, s.buf[:0]
 			}
 		}
 		switch {
 		case err == nil:
-			l.complete = true
-			if !l.long {
-				l.data = s.buf[:len(s.buf)-1]
+			l.Complete = true
+			if !l.Long {
+				l.Data = s.buf[:len(s.buf)-1]
 			}
 			return l, nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case errors.Is(err, io.EOF):
-			if s.off == l.off {
-				return rawLine{}, io.EOF
+			if s.off == l.Off {
+				return Line{}, io.EOF
 			}
-			if !l.long {
-				l.data = s.buf
+			if !l.Long {
+				l.Data = s.buf
 			}
 			return l, nil
 		default:
-			return rawLine{}, err
+			return Line{}, err
 		}
 	}
 }

@@ -107,15 +107,12 @@ func (j *Journal) Reconcile(attempts []Attempt, scope Scope, l Learned, via stri
 // is not the sale's transaction_status.)
 var KindsCheckedByStatus = []string{KindWalletPay}
 
-// RecordLearned appends a reconcile line for each attempt of scope for
-// invoice whose outcome is unknown (see Unresolved), recording l, and
-// returns those attempts. With none, the journal is left untouched (not
-// even created).
-func RecordLearned(path string, scope Scope, invoice string, l Learned, via string, now time.Time) ([]Attempt, error) {
-	attempts, _, err := Lookup(path, invoice)
-	if err != nil {
-		return nil, err
-	}
+// RecordLearned appends a reconcile line recording l for each attempt of
+// scope for invoice, among attempts, whose outcome is unknown (see
+// Unresolved), and returns those attempts. With none, the journal at path
+// is left untouched (not even created). attempts must hold the invoice's
+// attempts (journalindex.Lookup reads just those).
+func RecordLearned(path string, attempts []Attempt, scope Scope, invoice string, l Learned, via string, now time.Time) ([]Attempt, error) {
 	open := Unresolved(attempts, scope, invoice)
 	if len(open) == 0 {
 		return nil, nil

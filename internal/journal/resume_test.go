@@ -3,6 +3,7 @@ package journal
 import (
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 const (
@@ -126,7 +127,7 @@ func TestResumeActsOnReconciliation(t *testing.T) {
 		"PENDING":   {Outcome: Pending, StatusCode: code(69)},
 		"FAILED":    {Outcome: Declined, StatusCode: code(100), TransactionStatus: "Failed"},
 	} {
-		got, err := RecordLearned(path, scope, inv, l, ViaStatus, t0)
+		got, err := recordLearned(t, path, scope, inv, l, ViaStatus, t0)
 		if err != nil || len(got) != 1 {
 			t.Fatalf("%s: recorded %d, %v", inv, len(got), err)
 		}
@@ -145,11 +146,11 @@ func TestResumeActsOnReconciliation(t *testing.T) {
 	}
 	// Settled attempts are not reconciled again; another scope's are not
 	// touched.
-	if got, err := RecordLearned(path, scope, "PAID", Learned{Outcome: NotFound}, ViaReconcile, t0); err != nil || len(got) != 0 {
+	if got, err := recordLearned(t, path, scope, "PAID", Learned{Outcome: NotFound}, ViaReconcile, t0); err != nil || len(got) != 0 {
 		t.Errorf("reconciled a settled attempt again: %d, %v", len(got), err)
 	}
 	other := NewScope(KindWalletPay, "live", liveURL, "other-app")
-	if got, err := RecordLearned(path, other, "PENDING", Learned{Outcome: Succeeded}, ViaReconcile, t0); err != nil || len(got) != 0 {
+	if got, err := recordLearned(t, path, other, "PENDING", Learned{Outcome: Succeeded}, ViaReconcile, t0); err != nil || len(got) != 0 {
 		t.Errorf("another identity reconciled the attempt: %d, %v", len(got), err)
 	}
 }
@@ -162,7 +163,7 @@ func TestReconcileLegacyUnknown(t *testing.T) {
 	if got := decisions(t, path, scope, "OLD"); got["OLD"] != ResumeUnknown {
 		t.Fatalf("legacy unknown: %v", got)
 	}
-	if got, err := RecordLearned(path, scope, "OLD", Learned{Outcome: NotFound}, ViaReconcile, t0); err != nil || len(got) != 1 {
+	if got, err := recordLearned(t, path, scope, "OLD", Learned{Outcome: NotFound}, ViaReconcile, t0); err != nil || len(got) != 1 {
 		t.Fatalf("recorded %d, %v", len(got), err)
 	}
 	if got := decisions(t, path, scope, "OLD"); got["OLD"] != ResumeSend {
@@ -190,4 +191,14 @@ func TestSandboxScope(t *testing.T) {
 	if got["SBX-PAID"] != ResumeSend || got["SBX-LEGACY"] != ResumeSend {
 		t.Errorf("real profile named sandbox: %v", got)
 	}
+}
+
+// recordLearned is RecordLearned over a full read of the journal.
+func recordLearned(t *testing.T, path string, scope Scope, invoice string, l Learned, via string, now time.Time) ([]Attempt, error) {
+	t.Helper()
+	attempts, _, err := ReadAll(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return RecordLearned(path, attempts, scope, invoice, l, via, now)
 }

@@ -3,7 +3,7 @@ package journalcmd
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/journalindex"
 )
 
 // maxCompletions bounds how many invoices a completion offers: the most
@@ -23,7 +23,7 @@ func CompleteInvoice(journalPath func() (string, error)) cobra.CompletionFunc {
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		recent, err := journal.Recent(path, toComplete, maxCompletions)
+		recent, err := journalindex.Recent(path, toComplete, maxCompletions)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}

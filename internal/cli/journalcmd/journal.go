@@ -14,6 +14,7 @@ import (
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/journalindex"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/spf13/cobra"
 )
@@ -175,7 +176,7 @@ func Run(ctx context.Context, opts *Options) error {
 	var attempts []journal.Attempt
 	var damage journal.Damage
 	if opts.Invoice != "" {
-		attempts, damage, err = journal.Lookup(path, opts.Invoice)
+		attempts, damage, err = journalindex.Lookup(path, opts.Invoice)
 	} else {
 		attempts, damage, err = journal.ReadAll(path)
 	}

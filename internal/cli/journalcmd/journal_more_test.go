@@ -10,6 +10,7 @@ import (
 
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/journalindex"
 	"github.com/paycli/paycli/internal/render"
 )
 
@@ -41,7 +42,7 @@ func TestJournalShowsReconciliation(t *testing.T) {
 	_ = j.Close()
 	scope := journal.NewScope(journal.KindWalletPay, "live", "https://gw/ccpayment", "app")
 	code := 100
-	if _, err := journal.RecordLearned(path, scope, "CRASH-1", journal.Learned{Outcome: journal.Succeeded, StatusCode: &code,
+	if _, err := journalindex.RecordLearned(path, scope, "CRASH-1", journal.Learned{Outcome: journal.Succeeded, StatusCode: &code,
 		OrderNo: "VP7", TransactionStatus: "Completed"}, journal.ViaStatus, t0.Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/journalindex"
 )
 
 // recordInJournal appends what a check taught to the journal when the
@@ -42,7 +43,7 @@ func recordInJournal(opts *Options, cfg *config.Config, res *gateway.CheckStatus
 	sandbox := slices.Contains(opts.Flags, "--sandbox")
 	for _, kind := range journal.KindsCheckedByStatus {
 		scope := journal.ScopeFor(kind, cfg.Profile, cfg.BaseURL, identity, sandbox)
-		settled, rerr := journal.RecordLearned(path, scope, opts.Invoice, learned, journal.ViaStatus, now())
+		settled, rerr := journalindex.RecordLearned(path, scope, opts.Invoice, learned, journal.ViaStatus, now())
 		if rerr != nil {
 			fmt.Fprintf(opts.IO.ErrOut, "warning: the answer was not recorded in the journal: %v\n", rerr)
 			return

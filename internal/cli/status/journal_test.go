@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/journalindex"
 	"github.com/paycli/paycli/internal/render"
 )
 
@@ -69,7 +70,7 @@ func TestStatusRecordsReconciliation(t *testing.T) {
 	if want := "Recorded in the journal: invoice PEND-1 succeeded (its outcome was unknown).\n"; fx.errOut.String() != want {
 		t.Errorf("stderr %q, want %q", fx.errOut, want)
 	}
-	attempts, _, _ := journal.Lookup(path, "PEND-1")
+	attempts, _, _ := journalindex.Lookup(path, "PEND-1")
 	if a := attempts[0]; a.OrderNo() != "VP00000000000000001" || a.Reconciled.Via != journal.ViaStatus || !a.Reconciled.Time.Equal(t0.Add(2*time.Hour)) {
 		t.Errorf("reconciliation %+v", a.Reconciled)
 	}

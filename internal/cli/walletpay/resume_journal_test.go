@@ -35,10 +35,14 @@ func TestBatchResumeIdentityAndReconciliation(t *testing.T) {
 	})
 	scope := journal.ScopeFor(journal.KindWalletPay, "test", base, id, false)
 	t0 := time.Now()
-	if _, err := journal.RecordLearned(fx.journal, scope, "REC-PAID", journal.Learned{Outcome: journal.Succeeded, OrderNo: "VP9"}, journal.ViaReconcile, t0); err != nil {
+	attempts, _, err := journal.ReadAll(fx.journal)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := journal.RecordLearned(fx.journal, scope, "REC-GONE", journal.Learned{Outcome: journal.NotFound}, journal.ViaReconcile, t0); err != nil {
+	if _, err := journal.RecordLearned(fx.journal, attempts, scope, "REC-PAID", journal.Learned{Outcome: journal.Succeeded, OrderNo: "VP9"}, journal.ViaReconcile, t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := journal.RecordLearned(fx.journal, attempts, scope, "REC-GONE", journal.Learned{Outcome: journal.NotFound}, journal.ViaReconcile, t0); err != nil {
 		t.Fatal(err)
 	}
 	var lines []string

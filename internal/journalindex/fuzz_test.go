@@ -1,11 +1,12 @@
-package journal
+package journalindex
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/paycli/paycli/internal/journal"
 )
 
 // FuzzReadJournal: any bytes in the journal file read without a panic;
@@ -16,7 +17,11 @@ func FuzzReadJournal(f *testing.F) {
 	f.Add([]byte(`{"type":"outcome","attempt":"dead{"type":"intent","attempt":"a2","invoice":"I"}` + "\n"))
 	f.Add([]byte(`{"type":"reconcile","attempt":"a1","invoice":"I","outcome":"not_found"}` + "\nnot json\n{\"type\":\"intent\""))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		attempts, damage, err := readFrom(bytes.NewReader(data))
+		path := filepath.Join(t.TempDir(), journal.FileName)
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		attempts, damage, err := journal.ReadAll(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -24,10 +29,6 @@ func FuzzReadJournal(f *testing.F) {
 			if off < 0 || off >= int64(len(data)) || (off > 0 && data[off-1] != '\n') {
 				t.Fatalf("damage offset %d is not a line start in %q", off, data)
 			}
-		}
-		path := filepath.Join(t.TempDir(), FileName)
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			t.Fatal(err)
 		}
 		// Two invoices at most: each lookup builds an index (a few fsyncs).
 		for i, a := range attempts {

@@ -1,25 +1,5 @@
-package journal
-
-import (
-	"bytes"
-	"container/heap"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"slices"
-	"strings"
-	"time"
-
-	bolt "go.etcd.io/bbolt"
-	bolterrors "go.etcd.io/bbolt/errors"
-)
-
-// The index beside the journal (journal.jsonl.index) maps each invoice to
+// Package journalindex keeps the index beside the journal
+// (journal.jsonl.index), which maps each invoice to
 // the byte offsets of its lines, so that looking up one invoice reads a
 // few lines instead of the whole journal. It is a cache: the journal is
 // the truth, the index is rebuilt from it whenever it does not match, and
@@ -39,11 +19,40 @@ import (
 // the journal, or whose fingerprint does not match the journal's bytes, is
 // rebuilt from the start. Every line read through it is checked to hold
 // the invoice it was filed under; a mismatch rebuilds it too.
+//
+// It is a package of its own so that the payment commands, which append to
+// the journal and read it whole to resume a batch, do not link the index's
+// database.
+package journalindex
+
+import (
+	"bytes"
+	"container/heap"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/paycli/paycli/internal/journal"
+)
 
 // IndexSuffix names the index: <journal>.index.
 const IndexSuffix = ".index"
 
 const indexVersion = 1
+
+// maxLine bounds one journal line (as internal/journal reads it).
+const maxLine = 1 << 20
 
 var (
 	bucketInv  = []byte("inv")
@@ -70,7 +79,7 @@ type indexed struct {
 	f       *os.File
 	db      *bolt.DB
 	idxPath string
-	damage  Damage
+	damage  journal.Damage
 	// bulk: a rebuild into a new file, which may fill pages densely.
 	bulk bool
 }
@@ -85,7 +94,7 @@ func (ix *indexed) close() {
 // any other failure to use the index is returned too, and callers fall
 // back to reading the whole journal.
 func openIndexed(path string) (*indexed, error) {
-	f, err := openRegular(path, os.O_RDONLY, 0)
+	f, err := journal.OpenRegular(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +108,7 @@ func openIndexed(path string) (*indexed, error) {
 
 func openIndexFor(f *os.File, idxPath string) (*indexed, error) {
 	if info, err := os.Lstat(idxPath); err == nil && !info.Mode().IsRegular() {
-		return nil, notRegular(idxPath, info.Mode())
+		return nil, journal.NotRegular(idxPath, info.Mode())
 	}
 	db, err := bolt.Open(idxPath, 0o600, &bolt.Options{Timeout: indexLockWait})
 	if err != nil && !errors.Is(err, fs.ErrPermission) && !errors.Is(err, bolterrors.ErrTimeout) {
@@ -143,7 +152,7 @@ func (ix *indexed) refresh() error {
 		return err
 	}
 	if covered > size || (covered > 0 && !bytes.Equal(fp, fingerprint(ix.f, covered))) {
-		covered, ix.damage = 0, Damage{}
+		covered, ix.damage = 0, journal.Damage{}
 	}
 	switch {
 	case covered == 0 && size > 0:
@@ -233,7 +242,7 @@ func fingerprint(f *os.File, end int64) []byte {
 
 // indexFrom indexes the complete lines between from and size.
 func (ix *indexed) indexFrom(from, size int64) error {
-	sc := newLineScanner(io.NewSectionReader(ix.f, from, size-from), from)
+	sc := journal.NewLineScanner(io.NewSectionReader(ix.f, from, size-from), from)
 	pending := map[string][]int64{}
 	covered := from
 	flush := func() error {
@@ -271,23 +280,23 @@ func (ix *indexed) indexFrom(from, size int64) error {
 		return err
 	}
 	for {
-		l, err := sc.next()
-		if errors.Is(err, io.EOF) || (err == nil && !l.complete) {
+		l, err := sc.Next()
+		if errors.Is(err, io.EOF) || (err == nil && !l.Complete) {
 			break // a torn last line is indexed once it is mended
 		}
 		if err != nil {
 			return err
 		}
-		covered = sc.off
+		covered = sc.Offset()
 		inv, ok := indexKey(l)
 		if !ok {
-			ix.damage.add(l.off)
+			ix.damage.Add(l.Off)
 			continue
 		}
 		if inv == "" {
 			continue // nothing to look it up by
 		}
-		pending[inv] = append(pending[inv], l.off)
+		pending[inv] = append(pending[inv], l.Off)
 		if len(pending) >= indexFlushEvery {
 			if err := flush(); err != nil {
 				return err
@@ -299,8 +308,8 @@ func (ix *indexed) indexFrom(from, size int64) error {
 
 // indexKey is the invoice a line is filed under; false for a line that
 // cannot be read (see parseLine).
-func indexKey(l rawLine) (string, bool) {
-	if !l.complete || l.long {
+func indexKey(l journal.Line) (string, bool) {
+	if !l.Complete || l.Long {
 		return "", false
 	}
 	var k struct {
@@ -308,20 +317,20 @@ func indexKey(l rawLine) (string, bool) {
 		Attempt string `json:"attempt"`
 		Invoice string `json:"invoice"`
 	}
-	data := l.data
+	data := l.Data
 	if json.Unmarshal(data, &k) != nil {
 		i := bytes.LastIndex(data, []byte(`{"type":"`))
 		if i <= 0 || json.Unmarshal(data[i:], &k) != nil {
 			return "", false
 		}
 	}
-	if k.Attempt == "" || (k.Type != TypeIntent && k.Type != TypeOutcome && k.Type != TypeReconcile) {
+	if k.Attempt == "" || (k.Type != journal.TypeIntent && k.Type != journal.TypeOutcome && k.Type != journal.TypeReconcile) {
 		return "", false
 	}
 	return k.Invoice, true
 }
 
-func encodeDamage(d Damage) []byte {
+func encodeDamage(d journal.Damage) []byte {
 	b := binary.AppendUvarint(nil, uint64(d.Lines))
 	for _, off := range d.Offsets {
 		b = binary.AppendUvarint(b, uint64(off))
@@ -329,8 +338,8 @@ func encodeDamage(d Damage) []byte {
 	return b
 }
 
-func decodeDamage(b []byte) Damage {
-	var d Damage
+func decodeDamage(b []byte) journal.Damage {
+	var d journal.Damage
 	n, k := binary.Uvarint(b)
 	if k <= 0 {
 		return d
@@ -377,21 +386,21 @@ func (ix *indexed) offsets(invoices []string) ([]int64, error) {
 
 // attemptsAt reads the lines at offs and pairs them into attempts. Each
 // line must be filed under one of the invoices, else the index is stale.
-func (ix *indexed) attemptsAt(offs []int64, invoices map[string]bool) ([]Attempt, error) {
-	var asm assembler
+func (ix *indexed) attemptsAt(offs []int64, invoices map[string]bool) ([]journal.Attempt, error) {
+	var asm journal.Assembler
 	for _, off := range offs {
-		sc := newLineScanner(io.NewSectionReader(ix.f, off, maxLine+2), off)
-		l, err := sc.next()
+		sc := journal.NewLineScanner(io.NewSectionReader(ix.f, off, maxLine+2), off)
+		l, err := sc.Next()
 		if err != nil {
 			return nil, errStaleIndex
 		}
-		e, ok := parseLine(l)
+		e, ok := journal.ParseLine(l)
 		if !ok || !invoices[e.Invoice] {
 			return nil, errStaleIndex
 		}
-		asm.add(e)
+		asm.Add(e)
 	}
-	return asm.attempts, nil
+	return asm.Attempts(), nil
 }
 
 // Lookup returns the attempts recorded for the invoices (of every scope),
@@ -402,10 +411,10 @@ func (ix *indexed) attemptsAt(offs []int64, invoices map[string]bool) ([]Attempt
 // so its cost does not grow with the journal; when the index cannot be
 // used it reads the whole journal, keeping only those invoices' lines. A
 // missing journal is empty.
-func Lookup(path string, invoices ...string) ([]Attempt, Damage, error) {
+func Lookup(path string, invoices ...string) ([]journal.Attempt, journal.Damage, error) {
 	ix, err := openIndexed(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, Damage{}, nil
+		return nil, journal.Damage{}, nil
 	}
 	if err == nil {
 		attempts, err := lookupIndexed(ix, invoices)
@@ -430,7 +439,7 @@ func setOf(invoices []string) map[string]bool {
 	return set
 }
 
-func lookupIndexed(ix *indexed, invoices []string) ([]Attempt, error) {
+func lookupIndexed(ix *indexed, invoices []string) ([]journal.Attempt, error) {
 	offs, err := ix.offsets(invoices)
 	if err != nil {
 		return nil, err
@@ -440,43 +449,43 @@ func lookupIndexed(ix *indexed, invoices []string) ([]Attempt, error) {
 
 // scanFor reads the whole journal, keeping the lines of the invoices keep
 // accepts.
-func scanFor(path string, keep func(string) bool) ([]Attempt, Damage, error) {
-	f, err := openRegular(path, os.O_RDONLY, 0)
+func scanFor(path string, keep func(string) bool) ([]journal.Attempt, journal.Damage, error) {
+	f, err := journal.OpenRegular(path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, Damage{}, nil
+		return nil, journal.Damage{}, nil
 	}
 	if err != nil {
-		return nil, Damage{}, err
+		return nil, journal.Damage{}, err
 	}
 	defer f.Close()
-	var asm assembler
-	sc := newLineScanner(f, 0)
+	var asm journal.Assembler
+	sc := journal.NewLineScanner(f, 0)
 	for {
-		l, err := sc.next()
+		l, err := sc.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, Damage{}, fmt.Errorf("journal: %w", err)
+			return nil, journal.Damage{}, fmt.Errorf("journal: %w", err)
 		}
-		e, ok := parseLine(l)
+		e, ok := journal.ParseLine(l)
 		switch {
 		case !ok:
-			asm.damage.add(l.off)
+			asm.AddDamage(l.Off)
 		case keep(e.Invoice):
-			if !asm.add(e) {
-				asm.damage.add(l.off)
+			if !asm.Add(e) {
+				asm.AddDamage(l.Off)
 			}
 		}
 	}
-	return asm.attempts, asm.damage, nil
+	return asm.Attempts(), asm.Damage(), nil
 }
 
 // Recent returns, for at most limit invoices starting with prefix, the
 // invoice's latest attempt, most recent first. It reads through the index
 // (a prefix walk of its sorted keys), so completion stays fast on a large
 // journal.
-func Recent(path, prefix string, limit int) ([]Attempt, error) {
+func Recent(path, prefix string, limit int) ([]journal.Attempt, error) {
 	ix, err := openIndexed(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -524,8 +533,8 @@ func Recent(path, prefix string, limit int) ([]Attempt, error) {
 }
 
 // latest returns each invoice's latest attempt, in the invoices' order.
-func (ix *indexed) latest(invoices []string) ([]Attempt, error) {
-	out := make([]Attempt, 0, len(invoices))
+func (ix *indexed) latest(invoices []string) ([]journal.Attempt, error) {
+	out := make([]journal.Attempt, 0, len(invoices))
 	for _, inv := range invoices {
 		attempts, err := lookupIndexed(ix, []string{inv})
 		if err != nil {
@@ -566,7 +575,7 @@ func recentInTail(f *os.File, prefix string, limit int) []string {
 	var out []string
 	for end := len(buf); end > 0 && len(out) < limit; {
 		i := bytes.LastIndexByte(buf[:end-1], '\n') + 1
-		line := rawLine{data: bytes.TrimSuffix(buf[i:end], []byte("\n")), complete: buf[end-1] == '\n'}
+		line := journal.Line{Data: bytes.TrimSuffix(buf[i:end], []byte("\n")), Complete: buf[end-1] == '\n'}
 		end = i
 		inv, ok := indexKey(line)
 		if ok && inv != "" && !seen[inv] && strings.HasPrefix(inv, prefix) {
@@ -577,13 +586,13 @@ func recentInTail(f *os.File, prefix string, limit int) []string {
 	return out
 }
 
-func recentScan(path, prefix string, limit int) ([]Attempt, error) {
+func recentScan(path, prefix string, limit int) ([]journal.Attempt, error) {
 	attempts, _, err := scanFor(path, func(inv string) bool { return inv != "" && strings.HasPrefix(inv, prefix) })
 	if err != nil {
 		return nil, err
 	}
 	seen := map[string]bool{}
-	var out []Attempt
+	var out []journal.Attempt
 	for i := len(attempts) - 1; i >= 0 && len(out) < limit; i-- {
 		if inv := attempts[i].Intent.Invoice; !seen[inv] {
 			seen[inv] = true
