@@ -64,6 +64,14 @@ func Run(ctx context.Context, args []string, ios *iostreams.IOStreams, lookupEnv
 		err = usageFromCobra(err)
 	}
 	code := ExitCode(err)
+	if *started && (code == ExitAuth || code == ExitRejected || code == ExitUnavailable) {
+		// Refused credentials and a base URL that is not the gateway's
+		// API read the same whichever command met them.
+		if cfg, cfgErr := f.Config(); cfgErr == nil {
+			err = cmdutil.ExplainGatewayError(err, cfg)
+			code = ExitCode(err)
+		}
+	}
 	// A command that knows what an interruption meant (a payment whose
 	// outcome is now unknown) says so; anything else is plainly interrupted.
 	if ctx.Err() != nil && (code == ExitError || code == ExitInterrupted) {
