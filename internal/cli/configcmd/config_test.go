@@ -446,6 +446,10 @@ func TestGet(t *testing.T) {
 		{key: "lang", wantOut: "en\n"},
 		{key: "ca_cert", wantOut: "\n"},
 		{key: "merchant_key", env: map[string]string{"PAYCLI_PROFILE": "test"}, wantOut: "\n"},
+		{key: "base_url", env: map[string]string{"PAYCLI_BASE_URL": "https://merchant:s3cret@gw.example/ccpayment"},
+			wantOut: "https://xxxxx@gw.example/ccpayment\n", wantStderr: "base_url is masked; add --show-secrets to print it.\n"},
+		{key: "base_url", show: true, env: map[string]string{"PAYCLI_BASE_URL": "https://merchant:s3cret@gw.example/ccpayment"},
+			wantOut: "https://merchant:s3cret@gw.example/ccpayment\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.key, func(t *testing.T) {
@@ -518,6 +522,26 @@ func TestList(t *testing.T) {
 				t.Errorf("stderr: %q", fx.errOut)
 			}
 		})
+	}
+}
+
+// TestListMasksURLUserinfo: a password in base_url is a secret like
+// app_secret, in config list and config profiles alike.
+func TestListMasksURLUserinfo(t *testing.T) {
+	content := "profiles:\n  default:\n    base_url: https://merchant:s3cret@gw.example/ccpayment\n"
+	for _, format := range []render.Format{render.Table, render.JSON, render.CSV} {
+		fx := newFixture(t, content)
+		format := func() (render.Format, error) { return format, nil }
+		if err := listRun(context.Background(), &ListOptions{IO: fx.ios, Config: fx.factory().Config, Format: format}); err != nil {
+			t.Fatal(err)
+		}
+		if err := profilesRun(context.Background(), &ProfilesOptions{IO: fx.ios, Where: fx.where(), Format: format}); err != nil {
+			t.Fatal(err)
+		}
+		out := fx.out.String()
+		if strings.Contains(out, "s3cret") || strings.Count(out, "https://xxxxx@gw.example/ccpayment") != 2 {
+			t.Errorf("output does not mask the URL's userinfo:\n%s", out)
+		}
 	}
 }
 
