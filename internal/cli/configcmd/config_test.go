@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/paycli/paycli/internal/cmdutil"
@@ -681,5 +683,44 @@ func TestPath(t *testing.T) {
 	}
 	if fx.out.String() != fx.path+"\n" {
 		t.Errorf("stdout %q", fx.out)
+	}
+}
+
+// TestSetConcurrentProfiles: 30 `config set` runs at once, each on its own
+// profile of one file, all survive.
+func TestSetConcurrentProfiles(t *testing.T) {
+	fx := newFixture(t, "")
+	k, _ := config.LookupKey("app_id")
+	const writers = 30
+	var wg sync.WaitGroup
+	errs := make([]error, writers)
+	for i := range writers {
+		wg.Go(func() {
+			env := map[string]string{"PAYCLI_CONFIG": fx.path, "PAYCLI_PROFILE": fmt.Sprintf("p%02d", i)}
+			ios, _, _, _ := iostreams.Test()
+			errs[i] = setRun(context.Background(), &SetOptions{
+				IO:    ios,
+				Where: config.LoadOptions{LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }},
+				Key:   k, Value: fmt.Sprint(1000 + i),
+			})
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("writer %d: %v", i, err)
+		}
+	}
+	file, err := config.ReadFile(fx.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(file.Profiles); got != writers {
+		t.Errorf("%d of %d profiles survive: %v", got, writers, file.ProfileNames())
+	}
+	for i := range writers {
+		if got := file.Profiles[fmt.Sprintf("p%02d", i)]["app_id"]; got != fmt.Sprint(1000+i) {
+			t.Errorf("profile p%02d app_id = %q", i, got)
+		}
 	}
 }

@@ -79,6 +79,7 @@ func setRun(ctx context.Context, opts *SetOptions) error {
 	if err != nil {
 		return err
 	}
+	defer edit.Close()
 	created, err := edit.AddProfile(profile)
 	if err != nil {
 		return cmdutil.UsageErrorf("%v", err)
@@ -146,6 +147,7 @@ func unsetRun(_ context.Context, opts *UnsetOptions) error {
 	if err != nil {
 		return err
 	}
+	defer edit.Close()
 	if _, ok := edit.Before.Profiles[profile]; !ok {
 		return &config.ProfileError{Profile: profile, Path: edit.Path, Known: edit.Before.ProfileNames()}
 	}
@@ -214,6 +216,7 @@ func useRun(_ context.Context, opts *UseOptions) error {
 	if err != nil {
 		return err
 	}
+	defer edit.Close()
 	if _, ok := edit.Before.Profiles[opts.Profile]; !ok {
 		return cmdutil.UsageHint(
 			&config.ProfileError{Profile: opts.Profile, Path: edit.Path, Known: edit.Before.ProfileNames()},

@@ -110,6 +110,7 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 	if err != nil {
 		return err
 	}
+	defer edit.Close()
 	current := edit.Before.Profiles[profile]
 	values := map[string]string{}
 	for k, v := range opts.Flags {
