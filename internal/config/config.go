@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
@@ -344,6 +345,9 @@ func ValidateProfileName(name string) error {
 func ValidateValue(name, value string) error {
 	if value == "" {
 		return nil
+	}
+	if !utf8.ValidString(value) {
+		return errors.New("the value is not valid UTF-8 text")
 	}
 	switch name {
 	case "base_url":

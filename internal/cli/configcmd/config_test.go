@@ -724,3 +724,16 @@ func TestSetConcurrentProfiles(t *testing.T) {
 		}
 	}
 }
+
+// TestSetRefusesInvalidUTF8: a secret that is not text is a usage error
+// (exit 2), and nothing is written.
+func TestSetRefusesInvalidUTF8(t *testing.T) {
+	fx := newFixture(t, "")
+	fx.in.WriteString("sk_\xff\xfe_0123456789\n")
+	k, _ := config.LookupKey("app_secret")
+	err := setRun(context.Background(), &SetOptions{IO: fx.ios, Where: fx.where(), Key: k, Value: "-"})
+	wantUsage(t, err, "invalid app_secret: the value is not valid UTF-8 text")
+	if _, statErr := os.Stat(fx.path); !errors.Is(statErr, os.ErrNotExist) {
+		t.Errorf("config file written: %v", statErr)
+	}
+}
