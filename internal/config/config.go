@@ -118,8 +118,23 @@ type Config struct {
 	Output          string
 	CACert          string
 
+	// GatewayID names the gateway for what paycli keeps per gateway (the
+	// token cache) when the base URL cannot: the --sandbox emulator started
+	// in-process listens on a new port each run, yet it is the same
+	// gateway. Empty means the base URL names it; see GatewayName.
+	GatewayID string
+
 	values  map[string]string
 	sources map[string]Source
+}
+
+// GatewayName names the gateway the configuration points at, stable from
+// run to run: GatewayID when set, else the base URL.
+func (c *Config) GatewayName() string {
+	if c.GatewayID != "" {
+		return c.GatewayID
+	}
+	return c.BaseURL
 }
 
 // Get returns a key's resolved value as text.

@@ -74,6 +74,10 @@ func Overlay(ctx context.Context, f *cmdutil.Factory, cfg *config.Config) (*conf
 	out := *cfg
 	out.Profile = Profile
 	out.BaseURL = baseURL
+	// The sandbox is its state folder, whatever port serves it: tokens
+	// cached by one run stay good for the next (they are signed with a
+	// fixed key).
+	out.GatewayID = "sandbox:" + dir
 	out.AppID = sandbox.AppID
 	out.AppSecret = sandbox.AppSecret
 	out.MerchantKey = sandbox.MerchantKey
