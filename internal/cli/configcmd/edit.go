@@ -97,10 +97,8 @@ func setRun(ctx context.Context, opts *SetOptions) error {
 	if created {
 		fmt.Fprintf(opts.IO.ErrOut, "Created profile %q in %s.\n", profile, edit.Path)
 	}
-	if pinned != "" {
-		fmt.Fprintf(opts.IO.ErrOut, "Default profile is %q.\n", pinned)
-	}
 	fmt.Fprintf(opts.IO.ErrOut, "Set %s in profile %q.\n", k.Name, profile)
+	reportDefault(opts.IO.ErrOut, edit.Before.DefaultProfile, pinned, profile, created)
 	if opts.Where.LookupEnv != nil {
 		if v, ok := opts.Where.LookupEnv(k.Env()); ok && v != "" {
 			fmt.Fprintf(opts.IO.ErrOut, "note: %s is set in the environment and wins over the file.\n", k.Env())
