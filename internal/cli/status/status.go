@@ -241,9 +241,30 @@ func Fields(r *gateway.CheckStatusResult) []render.Field {
 		} else if text == "null" {
 			text = ""
 		}
+		if f, ok := timeField(k, text, time.Local); ok {
+			fs = append(fs, f)
+			continue
+		}
 		fs = append(fs, render.Field{Name: k, JSON: raw, Text: text})
 	}
 	return fs
+}
+
+// timeField shows a moment the gateway wrote (created_at, a transaction
+// date) as every paycli time is shown: tables in the zone loc with its
+// offset, JSON in RFC 3339 with the offset. The gateway's zone-less times
+// are its local time (gateway.ParseTime). ok is false for fields that are
+// not named like times or do not hold one; those stay as written.
+func timeField(name, text string, loc *time.Location) (render.Field, bool) {
+	if !strings.HasSuffix(name, "_at") && !strings.Contains(name, "date") && !strings.Contains(name, "time") {
+		return render.Field{}, false
+	}
+	t, ok := gateway.ParseTime(text)
+	if !ok {
+		return render.Field{}, false
+	}
+	b, _ := json.Marshal(render.FormatTimeIn(t, render.JSON, loc))
+	return render.Field{Name: name, JSON: b, Text: render.FormatTimeIn(t, render.Table, loc)}, true
 }
 
 func stringField(name, v string) render.Field {
