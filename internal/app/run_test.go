@@ -124,3 +124,21 @@ func TestRunMissingRequiredFlagIsUsage(t *testing.T) {
 		t.Fatal("no command has a required flag; the walk found nothing to check")
 	}
 }
+
+// TestRunErrorLineIsBoundedAndMasked: an error quoting a huge value stays
+// one readable line, and a URL's password never reaches stderr.
+func TestRunErrorLineIsBoundedAndMasked(t *testing.T) {
+	huge := "https://merchant:s3cret@" + strings.Repeat("a", 1<<20) + ".example/ccpayment"
+	ios, _, _, errOut := iostreams.Test()
+	env := map[string]string{"PAYCLI_BASE_URL": huge, "PAYCLI_APP_ID": "1", "PAYCLI_APP_SECRET": "s", "PAYCLI_CONFIG": t.TempDir() + "/c.yaml"}
+	code := Run(context.Background(), []string{"token", "--timeout", "1s"}, ios, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	if code == ExitOK {
+		t.Fatal("token with a huge base URL succeeded")
+	}
+	if errOut.Len() > 2000 {
+		t.Errorf("stderr is %d bytes long", errOut.Len())
+	}
+	if strings.Contains(errOut.String(), "s3cret") || strings.Contains(errOut.String(), "merchant:") {
+		t.Errorf("stderr shows the URL's userinfo: %.300s", errOut)
+	}
+}
