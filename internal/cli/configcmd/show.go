@@ -32,7 +32,8 @@ resolves it (flag > environment > file > default), alone on one line.
 An unset key prints an empty line.
 
 Secrets are printed masked unless --show-secrets is given, so that a
-secret never reaches a screen, a terminal recording or a log by accident.`,
+secret never reaches a screen, a terminal recording or a log by accident;
+so are the user name and password a base_url may hold (shown as xxxxx).`,
 		Example: `  paycli config get base_url
   APP_SECRET=$(paycli config get app_secret --show-secrets)`,
 		Args:              cmdutil.ExactArgs(1, "KEY"),
@@ -85,7 +86,8 @@ func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) err
 		Short:   "List every setting of the selected profile and where it comes from",
 		Long: `List every setting of the selected profile with the value paycli uses and
 its source: flag, env, file or default. Secrets are masked (first and last
-four characters) unless --show-secrets is given.
+four characters), and the user name and password of a base_url replaced by
+xxxxx, unless --show-secrets is given.
 
 With -o json the output is:
   {"path": "...", "profile": "...", "settings": [{"key": "...", "value": "...", "source": "...", "secret": false}, ...]}`,
