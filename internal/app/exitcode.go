@@ -7,6 +7,7 @@ import (
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/iostreams"
 )
 
 // ExitCode maps an error to paycli's exit code. It is the only place that
@@ -26,7 +27,7 @@ func ExitCode(err error) int {
 	)
 	switch {
 	case errors.As(err, &fileErr), errors.As(err, &profileErr), errors.As(err, &valueErr),
-		errors.Is(err, gateway.ErrInvalidBaseURL):
+		errors.Is(err, gateway.ErrInvalidBaseURL), errors.Is(err, gateway.ErrInvalidRequest), errors.Is(err, iostreams.ErrLineTooLong):
 		return ExitUsage
 	// An unknown outcome outranks an interruption: a walletPay cut off by
 	// Ctrl-C may have charged the card, and exit 7 says "reconcile".
@@ -36,7 +37,8 @@ func ExitCode(err error) int {
 		return ExitInterrupted
 	case errors.Is(err, gateway.ErrUnauthorized):
 		return ExitAuth
-	case errors.Is(err, gateway.ErrDuplicateInvoice):
+	// A refund_transaction_id used before: this refund was already made.
+	case errors.Is(err, gateway.ErrDuplicateInvoice), errors.Is(err, gateway.ErrRefundIDUsed):
 		return ExitDuplicate
 	case errors.Is(err, gateway.ErrDeclined):
 		return ExitDeclined

@@ -10,6 +10,7 @@ import (
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/iostreams"
 )
 
 // TestExitCode pins the exit code of every typed error paycli has.
@@ -49,6 +50,7 @@ func TestExitCode(t *testing.T) {
 		{"config profile error", &config.ProfileError{Profile: "p", Path: "c.yaml"}, ExitUsage},
 		{"config value error", &config.ValueError{Key: "timeout", Where: "--timeout", Err: errors.New("x")}, ExitUsage},
 		{"invalid base url", fmt.Errorf("%w: http://example.com", gateway.ErrInvalidBaseURL), ExitUsage},
+		{"stdin line over the cap", fmt.Errorf("reading app_secret: %w", iostreams.ErrLineTooLong), ExitUsage},
 
 		{"http 401", &gateway.APIError{Endpoint: "commissions", HTTPStatus: 401}, ExitAuth},
 		{"status 30", api("token", 200, 30), ExitAuth},
@@ -75,6 +77,17 @@ func TestExitCode(t *testing.T) {
 		{"html 200 safe call", bad("commissions", 200), ExitUnavailable},
 		{"truncated 200 walletPay", bad("walletPay", 200), ExitOutcomeUnknown},
 		{"http 404 html walletPay", bad("walletPay", 404), ExitRejected},
+		{"refund 104 id used", api("refund", 200, 104), ExitDuplicate},
+		{"refund 110 partial", api("refund", 200, 110), ExitRejected},
+		{"refund 49 failed", api("refund", 200, 49), ExitRejected},
+		{"refund 31 no transaction", api("refund", 200, 31), ExitRejected},
+		{"refund 502", bad("refund", 502), ExitOutcomeUnknown},
+		{"confirmPayment 500", bad("confirmPayment", 500), ExitOutcomeUnknown},
+		{"payment/complete truncated", bad("payment/complete", 200), ExitOutcomeUnknown},
+		{"api money path 503", &gateway.APIError{Endpoint: "/api/refund", HTTPStatus: 503}, ExitOutcomeUnknown},
+		{"refund answer about another invoice", &gateway.InconsistentError{Endpoint: "refund", Reasons: []string{"x"}}, ExitOutcomeUnknown},
+		{"refund 401 not repeated", &gateway.TokenRefusedError{Err: &gateway.APIError{Endpoint: "refund", HTTPStatus: 401}}, ExitAuth},
+		{"request refused by the client", fmt.Errorf("getpos: %w: credit_card", gateway.ErrInvalidRequest), ExitUsage},
 
 		{"refused safe call", req("commissions", false, errors.New("connection refused")), ExitUnavailable},
 		{"refused walletPay, not sent", req("walletPay", false, errors.New("connection refused")), ExitUnavailable},

@@ -70,7 +70,7 @@ func runSandboxed(t *testing.T, baseURL string, args ...string) (code int, stder
 func sandboxWalletToken(t *testing.T, amount string) string {
 	t.Helper()
 	tok, err := sandbox.IssueWalletToken(sandbox.WalletRequest{Amount: decimal.RequireFromString(amount), Currency: "TRY",
-		CardNumber: sandbox.DefaultWalletCard, Wallet: sandbox.WalletDeviceVendor, TTL: time.Hour}, time.Now(), "jti-matrix")
+		CardNumber: sandbox.DefaultWalletCard, Wallet: sandbox.WalletDeviceVendor, TTL: time.Hour}, time.Now(), sandbox.NewTokenID()) // a wallet token pays once
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func sandboxWalletToken(t *testing.T, amount string) string {
 // TestFaultMatrix runs every fault of the sandbox's fault header against
 // every gateway command, the fault hitting that command's own endpoint
 // (the token call before it, if any, is left alone). Each must end with
-// the documented exit code (DESIGN §5: a safe call that cannot get an
+// the documented exit code (docs/exit-codes.md: a safe call that cannot get an
 // answer is 8, after its retries where it has them; a walletPay that may
 // have left is 7), walletPay must reach the gateway at most once, and the
 // last line of stderr must say what to do next.
@@ -105,7 +105,8 @@ func TestFaultMatrix(t *testing.T) {
 		name     string
 		endpoint string
 		args     func(t *testing.T, invoice string) []string
-		// retries: the call is one paycli retries (DESIGN §7).
+		// retries: the call is one paycli retries (docs/protocol.md,
+		// Common rules).
 		retries  bool
 		wantExit int
 		wantHint func(invoice string) []string

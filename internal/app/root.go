@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/paycli/paycli/internal/build"
+	"github.com/paycli/paycli/internal/buildinfo"
 	"github.com/paycli/paycli/internal/cli/commissionscmd"
 	"github.com/paycli/paycli/internal/cli/completion"
 	"github.com/paycli/paycli/internal/cli/configcmd"
@@ -14,8 +14,8 @@ import (
 	"github.com/paycli/paycli/internal/cli/journalcmd"
 	"github.com/paycli/paycli/internal/cli/sandboxcmd"
 	"github.com/paycli/paycli/internal/cli/status"
-	"github.com/paycli/paycli/internal/cli/token"
-	"github.com/paycli/paycli/internal/cli/version"
+	"github.com/paycli/paycli/internal/cli/tokencmd"
+	"github.com/paycli/paycli/internal/cli/versioncmd"
 	"github.com/paycli/paycli/internal/cli/walletpay"
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
@@ -28,7 +28,7 @@ import (
 // the flags of whichever command runs (set by the root's pre-run hook).
 func NewFactory(ios *iostreams.IOStreams, lookupEnv func(string) (string, bool)) *cmdutil.Factory {
 	f := &cmdutil.Factory{
-		Build:     build.Read,
+		Build:     buildinfo.Read,
 		IOStreams: ios,
 		LookupEnv: lookupEnv,
 		Now:       time.Now,
@@ -125,11 +125,11 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 	_ = statusCmd.RegisterFlagCompletionFunc("invoice", journalcmd.CompleteInvoice(journalPath))
 
 	root.AddCommand(
-		version.NewCmdVersion(f, nil),
+		versioncmd.NewCmdVersion(f, nil),
 		completion.NewCmdCompletion(f),
 		hashcmd.NewCmdHash(f),
 		configcmd.NewCmdConfig(f),
-		token.NewCmdToken(f, nil),
+		tokencmd.NewCmdToken(f, nil),
 		commissionscmd.NewCmdCommissions(f, nil),
 		sandboxcmd.NewCmdSandbox(f),
 		walletpay.NewCmdWalletPay(f, nil),

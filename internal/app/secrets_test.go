@@ -170,13 +170,15 @@ func TestSecretsNeverLeak(t *testing.T) {
 	pan := luhn("435508" + "739182" + "045") // an AXESS card, 16 digits
 	walletToken := func(amount string) string {
 		tok, err := sandbox.IssueWalletToken(sandbox.WalletRequest{Amount: decimal.RequireFromString(amount), Currency: "TRY",
-			CardNumber: pan, Wallet: sandbox.WalletDeviceVendor, TTL: time.Hour}, time.Now(), "jti-leak-"+amount)
+			CardNumber: pan, Wallet: sandbox.WalletDeviceVendor, TTL: time.Hour}, time.Now(), sandbox.NewTokenID())
 		if err != nil {
 			t.Fatal(err)
 		}
 		return tok
 	}
 	paid, declined, pending := walletToken("150.00"), walletToken("20.41"), walletToken("30.69")
+	// A wallet token pays once: the payment charged behind a reset needs its own.
+	paid2 := walletToken("150.00")
 	expired, err := sandbox.IssueWalletToken(sandbox.WalletRequest{Amount: decimal.RequireFromString("9.00"), Currency: "TRY",
 		CardNumber: pan, Wallet: sandbox.WalletOther, TTL: time.Second}, time.Now().Add(-time.Hour), "jti-leak-expired")
 	if err != nil {
@@ -250,7 +252,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 		{args: pay("LEAK-1", paid, "-o", "json", "--debug"), wantExit: ExitDuplicate},
 		{args: pay("LEAK-2", declined, "--debug"), wantExit: ExitDeclined},
 		{args: pay("LEAK-3", pending, "--debug"), wantExit: ExitOutcomeUnknown},
-		{args: pay("LEAK-4", "-", "--debug"), stdin: paid + "\n", fault: [2]string{"walletPay", "reset=after"}, wantExit: ExitOutcomeUnknown},
+		{args: pay("LEAK-4", "-", "--debug"), stdin: paid2 + "\n", fault: [2]string{"walletPay", "reset=after"}, wantExit: ExitOutcomeUnknown},
 		{args: pay("LEAK-5", paid, "--debug"), fault: [2]string{"walletPay", "truncate=30"}, wantExit: ExitOutcomeUnknown},
 		{args: pay("LEAK-6", paid, "--debug"), fault: [2]string{"walletPay", "status=500,body=html"}, wantExit: ExitOutcomeUnknown},
 		{args: pay("LEAK-7", expired, "--debug"), wantExit: ExitUsage},
@@ -315,7 +317,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 		"card number":      pan,
 		"card middle":      pan[6:12],
 	}
-	for i, tok := range []string{paid, declined, pending, expired} {
+	for i, tok := range []string{paid, paid2, declined, pending, expired} {
 		secrets[fmt.Sprintf("wallet token %d", i)] = tok
 		secrets[fmt.Sprintf("wallet token %d signature", i)] = tok[strings.LastIndex(tok, ".")+1:]
 	}

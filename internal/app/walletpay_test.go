@@ -185,3 +185,37 @@ func TestBatchInterruptFinishesInFlight(t *testing.T) {
 		t.Errorf("stderr:\n%s", stderr)
 	}
 }
+
+// TestWalletPayNeverResentAfter401: a gateway that answers the first
+// walletPay with HTTP 401 and any later one with success sees exactly one
+// walletPay; paycli exits 3 saying nothing was charged and to run the
+// command again (a repeat could have charged twice, or been answered
+// "already processed" and read as "charged nothing").
+func TestWalletPayNeverResentAfter401(t *testing.T) {
+	var answered atomic.Int32
+	srv, pays := droppingGateway(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if answered.Add(1) == 1 {
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprint(w, `{"message":"Unauthenticated."}`)
+			return
+		}
+		fmt.Fprint(w, `{"status_code":100,"status_description":"ok","data":{"sipay_status":1,"order_no":"VP1","order_id":"VP1","invoice_id":"AUTH-1","payment_status":1,"error_code":100}}`)
+	})
+	code, stderr, path := runAgainst(t, context.Background(), srv.URL+"/ccpayment", payArgs("AUTH-1")...)
+	if code != ExitAuth {
+		t.Fatalf("exit %d, want 3; stderr:\n%s", code, stderr)
+	}
+	if n := pays.Load(); n != 1 {
+		t.Errorf("%d walletPay requests at the gateway, want exactly 1", n)
+	}
+	for _, want := range []string{"processed nothing", "run the command again"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr does not say %q:\n%s", want, stderr)
+		}
+	}
+	attempts, _, err := journal.Read(path)
+	if err != nil || len(attempts) != 1 || !attempts[0].Recorded() || attempts[0].Class() != journal.Rejected {
+		t.Fatalf("journal: %+v, %v; want one attempt recorded as rejected (nothing taken)", attempts, err)
+	}
+}

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/paycli/paycli/internal/build"
+	"github.com/paycli/paycli/internal/buildinfo"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/iostreams"
@@ -19,7 +19,7 @@ import (
 // and tests replace them.
 type Factory struct {
 	// Build reports the binary's version.
-	Build     func() build.Info
+	Build     func() buildinfo.Info
 	IOStreams *iostreams.IOStreams
 	// LookupEnv reads the environment (os.LookupEnv outside tests).
 	LookupEnv func(string) (string, bool)

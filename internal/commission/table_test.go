@@ -9,7 +9,8 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// seedData holds every representation the seed and DESIGN §6.2 describe:
+// seedData holds every representation docs/protocol.md (Commissions)
+// describes:
 // numeric strings, plain numbers, "x", "X", "-", "", null, missing fields,
 // extra fields, no title, an empty card_program for the special kinds, an
 // entry whose installment disagrees with its key, and a program missing

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/paycli/paycli/internal/atomicfile"
 )
 
 // File and folder modes of everything paycli writes to the config folder.
@@ -36,16 +38,11 @@ func IsLooseMode(mode fs.FileMode) bool {
 	return runtime.GOOS != "windows" && mode.Perm()&0o077 != 0
 }
 
-// AtomicWriter replaces files so that a reader, or the file after a crash,
-// sees either the old content or the new content, never a mix: the data go
-// to a temporary file in the same folder, are synced to disk, and the
-// temporary file is renamed over the target; the folder is synced last so
-// the rename itself survives a power cut.
+// AtomicWriter writes the config file through atomicfile: a reader, or
+// the file after a crash, sees either the old content or the new content.
 type AtomicWriter struct {
 	// BeforeRename, when set, runs after the temporary file is complete and
-	// closed, just before the rename. An error from it aborts the write as a
-	// crash at that moment would (tests use it to prove the old file
-	// survives and no temporary file is left behind).
+	// closed, just before the rename (see atomicfile.Writer).
 	BeforeRename func(tmpPath string) error
 }
 
@@ -53,48 +50,14 @@ type AtomicWriter struct {
 // folder with mode 0700 when it is missing. When path is a symbolic link the
 // link's target is replaced and the link kept, so dotfile managers that link
 // config.yaml elsewhere keep working.
-func (w AtomicWriter) WriteFile(path string, data []byte) (err error) {
+func (w AtomicWriter) WriteFile(path string, data []byte) error {
 	if target, err := filepath.EvalSymlinks(path); err == nil {
 		path = target
 	}
-	dir := filepath.Dir(path)
-	if err := ensureFolder(dir); err != nil {
+	if err := ensureFolder(filepath.Dir(path)); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	tmpPath := tmp.Name()
-	defer func() {
-		if err != nil {
-			_ = tmp.Close() // may already be closed; the error is the first one's
-			_ = os.Remove(tmpPath)
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	// CreateTemp makes 0600 files already; chmod states it whatever the
-	// platform's CreateTemp or the umask did.
-	if err := os.Chmod(tmpPath, FileMode); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	if w.BeforeRename != nil {
-		if err := w.BeforeRename(tmpPath); err != nil {
-			return err
-		}
-	}
-	if err := os.Rename(tmpPath, path); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	return syncFolder(dir)
+	return atomicfile.Writer{Mode: FileMode, BeforeRename: w.BeforeRename}.WriteFile(path, data)
 }
 
 // ensureFolder creates dir (and its parents) when missing. A folder paycli
@@ -111,23 +74,6 @@ func ensureFolder(dir string) error {
 	}
 	if err := os.Chmod(dir, FolderMode); err != nil {
 		return fmt.Errorf("cannot create folder %s: %w", dir, err)
-	}
-	return nil
-}
-
-// syncFolder makes a rename in dir durable. Windows cannot open folders for
-// syncing; there the rename is as durable as the file system makes it.
-func syncFolder(dir string) error {
-	if runtime.GOOS == "windows" {
-		return nil
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("cannot sync folder %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("cannot sync folder %s: %w", dir, err)
 	}
 	return nil
 }

@@ -2,10 +2,12 @@ package gateway
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/paycli/paycli/internal/pause"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -164,7 +166,7 @@ func New(baseURL string, creds Credentials, opts ...Option) (*Client, error) {
 		baseURL:     u,
 		creds:       creds,
 		now:         time.Now,
-		sleep:       sleepContext,
+		sleep:       pause.For,
 		userAgent:   "paycli",
 		retry:       DefaultRetryPolicy,
 		backoff:     ExponentialBackoff(500*time.Millisecond, 5*time.Second, rand.Float64),
@@ -228,9 +230,18 @@ type endpoint struct {
 	// auth: send the bearer token (every call but the token call).
 	auth bool
 	// retry: the call is safe to repeat on connection errors and 502/503/504.
+	// A call that moves money is never repeated, whatever this says (see
+	// endpoint.retries).
 	retry bool
 	// topLevel: the result fields sit beside status_code, not under data.
 	topLevel bool
+	// alsoSuccess is a status_code other than 100 that this call answers
+	// for a known, successful outcome (refund's 101, queued for approval);
+	// 0 for none.
+	alsoSuccess int
+	// method, contentType and rawQuery are for Client.Do; empty means POST,
+	// JSON and no query.
+	method, contentType, rawQuery string
 }
 
 var (
@@ -239,6 +250,13 @@ var (
 	endpointWalletPay   = endpoint{name: EndpointWalletPay, path: "/api/walletPay", auth: true}
 	endpointCheckStatus = endpoint{name: "checkstatus", path: "/api/checkstatus", auth: true, topLevel: true}
 )
+
+// knownEndpoints are the calls the client makes by name; errors name them
+// (APIError.Endpoint), and isPayment looks them up here.
+var knownEndpoints = []endpoint{
+	endpointToken, endpointCommissions, endpointWalletPay, endpointCheckStatus,
+	endpointRefund, endpointConfirmPayment, endpointCompletePayment, endpointGetPOS, endpointInstallments,
+}
 
 // Token asks the gateway for a new bearer token. It does not use or fill
 // the cache; BearerToken does.
@@ -309,6 +327,11 @@ func (c *Client) call(ctx context.Context, ep endpoint, body, v any) (*envelope,
 	if err != nil {
 		return nil, fmt.Errorf("%s: encoding the request: %w", ep.name, err)
 	}
+	return c.send(ctx, ep, payload, v)
+}
+
+// send is call with the body already encoded.
+func (c *Client) send(ctx context.Context, ep endpoint, payload []byte, v any) (*envelope, error) {
 	if !ep.auth {
 		return c.attempts(ctx, ep, "", payload, v)
 	}
@@ -317,15 +340,31 @@ func (c *Client) call(ctx context.Context, ep endpoint, body, v any) (*envelope,
 		return nil, err
 	}
 	env, err := c.attempts(ctx, ep, tok.Value, payload, v)
-	var apiErr *APIError
-	if !errors.As(err, &apiErr) || apiErr.HTTPStatus != http.StatusUnauthorized {
+	refused, ok := unauthorized(err)
+	if !ok {
 		return env, err
 	}
-	// A 401 means the gateway processed nothing: the token was refused.
-	if tok, _, err = c.refreshAfter(ctx, tok); err != nil {
-		return nil, err
+	// A 401 means the gateway processed nothing: the token was refused. A
+	// read is repeated once with a new token; a call that moves money is
+	// not (TokenRefusedError says why), but the token is still renewed so
+	// that the next run works.
+	newTok, _, rerr := c.refreshAfter(ctx, tok)
+	if ep.movesMoney() {
+		return nil, &TokenRefusedError{Err: refused, RenewErr: rerr}
 	}
-	return c.attempts(ctx, ep, tok.Value, payload, v)
+	if rerr != nil {
+		return nil, rerr
+	}
+	return c.attempts(ctx, ep, newTok.Value, payload, v)
+}
+
+// unauthorized returns the answer of a call that got HTTP 401.
+func unauthorized(err error) (*APIError, bool) {
+	var apiErr *APIError
+	if errors.As(err, &apiErr) && apiErr.HTTPStatus == http.StatusUnauthorized {
+		return apiErr, true
+	}
+	return nil, false
 }
 
 // attempts runs one call, retrying it when the endpoint and the policy
@@ -337,7 +376,7 @@ func (c *Client) attempts(ctx context.Context, ep endpoint, token string, payloa
 			return nil, err
 		}
 		env, status, retryAfter, err := c.do(req, ep, v)
-		if err == nil || !ep.retry || n >= c.maxAttempts || !c.retry(status, transportCause(err)) {
+		if err == nil || !ep.retries() || n >= c.maxAttempts || !c.retry(status, transportCause(err)) {
 			return env, err
 		}
 		wait := max(c.backoff(n), min(retryAfter, maxRetryAfter))
@@ -355,12 +394,20 @@ func (c *Client) attempts(ctx context.Context, ep endpoint, token string, payloa
 // newRequest builds a request for ep with a JSON body.
 func (c *Client) newRequest(ctx context.Context, ep endpoint, token string, payload []byte) (*http.Request, error) {
 	u := c.baseURL.JoinPath(ep.path)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(payload))
+	u.RawQuery = ep.rawQuery
+	method, contentType := cmp.Or(ep.method, http.MethodPost), cmp.Or(ep.contentType, "application/json")
+	var body io.Reader
+	if len(payload) > 0 || method != http.MethodGet {
+		body = bytes.NewReader(payload)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ep.name, err)
 	}
 	req.Header.Set("Accept", "application/json")
-	req.Header.Set("Content-Type", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", contentType)
+	}
 	req.Header.Set("User-Agent", c.userAgent)
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
@@ -401,6 +448,12 @@ func (c *Client) do(req *http.Request, ep endpoint, v any) (env *envelope, statu
 	if int64(len(body)) > limit {
 		return nil, resp.StatusCode, retryAfter, c.badResponse(ep, resp, fmt.Sprintf("the body is larger than %s", byteSize(limit)))
 	}
+	// Client.Do hands any complete answer back as it came, except a 401,
+	// which the caller handles like any call's.
+	if raw, ok := v.(*Response); ok && resp.StatusCode != http.StatusUnauthorized {
+		*raw = Response{StatusCode: resp.StatusCode, Header: resp.Header.Clone(), Body: body}
+		return nil, resp.StatusCode, retryAfter, nil
+	}
 	env, err = c.checkResponse(ep, resp, body, v)
 	return env, resp.StatusCode, retryAfter, err
 }
@@ -438,7 +491,7 @@ func (c *Client) checkResponse(ep endpoint, resp *http.Response, body []byte, v 
 	if env.StatusCode == nil {
 		return nil, c.badResponse(ep, resp, "the body has no status_code")
 	}
-	if code := int(*env.StatusCode); code != StatusSuccess {
+	if code := int(*env.StatusCode); code != StatusSuccess && (ep.alsoSuccess == 0 || code != ep.alsoSuccess) {
 		e := &APIError{
 			Endpoint: ep.name, HTTPStatus: resp.StatusCode,
 			StatusCode: code, HasStatusCode: true,
@@ -540,20 +593,6 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 		return t.Sub(now)
 	}
 	return 0
-}
-
-func sleepContext(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 func byteSize(n int64) string {

@@ -152,7 +152,7 @@ func TestErrorClasses(t *testing.T) {
 		{"walletPay 117", "walletPay", respond(200, `{"status_code":"117","status_description":"in flight"}`), false, ErrDuplicateInvoice, "status_code 117", 1},
 		{"walletPay declined", "walletPay", respond(200, `{"status_code":41,"status_description":"Payment failed for card `+testCard+`"}`), false, ErrDeclined, `walletPay: status_code 41 "Payment failed for card 435508******4358"`, 1},
 		{"walletPay pending", "walletPay", respond(200, `{"status_code":69,"status_description":"Order not yet processed"}`), false, ErrPending, "status_code 69", 1},
-		{"walletPay 401 repeated once", "walletPay", respond(401, ``), false, ErrUnauthorized, "walletPay: HTTP 401 Unauthorized", 2},
+		{"walletPay 401 never repeated", "walletPay", respond(401, ``), false, ErrUnauthorized, "walletPay: HTTP 401 Unauthorized: the gateway refused the token and processed nothing; paycli does not repeat a call that moves money; a new token was fetched: run the command again", 1},
 		{"walletPay 500 never retried", "walletPay", func(w http.ResponseWriter, r *http.Request) { writeHTML(w, 500) }, false, ErrOutcomeUnknown, "walletPay: HTTP 500 Internal Server Error: the body is not JSON (text/html)", 1},
 		{"walletPay 502 never retried", "walletPay", func(w http.ResponseWriter, r *http.Request) { writeHTML(w, 502) }, false, ErrOutcomeUnknown, "HTTP 502", 1},
 		{"walletPay 503 never retried", "walletPay", respond(503, `{}`), false, ErrOutcomeUnknown, "HTTP 503", 1},
@@ -222,6 +222,8 @@ func callEndpoint(ctx context.Context, c *Client, name string) error {
 		_, err = c.WalletPay(ctx, walletPayReq())
 	case "checkstatus":
 		_, err = c.CheckStatus(ctx, CheckStatusRequest{MerchantKey: testMerchantKey, InvoiceID: "INV-1"})
+	default:
+		err = callMerchantEndpoint(ctx, c, name)
 	}
 	return err
 }
@@ -276,11 +278,15 @@ func TestConnectionRefused(t *testing.T) {
 	}
 }
 
+// TestRefreshAfter401ThenSuccess: a read that gets HTTP 401 is repeated
+// once with a new token (TestMoneyNeverSentTwiceAfter401 covers the calls
+// that move money).
 func TestRefreshAfter401ThenSuccess(t *testing.T) {
-	for _, endpoint := range []string{"commissions", "walletPay", "checkstatus"} {
+	for _, endpoint := range []string{"commissions", "checkstatus", "getpos", "installments", "getCardTokens"} {
 		t.Run(endpoint, func(t *testing.T) {
 			g := newFakeGateway(t)
-			ok := map[string]string{"commissions": commissionsOK, "walletPay": walletPayOK, "checkstatus": checkStatusOK}[endpoint]
+			ok := map[string]string{"commissions": commissionsOK, "checkstatus": checkStatusOK, "getpos": getPOSOK,
+				"installments": installmentsOK, "getCardTokens": `{"status_code":100,"data":[]}`}[endpoint]
 			var firstToken string
 			g.handle(endpoint, func(w http.ResponseWriter, r *http.Request) {
 				if firstToken == "" {

@@ -1,5 +1,8 @@
 // Package gateway is paycli's client for a ccpayment card gateway: the
-// token call, commission lookups, walletPay and checkstatus. Every command
+// token call, commission lookups, walletPay, checkstatus, refunds,
+// pre-authorization capture and cancellation (confirmPayment), 3D
+// completion (payment/complete), card installment lookups (getpos,
+// installments) and any other call (Do, for `paycli api`). Every command
 // that talks to the gateway goes through it, and this is where payment
 // safety lives.
 //
@@ -9,20 +12,29 @@
 //     deadline, including while waiting to retry. The package never prints;
 //     with a logger (WithLogger) it logs each request and response at debug
 //     level, secrets redacted.
-//   - Only the token call and commission lookups are retried, because only
-//     they are safe to repeat: on connection errors and HTTP 502/503/504, up
-//     to three attempts in all, with capped exponential backoff and jitter,
-//     honouring Retry-After.
-//   - walletPay is NEVER retried, on any error. Once its request may have
+//   - Calls that move money are named in one place, MovesMoney: walletPay,
+//     refund, confirmPayment, payment/complete and the other payment paths.
+//     Such a call is sent at most once by one command, on any error.
+//   - Only the token call and the lookups (commissions, getpos,
+//     installments) are retried, because only they are safe to repeat: on
+//     connection errors and HTTP 502/503/504, up to three attempts in all,
+//     with capped exponential backoff and jitter, honouring Retry-After.
+//   - A call that moves money is NEVER retried. Once its request may have
 //     left the machine (a connection to the gateway was obtained), a failure
-//     to get a complete response is ErrOutcomeUnknown: the payment may or may
-//     not have been taken, and only checkstatus can tell. A 5xx or an
-//     unreadable response to walletPay is ErrOutcomeUnknown too. checkstatus
-//     is read-only and could be retried in principle, but it is how a person
-//     reconciles an unknown outcome, so it reports failures at once instead
-//     of spending their time limit on retries.
-//   - HTTP 401 means the gateway processed nothing: the client fetches a new
-//     token once and repeats the call once, walletPay included.
+//     to get a complete response is ErrOutcomeUnknown: the money may or may
+//     not have moved, and only checkstatus can tell. A 5xx or an unreadable
+//     response to it is ErrOutcomeUnknown too, and so is a success answer
+//     whose own fields disagree with the request (*InconsistentError).
+//     checkstatus is read-only and could be retried in principle, but it is
+//     how a person reconciles an unknown outcome, so it reports failures at
+//     once instead of spending their time limit on retries.
+//   - HTTP 401 means the gateway processed nothing. For a read the client
+//     fetches a new token once and repeats the call once. For a call that
+//     moves money it fetches a new token (so that the next run works) but
+//     does not repeat the call: the error, a *TokenRefusedError matching
+//     ErrUnauthorized, says to run the command again. A repeat could meet a
+//     payment that did go through despite the 401 and be answered "already
+//     processed", which would read as "charged nothing".
 //   - Tokens are reused until five minutes before they expire (the earlier of
 //     the response's expires_at and the JWT's exp), from memory and from a
 //     TokenCache shared between processes (FileTokenCache).
@@ -30,7 +42,8 @@
 //     *RequestError for a request that got no complete response, both usable
 //     with errors.Is against the sentinels below (ErrUnauthorized,
 //     ErrDuplicateInvoice, ErrDeclined, ErrPending, ErrOutcomeUnknown,
-//     ErrUnavailable, ErrNoData, ErrNotFound) and against context.Canceled and
+//     ErrUnavailable, ErrNoData, ErrNotFound, ErrRefundIDUsed,
+//     ErrInvalidRequest) and against context.Canceled and
 //     context.DeadlineExceeded. Error strings never contain a response body,
 //     a secret or a card number.
 //   - Response bodies are read through a size limit. A body that is not the

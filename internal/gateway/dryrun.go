@@ -9,7 +9,8 @@ import (
 )
 
 // RequestDump is a request as `--dry-run` shows it: exactly what would be
-// sent, with the secrets of DESIGN.md §7 redacted.
+// sent, with the secrets docs/protocol.md lists under Safety rules
+// redacted.
 type RequestDump struct {
 	Method string
 	URL    string
@@ -46,6 +47,10 @@ func (c *Client) dryRun(ep endpoint, body any) (RequestDump, error) {
 	if err != nil {
 		return RequestDump{}, fmt.Errorf("%s: encoding the request: %w", ep.name, err)
 	}
+	return c.dryRunPayload(ep, payload)
+}
+
+func (c *Client) dryRunPayload(ep endpoint, payload []byte) (RequestDump, error) {
 	token := ""
 	if ep.auth {
 		token = dryRunToken

@@ -23,8 +23,10 @@ var (
 	ErrDeclined = errors.New("payment declined")
 	// ErrPending: status_code 69, the order is not yet processed.
 	ErrPending = errors.New("payment not yet processed")
-	// ErrOutcomeUnknown: a walletPay whose request may have reached the
-	// gateway but whose response never arrived complete and readable.
+	// ErrOutcomeUnknown: a call that moves money (MovesMoney) whose request
+	// may have reached the gateway but whose response never arrived
+	// complete and readable, or whose success answer contradicts itself
+	// (*InconsistentError).
 	ErrOutcomeUnknown = errors.New("outcome unknown")
 	// ErrUnavailable: the gateway could not be reached or did not answer in
 	// protocol (connection refused, DNS, timeouts, 5xx, unreadable bodies)
@@ -34,6 +36,14 @@ var (
 	ErrNoData = errors.New("no data found")
 	// ErrNotFound: status_code 31, no such transaction.
 	ErrNotFound = errors.New("transaction not found")
+	// ErrRefundIDUsed: status_code 104, the refund_transaction_id was used
+	// before: this call refunded nothing, and the refund it names was made
+	// (or requested) earlier.
+	ErrRefundIDUsed = errors.New("refund_transaction_id already used")
+	// ErrInvalidRequest: the client refused to send a request whose fields
+	// cannot be right (an empty invoice id, an amount that is not a plain
+	// decimal, more than six digits of a card). Nothing was sent.
+	ErrInvalidRequest = errors.New("invalid request")
 	// ErrInvalidBaseURL: the base URL is not usable (not http(s), or plain
 	// http to a host that is not loopback). Nothing was sent.
 	ErrInvalidBaseURL = errors.New("invalid base URL")
@@ -45,12 +55,31 @@ const (
 	StatusNoData             = 0
 	StatusInvalidCredentials = 30
 	StatusNotFound           = 31
+	// StatusRefundFailed: more than the refundable amount, no such sale,
+	// not refundable in its state, or too soon after the previous refund.
+	StatusRefundFailed = 49
+	// StatusRefundQueued: the refund request was created and waits for the
+	// gateway team's approval; a known outcome (RefundResult.Queued).
+	StatusRefundQueued = 101
+	// StatusRefundIDUsed: the refund_transaction_id was used before.
+	StatusRefundIDUsed = 104
+	// StatusPartialRefundNotAllowed: the merchant may only refund a sale
+	// in full.
+	StatusPartialRefundNotAllowed = 110
 )
 
 // EndpointWalletPay is the Endpoint of the errors of the walletPay request
 // itself; an error of a WalletPay call with another Endpoint ("token")
 // failed before walletPay was sent.
 const EndpointWalletPay = "walletPay"
+
+// Endpoint names of the other calls that move money, as APIError.Endpoint,
+// RequestError.Endpoint and InconsistentError.Endpoint show them.
+const (
+	EndpointRefund          = "refund"
+	EndpointConfirmPayment  = "confirmPayment"
+	EndpointCompletePayment = "payment/complete"
+)
 
 // sentinelFor returns the sentinel for a body status_code, nil for a plain
 // rejection.
@@ -68,6 +97,8 @@ func sentinelFor(code int) error {
 		return ErrNoData
 	case StatusNotFound:
 		return ErrNotFound
+	case StatusRefundIDUsed:
+		return ErrRefundIDUsed
 	}
 	return nil
 }
@@ -170,7 +201,7 @@ type RequestError struct {
 }
 
 // Kind returns the sentinel the error matches: ErrOutcomeUnknown for a
-// walletPay that may have been sent, nil for an interruption (the cause is
+// call that moves money and may have been sent, nil for an interruption (the cause is
 // context.Canceled), ErrUnavailable otherwise.
 func (e *RequestError) Kind() error {
 	switch {
@@ -236,10 +267,6 @@ func describeCertificateError(err error) (what string, ok bool) {
 	}
 	return "", false
 }
-
-// isPayment reports whether an endpoint moves money, so that a failure
-// after sending leaves its outcome unknown.
-func isPayment(endpoint string) bool { return endpoint == endpointWalletPay.name }
 
 // cleanDescription makes a gateway text safe and short for an error line.
 func cleanDescription(s string) string {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -42,6 +43,9 @@ type recorded struct {
 	Path   string
 	Header http.Header
 	Body   map[string]any
+	// Raw is the body as sent; Query the raw query.
+	Raw   string
+	Query string
 }
 
 // fakeGateway is an httptest server speaking the protocol under
@@ -63,7 +67,8 @@ func newFakeGateway(t *testing.T) *fakeGateway {
 	t.Helper()
 	g := &fakeGateway{t: t, hits: map[string]int{}, handlers: map[string]http.HandlerFunc{}}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/ccpayment/api/{name}", g.serve)
+	mux.HandleFunc("/ccpayment/api/{name}", func(w http.ResponseWriter, r *http.Request) { g.serve(w, r, r.PathValue("name")) })
+	mux.HandleFunc("/ccpayment/payment/complete", func(w http.ResponseWriter, r *http.Request) { g.serve(w, r, "payment/complete") })
 	g.Server = httptest.NewServer(mux)
 	t.Cleanup(g.Close)
 	g.handle("token", g.issueToken)
@@ -76,14 +81,13 @@ func (g *fakeGateway) handle(name string, h http.HandlerFunc) {
 	g.handlers[name] = h
 }
 
-func (g *fakeGateway) serve(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
+func (g *fakeGateway) serve(w http.ResponseWriter, r *http.Request, name string) {
 	body, _ := io.ReadAll(r.Body)
 	var fields map[string]any
 	_ = json.Unmarshal(body, &fields)
 	g.mu.Lock()
 	g.hits[name]++
-	g.requests = append(g.requests, recorded{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: fields})
+	g.requests = append(g.requests, recorded{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: fields, Raw: string(body), Query: r.URL.RawQuery})
 	h := g.handlers[name]
 	g.mu.Unlock()
 	if h == nil {
@@ -192,4 +196,16 @@ func walletPayReq() WalletPayRequest {
 		MerchantKey: testMerchantKey, HashKey: "abcdef0123456789:0f1e:cipher/text==", InvoiceID: "INV-1",
 		WalletTransientToken: makeJWT(testNow.Add(time.Hour), "wallet-"+testCard), Name: "Ada", Surname: "Lovelace", BillEmail: "ada@example.com",
 	}
+}
+
+// total is how many requests the gateway has seen.
+func (g *fakeGateway) total() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.requests)
+}
+
+// debugLogger logs everything at debug level to w.
+func debugLogger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }

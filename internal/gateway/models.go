@@ -85,9 +85,10 @@ type WalletPayRequest struct {
 	BillEmail            string `json:"bill_email,omitempty"`
 }
 
-// WalletPayResult is the data object of a successful walletPay (seed §2.2).
+// WalletPayResult is the data object of a successful walletPay
+// (docs/protocol.md, walletPay).
 // ServiceStatus and ServicePaymentMethod are read from either spelling:
-// service_status / service_payment_method (the interface document) or
+// service_status / service_payment_method (the gateway's documentation) or
 // sipay_status / sipay_payment_method (the live gateway).
 type WalletPayResult struct {
 	ServiceStatus                int
@@ -183,7 +184,8 @@ type CheckStatusRequest struct {
 }
 
 // CheckStatusResult is a checkstatus response. Its fields are at the top
-// level of the body, beside status_code (DESIGN §6.4), not under data.
+// level of the body, beside status_code, not under data
+// (docs/protocol.md, Check status).
 type CheckStatusResult struct {
 	StatusCode          int
 	StatusDescription   string
@@ -192,9 +194,12 @@ type CheckStatusResult struct {
 	InvoiceID           string
 	TransactionAmount   commission.Value
 	TotalRefundedAmount commission.Value
-	TransactionType     string
-	PaymentReasonCode   string
-	// Extra holds the other top-level fields, as the gateway wrote them.
+	// TransactionType is Auth for a sale, PreAuth for a pre-authorization
+	// (see PreAuthOpen).
+	TransactionType   string
+	PaymentReasonCode string
+	// Extra holds the other top-level fields, as the gateway wrote them;
+	// PaymentStatus, CurrencyCode, CardNo and Refunds read some of them.
 	Extra map[string]json.RawMessage
 }
 
@@ -232,6 +237,102 @@ func (r *CheckStatusResult) UnmarshalJSON(data []byte) error {
 		PaymentReasonCode:   string(w.PaymentReasonCode),
 		Extra:               extra,
 	}
+	return nil
+}
+
+// PreAuthOpen reports whether the transaction is a pre-authorization that
+// holds money and can still be captured or cancelled: transaction_type
+// PreAuth and transaction_status Completed (docs/protocol.md). A captured
+// pre-authorization turns into PostAuth; a cancelled one says Cancelled.
+func (r *CheckStatusResult) PreAuthOpen() bool {
+	return strings.EqualFold(strings.TrimSpace(r.TransactionType), "PreAuth") &&
+		strings.EqualFold(strings.TrimSpace(r.TransactionStatus), "Completed")
+}
+
+// PaymentStatus returns payment_status (1 for a paid sale); ok is false
+// when the answer has none, or one that is not a whole number.
+func (r *CheckStatusResult) PaymentStatus() (status int, ok bool) {
+	var n flexInt
+	raw, present := r.Extra["payment_status"]
+	if !present || json.Unmarshal(raw, &n) != nil {
+		return 0, false
+	}
+	return int(n), true
+}
+
+// CurrencyCode returns currency_code, "" when there is none.
+func (r *CheckStatusResult) CurrencyCode() string { return r.extraString("currency_code") }
+
+// CardNo returns the card as the gateway shows it (cc_no, or
+// credit_card_no), "" when there is none. The gateway masks it; commands
+// mask it again before printing.
+func (r *CheckStatusResult) CardNo() string {
+	if s := r.extraString("cc_no"); s != "" {
+		return s
+	}
+	return r.extraString("credit_card_no")
+}
+
+func (r *CheckStatusResult) extraString(name string) string {
+	var s flexString
+	if raw, ok := r.Extra[name]; !ok || json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return string(s)
+}
+
+// Refunds returns the sale's refunds from refund_info, which the gateway
+// sends when asked (CheckStatusWithRefunds), oldest first; none when it is
+// absent, null, "" or {}. An error says refund_info is not the protocol's.
+func (r *CheckStatusResult) Refunds() ([]RefundInfo, error) {
+	raw, ok := r.Extra["refund_info"]
+	if !ok {
+		return nil, nil
+	}
+	switch strings.TrimSpace(string(raw)) {
+	case "null", `""`, "{}":
+		return nil, nil
+	}
+	var list []RefundInfo
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, fmt.Errorf("refund_info: %w", err)
+	}
+	return list, nil
+}
+
+// RefundInfo is one refund of a sale, from checkstatus's refund_info.
+type RefundInfo struct {
+	Amount              commission.Value
+	RefundTransactionID string
+	// Status is the refund's state as the gateway names it (e.g.
+	// Completed, or Pending while it waits for approval).
+	Status    string
+	RefNo     string
+	CreatedAt string
+	// Extra holds fields this type does not know, as the gateway wrote them.
+	Extra map[string]json.RawMessage
+}
+
+type refundInfoWire struct {
+	Amount              commission.Value `json:"amount"`
+	RefundTransactionID flexString       `json:"refund_transaction_id"`
+	Status              flexString       `json:"status"`
+	RefNo               flexString       `json:"ref_no"`
+	CreatedAt           flexString       `json:"created_at"`
+}
+
+// UnmarshalJSON reads one refund leniently (numbers or strings).
+func (r *RefundInfo) UnmarshalJSON(data []byte) error {
+	var w refundInfoWire
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	extra, err := extraFields(data, w)
+	if err != nil {
+		return err
+	}
+	*r = RefundInfo{Amount: w.Amount, RefundTransactionID: string(w.RefundTransactionID), Status: string(w.Status),
+		RefNo: string(w.RefNo), CreatedAt: string(w.CreatedAt), Extra: extra}
 	return nil
 }
 

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/paycli/paycli/internal/atomicfile"
 )
 
 // BearerToken returns a token for the authorised calls: the one in memory
@@ -255,7 +257,7 @@ func (c *FileTokenCache) Store(key CacheKey, tok *Token) error {
 		return err
 	}
 	_ = os.Chmod(c.Dir, 0o700) // tighten a folder made by something else
-	return writeFileAtomic(c.path(key), append(data, '\n'))
+	return atomicfile.WriteFile(c.path(key), append(data, '\n'))
 }
 
 // Clear deletes this profile's cached tokens, for every gateway, and says
@@ -303,34 +305,4 @@ func (c *FileTokenCache) sweep() {
 		}
 		_ = os.Remove(p)
 	}
-}
-
-// writeFileAtomic writes data to a temporary file beside path (mode 0600)
-// and renames it over path.
-func writeFileAtomic(path string, data []byte) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".token-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if err := tmp.Chmod(0o600); err != nil && !errors.Is(err, errors.ErrUnsupported) {
-		_ = tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		_ = tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		_ = tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

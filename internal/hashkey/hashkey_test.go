@@ -18,7 +18,7 @@ import (
 	"github.com/paycli/paycli/internal/hashkey"
 )
 
-// knownAnswers are DESIGN.md §6.6's vectors, computed with the gateway's
+// knownAnswers are the vectors of docs/hash-keys.md, computed with the gateway's
 // reference PHP code (app_secret "app_secret").
 var knownAnswers = []struct {
 	iv, salt, plaintext, hashKey string

@@ -18,8 +18,9 @@ type Layout struct {
 	Help    string
 }
 
-// Layouts, from DESIGN.md §6.6. walletpay is this project's decision for a
-// field order the gateway's document leaves open (DESIGN.md §6.3).
+// Layouts, as docs/protocol.md (hash_key, Layouts) lists them. walletpay is
+// this project's decision for a field order the gateway's document leaves
+// open (docs/protocol.md, walletPay).
 var Layouts = []Layout{
 	{Name: "payment", Fields: []string{"total", "installment", "currency_code", "merchant_key", "invoice_id"}, Amounts: []string{"total"}, Help: "card payments (2D, 3D, pre-authorization)"},
 	{Name: "walletpay", Fields: []string{"total", "installment", "currency_code", "merchant_key", "invoice_id"}, Amounts: []string{"total"}, Help: "walletPay: total and currency from the wallet token, installment 1"},

@@ -9,7 +9,8 @@ import (
 	"github.com/paycli/paycli/internal/hashkey"
 )
 
-// TestLayoutsTable pins the field orders of DESIGN.md §6.6: a change here
+// TestLayoutsTable pins the field orders of docs/protocol.md (hash_key,
+// Layouts): a change here
 // changes what the gateway accepts.
 func TestLayoutsTable(t *testing.T) {
 	want := map[string][]string{

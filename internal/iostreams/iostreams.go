@@ -175,14 +175,40 @@ func (s *IOStreams) readLineCtx(ctx context.Context) (string, error) {
 	}
 }
 
+// MaxLineBytes caps one line read from stdin: a hash_key, a secret or an
+// answer is far shorter, and a stream without line breaks (/dev/zero, a
+// binary file) must not fill memory.
+const MaxLineBytes = 64 << 10
+
+// ErrLineTooLong is returned by ReadLine for a line longer than
+// MaxLineBytes. The rest of that line is left unread; callers stop reading.
+var ErrLineTooLong = fmt.Errorf("the line is longer than %d KiB", MaxLineBytes>>10)
+
 // ReadLine reads one line from stdin without its line ending. At end of
-// input it returns what was read, or io.EOF if nothing was.
+// input it returns what was read, or io.EOF if nothing was. A line longer
+// than MaxLineBytes is ErrLineTooLong, found after reading at most one
+// buffer more than the limit.
 func (s *IOStreams) ReadLine() (string, error) {
-	line, err := s.reader().ReadString('\n')
-	if err == io.EOF && line != "" {
-		err = nil
+	r := s.reader()
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > MaxLineBytes+2 { // +2: the line ending is not part of the line
+			return "", ErrLineTooLong
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err == io.EOF && len(line) > 0 {
+			err = nil
+		}
+		text := strings.TrimRight(string(line), "\r\n")
+		if len(text) > MaxLineBytes {
+			return "", ErrLineTooLong
+		}
+		return text, err
 	}
-	return strings.TrimRight(line, "\r\n"), err
 }
 
 // Prompt asks for a value on stderr, offering def when the answer is empty.

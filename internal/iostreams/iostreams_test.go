@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 )
 
@@ -135,3 +136,18 @@ func TestCancelledPromptLosesNoInput(t *testing.T) {
 type blockingReader struct{}
 
 func (blockingReader) Read([]byte) (int, error) { select {} }
+
+func TestReadLineIsBounded(t *testing.T) {
+	long := strings.Repeat("a", MaxLineBytes)
+	s, in, _, _ := Test()
+	in.WriteString(long + "\r\nnext\n" + long + "b\nnever read")
+	if got, err := s.ReadLine(); err != nil || got != long {
+		t.Fatalf("a line of exactly MaxLineBytes: %d bytes, %v", len(got), err)
+	}
+	if got, err := s.ReadLine(); err != nil || got != "next" {
+		t.Fatalf("next line: %q, %v", got, err)
+	}
+	if _, err := s.ReadLine(); !errors.Is(err, ErrLineTooLong) {
+		t.Fatalf("a line one byte too long: %v, want ErrLineTooLong", err)
+	}
+}

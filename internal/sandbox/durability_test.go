@@ -184,9 +184,10 @@ func BenchmarkWalletPay(b *testing.B) {
 	}
 	now := time.Now()
 	bearer, _, _ := issueBearer(AppID, now, time.Hour, "b")
-	wt, _ := IssueWalletToken(WalletRequest{Amount: decimalOf("150.00"), Currency: "TRY", CardNumber: DefaultWalletCard, Wallet: "001", TTL: time.Hour}, now, "w")
 	bodies := make([][]byte, b.N)
 	for i := range bodies {
+		// A wallet token pays once: one per payment.
+		wt, _ := IssueWalletToken(WalletRequest{Amount: decimalOf("150.00"), Currency: "TRY", CardNumber: DefaultWalletCard, Wallet: "001", TTL: time.Hour}, now, fmt.Sprintf("w%d", i))
 		bodies[i], _ = json.Marshal(payBody(b, fmt.Sprintf("INV-B%d", i), wt, "150.00", "TRY"))
 	}
 	b.ReportAllocs()
@@ -214,7 +215,6 @@ func BenchmarkWalletPayParallel(b *testing.B) {
 	gw, _ := New(Options{Store: store})
 	now := time.Now()
 	bearer, _, _ := issueBearer(AppID, now, time.Hour, "b")
-	wt, _ := IssueWalletToken(WalletRequest{Amount: decimalOf("150.00"), Currency: "TRY", CardNumber: DefaultWalletCard, Wallet: "001", TTL: time.Hour}, now, "w")
 	var mu sync.Mutex
 	n := 0
 	b.ReportAllocs()
@@ -225,6 +225,7 @@ func BenchmarkWalletPayParallel(b *testing.B) {
 			n++
 			inv := fmt.Sprintf("INV-P%d", n)
 			mu.Unlock()
+			wt, _ := IssueWalletToken(WalletRequest{Amount: decimalOf("150.00"), Currency: "TRY", CardNumber: DefaultWalletCard, Wallet: "001", TTL: time.Hour}, now, inv)
 			body, _ := json.Marshal(payBody(b, inv, wt, "150.00", "TRY"))
 			req := httptest.NewRequest("POST", Base+"/api/walletPay", bytes.NewReader(body))
 			req.Header.Set("Authorization", "Bearer "+bearer)

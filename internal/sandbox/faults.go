@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"fmt"
+	"github.com/paycli/paycli/internal/pause"
 	"net"
 	"net/http"
 	"strconv"
@@ -86,11 +87,7 @@ func serveWithFault(next http.Handler, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if ft.delay > 0 {
-		t := time.NewTimer(ft.delay)
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			t.Stop()
+		if pause.For(r.Context(), ft.delay) != nil {
 			return
 		}
 	}

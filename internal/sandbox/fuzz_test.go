@@ -17,6 +17,14 @@ func FuzzRequestBodies(f *testing.F) {
 	f.Add("/api/checkstatus", `invoice_id=1&merchant_key=2&hash_key=3`, "application/x-www-form-urlencoded")
 	f.Add("/api/token", `{"app_id":1e400,"app_secret":[]}`, "application/json")
 	f.Add("/api/walletPay", `{"a":1}{"b":2}`, "text/plain")
+	f.Add("/api/refund", `{"invoice_id":"I","amount":"1","app_id":"a","app_secret":"s","merchant_key":"k","hash_key":"a:b:c"}`, "application/json")
+	f.Add("/api/paySmart2D", `{"items":[{"price":1,"quantity":1}],"cc_no":"4355084355084358","total":1}`, "application/json")
+	f.Add("/api/paySmart3D", `cc_no=4355084355084358&return_url=http://x`, "application/x-www-form-urlencoded")
+	f.Add("/api/confirmPayment", `{"invoice_id":"I","status":1,"total":1.5}`, "application/json")
+	f.Add("/payment/complete", `{"invoice_id":"I","order_id":"VP1","status":"complete"}`, "application/json")
+	f.Add("/api/getpos", `{"credit_card":"435508","amount":100,"currency_code":"TRY"}`, "application/json")
+	f.Add("/api/installments", `{"merchant_key":{}}`, "application/json")
+	f.Add(ChallengePath, `order_id=VP1&decision=approve`, "application/x-www-form-urlencoded")
 	dir := f.TempDir()
 	store, err := OpenStore(dir, time.Second, testStart)
 	if err != nil {
@@ -30,13 +38,15 @@ func FuzzRequestBodies(f *testing.F) {
 	bearer, _, _ := issueBearer(AppID, testStart, time.Hour, "fuzz")
 	f.Fuzz(func(t *testing.T, path, body, ctype string) {
 		switch path {
-		case "/api/walletPay", "/api/commissions", "/api/checkstatus", "/api/token":
+		case "/api/walletPay", "/api/commissions", "/api/checkstatus", "/api/token", "/api/refund", "/api/paySmart2D",
+			"/api/paySmart3D", "/api/confirmPayment", "/payment/complete", "/api/getpos", "/api/installments", ChallengePath:
 		default:
 			path = "/api/walletPay"
 		}
 		req := httptest.NewRequest("POST", Base+path, bytes.NewReader([]byte(body)))
 		req.Header.Set("Content-Type", ctype)
 		req.Header.Set("Authorization", bearer)
+		req.Header.Set("Accept", "application/json")
 		rec := httptest.NewRecorder()
 		gw.ServeHTTP(rec, req)
 		var out map[string]any

@@ -1,13 +1,18 @@
-// Package sandbox is a local emulator of the ccpayment card gateway: an
-// http.Handler serving the token, commission lookup, walletPay and check
-// status operations with the gateway's JSON shapes, backed by a durable
-// bbolt store. It shares no Go types with internal/gateway on purpose: the
-// two meet only over HTTP and the JSON fixtures under testdata/, so a bug
-// in a shared type cannot hide on both sides.
+// Package sandbox is a local emulator of the ccpayment card gateway's
+// merchant API: an http.Handler serving the token, commission lookup,
+// walletPay, 2D and 3D card payments, pre-authorization capture and cancel,
+// 3D completion, refunds, check status and installment lookups with the
+// gateway's JSON shapes, backed by a durable bbolt store in which every
+// kind of payment is one Sale under its invoice id. It shares no Go types
+// with internal/gateway on purpose: the two meet only over HTTP and the
+// JSON fixtures under testdata/, so a bug in a shared type cannot hide on
+// both sides.
 //
-// Deterministic triggers (docs/sandbox.md): a wallet token whose amount
-// ends in .41 is declined (41), one ending in .69 stays pending (69) until
-// a check status resolves it; anything else succeeds.
+// Deterministic triggers (docs/sandbox.md): an amount ending in .41 is
+// declined (41), one ending in .69 stays pending (69) until a check status
+// resolves it; published test cards approve, decline or require 3D; a
+// refund ending in .01 waits for approval (101) until the next check
+// status; anything else succeeds.
 package sandbox
 
 import (
@@ -70,6 +75,9 @@ type Options struct {
 	Credentials Credentials
 	// MaxBodyBytes bounds request bodies (DefaultMaxBodyBytes when zero).
 	MaxBodyBytes int64
+	// NoPartialRefunds makes the merchant one that may only refund a sale
+	// whole, at once (`serve --no-partial-refunds`): anything else is 110.
+	NoPartialRefunds bool
 }
 
 // Gateway is the emulator's http.Handler.
@@ -125,6 +133,16 @@ func New(opts Options) (*Gateway, error) {
 	g.mux.Handle("GET "+Base+"/api/commissions", g.authorized(g.commissions))
 	g.mux.Handle("POST "+Base+"/api/walletPay", g.authorized(g.walletPay))
 	g.mux.Handle("POST "+Base+"/api/checkstatus", g.authorized(g.checkStatus))
+	g.mux.Handle("POST "+Base+"/api/refund", g.authorized(g.refund))
+	g.mux.Handle("POST "+Base+"/api/paySmart2D", g.authorized(g.paySmart2D))
+	g.mux.Handle("POST "+Base+"/api/confirmPayment", g.authorized(g.confirmPayment))
+	g.mux.Handle("POST "+Base+"/payment/complete", g.authorized(g.completePayment))
+	g.mux.Handle("POST "+Base+"/api/getpos", g.authorized(g.getpos))
+	// A browser posts the 3D form without a bearer token; the hash_key
+	// authenticates it.
+	g.mux.HandleFunc("POST "+Base+"/api/paySmart3D", g.paySmart3D)
+	g.mux.HandleFunc("POST "+Base+ChallengePath, g.challenge)
+	g.mux.Handle("POST "+Base+"/api/installments", g.authorized(g.installments))
 	g.mux.HandleFunc("GET "+HealthPath, func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
 	})
@@ -262,6 +280,13 @@ func (f fields) requireFields(w http.ResponseWriter, names ...string) bool {
 // (413 for a body over the limit, status_code 1 for a malformed one) when
 // ok is false.
 func (g *Gateway) readFields(w http.ResponseWriter, r *http.Request) (f fields, ok bool) {
+	return g.readFieldsNested(w, r)
+}
+
+// readFieldsNested is readFields for a request some of whose fields may be
+// JSON arrays or objects (a payment's items): those are kept as their
+// JSON text.
+func (g *Gateway) readFieldsNested(w http.ResponseWriter, r *http.Request, nested ...string) (f fields, ok bool) {
 	f = fields{}
 	if r.Method == http.MethodGet {
 		for k, v := range r.URL.Query() {
@@ -315,6 +340,13 @@ func (g *Gateway) readFields(w http.ResponseWriter, r *http.Request) (f fields, 
 			f[k] = fmt.Sprint(v)
 		case nil:
 		default:
+			if slices.Contains(nested, k) {
+				text, err := json.Marshal(v)
+				if err == nil {
+					f[k] = string(text)
+					continue
+				}
+			}
 			writeStatus(w, 1, fmt.Sprintf("The %s must be a string.", strings.ReplaceAll(k, "_", " ")))
 			return nil, false
 		}

@@ -43,6 +43,8 @@ type fixture struct {
 	store *Store
 	gw    *Gateway
 	seq   atomic.Int64
+	// tokens numbers the wallet tokens issued, for their single-use jti.
+	tokens atomic.Int64
 }
 
 var testStart = time.Date(2026, 11, 22, 9, 4, 5, 0, time.UTC)
@@ -150,7 +152,7 @@ func (fx *fixture) walletToken(amount, currency string) string {
 
 func (fx *fixture) walletTokenWith(req WalletRequest) string {
 	fx.t.Helper()
-	tok, err := IssueWalletToken(req, fx.clock.Now(), "wt-1")
+	tok, err := IssueWalletToken(req, fx.clock.Now(), fmt.Sprintf("wt-%d", fx.tokens.Add(1)))
 	if err != nil {
 		fx.t.Fatal(err)
 	}
@@ -194,3 +196,16 @@ func (fx *fixture) pay(invoice, amount, currency string) response {
 var _ http.Handler = (*Gateway)(nil)
 
 func decimalOf(s string) decimal.Decimal { return decimal.RequireFromString(s) }
+
+// callRaw sends a request through the handler and returns the body as text
+// (for answers that are not JSON, such as the 3D pages).
+func (fx *fixture) callRaw(method, path, body string, header map[string]string) string {
+	fx.t.Helper()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	fx.gw.ServeHTTP(rec, req)
+	return rec.Body.String()
+}

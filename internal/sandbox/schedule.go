@@ -71,7 +71,8 @@ func textsFor(lang string) scheduleTexts {
 	return scheduleTexts{"Commissions retrieved successfully", "Regular Commission", "Save Card Token Payment Commission", "Foreign Card Commission"}
 }
 
-// commissionEntry is one element of the lookup's data arrays (seed §2.1).
+// commissionEntry is one element of the lookup's data arrays
+// (docs/protocol.md, Commissions).
 // Field order follows the gateway's responses.
 type commissionEntry struct {
 	Title                        string          `json:"title"`

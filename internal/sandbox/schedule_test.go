@@ -90,8 +90,10 @@ func TestCommissionsGET(t *testing.T) {
 	}
 }
 
-// TestScheduleRules checks the seed's rules on every answer, and that every
-// representation the seed lists occurs somewhere.
+// TestScheduleRules checks the lookup's rules (docs/protocol.md,
+// Commissions: each entry's installment equals its key, installment 1 holds
+// the special kinds) on every answer, and that every representation of a
+// value listed there occurs somewhere.
 func TestScheduleRules(t *testing.T) {
 	fx := newFixture(t)
 	seen := map[string]bool{}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/paycli/paycli/internal/atomicfile"
 )
 
 // AddressFile is the file in the state folder where a running `paycli
@@ -165,17 +167,7 @@ func WriteAddress(dir, baseURL string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, AddressFile+".*")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.WriteString(baseURL + "\n")
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(tmp.Name())
-		return errors.Join(werr, cerr)
-	}
-	return os.Rename(tmp.Name(), filepath.Join(dir, AddressFile))
+	return atomicfile.WriteFile(filepath.Join(dir, AddressFile), []byte(baseURL+"\n"))
 }
 
 // ReadAddress returns the base URL recorded in dir ("" when there is none).

@@ -15,8 +15,20 @@ import (
 // DBFile is the name of the sandbox's database inside its state folder.
 const DBFile = "sandbox.db"
 
-// salesBucket holds one JSON Sale per invoice_id.
-const salesBucket = "sales"
+// Buckets of the store. salesBucket holds one JSON Sale per invoice_id, for
+// every kind of payment (so an invoice id is used once across all kinds);
+// refundIDsBucket maps each refund_transaction_id ever answered to its
+// invoice; walletTokensBucket holds the ids of wallet tokens already spent.
+const (
+	salesBucket        = "sales"
+	refundIDsBucket    = "refund_ids"
+	walletTokensBucket = "wallet_tokens"
+	// ordersBucket maps order ids to invoice ids, for the requests that
+	// name a sale by its order id (the 3D challenge).
+	ordersBucket = "orders"
+)
+
+var buckets = []string{salesBucket, refundIDsBucket, walletTokensBucket, ordersBucket}
 
 // Sale states. A sale is processing while its walletPay request is being
 // answered; the other states are final except pending, which a later check
@@ -35,33 +47,12 @@ const batchDelay = time.Millisecond
 // processed or in flight.
 var ErrDuplicate = errors.New("invoice already processed or in flight")
 
+// ErrTokenSpent is returned by Reserve for a sale paid with a wallet token
+// that already paid another: a transient token is single-use.
+var ErrTokenSpent = errors.New("the wallet token was already used")
+
 // ErrLocked is returned by Open when another process holds the state folder.
 var ErrLocked = errors.New("the sandbox state is in use by another paycli process")
-
-// Sale is one walletPay attempt as the sandbox remembers it, keyed by
-// invoice_id. Amounts are decimal strings.
-type Sale struct {
-	InvoiceID                    string    `json:"invoice_id"`
-	OrderID                      string    `json:"order_id"`
-	State                        string    `json:"state"`
-	Amount                       string    `json:"amount"`
-	Currency                     string    `json:"currency"`
-	Installment                  int       `json:"installment"`
-	Wallet                       string    `json:"wallet"`
-	CardBIN                      string    `json:"card_bin"`
-	CardLast4                    string    `json:"card_last4"`
-	CardProgram                  string    `json:"card_program"`
-	MerchantCommission           string    `json:"merchant_commission"`
-	UserCommission               string    `json:"user_commission"`
-	MerchantCommissionPercentage string    `json:"merchant_commission_percentage"`
-	MerchantCommissionFixed      string    `json:"merchant_commission_fixed"`
-	AuthCode                     string    `json:"auth_code"`
-	HostReferenceID              string    `json:"host_reference_id"`
-	PaymentReasonCode            string    `json:"payment_reason_code"`
-	PaymentReasonCodeDetail      string    `json:"payment_reason_code_detail"`
-	CreatedAt                    time.Time `json:"created_at"`
-	UpdatedAt                    time.Time `json:"updated_at"`
-}
 
 // Store keeps the sandbox's sales in a bbolt file. Every write is committed
 // with fsync before the call returns; concurrent writes share commits
@@ -106,14 +97,16 @@ func OpenStore(dir string, lockTimeout time.Duration, now time.Time) (*Store, er
 
 func (s *Store) recover(now time.Time) error {
 	return s.db.Update(func(tx *bolt.Tx) error {
-		b, err := tx.CreateBucketIfNotExists([]byte(salesBucket))
-		if err != nil {
-			return err
+		for _, name := range buckets {
+			if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
+				return err
+			}
 		}
+		b := tx.Bucket([]byte(salesBucket))
 		var orphans []Sale
-		err = b.ForEach(func(k, v []byte) error {
-			var sale Sale
-			if err := json.Unmarshal(v, &sale); err != nil {
+		err := b.ForEach(func(k, v []byte) error {
+			sale, err := decodeSale(v)
+			if err != nil {
 				return fmt.Errorf("sandbox state: sale %q: %w", k, err)
 			}
 			if sale.State == StateProcessing {
@@ -148,8 +141,23 @@ func putSale(b *bolt.Bucket, sale Sale) error {
 	return b.Put([]byte(sale.InvoiceID), data)
 }
 
+// decodeSale reads a stored sale. Sales stored before the sale model knew
+// other kinds of payment are walletPay sales with nothing held, refunded or
+// awaited: normalize fills in what they imply, so old state files need no
+// migration step.
+func decodeSale(v []byte) (Sale, error) {
+	var sale Sale
+	if err := json.Unmarshal(v, &sale); err != nil {
+		return Sale{}, err
+	}
+	sale.normalize()
+	return sale, nil
+}
+
 // Reserve records sale under its invoice_id, durably, unless the invoice
-// is already known, in which case it returns ErrDuplicate. The check and
+// is already known, in which case it returns ErrDuplicate. A sale paid with
+// a wallet token (WalletTokenID set) also spends the token: a token already
+// spent gives ErrTokenSpent and stores nothing. The check and
 // the write happen in one transaction, so of any number of concurrent
 // reservations for an invoice exactly one succeeds. walletPay records its
 // finished sale this way, in one commit; a sale recorded in state
@@ -161,8 +169,78 @@ func (s *Store) Reserve(sale Sale) error {
 		if b.Get([]byte(sale.InvoiceID)) != nil {
 			return ErrDuplicate
 		}
+		if sale.WalletTokenID != "" {
+			tokens := tx.Bucket([]byte(walletTokensBucket))
+			if tokens.Get([]byte(sale.WalletTokenID)) != nil {
+				return ErrTokenSpent
+			}
+			if err := tokens.Put([]byte(sale.WalletTokenID), []byte(sale.InvoiceID)); err != nil {
+				return err
+			}
+		}
+		if err := tx.Bucket([]byte(ordersBucket)).Put([]byte(sale.OrderID), []byte(sale.InvoiceID)); err != nil {
+			return err
+		}
 		return putSale(b, sale)
 	})
+}
+
+// TokenSpent reports whether a wallet token id already paid a sale.
+func (s *Store) TokenSpent(tokenID string) (bool, error) {
+	var spent bool
+	err := s.db.View(func(tx *bolt.Tx) error {
+		spent = tx.Bucket([]byte(walletTokensBucket)).Get([]byte(tokenID)) != nil
+		return nil
+	})
+	return spent, err
+}
+
+// Update changes the sale of invoiceID in one durable transaction: change
+// gets the stored sale and the transaction's view of the store, and either
+// edits the sale (nil error: the sale is written back and committed with
+// fsync before Update returns) or refuses (its error is returned and
+// nothing is written). ErrNotFound is returned for an unknown invoice.
+// Every check change makes against the sale happens in the transaction
+// that writes it, so concurrent updates of one sale are serialized: two
+// refunds racing for the last of a sale's amount cannot both pass.
+// change may run more than once (bbolt retries a batch without a member
+// that failed) and must depend on nothing but its arguments.
+func (s *Store) Update(invoiceID string, change func(sale *Sale, tx *Tx) error) (Sale, error) {
+	var out Sale
+	err := s.db.Batch(func(btx *bolt.Tx) error {
+		b := btx.Bucket([]byte(salesBucket))
+		v := b.Get([]byte(invoiceID))
+		if v == nil {
+			return ErrNotFound
+		}
+		sale, err := decodeSale(v)
+		if err != nil {
+			return err
+		}
+		if err := change(&sale, &Tx{tx: btx}); err != nil {
+			return err
+		}
+		out = sale
+		return putSale(b, sale)
+	})
+	return out, err
+}
+
+// ErrNotFound is returned by Update for an invoice the store does not know.
+var ErrNotFound = errors.New("no sale for this invoice")
+
+// Tx is the part of a store transaction a sale update may use.
+type Tx struct{ tx *bolt.Tx }
+
+// RefundInvoice returns the invoice a refund_transaction_id was used for
+// ("" when it was never used).
+func (t *Tx) RefundInvoice(refundTransactionID string) string {
+	return string(t.tx.Bucket([]byte(refundIDsBucket)).Get([]byte(refundTransactionID)))
+}
+
+// UseRefundID records a refund_transaction_id as used by invoiceID.
+func (t *Tx) UseRefundID(refundTransactionID, invoiceID string) error {
+	return t.tx.Bucket([]byte(refundIDsBucket)).Put([]byte(refundTransactionID), []byte(invoiceID))
 }
 
 // Save overwrites the sale of the same invoice_id, durably.
@@ -182,12 +260,15 @@ func (s *Store) Release(invoiceID, orderID string) error {
 		if v == nil {
 			return nil
 		}
-		var sale Sale
-		if err := json.Unmarshal(v, &sale); err != nil {
+		sale, err := decodeSale(v)
+		if err != nil {
 			return err
 		}
 		if sale.State != StateProcessing || sale.OrderID != orderID {
 			return nil
+		}
+		if err := tx.Bucket([]byte(ordersBucket)).Delete([]byte(orderID)); err != nil {
+			return err
 		}
 		return b.Delete([]byte(invoiceID))
 	})
@@ -201,9 +282,23 @@ func (s *Store) Get(invoiceID string) (sale Sale, ok bool, err error) {
 			return nil
 		}
 		ok = true
-		return json.Unmarshal(v, &sale)
+		var err error
+		sale, err = decodeSale(v)
+		return err
 	})
 	return sale, ok, err
+}
+
+// InvoiceOfOrder finds the invoice of a sale by its order id. Sales stored
+// before the order index existed are not found this way; every request
+// that names an old sale names its invoice id.
+func (s *Store) InvoiceOfOrder(orderID string) (invoiceID string, ok bool, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket([]byte(ordersBucket)).Get([]byte(orderID))
+		invoiceID, ok = string(v), v != nil
+		return nil
+	})
+	return invoiceID, ok, err
 }
 
 // Sales returns every stored sale, ordered by invoice_id.
@@ -211,8 +306,8 @@ func (s *Store) Sales() ([]Sale, error) {
 	var sales []Sale
 	err := s.db.View(func(tx *bolt.Tx) error {
 		return tx.Bucket([]byte(salesBucket)).ForEach(func(k, v []byte) error {
-			var sale Sale
-			if err := json.Unmarshal(v, &sale); err != nil {
+			sale, err := decodeSale(v)
+			if err != nil {
 				return err
 			}
 			sales = append(sales, sale)
@@ -222,13 +317,17 @@ func (s *Store) Sales() ([]Sale, error) {
 	return sales, err
 }
 
-// Reset deletes every sale.
+// Reset deletes every sale, with its refunds and spent wallet tokens.
 func (s *Store) Reset() error {
 	return s.db.Update(func(tx *bolt.Tx) error {
-		if err := tx.DeleteBucket([]byte(salesBucket)); err != nil && !errors.Is(err, bolterrors.ErrBucketNotFound) {
-			return err
+		for _, name := range buckets {
+			if err := tx.DeleteBucket([]byte(name)); err != nil && !errors.Is(err, bolterrors.ErrBucketNotFound) {
+				return err
+			}
+			if _, err := tx.CreateBucket([]byte(name)); err != nil {
+				return err
+			}
 		}
-		_, err := tx.CreateBucket([]byte(salesBucket))
-		return err
+		return nil
 	})
 }

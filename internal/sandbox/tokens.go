@@ -97,7 +97,8 @@ type WalletCard struct {
 	Last4 string `json:"last4"`
 }
 
-// WalletClaims are the claims of a wallet transient token (DESIGN.md §6.3).
+// WalletClaims are the claims of a wallet transient token
+// (docs/protocol.md, Wallet transient tokens).
 type WalletClaims struct {
 	// Amount is a decimal string; a JSON number is accepted when reading.
 	Amount   WalletAmount `json:"amount"`

@@ -3,14 +3,17 @@ package sandbox
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/mail"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/shopspring/decimal"
 )
@@ -19,7 +22,8 @@ import (
 const maxInvoiceIDLen = 100
 
 // walletPayResult is the data object of a walletPay answer, field for field
-// the seed's §2.2 (with the seed's "service_" spelling).
+// as docs/protocol.md (walletPay) lists it, with the "service_" spelling
+// of the gateway's documentation rather than the live gateway's "sipay_".
 type walletPayResult struct {
 	ServiceStatus                int         `json:"service_status"`
 	OrderNo                      string      `json:"order_no"`
@@ -54,8 +58,7 @@ func (g *Gateway) walletPay(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	invoiceID := f.get("invoice_id")
-	if len(invoiceID) > maxInvoiceIDLen || strings.ContainsAny(invoiceID, "|\x00") {
-		writeStatus(w, 1, fmt.Sprintf("The invoice id may not be longer than %d characters or contain '|'.", maxInvoiceIDLen))
+	if !checkInvoiceID(w, invoiceID) {
 		return
 	}
 	if addr, err := mail.ParseAddress(f.get("bill_email")); err != nil || addr.Address != f.get("bill_email") {
@@ -82,6 +85,10 @@ func (g *Gateway) walletPay(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, 1, "The wallet transient token carries no positive amount.")
 		return
 	}
+	if claims.Wallet != WalletDeviceVendor && claims.Wallet != WalletOther {
+		writeStatus(w, 1, fmt.Sprintf("The wallet transient token names an unknown wallet type (known: %s, %s).", WalletDeviceVendor, WalletOther))
+		return
+	}
 	layout, _ := hashkey.LookupLayout("walletpay")
 	field, err := layout.Mismatch(hashkey.Split(plain), map[string]string{
 		"total":         string(claims.Amount),
@@ -105,6 +112,11 @@ func (g *Gateway) walletPay(w http.ResponseWriter, r *http.Request) {
 	}
 	if !known {
 		writeStatus(w, 12, fmt.Sprintf("Invalid currency: %s is not accepted", claims.Currency))
+		return
+	}
+	minor, _ := commission.MinorUnit(claims.Currency)
+	if !amount.Equal(amount.Round(minor)) {
+		writeStatus(w, 1, fmt.Sprintf("The wallet transient token's amount has more decimals than %s has (%d).", claims.Currency, minor))
 		return
 	}
 
@@ -140,48 +152,82 @@ func (g *Gateway) walletPay(w http.ResponseWriter, r *http.Request) {
 	// with the same guarantee (of concurrent requests for an invoice
 	// exactly one is stored; a lost race is answered 3 and stores nothing).
 	sale := Sale{
-		InvoiceID:   invoiceID,
-		OrderID:     g.opts.NewOrderID(),
-		Amount:      amount.StringFixed(2),
-		Currency:    claims.Currency,
-		Installment: 1,
-		Wallet:      claims.Wallet,
-		CardBIN:     claims.Card.BIN,
-		CardLast4:   claims.Card.Last4,
-		CardProgram: rate.Program,
-		CreatedAt:   now,
-		UpdatedAt:   now,
+		InvoiceID:       invoiceID,
+		OrderID:         g.opts.NewOrderID(),
+		Kind:            KindWalletPay,
+		TransactionType: TypeAuth,
+		Amount:          amount.StringFixed(minor),
+		Currency:        claims.Currency,
+		Installment:     1,
+		Wallet:          claims.Wallet,
+		WalletTokenID:   walletTokenKey(f.get("wallet_transient_token"), claims.ID),
+		CardBIN:         claims.Card.BIN,
+		CardLast4:       claims.Card.Last4,
+		CardProgram:     rate.Program,
+		CreatedAt:       now,
+		UpdatedAt:       now,
 	}
-	cents := amount.Sub(amount.Floor())
-	merchantCommission := amount.Mul(rate.Percentage).Div(decimal.NewFromInt(100)).Add(rate.Fixed).Round(2)
-	sale.MerchantCommission = merchantCommission.StringFixed(2)
-	sale.UserCommission = "0.00"
+	merchantCommission := amount.Mul(rate.Percentage).Div(decimal.NewFromInt(100)).Add(rate.Fixed).Round(minor)
+	sale.MerchantCommission = merchantCommission.StringFixed(minor)
+	sale.UserCommission = decimal.Zero.StringFixed(minor)
 	sale.MerchantCommissionPercentage = rate.Percentage.String()
 	sale.MerchantCommissionFixed = rate.Fixed.String()
-	code, desc := 100, "Payment successfully completed"
+	code, desc := provide(&sale, amount)
+	// Committed (fsync) before the answer: a sale answered 100 survives a crash.
+	if err := g.opts.Store.Reserve(sale); err != nil {
+		switch {
+		case errors.Is(err, ErrDuplicate):
+			writeDuplicate(w)
+		case errors.Is(err, ErrTokenSpent):
+			writeStatus(w, 1, "The wallet transient token was already used: a wallet token pays once.")
+		default:
+			writeInternal(w, err)
+		}
+		return
+	}
+	writeJSON(w, http.StatusOK, statusBody{StatusCode: code, StatusDescription: desc, Data: resultOf(sale, code, desc)})
+}
+
+// provide is the simulated provider: the cents of the amount choose its
+// answer (docs/sandbox.md): .41 declines, .69 stays pending, anything else
+// is approved. It sets the sale's state and returns the answer's code.
+func provide(sale *Sale, amount decimal.Decimal) (code int, desc string) {
+	cents := amount.Sub(amount.Floor())
 	switch {
 	case cents.Equal(decimal.New(41, -2)):
 		sale.State = StateFailed
 		sale.PaymentReasonCode = "51"
 		sale.PaymentReasonCodeDetail = "Insufficient funds"
-		code, desc = 41, "Payment failed"
+		return 41, "Payment failed"
 	case cents.Equal(decimal.New(69, -2)):
 		sale.State = StatePending
-		code, desc = 69, "Order not yet processed"
-	default:
-		sale.State = StateCompleted
-		sale.AuthCode, sale.HostReferenceID = providerReferences(sale.OrderID)
+		return 69, "Order not yet processed"
 	}
-	// Committed (fsync) before the answer: a sale answered 100 survives a crash.
-	if err := g.opts.Store.Reserve(sale); err != nil {
-		if errors.Is(err, ErrDuplicate) {
-			writeDuplicate(w)
-			return
-		}
-		writeInternal(w, err)
-		return
+	sale.State = StateCompleted
+	sale.AuthCode, sale.HostReferenceID = providerReferences(sale.OrderID)
+	return 100, "Payment successfully completed"
+}
+
+// walletTokenKey names a wallet token in the store's spent-token set: its
+// jti, or a digest of the whole token for a token without one (a signed
+// token cannot be changed without changing its digest).
+func walletTokenKey(token, jti string) string {
+	if jti != "" {
+		return "jti:" + jti
 	}
-	writeJSON(w, http.StatusOK, statusBody{StatusCode: code, StatusDescription: desc, Data: resultOf(sale, code, desc)})
+	sum := sha256.Sum256([]byte(token))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// checkInvoiceID answers status_code 1 for an invoice id the gateway
+// refuses: longer than 100 characters (characters, not bytes: "İŞLEM" is
+// five), or holding '|' (the hash_key separator) or a NUL.
+func checkInvoiceID(w http.ResponseWriter, invoiceID string) bool {
+	if utf8.RuneCountInString(invoiceID) > maxInvoiceIDLen || strings.ContainsAny(invoiceID, "|\x00") {
+		writeStatus(w, 1, fmt.Sprintf("The invoice id may not be longer than %d characters or contain '|'.", maxInvoiceIDLen))
+		return false
+	}
+	return true
 }
 
 // writeDuplicate answers a walletPay for an invoice already processed or
@@ -239,115 +285,6 @@ func providerReferences(orderID string) (authCode, hostRef string) {
 	a := binary.BigEndian.Uint64(sum[:8]) % 1_000_000
 	h := binary.BigEndian.Uint64(sum[8:16]) % 1_000_000_000_000
 	return fmt.Sprintf("%06d", a), fmt.Sprintf("%012d", h)
-}
-
-// checkStatus serves POST /api/checkstatus: the stored sale's status at the
-// top level of the body (DESIGN.md §6.4). A pending sale resolves as
-// completed on the first check at least PendingFor after it was made.
-func (g *Gateway) checkStatus(w http.ResponseWriter, r *http.Request) {
-	f, ok := g.readFields(w, r)
-	if !ok || !f.requireFields(w, "merchant_key", "invoice_id", "hash_key") {
-		return
-	}
-	invoiceID := f.get("invoice_id")
-	if f.get("merchant_key") != g.opts.Credentials.MerchantKey {
-		writeStatus(w, 14, "Invalid merchant key: merchant not found")
-		return
-	}
-	plain, err := hashkey.Decrypt(g.opts.Credentials.AppSecret, f.get("hash_key"))
-	if err != nil {
-		writeStatus(w, 90, "Invalid hash key")
-		return
-	}
-	layout, _ := hashkey.LookupLayout("checkstatus")
-	field, err := layout.Mismatch(hashkey.Split(plain), map[string]string{"invoice_id": invoiceID, "merchant_key": g.opts.Credentials.MerchantKey})
-	if err != nil {
-		writeStatus(w, 68, "Hash key mismatch: the hash_key is not made with the checkstatus layout invoice_id|merchant_key")
-		return
-	}
-	if field != "" {
-		writeStatus(w, 68, fmt.Sprintf("Hash key mismatch: %s differs from the request", field))
-		return
-	}
-	sale, found, err := g.opts.Store.Get(invoiceID)
-	if err != nil {
-		writeInternal(w, err)
-		return
-	}
-	if !found {
-		writeStatus(w, 31, "Transaction not found")
-		return
-	}
-	now := g.opts.Now()
-	if sale.State == StatePending && now.Sub(sale.CreatedAt) >= g.opts.PendingFor {
-		sale.State = StateCompleted
-		sale.AuthCode, sale.HostReferenceID = providerReferences(sale.OrderID)
-		sale.UpdatedAt = now
-		if err := g.opts.Store.Save(sale); err != nil {
-			writeInternal(w, err)
-			return
-		}
-	}
-	writeJSON(w, http.StatusOK, statusOf(sale))
-}
-
-// checkStatusBody is the answer of check status.
-type checkStatusBody struct {
-	StatusCode              int         `json:"status_code"`
-	StatusDescription       string      `json:"status_description"`
-	TransactionStatus       string      `json:"transaction_status"`
-	OrderID                 string      `json:"order_id"`
-	InvoiceID               string      `json:"invoice_id"`
-	TransactionAmount       json.Number `json:"transaction_amount"`
-	CurrencyCode            string      `json:"currency_code"`
-	TotalRefundedAmount     json.Number `json:"total_refunded_amount"`
-	TransactionType         string      `json:"transaction_type"`
-	PaymentStatus           int         `json:"payment_status"`
-	PaymentMethod           string      `json:"payment_method"`
-	ServicePaymentMethod    string      `json:"service_payment_method"`
-	CreditCardNo            string      `json:"credit_card_no"`
-	Installment             int         `json:"installment"`
-	AuthCode                string      `json:"auth_code"`
-	MerchantCommission      json.Number `json:"merchant_commission"`
-	UserCommission          json.Number `json:"user_commission"`
-	PaymentReasonCode       string      `json:"payment_reason_code"`
-	PaymentReasonCodeDetail string      `json:"payment_reason_code_detail"`
-	CreatedAt               string      `json:"created_at"`
-}
-
-// statusOf reports a sale. A lookup that found the sale answers 100 with
-// the sale's own outcome in transaction_status ("Completed", "Failed");
-// a sale still pending or in flight answers 69.
-func statusOf(sale Sale) checkStatusBody {
-	b := checkStatusBody{
-		StatusCode:              100,
-		StatusDescription:       "Transaction found",
-		OrderID:                 sale.OrderID,
-		InvoiceID:               sale.InvoiceID,
-		TransactionAmount:       json.Number(sale.Amount),
-		CurrencyCode:            sale.Currency,
-		TotalRefundedAmount:     json.Number("0.00"),
-		TransactionType:         "Auth",
-		PaymentMethod:           "CREDITCARD",
-		ServicePaymentMethod:    servicePaymentMethod(sale.Wallet),
-		CreditCardNo:            maskCard(sale.CardBIN, sale.CardLast4),
-		Installment:             sale.Installment,
-		AuthCode:                sale.AuthCode,
-		MerchantCommission:      json.Number(orZero(sale.MerchantCommission)),
-		UserCommission:          json.Number(orZero(sale.UserCommission)),
-		PaymentReasonCode:       sale.PaymentReasonCode,
-		PaymentReasonCodeDetail: sale.PaymentReasonCodeDetail,
-		CreatedAt:               sale.CreatedAt.In(GatewayZone()).Format(ExpiresAtLayout),
-	}
-	switch sale.State {
-	case StateCompleted:
-		b.TransactionStatus, b.PaymentStatus = "Completed", 1
-	case StateFailed:
-		b.TransactionStatus = "Failed"
-	default:
-		b.StatusCode, b.StatusDescription, b.TransactionStatus = 69, "Order not yet processed", "Pending"
-	}
-	return b
 }
 
 func orZero(s string) string {

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
@@ -12,8 +13,8 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// TestWalletPaySuccess pins the seed's §2.2 object: exactly its field
-// names, with its JSON types.
+// TestWalletPaySuccess pins walletPay's result object (docs/protocol.md,
+// walletPay): exactly its field names, with their JSON types.
 func TestWalletPaySuccess(t *testing.T) {
 	fx := newFixture(t)
 	body := payBody(t, "INV-1", fx.walletToken("150.00", "TRY"), "150.00", "TRY")
@@ -292,5 +293,64 @@ func TestWalletTokenClaims(t *testing.T) {
 				t.Errorf("wallet type: %s", res.Raw)
 			}
 		})
+	}
+}
+
+func TestWalletTokenIsSingleUseAcrossRestart(t *testing.T) {
+	fx := newFixture(t)
+	tok := fx.walletToken("150.00", "TRY")
+	if res := fx.authed("/api/walletPay", payBody(t, "INV-T1", tok, "150.00", "TRY")); res.status() != 100 {
+		t.Fatal(string(res.Raw))
+	}
+	if res := fx.authed("/api/walletPay", payBody(t, "INV-T2", tok, "150.00", "TRY")); res.status() != 1 {
+		t.Errorf("a spent token paid again: %s", res.Raw)
+	}
+	fx.store.Close()
+	fx.open()
+	if res := fx.authed("/api/walletPay", payBody(t, "INV-T3", tok, "150.00", "TRY")); res.status() != 1 {
+		t.Errorf("a spent token paid again after a restart: %s", res.Raw)
+	}
+	for _, inv := range []string{"INV-T2", "INV-T3"} {
+		if _, ok, _ := fx.store.Get(inv); ok {
+			t.Errorf("%s stored", inv)
+		}
+	}
+}
+
+func TestWalletPayRefusesOddAmountsAndWallets(t *testing.T) {
+	fx := newFixture(t)
+	for _, amount := range []string{"0.001", "150.123"} {
+		// Sign the odd amount directly: IssueWalletToken rounds to cents.
+		claims, _ := json.Marshal(map[string]any{"amount": amount, "currency": "TRY", "wallet": "001", "jti": "odd-" + amount,
+			"card": map[string]string{"bin": "435508", "last4": "4358"}, "exp": testStart.Add(time.Hour).Unix()})
+		tok := signWalletClaims(claims, true)
+		if res := fx.authed("/api/walletPay", payBody(t, "INV-"+amount, tok, amount, "TRY")); res.status() != 1 {
+			t.Errorf("%s TRY: %s", amount, res.Raw)
+		}
+	}
+	claims, _ := json.Marshal(map[string]any{"amount": "0", "currency": "TRY", "wallet": "001", "jti": "zero",
+		"card": map[string]string{"bin": "435508", "last4": "4358"}, "exp": testStart.Add(time.Hour).Unix()})
+	if res := fx.authed("/api/walletPay", payBody(t, "INV-Z", signWalletClaims(claims, true), "0", "TRY")); res.status() != 1 {
+		t.Errorf("zero: %s", res.Raw)
+	}
+	claims, _ = json.Marshal(map[string]any{"amount": "10.00", "currency": "TRY", "wallet": "999", "jti": "w999",
+		"card": map[string]string{"bin": "435508", "last4": "4358"}, "exp": testStart.Add(time.Hour).Unix()})
+	if res := fx.authed("/api/walletPay", payBody(t, "INV-W", signWalletClaims(claims, true), "10.00", "TRY")); res.status() != 1 {
+		t.Errorf("wallet 999: %s", res.Raw)
+	}
+	sales, _ := fx.store.Sales()
+	if len(sales) != 0 {
+		t.Errorf("stored %+v", sales)
+	}
+}
+
+func TestInvoiceLimitCountsCharacters(t *testing.T) {
+	fx := newFixture(t)
+	long := strings.Repeat("İ", 100) // 200 bytes, 100 characters
+	if res := fx.pay(long, "10.00", "TRY"); res.status() != 100 {
+		t.Errorf("100 characters: %s", res.Raw)
+	}
+	if res := fx.pay(long+"İ", "10.00", "TRY"); res.status() != 1 {
+		t.Errorf("101 characters: %s", res.Raw)
 	}
 }

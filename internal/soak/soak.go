@@ -33,6 +33,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/paycli/paycli/internal/pause"
 	"github.com/paycli/paycli/internal/sandbox"
 )
 
@@ -376,11 +377,7 @@ func (r *run) load(ctx context.Context) {
 	slices.Sort(at)
 	start := time.Now()
 	for _, d := range at {
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Until(start.Add(d))):
-		}
-		if ctx.Err() != nil {
+		if pause.For(ctx, time.Until(start.Add(d))) != nil {
 			break
 		}
 		r.stopServer(syscall.SIGKILL)

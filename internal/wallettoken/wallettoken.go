@@ -1,6 +1,6 @@
 // Package wallettoken decodes wallet transient tokens: the JWTs a wallet
 // button produces, which carry the amount, the currency and the tokenized
-// card of a walletPay (DESIGN.md §6.3).
+// card of a walletPay (docs/protocol.md, Wallet transient tokens).
 //
 // paycli only decodes these tokens, never verifies them: the signature
 // belongs to the wallet provider and only the gateway can check it. Decoding
@@ -26,6 +26,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/paycli/paycli/internal/strictjson"
 )
 
 // MaxLen bounds a token's length: real wallet tokens are a few hundred
@@ -163,7 +165,10 @@ func Parse(token string) (*Claims, error) {
 	var h struct {
 		Alg json.RawMessage `json:"alg"`
 	}
-	if err := json.Unmarshal(header, &h); err != nil || len(h.Alg) == 0 {
+	if err := strictjson.UnmarshalKnown(header, &h); err != nil {
+		return nil, malformed("the header is not exact JSON: %v", err)
+	}
+	if len(h.Alg) == 0 {
 		return nil, malformed("the header has no alg")
 	}
 	payload, err := decodePart(parts[1])
@@ -176,9 +181,12 @@ func Parse(token string) (*Claims, error) {
 	if _, err := decodePart(parts[2]); err != nil {
 		return nil, malformed("the signature is not base64url")
 	}
+	// Claims are read exactly: encoding/json alone would take "AMOUNT" for
+	// amount, keep the last of two amounts, and turn invalid UTF-8 into
+	// U+FFFD. Claims paycli does not read (sub, iss, ...) may be present.
 	var w wireClaims
-	if err := json.Unmarshal(payload, &w); err != nil {
-		return nil, malformed("the claims are not a JSON object")
+	if err := strictjson.UnmarshalKnown(payload, &w); err != nil {
+		return nil, badClaim("has claims that are not exact JSON: %v", err)
 	}
 	return w.claims()
 }
@@ -285,8 +293,11 @@ func cardOf(raw json.RawMessage) (Card, error) {
 		BIN   json.RawMessage `json:"bin"`
 		Last4 json.RawMessage `json:"last4"`
 	}
-	if raw[0] != '{' || json.Unmarshal(raw, &w) != nil {
+	if raw[0] != '{' {
 		return Card{}, badClaim("has a card claim that is not an object")
+	}
+	if err := strictjson.UnmarshalKnown(raw, &w); err != nil {
+		return Card{}, badClaim("has a card claim that is not exact JSON: %v", err)
 	}
 	bin, err := digitsOf("card.bin", w.BIN, 6)
 	if err != nil {

@@ -31,6 +31,11 @@ func TestParse(t *testing.T) {
 		t.Errorf("card shown as %q / %q", c.Card.Masked(), c.Card.Display())
 	}
 
+	// Claims paycli does not read are allowed.
+	if _, err := Parse(jwtOf(hdr, `{"amount":"1.00","currency":"TRY","card":{"bin":"435508","last4":"4358","brand":"VISA"},"sub":"x","nbf":1}`)); err != nil {
+		t.Errorf("extra claims: %v", err)
+	}
+
 	// A number amount keeps its text; wallet, iat, exp and jti are optional.
 	c, err = Parse(jwtOf(hdr, `{"amount":99.5,"currency":"USD","card":{"bin":"552879","last4":"0001"}}`))
 	if err != nil || c.Amount != "99.5" || c.Wallet != "" || !c.ExpiresAt.IsZero() {
@@ -71,6 +76,14 @@ func TestParseErrors(t *testing.T) {
 		{"no last4", jwtOf(hdr, `{"amount":"1.00","currency":"TRY","card":{"bin":"435508"}}`), ErrClaims, "has no card.last4 claim"},
 		{"wallet number", jwtOf(hdr, `{"amount":"1.00","currency":"TRY",`+card+`,"wallet":1}`), ErrClaims, "wallet claim that is not a string"},
 		{"exp text", jwtOf(hdr, `{"amount":"1.00","currency":"TRY",`+card+`,"exp":"tomorrow"}`), ErrClaims, "exp claim that is not a time"},
+		{"amount in capitals", jwtOf(hdr, `{"AMOUNT":"1.00","currency":"TRY",`+card+`}`), ErrClaims, `key "AMOUNT" is not "amount": key names are case-sensitive`},
+		{"amount twice", jwtOf(hdr, `{"amount":"1.00","currency":"TRY",`+card+`,"amount":"999.00"}`), ErrClaims, `duplicate key "amount"`},
+		{"amount twice by escape", jwtOf(hdr, `{"amount":"1.00","\u0061mount":"999.00","currency":"TRY",`+card+`}`), ErrClaims, `duplicate key "amount"`},
+		{"card key twice", jwtOf(hdr, `{"amount":"1.00","currency":"TRY","card":{"bin":"435508","last4":"4358","last4":"0000"}}`), ErrClaims, `duplicate key "card.last4"`},
+		{"card key in capitals", jwtOf(hdr, `{"amount":"1.00","currency":"TRY","card":{"BIN":"435508","last4":"4358"}}`), ErrClaims, `key "BIN" is not "bin"`},
+		{"invalid UTF-8", jwtOf(hdr, "{\"amount\":\"1.00\",\"currency\":\"TRY\","+card+",\"jti\":\"a\xffb\"}"), ErrClaims, "invalid UTF-8"},
+		{"lone surrogate", jwtOf(hdr, `{"amount":"1.00","currency":"TRY",`+card+`,"jti":"a\ud800"}`), ErrClaims, "surrogate"},
+		{"header alg twice", jwtOf(`{"alg":"none","alg":"HS256"}`, `{}`), ErrMalformed, `duplicate key "alg"`},
 		{"exp negative", jwtOf(hdr, `{"amount":"1.00","currency":"TRY",`+card+`,"exp":-1}`), ErrClaims, "exp claim that is not a time"},
 	}
 	for _, tt := range tests {

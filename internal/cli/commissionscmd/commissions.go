@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/itchyny/gojq"
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/config"
@@ -60,8 +59,8 @@ type Options struct {
 	Side string
 	// Raw prints the gateway's response body unchanged.
 	Raw bool
-	// JQ filters the JSON output; nil for none.
-	JQ *gojq.Code
+	// JSON writes -o json and --jq output.
+	JSON *cmdutil.JSONFlags
 }
 
 // NewCmdCommissions builds `paycli commissions`.
@@ -74,8 +73,8 @@ func NewCmdCommissions(f *cmdutil.Factory, runF func(context.Context, *Options) 
 		CommandContext: f.CommandContext,
 	}
 	var (
-		installments, amount, jq string
-		programs                 []string
+		installments, amount string
+		programs             []string
 	)
 	cmd := &cobra.Command{
 		Use:   "commissions",
@@ -97,7 +96,7 @@ buyer's total and the installments, rounded to the currency's minor unit
 buyer's total and the monthly payment: "1,017.50 / 6×169.58".
 
 -o json prints a stable schema (docs/json-output.md); --jq filters it with
-a jq expression (no jq needed). -o csv and -o tsv print the long layout
+a jq expression (no jq needed; --jq implies -o json). -o csv and -o tsv print the long layout
 for spreadsheets. --raw prints the gateway's response body unchanged.
 
 A currency with no commissions ("No Data Found") is not an error: a note on
@@ -110,7 +109,7 @@ stderr, an empty result on stdout, exit 0.`,
   paycli commissions --currency TRY -o csv > rates.csv`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := parseFlags(cmd, opts, installments, amount, jq, programs); err != nil {
+			if err := parseFlags(cmd, opts, installments, amount, programs); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -131,7 +130,8 @@ stderr, an empty result on stdout, exit 0.`,
 	fl.StringVar(&opts.Layout, "layout", LayoutMatrix, "table layout: matrix or long")
 	fl.StringVar(&opts.Side, "side", "", "whose rates the matrix shows: merchant or user (default: --by)")
 	fl.BoolVar(&opts.Raw, "raw", false, "print the gateway's response body unchanged")
-	fl.StringVar(&jq, "jq", "", "filter the JSON output with a jq `EXPRESSION` (with -o json)")
+	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	opts.Format = opts.JSON.Format(f.OutputFormat)
 
 	_ = cmd.RegisterFlagCompletionFunc("by", cobra.FixedCompletions([]string{SideMerchant, SideUser}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("side", cobra.FixedCompletions([]string{SideMerchant, SideUser}, cobra.ShellCompDirectiveNoFileComp))
@@ -144,7 +144,7 @@ stderr, an empty result on stdout, exit 0.`,
 // parseFlags validates what the flags say on their own; the currency,
 // which may come from the configuration, is checked by Run before
 // anything is sent.
-func parseFlags(cmd *cobra.Command, opts *Options, installments, amount, jq string, programs []string) error {
+func parseFlags(cmd *cobra.Command, opts *Options, installments, amount string, programs []string) error {
 	var err error
 	if opts.By, err = oneOf("by", opts.By, SideMerchant, SideUser); err != nil {
 		return err
@@ -174,15 +174,6 @@ func parseFlags(cmd *cobra.Command, opts *Options, installments, amount, jq stri
 			return cmdutil.UsageErrorf("invalid --amount: %v", err)
 		}
 		opts.Amount = &d
-	}
-	if cmd.Flags().Changed("jq") {
-		q, err := gojq.Parse(jq)
-		if err != nil {
-			return cmdutil.UsageErrorf("invalid --jq expression: %v", err)
-		}
-		if opts.JQ, err = gojq.Compile(q); err != nil {
-			return cmdutil.UsageErrorf("invalid --jq expression: %v", err)
-		}
 	}
 	if opts.Raw {
 		for _, name := range []string{"installments", "program", "amount", "layout", "side", "jq"} {
@@ -280,9 +271,6 @@ func Run(ctx context.Context, opts *Options) error {
 	format, err := opts.Format()
 	if err != nil {
 		return err
-	}
-	if opts.JQ != nil && format != render.JSON {
-		return cmdutil.UsageErrorf("--jq filters JSON: use it with -o json")
 	}
 	client, err := opts.Gateway()
 	if err != nil {
@@ -390,8 +378,8 @@ func write(ctx context.Context, opts *Options, format render.Format, res *Result
 	out := opts.IO.Out
 	switch format {
 	case render.JSON:
-		if opts.JQ != nil {
-			return runJQ(ctx, out, opts.JQ, NewJSONOutput(res))
+		if opts.JSON.Filtering() {
+			return opts.JSON.Write(ctx, out, NewJSONOutput(res))
 		}
 		return writeJSON(out, res)
 	case render.CSV, render.TSV:

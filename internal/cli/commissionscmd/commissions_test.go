@@ -273,7 +273,6 @@ func TestErrors(t *testing.T) {
 	}{
 		{"no currency", "", "", render.Table, "", "no currency given", cmdutil.KindUsage, false},
 		{"unknown currency", "", "ZZZ", render.Table, "", `"ZZZ" is not an ISO 4217 currency code`, cmdutil.KindUsage, false},
-		{"jq without json", "", "TRY", render.Table, ".", "--jq filters JSON: use it with -o json", cmdutil.KindUsage, false},
 		{"bad value", `{"status_code":100,"data":{"4":[{"card_program":"Bonus","merchant_commission_percentage":"1,75"}]}}`, "TRY", render.Table, "",
 			`commissions: unexpected response from the gateway: installment 4, program "Bonus", field merchant_commission_percentage: commission value: "1,75" is neither a number nor a not-offered marker (x, X, -)`, cmdutil.KindUnexpected, true},
 		{"jq runtime error", `{"status_code":100,"data":{}}`, "TRY", render.JSON, ".currency | keys", "--jq: ", cmdutil.KindUnexpected, true},
@@ -288,7 +287,7 @@ func TestErrors(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				opts.JQ = parsed.JQ
+				opts.JSON = parsed.JSON
 			}
 			err := Run(context.Background(), opts)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -330,7 +329,7 @@ func TestJQ(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts.JQ, opts.Programs = parsed.JQ, parsed.Programs
+	opts.JSON, opts.Programs = parsed.JSON, parsed.Programs
 	if err := Run(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +345,7 @@ func TestFlags(t *testing.T) {
 		wantErr string
 	}{
 		{"", func(o *Options) bool {
-			return o.By == "merchant" && o.Layout == "matrix" && o.Side == "" && o.Installments == nil && o.Amount == nil && o.JQ == nil
+			return o.By == "merchant" && o.Layout == "matrix" && o.Side == "" && o.Installments == nil && o.Amount == nil && !o.JSON.Filtering()
 		}, ""},
 		{"--by USER --layout Long --side merchant", func(o *Options) bool { return o.By == "user" && o.Layout == "long" && o.Side == "merchant" }, ""},
 		{"--installments 1,3-5,12", func(o *Options) bool {
@@ -355,6 +354,10 @@ func TestFlags(t *testing.T) {
 		{"--program bonus --program World", func(o *Options) bool { return len(o.Programs) == 2 }, ""},
 		{"--amount 1017.50", func(o *Options) bool { return o.Amount.String() == "1017.5" }, ""},
 		{"--raw", func(o *Options) bool { return o.Raw }, ""},
+		{"--jq .currency", func(o *Options) bool {
+			f, err := o.Format()
+			return o.JSON.Filtering() && f == render.JSON && err == nil
+		}, ""},
 		{"--by bank", nil, `invalid --by "bank": use merchant or user`},
 		{"--layout wide", nil, `invalid --layout "wide": use matrix or long`},
 		{"--side both", nil, `invalid --side "both"`},

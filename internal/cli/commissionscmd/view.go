@@ -2,16 +2,12 @@ package commissionscmd
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
-	"github.com/itchyny/gojq"
-	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/shopspring/decimal"
@@ -619,43 +615,4 @@ func writeLong(w io.Writer, palette render.Palette, res *Result) error {
 		rows[i] = row
 	}
 	return render.WriteTable(w, render.TableOptions{Palette: palette, RightAlign: align, RightAlignHeader: true}, header, rows)
-}
-
-// runJQ filters the JSON document with a compiled jq expression and prints
-// each result on its own line, as `gh --jq` does: a string as its text
-// (unquoted), anything else as compact JSON.
-func runJQ(ctx context.Context, w io.Writer, code *gojq.Code, doc JSONOutput) error {
-	// gojq works on plain JSON values: go through the encoding once.
-	b, err := json.Marshal(doc)
-	if err != nil {
-		return err
-	}
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	iter := code.RunWithContext(ctx, v)
-	for {
-		out, ok := iter.Next()
-		if !ok {
-			return nil
-		}
-		if err, isErr := out.(error); isErr {
-			var halt *gojq.HaltError
-			if errors.As(err, &halt) && halt.Value() == nil {
-				return nil
-			}
-			return cmdutil.WithKind(cmdutil.KindUnexpected, fmt.Errorf("--jq: %w", err), "")
-		}
-		var line []byte
-		if s, isString := out.(string); isString {
-			line = []byte(s)
-		} else if line, err = gojq.Marshal(out); err != nil {
-			return err
-		}
-		line = append(line, '\n')
-		if _, err := w.Write(line); err != nil {
-			return err
-		}
-	}
 }

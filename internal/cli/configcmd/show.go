@@ -73,6 +73,8 @@ type ListOptions struct {
 	IO     *iostreams.IOStreams
 	Config func() (*config.Config, error)
 	Format func() (render.Format, error)
+	// JSON writes -o json and --jq output.
+	JSON *cmdutil.JSONFlags
 
 	ShowSecrets bool
 }
@@ -94,7 +96,7 @@ With -o json the output is:
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Config = f.Config
-			opts.Format = f.OutputFormat
+			opts.Format = opts.JSON.Format(f.OutputFormat)
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -102,6 +104,7 @@ With -o json the output is:
 		},
 	}
 	cmd.Flags().BoolVar(&opts.ShowSecrets, "show-secrets", false, "print secrets in full")
+	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	return cmd
 }
 
@@ -120,7 +123,7 @@ type Listing struct {
 	Settings []Setting `json:"settings"`
 }
 
-func listRun(_ context.Context, opts *ListOptions) error {
+func listRun(ctx context.Context, opts *ListOptions) error {
 	cfg, err := opts.Config()
 	if err != nil {
 		return brokenFile(err)
@@ -140,7 +143,7 @@ func listRun(_ context.Context, opts *ListOptions) error {
 	header := []string{"KEY", "VALUE", "SOURCE"}
 	switch format {
 	case render.JSON:
-		return render.WriteJSON(opts.IO.Out, listing)
+		return opts.JSON.Write(ctx, opts.IO.Out, listing)
 	case render.CSV, render.TSV:
 		return render.WriteRecords(opts.IO.Out, format, []string{"key", "value", "source"}, rows)
 	}
@@ -185,12 +188,14 @@ type ProfilesOptions struct {
 	IO     *iostreams.IOStreams
 	Where  config.LoadOptions
 	Format func() (render.Format, error)
+	// JSON writes -o json and --jq output.
+	JSON *cmdutil.JSONFlags
 }
 
 // NewCmdProfiles builds `paycli config profiles`.
 func NewCmdProfiles(f *cmdutil.Factory, runF func(context.Context, *ProfilesOptions) error) *cobra.Command {
 	opts := &ProfilesOptions{IO: f.IOStreams}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "profiles",
 		Short: "List the profiles in the config file, marking the default",
 		Long: `List the profiles in the config file with their base URL, marking the
@@ -201,13 +206,15 @@ With -o json the output is:
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Where = where(f, cmd)
-			opts.Format = formatOf(f, cmd)
+			opts.Format = opts.JSON.Format(formatOf(f, cmd))
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
 			return profilesRun(cmd.Context(), opts)
 		},
 	}
+	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	return cmd
 }
 
 // ProfileRow is one entry of `paycli config profiles -o json`.
@@ -217,7 +224,7 @@ type ProfileRow struct {
 	BaseURL string `json:"base_url"`
 }
 
-func profilesRun(_ context.Context, opts *ProfilesOptions) error {
+func profilesRun(ctx context.Context, opts *ProfilesOptions) error {
 	file, err := readFile(opts.IO, opts.Where)
 	if err != nil {
 		return err
@@ -250,7 +257,7 @@ func profilesRun(_ context.Context, opts *ProfilesOptions) error {
 	}
 	switch format {
 	case render.JSON:
-		return render.WriteJSON(opts.IO.Out, list)
+		return opts.JSON.Write(ctx, opts.IO.Out, list)
 	case render.CSV, render.TSV:
 		records := make([][]string, len(list))
 		for i, p := range list {

@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// The first known answer of DESIGN.md §6.6 and the randomness that makes
+// The first known answer of docs/hash-keys.md and the randomness that makes
 // it: eight bytes of iv and two of salt, hex-encoded.
 const (
 	kaHashKey   = "1234567890123456:abcd:GkZzGukgzQ+ALi__py__dJME3Hn8I__odhD__n9JxjOyBvj5Ilu4S__PTudv6AH0__7yJL"

@@ -16,12 +16,14 @@ type LayoutsOptions struct {
 	IO      *iostreams.IOStreams
 	Format  func() (render.Format, error)
 	Palette func() render.Palette
+	// JSON writes -o json and --jq output.
+	JSON *cmdutil.JSONFlags
 }
 
 // NewCmdLayouts builds `paycli hash layouts`.
 func NewCmdLayouts(f *cmdutil.Factory, runF func(context.Context, *LayoutsOptions) error) *cobra.Command {
 	opts := &LayoutsOptions{IO: f.IOStreams, Format: f.OutputFormat, Palette: f.Palette}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "layouts",
 		Short: "List the hash_key layouts and their fields",
 		Long: `List the hash_key layouts: which fields each kind of request or callback
@@ -37,6 +39,9 @@ JSON: [{"name": "...", "fields": ["..."], "amounts": ["..."], "description": "..
 			return layoutsRun(cmd.Context(), opts)
 		},
 	}
+	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	opts.Format = opts.JSON.Format(f.OutputFormat)
+	return cmd
 }
 
 // layoutJSON is the JSON form of a layout; the schema is stable.
@@ -47,7 +52,7 @@ type layoutJSON struct {
 	Description string   `json:"description"`
 }
 
-func layoutsRun(_ context.Context, opts *LayoutsOptions) error {
+func layoutsRun(ctx context.Context, opts *LayoutsOptions) error {
 	format, err := opts.Format()
 	if err != nil {
 		return err
@@ -61,7 +66,7 @@ func layoutsRun(_ context.Context, opts *LayoutsOptions) error {
 			}
 			out[i] = layoutJSON{Name: l.Name, Fields: l.Fields, Amounts: amounts, Description: l.Help}
 		}
-		return render.WriteJSON(opts.IO.Out, out)
+		return opts.JSON.Write(ctx, opts.IO.Out, out)
 	}
 	header := []string{"LAYOUT", "FIELDS", "DESCRIPTION"}
 	rows := make([][]string, len(hashkey.Layouts))

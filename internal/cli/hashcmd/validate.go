@@ -24,6 +24,8 @@ type ValidateOptions struct {
 	Config  func() (*config.Config, error)
 	Format  func() (render.Format, error)
 	Palette func() render.Palette
+	// JSON writes -o json and --jq output.
+	JSON *cmdutil.JSONFlags
 
 	// HashKey is the value to decrypt; "-" reads one per line from stdin.
 	HashKey string
@@ -83,6 +85,8 @@ written exactly as it is.`,
 	cmd.Flags().StringVar(&opts.Layout, "layout", "", "name the fields after this layout's: "+strings.Join(hashkey.LayoutNames(), ", "))
 	cmd.Flags().BoolVar(&opts.ShowSecrets, "show-secrets", false, "on a terminal, print the configured merchant_key instead of masking it")
 	_ = cmd.RegisterFlagCompletionFunc("layout", layoutCompletion)
+	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	opts.Format = opts.JSON.Format(f.OutputFormat)
 	return cmd
 }
 
@@ -223,7 +227,7 @@ func validateRun(ctx context.Context, opts *ValidateOptions) error {
 		return decryptError(cfg, err)
 	}
 	if format == render.JSON {
-		return render.WriteJSON(opts.IO.Out, d)
+		return opts.JSON.Write(ctx, opts.IO.Out, d)
 	}
 	header, rows := fieldRows(d, layout)
 	if format == render.CSV || format == render.TSV {
@@ -267,6 +271,12 @@ func validateLines(ctx context.Context, opts *ValidateOptions, cfg *config.Confi
 		if errors.Is(err, io.EOF) {
 			break
 		}
+		if errors.Is(err, iostreams.ErrLineTooLong) {
+			// Stop rather than skip: input without line breaks (a binary
+			// file, /dev/zero) would otherwise be read to its end.
+			return cmdutil.UsageHint(fmt.Errorf("line %d of stdin is longer than %d KiB: not a hash_key; the rest was not read", lineNo+1, iostreams.MaxLineBytes>>10),
+				"Give one hash_key per line.")
+		}
 		if err != nil {
 			return fmt.Errorf("reading stdin: %w", err)
 		}
@@ -282,7 +292,7 @@ func validateLines(ctx context.Context, opts *ValidateOptions, cfg *config.Confi
 				wrongKey++
 			}
 			if format == render.JSON {
-				err = render.WriteJSONLine(opts.IO.Out, lineFailure{Line: lineNo, Error: err.Error()})
+				err = opts.JSON.WriteLine(ctx, opts.IO.Out, lineFailure{Line: lineNo, Error: err.Error()})
 			} else {
 				_, err = fmt.Fprintf(opts.IO.ErrOut, "line %d: %v\n", lineNo, err)
 			}
@@ -293,7 +303,7 @@ func validateLines(ctx context.Context, opts *ValidateOptions, cfg *config.Confi
 		}
 		d.Line = lineNo
 		if format == render.JSON {
-			if err := render.WriteJSONLine(opts.IO.Out, d); err != nil {
+			if err := opts.JSON.WriteLine(ctx, opts.IO.Out, d); err != nil {
 				return err
 			}
 			continue

@@ -22,6 +22,8 @@ const UnknownLabel = "unknown — check status"
 type Options struct {
 	IO     *iostreams.IOStreams
 	Format func() (render.Format, error)
+	// JSON writes -o json and --jq output.
+	JSON *cmdutil.JSONFlags
 	// JournalPath returns where the journal lives.
 	JournalPath func() (string, error)
 	Now         func() time.Time
@@ -52,7 +54,8 @@ time, finished_at, profile, base_url, invoice, amount, currency, card,
 wallet, outcome, outcome_recorded, status_code, order_no and message.`,
 		Example: `  paycli journal
   paycli journal --invoice INV-1001
-  paycli journal --since 24h -o json`,
+  paycli journal --since 24h -o json
+  paycli journal --jq '.[] | select(.outcome == "unknown") | .invoice'`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Since < 0 {
@@ -68,6 +71,8 @@ wallet, outcome, outcome_recorded, status_code, order_no and message.`,
 	cmd.Flags().DurationVar(&opts.Since, "since", 0, "only attempts started within this long, e.g. 30m or 24h")
 	_ = cmd.RegisterFlagCompletionFunc("invoice", CompleteInvoice(journalPath))
 	_ = cmd.RegisterFlagCompletionFunc("since", cobra.NoFileCompletions)
+	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	opts.Format = opts.JSON.Format(f.OutputFormat)
 	return cmd
 }
 
@@ -112,7 +117,7 @@ func recordOf(a journal.Attempt) Record {
 }
 
 // Run lists the attempts.
-func Run(_ context.Context, opts *Options) error {
+func Run(ctx context.Context, opts *Options) error {
 	format, err := opts.Format()
 	if err != nil {
 		return err
@@ -150,7 +155,7 @@ func Run(_ context.Context, opts *Options) error {
 
 	switch format {
 	case render.JSON:
-		err = render.WriteJSON(opts.IO.Out, records)
+		err = opts.JSON.Write(ctx, opts.IO.Out, records)
 	default:
 		if len(records) == 0 && format == render.Table {
 			fmt.Fprintf(opts.IO.ErrOut, "No payment attempts recorded in %s%s.\n", path, filterNote(opts))

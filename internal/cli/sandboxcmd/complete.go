@@ -74,3 +74,22 @@ func noValueCompletion(*cobra.Command, []string, string) ([]string, cobra.ShellC
 func completeFolder(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	return nil, cobra.ShellCompDirectiveFilterDirs
 }
+
+// completeTestCard offers the sandbox's published test cards, described by
+// what the simulated provider does with each.
+func completeTestCard(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	cards := make([]string, 0, len(sandbox.TestCards))
+	for _, c := range sandbox.TestCards {
+		what := c.Outcome
+		switch c.Outcome {
+		case "decline":
+			what = "declines: " + c.Reason
+		case "3d":
+			what = "requires 3D"
+		case "approve":
+			what = "approves"
+		}
+		cards = append(cards, c.Number+"\t"+what)
+	}
+	return cards, cobra.ShellCompDirectiveNoFileComp
+}

@@ -18,6 +18,8 @@ type CredentialsOptions struct {
 	StateDir string
 	// Probe reports whether a sandbox answers at a base URL.
 	Probe func(ctx context.Context, baseURL string) bool
+	// JSON writes -o json and --jq output.
+	JSON *cmdutil.JSONFlags
 }
 
 // Credentials is the JSON shape printed by `paycli sandbox credentials -o json`.
@@ -40,7 +42,7 @@ of the running 'paycli sandbox serve' when one answers, else the default
 address of serve. The credentials are published and move no money, so they
 are printed in full.`,
 		Example: `  paycli sandbox credentials
-  paycli sandbox credentials -o json | jq -r .base_url`,
+  paycli sandbox credentials --jq .base_url`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir, err := stateDir(f, state)
@@ -56,6 +58,8 @@ are printed in full.`,
 	}
 	cmd.Flags().StringVar(&state, "state", "", "state folder of the server to report (default <state dir>/paycli/sandbox)")
 	_ = cmd.RegisterFlagCompletionFunc("state", completeFolder)
+	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	opts.Format = opts.JSON.Format(f.OutputFormat)
 	return cmd
 }
 
@@ -78,7 +82,7 @@ func CredentialsRun(ctx context.Context, opts *CredentialsOptions) error {
 	row := []string{c.BaseURL, c.AppID, c.AppSecret, c.MerchantKey}
 	switch format {
 	case render.JSON:
-		return render.WriteJSON(opts.IO.Out, c)
+		return opts.JSON.Write(ctx, opts.IO.Out, c)
 	case render.CSV, render.TSV:
 		return render.WriteRecords(opts.IO.Out, format, header, [][]string{row})
 	}

@@ -19,10 +19,12 @@ const DefaultAddr = "127.0.0.1:8787"
 func NewCmdSandbox(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sandbox",
-		Short: "Run a local emulator of the gateway, and make test wallet tokens",
-		Long: `The sandbox is a local emulator of the gateway: token, commission lookup,
-walletPay and check status, with durable state and deterministic outcomes
-(an amount ending in .41 is declined, one ending in .69 stays pending).
+		Short: "Run a local emulator of the gateway, and make test sales and wallet tokens",
+		Long: `The sandbox is a local emulator of the gateway's merchant API: token,
+commission lookup, walletPay, 2D and 3D card payments, pre-authorizations,
+refunds, check status and installment lookups, with durable state and
+deterministic outcomes (an amount ending in .41 is declined, one ending in .69
+stays pending; published test cards approve, decline or require 3D).
 It moves no money and needs no account.
 
 Any gateway command runs against it with the global --sandbox flag (or
@@ -35,6 +37,7 @@ otherwise an emulator started inside paycli for the one command.`,
 		NewCmdServe(f, nil),
 		NewCmdCredentials(f, nil),
 		NewCmdWalletToken(f, nil),
+		NewCmdPay(f, nil),
 		NewCmdReset(f, nil),
 		NewCmdBench(f, nil),
 		NewCmdSoak(f, nil),

@@ -41,6 +41,9 @@ type ServeOptions struct {
 	LockTimeout time.Duration
 	// Listen opens the listener (net.Listen outside tests).
 	Listen func(network, addr string) (net.Listener, error)
+	// NoPartialRefunds makes the sandbox a merchant that may only refund
+	// a sale whole (partial refunds answer 110).
+	NoPartialRefunds bool
 	// Ready, when set, is called with the base URL once serving (tests).
 	Ready func(baseURL string)
 }
@@ -62,7 +65,10 @@ With --faults, the X-Paycli-Fault request header can delay a request, answer
 an HTTP status, reset the connection before or after handling, or truncate
 the body (see docs/sandbox.md). --fault-rate makes it pick such faults itself,
 at random, for that fraction of API requests, so that unmodified clients meet
-them; each fault it injects is logged on stderr.`,
+them; each fault it injects is logged on stderr.
+
+With --no-partial-refunds the sandbox plays a merchant that may only refund a
+sale whole, at once: any other refund is answered 110.`,
 		Example: `  paycli sandbox serve
   paycli sandbox serve --addr 127.0.0.1:0 --state ./sandbox-state --faults
   paycli sandbox serve --faults --fault-rate 0.2 --fault-seed 7`,
@@ -108,6 +114,7 @@ them; each fault it injects is logged on stderr.`,
 	cmd.Flags().Float64Var(&opts.FaultRate, "fault-rate", 0, "with --faults, fault this fraction of API requests at random (0 to 1)")
 	cmd.Flags().Uint64Var(&opts.FaultSeed, "fault-seed", 0, "seed of the random faults (default: a random seed, printed)")
 	cmd.Flags().DurationVar(&opts.FaultDelay, "fault-delay", 5*time.Second, "how long a random delay fault waits")
+	cmd.Flags().BoolVar(&opts.NoPartialRefunds, "no-partial-refunds", false, "refuse partial refunds (status_code 110), as for a merchant without them")
 	_ = cmd.RegisterFlagCompletionFunc("fault-rate", noValueCompletion)
 	_ = cmd.RegisterFlagCompletionFunc("fault-seed", noValueCompletion)
 	_ = cmd.RegisterFlagCompletionFunc("fault-delay", noValueCompletion)
@@ -125,7 +132,7 @@ func ServeRun(ctx context.Context, opts *ServeOptions) error {
 			"Is another sandbox running? Pick another address with --addr (port 0 picks a free one).")
 	}
 	w := opts.IO.ErrOut
-	gopts := sandbox.Options{Faults: opts.Faults}
+	gopts := sandbox.Options{Faults: opts.Faults, NoPartialRefunds: opts.NoPartialRefunds}
 	seed := opts.FaultSeed
 	if opts.Faults && opts.FaultRate > 0 {
 		if seed == 0 {

@@ -20,6 +20,8 @@ import (
 type SoakOptions struct {
 	IO     *iostreams.IOStreams
 	Format func() (render.Format, error)
+	// JSON writes -o json and --jq output.
+	JSON *cmdutil.JSONFlags
 	// Config is the run; Config.Dir empty means a temporary folder.
 	Config soak.Config
 	// Keep keeps the run's folder (always kept when the check fails).
@@ -99,6 +101,8 @@ configuration, journal and sandbox are not touched.`,
 		_ = cmd.RegisterFlagCompletionFunc(name, noValueCompletion)
 	}
 	_ = cmd.RegisterFlagCompletionFunc("dir", completeFolder)
+	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	opts.Format = opts.JSON.Format(f.OutputFormat)
 	return cmd
 }
 
@@ -133,7 +137,7 @@ func SoakRun(ctx context.Context, opts *SoakOptions) error {
 		keep = true
 		return fmt.Errorf("%w (the run's files are in %s)", err, cfg.Dir)
 	}
-	if err := writeSoakReport(opts, format, rep); err != nil {
+	if err := writeSoakReport(ctx, opts, format, rep); err != nil {
 		return err
 	}
 	if len(rep.Problems) > 0 {
@@ -147,9 +151,9 @@ func SoakRun(ctx context.Context, opts *SoakOptions) error {
 	return nil
 }
 
-func writeSoakReport(opts *SoakOptions, format render.Format, rep *soak.Report) error {
+func writeSoakReport(ctx context.Context, opts *SoakOptions, format render.Format, rep *soak.Report) error {
 	if format == render.JSON {
-		return render.WriteJSON(opts.IO.Out, rep)
+		return opts.JSON.Write(ctx, opts.IO.Out, rep)
 	}
 	rows := [][]string{
 		{"seed", strconv.FormatUint(rep.Seed, 10)},

@@ -1,5 +1,6 @@
 // Package status implements `paycli status`: what happened to an invoice,
-// asked of the gateway's check-status call (DESIGN.md §6.4). It is how an
+// asked of the gateway's check-status call (docs/protocol.md, Check
+// status). It is how an
 // unknown walletPay outcome is reconciled.
 package status
 
@@ -11,26 +12,28 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/paycli/paycli/internal/cli/sandboxcmd"
 	"github.com/paycli/paycli/internal/cmdutil"
-	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/hashkey"
+	"github.com/paycli/paycli/internal/invoiceid"
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/pause"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/spf13/cobra"
 )
 
 // Options are the inputs of `paycli status`.
 type Options struct {
-	IO             *iostreams.IOStreams
-	Config         func() (*config.Config, error)
-	Format         func() (render.Format, error)
+	IO     *iostreams.IOStreams
+	Config func() (*config.Config, error)
+	Format func() (render.Format, error)
+	// JSON writes -o json and --jq output.
+	JSON           *cmdutil.JSONFlags
 	Gateway        func() (*gateway.Client, error)
 	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
 	// Random feeds the hash_key's iv and salt (crypto/rand outside tests).
@@ -55,7 +58,7 @@ func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *Options) error
 		Gateway:        f.Gateway,
 		CommandContext: f.CommandContext,
 		Random:         rand.Reader,
-		Sleep:          sleepContext,
+		Sleep:          pause.For,
 	}
 	cmd := &cobra.Command{
 		Use:   "status --invoice ID",
@@ -72,15 +75,12 @@ pending or the time limit (--timeout) ends.
 Exit codes: 0 the gateway knows the transaction (whatever its status), 4 no
 transaction with that invoice id, 7 still pending.`,
 		Example: `  paycli status --invoice INV-1001
-  paycli status --invoice INV-1001 --watch --timeout 2m -o json`,
+  paycli status --invoice INV-1001 --watch --timeout 2m -o json
+  paycli status --invoice INV-1001 --jq .transaction_status`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Invoice = strings.TrimSpace(opts.Invoice)
-			switch {
-			case opts.Invoice == "":
-				return cmdutil.UsageErrorf("invalid --invoice: the invoice id is empty")
-			case strings.Contains(opts.Invoice, "|"):
-				return cmdutil.UsageErrorf("invalid --invoice: an invoice id may not contain '|'")
+			if err := invoiceid.Check(opts.Invoice); err != nil {
+				return cmdutil.UsageErrorf("invalid --invoice: %w", err)
 			}
 			flags, err := GatewayFlags(cmd, f.LookupEnv)
 			if err != nil {
@@ -96,6 +96,8 @@ transaction with that invoice id, 7 still pending.`,
 	cmd.Flags().StringVar(&opts.Invoice, "invoice", "", "invoice id to look up (required)")
 	cmd.Flags().BoolVarP(&opts.Watch, "watch", "w", false, "check again until the transaction is no longer pending, or --timeout ends")
 	_ = cmd.MarkFlagRequired("invoice")
+	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	opts.Format = opts.JSON.Format(f.OutputFormat)
 	return cmd
 }
 
@@ -147,10 +149,10 @@ func Run(ctx context.Context, opts *Options) error {
 		var apiErr *gateway.APIError
 		switch {
 		case err == nil && !isPendingStatus(res):
-			return render.WriteFields(opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, Fields(res))
+			return opts.JSON.WriteFields(ctx, opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, Fields(res))
 		case err == nil && !opts.Watch:
 			// Found, but its transaction_status says it is still pending.
-			if err := render.WriteFields(opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, Fields(res)); err != nil {
+			if err := opts.JSON.WriteFields(ctx, opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, Fields(res)); err != nil {
 				return err
 			}
 			return pendingError(opts, res.StatusCode, "")
@@ -162,10 +164,10 @@ func Run(ctx context.Context, opts *Options) error {
 		case errors.Is(err, gateway.ErrPending) && errors.As(err, &apiErr):
 			pending = apiErr
 			if !opts.Watch {
-				return reportPending(opts, format, pending, "")
+				return reportPending(ctx, opts, format, pending, "")
 			}
 		case opts.Watch && pending != nil && ctx.Err() != nil && !errors.Is(ctx.Err(), context.Canceled):
-			return reportPending(opts, format, pending, " when the time limit ran out")
+			return reportPending(ctx, opts, format, pending, " when the time limit ran out")
 		case opts.Watch && errors.Is(err, gateway.ErrUnavailable) && ctx.Err() == nil:
 			fmt.Fprintf(opts.IO.ErrOut, "warning: %v\n", err)
 		default:
@@ -177,7 +179,7 @@ func Run(ctx context.Context, opts *Options) error {
 		}
 		if err := opts.Sleep(ctx, wait); err != nil {
 			if pending != nil && errors.Is(err, context.DeadlineExceeded) {
-				return reportPending(opts, format, pending, " when the time limit ran out")
+				return reportPending(ctx, opts, format, pending, " when the time limit ran out")
 			}
 			return err
 		}
@@ -191,14 +193,14 @@ func isPendingStatus(r *gateway.CheckStatusResult) bool {
 
 // reportPending prints what is known of a pending transaction and returns
 // the exit-7 error.
-func reportPending(opts *Options, format render.Format, e *gateway.APIError, when string) error {
+func reportPending(ctx context.Context, opts *Options, format render.Format, e *gateway.APIError, when string) error {
 	fs := []render.Field{
-		stringField("invoice_id", opts.Invoice),
-		intField("status_code", e.StatusCode),
-		stringField("status_description", e.Description),
-		stringField("transaction_status", "Pending"),
+		render.StringField("invoice_id", opts.Invoice),
+		render.IntField("status_code", e.StatusCode),
+		render.StringField("status_description", e.Description),
+		render.StringField("transaction_status", "Pending"),
 	}
-	if err := render.WriteFields(opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, fs); err != nil {
+	if err := opts.JSON.WriteFields(ctx, opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, fs); err != nil {
 		return err
 	}
 	return pendingError(opts, e.StatusCode, when)
@@ -212,40 +214,26 @@ func pendingError(opts *Options, code int, when string) error {
 		fmt.Errorf("invoice %s is still pending (status_code %d)%s; the outcome is not known yet", invoice, code, when), hint)
 }
 
-// Fields lists a check-status answer: the fields DESIGN.md §6.4 names, in
-// that order, then the others sorted by name, all as the gateway wrote
+// Fields lists a check-status answer: the fields docs/protocol.md (Check
+// status) names, in that order, then the others sorted by name, all as the gateway wrote
 // them.
 func Fields(r *gateway.CheckStatusResult) []render.Field {
 	fs := []render.Field{
-		intField("status_code", r.StatusCode),
-		stringField("status_description", r.StatusDescription),
-		stringField("transaction_status", r.TransactionStatus),
-		stringField("order_id", r.OrderID),
-		stringField("invoice_id", r.InvoiceID),
-		valueField("transaction_amount", r.TransactionAmount),
-		valueField("total_refunded_amount", r.TotalRefundedAmount),
-		stringField("transaction_type", r.TransactionType),
-		stringField("payment_reason_code", r.PaymentReasonCode),
+		render.IntField("status_code", r.StatusCode),
+		render.StringField("status_description", r.StatusDescription),
+		render.StringField("transaction_status", r.TransactionStatus),
+		render.StringField("order_id", r.OrderID),
+		render.StringField("invoice_id", r.InvoiceID),
+		render.ValueField("transaction_amount", r.TransactionAmount),
+		render.ValueField("total_refunded_amount", r.TotalRefundedAmount),
+		render.StringField("transaction_type", r.TransactionType),
+		render.StringField("payment_reason_code", r.PaymentReasonCode),
 	}
-	names := make([]string, 0, len(r.Extra))
-	for k := range r.Extra {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	for _, k := range names {
-		raw := r.Extra[k]
-		text := string(raw)
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			text = s
-		} else if text == "null" {
-			text = ""
+	for _, f := range render.ExtraFields(r.Extra) {
+		if tf, ok := timeField(f.Name, f.Text, time.Local); ok {
+			f = tf
 		}
-		if f, ok := timeField(k, text, time.Local); ok {
-			fs = append(fs, f)
-			continue
-		}
-		fs = append(fs, render.Field{Name: k, JSON: raw, Text: text})
+		fs = append(fs, f)
 	}
 	return fs
 }
@@ -265,37 +253,6 @@ func timeField(name, text string, loc *time.Location) (render.Field, bool) {
 	}
 	b, _ := json.Marshal(render.FormatTimeIn(t, render.JSON, loc))
 	return render.Field{Name: name, JSON: b, Text: render.FormatTimeIn(t, render.Table, loc)}, true
-}
-
-func stringField(name, v string) render.Field {
-	b, _ := json.Marshal(v)
-	return render.Field{Name: name, JSON: b, Text: v}
-}
-
-func intField(name string, v int) render.Field {
-	s := strconv.Itoa(v)
-	return render.Field{Name: name, JSON: json.RawMessage(s), Text: s}
-}
-
-// valueField keeps an amount exactly as the gateway wrote it: "150.00"
-// stays a string, 150.00 a number with its digits.
-func valueField(name string, v commission.Value) render.Field {
-	b, err := json.Marshal(v)
-	if err != nil {
-		b = []byte("null")
-	}
-	return render.Field{Name: name, JSON: b, Text: v.String()}
-}
-
-func sleepContext(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // CommandLine is the `paycli status` command line for invoice, with flags

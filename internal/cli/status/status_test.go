@@ -112,6 +112,31 @@ func pay(t *testing.T, c *gateway.Client, invoice, amount string, now time.Time)
 	}
 }
 
+// TestStatusInvoiceRule: --invoice follows the one invoice-id rule
+// (internal/invoiceid), exit 2, refusing what it would otherwise trim or
+// accept unseen.
+func TestStatusInvoiceRule(t *testing.T) {
+	for id, want := range map[string]string{
+		"A\nB":      "holds a control character (U+000A)",
+		"A\u200bB":  "holds an invisible formatting character (U+200B)",
+		"\u202eINV": "holds an invisible formatting character (U+202E)",
+		"INV\u2028": "holds a line or paragraph separator",
+		"INV\u00a0": "holds white space other than a plain space (U+00A0)",
+		" INV":      "starts with a space",
+		"INV\xff":   "is not valid UTF-8",
+	} {
+		ios, _, _, _ := iostreams.Test()
+		cmd := NewCmdStatus(&cmdutil.Factory{IOStreams: ios}, func(context.Context, *Options) error { t.Errorf("%q accepted", id); return nil })
+		cmd.SetArgs([]string{"--invoice", id})
+		cmd.SetOut(io.Discard)
+		cmd.SetErr(io.Discard)
+		err := cmd.Execute()
+		if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUsage || !strings.Contains(err.Error(), "invalid --invoice: the invoice id "+want) {
+			t.Errorf("%q: %v (kind %v)", id, err, k)
+		}
+	}
+}
+
 func TestNewCmdStatusFlags(t *testing.T) {
 	tests := []struct {
 		args, wantErr string
@@ -119,7 +144,7 @@ func TestNewCmdStatusFlags(t *testing.T) {
 		{"--invoice INV-1 --watch", ""},
 		{"", `required flag(s) "invoice" not set`},
 		{"--invoice=", "invalid --invoice: the invoice id is empty"},
-		{"--invoice A|B", "may not contain '|'"},
+		{"--invoice A|B", "invalid --invoice: the invoice id holds '|'"},
 	}
 	for _, tt := range tests {
 		ios, _, _, _ := iostreams.Test()

@@ -16,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -41,9 +40,11 @@ const MaxParallel = 32
 
 // Options are the inputs of `paycli walletpay`.
 type Options struct {
-	IO             *iostreams.IOStreams
-	Config         func() (*config.Config, error)
-	Format         func() (render.Format, error)
+	IO     *iostreams.IOStreams
+	Config func() (*config.Config, error)
+	Format func() (render.Format, error)
+	// JSON writes -o json and --jq output.
+	JSON           *cmdutil.JSONFlags
 	Gateway        func() (*gateway.Client, error)
 	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
 	// JournalPath returns where the journal lives.
@@ -119,6 +120,9 @@ invoice (nothing charged), 7 outcome unknown; see 'paycli help exit-codes'.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			single := []string{"invoice", "token", "name", "surname", "email"}
 			if opts.Batch != "" {
+				if cmd.Flags().Changed("jq") {
+					return cmdutil.UsageErrorf("--jq filters a single payment's result; a batch prints JSON Lines already (pipe them to jq)")
+				}
 				for _, name := range append(single, "dry-run") {
 					if cmd.Flags().Changed(name) {
 						return cmdutil.UsageErrorf("--%s cannot be used with --batch: each line of the batch carries its own payment", name)
@@ -171,6 +175,8 @@ invoice (nothing charged), 7 outcome unknown; see 'paycli help exit-codes'.`,
 	for _, name := range []string{"invoice", "name", "surname", "email", "parallel"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}
+	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	opts.Format = opts.JSON.Format(f.OutputFormat)
 	return cmd
 }
 
@@ -201,39 +207,10 @@ func Run(ctx context.Context, opts *Options) error {
 	return runSingle(ctx, opts)
 }
 
-// readToken resolves --token: the token itself, @path, or - for stdin.
-func readToken(opts *Options) (string, error) {
-	v := opts.Token
-	switch {
-	case v == "-":
-		b, err := io.ReadAll(io.LimitReader(opts.IO.In, 1<<20))
-		if err != nil {
-			return "", cmdutil.UsageErrorf("reading --token from stdin: %v", err)
-		}
-		if strings.TrimSpace(string(b)) == "" {
-			return "", cmdutil.UsageErrorf("invalid --token: stdin held no token")
-		}
-		return strings.TrimSpace(string(b)), nil
-	case strings.HasPrefix(v, "@"):
-		path := strings.TrimPrefix(v, "@")
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return "", cmdutil.UsageErrorf("invalid --token: reading %s: %v", path, unwrapPathError(err))
-		}
-		if strings.TrimSpace(string(b)) == "" {
-			return "", cmdutil.UsageErrorf("invalid --token: %s is empty", path)
-		}
-		return strings.TrimSpace(string(b)), nil
-	}
-	return strings.TrimSpace(v), nil
-}
-
-func unwrapPathError(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
+// readToken resolves --token: the token itself, @path, or - for stdin,
+// bounded and interruptible (cmdutil.ReadValue).
+func readToken(ctx context.Context, opts *Options) (string, error) {
+	return cmdutil.ReadValue(ctx, opts.IO.In, "token", opts.Token, "token")
 }
 
 // newPayer builds what payments share: configuration, client, journal.
@@ -280,7 +257,7 @@ func openJournal(opts *Options, p *payer) error {
 }
 
 func runSingle(ctx context.Context, opts *Options) error {
-	token, err := readToken(opts)
+	token, err := readToken(ctx, opts)
 	if err != nil {
 		return err
 	}
@@ -347,7 +324,7 @@ func runSingle(ctx context.Context, opts *Options) error {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: the outcome (%s) could not be written to the journal: %v\n", res.class, res.journalErr)
 	}
 	if res.class == journal.Succeeded {
-		return writeResult(opts, format, res.data)
+		return writeResult(ctx, opts, format, res.data)
 	}
 	return explainFailure(pm.Invoice, res, opts.StatusFlags)
 }

@@ -161,7 +161,7 @@ func newFixture(t *testing.T) *fixture {
 func sandboxToken(t *testing.T, amount string) string {
 	t.Helper()
 	tok, err := sandbox.IssueWalletToken(sandbox.WalletRequest{Amount: decimal.RequireFromString(amount), Currency: "TRY",
-		CardNumber: sandbox.DefaultWalletCard, Wallet: sandbox.WalletDeviceVendor, TTL: time.Hour}, now, "jti-"+amount)
+		CardNumber: sandbox.DefaultWalletCard, Wallet: sandbox.WalletDeviceVendor, TTL: time.Hour}, now, sandbox.NewTokenID()) // a wallet token pays once
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +284,7 @@ func TestTokenFromStdinAndFile(t *testing.T) {
 	tok := sandboxToken(t, "150.00")
 	fx.in.WriteString("\n  " + tok + "\n\n")
 	fx.opts.Token = "-"
-	if got, err := readToken(fx.opts); err != nil || got != tok {
+	if got, err := readToken(context.Background(), fx.opts); err != nil || got != tok {
 		t.Errorf("stdin: %q, %v", got, err)
 	}
 	path := filepath.Join(t.TempDir(), "tok")
@@ -292,7 +292,7 @@ func TestTokenFromStdinAndFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	fx.opts.Token = "@" + path
-	if got, err := readToken(fx.opts); err != nil || got != tok {
+	if got, err := readToken(context.Background(), fx.opts); err != nil || got != tok {
 		t.Errorf("file: %q, %v", got, err)
 	}
 }

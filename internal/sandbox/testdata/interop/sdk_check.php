@@ -79,3 +79,74 @@ if (isset($argv[2])) {
     [$code, $res] = call("$base/api/checkstatus", ['merchant_key' => $merchantKey, 'invoice_id' => $invoice, 'hash_key' => $hash], $token);
     check($res['status_code'] == 100 && $res['transaction_status'] == 'Completed', 'checkstatus after walletPay');
 }
+
+// The merchant API, called the way the SDK's samples call it: a 2D
+// pre-authorization of the items of create_non_secure_payment.php (floats,
+// an items array, installments as a string), its capture, a refund, the
+// installment lookups, and a 3D sale completed by the merchant.
+$items = [
+    ['name' => 'Test Product 1', 'price' => 100, 'quantity' => 1, 'description' => 'd1'],
+    ['name' => 'Test Product 2', 'price' => 50, 'quantity' => 2, 'description' => 'd2'],
+    ['name' => 'Test Product 3', 'price' => 50.35, 'quantity' => 1, 'description' => 'd3'],
+];
+$total = 0;
+foreach ($items as $it) { $total += $it['price'] * $it['quantity']; }
+$invoice = 'PHP-2D-' . bin2hex(random_bytes(6));
+$pay = ['merchant_key' => $merchantKey, 'currency_code' => 'TRY', 'cc_holder_name' => 'John Doe',
+    'cc_no' => '4508034508034509', 'expiry_month' => '12', 'expiry_year' => '2030', 'cvv' => '000',
+    'items' => $items, 'installments_number' => '3', 'name' => 'John', 'surname' => 'Doe',
+    'invoice_id' => $invoice, 'total' => $total, 'cancel_url' => 'https://merchant.test/fail',
+    'return_url' => 'https://merchant.test/ok', 'bill_email' => 'example@example.com',
+    'transaction_type' => 'PreAuth', 'sale_web_hook_key' => 'sales',
+    'hash_key' => generateHashKey("$total|3|TRY|$merchantKey|$invoice", $appSecret)];
+[$code, $res] = call("$base/api/paySmart2D", $pay, $token);
+check($res['status_code'] === 100 && $res['data']['sipay_status'] === 1 && $res['data']['transaction_type'] === 'PreAuth'
+    && strpos(json_encode($res), '4508034508034509') === false, 'paySmart2D PreAuth of 350.35 TRY in 3 installments');
+$order = $res['data']['order_id'];
+
+$capture = 200.0;
+[$code, $res] = call("$base/api/confirmPayment", ['merchant_key' => $merchantKey, 'invoice_id' => $invoice, 'total' => $capture,
+    'status' => 1, 'hash_key' => generateHashKey("$merchantKey|$invoice|1", $appSecret)], $token);
+check($res['status_code'] === 100 && $res['transaction_status'] === 'Completed' && $res['order_id'] === $order, 'confirmPayment captures 200');
+[$code, $res] = call("$base/api/confirmPayment", ['merchant_key' => $merchantKey, 'invoice_id' => $invoice,
+    'status' => 2, 'hash_key' => generateHashKey("$merchantKey|$invoice|2", $appSecret)], $token);
+check($res['status_code'] !== 100, 'confirmPayment cannot cancel a captured pre-authorization');
+
+$refund = 200;
+[$code, $res] = call("$base/api/refund", ['invoice_id' => $invoice, 'amount' => $refund, 'app_id' => $appId, 'app_secret' => $appSecret,
+    'merchant_key' => $merchantKey, 'hash_key' => generateHashKey("$refund|$invoice|$merchantKey", $appSecret),
+    'refund_web_hook_key' => 'refunds'], $token);
+check($res['status_code'] === 100 && $res['order_no'] === $order && $res['invoice_id'] === $invoice && $res['ref_no'] !== '', 'refund 200 without a refund_transaction_id');
+[$code, $res] = call("$base/api/checkstatus", ['merchant_key' => $merchantKey, 'invoice_id' => $invoice, 'include_pending_status' => true,
+    'show_refund_info' => 'Y', 'hash_key' => generateHashKey("$invoice|$merchantKey", $appSecret)], $token);
+check($res['status_code'] === 100 && $res['transaction_status'] === 'Refunded' && $res['total_refunded_amount'] == 200
+    && count($res['refund_info']) === 1, 'checkstatus shows the refund');
+
+[$code, $res] = call("$base/api/getpos", ['credit_card' => '540667', 'amount' => 100.0, 'currency_code' => 'TRY', 'merchant_key' => $merchantKey], $token);
+check($res['status_code'] === 100 && count($res['data']) > 1 && $res['data'][0]['card_program'] === 'WORLD' && $res['data'][0]['installments_number'] === 1, 'getpos 540667');
+[$code, $res] = call("$base/api/getpos", ['credit_card' => '111111', 'amount' => 100.0, 'currency_code' => 'TRY', 'merchant_key' => $merchantKey], $token);
+check($res['status_code'] === 100 && count($res['data']) === 1, 'getpos of a foreign card');
+[$code, $res] = call("$base/api/installments", ['merchant_key' => $merchantKey], $token);
+check($res['status_code'] === 100 && is_array($res['installments']), 'installments');
+
+// 3D completed by the merchant: the payment form, the challenge, then /payment/complete.
+$invoice = 'PHP-3D-' . bin2hex(random_bytes(6));
+$form = ['merchant_key' => $merchantKey, 'currency_code' => 'TRY', 'cc_holder_name' => 'John Doe', 'cc_no' => '4355084355084358',
+    'expiry_month' => '12', 'expiry_year' => '2030', 'cvv' => '000', 'installments_number' => 1, 'name' => 'John', 'surname' => 'Doe',
+    'invoice_id' => $invoice, 'total' => 75.5, 'cancel_url' => 'https://merchant.test/fail', 'return_url' => 'https://merchant.test/ok',
+    'payment_completed_by' => 'merchant', 'hash_key' => generateHashKey("75.5|1|TRY|$merchantKey|$invoice", $appSecret)];
+$ctx = stream_context_create(['http' => ['method' => 'POST', 'header' => "Content-Type: application/x-www-form-urlencoded\r\n",
+    'content' => http_build_query($form), 'ignore_errors' => true]]);
+$page = file_get_contents("$base/api/paySmart3D", false, $ctx);
+check(preg_match('#name="order_id" value="([^"]+)"#', $page, $m) === 1, 'paySmart3D answers the challenge page');
+$ctx = stream_context_create(['http' => ['method' => 'POST', 'header' => "Content-Type: application/x-www-form-urlencoded\r\nAccept: application/json\r\n",
+    'content' => http_build_query(['order_id' => $m[1], 'decision' => 'approve']), 'ignore_errors' => true]]);
+$res = json_decode(file_get_contents("$base/__sandbox/3d/challenge", false, $ctx), true);
+check($res['order_id'] === $m[1] && $res['url'] === 'https://merchant.test/ok', '3D challenge approved');
+$order = $m[1];
+[$code, $res] = call("$base/payment/complete", ['merchant_key' => $merchantKey, 'invoice_id' => $invoice, 'order_id' => 'VP-NOT-IT',
+    'status' => 'complete', 'hash_key' => generateHashKey("$merchantKey|$invoice|VP-NOT-IT|complete", $appSecret)], $token);
+check($res['status_code'] === 31, 'payment/complete refuses an unknown order id');
+[$code, $res] = call("$base/payment/complete", ['merchant_key' => $merchantKey, 'invoice_id' => $invoice, 'order_id' => $order,
+    'status' => 'complete', 'hash_key' => generateHashKey("$merchantKey|$invoice|$order|complete", $appSecret)], $token);
+check($res['status_code'] === 100 && $res['data']['order_id'] === $order && $res['data']['status'] === 'Completed', 'payment/complete');

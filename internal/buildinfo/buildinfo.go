@@ -1,11 +1,11 @@
-// Package build carries the version stamped into the binary at link time:
+// Package buildinfo carries the version stamped into the binary at link time:
 //
-//	go build -ldflags "-X github.com/paycli/paycli/internal/build.Version=1.2.3 \
-//	  -X github.com/paycli/paycli/internal/build.Commit=abc123 \
-//	  -X github.com/paycli/paycli/internal/build.Date=2026-11-22T10:00:00Z"
+//	go build -ldflags "-X github.com/paycli/paycli/internal/buildinfo.Version=1.2.3 \
+//	  -X github.com/paycli/paycli/internal/buildinfo.Commit=abc123 \
+//	  -X github.com/paycli/paycli/internal/buildinfo.Date=2026-11-22T10:00:00Z"
 //
 // The linker writes these; nothing assigns them at run time.
-package build
+package buildinfo
 
 import (
 	"runtime/debug"

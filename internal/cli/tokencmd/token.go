@@ -1,5 +1,5 @@
-// Package token implements `paycli token`: a bearer token for scripts.
-package token
+// Package tokencmd implements `paycli token`: a bearer token for scripts.
+package tokencmd
 
 import (
 	"context"
@@ -24,6 +24,8 @@ type Options struct {
 	Gateway        func() (*gateway.Client, error)
 	TokenCache     func() (*gateway.FileTokenCache, error)
 	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
+	// JSON writes -o json and --jq output.
+	JSON *cmdutil.JSONFlags
 
 	// Refresh fetches a new token even when the cached one is good.
 	Refresh bool
@@ -76,6 +78,8 @@ tells whether the token came from the cache.`,
 	}
 	cmd.Flags().BoolVar(&opts.Refresh, "refresh", false, "get a new token even if the cached one is still good")
 	cmd.Flags().BoolVar(&opts.Clear, "clear", false, "delete this profile's cached token and print nothing")
+	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	opts.Format = opts.JSON.Format(f.OutputFormat)
 	return cmd
 }
 
@@ -122,7 +126,7 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	switch format {
 	case render.JSON:
-		return render.WriteJSON(opts.IO.Out, out)
+		return opts.JSON.Write(ctx, opts.IO.Out, out)
 	case render.CSV, render.TSV:
 		exp := ""
 		if out.ExpiresAt != nil {

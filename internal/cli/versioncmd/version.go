@@ -1,11 +1,11 @@
-// Package version implements `paycli version`.
-package version
+// Package versioncmd implements `paycli version`.
+package versioncmd
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/paycli/paycli/internal/build"
+	"github.com/paycli/paycli/internal/buildinfo"
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/render"
@@ -15,14 +15,16 @@ import (
 // Options are the inputs of `paycli version`.
 type Options struct {
 	IO     *iostreams.IOStreams
-	Info   build.Info
+	Info   buildinfo.Info
 	Format func() (render.Format, error)
+	// JSON writes -o json and --jq output.
+	JSON *cmdutil.JSONFlags
 }
 
 // NewCmdVersion builds `paycli version`.
 func NewCmdVersion(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{IO: f.IOStreams, Format: f.OutputFormat}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print paycli's version, commit and build date",
 		Args:  cmdutil.NoArgs,
@@ -34,10 +36,13 @@ func NewCmdVersion(f *cmdutil.Factory, runF func(context.Context, *Options) erro
 			return Run(cmd.Context(), opts)
 		},
 	}
+	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	opts.Format = opts.JSON.Format(f.OutputFormat)
+	return cmd
 }
 
 // Run prints the version.
-func Run(_ context.Context, opts *Options) error {
+func Run(ctx context.Context, opts *Options) error {
 	format, err := opts.Format()
 	if err != nil {
 		return err
@@ -45,7 +50,7 @@ func Run(_ context.Context, opts *Options) error {
 	i := opts.Info
 	switch format {
 	case render.JSON:
-		return render.WriteJSON(opts.IO.Out, i)
+		return opts.JSON.Write(ctx, opts.IO.Out, i)
 	case render.CSV, render.TSV:
 		return render.WriteRecords(opts.IO.Out, format, []string{"version", "commit", "date", "go"},
 			[][]string{{i.Version, i.Commit, i.Date, i.Go}})

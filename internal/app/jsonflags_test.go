@@ -1,0 +1,44 @@
+package app
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// TestDataCommandsTakeJQ lists the commands that print data and checks that
+// each takes --jq (from cmdutil.JSONFlags), and that no other command does.
+// A new command that prints data belongs in this list.
+func TestDataCommandsTakeJQ(t *testing.T) {
+	want := []string{
+		"paycli commissions",
+		"paycli config list",
+		"paycli config profiles",
+		"paycli hash layouts",
+		"paycli hash validate",
+		"paycli journal",
+		"paycli sandbox bench",
+		"paycli sandbox credentials",
+		"paycli sandbox soak",
+		"paycli status",
+		"paycli token",
+		"paycli version",
+		"paycli walletpay",
+	}
+	var got []string
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Flags().Lookup("jq") != nil {
+			got = append(got, c.CommandPath())
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(NewCommandTree())
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("commands with --jq:\n%q\nwant:\n%q", got, want)
+	}
+}

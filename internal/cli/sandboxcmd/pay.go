@@ -1,0 +1,359 @@
+package sandboxcmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/commission"
+	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/hashkey"
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/render"
+	"github.com/paycli/paycli/internal/sandbox"
+	"github.com/shopspring/decimal"
+	"github.com/spf13/cobra"
+)
+
+// PayOptions are the inputs of `paycli sandbox pay`.
+type PayOptions struct {
+	IO     *iostreams.IOStreams
+	Format func() (render.Format, error)
+	// BaseURL finds the sandbox to pay at (the running serve, or one
+	// started in this process, as --sandbox does).
+	BaseURL      func(ctx context.Context) (string, error)
+	Card         string
+	Amount       decimal.Decimal
+	Currency     string
+	Installments int
+	PreAuth      bool
+	ThreeD       bool
+	CompletedBy  string
+	Decline3D    bool
+	Invoice      string
+	WebHookKey   string
+}
+
+// PayResult is what `paycli sandbox pay` prints (-o json: this object).
+type PayResult struct {
+	InvoiceID         string `json:"invoice_id"`
+	OrderID           string `json:"order_id"`
+	StatusCode        int    `json:"status_code"`
+	StatusDescription string `json:"status_description"`
+	TransactionStatus string `json:"transaction_status"`
+	TransactionType   string `json:"transaction_type"`
+	Amount            string `json:"amount"`
+	Currency          string `json:"currency"`
+	Installments      int    `json:"installments"`
+	Card              string `json:"card"`
+}
+
+// NewCmdPay builds `paycli sandbox pay`.
+func NewCmdPay(f *cmdutil.Factory, runF func(context.Context, *PayOptions) error) *cobra.Command {
+	opts := &PayOptions{IO: f.IOStreams, Format: f.OutputFormat, BaseURL: func(ctx context.Context) (string, error) {
+		cfg, err := Overlay(ctx, f, &config.Config{})
+		if err != nil {
+			return "", err
+		}
+		return cfg.BaseURL, nil
+	}}
+	var amount string
+	cmd := &cobra.Command{
+		Use:   "pay --amount AMOUNT --currency CODE [--card NUMBER]",
+		Short: "Make a card sale at the sandbox (2D, pre-authorization or 3D)",
+		Long: `Make a card sale at the sandbox through its HTTP API, with the sandbox's
+credentials, and print its invoice id, order id and status: test data for
+refund, pre-authorization and completion commands. It talks to the running
+'paycli sandbox serve', or starts one inside paycli for the one command.
+
+The sale is a paySmart2D payment (Auth), or with --preauth a
+pre-authorization (PreAuth) to capture or cancel later. With --3d it is a
+paySmart3D payment whose challenge this command answers (approve, or decline
+with --decline-3d); with --completed-by merchant an approved sale then waits
+for /payment/complete. The published test cards choose the provider's answer
+(docs/sandbox.md), as do the magic amounts (.41 declined, .69 pending). The
+card number is sent to the sandbox only; it prints the first six and last four
+digits.`,
+		Example: `  paycli sandbox pay --amount 150.00 --currency TRY
+  paycli sandbox pay --amount 200 --currency TRY --preauth --invoice INV-PA-1
+  paycli sandbox pay --amount 50 --currency TRY --3d --completed-by merchant -o json
+  paycli sandbox pay --card 4355080000000518 --amount 10 --currency TRY`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			d, err := decimal.NewFromString(amount)
+			if err != nil || !d.IsPositive() {
+				return cmdutil.UsageErrorf("invalid --amount %q: want a positive amount, e.g. 150.00", amount)
+			}
+			opts.Amount = d
+			opts.Currency = strings.ToUpper(opts.Currency)
+			if len(opts.Currency) != 3 || strings.Trim(opts.Currency, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
+				return cmdutil.UsageErrorf("invalid --currency %q: want a three-letter code such as TRY, USD or EUR", opts.Currency)
+			}
+			if err := sandbox.ValidateCardNumber(opts.Card); err != nil {
+				return cmdutil.UsageErrorf("invalid --card: %v", err)
+			}
+			if opts.Installments < 1 || opts.Installments > 99 {
+				return cmdutil.UsageErrorf("invalid --installments %d: want a whole number from 1 to 99", opts.Installments)
+			}
+			if (cmd.Flags().Changed("completed-by") || opts.Decline3D) && !opts.ThreeD {
+				return cmdutil.UsageErrorf("--completed-by and --decline-3d need --3d")
+			}
+			if err := cmdutil.OneOf("completed-by", opts.CompletedBy, sandbox.CompletedByApp, sandbox.CompletedByMerchant); err != nil {
+				return err
+			}
+			if opts.Invoice == "" {
+				opts.Invoice = "SBX-" + sandbox.NewTokenID()[:12]
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return PayRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&amount, "amount", "", "sale total, e.g. 150.00 (required)")
+	cmd.Flags().StringVar(&opts.Currency, "currency", "", "ISO 4217 currency code, e.g. TRY (required)")
+	cmd.Flags().StringVar(&opts.Card, "card", sandbox.DefaultWalletCard, "card number (a published test card chooses the answer)")
+	cmd.Flags().IntVar(&opts.Installments, "installments", 1, "installment count")
+	cmd.Flags().BoolVar(&opts.PreAuth, "preauth", false, "make a pre-authorization (PreAuth) instead of a sale (Auth)")
+	cmd.Flags().BoolVar(&opts.ThreeD, "3d", false, "pay with 3D Secure (paySmart3D) and answer its challenge")
+	cmd.Flags().StringVar(&opts.CompletedBy, "completed-by", sandbox.CompletedByApp, "with --3d: who completes the payment, app or merchant")
+	cmd.Flags().BoolVar(&opts.Decline3D, "decline-3d", false, "with --3d: decline the challenge")
+	cmd.Flags().StringVar(&opts.Invoice, "invoice", "", "invoice id (default: a new SBX-… id)")
+	cmd.Flags().StringVar(&opts.WebHookKey, "webhook-key", "", "sale_web_hook_key to name in the request")
+	_ = cmd.MarkFlagRequired("amount")
+	_ = cmd.MarkFlagRequired("currency")
+	_ = cmd.RegisterFlagCompletionFunc("currency", completeScheduleCurrency)
+	_ = cmd.RegisterFlagCompletionFunc("card", completeTestCard)
+	_ = cmd.RegisterFlagCompletionFunc("completed-by", cobra.FixedCompletions([]string{sandbox.CompletedByApp, sandbox.CompletedByMerchant}, cobra.ShellCompDirectiveNoFileComp))
+	for _, name := range []string{"amount", "installments", "invoice", "webhook-key"} {
+		_ = cmd.RegisterFlagCompletionFunc(name, noValueCompletion)
+	}
+	return cmd
+}
+
+// sandboxClient talks to a sandbox over loopback, bypassing proxies.
+type sandboxClient struct {
+	base   string
+	http   *http.Client
+	bearer string
+}
+
+// post sends a JSON or form body and decodes a JSON answer.
+func (c *sandboxClient) post(ctx context.Context, path string, body io.Reader, contentType string, out any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, body)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("Accept", "application/json")
+	if c.bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+c.bearer)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("sandbox %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return fmt.Errorf("sandbox %s: %w", path, err)
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("sandbox %s: HTTP %d, not a JSON answer", path, resp.StatusCode)
+	}
+	return nil
+}
+
+func (c *sandboxClient) postJSON(ctx context.Context, path string, body any, out any) error {
+	data, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	return c.post(ctx, path, bytes.NewReader(data), "application/json", out)
+}
+
+// sandboxAnswer is the part of an answer pay reads.
+type sandboxAnswer struct {
+	StatusCode        int    `json:"status_code"`
+	StatusDescription string `json:"status_description"`
+	OrderID           string `json:"order_id"`
+	TransactionStatus string `json:"transaction_status"`
+	TransactionType   string `json:"transaction_type"`
+	Data              struct {
+		Token   string `json:"token"`
+		OrderID string `json:"order_id"`
+	} `json:"data"`
+}
+
+// PayRun makes the sale and prints it.
+func PayRun(ctx context.Context, opts *PayOptions) error {
+	format, err := opts.Format()
+	if err != nil {
+		return err
+	}
+	base, err := opts.BaseURL(ctx)
+	if err != nil {
+		return err
+	}
+	c := &sandboxClient{base: base, http: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: nil}}}
+	defer c.http.CloseIdleConnections()
+	var tok sandboxAnswer
+	if err := c.postJSON(ctx, "/api/token", map[string]string{"app_id": sandbox.AppID, "app_secret": sandbox.AppSecret}, &tok); err != nil {
+		return err
+	}
+	if tok.StatusCode != 100 || tok.Data.Token == "" {
+		return fmt.Errorf("sandbox token: status_code %d: %s", tok.StatusCode, tok.StatusDescription)
+	}
+	c.bearer = tok.Data.Token
+
+	total := opts.Amount.String()
+	n := strconv.Itoa(opts.Installments)
+	hk, err := hashkey.Generate(sandbox.AppSecret, hashkey.Join(total, n, opts.Currency, sandbox.MerchantKey, opts.Invoice))
+	if err != nil {
+		return err
+	}
+	txType := sandbox.TypeAuth
+	if opts.PreAuth {
+		txType = sandbox.TypePreAuth
+	}
+	month := "12"
+	year := strconv.Itoa(time.Now().Year() + 3)
+	body := map[string]string{
+		"merchant_key": sandbox.MerchantKey, "hash_key": hk, "invoice_id": opts.Invoice, "invoice_description": "paycli sandbox pay",
+		"total": total, "currency_code": opts.Currency, "installments_number": n, "transaction_type": txType,
+		"cc_holder_name": "Sandbox Buyer", "cc_no": opts.Card, "expiry_month": month, "expiry_year": year, "cvv": "000",
+		"name": "Sandbox", "surname": "Buyer", "bill_email": "buyer@example.com", "sale_web_hook_key": opts.WebHookKey,
+		"items": fmt.Sprintf(`[{"name":"Sandbox item","price":%q,"quantity":1}]`, total),
+	}
+	minor, ok := commission.MinorUnit(opts.Currency)
+	if !ok {
+		minor = 2
+	}
+	res := PayResult{InvoiceID: opts.Invoice, Amount: opts.Amount.StringFixed(minor), Currency: opts.Currency, Installments: opts.Installments,
+		TransactionType: txType, Card: opts.Card[:6] + strings.Repeat("*", len(opts.Card)-10) + opts.Card[len(opts.Card)-4:]}
+	var ans sandboxAnswer
+	if opts.ThreeD {
+		err = pay3D(ctx, c, body, opts, &ans)
+	} else {
+		err = c.postJSON(ctx, "/api/paySmart2D", body, &ans)
+	}
+	if err != nil {
+		return err
+	}
+	res.StatusCode, res.StatusDescription = ans.StatusCode, ans.StatusDescription
+	res.OrderID = ans.OrderID
+	if res.OrderID == "" {
+		res.OrderID = ans.Data.OrderID
+	}
+	if res.OrderID != "" {
+		var st sandboxAnswer
+		sh, err := hashkey.Generate(sandbox.AppSecret, hashkey.Join(opts.Invoice, sandbox.MerchantKey))
+		if err != nil {
+			return err
+		}
+		if err := c.postJSON(ctx, "/api/checkstatus", map[string]string{"merchant_key": sandbox.MerchantKey,
+			"invoice_id": opts.Invoice, "hash_key": sh}, &st); err != nil {
+			return err
+		}
+		res.TransactionStatus = st.TransactionStatus
+	}
+	if err := writePayResult(opts.IO.Out, format, res); err != nil {
+		return err
+	}
+	switch res.StatusCode {
+	case 100, 69:
+		return nil
+	case 41:
+		return cmdutil.WithKind(cmdutil.KindDeclined, fmt.Errorf("the sandbox declined the sale: %s", res.StatusDescription), "")
+	case 3:
+		return cmdutil.WithKind(cmdutil.KindDuplicate, fmt.Errorf("invoice %s was already used at the sandbox", opts.Invoice),
+			"Pick another --invoice, or leave it out for a new one.")
+	}
+	return cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("the sandbox refused the sale: status_code %d: %s", res.StatusCode, res.StatusDescription), "")
+}
+
+// pay3D posts the payment as a browser form to paySmart3D and answers the
+// challenge the way its page's buttons do.
+func pay3D(ctx context.Context, c *sandboxClient, body map[string]string, opts *PayOptions, ans *sandboxAnswer) error {
+	form := url.Values{}
+	for k, v := range body {
+		form.Set(k, v)
+	}
+	form.Set("payment_completed_by", opts.CompletedBy)
+	form.Set("return_url", "https://merchant.invalid/3d/return")
+	form.Set("cancel_url", "https://merchant.invalid/3d/cancel")
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/api/paySmart3D", strings.NewReader(form.Encode()))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("sandbox paySmart3D: %w", err)
+	}
+	page, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	if err != nil {
+		return fmt.Errorf("sandbox paySmart3D: %w", err)
+	}
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+		// A refusal is JSON, as for any request.
+		if err := json.Unmarshal(page, ans); err != nil {
+			return fmt.Errorf("sandbox paySmart3D: HTTP %d, neither a challenge page nor a JSON answer", resp.StatusCode)
+		}
+		return nil
+	}
+	orderID, ok := hiddenValue(string(page), "order_id")
+	if !ok {
+		return errors.New("sandbox paySmart3D: the challenge page names no order_id")
+	}
+	decision := "approve"
+	if opts.Decline3D {
+		decision = "decline"
+	}
+	return c.post(ctx, sandbox.ChallengePath, strings.NewReader(url.Values{"order_id": {orderID}, "decision": {decision}}.Encode()),
+		"application/x-www-form-urlencoded", ans)
+}
+
+// hiddenValue finds the value of a hidden input named name in a page the
+// sandbox wrote.
+func hiddenValue(page, name string) (string, bool) {
+	marker := `name="` + name + `" value="`
+	i := strings.Index(page, marker)
+	if i < 0 {
+		return "", false
+	}
+	rest := page[i+len(marker):]
+	j := strings.IndexByte(rest, '"')
+	if j < 0 {
+		return "", false
+	}
+	return rest[:j], true
+}
+
+func writePayResult(w io.Writer, format render.Format, res PayResult) error {
+	if format == render.JSON {
+		return render.WriteJSON(w, res)
+	}
+	header := []string{"invoice_id", "order_id", "status", "transaction_type", "amount", "installments", "card", "answer"}
+	row := []string{res.InvoiceID, res.OrderID, res.TransactionStatus, res.TransactionType, res.Amount + " " + res.Currency,
+		strconv.Itoa(res.Installments), res.Card, fmt.Sprintf("%d %s", res.StatusCode, res.StatusDescription)}
+	if format == render.CSV || format == render.TSV {
+		return render.WriteRecords(w, format, header, [][]string{row})
+	}
+	for i, name := range header {
+		if _, err := fmt.Fprintf(w, "%-17s %s\n", name+":", row[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,115 @@
+package sandboxcmd
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/render"
+	"github.com/paycli/paycli/internal/sandbox"
+)
+
+// paySandbox serves a sandbox over a fresh state for pay's tests.
+func paySandbox(t *testing.T) *sandbox.Server {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{StateDir: t.TempDir(), LockTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
+	return srv
+}
+
+func runPay(t *testing.T, srv *sandbox.Server, format render.Format, args ...string) (PayResult, string, error) {
+	t.Helper()
+	f, ios := testFactory(t, nil)
+	out := ios.Out.(interface{ String() string })
+	var ran *PayOptions
+	cmd := NewCmdPay(f, func(ctx context.Context, o *PayOptions) error { ran = o; return nil })
+	if err := runCmd(cmd, args...); err != nil {
+		return PayResult{}, "", err
+	}
+	ran.Format = func() (render.Format, error) { return format, nil }
+	ran.BaseURL = func(context.Context) (string, error) { return srv.BaseURL, nil }
+	err := PayRun(context.Background(), ran)
+	var res PayResult
+	if format == render.JSON {
+		_ = json.Unmarshal([]byte(out.String()), &res)
+	}
+	return res, out.String(), err
+}
+
+func TestPayMakesSales(t *testing.T) {
+	srv := paySandbox(t)
+	res, _, err := runPay(t, srv, render.JSON, "--amount", "150.00", "--currency", "try", "--invoice", "INV-P1", "--installments", "3")
+	if err != nil || res.StatusCode != 100 || res.TransactionStatus != "Completed" || res.OrderID == "" || res.Installments != 3 ||
+		res.Card != "435508******4358" {
+		t.Fatalf("%+v %v", res, err)
+	}
+	res, _, err = runPay(t, srv, render.JSON, "--amount", "200", "--currency", "TRY", "--preauth")
+	if err != nil || res.TransactionStatus != "Pre-Authorized" || res.TransactionType != "PreAuth" || !strings.HasPrefix(res.InvoiceID, "SBX-") {
+		t.Fatalf("preauth: %+v %v", res, err)
+	}
+	res, _, err = runPay(t, srv, render.JSON, "--amount", "50", "--currency", "TRY", "--3d", "--completed-by", "merchant", "--webhook-key", "hook")
+	if err != nil || res.TransactionStatus != "Pending" || res.StatusCode != 100 {
+		t.Fatalf("3D completed by the merchant: %+v %v", res, err)
+	}
+	res, _, err = runPay(t, srv, render.JSON, "--amount", "50", "--currency", "TRY", "--3d", "--decline-3d")
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindDeclined || res.TransactionStatus != "Failed" {
+		t.Fatalf("declined challenge: %+v %v", res, err)
+	}
+	_, text, err := runPay(t, srv, render.Table, "--amount", "10", "--currency", "TRY", "--card", "4355080000000518")
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindDeclined || !strings.Contains(text, "status:           Failed") ||
+		strings.Contains(text, "4355080000000518") {
+		t.Fatalf("declined card: %v\n%s", err, text)
+	}
+	_, _, err = runPay(t, srv, render.JSON, "--amount", "150.00", "--currency", "TRY", "--invoice", "INV-P1")
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindDuplicate {
+		t.Errorf("invoice used twice: %v", err)
+	}
+}
+
+func TestPayFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"--amount", "0", "--currency", "TRY"},
+		{"--amount", "x", "--currency", "TRY"},
+		{"--amount", "1", "--currency", "TR"},
+		{"--amount", "1", "--currency", "TRY", "--card", "4355084355084359"},
+		{"--amount", "1", "--currency", "TRY", "--installments", "0"},
+		{"--amount", "1", "--currency", "TRY", "--completed-by", "merchant"},
+		{"--amount", "1", "--currency", "TRY", "--3d", "--completed-by", "bank"},
+	} {
+		f, _ := testFactory(t, nil)
+		cmd := NewCmdPay(f, func(context.Context, *PayOptions) error { t.Fatalf("%v ran", args); return nil })
+		if err := runCmd(cmd, args...); !isUsage(err) {
+			t.Errorf("%v: %v, want a usage error", args, err)
+		}
+	}
+}
+
+func TestServeNoPartialRefundsFlag(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want bool
+	}{{nil, false}, {[]string{"--no-partial-refunds"}, true}} {
+		got, err := parseServe(t, tt.args...)
+		if err != nil || got.NoPartialRefunds != tt.want {
+			t.Errorf("%v: %+v %v", tt.args, got, err)
+		}
+	}
+}
+
+func TestPayCardCompletion(t *testing.T) {
+	got, _ := completeTestCard(nil, nil, "")
+	if len(got) != len(sandbox.TestCards) || got[0] != "4355084355084358\tapproves" || got[len(got)-1] != "4355080000003009\trequires 3D" {
+		t.Errorf("%q", got)
+	}
+}

@@ -1,0 +1,111 @@
+package cmdutil
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/paycli/paycli/internal/render"
+)
+
+// runJSONCmd runs a command that writes doc through AddJSONFlags, with a
+// root carrying -o as paycli's root does.
+func runJSONCmd(t *testing.T, doc any, args ...string) (format render.Format, stdout string, err error) {
+	t.Helper()
+	root := &cobra.Command{Use: "paycli", SilenceErrors: true, SilenceUsage: true}
+	root.PersistentFlags().StringP("output", "o", "table", "")
+	var out bytes.Buffer
+	cmd := &cobra.Command{Use: "show", RunE: func(cmd *cobra.Command, args []string) error { return nil }}
+	jf := AddJSONFlags(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		f, err := jf.Format(func() (render.Format, error) {
+			o, _ := cmd.Flags().GetString("output")
+			return render.ParseFormat(o)
+		})()
+		if err != nil {
+			return err
+		}
+		format = f
+		if f != render.JSON {
+			return nil
+		}
+		return jf.Write(cmd.Context(), &out, doc)
+	}
+	root.AddCommand(cmd)
+	root.SetArgs(append([]string{"show"}, args...))
+	err = root.ExecuteContext(context.Background())
+	return format, out.String(), err
+}
+
+func TestJSONFlags(t *testing.T) {
+	doc := map[string]any{"a": "text", "n": uint64(12345678901234567890), "list": []int{1, 2}}
+	tests := []struct {
+		name       string
+		args       []string
+		wantFormat render.Format
+		wantOut    string
+		wantKind   Kind
+		wantErr    string
+	}{
+		{"no jq keeps the format", nil, render.Table, "", 0, ""},
+		{"-o json prints indented JSON", []string{"-o", "json"}, render.JSON,
+			"{\n  \"a\": \"text\",\n  \"list\": [\n    1,\n    2\n  ],\n  \"n\": 12345678901234567890\n}\n", 0, ""},
+		{"--jq implies json, strings unquoted", []string{"--jq", ".a"}, render.JSON, "text\n", 0, ""},
+		{"--jq with -o json", []string{"-o", "json", "--jq", ".list"}, render.JSON, "[1,2]\n", 0, ""},
+		{"big numbers are kept exactly", []string{"--jq", ".n"}, render.JSON, "12345678901234567890\n", 0, ""},
+		{"several results, one per line", []string{"--jq", ".list[]"}, render.JSON, "1\n2\n", 0, ""},
+		{"halt keeps what came before", []string{"--jq", ".a, halt, .n"}, render.JSON, "text\n", 0, ""},
+		{"a runtime error prints nothing", []string{"--jq", `.a, error("boom")`}, render.JSON, "", KindUnexpected, "--jq: error: boom"},
+		{"a parse error is a usage error", []string{"--jq", ".["}, "", "", KindUsage, "invalid --jq expression"},
+		{"an undefined function is a usage error", []string{"--jq", "nosuch(1)"}, "", "", KindUsage, "invalid --jq expression"},
+		{"-o table with --jq is refused", []string{"-o", "table", "--jq", "."}, "", "", KindUsage, "cannot be combined with -o table"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			format, out, err := runJSONCmd(t, doc, tt.args...)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				if kind, _ := KindOf(err); kind != tt.wantKind {
+					t.Errorf("kind = %v, want %v", kind, tt.wantKind)
+				}
+			} else if err != nil {
+				t.Fatalf("err = %v", err)
+			}
+			if format != tt.wantFormat {
+				t.Errorf("format = %q, want %q", format, tt.wantFormat)
+			}
+			if out != tt.wantOut {
+				t.Errorf("stdout = %q, want %q", out, tt.wantOut)
+			}
+		})
+	}
+}
+
+func TestJSONFlagsNilWritesJSON(t *testing.T) {
+	var j *JSONFlags
+	var out bytes.Buffer
+	if err := j.WriteLine(context.Background(), &out, map[string]int{"a": 1}); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "{\"a\":1}\n" {
+		t.Errorf("WriteLine = %q", out.String())
+	}
+	if j.Filtering() {
+		t.Error("a nil JSONFlags filters")
+	}
+}
+
+func TestJSONFlagsKeepsEarlierPreRunE(t *testing.T) {
+	ran := false
+	cmd := &cobra.Command{Use: "x", PreRunE: func(*cobra.Command, []string) error { ran = true; return nil }, RunE: func(*cobra.Command, []string) error { return nil }}
+	AddJSONFlags(cmd)
+	cmd.SetArgs([]string{"--jq", "."})
+	if err := cmd.Execute(); err != nil || !ran {
+		t.Fatalf("err %v, earlier PreRunE ran %v", err, ran)
+	}
+}

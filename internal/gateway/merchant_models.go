@@ -1,0 +1,528 @@
+package gateway
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/paycli/paycli/internal/commission"
+)
+
+// plainDecimal is how the client writes an amount: digits, optionally a
+// point and more digits ("50", "50.00"). The same text goes into the
+// hash_key, so the client sends it exactly as given.
+var plainDecimal = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{1,15}(\.[0-9]{1,8})?$`) })
+
+// amountNumber checks a positive amount and returns it as a JSON number with the
+// same text (the official SDK sends amounts as numbers).
+func amountNumber(field, s string) (json.Number, error) {
+	if !plainDecimal().MatchString(s) {
+		return "", invalidRequest("%s %s is not a plain decimal like 50.00", field, shownValue(s))
+	}
+	if strings.Trim(s, "0.") == "" {
+		return "", invalidRequest("%s %s is not positive", field, shownValue(s))
+	}
+	return json.Number(s), nil
+}
+
+// invalidRequest is a request the client refuses to send.
+func invalidRequest(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalidRequest, fmt.Sprintf(format, args...))
+}
+
+// required returns an error naming the first empty field of pairs (name,
+// value, name, value, ...).
+func required(pairs ...string) error {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i+1] == "" {
+			return invalidRequest("%s is empty", pairs[i])
+		}
+	}
+	return nil
+}
+
+// RefundRequest is a refund of all or part of a sale (POST /api/refund).
+// The client adds app_id and app_secret from its credentials. HashKey uses
+// the refund layout amount|invoice_id|merchant_key and is made by the
+// caller (internal/hashkey) from the same Amount text.
+type RefundRequest struct {
+	InvoiceID string
+	// Amount is a positive decimal in the sale's currency, e.g. "50.00".
+	Amount      string
+	MerchantKey string
+	HashKey     string
+	// RefundTransactionID is the caller's id of this refund; the gateway
+	// refuses a repeated one (status_code 104), which makes a refund safe
+	// to send again with the same id after an unknown outcome.
+	RefundTransactionID string
+	// RefundWebHookKey names the merchant's refund webhook; optional.
+	RefundWebHookKey string
+}
+
+type refundWire struct {
+	InvoiceID           string      `json:"invoice_id"`
+	Amount              json.Number `json:"amount"`
+	AppID               string      `json:"app_id"`
+	AppSecret           string      `json:"app_secret"`
+	MerchantKey         string      `json:"merchant_key"`
+	HashKey             string      `json:"hash_key"`
+	RefundTransactionID string      `json:"refund_transaction_id"`
+	RefundWebHookKey    string      `json:"refund_web_hook_key,omitempty"`
+}
+
+func (r RefundRequest) wire(creds Credentials) (refundWire, error) {
+	if err := required("invoice_id", r.InvoiceID, "merchant_key", r.MerchantKey, "hash_key", r.HashKey,
+		"refund_transaction_id", r.RefundTransactionID); err != nil {
+		return refundWire{}, err
+	}
+	amount, err := amountNumber("amount", r.Amount)
+	if err != nil {
+		return refundWire{}, err
+	}
+	return refundWire{InvoiceID: r.InvoiceID, Amount: amount, AppID: creds.AppID, AppSecret: creds.AppSecret,
+		MerchantKey: r.MerchantKey, HashKey: r.HashKey, RefundTransactionID: r.RefundTransactionID,
+		RefundWebHookKey: r.RefundWebHookKey}, nil
+}
+
+// RefundResult is the answer to a refund the gateway accepted: status_code
+// 100 (refunded) or 101 (Queued: the refund request waits for the gateway
+// team's approval; a known outcome, not an error). Its fields are at the
+// top level of the body.
+type RefundResult struct {
+	StatusCode        int
+	StatusDescription string
+	// Queued is true for status_code 101.
+	Queued    bool
+	OrderNo   string
+	InvoiceID string
+	// RefNo is ref_no, or ref_number when the gateway uses that name.
+	RefNo string
+	// Extra holds the other top-level fields, as the gateway wrote them.
+	Extra map[string]json.RawMessage
+}
+
+type refundResultWire struct {
+	StatusCode        flexInt    `json:"status_code"`
+	StatusDescription flexString `json:"status_description"`
+	OrderNo           flexString `json:"order_no"`
+	InvoiceID         flexString `json:"invoice_id"`
+	RefNo             flexString `json:"ref_no"`
+	RefNumber         flexString `json:"ref_number"`
+}
+
+// UnmarshalJSON reads the top-level fields leniently (numbers or strings).
+func (r *RefundResult) UnmarshalJSON(data []byte) error {
+	var w refundResultWire
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	extra, err := extraFields(data, w)
+	if err != nil {
+		return err
+	}
+	*r = RefundResult{
+		StatusCode: int(w.StatusCode), StatusDescription: strings.TrimSpace(string(w.StatusDescription)),
+		Queued: int(w.StatusCode) == StatusRefundQueued, OrderNo: string(w.OrderNo), InvoiceID: string(w.InvoiceID),
+		RefNo: string(firstNonEmpty(w.RefNo, w.RefNumber)), Extra: extra,
+	}
+	return nil
+}
+
+// Check returns an *InconsistentError (an unknown outcome) when the answer
+// is not about the invoice that was sent.
+func (r *RefundResult) Check(sent RefundRequest) error {
+	return CheckSuccess(EndpointRefund).Equal("invoice_id", r.InvoiceID, sent.InvoiceID).Err()
+}
+
+// ConfirmStatus is what /api/confirmPayment does with a pre-authorization.
+type ConfirmStatus int
+
+const (
+	// ConfirmCapture takes the held money (all of it, or Total).
+	ConfirmCapture ConfirmStatus = 1
+	// ConfirmCancel releases the held money.
+	ConfirmCancel ConfirmStatus = 2
+)
+
+// ConfirmPaymentRequest captures or cancels a pre-authorization (POST
+// /api/confirmPayment). HashKey uses the confirm layout
+// merchant_key|invoice_id|status.
+type ConfirmPaymentRequest struct {
+	MerchantKey string
+	InvoiceID   string
+	Status      ConfirmStatus
+	// Total is the amount to capture, at most the held amount; empty
+	// captures all of it. Only for ConfirmCapture.
+	Total   string
+	HashKey string
+}
+
+type confirmPaymentWire struct {
+	MerchantKey string        `json:"merchant_key"`
+	InvoiceID   string        `json:"invoice_id"`
+	Total       json.Number   `json:"total,omitempty"`
+	Status      ConfirmStatus `json:"status"`
+	HashKey     string        `json:"hash_key"`
+}
+
+func (r ConfirmPaymentRequest) wire() (confirmPaymentWire, error) {
+	if err := required("merchant_key", r.MerchantKey, "invoice_id", r.InvoiceID, "hash_key", r.HashKey); err != nil {
+		return confirmPaymentWire{}, err
+	}
+	w := confirmPaymentWire{MerchantKey: r.MerchantKey, InvoiceID: r.InvoiceID, Status: r.Status, HashKey: r.HashKey}
+	switch {
+	case r.Status != ConfirmCapture && r.Status != ConfirmCancel:
+		return w, invalidRequest("status %d is neither 1 (capture) nor 2 (cancel)", r.Status)
+	case r.Total != "" && r.Status == ConfirmCancel:
+		return w, invalidRequest("a cancellation takes no total")
+	case r.Total != "":
+		var err error
+		if w.Total, err = amountNumber("total", r.Total); err != nil {
+			return w, err
+		}
+	}
+	return w, nil
+}
+
+// ConfirmPaymentResult is the answer to an accepted confirmPayment; its
+// fields are at the top level of the body.
+type ConfirmPaymentResult struct {
+	StatusCode        int
+	StatusDescription string
+	TransactionStatus string
+	OrderID           string
+	InvoiceID         string
+	// Extra holds the other top-level fields, as the gateway wrote them.
+	Extra map[string]json.RawMessage
+}
+
+type confirmPaymentResultWire struct {
+	StatusCode        flexInt    `json:"status_code"`
+	StatusDescription flexString `json:"status_description"`
+	TransactionStatus flexString `json:"transaction_status"`
+	OrderID           flexString `json:"order_id"`
+	InvoiceID         flexString `json:"invoice_id"`
+}
+
+// UnmarshalJSON reads the top-level fields leniently (numbers or strings).
+func (r *ConfirmPaymentResult) UnmarshalJSON(data []byte) error {
+	var w confirmPaymentResultWire
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	extra, err := extraFields(data, w)
+	if err != nil {
+		return err
+	}
+	*r = ConfirmPaymentResult{
+		StatusCode: int(w.StatusCode), StatusDescription: strings.TrimSpace(string(w.StatusDescription)),
+		TransactionStatus: string(w.TransactionStatus), OrderID: string(w.OrderID), InvoiceID: string(w.InvoiceID),
+		Extra: extra,
+	}
+	return nil
+}
+
+// Check returns an *InconsistentError (an unknown outcome) when the answer
+// is not about the invoice that was sent.
+func (r *ConfirmPaymentResult) Check(sent ConfirmPaymentRequest) error {
+	return CheckSuccess(EndpointConfirmPayment).Equal("invoice_id", r.InvoiceID, sent.InvoiceID).Err()
+}
+
+// What POST /payment/complete does with a 3D payment that waits for the
+// merchant.
+const (
+	CompleteStatusComplete = "complete"
+	CompleteStatusCancel   = "cancel"
+)
+
+// CompletePaymentRequest completes or cancels a 3D payment whose
+// payment_completed_by was merchant (POST /payment/complete, not under
+// /api). HashKey uses the complete layout
+// merchant_key|invoice_id|order_id|status.
+type CompletePaymentRequest struct {
+	MerchantKey string `json:"merchant_key"`
+	InvoiceID   string `json:"invoice_id"`
+	OrderID     string `json:"order_id"`
+	// Status is CompleteStatusComplete or CompleteStatusCancel.
+	Status  string `json:"status"`
+	HashKey string `json:"hash_key"`
+}
+
+func (r CompletePaymentRequest) check() error {
+	if err := required("merchant_key", r.MerchantKey, "invoice_id", r.InvoiceID, "order_id", r.OrderID, "hash_key", r.HashKey); err != nil {
+		return err
+	}
+	if r.Status != CompleteStatusComplete && r.Status != CompleteStatusCancel {
+		return invalidRequest("status %s is neither complete nor cancel", shownValue(r.Status))
+	}
+	return nil
+}
+
+// CompletePaymentResult is the data object of an accepted
+// payment/complete. ServiceStatus and PaymentMethod are read from either
+// spelling, like WalletPayResult's.
+type CompletePaymentResult struct {
+	// StatusDescription is the answer's status_description.
+	StatusDescription string
+	ServiceStatus     int
+	OrderNo           string
+	OrderID           string
+	InvoiceID         string
+	// ServicePaymentMethod is service_payment_method or sipay_payment_method.
+	ServicePaymentMethod string
+	// CreditCardNo is the card as the gateway shows it (masked by the
+	// gateway; commands mask it again before printing).
+	CreditCardNo    string
+	TransactionType string
+	// PaymentStatus is 1 for a paid sale; HasPaymentStatus says whether
+	// the answer held the field.
+	PaymentStatus    int
+	HasPaymentStatus bool
+	PaymentMethod    string
+	AuthCode         string
+	Installment      int
+	Amount           commission.Value
+	// Status is the status the answer reports (complete or cancel).
+	Status string
+	// HashKey is the gateway's hash_key over the answer.
+	HashKey string
+	// Extra holds fields this type does not know, as the gateway wrote them.
+	Extra map[string]json.RawMessage
+}
+
+type completePaymentWire struct {
+	ServiceStatus        *flexInt         `json:"service_status"`
+	SipayStatus          *flexInt         `json:"sipay_status"`
+	OrderNo              flexString       `json:"order_no"`
+	OrderID              flexString       `json:"order_id"`
+	InvoiceID            flexString       `json:"invoice_id"`
+	ServicePaymentMethod *flexString      `json:"service_payment_method"`
+	SipayPaymentMethod   *flexString      `json:"sipay_payment_method"`
+	CreditCardNo         flexString       `json:"credit_card_no"`
+	TransactionType      flexString       `json:"transaction_type"`
+	PaymentStatus        *flexInt         `json:"payment_status"`
+	PaymentMethod        flexString       `json:"payment_method"`
+	AuthCode             flexString       `json:"auth_code"`
+	Installment          flexInt          `json:"installment"`
+	Amount               commission.Value `json:"amount"`
+	Status               flexString       `json:"status"`
+	HashKey              flexString       `json:"hash_key"`
+}
+
+// UnmarshalJSON reads either spelling of the status and method fields.
+func (r *CompletePaymentResult) UnmarshalJSON(data []byte) error {
+	var w completePaymentWire
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	extra, err := extraFields(data, w)
+	if err != nil {
+		return err
+	}
+	*r = CompletePaymentResult{
+		ServiceStatus: int(firstOf(w.ServiceStatus, w.SipayStatus)), OrderNo: string(w.OrderNo), OrderID: string(w.OrderID),
+		InvoiceID: string(w.InvoiceID), ServicePaymentMethod: string(firstOf(w.ServicePaymentMethod, w.SipayPaymentMethod)),
+		CreditCardNo: string(w.CreditCardNo), TransactionType: string(w.TransactionType),
+		PaymentStatus: int(firstOf(w.PaymentStatus, nil)), HasPaymentStatus: w.PaymentStatus != nil,
+		PaymentMethod: string(w.PaymentMethod), AuthCode: string(w.AuthCode), Installment: int(w.Installment),
+		Amount: w.Amount, Status: string(w.Status), HashKey: string(w.HashKey), Extra: extra,
+	}
+	return nil
+}
+
+// Check returns an *InconsistentError (an unknown outcome) when the answer
+// is about another invoice or order, or says a completed payment is not
+// paid.
+func (r *CompletePaymentResult) Check(sent CompletePaymentRequest) error {
+	c := CheckSuccess(EndpointCompletePayment).
+		Equal("invoice_id", r.InvoiceID, sent.InvoiceID).
+		Equal("order_id", r.OrderID, sent.OrderID)
+	if sent.Status == CompleteStatusComplete && r.HasPaymentStatus {
+		c.Int("payment_status", r.PaymentStatus, 1)
+	}
+	return c.Err()
+}
+
+// GetPOSRequest asks which installment options a card can pay an amount
+// with (POST /api/getpos). It is a read.
+type GetPOSRequest struct {
+	// BIN is the card's first six digits. The client refuses anything
+	// else, so that a full card number can never leave the machine.
+	BIN          string
+	Amount       string
+	CurrencyCode string
+	MerchantKey  string
+	// CommissionBy is "merchant" or "user"; optional.
+	CommissionBy string
+	// Is2D asks for 2D (true) or 3D (false) options; nil leaves it out.
+	Is2D *bool
+}
+
+type getPOSWire struct {
+	CreditCard   string      `json:"credit_card"`
+	Amount       json.Number `json:"amount"`
+	CurrencyCode string      `json:"currency_code"`
+	MerchantKey  string      `json:"merchant_key"`
+	CommissionBy string      `json:"commission_by,omitempty"`
+	Is2D         *int        `json:"is_2d,omitempty"`
+}
+
+func (r GetPOSRequest) wire() (getPOSWire, error) {
+	if len(r.BIN) != 6 || strings.Trim(r.BIN, "0123456789") != "" {
+		// Never quote it: it may be a whole card number.
+		return getPOSWire{}, invalidRequest("credit_card must be exactly the card's first 6 digits (got %d characters)", len([]rune(r.BIN)))
+	}
+	if err := required("currency_code", r.CurrencyCode, "merchant_key", r.MerchantKey); err != nil {
+		return getPOSWire{}, err
+	}
+	amount, err := amountNumber("amount", r.Amount)
+	if err != nil {
+		return getPOSWire{}, err
+	}
+	w := getPOSWire{CreditCard: r.BIN, Amount: amount, CurrencyCode: r.CurrencyCode, MerchantKey: r.MerchantKey, CommissionBy: r.CommissionBy}
+	if r.Is2D != nil {
+		v := 0
+		if *r.Is2D {
+			v = 1
+		}
+		w.Is2D = &v
+	}
+	return w, nil
+}
+
+// InstallmentOption is one way a card can pay: an installment count on a
+// POS, with what the buyer pays. Amounts keep the gateway's text.
+type InstallmentOption struct {
+	PosID              int
+	CampaignID         int
+	AllocationID       int
+	InstallmentsNumber int
+	CardType           string
+	CardProgram        string
+	CardScheme         string
+	IsCommercial       int
+	// PayableAmount is what the buyer pays in all; AmountToBePaid what the
+	// merchant asked for.
+	PayableAmount  commission.Value
+	AmountToBePaid commission.Value
+	CurrencyCode   string
+	CurrencyID     int
+	Title          string
+	// HashKey is the gateway's hash_key for paying with this option; a
+	// secret like every hash_key: never print it.
+	HashKey                      string
+	MaturityPeriod               string
+	PaymentFrequency             string
+	MerchantCommissionPercentage commission.Value
+	MerchantCommissionFixed      commission.Value
+	UserCommissionPercentage     commission.Value
+	UserCommissionFixed          commission.Value
+	// Extra holds fields this type does not know, as the gateway wrote them.
+	Extra map[string]json.RawMessage
+}
+
+type installmentOptionWire struct {
+	PosID                        flexInt          `json:"pos_id"`
+	CampaignID                   flexInt          `json:"campaign_id"`
+	AllocationID                 flexInt          `json:"allocation_id"`
+	InstallmentsNumber           flexInt          `json:"installments_number"`
+	CardType                     flexString       `json:"card_type"`
+	CardProgram                  flexString       `json:"card_program"`
+	CardScheme                   flexString       `json:"card_scheme"`
+	IsCommercial                 flexInt          `json:"is_commercial"`
+	PayableAmount                commission.Value `json:"payable_amount"`
+	AmountToBePaid               commission.Value `json:"amount_to_be_paid"`
+	CurrencyCode                 flexString       `json:"currency_code"`
+	CurrencyID                   flexInt          `json:"currency_id"`
+	Title                        flexString       `json:"title"`
+	HashKey                      flexString       `json:"hash_key"`
+	MaturityPeriod               flexString       `json:"maturity_period"`
+	PaymentFrequency             flexString       `json:"payment_frequency"`
+	MerchantCommissionPercentage commission.Value `json:"merchant_commission_percentage"`
+	MerchantCommissionFixed      commission.Value `json:"merchant_commission_fixed"`
+	UserCommissionPercentage     commission.Value `json:"user_commission_percentage"`
+	UserCommissionFixed          commission.Value `json:"user_commission_fixed"`
+}
+
+// UnmarshalJSON reads an option leniently (numbers or strings).
+func (o *InstallmentOption) UnmarshalJSON(data []byte) error {
+	var w installmentOptionWire
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	extra, err := extraFields(data, w)
+	if err != nil {
+		return err
+	}
+	*o = InstallmentOption{
+		PosID: int(w.PosID), CampaignID: int(w.CampaignID), AllocationID: int(w.AllocationID),
+		InstallmentsNumber: int(w.InstallmentsNumber), CardType: string(w.CardType), CardProgram: string(w.CardProgram),
+		CardScheme: string(w.CardScheme), IsCommercial: int(w.IsCommercial), PayableAmount: w.PayableAmount,
+		AmountToBePaid: w.AmountToBePaid, CurrencyCode: string(w.CurrencyCode), CurrencyID: int(w.CurrencyID),
+		Title: string(w.Title), HashKey: string(w.HashKey), MaturityPeriod: string(w.MaturityPeriod),
+		PaymentFrequency: string(w.PaymentFrequency), MerchantCommissionPercentage: w.MerchantCommissionPercentage,
+		MerchantCommissionFixed: w.MerchantCommissionFixed, UserCommissionPercentage: w.UserCommissionPercentage,
+		UserCommissionFixed: w.UserCommissionFixed, Extra: extra,
+	}
+	if o.InstallmentsNumber < 1 || o.InstallmentsNumber > maxInstallments {
+		return fmt.Errorf("installments_number %d is not between 1 and %d", o.InstallmentsNumber, maxInstallments)
+	}
+	return nil
+}
+
+// maxInstallments bounds an installment count read from an answer; card
+// schemes offer at most a few dozen.
+const maxInstallments = 99
+
+// InstallmentOptions is a getpos answer: the options for one card and
+// amount, in the gateway's order.
+type InstallmentOptions struct {
+	StatusDescription string
+	Options           []InstallmentOption
+}
+
+// ActiveInstallments is an installments answer: the installment counts the
+// merchant has active.
+type ActiveInstallments struct {
+	StatusDescription string
+	Installments      []int
+	// Extra holds the other top-level fields, as the gateway wrote them.
+	Extra map[string]json.RawMessage
+}
+
+type activeInstallmentsWire struct {
+	StatusCode        flexInt    `json:"status_code"`
+	StatusDescription flexString `json:"status_description"`
+	Message           flexString `json:"message"`
+	Installments      []flexInt  `json:"installments"`
+}
+
+// UnmarshalJSON reads the counts; each must be a whole number from 1 to 99.
+func (a *ActiveInstallments) UnmarshalJSON(data []byte) error {
+	var w activeInstallmentsWire
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	extra, err := extraFields(data, w)
+	if err != nil {
+		return err
+	}
+	*a = ActiveInstallments{StatusDescription: strings.TrimSpace(string(firstNonEmpty(w.StatusDescription, w.Message))), Extra: extra}
+	for _, n := range w.Installments {
+		if n < 1 || n > maxInstallments {
+			return fmt.Errorf("installment count %d is not between 1 and %d", n, maxInstallments)
+		}
+		a.Installments = append(a.Installments, int(n))
+	}
+	return nil
+}
+
+// firstNonEmpty returns the first non-empty string.
+func firstNonEmpty(a, b flexString) flexString {
+	if strings.TrimSpace(string(a)) != "" {
+		return a
+	}
+	return b
+}

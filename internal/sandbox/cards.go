@@ -1,0 +1,373 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/paycli/paycli/internal/hashkey"
+	"github.com/shopspring/decimal"
+)
+
+// TestCard is a published sandbox card and what the simulated provider
+// does with it (docs/sandbox.md). Any other Luhn-valid number is approved,
+// and the magic amounts (.41 declines, .69 stays pending) apply to every
+// card that approves.
+type TestCard struct {
+	Number string
+	// Outcome is "approve", "decline" or "3d" (a 2D payment is refused
+	// with 60; paySmart3D approves it after the challenge).
+	Outcome string
+	// ReasonCode and Reason explain a decline, as the provider words it.
+	ReasonCode, Reason string
+}
+
+// TestCards are the sandbox's published cards.
+var TestCards = []TestCard{
+	{Number: "4355084355084358", Outcome: "approve"},
+	{Number: "5406675406675403", Outcome: "approve"},
+	{Number: "4508034508034509", Outcome: "approve"},
+	{Number: "4355080000000054", Outcome: "decline", ReasonCode: "05", Reason: "Do not honour"},
+	{Number: "4355080000000518", Outcome: "decline", ReasonCode: "51", Reason: "Insufficient funds"},
+	{Number: "4355080000000542", Outcome: "decline", ReasonCode: "54", Reason: "Expired card"},
+	{Number: "4355080000003009", Outcome: "3d"},
+}
+
+// testCard finds a published card ("approve" for any other number).
+func testCard(number string) TestCard {
+	for _, c := range TestCards {
+		if c.Number == number {
+			return c
+		}
+	}
+	return TestCard{Number: number, Outcome: "approve"}
+}
+
+// testCardOf finds the published card with a first six and last four
+// digits (the published cards differ in these), for a stored sale.
+func testCardOf(bin, last4 string) TestCard {
+	for _, c := range TestCards {
+		if c.Number[:6] == bin && c.Number[len(c.Number)-4:] == last4 {
+			return c
+		}
+	}
+	return TestCard{Outcome: "approve"}
+}
+
+// cardPayment is a card payment request read and checked: what paySmart2D
+// and paySmart3D share.
+type cardPayment struct {
+	invoiceID   string
+	currency    string
+	total       decimal.Decimal
+	installment int
+	txType      string
+	card        TestCard
+	bin, last4  string
+	holder      string
+	option      installmentOption
+	webHookKey  string
+}
+
+// readCardPayment checks a card payment request, answering its refusal
+// when ok is false. Checks run in this order: fields, invoice id, card
+// number, expiry and cvv, transaction type (1), merchant_key (14),
+// currency (1, 12), installments and total (1), hash_key with the payment
+// layout total|installments_number|currency_code|merchant_key|invoice_id
+// (90, 68), items (12), the card's program and installment count (1). The
+// card number appears in no answer: a refusal names the field only.
+func (g *Gateway) readCardPayment(w http.ResponseWriter, f fields, now time.Time) (p cardPayment, ok bool) {
+	if !f.requireFields(w, "merchant_key", "hash_key", "invoice_id", "total", "currency_code", "installments_number",
+		"cc_holder_name", "cc_no", "expiry_month", "expiry_year", "cvv", "name", "surname") {
+		return p, false
+	}
+	p.invoiceID = f.get("invoice_id")
+	if !checkInvoiceID(w, p.invoiceID) {
+		return p, false
+	}
+	number := strings.ReplaceAll(f.get("cc_no"), " ", "")
+	if ValidateCardNumber(number) != nil {
+		writeStatus(w, 1, "The cc no is not a valid card number.")
+		return p, false
+	}
+	p.card = testCard(number)
+	p.bin, p.last4 = number[:6], number[len(number)-4:]
+	p.holder = f.get("cc_holder_name")
+	month, err1 := strconv.Atoi(f.get("expiry_month"))
+	year, err2 := strconv.Atoi(f.get("expiry_year"))
+	if year < 100 {
+		year += 2000
+	}
+	if err1 != nil || err2 != nil || month < 1 || month > 12 || year > 2100 {
+		writeStatus(w, 1, "The expiry month and year must be a valid date.")
+		return p, false
+	}
+	if y, m, _ := now.In(GatewayZone()).Date(); year < y || year == y && month < int(m) {
+		writeStatus(w, 1, "The card has expired.")
+		return p, false
+	}
+	if cvv := f.get("cvv"); len(cvv) < 3 || len(cvv) > 4 || strings.Trim(cvv, "0123456789") != "" {
+		writeStatus(w, 1, "The cvv must be 3 or 4 digits.")
+		return p, false
+	}
+	p.txType = f.get("transaction_type")
+	switch p.txType {
+	case "":
+		p.txType = TypeAuth
+	case TypeAuth, TypePreAuth:
+	default:
+		writeStatus(w, 1, "The selected transaction type is invalid (Auth or PreAuth).")
+		return p, false
+	}
+	if !g.verifyMerchant(w, f) {
+		return p, false
+	}
+	p.currency = f.get("currency_code")
+	if !isUpperAlpha(p.currency, 3) {
+		writeStatus(w, 1, "The currency code must be 3 letters.")
+		return p, false
+	}
+	if _, known := g.opts.Schedule.Currencies[p.currency]; !known {
+		writeStatus(w, 12, fmt.Sprintf("Invalid currency: %s is not accepted", p.currency))
+		return p, false
+	}
+	p.installment, err1 = strconv.Atoi(f.get("installments_number"))
+	if err1 != nil || p.installment < 1 || p.installment > 99 {
+		writeStatus(w, 1, "The installments number must be a whole number from 1.")
+		return p, false
+	}
+	if p.total, ok = parseAmount(w, "total", f.get("total"), p.currency); !ok {
+		return p, false
+	}
+	if !g.verifyHash(w, f, "payment", "payment", map[string]string{"total": f.get("total"),
+		"installment": f.get("installments_number"), "currency_code": p.currency,
+		"merchant_key": g.opts.Credentials.MerchantKey, "invoice_id": p.invoiceID}) {
+		return p, false
+	}
+	if items := f.get("items"); items != "" && !itemsMatch(items, p.total) {
+		writeStatus(w, 12, "The items are not a list of {name, price, quantity} whose prices times quantities add up to the total.")
+		return p, false
+	}
+	opts, _, err := g.opts.Schedule.options(p.currency, p.bin, p.total, false)
+	if err != nil {
+		writeInternal(w, err)
+		return p, false
+	}
+	if p.option, ok = findOption(opts, p.installment); !ok {
+		writeStatus(w, 1, fmt.Sprintf("The installments number %d is not offered for this card (offered: %s).", p.installment, offeredCounts(opts)))
+		return p, false
+	}
+	p.webHookKey = f.get("sale_web_hook_key")
+	return p, true
+}
+
+// itemsMatch reports whether items (a JSON array, or a JSON string holding
+// one, as the gateway's PHP SDK sends it) lists prices and quantities whose
+// products add up to total.
+func itemsMatch(items string, total decimal.Decimal) bool {
+	var list []struct {
+		Price    json.Number `json:"price"`
+		Quantity json.Number `json:"quantity"`
+	}
+	if err := json.Unmarshal([]byte(items), &list); err != nil {
+		var inner string
+		if json.Unmarshal([]byte(items), &inner) != nil || json.Unmarshal([]byte(inner), &list) != nil {
+			return false
+		}
+	}
+	sum := decimal.Zero
+	for _, it := range list {
+		price, err1 := decimal.NewFromString(strings.Trim(string(it.Price), `"`))
+		qty, err2 := decimal.NewFromString(strings.Trim(string(it.Quantity), `"`))
+		if err1 != nil || err2 != nil {
+			return false
+		}
+		sum = sum.Add(price.Mul(qty))
+	}
+	return len(list) > 0 && sum.Equal(total)
+}
+
+// newCardSale builds the sale of a checked card payment, not yet decided.
+func (g *Gateway) newCardSale(p cardPayment, kind string, now time.Time) Sale {
+	s := p.option.Amounts.Strings()
+	pct, _ := p.option.Rates.MerchantPercentage.Decimal()
+	fixed, _ := p.option.Rates.MerchantFixed.Decimal()
+	return Sale{
+		InvoiceID:                    p.invoiceID,
+		OrderID:                      g.opts.NewOrderID(),
+		Kind:                         kind,
+		TransactionType:              p.txType,
+		Amount:                       s[0],
+		Currency:                     p.currency,
+		Installment:                  p.installment,
+		CardBIN:                      p.bin,
+		CardLast4:                    p.last4,
+		CardHolder:                   p.holder,
+		CardProgram:                  p.option.Program,
+		PosID:                        p.option.PosID,
+		MerchantCommission:           s[1],
+		UserCommission:               p.option.Amounts.BuyerTotal.Sub(p.option.Amounts.Amount).StringFixed(p.option.Amounts.MinorUnit),
+		MerchantCommissionPercentage: pct.String(),
+		MerchantCommissionFixed:      fixed.String(),
+		SaleWebHookKey:               p.webHookKey,
+		CreatedAt:                    now,
+		UpdatedAt:                    now,
+	}
+}
+
+// decide runs the simulated provider on a card sale: the card's published
+// outcome first, then the magic amounts. A pre-authorization that is
+// approved holds its amount.
+func decide(sale *Sale, card TestCard) (code int, desc string) {
+	if card.Outcome == "decline" {
+		sale.State = StateFailed
+		sale.PaymentReasonCode, sale.PaymentReasonCodeDetail = card.ReasonCode, card.Reason
+		return 41, "Payment failed: " + card.Reason
+	}
+	amount, _ := decimal.NewFromString(sale.Amount)
+	code, desc = provide(sale, amount)
+	if sale.TransactionType == TypePreAuth && sale.State != StateFailed {
+		sale.PreAuth = &PreAuth{State: PreAuthOpen, Held: sale.Amount}
+		if code == 100 {
+			desc = "Pre-authorization successfully completed"
+		}
+	}
+	return code, desc
+}
+
+// reserveFresh checks that an invoice is new and not in flight (3
+// otherwise), before anything resembling a provider call. release must be
+// called once the sale is committed.
+func (g *Gateway) reserveFresh(w http.ResponseWriter, invoiceID string) (release func(), ok bool) {
+	if _, dup, err := g.opts.Store.Get(invoiceID); err != nil {
+		writeInternal(w, err)
+		return nil, false
+	} else if dup {
+		writeDuplicate(w)
+		return nil, false
+	}
+	if _, busy := g.inFlight.LoadOrStore(invoiceID, struct{}{}); busy {
+		writeDuplicate(w)
+		return nil, false
+	}
+	return func() { g.inFlight.Delete(invoiceID) }, true
+}
+
+// commitSale stores a new sale (fsync before returning), answering a lost
+// race (3) or a store failure itself when ok is false.
+func (g *Gateway) commitSale(w http.ResponseWriter, sale Sale) bool {
+	if err := g.opts.Store.Reserve(sale); err != nil {
+		if errors.Is(err, ErrDuplicate) {
+			writeDuplicate(w)
+		} else {
+			writeInternal(w, err)
+		}
+		return false
+	}
+	return true
+}
+
+// cardResult is the data object of a card payment answer, with the field
+// names the gateway's PHP SDK reads.
+type cardResult struct {
+	SipayStatus                  int         `json:"sipay_status"`
+	OrderNo                      string      `json:"order_no"`
+	OrderID                      string      `json:"order_id"`
+	InvoiceID                    string      `json:"invoice_id"`
+	SipayPaymentMethod           string      `json:"sipay_payment_method"`
+	CreditCardNo                 string      `json:"credit_card_no"`
+	TransactionType              string      `json:"transaction_type"`
+	PaymentStatus                int         `json:"payment_status"`
+	PaymentMethod                string      `json:"payment_method"`
+	ErrorCode                    int         `json:"error_code"`
+	Error                        string      `json:"error"`
+	AuthCode                     string      `json:"auth_code"`
+	MerchantCommission           json.Number `json:"merchant_commission"`
+	UserCommission               json.Number `json:"user_commission"`
+	MerchantCommissionPercentage json.Number `json:"merchant_commission_percentage"`
+	MerchantCommissionFixed      json.Number `json:"merchant_commission_fixed"`
+	Installment                  int         `json:"installment"`
+	Amount                       json.Number `json:"amount"`
+	Status                       string      `json:"status,omitempty"`
+	PaymentReasonCode            string      `json:"payment_reason_code"`
+	PaymentReasonCodeDetail      string      `json:"payment_reason_code_detail"`
+	HashKey                      string      `json:"hash_key"`
+}
+
+// cardResultOf builds the answer's data for a sale answered with code.
+func (g *Gateway) cardResultOf(sale Sale, code int, desc string) (cardResult, error) {
+	res := cardResult{
+		OrderNo: sale.OrderID, OrderID: sale.OrderID, InvoiceID: sale.InvoiceID,
+		SipayPaymentMethod: "CREDITCARD", CreditCardNo: maskCard(sale.CardBIN, sale.CardLast4),
+		TransactionType: sale.TransactionType, PaymentMethod: "CREDITCARD", ErrorCode: code, Error: desc,
+		AuthCode: sale.AuthCode, MerchantCommission: json.Number(sale.MerchantCommission),
+		UserCommission: json.Number(sale.UserCommission), MerchantCommissionPercentage: json.Number(sale.MerchantCommissionPercentage),
+		MerchantCommissionFixed: json.Number(sale.MerchantCommissionFixed), Installment: sale.Installment,
+		Amount: json.Number(sale.Amount), PaymentReasonCode: sale.PaymentReasonCode, PaymentReasonCodeDetail: sale.PaymentReasonCodeDetail,
+	}
+	if code == 100 {
+		res.SipayStatus, res.PaymentStatus, res.Error = 1, 1, "Success"
+	}
+	hk, err := g.saleHash(sale)
+	res.HashKey = hk
+	return res, err
+}
+
+// saleHash is a sale's hash_key in the sale-webhook layout
+// status|total|invoice_id|order_id|currency_code, status being the
+// payment status (1 charged or held, 0 not).
+func (g *Gateway) saleHash(sale Sale) (string, error) {
+	layout, _ := hashkey.LookupLayout("sale-webhook")
+	status := "0"
+	if sale.State == StateCompleted {
+		status = "1"
+	}
+	plain, err := layout.Plaintext(map[string]string{"status": status, "total": sale.Amount,
+		"invoice_id": sale.InvoiceID, "order_id": sale.OrderID, "currency_code": sale.Currency})
+	if err != nil {
+		return "", err
+	}
+	return hashkey.Generate(g.opts.Credentials.AppSecret, plain)
+}
+
+// paySmart2D serves POST /api/paySmart2D: a card payment without 3D
+// Secure, Auth or PreAuth, in installments priced from the commission
+// schedule. A card that requires 3D is refused with 60 and nothing is
+// stored (the invoice may then be paid with paySmart3D); otherwise the
+// sale is stored in its final state by one commit before the answer, as
+// walletPay's is.
+func (g *Gateway) paySmart2D(w http.ResponseWriter, r *http.Request) {
+	f, ok := g.readFieldsNested(w, r, "items")
+	if !ok {
+		return
+	}
+	now := g.opts.Now()
+	p, ok := g.readCardPayment(w, f, now)
+	if !ok {
+		return
+	}
+	release, ok := g.reserveFresh(w, p.invoiceID)
+	if !ok {
+		return
+	}
+	defer release()
+	if p.card.Outcome == "3d" {
+		writeStatus(w, 60, "This card requires 3D Secure: pay with paySmart3D; nothing was charged")
+		return
+	}
+	sale := g.newCardSale(p, KindCard2D, now)
+	code, desc := decide(&sale, p.card)
+	if !g.commitSale(w, sale) {
+		return
+	}
+	res, err := g.cardResultOf(sale, code, desc)
+	if err != nil {
+		writeInternal(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, statusBody{StatusCode: code, StatusDescription: desc, Data: res})
+}

@@ -1,0 +1,285 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/paycli/paycli/internal/commission"
+	"github.com/paycli/paycli/internal/hashkey"
+	"github.com/shopspring/decimal"
+)
+
+// verifyMerchant answers 14 unless the request names the sandbox's merchant.
+func (g *Gateway) verifyMerchant(w http.ResponseWriter, f fields) bool {
+	if f.get("merchant_key") != g.opts.Credentials.MerchantKey {
+		writeStatus(w, 14, "Invalid merchant key: merchant not found")
+		return false
+	}
+	return true
+}
+
+// verifyHash checks the request's hash_key against the named layout and the
+// values the request is about: 90 when it cannot be decrypted with the
+// app's secret, 68 when it was made with another layout or a value
+// differs. what names the request in the answer ("request", "payment").
+func (g *Gateway) verifyHash(w http.ResponseWriter, f fields, layoutName, what string, values map[string]string) bool {
+	plain, err := hashkey.Decrypt(g.opts.Credentials.AppSecret, f.get("hash_key"))
+	if err != nil {
+		writeStatus(w, 90, "Invalid hash key")
+		return false
+	}
+	layout, _ := hashkey.LookupLayout(layoutName)
+	field, err := layout.Mismatch(hashkey.Split(plain), values)
+	if err != nil {
+		writeStatus(w, 68, fmt.Sprintf("Hash key mismatch: the hash_key is not made with the %s layout %s", layoutName, strings.Join(layout.Fields, "|")))
+		return false
+	}
+	if field != "" {
+		writeStatus(w, 68, fmt.Sprintf("Hash key mismatch: %s differs from the %s", field, what))
+		return false
+	}
+	return true
+}
+
+// maxAmount bounds the amounts the sandbox accepts: ten digits before the
+// decimal point, far above any card payment.
+var maxAmount = decimal.New(1, 10)
+
+// parseAmount reads a positive amount with at most the currency's decimals,
+// answering status_code 1 naming the field otherwise.
+func parseAmount(w http.ResponseWriter, field, value, currency string) (decimal.Decimal, bool) {
+	name := strings.ReplaceAll(field, "_", " ")
+	d, err := decimal.NewFromString(value)
+	if err != nil {
+		writeStatus(w, 1, fmt.Sprintf("The %s must be a number.", name))
+		return decimal.Decimal{}, false
+	}
+	if !d.IsPositive() {
+		writeStatus(w, 1, fmt.Sprintf("The %s must be greater than zero.", name))
+		return decimal.Decimal{}, false
+	}
+	if d.GreaterThanOrEqual(maxAmount) {
+		writeStatus(w, 1, fmt.Sprintf("The %s may not be %s or more.", name, maxAmount))
+		return decimal.Decimal{}, false
+	}
+	if minor, ok := commission.MinorUnit(currency); ok && !d.Equal(d.Round(minor)) {
+		writeStatus(w, 1, fmt.Sprintf("The %s has more decimals than %s has (%d).", name, currency, minor))
+		return decimal.Decimal{}, false
+	}
+	return d, true
+}
+
+// minorUnit is a currency's number of decimals (2 for a code the ISO table
+// does not know; the schedule refuses such currencies anyway).
+func minorUnit(currency string) int32 {
+	if m, ok := commission.MinorUnit(currency); ok {
+		return m
+	}
+	return 2
+}
+
+// checkStatus serves POST /api/checkstatus: the stored sale's status at the
+// top level of the body (docs/protocol.md). It is also where time passes
+// for the sandbox's simulated back office: a pending sale resolves as
+// completed on the first check at least PendingFor after it was made, and
+// refunds waiting for approval (amounts ending in .01) are approved.
+func (g *Gateway) checkStatus(w http.ResponseWriter, r *http.Request) {
+	f, ok := g.readFields(w, r)
+	if !ok || !f.requireFields(w, "merchant_key", "invoice_id", "hash_key") {
+		return
+	}
+	invoiceID := f.get("invoice_id")
+	if !g.verifyMerchant(w, f) || !g.verifyHash(w, f, "checkstatus", "request",
+		map[string]string{"invoice_id": invoiceID, "merchant_key": g.opts.Credentials.MerchantKey}) {
+		return
+	}
+	sale, found, err := g.opts.Store.Get(invoiceID)
+	if err != nil {
+		writeInternal(w, err)
+		return
+	}
+	if !found {
+		writeStatus(w, 31, "Transaction not found")
+		return
+	}
+	now := g.opts.Now()
+	if g.settles(sale, now) {
+		sale, err = g.opts.Store.Update(invoiceID, func(s *Sale, _ *Tx) error {
+			settle(s, now, g.opts.PendingFor)
+			return nil
+		})
+		if err != nil {
+			writeInternal(w, err)
+			return
+		}
+	}
+	body := statusOf(sale)
+	if !strings.EqualFold(f.get("show_refund_info"), "Y") {
+		body.RefundInfo = nil
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+// settles reports whether a check status at now changes the sale.
+func (g *Gateway) settles(sale Sale, now time.Time) bool {
+	probe := sale
+	probe.Refunds = append([]Refund(nil), sale.Refunds...)
+	return settle(&probe, now, g.opts.PendingFor)
+}
+
+// settle resolves what the simulated back office has finished by now: a
+// pending sale older than pendingFor completes, and refunds waiting for
+// approval are approved. It reports whether anything changed.
+func settle(s *Sale, now time.Time, pendingFor time.Duration) bool {
+	changed := false
+	if s.State == StatePending && now.Sub(s.CreatedAt) >= pendingFor {
+		s.State = StateCompleted
+		s.AuthCode, s.HostReferenceID = providerReferences(s.OrderID)
+		changed = true
+	}
+	for i := range s.Refunds {
+		if s.Refunds[i].Status == RefundPendingApproval {
+			s.Refunds[i].Status = RefundCompleted
+			s.Refunds[i].ApprovedAt = now
+			changed = true
+		}
+	}
+	if changed {
+		s.UpdatedAt = now
+	}
+	return changed
+}
+
+// checkStatusBody is the answer of check status.
+type checkStatusBody struct {
+	StatusCode              int          `json:"status_code"`
+	StatusDescription       string       `json:"status_description"`
+	TransactionStatus       string       `json:"transaction_status"`
+	OrderID                 string       `json:"order_id"`
+	InvoiceID               string       `json:"invoice_id"`
+	TransactionAmount       json.Number  `json:"transaction_amount"`
+	CurrencyCode            string       `json:"currency_code"`
+	TotalRefundedAmount     json.Number  `json:"total_refunded_amount"`
+	TransactionType         string       `json:"transaction_type"`
+	PaymentStatus           int          `json:"payment_status"`
+	PaymentMethod           string       `json:"payment_method"`
+	ServicePaymentMethod    string       `json:"service_payment_method"`
+	CreditCardNo            string       `json:"credit_card_no"`
+	Installment             int          `json:"installment"`
+	AuthCode                string       `json:"auth_code"`
+	MerchantCommission      json.Number  `json:"merchant_commission"`
+	UserCommission          json.Number  `json:"user_commission"`
+	PaymentReasonCode       string       `json:"payment_reason_code"`
+	PaymentReasonCodeDetail string       `json:"payment_reason_code_detail"`
+	CreatedAt               string       `json:"created_at"`
+	PaymentKind             string       `json:"payment_kind"`
+	PreAuth                 *preAuthInfo `json:"pre_auth,omitempty"`
+	ThreeDStatus            string       `json:"three_d_status,omitempty"`
+	PaymentCompletedBy      string       `json:"payment_completed_by,omitempty"`
+	RefundInfo              []refundInfo `json:"refund_info,omitzero"`
+}
+
+// preAuthInfo reports a pre-authorization in check status.
+type preAuthInfo struct {
+	Status         string      `json:"status"`
+	HeldAmount     json.Number `json:"held_amount"`
+	CapturedAmount json.Number `json:"captured_amount"`
+}
+
+// refundInfo is one element of check status's refund_info.
+type refundInfo struct {
+	Amount              json.Number `json:"amount"`
+	RefundTransactionID string      `json:"refund_transaction_id"`
+	RefNo               string      `json:"ref_no"`
+	Status              string      `json:"status"`
+	Date                string      `json:"date"`
+}
+
+// statusOf reports a sale. A lookup that found the sale answers 100 with
+// the sale's own outcome in transaction_status: "Completed", "Failed",
+// "Refunded" or "Partially Refunded" after refunds, "Pre-Authorized" for a
+// pre-authorization still open, "Cancelled"; a sale still pending, in
+// flight or waiting for its 3D step answers 69 ("Pending").
+func statusOf(sale Sale) checkStatusBody {
+	minor := minorUnit(sale.Currency)
+	b := checkStatusBody{
+		StatusCode:              100,
+		StatusDescription:       "Transaction found",
+		OrderID:                 sale.OrderID,
+		InvoiceID:               sale.InvoiceID,
+		TransactionAmount:       json.Number(sale.Amount),
+		CurrencyCode:            sale.Currency,
+		TotalRefundedAmount:     json.Number(sale.Refunded().StringFixed(minor)),
+		TransactionType:         sale.TransactionType,
+		PaymentMethod:           "CREDITCARD",
+		ServicePaymentMethod:    paymentMethodOf(sale),
+		CreditCardNo:            maskCard(sale.CardBIN, sale.CardLast4),
+		Installment:             sale.Installment,
+		AuthCode:                sale.AuthCode,
+		MerchantCommission:      json.Number(orZero(sale.MerchantCommission)),
+		UserCommission:          json.Number(orZero(sale.UserCommission)),
+		PaymentReasonCode:       sale.PaymentReasonCode,
+		PaymentReasonCodeDetail: sale.PaymentReasonCodeDetail,
+		CreatedAt:               sale.CreatedAt.In(GatewayZone()).Format(ExpiresAtLayout),
+		PaymentKind:             sale.Kind,
+		RefundInfo:              []refundInfo{},
+	}
+	for _, r := range sale.Refunds {
+		b.RefundInfo = append(b.RefundInfo, refundInfo{Amount: json.Number(r.Amount), RefundTransactionID: r.TransactionID,
+			RefNo: r.RefNo, Status: r.Status, Date: r.CreatedAt.In(GatewayZone()).Format(ExpiresAtLayout)})
+	}
+	if p := sale.PreAuth; p != nil {
+		b.PreAuth = &preAuthInfo{Status: p.State, HeldAmount: json.Number(p.Held), CapturedAmount: json.Number(orZeroIn(p.Captured, minor))}
+	}
+	if sale.ThreeD != nil {
+		b.PaymentCompletedBy = sale.ThreeD.CompletedBy
+		switch sale.State {
+		case StateAwaiting3D:
+			b.ThreeDStatus = "awaiting_challenge"
+		case StateAwaitingCompletion:
+			b.ThreeDStatus = "awaiting_merchant_completion"
+		default:
+			b.ThreeDStatus = "done"
+		}
+	}
+	switch sale.State {
+	case StateCompleted:
+		b.TransactionStatus, b.PaymentStatus = "Completed", 1
+		switch {
+		case sale.PreAuth != nil && sale.PreAuth.State == PreAuthOpen:
+			b.TransactionStatus = "Pre-Authorized"
+		case sale.PreAuth != nil && sale.PreAuth.State == PreAuthCancelled:
+			b.TransactionStatus, b.PaymentStatus = "Cancelled", 0
+		case len(sale.Refunds) > 0 && !sale.Refundable().IsPositive():
+			b.TransactionStatus = "Refunded"
+		case len(sale.Refunds) > 0:
+			b.TransactionStatus = "Partially Refunded"
+		}
+	case StateFailed:
+		b.TransactionStatus = "Failed"
+	case StateCancelled:
+		b.TransactionStatus = "Cancelled"
+	default:
+		b.StatusCode, b.StatusDescription, b.TransactionStatus = 69, "Order not yet processed", "Pending"
+	}
+	return b
+}
+
+// paymentMethodOf labels a sale's payment method: its wallet for walletPay,
+// "CREDITCARD" for card payments.
+func paymentMethodOf(sale Sale) string {
+	if sale.Kind == KindWalletPay {
+		return servicePaymentMethod(sale.Wallet)
+	}
+	return "CREDITCARD"
+}
+
+func orZeroIn(s string, minor int32) string {
+	if s == "" {
+		return decimal.Zero.StringFixed(minor)
+	}
+	return s
+}

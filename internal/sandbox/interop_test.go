@@ -1,0 +1,41 @@
+package sandbox
+
+import (
+	"context"
+	"net"
+	"os/exec"
+	"testing"
+	"time"
+)
+
+// TestPHPInterop drives a served sandbox with the PHP client of
+// testdata/interop, written the way the gateway's PHP SDK works, through
+// every emulated endpoint. It needs php (Debian's php-cli); without it the
+// test skips.
+func TestPHPInterop(t *testing.T) {
+	php, err := exec.LookPath("php")
+	if err != nil {
+		t.Skip("php is not installed (apt-get install php-cli); the interop client cannot run")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := StartServer(ln, ServerOptions{StateDir: t.TempDir(), LockTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown(context.Background())
+	tok, err := IssueWalletToken(WalletRequest{Amount: decimalOf("150.00"), Currency: "TRY", CardNumber: DefaultWalletCard,
+		Wallet: WalletDeviceVendor, TTL: time.Hour}, time.Now(), NewTokenID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, php, "testdata/interop/sdk_check.php", srv.BaseURL, tok).CombinedOutput()
+	t.Logf("%s", out)
+	if err != nil {
+		t.Fatalf("the PHP client failed: %v", err)
+	}
+}
