@@ -1,16 +1,19 @@
 package config
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/paycli/paycli/internal/pause"
 )
 
 // lockWait bounds how long a writer waits for another paycli writing the
 // same config file; writes take milliseconds, so running out means a
 // process is stuck holding the lock.
-var lockWait = 10 * time.Second
+const lockWait = 10 * time.Second
 
 // lockPath is the lock file beside the config file (beside its target when
 // the config file is a symbolic link, so that every path to one file takes
@@ -27,7 +30,7 @@ func lockPath(path string) string {
 // never both start from the same content and lose one's change. It returns
 // the function that releases it. The lock file stays in place: removing it
 // would let a waiting writer lock a file that no longer has a name.
-func lockFile(path string) (unlock func(), err error) {
+func lockFile(path string, wait time.Duration) (unlock func(), err error) {
 	lp := lockPath(path)
 	if err := ensureFolder(filepath.Dir(lp)); err != nil {
 		return nil, err
@@ -36,7 +39,7 @@ func lockFile(path string) (unlock func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot lock it: %w", err)
 	}
-	deadline := time.Now().Add(lockWait)
+	deadline := time.Now().Add(wait)
 	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
 		busy, err := tryLock(f)
 		if err != nil {
@@ -49,8 +52,8 @@ func lockFile(path string) (unlock func(), err error) {
 		}
 		if time.Now().After(deadline) {
 			_ = f.Close()
-			return nil, fmt.Errorf("another paycli is changing it (waited %s for the lock %s)", lockWait, lp)
+			return nil, fmt.Errorf("another paycli is changing it (waited %s for the lock %s)", wait, lp)
 		}
-		time.Sleep(delay)
+		_ = pause.For(context.Background(), delay)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -98,8 +99,11 @@ type Edit struct {
 // losing each other's changes. A missing file yields an empty document.
 // The file is checked like ReadFile checks it, so a broken file is a
 // *FileError and is never overwritten.
-func OpenEdit(path string) (_ *Edit, err error) {
-	unlock, err := lockFile(path)
+func OpenEdit(path string) (*Edit, error) { return openEdit(path, lockWait) }
+
+// openEdit is OpenEdit waiting at most wait for the lock.
+func openEdit(path string, wait time.Duration) (_ *Edit, err error) {
+	unlock, err := lockFile(path, wait)
 	if err != nil {
 		return nil, &FileError{Path: path, Err: err}
 	}

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 func perm(t *testing.T, path string) fs.FileMode {
@@ -253,9 +252,7 @@ func TestEditWaitsForTheLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func(d time.Duration) { lockWait = d }(lockWait)
-	lockWait = 0
-	_, err = OpenEdit(path)
+	_, err = openEdit(path, 0)
 	var fe *FileError
 	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "another paycli is changing it") {
 		t.Fatalf("second OpenEdit: %v", err)
