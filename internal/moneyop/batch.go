@@ -15,7 +15,9 @@ import (
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
+	"github.com/paycli/paycli/internal/strictjson"
 )
 
 // Batch outcomes beside the journal's classes.
@@ -101,7 +103,13 @@ func planBatch[In, Req, Ans any](data []byte, op Operation[In, Req, Ans], env *E
 	n := 0
 	for sc.Scan() {
 		n++
-		text := bytes.TrimSpace(sc.Bytes())
+		raw := sc.Bytes()
+		if n == 1 {
+			// Some editors start a file with a byte order mark: it is not
+			// part of the first line's JSON.
+			raw = strictjson.TrimBOM(raw)
+		}
+		text := bytes.TrimSpace(raw)
 		if len(text) == 0 {
 			continue // blank lines are not inputs
 		}
@@ -177,7 +185,7 @@ func RunBatch[In, Req, Ans any](ctx context.Context, opts *Options, op Operation
 		return err
 	}
 	defer j.Close()
-	fmt.Fprintf(opts.IO.ErrOut, "Batch of %d lines on profile %q at %s\n", len(lines), env.Config.Profile, env.Client.BaseURL())
+	fmt.Fprintf(opts.IO.ErrOut, "Batch of %d lines on profile %q at %s\n", len(lines), env.Config.Profile, redact.URL(env.Client.BaseURL()))
 
 	// Each line gets the configured time limit (--timeout) of its own.
 	// Calls in flight are not cancelled by Ctrl-C: they finish and record

@@ -315,7 +315,7 @@ func writeRows(opts *Options, format render.Format, records []Record) error {
 			if r.Reconciled != nil {
 				reconciled = r.Reconciled.Outcome
 			}
-			rows = append(rows, []string{render.FormatTimeRFC3339(r.Time), r.Profile, r.BaseURL, r.Invoice, r.Amount, r.Currency,
+			rows = append(rows, []string{render.FormatTime(r.Time, format), r.Profile, r.BaseURL, r.Invoice, r.Amount, r.Currency,
 				r.Card, r.Outcome, strconv.FormatBool(r.OutcomeRecorded), code, order, msg, r.Attempt, r.Kind, reconciled})
 			continue
 		}
@@ -330,7 +330,7 @@ func writeRows(opts *Options, format render.Format, records []Record) error {
 			colour = pal.Red
 		}
 		outcomeColours = append(outcomeColours, colour)
-		rows = append(rows, []string{render.FormatTime(r.Time), r.Profile, r.Invoice,
+		rows = append(rows, []string{render.FormatTime(r.Time, format), r.Profile, r.Invoice,
 			r.Amount + " " + r.Currency, r.Card, outcome, code, order})
 	}
 	if machine {

@@ -7,6 +7,7 @@ package status
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -238,5 +239,28 @@ func Fields(r *gateway.CheckStatusResult) []render.Field {
 		render.StringField("transaction_type", r.TransactionType),
 		render.StringField("payment_reason_code", r.PaymentReasonCode),
 	}
-	return append(fs, render.ExtraFields(r.Extra)...)
+	for _, f := range render.ExtraFields(r.Extra) {
+		if tf, ok := timeField(f.Name, f.Text, time.Local); ok {
+			f = tf
+		}
+		fs = append(fs, f)
+	}
+	return fs
+}
+
+// timeField shows a moment the gateway wrote (created_at, a transaction
+// date) as every paycli time is shown: tables in the zone loc with its
+// offset, JSON in RFC 3339 with the offset. The gateway's zone-less times
+// are its local time (gateway.ParseTime). ok is false for fields that are
+// not named like times or do not hold one; those stay as written.
+func timeField(name, text string, loc *time.Location) (render.Field, bool) {
+	if !strings.HasSuffix(name, "_at") && !strings.Contains(name, "date") && !strings.Contains(name, "time") {
+		return render.Field{}, false
+	}
+	t, ok := gateway.ParseTime(text)
+	if !ok {
+		return render.Field{}, false
+	}
+	b, _ := json.Marshal(render.FormatTimeIn(t, render.JSON, loc))
+	return render.Field{Name: name, JSON: b, Text: render.FormatTimeIn(t, render.Table, loc)}, true
 }
