@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/url"
 	"strings"
+
+	"github.com/paycli/paycli/internal/redact"
 )
 
 // InvoiceState is what the journal says about one invoice within a Scope.
@@ -105,7 +107,9 @@ func Identity(baseURL, appID string) string {
 // masked where it was stored) and letter case of scheme and host do not
 // make another gateway, nor does a trailing slash.
 func canonicalURL(raw string) string {
-	raw = strings.TrimSpace(raw)
+	// Userinfo first, the way it is masked where it is stored, so that a
+	// password url.Parse would refuse still names the same gateway.
+	raw = redact.URL(strings.TrimSpace(raw))
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
 		return strings.TrimRight(raw, "/")

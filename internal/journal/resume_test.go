@@ -82,9 +82,11 @@ func TestResumeMatchesGatewayIdentity(t *testing.T) {
 		t.Errorf("refund scope: %v", got)
 	}
 	// The same account spelled differently is the same account.
-	got = decisions(t, path, NewScope(KindWalletPay, "live", "HTTPS://user:secret@APP.gw.example/ccpayment/", "app"), "HERE")
-	if got["HERE"] != ResumeSkip {
-		t.Errorf("canonical base URL: %v", got)
+	for _, spelled := range []string{"HTTPS://user:secret@APP.gw.example/ccpayment/", "https://user:••••@app.gw.example/ccpayment"} {
+		got = decisions(t, path, NewScope(KindWalletPay, "live", spelled, "app"), "HERE")
+		if got["HERE"] != ResumeSkip {
+			t.Errorf("canonical base URL %s: %v", spelled, got)
+		}
 	}
 }
 
