@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -141,8 +142,8 @@ func planBatch[In, Req, Ans any](data []byte, op Operation[In, Req, Ans], env *E
 			switch s.Resume() {
 			case journal.ResumeSkip:
 				l.result.Outcome = OutcomeSkipped
-				if order := s.Success.Outcome; order != nil && order.OrderNo != "" {
-					l.result.OrderNo = &order.OrderNo
+				if order := s.Success.OrderNo(); order != "" {
+					l.result.OrderNo = &order
 				}
 				continue
 			case journal.ResumeUnknown:
@@ -175,7 +176,9 @@ func RunBatch[In, Req, Ans any](ctx context.Context, opts *Options, op Operation
 	if err != nil {
 		return fmt.Errorf("cannot read the payment journal to resume the batch: %w; nothing was sent", err)
 	}
-	scope := journal.Scope{Kind: op.Kind(), Profile: env.Config.Profile, Gateway: env.Identity}
+	// The base URL lets an unknown attempt from before lines carried the
+	// gateway identity still block a re-send (journal.ByInvoice).
+	scope := journal.ScopeFor(op.Kind(), env.Config.Profile, env.Config.BaseURL, env.Identity, slices.Contains(env.GatewayFlags, "--sandbox"))
 	lines := planBatch(data, op, env, journal.ByInvoice(attempts, scope))
 	j, err := openJournal(opts)
 	if err != nil {

@@ -40,6 +40,13 @@ type Options struct {
 	// Sleep waits between checks of --watch; it returns early with ctx's
 	// error when ctx ends.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// JournalPath locates the journal that learned outcomes are recorded
+	// in (see recordInJournal); nil records nothing. GatewayIdentity
+	// names the gateway account as the journal's lines do (nil: of the
+	// base URL and app_id).
+	JournalPath     func() (string, error)
+	GatewayIdentity func() (string, error)
+	Now             func() time.Time
 
 	Invoice string
 	Watch   bool
@@ -51,13 +58,16 @@ type Options struct {
 // NewCmdStatus builds `paycli status`.
 func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{
-		IO:             f.IOStreams,
-		Config:         f.Config,
-		Format:         f.OutputFormat,
-		Gateway:        f.Gateway,
-		CommandContext: f.CommandContext,
-		Random:         rand.Reader,
-		Sleep:          pause.For,
+		IO:              f.IOStreams,
+		Config:          f.Config,
+		Format:          f.OutputFormat,
+		Gateway:         f.Gateway,
+		CommandContext:  f.CommandContext,
+		Random:          rand.Reader,
+		Sleep:           pause.For,
+		JournalPath:     f.JournalPath,
+		GatewayIdentity: f.GatewayIdentity,
+		Now:             f.Now,
 	}
 	cmd := &cobra.Command{
 		Use:   "status --invoice ID",
@@ -145,6 +155,7 @@ func Run(ctx context.Context, opts *Options) error {
 		res, err := client.CheckStatus(ctx, gateway.CheckStatusRequest{
 			MerchantKey: cfg.MerchantKey, InvoiceID: opts.Invoice, IncludePendingStatus: true, HashKey: hk,
 		})
+		recordInJournal(opts, cfg, res, err)
 		var apiErr *gateway.APIError
 		switch {
 		case err == nil && !isPendingStatus(res):
