@@ -166,6 +166,15 @@ func (r *run) check(ctx context.Context) error {
 		orders[s.OrderID] = s.InvoiceID
 	}
 
+	refundIDs := map[string]string{}
+	for _, cs := range r.cardSales {
+		sale, stored := salesByInv[cs.id]
+		for _, p := range checkCardSale(cs, sale, stored, refundIDs) {
+			r.addProblem("%s", p)
+		}
+		rep.CardSales[cardSaleState(sale, stored)]++
+	}
+
 	// View 1 (the processes) against the other two, invoice by invoice.
 	procByInv := map[int][]attempt{}
 	for _, a := range r.attempts {
@@ -390,4 +399,23 @@ func sortedKeys[V any](maps ...map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return slices.Compact(keys)
+}
+
+// cardSaleState names what became of a card sale, for the report.
+func cardSaleState(s sandbox.Sale, stored bool) string {
+	switch {
+	case !stored:
+		return "lost"
+	case s.PreAuth != nil:
+		st := "preauth " + s.PreAuth.State
+		if len(s.Refunds) > 0 {
+			st += ", refunded"
+		}
+		return st
+	case len(s.Refunds) > 0 && s.Refundable().IsZero():
+		return "refunded in full"
+	case len(s.Refunds) > 0:
+		return "refunded in part"
+	}
+	return s.State
 }

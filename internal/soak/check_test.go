@@ -1,8 +1,11 @@
 package soak
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/shopspring/decimal"
 
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/sandbox"
@@ -128,5 +131,95 @@ func TestLuhnComplete(t *testing.T) {
 	}
 	if got := luhnComplete("435508435508435"); got != sandbox.DefaultWalletCard {
 		t.Errorf("got %s, want %s", got, sandbox.DefaultWalletCard)
+	}
+}
+
+// TestCheckCardSale feeds the card-sale rules one stored state at a time:
+// what refunds, captures and cancels may leave passes; what would mean a
+// refund applied twice, money refunded beyond the sale, a capture above
+// the hold or after a cancel, or a lost sale is reported.
+func TestCheckCardSale(t *testing.T) {
+	d := decimal.RequireFromString
+	sale := cardSale{id: "C1", amount: d("150.00"), orderID: "O1"}
+	hold := cardSale{id: "C2", amount: d("200.00"), preauth: true, orderID: "O2"}
+	base := func(cs cardSale) sandbox.Sale {
+		s := sandbox.Sale{InvoiceID: cs.id, OrderID: cs.orderID, State: sandbox.StateCompleted, Amount: cs.amount.StringFixed(2)}
+		if cs.preauth {
+			s.TransactionType = sandbox.TypePreAuth
+			s.PreAuth = &sandbox.PreAuth{State: sandbox.PreAuthOpen, Held: cs.amount.StringFixed(2)}
+		}
+		return s
+	}
+	refunds := func(amounts ...string) []sandbox.Refund {
+		var rs []sandbox.Refund
+		for i, a := range amounts {
+			rs = append(rs, sandbox.Refund{TransactionID: fmt.Sprintf("R%d", i), Amount: a, Status: sandbox.RefundCompleted})
+		}
+		return rs
+	}
+	with := func(cs cardSale, change func(*sandbox.Sale)) sandbox.Sale {
+		s := base(cs)
+		change(&s)
+		return s
+	}
+	captured := func(amount string) func(*sandbox.Sale) {
+		return func(s *sandbox.Sale) { s.PreAuth.State, s.PreAuth.Captured = sandbox.PreAuthCaptured, amount }
+	}
+	tests := []struct {
+		name   string
+		cs     cardSale
+		sale   sandbox.Sale
+		stored bool
+		want   string
+	}{
+		{"untouched", sale, base(sale), true, ""},
+		{"refunded in part", sale, with(sale, func(s *sandbox.Sale) { s.Refunds = refunds("50.00", "0.01") }), true, ""},
+		{"refunded in full", sale, with(sale, func(s *sandbox.Sale) { s.Refunds = refunds("50.00", "100.00") }), true, ""},
+		{"refunded beyond the sale", sale, with(sale, func(s *sandbox.Sale) { s.Refunds = refunds("100.00", "50.01") }), true, "more than the 150.00 it charged"},
+		{"refund applied twice", sale, with(sale, func(s *sandbox.Sale) {
+			s.Refunds = refunds("10.00", "10.00")
+			s.Refunds[1].TransactionID = "R0"
+		}), true, "refund R0 applied twice"},
+		{"refund of three decimals", sale, with(sale, func(s *sandbox.Sale) { s.Refunds = refunds("1.005") }), true, `refund R0 of "1.005"`},
+		{"lost", sale, sandbox.Sale{}, false, "has lost it"},
+		{"another order", sale, with(sale, func(s *sandbox.Sale) { s.OrderID = "O9" }), true, "stored as completed order O9"},
+		{"hold open", hold, base(hold), true, ""},
+		{"hold captured in part, then refunded", hold, with(hold, func(s *sandbox.Sale) {
+			captured("120.00")(s)
+			s.Refunds = refunds("120.00")
+		}), true, ""},
+		{"hold cancelled", hold, with(hold, func(s *sandbox.Sale) { s.PreAuth.State = sandbox.PreAuthCancelled }), true, ""},
+		{"captured above the hold", hold, with(hold, captured("200.01")), true, "captured \"200.01\" of the 200.00 held"},
+		{"captured nothing", hold, with(hold, captured("0")), true, "captured \"0\""},
+		{"captured after a cancel", hold, with(hold, func(s *sandbox.Sale) {
+			s.PreAuth.State, s.PreAuth.Captured = sandbox.PreAuthCancelled, "200.00"
+		}), true, "cancelled but captured 200.00"},
+		{"refunded beyond the capture", hold, with(hold, func(s *sandbox.Sale) {
+			captured("50.00")(s)
+			s.Refunds = refunds("60.00")
+		}), true, "more than the 50.00 it charged"},
+		{"refunded while open", hold, with(hold, func(s *sandbox.Sale) { s.Refunds = refunds("1.00") }), true, "more than the 0.00 it charged"},
+		{"hold changed", hold, with(hold, func(s *sandbox.Sale) { s.PreAuth.Held = "250.00" }), true, `holds "250.00", made to hold 200.00`},
+		{"hold became a sale", hold, with(hold, func(s *sandbox.Sale) { s.PreAuth = nil }), true, "stored as a sale"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := strings.Join(checkCardSale(tt.cs, tt.sale, tt.stored, map[string]string{}), "\n")
+			switch {
+			case tt.want == "" && got != "":
+				t.Errorf("problems:\n%s\nwant none", got)
+			case tt.want != "" && !strings.Contains(got, tt.want):
+				t.Errorf("problems:\n%s\nwant one containing %q", got, tt.want)
+			}
+		})
+	}
+	// One refund id on two sales is one refund applied twice.
+	ids := map[string]string{}
+	a := with(sale, func(s *sandbox.Sale) { s.Refunds = refunds("1.00") })
+	checkCardSale(sale, a, true, ids)
+	other := cardSale{id: "C3", amount: d("10.00"), orderID: "O3"}
+	b := with(other, func(s *sandbox.Sale) { s.Refunds = refunds("1.00") })
+	if got := strings.Join(checkCardSale(other, b, true, ids), "\n"); !strings.Contains(got, "refund R0 applied twice (also to C1)") {
+		t.Errorf("problems:\n%s\nwant refund R0 applied twice", got)
 	}
 }

@@ -56,6 +56,11 @@ type Config struct {
 	// Kills is how many times the server is killed with SIGKILL (and
 	// restarted) during the run.
 	Kills int
+	// CardSales is how many card sales (every other one a
+	// pre-authorization) are made before the run, for refund and
+	// pre-authorization processes to act on; the checker holds them to
+	// checkCardSale's rules.
+	CardSales int
 	// Seed makes the run's choices (invoices, kill times, faults)
 	// reproducible, given the same scheduling.
 	Seed uint64
@@ -161,6 +166,9 @@ type Report struct {
 	// could have charged them was told "outcome unknown" (exit 7): the
 	// cases `paycli status` exists for.
 	UnknownCharged int `json:"unknown_charged"`
+	// CardSales counts the card sales made before the run, by what the
+	// sandbox holds after it ("completed", "preauth open", …).
+	CardSales map[string]int `json:"card_sales"`
 	// Reconciled counts invoices whose three views agree.
 	Reconciled int `json:"reconciled"`
 	// Problems lists every disagreement; a clean run has none.
@@ -268,10 +276,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	r := &run{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x50a4)), report: &Report{
 		Seed: cfg.Seed, Duration: cfg.Duration.String(), Workers: cfg.Workers, Invoices: cfg.Invoices, Rate: cfg.FaultRate,
-		Exits: map[string]int{}, Faults: map[string]int{}, FaultsOnWalletPay: map[string]int{}, Troubles: map[string]int{},
+		Exits: map[string]int{}, Faults: map[string]int{}, FaultsOnWalletPay: map[string]int{}, Troubles: map[string]int{}, CardSales: map[string]int{},
 		Journal: map[string]int{}, Sales: map[string]int{}, Problems: []string{},
 	}}
 	if err := r.prepare(); err != nil {
+		return nil, err
+	}
+	if err := r.makeCardSales(ctx, cfg.CardSales); err != nil {
 		return nil, err
 	}
 	if err := r.startServer(ctx); err != nil {
@@ -295,6 +306,7 @@ type run struct {
 	home, stateDir, sandboxDir, addr string
 	env                              []string
 	invoices                         []invoice
+	cardSales                        []cardSale
 
 	mu       sync.Mutex // guards server, attempts and report's fault counts
 	server   *exec.Cmd
