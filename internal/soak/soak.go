@@ -84,6 +84,12 @@ type Config struct {
 	// exits with the payment's code and says so, its intent left open.
 	// Linux only; elsewhere no process gets a limit.
 	DiskFullRate float64
+	// CardOpRate is the fraction of processes that act on a card sale
+	// (CardSales) instead of paying: `paycli refund` on sales, `paycli
+	// preauth capture|cancel` and `paycli refund` on pre-authorizations.
+	// They get kills and troubles like walletpay processes. It needs a
+	// paycli with those commands.
+	CardOpRate float64
 	// ClientTimeout is each walletpay's --timeout; the server's delay
 	// fault waits longer than this, so a delay is a client timeout.
 	ClientTimeout time.Duration
@@ -169,15 +175,27 @@ type Report struct {
 	// CardSales counts the card sales made before the run, by what the
 	// sandbox holds after it ("completed", "preauth open", …).
 	CardSales map[string]int `json:"card_sales"`
+	// CardOps counts the processes that acted on card sales, by kind.
+	CardOps map[string]int `json:"card_ops"`
+	// RefundsTold counts the refunds in the store by what the journal
+	// said of them: "succeeded", or "unknown" (the cases `paycli refund
+	// --retry` exists for).
+	RefundsTold map[string]int `json:"refunds_told"`
 	// Reconciled counts invoices whose three views agree.
 	Reconciled int `json:"reconciled"`
 	// Problems lists every disagreement; a clean run has none.
 	Problems []string `json:"problems"`
 }
 
-// attempt is one walletpay process and what it said.
+// attempt is one paycli process and what it said.
 type attempt struct {
+	// kind is the journal kind of what the process did
+	// (journal.KindWalletPay or one of the card operations).
+	kind string
+	// invoice indexes r.invoices for a walletpay, r.cardSales otherwise.
 	invoice int
+	// amount is a refund's or capture's --amount; "" for --full or all.
+	amount  string
 	exit    int  // -1 when killed by a signal
 	killed  bool // killed on purpose
 	trouble trouble
@@ -276,7 +294,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	r := &run{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x50a4)), report: &Report{
 		Seed: cfg.Seed, Duration: cfg.Duration.String(), Workers: cfg.Workers, Invoices: cfg.Invoices, Rate: cfg.FaultRate,
-		Exits: map[string]int{}, Faults: map[string]int{}, FaultsOnWalletPay: map[string]int{}, Troubles: map[string]int{}, CardSales: map[string]int{},
+		Exits: map[string]int{}, Faults: map[string]int{}, FaultsOnWalletPay: map[string]int{}, Troubles: map[string]int{}, CardSales: map[string]int{}, CardOps: map[string]int{}, RefundsTold: map[string]int{},
 		Journal: map[string]int{}, Sales: map[string]int{}, Problems: []string{},
 	}}
 	if err := r.prepare(); err != nil {
@@ -494,7 +512,8 @@ func (r *run) load(ctx context.Context) {
 				case x < r.cfg.BrokenStdoutRate+r.cfg.DiskFullRate:
 					tr = troubleDiskFull
 				}
-				r.pay(context.WithoutCancel(ctx), rng.IntN(len(r.invoices)), killAfter, tr, rng.Int64N(diskFullSlack))
+				a := r.pick(rng)
+				r.runProcess(context.WithoutCancel(ctx), a, killAfter, tr, rng.Int64N(diskFullSlack))
 			}
 		})
 	}
@@ -529,18 +548,77 @@ func (r *run) load(ctx context.Context) {
 // written and the outcome refused, both written, and lines torn midway.
 const diskFullSlack = 4 << 10
 
-// pay runs one walletpay process for invoice i, killing it with SIGKILL
-// after killAfter if that is not zero, and giving it trouble: for
+// Kinds of card operation, as the journal names them.
+const (
+	kindRefund  = "refund"
+	kindCapture = "preauth-capture"
+	kindCancel  = "preauth-cancel"
+)
+
+// pick draws what a process does: pay for an invoice of the pool, or
+// act on a card sale (a refund of part or all of a sale; a capture of
+// all or part of a pre-authorization, a cancel, or a refund of one).
+func (r *run) pick(rng *rand.Rand) attempt {
+	if len(r.cardSales) == 0 || rng.Float64() >= r.cfg.CardOpRate {
+		return attempt{kind: journal.KindWalletPay, invoice: rng.IntN(len(r.invoices))}
+	}
+	i := rng.IntN(len(r.cardSales))
+	cs := r.cardSales[i]
+	a := attempt{kind: kindRefund, invoice: i}
+	if cs.preauth {
+		switch x := rng.Float64(); {
+		case x < 0.45:
+			a.kind = kindCapture
+		case x < 0.65:
+			a.kind = kindCancel
+		}
+	}
+	switch {
+	case a.kind == kindCancel:
+	case a.kind == kindCapture && rng.IntN(2) == 0:
+		a.amount = cs.amount.Div(decimal.NewFromInt(2)).RoundDown(2).StringFixed(2)
+	case a.kind == kindRefund && rng.IntN(5) > 0:
+		a.amount = []string{"10.00", "25.50", "40.00", "0.01"}[rng.IntN(4)]
+	}
+	return a
+}
+
+// args are the command line of the process a stands for.
+func (r *run) args(a attempt) []string {
+	tail := []string{"--yes", "-o", "json", "--timeout", r.cfg.ClientTimeout.String()}
+	if a.kind == journal.KindWalletPay {
+		inv := r.invoices[a.invoice]
+		return append([]string{"walletpay", "--invoice", inv.id, "--token", inv.token,
+			"--name", "Soak", "--surname", "Tester", "--email", "soak@example.com"}, tail...)
+	}
+	id := r.cardSales[a.invoice].id
+	var args []string
+	switch a.kind {
+	case kindRefund:
+		args = []string{"refund", "--invoice", id, "--full"}
+		if a.amount != "" {
+			args = []string{"refund", "--invoice", id, "--amount", a.amount}
+		}
+	case kindCapture:
+		args = []string{"preauth", "capture", "--invoice", id}
+		if a.amount != "" {
+			args = append(args, "--amount", a.amount)
+		}
+	case kindCancel:
+		args = []string{"preauth", "cancel", "--invoice", id}
+	}
+	return append(args, tail...)
+}
+
+// runProcess runs one paycli process, killing it with SIGKILL after
+// killAfter if that is not zero, and giving it trouble: for
 // troubleDiskFull, a file-size limit of the journal's size plus slack.
 // The process's own --timeout bounds it; the context only guards against
 // a hung binary.
-func (r *run) pay(ctx context.Context, i int, killAfter time.Duration, tr trouble, slack int64) {
-	inv := r.invoices[i]
+func (r *run) runProcess(ctx context.Context, a attempt, killAfter time.Duration, tr trouble, slack int64) {
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.ClientTimeout+30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, r.cfg.Binary, "walletpay", "--invoice", inv.id, "--token", inv.token,
-		"--name", "Soak", "--surname", "Tester", "--email", "soak@example.com", "--yes",
-		"-o", "json", "--timeout", r.cfg.ClientTimeout.String())
+	cmd := exec.CommandContext(ctx, r.cfg.Binary, r.args(a)...)
 	cmd.Env = r.env
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -565,7 +643,7 @@ func (r *run) pay(ctx context.Context, i int, killAfter time.Duration, tr troubl
 		pr.Close() // the reader is gone before the process writes a byte
 		childEnd, cmd.Stdout = pw, pw
 	}
-	a := attempt{invoice: i, exit: -1, trouble: tr}
+	a.exit, a.trouble = -1, tr
 	var limit int64
 	if tr == troubleDiskFull {
 		info, err := os.Stat(r.journalPath())
@@ -579,7 +657,7 @@ func (r *run) pay(ctx context.Context, i int, killAfter time.Duration, tr troubl
 		childEnd.Close()
 	}
 	if err != nil {
-		r.addProblem("start walletpay: %v", err)
+		r.addProblem("start %s: %v", a.kind, err)
 		return
 	}
 	if tr == troubleDiskFull {
@@ -589,7 +667,7 @@ func (r *run) pay(ctx context.Context, i int, killAfter time.Duration, tr troubl
 		// demands nothing of a disk-full process that an ordinary one
 		// would not meet.
 		if err := limitFileSize(cmd.Process.Pid, limit); err != nil {
-			r.addProblem("limit the file size of walletpay: %v", err)
+			r.addProblem("limit the file size of %s: %v", a.kind, err)
 		}
 	}
 	var killed atomic.Bool

@@ -76,6 +76,8 @@ configuration, journal and sandbox are not touched.`,
 				return cmdutil.UsageErrorf("invalid --broken-stdout-rate %v and --disk-full-rate %v: want fractions between 0 and 1 that add up to 1 at most", c.BrokenStdoutRate, c.DiskFullRate)
 			case c.CardSales < 0 || c.CardSales > 1000:
 				return cmdutil.UsageErrorf("invalid --card-sales %d: want 0 to 1000", c.CardSales)
+			case c.CardOpRate < 0 || c.CardOpRate > 1:
+				return cmdutil.UsageErrorf("invalid --card-op-rate %v: want a fraction between 0 and 1", c.CardOpRate)
 			case c.ClientTimeout <= 0:
 				return cmdutil.UsageErrorf("invalid --client-timeout %v: want a positive duration, e.g. 3s", c.ClientTimeout)
 			}
@@ -101,13 +103,14 @@ configuration, journal and sandbox are not touched.`,
 	fl.IntVar(&opts.Config.Invoices, "invoices", 40, "size of the invoice pool")
 	fl.IntVar(&opts.Config.Kills, "kills", 3, "times the sandbox is killed with SIGKILL and restarted")
 	fl.IntVar(&opts.Config.CardSales, "card-sales", 20, "card sales and pre-authorizations made before the run, checked after it")
+	fl.Float64Var(&opts.Config.CardOpRate, "card-op-rate", 0, "fraction of processes that refund, capture or cancel card sales instead of paying (needs paycli refund and preauth)")
 	fl.Uint64Var(&opts.Config.Seed, "seed", 0, "seed of the run's random choices (default: a random seed, printed)")
 	fl.Float64Var(&opts.Config.FaultRate, "fault-rate", 0.25, "fraction of API requests the sandbox faults")
 	fl.Float64Var(&opts.Config.ClientKillRate, "client-kill-rate", 0.05, "fraction of walletpay processes killed with SIGKILL mid-run")
 	fl.Float64Var(&opts.Config.BrokenStdoutRate, "broken-stdout-rate", 0.05, "fraction of walletpay processes whose stdout is /dev/full or a pipe nobody reads")
 	fl.Float64Var(&opts.Config.DiskFullRate, "disk-full-rate", 0.05, "fraction of walletpay processes that run out of disk while writing the journal (Linux)")
 	fl.DurationVar(&opts.Config.ClientTimeout, "client-timeout", 3*time.Second, "each walletpay's --timeout (delay faults wait 2s longer)")
-	for _, name := range []string{"duration", "workers", "invoices", "kills", "card-sales", "seed", "fault-rate", "client-kill-rate", "broken-stdout-rate", "disk-full-rate", "client-timeout"} {
+	for _, name := range []string{"duration", "workers", "invoices", "kills", "card-sales", "card-op-rate", "seed", "fault-rate", "client-kill-rate", "broken-stdout-rate", "disk-full-rate", "client-timeout"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, noValueCompletion)
 	}
 	_ = cmd.RegisterFlagCompletionFunc("dir", completeFolder)
@@ -189,6 +192,8 @@ func writeSoakReport(ctx context.Context, opts *SoakOptions, format render.Forma
 	)
 	rows = append(rows, counted("sale ", rep.Sales)...)
 	rows = append(rows, counted("card sale ", rep.CardSales)...)
+	rows = append(rows, counted("card process ", rep.CardOps)...)
+	rows = append(rows, counted("refund in the sandbox, journal says ", rep.RefundsTold)...)
 	rows = append(rows,
 		[]string{"charged, told unknown", strconv.Itoa(rep.UnknownCharged)},
 		[]string{"reconciled invoices", fmt.Sprintf("%d of %d", rep.Reconciled, rep.Invoices)},

@@ -43,6 +43,7 @@ func TestSoakFlags(t *testing.T) {
 		{[]string{"--client-kill-rate", "-0.5"}, true, nil},
 		{[]string{"--broken-stdout-rate", "-0.1"}, true, nil},
 		{[]string{"--card-sales", "-1"}, true, nil},
+		{[]string{"--card-op-rate", "2"}, true, nil},
 		{[]string{"--disk-full-rate", "1.1"}, true, nil},
 		{[]string{"--broken-stdout-rate", "0.6", "--disk-full-rate", "0.5"}, true, nil},
 		{[]string{"--broken-stdout-rate", "0.5", "--disk-full-rate", "0.5"}, false, func(c soak.Config) bool {
