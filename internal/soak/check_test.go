@@ -223,3 +223,101 @@ func TestCheckCardSale(t *testing.T) {
 		t.Errorf("problems:\n%s\nwant refund R0 applied twice", got)
 	}
 }
+
+func refundAttempt(ref, class string) journal.Attempt {
+	a := journal.Attempt{Intent: journal.Entry{Type: journal.TypeIntent, Kind: kindRefund, Invoice: "C", Ref: ref}}
+	if class != "" {
+		a.Outcome = &journal.Entry{Type: journal.TypeOutcome, Kind: kindRefund, Invoice: "C", Ref: ref, Outcome: class}
+	}
+	return a
+}
+
+func opAttempt(kind, class string) journal.Attempt {
+	a := journal.Attempt{Intent: journal.Entry{Type: journal.TypeIntent, Kind: kind, Invoice: "C"}}
+	if class != "" {
+		a.Outcome = &journal.Entry{Type: journal.TypeOutcome, Kind: kind, Invoice: "C", Outcome: class}
+	}
+	return a
+}
+
+// TestCheckCardOps feeds the checker the refund, capture and cancel
+// processes of one card sale, its journal and its stored state.
+func TestCheckCardOps(t *testing.T) {
+	d := decimal.RequireFromString
+	sale := cardSale{id: "C", amount: d("150.00"), orderID: "O1"}
+	hold := cardSale{id: "C", amount: d("200.00"), preauth: true, orderID: "O2"}
+	stored := func(cs cardSale, state, captured string, refunds ...string) sandbox.Sale {
+		s := sandbox.Sale{InvoiceID: cs.id, OrderID: cs.orderID, State: sandbox.StateCompleted, Amount: cs.amount.StringFixed(2)}
+		if cs.preauth {
+			s.PreAuth = &sandbox.PreAuth{State: state, Held: cs.amount.StringFixed(2), Captured: captured}
+		}
+		for _, r := range refunds {
+			ref, amount, _ := strings.Cut(r, "=")
+			s.Refunds = append(s.Refunds, sandbox.Refund{TransactionID: ref, Amount: amount, Status: sandbox.RefundCompleted})
+		}
+		return s
+	}
+	refund := func(exit int) attempt { return attempt{kind: kindRefund, exit: exit, amount: "10.00"} }
+	capture := func(exit int, amount string) attempt { return attempt{kind: kindCapture, exit: exit, amount: amount} }
+	cancel := func(exit int) attempt { return attempt{kind: kindCancel, exit: exit} }
+	tests := []struct {
+		name    string
+		cs      cardSale
+		sale    sandbox.Sale
+		procs   []attempt
+		journal []journal.Attempt
+		want    string
+	}{
+		{"two refunds, one refused before sending", sale, stored(sale, "", "", "R1=10.00", "R2=10.00"),
+			[]attempt{refund(0), refund(0), refund(2)},
+			[]journal.Attempt{refundAttempt("R1", journal.Succeeded), refundAttempt("R2", journal.Succeeded)}, ""},
+		{"refund made while told unknown", sale, stored(sale, "", "", "R1=10.00"),
+			[]attempt{refund(7)}, []journal.Attempt{refundAttempt("R1", journal.Unknown)}, ""},
+		{"refund refused by the gateway", sale, stored(sale, "", ""),
+			[]attempt{refund(4)}, []journal.Attempt{refundAttempt("R1", journal.Rejected)}, ""},
+		{"answered refund lost", sale, stored(sale, "", ""),
+			[]attempt{refund(0)}, []journal.Attempt{refundAttempt("R1", journal.Succeeded)}, "refund R1 answered as made but the sandbox has no such refund"},
+		{"refund nobody journaled", sale, stored(sale, "", "", "R9=10.00"),
+			nil, nil, "refund R9 of 10.00 made but no journal intent names it"},
+		{"refund made though refused", sale, stored(sale, "", "", "R1=10.00"),
+			[]attempt{refund(4)}, []journal.Attempt{refundAttempt("R1", journal.Rejected)}, "refund R1 of 10.00 made, but the journal says rejected"},
+		{"refund exit without its journal line", sale, stored(sale, "", "", "R1=10.00"),
+			[]attempt{refund(0), refund(0)}, []journal.Attempt{refundAttempt("R1", journal.Succeeded)}, "the processes account for 2 succeeded attempts"},
+		{"captured in part", hold, stored(hold, sandbox.PreAuthCaptured, "100.00"),
+			[]attempt{capture(0, "100.00"), capture(6, ""), cancel(4)},
+			[]journal.Attempt{opAttempt(kindCapture, journal.Succeeded), opAttempt(kindCapture, journal.Duplicate)}, ""},
+		{"captured while told unknown", hold, stored(hold, sandbox.PreAuthCaptured, "200.00"),
+			[]attempt{capture(7, "")}, []journal.Attempt{opAttempt(kindCapture, journal.Unknown)}, ""},
+		{"cancelled", hold, stored(hold, sandbox.PreAuthCancelled, ""),
+			[]attempt{cancel(0), capture(4, "")}, []journal.Attempt{opAttempt(kindCancel, journal.Succeeded)}, ""},
+		{"captured twice", hold, stored(hold, sandbox.PreAuthCaptured, "200.00"),
+			[]attempt{capture(0, ""), capture(0, "")},
+			[]journal.Attempt{opAttempt(kindCapture, journal.Succeeded), opAttempt(kindCapture, journal.Succeeded)}, "captured twice"},
+		{"captured after a cancel", hold, stored(hold, sandbox.PreAuthCaptured, "200.00"),
+			[]attempt{cancel(0), capture(0, "")},
+			[]journal.Attempt{opAttempt(kindCancel, journal.Succeeded), opAttempt(kindCapture, journal.Succeeded)}, "told captured and told cancelled"},
+		{"told captured, still open", hold, stored(hold, sandbox.PreAuthOpen, ""),
+			[]attempt{capture(0, "")}, []journal.Attempt{opAttempt(kindCapture, journal.Succeeded)}, "but the pre-authorization is open"},
+		{"captured another amount", hold, stored(hold, sandbox.PreAuthCaptured, "200.00"),
+			[]attempt{capture(0, "50.00")}, []journal.Attempt{opAttempt(kindCapture, journal.Succeeded)}, `a capture of 50.00 told success, the sandbox captured "200.00"`},
+		{"captured, nobody told", hold, stored(hold, sandbox.PreAuthCaptured, "200.00"),
+			[]attempt{capture(8, "")}, []journal.Attempt{opAttempt(kindCapture, journal.NotSent)}, "captured, but no preauth-capture process was told so"},
+		{"cancelled, nobody told", hold, stored(hold, sandbox.PreAuthCancelled, ""),
+			[]attempt{cancel(4)}, nil, "cancelled, but no preauth-cancel process was told so"},
+		{"exit 1 for another reason", hold, stored(hold, sandbox.PreAuthOpen, ""),
+			[]attempt{{kind: kindCancel, exit: 1, stderr: "error: boom"}}, nil, "exited 1: error: boom"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &run{report: &Report{RefundsTold: map[string]int{}}}
+			r.checkCardOps(tt.cs, tt.sale, true, tt.procs, tt.journal)
+			got := strings.Join(r.report.Problems, "\n")
+			switch {
+			case tt.want == "" && got != "":
+				t.Errorf("problems:\n%s\nwant none", got)
+			case tt.want != "" && !strings.Contains(got, tt.want):
+				t.Errorf("problems:\n%s\nwant one containing %q", got, tt.want)
+			}
+		})
+	}
+}
