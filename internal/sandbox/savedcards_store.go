@@ -2,9 +2,9 @@ package sandbox
 
 import (
 	"cmp"
-	"slices"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"

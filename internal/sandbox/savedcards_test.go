@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http/httptest"
-	"strconv"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
