@@ -42,8 +42,8 @@ var challengePage = page("challenge", `{{template "head" "3D Secure challenge"}}
 <dl><dt>Amount</dt><dd>{{.Amount}} {{.Currency}}</dd><dt>Installments</dt><dd>{{.Installments}}</dd><dt>Card</dt><dd>{{.Card}}</dd><dt>Order</dt><dd>{{.OrderID}}</dd></dl>
 <p>Approve to authenticate the payment as the card holder would at the bank, or decline to fail it.</p>
 <form method="post" action="{{.Action}}"><input type="hidden" name="order_id" value="{{.OrderID}}">
-<button class="go" name="decision" value="approve">Approve</button>
-<button class="stop" name="decision" value="decline">Decline</button></form>
+<button id="approve" class="go" name="decision" value="approve">Approve</button>
+<button id="decline" class="stop" name="decision" value="decline">Decline</button></form>
 </main></body></html>
 `)
 
@@ -62,7 +62,7 @@ var resultPage = page("result", `{{template "head" "3D Secure result"}}
 <input type="hidden" name="currency_code" value="{{.CurrencyCode}}"><input type="hidden" name="transaction_type" value="{{.TransactionType}}">
 <input type="hidden" name="payment_status" value="{{.PaymentStatus}}"><input type="hidden" name="payment_completed_by" value="{{.PaymentCompletedBy}}">
 <input type="hidden" name="hash_key" value="{{.HashKey}}">
-<button class="go">Continue</button></form>
+<button id="continue" class="go">Continue</button></form>
 </main></body></html>
 `)
 
@@ -78,7 +78,7 @@ var linkPage = page("link", `{{template "head" "payment link"}}
 <div><label for="year">Year</label><input id="year" name="expiry_year" inputmode="numeric" placeholder="YYYY" required></div>
 <div><label for="cvv">CVV</label><input id="cvv" name="cvv" inputmode="numeric" autocomplete="cc-csc" required></div></div>
 <label for="inst">Installments</label><select id="inst" name="installments_number">{{range .Installments}}<option>{{.}}</option>{{end}}</select>
-<button class="go">Pay</button></form>
+<button id="pay" class="go">Pay</button></form>
 <p class="small">Test cards are listed in paycli's docs/sandbox.md; 4355 0843 5508 4358 is approved.</p>
 </main></body></html>
 `)
