@@ -1,12 +1,13 @@
 // Package sandbox is a local emulator of the ccpayment card gateway's
 // merchant API: an http.Handler serving the token, commission lookup,
 // walletPay, 2D and 3D card payments, pre-authorization capture and cancel,
-// 3D completion, refunds, check status and installment lookups with the
-// gateway's JSON shapes, backed by a durable bbolt store in which every
-// kind of payment is one Sale under its invoice id. It shares no Go types
-// with internal/gateway on purpose: the two meet only over HTTP and the
-// JSON fixtures under testdata/, so a bug in a shared type cannot hide on
-// both sides.
+// 3D completion, refunds, check status, installment lookups, saved cards
+// and payments by card token, and payment links, with the gateway's JSON
+// shapes (and web pages of its own for the 3D challenge and the links),
+// backed by a durable bbolt store in which every kind of payment is one
+// Sale under its invoice id. It shares no Go types with internal/gateway on
+// purpose: the two meet only over HTTP and the JSON fixtures under
+// testdata/, so a bug in a shared type cannot hide on both sides.
 //
 // Deterministic triggers (docs/sandbox.md): an amount ending in .41 is
 // declined (41), one ending in .69 stays pending (69) until a check status

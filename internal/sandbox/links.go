@@ -3,7 +3,9 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"unicode/utf8"
 
@@ -209,17 +211,27 @@ func (g *Gateway) payLink(w http.ResponseWriter, r *http.Request) {
 		writeLinkDone(w, sale)
 		return
 	}
-	f, ok := g.readFields(w, r)
-	if !ok {
-		return
-	}
 	now := g.opts.Now()
 	view := linkViewOf(sale)
-	view.Holder = f.get("cc_holder_name")
 	fail := func(msg string) {
 		view.Error = msg
 		writePage(w, http.StatusBadRequest, linkPage, view)
 	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.opts.MaxBodyBytes))
+	if err != nil {
+		fail("The form could not be read.")
+		return
+	}
+	q, err := url.ParseQuery(string(body))
+	if err != nil {
+		fail("The form could not be read.")
+		return
+	}
+	f := fields{}
+	for k, v := range q {
+		f[k] = v[0]
+	}
+	view.Holder = f.get("cc_holder_name")
 	if view.Holder == "" {
 		fail("The name on the card is required.")
 		return
