@@ -190,6 +190,8 @@ func writeLinkDone(w http.ResponseWriter, sale Sale) {
 		text += "went through."
 	case StateFailed:
 		text += "failed: " + sale.PaymentReasonCodeDetail + "."
+	case StateAwaiting3D:
+		text += "is waiting for its 3D Secure step."
 	default:
 		text += "is " + sale.State + "."
 	}

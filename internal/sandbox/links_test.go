@@ -131,3 +131,36 @@ func TestPaymentLinkRefusals(t *testing.T) {
 		t.Errorf("invoice as an object: %s", res.Raw)
 	}
 }
+
+// TestPaymentLinkPaysOnce posts a link's card form from many buyers at
+// once: exactly one reaches the challenge, the others are told the link
+// was used.
+func TestPaymentLinkPaysOnce(t *testing.T) {
+	fx := newFixture(t)
+	res := fx.authed("/purchase/link", linkBody(t, "INV-RACE", "50", 1))
+	path := strings.TrimPrefix(res.Body["link"].(string), "http://example.com")
+	pages := make(chan string, 8)
+	for range 8 {
+		go func() {
+			req := httptest.NewRequest("POST", path, strings.NewReader(linkForm("4355084355084358", "1").Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			rec := httptest.NewRecorder()
+			fx.gw.ServeHTTP(rec, req)
+			pages <- rec.Body.String()
+		}()
+	}
+	challenges, used := 0, 0
+	for range 8 {
+		switch page := <-pages; {
+		case strings.Contains(page, "3D Secure challenge"):
+			challenges++
+		case strings.Contains(page, "This link was used"):
+			used++
+		default:
+			t.Errorf("unexpected page: %s", page)
+		}
+	}
+	if challenges != 1 || used != 7 {
+		t.Errorf("%d buyers reached the challenge and %d were told the link was used; want 1 and 7", challenges, used)
+	}
+}
