@@ -87,8 +87,8 @@ type Config struct {
 	// CardOpRate is the fraction of processes that act on a card sale
 	// (CardSales) instead of paying: `paycli refund` on sales, `paycli
 	// preauth capture|cancel` and `paycli refund` on pre-authorizations.
-	// They get kills and troubles like walletpay processes. It needs a
-	// paycli with those commands.
+	// They get kills and troubles like walletpay processes. A paycli
+	// without one of those commands runs walletpay processes in its place.
 	CardOpRate float64
 	// ClientTimeout is each walletpay's --timeout; the server's delay
 	// fault waits longer than this, so a delay is a client timeout.
@@ -300,6 +300,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := r.prepare(); err != nil {
 		return nil, err
 	}
+	r.probeCommands(ctx)
 	if err := r.makeCardSales(ctx, cfg.CardSales); err != nil {
 		return nil, err
 	}
@@ -325,6 +326,7 @@ type run struct {
 	env                              []string
 	invoices                         []invoice
 	cardSales                        []cardSale
+	has                              map[string]bool // card operations the binary has
 
 	mu       sync.Mutex // guards server, attempts and report's fault counts
 	server   *exec.Cmd
@@ -559,8 +561,9 @@ const (
 // act on a card sale (a refund of part or all of a sale; a capture of
 // all or part of a pre-authorization, a cancel, or a refund of one).
 func (r *run) pick(rng *rand.Rand) attempt {
+	walletPay := attempt{kind: journal.KindWalletPay, invoice: rng.IntN(len(r.invoices))}
 	if len(r.cardSales) == 0 || rng.Float64() >= r.cfg.CardOpRate {
-		return attempt{kind: journal.KindWalletPay, invoice: rng.IntN(len(r.invoices))}
+		return walletPay
 	}
 	i := rng.IntN(len(r.cardSales))
 	cs := r.cardSales[i]
@@ -573,14 +576,37 @@ func (r *run) pick(rng *rand.Rand) attempt {
 			a.kind = kindCancel
 		}
 	}
+	if !r.has[a.kind] {
+		return walletPay
+	}
 	switch {
 	case a.kind == kindCancel:
 	case a.kind == kindCapture && rng.IntN(2) == 0:
 		a.amount = cs.amount.Div(decimal.NewFromInt(2)).RoundDown(2).StringFixed(2)
 	case a.kind == kindRefund && rng.IntN(5) > 0:
+		// 0.01 ends in .01: the sandbox queues it for approval (101).
 		a.amount = []string{"10.00", "25.50", "40.00", "0.01"}[rng.IntN(4)]
 	}
 	return a
+}
+
+// probeCommands finds which card operations the binary has (`paycli X
+// --help` exits 0): a paycli from before `paycli refund` or `paycli
+// preauth` runs walletpay processes in their place.
+func (r *run) probeCommands(ctx context.Context) {
+	r.has = map[string]bool{}
+	for kind, args := range map[string][]string{
+		kindRefund:  {"refund", "--help"},
+		kindCapture: {"preauth", "capture", "--help"},
+		kindCancel:  {"preauth", "cancel", "--help"},
+	} {
+		cmd := exec.CommandContext(ctx, r.cfg.Binary, args...)
+		cmd.Env = r.env
+		r.has[kind] = cmd.Run() == nil
+		if !r.has[kind] && r.cfg.CardOpRate > 0 {
+			r.logf("this paycli has no %q command: no %s processes", strings.Join(args[:len(args)-1], " "), kind)
+		}
+	}
 }
 
 // args are the command line of the process a stands for.

@@ -45,12 +45,16 @@ concurrent 'paycli walletpay' subprocesses over a pool of invoices against it
 (amounts ending in .41 and .69 among them), kill the server with SIGKILL and
 restart it at random moments, kill some walletpay processes too, break the
 stdout of some (/dev/full, a pipe nobody reads) and fill the disk under others
-(a file-size limit just above the journal's size), and when the time is up reconcile each
+(a file-size limit just above the journal's size), run 'paycli refund' and
+'paycli preauth capture|cancel' processes on card sales made before the run
+(when this paycli has those commands), and when the time is up reconcile each
 process's exit code, the journal and the sandbox (check status and its
 store). It fails (exit 1) on any sale charged twice, any sale answered 100
 but lost, any exit 0 without a stored sale, any charge nobody was told was
-unknown, any journal intent without an outcome not listed as unknown, or any
-exit code the journal does not bear out.
+unknown, any journal intent without an outcome not listed as unknown, any
+exit code the journal does not bear out, any refund applied twice, lost or
+beyond the sale, or any pre-authorization captured twice, after a cancel or
+beyond its hold.
 
 Everything runs on loopback with a home folder of its own; the user's
 configuration, journal and sandbox are not touched.`,
@@ -103,7 +107,7 @@ configuration, journal and sandbox are not touched.`,
 	fl.IntVar(&opts.Config.Invoices, "invoices", 40, "size of the invoice pool")
 	fl.IntVar(&opts.Config.Kills, "kills", 3, "times the sandbox is killed with SIGKILL and restarted")
 	fl.IntVar(&opts.Config.CardSales, "card-sales", 20, "card sales and pre-authorizations made before the run, checked after it")
-	fl.Float64Var(&opts.Config.CardOpRate, "card-op-rate", 0, "fraction of processes that refund, capture or cancel card sales instead of paying (needs paycli refund and preauth)")
+	fl.Float64Var(&opts.Config.CardOpRate, "card-op-rate", 0.2, "fraction of processes that refund, capture or cancel card sales instead of paying (when the binary has those commands)")
 	fl.Uint64Var(&opts.Config.Seed, "seed", 0, "seed of the run's random choices (default: a random seed, printed)")
 	fl.Float64Var(&opts.Config.FaultRate, "fault-rate", 0.25, "fraction of API requests the sandbox faults")
 	fl.Float64Var(&opts.Config.ClientKillRate, "client-kill-rate", 0.05, "fraction of walletpay processes killed with SIGKILL mid-run")

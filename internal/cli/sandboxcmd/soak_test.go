@@ -27,7 +27,7 @@ func TestSoakFlags(t *testing.T) {
 		{nil, false, func(c soak.Config) bool {
 			return c.Binary == exe && c.Duration == 20*time.Second && c.Workers == 8 && c.Invoices == 40 && c.Kills == 3 &&
 				c.Seed == 0 && c.FaultRate == 0.25 && c.ClientKillRate == 0.05 && c.ClientTimeout == 3*time.Second &&
-				c.BrokenStdoutRate == 0.05 && c.DiskFullRate == 0.05 && c.CardSales == 20
+				c.BrokenStdoutRate == 0.05 && c.DiskFullRate == 0.05 && c.CardSales == 20 && c.CardOpRate == 0.2
 		}},
 		{[]string{"--binary", "/bin/paycli", "--duration", "1m", "--workers", "2", "--invoices", "5", "--kills", "0", "--seed", "9", "--fault-rate", "1"},
 			false, func(c soak.Config) bool {
