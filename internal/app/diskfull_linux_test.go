@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"maps"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -57,11 +58,14 @@ func TestWalletPayOnAFullDisk(t *testing.T) {
 	// journal's size plus slack (no limit when slack < 0). The wallet
 	// token comes on stdin, after the limit is set, so the process cannot
 	// reach its journal before.
-	pay := func(invoice string, slack int64) (int, string) {
+	pay := func(invoice string, slack int64, stdout *os.File) (int, string) {
 		t.Helper()
 		cmd := exec.Command(bin, "walletpay", "--invoice", invoice, "--token", "-",
 			"--name", "Ada", "--surname", "Lovelace", "--email", "ada@example.com", "--yes", "-o", "json")
 		cmd.Env = env
+		if stdout != nil {
+			cmd.Stdout = stdout
+		}
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
 		stdin, err := cmd.StdinPipe()
@@ -103,12 +107,12 @@ func TestWalletPayOnAFullDisk(t *testing.T) {
 	}
 
 	// A first payment with room, so that the journal and token cache exist.
-	if code, stderr := pay("FULL-0", -1); code != ExitOK {
+	if code, stderr := pay("FULL-0", -1, nil); code != ExitOK {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 	}
 
 	// No room for the intent: nothing sent.
-	code, stderr := pay("FULL-1", 0)
+	code, stderr := pay("FULL-1", 0, nil)
 	if code != ExitError || !strings.Contains(stderr, "cannot record the attempt in the payment journal; nothing was sent") ||
 		!strings.Contains(stderr, "file too large") {
 		t.Errorf("no room for the intent: exit %d, want 1; stderr:\n%s", code, stderr)
@@ -119,7 +123,7 @@ func TestWalletPayOnAFullDisk(t *testing.T) {
 
 	// Room for the intent (about 350 bytes) but not the outcome: the
 	// payment goes through and says its outcome is not in the journal.
-	code, stderr = pay("FULL-2", 600)
+	code, stderr = pay("FULL-2", 600, nil)
 	if code != ExitOK || !strings.Contains(stderr, "warning: the outcome (succeeded) could not be written to the journal") {
 		t.Errorf("no room for the outcome: exit %d, want 0; stderr:\n%s", code, stderr)
 	}
@@ -127,8 +131,21 @@ func TestWalletPayOnAFullDisk(t *testing.T) {
 		t.Errorf("no room for the outcome: sale %+v, %v; want a completed sale", s, ok)
 	}
 
+	// The same with stdout full as well: the warning does not send the
+	// user to the journal for a result that is not there.
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer full.Close()
+	code, stderr = pay("FULL-4", 600, full)
+	if code != ExitOK || !strings.Contains(stderr, "could not be written to stdout") ||
+		!strings.Contains(stderr, "it is not in the journal either: succeeded, order VP") {
+		t.Errorf("no room for the outcome nor the result: exit %d, want 0; stderr:\n%s", code, stderr)
+	}
+
 	// With room again, the next attempt's lines read whole.
-	if code, stderr := pay("FULL-3", -1); code != ExitOK {
+	if code, stderr := pay("FULL-3", -1, nil); code != ExitOK {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 	}
 	attempts, skipped, err := journal.Read(path)
@@ -139,11 +156,11 @@ func TestWalletPayOnAFullDisk(t *testing.T) {
 	for _, a := range attempts {
 		classes[a.Intent.Invoice] = a.Class()
 	}
-	want := map[string]string{"FULL-0": journal.Succeeded, "FULL-2": journal.Unknown, "FULL-3": journal.Succeeded}
-	if len(classes) != len(want) || classes["FULL-0"] != want["FULL-0"] || classes["FULL-2"] != want["FULL-2"] || classes["FULL-3"] != want["FULL-3"] {
+	want := map[string]string{"FULL-0": journal.Succeeded, "FULL-2": journal.Unknown, "FULL-4": journal.Unknown, "FULL-3": journal.Succeeded}
+	if !maps.Equal(classes, want) {
 		t.Errorf("journal: %v, want %v", classes, want)
 	}
-	if skipped != 1 {
-		t.Errorf("%d unreadable lines, want 1 (the torn outcome of FULL-2)", skipped)
+	if skipped != 2 {
+		t.Errorf("%d unreadable lines, want 2 (the torn outcomes of FULL-2 and FULL-4)", skipped)
 	}
 }
