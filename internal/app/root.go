@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/paycli/paycli/internal/buildinfo"
+	"github.com/paycli/paycli/internal/cli/apicmd"
 	"github.com/paycli/paycli/internal/cli/commissionscmd"
 	"github.com/paycli/paycli/internal/cli/completion"
 	"github.com/paycli/paycli/internal/cli/configcmd"
@@ -158,6 +159,7 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 		statusCmd,
 		journalcmd.NewCmdJournal(f, f.JournalPath, nil),
 		webhookcmd.NewCmdWebhook(f),
+		apicmd.NewCmdAPI(f, nil),
 		newExitCodesTopic(),
 		newEnvironmentTopic(),
 	)
