@@ -96,7 +96,11 @@ func NewRootCmd(f *cmdutil.Factory) (*cobra.Command, *bool) {
 		Short: "Commissions, wallet payments and hash keys for a ccpayment card gateway",
 		Long: `paycli is a command-line tool for the merchants of a ccpayment card gateway
 and the people who support them: commission tables, safe wallet payments,
-bearer tokens, hash_key values, and a local emulator of the gateway.`,
+bearer tokens, hash_key values, and a local emulator of the gateway.
+
+Try it with no account: add --sandbox to any gateway command, as in
+'paycli commissions --currency TRY --sandbox'. Set up your own gateway's
+credentials with 'paycli config init'.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
