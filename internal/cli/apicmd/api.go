@@ -52,6 +52,8 @@ type Options struct {
 	// Input is --input: a file, or - for stdin.
 	Input       string
 	MerchantKey bool
+	// Credentials adds app_id and app_secret (a refund's body carries them).
+	Credentials bool
 	// Hash is the --hash layout.
 	Hash    string
 	Include bool
@@ -89,7 +91,8 @@ The body is built from fields, like gh api:
                   is a string (amounts such as 100.00 stay strings)
 or read from --input FILE (or - for stdin) as it is. With GET the fields go
 into the query string instead. --merchant-key adds the profile's
-merchant_key; --hash LAYOUT adds a hash_key made from the body's own fields
+merchant_key, --credentials its app_id and app_secret (a refund's body
+carries them; secrets never come from the command line); --hash LAYOUT adds a hash_key made from the body's own fields
 with a layout of 'paycli hash layouts' (a missing field exits 2).
 
 --include prints the HTTP status line and the headers (secrets masked)
@@ -108,7 +111,7 @@ token to another host.`,
 		Example: `  paycli api POST /api/commissions -f currency_code=TRY --jq '.data["1"][0].card_program'
   paycli api POST /api/checkstatus --merchant-key --hash checkstatus -f invoice_id=INV-1001
   paycli api POST /api/getpos --merchant-key -f credit_card=450803 -f amount=100.00 -f currency_code=TRY --include
-  paycli api POST /api/refund --input refund.json --merchant-key --hash refund --yes`,
+  paycli api POST /api/refund --credentials --merchant-key --hash refund -f invoice_id=INV-1001 -f amount=10.00 --yes`,
 		Args: cmdutil.ExactArgs(2, "METHOD and PATH"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Method, opts.Path = strings.ToUpper(args[0]), args[1]
@@ -123,8 +126,8 @@ token to another host.`,
 					return cmdutil.UsageErrorf("invalid --hash %q: the layouts are %s", opts.Hash, strings.Join(hashkey.LayoutNames(), ", "))
 				}
 			}
-			if opts.Method == http.MethodGet && (opts.MerchantKey || opts.Hash != "") {
-				return cmdutil.UsageErrorf("--merchant-key and --hash go into a body, and a GET sends its fields in the URL, where proxies log them: use POST")
+			if opts.Method == http.MethodGet && opts.addsSecrets() {
+				return cmdutil.UsageErrorf("--merchant-key, --credentials and --hash go into a body, and a GET sends its fields in the URL, where proxies log them: use POST")
 			}
 			if _, err := gateway.CheckRequest(gateway.Request{Method: opts.Method, Path: opts.Path}); err != nil {
 				return pathError(opts.Path, err)
@@ -145,6 +148,7 @@ token to another host.`,
 	fl.VarP(fieldsValue{typed: true, list: &opts.Fields}, "field", "F", "add a typed field: true, false, null, integers, @FILE (repeatable)")
 	fl.StringVar(&opts.Input, "input", "", "read the body from `FILE` (- for stdin)")
 	fl.BoolVar(&opts.MerchantKey, "merchant-key", false, "add the profile's merchant_key to the body")
+	fl.BoolVar(&opts.Credentials, "credentials", false, "add the profile's app_id and app_secret to the body (a refund carries them)")
 	fl.StringVar(&opts.Hash, "hash", "", "add a hash_key made with `LAYOUT` from the body's fields")
 	fl.BoolVarP(&opts.Include, "include", "i", false, "print the HTTP status line and headers before the body")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation on a path that moves money")
@@ -261,17 +265,17 @@ func build(ctx context.Context, opts *Options) (*request, error) {
 		raw = []byte(text)
 		if o, err := parseObject(raw); err == nil {
 			r.body = o
-		} else if opts.MerchantKey || opts.Hash != "" {
-			return nil, cmdutil.UsageErrorf("invalid --input: %v; --merchant-key and --hash add fields to a JSON object", err)
+		} else if opts.addsSecrets() {
+			return nil, cmdutil.UsageErrorf("invalid --input: %v; --merchant-key, --credentials and --hash add fields to a JSON object", err)
 		}
-	case len(opts.Fields) > 0 || opts.MerchantKey || opts.Hash != "":
+	case len(opts.Fields) > 0 || opts.addsSecrets():
 		o, err := fieldsObject(opts.Fields, read)
 		if err != nil {
 			return nil, err
 		}
 		r.body = o
 	}
-	if opts.MerchantKey || opts.Hash != "" {
+	if opts.addsSecrets() {
 		cfg, err := opts.Config()
 		if err != nil {
 			return nil, err
@@ -280,7 +284,7 @@ func build(ctx context.Context, opts *Options) (*request, error) {
 			return nil, err
 		}
 	}
-	if r.body != nil && (opts.Input == "" || opts.MerchantKey || opts.Hash != "") {
+	if r.body != nil && (opts.Input == "" || opts.addsSecrets()) {
 		raw, _ = r.body.MarshalJSON()
 	}
 	if opts.Method == http.MethodGet && opts.Input == "" && len(r.body) > 0 {
@@ -296,7 +300,11 @@ func build(ctx context.Context, opts *Options) (*request, error) {
 	return r, nil
 }
 
-// addSecrets adds merchant_key and hash_key to the body. A body that has
+// addsSecrets reports whether paycli adds fields from the profile.
+func (o *Options) addsSecrets() bool { return o.MerchantKey || o.Credentials || o.Hash != "" }
+
+// addSecrets adds merchant_key, app_id and app_secret, and hash_key (last,
+// so that it may hash the others) to the body. A body that has
 // them already is refused rather than overwritten: one of the two values
 // is a mistake, and paycli cannot tell which.
 func addSecrets(r *request, opts *Options, cfg *config.Config) error {
@@ -310,6 +318,15 @@ func addSecrets(r *request, opts *Options, cfg *config.Config) error {
 		}
 		raw, _ := jsonString(cfg.MerchantKey)
 		r.body = append(r.body, member{"merchant_key", raw})
+	}
+	if opts.Credentials {
+		for _, kv := range [][2]string{{"app_id", cfg.AppID}, {"app_secret", cfg.AppSecret}} {
+			if r.body.index(kv[0]) >= 0 {
+				return cmdutil.UsageErrorf("--credentials: the body already holds %s; drop one of them", kv[0])
+			}
+			raw, _ := jsonString(kv[1])
+			r.body = append(r.body, member{kv[0], raw})
+		}
 	}
 	if opts.Hash == "" {
 		return nil

@@ -388,3 +388,27 @@ func TestRunMoneyPath(t *testing.T) {
 		t.Errorf("a success for another invoice: kind %v, want unknown", k)
 	}
 }
+
+func TestBuildCredentials(t *testing.T) {
+	r, err := build(context.Background(), buildOpts(func(o *Options) {
+		o.Path, o.Credentials, o.MerchantKey, o.Hash = "/api/refund", true, true, "refund"
+		o.Fields = []field{{"invoice_id", "INV-1", false}, {"amount", "10.00", false}}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"invoice_id":"INV-1","amount":"10.00","merchant_key":"` + testMerchantKey + `","app_id":"app-id-0123456789","app_secret":"` + testAppSecret + `","hash_key":"`
+	if !strings.HasPrefix(string(r.Body), want) {
+		t.Errorf("body %s", r.Body)
+	}
+	_, err = build(context.Background(), buildOpts(func(o *Options) {
+		o.Credentials = true
+		o.Fields = []field{{"app_secret", "x", false}}
+	}))
+	if err == nil || !strings.Contains(err.Error(), "--credentials: the body already holds app_secret") {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := parse(t, "GET", "/api/x", "--credentials"); err == nil || !strings.Contains(err.Error(), "use POST") {
+		t.Errorf("GET --credentials: %v", err)
+	}
+}
