@@ -17,7 +17,7 @@ const exitCodesHelp = `paycli's exit codes are part of its interface: scripts ma
        nothing was sent
   3    authentication failed (HTTP 401, or status_code 30)
   4    the gateway rejected the request (a status_code other than 100 and not
-       listed below)
+       listed below), or webhook verify found an invalid webhook
   5    payment declined (status_code 41 and other decline codes)
   6    duplicate invoice (status_code 3 or 117): this call charged nothing
   7    outcome unknown (status_code 69, or the connection failed after a

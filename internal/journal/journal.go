@@ -88,6 +88,8 @@ const (
 // Operation kinds recorded on every line.
 const (
 	KindWalletPay = "walletpay"
+	// KindAPI: `paycli api` on a path that moves money (gateway.MovesMoney).
+	KindAPI = "api"
 )
 
 // Entry is one line of the journal. An outcome line repeats the intent's
