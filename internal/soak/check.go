@@ -176,6 +176,9 @@ func (r *run) check(ctx context.Context) error {
 		} else {
 			procByCard[a.invoice] = append(procByCard[a.invoice], a)
 			rep.CardOps[a.kind]++
+			if a.retryRef != "" {
+				rep.RefundRetries++
+			}
 		}
 	}
 	refundIDs := map[string]string{}
@@ -499,24 +502,31 @@ func (r *run) checkCardOps(cs cardSale, sale sandbox.Sale, stored bool, procs []
 	for _, rf := range sale.Refunds {
 		refunds[rf.TransactionID] = true
 	}
-	byRef := map[string]journal.Attempt{}
+	// The classes of the attempts that sent each refund_transaction_id: a
+	// refund of unknown outcome re-sent with --retry has several.
+	byRef := map[string]map[string]bool{}
 	for _, a := range jByKind[kindRefund] {
-		byRef[a.Intent.Ref] = a
-		if a.Class() == journal.Succeeded && !refunds[a.Intent.Ref] {
-			r.addProblem("card sale %s: refund %s answered as made but the sandbox has no such refund", cs.id, a.Intent.Ref)
+		ref := a.Intent.Ref
+		if byRef[ref] == nil {
+			byRef[ref] = map[string]bool{}
+		}
+		byRef[ref][a.Class()] = true
+		// 104 to a retry means the first attempt made it.
+		if (a.Class() == journal.Succeeded || a.Class() == journal.Duplicate) && !refunds[ref] {
+			r.addProblem("card sale %s: refund %s answered as made (%s) but the sandbox has no such refund", cs.id, ref, a.Class())
 		}
 	}
 	for _, rf := range sale.Refunds {
-		a, ok := byRef[rf.TransactionID]
+		classes, ok := byRef[rf.TransactionID]
 		switch {
 		case !ok:
 			r.addProblem("card sale %s: refund %s of %s made but no journal intent names it", cs.id, rf.TransactionID, rf.Amount)
-		case a.Class() == journal.Unknown:
-			r.report.RefundsTold["unknown"]++
-		case a.Class() == journal.Succeeded:
+		case classes[journal.Succeeded] || classes[journal.Duplicate]:
 			r.report.RefundsTold["succeeded"]++
+		case classes[journal.Unknown]:
+			r.report.RefundsTold["unknown"]++
 		default:
-			r.addProblem("card sale %s: refund %s of %s made, but the journal says %s", cs.id, rf.TransactionID, rf.Amount, a.Class())
+			r.addProblem("card sale %s: refund %s of %s made, but the journal says %v", cs.id, rf.TransactionID, rf.Amount, sortedKeys(classes))
 		}
 	}
 

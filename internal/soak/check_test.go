@@ -114,6 +114,17 @@ func outcomeWarning(class string) string {
 	return outcomeUnwrittenPrefix + class + outcomeUnwrittenSuffix + ": journal: writing journal.jsonl: file too large"
 }
 
+func TestRetryRefOf(t *testing.T) {
+	stderr := "error: outcome unknown for the refund of INV-1: the request was sent but no complete answer arrived; it was not retried\n" +
+		"Re-send it with the same refund_transaction_id: paycli refund --retry RF5f0c8e2a9b1d --yes"
+	if got := retryRefOf(stderr); got != "RF5f0c8e2a9b1d" {
+		t.Errorf("got %q", got)
+	}
+	if got := retryRefOf("error: boom"); got != "" {
+		t.Errorf("got %q from no retry line", got)
+	}
+}
+
 func TestOrderFromWarning(t *testing.T) {
 	if got := orderFromWarning("Wallet payment\n" + resultWarning); got != "VP1" {
 		t.Errorf("got %q, want VP1", got)
@@ -276,11 +287,23 @@ func TestCheckCardOps(t *testing.T) {
 		{"refund refused by the gateway", sale, stored(sale, "", ""),
 			[]attempt{refund(4)}, []journal.Attempt{refundAttempt("R1", journal.Rejected)}, ""},
 		{"answered refund lost", sale, stored(sale, "", ""),
-			[]attempt{refund(0)}, []journal.Attempt{refundAttempt("R1", journal.Succeeded)}, "refund R1 answered as made but the sandbox has no such refund"},
+			[]attempt{refund(0)}, []journal.Attempt{refundAttempt("R1", journal.Succeeded)}, "refund R1 answered as made (succeeded) but the sandbox has no such refund"},
 		{"refund nobody journaled", sale, stored(sale, "", "", "R9=10.00"),
 			nil, nil, "refund R9 of 10.00 made but no journal intent names it"},
 		{"refund made though refused", sale, stored(sale, "", "", "R1=10.00"),
-			[]attempt{refund(4)}, []journal.Attempt{refundAttempt("R1", journal.Rejected)}, "refund R1 of 10.00 made, but the journal says rejected"},
+			[]attempt{refund(4)}, []journal.Attempt{refundAttempt("R1", journal.Rejected)}, "refund R1 of 10.00 made, but the journal says [rejected]"},
+		{"unknown, retried, already made", sale, stored(sale, "", "", "R1=10.00"),
+			[]attempt{refund(7), {kind: kindRefund, exit: 6, retryRef: "R1"}},
+			[]journal.Attempt{refundAttempt("R1", journal.Unknown), refundAttempt("R1", journal.Duplicate)}, ""},
+		{"unknown, retried, made by the retry", sale, stored(sale, "", "", "R1=10.00"),
+			[]attempt{refund(7), {kind: kindRefund, exit: 0, retryRef: "R1"}},
+			[]journal.Attempt{refundAttempt("R1", journal.Unknown), refundAttempt("R1", journal.Succeeded)}, ""},
+		{"retry told already made, but nothing was", sale, stored(sale, "", ""),
+			[]attempt{refund(7), {kind: kindRefund, exit: 6, retryRef: "R1"}},
+			[]journal.Attempt{refundAttempt("R1", journal.Unknown), refundAttempt("R1", journal.Duplicate)}, "refund R1 answered as made (duplicate) but the sandbox has no such refund"},
+		{"retried refund applied twice", sale, stored(sale, "", "", "R1=10.00", "R1=10.00"),
+			[]attempt{refund(7), {kind: kindRefund, exit: 0, retryRef: "R1"}},
+			[]journal.Attempt{refundAttempt("R1", journal.Unknown), refundAttempt("R1", journal.Succeeded)}, "refund R1 applied twice"},
 		{"refund exit without its journal line", sale, stored(sale, "", "", "R1=10.00"),
 			[]attempt{refund(0), refund(0)}, []journal.Attempt{refundAttempt("R1", journal.Succeeded)}, "the processes account for 2 succeeded attempts"},
 		{"captured in part", hold, stored(hold, sandbox.PreAuthCaptured, "100.00"),
@@ -311,7 +334,7 @@ func TestCheckCardOps(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := &run{report: &Report{RefundsTold: map[string]int{}}}
 			r.checkCardOps(tt.cs, tt.sale, true, tt.procs, tt.journal)
-			got := strings.Join(r.report.Problems, "\n")
+			got := strings.Join(append(r.report.Problems, checkCardSale(tt.cs, tt.sale, true, map[string]string{})...), "\n")
 			switch {
 			case tt.want == "" && got != "":
 				t.Errorf("problems:\n%s\nwant none", got)

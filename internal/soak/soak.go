@@ -177,6 +177,9 @@ type Report struct {
 	CardSales map[string]int `json:"card_sales"`
 	// CardOps counts the processes that acted on card sales, by kind.
 	CardOps map[string]int `json:"card_ops"`
+	// RefundRetries counts the `paycli refund --retry` processes: each
+	// re-sent a refund whose outcome a process was told is unknown.
+	RefundRetries int `json:"refund_retries"`
 	// RefundsTold counts the refunds in the store by what the journal
 	// said of them: "succeeded", or "unknown" (the cases `paycli refund
 	// --retry` exists for).
@@ -195,10 +198,13 @@ type attempt struct {
 	// invoice indexes r.invoices for a walletpay, r.cardSales otherwise.
 	invoice int
 	// amount is a refund's or capture's --amount; "" for --full or all.
-	amount  string
-	exit    int  // -1 when killed by a signal
-	killed  bool // killed on purpose
-	trouble trouble
+	amount string
+	// retryRef is the refund_transaction_id a `paycli refund --retry`
+	// re-sends.
+	retryRef string
+	exit     int  // -1 when killed by a signal
+	killed   bool // killed on purpose
+	trouble  trouble
 	// orderNo is from stdout, or for a process whose stdout broke from
 	// the warning on stderr; exit 0 only.
 	orderNo string
@@ -327,6 +333,9 @@ type run struct {
 	invoices                         []invoice
 	cardSales                        []cardSale
 	has                              map[string]bool // card operations the binary has
+	// retries are refunds whose outcome was unknown (exit 7), waiting
+	// for a `paycli refund --retry` process; guarded by mu.
+	retries []attempt
 
 	mu       sync.Mutex // guards server, attempts and report's fault counts
 	server   *exec.Cmd
@@ -565,6 +574,16 @@ func (r *run) pick(rng *rand.Rand) attempt {
 	if len(r.cardSales) == 0 || rng.Float64() >= r.cfg.CardOpRate {
 		return walletPay
 	}
+	if rng.IntN(2) == 0 {
+		r.mu.Lock()
+		if n := len(r.retries); n > 0 {
+			a := r.retries[n-1]
+			r.retries = r.retries[:n-1]
+			r.mu.Unlock()
+			return a
+		}
+		r.mu.Unlock()
+	}
 	i := rng.IntN(len(r.cardSales))
 	cs := r.cardSales[i]
 	a := attempt{kind: kindRefund, invoice: i}
@@ -622,7 +641,9 @@ func (r *run) args(a attempt) []string {
 	switch a.kind {
 	case kindRefund:
 		args = []string{"refund", "--invoice", id, "--full"}
-		if a.amount != "" {
+		if a.retryRef != "" {
+			args = []string{"refund", "--retry", a.retryRef}
+		} else if a.amount != "" {
 			args = []string{"refund", "--invoice", id, "--amount", a.amount}
 		}
 	case kindCapture:
@@ -719,7 +740,21 @@ func (r *run) runProcess(ctx context.Context, a attempt, killAfter time.Duration
 	}
 	r.mu.Lock()
 	r.attempts = append(r.attempts, a)
+	if ref := retryRefOf(a.stderr); a.kind == kindRefund && a.exit == 7 && ref != "" {
+		r.retries = append(r.retries, attempt{kind: kindRefund, invoice: a.invoice, retryRef: ref})
+	}
 	r.mu.Unlock()
+}
+
+// retryRefOf is the refund_transaction_id in the command `paycli refund`
+// suggests after an unknown outcome: "paycli refund --retry REF …".
+func retryRefOf(stderr string) string {
+	_, rest, ok := strings.Cut(stderr, "paycli refund --retry ")
+	if !ok {
+		return ""
+	}
+	ref, _, _ := strings.Cut(rest, " ")
+	return strings.Trim(strings.TrimSpace(ref), "'")
 }
 
 // fullDevice is a device whose every write fails with ENOSPC.

@@ -197,6 +197,7 @@ func writeSoakReport(ctx context.Context, opts *SoakOptions, format render.Forma
 	rows = append(rows, counted("sale ", rep.Sales)...)
 	rows = append(rows, counted("card sale ", rep.CardSales)...)
 	rows = append(rows, counted("card process ", rep.CardOps)...)
+	rows = append(rows, []string{"refund --retry processes", strconv.Itoa(rep.RefundRetries)})
 	rows = append(rows, counted("refund in the sandbox, journal says ", rep.RefundsTold)...)
 	rows = append(rows,
 		[]string{"charged, told unknown", strconv.Itoa(rep.UnknownCharged)},
