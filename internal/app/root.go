@@ -9,10 +9,12 @@ import (
 
 	"github.com/paycli/paycli/internal/buildinfo"
 	"github.com/paycli/paycli/internal/cli/commissionscmd"
+	"github.com/paycli/paycli/internal/cli/completecmd"
 	"github.com/paycli/paycli/internal/cli/completion"
 	"github.com/paycli/paycli/internal/cli/configcmd"
 	"github.com/paycli/paycli/internal/cli/hashcmd"
 	"github.com/paycli/paycli/internal/cli/journalcmd"
+	"github.com/paycli/paycli/internal/cli/preauth"
 	"github.com/paycli/paycli/internal/cli/sandboxcmd"
 	"github.com/paycli/paycli/internal/cli/status"
 	"github.com/paycli/paycli/internal/cli/tokencmd"
@@ -155,6 +157,8 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 		commissionscmd.NewCmdCommissions(f, nil),
 		sandboxcmd.NewCmdSandbox(f),
 		walletpay.NewCmdWalletPay(f, nil),
+		preauth.NewCmdPreAuth(f),
+		completecmd.NewCmdComplete(f, nil),
 		statusCmd,
 		journalcmd.NewCmdJournal(f, f.JournalPath, nil),
 		webhookcmd.NewCmdWebhook(f),
