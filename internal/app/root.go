@@ -13,6 +13,7 @@ import (
 	"github.com/paycli/paycli/internal/cli/completion"
 	"github.com/paycli/paycli/internal/cli/configcmd"
 	"github.com/paycli/paycli/internal/cli/hashcmd"
+	"github.com/paycli/paycli/internal/cli/installmentscmd"
 	"github.com/paycli/paycli/internal/cli/journalcmd"
 	"github.com/paycli/paycli/internal/cli/preauth"
 	"github.com/paycli/paycli/internal/cli/sandboxcmd"
@@ -159,6 +160,7 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 		walletpay.NewCmdWalletPay(f, nil),
 		preauth.NewCmdPreAuth(f),
 		completecmd.NewCmdComplete(f, nil),
+		installmentscmd.NewCmdInstallments(f, nil),
 		statusCmd,
 		journalcmd.NewCmdJournal(f, f.JournalPath, nil),
 		webhookcmd.NewCmdWebhook(f),
