@@ -95,13 +95,16 @@ type Record struct {
 	StatusCode      *int    `json:"status_code"`
 	OrderNo         *string `json:"order_no"`
 	Message         *string `json:"message"`
+	// Kind is the operation: walletpay, preauth-capture, preauth-cancel,
+	// complete, complete-cancel, …
+	Kind string `json:"kind"`
 }
 
 func recordOf(a journal.Attempt) Record {
 	r := Record{
 		Attempt: a.Intent.Attempt, Time: a.Intent.Time, Profile: a.Intent.Profile, BaseURL: a.Intent.BaseURL,
 		Invoice: a.Intent.Invoice, Amount: a.Intent.Amount, Currency: a.Intent.Currency, Card: a.Intent.Card,
-		Wallet: a.Intent.Wallet, Outcome: a.Class(), OutcomeRecorded: a.Recorded(),
+		Wallet: a.Intent.Wallet, Outcome: a.Class(), OutcomeRecorded: a.Recorded(), Kind: a.Intent.OpKind(),
 	}
 	if o := a.Outcome; o != nil {
 		t := o.Time
