@@ -84,7 +84,9 @@ func TestFaultMatrixConfirmComplete(t *testing.T) {
 		args               func(invoice, order string) []string
 	}{
 		{"capture", "/api/confirmPayment", journal.KindPreAuthCapture, sandboxcmd.PayOptions{PreAuth: true},
-			func(invoice, _ string) []string { return []string{"preauth", "capture", "--invoice", invoice, "--amount", "10.00", "--yes"} }},
+			func(invoice, _ string) []string {
+				return []string{"preauth", "capture", "--invoice", invoice, "--amount", "10.00", "--yes"}
+			}},
 		{"cancel", "/api/confirmPayment", journal.KindPreAuthCancel, sandboxcmd.PayOptions{PreAuth: true},
 			func(invoice, _ string) []string { return []string{"preauth", "cancel", "--invoice", invoice, "--yes"} }},
 		{"complete", "/payment/complete", journal.KindComplete, sandboxcmd.PayOptions{ThreeD: true, CompletedBy: sandbox.CompletedByMerchant},
