@@ -294,6 +294,11 @@ func Price(options []gateway.InstallmentOption, schedule commission.Schedule, bi
 		if !ok {
 			total, ok = o.AmountToBePaid.Decimal()
 		}
+		if ok && !total.Equal(total.Round(cur.MinorUnit)) {
+			warnings = append(warnings, fmt.Sprintf("the gateway's payable_amount %s for %s has more decimals than %s has; shown rounded",
+				total, label, cur.Code))
+			total = total.Round(cur.MinorUnit)
+		}
 		if ok {
 			each, first := commission.SplitInstallments(total, n, cur.MinorUnit)
 			opt.BuyerTotal = total.StringFixed(cur.MinorUnit)
