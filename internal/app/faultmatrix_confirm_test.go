@@ -74,10 +74,11 @@ func sandboxSale(t *testing.T, baseURL string, opts sandboxcmd.PayOptions) strin
 // hitting their own call (confirmPayment, payment/complete; the check
 // status before it is left alone). Each moves money, so each must reach
 // the gateway exactly once, exit 7 with the `paycli status` line, and
-// leave an unknown outcome in the journal.
+// leave an unknown outcome in the journal — except HTTP 401, which is
+// exit 3, also sent once.
 func TestFaultMatrixConfirmComplete(t *testing.T) {
 	faults := []string{"delay=3s", "status=500,body=html", "status=502,body=html", "status=503,body=html",
-		"status=504,body=html", "status=503", "reset=before", "reset=after", "truncate=0", "truncate=20"}
+		"status=504,body=html", "status=503", "reset=before", "reset=after", "truncate=0", "truncate=20", "status=401"}
 	commands := []struct {
 		name, suffix, kind string
 		sale               sandboxcmd.PayOptions
@@ -112,6 +113,14 @@ func TestFaultMatrixConfirmComplete(t *testing.T) {
 						timeout = "1s"
 					}
 					code, stderr, journalPath := runSandboxed(t, base, append(c.args(invoice, order), "--timeout", timeout)...)
+					if fault == "status=401" {
+						// Refused credentials: nothing was processed, and
+						// the call is not repeated with a new token.
+						if code != ExitAuth || hits.Load() != 1 || !strings.Contains(stderr, "run the command again") {
+							t.Errorf("401: exit %d (want %d), %d calls (want 1); stderr:\n%s", code, ExitAuth, hits.Load(), stderr)
+						}
+						return
+					}
 					if code != ExitOutcomeUnknown {
 						t.Errorf("exit %d, want %d; stderr:\n%s", code, ExitOutcomeUnknown, stderr)
 					}
