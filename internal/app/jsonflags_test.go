@@ -13,13 +13,18 @@ import (
 func TestDataCommandsTakeJQ(t *testing.T) {
 	want := []string{
 		"paycli commissions",
+		"paycli complete",
 		"paycli config list",
 		"paycli config profiles",
 		"paycli hash layouts",
 		"paycli hash validate",
+		"paycli installments",
 		"paycli journal",
+		"paycli preauth cancel",
+		"paycli preauth capture",
 		"paycli sandbox bench",
 		"paycli sandbox credentials",
+		"paycli sandbox pay",
 		"paycli sandbox soak",
 		"paycli status",
 		"paycli token",
