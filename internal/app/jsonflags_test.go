@@ -20,6 +20,7 @@ func TestDataCommandsTakeJQ(t *testing.T) {
 		"paycli hash validate",
 		"paycli installments",
 		"paycli journal",
+		"paycli journal reconcile",
 		"paycli preauth cancel",
 		"paycli preauth capture",
 		"paycli sandbox bench",
