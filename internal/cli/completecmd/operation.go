@@ -83,9 +83,10 @@ func (operation) ParseLine(text []byte) (*sale, error) {
 const maxOrderID = 64
 
 // Check validates the invoice id (the one rule) and the order id: not
-// empty, no '|' (it separates the hash_key's fields), printable.
+// empty, no '|' (it separates the hash_key's fields), no blanks, printable.
+// Neither is trimmed: what is checked is what is sent.
 func (operation) Check(s *sale) (*sale, error) {
-	out := &sale{input: input{Invoice: strings.TrimSpace(s.Invoice), OrderID: strings.TrimSpace(s.OrderID)}}
+	out := &sale{input: input{Invoice: s.Invoice, OrderID: s.OrderID}}
 	if err := invoiceid.Check(out.Invoice); err != nil {
 		return nil, &moneyop.FieldError{Field: "invoice", Err: err}
 	}

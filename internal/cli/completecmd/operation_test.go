@@ -16,7 +16,9 @@ func TestCheck(t *testing.T) {
 		in           input
 		field, error string
 	}{
-		{in: input{Invoice: " INV-1 ", OrderID: " VP1 "}},
+		{in: input{Invoice: "INV-1", OrderID: "VP1"}},
+		{in: input{Invoice: "INV-1 ", OrderID: "VP1"}, field: "invoice", error: "space"},
+		{in: input{Invoice: "INV-1", OrderID: " VP1"}, field: "order-id", error: "blanks"},
 		{in: input{Invoice: "", OrderID: "VP1"}, field: "invoice", error: "empty"},
 		{in: input{Invoice: "INV-1", OrderID: ""}, field: "order-id", error: "empty"},
 		{in: input{Invoice: "INV-1", OrderID: "VP|1"}, field: "order-id", error: "'|'"},

@@ -109,7 +109,8 @@ var plainAmount = regexp.MustCompile(`^[0-9]{1,12}(\.[0-9]{1,8})?$`)
 // Check validates an input before anything exists: the invoice id rule,
 // and a capture amount that is a positive plain decimal.
 func (op operation) Check(h *hold) (*hold, error) {
-	out := &hold{input: input{Invoice: strings.TrimSpace(h.Invoice), Amount: strings.TrimSpace(h.Amount)}}
+	// The invoice id is checked as given, never trimmed (invoiceid).
+	out := &hold{input: input{Invoice: h.Invoice, Amount: strings.TrimSpace(h.Amount)}}
 	if err := invoiceid.Check(out.Invoice); err != nil {
 		return nil, &moneyop.FieldError{Field: "invoice", Err: err}
 	}

@@ -23,7 +23,8 @@ func TestCheck(t *testing.T) {
 		field, error string
 		amount       string
 	}{
-		{in: input{Invoice: " INV-1 "}},
+		{in: input{Invoice: "INV-1"}},
+		{in: input{Invoice: " INV-1"}, field: "invoice", error: "space"},
 		{in: input{Invoice: "INV-1", Amount: " 150.5 "}, amount: "150.5"},
 		{in: input{Invoice: ""}, field: "invoice", error: "empty"},
 		{in: input{Invoice: "A|B"}, field: "invoice", error: "|"},
@@ -34,7 +35,7 @@ func TestCheck(t *testing.T) {
 	} {
 		got, err := capture.Check(&hold{input: tc.in})
 		if tc.field == "" {
-			if err != nil || got.Invoice != strings.TrimSpace(tc.in.Invoice) || got.Amount != tc.amount {
+			if err != nil || got.Invoice != tc.in.Invoice || got.Amount != tc.amount {
 				t.Errorf("%+v: %+v, %v", tc.in, got, err)
 			}
 			continue

@@ -14,7 +14,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
@@ -241,5 +240,5 @@ func Run(ctx context.Context, opts *Options) error {
 	if opts.Batch != "" {
 		return moneyop.RunBatch(ctx, mo, op)
 	}
-	return moneyop.RunSingle(ctx, mo, op, &hold{input: input{Invoice: strings.TrimSpace(opts.Invoice), Amount: opts.Amount}})
+	return moneyop.RunSingle(ctx, mo, op, &hold{input: input{Invoice: opts.Invoice, Amount: opts.Amount}})
 }
