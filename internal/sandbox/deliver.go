@@ -271,7 +271,7 @@ func (d *deliverer) attempt(ctx context.Context, del Delivery) {
 	if err != nil {
 		result = err.Error()
 	}
-	d.logf("webhook %d: %s %s %s → %s (%dms): %s", del.ID, del.Kind, del.InvoiceID, del.URL, result, a.DurationMS, outcome)
+	d.logf("webhook %d: %s %s %s → %s (%dms): %s", del.ID, del.Kind, webhook.Printable(del.InvoiceID), del.URL, webhook.Printable(result), a.DurationMS, outcome)
 }
 
 // send POSTs the delivery's body, signed now, and returns the receiver's

@@ -3,10 +3,13 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/paycli/paycli/internal/webhook"
 )
 
 // The sandbox's own webhook administration, under the base URL, for
@@ -52,13 +55,9 @@ func (g *Gateway) listDeliveries(w http.ResponseWriter, r *http.Request) {
 }
 
 func (g *Gateway) resendDelivery(w http.ResponseWriter, r *http.Request) {
-	f, ok := g.readFields(w, r)
-	if !ok {
-		return
-	}
-	id, err := ParseDeliveryID(f.get("id"))
+	id, status, err := readResend(r.Header.Get("Content-Type"), http.MaxBytesReader(w, r.Body, maxAdminBody))
 	if err != nil {
-		writeJSON(w, http.StatusBadRequest, adminError{err.Error()})
+		writeJSON(w, status, adminError{err.Error()})
 		return
 	}
 	d, err := g.opts.Store.ResendDelivery(id, time.Now().UTC())
@@ -72,6 +71,33 @@ func (g *Gateway) resendDelivery(w http.ResponseWriter, r *http.Request) {
 	}
 	g.deliveries.kick()
 	writeJSON(w, http.StatusOK, ResendAnswer{Delivery: d})
+}
+
+// maxAdminBody bounds an admin request's body: {"id": N} is a few bytes.
+const maxAdminBody = 4 << 10
+
+// readResend reads a resend request's body, {"id": N} or id=N (read as
+// webhook bodies are: form or JSON, a field once), and returns the id, or
+// the HTTP status and error to answer.
+func readResend(contentType string, body io.Reader) (uint64, int, error) {
+	data, err := io.ReadAll(body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return 0, http.StatusRequestEntityTooLarge, fmt.Errorf("the body is larger than %d bytes", maxAdminBody)
+		}
+		return 0, http.StatusBadRequest, errors.New("the body could not be read")
+	}
+	b, err := webhook.Parse(contentType, data)
+	if err != nil {
+		return 0, http.StatusBadRequest, fmt.Errorf("want {\"id\": N} or id=N: %v", err)
+	}
+	v, _ := b.Get("id")
+	id, err := ParseDeliveryID(v)
+	if err != nil {
+		return 0, http.StatusBadRequest, err
+	}
+	return id, 0, nil
 }
 
 // ParseDeliveryID reads a delivery id: a whole number from 1.
