@@ -20,7 +20,7 @@ func TestDataCommandsTakeJQ(t *testing.T) {
 		"paycli journal",
 		"paycli sandbox bench",
 		"paycli sandbox credentials",
-		"paycli sandbox soak",
+		"paycli sandbox soak", "paycli sandbox webhooks", "paycli sandbox webhooks resend",
 		"paycli status",
 		"paycli token",
 		"paycli version",
