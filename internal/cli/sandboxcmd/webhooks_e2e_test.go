@@ -309,9 +309,12 @@ func TestWebhooksEndToEnd(t *testing.T) {
 }
 
 // TestWebhookOutboxSurvivesKill: sales naming a registered key are made
-// while the merchant's handler is down; the sandbox is killed with SIGKILL
-// and restarted (without --webhook: the URL is kept with each delivery);
-// once the handler is back, every sale answered 100 reaches it.
+// from several clients while the merchant's handler is down; the sandbox
+// is killed with SIGKILL in the middle of them and restarted (without
+// --webhook: each delivery keeps its URL); once the handler is back, every
+// sale answered 100 reaches it, and so does every sale the store holds as
+// completed (one cut off by the kill after its commit, its answer lost):
+// a committed sale always has its delivery.
 func TestWebhookOutboxSurvivesKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts subprocesses")
@@ -322,46 +325,103 @@ func TestWebhookOutboxSurvivesKill(t *testing.T) {
 	state := filepath.Join(home, "paycli", "sandbox")
 	proc, base, _ := startPaycli(t, home, "paycli sandbox serving ", "sandbox", "serve", "--addr", "127.0.0.1:0", "--state", state,
 		"--webhook", "sales="+h.srv.URL+"/sipay", "--webhook-backoff", "100ms", "--webhook-attempts", "50")
-	client := &http.Client{Timeout: 10 * time.Second}
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
+	defer client.CloseIdleConnections()
 	bearer := bearerFor(t, client, base)
-	answered := map[string]bool{}
-	for i := range 20 {
-		inv := fmt.Sprintf("KILL-WH-%02d", i)
-		hk, _ := hashkey.Generate(sandbox.AppSecret, hashkey.Join("25.00", "1", "TRY", sandbox.MerchantKey, inv))
-		res, err := post(client, base+"/api/paySmart2D", bearer, map[string]any{
-			"merchant_key": sandbox.MerchantKey, "hash_key": hk, "invoice_id": inv, "total": "25.00", "currency_code": "TRY",
-			"installments_number": "1", "cc_holder_name": "Ali Veli", "cc_no": "4355084355084358", "expiry_month": "12",
-			"expiry_year": "2035", "cvv": "000", "name": "Ali", "surname": "Veli", "sale_web_hook_key": "sales"})
-		if err != nil || res["status_code"] != 100.0 {
-			t.Fatalf("%s: %v %v", inv, res, err)
-		}
-		answered[inv] = true
+	var (
+		mu       sync.Mutex
+		answered = map[string]bool{}
+		tried    []string
+		wg       sync.WaitGroup
+		enough   = make(chan struct{})
+		once     sync.Once
+	)
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				inv := fmt.Sprintf("KILL-WH-%d-%03d", w, i)
+				mu.Lock()
+				tried = append(tried, inv)
+				mu.Unlock()
+				hk, _ := hashkey.Generate(sandbox.AppSecret, hashkey.Join("25.00", "1", "TRY", sandbox.MerchantKey, inv))
+				res, err := post(client, base+"/api/paySmart2D", bearer, map[string]any{
+					"merchant_key": sandbox.MerchantKey, "hash_key": hk, "invoice_id": inv, "total": "25.00", "currency_code": "TRY",
+					"installments_number": "1", "cc_holder_name": "Ali Veli", "cc_no": "4355084355084358", "expiry_month": "12",
+					"expiry_year": "2035", "cvv": "000", "name": "Ali", "surname": "Veli", "sale_web_hook_key": "sales"})
+				if err != nil {
+					return // killed: this sale's outcome is unknown, which is allowed
+				}
+				if res["status_code"] != 100.0 {
+					t.Errorf("%s: %v", inv, res)
+					return
+				}
+				mu.Lock()
+				answered[inv] = true
+				if len(answered) >= 60 {
+					once.Do(func() { close(enough) })
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	select {
+	case <-enough:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the sandbox answered too few sales")
 	}
 	if err := proc.Process.Kill(); err != nil { // SIGKILL on Unix
 		t.Fatal(err)
 	}
+	wg.Wait()
 	_ = proc.Wait()
-	if len(h.received()) == 0 {
-		t.Log("no attempt reached the handler before the kill")
-	}
+	client.CloseIdleConnections()
 	h.set(false, 0)
-	startPaycli(t, home, "paycli sandbox serving ", "sandbox", "serve", "--addr", "127.0.0.1:0", "--state", state)
-	eventually(t, "every delivery after the restart", func() bool {
+	_, base, _ = startPaycli(t, home, "paycli sandbox serving ", "sandbox", "serve", "--addr", "127.0.0.1:0", "--state", state)
+
+	// The sales the store holds as completed: those answered, and any cut
+	// off after their commit.
+	mu.Lock()
+	defer mu.Unlock()
+	committed := map[string]bool{}
+	for _, inv := range tried {
+		hk, _ := hashkey.Generate(sandbox.AppSecret, inv+"|"+sandbox.MerchantKey)
+		res, err := post(client, base+"/api/checkstatus", bearerFor(t, client, base), map[string]string{
+			"merchant_key": sandbox.MerchantKey, "invoice_id": inv, "hash_key": hk})
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case res["transaction_status"] == "Completed":
+			committed[inv] = true
+		case answered[inv] || res["status_code"] != 31.0:
+			t.Errorf("%s (answered 100: %v) after the restart: %v", inv, answered[inv], res)
+		}
+	}
+	for inv := range answered {
+		if !committed[inv] {
+			t.Errorf("%s was answered 100 but is not stored as completed", inv)
+		}
+	}
+	t.Logf("%d sales tried, %d answered 100, %d committed, %d attempts reached the handler while it was down",
+		len(tried), len(answered), len(committed), len(h.received()))
+	eventually(t, "a delivery of every committed sale", func() bool {
 		seen := map[string]bool{}
 		for _, r := range h.received() {
 			if r.status == 200 && r.verdict.Valid() {
 				seen[r.verdict.InvoiceID] = true
 			}
 		}
-		return len(seen) == len(answered)
+		return len(seen) == len(committed)
 	})
 	eventually(t, "every delivery marked delivered", func() bool {
 		ds := deliveries(t, home)
 		for _, d := range ds {
-			if d.State != sandbox.DeliveryDelivered || !answered[d.InvoiceID] {
+			if d.State != sandbox.DeliveryDelivered || !committed[d.InvoiceID] {
 				return false
 			}
 		}
-		return len(ds) == len(answered)
+		return len(ds) == len(committed)
 	})
 }
