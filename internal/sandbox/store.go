@@ -328,7 +328,8 @@ func (s *Store) Sales() ([]Sale, error) {
 	return sales, err
 }
 
-// Reset deletes every sale, with its refunds and spent wallet tokens.
+// Reset deletes every sale, with its refunds, spent wallet tokens and
+// webhook deliveries.
 func (s *Store) Reset() error {
 	return s.db.Update(func(tx *bolt.Tx) error {
 		for _, name := range buckets {
