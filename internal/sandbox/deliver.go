@@ -170,9 +170,9 @@ func (d *deliverer) run(ctx context.Context) {
 	}
 }
 
-// idle is how long the worker sleeps with nothing scheduled; a kick wakes
-// it sooner.
-const idle = time.Minute
+// deliveryIdle is how long the worker sleeps with nothing scheduled; a
+// kick wakes it sooner.
+const deliveryIdle = time.Minute
 
 // dispatch starts an attempt for every pending delivery that is due and
 // not in flight, while slots are free, and returns when the next one falls
@@ -183,7 +183,7 @@ func (d *deliverer) dispatch(ctx context.Context, sem chan struct{}) (time.Time,
 		return time.Time{}, err
 	}
 	now := time.Now()
-	next := now.Add(idle)
+	next := now.Add(deliveryIdle)
 	for _, del := range all {
 		if del.State != DeliveryPending {
 			continue

@@ -105,13 +105,13 @@ func ParseDeliveryID(s string) (uint64, error) {
 	s = strings.TrimSpace(s)
 	id, err := strconv.ParseUint(s, 10, 64)
 	if err != nil || id == 0 {
-		return 0, fmt.Errorf("invalid delivery id %q: want a whole number from 1, as 'paycli sandbox webhooks' lists them", clipText(s))
+		return 0, fmt.Errorf("invalid delivery id %q: want a whole number from 1, as 'paycli sandbox webhooks' lists them", clipAdminText(s))
 	}
 	return id, nil
 }
 
-// clipText shortens outside text quoted in an answer.
-func clipText(s string) string {
+// clipAdminText shortens outside text quoted in an answer.
+func clipAdminText(s string) string {
 	if r := []rune(s); len(r) > 40 {
 		return string(r[:40]) + "…"
 	}

@@ -156,8 +156,8 @@ func Test3DAndPreAuthWebhooks(t *testing.T) {
 	}
 }
 
-// receiver is a test webhook receiver answering the statuses it is told.
-type receiver struct {
+// hookReceiver is a test webhook hookReceiver answering the statuses it is told.
+type hookReceiver struct {
 	t      *testing.T
 	srv    *httptest.Server
 	mu     sync.Mutex
@@ -167,8 +167,8 @@ type receiver struct {
 	got    chan struct{}
 }
 
-func newReceiver(t *testing.T, answer int) *receiver {
-	rc := &receiver{t: t, answer: answer, got: make(chan struct{}, 100)}
+func newHookReceiver(t *testing.T, answer int) *hookReceiver {
+	rc := &hookReceiver{t: t, answer: answer, got: make(chan struct{}, 100)}
 	rc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		data, _ := io.ReadAll(r.Body)
 		v, _ := webhook.Check(r.Header.Get("Content-Type"), data, AppSecret)
@@ -184,21 +184,21 @@ func newReceiver(t *testing.T, answer int) *receiver {
 	return rc
 }
 
-func (rc *receiver) setAnswer(code int) {
+func (rc *hookReceiver) setAnswer(code int) {
 	rc.mu.Lock()
 	rc.answer = code
 	rc.mu.Unlock()
 }
 
-func (rc *receiver) received() []webhook.Verdict {
+func (rc *hookReceiver) received() []webhook.Verdict {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	return append([]webhook.Verdict(nil), rc.bodies...)
 }
 
-// waitFor polls the store until cond holds (the deadline only bounds a
+// waitForDelivery polls the store until cond holds (the deadline only bounds a
 // broken test).
-func waitFor(t *testing.T, what string, cond func() bool) {
+func waitForDelivery(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for !cond() {
@@ -238,8 +238,8 @@ func (s *Server) delivery(t *testing.T, id uint64) Delivery {
 	return Delivery{}
 }
 
-// serverPay makes a 2D sale naming "sales-hook" at a server.
-func serverPay(t *testing.T, srv *Server, invoice string) {
+// hookPay makes a 2D sale naming "sales-hook" at a server.
+func hookPay(t *testing.T, srv *Server, invoice string) {
 	t.Helper()
 	fx := &fixture{t: t, gw: srv.gateway}
 	if res := fx.authed("/api/paySmart2D", cardBody(t, invoice, "4355084355084358", "150.00", "TRY", 1, TypeAuth)); res.status() != 100 {
@@ -247,20 +247,20 @@ func serverPay(t *testing.T, srv *Server, invoice string) {
 	}
 }
 
-// TestDeliveryRetriesUntil2xx: a receiver answering 500 is tried again
+// TestDeliveryRetriesUntil2xx: a hookReceiver answering 500 is tried again
 // with backoff, and the delivery is marked delivered at its first 2xx,
 // every attempt recorded, every body signed validly.
 func TestDeliveryRetriesUntil2xx(t *testing.T) {
-	rc := newReceiver(t, http.StatusInternalServerError)
+	rc := newHookReceiver(t, http.StatusInternalServerError)
 	srv := startHooked(t, t.TempDir(), WebhookOptions{Endpoints: map[string]WebhookEndpoint{"sales-hook": {URL: rc.srv.URL + "/hooks"}},
 		Backoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond})
 	defer srv.Shutdown(context.Background())
-	serverPay(t, srv, "RT-1")
+	hookPay(t, srv, "RT-1")
 	for range 3 {
 		<-rc.got
 	}
 	rc.setAnswer(http.StatusOK)
-	waitFor(t, "the delivery", func() bool { return srv.delivery(t, 1).State == DeliveryDelivered })
+	waitForDelivery(t, "the delivery", func() bool { return srv.delivery(t, 1).State == DeliveryDelivered })
 	d := srv.delivery(t, 1)
 	n := len(d.Attempts)
 	if n < 4 || d.Attempts[n-1].Status != 200 || d.Attempts[0].Status != 500 || d.Attempts[0].Error != "HTTP 500" || d.DeliveredAt.IsZero() {
@@ -283,7 +283,7 @@ func TestDeliveryFailsThenResend(t *testing.T) {
 	var stall atomic.Bool
 	stall.Store(true)
 	release := make(chan struct{})
-	rc := newReceiver(t, http.StatusServiceUnavailable)
+	rc := newHookReceiver(t, http.StatusServiceUnavailable)
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if stall.Load() {
 			select {
@@ -299,8 +299,8 @@ func TestDeliveryFailsThenResend(t *testing.T) {
 	srv := startHooked(t, t.TempDir(), WebhookOptions{Endpoints: map[string]WebhookEndpoint{"sales-hook": {URL: slow.URL}},
 		Backoff: time.Millisecond, MaxAttempts: 2, Timeout: 50 * time.Millisecond})
 	defer srv.Shutdown(context.Background())
-	serverPay(t, srv, "RS-1")
-	waitFor(t, "the delivery to fail", func() bool { return srv.delivery(t, 1).State == DeliveryFailed })
+	hookPay(t, srv, "RS-1")
+	waitForDelivery(t, "the delivery to fail", func() bool { return srv.delivery(t, 1).State == DeliveryFailed })
 	d := srv.delivery(t, 1)
 	if len(d.Attempts) != 2 || d.Attempts[0].Status != 0 || !strings.Contains(d.Attempts[0].Error, "no answer within 50ms") {
 		t.Fatalf("failed delivery: %+v", d)
@@ -318,7 +318,7 @@ func TestDeliveryFailsThenResend(t *testing.T) {
 	if res.StatusCode != 200 || answer.Delivery.State != DeliveryPending || answer.Delivery.RoundStart != 2 {
 		t.Fatalf("resend: HTTP %d %+v", res.StatusCode, answer)
 	}
-	waitFor(t, "the resent delivery", func() bool { return srv.delivery(t, 1).State == DeliveryDelivered })
+	waitForDelivery(t, "the resent delivery", func() bool { return srv.delivery(t, 1).State == DeliveryDelivered })
 	if d := srv.delivery(t, 1); len(d.Attempts) != 3 || d.Attempts[2].Status != 204 {
 		t.Fatalf("after resend: %+v", d)
 	}
@@ -359,7 +359,7 @@ func TestPendingDeliveriesSurviveRestart(t *testing.T) {
 	fx.pay2D("SR-2", "4355084355084358", "150.00", 1, TypeAuth)
 	fx.store.Close()
 
-	// A receiver that never answers: Shutdown must not wait for it.
+	// A hookReceiver that never answers: Shutdown must not wait for it.
 	release := make(chan struct{})
 	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
@@ -370,7 +370,7 @@ func TestPendingDeliveriesSurviveRestart(t *testing.T) {
 	defer hang.Close()
 	defer close(release)
 	hung := make(chan struct{}, 2)
-	srv := startHooked(t, dir, WebhookOptions{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+	srv := startHooked(t, dir, WebhookOptions{Transport: hookRoundTrip(func(r *http.Request) (*http.Response, error) {
 		hung <- struct{}{}
 		u, _ := url.Parse(hang.URL)
 		r.URL.Host = u.Host
@@ -381,10 +381,10 @@ func TestPendingDeliveriesSurviveRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	rc := newReceiver(t, http.StatusOK)
-	srv = startHooked(t, dir, WebhookOptions{Transport: redirectTo(rc.srv.URL)})
+	rc := newHookReceiver(t, http.StatusOK)
+	srv = startHooked(t, dir, WebhookOptions{Transport: hookRedirectTo(rc.srv.URL)})
 	defer srv.Shutdown(context.Background())
-	waitFor(t, "both deliveries", func() bool {
+	waitForDelivery(t, "both deliveries", func() bool {
 		return srv.delivery(t, 1).State == DeliveryDelivered && srv.delivery(t, 2).State == DeliveryDelivered
 	})
 	for _, id := range []uint64{1, 2} {
@@ -394,15 +394,15 @@ func TestPendingDeliveriesSurviveRestart(t *testing.T) {
 	}
 }
 
-type roundTripFunc func(*http.Request) (*http.Response, error)
+type hookRoundTrip func(*http.Request) (*http.Response, error)
 
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+func (f hookRoundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-// redirectTo sends every request to base's host (the registered URL of a
+// hookRedirectTo sends every request to base's host (the registered URL of a
 // delivery queued earlier names a port that is gone).
-func redirectTo(base string) http.RoundTripper {
+func hookRedirectTo(base string) http.RoundTripper {
 	u, _ := url.Parse(base)
-	return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+	return hookRoundTrip(func(r *http.Request) (*http.Response, error) {
 		r.URL.Host = u.Host
 		return http.DefaultTransport.RoundTrip(r)
 	})
