@@ -156,7 +156,7 @@ func Test3DAndPreAuthWebhooks(t *testing.T) {
 	}
 }
 
-// hookReceiver is a test webhook hookReceiver answering the statuses it is told.
+// hookReceiver is a test webhook receiver answering the statuses it is told.
 type hookReceiver struct {
 	t      *testing.T
 	srv    *httptest.Server
