@@ -247,7 +247,7 @@ func hookPay(t *testing.T, srv *Server, invoice string) {
 	}
 }
 
-// TestDeliveryRetriesUntil2xx: a hookReceiver answering 500 is tried again
+// TestDeliveryRetriesUntil2xx: a receiver answering 500 is tried again
 // with backoff, and the delivery is marked delivered at its first 2xx,
 // every attempt recorded, every body signed validly.
 func TestDeliveryRetriesUntil2xx(t *testing.T) {
@@ -359,7 +359,7 @@ func TestPendingDeliveriesSurviveRestart(t *testing.T) {
 	fx.pay2D("SR-2", "4355084355084358", "150.00", 1, TypeAuth)
 	fx.store.Close()
 
-	// A hookReceiver that never answers: Shutdown must not wait for it.
+	// A receiver that never answers: Shutdown must not wait for it.
 	release := make(chan struct{})
 	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
