@@ -87,24 +87,24 @@ func startPaycli(t *testing.T, home, prefix string, args ...string) (*exec.Cmd, 
 	return nil, "", nil
 }
 
-// handler is the merchant's webhook handler: it answers 500 while failing
+// merchantHandler is the merchant's webhook handler: it answers 500 while failing
 // is set, and records what reached it.
-type handler struct {
+type merchantHandler struct {
 	mu      sync.Mutex
 	failing int // answer 500 to this many more requests
 	down    bool
-	got     []received
+	got     []handlerCall
 	srv     *httptest.Server
 }
 
-type received struct {
+type handlerCall struct {
 	hash    string
 	verdict webhook.Verdict
 	status  int
 }
 
-func newHandler(t *testing.T) *handler {
-	h := &handler{}
+func newHandler(t *testing.T) *merchantHandler {
+	h := &merchantHandler{}
 	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		data, _ := io.ReadAll(r.Body)
 		v, _ := webhook.Check(r.Header.Get("Content-Type"), data, sandbox.AppSecret)
@@ -116,7 +116,7 @@ func newHandler(t *testing.T) *handler {
 			h.failing--
 			status = http.StatusInternalServerError
 		}
-		h.got = append(h.got, received{hash: r.Header.Get(webhook.HashHeader), verdict: v, status: status})
+		h.got = append(h.got, handlerCall{hash: r.Header.Get(webhook.HashHeader), verdict: v, status: status})
 		h.mu.Unlock()
 		w.WriteHeader(status)
 	}))
@@ -124,19 +124,19 @@ func newHandler(t *testing.T) *handler {
 	return h
 }
 
-func (h *handler) received() []received {
+func (h *merchantHandler) received() []handlerCall {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return append([]received(nil), h.got...)
+	return append([]handlerCall(nil), h.got...)
 }
 
-func (h *handler) set(down bool, failing int) {
+func (h *merchantHandler) set(down bool, failing int) {
 	h.mu.Lock()
 	h.down, h.failing = down, failing
 	h.mu.Unlock()
 }
 
-func eventually(t *testing.T, what string, cond func() bool) {
+func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {
@@ -173,8 +173,8 @@ func nextEvent(t *testing.T, lines <-chan string) listenEvent {
 	return listenEvent{}
 }
 
-// deliveries runs `paycli sandbox webhooks -o json`.
-func deliveries(t *testing.T, home string) []sandbox.Delivery {
+// listDeliveries runs `paycli sandbox webhooks -o json`.
+func listDeliveries(t *testing.T, home string) []sandbox.Delivery {
 	t.Helper()
 	out, code := runPaycli(t, home, "sandbox", "webhooks", "-o", "json")
 	if code != 0 {
@@ -258,11 +258,11 @@ func TestWebhooksEndToEnd(t *testing.T) {
 			t.Errorf("handler got %+v", r)
 		}
 	}
-	eventually(t, "the delivery marked delivered", func() bool {
-		ds := deliveries(t, home)
+	waitUntil(t, "the delivery marked delivered", func() bool {
+		ds := listDeliveries(t, home)
 		return len(ds) == 1 && ds[0].State == sandbox.DeliveryDelivered
 	})
-	d := deliveries(t, home)[0]
+	d := listDeliveries(t, home)[0]
 	if len(d.Attempts) != 3 || d.Attempts[0].Status != 500 || d.Attempts[1].Status != 500 || d.Attempts[2].Status != 200 {
 		t.Errorf("attempts: %+v", d.Attempts)
 	}
@@ -297,9 +297,9 @@ func TestWebhooksEndToEnd(t *testing.T) {
 	if n := len(h.received()); n != 4 {
 		t.Errorf("the handler got %d webhooks, want the sale's 3 and the refund's", n)
 	}
-	eventually(t, "the tampered deliveries marked failed", func() bool {
+	waitUntil(t, "the tampered deliveries marked failed", func() bool {
 		failed := 0
-		for _, d := range deliveries(t, home) {
+		for _, d := range listDeliveries(t, home) {
 			if d.State == sandbox.DeliveryFailed {
 				failed++
 			}
@@ -406,7 +406,7 @@ func TestWebhookOutboxSurvivesKill(t *testing.T) {
 	}
 	t.Logf("%d sales tried, %d answered 100, %d committed, %d attempts reached the handler while it was down",
 		len(tried), len(answered), len(committed), len(h.received()))
-	eventually(t, "a delivery of every committed sale", func() bool {
+	waitUntil(t, "a delivery of every committed sale", func() bool {
 		seen := map[string]bool{}
 		for _, r := range h.received() {
 			if r.status == 200 && r.verdict.Valid() {
@@ -415,8 +415,8 @@ func TestWebhookOutboxSurvivesKill(t *testing.T) {
 		}
 		return len(seen) == len(committed)
 	})
-	eventually(t, "every delivery marked delivered", func() bool {
-		ds := deliveries(t, home)
+	waitUntil(t, "every delivery marked delivered", func() bool {
+		ds := listDeliveries(t, home)
 		for _, d := range ds {
 			if d.State != sandbox.DeliveryDelivered || !committed[d.InvoiceID] {
 				return false
