@@ -28,6 +28,8 @@ func TestDataCommandsTakeJQ(t *testing.T) {
 		"paycli sandbox credentials",
 		"paycli sandbox pay",
 		"paycli sandbox soak",
+		"paycli sandbox webhooks",
+		"paycli sandbox webhooks resend",
 		"paycli status",
 		"paycli token",
 		"paycli version",
