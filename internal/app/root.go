@@ -10,10 +10,13 @@ import (
 	"github.com/paycli/paycli/internal/buildinfo"
 	"github.com/paycli/paycli/internal/cli/apicmd"
 	"github.com/paycli/paycli/internal/cli/commissionscmd"
+	"github.com/paycli/paycli/internal/cli/completecmd"
 	"github.com/paycli/paycli/internal/cli/completion"
 	"github.com/paycli/paycli/internal/cli/configcmd"
 	"github.com/paycli/paycli/internal/cli/hashcmd"
+	"github.com/paycli/paycli/internal/cli/installmentscmd"
 	"github.com/paycli/paycli/internal/cli/journalcmd"
+	"github.com/paycli/paycli/internal/cli/preauth"
 	"github.com/paycli/paycli/internal/cli/sandboxcmd"
 	"github.com/paycli/paycli/internal/cli/status"
 	"github.com/paycli/paycli/internal/cli/tokencmd"
@@ -169,6 +172,9 @@ credentials with 'paycli config init'.`,
 		commissionscmd.NewCmdCommissions(f, nil),
 		sandboxcmd.NewCmdSandbox(f),
 		walletpay.NewCmdWalletPay(f, nil),
+		preauth.NewCmdPreAuth(f),
+		completecmd.NewCmdComplete(f, nil),
+		installmentscmd.NewCmdInstallments(f, nil),
 		statusCmd,
 		journalcmd.NewCmdJournal(f, f.JournalPath, nil),
 		webhookcmd.NewCmdWebhook(f),

@@ -21,7 +21,8 @@ const exitCodesHelp = `paycli's exit codes are part of its interface: scripts ma
   5    payment declined (status_code 41 and other decline codes)
   6    duplicate invoice (status_code 3 or 117): this call charged nothing
   7    outcome unknown (status_code 69, or the connection failed after a
-       walletPay was sent): reconcile with 'paycli status --invoice ID'
+       call that moves money was sent): reconcile with
+       'paycli status --invoice ID'
   8    gateway unreachable or unavailable (connection refused, timeout, 5xx)
        for a call that was safe
   130  interrupted (Ctrl-C)
