@@ -13,6 +13,7 @@ import (
 	"github.com/paycli/paycli/internal/cli/configcmd"
 	"github.com/paycli/paycli/internal/cli/hashcmd"
 	"github.com/paycli/paycli/internal/cli/journalcmd"
+	"github.com/paycli/paycli/internal/cli/refund"
 	"github.com/paycli/paycli/internal/cli/sandboxcmd"
 	"github.com/paycli/paycli/internal/cli/status"
 	"github.com/paycli/paycli/internal/cli/tokencmd"
@@ -146,6 +147,9 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 	// paycli just tried.
 	_ = statusCmd.RegisterFlagCompletionFunc("invoice", journalcmd.CompleteInvoice(f.JournalPath))
 
+	refundCmd := refund.NewCmdRefund(f, nil)
+	_ = refundCmd.RegisterFlagCompletionFunc("invoice", journalcmd.CompleteInvoice(f.JournalPath))
+
 	root.AddCommand(
 		versioncmd.NewCmdVersion(f, nil),
 		completion.NewCmdCompletion(f),
@@ -155,6 +159,7 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 		commissionscmd.NewCmdCommissions(f, nil),
 		sandboxcmd.NewCmdSandbox(f),
 		walletpay.NewCmdWalletPay(f, nil),
+		refundCmd,
 		statusCmd,
 		journalcmd.NewCmdJournal(f, f.JournalPath, nil),
 		webhookcmd.NewCmdWebhook(f),

@@ -69,6 +69,11 @@ const (
 // Operation kinds recorded on every line.
 const (
 	KindWalletPay = "walletpay"
+	// KindRefund: `paycli refund`. Its intent's Ref is the
+	// refund_transaction_id, re-used by `paycli refund --retry`; a refund
+	// answered 101 (queued for the gateway team's approval) is Succeeded
+	// with status_code 101 (docs/refund.md).
+	KindRefund = "refund"
 )
 
 // Entry is one line of the journal. An outcome line repeats the intent's
@@ -94,6 +99,10 @@ type Entry struct {
 	// Ref is the operation's own reference for the attempt, chosen by paycli
 	// before sending (a refund's refund_transaction_id); empty for walletpay.
 	Ref string `json:"ref,omitempty"`
+	// Key is the batch line's resume key when the operation knows its
+	// lines by more than their invoice (a refund: see moneyop.Keyed);
+	// empty otherwise.
+	Key string `json:"key,omitempty"`
 	// Outcome, StatusCode, OrderNo and Message are set on outcome lines.
 	Outcome    string `json:"outcome,omitempty"`
 	StatusCode *int   `json:"status_code,omitempty"`
@@ -355,7 +364,7 @@ func Identity(baseURL, appID string) string {
 func ByInvoice(attempts []Attempt, scope Scope) map[string]InvoiceState {
 	out := map[string]InvoiceState{}
 	for _, a := range attempts {
-		if a.Intent.OpKind() != scope.Kind || a.Intent.Profile != scope.Profile || a.Intent.Gateway != scope.Gateway {
+		if !scope.Holds(a) {
 			continue
 		}
 		s := out[a.Intent.Invoice]
@@ -366,4 +375,22 @@ func ByInvoice(attempts []Attempt, scope Scope) map[string]InvoiceState {
 		out[a.Intent.Invoice] = s
 	}
 	return out
+}
+
+// ByKey groups the attempts of scope by their intent's Key, oldest first;
+// attempts without a key are left out.
+func ByKey(attempts []Attempt, scope Scope) map[string][]Attempt {
+	out := map[string][]Attempt{}
+	for _, a := range attempts {
+		if a.Intent.Key == "" || !scope.Holds(a) {
+			continue
+		}
+		out[a.Intent.Key] = append(out[a.Intent.Key], a)
+	}
+	return out
+}
+
+// Holds reports whether a belongs to the scope.
+func (s Scope) Holds(a Attempt) bool {
+	return a.Intent.OpKind() == s.Kind && a.Intent.Profile == s.Profile && a.Intent.Gateway == s.Gateway
 }

@@ -79,7 +79,9 @@ wallet, outcome, outcome_recorded, status_code, order_no and message.`,
 // Record is the JSON form of one attempt; its fields are a stable
 // interface.
 type Record struct {
-	Attempt    string     `json:"attempt"`
+	Attempt string `json:"attempt"`
+	// Kind is the operation: walletpay, refund.
+	Kind       string     `json:"kind"`
 	Time       time.Time  `json:"time"`
 	FinishedAt *time.Time `json:"finished_at"`
 	Profile    string     `json:"profile"`
@@ -89,7 +91,10 @@ type Record struct {
 	Currency   string     `json:"currency"`
 	Card       string     `json:"card"`
 	Wallet     string     `json:"wallet"`
-	Outcome    string     `json:"outcome"`
+	// Ref is the operation's own id for the attempt (a refund's
+	// refund_transaction_id); null when it has none.
+	Ref     *string `json:"ref"`
+	Outcome string  `json:"outcome"`
 	// OutcomeRecorded is false for an intent without an outcome line.
 	OutcomeRecorded bool    `json:"outcome_recorded"`
 	StatusCode      *int    `json:"status_code"`
@@ -99,9 +104,13 @@ type Record struct {
 
 func recordOf(a journal.Attempt) Record {
 	r := Record{
-		Attempt: a.Intent.Attempt, Time: a.Intent.Time, Profile: a.Intent.Profile, BaseURL: a.Intent.BaseURL,
+		Attempt: a.Intent.Attempt, Kind: a.Intent.OpKind(), Time: a.Intent.Time, Profile: a.Intent.Profile, BaseURL: a.Intent.BaseURL,
 		Invoice: a.Intent.Invoice, Amount: a.Intent.Amount, Currency: a.Intent.Currency, Card: a.Intent.Card,
 		Wallet: a.Intent.Wallet, Outcome: a.Class(), OutcomeRecorded: a.Recorded(),
+	}
+	if a.Intent.Ref != "" {
+		ref := a.Intent.Ref
+		r.Ref = &ref
 	}
 	if o := a.Outcome; o != nil {
 		t := o.Time
@@ -139,6 +148,7 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	records := []Record{}
 	unknown := map[string]bool{}
+	unknownRefunds := map[string]bool{}
 	for _, a := range attempts {
 		if opts.Invoice != "" && a.Intent.Invoice != opts.Invoice {
 			continue
@@ -148,7 +158,9 @@ func Run(ctx context.Context, opts *Options) error {
 		}
 		r := recordOf(a)
 		records = append(records, r)
-		if r.Outcome == journal.Unknown {
+		if r.Outcome == journal.Unknown && r.Kind == journal.KindRefund && r.Ref != nil {
+			unknownRefunds[*r.Ref] = true
+		} else if r.Outcome == journal.Unknown {
 			unknown[r.Invoice] = true
 		}
 	}
@@ -173,6 +185,10 @@ func Run(ctx context.Context, opts *Options) error {
 		}
 		fmt.Fprintf(opts.IO.ErrOut, "%s an unknown outcome; 'paycli status --invoice ID' tells what happened.\n", what)
 	}
+	if n := len(unknownRefunds); n > 0 {
+		// A later attempt with the same ref may have resolved it.
+		fmt.Fprintf(opts.IO.ErrOut, "%d refund attempts have an unknown outcome; 'paycli refund --retry REF' re-sends one (it is made at most once).\n", n)
+	}
 	return nil
 }
 
@@ -190,9 +206,9 @@ func filterNote(opts *Options) string {
 
 func writeRows(opts *Options, format render.Format, records []Record) error {
 	machine := format == render.CSV || format == render.TSV
-	header := []string{"TIME", "PROFILE", "INVOICE", "AMOUNT", "CARD", "OUTCOME", "CODE", "ORDER"}
+	header := []string{"TIME", "PROFILE", "KIND", "INVOICE", "AMOUNT", "CARD", "OUTCOME", "CODE", "ORDER"}
 	if machine {
-		header = []string{"time", "profile", "base_url", "invoice", "amount", "currency", "card", "outcome", "outcome_recorded", "status_code", "order_no", "message", "attempt"}
+		header = []string{"time", "profile", "base_url", "invoice", "amount", "currency", "card", "outcome", "outcome_recorded", "status_code", "order_no", "message", "attempt", "kind", "ref"}
 	}
 	pal := render.Palette{Enabled: opts.IO.ColorEnabled()}
 	rows := make([][]string, 0, len(records))
@@ -208,9 +224,13 @@ func writeRows(opts *Options, format render.Format, records []Record) error {
 		if r.Message != nil {
 			msg = *r.Message
 		}
+		ref := ""
+		if r.Ref != nil {
+			ref = *r.Ref
+		}
 		if machine {
 			rows = append(rows, []string{r.Time.UTC().Format(time.RFC3339), r.Profile, r.BaseURL, r.Invoice, r.Amount, r.Currency,
-				r.Card, r.Outcome, strconv.FormatBool(r.OutcomeRecorded), code, order, msg, r.Attempt})
+				r.Card, r.Outcome, strconv.FormatBool(r.OutcomeRecorded), code, order, msg, r.Attempt, r.Kind, ref})
 			continue
 		}
 		outcome := r.Outcome
@@ -226,19 +246,19 @@ func writeRows(opts *Options, format render.Format, records []Record) error {
 			colour = pal.Red
 		}
 		outcomeColours = append(outcomeColours, colour)
-		rows = append(rows, []string{r.Time.Local().Format("2006-01-02 15:04:05"), r.Profile, r.Invoice,
+		rows = append(rows, []string{r.Time.Local().Format("2006-01-02 15:04:05"), r.Profile, r.Kind, r.Invoice,
 			r.Amount + " " + r.Currency, r.Card, outcome, code, order})
 	}
 	if machine {
 		return render.WriteRecords(opts.IO.Out, format, header, rows)
 	}
-	// The outcome column (5) is coloured by render, after it escapes the
+	// The outcome column (6) is coloured by render, after it escapes the
 	// cells: colour inside a cell's text would be shown escaped.
 	colourOf := func(row, col int) func(string) string {
-		if col != 5 {
+		if col != 6 {
 			return nil
 		}
 		return outcomeColours[row]
 	}
-	return render.WriteTable(opts.IO.Out, render.TableOptions{Palette: pal, RightAlign: []int{3}, Colour: colourOf}, header, rows)
+	return render.WriteTable(opts.IO.Out, render.TableOptions{Palette: pal, RightAlign: []int{4}, Colour: colourOf}, header, rows)
 }
