@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 
 	"github.com/shopspring/decimal"
@@ -193,6 +194,32 @@ func made(a journal.Attempt) bool {
 	return a.Class() == journal.Succeeded || a.Class() == journal.Duplicate
 }
 
+// inFlightFor is how long an intent without an outcome line may belong to
+// a refund still in flight in another paycli process: the time limit of
+// its call, and a minute more. An older one is a process that died
+// mid-call: its outcome is unknown.
+func inFlightFor(limit time.Duration) time.Duration {
+	if limit <= 0 {
+		limit = 10 * time.Minute
+	}
+	return limit + time.Minute
+}
+
+// settled drops the attempts that may still be in flight in another
+// process (no outcome line, younger than inFlightFor): another desk's
+// refund of the same sale is no reason to refuse this one, and the gateway
+// keeps racing refunds within the sale's amount.
+func settled(attempts []journal.Attempt, now time.Time, limit time.Duration) []journal.Attempt {
+	out := attempts[:0:0]
+	for _, a := range attempts {
+		if !a.Recorded() && now.Sub(a.Intent.Time) < inFlightFor(limit) {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
 // unresolved returns the refund_transaction_id of a refund among attempts
 // whose last attempt has an unknown outcome.
 func unresolved(attempts []journal.Attempt) (string, bool) {
@@ -237,7 +264,7 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, r *refund) (*
 	}
 	scope := journal.Scope{Kind: journal.KindRefund, Profile: env.Config.Profile, Gateway: env.Identity}
 	if r.retry != "" {
-		intent, err := retryIntent(attempts, scope, r.retry)
+		intent, err := retryIntent(settled(attempts, env.Now(), env.Config.Timeout), scope, r.retry)
 		if err != nil {
 			return nil, err
 		}
@@ -250,7 +277,7 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, r *refund) (*
 				mine = append(mine, a)
 			}
 		}
-		if ref, open := unresolved(mine); open {
+		if ref, open := unresolved(settled(mine, env.Now(), env.Config.Timeout)); open {
 			return nil, cmdutil.UsageHint(fmt.Errorf("invoice %s has a refund whose outcome is unknown (refund_transaction_id %s); nothing was sent", r.Invoice, ref),
 				"Resolve it first: "+retryCommand(ref, env.GatewayFlags))
 		}
