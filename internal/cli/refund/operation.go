@@ -538,6 +538,11 @@ func (op operation) Classify(r *refund, ans *gateway.RefundResult, err error) mo
 		o.Say = "the gateway refused the refund (status_code 49): more than the refundable amount, a sale not refundable in its state, or too soon after the previous refund" + gatewayText
 	case errors.Is(err, gateway.ErrNotFound):
 		o.Say = fmt.Sprintf("the gateway has no sale with invoice %s (status_code 31)", invoice)
+	case o.Class == journal.Declined, o.Class == journal.Duplicate:
+		// A payment's words (declined, invoice already paid) do not fit a
+		// refund: whatever the code, nothing was refunded.
+		o.Class = journal.Rejected
+		o.Say = fmt.Sprintf("the gateway refused the refund (status_code %d)%s", code, gatewayText)
 	}
 	return o
 }

@@ -126,9 +126,11 @@ func readSale(r *gateway.CheckStatusResult) (sale, error) {
 		return s, err
 	}
 	s.Refunds = refunds
+	// A refund is never negative: an amount below 0 from the gateway is
+	// not allowed to make more refundable than was sold.
 	sum := decimal.Zero
 	for _, ri := range refunds {
-		if d, ok := ri.Amount.Decimal(); ok {
+		if d, ok := ri.Amount.Decimal(); ok && d.IsPositive() {
 			sum = sum.Add(d)
 		}
 	}
