@@ -13,6 +13,7 @@ import (
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/redact"
 )
 
 // Exit codes; `paycli help exit-codes` documents them and docs/exit-codes.md
@@ -91,6 +92,14 @@ func Run(ctx context.Context, args []string, ios *iostreams.IOStreams, lookupEnv
 		return exitBrokenPipe
 	}
 	code := ExitCode(err)
+	if *started && (code == ExitAuth || code == ExitRejected || code == ExitUnavailable) {
+		// Refused credentials and a base URL that is not the gateway's
+		// API read the same whichever command met them.
+		if cfg, cfgErr := f.Config(); cfgErr == nil {
+			err = cmdutil.ExplainGatewayError(err, cfg)
+			code = ExitCode(err)
+		}
+	}
 	// A command that knows what an interruption meant (a payment whose
 	// outcome is now unknown) says so; anything else is plainly interrupted.
 	if ctx.Err() != nil && (code == ExitError || code == ExitInterrupted) {
@@ -137,11 +146,20 @@ func usageFromCobra(err error) error {
 // none of its own.
 const UnavailableHint = "Check base_url and the network, then try again; --timeout sets the time limit and --debug shows the requests."
 
-// describe returns the first line and the advice for an error.
+// maxErrorLine bounds the error line: an error that quotes a huge value
+// (a pasted file as base_url) stays readable.
+const maxErrorLine = 500
+
+// describe returns the first line and the advice for an error. Whatever
+// the error quotes, a URL's user name and password never reach the
+// terminal.
 func describe(err error) (msg, hint string) {
 	msg = err.Error()
 	if first, _, ok := strings.Cut(msg, "\n"); ok {
 		msg = first
 	}
-	return msg, cmdutil.HintOf(err)
+	if r := []rune(msg); len(r) > maxErrorLine {
+		msg = fmt.Sprintf("%s… (%d more characters)", string(r[:maxErrorLine]), len(r)-maxErrorLine)
+	}
+	return redact.URL(msg), redact.URL(cmdutil.HintOf(err))
 }

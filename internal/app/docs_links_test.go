@@ -51,3 +51,25 @@ func TestDocsLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeWarnsAboutTheFirstRun: the README's first command downloads
+// and compiles modules on a cold machine, silently, for a minute or more;
+// the paragraph right after it must say so, or a newcomer thinks it hung.
+func TestReadmeWarnsAboutTheFirstRun(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(docsDir, "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	i := strings.Index(text, "go run ./cmd/paycli")
+	if i < 0 {
+		t.Fatal("README.md has no 'go run ./cmd/paycli' command")
+	}
+	_, after, _ := strings.Cut(text[i:], "```\n")
+	next, _, _ := strings.Cut(strings.TrimLeft(after, "\n"), "\n\n")
+	for _, want := range []string{"first", "downloads", "minute"} {
+		if !strings.Contains(next, want) {
+			t.Errorf("the paragraph after README's first command does not mention %q:\n%s", want, next)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,6 +34,8 @@ func startFakeGateway(env *testscript.Env) {
 	env.Defer(g.Close)
 	env.Values[fakeGatewayKey{}] = g
 	env.Setenv("GATEWAY", g.URL+"/ccpayment")
+	// The same gateway without /ccpayment and with a password in the URL.
+	env.Setenv("GATEWAY_USERINFO", strings.Replace(g.URL, "http://", "http://merchant:s3cret@", 1))
 }
 
 func (g *fakeGateway) serve(w http.ResponseWriter, r *http.Request) {

@@ -25,7 +25,7 @@ func wireGateway(f *cmdutil.Factory, flags func() *pflag.FlagSet) {
 		if err != nil {
 			return nil, err
 		}
-		return &gateway.FileTokenCache{Dir: dir, Profile: cfg.Profile}, nil
+		return cmdutil.NewTokenCache(cfg, dir, f.Now), nil
 	}
 	f.Gateway = sync.OnceValues(func() (*gateway.Client, error) {
 		cfg, err := f.Config()

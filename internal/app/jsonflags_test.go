@@ -18,6 +18,7 @@ func TestDataCommandsTakeJQ(t *testing.T) {
 		"paycli hash layouts",
 		"paycli hash validate",
 		"paycli journal",
+		"paycli journal reconcile",
 		"paycli sandbox bench",
 		"paycli sandbox credentials",
 		"paycli sandbox soak",

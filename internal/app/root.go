@@ -100,6 +100,15 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			// Cobra checks required flags and flag groups only after this
+			// hook; checking them first keeps them usage errors (exit 2)
+			// like every other complaint about the command line.
+			if err := cmd.ValidateRequiredFlags(); err != nil {
+				return &cmdutil.Error{Kind: cmdutil.KindUsage, Err: err}
+			}
+			if err := cmd.ValidateFlagGroups(); err != nil {
+				return &cmdutil.Error{Kind: cmdutil.KindUsage, Err: err}
+			}
 			*started = true
 			flags = cmd.Flags()
 			running = cmd

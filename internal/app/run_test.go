@@ -1,7 +1,11 @@
 package app
 
 import (
+	"fmt"
+
 	"context"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"strings"
 	"testing"
 
@@ -71,5 +75,70 @@ func TestRunNoColorFlag(t *testing.T) {
 	}
 	if ios.ColorEnabled() {
 		t.Error("--no-color left colour on")
+	}
+}
+
+// TestRunMissingRequiredFlagIsUsage walks the whole command tree: every
+// command with a required flag, run without it, exits 2 with the usage hint.
+func TestRunMissingRequiredFlagIsUsage(t *testing.T) {
+	var checked int
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		if !c.Runnable() || c.Hidden {
+			return
+		}
+		var required []string
+		c.LocalFlags().VisitAll(func(fl *pflag.Flag) {
+			if v, ok := fl.Annotations[cobra.BashCompOneRequiredFlag]; ok && len(v) > 0 && v[0] == "true" {
+				required = append(required, fl.Name)
+			}
+		})
+		if len(required) == 0 {
+			return
+		}
+		checked++
+		path := strings.Fields(c.CommandPath())[1:]
+		t.Run(strings.Join(path, " "), func(t *testing.T) {
+			code, stdout, stderr := run(t, context.Background(), path...)
+			if code != ExitUsage {
+				t.Errorf("exit code = %d, want %d (stderr %q)", code, ExitUsage, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("stdout = %q, want nothing", stdout)
+			}
+			want := "error: required flag(s) \"" + required[0]
+			if !strings.HasPrefix(stderr, want) {
+				t.Errorf("stderr = %q, want it to start %q", stderr, want)
+			}
+			hint := fmt.Sprintf("Run '%s --help' for usage.\n", c.CommandPath())
+			if !strings.HasSuffix(stderr, hint) {
+				t.Errorf("stderr = %q, want it to end %q", stderr, hint)
+			}
+		})
+	}
+	walk(NewCommandTree())
+	if checked == 0 {
+		t.Fatal("no command has a required flag; the walk found nothing to check")
+	}
+}
+
+// TestRunErrorLineIsBoundedAndMasked: an error quoting a huge value stays
+// one readable line, and a URL's password never reaches stderr.
+func TestRunErrorLineIsBoundedAndMasked(t *testing.T) {
+	huge := "https://merchant:s3cret@" + strings.Repeat("a", 1<<20) + ".example/ccpayment"
+	ios, _, _, errOut := iostreams.Test()
+	env := map[string]string{"PAYCLI_BASE_URL": huge, "PAYCLI_APP_ID": "1", "PAYCLI_APP_SECRET": "s", "PAYCLI_CONFIG": t.TempDir() + "/c.yaml"}
+	code := Run(context.Background(), []string{"token", "--timeout", "1s"}, ios, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	if code == ExitOK {
+		t.Fatal("token with a huge base URL succeeded")
+	}
+	if errOut.Len() > 2000 {
+		t.Errorf("stderr is %d bytes long", errOut.Len())
+	}
+	if strings.Contains(errOut.String(), "s3cret") || strings.Contains(errOut.String(), "merchant:") {
+		t.Errorf("stderr shows the URL's userinfo: %.300s", errOut)
 	}
 }

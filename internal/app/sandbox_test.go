@@ -174,3 +174,37 @@ func TestSandboxFlagWaitsForTheStateLock(t *testing.T) {
 	}
 	useGateway(t, cfg)
 }
+
+// TestSandboxRunsShareOneTokenCacheFile: each --sandbox run starts its own
+// emulator on a new port, yet the second run reuses the first one's token
+// and the cache holds one file.
+func TestSandboxRunsShareOneTokenCacheFile(t *testing.T) {
+	env, _ := homeEnv(t)
+	env["XDG_CACHE_HOME"] = filepath.Join(env["HOME"], ".cache")
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	var tokens []string
+	for i := range 3 {
+		ios, _, out, errOut := iostreams.Test()
+		if code := app.Run(context.Background(), []string{"token", "--sandbox", "-o", "json"}, ios, lookup); code != 0 {
+			t.Fatalf("run %d: exit %d: %s", i, code, errOut)
+		}
+		var got struct {
+			Token  string `json:"token"`
+			Cached bool   `json:"cached"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Cached != (i > 0) {
+			t.Errorf("run %d: cached = %v", i, got.Cached)
+		}
+		tokens = append(tokens, got.Token)
+	}
+	if tokens[1] != tokens[0] || tokens[2] != tokens[0] {
+		t.Error("later --sandbox runs did not reuse the first run's token")
+	}
+	files, _ := filepath.Glob(filepath.Join(env["XDG_CACHE_HOME"], "paycli", "token-*.json"))
+	if len(files) != 1 {
+		t.Errorf("token cache files: %v, want one", files)
+	}
+}

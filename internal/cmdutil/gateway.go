@@ -54,7 +54,7 @@ func NewGatewayClient(cfg *config.Config, opts GatewayOptions) (*gateway.Client,
 		gateway.WithHTTPClient(hc),
 		gateway.WithUserAgent(opts.UserAgent),
 		gateway.WithClock(opts.Now),
-		gateway.WithTokenCache(&gateway.FileTokenCache{Dir: opts.CacheDir, Profile: cfg.Profile}),
+		gateway.WithTokenCache(NewTokenCache(cfg, opts.CacheDir, opts.Now)),
 	}
 	if opts.Debug != nil {
 		clientOpts = append(clientOpts, gateway.WithLogger(slog.New(slog.NewTextHandler(opts.Debug, &slog.HandlerOptions{Level: slog.LevelDebug}))))

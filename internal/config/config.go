@@ -14,6 +14,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"github.com/paycli/paycli/internal/redact"
 	"io/fs"
 	"net/url"
 	"os"
@@ -22,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
@@ -116,8 +118,23 @@ type Config struct {
 	Output          string
 	CACert          string
 
+	// GatewayID names the gateway for what paycli keeps per gateway (the
+	// token cache) when the base URL cannot: the --sandbox emulator started
+	// in-process listens on a new port each run, yet it is the same
+	// gateway. Empty means the base URL names it; see GatewayName.
+	GatewayID string
+
 	values  map[string]string
 	sources map[string]Source
+}
+
+// GatewayName names the gateway the configuration points at, stable from
+// run to run: GatewayID when set, else the base URL.
+func (c *Config) GatewayName() string {
+	if c.GatewayID != "" {
+		return c.GatewayID
+	}
+	return c.BaseURL
 }
 
 // Get returns a key's resolved value as text.
@@ -344,11 +361,14 @@ func ValidateValue(name, value string) error {
 	if value == "" {
 		return nil
 	}
+	if !utf8.ValidString(value) {
+		return errors.New("the value is not valid UTF-8 text")
+	}
 	switch name {
 	case "base_url":
 		u, err := url.Parse(value)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return fmt.Errorf("%q is not an http(s) URL", value)
+			return fmt.Errorf("%q is not an http(s) URL", redact.URL(Shorten(value)))
 		}
 	case "timeout":
 		if _, err := ParseTimeout(value); err != nil {
@@ -356,15 +376,15 @@ func ValidateValue(name, value string) error {
 		}
 	case "output":
 		if !slices.Contains(OutputFormats, value) {
-			return fmt.Errorf("%q is not one of %s", value, strings.Join(OutputFormats, ", "))
+			return fmt.Errorf("%q is not one of %s", Shorten(value), strings.Join(OutputFormats, ", "))
 		}
 	case "default_currency":
 		if !isAlpha(value, 3) {
-			return fmt.Errorf("%q is not a three-letter currency code", value)
+			return fmt.Errorf("%q is not a three-letter currency code", Shorten(value))
 		}
 	case "lang":
 		if !isAlpha(value, 2) {
-			return fmt.Errorf("%q is not a two-letter language code", value)
+			return fmt.Errorf("%q is not a two-letter language code", Shorten(value))
 		}
 	}
 	return nil
@@ -390,10 +410,10 @@ func ParseTimeout(s string) (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration (e.g. 30s, 2m)", s)
+		return 0, fmt.Errorf("%q is not a duration (e.g. 30s, 2m)", Shorten(s))
 	}
 	if d <= 0 {
-		return 0, fmt.Errorf("%q must be positive", s)
+		return 0, fmt.Errorf("%q must be positive", Shorten(s))
 	}
 	return d, nil
 }
@@ -409,4 +429,19 @@ func Mask(s string) string {
 		return strings.Repeat("•", 8)
 	}
 	return string(r[:4]) + strings.Repeat("•", 4) + string(r[len(r)-4:])
+}
+
+// shortenLimit is how much of a value an error message quotes: enough to
+// recognise it, never a pasted file.
+const shortenLimit = 80
+
+// Shorten cuts a value the user gave to at most 80 characters, marking the
+// cut with "…" and the full length, so that an error quoting a huge value
+// stays one readable line.
+func Shorten(s string) string {
+	r := []rune(s)
+	if len(r) <= shortenLimit {
+		return s
+	}
+	return fmt.Sprintf("%s… (%d characters)", string(r[:shortenLimit]), len(r))
 }

@@ -227,6 +227,25 @@ func TestMask(t *testing.T) {
 	}
 }
 
+// TestValidateValueOddInput: values that are not text, and huge values,
+// get a short, exact complaint.
+func TestValidateValueOddInput(t *testing.T) {
+	huge := "https://" + strings.Repeat("a", 50<<20)
+	tests := []struct{ key, value, want string }{
+		{"app_secret", "x\xffy", "the value is not valid UTF-8 text"},
+		{"base_url", "https://gw.example/\xff", "the value is not valid UTF-8 text"},
+		{"base_url", huge[:len(huge)-1] + " ", `"https://` + strings.Repeat("a", 72) + `… (52428808 characters)" is not an http(s) URL`},
+		{"base_url", "ftp://user:pass@gw.example", `"ftp://xxxxx@gw.example" is not an http(s) URL`},
+		{"lang", strings.Repeat("é", 100), `"` + strings.Repeat("é", 80) + `… (100 characters)" is not a two-letter language code`},
+	}
+	for _, tt := range tests {
+		err := ValidateValue(tt.key, tt.value)
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("ValidateValue(%s, %.40q) = %v, want %q", tt.key, tt.value, err, tt.want)
+		}
+	}
+}
+
 func TestReadFileErrors(t *testing.T) {
 	tests := []struct {
 		name, content string
@@ -246,6 +265,11 @@ func TestReadFileErrors(t *testing.T) {
 		{"bad profile name", "profiles:\n  'a b':\n    lang: tr\n", 2, `profile name "a b" may hold only`},
 		{"nested value", "profiles:\n  a:\n    lang: {x: 1}\n", 3, "lang in profile \"a\" must be a single value"},
 		{"not a mapping", "- a\n- b\n", 1, "expected a mapping"},
+		{"duplicate profile key", "profiles:\n  a:\n    lang: en\n    lang: tr\n", 4, `duplicate key "lang" in profile "a" (first at line 3)`},
+		{"duplicate profile", "profiles:\n  a: {}\n  b: {}\n  a: {}\n", 4, `duplicate key "a" in profiles (first at line 2)`},
+		{"duplicate top key", "default_profile: a\ndefault_profile: b\n", 2, `duplicate key "default_profile" (first at line 1)`},
+		{"second document", "profiles:\n  a:\n    lang: en\n---\nprofiles:\n  b: {}\n", 4, "a second YAML document starts here"},
+		{"long unknown key", "profiles:\n  a:\n    " + strings.Repeat("k", 1000) + ": x\n", 3, `unknown key "` + strings.Repeat("k", 80) + `… (1000 characters)" in profile "a"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"sort"
@@ -70,14 +71,14 @@ func ReadFile(path string) (*File, error) {
 }
 
 func (f *File) parse(data []byte) error {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return syntaxError(f.Path, data, err)
+	doc, err := decodeDocument(f.Path, data)
+	if err != nil {
+		return err
 	}
 	if doc.Kind == 0 { // empty file
 		return nil
 	}
-	if err := checkNode(f.Path, &doc); err != nil {
+	if err := checkNode(f.Path, doc); err != nil {
 		return err
 	}
 	var shape fileShape
@@ -94,6 +95,38 @@ func (f *File) parse(data []byte) error {
 	return nil
 }
 
+// decodeDocument parses the file's one YAML document. A second document
+// is refused rather than ignored: its settings would silently not apply.
+func decodeDocument(path string, data []byte) (*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
+		return nil, syntaxError(path, data, err)
+	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case errors.Is(err, io.EOF):
+		return &doc, nil
+	case err != nil:
+		return nil, syntaxError(path, data, err)
+	}
+	return nil, &FileError{Path: path, Line: next.Line, Err: errors.New("a second YAML document starts here; a config file holds one (remove the '---' line and merge the profiles)")}
+}
+
+// checkDuplicates reports a key that a mapping holds twice: YAML forbids
+// it, and which value would apply is not obvious.
+func checkDuplicates(path string, m *yaml.Node, where string) error {
+	seen := make(map[string]int, len(m.Content)/2)
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := m.Content[i]
+		if first, ok := seen[k.Value]; ok {
+			return &FileError{Path: path, Line: k.Line, Err: fmt.Errorf("duplicate key %q%s (first at line %d)", Shorten(k.Value), where, first)}
+		}
+		seen[k.Value] = k.Line
+	}
+	return nil
+}
+
 // checkNode walks the document and reports the first unknown key or
 // misplaced value with its line.
 func checkNode(path string, doc *yaml.Node) error {
@@ -103,6 +136,9 @@ func checkNode(path string, doc *yaml.Node) error {
 	}
 	if root.Kind != yaml.MappingNode {
 		return &FileError{Path: path, Line: root.Line, Err: errors.New("expected a mapping with default_profile and profiles")}
+	}
+	if err := checkDuplicates(path, root, ""); err != nil {
+		return err
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
@@ -116,7 +152,7 @@ func checkNode(path string, doc *yaml.Node) error {
 				return err
 			}
 		default:
-			return &FileError{Path: path, Line: k.Line, Err: fmt.Errorf("unknown key %q (expected default_profile or profiles)", k.Value)}
+			return &FileError{Path: path, Line: k.Line, Err: fmt.Errorf("unknown key %q (expected default_profile or profiles)", Shorten(k.Value))}
 		}
 	}
 	return nil
@@ -129,6 +165,9 @@ func checkProfiles(path string, n *yaml.Node) error {
 	if n.Kind != yaml.MappingNode {
 		return &FileError{Path: path, Line: n.Line, Err: errors.New("profiles must be a mapping of profile names")}
 	}
+	if err := checkDuplicates(path, n, " in profiles"); err != nil {
+		return err
+	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		name, body := n.Content[i], n.Content[i+1]
 		if err := ValidateProfileName(name.Value); err != nil {
@@ -140,10 +179,13 @@ func checkProfiles(path string, n *yaml.Node) error {
 		if body.Kind != yaml.MappingNode {
 			return &FileError{Path: path, Line: body.Line, Err: fmt.Errorf("profile %q must be a mapping of keys", name.Value)}
 		}
+		if err := checkDuplicates(path, body, fmt.Sprintf(" in profile %q", name.Value)); err != nil {
+			return err
+		}
 		for j := 0; j+1 < len(body.Content); j += 2 {
 			key, val := body.Content[j], body.Content[j+1]
 			if _, ok := LookupKey(key.Value); !ok {
-				return &FileError{Path: path, Line: key.Line, Err: fmt.Errorf("unknown key %q in profile %q (known: %s)", key.Value, name.Value, strings.Join(KeyNames(), ", "))}
+				return &FileError{Path: path, Line: key.Line, Err: fmt.Errorf("unknown key %q in profile %q (known: %s)", Shorten(key.Value), name.Value, strings.Join(KeyNames(), ", "))}
 			}
 			if val.Kind != yaml.ScalarNode {
 				return &FileError{Path: path, Line: val.Line, Err: fmt.Errorf("%s in profile %q must be a single value", key.Value, name.Value)}
@@ -155,6 +197,11 @@ func checkProfiles(path string, n *yaml.Node) error {
 
 func yamlError(path string, err error) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	// Decoding errors come as "unmarshal errors:" and then one indented
+	// "line N: ..." per problem; the first problem is the one to show.
+	if head, rest, ok := strings.Cut(msg, "\n"); ok && strings.HasSuffix(head, "errors:") {
+		msg = strings.TrimSpace(strings.SplitN(rest, "\n", 2)[0])
+	}
 	var line int
 	if _, scanErr := fmt.Sscanf(msg, "line %d:", &line); scanErr == nil {
 		msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -89,12 +90,28 @@ type Edit struct {
 	// did not exist).
 	Before *File
 	doc    *yaml.Node
+	unlock func()
 }
 
-// OpenEdit reads the config file at path for editing. A missing file
-// yields an empty document. The file is checked like ReadFile checks it, so
-// a broken file is a *FileError and is never overwritten.
-func OpenEdit(path string) (*Edit, error) {
+// OpenEdit locks the config file at path against other writers and reads
+// it for editing; Close releases the lock. Reading under the lock is what
+// keeps concurrent writers (`config set` on two profiles at once) from
+// losing each other's changes. A missing file yields an empty document.
+// The file is checked like ReadFile checks it, so a broken file is a
+// *FileError and is never overwritten.
+func OpenEdit(path string) (*Edit, error) { return openEdit(path, lockWait) }
+
+// openEdit is OpenEdit waiting at most wait for the lock.
+func openEdit(path string, wait time.Duration) (_ *Edit, err error) {
+	unlock, err := lockFile(path, wait)
+	if err != nil {
+		return nil, &FileError{Path: path, Err: err}
+	}
+	defer func() {
+		if err != nil {
+			unlock()
+		}
+	}()
 	before, err := ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -105,7 +122,21 @@ func OpenEdit(path string) (*Edit, error) {
 			return nil, &FileError{Path: path, Err: err}
 		}
 	}
-	return newEdit(before, data)
+	e, err := newEdit(before, data)
+	if err != nil {
+		return nil, err
+	}
+	e.unlock = unlock
+	return e, nil
+}
+
+// Close releases the edit's lock on the file, saved or not. It may be
+// called more than once.
+func (e *Edit) Close() {
+	if e.unlock != nil {
+		e.unlock()
+		e.unlock = nil
+	}
 }
 
 // newEdit parses data, the content of the file that before describes, into

@@ -2,11 +2,13 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -197,7 +199,70 @@ func openEditOf(t *testing.T, content string) *Edit {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(e.Close)
 	return e
+}
+
+// TestConcurrentEditsKeepEveryChange: writers that each add a profile at
+// the same time all survive, since each reads the file under the lock.
+func TestConcurrentEditsKeepEveryChange(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "paycli", "config.yaml")
+	const writers = 30
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for i := range writers {
+		wg.Go(func() {
+			e, err := OpenEdit(path)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer e.Close()
+			if err := e.Set(fmt.Sprintf("p%02d", i), "lang", "tr"); err != nil {
+				errs <- err
+				return
+			}
+			errs <- e.Save(AtomicWriter{})
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(f.Profiles); got != writers {
+		t.Errorf("%d profiles survive %d concurrent writers: %v", got, writers, f.ProfileNames())
+	}
+}
+
+// TestEditWaitsForTheLock: a second writer cannot open the file while the
+// first holds it, and gives up with a message naming the lock.
+func TestEditWaitsForTheLock(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no flock on Windows")
+	}
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	first, err := OpenEdit(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = openEdit(path, 0)
+	var fe *FileError
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "another paycli is changing it") {
+		t.Fatalf("second OpenEdit: %v", err)
+	}
+	first.Close()
+	second, err := OpenEdit(path)
+	if err != nil {
+		t.Fatalf("after Close: %v", err)
+	}
+	second.Close()
 }
 
 func TestEditKeepsComments(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -76,7 +77,14 @@ func TestRedactBody(t *testing.T) {
 		{`{"list":[{"token":"eyJhbGciOiJIUzI1NiJ9.e30.sig"}]}`, `{"list":[{"token":"eyJh••••.sig"}]}`},
 		{`app_secret=app-secret-0123456789&merchant_key=mk-0123456789abc&x=1`, `app_secret=app-••••6789&merchant_key=mk-0••••9abc&x=1`},
 		{`<p>card 4355-0843-5508-4358 "hash_key": "abc:def:ghijklmnop"</p>`, `<p>card 435508******4358 "hash_key": "abc:••••mnop"</p>`},
-		{`order VP17000000000000001 at 2026-11-22 18:04:05`, `order VP170000*******0001 at 2026-11-22 18:04:05`},
+		// Long digit runs that fail the Luhn check are not card numbers.
+		{`order VP17000000000000001 at 2026-11-22 18:04:05`, `order VP17000000000000001 at 2026-11-22 18:04:05`},
+		{`{"order_no":"4355084355084357","note":"card 4355084355084358 used"}`, `{"note":"card 435508******4358 used","order_no":"4355084355084357"}`},
+		// A field that holds a card by name is masked even when the number
+		// is mistyped.
+		{`credit_card_no=4355084355084357&amount=1`, `credit_card_no=435508******4357&amount=1`},
+		{`{"credit_card_no":"4355084355084357","pan":43550843550843}`, `{"credit_card_no":"435508******4357","pan":"435508****0843"}`},
+		{`Get "https://merchant:s3cret@gw.example/ccpayment/api/token"`, `Get "https://xxxxx@gw.example/ccpayment/api/token"`},
 		{``, ``},
 	}
 	for _, tt := range tests {
@@ -95,5 +103,17 @@ func TestRedactHeader(t *testing.T) {
 	}
 	if got := redactHeader("X-Note", []string{testCard}); got != "435508******4358" {
 		t.Errorf("card in header logged as %q", got)
+	}
+	// A snapshot build's version holds a 14-digit date; it is no card.
+	ua := "paycli/0.0.0-20261122160903-0123abcd4567"
+	if got := redactHeader("User-Agent", []string{ua}); got != ua {
+		t.Errorf("User-Agent logged as %q", got)
+	}
+}
+
+func TestRedactURL(t *testing.T) {
+	u, _ := url.Parse("https://merchant:s3cret@gw.example/ccpayment/api/x?merchant_key=mk-0123456789abc")
+	if got, want := redactURL(u), "https://xxxxx@gw.example/ccpayment/api/x?merchant_key=mk-0%E2%80%A2%E2%80%A2%E2%80%A2%E2%80%A29abc"; got != want {
+		t.Errorf("redactURL = %q, want %q", got, want)
 	}
 }

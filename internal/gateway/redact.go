@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/paycli/paycli/internal/redact"
 )
 
 // secretFields are the JSON fields (and form/query keys) whose values are
@@ -31,25 +33,74 @@ var secretFields = map[string]bool{
 // secretHeaders are masked in debug logs.
 var secretHeaders = []string{"Authorization", "Cookie", "Set-Cookie", "Proxy-Authorization"}
 
-// cardNumber matches 13 or more digits, optionally grouped by single spaces
-// or dashes: anything that may be a card number.
+// cardNumber matches 12 or more digits, optionally grouped by single
+// spaces or dashes: the runs that may hold a card number.
 //
 // It is compiled on first use, not at package init: every paycli command
 // links this package, and most never redact anything.
-var cardNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[0-9](?:[ -]?[0-9]){12,}`) })
+var cardNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[0-9](?:[ -]?[0-9]){11,}`) })
 
-// maskCardNumbers keeps the first 6 and last 4 digits of anything that
-// looks like a card number, as card schemes allow.
+// cardFields are the fields that hold a card number by name, in the
+// gateway's answers and requests: their digit runs are masked whether or
+// not they pass the Luhn check (a mistyped card is still a card).
+var cardFields = map[string]bool{
+	"cc_no":           true,
+	"credit_card_no":  true,
+	"card_number":     true,
+	"card_no":         true,
+	"pan":             true,
+	"card_holder_pan": true,
+}
+
+// maskCardNumbers keeps the first 6 and last 4 digits of every card number
+// in free text, as card schemes allow. A card number is a run of 13 to 19
+// digits that passes the Luhn check: other long digit runs (order numbers,
+// the date in a version string, timestamps) are left alone, since masking
+// them hides what the reader needs and protects nothing.
 func maskCardNumbers(s string) string {
 	return cardNumber().ReplaceAllStringFunc(s, func(m string) string {
-		d := strings.Map(func(r rune) rune {
-			if r >= '0' && r <= '9' {
-				return r
-			}
-			return -1
-		}, m)
-		return d[:6] + strings.Repeat("*", len(d)-10) + d[len(d)-4:]
+		d := digitsOf(m)
+		if len(d) < 13 || len(d) > 19 || !luhnValid(d) {
+			return m
+		}
+		return maskDigits(d)
 	})
+}
+
+// maskCardField masks every digit run of 12 or more in the value of a
+// field that holds a card number by name.
+func maskCardField(s string) string {
+	return cardNumber().ReplaceAllStringFunc(s, func(m string) string { return maskDigits(digitsOf(m)) })
+}
+
+func digitsOf(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, s)
+}
+
+func maskDigits(d string) string {
+	return d[:6] + strings.Repeat("*", len(d)-10) + d[len(d)-4:]
+}
+
+// luhnValid reports whether the digits pass the Luhn check, as every card
+// number does.
+func luhnValid(d string) bool {
+	sum := 0
+	for i := range len(d) {
+		n := int(d[len(d)-1-i] - '0')
+		if i%2 == 1 {
+			n *= 2
+			if n > 9 {
+				n -= 9
+			}
+		}
+		sum += n
+	}
+	return sum%10 == 0
 }
 
 // maskSecret shows the first and last four characters of a long secret and
@@ -99,15 +150,22 @@ func redactValue(v any, key string) any {
 		}
 		return x
 	case string:
-		if secretFields[strings.ToLower(key)] {
+		switch k := strings.ToLower(key); {
+		case secretFields[k]:
 			return maskSecret(x)
+		case cardFields[k]:
+			return maskCardField(x)
 		}
 		return maskCardNumbers(x)
 	case json.Number:
-		if secretFields[strings.ToLower(key)] {
+		mask := maskCardNumbers
+		switch k := strings.ToLower(key); {
+		case secretFields[k]:
 			return maskSecret(x.String())
+		case cardFields[k]:
+			mask = maskCardField
 		}
-		if m := maskCardNumbers(x.String()); m != x.String() {
+		if m := mask(x.String()); m != x.String() {
 			return m
 		}
 		return x
@@ -130,13 +188,24 @@ func sortedKeys(m map[string]bool) []string {
 	return ks
 }
 
+// cardPair finds "key": "value" and key=value pairs of card fields in text
+// that is not JSON.
+var cardPair = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)("?\b(?:` + strings.Join(sortedKeys(cardFields), "|") + `)\b"?\s*[:=]\s*"?)([0-9][0-9 -]*)`)
+})
+
 func redactText(s string) string {
 	re := secretPair()
 	s = re.ReplaceAllStringFunc(s, func(m string) string {
 		sub := re.FindStringSubmatch(m)
 		return sub[1] + maskSecret(sub[2])
 	})
-	return maskCardNumbers(s)
+	cards := cardPair()
+	s = cards.ReplaceAllStringFunc(s, func(m string) string {
+		sub := cards.FindStringSubmatch(m)
+		return sub[1] + maskCardField(sub[2])
+	})
+	return maskCardNumbers(redact.URL(s))
 }
 
 // redactHeader returns a header value fit for a log.
@@ -154,9 +223,6 @@ func redactHeader(name string, values []string) string {
 // redactURL masks userinfo and secret query parameters.
 func redactURL(u *url.URL) string {
 	c := *u
-	if c.User != nil {
-		c.User = url.User("•••")
-	}
 	if c.RawQuery != "" {
 		q := c.Query()
 		for k, vs := range q {
@@ -170,7 +236,7 @@ func redactURL(u *url.URL) string {
 		}
 		c.RawQuery = q.Encode()
 	}
-	return c.String()
+	return redact.URL(c.String())
 }
 
 // headerNames returns a header's names in a stable order.

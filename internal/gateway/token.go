@@ -175,6 +175,26 @@ type FileTokenCache struct {
 	Dir string
 	// Profile is the configuration profile the tokens belong to.
 	Profile string
+	// Gateway, when set, names the gateway in place of the base URL of the
+	// keys, so that one gateway reachable at changing addresses (the
+	// in-process sandbox, on a new port each run) keeps one cache file.
+	Gateway string
+	// Now is the clock that decides which files Store sweeps away; nil
+	// means time.Now.
+	Now func() time.Time
+}
+
+// staleAfter is how long after its expiry a cached token's file is kept:
+// long enough that nothing paycli still runs wants it, short enough that
+// files of gateways no longer used do not pile up.
+const staleAfter = 24 * time.Hour
+
+// gatewayOf is the gateway name the cache files key on.
+func (c *FileTokenCache) gatewayOf(key CacheKey) string {
+	if c.Gateway != "" {
+		return c.Gateway
+	}
+	return key.BaseURL
 }
 
 // cacheFile is the cache's file format.
@@ -192,7 +212,7 @@ type cacheFile struct {
 const cacheVersion = 1
 
 func (c *FileTokenCache) path(key CacheKey) string {
-	sum := sha256.Sum256([]byte(c.Profile + "\x00" + key.BaseURL + "\x00" + key.AppID))
+	sum := sha256.Sum256([]byte(c.Profile + "\x00" + c.gatewayOf(key) + "\x00" + key.AppID))
 	return filepath.Join(c.Dir, "token-"+hex.EncodeToString(sum[:12])+".json")
 }
 
@@ -216,16 +236,18 @@ func (c *FileTokenCache) Load(key CacheKey) (*Token, error) {
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("token cache %s: %w", c.path(key), err)
 	}
-	if f.Version != cacheVersion || f.Profile != c.Profile || f.BaseURL != key.BaseURL || f.AppIDSHA256 != appIDHash(key.AppID) {
+	if f.Version != cacheVersion || f.Profile != c.Profile || f.BaseURL != c.gatewayOf(key) || f.AppIDSHA256 != appIDHash(key.AppID) {
 		return nil, fmt.Errorf("token cache %s: written for another profile, gateway or version", c.path(key))
 	}
 	return &Token{Value: f.Token, Is3D: f.Is3D, ExpiresAt: f.ExpiresAt, RawExpiresAt: f.RawExpiresAt}, nil
 }
 
-// Store writes the token for key atomically.
+// Store writes the token for key atomically, then deletes the files of
+// tokens (of any profile) that expired more than a day ago.
 func (c *FileTokenCache) Store(key CacheKey, tok *Token) error {
+	defer c.sweep()
 	data, err := json.MarshalIndent(cacheFile{
-		Version: cacheVersion, Profile: c.Profile, BaseURL: key.BaseURL, AppIDSHA256: appIDHash(key.AppID),
+		Version: cacheVersion, Profile: c.Profile, BaseURL: c.gatewayOf(key), AppIDSHA256: appIDHash(key.AppID),
 		Token: tok.Value, Is3D: tok.Is3D, ExpiresAt: tok.ExpiresAt, RawExpiresAt: tok.RawExpiresAt,
 	}, "", "  ")
 	if err != nil {
@@ -261,4 +283,26 @@ func (c *FileTokenCache) Clear() (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// sweep deletes the cache files whose token expired more than staleAfter
+// ago. It is best effort: a file it cannot read or remove stays.
+func (c *FileTokenCache) sweep() {
+	now := time.Now
+	if c.Now != nil {
+		now = c.Now
+	}
+	cutoff := now().Add(-staleAfter)
+	paths, _ := filepath.Glob(filepath.Join(c.Dir, "token-*.json"))
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		var f cacheFile
+		if json.Unmarshal(data, &f) != nil || f.Version != cacheVersion || f.ExpiresAt.IsZero() || !f.ExpiresAt.Before(cutoff) {
+			continue
+		}
+		_ = os.Remove(p)
+	}
 }

@@ -248,3 +248,58 @@ func TestTokenResponseWithoutToken(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestCacheGatewayNameOutlivesThePort: with Gateway set, keys that differ
+// only in base URL share one file.
+func TestCacheGatewayNameOutlivesThePort(t *testing.T) {
+	dir := t.TempDir()
+	cache := &FileTokenCache{Dir: dir, Profile: "sandbox", Gateway: "sandbox:/state"}
+	tok := &Token{Value: "t1", ExpiresAt: time.Now().Add(time.Hour).UTC()}
+	if err := cache.Store(CacheKey{BaseURL: "http://127.0.0.1:41001/ccpayment", AppID: "a"}, tok); err != nil {
+		t.Fatal(err)
+	}
+	got, err := cache.Load(CacheKey{BaseURL: "http://127.0.0.1:52002/ccpayment", AppID: "a"})
+	if err != nil || got == nil || got.Value != "t1" {
+		t.Fatalf("Load on another port = %+v, %v", got, err)
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "token-*.json")); len(files) != 1 {
+		t.Errorf("files: %v", files)
+	}
+	if got, _ := cache.Load(CacheKey{BaseURL: "http://127.0.0.1:52002/ccpayment", AppID: "b"}); got != nil {
+		t.Error("another app_id got the token")
+	}
+}
+
+// TestStoreSweepsLongExpiredTokens: storing a token removes the files of
+// tokens (any profile) that expired more than a day ago, and only those.
+func TestStoreSweepsLongExpiredTokens(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	store := func(profile, base string, expires time.Time) string {
+		c := &FileTokenCache{Dir: dir, Profile: profile, Now: func() time.Time { return expires.Add(-time.Hour) }}
+		key := CacheKey{BaseURL: base, AppID: "a"}
+		if err := c.Store(key, &Token{Value: "t", ExpiresAt: expires}); err != nil {
+			t.Fatal(err)
+		}
+		return c.path(key)
+	}
+	stale := store("sandbox", "http://127.0.0.1:1/ccpayment", now.Add(-25*time.Hour))
+	staleOther := store("live", "https://gw.example/ccpayment", now.Add(-48*time.Hour))
+	recent := store("sandbox", "http://127.0.0.1:2/ccpayment", now.Add(-23*time.Hour))
+	fresh := store("default", "https://gw.example/ccpayment", now.Add(time.Hour))
+	foreign := filepath.Join(dir, "token-notours.json")
+	if err := os.WriteFile(foreign, []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	c := &FileTokenCache{Dir: dir, Profile: "default", Now: clock}
+	if err := c.Store(CacheKey{BaseURL: "https://other.example/ccpayment", AppID: "a"}, &Token{Value: "t", ExpiresAt: now.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]bool{stale: false, staleOther: false, recent: true, fresh: true, foreign: true} {
+		if _, err := os.Stat(path); (err == nil) != want {
+			t.Errorf("%s exists = %v, want %v", filepath.Base(path), err == nil, want)
+		}
+	}
+}

@@ -104,7 +104,7 @@ func TestReadToleratesDamage(t *testing.T) {
 	}
 	b.WriteString("not json\n")
 	b.WriteString(`{"type":"outcome","attempt":"orphan","invoice":"INV-9","outcome":"rejected"}` + "\n")
-	b.WriteString(`{"type":"intent","attempt":"a1"}` + "\n") // repeated id
+	b.WriteString(`{"type":"intent","attempt":"a1","invoice":"INV-1"}` + "\n") // repeated
 	b.WriteString(strings.Repeat("x", maxLine+10) + "\n")
 	b.WriteString(`{"type":"intent","attempt":"torn","inv`) // no newline: still being written
 	attempts, skipped, err := readFrom(&b)
@@ -114,8 +114,8 @@ func TestReadToleratesDamage(t *testing.T) {
 	if len(attempts) != 2 || attempts[1].Intent.Invoice != "INV-9" || attempts[1].Class() != Rejected {
 		t.Errorf("attempts %+v", attempts)
 	}
-	if skipped != 4 {
-		t.Errorf("skipped %d, want 4", skipped)
+	if skipped.Lines != 4 {
+		t.Errorf("skipped %d, want 4", skipped.Lines)
 	}
 }
 

@@ -8,13 +8,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
+	"github.com/paycli/paycli/internal/strictjson"
 )
 
 // Batch outcomes beside the journal's classes.
@@ -108,7 +111,13 @@ func planBatch[In, Req, Ans any](data []byte, op Operation[In, Req, Ans], env *E
 	n := 0
 	for sc.Scan() {
 		n++
-		text := bytes.TrimSpace(sc.Bytes())
+		raw := sc.Bytes()
+		if n == 1 {
+			// Some editors start a file with a byte order mark: it is not
+			// part of the first line's JSON.
+			raw = strictjson.TrimBOM(raw)
+		}
+		text := bytes.TrimSpace(raw)
 		if len(text) == 0 {
 			continue // blank lines are not inputs
 		}
@@ -157,8 +166,8 @@ func planBatch[In, Req, Ans any](data []byte, op Operation[In, Req, Ans], env *E
 			switch s.Resume() {
 			case journal.ResumeSkip:
 				l.result.Outcome = OutcomeSkipped
-				if order := s.Success.Outcome; order != nil && order.OrderNo != "" {
-					l.result.OrderNo = &order.OrderNo
+				if order := s.Success.OrderNo(); order != "" {
+					l.result.OrderNo = &order
 				}
 				continue
 			case journal.ResumeUnknown:
@@ -191,14 +200,16 @@ func RunBatch[In, Req, Ans any](ctx context.Context, opts *Options, op Operation
 	if err != nil {
 		return fmt.Errorf("cannot read the payment journal to resume the batch: %w; nothing was sent", err)
 	}
-	scope := journal.Scope{Kind: op.Kind(), Profile: env.Config.Profile, Gateway: env.Identity}
+	// The base URL lets an unknown attempt from before lines carried the
+	// gateway identity still block a re-send (journal.ByInvoice).
+	scope := journal.ScopeFor(op.Kind(), env.Config.Profile, env.Config.BaseURL, env.Identity, slices.Contains(env.GatewayFlags, "--sandbox"))
 	lines := planBatch(data, op, env, attempts, scope)
 	j, err := openJournal(opts)
 	if err != nil {
 		return err
 	}
 	defer j.Close()
-	fmt.Fprintf(opts.IO.ErrOut, "Batch of %d lines on profile %q at %s\n", len(lines), env.Config.Profile, env.Client.BaseURL())
+	fmt.Fprintf(opts.IO.ErrOut, "Batch of %d lines on profile %q at %s\n", len(lines), env.Config.Profile, redact.URL(env.Client.BaseURL()))
 
 	// Each line gets the configured time limit (--timeout) of its own.
 	// Calls in flight are not cancelled by Ctrl-C: they finish and record

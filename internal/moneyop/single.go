@@ -11,6 +11,7 @@ import (
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 )
 
@@ -207,7 +208,7 @@ func openJournal(opts *Options) (*journal.Journal, error) {
 func writeSummary(w io.Writer, d Description, env *Env) {
 	rows := append(d.Rows[:len(d.Rows):len(d.Rows)],
 		[2]string{"Profile", env.Config.Profile},
-		[2]string{"Gateway", env.Client.BaseURL()},
+		[2]string{"Gateway", redact.URL(env.Client.BaseURL())},
 	)
 	fmt.Fprintln(w, d.Title)
 	width := 8
@@ -274,7 +275,7 @@ func attempt[In, Req, Ans any](ctx context.Context, op Operation[In, Req, Ans], 
 		Attempt:  id,
 		Time:     env.Now().UTC(),
 		Profile:  env.Config.Profile,
-		BaseURL:  env.Client.BaseURL(),
+		BaseURL:  redact.URL(env.Client.BaseURL()),
 		Invoice:  op.Invoice(in),
 		Amount:   d.Amount,
 		Currency: d.Currency,

@@ -108,6 +108,10 @@ func Overlay(ctx context.Context, opts OverlayOptions, cfg *config.Config) (*con
 	out := *cfg
 	out.Profile = Profile
 	out.BaseURL = baseURL
+	// The sandbox is its state folder, whatever port serves it: tokens
+	// cached by one run stay good for the next (they are signed with a
+	// fixed key).
+	out.GatewayID = "sandbox:" + dir
 	out.AppID = sandbox.AppID
 	out.AppSecret = sandbox.AppSecret
 	out.MerchantKey = sandbox.MerchantKey

@@ -208,6 +208,10 @@ func ParseInstallments(s string) (map[int]bool, error) {
 		if part == "" {
 			return nil, fmt.Errorf("%q: empty item; write counts and ranges like 1,3,6 or 2-6", s)
 		}
+		if strings.HasPrefix(part, "-") || strings.HasSuffix(part, "-") {
+			// "-1" would otherwise read as a range with no start.
+			return nil, fmt.Errorf("%q is not an installment count or range (counts are 1 to %d; ranges look like 2-6)", part, maxInstallment)
+		}
 		lo, hi, isRange := strings.Cut(part, "-")
 		a, err := installmentCount(lo)
 		if err != nil {

@@ -366,6 +366,8 @@ func TestFlags(t *testing.T) {
 		{"--installments 1,,2", nil, "empty item"},
 		{"--installments a", nil, `"a" is not an installment count`},
 		{"--installments 1-100", nil, `"100" is not an installment count (1 to 99)`},
+		{"--installments -1", nil, `invalid --installments: "-1" is not an installment count or range (counts are 1 to 99; ranges look like 2-6)`},
+		{"--installments 3-", nil, `"3-" is not an installment count or range`},
 		{"--program ", nil, "invalid --program: empty text"},
 		{"--amount 1,000", nil, "write a plain decimal"},
 		{"--amount -5", nil, "must be more than zero"},

@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/paycli/paycli/internal/cmdutil"
@@ -107,7 +109,7 @@ func wantUsage(t *testing.T, err error, msg string) {
 func TestInitOnTerminal(t *testing.T) {
 	fx := newFixture(t, "")
 	fx.terminal()
-	fx.in.WriteString("ftp://nope\n2\n12345\n" + appSecret + "\n\n" + merchantKey + "\n")
+	fx.in.WriteString("ftp://nope\n2\n12345\n" + appSecret + "\n\n" + merchantKey + "\neuro\ntry\n")
 	err := initRun(context.Background(), &InitOptions{IO: fx.ios, Where: fx.where(), LookupEnv: fx.lookupEnv, Flags: map[string]string{}})
 	if err != nil {
 		t.Fatal(err)
@@ -119,6 +121,7 @@ profiles:
     app_id: "12345"
     app_secret: app-secret-0123456789
     merchant_key: merchant-key-abcdefghij
+    default_currency: TRY
 `
 	if got := fx.file(); got != wantFile {
 		t.Errorf("file:\n%s\nwant:\n%s", got, wantFile)
@@ -129,12 +132,14 @@ Base URL of the gateway:
   2) live  https://app.sipay.com.tr/ccpayment
 Choose 1 or 2, or type a URL [1]: Invalid base_url: "ftp://nope" is not an http(s) URL
 Choose 1 or 2, or type a URL [1]: app_id: app_secret (hidden): merchant_key (hidden): merchant_key is required.
-merchant_key (hidden): Created profile "default" in CONFIG:
+merchant_key (hidden): default_currency, used when a command has no --currency (e.g. TRY; Enter for none): Invalid default_currency: "EURO" is not a three-letter currency code
+default_currency, used when a command has no --currency (e.g. TRY; Enter for none): Created profile "default" in CONFIG:
   base_url         https://app.sipay.com.tr/ccpayment
   app_id           ••••••••
   app_secret       app-••••6789
   merchant_key     merc••••ghij
-Default profile is "default".
+  default_currency TRY
+Default profile is now "default" (the file named none); choose another with 'paycli config use PROFILE'.
 `
 	if got := fx.stderr(); got != wantErr {
 		t.Errorf("stderr:\n%s\nwant:\n%s", got, wantErr)
@@ -331,12 +336,12 @@ func TestSet(t *testing.T) {
 			name: "new profile from PAYCLI_PROFILE", existing: existing, env: map[string]string{"PAYCLI_PROFILE": "test"},
 			key: "base_url", value: config.TestBaseURL,
 			wantFile:   "default_profile: live # chosen\nprofiles:\n  live:\n    lang: en # English texts\n  test:\n    base_url: " + config.TestBaseURL + "\n",
-			wantStderr: "Created profile \"test\" in CONFIG.\nSet base_url in profile \"test\".\n",
+			wantStderr: "Created profile \"test\" in CONFIG.\nSet base_url in profile \"test\".\nDefault profile is still \"live\"; use this one with --profile test, or make it the default with 'paycli config use test'.\n",
 		},
 		{
 			name: "secret in argv warns", key: "app_secret", value: appSecret,
 			wantFile:   "default_profile: default\nprofiles:\n  default:\n    app_secret: " + appSecret + "\n",
-			wantStderr: "warning: app_secret given on the command line stays in your shell history; next time use: paycli config set app_secret -\nCreated profile \"default\" in CONFIG.\nDefault profile is \"default\".\nSet app_secret in profile \"default\".\n",
+			wantStderr: "warning: app_secret given on the command line stays in your shell history; next time use: paycli config set app_secret -\nCreated profile \"default\" in CONFIG.\nSet app_secret in profile \"default\".\nDefault profile is now \"default\" (the file named none); choose another with 'paycli config use PROFILE'.\n",
 		},
 		{
 			name: "secret from stdin", existing: existing, key: "merchant_key", value: "-", stdin: merchantKey + "\n",
@@ -446,6 +451,10 @@ func TestGet(t *testing.T) {
 		{key: "lang", wantOut: "en\n"},
 		{key: "ca_cert", wantOut: "\n"},
 		{key: "merchant_key", env: map[string]string{"PAYCLI_PROFILE": "test"}, wantOut: "\n"},
+		{key: "base_url", env: map[string]string{"PAYCLI_BASE_URL": "https://merchant:s3cret@gw.example/ccpayment"},
+			wantOut: "https://xxxxx@gw.example/ccpayment\n", wantStderr: "base_url is masked; add --show-secrets to print it.\n"},
+		{key: "base_url", show: true, env: map[string]string{"PAYCLI_BASE_URL": "https://merchant:s3cret@gw.example/ccpayment"},
+			wantOut: "https://merchant:s3cret@gw.example/ccpayment\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.key, func(t *testing.T) {
@@ -518,6 +527,26 @@ func TestList(t *testing.T) {
 				t.Errorf("stderr: %q", fx.errOut)
 			}
 		})
+	}
+}
+
+// TestListMasksURLUserinfo: a password in base_url is a secret like
+// app_secret, in config list and config profiles alike.
+func TestListMasksURLUserinfo(t *testing.T) {
+	content := "profiles:\n  default:\n    base_url: https://merchant:s3cret@gw.example/ccpayment\n"
+	for _, format := range []render.Format{render.Table, render.JSON, render.CSV} {
+		fx := newFixture(t, content)
+		format := func() (render.Format, error) { return format, nil }
+		if err := listRun(context.Background(), &ListOptions{IO: fx.ios, Config: fx.factory().Config, Format: format}); err != nil {
+			t.Fatal(err)
+		}
+		if err := profilesRun(context.Background(), &ProfilesOptions{IO: fx.ios, Where: fx.where(), Format: format}); err != nil {
+			t.Fatal(err)
+		}
+		out := fx.out.String()
+		if strings.Contains(out, "s3cret") || strings.Count(out, "https://xxxxx@gw.example/ccpayment") != 2 {
+			t.Errorf("output does not mask the URL's userinfo:\n%s", out)
+		}
 	}
 }
 
@@ -657,5 +686,131 @@ func TestPath(t *testing.T) {
 	}
 	if fx.out.String() != fx.path+"\n" {
 		t.Errorf("stdout %q", fx.out)
+	}
+}
+
+// TestSetConcurrentProfiles: 30 `config set` runs at once, each on its own
+// profile of one file, all survive.
+func TestSetConcurrentProfiles(t *testing.T) {
+	fx := newFixture(t, "")
+	k, _ := config.LookupKey("app_id")
+	const writers = 30
+	var wg sync.WaitGroup
+	errs := make([]error, writers)
+	for i := range writers {
+		wg.Go(func() {
+			env := map[string]string{"PAYCLI_CONFIG": fx.path, "PAYCLI_PROFILE": fmt.Sprintf("p%02d", i)}
+			ios, _, _, _ := iostreams.Test()
+			errs[i] = setRun(context.Background(), &SetOptions{
+				IO:    ios,
+				Where: config.LoadOptions{LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }},
+				Key:   k, Value: fmt.Sprint(1000 + i),
+			})
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("writer %d: %v", i, err)
+		}
+	}
+	file, err := config.ReadFile(fx.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(file.Profiles); got != writers {
+		t.Errorf("%d of %d profiles survive: %v", got, writers, file.ProfileNames())
+	}
+	for i := range writers {
+		if got := file.Profiles[fmt.Sprintf("p%02d", i)]["app_id"]; got != fmt.Sprint(1000+i) {
+			t.Errorf("profile p%02d app_id = %q", i, got)
+		}
+	}
+}
+
+// TestSetRefusesInvalidUTF8: a secret that is not text is a usage error
+// (exit 2), and nothing is written.
+func TestSetRefusesInvalidUTF8(t *testing.T) {
+	fx := newFixture(t, "")
+	fx.in.WriteString("sk_\xff\xfe_0123456789\n")
+	k, _ := config.LookupKey("app_secret")
+	err := setRun(context.Background(), &SetOptions{IO: fx.ios, Where: fx.where(), Key: k, Value: "-"})
+	wantUsage(t, err, "invalid app_secret: the value is not valid UTF-8 text")
+	if _, statErr := os.Stat(fx.path); !errors.Is(statErr, os.ErrNotExist) {
+		t.Errorf("config file written: %v", statErr)
+	}
+}
+
+// TestInitVerifies: init takes a token with the new settings before
+// saving; a refusal saves nothing unless the person at the terminal asks.
+func TestInitVerifies(t *testing.T) {
+	refused := cmdutil.WithKind(cmdutil.KindAuth, errors.New(`the gateway refused the credentials of profile "default"`), "Check app_id and app_secret.")
+	flags := func() map[string]string {
+		return map[string]string{"base_url": "https://u:p@gw.example/ccpayment", "app_id": "42", "default_currency": "TRY"}
+	}
+	tests := []struct {
+		name       string
+		verifyErr  error
+		noVerify   bool
+		terminal   bool
+		answer     string
+		wantSaved  bool
+		wantErr    string
+		wantStderr []string
+	}{
+		{name: "accepted", wantSaved: true,
+			wantStderr: []string{"Checking the credentials with https://xxxxx@gw.example/ccpayment ...\n", "The gateway issued a token: base_url, app_id and app_secret work.\n"}},
+		{name: "refused without a terminal", verifyErr: refused,
+			wantErr: `profile "default" was not saved (add --no-verify to save it unchecked): the gateway refused the credentials of profile "default"`},
+		{name: "refused, kept on the terminal", verifyErr: refused, terminal: true, answer: "n\n",
+			wantErr:    `profile "default" was not saved`,
+			wantStderr: []string{"The check failed: the gateway refused the credentials of profile \"default\"\nCheck app_id and app_secret.\nSave profile \"default\" anyway? [y/N] "}},
+		{name: "refused, saved on request", verifyErr: refused, terminal: true, answer: "y\n", wantSaved: true,
+			wantStderr: []string{"Saving the settings unchecked.\n"}},
+		{name: "--no-verify", verifyErr: refused, noVerify: true, wantSaved: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fx := newFixture(t, "")
+			if tt.terminal {
+				fx.terminal()
+			}
+			fx.env["PAYCLI_APP_SECRET"] = appSecret
+			fx.env["PAYCLI_MERCHANT_KEY"] = merchantKey
+			fx.in.WriteString(appSecret + "\n" + merchantKey + "\n" + tt.answer)
+			var checked *config.Config
+			err := initRun(context.Background(), &InitOptions{
+				IO: fx.ios, Where: fx.where(), LookupEnv: fx.lookupEnv, Flags: flags(),
+				AppSecretStdin: tt.terminal, MerchantKeyStdin: tt.terminal, NoVerify: tt.noVerify,
+				Verify: func(_ context.Context, cfg *config.Config) error { checked = cfg; return tt.verifyErr },
+			})
+			if tt.wantErr != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				if kind, _ := cmdutil.KindOf(err); kind != cmdutil.KindAuth {
+					t.Errorf("kind = %v, want the check's own (auth)", kind)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			_, statErr := os.Stat(fx.path)
+			if saved := statErr == nil; saved != tt.wantSaved {
+				t.Errorf("saved = %v, want %v", saved, tt.wantSaved)
+			}
+			if tt.noVerify != (checked == nil) {
+				t.Errorf("Verify called = %v with --no-verify %v", checked != nil, tt.noVerify)
+			}
+			if checked != nil && (checked.Profile != "default" || checked.BaseURL != "https://u:p@gw.example/ccpayment" ||
+				checked.AppID != "42" || checked.AppSecret != appSecret || checked.MerchantKey != merchantKey) {
+				t.Errorf("Verify got %+v", checked)
+			}
+			for _, want := range tt.wantStderr {
+				if !strings.Contains(fx.stderr(), want) {
+					t.Errorf("stderr lacks %q:\n%s", want, fx.stderr())
+				}
+			}
+			fx.noSecretsShown()
+		})
 	}
 }

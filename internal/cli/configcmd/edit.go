@@ -79,6 +79,7 @@ func setRun(ctx context.Context, opts *SetOptions) error {
 	if err != nil {
 		return err
 	}
+	defer edit.Close()
 	created, err := edit.AddProfile(profile)
 	if err != nil {
 		return cmdutil.UsageErrorf("%v", err)
@@ -96,10 +97,8 @@ func setRun(ctx context.Context, opts *SetOptions) error {
 	if created {
 		fmt.Fprintf(opts.IO.ErrOut, "Created profile %q in %s.\n", profile, edit.Path)
 	}
-	if pinned != "" {
-		fmt.Fprintf(opts.IO.ErrOut, "Default profile is %q.\n", pinned)
-	}
 	fmt.Fprintf(opts.IO.ErrOut, "Set %s in profile %q.\n", k.Name, profile)
+	reportDefault(opts.IO.ErrOut, edit.Before.DefaultProfile, pinned, profile, created)
 	if opts.Where.LookupEnv != nil {
 		if v, ok := opts.Where.LookupEnv(k.Env()); ok && v != "" {
 			fmt.Fprintf(opts.IO.ErrOut, "note: %s is set in the environment and wins over the file.\n", k.Env())
@@ -146,6 +145,7 @@ func unsetRun(_ context.Context, opts *UnsetOptions) error {
 	if err != nil {
 		return err
 	}
+	defer edit.Close()
 	if _, ok := edit.Before.Profiles[profile]; !ok {
 		return &config.ProfileError{Profile: profile, Path: edit.Path, Known: edit.Before.ProfileNames()}
 	}
@@ -214,6 +214,7 @@ func useRun(_ context.Context, opts *UseOptions) error {
 	if err != nil {
 		return err
 	}
+	defer edit.Close()
 	if _, ok := edit.Before.Profiles[opts.Profile]; !ok {
 		return cmdutil.UsageHint(
 			&config.ProfileError{Profile: opts.Profile, Path: edit.Path, Known: edit.Before.ProfileNames()},

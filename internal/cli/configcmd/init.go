@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/redact"
 	"github.com/spf13/cobra"
 )
 
@@ -26,11 +28,16 @@ type InitOptions struct {
 	// line each, app_secret first when both are set.
 	AppSecretStdin   bool
 	MerchantKeyStdin bool
+
+	// Verify takes a token with the settings about to be saved; nil skips
+	// the check, as NoVerify (--no-verify) does.
+	Verify   func(context.Context, *config.Config) error
+	NoVerify bool
 }
 
 // NewCmdInit builds `paycli config init`.
 func NewCmdInit(f *cmdutil.Factory, runF func(context.Context, *InitOptions) error) *cobra.Command {
-	opts := &InitOptions{IO: f.IOStreams, LookupEnv: f.LookupEnv}
+	opts := &InitOptions{IO: f.IOStreams, LookupEnv: f.LookupEnv, Verify: tokenCheck(f)}
 	var baseURL, appID, currency, lang string
 	cmd := &cobra.Command{
 		Use:   "init",
@@ -50,10 +57,20 @@ stdin with --app-secret-stdin and --merchant-key-stdin (one line each, in
 that order when both are given), else from PAYCLI_APP_SECRET and
 PAYCLI_MERCHANT_KEY, else the profile's current values.
 
+Before saving, init asks the gateway for a bearer token with the new
+base_url, app_id and app_secret, and says whether it worked. When it does
+not, nothing is saved: on a terminal init asks whether to save anyway;
+without one it exits with the check's error (3 for refused credentials,
+4 or 8 for a base URL that is wrong or unreachable). --no-verify skips the
+check, for a gateway this machine cannot reach. (The --sandbox mode needs
+no profile at all.)
+
 When the file names no default_profile, init writes one: the existing
-"default" profile if there is one, else the profile just written.`,
+"default" profile if there is one, else the profile just written. It says
+which profile is the default and how to change it.`,
 		Example: `  paycli config init
   paycli config init --profile live --base-url live
+  paycli config init --profile offline --no-verify
   printf '%s\n%s\n' "$APP_SECRET" "$MERCHANT_KEY" |
     paycli config init --base-url test --app-id 12345 --app-secret-stdin --merchant-key-stdin`,
 		Args: cmdutil.NoArgs,
@@ -65,8 +82,11 @@ When the file names no default_profile, init writes one: the existing
 					continue
 				}
 				key := strings.ReplaceAll(flag, "-", "_")
-				if key == "base_url" {
+				switch key {
+				case "base_url":
 					value = expandBaseURL(value)
+				case "default_currency":
+					value = strings.ToUpper(value)
 				}
 				if value == "" {
 					return cmdutil.UsageErrorf("--%s is empty", flag)
@@ -90,7 +110,36 @@ When the file names no default_profile, init writes one: the existing
 	fl.StringVar(&lang, "lang", "", "language of the gateway's texts: tr or en")
 	fl.BoolVar(&opts.AppSecretStdin, "app-secret-stdin", false, "read app_secret from stdin (one line)")
 	fl.BoolVar(&opts.MerchantKeyStdin, "merchant-key-stdin", false, "read merchant_key from stdin (one line, after app_secret)")
+	fl.BoolVar(&opts.NoVerify, "no-verify", false, "save without asking the gateway for a token first")
 	return cmd
+}
+
+// tokenCheck is InitOptions.Verify for paycli: one token call with the
+// given settings, nothing cached, under the settings' timeout (else 30s).
+// Its failures read as they do for every other command.
+func tokenCheck(f *cmdutil.Factory) func(context.Context, *config.Config) error {
+	return func(ctx context.Context, cfg *config.Config) error {
+		userAgent := "paycli"
+		if f.Build != nil {
+			userAgent += "/" + f.Build().Version
+		}
+		now := f.Now
+		if now == nil {
+			now = time.Now
+		}
+		client, err := cmdutil.NewGatewayClient(cfg, cmdutil.GatewayOptions{UserAgent: userAgent, Now: now})
+		if err != nil {
+			return err
+		}
+		timeout := cfg.Timeout
+		if timeout <= 0 {
+			timeout = 30 * time.Second
+		}
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		_, err = client.Token(ctx)
+		return cmdutil.ExplainGatewayError(err, cfg)
+	}
 }
 
 // expandBaseURL turns the shortcuts "test" and "live" (or "1" and "2", the
@@ -106,18 +155,29 @@ func expandBaseURL(s string) string {
 }
 
 func initRun(ctx context.Context, opts *InitOptions) error {
-	edit, profile, err := openEdit(opts.Where)
+	// The questions and the check can take minutes; the file is read
+	// without the lock here and again under it just before saving, so
+	// other writers are never kept waiting on a person.
+	path, err := config.Path(opts.Where)
 	if err != nil {
 		return err
 	}
-	current := edit.Before.Profiles[profile]
+	before, err := config.ReadFile(path)
+	if err != nil {
+		return brokenFile(err)
+	}
+	profile, _ := config.SelectProfile(opts.Where, before)
+	if err := config.ValidateProfileName(profile); err != nil {
+		return cmdutil.UsageErrorf("%v", err)
+	}
+	current := before.Profiles[profile]
 	values := map[string]string{}
 	for k, v := range opts.Flags {
 		values[k] = v
 	}
 
 	if opts.IO.CanPrompt() && !opts.AppSecretStdin && !opts.MerchantKeyStdin {
-		fmt.Fprintf(opts.IO.ErrOut, "Setting up profile %q in %s\n", profile, edit.Path)
+		fmt.Fprintf(opts.IO.ErrOut, "Setting up profile %q in %s\n", profile, path)
 		if err := promptValues(ctx, opts.IO, values, current); err != nil {
 			return err
 		}
@@ -137,7 +197,16 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 			fmt.Errorf("profile %q would lack %s", profile, strings.Join(missing, ", ")),
 			"Without a terminal give --base-url and --app-id, and secrets on stdin (--app-secret-stdin, --merchant-key-stdin) or in PAYCLI_APP_SECRET and PAYCLI_MERCHANT_KEY.")
 	}
+	if err := verify(ctx, opts, profile, values, current); err != nil {
+		return err
+	}
 
+	edit, _, err := openEdit(opts.Where)
+	if err != nil {
+		return err
+	}
+	defer edit.Close()
+	current = edit.Before.Profiles[profile]
 	created, err := edit.AddProfile(profile)
 	if err != nil {
 		return cmdutil.UsageErrorf("%v", err)
@@ -172,15 +241,79 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 		if v == "" {
 			continue
 		}
-		if k.Secret {
-			v = config.Mask(v)
-		}
+		v, _ = shownValue(k, v, false)
 		fmt.Fprintf(opts.IO.ErrOut, "  %-16s %s\n", k.Name, v)
 	}
-	if pinned != "" {
-		fmt.Fprintf(opts.IO.ErrOut, "Default profile is %q.\n", pinned)
-	}
+	reportDefault(opts.IO.ErrOut, edit.Before.DefaultProfile, pinned, profile, created)
 	return nil
+}
+
+// verify takes a token with the settings the profile is about to get, so
+// that a mistyped secret or base URL shows now, not at the first payment.
+// When the gateway refuses them nothing is saved, unless the person at the
+// terminal asks to save anyway; --no-verify skips the check.
+func verify(ctx context.Context, opts *InitOptions, profile string, values, current map[string]string) error {
+	if opts.NoVerify || opts.Verify == nil {
+		return nil
+	}
+	value := func(name string) string {
+		if v, ok := values[name]; ok {
+			return v
+		}
+		return current[name]
+	}
+	timeout, err := config.ParseTimeout(value("timeout"))
+	if err != nil {
+		timeout = 0 // Verify's own limit applies
+	}
+	cfg := &config.Config{
+		Profile: profile, BaseURL: strings.TrimRight(value("base_url"), "/"),
+		AppID: value("app_id"), AppSecret: value("app_secret"), MerchantKey: value("merchant_key"),
+		CACert: value("ca_cert"), Timeout: timeout,
+	}
+	shownURL := redact.URL(cfg.BaseURL)
+	fmt.Fprintf(opts.IO.ErrOut, "Checking the credentials with %s ...\n", shownURL)
+	err = opts.Verify(ctx, cfg)
+	if err == nil {
+		fmt.Fprintf(opts.IO.ErrOut, "The gateway issued a token: base_url, app_id and app_secret work.\n")
+		return nil
+	}
+	if ctx.Err() != nil {
+		return err
+	}
+	if opts.IO.CanPrompt() {
+		msg, hint := err.Error(), cmdutil.HintOf(err)
+		fmt.Fprintf(opts.IO.ErrOut, "The check failed: %s\n", msg)
+		if hint != "" {
+			fmt.Fprintln(opts.IO.ErrOut, hint)
+		}
+		save, cerr := opts.IO.Confirm(ctx, fmt.Sprintf("Save profile %q anyway?", profile))
+		if cerr != nil {
+			return cerr
+		}
+		if save {
+			fmt.Fprintln(opts.IO.ErrOut, "Saving the settings unchecked.")
+			return nil
+		}
+	}
+	return fmt.Errorf("profile %q was not saved (add --no-verify to save it unchecked): %w", profile, err)
+}
+
+// reportDefault says which profile is the default after a write, and how
+// to change it, so that no profile becomes the default silently. previous
+// is the file's default_profile before the write, pinned what the write
+// set ("" for nothing), written the profile just written and created
+// whether the write created it (a new profile that is not the default is
+// worth a word; an old one is not).
+func reportDefault(w io.Writer, previous, pinned, written string, created bool) {
+	switch {
+	case pinned == written:
+		fmt.Fprintf(w, "Default profile is now %q (the file named none); choose another with 'paycli config use PROFILE'.\n", pinned)
+	case pinned != "":
+		fmt.Fprintf(w, "Default profile is %q, as before; use this one with --profile %s, or make it the default with 'paycli config use %s'.\n", pinned, written, written)
+	case created && previous != "" && previous != written:
+		fmt.Fprintf(w, "Default profile is still %q; use this one with --profile %s, or make it the default with 'paycli config use %s'.\n", previous, written, written)
+	}
 }
 
 // promptValues asks on the terminal for each required key that no flag
@@ -237,7 +370,38 @@ func promptValues(ctx context.Context, ios *iostreams.IOStreams, values, current
 			return err
 		}
 	}
-	return nil
+	return askCurrency(ctx, ios, values, current)
+}
+
+// askCurrency asks for default_currency, the currency commands use when
+// --currency is not given. Unlike the credentials it may stay unset.
+func askCurrency(ctx context.Context, ios *iostreams.IOStreams, values, current map[string]string) error {
+	if _, given := values["default_currency"]; given {
+		return nil
+	}
+	question := "default_currency, used when a command has no --currency (e.g. TRY; Enter for none)"
+	if cur := current["default_currency"]; cur != "" {
+		question = "default_currency, used when a command has no --currency (Enter keeps it)"
+	}
+	for {
+		v, err := ios.Prompt(ctx, question, current["default_currency"])
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		v = strings.ToUpper(v)
+		if v == "" || v == strings.ToUpper(current["default_currency"]) {
+			return nil
+		}
+		if err := config.ValidateValue("default_currency", v); err != nil {
+			fmt.Fprintf(ios.ErrOut, "Invalid default_currency: %v\n", err)
+			continue
+		}
+		values["default_currency"] = v
+		return nil
+	}
 }
 
 func secretQuestion(name string, current map[string]string) string {

@@ -3,6 +3,7 @@ package configcmd
 import (
 	"context"
 	"fmt"
+	"github.com/paycli/paycli/internal/redact"
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
@@ -31,7 +32,8 @@ resolves it (flag > environment > file > default), alone on one line.
 An unset key prints an empty line.
 
 Secrets are printed masked unless --show-secrets is given, so that a
-secret never reaches a screen, a terminal recording or a log by accident.`,
+secret never reaches a screen, a terminal recording or a log by accident;
+so are the user name and password a base_url may hold (shown as xxxxx).`,
 		Example: `  paycli config get base_url
   APP_SECRET=$(paycli config get app_secret --show-secrets)`,
 		Args:              cmdutil.ExactArgs(1, "KEY"),
@@ -58,9 +60,8 @@ func getRun(_ context.Context, opts *GetOptions) error {
 	if err != nil {
 		return brokenFile(err)
 	}
-	value := cfg.Get(opts.Key.Name)
-	if opts.Key.Secret && !opts.ShowSecrets && value != "" {
-		value = config.Mask(value)
+	value, masked := shownValue(opts.Key, cfg.Get(opts.Key.Name), opts.ShowSecrets)
+	if masked {
 		fmt.Fprintf(opts.IO.ErrOut, "%s is masked; add --show-secrets to print it.\n", opts.Key.Name)
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, value)
@@ -87,7 +88,8 @@ func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) err
 		Short:   "List every setting of the selected profile and where it comes from",
 		Long: `List every setting of the selected profile with the value paycli uses and
 its source: flag, env, file or default. Secrets are masked (first and last
-four characters) unless --show-secrets is given.
+four characters), and the user name and password of a base_url replaced by
+xxxxx, unless --show-secrets is given.
 
 With -o json the output is:
   {"path": "...", "profile": "...", "settings": [{"key": "...", "value": "...", "source": "...", "secret": false}, ...]}`,
@@ -133,10 +135,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	listing := Listing{Path: cfg.Path, Profile: cfg.Profile, Settings: []Setting{}}
 	rows := make([][]string, 0, len(config.Keys))
 	for _, k := range config.Keys {
-		value := cfg.Get(k.Name)
-		if k.Secret && !opts.ShowSecrets {
-			value = config.Mask(value)
-		}
+		value, _ := shownValue(k, cfg.Get(k.Name), opts.ShowSecrets)
 		s := Setting{Key: k.Name, Value: value, Source: cfg.Source(k.Name), Secret: k.Secret}
 		listing.Settings = append(listing.Settings, s)
 		rows = append(rows, []string{s.Key, s.Value, string(s.Source)})
@@ -241,7 +240,7 @@ func profilesRun(ctx context.Context, opts *ProfilesOptions) error {
 	list := []ProfileRow{}
 	rows := [][]string{}
 	for _, name := range file.ProfileNames() {
-		p := ProfileRow{Name: name, Default: name == def, BaseURL: file.Profiles[name]["base_url"]}
+		p := ProfileRow{Name: name, Default: name == def, BaseURL: redact.URL(file.Profiles[name]["base_url"])}
 		list = append(list, p)
 		mark := ""
 		if p.Default {
@@ -267,4 +266,20 @@ func profilesRun(ctx context.Context, opts *ProfilesOptions) error {
 		return render.WriteRecords(opts.IO.Out, format, []string{"name", "default", "base_url"}, records)
 	}
 	return render.WriteTable(opts.IO.Out, render.TableOptions{Palette: render.Palette{Enabled: opts.IO.ColorEnabled()}}, []string{"DEFAULT", "PROFILE", "BASE_URL"}, rows)
+}
+
+// shownValue is a setting as config get and list print it: secrets masked,
+// and the user name and password a base URL may hold masked too, unless
+// showSecrets. masked reports whether anything was hidden.
+func shownValue(k config.Key, value string, showSecrets bool) (shown string, masked bool) {
+	switch {
+	case showSecrets || value == "":
+		return value, false
+	case k.Secret:
+		return config.Mask(value), true
+	case k.Name == "base_url":
+		shown = redact.URL(value)
+		return shown, shown != value
+	}
+	return value, false
 }

@@ -1,16 +1,20 @@
 // Package journalcmd implements `paycli journal`: the record of every
-// walletPay attempt made from this machine (internal/journal).
+// money-moving attempt made from this machine (internal/journal), and
+// `paycli journal reconcile`, which asks the gateway about the attempts
+// whose outcome is unknown and records what it learns.
 package journalcmd
 
 import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/journalindex"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/spf13/cobra"
 )
@@ -31,6 +35,9 @@ type Options struct {
 	Invoice string
 	// Since keeps attempts started at most this long ago; 0 keeps all.
 	Since time.Duration
+	// Flags are the global flags that chose the profile (--profile,
+	// --sandbox), repeated in the command paycli suggests.
+	Flags []string
 }
 
 // NewCmdJournal builds `paycli journal`. journalPath locates the journal
@@ -39,28 +46,41 @@ func NewCmdJournal(f *cmdutil.Factory, journalPath func() (string, error), runF 
 	opts := &Options{IO: f.IOStreams, Format: f.OutputFormat, JournalPath: journalPath, Now: f.Now}
 	cmd := &cobra.Command{
 		Use:   "journal [--invoice ID] [--since DURATION]",
-		Short: "List the wallet payments attempted from this machine",
-		Long: `List the walletPay attempts recorded in <state dir>/paycli/journal.jsonl,
-oldest first: when, which profile and gateway, the invoice, amount, masked
-card, and the outcome (succeeded, declined, duplicate, rejected, unknown,
-not_sent) with the gateway's status_code and order number.
+		Short: "List the payments attempted from this machine",
+		Long: `List the attempts recorded in <state dir>/paycli/journal.jsonl, oldest
+first: when (local time with its offset), which profile and gateway, the
+invoice, amount, masked card, and the outcome (succeeded, declined,
+duplicate, rejected, unknown, not_sent) with the gateway's status_code and
+order number.
 
 An attempt whose outcome was never recorded (paycli was killed mid-call) is
-shown as "unknown — check status": run 'paycli status --invoice ID' to learn
-whether the buyer was charged.
+shown as "unknown — check status". 'paycli status --invoice ID' or
+'paycli journal reconcile' asks the gateway what happened and records it:
+the attempt then shows the learned outcome, marked "(reconciled)", and a
+resumed batch acts on it. The footer names the invoices still unknown.
 
-With -o json the output is an array of objects with the keys attempt,
-time, finished_at, profile, base_url, invoice, amount, currency, card,
-wallet, outcome, outcome_recorded, status_code, order_no and message.`,
+Lines the journal cannot read (a line torn by a failed write, a foreign
+line) are left out with a warning naming their byte offsets.
+
+With -o json the output is an array of objects with the keys attempt, kind,
+time, finished_at, profile, base_url, gateway, invoice, amount, currency,
+card, wallet, outcome, outcome_recorded, status_code, order_no, message and
+reconciled.`,
 		Example: `  paycli journal
   paycli journal --invoice INV-1001
   paycli journal --since 24h -o json
-  paycli journal --jq '.[] | select(.outcome == "unknown") | .invoice'`,
+  paycli journal --jq '.[] | select(.outcome == "unknown") | .invoice'
+  paycli journal reconcile`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Since < 0 {
 				return cmdutil.UsageErrorf("invalid --since %s: must not be negative", opts.Since)
 			}
+			flags, err := f.GatewayFlags(cmd)
+			if err != nil {
+				return err
+			}
+			opts.Flags = flags
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -73,54 +93,75 @@ wallet, outcome, outcome_recorded, status_code, order_no and message.`,
 	_ = cmd.RegisterFlagCompletionFunc("since", cobra.NoFileCompletions)
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
+	cmd.AddCommand(NewCmdReconcile(f, journalPath, nil))
 	return cmd
 }
 
 // Record is the JSON form of one attempt; its fields are a stable
 // interface.
 type Record struct {
-	Attempt string `json:"attempt"`
-	// Kind is the operation: walletpay, refund.
+	Attempt    string     `json:"attempt"`
 	Kind       string     `json:"kind"`
 	Time       time.Time  `json:"time"`
 	FinishedAt *time.Time `json:"finished_at"`
 	Profile    string     `json:"profile"`
 	BaseURL    string     `json:"base_url"`
-	Invoice    string     `json:"invoice"`
-	Amount     string     `json:"amount"`
-	Currency   string     `json:"currency"`
-	Card       string     `json:"card"`
-	Wallet     string     `json:"wallet"`
+	// Gateway is the gateway identity; empty on lines written before
+	// lines carried it.
+	Gateway  string `json:"gateway"`
+	Invoice  string `json:"invoice"`
+	Amount   string `json:"amount"`
+	Currency string `json:"currency"`
+	Card     string `json:"card"`
+	Wallet   string `json:"wallet"`
 	// Ref is the operation's own id for the attempt (a refund's
 	// refund_transaction_id); null when it has none.
-	Ref     *string `json:"ref"`
-	Outcome string  `json:"outcome"`
+	Ref *string `json:"ref"`
+	// Outcome is the attempt's class: from its outcome line, or from its
+	// reconciliation when that line did not know.
+	Outcome string `json:"outcome"`
 	// OutcomeRecorded is false for an intent without an outcome line.
 	OutcomeRecorded bool    `json:"outcome_recorded"`
 	StatusCode      *int    `json:"status_code"`
 	OrderNo         *string `json:"order_no"`
 	Message         *string `json:"message"`
+	// Reconciled is what the gateway said later, or null.
+	Reconciled *Reconciliation `json:"reconciled"`
+}
+
+// Reconciliation is the JSON form of a reconcile line.
+type Reconciliation struct {
+	// Outcome is succeeded, declined, not_found, pending or unknown.
+	Outcome           string    `json:"outcome"`
+	Time              time.Time `json:"time"`
+	Via               string    `json:"via"`
+	StatusCode        *int      `json:"status_code"`
+	TransactionStatus *string   `json:"transaction_status"`
+	OrderNo           *string   `json:"order_no"`
+	Message           *string   `json:"message"`
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 func recordOf(a journal.Attempt) Record {
 	r := Record{
-		Attempt: a.Intent.Attempt, Kind: a.Intent.OpKind(), Time: a.Intent.Time, Profile: a.Intent.Profile, BaseURL: a.Intent.BaseURL,
-		Invoice: a.Intent.Invoice, Amount: a.Intent.Amount, Currency: a.Intent.Currency, Card: a.Intent.Card,
-		Wallet: a.Intent.Wallet, Outcome: a.Class(), OutcomeRecorded: a.Recorded(),
-	}
-	if a.Intent.Ref != "" {
-		ref := a.Intent.Ref
-		r.Ref = &ref
+		Attempt: a.Intent.Attempt, Kind: a.Intent.OpKind(), Time: a.Intent.Time.Local(), Profile: a.Intent.Profile,
+		BaseURL: a.Intent.BaseURL, Gateway: a.Intent.Gateway, Invoice: a.Intent.Invoice, Amount: a.Intent.Amount,
+		Currency: a.Intent.Currency, Card: a.Intent.Card, Wallet: a.Intent.Wallet, Outcome: a.Class(),
+		OutcomeRecorded: a.Recorded(), OrderNo: optional(a.OrderNo()), Ref: optional(a.Intent.Ref),
 	}
 	if o := a.Outcome; o != nil {
-		t := o.Time
-		r.FinishedAt, r.StatusCode = &t, o.StatusCode
-		if o.OrderNo != "" {
-			r.OrderNo = &o.OrderNo
-		}
-		if o.Message != "" {
-			r.Message = &o.Message
-		}
+		t := o.Time.Local()
+		r.FinishedAt, r.StatusCode, r.Message = &t, o.StatusCode, optional(o.Message)
+	}
+	if c := a.Reconciled; c != nil {
+		r.Reconciled = &Reconciliation{Outcome: c.Outcome, Time: c.Time.Local(), Via: c.Via, StatusCode: c.StatusCode,
+			TransactionStatus: optional(c.TransactionStatus), OrderNo: optional(c.OrderNo), Message: optional(c.Message)}
 	}
 	return r
 }
@@ -135,20 +176,24 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	attempts, skipped, err := journal.Read(path)
+	var attempts []journal.Attempt
+	var damage journal.Damage
+	if opts.Invoice != "" {
+		attempts, damage, err = journalindex.Lookup(path, opts.Invoice)
+	} else {
+		attempts, damage, err = journal.ReadAll(path)
+	}
 	if err != nil {
 		return err
 	}
-	if skipped > 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: %d lines of %s could not be read and were left out\n", skipped, path)
-	}
+	warnDamage(opts.IO, path, damage)
 	var since time.Time
 	if opts.Since > 0 {
 		since = opts.Now().Add(-opts.Since)
 	}
 	records := []Record{}
-	unknown := map[string]bool{}
-	unknownRefunds := map[string]bool{}
+	var unknown []string
+	seen := map[string]bool{}
 	for _, a := range attempts {
 		if opts.Invoice != "" && a.Intent.Invoice != opts.Invoice {
 			continue
@@ -158,10 +203,9 @@ func Run(ctx context.Context, opts *Options) error {
 		}
 		r := recordOf(a)
 		records = append(records, r)
-		if r.Outcome == journal.Unknown && r.Kind == journal.KindRefund && r.Ref != nil {
-			unknownRefunds[*r.Ref] = true
-		} else if r.Outcome == journal.Unknown {
-			unknown[r.Invoice] = true
+		if r.Outcome == journal.Unknown && !seen[r.Invoice] {
+			seen[r.Invoice] = true
+			unknown = append(unknown, r.Invoice)
 		}
 	}
 
@@ -179,17 +223,48 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	if len(unknown) > 0 {
-		what := fmt.Sprintf("%d invoices have", len(unknown))
-		if len(unknown) == 1 {
-			what = "1 invoice has"
-		}
-		fmt.Fprintf(opts.IO.ErrOut, "%s an unknown outcome; 'paycli status --invoice ID' tells what happened.\n", what)
-	}
-	if n := len(unknownRefunds); n > 0 {
-		// A later attempt with the same ref may have resolved it.
-		fmt.Fprintf(opts.IO.ErrOut, "%d refund attempts have an unknown outcome; 'paycli refund --retry REF' re-sends one (it is made at most once).\n", n)
+		fmt.Fprintln(opts.IO.ErrOut, unknownFooter(unknown, opts.Flags))
 	}
 	return nil
+}
+
+// maxNamed bounds how many unknown invoices the footer names.
+const maxNamed = 10
+
+// unknownFooter names the invoices whose outcome is unknown and the one
+// command that reconciles them all.
+func unknownFooter(unknown []string, flags []string) string {
+	what := fmt.Sprintf("%d invoices have", len(unknown))
+	if len(unknown) == 1 {
+		what = "1 invoice has"
+	}
+	named := unknown
+	more := ""
+	if len(named) > maxNamed {
+		named, more = named[:maxNamed], fmt.Sprintf(" and %d more", len(unknown)-maxNamed)
+	}
+	return fmt.Sprintf("%s an unknown outcome: %s%s.\nAsk the gateway and record what it says with: %s",
+		what, strings.Join(named, ", "), more, strings.Join(append([]string{"paycli", "journal", "reconcile"}, flags...), " "))
+}
+
+func warnDamage(ios *iostreams.IOStreams, path string, d journal.Damage) {
+	if d.Lines == 0 {
+		return
+	}
+	offs := make([]string, len(d.Offsets))
+	for i, o := range d.Offsets {
+		offs[i] = strconv.FormatInt(o, 10)
+	}
+	list := strings.Join(offs, ", ")
+	if d.Lines > len(d.Offsets) {
+		list += ", …"
+	}
+	lines, were := "lines", "were"
+	if d.Lines == 1 {
+		lines, were = "line", "was"
+	}
+	fmt.Fprintf(ios.ErrOut, "warning: %d %s of %s could not be read and %s left out (torn or foreign; byte offsets %s)\n",
+		d.Lines, lines, path, were, list)
 }
 
 func filterNote(opts *Options) string {
@@ -204,11 +279,25 @@ func filterNote(opts *Options) string {
 	return ""
 }
 
+// outcomeText is the OUTCOME cell: the class, marked when a
+// reconciliation taught it, and why an unknown one is unknown.
+func outcomeText(r Record) string {
+	switch {
+	case r.Reconciled != nil && r.Outcome != journal.Unknown:
+		return r.Outcome + " (reconciled)"
+	case r.Reconciled != nil && r.Reconciled.Outcome == journal.Pending:
+		return "unknown — still pending"
+	case !r.OutcomeRecorded:
+		return UnknownLabel
+	}
+	return r.Outcome
+}
+
 func writeRows(opts *Options, format render.Format, records []Record) error {
 	machine := format == render.CSV || format == render.TSV
 	header := []string{"TIME", "PROFILE", "KIND", "INVOICE", "AMOUNT", "CARD", "OUTCOME", "CODE", "ORDER"}
 	if machine {
-		header = []string{"time", "profile", "base_url", "invoice", "amount", "currency", "card", "outcome", "outcome_recorded", "status_code", "order_no", "message", "attempt", "kind", "ref"}
+		header = []string{"time", "profile", "base_url", "invoice", "amount", "currency", "card", "outcome", "outcome_recorded", "status_code", "order_no", "message", "attempt", "kind", "reconciled", "ref"}
 	}
 	pal := render.Palette{Enabled: opts.IO.ColorEnabled()}
 	rows := make([][]string, 0, len(records))
@@ -224,29 +313,27 @@ func writeRows(opts *Options, format render.Format, records []Record) error {
 		if r.Message != nil {
 			msg = *r.Message
 		}
-		ref := ""
-		if r.Ref != nil {
-			ref = *r.Ref
-		}
 		if machine {
-			rows = append(rows, []string{r.Time.UTC().Format(time.RFC3339), r.Profile, r.BaseURL, r.Invoice, r.Amount, r.Currency,
-				r.Card, r.Outcome, strconv.FormatBool(r.OutcomeRecorded), code, order, msg, r.Attempt, r.Kind, ref})
+			reconciled := ""
+			if r.Reconciled != nil {
+				reconciled = r.Reconciled.Outcome
+			}
+			rows = append(rows, []string{render.FormatTime(r.Time, format), r.Profile, r.BaseURL, r.Invoice, r.Amount, r.Currency,
+				r.Card, r.Outcome, strconv.FormatBool(r.OutcomeRecorded), code, order, msg, r.Attempt, r.Kind, reconciled, deref(r.Ref)})
 			continue
 		}
-		outcome := r.Outcome
+		outcome := outcomeText(r)
 		var colour func(string) string
-		switch {
-		case !r.OutcomeRecorded:
-			outcome, colour = UnknownLabel, pal.Yellow
-		case outcome == journal.Succeeded:
+		switch r.Outcome {
+		case journal.Succeeded:
 			colour = pal.Green
-		case outcome == journal.Unknown:
+		case journal.Unknown:
 			colour = pal.Yellow
-		case outcome == journal.Declined:
+		case journal.Declined:
 			colour = pal.Red
 		}
 		outcomeColours = append(outcomeColours, colour)
-		rows = append(rows, []string{r.Time.Local().Format("2006-01-02 15:04:05"), r.Profile, r.Kind, r.Invoice,
+		rows = append(rows, []string{render.FormatTime(r.Time, format), r.Profile, r.Kind, r.Invoice,
 			r.Amount + " " + r.Currency, r.Card, outcome, code, order})
 	}
 	if machine {
@@ -261,4 +348,12 @@ func writeRows(opts *Options, format render.Format, records []Record) error {
 		return outcomeColours[row]
 	}
 	return render.WriteTable(opts.IO.Out, render.TableOptions{Palette: pal, RightAlign: []int{4}, Colour: colourOf}, header, rows)
+}
+
+// deref is *s, or "" for nil.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

@@ -65,7 +65,7 @@ func TestJournalTable(t *testing.T) {
 	if !strings.HasSuffix(lines[2], "live     walletpay  CRASH-1  150.00 TRY  435508******4358  "+UnknownLabel) {
 		t.Errorf("row %q", lines[2])
 	}
-	if errOut != "1 invoice has an unknown outcome; 'paycli status --invoice ID' tells what happened.\n" {
+	if errOut != "1 invoice has an unknown outcome: CRASH-1.\nAsk the gateway and record what it says with: paycli journal reconcile\n" {
 		t.Errorf("stderr %q", errOut)
 	}
 }

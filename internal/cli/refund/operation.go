@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -262,7 +263,7 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, r *refund) (*
 	if err != nil {
 		return nil, err
 	}
-	scope := journal.Scope{Kind: journal.KindRefund, Profile: env.Config.Profile, Gateway: env.Identity}
+	scope := journal.ScopeFor(journal.KindRefund, env.Config.Profile, env.Config.BaseURL, env.Identity, slices.Contains(env.GatewayFlags, "--sandbox"))
 	if r.retry != "" {
 		intent, err := retryIntent(settled(attempts, env.Now(), env.Config.Timeout), scope, r.retry)
 		if err != nil {
@@ -273,7 +274,7 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, r *refund) (*
 	} else {
 		var mine []journal.Attempt
 		for _, a := range attempts {
-			if scope.Holds(a) && a.Intent.Invoice == r.Invoice {
+			if scope.InScope(a) && a.Intent.Invoice == r.Invoice {
 				mine = append(mine, a)
 			}
 		}
@@ -359,12 +360,12 @@ func retryIntent(attempts []journal.Attempt, scope journal.Scope, name string) (
 		return nil, cmdutil.UsageErrorf("invalid --retry: the journal has no attempt or refund %s", quoted(name))
 	case found.Intent.OpKind() != journal.KindRefund || ref == "":
 		return nil, cmdutil.UsageErrorf("invalid --retry: attempt %s is a %s, not a refund", quoted(name), found.Intent.OpKind())
-	case !scope.Holds(*found):
+	case !scope.InScope(*found):
 		return nil, cmdutil.UsageErrorf("invalid --retry: refund %s was made with profile %q on another gateway or profile; run it with that one", quoted(name), found.Intent.Profile)
 	}
 	var same []journal.Attempt
 	for _, a := range attempts {
-		if scope.Holds(a) && a.Intent.Ref == ref {
+		if scope.InScope(a) && a.Intent.Ref == ref {
 			same = append(same, a)
 		}
 	}

@@ -56,6 +56,10 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"--addr", "192.0.2.1:8787"}, true, "", ""},
 		{[]string{"--addr", "0.0.0.0:8787", "--public"}, false, "0.0.0.0:8787", "/home/.local/state/paycli/sandbox"},
 		{[]string{"--addr", "nonsense"}, true, "", ""},
+		{[]string{"--addr", "127.0.0.1:99999"}, true, "", ""},
+		{[]string{"--addr", "127.0.0.1:-1"}, true, "", ""},
+		{[]string{"--addr", "127.0.0.1:http"}, true, "", ""},
+		{[]string{"--addr", "127.0.0.1:65535"}, false, "127.0.0.1:65535", "/home/.local/state/paycli/sandbox"},
 		{[]string{"extra"}, true, "", ""},
 	}
 	for _, tt := range tests {

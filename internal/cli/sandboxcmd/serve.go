@@ -7,10 +7,12 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/sandbox"
 	"github.com/spf13/cobra"
@@ -84,8 +86,14 @@ measured (docs/performance.md).`,
 				return err
 			}
 			opts.StateDir = dir
-			if _, _, err := net.SplitHostPort(opts.Addr); err != nil {
-				return cmdutil.UsageErrorf("invalid --addr %q: want host:port, e.g. %s", opts.Addr, DefaultAddr)
+			_, port, err := net.SplitHostPort(opts.Addr)
+			if err != nil {
+				return cmdutil.UsageErrorf("invalid --addr %q: want host:port, e.g. %s", config.Shorten(opts.Addr), DefaultAddr)
+			}
+			// A port out of range is a typo, not a busy address: say so
+			// before trying to listen.
+			if _, err := strconv.ParseUint(port, 10, 16); err != nil && port != "" {
+				return cmdutil.UsageErrorf("invalid --addr %q: the port must be a number from 0 to 65535 (0 picks a free one)", config.Shorten(opts.Addr))
 			}
 			if !opts.Public && !sandbox.IsLoopback(opts.Addr) {
 				return cmdutil.UsageHint(fmt.Errorf("refusing to serve on %s: not a loopback address", opts.Addr),

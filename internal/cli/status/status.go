@@ -41,6 +41,13 @@ type Options struct {
 	// Sleep waits between checks of --watch; it returns early with ctx's
 	// error when ctx ends.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// JournalPath locates the journal that learned outcomes are recorded
+	// in (see recordInJournal); nil records nothing. GatewayIdentity
+	// names the gateway account as the journal's lines do (nil: of the
+	// base URL and app_id).
+	JournalPath     func() (string, error)
+	GatewayIdentity func() (string, error)
+	Now             func() time.Time
 
 	Invoice string
 	Watch   bool
@@ -52,13 +59,16 @@ type Options struct {
 // NewCmdStatus builds `paycli status`.
 func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{
-		IO:             f.IOStreams,
-		Config:         f.Config,
-		Format:         f.OutputFormat,
-		Gateway:        f.Gateway,
-		CommandContext: f.CommandContext,
-		Random:         rand.Reader,
-		Sleep:          pause.For,
+		IO:              f.IOStreams,
+		Config:          f.Config,
+		Format:          f.OutputFormat,
+		Gateway:         f.Gateway,
+		CommandContext:  f.CommandContext,
+		Random:          rand.Reader,
+		Sleep:           pause.For,
+		JournalPath:     f.JournalPath,
+		GatewayIdentity: f.GatewayIdentity,
+		Now:             f.Now,
 	}
 	cmd := &cobra.Command{
 		Use:   "status --invoice ID",
@@ -146,6 +156,7 @@ func Run(ctx context.Context, opts *Options) error {
 		res, err := client.CheckStatusWithRefunds(ctx, gateway.CheckStatusRequest{
 			MerchantKey: cfg.MerchantKey, InvoiceID: opts.Invoice, IncludePendingStatus: true, HashKey: hk,
 		})
+		recordInJournal(opts, cfg, res, err)
 		var apiErr *gateway.APIError
 		switch {
 		case err == nil && !isPendingStatus(res):
@@ -236,6 +247,9 @@ func formatFields(r *gateway.CheckStatusResult, format render.Format) []render.F
 				date = s
 			}
 		}
+		if t, ok := gateway.ParseTime(date); ok {
+			date = render.FormatTimeIn(t, render.Table, time.Local)
+		}
 		if date != "" {
 			parts = append(parts, date)
 		}
@@ -261,14 +275,19 @@ func Fields(r *gateway.CheckStatusResult) []render.Field {
 		render.StringField("transaction_type", r.TransactionType),
 		render.StringField("payment_reason_code", r.PaymentReasonCode),
 	}
-	raw, hasInfo := r.Extra["refund_info"]
-	if !hasInfo {
-		return append(fs, render.ExtraFields(r.Extra)...)
+	extra := r.Extra
+	raw, hasInfo := extra["refund_info"]
+	if hasInfo {
+		extra = maps.Clone(extra)
+		delete(extra, "refund_info")
 	}
-	extra := maps.Clone(r.Extra)
-	delete(extra, "refund_info")
-	fs = append(fs, render.ExtraFields(extra)...)
-	if refunds, err := r.Refunds(); err == nil && len(refunds) > 0 {
+	for _, f := range render.ExtraFields(extra) {
+		if tf, ok := timeField(f.Name, f.Text, time.Local); ok {
+			f = tf
+		}
+		fs = append(fs, f)
+	}
+	if refunds, err := r.Refunds(); hasInfo && err == nil && len(refunds) > 0 {
 		fs = append(fs, render.Field{Name: "refund_info", JSON: raw, Text: plural(len(refunds), "refund")})
 	}
 	return fs
@@ -280,4 +299,21 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// timeField shows a moment the gateway wrote (created_at, a transaction
+// date) as every paycli time is shown: tables in the zone loc with its
+// offset, JSON in RFC 3339 with the offset. The gateway's zone-less times
+// are its local time (gateway.ParseTime). ok is false for fields that are
+// not named like times or do not hold one; those stay as written.
+func timeField(name, text string, loc *time.Location) (render.Field, bool) {
+	if !strings.HasSuffix(name, "_at") && !strings.Contains(name, "date") && !strings.Contains(name, "time") {
+		return render.Field{}, false
+	}
+	t, ok := gateway.ParseTime(text)
+	if !ok {
+		return render.Field{}, false
+	}
+	b, _ := json.Marshal(render.FormatTimeIn(t, render.JSON, loc))
+	return render.Field{Name: name, JSON: b, Text: render.FormatTimeIn(t, render.Table, loc)}, true
 }

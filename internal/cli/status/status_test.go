@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -226,5 +227,33 @@ func TestUnknownInvoice(t *testing.T) {
 	}
 	if fx.out.Len() != 0 {
 		t.Errorf("stdout %q", fx.out)
+	}
+}
+
+// TestFieldsShowTimesWithTheirZone: the gateway's zone-less created_at is
+// its local time (UTC+3); tables show it in the reader's zone with the
+// offset, JSON as RFC 3339 with the offset. Fields that are not times stay
+// as the gateway wrote them.
+func TestFieldsShowTimesWithTheirZone(t *testing.T) {
+	berlin := time.FixedZone("CET", 3600)
+	tests := []struct {
+		name, raw        string
+		wantText, wantJS string
+	}{
+		{"created_at", `"2026-11-22 19:35:03"`, "2026-11-22 17:35:03 +01:00", `"2026-11-22T17:35:03+01:00"`},
+		{"transaction_date", `"2026-11-22T16:35:03Z"`, "2026-11-22 17:35:03 +01:00", `"2026-11-22T17:35:03+01:00"`},
+		{"updated_at", `"not yet"`, "not yet", `"not yet"`},
+		{"auth_code", `"2026-11-22 19:35:03"`, "2026-11-22 19:35:03", `"2026-11-22 19:35:03"`},
+	}
+	for _, tt := range tests {
+		var s string
+		_ = json.Unmarshal([]byte(tt.raw), &s)
+		f, ok := timeField(tt.name, s, berlin)
+		if !ok {
+			f = render.Field{Name: tt.name, JSON: json.RawMessage(tt.raw), Text: s}
+		}
+		if f.Text != tt.wantText || string(f.JSON) != tt.wantJS {
+			t.Errorf("%s %s: text %q json %s, want %q %s", tt.name, tt.raw, f.Text, f.JSON, tt.wantText, tt.wantJS)
+		}
 	}
 }

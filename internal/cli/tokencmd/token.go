@@ -116,7 +116,7 @@ func Run(ctx context.Context, opts *Options) error {
 	defer cancel()
 	tok, cached, err := client.BearerToken(ctx, opts.Refresh)
 	if err != nil {
-		return explain(err, cfg.Profile)
+		return explain(err, cfg)
 	}
 
 	out := Output{Token: tok.Value, Is3D: tok.Is3D, Cached: cached}
@@ -156,16 +156,13 @@ func clearCache(opts *Options, profile string) error {
 	return nil
 }
 
-// explain adds what to do next to the token call's failures.
-func explain(err error, profile string) error {
-	switch {
-	case errors.Is(err, gateway.ErrUnauthorized):
-		return cmdutil.WithKind(cmdutil.KindAuth,
-			fmt.Errorf("the gateway refused the credentials of profile %q (%w)", profile, err),
-			"Check app_id and app_secret with 'paycli config init' (or set PAYCLI_APP_ID and PAYCLI_APP_SECRET).")
-	case errors.Is(err, gateway.ErrUnavailable):
+// explain adds what to do next to the token call's failures that
+// cmdutil.ExplainGatewayError leaves alone.
+func explain(err error, cfg *config.Config) error {
+	err = cmdutil.ExplainGatewayError(err, cfg)
+	if cmdutil.HintOf(err) == "" && errors.Is(err, gateway.ErrUnavailable) {
 		return cmdutil.WithKind(cmdutil.KindUnavailable, err,
-			fmt.Sprintf("Check base_url of profile %q and the network; --timeout sets the time limit and --debug shows the requests.", profile))
+			fmt.Sprintf("Check base_url of profile %q and the network; --timeout sets the time limit and --debug shows the requests.", cfg.Profile))
 	}
 	return err
 }

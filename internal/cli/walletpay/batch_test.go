@@ -53,14 +53,14 @@ func TestPlanBatch(t *testing.T) {
 	want := []string{
 		"1 NEW-1 send",
 		"3 X invalid line 3: unknown key \"e-mail\"; the keys are invoice, token, name, surname, email",
-		"4  invalid line 4: invoice must be a string",
-		"5  invalid line 5: not a JSON object",
+		"4  invalid line 4: \"invoice\" is a JSON number, not the string it should be at byte 12",
+		"5  invalid line 5: not a JSON object at byte 0",
 		"6 PAID-1 skipped ",
 		"7 UNKNOWN-1 unknown the last attempt's outcome is unknown; not retried: run paycli status --invoice UNKNOWN-1 --sandbox",
 		"8 DECLINED-1 send",
 		"9 NEW-1 duplicate invoice NEW-1 is also on line 1 of this batch; not sent",
 		"10 BAD-EMAIL invalid line 10: invalid email: not an e-mail address like name@example.com",
-		"11 NEW-2 invalid line 11: more than one JSON value on the line",
+		"11 NEW-2 invalid line 11: text after the JSON object at byte 422",
 	}
 	results := batchResults(t, fx.out.String())
 	if len(results) != len(want) {
@@ -146,5 +146,35 @@ func TestBatchProgressOnlyOnATerminal(t *testing.T) {
 		if !strings.HasSuffix(fx.errOut.String(), "Batch done: 3 succeeded.\n") {
 			t.Errorf("tty=%v: stderr %q", tty, fx.errOut)
 		}
+	}
+}
+
+// TestBatchLinesAreStrict: a line whose invoice is not valid UTF-8, whose
+// keys differ from the names only by case, or that repeats a key is
+// invalid and never sent (each was charged before, under a changed or
+// last-wins invoice id); a byte order mark before the first line is not.
+func TestBatchLinesAreStrict(t *testing.T) {
+	fx := newFixture(t)
+	rest := func() string {
+		return fmt.Sprintf(`"token":%q,"name":"Ada","surname":"Lovelace","email":"ada@example.com"}`, sandboxToken(t, "150.00"))
+	}
+	fx.in.WriteString("\ufeff" + `{"invoice":"BOM-1",` + rest() + "\n")
+	fx.in.WriteString(`{"invoice":"BAD-` + "\xff" + `",` + rest() + "\n")
+	fx.in.WriteString(`{"INVOICE":"CASE-1",` + rest() + "\n")
+	fx.in.WriteString(`{"invoice":"DUP-1","invoice":"DUP-2",` + rest() + "\n")
+	fx.opts.Batch, fx.opts.Yes, fx.opts.Parallel = "-", true, 1
+	_ = Run(t.Context(), fx.opts)
+	results := batchResults(t, fx.out.String())
+	want := []string{journal.Succeeded, moneyop.OutcomeInvalid, moneyop.OutcomeInvalid, moneyop.OutcomeInvalid}
+	if len(results) != len(want) {
+		t.Fatalf("%d results, want %d:\n%s", len(results), len(want), fx.out)
+	}
+	for i, r := range results {
+		if r.Outcome != want[i] {
+			t.Errorf("line %d (%s): %s, want %s", r.Line, r.Invoice, r.Outcome, want[i])
+		}
+	}
+	if fx.pays.Load() != 1 {
+		t.Errorf("%d payments sent, want 1 (BOM-1)", fx.pays.Load())
 	}
 }

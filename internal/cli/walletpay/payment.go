@@ -13,9 +13,11 @@ import (
 
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/hashkey"
+	"github.com/paycli/paycli/internal/invoiceid"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/moneyop"
 	"github.com/paycli/paycli/internal/render"
+	"github.com/paycli/paycli/internal/strictjson"
 	"github.com/paycli/paycli/internal/wallettoken"
 )
 
@@ -52,27 +54,20 @@ func (operation) Invoice(pm *payment) string {
 	return pm.Invoice
 }
 
-// ParseLine reads one batch line; unknown keys are refused so that a
+// ParseLine reads one batch line strictly (internal/strictjson): exact key
+// names, each once, valid UTF-8; unknown keys are refused so that a
 // misspelt key is not silently a missing field.
 func (operation) ParseLine(text []byte) (*payment, error) {
 	pm := &payment{}
-	dec := json.NewDecoder(bytes.NewReader(text))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&pm.input); err != nil {
-		var syn *json.SyntaxError
-		var typ *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &syn):
-			return pm, fmt.Errorf("not a JSON object (offset %d)", syn.Offset)
-		case errors.As(err, &typ) && typ.Field != "":
-			return pm, fmt.Errorf("%s must be a string", typ.Field)
-		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			return pm, fmt.Errorf("unknown key %s; the keys are invoice, token, name, surname, email", strings.TrimPrefix(err.Error(), "json: unknown field "))
+	if err := strictjson.Unmarshal(text, &pm.input); err != nil {
+		// The line is refused; a lenient read of its first value only
+		// names the line's invoice in the batch result, when it has one.
+		_ = json.NewDecoder(bytes.NewReader(text)).Decode(&pm.input)
+		var se *strictjson.Error
+		if errors.As(err, &se) && strings.HasPrefix(se.Reason, "unknown key ") {
+			return pm, fmt.Errorf("%s; the keys are invoice, token, name, surname, email", se.Reason)
 		}
-		return pm, errors.New("not a JSON object")
-	}
-	if dec.More() {
-		return pm, errors.New("more than one JSON value on the line")
+		return pm, err
 	}
 	return pm, nil
 }
@@ -87,18 +82,16 @@ func fieldErr(field, msg string) error {
 // checked in Prepare, once the journal has had its say.
 func (operation) Check(pm *payment) (*payment, error) {
 	in := pm.input
-	in.Invoice = strings.TrimSpace(in.Invoice)
+	// The invoice id is checked as it is, never trimmed: one rule for
+	// every command (internal/invoiceid).
+	if err := invoiceid.Check(in.Invoice); err != nil {
+		return nil, &moneyop.FieldError{Field: "invoice", Err: err}
+	}
 	in.Name = strings.TrimSpace(in.Name)
 	in.Surname = strings.TrimSpace(in.Surname)
 	in.Email = strings.TrimSpace(in.Email)
 	in.Token = strings.TrimSpace(in.Token)
 	switch {
-	case in.Invoice == "":
-		return nil, fieldErr("invoice", "the invoice id is empty")
-	case strings.Contains(in.Invoice, "|"):
-		return nil, fieldErr("invoice", "an invoice id may not contain '|' (it separates the hash_key's fields)")
-	case hasControl(in.Invoice):
-		return nil, fieldErr("invoice", "the invoice id holds control characters")
 	case in.Name == "":
 		return nil, fieldErr("name", "the payer's first name is empty")
 	case in.Surname == "":

@@ -251,7 +251,10 @@ func TestValidationSendsNothing(t *testing.T) {
 		want   string
 	}{
 		{func(o *Options, t *testing.T) { o.Invoice = "" }, "invalid --invoice: the invoice id is empty"},
-		{func(o *Options, t *testing.T) { o.Invoice = "A|B" }, "invalid --invoice: an invoice id may not contain '|'"},
+		{func(o *Options, t *testing.T) { o.Invoice = "A|B" }, "invalid --invoice: the invoice id holds '|', the separator of hash_key fields,"},
+		{func(o *Options, t *testing.T) { o.Invoice = "A\xffB" }, "invalid --invoice: the invoice id is not valid UTF-8"},
+		{func(o *Options, t *testing.T) { o.Invoice = "INV\u200b1" }, "invalid --invoice: the invoice id holds an invisible formatting character (U+200B)"},
+		{func(o *Options, t *testing.T) { o.Invoice = "INV-1\u00a0" }, "invalid --invoice: the invoice id holds white space other than a plain space (U+00A0)"},
 		{func(o *Options, t *testing.T) { o.Surname = " " }, "invalid --surname: the payer's last name is empty"},
 		{func(o *Options, t *testing.T) { o.Email = "Ada <ada@example.com>" }, "invalid --email: not an e-mail address like name@example.com"},
 		{func(o *Options, t *testing.T) { o.Token = "a.b" }, "invalid --token: the wallet token is not a JWT"},

@@ -1,0 +1,38 @@
+//go:build unix
+
+package journalcmd
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/render"
+)
+
+// TestJournalRefusesFIFO: a named pipe where the journal should be is an
+// error at once.
+func TestJournalRefusesFIFO(t *testing.T) {
+	path := filepath.Join(t.TempDir(), journal.FileName)
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skip(err)
+	}
+	ios, _, _, _ := iostreams.Test()
+	opts := &Options{IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
+		JournalPath: func() (string, error) { return path, nil }, Now: time.Now}
+	done := make(chan error, 1)
+	go func() { done <- Run(context.Background(), opts) }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("err %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("paycli journal hangs on a FIFO")
+	}
+}

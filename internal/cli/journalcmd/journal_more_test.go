@@ -1,0 +1,89 @@
+package journalcmd
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/journalindex"
+	"github.com/paycli/paycli/internal/render"
+)
+
+func runAt(t *testing.T, path string, format render.Format, invoice string) (string, string) {
+	t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	opts := &Options{IO: ios, Format: func() (render.Format, error) { return format, nil },
+		JournalPath: func() (string, error) { return path, nil }, Now: func() time.Time { return t0 },
+		Invoice: invoice, Flags: []string{"--profile", "live"}}
+	if err := Run(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errOut.String()
+}
+
+// TestJournalShowsReconciliation: a reconciled attempt shows what was
+// learned, the footer names only the invoices still unknown, and times
+// are local with their offset.
+func TestJournalShowsReconciliation(t *testing.T) {
+	saved := time.Local
+	time.Local = time.FixedZone("TRT", 3*3600)
+	defer func() { time.Local = saved }()
+	path := writeJournal(t)
+	j, _ := journal.Open(path)
+	for _, id := range []string{"a3", "a4"} {
+		_ = j.Append(journal.Entry{Type: journal.TypeIntent, Attempt: id, Time: t0, Profile: "live",
+			BaseURL: "https://gw/ccpayment", Invoice: "LOST-" + id, Amount: "1.00", Currency: "TRY"})
+	}
+	_ = j.Close()
+	scope := journal.NewScope(journal.KindWalletPay, "live", "https://gw/ccpayment", "app")
+	code := 100
+	if _, err := journalindex.RecordLearned(path, scope, "CRASH-1", journal.Learned{Outcome: journal.Succeeded, StatusCode: &code,
+		OrderNo: "VP7", TransactionStatus: "Completed"}, journal.ViaStatus, t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut := runAt(t, path, render.Table, "")
+	if !strings.Contains(out, "2026-11-22 12:00:00 +03:00  live     walletpay  CRASH-1  150.00 TRY  435508******4358  succeeded (reconciled)") ||
+		!strings.Contains(out, "VP7") {
+		t.Errorf("table:\n%s", out)
+	}
+	want := "2 invoices have an unknown outcome: LOST-a3, LOST-a4.\nAsk the gateway and record what it says with: paycli journal reconcile --profile live\n"
+	if errOut != want {
+		t.Errorf("stderr %q, want %q", errOut, want)
+	}
+	out, _ = runAt(t, path, render.JSON, "CRASH-1")
+	for _, want := range []string{`"time": "2026-11-22T12:00:00+03:00"`, `"outcome": "succeeded"`, `"outcome_recorded": false`,
+		`"order_no": "VP7"`, `"via": "status"`, `"transaction_status": "Completed"`, `"kind": "walletpay"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("JSON lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+// TestJournalWarnsOfTornLines: a torn line is reported with its offset,
+// and the record written after it is listed.
+func TestJournalWarnsOfTornLines(t *testing.T) {
+	path := writeJournal(t)
+	info, _ := os.Stat(path)
+	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	_, _ = f.WriteString(`{"type":"outcome","attempt":"dead`)
+	_ = f.Close()
+	j, _ := journal.Open(path)
+	_ = j.Append(journal.Entry{Type: journal.TypeIntent, Attempt: "a9", Time: t0, Profile: "live", Invoice: "AFTER-1", Amount: "1.00", Currency: "TRY"})
+	_ = j.Close()
+	for _, invoice := range []string{"", "AFTER-1"} {
+		out, errOut := runAt(t, path, render.Table, invoice)
+		if !strings.Contains(out, "AFTER-1") {
+			t.Errorf("--invoice %q: the record after the torn line is missing:\n%s", invoice, out)
+		}
+		want := "warning: 1 line of " + path + " could not be read and was left out (torn or foreign; byte offsets " +
+			strconv.FormatInt(info.Size(), 10) + ")\n"
+		if !strings.HasPrefix(errOut, want) {
+			t.Errorf("--invoice %q: stderr %q, want prefix %q", invoice, errOut, want)
+		}
+	}
+}

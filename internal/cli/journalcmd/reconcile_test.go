@@ -1,0 +1,188 @@
+package journalcmd
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/hashkey"
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/render"
+	"github.com/paycli/paycli/internal/sandbox"
+)
+
+// reconcileFixture: a sandbox with a completed sale PAID-1, a pending one
+// PEND-1 and a failed one FAIL-1, and a journal whose attempts for them,
+// and for NEVER-1 (which the gateway never saw), have unknown outcomes.
+func reconcileFixture(t *testing.T, format render.Format) (*ReconcileOptions, string) {
+	t.Helper()
+	store, err := sandbox.OpenStore(t.TempDir(), time.Second, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	gw, err := sandbox.New(sandbox.Options{Store: store, Now: func() time.Time { return t0 }, PendingFor: time.Hour,
+		NewOrderID: func() string { return "VP00000000000000001" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(gw)
+	t.Cleanup(srv.Close)
+	base := srv.URL + sandbox.Base
+	client, err := gateway.New(base, gateway.Credentials{AppID: sandbox.AppID, AppSecret: sandbox.AppSecret},
+		gateway.WithClock(func() time.Time { return t0 }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for inv, amount := range map[string]string{"PAID-1": "10.00", "PEND-1": "10.69", "FAIL-1": "10.41"} {
+		pay(t, client, inv, amount)
+	}
+	cfg := &config.Config{Profile: "live", BaseURL: base, AppID: sandbox.AppID, AppSecret: sandbox.AppSecret, MerchantKey: sandbox.MerchantKey}
+	path := filepath.Join(t.TempDir(), journal.FileName)
+	scope := journal.ScopeFor(journal.KindWalletPay, cfg.Profile, cfg.BaseURL, journal.Identity(cfg.BaseURL, cfg.AppID), false)
+	elsewhere := "https://elsewhere.example/ccpayment"
+	other := journal.ScopeFor(journal.KindWalletPay, cfg.Profile, elsewhere, journal.Identity(elsewhere, cfg.AppID), false)
+	j, err := journal.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, inv := range []string{"PAID-1", "PEND-1", "FAIL-1", "NEVER-1", "ELSEWHERE-1"} {
+		s := scope
+		if inv == "ELSEWHERE-1" {
+			s = other
+		}
+		if err := j.Append(journal.Entry{Type: journal.TypeIntent, Kind: s.Kind, Gateway: s.Gateway, Attempt: "a" + string(rune('0'+i)),
+			Time: t0, Profile: cfg.Profile, BaseURL: s.BaseURL, Invoice: inv, Amount: "10.00", Currency: "TRY"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = j.Close()
+	ios, _, _, _ := iostreams.Test()
+	opts := &ReconcileOptions{
+		IO: ios, Config: func() (*config.Config, error) { return cfg, nil },
+		Format:  func() (render.Format, error) { return format, nil },
+		Gateway: func() (*gateway.Client, error) { return client, nil },
+		CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
+			ctx, cancel := context.WithCancel(ctx)
+			return ctx, cancel, nil
+		},
+		JournalPath: func() (string, error) { return path, nil }, Now: func() time.Time { return t0.Add(time.Minute) },
+		Random: rand.Reader, Flags: []string{"--profile", "live"},
+	}
+	return opts, path
+}
+
+func pay(t *testing.T, c *gateway.Client, invoice, amount string) {
+	t.Helper()
+	tok, err := sandbox.IssueWalletToken(sandbox.WalletRequest{Amount: decimal.RequireFromString(amount), Currency: "TRY",
+		CardNumber: sandbox.DefaultWalletCard, Wallet: "001", TTL: time.Hour}, t0, invoice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hk, err := hashkey.Generate(sandbox.AppSecret, hashkey.Join(amount, "1", "TRY", sandbox.MerchantKey, invoice))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.WalletPay(context.Background(), gateway.WalletPayRequest{MerchantKey: sandbox.MerchantKey, HashKey: hk,
+		InvoiceID: invoice, WalletTransientToken: tok, Name: "Ada", Surname: "Lovelace", BillEmail: "ada@example.com"})
+	if err != nil && !errors.Is(err, gateway.ErrPending) && !errors.Is(err, gateway.ErrDeclined) {
+		t.Fatal(err)
+	}
+}
+
+func TestReconcile(t *testing.T) {
+	opts, path := reconcileFixture(t, render.JSON)
+	out := opts.IO.Out.(interface{ String() string })
+	err := RunReconcile(context.Background(), opts)
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindOutcomeUnknown || err.Error() != "1 of 4 invoices still have an unknown outcome" {
+		t.Fatalf("err %v (kind %v)", err, k)
+	}
+	if h := cmdutil.HintOf(err); h != "Run 'paycli journal reconcile --profile live' again later." {
+		t.Errorf("hint %q", h)
+	}
+	for _, want := range []string{
+		`"invoice": "PAID-1",` + "\n" + `    "attempts": [` + "\n" + `      "a0"` + "\n" + `    ],` + "\n" + `    "outcome": "succeeded"`,
+		`"invoice": "PEND-1",` + "\n" + `    "attempts": [` + "\n" + `      "a1"` + "\n" + `    ],` + "\n" + `    "outcome": "unknown"`,
+		`"invoice": "FAIL-1",` + "\n" + `    "attempts": [` + "\n" + `      "a2"` + "\n" + `    ],` + "\n" + `    "outcome": "declined"`,
+		`"invoice": "NEVER-1",` + "\n" + `    "attempts": [` + "\n" + `      "a3"` + "\n" + `    ],` + "\n" + `    "outcome": "not_found"`,
+		`"order_no": "VP00000000000000001"`,
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("stdout lacks %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out.String(), "ELSEWHERE-1") {
+		t.Errorf("checked another gateway's attempt:\n%s", out)
+	}
+	attempts, _, err := journal.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := mustCfg(t, opts).BaseURL
+	scope := journal.ScopeFor(journal.KindWalletPay, "live", base, journal.Identity(base, sandbox.AppID), false)
+	states := journal.ByInvoice(attempts, scope)
+	for inv, want := range map[string]journal.ResumeDecision{"PAID-1": journal.ResumeSkip, "PEND-1": journal.ResumeUnknown,
+		"FAIL-1": journal.ResumeSend, "NEVER-1": journal.ResumeSend} {
+		if got := states[inv].Resume(); got != want {
+			t.Errorf("%s: resume %v, want %v", inv, got, want)
+		}
+	}
+	if a := states["PAID-1"].Success; a.Reconciled == nil || a.Reconciled.Via != journal.ViaReconcile {
+		t.Errorf("PAID-1 reconciliation %+v", a.Reconciled)
+	}
+}
+
+func TestReconcileDryRunAsksNothing(t *testing.T) {
+	opts, path := reconcileFixture(t, render.Table)
+	opts.DryRun = true
+	opts.Gateway = func() (*gateway.Client, error) { t.Fatal("dry run built a gateway client"); return nil, nil }
+	if err := RunReconcile(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if got := opts.IO.Out.(interface{ String() string }).String(); got != "PAID-1\nPEND-1\nFAIL-1\nNEVER-1\n" {
+		t.Errorf("stdout %q", got)
+	}
+	attempts, _, _ := journal.Read(path)
+	for _, a := range attempts {
+		if a.Reconciled != nil {
+			t.Errorf("dry run recorded %+v", a.Reconciled)
+		}
+	}
+}
+
+func TestReconcileNothingToDo(t *testing.T) {
+	opts, _ := reconcileFixture(t, render.Table)
+	opts.JournalPath = func() (string, error) { return filepath.Join(t.TempDir(), journal.FileName), nil }
+	if err := RunReconcile(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustCfg(t *testing.T, opts *ReconcileOptions) *config.Config {
+	cfg, err := opts.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func TestReconcileNeedsAGateway(t *testing.T) {
+	opts, _ := reconcileFixture(t, render.Table)
+	opts.Config = func() (*config.Config, error) { return &config.Config{Profile: "empty"}, nil }
+	want := cmdutil.UsageErrorf("profile %q has no base_url", "empty")
+	opts.Gateway = func() (*gateway.Client, error) { return nil, want }
+	if err := RunReconcile(context.Background(), opts); !errors.Is(err, want) {
+		t.Errorf("err %v, want the client's %v", err, want)
+	}
+}

@@ -1,0 +1,55 @@
+package status
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/journalindex"
+)
+
+// recordInJournal appends what a check taught to the journal when the
+// journal lists attempts for the invoice, on this profile and gateway,
+// whose outcome is unknown (a reconcile line, see internal/journal), so
+// that `paycli journal` and a resumed batch see it. A journal that cannot
+// be read or written costs a warning: the answer is shown all the same.
+func recordInJournal(opts *Options, cfg *config.Config, res *gateway.CheckStatusResult, err error) {
+	if opts.JournalPath == nil {
+		return
+	}
+	learned, ok := journal.LearnFromStatus(opts.Invoice, res, err)
+	if !ok || (learned.Outcome == journal.Pending && opts.Watch) {
+		return // --watch records the answer that ends it, not every poll
+	}
+	path, perr := opts.JournalPath()
+	if perr != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: the answer was not recorded in the journal: %v\n", perr)
+		return
+	}
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	identity := journal.Identity(cfg.BaseURL, cfg.AppID)
+	if opts.GatewayIdentity != nil {
+		if identity, perr = opts.GatewayIdentity(); perr != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "warning: the answer was not recorded in the journal: %v\n", perr)
+			return
+		}
+	}
+	sandbox := slices.Contains(opts.Flags, "--sandbox")
+	for _, kind := range journal.KindsCheckedByStatus {
+		scope := journal.ScopeFor(kind, cfg.Profile, cfg.BaseURL, identity, sandbox)
+		settled, rerr := journalindex.RecordLearned(path, scope, opts.Invoice, learned, journal.ViaStatus, now())
+		if rerr != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "warning: the answer was not recorded in the journal: %v\n", rerr)
+			return
+		}
+		if len(settled) > 0 && learned.Settled() {
+			fmt.Fprintf(opts.IO.ErrOut, "Recorded in the journal: invoice %s %s (its outcome was unknown).\n", opts.Invoice, learned.Outcome)
+		}
+	}
+}

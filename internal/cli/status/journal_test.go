@@ -1,0 +1,84 @@
+package status
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/journalindex"
+	"github.com/paycli/paycli/internal/render"
+)
+
+// TestStatusRecordsReconciliation: when status learns the outcome of an
+// attempt the journal lists as unknown (same invoice, profile and
+// gateway), it appends a reconcile line, and a resumed batch acts on it.
+func TestStatusRecordsReconciliation(t *testing.T) {
+	fx := newFixture(t, render.Table)
+	cfg, _ := fx.opts.Config()
+	path := filepath.Join(t.TempDir(), journal.FileName)
+	fx.opts.JournalPath = func() (string, error) { return path, nil }
+	fx.opts.Now = fx.clock.Now
+	scope := journal.ScopeFor(journal.KindWalletPay, cfg.Profile, cfg.BaseURL, journal.Identity(cfg.BaseURL, cfg.AppID), false)
+	elsewhere := "https://elsewhere.example/ccpayment"
+	other := journal.ScopeFor(journal.KindWalletPay, cfg.Profile, elsewhere, journal.Identity(elsewhere, cfg.AppID), false)
+	j, err := journal.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []struct {
+		id, invoice string
+		scope       journal.Scope
+	}{{"a1", "PEND-1", scope}, {"a2", "GONE-1", scope}, {"a3", "PEND-1", other}} {
+		if err := j.Append(journal.Entry{Type: journal.TypeIntent, Kind: e.scope.Kind, Gateway: e.scope.Gateway, Attempt: e.id,
+			Time: t0, Profile: cfg.Profile, BaseURL: e.scope.BaseURL, Invoice: e.invoice, Amount: "10.69", Currency: "TRY"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = j.Close()
+	resume := func(s journal.Scope, invoice string) journal.ResumeDecision {
+		attempts, _, err := journal.Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return journal.ByInvoice(attempts, s)[invoice].Resume()
+	}
+
+	fx.opts.Invoice = "GONE-1"
+	_ = Run(context.Background(), fx.opts) // exit 4: no transaction
+	if got := resume(scope, "GONE-1"); got != journal.ResumeSend {
+		t.Errorf("GONE-1 after status said not found: %v, want sendable", got)
+	}
+	fx.opts.Invoice = "PEND-1"
+	_ = Run(context.Background(), fx.opts) // exit 7: still pending
+	if got := resume(scope, "PEND-1"); got != journal.ResumeUnknown {
+		t.Errorf("PEND-1 while pending: %v", got)
+	}
+	fx.clock.Advance(2 * time.Hour)
+	fx.errOut.Reset()
+	if err := Run(context.Background(), fx.opts); err != nil {
+		t.Fatal(err)
+	}
+	if got := resume(scope, "PEND-1"); got != journal.ResumeSkip {
+		t.Errorf("PEND-1 after status said Completed: %v, want skipped", got)
+	}
+	if got := resume(other, "PEND-1"); got != journal.ResumeUnknown {
+		t.Errorf("another gateway's attempt was reconciled: %v", got)
+	}
+	if want := "Recorded in the journal: invoice PEND-1 succeeded (its outcome was unknown).\n"; fx.errOut.String() != want {
+		t.Errorf("stderr %q, want %q", fx.errOut, want)
+	}
+	attempts, _, _ := journalindex.Lookup(path, "PEND-1")
+	if a := attempts[0]; a.OrderNo() != "VP00000000000000001" || a.Reconciled.Via != journal.ViaStatus || !a.Reconciled.Time.Equal(t0.Add(2*time.Hour)) {
+		t.Errorf("reconciliation %+v", a.Reconciled)
+	}
+	// Nothing unknown: the journal is not written.
+	before, _ := os.Stat(path)
+	_ = Run(context.Background(), fx.opts)
+	after, _ := os.Stat(path)
+	if after.Size() != before.Size() {
+		t.Errorf("journal written again for a settled invoice: %d → %d bytes", before.Size(), after.Size())
+	}
+}

@@ -1,0 +1,72 @@
+package walletpay
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paycli/paycli/internal/journal"
+)
+
+// TestBatchResumeIdentityAndReconciliation: a resumed batch skips an
+// invoice only on the word of its own gateway identity (a success from
+// another identity or from a legacy line without one is sent again), a
+// legacy unknown attempt at the same base URL still blocks, and
+// reconciliations count: reconciled-paid is skipped with its order
+// number, reconciled-not-found is sent.
+func TestBatchResumeIdentityAndReconciliation(t *testing.T) {
+	fx := newFixture(t)
+	cfg, _ := fx.opts.Config()
+	client, _ := fx.opts.Gateway()
+	base := client.BaseURL()
+	id := journal.Identity(base, cfg.AppID)
+	elsewhere := journal.Identity("https://elsewhere.example/ccpayment", cfg.AppID)
+	entry := func(attempt, invoice, gateway string) journal.Entry {
+		return journal.Entry{Attempt: attempt, Kind: journal.KindWalletPay, Gateway: gateway, Profile: "test", BaseURL: base, Invoice: invoice}
+	}
+	code := 100
+	writeJournal(t, fx.journal, []journal.Attempt{
+		{Intent: entry("a1", "OTHER-PAID", elsewhere), Outcome: &journal.Entry{Outcome: journal.Succeeded, StatusCode: &code, OrderNo: "VP1"}},
+		{Intent: entry("a2", "LEGACY-PAID", ""), Outcome: &journal.Entry{Outcome: journal.Succeeded, StatusCode: &code, OrderNo: "VP2"}},
+		{Intent: entry("a3", "LEGACY-UNKNOWN", "")},
+		{Intent: entry("a4", "REC-PAID", id)},
+		{Intent: entry("a5", "REC-GONE", id)},
+	})
+	scope := journal.ScopeFor(journal.KindWalletPay, "test", base, id, false)
+	t0 := time.Now()
+	attempts, _, err := journal.ReadAll(fx.journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := journal.RecordLearned(fx.journal, attempts, scope, "REC-PAID", journal.Learned{Outcome: journal.Succeeded, OrderNo: "VP9"}, journal.ViaReconcile, t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := journal.RecordLearned(fx.journal, attempts, scope, "REC-GONE", journal.Learned{Outcome: journal.NotFound}, journal.ViaReconcile, t0); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, inv := range []string{"OTHER-PAID", "LEGACY-PAID", "LEGACY-UNKNOWN", "REC-PAID", "REC-GONE"} {
+		lines = append(lines, fmt.Sprintf(`{"invoice":%q,"token":%q,"name":"Ada","surname":"Lovelace","email":"ada@example.com"}`, inv, sandboxToken(t, "150.00")))
+	}
+	fx.in.WriteString(strings.Join(lines, "\n"))
+	fx.opts.Batch, fx.opts.Yes, fx.opts.Parallel = "-", true, 1
+	_ = Run(t.Context(), fx.opts)
+	got := map[string]string{}
+	for _, r := range batchResults(t, fx.out.String()) {
+		got[r.Invoice] = r.Outcome
+		if r.Invoice == "REC-PAID" && (r.OrderNo == nil || *r.OrderNo != "VP9") {
+			t.Errorf("REC-PAID skipped without the reconciled order number: %v", r.OrderNo)
+		}
+	}
+	want := map[string]string{"OTHER-PAID": journal.Succeeded, "LEGACY-PAID": journal.Succeeded, "LEGACY-UNKNOWN": journal.Unknown,
+		"REC-PAID": "skipped", "REC-GONE": journal.Succeeded}
+	for inv, w := range want {
+		if got[inv] != w {
+			t.Errorf("%s: %s, want %s", inv, got[inv], w)
+		}
+	}
+	if fx.pays.Load() != 3 {
+		t.Errorf("%d payments sent, want 3", fx.pays.Load())
+	}
+}

@@ -1,0 +1,201 @@
+package journal
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net"
+	"net/url"
+	"strings"
+
+	"github.com/paycli/paycli/internal/redact"
+)
+
+// InvoiceState is what the journal says about one invoice within a Scope.
+type InvoiceState struct {
+	// Succeeded: some attempt succeeded (by its outcome line or by a
+	// reconciliation).
+	Succeeded bool
+	// Success is the attempt that succeeded, when one did: later attempts
+	// (a duplicate, answered 3) do not hide its order number
+	// (Success.OrderNo()).
+	Success Attempt
+	// Last is the latest attempt that counts: the scope's latest, or a
+	// later legacy attempt whose outcome is unknown (see ByInvoice).
+	Last Attempt
+}
+
+// ResumeDecision is what a resumed batch does with an invoice the journal
+// knows about.
+type ResumeDecision int
+
+const (
+	// ResumeSend: nothing in the journal stops the invoice from being sent.
+	ResumeSend ResumeDecision = iota
+	// ResumeSkip: the operation is known to have succeeded; never send again.
+	ResumeSkip
+	// ResumeUnknown: the last attempt's outcome is unknown; it must be
+	// reconciled before anything is sent.
+	ResumeUnknown
+)
+
+// Resume decides what a resumed batch does with the invoice: skip it when
+// an attempt succeeded (reconciled-paid included), report it unknown when
+// the last attempt's outcome is still unknown, else send it (declined,
+// duplicate, rejected, not sent, and reconciled-not-found: the gateway has
+// no transaction for it).
+//
+// The zero InvoiceState (an invoice the journal does not know) is sent.
+func (s InvoiceState) Resume() ResumeDecision {
+	switch {
+	case s.Last.Intent.Attempt == "" && !s.Succeeded:
+		return ResumeSend
+	case s.Succeeded:
+		return ResumeSkip
+	case s.Last.Class() == Unknown:
+		return ResumeUnknown
+	}
+	return ResumeSend
+}
+
+// Scope selects the attempts that speak for one operation on one gateway
+// account: the operation kind, the profile, and the gateway identity (see
+// Identity). An attempt from another scope is never a reason to skip.
+type Scope struct {
+	Kind    string
+	Profile string
+	Gateway string
+	// BaseURL is the scope's base URL; it matches legacy lines, written
+	// before lines carried Gateway (see ByInvoice).
+	BaseURL string
+}
+
+// NewScope is the scope of kind on the gateway account at baseURL with
+// appID, as profile sees it.
+func NewScope(kind, profile, baseURL, appID string) Scope {
+	return Scope{Kind: kind, Profile: profile, Gateway: Identity(baseURL, appID), BaseURL: baseURL}
+}
+
+// SandboxBaseURL stands for the emulator's address in a sandbox Scope:
+// the in-process emulator listens on a new port each run, so legacy
+// --sandbox lines (without a gateway identity) are matched by a loopback
+// base URL rather than by the exact one (see ByInvoice).
+const SandboxBaseURL = "sandbox:"
+
+// ScopeFor is the scope of kind for profile on the gateway account named
+// identity (the gateway identity every line carries: Identity of the base
+// URL and app_id, or of the sandbox's state folder in sandbox mode), at
+// baseURL.
+func ScopeFor(kind, profile, baseURL, identity string, sandbox bool) Scope {
+	if sandbox {
+		baseURL = SandboxBaseURL
+	}
+	return Scope{Kind: kind, Profile: profile, Gateway: identity, BaseURL: baseURL}
+}
+
+// Identity names a gateway account without holding its secrets: a short
+// hash of the base URL and the app_id. Journal lines carry it so that a
+// profile pointed at another gateway (or a profile that merely shares a
+// name, like a real profile called "sandbox") does not inherit the old
+// history. The base URL is compared in a canonical form: scheme and host
+// in lower case, no user name or password, no trailing slash.
+func Identity(baseURL, appID string) string {
+	sum := sha256.Sum256([]byte(canonicalURL(baseURL) + "\n" + appID))
+	return hex.EncodeToString(sum[:8])
+}
+
+// canonicalURL is how base URLs are compared: user info (which may be
+// masked where it was stored) and letter case of scheme and host do not
+// make another gateway, nor does a trailing slash.
+func canonicalURL(raw string) string {
+	// Userinfo first, the way it is masked where it is stored, so that a
+	// password url.Parse would refuse still names the same gateway.
+	raw = redact.URL(strings.TrimSpace(raw))
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return strings.TrimRight(raw, "/")
+	}
+	u.User = nil
+	u.Scheme = strings.ToLower(u.Scheme)
+	u.Host = strings.ToLower(u.Host)
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	u.Fragment = ""
+	return u.String()
+}
+
+// match reports whether e belongs to the scope (exact), or is a legacy
+// line (no Gateway) of the scope's kind and profile at the same base URL.
+func (s Scope) match(e Entry) (exact, legacy bool) {
+	if e.OpKind() != s.Kind || e.Profile != s.Profile {
+		return false, false
+	}
+	if e.Gateway == s.Gateway {
+		return true, false
+	}
+	return false, e.Gateway == "" && s.Gateway != "" && s.sameBaseURL(e.BaseURL)
+}
+
+// sameBaseURL: a legacy line's base URL is the scope's. Legacy --sandbox
+// lines hold the loopback address the emulator had then.
+func (s Scope) sameBaseURL(baseURL string) bool {
+	if s.BaseURL == SandboxBaseURL {
+		u, err := url.Parse(baseURL)
+		if err != nil {
+			return false
+		}
+		ip := net.ParseIP(u.Hostname())
+		return (ip != nil && ip.IsLoopback()) || u.Hostname() == "localhost"
+	}
+	return canonicalURL(baseURL) == canonicalURL(s.BaseURL)
+}
+
+// ByInvoice summarises the attempts of scope per invoice.
+//
+// Lines written before lines carried the gateway identity (legacy lines)
+// cannot prove which account they were made on. They are never a reason
+// to skip: a legacy success is ignored (a re-send is answered status_code 3
+// by the gateway that took it, charging nothing). But a legacy attempt of
+// the scope's kind and profile at the same base URL whose outcome is
+// unknown blocks a re-send as unknown until it is reconciled: safety
+// first, as the gateway may still be processing it.
+func ByInvoice(attempts []Attempt, scope Scope) map[string]InvoiceState {
+	out := map[string]InvoiceState{}
+	for _, a := range attempts {
+		exact, legacy := scope.match(a.Intent)
+		switch {
+		case exact:
+			s := out[a.Intent.Invoice]
+			if a.Class() == Succeeded {
+				s.Succeeded, s.Success = true, a
+			}
+			s.Last = a
+			out[a.Intent.Invoice] = s
+		case legacy && a.Class() == Unknown:
+			s := out[a.Intent.Invoice]
+			s.Last = a
+			out[a.Intent.Invoice] = s
+		}
+	}
+	return out
+}
+
+// InScope reports whether the attempt counts for scope as ByInvoice
+// counts it: made in the scope, or a legacy attempt of it whose outcome is
+// unknown.
+func (s Scope) InScope(a Attempt) bool {
+	exact, legacy := s.match(a.Intent)
+	return exact || (legacy && a.Class() == Unknown)
+}
+
+// ByKey groups the attempts that count for scope (InScope) by their
+// intent's Key, oldest first; attempts without a key are left out.
+func ByKey(attempts []Attempt, scope Scope) map[string][]Attempt {
+	out := map[string][]Attempt{}
+	for _, a := range attempts {
+		if a.Intent.Key == "" || !scope.InScope(a) {
+			continue
+		}
+		out[a.Intent.Key] = append(out[a.Intent.Key], a)
+	}
+	return out
+}

@@ -1,0 +1,25 @@
+// Package redact hides the secrets that can hide inside ordinary values
+// before they are shown or stored: the user name and password of a URL
+// ("https://user:pass@host/…"). Everything that prints, logs or journals a
+// URL the user configured passes it through here first.
+package redact
+
+import "regexp"
+
+// Masked replaces a URL's userinfo.
+const Masked = "xxxxx"
+
+// userinfo matches "scheme://userinfo@" anywhere in a text. The userinfo
+// stops at the first character that cannot be part of it ('/', '?', '#',
+// whitespace, quotes), so the '@' of a path or query is never taken for
+// one.
+var userinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://)[^/?#\s@"'<>]*@`)
+
+// URL returns s with the userinfo of every URL in it replaced by Masked:
+// "https://user:pass@gw.example/ccpayment" becomes
+// "https://xxxxx@gw.example/ccpayment". The user name goes too: gateways
+// that take basic auth in the URL treat it as half of a secret. s may be a
+// URL or a text that quotes URLs (an error message, a log line).
+func URL(s string) string {
+	return userinfo.ReplaceAllString(s, "${1}"+Masked+"@")
+}

@@ -1,0 +1,28 @@
+package render
+
+import "time"
+
+// TableTimeLayout is how tables, CSV and TSV show a moment: local time with
+// its offset, so that a reader in any zone (and a support engineer in
+// another one) reads the same instant.
+const TableTimeLayout = "2006-01-02 15:04:05 -07:00"
+
+// FormatTime is the one way paycli prints a moment: in JSON RFC 3339 with
+// the offset, elsewhere TableTimeLayout; both in the local zone (TZ). The
+// zero time prints as "".
+func FormatTime(t time.Time, f Format) string {
+	return FormatTimeIn(t, f, time.Local)
+}
+
+// FormatTimeIn is FormatTime in the zone loc (tests and callers that must
+// not depend on the machine's zone).
+func FormatTimeIn(t time.Time, f Format, loc *time.Location) string {
+	if t.IsZero() {
+		return ""
+	}
+	t = t.In(loc)
+	if f == JSON {
+		return t.Format(time.RFC3339)
+	}
+	return t.Format(TableTimeLayout)
+}
