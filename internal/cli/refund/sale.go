@@ -146,6 +146,9 @@ func saleDate(r *gateway.CheckStatusResult) string {
 	for _, k := range []string{"created_at", "transaction_date", "date"} {
 		var s string
 		if raw, ok := r.Extra[k]; ok && json.Unmarshal(raw, &s) == nil && s != "" {
+			if t, ok := gateway.ParseTime(s); ok {
+				return render.FormatTime(t, render.Table)
+			}
 			return render.Escape(s)
 		}
 	}
