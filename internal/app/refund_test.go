@@ -259,3 +259,62 @@ func TestRefundRace(t *testing.T) {
 	}
 	t.Logf("%d of 20 refunds succeeded, %s refunded", ok, total)
 }
+
+// TestRefundReconcile: an unknown refund is settled by check status's
+// refund_info: `paycli journal reconcile` records a refund the gateway
+// lists as succeeded, `paycli status` one it does not list as not_found;
+// either way the invoice can be refunded again, and --retry refuses a
+// settled refund.
+func TestRefundReconcile(t *testing.T) {
+	rs := newRefundSandbox(t, "reset=after", "status=500,body=html")
+	rs.pay(t, "RC-1", "150.00")
+	rs.pay(t, "RC-2", "150.00")
+	if code, _, stderr := rs.run(t, "refund", "--invoice", "RC-1", "--amount", "40.00", "--yes"); code != ExitOutcomeUnknown {
+		t.Fatalf("RC-1: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr := rs.run(t, "refund", "--invoice", "RC-2", "--amount", "40.00", "--yes"); code != ExitOutcomeUnknown {
+		t.Fatalf("RC-2: exit %d\n%s", code, stderr)
+	}
+	attempts := rs.journal(t)
+	ref1, ref2 := attempts[2].Intent.Ref, attempts[3].Intent.Ref
+
+	code, stdout, stderr := rs.run(t, "journal", "reconcile", "-o", "json")
+	if code != ExitOK || !strings.Contains(stdout, `"invoice": "RC-1"`) || !strings.Contains(stdout, "refund "+ref1+": succeeded") ||
+		!strings.Contains(stdout, "refund "+ref2+": not_found") {
+		t.Fatalf("journal reconcile: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, a := range rs.journal(t)[2:] {
+		if want := map[string]string{ref1: journal.Succeeded, ref2: journal.NotFound}[a.Intent.Ref]; a.Class() != want {
+			t.Errorf("refund %s is %s in the journal, want %s", a.Intent.Ref, a.Class(), want)
+		}
+	}
+	if code, _, stderr = rs.run(t, "refund", "--retry", ref1, "--yes"); code != ExitUsage || !strings.Contains(stderr, "is known (succeeded)") {
+		t.Errorf("--retry of a settled refund: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr = rs.run(t, "refund", "--invoice", "RC-2", "--amount", "40.00", "--yes"); code != ExitOK {
+		t.Errorf("a new refund of RC-2: exit %d\n%s", code, stderr)
+	}
+	if total, refunds := rs.status(t, "RC-1"); !total.Equal(decimal.RequireFromString("40")) || len(refunds) != 1 {
+		t.Errorf("RC-1 shows %s refunded in %d refunds", total, len(refunds))
+	}
+}
+
+// TestRefundStatusSettles: `paycli status` settles an unknown refund of
+// the invoice it checks.
+func TestRefundStatusSettles(t *testing.T) {
+	rs := newRefundSandbox(t, "truncate=5")
+	rs.pay(t, "RS-1", "150.00")
+	if code, _, stderr := rs.run(t, "refund", "--invoice", "RS-1", "--full", "--yes"); code != ExitOutcomeUnknown {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	_, _, stderr := rs.run(t, "status", "--invoice", "RS-1")
+	if !strings.Contains(stderr, "Recorded in the journal: refund RF") || !strings.Contains(stderr, " of invoice RS-1 succeeded") {
+		t.Errorf("status did not record the refund:\n%s", stderr)
+	}
+	if a := rs.journal(t)[1]; a.Class() != journal.Succeeded || !a.ReconciledClass() {
+		t.Errorf("the refund is %s in the journal", a.Class())
+	}
+	if code, _, stderr := rs.run(t, "refund", "--invoice", "RS-1", "--amount", "1", "--yes"); code != ExitRejected {
+		t.Errorf("a refund of the fully refunded sale: exit %d\n%s", code, stderr)
+	}
+}
