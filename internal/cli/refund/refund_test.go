@@ -278,4 +278,3 @@ func FuzzParseLine(f *testing.F) {
 		}
 	})
 }
-
