@@ -318,3 +318,21 @@ func TestRefundStatusSettles(t *testing.T) {
 		t.Errorf("a refund of the fully refunded sale: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestRefundTokenRefused: an HTTP 401 to the refund is refused credentials
+// (exit 3): nothing was processed, the refund is not repeated, and it can
+// simply be run again.
+func TestRefundTokenRefused(t *testing.T) {
+	rs := newRefundSandbox(t, "status=401")
+	rs.pay(t, "RT-1", "150.00")
+	code, _, stderr := rs.run(t, "refund", "--invoice", "RT-1", "--amount", "10.00", "--yes")
+	if code != ExitAuth || rs.refunds.Load() != 1 {
+		t.Fatalf("exit %d, %d refund requests; want 3 and 1\n%s", code, rs.refunds.Load(), stderr)
+	}
+	if code, _, stderr = rs.run(t, "refund", "--invoice", "RT-1", "--amount", "10.00", "--yes"); code != ExitOK {
+		t.Errorf("run again: exit %d\n%s", code, stderr)
+	}
+	if total, _ := rs.status(t, "RT-1"); !total.Equal(decimal.RequireFromString("10")) {
+		t.Errorf("refunded %s, want 10.00", total)
+	}
+}
