@@ -25,11 +25,8 @@ import (
 type refundSandbox struct {
 	baseURL string
 	home    string
-	// refunds counts the refund requests that reached the sandbox, and
-	// refs holds their refund_transaction_ids.
+	// refunds counts the refund requests that reached the sandbox.
 	refunds atomic.Int32
-	mu      sync.Mutex
-	refs    []string
 }
 
 func newRefundSandbox(t *testing.T, faults ...string) *refundSandbox {
