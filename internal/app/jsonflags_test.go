@@ -19,6 +19,7 @@ func TestDataCommandsTakeJQ(t *testing.T) {
 		"paycli hash validate",
 		"paycli journal",
 		"paycli journal reconcile",
+		"paycli refund",
 		"paycli sandbox bench",
 		"paycli sandbox credentials",
 		"paycli sandbox soak",

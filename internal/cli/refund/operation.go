@@ -528,7 +528,7 @@ func (op operation) Classify(r *refund, ans *gateway.RefundResult, err error) mo
 	}
 	switch {
 	case o.Class == journal.Unknown:
-		o.Hint = "It was not retried. Re-send the same refund (it is made at most once): " + retryCommand(ref, op.flags)
+		o.Hint = "Re-send the same refund (the gateway makes it at most once): " + retryCommand(ref, op.flags)
 	case errors.Is(err, gateway.ErrRefundIDUsed):
 		o.Class = journal.Duplicate
 		o.Say = fmt.Sprintf("this refund was already made: the gateway has refund_transaction_id %s (status_code 104); nothing more was refunded", ref)
