@@ -29,20 +29,30 @@ fi
 "$gobin/staticcheck" -version
 
 # php-cli runs the gateway's reference PHP code for the hash_key cross-check
-# (internal/hashkey/reference_test.go); without it that test skips. CI runs
-# as root; elsewhere nothing is installed and the cross-check is skipped.
-if ! command -v php >/dev/null 2>&1; then
+# (internal/hashkey/reference_test.go) and the sandbox's PHP interop client
+# (internal/sandbox TestPHPInterop); php-curl lets the gateway's official PHP
+# SDK run against `paycli sandbox serve` (docs/sandbox.md). Debian's chromium
+# drives the sandbox's web pages in internal/sandbox TestBrowserPages. CI runs
+# as root; elsewhere nothing is installed and those tests skip.
+apt_packages=()
+command -v php >/dev/null 2>&1 || apt_packages+=(php-cli)
+{ command -v php >/dev/null 2>&1 && php -m 2>/dev/null | grep -qx curl; } || apt_packages+=(php-curl)
+[ -x /usr/bin/chromium ] || apt_packages+=(chromium)
+if [ ${#apt_packages[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-    echo "installing php-cli for the hash_key cross-check"
-    if ! { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq php-cli >/dev/null; }; then
-      echo "could not install php-cli: the PHP cross-check of hash_key will be skipped"
+    echo "installing ${apt_packages[*]} for the PHP cross-checks and the browser test"
+    if ! { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${apt_packages[@]}" >/dev/null; }; then
+      echo "could not install ${apt_packages[*]}: the PHP cross-checks or the browser test will be skipped"
     fi
   else
-    echo "php is not installed and apt-get is not usable here: the PHP cross-check of hash_key will be skipped"
+    echo "${apt_packages[*]} missing and apt-get is not usable here: the PHP cross-checks or the browser test will be skipped"
   fi
 fi
 if command -v php >/dev/null 2>&1; then
   php --version | head -n 1
+fi
+if [ -x /usr/bin/chromium ]; then
+  /usr/bin/chromium --version 2>/dev/null || true
 fi
 
 if [ -n "$release_tools" ] && [ "$release_tools" != 0 ]; then

@@ -12,6 +12,7 @@ import (
 // A new command that prints data belongs in this list.
 func TestDataCommandsTakeJQ(t *testing.T) {
 	want := []string{
+		"paycli api",
 		"paycli commissions",
 		"paycli config list",
 		"paycli config profiles",
@@ -27,6 +28,8 @@ func TestDataCommandsTakeJQ(t *testing.T) {
 		"paycli token",
 		"paycli version",
 		"paycli walletpay",
+		"paycli webhook listen",
+		"paycli webhook verify",
 	}
 	var got []string
 	var walk func(*cobra.Command)

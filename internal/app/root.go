@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/paycli/paycli/internal/buildinfo"
+	"github.com/paycli/paycli/internal/cli/apicmd"
 	"github.com/paycli/paycli/internal/cli/commissionscmd"
 	"github.com/paycli/paycli/internal/cli/completion"
 	"github.com/paycli/paycli/internal/cli/configcmd"
@@ -96,7 +97,11 @@ func NewRootCmd(f *cmdutil.Factory) (*cobra.Command, *bool) {
 		Short: "Commissions, wallet payments and hash keys for a ccpayment card gateway",
 		Long: `paycli is a command-line tool for the merchants of a ccpayment card gateway
 and the people who support them: commission tables, safe wallet payments,
-bearer tokens, hash_key values, and a local emulator of the gateway.`,
+bearer tokens, hash_key values, and a local emulator of the gateway.
+
+Try it with no account: add --sandbox to any gateway command, as in
+'paycli commissions --currency TRY --sandbox'. Set up your own gateway's
+credentials with 'paycli config init'.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
@@ -172,6 +177,7 @@ bearer tokens, hash_key values, and a local emulator of the gateway.`,
 		statusCmd,
 		journalcmd.NewCmdJournal(f, f.JournalPath, nil),
 		webhookcmd.NewCmdWebhook(f),
+		apicmd.NewCmdAPI(f, nil),
 		newExitCodesTopic(),
 		newEnvironmentTopic(),
 	)

@@ -185,6 +185,14 @@ func TestSecretsNeverLeak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// apiPay is a 2D card payment through `paycli api`.
+	apiPay := func(invoice string, extra ...string) []string {
+		return append([]string{"api", "POST", "/api/paySmart2D", "--merchant-key", "--hash", "payment",
+			"-f", "invoice_id=" + invoice, "-f", "total=10.00", "-F", "installments_number=1", "-f", "currency_code=TRY",
+			"-f", "cc_holder_name=Ada Lovelace", "-f", "cc_no=" + pan, "-f", "expiry_month=12", "-f", "expiry_year=2030",
+			"-f", "cvv=000", "-f", "name=Ada", "-f", "surname=Lovelace", "-f", "bill_email=" + leakEmail,
+			"-f", `items=[{"name":"Book","price":"10.00","quantity":1}]`}, extra...)
+	}
 	tokenFile := filepath.Join(home, "wallet-token.txt")
 	if err := os.WriteFile(tokenFile, []byte(paid+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -290,6 +298,17 @@ func TestSecretsNeverLeak(t *testing.T) {
 		{args: []string{"status", "--invoice", "LEAK-4", "-o", "json", "--debug"}},
 		{args: []string{"status", "--invoice", "LEAK-NONE", "--debug"}, wantExit: ExitRejected},
 		{args: []string{"status", "--invoice", "LEAK-1", "--debug"}, fault: [2]string{"checkstatus", "reset=before"}, wantExit: ExitUnavailable},
+		// paycli api: reads and a path that moves money, with secrets and a
+		// card number in the body
+		{args: []string{"api", "POST", "/api/commissions", "-f", "currency_code=TRY", "--debug", "--include"}},
+		{args: []string{"api", "POST", "/api/checkstatus", "--merchant-key", "--hash", "checkstatus", "-f", "invoice_id=LEAK-1",
+			"-f", "app_secret=" + leakCreds.AppSecret, "-f", "cc_no=" + pan, "--debug", "--include"}},
+		{args: []string{"api", "POST", "/api/checkstatus", "--merchant-key", "-f", "invoice_id=LEAK-1", "--dry-run"}},
+		{args: apiPay("LEAK-API-1", "--dry-run", "--debug")},
+		{args: apiPay("LEAK-API-1", "--dry-run", "-o", "json")},
+		{args: apiPay("LEAK-API-1", "--yes", "--debug")},
+		{args: apiPay("LEAK-API-1", "--yes", "--debug"), wantExit: ExitDuplicate},
+		{args: apiPay("LEAK-API-2", "--yes", "--debug"), fault: [2]string{"paySmart2D", "status=500,body=html"}, wantExit: ExitOutcomeUnknown},
 		{args: []string{"journal"}},
 		{args: []string{"journal", "-o", "json"}},
 		{args: []string{"journal", "-o", "csv", "--invoice", "LEAK-1"}},

@@ -42,9 +42,12 @@ func NewGatewayClient(cfg *config.Config, opts GatewayOptions) (*gateway.Client,
 		for i, m := range missing {
 			envs[i] = config.EnvPrefix + "_" + strings.ToUpper(m)
 		}
-		return nil, UsageHint(
-			fmt.Errorf("profile %q has no %s", cfg.Profile, strings.Join(missing, ", ")),
-			fmt.Sprintf("Run 'paycli config init' to set up the profile, or set %s.", strings.Join(envs, ", ")))
+		hint := fmt.Sprintf("Run 'paycli config init' to set up the profile, or set %s.", strings.Join(envs, ", "))
+		if len(missing) == 3 {
+			// Nothing set up yet: most likely someone trying paycli out.
+			hint += " To try paycli without an account, add --sandbox."
+		}
+		return nil, UsageHint(fmt.Errorf("profile %q has no %s", cfg.Profile, strings.Join(missing, ", ")), hint)
 	}
 	hc, err := gateway.NewHTTPClient(gateway.TransportOptions{CACertFile: cfg.CACert, Timeout: cfg.Timeout})
 	if err != nil {

@@ -19,8 +19,8 @@ func TestNewGatewayClientRefusesBadConfiguration(t *testing.T) {
 	}{
 		{"nothing set", func(c *config.Config) { c.BaseURL, c.AppID, c.AppSecret = "", "", "" },
 			`profile "live" has no base_url, app_id, app_secret`,
-			"Run 'paycli config init' to set up the profile, or set PAYCLI_BASE_URL, PAYCLI_APP_ID, PAYCLI_APP_SECRET."},
-		{"no secret", func(c *config.Config) { c.AppSecret = "" }, `profile "live" has no app_secret`, "PAYCLI_APP_SECRET"},
+			"Run 'paycli config init' to set up the profile, or set PAYCLI_BASE_URL, PAYCLI_APP_ID, PAYCLI_APP_SECRET. To try paycli without an account, add --sandbox."},
+		{"no secret", func(c *config.Config) { c.AppSecret = "" }, `profile "live" has no app_secret`, "PAYCLI_APP_SECRET."},
 		{"plain http", func(c *config.Config) { c.BaseURL = "http://gw.example/ccpayment" },
 			"uses plain http to a host that is not loopback", `Set base_url of profile "live" to the gateway's https address`},
 		{"bad ca_cert", func(c *config.Config) { c.CACert = filepath.Join(t.TempDir(), "none.pem") },

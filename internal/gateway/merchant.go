@@ -170,6 +170,39 @@ type Response struct {
 	// (MaxErrorBytes for a status outside 2xx). It may hold anything,
 	// including control characters: escape it before showing it.
 	Body []byte
+
+	// ep is the call that got the answer, for Err.
+	ep endpoint
+}
+
+// Err is what the answer means, read as the client reads the answers of
+// its own calls (the same sentinels, the same exit codes in paycli): nil
+// for a success (HTTP 2xx and status_code 100, or a status_code the call
+// also answers for a known success, as refund's 101), else an *APIError —
+// for a call that moves money, a 5xx or a 2xx body without a readable
+// status_code matches ErrOutcomeUnknown. It never quotes the body.
+func (r *Response) Err() error {
+	ep := r.ep
+	for _, known := range knownEndpoints {
+		if normalPath(known.path) == normalPath(ep.path) {
+			ep.alsoSuccess = known.alsoSuccess
+		}
+	}
+	// checkResponse reads nothing of the client: an answer of Do is checked
+	// without one.
+	var c *Client
+	var raw rawBody
+	_, err := c.checkResponse(ep, &http.Response{StatusCode: r.StatusCode, Header: r.Header}, r.Body, &raw)
+	return err
+}
+
+// CheckRequest reports why Do would refuse r before sending anything (an
+// absolute URL, another host, a ".." segment, an unknown method), and
+// otherwise returns the name its errors will carry: the cleaned path,
+// "/api/refund".
+func CheckRequest(r Request) (name string, err error) {
+	ep, err := rawEndpoint(r)
+	return ep.name, err
 }
 
 // Do sends an authenticated request to any path under the base URL and
@@ -189,6 +222,7 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	if _, err := c.send(ctx, ep, r.Body, &out); err != nil {
 		return nil, err
 	}
+	out.ep = ep
 	if ep.movesMoney() && out.StatusCode >= 500 {
 		return &out, &APIError{Endpoint: ep.name, HTTPStatus: out.StatusCode}
 	}

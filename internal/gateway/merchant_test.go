@@ -528,6 +528,9 @@ func TestDo(t *testing.T) {
 	if err != nil || res.StatusCode != 422 {
 		t.Fatalf("saveCard: %+v, %v", res, err)
 	}
+	if err := res.Err(); err == nil || !strings.HasPrefix(err.Error(), "/api/saveCard: status_code 1") {
+		t.Errorf("saveCard's answer read as %v", err)
+	}
 	if r := g.last("saveCard"); r.Method != "POST" || r.Raw != "customer_number=7" || r.Header.Get("Content-Type") != "application/x-www-form-urlencoded" {
 		t.Errorf("saveCard sent as %+v", r)
 	}
@@ -625,5 +628,63 @@ func TestNewCallsRedacted(t *testing.T) {
 	}
 	if _, err := c.DryRunRefund(RefundRequest{}); !errors.Is(err, ErrInvalidRequest) {
 		t.Errorf("dry run of an empty refund: %v", err)
+	}
+}
+
+// TestResponseErr: an answer of Do means what the same answer to the
+// client's own calls means: the same sentinels, refund's 101 a success,
+// a 5xx or a body without status_code to a call that moves money unknown.
+func TestResponseErr(t *testing.T) {
+	cases := []struct {
+		path   string
+		status int
+		body   string
+		want   error // nil: success; errAny: a plain rejection
+	}{
+		{"/api/commissions", 200, `{"status_code":100,"data":{}}`, nil},
+		{"/api/checkstatus", 200, `{"status_code":31,"status_description":"no such transaction"}`, ErrNotFound},
+		{"/api/commissions", 200, `{"status_code":30,"status_description":"Invalid credentials"}`, ErrUnauthorized},
+		{"/api/paySmart2D", 200, `{"status_code":41,"status_description":"declined"}`, ErrDeclined},
+		{"/api/paySmart2D", 200, `{"status_code":3}`, ErrDuplicateInvoice},
+		{"/api/paySmart2D", 200, `{"status_code":69}`, ErrPending},
+		{"/api/refund", 200, `{"status_code":104}`, ErrRefundIDUsed},
+		{"/API/Refund/", 200, `{"status_code":101,"status_description":"queued"}`, nil},
+		{"/api/getpos", 200, `{"status_code":101}`, errAny},
+		{"/api/paySmart2D", 502, `<html>`, ErrOutcomeUnknown},
+		{"/api/paySmart2D", 200, `{"data":{}}`, ErrOutcomeUnknown},
+		{"/api/getpos", 503, `{}`, ErrUnavailable},
+		{"/api/getpos", 200, `{"status_code":1,"status_description":"bad"}`, errAny},
+	}
+	for _, tc := range cases {
+		name, err := CheckRequest(Request{Path: tc.path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := &Response{StatusCode: tc.status, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(tc.body), ep: endpoint{name: name, path: name}}
+		got := res.Err()
+		switch {
+		case tc.want == nil && got != nil, tc.want != nil && got == nil:
+			t.Errorf("%s %d %s: err = %v, want %v", tc.path, tc.status, tc.body, got, tc.want)
+		case tc.want == errAny:
+			var apiErr *APIError
+			if !errors.As(got, &apiErr) || apiErr.Kind() != nil {
+				t.Errorf("%s %s: err = %v, want a plain rejection", tc.path, tc.body, got)
+			}
+		case tc.want != nil && !errors.Is(got, tc.want):
+			t.Errorf("%s %d %s: err = %v, want %v", tc.path, tc.status, tc.body, got, tc.want)
+		}
+	}
+}
+
+var errAny = errors.New("any rejection")
+
+func TestCheckRequest(t *testing.T) {
+	if name, err := CheckRequest(Request{Method: "post", Path: "api//refund/?x=1"}); err != nil || name != "/api/refund" {
+		t.Errorf("name = %q, %v", name, err)
+	}
+	for _, p := range []string{"https://evil.example/api/refund", "//evil.example/api", "/api/../x"} {
+		if _, err := CheckRequest(Request{Path: p}); !errors.Is(err, ErrInvalidRequest) {
+			t.Errorf("%q: %v", p, err)
+		}
 	}
 }

@@ -33,6 +33,7 @@ var Layouts = []Layout{
 	{Name: "savecard", Fields: []string{"merchant_key", "customer_number", "card_holder_name", "card_number", "expiry_month", "expiry_year"}, Help: "save a card"},
 	{Name: "editcard", Fields: []string{"merchant_key", "customer_number", "card_token"}, Help: "edit a saved card"},
 	{Name: "deletecard", Fields: []string{"merchant_key", "customer_number", "card_token"}, Help: "delete a saved card"},
+	{Name: "link", Fields: []string{"total", "currency_code", "merchant_key", "invoice_id"}, Amounts: []string{"total"}, Help: "payment link (the invoice of /purchase/link)"},
 }
 
 // LookupLayout finds a layout by name.

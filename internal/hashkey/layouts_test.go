@@ -25,6 +25,7 @@ func TestLayoutsTable(t *testing.T) {
 		"savecard":       {"merchant_key", "customer_number", "card_holder_name", "card_number", "expiry_month", "expiry_year"},
 		"editcard":       {"merchant_key", "customer_number", "card_token"},
 		"deletecard":     {"merchant_key", "customer_number", "card_token"},
+		"link":           {"total", "currency_code", "merchant_key", "invoice_id"},
 	}
 	got := map[string][]string{}
 	for _, l := range hashkey.Layouts {

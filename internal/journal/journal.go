@@ -93,6 +93,8 @@ const (
 	// answered 101 (queued for the gateway team's approval) is Succeeded
 	// with status_code 101 (docs/refund.md).
 	KindRefund = "refund"
+	// KindAPI: `paycli api` on a path that moves money (gateway.MovesMoney).
+	KindAPI = "api"
 )
 
 // Entry is one line of the journal. An outcome line repeats the intent's

@@ -95,6 +95,16 @@ type Keyed[In any] interface {
 	Resume(env *Env, attempts []journal.Attempt) (d journal.ResumeDecision, orderNo, hint string)
 }
 
+// AnswerPrinter is an Operation that prints the gateway's answer itself,
+// as it came, instead of Result's fields (`paycli api`). RunSingle calls
+// it once the outcome is journaled, for every outcome, so that a declined
+// or rejected answer is seen whole too; Result then only gives the verdict.
+// PrintAnswer is given the zero Ans when no answer arrived. Its errors are
+// warnings: the outcome is already decided.
+type AnswerPrinter[Ans any] interface {
+	PrintAnswer(ctx context.Context, ans Ans) error
+}
+
 // Description is what an input will do, in words and journal fields.
 type Description struct {
 	// Title heads the stderr summary: "Wallet payment".

@@ -272,3 +272,36 @@ func TestOperationWords(t *testing.T) {
 		t.Errorf("journal %+v", attempts)
 	}
 }
+
+// printingOp prints the answer itself (an AnswerPrinter), as `paycli api` does.
+type printingOp struct {
+	fakeOp
+	printed []string
+}
+
+func (o *printingOp) PrintAnswer(_ context.Context, ans string) error {
+	o.printed = append(o.printed, ans)
+	return nil
+}
+
+// TestAnswerPrinterPrintsEveryOutcome: an operation that prints its answer
+// gets it after the outcome is journaled, for a success (instead of the
+// fields) and for a failure (with the failure's exit code unchanged).
+func TestAnswerPrinterPrintsEveryOutcome(t *testing.T) {
+	opts, _, out, _, jpath := testOptions(t)
+	op := &printingOp{}
+	if err := RunSingle(context.Background(), opts, op, "INV-1"); err != nil {
+		t.Fatal(err)
+	}
+	if out.Len() != 0 || !slices.Equal(op.printed, []string{"ORD-INV-1"}) {
+		t.Errorf("success: stdout %q, printed %v", out, op.printed)
+	}
+	err := RunSingle(context.Background(), opts, op, "done")
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindDuplicate || !slices.Equal(op.printed, []string{"ORD-INV-1", "ORD-done"}) {
+		t.Errorf("duplicate: err %v, printed %v", err, op.printed)
+	}
+	attempts, _, _ := journal.Read(jpath)
+	if len(attempts) != 2 || attempts[1].Class() != journal.Duplicate {
+		t.Errorf("journal: %+v", attempts)
+	}
+}

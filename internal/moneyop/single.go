@@ -137,14 +137,27 @@ func RunSingle[In, Req, Ans any](ctx context.Context, opts *Options, op Operatio
 	if res.journalErr != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: the outcome (%s) could not be written to the journal: %v\n", res.Class, res.journalErr)
 	}
+	printer, printsAnswer := any(op).(AnswerPrinter[Ans])
 	if res.Class != journal.Succeeded {
-		return explainFailure(env, op.Invoice(in), res.Outcome)
+		failure := explainFailure(env, op.Invoice(in), res.Outcome)
+		if printsAnswer {
+			if err := printer.PrintAnswer(ctx, res.ans); err != nil {
+				fmt.Fprintf(opts.IO.ErrOut, "warning: the gateway's answer could not be written to stdout: %v\n", err)
+			}
+		}
+		return failure
 	}
 	fields, verdict := op.Result(in, res.ans)
 	if opts.IO.IsStderrTTY() && verdict != "" {
 		fmt.Fprintln(opts.IO.ErrOut, verdict)
 	}
-	if err := opts.JSON.WriteFields(ctx, opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, resultFields(fields, format)); err != nil {
+	write := func() error {
+		return opts.JSON.WriteFields(ctx, opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, resultFields(fields, format))
+	}
+	if printsAnswer {
+		write = func() error { return printer.PrintAnswer(ctx, res.ans) }
+	}
+	if err := write(); err != nil {
 		// The operation is done and journaled: a closed or full stdout, or
 		// a --jq filter that fails on the result, does not change its exit
 		// code, only where the result can be read.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/shopspring/decimal"
@@ -74,45 +75,35 @@ type cardPayment struct {
 }
 
 // readCardPayment checks a card payment request, answering its refusal
-// when ok is false. Checks run in this order: fields, invoice id, card
-// number, expiry and cvv, transaction type (1), merchant_key (14),
-// currency (1, 12), installments and total (1), hash_key with the payment
-// layout total|installments_number|currency_code|merchant_key|invoice_id
-// (90, 68), items (12), the card's program and installment count (1). The
-// card number appears in no answer: a refusal names the field only.
-func (g *Gateway) readCardPayment(w http.ResponseWriter, f fields, now time.Time) (p cardPayment, ok bool) {
-	if !f.requireFields(w, "merchant_key", "hash_key", "invoice_id", "total", "currency_code", "installments_number",
-		"cc_holder_name", "cc_no", "expiry_month", "expiry_year", "cvv", "name", "surname") {
+// when ok is false. saved is the saved card a payment by card token uses
+// (nil: the request carries the card's fields). Checks run in this order:
+// fields, invoice id, card number, expiry and cvv, transaction type (1),
+// merchant_key (14), currency (1, 12), installments and total (1), hash_key
+// with the payment layout
+// total|installments_number|currency_code|merchant_key|invoice_id (90,
+// 68), items (12), the card's program and installment count (1). The card
+// number appears in no answer: a refusal names the field only.
+func (g *Gateway) readCardPayment(w http.ResponseWriter, f fields, now time.Time, saved *SavedCard) (p cardPayment, ok bool) {
+	required := []string{"merchant_key", "hash_key", "invoice_id", "total", "currency_code", "installments_number"}
+	if saved == nil {
+		required = append(required, "cc_holder_name", "cc_no", "expiry_month", "expiry_year", "cvv")
+	}
+	if !f.requireFields(w, append(required, "name", "surname")...) {
 		return p, false
 	}
 	p.invoiceID = f.get("invoice_id")
 	if !checkInvoiceID(w, p.invoiceID) {
 		return p, false
 	}
-	number := strings.ReplaceAll(f.get("cc_no"), " ", "")
-	if ValidateCardNumber(number) != nil {
-		writeStatus(w, 1, "The cc no is not a valid card number.")
-		return p, false
-	}
-	p.card = testCard(number)
-	p.bin, p.last4 = number[:6], number[len(number)-4:]
-	p.holder = f.get("cc_holder_name")
-	month, err1 := strconv.Atoi(f.get("expiry_month"))
-	year, err2 := strconv.Atoi(f.get("expiry_year"))
-	if year < 100 {
-		year += 2000
-	}
-	if err1 != nil || err2 != nil || month < 1 || month > 12 || year > 2100 {
-		writeStatus(w, 1, "The expiry month and year must be a valid date.")
-		return p, false
-	}
-	if y, m, _ := now.In(GatewayZone()).Date(); year < y || year == y && month < int(m) {
-		writeStatus(w, 1, "The card has expired.")
-		return p, false
-	}
-	if cvv := f.get("cvv"); len(cvv) < 3 || len(cvv) > 4 || strings.Trim(cvv, "0123456789") != "" {
-		writeStatus(w, 1, "The cvv must be 3 or 4 digits.")
-		return p, false
+	if saved != nil {
+		p.card, p.bin, p.last4, p.holder = saved.testCard(), saved.BIN, saved.Last4, saved.Holder
+	} else {
+		c, msg := readCard(f, now)
+		if msg != "" {
+			writeStatus(w, 1, msg)
+			return p, false
+		}
+		p.card, p.bin, p.last4, p.holder = c.card, c.bin, c.last4, c.holder
 	}
 	p.txType = f.get("transaction_type")
 	switch p.txType {
@@ -135,8 +126,9 @@ func (g *Gateway) readCardPayment(w http.ResponseWriter, f fields, now time.Time
 		writeStatus(w, 12, fmt.Sprintf("Invalid currency: %s is not accepted", p.currency))
 		return p, false
 	}
-	p.installment, err1 = strconv.Atoi(f.get("installments_number"))
-	if err1 != nil || p.installment < 1 || p.installment > 99 {
+	var err error
+	p.installment, err = strconv.Atoi(f.get("installments_number"))
+	if err != nil || p.installment < 1 || p.installment > 99 {
 		writeStatus(w, 1, "The installments number must be a whole number from 1.")
 		return p, false
 	}
@@ -163,6 +155,56 @@ func (g *Gateway) readCardPayment(w http.ResponseWriter, f fields, now time.Time
 	}
 	p.webHookKey = f.get("sale_web_hook_key")
 	return p, true
+}
+
+// newCard is a card number, holder, expiry and cvv read from a request:
+// only the first six and last four digits are kept.
+type newCard struct {
+	card        TestCard
+	bin, last4  string
+	holder      string
+	month, year int
+}
+
+// readCard checks the card fields cc_holder_name, cc_no, expiry_month,
+// expiry_year and cvv, returning what is wrong (the field, never its
+// value) as msg.
+func readCard(f fields, now time.Time) (c newCard, msg string) {
+	number := strings.ReplaceAll(f.get("cc_no"), " ", "")
+	if ValidateCardNumber(number) != nil {
+		return c, "The cc no is not a valid card number."
+	}
+	c.card = testCard(number)
+	c.bin, c.last4 = number[:6], number[len(number)-4:]
+	c.holder = f.get("cc_holder_name")
+	if utf8.RuneCountInString(c.holder) > 100 {
+		return c, "The cc holder name may not be longer than 100 characters."
+	}
+	if c.month, c.year, msg = readExpiry(f.get("expiry_month"), f.get("expiry_year"), now); msg != "" {
+		return c, msg
+	}
+	if cvv := f.get("cvv"); len(cvv) < 3 || len(cvv) > 4 || strings.Trim(cvv, "0123456789") != "" {
+		return c, "The cvv must be 3 or 4 digits."
+	}
+	return c, ""
+}
+
+// readExpiry reads an expiry month and year (two or four digits), which
+// must not have passed at now in the gateway's time zone; msg says what is
+// wrong.
+func readExpiry(monthText, yearText string, now time.Time) (month, year int, msg string) {
+	month, err1 := strconv.Atoi(monthText)
+	year, err2 := strconv.Atoi(yearText)
+	if year < 100 {
+		year += 2000
+	}
+	if err1 != nil || err2 != nil || month < 1 || month > 12 || year > 2100 {
+		return 0, 0, "The expiry month and year must be a valid date."
+	}
+	if y, m, _ := now.In(GatewayZone()).Date(); year < y || year == y && month < int(m) {
+		return 0, 0, "The card has expired."
+	}
+	return month, year, ""
 }
 
 // itemsMatch reports whether items (a JSON array, or a JSON string holding
@@ -346,7 +388,7 @@ func (g *Gateway) paySmart2D(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := g.opts.Now()
-	p, ok := g.readCardPayment(w, f, now)
+	p, ok := g.readCardPayment(w, f, now, nil)
 	if !ok {
 		return
 	}

@@ -179,6 +179,7 @@ type checkStatusBody struct {
 	PreAuth                 *preAuthInfo `json:"pre_auth,omitempty"`
 	ThreeDStatus            string       `json:"three_d_status,omitempty"`
 	PaymentCompletedBy      string       `json:"payment_completed_by,omitempty"`
+	LinkStatus              string       `json:"link_status,omitempty"`
 	RefundInfo              []refundInfo `json:"refund_info,omitzero"`
 }
 
@@ -201,8 +202,9 @@ type refundInfo struct {
 // statusOf reports a sale. A lookup that found the sale answers 100 with
 // the sale's own outcome in transaction_status: "Completed", "Failed",
 // "Refunded" or "Partially Refunded" after refunds, "Pre-Authorized" for a
-// pre-authorization still open, "Cancelled"; a sale still pending, in
-// flight or waiting for its 3D step answers 69 ("Pending").
+// pre-authorization still open, "Cancelled", "Awaiting Payment" for a
+// payment link nobody has paid yet; a sale still pending, in flight or
+// waiting for its 3D step answers 69 ("Pending").
 func statusOf(sale Sale) checkStatusBody {
 	minor := minorUnit(sale.Currency)
 	b := checkStatusBody{
@@ -237,6 +239,8 @@ func statusOf(sale Sale) checkStatusBody {
 	if sale.ThreeD != nil {
 		b.PaymentCompletedBy = sale.ThreeD.CompletedBy
 		switch sale.State {
+		case StateAwaitingPayment:
+			b.ThreeDStatus = ""
 		case StateAwaiting3D:
 			b.ThreeDStatus = "awaiting_challenge"
 		case StateAwaitingCompletion:
@@ -245,7 +249,17 @@ func statusOf(sale Sale) checkStatusBody {
 			b.ThreeDStatus = "done"
 		}
 	}
+	if sale.Link != nil {
+		b.LinkStatus = "used"
+		if sale.State == StateAwaitingPayment {
+			b.LinkStatus = "awaiting_payment"
+		}
+	}
 	switch sale.State {
+	case StateAwaitingPayment:
+		// The link's order exists (its order_id was answered) but nothing
+		// was paid: found, not pending processing.
+		b.TransactionStatus = "Awaiting Payment"
 	case StateCompleted:
 		b.TransactionStatus, b.PaymentStatus = "Completed", 1
 		switch {

@@ -10,7 +10,7 @@ import (
 
 // FuzzRequestBodies sends arbitrary bodies to every operation: the sandbox
 // must always answer JSON with a status_code (or a 401/413 message), never
-// panic, and never store a sale without a valid payment.
+// panic, and never store a sale or save a card without a valid hash_key.
 func FuzzRequestBodies(f *testing.F) {
 	f.Add("/api/walletPay", `{"merchant_key":"k","hash_key":"a:b:c","invoice_id":"I","wallet_transient_token":"x.y.z","name":"n","surname":"s","bill_email":"a@b.c"}`, "application/json")
 	f.Add("/api/commissions", `{"currency_code":"TRY","commission_by":"user","app_lang":"tr"}`, "application/json")
@@ -25,6 +25,12 @@ func FuzzRequestBodies(f *testing.F) {
 	f.Add("/api/getpos", `{"credit_card":"435508","amount":100,"currency_code":"TRY"}`, "application/json")
 	f.Add("/api/installments", `{"merchant_key":{}}`, "application/json")
 	f.Add(ChallengePath, `order_id=VP1&decision=approve`, "application/x-www-form-urlencoded")
+	f.Add("/api/saveCard", `{"customer_number":5070,"card_number":4508034508034509,"expiry_month":12,"expiry_year":2030,"hash_key":"a:b:c"}`, "application/json")
+	f.Add("/api/editCard", `{"card_token":"t","customer_number":"1","expiry_month":"1","expiry_year":"2031"}`, "application/json")
+	f.Add("/api/deleteCard", `card_token=t&customer_number=1`, "application/x-www-form-urlencoded")
+	f.Add("/api/getCardTokens", `{"merchant_key":"k","customer_number":[1]}`, "application/json")
+	f.Add("/api/payByCardToken", `{"card_token":"t","customer_number":"1","total":1}`, "application/json")
+	f.Add("/purchase/link", `{"invoice":"{\"invoice_id\":\"I\",\"total\":1}","name":"n","surname":"s"}`, "application/json")
 	dir := f.TempDir()
 	store, err := OpenStore(dir, time.Second, testStart)
 	if err != nil {
@@ -39,7 +45,8 @@ func FuzzRequestBodies(f *testing.F) {
 	f.Fuzz(func(t *testing.T, path, body, ctype string) {
 		switch path {
 		case "/api/walletPay", "/api/commissions", "/api/checkstatus", "/api/token", "/api/refund", "/api/paySmart2D",
-			"/api/paySmart3D", "/api/confirmPayment", "/payment/complete", "/api/getpos", "/api/installments", ChallengePath:
+			"/api/paySmart3D", "/api/confirmPayment", "/payment/complete", "/api/getpos", "/api/installments", ChallengePath,
+			"/api/saveCard", "/api/editCard", "/api/deleteCard", "/api/getCardTokens", "/api/payByCardToken", "/purchase/link":
 		default:
 			path = "/api/walletPay"
 		}
@@ -58,6 +65,9 @@ func FuzzRequestBodies(f *testing.F) {
 		}
 		if sales, _ := store.Sales(); len(sales) != 0 {
 			t.Fatalf("a fuzzed request stored a sale: %+v", sales)
+		}
+		if n := store.cardCount(t); n != 0 {
+			t.Fatalf("a fuzzed request saved %d cards", n)
 		}
 	})
 }

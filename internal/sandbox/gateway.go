@@ -1,12 +1,13 @@
 // Package sandbox is a local emulator of the ccpayment card gateway's
 // merchant API: an http.Handler serving the token, commission lookup,
 // walletPay, 2D and 3D card payments, pre-authorization capture and cancel,
-// 3D completion, refunds, check status and installment lookups with the
-// gateway's JSON shapes, backed by a durable bbolt store in which every
-// kind of payment is one Sale under its invoice id. It shares no Go types
-// with internal/gateway on purpose: the two meet only over HTTP and the
-// JSON fixtures under testdata/, so a bug in a shared type cannot hide on
-// both sides.
+// 3D completion, refunds, check status, installment lookups, saved cards
+// and payments by card token, and payment links, with the gateway's JSON
+// shapes (and web pages of its own for the 3D challenge and the links),
+// backed by a durable bbolt store in which every kind of payment is one
+// Sale under its invoice id. It shares no Go types with internal/gateway on
+// purpose: the two meet only over HTTP and the JSON fixtures under
+// testdata/, so a bug in a shared type cannot hide on both sides.
 //
 // Deterministic triggers (docs/sandbox.md): an amount ending in .41 is
 // declined (41), one ending in .69 stays pending (69) until a check status
@@ -143,6 +144,17 @@ func New(opts Options) (*Gateway, error) {
 	g.mux.HandleFunc("POST "+Base+"/api/paySmart3D", g.paySmart3D)
 	g.mux.HandleFunc("POST "+Base+ChallengePath, g.challenge)
 	g.mux.Handle("POST "+Base+"/api/installments", g.authorized(g.installments))
+	g.mux.Handle("POST "+Base+"/api/saveCard", g.authorized(g.saveCard))
+	g.mux.Handle("POST "+Base+"/api/editCard", g.authorized(g.editCard))
+	g.mux.Handle("POST "+Base+"/api/deleteCard", g.authorized(g.deleteCard))
+	g.mux.Handle("GET "+Base+"/api/getCardTokens", g.authorized(g.getCardTokens))
+	g.mux.Handle("POST "+Base+"/api/getCardTokens", g.authorized(g.getCardTokens))
+	g.mux.Handle("POST "+Base+"/api/payByCardToken", g.authorized(g.payByCardToken))
+	g.mux.Handle("POST "+Base+"/purchase/link", g.authorized(g.purchaseLink))
+	// The buyer's browser opens a payment link's page and posts its form
+	// without any credentials: the link's random id is the capability.
+	g.mux.HandleFunc("GET "+Base+LinkPath+"{id}", g.linkPage)
+	g.mux.HandleFunc("POST "+Base+LinkPath+"{id}", g.payLink)
 	g.mux.HandleFunc("GET "+HealthPath, func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
 	})
@@ -258,7 +270,8 @@ func (g *Gateway) bearerValid(token string, now time.Time) bool {
 }
 
 // fields are a request's parameters as text: JSON bodies (numbers and
-// booleans turned into their text), form bodies, or the query of a GET.
+// booleans turned into their text), form bodies, or the query and body of
+// a GET.
 type fields map[string]string
 
 // get returns a field's value, trimmed.
@@ -289,10 +302,11 @@ func (g *Gateway) readFields(w http.ResponseWriter, r *http.Request) (f fields, 
 func (g *Gateway) readFieldsNested(w http.ResponseWriter, r *http.Request, nested ...string) (f fields, ok bool) {
 	f = fields{}
 	if r.Method == http.MethodGet {
+		// A GET carries its fields in the query, or in a JSON body as the
+		// gateway's PHP SDK sends getCardTokens'; body fields win.
 		for k, v := range r.URL.Query() {
 			f[k] = v[0]
 		}
-		return f, true
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.opts.MaxBodyBytes))
 	if err != nil {
@@ -323,13 +337,27 @@ func (g *Gateway) readFieldsNested(w http.ResponseWriter, r *http.Request, neste
 	if trimmed == "" {
 		return f, true // every required field will be reported missing
 	}
-	dec := json.NewDecoder(strings.NewReader(trimmed))
+	obj, msg := objectFields(trimmed, nested...)
+	if msg != "" {
+		writeStatus(w, 1, msg)
+		return nil, false
+	}
+	maps.Copy(f, obj)
+	return f, true
+}
+
+// objectFields reads a JSON object's members as fields: strings as they
+// are, numbers and booleans as their text, null as absent, and the nested
+// members named (arrays or objects) as their JSON text. msg says what is
+// wrong with anything else.
+func objectFields(text string, nested ...string) (f fields, msg string) {
+	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
 	var raw map[string]any
 	if err := dec.Decode(&raw); err != nil || dec.More() {
-		writeStatus(w, 1, "The request body is not a valid JSON object.")
-		return nil, false
+		return nil, "The request body is not a valid JSON object."
 	}
+	f = fields{}
 	for _, k := range slices.Sorted(maps.Keys(raw)) { // sorted: the first bad field is reported
 		switch v := raw[k].(type) {
 		case string:
@@ -347,11 +375,10 @@ func (g *Gateway) readFieldsNested(w http.ResponseWriter, r *http.Request, neste
 					continue
 				}
 			}
-			writeStatus(w, 1, fmt.Sprintf("The %s must be a string.", strings.ReplaceAll(k, "_", " ")))
-			return nil, false
+			return nil, fmt.Sprintf("The %s must be a string.", strings.ReplaceAll(k, "_", " "))
 		}
 	}
-	return f, true
+	return f, ""
 }
 
 // token serves POST /api/token.

@@ -15,6 +15,9 @@ const (
 	// KindCardToken is a payment with a saved card's token; the store keeps
 	// it like any card payment (CardBIN and CardLast4 of the saved card).
 	KindCardToken = "card_token"
+	// KindLink is a payment through a payment link (/purchase/link): the
+	// sale exists from the link's creation, waiting for the buyer.
+	KindLink = "link"
 )
 
 // Transaction types, as the gateway names them.
@@ -33,6 +36,9 @@ const (
 	// StateCancelled is a sale that ended without a charge at the
 	// merchant's request: a 3D sale cancelled through /payment/complete.
 	StateCancelled = "cancelled"
+	// StateAwaitingPayment is a payment link's sale before the buyer has
+	// entered a card on its page.
+	StateAwaitingPayment = "awaiting_payment"
 )
 
 // Pre-authorization states.
@@ -88,6 +94,8 @@ type Sale struct {
 	PreAuth *PreAuth `json:"pre_auth,omitempty"`
 	// ThreeD is set for a 3D payment.
 	ThreeD *ThreeD `json:"three_d,omitempty"`
+	// Link is set for a sale made through a payment link.
+	Link *Link `json:"link,omitempty"`
 	// Refunds are the refunds answered for the sale, oldest first.
 	Refunds []Refund `json:"refunds,omitempty"`
 	// SaleWebHookKey and RefundWebHookKey are the web hook keys the
@@ -114,6 +122,15 @@ type ThreeD struct {
 	CompletedBy string `json:"payment_completed_by"`
 	ReturnURL   string `json:"return_url,omitempty"`
 	CancelURL   string `json:"cancel_url,omitempty"`
+}
+
+// Link is what a payment link's page needs besides the sale: its id (the
+// last element of the link's path), what it tells the buyer, and the most
+// installments the buyer may choose.
+type Link struct {
+	ID             string `json:"id"`
+	Description    string `json:"description,omitempty"`
+	MaxInstallment int    `json:"max_installment"`
 }
 
 // Refund is one refund of a sale.

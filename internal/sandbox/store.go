@@ -26,9 +26,13 @@ const (
 	// ordersBucket maps order ids to invoice ids, for the requests that
 	// name a sale by its order id (the 3D challenge).
 	ordersBucket = "orders"
+	// cardsBucket holds one JSON SavedCard per card token; linksBucket maps
+	// payment link ids to invoice ids.
+	cardsBucket = "saved_cards"
+	linksBucket = "links"
 )
 
-var buckets = []string{salesBucket, refundIDsBucket, walletTokensBucket, ordersBucket}
+var buckets = []string{salesBucket, refundIDsBucket, walletTokensBucket, ordersBucket, cardsBucket, linksBucket}
 
 // Sale states. A sale is processing while its walletPay request is being
 // answered; the other states are final except pending, which a later check
@@ -181,6 +185,11 @@ func (s *Store) Reserve(sale Sale) error {
 		if err := tx.Bucket([]byte(ordersBucket)).Put([]byte(sale.OrderID), []byte(sale.InvoiceID)); err != nil {
 			return err
 		}
+		if sale.Link != nil {
+			if err := tx.Bucket([]byte(linksBucket)).Put([]byte(sale.Link.ID), []byte(sale.InvoiceID)); err != nil {
+				return err
+			}
+		}
 		return putSale(b, sale)
 	})
 }
@@ -301,6 +310,16 @@ func (s *Store) InvoiceOfOrder(orderID string) (invoiceID string, ok bool, err e
 	return invoiceID, ok, err
 }
 
+// InvoiceOfLink finds the invoice of a payment link by the link's id.
+func (s *Store) InvoiceOfLink(linkID string) (invoiceID string, ok bool, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket([]byte(linksBucket)).Get([]byte(linkID))
+		invoiceID, ok = string(v), v != nil
+		return nil
+	})
+	return invoiceID, ok, err
+}
+
 // Sales returns every stored sale, ordered by invoice_id.
 func (s *Store) Sales() ([]Sale, error) {
 	var sales []Sale
@@ -317,7 +336,8 @@ func (s *Store) Sales() ([]Sale, error) {
 	return sales, err
 }
 
-// Reset deletes every sale, with its refunds and spent wallet tokens.
+// Reset deletes every sale, with its refunds and spent wallet tokens, every
+// saved card and every payment link.
 func (s *Store) Reset() error {
 	return s.db.Update(func(tx *bolt.Tx) error {
 		for _, name := range buckets {

@@ -1,10 +1,12 @@
 package sandbox
 
 import (
-	"html/template"
+	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Who completes a 3D payment after its challenge: the gateway itself
@@ -28,53 +30,97 @@ func (g *Gateway) paySmart3D(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	by := f.get("payment_completed_by")
-	switch by {
-	case "":
-		by = CompletedByApp
-	case CompletedByApp, CompletedByMerchant:
-	default:
-		writeStatus(w, 1, "The selected payment completed by is invalid (app or merchant).")
-		return
-	}
-	returnURL, cancelURL := f.get("return_url"), f.get("cancel_url")
-	for _, u := range []string{returnURL, cancelURL} {
-		if pu, err := url.Parse(u); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
-			writeStatus(w, 1, "The return url and cancel url must be http or https URLs.")
-			return
-		}
-	}
-	now := g.opts.Now()
-	p, ok := g.readCardPayment(w, f, now)
+	t, ok := read3DTargets(w, f)
 	if !ok {
 		return
 	}
+	now := g.opts.Now()
+	p, ok := g.readCardPayment(w, f, now, nil)
+	if !ok {
+		return
+	}
+	g.start3D(w, p, t, KindCard3D, now)
+}
+
+// payByCardToken serves POST /api/payByCardToken: a 3D payment with a card
+// saved for a customer (card_token and customer_number instead of the
+// card's fields), answered like paySmart3D with the challenge page (the
+// gateway's PHP SDK reads this answer as HTML).
+func (g *Gateway) payByCardToken(w http.ResponseWriter, r *http.Request) {
+	f, ok := g.readFieldsNested(w, r, "items")
+	if !ok || !f.requireFields(w, "card_token", "customer_number") {
+		return
+	}
+	card, err := g.opts.Store.Card(f.get("card_token"), f.get("customer_number"))
+	if errors.Is(err, ErrCardNotFound) {
+		writeStatus(w, 1, "The card token is not a saved card of this customer.")
+		return
+	} else if err != nil {
+		writeInternal(w, err)
+		return
+	}
+	t, ok := read3DTargets(w, f)
+	if !ok {
+		return
+	}
+	now := g.opts.Now()
+	p, ok := g.readCardPayment(w, f, now, &card)
+	if !ok {
+		return
+	}
+	g.start3D(w, p, t, KindCardToken, now)
+}
+
+// read3DTargets reads who completes a 3D payment and where the buyer's
+// browser goes after the challenge, answering 1 when ok is false.
+func read3DTargets(w http.ResponseWriter, f fields) (t ThreeD, ok bool) {
+	t.CompletedBy = f.get("payment_completed_by")
+	switch t.CompletedBy {
+	case "":
+		t.CompletedBy = CompletedByApp
+	case CompletedByApp, CompletedByMerchant:
+	default:
+		writeStatus(w, 1, "The selected payment completed by is invalid (app or merchant).")
+		return t, false
+	}
+	t.ReturnURL, t.CancelURL = f.get("return_url"), f.get("cancel_url")
+	if !webURL(t.ReturnURL) || !webURL(t.CancelURL) {
+		writeStatus(w, 1, "The return url and cancel url must be http or https URLs.")
+		return t, false
+	}
+	return t, true
+}
+
+// webURL reports whether u is an absolute http or https URL.
+func webURL(u string) bool {
+	pu, err := url.Parse(u)
+	return err == nil && (pu.Scheme == "http" || pu.Scheme == "https") && pu.Host != ""
+}
+
+// start3D stores a checked 3D payment waiting for its challenge (fsync
+// before the answer; 3 for an invoice already used by any kind of payment)
+// and answers the challenge page.
+func (g *Gateway) start3D(w http.ResponseWriter, p cardPayment, t ThreeD, kind string, now time.Time) {
 	release, ok := g.reserveFresh(w, p.invoiceID)
 	if !ok {
 		return
 	}
 	defer release()
-	sale := g.newCardSale(p, KindCard3D, now)
+	sale := g.newCardSale(p, kind, now)
 	sale.State = StateAwaiting3D
-	sale.ThreeD = &ThreeD{CompletedBy: by, ReturnURL: returnURL, CancelURL: cancelURL}
+	sale.ThreeD = &t
 	if !g.commitSale(w, sale) {
 		return
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(http.StatusOK)
-	_ = challengePage.Execute(w, map[string]string{"Action": Base + ChallengePath, "OrderID": sale.OrderID,
-		"Amount": sale.Amount, "Currency": sale.Currency, "Card": maskCard(sale.CardBIN, sale.CardLast4)})
+	writePage(w, http.StatusOK, challengePage, challengeView(sale))
 }
 
-var challengePage = template.Must(template.New("challenge").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>paycli sandbox: 3D Secure challenge</title></head>
-<body><h1>paycli sandbox: 3D Secure challenge</h1>
-<p>This is a sandbox; no money moves. Pay {{.Amount}} {{.Currency}} with {{.Card}}?</p>
-<form method="post" action="{{.Action}}"><input type="hidden" name="order_id" value="{{.OrderID}}">
-<button name="decision" value="approve">Approve</button> <button name="decision" value="decline">Decline</button></form>
-</body></html>
-`))
+// challengeView is what the challenge page shows of a sale.
+func challengeView(sale Sale) map[string]string {
+	return map[string]string{"Action": Base + ChallengePath, "OrderID": sale.OrderID,
+		"Amount": sale.Amount, "Currency": sale.Currency, "Card": maskCard(sale.CardBIN, sale.CardLast4),
+		"Installments": strconv.Itoa(sale.Installment)}
+}
 
 // challengeResult is what reaches the merchant's return_url (approved) or
 // cancel_url (declined) after the challenge.
@@ -163,22 +209,5 @@ func (g *Gateway) challenge(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, res)
 		return
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(http.StatusOK)
-	_ = resultPage.Execute(w, res)
+	writePage(w, http.StatusOK, resultPage, res)
 }
-
-var resultPage = template.Must(template.New("result").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>paycli sandbox: 3D Secure result</title></head>
-<body><h1>paycli sandbox: {{.StatusDescription}}</h1><p>This is a sandbox; no money moves.</p>
-<form method="post" action="{{.URL}}">
-<input type="hidden" name="status_code" value="{{.StatusCode}}"><input type="hidden" name="status_description" value="{{.StatusDescription}}">
-<input type="hidden" name="sipay_status" value="{{.SipayStatus}}"><input type="hidden" name="order_no" value="{{.OrderNo}}">
-<input type="hidden" name="order_id" value="{{.OrderID}}"><input type="hidden" name="invoice_id" value="{{.InvoiceID}}">
-<input type="hidden" name="status" value="{{.Status}}"><input type="hidden" name="total" value="{{.Total}}">
-<input type="hidden" name="currency_code" value="{{.CurrencyCode}}"><input type="hidden" name="transaction_type" value="{{.TransactionType}}">
-<input type="hidden" name="payment_status" value="{{.PaymentStatus}}"><input type="hidden" name="payment_completed_by" value="{{.PaymentCompletedBy}}">
-<input type="hidden" name="hash_key" value="{{.HashKey}}">
-<button>Return to the merchant</button></form></body></html>
-`))

@@ -3,6 +3,7 @@ package webhookcmd
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -38,6 +39,8 @@ type ListenOptions struct {
 	Config  func() (*config.Config, error)
 	Format  func() (render.Format, error)
 	Palette func() render.Palette
+	// JSON writes -o json and --jq output.
+	JSON *cmdutil.JSONFlags
 
 	Addr           string
 	Public         bool
@@ -74,7 +77,8 @@ configured app_secret, and print one line per webhook on stdout:
 kind, invoice_id, order_id, amount (a sale's total), currency_code, status,
 whether the hash_key vouches for the body (or why not), and the HTTP status
 the sender was answered. With -o json each webhook is a line of JSON (see
-docs/webhooks.md for its fields); csv and tsv write one record per webhook.
+docs/webhooks.md for its fields), which --jq filters (it implies -o json);
+csv and tsv write one record per webhook.
 
 It accepts POST bodies, form-encoded or JSON, up to 64 KiB, on any path.
 With --forward-to, a webhook whose hash_key is valid is sent on to your
@@ -128,6 +132,8 @@ credentials masked and card numbers cut to their first 6 and last 4 digits.`,
 	for _, name := range []string{"addr", "forward-to", "forward-timeout"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}
+	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	opts.Format = opts.JSON.Format(f.OutputFormat)
 	return cmd
 }
 
@@ -183,8 +189,10 @@ func listenRun(ctx context.Context, opts *ListenOptions) error {
 	if err != nil {
 		return err
 	}
-	out := newEventWriter(opts.IO.Out, format, opts.Palette())
 	stderr := &lockedWriter{w: opts.IO.ErrOut}
+	out := newEventWriter(opts.IO.Out, format, opts.Palette())
+	// Events are written after Ctrl-C too, while those in flight finish.
+	out.json, out.ctx, out.errOut = opts.JSON, context.WithoutCancel(ctx), stderr
 
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	var transport http.RoundTripper = tr
@@ -295,6 +303,11 @@ type eventWriter struct {
 	format  render.Format
 	palette render.Palette
 	csv     *csv.Writer
+	// json filters JSON lines with --jq; a filter that fails on one event
+	// is reported on errOut and the listener goes on.
+	json   *cmdutil.JSONFlags
+	ctx    context.Context
+	errOut io.Writer
 }
 
 // eventHeader is the CSV/TSV header of `webhook listen`.
@@ -318,7 +331,14 @@ func (ew *eventWriter) write(e webhook.Event, forwarding bool) {
 	defer ew.mu.Unlock()
 	switch ew.format {
 	case render.JSON:
-		_ = render.WriteJSONLine(ew.w, e)
+		ctx := ew.ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		var jqErr *cmdutil.JQError
+		if err := ew.json.WriteLine(ctx, ew.w, e); errors.As(err, &jqErr) && ew.errOut != nil {
+			fmt.Fprintf(ew.errOut, "warning: %v\n", jqErr)
+		}
 	case render.CSV, render.TSV:
 		rec := append([]string{e.Time.Format(time.RFC3339Nano), e.Path}, verdictRecord(e.Verdict)...)
 		hs, hms, herr := "", "", ""

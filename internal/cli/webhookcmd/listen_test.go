@@ -487,3 +487,39 @@ func TestListenRefusesToForwardToItself(t *testing.T) {
 		t.Error("another port is not itself")
 	}
 }
+
+// jqFlags returns the --jq of a command line that gave expr.
+func jqFlags(t *testing.T, expr string) *cmdutil.JSONFlags {
+	t.Helper()
+	cmd := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return nil }}
+	j := cmdutil.AddJSONFlags(cmd)
+	cmd.SetArgs([]string{"--jq", expr})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+// TestListenJQ: --jq filters each event's JSON line; a filter that fails on
+// one event is a warning, and the listener goes on.
+func TestListenJQ(t *testing.T) {
+	l := startListener(t, render.JSON, false, func(o *ListenOptions) {
+		o.JSON = jqFlags(t, `if .kind == "refund" then error("no refunds here") else [.invoice_id, .hash, .response] end`)
+	})
+	l.send(t, webhook.Form, signedSale(t, "150.00"))
+	refund, err := webhook.Sign(webhook.Refund, map[string]string{"status": "Completed", "amount": "10.00", "invoice_id": "INV-1001", "order_id": "VP1"}, testSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.send(t, webhook.JSON, refund)
+	l.send(t, webhook.Form, signedSale(t, "20.00"))
+	if err := l.stop(); err != nil {
+		t.Fatal(err)
+	}
+	if got := l.out.String(); got != "[\"INV-1001\",\"valid\",200]\n[\"INV-1001\",\"valid\",200]\n" {
+		t.Errorf("stdout:\n%s", got)
+	}
+	if !strings.Contains(l.err.String(), "warning: --jq: error: no refunds here") {
+		t.Errorf("stderr:\n%s", l.err)
+	}
+}

@@ -26,6 +26,8 @@ type VerifyOptions struct {
 	Config  func() (*config.Config, error)
 	Format  func() (render.Format, error)
 	Palette func() render.Palette
+	// JSON writes -o json and --jq output.
+	JSON *cmdutil.JSONFlags
 
 	// File holds the captured webhooks; "-" is stdin.
 	File string
@@ -54,13 +56,15 @@ count every line. Each body is reported with the line it starts on, as
 or hash=INVALID with the reason (the field that differs, a hash_key that
 does not decrypt with this app_secret, a body that is not a webhook). With
 -o json each is a line of JSON: {"line": 1, "kind": "sale", ..., "hash":
-"valid"}. A body may be at most 64 KiB.
+"valid"}; --jq filters each line (and implies -o json). A body may be at
+most 64 KiB.
 
 Exit status: 0 when every webhook is valid, 4 when any is not, 2 when the
 input cannot be read or holds no webhook.`,
 		Example: `  paycli webhook verify captured.txt
   pbpaste | paycli webhook verify -
-  paycli webhook verify captured.jsonl -o json`,
+  paycli webhook verify captured.jsonl -o json
+  paycli webhook verify captured.txt --jq 'select(.hash != "valid") | .invoice_id'`,
 		Args: cmdutil.MaximumArgs(1, "one file, or - to read stdin"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
@@ -77,6 +81,8 @@ input cannot be read or holds no webhook.`,
 			return verifyRun(cmd.Context(), opts)
 		},
 	}
+	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	opts.Format = opts.JSON.Format(f.OutputFormat)
 	return cmd
 }
 
@@ -136,7 +142,7 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 		}
 		switch format {
 		case render.JSON:
-			return render.WriteJSONLine(opts.IO.Out, checkedLine{Line: line, Verdict: v})
+			return opts.JSON.WriteLine(ctx, opts.IO.Out, checkedLine{Line: line, Verdict: v})
 		case render.CSV, render.TSV:
 			return cw.Write(append([]string{fmt.Sprint(line)}, verdictRecord(v)...))
 		}

@@ -143,3 +143,27 @@ func TestVerifyArgs(t *testing.T) {
 	}
 	wantUsage(t, execute(t, NewCmdVerify(testFactory(ios, testConfig()), nil), "a", "b"), "too many arguments")
 }
+
+// TestVerifyJQ: --jq filters each line's JSON and implies -o json, whatever
+// the configured output; the exit code still says whether all were valid.
+func TestVerifyJQ(t *testing.T) {
+	_, valid := encode(t, webhook.Form, signedSale(t, "150.00"))
+	changed := signedSale(t, "150.00")
+	changed["total"] = "150.01"
+	_, invalid := encode(t, webhook.JSON, changed)
+	ios, in, out, _ := iostreams.Test()
+	in.WriteString(valid + "\n" + invalid + "\n")
+	f := &cmdutil.Factory{IOStreams: ios, Config: func() (*config.Config, error) {
+		c := testConfig()
+		c.Output = "table"
+		return c, nil
+	}}
+	cmd := NewCmdVerify(f, nil)
+	cmd.SetArgs([]string{"-", "--jq", `select(.hash != "valid") | "\(.line) \(.field)"`})
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	err := cmd.Execute()
+	wantKind(t, err, cmdutil.KindRejected, "1 of 2 webhooks are invalid")
+	if out.String() != "2 total\n" {
+		t.Errorf("stdout %q", out)
+	}
+}

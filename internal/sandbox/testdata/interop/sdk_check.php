@@ -150,3 +150,130 @@ check($res['status_code'] === 31, 'payment/complete refuses an unknown order id'
 [$code, $res] = call("$base/payment/complete", ['merchant_key' => $merchantKey, 'invoice_id' => $invoice, 'order_id' => $order,
     'status' => 'complete', 'hash_key' => generateHashKey("$merchantKey|$invoice|$order|complete", $appSecret)], $token);
 check($res['status_code'] === 100 && $res['data']['order_id'] === $order && $res['data']['status'] === 'Completed', 'payment/complete');
+
+// The gateway's reference check of a hash_key it sends back (sale webhook
+// and 3D return layout status|total|invoice_id|order_id|currency_code).
+function validateHashKey($hashKey, $secretKey) {
+    $hashKey = str_replace('__', '/', $hashKey);
+    $password = sha1($secretKey);
+    $components = explode(':', $hashKey);
+    if (count($components) < 3) return null;
+    $salt = hash('sha256', $password . $components[1]);
+    $plain = openssl_decrypt($components[2], 'aes-256-cbc', $salt, 0, $components[0]);
+    return is_string($plain) ? explode('|', $plain) : null;
+}
+
+function post($url, $fields, $headers = '') {
+    $ctx = stream_context_create(['http' => ['method' => 'POST', 'header' => "Content-Type: application/x-www-form-urlencoded\r\n" . $headers,
+        'content' => http_build_query($fields), 'ignore_errors' => true]]);
+    return file_get_contents($url, false, $ctx);
+}
+
+// hiddenFields reads a page's form: its action and hidden inputs.
+function hiddenFields($page) {
+    preg_match('#<form method="post" action="([^"]*)"#', $page, $a);
+    preg_match_all('#<input type="hidden" name="([^"]+)" value="([^"]*)"#', $page, $m, PREG_SET_ORDER);
+    $fields = [];
+    foreach ($m as $f) $fields[$f[1]] = html_entity_decode($f[2], ENT_QUOTES);
+    return [html_entity_decode($a[1] ?? '', ENT_QUOTES), $fields];
+}
+
+$origin = preg_replace('#/ccpayment$#', '', $base);
+
+// The 3D return as a browser sees it: the challenge answered from the page,
+// the result page's form posting to return_url with a valid hash_key.
+$invoice = 'PHP-3R-' . bin2hex(random_bytes(6));
+$form['invoice_id'] = $invoice;
+$form['payment_completed_by'] = 'app';
+$form['hash_key'] = generateHashKey("75.5|1|TRY|$merchantKey|$invoice", $appSecret);
+$page = post("$base/api/paySmart3D", $form);
+[$action, $fields] = hiddenFields($page);
+check(strpos($page, 'This is a sandbox') !== false && $action === '/ccpayment/__sandbox/3d/challenge', 'paySmart3D challenge page says sandbox');
+$result = post($origin . $action, $fields + ['decision' => 'approve']);
+[$action, $ret] = hiddenFields($result);
+$h = validateHashKey($ret['hash_key'] ?? '', $appSecret);
+check($action === 'https://merchant.test/ok' && $ret['status'] === '1' && $ret['invoice_id'] === $invoice
+    && $h !== null && $h[0] === '1' && (float)$h[1] == 75.5 && $h[2] === $invoice && $h[3] === $ret['order_id'] && $h[4] === 'TRY',
+    '3D return: posts status 1 to return_url with a valid hash_key');
+$declined = 'PHP-3X-' . bin2hex(random_bytes(6));
+$form['invoice_id'] = $declined;
+$form['hash_key'] = generateHashKey("75.5|1|TRY|$merchantKey|$declined", $appSecret);
+[$action, $fields] = hiddenFields(post("$base/api/paySmart3D", $form));
+[$action, $ret] = hiddenFields(post($origin . $action, $fields + ['decision' => 'decline']));
+$h = validateHashKey($ret['hash_key'] ?? '', $appSecret);
+check($action === 'https://merchant.test/fail' && $ret['status'] === '0' && $h !== null && $h[0] === '0' && $h[2] === $declined,
+    '3D return: a declined challenge posts status 0 to cancel_url');
+
+// Saved cards, with the SDK's types: card and customer numbers as JSON
+// numbers, getCardTokens as a GET with a JSON body.
+$customer = random_int(100000, 999999);
+$save = ['merchant_key' => $merchantKey, 'card_holder_name' => 'John Doe', 'card_number' => 4508034508034509,
+    'expiry_month' => 12, 'expiry_year' => 2030, 'customer_number' => $customer, 'customer_name' => 'John Doe',
+    'customer_email' => 'john@doe.com', 'customer_phone' => '901111111111',
+    'hash_key' => generateHashKey("$merchantKey|$customer|John Doe|4508034508034509|12|2030", $appSecret)];
+[$code, $res] = call("$base/api/saveCard", $save, $token);
+check($res['status_code'] === 100 && strlen($res['card_token']) === 32 && $res['card_number'] === '450803******4509'
+    && $res['customer_number'] === (string)$customer && is_int($res['id']), 'saveCard');
+$cardToken = $res['card_token'];
+$save['card_holder_name'] = 'Jane Doe';
+[$code, $res] = call("$base/api/saveCard", $save, $token);
+check($res['status_code'] === 68, 'saveCard with a hash_key of other values is 68');
+$ctx = stream_context_create(['http' => ['method' => 'GET', 'header' => "Content-Type: application/json\r\nAccept: application/json\r\nAuthorization: $token\r\n",
+    'content' => json_encode(['merchant_key' => $merchantKey, 'customer_number' => $customer]), 'ignore_errors' => true]]);
+$res = json_decode(file_get_contents("$base/api/getCardTokens", false, $ctx), true);
+check($res['status_code'] === 100 && count($res['data']) === 1 && $res['data'][0]['card_token'] === $cardToken, 'getCardTokens (GET with a JSON body)');
+[$code, $res] = call("$base/api/editCard", ['card_token' => $cardToken, 'customer_number' => $customer, 'expiry_month' => 1,
+    'expiry_year' => 2031, 'card_holder_name' => 'John Q Doe', 'merchant_key' => $merchantKey,
+    'hash_key' => generateHashKey("$merchantKey|$customer|$cardToken", $appSecret)], $token);
+check($res['status_code'] === 100 && $res['expiry_year'] === '2031' && $res['card_holder_name'] === 'John Q Doe', 'editCard');
+
+// Pay by card token: the SDK reads the answer as HTML (the challenge).
+$invoice = 'PHP-TK-' . bin2hex(random_bytes(6));
+$items = json_encode([['name' => 'Item', 'price' => 100, 'quantity' => 2, 'description' => 'd']]);
+$tokenPay = ['merchant_key' => $merchantKey, 'currency_code' => 'TRY', 'card_token' => $cardToken, 'customer_number' => $customer,
+    'customer_email' => 'john@doe.com', 'customer_phone' => '901111111111', 'customer_name' => 'John Doe', 'items' => $items,
+    'installments_number' => '1', 'name' => 'John', 'surname' => 'Doe', 'invoice_id' => $invoice, 'total' => 200,
+    'cancel_url' => 'https://merchant.test/fail', 'return_url' => 'https://merchant.test/ok',
+    'hash_key' => generateHashKey("200|1|TRY|$merchantKey|$invoice", $appSecret)];
+$ctx = stream_context_create(['http' => ['method' => 'POST', 'header' => "Content-Type: application/json\r\nAccept: application/json\r\nAuthorization: $token\r\n",
+    'content' => json_encode($tokenPay), 'ignore_errors' => true]]);
+[$action, $fields] = hiddenFields(file_get_contents("$base/api/payByCardToken", false, $ctx));
+check(isset($fields['order_id']), 'payByCardToken answers the challenge page');
+[$action, $ret] = hiddenFields(post($origin . $action, $fields + ['decision' => 'approve']));
+$h = validateHashKey($ret['hash_key'] ?? '', $appSecret);
+check($action === 'https://merchant.test/ok' && $h !== null && $h[0] === '1' && $h[2] === $invoice, 'payByCardToken: challenge approved, valid return');
+[$code, $res] = call("$base/api/checkstatus", ['merchant_key' => $merchantKey, 'invoice_id' => $invoice,
+    'hash_key' => generateHashKey("$invoice|$merchantKey", $appSecret)], $token);
+check($res['status_code'] === 100 && $res['transaction_status'] === 'Completed' && $res['credit_card_no'] === '450803******4509', 'checkstatus after payByCardToken');
+[$code, $res] = call("$base/api/deleteCard", ['card_token' => $cardToken, 'customer_number' => $customer, 'merchant_key' => $merchantKey,
+    'hash_key' => generateHashKey("$merchantKey|$customer|$cardToken", $appSecret)], $token);
+check($res['status_code'] === 100, 'deleteCard');
+$tokenPay['invoice_id'] = $invoice . 'b';
+$tokenPay['hash_key'] = generateHashKey("200|1|TRY|$merchantKey|{$invoice}b", $appSecret);
+[$code, $res] = call("$base/api/payByCardToken", $tokenPay, $token);
+check($res['status_code'] === 1, 'payByCardToken with a deleted card is refused');
+
+// A payment link: the invoice as a JSON string (the SDK's toJsonString),
+// the link's page, its card form, the challenge, the return.
+$invoice = 'PHP-LK-' . bin2hex(random_bytes(6));
+$linkInvoice = ['invoice_id' => $invoice, 'invoice_description' => 'Order 42', 'total' => 250,
+    'items' => [['name' => 'Item', 'price' => 250, 'quantity' => 1, 'description' => 'd']], 'max_installment' => '3',
+    'cancel_url' => 'https://merchant.test/fail', 'return_url' => 'https://merchant.test/ok', 'bill_email' => 'john@doe.com',
+    'order_type' => 0, 'hash_key' => generateHashKey("250|TRY|$merchantKey|$invoice", $appSecret)];
+[$code, $res] = call("$base/purchase/link", ['merchant_key' => $merchantKey, 'invoice' => json_encode($linkInvoice),
+    'currency_code' => 'TRY', 'name' => 'John', 'surname' => 'Doe'], $token);
+check($res['status_code'] === 100 && strpos($res['link'], "$base/__sandbox/link/") === 0 && $res['order_id'] !== '', 'purchase/link');
+$link = $res['link'];
+$page = file_get_contents($link);
+check(strpos($page, 'This is a sandbox') !== false && strpos($page, 'Pay 250.00 TRY') !== false, 'the link page');
+[$action] = hiddenFields($page);
+$page = post($origin . $action, ['cc_holder_name' => 'John Doe', 'cc_no' => '4355084355084358', 'expiry_month' => '12',
+    'expiry_year' => '2030', 'cvv' => '123', 'installments_number' => '2']);
+[$action, $fields] = hiddenFields($page);
+check(isset($fields['order_id']) && strpos($page, '4355084355084358') === false, 'the link page takes the card and answers the challenge');
+[$action, $ret] = hiddenFields(post($origin . $action, $fields + ['decision' => 'approve']));
+$h = validateHashKey($ret['hash_key'] ?? '', $appSecret);
+check($action === 'https://merchant.test/ok' && $h !== null && $h[0] === '1' && (float)$h[1] == 250 && $h[2] === $invoice, 'link payment: valid return');
+[$code, $res] = call("$base/api/checkstatus", ['merchant_key' => $merchantKey, 'invoice_id' => $invoice,
+    'hash_key' => generateHashKey("$invoice|$merchantKey", $appSecret)], $token);
+check($res['status_code'] === 100 && $res['transaction_status'] === 'Completed' && $res['installment'] === 2, 'checkstatus after the link payment');

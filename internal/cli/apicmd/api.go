@@ -1,0 +1,401 @@
+// Package apicmd implements `paycli api METHOD PATH`: an authenticated
+// request to any path of the gateway, for what no other command does, as
+// `gh api` and `stripe get|post` offer.
+//
+// A read goes straight to gateway.Client.Do. A request to a path that moves
+// money (gateway.MovesMoney) is an operation of internal/moneyop like any
+// payment: summary, confirmation or --yes, journal intent and outcome,
+// sent once and never retried.
+package apicmd
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/hashkey"
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/moneyop"
+	"github.com/paycli/paycli/internal/render"
+	"github.com/spf13/cobra"
+)
+
+// Options are the inputs of `paycli api`.
+type Options struct {
+	IO             *iostreams.IOStreams
+	Config         func() (*config.Config, error)
+	Format         func() (render.Format, error)
+	Gateway        func() (*gateway.Client, error)
+	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
+	// JSON is --jq.
+	JSON            *cmdutil.JSONFlags
+	JournalPath     func() (string, error)
+	GatewayIdentity func() (string, error)
+	Now             func() time.Time
+	NewAttemptID    func() string
+	// Random feeds the hash_key's iv and salt; crypto/rand outside tests.
+	Random io.Reader
+
+	Method string
+	Path   string
+	// Fields are -f and -F in the order given.
+	Fields []field
+	// Input is --input: a file, or - for stdin.
+	Input       string
+	MerchantKey bool
+	// Credentials adds app_id and app_secret (a refund's body carries them).
+	Credentials bool
+	// Hash is the --hash layout.
+	Hash    string
+	Include bool
+	Yes     bool
+	DryRun  bool
+	// GatewayFlags are --profile and --sandbox, for suggested commands.
+	GatewayFlags []string
+}
+
+// NewCmdAPI builds `paycli api`.
+func NewCmdAPI(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{
+		IO:              f.IOStreams,
+		Config:          f.Config,
+		Gateway:         f.Gateway,
+		CommandContext:  f.CommandContext,
+		JournalPath:     f.JournalPath,
+		GatewayIdentity: f.GatewayIdentity,
+		Now:             f.Now,
+		NewAttemptID:    newAttemptID,
+		Random:          rand.Reader,
+	}
+	cmd := &cobra.Command{
+		Use:   "api METHOD PATH",
+		Short: "Send an authenticated request to any gateway path",
+		Long: `Send a request to PATH under the profile's base URL with a bearer token
+(cached; fetched again once if the gateway answers 401), and print the answer:
+indented JSON on a terminal, the bytes as they came when piped. It is for the
+calls no other command makes.
+
+The body is built from fields, like gh api:
+  -f key=value    a string, as written
+  -F key=value    true, false, null and integers become JSON literals;
+                  @FILE (or @- for stdin) is the file's text; anything else
+                  is a string (amounts such as 100.00 stay strings)
+or read from --input FILE (or - for stdin) as it is. With GET the fields go
+into the query string instead. --merchant-key adds the profile's
+merchant_key, --credentials its app_id and app_secret (a refund's body
+carries them; secrets never come from the command line); --hash LAYOUT adds a hash_key made from the body's own fields
+with a layout of 'paycli hash layouts' (a missing field exits 2).
+
+--include prints the HTTP status line and the headers (secrets masked)
+before the body; --jq filters the JSON answer. The exit code follows the
+answer's status_code, as for every other command (see 'paycli help
+exit-codes'); the answer is printed whatever it says.
+
+A request to a path that moves money (payments, refunds, confirmPayment,
+payment/complete; any /api/ path whose last part starts with "pay" or
+"refund") needs --yes, or a confirmation on a terminal. It is recorded in
+the journal as an "api" attempt, sent once and never retried; when its
+outcome is unknown paycli exits 7 and prints the command that tells what
+happened. --dry-run prints the request with secrets masked and sends
+nothing. PATH must be a path under the base URL: paycli never sends the
+token to another host.`,
+		Example: `  paycli api POST /api/commissions -f currency_code=TRY --jq '.data["1"][0].card_program'
+  paycli api POST /api/checkstatus --merchant-key --hash checkstatus -f invoice_id=INV-1001
+  paycli api POST /api/getpos --merchant-key -f credit_card=450803 -f amount=100.00 -f currency_code=TRY --include
+  paycli api POST /api/refund --credentials --merchant-key --hash refund -f invoice_id=INV-1001 -f amount=10.00 --yes`,
+		Args: cmdutil.ExactArgs(2, "METHOD and PATH"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Method, opts.Path = strings.ToUpper(args[0]), args[1]
+			if out := cmd.Flag("output"); out != nil && out.Changed && out.Value.String() != string(render.JSON) {
+				return cmdutil.UsageErrorf("paycli api prints the gateway's answer as it came: -o %s does not apply (use --jq to pick fields)", out.Value.String())
+			}
+			if opts.Input != "" && len(opts.Fields) > 0 {
+				return cmdutil.UsageErrorf("--input and -f/-F both make the body: use one of them")
+			}
+			if opts.Hash != "" {
+				if _, ok := hashkey.LookupLayout(opts.Hash); !ok {
+					return cmdutil.UsageErrorf("invalid --hash %q: the layouts are %s", opts.Hash, strings.Join(hashkey.LayoutNames(), ", "))
+				}
+			}
+			if opts.Method == http.MethodGet && opts.addsSecrets() {
+				return cmdutil.UsageErrorf("--merchant-key, --credentials and --hash go into a body, and a GET sends its fields in the URL, where proxies log them: use POST")
+			}
+			if _, err := gateway.CheckRequest(gateway.Request{Method: opts.Method, Path: opts.Path}); err != nil {
+				return pathError(opts.Path, err)
+			}
+			flags, err := f.GatewayFlags(cmd)
+			if err != nil {
+				return err
+			}
+			opts.GatewayFlags = flags
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return Run(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.VarP(fieldsValue{typed: false, list: &opts.Fields}, "raw-field", "f", "add a string field to the body (repeatable)")
+	fl.VarP(fieldsValue{typed: true, list: &opts.Fields}, "field", "F", "add a typed field: true, false, null, integers, @FILE (repeatable)")
+	fl.StringVar(&opts.Input, "input", "", "read the body from `FILE` (- for stdin)")
+	fl.BoolVar(&opts.MerchantKey, "merchant-key", false, "add the profile's merchant_key to the body")
+	fl.BoolVar(&opts.Credentials, "credentials", false, "add the profile's app_id and app_secret to the body (a refund carries them)")
+	fl.StringVar(&opts.Hash, "hash", "", "add a hash_key made with `LAYOUT` from the body's fields")
+	fl.BoolVarP(&opts.Include, "include", "i", false, "print the HTTP status line and headers before the body")
+	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation on a path that moves money")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the request, secrets redacted, and send nothing")
+	_ = cmd.RegisterFlagCompletionFunc("input", cmdutil.CompleteFile)
+	_ = cmd.RegisterFlagCompletionFunc("hash", cobra.FixedCompletions(hashkey.LayoutNames(), cobra.ShellCompDirectiveNoFileComp))
+	for _, name := range []string{"raw-field", "field"} {
+		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
+	}
+	cmd.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		if len(args) == 0 {
+			return []string{"GET", "POST", "PUT", "PATCH", "DELETE"}, cobra.ShellCompDirectiveNoFileComp
+		}
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	opts.Format = opts.JSON.Format(f.OutputFormat)
+	return cmd
+}
+
+// pathError is the one line for a PATH Do refuses.
+func pathError(p string, err error) error {
+	msg := strings.TrimPrefix(err.Error(), gateway.ErrInvalidRequest.Error()+": ")
+	if u, perr := url.Parse(p); perr == nil && (u.Scheme != "" || u.Host != "" || strings.HasPrefix(p, "//")) {
+		msg = fmt.Sprintf("%s is a URL, not a path: give the path under the profile's base URL, such as /api/checkstatus (paycli never sends the token to another host)", render.Escape(p))
+	}
+	return cmdutil.UsageErrorf("invalid PATH: %s", msg)
+}
+
+// request is one request, body built, as it will be sent.
+type request struct {
+	gateway.Request
+	// name is how errors name the call: the cleaned path.
+	name string
+	// body is the body as an object when it is one; nil otherwise.
+	body object
+}
+
+// Run builds the request and sends it: straight through for a read, through
+// the money-moving pipeline for a path that moves money.
+func Run(ctx context.Context, opts *Options) error {
+	req, err := build(ctx, opts)
+	if err != nil {
+		return err
+	}
+	if gateway.MovesMoney(req.Path) {
+		return moneyop.RunSingle(ctx, &moneyop.Options{
+			IO:              opts.IO,
+			Config:          opts.Config,
+			Format:          opts.Format,
+			JSON:            opts.JSON,
+			Gateway:         opts.Gateway,
+			CommandContext:  opts.CommandContext,
+			JournalPath:     opts.JournalPath,
+			GatewayIdentity: opts.GatewayIdentity,
+			Now:             opts.Now,
+			NewAttemptID:    opts.NewAttemptID,
+			Random:          opts.Random,
+			Yes:             opts.Yes,
+			DryRun:          opts.DryRun,
+			Parallel:        1,
+			GatewayFlags:    opts.GatewayFlags,
+		}, operation{printer: printer{opts: opts}}, req)
+	}
+	client, err := opts.Gateway()
+	if err != nil {
+		return err
+	}
+	if opts.DryRun {
+		dump, err := client.DryRunDo(req.Request)
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprint(opts.IO.Out, dump.String()); err != nil {
+			return err
+		}
+		fmt.Fprintln(opts.IO.ErrOut, "Dry run: nothing was sent.")
+		return nil
+	}
+	ctx, cancel, err := opts.CommandContext(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	res, err := client.Do(ctx, req.Request)
+	if err != nil {
+		return err
+	}
+	if err := (printer{opts: opts}).print(ctx, res); err != nil {
+		return err
+	}
+	return res.Err()
+}
+
+// build makes the request of the flags: the body (fields or --input),
+// merchant_key and hash_key added, GET fields moved to the query string.
+func build(ctx context.Context, opts *Options) (*request, error) {
+	read := func(flag, value string) (string, error) {
+		if value == "@-" || value == "-" {
+			value = "-"
+		} else if !strings.HasPrefix(value, "@") {
+			value = "@" + value
+		}
+		return cmdutil.ReadValue(ctx, opts.IO.In, flag, value, "request body")
+	}
+	r := &request{Request: gateway.Request{Method: opts.Method, Path: opts.Path}}
+	var raw []byte
+	switch {
+	case opts.Input != "":
+		text, err := read("input", opts.Input)
+		if err != nil {
+			return nil, err
+		}
+		raw = []byte(text)
+		if o, err := parseObject(raw); err == nil {
+			r.body = o
+		} else if opts.addsSecrets() {
+			return nil, cmdutil.UsageErrorf("invalid --input: %v; --merchant-key, --credentials and --hash add fields to a JSON object", err)
+		}
+	case len(opts.Fields) > 0 || opts.addsSecrets():
+		o, err := fieldsObject(opts.Fields, read)
+		if err != nil {
+			return nil, err
+		}
+		r.body = o
+	}
+	if opts.addsSecrets() {
+		cfg, err := opts.Config()
+		if err != nil {
+			return nil, err
+		}
+		if err := addSecrets(r, opts, cfg); err != nil {
+			return nil, err
+		}
+	}
+	if r.body != nil && (opts.Input == "" || opts.addsSecrets()) {
+		raw, _ = r.body.MarshalJSON()
+	}
+	if opts.Method == http.MethodGet && opts.Input == "" && len(r.body) > 0 {
+		r.Path = withQuery(r.Path, r.body)
+		raw, r.body = nil, nil
+	}
+	r.Body = raw
+	name, err := gateway.CheckRequest(r.Request)
+	if err != nil {
+		return nil, pathError(r.Path, err)
+	}
+	r.name = name
+	return r, nil
+}
+
+// addsSecrets reports whether paycli adds fields from the profile.
+func (o *Options) addsSecrets() bool { return o.MerchantKey || o.Credentials || o.Hash != "" }
+
+// addSecrets adds merchant_key, app_id and app_secret, and hash_key (last,
+// so that it may hash the others) to the body. A body that has
+// them already is refused rather than overwritten: one of the two values
+// is a mistake, and paycli cannot tell which.
+func addSecrets(r *request, opts *Options, cfg *config.Config) error {
+	if opts.MerchantKey {
+		if cfg.MerchantKey == "" {
+			return cmdutil.UsageHint(fmt.Errorf("--merchant-key: profile %q has no merchant_key", cfg.Profile),
+				fmt.Sprintf("Run 'paycli config init', or set %s_MERCHANT_KEY.", config.EnvPrefix))
+		}
+		if r.body.index("merchant_key") >= 0 {
+			return cmdutil.UsageErrorf("--merchant-key: the body already holds merchant_key; drop one of them")
+		}
+		raw, _ := jsonString(cfg.MerchantKey)
+		r.body = append(r.body, member{"merchant_key", raw})
+	}
+	if opts.Credentials {
+		for _, kv := range [][2]string{{"app_id", cfg.AppID}, {"app_secret", cfg.AppSecret}} {
+			if r.body.index(kv[0]) >= 0 {
+				return cmdutil.UsageErrorf("--credentials: the body already holds %s; drop one of them", kv[0])
+			}
+			raw, _ := jsonString(kv[1])
+			r.body = append(r.body, member{kv[0], raw})
+		}
+	}
+	if opts.Hash == "" {
+		return nil
+	}
+	layout, _ := hashkey.LookupLayout(opts.Hash)
+	if r.body.index("hash_key") >= 0 {
+		return cmdutil.UsageErrorf("--hash: the body already holds hash_key; drop one of them")
+	}
+	values := map[string]string{}
+	var missing []string
+	for _, name := range layout.Fields {
+		v, ok, err := r.body.text(bodyField(r.body, name))
+		switch {
+		case err != nil:
+			return cmdutil.UsageErrorf("--hash %s: %v", layout.Name, err)
+		case !ok && name == "merchant_key":
+			missing = append(missing, "merchant_key (add --merchant-key)")
+		case !ok:
+			missing = append(missing, name)
+		}
+		values[name] = v
+	}
+	if len(missing) > 0 {
+		return cmdutil.UsageHint(fmt.Errorf("--hash %s: the body has no %s", layout.Name, strings.Join(missing, ", ")),
+			fmt.Sprintf("The layout %s hashes %s; add the missing fields with -f key=value.", layout.Name, strings.Join(layout.Fields, "|")))
+	}
+	plain, err := layout.Plaintext(values)
+	if err != nil {
+		return cmdutil.UsageErrorf("--hash %s: %v", layout.Name, err)
+	}
+	hk, err := hashkey.GenerateFrom(opts.Random, cfg.AppSecret, plain)
+	if err != nil {
+		return err
+	}
+	raw, _ := jsonString(hk)
+	r.body = append(r.body, member{"hash_key", raw})
+	return nil
+}
+
+// bodyField is the body's name for a layout's field. The card payment
+// layout calls its second field installment; the card payment requests
+// (paySmart2D, paySmart3D) carry it as installments_number.
+func bodyField(o object, name string) string {
+	if name == "installment" && o.index(name) < 0 && o.index("installments_number") >= 0 {
+		return "installments_number"
+	}
+	return name
+}
+
+func withQuery(p string, o object) string {
+	q := url.Values{}
+	for _, m := range o {
+		v, _, err := o.text(m.key)
+		if err != nil {
+			v = string(m.value)
+		}
+		q.Add(m.key, v)
+	}
+	sep := "?"
+	if strings.Contains(p, "?") {
+		sep = "&"
+	}
+	return p + sep + q.Encode()
+}
+
+func newAttemptID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%x", b)
+}
+
+var errNoBatch = errors.New("paycli api sends one request; it has no batch")

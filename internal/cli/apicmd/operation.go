@@ -1,0 +1,210 @@
+package apicmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/invoiceid"
+	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/moneyop"
+	"github.com/paycli/paycli/internal/render"
+)
+
+// operation is a request to a path that moves money, on the money-moving
+// pipeline. Its input is the request as built from the flags; paycli knows
+// nothing of its shape beyond the fields every payment and refund of the
+// protocol shares (invoice_id, total or amount, currency_code, a card
+// number), which go into the summary and the journal.
+type operation struct {
+	printer printer
+}
+
+var (
+	_ moneyop.Operation[*request, *request, *gateway.Response] = operation{}
+	_ moneyop.AnswerPrinter[*gateway.Response]                 = operation{}
+)
+
+func (operation) Kind() string { return journal.KindAPI }
+
+func (operation) ParseLine([]byte) (*request, error) { return nil, errNoBatch }
+
+// Check refuses an invoice_id that no other command would send: the
+// journal and the suggested `paycli status` line carry it.
+func (operation) Check(r *request) (*request, error) {
+	inv, ok, err := r.body.text("invoice_id")
+	if err != nil {
+		return nil, cmdutil.UsageErrorf("%v", err)
+	}
+	if ok {
+		if err := invoiceid.Check(inv); err != nil {
+			return nil, cmdutil.UsageErrorf("invalid invoice_id: %v", err)
+		}
+	}
+	return r, nil
+}
+
+func (operation) Invoice(r *request) string {
+	inv, _, _ := r.body.text("invoice_id")
+	return inv
+}
+
+func (operation) Prepare(_ context.Context, _ *moneyop.Env, r *request) (*request, error) {
+	return r, nil
+}
+
+// cardFields hold a full card number in the protocol's requests.
+var cardFields = []string{"cc_no", "card_number", "credit_card"}
+
+func (op operation) Describe(_ *moneyop.Env, r *request) moneyop.Description {
+	call := r.Method + " " + r.name
+	d := moneyop.Description{
+		Title:  "API request that moves money",
+		Noun:   "request",
+		Rows:   [][2]string{{"Request", call}},
+		Prompt: fmt.Sprintf("Send %s? It may move money.", call),
+	}
+	if inv := op.Invoice(r); inv != "" {
+		d.Rows = append(d.Rows, [2]string{"Invoice", inv})
+	}
+	amount, _, _ := r.body.text("total")
+	if amount == "" {
+		amount, _, _ = r.body.text("amount")
+	}
+	d.Currency, _, _ = r.body.text("currency_code")
+	if amount != "" {
+		d.Amount = amount
+		d.Rows = append(d.Rows, [2]string{"Amount", strings.TrimSpace(amount + " " + d.Currency)})
+	}
+	for _, name := range cardFields {
+		if card, _, _ := r.body.text(name); card != "" {
+			d.Card = maskCard(card)
+			d.Rows = append(d.Rows, [2]string{"Card", d.Card})
+			d.Secrets = append(d.Secrets, card)
+			break
+		}
+	}
+	for _, name := range []string{"merchant_key", "hash_key", "cvv", "cc_cvv", "app_secret", "bill_email"} {
+		if v, _, _ := r.body.text(name); v != "" {
+			d.Secrets = append(d.Secrets, v)
+		}
+	}
+	return d
+}
+
+// maskCard keeps a card number's first 6 and last 4 digits, as card schemes
+// allow; a shorter value is hidden whole.
+func maskCard(s string) string {
+	digits := strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, s)
+	if len(digits) < 13 {
+		return strings.Repeat("*", len(digits))
+	}
+	return digits[:6] + strings.Repeat("*", len(digits)-10) + digits[len(digits)-4:]
+}
+
+func (operation) Request(_ *moneyop.Env, r *request) (*request, error) { return r, nil }
+
+func (operation) DryRun(env *moneyop.Env, r *request) (gateway.RequestDump, error) {
+	return env.Client.DryRunDo(r.Request)
+}
+
+func (operation) Send(ctx context.Context, env *moneyop.Env, r *request) (*gateway.Response, error) {
+	return env.Client.Do(ctx, r.Request)
+}
+
+// Classify reads the answer as the client reads its own calls'
+// (gateway.Response.Err). A success that names another invoice than the
+// one sent is unknown, never a success.
+func (op operation) Classify(r *request, res *gateway.Response, err error) moneyop.Outcome {
+	if err == nil {
+		err = res.Err()
+	}
+	var o moneyop.Outcome
+	if err != nil {
+		o = moneyop.ClassifyError(r.name, err)
+	} else {
+		a := readAnswer(res.Body)
+		o = moneyop.Outcome{Class: journal.Succeeded, StatusCode: a.StatusCode, OrderNo: a.OrderNo, Message: a.Description}
+		inv := op.Invoice(r)
+		if a.InvoiceID != "" && inv != "" {
+			if cerr := gateway.CheckSuccess(r.name).Equal("invoice_id", a.InvoiceID, inv).Err(); cerr != nil {
+				o.Class, o.Err, o.Why = journal.Unknown, cerr, "the gateway answered success for another invoice_id"
+			}
+		}
+	}
+	if op.Invoice(r) == "" && (o.Class == journal.Unknown || o.Class == journal.Duplicate) {
+		// No invoice to check the status of: the journal holds the attempt.
+		o.Hint = "The attempt is recorded in the journal: paycli journal"
+	}
+	return o
+}
+
+// answer is what the pipeline needs of a money-moving answer: the fields
+// sit at the top level or under data, depending on the call.
+type answer struct {
+	StatusCode  *int
+	Description string
+	OrderNo     string
+	InvoiceID   string
+}
+
+func readAnswer(body []byte) answer {
+	var top struct {
+		StatusCode        *json.Number    `json:"status_code"`
+		StatusDescription string          `json:"status_description"`
+		Data              json.RawMessage `json:"data"`
+	}
+	_ = json.Unmarshal(body, &top)
+	var a answer
+	if top.StatusCode != nil {
+		if n, err := top.StatusCode.Int64(); err == nil {
+			code := int(n)
+			a.StatusCode = &code
+		}
+	}
+	a.Description = render.Escape(top.StatusDescription)
+	for _, src := range [][]byte{top.Data, body} {
+		o, err := parseObject(src)
+		if err != nil {
+			continue
+		}
+		for _, name := range []string{"order_no", "order_id"} {
+			if v, _, _ := o.text(name); v != "" && a.OrderNo == "" {
+				a.OrderNo = render.Escape(v)
+			}
+		}
+		if v, _, _ := o.text("invoice_id"); v != "" && a.InvoiceID == "" {
+			a.InvoiceID = v
+		}
+	}
+	return a
+}
+
+// Result gives no fields (PrintAnswer prints the answer) and the verdict
+// on a stderr terminal.
+func (operation) Result(r *request, res *gateway.Response) ([]render.Field, string) {
+	a := readAnswer(res.Body)
+	verdict := fmt.Sprintf("Sent %s %s: status_code 100", r.Method, r.name)
+	if a.StatusCode != nil {
+		verdict = fmt.Sprintf("Sent %s %s: status_code %d", r.Method, r.name, *a.StatusCode)
+	}
+	if a.OrderNo != "" {
+		verdict += ", order " + a.OrderNo
+	}
+	return nil, verdict
+}
+
+func (op operation) PrintAnswer(ctx context.Context, res *gateway.Response) error {
+	if res == nil {
+		return nil
+	}
+	return op.printer.print(ctx, res)
+}

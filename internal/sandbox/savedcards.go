@@ -1,0 +1,202 @@
+package sandbox
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxCustomerFieldLen bounds customer_number and the customer's name,
+// email and phone a saved card carries.
+const maxCustomerFieldLen = 100
+
+// cardView is a saved card as the card endpoints answer it, with the field
+// names the gateway's PHP SDK reads (CardMapper): id is a JSON integer,
+// customer_number and card_number strings; card_number is masked.
+type cardView struct {
+	ID             int64  `json:"id"`
+	CardToken      string `json:"card_token"`
+	CardNumber     string `json:"card_number"`
+	CustomerNumber string `json:"customer_number"`
+	CardHolderName string `json:"card_holder_name"`
+	ExpiryMonth    string `json:"expiry_month"`
+	ExpiryYear     string `json:"expiry_year"`
+	CardScheme     string `json:"card_scheme"`
+	CustomerName   string `json:"customer_name"`
+	CustomerEmail  string `json:"customer_email"`
+	CustomerPhone  string `json:"customer_phone"`
+	CreatedAt      string `json:"created_at"`
+	UpdatedAt      string `json:"updated_at"`
+}
+
+func viewOf(c SavedCard) cardView {
+	return cardView{ID: c.ID, CardToken: c.Token, CardNumber: maskCard(c.BIN, c.Last4), CustomerNumber: c.CustomerNumber,
+		CardHolderName: c.Holder, ExpiryMonth: c.ExpiryMonth, ExpiryYear: c.ExpiryYear, CardScheme: cardScheme(c.BIN),
+		CustomerName: c.CustomerName, CustomerEmail: c.CustomerEmail, CustomerPhone: c.CustomerPhone,
+		CreatedAt: c.CreatedAt.In(GatewayZone()).Format(ExpiresAtLayout), UpdatedAt: c.UpdatedAt.In(GatewayZone()).Format(ExpiresAtLayout)}
+}
+
+// cardAnswer is the answer of saveCard, editCard and deleteCard: the card
+// at the top level, beside status_code (the SDK maps the whole body).
+type cardAnswer struct {
+	StatusCode        int    `json:"status_code"`
+	StatusDescription string `json:"status_description"`
+	cardView
+}
+
+// checkCustomerFields answers 1 when customer_number or the customer's
+// details are too long or customer_number holds the hash separator.
+func checkCustomerFields(w http.ResponseWriter, f fields) bool {
+	for _, name := range []string{"customer_number", "customer_name", "customer_email", "customer_phone", "card_holder_name"} {
+		if v := f.get(name); utf8.RuneCountInString(v) > maxCustomerFieldLen || strings.ContainsAny(v, "|\x00") {
+			writeStatus(w, 1, fmt.Sprintf("The %s may not be longer than %d characters or contain '|'.", strings.ReplaceAll(name, "_", " "), maxCustomerFieldLen))
+			return false
+		}
+	}
+	return true
+}
+
+// saveCard serves POST /api/saveCard: a customer's card is stored under a
+// new opaque card_token. Checks: fields, lengths (1), card number (1),
+// expiry (1), merchant_key (14), hash_key with the savecard layout
+// merchant_key|customer_number|card_holder_name|card_number|expiry_month|expiry_year
+// (90, 68). Only the first six and last four digits are stored, with the
+// test card's outcome (docs/sandbox.md); committed before the answer.
+func (g *Gateway) saveCard(w http.ResponseWriter, r *http.Request) {
+	f, ok := g.readFields(w, r)
+	if !ok || !f.requireFields(w, "merchant_key", "hash_key", "customer_number", "card_holder_name", "card_number", "expiry_month", "expiry_year") ||
+		!checkCustomerFields(w, f) {
+		return
+	}
+	number := strings.ReplaceAll(f.get("card_number"), " ", "")
+	if ValidateCardNumber(number) != nil {
+		writeStatus(w, 1, "The card number is not a valid card number.")
+		return
+	}
+	now := g.opts.Now()
+	if _, _, msg := readExpiry(f.get("expiry_month"), f.get("expiry_year"), now); msg != "" {
+		writeStatus(w, 1, msg)
+		return
+	}
+	if !g.verifyMerchant(w, f) || !g.verifyHash(w, f, "savecard", "request", map[string]string{
+		"merchant_key": g.opts.Credentials.MerchantKey, "customer_number": f.get("customer_number"),
+		"card_holder_name": f.get("card_holder_name"), "card_number": f.get("card_number"),
+		"expiry_month": f.get("expiry_month"), "expiry_year": f.get("expiry_year")}) {
+		return
+	}
+	token, err := newCardToken()
+	if err != nil {
+		writeInternal(w, err)
+		return
+	}
+	tc := testCard(number)
+	card, err := g.opts.Store.SaveCard(SavedCard{Token: token, CustomerNumber: f.get("customer_number"),
+		BIN: number[:6], Last4: number[len(number)-4:], Holder: f.get("card_holder_name"),
+		ExpiryMonth: f.get("expiry_month"), ExpiryYear: f.get("expiry_year"), CustomerName: f.get("customer_name"),
+		CustomerEmail: f.get("customer_email"), CustomerPhone: f.get("customer_phone"),
+		Outcome: tc.Outcome, ReasonCode: tc.ReasonCode, Reason: tc.Reason, CreatedAt: now, UpdatedAt: now})
+	if err != nil {
+		writeInternal(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, cardAnswer{StatusCode: 100, StatusDescription: "Card saved successfully", cardView: viewOf(card)})
+}
+
+// editCard serves POST /api/editCard: a saved card's expiry and holder
+// name change. Checks: fields, lengths (1), merchant_key (14), hash_key
+// with the editcard layout merchant_key|customer_number|card_token (90,
+// 68), expiry (1), then a token that is not this customer's (1).
+func (g *Gateway) editCard(w http.ResponseWriter, r *http.Request) {
+	f, ok := g.readFields(w, r)
+	if !ok || !f.requireFields(w, "merchant_key", "hash_key", "card_token", "customer_number", "expiry_month", "expiry_year") ||
+		!checkCustomerFields(w, f) || !g.verifyCardRequest(w, f, "editcard") {
+		return
+	}
+	now := g.opts.Now()
+	if _, _, msg := readExpiry(f.get("expiry_month"), f.get("expiry_year"), now); msg != "" {
+		writeStatus(w, 1, msg)
+		return
+	}
+	card, err := g.opts.Store.UpdateCard(f.get("card_token"), f.get("customer_number"), func(c *SavedCard) error {
+		c.ExpiryMonth, c.ExpiryYear = f.get("expiry_month"), f.get("expiry_year")
+		if h := f.get("card_holder_name"); h != "" {
+			c.Holder = h
+		}
+		c.UpdatedAt = now
+		return nil
+	})
+	if !writeCardError(w, err) {
+		return
+	}
+	writeJSON(w, http.StatusOK, cardAnswer{StatusCode: 100, StatusDescription: "Card updated successfully", cardView: viewOf(card)})
+}
+
+// deleteCard serves POST /api/deleteCard: the saved card is removed; its
+// token pays no more. Checks as editCard's, with the deletecard layout.
+func (g *Gateway) deleteCard(w http.ResponseWriter, r *http.Request) {
+	f, ok := g.readFields(w, r)
+	if !ok || !f.requireFields(w, "merchant_key", "hash_key", "card_token", "customer_number") ||
+		!checkCustomerFields(w, f) || !g.verifyCardRequest(w, f, "deletecard") {
+		return
+	}
+	card, err := g.opts.Store.DeleteCard(f.get("card_token"), f.get("customer_number"))
+	if !writeCardError(w, err) {
+		return
+	}
+	writeJSON(w, http.StatusOK, cardAnswer{StatusCode: 100, StatusDescription: "Card deleted successfully", cardView: viewOf(card)})
+}
+
+// getCardTokens serves GET /api/getCardTokens (the SDK sends its fields as
+// a JSON body with the GET; a query works too): the customer's saved cards
+// under data, oldest first; an empty list for a customer with none.
+func (g *Gateway) getCardTokens(w http.ResponseWriter, r *http.Request) {
+	f, ok := g.readFields(w, r)
+	if !ok || !f.requireFields(w, "merchant_key", "customer_number") || !g.verifyMerchant(w, f) {
+		return
+	}
+	cards, err := g.opts.Store.Cards(f.get("customer_number"))
+	if err != nil {
+		writeInternal(w, err)
+		return
+	}
+	views := make([]cardView, 0, len(cards))
+	for _, c := range cards {
+		views = append(views, viewOf(c))
+	}
+	writeJSON(w, http.StatusOK, statusBody{StatusCode: 100, StatusDescription: "Success", Data: views})
+}
+
+// verifyCardRequest checks merchant_key (14) and a hash_key with the
+// editcard or deletecard layout merchant_key|customer_number|card_token.
+func (g *Gateway) verifyCardRequest(w http.ResponseWriter, f fields, layout string) bool {
+	return g.verifyMerchant(w, f) && g.verifyHash(w, f, layout, "request", map[string]string{
+		"merchant_key": g.opts.Credentials.MerchantKey, "customer_number": f.get("customer_number"), "card_token": f.get("card_token")})
+}
+
+// writeCardError answers a card store failure; it reports whether err was
+// nil.
+func writeCardError(w http.ResponseWriter, err error) bool {
+	switch {
+	case err == nil:
+		return true
+	case errors.Is(err, ErrCardNotFound):
+		writeStatus(w, 1, "The card token is not a saved card of this customer.")
+	default:
+		writeInternal(w, err)
+	}
+	return false
+}
+
+// newCardToken makes an opaque card token: 32 random hex digits, as the
+// gateway's tokens look.
+func newCardToken() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
+}
