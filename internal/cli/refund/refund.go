@@ -80,12 +80,13 @@ func NewCmdRefund(f *cmdutil.Factory, runF func(context.Context, *Options) error
 		Long: `Refund all or part of a sale. A refund moves money back to the buyer's card.
 
 Before anything is sent, paycli asks the gateway about the sale (check status
-with refund info) and shows on stderr the sale's amount, card and date, what
-is already refunded and what remains. An amount that is not more than 0, has
-more decimals than the currency, or is more than what remains exits 2; a sale
-that cannot be refunded (not completed, failed, fully refunded, a
-pre-authorization still open) exits 4. Nothing is sent either way. On a
-terminal paycli then asks for confirmation; without one --yes is required.
+with refund info). An amount that is not more than 0, has more decimals than
+the currency, or is more than what remains exits 2 (the error says what
+remains); a sale that cannot be refunded (not completed, failed, fully
+refunded, a pre-authorization still open) exits 4. Nothing is sent either
+way. Otherwise paycli shows on stderr the sale's amount, card and date, what
+is already refunded and what remains, and asks for confirmation on a
+terminal; without one --yes is required.
 
 Every refund carries a refund_transaction_id chosen before it is sent and
 written in the journal. The gateway refuses a repeated one (status_code 104),
