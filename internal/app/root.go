@@ -10,10 +10,13 @@ import (
 	"github.com/paycli/paycli/internal/buildinfo"
 	"github.com/paycli/paycli/internal/cli/apicmd"
 	"github.com/paycli/paycli/internal/cli/commissionscmd"
+	"github.com/paycli/paycli/internal/cli/completecmd"
 	"github.com/paycli/paycli/internal/cli/completion"
 	"github.com/paycli/paycli/internal/cli/configcmd"
 	"github.com/paycli/paycli/internal/cli/hashcmd"
+	"github.com/paycli/paycli/internal/cli/installmentscmd"
 	"github.com/paycli/paycli/internal/cli/journalcmd"
+	"github.com/paycli/paycli/internal/cli/preauth"
 	"github.com/paycli/paycli/internal/cli/refund"
 	"github.com/paycli/paycli/internal/cli/sandboxcmd"
 	"github.com/paycli/paycli/internal/cli/status"
@@ -174,6 +177,9 @@ credentials with 'paycli config init'.`,
 		sandboxcmd.NewCmdSandbox(f),
 		walletpay.NewCmdWalletPay(f, nil),
 		refundCmd,
+		preauth.NewCmdPreAuth(f),
+		completecmd.NewCmdComplete(f, nil),
+		installmentscmd.NewCmdInstallments(f, nil),
 		statusCmd,
 		journalcmd.NewCmdJournal(f, f.JournalPath, nil),
 		webhookcmd.NewCmdWebhook(f),

@@ -25,8 +25,9 @@ const exitCodesHelp = `paycli's exit codes are part of its interface: scripts ma
        or this refund was already made (status_code 104): nothing more was
        refunded
   7    outcome unknown (status_code 69, or the connection failed after a
-       walletPay or a refund was sent): reconcile with 'paycli status
-       --invoice ID'; re-send a refund with 'paycli refund --retry REF'
+       call that moves money was sent): reconcile with
+       'paycli status --invoice ID'; re-send a refund with
+       'paycli refund --retry REF'
   8    gateway unreachable or unavailable (connection refused, timeout, 5xx)
        for a call that was safe
   130  interrupted (Ctrl-C)

@@ -98,20 +98,22 @@ func TestCommandsAreLeaves(t *testing.T) {
 	}
 }
 
-// TestWalletPayLinksNoEmulator: the payment command links neither the
-// sandbox's database (bbolt) nor the soak harness.
+// TestWalletPayLinksNoEmulator: the money-moving commands link neither
+// the sandbox's database (bbolt) nor the soak harness nor the emulator.
 func TestWalletPayLinksNoEmulator(t *testing.T) {
-	pkgs := list(t, module+"/internal/cli/walletpay")
-	if len(pkgs) != 1 {
-		t.Fatalf("go list: %d packages", len(pkgs))
-	}
-	deps := pkgs[0].Deps
-	if !slices.Contains(deps, module+"/internal/gateway") {
-		t.Fatalf("the dependency list lacks internal/gateway; go list answered %d deps", len(deps))
-	}
-	for _, banned := range []string{"go.etcd.io/bbolt", module + "/internal/soak", module + "/internal/sandbox"} {
-		if slices.Contains(deps, banned) {
-			t.Errorf("internal/cli/walletpay links %s", banned)
+	for _, cmd := range []string{"walletpay", "preauth", "completecmd"} {
+		pkgs := list(t, module+"/internal/cli/"+cmd)
+		if len(pkgs) != 1 {
+			t.Fatalf("go list %s: %d packages", cmd, len(pkgs))
+		}
+		deps := pkgs[0].Deps
+		if !slices.Contains(deps, module+"/internal/gateway") {
+			t.Fatalf("the dependency list of %s lacks internal/gateway; go list answered %d deps", cmd, len(deps))
+		}
+		for _, banned := range []string{"go.etcd.io/bbolt", module + "/internal/soak", module + "/internal/sandbox"} {
+			if slices.Contains(deps, banned) {
+				t.Errorf("internal/cli/%s links %s", cmd, banned)
+			}
 		}
 	}
 }

@@ -80,16 +80,24 @@ func ComputeAmounts(amount decimal.Decimal, n int, rates Rates, minorUnit int32)
 	a.MerchantFee = amount.Mul(num(rates.MerchantPercentage)).Div(hundred).Add(num(rates.MerchantFixed)).Round(minorUnit)
 	a.MerchantNet = amount.Sub(a.MerchantFee)
 	a.BuyerTotal = amount.Add(amount.Mul(num(rates.UserPercentage)).Div(hundred)).Add(num(rates.UserFixed)).Round(minorUnit)
+	a.InstallmentAmount, a.FirstInstallmentAmount = SplitInstallments(a.BuyerTotal, n, minorUnit)
+	return a, true, nil
+}
+
+// SplitInstallments splits what the buyer pays in all into n installments
+// in a currency with minorUnit decimals: each one is total / n rounded
+// down to the minor unit, and the first takes the remainder, so that the
+// installments add up to total exactly. n must be at least 1.
+func SplitInstallments(total decimal.Decimal, n int, minorUnit int32) (each, first decimal.Decimal) {
 	count := decimal.NewFromInt(int64(n))
 	// QuoRem truncates toward zero at the given precision, exactly: no
 	// division rounding can push a quotient over a minor unit. Totals are
 	// not negative for any real rate, so toward zero is down.
-	a.InstallmentAmount, _ = a.BuyerTotal.QuoRem(count, minorUnit)
-	if a.BuyerTotal.IsNegative() {
-		a.InstallmentAmount = a.BuyerTotal.Div(count).RoundFloor(minorUnit)
+	each, _ = total.QuoRem(count, minorUnit)
+	if total.IsNegative() {
+		each = total.Div(count).RoundFloor(minorUnit)
 	}
-	a.FirstInstallmentAmount = a.BuyerTotal.Sub(count.Sub(decimal.NewFromInt(1)).Mul(a.InstallmentAmount))
-	return a, true, nil
+	return each, total.Sub(count.Sub(decimal.NewFromInt(1)).Mul(each))
 }
 
 // Strings returns the figures written with exactly MinorUnit decimals, in

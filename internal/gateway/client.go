@@ -245,6 +245,10 @@ type endpoint struct {
 	// onePass: a success body is decoded in one pass, its data straight
 	// into the call's result (large answers: the commission table).
 	onePass bool
+	// pendingData: a status_code 69 answer is still an error (ErrPending),
+	// but its top-level fields are decoded into the call's result too, so
+	// that the caller can tell which step the transaction waits for.
+	pendingData bool
 }
 
 var (
@@ -502,6 +506,11 @@ func (c *Client) checkResponse(ep endpoint, resp *http.Response, body []byte, v 
 			Endpoint: ep.name, HTTPStatus: resp.StatusCode,
 			StatusCode: code, HasStatusCode: true,
 			Description: cleanDescription(env.description()),
+		}
+		if ep.pendingData && ep.topLevel && code == 69 {
+			// Best effort: a body that does not decode leaves the result
+			// empty, and the error says pending either way.
+			_ = json.Unmarshal(body, v)
 		}
 		if isPayment(ep.name) {
 			// A decline's reason is in its data object, when there is one.

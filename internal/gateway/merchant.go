@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -10,6 +11,9 @@ import (
 )
 
 var (
+	// endpointCheckStatusFull is check status as CheckStatusWithRefunds
+	// makes it: a pending answer's fields are kept.
+	endpointCheckStatusFull = endpoint{name: endpointCheckStatus.name, path: endpointCheckStatus.path, auth: true, topLevel: true, pendingData: true}
 	endpointRefund          = endpoint{name: EndpointRefund, path: "/api/refund", auth: true, topLevel: true, alsoSuccess: StatusRefundQueued}
 	endpointConfirmPayment  = endpoint{name: EndpointConfirmPayment, path: "/api/confirmPayment", auth: true, topLevel: true}
 	endpointCompletePayment = endpoint{name: EndpointCompletePayment, path: "/payment/complete", auth: true}
@@ -48,15 +52,21 @@ func (c *Client) DryRunRefund(req RefundRequest) (RequestDump, error) {
 
 // CheckStatusWithRefunds is CheckStatus asking for the sale's refunds too
 // (show_refund_info "Y"): TotalRefundedAmount, TransactionAmount and
-// Refunds, whose refund_info it checks. It is what refund and
-// pre-authorization commands check before sending.
+// Refunds, whose refund_info it checks. It is what refund,
+// pre-authorization and 3D completion commands check before sending. A
+// status_code 69 answer (the transaction waits for a step: a 3D challenge,
+// the merchant's completion) returns its fields with the error, which
+// matches ErrPending.
 func (c *Client) CheckStatusWithRefunds(ctx context.Context, req CheckStatusRequest) (*CheckStatusResult, error) {
 	body := struct {
 		CheckStatusRequest
 		ShowRefundInfo string `json:"show_refund_info"`
 	}{req, "Y"}
 	var out CheckStatusResult
-	if _, err := c.call(ctx, endpointCheckStatus, body, &out); err != nil {
+	if _, err := c.call(ctx, endpointCheckStatusFull, body, &out); err != nil {
+		if errors.Is(err, ErrPending) && out.StatusCode == 69 {
+			return &out, err
+		}
 		return nil, err
 	}
 	if _, err := out.Refunds(); err != nil {

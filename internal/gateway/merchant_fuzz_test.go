@@ -92,7 +92,37 @@ func FuzzCheckStatusRefundsAnswer(f *testing.F) {
 			// The accessors read any accepted answer without panicking.
 			_, _ = r.PaymentStatus()
 			_, _, _ = r.CurrencyCode(), r.CardNo(), r.PreAuthOpen()
+			_, _ = r.PreAuth(), r.CreatedAt()
 			_, _ = r.Refunds()
 			return nil
 		})
+}
+
+// FuzzCheckStatusPendingAnswer: check status as CheckStatusWithRefunds
+// reads it, where a pending answer (69) also fills the result. Whatever the
+// body, the result's accessors read it without panicking, and a result
+// filled beside an error is only ever one of a 69.
+func FuzzCheckStatusPendingAnswer(f *testing.F) {
+	for _, s := range []string{checkPreAuthOpen, `{"status_code":69,"transaction_status":"Pending","order_id":"VP1","three_d_status":"awaiting_merchant_completion"}`,
+		`{"status_code":"69","order_id":{"x":1}}`, `{"status_code":69,"transaction_type":"PreAuth","transaction_status":"Pre-Authorized","created_at":"2026-11-22 12:00:00"}`} {
+		f.Add(s, 200)
+	}
+	c, err := New("https://gw.example/ccpayment", Credentials{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, body string, status int) {
+		if status < 100 || status > 599 {
+			return
+		}
+		resp := &http.Response{StatusCode: status, Header: http.Header{"Content-Type": {"application/json"}}}
+		var r CheckStatusResult
+		_, err := c.checkResponse(endpointCheckStatusFull, resp, []byte(body), &r)
+		if err != nil && !errors.Is(err, ErrPending) && (r.StatusCode != 0 || r.OrderID != "" || r.Extra != nil) {
+			t.Fatalf("%v: the result was filled: %+v", err, r)
+		}
+		_, _ = r.PaymentStatus()
+		_, _, _, _ = r.CurrencyCode(), r.CardNo(), r.PreAuth(), r.CreatedAt()
+		_, _ = r.Refunds()
+	})
 }

@@ -16,7 +16,7 @@ const (
 	getPOSOK         = `{"status_code":100,"status_description":"Success","data":[{"pos_id":7,"campaign_id":0,"allocation_id":"3","installments_number":1,"card_type":"CREDIT","card_program":"WORLD","card_scheme":"VISA","is_commercial":0,"payable_amount":"1000.00","hash_key":"h:k:v","amount_to_be_paid":1000,"currency_code":"TRY","currency_id":1,"title":"Single","user_commission_percentage":"0","issuer":"Bank"},{"pos_id":7,"installments_number":"6","card_program":"WORLD","payable_amount":"1060.00","amount_to_be_paid":"1000.00","currency_code":"TRY","title":"6 installments"}]}`
 	installmentsOK   = `{"status_code":100,"status_description":"Success","installments":[1,2,"3",6,12]}`
 	checkRefundsOK   = `{"status_code":100,"status_description":"Success","transaction_status":"Partially Refunded","order_id":"VP1","invoice_id":"INV-1","transaction_amount":"150.00","total_refunded_amount":"50.00","transaction_type":"Auth","payment_status":1,"currency_code":"TRY","cc_no":"435508****4358","installment":1,"refund_info":[{"amount":"50.00","refund_transaction_id":"RT-1","status":"Completed","ref_no":"R1","created_at":"2026-11-22 12:00:00","channel":"api"}]}`
-	checkPreAuthOpen = `{"status_code":100,"status_description":"Success","transaction_status":"Completed","order_id":"VP2","invoice_id":"INV-2","transaction_amount":"80.00","transaction_type":"PreAuth","refund_info":""}`
+	checkPreAuthOpen = `{"status_code":100,"status_description":"Success","transaction_status":"Pre-Authorized","order_id":"VP2","invoice_id":"INV-2","transaction_amount":"80.00","transaction_type":"PreAuth","refund_info":""}`
 )
 
 func refundReq() RefundRequest {
@@ -686,5 +686,54 @@ func TestCheckRequest(t *testing.T) {
 		if _, err := CheckRequest(Request{Path: p}); !errors.Is(err, ErrInvalidRequest) {
 			t.Errorf("%q: %v", p, err)
 		}
+	}
+}
+
+func TestCheckStatusPreAuth(t *testing.T) {
+	for _, tc := range []struct {
+		typ, status, want string
+	}{
+		{"PreAuth", "Pre-Authorized", PreAuthOpen},
+		{"preauth", "Pre-Authorization", PreAuthOpen},
+		{" PreAuth ", "PreAuthorized", PreAuthOpen},
+		{"PreAuth", "Completed", PreAuthCaptured},
+		{"PreAuth", "Partially Refunded", PreAuthCaptured},
+		{"PostAuth", "Completed", PreAuthCaptured},
+		{"PreAuth", "Cancelled", PreAuthCancelled},
+		{"PreAuth", "Canceled", PreAuthCancelled},
+		{"PreAuth", "Failed", PreAuthOther},
+		{"PreAuth", "", PreAuthOther},
+		{"Auth", "Completed", PreAuthNone},
+		{"Auth", "Pre-Authorized", PreAuthNone},
+		{"", "Pre-Authorized", PreAuthNone},
+	} {
+		r := &CheckStatusResult{TransactionType: tc.typ, TransactionStatus: tc.status}
+		if got := r.PreAuth(); got != tc.want {
+			t.Errorf("transaction_type %q, transaction_status %q: %q, want %q", tc.typ, tc.status, got, tc.want)
+		}
+		if r.PreAuthOpen() != (tc.want == PreAuthOpen) {
+			t.Errorf("transaction_type %q, transaction_status %q: PreAuthOpen %v", tc.typ, tc.status, r.PreAuthOpen())
+		}
+	}
+}
+
+// A pending answer (69) to CheckStatusWithRefunds comes with its fields,
+// so that a command can tell which step the sale waits for; the plain
+// CheckStatus returns only the error.
+func TestCheckStatusWithRefundsPending(t *testing.T) {
+	g := newFakeGateway(t)
+	g.handle("checkstatus", respond(200, `{"status_code":69,"status_description":"Order not yet processed","transaction_status":"Pending","order_id":"VP9","invoice_id":"INV-9","three_d_status":"awaiting_merchant_completion"}`))
+	c := newTestClient(t, g.URL+"/ccpayment")
+	req := CheckStatusRequest{MerchantKey: testMerchantKey, InvoiceID: "INV-9", HashKey: "h"}
+	res, err := c.CheckStatusWithRefunds(context.Background(), req)
+	if !errors.Is(err, ErrPending) || res == nil || res.OrderID != "VP9" || string(res.Extra["three_d_status"]) != `"awaiting_merchant_completion"` {
+		t.Fatalf("pending: %+v, %v", res, err)
+	}
+	if res, err := c.CheckStatus(context.Background(), req); !errors.Is(err, ErrPending) || res != nil {
+		t.Fatalf("plain check status, pending: %+v, %v", res, err)
+	}
+	g.handle("checkstatus", respond(200, `{"status_code":31,"status_description":"Transaction not found","order_id":"VP9"}`))
+	if res, err := c.CheckStatusWithRefunds(context.Background(), req); !errors.Is(err, ErrNotFound) || res != nil {
+		t.Fatalf("not found: %+v, %v", res, err)
 	}
 }

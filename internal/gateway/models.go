@@ -199,7 +199,7 @@ type CheckStatusResult struct {
 	TransactionAmount   commission.Value
 	TotalRefundedAmount commission.Value
 	// TransactionType is Auth for a sale, PreAuth for a pre-authorization
-	// (see PreAuthOpen).
+	// (see PreAuth).
 	TransactionType   string
 	PaymentReasonCode string
 	// Extra holds the other top-level fields, as the gateway wrote them;
@@ -244,14 +244,65 @@ func (r *CheckStatusResult) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// PreAuthOpen reports whether the transaction is a pre-authorization that
-// holds money and can still be captured or cancelled: transaction_type
-// PreAuth and transaction_status Completed (docs/protocol.md). A captured
-// pre-authorization turns into PostAuth; a cancelled one says Cancelled.
-func (r *CheckStatusResult) PreAuthOpen() bool {
-	return strings.EqualFold(strings.TrimSpace(r.TransactionType), "PreAuth") &&
-		strings.EqualFold(strings.TrimSpace(r.TransactionStatus), "Completed")
+// Pre-authorization states, as PreAuth reads them from check status.
+const (
+	// PreAuthNone: the transaction is not a pre-authorization (a sale).
+	PreAuthNone = ""
+	// PreAuthOpen: the money is held and can be captured or released.
+	PreAuthOpen = "open"
+	// PreAuthCaptured: confirmPayment took the money (all or part of it).
+	PreAuthCaptured = "captured"
+	// PreAuthCancelled: confirmPayment released the hold.
+	PreAuthCancelled = "cancelled"
+	// PreAuthOther: a pre-authorization in any other state (failed,
+	// pending, or a transaction_status paycli does not know).
+	PreAuthOther = "other"
+)
+
+// PreAuth reads what check status says of a pre-authorization
+// (docs/protocol.md, Pre-authorizations): transaction_type PreAuth (the
+// SDK's TransactionType) marks one, for its whole life; transaction_status
+// says its state: "Pre-Authorized" (or "Pre-Authorization") while the
+// money is held, "Completed" once captured (and "Refunded" or "Partially
+// Refunded" after refunds of the capture), "Cancelled" once released.
+// transaction_type PostAuth, which some gateways report for a captured
+// pre-authorization, reads as captured.
+func (r *CheckStatusResult) PreAuth() string {
+	letters := func(s string) string {
+		return strings.Map(func(c rune) rune {
+			if c >= 'a' && c <= 'z' {
+				return c
+			}
+			if c >= 'A' && c <= 'Z' {
+				return c + 'a' - 'A'
+			}
+			return -1
+		}, s)
+	}
+	switch letters(r.TransactionType) {
+	case "preauth":
+	case "postauth":
+		return PreAuthCaptured
+	default:
+		return PreAuthNone
+	}
+	switch letters(r.TransactionStatus) {
+	case "preauthorized", "preauthorization":
+		return PreAuthOpen
+	case "completed", "refunded", "partiallyrefunded":
+		return PreAuthCaptured
+	case "cancelled", "canceled":
+		return PreAuthCancelled
+	}
+	return PreAuthOther
 }
+
+// PreAuthOpen reports whether the transaction is a pre-authorization that
+// holds money and can still be captured or cancelled (see PreAuth).
+func (r *CheckStatusResult) PreAuthOpen() bool { return r.PreAuth() == PreAuthOpen }
+
+// CreatedAt returns created_at, "" when there is none.
+func (r *CheckStatusResult) CreatedAt() string { return r.extraString("created_at") }
 
 // PaymentStatus returns payment_status (1 for a paid sale); ok is false
 // when the answer has none, or one that is not a whole number.

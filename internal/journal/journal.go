@@ -95,6 +95,16 @@ const (
 	KindRefund = "refund"
 	// KindAPI: `paycli api` on a path that moves money (gateway.MovesMoney).
 	KindAPI = "api"
+	// KindPreAuthCapture and KindPreAuthCancel are confirmPayment's two
+	// actions on one pre-authorization. They are two kinds, not one with
+	// an action, so that a batch resumed from the journal never reads a
+	// capture as the cancel it was asked for, or the other way round.
+	KindPreAuthCapture = "preauth-capture"
+	KindPreAuthCancel  = "preauth-cancel"
+	// KindComplete and KindCompleteCancel are /payment/complete's two
+	// actions on a 3D sale completed by the merchant.
+	KindComplete       = "complete"
+	KindCompleteCancel = "complete-cancel"
 )
 
 // Entry is one line of the journal. An outcome line repeats the intent's

@@ -310,6 +310,13 @@ func runLine[In, Req, Ans any](l *batchLine[In], op Operation[In, Req, Ans], env
 	ctx, cancel := withTimeout()
 	defer cancel()
 	in, err := op.Prepare(ctx, env, l.in)
+	if err != nil && errors.Is(err, gateway.ErrUnavailable) {
+		// Prepare could not reach the gateway: the line was not sent for
+		// want of one (exit 8), like a payment whose token call failed.
+		l.result.Outcome = journal.NotSent
+		l.result.setError(fmt.Sprintf("line %d: %v", l.result.Line, err))
+		return
+	}
 	if err != nil {
 		l.result.Outcome = OutcomeInvalid
 		l.result.setError(fmt.Sprintf("line %d: %v", l.result.Line, err))

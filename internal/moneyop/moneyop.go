@@ -243,3 +243,22 @@ func scrub(msg string, secrets []string) string {
 	}
 	return msg
 }
+
+// LookUp asks the gateway what it knows of invoice (check status with the
+// sale's refunds: gateway.Client.CheckStatusWithRefunds), for a Prepare
+// that must see the sale before acting on it. A pending answer (status_code
+// 69) comes back with its fields and an error matching gateway.ErrPending.
+func (e *Env) LookUp(ctx context.Context, invoice string) (*gateway.CheckStatusResult, error) {
+	layout, _ := hashkey.LookupLayout("checkstatus")
+	plain, err := layout.Plaintext(map[string]string{"invoice_id": invoice, "merchant_key": e.Config.MerchantKey})
+	if err != nil {
+		return nil, err
+	}
+	hk, err := e.HashKey(plain)
+	if err != nil {
+		return nil, err
+	}
+	return e.Client.CheckStatusWithRefunds(ctx, gateway.CheckStatusRequest{
+		MerchantKey: e.Config.MerchantKey, InvoiceID: invoice, IncludePendingStatus: true, HashKey: hk,
+	})
+}

@@ -48,8 +48,11 @@ func (o *fakeOp) Prepare(_ context.Context, _ *Env, in string) (string, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.prepared = append(o.prepared, in)
-	if in == "stale" {
+	switch in {
+	case "stale":
 		return "", errors.New("gone stale")
+	case "offline":
+		return "", &gateway.RequestError{Endpoint: "checkstatus", Err: errors.New("connection refused")}
 	}
 	return in, nil
 }
@@ -377,5 +380,30 @@ func TestBatchResumesByKey(t *testing.T) {
 	op.sent = nil
 	if err := RunBatch(context.Background(), opts, op); err != nil || !slices.Equal(op.sent, []string{"A|k9"}) {
 		t.Errorf("err %v, sent %v; want A sent", err, op.sent)
+	}
+}
+
+// TestPrepareGatewayErrors: a Prepare that cannot reach the gateway is not
+// bad input. A single input keeps the gateway's error (exit 8, not 2); a
+// batch line is not_sent, not invalid, and sets the exit code to 8.
+func TestPrepareGatewayErrors(t *testing.T) {
+	opts, _, _, _, _ := testOptions(t)
+	err := RunSingle(context.Background(), opts, &fakeOp{}, "offline")
+	if _, hasKind := cmdutil.KindOf(err); hasKind || !errors.Is(err, gateway.ErrUnavailable) {
+		t.Errorf("single: %v, want the gateway's unavailable error as it is", err)
+	}
+	opts, in, out, _, _ := testOptions(t)
+	in.WriteString("{\"invoice\":\"offline\"}\n{\"invoice\":\"stale\"}\n")
+	opts.Batch = "-"
+	op := &fakeOp{}
+	err = RunBatch(context.Background(), opts, op)
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUnavailable {
+		t.Errorf("batch: %v, want the unavailable exit", err)
+	}
+	if !strings.Contains(out.String(), `"invoice":"offline","outcome":"not_sent"`) || !strings.Contains(out.String(), `"invoice":"stale","outcome":"invalid"`) {
+		t.Errorf("batch results:\n%s", out)
+	}
+	if len(op.sent) != 0 {
+		t.Errorf("sent %v", op.sent)
 	}
 }

@@ -51,9 +51,11 @@ func newEnv(opts *Options) (*Env, error) {
 }
 
 // inputError turns a failed check of flags into the usage error a person
-// reads: "invalid --email: …". Errors that carry an exit code keep it.
+// reads: "invalid --email: …". Errors that carry an exit code keep it, and
+// so do the gateway's own errors (a Prepare that looks the sale up may
+// find the gateway unreachable, or the credentials refused).
 func inputError(err error) error {
-	if _, ok := cmdutil.KindOf(err); ok {
+	if _, ok := cmdutil.KindOf(err); ok || isGatewayError(err) {
 		return err
 	}
 	var fe *FieldError
@@ -61,6 +63,15 @@ func inputError(err error) error {
 		return cmdutil.UsageErrorf("invalid --%s: %v", fe.Field, fe.Err)
 	}
 	return cmdutil.UsageErrorf("%v", err)
+}
+
+// isGatewayError reports whether err is a gateway call's failure (an
+// answer that is not a success, or no complete answer), not a problem
+// with the input.
+func isGatewayError(err error) bool {
+	var apiErr *gateway.APIError
+	var reqErr *gateway.RequestError
+	return errors.As(err, &apiErr) || errors.As(err, &reqErr)
 }
 
 // RunSingle runs one operation on the input given by flags: check, prepare,

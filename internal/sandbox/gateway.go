@@ -79,6 +79,9 @@ type Options struct {
 	// NoPartialRefunds makes the merchant one that may only refund a sale
 	// whole, at once (`serve --no-partial-refunds`): anything else is 110.
 	NoPartialRefunds bool
+	// Webhooks registers web hook keys and sets the delivery policy
+	// (deliver.go); a Server runs the deliveries.
+	Webhooks WebhookOptions
 }
 
 // Gateway is the emulator's http.Handler.
@@ -96,6 +99,8 @@ type Gateway struct {
 	// invoice in flight is refused before the provider step, as the
 	// gateway does, rather than only when it loses the commit.
 	inFlight sync.Map
+	// deliveries sends the webhook outbox while a Server runs.
+	deliveries *deliverer
 }
 
 // New builds a Gateway.
@@ -129,6 +134,9 @@ func New(opts Options) (*Gateway, error) {
 		opts.Credentials = DefaultCredentials()
 	}
 	g := &Gateway{opts: opts, mux: http.NewServeMux()}
+	g.deliveries = newDeliverer(opts.Store, opts.Webhooks, opts.Credentials.AppSecret)
+	opts.Store.SetWebhooks(opts.Webhooks.Endpoints, g.deliveries.kick)
+	g.routeWebhooks()
 	g.mux.HandleFunc("POST "+Base+"/api/token", g.token)
 	g.mux.Handle("POST "+Base+"/api/commissions", g.authorized(g.commissions))
 	g.mux.Handle("GET "+Base+"/api/commissions", g.authorized(g.commissions))

@@ -25,6 +25,7 @@ type Server struct {
 	// BaseURL is "http://<host:port>/ccpayment".
 	BaseURL string
 	store   *Store
+	gateway *Gateway
 	http    *http.Server
 	done    chan error
 }
@@ -83,7 +84,8 @@ func (t Timeouts) orDefaults() Timeouts {
 }
 
 // StartServer opens the store in opts.StateDir and serves a Gateway on ln
-// until Shutdown. On error ln is closed.
+// until Shutdown, delivering the webhook outbox meanwhile. On error ln is
+// closed.
 func StartServer(ln net.Listener, opts ServerOptions) (*Server, error) {
 	now := time.Now
 	if opts.Gateway.Now != nil {
@@ -110,6 +112,7 @@ func StartServer(ln net.Listener, opts ServerOptions) (*Server, error) {
 	s := &Server{
 		BaseURL: "http://" + dialAddr(ln.Addr()) + Base,
 		store:   store,
+		gateway: g,
 		http: &http.Server{
 			Handler:           handler,
 			ReadHeaderTimeout: timeouts.ReadHeader,
@@ -119,6 +122,7 @@ func StartServer(ln net.Listener, opts ServerOptions) (*Server, error) {
 		},
 		done: make(chan error, 1),
 	}
+	g.deliveries.Start()
 	go func() {
 		err := s.http.Serve(ln)
 		if errors.Is(err, http.ErrServerClosed) {
@@ -133,12 +137,15 @@ func StartServer(ln net.Listener, opts ServerOptions) (*Server, error) {
 func (s *Server) Done() <-chan error { return s.done }
 
 // Shutdown stops accepting connections, lets in-flight requests finish
-// (until ctx ends), then closes the store.
+// (until ctx ends), stops the webhook deliveries (an attempt in flight is
+// abandoned and stays pending), then closes the store.
 func (s *Server) Shutdown(ctx context.Context) error {
 	err := s.http.Shutdown(ctx)
 	if err != nil {
 		_ = s.http.Close()
 	}
+	// After the requests (a resend kicks the deliveries), before the store.
+	s.gateway.deliveries.Stop()
 	if cerr := s.store.Close(); err == nil {
 		err = cerr
 	}

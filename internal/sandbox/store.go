@@ -32,7 +32,7 @@ const (
 	linksBucket = "links"
 )
 
-var buckets = []string{salesBucket, refundIDsBucket, walletTokensBucket, ordersBucket, cardsBucket, linksBucket}
+var buckets = []string{salesBucket, refundIDsBucket, walletTokensBucket, ordersBucket, cardsBucket, linksBucket, outboxBucket}
 
 // Sale states. A sale is processing while its walletPay request is being
 // answered; the other states are final except pending, which a later check
@@ -64,6 +64,8 @@ var ErrLocked = errors.New("the sandbox state is in use by another paycli proces
 // than one each.
 type Store struct {
 	db *bolt.DB
+	// outbox, when set, queues webhook deliveries with the sales (outbox.go).
+	outbox *outbox
 }
 
 // OpenStore opens (creating if needed) the store in dir. The file is locked
@@ -190,7 +192,7 @@ func (s *Store) Reserve(sale Sale) error {
 				return err
 			}
 		}
-		return putSale(b, sale)
+		return s.put(tx, nil, sale)
 	})
 }
 
@@ -226,11 +228,12 @@ func (s *Store) Update(invoiceID string, change func(sale *Sale, tx *Tx) error) 
 		if err != nil {
 			return err
 		}
+		old, _ := decodeSale(v)
 		if err := change(&sale, &Tx{tx: btx}); err != nil {
 			return err
 		}
 		out = sale
-		return putSale(b, sale)
+		return s.put(btx, &old, sale)
 	})
 	return out, err
 }
@@ -255,7 +258,15 @@ func (t *Tx) UseRefundID(refundTransactionID, invoiceID string) error {
 // Save overwrites the sale of the same invoice_id, durably.
 func (s *Store) Save(sale Sale) error {
 	return s.db.Batch(func(tx *bolt.Tx) error {
-		return putSale(tx.Bucket([]byte(salesBucket)), sale)
+		var old *Sale
+		if v := tx.Bucket([]byte(salesBucket)).Get([]byte(sale.InvoiceID)); v != nil {
+			prev, err := decodeSale(v)
+			if err != nil {
+				return err
+			}
+			old = &prev
+		}
+		return s.put(tx, old, sale)
 	})
 }
 
@@ -337,7 +348,7 @@ func (s *Store) Sales() ([]Sale, error) {
 }
 
 // Reset deletes every sale, with its refunds and spent wallet tokens, every
-// saved card and every payment link.
+// saved card, every payment link and every webhook delivery.
 func (s *Store) Reset() error {
 	return s.db.Update(func(tx *bolt.Tx) error {
 		for _, name := range buckets {

@@ -173,7 +173,7 @@ func parseFlags(cmd *cobra.Command, opts *Options, installments, amount string, 
 		opts.Programs = append(opts.Programs, p)
 	}
 	if cmd.Flags().Changed("amount") {
-		d, err := parseAmount(amount)
+		d, err := cmdutil.ParseAmount(amount)
 		if err != nil {
 			return cmdutil.UsageErrorf("invalid --amount: %v", err)
 		}
@@ -242,30 +242,13 @@ func installmentCount(s string) (int, error) {
 	return n, nil
 }
 
-// parseAmount reads a sale amount: a positive decimal in plain notation
-// ("1000", "1000.50"); a comma is refused rather than guessed at.
-func parseAmount(s string) (decimal.Decimal, error) {
-	t := strings.TrimSpace(s)
-	if strings.ContainsAny(t, ",_ eE") || t == "" {
-		return decimal.Decimal{}, fmt.Errorf("%q: write a plain decimal with a point, e.g. 1000 or 1017.50", s)
-	}
-	d, err := decimal.NewFromString(t)
-	if err != nil {
-		return decimal.Decimal{}, fmt.Errorf("%q: write a plain decimal with a point, e.g. 1000 or 1017.50", s)
-	}
-	if !d.IsPositive() {
-		return decimal.Decimal{}, fmt.Errorf("%q: must be more than zero", s)
-	}
-	return d, nil
-}
-
 // Run looks the commissions up and prints them.
 func Run(ctx context.Context, opts *Options) error {
 	cfg, err := opts.Config()
 	if err != nil {
 		return err
 	}
-	cur, err := resolveCurrency(cfg)
+	cur, err := cmdutil.ResolveCurrency(cfg)
 	if err != nil {
 		return err
 	}
@@ -329,22 +312,6 @@ func Run(ctx context.Context, opts *Options) error {
 		fmt.Fprintln(opts.IO.ErrOut, "No entries match --installments/--program.")
 	}
 	return write(ctx, opts, format, res)
-}
-
-// resolveCurrency takes --currency, PAYCLI_DEFAULT_CURRENCY or the
-// profile's default_currency, and checks it against ISO 4217.
-func resolveCurrency(cfg *config.Config) (commission.Currency, error) {
-	code := strings.ToUpper(strings.TrimSpace(cfg.DefaultCurrency))
-	if code == "" {
-		return commission.Currency{}, cmdutil.UsageHint(errors.New("no currency given"),
-			"Pass --currency CODE (e.g. --currency TRY), or set one with 'paycli config set default_currency TRY'.")
-	}
-	cur, ok := commission.LookupCurrency(code)
-	if !ok {
-		return commission.Currency{}, cmdutil.UsageHint(fmt.Errorf("%q is not an ISO 4217 currency code", code),
-			"Use a three-letter code such as TRY, USD or EUR.")
-	}
-	return cur, nil
 }
 
 // Result is a decoded, filtered and placed commission lookup.

@@ -75,15 +75,16 @@ func notRefundable(invoice, why, hint string) error {
 // words are understood (docs/refund.md, "When a sale can be refunded"):
 // transaction_status Completed, Partially Refunded or Refunded, a
 // payment_status of 1 when the answer has one, and no pre-authorization
-// still holding the money (transaction_type PreAuth with status Completed,
-// or status Pre-Authorized). A fully refunded sale is refused here too.
+// still holding the money (CheckStatusResult.PreAuthOpen: transaction_type
+// PreAuth with status Pre-Authorized; a captured one, Completed, can be
+// refunded). A fully refunded sale is refused here too.
 func saleOf(invoice, statusLine string, r *gateway.CheckStatusResult) (sale, error) {
 	s, err := readSale(r)
 	if err != nil {
 		return s, err
 	}
 	status := strings.TrimSpace(r.TransactionStatus)
-	if r.PreAuthOpen() || strings.EqualFold(status, "Pre-Authorized") {
+	if r.PreAuthOpen() {
 		return s, notRefundable(invoice, "it is a pre-authorization that still holds the money",
 			"Capture it first (a capture can then be refunded), or cancel it to release the money.")
 	}

@@ -42,6 +42,8 @@ type PayOptions struct {
 	Decline3D    bool
 	Invoice      string
 	WebHookKey   string
+	// JSON writes -o json and --jq output; nil writes plain JSON.
+	JSON *cmdutil.JSONFlags
 }
 
 // PayResult is what `paycli sandbox pay` prints (-o json: this object).
@@ -138,6 +140,8 @@ digits.`,
 	for _, name := range []string{"amount", "installments", "invoice", "webhook-key"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, noValueCompletion)
 	}
+	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	opts.Format = opts.JSON.Format(f.OutputFormat)
 	return cmd
 }
 
@@ -267,7 +271,7 @@ func PayRun(ctx context.Context, opts *PayOptions) error {
 		}
 		res.TransactionStatus = st.TransactionStatus
 	}
-	if err := writePayResult(opts.IO.Out, format, res); err != nil {
+	if err := writePayResult(ctx, opts.IO.Out, format, opts.JSON, res); err != nil {
 		return err
 	}
 	switch res.StatusCode {
@@ -341,9 +345,9 @@ func hiddenValue(page, name string) (string, bool) {
 	return rest[:j], true
 }
 
-func writePayResult(w io.Writer, format render.Format, res PayResult) error {
+func writePayResult(ctx context.Context, w io.Writer, format render.Format, jf *cmdutil.JSONFlags, res PayResult) error {
 	if format == render.JSON {
-		return render.WriteJSON(w, res)
+		return jf.Write(ctx, w, res)
 	}
 	header := []string{"invoice_id", "order_id", "status", "transaction_type", "amount", "installments", "card", "answer"}
 	row := []string{res.InvoiceID, res.OrderID, res.TransactionStatus, res.TransactionType, res.Amount + " " + res.Currency,

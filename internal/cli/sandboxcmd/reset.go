@@ -29,9 +29,9 @@ func NewCmdReset(f *cmdutil.Factory, runF func(context.Context, *ResetOptions) e
 	cmd := &cobra.Command{
 		Use:   "reset",
 		Short: "Delete every sale the sandbox remembers",
-		Long: `Delete every sale in the sandbox's state, after a confirmation (or --yes
-when not on a terminal). A running 'paycli sandbox serve' holds the state:
-stop it first.`,
+		Long: `Delete every sale in the sandbox's state (with its refunds and webhook
+deliveries), after a confirmation (or --yes when not on a terminal). A
+running 'paycli sandbox serve' holds the state: stop it first.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir, err := stateDir(f, state)

@@ -38,6 +38,7 @@ otherwise an emulator started inside paycli for the one command.`,
 		NewCmdReset(f, nil),
 		NewCmdBench(f, nil),
 		NewCmdSoak(f, nil),
+		NewCmdWebhooks(f, nil),
 	)
 	return cmd
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -48,12 +50,19 @@ type ServeOptions struct {
 	NoPartialRefunds bool
 	// Ready, when set, is called with the base URL once serving (tests).
 	Ready func(baseURL string)
+	// Webhooks are the registered web hook keys (--webhook KEY=URL).
+	Webhooks map[string]sandbox.WebhookEndpoint
+	// WebhookBackoff is the first retry delay of a webhook delivery.
+	WebhookBackoff time.Duration
+	// WebhookAttempts is how many times a delivery is tried.
+	WebhookAttempts int
 }
 
 // NewCmdServe builds `paycli sandbox serve`.
 func NewCmdServe(f *cmdutil.Factory, runF func(context.Context, *ServeOptions) error) *cobra.Command {
 	opts := &ServeOptions{IO: f.IOStreams, Listen: net.Listen, LockTimeout: 2 * time.Second, NewSeed: rand.Uint64}
-	var state string
+	var state, webhookEncoding string
+	var webhooks []string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the gateway emulator over HTTP until interrupted",
@@ -74,11 +83,22 @@ sale whole, at once: any other refund is answered 110.
 
 --latency waits that long before handling each request, like a gateway on
 the other side of the world: it is how the batch runner's --parallel is
-measured (docs/performance.md).`,
+measured (docs/performance.md).
+
+--webhook KEY=URL registers a web hook key, as the merchant panel does: a
+sale naming it in sale_web_hook_key (paycli sandbox pay --webhook-key KEY),
+or a refund in refund_web_hook_key, is POSTed to URL with a valid hash_key
+once it is committed (form-encoded; --webhook-encoding json for JSON). The
+delivery is queued in the state with the sale, so it survives a crash and
+a restart, and is retried until the URL answers 2xx: after --webhook-backoff,
+then twice as long each time (at most 5 minutes apart), --webhook-attempts
+times in all. 'paycli sandbox webhooks' lists the deliveries. URLs must be
+on this machine unless --public.`,
 		Example: `  paycli sandbox serve
   paycli sandbox serve --addr 127.0.0.1:0 --state ./sandbox-state --faults
   paycli sandbox serve --faults --fault-rate 0.2 --fault-seed 7
-  paycli sandbox serve --latency 50ms`,
+  paycli sandbox serve --latency 50ms
+  paycli sandbox serve --webhook sales=http://127.0.0.1:9000/hooks`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir, err := stateDir(f, state)
@@ -108,6 +128,16 @@ measured (docs/performance.md).`,
 			if opts.FaultDelay <= 0 {
 				return cmdutil.UsageErrorf("invalid --fault-delay %v: want a positive duration, e.g. 5s", opts.FaultDelay)
 			}
+			var err2 error
+			if opts.Webhooks, err2 = parseWebhookFlags(webhooks, webhookEncoding, opts.Public); err2 != nil {
+				return err2
+			}
+			if opts.WebhookBackoff <= 0 {
+				return cmdutil.UsageErrorf("invalid --webhook-backoff %v: want a positive duration, e.g. 1s", opts.WebhookBackoff)
+			}
+			if opts.WebhookAttempts < 1 || opts.WebhookAttempts > 100 {
+				return cmdutil.UsageErrorf("invalid --webhook-attempts %d: want a whole number from 1 to 100", opts.WebhookAttempts)
+			}
 			if opts.Latency < 0 {
 				return cmdutil.UsageErrorf("invalid --latency %v: want a duration of 0 or more, e.g. 50ms", opts.Latency)
 			}
@@ -126,6 +156,14 @@ measured (docs/performance.md).`,
 	cmd.Flags().DurationVar(&opts.FaultDelay, "fault-delay", 5*time.Second, "how long a random delay fault waits")
 	cmd.Flags().BoolVar(&opts.NoPartialRefunds, "no-partial-refunds", false, "refuse partial refunds (status_code 110), as for a merchant without them")
 	cmd.Flags().DurationVar(&opts.Latency, "latency", 0, "wait this long before answering each request, e.g. 50ms")
+	cmd.Flags().StringArrayVar(&webhooks, "webhook", nil, "register a web hook key: `KEY=URL` (repeatable)")
+	cmd.Flags().StringVar(&webhookEncoding, "webhook-encoding", "form", "body of the webhooks sent: form or json")
+	cmd.Flags().DurationVar(&opts.WebhookBackoff, "webhook-backoff", sandbox.DefaultWebhookBackoff, "wait before a failed webhook delivery's first retry (doubled for each next one)")
+	cmd.Flags().IntVar(&opts.WebhookAttempts, "webhook-attempts", sandbox.DefaultWebhookAttempts, "attempts of a webhook delivery before it is marked failed")
+	_ = cmd.RegisterFlagCompletionFunc("webhook", noValueCompletion)
+	_ = cmd.RegisterFlagCompletionFunc("webhook-encoding", cobra.FixedCompletions([]string{"form", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("webhook-backoff", noValueCompletion)
+	_ = cmd.RegisterFlagCompletionFunc("webhook-attempts", noValueCompletion)
 	_ = cmd.RegisterFlagCompletionFunc("latency", noValueCompletion)
 	_ = cmd.RegisterFlagCompletionFunc("fault-rate", noValueCompletion)
 	_ = cmd.RegisterFlagCompletionFunc("fault-seed", noValueCompletion)
@@ -144,7 +182,9 @@ func ServeRun(ctx context.Context, opts *ServeOptions) error {
 			"Is another sandbox running? Pick another address with --addr (port 0 picks a free one).")
 	}
 	w := opts.IO.ErrOut
-	gopts := sandbox.Options{Faults: opts.Faults, NoPartialRefunds: opts.NoPartialRefunds}
+	gopts := sandbox.Options{Faults: opts.Faults, NoPartialRefunds: opts.NoPartialRefunds,
+		Webhooks: sandbox.WebhookOptions{Endpoints: opts.Webhooks, Backoff: opts.WebhookBackoff, MaxAttempts: opts.WebhookAttempts,
+			Logf: lineLogger(w)}}
 	seed := opts.FaultSeed
 	if opts.Faults && opts.FaultRate > 0 {
 		if seed == 0 {
@@ -194,6 +234,10 @@ func ServeRun(ctx context.Context, opts *ServeOptions) error {
 	fmt.Fprintf(w, "  state:        %s\n", opts.StateDir)
 	if opts.Latency > 0 {
 		fmt.Fprintf(w, "  latency:      %s before each answer\n", opts.Latency)
+	}
+	for _, key := range slices.Sorted(maps.Keys(opts.Webhooks)) {
+		ep := opts.Webhooks[key]
+		fmt.Fprintf(w, "  webhook:      %s → %s (%s)\n", key, ep.URL, ep.Encoding)
 	}
 	if opts.Faults {
 		fmt.Fprintf(w, "  faults:       on (%s header)\n", sandbox.FaultHeader)

@@ -1,0 +1,302 @@
+package completecmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/commission"
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/hashkey"
+	"github.com/paycli/paycli/internal/invoiceid"
+	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/moneyop"
+	"github.com/paycli/paycli/internal/render"
+	"github.com/paycli/paycli/internal/strictjson"
+)
+
+// input is one completion as given: flags, or a batch line.
+type input struct {
+	Invoice string `json:"invoice"`
+	OrderID string `json:"order_id"`
+}
+
+// sale is an input and, once prepared, what check status showed of it.
+type sale struct {
+	input
+	amount, currency, card string
+	// undecided: check status could not tell whether the sale waits for
+	// the merchant; the gateway decides.
+	undecided string
+}
+
+// Sandbox-only check status fields that say which step a 3D sale waits
+// for (docs/protocol.md, Complete a 3D payment); the gateway's own answer
+// may not have them.
+const (
+	threeDAwaitingCompletion = "awaiting_merchant_completion"
+	threeDAwaitingChallenge  = "awaiting_challenge"
+)
+
+// operation is /payment/complete on the money-moving pipeline.
+type operation struct {
+	cancel bool
+}
+
+var _ moneyop.Operation[*sale, gateway.CompletePaymentRequest, *gateway.CompletePaymentResult] = operation{}
+
+func (op operation) Kind() string {
+	if op.cancel {
+		return journal.KindCompleteCancel
+	}
+	return journal.KindComplete
+}
+
+func (op operation) status() string {
+	if op.cancel {
+		return gateway.CompleteStatusCancel
+	}
+	return gateway.CompleteStatusComplete
+}
+
+func (operation) Invoice(s *sale) string {
+	if s == nil {
+		return ""
+	}
+	return s.Invoice
+}
+
+// ParseLine reads one batch line strictly: {"invoice","order_id"}.
+func (operation) ParseLine(text []byte) (*sale, error) {
+	s := &sale{}
+	if err := strictjson.Unmarshal(text, &s.input); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+// maxOrderID bounds an order id; the gateway's are about 20 characters.
+const maxOrderID = 64
+
+// Check validates the invoice id (the one rule) and the order id: not
+// empty, no '|' (it separates the hash_key's fields), no blanks, printable.
+// Neither is trimmed: what is checked is what is sent.
+func (operation) Check(s *sale) (*sale, error) {
+	out := &sale{input: input{Invoice: s.Invoice, OrderID: s.OrderID}}
+	if err := invoiceid.Check(out.Invoice); err != nil {
+		return nil, &moneyop.FieldError{Field: "invoice", Err: err}
+	}
+	switch o := out.OrderID; {
+	case o == "":
+		return nil, &moneyop.FieldError{Field: "order-id", Err: errors.New("the order id is empty")}
+	case len(o) > maxOrderID:
+		return nil, &moneyop.FieldError{Field: "order-id", Err: fmt.Errorf("the order id is longer than %d characters", maxOrderID)}
+	case strings.Contains(o, "|"):
+		return nil, &moneyop.FieldError{Field: "order-id", Err: errors.New("an order id may not contain '|' (it separates the hash_key's fields)")}
+	case strings.IndexFunc(o, func(r rune) bool { return unicode.IsControl(r) || unicode.IsSpace(r) }) >= 0:
+		return nil, &moneyop.FieldError{Field: "order-id", Err: errors.New("the order id holds blanks or control characters")}
+	}
+	return out, nil
+}
+
+// Prepare looks the invoice up: it must be the order's, and a 3D sale
+// that waits for the merchant. Anything else exits 4 with nothing sent.
+// Check status may not say which step a pending sale waits for (the
+// sandbox does, in three_d_status); then the summary says so and the
+// gateway decides.
+func (op operation) Prepare(ctx context.Context, env *moneyop.Env, s *sale) (*sale, error) {
+	st, err := env.LookUp(ctx, s.Invoice)
+	reject := func(format string, args ...any) error {
+		return cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf(format+"; nothing was sent", args...),
+			"See it with: "+env.StatusCommand(s.Invoice))
+	}
+	pending := errors.Is(err, gateway.ErrPending)
+	switch {
+	case errors.Is(err, gateway.ErrNotFound):
+		return nil, cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("no transaction with invoice %s; nothing was sent", s.Invoice),
+			"Check the invoice id of the 3D payment.")
+	case err != nil && !pending:
+		return nil, err
+	}
+	out := *s
+	if st == nil {
+		// A pending answer whose fields could not be read.
+		out.undecided = "check status says only that it is not processed yet"
+		return &out, nil
+	}
+	if st.OrderID != "" && st.OrderID != s.OrderID {
+		return nil, reject("order %s is not the order of invoice %s", s.OrderID, s.Invoice)
+	}
+	by, step := extraString(st, "payment_completed_by"), extraString(st, "three_d_status")
+	switch {
+	case strings.EqualFold(by, "app"):
+		return nil, reject("invoice %s is completed by the gateway (payment_completed_by app), not by the merchant", s.Invoice)
+	case step == threeDAwaitingChallenge:
+		return nil, reject("the buyer has not answered the 3D challenge of invoice %s yet", s.Invoice)
+	case !pending:
+		if why := settled(st.TransactionStatus); why != "" {
+			return nil, reject("invoice %s %s", s.Invoice, why)
+		}
+		if step != threeDAwaitingCompletion {
+			out.undecided = fmt.Sprintf("check status says transaction_status %q", render.Escape(st.TransactionStatus))
+		}
+	case step != threeDAwaitingCompletion:
+		out.undecided = "check status says only that it is not processed yet (status_code 69)"
+	}
+	out.currency = strings.ToUpper(strings.TrimSpace(st.CurrencyCode()))
+	if d, ok := st.TransactionAmount.Decimal(); ok {
+		out.amount = d.String()
+		if minor, ok := commission.MinorUnit(out.currency); ok {
+			out.amount = d.StringFixed(minor)
+		}
+	}
+	out.card = render.MaskCardNumbers(st.CardNo())
+	return &out, nil
+}
+
+// settled says why a sale check status answered for (status_code 100) is
+// past completion, "" when its transaction_status does not say so.
+func settled(status string) string {
+	switch strings.ToLower(strings.Join(strings.Fields(status), " ")) {
+	case "completed", "refunded", "partially refunded":
+		return fmt.Sprintf("was already completed (transaction_status %q): nothing is charged twice", render.Escape(status))
+	case "cancelled", "canceled":
+		return fmt.Sprintf("was cancelled (transaction_status %q)", render.Escape(status))
+	case "failed":
+		return fmt.Sprintf("failed (transaction_status %q): there is nothing to complete", render.Escape(status))
+	}
+	return ""
+}
+
+// extraString reads a text field check status sent beyond the typed ones.
+func extraString(st *gateway.CheckStatusResult, name string) string {
+	var s string
+	if raw, ok := st.Extra[name]; !ok || json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return strings.TrimSpace(s)
+}
+
+func (op operation) Describe(_ *moneyop.Env, s *sale) moneyop.Description {
+	amount := strings.TrimSpace(s.amount + " " + s.currency)
+	if amount == "" {
+		amount = "unknown"
+	}
+	card := s.card
+	if card == "" {
+		card = "unknown"
+	}
+	d := moneyop.Description{Amount: s.amount, Currency: s.currency, Card: s.card}
+	if op.cancel {
+		d.Title, d.Noun = "3D payment cancellation", "cancellation"
+		d.Prompt = fmt.Sprintf("Cancel the 3D payment of %s on %s (nothing is taken)?", amount, card)
+	} else {
+		d.Title, d.Noun = "3D payment completion", "completion"
+		d.Prompt = fmt.Sprintf("Complete the 3D payment: charge %s to %s?", amount, card)
+	}
+	d.Rows = [][2]string{{"Amount", amount}, {"Card", card}, {"Invoice", s.Invoice}, {"Order", s.OrderID}}
+	if s.undecided != "" {
+		d.Rows = append(d.Rows, [2]string{"Status", s.undecided + "; whether it waits for the merchant, the gateway decides"})
+	}
+	return d
+}
+
+// Request builds the payment/complete request, hash_key (the complete
+// layout merchant_key|invoice_id|order_id|status) included.
+func (op operation) Request(env *moneyop.Env, s *sale) (gateway.CompletePaymentRequest, error) {
+	layout, _ := hashkey.LookupLayout("complete")
+	plain, err := layout.Plaintext(map[string]string{
+		"merchant_key": env.Config.MerchantKey,
+		"invoice_id":   s.Invoice,
+		"order_id":     s.OrderID,
+		"status":       op.status(),
+	})
+	if err != nil {
+		return gateway.CompletePaymentRequest{}, err
+	}
+	hk, err := env.HashKey(plain)
+	if err != nil {
+		return gateway.CompletePaymentRequest{}, err
+	}
+	return gateway.CompletePaymentRequest{MerchantKey: env.Config.MerchantKey, InvoiceID: s.Invoice, OrderID: s.OrderID,
+		Status: op.status(), HashKey: hk}, nil
+}
+
+func (operation) DryRun(env *moneyop.Env, req gateway.CompletePaymentRequest) (gateway.RequestDump, error) {
+	return env.Client.DryRunCompletePayment(req)
+}
+
+func (operation) Send(ctx context.Context, env *moneyop.Env, req gateway.CompletePaymentRequest) (*gateway.CompletePaymentResult, error) {
+	return env.Client.CompletePayment(ctx, req)
+}
+
+// Classify turns a payment/complete answer into an outcome. status_code
+// 117 (already completed or cancelled) is a duplicate: this call took
+// nothing. A success whose status names the other action is unknown (the
+// client already holds an answer about another invoice or order, or a
+// completion that says it is not paid, for unknown).
+func (op operation) Classify(s *sale, ans *gateway.CompletePaymentResult, err error) moneyop.Outcome {
+	if err != nil {
+		o := moneyop.ClassifyError(gateway.EndpointCompletePayment, err)
+		if o.Class == journal.Duplicate && s != nil {
+			o.Say = fmt.Sprintf("the 3D payment of invoice %s was already completed or cancelled; this call charged nothing", s.Invoice)
+		}
+		if o.OrderNo == "" && ans != nil {
+			o.OrderNo = ans.OrderNo
+		}
+		return o
+	}
+	code := gateway.StatusSuccess
+	o := moneyop.Outcome{Class: journal.Succeeded, StatusCode: &code}
+	if ans == nil {
+		ans = &gateway.CompletePaymentResult{}
+	}
+	o.OrderNo = ans.OrderNo
+	if o.OrderNo == "" {
+		o.OrderNo = ans.OrderID
+	}
+	o.Message = ans.StatusDescription
+	st := strings.ToLower(strings.TrimSpace(ans.Status))
+	cancelled := st == "cancelled" || st == "canceled" || st == gateway.CompleteStatusCancel
+	if st != "" && cancelled != op.cancel {
+		o.Class = journal.Unknown
+		o.Why = fmt.Sprintf("the gateway answered status_code 100 but its status is %q", render.Escape(ans.Status))
+		o.Err = fmt.Errorf("%w: %s", gateway.ErrOutcomeUnknown, o.Why)
+	}
+	return o
+}
+
+// Result is the answer's fields (never its hash_key), and the verdict a
+// person reads on a terminal.
+func (op operation) Result(s *sale, ans *gateway.CompletePaymentResult) ([]render.Field, string) {
+	if ans == nil {
+		ans = &gateway.CompletePaymentResult{}
+	}
+	fs := []render.Field{
+		render.StringField("status_description", ans.StatusDescription),
+		render.StringField("status", ans.Status),
+		render.IntField("service_status", ans.ServiceStatus),
+		render.StringField("order_no", ans.OrderNo),
+		render.StringField("order_id", ans.OrderID),
+		render.StringField("invoice_id", ans.InvoiceID),
+		render.StringField("service_payment_method", ans.ServicePaymentMethod),
+		render.StringField("credit_card_no", render.MaskCardNumbers(ans.CreditCardNo)),
+		render.StringField("transaction_type", ans.TransactionType),
+		render.IntField("payment_status", ans.PaymentStatus),
+		render.StringField("payment_method", ans.PaymentMethod),
+		render.StringField("auth_code", ans.AuthCode),
+		render.IntField("installment", ans.Installment),
+		render.ValueField("amount", ans.Amount),
+	}
+	fs = append(fs, render.ExtraFields(ans.Extra)...)
+	amount := strings.TrimSpace(s.amount + " " + s.currency)
+	verdict := fmt.Sprintf("Completed the 3D payment of %s, invoice %s, order %s", amount, s.Invoice, s.OrderID)
+	if op.cancel {
+		verdict = fmt.Sprintf("Cancelled the 3D payment of %s, invoice %s: nothing was taken", amount, s.Invoice)
+	}
+	return fs, verdict
+}

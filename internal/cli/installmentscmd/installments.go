@@ -1,0 +1,458 @@
+// Package installmentscmd implements `paycli installments`: the
+// installment options of a card (its first six digits) for an amount
+// (/api/getpos), with what the buyer pays and what the merchant keeps, and
+// with --active the merchant's active installment counts
+// (/api/installments). Both are reads.
+package installmentscmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/commission"
+	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/render"
+	"github.com/shopspring/decimal"
+	"github.com/spf13/cobra"
+)
+
+// BINLength is how many leading digits of a card number identify its
+// issuer and program; getpos takes exactly these.
+const BINLength = 6
+
+// Options are the inputs of `paycli installments`.
+type Options struct {
+	IO             *iostreams.IOStreams
+	Config         func() (*config.Config, error)
+	Format         func() (render.Format, error)
+	Gateway        func() (*gateway.Client, error)
+	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
+	// JSON writes -o json and --jq output.
+	JSON *cmdutil.JSONFlags
+
+	// BIN is the card's first six digits (a longer --bin was cut to them).
+	BIN string
+	// Cut reports that --bin held a whole card number, cut to BIN.
+	Cut    bool
+	Amount decimal.Decimal
+	// By is sent as commission_by: merchant or user.
+	By string
+	// Active lists the merchant's active installment counts instead.
+	Active bool
+}
+
+// NewCmdInstallments builds `paycli installments`.
+func NewCmdInstallments(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{
+		IO:             f.IOStreams,
+		Config:         f.Config,
+		Format:         f.OutputFormat,
+		Gateway:        f.Gateway,
+		CommandContext: f.CommandContext,
+	}
+	var bin, amount string
+	cmd := &cobra.Command{
+		Use:   "installments --bin DIGITS --amount AMOUNT [--currency CODE]",
+		Short: "Show the installment options of a card for an amount",
+		Long: `Show how a card can pay an amount: one row per installment count the
+gateway offers for it (getpos), with the card program, the POS, what the
+buyer pays in all and per installment, and the merchant's fee and net.
+
+--bin takes the card's first 6 digits. A whole card number is accepted only
+to be cut to its first 6 digits, and paycli says so on stderr: the rest is
+never sent, logged or stored. Prefer giving the 6 digits: a card number on a
+command line may stay in the shell's history.
+
+What the buyer pays is the gateway's payable_amount, split into installments
+as 'paycli commissions --amount' splits a total (each installment rounded
+down to the currency's minor unit, the first one taking the remainder). The
+merchant's fee and net come from the commission table of the same program
+and installment count, with the same arithmetic as 'paycli commissions
+--amount' (see docs/commissions.md); they are empty when the table has no
+entry for the option, and a warning says so.
+
+--active lists the installment counts the merchant has active
+(/api/installments) instead.
+
+-o json prints the options as one document (docs/json-output.md); --jq
+filters it; -o csv and -o tsv print the table's rows.`,
+		Example: `  paycli installments --bin 435508 --amount 1000 --currency TRY
+  paycli installments --bin 435508 --amount 1000 --currency TRY --by user -o json
+  paycli installments --bin 435508 --amount 250 --jq '.options[] | select(.installments == 6)'
+  paycli installments --active`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := parseFlags(cmd, opts, bin, amount); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return Run(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&bin, "bin", "", "the card's first 6 digits (a whole card number is cut to them)")
+	fl.StringVar(&amount, "amount", "", "the sale's `DECIMAL` amount")
+	// --currency sets the config key default_currency (config.Keys binds
+	// it by flag name): flag > env > file.
+	fl.String("currency", "", "ISO 4217 currency code, e.g. TRY (default: the profile's default_currency)")
+	fl.StringVar(&opts.By, "by", "merchant", "who bears the commission, sent as commission_by: merchant or user")
+	fl.BoolVar(&opts.Active, "active", false, "list the merchant's active installment counts instead")
+	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	opts.Format = opts.JSON.Format(f.OutputFormat)
+	_ = cmd.RegisterFlagCompletionFunc("by", cobra.FixedCompletions([]string{"merchant", "user"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("currency", cmdutil.CompleteCurrency)
+	for _, name := range []string{"bin", "amount"} {
+		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
+	}
+	return cmd
+}
+
+// parseFlags checks what the flags say on their own. The --bin value is
+// never quoted in an error: it may be a whole card number.
+func parseFlags(cmd *cobra.Command, opts *Options, bin, amount string) error {
+	if opts.Active {
+		for _, name := range []string{"bin", "amount", "currency", "by"} {
+			if cmd.Flags().Changed(name) {
+				return cmdutil.UsageErrorf("--active lists the merchant's installment counts; it cannot be combined with --%s", name)
+			}
+		}
+		return nil
+	}
+	var missing []string
+	for _, name := range []string{"bin", "amount"} {
+		if !cmd.Flags().Changed(name) {
+			missing = append(missing, "--"+name)
+		}
+	}
+	if len(missing) > 0 {
+		return cmdutil.UsageErrorf("missing %s (or use --active)", strings.Join(missing, ", "))
+	}
+	var err error
+	if opts.BIN, opts.Cut, err = CutBIN(bin); err != nil {
+		return cmdutil.UsageErrorf("invalid --bin: %v", err)
+	}
+	if opts.Amount, err = cmdutil.ParseAmount(amount); err != nil {
+		return cmdutil.UsageErrorf("invalid --amount: %v", err)
+	}
+	switch by := strings.ToLower(strings.TrimSpace(opts.By)); by {
+	case "merchant", "user":
+		opts.By = by
+	default:
+		return cmdutil.UsageErrorf("invalid --by %q: use merchant or user", opts.By)
+	}
+	return nil
+}
+
+// CutBIN returns the first six digits of s: the six digits themselves, or
+// a whole card number (12 to 19 digits, blanks and dashes between groups
+// allowed), which it cuts (cut true). Its errors never quote s.
+func CutBIN(s string) (bin string, cut bool, err error) {
+	digits := strings.Map(func(r rune) rune {
+		if r == ' ' || r == '-' {
+			return -1
+		}
+		return r
+	}, strings.TrimSpace(s))
+	switch {
+	case digits == "":
+		return "", false, errors.New("empty; give the card's first 6 digits")
+	case strings.Trim(digits, "0123456789") != "":
+		return "", false, errors.New("not digits; give the card's first 6 digits")
+	case len(digits) == BINLength:
+		return digits, false, nil
+	case len(digits) >= 12 && len(digits) <= 19:
+		return digits[:BINLength], true, nil
+	}
+	return "", false, fmt.Errorf("%d digits; give the card's first 6 digits", len(digits))
+}
+
+// Run looks the options up and prints them.
+func Run(ctx context.Context, opts *Options) error {
+	if opts.Cut {
+		fmt.Fprintf(opts.IO.ErrOut, "Using only the card number's first %d digits (%s); the rest is not sent, logged or stored.\n", BINLength, opts.BIN)
+	}
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
+	var cur commission.Currency
+	if !opts.Active {
+		if cur, err = cmdutil.ResolveCurrency(cfg); err != nil {
+			return err
+		}
+		if !opts.Amount.Equal(opts.Amount.Round(cur.MinorUnit)) {
+			return cmdutil.UsageErrorf("invalid --amount %s: %s amounts have %d decimals", opts.Amount, cur.Code, cur.MinorUnit)
+		}
+	}
+	format, err := opts.Format()
+	if err != nil {
+		return err
+	}
+	client, err := opts.Gateway()
+	if err != nil {
+		return err
+	}
+	if cfg.MerchantKey == "" {
+		return cmdutil.UsageHint(fmt.Errorf("profile %q has no merchant_key", cfg.Profile),
+			fmt.Sprintf("Run 'paycli config init', or set %s_MERCHANT_KEY.", config.EnvPrefix))
+	}
+	ctx, cancel, err := opts.CommandContext(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	if opts.Active {
+		active, err := client.Installments(ctx, cfg.MerchantKey)
+		if err != nil {
+			return err
+		}
+		return writeActive(ctx, opts, format, active.Installments)
+	}
+	pos, err := client.GetPOS(ctx, gateway.GetPOSRequest{BIN: opts.BIN, Amount: opts.Amount.StringFixed(cur.MinorUnit),
+		CurrencyCode: cur.Code, MerchantKey: cfg.MerchantKey, CommissionBy: opts.By})
+	if err != nil {
+		return err
+	}
+	// The merchant's side comes from the commission table, priced as
+	// `paycli commissions --amount` prices it.
+	var schedule commission.Schedule
+	com, err := client.Commissions(ctx, gateway.CommissionsRequest{CurrencyCode: cur.Code, CommissionBy: opts.By, AppLang: strings.ToLower(cfg.Lang)})
+	switch {
+	case errors.Is(err, gateway.ErrNoData):
+	case err != nil:
+		return fmt.Errorf("the commission table, for the merchant's fee: %w", err)
+	default:
+		schedule = com.Schedule
+	}
+	res, warnings, err := Price(pos.Options, schedule, opts.BIN, opts.Amount, cur, opts.By)
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(opts.IO.ErrOut, "warning: "+render.Escape(w))
+	}
+	if len(res.Options) == 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "The gateway offers no installment option for this card and amount.\n")
+	}
+	return write(ctx, opts, format, res)
+}
+
+// Result is the options of one card for one amount, priced.
+type Result struct {
+	BIN          string   `json:"bin"`
+	Amount       string   `json:"amount"`
+	Currency     string   `json:"currency"`
+	CommissionBy string   `json:"commission_by"`
+	Options      []Option `json:"options"`
+}
+
+// Option is one installment option. Amounts are decimal strings with the
+// currency's decimals; MerchantFee and MerchantNet are empty when the
+// commission table has no entry for the option.
+type Option struct {
+	Installments int
+	Title        string
+	CardProgram  string
+	CardScheme   string
+	PosID        int
+	// BuyerTotal is the gateway's payable_amount.
+	BuyerTotal             string
+	InstallmentAmount      string
+	FirstInstallmentAmount string
+	MerchantFee            string
+	MerchantNet            string
+}
+
+// Price works out each option's installments from the gateway's
+// payable_amount (commission.SplitInstallments) and the merchant's fee and
+// net from the commission table's entry for the same program and
+// installment count (commission.Rows with the sale: the arithmetic of
+// `paycli commissions --amount`). Warnings say where the two disagree or
+// the table has no entry.
+func Price(options []gateway.InstallmentOption, schedule commission.Schedule, bin string, amount decimal.Decimal,
+	cur commission.Currency, by string) (*Result, []string, error) {
+	rows, _, err := commission.Rows(schedule, commission.Filter{}, &commission.Sale{Amount: amount, MinorUnit: cur.MinorUnit})
+	if err != nil {
+		return nil, nil, err
+	}
+	res := &Result{BIN: bin, Amount: amount.StringFixed(cur.MinorUnit), Currency: cur.Code, CommissionBy: by, Options: []Option{}}
+	var warnings []string
+	for _, o := range options {
+		opt := Option{Installments: o.InstallmentsNumber, Title: o.Title, CardProgram: o.CardProgram, CardScheme: o.CardScheme, PosID: o.PosID}
+		n := o.InstallmentsNumber
+		label := fmt.Sprintf("%s, %d installments", strings.TrimSpace(o.CardProgram), n)
+		total, ok := o.PayableAmount.Decimal()
+		if !ok {
+			total, ok = o.AmountToBePaid.Decimal()
+		}
+		if ok && !total.Equal(total.Round(cur.MinorUnit)) {
+			warnings = append(warnings, fmt.Sprintf("the gateway's payable_amount %s for %s has more decimals than %s has; shown rounded",
+				total, label, cur.Code))
+			total = total.Round(cur.MinorUnit)
+		}
+		if ok {
+			each, first := commission.SplitInstallments(total, n, cur.MinorUnit)
+			opt.BuyerTotal = total.StringFixed(cur.MinorUnit)
+			opt.InstallmentAmount, opt.FirstInstallmentAmount = each.StringFixed(cur.MinorUnit), first.StringFixed(cur.MinorUnit)
+		} else {
+			warnings = append(warnings, fmt.Sprintf("the gateway gave no payable_amount for %s", label))
+		}
+		row, found := entryFor(rows, o)
+		switch {
+		case !found:
+			warnings = append(warnings, fmt.Sprintf("the commission table has no entry for %s: the merchant's fee is not shown", label))
+		case row.Amounts == nil:
+			warnings = append(warnings, fmt.Sprintf("the commission table does not offer %s: the merchant's fee is not shown", label))
+		default:
+			s := row.Amounts.Strings()
+			opt.MerchantFee, opt.MerchantNet = s[1], s[2]
+			if ok && !row.Amounts.BuyerTotal.Equal(total) {
+				warnings = append(warnings, fmt.Sprintf("for %s the gateway asks the buyer %s, the commission table says %s",
+					label, opt.BuyerTotal, s[3]))
+			}
+		}
+		res.Options = append(res.Options, opt)
+	}
+	slices.SortStableFunc(res.Options, func(a, b Option) int { return a.Installments - b.Installments })
+	return res, warnings, nil
+}
+
+// entryFor finds the commission table's entry for an option: a regular
+// entry of the same installment count whose card_program or
+// getpos_card_program is the option's program (ignoring case), or, for an
+// option without a program of the table (a card issued abroad), the
+// foreign-card entry.
+func entryFor(rows []commission.Row, o gateway.InstallmentOption) (commission.Row, bool) {
+	program := strings.TrimSpace(o.CardProgram)
+	for _, r := range rows {
+		if r.Installment != o.InstallmentsNumber || r.Kind != commission.KindRegular {
+			continue
+		}
+		if program != "" && (strings.EqualFold(program, strings.TrimSpace(r.Entry.CardProgram)) ||
+			strings.EqualFold(program, strings.TrimSpace(r.Entry.GetposCardProgram))) {
+			return r, true
+		}
+	}
+	for _, r := range rows {
+		if r.Installment == o.InstallmentsNumber && r.Kind == commission.KindForeignCard &&
+			(program == "" || strings.EqualFold(program, "FOREIGN")) {
+			return r, true
+		}
+	}
+	return commission.Row{}, false
+}
+
+var header = []string{"INSTALLMENTS", "PROGRAM", "POS", "BUYER TOTAL", "PER INSTALLMENT", "FIRST INSTALLMENT", "MERCHANT FEE", "MERCHANT NET"}
+
+func (o Option) record(group bool) []string {
+	g := func(s string) string {
+		if group {
+			return render.GroupThousands(s)
+		}
+		return s
+	}
+	pos := ""
+	if o.PosID != 0 {
+		pos = strconv.Itoa(o.PosID)
+	}
+	return []string{strconv.Itoa(o.Installments), o.CardProgram, pos, g(o.BuyerTotal), g(o.InstallmentAmount),
+		g(o.FirstInstallmentAmount), g(o.MerchantFee), g(o.MerchantNet)}
+}
+
+// jsonOption is an option in -o json: amounts as JSON numbers with the
+// currency's decimals, null where unknown.
+type jsonOption struct {
+	Installments           int          `json:"installments"`
+	Title                  string       `json:"title"`
+	CardProgram            string       `json:"card_program"`
+	CardScheme             string       `json:"card_scheme"`
+	PosID                  int          `json:"pos_id"`
+	BuyerTotal             *jsonDecimal `json:"buyer_total"`
+	InstallmentAmount      *jsonDecimal `json:"installment_amount"`
+	FirstInstallmentAmount *jsonDecimal `json:"first_installment_amount"`
+	MerchantFee            *jsonDecimal `json:"merchant_fee"`
+	MerchantNet            *jsonDecimal `json:"merchant_net"`
+}
+
+// jsonDecimal writes a decimal string as a JSON number, digits kept.
+type jsonDecimal string
+
+func (d jsonDecimal) MarshalJSON() ([]byte, error) { return []byte(d), nil }
+
+func number(s string) *jsonDecimal {
+	if s == "" {
+		return nil
+	}
+	d := jsonDecimal(s)
+	return &d
+}
+
+func write(ctx context.Context, opts *Options, format render.Format, res *Result) error {
+	out := opts.IO.Out
+	switch format {
+	case render.JSON:
+		doc := struct {
+			BIN          string       `json:"bin"`
+			Amount       *jsonDecimal `json:"amount"`
+			Currency     string       `json:"currency"`
+			CommissionBy string       `json:"commission_by"`
+			Options      []jsonOption `json:"options"`
+		}{res.BIN, number(res.Amount), res.Currency, res.CommissionBy, []jsonOption{}}
+		for _, o := range res.Options {
+			doc.Options = append(doc.Options, jsonOption{o.Installments, o.Title, o.CardProgram, o.CardScheme, o.PosID,
+				number(o.BuyerTotal), number(o.InstallmentAmount), number(o.FirstInstallmentAmount), number(o.MerchantFee), number(o.MerchantNet)})
+		}
+		return opts.JSON.Write(ctx, out, doc)
+	case render.CSV, render.TSV:
+		records := make([][]string, 0, len(res.Options))
+		for _, o := range res.Options {
+			records = append(records, o.record(false))
+		}
+		return render.WriteRecords(out, format, header, records)
+	}
+	records := make([][]string, 0, len(res.Options))
+	for _, o := range res.Options {
+		records = append(records, o.record(true))
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "%s %s with card %s••••••, commission by %s\n", res.Amount, res.Currency, res.BIN, res.CommissionBy)
+	return render.WriteTable(out, render.TableOptions{Palette: render.Palette{Enabled: opts.IO.ColorEnabled()},
+		RightAlign: []int{0, 2, 3, 4, 5, 6, 7}}, header, records)
+}
+
+// writeActive prints the merchant's active installment counts.
+func writeActive(ctx context.Context, opts *Options, format render.Format, counts []int) error {
+	if counts == nil {
+		counts = []int{}
+	}
+	switch format {
+	case render.JSON:
+		return opts.JSON.Write(ctx, opts.IO.Out, struct {
+			Installments []int `json:"installments"`
+		}{counts})
+	case render.CSV, render.TSV:
+		records := make([][]string, len(counts))
+		for i, n := range counts {
+			records[i] = []string{strconv.Itoa(n)}
+		}
+		return render.WriteRecords(opts.IO.Out, format, []string{"installments"}, records)
+	}
+	if len(counts) == 0 {
+		fmt.Fprintln(opts.IO.ErrOut, "The merchant has no active installment counts.")
+		return nil
+	}
+	parts := make([]string, len(counts))
+	for i, n := range counts {
+		parts[i] = strconv.Itoa(n)
+	}
+	_, err := fmt.Fprintln(opts.IO.Out, strings.Join(parts, " "))
+	return err
+}

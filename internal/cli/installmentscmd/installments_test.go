@@ -1,0 +1,111 @@
+package installmentscmd
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/paycli/paycli/internal/commission"
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/shopspring/decimal"
+)
+
+func TestCutBIN(t *testing.T) {
+	const pan = "4355084355084358"
+	for _, tc := range []struct {
+		in, bin string
+		cut     bool
+		err     string
+	}{
+		{in: "435508", bin: "435508"},
+		{in: " 435508 ", bin: "435508"},
+		{in: pan, bin: "435508", cut: true},
+		{in: "4355 0843 5508 4358", bin: "435508", cut: true},
+		{in: "4355-0843-5508-4358", bin: "435508", cut: true},
+		{in: "435508435508", bin: "435508", cut: true},
+		{in: "43550", err: "5 digits"},
+		{in: "4355084", err: "7 digits"},
+		{in: pan + "1234", err: "20 digits"},
+		{in: "", err: "empty"},
+		{in: "4355x8", err: "not digits"},
+		{in: "435508435508435x", err: "not digits"},
+	} {
+		bin, cut, err := CutBIN(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: %v, want %q", tc.in, err, tc.err)
+			}
+			if err != nil && strings.Contains(err.Error(), "08435") {
+				t.Errorf("%q: the error quotes the digits: %v", tc.in, err)
+			}
+			continue
+		}
+		if err != nil || bin != tc.bin || cut != tc.cut {
+			t.Errorf("%q: %q %v %v, want %q %v", tc.in, bin, cut, err, tc.bin, tc.cut)
+		}
+	}
+}
+
+func decodeOptions(t *testing.T, s string) []gateway.InstallmentOption {
+	t.Helper()
+	var opts []gateway.InstallmentOption
+	if err := json.Unmarshal([]byte(s), &opts); err != nil {
+		t.Fatal(err)
+	}
+	return opts
+}
+
+func decodeSchedule(t *testing.T, s string) commission.Schedule {
+	t.Helper()
+	var sch commission.Schedule
+	if err := json.Unmarshal([]byte(s), &sch); err != nil {
+		t.Fatal(err)
+	}
+	return sch
+}
+
+func TestPrice(t *testing.T) {
+	schedule := decodeSchedule(t, `{
+	  "1": [{"title":"Regular","card_program":"Axess","getpos_card_program":"AXESS","pos_id":1023,"merchant_commission_percentage":"1.75","merchant_commission_fixed":"0","user_commission_percentage":"0","user_commission_fixed":"0","currency_code":"TRY","installment":1},
+	        {"title":"Foreign Card","card_program":"","merchant_commission_percentage":"3.49","merchant_commission_fixed":"0.50","user_commission_percentage":"-","user_commission_fixed":"-","currency_code":"TRY","installment":1}],
+	  "3": [{"title":"Regular","card_program":"Axess","getpos_card_program":"AXESS","pos_id":1023,"merchant_commission_percentage":"4.65","merchant_commission_fixed":"0","user_commission_percentage":"0","user_commission_fixed":"0","currency_code":"TRY","installment":3}]
+	}`)
+	options := decodeOptions(t, `[
+	  {"pos_id":1023,"installments_number":3,"card_program":"AXESS","payable_amount":"1000.00","title":"3 Installments"},
+	  {"pos_id":1023,"installments_number":1,"card_program":"axess","payable_amount":1000,"title":"Single"},
+	  {"pos_id":0,"installments_number":1,"card_program":"FOREIGN","payable_amount":"1000.00"},
+	  {"pos_id":1099,"installments_number":6,"card_program":"WORLD","payable_amount":"1010.00"}
+	]`)
+	try, _ := commission.LookupCurrency("TRY")
+	res, warnings, err := Price(options, schedule, "435508", decimal.RequireFromString("1000"), try, "merchant")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []string{}
+	for _, o := range res.Options {
+		got = append(got, strings.Join(o.record(false), ","))
+	}
+	want := []string{
+		"1,axess,1023,1000.00,1000.00,1000.00,17.50,982.50",
+		"1,FOREIGN,,1000.00,1000.00,1000.00,35.40,964.60",
+		"3,AXESS,1023,1000.00,333.33,333.34,46.50,953.50",
+		"6,WORLD,1099,1010.00,168.33,168.35,,",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("priced:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "no entry for WORLD, 6 installments") {
+		t.Errorf("warnings %q", warnings)
+	}
+	// A gateway total the table does not explain is shown, with a warning.
+	options = decodeOptions(t, `[{"pos_id":1023,"installments_number":1,"card_program":"AXESS","payable_amount":"1001.00"}]`)
+	res, warnings, _ = Price(options, schedule, "435508", decimal.RequireFromString("1000"), try, "merchant")
+	if res.Options[0].BuyerTotal != "1001.00" || len(warnings) != 1 || !strings.Contains(warnings[0], "asks the buyer 1001.00, the commission table says 1000.00") {
+		t.Errorf("%+v %q", res.Options, warnings)
+	}
+	// No table at all: the buyer's side is still shown.
+	res, warnings, _ = Price(options, nil, "435508", decimal.RequireFromString("1000"), try, "merchant")
+	if res.Options[0].InstallmentAmount != "1001.00" || res.Options[0].MerchantFee != "" || len(warnings) != 1 {
+		t.Errorf("%+v %q", res.Options, warnings)
+	}
+}

@@ -1,0 +1,367 @@
+package preauth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/commission"
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/hashkey"
+	"github.com/paycli/paycli/internal/invoiceid"
+	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/moneyop"
+	"github.com/paycli/paycli/internal/render"
+	"github.com/paycli/paycli/internal/strictjson"
+	"github.com/shopspring/decimal"
+)
+
+// input is one capture or cancellation as given: flags, or a batch line.
+type input struct {
+	Invoice string `json:"invoice"`
+	// Amount is a capture's amount; empty captures all that is held.
+	Amount string `json:"amount,omitempty"`
+}
+
+// cancelLine is a cancellation's batch line: it has no amount.
+type cancelLine struct {
+	Invoice string `json:"invoice"`
+}
+
+// hold is an input and, once prepared, the pre-authorization check status
+// showed: what it holds, on which card, since when.
+type hold struct {
+	input
+	// amount is Amount read (zero when empty).
+	amount decimal.Decimal
+	// The pre-authorization, from check status (set by Prepare).
+	orderID  string
+	held     string
+	currency string
+	card     string
+	created  time.Time
+}
+
+// operation is confirmPayment on the money-moving pipeline: a capture or a
+// cancellation.
+type operation struct {
+	action gateway.ConfirmStatus
+	now    func() time.Time
+}
+
+var _ moneyop.Operation[*hold, gateway.ConfirmPaymentRequest, *gateway.ConfirmPaymentResult] = operation{}
+
+func (op operation) capture() bool { return op.action == gateway.ConfirmCapture }
+
+func (op operation) Kind() string {
+	if op.capture() {
+		return journal.KindPreAuthCapture
+	}
+	return journal.KindPreAuthCancel
+}
+
+func (operation) Invoice(h *hold) string {
+	if h == nil {
+		return ""
+	}
+	return h.Invoice
+}
+
+// ParseLine reads one batch line strictly: {"invoice","amount"} for a
+// capture ("amount" optional), {"invoice"} for a cancellation.
+func (op operation) ParseLine(text []byte) (*hold, error) {
+	h := &hold{}
+	if op.capture() {
+		var in struct {
+			Invoice string  `json:"invoice"`
+			Amount  *string `json:"amount"`
+		}
+		if err := strictjson.Unmarshal(text, &in); err != nil {
+			return h, err
+		}
+		h.Invoice = in.Invoice
+		if in.Amount != nil {
+			if *in.Amount == "" {
+				return h, errors.New("amount is empty; leave the key out to capture all that is held")
+			}
+			h.Amount = *in.Amount
+		}
+		return h, nil
+	}
+	var in cancelLine
+	if err := strictjson.Unmarshal(text, &in); err != nil {
+		return h, err
+	}
+	h.Invoice = in.Invoice
+	return h, nil
+}
+
+// plainAmount is an amount as a person writes it: digits, optionally a
+// point and decimals. The decimals are checked against the currency in
+// Prepare, once check status has named it.
+var plainAmount = regexp.MustCompile(`^[0-9]{1,12}(\.[0-9]{1,8})?$`)
+
+// Check validates an input before anything exists: the invoice id rule,
+// and a capture amount that is a positive plain decimal.
+func (op operation) Check(h *hold) (*hold, error) {
+	// The invoice id is checked as given, never trimmed (invoiceid).
+	out := &hold{input: input{Invoice: h.Invoice, Amount: strings.TrimSpace(h.Amount)}}
+	if err := invoiceid.Check(out.Invoice); err != nil {
+		return nil, &moneyop.FieldError{Field: "invoice", Err: err}
+	}
+	if out.Amount == "" {
+		return out, nil
+	}
+	if !plainAmount.MatchString(out.Amount) {
+		return nil, &moneyop.FieldError{Field: "amount", Err: fmt.Errorf("%q is not a plain decimal like 150.00", out.Amount)}
+	}
+	d, _ := decimal.NewFromString(out.Amount)
+	if !d.IsPositive() {
+		return nil, &moneyop.FieldError{Field: "amount", Err: fmt.Errorf("%s is not more than zero", out.Amount)}
+	}
+	out.amount = d
+	return out, nil
+}
+
+// createdLayout is check status's created_at: gateway time (UTC+3).
+const createdLayout = "2006-01-02 15:04:05"
+
+var gatewayZone = time.FixedZone("TRT", 3*60*60)
+
+// Prepare looks the invoice up: it must be a pre-authorization still open
+// (exit 4 otherwise, nothing sent), and a capture's amount must fit what
+// it holds, in its currency's decimals (exit 2 otherwise).
+func (op operation) Prepare(ctx context.Context, env *moneyop.Env, h *hold) (*hold, error) {
+	st, err := env.LookUp(ctx, h.Invoice)
+	status := env.StatusCommand(h.Invoice)
+	switch {
+	case errors.Is(err, gateway.ErrNotFound):
+		return nil, cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("no transaction with invoice %s; nothing was sent", h.Invoice),
+			"Check the invoice id of the pre-authorization.")
+	case errors.Is(err, gateway.ErrPending):
+		return nil, cmdutil.WithKind(cmdutil.KindRejected,
+			fmt.Errorf("invoice %s is not authorized yet (status_code 69, not yet processed); nothing was sent", h.Invoice),
+			"See where it stands: "+status)
+	case err != nil:
+		return nil, err
+	}
+	if why := notOpen(st, op.capture()); why != "" {
+		return nil, cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("invoice %s %s; nothing was sent", h.Invoice, why),
+			"See it with: "+status)
+	}
+	out := *h
+	out.orderID = st.OrderID
+	out.currency = strings.ToUpper(strings.TrimSpace(st.CurrencyCode()))
+	out.card = render.MaskCardNumbers(st.CardNo())
+	if t, err := time.ParseInLocation(createdLayout, strings.TrimSpace(st.CreatedAt()), gatewayZone); err == nil {
+		out.created = t
+	}
+	held, heldKnown := st.TransactionAmount.Decimal()
+	minor, currencyKnown := commission.MinorUnit(out.currency)
+	if heldKnown && currencyKnown {
+		out.held = held.StringFixed(minor)
+	} else if heldKnown {
+		out.held = held.String()
+	}
+	if h.Amount == "" {
+		return &out, nil
+	}
+	switch {
+	case !currencyKnown:
+		return nil, cmdutil.WithKind(cmdutil.KindRejected,
+			fmt.Errorf("check status of invoice %s names no known currency (%q), so --amount cannot be checked; nothing was sent", h.Invoice, out.currency),
+			"Leave out --amount to capture all that is held.")
+	case !h.amount.Equal(h.amount.Round(minor)):
+		return nil, &moneyop.FieldError{Field: "amount", Err: fmt.Errorf("%s has more decimals than %s has (%d)", h.Amount, out.currency, minor)}
+	case !heldKnown:
+		return nil, cmdutil.WithKind(cmdutil.KindRejected,
+			fmt.Errorf("check status of invoice %s gives no transaction_amount, so --amount cannot be checked against it; nothing was sent", h.Invoice),
+			"Leave out --amount to capture all that is held.")
+	case h.amount.GreaterThan(held):
+		return nil, &moneyop.FieldError{Field: "amount", Err: fmt.Errorf("%s is more than the %s %s the pre-authorization holds", h.Amount, out.held, out.currency)}
+	}
+	out.Amount = h.amount.StringFixed(minor)
+	return &out, nil
+}
+
+// notOpen says why check status shows no open pre-authorization, "" when
+// it shows one (gateway.CheckStatusResult.PreAuth).
+func notOpen(st *gateway.CheckStatusResult, capture bool) string {
+	status := render.Escape(st.TransactionStatus)
+	switch st.PreAuth() {
+	case gateway.PreAuthOpen:
+		return ""
+	case gateway.PreAuthNone:
+		return fmt.Sprintf("is not a pre-authorization (transaction_type %q)", render.Escape(st.TransactionType))
+	case gateway.PreAuthCaptured:
+		if capture {
+			return fmt.Sprintf("was already captured (transaction_status %q): nothing is charged twice", status)
+		}
+		return fmt.Sprintf("was captured (transaction_status %q) and can no longer be cancelled; refund it instead", status)
+	case gateway.PreAuthCancelled:
+		return fmt.Sprintf("was cancelled (transaction_status %q): nothing is held any more", status)
+	}
+	return fmt.Sprintf("is not an open pre-authorization (transaction_status %q)", status)
+}
+
+func (op operation) Describe(_ *moneyop.Env, h *hold) moneyop.Description {
+	held := "unknown"
+	if h.held != "" {
+		held = strings.TrimSpace(h.held + " " + h.currency)
+	}
+	card := h.card
+	if card == "" {
+		card = "unknown"
+	}
+	d := moneyop.Description{Currency: h.currency, Card: h.card}
+	rows := [][2]string{{"Held", held}}
+	if op.capture() {
+		take := held
+		if h.Amount != "" {
+			take = h.Amount + " " + h.currency
+		}
+		d.Title, d.Noun = "Pre-authorization capture", "capture"
+		d.Prompt = fmt.Sprintf("Capture %s from %s?", take, card)
+		d.Amount = h.Amount
+		if d.Amount == "" {
+			d.Amount = h.held
+		}
+		rows = append(rows, [2]string{"Capture", take})
+	} else {
+		d.Title, d.Noun = "Pre-authorization cancel", "cancellation"
+		d.Prompt = fmt.Sprintf("Release the %s held on %s?", held, card)
+		d.Amount = h.held
+		rows = append(rows, [2]string{"Release", held})
+	}
+	rows = append(rows, [2]string{"Card", card})
+	if !h.created.IsZero() && op.now != nil {
+		rows = append(rows, [2]string{"Age", age(op.now().Sub(h.created)) + " (authorized " + h.created.Format(createdLayout+" -07:00") + ")"})
+	}
+	rows = append(rows, [2]string{"Invoice", h.Invoice})
+	if h.orderID != "" {
+		rows = append(rows, [2]string{"Order", render.Escape(h.orderID)})
+	}
+	d.Rows = rows
+	return d
+}
+
+// age says how long ago something was, to the minute: "3d 4h", "2h 5m",
+// "12m".
+func age(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	d = d.Truncate(time.Minute)
+	days, hours, minutes := int(d/(24*time.Hour)), int(d/time.Hour)%24, int(d/time.Minute)%60
+	switch {
+	case days > 0:
+		return fmt.Sprintf("%dd %dh", days, hours)
+	case hours > 0:
+		return fmt.Sprintf("%dh %dm", hours, minutes)
+	}
+	return fmt.Sprintf("%dm", minutes)
+}
+
+// Request builds the confirmPayment request, hash_key (the confirm layout
+// merchant_key|invoice_id|status) included.
+func (op operation) Request(env *moneyop.Env, h *hold) (gateway.ConfirmPaymentRequest, error) {
+	layout, _ := hashkey.LookupLayout("confirm")
+	plain, err := layout.Plaintext(map[string]string{
+		"merchant_key": env.Config.MerchantKey,
+		"invoice_id":   h.Invoice,
+		"status":       strconv.Itoa(int(op.action)),
+	})
+	if err != nil {
+		return gateway.ConfirmPaymentRequest{}, err
+	}
+	hk, err := env.HashKey(plain)
+	if err != nil {
+		return gateway.ConfirmPaymentRequest{}, err
+	}
+	req := gateway.ConfirmPaymentRequest{MerchantKey: env.Config.MerchantKey, InvoiceID: h.Invoice, Status: op.action, HashKey: hk}
+	if op.capture() {
+		req.Total = h.Amount
+	}
+	return req, nil
+}
+
+func (operation) DryRun(env *moneyop.Env, req gateway.ConfirmPaymentRequest) (gateway.RequestDump, error) {
+	return env.Client.DryRunConfirmPayment(req)
+}
+
+func (operation) Send(ctx context.Context, env *moneyop.Env, req gateway.ConfirmPaymentRequest) (*gateway.ConfirmPaymentResult, error) {
+	return env.Client.ConfirmPayment(ctx, req)
+}
+
+// Classify turns a confirmPayment answer into an outcome. status_code 117
+// (already captured or cancelled) is a duplicate: this call took nothing.
+// A success whose transaction_status names the other action is unknown.
+func (op operation) Classify(h *hold, ans *gateway.ConfirmPaymentResult, err error) moneyop.Outcome {
+	if err != nil {
+		o := moneyop.ClassifyError(gateway.EndpointConfirmPayment, err)
+		if o.Class == journal.Duplicate && h != nil {
+			o.Say = fmt.Sprintf("the pre-authorization of invoice %s was already captured or cancelled; this call charged nothing", h.Invoice)
+		}
+		return o
+	}
+	code := gateway.StatusSuccess
+	o := moneyop.Outcome{Class: journal.Succeeded, StatusCode: &code}
+	if ans == nil {
+		ans = &gateway.ConfirmPaymentResult{}
+	}
+	o.OrderNo = ans.OrderID
+	o.Message = ans.StatusDescription
+	if why := op.disagreement(ans); why != "" {
+		o.Class = journal.Unknown
+		o.Why = "the gateway answered status_code 100 but " + why
+		o.Err = fmt.Errorf("%w: %s", gateway.ErrOutcomeUnknown, o.Why)
+	}
+	return o
+}
+
+// disagreement says how a success answer contradicts the action asked for:
+// a capture answered "Cancelled", a cancellation answered "Completed".
+// An answer without transaction_status is not held against it.
+func (op operation) disagreement(ans *gateway.ConfirmPaymentResult) string {
+	s := strings.ToLower(strings.TrimSpace(ans.TransactionStatus))
+	if s == "" {
+		return ""
+	}
+	cancelled := s == "cancelled" || s == "canceled"
+	if op.capture() == cancelled {
+		return fmt.Sprintf("its transaction_status is %q", render.Escape(ans.TransactionStatus))
+	}
+	return ""
+}
+
+// Result is the answer's fields, and the verdict a person reads on a
+// terminal.
+func (op operation) Result(h *hold, ans *gateway.ConfirmPaymentResult) ([]render.Field, string) {
+	if ans == nil {
+		ans = &gateway.ConfirmPaymentResult{}
+	}
+	fs := []render.Field{
+		render.IntField("status_code", ans.StatusCode),
+		render.StringField("status_description", ans.StatusDescription),
+		render.StringField("transaction_status", ans.TransactionStatus),
+		render.StringField("order_id", ans.OrderID),
+		render.StringField("invoice_id", ans.InvoiceID),
+	}
+	fs = append(fs, render.ExtraFields(ans.Extra)...)
+	held := strings.TrimSpace(h.held + " " + h.currency)
+	var verdict string
+	switch {
+	case op.capture() && h.Amount != "":
+		verdict = fmt.Sprintf("Captured %s %s of the %s held, invoice %s", h.Amount, h.currency, held, h.Invoice)
+	case op.capture():
+		verdict = fmt.Sprintf("Captured the %s held, invoice %s", held, h.Invoice)
+	default:
+		verdict = fmt.Sprintf("Released the %s held, invoice %s", held, h.Invoice)
+	}
+	return fs, verdict
+}

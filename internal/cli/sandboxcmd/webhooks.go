@@ -1,0 +1,283 @@
+package sandboxcmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/render"
+	"github.com/paycli/paycli/internal/sandbox"
+	"github.com/spf13/cobra"
+)
+
+// WebhooksOptions are the inputs of `paycli sandbox webhooks` and its
+// resend subcommand.
+type WebhooksOptions struct {
+	IO       *iostreams.IOStreams
+	Format   func() (render.Format, error)
+	JSON     *cmdutil.JSONFlags
+	Now      func() time.Time
+	StateDir string
+	// Probe reports whether a sandbox answers at a base URL.
+	Probe func(ctx context.Context, baseURL string) bool
+	// LockTimeout bounds the wait for a --sandbox command using the state.
+	LockTimeout time.Duration
+	// ID is the delivery to resend.
+	ID uint64
+}
+
+// NewCmdWebhooks builds `paycli sandbox webhooks`.
+func NewCmdWebhooks(f *cmdutil.Factory, runF func(context.Context, *WebhooksOptions) error) *cobra.Command {
+	opts := &WebhooksOptions{IO: f.IOStreams, Now: f.Now, Probe: sandbox.Probe, LockTimeout: 2 * time.Second}
+	var state string
+	cmd := &cobra.Command{
+		Use:   "webhooks",
+		Short: "List the sandbox's webhook deliveries and their attempts",
+		Long: `List the webhooks the sandbox owes the merchant: one delivery for each sale
+or refund that named a web hook key registered with 'paycli sandbox serve
+--webhook KEY=URL', with its state (pending, delivered or failed), its
+attempts and, while pending, when it is tried next. -o json adds every
+attempt (time, HTTP status, error, duration) and the body's fields (the
+hash_key is made afresh for each attempt and never kept).
+
+It asks the running 'paycli sandbox serve' of the state folder, or reads the
+state itself when none runs.`,
+		Example: `  paycli sandbox webhooks
+  paycli sandbox webhooks --jq '.[] | select(.state != "delivered") | .id'
+  paycli sandbox webhooks resend 3`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir, err := stateDir(f, state)
+			if err != nil {
+				return err
+			}
+			opts.StateDir = dir
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return WebhooksRun(cmd.Context(), opts)
+		},
+	}
+	cmd.PersistentFlags().StringVar(&state, "state", "", "state folder of the sandbox (default <state dir>/paycli/sandbox)")
+	_ = cmd.RegisterFlagCompletionFunc("state", completeFolder)
+	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	opts.Format = opts.JSON.Format(f.OutputFormat)
+	cmd.AddCommand(newCmdResend(f, &state, runF))
+	return cmd
+}
+
+func newCmdResend(f *cmdutil.Factory, state *string, runF func(context.Context, *WebhooksOptions) error) *cobra.Command {
+	opts := &WebhooksOptions{IO: f.IOStreams, Now: f.Now, Probe: sandbox.Probe, LockTimeout: 2 * time.Second}
+	cmd := &cobra.Command{
+		Use:   "resend ID",
+		Short: "Send a webhook delivery again",
+		Long: `Make a webhook delivery pending again, with a fresh round of attempts (its
+past attempts are kept): the running 'paycli sandbox serve' sends it at
+once; without one, the next serve sends it when it starts. A delivery that
+was already delivered is sent again: handlers must take a webhook twice.`,
+		Example: `  paycli sandbox webhooks resend 3`,
+		Args:    cmdutil.ExactArgs(1, "a delivery id, as 'paycli sandbox webhooks' lists them"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := sandbox.ParseDeliveryID(args[0])
+			if err != nil {
+				return cmdutil.UsageErrorf("%v", err)
+			}
+			opts.ID = id
+			dir, err := stateDir(f, *state)
+			if err != nil {
+				return err
+			}
+			opts.StateDir = dir
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return ResendRun(cmd.Context(), opts)
+		},
+	}
+	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	opts.Format = opts.JSON.Format(f.OutputFormat)
+	return cmd
+}
+
+// WebhooksRun lists the deliveries.
+func WebhooksRun(ctx context.Context, opts *WebhooksOptions) error {
+	format, err := opts.Format()
+	if err != nil {
+		return err
+	}
+	var list []sandbox.Delivery
+	if base := runningSandbox(ctx, opts); base != "" {
+		var answer sandbox.DeliveryList
+		if err := adminCall(ctx, http.MethodGet, base+sandbox.WebhooksPath, nil, &answer); err != nil {
+			return err
+		}
+		list = answer.Deliveries
+	} else {
+		err := withStore(opts, func(s *sandbox.Store) error {
+			list, err = s.Deliveries()
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if list == nil {
+		list = []sandbox.Delivery{}
+	}
+	if format == render.JSON {
+		return opts.JSON.Write(ctx, opts.IO.Out, list)
+	}
+	header := []string{"id", "kind", "invoice_id", "amount", "web_hook_key", "state", "attempts", "last_attempt", "next_attempt"}
+	rows := make([][]string, 0, len(list))
+	for _, d := range list {
+		rows = append(rows, deliveryRow(d))
+	}
+	if format == render.CSV || format == render.TSV {
+		return render.WriteRecords(opts.IO.Out, format, header, rows)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(opts.IO.ErrOut, "No webhook deliveries: register a web hook key with 'paycli sandbox serve --webhook KEY=URL' and name it in a sale or refund.")
+		return nil
+	}
+	return render.WriteTable(opts.IO.Out, render.TableOptions{RightAlign: []int{0, 3, 6}}, upper(header), rows)
+}
+
+// ResendRun resends one delivery.
+func ResendRun(ctx context.Context, opts *WebhooksOptions) error {
+	format, err := opts.Format()
+	if err != nil {
+		return err
+	}
+	var d sandbox.Delivery
+	note := "the running sandbox sends it now"
+	if base := runningSandbox(ctx, opts); base != "" {
+		var answer sandbox.ResendAnswer
+		body := strings.NewReader(url.Values{"id": {strconv.FormatUint(opts.ID, 10)}}.Encode())
+		if err := adminCall(ctx, http.MethodPost, base+sandbox.ResendPath, body, &answer); err != nil {
+			return err
+		}
+		d = answer.Delivery
+	} else {
+		note = "'paycli sandbox serve' sends it when it next runs"
+		err := withStore(opts, func(s *sandbox.Store) error {
+			d, err = s.ResendDelivery(opts.ID, opts.Now().UTC())
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if format == render.JSON {
+		return opts.JSON.Write(ctx, opts.IO.Out, d)
+	}
+	_, err = fmt.Fprintf(opts.IO.Out, "delivery %d (%s %s to %s) is pending: %s\n", d.ID, d.Kind, render.Escape(d.InvoiceID), render.Escape(d.URL), note)
+	return err
+}
+
+func upper(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strings.ToUpper(s)
+	}
+	return out
+}
+
+func deliveryRow(d sandbox.Delivery) []string {
+	amount := d.Fields["total"]
+	if d.Kind == "refund" {
+		amount = d.Fields["amount"]
+	}
+	if c := d.Fields["currency_code"]; c != "" {
+		amount += " " + c
+	}
+	last, next := "-", "-"
+	if n := len(d.Attempts); n > 0 {
+		a := d.Attempts[n-1]
+		last = fmt.Sprintf("%d (%dms)", a.Status, a.DurationMS)
+		if a.Status == 0 {
+			last = a.Error
+		}
+	}
+	if d.State == sandbox.DeliveryPending {
+		next = d.NextAttemptAt.Local().Format("2006-01-02 15:04:05")
+	}
+	return []string{strconv.FormatUint(d.ID, 10), string(d.Kind), d.InvoiceID, amount, d.WebHookKey, d.State,
+		strconv.Itoa(len(d.Attempts)), last, next}
+}
+
+// runningSandbox returns the base URL of the serve running over the state
+// folder, or "" when none answers.
+func runningSandbox(ctx context.Context, opts *WebhooksOptions) string {
+	if u := sandbox.ReadAddress(opts.StateDir); u != "" && opts.Probe(ctx, u) {
+		return u
+	}
+	return ""
+}
+
+// withStore runs fn over the state folder's store, when no serve holds it.
+func withStore(opts *WebhooksOptions, fn func(*sandbox.Store) error) error {
+	store, err := sandbox.OpenStore(opts.StateDir, opts.LockTimeout, opts.Now())
+	if errors.Is(err, sandbox.ErrLocked) {
+		return cmdutil.WithKind(cmdutil.KindUnavailable, sandbox.LockedError(opts.StateDir),
+			"A --sandbox command is using it; wait for it to finish, or run 'paycli sandbox serve' and try again.")
+	}
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	err = fn(store)
+	if errors.Is(err, sandbox.ErrNoDelivery) {
+		return cmdutil.UsageHint(fmt.Errorf("%w: %d", err, opts.ID), "'paycli sandbox webhooks' lists the deliveries.")
+	}
+	return err
+}
+
+// adminCall calls one of the sandbox's admin endpoints and decodes its
+// JSON answer into out.
+func adminCall(ctx context.Context, method, rawURL string, body io.Reader, out any) error {
+	req, err := http.NewRequestWithContext(ctx, method, rawURL, body)
+	if err != nil {
+		return err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	// A loopback address written by serve: no proxies.
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: nil}}
+	defer client.CloseIdleConnections()
+	resp, err := client.Do(req)
+	if err != nil {
+		return cmdutil.WithKind(cmdutil.KindUnavailable, fmt.Errorf("sandbox webhooks: %w", err), "Is 'paycli sandbox serve' still running?")
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return fmt.Errorf("sandbox webhooks: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		var e struct {
+			Error string `json:"error"`
+		}
+		_ = json.Unmarshal(data, &e)
+		if e.Error == "" {
+			e.Error = fmt.Sprintf("HTTP %d", resp.StatusCode)
+		}
+		if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusBadRequest {
+			return cmdutil.UsageHint(errors.New(e.Error), "'paycli sandbox webhooks' lists the deliveries.")
+		}
+		return fmt.Errorf("sandbox webhooks: %s", e.Error)
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("sandbox webhooks: the answer is not JSON: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,109 @@
+package sandboxcmd
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/render"
+	"github.com/paycli/paycli/internal/sandbox"
+	"github.com/paycli/paycli/internal/webhook"
+)
+
+func TestServeWebhookFlags(t *testing.T) {
+	got, err := parseServe(t, "--webhook", "sales=http://127.0.0.1:9000/hooks", "--webhook", "refunds=https://localhost/r?x=1",
+		"--webhook-encoding", "json", "--webhook-backoff", "2s", "--webhook-attempts", "3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]sandbox.WebhookEndpoint{"sales": {URL: "http://127.0.0.1:9000/hooks", Encoding: webhook.JSON},
+		"refunds": {URL: "https://localhost/r?x=1", Encoding: webhook.JSON}}
+	if len(got.Webhooks) != 2 || got.Webhooks["sales"] != want["sales"] || got.Webhooks["refunds"] != want["refunds"] ||
+		got.WebhookBackoff != 2*time.Second || got.WebhookAttempts != 3 {
+		t.Fatalf("opts %+v", got)
+	}
+	if got, err := parseServe(t); err != nil || len(got.Webhooks) != 0 || got.WebhookBackoff != time.Second || got.WebhookAttempts != 10 {
+		t.Fatalf("defaults: %v %+v", err, got)
+	}
+	if got, err := parseServe(t, "--public", "--webhook", "k=https://merchant.example/hooks"); err != nil || got.Webhooks["k"].Encoding != webhook.Form {
+		t.Fatalf("public: %v %+v", err, got)
+	}
+	for _, args := range [][]string{
+		{"--webhook", "nokey"},
+		{"--webhook", "=http://127.0.0.1/"},
+		{"--webhook", "k="},
+		{"--webhook", "k=127.0.0.1:9000"},
+		{"--webhook", "k=ftp://127.0.0.1/"},
+		{"--webhook", "k=https://merchant.example/hooks"},
+		{"--webhook", "a b=http://127.0.0.1/"},
+		{"--webhook", "k=http://127.0.0.1/a", "--webhook", "k=http://127.0.0.1/b"},
+		{"--webhook-encoding", "xml"},
+		{"--webhook-backoff", "0s"},
+		{"--webhook-attempts", "0"},
+	} {
+		if got, err := parseServe(t, args...); !isUsage(err) || got != nil {
+			t.Errorf("%v: err %v, want a usage error before running", args, err)
+		}
+	}
+	_, err = parseServe(t, "--webhook", "k=https://merchant.example/hooks")
+	if !strings.Contains(cmdutil.HintOf(err), "--public") {
+		t.Errorf("a non-loopback URL's hint does not name --public: %v", err)
+	}
+}
+
+// TestWebhooksCommandOffline lists and resends deliveries with no serve
+// running: straight from the state, the resend waiting for the next serve.
+func TestWebhooksCommandOffline(t *testing.T) {
+	dir := t.TempDir()
+	store, err := sandbox.OpenStore(dir, time.Second, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.SetWebhooks(map[string]sandbox.WebhookEndpoint{"hook": {URL: "http://127.0.0.1:1/h"}}, nil)
+	if err := store.Reserve(sandbox.Sale{InvoiceID: "OFF-1", OrderID: "VP1", State: sandbox.StateCompleted, Amount: "12.50",
+		Currency: "TRY", SaleWebHookKey: "hook", UpdatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	store.Close()
+
+	_, ios := testFactory(t, nil)
+	out := ios.Out.(interface{ String() string })
+	opts := func(format render.Format, id uint64) *WebhooksOptions {
+		return &WebhooksOptions{IO: ios, Now: time.Now, StateDir: dir, Probe: func(context.Context, string) bool { return false },
+			LockTimeout: time.Second, Format: func() (render.Format, error) { return format, nil }, ID: id}
+	}
+	if err := WebhooksRun(context.Background(), opts(render.Table, 0)); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"ID", "OFF-1", "12.50 TRY", "hook", "pending"} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("table lacks %q:\n%s", w, out.String())
+		}
+	}
+	if err := ResendRun(context.Background(), opts(render.Table, 1)); err != nil ||
+		!strings.Contains(out.String(), "delivery 1 (sale OFF-1 to http://127.0.0.1:1/h) is pending: 'paycli sandbox serve' sends it when it next runs") {
+		t.Fatalf("resend: %v\n%s", err, out.String())
+	}
+	if err := ResendRun(context.Background(), opts(render.Table, 2)); !isUsage(err) {
+		t.Errorf("resend of an unknown id: %v, want a usage error", err)
+	}
+	before := len(out.String())
+	if err := WebhooksRun(context.Background(), opts(render.JSON, 0)); err != nil {
+		t.Fatal(err)
+	}
+	var list []sandbox.Delivery
+	if err := json.Unmarshal([]byte(out.String()[before:]), &list); err != nil || len(list) != 1 || list[0].Fields["total"] != "12.50" {
+		t.Fatalf("json: %v %+v", err, list)
+	}
+
+	f, _ := testFactory(t, nil)
+	for _, id := range []string{"0", "x", "1.5"} {
+		err := runCmd(NewCmdWebhooks(f, func(context.Context, *WebhooksOptions) error { return nil }), "resend", id)
+		if !isUsage(err) {
+			t.Errorf("resend %s: %v, want a usage error", id, err)
+		}
+	}
+}
