@@ -207,3 +207,27 @@ func TestSyncErrorReachesEveryCoveredAppend(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkAppendParallel: eight goroutines appending to one journal on
+// the test's temporary folder, each line fsynced as Append promises; the
+// figure of docs/performance.md ("Batch runner against a distant
+// gateway"). With group commit, appends that wait together share an fsync.
+func BenchmarkAppendParallel(b *testing.B) {
+	j, err := Open(filepath.Join(b.TempDir(), FileName))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer j.Close()
+	b.ReportAllocs()
+	b.SetParallelism(4) // 4 × GOMAXPROCS(2) = 8 appenders, as --parallel 8
+	var n atomic.Int64
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			a := fmt.Sprintf("a%d", n.Add(1))
+			if err := j.Append(intent(a, "INV-"+a)); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
