@@ -130,8 +130,9 @@ func TestAppendReturnsOnlyWhenDurable(t *testing.T) {
 
 // heldFirstSync starts one Append whose fsync is held, then n more that
 // write their lines while it is held; it returns their results once the
-// held fsync is released.
-func heldFirstSync(t *testing.T, s *fakeSync, n int) (first error, rest []error, path string) {
+// held fsync is released: the others' results, the journal's path and the
+// first one's result.
+func heldFirstSync(t *testing.T, s *fakeSync, n int) (rest []error, path string, first error) {
 	t.Helper()
 	release := make(chan struct{})
 	s.started = make(chan int, 16)
@@ -163,7 +164,7 @@ func heldFirstSync(t *testing.T, s *fakeSync, n int) (first error, rest []error,
 		for range s.started {
 		}
 	}()
-	return first, rest, path
+	return rest, path, first
 }
 
 // TestAppendsWaitingShareOneSync: lines written while an fsync runs are
@@ -171,7 +172,7 @@ func heldFirstSync(t *testing.T, s *fakeSync, n int) (first error, rest []error,
 func TestAppendsWaitingShareOneSync(t *testing.T) {
 	s := &fakeSync{}
 	const n = 20
-	first, rest, path := heldFirstSync(t, s, n)
+	rest, path, first := heldFirstSync(t, s, n)
 	if first != nil {
 		t.Fatal(first)
 	}
@@ -197,7 +198,7 @@ func TestAppendsWaitingShareOneSync(t *testing.T) {
 func TestSyncErrorReachesEveryCoveredAppend(t *testing.T) {
 	injected := errors.New("injected EIO")
 	s := &fakeSync{fail: map[int]error{2: injected}}
-	first, rest, _ := heldFirstSync(t, s, 12)
+	rest, _, first := heldFirstSync(t, s, 12)
 	if first != nil {
 		t.Fatalf("the first append, covered by a good fsync, got %v", first)
 	}
