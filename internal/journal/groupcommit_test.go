@@ -129,9 +129,9 @@ func TestAppendReturnsOnlyWhenDurable(t *testing.T) {
 }
 
 // heldFirstSync starts one Append whose fsync is held, then n more that
-// write their lines while it is held; it returns their results once the
-// held fsync is released: the others' results, the journal's path and the
-// first one's result.
+// write their lines while it is held. Once the held fsync is released it
+// returns the n appends' results, the journal's path and the first
+// append's result.
 func heldFirstSync(t *testing.T, s *fakeSync, n int) (rest []error, path string, first error) {
 	t.Helper()
 	release := make(chan struct{})
