@@ -112,20 +112,10 @@ func (e *Entry) fromFields(fields entryFields, in interner) error {
 	if fields == nil {
 		return fmt.Errorf("commission entry: expected an object, got null")
 	}
-	get := func(name string) (token, bool) {
-		tok, ok := fields[name]
-		return tok, ok
-	}
-	return e.read(get, fields, in)
-}
-
-// read reads an entry whose known fields get returns; all holds every
-// field of the entry, or is nil when get returns all of them.
-func (e *Entry) read(get func(string) (token, bool), all entryFields, in interner) error {
 	var out Entry
 	known := 0
 	for _, name := range knownFieldOrder {
-		tok, ok := get(name)
+		tok, ok := fields[name]
 		if !ok {
 			continue
 		}
@@ -165,12 +155,12 @@ func (e *Entry) read(get func(string) (token, bool), all entryFields, in interne
 			out.PosID, err = integer(raw)
 		}
 		if err != nil {
-			return &FieldError{Field: name, Program: programOf(get), Err: err}
+			return &FieldError{Field: name, Program: programOf(fields), Err: err}
 		}
 	}
-	if known < len(all) {
-		out.Extra = make(map[string]json.RawMessage, len(all)-known)
-		for name, raw := range all {
+	if known < len(fields) {
+		out.Extra = make(map[string]json.RawMessage, len(fields)-known)
+		for name, raw := range fields {
 			if !knownFields[name] {
 				out.Extra[name] = json.RawMessage(raw)
 			}
@@ -212,10 +202,9 @@ func (e *FieldError) Unwrap() error { return e.Err }
 
 // programOf names an entry for an error message, from whatever of its
 // program fields can be read.
-func programOf(get func(string) (token, bool)) string {
+func programOf(fields entryFields) string {
 	for _, name := range []string{"card_program", "getpos_card_program"} {
-		tok, _ := get(name)
-		if s, err := text(json.RawMessage(tok), nil); err == nil && strings.TrimSpace(s) != "" {
+		if s, err := text(json.RawMessage(fields[name]), nil); err == nil && strings.TrimSpace(s) != "" {
 			return s
 		}
 	}
@@ -366,18 +355,60 @@ func (s Schedule) Installments() []int {
 // installment field places it. An entry that does not say its installment
 // takes the one of its key.
 //
-// encoding/json reads the data in one pass, keeping each entry's token;
-// each entry is then read into a struct of its known fields' tokens
-// (decodeKnown), or, when it has other keys, into a map of all its fields'
-// tokens (decodeGeneral reads everything that way).
+// encoding/json reads the whole data in one pass, every entry into its
+// fields' raw tokens; the entries are then read from those tokens without
+// parsing the JSON again.
 func (s *Schedule) UnmarshalJSON(data []byte) error {
 	// One copy for every token of every entry (see token).
 	data = bytes.Clone(bytes.TrimSpace(data))
-	out, ok := decodeKnown(data)
-	if !ok {
-		var err error
-		if out, err = decodeGeneral(data); err != nil {
-			return err
+	out := Schedule{}
+	in := interner{}
+	switch {
+	case bytes.Equal(data, []byte("null")):
+	case len(data) > 0 && data[0] == '[':
+		var lists [][]entryFields
+		if err := json.Unmarshal(data, &lists); err != nil {
+			return fmt.Errorf("commission data: %w", err)
+		}
+		for _, list := range lists {
+			for _, fields := range list {
+				var e Entry
+				if err := e.fromFields(fields, in); err != nil {
+					return fmt.Errorf("commission data: %w", err)
+				}
+				out[e.Installment] = append(out[e.Installment], e)
+			}
+		}
+	default:
+		var byKey map[string][]entryFields
+		if err := json.Unmarshal(data, &byKey); err != nil {
+			return fmt.Errorf("commission data: %w", err)
+		}
+		// Keys are merged in name order ("01" and "1" are the same count).
+		keys := make([]string, 0, len(byKey))
+		for key := range byKey {
+			keys = append(keys, key)
+		}
+		sort.Strings(keys)
+		for _, key := range keys {
+			n, err := strconv.Atoi(strings.TrimSpace(key))
+			if err != nil || n < 0 || n > maxInstallment {
+				return fmt.Errorf("commission data: key %s is not an installment count", quote(key))
+			}
+			list := make([]Entry, len(byKey[key]))
+			for i, fields := range byKey[key] {
+				if err := list[i].fromFields(fields, in); err != nil {
+					var fe *FieldError
+					if errors.As(err, &fe) {
+						fe.Installment = n
+					}
+					return fmt.Errorf("commission data: %w", err)
+				}
+				if list[i].Installment == 0 {
+					list[i].Installment = n
+				}
+			}
+			out[n] = append(out[n], list...)
 		}
 	}
 	*s = out
@@ -499,278 +530,4 @@ func hasControl(b []byte) bool {
 		}
 	}
 	return false
-}
-
-// decodeKnown is Schedule.UnmarshalJSON's fast path for an object keyed by
-// installment count. encoding/json reads each entry straight into the
-// tokens of its known fields (knownEntry), which costs a few allocations
-// where a map of every field costs about 37. An entry that has other keys
-// is read into a map of its fields as before, so Extra keeps them. ok is
-// false when the data is not such an object or anything in it is wrong:
-// the caller then reads it all again the general way, which reports the
-// error exactly as it always has.
-func decodeKnown(data []byte) (Schedule, bool) {
-	if len(data) == 0 || data[0] != '{' {
-		return nil, false
-	}
-	if out, ok := decodeAllKnown(data); ok {
-		return out, true
-	}
-	var byKey map[string][]token
-	if json.Unmarshal(data, &byKey) != nil {
-		return nil, false
-	}
-	keys := make([]string, 0, len(byKey))
-	for key := range byKey {
-		keys = append(keys, key)
-	}
-	sort.Strings(keys)
-	out := Schedule{}
-	in := interner{}
-	var k knownEntry
-	for _, key := range keys {
-		n, err := strconv.Atoi(strings.TrimSpace(key))
-		if err != nil || n < 0 || n > maxInstallment {
-			return nil, false
-		}
-		list := make([]Entry, len(byKey[key]))
-		for i, raw := range byKey[key] {
-			if k.read(raw) {
-				err = list[i].read(k.get, nil, in)
-			} else {
-				var fields entryFields
-				if json.Unmarshal(raw, &fields) != nil || fields == nil {
-					return nil, false
-				}
-				err = list[i].fromFields(fields, in)
-			}
-			if err != nil {
-				return nil, false
-			}
-			if list[i].Installment == 0 {
-				list[i].Installment = n
-			}
-		}
-		out[n] = append(out[n], list...)
-	}
-	return out, true
-}
-
-// decodeAllKnown is decodeKnown for the common answer whose entries all
-// have only known keys: encoding/json reads the whole data into structs at
-// once, with no second pass over each entry. It is trusted, as
-// knownEntry.read explains, when every filled field's key is written as
-// its name and the data holds exactly one colon per filled field and per
-// installment key; otherwise ok is false and decodeKnown reads entry by
-// entry.
-func decodeAllKnown(data []byte) (Schedule, bool) {
-	var byKey map[string][]knownEntry
-	if json.Unmarshal(data, &byKey) != nil {
-		return nil, false
-	}
-	colons := len(byKey)
-	for _, list := range byKey {
-		for i := range list {
-			n, ok := list[i].exact(data)
-			if !ok {
-				return nil, false
-			}
-			colons += n
-		}
-	}
-	if bytes.Count(data, []byte{':'}) != colons {
-		return nil, false
-	}
-	keys := make([]string, 0, len(byKey))
-	for key := range byKey {
-		keys = append(keys, key)
-	}
-	sort.Strings(keys)
-	out := Schedule{}
-	in := interner{}
-	for _, key := range keys {
-		n, err := strconv.Atoi(strings.TrimSpace(key))
-		if err != nil || n < 0 || n > maxInstallment {
-			return nil, false
-		}
-		list := make([]Entry, len(byKey[key]))
-		for i := range byKey[key] {
-			if list[i].read(byKey[key][i].get, nil, in) != nil {
-				return nil, false
-			}
-			if list[i].Installment == 0 {
-				list[i].Installment = n
-			}
-		}
-		out[n] = append(out[n], list...)
-	}
-	return out, true
-}
-
-// knownEntry is an entry as encoding/json reads it into a struct: the
-// token of each known field.
-type knownEntry struct {
-	CardProgram                  placed `json:"card_program"`
-	CurrencyCode                 placed `json:"currency_code"`
-	GetposCardProgram            placed `json:"getpos_card_program"`
-	Installment                  placed `json:"installment"`
-	MerchantCommissionFixed      placed `json:"merchant_commission_fixed"`
-	MerchantCommissionPercentage placed `json:"merchant_commission_percentage"`
-	PosID                        placed `json:"pos_id"`
-	Title                        placed `json:"title"`
-	UserCommissionFixed          placed `json:"user_commission_fixed"`
-	UserCommissionPercentage     placed `json:"user_commission_percentage"`
-}
-
-// placed is a token that keeps its place in the input: a slice of the
-// decoder's input that runs to the input's end, so that the key written
-// before it can be checked.
-type placed []byte
-
-func (p *placed) UnmarshalJSON(data []byte) error {
-	*p = data
-	return nil
-}
-
-// field is the token of the known field name.
-func (k *knownEntry) field(name string) *placed {
-	switch name {
-	case "card_program":
-		return &k.CardProgram
-	case "currency_code":
-		return &k.CurrencyCode
-	case "getpos_card_program":
-		return &k.GetposCardProgram
-	case "installment":
-		return &k.Installment
-	case "merchant_commission_fixed":
-		return &k.MerchantCommissionFixed
-	case "merchant_commission_percentage":
-		return &k.MerchantCommissionPercentage
-	case "pos_id":
-		return &k.PosID
-	case "title":
-		return &k.Title
-	case "user_commission_fixed":
-		return &k.UserCommissionFixed
-	case "user_commission_percentage":
-		return &k.UserCommissionPercentage
-	}
-	return nil
-}
-
-// get returns the token of a known field and whether the entry had it.
-func (k *knownEntry) get(name string) (token, bool) {
-	p := *k.field(name)
-	return token(p[:len(p):len(p)]), p != nil
-}
-
-// read decodes the entry raw into k and reports whether k holds it
-// whole. encoding/json, reading into a struct, skips keys it does not
-// know and matches keys ignoring case; the general path keeps the first
-// in Extra and treats a key in another case as unknown. So the struct is
-// trusted only when every key it filled was written exactly as the
-// field's name, and the entry has no other key: it holds as many colons
-// as filled fields (every key is followed by one colon; a colon inside a
-// string only adds to the count, which sends the entry to the general
-// path too).
-func (k *knownEntry) read(raw token) bool {
-	*k = knownEntry{}
-	if json.Unmarshal(raw, k) != nil {
-		return false
-	}
-	filled, ok := k.exact(raw)
-	return ok && bytes.Count(raw, []byte{':'}) == filled
-}
-
-// exact counts the fields k has filled and reports whether there is at
-// least one and each was written under its exact name in data, the input
-// k was decoded from.
-func (k *knownEntry) exact(data []byte) (filled int, ok bool) {
-	for _, name := range knownFieldOrder {
-		v := *k.field(name)
-		if v == nil {
-			continue
-		}
-		filled++
-		if !keyedAs(data, v, name) {
-			return 0, false
-		}
-	}
-	return filled, filled > 0
-}
-
-// keyedAs reports whether the value v, a slice of raw running to the end
-// of raw's memory, follows the key name written as is: "name", optional
-// blanks, a colon, optional blanks.
-func keyedAs(raw []byte, v placed, name string) bool {
-	if cap(v) > cap(raw) {
-		return false
-	}
-	before := bytes.TrimRight(raw[:cap(raw)-cap(v)], " \t\r\n")
-	before, ok := bytes.CutSuffix(before, []byte{':'})
-	if !ok {
-		return false
-	}
-	before = bytes.TrimRight(before, " \t\r\n")
-	quoted := len(name) + 2
-	return len(before) >= quoted && before[len(before)-quoted] == '"' &&
-		string(before[len(before)-quoted+1:len(before)-1]) == name && before[len(before)-1] == '"'
-}
-
-// decodeGeneral is Schedule.UnmarshalJSON for any data: null, an array of
-// lists, or an object keyed by installment count whose entries are read
-// into maps of their fields.
-func decodeGeneral(data []byte) (Schedule, error) {
-	out := Schedule{}
-	in := interner{}
-	switch {
-	case bytes.Equal(data, []byte("null")):
-	case len(data) > 0 && data[0] == '[':
-		var lists [][]entryFields
-		if err := json.Unmarshal(data, &lists); err != nil {
-			return nil, fmt.Errorf("commission data: %w", err)
-		}
-		for _, list := range lists {
-			for _, fields := range list {
-				var e Entry
-				if err := e.fromFields(fields, in); err != nil {
-					return nil, fmt.Errorf("commission data: %w", err)
-				}
-				out[e.Installment] = append(out[e.Installment], e)
-			}
-		}
-	default:
-		var byKey map[string][]entryFields
-		if err := json.Unmarshal(data, &byKey); err != nil {
-			return nil, fmt.Errorf("commission data: %w", err)
-		}
-		// Keys are merged in name order ("01" and "1" are the same count).
-		keys := make([]string, 0, len(byKey))
-		for key := range byKey {
-			keys = append(keys, key)
-		}
-		sort.Strings(keys)
-		for _, key := range keys {
-			n, err := strconv.Atoi(strings.TrimSpace(key))
-			if err != nil || n < 0 || n > maxInstallment {
-				return nil, fmt.Errorf("commission data: key %s is not an installment count", quote(key))
-			}
-			list := make([]Entry, len(byKey[key]))
-			for i, fields := range byKey[key] {
-				if err := list[i].fromFields(fields, in); err != nil {
-					var fe *FieldError
-					if errors.As(err, &fe) {
-						fe.Installment = n
-					}
-					return nil, fmt.Errorf("commission data: %w", err)
-				}
-				if list[i].Installment == 0 {
-					list[i].Installment = n
-				}
-			}
-			out[n] = append(out[n], list...)
-		}
-	}
-	return out, nil
 }
