@@ -94,6 +94,11 @@ const (
 // Operation kinds recorded on every line.
 const (
 	KindWalletPay = "walletpay"
+	// KindRefund: `paycli refund`. Its intent's Ref is the
+	// refund_transaction_id, re-used by `paycli refund --retry`; a refund
+	// answered 101 (queued for the gateway team's approval) is Succeeded
+	// with status_code 101 (docs/refund.md).
+	KindRefund = "refund"
 	// KindAPI: `paycli api` on a path that moves money (gateway.MovesMoney).
 	KindAPI = "api"
 	// KindPreAuthCapture and KindPreAuthCancel are confirmPayment's two
@@ -131,6 +136,10 @@ type Entry struct {
 	// Ref is the operation's own reference for the attempt, chosen by paycli
 	// before sending (a refund's refund_transaction_id); empty for walletpay.
 	Ref string `json:"ref,omitempty"`
+	// Key is the batch line's resume key when the operation knows its
+	// lines by more than their invoice (a refund: see moneyop.Keyed);
+	// empty otherwise.
+	Key string `json:"key,omitempty"`
 	// Outcome, StatusCode, OrderNo and Message are set on outcome lines.
 	Outcome    string `json:"outcome,omitempty"`
 	StatusCode *int   `json:"status_code,omitempty"`
