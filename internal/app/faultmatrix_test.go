@@ -111,35 +111,46 @@ func TestFaultMatrix(t *testing.T) {
 		wantExit int
 		wantHint func(invoice string) []string
 		// wantJournal is the outcome the journal records ("" for commands
-		// that do not journal).
+		// that do not journal, or that stop before the journal).
 		wantJournal string
+		// setup, when set, prepares the sandbox for the command (the sale a
+		// refund is taken from).
+		setup func(t *testing.T, baseURL, invoice string)
 	}{
 		{"token", "token", func(*testing.T, string) []string { return []string{"token"} },
-			true, ExitUnavailable, func(string) []string { return []string{"--timeout", "--debug"} }, ""},
+			true, ExitUnavailable, func(string) []string { return []string{"--timeout", "--debug"} }, "", nil},
 		{"commissions", "commissions", func(*testing.T, string) []string { return []string{"commissions", "--currency", "TRY"} },
-			true, ExitUnavailable, func(string) []string { return []string{"--timeout", "--debug"} }, ""},
+			true, ExitUnavailable, func(string) []string { return []string{"--timeout", "--debug"} }, "", nil},
 		{"walletpay", "walletPay", func(t *testing.T, invoice string) []string {
 			return []string{"walletpay", "--invoice", invoice, "--token", sandboxWalletToken(t, "150.00"),
 				"--name", "Ada", "--surname", "Lovelace", "--email", "ada@example.com", "--yes"}
-		}, false, ExitOutcomeUnknown, func(invoice string) []string { return []string{"paycli status --invoice " + invoice} }, journal.Unknown},
+		}, false, ExitOutcomeUnknown, func(invoice string) []string { return []string{"paycli status --invoice " + invoice} }, journal.Unknown, nil},
 		// The token call before a walletPay fails: nothing was sent.
 		{"walletpay-token", "token", func(t *testing.T, invoice string) []string {
 			return []string{"walletpay", "--invoice", invoice, "--token", sandboxWalletToken(t, "150.00"),
 				"--name", "Ada", "--surname", "Lovelace", "--email", "ada@example.com", "--yes"}
-		}, true, ExitUnavailable, func(string) []string { return []string{"--timeout", "--debug"} }, journal.NotSent},
+		}, true, ExitUnavailable, func(string) []string { return []string{"--timeout", "--debug"} }, journal.NotSent, nil},
 		{"status", "checkstatus", func(_ *testing.T, invoice string) []string { return []string{"status", "--invoice", invoice} },
-			false, ExitUnavailable, func(string) []string { return []string{"--timeout", "--debug"} }, ""},
+			false, ExitUnavailable, func(string) []string { return []string{"--timeout", "--debug"} }, "", nil},
+		// A refund that may have left is unknown (7), resolved by --retry.
+		{"refund", "refund", func(_ *testing.T, invoice string) []string {
+			return []string{"refund", "--invoice", invoice, "--amount", "50.00", "--yes"}
+		}, false, ExitOutcomeUnknown, func(string) []string { return []string{"paycli refund --retry RF"} }, journal.Unknown, paySale},
+		// The check before a refund fails: nothing was sent or journaled.
+		{"refund-checkstatus", "checkstatus", func(_ *testing.T, invoice string) []string {
+			return []string{"refund", "--invoice", invoice, "--full", "--yes"}
+		}, false, ExitUnavailable, func(string) []string { return []string{"--timeout", "--debug"} }, "", paySale},
 		// paycli api: a read is never retried (Client.Do) and cannot get an
 		// answer (8); a card payment may have left (7), journaled unknown.
 		{"api-read", "commissions", func(*testing.T, string) []string {
 			return []string{"api", "POST", "/api/commissions", "-f", "currency_code=TRY"}
-		}, false, ExitUnavailable, func(string) []string { return []string{"--timeout", "--debug"} }, ""},
+		}, false, ExitUnavailable, func(string) []string { return []string{"--timeout", "--debug"} }, "", nil},
 		{"api-pay", "paySmart2D", func(_ *testing.T, invoice string) []string {
 			return []string{"api", "POST", "/api/paySmart2D", "--merchant-key", "--hash", "payment", "--yes",
 				"-f", "invoice_id=" + invoice, "-f", "total=10.00", "-F", "installments_number=1", "-f", "currency_code=TRY",
 				"-f", "cc_holder_name=Ada Lovelace", "-f", "cc_no=4355084355084358", "-f", "expiry_month=12", "-f", "expiry_year=2030",
 				"-f", "cvv=000", "-f", "name=Ada", "-f", "surname=Lovelace", "-f", `items=[{"name":"Book","price":"10.00","quantity":1}]`}
-		}, false, ExitOutcomeUnknown, func(invoice string) []string { return []string{"paycli status --invoice " + invoice} }, journal.Unknown},
+		}, false, ExitOutcomeUnknown, func(invoice string) []string { return []string{"paycli status --invoice " + invoice} }, journal.Unknown, nil},
 	}
 	// The cells mostly wait (backoff, time limits), so they run 10 at a
 	// time whatever -parallel says: subtests started from goroutines run
@@ -159,13 +170,16 @@ func TestFaultMatrix(t *testing.T) {
 					if strings.HasPrefix(fault.header, "delay=") {
 						timeout = "1s"
 					}
+					if c.setup != nil {
+						c.setup(t, base, invoice)
+					}
 					code, stderr, journalPath := runSandboxed(t, base, append(c.args(t, invoice), "--timeout", timeout)...)
 					if code != c.wantExit {
 						t.Errorf("exit %d, want %d; stderr:\n%s", code, c.wantExit, stderr)
 					}
 					wantPays := int32(0)
-					if c.endpoint == "walletPay" {
-						wantPays = 1
+					if c.endpoint == "walletPay" || c.setup != nil {
+						wantPays = 1 // the sale's, for a refund
 					}
 					if n := pays.Load(); n != wantPays {
 						t.Errorf("walletPay reached the gateway %d times, want %d", n, wantPays)
@@ -201,4 +215,14 @@ func TestFaultMatrix(t *testing.T) {
 		}
 	}
 	wg.Wait()
+}
+
+// paySale makes a 150.00 TRY sale of invoice at the sandbox, for a refund.
+func paySale(t *testing.T, baseURL, invoice string) {
+	t.Helper()
+	code, stderr, _ := runSandboxed(t, baseURL, "walletpay", "--invoice", invoice, "--token", sandboxWalletToken(t, "150.00"),
+		"--name", "Ada", "--surname", "Lovelace", "--email", "ada@example.com", "--yes")
+	if code != ExitOK {
+		t.Fatalf("the sale before the refund: exit %d\n%s", code, stderr)
+	}
 }

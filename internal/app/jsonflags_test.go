@@ -24,6 +24,7 @@ func TestDataCommandsTakeJQ(t *testing.T) {
 		"paycli journal reconcile",
 		"paycli preauth cancel",
 		"paycli preauth capture",
+		"paycli refund",
 		"paycli sandbox bench",
 		"paycli sandbox credentials",
 		"paycli sandbox pay",

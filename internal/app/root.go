@@ -17,6 +17,7 @@ import (
 	"github.com/paycli/paycli/internal/cli/installmentscmd"
 	"github.com/paycli/paycli/internal/cli/journalcmd"
 	"github.com/paycli/paycli/internal/cli/preauth"
+	"github.com/paycli/paycli/internal/cli/refund"
 	"github.com/paycli/paycli/internal/cli/sandboxcmd"
 	"github.com/paycli/paycli/internal/cli/status"
 	"github.com/paycli/paycli/internal/cli/tokencmd"
@@ -163,6 +164,9 @@ credentials with 'paycli config init'.`,
 	// paycli just tried.
 	_ = statusCmd.RegisterFlagCompletionFunc("invoice", journalcmd.CompleteInvoice(f.JournalPath))
 
+	refundCmd := refund.NewCmdRefund(f, nil)
+	_ = refundCmd.RegisterFlagCompletionFunc("invoice", journalcmd.CompleteInvoice(f.JournalPath))
+
 	root.AddCommand(
 		versioncmd.NewCmdVersion(f, nil),
 		completion.NewCmdCompletion(f),
@@ -172,6 +176,7 @@ credentials with 'paycli config init'.`,
 		commissionscmd.NewCmdCommissions(f, nil),
 		sandboxcmd.NewCmdSandbox(f),
 		walletpay.NewCmdWalletPay(f, nil),
+		refundCmd,
 		preauth.NewCmdPreAuth(f),
 		completecmd.NewCmdComplete(f, nil),
 		installmentscmd.NewCmdInstallments(f, nil),

@@ -22,6 +22,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/sandbox"
 )
 
@@ -206,6 +207,13 @@ func TestSecretsNeverLeak(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	refundBatch := filepath.Join(home, "refunds.jsonl")
+	if err := os.WriteFile(refundBatch, []byte(`{"invoice":"LEAK-1","amount":"5.00"}`+"\n"+`{"invoice":"LEAK-NONE","full":true}`+"\n"+`{"invoice":"LEAK-1","amount":"1.00"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// unknownRefund stands for the refund_transaction_id of the refund
+	// left unknown by the step before the --retry.
+	const unknownRefund = "{unknown refund}"
 	pay := func(invoice, token string, extra ...string) []string {
 		return append([]string{"walletpay", "--invoice", invoice, "--token", token, "--name", "Ada", "--surname", "Lovelace",
 			"--email", leakEmail, "--yes"}, extra...)
@@ -271,6 +279,20 @@ func TestSecretsNeverLeak(t *testing.T) {
 		{args: pay("LEAK-11", paid, "--debug"), env: map[string]string{"PAYCLI_BASE_URL": "http://127.0.0.1:1/ccpayment"}, wantExit: ExitUnavailable},
 		{args: []string{"walletpay", "--batch", batch, "--yes", "--debug"}, wantExit: ExitDeclined},
 		{args: []string{"walletpay", "--batch", "-", "--yes", "-o", "json"}, stdin: strings.Join(lines, "\n"), wantExit: ExitRejected},
+		// refund of LEAK-1 (150.00 paid with the card): dry runs, success,
+		// refused locally, a drop after sending, the refusal of a new refund
+		// while it is unknown, its --retry (104), a batch, a wrong secret
+		{args: []string{"refund", "--invoice", "LEAK-1", "--amount", "10.00", "--dry-run", "--debug"}},
+		{args: []string{"refund", "--invoice", "LEAK-1", "--amount", "10.00", "--dry-run", "-o", "json"}},
+		{args: []string{"refund", "--invoice", "LEAK-1", "--amount", "10.00", "--yes", "--debug"}},
+		{args: []string{"refund", "--invoice", "LEAK-1", "--amount", "10.00", "--yes", "--debug", "-o", "json"}},
+		{args: []string{"refund", "--invoice", "LEAK-1", "--amount", "500.00", "--yes", "--debug"}, wantExit: ExitUsage},
+		{args: []string{"refund", "--invoice", "LEAK-1", "--amount", "10.00", "--yes", "--debug"}, fault: [2]string{"refund", "reset=after"}, wantExit: ExitOutcomeUnknown},
+		{args: []string{"refund", "--invoice", "LEAK-1", "--amount", "1.00", "--yes", "--debug"}, wantExit: ExitUsage},
+		{args: []string{"refund", "--retry", unknownRefund, "--yes", "--debug"}, wantExit: ExitDuplicate},
+		{args: []string{"refund", "--batch", refundBatch, "--yes", "--debug"}, wantExit: ExitRejected},
+		{args: []string{"refund", "--invoice", "LEAK-1", "--full", "--yes", "--debug"}, env: map[string]string{"PAYCLI_APP_SECRET": leakBadSecret}, wantExit: ExitRejected},
+		{args: []string{"refund", "--invoice", "LEAK-1", "--full", "--yes", "--debug"}, fault: [2]string{"refund", "status=500,body=html"}, wantExit: ExitOutcomeUnknown},
 		// status and journal
 		{args: []string{"status", "--invoice", "LEAK-1", "--debug"}},
 		{args: []string{"status", "--invoice", "LEAK-4", "-o", "json", "--debug"}},
@@ -309,6 +331,12 @@ func TestSecretsNeverLeak(t *testing.T) {
 		if st.fault[0] != "" {
 			f := st.fault
 			spy.fault.Store(&f)
+		}
+		for i, a := range st.args {
+			if a == unknownRefund {
+				st.args = append([]string(nil), st.args...)
+				st.args[i] = lastUnknownRefund(t, filepath.Join(dirs["XDG_STATE_HOME"], "paycli", journal.FileName))
+			}
 		}
 		ios, in, out, errOut := iostreams.Test()
 		in.WriteString(st.stdin)
@@ -415,4 +443,24 @@ func TestSecretsNeverLeak(t *testing.T) {
 	if masked := pan[:6] + "******" + pan[12:]; !strings.Contains(journalText, masked) {
 		t.Errorf("the journal listing does not show the card masked as %s", masked)
 	}
+}
+
+// lastUnknownRefund returns the refund_transaction_id of the last refund
+// attempt in the journal at path whose outcome is unknown.
+func lastUnknownRefund(t *testing.T, path string) string {
+	t.Helper()
+	attempts, _, err := journal.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := ""
+	for _, a := range attempts {
+		if a.Intent.Kind == journal.KindRefund && a.Class() == journal.Unknown {
+			ref = a.Intent.Ref
+		}
+	}
+	if ref == "" {
+		t.Fatal("the journal holds no refund of unknown outcome")
+	}
+	return ref
 }

@@ -17,12 +17,17 @@ const exitCodesHelp = `paycli's exit codes are part of its interface: scripts ma
        nothing was sent
   3    authentication failed (HTTP 401, or status_code 30)
   4    the gateway rejected the request (a status_code other than 100 and not
-       listed below), or webhook verify found an invalid webhook
+       listed below; a refund's 49, 110 or 31), a sale that cannot be
+       refunded (refused before sending), or webhook verify found an invalid
+       webhook
   5    payment declined (status_code 41 and other decline codes)
-  6    duplicate invoice (status_code 3 or 117): this call charged nothing
+  6    duplicate invoice (status_code 3 or 117): this call charged nothing;
+       or this refund was already made (status_code 104): nothing more was
+       refunded
   7    outcome unknown (status_code 69, or the connection failed after a
        call that moves money was sent): reconcile with
-       'paycli status --invoice ID'
+       'paycli status --invoice ID'; re-send a refund with
+       'paycli refund --retry REF'
   8    gateway unreachable or unavailable (connection refused, timeout, 5xx)
        for a call that was safe
   130  interrupted (Ctrl-C)

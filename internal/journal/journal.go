@@ -14,10 +14,16 @@
 //     but a regular file (a FIFO, a device, a folder) is refused before it
 //     is opened for good, so that a named pipe cannot hang paycli.
 //   - Each line is written with a single write(2) on a file opened with
-//     O_APPEND, then fsynced before Append returns: an intent is on disk
-//     before the payment's request leaves the machine.
-//   - Lines never interleave. Within a process, a mutex serialises appends
-//     (parallel batch workers share one Journal). Between processes, O_APPEND
+//     O_APPEND, and Append returns only after an fsync that started after
+//     that write has succeeded: an intent is on disk before the payment's
+//     request leaves the machine.
+//   - Concurrent appends share fsyncs (group commit): while one fsync runs,
+//     the lines written meanwhile wait together, and one fsync started after
+//     it covers all of them. Parallel batch workers therefore do not queue
+//     behind each other's fsyncs; an fsync's error is returned to every
+//     append whose line it covered.
+//   - Lines never interleave. Within a process, a mutex serialises the
+//     writes (parallel batch workers share one Journal). Between processes, O_APPEND
 //     makes the kernel place each write at the end of the file atomically
 //     with respect to other appends on local file systems, and on Unix an
 //     exclusive flock(2) is held around each write as well, for file systems
@@ -88,6 +94,11 @@ const (
 // Operation kinds recorded on every line.
 const (
 	KindWalletPay = "walletpay"
+	// KindRefund: `paycli refund`. Its intent's Ref is the
+	// refund_transaction_id, re-used by `paycli refund --retry`; a refund
+	// answered 101 (queued for the gateway team's approval) is Succeeded
+	// with status_code 101 (docs/refund.md).
+	KindRefund = "refund"
 	// KindAPI: `paycli api` on a path that moves money (gateway.MovesMoney).
 	KindAPI = "api"
 	// KindPreAuthCapture and KindPreAuthCancel are confirmPayment's two
@@ -125,6 +136,10 @@ type Entry struct {
 	// Ref is the operation's own reference for the attempt, chosen by paycli
 	// before sending (a refund's refund_transaction_id); empty for walletpay.
 	Ref string `json:"ref,omitempty"`
+	// Key is the batch line's resume key when the operation knows its
+	// lines by more than their invoice (a refund: see moneyop.Keyed);
+	// empty otherwise.
+	Key string `json:"key,omitempty"`
 	// Outcome, StatusCode, OrderNo and Message are set on outcome lines.
 	Outcome    string `json:"outcome,omitempty"`
 	StatusCode *int   `json:"status_code,omitempty"`
@@ -151,8 +166,22 @@ func (e Entry) OpKind() string {
 // Journal appends entries to a journal file. It is safe for concurrent use.
 type Journal struct {
 	path string
-	mu   sync.Mutex
+	mu   sync.Mutex // guards everything below
 	f    *os.File
+	// pending is the sync round of the lines written since the last fsync
+	// started (nil when there are none); syncing is true while an fsync
+	// runs, and synced is signalled when one ends.
+	pending *syncRound
+	syncing bool
+	synced  sync.Cond
+	// syncFile is (*os.File).Sync; tests replace it to count and fail fsyncs.
+	syncFile func(*os.File) error
+}
+
+// syncRound is one fsync shared by the appends whose lines it covers.
+type syncRound struct {
+	done bool
+	err  error
 }
 
 // Open opens (creating it and its folder if needed) the journal at path for
@@ -172,13 +201,22 @@ func Open(path string) (*Journal, error) {
 			return nil, fmt.Errorf("journal: tightening %s to 0600: %w", path, err)
 		}
 	}
-	return &Journal{path: path, f: f}, nil
+	j := &Journal{path: path, f: f, syncFile: (*os.File).Sync}
+	j.synced.L = &j.mu
+	return j, nil
 }
 
 // Path returns the journal file's path.
 func (j *Journal) Path() string { return j.path }
 
-// Append writes e as one line and syncs it to disk.
+// Append writes e as one line and returns once it is on disk.
+//
+// The write happens under the lock, as one write(2); the fsync does not
+// hold it. The line joins the pending sync round, and the round's first
+// waiter to find no fsync running leads it: it takes the round (every line
+// written so far has joined it, since joining happens under the lock right
+// after the write), lets later lines start the next round, and runs one
+// fsync for all of them. The others wait for that fsync's result.
 func (j *Journal) Append(e Entry) error {
 	line, err := json.Marshal(e)
 	if err != nil {
@@ -187,6 +225,30 @@ func (j *Journal) Append(e Entry) error {
 	line = append(line, '\n')
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if err := j.write(line); err != nil {
+		return err
+	}
+	r := j.pending
+	if r == nil {
+		r = &syncRound{}
+		j.pending = r
+	}
+	for !r.done {
+		if !j.syncing && j.pending == r {
+			j.lead(r)
+			break
+		}
+		j.synced.Wait()
+	}
+	if r.err != nil {
+		return fmt.Errorf("journal: syncing %s: %w", j.path, r.err)
+	}
+	return nil
+}
+
+// write appends line with one write(2), holding the file lock against
+// other processes; j.mu is held.
+func (j *Journal) write(line []byte) error {
 	if j.f == nil {
 		return errors.New("journal: closed")
 	}
@@ -205,10 +267,22 @@ func (j *Journal) Append(e Entry) error {
 	if _, err := j.f.Write(line); err != nil {
 		return fmt.Errorf("journal: writing %s: %w", j.path, err)
 	}
-	if err := j.f.Sync(); err != nil {
-		return fmt.Errorf("journal: syncing %s: %w", j.path, err)
-	}
 	return nil
+}
+
+// lead runs the fsync of round r, which is pending and has no fsync
+// running; j.mu is held on entry and on return, but not during the fsync,
+// so that other appends can write (and form the next round) meanwhile.
+func (j *Journal) lead(r *syncRound) {
+	j.pending = nil
+	j.syncing = true
+	f := j.f
+	j.mu.Unlock()
+	err := j.syncFile(f)
+	j.mu.Lock()
+	r.err, r.done = err, true
+	j.syncing = false
+	j.synced.Broadcast()
 }
 
 // endsTorn reports whether f is non-empty and does not end with a newline:
@@ -230,6 +304,10 @@ func endsTorn(f *os.File) (bool, error) {
 func (j *Journal) Close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	// Appends still waiting for their fsync finish first.
+	for j.syncing || j.pending != nil {
+		j.synced.Wait()
+	}
 	if j.f == nil {
 		return nil
 	}

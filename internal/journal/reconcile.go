@@ -127,3 +127,97 @@ func RecordLearned(path string, attempts []Attempt, scope Scope, invoice string,
 	}
 	return open, j.Close()
 }
+
+// LearnRefundFromStatus turns a check-status answer with refund info for
+// invoice into what it teaches about the refund whose
+// refund_transaction_id is ref: listed in refund_info, the refund was made
+// (Succeeded); not listed, it was not (NotFound: nothing was refunded, the
+// invoice may be refunded again); no sale with the invoice (status_code
+// 31), NotFound too. An answer without refund_info (asked without
+// show_refund_info), about another invoice, or a failed call teaches
+// nothing (false).
+func LearnRefundFromStatus(invoice, ref string, res *gateway.CheckStatusResult, err error) (Learned, bool) {
+	if err != nil {
+		var apiErr *gateway.APIError
+		if errors.As(err, &apiErr) && apiErr.HasStatusCode && errors.Is(err, gateway.ErrNotFound) {
+			code := apiErr.StatusCode
+			return Learned{Outcome: NotFound, StatusCode: &code, Message: "the gateway has no sale with this invoice: nothing was refunded"}, true
+		}
+		return Learned{}, false
+	}
+	if res == nil || ref == "" || (res.InvoiceID != "" && res.InvoiceID != invoice) {
+		return Learned{}, false
+	}
+	if _, asked := res.Extra["refund_info"]; !asked {
+		return Learned{}, false
+	}
+	refunds, rerr := res.Refunds()
+	if rerr != nil {
+		return Learned{}, false
+	}
+	code := res.StatusCode
+	l := Learned{StatusCode: &code, OrderNo: res.OrderID, TransactionStatus: res.TransactionStatus}
+	for _, r := range refunds {
+		if r.RefundTransactionID == ref {
+			l.Outcome = Succeeded
+			l.Message = fmt.Sprintf("refund_info lists refund_transaction_id %s (%s): the refund was made", ref, r.Status)
+			return l, true
+		}
+	}
+	l.Outcome = NotFound
+	l.Message = fmt.Sprintf("refund_info does not list refund_transaction_id %s: nothing was refunded", ref)
+	return l, true
+}
+
+// UnresolvedRefunds returns the refund attempts of scope for invoice
+// (every invoice when invoice is "") whose outcome is unknown and whose
+// refund (its Ref) no later attempt settled: a --retry answered 104 or
+// 100 tells the refund's story for every attempt of it.
+func UnresolvedRefunds(attempts []Attempt, scope Scope, invoice string) []Attempt {
+	last := map[string]Attempt{}
+	for _, a := range attempts {
+		if a.Intent.Ref != "" && scope.InScope(a) {
+			last[a.Intent.Ref] = a
+		}
+	}
+	var out []Attempt
+	for _, a := range Unresolved(attempts, scope, invoice) {
+		if a.Intent.Ref != "" && last[a.Intent.Ref].Class() == Unknown {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// RecordRefundsLearned appends a reconcile line for each refund attempt of
+// scope for invoice whose outcome is unknown (UnresolvedRefunds), with
+// what the check-status answer res (or its error err) teaches about its
+// refund_transaction_id, and returns the attempts it settled (with their
+// reconciliation). attempts must hold the invoice's attempts.
+func RecordRefundsLearned(path string, attempts []Attempt, scope Scope, invoice string, res *gateway.CheckStatusResult, err error,
+	via string, now time.Time) ([]Attempt, error) {
+	var j *Journal
+	var settled []Attempt
+	for _, a := range UnresolvedRefunds(attempts, scope, invoice) {
+		l, ok := LearnRefundFromStatus(invoice, a.Intent.Ref, res, err)
+		if !ok {
+			continue
+		}
+		if j == nil {
+			var oerr error
+			if j, oerr = Open(path); oerr != nil {
+				return settled, oerr
+			}
+			defer j.Close()
+		}
+		if rerr := j.Reconcile([]Attempt{a}, scope, l, via, now); rerr != nil {
+			return settled, rerr
+		}
+		if l.Settled() {
+			a.Reconciled = &Entry{Type: TypeReconcile, Attempt: a.Intent.Attempt, Outcome: l.Outcome, StatusCode: l.StatusCode,
+				OrderNo: l.OrderNo, Message: l.Message, TransactionStatus: l.TransactionStatus, Via: via, Time: now.UTC()}
+			settled = append(settled, a)
+		}
+	}
+	return settled, nil
+}

@@ -186,3 +186,16 @@ func (s Scope) InScope(a Attempt) bool {
 	exact, legacy := s.match(a.Intent)
 	return exact || (legacy && a.Class() == Unknown)
 }
+
+// ByKey groups the attempts that count for scope (InScope) by their
+// intent's Key, oldest first; attempts without a key are left out.
+func ByKey(attempts []Attempt, scope Scope) map[string][]Attempt {
+	out := map[string][]Attempt{}
+	for _, a := range attempts {
+		if a.Intent.Key == "" || !scope.InScope(a) {
+			continue
+		}
+		out[a.Intent.Key] = append(out[a.Intent.Key], a)
+	}
+	return out
+}

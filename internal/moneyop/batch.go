@@ -95,7 +95,15 @@ func readBatch(opts *Options) ([]byte, error) {
 // is sent); then the journal, which decides before anything that can go
 // stale is checked — paid invoices are skipped and unknown ones reported,
 // whatever their (perhaps expired) tokens say.
-func planBatch[In, Req, Ans any](data []byte, op Operation[In, Req, Ans], env *Env, states map[string]journal.InvoiceState) []*batchLine[In] {
+func planBatch[In, Req, Ans any](data []byte, op Operation[In, Req, Ans], env *Env, attempts []journal.Attempt, scope journal.Scope) []*batchLine[In] {
+	keyed, isKeyed := any(op).(Keyed[In])
+	var states map[string]journal.InvoiceState
+	var byKey map[string][]journal.Attempt
+	if isKeyed {
+		byKey = journal.ByKey(attempts, scope)
+	} else {
+		states = journal.ByInvoice(attempts, scope)
+	}
 	var lines []*batchLine[In]
 	firstLine := map[string]int{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -138,7 +146,23 @@ func planBatch[In, Req, Ans any](data []byte, op Operation[In, Req, Ans], env *E
 			continue
 		}
 		firstLine[inv] = n
-		if s, known := states[inv]; known {
+		if isKeyed {
+			if past := byKey[keyed.Key(in)]; len(past) > 0 {
+				decision, orderNo, hint := keyed.Resume(env, past)
+				switch decision {
+				case journal.ResumeSkip:
+					l.result.Outcome = OutcomeSkipped
+					if orderNo != "" {
+						l.result.OrderNo = &orderNo
+					}
+					continue
+				case journal.ResumeUnknown:
+					l.result.Outcome = journal.Unknown
+					l.result.setError("the last attempt's outcome is unknown; not retried: " + hint)
+					continue
+				}
+			}
+		} else if s, known := states[inv]; known {
 			switch s.Resume() {
 			case journal.ResumeSkip:
 				l.result.Outcome = OutcomeSkipped
@@ -179,7 +203,7 @@ func RunBatch[In, Req, Ans any](ctx context.Context, opts *Options, op Operation
 	// The base URL lets an unknown attempt from before lines carried the
 	// gateway identity still block a re-send (journal.ByInvoice).
 	scope := journal.ScopeFor(op.Kind(), env.Config.Profile, env.Config.BaseURL, env.Identity, slices.Contains(env.GatewayFlags, "--sandbox"))
-	lines := planBatch(data, op, env, journal.ByInvoice(attempts, scope))
+	lines := planBatch(data, op, env, attempts, scope)
 	j, err := openJournal(opts)
 	if err != nil {
 		return err

@@ -36,6 +36,7 @@ import (
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/render"
 )
 
@@ -76,6 +77,22 @@ type Operation[In, Req, Ans any] interface {
 	// Result describes a succeeded answer: the fields printed on stdout
 	// and the one-line verdict shown on a stderr terminal.
 	Result(in In, ans Ans) ([]render.Field, string)
+}
+
+// Keyed is implemented by an operation whose batch lines the journal
+// knows by a key of their own rather than by their invoice: a refund, of
+// which one invoice may have several, in several batches. Invoices
+// repeated within one batch are still duplicates; resuming a batch goes by
+// the key: the pipeline writes Key(in) in the intent (journal.Entry.Key)
+// and asks Resume about a line whose key the journal already holds.
+type Keyed[In any] interface {
+	// Key is the input's resume key; it is known before Prepare.
+	Key(in In) string
+	// Resume decides a batch line from the attempts of its key in the
+	// run's scope, oldest first: send it, skip it (orderNo: what it was
+	// made with), or report it unknown (hint: the command that resolves
+	// it).
+	Resume(env *Env, attempts []journal.Attempt) (d journal.ResumeDecision, orderNo, hint string)
 }
 
 // AnswerPrinter is an Operation that prints the gateway's answer itself,

@@ -309,6 +309,80 @@ func TestAnswerPrinterPrintsEveryOutcome(t *testing.T) {
 	}
 }
 
+// keyedOp is fakeOp known to the journal by a key of its own: the line's
+// text after "|" ("INV|k1"), not its invoice.
+type keyedOp struct{ fakeOp }
+
+func (*keyedOp) ParseLine(b []byte) (string, error) {
+	var v struct{ Invoice, Key string }
+	err := json.Unmarshal(b, &v)
+	return v.Invoice + "|" + v.Key, err
+}
+func (*keyedOp) Invoice(in string) string { inv, _, _ := strings.Cut(in, "|"); return inv }
+func (*keyedOp) Key(in string) string     { _, k, _ := strings.Cut(in, "|"); return k }
+func (*keyedOp) Resume(_ *Env, attempts []journal.Attempt) (journal.ResumeDecision, string, string) {
+	switch attempts[len(attempts)-1].Class() {
+	case journal.Succeeded:
+		return journal.ResumeSkip, "ORD-old", ""
+	case journal.Unknown:
+		return journal.ResumeUnknown, "", "run paycli fake --retry"
+	}
+	return journal.ResumeSend, "", ""
+}
+
+var _ Keyed[string] = (*keyedOp)(nil)
+
+// TestBatchResumesByKey: a Keyed operation's lines are resumed by their
+// key (written in the intent), not by their invoice: an invoice with a
+// success under another key is sent again; a key done is skipped, one
+// unknown reported with the operation's hint. Invoices repeated in the
+// file are still duplicates.
+func TestBatchResumesByKey(t *testing.T) {
+	opts, in, out, _, jpath := testOptions(t)
+	id := journal.Identity("http://127.0.0.1:1/ccpayment", "app")
+	j, err := journal.Open(jpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []journal.Entry{
+		{Type: journal.TypeIntent, Kind: "fake", Gateway: id, Attempt: "x1", Profile: "p", Invoice: "A", Key: "k1"},
+		{Type: journal.TypeOutcome, Kind: "fake", Gateway: id, Attempt: "x1", Profile: "p", Invoice: "A", Key: "k1", Outcome: journal.Succeeded},
+		{Type: journal.TypeIntent, Kind: "fake", Gateway: id, Attempt: "x2", Profile: "p", Invoice: "B", Key: "k3"},
+	} {
+		if err := j.Append(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = j.Close()
+	for _, l := range []string{`{"invoice":"A","key":"k1"}`, `{"invoice":"C","key":"k2"}`, `{"invoice":"B","key":"k3"}`, `{"invoice":"C","key":"k4"}`} {
+		fmt.Fprintln(in, l)
+	}
+	in2 := `{"invoice":"A","key":"k9"}`
+	opts.Batch = "-"
+	op := &keyedOp{}
+	_ = RunBatch(context.Background(), opts, op)
+	if !slices.Equal(op.sent, []string{"C|k2"}) {
+		t.Errorf("sent %v, want [C|k2]", op.sent)
+	}
+	if got := out.String(); !strings.Contains(got, `"invoice":"A","outcome":"skipped","status_code":null,"order_no":"ORD-old"`) ||
+		!strings.Contains(got, `"invoice":"B","outcome":"unknown"`) || !strings.Contains(got, "run paycli fake --retry") ||
+		!strings.Contains(got, `"invoice":"C","outcome":"duplicate"`) {
+		t.Errorf("results:\n%s", got)
+	}
+	attempts, _, _ := journal.Read(jpath)
+	if last := attempts[len(attempts)-1]; last.Intent.Key != "k2" || last.Intent.Invoice != "C" {
+		t.Errorf("the intent holds key %q, invoice %q", last.Intent.Key, last.Intent.Invoice)
+	}
+
+	// The same invoice under a new key is sent.
+	out.Reset()
+	fmt.Fprintln(in, in2)
+	op.sent = nil
+	if err := RunBatch(context.Background(), opts, op); err != nil || !slices.Equal(op.sent, []string{"A|k9"}) {
+		t.Errorf("err %v, sent %v; want A sent", err, op.sent)
+	}
+}
+
 // TestPrepareGatewayErrors: a Prepare that cannot reach the gateway is not
 // bad input. A single input keeps the gateway's error (exit 8, not 2); a
 // batch line is not_sent, not invalid, and sets the exit code to 8.

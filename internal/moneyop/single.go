@@ -115,15 +115,19 @@ func RunSingle[In, Req, Ans any](ctx context.Context, opts *Options, op Operatio
 	}
 	if !opts.Yes {
 		if !opts.IO.CanPrompt() {
-			return cmdutil.UsageHint(errors.New("refusing to charge without confirmation: no terminal to ask on; nothing was sent"),
-				"Pass --yes to confirm the payment.")
+			verb := "charge"
+			if d.Noun != "" {
+				verb = "send the " + d.Noun
+			}
+			return cmdutil.UsageHint(fmt.Errorf("refusing to %s without confirmation: no terminal to ask on; nothing was sent", verb),
+				"Pass --yes to confirm the "+d.noun()+".")
 		}
 		ok, err := opts.IO.Confirm(ctx, d.Prompt)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return cmdutil.UsageHint(errors.New("payment not confirmed; nothing was sent"), "Run the command again and answer y, or pass --yes.")
+			return cmdutil.UsageHint(fmt.Errorf("%s not confirmed; nothing was sent", d.noun()), "Run the command again and answer y, or pass --yes.")
 		}
 	}
 
@@ -235,8 +239,12 @@ func writeSummary(w io.Writer, d Description, env *Env) {
 		[2]string{"Gateway", redact.URL(env.Client.BaseURL())},
 	)
 	fmt.Fprintln(w, d.Title)
+	width := 8
 	for _, r := range rows {
-		fmt.Fprintf(w, "  %-8s %s\n", r[0]+":", r[1])
+		width = max(width, len(r[0])+1)
+	}
+	for _, r := range rows {
+		fmt.Fprintf(w, "  %-*s %s\n", width, r[0]+":", r[1])
 	}
 }
 
@@ -302,6 +310,9 @@ func attempt[In, Req, Ans any](ctx context.Context, op Operation[In, Req, Ans], 
 		Card:     d.Card,
 		Wallet:   d.Wallet,
 		Ref:      d.Ref,
+	}
+	if k, ok := any(op).(Keyed[In]); ok {
+		entry.Key = k.Key(in)
 	}
 	if err := j.Append(entry); err != nil {
 		return res, fmt.Errorf("%w: %v", ErrJournal, err)

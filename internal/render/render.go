@@ -60,11 +60,25 @@ func (p Palette) Yellow(s string) string { return p.Color(color.FgYellow).Sprint
 
 // WriteJSON writes v as indented JSON with a trailing newline, without
 // HTML escaping (so "<" and "&" in gateway texts stay readable).
+//
+// The bytes are those of a json.Encoder with SetIndent("", "  "), which
+// encodes compactly and then indents; but an Encoder indents into a buffer
+// that starts empty and grows by doubling (a 1.2 MB commissions document
+// went through twenty copies), where json.Indent sizes its buffer for the
+// indented text up front.
 func WriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var compact bytes.Buffer
+	enc := json.NewEncoder(&compact)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, compact.Bytes(), "", "  "); err != nil {
+		return err
+	}
+	_, err := w.Write(out.Bytes())
+	return err
 }
 
 // WriteJSONLine writes v as one line of JSON (JSON Lines).

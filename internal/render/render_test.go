@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -118,5 +119,30 @@ func TestPaletteObeysDecisionNotGlobal(t *testing.T) {
 	}
 	if got := (Palette{Enabled: true}).Red("x"); got != "\x1b[31mx\x1b[0m" {
 		t.Errorf("enabled palette: %q", got)
+	}
+}
+
+// TestWriteJSONIsTheEncodersIndent: WriteJSON writes exactly what a
+// json.Encoder with SetEscapeHTML(false) and SetIndent("", "  ") writes.
+func TestWriteJSONIsTheEncodersIndent(t *testing.T) {
+	for _, v := range []any{
+		nil, 1.5, "a <b> & c", []int{}, map[string]any{},
+		map[string]any{"b": []any{1, "x", nil, map[string]any{"c": []string{}}}, "a": json.RawMessage(`{"k" : [ 1 ,2 ]}`), "u": "İade\u2028"},
+		[]map[string]int{{"x": 1}, {"y": 2}},
+	} {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if err := WriteJSON(&got, v); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Fatalf("WriteJSON(%#v):\n%s\nwant\n%s", v, got.Bytes(), want.Bytes())
+		}
 	}
 }

@@ -114,6 +114,9 @@ type Record struct {
 	Currency string `json:"currency"`
 	Card     string `json:"card"`
 	Wallet   string `json:"wallet"`
+	// Ref is the operation's own id for the attempt (a refund's
+	// refund_transaction_id); null when it has none.
+	Ref *string `json:"ref"`
 	// Outcome is the attempt's class: from its outcome line, or from its
 	// reconciliation when that line did not know.
 	Outcome string `json:"outcome"`
@@ -150,7 +153,7 @@ func recordOf(a journal.Attempt) Record {
 		Attempt: a.Intent.Attempt, Kind: a.Intent.OpKind(), Time: a.Intent.Time.Local(), Profile: a.Intent.Profile,
 		BaseURL: a.Intent.BaseURL, Gateway: a.Intent.Gateway, Invoice: a.Intent.Invoice, Amount: a.Intent.Amount,
 		Currency: a.Intent.Currency, Card: a.Intent.Card, Wallet: a.Intent.Wallet, Outcome: a.Class(),
-		OutcomeRecorded: a.Recorded(), OrderNo: optional(a.OrderNo()),
+		OutcomeRecorded: a.Recorded(), OrderNo: optional(a.OrderNo()), Ref: optional(a.Intent.Ref),
 	}
 	if o := a.Outcome; o != nil {
 		t := o.Time.Local()
@@ -292,9 +295,9 @@ func outcomeText(r Record) string {
 
 func writeRows(opts *Options, format render.Format, records []Record) error {
 	machine := format == render.CSV || format == render.TSV
-	header := []string{"TIME", "PROFILE", "INVOICE", "AMOUNT", "CARD", "OUTCOME", "CODE", "ORDER"}
+	header := []string{"TIME", "PROFILE", "KIND", "INVOICE", "AMOUNT", "CARD", "OUTCOME", "CODE", "ORDER"}
 	if machine {
-		header = []string{"time", "profile", "base_url", "invoice", "amount", "currency", "card", "outcome", "outcome_recorded", "status_code", "order_no", "message", "attempt", "kind", "reconciled"}
+		header = []string{"time", "profile", "base_url", "invoice", "amount", "currency", "card", "outcome", "outcome_recorded", "status_code", "order_no", "message", "attempt", "kind", "reconciled", "ref"}
 	}
 	pal := render.Palette{Enabled: opts.IO.ColorEnabled()}
 	rows := make([][]string, 0, len(records))
@@ -316,7 +319,7 @@ func writeRows(opts *Options, format render.Format, records []Record) error {
 				reconciled = r.Reconciled.Outcome
 			}
 			rows = append(rows, []string{render.FormatTime(r.Time, format), r.Profile, r.BaseURL, r.Invoice, r.Amount, r.Currency,
-				r.Card, r.Outcome, strconv.FormatBool(r.OutcomeRecorded), code, order, msg, r.Attempt, r.Kind, reconciled})
+				r.Card, r.Outcome, strconv.FormatBool(r.OutcomeRecorded), code, order, msg, r.Attempt, r.Kind, reconciled, deref(r.Ref)})
 			continue
 		}
 		outcome := outcomeText(r)
@@ -330,19 +333,27 @@ func writeRows(opts *Options, format render.Format, records []Record) error {
 			colour = pal.Red
 		}
 		outcomeColours = append(outcomeColours, colour)
-		rows = append(rows, []string{render.FormatTime(r.Time, format), r.Profile, r.Invoice,
+		rows = append(rows, []string{render.FormatTime(r.Time, format), r.Profile, r.Kind, r.Invoice,
 			r.Amount + " " + r.Currency, r.Card, outcome, code, order})
 	}
 	if machine {
 		return render.WriteRecords(opts.IO.Out, format, header, rows)
 	}
-	// The outcome column (5) is coloured by render, after it escapes the
+	// The outcome column (6) is coloured by render, after it escapes the
 	// cells: colour inside a cell's text would be shown escaped.
 	colourOf := func(row, col int) func(string) string {
-		if col != 5 {
+		if col != 6 {
 			return nil
 		}
 		return outcomeColours[row]
 	}
-	return render.WriteTable(opts.IO.Out, render.TableOptions{Palette: pal, RightAlign: []int{3}, Colour: colourOf}, header, rows)
+	return render.WriteTable(opts.IO.Out, render.TableOptions{Palette: pal, RightAlign: []int{4}, Colour: colourOf}, header, rows)
+}
+
+// deref is *s, or "" for nil.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

@@ -47,7 +47,7 @@ func TestJournalShowsReconciliation(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, errOut := runAt(t, path, render.Table, "")
-	if !strings.Contains(out, "2026-11-22 12:00:00 +03:00  live     CRASH-1  150.00 TRY  435508******4358  succeeded (reconciled)") ||
+	if !strings.Contains(out, "2026-11-22 12:00:00 +03:00  live     walletpay  CRASH-1  150.00 TRY  435508******4358  succeeded (reconciled)") ||
 		!strings.Contains(out, "VP7") {
 		t.Errorf("table:\n%s", out)
 	}

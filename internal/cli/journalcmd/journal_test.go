@@ -59,10 +59,10 @@ func TestJournalTable(t *testing.T) {
 	if len(lines) != 3 || !strings.HasPrefix(lines[0], "TIME ") {
 		t.Fatalf("table:\n%s", out)
 	}
-	if !strings.HasSuffix(lines[1], "live     OLD-1    150.00 TRY  435508******4358  succeeded               100   VP1") {
+	if !strings.HasSuffix(lines[1], "live     walletpay  OLD-1    150.00 TRY  435508******4358  succeeded               100   VP1") {
 		t.Errorf("row %q", lines[1])
 	}
-	if !strings.HasSuffix(lines[2], "live     CRASH-1  150.00 TRY  435508******4358  "+UnknownLabel) {
+	if !strings.HasSuffix(lines[2], "live     walletpay  CRASH-1  150.00 TRY  435508******4358  "+UnknownLabel) {
 		t.Errorf("row %q", lines[2])
 	}
 	if errOut != "1 invoice has an unknown outcome: CRASH-1.\nAsk the gateway and record what it says with: paycli journal reconcile\n" {

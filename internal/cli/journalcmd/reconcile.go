@@ -153,6 +153,10 @@ func RunReconcile(ctx context.Context, opts *ReconcileOptions) error {
 			}
 		}
 	}
+	// Refunds of unknown outcome: the same call, with refund info, says
+	// whether each refund_transaction_id was made.
+	refundScope := journal.ScopeFor(journal.KindRefund, cfg.Profile, cfg.BaseURL, identity, opts.Sandbox)
+	open = append(open, journal.UnresolvedRefunds(attempts, refundScope, "")...)
 	invoices, byInvoice := groupByInvoice(open)
 	if len(invoices) == 0 {
 		fmt.Fprintf(opts.IO.ErrOut, "No unknown outcomes to reconcile on profile %q.\n", cfg.Profile)
@@ -194,6 +198,35 @@ func RunReconcile(ctx context.Context, opts *ReconcileOptions) error {
 		r := ReconcileResult{Invoice: inv, Outcome: journal.Unknown}
 		for _, a := range byInvoice[inv] {
 			r.Attempts = append(r.Attempts, a.Intent.Attempt)
+		}
+		var sales, refunds []journal.Attempt
+		for _, a := range byInvoice[inv] {
+			if a.Intent.OpKind() == journal.KindRefund {
+				refunds = append(refunds, a)
+			} else {
+				sales = append(sales, a)
+			}
+		}
+		if len(refunds) > 0 {
+			settled, rerr := journal.RecordRefundsLearned(path, refunds, refundScope, inv, res, err, journal.ViaReconcile, opts.Now())
+			if rerr != nil {
+				return rerr
+			}
+			if len(sales) == 0 {
+				r.Outcome, r.Message = refundOutcome(refunds, settled)
+				if err != nil && len(settled) < len(refunds) {
+					r.Message = optional("the check failed: " + err.Error())
+				}
+				if r.Outcome == journal.Unknown {
+					unknown++
+				}
+				results = append(results, r)
+				if ctx.Err() != nil {
+					break
+				}
+				continue
+			}
+			byInvoice[inv] = sales
 		}
 		learned, ok := journal.LearnFromStatus(inv, res, err)
 		switch {
@@ -265,7 +298,7 @@ func check(ctx context.Context, opts *ReconcileOptions, cfg *config.Config, clie
 	if err != nil {
 		return nil, err
 	}
-	return client.CheckStatus(ctx, gateway.CheckStatusRequest{
+	return client.CheckStatusWithRefunds(ctx, gateway.CheckStatusRequest{
 		MerchantKey: cfg.MerchantKey, InvoiceID: invoice, IncludePendingStatus: true, HashKey: hk,
 	})
 }
@@ -331,4 +364,22 @@ func writeReconcile(ctx context.Context, opts *ReconcileOptions, format render.F
 		return nil
 	}
 	return render.WriteTable(opts.IO.Out, render.TableOptions{Palette: pal, Colour: colourOf}, header, rows)
+}
+
+// refundOutcome is the result of an invoice whose unknown attempts are
+// refunds: succeeded or not_found when every one was settled (the last
+// one's), unknown otherwise; and a note naming each settled refund.
+func refundOutcome(refunds, settled []journal.Attempt) (string, *string) {
+	if len(settled) == 0 {
+		return journal.Unknown, optional("the answer does not say whether the refunds were made")
+	}
+	notes := make([]string, 0, len(settled))
+	for _, a := range settled {
+		notes = append(notes, fmt.Sprintf("refund %s: %s", a.Intent.Ref, a.Class()))
+	}
+	outcome := settled[len(settled)-1].Class()
+	if len(settled) < len(refunds) {
+		outcome = journal.Unknown
+	}
+	return outcome, optional(strings.Join(notes, "; "))
 }

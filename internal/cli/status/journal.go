@@ -22,7 +22,9 @@ func recordInJournal(opts *Options, cfg *config.Config, res *gateway.CheckStatus
 	}
 	learned, ok := journal.LearnFromStatus(opts.Invoice, res, err)
 	if !ok || (learned.Outcome == journal.Pending && opts.Watch) {
-		return // --watch records the answer that ends it, not every poll
+		// --watch records the answer that ends it, not every poll; the
+		// refunds of a sale still pending are not known either.
+		return
 	}
 	path, perr := opts.JournalPath()
 	if perr != nil {
@@ -51,5 +53,21 @@ func recordInJournal(opts *Options, cfg *config.Config, res *gateway.CheckStatus
 		if len(settled) > 0 && learned.Settled() {
 			fmt.Fprintf(opts.IO.ErrOut, "Recorded in the journal: invoice %s %s (its outcome was unknown).\n", opts.Invoice, learned.Outcome)
 		}
+	}
+	// Refunds of unknown outcome are settled by refund_info: listed, the
+	// refund was made; not listed, it was not.
+	scope := journal.ScopeFor(journal.KindRefund, cfg.Profile, cfg.BaseURL, identity, sandbox)
+	attempts, _, lerr := journalindex.Lookup(path, opts.Invoice)
+	if lerr != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: the answer was not recorded in the journal: %v\n", lerr)
+		return
+	}
+	settled, rerr := journal.RecordRefundsLearned(path, attempts, scope, opts.Invoice, res, err, journal.ViaStatus, now())
+	if rerr != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: the answer was not recorded in the journal: %v\n", rerr)
+	}
+	for _, a := range settled {
+		fmt.Fprintf(opts.IO.ErrOut, "Recorded in the journal: refund %s of invoice %s %s (its outcome was unknown).\n",
+			a.Intent.Ref, opts.Invoice, a.Class())
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -152,17 +153,17 @@ func Run(ctx context.Context, opts *Options) error {
 		if err != nil {
 			return err
 		}
-		res, err := client.CheckStatus(ctx, gateway.CheckStatusRequest{
+		res, err := client.CheckStatusWithRefunds(ctx, gateway.CheckStatusRequest{
 			MerchantKey: cfg.MerchantKey, InvoiceID: opts.Invoice, IncludePendingStatus: true, HashKey: hk,
 		})
 		recordInJournal(opts, cfg, res, err)
 		var apiErr *gateway.APIError
 		switch {
 		case err == nil && !isPendingStatus(res):
-			return opts.JSON.WriteFields(ctx, opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, Fields(res))
+			return opts.JSON.WriteFields(ctx, opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, formatFields(res, format))
 		case err == nil && !opts.Watch:
 			// Found, but its transaction_status says it is still pending.
-			if err := opts.JSON.WriteFields(ctx, opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, Fields(res)); err != nil {
+			if err := opts.JSON.WriteFields(ctx, opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, formatFields(res, format)); err != nil {
 				return err
 			}
 			return pendingError(opts, res.StatusCode, "")
@@ -224,9 +225,44 @@ func pendingError(opts *Options, code int, when string) error {
 		fmt.Errorf("invoice %s is still pending (status_code %d)%s; the outcome is not known yet", invoice, code, when), hint)
 }
 
+// formatFields is Fields, and in a table or CSV one row per refund after
+// them ("refund 1": amount, status, refund_transaction_id, ref_no, date),
+// since refund_info is a list a cell cannot show. JSON keeps refund_info
+// as the gateway wrote it.
+func formatFields(r *gateway.CheckStatusResult, format render.Format) []render.Field {
+	fs := Fields(r)
+	if format == render.JSON {
+		return fs
+	}
+	refunds, _ := r.Refunds()
+	for i, ri := range refunds {
+		parts := []string{ri.Amount.String(), ri.Status, ri.RefundTransactionID}
+		if ri.RefNo != "" {
+			parts = append(parts, "ref "+ri.RefNo)
+		}
+		date := ri.CreatedAt
+		if date == "" {
+			var s string
+			if raw, ok := ri.Extra["date"]; ok && json.Unmarshal(raw, &s) == nil {
+				date = s
+			}
+		}
+		if t, ok := gateway.ParseTime(date); ok {
+			date = render.FormatTimeIn(t, render.Table, time.Local)
+		}
+		if date != "" {
+			parts = append(parts, date)
+		}
+		fs = append(fs, render.StringField(fmt.Sprintf("refund %d", i+1), strings.Join(parts, "  ")))
+	}
+	return fs
+}
+
 // Fields lists a check-status answer: the fields docs/protocol.md (Check
 // status) names, in that order, then the others sorted by name, all as the gateway wrote
-// them.
+// them. refund_info is left out when it lists no refund, so that a sale
+// without refunds shows as it did before paycli asked for them; in a
+// table it shows as the number of refunds.
 func Fields(r *gateway.CheckStatusResult) []render.Field {
 	fs := []render.Field{
 		render.IntField("status_code", r.StatusCode),
@@ -239,13 +275,30 @@ func Fields(r *gateway.CheckStatusResult) []render.Field {
 		render.StringField("transaction_type", r.TransactionType),
 		render.StringField("payment_reason_code", r.PaymentReasonCode),
 	}
-	for _, f := range render.ExtraFields(r.Extra) {
+	extra := r.Extra
+	raw, hasInfo := extra["refund_info"]
+	if hasInfo {
+		extra = maps.Clone(extra)
+		delete(extra, "refund_info")
+	}
+	for _, f := range render.ExtraFields(extra) {
 		if tf, ok := timeField(f.Name, f.Text, time.Local); ok {
 			f = tf
 		}
 		fs = append(fs, f)
 	}
+	if refunds, err := r.Refunds(); hasInfo && err == nil && len(refunds) > 0 {
+		fs = append(fs, render.Field{Name: "refund_info", JSON: raw, Text: plural(len(refunds), "refund")})
+	}
 	return fs
+}
+
+// plural is "1 refund", "2 refunds".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // timeField shows a moment the gateway wrote (created_at, a transaction

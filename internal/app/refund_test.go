@@ -1,0 +1,335 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/sandbox"
+)
+
+// refundSandbox is an in-process sandbox whose refund requests get the
+// faults faults hands out in turn (then none), with one home shared by
+// every run: one journal, as on a support desk's machine.
+type refundSandbox struct {
+	baseURL string
+	home    string
+	// refunds counts the refund requests that reached the sandbox.
+	refunds atomic.Int32
+}
+
+func newRefundSandbox(t *testing.T, faults ...string) *refundSandbox {
+	t.Helper()
+	rs := &refundSandbox{home: t.TempDir()}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var next atomic.Int32
+	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{StateDir: t.TempDir(), Gateway: sandbox.Options{
+		Faults: true,
+		PickFault: func(r *http.Request) string {
+			if !strings.HasSuffix(r.URL.Path, "/api/refund") {
+				return ""
+			}
+			rs.refunds.Add(1)
+			if i := int(next.Add(1)) - 1; i < len(faults) {
+				return faults[i]
+			}
+			return ""
+		},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
+	rs.baseURL = srv.BaseURL
+	return rs
+}
+
+// run runs paycli against the sandbox in the shared home.
+func (rs *refundSandbox) run(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	env := map[string]string{
+		"HOME": rs.home, "XDG_CONFIG_HOME": filepath.Join(rs.home, "config"), "XDG_CACHE_HOME": filepath.Join(rs.home, "cache"),
+		"XDG_STATE_HOME": filepath.Join(rs.home, "state"), "PAYCLI_BASE_URL": rs.baseURL, "PAYCLI_APP_ID": sandbox.AppID,
+		"PAYCLI_APP_SECRET": sandbox.AppSecret, "PAYCLI_MERCHANT_KEY": sandbox.MerchantKey,
+	}
+	ios, _, out, errOut := iostreams.Test()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	code = Run(ctx, append(args, "--timeout", "10s"), ios, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	return code, out.String(), errOut.String()
+}
+
+func (rs *refundSandbox) journal(t *testing.T) []journal.Attempt {
+	t.Helper()
+	attempts, skipped, err := journal.Read(filepath.Join(rs.home, "state", "paycli", journal.FileName))
+	if err != nil || skipped != 0 {
+		t.Fatalf("journal: %d bad lines, %v", skipped, err)
+	}
+	return attempts
+}
+
+// pay makes a 150.00 TRY sale of invoice.
+func (rs *refundSandbox) pay(t *testing.T, invoice, amount string) {
+	t.Helper()
+	code, _, stderr := rs.run(t, "walletpay", "--invoice", invoice, "--token", sandboxWalletToken(t, amount),
+		"--name", "Ada", "--surname", "Lovelace", "--email", "ada@example.com", "--yes")
+	if code != ExitOK {
+		t.Fatalf("walletpay: exit %d\n%s", code, stderr)
+	}
+}
+
+// status returns the sale's check status with refund info, as JSON.
+func (rs *refundSandbox) status(t *testing.T, invoice string) (total decimal.Decimal, refunds []map[string]any) {
+	t.Helper()
+	code, stdout, stderr := rs.run(t, "status", "--invoice", invoice, "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("status: exit %d\n%s", code, stderr)
+	}
+	var s struct {
+		Total   json.Number      `json:"total_refunded_amount"`
+		Refunds []map[string]any `json:"refund_info"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		t.Fatalf("status: %v\n%s", err, stdout)
+	}
+	return decimal.RequireFromString(s.Total.String()), s.Refunds
+}
+
+// TestRefundRetryAfterDrop: a refund whose connection drops after the
+// sandbox made it exits 7 with the --retry line; a new refund of that
+// invoice is refused until then (exit 2); --retry re-sends the same
+// refund_transaction_id, which the sandbox answers 104 (exit 6); the sale
+// shows one refund, never two; then the invoice can be refunded again.
+func TestRefundRetryAfterDrop(t *testing.T) {
+	for _, fault := range []string{"reset=after", "truncate=10"} {
+		t.Run(fault, func(t *testing.T) {
+			rs := newRefundSandbox(t, fault)
+			rs.pay(t, "RD-1", "150.00")
+			code, _, stderr := rs.run(t, "refund", "--invoice", "RD-1", "--amount", "50.00", "--yes")
+			if code != ExitOutcomeUnknown {
+				t.Fatalf("exit %d, want 7\n%s", code, stderr)
+			}
+			attempts := rs.journal(t)
+			first := attempts[len(attempts)-1]
+			ref := first.Intent.Ref
+			if first.Intent.Kind != journal.KindRefund || !strings.HasPrefix(ref, "RF") || first.Class() != journal.Unknown {
+				t.Fatalf("journal: %+v", first)
+			}
+			retry := "paycli refund --retry " + ref + " --yes"
+			if !strings.Contains(stderr, retry) {
+				t.Errorf("stderr does not name %q:\n%s", retry, stderr)
+			}
+
+			code, _, stderr = rs.run(t, "refund", "--invoice", "RD-1", "--amount", "10.00", "--yes")
+			if code != ExitUsage || !strings.Contains(stderr, "has a refund whose outcome is unknown") || !strings.Contains(stderr, retry) {
+				t.Errorf("a new refund while one is unknown: exit %d\n%s", code, stderr)
+			}
+			if n := rs.refunds.Load(); n != 1 {
+				t.Fatalf("%d refund requests reached the sandbox, want 1", n)
+			}
+
+			code, _, stderr = rs.run(t, "refund", "--retry", ref, "--yes")
+			if code != ExitDuplicate || !strings.Contains(stderr, "this refund was already made") {
+				t.Errorf("--retry: exit %d, want 6\n%s", code, stderr)
+			}
+			attempts = rs.journal(t)
+			last := attempts[len(attempts)-1]
+			if last.Intent.Ref != ref || last.Intent.Amount != "50.00" || last.Class() != journal.Duplicate {
+				t.Errorf("the retry's journal lines: %+v %+v", last.Intent, last.Outcome)
+			}
+			total, refunds := rs.status(t, "RD-1")
+			if !total.Equal(decimal.RequireFromString("50")) || len(refunds) != 1 || refunds[0]["refund_transaction_id"] != ref {
+				t.Errorf("the sale shows %s refunded in %v", total, refunds)
+			}
+
+			// Resolved: --retry again is refused, a new refund goes through.
+			if code, _, stderr = rs.run(t, "refund", "--retry", ref, "--yes"); code != ExitUsage || !strings.Contains(stderr, "is known") {
+				t.Errorf("a second --retry: exit %d\n%s", code, stderr)
+			}
+			if code, _, stderr = rs.run(t, "refund", "--invoice", "RD-1", "--amount", "10.00", "--yes"); code != ExitOK {
+				t.Errorf("a new refund after the retry: exit %d\n%s", code, stderr)
+			}
+			if total, _ := rs.status(t, "RD-1"); !total.Equal(decimal.RequireFromString("60")) {
+				t.Errorf("refunded %s, want 60.00", total)
+			}
+		})
+	}
+}
+
+// TestRefundRetryNotSent: when the drop came before the sandbox handled
+// the refund, --retry makes it, once.
+func TestRefundRetryNotSent(t *testing.T) {
+	rs := newRefundSandbox(t, "status=500,body=html")
+	rs.pay(t, "RD-2", "150.00")
+	if code, _, stderr := rs.run(t, "refund", "--invoice", "RD-2", "--full", "--yes"); code != ExitOutcomeUnknown {
+		t.Fatalf("exit %d, want 7\n%s", code, stderr)
+	}
+	attempts := rs.journal(t)
+	ref := attempts[len(attempts)-1].Intent.Ref
+	// --retry names the attempt as well as its refund_transaction_id.
+	if code, stdout, stderr := rs.run(t, "refund", "--retry", attempts[len(attempts)-1].Intent.Attempt, "--yes", "-o", "json"); code != ExitOK ||
+		!strings.Contains(stdout, `"refund_transaction_id": "`+ref+`"`) || !strings.Contains(stdout, `"amount": 150.00`) {
+		t.Fatalf("--retry: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if total, refunds := rs.status(t, "RD-2"); !total.Equal(decimal.RequireFromString("150")) || len(refunds) != 1 {
+		t.Errorf("the sale shows %s refunded in %d refunds", total, len(refunds))
+	}
+}
+
+// TestRefundRetryRefusals: --retry re-sends only a refund of unknown
+// outcome, of this profile and gateway.
+func TestRefundRetryRefusals(t *testing.T) {
+	rs := newRefundSandbox(t)
+	rs.pay(t, "RD-3", "20.00")
+	if code, _, stderr := rs.run(t, "refund", "--invoice", "RD-3", "--amount", "5", "--yes"); code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	attempts := rs.journal(t)
+	for _, c := range []struct{ name, want string }{
+		{attempts[0].Intent.Attempt, "is a walletpay, not a refund"},
+		{attempts[1].Intent.Ref, "is known (succeeded)"},
+		{"RF000", "has no attempt or refund"},
+	} {
+		if code, _, stderr := rs.run(t, "refund", "--retry", c.name, "--yes"); code != ExitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("--retry %s: exit %d, want 2 saying %q\n%s", c.name, code, c.want, stderr)
+		}
+	}
+	if code, _, stderr := rs.run(t, "refund", "--retry", attempts[1].Intent.Ref, "--yes", "--profile", "other"); code != ExitUsage {
+		t.Errorf("--retry on another profile: exit %d\n%s", code, stderr)
+	}
+	if n := rs.refunds.Load(); n != 1 {
+		t.Errorf("%d refund requests reached the sandbox, want 1", n)
+	}
+}
+
+// TestRefundRace: 20 refunds of 10.00 from one 150.00 sale, at once, each
+// through app.Run with its own journal writer: at most 15 succeed, the
+// sale's refunded total is 10.00 × successes, never above 150.00, and the
+// others exit 4 (refused locally or by the gateway's 49) or 6.
+func TestRefundRace(t *testing.T) {
+	rs := newRefundSandbox(t)
+	rs.pay(t, "RACE-1", "150.00")
+	codes := make([]int, 20)
+	var wg sync.WaitGroup
+	for i := range codes {
+		wg.Go(func() {
+			codes[i], _, _ = rs.run(t, "refund", "--invoice", "RACE-1", "--amount", "10.00", "--yes")
+		})
+	}
+	wg.Wait()
+	ok := 0
+	for i, c := range codes {
+		switch c {
+		case ExitOK:
+			ok++
+		case ExitRejected, ExitDuplicate:
+		default:
+			t.Errorf("refund %d: exit %d", i, c)
+		}
+	}
+	total, refunds := rs.status(t, "RACE-1")
+	if ok > 15 || ok == 0 || !total.Equal(decimal.NewFromInt(int64(10*ok))) || len(refunds) != ok {
+		t.Errorf("%d refunds succeeded; the sale shows %s refunded in %d refunds", ok, total, len(refunds))
+	}
+	succeeded := 0
+	for _, a := range rs.journal(t) {
+		if a.Intent.Kind == journal.KindRefund && a.Class() == journal.Succeeded {
+			succeeded++
+		}
+	}
+	if succeeded != ok {
+		t.Errorf("the journal holds %d succeeded refunds, the exit codes say %d", succeeded, ok)
+	}
+	t.Logf("%d of 20 refunds succeeded, %s refunded", ok, total)
+}
+
+// TestRefundReconcile: an unknown refund is settled by check status's
+// refund_info: `paycli journal reconcile` records a refund the gateway
+// lists as succeeded, `paycli status` one it does not list as not_found;
+// either way the invoice can be refunded again, and --retry refuses a
+// settled refund.
+func TestRefundReconcile(t *testing.T) {
+	rs := newRefundSandbox(t, "reset=after", "status=500,body=html")
+	rs.pay(t, "RC-1", "150.00")
+	rs.pay(t, "RC-2", "150.00")
+	if code, _, stderr := rs.run(t, "refund", "--invoice", "RC-1", "--amount", "40.00", "--yes"); code != ExitOutcomeUnknown {
+		t.Fatalf("RC-1: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr := rs.run(t, "refund", "--invoice", "RC-2", "--amount", "40.00", "--yes"); code != ExitOutcomeUnknown {
+		t.Fatalf("RC-2: exit %d\n%s", code, stderr)
+	}
+	attempts := rs.journal(t)
+	ref1, ref2 := attempts[2].Intent.Ref, attempts[3].Intent.Ref
+
+	code, stdout, stderr := rs.run(t, "journal", "reconcile", "-o", "json")
+	if code != ExitOK || !strings.Contains(stdout, `"invoice": "RC-1"`) || !strings.Contains(stdout, "refund "+ref1+": succeeded") ||
+		!strings.Contains(stdout, "refund "+ref2+": not_found") {
+		t.Fatalf("journal reconcile: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, a := range rs.journal(t)[2:] {
+		if want := map[string]string{ref1: journal.Succeeded, ref2: journal.NotFound}[a.Intent.Ref]; a.Class() != want {
+			t.Errorf("refund %s is %s in the journal, want %s", a.Intent.Ref, a.Class(), want)
+		}
+	}
+	if code, _, stderr = rs.run(t, "refund", "--retry", ref1, "--yes"); code != ExitUsage || !strings.Contains(stderr, "is known (succeeded)") {
+		t.Errorf("--retry of a settled refund: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr = rs.run(t, "refund", "--invoice", "RC-2", "--amount", "40.00", "--yes"); code != ExitOK {
+		t.Errorf("a new refund of RC-2: exit %d\n%s", code, stderr)
+	}
+	if total, refunds := rs.status(t, "RC-1"); !total.Equal(decimal.RequireFromString("40")) || len(refunds) != 1 {
+		t.Errorf("RC-1 shows %s refunded in %d refunds", total, len(refunds))
+	}
+}
+
+// TestRefundStatusSettles: `paycli status` settles an unknown refund of
+// the invoice it checks.
+func TestRefundStatusSettles(t *testing.T) {
+	rs := newRefundSandbox(t, "truncate=5")
+	rs.pay(t, "RS-1", "150.00")
+	if code, _, stderr := rs.run(t, "refund", "--invoice", "RS-1", "--full", "--yes"); code != ExitOutcomeUnknown {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	_, _, stderr := rs.run(t, "status", "--invoice", "RS-1")
+	if !strings.Contains(stderr, "Recorded in the journal: refund RF") || !strings.Contains(stderr, " of invoice RS-1 succeeded") {
+		t.Errorf("status did not record the refund:\n%s", stderr)
+	}
+	if a := rs.journal(t)[1]; a.Class() != journal.Succeeded || !a.ReconciledClass() {
+		t.Errorf("the refund is %s in the journal", a.Class())
+	}
+	if code, _, stderr := rs.run(t, "refund", "--invoice", "RS-1", "--amount", "1", "--yes"); code != ExitRejected {
+		t.Errorf("a refund of the fully refunded sale: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestRefundTokenRefused: an HTTP 401 to the refund is refused credentials
+// (exit 3): nothing was processed, the refund is not repeated, and it can
+// simply be run again.
+func TestRefundTokenRefused(t *testing.T) {
+	rs := newRefundSandbox(t, "status=401")
+	rs.pay(t, "RT-1", "150.00")
+	code, _, stderr := rs.run(t, "refund", "--invoice", "RT-1", "--amount", "10.00", "--yes")
+	if code != ExitAuth || rs.refunds.Load() != 1 {
+		t.Fatalf("exit %d, %d refund requests; want 3 and 1\n%s", code, rs.refunds.Load(), stderr)
+	}
+	if code, _, stderr = rs.run(t, "refund", "--invoice", "RT-1", "--amount", "10.00", "--yes"); code != ExitOK {
+		t.Errorf("run again: exit %d\n%s", code, stderr)
+	}
+	if total, _ := rs.status(t, "RT-1"); !total.Equal(decimal.RequireFromString("10")) {
+		t.Errorf("refunded %s, want 10.00", total)
+	}
+}

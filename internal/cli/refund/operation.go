@@ -1,0 +1,588 @@
+package refund
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/hashkey"
+	"github.com/paycli/paycli/internal/invoiceid"
+	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/moneyop"
+	"github.com/paycli/paycli/internal/render"
+	"github.com/paycli/paycli/internal/strictjson"
+	"github.com/paycli/paycli/internal/wallettoken"
+)
+
+// input is one refund as given: flags, or one line of a batch.
+type input struct {
+	Invoice string `json:"invoice"`
+	// Amount is a JSON number or a string holding one ("50.00").
+	Amount json.Number `json:"amount,omitempty"`
+	Full   bool        `json:"full,omitempty"`
+	// ID, in a batch line, is the caller's refund_transaction_id: the
+	// line's resume key, and the gateway's guard against making it twice.
+	ID string `json:"id,omitempty"`
+}
+
+// refund is an input on its way through the pipeline.
+type refund struct {
+	input
+	// retry names the attempt (or refund_transaction_id) --retry re-sends.
+	retry string
+	// amount is the --amount given, checked; zero for --full.
+	amount decimal.Decimal
+
+	// Set by Prepare.
+	sale sale
+	// value is what is refunded; text its exact text in the request and
+	// the hash_key ("50.00").
+	value decimal.Decimal
+	text  string
+	// ref is the refund_transaction_id; key the resume key of the journal.
+	ref, key string
+	// retried is the journal intent --retry re-sends.
+	retried *journal.Entry
+}
+
+// operation is a refund on the money-moving pipeline.
+type operation struct {
+	// webhookKey is sent as refund_web_hook_key when set.
+	webhookKey string
+	// journalPath is read by Prepare: an invoice with a refund of unknown
+	// outcome is refused, and --retry finds its intent there.
+	journalPath func() (string, error)
+	// newRef makes a fresh refund_transaction_id.
+	newRef func() string
+	// flags are the global flags (--profile, --sandbox) a suggested
+	// command repeats.
+	flags []string
+}
+
+var (
+	_ moneyop.Operation[*refund, gateway.RefundRequest, *gateway.RefundResult] = operation{}
+	_ moneyop.Keyed[*refund]                                                   = operation{}
+)
+
+func (operation) Kind() string { return journal.KindRefund }
+
+func (operation) Invoice(r *refund) string {
+	if r == nil {
+		return ""
+	}
+	return r.Invoice
+}
+
+// ParseLine reads one batch line strictly (internal/strictjson): exactly
+// the keys invoice, amount, full and id, each once, valid UTF-8.
+func (operation) ParseLine(text []byte) (*refund, error) {
+	r := &refund{}
+	if err := strictjson.Unmarshal(text, &r.input); err != nil {
+		return r, fmt.Errorf("%w (a line is {\"invoice\":\"…\",\"amount\":\"50.00\"} or {\"invoice\":\"…\",\"full\":true}, with an optional \"id\")", err)
+	}
+	return r, nil
+}
+
+func fieldErr(field, format string, args ...any) error {
+	return &moneyop.FieldError{Field: field, Err: fmt.Errorf(format, args...)}
+}
+
+// plainAmount is how an amount is written: digits, optionally a point and
+// more digits.
+var plainAmount = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{1,15}(\.[0-9]{1,8})?$`) })
+
+// maxRefLen bounds a refund_transaction_id given in a batch line.
+const maxRefLen = 64
+
+// Check validates an input before anything exists: the invoice id (the
+// one rule of internal/invoiceid), one of amount and full, an amount that
+// is a positive plain decimal. Its decimals are checked against the
+// sale's currency in Prepare, once check status has named it.
+func (operation) Check(r *refund) (*refund, error) {
+	if r.retry != "" {
+		return r, nil
+	}
+	in := r.input
+	if err := invoiceid.Check(in.Invoice); err != nil {
+		return nil, &moneyop.FieldError{Field: "invoice", Err: err}
+	}
+	amount := strings.TrimSpace(string(in.Amount))
+	switch {
+	case in.Full && amount != "":
+		return nil, fieldErr("amount", "give an amount or full, not both")
+	case !in.Full && amount == "":
+		return nil, fieldErr("amount", "missing: give the amount to refund, or full to refund all that remains")
+	}
+	out := &refund{input: in}
+	if !in.Full {
+		if !plainAmount().MatchString(amount) {
+			return nil, fieldErr("amount", "%s is not a plain decimal like 50.00", quoted(amount))
+		}
+		d, err := decimal.NewFromString(amount)
+		if err != nil || !d.IsPositive() {
+			return nil, fieldErr("amount", "%s is not more than 0", quoted(amount))
+		}
+		out.amount, out.Amount = d, json.Number(amount)
+	}
+	if in.ID != "" {
+		if err := invoiceid.Check(in.ID); err != nil || len(in.ID) > maxRefLen || strings.ContainsFunc(in.ID, func(c rune) bool { return c > unicode.MaxASCII }) {
+			return nil, fieldErr("id", "an id is up to %d ASCII characters, no '|', no control characters", maxRefLen)
+		}
+	}
+	return out, nil
+}
+
+// quoted shows a value from outside in an error, escaped and bounded.
+func quoted(s string) string {
+	if len(s) > 40 {
+		s = s[:40] + "…"
+	}
+	return fmt.Sprintf("%q", render.Escape(s))
+}
+
+// Key is the resume key of a batch line: its id when it has one,
+// otherwise its invoice and amount ("full" for a full refund). A batch run
+// again skips the lines whose refund the journal shows as made; to refund
+// the same amount of one invoice twice, in two batches, give the lines
+// different ids (docs/refund.md, Batches).
+func (operation) Key(r *refund) string {
+	switch {
+	case r.key != "":
+		return r.key
+	case r.ID != "":
+		return "id:" + r.ID
+	case r.Full:
+		return r.Invoice + "|full"
+	}
+	return r.Invoice + "|" + r.amount.String()
+}
+
+// Resume decides a batch line whose key the journal knows: a refund made
+// (succeeded, queued, or answered 104 on a re-send of its id) is skipped;
+// one whose outcome is unknown is reported with the --retry line that
+// resolves it; otherwise (rejected, never sent) it is sent again.
+func (operation) Resume(env *moneyop.Env, attempts []journal.Attempt) (journal.ResumeDecision, string, string) {
+	for _, a := range attempts {
+		if made(a) {
+			order := ""
+			if a.Outcome != nil {
+				order = a.Outcome.OrderNo
+			}
+			return journal.ResumeSkip, order, ""
+		}
+	}
+	if ref, open := unresolved(attempts); open {
+		return journal.ResumeUnknown, "", "run " + retryCommand(ref, env.GatewayFlags)
+	}
+	return journal.ResumeSend, "", ""
+}
+
+// made reports an attempt that shows its refund made: succeeded (100 or
+// 101), or 104 (its refund_transaction_id was already used: by the
+// attempt it re-sent).
+func made(a journal.Attempt) bool {
+	return a.Class() == journal.Succeeded || a.Class() == journal.Duplicate
+}
+
+// inFlightFor is how long an intent without an outcome line may belong to
+// a refund still in flight in another paycli process: the time limit of
+// its call, and a minute more. An older one is a process that died
+// mid-call: its outcome is unknown.
+func inFlightFor(limit time.Duration) time.Duration {
+	if limit <= 0 {
+		limit = 10 * time.Minute
+	}
+	return limit + time.Minute
+}
+
+// settled drops the attempts that may still be in flight in another
+// process (no outcome line, younger than inFlightFor): another desk's
+// refund of the same sale is no reason to refuse this one, and the gateway
+// keeps racing refunds within the sale's amount.
+func settled(attempts []journal.Attempt, now time.Time, limit time.Duration) []journal.Attempt {
+	out := attempts[:0:0]
+	for _, a := range attempts {
+		if !a.Recorded() && now.Sub(a.Intent.Time) < inFlightFor(limit) {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// unresolved returns the refund_transaction_id of a refund among attempts
+// whose last attempt has an unknown outcome.
+func unresolved(attempts []journal.Attempt) (string, bool) {
+	last := map[string]journal.Attempt{}
+	var order []string
+	for _, a := range attempts {
+		if _, seen := last[a.Intent.Ref]; !seen {
+			order = append(order, a.Intent.Ref)
+		}
+		last[a.Intent.Ref] = a
+	}
+	for _, ref := range order {
+		if ref != "" && last[ref].Class() == journal.Unknown {
+			return ref, true
+		}
+	}
+	return "", false
+}
+
+// retryCommand is the command line that re-sends the refund ref.
+func retryCommand(ref string, flags []string) string {
+	parts := []string{"paycli", "refund", "--retry", cmdutil.ShellQuote(ref)}
+	for _, f := range flags {
+		parts = append(parts, cmdutil.ShellQuote(f))
+	}
+	return strings.Join(parts, " ") + " --yes"
+}
+
+// Prepare asks check status, with refund info, what the sale is, and
+// decides whether this refund may be sent: the sale must be refundable
+// (exit 4 otherwise), the amount must have no more decimals than the
+// currency and be at most what remains (exit 2 otherwise), and the
+// journal must hold no refund of this invoice whose outcome is unknown
+// (exit 2, with the --retry line). --retry re-sends its intent with its
+// refund_transaction_id and leaves the amount to the gateway: it performs
+// the refund once, or answers 104 if it was already made.
+func (op operation) Prepare(ctx context.Context, env *moneyop.Env, r *refund) (*refund, error) {
+	out := *r
+	attempts, err := op.readJournal()
+	if err != nil {
+		return nil, err
+	}
+	scope := journal.ScopeFor(journal.KindRefund, env.Config.Profile, env.Config.BaseURL, env.Identity, slices.Contains(env.GatewayFlags, "--sandbox"))
+	if r.retry != "" {
+		intent, err := retryIntent(settled(attempts, env.Now(), env.Config.Timeout), scope, r.retry)
+		if err != nil {
+			return nil, err
+		}
+		out.retried, out.Invoice, out.ref, out.key, out.text = intent, intent.Invoice, intent.Ref, intent.Key, intent.Amount
+		out.value, _ = decimal.NewFromString(intent.Amount)
+	} else {
+		var mine []journal.Attempt
+		for _, a := range attempts {
+			if scope.InScope(a) && a.Intent.Invoice == r.Invoice {
+				mine = append(mine, a)
+			}
+		}
+		if ref, open := unresolved(settled(mine, env.Now(), env.Config.Timeout)); open {
+			return nil, cmdutil.UsageHint(fmt.Errorf("invoice %s has a refund whose outcome is unknown (refund_transaction_id %s); nothing was sent", r.Invoice, ref),
+				"Resolve it first: "+retryCommand(ref, env.GatewayFlags))
+		}
+	}
+	res, err := op.checkStatus(ctx, env, out.Invoice)
+	if err != nil {
+		return nil, err
+	}
+	status := cmdutil.StatusCommandLine(out.Invoice, env.GatewayFlags)
+	s, err := saleOf(out.Invoice, status, res)
+	out.sale = s
+	if out.retried != nil {
+		// The gateway judges a re-sent refund: a refund made before makes
+		// the sale look done, which must not stop its re-send (104).
+		if out.sale.Currency == "" {
+			out.sale.Currency = out.retried.Currency
+		}
+		return &out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if r.Full {
+		out.value = s.Remaining()
+	} else {
+		if decimals := -r.amount.Exponent(); decimals > s.Minor {
+			return nil, cmdutil.UsageHint(fmt.Errorf("invalid --amount: %s has %d decimals; %s amounts have %d; nothing was sent", r.Amount, decimals, s.Currency, s.Minor), "")
+		}
+		if r.amount.GreaterThan(s.Remaining()) {
+			return nil, cmdutil.UsageHint(fmt.Errorf("invalid --amount: %s %s is more than what remains refundable, %s %s of the %s %s sale (%s refunded); nothing was sent",
+				s.money(r.amount), s.Currency, s.money(s.Remaining()), s.Currency, s.money(s.Amount), s.Currency, s.money(s.Refunded)),
+				fmt.Sprintf("Refund at most %s %s, or all that remains with --full.", s.money(s.Remaining()), s.Currency))
+		}
+		out.value = r.amount
+	}
+	out.text = s.money(out.value)
+	out.ref = r.ID
+	if out.ref == "" {
+		out.ref = op.newRef()
+	}
+	out.key = op.Key(r)
+	return &out, nil
+}
+
+// readJournal reads the journal's attempts.
+func (op operation) readJournal() ([]journal.Attempt, error) {
+	path, err := op.journalPath()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", moneyop.ErrJournal, err)
+	}
+	attempts, _, err := journal.Read(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the payment journal: %w; nothing was sent", err)
+	}
+	return attempts, nil
+}
+
+// retryIntent finds the refund --retry names (an attempt id, or a
+// refund_transaction_id) and checks that it may be re-sent: a refund of
+// this profile and gateway whose last attempt's outcome is unknown.
+func retryIntent(attempts []journal.Attempt, scope journal.Scope, name string) (*journal.Entry, error) {
+	var ref string
+	var found *journal.Attempt
+	for i, a := range attempts {
+		if a.Intent.Attempt == name {
+			found, ref = &attempts[i], a.Intent.Ref
+			break
+		}
+	}
+	if found == nil {
+		for i, a := range attempts {
+			if a.Intent.Ref == name && a.Intent.OpKind() == journal.KindRefund {
+				found, ref = &attempts[i], name
+			}
+		}
+	}
+	switch {
+	case found == nil:
+		return nil, cmdutil.UsageErrorf("invalid --retry: the journal has no attempt or refund %s", quoted(name))
+	case found.Intent.OpKind() != journal.KindRefund || ref == "":
+		return nil, cmdutil.UsageErrorf("invalid --retry: attempt %s is a %s, not a refund", quoted(name), found.Intent.OpKind())
+	case !scope.InScope(*found):
+		return nil, cmdutil.UsageErrorf("invalid --retry: refund %s was made with profile %q on another gateway or profile; run it with that one", quoted(name), found.Intent.Profile)
+	}
+	var same []journal.Attempt
+	for _, a := range attempts {
+		if scope.InScope(a) && a.Intent.Ref == ref {
+			same = append(same, a)
+		}
+	}
+	last := same[len(same)-1]
+	if last.Class() != journal.Unknown {
+		return nil, cmdutil.UsageErrorf("invalid --retry: the outcome of refund %s is known (%s); only a refund whose outcome is unknown is re-sent", ref, last.Class())
+	}
+	intent := last.Intent
+	return &intent, nil
+}
+
+// checkStatus asks check status, with refund info, about invoice. Its
+// errors keep the exit code of what happened: nothing was sent either way.
+func (op operation) checkStatus(ctx context.Context, env *moneyop.Env, invoice string) (*gateway.CheckStatusResult, error) {
+	layout, _ := hashkey.LookupLayout("checkstatus")
+	plain, err := layout.Plaintext(map[string]string{"invoice_id": invoice, "merchant_key": env.Config.MerchantKey})
+	if err != nil {
+		return nil, cmdutil.UsageErrorf("%v", err)
+	}
+	hk, err := env.HashKey(plain)
+	if err != nil {
+		return nil, err
+	}
+	res, err := env.Client.CheckStatusWithRefunds(ctx, gateway.CheckStatusRequest{
+		MerchantKey: env.Config.MerchantKey, InvoiceID: invoice, IncludePendingStatus: true, HashKey: hk,
+	})
+	if err == nil {
+		return res, nil
+	}
+	what := fmt.Errorf("checking invoice %s before the refund: %w; nothing was sent", invoice, err)
+	switch {
+	case errors.Is(err, gateway.ErrNotFound):
+		return nil, cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("no sale with invoice %s; nothing was sent", invoice), "")
+	case errors.Is(err, gateway.ErrPending):
+		return nil, notRefundable(invoice, "the sale is still pending", "Wait until it completes: "+cmdutil.StatusCommandLine(invoice, append(env.GatewayFlags[:len(env.GatewayFlags):len(env.GatewayFlags)], "--watch")))
+	case errors.Is(err, gateway.ErrUnauthorized):
+		return nil, cmdutil.WithKind(cmdutil.KindAuth, what, "Check the profile's app_id and app_secret ('paycli config list').")
+	case errors.Is(err, context.Canceled):
+		return nil, cmdutil.WithKind(cmdutil.KindInterrupted, what, "")
+	case errors.Is(err, gateway.ErrUnavailable), errors.Is(err, gateway.ErrOutcomeUnknown), errors.Is(err, context.DeadlineExceeded):
+		return nil, cmdutil.WithKind(cmdutil.KindUnavailable, what, "Try again later, or with a longer --timeout; --debug shows the exchange.")
+	}
+	var apiErr *gateway.APIError
+	if errors.As(err, &apiErr) {
+		return nil, cmdutil.WithKind(cmdutil.KindRejected, what, "")
+	}
+	return nil, cmdutil.WithKind(cmdutil.KindUnexpected, what, "")
+}
+
+// card returns the sale's card for a person and for the journal.
+func (s sale) cards() (display, masked string) {
+	display = cardDisplay(s.Card)
+	c := strings.TrimSpace(s.Card)
+	if len(c) >= 10 && strings.Trim(c[:6], "0123456789") == "" && strings.Trim(c[len(c)-4:], "0123456789") == "" {
+		masked = wallettoken.Card{BIN: c[:6], Last4: c[len(c)-4:]}.Masked()
+	}
+	return display, masked
+}
+
+func (operation) Describe(_ *moneyop.Env, r *refund) moneyop.Description {
+	s := r.sale
+	display, masked := s.cards()
+	saleRow := s.money(s.Amount) + " " + s.Currency
+	if s.Date != "" {
+		saleRow += ", " + s.Date
+	}
+	refunded := s.money(s.Refunded) + " " + s.Currency
+	switch n := len(s.Refunds); n {
+	case 0:
+	case 1:
+		refunded += " in 1 refund"
+	default:
+		refunded += fmt.Sprintf(" in %d refunds", n)
+	}
+	what := r.text + " " + s.Currency
+	if r.Full {
+		what += " (all that remains)"
+	}
+	if r.retried != nil {
+		what += " (re-sent: " + r.retried.Attempt + ")"
+	}
+	rows := [][2]string{
+		{"Invoice", r.Invoice},
+		{"Sale", saleRow},
+		{"Card", display},
+		{"Refunded", refunded},
+		{"Remains", s.money(s.Remaining()) + " " + s.Currency},
+		{"Refund", what},
+		{"Ref", r.ref},
+	}
+	return moneyop.Description{
+		Title: "Refund",
+		Noun:  "refund",
+		Rows:  rows,
+		Prompt: fmt.Sprintf("Refund %s %s of %s (sale %s %s, %s refunded) to %s?",
+			r.text, s.Currency, r.Invoice, s.money(s.Amount), s.Currency, s.money(s.Refunded), display),
+		Amount:   r.text,
+		Currency: s.Currency,
+		Card:     masked,
+		Ref:      r.ref,
+	}
+}
+
+// Request builds the refund request, hash_key included (layout
+// amount|invoice_id|merchant_key, with the amount's exact text).
+func (op operation) Request(env *moneyop.Env, r *refund) (gateway.RefundRequest, error) {
+	layout, _ := hashkey.LookupLayout("refund")
+	plain, err := layout.Plaintext(map[string]string{"amount": r.text, "invoice_id": r.Invoice, "merchant_key": env.Config.MerchantKey})
+	if err != nil {
+		return gateway.RefundRequest{}, err
+	}
+	hk, err := env.HashKey(plain)
+	if err != nil {
+		return gateway.RefundRequest{}, err
+	}
+	return gateway.RefundRequest{
+		InvoiceID: r.Invoice, Amount: r.text, MerchantKey: env.Config.MerchantKey, HashKey: hk,
+		RefundTransactionID: r.ref, RefundWebHookKey: op.webhookKey,
+	}, nil
+}
+
+func (operation) DryRun(env *moneyop.Env, req gateway.RefundRequest) (gateway.RequestDump, error) {
+	return env.Client.DryRunRefund(req)
+}
+
+func (operation) Send(ctx context.Context, env *moneyop.Env, req gateway.RefundRequest) (*gateway.RefundResult, error) {
+	return env.Client.Refund(ctx, req)
+}
+
+// Classify turns the gateway's answer into an outcome, in words a support
+// desk reads: 100 refunded and 101 queued are successes; 104 means this
+// refund (its refund_transaction_id) was already made; 110, 49 and 31 are
+// refusals with their reason; an answer cut off after sending is unknown,
+// resolved by re-sending the same refund_transaction_id (--retry).
+func (op operation) Classify(r *refund, ans *gateway.RefundResult, err error) moneyop.Outcome {
+	invoice, ref := "", ""
+	if r != nil {
+		invoice, ref = r.Invoice, r.ref
+	}
+	if err == nil && ans != nil {
+		code := ans.StatusCode
+		o := moneyop.Outcome{Class: journal.Succeeded, StatusCode: &code, OrderNo: ans.OrderNo, Message: ans.StatusDescription}
+		if ans.Queued {
+			o.Message = "queued for the gateway team's approval"
+		}
+		return o
+	}
+	if err == nil {
+		err = fmt.Errorf("%w: the gateway's answer is empty", gateway.ErrOutcomeUnknown)
+	}
+	o := moneyop.ClassifyError(gateway.EndpointRefund, err)
+	var apiErr *gateway.APIError
+	code := 0
+	if errors.As(err, &apiErr) && apiErr.HasStatusCode {
+		code = apiErr.StatusCode
+	}
+	gatewayText := ""
+	if apiErr != nil && apiErr.Description != "" {
+		gatewayText = fmt.Sprintf(" (the gateway says %q)", apiErr.Description)
+	}
+	switch {
+	case o.Class == journal.Unknown:
+		o.Hint = "Re-send the same refund (the gateway makes it at most once): " + retryCommand(ref, op.flags)
+	case errors.Is(err, gateway.ErrRefundIDUsed):
+		o.Class = journal.Duplicate
+		o.Say = fmt.Sprintf("this refund was already made: the gateway has refund_transaction_id %s (status_code 104); nothing more was refunded", ref)
+		o.Hint = "See the sale's refunds with: " + cmdutil.StatusCommandLine(invoice, op.flags)
+	case code == gateway.StatusPartialRefundNotAllowed:
+		o.Say = "the gateway refused: this merchant may not refund part of a sale (status_code 110)" + gatewayText + "; refund all of it with --full"
+	case code == gateway.StatusRefundFailed:
+		o.Say = "the gateway refused the refund (status_code 49): more than the refundable amount, a sale not refundable in its state, or too soon after the previous refund" + gatewayText
+	case errors.Is(err, gateway.ErrNotFound):
+		o.Say = fmt.Sprintf("the gateway has no sale with invoice %s (status_code 31)", invoice)
+	case o.Class == journal.Declined, o.Class == journal.Duplicate:
+		// A payment's words (declined, invoice already paid) do not fit a
+		// refund: whatever the code, nothing was refunded.
+		o.Class = journal.Rejected
+		o.Say = fmt.Sprintf("the gateway refused the refund (status_code %d)%s", code, gatewayText)
+	}
+	return o
+}
+
+// Result is the refund's fields, and the verdict a person reads on a
+// terminal: "Refunded 50.00 TRY of INV-1001 to 4355 08•• •••• 4358; 100.00
+// TRY remains refundable".
+func (operation) Result(r *refund, ans *gateway.RefundResult) ([]render.Field, string) {
+	if ans == nil {
+		ans = &gateway.RefundResult{}
+	}
+	s := r.sale
+	display, _ := s.cards()
+	remains := s.Remaining().Sub(r.value)
+	if r.retried != nil {
+		remains = s.Remaining()
+	}
+	result, verdict := "refunded", fmt.Sprintf("Refunded %s %s of %s to %s; %s %s remains refundable", r.text, s.Currency, r.Invoice, display, s.money(remains), s.Currency)
+	if ans.Queued {
+		result = "queued_for_approval"
+		verdict = fmt.Sprintf("Refund of %s %s of %s queued for the gateway team's approval; 'paycli status --invoice %s' shows when it is made", r.text, s.Currency, r.Invoice, cmdutil.ShellQuote(r.Invoice))
+	}
+	fs := []render.Field{
+		render.StringField("result", result),
+		render.IntField("status_code", ans.StatusCode),
+		render.StringField("status_description", ans.StatusDescription),
+		render.StringField("invoice_id", r.Invoice),
+		amountField("amount", r.text),
+		render.StringField("currency_code", s.Currency),
+		render.StringField("refund_transaction_id", r.ref),
+		render.StringField("order_no", ans.OrderNo),
+		render.StringField("ref_no", ans.RefNo),
+		amountField("sale_amount", s.money(s.Amount)),
+		amountField("remaining_amount", s.money(remains)),
+	}
+	return append(fs, render.ExtraFields(ans.Extra)...), verdict
+}
+
+// amountField is an amount as a JSON number with the currency's decimals.
+func amountField(name, text string) render.Field {
+	return render.Field{Name: name, JSON: json.RawMessage(text), Text: text}
+}

@@ -1,0 +1,281 @@
+package refund
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/invoiceid"
+	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/moneyop"
+)
+
+func TestCheck(t *testing.T) {
+	op := operation{}
+	for _, c := range []struct {
+		in    input
+		field string // "" when the input is fine
+	}{
+		{input{Invoice: "INV-1", Amount: "50.00"}, ""},
+		{input{Invoice: "INV-1", Amount: "50"}, ""},
+		{input{Invoice: "INV-1", Full: true}, ""},
+		{input{Invoice: "INV-1", Full: true, ID: "r-1"}, ""},
+		{input{Invoice: "", Amount: "5"}, "invoice"},
+		{input{Invoice: "INV|1", Amount: "5"}, "invoice"},
+		{input{Invoice: " INV-1", Amount: "5"}, "invoice"},
+		{input{Invoice: "INV-1"}, "amount"},
+		{input{Invoice: "INV-1", Amount: "5", Full: true}, "amount"},
+		{input{Invoice: "INV-1", Amount: "0"}, "amount"},
+		{input{Invoice: "INV-1", Amount: "0.00"}, "amount"},
+		{input{Invoice: "INV-1", Amount: "-5"}, "amount"},
+		{input{Invoice: "INV-1", Amount: "5e2"}, "amount"},
+		{input{Invoice: "INV-1", Amount: "1,5"}, "amount"},
+		{input{Invoice: "INV-1", Amount: "5", ID: "a|b"}, "id"},
+		{input{Invoice: "INV-1", Amount: "5", ID: strings.Repeat("x", 65)}, "id"},
+		{input{Invoice: "INV-1", Amount: "5", ID: "ré"}, "id"},
+	} {
+		_, err := op.Check(&refund{input: c.in})
+		var fe *moneyop.FieldError
+		switch {
+		case c.field == "" && err != nil:
+			t.Errorf("%+v: %v", c.in, err)
+		case c.field != "" && (!errors.As(err, &fe) || fe.Field != c.field):
+			t.Errorf("%+v: error %v, want one about %s", c.in, err, c.field)
+		}
+	}
+}
+
+// status builds a check-status answer from JSON fields.
+func status(t *testing.T, fields string) *gateway.CheckStatusResult {
+	t.Helper()
+	var r gateway.CheckStatusResult
+	if err := json.Unmarshal([]byte("{"+fields+"}"), &r); err != nil {
+		t.Fatal(err)
+	}
+	return &r
+}
+
+const paid = `"status_code":100,"transaction_amount":"150.00","currency_code":"TRY","payment_status":1,"credit_card_no":"435508******4358"`
+
+func TestSaleOf(t *testing.T) {
+	for _, c := range []struct {
+		name, fields string
+		// remains is what is refundable; "" when the sale is refused (exit 4).
+		remains string
+		why     string
+	}{
+		{"completed", paid + `,"transaction_status":"Completed","transaction_type":"Auth"`, "150", ""},
+		{"partially refunded (sandbox)", paid + `,"transaction_status":"Partially Refunded","total_refunded_amount":"50.00","refund_info":[{"amount":"50.00","refund_transaction_id":"a"}]`, "100", ""},
+		{"refund_info counted when the total lags", paid + `,"transaction_status":"Completed","total_refunded_amount":0,"refund_info":[{"amount":"20.00","refund_transaction_id":"a","status":"Pending Approval"}]`, "130", ""},
+		{"the total counted when refund_info lags", paid + `,"transaction_status":"Completed","total_refunded_amount":"30"`, "120", ""},
+		{"a negative refund does not add", paid + `,"transaction_status":"Completed","refund_info":[{"amount":"-50","refund_transaction_id":"a"}]`, "150", ""},
+		{"captured pre-authorization (gateway)", paid + `,"transaction_status":"Completed","transaction_type":"PostAuth"`, "150", ""},
+		{"refunded", paid + `,"transaction_status":"Refunded","total_refunded_amount":"150.00"`, "", "fully refunded"},
+		{"completed but all refunded", paid + `,"transaction_status":"Completed","total_refunded_amount":"150.00"`, "", "fully refunded"},
+		{"captured pre-authorization", paid + `,"transaction_status":"Completed","transaction_type":"PreAuth"`, "150", ""},
+		{"open pre-authorization (other spelling)", paid + `,"transaction_status":"Pre-Authorization","transaction_type":"PreAuth"`, "", "pre-authorization"},
+		{"open pre-authorization (sandbox)", paid + `,"transaction_status":"Pre-Authorized","transaction_type":"PreAuth"`, "", "pre-authorization"},
+		{"cancelled", paid + `,"transaction_status":"Cancelled"`, "", "Cancelled, not completed"},
+		{"failed", paid + `,"transaction_status":"Failed"`, "", "Failed, not completed"},
+		{"pending", paid + `,"transaction_status":"Pending"`, "", "Pending, not completed"},
+		{"no status", paid, "", "does not say"},
+		{"not paid", `"transaction_amount":"150.00","currency_code":"TRY","payment_status":0,"transaction_status":"Completed"`, "", "payment_status is 0"},
+		{"unknown currency", `"transaction_amount":"150.00","currency_code":"XXY","transaction_status":"Completed"`, "", "no known currency"},
+		{"no amount", `"currency_code":"TRY","transaction_status":"Completed"`, "", "no positive transaction_amount"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := saleOf("INV-1", "paycli status --invoice INV-1", status(t, c.fields))
+			if c.remains == "" {
+				if kind, _ := cmdutil.KindOf(err); kind != cmdutil.KindRejected || !strings.Contains(err.Error(), c.why) {
+					t.Errorf("error %v (kind %v), want exit 4 saying %q", err, kind, c.why)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := decimal.RequireFromString(c.remains); !s.Remaining().Equal(want) {
+				t.Errorf("remains %s, want %s", s.Remaining(), want)
+			}
+		})
+	}
+}
+
+func apiErr(code int, desc string) error {
+	return &gateway.APIError{Endpoint: gateway.EndpointRefund, HTTPStatus: http.StatusOK, StatusCode: code, HasStatusCode: true, Description: desc}
+}
+
+func TestClassify(t *testing.T) {
+	op := operation{flags: []string{"--sandbox"}}
+	r := &refund{input: input{Invoice: "INV-1"}, ref: "RF1"}
+	for _, c := range []struct {
+		name  string
+		ans   *gateway.RefundResult
+		err   error
+		class string
+		say   string // in Say or Hint
+	}{
+		{"100", &gateway.RefundResult{StatusCode: 100, InvoiceID: "INV-1"}, nil, journal.Succeeded, ""},
+		{"101", &gateway.RefundResult{StatusCode: 101, Queued: true, InvoiceID: "INV-1"}, nil, journal.Succeeded, ""},
+		{"104", nil, apiErr(104, "not unique"), journal.Duplicate, "this refund was already made"},
+		{"110", nil, apiErr(110, ""), journal.Rejected, "may not refund part of a sale"},
+		{"49", nil, apiErr(49, "Refund failed"), journal.Rejected, "more than the refundable amount"},
+		{"31", nil, apiErr(31, ""), journal.Rejected, "no sale with invoice INV-1"},
+		{"41", nil, apiErr(41, "x"), journal.Rejected, "refused the refund (status_code 41)"},
+		{"3", nil, apiErr(3, "x"), journal.Rejected, "refused the refund (status_code 3)"},
+		{"69", nil, apiErr(69, ""), journal.Unknown, "paycli refund --retry RF1 --sandbox --yes"},
+		{"5xx", nil, &gateway.APIError{Endpoint: gateway.EndpointRefund, HTTPStatus: 502}, journal.Unknown, "--retry RF1"},
+		{"cut off", nil, &gateway.RequestError{Endpoint: gateway.EndpointRefund, Sent: true, Err: errors.New("EOF")}, journal.Unknown, "--retry RF1"},
+		{"nothing sent", nil, &gateway.RequestError{Endpoint: gateway.EndpointRefund, Sent: false, Err: errors.New("refused")}, journal.NotSent, ""},
+		{"answer about another invoice", nil, fmt.Errorf("%w: invoice_id", gateway.ErrOutcomeUnknown), journal.Unknown, "--retry RF1"},
+		{"no answer and no error", nil, nil, journal.Unknown, "--retry RF1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := op.Classify(r, c.ans, c.err)
+			if o.Class != c.class {
+				t.Errorf("class %s, want %s (%v)", o.Class, c.class, o.Err)
+			}
+			if !strings.Contains(o.Say+" | "+o.Hint, c.say) {
+				t.Errorf("say %q, hint %q: want %q", o.Say, o.Hint, c.say)
+			}
+		})
+	}
+	if o := op.Classify(r, nil, &gateway.APIError{Endpoint: gateway.EndpointRefund, HTTPStatus: 401}); !o.Refused {
+		t.Errorf("a 401 is not refused credentials: %+v", o)
+	}
+}
+
+func attempt(ref, class string, recorded bool, at time.Time) journal.Attempt {
+	a := journal.Attempt{Intent: journal.Entry{Type: journal.TypeIntent, Kind: journal.KindRefund, Ref: ref, Time: at, Attempt: ref + class}}
+	if recorded {
+		out := a.Intent
+		out.Type, out.Outcome = journal.TypeOutcome, class
+		a.Outcome = &out
+	}
+	return a
+}
+
+func TestResume(t *testing.T) {
+	old := time.Now().Add(-time.Hour)
+	env := &moneyop.Env{GatewayFlags: []string{"--sandbox"}}
+	for _, c := range []struct {
+		name     string
+		attempts []journal.Attempt
+		want     journal.ResumeDecision
+	}{
+		{"made", []journal.Attempt{attempt("a", journal.Succeeded, true, old)}, journal.ResumeSkip},
+		{"made, learnt by its retry", []journal.Attempt{attempt("a", journal.Unknown, true, old), attempt("a", journal.Duplicate, true, old)}, journal.ResumeSkip},
+		{"unknown", []journal.Attempt{attempt("a", journal.Unknown, true, old)}, journal.ResumeUnknown},
+		{"died mid-call", []journal.Attempt{attempt("a", "", false, old)}, journal.ResumeUnknown},
+		{"refused", []journal.Attempt{attempt("a", journal.Rejected, true, old)}, journal.ResumeSend},
+		{"unknown, then refused on retry", []journal.Attempt{attempt("a", journal.Unknown, true, old), attempt("a", journal.Rejected, true, old)}, journal.ResumeSend},
+	} {
+		d, _, hint := operation{}.Resume(env, c.attempts)
+		if d != c.want {
+			t.Errorf("%s: %v, want %v", c.name, d, c.want)
+		}
+		if d == journal.ResumeUnknown && hint != "run paycli refund --retry a --sandbox --yes" {
+			t.Errorf("%s: hint %q", c.name, hint)
+		}
+	}
+	// An intent younger than a call's time limit may be another process's
+	// refund in flight: no reason to refuse this one.
+	now := time.Now()
+	fresh := []journal.Attempt{attempt("a", "", false, now.Add(-time.Second))}
+	if got := settled(fresh, now, 30*time.Second); len(got) != 0 {
+		t.Errorf("a refund in flight counts as settled: %v", got)
+	}
+	if got := settled(fresh, now.Add(2*time.Minute), 30*time.Second); len(got) != 1 {
+		t.Errorf("a refund whose process died is not settled: %v", got)
+	}
+}
+
+func TestKey(t *testing.T) {
+	op := operation{}
+	key := func(in input) string {
+		r, err := op.Check(&refund{input: in})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return op.Key(r)
+	}
+	if a, b := key(input{Invoice: "I", Amount: "5"}), key(input{Invoice: "I", Amount: "5.00"}); a != b {
+		t.Errorf("5 and 5.00 have keys %q and %q", a, b)
+	}
+	if a, b := key(input{Invoice: "I", Amount: "5", ID: "x"}), key(input{Invoice: "I", Amount: "5", ID: "y"}); a == b {
+		t.Errorf("two ids share the key %q", a)
+	}
+	if a, b := key(input{Invoice: "I", Full: true}), key(input{Invoice: "I", Amount: "5"}); a == b {
+		t.Errorf("full and 5 share the key %q", a)
+	}
+}
+
+// FuzzSaleOf feeds check-status answers to the decision a refund is sent
+// on: whatever the answer, a refundable sale has a known currency, a
+// positive amount, and at most that amount left to refund, more than 0.
+func FuzzSaleOf(f *testing.F) {
+	f.Add([]byte(`{` + paid + `,"transaction_status":"Completed"}`))
+	f.Add([]byte(`{` + paid + `,"transaction_status":"Partially Refunded","total_refunded_amount":"50","refund_info":[{"amount":"50.00"}]}`))
+	f.Add([]byte(`{"transaction_amount":1e400,"currency_code":"JPY","transaction_status":"completed","refund_info":[{"amount":"-1"},{"amount":"x"}]}`))
+	f.Add([]byte(`{"transaction_amount":"0.001","currency_code":"BHD","transaction_status":"Refunded","total_refunded_amount":-5}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var r gateway.CheckStatusResult
+		if json.Unmarshal(body, &r) != nil {
+			return
+		}
+		s, err := saleOf("INV-1", "", &r)
+		if err != nil {
+			return
+		}
+		switch {
+		case s.Minor < 0:
+			t.Fatalf("refundable in an unknown currency %q", s.Currency)
+		case !s.Amount.IsPositive():
+			t.Fatalf("refundable with amount %s", s.Amount)
+		case s.Refunded.IsNegative():
+			t.Fatalf("refunded %s", s.Refunded)
+		case !s.Remaining().IsPositive() || s.Remaining().GreaterThan(s.Amount):
+			t.Fatalf("remains %s of %s", s.Remaining(), s.Amount)
+		}
+	})
+}
+
+// FuzzParseLine feeds batch lines to the parser and the checks: a line
+// they accept has a valid invoice id and exactly one of a positive plain
+// amount and full.
+func FuzzParseLine(f *testing.F) {
+	f.Add([]byte(`{"invoice":"INV-1","amount":"50.00"}`))
+	f.Add([]byte(`{"invoice":"INV-1","amount":50.00,"id":"r-1"}`))
+	f.Add([]byte(`{"invoice":"INV-1","full":true}`))
+	f.Add([]byte(`{"invoice":"INV-1","full":true,"amount":"1"}`))
+	f.Add([]byte(`{"invoice":"INV-1","invoice":"INV-2","amount":"1"}`))
+	f.Add([]byte("{\"invoice\":\"INV\xff\",\"amount\":\"1\"}"))
+	op := operation{}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		r, err := op.ParseLine(line)
+		if err != nil {
+			return
+		}
+		r, err = op.Check(r)
+		if err != nil {
+			return
+		}
+		if invoiceid.Check(r.Invoice) != nil {
+			t.Fatalf("accepted invoice %q", r.Invoice)
+		}
+		if r.Full == r.amount.IsPositive() {
+			t.Fatalf("accepted full=%v amount=%s", r.Full, r.amount)
+		}
+		if strings.Contains(op.Key(r), "\n") {
+			t.Fatalf("key %q", op.Key(r))
+		}
+	})
+}

@@ -1,0 +1,157 @@
+package refund
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/commission"
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/render"
+	"github.com/paycli/paycli/internal/wallettoken"
+)
+
+// sale is what check status says about the sale a refund is taken from.
+type sale struct {
+	Amount   decimal.Decimal
+	Currency string
+	// Minor is the currency's number of decimals (ISO 4217).
+	Minor int32
+	// Card is the card as the gateway shows it; Date the sale's date as
+	// the gateway writes it ("" when it sends none).
+	Card, Date string
+	// Refunded is what is already refunded, refunds waiting for approval
+	// included; Refunds lists them.
+	Refunded decimal.Decimal
+	Refunds  []gateway.RefundInfo
+}
+
+// Remaining is what can still be refunded.
+func (s sale) Remaining() decimal.Decimal { return s.Amount.Sub(s.Refunded) }
+
+// money writes an amount with the currency's decimals: "50.00".
+func (s sale) money(d decimal.Decimal) string {
+	if s.Minor < 0 {
+		return d.String()
+	}
+	return d.StringFixed(s.Minor)
+}
+
+// HasRef reports whether the sale lists a refund with this
+// refund_transaction_id.
+func (s sale) HasRef(ref string) bool {
+	for _, r := range s.Refunds {
+		if r.RefundTransactionID == ref {
+			return true
+		}
+	}
+	return false
+}
+
+// cardDisplay shows a masked card for a person, "4355 08•• •••• 4358", when
+// the gateway's text holds its first 6 and last 4 digits; otherwise the
+// text with any card number in it masked.
+func cardDisplay(card string) string {
+	digits := func(s string) bool { return strings.Trim(s, "0123456789") == "" }
+	c := strings.TrimSpace(card)
+	if len(c) >= 10 && digits(c[:6]) && digits(c[len(c)-4:]) {
+		return wallettoken.Card{BIN: c[:6], Last4: c[len(c)-4:]}.Display()
+	}
+	if c == "" {
+		return "(not shown by the gateway)"
+	}
+	return render.Escape(render.MaskCardNumbers(c))
+}
+
+func notRefundable(invoice, why, hint string) error {
+	return cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("invoice %s cannot be refunded: %s; nothing was sent", invoice, why), hint)
+}
+
+// saleOf reads a check-status answer (with refund info) into a sale, or
+// says why it cannot be refunded. Both the sandbox's and the gateway's
+// words are understood (docs/refund.md, "When a sale can be refunded"):
+// transaction_status Completed, Partially Refunded or Refunded, a
+// payment_status of 1 when the answer has one, and no pre-authorization
+// still holding the money (CheckStatusResult.PreAuthOpen: transaction_type
+// PreAuth with status Pre-Authorized; a captured one, Completed, can be
+// refunded). A fully refunded sale is refused here too.
+func saleOf(invoice, statusLine string, r *gateway.CheckStatusResult) (sale, error) {
+	s, err := readSale(r)
+	if err != nil {
+		return s, err
+	}
+	status := strings.TrimSpace(r.TransactionStatus)
+	if r.PreAuthOpen() {
+		return s, notRefundable(invoice, "it is a pre-authorization that still holds the money",
+			"Capture it first (a capture can then be refunded), or cancel it to release the money.")
+	}
+	switch strings.ToLower(status) {
+	case "completed", "partially refunded", "refunded":
+	case "":
+		return s, notRefundable(invoice, "the gateway does not say the sale was completed", "")
+	default:
+		return s, notRefundable(invoice, fmt.Sprintf("the sale is %s, not completed", render.Escape(status)), "")
+	}
+	if ps, ok := r.PaymentStatus(); ok && ps != 1 {
+		return s, notRefundable(invoice, fmt.Sprintf("its payment_status is %d: nothing was paid", ps), "")
+	}
+	if s.Minor < 0 {
+		return s, notRefundable(invoice, fmt.Sprintf("the gateway names no known currency (%q)", render.Escape(s.Currency)), "")
+	}
+	if !s.Amount.IsPositive() {
+		return s, notRefundable(invoice, "the gateway gives no positive transaction_amount", "")
+	}
+	if !s.Remaining().IsPositive() {
+		return s, notRefundable(invoice, fmt.Sprintf("it is already fully refunded (%s %s of %s %s)",
+			s.money(s.Refunded), s.Currency, s.money(s.Amount), s.Currency), "See its refunds with: "+statusLine)
+	}
+	return s, nil
+}
+
+// readSale reads the facts of a check-status answer with refund info. The
+// refunded amount is the larger of total_refunded_amount and the sum of
+// refund_info: a refund waiting for approval may be counted in one and not
+// yet in the other, and what remains refundable must never be overstated.
+// Minor is -1 for a currency paycli does not know.
+func readSale(r *gateway.CheckStatusResult) (sale, error) {
+	s := sale{Currency: strings.ToUpper(strings.TrimSpace(r.CurrencyCode())), Card: r.CardNo(), Date: saleDate(r), Minor: -1}
+	if minor, known := commission.MinorUnit(s.Currency); known {
+		s.Minor = minor
+	}
+	s.Amount, _ = r.TransactionAmount.Decimal()
+	refunds, err := r.Refunds()
+	if err != nil {
+		return s, err
+	}
+	s.Refunds = refunds
+	// A refund is never negative: an amount below 0 from the gateway is
+	// not allowed to make more refundable than was sold.
+	sum := decimal.Zero
+	for _, ri := range refunds {
+		if d, ok := ri.Amount.Decimal(); ok && d.IsPositive() {
+			sum = sum.Add(d)
+		}
+	}
+	s.Refunded = sum
+	if total, ok := r.TotalRefundedAmount.Decimal(); ok && total.GreaterThan(sum) {
+		s.Refunded = total
+	}
+	return s, nil
+}
+
+// saleDate is the sale's date as the gateway writes it.
+func saleDate(r *gateway.CheckStatusResult) string {
+	for _, k := range []string{"created_at", "transaction_date", "date"} {
+		var s string
+		if raw, ok := r.Extra[k]; ok && json.Unmarshal(raw, &s) == nil && s != "" {
+			if t, ok := gateway.ParseTime(s); ok {
+				return render.FormatTime(t, render.Table)
+			}
+			return render.Escape(s)
+		}
+	}
+	return ""
+}
