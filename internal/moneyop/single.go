@@ -177,7 +177,11 @@ func RunSingle[In, Req, Ans any](ctx context.Context, opts *Options, op Operatio
 			fmt.Fprintf(opts.IO.ErrOut, "warning: the %s succeeded (invoice %s, order %s), but %v\n", d.noun(), op.Invoice(in), res.OrderNo, jqErr)
 			return nil
 		}
-		fmt.Fprintf(opts.IO.ErrOut, "warning: the result could not be written to stdout (%v); it is in the journal: %s\n", err, outcomeLine(res.Outcome))
+		where := "it is in the journal"
+		if res.journalErr != nil {
+			where = "it is not in the journal either"
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "warning: the result could not be written to stdout (%v); %s: %s\n", err, where, outcomeLine(res.Outcome))
 	}
 	return nil
 }

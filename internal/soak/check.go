@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"net"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shopspring/decimal"
 
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/hashkey"
@@ -81,7 +82,22 @@ type journalRecord struct {
 func (r *run) check(ctx context.Context) error {
 	rep := r.report
 	rep.Attempts = len(r.attempts)
+	journalWriteFailures := 0
 	for _, a := range r.attempts {
+		if a.trouble != troubleNone {
+			rep.Troubles[a.trouble.String()]++
+		}
+		switch {
+		case a.refusedByJournal():
+			rep.JournalRefused++
+			journalWriteFailures++
+		case a.outcomeUnwritten() != "":
+			rep.OutcomesUnwritten++
+			journalWriteFailures++
+		}
+		if a.exit == 0 && (a.trouble == troubleDevFull || a.trouble == troubleClosedPipe) && a.orderNo != "" {
+			rep.ResultsUnwritten++
+		}
 		if a.killed {
 			rep.Exits["killed"]++
 			rep.ClientKills++
@@ -91,12 +107,16 @@ func (r *run) check(ctx context.Context) error {
 	}
 
 	// View 2: the journal, read directly and as `paycli journal` shows it.
-	attempts, skipped, err := journal.Read(filepath.Join(r.stateDir, "paycli", journal.FileName))
+	attempts, skipped, err := journal.Read(r.journalPath())
 	if err != nil {
 		return err
 	}
-	if skipped > 0 {
-		r.addProblem("journal: %d unreadable lines (no client was killed, so none were expected)", skipped)
+	rep.TornLines = skipped
+	// A line is torn only by a write that failed midway: a SIGKILL cannot
+	// cut a write(2) to a file short, so only the processes that ran out
+	// of disk can have left one.
+	if skipped > journalWriteFailures {
+		r.addProblem("journal: %d unreadable lines, but only %d processes failed to write a journal line", skipped, journalWriteFailures)
 	}
 	records, err := r.journalListing(ctx)
 	if err != nil {
@@ -149,9 +169,28 @@ func (r *run) check(ctx context.Context) error {
 
 	// View 1 (the processes) against the other two, invoice by invoice.
 	procByInv := map[int][]attempt{}
+	procByCard := map[int][]attempt{}
 	for _, a := range r.attempts {
-		procByInv[a.invoice] = append(procByInv[a.invoice], a)
+		if a.kind == journal.KindWalletPay {
+			procByInv[a.invoice] = append(procByInv[a.invoice], a)
+		} else {
+			procByCard[a.invoice] = append(procByCard[a.invoice], a)
+			rep.CardOps[a.kind]++
+			if a.retryRef != "" {
+				rep.RefundRetries++
+			}
+		}
 	}
+	refundIDs := map[string]string{}
+	for i, cs := range r.cardSales {
+		sale, stored := salesByInv[cs.id]
+		for _, p := range checkCardSale(cs, sale, stored, refundIDs) {
+			r.addProblem("%s", p)
+		}
+		r.checkCardOps(cs, sale, stored, procByCard[i], journalByInv[cs.id])
+		rep.CardSales[cardSaleState(sale, stored)]++
+	}
+
 	for i, inv := range r.invoices {
 		before := len(rep.Problems)
 		r.reconcile(inv, procByInv[i], journalByInv[inv.id], salesByInv, statuses[i])
@@ -171,10 +210,16 @@ func (r *run) reconcile(inv invoice, procs []attempt, jattempts []journal.Attemp
 	succeededOrders := map[string]bool{}
 	paid := 0
 	for _, p := range procs {
-		if p.exit == 0 {
-			paid++
-			succeededOrders[p.orderNo] = true
+		if p.exit != 0 {
+			continue
 		}
+		paid++
+		if p.orderNo == "" {
+			// A process whose stdout broke must name the order on stderr.
+			r.addProblem("invoice %s: a process exited 0 (%s) but named no order number", id, p.trouble)
+			continue
+		}
+		succeededOrders[p.orderNo] = true
 	}
 	for _, a := range jattempts {
 		if a.Class() == journal.Succeeded {
@@ -187,7 +232,6 @@ func (r *run) reconcile(inv invoice, procs []attempt, jattempts []journal.Attemp
 	if len(succeededOrders) > 1 {
 		r.addProblem("invoice %s: charged twice: succeeded with orders %v", id, sortedKeys(succeededOrders))
 	}
-
 	// Answered 100 but lost / exit 0 without a stored sale.
 	for order := range succeededOrders {
 		switch {
@@ -208,9 +252,46 @@ func (r *run) reconcile(inv invoice, procs []attempt, jattempts []journal.Attemp
 		r.addProblem("invoice %s: check status knows it (%s) but the store does not", id, cs.status)
 	}
 
+	exits, killed := r.checkStory(id, procs, jattempts, walletPayLoose)
+
 	// A charge nobody was told about must have been reported unknown: by
 	// a process that exited 7 or was killed, with an unknown attempt in
 	// the journal (an intent without an outcome is unknown too).
+	if stored && sale.State == sandbox.StateCompleted && len(succeededOrders) == 0 {
+		if exits[7]+killed == 0 || !slices.ContainsFunc(jattempts, func(a journal.Attempt) bool { return a.Class() == journal.Unknown }) {
+			r.addProblem("invoice %s: charged (order %s) but no process exited 0 or 7 and no attempt is unknown", id, sale.OrderID)
+		} else {
+			r.report.UnknownCharged++
+		}
+	}
+}
+
+// cardOpLoose: a refund, capture or cancel may stop before its intent
+// with exit 2 (a local refusal: more than remains, a refund of unknown
+// outcome pending), 4 (not refundable, not an open pre-authorization;
+// or refused by the gateway, journaled rejected) or 8 (the check before
+// it found no gateway).
+var cardOpLoose = map[int]string{2: "", 4: journal.Rejected, 8: journal.NotSent}
+
+// walletPayLoose: a walletpay that exited 8 may have written a not_sent
+// attempt or nothing (the token call may have failed before the intent).
+var walletPayLoose = map[int]string{8: journal.NotSent}
+
+// checkStory checks that the exit codes of the processes that acted on
+// one invoice and the journal's attempts for it tell the same story, and
+// returns the exit codes counted (killed processes left out) and the
+// kills. A process that exited 0, 4, 5, 6 or 7 must have left an attempt
+// of that exit code's class (classOfExit); one that could not write its
+// outcome line (and said so) an open intent, which reads as unknown; one
+// that could not write its intent (exit 1, nothing sent) nothing. loose
+// names the exit codes that may leave an attempt of the given class or
+// nothing ("" for nothing at all): codes for which the command may stop
+// before its intent. A killed process may have written nothing, an intent
+// alone (unknown) or both lines, so each class may exceed what the others
+// account for by the kills.
+func (r *run) checkStory(id string, procs []attempt, jattempts []journal.Attempt, loose map[int]string) (map[int]int, int) {
+	expect := map[string]int{}
+	looseBound := map[string]int{}
 	exits := map[int]int{}
 	killed := 0
 	for _, p := range procs {
@@ -219,52 +300,56 @@ func (r *run) reconcile(inv invoice, procs []attempt, jattempts []journal.Attemp
 			continue
 		}
 		exits[p.exit]++
-	}
-	if stored && sale.State == sandbox.StateCompleted && len(succeededOrders) == 0 {
-		if exits[7]+killed == 0 || !slices.ContainsFunc(jattempts, func(a journal.Attempt) bool { return a.Class() == journal.Unknown }) {
-			r.addProblem("invoice %s: charged (order %s) but no process exited 0 or 7 and no attempt is unknown", id, sale.OrderID)
-		} else {
-			r.report.UnknownCharged++
+		unwritten := p.outcomeUnwritten()
+		class, known := classOfExit(p.exit)
+		looseClass, isLoose := loose[p.exit]
+		switch {
+		case p.refusedByJournal():
+		case unwritten != "":
+			want := class
+			if !known {
+				want = looseClass
+			}
+			if want == "" || unwritten != want {
+				r.addProblem("invoice %s: a process exited %d but says its outcome %s could not be written", id, p.exit, unwritten)
+			}
+			expect[journal.Unknown]++
+		case isLoose:
+			looseBound[looseClass]++
+		case !known:
+			r.addProblem("invoice %s: a process exited %d: %s", id, p.exit, lastLine(p.stderr))
+		default:
+			expect[class]++
 		}
 	}
 
-	// Exit codes and journal outcomes tell the same story. A killed
-	// process may have written nothing, an intent alone (unknown) or both
-	// lines, so each class may exceed its exit code's count by the kills.
 	classes := map[string]int{}
 	for _, a := range jattempts {
 		classes[a.Class()]++
 	}
-	for code, n := range exits {
-		class, known := classOfExit(code)
+	for _, class := range sortedKeys(classes, expect) {
+		n, want := classes[class], expect[class]
 		switch {
-		case code == 8:
-		case !known:
-			last := ""
-			for _, p := range procs {
-				if p.exit == code {
-					last = lastLine(p.stderr)
-				}
-			}
-			r.addProblem("invoice %s: %d processes exited %d: %s", id, n, code, last)
-		case classes[class] < n || classes[class] > n+killed:
-			r.addProblem("invoice %s: %d processes exited %d (%d killed) but the journal has %d %s attempts", id, n, code, killed, classes[class], class)
-		}
-	}
-	for class, n := range classes {
-		if code, ok := exitOfClass(class); ok && exits[code] == 0 && n > killed {
-			r.addProblem("invoice %s: %d %s attempts but no process exited %d (%d killed)", id, n, class, code, killed)
-		}
-		if class == journal.NotSent {
-			if n > exits[8]+killed {
-				r.addProblem("invoice %s: %d not_sent attempts but %d processes exited 8 (%d killed)", id, n, exits[8], killed)
-			}
-			continue
-		}
-		if !slices.Contains([]string{journal.Succeeded, journal.Rejected, journal.Declined, journal.Duplicate, journal.Unknown}, class) {
+		case !slices.Contains([]string{journal.Succeeded, journal.Rejected, journal.Declined, journal.Duplicate, journal.Unknown, journal.NotSent}, class):
 			r.addProblem("invoice %s: journal outcome %q", id, class)
+		case class == journal.NotSent && want == 0 || looseBound[class] > 0:
+			if bound := want + looseBound[class] + killed; n < want || n > bound {
+				code := 8
+				for c, lc := range loose {
+					if lc == class {
+						code = c
+					}
+				}
+				r.addProblem("invoice %s: %d %s attempts but %d processes exited %d (%d killed)", id, n, class, looseBound[class], code, killed)
+			}
+		case want == 0 && n > killed:
+			code, _ := exitOfClass(class)
+			r.addProblem("invoice %s: %d %s attempts but no process exited %d with its outcome written (%d killed)", id, n, class, code, killed)
+		case n < want || n > want+killed:
+			r.addProblem("invoice %s: the processes account for %d %s attempts (%d killed) but the journal has %d %s attempts", id, want, class, killed, n, class)
 		}
 	}
+	return exits, killed
 }
 
 // journalListing runs `paycli journal -o json` as a user would.
@@ -345,11 +430,158 @@ func lastLine(s string) string {
 	return lines[len(lines)-1]
 }
 
-func sortedKeys(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// sortedKeys returns the keys of the maps, sorted, each once.
+func sortedKeys[V any](maps ...map[string]V) []string {
+	var keys []string
+	for _, m := range maps {
+		for k := range m {
+			keys = append(keys, k)
+		}
 	}
 	slices.Sort(keys)
-	return keys
+	return slices.Compact(keys)
+}
+
+// cardSaleState names what became of a card sale, for the report.
+func cardSaleState(s sandbox.Sale, stored bool) string {
+	switch {
+	case !stored:
+		return "lost"
+	case s.PreAuth != nil:
+		st := "preauth " + s.PreAuth.State
+		if len(s.Refunds) > 0 {
+			st += ", refunded"
+		}
+		return st
+	case len(s.Refunds) > 0 && s.Refundable().IsZero():
+		return "refunded in full"
+	case len(s.Refunds) > 0:
+		return "refunded in part"
+	}
+	return s.State
+}
+
+// checkCardOps checks what the refund, capture and cancel processes of
+// one card sale said against its journal and the sandbox's state: their
+// exit codes against the journal (checkStory); every refund the journal
+// says succeeded is in the store under its refund_transaction_id (no
+// answered refund lost), and every refund in the store has an intent that
+// names it, which did not end refused (none made behind the journal's
+// back); at most one capture and one cancel told success, never both; a
+// capture or cancel told success is what the store holds (the captured
+// amount included); and a capture or cancel nobody was told about was
+// reported unknown.
+func (r *run) checkCardOps(cs cardSale, sale sandbox.Sale, stored bool, procs []attempt, jattempts []journal.Attempt) {
+	byKind := map[string][]attempt{}
+	for _, p := range procs {
+		byKind[p.kind] = append(byKind[p.kind], p)
+	}
+	jByKind := map[string][]journal.Attempt{}
+	for _, a := range jattempts {
+		jByKind[a.Intent.OpKind()] = append(jByKind[a.Intent.OpKind()], a)
+	}
+	kinds := map[string]bool{}
+	for k := range byKind {
+		kinds[k] = true
+	}
+	for k := range jByKind {
+		kinds[k] = true
+	}
+	for _, kind := range sortedKeys(kinds) {
+		if kind != kindRefund && kind != kindCapture && kind != kindCancel {
+			r.addProblem("card sale %s: a journal attempt of kind %q", cs.id, kind)
+			continue
+		}
+		r.checkStory(cs.id+" ("+kind+")", byKind[kind], jByKind[kind], cardOpLoose)
+	}
+	if !stored {
+		return // checkCardSale said so
+	}
+
+	refunds := map[string]bool{}
+	for _, rf := range sale.Refunds {
+		refunds[rf.TransactionID] = true
+	}
+	// The classes of the attempts that sent each refund_transaction_id: a
+	// refund of unknown outcome re-sent with --retry has several.
+	byRef := map[string]map[string]bool{}
+	for _, a := range jByKind[kindRefund] {
+		ref := a.Intent.Ref
+		if byRef[ref] == nil {
+			byRef[ref] = map[string]bool{}
+		}
+		byRef[ref][a.Class()] = true
+		// 104 to a retry means the first attempt made it.
+		if (a.Class() == journal.Succeeded || a.Class() == journal.Duplicate) && !refunds[ref] {
+			r.addProblem("card sale %s: refund %s answered as made (%s) but the sandbox has no such refund", cs.id, ref, a.Class())
+		}
+	}
+	for _, rf := range sale.Refunds {
+		classes, ok := byRef[rf.TransactionID]
+		switch {
+		case !ok:
+			r.addProblem("card sale %s: refund %s of %s made but no journal intent names it", cs.id, rf.TransactionID, rf.Amount)
+		case classes[journal.Succeeded] || classes[journal.Duplicate]:
+			r.report.RefundsTold["succeeded"]++
+		case classes[journal.Unknown]:
+			r.report.RefundsTold["unknown"]++
+		default:
+			r.addProblem("card sale %s: refund %s of %s made, but the journal says %v", cs.id, rf.TransactionID, rf.Amount, sortedKeys(classes))
+		}
+	}
+
+	if !cs.preauth || sale.PreAuth == nil {
+		return
+	}
+	told := func(kind string) (n int, amounts []string) {
+		for _, p := range byKind[kind] {
+			if p.exit == 0 {
+				n++
+				amounts = append(amounts, p.amount)
+			}
+		}
+		for _, a := range jByKind[kind] {
+			if a.Class() == journal.Succeeded {
+				n = max(n, 1)
+			}
+		}
+		return n, amounts
+	}
+	captures, amounts := told(kindCapture)
+	cancels, _ := told(kindCancel)
+	state := sale.PreAuth.State
+	switch {
+	case captures > 1:
+		r.addProblem("card sale %s: captured twice: %d processes exited 0", cs.id, captures)
+	case cancels > 1:
+		r.addProblem("card sale %s: cancelled twice: %d processes exited 0", cs.id, cancels)
+	case captures > 0 && cancels > 0:
+		r.addProblem("card sale %s: told captured and told cancelled", cs.id)
+	case captures > 0 && state != sandbox.PreAuthCaptured, cancels > 0 && state != sandbox.PreAuthCancelled:
+		r.addProblem("card sale %s: %d captures and %d cancels told success, but the pre-authorization is %s", cs.id, captures, cancels, state)
+	}
+	if captures == 1 && state == sandbox.PreAuthCaptured && len(amounts) == 1 {
+		want := cs.amount
+		if amounts[0] != "" {
+			want = decimal.RequireFromString(amounts[0])
+		}
+		if got, err := decimal.NewFromString(sale.PreAuth.Captured); err != nil || !got.Equal(want) {
+			r.addProblem("card sale %s: a capture of %s told success, the sandbox captured %q", cs.id, want.StringFixed(2), sale.PreAuth.Captured)
+		}
+	}
+	unknownOf := func(kind string) bool {
+		return slices.ContainsFunc(jByKind[kind], func(a journal.Attempt) bool { return a.Class() == journal.Unknown }) &&
+			slices.ContainsFunc(byKind[kind], func(p attempt) bool { return p.killed || p.exit == 7 || p.outcomeUnwritten() != "" })
+	}
+	for _, c := range []struct {
+		state, kind string
+		told        int
+	}{{sandbox.PreAuthCaptured, kindCapture, captures}, {sandbox.PreAuthCancelled, kindCancel, cancels}} {
+		if state != c.state || c.told > 0 {
+			continue
+		}
+		if !unknownOf(c.kind) {
+			r.addProblem("card sale %s: %s, but no %s process was told so or told the outcome is unknown", cs.id, state, c.kind)
+		}
+	}
 }

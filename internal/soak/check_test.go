@@ -1,8 +1,11 @@
 package soak
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/shopspring/decimal"
 
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/sandbox"
@@ -63,6 +66,32 @@ func TestReconcile(t *testing.T) {
 			[]journal.Attempt{jattempt("", ""), jattempt(journal.Unknown, ""), jattempt(journal.Unknown, "")}, completed, csCompleted, "but the journal has 3 unknown"},
 		{"a process killed by something else", []attempt{{exit: -1}}, nil, none, checkStatus{}, "exited -1"},
 		{"unexpected exit", []attempt{{exit: 1, stderr: "error: boom"}}, nil, none, checkStatus{}, "exited 1: error: boom"},
+		// Broken stdout: the order comes from the warning on stderr.
+		{"stdout broken after the charge, order named", []attempt{{exit: 0, trouble: troubleClosedPipe, orderNo: orderFromWarning(resultWarning)}},
+			[]journal.Attempt{jattempt(journal.Succeeded, "VP1")}, completed, csCompleted, ""},
+		{"stdout broken after the charge, no order named", []attempt{{exit: 0, trouble: troubleDevFull}},
+			[]journal.Attempt{jattempt(journal.Succeeded, "VP1")}, completed, csCompleted, "exited 0 (stdout /dev/full) but named no order"},
+		{"stdout broken, killed by SIGPIPE", []attempt{{exit: 141, trouble: troubleClosedPipe, stderr: ""}},
+			[]journal.Attempt{jattempt(journal.Succeeded, "VP1")}, completed, csCompleted, "exited 141"},
+		// Disk full: the intent refused, or the outcome left unwritten.
+		{"intent refused, nothing sent", []attempt{{exit: 1, trouble: troubleDiskFull, stderr: "error: " + intentRefused + ": journal: file too large"}},
+			nil, none, checkStatus{}, ""},
+		{"intent refused but charged", []attempt{{exit: 1, trouble: troubleDiskFull, stderr: "error: " + intentRefused + ": journal: file too large"}},
+			nil, completed, csCompleted, "no process exited 0 or 7"},
+		{"exit 1 for another reason", []attempt{{exit: 1, trouble: troubleDiskFull, stderr: "error: cannot read the config: file too large"}},
+			nil, none, checkStatus{}, "exited 1: error: cannot read the config"},
+		{"outcome unwritten, intent open", []attempt{{exit: 0, trouble: troubleDiskFull, orderNo: "VP1", stderr: outcomeWarning(journal.Succeeded)}},
+			[]journal.Attempt{jattempt("", "")}, completed, csCompleted, ""},
+		{"outcome unwritten, declined", []attempt{{exit: 5, trouble: troubleDiskFull, stderr: outcomeWarning(journal.Declined) + "\nerror: payment declined"}, {exit: 6}},
+			[]journal.Attempt{jattempt("", ""), jattempt(journal.Duplicate, "")}, failed, csFailed, ""},
+		{"outcome unwritten, exit 8", []attempt{{exit: 8, trouble: troubleDiskFull, stderr: outcomeWarning(journal.NotSent)}},
+			[]journal.Attempt{jattempt("", "")}, none, checkStatus{}, ""},
+		{"outcome unwritten but the journal has it", []attempt{{exit: 0, trouble: troubleDiskFull, orderNo: "VP1", stderr: outcomeWarning(journal.Succeeded)}},
+			[]journal.Attempt{jattempt(journal.Succeeded, "VP1")}, completed, csCompleted, "1 succeeded attempts but no process exited 0"},
+		{"outcome unwritten names another class", []attempt{{exit: 0, trouble: troubleDiskFull, orderNo: "VP1", stderr: outcomeWarning(journal.Declined)}},
+			[]journal.Attempt{jattempt("", "")}, completed, csCompleted, "exited 0 but says its outcome declined"},
+		{"outcome line lost without a word", []attempt{{exit: 0, trouble: troubleDiskFull, orderNo: "VP1"}},
+			[]journal.Attempt{jattempt("", "")}, completed, csCompleted, "1 unknown attempts but no process exited 7"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,6 +108,32 @@ func TestReconcile(t *testing.T) {
 	}
 }
 
+const resultWarning = "warning: the result could not be written to stdout (write /dev/stdout: broken pipe); it is in the journal: succeeded, order VP1"
+
+func outcomeWarning(class string) string {
+	return outcomeUnwrittenPrefix + class + outcomeUnwrittenSuffix + ": journal: writing journal.jsonl: file too large"
+}
+
+func TestRetryRefOf(t *testing.T) {
+	stderr := "error: outcome unknown for the refund of INV-1: the request was sent but no complete answer arrived; it was not retried\n" +
+		"Re-send it with the same refund_transaction_id: paycli refund --retry RF5f0c8e2a9b1d --yes"
+	if got := retryRefOf(stderr); got != "RF5f0c8e2a9b1d" {
+		t.Errorf("got %q", got)
+	}
+	if got := retryRefOf("error: boom"); got != "" {
+		t.Errorf("got %q from no retry line", got)
+	}
+}
+
+func TestOrderFromWarning(t *testing.T) {
+	if got := orderFromWarning("Wallet payment\n" + resultWarning); got != "VP1" {
+		t.Errorf("got %q, want VP1", got)
+	}
+	if got := orderFromWarning("warning: something else, order VP2"); got != "" {
+		t.Errorf("got %q from another warning", got)
+	}
+}
+
 func TestLuhnComplete(t *testing.T) {
 	for _, p := range []string{"435508435508435", "552879123456789", "411111111111111"} {
 		if err := sandbox.ValidateCardNumber(luhnComplete(p)); err != nil {
@@ -87,5 +142,205 @@ func TestLuhnComplete(t *testing.T) {
 	}
 	if got := luhnComplete("435508435508435"); got != sandbox.DefaultWalletCard {
 		t.Errorf("got %s, want %s", got, sandbox.DefaultWalletCard)
+	}
+}
+
+// TestCheckCardSale feeds the card-sale rules one stored state at a time:
+// what refunds, captures and cancels may leave passes; what would mean a
+// refund applied twice, money refunded beyond the sale, a capture above
+// the hold or after a cancel, or a lost sale is reported.
+func TestCheckCardSale(t *testing.T) {
+	d := decimal.RequireFromString
+	sale := cardSale{id: "C1", amount: d("150.00"), orderID: "O1"}
+	hold := cardSale{id: "C2", amount: d("200.00"), preauth: true, orderID: "O2"}
+	base := func(cs cardSale) sandbox.Sale {
+		s := sandbox.Sale{InvoiceID: cs.id, OrderID: cs.orderID, State: sandbox.StateCompleted, Amount: cs.amount.StringFixed(2)}
+		if cs.preauth {
+			s.TransactionType = sandbox.TypePreAuth
+			s.PreAuth = &sandbox.PreAuth{State: sandbox.PreAuthOpen, Held: cs.amount.StringFixed(2)}
+		}
+		return s
+	}
+	refunds := func(amounts ...string) []sandbox.Refund {
+		var rs []sandbox.Refund
+		for i, a := range amounts {
+			rs = append(rs, sandbox.Refund{TransactionID: fmt.Sprintf("R%d", i), Amount: a, Status: sandbox.RefundCompleted})
+		}
+		return rs
+	}
+	with := func(cs cardSale, change func(*sandbox.Sale)) sandbox.Sale {
+		s := base(cs)
+		change(&s)
+		return s
+	}
+	captured := func(amount string) func(*sandbox.Sale) {
+		return func(s *sandbox.Sale) { s.PreAuth.State, s.PreAuth.Captured = sandbox.PreAuthCaptured, amount }
+	}
+	tests := []struct {
+		name   string
+		cs     cardSale
+		sale   sandbox.Sale
+		stored bool
+		want   string
+	}{
+		{"untouched", sale, base(sale), true, ""},
+		{"refunded in part", sale, with(sale, func(s *sandbox.Sale) { s.Refunds = refunds("50.00", "0.01") }), true, ""},
+		{"refunded in full", sale, with(sale, func(s *sandbox.Sale) { s.Refunds = refunds("50.00", "100.00") }), true, ""},
+		{"refunded beyond the sale", sale, with(sale, func(s *sandbox.Sale) { s.Refunds = refunds("100.00", "50.01") }), true, "more than the 150.00 it charged"},
+		{"refund applied twice", sale, with(sale, func(s *sandbox.Sale) {
+			s.Refunds = refunds("10.00", "10.00")
+			s.Refunds[1].TransactionID = "R0"
+		}), true, "refund R0 applied twice"},
+		{"refund of three decimals", sale, with(sale, func(s *sandbox.Sale) { s.Refunds = refunds("1.005") }), true, `refund R0 of "1.005"`},
+		{"lost", sale, sandbox.Sale{}, false, "has lost it"},
+		{"another order", sale, with(sale, func(s *sandbox.Sale) { s.OrderID = "O9" }), true, "stored as completed order O9"},
+		{"hold open", hold, base(hold), true, ""},
+		{"hold captured in part, then refunded", hold, with(hold, func(s *sandbox.Sale) {
+			captured("120.00")(s)
+			s.Refunds = refunds("120.00")
+		}), true, ""},
+		{"hold cancelled", hold, with(hold, func(s *sandbox.Sale) { s.PreAuth.State = sandbox.PreAuthCancelled }), true, ""},
+		{"captured above the hold", hold, with(hold, captured("200.01")), true, "captured \"200.01\" of the 200.00 held"},
+		{"captured nothing", hold, with(hold, captured("0")), true, "captured \"0\""},
+		{"captured after a cancel", hold, with(hold, func(s *sandbox.Sale) {
+			s.PreAuth.State, s.PreAuth.Captured = sandbox.PreAuthCancelled, "200.00"
+		}), true, "cancelled but captured 200.00"},
+		{"refunded beyond the capture", hold, with(hold, func(s *sandbox.Sale) {
+			captured("50.00")(s)
+			s.Refunds = refunds("60.00")
+		}), true, "more than the 50.00 it charged"},
+		{"refunded while open", hold, with(hold, func(s *sandbox.Sale) { s.Refunds = refunds("1.00") }), true, "more than the 0.00 it charged"},
+		{"hold changed", hold, with(hold, func(s *sandbox.Sale) { s.PreAuth.Held = "250.00" }), true, `holds "250.00", made to hold 200.00`},
+		{"hold became a sale", hold, with(hold, func(s *sandbox.Sale) { s.PreAuth = nil }), true, "stored as a sale"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := strings.Join(checkCardSale(tt.cs, tt.sale, tt.stored, map[string]string{}), "\n")
+			switch {
+			case tt.want == "" && got != "":
+				t.Errorf("problems:\n%s\nwant none", got)
+			case tt.want != "" && !strings.Contains(got, tt.want):
+				t.Errorf("problems:\n%s\nwant one containing %q", got, tt.want)
+			}
+		})
+	}
+	// One refund id on two sales is one refund applied twice.
+	ids := map[string]string{}
+	a := with(sale, func(s *sandbox.Sale) { s.Refunds = refunds("1.00") })
+	checkCardSale(sale, a, true, ids)
+	other := cardSale{id: "C3", amount: d("10.00"), orderID: "O3"}
+	b := with(other, func(s *sandbox.Sale) { s.Refunds = refunds("1.00") })
+	if got := strings.Join(checkCardSale(other, b, true, ids), "\n"); !strings.Contains(got, "refund R0 applied twice (also to C1)") {
+		t.Errorf("problems:\n%s\nwant refund R0 applied twice", got)
+	}
+}
+
+func refundAttempt(ref, class string) journal.Attempt {
+	a := journal.Attempt{Intent: journal.Entry{Type: journal.TypeIntent, Kind: kindRefund, Invoice: "C", Ref: ref}}
+	if class != "" {
+		a.Outcome = &journal.Entry{Type: journal.TypeOutcome, Kind: kindRefund, Invoice: "C", Ref: ref, Outcome: class}
+	}
+	return a
+}
+
+func opAttempt(kind, class string) journal.Attempt {
+	a := journal.Attempt{Intent: journal.Entry{Type: journal.TypeIntent, Kind: kind, Invoice: "C"}}
+	if class != "" {
+		a.Outcome = &journal.Entry{Type: journal.TypeOutcome, Kind: kind, Invoice: "C", Outcome: class}
+	}
+	return a
+}
+
+// TestCheckCardOps feeds the checker the refund, capture and cancel
+// processes of one card sale, its journal and its stored state.
+func TestCheckCardOps(t *testing.T) {
+	d := decimal.RequireFromString
+	sale := cardSale{id: "C", amount: d("150.00"), orderID: "O1"}
+	hold := cardSale{id: "C", amount: d("200.00"), preauth: true, orderID: "O2"}
+	stored := func(cs cardSale, state, captured string, refunds ...string) sandbox.Sale {
+		s := sandbox.Sale{InvoiceID: cs.id, OrderID: cs.orderID, State: sandbox.StateCompleted, Amount: cs.amount.StringFixed(2)}
+		if cs.preauth {
+			s.PreAuth = &sandbox.PreAuth{State: state, Held: cs.amount.StringFixed(2), Captured: captured}
+		}
+		for _, r := range refunds {
+			ref, amount, _ := strings.Cut(r, "=")
+			s.Refunds = append(s.Refunds, sandbox.Refund{TransactionID: ref, Amount: amount, Status: sandbox.RefundCompleted})
+		}
+		return s
+	}
+	refund := func(exit int) attempt { return attempt{kind: kindRefund, exit: exit, amount: "10.00"} }
+	capture := func(exit int, amount string) attempt { return attempt{kind: kindCapture, exit: exit, amount: amount} }
+	cancel := func(exit int) attempt { return attempt{kind: kindCancel, exit: exit} }
+	tests := []struct {
+		name    string
+		cs      cardSale
+		sale    sandbox.Sale
+		procs   []attempt
+		journal []journal.Attempt
+		want    string
+	}{
+		{"two refunds, one refused before sending", sale, stored(sale, "", "", "R1=10.00", "R2=10.00"),
+			[]attempt{refund(0), refund(0), refund(2)},
+			[]journal.Attempt{refundAttempt("R1", journal.Succeeded), refundAttempt("R2", journal.Succeeded)}, ""},
+		{"refund made while told unknown", sale, stored(sale, "", "", "R1=10.00"),
+			[]attempt{refund(7)}, []journal.Attempt{refundAttempt("R1", journal.Unknown)}, ""},
+		{"refund refused by the gateway", sale, stored(sale, "", ""),
+			[]attempt{refund(4)}, []journal.Attempt{refundAttempt("R1", journal.Rejected)}, ""},
+		{"answered refund lost", sale, stored(sale, "", ""),
+			[]attempt{refund(0)}, []journal.Attempt{refundAttempt("R1", journal.Succeeded)}, "refund R1 answered as made (succeeded) but the sandbox has no such refund"},
+		{"refund nobody journaled", sale, stored(sale, "", "", "R9=10.00"),
+			nil, nil, "refund R9 of 10.00 made but no journal intent names it"},
+		{"refund made though refused", sale, stored(sale, "", "", "R1=10.00"),
+			[]attempt{refund(4)}, []journal.Attempt{refundAttempt("R1", journal.Rejected)}, "refund R1 of 10.00 made, but the journal says [rejected]"},
+		{"unknown, retried, already made", sale, stored(sale, "", "", "R1=10.00"),
+			[]attempt{refund(7), {kind: kindRefund, exit: 6, retryRef: "R1"}},
+			[]journal.Attempt{refundAttempt("R1", journal.Unknown), refundAttempt("R1", journal.Duplicate)}, ""},
+		{"unknown, retried, made by the retry", sale, stored(sale, "", "", "R1=10.00"),
+			[]attempt{refund(7), {kind: kindRefund, exit: 0, retryRef: "R1"}},
+			[]journal.Attempt{refundAttempt("R1", journal.Unknown), refundAttempt("R1", journal.Succeeded)}, ""},
+		{"retry told already made, but nothing was", sale, stored(sale, "", ""),
+			[]attempt{refund(7), {kind: kindRefund, exit: 6, retryRef: "R1"}},
+			[]journal.Attempt{refundAttempt("R1", journal.Unknown), refundAttempt("R1", journal.Duplicate)}, "refund R1 answered as made (duplicate) but the sandbox has no such refund"},
+		{"retried refund applied twice", sale, stored(sale, "", "", "R1=10.00", "R1=10.00"),
+			[]attempt{refund(7), {kind: kindRefund, exit: 0, retryRef: "R1"}},
+			[]journal.Attempt{refundAttempt("R1", journal.Unknown), refundAttempt("R1", journal.Succeeded)}, "refund R1 applied twice"},
+		{"refund exit without its journal line", sale, stored(sale, "", "", "R1=10.00"),
+			[]attempt{refund(0), refund(0)}, []journal.Attempt{refundAttempt("R1", journal.Succeeded)}, "the processes account for 2 succeeded attempts"},
+		{"captured in part", hold, stored(hold, sandbox.PreAuthCaptured, "100.00"),
+			[]attempt{capture(0, "100.00"), capture(6, ""), cancel(4)},
+			[]journal.Attempt{opAttempt(kindCapture, journal.Succeeded), opAttempt(kindCapture, journal.Duplicate)}, ""},
+		{"captured while told unknown", hold, stored(hold, sandbox.PreAuthCaptured, "200.00"),
+			[]attempt{capture(7, "")}, []journal.Attempt{opAttempt(kindCapture, journal.Unknown)}, ""},
+		{"cancelled", hold, stored(hold, sandbox.PreAuthCancelled, ""),
+			[]attempt{cancel(0), capture(4, "")}, []journal.Attempt{opAttempt(kindCancel, journal.Succeeded)}, ""},
+		{"captured twice", hold, stored(hold, sandbox.PreAuthCaptured, "200.00"),
+			[]attempt{capture(0, ""), capture(0, "")},
+			[]journal.Attempt{opAttempt(kindCapture, journal.Succeeded), opAttempt(kindCapture, journal.Succeeded)}, "captured twice"},
+		{"captured after a cancel", hold, stored(hold, sandbox.PreAuthCaptured, "200.00"),
+			[]attempt{cancel(0), capture(0, "")},
+			[]journal.Attempt{opAttempt(kindCancel, journal.Succeeded), opAttempt(kindCapture, journal.Succeeded)}, "told captured and told cancelled"},
+		{"told captured, still open", hold, stored(hold, sandbox.PreAuthOpen, ""),
+			[]attempt{capture(0, "")}, []journal.Attempt{opAttempt(kindCapture, journal.Succeeded)}, "but the pre-authorization is open"},
+		{"captured another amount", hold, stored(hold, sandbox.PreAuthCaptured, "200.00"),
+			[]attempt{capture(0, "50.00")}, []journal.Attempt{opAttempt(kindCapture, journal.Succeeded)}, `a capture of 50.00 told success, the sandbox captured "200.00"`},
+		{"captured, nobody told", hold, stored(hold, sandbox.PreAuthCaptured, "200.00"),
+			[]attempt{capture(8, "")}, []journal.Attempt{opAttempt(kindCapture, journal.NotSent)}, "captured, but no preauth-capture process was told so"},
+		{"cancelled, nobody told", hold, stored(hold, sandbox.PreAuthCancelled, ""),
+			[]attempt{cancel(4)}, nil, "cancelled, but no preauth-cancel process was told so"},
+		{"exit 1 for another reason", hold, stored(hold, sandbox.PreAuthOpen, ""),
+			[]attempt{{kind: kindCancel, exit: 1, stderr: "error: boom"}}, nil, "exited 1: error: boom"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &run{report: &Report{RefundsTold: map[string]int{}}}
+			r.checkCardOps(tt.cs, tt.sale, true, tt.procs, tt.journal)
+			got := strings.Join(append(r.report.Problems, checkCardSale(tt.cs, tt.sale, true, map[string]string{})...), "\n")
+			switch {
+			case tt.want == "" && got != "":
+				t.Errorf("problems:\n%s\nwant none", got)
+			case tt.want != "" && !strings.Contains(got, tt.want):
+				t.Errorf("problems:\n%s\nwant one containing %q", got, tt.want)
+			}
+		})
 	}
 }

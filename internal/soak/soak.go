@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,6 +34,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/pause"
 	"github.com/paycli/paycli/internal/sandbox"
 )
@@ -54,6 +56,11 @@ type Config struct {
 	// Kills is how many times the server is killed with SIGKILL (and
 	// restarted) during the run.
 	Kills int
+	// CardSales is how many card sales (every other one a
+	// pre-authorization) are made before the run, for refund and
+	// pre-authorization processes to act on; the checker holds them to
+	// checkCardSale's rules.
+	CardSales int
 	// Seed makes the run's choices (invoices, kill times, faults)
 	// reproducible, given the same scheduling.
 	Seed uint64
@@ -63,6 +70,26 @@ type Config struct {
 	// SIGKILL at a random moment of their first 50 ms (0: none), which
 	// leaves journal intents without an outcome.
 	ClientKillRate float64
+	// BrokenStdoutRate is the fraction of walletpay processes whose
+	// stdout breaks: half of them write to /dev/full (ENOSPC), half to a
+	// pipe whose reader is already gone (EPIPE; SIGPIPE must not kill
+	// them). Each must still exit with its payment's code, and one that
+	// charged must name its order on stderr.
+	BrokenStdoutRate float64
+	// DiskFullRate is the fraction of walletpay processes that run out of
+	// disk: their file-size limit (RLIMIT_FSIZE) is set just above the
+	// journal's size when they start, so a journal line they write fails
+	// with EFBIG, whole or torn. A process that cannot write its intent
+	// must send nothing and exit 1; one that cannot write its outcome
+	// exits with the payment's code and says so, its intent left open.
+	// Linux only; elsewhere no process gets a limit.
+	DiskFullRate float64
+	// CardOpRate is the fraction of processes that act on a card sale
+	// (CardSales) instead of paying: `paycli refund` on sales, `paycli
+	// preauth capture|cancel` and `paycli refund` on pre-authorizations.
+	// They get kills and troubles like walletpay processes. A paycli
+	// without one of those commands runs walletpay processes in its place.
+	CardOpRate float64
 	// ClientTimeout is each walletpay's --timeout; the server's delay
 	// fault waits longer than this, so a delay is a client timeout.
 	ClientTimeout time.Duration
@@ -117,8 +144,25 @@ type Report struct {
 	Kills             int            `json:"kills"`
 	// ClientKills counts the walletpay processes killed on purpose.
 	ClientKills int `json:"client_kills"`
+	// Troubles counts the walletpay processes given a broken stdout
+	// ("stdout /dev/full", "stdout closed pipe") or a full disk ("disk
+	// full"), killed ones included.
+	Troubles map[string]int `json:"troubles"`
+	// JournalRefused counts the processes that could not write their
+	// intent and so sent nothing (exit 1).
+	JournalRefused int `json:"journal_refused"`
+	// OutcomesUnwritten counts the processes whose outcome line could not
+	// be written (their intents are open, listed as unknown).
+	OutcomesUnwritten int `json:"outcomes_unwritten"`
+	// ResultsUnwritten counts the processes that charged but could not
+	// write the result to stdout, and named the order on stderr.
+	ResultsUnwritten int `json:"results_unwritten"`
+	// TornLines counts the journal lines that could not be read: lines
+	// torn by a write that ran out of disk.
+	TornLines int `json:"torn_lines"`
 	// OpenIntents counts journal intents without an outcome (from the
-	// killed processes), each listed as unknown by `paycli journal`.
+	// killed processes and those that ran out of disk), each listed as
+	// unknown by `paycli journal`.
 	OpenIntents int `json:"open_intents"`
 	// Journal counts the journal's attempts by outcome class.
 	Journal map[string]int `json:"journal"`
@@ -128,19 +172,115 @@ type Report struct {
 	// could have charged them was told "outcome unknown" (exit 7): the
 	// cases `paycli status` exists for.
 	UnknownCharged int `json:"unknown_charged"`
+	// CardSales counts the card sales made before the run, by what the
+	// sandbox holds after it ("completed", "preauth open", …).
+	CardSales map[string]int `json:"card_sales"`
+	// CardOps counts the processes that acted on card sales, by kind.
+	CardOps map[string]int `json:"card_ops"`
+	// RefundRetries counts the `paycli refund --retry` processes: each
+	// re-sent a refund whose outcome a process was told is unknown.
+	RefundRetries int `json:"refund_retries"`
+	// RefundsTold counts the refunds in the store by what the journal
+	// said of them: "succeeded", or "unknown" (the cases `paycli refund
+	// --retry` exists for).
+	RefundsTold map[string]int `json:"refunds_told"`
 	// Reconciled counts invoices whose three views agree.
 	Reconciled int `json:"reconciled"`
 	// Problems lists every disagreement; a clean run has none.
 	Problems []string `json:"problems"`
 }
 
-// attempt is one walletpay process and what it said.
+// attempt is one paycli process and what it said.
 type attempt struct {
+	// kind is the journal kind of what the process did
+	// (journal.KindWalletPay or one of the card operations).
+	kind string
+	// invoice indexes r.invoices for a walletpay, r.cardSales otherwise.
 	invoice int
-	exit    int    // -1 when killed by a signal
-	killed  bool   // killed on purpose
-	orderNo string // from stdout, exit 0 only
+	// amount is a refund's or capture's --amount; "" for --full or all.
+	amount string
+	// retryRef is the refund_transaction_id a `paycli refund --retry`
+	// re-sends.
+	retryRef string
+	exit     int  // -1 when killed by a signal
+	killed   bool // killed on purpose
+	trouble  trouble
+	// orderNo is from stdout, or for a process whose stdout broke from
+	// the warning on stderr; exit 0 only.
+	orderNo string
 	stderr  string
+}
+
+// trouble is what a walletpay process is given besides the server's
+// faults.
+type trouble int
+
+const (
+	troubleNone trouble = iota
+	// troubleDevFull: stdout is /dev/full.
+	troubleDevFull
+	// troubleClosedPipe: stdout is a pipe nobody reads any more.
+	troubleClosedPipe
+	// troubleDiskFull: a file-size limit just above the journal's size.
+	troubleDiskFull
+)
+
+func (t trouble) String() string {
+	switch t {
+	case troubleDevFull:
+		return "stdout /dev/full"
+	case troubleClosedPipe:
+		return "stdout closed pipe"
+	case troubleDiskFull:
+		return "disk full"
+	}
+	return "none"
+}
+
+// What walletpay says on stderr when a write fails (internal/moneyop).
+const (
+	// intentRefused ends a process that could not write its intent.
+	intentRefused = "cannot record the attempt in the payment journal; nothing was sent"
+	// outcomeUnwrittenPrefix starts the warning of a process whose outcome
+	// line failed: "warning: the outcome (CLASS) could not be written …".
+	outcomeUnwrittenPrefix = "warning: the outcome ("
+	outcomeUnwrittenSuffix = ") could not be written to the journal"
+	// resultUnwritten starts the warning of a process whose stdout failed
+	// after the outcome; it ends with the outcome and the order.
+	resultUnwritten = "warning: the result could not be written to stdout"
+)
+
+// refusedByJournal reports whether the process exited 1 because it
+// could not write its intent.
+func (a attempt) refusedByJournal() bool {
+	return a.exit == 1 && strings.Contains(a.stderr, intentRefused)
+}
+
+// outcomeUnwritten is the class the process says it could not write to
+// the journal, or "".
+func (a attempt) outcomeUnwritten() string {
+	for line := range strings.SplitSeq(a.stderr, "\n") {
+		if rest, ok := strings.CutPrefix(line, outcomeUnwrittenPrefix); ok {
+			if class, _, ok := strings.Cut(rest, outcomeUnwrittenSuffix); ok {
+				return class
+			}
+		}
+	}
+	return ""
+}
+
+// orderFromWarning is the order number in the warning of a process whose
+// stdout failed: "…; it is in the journal: succeeded, order VP…".
+func orderFromWarning(stderr string) string {
+	for line := range strings.SplitSeq(stderr, "\n") {
+		if !strings.HasPrefix(line, resultUnwritten) {
+			continue
+		}
+		if _, order, ok := strings.Cut(line, ", order "); ok {
+			return strings.TrimSpace(order)
+		}
+	}
+	return ""
 }
 
 // invoice is one member of the pool.
@@ -160,10 +300,14 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	r := &run{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x50a4)), report: &Report{
 		Seed: cfg.Seed, Duration: cfg.Duration.String(), Workers: cfg.Workers, Invoices: cfg.Invoices, Rate: cfg.FaultRate,
-		Exits: map[string]int{}, Faults: map[string]int{}, FaultsOnWalletPay: map[string]int{},
+		Exits: map[string]int{}, Faults: map[string]int{}, FaultsOnWalletPay: map[string]int{}, Troubles: map[string]int{}, CardSales: map[string]int{}, CardOps: map[string]int{}, RefundsTold: map[string]int{},
 		Journal: map[string]int{}, Sales: map[string]int{}, Problems: []string{},
 	}}
 	if err := r.prepare(); err != nil {
+		return nil, err
+	}
+	r.probeCommands(ctx)
+	if err := r.makeCardSales(ctx, cfg.CardSales); err != nil {
 		return nil, err
 	}
 	if err := r.startServer(ctx); err != nil {
@@ -187,6 +331,11 @@ type run struct {
 	home, stateDir, sandboxDir, addr string
 	env                              []string
 	invoices                         []invoice
+	cardSales                        []cardSale
+	has                              map[string]bool // card operations the binary has
+	// retries are refunds whose outcome was unknown (exit 7), waiting
+	// for a `paycli refund --retry` process; guarded by mu.
+	retries []attempt
 
 	mu       sync.Mutex // guards server, attempts and report's fault counts
 	server   *exec.Cmd
@@ -365,7 +514,17 @@ func (r *run) load(ctx context.Context) {
 				if rng.Float64() < r.cfg.ClientKillRate {
 					killAfter = time.Duration(1+rng.IntN(50)) * time.Millisecond
 				}
-				r.pay(context.WithoutCancel(ctx), rng.IntN(len(r.invoices)), killAfter)
+				tr := troubleNone
+				switch x := rng.Float64(); {
+				case x < r.cfg.BrokenStdoutRate/2:
+					tr = troubleDevFull
+				case x < r.cfg.BrokenStdoutRate:
+					tr = troubleClosedPipe
+				case x < r.cfg.BrokenStdoutRate+r.cfg.DiskFullRate:
+					tr = troubleDiskFull
+				}
+				a := r.pick(rng)
+				r.runProcess(context.WithoutCancel(ctx), a, killAfter, tr, rng.Int64N(diskFullSlack))
 			}
 		})
 	}
@@ -393,23 +552,170 @@ func (r *run) load(ctx context.Context) {
 	wg.Wait()
 }
 
-// pay runs one walletpay process for invoice i, killing it with SIGKILL
-// after killAfter if that is not zero. The process's own --timeout bounds
-// it; the context only guards against a hung binary.
-func (r *run) pay(ctx context.Context, i int, killAfter time.Duration) {
-	inv := r.invoices[i]
+// diskFullSlack bounds how far above the journal's size, when it starts,
+// a disk-full process may write. The journal grows by a few KiB while the
+// process gets going (the other workers write to it too), so limits
+// drawn from this range give every case: the intent refused, the intent
+// written and the outcome refused, both written, and lines torn midway.
+const diskFullSlack = 4 << 10
+
+// Kinds of card operation, as the journal names them.
+const (
+	kindRefund  = "refund"
+	kindCapture = "preauth-capture"
+	kindCancel  = "preauth-cancel"
+)
+
+// pick draws what a process does: pay for an invoice of the pool, or
+// act on a card sale (a refund of part or all of a sale; a capture of
+// all or part of a pre-authorization, a cancel, or a refund of one).
+func (r *run) pick(rng *rand.Rand) attempt {
+	walletPay := attempt{kind: journal.KindWalletPay, invoice: rng.IntN(len(r.invoices))}
+	if len(r.cardSales) == 0 || rng.Float64() >= r.cfg.CardOpRate {
+		return walletPay
+	}
+	if rng.IntN(2) == 0 {
+		r.mu.Lock()
+		if n := len(r.retries); n > 0 {
+			a := r.retries[n-1]
+			r.retries = r.retries[:n-1]
+			r.mu.Unlock()
+			return a
+		}
+		r.mu.Unlock()
+	}
+	i := rng.IntN(len(r.cardSales))
+	cs := r.cardSales[i]
+	a := attempt{kind: kindRefund, invoice: i}
+	if cs.preauth {
+		switch x := rng.Float64(); {
+		case x < 0.45:
+			a.kind = kindCapture
+		case x < 0.65:
+			a.kind = kindCancel
+		}
+	}
+	if !r.has[a.kind] {
+		return walletPay
+	}
+	switch {
+	case a.kind == kindCancel:
+	case a.kind == kindCapture && rng.IntN(2) == 0:
+		a.amount = cs.amount.Div(decimal.NewFromInt(2)).RoundDown(2).StringFixed(2)
+	case a.kind == kindRefund && rng.IntN(5) > 0:
+		// 0.01 ends in .01: the sandbox queues it for approval (101).
+		a.amount = []string{"10.00", "25.50", "40.00", "0.01"}[rng.IntN(4)]
+	}
+	return a
+}
+
+// probeCommands finds which card operations the binary has (`paycli X
+// --help` exits 0): a paycli from before `paycli refund` or `paycli
+// preauth` runs walletpay processes in their place.
+func (r *run) probeCommands(ctx context.Context) {
+	r.has = map[string]bool{}
+	for kind, args := range map[string][]string{
+		kindRefund:  {"refund", "--help"},
+		kindCapture: {"preauth", "capture", "--help"},
+		kindCancel:  {"preauth", "cancel", "--help"},
+	} {
+		cmd := exec.CommandContext(ctx, r.cfg.Binary, args...)
+		cmd.Env = r.env
+		r.has[kind] = cmd.Run() == nil
+		if !r.has[kind] && r.cfg.CardOpRate > 0 {
+			r.logf("this paycli has no %q command: no %s processes", strings.Join(args[:len(args)-1], " "), kind)
+		}
+	}
+}
+
+// args are the command line of the process a stands for.
+func (r *run) args(a attempt) []string {
+	tail := []string{"--yes", "-o", "json", "--timeout", r.cfg.ClientTimeout.String()}
+	if a.kind == journal.KindWalletPay {
+		inv := r.invoices[a.invoice]
+		return append([]string{"walletpay", "--invoice", inv.id, "--token", inv.token,
+			"--name", "Soak", "--surname", "Tester", "--email", "soak@example.com"}, tail...)
+	}
+	id := r.cardSales[a.invoice].id
+	var args []string
+	switch a.kind {
+	case kindRefund:
+		args = []string{"refund", "--invoice", id, "--full"}
+		if a.retryRef != "" {
+			args = []string{"refund", "--retry", a.retryRef}
+		} else if a.amount != "" {
+			args = []string{"refund", "--invoice", id, "--amount", a.amount}
+		}
+	case kindCapture:
+		args = []string{"preauth", "capture", "--invoice", id}
+		if a.amount != "" {
+			args = append(args, "--amount", a.amount)
+		}
+	case kindCancel:
+		args = []string{"preauth", "cancel", "--invoice", id}
+	}
+	return append(args, tail...)
+}
+
+// runProcess runs one paycli process, killing it with SIGKILL after
+// killAfter if that is not zero, and giving it trouble: for
+// troubleDiskFull, a file-size limit of the journal's size plus slack.
+// The process's own --timeout bounds it; the context only guards against
+// a hung binary.
+func (r *run) runProcess(ctx context.Context, a attempt, killAfter time.Duration, tr trouble, slack int64) {
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.ClientTimeout+30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, r.cfg.Binary, "walletpay", "--invoice", inv.id, "--token", inv.token,
-		"--name", "Soak", "--surname", "Tester", "--email", "soak@example.com", "--yes",
-		"-o", "json", "--timeout", r.cfg.ClientTimeout.String())
+	cmd := exec.CommandContext(ctx, r.cfg.Binary, r.args(a)...)
 	cmd.Env = r.env
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	a := attempt{invoice: i, exit: -1}
-	if err := cmd.Start(); err != nil {
-		r.addProblem("start walletpay: %v", err)
+	if (tr == troubleDevFull || tr == troubleDiskFull) && runtime.GOOS != "linux" {
+		tr = troubleNone // /dev/full and prlimit(2) are Linux's
+	}
+	var childEnd *os.File // the process's end of its stdout, closed here once it runs
+	switch tr {
+	case troubleDevFull:
+		f, err := os.OpenFile(fullDevice, os.O_WRONLY, 0)
+		if err != nil {
+			r.addProblem("open %s: %v", fullDevice, err)
+			return
+		}
+		childEnd, cmd.Stdout = f, f
+	case troubleClosedPipe:
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			r.addProblem("make a pipe: %v", err)
+			return
+		}
+		pr.Close() // the reader is gone before the process writes a byte
+		childEnd, cmd.Stdout = pw, pw
+	}
+	a.exit, a.trouble = -1, tr
+	var limit int64
+	if tr == troubleDiskFull {
+		info, err := os.Stat(r.journalPath())
+		if err == nil {
+			limit = info.Size()
+		}
+		limit += slack
+	}
+	err := cmd.Start()
+	if childEnd != nil {
+		childEnd.Close()
+	}
+	if err != nil {
+		r.addProblem("start %s: %v", a.kind, err)
 		return
+	}
+	if tr == troubleDiskFull {
+		// The process has only begun to run: it writes its intent after
+		// reading its configuration and its wallet token. A limit set too
+		// late would only make it an ordinary process, and the checker
+		// demands nothing of a disk-full process that an ordinary one
+		// would not meet.
+		if err := limitFileSize(cmd.Process.Pid, limit); err != nil {
+			r.addProblem("limit the file size of %s: %v", a.kind, err)
+		}
 	}
 	var killed atomic.Bool
 	if killAfter > 0 {
@@ -428,10 +734,35 @@ func (r *run) pay(ctx context.Context, i int, killAfter time.Duration) {
 	a.killed = killed.Load() && a.exit == -1
 	if a.exit == 0 {
 		a.orderNo = orderNoOf(stdout.String())
+		if tr == troubleDevFull || tr == troubleClosedPipe {
+			a.orderNo = orderFromWarning(a.stderr)
+		}
 	}
 	r.mu.Lock()
 	r.attempts = append(r.attempts, a)
+	if ref := retryRefOf(a.stderr); a.kind == kindRefund && a.exit == 7 && ref != "" {
+		r.retries = append(r.retries, attempt{kind: kindRefund, invoice: a.invoice, retryRef: ref})
+	}
 	r.mu.Unlock()
+}
+
+// retryRefOf is the refund_transaction_id in the command `paycli refund`
+// suggests after an unknown outcome: "paycli refund --retry REF …".
+func retryRefOf(stderr string) string {
+	_, rest, ok := strings.Cut(stderr, "paycli refund --retry ")
+	if !ok {
+		return ""
+	}
+	ref, _, _ := strings.Cut(rest, " ")
+	return strings.Trim(strings.TrimSpace(ref), "'")
+}
+
+// fullDevice is a device whose every write fails with ENOSPC.
+const fullDevice = "/dev/full"
+
+// journalPath is the journal every walletpay process of the run writes.
+func (r *run) journalPath() string {
+	return filepath.Join(r.stateDir, "paycli", journal.FileName)
 }
 
 func (r *run) addProblem(format string, args ...any) {

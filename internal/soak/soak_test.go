@@ -34,7 +34,7 @@ func TestSoak(t *testing.T) {
 	}
 	cfg := Config{
 		Binary: bin, Dir: t.TempDir(), Duration: *soakDuration, Workers: 8, Invoices: 400,
-		Kills: *soakKills, Seed: *soakSeed, ClientKillRate: 0.05, Log: testWriter{t},
+		Kills: *soakKills, Seed: *soakSeed, ClientKillRate: 0.05, BrokenStdoutRate: 0.05, DiskFullRate: 0.05, CardSales: 40, CardOpRate: 0.2, Log: testWriter{t},
 	}
 	rep, err := Run(context.Background(), cfg)
 	if err != nil {
@@ -47,6 +47,10 @@ func TestSoak(t *testing.T) {
 	}
 	if rep.ClientKills == 0 || rep.OpenIntents == 0 {
 		t.Errorf("%d clients killed, %d intents left open: the journal's unknown listing was not exercised", rep.ClientKills, rep.OpenIntents)
+	}
+	if rep.ResultsUnwritten == 0 || rep.JournalRefused == 0 || rep.OutcomesUnwritten == 0 {
+		t.Errorf("broken stdout and full disk not exercised: %d results unwritten, %d intents refused, %d outcomes unwritten",
+			rep.ResultsUnwritten, rep.JournalRefused, rep.OutcomesUnwritten)
 	}
 	if rep.Kills != cfg.Kills {
 		t.Errorf("%d kills, want %d", rep.Kills, cfg.Kills)

@@ -43,11 +43,18 @@ func NewCmdSoak(f *cmdutil.Factory, runF func(context.Context, *SoakOptions) err
 		Long: `Run 'paycli sandbox serve --faults --fault-rate R' as a subprocess, run many
 concurrent 'paycli walletpay' subprocesses over a pool of invoices against it
 (amounts ending in .41 and .69 among them), kill the server with SIGKILL and
-restart it at random moments, kill some walletpay processes too, and when the time is up reconcile each
+restart it at random moments, kill some walletpay processes too, break the
+stdout of some (/dev/full, a pipe nobody reads) and fill the disk under others
+(a file-size limit just above the journal's size), run 'paycli refund' and
+'paycli preauth capture|cancel' processes on card sales made before the run
+(when this paycli has those commands), and when the time is up reconcile each
 process's exit code, the journal and the sandbox (check status and its
 store). It fails (exit 1) on any sale charged twice, any sale answered 100
 but lost, any exit 0 without a stored sale, any charge nobody was told was
-unknown, or any journal intent without an outcome not listed as unknown.
+unknown, any journal intent without an outcome not listed as unknown, any
+exit code the journal does not bear out, any refund applied twice, lost or
+beyond the sale, or any pre-authorization captured twice, after a cancel or
+beyond its hold.
 
 Everything runs on loopback with a home folder of its own; the user's
 configuration, journal and sandbox are not touched.`,
@@ -69,6 +76,12 @@ configuration, journal and sandbox are not touched.`,
 				return cmdutil.UsageErrorf("invalid --fault-rate %v: want a fraction between 0 and 1", c.FaultRate)
 			case c.ClientKillRate < 0 || c.ClientKillRate > 1:
 				return cmdutil.UsageErrorf("invalid --client-kill-rate %v: want a fraction between 0 and 1", c.ClientKillRate)
+			case c.BrokenStdoutRate < 0 || c.DiskFullRate < 0 || c.BrokenStdoutRate+c.DiskFullRate > 1:
+				return cmdutil.UsageErrorf("invalid --broken-stdout-rate %v and --disk-full-rate %v: want fractions between 0 and 1 that add up to 1 at most", c.BrokenStdoutRate, c.DiskFullRate)
+			case c.CardSales < 0 || c.CardSales > 1000:
+				return cmdutil.UsageErrorf("invalid --card-sales %d: want 0 to 1000", c.CardSales)
+			case c.CardOpRate < 0 || c.CardOpRate > 1:
+				return cmdutil.UsageErrorf("invalid --card-op-rate %v: want a fraction between 0 and 1", c.CardOpRate)
 			case c.ClientTimeout <= 0:
 				return cmdutil.UsageErrorf("invalid --client-timeout %v: want a positive duration, e.g. 3s", c.ClientTimeout)
 			}
@@ -93,11 +106,15 @@ configuration, journal and sandbox are not touched.`,
 	fl.IntVar(&opts.Config.Workers, "workers", 8, "walletpay processes running at once")
 	fl.IntVar(&opts.Config.Invoices, "invoices", 40, "size of the invoice pool")
 	fl.IntVar(&opts.Config.Kills, "kills", 3, "times the sandbox is killed with SIGKILL and restarted")
+	fl.IntVar(&opts.Config.CardSales, "card-sales", 20, "card sales and pre-authorizations made before the run, checked after it")
+	fl.Float64Var(&opts.Config.CardOpRate, "card-op-rate", 0.2, "fraction of processes that refund, capture or cancel card sales instead of paying (when the binary has those commands)")
 	fl.Uint64Var(&opts.Config.Seed, "seed", 0, "seed of the run's random choices (default: a random seed, printed)")
 	fl.Float64Var(&opts.Config.FaultRate, "fault-rate", 0.25, "fraction of API requests the sandbox faults")
 	fl.Float64Var(&opts.Config.ClientKillRate, "client-kill-rate", 0.05, "fraction of walletpay processes killed with SIGKILL mid-run")
+	fl.Float64Var(&opts.Config.BrokenStdoutRate, "broken-stdout-rate", 0.05, "fraction of walletpay processes whose stdout is /dev/full or a pipe nobody reads")
+	fl.Float64Var(&opts.Config.DiskFullRate, "disk-full-rate", 0.05, "fraction of walletpay processes that run out of disk while writing the journal (Linux)")
 	fl.DurationVar(&opts.Config.ClientTimeout, "client-timeout", 3*time.Second, "each walletpay's --timeout (delay faults wait 2s longer)")
-	for _, name := range []string{"duration", "workers", "invoices", "kills", "seed", "fault-rate", "client-kill-rate", "client-timeout"} {
+	for _, name := range []string{"duration", "workers", "invoices", "kills", "card-sales", "card-op-rate", "seed", "fault-rate", "client-kill-rate", "broken-stdout-rate", "disk-full-rate", "client-timeout"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, noValueCompletion)
 	}
 	_ = cmd.RegisterFlagCompletionFunc("dir", completeFolder)
@@ -170,7 +187,18 @@ func writeSoakReport(ctx context.Context, opts *SoakOptions, format render.Forma
 	rows = append(rows, counted("fault on walletPay ", rep.FaultsOnWalletPay)...)
 	rows = append(rows, counted("journal ", rep.Journal)...)
 	rows = append(rows, []string{"journal intents without outcome", strconv.Itoa(rep.OpenIntents)})
+	rows = append(rows, counted("trouble ", rep.Troubles)...)
+	rows = append(rows,
+		[]string{"intents refused (disk full, nothing sent)", strconv.Itoa(rep.JournalRefused)},
+		[]string{"outcomes unwritten (disk full)", strconv.Itoa(rep.OutcomesUnwritten)},
+		[]string{"journal lines torn", strconv.Itoa(rep.TornLines)},
+		[]string{"results unwritten (stdout broken, order on stderr)", strconv.Itoa(rep.ResultsUnwritten)},
+	)
 	rows = append(rows, counted("sale ", rep.Sales)...)
+	rows = append(rows, counted("card sale ", rep.CardSales)...)
+	rows = append(rows, counted("card process ", rep.CardOps)...)
+	rows = append(rows, []string{"refund --retry processes", strconv.Itoa(rep.RefundRetries)})
+	rows = append(rows, counted("refund in the sandbox, journal says ", rep.RefundsTold)...)
 	rows = append(rows,
 		[]string{"charged, told unknown", strconv.Itoa(rep.UnknownCharged)},
 		[]string{"reconciled invoices", fmt.Sprintf("%d of %d", rep.Reconciled, rep.Invoices)},
