@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -405,5 +406,41 @@ func TestPrepareGatewayErrors(t *testing.T) {
 	}
 	if len(op.sent) != 0 {
 		t.Errorf("sent %v", op.sent)
+	}
+}
+
+// TestBaseURLPasswordNeverShownOrJournaled: a base_url with a user name and
+// password shows masked in the summary, the batch banner and the journal
+// (a password in base_url leaked into all three).
+func TestBaseURLPasswordNeverShownOrJournaled(t *testing.T) {
+	for _, batch := range []bool{false, true} {
+		opts, in, _, errOut, jpath := testOptions(t)
+		client, err := gateway.New("http://ops:hunter2@127.0.0.1:1/ccpayment", gateway.Credentials{AppID: "app", AppSecret: "secret-0123456789"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Gateway = func() (*gateway.Client, error) { return client, nil }
+		if batch {
+			in.WriteString("{\"invoice\":\"INV-2\"}\n")
+			opts.Batch = "-"
+			err = RunBatch(context.Background(), opts, &fakeOp{})
+		} else {
+			err = RunSingle(context.Background(), opts, &fakeOp{}, "INV-1")
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(jpath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for what, text := range map[string]string{"stderr": errOut.String(), "journal": string(data)} {
+			if strings.Contains(text, "hunter2") {
+				t.Errorf("batch %v: the password in %s:\n%s", batch, what, text)
+			}
+		}
+		if !strings.Contains(errOut.String(), "127.0.0.1:1/ccpayment") {
+			t.Errorf("batch %v: the gateway is not named:\n%s", batch, errOut)
+		}
 	}
 }

@@ -633,3 +633,42 @@ func TestValidateMasksMerchantKeyOnATerminal(t *testing.T) {
 		})
 	}
 }
+
+// TestValidateMasksCardNumberOnATerminal: a savecard hash_key holds the
+// card number; on a terminal it shows as first 6 / last 4, unless
+// --show-secrets; piped output is the text as it is.
+func TestValidateMasksCardNumberOnATerminal(t *testing.T) {
+	hk, err := hashkey.GenerateWith("app_secret", "test_merchant_key|C-1|Ada Lovelace|4355084355084358|12|2030", "0123456789abcdef", "abcd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name      string
+		tty, show bool
+		wantClear bool
+	}{
+		{"terminal", true, false, false},
+		{"terminal, asked", true, true, true},
+		{"piped", false, false, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ios, _, out, _ := iostreams.Test()
+			ios.SetStdoutTTY(tt.tty)
+			args := []string{hk, "--layout", "savecard"}
+			if tt.show {
+				args = append(args, "--show-secrets")
+			}
+			cmd := NewCmdValidate(testFactory(ios, testConfig()), nil)
+			cmd.Flags().StringP("output", "o", "table", "")
+			if err := execute(t, cmd, args...); err != nil {
+				t.Fatal(err)
+			}
+			if clear := strings.Contains(out.String(), "4355084355084358"); clear != tt.wantClear {
+				t.Errorf("card number in the clear: %v, want %v:\n%s", clear, tt.wantClear, out)
+			}
+			if !tt.wantClear && !strings.Contains(out.String(), "435508") {
+				t.Errorf("the masked card keeps its first 6 digits:\n%s", out)
+			}
+		})
+	}
+}

@@ -154,14 +154,18 @@ func open(secret, hashKey string, layout *hashkey.Layout) (decrypted, error) {
 // masked hides the configured merchant_key wherever the decrypted
 // hash_key holds it.
 func (d decrypted) masked(merchantKey string) decrypted {
-	if merchantKey == "" || !strings.Contains(d.Plaintext, merchantKey) {
-		return d
+	hide := func(v string) string {
+		if merchantKey != "" {
+			v = strings.ReplaceAll(v, merchantKey, config.Mask(merchantKey))
+		}
+		// A savecard hash_key holds the card number: first 6 and last 4
+		// only, as everywhere paycli shows a card.
+		return render.MaskCardNumbers(v)
 	}
-	mask := config.Mask(merchantKey)
-	d.Plaintext = strings.ReplaceAll(d.Plaintext, merchantKey, mask)
+	d.Plaintext = hide(d.Plaintext)
 	fields := make([]string, len(d.Fields))
 	for i, f := range d.Fields {
-		fields[i] = strings.ReplaceAll(f, merchantKey, mask)
+		fields[i] = hide(f)
 	}
 	d.Fields = fields
 	if d.Named != nil {
@@ -171,8 +175,8 @@ func (d decrypted) masked(merchantKey string) decrypted {
 }
 
 // openFor decrypts one hash_key for display. On a terminal, where a screen
-// can be seen or shared, the merchant_key is masked as paycli masks
-// secrets everywhere; a script reading the output gets the text as it is,
+// can be seen or shared, the merchant_key and any card number are masked
+// as paycli masks them everywhere; a script reading the output gets the text as it is,
 // which is what it asked to decrypt.
 func openFor(opts *ValidateOptions, cfg *config.Config, secret, hashKey string, layout *hashkey.Layout) (decrypted, error) {
 	d, err := open(secret, hashKey, layout)
