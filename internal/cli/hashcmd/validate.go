@@ -56,8 +56,9 @@ JSON (one hash_key; with - each object also has "line"):
 "layout" and "named" are there only with --layout.
 
 On a terminal, the profile's merchant_key is masked wherever a hash_key
-holds it (first and last four characters, enough to recognise it);
---show-secrets prints it. Piped or redirected, the decrypted text is
+holds it (first and last four characters, enough to recognise it), and so
+is a card number (a savecard hash_key holds one: first 6 and last 4
+digits); --show-secrets prints them. Piped or redirected, the decrypted text is
 written exactly as it is.`,
 		Example: `  paycli hash validate '1234567890123456:abcd:GkZzGukgzQ+ALi__py__dJME3Hn8I__odhD__n9JxjOyBvj5Ilu4S__PTudv6AH0__7yJL' --layout payment
   paycli hash validate - -o json < hash_keys.txt`,
@@ -83,7 +84,7 @@ written exactly as it is.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.Layout, "layout", "", "name the fields after this layout's: "+strings.Join(hashkey.LayoutNames(), ", "))
-	cmd.Flags().BoolVar(&opts.ShowSecrets, "show-secrets", false, "on a terminal, print the configured merchant_key instead of masking it")
+	cmd.Flags().BoolVar(&opts.ShowSecrets, "show-secrets", false, "on a terminal, print the configured merchant_key and card numbers instead of masking them")
 	_ = cmd.RegisterFlagCompletionFunc("layout", layoutCompletion)
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
@@ -151,8 +152,8 @@ func open(secret, hashKey string, layout *hashkey.Layout) (decrypted, error) {
 	return d, nil
 }
 
-// masked hides the configured merchant_key wherever the decrypted
-// hash_key holds it.
+// masked hides the configured merchant_key and any card number wherever
+// the decrypted hash_key holds them.
 func (d decrypted) masked(merchantKey string) decrypted {
 	hide := func(v string) string {
 		if merchantKey != "" {
