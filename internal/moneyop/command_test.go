@@ -1,10 +1,13 @@
 package moneyop
 
 import (
+	"errors"
 	"strconv"
 	"testing"
 
 	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/journal"
 	"github.com/spf13/cobra"
 )
 
@@ -65,5 +68,19 @@ func TestCheckModeFlags(t *testing.T) {
 				t.Errorf("kind %v, %v: want usage (exit 2)", k, ok)
 			}
 		})
+	}
+}
+
+// TestSuccess: a success answer is succeeded with its order number; one
+// whose fields contradict it is unknown (exit 7), saying how.
+func TestSuccess(t *testing.T) {
+	o := Success("ORD-1", "ok", "")
+	if o.Class != journal.Succeeded || o.OrderNo != "ORD-1" || o.Message != "ok" || o.StatusCode == nil || *o.StatusCode != gateway.StatusSuccess || o.Err != nil {
+		t.Errorf("agreeing success: %+v", o)
+	}
+	o = Success("ORD-1", "ok", `its status is "cancel"`)
+	if o.Class != journal.Unknown || !errors.Is(o.Err, gateway.ErrOutcomeUnknown) ||
+		o.Why != `the gateway answered status_code 100 but its status is "cancel"` {
+		t.Errorf("contradicted success: %+v", o)
 	}
 }
