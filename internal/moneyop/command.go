@@ -1,6 +1,7 @@
 package moneyop
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -142,4 +143,20 @@ func CheckModeFlags(cmd *cobra.Command, opts *Options, m Modes) error {
 		return cmdutil.UsageErrorf("invalid --parallel %d: use 1 to %d", opts.Parallel, MaxParallel)
 	}
 	return nil
+}
+
+// Start ends a command's RunE once its flags are checked: it records the
+// gateway flags a suggested command repeats (--profile, --sandbox) in mo,
+// then calls runF when a test gave one, run otherwise. opts is the
+// command's options, which embed mo.
+func Start[O any](cmd *cobra.Command, f *cmdutil.Factory, mo *Options, opts O, runF, run func(context.Context, O) error) error {
+	flags, err := f.GatewayFlags(cmd)
+	if err != nil {
+		return err
+	}
+	mo.GatewayFlags = flags
+	if runF != nil {
+		run = runF
+	}
+	return run(cmd.Context(), opts)
 }

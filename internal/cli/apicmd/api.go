@@ -105,15 +105,7 @@ token to another host.`,
 			if _, err := gateway.CheckRequest(gateway.Request{Method: opts.Method, Path: opts.Path}); err != nil {
 				return pathError(opts.Path, err)
 			}
-			flags, err := f.GatewayFlags(cmd)
-			if err != nil {
-				return err
-			}
-			opts.GatewayFlags = flags
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return Run(cmd.Context(), opts)
+			return moneyop.Start(cmd, f, &opts.Options, opts, runF, Run)
 		},
 	}
 	fl := cmd.Flags()

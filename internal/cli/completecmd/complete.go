@@ -65,15 +65,7 @@ charged), 7 outcome unknown; see 'paycli help exit-codes'.`,
 			if err := moneyop.CheckModeFlags(cmd, &opts.Options, moneyop.Modes{Batched: single, Required: single}); err != nil {
 				return err
 			}
-			flags, err := f.GatewayFlags(cmd)
-			if err != nil {
-				return err
-			}
-			opts.GatewayFlags = flags
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return Run(cmd.Context(), opts)
+			return moneyop.Start(cmd, f, &opts.Options, opts, runF, Run)
 		},
 	}
 	fl := cmd.Flags()

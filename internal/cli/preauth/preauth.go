@@ -135,15 +135,7 @@ func runE(cmd *cobra.Command, f *cmdutil.Factory, opts *Options, runF func(conte
 	}); err != nil {
 		return err
 	}
-	flags, err := f.GatewayFlags(cmd)
-	if err != nil {
-		return err
-	}
-	opts.GatewayFlags = flags
-	if runF != nil {
-		return runF(cmd.Context(), opts)
-	}
-	return Run(cmd.Context(), opts)
+	return moneyop.Start(cmd, f, &opts.Options, opts, runF, Run)
 }
 
 // Run captures or cancels one pre-authorization, or a batch.

@@ -84,15 +84,7 @@ refused, 4 refused (by paycli before sending, or by the gateway: 110, 49, 31),
 			if err := checkFlags(cmd, opts); err != nil {
 				return err
 			}
-			flags, err := f.GatewayFlags(cmd)
-			if err != nil {
-				return err
-			}
-			opts.GatewayFlags = flags
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return Run(cmd.Context(), opts)
+			return moneyop.Start(cmd, f, &opts.Options, opts, runF, Run)
 		},
 	}
 	fl := cmd.Flags()

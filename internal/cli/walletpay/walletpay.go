@@ -82,15 +82,7 @@ invoice (nothing charged), 7 outcome unknown; see 'paycli help exit-codes'.`,
 			}); err != nil {
 				return err
 			}
-			flags, err := f.GatewayFlags(cmd)
-			if err != nil {
-				return err
-			}
-			opts.GatewayFlags = flags
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return Run(cmd.Context(), opts)
+			return moneyop.Start(cmd, f, &opts.Options, opts, runF, Run)
 		},
 	}
 	fl := cmd.Flags()
