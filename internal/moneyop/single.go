@@ -416,6 +416,21 @@ func declineText(err error) string {
 	return s
 }
 
+// Success is the outcome of a success answer (status_code 100) with its
+// order number and message. A success whose own fields contradict it is
+// unknown, never succeeded: contradiction says how ("its status is …"),
+// "" when the fields agree.
+func Success(orderNo, message, contradiction string) Outcome {
+	code := gateway.StatusSuccess
+	o := Outcome{Class: journal.Succeeded, StatusCode: &code, OrderNo: orderNo, Message: message}
+	if contradiction != "" {
+		o.Class = journal.Unknown
+		o.Why = "the gateway answered status_code 100 but " + contradiction
+		o.Err = fmt.Errorf("%w: %s", gateway.ErrOutcomeUnknown, o.Why)
+	}
+	return o
+}
+
 // ClassifyError classifies a failed call the way every operation's
 // gateway errors read: the sentinels of internal/gateway decide. endpoint
 // is the operation's own endpoint: a 5xx or unreadable answer from

@@ -10,40 +10,26 @@ package apicmd
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/hashkey"
-	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/moneyop"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/spf13/cobra"
 )
 
-// Options are the inputs of `paycli api`.
+// Options are the inputs of `paycli api`: the pipeline's (a request to a
+// path that moves money runs through it; a read uses its IO, Config,
+// Gateway, CommandContext and JSON) and the request's flags.
 type Options struct {
-	IO             *iostreams.IOStreams
-	Config         func() (*config.Config, error)
-	Format         func() (render.Format, error)
-	Gateway        func() (*gateway.Client, error)
-	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
-	// JSON is --jq.
-	JSON            *cmdutil.JSONFlags
-	JournalPath     func() (string, error)
-	GatewayIdentity func() (string, error)
-	Now             func() time.Time
-	NewAttemptID    func() string
-	// Random feeds the hash_key's iv and salt; crypto/rand outside tests.
-	Random io.Reader
+	moneyop.Options
 
 	Method string
 	Path   string
@@ -57,25 +43,12 @@ type Options struct {
 	// Hash is the --hash layout.
 	Hash    string
 	Include bool
-	Yes     bool
-	DryRun  bool
-	// GatewayFlags are --profile and --sandbox, for suggested commands.
-	GatewayFlags []string
 }
 
 // NewCmdAPI builds `paycli api`.
 func NewCmdAPI(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{
-		IO:              f.IOStreams,
-		Config:          f.Config,
-		Gateway:         f.Gateway,
-		CommandContext:  f.CommandContext,
-		JournalPath:     f.JournalPath,
-		GatewayIdentity: f.GatewayIdentity,
-		Now:             f.Now,
-		NewAttemptID:    newAttemptID,
-		Random:          rand.Reader,
-	}
+	opts := &Options{Options: moneyop.NewOptions(f)}
+	opts.Parallel = 1 // one request: api has no batch
 	cmd := &cobra.Command{
 		Use:   "api METHOD PATH",
 		Short: "Send an authenticated request to any gateway path",
@@ -132,15 +105,7 @@ token to another host.`,
 			if _, err := gateway.CheckRequest(gateway.Request{Method: opts.Method, Path: opts.Path}); err != nil {
 				return pathError(opts.Path, err)
 			}
-			flags, err := f.GatewayFlags(cmd)
-			if err != nil {
-				return err
-			}
-			opts.GatewayFlags = flags
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return Run(cmd.Context(), opts)
+			return moneyop.Start(cmd, f, &opts.Options, opts, runF, Run)
 		},
 	}
 	fl := cmd.Flags()
@@ -151,8 +116,7 @@ token to another host.`,
 	fl.BoolVar(&opts.Credentials, "credentials", false, "add the profile's app_id and app_secret to the body (a refund carries them)")
 	fl.StringVar(&opts.Hash, "hash", "", "add a hash_key made with `LAYOUT` from the body's fields")
 	fl.BoolVarP(&opts.Include, "include", "i", false, "print the HTTP status line and headers before the body")
-	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation on a path that moves money")
-	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the request, secrets redacted, and send nothing")
+	moneyop.AddFlags(cmd, f, &opts.Options, moneyop.FlagText{Yes: "do not ask for confirmation on a path that moves money"})
 	_ = cmd.RegisterFlagCompletionFunc("input", cmdutil.CompleteFile)
 	_ = cmd.RegisterFlagCompletionFunc("hash", cobra.FixedCompletions(hashkey.LayoutNames(), cobra.ShellCompDirectiveNoFileComp))
 	for _, name := range []string{"raw-field", "field"} {
@@ -164,8 +128,6 @@ token to another host.`,
 		}
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
 	return cmd
 }
 
@@ -195,23 +157,7 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	if gateway.MovesMoney(req.Path) {
-		return moneyop.RunSingle(ctx, &moneyop.Options{
-			IO:              opts.IO,
-			Config:          opts.Config,
-			Format:          opts.Format,
-			JSON:            opts.JSON,
-			Gateway:         opts.Gateway,
-			CommandContext:  opts.CommandContext,
-			JournalPath:     opts.JournalPath,
-			GatewayIdentity: opts.GatewayIdentity,
-			Now:             opts.Now,
-			NewAttemptID:    opts.NewAttemptID,
-			Random:          opts.Random,
-			Yes:             opts.Yes,
-			DryRun:          opts.DryRun,
-			Parallel:        1,
-			GatewayFlags:    opts.GatewayFlags,
-		}, operation{printer: printer{opts: opts}}, req)
+		return moneyop.RunSingle(ctx, &opts.Options, operation{printer: printer{opts: opts}}, req)
 	}
 	client, err := opts.Gateway()
 	if err != nil {
@@ -390,12 +336,6 @@ func withQuery(p string, o object) string {
 		sep = "&"
 	}
 	return p + sep + q.Encode()
-}
-
-func newAttemptID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return fmt.Sprintf("%x", b)
 }
 
 var errNoBatch = errors.New("paycli api sends one request; it has no batch")

@@ -22,6 +22,7 @@ import (
 	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/moneyop"
 	"github.com/paycli/paycli/internal/render"
 )
 
@@ -89,8 +90,8 @@ func testConfig() *config.Config {
 
 func buildOpts(args func(*Options)) *Options {
 	ios, _, _, _ := iostreams.Test()
-	o := &Options{IO: ios, Config: func() (*config.Config, error) { return testConfig(), nil }, Method: "POST", Path: "/api/checkstatus",
-		Random: bytes.NewReader(bytes.Repeat([]byte{7}, 64))}
+	o := &Options{Options: moneyop.Options{IO: ios, Config: func() (*config.Config, error) { return testConfig(), nil },
+		Random: bytes.NewReader(bytes.Repeat([]byte{7}, 64))}, Method: "POST", Path: "/api/checkstatus"}
 	args(o)
 	return o
 }
@@ -188,7 +189,7 @@ func TestBuildGETQueryAndRawInput(t *testing.T) {
 	// --input alone is sent exactly as written
 	ios, in, _, _ := iostreams.Test()
 	in.WriteString("{ \"x\" : 1.0 }")
-	r, err = build(context.Background(), &Options{IO: ios, Method: "POST", Path: "/api/x", Input: "-"})
+	r, err = build(context.Background(), &Options{Options: moneyop.Options{IO: ios}, Method: "POST", Path: "/api/x", Input: "-"})
 	if err != nil || string(r.Body) != `{ "x" : 1.0 }` {
 		t.Errorf("--input -: %q, %v", r.Body, err)
 	}
@@ -206,13 +207,13 @@ func TestPrinter(t *testing.T) {
 		Body: []byte(`{"status_code":100,"status_description":"ok \u001b[2J` + "\u202e" + `","data":{"n":1.50}}`)}
 	ios, _, out, _ := iostreams.Test()
 	// piped: the bytes as they came
-	if err := (printer{opts: &Options{IO: ios}}).print(context.Background(), res); err != nil || out.String() != string(res.Body) {
+	if err := (printer{opts: &Options{Options: moneyop.Options{IO: ios}}}).print(context.Background(), res); err != nil || out.String() != string(res.Body) {
 		t.Errorf("piped: %q, %v", out, err)
 	}
 	// terminal: indented, the gateway's text escaped, headers masked
 	out.Reset()
 	ios.SetStdoutTTY(true)
-	if err := (printer{opts: &Options{IO: ios, Include: true}}).print(context.Background(), res); err != nil {
+	if err := (printer{opts: &Options{Options: moneyop.Options{IO: ios}, Include: true}}).print(context.Background(), res); err != nil {
 		t.Fatal(err)
 	}
 	want := "HTTP 200 OK\nContent-Type: application/json\nSet-Cookie: " + gateway.RedactHeader("Set-Cookie", []string{"session=abcdefghijklmnop"}) + "\n\n" +
@@ -226,7 +227,7 @@ func TestPrinter(t *testing.T) {
 	// raw control bytes in a body that is not JSON are escaped on a terminal
 	out.Reset()
 	raw := &gateway.Response{StatusCode: 502, Body: []byte("<html>\x1b[31mbad\x07</html>")}
-	_ = (printer{opts: &Options{IO: ios}}).print(context.Background(), raw)
+	_ = (printer{opts: &Options{Options: moneyop.Options{IO: ios}}}).print(context.Background(), raw)
 	if out.String() != `<html>\x1b[31mbad\x07</html>`+"\n" {
 		t.Errorf("escaped: %q", out)
 	}
@@ -301,19 +302,21 @@ func runOpts(t *testing.T, g *fakeGateway) (*Options, *bytes.Buffer, *bytes.Buff
 	}
 	jpath := filepath.Join(t.TempDir(), journal.FileName)
 	return &Options{
-		IO:      ios,
-		Config:  func() (*config.Config, error) { return cfg, nil },
-		Format:  func() (render.Format, error) { return render.Table, nil },
-		Gateway: func() (*gateway.Client, error) { return client, nil },
-		CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
-			ctx, cancel := context.WithCancel(ctx)
-			return ctx, cancel, nil
+		Options: moneyop.Options{
+			IO:      ios,
+			Config:  func() (*config.Config, error) { return cfg, nil },
+			Format:  func() (render.Format, error) { return render.Table, nil },
+			Gateway: func() (*gateway.Client, error) { return client, nil },
+			CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
+				ctx, cancel := context.WithCancel(ctx)
+				return ctx, cancel, nil
+			},
+			JournalPath:  func() (string, error) { return jpath, nil },
+			Now:          time.Now,
+			NewAttemptID: func() string { return "a1" },
+			Random:       bytes.NewReader(bytes.Repeat([]byte{7}, 64)),
 		},
-		JournalPath:  func() (string, error) { return jpath, nil },
-		Now:          time.Now,
-		NewAttemptID: func() string { return "a1" },
-		Random:       bytes.NewReader(bytes.Repeat([]byte{7}, 64)),
-		Method:       "POST",
+		Method: "POST",
 	}, out, errOut, jpath
 }
 

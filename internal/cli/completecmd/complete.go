@@ -10,64 +10,26 @@ package completecmd
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
-	"io"
-	"strings"
-	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
-	"github.com/paycli/paycli/internal/config"
-	"github.com/paycli/paycli/internal/gateway"
-	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/moneyop"
-	"github.com/paycli/paycli/internal/render"
 	"github.com/spf13/cobra"
 )
 
-// Options are the inputs of `paycli complete`.
+// Options are the inputs of `paycli complete`: the pipeline's and a
+// completion's flags.
 type Options struct {
-	IO     *iostreams.IOStreams
-	Config func() (*config.Config, error)
-	Format func() (render.Format, error)
-	// JSON writes -o json and --jq output.
-	JSON            *cmdutil.JSONFlags
-	Gateway         func() (*gateway.Client, error)
-	CommandContext  func(context.Context) (context.Context, context.CancelFunc, error)
-	JournalPath     func() (string, error)
-	GatewayIdentity func() (string, error)
-	Now             func() time.Time
-	NewAttemptID    func() string
-	Random          io.Reader
+	moneyop.Options
 
 	Invoice string
 	OrderID string
 	// Cancel cancels the sale instead of completing it.
-	Cancel   bool
-	Yes      bool
-	DryRun   bool
-	Batch    string
-	Parallel int
-	// StatusFlags are the global flags (--profile, --sandbox) a suggested
-	// command repeats to reach the same gateway.
-	StatusFlags []string
+	Cancel bool
 }
 
 // NewCmdComplete builds `paycli complete`.
 func NewCmdComplete(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{
-		IO:              f.IOStreams,
-		Config:          f.Config,
-		Format:          f.OutputFormat,
-		Gateway:         f.Gateway,
-		CommandContext:  f.CommandContext,
-		JournalPath:     f.JournalPath,
-		GatewayIdentity: f.GatewayIdentity,
-		Now:             f.Now,
-		NewAttemptID:    NewAttemptID,
-		Random:          rand.Reader,
-	}
+	opts := &Options{Options: moneyop.NewOptions(f)}
 	cmd := &cobra.Command{
 		Use:   "complete --invoice ID --order-id ORDER [--cancel]",
 		Short: "Complete (or cancel) a 3D payment that waits for the merchant",
@@ -100,94 +62,31 @@ charged), 7 outcome unknown; see 'paycli help exit-codes'.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			single := []string{"invoice", "order-id"}
-			if opts.Batch != "" {
-				if cmd.Flags().Changed("jq") {
-					return cmdutil.UsageErrorf("--jq filters a single result; a batch prints JSON Lines already (pipe them to jq)")
-				}
-				for _, name := range append(single, "dry-run") {
-					if cmd.Flags().Changed(name) {
-						return cmdutil.UsageErrorf("--%s cannot be used with --batch: each line of the batch carries its own", name)
-					}
-				}
-				if !opts.Yes {
-					return cmdutil.UsageHint(errors.New("--batch needs --yes: a batch never asks for confirmation, and moves money"),
-						"Check the file first, then run again with --yes.")
-				}
-			} else {
-				var missing []string
-				for _, name := range single {
-					if !cmd.Flags().Changed(name) {
-						missing = append(missing, "--"+name)
-					}
-				}
-				if len(missing) > 0 {
-					return cmdutil.UsageErrorf("missing %s (or use --batch FILE)", strings.Join(missing, ", "))
-				}
-				if cmd.Flags().Changed("parallel") {
-					return cmdutil.UsageErrorf("--parallel only applies to --batch")
-				}
-			}
-			if opts.Parallel < 1 || opts.Parallel > moneyop.MaxParallel {
-				return cmdutil.UsageErrorf("invalid --parallel %d: use 1 to %d", opts.Parallel, moneyop.MaxParallel)
-			}
-			flags, err := f.GatewayFlags(cmd)
-			if err != nil {
+			if err := moneyop.CheckModeFlags(cmd, &opts.Options, moneyop.Modes{Batched: single, Required: single}); err != nil {
 				return err
 			}
-			opts.StatusFlags = flags
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return Run(cmd.Context(), opts)
+			return moneyop.Start(cmd, f, &opts.Options, opts, runF, Run)
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Invoice, "invoice", "", "invoice id of the 3D payment")
 	fl.StringVar(&opts.OrderID, "order-id", "", "the payment's order id, as its 3D result named it")
 	fl.BoolVar(&opts.Cancel, "cancel", false, "cancel the payment instead of completing it (nothing is taken)")
-	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation (required without a terminal, and with --batch)")
-	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the request, secrets redacted, and send nothing")
-	fl.StringVar(&opts.Batch, "batch", "", "complete each JSON line of FILE (- for stdin)")
-	fl.IntVar(&opts.Parallel, "parallel", moneyop.DefaultParallel, "batch lines in flight at once")
-	_ = cmd.RegisterFlagCompletionFunc("batch", cmdutil.CompleteFile)
-	for _, name := range []string{"invoice", "order-id", "parallel"} {
+	moneyop.AddBatchFlags(cmd, f, &opts.Options, moneyop.FlagText{
+		Batch:    "complete each JSON line of FILE (- for stdin)",
+		Parallel: "batch lines in flight at once",
+	})
+	for _, name := range []string{"invoice", "order-id"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}
-	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
 	return cmd
-}
-
-// NewAttemptID returns a random attempt id (16 hex digits).
-func NewAttemptID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 // Run completes or cancels one payment, or a batch.
 func Run(ctx context.Context, opts *Options) error {
-	mo := &moneyop.Options{
-		IO:              opts.IO,
-		Config:          opts.Config,
-		Format:          opts.Format,
-		JSON:            opts.JSON,
-		Gateway:         opts.Gateway,
-		CommandContext:  opts.CommandContext,
-		JournalPath:     opts.JournalPath,
-		GatewayIdentity: opts.GatewayIdentity,
-		Now:             opts.Now,
-		NewAttemptID:    opts.NewAttemptID,
-		Random:          opts.Random,
-		Yes:             opts.Yes,
-		DryRun:          opts.DryRun,
-		Batch:           opts.Batch,
-		Parallel:        opts.Parallel,
-		GatewayFlags:    opts.StatusFlags,
-	}
 	op := operation{cancel: opts.Cancel}
 	if opts.Batch != "" {
-		return moneyop.RunBatch(ctx, mo, op)
+		return moneyop.RunBatch(ctx, &opts.Options, op)
 	}
-	return moneyop.RunSingle(ctx, mo, op, &sale{input: input{Invoice: opts.Invoice, OrderID: opts.OrderID}})
+	return moneyop.RunSingle(ctx, &opts.Options, op, &sale{input: input{Invoice: opts.Invoice, OrderID: opts.OrderID}})
 }

@@ -250,24 +250,20 @@ func (op operation) Classify(s *sale, ans *gateway.CompletePaymentResult, err er
 		}
 		return o
 	}
-	code := gateway.StatusSuccess
-	o := moneyop.Outcome{Class: journal.Succeeded, StatusCode: &code}
 	if ans == nil {
 		ans = &gateway.CompletePaymentResult{}
 	}
-	o.OrderNo = ans.OrderNo
-	if o.OrderNo == "" {
-		o.OrderNo = ans.OrderID
+	orderNo := ans.OrderNo
+	if orderNo == "" {
+		orderNo = ans.OrderID
 	}
-	o.Message = ans.StatusDescription
+	var contradiction string
 	st := strings.ToLower(strings.TrimSpace(ans.Status))
 	cancelled := st == "cancelled" || st == "canceled" || st == gateway.CompleteStatusCancel
 	if st != "" && cancelled != op.cancel {
-		o.Class = journal.Unknown
-		o.Why = fmt.Sprintf("the gateway answered status_code 100 but its status is %q", render.Escape(ans.Status))
-		o.Err = fmt.Errorf("%w: %s", gateway.ErrOutcomeUnknown, o.Why)
+		contradiction = fmt.Sprintf("its status is %q", render.Escape(ans.Status))
 	}
-	return o
+	return moneyop.Success(orderNo, ans.StatusDescription, contradiction)
 }
 
 // Result is the answer's fields (never its hash_key), and the verdict a

@@ -309,19 +309,10 @@ func (op operation) Classify(h *hold, ans *gateway.ConfirmPaymentResult, err err
 		}
 		return o
 	}
-	code := gateway.StatusSuccess
-	o := moneyop.Outcome{Class: journal.Succeeded, StatusCode: &code}
 	if ans == nil {
 		ans = &gateway.ConfirmPaymentResult{}
 	}
-	o.OrderNo = ans.OrderID
-	o.Message = ans.StatusDescription
-	if why := op.disagreement(ans); why != "" {
-		o.Class = journal.Unknown
-		o.Why = "the gateway answered status_code 100 but " + why
-		o.Err = fmt.Errorf("%w: %s", gateway.ErrOutcomeUnknown, o.Why)
-	}
-	return o
+	return moneyop.Success(ans.OrderID, ans.StatusDescription, op.disagreement(ans))
 }
 
 // disagreement says how a success answer contradicts the action asked for:

@@ -10,50 +10,23 @@ package preauth
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
-	"io"
-	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
-	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
-	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/moneyop"
-	"github.com/paycli/paycli/internal/render"
 	"github.com/spf13/cobra"
 )
 
-// Options are the inputs of `paycli preauth capture` and `cancel`.
+// Options are the inputs of `paycli preauth capture` and `cancel`: the
+// pipeline's and a pre-authorization's flags.
 type Options struct {
-	IO     *iostreams.IOStreams
-	Config func() (*config.Config, error)
-	Format func() (render.Format, error)
-	// JSON writes -o json and --jq output.
-	JSON            *cmdutil.JSONFlags
-	Gateway         func() (*gateway.Client, error)
-	CommandContext  func(context.Context) (context.Context, context.CancelFunc, error)
-	JournalPath     func() (string, error)
-	GatewayIdentity func() (string, error)
-	Now             func() time.Time
-	// NewAttemptID names a journal attempt; Random feeds hash_key ivs and
-	// salts. Both are crypto/rand outside tests.
-	NewAttemptID func() string
-	Random       io.Reader
+	moneyop.Options
 
 	// Action is gateway.ConfirmCapture or gateway.ConfirmCancel.
 	Action  gateway.ConfirmStatus
 	Invoice string
 	// Amount is the capture's --amount; empty captures all that is held.
-	Amount   string
-	Yes      bool
-	DryRun   bool
-	Batch    string
-	Parallel int
-	// StatusFlags are the global flags (--profile, --sandbox) a suggested
-	// command repeats to reach the same gateway.
-	StatusFlags []string
+	Amount string
 }
 
 // NewCmdPreAuth builds the `paycli preauth` group.
@@ -107,7 +80,7 @@ pre-authorization or refused by the gateway, 6 already captured or cancelled
 			return runE(cmd, f, opts, runF)
 		},
 	}
-	addFlags(cmd, opts, "capture")
+	addFlags(cmd, f, opts, "capture")
 	cmd.Flags().StringVar(&opts.Amount, "amount", "", "amount to capture, at most the amount held (default: all of it)")
 	_ = cmd.RegisterFlagCompletionFunc("amount", cobra.NoFileCompletions)
 	return cmd
@@ -136,109 +109,40 @@ preauth-cancel) and the exit codes are those of 'paycli preauth capture'.
 			return runE(cmd, f, opts, runF)
 		},
 	}
-	addFlags(cmd, opts, "cancel")
+	addFlags(cmd, f, opts, "cancel")
 	return cmd
 }
 
 func newOptions(f *cmdutil.Factory, action gateway.ConfirmStatus) *Options {
-	return &Options{
-		IO:              f.IOStreams,
-		Config:          f.Config,
-		Format:          f.OutputFormat,
-		Gateway:         f.Gateway,
-		CommandContext:  f.CommandContext,
-		JournalPath:     f.JournalPath,
-		GatewayIdentity: f.GatewayIdentity,
-		Now:             f.Now,
-		NewAttemptID:    NewAttemptID,
-		Random:          rand.Reader,
-		Action:          action,
-	}
+	return &Options{Options: moneyop.NewOptions(f), Action: action}
 }
 
-func addFlags(cmd *cobra.Command, opts *Options, verb string) {
-	fl := cmd.Flags()
-	fl.StringVar(&opts.Invoice, "invoice", "", "invoice id of the pre-authorization")
-	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation (required without a terminal, and with --batch)")
-	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the request, secrets redacted, and send nothing")
-	fl.StringVar(&opts.Batch, "batch", "", verb+" each JSON line of FILE (- for stdin)")
-	fl.IntVar(&opts.Parallel, "parallel", moneyop.DefaultParallel, "batch lines in flight at once")
-	_ = cmd.RegisterFlagCompletionFunc("batch", cmdutil.CompleteFile)
-	for _, name := range []string{"invoice", "parallel"} {
-		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
-	}
-	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(opts.Format)
+func addFlags(cmd *cobra.Command, f *cmdutil.Factory, opts *Options, verb string) {
+	cmd.Flags().StringVar(&opts.Invoice, "invoice", "", "invoice id of the pre-authorization")
+	_ = cmd.RegisterFlagCompletionFunc("invoice", cobra.NoFileCompletions)
+	moneyop.AddBatchFlags(cmd, f, &opts.Options, moneyop.FlagText{
+		Batch:    verb + " each JSON line of FILE (- for stdin)",
+		Parallel: "batch lines in flight at once",
+	})
 }
 
 // runE refuses flag combinations that cannot be meant, then runs.
 func runE(cmd *cobra.Command, f *cmdutil.Factory, opts *Options, runF func(context.Context, *Options) error) error {
-	single := []string{"invoice", "amount"}
-	if opts.Batch != "" {
-		if cmd.Flags().Changed("jq") {
-			return cmdutil.UsageErrorf("--jq filters a single result; a batch prints JSON Lines already (pipe them to jq)")
-		}
-		for _, name := range append(single, "dry-run") {
-			if cmd.Flags().Lookup(name) != nil && cmd.Flags().Changed(name) {
-				return cmdutil.UsageErrorf("--%s cannot be used with --batch: each line of the batch carries its own", name)
-			}
-		}
-		if !opts.Yes {
-			return cmdutil.UsageHint(errors.New("--batch needs --yes: a batch never asks for confirmation, and moves money"),
-				"Check the file first, then run again with --yes.")
-		}
-	} else {
-		if !cmd.Flags().Changed("invoice") {
-			return cmdutil.UsageErrorf("missing --invoice (or use --batch FILE)")
-		}
-		if cmd.Flags().Changed("parallel") {
-			return cmdutil.UsageErrorf("--parallel only applies to --batch")
-		}
-	}
-	if opts.Parallel < 1 || opts.Parallel > moneyop.MaxParallel {
-		return cmdutil.UsageErrorf("invalid --parallel %d: use 1 to %d", opts.Parallel, moneyop.MaxParallel)
-	}
-	flags, err := f.GatewayFlags(cmd)
-	if err != nil {
+	// cancel has no --amount; a flag a command lacks is never changed.
+	if err := moneyop.CheckModeFlags(cmd, &opts.Options, moneyop.Modes{
+		Batched:  []string{"invoice", "amount"},
+		Required: []string{"invoice"},
+	}); err != nil {
 		return err
 	}
-	opts.StatusFlags = flags
-	if runF != nil {
-		return runF(cmd.Context(), opts)
-	}
-	return Run(cmd.Context(), opts)
-}
-
-// NewAttemptID returns a random attempt id (16 hex digits).
-func NewAttemptID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	return moneyop.Start(cmd, f, &opts.Options, opts, runF, Run)
 }
 
 // Run captures or cancels one pre-authorization, or a batch.
 func Run(ctx context.Context, opts *Options) error {
-	mo := &moneyop.Options{
-		IO:              opts.IO,
-		Config:          opts.Config,
-		Format:          opts.Format,
-		JSON:            opts.JSON,
-		Gateway:         opts.Gateway,
-		CommandContext:  opts.CommandContext,
-		JournalPath:     opts.JournalPath,
-		GatewayIdentity: opts.GatewayIdentity,
-		Now:             opts.Now,
-		NewAttemptID:    opts.NewAttemptID,
-		Random:          opts.Random,
-		Yes:             opts.Yes,
-		DryRun:          opts.DryRun,
-		Batch:           opts.Batch,
-		Parallel:        opts.Parallel,
-		GatewayFlags:    opts.StatusFlags,
-	}
 	op := operation{action: opts.Action, now: opts.Now}
 	if opts.Batch != "" {
-		return moneyop.RunBatch(ctx, mo, op)
+		return moneyop.RunBatch(ctx, &opts.Options, op)
 	}
-	return moneyop.RunSingle(ctx, mo, op, &hold{input: input{Invoice: opts.Invoice, Amount: opts.Amount}})
+	return moneyop.RunSingle(ctx, &opts.Options, op, &hold{input: input{Invoice: opts.Invoice, Amount: opts.Amount}})
 }

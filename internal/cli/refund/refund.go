@@ -13,66 +13,32 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"io"
 	"strings"
-	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
-	"github.com/paycli/paycli/internal/config"
-	"github.com/paycli/paycli/internal/gateway"
-	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/moneyop"
-	"github.com/paycli/paycli/internal/render"
 	"github.com/spf13/cobra"
 )
 
-// Options are the inputs of `paycli refund`.
+// Options are the inputs of `paycli refund`: the pipeline's and a
+// refund's flags.
 type Options struct {
-	IO     *iostreams.IOStreams
-	Config func() (*config.Config, error)
-	Format func() (render.Format, error)
-	// JSON writes -o json and --jq output.
-	JSON            *cmdutil.JSONFlags
-	Gateway         func() (*gateway.Client, error)
-	CommandContext  func(context.Context) (context.Context, context.CancelFunc, error)
-	JournalPath     func() (string, error)
-	GatewayIdentity func() (string, error)
-	Now             func() time.Time
-	// NewAttemptID names a journal attempt, NewRef a refund_transaction_id;
-	// Random feeds hash_key ivs and salts. All are crypto/rand outside
-	// tests.
-	NewAttemptID func() string
-	NewRef       func() string
-	Random       io.Reader
+	moneyop.Options
+	// NewRef makes a refund_transaction_id; crypto/rand outside tests.
+	NewRef func() string
 
 	Invoice    string
 	Amount     string
 	Full       bool
 	Retry      string
 	WebhookKey string
-	Yes        bool
-	DryRun     bool
-	Batch      string
-	Parallel   int
-	// Flags are the global flags (--profile, --sandbox) the suggested
-	// command lines repeat.
-	Flags []string
 }
 
 // NewCmdRefund builds `paycli refund`.
 func NewCmdRefund(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{
-		IO:              f.IOStreams,
-		Config:          f.Config,
-		Gateway:         f.Gateway,
-		CommandContext:  f.CommandContext,
-		JournalPath:     f.JournalPath,
-		GatewayIdentity: f.GatewayIdentity,
-		Now:             f.Now,
-		NewAttemptID:    randomHex(8),
-		NewRef:          func() string { return "RF" + randomHex(12)() },
-		Random:          rand.Reader,
+		Options: moneyop.NewOptions(f),
+		NewRef:  func() string { return "RF" + randomHex(12) },
 	}
 	cmd := &cobra.Command{
 		Use:   "refund --invoice ID (--amount AMOUNT | --full)",
@@ -118,15 +84,7 @@ refused, 4 refused (by paycli before sending, or by the gateway: 110, 49, 31),
 			if err := checkFlags(cmd, opts); err != nil {
 				return err
 			}
-			flags, err := f.GatewayFlags(cmd)
-			if err != nil {
-				return err
-			}
-			opts.Flags = flags
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return Run(cmd.Context(), opts)
+			return moneyop.Start(cmd, f, &opts.Options, opts, runF, Run)
 		},
 	}
 	fl := cmd.Flags()
@@ -135,98 +93,63 @@ refused, 4 refused (by paycli before sending, or by the gateway: 110, 49, 31),
 	fl.BoolVar(&opts.Full, "full", false, "refund all that remains of the sale")
 	fl.StringVar(&opts.Retry, "retry", "", "re-send the refund of unknown outcome REF (its refund_transaction_id or journal attempt)")
 	fl.StringVar(&opts.WebhookKey, "webhook-key", "", "the merchant's refund webhook key (refund_web_hook_key)")
-	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation (required without a terminal, and with --batch)")
-	fl.BoolVar(&opts.DryRun, "dry-run", false, "check, then print the request, secrets redacted, and send nothing")
-	fl.StringVar(&opts.Batch, "batch", "", "refund each JSON line of FILE (- for stdin)")
-	fl.IntVar(&opts.Parallel, "parallel", moneyop.DefaultParallel, "batch refunds in flight at once")
-	_ = cmd.RegisterFlagCompletionFunc("batch", cmdutil.CompleteFile)
-	for _, name := range []string{"invoice", "amount", "retry", "webhook-key", "parallel"} {
+	moneyop.AddBatchFlags(cmd, f, &opts.Options, moneyop.FlagText{
+		DryRun:   "check, then print the request, secrets redacted, and send nothing",
+		Batch:    "refund each JSON line of FILE (- for stdin)",
+		Parallel: "batch refunds in flight at once",
+	})
+	for _, name := range []string{"invoice", "amount", "retry", "webhook-key"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}
-	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
 	return cmd
 }
 
-// checkFlags refuses flag combinations that say nothing clear (exit 2).
+// checkFlags refuses flag combinations that say nothing clear (exit 2):
+// those of every money-moving command, and --retry's.
 func checkFlags(cmd *cobra.Command, opts *Options) error {
 	changed := cmd.Flags().Changed
-	switch {
-	case opts.Batch != "":
-		if changed("jq") {
-			return cmdutil.UsageErrorf("--jq filters a single refund's result; a batch prints JSON Lines already (pipe them to jq)")
-		}
-		for _, name := range []string{"invoice", "amount", "full", "retry", "dry-run"} {
-			if changed(name) {
-				return cmdutil.UsageErrorf("--%s cannot be used with --batch: each line of the batch carries its own refund", name)
+	return moneyop.CheckModeFlags(cmd, &opts.Options, moneyop.Modes{
+		Noun:    "refund",
+		Batched: []string{"invoice", "amount", "full", "retry"},
+		Single: func() error {
+			if opts.Retry != "" {
+				for _, name := range []string{"invoice", "amount", "full"} {
+					if changed(name) {
+						return cmdutil.UsageErrorf("--%s cannot be used with --retry: the refund is re-sent exactly as it was", name)
+					}
+				}
+				if strings.TrimSpace(opts.Retry) == "" {
+					return cmdutil.UsageErrorf("invalid --retry: empty; give the refund_transaction_id or attempt the error named")
+				}
+				return nil
 			}
-		}
-		if !opts.Yes {
-			return cmdutil.UsageHint(errors.New("--batch needs --yes: a batch never asks for confirmation, and moves money"),
-				"Check the file first, then run again with --yes.")
-		}
-	case opts.Retry != "":
-		for _, name := range []string{"invoice", "amount", "full"} {
-			if changed(name) {
-				return cmdutil.UsageErrorf("--%s cannot be used with --retry: the refund is re-sent exactly as it was", name)
+			if !changed("invoice") {
+				return cmdutil.UsageErrorf("missing --invoice (or use --batch FILE, or --retry REF)")
 			}
-		}
-		if strings.TrimSpace(opts.Retry) == "" {
-			return cmdutil.UsageErrorf("invalid --retry: empty; give the refund_transaction_id or attempt the error named")
-		}
-	default:
-		if !changed("invoice") {
-			return cmdutil.UsageErrorf("missing --invoice (or use --batch FILE, or --retry REF)")
-		}
-		if changed("amount") == opts.Full {
-			return cmdutil.UsageErrorf("give one of --amount AMOUNT and --full")
-		}
-	}
-	if opts.Batch == "" && changed("parallel") {
-		return cmdutil.UsageErrorf("--parallel only applies to --batch")
-	}
-	if opts.Parallel < 1 || opts.Parallel > moneyop.MaxParallel {
-		return cmdutil.UsageErrorf("invalid --parallel %d: use 1 to %d", opts.Parallel, moneyop.MaxParallel)
-	}
-	return nil
+			if changed("amount") == opts.Full {
+				return cmdutil.UsageErrorf("give one of --amount AMOUNT and --full")
+			}
+			return nil
+		},
+	})
 }
 
-// randomHex returns a maker of random ids of n bytes, in hex.
-func randomHex(n int) func() string {
-	return func() string {
-		b := make([]byte, n)
-		_, _ = rand.Read(b)
-		return hex.EncodeToString(b)
-	}
+// randomHex returns n random bytes in hex.
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // Run makes one refund, re-sends one (--retry), or runs a batch.
 func Run(ctx context.Context, opts *Options) error {
-	mo := &moneyop.Options{
-		IO:              opts.IO,
-		Config:          opts.Config,
-		Format:          opts.Format,
-		JSON:            opts.JSON,
-		Gateway:         opts.Gateway,
-		CommandContext:  opts.CommandContext,
-		JournalPath:     opts.JournalPath,
-		GatewayIdentity: opts.GatewayIdentity,
-		Now:             opts.Now,
-		NewAttemptID:    opts.NewAttemptID,
-		Random:          opts.Random,
-		Yes:             opts.Yes,
-		DryRun:          opts.DryRun,
-		Batch:           opts.Batch,
-		Parallel:        opts.Parallel,
-		GatewayFlags:    opts.Flags,
-	}
-	op := operation{webhookKey: opts.WebhookKey, journalPath: opts.JournalPath, newRef: opts.NewRef, flags: opts.Flags}
+	op := operation{webhookKey: opts.WebhookKey, journalPath: opts.JournalPath, newRef: opts.NewRef, flags: opts.GatewayFlags}
 	if opts.Batch != "" {
-		return moneyop.RunBatch(ctx, mo, op)
+		return moneyop.RunBatch(ctx, &opts.Options, op)
 	}
 	in := &refund{retry: strings.TrimSpace(opts.Retry)}
 	if in.retry == "" {
 		in.input = input{Invoice: opts.Invoice, Amount: json.Number(opts.Amount), Full: opts.Full}
 	}
-	return moneyop.RunSingle(ctx, mo, op, in)
+	return moneyop.RunSingle(ctx, &opts.Options, op, in)
 }

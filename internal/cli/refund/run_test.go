@@ -20,6 +20,7 @@ import (
 	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/moneyop"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/sandbox"
 )
@@ -83,20 +84,22 @@ func newFixture(t *testing.T) *fixture {
 	jpath := filepath.Join(t.TempDir(), "state", "paycli", journal.FileName)
 	fx := &fixture{in: in, out: out, errOut: errOut, refunds: &refunds, journalPath: jpath}
 	fx.opts = &Options{
-		IO:      ios,
-		Config:  func() (*config.Config, error) { return cfg, nil },
-		Format:  func() (render.Format, error) { return render.Table, nil },
-		Gateway: func() (*gateway.Client, error) { return client, nil },
-		CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
-			ctx, cancel := context.WithCancel(ctx)
-			return ctx, cancel, nil
+		Options: moneyop.Options{
+			IO:      ios,
+			Config:  func() (*config.Config, error) { return cfg, nil },
+			Format:  func() (render.Format, error) { return render.Table, nil },
+			Gateway: func() (*gateway.Client, error) { return client, nil },
+			CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
+				ctx, cancel := context.WithCancel(ctx)
+				return ctx, cancel, nil
+			},
+			JournalPath:  func() (string, error) { return jpath, nil },
+			Now:          time.Now,
+			NewAttemptID: func() string { return "attempt-1" },
+			Random:       rand.Reader,
+			Parallel:     4,
 		},
-		JournalPath:  func() (string, error) { return jpath, nil },
-		Now:          time.Now,
-		NewAttemptID: func() string { return "attempt-1" },
-		NewRef:       func() string { return "RF-TEST-1" },
-		Random:       rand.Reader,
-		Parallel:     4,
+		NewRef: func() string { return "RF-TEST-1" },
 	}
 	return fx
 }

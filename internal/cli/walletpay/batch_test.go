@@ -48,7 +48,7 @@ func TestPlanBatch(t *testing.T) {
 	})
 	fx.in.WriteString(input)
 	fx.opts.Batch, fx.opts.Yes, fx.opts.Parallel = "-", true, 1
-	fx.opts.StatusFlags = []string{"--sandbox"}
+	fx.opts.GatewayFlags = []string{"--sandbox"}
 	_ = Run(t.Context(), fx.opts)
 	want := []string{
 		"1 NEW-1 send",

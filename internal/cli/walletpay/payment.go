@@ -194,22 +194,14 @@ func (operation) Classify(pm *payment, data *gateway.WalletPayResult, err error)
 	if err != nil {
 		return moneyop.ClassifyError(gateway.EndpointWalletPay, err)
 	}
-	code := gateway.StatusSuccess
-	o := moneyop.Outcome{Class: journal.Succeeded, StatusCode: &code}
 	if data == nil {
 		data = &gateway.WalletPayResult{}
 	}
-	o.OrderNo = data.OrderNo
-	if o.OrderNo == "" {
-		o.OrderNo = data.OrderID
+	orderNo := data.OrderNo
+	if orderNo == "" {
+		orderNo = data.OrderID
 	}
-	o.Message = data.Error
-	if why := disagreement(pm, data); why != "" {
-		o.Class = journal.Unknown
-		o.Why = "the gateway answered status_code 100 but " + why
-		o.Err = fmt.Errorf("%w: %s", gateway.ErrOutcomeUnknown, o.Why)
-	}
-	return o
+	return moneyop.Success(orderNo, data.Error, disagreement(pm, data))
 }
 
 // disagreement says how a success answer contradicts itself or the

@@ -10,19 +10,9 @@ package walletpay
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
-	"io"
-	"strings"
-	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
-	"github.com/paycli/paycli/internal/config"
-	"github.com/paycli/paycli/internal/gateway"
-	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/moneyop"
-	"github.com/paycli/paycli/internal/render"
 	"github.com/spf13/cobra"
 )
 
@@ -32,25 +22,12 @@ const DefaultParallel = moneyop.DefaultParallel
 // MaxParallel bounds --parallel: the gateway is one merchant's account.
 const MaxParallel = moneyop.MaxParallel
 
-// Options are the inputs of `paycli walletpay`.
+// Options are the inputs of `paycli walletpay`: the pipeline's (its
+// dependencies, --yes, --dry-run, --batch, --parallel, the JSON flags and
+// the gateway flags a suggested `paycli status` line repeats) and a
+// payment's flags.
 type Options struct {
-	IO     *iostreams.IOStreams
-	Config func() (*config.Config, error)
-	Format func() (render.Format, error)
-	// JSON writes -o json and --jq output.
-	JSON           *cmdutil.JSONFlags
-	Gateway        func() (*gateway.Client, error)
-	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
-	// JournalPath returns where the journal lives.
-	JournalPath func() (string, error)
-	// GatewayIdentity names the gateway account in the journal (nil: the
-	// client's base URL and the app_id).
-	GatewayIdentity func() (string, error)
-	Now             func() time.Time
-	// NewAttemptID names a journal attempt; Random feeds hash_key ivs and
-	// salts. Both are crypto/rand outside tests.
-	NewAttemptID func() string
-	Random       io.Reader
+	moneyop.Options
 
 	Invoice string
 	// Token is the --token value as given: the token, @path or -.
@@ -58,30 +35,11 @@ type Options struct {
 	Name    string
 	Surname string
 	Email   string
-	Yes     bool
-	DryRun  bool
-	// Batch is the --batch file, or - for stdin.
-	Batch    string
-	Parallel int
-	// StatusFlags are the global flags the suggested `paycli status` line
-	// repeats so that it reaches the same gateway: --profile, --sandbox.
-	StatusFlags []string
 }
 
 // NewCmdWalletPay builds `paycli walletpay`.
 func NewCmdWalletPay(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{
-		IO:              f.IOStreams,
-		Config:          f.Config,
-		Format:          f.OutputFormat,
-		Gateway:         f.Gateway,
-		CommandContext:  f.CommandContext,
-		JournalPath:     f.JournalPath,
-		GatewayIdentity: f.GatewayIdentity,
-		Now:             f.Now,
-		NewAttemptID:    NewAttemptID,
-		Random:          rand.Reader,
-	}
+	opts := &Options{Options: moneyop.NewOptions(f)}
 	cmd := &cobra.Command{
 		Use:   "walletpay --invoice ID --token TOKEN --name NAME --surname SURNAME --email EMAIL",
 		Short: "Capture a wallet payment, safely",
@@ -117,45 +75,14 @@ invoice (nothing charged), 7 outcome unknown; see 'paycli help exit-codes'.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			single := []string{"invoice", "token", "name", "surname", "email"}
-			if opts.Batch != "" {
-				if cmd.Flags().Changed("jq") {
-					return cmdutil.UsageErrorf("--jq filters a single payment's result; a batch prints JSON Lines already (pipe them to jq)")
-				}
-				for _, name := range append(single, "dry-run") {
-					if cmd.Flags().Changed(name) {
-						return cmdutil.UsageErrorf("--%s cannot be used with --batch: each line of the batch carries its own payment", name)
-					}
-				}
-				if !opts.Yes {
-					return cmdutil.UsageHint(errors.New("--batch needs --yes: a batch never asks for confirmation, and moves money"),
-						"Check the file first, then run again with --yes.")
-				}
-			} else {
-				var missing []string
-				for _, name := range single {
-					if !cmd.Flags().Changed(name) {
-						missing = append(missing, "--"+name)
-					}
-				}
-				if len(missing) > 0 {
-					return cmdutil.UsageErrorf("missing %s (or use --batch FILE)", strings.Join(missing, ", "))
-				}
-				if cmd.Flags().Changed("parallel") {
-					return cmdutil.UsageErrorf("--parallel only applies to --batch")
-				}
-			}
-			if opts.Parallel < 1 || opts.Parallel > MaxParallel {
-				return cmdutil.UsageErrorf("invalid --parallel %d: use 1 to %d", opts.Parallel, MaxParallel)
-			}
-			flags, err := f.GatewayFlags(cmd)
-			if err != nil {
+			if err := moneyop.CheckModeFlags(cmd, &opts.Options, moneyop.Modes{
+				Noun:     "payment",
+				Batched:  single,
+				Required: single,
+			}); err != nil {
 				return err
 			}
-			opts.StatusFlags = flags
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return Run(cmd.Context(), opts)
+			return moneyop.Start(cmd, f, &opts.Options, opts, runF, Run)
 		},
 	}
 	fl := cmd.Flags()
@@ -164,25 +91,15 @@ invoice (nothing charged), 7 outcome unknown; see 'paycli help exit-codes'.`,
 	fl.StringVar(&opts.Name, "name", "", "payer's first name")
 	fl.StringVar(&opts.Surname, "surname", "", "payer's last name")
 	fl.StringVar(&opts.Email, "email", "", "payer's e-mail address")
-	fl.BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation (required without a terminal, and with --batch)")
-	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the request, secrets redacted, and send nothing")
-	fl.StringVar(&opts.Batch, "batch", "", "pay each JSON line of FILE (- for stdin)")
-	fl.IntVar(&opts.Parallel, "parallel", DefaultParallel, "batch payments in flight at once")
+	moneyop.AddBatchFlags(cmd, f, &opts.Options, moneyop.FlagText{
+		Batch:    "pay each JSON line of FILE (- for stdin)",
+		Parallel: "batch payments in flight at once",
+	})
 	_ = cmd.RegisterFlagCompletionFunc("token", cmdutil.CompleteValueOrAtFile)
-	_ = cmd.RegisterFlagCompletionFunc("batch", cmdutil.CompleteFile)
-	for _, name := range []string{"invoice", "name", "surname", "email", "parallel"} {
+	for _, name := range []string{"invoice", "name", "surname", "email"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}
-	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
 	return cmd
-}
-
-// NewAttemptID returns a random attempt id (16 hex digits).
-func NewAttemptID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 // StatusCommand is the command line that tells what happened to invoice.
@@ -192,33 +109,15 @@ func StatusCommand(invoice string, flags []string) string {
 
 // Run pays one payment, or a batch.
 func Run(ctx context.Context, opts *Options) error {
-	mo := &moneyop.Options{
-		IO:              opts.IO,
-		Config:          opts.Config,
-		Format:          opts.Format,
-		JSON:            opts.JSON,
-		Gateway:         opts.Gateway,
-		CommandContext:  opts.CommandContext,
-		JournalPath:     opts.JournalPath,
-		GatewayIdentity: opts.GatewayIdentity,
-		Now:             opts.Now,
-		NewAttemptID:    opts.NewAttemptID,
-		Random:          opts.Random,
-		Yes:             opts.Yes,
-		DryRun:          opts.DryRun,
-		Batch:           opts.Batch,
-		Parallel:        opts.Parallel,
-		GatewayFlags:    opts.StatusFlags,
-	}
 	op := operation{now: opts.Now}
 	if opts.Batch != "" {
-		return moneyop.RunBatch(ctx, mo, op)
+		return moneyop.RunBatch(ctx, &opts.Options, op)
 	}
 	token, err := readToken(ctx, opts)
 	if err != nil {
 		return err
 	}
-	return moneyop.RunSingle(ctx, mo, op, &payment{input: input{
+	return moneyop.RunSingle(ctx, &opts.Options, op, &payment{input: input{
 		Invoice: opts.Invoice, Token: token, Name: opts.Name, Surname: opts.Surname, Email: opts.Email,
 	}})
 }

@@ -139,22 +139,24 @@ func newFixture(t *testing.T) *fixture {
 	var ids atomic.Int32
 	fx := &fixture{in: in, out: out, errOut: errOut, pays: &pays, journal: jpath, store: store}
 	fx.opts = &Options{
-		IO:     ios,
-		Config: func() (*config.Config, error) { return cfg, nil },
-		Format: func() (render.Format, error) { return render.Table, nil },
-		Gateway: func() (*gateway.Client, error) {
-			return client, nil
+		Options: moneyop.Options{
+			IO:     ios,
+			Config: func() (*config.Config, error) { return cfg, nil },
+			Format: func() (render.Format, error) { return render.Table, nil },
+			Gateway: func() (*gateway.Client, error) {
+				return client, nil
+			},
+			CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
+				ctx, cancel := context.WithCancel(ctx)
+				return ctx, cancel, nil
+			},
+			JournalPath:  func() (string, error) { return jpath, nil },
+			Now:          func() time.Time { return now },
+			NewAttemptID: func() string { return fmt.Sprintf("attempt-%d", ids.Add(1)) },
+			Random:       bytes.NewReader(bytes.Repeat([]byte{0xab}, 1<<16)),
+			Parallel:     DefaultParallel,
 		},
-		CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
-			ctx, cancel := context.WithCancel(ctx)
-			return ctx, cancel, nil
-		},
-		JournalPath:  func() (string, error) { return jpath, nil },
-		Now:          func() time.Time { return now },
-		NewAttemptID: func() string { return fmt.Sprintf("attempt-%d", ids.Add(1)) },
-		Random:       bytes.NewReader(bytes.Repeat([]byte{0xab}, 1<<16)),
-		Name:         "Ada", Surname: "Lovelace", Email: "ada@example.com",
-		Parallel: DefaultParallel,
+		Name: "Ada", Surname: "Lovelace", Email: "ada@example.com",
 	}
 	return fx
 }
@@ -306,7 +308,7 @@ func TestTokenFromStdinAndFile(t *testing.T) {
 func TestDeclineAndDuplicateOutcomes(t *testing.T) {
 	fx := newFixture(t)
 	fx.opts.Yes = true
-	fx.opts.StatusFlags = []string{"--profile", "test"}
+	fx.opts.GatewayFlags = []string{"--profile", "test"}
 	pay := func(invoice, amount string) error {
 		fx.opts.Invoice, fx.opts.Token = invoice, sandboxToken(t, amount)
 		return Run(context.Background(), fx.opts)

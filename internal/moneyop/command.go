@@ -1,0 +1,162 @@
+package moneyop
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"strings"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/spf13/cobra"
+)
+
+// NewOptions fills the pipeline's dependencies from the Factory: what
+// every money-moving command takes from it, and crypto/rand for attempt
+// ids and hash_key ivs. The command embeds the result in its own options
+// and registers its flags on it (AddFlags, AddBatchFlags).
+func NewOptions(f *cmdutil.Factory) Options {
+	return Options{
+		IO:              f.IOStreams,
+		Config:          f.Config,
+		Format:          f.OutputFormat,
+		Gateway:         f.Gateway,
+		CommandContext:  f.CommandContext,
+		JournalPath:     f.JournalPath,
+		GatewayIdentity: f.GatewayIdentity,
+		Now:             f.Now,
+		NewAttemptID:    NewAttemptID,
+		Random:          rand.Reader,
+	}
+}
+
+// NewAttemptID returns a random journal attempt id (16 hex digits).
+func NewAttemptID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// FlagText is what a command's help says of the flags AddFlags and
+// AddBatchFlags register; empty fields take the common wording.
+type FlagText struct {
+	Yes    string
+	DryRun string
+	// Batch and Parallel name what the batch does ("pay each JSON line of
+	// FILE (- for stdin)", "batch payments in flight at once").
+	Batch    string
+	Parallel string
+}
+
+// AddFlags registers --yes, --dry-run and the JSON output flags (-o json,
+// --jq) on opts.
+func AddFlags(cmd *cobra.Command, f *cmdutil.Factory, opts *Options, text FlagText) {
+	yes := text.Yes
+	if yes == "" {
+		yes = "do not ask for confirmation (required without a terminal, and with --batch)"
+	}
+	dryRun := text.DryRun
+	if dryRun == "" {
+		dryRun = "print the request, secrets redacted, and send nothing"
+	}
+	fl := cmd.Flags()
+	fl.BoolVarP(&opts.Yes, "yes", "y", false, yes)
+	fl.BoolVar(&opts.DryRun, "dry-run", false, dryRun)
+	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	opts.Format = opts.JSON.Format(f.OutputFormat)
+}
+
+// AddBatchFlags registers AddFlags' flags and --batch FILE and --parallel N.
+func AddBatchFlags(cmd *cobra.Command, f *cmdutil.Factory, opts *Options, text FlagText) {
+	AddFlags(cmd, f, opts, text)
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Batch, "batch", "", text.Batch)
+	fl.IntVar(&opts.Parallel, "parallel", DefaultParallel, text.Parallel)
+	_ = cmd.RegisterFlagCompletionFunc("batch", cmdutil.CompleteFile)
+	_ = cmd.RegisterFlagCompletionFunc("parallel", cobra.NoFileCompletions)
+}
+
+// Modes says how a command's flags split between one operation and a
+// batch, for CheckModeFlags.
+type Modes struct {
+	// Noun names one operation in the messages ("payment": "a single
+	// payment's result", "carries its own payment"); empty says neither.
+	Noun string
+	// Batched are the flags a batch line carries: --batch refuses them.
+	Batched []string
+	// Required are the flags one operation cannot go without.
+	Required []string
+	// Single, when set, checks one operation's flags instead of Required
+	// (refund's --retry and --amount|--full).
+	Single func() error
+}
+
+// CheckModeFlags refuses the flag combinations of a money-moving command
+// that cannot be meant (exit 2, before anything exists): flags of one
+// operation with --batch, --dry-run or --jq with --batch, a batch without
+// --yes, one operation missing a flag, --parallel without --batch or out
+// of range.
+func CheckModeFlags(cmd *cobra.Command, opts *Options, m Modes) error {
+	changed := cmd.Flags().Changed
+	if opts.Batch != "" {
+		if changed("jq") {
+			result := "a single result"
+			if m.Noun != "" {
+				result = "a single " + m.Noun + "'s result"
+			}
+			return cmdutil.UsageErrorf("--jq filters %s; a batch prints JSON Lines already (pipe them to jq)", result)
+		}
+		own := "its own"
+		if m.Noun != "" {
+			own += " " + m.Noun
+		}
+		for _, name := range append(m.Batched, "dry-run") {
+			if changed(name) {
+				return cmdutil.UsageErrorf("--%s cannot be used with --batch: each line of the batch carries %s", name, own)
+			}
+		}
+		if !opts.Yes {
+			return cmdutil.UsageHint(errors.New("--batch needs --yes: a batch never asks for confirmation, and moves money"),
+				"Check the file first, then run again with --yes.")
+		}
+	} else {
+		if m.Single != nil {
+			if err := m.Single(); err != nil {
+				return err
+			}
+		} else {
+			var missing []string
+			for _, name := range m.Required {
+				if !changed(name) {
+					missing = append(missing, "--"+name)
+				}
+			}
+			if len(missing) > 0 {
+				return cmdutil.UsageErrorf("missing %s (or use --batch FILE)", strings.Join(missing, ", "))
+			}
+		}
+		if changed("parallel") {
+			return cmdutil.UsageErrorf("--parallel only applies to --batch")
+		}
+	}
+	if opts.Parallel < 1 || opts.Parallel > MaxParallel {
+		return cmdutil.UsageErrorf("invalid --parallel %d: use 1 to %d", opts.Parallel, MaxParallel)
+	}
+	return nil
+}
+
+// Start ends a command's RunE once its flags are checked: it records the
+// gateway flags a suggested command repeats (--profile, --sandbox) in mo,
+// then calls runF when a test gave one, run otherwise. opts is the
+// command's options, which embed mo.
+func Start[O any](cmd *cobra.Command, f *cmdutil.Factory, mo *Options, opts O, runF, run func(context.Context, O) error) error {
+	flags, err := f.GatewayFlags(cmd)
+	if err != nil {
+		return err
+	}
+	mo.GatewayFlags = flags
+	if runF != nil {
+		run = runF
+	}
+	return run(cmd.Context(), opts)
+}
