@@ -194,19 +194,16 @@ func listenRun(ctx context.Context, opts *ListenOptions) error {
 	// Events are written after Ctrl-C too, while those in flight finish.
 	out.json, out.ctx, out.errOut = opts.JSON, context.WithoutCancel(ctx), stderr
 
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	var transport http.RoundTripper = tr
 	var logger *slog.Logger
+	var wrap func(http.RoundTripper) http.RoundTripper
 	if opts.Debug {
 		logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-		transport = gateway.NewLoggingTransport(tr, logger)
+		wrap = func(rt http.RoundTripper) http.RoundTripper { return gateway.NewLoggingTransport(rt, logger) }
 	}
 	ropts := webhook.ReceiverOptions{
 		AppSecret:      secret,
 		ForwardInvalid: opts.ForwardInvalid,
-		Client: &http.Client{Transport: transport, Timeout: opts.ForwardTimeout,
-			// A redirect is the handler's answer, passed back as it is.
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+		Client:         webhook.ForwardClient(opts.ForwardTimeout, wrap),
 		Report:  func(e webhook.Event) { out.write(e, opts.ForwardTo != "") },
 		Refused: func(s string) { fmt.Fprintln(stderr, "refused: "+s) },
 		Now:     opts.Now,
