@@ -204,9 +204,9 @@ func listenRun(ctx context.Context, opts *ListenOptions) error {
 		AppSecret:      secret,
 		ForwardInvalid: opts.ForwardInvalid,
 		Client:         webhook.ForwardClient(opts.ForwardTimeout, wrap),
-		Report:  func(e webhook.Event) { out.write(e, opts.ForwardTo != "") },
-		Refused: func(s string) { fmt.Fprintln(stderr, "refused: "+s) },
-		Now:     opts.Now,
+		Report:         func(e webhook.Event) { out.write(e, opts.ForwardTo != "") },
+		Refused:        func(s string) { fmt.Fprintln(stderr, "refused: "+s) },
+		Now:            opts.Now,
 	}
 	if opts.ForwardTo != "" {
 		if ropts.ForwardTo, err = forwardURL(opts.ForwardTo); err != nil {
