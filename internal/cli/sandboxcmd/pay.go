@@ -85,7 +85,8 @@ with --decline-3d); with --completed-by merchant an approved sale then waits
 for /payment/complete. The published test cards choose the provider's answer
 (docs/sandbox.md), as do the magic amounts (.41 declined, .69 pending). The
 card number is sent to the sandbox only; it prints the first six and last four
-digits.`,
+digits. A sale the sandbox refuses without storing it (an invoice id already
+used, exit 6) prints nothing on stdout, only the error on stderr.`,
 		Example: `  paycli sandbox pay --amount 150.00 --currency TRY
   paycli sandbox pay --amount 200 --currency TRY --preauth --invoice INV-PA-1
   paycli sandbox pay --amount 50 --currency TRY --3d --completed-by merchant -o json
@@ -271,8 +272,13 @@ func PayRun(ctx context.Context, opts *PayOptions) error {
 		}
 		res.TransactionStatus = st.TransactionStatus
 	}
-	if err := writePayResult(ctx, opts.IO.Out, format, opts.JSON, res); err != nil {
-		return err
+	// A sale the sandbox refused (a used invoice, say) was not stored: a
+	// record with no order id would read as a sale to a script, so only
+	// the error on stderr says what happened.
+	if res.OrderID != "" {
+		if err := writePayResult(ctx, opts.IO.Out, format, opts.JSON, res); err != nil {
+			return err
+		}
 	}
 	switch res.StatusCode {
 	case 100, 69:

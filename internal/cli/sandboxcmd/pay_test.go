@@ -71,9 +71,11 @@ func TestPayMakesSales(t *testing.T) {
 		strings.Contains(text, "4355080000000518") {
 		t.Fatalf("declined card: %v\n%s", err, text)
 	}
-	_, _, err = runPay(t, srv, render.JSON, "--amount", "150.00", "--currency", "TRY", "--invoice", "INV-P1")
-	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindDuplicate {
-		t.Errorf("invoice used twice: %v", err)
+	for _, format := range []render.Format{render.JSON, render.Table} {
+		_, text, err = runPay(t, srv, format, "--amount", "150.00", "--currency", "TRY", "--invoice", "INV-P1")
+		if k, _ := cmdutil.KindOf(err); k != cmdutil.KindDuplicate || text != "" {
+			t.Errorf("invoice used twice (%v): %v; stdout %q, want nothing", format, err, text)
+		}
 	}
 }
 
