@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paycli/paycli/internal/cardno"
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/config"
@@ -102,6 +103,11 @@ used, exit 6) prints nothing on stdout, only the error on stderr.`,
 			if len(opts.Currency) != 3 || strings.Trim(opts.Currency, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
 				return cmdutil.UsageErrorf("invalid --currency %q: want a three-letter code such as TRY, USD or EUR", opts.Currency)
 			}
+			// Groups as the link page's hint writes them ("4355 0843 5508
+			// 4358") are one number.
+			if digits, ok := cardno.Digits(opts.Card); ok {
+				opts.Card = digits
+			}
 			if err := sandbox.ValidateCardNumber(opts.Card); err != nil {
 				return cmdutil.UsageErrorf("invalid --card: %v", err)
 			}
@@ -125,7 +131,7 @@ used, exit 6) prints nothing on stdout, only the error on stderr.`,
 	}
 	cmd.Flags().StringVar(&amount, "amount", "", "sale total, e.g. 150.00 (required)")
 	cmd.Flags().StringVar(&opts.Currency, "currency", "", "ISO 4217 currency code, e.g. TRY (required)")
-	cmd.Flags().StringVar(&opts.Card, "card", sandbox.DefaultWalletCard, "card number (a published test card chooses the answer)")
+	cmd.Flags().StringVar(&opts.Card, "card", sandbox.DefaultWalletCard, "card number, digits or groups split by blanks or dashes (a published test card chooses the answer)")
 	cmd.Flags().IntVar(&opts.Installments, "installments", 1, "installment count")
 	cmd.Flags().BoolVar(&opts.PreAuth, "preauth", false, "make a pre-authorization (PreAuth) instead of a sale (Auth)")
 	cmd.Flags().BoolVar(&opts.ThreeD, "3d", false, "pay with 3D Secure (paySmart3D) and answer its challenge")

@@ -85,6 +85,8 @@ func TestPayFlags(t *testing.T) {
 		{"--amount", "x", "--currency", "TRY"},
 		{"--amount", "1", "--currency", "TR"},
 		{"--amount", "1", "--currency", "TRY", "--card", "4355084355084359"},
+		{"--amount", "1", "--currency", "TRY", "--card", "4355  0843 5508 4358"},
+		{"--amount", "1", "--currency", "TRY", "--card", "4355 0843 5508 4358-"},
 		{"--amount", "1", "--currency", "TRY", "--installments", "0"},
 		{"--amount", "1", "--currency", "TRY", "--completed-by", "merchant"},
 		{"--amount", "1", "--currency", "TRY", "--3d", "--completed-by", "bank"},
@@ -93,6 +95,17 @@ func TestPayFlags(t *testing.T) {
 		cmd := NewCmdPay(f, func(context.Context, *PayOptions) error { t.Fatalf("%v ran", args); return nil })
 		if err := runCmd(cmd, args...); !isUsage(err) {
 			t.Errorf("%v: %v, want a usage error", args, err)
+		}
+	}
+}
+
+// The link page's hint writes the test card in groups; pay takes it so.
+func TestPayCardInGroups(t *testing.T) {
+	srv := paySandbox(t)
+	for _, card := range []string{"4355 0843 5508 4358", "4355-0843-5508-4358"} {
+		res, _, err := runPay(t, srv, render.JSON, "--amount", "10", "--currency", "TRY", "--card", card)
+		if err != nil || res.StatusCode != 100 || res.Card != "435508******4358" {
+			t.Errorf("--card %q: %+v %v", card, res, err)
 		}
 	}
 }
