@@ -298,6 +298,20 @@ func Test3DAndPaymentComplete(t *testing.T) {
 	if st := fx.status("INV-3C"); st.Body["transaction_status"] != "Cancelled" {
 		t.Errorf("%s", st.Raw)
 	}
+	// A 3D pre-authorization completed by the merchant is held, not
+	// charged: the answer says what check status says.
+	b := threeDBody(t, "INV-3PA", "4355084355084358", "70.00", "merchant", TypePreAuth)
+	fx.callRaw("POST", Base+"/api/paySmart3D", b.Encode(), map[string]string{"Content-Type": "application/x-www-form-urlencoded"})
+	held, _, _ := fx.store.Get("INV-3PA")
+	fx.call("POST", Base+ChallengePath, url.Values{"order_id": {held.OrderID}, "decision": {"approve"}}.Encode(),
+		map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"})
+	res = fx.authed("/payment/complete", completeBody(t, "INV-3PA", held.OrderID, "complete"))
+	if desc, _ := res.Body["status_description"].(string); res.status() != 100 || res.data()["status"] != "Pre-Authorized" || !strings.Contains(desc, "held") {
+		t.Fatalf("complete of a pre-authorization: %s", res.Raw)
+	}
+	if st := fx.status("INV-3PA"); st.Body["transaction_status"] != "Pre-Authorized" {
+		t.Errorf("%s", st.Raw)
+	}
 	// Only under /payment, not /api.
 	if res := fx.authed("/api/payment/complete", completeBody(t, "INV-3C", "x", "cancel")); res.Code != 404 {
 		t.Errorf("/api/payment/complete: %d", res.Code)
