@@ -174,6 +174,19 @@ func TestPreAuthCaptureAndCancel(t *testing.T) {
 	if res.status() != 100 || res.Body["transaction_status"] != "Completed" || res.Body["invoice_id"] != "INV-PA" || res.Body["order_id"] == "" {
 		t.Fatalf("capture: %s", res.Raw)
 	}
+	// After a partial capture the transaction is what was taken, its
+	// merchant commission that of the captured amount; pre_auth keeps
+	// the held amount.
+	st = fx.status("INV-PA")
+	pa, _ = st.Body["pre_auth"].(map[string]any)
+	stored, _, _ := fx.store.Get("INV-PA")
+	pct, _ := decimal.NewFromString(stored.MerchantCommissionPercentage)
+	fixed, _ := decimal.NewFromString(stored.MerchantCommissionFixed)
+	wantFee, _ := decimal.NewFromInt(150).Mul(pct).Div(decimal.NewFromInt(100)).Add(fixed).Round(2).Float64()
+	if st.Body["transaction_amount"] != 150.0 || pa["held_amount"] != 200.0 || pa["captured_amount"] != 150.0 ||
+		st.Body["merchant_commission"] != wantFee || stored.MerchantCommission == decimal.NewFromFloat(wantFee).StringFixed(2) {
+		t.Errorf("after a capture of 150 (merchant fee %v): %s", wantFee, st.Raw)
+	}
 	if res := fx.authed("/api/confirmPayment", confirmBody(t, "INV-PA", "1", "")); res.status() != 117 {
 		t.Errorf("second capture: %s", res.Raw)
 	}
