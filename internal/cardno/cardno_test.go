@@ -41,6 +41,15 @@ func FuzzDigits(f *testing.F) {
 				t.Fatalf("Digits(%q) = %q holds a non-digit", s, d)
 			}
 		}
-		Luhn(d)
+		// Exactly one check digit completes any digits.
+		n := 0
+		for c := '0'; c <= '9'; c++ {
+			if Luhn(d + string(c)) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Fatalf("%d check digits complete %q", n, d)
+		}
 	})
 }
