@@ -174,6 +174,19 @@ func TestPreAuthCaptureAndCancel(t *testing.T) {
 	if res.status() != 100 || res.Body["transaction_status"] != "Completed" || res.Body["invoice_id"] != "INV-PA" || res.Body["order_id"] == "" {
 		t.Fatalf("capture: %s", res.Raw)
 	}
+	// After a partial capture the transaction is what was taken, its
+	// merchant commission that of the captured amount; pre_auth keeps
+	// the held amount.
+	st = fx.status("INV-PA")
+	pa, _ = st.Body["pre_auth"].(map[string]any)
+	stored, _, _ := fx.store.Get("INV-PA")
+	pct, _ := decimal.NewFromString(stored.MerchantCommissionPercentage)
+	fixed, _ := decimal.NewFromString(stored.MerchantCommissionFixed)
+	wantFee, _ := decimal.NewFromInt(150).Mul(pct).Div(decimal.NewFromInt(100)).Add(fixed).Round(2).Float64()
+	if st.Body["transaction_amount"] != 150.0 || pa["held_amount"] != 200.0 || pa["captured_amount"] != 150.0 ||
+		st.Body["merchant_commission"] != wantFee || stored.MerchantCommission == decimal.NewFromFloat(wantFee).StringFixed(2) {
+		t.Errorf("after a capture of 150 (merchant fee %v): %s", wantFee, st.Raw)
+	}
 	if res := fx.authed("/api/confirmPayment", confirmBody(t, "INV-PA", "1", "")); res.status() != 117 {
 		t.Errorf("second capture: %s", res.Raw)
 	}
@@ -296,6 +309,20 @@ func Test3DAndPaymentComplete(t *testing.T) {
 		t.Fatalf("cancel: %s", res.Raw)
 	}
 	if st := fx.status("INV-3C"); st.Body["transaction_status"] != "Cancelled" {
+		t.Errorf("%s", st.Raw)
+	}
+	// A 3D pre-authorization completed by the merchant is held, not
+	// charged: the answer says what check status says.
+	b := threeDBody(t, "INV-3PA", "4355084355084358", "70.00", "merchant", TypePreAuth)
+	fx.callRaw("POST", Base+"/api/paySmart3D", b.Encode(), map[string]string{"Content-Type": "application/x-www-form-urlencoded"})
+	held, _, _ := fx.store.Get("INV-3PA")
+	fx.call("POST", Base+ChallengePath, url.Values{"order_id": {held.OrderID}, "decision": {"approve"}}.Encode(),
+		map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"})
+	res = fx.authed("/payment/complete", completeBody(t, "INV-3PA", held.OrderID, "complete"))
+	if desc, _ := res.Body["status_description"].(string); res.status() != 100 || res.data()["status"] != "Pre-Authorized" || !strings.Contains(desc, "held") {
+		t.Fatalf("complete of a pre-authorization: %s", res.Raw)
+	}
+	if st := fx.status("INV-3PA"); st.Body["transaction_status"] != "Pre-Authorized" {
 		t.Errorf("%s", st.Raw)
 	}
 	// Only under /payment, not /api.

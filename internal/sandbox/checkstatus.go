@@ -235,6 +235,15 @@ func statusOf(sale Sale) checkStatusBody {
 	}
 	if p := sale.PreAuth; p != nil {
 		b.PreAuth = &preAuthInfo{Status: p.State, HeldAmount: json.Number(p.Held), CapturedAmount: json.Number(orZeroIn(p.Captured, minor))}
+		if p.State == PreAuthCaptured {
+			// Once captured, the transaction is what was taken, as a
+			// sale's amount is: a refund is of that (the held amount
+			// stays in pre_auth).
+			b.TransactionAmount = json.Number(p.Captured)
+			if fee, ok := merchantFeeOf(sale, p.Captured, minor); ok {
+				b.MerchantCommission = json.Number(fee)
+			}
+		}
 	}
 	if sale.ThreeD != nil {
 		b.PaymentCompletedBy = sale.ThreeD.CompletedBy
@@ -280,6 +289,23 @@ func statusOf(sale Sale) checkStatusBody {
 		b.StatusCode, b.StatusDescription, b.TransactionStatus = 69, "Order not yet processed", "Pending"
 	}
 	return b
+}
+
+// merchantFeeOf is the merchant's commission on amount at the sale's
+// merchant rates, with the commission table's arithmetic; ok is false for
+// a sale stored without its rates.
+func merchantFeeOf(sale Sale, amount string, minor int32) (string, bool) {
+	pct, errP := commission.ParseValue(sale.MerchantCommissionPercentage)
+	fixed, errF := commission.ParseValue(sale.MerchantCommissionFixed)
+	d, errA := decimal.NewFromString(amount)
+	if errP != nil || errF != nil || errA != nil || !pct.Available() {
+		return "", false
+	}
+	a, ok, err := commission.ComputeAmounts(d, max(sale.Installment, 1), commission.Rates{MerchantPercentage: pct, MerchantFixed: fixed}, minor)
+	if err != nil || !ok {
+		return "", false
+	}
+	return a.MerchantFee.StringFixed(minor), true
 }
 
 // paymentMethodOf labels a sale's payment method: its wallet for walletPay,

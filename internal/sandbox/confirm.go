@@ -147,6 +147,11 @@ func (g *Gateway) completePayment(w http.ResponseWriter, r *http.Request) {
 		// The provider approved at the challenge; completing only releases it.
 		s.State = StateCompleted
 		code, desc = 100, "Payment successfully completed"
+		if s.PreAuth != nil {
+			// Nothing is charged yet: the amount is held until
+			// /api/confirmPayment captures or cancels it.
+			desc = "Pre-authorization successfully completed: the amount is held until it is captured or cancelled"
+		}
 		return nil
 	})
 	if err != nil {
@@ -158,11 +163,15 @@ func (g *Gateway) completePayment(w http.ResponseWriter, r *http.Request) {
 		writeInternal(w, err)
 		return
 	}
+	// The status is the one check status shows for the sale from now on.
 	res.Status = "Completed"
-	if sale.State == StateCancelled {
+	switch {
+	case sale.State == StateCancelled:
 		res.Status = "Cancelled"
-	} else if sale.State != StateCompleted {
+	case sale.State != StateCompleted:
 		res.Status = "Failed"
+	case sale.PreAuth != nil:
+		res.Status = "Pre-Authorized"
 	}
 	writeJSON(w, http.StatusOK, statusBody{StatusCode: 100, StatusDescription: desc, Data: res})
 }

@@ -162,8 +162,14 @@ func (s *Store) put(tx *bolt.Tx, old *Sale, sale Sale) error {
 
 // saleOutcome is the result a sale webhook reports: "" while the sale is
 // undecided (processing, pending, waiting for its 3D step or for the
-// merchant's completion), else its final state.
+// merchant's completion), else its final state. A pre-authorization that
+// was held (completed) and then cancelled ends cancelled: the merchant's
+// handler learns that the hold is gone. A capture changes nothing: the
+// held sale was already reported charged.
 func saleOutcome(s *Sale) string {
+	if s.State == StateCompleted && s.PreAuth != nil && s.PreAuth.State == PreAuthCancelled {
+		return StateCancelled
+	}
 	switch s.State {
 	case StateCompleted, StateFailed, StateCancelled:
 		return s.State
@@ -174,7 +180,8 @@ func saleOutcome(s *Sale) string {
 // owedWebhooks lists the webhooks a change of a sale owes (without id,
 // URL or state): a sale webhook when a sale naming a sale web hook key
 // reaches its outcome (charged or held: status 1; declined or cancelled:
-// 0), and a refund webhook for each refund naming a refund web hook key
+// 0, also for a held pre-authorization cancelled later or a 3D sale
+// completed by the merchant and cancelled through /payment/complete), and a refund webhook for each refund naming a refund web hook key
 // that becomes Completed (at once, or when approved).
 func owedWebhooks(old *Sale, sale Sale) []Delivery {
 	var out []Delivery

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/paycli/paycli/internal/cardno"
 	"github.com/shopspring/decimal"
 )
 
@@ -191,22 +193,10 @@ func ValidateCardNumber(n string) error {
 	if len(n) < 12 || len(n) > 19 {
 		return fmt.Errorf("card number must have 12 to 19 digits, not %d", len(n))
 	}
-	sum := 0
-	for i := range len(n) {
-		c := n[len(n)-1-i]
-		if c < '0' || c > '9' {
-			return errors.New("card number may hold only digits")
-		}
-		d := int(c - '0')
-		if i%2 == 1 {
-			d *= 2
-			if d > 9 {
-				d -= 9
-			}
-		}
-		sum += d
+	if strings.Trim(n, "0123456789") != "" {
+		return errors.New("card number may hold only digits")
 	}
-	if sum%10 != 0 {
+	if !cardno.Luhn(n) {
 		return errors.New("card number fails the Luhn check")
 	}
 	return nil

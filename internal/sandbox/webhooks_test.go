@@ -154,6 +154,26 @@ func Test3DAndPreAuthWebhooks(t *testing.T) {
 	if len(ds) != 4 || ds[3].InvoiceID != "WH-PA" || ds[3].Fields["transaction_type"] != TypePreAuth {
 		t.Fatalf("pre-authorization held and captured: %+v", ds)
 	}
+
+	// A cancel is an outcome too: the handler learns the hold is gone,
+	// and the 3D sale the merchant cancelled was not charged.
+	fx.pay2D("WH-PA2", "4355084355084358", "80.00", 1, TypePreAuth)
+	if res := fx.authed("/api/confirmPayment", confirmBody(t, "WH-PA2", "2", "")); res.status() != 100 {
+		t.Fatalf("cancel: %s", res.Raw)
+	}
+	ds = fx.deliveries()
+	if len(ds) != 6 || ds[4].InvoiceID != "WH-PA2" || ds[4].Fields["status"] != "1" ||
+		ds[5].InvoiceID != "WH-PA2" || ds[5].Fields["status"] != "0" || ds[5].Fields["payment_status"] != "0" {
+		t.Fatalf("pre-authorization held and cancelled: %+v", ds)
+	}
+	cancelled := pay3D("WH3D-4", CompletedByMerchant, "approve")
+	if res := fx.authed("/payment/complete", completeBody(t, "WH3D-4", cancelled.OrderID, "cancel")); res.status() != 100 {
+		t.Fatalf("complete cancel: %s", res.Raw)
+	}
+	ds = fx.deliveries()
+	if len(ds) != 7 || ds[6].InvoiceID != "WH3D-4" || ds[6].Fields["status"] != "0" {
+		t.Fatalf("3D sale cancelled by the merchant: %+v", ds)
+	}
 }
 
 // hookReceiver is a test webhook receiver answering the statuses it is told.

@@ -47,6 +47,7 @@ func FuzzParse(f *testing.F) {
 // signed field was changed does not.
 func FuzzVerify(f *testing.F) {
 	f.Add("app_secret", "1", "150.00", "INV-1001", "VP1", "TRY", "151.00")
+	f.Add("app_secret", "1", "150.00", "INV-1001", "VP1", "TRY", "99999")
 	f.Add("ş", "Completed", "10.5", "İŞLEM-1", "", "", "10.50")
 	f.Add("", "Fail", "x", "a+b=c&d", "%", "", "1e5")
 	f.Fuzz(func(t *testing.T, appSecret, status, amount, invoice, order, currency, changedAmount string) {
@@ -81,6 +82,18 @@ func FuzzVerify(f *testing.F) {
 			err = b.Verify(appSecret)
 			if sameAmount(amount, changedAmount) != (err == nil) {
 				t.Fatalf("amount %q changed to %q: Verify = %v", amount, changedAmount, err)
+			}
+			// The other spelling of the amount, added beside the signed
+			// one, must agree with it too.
+			other := maps.Clone(signed)
+			other[map[string]string{"total": "amount", "amount": "total"}[amountField]] = changedAmount
+			ct, body, _ = webhook.Encode(enc, other)
+			if b, err = webhook.Parse(ct, body); err != nil {
+				continue
+			}
+			err = b.Verify(appSecret)
+			if sameAmount(amount, changedAmount) != (err == nil) {
+				t.Fatalf("amount %q with a second spelling %q: Verify = %v", amount, changedAmount, err)
 			}
 		}
 	})

@@ -130,13 +130,31 @@ type ReceiverOptions struct {
 //     408 when the body did not arrive in time.
 type Receiver struct{ opts ReceiverOptions }
 
+// ForwardClient returns the client a Receiver forwards webhooks with: it
+// goes straight to the handler, never through the environment's proxy (a
+// webhook is for this machine's handler, not for a proxy to see), and does
+// not follow redirects, since following a 302 would turn the POST into a
+// GET of another URL; the redirect is the handler's answer, passed back as
+// it is. timeout bounds the handler's answer; wrap, when not nil, wraps
+// the transport (a logging transport, say).
+func ForwardClient(timeout time.Duration, wrap func(http.RoundTripper) http.RoundTripper) *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = nil
+	var rt http.RoundTripper = tr
+	if wrap != nil {
+		rt = wrap(tr)
+	}
+	return &http.Client{Transport: rt, Timeout: timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
 // NewReceiver returns a Receiver.
 func NewReceiver(opts ReceiverOptions) *Receiver {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
 	if opts.Client == nil {
-		opts.Client = &http.Client{Timeout: 10 * time.Second}
+		opts.Client = ForwardClient(10*time.Second, nil)
 	}
 	if opts.Report == nil {
 		opts.Report = func(Event) {}

@@ -312,3 +312,53 @@ func TestReceiverSenderHangsUp(t *testing.T) {
 		t.Errorf("event %+v", ev.Handler)
 	}
 }
+
+// A handler's redirect is its answer: following it would turn the POST
+// into a GET of another URL. Both the default client and ForwardClient
+// pass it back.
+func TestReceiverPassesRedirectsBack(t *testing.T) {
+	for _, name := range []string{"default", "ForwardClient"} {
+		t.Run(name, func(t *testing.T) {
+			var mu sync.Mutex
+			var methods []string
+			handler := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				methods = append(methods, r.Method+" "+r.URL.Path)
+				mu.Unlock()
+				if r.URL.Path == "/hooks" {
+					http.Redirect(w, r, "/elsewhere", http.StatusFound)
+				}
+			}))
+			t.Cleanup(handler.Close)
+			opts := webhook.ReceiverOptions{AppSecret: secret}
+			opts.ForwardTo, _ = url.Parse(handler.URL + "/hooks")
+			if name == "ForwardClient" {
+				opts.Client = webhook.ForwardClient(5*time.Second, nil)
+			}
+			srv := httptest.NewServer(webhook.NewReceiver(opts))
+			t.Cleanup(srv.Close)
+			client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+			resp, err := client.Post(srv.URL+"/callback", "application/x-www-form-urlencoded", strings.NewReader(formBody(saleFields())))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusFound {
+				t.Errorf("sender got %d, want the handler's 302", resp.StatusCode)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(methods) != 1 || methods[0] != "POST /hooks" {
+				t.Errorf("handler saw %q, want one POST /hooks", methods)
+			}
+		})
+	}
+}
+
+func TestForwardClientUsesNoProxy(t *testing.T) {
+	c := webhook.ForwardClient(time.Second, nil)
+	tr, ok := c.Transport.(*http.Transport)
+	if !ok || tr.Proxy != nil {
+		t.Errorf("transport %#v: want an *http.Transport without Proxy", c.Transport)
+	}
+}

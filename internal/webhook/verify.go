@@ -151,11 +151,13 @@ func (b *Body) Verify(appSecret string) error {
 		return invalid("hash_key", "the hash_key holds %d fields%s; a %s webhook's holds %d (%s)",
 			len(got), why, kind, len(layout.Fields), strings.Join(layout.Fields, "|"))
 	}
-	// Two spellings of the order that disagree would let a handler read
-	// the one the hash_key does not cover.
-	if a, okA := b.Get("order_id"); okA {
-		if o, okO := b.Get("order_no"); okO && a != o {
-			return invalid("order_no", "order_id %q and order_no %q differ", clip(a), clip(o))
+	// Two spellings of one field that disagree would let a handler read
+	// the one the hash_key does not cover (a sale's total is checked, its
+	// "amount" could say anything), so every spelling present must agree
+	// with the first, amounts as decimals.
+	for _, field := range layout.Fields {
+		if err := b.aliasesAgree(kind, field, field == layout.Amounts[0]); err != nil {
+			return err
 		}
 	}
 	for i, field := range layout.Fields {
@@ -165,6 +167,27 @@ func (b *Body) Verify(appSecret string) error {
 		}
 		if !sameValue(v, got[i], field == layout.Amounts[0]) {
 			return invalid(name, "%s differs: the body says %q, the hash_key %q", name, clip(v), clip(got[i]))
+		}
+	}
+	return nil
+}
+
+// aliasesAgree returns an *InvalidError naming the second spelling of
+// field when the body holds two spellings of it that differ.
+func (b *Body) aliasesAgree(k Kind, field string, amount bool) error {
+	names := aliases[k][field]
+	first, firstValue, seen := "", "", false
+	for _, n := range names {
+		v, ok := b.Get(n)
+		if !ok {
+			continue
+		}
+		if !seen {
+			first, firstValue, seen = n, v, true
+			continue
+		}
+		if !sameValue(v, firstValue, amount) {
+			return invalid(n, "%s %q and %s %q differ", first, clip(firstValue), n, clip(v))
 		}
 	}
 	return nil

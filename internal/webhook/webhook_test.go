@@ -2,6 +2,7 @@ package webhook_test
 
 import (
 	"errors"
+	"maps"
 	"net/url"
 	"strings"
 	"testing"
@@ -134,6 +135,8 @@ func TestVerifyFindsTheField(t *testing.T) {
 		{"forged hash_key", func(m map[string]string) { m["hash_key"] = "abcdef0123456789:0f1e:AAAAAAAAAAAAAAAAAAAAAA==" }, secret, "hash_key", "does not decrypt"},
 		{"wrong secret", func(map[string]string) {}, "not_the_secret", "hash_key", "does not decrypt"},
 		{"order_no disagrees", func(m map[string]string) { m["order_no"] = "VP2" }, secret, "order_no", "differ"},
+		{"amount beside total disagrees", func(m map[string]string) { m["amount"] = "99999" }, secret, "amount", `total "100.00" and amount "99999" differ`},
+		{"amount beside total in exponent", func(m map[string]string) { m["amount"] = "1e2" }, secret, "amount", "differ"},
 		{"refund status on a sale hash", func(m map[string]string) { m["status"] = "Completed" }, secret, "hash_key", "holds 5 fields (a sale webhook's)"},
 		{"exponent amount is text", func(m map[string]string) { m["total"] = "1e2" }, secret, "total", "total differs"},
 	}
@@ -175,6 +178,49 @@ func TestVerifyAliasesAndDecimals(t *testing.T) {
 	}
 	if s := b.Summary(); s.Amount != "100" || s.OrderID != "VP17000000000000001" {
 		t.Errorf("summary %+v", s)
+	}
+}
+
+// A handler may read either spelling of an aliased field, so a second
+// spelling beside the signed one must agree with it.
+func TestVerifySecondSpellingMustAgree(t *testing.T) {
+	refund, err := webhook.Sign(webhook.Refund, map[string]string{"status": "Completed", "amount": "10.50", "invoice_id": "INV-1", "order_id": "VP1"}, secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sale := saleFields()
+	tests := []struct {
+		name   string
+		fields map[string]string
+		extra  string
+		value  string
+		ok     bool
+	}{
+		{"sale amount equal as a decimal", sale, "amount", "100", true},
+		{"sale amount tampered", sale, "amount", "99999", false},
+		{"refund total equal as a decimal", refund, "total", "10.5", true},
+		{"refund total tampered", refund, "total", "0.01", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := maps.Clone(tt.fields)
+			m[tt.extra] = tt.value
+			b, err := webhook.Parse("", []byte(formBody(m)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = b.Verify(secret)
+			if tt.ok {
+				if err != nil {
+					t.Fatalf("Verify = %v", err)
+				}
+				return
+			}
+			var ie *webhook.InvalidError
+			if !errors.As(err, &ie) || ie.Field != tt.extra {
+				t.Fatalf("Verify = %v, want an *InvalidError naming %s", err, tt.extra)
+			}
+		})
 	}
 }
 

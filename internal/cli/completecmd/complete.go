@@ -54,8 +54,10 @@ prints the 'paycli status' command that tells what happened.
 JSON object per line, {"invoice","order_id"}, --parallel at a time.
 
 Exit codes: 0 done, 2 bad input (nothing sent), 4 not waiting for the
-merchant or refused, 5 declined, 6 already completed or cancelled (nothing
-charged), 7 outcome unknown; see 'paycli help exit-codes'.`,
+merchant (check status shows it already completed or cancelled; nothing
+sent) or refused, 5 declined, 6 the gateway answered that it was already
+completed or cancelled (status_code 117, two calls racing; nothing charged),
+7 outcome unknown; see 'paycli help exit-codes'.`,
 		Example: `  paycli complete --invoice INV-1001 --order-id VP17395123456789012
   paycli complete --invoice INV-1001 --order-id VP17395123456789012 --cancel --yes
   paycli complete --batch completions.jsonl --yes > results.jsonl`,

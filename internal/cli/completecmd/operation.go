@@ -291,6 +291,13 @@ func (op operation) Result(s *sale, ans *gateway.CompletePaymentResult) ([]rende
 	fs = append(fs, render.ExtraFields(ans.Extra)...)
 	amount := strings.TrimSpace(s.amount + " " + s.currency)
 	verdict := fmt.Sprintf("Completed the 3D payment of %s, invoice %s, order %s", amount, s.Invoice, s.OrderID)
+	if strings.EqualFold(strings.TrimSpace(ans.TransactionType), "PreAuth") {
+		// Completing a pre-authorization takes nothing yet: the amount
+		// stays held until it is captured or cancelled.
+		verdict = fmt.Sprintf("Completed the 3D pre-authorization of %s, invoice %s, order %s: the amount is held; "+
+			"capture it with 'paycli preauth capture --invoice %s' or release it with 'paycli preauth cancel --invoice %s'",
+			amount, s.Invoice, s.OrderID, s.Invoice, s.Invoice)
+	}
 	if op.cancel {
 		verdict = fmt.Sprintf("Cancelled the 3D payment of %s, invoice %s: nothing was taken", amount, s.Invoice)
 	}

@@ -103,3 +103,17 @@ func TestClassify(t *testing.T) {
 		t.Errorf("no answer: %+v", o)
 	}
 }
+
+// A completed 3D pre-authorization is held, not charged: the verdict says
+// so and how to capture or release it; a sale's says it was completed.
+func TestResultVerdictOfAPreAuthorization(t *testing.T) {
+	s := &sale{input: input{Invoice: "INV-1", OrderID: "VP1"}, amount: "70.00", currency: "TRY"}
+	_, verdict := operation{}.Result(s, &gateway.CompletePaymentResult{Status: "Pre-Authorized", TransactionType: "PreAuth"})
+	if !strings.Contains(verdict, "pre-authorization of 70.00 TRY") || !strings.Contains(verdict, "paycli preauth capture --invoice INV-1") {
+		t.Errorf("pre-authorization: %q", verdict)
+	}
+	_, verdict = operation{}.Result(s, &gateway.CompletePaymentResult{Status: "Completed", TransactionType: "Auth"})
+	if verdict != "Completed the 3D payment of 70.00 TRY, invoice INV-1, order VP1" {
+		t.Errorf("sale: %q", verdict)
+	}
+}

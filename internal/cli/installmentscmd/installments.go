@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/paycli/paycli/internal/cardno"
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/config"
@@ -40,8 +41,11 @@ type Options struct {
 	// BIN is the card's first six digits (a longer --bin was cut to them).
 	BIN string
 	// Cut reports that --bin held a whole card number, cut to BIN.
-	Cut    bool
-	Amount decimal.Decimal
+	Cut bool
+	// Mistyped reports that the whole card number fails the Luhn check: a
+	// digit is wrong, maybe one of the six used.
+	Mistyped bool
+	Amount   decimal.Decimal
 	// By is sent as commission_by: merchant or user.
 	By string
 	// Active lists the merchant's active installment counts instead.
@@ -67,7 +71,8 @@ buyer pays in all and per installment, and the merchant's fee and net.
 
 --bin takes the card's first 6 digits. A whole card number is accepted only
 to be cut to its first 6 digits, and paycli says so on stderr: the rest is
-never sent, logged or stored. Prefer giving the 6 digits: a card number on a
+never sent, logged or stored. A whole number that fails the Luhn check is
+still cut and looked up, with a warning on stderr that a digit is mistyped. Prefer giving the 6 digits: a card number on a
 command line may stay in the shell's history.
 
 What the buyer pays is the gateway's payable_amount, split into installments
@@ -140,6 +145,7 @@ func parseFlags(cmd *cobra.Command, opts *Options, bin, amount string) error {
 	if opts.BIN, opts.Cut, err = CutBIN(bin); err != nil {
 		return cmdutil.UsageErrorf("invalid --bin: %v", err)
 	}
+	opts.Mistyped = opts.Cut && !cardno.Luhn(ungroup(bin))
 	if opts.Amount, err = cmdutil.ParseAmount(amount); err != nil {
 		return cmdutil.UsageErrorf("invalid --amount: %v", err)
 	}
@@ -156,12 +162,7 @@ func parseFlags(cmd *cobra.Command, opts *Options, bin, amount string) error {
 // a whole card number (12 to 19 digits, blanks and dashes between groups
 // allowed), which it cuts (cut true). Its errors never quote s.
 func CutBIN(s string) (bin string, cut bool, err error) {
-	digits := strings.Map(func(r rune) rune {
-		if r == ' ' || r == '-' {
-			return -1
-		}
-		return r
-	}, strings.TrimSpace(s))
+	digits := ungroup(s)
 	switch {
 	case digits == "":
 		return "", false, errors.New("empty; give the card's first 6 digits")
@@ -175,11 +176,34 @@ func CutBIN(s string) (bin string, cut bool, err error) {
 	return "", false, fmt.Errorf("%d digits; give the card's first 6 digits", len(digits))
 }
 
+// ungroup drops the blanks and dashes between a card number's groups.
+func ungroup(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == ' ' || r == '-' {
+			return -1
+		}
+		return r
+	}, strings.TrimSpace(s))
+}
+
+// cutNotice is what Run says on stderr of a --bin it cut: a card number
+// that fails the Luhn check was mistyped, and the six digits used may be
+// the wrong ones, so the options are still shown (the first six may be
+// right) but with the warning.
+func cutNotice(opts *Options) string {
+	if !opts.Cut {
+		return ""
+	}
+	notice := fmt.Sprintf("Using only the card number's first %d digits (%s); the rest is not sent, logged or stored.\n", BINLength, opts.BIN)
+	if opts.Mistyped {
+		notice += fmt.Sprintf("warning: the card number fails the Luhn check, so a digit is mistyped; check that %s are its first %d digits.\n", opts.BIN, BINLength)
+	}
+	return notice
+}
+
 // Run looks the options up and prints them.
 func Run(ctx context.Context, opts *Options) error {
-	if opts.Cut {
-		fmt.Fprintf(opts.IO.ErrOut, "Using only the card number's first %d digits (%s); the rest is not sent, logged or stored.\n", BINLength, opts.BIN)
-	}
+	fmt.Fprint(opts.IO.ErrOut, cutNotice(opts))
 	cfg, err := opts.Config()
 	if err != nil {
 		return err

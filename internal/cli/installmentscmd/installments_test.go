@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/shopspring/decimal"
@@ -42,6 +43,32 @@ func TestCutBIN(t *testing.T) {
 		}
 		if err != nil || bin != tc.bin || cut != tc.cut {
 			t.Errorf("%q: %q %v %v, want %q %v", tc.in, bin, cut, err, tc.bin, tc.cut)
+		}
+	}
+}
+
+// A whole card number that fails the Luhn check is still cut and looked
+// up, with a warning that a digit is mistyped; never the whole number.
+func TestCutNoticeWarnsOfMistypedNumbers(t *testing.T) {
+	for _, tc := range []struct {
+		bin     string
+		warning bool
+		notice  bool
+	}{
+		{"435508", false, false},
+		{"4355 0843 5508 4358", false, true},
+		{"4355 0843 5508 4359", true, true},
+	} {
+		opts := &Options{By: "merchant"}
+		cmd := NewCmdInstallments(&cmdutil.Factory{}, nil)
+		_ = cmd.Flags().Set("bin", tc.bin)
+		_ = cmd.Flags().Set("amount", "100")
+		if err := parseFlags(cmd, opts, tc.bin, "100"); err != nil {
+			t.Fatal(err)
+		}
+		n := cutNotice(opts)
+		if strings.Contains(n, "fails the Luhn check") != tc.warning || (n != "") != tc.notice || strings.Contains(n, "5508435") {
+			t.Errorf("%q: notice %q", tc.bin, n)
 		}
 	}
 }

@@ -70,8 +70,10 @@ exits 7 and prints the 'paycli status' command that tells what happened.
 one JSON result per line in input order.
 
 Exit codes: 0 captured, 2 bad input (nothing sent), 4 not an open
-pre-authorization or refused by the gateway, 6 already captured or cancelled
-(nothing charged), 7 outcome unknown; see 'paycli help exit-codes'.`,
+pre-authorization (check status shows it already captured or cancelled;
+nothing sent) or refused by the gateway, 6 the gateway answered that it was
+already captured or cancelled (status_code 117, two captures racing; nothing
+charged), 7 outcome unknown; see 'paycli help exit-codes'.`,
 		Example: `  paycli preauth capture --invoice INV-1001
   paycli preauth capture --invoice INV-1001 --amount 150.00 --yes -o json
   paycli preauth capture --batch captures.jsonl --yes > results.jsonl`,

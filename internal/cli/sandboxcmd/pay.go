@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paycli/paycli/internal/cardno"
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/config"
@@ -85,7 +86,8 @@ with --decline-3d); with --completed-by merchant an approved sale then waits
 for /payment/complete. The published test cards choose the provider's answer
 (docs/sandbox.md), as do the magic amounts (.41 declined, .69 pending). The
 card number is sent to the sandbox only; it prints the first six and last four
-digits.`,
+digits. A sale the sandbox refuses without storing it (an invoice id already
+used, exit 6) prints nothing on stdout, only the error on stderr.`,
 		Example: `  paycli sandbox pay --amount 150.00 --currency TRY
   paycli sandbox pay --amount 200 --currency TRY --preauth --invoice INV-PA-1
   paycli sandbox pay --amount 50 --currency TRY --3d --completed-by merchant -o json
@@ -100,6 +102,11 @@ digits.`,
 			opts.Currency = strings.ToUpper(opts.Currency)
 			if len(opts.Currency) != 3 || strings.Trim(opts.Currency, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
 				return cmdutil.UsageErrorf("invalid --currency %q: want a three-letter code such as TRY, USD or EUR", opts.Currency)
+			}
+			// Groups as the link page's hint writes them ("4355 0843 5508
+			// 4358") are one number.
+			if digits, ok := cardno.Digits(opts.Card); ok {
+				opts.Card = digits
 			}
 			if err := sandbox.ValidateCardNumber(opts.Card); err != nil {
 				return cmdutil.UsageErrorf("invalid --card: %v", err)
@@ -124,7 +131,7 @@ digits.`,
 	}
 	cmd.Flags().StringVar(&amount, "amount", "", "sale total, e.g. 150.00 (required)")
 	cmd.Flags().StringVar(&opts.Currency, "currency", "", "ISO 4217 currency code, e.g. TRY (required)")
-	cmd.Flags().StringVar(&opts.Card, "card", sandbox.DefaultWalletCard, "card number (a published test card chooses the answer)")
+	cmd.Flags().StringVar(&opts.Card, "card", sandbox.DefaultWalletCard, "card number, digits or groups split by blanks or dashes (a published test card chooses the answer)")
 	cmd.Flags().IntVar(&opts.Installments, "installments", 1, "installment count")
 	cmd.Flags().BoolVar(&opts.PreAuth, "preauth", false, "make a pre-authorization (PreAuth) instead of a sale (Auth)")
 	cmd.Flags().BoolVar(&opts.ThreeD, "3d", false, "pay with 3D Secure (paySmart3D) and answer its challenge")
@@ -271,8 +278,13 @@ func PayRun(ctx context.Context, opts *PayOptions) error {
 		}
 		res.TransactionStatus = st.TransactionStatus
 	}
-	if err := writePayResult(ctx, opts.IO.Out, format, opts.JSON, res); err != nil {
-		return err
+	// A sale the sandbox refused (a used invoice, say) was not stored: a
+	// record with no order id would read as a sale to a script, so only
+	// the error on stderr says what happened.
+	if res.OrderID != "" {
+		if err := writePayResult(ctx, opts.IO.Out, format, opts.JSON, res); err != nil {
+			return err
+		}
 	}
 	switch res.StatusCode {
 	case 100, 69:

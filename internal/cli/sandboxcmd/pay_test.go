@@ -71,9 +71,11 @@ func TestPayMakesSales(t *testing.T) {
 		strings.Contains(text, "4355080000000518") {
 		t.Fatalf("declined card: %v\n%s", err, text)
 	}
-	_, _, err = runPay(t, srv, render.JSON, "--amount", "150.00", "--currency", "TRY", "--invoice", "INV-P1")
-	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindDuplicate {
-		t.Errorf("invoice used twice: %v", err)
+	for _, format := range []render.Format{render.JSON, render.Table} {
+		_, text, err = runPay(t, srv, format, "--amount", "150.00", "--currency", "TRY", "--invoice", "INV-P1")
+		if k, _ := cmdutil.KindOf(err); k != cmdutil.KindDuplicate || text != "" {
+			t.Errorf("invoice used twice (%v): %v; stdout %q, want nothing", format, err, text)
+		}
 	}
 }
 
@@ -83,6 +85,8 @@ func TestPayFlags(t *testing.T) {
 		{"--amount", "x", "--currency", "TRY"},
 		{"--amount", "1", "--currency", "TR"},
 		{"--amount", "1", "--currency", "TRY", "--card", "4355084355084359"},
+		{"--amount", "1", "--currency", "TRY", "--card", "4355  0843 5508 4358"},
+		{"--amount", "1", "--currency", "TRY", "--card", "4355 0843 5508 4358-"},
 		{"--amount", "1", "--currency", "TRY", "--installments", "0"},
 		{"--amount", "1", "--currency", "TRY", "--completed-by", "merchant"},
 		{"--amount", "1", "--currency", "TRY", "--3d", "--completed-by", "bank"},
@@ -91,6 +95,17 @@ func TestPayFlags(t *testing.T) {
 		cmd := NewCmdPay(f, func(context.Context, *PayOptions) error { t.Fatalf("%v ran", args); return nil })
 		if err := runCmd(cmd, args...); !isUsage(err) {
 			t.Errorf("%v: %v, want a usage error", args, err)
+		}
+	}
+}
+
+// The link page's hint writes the test card in groups; pay takes it so.
+func TestPayCardInGroups(t *testing.T) {
+	srv := paySandbox(t)
+	for _, card := range []string{"4355 0843 5508 4358", "4355-0843-5508-4358"} {
+		res, _, err := runPay(t, srv, render.JSON, "--amount", "10", "--currency", "TRY", "--card", card)
+		if err != nil || res.StatusCode != 100 || res.Card != "435508******4358" {
+			t.Errorf("--card %q: %+v %v", card, res, err)
 		}
 	}
 }

@@ -133,6 +133,21 @@ func TestServeStateInUse(t *testing.T) {
 	}
 }
 
+// A busy --addr is the user's to change: exit 2, not 8 (gateway
+// unreachable).
+func TestServeAddressInUse(t *testing.T) {
+	_, ios := testFactory(t, nil)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	err = ServeRun(context.Background(), &ServeOptions{IO: ios, Addr: ln.Addr().String(), StateDir: t.TempDir(), Listen: net.Listen, LockTimeout: time.Second})
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUsage || !strings.Contains(err.Error(), "cannot listen on") {
+		t.Fatalf("got %v (kind %v)", err, k)
+	}
+}
+
 func TestCredentials(t *testing.T) {
 	tests := []struct {
 		format render.Format

@@ -178,7 +178,9 @@ on this machine unless --public.`,
 func ServeRun(ctx context.Context, opts *ServeOptions) error {
 	ln, err := opts.Listen("tcp", opts.Addr)
 	if err != nil {
-		return cmdutil.WithKind(cmdutil.KindUnavailable, fmt.Errorf("cannot listen on %s: %w", opts.Addr, err),
+		// The address is the user's to change (busy, or not this
+		// machine's): a usage error, as for 'paycli webhook listen'.
+		return cmdutil.UsageHint(fmt.Errorf("cannot listen on %s: %w", opts.Addr, err),
 			"Is another sandbox running? Pick another address with --addr (port 0 picks a free one).")
 	}
 	w := opts.IO.ErrOut

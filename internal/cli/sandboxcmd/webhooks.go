@@ -139,7 +139,7 @@ func WebhooksRun(ctx context.Context, opts *WebhooksOptions) error {
 	header := []string{"id", "kind", "invoice_id", "amount", "web_hook_key", "state", "attempts", "last_attempt", "next_attempt"}
 	rows := make([][]string, 0, len(list))
 	for _, d := range list {
-		rows = append(rows, deliveryRow(d))
+		rows = append(rows, deliveryRow(d, format))
 	}
 	if format == render.CSV || format == render.TSV {
 		return render.WriteRecords(opts.IO.Out, format, header, rows)
@@ -191,7 +191,7 @@ func upper(ss []string) []string {
 	return out
 }
 
-func deliveryRow(d sandbox.Delivery) []string {
+func deliveryRow(d sandbox.Delivery, format render.Format) []string {
 	amount := d.Fields["total"]
 	if d.Kind == "refund" {
 		amount = d.Fields["amount"]
@@ -208,7 +208,7 @@ func deliveryRow(d sandbox.Delivery) []string {
 		}
 	}
 	if d.State == sandbox.DeliveryPending {
-		next = d.NextAttemptAt.Local().Format("2006-01-02 15:04:05")
+		next = render.FormatTime(d.NextAttemptAt, format)
 	}
 	return []string{strconv.FormatUint(d.ID, 10), string(d.Kind), d.InvoiceID, amount, d.WebHookKey, d.State,
 		strconv.Itoa(len(d.Attempts)), last, next}

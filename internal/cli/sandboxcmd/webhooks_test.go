@@ -3,6 +3,7 @@ package sandboxcmd
 import (
 	"context"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -105,5 +106,16 @@ func TestWebhooksCommandOffline(t *testing.T) {
 		if !isUsage(err) {
 			t.Errorf("resend %s: %v, want a usage error", id, err)
 		}
+	}
+}
+
+// NEXT_ATTEMPT is a time as every table shows one: with its offset, so
+// that it reads the same in any zone.
+func TestDeliveryRowNextAttemptHasOffset(t *testing.T) {
+	at := time.Date(2026, 11, 22, 16, 4, 5, 0, time.UTC)
+	d := sandbox.Delivery{ID: 1, Kind: "sale", State: sandbox.DeliveryPending, NextAttemptAt: at}
+	row := deliveryRow(d, render.Table)
+	if want := render.FormatTime(at, render.Table); row[len(row)-1] != want || !regexp.MustCompile(` [+-][0-9]{2}:[0-9]{2}$`).MatchString(want) {
+		t.Errorf("next attempt %q, want %q", row[len(row)-1], want)
 	}
 }

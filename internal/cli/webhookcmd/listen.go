@@ -99,8 +99,14 @@ credentials masked and card numbers cut to their first 6 and last 4 digits.`,
   paycli webhook listen --forward-to http://localhost:8000/hook --forward-invalid`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, _, err := net.SplitHostPort(opts.Addr); err != nil {
+			_, port, err := net.SplitHostPort(opts.Addr)
+			if err != nil {
 				return cmdutil.UsageErrorf("invalid --addr %q: want host:port, e.g. %s", opts.Addr, DefaultAddr)
+			}
+			// A port out of range is a typo, not a busy address: say so
+			// before trying to listen (as 'paycli sandbox serve' does).
+			if _, err := strconv.ParseUint(port, 10, 16); err != nil && port != "" {
+				return cmdutil.UsageErrorf("invalid --addr %q: the port must be a number from 0 to 65535 (0 picks a free one)", opts.Addr)
 			}
 			if !opts.Public && !isLoopback(opts.Addr) {
 				return cmdutil.UsageHint(fmt.Errorf("refusing to listen on %s: not a loopback address", opts.Addr),
@@ -194,22 +200,19 @@ func listenRun(ctx context.Context, opts *ListenOptions) error {
 	// Events are written after Ctrl-C too, while those in flight finish.
 	out.json, out.ctx, out.errOut = opts.JSON, context.WithoutCancel(ctx), stderr
 
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	var transport http.RoundTripper = tr
 	var logger *slog.Logger
+	var wrap func(http.RoundTripper) http.RoundTripper
 	if opts.Debug {
 		logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-		transport = gateway.NewLoggingTransport(tr, logger)
+		wrap = func(rt http.RoundTripper) http.RoundTripper { return gateway.NewLoggingTransport(rt, logger) }
 	}
 	ropts := webhook.ReceiverOptions{
 		AppSecret:      secret,
 		ForwardInvalid: opts.ForwardInvalid,
-		Client: &http.Client{Transport: transport, Timeout: opts.ForwardTimeout,
-			// A redirect is the handler's answer, passed back as it is.
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
-		Report:  func(e webhook.Event) { out.write(e, opts.ForwardTo != "") },
-		Refused: func(s string) { fmt.Fprintln(stderr, "refused: "+s) },
-		Now:     opts.Now,
+		Client:         webhook.ForwardClient(opts.ForwardTimeout, wrap),
+		Report:         func(e webhook.Event) { out.write(e, opts.ForwardTo != "") },
+		Refused:        func(s string) { fmt.Fprintln(stderr, "refused: "+s) },
+		Now:            opts.Now,
 	}
 	if opts.ForwardTo != "" {
 		if ropts.ForwardTo, err = forwardURL(opts.ForwardTo); err != nil {
@@ -231,7 +234,9 @@ func listenRun(ctx context.Context, opts *ListenOptions) error {
 
 	ln, err := opts.Listen("tcp", opts.Addr)
 	if err != nil {
-		return cmdutil.WithKind(cmdutil.KindUnavailable, fmt.Errorf("cannot listen on %s: %w", opts.Addr, err),
+		// The address is the user's to change (busy, or not this
+		// machine's): a usage error, not an unreachable gateway.
+		return cmdutil.UsageHint(fmt.Errorf("cannot listen on %s: %w", opts.Addr, err),
 			"Is another listener running there? Pick another address with --addr (port 0 picks a free one).")
 	}
 	if ropts.ForwardTo != nil && forwardsToItself(ropts.ForwardTo, ln.Addr()) {

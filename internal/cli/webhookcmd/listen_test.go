@@ -80,6 +80,7 @@ func TestListenFlags(t *testing.T) {
 		{args: []string{"--addr", "0.0.0.0:9000"}, wantErr: "refusing to listen on 0.0.0.0:9000: not a loopback address"},
 		{args: []string{"--addr", "192.168.1.4:9000"}, wantErr: "not a loopback address"},
 		{args: []string{"--addr", "9000"}, wantErr: `invalid --addr "9000"`},
+		{args: []string{"--addr", "127.0.0.1:99999"}, wantErr: "the port must be a number from 0 to 65535"},
 		{args: []string{"--forward-to", "localhost:8000"}, wantErr: `invalid --forward-to "localhost:8000"`},
 		{args: []string{"--forward-to", "ftp://x/"}, wantErr: "invalid --forward-to"},
 		{args: []string{"--forward-invalid"}, wantErr: "--forward-invalid needs --forward-to"},
@@ -445,7 +446,7 @@ func TestListenAddressInUse(t *testing.T) {
 		Format: func() (render.Format, error) { return render.Table, nil }, Palette: func() render.Palette { return render.Palette{} },
 		Addr: ln.Addr().String(), Listen: net.Listen, ForwardTimeout: time.Second}
 	err = listenRun(context.Background(), opts)
-	if kind, _ := cmdutil.KindOf(err); kind != cmdutil.KindUnavailable || !strings.Contains(err.Error(), "cannot listen on") {
+	if kind, _ := cmdutil.KindOf(err); kind != cmdutil.KindUsage || !strings.Contains(err.Error(), "cannot listen on") {
 		t.Errorf("listenRun = %v (kind %v)", err, kind)
 	}
 	if errors.Is(err, context.Canceled) {

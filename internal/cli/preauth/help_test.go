@@ -1,0 +1,20 @@
+package preauth
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+)
+
+// What the help says of exit codes 4 and 6 is what the commands do: a
+// pre-authorization check status shows captured or cancelled exits 4 with
+// nothing sent; 6 is only the gateway's status_code 117.
+func TestHelpExitCodes(t *testing.T) {
+	long := NewCmdCapture(&cmdutil.Factory{}, nil).Long
+	exits := long[strings.Index(long, "Exit codes:"):]
+	if strings.Contains(exits, "6 already") || !strings.Contains(exits, "status_code 117") ||
+		!strings.Contains(exits, "4 not an open\npre-authorization (check status shows it already captured or cancelled") {
+		t.Errorf("capture's exit codes:\n%s", exits)
+	}
+}
