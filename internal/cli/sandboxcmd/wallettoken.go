@@ -40,7 +40,7 @@ gateway does not. The amount's cents choose the sandbox's answer to walletPay:
 				return cmdutil.UsageErrorf("invalid --amount %w", err)
 			}
 			if d.Exponent() < -2 {
-				return cmdutil.UsageErrorf("invalid --amount %q: a wallet token carries at most 2 decimals, e.g. 150.00", amount)
+				return cmdutil.UsageErrorf("invalid --amount %q: want a positive amount with at most 2 decimals, e.g. 150.00", amount)
 			}
 			opts.Request.Amount = d
 			opts.Request.Currency = strings.ToUpper(currency)
