@@ -11,13 +11,15 @@ import (
 
 const exitCodesHelp = `paycli's exit codes are part of its interface: scripts may branch on them.
 
-  0    success (also: a lookup that found no data)
+  0    success (also: a local list with nothing in it, such as an empty
+       journal)
   1    unexpected error
   2    usage error: bad flag, argument, input file or missing configuration;
        nothing was sent
   3    authentication failed (HTTP 401, or status_code 30)
   4    the gateway rejected the request (a status_code other than 100 and not
-       listed below; a refund's 49, 110 or 31), a sale that cannot be
+       listed below; a refund's 49, 110 or 31), or has no transaction with
+       the invoice a status lookup asked about, a sale that cannot be
        refunded (refused before sending), or webhook verify found an invalid
        webhook
   5    payment declined (status_code 41 and other decline codes)

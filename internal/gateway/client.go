@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/paycli/paycli/internal/pause"
+	"github.com/paycli/paycli/internal/redact"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -485,7 +486,7 @@ func (c *Client) checkResponse(ep endpoint, resp *http.Response, body []byte, v 
 		}
 		if loc, err := resp.Location(); err == nil && resp.StatusCode >= 300 && resp.StatusCode <= 399 {
 			loc.RawQuery, loc.Fragment, loc.User = "", "", nil
-			e.Problem = "the gateway redirects to " + maskCardNumbers(loc.String()) + "; check base_url"
+			e.Problem = "the gateway redirects to " + redact.Cards(loc.String()) + "; check base_url"
 		}
 		return nil, e
 	}

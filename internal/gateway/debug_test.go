@@ -73,10 +73,10 @@ func TestDebugLogRedaction(t *testing.T) {
 func TestRedactBody(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{`{"app_id":"short","app_secret":"app-secret-0123456789"}`, `{"app_id":"••••••••","app_secret":"app-••••6789"}`},
-		{`{"cc_no":"4355 0843 5508 4358","n":4355084355084358,"amount":"100.00"}`, `{"amount":"100.00","cc_no":"435508******4358","n":"435508******4358"}`},
+		{`{"cc_no":"4355 0843 5508 4358","n":4355084355084358,"amount":"100.00"}`, `{"amount":"100.00","cc_no":"4355 08** **** 4358","n":"435508******4358"}`},
 		{`{"list":[{"token":"eyJhbGciOiJIUzI1NiJ9.e30.sig"}]}`, `{"list":[{"token":"eyJh••••.sig"}]}`},
 		{`app_secret=app-secret-0123456789&merchant_key=mk-0123456789abc&x=1`, `app_secret=app-••••6789&merchant_key=mk-0••••9abc&x=1`},
-		{`<p>card 4355-0843-5508-4358 "hash_key": "abc:def:ghijklmnop"</p>`, `<p>card 435508******4358 "hash_key": "abc:••••mnop"</p>`},
+		{`<p>card 4355-0843-5508-4358 "hash_key": "abc:def:ghijklmnop"</p>`, `<p>card 4355-08**-****-4358 "hash_key": "abc:••••mnop"</p>`},
 		// Long digit runs that fail the Luhn check are not card numbers.
 		{`order VP17000000000000001 at 2026-11-22 18:04:05`, `order VP17000000000000001 at 2026-11-22 18:04:05`},
 		{`{"order_no":"4355084355084357","note":"card 4355084355084358 used"}`, `{"note":"card 435508******4358 used","order_no":"4355084355084357"}`},
@@ -115,5 +115,21 @@ func TestRedactURL(t *testing.T) {
 	u, _ := url.Parse("https://merchant:s3cret@gw.example/ccpayment/api/x?merchant_key=mk-0123456789abc")
 	if got, want := redactURL(u), "https://xxxxx@gw.example/ccpayment/api/x?merchant_key=mk-0%E2%80%A2%E2%80%A2%E2%80%A2%E2%80%A29abc"; got != want {
 		t.Errorf("redactURL = %q, want %q", got, want)
+	}
+}
+
+// A digit group just before a card once made one run of more than 19
+// digits that was left whole, in the error line and in the debug log.
+func TestCardNextToOtherDigitsIsMasked(t *testing.T) {
+	const desc = "Card 7 4355084332124350 is blocked"
+	if got, want := cleanDescription(desc), "Card 7 435508******4350 is blocked"; got != want {
+		t.Errorf("cleanDescription = %q, want %q", got, want)
+	}
+	body := `{"status_code":41,"status_description":"` + desc + `"}`
+	if got := redactBody([]byte(body)); strings.Contains(got, "4355084332124350") {
+		t.Errorf("redactBody = %s", got)
+	}
+	if got := redactBody([]byte("status_description=" + desc)); strings.Contains(got, "4355084332124350") {
+		t.Errorf("redactBody(form) = %s", got)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"unicode"
+
+	"github.com/paycli/paycli/internal/redact"
 )
 
 // Sentinels for errors.Is. *APIError and *RequestError match at most one of
@@ -280,7 +282,7 @@ func cleanDescription(s string) string {
 		return r
 	}, s)
 	s = strings.Join(strings.Fields(s), " ")
-	s = maskCardNumbers(s)
+	s = redact.Cards(s)
 	const max = 200
 	if r := []rune(s); len(r) > max {
 		s = string(r[:max]) + "…"

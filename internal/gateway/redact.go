@@ -33,16 +33,10 @@ var secretFields = map[string]bool{
 // secretHeaders are masked in debug logs.
 var secretHeaders = []string{"Authorization", "Cookie", "Set-Cookie", "Proxy-Authorization"}
 
-// cardNumber matches 12 or more digits, optionally grouped by single
-// spaces or dashes: the runs that may hold a card number.
-//
-// It is compiled on first use, not at package init: every paycli command
-// links this package, and most never redact anything.
-var cardNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[0-9](?:[ -]?[0-9]){11,}`) })
-
 // cardFields are the fields that hold a card number by name, in the
 // gateway's answers and requests: their digit runs are masked whether or
-// not they pass the Luhn check (a mistyped card is still a card).
+// not they pass the Luhn check (a mistyped card is still a card):
+// redact.CardField. Card numbers anywhere else are found by redact.Cards.
 var cardFields = map[string]bool{
 	"cc_no":           true,
 	"credit_card_no":  true,
@@ -50,57 +44,6 @@ var cardFields = map[string]bool{
 	"card_no":         true,
 	"pan":             true,
 	"card_holder_pan": true,
-}
-
-// maskCardNumbers keeps the first 6 and last 4 digits of every card number
-// in free text, as card schemes allow. A card number is a run of 13 to 19
-// digits that passes the Luhn check: other long digit runs (order numbers,
-// the date in a version string, timestamps) are left alone, since masking
-// them hides what the reader needs and protects nothing.
-func maskCardNumbers(s string) string {
-	return cardNumber().ReplaceAllStringFunc(s, func(m string) string {
-		d := digitsOf(m)
-		if len(d) < 13 || len(d) > 19 || !luhnValid(d) {
-			return m
-		}
-		return maskDigits(d)
-	})
-}
-
-// maskCardField masks every digit run of 12 or more in the value of a
-// field that holds a card number by name.
-func maskCardField(s string) string {
-	return cardNumber().ReplaceAllStringFunc(s, func(m string) string { return maskDigits(digitsOf(m)) })
-}
-
-func digitsOf(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= '0' && r <= '9' {
-			return r
-		}
-		return -1
-	}, s)
-}
-
-func maskDigits(d string) string {
-	return d[:6] + strings.Repeat("*", len(d)-10) + d[len(d)-4:]
-}
-
-// luhnValid reports whether the digits pass the Luhn check, as every card
-// number does.
-func luhnValid(d string) bool {
-	sum := 0
-	for i := range len(d) {
-		n := int(d[len(d)-1-i] - '0')
-		if i%2 == 1 {
-			n *= 2
-			if n > 9 {
-				n -= 9
-			}
-		}
-		sum += n
-	}
-	return sum%10 == 0
 }
 
 // maskSecret shows the first and last four characters of a long secret and
@@ -154,16 +97,16 @@ func redactValue(v any, key string) any {
 		case secretFields[k]:
 			return maskSecret(x)
 		case cardFields[k]:
-			return maskCardField(x)
+			return redact.CardField(x)
 		}
-		return maskCardNumbers(x)
+		return redact.Cards(x)
 	case json.Number:
-		mask := maskCardNumbers
+		mask := redact.Cards
 		switch k := strings.ToLower(key); {
 		case secretFields[k]:
 			return maskSecret(x.String())
 		case cardFields[k]:
-			mask = maskCardField
+			mask = redact.CardField
 		}
 		if m := mask(x.String()); m != x.String() {
 			return m
@@ -203,16 +146,16 @@ func redactText(s string) string {
 	cards := cardPair()
 	s = cards.ReplaceAllStringFunc(s, func(m string) string {
 		sub := cards.FindStringSubmatch(m)
-		return sub[1] + maskCardField(sub[2])
+		return sub[1] + redact.CardField(sub[2])
 	})
-	return maskCardNumbers(redact.URL(s))
+	return redact.Cards(redact.URL(s))
 }
 
 // redactHeader returns a header value fit for a log.
 func redactHeader(name string, values []string) string {
 	v := strings.Join(values, ", ")
 	if !slices.ContainsFunc(secretHeaders, func(h string) bool { return strings.EqualFold(h, name) }) {
-		return maskCardNumbers(v)
+		return redact.Cards(v)
 	}
 	if scheme, cred, ok := strings.Cut(v, " "); ok && strings.EqualFold(name, "Authorization") {
 		return scheme + " " + maskSecret(cred)
@@ -230,7 +173,7 @@ func redactURL(u *url.URL) string {
 				if secretFields[strings.ToLower(k)] {
 					vs[i] = maskSecret(vs[i])
 				} else {
-					vs[i] = maskCardNumbers(vs[i])
+					vs[i] = redact.Cards(vs[i])
 				}
 			}
 		}

@@ -1,7 +1,9 @@
 // Package redact hides the secrets that can hide inside ordinary values
 // before they are shown or stored: the user name and password of a URL
-// ("https://user:pass@host/…"). Everything that prints, logs or journals a
-// URL the user configured passes it through here first.
+// ("https://user:pass@host/…") and card numbers (Cards, CardField).
+// Everything that prints, logs or journals a URL the user configured or a
+// text that may hold a card passes it through here first; this is the one
+// card masker (the gateway's redaction, render and `paycli api` use it).
 package redact
 
 import "regexp"

@@ -74,6 +74,24 @@ func WriteFields(w io.Writer, format Format, palette Palette, fs []Field) error 
 	return WriteTable(w, TableOptions{Palette: palette}, []string{"FIELD", "VALUE"}, rows)
 }
 
+// OmitEmpty drops the fields holding an empty string from what a table
+// shows: a field the gateway left empty says nothing a person needs, and
+// a table of them hides the fields that matter. Every other format keeps
+// every field, so a script sees the answer whole and CSV/TSV columns stay
+// the same from one answer to the next.
+func OmitEmpty(fs []Field, format Format) []Field {
+	if format != Table {
+		return fs
+	}
+	out := make([]Field, 0, len(fs))
+	for _, f := range fs {
+		if string(bytes.TrimSpace(f.JSON)) != `""` {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // StringField is a JSON string.
 func StringField(name, v string) Field {
 	b, _ := json.Marshal(v)

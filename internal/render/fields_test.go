@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"testing"
 )
 
@@ -28,6 +29,24 @@ func TestWriteFields(t *testing.T) {
 		}
 		if b.String() != tt.want {
 			t.Errorf("%s:\n%q\nwant\n%q", tt.format, b.String(), tt.want)
+		}
+	}
+}
+
+func TestOmitEmpty(t *testing.T) {
+	fs := []Field{StringField("a", "x"), StringField("b", ""), IntField("c", 0), {Name: "d", JSON: json.RawMessage(`null`)}}
+	names := func(fs []Field) (s []string) {
+		for _, f := range fs {
+			s = append(s, f.Name)
+		}
+		return s
+	}
+	if got := names(OmitEmpty(fs, Table)); !slices.Equal(got, []string{"a", "c", "d"}) {
+		t.Errorf("table keeps %v", got)
+	}
+	for _, f := range []Format{JSON, CSV, TSV} {
+		if got := names(OmitEmpty(fs, f)); !slices.Equal(got, []string{"a", "b", "c", "d"}) {
+			t.Errorf("%s keeps %v", f, got)
 		}
 	}
 }

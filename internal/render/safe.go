@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/paycli/paycli/internal/redact"
 )
 
 // Escape makes the characters of outside text (gateway answers, journal
@@ -72,119 +74,12 @@ func needsEscape(r rune, size int) bool {
 	return false
 }
 
-// MaskCardNumbers masks every card number in outside text: a run of 13 to
-// 19 digits, written together or in groups split by single blanks or
-// dashes, that passes the Luhn check keeps its first 6 and last 4 digits,
-// the digits between become '*' (as card schemes allow to show). Other
+// MaskCardNumbers masks every card number in outside text, keeping its
+// first 6 and last 4 digits (redact.Cards says what counts as one). Other
 // digit runs (amounts, dates, order numbers that fail the check) are kept.
-func MaskCardNumbers(s string) string {
-	var b strings.Builder
-	written := 0 // s[:written] is in b
-	for i := 0; i < len(s); {
-		if !isDigit(s[i]) {
-			i++
-			continue
-		}
-		end := groupedRunEnd(s, i)
-		run := s[i:end]
-		masked, ok := maskRun(run)
-		if !ok {
-			// A grouped run that is not a card may hold one written
-			// together: "ref 1234 4355084332124358".
-			masked = maskGroups(run)
-		}
-		if masked != run {
-			b.WriteString(s[written:i])
-			b.WriteString(masked)
-			written = end
-		}
-		i = end
-	}
-	if written == 0 {
-		return s
-	}
-	b.WriteString(s[written:])
-	return b.String()
-}
+func MaskCardNumbers(s string) string { return redact.Cards(s) }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// groupedRunEnd is the end of the digits starting at i, with single blanks
-// or dashes between them.
-func groupedRunEnd(s string, i int) int {
-	end := i
-	for end < len(s) {
-		switch {
-		case isDigit(s[end]):
-			end++
-		case (s[end] == ' ' || s[end] == '-') && end+1 < len(s) && isDigit(s[end+1]):
-			end += 2
-		default:
-			return end
-		}
-	}
-	return end
-}
-
-// maskRun masks run (digits and separators) when its digits are a card
-// number.
-func maskRun(run string) (string, bool) {
-	digits := make([]byte, 0, len(run))
-	for i := 0; i < len(run); i++ {
-		if isDigit(run[i]) {
-			digits = append(digits, run[i])
-		}
-	}
-	if len(digits) < 13 || len(digits) > 19 || !luhnValid(digits) {
-		return run, false
-	}
-	out := []byte(run)
-	n := 0
-	for i := range out {
-		if !isDigit(out[i]) {
-			continue
-		}
-		if n >= 6 && n < len(digits)-4 {
-			out[i] = '*'
-		}
-		n++
-	}
-	return string(out), true
-}
-
-// maskGroups masks the card numbers among the separated groups of run.
-func maskGroups(run string) string {
-	var b strings.Builder
-	start := 0
-	for i := 0; i <= len(run); i++ {
-		if i < len(run) && isDigit(run[i]) {
-			continue
-		}
-		masked, _ := maskRun(run[start:i])
-		b.WriteString(masked)
-		if i < len(run) {
-			b.WriteByte(run[i])
-		}
-		start = i + 1
-	}
-	return b.String()
-}
-
-// luhnValid reports whether digits pass the Luhn check.
-func luhnValid(digits []byte) bool {
-	sum := 0
-	for i := range digits {
-		d := int(digits[len(digits)-1-i] - '0')
-		if i%2 == 1 {
-			d *= 2
-			if d > 9 {
-				d -= 9
-			}
-		}
-		sum += d
-	}
-	return sum%10 == 0
-}
 
 // identifierFields are the fields of a gateway answer that name a payment
 // (order and invoice numbers, references). They are digits that can pass

@@ -338,6 +338,17 @@ func TestWalletPayRefusesOddAmountsAndWallets(t *testing.T) {
 	if res := fx.authed("/api/walletPay", payBody(t, "INV-W", signWalletClaims(claims, true), "10.00", "TRY")); res.status() != 1 {
 		t.Errorf("wallet 999: %s", res.Raw)
 	}
+	// An amount past the cap every other sandbox amount has.
+	for _, amount := range []string{"10000000000", "99999999999999999999"} {
+		tok, err := IssueWalletToken(WalletRequest{CardNumber: DefaultWalletCard, Currency: "TRY", Wallet: WalletOther,
+			Amount: decimal.RequireFromString(amount), TTL: time.Hour}, testStart, "big-"+amount)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res := fx.authed("/api/walletPay", payBody(t, "INV-BIG-"+amount, tok, amount, "TRY")); res.status() != 1 {
+			t.Errorf("%s TRY: %s", amount, res.Raw)
+		}
+	}
 	sales, _ := fx.store.Sales()
 	if len(sales) != 0 {
 		t.Errorf("stored %+v", sales)

@@ -11,6 +11,7 @@ import (
 	"github.com/paycli/paycli/internal/invoiceid"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/moneyop"
+	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 )
 
@@ -81,7 +82,7 @@ func (op operation) Describe(_ *moneyop.Env, r *request) moneyop.Description {
 	}
 	for _, name := range cardFields {
 		if card, _, _ := r.body.text(name); card != "" {
-			d.Card = maskCard(card)
+			d.Card = redact.CardField(card)
 			d.Rows = append(d.Rows, [2]string{"Card", d.Card})
 			d.Secrets = append(d.Secrets, card)
 			break
@@ -93,21 +94,6 @@ func (op operation) Describe(_ *moneyop.Env, r *request) moneyop.Description {
 		}
 	}
 	return d
-}
-
-// maskCard keeps a card number's first 6 and last 4 digits, as card schemes
-// allow; a shorter value is hidden whole.
-func maskCard(s string) string {
-	digits := strings.Map(func(r rune) rune {
-		if r >= '0' && r <= '9' {
-			return r
-		}
-		return -1
-	}, s)
-	if len(digits) < 13 {
-		return strings.Repeat("*", len(digits))
-	}
-	return digits[:6] + strings.Repeat("*", len(digits)-10) + digits[len(digits)-4:]
 }
 
 func (operation) Request(_ *moneyop.Env, r *request) (*request, error) { return r, nil }

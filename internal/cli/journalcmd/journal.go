@@ -7,11 +7,13 @@ package journalcmd
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/invoiceid"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/journalindex"
@@ -75,6 +77,11 @@ reconciled.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Since < 0 {
 				return cmdutil.UsageErrorf("invalid --since %s: must not be negative", opts.Since)
+			}
+			if cmd.Flags().Changed("invoice") {
+				if err := invoiceid.Check(opts.Invoice); err != nil {
+					return cmdutil.UsageErrorf("invalid --invoice: %w", err)
+				}
 			}
 			flags, err := f.GatewayFlags(cmd)
 			if err != nil {
@@ -214,7 +221,7 @@ func Run(ctx context.Context, opts *Options) error {
 		err = opts.JSON.Write(ctx, opts.IO.Out, records)
 	default:
 		if len(records) == 0 && format == render.Table {
-			fmt.Fprintf(opts.IO.ErrOut, "No payment attempts recorded in %s%s.\n", path, filterNote(opts))
+			fmt.Fprintf(opts.IO.ErrOut, "No payment attempts recorded in %s%s.\n", render.Escape(path), filterNote(opts))
 			return nil
 		}
 		err = writeRows(opts, format, records)
@@ -243,6 +250,12 @@ func unknownFooter(unknown []string, flags []string) string {
 	if len(named) > maxNamed {
 		named, more = named[:maxNamed], fmt.Sprintf(" and %d more", len(unknown)-maxNamed)
 	}
+	// The invoices come from the journal, a file anything may have
+	// written to.
+	named = slices.Clone(named)
+	for i, inv := range named {
+		named[i] = render.Escape(inv)
+	}
 	return fmt.Sprintf("%s an unknown outcome: %s%s.\nAsk the gateway and record what it says with: %s",
 		what, strings.Join(named, ", "), more, strings.Join(append([]string{"paycli", "journal", "reconcile"}, flags...), " "))
 }
@@ -264,15 +277,15 @@ func warnDamage(ios *iostreams.IOStreams, path string, d journal.Damage) {
 		lines, were = "line", "was"
 	}
 	fmt.Fprintf(ios.ErrOut, "warning: %d %s of %s could not be read and %s left out (torn or foreign; byte offsets %s)\n",
-		d.Lines, lines, path, were, list)
+		d.Lines, lines, render.Escape(path), were, list)
 }
 
 func filterNote(opts *Options) string {
 	switch {
 	case opts.Invoice != "" && opts.Since > 0:
-		return fmt.Sprintf(" for invoice %s in the last %s", opts.Invoice, opts.Since)
+		return fmt.Sprintf(" for invoice %s in the last %s", render.Escape(opts.Invoice), opts.Since)
 	case opts.Invoice != "":
-		return " for invoice " + opts.Invoice
+		return " for invoice " + render.Escape(opts.Invoice)
 	case opts.Since > 0:
 		return fmt.Sprintf(" in the last %s", opts.Since)
 	}

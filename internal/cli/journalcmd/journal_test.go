@@ -2,11 +2,13 @@ package journalcmd
 
 import (
 	"context"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/render"
@@ -87,5 +89,35 @@ func TestJournalFilters(t *testing.T) {
 	out, _ = run(t, render.JSON, "NONE", 0)
 	if out != "[]\n" {
 		t.Errorf("no match as JSON: %q", out)
+	}
+}
+
+// --invoice follows the invoice rule, as walletpay's and status's do: a
+// value with an escape sequence or a line break is refused (exit 2) before
+// anything is read or echoed.
+func TestJournalInvoiceRule(t *testing.T) {
+	for _, id := range []string{"A\x1b[2JB\nC", "", " INV", "INV|1"} {
+		ios, _, _, _ := iostreams.Test()
+		cmd := NewCmdJournal(&cmdutil.Factory{IOStreams: ios}, func() (string, error) { return "", nil },
+			func(context.Context, *Options) error { t.Errorf("%q accepted", id); return nil })
+		cmd.SetArgs([]string{"--invoice", id})
+		cmd.SetOut(io.Discard)
+		cmd.SetErr(io.Discard)
+		err := cmd.Execute()
+		if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUsage || !strings.Contains(err.Error(), "invalid --invoice: the invoice id ") {
+			t.Errorf("%q: %v (kind %v)", id, err, k)
+		}
+	}
+}
+
+// Outside text in the messages (the filter, the journal's path) is
+// escaped.
+func TestJournalNoteEscapes(t *testing.T) {
+	opts := &Options{Invoice: "A\x1b[2JB\nC"}
+	if got, want := filterNote(opts), ` for invoice A\x1b[2JB\nC`; got != want {
+		t.Errorf("filterNote = %q, want %q", got, want)
+	}
+	if got := unknownFooter([]string{"X\x1b]0;t\x07"}, nil); strings.ContainsAny(got, "\x1b\x07") {
+		t.Errorf("footer %q", got)
 	}
 }

@@ -169,7 +169,7 @@ func RunReconcile(ctx context.Context, opts *ReconcileOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "Would check %d invoices with the gateway's check-status call on profile %q at %s:\n",
 			len(invoices), cfg.Profile, cfg.BaseURL)
 		for _, inv := range invoices {
-			fmt.Fprintln(opts.IO.Out, inv)
+			fmt.Fprintln(opts.IO.Out, render.Escape(inv))
 		}
 		fmt.Fprintln(opts.IO.ErrOut, "Dry run: nothing was asked.")
 		return nil

@@ -9,7 +9,6 @@ import (
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/sandbox"
-	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
 )
 
@@ -36,8 +35,11 @@ gateway does not. The amount's cents choose the sandbox's answer to walletPay:
   paycli sandbox wallet-token --amount 99.41 --currency USD --wallet 012 --ttl 2m`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := decimal.NewFromString(amount)
-			if err != nil || !d.IsPositive() || d.Exponent() < -2 {
+			d, err := cmdutil.ParseAmount(amount)
+			if err != nil {
+				return cmdutil.UsageErrorf("invalid --amount %w", err)
+			}
+			if d.Exponent() < -2 {
 				return cmdutil.UsageErrorf("invalid --amount %q: want a positive amount with at most 2 decimals, e.g. 150.00", amount)
 			}
 			opts.Request.Amount = d

@@ -198,10 +198,14 @@ func TestWatchUntilResolved(t *testing.T) {
 	if got := fmt.Sprint(fx.sleeps); !strings.HasPrefix(got, "[1s 2s 4s 8s 10s 10s") {
 		t.Errorf("waits %s", got)
 	}
-	for _, want := range []string{"\ntransaction_status          Completed\n", "\ninvoice_id                  PEND-1\n", "\ntransaction_amount          10.69\n"} {
+	for _, want := range []string{"\ntransaction_status      Completed\n", "\ninvoice_id              PEND-1\n", "\ntransaction_amount      10.69\n"} {
 		if !strings.Contains(fx.out.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, fx.out)
 		}
+	}
+	// The fields the gateway left empty are not rows of the table.
+	if strings.Contains(fx.out.String(), "payment_reason_code") {
+		t.Errorf("the table shows the empty payment_reason_code rows:\n%s", fx.out)
 	}
 	if !strings.HasPrefix(fx.errOut.String(), "Invoice PEND-1 is pending; checking again in 1s…\nInvoice PEND-1 is pending; checking again in 2s…\n") {
 		t.Errorf("stderr:\n%s", fx.errOut)
@@ -254,6 +258,20 @@ func TestFieldsShowTimesWithTheirZone(t *testing.T) {
 		}
 		if f.Text != tt.wantText || string(f.JSON) != tt.wantJS {
 			t.Errorf("%s %s: text %q json %s, want %q %s", tt.name, tt.raw, f.Text, f.JSON, tt.wantText, tt.wantJS)
+		}
+	}
+}
+
+// -o json keeps the fields the table leaves out for being empty.
+func TestJSONKeepsEmptyFields(t *testing.T) {
+	fx := newFixture(t, render.JSON)
+	fx.opts.Invoice, fx.opts.Watch = "PEND-1", true
+	if err := Run(context.Background(), fx.opts); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\n  \"payment_reason_code\": \"\",\n", "\n  \"payment_reason_code_detail\": \"\",\n"} {
+		if !strings.Contains(fx.out.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, fx.out)
 		}
 	}
 }

@@ -1,0 +1,121 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCards(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"4355084355084358", "435508******4358"},
+		{"card 4355 0843 5508 4358 used", "card 4355 08** **** 4358 used"},
+		{"5406-6754-0667-5403", "5406-67**-****-5403"},
+		{"4355084355084357", "4355084355084357"}, // fails the Luhn check
+		{"4111111111111111 and 5555555555554444", "411111******1111 and 555555******4444"},
+		{"ref 1234 4111111111111111", "ref 1234 411111******1111"},
+		{"123456789012", "123456789012"}, // too short
+		{"amount 1000.50, 2026-11-22", "amount 1000.50, 2026-11-22"},
+		// The reviewer's strings: a digit group just before the card made
+		// one run of more than 19 digits, left whole.
+		{"Card 7 4355084332124350 is blocked", "Card 7 435508******4350 is blocked"},
+		// Here a longer window passes the check too ("77 4355…" is 18
+		// digits): both middles are masked, more than the card's.
+		{"Card 77 4355-0843-3212-4350", "Card 77 4355-****-****-4350"},
+		{"12 34 4355 0843 3212 4350 56", "12 34 4355 **** **** **50 56"},
+		// Glued to other digits: a group of more than 19 digits hides it.
+		{"41111111111111111111111", "411111******11111111111"},
+		// A snapshot build's version holds a 14-digit date; it is no card.
+		{"paycli/0.0.0-20261122160903-0123abcd4567", "paycli/0.0.0-20261122160903-0123abcd4567"},
+	} {
+		if got := Cards(tt.in); got != tt.want {
+			t.Errorf("Cards(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestCardField(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"4355084355084357", "435508******4357"}, // masked though it fails the Luhn check
+		{"4355 0843 5508 4357", "4355 08** **** 4357"},
+		{"43550843550843", "435508****0843"},
+		{"123456789012", "************"},
+		{"", ""},
+	} {
+		if got := CardField(tt.in); got != tt.want {
+			t.Errorf("CardField(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// luhnWindowLeft reports a window of masked text s that a card could be
+// in (see Cards) whose digits all survive and pass the Luhn check. It is
+// written apart from maskLuhnWindows, the plain way: split into runs and
+// groups (a masked digit still counts in them), try every window.
+func luhnWindowLeft(s string) (string, bool) {
+	digitOrMask := func(c byte) bool { return isDigit(c) || c == '*' }
+	for i := 0; i < len(s); {
+		if !digitOrMask(s[i]) {
+			i++
+			continue
+		}
+		end := i
+		for end < len(s) && (digitOrMask(s[end]) || (s[end] == ' ' || s[end] == '-') && end+1 < len(s) && digitOrMask(s[end+1])) {
+			end++
+		}
+		groups := strings.FieldsFunc(s[i:end], func(r rune) bool { return r == ' ' || r == '-' })
+		var digits []byte
+		var starts, ends []bool // may a window start / end at this digit
+		for _, g := range groups {
+			for k := range len(g) {
+				digits = append(digits, g[k])
+				starts = append(starts, k == 0 || len(g) > 19)
+				ends = append(ends, k == len(g)-1 || len(g) > 19)
+			}
+		}
+		for a := range digits {
+			for b := a + 13; b <= a+19 && b <= len(digits); b++ {
+				w := digits[a:b]
+				if starts[a] && ends[b-1] && allDigits(w) && luhnValid(w) {
+					return string(w), true
+				}
+			}
+		}
+		i = end
+	}
+	return "", false
+}
+
+// FuzzCards: whatever the text, no card number survives masking, and
+// masking keeps the text's length and every byte but the masked digits.
+func FuzzCards(f *testing.F) {
+	f.Add("Card 7 4355084332124350 is blocked")
+	f.Add("12 34 4355 0843 3212 4350 56")
+	f.Add("41111111111111111111111")
+	f.Add("paycli/0.0.0-20261122160903-0123abcd4567")
+	f.Fuzz(func(t *testing.T, s string) {
+		m := Cards(s)
+		if w, ok := luhnWindowLeft(m); ok {
+			t.Fatalf("Cards(%q) = %q leaves the card number %s", s, m, w)
+		}
+		if len(m) != len(s) {
+			t.Fatalf("Cards(%q) = %q changed the length", s, m)
+		}
+		for i := range len(s) {
+			if m[i] != s[i] && (!isDigit(s[i]) || m[i] != '*') {
+				t.Fatalf("Cards(%q) = %q changed byte %d", s, m, i)
+			}
+		}
+		if again := Cards(m); again != m {
+			t.Fatalf("Cards is not idempotent: %q -> %q -> %q", s, m, again)
+		}
+	})
+}
+
+func allDigits(b []byte) bool {
+	for _, c := range b {
+		if !isDigit(c) {
+			return false
+		}
+	}
+	return true
+}
