@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/paycli/paycli/internal/cardno"
 )
 
 // roundTripFunc answers requests without a network.
@@ -94,6 +96,9 @@ func FuzzCommissions(f *testing.F) {
 		// number must not come through any other part.
 		shown := statusCodeShown.ReplaceAllString(msg, "")
 		for _, m := range card.FindAllString(body, -1) {
+			if !cardno.Luhn(m) {
+				continue // a long number that is no card is shown (docs/protocol.md, Common rules)
+			}
 			if strings.Contains(shown, m) {
 				t.Fatalf("error %q repeats %q from the body", msg, m)
 			}

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/paycli/paycli/internal/cardno"
 )
 
 // FuzzResponse feeds arbitrary bodies to the response reader of every
@@ -51,6 +53,9 @@ func FuzzResponse(f *testing.F) {
 			// number must not come through any other part.
 			msg := statusCodeShown.ReplaceAllString(err.Error(), "")
 			for _, m := range card.FindAllString(body, -1) {
+				if !cardno.Luhn(m) {
+					continue // a long number that is no card is shown (docs/protocol.md, Common rules)
+				}
 				if strings.Contains(msg, m) {
 					t.Fatalf("%s: error %q repeats %q from the body", ep.name, msg, m)
 				}
