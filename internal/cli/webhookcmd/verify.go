@@ -248,13 +248,22 @@ func readLine(br *bufio.Reader, n int) ([]byte, error) {
 		}
 		switch {
 		case err == nil:
-			return bytes.TrimRight(line, "\r\n"), nil
+			return withinLimit(bytes.TrimRight(line, "\r\n"), n, nil)
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case errors.Is(err, io.EOF):
-			return line, io.EOF
+			return withinLimit(line, n, io.EOF)
 		default:
 			return nil, &readError{err}
 		}
 	}
+}
+
+// withinLimit returns line and err, or a lineTooLongError when the line,
+// without its line break, is longer than a body may be.
+func withinLimit(line []byte, n int, err error) ([]byte, error) {
+	if len(line) > webhook.MaxBodySize {
+		return nil, &lineTooLongError{line: n}
+	}
+	return line, err
 }
