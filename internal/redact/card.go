@@ -18,9 +18,18 @@ import "github.com/paycli/paycli/internal/cardno"
 // version string) are left alone: masking them hides what the reader needs
 // and protects nothing.
 
-// Cards masks every card number in s.
+// Cards masks every card number in s. Masking may open a new window (the
+// edge after a masked digit can start one), so it is repeated until
+// nothing changes: each pass only turns digits into '*', so it ends, and
+// masking masked text changes nothing.
 func Cards(s string) string {
-	return maskRuns(s, func(run []byte, digits []int) { maskLuhnWindows(run, digits) })
+	for {
+		out := maskRuns(s, func(run []byte, digits []int) { maskLuhnWindows(run, digits) })
+		if out == s {
+			return out
+		}
+		s = out
+	}
 }
 
 // CardField masks the value of a field that holds a card number by name:
@@ -109,7 +118,10 @@ func maskLuhnWindows(run []byte, digits []int) {
 	groupOf := make([]int, n)
 	var groupLen []int
 	for k := range n {
-		if k == 0 || digits[k] != digits[k-1]+1 {
+		// A separator starts a group, and so does the edge between masked
+		// and plain digits: a '*' before a card ("*4355084355084") must not
+		// glue onto it and hide it from every window.
+		if k == 0 || digits[k] != digits[k-1]+1 || (run[digits[k]] == '*') != (run[digits[k-1]] == '*') {
 			groupLen = append(groupLen, 0)
 		}
 		groupOf[k] = len(groupLen) - 1
