@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -45,4 +46,18 @@ func OneOf(flag, value string, allowed ...string) error {
 		}
 	}
 	return UsageErrorf("invalid --%s %q: use %s", flag, value, strings.Join(allowed, ", "))
+}
+
+// UnknownSubcommand is the Args of a command group: it rejects `paycli hash
+// generat` the way the root rejects an unknown command, as a usage error
+// with a suggestion.
+func UnknownSubcommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	err := fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		return UsageHint(err, fmt.Sprintf("Did you mean '%s'? Run '%s --help' for the list of commands.", s[0], cmd.CommandPath()))
+	}
+	return UsageErrorf("%v", err)
 }

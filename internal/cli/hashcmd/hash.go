@@ -26,7 +26,7 @@ joined by "|", encrypted with a key derived from the app_secret. The
 app_secret and merchant_key come from the configuration (the profile, or
 PAYCLI_APP_SECRET and PAYCLI_MERCHANT_KEY), never from the command line.
 'paycli hash layouts' lists which fields each kind of request uses.`,
-		Args: unknownSubcommand,
+		Args: cmdutil.UnknownSubcommand,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(
@@ -35,19 +35,6 @@ PAYCLI_APP_SECRET and PAYCLI_MERCHANT_KEY), never from the command line.
 		NewCmdLayouts(f, nil),
 	)
 	return cmd
-}
-
-// unknownSubcommand rejects `paycli hash generat` the way the root
-// rejects an unknown command: a usage error with a suggestion.
-func unknownSubcommand(cmd *cobra.Command, args []string) error {
-	if len(args) == 0 {
-		return nil
-	}
-	err := fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath())
-	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-		return cmdutil.UsageHint(err, fmt.Sprintf("Did you mean '%s'? Run '%s --help' for the list of commands.", s[0], cmd.CommandPath()))
-	}
-	return cmdutil.UsageErrorf("%v", err)
 }
 
 // appSecret returns the configured app_secret, or a usage error telling

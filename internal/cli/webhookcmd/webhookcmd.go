@@ -27,7 +27,7 @@ receives them on this machine, shows each one with whether its hash_key is
 valid, and forwards it to the merchant's handler; 'verify' checks webhooks
 captured elsewhere. The app_secret comes from the configuration (the
 profile, PAYCLI_APP_SECRET, or the sandbox's with --sandbox).`,
-		Args: unknownSubcommand,
+		Args: cmdutil.UnknownSubcommand,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	// Typos as well as prefixes get a suggestion, as at the root.
@@ -37,19 +37,6 @@ profile, PAYCLI_APP_SECRET, or the sandbox's with --sandbox).`,
 		NewCmdVerify(f, nil),
 	)
 	return cmd
-}
-
-// unknownSubcommand rejects `paycli webhook lsten` the way the root
-// rejects an unknown command.
-func unknownSubcommand(cmd *cobra.Command, args []string) error {
-	if len(args) == 0 {
-		return nil
-	}
-	err := fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath())
-	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-		return cmdutil.UsageHint(err, fmt.Sprintf("Did you mean '%s'? Run '%s --help' for the list of commands.", s[0], cmd.CommandPath()))
-	}
-	return cmdutil.UsageErrorf("%v", err)
 }
 
 // appSecret returns the configured app_secret, or a usage error saying
