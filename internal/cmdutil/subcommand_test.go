@@ -12,7 +12,8 @@ import (
 // naming it, with the nearest subcommand suggested when there is one.
 func TestUnknownSubcommand(t *testing.T) {
 	group := &cobra.Command{Use: "hash", Args: UnknownSubcommand}
-	group.AddCommand(&cobra.Command{Use: "generate"}, &cobra.Command{Use: "validate"})
+	run := func(*cobra.Command, []string) {}
+	group.AddCommand(&cobra.Command{Use: "generate", Run: run}, &cobra.Command{Use: "validate", Run: run})
 	root := &cobra.Command{Use: "paycli"}
 	root.AddCommand(group)
 
