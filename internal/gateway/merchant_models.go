@@ -293,22 +293,11 @@ type CompletePaymentResult struct {
 }
 
 type completePaymentWire struct {
-	ServiceStatus        *flexInt         `json:"service_status"`
-	SipayStatus          *flexInt         `json:"sipay_status"`
-	OrderNo              flexString       `json:"order_no"`
-	OrderID              flexString       `json:"order_id"`
-	InvoiceID            flexString       `json:"invoice_id"`
-	ServicePaymentMethod *flexString      `json:"service_payment_method"`
-	SipayPaymentMethod   *flexString      `json:"sipay_payment_method"`
-	CreditCardNo         flexString       `json:"credit_card_no"`
-	TransactionType      flexString       `json:"transaction_type"`
-	PaymentStatus        *flexInt         `json:"payment_status"`
-	PaymentMethod        flexString       `json:"payment_method"`
-	AuthCode             flexString       `json:"auth_code"`
-	Installment          flexInt          `json:"installment"`
-	Amount               commission.Value `json:"amount"`
-	Status               flexString       `json:"status"`
-	HashKey              flexString       `json:"hash_key"`
+	saleAnswerWire
+	Installment flexInt          `json:"installment"`
+	Amount      commission.Value `json:"amount"`
+	Status      flexString       `json:"status"`
+	HashKey     flexString       `json:"hash_key"`
 }
 
 // UnmarshalJSON reads either spelling of the status and method fields.

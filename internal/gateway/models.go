@@ -117,22 +117,29 @@ type WalletPayResult struct {
 	Extra map[string]json.RawMessage
 }
 
+// saleAnswerWire is what the answers of walletPay and payment/complete
+// share: the sale as the gateway reports it, with both spellings of the
+// status and method fields (service_… and sipay_…).
+type saleAnswerWire struct {
+	ServiceStatus        *flexInt    `json:"service_status"`
+	SipayStatus          *flexInt    `json:"sipay_status"`
+	OrderNo              flexString  `json:"order_no"`
+	OrderID              flexString  `json:"order_id"`
+	InvoiceID            flexString  `json:"invoice_id"`
+	ServicePaymentMethod *flexString `json:"service_payment_method"`
+	SipayPaymentMethod   *flexString `json:"sipay_payment_method"`
+	CreditCardNo         flexString  `json:"credit_card_no"`
+	TransactionType      flexString  `json:"transaction_type"`
+	PaymentStatus        *flexInt    `json:"payment_status"`
+	PaymentMethod        flexString  `json:"payment_method"`
+	AuthCode             flexString  `json:"auth_code"`
+}
+
 // walletPayWire is the wire form of WalletPayResult.
 type walletPayWire struct {
-	ServiceStatus                *flexInt         `json:"service_status"`
-	SipayStatus                  *flexInt         `json:"sipay_status"`
-	OrderNo                      flexString       `json:"order_no"`
-	OrderID                      flexString       `json:"order_id"`
-	InvoiceID                    flexString       `json:"invoice_id"`
-	ServicePaymentMethod         *flexString      `json:"service_payment_method"`
-	SipayPaymentMethod           *flexString      `json:"sipay_payment_method"`
-	CreditCardNo                 flexString       `json:"credit_card_no"`
-	TransactionType              flexString       `json:"transaction_type"`
-	PaymentStatus                *flexInt         `json:"payment_status"`
-	PaymentMethod                flexString       `json:"payment_method"`
+	saleAnswerWire
 	ErrorCode                    flexInt          `json:"error_code"`
 	Error                        flexString       `json:"error"`
-	AuthCode                     flexString       `json:"auth_code"`
 	MerchantCommission           commission.Value `json:"merchant_commission"`
 	UserCommission               commission.Value `json:"user_commission"`
 	MerchantCommissionPercentage commission.Value `json:"merchant_commission_percentage"`
