@@ -264,7 +264,16 @@ func (j *Journal) write(line []byte) error {
 	if torn {
 		line = append([]byte{'\n'}, line...)
 	}
+	info, statErr := j.f.Stat()
 	if _, err := j.f.Write(line); err != nil {
+		// A write cut short (a full disk, a file-size limit) may leave all
+		// of the line but its newline: the next writer would mend that into
+		// a whole line, an intent whose request was never sent. Take the
+		// piece back while the file lock is held; if that fails too, the
+		// piece stays torn, as after a crash.
+		if statErr == nil {
+			_ = j.f.Truncate(info.Size())
+		}
 		return fmt.Errorf("journal: writing %s: %w", j.path, err)
 	}
 	return nil
