@@ -37,3 +37,28 @@ func BenchmarkWriteTable(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWriteTableLong writes the commissions long layout's shape, 480
+// rows (40 programs × 12 installment counts) × 8 columns, with cells
+// already built: what tablewriter alone costs for the largest table of
+// the commissions budget (docs/performance.md, Commissions).
+func BenchmarkWriteTableLong(b *testing.B) {
+	header := []string{"INSTALLMENT", "KIND", "PROGRAM", "MERCHANT %", "MERCHANT FIXED", "USER %", "USER FIXED", "POS"}
+	var rows [][]string
+	for n := 1; n <= 12; n++ {
+		for p := range 40 {
+			rows = append(rows, []string{fmt.Sprint(n), "regular", fmt.Sprintf("Program %03d", p),
+				fmt.Sprintf("%d.%02d00", n, p), "0.0000", "0", "0", fmt.Sprint(1000 + p)})
+		}
+	}
+	opts := TableOptions{RightAlign: []int{0, 3, 4, 5, 6, 7}, RightAlignHeader: true}
+	var buf bytes.Buffer
+	b.ReportAllocs()
+	for b.Loop() {
+		buf.Reset()
+		if err := WriteTable(&buf, opts, header, rows); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(rows)*len(header)), "ns/cell")
+}

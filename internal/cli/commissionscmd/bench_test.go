@@ -3,6 +3,7 @@ package commissionscmd
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -91,7 +92,8 @@ func BenchmarkDecodeRender(b *testing.B) {
 // 40 and 160 programs × 12 installment counts: decode (body to
 // commission.Schedule), normalise (place, sort and, with -amount, work
 // out the amounts: commission.Rows) and render in each format from a
-// placed result. ns/entry shows that the cost is linear in entries.
+// placed result; decode-floor is encoding/json's own cost for the body.
+// ns/entry shows that the cost is linear in entries.
 func BenchmarkStages(b *testing.B) {
 	try, _ := commission.LookupCurrency("TRY")
 	amount := decimal.NewFromInt(1000)
@@ -113,6 +115,25 @@ func BenchmarkStages(b *testing.B) {
 			for b.Loop() {
 				if _, err := commission.DecodeResponse(body); err != nil {
 					b.Fatal(err)
+				}
+			}
+			perEntry(b, cpu)
+		})
+		// decode-floor is what encoding/json alone costs for this body:
+		// one pass into the plainest shape that keeps every field (a map of
+		// raw values per entry), with nothing read out of it. No decoder
+		// built on encoding/json can be faster than this; it is the floor
+		// docs/performance.md compares the 5 ms budget with.
+		b.Run(fmt.Sprintf("programs=%d/decode-floor", programs), func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			cpu := processCPU()
+			for b.Loop() {
+				var env struct {
+					Data map[string][]map[string]json.RawMessage `json:"data"`
+				}
+				if err := json.Unmarshal(body, &env); err != nil || len(env.Data) != 12 {
+					b.Fatal(err, len(env.Data))
 				}
 			}
 			perEntry(b, cpu)
