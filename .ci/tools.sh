@@ -28,8 +28,9 @@ if ! "$gobin/staticcheck" -version 2>/dev/null | grep -q "${STATICCHECK_VERSION#
 fi
 "$gobin/staticcheck" -version
 
-# php-cli runs the gateway's reference PHP code for the hash_key cross-check
-# (internal/hashkey/reference_test.go) and the sandbox's PHP interop client
+# php-cli runs paycli's PHP implementation of the hash_key
+# (internal/hashkey/testdata/crosscheck.php) for the cross-checks in
+# internal/hashkey and internal/webhook, and the sandbox's PHP interop client
 # (internal/sandbox TestPHPInterop); php-curl lets the gateway's official PHP
 # SDK run against `paycli sandbox serve` (docs/sandbox.md). Debian's chromium
 # drives the sandbox's web pages in internal/sandbox TestBrowserPages. CI runs

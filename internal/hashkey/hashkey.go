@@ -1,5 +1,5 @@
 // Package hashkey makes and checks the gateway's hash_key values,
-// byte-compatible with the gateway's reference PHP code:
+// byte-compatible with the gateway's own (docs/protocol.md, hash_key):
 //
 //	iv       = 16 random lowercase hex characters, used as 16 raw ASCII bytes
 //	salt     = 4 random lowercase hex characters
@@ -96,10 +96,11 @@ func GenerateWith(appSecret, plaintext, iv, salt string) (string, error) {
 	return strings.ReplaceAll(iv+":"+salt+":"+enc, "/", "__"), nil
 }
 
-// Decrypt returns the plaintext of a hash_key, as the gateway's reference
-// code reads it: every "__" becomes "/", the text is split on ":", and the
-// first three parts are iv, salt and ciphertext (further parts are ignored,
-// as the reference does). Surrounding white space is dropped.
+// Decrypt returns the plaintext of a hash_key, as the gateway reads it
+// (docs/protocol.md, hash_key, Checking one): every "__" becomes "/", the
+// text is split on ":", and the first three parts are iv, salt and
+// ciphertext (further parts are ignored, as the gateway ignores them).
+// Surrounding white space is dropped.
 //
 // It never panics. Every failure is a *DecryptError: ErrMalformed when the
 // text is not shaped like a hash_key (fewer than three parts, an iv that is

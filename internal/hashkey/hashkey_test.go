@@ -313,8 +313,8 @@ func TestDecryptErrors(t *testing.T) {
 	}
 }
 
-// TestDecryptIgnoresExtraParts follows the reference, which reads the first
-// three parts of explode(':') and ignores the rest.
+// TestDecryptIgnoresExtraParts follows the gateway, which reads the first
+// three parts of the value split on ":" and ignores the rest.
 func TestDecryptIgnoresExtraParts(t *testing.T) {
 	ka := knownAnswers[2]
 	got, err := hashkey.Decrypt(kaSecret, ka.hashKey+":extra:parts")

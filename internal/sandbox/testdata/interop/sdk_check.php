@@ -1,8 +1,10 @@
 <?php
 // An independent client of the sandbox, written the way the gateway's PHP
 // SDK works: JSON over HTTP, the bearer token sent bare in Authorization,
-// hash_keys made by the gateway's reference generateHashKey. Run it against
-// a `paycli sandbox serve`:
+// hash_keys made and checked in PHP (openssl, as the SDK does) by paycli's
+// PHP implementation of docs/protocol.md's steps,
+// internal/hashkey/testdata/crosscheck.php, so none of paycli's Go code is
+// on this side. Run it against a `paycli sandbox serve`:
 //
 //   php sdk_check.php http://127.0.0.1:8787/ccpayment
 //
@@ -13,16 +15,7 @@ $appId = '5f8e2c1a9b7d4e3f6a0c8b2d4e6f1a3c';
 $appSecret = '9c4b2e7f1a6d3c8e5b0f2a4d6c8e1b3f';
 $merchantKey = '$2y$10$pAyCl1sAnDb0xMeRcHaNtkEy.sBx7Qm2Lw9Zt4Rv8Kp3Nd6Hj1Fe';
 
-// The gateway's reference hash_key code.
-function generateHashKey($plain, $appSecret) {
-    $iv = substr(sha1(mt_rand()), 0, 16);
-    $password = sha1($appSecret);
-    $salt = substr(sha1(mt_rand()), 0, 4);
-    $saltWithPassword = hash('sha256', $password . $salt);
-    $encrypted = openssl_encrypt("$plain", 'aes-256-cbc', "$saltWithPassword", null, $iv);
-    $msg_encrypted_bundle = "$iv:$salt:$encrypted";
-    return str_replace('/', '__', $msg_encrypted_bundle);
-}
+require __DIR__ . '/../../../hashkey/testdata/crosscheck.php';
 
 function call($url, $body, $token = null) {
     $headers = "Content-Type: application/json\r\nAccept: application/json\r\n";
@@ -56,11 +49,11 @@ check($code == 200 && $res['status_code'] == 100 && count($res['data']) == 12, '
 check($code == 401, 'commissions without a valid token is 401');
 
 $invoice = 'PHP-' . bin2hex(random_bytes(6));
-$hash = generateHashKey("$invoice|$merchantKey", $appSecret);
+$hash = hashkey_make($appSecret, "$invoice|$merchantKey");
 [$code, $res] = call("$base/api/checkstatus", ['merchant_key' => $merchantKey, 'invoice_id' => $invoice, 'include_pending_status' => true, 'hash_key' => $hash], $token);
 check($code == 200 && $res['status_code'] == 31, 'checkstatus of an unknown invoice is 31 (hash_key accepted)');
 
-$bad = generateHashKey("$invoice|$merchantKey", 'wrong secret');
+$bad = hashkey_make('wrong secret', "$invoice|$merchantKey");
 [$code, $res] = call("$base/api/checkstatus", ['merchant_key' => $merchantKey, 'invoice_id' => $invoice, 'hash_key' => $bad], $token);
 check($res['status_code'] == 90, 'checkstatus with a hash_key of another secret is 90');
 
@@ -68,14 +61,14 @@ check($res['status_code'] == 90, 'checkstatus with a hash_key of another secret 
 // (paycli sandbox wallet-token --amount 150.00 --currency TRY), pay and check.
 if (isset($argv[2])) {
     $invoice = 'PHP-' . bin2hex(random_bytes(6));
-    $hash = generateHashKey("150.00|1|TRY|$merchantKey|$invoice", $appSecret);
+    $hash = hashkey_make($appSecret, "150.00|1|TRY|$merchantKey|$invoice");
     $pay = ['merchant_key' => $merchantKey, 'hash_key' => $hash, 'invoice_id' => $invoice,
         'wallet_transient_token' => $argv[2], 'name' => 'Ayşe', 'surname' => 'Yılmaz', 'bill_email' => 'ayse@example.com'];
     [$code, $res] = call("$base/api/walletPay", $pay, $token);
     check($res['status_code'] == 100 && $res['data']['order_no'] === $res['data']['order_id'], 'walletPay 150.00 TRY');
     [$code, $res] = call("$base/api/walletPay", $pay, $token);
     check($res['status_code'] == 3, 'walletPay again for the same invoice is 3');
-    $hash = generateHashKey("$invoice|$merchantKey", $appSecret);
+    $hash = hashkey_make($appSecret, "$invoice|$merchantKey");
     [$code, $res] = call("$base/api/checkstatus", ['merchant_key' => $merchantKey, 'invoice_id' => $invoice, 'hash_key' => $hash], $token);
     check($res['status_code'] == 100 && $res['transaction_status'] == 'Completed', 'checkstatus after walletPay');
 }
@@ -98,7 +91,7 @@ $pay = ['merchant_key' => $merchantKey, 'currency_code' => 'TRY', 'cc_holder_nam
     'invoice_id' => $invoice, 'total' => $total, 'cancel_url' => 'https://merchant.test/fail',
     'return_url' => 'https://merchant.test/ok', 'bill_email' => 'example@example.com',
     'transaction_type' => 'PreAuth', 'sale_web_hook_key' => 'sales',
-    'hash_key' => generateHashKey("$total|3|TRY|$merchantKey|$invoice", $appSecret)];
+    'hash_key' => hashkey_make($appSecret, "$total|3|TRY|$merchantKey|$invoice")];
 [$code, $res] = call("$base/api/paySmart2D", $pay, $token);
 check($res['status_code'] === 100 && $res['data']['sipay_status'] === 1 && $res['data']['transaction_type'] === 'PreAuth'
     && strpos(json_encode($res), '4508034508034509') === false, 'paySmart2D PreAuth of 350.35 TRY in 3 installments');
@@ -106,19 +99,19 @@ $order = $res['data']['order_id'];
 
 $capture = 200.0;
 [$code, $res] = call("$base/api/confirmPayment", ['merchant_key' => $merchantKey, 'invoice_id' => $invoice, 'total' => $capture,
-    'status' => 1, 'hash_key' => generateHashKey("$merchantKey|$invoice|1", $appSecret)], $token);
+    'status' => 1, 'hash_key' => hashkey_make($appSecret, "$merchantKey|$invoice|1")], $token);
 check($res['status_code'] === 100 && $res['transaction_status'] === 'Completed' && $res['order_id'] === $order, 'confirmPayment captures 200');
 [$code, $res] = call("$base/api/confirmPayment", ['merchant_key' => $merchantKey, 'invoice_id' => $invoice,
-    'status' => 2, 'hash_key' => generateHashKey("$merchantKey|$invoice|2", $appSecret)], $token);
+    'status' => 2, 'hash_key' => hashkey_make($appSecret, "$merchantKey|$invoice|2")], $token);
 check($res['status_code'] !== 100, 'confirmPayment cannot cancel a captured pre-authorization');
 
 $refund = 200;
 [$code, $res] = call("$base/api/refund", ['invoice_id' => $invoice, 'amount' => $refund, 'app_id' => $appId, 'app_secret' => $appSecret,
-    'merchant_key' => $merchantKey, 'hash_key' => generateHashKey("$refund|$invoice|$merchantKey", $appSecret),
+    'merchant_key' => $merchantKey, 'hash_key' => hashkey_make($appSecret, "$refund|$invoice|$merchantKey"),
     'refund_web_hook_key' => 'refunds'], $token);
 check($res['status_code'] === 100 && $res['order_no'] === $order && $res['invoice_id'] === $invoice && $res['ref_no'] !== '', 'refund 200 without a refund_transaction_id');
 [$code, $res] = call("$base/api/checkstatus", ['merchant_key' => $merchantKey, 'invoice_id' => $invoice, 'include_pending_status' => true,
-    'show_refund_info' => 'Y', 'hash_key' => generateHashKey("$invoice|$merchantKey", $appSecret)], $token);
+    'show_refund_info' => 'Y', 'hash_key' => hashkey_make($appSecret, "$invoice|$merchantKey")], $token);
 check($res['status_code'] === 100 && $res['transaction_status'] === 'Refunded' && $res['total_refunded_amount'] == 200
     && count($res['refund_info']) === 1, 'checkstatus shows the refund');
 
@@ -134,7 +127,7 @@ $invoice = 'PHP-3D-' . bin2hex(random_bytes(6));
 $form = ['merchant_key' => $merchantKey, 'currency_code' => 'TRY', 'cc_holder_name' => 'John Doe', 'cc_no' => '4355084355084358',
     'expiry_month' => '12', 'expiry_year' => '2030', 'cvv' => '000', 'installments_number' => 1, 'name' => 'John', 'surname' => 'Doe',
     'invoice_id' => $invoice, 'total' => 75.5, 'cancel_url' => 'https://merchant.test/fail', 'return_url' => 'https://merchant.test/ok',
-    'payment_completed_by' => 'merchant', 'hash_key' => generateHashKey("75.5|1|TRY|$merchantKey|$invoice", $appSecret)];
+    'payment_completed_by' => 'merchant', 'hash_key' => hashkey_make($appSecret, "75.5|1|TRY|$merchantKey|$invoice")];
 $ctx = stream_context_create(['http' => ['method' => 'POST', 'header' => "Content-Type: application/x-www-form-urlencoded\r\n",
     'content' => http_build_query($form), 'ignore_errors' => true]]);
 $page = file_get_contents("$base/api/paySmart3D", false, $ctx);
@@ -145,22 +138,18 @@ $res = json_decode(file_get_contents("$base/__sandbox/3d/challenge", false, $ctx
 check($res['order_id'] === $m[1] && $res['url'] === 'https://merchant.test/ok', '3D challenge approved');
 $order = $m[1];
 [$code, $res] = call("$base/payment/complete", ['merchant_key' => $merchantKey, 'invoice_id' => $invoice, 'order_id' => 'VP-NOT-IT',
-    'status' => 'complete', 'hash_key' => generateHashKey("$merchantKey|$invoice|VP-NOT-IT|complete", $appSecret)], $token);
+    'status' => 'complete', 'hash_key' => hashkey_make($appSecret, "$merchantKey|$invoice|VP-NOT-IT|complete")], $token);
 check($res['status_code'] === 31, 'payment/complete refuses an unknown order id');
 [$code, $res] = call("$base/payment/complete", ['merchant_key' => $merchantKey, 'invoice_id' => $invoice, 'order_id' => $order,
-    'status' => 'complete', 'hash_key' => generateHashKey("$merchantKey|$invoice|$order|complete", $appSecret)], $token);
+    'status' => 'complete', 'hash_key' => hashkey_make($appSecret, "$merchantKey|$invoice|$order|complete")], $token);
 check($res['status_code'] === 100 && $res['data']['order_id'] === $order && $res['data']['status'] === 'Completed', 'payment/complete');
 
-// The gateway's reference check of a hash_key it sends back (sale webhook
-// and 3D return layout status|total|invoice_id|order_id|currency_code).
-function validateHashKey($hashKey, $secretKey) {
-    $hashKey = str_replace('__', '/', $hashKey);
-    $password = sha1($secretKey);
-    $components = explode(':', $hashKey);
-    if (count($components) < 3) return null;
-    $salt = hash('sha256', $password . $components[1]);
-    $plain = openssl_decrypt($components[2], 'aes-256-cbc', $salt, 0, $components[0]);
-    return is_string($plain) ? explode('|', $plain) : null;
+// hashFields checks a hash_key the sandbox sends back (sale webhook and 3D
+// return layout status|total|invoice_id|order_id|currency_code) and returns
+// its fields, or null when it does not decrypt.
+function hashFields($hashKey, $appSecret) {
+    $plain = hashkey_open($appSecret, $hashKey);
+    return $plain === null ? null : explode('|', $plain);
 }
 
 function post($url, $fields, $headers = '') {
@@ -185,22 +174,22 @@ $origin = preg_replace('#/ccpayment$#', '', $base);
 $invoice = 'PHP-3R-' . bin2hex(random_bytes(6));
 $form['invoice_id'] = $invoice;
 $form['payment_completed_by'] = 'app';
-$form['hash_key'] = generateHashKey("75.5|1|TRY|$merchantKey|$invoice", $appSecret);
+$form['hash_key'] = hashkey_make($appSecret, "75.5|1|TRY|$merchantKey|$invoice");
 $page = post("$base/api/paySmart3D", $form);
 [$action, $fields] = hiddenFields($page);
 check(strpos($page, 'This is a sandbox') !== false && $action === '/ccpayment/__sandbox/3d/challenge', 'paySmart3D challenge page says sandbox');
 $result = post($origin . $action, $fields + ['decision' => 'approve']);
 [$action, $ret] = hiddenFields($result);
-$h = validateHashKey($ret['hash_key'] ?? '', $appSecret);
+$h = hashFields($ret['hash_key'] ?? '', $appSecret);
 check($action === 'https://merchant.test/ok' && $ret['status'] === '1' && $ret['invoice_id'] === $invoice
     && $h !== null && $h[0] === '1' && (float)$h[1] == 75.5 && $h[2] === $invoice && $h[3] === $ret['order_id'] && $h[4] === 'TRY',
     '3D return: posts status 1 to return_url with a valid hash_key');
 $declined = 'PHP-3X-' . bin2hex(random_bytes(6));
 $form['invoice_id'] = $declined;
-$form['hash_key'] = generateHashKey("75.5|1|TRY|$merchantKey|$declined", $appSecret);
+$form['hash_key'] = hashkey_make($appSecret, "75.5|1|TRY|$merchantKey|$declined");
 [$action, $fields] = hiddenFields(post("$base/api/paySmart3D", $form));
 [$action, $ret] = hiddenFields(post($origin . $action, $fields + ['decision' => 'decline']));
-$h = validateHashKey($ret['hash_key'] ?? '', $appSecret);
+$h = hashFields($ret['hash_key'] ?? '', $appSecret);
 check($action === 'https://merchant.test/fail' && $ret['status'] === '0' && $h !== null && $h[0] === '0' && $h[2] === $declined,
     '3D return: a declined challenge posts status 0 to cancel_url');
 
@@ -210,7 +199,7 @@ $customer = random_int(100000, 999999);
 $save = ['merchant_key' => $merchantKey, 'card_holder_name' => 'John Doe', 'card_number' => 4508034508034509,
     'expiry_month' => 12, 'expiry_year' => 2030, 'customer_number' => $customer, 'customer_name' => 'John Doe',
     'customer_email' => 'john@doe.com', 'customer_phone' => '901111111111',
-    'hash_key' => generateHashKey("$merchantKey|$customer|John Doe|4508034508034509|12|2030", $appSecret)];
+    'hash_key' => hashkey_make($appSecret, "$merchantKey|$customer|John Doe|4508034508034509|12|2030")];
 [$code, $res] = call("$base/api/saveCard", $save, $token);
 check($res['status_code'] === 100 && strlen($res['card_token']) === 32 && $res['card_number'] === '450803******4509'
     && $res['customer_number'] === (string)$customer && is_int($res['id']), 'saveCard');
@@ -224,7 +213,7 @@ $res = json_decode(file_get_contents("$base/api/getCardTokens", false, $ctx), tr
 check($res['status_code'] === 100 && count($res['data']) === 1 && $res['data'][0]['card_token'] === $cardToken, 'getCardTokens (GET with a JSON body)');
 [$code, $res] = call("$base/api/editCard", ['card_token' => $cardToken, 'customer_number' => $customer, 'expiry_month' => 1,
     'expiry_year' => 2031, 'card_holder_name' => 'John Q Doe', 'merchant_key' => $merchantKey,
-    'hash_key' => generateHashKey("$merchantKey|$customer|$cardToken", $appSecret)], $token);
+    'hash_key' => hashkey_make($appSecret, "$merchantKey|$customer|$cardToken")], $token);
 check($res['status_code'] === 100 && $res['expiry_year'] === '2031' && $res['card_holder_name'] === 'John Q Doe', 'editCard');
 
 // Pay by card token: the SDK reads the answer as HTML (the challenge).
@@ -234,22 +223,22 @@ $tokenPay = ['merchant_key' => $merchantKey, 'currency_code' => 'TRY', 'card_tok
     'customer_email' => 'john@doe.com', 'customer_phone' => '901111111111', 'customer_name' => 'John Doe', 'items' => $items,
     'installments_number' => '1', 'name' => 'John', 'surname' => 'Doe', 'invoice_id' => $invoice, 'total' => 200,
     'cancel_url' => 'https://merchant.test/fail', 'return_url' => 'https://merchant.test/ok',
-    'hash_key' => generateHashKey("200|1|TRY|$merchantKey|$invoice", $appSecret)];
+    'hash_key' => hashkey_make($appSecret, "200|1|TRY|$merchantKey|$invoice")];
 $ctx = stream_context_create(['http' => ['method' => 'POST', 'header' => "Content-Type: application/json\r\nAccept: application/json\r\nAuthorization: $token\r\n",
     'content' => json_encode($tokenPay), 'ignore_errors' => true]]);
 [$action, $fields] = hiddenFields(file_get_contents("$base/api/payByCardToken", false, $ctx));
 check(isset($fields['order_id']), 'payByCardToken answers the challenge page');
 [$action, $ret] = hiddenFields(post($origin . $action, $fields + ['decision' => 'approve']));
-$h = validateHashKey($ret['hash_key'] ?? '', $appSecret);
+$h = hashFields($ret['hash_key'] ?? '', $appSecret);
 check($action === 'https://merchant.test/ok' && $h !== null && $h[0] === '1' && $h[2] === $invoice, 'payByCardToken: challenge approved, valid return');
 [$code, $res] = call("$base/api/checkstatus", ['merchant_key' => $merchantKey, 'invoice_id' => $invoice,
-    'hash_key' => generateHashKey("$invoice|$merchantKey", $appSecret)], $token);
+    'hash_key' => hashkey_make($appSecret, "$invoice|$merchantKey")], $token);
 check($res['status_code'] === 100 && $res['transaction_status'] === 'Completed' && $res['credit_card_no'] === '450803******4509', 'checkstatus after payByCardToken');
 [$code, $res] = call("$base/api/deleteCard", ['card_token' => $cardToken, 'customer_number' => $customer, 'merchant_key' => $merchantKey,
-    'hash_key' => generateHashKey("$merchantKey|$customer|$cardToken", $appSecret)], $token);
+    'hash_key' => hashkey_make($appSecret, "$merchantKey|$customer|$cardToken")], $token);
 check($res['status_code'] === 100, 'deleteCard');
 $tokenPay['invoice_id'] = $invoice . 'b';
-$tokenPay['hash_key'] = generateHashKey("200|1|TRY|$merchantKey|{$invoice}b", $appSecret);
+$tokenPay['hash_key'] = hashkey_make($appSecret, "200|1|TRY|$merchantKey|{$invoice}b");
 [$code, $res] = call("$base/api/payByCardToken", $tokenPay, $token);
 check($res['status_code'] === 1, 'payByCardToken with a deleted card is refused');
 
@@ -259,7 +248,7 @@ $invoice = 'PHP-LK-' . bin2hex(random_bytes(6));
 $linkInvoice = ['invoice_id' => $invoice, 'invoice_description' => 'Order 42', 'total' => 250,
     'items' => [['name' => 'Item', 'price' => 250, 'quantity' => 1, 'description' => 'd']], 'max_installment' => '3',
     'cancel_url' => 'https://merchant.test/fail', 'return_url' => 'https://merchant.test/ok', 'bill_email' => 'john@doe.com',
-    'order_type' => 0, 'hash_key' => generateHashKey("250|TRY|$merchantKey|$invoice", $appSecret)];
+    'order_type' => 0, 'hash_key' => hashkey_make($appSecret, "250|TRY|$merchantKey|$invoice")];
 [$code, $res] = call("$base/purchase/link", ['merchant_key' => $merchantKey, 'invoice' => json_encode($linkInvoice),
     'currency_code' => 'TRY', 'name' => 'John', 'surname' => 'Doe'], $token);
 check($res['status_code'] === 100 && strpos($res['link'], "$base/__sandbox/link/") === 0 && $res['order_id'] !== '', 'purchase/link');
@@ -272,8 +261,8 @@ $page = post($origin . $action, ['cc_holder_name' => 'John Doe', 'cc_no' => '435
 [$action, $fields] = hiddenFields($page);
 check(isset($fields['order_id']) && strpos($page, '4355084355084358') === false, 'the link page takes the card and answers the challenge');
 [$action, $ret] = hiddenFields(post($origin . $action, $fields + ['decision' => 'approve']));
-$h = validateHashKey($ret['hash_key'] ?? '', $appSecret);
+$h = hashFields($ret['hash_key'] ?? '', $appSecret);
 check($action === 'https://merchant.test/ok' && $h !== null && $h[0] === '1' && (float)$h[1] == 250 && $h[2] === $invoice, 'link payment: valid return');
 [$code, $res] = call("$base/api/checkstatus", ['merchant_key' => $merchantKey, 'invoice_id' => $invoice,
-    'hash_key' => generateHashKey("$invoice|$merchantKey", $appSecret)], $token);
+    'hash_key' => hashkey_make($appSecret, "$invoice|$merchantKey")], $token);
 check($res['status_code'] === 100 && $res['transaction_status'] === 'Completed' && $res['installment'] === 2, 'checkstatus after the link payment');

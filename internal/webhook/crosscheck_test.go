@@ -8,26 +8,33 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"os"
 	"os/exec"
 	"testing"
 
 	"github.com/paycli/paycli/internal/webhook"
 )
 
-// The cross-check signs webhooks with the gateway's own reference code
-// (internal/hashkey/testdata/reference.php, its generateHashKey) and has
-// PHP encode the bodies (http_build_query, json_encode), so that nothing
-// of paycli's makes what paycli then verifies. It needs php-cli with the
-// openssl extension; .ci/tools.sh installs it where apt-get is available.
+// The cross-check signs webhooks with paycli's PHP implementation of the
+// hash_key (internal/hashkey/testdata/crosscheck.php, written from
+// docs/protocol.md on PHP's hash and openssl functions) and has PHP encode
+// the bodies (http_build_query, json_encode), so that none of paycli's Go
+// code makes what paycli then verifies. It needs php-cli with the openssl
+// extension; .ci/tools.sh installs it where apt-get is available.
 
 func php(t *testing.T, script string, arg string, in []map[string]string) []map[string]string {
 	t.Helper()
 	bin, err := exec.LookPath("php")
 	if err != nil {
-		t.Skip("php is not on PATH: skipping the cross-check against the gateway's reference PHP code (install php-cli to run it)")
+		t.Skip("php is not on PATH: skipping the cross-check against paycli's PHP scripts (install php-cli to run it)")
 	}
 	if err := exec.CommandContext(t.Context(), bin, "-r", `exit(function_exists("openssl_encrypt") ? 0 : 1);`).Run(); err != nil {
-		t.Skip("php has no openssl extension: skipping the cross-check against the gateway's reference PHP code")
+		t.Skip("php has no openssl extension: skipping the cross-check against paycli's PHP scripts")
+	}
+	// Opened here too, not only by php, so that go test's cache notices
+	// when the script changes.
+	if _, err := os.ReadFile(script); err != nil {
+		t.Fatal(err)
 	}
 	var stdin bytes.Buffer
 	enc := json.NewEncoder(&stdin)
@@ -63,33 +70,33 @@ func php(t *testing.T, script string, arg string, in []map[string]string) []map[
 	return answers
 }
 
-type referenceWebhook struct {
+type phpWebhook struct {
 	kind   webhook.Kind
 	fields map[string]string
 }
 
-func referenceWebhooks() []referenceWebhook {
+func phpWebhooks() []phpWebhook {
 	r := rand.New(rand.NewPCG(21, 22))
-	var cases []referenceWebhook
+	var cases []phpWebhook
 	for i := range 100 {
 		amount := fmt.Sprintf("%d.%02d", r.IntN(100000), r.IntN(100))
 		inv := fmt.Sprintf("INV-%d/ş+&=%d", i, r.IntN(1000)) // characters form encoding must carry
 		if i%2 == 0 {
-			cases = append(cases, referenceWebhook{webhook.Sale, map[string]string{"status": fmt.Sprint(r.IntN(2)), "total": amount,
+			cases = append(cases, phpWebhook{webhook.Sale, map[string]string{"status": fmt.Sprint(r.IntN(2)), "total": amount,
 				"invoice_id": inv, "order_id": fmt.Sprintf("VP%017d", r.Int64N(1e17)), "currency_code": []string{"TRY", "USD", "EUR"}[r.IntN(3)]}})
 		} else {
-			cases = append(cases, referenceWebhook{webhook.Refund, map[string]string{"status": []string{"Completed", "Fail"}[r.IntN(2)],
+			cases = append(cases, phpWebhook{webhook.Refund, map[string]string{"status": []string{"Completed", "Fail"}[r.IntN(2)],
 				"amount": amount, "invoice_id": inv, "order_id": fmt.Sprintf("VP%017d", r.Int64N(1e17))}})
 		}
 	}
 	return cases
 }
 
-// TestReferenceSignedWebhooksVerify: webhooks signed by the gateway's
-// reference code verify, in both encodings; with the amount changed after
-// signing they do not, and the amount is named.
-func TestReferenceSignedWebhooksVerify(t *testing.T) {
-	cases := referenceWebhooks()
+// TestPHPSignedWebhooksVerify: webhooks signed in PHP verify, in both
+// encodings; with the amount changed after signing they do not, and the
+// amount is named.
+func TestPHPSignedWebhooksVerify(t *testing.T) {
+	cases := phpWebhooks()
 	var toSign []map[string]string
 	for _, c := range cases {
 		pt, err := c.kind.Layout().Plaintext(c.fields)
@@ -98,7 +105,7 @@ func TestReferenceSignedWebhooksVerify(t *testing.T) {
 		}
 		toSign = append(toSign, map[string]string{"app_secret": secret, "data": pt})
 	}
-	hashes := php(t, "../hashkey/testdata/reference.php", "generate", toSign)
+	hashes := php(t, "../hashkey/testdata/crosscheck.php", "make", toSign)
 
 	var bodies []map[string]string
 	for i, c := range cases {
@@ -127,7 +134,7 @@ func TestReferenceSignedWebhooksVerify(t *testing.T) {
 			var ie *webhook.InvalidError
 			switch {
 			case wantValid && err != nil:
-				t.Errorf("reference-signed %s: %v", enc.body, err)
+				t.Errorf("PHP-signed %s: %v", enc.body, err)
 			case !wantValid && !errors.As(err, &ie):
 				t.Errorf("amount changed after signing, %s: Verify = %v", enc.body, err)
 			case !wantValid && ie.Field != c.kind.Layout().Amounts[0]:

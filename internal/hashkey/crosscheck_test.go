@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math/rand/v2"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -15,20 +16,29 @@ import (
 	"github.com/paycli/paycli/internal/hashkey"
 )
 
-// The cross-check runs the gateway's own reference code (testdata/reference.php)
-// on many random cases, in both directions. It needs php-cli with the
-// openssl extension; .ci/tools.sh installs it where apt-get is available.
+// The cross-check runs paycli's own PHP implementation of the hash_key
+// (testdata/crosscheck.php, written from docs/protocol.md on PHP's hash and
+// openssl functions) on many random cases, in both directions. It needs
+// php-cli with the openssl extension; .ci/tools.sh installs it where
+// apt-get is available.
 
-// runReference feeds JSON Lines to `php testdata/reference.php mode` and
+const crossCheckScript = "testdata/crosscheck.php"
+
+// runCrossCheck feeds JSON Lines to `php testdata/crosscheck.php mode` and
 // returns one decoded answer per case.
-func runReference[Out any](t *testing.T, mode string, cases []map[string]string) []Out {
+func runCrossCheck[Out any](t *testing.T, mode string, cases []map[string]string) []Out {
 	t.Helper()
 	php, err := exec.LookPath("php")
 	if err != nil {
-		t.Skip("php is not on PATH: skipping the cross-check against the gateway's reference PHP code (install php-cli to run it)")
+		t.Skip("php is not on PATH: skipping the cross-check against testdata/crosscheck.php (install php-cli to run it)")
 	}
 	if err := exec.CommandContext(t.Context(), php, "-r", `exit(function_exists("openssl_encrypt") ? 0 : 1);`).Run(); err != nil {
-		t.Skip("php has no openssl extension: skipping the cross-check against the gateway's reference PHP code")
+		t.Skip("php has no openssl extension: skipping the cross-check against testdata/crosscheck.php")
+	}
+	// Opened here too, not only by php, so that go test's cache notices
+	// when the script changes.
+	if _, err := os.ReadFile(crossCheckScript); err != nil {
+		t.Fatal(err)
 	}
 	var in bytes.Buffer
 	enc := json.NewEncoder(&in)
@@ -37,13 +47,13 @@ func runReference[Out any](t *testing.T, mode string, cases []map[string]string)
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.CommandContext(t.Context(), php, "testdata/reference.php", mode)
+	cmd := exec.CommandContext(t.Context(), php, crossCheckScript, mode)
 	cmd.Stdin = &in
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("php reference.php %s: %v\n%s", mode, err, stderr.String())
+		t.Fatalf("php crosscheck.php %s: %v\n%s", mode, err, stderr.String())
 	}
 	var answers []Out
 	sc := bufio.NewScanner(bytes.NewReader(out))
@@ -61,13 +71,13 @@ func runReference[Out any](t *testing.T, mode string, cases []map[string]string)
 	return answers
 }
 
-type phpValidated struct {
+type phpChecked struct {
 	OK        bool     `json:"ok"`
 	DataB64   string   `json:"data_b64"`
 	FieldsB64 []string `json:"fields_b64"`
 }
 
-func (v phpValidated) text(t *testing.T) (string, []string) {
+func (v phpChecked) text(t *testing.T) (string, []string) {
 	t.Helper()
 	data, err := base64.StdEncoding.DecodeString(v.DataB64)
 	if err != nil {
@@ -84,27 +94,47 @@ func (v phpValidated) text(t *testing.T) (string, []string) {
 	return string(data), fields
 }
 
-type referenceCase struct{ secret, plaintext string }
+type crossCheckCase struct{ secret, plaintext string }
 
-func referenceCases() []referenceCase {
+func crossCheckCases() []crossCheckCase {
 	r := rand.New(rand.NewPCG(11, 12))
-	cases := []referenceCase{
+	cases := []crossCheckCase{
 		{"app_secret", ""},
 		{"app_secret", "|"},
 		{"app_secret", "Şükrü Çağlar|İŞLEM-1"},
 		{"app_secret", strings.Repeat("çok uzun/|", 3000)},
 	}
 	for range 400 {
-		cases = append(cases, referenceCase{randomSecret(r), randomPlaintext(r)})
+		cases = append(cases, crossCheckCase{randomSecret(r), randomPlaintext(r)})
 	}
 	return cases
 }
 
-// TestReferenceSameBytes: with the same iv and salt, Go and PHP make the
+type phpMade struct {
+	HashKey string `json:"hash_key"`
+}
+
+// TestCrossCheckKnownAnswers: the PHP side makes docs/hash-keys.md's known
+// answers too, so the cross-check below compares Go with a PHP side that
+// is itself tied to the gateway's values.
+func TestCrossCheckKnownAnswers(t *testing.T) {
+	var in []map[string]string
+	for _, ka := range knownAnswers {
+		in = append(in, map[string]string{"app_secret": kaSecret, "data": ka.plaintext, "iv": ka.iv, "salt": ka.salt})
+	}
+	got := runCrossCheck[phpMade](t, "make", in)
+	for i, ka := range knownAnswers {
+		if got[i].HashKey != ka.hashKey {
+			t.Errorf("plaintext %q:\n  php %s\n want %s", ka.plaintext, got[i].HashKey, ka.hashKey)
+		}
+	}
+}
+
+// TestCrossCheckSameBytes: with the same iv and salt, Go and PHP make the
 // same hash_key, byte for byte.
-func TestReferenceSameBytes(t *testing.T) {
+func TestCrossCheckSameBytes(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
-	cases := referenceCases()
+	cases := crossCheckCases()
 	var in []map[string]string
 	var want []string
 	for _, c := range cases {
@@ -116,9 +146,7 @@ func TestReferenceSameBytes(t *testing.T) {
 		in = append(in, map[string]string{"app_secret": c.secret, "data": c.plaintext, "iv": iv, "salt": salt})
 		want = append(want, hk)
 	}
-	got := runReference[struct {
-		HashKey string `json:"hash_key"`
-	}](t, "generate", in)
+	got := runCrossCheck[phpMade](t, "make", in)
 	for i := range cases {
 		if got[i].HashKey != want[i] {
 			t.Errorf("secret %q plaintext %q:\n php %s\n  go %s", cases[i].secret, cases[i].plaintext, got[i].HashKey, want[i])
@@ -126,10 +154,10 @@ func TestReferenceSameBytes(t *testing.T) {
 	}
 }
 
-// TestReferenceDecryptsGo: PHP's validateHashKey reads what Go's Generate
-// makes (random iv and salt from crypto/rand).
-func TestReferenceDecryptsGo(t *testing.T) {
-	cases := referenceCases()
+// TestCrossCheckOpensGo: PHP's hashkey_open reads what Go's Generate makes
+// (random iv and salt from crypto/rand).
+func TestCrossCheckOpensGo(t *testing.T) {
+	cases := crossCheckCases()
 	var in []map[string]string
 	for _, c := range cases {
 		hk, err := hashkey.Generate(c.secret, c.plaintext)
@@ -138,7 +166,7 @@ func TestReferenceDecryptsGo(t *testing.T) {
 		}
 		in = append(in, map[string]string{"app_secret": c.secret, "hash_key": hk})
 	}
-	got := runReference[phpValidated](t, "validate", in)
+	got := runCrossCheck[phpChecked](t, "check", in)
 	for i, c := range cases {
 		if !got[i].OK {
 			t.Errorf("php could not decrypt %s (secret %q, plaintext %q)", in[i]["hash_key"], c.secret, c.plaintext)
@@ -151,17 +179,15 @@ func TestReferenceDecryptsGo(t *testing.T) {
 	}
 }
 
-// TestGoDecryptsReference: Go's Decrypt reads what PHP's generateHashKey
-// makes with its own mt_rand iv and salt.
-func TestGoDecryptsReference(t *testing.T) {
-	cases := referenceCases()
+// TestGoOpensCrossCheck: Go's Decrypt reads what PHP's hashkey_make makes
+// with its own random iv and salt (random_bytes).
+func TestGoOpensCrossCheck(t *testing.T) {
+	cases := crossCheckCases()
 	var in []map[string]string
 	for _, c := range cases {
 		in = append(in, map[string]string{"app_secret": c.secret, "data": c.plaintext})
 	}
-	got := runReference[struct {
-		HashKey string `json:"hash_key"`
-	}](t, "generate", in)
+	got := runCrossCheck[phpMade](t, "make", in)
 	for i, c := range cases {
 		pt, err := hashkey.Decrypt(c.secret, got[i].HashKey)
 		if err != nil || pt != c.plaintext {
@@ -170,13 +196,13 @@ func TestGoDecryptsReference(t *testing.T) {
 	}
 }
 
-// TestReferenceAgreesOnDamage: for damaged values and wrong secrets, when
+// TestCrossCheckAgreesOnDamage: for damaged values and wrong secrets, when
 // PHP refuses a value Go refuses it too, and when Go accepts one PHP reads
 // the same text.
-func TestReferenceAgreesOnDamage(t *testing.T) {
+func TestCrossCheckAgreesOnDamage(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 16))
 	var in []map[string]string
-	for _, c := range referenceCases() {
+	for _, c := range crossCheckCases() {
 		hk, err := hashkey.GenerateFrom(randReader{r}, c.secret, c.plaintext)
 		if err != nil {
 			t.Fatal(err)
@@ -199,7 +225,7 @@ func TestReferenceAgreesOnDamage(t *testing.T) {
 		}
 		in = append(in, map[string]string{"app_secret": secret, "hash_key": hk})
 	}
-	got := runReference[phpValidated](t, "validate", in)
+	got := runCrossCheck[phpChecked](t, "check", in)
 	agreedRefusals := 0
 	for i, c := range in {
 		pt, err := hashkey.Decrypt(c["app_secret"], c["hash_key"])
