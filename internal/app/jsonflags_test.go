@@ -15,8 +15,11 @@ func TestDataCommandsTakeJQ(t *testing.T) {
 		"paycli api",
 		"paycli commissions",
 		"paycli complete",
+		"paycli config get",
 		"paycli config list",
+		"paycli config path",
 		"paycli config profiles",
+		"paycli hash generate",
 		"paycli hash layouts",
 		"paycli hash validate",
 		"paycli installments",
@@ -29,6 +32,7 @@ func TestDataCommandsTakeJQ(t *testing.T) {
 		"paycli sandbox credentials",
 		"paycli sandbox pay",
 		"paycli sandbox soak",
+		"paycli sandbox wallet-token",
 		"paycli sandbox webhooks",
 		"paycli sandbox webhooks resend",
 		"paycli status",
@@ -52,5 +56,36 @@ func TestDataCommandsTakeJQ(t *testing.T) {
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
 		t.Errorf("commands with --jq:\n%q\nwant:\n%q", got, want)
+	}
+}
+
+// TestCommandsWithoutJQOnlyAct: every command that runs either takes --jq
+// (TestDataCommandsTakeJQ) or is listed here as one that acts and prints
+// no data on stdout (or, for completion, a script for the shell), so that
+// a new command has to be put on one side or the other.
+func TestCommandsWithoutJQOnlyAct(t *testing.T) {
+	actOnly := []string{
+		"paycli completion",
+		"paycli config init",
+		"paycli config set",
+		"paycli config unset",
+		"paycli config use",
+		"paycli sandbox reset",
+		"paycli sandbox serve",
+	}
+	var got []string
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Runnable() && len(c.Commands()) == 0 && c.Flags().Lookup("jq") == nil {
+			got = append(got, c.CommandPath())
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(NewCommandTree())
+	slices.Sort(got)
+	if !slices.Equal(got, actOnly) {
+		t.Errorf("runnable commands without --jq:\n%q\nwant (the ones that only act):\n%q", got, actOnly)
 	}
 }

@@ -91,6 +91,27 @@ func (j *JSONFlags) Format(resolve func() (render.Format, error)) func() (render
 	}
 }
 
+// FlagOutputFormat resolves -o from cmd's command line alone: the format
+// given with -o, else table. It serves the commands whose output is one
+// value a script captures with $(…) (hash generate, config get, config
+// path, sandbox wallet-token): they print JSON only when this command line
+// asks for it, because an output format configured for the data commands
+// (PAYCLI_OUTPUT, the config file) must not turn into JSON a value that
+// scripts written before these commands had -o json read as it is.
+func FlagOutputFormat(cmd *cobra.Command) func() (render.Format, error) {
+	return func() (render.Format, error) {
+		fl := cmd.Flags().Lookup("output")
+		if fl == nil || !fl.Changed {
+			return render.Table, nil
+		}
+		format, err := render.ParseFormat(fl.Value.String())
+		if err != nil {
+			return "", UsageErrorf("invalid --output: %v", err)
+		}
+		return format, nil
+	}
+}
+
 // Write prints v as indented JSON (render.WriteJSON) or, with --jq, the
 // filter's results, one per line: a string as its text, anything else as
 // compact JSON, as `gh --jq` prints them. The results are buffered and

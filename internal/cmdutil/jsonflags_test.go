@@ -109,3 +109,53 @@ func TestJSONFlagsKeepsEarlierPreRunE(t *testing.T) {
 		t.Fatalf("err %v, earlier PreRunE ran %v", err, ran)
 	}
 }
+
+// TestFlagOutputFormat: the one-value commands take their format from -o
+// on the command line only, and --jq still means JSON.
+func TestFlagOutputFormat(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want render.Format
+	}{
+		{"nothing given is table, whatever the flag's default", nil, render.Table},
+		{"-o json", []string{"-o", "json"}, render.JSON},
+		{"-o csv", []string{"-o", "csv"}, render.CSV},
+		{"--jq is json", []string{"--jq", "."}, render.JSON},
+		{"an -o equal to the default still counts as given", []string{"--output", "table"}, render.Table},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := &cobra.Command{Use: "paycli", SilenceErrors: true, SilenceUsage: true}
+			root.PersistentFlags().StringP("output", "o", "json", "")
+			cmd := &cobra.Command{Use: "value"}
+			jf := AddJSONFlags(cmd)
+			var got render.Format
+			cmd.RunE = func(cmd *cobra.Command, args []string) error {
+				var err error
+				got, err = jf.Format(FlagOutputFormat(cmd))()
+				return err
+			}
+			root.AddCommand(cmd)
+			root.SetArgs(append([]string{"value"}, tt.args...))
+			if err := root.Execute(); err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("format %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFlagOutputFormatRefusesAnUnknownFormat(t *testing.T) {
+	cmd := &cobra.Command{Use: "value"}
+	cmd.Flags().StringP("output", "o", "table", "")
+	if err := cmd.Flags().Set("output", "xml"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := FlagOutputFormat(cmd)()
+	if kind, _ := KindOf(err); kind != KindUsage || !strings.Contains(err.Error(), `unknown output format "xml"`) {
+		t.Errorf("err %v (kind %v), want a usage error naming xml", err, kind)
+	}
+}

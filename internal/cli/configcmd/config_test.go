@@ -3,6 +3,7 @@ package configcmd
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/render"
+	"github.com/spf13/cobra"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -813,4 +815,95 @@ func TestInitVerifies(t *testing.T) {
 			fx.noSecretsShown()
 		})
 	}
+}
+
+// runUnderRoot runs cmd below a root that carries -o as paycli's root does.
+func (fx *fixture) runUnderRoot(cmd *cobra.Command, args ...string) error {
+	root := &cobra.Command{Use: "paycli", SilenceErrors: true, SilenceUsage: true}
+	root.PersistentFlags().StringP("output", "o", "table", "")
+	root.AddCommand(cmd)
+	root.SetArgs(append([]string{cmd.Name()}, args...))
+	root.SetOut(io.Discard)
+	root.SetErr(io.Discard)
+	return root.Execute()
+}
+
+// TestGetJSON: -o json and --jq on the command line print the setting as
+// config list does; a configured output format, even json, leaves the bare
+// value that $(paycli config get …) captures.
+func TestGetJSON(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		env        map[string]string
+		wantOut    string
+		wantStderr string
+	}{
+		{name: "-o json", args: []string{"base_url", "-o", "json"},
+			wantOut: "{\n  \"key\": \"base_url\",\n  \"value\": \"https://app.sipay.com.tr/ccpayment\",\n  \"source\": \"file\",\n  \"secret\": false\n}\n"},
+		{name: "a secret stays masked", args: []string{"app_secret", "-o", "json"},
+			wantOut:    "{\n  \"key\": \"app_secret\",\n  \"value\": \"app-••••6789\",\n  \"source\": \"file\",\n  \"secret\": true\n}\n",
+			wantStderr: "app_secret is masked; add --show-secrets to print it.\n"},
+		{name: "--jq", args: []string{"lang", "--jq", "[.value, .source]"}, env: map[string]string{"PAYCLI_LANG": "tr"},
+			wantOut: "[\"tr\",\"env\"]\n"},
+		{name: "--jq with --show-secrets", args: []string{"app_secret", "--show-secrets", "--jq", ".value"},
+			wantOut: appSecret + "\n"},
+		{name: "configured json leaves the bare value", args: []string{"output"}, env: map[string]string{"PAYCLI_OUTPUT": "json"},
+			wantOut: "json\n"},
+		{name: "-o tsv leaves the bare value", args: []string{"lang", "-o", "tsv"},
+			wantOut: "en\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fx := newFixture(t, twoProfiles)
+			for k, v := range tt.env {
+				fx.env[k] = v
+			}
+			if err := fx.runUnderRoot(NewCmdGet(fx.factory(), nil), tt.args...); err != nil {
+				t.Fatal(err)
+			}
+			if fx.out.String() != tt.wantOut || fx.stderr() != tt.wantStderr {
+				t.Errorf("stdout %q stderr %q\nwant   %q        %q", fx.out, fx.stderr(), tt.wantOut, tt.wantStderr)
+			}
+		})
+	}
+}
+
+// TestPathJSON: config path prints {"path"} with -o json, the path with
+// --jq .path, and the bare path under a configured json.
+func TestPathJSON(t *testing.T) {
+	tests := []struct {
+		args    []string
+		env     map[string]string
+		wantOut string
+	}{
+		{[]string{"-o", "json"}, nil, "{\n  \"path\": \"CONFIG\"\n}\n"},
+		{[]string{"--jq", ".path"}, nil, "CONFIG\n"},
+		{nil, map[string]string{"PAYCLI_OUTPUT": "json"}, "CONFIG\n"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			fx := newFixture(t, "")
+			for k, v := range tt.env {
+				fx.env[k] = v
+			}
+			if err := fx.runUnderRoot(NewCmdPath(fx.factory(), nil), tt.args...); err != nil {
+				t.Fatal(err)
+			}
+			// The path is JSON-escaped in the document (backslashes on Windows).
+			path := strings.TrimSuffix(strings.TrimPrefix(mustJSON(t, fx.path), `"`), `"`)
+			if got := strings.ReplaceAll(strings.ReplaceAll(fx.out.String(), path, "CONFIG"), fx.path, "CONFIG"); got != tt.wantOut {
+				t.Errorf("stdout %q, want %q", got, tt.wantOut)
+			}
+		})
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -19,6 +19,12 @@ type GetOptions struct {
 
 	Key         config.Key
 	ShowSecrets bool
+
+	// Format is the format asked for on the command line (-o, or JSON for
+	// --jq); every format but JSON prints the value alone.
+	Format render.Format
+	// JSON writes -o json and --jq output.
+	JSON *cmdutil.JSONFlags
 }
 
 // NewCmdGet builds `paycli config get KEY`.
@@ -33,9 +39,15 @@ An unset key prints an empty line.
 
 Secrets are printed masked unless --show-secrets is given, so that a
 secret never reaches a screen, a terminal recording or a log by accident;
-so are the user name and password a base_url may hold (shown as xxxxx).`,
+so are the user name and password a base_url may hold (shown as xxxxx).
+
+With -o json or --jq on the command line the output is the setting as
+'paycli config list' shows it; the output setting itself (PAYCLI_OUTPUT,
+the config file) does not change this command:
+  {"key": "...", "value": "...", "source": "...", "secret": false}`,
 		Example: `  paycli config get base_url
-  APP_SECRET=$(paycli config get app_secret --show-secrets)`,
+  APP_SECRET=$(paycli config get app_secret --show-secrets)
+  paycli config get timeout --jq .source`,
 		Args:              cmdutil.ExactArgs(1, "KEY"),
 		ValidArgsFunction: completeKeys,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -45,6 +57,11 @@ so are the user name and password a base_url may hold (shown as xxxxx).`,
 			}
 			opts.Key = k
 			opts.Config = f.Config
+			format, err := opts.JSON.Format(cmdutil.FlagOutputFormat(cmd))()
+			if err != nil {
+				return err
+			}
+			opts.Format = format
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -52,10 +69,11 @@ so are the user name and password a base_url may hold (shown as xxxxx).`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.ShowSecrets, "show-secrets", false, "print secrets in full")
+	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	return cmd
 }
 
-func getRun(_ context.Context, opts *GetOptions) error {
+func getRun(ctx context.Context, opts *GetOptions) error {
 	cfg, err := opts.Config()
 	if err != nil {
 		return brokenFile(err)
@@ -63,6 +81,9 @@ func getRun(_ context.Context, opts *GetOptions) error {
 	value, masked := shownValue(opts.Key, cfg.Get(opts.Key.Name), opts.ShowSecrets)
 	if masked {
 		fmt.Fprintf(opts.IO.ErrOut, "%s is masked; add --show-secrets to print it.\n", opts.Key.Name)
+	}
+	if opts.Format == render.JSON {
+		return opts.JSON.Write(ctx, opts.IO.Out, Setting{Key: opts.Key.Name, Value: value, Source: cfg.Source(opts.Key.Name), Secret: opts.Key.Secret})
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, value)
 	return err
@@ -154,30 +175,55 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 type PathOptions struct {
 	IO    *iostreams.IOStreams
 	Where config.LoadOptions
+
+	// Format is the format asked for on the command line (-o, or JSON for
+	// --jq); every format but JSON prints the path alone.
+	Format render.Format
+	// JSON writes -o json and --jq output.
+	JSON *cmdutil.JSONFlags
 }
 
 // NewCmdPath builds `paycli config path`.
 func NewCmdPath(f *cmdutil.Factory, runF func(context.Context, *PathOptions) error) *cobra.Command {
 	opts := &PathOptions{IO: f.IOStreams}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "path",
 		Short: "Print the config file's path",
-		Long:  "Print the config file's path: --config, else $PAYCLI_CONFIG, else <user config dir>/paycli/config.yaml. The file need not exist.",
-		Args:  cmdutil.NoArgs,
+		Long: `Print the config file's path: --config, else $PAYCLI_CONFIG, else <user config dir>/paycli/config.yaml. The file need not exist.
+
+With -o json or --jq on the command line the output is {"path": "..."}; a
+configured output format (PAYCLI_OUTPUT, the config file) does not change
+this command.`,
+		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Where = where(f, cmd)
+			format, err := opts.JSON.Format(cmdutil.FlagOutputFormat(cmd))()
+			if err != nil {
+				return err
+			}
+			opts.Format = format
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
 			return pathRun(cmd.Context(), opts)
 		},
 	}
+	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	return cmd
 }
 
-func pathRun(_ context.Context, opts *PathOptions) error {
+// ConfigPath is the JSON document of `paycli config path -o json`.
+type ConfigPath struct {
+	Path string `json:"path"`
+}
+
+func pathRun(ctx context.Context, opts *PathOptions) error {
 	path, err := config.Path(opts.Where)
 	if err != nil {
 		return err
+	}
+	if opts.Format == render.JSON {
+		return opts.JSON.Write(ctx, opts.IO.Out, ConfigPath{Path: path})
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, path)
 	return err

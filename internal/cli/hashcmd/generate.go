@@ -12,6 +12,7 @@ import (
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/render"
 	"github.com/spf13/cobra"
 )
 
@@ -41,6 +42,12 @@ type GenerateOptions struct {
 	HasPlaintext bool
 	// IV and Salt, when set, replace the random ones (to reproduce a value).
 	IV, Salt string
+
+	// Format is the format asked for on the command line (-o, or JSON for
+	// --jq); every format but JSON prints the hash_key alone.
+	Format render.Format
+	// JSON writes -o json and --jq output.
+	JSON *cmdutil.JSONFlags
 }
 
 // flagName is the flag for a layout field: "currency_code" → "currency-code".
@@ -80,7 +87,11 @@ With --layout, give one flag per field of the layout ('paycli hash layouts'
 lists them); merchant_key is taken from the configuration. With --plaintext,
 the text is encrypted as given (fields joined by "|").
 
-The hash_key alone is printed on stdout, followed by a newline.`,
+The hash_key alone is printed on stdout, followed by a newline. With -o json
+or --jq on the command line the output is the JSON object below ("layout"
+only with --layout); a configured output format (PAYCLI_OUTPUT, the config
+file) does not change this command:
+  {"hash_key": "...", "layout": "..."}`,
 		Example: `  # a card payment's hash_key
   paycli hash generate --layout payment --total 100.00 --installment 1 --currency TRY --invoice INV-1
 
@@ -88,7 +99,10 @@ The hash_key alone is printed on stdout, followed by a newline.`,
   paycli hash generate --layout checkstatus --invoice-id INV-1
 
   # any plaintext
-  paycli hash generate --plaintext '100.00|1|TRY|my_merchant_key|INV-1'`,
+  paycli hash generate --plaintext '100.00|1|TRY|my_merchant_key|INV-1'
+
+  # as JSON
+  paycli hash generate --layout checkstatus --invoice-id INV-1 -o json`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			given := map[string]string{} // field → flag that set it
@@ -118,6 +132,11 @@ The hash_key alone is printed on stdout, followed by a newline.`,
 			if (opts.IV == "") != (opts.Salt == "") {
 				return cmdutil.UsageErrorf("--iv and --salt go together: give both or neither")
 			}
+			format, err := opts.JSON.Format(cmdutil.FlagOutputFormat(cmd))()
+			if err != nil {
+				return err
+			}
+			opts.Format = format
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -143,7 +162,16 @@ The hash_key alone is printed on stdout, followed by a newline.`,
 	_ = fl.MarkHidden("iv")
 	_ = fl.MarkHidden("salt")
 	_ = cmd.RegisterFlagCompletionFunc("layout", layoutCompletion)
+	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	return cmd
+}
+
+// generated is the JSON form of `paycli hash generate`. The schema is
+// stable: fields may be added, never renamed or removed. It holds no
+// plaintext: a layout's plaintext holds the merchant_key.
+type generated struct {
+	HashKey string `json:"hash_key"`
+	Layout  string `json:"layout,omitempty"`
 }
 
 // fieldCompletion completes a field flag's value: ISO 4217 codes for
@@ -217,7 +245,7 @@ func isCurrencyCode(s string) bool {
 	return true
 }
 
-func generateRun(_ context.Context, opts *GenerateOptions) error {
+func generateRun(ctx context.Context, opts *GenerateOptions) error {
 	cfg, err := opts.Config()
 	if err != nil {
 		return err
@@ -256,6 +284,9 @@ func generateRun(_ context.Context, opts *GenerateOptions) error {
 		}
 	} else if hk, err = hashkey.GenerateFrom(opts.Random, secret, plaintext); err != nil {
 		return err
+	}
+	if opts.Format == render.JSON {
+		return opts.JSON.Write(ctx, opts.IO.Out, generated{HashKey: hk, Layout: opts.Layout})
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, hk)
 	return err

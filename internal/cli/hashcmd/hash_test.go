@@ -672,3 +672,67 @@ func TestValidateMasksCardNumberOnATerminal(t *testing.T) {
 		})
 	}
 }
+
+// executeUnderRoot runs cmd below a root that carries -o as paycli's
+// root does, and returns stdout.
+func executeUnderRoot(t *testing.T, cmd *cobra.Command, ios *iostreams.IOStreams, args ...string) (string, error) {
+	t.Helper()
+	root := &cobra.Command{Use: "paycli", SilenceErrors: true, SilenceUsage: true}
+	root.PersistentFlags().StringP("output", "o", "table", "")
+	root.AddCommand(cmd)
+	root.SetArgs(append([]string{cmd.Name()}, args...))
+	root.SetOut(&bytes.Buffer{})
+	root.SetErr(&bytes.Buffer{})
+	_, err := root.ExecuteC()
+	return ios.Out.(*bytes.Buffer).String(), err
+}
+
+// TestGenerateJSON: -o json and --jq on the command line print the
+// hash_key in an object; a configured output format leaves the bare
+// hash_key that $(paycli hash generate …) captures.
+func TestGenerateJSON(t *testing.T) {
+	payment := []string{"--layout", "payment", "--total", "100.00", "--installment", "1", "--currency", "TRY", "--invoice", "INV-001", "--iv", "1234567890123456", "--salt", "abcd"}
+	tests := []struct {
+		name      string
+		args      []string
+		cfgOutput string
+		want      string
+	}{
+		{"-o json", append([]string{"-o", "json"}, payment...), "table",
+			"{\n  \"hash_key\": \"" + kaHashKey + "\",\n  \"layout\": \"payment\"\n}\n"},
+		{"-o json with --plaintext has no layout", []string{"-o", "json", "--plaintext", kaPlaintext, "--iv", "1234567890123456", "--salt", "abcd"}, "table",
+			"{\n  \"hash_key\": \"" + kaHashKey + "\"\n}\n"},
+		{"--jq", append([]string{"--jq", ".hash_key"}, payment...), "table", kaHashKey + "\n"},
+		{"--jq on the whole object", append([]string{"--jq", "."}, payment...), "csv",
+			`{"hash_key":"` + kaHashKey + `","layout":"payment"}` + "\n"},
+		{"configured json leaves the bare value", payment, "json", kaHashKey + "\n"},
+		{"-o csv leaves the bare value", append([]string{"-o", "csv"}, payment...), "table", kaHashKey + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ios, _, _, errOut := iostreams.Test()
+			cfg := testConfig()
+			cfg.Output = tt.cfgOutput
+			out, err := executeUnderRoot(t, NewCmdGenerate(testFactory(ios, cfg), nil), ios, tt.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out != tt.want {
+				t.Errorf("stdout %q\nwant   %q", out, tt.want)
+			}
+			if errOut.Len() > 0 {
+				t.Errorf("stderr %q", errOut)
+			}
+		})
+	}
+}
+
+// TestGenerateBadJQ: a bad expression is refused before anything is made.
+func TestGenerateBadJQ(t *testing.T) {
+	ios, _, _, _ := iostreams.Test()
+	out, err := executeUnderRoot(t, NewCmdGenerate(testFactory(ios, testConfig()), nil), ios, "--plaintext", "x", "--jq", ".[")
+	wantUsage(t, err, "invalid --jq expression")
+	if out != "" {
+		t.Errorf("stdout %q", out)
+	}
+}

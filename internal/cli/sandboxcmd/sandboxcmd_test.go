@@ -405,3 +405,73 @@ func parseServe(t *testing.T, args ...string) (*ServeOptions, error) {
 	err := runCmd(NewCmdServe(f, func(_ context.Context, o *ServeOptions) error { got = o; return nil }), args...)
 	return got, err
 }
+
+// runUnderRoot runs cmd below a root that carries -o as paycli's root does.
+func runUnderRoot(cmd *cobra.Command, args ...string) error {
+	root := &cobra.Command{Use: "paycli"}
+	root.PersistentFlags().StringP("output", "o", "table", "")
+	root.AddCommand(cmd)
+	return runCmd(root, append([]string{cmd.Name()}, args...)...)
+}
+
+// TestWalletTokenJSON: -o json and --jq print what the token stands for,
+// with the card masked; a configured output format leaves the bare token.
+func TestWalletTokenJSON(t *testing.T) {
+	args := []string{"--amount", "150", "--currency", "TRY", "--wallet", "012", "--ttl", "5m"}
+	t.Run("-o json", func(t *testing.T) {
+		f, ios := testFactory(t, nil)
+		if err := runUnderRoot(NewCmdWalletToken(f, nil), append(args, "-o", "json")...); err != nil {
+			t.Fatal(err)
+		}
+		out := ios.Out.(interface{ String() string }).String()
+		var got map[string]any
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("%v: %q", err, out)
+		}
+		tok, _ := got["token"].(string)
+		delete(got, "token")
+		want := map[string]any{"amount": "150.00", "currency": "TRY", "card": "435508******4358", "wallet": "012", "expires_at": "2026-11-22T09:05:00Z"}
+		if len(got) != len(want) {
+			t.Errorf("fields %v, want token and %v", got, want)
+		}
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("%s = %v, want %v", k, got[k], v)
+			}
+		}
+		var claims sandbox.WalletClaims
+		if _, err := jwt.ParseWithClaims(tok, &claims, func(*jwt.Token) (any, error) { return []byte(sandbox.WalletSigningKey), nil },
+			jwt.WithTimeFunc(f.Now)); err != nil || claims.Amount != "150.00" || !claims.ExpiresAt.Equal(f.Now().Add(5*time.Minute)) {
+			t.Errorf("token %q: %v, claims %+v", tok, err, claims)
+		}
+		if strings.Contains(out, sandbox.DefaultWalletCard) {
+			t.Errorf("the full card number is in %q", out)
+		}
+	})
+	t.Run("--jq", func(t *testing.T) {
+		f, ios := testFactory(t, nil)
+		if err := runUnderRoot(NewCmdWalletToken(f, nil), append(args, "--jq", "[.amount, .wallet, (.token | split(\".\") | length)]")...); err != nil {
+			t.Fatal(err)
+		}
+		if out := ios.Out.(interface{ String() string }).String(); out != "[\"150.00\",\"012\",3]\n" {
+			t.Errorf("stdout %q", out)
+		}
+	})
+	t.Run("configured json leaves the bare token", func(t *testing.T) {
+		f, ios := testFactory(t, map[string]string{"PAYCLI_OUTPUT": "json"})
+		if err := runUnderRoot(NewCmdWalletToken(f, nil), args...); err != nil {
+			t.Fatal(err)
+		}
+		out := ios.Out.(interface{ String() string }).String()
+		if strings.Count(out, "\n") != 1 || strings.Count(out, ".") != 2 || strings.ContainsAny(out, "{\"") {
+			t.Errorf("want the token alone on a line, got %q", out)
+		}
+	})
+	t.Run("a bad --jq", func(t *testing.T) {
+		f, ios := testFactory(t, nil)
+		err := runUnderRoot(NewCmdWalletToken(f, nil), append(args, "--jq", ".[")...)
+		if !isUsage(err) || ios.Out.(interface{ String() string }).String() != "" {
+			t.Errorf("err %v, stdout %q", err, ios.Out)
+		}
+	})
+}

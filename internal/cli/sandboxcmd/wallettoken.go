@@ -8,6 +8,8 @@ import (
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/redact"
+	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/sandbox"
 	"github.com/spf13/cobra"
 )
@@ -18,6 +20,12 @@ type WalletTokenOptions struct {
 	Now     func() time.Time
 	NewID   func() string
 	Request sandbox.WalletRequest
+
+	// Format is the format asked for on the command line (-o, or JSON for
+	// --jq); every format but JSON prints the token alone.
+	Format render.Format
+	// JSON writes -o json and --jq output.
+	JSON *cmdutil.JSONFlags
 }
 
 // NewCmdWalletToken builds `paycli sandbox wallet-token`.
@@ -30,9 +38,18 @@ func NewCmdWalletToken(f *cmdutil.Factory, runF func(context.Context, *WalletTok
 		Long: `Print a wallet transient token, as a wallet button would produce it, signed
 with the sandbox's published wallet key: any sandbox accepts it, the real
 gateway does not. The amount's cents choose the sandbox's answer to walletPay:
-.41 is declined (41), .69 stays pending (69), anything else succeeds.`,
+.41 is declined (41), .69 stays pending (69), anything else succeeds.
+
+The token alone is printed on stdout. With -o json or --jq on the command
+line the output is the token and what it stands for ("card" shows the
+first six and last four digits; "expires_at" is the instant the token stops
+being valid, in UTC, RFC 3339); a configured output format (PAYCLI_OUTPUT,
+the config file) does not change this command:
+  {"token": "...", "amount": "150.00", "currency": "TRY",
+   "card": "435508******4358", "wallet": "001", "expires_at": "..."}`,
 		Example: `  paycli sandbox wallet-token --amount 150.00 --currency TRY
-  paycli sandbox wallet-token --amount 99.41 --currency USD --wallet 012 --ttl 2m`,
+  paycli sandbox wallet-token --amount 99.41 --currency USD --wallet 012 --ttl 2m
+  paycli sandbox wallet-token --amount 150.00 --currency TRY --jq .expires_at`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			d, err := cmdutil.ParseAmount(amount)
@@ -56,6 +73,11 @@ gateway does not. The amount's cents choose the sandbox's answer to walletPay:
 			if opts.Request.TTL <= 0 {
 				return cmdutil.UsageErrorf("invalid --ttl %s: must be positive", opts.Request.TTL)
 			}
+			format, err := opts.JSON.Format(cmdutil.FlagOutputFormat(cmd))()
+			if err != nil {
+				return err
+			}
+			opts.Format = format
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -74,14 +96,39 @@ gateway does not. The amount's cents choose the sandbox's answer to walletPay:
 	_ = cmd.RegisterFlagCompletionFunc("card", completeCard)
 	_ = cmd.RegisterFlagCompletionFunc("amount", noValueCompletion)
 	_ = cmd.RegisterFlagCompletionFunc("ttl", noValueCompletion)
+	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	return cmd
 }
 
-// WalletTokenRun prints the token, alone on a line.
-func WalletTokenRun(_ context.Context, opts *WalletTokenOptions) error {
-	token, err := sandbox.IssueWalletToken(opts.Request, opts.Now(), opts.NewID())
+// WalletToken is the JSON shape printed by `paycli sandbox wallet-token -o
+// json`; its fields are a stable interface.
+type WalletToken struct {
+	Token     string    `json:"token"`
+	Amount    string    `json:"amount"`
+	Currency  string    `json:"currency"`
+	Card      string    `json:"card"`
+	Wallet    string    `json:"wallet"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// WalletTokenRun prints the token, alone on a line, or its JSON form.
+func WalletTokenRun(ctx context.Context, opts *WalletTokenOptions) error {
+	now := opts.Now()
+	token, err := sandbox.IssueWalletToken(opts.Request, now, opts.NewID())
 	if err != nil {
 		return cmdutil.UsageErrorf("%v", err)
+	}
+	if opts.Format == render.JSON {
+		r := opts.Request
+		return opts.JSON.Write(ctx, opts.IO.Out, WalletToken{
+			Token:    token,
+			Amount:   r.Amount.StringFixed(2),
+			Currency: r.Currency,
+			Card:     redact.CardField(r.CardNumber),
+			Wallet:   r.Wallet,
+			// The token's exp claim is whole seconds (a JWT NumericDate).
+			ExpiresAt: now.Add(r.TTL).UTC().Truncate(time.Second),
+		})
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, token)
 	return err
