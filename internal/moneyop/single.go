@@ -19,9 +19,9 @@ func statusCommandLine(invoice string, flags []string) string {
 	return cmdutil.StatusCommandLine(invoice, flags)
 }
 
-// newEnv builds what the attempts of a run share. Every failure here
-// happens before anything is sent.
-func newEnv(opts *Options) (*Env, error) {
+// newEnv builds what the attempts of a run of operations of kind share.
+// Every failure here happens before anything is sent.
+func newEnv(opts *Options, kind string) (*Env, error) {
 	cfg, err := opts.Config()
 	if err != nil {
 		return nil, err
@@ -46,6 +46,7 @@ func newEnv(opts *Options) (*Env, error) {
 		Now:          opts.Now,
 		GatewayFlags: opts.GatewayFlags,
 		Identity:     identity,
+		kind:         kind,
 		random:       opts.Random,
 	}, nil
 }
@@ -87,7 +88,7 @@ func RunSingle[In, Req, Ans any](ctx context.Context, opts *Options, op Operatio
 	if err != nil {
 		return err
 	}
-	env, err := newEnv(opts)
+	env, err := newEnv(opts, op.Kind())
 	if err != nil {
 		return err
 	}
@@ -122,7 +123,7 @@ func RunSingle[In, Req, Ans any](ctx context.Context, opts *Options, op Operatio
 			return cmdutil.UsageHint(fmt.Errorf("refusing to %s without confirmation: no terminal to ask on; nothing was sent", verb),
 				"Pass --yes to confirm the "+d.noun()+".")
 		}
-		ok, err := opts.IO.Confirm(ctx, d.Prompt)
+		ok, err := opts.IO.Confirm(ctx, redact.Cards(d.Prompt))
 		if err != nil {
 			return err
 		}
@@ -160,7 +161,7 @@ func RunSingle[In, Req, Ans any](ctx context.Context, opts *Options, op Operatio
 	}
 	fields, verdict := op.Result(in, res.ans)
 	if opts.IO.IsStderrTTY() && verdict != "" {
-		fmt.Fprintln(opts.IO.ErrOut, verdict)
+		fmt.Fprintln(opts.IO.ErrOut, redact.Cards(verdict))
 	}
 	write := func() error {
 		return opts.JSON.WriteFields(ctx, opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, resultFields(fields, format))
@@ -174,7 +175,7 @@ func RunSingle[In, Req, Ans any](ctx context.Context, opts *Options, op Operatio
 		// code, only where the result can be read.
 		var jqErr *cmdutil.JQError
 		if errors.As(err, &jqErr) {
-			fmt.Fprintf(opts.IO.ErrOut, "warning: the %s succeeded (invoice %s, order %s), but %v\n", d.noun(), op.Invoice(in), res.OrderNo, jqErr)
+			fmt.Fprintf(opts.IO.ErrOut, "warning: the %s succeeded (invoice %s, order %s), but %v\n", d.noun(), redact.Cards(op.Invoice(in)), res.OrderNo, jqErr)
 			return nil
 		}
 		where := "it is in the journal"
@@ -232,13 +233,22 @@ func openJournal(opts *Options) (*journal.Journal, error) {
 	return j, nil
 }
 
-// writeSummary shows, on stderr, what is about to happen and where.
+// writeSummary shows, on stderr, what is about to happen and where. The
+// rows hold the input and what the gateway said of the sale (invoice,
+// payer, order), any of which may be a card number typed in the wrong
+// place: every row goes through the card masker. An order number that
+// passes the Luhn check by chance is masked here too; the result and
+// `paycli journal` show it whole.
 func writeSummary(w io.Writer, d Description, env *Env) {
-	rows := append(d.Rows[:len(d.Rows):len(d.Rows)],
+	rows := make([][2]string, 0, len(d.Rows)+2)
+	for _, r := range d.Rows {
+		rows = append(rows, [2]string{r[0], redact.Cards(r[1])})
+	}
+	rows = append(rows,
 		[2]string{"Profile", env.Config.Profile},
 		[2]string{"Gateway", redact.URL(env.Client.BaseURL())},
 	)
-	fmt.Fprintln(w, d.Title)
+	fmt.Fprintln(w, redact.Cards(d.Title))
 	width := 8
 	for _, r := range rows {
 		width = max(width, len(r[0])+1)
@@ -332,18 +342,20 @@ func attempt[In, Req, Ans any](ctx context.Context, op Operation[In, Req, Ans], 
 }
 
 // explainFailure turns an attempt that did not succeed into the error the
-// user sees: what happened, and what to run next.
+// user sees: what happened, and what to run next. The invoice and the
+// gateway's words in it are shown through the card masker, and the command
+// it suggests never names a masked invoice (Env.unknownCommand).
 func explainFailure(env *Env, invoice string, o Outcome) error {
 	status := env.StatusCommand(invoice)
-	next := "Find out what happened with: " + status
+	next := "Find out what happened with: " + env.unknownCommand(invoice)
 	if o.Hint != "" {
 		next = o.Hint
 	}
 	say := func(def string) error {
 		if o.Say != "" {
-			return errors.New(o.Say)
+			def = o.Say
 		}
-		return errors.New(def)
+		return errors.New(redact.Cards(def))
 	}
 	switch o.Class {
 	case journal.Duplicate:
@@ -362,7 +374,7 @@ func explainFailure(env *Env, invoice string, o Outcome) error {
 		return refusedError(o.Err)
 	}
 	if o.Say != "" {
-		return fmt.Errorf("%s: %w", o.Say, o.Err)
+		return fmt.Errorf("%s: %w", redact.Cards(o.Say), o.Err)
 	}
 	return o.Err
 }
