@@ -58,8 +58,14 @@ type BatchResult struct {
 // setError sets the result's error. Messages echo the line's fields and
 // the gateway's words, so they go through the card masker here, once for
 // every way a line can fail.
-func (r *BatchResult) setError(msg string) {
-	msg = redact.Cards(msg)
+func (r *BatchResult) setError(msg string) { r.setErrorThen(msg, "") }
+
+// setErrorThen sets the result's error to msg, masked, followed by then:
+// what to run next, a command built to be pasted as it is, which must stay
+// exact. Such commands never hold the invoice of a line that reads as a
+// card number (Env.unknownCommand).
+func (r *BatchResult) setErrorThen(msg, then string) {
+	msg = redact.Cards(msg) + then
 	r.Error = &msg
 }
 
@@ -173,7 +179,7 @@ func planBatch[In, Req, Ans any](data []byte, op Operation[In, Req, Ans], env *E
 					continue
 				case journal.ResumeUnknown:
 					l.result.Outcome = journal.Unknown
-					l.result.setError("the last attempt's outcome is unknown; not retried: " + hint)
+					l.result.setErrorThen("the last attempt's outcome is unknown; not retried: ", hint)
 					continue
 				}
 			}
@@ -187,7 +193,7 @@ func planBatch[In, Req, Ans any](data []byte, op Operation[In, Req, Ans], env *E
 				continue
 			case journal.ResumeUnknown:
 				l.result.Outcome = journal.Unknown
-				l.result.setError("the last attempt's outcome is unknown; not retried: run " + env.unknownCommand(inv))
+				l.result.setErrorThen("the last attempt's outcome is unknown; not retried: ", "run "+env.unknownCommand(inv))
 				continue
 			}
 		}
@@ -366,7 +372,7 @@ func fillResult(r *BatchResult, o Outcome, env *Env, invoice string, secrets []s
 	switch {
 	case o.Class == journal.Succeeded:
 	case o.Class == journal.Unknown:
-		r.setError(scrub(explainFailure(env, invoice, o).Error(), secrets) + next)
+		r.setErrorThen(scrub(explainFailure(env, invoice, o).Error(), secrets), next)
 	case o.Say != "":
 		r.setError(scrub(o.Say, secrets))
 	case o.Class == journal.Duplicate:

@@ -21,6 +21,9 @@ const (
 	cardVisa   = "4111111111111111"
 	cardMaster = "5555555555554444"
 	cardVisa2  = "4012888888881881"
+	// order is the gateway's order number; its digits pass the Luhn check
+	// by chance, and it is shown whole.
+	order = "VP378282246310005"
 )
 
 // cardOp repeats its invoice id in everything it says — the summary, the
@@ -41,7 +44,8 @@ func (*cardOp) Check(in string) (string, error) {
 	return strings.TrimSpace(in), nil
 }
 func (*cardOp) Describe(_ *Env, in string) Description {
-	return Description{Title: "Card test", Rows: [][2]string{{"Invoice", in}}, Prompt: "Charge invoice " + in + "?", Amount: "1.00", Currency: "TRY"}
+	return Description{Title: "Card test", Rows: [][2]string{{"Invoice", in}, {"Payer", "Ada " + cardVisa2}, {"Order", order}},
+		Prompt: "Charge invoice " + in + " of order " + order + "?", Amount: "1.00", Currency: "TRY"}
 }
 func (o *cardOp) Classify(in string, ans string, err error) Outcome {
 	if out, ok := o.outcomes[in]; ok {
@@ -54,7 +58,7 @@ func (o *cardOp) Send(ctx context.Context, env *Env, r fakeReq) (string, error) 
 	return "VP-1", err
 }
 func (*cardOp) Result(in string, ans string) ([]render.Field, string) {
-	return []render.Field{render.StringField("invoice_id", in), render.StringField("order_no", ans)}, "Charged invoice " + in
+	return []render.Field{render.StringField("invoice_id", in), render.StringField("order_no", ans)}, "Charged invoice " + in + ", order " + order
 }
 
 var _ Operation[string, fakeReq, string] = (*cardOp)(nil)
@@ -127,9 +131,12 @@ func TestCardInvoiceNeverShownSingle(t *testing.T) {
 			if !strings.HasPrefix(hint, tt.hint) {
 				t.Errorf("hint %q, want it to start %q", hint, tt.hint)
 			}
-			if tt.outcome == nil && (!strings.Contains(errOut.String(), "Charge invoice 411111******1111?") ||
-				!strings.Contains(errOut.String(), "Charged invoice 411111******1111\n")) {
-				t.Errorf("prompt or verdict not shown masked:\n%s", errOut)
+			if !strings.Contains(errOut.String(), "  Payer:   Ada 401288******1881\n  Order:   "+order+"\n") {
+				t.Errorf("summary:\n%s", errOut)
+			}
+			if tt.outcome == nil && (!strings.Contains(errOut.String(), "Charge invoice 411111******1111 of order "+order+"?") ||
+				!strings.Contains(errOut.String(), "Charged invoice 411111******1111, order "+order+"\n")) {
+				t.Errorf("prompt or verdict not shown masked, or the order not whole:\n%s", errOut)
 			}
 			attempts, _, _ := journal.Read(jpath)
 			if len(attempts) != 1 || attempts[0].Intent.Invoice != cardVisa {

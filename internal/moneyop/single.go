@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
@@ -123,7 +124,7 @@ func RunSingle[In, Req, Ans any](ctx context.Context, opts *Options, op Operatio
 			return cmdutil.UsageHint(fmt.Errorf("refusing to %s without confirmation: no terminal to ask on; nothing was sent", verb),
 				"Pass --yes to confirm the "+d.noun()+".")
 		}
-		ok, err := opts.IO.Confirm(ctx, redact.Cards(d.Prompt))
+		ok, err := opts.IO.Confirm(ctx, maskInvoice(d.Prompt, op.Invoice(in)))
 		if err != nil {
 			return err
 		}
@@ -161,7 +162,7 @@ func RunSingle[In, Req, Ans any](ctx context.Context, opts *Options, op Operatio
 	}
 	fields, verdict := op.Result(in, res.ans)
 	if opts.IO.IsStderrTTY() && verdict != "" {
-		fmt.Fprintln(opts.IO.ErrOut, redact.Cards(verdict))
+		fmt.Fprintln(opts.IO.ErrOut, maskInvoice(verdict, op.Invoice(in)))
 	}
 	write := func() error {
 		return opts.JSON.WriteFields(ctx, opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, resultFields(fields, format))
@@ -211,6 +212,17 @@ func outcomeLine(o Outcome) string {
 	return s
 }
 
+// maskInvoice masks invoice where text quotes it, when it reads as a card
+// number. The prompt and the verdict are the operation's own sentences:
+// the invoice is the input they repeat, while the order number they may
+// name is the gateway's reference, kept whole (referenceRows).
+func maskInvoice(text, invoice string) string {
+	if !redact.HasCard(invoice) {
+		return text
+	}
+	return strings.ReplaceAll(text, invoice, redact.Cards(invoice))
+}
+
 // prepare runs op.Prepare under the command's time limit.
 func prepare[In, Req, Ans any](ctx context.Context, opts *Options, op Operation[In, Req, Ans], env *Env, in In) (In, error) {
 	ctx, cancel, err := opts.CommandContext(ctx)
@@ -233,22 +245,30 @@ func openJournal(opts *Options) (*journal.Journal, error) {
 	return j, nil
 }
 
+// referenceRows are the summary rows that hold a reference to the sale
+// made by the gateway or by paycli (an order number, a
+// refund_transaction_id): shown whole, as render keeps the gateway's
+// references whole (render.WriteFields). They are digits that can pass the
+// Luhn check by chance, and a person needs them to look the sale up.
+var referenceRows = map[string]bool{"Order": true, "Ref": true}
+
 // writeSummary shows, on stderr, what is about to happen and where. The
-// rows hold the input and what the gateway said of the sale (invoice,
-// payer, order), any of which may be a card number typed in the wrong
-// place: every row goes through the card masker. An order number that
-// passes the Luhn check by chance is masked here too; the result and
-// `paycli journal` show it whole.
+// other rows hold the input and what the gateway said of the sale (the
+// invoice, the payer), any of which may be a card number typed in the
+// wrong place: they go through the card masker.
 func writeSummary(w io.Writer, d Description, env *Env) {
 	rows := make([][2]string, 0, len(d.Rows)+2)
 	for _, r := range d.Rows {
-		rows = append(rows, [2]string{r[0], redact.Cards(r[1])})
+		if !referenceRows[r[0]] {
+			r[1] = redact.Cards(r[1])
+		}
+		rows = append(rows, r)
 	}
 	rows = append(rows,
 		[2]string{"Profile", env.Config.Profile},
 		[2]string{"Gateway", redact.URL(env.Client.BaseURL())},
 	)
-	fmt.Fprintln(w, redact.Cards(d.Title))
+	fmt.Fprintln(w, d.Title)
 	width := 8
 	for _, r := range rows {
 		width = max(width, len(r[0])+1)
