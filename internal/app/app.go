@@ -152,7 +152,12 @@ const maxErrorLine = 500
 
 // describe returns the first line and the advice for an error. Whatever
 // the error quotes, a URL's user name and password never reach the
-// terminal.
+// terminal, and neither does a full card number in the message: errors
+// echo what was given (an invoice id that is a card number typed in the
+// wrong place) and what the gateway said, so the message goes through the
+// card masker here, once for every command. The advice is paycli's own,
+// often a command to paste, which must stay exact: its builders keep such
+// an invoice id out of it (cmdutil.StatusCommandLine).
 func describe(err error) (msg, hint string) {
 	msg = err.Error()
 	if first, _, ok := strings.Cut(msg, "\n"); ok {
@@ -161,5 +166,5 @@ func describe(err error) (msg, hint string) {
 	if r := []rune(msg); len(r) > maxErrorLine {
 		msg = fmt.Sprintf("%s… (%d more characters)", string(r[:maxErrorLine]), len(r)-maxErrorLine)
 	}
-	return redact.URL(msg), redact.URL(cmdutil.HintOf(err))
+	return redact.Cards(redact.URL(msg)), redact.URL(cmdutil.HintOf(err))
 }

@@ -42,6 +42,10 @@ const MaxParallel = 32
 
 // BatchResult is the JSON line written for each input line; its fields are
 // a stable interface. StatusCode, OrderNo and Error are null when absent.
+// Invoice and Error are shown through the card masker (redact.Cards): an
+// invoice id that is a card number shows as its first 6 and last 4 digits,
+// and Line says which input line it is. OrderNo is the gateway's own
+// reference, kept whole as render keeps it.
 type BatchResult struct {
 	Line       int     `json:"line"`
 	Invoice    string  `json:"invoice"`
@@ -51,15 +55,30 @@ type BatchResult struct {
 	Error      *string `json:"error"`
 }
 
-func (r *BatchResult) setError(msg string) { r.Error = &msg }
+// setError sets the result's error. Messages echo the line's fields and
+// the gateway's words, so they go through the card masker here, once for
+// every way a line can fail.
+func (r *BatchResult) setError(msg string) { r.setErrorThen(msg, "") }
+
+// setErrorThen sets the result's error to msg, masked, followed by then:
+// what to run next, a command built to be pasted as it is, which must stay
+// exact. Such commands never hold the invoice of a line that reads as a
+// card number (Env.unknownCommand).
+func (r *BatchResult) setErrorThen(msg, then string) {
+	msg = redact.Cards(msg) + then
+	r.Error = &msg
+}
 
 // batchLine is one non-blank input line, its result, and whether it still
 // has to be sent.
 type batchLine[In any] struct {
 	result BatchResult
-	in     In
-	send   bool
-	done   chan struct{}
+	// invoice is the line's invoice id as given; result.Invoice is how it
+	// is shown.
+	invoice string
+	in      In
+	send    bool
+	done    chan struct{}
 	// refused: the gateway refused the credentials (HTTP 401, status_code
 	// 30); nothing was processed, and every other line will meet the same.
 	refused bool
@@ -129,7 +148,8 @@ func planBatch[In, Req, Ans any](data []byte, op Operation[In, Req, Ans], env *E
 			err = fmt.Errorf("the line is longer than %d KiB", MaxLineBytes>>10)
 		} else {
 			in, err = op.ParseLine(text)
-			l.result.Invoice = strings.TrimSpace(op.Invoice(in))
+			l.invoice = strings.TrimSpace(op.Invoice(in))
+			l.result.Invoice = redact.Cards(l.invoice)
 			if err == nil {
 				in, err = op.Check(in)
 			}
@@ -140,6 +160,7 @@ func planBatch[In, Req, Ans any](data []byte, op Operation[In, Req, Ans], env *E
 			continue
 		}
 		inv := op.Invoice(in)
+		l.invoice = inv
 		if first, seen := firstLine[inv]; seen {
 			l.result.Outcome = journal.Duplicate
 			l.result.setError(fmt.Sprintf("invoice %s is also on line %d of this batch; not sent", inv, first))
@@ -158,7 +179,7 @@ func planBatch[In, Req, Ans any](data []byte, op Operation[In, Req, Ans], env *E
 					continue
 				case journal.ResumeUnknown:
 					l.result.Outcome = journal.Unknown
-					l.result.setError("the last attempt's outcome is unknown; not retried: " + hint)
+					l.result.setErrorThen("the last attempt's outcome is unknown; not retried: ", hint)
 					continue
 				}
 			}
@@ -172,7 +193,7 @@ func planBatch[In, Req, Ans any](data []byte, op Operation[In, Req, Ans], env *E
 				continue
 			case journal.ResumeUnknown:
 				l.result.Outcome = journal.Unknown
-				l.result.setError("the last attempt's outcome is unknown; not retried: run " + env.StatusCommand(inv))
+				l.result.setErrorThen("the last attempt's outcome is unknown; not retried: ", "run "+env.unknownCommand(inv))
 				continue
 			}
 		}
@@ -188,7 +209,7 @@ func RunBatch[In, Req, Ans any](ctx context.Context, opts *Options, op Operation
 	if err != nil {
 		return err
 	}
-	env, err := newEnv(opts)
+	env, err := newEnv(opts, op.Kind())
 	if err != nil {
 		return err
 	}
@@ -344,14 +365,14 @@ func fillResult(r *BatchResult, o Outcome, env *Env, invoice string, secrets []s
 	if o.OrderNo != "" {
 		r.OrderNo = &o.OrderNo
 	}
-	next := "; run " + env.StatusCommand(invoice)
+	next := "; run " + env.unknownCommand(invoice)
 	if o.Hint != "" {
 		next = "; " + o.Hint
 	}
 	switch {
 	case o.Class == journal.Succeeded:
 	case o.Class == journal.Unknown:
-		r.setError(scrub(explainFailure(env, invoice, o).Error(), secrets) + next)
+		r.setErrorThen(scrub(explainFailure(env, invoice, o).Error(), secrets), next)
 	case o.Say != "":
 		r.setError(scrub(o.Say, secrets))
 	case o.Class == journal.Duplicate:
@@ -404,8 +425,9 @@ func mostSerious[In any](lines []*batchLine[In]) (cmdutil.Kind, bool) {
 	return MostSerious(outcomes, refused)
 }
 
-// writeBatchSummary counts outcomes on stderr and lists the invoices to
-// reconcile.
+// writeBatchSummary counts outcomes on stderr and lists the commands that
+// reconcile the invoices of unknown outcome, each once (every invoice that
+// reads as a card number shares one: Env.unknownCommand).
 func writeBatchSummary[In any](opts *Options, env *Env, lines []*batchLine[In]) {
 	order := []string{journal.Succeeded, OutcomeSkipped, journal.Declined, journal.Duplicate, journal.Rejected, OutcomeInvalid, journal.Unknown, journal.NotSent}
 	counts := map[string]int{}
@@ -422,16 +444,22 @@ func writeBatchSummary[In any](opts *Options, env *Env, lines []*batchLine[In]) 
 		parts = []string{"nothing to do"}
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "Batch done: %s.\n", strings.Join(parts, ", "))
-	var unknown []string
+	unknown := 0
+	var commands []string
+	listed := map[string]bool{}
 	for _, l := range lines {
 		if l.result.Outcome == journal.Unknown {
-			unknown = append(unknown, l.result.Invoice)
+			unknown++
+			if c := env.unknownCommand(l.invoice); !listed[c] {
+				listed[c] = true
+				commands = append(commands, c)
+			}
 		}
 	}
-	if len(unknown) > 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "Outcome unknown for %d invoices; never retried. Check each with:\n", len(unknown))
-		for _, inv := range unknown {
-			fmt.Fprintf(opts.IO.ErrOut, "  %s\n", env.StatusCommand(inv))
+	if unknown > 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "Outcome unknown for %d invoices; never retried. Check each with:\n", unknown)
+		for _, c := range commands {
+			fmt.Fprintf(opts.IO.ErrOut, "  %s\n", c)
 		}
 	}
 }

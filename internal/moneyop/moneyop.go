@@ -17,7 +17,14 @@
 //   - the batch runner: JSON Lines in, one JSON result per line in input
 //     order, --parallel, a progress bar on a stderr terminal, resume from
 //     the journal, invoices repeated in the file, Ctrl-C finishing the
-//     calls in flight, and the exit code of the most serious outcome.
+//     calls in flight, and the exit code of the most serious outcome;
+//   - no full card number in what it shows: the summary, the prompt, the
+//     verdict, the messages and every batch result pass the input's and
+//     the gateway's text through the one card masker (redact.Cards), so an
+//     invoice id that happens to be a card number shows as its first 6 and
+//     last 4 digits. The journal, resume and duplicate detection keep the
+//     values whole; a suggested command never names a masked invoice
+//     (Env.StatusCommand).
 //
 // docs/architecture.md describes the data flow and how to add an operation.
 package moneyop
@@ -27,6 +34,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -37,6 +45,7 @@ import (
 	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 )
 
@@ -183,6 +192,8 @@ type Env struct {
 	// Identity is the gateway identity written on every journal line.
 	Identity string
 
+	// kind is the operation's journal kind (Operation.Kind).
+	kind   string
 	hashMu sync.Mutex
 	random io.Reader
 }
@@ -196,8 +207,26 @@ func (e *Env) HashKey(plaintext string) (string, error) {
 }
 
 // StatusCommand is the command line that tells what happened to invoice.
+// It never prints an invoice id that reads as a card number
+// (cmdutil.StatusCommandLine).
 func (e *Env) StatusCommand(invoice string) string {
 	return statusCommandLine(invoice, e.GatewayFlags)
+}
+
+// unknownCommand is the command that finds out what became of an attempt
+// on invoice whose outcome is unknown: the `paycli status` line, unless the
+// invoice id reads as a card number. That line cannot name such an invoice
+// (it is shown masked, and the masked id would look up another invoice), so
+// where `paycli journal reconcile` settles the operation's attempts
+// (journal.KindsCheckedByStatus) it is suggested instead: it takes the
+// invoice ids from the journal, which keeps them whole, and asks the
+// gateway about every unknown attempt of the profile, this one included.
+// Elsewhere the status line says where the invoice id is to be found.
+func (e *Env) unknownCommand(invoice string) string {
+	if redact.HasCard(invoice) && slices.Contains(journal.KindsCheckedByStatus, e.kind) {
+		return cmdutil.ReconcileCommandLine(e.GatewayFlags)
+	}
+	return e.StatusCommand(invoice)
 }
 
 // Options are the pipeline's inputs from the command: its dependencies

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
@@ -19,9 +20,9 @@ func statusCommandLine(invoice string, flags []string) string {
 	return cmdutil.StatusCommandLine(invoice, flags)
 }
 
-// newEnv builds what the attempts of a run share. Every failure here
-// happens before anything is sent.
-func newEnv(opts *Options) (*Env, error) {
+// newEnv builds what the attempts of a run of operations of kind share.
+// Every failure here happens before anything is sent.
+func newEnv(opts *Options, kind string) (*Env, error) {
 	cfg, err := opts.Config()
 	if err != nil {
 		return nil, err
@@ -46,6 +47,7 @@ func newEnv(opts *Options) (*Env, error) {
 		Now:          opts.Now,
 		GatewayFlags: opts.GatewayFlags,
 		Identity:     identity,
+		kind:         kind,
 		random:       opts.Random,
 	}, nil
 }
@@ -87,7 +89,7 @@ func RunSingle[In, Req, Ans any](ctx context.Context, opts *Options, op Operatio
 	if err != nil {
 		return err
 	}
-	env, err := newEnv(opts)
+	env, err := newEnv(opts, op.Kind())
 	if err != nil {
 		return err
 	}
@@ -122,7 +124,7 @@ func RunSingle[In, Req, Ans any](ctx context.Context, opts *Options, op Operatio
 			return cmdutil.UsageHint(fmt.Errorf("refusing to %s without confirmation: no terminal to ask on; nothing was sent", verb),
 				"Pass --yes to confirm the "+d.noun()+".")
 		}
-		ok, err := opts.IO.Confirm(ctx, d.Prompt)
+		ok, err := opts.IO.Confirm(ctx, maskInvoice(d.Prompt, op.Invoice(in)))
 		if err != nil {
 			return err
 		}
@@ -160,7 +162,7 @@ func RunSingle[In, Req, Ans any](ctx context.Context, opts *Options, op Operatio
 	}
 	fields, verdict := op.Result(in, res.ans)
 	if opts.IO.IsStderrTTY() && verdict != "" {
-		fmt.Fprintln(opts.IO.ErrOut, verdict)
+		fmt.Fprintln(opts.IO.ErrOut, maskInvoice(verdict, op.Invoice(in)))
 	}
 	write := func() error {
 		return opts.JSON.WriteFields(ctx, opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, resultFields(fields, format))
@@ -174,7 +176,7 @@ func RunSingle[In, Req, Ans any](ctx context.Context, opts *Options, op Operatio
 		// code, only where the result can be read.
 		var jqErr *cmdutil.JQError
 		if errors.As(err, &jqErr) {
-			fmt.Fprintf(opts.IO.ErrOut, "warning: the %s succeeded (invoice %s, order %s), but %v\n", d.noun(), op.Invoice(in), res.OrderNo, jqErr)
+			fmt.Fprintf(opts.IO.ErrOut, "warning: the %s succeeded (invoice %s, order %s), but %v\n", d.noun(), redact.Cards(op.Invoice(in)), res.OrderNo, jqErr)
 			return nil
 		}
 		where := "it is in the journal"
@@ -210,6 +212,17 @@ func outcomeLine(o Outcome) string {
 	return s
 }
 
+// maskInvoice masks invoice where text quotes it, when it reads as a card
+// number. The prompt and the verdict are the operation's own sentences:
+// the invoice is the input they repeat, while the order number they may
+// name is the gateway's reference, kept whole (referenceRows).
+func maskInvoice(text, invoice string) string {
+	if !redact.HasCard(invoice) {
+		return text
+	}
+	return strings.ReplaceAll(text, invoice, redact.Cards(invoice))
+}
+
 // prepare runs op.Prepare under the command's time limit.
 func prepare[In, Req, Ans any](ctx context.Context, opts *Options, op Operation[In, Req, Ans], env *Env, in In) (In, error) {
 	ctx, cancel, err := opts.CommandContext(ctx)
@@ -232,9 +245,26 @@ func openJournal(opts *Options) (*journal.Journal, error) {
 	return j, nil
 }
 
-// writeSummary shows, on stderr, what is about to happen and where.
+// referenceRows are the summary rows that hold a reference to the sale
+// made by the gateway or by paycli (an order number, a
+// refund_transaction_id): shown whole, as render keeps the gateway's
+// references whole (render.WriteFields). They are digits that can pass the
+// Luhn check by chance, and a person needs them to look the sale up.
+var referenceRows = map[string]bool{"Order": true, "Ref": true}
+
+// writeSummary shows, on stderr, what is about to happen and where. The
+// other rows hold the input and what the gateway said of the sale (the
+// invoice, the payer), any of which may be a card number typed in the
+// wrong place: they go through the card masker.
 func writeSummary(w io.Writer, d Description, env *Env) {
-	rows := append(d.Rows[:len(d.Rows):len(d.Rows)],
+	rows := make([][2]string, 0, len(d.Rows)+2)
+	for _, r := range d.Rows {
+		if !referenceRows[r[0]] {
+			r[1] = redact.Cards(r[1])
+		}
+		rows = append(rows, r)
+	}
+	rows = append(rows,
 		[2]string{"Profile", env.Config.Profile},
 		[2]string{"Gateway", redact.URL(env.Client.BaseURL())},
 	)
@@ -332,18 +362,20 @@ func attempt[In, Req, Ans any](ctx context.Context, op Operation[In, Req, Ans], 
 }
 
 // explainFailure turns an attempt that did not succeed into the error the
-// user sees: what happened, and what to run next.
+// user sees: what happened, and what to run next. The invoice and the
+// gateway's words in it are shown through the card masker, and the command
+// it suggests never names a masked invoice (Env.unknownCommand).
 func explainFailure(env *Env, invoice string, o Outcome) error {
 	status := env.StatusCommand(invoice)
-	next := "Find out what happened with: " + status
+	next := "Find out what happened with: " + env.unknownCommand(invoice)
 	if o.Hint != "" {
 		next = o.Hint
 	}
 	say := func(def string) error {
 		if o.Say != "" {
-			return errors.New(o.Say)
+			def = o.Say
 		}
-		return errors.New(def)
+		return errors.New(redact.Cards(def))
 	}
 	switch o.Class {
 	case journal.Duplicate:
@@ -362,7 +394,7 @@ func explainFailure(env *Env, invoice string, o Outcome) error {
 		return refusedError(o.Err)
 	}
 	if o.Say != "" {
-		return fmt.Errorf("%s: %w", o.Say, o.Err)
+		return fmt.Errorf("%s: %w", redact.Cards(o.Say), o.Err)
 	}
 	return o.Err
 }

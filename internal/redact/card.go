@@ -32,6 +32,12 @@ func Cards(s string) string {
 	}
 }
 
+// HasCard reports whether s holds a card number: whether Cards would mask
+// any of it. A value that does is shown masked, so it cannot be printed in
+// a command line meant to be pasted back (the masked text names another
+// value); the printer says where to find it instead.
+func HasCard(s string) bool { return Cards(s) != s }
+
 // CardField masks the value of a field that holds a card number by name:
 // every digit run is masked whether or not it passes the Luhn check (a
 // mistyped card is still a card). A run of 13 digits or more keeps its

@@ -135,3 +135,21 @@ func allDigits(b []byte) bool {
 	}
 	return true
 }
+
+func TestHasCard(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want bool
+	}{
+		{"4111111111111111", true},
+		{"INV 4355-0843-5508-4358", true},
+		{"4355084355084357", false}, // fails the Luhn check
+		{"INV-1001", false},
+		{"411111******1111", false}, // masked already
+		{"", false},
+	} {
+		if got := HasCard(tt.in); got != tt.want {
+			t.Errorf("HasCard(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}

@@ -81,12 +81,15 @@ func MaskCardNumbers(s string) string { return redact.Cards(s) }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// identifierFields are the fields of a gateway answer that name a payment
-// (order and invoice numbers, references). They are digits that can pass
-// the Luhn check by chance, and a person needs them whole to look the
-// payment up, so WriteFields does not mask them.
+// identifierFields are the fields of a gateway answer that hold the
+// gateway's own references to a payment (order numbers, authorization and
+// host references). They are digits that can pass the Luhn check by
+// chance, and a person needs them whole to look the payment up with the
+// gateway, so WriteFields does not mask them. invoice_id is not one of
+// them: it is the merchant's input echoed back, and an invoice id that is
+// a card number typed in the wrong place is a card number like any other.
 var identifierFields = map[string]bool{
-	"order_no": true, "order_id": true, "invoice_id": true, "auth_code": true,
+	"order_no": true, "order_id": true, "auth_code": true,
 	"host_reference_id": true, "transaction_id": true, "reference_no": true,
 }
 

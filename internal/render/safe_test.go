@@ -96,6 +96,23 @@ func TestWriteFieldsEscapesAndMasks(t *testing.T) {
 	}
 }
 
+// TestWriteFieldsMasksACardInvoiceID: invoice_id is the merchant's input
+// echoed back, not a gateway reference: an invoice id that is a card
+// number is masked in every format, while order_no stays whole.
+func TestWriteFieldsMasksACardInvoiceID(t *testing.T) {
+	fs := []Field{StringField("invoice_id", "4111111111111111"), StringField("order_no", "VP4012888888881881")}
+	for _, format := range []Format{Table, JSON, CSV} {
+		var b bytes.Buffer
+		if err := WriteFields(&b, format, Palette{}, fs); err != nil {
+			t.Fatal(err)
+		}
+		if got := b.String(); strings.Contains(got, "4111111111111111") || !strings.Contains(got, "411111******1111") ||
+			!strings.Contains(got, "VP4012888888881881") {
+			t.Errorf("format %v:\n%s", format, got)
+		}
+	}
+}
+
 func TestWriteTableEscapesCells(t *testing.T) {
 	var buf bytes.Buffer
 	err := WriteTable(&buf, TableOptions{}, []string{"A\x1b[31m", "B"}, [][]string{{"x\x1b[2Jy", "line\nbreak"}, {"", ""}})

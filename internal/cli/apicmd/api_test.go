@@ -233,6 +233,32 @@ func TestPrinter(t *testing.T) {
 	}
 }
 
+// TestPrinterMasksCardsOnATerminal: an answer echoing an invoice_id that
+// is a card number shows it masked on a terminal, with --jq too; piped, the
+// answer is the gateway's bytes.
+func TestPrinterMasksCardsOnATerminal(t *testing.T) {
+	body := `{"status_code":100,"data":{"invoice_id":"4111111111111111","order_no":"VP1"}}`
+	res := &gateway.Response{StatusCode: 200, Body: []byte(body)}
+	ios, _, out, _ := iostreams.Test()
+	if err := (printer{opts: &Options{Options: moneyop.Options{IO: ios}}}).print(context.Background(), res); err != nil || out.String() != body {
+		t.Errorf("piped: %q, %v", out, err)
+	}
+	ios.SetStdoutTTY(true)
+	for _, args := range [][]string{{"POST", "/api/x"}, {"POST", "/api/x", "--jq", ".data.invoice_id"}} {
+		out.Reset()
+		cmd := NewCmdAPI(&cmdutil.Factory{IOStreams: ios}, func(_ context.Context, o *Options) error {
+			return (printer{opts: o}).print(context.Background(), res)
+		})
+		cmd.SetArgs(args)
+		if err := cmd.Execute(); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(out.String(), "4111111111111111") || !strings.Contains(out.String(), "411111******1111") {
+			t.Errorf("%v on a terminal:\n%s", args, out)
+		}
+	}
+}
+
 func TestPrinterJQ(t *testing.T) {
 	ios, _, out, _ := iostreams.Test()
 	cmd := NewCmdAPI(&cmdutil.Factory{IOStreams: ios}, func(_ context.Context, o *Options) error {

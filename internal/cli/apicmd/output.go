@@ -18,7 +18,11 @@ import (
 // printer writes an answer: with --include the status line and headers
 // first; then the body filtered by --jq, indented on a terminal, or as it
 // came when piped. On a terminal the gateway's text is escaped
-// (render.Escape), so that an answer cannot act on the terminal.
+// (render.Escape), so that an answer cannot act on the terminal, and card
+// numbers in it are masked (render.MaskCardNumbers): the answer echoes the
+// request (an invoice_id that is a card number typed in the wrong place).
+// Piped, the answer is the gateway's bytes, for the program that reads it
+// (docs/api.md).
 type printer struct {
 	opts *Options
 }
@@ -67,15 +71,15 @@ func (p printer) print(ctx context.Context, res *gateway.Response) error {
 	return err
 }
 
-// terminalText escapes each line of text for a terminal; piped output is
-// left as it is.
+// terminalText masks card numbers in each line of text and escapes it for
+// a terminal; piped output is left as it is.
 func terminalText(b []byte, tty bool) []byte {
 	if !tty {
 		return b
 	}
 	lines := strings.Split(string(b), "\n")
 	for i, l := range lines {
-		lines[i] = render.Escape(l)
+		lines[i] = render.Escape(render.MaskCardNumbers(l))
 	}
 	return []byte(strings.Join(lines, "\n"))
 }

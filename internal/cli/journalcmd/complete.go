@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/paycli/paycli/internal/journalindex"
+	"github.com/paycli/paycli/internal/redact"
 )
 
 // maxCompletions bounds how many invoices a completion offers: the most
@@ -16,7 +17,8 @@ const maxCompletions = 100
 // described by that attempt's outcome, amount and currency. It reads
 // through the journal's index, so it stays fast on a large journal. A
 // journal that cannot be read offers nothing: completion must never fail
-// loudly.
+// loudly. An invoice id that reads as a card number is never offered: the
+// shell would show it whole, and a masked one would name another invoice.
 func CompleteInvoice(journalPath func() (string, error)) cobra.CompletionFunc {
 	return func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		path, err := journalPath()
@@ -29,6 +31,9 @@ func CompleteInvoice(journalPath func() (string, error)) cobra.CompletionFunc {
 		}
 		out := make([]string, 0, len(recent))
 		for _, a := range recent {
+			if redact.HasCard(a.Intent.Invoice) {
+				continue
+			}
 			out = append(out, a.Intent.Invoice+"\t"+a.Class()+", "+a.Intent.Amount+" "+a.Intent.Currency)
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp

@@ -105,7 +105,12 @@ reconciled.`,
 }
 
 // Record is the JSON form of one attempt; its fields are a stable
-// interface.
+// interface. It is what is shown of the attempt: Invoice and the messages
+// pass through the card masker (render.MaskCardNumbers), so an invoice id
+// that is a card number shows as its first 6 and last 4 digits, in every
+// format; the journal file keeps it whole, and --invoice looks it up whole.
+// Card is masked in the journal already; order numbers are the gateway's
+// references, shown whole.
 type Record struct {
 	Attempt    string     `json:"attempt"`
 	Kind       string     `json:"kind"`
@@ -155,20 +160,23 @@ func optional(s string) *string {
 	return &s
 }
 
+// shown is text from the journal as it is shown: card numbers masked.
+func shown(s string) string { return render.MaskCardNumbers(s) }
+
 func recordOf(a journal.Attempt) Record {
 	r := Record{
 		Attempt: a.Intent.Attempt, Kind: a.Intent.OpKind(), Time: a.Intent.Time.Local(), Profile: a.Intent.Profile,
-		BaseURL: a.Intent.BaseURL, Gateway: a.Intent.Gateway, Invoice: a.Intent.Invoice, Amount: a.Intent.Amount,
+		BaseURL: a.Intent.BaseURL, Gateway: a.Intent.Gateway, Invoice: shown(a.Intent.Invoice), Amount: a.Intent.Amount,
 		Currency: a.Intent.Currency, Card: a.Intent.Card, Wallet: a.Intent.Wallet, Outcome: a.Class(),
 		OutcomeRecorded: a.Recorded(), OrderNo: optional(a.OrderNo()), Ref: optional(a.Intent.Ref),
 	}
 	if o := a.Outcome; o != nil {
 		t := o.Time.Local()
-		r.FinishedAt, r.StatusCode, r.Message = &t, o.StatusCode, optional(o.Message)
+		r.FinishedAt, r.StatusCode, r.Message = &t, o.StatusCode, optional(shown(o.Message))
 	}
 	if c := a.Reconciled; c != nil {
 		r.Reconciled = &Reconciliation{Outcome: c.Outcome, Time: c.Time.Local(), Via: c.Via, StatusCode: c.StatusCode,
-			TransactionStatus: optional(c.TransactionStatus), OrderNo: optional(c.OrderNo), Message: optional(c.Message)}
+			TransactionStatus: optional(c.TransactionStatus), OrderNo: optional(c.OrderNo), Message: optional(shown(c.Message))}
 	}
 	return r
 }
@@ -210,9 +218,9 @@ func Run(ctx context.Context, opts *Options) error {
 		}
 		r := recordOf(a)
 		records = append(records, r)
-		if r.Outcome == journal.Unknown && !seen[r.Invoice] {
-			seen[r.Invoice] = true
-			unknown = append(unknown, r.Invoice)
+		if inv := a.Intent.Invoice; r.Outcome == journal.Unknown && !seen[inv] {
+			seen[inv] = true
+			unknown = append(unknown, inv)
 		}
 	}
 
@@ -238,8 +246,9 @@ func Run(ctx context.Context, opts *Options) error {
 // maxNamed bounds how many unknown invoices the footer names.
 const maxNamed = 10
 
-// unknownFooter names the invoices whose outcome is unknown and the one
-// command that reconciles them all.
+// unknownFooter names the invoices whose outcome is unknown (masked, like
+// every invoice shown) and the one command that reconciles them all, which
+// needs no invoice id.
 func unknownFooter(unknown []string, flags []string) string {
 	what := fmt.Sprintf("%d invoices have", len(unknown))
 	if len(unknown) == 1 {
@@ -254,10 +263,10 @@ func unknownFooter(unknown []string, flags []string) string {
 	// written to.
 	named = slices.Clone(named)
 	for i, inv := range named {
-		named[i] = render.Escape(inv)
+		named[i] = render.Escape(shown(inv))
 	}
 	return fmt.Sprintf("%s an unknown outcome: %s%s.\nAsk the gateway and record what it says with: %s",
-		what, strings.Join(named, ", "), more, strings.Join(append([]string{"paycli", "journal", "reconcile"}, flags...), " "))
+		what, strings.Join(named, ", "), more, cmdutil.ReconcileCommandLine(flags))
 }
 
 func warnDamage(ios *iostreams.IOStreams, path string, d journal.Damage) {
@@ -283,9 +292,9 @@ func warnDamage(ios *iostreams.IOStreams, path string, d journal.Damage) {
 func filterNote(opts *Options) string {
 	switch {
 	case opts.Invoice != "" && opts.Since > 0:
-		return fmt.Sprintf(" for invoice %s in the last %s", render.Escape(opts.Invoice), opts.Since)
+		return fmt.Sprintf(" for invoice %s in the last %s", render.Escape(shown(opts.Invoice)), opts.Since)
 	case opts.Invoice != "":
-		return " for invoice " + render.Escape(opts.Invoice)
+		return " for invoice " + render.Escape(shown(opts.Invoice))
 	case opts.Since > 0:
 		return fmt.Sprintf(" in the last %s", opts.Since)
 	}

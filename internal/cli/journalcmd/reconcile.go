@@ -19,6 +19,7 @@ import (
 	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 )
 
@@ -96,7 +97,8 @@ some remain unknown, 3 the gateway refused the profile's credentials.`,
 }
 
 // ReconcileResult is one invoice's line: its JSON fields are a stable
-// interface.
+// interface. Invoice and Message are shown through the card masker, as in
+// `paycli journal` (Record); Attempts name the journal's attempts.
 type ReconcileResult struct {
 	Invoice string `json:"invoice"`
 	// Attempts are the ids of the unknown attempts the answer settles.
@@ -167,9 +169,9 @@ func RunReconcile(ctx context.Context, opts *ReconcileOptions) error {
 	}
 	if opts.DryRun {
 		fmt.Fprintf(opts.IO.ErrOut, "Would check %d invoices with the gateway's check-status call on profile %q at %s:\n",
-			len(invoices), cfg.Profile, cfg.BaseURL)
+			len(invoices), cfg.Profile, redact.URL(cfg.BaseURL))
 		for _, inv := range invoices {
-			fmt.Fprintln(opts.IO.Out, render.Escape(inv))
+			fmt.Fprintln(opts.IO.Out, render.Escape(shown(inv)))
 		}
 		fmt.Fprintln(opts.IO.ErrOut, "Dry run: nothing was asked.")
 		return nil
@@ -195,7 +197,7 @@ func RunReconcile(ctx context.Context, opts *ReconcileOptions) error {
 		if errors.Is(err, gateway.ErrUnauthorized) {
 			return err
 		}
-		r := ReconcileResult{Invoice: inv, Outcome: journal.Unknown}
+		r := ReconcileResult{Invoice: shown(inv), Outcome: journal.Unknown}
 		for _, a := range byInvoice[inv] {
 			r.Attempts = append(r.Attempts, a.Intent.Attempt)
 		}
@@ -267,7 +269,7 @@ func RunReconcile(ctx context.Context, opts *ReconcileOptions) error {
 	if unknown > 0 {
 		return cmdutil.WithKind(cmdutil.KindOutcomeUnknown,
 			fmt.Errorf("%d of %d invoices still have an unknown outcome", unknown, len(invoices)),
-			"Run '"+strings.Join(append([]string{"paycli", "journal", "reconcile"}, opts.Flags...), " ")+"' again later.")
+			"Run '"+cmdutil.ReconcileCommandLine(opts.Flags)+"' again later.")
 	}
 	return nil
 }
@@ -319,6 +321,13 @@ func reconcileNote(l journal.Learned) string {
 }
 
 func writeReconcile(ctx context.Context, opts *ReconcileOptions, format render.Format, results []ReconcileResult) error {
+	for i, r := range results {
+		// The gateway's words and a failed check's error may echo the
+		// invoice.
+		if r.Message != nil {
+			results[i].Message = optional(shown(*r.Message))
+		}
+	}
 	if format == render.JSON {
 		return opts.JSON.Write(ctx, opts.IO.Out, results)
 	}

@@ -551,7 +551,7 @@ func (op operation) Classify(r *refund, ans *gateway.RefundResult, err error) mo
 // Result is the refund's fields, and the verdict a person reads on a
 // terminal: "Refunded 50.00 TRY of INV-1001 to 4355 08•• •••• 4358; 100.00
 // TRY remains refundable".
-func (operation) Result(r *refund, ans *gateway.RefundResult) ([]render.Field, string) {
+func (op operation) Result(r *refund, ans *gateway.RefundResult) ([]render.Field, string) {
 	if ans == nil {
 		ans = &gateway.RefundResult{}
 	}
@@ -564,7 +564,10 @@ func (operation) Result(r *refund, ans *gateway.RefundResult) ([]render.Field, s
 	result, verdict := "refunded", fmt.Sprintf("Refunded %s %s of %s to %s; %s %s remains refundable", r.text, s.Currency, r.Invoice, display, s.money(remains), s.Currency)
 	if ans.Queued {
 		result = "queued_for_approval"
-		verdict = fmt.Sprintf("Refund of %s %s of %s queued for the gateway team's approval; 'paycli status --invoice %s' shows when it is made", r.text, s.Currency, r.Invoice, cmdutil.ShellQuote(r.Invoice))
+		// The status line, not the invoice spliced into one: the pipeline
+		// shows an invoice id that is a card number masked, and the line
+		// says where to find it instead (cmdutil.StatusCommandLine).
+		verdict = fmt.Sprintf("Refund of %s %s of %s queued for the gateway team's approval; see when it is made with: %s", r.text, s.Currency, r.Invoice, cmdutil.StatusCommandLine(r.Invoice, op.flags))
 	}
 	fs := []render.Field{
 		render.StringField("result", result),

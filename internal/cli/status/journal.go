@@ -51,7 +51,7 @@ func recordInJournal(opts *Options, cfg *config.Config, res *gateway.CheckStatus
 			return
 		}
 		if len(settled) > 0 && learned.Settled() {
-			fmt.Fprintf(opts.IO.ErrOut, "Recorded in the journal: invoice %s %s (its outcome was unknown).\n", opts.Invoice, learned.Outcome)
+			fmt.Fprintf(opts.IO.ErrOut, "Recorded in the journal: invoice %s %s (its outcome was unknown).\n", shownInvoice(opts), learned.Outcome)
 		}
 	}
 	// Refunds of unknown outcome are settled by refund_info: listed, the
@@ -68,6 +68,6 @@ func recordInJournal(opts *Options, cfg *config.Config, res *gateway.CheckStatus
 	}
 	for _, a := range settled {
 		fmt.Fprintf(opts.IO.ErrOut, "Recorded in the journal: refund %s of invoice %s %s (its outcome was unknown).\n",
-			a.Intent.Ref, opts.Invoice, a.Class())
+			a.Intent.Ref, shownInvoice(opts), a.Class())
 	}
 }
