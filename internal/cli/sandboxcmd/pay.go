@@ -19,6 +19,7 @@ import (
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/sandbox"
 	"github.com/paycli/paycli/internal/sandboxmode"
@@ -251,7 +252,7 @@ func PayRun(ctx context.Context, opts *PayOptions) error {
 		minor = 2
 	}
 	res := PayResult{InvoiceID: opts.Invoice, Amount: opts.Amount.StringFixed(minor), Currency: opts.Currency, Installments: opts.Installments,
-		TransactionType: txType, Card: opts.Card[:6] + strings.Repeat("*", len(opts.Card)-10) + opts.Card[len(opts.Card)-4:]}
+		TransactionType: txType, Card: redact.CardField(opts.Card)}
 	var ans sandboxAnswer
 	if opts.ThreeD {
 		err = pay3D(ctx, c, body, opts, &ans)
