@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/paycli/paycli/internal/sandbox"
 )
 
 func TestServeLatencyFlag(t *testing.T) {
@@ -36,5 +38,17 @@ func TestWithLatency(t *testing.T) {
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/x", nil).WithContext(ctx))
 	if handled != 1 {
 		t.Errorf("a request whose client went away was handled")
+	}
+}
+
+// TestLatencySparesTheHealthCheck: with an hour of latency, the health
+// check is still answered at once (the test would hang otherwise), so
+// --sandbox commands find a slow sandbox running.
+func TestLatencySparesTheHealthCheck(t *testing.T) {
+	handled := 0
+	h := withLatency(time.Hour)(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { handled++ }))
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", sandbox.HealthPath, nil))
+	if handled != 1 {
+		t.Fatalf("the health check was handled %d times, want 1", handled)
 	}
 }

@@ -83,7 +83,8 @@ sale whole, at once: any other refund is answered 110.
 
 --latency waits that long before handling each request, like a gateway on
 the other side of the world: it is how the batch runner's --parallel is
-measured (docs/performance.md).
+measured (docs/performance.md). paycli's own health check of the sandbox
+is answered at once.
 
 --webhook KEY=URL registers a web hook key, as the merchant panel does: a
 sale naming it in sale_web_hook_key (paycli sandbox pay --webhook-key KEY),
@@ -268,13 +269,21 @@ func ServeRun(ctx context.Context, opts *ServeOptions) error {
 }
 
 // withLatency delays each request by d before it is handled (nil for 0).
-// The wait ends early when the client goes away.
+// The wait ends early when the client goes away. The health check is not
+// delayed: it is paycli asking whether its own sandbox runs (with a short
+// time limit, sandbox.Probe), not a call to the gateway being emulated, and
+// a --latency of a second or more would otherwise make every --sandbox
+// command think the sandbox is down.
 func withLatency(d time.Duration) func(http.Handler) http.Handler {
 	if d <= 0 {
 		return nil
 	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == sandbox.HealthPath {
+				next.ServeHTTP(w, r)
+				return
+			}
 			t := time.NewTimer(d)
 			defer t.Stop()
 			select {
