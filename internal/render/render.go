@@ -245,6 +245,11 @@ func tableWidth(table []byte) int {
 // insertion and the cache's lock on top of the measuring: with it off, the
 // 40-program long table renders about 30 % faster (docs/performance.md,
 // Commissions).
+//
+// twwidth.Width reads the cache without its lock, so turning it off while
+// another goroutine measures would race: every twwidth call in paycli is
+// in this package (the only one importing tablewriter) and comes after
+// this Once, which orders the change before any measuring.
 var widthCacheOff sync.Once
 
 // renderTable renders a table through tablewriter.
