@@ -74,11 +74,6 @@ func needsEscape(r rune, size int) bool {
 	return false
 }
 
-// MaskCardNumbers masks every card number in outside text, keeping its
-// first 6 and last 4 digits (redact.Cards says what counts as one). Other
-// digit runs (amounts, dates, order numbers that fail the check) are kept.
-func MaskCardNumbers(s string) string { return redact.Cards(s) }
-
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // identifierFields are the fields of a gateway answer that hold the

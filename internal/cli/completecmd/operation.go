@@ -15,6 +15,7 @@ import (
 	"github.com/paycli/paycli/internal/invoiceid"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/moneyop"
+	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/strictjson"
 )
@@ -154,7 +155,7 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, s *sale) (*sa
 			out.amount = d.StringFixed(minor)
 		}
 	}
-	out.card = render.MaskCardNumbers(st.CardNo())
+	out.card = redact.Cards(st.CardNo())
 	return &out, nil
 }
 
@@ -280,7 +281,7 @@ func (op operation) Result(s *sale, ans *gateway.CompletePaymentResult) ([]rende
 		render.StringField("order_id", ans.OrderID),
 		render.StringField("invoice_id", ans.InvoiceID),
 		render.StringField("service_payment_method", ans.ServicePaymentMethod),
-		render.StringField("credit_card_no", render.MaskCardNumbers(ans.CreditCardNo)),
+		render.StringField("credit_card_no", redact.Cards(ans.CreditCardNo)),
 		render.StringField("transaction_type", ans.TransactionType),
 		render.IntField("payment_status", ans.PaymentStatus),
 		render.StringField("payment_method", ans.PaymentMethod),

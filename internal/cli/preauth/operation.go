@@ -16,6 +16,7 @@ import (
 	"github.com/paycli/paycli/internal/invoiceid"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/moneyop"
+	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/strictjson"
 	"github.com/shopspring/decimal"
@@ -157,7 +158,7 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, h *hold) (*ho
 	out := *h
 	out.orderID = st.OrderID
 	out.currency = strings.ToUpper(strings.TrimSpace(st.CurrencyCode()))
-	out.card = render.MaskCardNumbers(st.CardNo())
+	out.card = redact.Cards(st.CardNo())
 	if t, err := time.ParseInLocation(createdLayout, strings.TrimSpace(st.CreatedAt()), gatewayZone); err == nil {
 		out.created = t
 	}

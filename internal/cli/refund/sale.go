@@ -10,6 +10,7 @@ import (
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/wallettoken"
 )
@@ -63,7 +64,7 @@ func cardDisplay(card string) string {
 	if c == "" {
 		return "(not shown by the gateway)"
 	}
-	return render.Escape(render.MaskCardNumbers(c))
+	return render.Escape(redact.Cards(c))
 }
 
 func notRefundable(invoice, why, hint string) error {
