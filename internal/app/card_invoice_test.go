@@ -151,6 +151,17 @@ func TestCardInvoiceNeverPrinted(t *testing.T) {
 	sandboxSale(t, rs.baseURL, sandboxcmd.PayOptions{PreAuth: true, Invoice: held, Amount: decimal.RequireFromString("50.00")})
 	threeDOrder := sandboxSale(t, rs.baseURL, sandboxcmd.PayOptions{ThreeD: true, CompletedBy: sandbox.CompletedByMerchant,
 		Invoice: threeD, Amount: decimal.RequireFromString("50.00")})
+	// Only the invoice is masked in a message: the order number given,
+	// whose digits pass the Luhn check by chance, is named whole.
+	const luhnOrder = "VP17953766355293785"
+	sandboxSale(t, rs.baseURL, sandboxcmd.PayOptions{ThreeD: true, CompletedBy: sandbox.CompletedByMerchant,
+		Invoice: "CM-X1", Amount: decimal.RequireFromString("50.00")})
+	for invoice, shownAs := range map[string]string{"CM-X1": "CM-X1", threeD: "378282*****0005"} {
+		_, stderr = run(ExitRejected, "complete", "--invoice", invoice, "--order-id", luhnOrder, "--yes")
+		if want := "error: order " + luhnOrder + " is not the order of invoice " + shownAs + "; nothing was sent\n"; !strings.HasPrefix(stderr, want) {
+			t.Errorf("complete with another order:\n%s\nwant it to start %q", stderr, want)
+		}
+	}
 	jq("601111******1117", "walletpay", "--invoice", jqPaid, "--token", sandboxWalletToken(t, "150.00"),
 		"--name", "Ada", "--surname", "Lovelace", "--email", "ada@example.com", "--yes")
 	jq("411111******1111", "refund", "--invoice", paid, "--amount", "10.00", "--yes")

@@ -118,7 +118,7 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, s *sale) (*sa
 	pending := errors.Is(err, gateway.ErrPending)
 	switch {
 	case errors.Is(err, gateway.ErrNotFound):
-		return nil, cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("no transaction with invoice %s; nothing was sent", s.Invoice),
+		return nil, cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("no transaction with invoice %s; nothing was sent", redact.Invoice(s.Invoice)),
 			"Check the invoice id of the 3D payment.")
 	case err != nil && !pending:
 		return nil, err
@@ -130,17 +130,17 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, s *sale) (*sa
 		return &out, nil
 	}
 	if st.OrderID != "" && st.OrderID != s.OrderID {
-		return nil, reject("order %s is not the order of invoice %s", s.OrderID, s.Invoice)
+		return nil, reject("order %s is not the order of invoice %s", s.OrderID, redact.Invoice(s.Invoice))
 	}
 	by, step := extraString(st, "payment_completed_by"), extraString(st, "three_d_status")
 	switch {
 	case strings.EqualFold(by, "app"):
-		return nil, reject("invoice %s is completed by the gateway (payment_completed_by app), not by the merchant", s.Invoice)
+		return nil, reject("invoice %s is completed by the gateway (payment_completed_by app), not by the merchant", redact.Invoice(s.Invoice))
 	case step == threeDAwaitingChallenge:
-		return nil, reject("the buyer has not answered the 3D challenge of invoice %s yet", s.Invoice)
+		return nil, reject("the buyer has not answered the 3D challenge of invoice %s yet", redact.Invoice(s.Invoice))
 	case !pending:
 		if why := settled(st.TransactionStatus); why != "" {
-			return nil, reject("invoice %s %s", s.Invoice, why)
+			return nil, reject("invoice %s %s", redact.Invoice(s.Invoice), why)
 		}
 		if step != threeDAwaitingCompletion {
 			out.undecided = fmt.Sprintf("check status says transaction_status %q", render.Escape(st.TransactionStatus))
@@ -244,7 +244,7 @@ func (op operation) Classify(s *sale, ans *gateway.CompletePaymentResult, err er
 	if err != nil {
 		o := moneyop.ClassifyError(gateway.EndpointCompletePayment, err)
 		if o.Class == journal.Duplicate && s != nil {
-			o.Say = fmt.Sprintf("the 3D payment of invoice %s was already completed or cancelled; this call charged nothing", s.Invoice)
+			o.Say = fmt.Sprintf("the 3D payment of invoice %s was already completed or cancelled; this call charged nothing", redact.Invoice(s.Invoice))
 		}
 		if o.OrderNo == "" && ans != nil {
 			o.OrderNo = ans.OrderNo
@@ -291,16 +291,16 @@ func (op operation) Result(s *sale, ans *gateway.CompletePaymentResult) ([]rende
 	}
 	fs = append(fs, render.ExtraFields(ans.Extra)...)
 	amount := strings.TrimSpace(s.amount + " " + s.currency)
-	verdict := fmt.Sprintf("Completed the 3D payment of %s, invoice %s, order %s", amount, s.Invoice, s.OrderID)
+	verdict := fmt.Sprintf("Completed the 3D payment of %s, invoice %s, order %s", amount, redact.Invoice(s.Invoice), s.OrderID)
 	if strings.EqualFold(strings.TrimSpace(ans.TransactionType), "PreAuth") {
 		// Completing a pre-authorization takes nothing yet: the amount
 		// stays held until it is captured or cancelled.
 		verdict = fmt.Sprintf("Completed the 3D pre-authorization of %s, invoice %s, order %s: the amount is held; "+
 			"capture it with 'paycli preauth capture --invoice %s' or release it with 'paycli preauth cancel --invoice %s'",
-			amount, s.Invoice, s.OrderID, s.Invoice, s.Invoice)
+			amount, redact.Invoice(s.Invoice), s.OrderID, s.Invoice, s.Invoice)
 	}
 	if op.cancel {
-		verdict = fmt.Sprintf("Cancelled the 3D payment of %s, invoice %s: nothing was taken", amount, s.Invoice)
+		verdict = fmt.Sprintf("Cancelled the 3D payment of %s, invoice %s: nothing was taken", amount, redact.Invoice(s.Invoice))
 	}
 	return fs, verdict
 }

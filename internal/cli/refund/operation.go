@@ -20,6 +20,7 @@ import (
 	"github.com/paycli/paycli/internal/invoiceid"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/moneyop"
+	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/strictjson"
 	"github.com/paycli/paycli/internal/wallettoken"
@@ -143,8 +144,11 @@ func (operation) Check(r *refund) (*refund, error) {
 	return out, nil
 }
 
-// quoted shows a value from outside in an error, escaped and bounded.
+// quoted shows a value from outside in an error, escaped and bounded, a
+// card number in it masked (typed in the wrong field) before it is cut, so
+// that the cut cannot leave part of one unrecognised.
 func quoted(s string) string {
+	s = redact.Cards(s)
 	if len(s) > 40 {
 		s = s[:40] + "…"
 	}
@@ -279,7 +283,7 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, r *refund) (*
 			}
 		}
 		if ref, open := unresolved(settled(mine, env.Now(), env.Config.Timeout)); open {
-			return nil, cmdutil.UsageHint(fmt.Errorf("invoice %s has a refund whose outcome is unknown (refund_transaction_id %s); nothing was sent", r.Invoice, ref),
+			return nil, cmdutil.UsageHint(fmt.Errorf("invoice %s has a refund whose outcome is unknown (refund_transaction_id %s); nothing was sent", redact.Invoice(r.Invoice), ref),
 				"Resolve it first: "+retryCommand(ref, env.GatewayFlags))
 		}
 	}
@@ -395,10 +399,10 @@ func (op operation) checkStatus(ctx context.Context, env *moneyop.Env, invoice s
 	if err == nil {
 		return res, nil
 	}
-	what := fmt.Errorf("checking invoice %s before the refund: %w; nothing was sent", invoice, err)
+	what := fmt.Errorf("checking invoice %s before the refund: %w; nothing was sent", redact.Invoice(invoice), err)
 	switch {
 	case errors.Is(err, gateway.ErrNotFound):
-		return nil, cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("no sale with invoice %s; nothing was sent", invoice), "")
+		return nil, cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("no sale with invoice %s; nothing was sent", redact.Invoice(invoice)), "")
 	case errors.Is(err, gateway.ErrPending):
 		return nil, notRefundable(invoice, "the sale is still pending", "Wait until it completes: "+cmdutil.StatusCommandLine(invoice, append(env.GatewayFlags[:len(env.GatewayFlags):len(env.GatewayFlags)], "--watch")))
 	case errors.Is(err, gateway.ErrUnauthorized):
@@ -461,7 +465,7 @@ func (operation) Describe(_ *moneyop.Env, r *refund) moneyop.Description {
 		Noun:  "refund",
 		Rows:  rows,
 		Prompt: fmt.Sprintf("Refund %s %s of %s (sale %s %s, %s refunded) to %s?",
-			r.text, s.Currency, r.Invoice, s.money(s.Amount), s.Currency, s.money(s.Refunded), display),
+			r.text, s.Currency, redact.Invoice(r.Invoice), s.money(s.Amount), s.Currency, s.money(s.Refunded), display),
 		Amount:   r.text,
 		Currency: s.Currency,
 		Card:     masked,
@@ -538,7 +542,7 @@ func (op operation) Classify(r *refund, ans *gateway.RefundResult, err error) mo
 	case code == gateway.StatusRefundFailed:
 		o.Say = "the gateway refused the refund (status_code 49): more than the refundable amount, a sale not refundable in its state, or too soon after the previous refund" + gatewayText
 	case errors.Is(err, gateway.ErrNotFound):
-		o.Say = fmt.Sprintf("the gateway has no sale with invoice %s (status_code 31)", invoice)
+		o.Say = fmt.Sprintf("the gateway has no sale with invoice %s (status_code 31)", redact.Invoice(invoice))
 	case o.Class == journal.Declined, o.Class == journal.Duplicate:
 		// A payment's words (declined, invoice already paid) do not fit a
 		// refund: whatever the code, nothing was refunded.
@@ -561,13 +565,13 @@ func (op operation) Result(r *refund, ans *gateway.RefundResult) ([]render.Field
 	if r.retried != nil {
 		remains = s.Remaining()
 	}
-	result, verdict := "refunded", fmt.Sprintf("Refunded %s %s of %s to %s; %s %s remains refundable", r.text, s.Currency, r.Invoice, display, s.money(remains), s.Currency)
+	result, verdict := "refunded", fmt.Sprintf("Refunded %s %s of %s to %s; %s %s remains refundable", r.text, s.Currency, redact.Invoice(r.Invoice), display, s.money(remains), s.Currency)
 	if ans.Queued {
 		result = "queued_for_approval"
 		// The status line, not the invoice spliced into one: the pipeline
 		// shows an invoice id that is a card number masked, and the line
 		// says where to find it instead (cmdutil.StatusCommandLine).
-		verdict = fmt.Sprintf("Refund of %s %s of %s queued for the gateway team's approval; see when it is made with: %s", r.text, s.Currency, r.Invoice, cmdutil.StatusCommandLine(r.Invoice, op.flags))
+		verdict = fmt.Sprintf("Refund of %s %s of %s queued for the gateway team's approval; see when it is made with: %s", r.text, s.Currency, redact.Invoice(r.Invoice), cmdutil.StatusCommandLine(r.Invoice, op.flags))
 	}
 	fs := []render.Field{
 		render.StringField("result", result),

@@ -68,7 +68,7 @@ func cardDisplay(card string) string {
 }
 
 func notRefundable(invoice, why, hint string) error {
-	return cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("invoice %s cannot be refunded: %s; nothing was sent", invoice, why), hint)
+	return cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("invoice %s cannot be refunded: %s; nothing was sent", redact.Invoice(invoice), why), hint)
 }
 
 // saleOf reads a check-status answer (with refund info) into a sale, or
