@@ -164,7 +164,7 @@ const maxErrorLine = 500
 // (redact.Invoice), and the gateway's words come masked from the gateway
 // client. The advice is paycli's own, often a command to paste, which
 // must stay exact: its builders keep such an invoice id out of it
-// (cmdutil.StatusCommandLine).
+// (cmdutil.InvoiceCommandLine).
 func describe(err error) (msg, hint string) {
 	msg = err.Error()
 	if first, _, ok := strings.Cut(msg, "\n"); ok {

@@ -46,6 +46,9 @@ const (
 // operation is /payment/complete on the money-moving pipeline.
 type operation struct {
 	cancel bool
+	// flags are the global flags (--profile, --sandbox) a suggested
+	// command repeats.
+	flags []string
 }
 
 var _ moneyop.Operation[*sale, gateway.CompletePaymentRequest, *gateway.CompletePaymentResult] = operation{}
@@ -294,10 +297,14 @@ func (op operation) Result(s *sale, ans *gateway.CompletePaymentResult) ([]rende
 	verdict := fmt.Sprintf("Completed the 3D payment of %s, invoice %s, order %s", amount, redact.Invoice(s.Invoice), s.OrderID)
 	if strings.EqualFold(strings.TrimSpace(ans.TransactionType), "PreAuth") {
 		// Completing a pre-authorization takes nothing yet: the amount
-		// stays held until it is captured or cancelled.
-		verdict = fmt.Sprintf("Completed the 3D pre-authorization of %s, invoice %s, order %s: the amount is held; "+
-			"capture it with 'paycli preauth capture --invoice %s' or release it with 'paycli preauth cancel --invoice %s'",
-			amount, redact.Invoice(s.Invoice), s.OrderID, s.Invoice, s.Invoice)
+		// stays held until it is captured or cancelled. The commands reach
+		// the same gateway, and never name an invoice id that is a card
+		// number (cmdutil.InvoiceCommandLine).
+		capture, note := cmdutil.InvoiceCommandLine([]string{"preauth", "capture"}, s.Invoice, cmdutil.InvoiceAsGiven, op.flags)
+		release, _ := cmdutil.InvoiceCommandLine([]string{"preauth", "cancel"}, s.Invoice, cmdutil.InvoiceAsGiven, op.flags)
+		verdict = fmt.Sprintf("Completed the 3D pre-authorization of %s, invoice %s, order %s: the amount is held. "+
+			"Capture it with: %s; or release it with: %s%s",
+			amount, redact.Invoice(s.Invoice), s.OrderID, capture, release, note)
 	}
 	if op.cancel {
 		verdict = fmt.Sprintf("Cancelled the 3D payment of %s, invoice %s: nothing was taken", amount, redact.Invoice(s.Invoice))

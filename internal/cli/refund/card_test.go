@@ -32,3 +32,26 @@ func TestSentencesMaskACardInvoice(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusLineAfterRetry: the status line of a refund names an invoice id
+// that is a card number ID, and says whose it is: the one given, or, after
+// --retry REF, where the user gave no invoice, the refund's.
+func TestStatusLineAfterRetry(t *testing.T) {
+	const card = "4111111111111111"
+	s := sale{Amount: decimal.RequireFromString("150"), Currency: "TRY", Minor: 2}
+	op := operation{flags: []string{"--sandbox"}}
+	queued := &gateway.RefundResult{StatusCode: 101, Queued: true}
+	given := &refund{input: input{Invoice: card}, sale: s, text: "10.00", ref: "RF1"}
+	retried := &refund{input: input{Invoice: card}, retry: "RF1", sale: s, text: "10.00", ref: "RF1"}
+	for r, want := range map[*refund]string{
+		given:   "see when it is made with: paycli status --invoice ID --sandbox, ID being the invoice id as given (",
+		retried: "see when it is made with: paycli status --invoice ID --sandbox, ID being the invoice id of refund RF1 (",
+	} {
+		if _, verdict := op.Result(r, queued); !strings.Contains(verdict, want) {
+			t.Errorf("retry %q: %q\nwant %q", r.retry, verdict, want)
+		}
+		if o := op.Classify(r, nil, apiErr(104, "")); !strings.Contains(o.Hint, strings.TrimPrefix(want, "see when it is made with: ")) {
+			t.Errorf("retry %q, 104: hint %q", r.retry, o.Hint)
+		}
+	}
+}
