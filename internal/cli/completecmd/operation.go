@@ -146,7 +146,7 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, s *sale) (*sa
 			return nil, reject("invoice %s %s", redact.Invoice(s.Invoice), why)
 		}
 		if step != threeDAwaitingCompletion {
-			out.undecided = fmt.Sprintf("check status says transaction_status %q", render.Escape(st.TransactionStatus))
+			out.undecided = fmt.Sprintf("check status says transaction_status %q", render.Escape(redact.Cards(st.TransactionStatus)))
 		}
 	case step != threeDAwaitingCompletion:
 		out.undecided = "check status says only that it is not processed yet (status_code 69)"
@@ -265,7 +265,7 @@ func (op operation) Classify(s *sale, ans *gateway.CompletePaymentResult, err er
 	st := strings.ToLower(strings.TrimSpace(ans.Status))
 	cancelled := st == "cancelled" || st == "canceled" || st == gateway.CompleteStatusCancel
 	if st != "" && cancelled != op.cancel {
-		contradiction = fmt.Sprintf("its status is %q", render.Escape(ans.Status))
+		contradiction = fmt.Sprintf("its status is %q", render.Escape(redact.Cards(ans.Status)))
 	}
 	return moneyop.Success(orderNo, ans.StatusDescription, contradiction)
 }

@@ -175,7 +175,7 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, h *hold) (*ho
 	switch {
 	case !currencyKnown:
 		return nil, cmdutil.WithKind(cmdutil.KindRejected,
-			fmt.Errorf("check status of invoice %s names no known currency (%q), so --amount cannot be checked; nothing was sent", redact.Invoice(h.Invoice), out.currency),
+			fmt.Errorf("check status of invoice %s names no known currency (%q), so --amount cannot be checked; nothing was sent", redact.Invoice(h.Invoice), redact.Cards(out.currency)),
 			"Leave out --amount to capture all that is held.")
 	case !h.amount.Equal(h.amount.Round(minor)):
 		return nil, &moneyop.FieldError{Field: "amount", Err: fmt.Errorf("%s has more decimals than %s has (%d)", h.Amount, out.currency, minor)}
@@ -193,12 +193,12 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, h *hold) (*ho
 // notOpen says why check status shows no open pre-authorization, "" when
 // it shows one (gateway.CheckStatusResult.PreAuth).
 func notOpen(st *gateway.CheckStatusResult, capture bool) string {
-	status := render.Escape(st.TransactionStatus)
+	status := render.Escape(redact.Cards(st.TransactionStatus))
 	switch st.PreAuth() {
 	case gateway.PreAuthOpen:
 		return ""
 	case gateway.PreAuthNone:
-		return fmt.Sprintf("is not a pre-authorization (transaction_type %q)", render.Escape(st.TransactionType))
+		return fmt.Sprintf("is not a pre-authorization (transaction_type %q)", render.Escape(redact.Cards(st.TransactionType)))
 	case gateway.PreAuthCaptured:
 		if capture {
 			return fmt.Sprintf("was already captured (transaction_status %q): nothing is charged twice", status)
@@ -326,7 +326,7 @@ func (op operation) disagreement(ans *gateway.ConfirmPaymentResult) string {
 	}
 	cancelled := s == "cancelled" || s == "canceled"
 	if op.capture() == cancelled {
-		return fmt.Sprintf("its transaction_status is %q", render.Escape(ans.TransactionStatus))
+		return fmt.Sprintf("its transaction_status is %q", render.Escape(redact.Cards(ans.TransactionStatus)))
 	}
 	return ""
 }

@@ -94,13 +94,13 @@ func saleOf(invoice, statusLine string, r *gateway.CheckStatusResult) (sale, err
 	case "":
 		return s, notRefundable(invoice, "the gateway does not say the sale was completed", "")
 	default:
-		return s, notRefundable(invoice, fmt.Sprintf("the sale is %s, not completed", render.Escape(status)), "")
+		return s, notRefundable(invoice, fmt.Sprintf("the sale is %s, not completed", render.Escape(redact.Cards(status))), "")
 	}
 	if ps, ok := r.PaymentStatus(); ok && ps != 1 {
 		return s, notRefundable(invoice, fmt.Sprintf("its payment_status is %d: nothing was paid", ps), "")
 	}
 	if s.Minor < 0 {
-		return s, notRefundable(invoice, fmt.Sprintf("the gateway names no known currency (%q)", render.Escape(s.Currency)), "")
+		return s, notRefundable(invoice, fmt.Sprintf("the gateway names no known currency (%q)", render.Escape(redact.Cards(s.Currency))), "")
 	}
 	if !s.Amount.IsPositive() {
 		return s, notRefundable(invoice, "the gateway gives no positive transaction_amount", "")

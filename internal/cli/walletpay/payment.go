@@ -226,7 +226,7 @@ func errorText(d *gateway.WalletPayResult) string {
 	if d.Error == "" {
 		return ""
 	}
-	return fmt.Sprintf(" (%q)", d.Error)
+	return fmt.Sprintf(" (%q)", redact.Cards(d.Error))
 }
 
 // Result is the payment's fields, and the verdict a person reads on a
