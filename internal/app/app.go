@@ -126,7 +126,10 @@ func Run(ctx context.Context, args []string, ios *iostreams.IOStreams, lookupEnv
 }
 
 // usageFromCobra turns cobra's own errors into usage errors, keeping only
-// the first line (cobra appends suggestions on further lines).
+// the first line (cobra appends suggestions on further lines). The line
+// echoes what was typed ("invalid argument … for --installments"), nothing
+// the gateway said, so a card number in it, typed in the wrong place, is
+// masked (redact.Cards).
 func usageFromCobra(err error) error {
 	if _, ok := cmdutil.KindOf(err); ok {
 		return err
@@ -139,7 +142,7 @@ func usageFromCobra(err error) error {
 			hint = fmt.Sprintf("Did you mean '%s'? Run 'paycli --help' for the list of commands.", s)
 		}
 	}
-	return &cmdutil.Error{Kind: cmdutil.KindUsage, Err: errors.New(first), Hint: hint}
+	return &cmdutil.Error{Kind: cmdutil.KindUsage, Err: errors.New(redact.Cards(first)), Hint: hint}
 }
 
 // UnavailableHint is the advice printed under an exit-8 error that has
@@ -152,19 +155,24 @@ const maxErrorLine = 500
 
 // describe returns the first line and the advice for an error. Whatever
 // the error quotes, a URL's user name and password never reach the
-// terminal, and neither does a full card number in the message: errors
-// echo what was given (an invoice id that is a card number typed in the
-// wrong place) and what the gateway said, so the message goes through the
-// card masker here, once for every command. The advice is paycli's own,
-// often a command to paste, which must stay exact: its builders keep such
-// an invoice id out of it (cmdutil.StatusCommandLine).
+// terminal: they are masked before the line is cut, so that a cut cannot
+// split a URL and leave its password unrecognised.
+//
+// Card numbers are not looked for here: the line holds the gateway's
+// references (an order number can pass the Luhn check by chance), which
+// must stay whole. An invoice id is masked where a message puts it in
+// (redact.Invoice), and the gateway's words come masked from the gateway
+// client. The advice is paycli's own, often a command to paste, which
+// must stay exact: its builders keep such an invoice id out of it
+// (cmdutil.InvoiceCommandLine).
 func describe(err error) (msg, hint string) {
 	msg = err.Error()
 	if first, _, ok := strings.Cut(msg, "\n"); ok {
 		msg = first
 	}
+	msg = redact.URL(msg)
 	if r := []rune(msg); len(r) > maxErrorLine {
 		msg = fmt.Sprintf("%s… (%d more characters)", string(r[:maxErrorLine]), len(r)-maxErrorLine)
 	}
-	return redact.Cards(redact.URL(msg)), redact.URL(cmdutil.HintOf(err))
+	return msg, redact.URL(cmdutil.HintOf(err))
 }

@@ -7,21 +7,31 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/paycli/paycli/internal/cli/sandboxcmd"
+	"github.com/paycli/paycli/internal/sandbox"
 )
 
 // TestCardInvoiceNeverPrinted: invoice ids that happen to be card numbers
 // (Luhn-valid) go through a walletpay batch, its resumption, and every
 // command that shows invoices — status, journal in each format and with
-// --jq, journal reconcile, refund, and the errors of preauth, complete and
-// refund for an invoice the gateway does not know. The full numbers appear
-// on no stdout and no stderr; they are shown as their first 6 and last 4
-// digits. The journal keeps them whole, so the resumed batch still skips
-// the paid invoice and reports the unknown one without sending either.
+// --jq, journal reconcile, refund, the errors of preauth, complete and
+// refund for an invoice the gateway does not know, and --jq on the fields
+// of walletpay, refund, preauth capture, complete and status. The full
+// numbers appear on no stdout and no stderr; they are shown as their first
+// 6 and last 4 digits. The journal keeps them whole, so the resumed batch
+// still skips the paid invoice and reports the unknown one without sending
+// either.
 func TestCardInvoiceNeverPrinted(t *testing.T) {
 	const (
 		paid    = "4111111111111111"
 		pending = "5555555555554444"
 		missing = "4012888888881881"
+		jqPaid  = "6011111111111117"
+		held    = "5105105105105100" // a pre-authorization
+		threeD  = "378282246310005"  // a 3D sale waiting for the merchant
 	)
 	rs := newRefundSandbox(t) // a pending sale completes on its first check status
 	var shown []string        // every stdout and stderr, each after the command's name
@@ -130,8 +140,37 @@ func TestCardInvoiceNeverPrinted(t *testing.T) {
 	run(ExitRejected, "preauth", "capture", "--invoice", missing, "--yes")
 	run(ExitRejected, "complete", "--invoice", missing, "--order-id", "VP1", "--yes")
 
+	// --jq filters the fields as -o json prints them: the invoice_id it
+	// picks out is masked, for every command that prints fields.
+	jq := func(want string, args ...string) {
+		t.Helper()
+		if stdout, _ := run(ExitOK, append(args, "--jq", ".invoice_id")...); stdout != want+"\n" {
+			t.Errorf("%v --jq .invoice_id: %q, want %q", args, stdout, want)
+		}
+	}
+	sandboxSale(t, rs.baseURL, sandboxcmd.PayOptions{PreAuth: true, Invoice: held, Amount: decimal.RequireFromString("50.00")})
+	threeDOrder := sandboxSale(t, rs.baseURL, sandboxcmd.PayOptions{ThreeD: true, CompletedBy: sandbox.CompletedByMerchant,
+		Invoice: threeD, Amount: decimal.RequireFromString("50.00")})
+	// Only the invoice is masked in a message: the order number given,
+	// whose digits pass the Luhn check by chance, is named whole.
+	const luhnOrder = "VP17953766355293785"
+	sandboxSale(t, rs.baseURL, sandboxcmd.PayOptions{ThreeD: true, CompletedBy: sandbox.CompletedByMerchant,
+		Invoice: "CM-X1", Amount: decimal.RequireFromString("50.00")})
+	for invoice, shownAs := range map[string]string{"CM-X1": "CM-X1", threeD: "378282*****0005"} {
+		_, stderr = run(ExitRejected, "complete", "--invoice", invoice, "--order-id", luhnOrder, "--yes")
+		if want := "error: order " + luhnOrder + " is not the order of invoice " + shownAs + "; nothing was sent\n"; !strings.HasPrefix(stderr, want) {
+			t.Errorf("complete with another order:\n%s\nwant it to start %q", stderr, want)
+		}
+	}
+	jq("601111******1117", "walletpay", "--invoice", jqPaid, "--token", sandboxWalletToken(t, "150.00"),
+		"--name", "Ada", "--surname", "Lovelace", "--email", "ada@example.com", "--yes")
+	jq("411111******1111", "refund", "--invoice", paid, "--amount", "10.00", "--yes")
+	jq("510510******5100", "preauth", "capture", "--invoice", held, "--yes")
+	jq("378282*****0005", "complete", "--invoice", threeD, "--order-id", threeDOrder, "--yes")
+	jq("411111******1111", "status", "--invoice", paid)
+
 	all := strings.Join(shown, "\n")
-	for _, card := range []string{paid, pending, missing} {
+	for _, card := range []string{paid, pending, missing, jqPaid, held, threeD} {
 		if strings.Contains(all, card) {
 			t.Errorf("the full card number %s was printed:\n%s", card, all)
 		}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 
 	"context"
@@ -127,6 +128,42 @@ func TestRunMissingRequiredFlagIsUsage(t *testing.T) {
 
 // TestRunErrorLineIsBoundedAndMasked: an error quoting a huge value stays
 // one readable line, and a URL's password never reaches stderr.
+// TestDescribeMasksBeforeCutting: a URL's password is masked before the
+// error line is cut, so a cut between the password and the '@' that ends
+// it cannot leave the password unrecognised.
+func TestDescribeMasksBeforeCutting(t *testing.T) {
+	// The cut after maxErrorLine characters falls inside "s3cret".
+	prefix := strings.Repeat("x", maxErrorLine-len(" https://merchant:s3"))
+	msg, _ := describe(errors.New(prefix + " https://merchant:s3cret@gw.example/ccpayment"))
+	if strings.Contains(msg, "merchant") || strings.Contains(msg, "s3") {
+		t.Errorf("the cut line shows the URL's userinfo: …%s", msg[len(prefix)-10:])
+	}
+}
+
+// TestDescribeKeepsOrderNumbers: the error line is not run through the
+// card masker: an order number whose digits pass the Luhn check by chance
+// is shown whole (an invoice id is masked where a message puts it in).
+func TestDescribeKeepsOrderNumbers(t *testing.T) {
+	const line = "order VP17953766355293785 is not the order of invoice CM-X1; nothing was sent"
+	if msg, _ := describe(errors.New(line)); msg != line {
+		t.Errorf("describe = %q, want %q", msg, line)
+	}
+}
+
+// TestCobraErrorsMaskCards: cobra's errors echo only what was typed, so a
+// card number typed into the wrong flag is masked there.
+func TestCobraErrorsMaskCards(t *testing.T) {
+	for _, args := range [][]string{
+		{"refund", "--invoice", "INV-1", "--full", "--parallel", "4111111111111111x"},
+		{"4111111111111111"},
+	} {
+		code, _, stderr := run(t, context.Background(), args...)
+		if code != ExitUsage || strings.Contains(stderr, "4111111111111111") || !strings.Contains(stderr, "411111******1111") {
+			t.Errorf("%v: exit %d, stderr:\n%s", args, code, stderr)
+		}
+	}
+}
+
 func TestRunErrorLineIsBoundedAndMasked(t *testing.T) {
 	huge := "https://merchant:s3cret@" + strings.Repeat("a", 1<<20) + ".example/ccpayment"
 	ios, _, _, errOut := iostreams.Test()

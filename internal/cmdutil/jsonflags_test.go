@@ -159,3 +159,22 @@ func TestFlagOutputFormatRefusesAnUnknownFormat(t *testing.T) {
 		t.Errorf("err %v (kind %v), want a usage error naming xml", err, kind)
 	}
 }
+
+// TestWriteFieldsFiltersWhatJSONShows: --jq is given the fields as -o json
+// prints them, an invoice_id that is a card number masked and order_no
+// whole, not the fields as the command made them.
+func TestWriteFieldsFiltersWhatJSONShows(t *testing.T) {
+	code, err := CompileJQ(".invoice_id, .order_no")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := &JSONFlags{code: code}
+	fs := []render.Field{render.StringField("invoice_id", "4111111111111111"), render.StringField("order_no", "VP4012888888881881")}
+	var out bytes.Buffer
+	if err := j.WriteFields(context.Background(), &out, render.JSON, render.Palette{}, fs); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), "411111******1111\nVP4012888888881881\n"; got != want {
+		t.Errorf("--jq printed %q, want %q", got, want)
+	}
+}

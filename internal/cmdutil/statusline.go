@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/paycli/paycli/internal/redact"
@@ -9,22 +10,41 @@ import (
 )
 
 // StatusCommandLine is the `paycli status` command line for invoice, with
-// flags after it, each quoted for a POSIX shell when it needs quoting, so
-// that it can be pasted as is. Money-moving commands print it when an
-// outcome is unknown.
-//
-// An invoice id that reads as a card number (redact.HasCard) is never
-// printed whole, and its masked form would ask about another invoice; the
-// line then has ID in its place and says what ID is: the invoice id the
+// flags after it (InvoiceCommandLine): money-moving commands print it when
+// an outcome is unknown. An invoice id that reads as a card number is
+// written ID, and the line ends by saying that ID is the invoice id the
 // command or batch line was given, which the reader has. (Money-moving
 // commands suggest `paycli journal reconcile` instead where it settles the
 // attempt: it needs no invoice id.)
 func StatusCommandLine(invoice string, flags []string) string {
-	arg, note := ShellQuote(invoice), ""
+	line, note := InvoiceCommandLine([]string{"status"}, invoice, InvoiceAsGiven, flags)
+	return line + note
+}
+
+// InvoiceAsGiven names the invoice id of a suggested command line
+// (InvoiceCommandLine) when it is the one the command or batch line was
+// given.
+const InvoiceAsGiven = "the invoice id as given"
+
+// InvoiceCommandLine is the command line `paycli WORDS --invoice INVOICE
+// FLAGS` — FLAGS being the global flags that chose the gateway
+// (Factory.GatewayFlags) and any of the command's own — each word quoted
+// for a POSIX shell when it needs quoting (CommandLine), so that it can be
+// pasted as is.
+//
+// An invoice id that reads as a card number (redact.HasCard) is never
+// printed whole, and its masked form would name another invoice: line then
+// has ID in its place, and note says what ID is — whose names it
+// (InvoiceAsGiven, or "the invoice id of refund RF1") — for the caller to
+// write after the line or lines that use it: ", ID being the invoice id as
+// given (it reads as a card number, so it is not printed)". Otherwise note
+// is empty.
+func InvoiceCommandLine(words []string, invoice, whose string, flags []string) (line, note string) {
+	arg := invoice
 	if redact.HasCard(invoice) {
-		arg, note = "ID", ", ID being the invoice id as given (it reads as a card number, so it is not printed)"
+		arg, note = "ID", ", ID being "+whose+" (it reads as a card number, so it is not printed)"
 	}
-	return commandLine([]string{"paycli", "status", "--invoice", arg}, flags) + note
+	return CommandLine(slices.Concat([]string{"paycli"}, words, []string{"--invoice", arg}, flags)...), note
 }
 
 // ReconcileCommandLine is the `paycli journal reconcile` command line with
@@ -32,16 +52,18 @@ func StatusCommandLine(invoice string, flags []string) string {
 // the one command that asks the gateway about every attempt of unknown
 // outcome on that profile and gateway, and records the answers.
 func ReconcileCommandLine(flags []string) string {
-	return commandLine([]string{"paycli", "journal", "reconcile"}, flags)
+	return CommandLine(slices.Concat([]string{"paycli", "journal", "reconcile"}, flags)...)
 }
 
-// commandLine is words followed by flags, each flag quoted for a shell.
-func commandLine(words, flags []string) string {
-	parts := words
-	for _, f := range flags {
-		parts = append(parts, ShellQuote(f))
+// CommandLine joins words into a command line, each quoted for a POSIX
+// shell when it needs quoting (ShellQuote): every command line paycli
+// suggests is built here, so that it can be pasted as is.
+func CommandLine(words ...string) string {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = ShellQuote(w)
 	}
-	return strings.Join(parts, " ")
+	return strings.Join(quoted, " ")
 }
 
 // ShellQuote returns s quoted for a POSIX shell, or as is when it holds

@@ -42,10 +42,11 @@ const MaxParallel = 32
 
 // BatchResult is the JSON line written for each input line; its fields are
 // a stable interface. StatusCode, OrderNo and Error are null when absent.
-// Invoice and Error are shown through the card masker (redact.Cards): an
-// invoice id that is a card number shows as its first 6 and last 4 digits,
-// and Line says which input line it is. OrderNo is the gateway's own
-// reference, kept whole as render keeps it.
+// Invoice, and the invoice in Error, are shown as redact.Invoice shows
+// them: an invoice id that is a card number shows as its first 6 and last
+// 4 digits, and Line says which input line it is. OrderNo, and an order
+// number in Error, are the gateway's own references, kept whole as render
+// keeps them.
 type BatchResult struct {
 	Line       int     `json:"line"`
 	Invoice    string  `json:"invoice"`
@@ -55,17 +56,16 @@ type BatchResult struct {
 	Error      *string `json:"error"`
 }
 
-// setError sets the result's error. Messages echo the line's fields and
-// the gateway's words, so they go through the card masker here, once for
-// every way a line can fail.
+// setError sets the result's error. The messages show the line's invoice
+// masked where they name it (redact.Invoice); the gateway's words come
+// masked from the gateway client.
 func (r *BatchResult) setError(msg string) { r.setErrorThen(msg, "") }
 
-// setErrorThen sets the result's error to msg, masked, followed by then:
-// what to run next, a command built to be pasted as it is, which must stay
-// exact. Such commands never hold the invoice of a line that reads as a
-// card number (Env.unknownCommand).
+// setErrorThen sets the result's error to msg followed by then: what to run
+// next, a command built to be pasted as it is. Such commands never hold
+// the invoice of a line that reads as a card number (Env.unknownCommand).
 func (r *BatchResult) setErrorThen(msg, then string) {
-	msg = redact.Cards(msg) + then
+	msg += then
 	r.Error = &msg
 }
 
@@ -149,21 +149,24 @@ func planBatch[In, Req, Ans any](data []byte, op Operation[In, Req, Ans], env *E
 		} else {
 			in, err = op.ParseLine(text)
 			l.invoice = strings.TrimSpace(op.Invoice(in))
-			l.result.Invoice = redact.Cards(l.invoice)
+			l.result.Invoice = redact.Invoice(l.invoice)
 			if err == nil {
 				in, err = op.Check(in)
 			}
 		}
 		if err != nil {
 			l.result.Outcome = OutcomeInvalid
-			l.result.setError(fmt.Sprintf("line %d: %v", n, err))
+			// The line could not be read or checked, and what it is made of
+			// may be echoed (a key of it): its words, the line's own and no
+			// gateway reference, go through the card masker whole.
+			l.result.setError(redact.Cards(fmt.Sprintf("line %d: %v", n, err)))
 			continue
 		}
 		inv := op.Invoice(in)
 		l.invoice = inv
 		if first, seen := firstLine[inv]; seen {
 			l.result.Outcome = journal.Duplicate
-			l.result.setError(fmt.Sprintf("invoice %s is also on line %d of this batch; not sent", inv, first))
+			l.result.setError(fmt.Sprintf("invoice %s is also on line %d of this batch; not sent", redact.Invoice(inv), first))
 			continue
 		}
 		firstLine[inv] = n

@@ -12,6 +12,7 @@ import (
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 )
 
@@ -28,8 +29,9 @@ const (
 
 // cardOp repeats its invoice id in everything it says — the summary, the
 // prompt, the verdict, the result's fields, a rejection's words — as the
-// real operations do, and comes to the outcome outcomes names for the
-// invoice (a success otherwise).
+// real operations do: its own sentences put it in as redact.Invoice shows
+// it, the summary rows and the fields as it is. It comes to the outcome
+// outcomes names for the invoice (a success otherwise).
 type cardOp struct {
 	fakeOp
 	kind     string
@@ -45,7 +47,7 @@ func (*cardOp) Check(in string) (string, error) {
 }
 func (*cardOp) Describe(_ *Env, in string) Description {
 	return Description{Title: "Card test", Rows: [][2]string{{"Invoice", in}, {"Payer", "Ada " + cardVisa2}, {"Order", order}},
-		Prompt: "Charge invoice " + in + " of order " + order + "?", Amount: "1.00", Currency: "TRY"}
+		Prompt: "Charge invoice " + redact.Invoice(in) + " of order " + order + "?", Amount: "1.00", Currency: "TRY"}
 }
 func (o *cardOp) Classify(in string, ans string, err error) Outcome {
 	if out, ok := o.outcomes[in]; ok {
@@ -58,7 +60,7 @@ func (o *cardOp) Send(ctx context.Context, env *Env, r fakeReq) (string, error) 
 	return "VP-1", err
 }
 func (*cardOp) Result(in string, ans string) ([]render.Field, string) {
-	return []render.Field{render.StringField("invoice_id", in), render.StringField("order_no", ans)}, "Charged invoice " + in + ", order " + order
+	return []render.Field{render.StringField("invoice_id", in), render.StringField("order_no", ans)}, "Charged invoice " + redact.Invoice(in) + ", order " + order
 }
 
 var _ Operation[string, fakeReq, string] = (*cardOp)(nil)
@@ -95,7 +97,7 @@ func TestCardInvoiceNeverShownSingle(t *testing.T) {
 			hint: "Find out what happened with: paycli status --invoice ID --sandbox, ID being the invoice id as given"},
 		{name: "duplicate", kind: journal.KindWalletPay, outcome: &Outcome{Class: journal.Duplicate},
 			hint: "See what happened to it: paycli status --invoice ID --sandbox, ID being"},
-		{name: "rejected in the operation's words", kind: "fake", outcome: &Outcome{Class: journal.Rejected, Err: declined, Say: "the gateway has no sale " + cardVisa}},
+		{name: "rejected in the operation's words", kind: "fake", outcome: &Outcome{Class: journal.Rejected, Err: declined, Say: "the gateway has no sale " + redact.Invoice(cardVisa)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -247,4 +249,37 @@ func deref(s *string) string {
 		return "<nil>"
 	}
 	return *s
+}
+
+// TestOrderNumbersStayWhole: the pipeline's messages mask the invoice, and
+// nothing else: an order number the operation or the gateway names, whose
+// digits pass the Luhn check by chance, is shown whole in the error of a
+// single operation and of a batch line, as a person needs it to look the
+// sale up.
+func TestOrderNumbersStayWhole(t *testing.T) {
+	const luhnOrder = "VP17953766355293785" // 17953766355293785 passes the check
+	outcomes := map[string]Outcome{
+		"INV-R": {Class: journal.Rejected, Err: errors.New("refused"), Say: "order " + luhnOrder + " is not the order of invoice INV-R"},
+		"INV-U": {Class: journal.Unknown, Why: "the gateway answered status_code 100 but its order_no is " + luhnOrder},
+	}
+	for invoice := range outcomes {
+		opts, _, _, _, _ := testOptions(t)
+		err := RunSingle(context.Background(), opts, &cardOp{kind: "fake", outcomes: outcomes}, invoice)
+		if err == nil || !strings.Contains(err.Error(), luhnOrder) {
+			t.Errorf("%s: the error does not name the order whole: %v", invoice, err)
+		}
+	}
+	opts, in, out, _, _ := testOptions(t)
+	opts.Batch = "-"
+	in.WriteString(`{"invoice":"INV-R"}` + "\n" + `{"invoice":"INV-U"}` + "\n")
+	_ = RunBatch(context.Background(), opts, &cardOp{kind: "fake", outcomes: outcomes})
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var r struct{ Invoice, Error string }
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("%v: %s", err, l)
+		}
+		if !strings.Contains(r.Error, luhnOrder) {
+			t.Errorf("batch line %s: the error does not name the order whole: %s", r.Invoice, r.Error)
+		}
+	}
 }

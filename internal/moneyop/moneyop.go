@@ -18,13 +18,16 @@
 //     order, --parallel, a progress bar on a stderr terminal, resume from
 //     the journal, invoices repeated in the file, Ctrl-C finishing the
 //     calls in flight, and the exit code of the most serious outcome;
-//   - no full card number in what it shows: the summary, the prompt, the
-//     verdict, the messages and every batch result pass the input's and
-//     the gateway's text through the one card masker (redact.Cards), so an
-//     invoice id that happens to be a card number shows as its first 6 and
-//     last 4 digits. The journal, resume and duplicate detection keep the
-//     values whole; a suggested command never names a masked invoice
-//     (Env.StatusCommand).
+//   - no full card number in what it shows: an invoice id that happens to
+//     be a card number shows as its first 6 and last 4 digits
+//     (redact.Invoice) wherever a summary, prompt, verdict, message or
+//     batch result names it — the pipeline's sentences and the
+//     operations' own (Description.Prompt, Result's verdict, Outcome.Say)
+//     put it in so — and the summary's other input rows go through the
+//     card masker (redact.Cards); order numbers and refund ids, the
+//     gateway's and paycli's references, stay whole. The journal, resume
+//     and duplicate detection keep the values whole; a suggested command
+//     never names a masked invoice (Env.StatusCommand).
 //
 // docs/architecture.md describes the data flow and how to add an operation.
 package moneyop
@@ -84,7 +87,8 @@ type Operation[In, Req, Ans any] interface {
 	// own fields disagree is Unknown, never Succeeded.
 	Classify(in In, ans Ans, err error) Outcome
 	// Result describes a succeeded answer: the fields printed on stdout
-	// and the one-line verdict shown on a stderr terminal.
+	// and the one-line verdict shown on a stderr terminal, which names the
+	// invoice as redact.Invoice shows it.
 	Result(in In, ans Ans) ([]render.Field, string)
 }
 
@@ -123,7 +127,8 @@ type Description struct {
 	Noun string
 	// Rows are the summary's lines; the pipeline adds Profile and Gateway.
 	Rows [][2]string
-	// Prompt is the confirmation question: "Charge 150.00 TRY to …?"
+	// Prompt is the confirmation question: "Charge 150.00 TRY to …?"; an
+	// invoice in it is put in as redact.Invoice shows it.
 	Prompt string
 	// Amount, Currency, Card (masked: first 6, last 4) and Wallet go into
 	// the journal intent as they are.
@@ -160,7 +165,8 @@ type Outcome struct {
 	Message string
 	// Say, when set, is the sentence a failure is reported with instead of
 	// the pipeline's words for its class ("this refund was already made"
-	// rather than "this call charged nothing").
+	// rather than "this call charged nothing"). An invoice in it is put in
+	// as redact.Invoice shows it: the pipeline shows Say as it is.
 	Say string
 	// Hint, when set, replaces the `paycli status` line suggested for a
 	// duplicate or unknown outcome (a refund suggests its --retry command).

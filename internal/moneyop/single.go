@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
@@ -124,7 +123,7 @@ func RunSingle[In, Req, Ans any](ctx context.Context, opts *Options, op Operatio
 			return cmdutil.UsageHint(fmt.Errorf("refusing to %s without confirmation: no terminal to ask on; nothing was sent", verb),
 				"Pass --yes to confirm the "+d.noun()+".")
 		}
-		ok, err := opts.IO.Confirm(ctx, maskInvoice(d.Prompt, op.Invoice(in)))
+		ok, err := opts.IO.Confirm(ctx, d.Prompt)
 		if err != nil {
 			return err
 		}
@@ -162,7 +161,7 @@ func RunSingle[In, Req, Ans any](ctx context.Context, opts *Options, op Operatio
 	}
 	fields, verdict := op.Result(in, res.ans)
 	if opts.IO.IsStderrTTY() && verdict != "" {
-		fmt.Fprintln(opts.IO.ErrOut, maskInvoice(verdict, op.Invoice(in)))
+		fmt.Fprintln(opts.IO.ErrOut, verdict)
 	}
 	write := func() error {
 		return opts.JSON.WriteFields(ctx, opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, resultFields(fields, format))
@@ -176,7 +175,7 @@ func RunSingle[In, Req, Ans any](ctx context.Context, opts *Options, op Operatio
 		// code, only where the result can be read.
 		var jqErr *cmdutil.JQError
 		if errors.As(err, &jqErr) {
-			fmt.Fprintf(opts.IO.ErrOut, "warning: the %s succeeded (invoice %s, order %s), but %v\n", d.noun(), redact.Cards(op.Invoice(in)), res.OrderNo, jqErr)
+			fmt.Fprintf(opts.IO.ErrOut, "warning: the %s succeeded (invoice %s, order %s), but %v\n", d.noun(), redact.Invoice(op.Invoice(in)), res.OrderNo, jqErr)
 			return nil
 		}
 		where := "it is in the journal"
@@ -210,17 +209,6 @@ func outcomeLine(o Outcome) string {
 		s += ", order " + o.OrderNo
 	}
 	return s
-}
-
-// maskInvoice masks invoice where text quotes it, when it reads as a card
-// number. The prompt and the verdict are the operation's own sentences:
-// the invoice is the input they repeat, while the order number they may
-// name is the gateway's reference, kept whole (referenceRows).
-func maskInvoice(text, invoice string) string {
-	if !redact.HasCard(invoice) {
-		return text
-	}
-	return strings.ReplaceAll(text, invoice, redact.Cards(invoice))
 }
 
 // prepare runs op.Prepare under the command's time limit.
@@ -362,9 +350,12 @@ func attempt[In, Req, Ans any](ctx context.Context, op Operation[In, Req, Ans], 
 }
 
 // explainFailure turns an attempt that did not succeed into the error the
-// user sees: what happened, and what to run next. The invoice and the
-// gateway's words in it are shown through the card masker, and the command
-// it suggests never names a masked invoice (Env.unknownCommand).
+// user sees: what happened, and what to run next. The invoice in it is
+// shown as redact.Invoice shows it (o.Say is the operation's own sentence,
+// which does the same; the gateway's words come masked from the gateway
+// client), and the command it suggests never names a masked invoice
+// (Env.unknownCommand). Nothing else in it is masked: an order number is
+// the gateway's reference, kept whole.
 func explainFailure(env *Env, invoice string, o Outcome) error {
 	status := env.StatusCommand(invoice)
 	next := "Find out what happened with: " + env.unknownCommand(invoice)
@@ -375,7 +366,7 @@ func explainFailure(env *Env, invoice string, o Outcome) error {
 		if o.Say != "" {
 			def = o.Say
 		}
-		return errors.New(redact.Cards(def))
+		return errors.New(def)
 	}
 	switch o.Class {
 	case journal.Duplicate:
@@ -383,18 +374,18 @@ func explainFailure(env *Env, invoice string, o Outcome) error {
 			next = "See what happened to it: " + status
 		}
 		return cmdutil.WithKind(cmdutil.KindDuplicate,
-			say(fmt.Sprintf("invoice %s was already processed or is in flight; this call charged nothing", invoice)), next)
+			say(fmt.Sprintf("invoice %s was already processed or is in flight; this call charged nothing", redact.Invoice(invoice))), next)
 	case journal.Declined:
 		return cmdutil.WithKind(cmdutil.KindDeclined, say("payment declined: "+declineText(o.Err)), "")
 	case journal.Unknown:
 		return cmdutil.WithKind(cmdutil.KindOutcomeUnknown,
-			say(fmt.Sprintf("outcome unknown for invoice %s: %s; it was not retried", invoice, unknownWhy(o))), next)
+			say(fmt.Sprintf("outcome unknown for invoice %s: %s; it was not retried", redact.Invoice(invoice), unknownWhy(o))), next)
 	}
 	if o.Refused {
 		return refusedError(o.Err)
 	}
 	if o.Say != "" {
-		return fmt.Errorf("%s: %w", redact.Cards(o.Say), o.Err)
+		return fmt.Errorf("%s: %w", o.Say, o.Err)
 	}
 	return o.Err
 }

@@ -38,6 +38,17 @@ func Cards(s string) string {
 // value); the printer says where to find it instead.
 func HasCard(s string) bool { return Cards(s) != s }
 
+// Invoice is an invoice id as paycli shows it: any card number in it
+// masked (Cards). An invoice id is the merchant's input, and one that is a
+// card number typed in the wrong place is a card number like any other.
+// Whatever names an invoice for a person or a script — a message, a
+// summary, a table, a result's invoice_id — shows it through here, where
+// it puts the id in, so that the gateway's references beside it (order
+// numbers, which can pass the Luhn check by chance) stay whole. Lookups and
+// the journal keep the id whole, and a command line meant to be pasted
+// never names such an id (cmdutil.InvoiceCommandLine).
+func Invoice(id string) string { return Cards(id) }
+
 // CardField masks the value of a field that holds a card number by name:
 // every digit run is masked whether or not it passes the Luhn check (a
 // mistyped card is still a card). A run of 13 digits or more keeps its

@@ -153,3 +153,16 @@ func TestHasCard(t *testing.T) {
 		}
 	}
 }
+
+func TestInvoice(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"4111111111111111", "411111******1111"},
+		{"INV-4111111111111111", "INV-411111******1111"},
+		{"INV-1001", "INV-1001"},
+		{"4111111111111112", "4111111111111112"}, // fails the Luhn check
+	} {
+		if got := Invoice(tt.in); got != tt.want {
+			t.Errorf("Invoice(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

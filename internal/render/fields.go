@@ -41,15 +41,10 @@ func MarshalFields(fs []Field) json.RawMessage {
 
 // WriteFields writes an object of a gateway answer as a two-column table
 // of fields, as one indented JSON object, or as CSV/TSV with a header of
-// names and one row. Card numbers in it are masked in every format (see
-// MaskCardNumbers; identifierFields are kept whole), and the table makes
-// control characters visible (Escape).
+// names and one row. Card numbers in it are masked in every format
+// (MaskFields), and the table makes control characters visible (Escape).
 func WriteFields(w io.Writer, format Format, palette Palette, fs []Field) error {
-	masked := make([]Field, len(fs))
-	for i, f := range fs {
-		masked[i] = maskField(f)
-	}
-	fs = masked
+	fs = MaskFields(fs)
 	switch format {
 	case JSON:
 		var indented bytes.Buffer

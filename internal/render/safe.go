@@ -74,11 +74,6 @@ func needsEscape(r rune, size int) bool {
 	return false
 }
 
-// MaskCardNumbers masks every card number in outside text, keeping its
-// first 6 and last 4 digits (redact.Cards says what counts as one). Other
-// digit runs (amounts, dates, order numbers that fail the check) are kept.
-func MaskCardNumbers(s string) string { return redact.Cards(s) }
-
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // identifierFields are the fields of a gateway answer that hold the
@@ -93,13 +88,26 @@ var identifierFields = map[string]bool{
 	"host_reference_id": true, "transaction_id": true, "reference_no": true,
 }
 
+// MaskFields returns the fields with the card numbers in them masked, in
+// each field's text and JSON value (redact.Cards: first 6 and last 4
+// digits kept), but for the gateway's own references (identifierFields),
+// kept whole. Whatever prints fields — a table, CSV, JSON, or a --jq filter
+// over their JSON (cmdutil.JSONFlags) — prints these.
+func MaskFields(fs []Field) []Field {
+	masked := make([]Field, len(fs))
+	for i, f := range fs {
+		masked[i] = maskField(f)
+	}
+	return masked
+}
+
 // maskField masks the card numbers in a field of a gateway answer, in its
 // text and in its JSON value.
 func maskField(f Field) Field {
 	if identifierFields[f.Name] {
 		return f
 	}
-	f.Text = MaskCardNumbers(f.Text)
+	f.Text = redact.Cards(f.Text)
 	f.JSON = maskJSON(f.JSON)
 	return f
 }
@@ -112,13 +120,13 @@ func maskJSON(raw json.RawMessage) json.RawMessage {
 		return raw
 	}
 	if t[0] == '-' || isDigit(t[0]) {
-		if m := MaskCardNumbers(string(t)); m != string(t) {
+		if m := redact.Cards(string(t)); m != string(t) {
 			b, _ := json.Marshal(m)
 			return b
 		}
 		return raw
 	}
-	if MaskCardNumbers(string(t)) == string(t) && !bytes.Contains(t, []byte(`\u00`)) {
+	if redact.Cards(string(t)) == string(t) && !bytes.Contains(t, []byte(`\u00`)) {
 		// Nothing that looks like a card (escaped digits aside).
 		return raw
 	}
@@ -138,9 +146,9 @@ func maskJSON(raw json.RawMessage) json.RawMessage {
 func maskValue(v any) any {
 	switch v := v.(type) {
 	case string:
-		return MaskCardNumbers(v)
+		return redact.Cards(v)
 	case json.Number:
-		if m := MaskCardNumbers(string(v)); m != string(v) {
+		if m := redact.Cards(string(v)); m != string(v) {
 			return m
 		}
 		return v

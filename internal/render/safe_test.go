@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/paycli/paycli/internal/redact"
 )
 
 func TestEscape(t *testing.T) {
@@ -21,25 +23,6 @@ func TestEscape(t *testing.T) {
 	} {
 		if got := Escape(tt.in); got != tt.want {
 			t.Errorf("Escape(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
-func TestMaskCardNumbers(t *testing.T) {
-	for _, tt := range []struct{ in, want string }{
-		{"4355084355084358", "435508******4358"},
-		{"card 4355 0843 5508 4358 used", "card 4355 08** **** 4358 used"},
-		{"5406-6754-0667-5403", "5406-67**-****-5403"},
-		{"4355084355084357", "4355084355084357"}, // fails the Luhn check
-		{"4111111111111111 and 5555555555554444", "411111******1111 and 555555******4444"},
-		{"ref 1234 4111111111111111", "ref 1234 411111******1111"},
-		{"123456789012", "123456789012"},                                             // too short
-		{"Card 7 4355084332124350 is blocked", "Card 7 435508******4350 is blocked"}, // next to another group
-		{"41111111111111111111111", "411111******11111111111"},                       // glued to other digits
-		{"amount 1000.50, 2026-11-22", "amount 1000.50, 2026-11-22"},
-	} {
-		if got := MaskCardNumbers(tt.in); got != tt.want {
-			t.Errorf("MaskCardNumbers(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
@@ -113,6 +96,20 @@ func TestWriteFieldsMasksACardInvoiceID(t *testing.T) {
 	}
 }
 
+// TestMaskFields: what a --jq filter is given is masked as WriteFields
+// prints it: invoice_id masked, order_no whole, the input left as it was.
+func TestMaskFields(t *testing.T) {
+	fs := []Field{StringField("invoice_id", "4111111111111111"), StringField("order_no", "VP4012888888881881"),
+		{Name: "seen", JSON: json.RawMessage(`{"pan":5555555555554444}`), Text: "5555555555554444"}}
+	got := string(MarshalFields(MaskFields(fs)))
+	if want := `{"invoice_id":"411111******1111","order_no":"VP4012888888881881","seen":{"pan":"555555******4444"}}`; got != want {
+		t.Errorf("MaskFields: %s, want %s", got, want)
+	}
+	if fs[0].Text != "4111111111111111" || string(fs[2].JSON) != `{"pan":5555555555554444}` {
+		t.Errorf("MaskFields changed its input: %+v", fs)
+	}
+}
+
 func TestWriteTableEscapesCells(t *testing.T) {
 	var buf bytes.Buffer
 	err := WriteTable(&buf, TableOptions{}, []string{"A\x1b[31m", "B"}, [][]string{{"x\x1b[2Jy", "line\nbreak"}, {"", ""}})
@@ -139,13 +136,13 @@ func FuzzEscapeAndMask(f *testing.F) {
 				t.Fatalf("Escape(%q) = %q keeps %U", s, e, r)
 			}
 		}
-		m := MaskCardNumbers(s)
+		m := redact.Cards(s)
 		if len(m) != len(s) {
-			t.Fatalf("MaskCardNumbers(%q) = %q changed the length", s, m)
+			t.Fatalf("redact.Cards(%q) = %q changed the length", s, m)
 		}
 		for i := range len(s) {
 			if m[i] != s[i] && (!isDigit(s[i]) || m[i] != '*') {
-				t.Fatalf("MaskCardNumbers(%q) = %q changed byte %d", s, m, i)
+				t.Fatalf("redact.Cards(%q) = %q changed byte %d", s, m, i)
 			}
 		}
 	})

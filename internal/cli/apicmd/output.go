@@ -12,6 +12,7 @@ import (
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 )
 
@@ -19,7 +20,7 @@ import (
 // first; then the body filtered by --jq, indented on a terminal, or as it
 // came when piped. On a terminal the gateway's text is escaped
 // (render.Escape), so that an answer cannot act on the terminal, and card
-// numbers in it are masked (render.MaskCardNumbers): the answer echoes the
+// numbers in it are masked (redact.Cards): the answer echoes the
 // request (an invoice_id that is a card number typed in the wrong place).
 // Piped, the answer is the gateway's bytes, for the program that reads it
 // (docs/api.md).
@@ -79,7 +80,7 @@ func terminalText(b []byte, tty bool) []byte {
 	}
 	lines := strings.Split(string(b), "\n")
 	for i, l := range lines {
-		lines[i] = render.Escape(render.MaskCardNumbers(l))
+		lines[i] = render.Escape(redact.Cards(l))
 	}
 	return []byte(strings.Join(lines, "\n"))
 }

@@ -86,7 +86,7 @@ completed or cancelled (status_code 117, two calls racing; nothing charged),
 
 // Run completes or cancels one payment, or a batch.
 func Run(ctx context.Context, opts *Options) error {
-	op := operation{cancel: opts.Cancel}
+	op := operation{cancel: opts.Cancel, flags: opts.GatewayFlags}
 	if opts.Batch != "" {
 		return moneyop.RunBatch(ctx, &opts.Options, op)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/paycli/paycli/internal/invoiceid"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/moneyop"
+	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/strictjson"
 )
@@ -45,6 +46,9 @@ const (
 // operation is /payment/complete on the money-moving pipeline.
 type operation struct {
 	cancel bool
+	// flags are the global flags (--profile, --sandbox) a suggested
+	// command repeats.
+	flags []string
 }
 
 var _ moneyop.Operation[*sale, gateway.CompletePaymentRequest, *gateway.CompletePaymentResult] = operation{}
@@ -117,7 +121,7 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, s *sale) (*sa
 	pending := errors.Is(err, gateway.ErrPending)
 	switch {
 	case errors.Is(err, gateway.ErrNotFound):
-		return nil, cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("no transaction with invoice %s; nothing was sent", s.Invoice),
+		return nil, cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("no transaction with invoice %s; nothing was sent", redact.Invoice(s.Invoice)),
 			"Check the invoice id of the 3D payment.")
 	case err != nil && !pending:
 		return nil, err
@@ -129,20 +133,20 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, s *sale) (*sa
 		return &out, nil
 	}
 	if st.OrderID != "" && st.OrderID != s.OrderID {
-		return nil, reject("order %s is not the order of invoice %s", s.OrderID, s.Invoice)
+		return nil, reject("order %s is not the order of invoice %s", s.OrderID, redact.Invoice(s.Invoice))
 	}
 	by, step := extraString(st, "payment_completed_by"), extraString(st, "three_d_status")
 	switch {
 	case strings.EqualFold(by, "app"):
-		return nil, reject("invoice %s is completed by the gateway (payment_completed_by app), not by the merchant", s.Invoice)
+		return nil, reject("invoice %s is completed by the gateway (payment_completed_by app), not by the merchant", redact.Invoice(s.Invoice))
 	case step == threeDAwaitingChallenge:
-		return nil, reject("the buyer has not answered the 3D challenge of invoice %s yet", s.Invoice)
+		return nil, reject("the buyer has not answered the 3D challenge of invoice %s yet", redact.Invoice(s.Invoice))
 	case !pending:
 		if why := settled(st.TransactionStatus); why != "" {
-			return nil, reject("invoice %s %s", s.Invoice, why)
+			return nil, reject("invoice %s %s", redact.Invoice(s.Invoice), why)
 		}
 		if step != threeDAwaitingCompletion {
-			out.undecided = fmt.Sprintf("check status says transaction_status %q", render.Escape(st.TransactionStatus))
+			out.undecided = fmt.Sprintf("check status says transaction_status %q", render.Escape(redact.Cards(st.TransactionStatus)))
 		}
 	case step != threeDAwaitingCompletion:
 		out.undecided = "check status says only that it is not processed yet (status_code 69)"
@@ -154,7 +158,7 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, s *sale) (*sa
 			out.amount = d.StringFixed(minor)
 		}
 	}
-	out.card = render.MaskCardNumbers(st.CardNo())
+	out.card = redact.Cards(st.CardNo())
 	return &out, nil
 }
 
@@ -243,7 +247,7 @@ func (op operation) Classify(s *sale, ans *gateway.CompletePaymentResult, err er
 	if err != nil {
 		o := moneyop.ClassifyError(gateway.EndpointCompletePayment, err)
 		if o.Class == journal.Duplicate && s != nil {
-			o.Say = fmt.Sprintf("the 3D payment of invoice %s was already completed or cancelled; this call charged nothing", s.Invoice)
+			o.Say = fmt.Sprintf("the 3D payment of invoice %s was already completed or cancelled; this call charged nothing", redact.Invoice(s.Invoice))
 		}
 		if o.OrderNo == "" && ans != nil {
 			o.OrderNo = ans.OrderNo
@@ -261,7 +265,7 @@ func (op operation) Classify(s *sale, ans *gateway.CompletePaymentResult, err er
 	st := strings.ToLower(strings.TrimSpace(ans.Status))
 	cancelled := st == "cancelled" || st == "canceled" || st == gateway.CompleteStatusCancel
 	if st != "" && cancelled != op.cancel {
-		contradiction = fmt.Sprintf("its status is %q", render.Escape(ans.Status))
+		contradiction = fmt.Sprintf("its status is %q", render.Escape(redact.Cards(ans.Status)))
 	}
 	return moneyop.Success(orderNo, ans.StatusDescription, contradiction)
 }
@@ -280,7 +284,7 @@ func (op operation) Result(s *sale, ans *gateway.CompletePaymentResult) ([]rende
 		render.StringField("order_id", ans.OrderID),
 		render.StringField("invoice_id", ans.InvoiceID),
 		render.StringField("service_payment_method", ans.ServicePaymentMethod),
-		render.StringField("credit_card_no", render.MaskCardNumbers(ans.CreditCardNo)),
+		render.StringField("credit_card_no", redact.Cards(ans.CreditCardNo)),
 		render.StringField("transaction_type", ans.TransactionType),
 		render.IntField("payment_status", ans.PaymentStatus),
 		render.StringField("payment_method", ans.PaymentMethod),
@@ -290,16 +294,20 @@ func (op operation) Result(s *sale, ans *gateway.CompletePaymentResult) ([]rende
 	}
 	fs = append(fs, render.ExtraFields(ans.Extra)...)
 	amount := strings.TrimSpace(s.amount + " " + s.currency)
-	verdict := fmt.Sprintf("Completed the 3D payment of %s, invoice %s, order %s", amount, s.Invoice, s.OrderID)
+	verdict := fmt.Sprintf("Completed the 3D payment of %s, invoice %s, order %s", amount, redact.Invoice(s.Invoice), s.OrderID)
 	if strings.EqualFold(strings.TrimSpace(ans.TransactionType), "PreAuth") {
 		// Completing a pre-authorization takes nothing yet: the amount
-		// stays held until it is captured or cancelled.
-		verdict = fmt.Sprintf("Completed the 3D pre-authorization of %s, invoice %s, order %s: the amount is held; "+
-			"capture it with 'paycli preauth capture --invoice %s' or release it with 'paycli preauth cancel --invoice %s'",
-			amount, s.Invoice, s.OrderID, s.Invoice, s.Invoice)
+		// stays held until it is captured or cancelled. The commands reach
+		// the same gateway, and never name an invoice id that is a card
+		// number (cmdutil.InvoiceCommandLine).
+		capture, note := cmdutil.InvoiceCommandLine([]string{"preauth", "capture"}, s.Invoice, cmdutil.InvoiceAsGiven, op.flags)
+		release, _ := cmdutil.InvoiceCommandLine([]string{"preauth", "cancel"}, s.Invoice, cmdutil.InvoiceAsGiven, op.flags)
+		verdict = fmt.Sprintf("Completed the 3D pre-authorization of %s, invoice %s, order %s: the amount is held. "+
+			"Capture it with: %s; or release it with: %s%s",
+			amount, redact.Invoice(s.Invoice), s.OrderID, capture, release, note)
 	}
 	if op.cancel {
-		verdict = fmt.Sprintf("Cancelled the 3D payment of %s, invoice %s: nothing was taken", amount, s.Invoice)
+		verdict = fmt.Sprintf("Cancelled the 3D payment of %s, invoice %s: nothing was taken", amount, redact.Invoice(s.Invoice))
 	}
 	return fs, verdict
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/spf13/cobra"
 )
@@ -161,7 +162,7 @@ func (d decrypted) masked(merchantKey string) decrypted {
 		}
 		// A savecard hash_key holds the card number: first 6 and last 4
 		// only, as everywhere paycli shows a card.
-		return render.MaskCardNumbers(v)
+		return redact.Cards(v)
 	}
 	d.Plaintext = hide(d.Plaintext)
 	fields := make([]string, len(d.Fields))

@@ -17,6 +17,7 @@ import (
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/journalindex"
+	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/spf13/cobra"
 )
@@ -105,10 +106,10 @@ reconciled.`,
 }
 
 // Record is the JSON form of one attempt; its fields are a stable
-// interface. It is what is shown of the attempt: Invoice and the messages
-// pass through the card masker (render.MaskCardNumbers), so an invoice id
-// that is a card number shows as its first 6 and last 4 digits, in every
-// format; the journal file keeps it whole, and --invoice looks it up whole.
+// interface. It is what is shown of the attempt: Invoice is shown as
+// redact.Invoice shows it and the messages pass through the card masker
+// (redact.Cards), so an invoice id that is a card number shows as its
+// first 6 and last 4 digits, in every format; the journal file keeps it whole, and --invoice looks it up whole.
 // Card is masked in the journal already; order numbers are the gateway's
 // references, shown whole.
 type Record struct {
@@ -160,23 +161,20 @@ func optional(s string) *string {
 	return &s
 }
 
-// shown is text from the journal as it is shown: card numbers masked.
-func shown(s string) string { return render.MaskCardNumbers(s) }
-
 func recordOf(a journal.Attempt) Record {
 	r := Record{
 		Attempt: a.Intent.Attempt, Kind: a.Intent.OpKind(), Time: a.Intent.Time.Local(), Profile: a.Intent.Profile,
-		BaseURL: a.Intent.BaseURL, Gateway: a.Intent.Gateway, Invoice: shown(a.Intent.Invoice), Amount: a.Intent.Amount,
+		BaseURL: a.Intent.BaseURL, Gateway: a.Intent.Gateway, Invoice: redact.Invoice(a.Intent.Invoice), Amount: a.Intent.Amount,
 		Currency: a.Intent.Currency, Card: a.Intent.Card, Wallet: a.Intent.Wallet, Outcome: a.Class(),
 		OutcomeRecorded: a.Recorded(), OrderNo: optional(a.OrderNo()), Ref: optional(a.Intent.Ref),
 	}
 	if o := a.Outcome; o != nil {
 		t := o.Time.Local()
-		r.FinishedAt, r.StatusCode, r.Message = &t, o.StatusCode, optional(shown(o.Message))
+		r.FinishedAt, r.StatusCode, r.Message = &t, o.StatusCode, optional(redact.Cards(o.Message))
 	}
 	if c := a.Reconciled; c != nil {
 		r.Reconciled = &Reconciliation{Outcome: c.Outcome, Time: c.Time.Local(), Via: c.Via, StatusCode: c.StatusCode,
-			TransactionStatus: optional(c.TransactionStatus), OrderNo: optional(c.OrderNo), Message: optional(shown(c.Message))}
+			TransactionStatus: optional(c.TransactionStatus), OrderNo: optional(c.OrderNo), Message: optional(redact.Cards(c.Message))}
 	}
 	return r
 }
@@ -263,7 +261,7 @@ func unknownFooter(unknown []string, flags []string) string {
 	// written to.
 	named = slices.Clone(named)
 	for i, inv := range named {
-		named[i] = render.Escape(shown(inv))
+		named[i] = render.Escape(redact.Invoice(inv))
 	}
 	return fmt.Sprintf("%s an unknown outcome: %s%s.\nAsk the gateway and record what it says with: %s",
 		what, strings.Join(named, ", "), more, cmdutil.ReconcileCommandLine(flags))
@@ -292,9 +290,9 @@ func warnDamage(ios *iostreams.IOStreams, path string, d journal.Damage) {
 func filterNote(opts *Options) string {
 	switch {
 	case opts.Invoice != "" && opts.Since > 0:
-		return fmt.Sprintf(" for invoice %s in the last %s", render.Escape(shown(opts.Invoice)), opts.Since)
+		return fmt.Sprintf(" for invoice %s in the last %s", render.Escape(redact.Invoice(opts.Invoice)), opts.Since)
 	case opts.Invoice != "":
-		return " for invoice " + render.Escape(shown(opts.Invoice))
+		return " for invoice " + render.Escape(redact.Invoice(opts.Invoice))
 	case opts.Since > 0:
 		return fmt.Sprintf(" in the last %s", opts.Since)
 	}

@@ -171,7 +171,7 @@ func RunReconcile(ctx context.Context, opts *ReconcileOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "Would check %d invoices with the gateway's check-status call on profile %q at %s:\n",
 			len(invoices), cfg.Profile, redact.URL(cfg.BaseURL))
 		for _, inv := range invoices {
-			fmt.Fprintln(opts.IO.Out, render.Escape(shown(inv)))
+			fmt.Fprintln(opts.IO.Out, render.Escape(redact.Invoice(inv)))
 		}
 		fmt.Fprintln(opts.IO.ErrOut, "Dry run: nothing was asked.")
 		return nil
@@ -197,7 +197,7 @@ func RunReconcile(ctx context.Context, opts *ReconcileOptions) error {
 		if errors.Is(err, gateway.ErrUnauthorized) {
 			return err
 		}
-		r := ReconcileResult{Invoice: shown(inv), Outcome: journal.Unknown}
+		r := ReconcileResult{Invoice: redact.Invoice(inv), Outcome: journal.Unknown}
 		for _, a := range byInvoice[inv] {
 			r.Attempts = append(r.Attempts, a.Intent.Attempt)
 		}
@@ -325,7 +325,7 @@ func writeReconcile(ctx context.Context, opts *ReconcileOptions, format render.F
 		// The gateway's words and a failed check's error may echo the
 		// invoice.
 		if r.Message != nil {
-			results[i].Message = optional(shown(*r.Message))
+			results[i].Message = optional(redact.Cards(*r.Message))
 		}
 	}
 	if format == render.JSON {

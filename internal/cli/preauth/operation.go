@@ -16,6 +16,7 @@ import (
 	"github.com/paycli/paycli/internal/invoiceid"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/moneyop"
+	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/strictjson"
 	"github.com/shopspring/decimal"
@@ -118,7 +119,7 @@ func (op operation) Check(h *hold) (*hold, error) {
 		return out, nil
 	}
 	if !plainAmount.MatchString(out.Amount) {
-		return nil, &moneyop.FieldError{Field: "amount", Err: fmt.Errorf("%q is not a plain decimal like 150.00", out.Amount)}
+		return nil, &moneyop.FieldError{Field: "amount", Err: fmt.Errorf("%q is not a plain decimal like 150.00", redact.Cards(out.Amount))}
 	}
 	d, _ := decimal.NewFromString(out.Amount)
 	if !d.IsPositive() {
@@ -141,23 +142,23 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, h *hold) (*ho
 	status := env.StatusCommand(h.Invoice)
 	switch {
 	case errors.Is(err, gateway.ErrNotFound):
-		return nil, cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("no transaction with invoice %s; nothing was sent", h.Invoice),
+		return nil, cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("no transaction with invoice %s; nothing was sent", redact.Invoice(h.Invoice)),
 			"Check the invoice id of the pre-authorization.")
 	case errors.Is(err, gateway.ErrPending):
 		return nil, cmdutil.WithKind(cmdutil.KindRejected,
-			fmt.Errorf("invoice %s is not authorized yet (status_code 69, not yet processed); nothing was sent", h.Invoice),
+			fmt.Errorf("invoice %s is not authorized yet (status_code 69, not yet processed); nothing was sent", redact.Invoice(h.Invoice)),
 			"See where it stands: "+status)
 	case err != nil:
 		return nil, err
 	}
 	if why := notOpen(st, op.capture()); why != "" {
-		return nil, cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("invoice %s %s; nothing was sent", h.Invoice, why),
+		return nil, cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("invoice %s %s; nothing was sent", redact.Invoice(h.Invoice), why),
 			"See it with: "+status)
 	}
 	out := *h
 	out.orderID = st.OrderID
 	out.currency = strings.ToUpper(strings.TrimSpace(st.CurrencyCode()))
-	out.card = render.MaskCardNumbers(st.CardNo())
+	out.card = redact.Cards(st.CardNo())
 	if t, err := time.ParseInLocation(createdLayout, strings.TrimSpace(st.CreatedAt()), gatewayZone); err == nil {
 		out.created = t
 	}
@@ -174,13 +175,13 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, h *hold) (*ho
 	switch {
 	case !currencyKnown:
 		return nil, cmdutil.WithKind(cmdutil.KindRejected,
-			fmt.Errorf("check status of invoice %s names no known currency (%q), so --amount cannot be checked; nothing was sent", h.Invoice, out.currency),
+			fmt.Errorf("check status of invoice %s names no known currency (%q), so --amount cannot be checked; nothing was sent", redact.Invoice(h.Invoice), redact.Cards(out.currency)),
 			"Leave out --amount to capture all that is held.")
 	case !h.amount.Equal(h.amount.Round(minor)):
 		return nil, &moneyop.FieldError{Field: "amount", Err: fmt.Errorf("%s has more decimals than %s has (%d)", h.Amount, out.currency, minor)}
 	case !heldKnown:
 		return nil, cmdutil.WithKind(cmdutil.KindRejected,
-			fmt.Errorf("check status of invoice %s gives no transaction_amount, so --amount cannot be checked against it; nothing was sent", h.Invoice),
+			fmt.Errorf("check status of invoice %s gives no transaction_amount, so --amount cannot be checked against it; nothing was sent", redact.Invoice(h.Invoice)),
 			"Leave out --amount to capture all that is held.")
 	case h.amount.GreaterThan(held):
 		return nil, &moneyop.FieldError{Field: "amount", Err: fmt.Errorf("%s is more than the %s %s the pre-authorization holds", h.Amount, out.held, out.currency)}
@@ -192,12 +193,12 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, h *hold) (*ho
 // notOpen says why check status shows no open pre-authorization, "" when
 // it shows one (gateway.CheckStatusResult.PreAuth).
 func notOpen(st *gateway.CheckStatusResult, capture bool) string {
-	status := render.Escape(st.TransactionStatus)
+	status := render.Escape(redact.Cards(st.TransactionStatus))
 	switch st.PreAuth() {
 	case gateway.PreAuthOpen:
 		return ""
 	case gateway.PreAuthNone:
-		return fmt.Sprintf("is not a pre-authorization (transaction_type %q)", render.Escape(st.TransactionType))
+		return fmt.Sprintf("is not a pre-authorization (transaction_type %q)", render.Escape(redact.Cards(st.TransactionType)))
 	case gateway.PreAuthCaptured:
 		if capture {
 			return fmt.Sprintf("was already captured (transaction_status %q): nothing is charged twice", status)
@@ -305,7 +306,7 @@ func (op operation) Classify(h *hold, ans *gateway.ConfirmPaymentResult, err err
 	if err != nil {
 		o := moneyop.ClassifyError(gateway.EndpointConfirmPayment, err)
 		if o.Class == journal.Duplicate && h != nil {
-			o.Say = fmt.Sprintf("the pre-authorization of invoice %s was already captured or cancelled; this call charged nothing", h.Invoice)
+			o.Say = fmt.Sprintf("the pre-authorization of invoice %s was already captured or cancelled; this call charged nothing", redact.Invoice(h.Invoice))
 		}
 		return o
 	}
@@ -325,7 +326,7 @@ func (op operation) disagreement(ans *gateway.ConfirmPaymentResult) string {
 	}
 	cancelled := s == "cancelled" || s == "canceled"
 	if op.capture() == cancelled {
-		return fmt.Sprintf("its transaction_status is %q", render.Escape(ans.TransactionStatus))
+		return fmt.Sprintf("its transaction_status is %q", render.Escape(redact.Cards(ans.TransactionStatus)))
 	}
 	return ""
 }
@@ -348,11 +349,11 @@ func (op operation) Result(h *hold, ans *gateway.ConfirmPaymentResult) ([]render
 	var verdict string
 	switch {
 	case op.capture() && h.Amount != "":
-		verdict = fmt.Sprintf("Captured %s %s of the %s held, invoice %s", h.Amount, h.currency, held, h.Invoice)
+		verdict = fmt.Sprintf("Captured %s %s of the %s held, invoice %s", h.Amount, h.currency, held, redact.Invoice(h.Invoice))
 	case op.capture():
-		verdict = fmt.Sprintf("Captured the %s held, invoice %s", held, h.Invoice)
+		verdict = fmt.Sprintf("Captured the %s held, invoice %s", held, redact.Invoice(h.Invoice))
 	default:
-		verdict = fmt.Sprintf("Released the %s held, invoice %s", held, h.Invoice)
+		verdict = fmt.Sprintf("Released the %s held, invoice %s", held, redact.Invoice(h.Invoice))
 	}
 	return fs, verdict
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/paycli/paycli/internal/invoiceid"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/moneyop"
+	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/strictjson"
 	"github.com/paycli/paycli/internal/wallettoken"
@@ -143,8 +144,11 @@ func (operation) Check(r *refund) (*refund, error) {
 	return out, nil
 }
 
-// quoted shows a value from outside in an error, escaped and bounded.
+// quoted shows a value from outside in an error, escaped and bounded, a
+// card number in it masked (typed in the wrong field) before it is cut, so
+// that the cut cannot leave part of one unrecognised.
 func quoted(s string) string {
+	s = redact.Cards(s)
 	if len(s) > 40 {
 		s = s[:40] + "…"
 	}
@@ -242,11 +246,25 @@ func unresolved(attempts []journal.Attempt) (string, bool) {
 
 // retryCommand is the command line that re-sends the refund ref.
 func retryCommand(ref string, flags []string) string {
-	parts := []string{"paycli", "refund", "--retry", cmdutil.ShellQuote(ref)}
-	for _, f := range flags {
-		parts = append(parts, cmdutil.ShellQuote(f))
+	return cmdutil.CommandLine(slices.Concat([]string{"paycli", "refund", "--retry", ref}, flags, []string{"--yes"})...)
+}
+
+// statusCommand is the `paycli status` line for the refund's invoice, with
+// flags after it. An invoice id that reads as a card number is written ID
+// (cmdutil.InvoiceCommandLine), and the line says which one it is: the one
+// given, or, for --retry, where the user gave a REF and the invoice came
+// from the journal, the invoice of that refund.
+func (r *refund) statusCommand(flags []string) string {
+	whose := cmdutil.InvoiceAsGiven
+	if r.retry != "" {
+		ref := r.ref
+		if ref == "" {
+			ref = r.retry
+		}
+		whose = "the invoice id of refund " + ref
 	}
-	return strings.Join(parts, " ") + " --yes"
+	line, note := cmdutil.InvoiceCommandLine([]string{"status"}, r.Invoice, whose, flags)
+	return line + note
 }
 
 // Prepare asks check status, with refund info, what the sale is, and
@@ -279,16 +297,15 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, r *refund) (*
 			}
 		}
 		if ref, open := unresolved(settled(mine, env.Now(), env.Config.Timeout)); open {
-			return nil, cmdutil.UsageHint(fmt.Errorf("invoice %s has a refund whose outcome is unknown (refund_transaction_id %s); nothing was sent", r.Invoice, ref),
+			return nil, cmdutil.UsageHint(fmt.Errorf("invoice %s has a refund whose outcome is unknown (refund_transaction_id %s); nothing was sent", redact.Invoice(r.Invoice), ref),
 				"Resolve it first: "+retryCommand(ref, env.GatewayFlags))
 		}
 	}
-	res, err := op.checkStatus(ctx, env, out.Invoice)
+	res, err := op.checkStatus(ctx, env, &out)
 	if err != nil {
 		return nil, err
 	}
-	status := cmdutil.StatusCommandLine(out.Invoice, env.GatewayFlags)
-	s, err := saleOf(out.Invoice, status, res)
+	s, err := saleOf(out.Invoice, out.statusCommand(env.GatewayFlags), res)
 	out.sale = s
 	if out.retried != nil {
 		// The gateway judges a re-sent refund: a refund made before makes
@@ -377,9 +394,10 @@ func retryIntent(attempts []journal.Attempt, scope journal.Scope, name string) (
 	return &intent, nil
 }
 
-// checkStatus asks check status, with refund info, about invoice. Its
+// checkStatus asks check status, with refund info, about r's invoice. Its
 // errors keep the exit code of what happened: nothing was sent either way.
-func (op operation) checkStatus(ctx context.Context, env *moneyop.Env, invoice string) (*gateway.CheckStatusResult, error) {
+func (op operation) checkStatus(ctx context.Context, env *moneyop.Env, r *refund) (*gateway.CheckStatusResult, error) {
+	invoice := r.Invoice
 	layout, _ := hashkey.LookupLayout("checkstatus")
 	plain, err := layout.Plaintext(map[string]string{"invoice_id": invoice, "merchant_key": env.Config.MerchantKey})
 	if err != nil {
@@ -395,12 +413,12 @@ func (op operation) checkStatus(ctx context.Context, env *moneyop.Env, invoice s
 	if err == nil {
 		return res, nil
 	}
-	what := fmt.Errorf("checking invoice %s before the refund: %w; nothing was sent", invoice, err)
+	what := fmt.Errorf("checking invoice %s before the refund: %w; nothing was sent", redact.Invoice(invoice), err)
 	switch {
 	case errors.Is(err, gateway.ErrNotFound):
-		return nil, cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("no sale with invoice %s; nothing was sent", invoice), "")
+		return nil, cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("no sale with invoice %s; nothing was sent", redact.Invoice(invoice)), "")
 	case errors.Is(err, gateway.ErrPending):
-		return nil, notRefundable(invoice, "the sale is still pending", "Wait until it completes: "+cmdutil.StatusCommandLine(invoice, append(env.GatewayFlags[:len(env.GatewayFlags):len(env.GatewayFlags)], "--watch")))
+		return nil, notRefundable(invoice, "the sale is still pending", "Wait until it completes: "+r.statusCommand(slices.Concat(env.GatewayFlags, []string{"--watch"})))
 	case errors.Is(err, gateway.ErrUnauthorized):
 		return nil, cmdutil.WithKind(cmdutil.KindAuth, what, "Check the profile's app_id and app_secret ('paycli config list').")
 	case errors.Is(err, context.Canceled):
@@ -461,7 +479,7 @@ func (operation) Describe(_ *moneyop.Env, r *refund) moneyop.Description {
 		Noun:  "refund",
 		Rows:  rows,
 		Prompt: fmt.Sprintf("Refund %s %s of %s (sale %s %s, %s refunded) to %s?",
-			r.text, s.Currency, r.Invoice, s.money(s.Amount), s.Currency, s.money(s.Refunded), display),
+			r.text, s.Currency, redact.Invoice(r.Invoice), s.money(s.Amount), s.Currency, s.money(s.Refunded), display),
 		Amount:   r.text,
 		Currency: s.Currency,
 		Card:     masked,
@@ -532,13 +550,15 @@ func (op operation) Classify(r *refund, ans *gateway.RefundResult, err error) mo
 	case errors.Is(err, gateway.ErrRefundIDUsed):
 		o.Class = journal.Duplicate
 		o.Say = fmt.Sprintf("this refund was already made: the gateway has refund_transaction_id %s (status_code 104); nothing more was refunded", ref)
-		o.Hint = "See the sale's refunds with: " + cmdutil.StatusCommandLine(invoice, op.flags)
+		if r != nil {
+			o.Hint = "See the sale's refunds with: " + r.statusCommand(op.flags)
+		}
 	case code == gateway.StatusPartialRefundNotAllowed:
 		o.Say = "the gateway refused: this merchant may not refund part of a sale (status_code 110)" + gatewayText + "; refund all of it with --full"
 	case code == gateway.StatusRefundFailed:
 		o.Say = "the gateway refused the refund (status_code 49): more than the refundable amount, a sale not refundable in its state, or too soon after the previous refund" + gatewayText
 	case errors.Is(err, gateway.ErrNotFound):
-		o.Say = fmt.Sprintf("the gateway has no sale with invoice %s (status_code 31)", invoice)
+		o.Say = fmt.Sprintf("the gateway has no sale with invoice %s (status_code 31)", redact.Invoice(invoice))
 	case o.Class == journal.Declined, o.Class == journal.Duplicate:
 		// A payment's words (declined, invoice already paid) do not fit a
 		// refund: whatever the code, nothing was refunded.
@@ -561,13 +581,12 @@ func (op operation) Result(r *refund, ans *gateway.RefundResult) ([]render.Field
 	if r.retried != nil {
 		remains = s.Remaining()
 	}
-	result, verdict := "refunded", fmt.Sprintf("Refunded %s %s of %s to %s; %s %s remains refundable", r.text, s.Currency, r.Invoice, display, s.money(remains), s.Currency)
+	result, verdict := "refunded", fmt.Sprintf("Refunded %s %s of %s to %s; %s %s remains refundable", r.text, s.Currency, redact.Invoice(r.Invoice), display, s.money(remains), s.Currency)
 	if ans.Queued {
 		result = "queued_for_approval"
-		// The status line, not the invoice spliced into one: the pipeline
-		// shows an invoice id that is a card number masked, and the line
-		// says where to find it instead (cmdutil.StatusCommandLine).
-		verdict = fmt.Sprintf("Refund of %s %s of %s queued for the gateway team's approval; see when it is made with: %s", r.text, s.Currency, r.Invoice, cmdutil.StatusCommandLine(r.Invoice, op.flags))
+		// The status line names an invoice id that is a card number ID and
+		// says which one it is (refund.statusCommand).
+		verdict = fmt.Sprintf("Refund of %s %s of %s queued for the gateway team's approval; see when it is made with: %s", r.text, s.Currency, redact.Invoice(r.Invoice), r.statusCommand(op.flags))
 	}
 	fs := []render.Field{
 		render.StringField("result", result),

@@ -90,6 +90,9 @@ func TestSaleOf(t *testing.T) {
 		{"not paid", `"transaction_amount":"150.00","currency_code":"TRY","payment_status":0,"transaction_status":"Completed"`, "", "payment_status is 0"},
 		{"unknown currency", `"transaction_amount":"150.00","currency_code":"XXY","transaction_status":"Completed"`, "", "no known currency"},
 		{"no amount", `"currency_code":"TRY","transaction_status":"Completed"`, "", "no positive transaction_amount"},
+		// The gateway's words are quoted with a card number in them masked.
+		{"a card in the status", paid + `,"transaction_status":"Held 4111111111111111"`, "", "the sale is Held 411111******1111, not"},
+		{"a card as the currency", `"transaction_amount":"150.00","currency_code":"4111111111111111","transaction_status":"Completed"`, "", `currency ("411111******1111")`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, err := saleOf("INV-1", "paycli status --invoice INV-1", status(t, c.fields))

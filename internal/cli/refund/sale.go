@@ -10,6 +10,7 @@ import (
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/wallettoken"
 )
@@ -63,11 +64,11 @@ func cardDisplay(card string) string {
 	if c == "" {
 		return "(not shown by the gateway)"
 	}
-	return render.Escape(render.MaskCardNumbers(c))
+	return render.Escape(redact.Cards(c))
 }
 
 func notRefundable(invoice, why, hint string) error {
-	return cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("invoice %s cannot be refunded: %s; nothing was sent", invoice, why), hint)
+	return cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("invoice %s cannot be refunded: %s; nothing was sent", redact.Invoice(invoice), why), hint)
 }
 
 // saleOf reads a check-status answer (with refund info) into a sale, or
@@ -93,13 +94,13 @@ func saleOf(invoice, statusLine string, r *gateway.CheckStatusResult) (sale, err
 	case "":
 		return s, notRefundable(invoice, "the gateway does not say the sale was completed", "")
 	default:
-		return s, notRefundable(invoice, fmt.Sprintf("the sale is %s, not completed", render.Escape(status)), "")
+		return s, notRefundable(invoice, fmt.Sprintf("the sale is %s, not completed", render.Escape(redact.Cards(status))), "")
 	}
 	if ps, ok := r.PaymentStatus(); ok && ps != 1 {
 		return s, notRefundable(invoice, fmt.Sprintf("its payment_status is %d: nothing was paid", ps), "")
 	}
 	if s.Minor < 0 {
-		return s, notRefundable(invoice, fmt.Sprintf("the gateway names no known currency (%q)", render.Escape(s.Currency)), "")
+		return s, notRefundable(invoice, fmt.Sprintf("the gateway names no known currency (%q)", render.Escape(redact.Cards(s.Currency))), "")
 	}
 	if !s.Amount.IsPositive() {
 		return s, notRefundable(invoice, "the gateway gives no positive transaction_amount", "")

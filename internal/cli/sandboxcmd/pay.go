@@ -50,6 +50,8 @@ type PayOptions struct {
 
 // PayResult is what `paycli sandbox pay` prints (-o json: this object).
 type PayResult struct {
+	// InvoiceID is the invoice id as shown: one that is a card number is
+	// masked (redact.Invoice).
 	InvoiceID         string `json:"invoice_id"`
 	OrderID           string `json:"order_id"`
 	StatusCode        int    `json:"status_code"`
@@ -251,7 +253,10 @@ func PayRun(ctx context.Context, opts *PayOptions) error {
 	if !ok {
 		minor = 2
 	}
-	res := PayResult{InvoiceID: opts.Invoice, Amount: opts.Amount.StringFixed(minor), Currency: opts.Currency, Installments: opts.Installments,
+	// What is printed shows an invoice id that is a card number masked, as
+	// every command does (redact.Invoice); the sale is made, and looked up,
+	// with the id whole.
+	res := PayResult{InvoiceID: redact.Invoice(opts.Invoice), Amount: opts.Amount.StringFixed(minor), Currency: opts.Currency, Installments: opts.Installments,
 		TransactionType: txType, Card: redact.CardField(opts.Card)}
 	var ans sandboxAnswer
 	if opts.ThreeD {
@@ -293,7 +298,7 @@ func PayRun(ctx context.Context, opts *PayOptions) error {
 	case 41:
 		return cmdutil.WithKind(cmdutil.KindDeclined, fmt.Errorf("the sandbox declined the sale: %s", res.StatusDescription), "")
 	case 3:
-		return cmdutil.WithKind(cmdutil.KindDuplicate, fmt.Errorf("invoice %s was already used at the sandbox", opts.Invoice),
+		return cmdutil.WithKind(cmdutil.KindDuplicate, fmt.Errorf("invoice %s was already used at the sandbox", redact.Invoice(opts.Invoice)),
 			"Pick another --invoice, or leave it out for a new one.")
 	}
 	return cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("the sandbox refused the sale: status_code %d: %s", res.StatusCode, res.StatusDescription), "")

@@ -79,6 +79,27 @@ func TestPayMakesSales(t *testing.T) {
 	}
 }
 
+// TestPayMasksACardInvoice: an invoice id that is a card number is shown
+// masked in the table, the JSON and the error of an invoice used twice; the
+// sale is made, and found again, with the id whole.
+func TestPayMasksACardInvoice(t *testing.T) {
+	const card = "4111111111111111"
+	srv := paySandbox(t)
+	res, _, err := runPay(t, srv, render.JSON, "--amount", "10", "--currency", "TRY", "--invoice", card)
+	if err != nil || res.InvoiceID != "411111******1111" || res.TransactionStatus != "Completed" {
+		t.Errorf("JSON: %+v %v", res, err)
+	}
+	_, text, err := runPay(t, srv, render.Table, "--amount", "10", "--currency", "TRY", "--invoice", "INV-"+card)
+	if err != nil || !strings.Contains(text, "invoice_id:       INV-411111******1111\n") || strings.Contains(text, card) {
+		t.Errorf("table: %v\n%s", err, text)
+	}
+	_, _, err = runPay(t, srv, render.JSON, "--amount", "10", "--currency", "TRY", "--invoice", card)
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindDuplicate || err == nil || strings.Contains(err.Error(), card) ||
+		!strings.Contains(err.Error(), "invoice 411111******1111 was already used") {
+		t.Errorf("used twice: %v", err)
+	}
+}
+
 func TestPayFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"--amount", "0", "--currency", "TRY"},

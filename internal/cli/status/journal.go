@@ -9,6 +9,7 @@ import (
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/journalindex"
+	"github.com/paycli/paycli/internal/redact"
 )
 
 // recordInJournal appends what a check taught to the journal when the
@@ -51,7 +52,7 @@ func recordInJournal(opts *Options, cfg *config.Config, res *gateway.CheckStatus
 			return
 		}
 		if len(settled) > 0 && learned.Settled() {
-			fmt.Fprintf(opts.IO.ErrOut, "Recorded in the journal: invoice %s %s (its outcome was unknown).\n", shownInvoice(opts), learned.Outcome)
+			fmt.Fprintf(opts.IO.ErrOut, "Recorded in the journal: invoice %s %s (its outcome was unknown).\n", redact.Invoice(opts.Invoice), learned.Outcome)
 		}
 	}
 	// Refunds of unknown outcome are settled by refund_info: listed, the
@@ -68,6 +69,6 @@ func recordInJournal(opts *Options, cfg *config.Config, res *gateway.CheckStatus
 	}
 	for _, a := range settled {
 		fmt.Fprintf(opts.IO.ErrOut, "Recorded in the journal: refund %s of invoice %s %s (its outcome was unknown).\n",
-			a.Intent.Ref, shownInvoice(opts), a.Class())
+			a.Intent.Ref, redact.Invoice(opts.Invoice), a.Class())
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/paycli/paycli/internal/invoiceid"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/pause"
+	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/spf13/cobra"
 )
@@ -170,7 +171,7 @@ func Run(ctx context.Context, opts *Options) error {
 		case err == nil:
 			pending = &gateway.APIError{Endpoint: "checkstatus", StatusCode: res.StatusCode, HasStatusCode: true, Description: res.StatusDescription}
 		case errors.Is(err, gateway.ErrNotFound):
-			return cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("no transaction with invoice %s", shownInvoice(opts)),
+			return cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("no transaction with invoice %s", redact.Invoice(opts.Invoice)),
 				"The gateway has no record of it: no payment was taken for this invoice.")
 		case errors.Is(err, gateway.ErrPending) && errors.As(err, &apiErr):
 			pending = apiErr
@@ -186,7 +187,7 @@ func Run(ctx context.Context, opts *Options) error {
 		}
 		wait := watchBackoff(n)
 		if pending != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "Invoice %s is pending; checking again in %s…\n", shownInvoice(opts), wait)
+			fmt.Fprintf(opts.IO.ErrOut, "Invoice %s is pending; checking again in %s…\n", redact.Invoice(opts.Invoice), wait)
 		}
 		if err := opts.Sleep(ctx, wait); err != nil {
 			if pending != nil && errors.Is(err, context.DeadlineExceeded) {
@@ -196,12 +197,6 @@ func Run(ctx context.Context, opts *Options) error {
 		}
 	}
 }
-
-// shownInvoice is the invoice id as status shows it in its messages: an id
-// that is a card number typed in the wrong place is masked (first 6, last
-// 4), as in the fields (render.WriteFields masks invoice_id). The lookup
-// and the journal use it whole.
-func shownInvoice(opts *Options) string { return render.MaskCardNumbers(opts.Invoice) }
 
 // isPendingStatus reports a success answer whose transaction is pending.
 func isPendingStatus(r *gateway.CheckStatusResult) bool {
@@ -228,7 +223,7 @@ func pendingError(opts *Options, code int, when string) error {
 	invoice := opts.Invoice
 	hint := "Check again later, or watch it with: " + cmdutil.StatusCommandLine(invoice, append(slices.Clone(opts.Flags), "--watch"))
 	return cmdutil.WithKind(cmdutil.KindOutcomeUnknown,
-		fmt.Errorf("invoice %s is still pending (status_code %d)%s; the outcome is not known yet", shownInvoice(opts), code, when), hint)
+		fmt.Errorf("invoice %s is still pending (status_code %d)%s; the outcome is not known yet", redact.Invoice(opts.Invoice), code, when), hint)
 }
 
 // formatFields is Fields, and in a table or CSV one row per refund after

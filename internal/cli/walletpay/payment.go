@@ -16,6 +16,7 @@ import (
 	"github.com/paycli/paycli/internal/invoiceid"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/moneyop"
+	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/strictjson"
 	"github.com/paycli/paycli/internal/wallettoken"
@@ -214,7 +215,7 @@ func disagreement(pm *payment, d *gateway.WalletPayResult) string {
 	case d.ErrorCode != 0 && d.ErrorCode != gateway.StatusSuccess:
 		return fmt.Sprintf("its error_code is %d, not 100%s", d.ErrorCode, errorText(d))
 	case d.InvoiceID != "" && pm != nil && d.InvoiceID != pm.Invoice:
-		return fmt.Sprintf("it names invoice %q, not the one sent", d.InvoiceID)
+		return fmt.Sprintf("it names invoice %q, not the one sent", redact.Invoice(d.InvoiceID))
 	case d.OrderNo == "" && d.OrderID == "":
 		return "it holds no order_no"
 	}
@@ -225,7 +226,7 @@ func errorText(d *gateway.WalletPayResult) string {
 	if d.Error == "" {
 		return ""
 	}
-	return fmt.Sprintf(" (%q)", d.Error)
+	return fmt.Sprintf(" (%q)", redact.Cards(d.Error))
 }
 
 // Result is the payment's fields, and the verdict a person reads on a
