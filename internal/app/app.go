@@ -109,7 +109,7 @@ func Run(ctx context.Context, args []string, ios *iostreams.IOStreams, lookupEnv
 	if cmdutil.IsSilent(err) {
 		return code
 	}
-	msg, hint := describe(err)
+	msg, hint := describe(err, code)
 	if hint == "" && code == ExitUsage && cmd != nil {
 		hint = fmt.Sprintf("Run '%s --help' for usage.", cmd.CommandPath())
 	}
@@ -158,19 +158,24 @@ const maxErrorLine = 500
 // terminal: they are masked before the line is cut, so that a cut cannot
 // split a URL and leave its password unrecognised.
 //
-// Card numbers are not looked for here: the line holds the gateway's
-// references (an order number can pass the Luhn check by chance), which
-// must stay whole. An invoice id is masked where a message puts it in
-// (redact.Invoice), and the gateway's words come masked from the gateway
-// client. The advice is paycli's own, often a command to paste, which
-// must stay exact: its builders keep such an invoice id out of it
-// (cmdutil.InvoiceCommandLine).
-func describe(err error) (msg, hint string) {
+// Card numbers are looked for only in usage errors (code 2), which echo
+// what was typed and nothing the gateway said: a card number typed in the
+// wrong place (as an argument, a currency, an amount) is masked there.
+// Other lines hold the gateway's references (an order number can pass the
+// Luhn check by chance), which must stay whole: an invoice id is masked
+// where a message puts it in (redact.Invoice), and the gateway's words
+// come masked from the gateway client. The advice is paycli's own, often a
+// command to paste, which must stay exact: its builders keep such an
+// invoice id out of it (cmdutil.InvoiceCommandLine).
+func describe(err error, code int) (msg, hint string) {
 	msg = err.Error()
 	if first, _, ok := strings.Cut(msg, "\n"); ok {
 		msg = first
 	}
 	msg = redact.URL(msg)
+	if code == ExitUsage {
+		msg = redact.Cards(msg)
+	}
 	if r := []rune(msg); len(r) > maxErrorLine {
 		msg = fmt.Sprintf("%s… (%d more characters)", string(r[:maxErrorLine]), len(r)-maxErrorLine)
 	}

@@ -126,15 +126,13 @@ func TestRunMissingRequiredFlagIsUsage(t *testing.T) {
 	}
 }
 
-// TestRunErrorLineIsBoundedAndMasked: an error quoting a huge value stays
-// one readable line, and a URL's password never reaches stderr.
 // TestDescribeMasksBeforeCutting: a URL's password is masked before the
 // error line is cut, so a cut between the password and the '@' that ends
 // it cannot leave the password unrecognised.
 func TestDescribeMasksBeforeCutting(t *testing.T) {
 	// The cut after maxErrorLine characters falls inside "s3cret".
 	prefix := strings.Repeat("x", maxErrorLine-len(" https://merchant:s3"))
-	msg, _ := describe(errors.New(prefix + " https://merchant:s3cret@gw.example/ccpayment"))
+	msg, _ := describe(errors.New(prefix+" https://merchant:s3cret@gw.example/ccpayment"), ExitError)
 	if strings.Contains(msg, "merchant") || strings.Contains(msg, "s3") {
 		t.Errorf("the cut line shows the URL's userinfo: …%s", msg[len(prefix)-10:])
 	}
@@ -145,7 +143,7 @@ func TestDescribeMasksBeforeCutting(t *testing.T) {
 // is shown whole (an invoice id is masked where a message puts it in).
 func TestDescribeKeepsOrderNumbers(t *testing.T) {
 	const line = "order VP17953766355293785 is not the order of invoice CM-X1; nothing was sent"
-	if msg, _ := describe(errors.New(line)); msg != line {
+	if msg, _ := describe(errors.New(line), ExitRejected); msg != line {
 		t.Errorf("describe = %q, want %q", msg, line)
 	}
 }
@@ -164,6 +162,25 @@ func TestCobraErrorsMaskCards(t *testing.T) {
 	}
 }
 
+// TestUsageErrorsMaskCards: paycli's own usage errors (exit 2) echo what
+// was typed; a card number typed in the wrong place — the invoice id
+// without --invoice, a currency, a config key — is masked in them.
+func TestUsageErrorsMaskCards(t *testing.T) {
+	for _, args := range [][]string{
+		{"status", "4111111111111111"},
+		{"commissions", "--currency", "4111111111111111"},
+		{"config", "get", "4111111111111111"},
+		{"walletpay", "--batch", "4111111111111111", "--yes"},
+	} {
+		code, _, stderr := run(t, context.Background(), args...)
+		if code != ExitUsage || strings.Contains(stderr, "4111111111111111") || !strings.Contains(stderr, "411111******1111") {
+			t.Errorf("%v: exit %d, stderr:\n%s", args, code, stderr)
+		}
+	}
+}
+
+// TestRunErrorLineIsBoundedAndMasked: an error quoting a huge value stays
+// one readable line, and a URL's password never reaches stderr.
 func TestRunErrorLineIsBoundedAndMasked(t *testing.T) {
 	huge := "https://merchant:s3cret@" + strings.Repeat("a", 1<<20) + ".example/ccpayment"
 	ios, _, _, errOut := iostreams.Test()

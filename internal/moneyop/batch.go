@@ -343,7 +343,14 @@ func runLine[In, Req, Ans any](l *batchLine[In], op Operation[In, Req, Ans], env
 	}
 	if err != nil {
 		l.result.Outcome = OutcomeInvalid
-		l.result.setError(fmt.Sprintf("line %d: %v", l.result.Line, err))
+		msg := fmt.Sprintf("line %d: %v", l.result.Line, err)
+		if kind, _ := cmdutil.KindOf(err); kind == cmdutil.KindUsage {
+			// A usage error echoes the line's own values, nothing the
+			// gateway said: a card number typed into one (an amount) is
+			// masked like any other input.
+			msg = redact.Cards(msg)
+		}
+		l.result.setError(msg)
 		return
 	}
 	d := op.Describe(env, in)

@@ -283,3 +283,33 @@ func TestOrderNumbersStayWhole(t *testing.T) {
 		}
 	}
 }
+
+// prepareOp refuses, when it prepares a line, the invoices "usage-…" with a
+// usage error quoting the line's amount (a card number typed there) and
+// "rejected-…" with a rejection naming the gateway's order number.
+type prepareOp struct{ cardOp }
+
+func (o *prepareOp) Prepare(ctx context.Context, env *Env, in string) (string, error) {
+	switch {
+	case strings.HasPrefix(in, "usage-"):
+		return "", cmdutil.UsageErrorf("refund amount %s is more than the sale's remaining 150.00", cardVisa)
+	case strings.HasPrefix(in, "rejected-"):
+		return "", cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("the gateway's order %s is closed", order), "")
+	}
+	return o.cardOp.Prepare(ctx, env, in)
+}
+
+// TestBatchPrepareErrors: a line refused before it is sent shows a card
+// number its own values hold masked (a usage error echoes only the line),
+// and the gateway's order number whole.
+func TestBatchPrepareErrors(t *testing.T) {
+	opts, in, out, errOut, _ := testOptions(t)
+	opts.Batch = "-"
+	in.WriteString(`{"invoice":"usage-1"}` + "\n" + `{"invoice":"rejected-1"}` + "\n")
+	_ = RunBatch(context.Background(), opts, &prepareOp{cardOp{kind: journal.KindWalletPay}})
+	noCard(t, "stdout", out.String())
+	noCard(t, "stderr", errOut.String())
+	if !strings.Contains(out.String(), "411111******1111") || !strings.Contains(out.String(), order) {
+		t.Errorf("batch results:\n%s\nwant the typed card masked and order %s whole", out.String(), order)
+	}
+}

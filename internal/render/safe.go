@@ -86,6 +86,9 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 var identifierFields = map[string]bool{
 	"order_no": true, "order_id": true, "auth_code": true,
 	"host_reference_id": true, "transaction_id": true, "reference_no": true,
+	// paycli's own refund reference (RF and 24 hex digits), which the
+	// journal and `refund --retry` name whole.
+	"refund_transaction_id": true,
 }
 
 // MaskFields returns the fields with the card numbers in them masked, in

@@ -100,9 +100,10 @@ func TestWriteFieldsMasksACardInvoiceID(t *testing.T) {
 // prints it: invoice_id masked, order_no whole, the input left as it was.
 func TestMaskFields(t *testing.T) {
 	fs := []Field{StringField("invoice_id", "4111111111111111"), StringField("order_no", "VP4012888888881881"),
-		{Name: "seen", JSON: json.RawMessage(`{"pan":5555555555554444}`), Text: "5555555555554444"}}
+		{Name: "seen", JSON: json.RawMessage(`{"pan":5555555555554444}`), Text: "5555555555554444"},
+		StringField("refund_transaction_id", "RF4012888888881881aaaaaaaa")}
 	got := string(MarshalFields(MaskFields(fs)))
-	if want := `{"invoice_id":"411111******1111","order_no":"VP4012888888881881","seen":{"pan":"555555******4444"}}`; got != want {
+	if want := `{"invoice_id":"411111******1111","order_no":"VP4012888888881881","seen":{"pan":"555555******4444"},"refund_transaction_id":"RF4012888888881881aaaaaaaa"}`; got != want {
 		t.Errorf("MaskFields: %s, want %s", got, want)
 	}
 	if fs[0].Text != "4111111111111111" || string(fs[2].JSON) != `{"pan":5555555555554444}` {
