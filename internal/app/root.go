@@ -91,9 +91,16 @@ func NewRootCmd(f *cmdutil.Factory) (*cobra.Command, *bool) {
 		if sandboxState != "" {
 			// The in-process sandbox listens on a new port each run; its
 			// memory is the state folder.
-			return journal.Identity("sandbox:"+sandboxState, cfg.AppID), nil
+			return sandboxmode.Identity(sandboxState), nil
 		}
 		return journal.Identity(cfg.BaseURL, cfg.AppID), nil
+	}
+	f.SandboxIdentity = func() (string, error) {
+		dir, err := sandboxmode.DefaultStateDir(f.LookupEnv)
+		if err != nil {
+			return "", err
+		}
+		return sandboxmode.Identity(dir), nil
 	}
 	wireGateway(f, func() *pflag.FlagSet { return flags })
 

@@ -42,6 +42,10 @@ type Factory struct {
 	// at, for the journal (journal.Identity of the base URL and app_id; in
 	// sandbox mode, of the sandbox's state folder, whatever port serves it).
 	GatewayIdentity func() (string, error)
+	// SandboxIdentity names the sandbox as GatewayIdentity does in sandbox
+	// mode, whether or not this command runs in it: it tells the journal
+	// lines of --sandbox commands from a profile's. nil means none.
+	SandboxIdentity func() (string, error)
 	// SandboxMode reports whether cmd runs against the sandbox (--sandbox
 	// or PAYCLI_SANDBOX); nil means never.
 	SandboxMode func(cmd *cobra.Command) (bool, error)

@@ -149,6 +149,17 @@ func (s Scope) sameBaseURL(baseURL string) bool {
 	return canonicalURL(baseURL) == canonicalURL(s.BaseURL)
 }
 
+// MadeInSandbox reports whether e was made in sandbox mode, the sandbox's
+// gateway identity being sandboxIdentity: e carries that identity, or e is
+// a legacy line (no identity) made at a loopback address, as a sandbox
+// Scope counts legacy lines (see ScopeFor).
+func (e Entry) MadeInSandbox(sandboxIdentity string) bool {
+	if e.Gateway != "" {
+		return e.Gateway == sandboxIdentity
+	}
+	return Scope{BaseURL: SandboxBaseURL}.sameBaseURL(e.BaseURL)
+}
+
 // ByInvoice summarises the attempts of scope per invoice.
 //
 // Lines written before lines carried the gateway identity (legacy lines)

@@ -204,3 +204,28 @@ func recordLearned(t *testing.T, path string, scope Scope, invoice string, l Lea
 	}
 	return RecordLearned(path, attempts, scope, invoice, l, via, now)
 }
+
+// TestMadeInSandbox: a line made in sandbox mode carries the sandbox's
+// identity, whatever port served it; a legacy line (no identity) counts
+// when it was made at a loopback address, as a sandbox scope counts it; a
+// real profile named "sandbox" is not the sandbox.
+func TestMadeInSandbox(t *testing.T) {
+	identity := Identity("sandbox:/home/ada/.local/state/paycli/sandbox", "sandbox-app")
+	for _, tt := range []struct {
+		gateway, baseURL string
+		want             bool
+	}{
+		{identity, "http://127.0.0.1:4010/ccpayment", true},
+		{identity, "http://127.0.0.1:4999/ccpayment", true},
+		{"", "http://127.0.0.1:4999/ccpayment", true},
+		{"", "http://localhost:4999/ccpayment", true},
+		{Identity(liveURL, "app"), liveURL, false},
+		{Identity("http://127.0.0.1:8080/ccpayment", "app"), "http://127.0.0.1:8080/ccpayment", false},
+		{"", liveURL, false},
+	} {
+		e := Entry{Profile: "sandbox", Gateway: tt.gateway, BaseURL: tt.baseURL}
+		if got := e.MadeInSandbox(identity); got != tt.want {
+			t.Errorf("gateway %q at %s: %v, want %v", tt.gateway, tt.baseURL, got, tt.want)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/webhook"
 )
 
@@ -271,7 +272,9 @@ func (d *deliverer) attempt(ctx context.Context, del Delivery) {
 	if err != nil {
 		result = err.Error()
 	}
-	d.logf("webhook %d: %s %s %s → %s (%dms): %s", del.ID, del.Kind, webhook.Printable(del.InvoiceID), del.URL, webhook.Printable(result), a.DurationMS, outcome)
+	// The log shows the invoice as every paycli command does (a card
+	// number typed as an invoice id masked); the webhook carried it whole.
+	d.logf("webhook %d: %s %s %s → %s (%dms): %s", del.ID, del.Kind, webhook.Printable(redact.Invoice(del.InvoiceID)), del.URL, webhook.Printable(result), a.DurationMS, outcome)
 }
 
 // send POSTs the delivery's body, signed now, and returns the receiver's

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -293,6 +294,34 @@ func TestDeliveryRetriesUntil2xx(t *testing.T) {
 	}
 	if got := len(rc.received()); got != n {
 		t.Errorf("%d attempts recorded, %d received", n, got)
+	}
+}
+
+// TestDeliveryLogMasksACardInvoice: serve's line for an attempt shows an
+// invoice id that is a card number masked, as every paycli command shows
+// invoices; the webhook itself carries it whole, as the gateway would.
+func TestDeliveryLogMasksACardInvoice(t *testing.T) {
+	const card = "4111111111111111"
+	rc := newHookReceiver(t, http.StatusOK)
+	var mu sync.Mutex
+	var logged []string
+	srv := startHooked(t, t.TempDir(), WebhookOptions{Endpoints: map[string]WebhookEndpoint{"sales-hook": {URL: rc.srv.URL + "/hooks"}},
+		Logf: func(format string, args ...any) {
+			mu.Lock()
+			logged = append(logged, fmt.Sprintf(format, args...))
+			mu.Unlock()
+		}})
+	defer srv.Shutdown(context.Background())
+	hookPay(t, srv, card)
+	waitForDelivery(t, "the delivery", func() bool { return srv.delivery(t, 1).State == DeliveryDelivered })
+	if got := rc.received(); len(got) != 1 || got[0].InvoiceID != card || !got[0].Valid() {
+		t.Errorf("the receiver got %+v, want the invoice whole", got)
+	}
+	waitForDelivery(t, "the log line", func() bool { mu.Lock(); defer mu.Unlock(); return len(logged) > 0 })
+	mu.Lock()
+	defer mu.Unlock()
+	if line := strings.Join(logged, "\n"); strings.Contains(line, card) || !strings.Contains(line, "webhook 1: sale 411111******1111 ") {
+		t.Errorf("log: %s", line)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/sandbox"
 	"github.com/spf13/cobra"
 )
@@ -77,6 +78,16 @@ func DefaultStateDir(lookupEnv func(string) (string, bool)) (string, error) {
 	return filepath.Join(dir, "sandbox"), nil
 }
 
+// Identity is the gateway identity (journal.Identity) of the sandbox over
+// the state folder dir, which the journal lines of sandbox-mode commands
+// carry: the sandbox is its state folder, whatever port serves it.
+func Identity(dir string) string {
+	return journal.Identity(gatewayID(dir), sandbox.AppID)
+}
+
+// gatewayID names the sandbox over dir for the token cache and the journal.
+func gatewayID(dir string) string { return "sandbox:" + dir }
+
 // OverlayOptions is what Overlay needs from the running command.
 type OverlayOptions struct {
 	LookupEnv func(string) (string, bool)
@@ -111,7 +122,7 @@ func Overlay(ctx context.Context, opts OverlayOptions, cfg *config.Config) (*con
 	// The sandbox is its state folder, whatever port serves it: tokens
 	// cached by one run stay good for the next (they are signed with a
 	// fixed key).
-	out.GatewayID = "sandbox:" + dir
+	out.GatewayID = gatewayID(dir)
 	out.AppID = sandbox.AppID
 	out.AppSecret = sandbox.AppSecret
 	out.MerchantKey = sandbox.MerchantKey

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/paycli/paycli/internal/hashkey"
+	"github.com/paycli/paycli/internal/redact"
 	"github.com/shopspring/decimal"
 )
 
@@ -126,7 +127,8 @@ func invalid(field, format string, args ...any) error {
 // as many fields as the kind's layout, and each of them must equal the
 // body's field (amounts as decimals, so "150" equals "150.00"; everything
 // else exactly). It returns nil or an *InvalidError naming the first field
-// at fault. The hash_key's own text is never in the error.
+// at fault. The hash_key's own text is never in the error, and an
+// invoice_id it quotes is shown as redact.Invoice shows it (quoted).
 func (b *Body) Verify(appSecret string) error {
 	hk, _ := b.Get("hash_key")
 	if strings.TrimSpace(hk) == "" {
@@ -163,10 +165,10 @@ func (b *Body) Verify(appSecret string) error {
 	for i, field := range layout.Fields {
 		name, v, ok := b.lookup(kind, field)
 		if !ok {
-			return invalid(field, "the body has no %s (the hash_key holds %q)", field, clip(got[i]))
+			return invalid(field, "the body has no %s (the hash_key holds %q)", field, quoted(field, got[i]))
 		}
 		if !sameValue(v, got[i], field == layout.Amounts[0]) {
-			return invalid(name, "%s differs: the body says %q, the hash_key %q", name, clip(v), clip(got[i]))
+			return invalid(name, "%s differs: the body says %q, the hash_key %q", name, quoted(field, v), quoted(field, got[i]))
 		}
 	}
 	return nil
@@ -187,10 +189,22 @@ func (b *Body) aliasesAgree(k Kind, field string, amount bool) error {
 			continue
 		}
 		if !sameValue(v, firstValue, amount) {
-			return invalid(n, "%s %q and %s %q differ", first, clip(firstValue), n, clip(v))
+			return invalid(n, "%s %q and %s %q differ", first, quoted(field, firstValue), n, quoted(field, v))
 		}
 	}
 	return nil
+}
+
+// quoted is a value of the layout field field as an InvalidError quotes
+// it: clipped, and an invoice_id as redact.Invoice shows it. An invoice id
+// is the merchant's input, and one that is a card number is masked wherever
+// paycli shows it; the order number beside it is the gateway's reference,
+// quoted whole.
+func quoted(field, v string) string {
+	if field == "invoice_id" {
+		v = redact.Invoice(v)
+	}
+	return clip(v)
 }
 
 // plainDecimal is an amount as the gateway writes one. Anything else

@@ -163,6 +163,37 @@ func TestVerifyFindsTheField(t *testing.T) {
 	}
 }
 
+// TestVerifyMasksACardInvoice: a reason that quotes an invoice_id shows
+// one that is a card number masked (redact.Invoice), the body's and the
+// hash_key's alike; the order number, which passes the Luhn check here,
+// is quoted whole.
+func TestVerifyMasksACardInvoice(t *testing.T) {
+	const card, order = "4111111111111111", "17953670015499073"
+	signed, err := webhook.Sign(webhook.Sale, map[string]string{"status": "1", "total": "10.00", "invoice_id": card,
+		"order_id": order, "currency_code": "TRY"}, secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		change func(map[string]string)
+		reason string
+	}{
+		{func(m map[string]string) { m["invoice_id"] = "4012888888881881" }, `invoice_id differs: the body says "401288******1881", the hash_key "411111******1111"`},
+		{func(m map[string]string) { delete(m, "invoice_id") }, `the body has no invoice_id (the hash_key holds "411111******1111")`},
+		{func(m map[string]string) { m["order_id"] = "VP1" }, `order_id differs: the body says "VP1", the hash_key "` + order + `"`},
+	} {
+		m := maps.Clone(signed)
+		tt.change(m)
+		b, err := webhook.Parse("", []byte(formBody(m)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Verify(secret); err == nil || err.Error() != tt.reason {
+			t.Errorf("Verify = %v, want %s", err, tt.reason)
+		}
+	}
+}
+
 func TestVerifyAliasesAndDecimals(t *testing.T) {
 	m := saleFields()
 	delete(m, "total")

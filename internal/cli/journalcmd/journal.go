@@ -39,14 +39,19 @@ type Options struct {
 	// Since keeps attempts started at most this long ago; 0 keeps all.
 	Since time.Duration
 	// Flags are the global flags that chose the profile (--profile,
-	// --sandbox), repeated in the command paycli suggests.
+	// --sandbox) of this command. The listing shows every profile's
+	// attempts: the `journal reconcile` it suggests takes the flags of the
+	// attempts' own (reconcileFlags).
 	Flags []string
+	// SandboxIdentity names the sandbox as the lines of --sandbox commands
+	// do (cmdutil.Factory.SandboxIdentity); nil when there is none.
+	SandboxIdentity func() (string, error)
 }
 
 // NewCmdJournal builds `paycli journal`. journalPath locates the journal
 // (<state dir>/paycli/journal.jsonl).
 func NewCmdJournal(f *cmdutil.Factory, journalPath func() (string, error), runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{IO: f.IOStreams, Format: f.OutputFormat, JournalPath: journalPath, Now: f.Now}
+	opts := &Options{IO: f.IOStreams, Format: f.OutputFormat, JournalPath: journalPath, Now: f.Now, SandboxIdentity: f.SandboxIdentity}
 	cmd := &cobra.Command{
 		Use:   "journal [--invoice ID] [--since DURATION]",
 		Short: "List the payments attempted from this machine",
@@ -60,7 +65,9 @@ An attempt whose outcome was never recorded (paycli was killed mid-call) is
 shown as "unknown — check status". 'paycli status --invoice ID' or
 'paycli journal reconcile' asks the gateway what happened and records it:
 the attempt then shows the learned outcome, marked "(reconciled)", and a
-resumed batch acts on it. The footer names the invoices still unknown.
+resumed batch acts on it. The footer names the invoices still unknown,
+and the 'paycli journal reconcile' line of each profile they were made on
+(with its --profile, or --sandbox).
 
 Lines the journal cannot read (a line torn by a failed write, a foreign
 line) are left out with a warning naming their byte offsets.
@@ -207,6 +214,15 @@ func Run(ctx context.Context, opts *Options) error {
 	records := []Record{}
 	var unknown []string
 	seen := map[string]bool{}
+	// reconcile holds the `journal reconcile` flags of the unknown
+	// attempts, one entry per profile, in the order they first appear.
+	var reconcile [][]string
+	seenFlags := map[string]bool{}
+	sandboxID := ""
+	if opts.SandboxIdentity != nil {
+		// Without it (no state folder), no line is taken for the sandbox's.
+		sandboxID, _ = opts.SandboxIdentity()
+	}
 	for _, a := range attempts {
 		if opts.Invoice != "" && a.Intent.Invoice != opts.Invoice {
 			continue
@@ -216,9 +232,17 @@ func Run(ctx context.Context, opts *Options) error {
 		}
 		r := recordOf(a)
 		records = append(records, r)
-		if inv := a.Intent.Invoice; r.Outcome == journal.Unknown && !seen[inv] {
+		if r.Outcome != journal.Unknown {
+			continue
+		}
+		if inv := a.Intent.Invoice; !seen[inv] {
 			seen[inv] = true
 			unknown = append(unknown, inv)
+		}
+		flags := reconcileFlags(a.Intent, sandboxID, opts.Flags)
+		if key := strings.Join(flags, "\x00"); !seenFlags[key] {
+			seenFlags[key] = true
+			reconcile = append(reconcile, flags)
 		}
 	}
 
@@ -236,7 +260,7 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	if len(unknown) > 0 {
-		fmt.Fprintln(opts.IO.ErrOut, unknownFooter(unknown, opts.Flags))
+		fmt.Fprintln(opts.IO.ErrOut, unknownFooter(unknown, reconcile))
 	}
 	return nil
 }
@@ -244,10 +268,30 @@ func Run(ctx context.Context, opts *Options) error {
 // maxNamed bounds how many unknown invoices the footer names.
 const maxNamed = 10
 
+// reconcileFlags are the gateway flags that make `paycli journal
+// reconcile` check the attempt e: --sandbox for a line of a --sandbox
+// command (journal.Entry.MadeInSandbox), else --profile with the line's
+// profile, named even when it is the default one, as PAYCLI_PROFILE or
+// default_profile may choose another. When this command runs in sandbox
+// mode (given is this command's flags: --sandbox, or PAYCLI_SANDBOX set),
+// a profile's line adds --sandbox=false, which overrides PAYCLI_SANDBOX.
+func reconcileFlags(e journal.Entry, sandboxID string, given []string) []string {
+	if e.MadeInSandbox(sandboxID) {
+		return []string{"--sandbox"}
+	}
+	flags := []string{"--profile", e.Profile}
+	if slices.Contains(given, "--sandbox") {
+		flags = append(flags, "--sandbox=false")
+	}
+	return flags
+}
+
 // unknownFooter names the invoices whose outcome is unknown (masked, like
-// every invoice shown) and the one command that reconciles them all, which
-// needs no invoice id.
-func unknownFooter(unknown []string, flags []string) string {
+// every invoice shown) and the command that reconciles them all, which
+// needs no invoice id: `paycli journal reconcile` with the flags of their
+// profile (reconcileFlags), or one such line per profile, as reconcile
+// checks one profile at a time.
+func unknownFooter(unknown []string, reconcile [][]string) string {
 	what := fmt.Sprintf("%d invoices have", len(unknown))
 	if len(unknown) == 1 {
 		what = "1 invoice has"
@@ -263,8 +307,16 @@ func unknownFooter(unknown []string, flags []string) string {
 	for i, inv := range named {
 		named[i] = render.Escape(redact.Invoice(inv))
 	}
-	return fmt.Sprintf("%s an unknown outcome: %s%s.\nAsk the gateway and record what it says with: %s",
-		what, strings.Join(named, ", "), more, cmdutil.ReconcileCommandLine(flags))
+	head := fmt.Sprintf("%s an unknown outcome: %s%s.\n", what, strings.Join(named, ", "), more)
+	if len(reconcile) == 1 {
+		return head + "Ask the gateway and record what it says with: " + render.Escape(cmdutil.ReconcileCommandLine(reconcile[0]))
+	}
+	lines := make([]string, len(reconcile))
+	for i, flags := range reconcile {
+		lines[i] = "  " + render.Escape(cmdutil.ReconcileCommandLine(flags))
+	}
+	return head + fmt.Sprintf("They were made on %d profiles; ask the gateway and record what it says with one command for each:\n", len(reconcile)) +
+		strings.Join(lines, "\n")
 }
 
 func warnDamage(ios *iostreams.IOStreams, path string, d journal.Damage) {

@@ -3,6 +3,7 @@ package journalcmd
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -85,5 +86,71 @@ func TestJournalWarnsOfTornLines(t *testing.T) {
 		if !strings.HasPrefix(errOut, want) {
 			t.Errorf("--invoice %q: stderr %q, want prefix %q", invoice, errOut, want)
 		}
+	}
+}
+
+// TestJournalFooterReconcilesEachProfile: plain `paycli journal` lists
+// every profile's attempts, so the `journal reconcile` it suggests takes
+// the flags of the unknown attempts' own profile — --sandbox for a
+// --sandbox command's (its sandbox identity, or a legacy line at a
+// loopback address), --profile NAME for a profile's, even the default
+// one — with one line per profile when there are several; run in sandbox
+// mode, a profile's line turns the mode off.
+func TestJournalFooterReconcilesEachProfile(t *testing.T) {
+	const sandboxID = "sbx-identity"
+	path := filepath.Join(t.TempDir(), journal.FileName)
+	j, err := journal.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	intent := func(id, profile, gateway, baseURL string) journal.Entry {
+		return journal.Entry{Type: journal.TypeIntent, Attempt: id, Time: t0, Profile: profile, Gateway: gateway, BaseURL: baseURL,
+			Invoice: "INV-" + id, Amount: "1.00", Currency: "TRY"}
+	}
+	sbx := intent("s1", "sandbox", sandboxID, "http://127.0.0.1:4010/ccpayment")
+	legacySbx := intent("s2", "sandbox", "", "http://127.0.0.1:4999/ccpayment")
+	live := intent("l1", "live", "live-identity", "https://gw/ccpayment")
+	def := intent("d1", "default", "default-identity", "https://test.gw/ccpayment")
+	realSandbox := intent("r1", "sandbox", "test-identity", "https://test.gw/ccpayment") // a profile named "sandbox"
+	for _, e := range []journal.Entry{sbx, legacySbx, live, def, realSandbox} {
+		if err := j.Append(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = j.Close()
+	footer := func(given []string, invoice string) string {
+		t.Helper()
+		ios, _, _, errOut := iostreams.Test()
+		opts := &Options{IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
+			JournalPath: func() (string, error) { return path, nil }, Now: func() time.Time { return t0 },
+			Invoice: invoice, Flags: given, SandboxIdentity: func() (string, error) { return sandboxID, nil }}
+		if err := Run(context.Background(), opts); err != nil {
+			t.Fatal(err)
+		}
+		return errOut.String()
+	}
+	want := "5 invoices have an unknown outcome: INV-s1, INV-s2, INV-l1, INV-d1, INV-r1.\n" +
+		"They were made on 4 profiles; ask the gateway and record what it says with one command for each:\n" +
+		"  paycli journal reconcile --sandbox\n" +
+		"  paycli journal reconcile --profile live\n" +
+		"  paycli journal reconcile --profile default\n" +
+		"  paycli journal reconcile --profile sandbox\n"
+	if got := footer(nil, ""); got != want {
+		t.Errorf("footer:\n%s\nwant:\n%s", got, want)
+	}
+	for invoice, want := range map[string]string{
+		"INV-s1": "paycli journal reconcile --sandbox\n",
+		"INV-s2": "paycli journal reconcile --sandbox\n",
+		"INV-d1": "paycli journal reconcile --profile default\n",
+	} {
+		if got := footer(nil, invoice); !strings.HasSuffix(got, "\nAsk the gateway and record what it says with: "+want) {
+			t.Errorf("--invoice %s: footer %q, want it to end with %q", invoice, got, want)
+		}
+	}
+	if got := footer([]string{"--sandbox"}, "INV-l1"); !strings.HasSuffix(got, "with: paycli journal reconcile --profile live --sandbox=false\n") {
+		t.Errorf("in sandbox mode: %q", got)
+	}
+	if got := footer([]string{"--profile", "live", "--sandbox"}, "INV-s1"); !strings.HasSuffix(got, "with: paycli journal reconcile --sandbox\n") {
+		t.Errorf("a sandbox line in sandbox mode: %q", got)
 	}
 }

@@ -67,7 +67,7 @@ func TestJournalTable(t *testing.T) {
 	if !strings.HasSuffix(lines[2], "live     walletpay  CRASH-1  150.00 TRY  435508******4358  "+UnknownLabel) {
 		t.Errorf("row %q", lines[2])
 	}
-	if errOut != "1 invoice has an unknown outcome: CRASH-1.\nAsk the gateway and record what it says with: paycli journal reconcile\n" {
+	if errOut != "1 invoice has an unknown outcome: CRASH-1.\nAsk the gateway and record what it says with: paycli journal reconcile --profile live\n" {
 		t.Errorf("stderr %q", errOut)
 	}
 }
@@ -117,7 +117,7 @@ func TestJournalNoteEscapes(t *testing.T) {
 	if got, want := filterNote(opts), ` for invoice A\x1b[2JB\nC`; got != want {
 		t.Errorf("filterNote = %q, want %q", got, want)
 	}
-	if got := unknownFooter([]string{"X\x1b]0;t\x07"}, nil); strings.ContainsAny(got, "\x1b\x07") {
+	if got := unknownFooter([]string{"X\x1b]0;t\x07"}, [][]string{{"--profile", "p\x1b[2J"}, {"--sandbox"}}); strings.ContainsAny(got, "\x1b\x07") {
 		t.Errorf("footer %q", got)
 	}
 }

@@ -253,17 +253,24 @@ func retryCommand(ref string, flags []string) string {
 // flags after it. An invoice id that reads as a card number is written ID
 // (cmdutil.InvoiceCommandLine), and the line says which one it is: the one
 // given, or, for --retry, where the user gave a REF and the invoice came
-// from the journal, the invoice of that refund.
-func (r *refund) statusCommand(flags []string) string {
-	whose := cmdutil.InvoiceAsGiven
+// from the journal, the invoice of that refund. That one the user cannot
+// read anywhere else, as every command shows it masked: the line then
+// ends with the command that finds it, whole, in the journal.
+func (op operation) statusCommand(r *refund, flags []string) string {
+	whose, ref := cmdutil.InvoiceAsGiven, ""
 	if r.retry != "" {
-		ref := r.ref
+		ref = r.ref
 		if ref == "" {
 			ref = r.retry
 		}
 		whose = "the invoice id of refund " + ref
 	}
 	line, note := cmdutil.InvoiceCommandLine([]string{"status"}, r.Invoice, whose, flags)
+	if note != "" && ref != "" && op.journalPath != nil {
+		if path, err := op.journalPath(); err == nil {
+			note += "; the journal holds it whole: " + cmdutil.CommandLine("grep", "-F", ref, path)
+		}
+	}
 	return line + note
 }
 
@@ -305,7 +312,7 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, r *refund) (*
 	if err != nil {
 		return nil, err
 	}
-	s, err := saleOf(out.Invoice, out.statusCommand(env.GatewayFlags), res)
+	s, err := saleOf(out.Invoice, op.statusCommand(&out, env.GatewayFlags), res)
 	out.sale = s
 	if out.retried != nil {
 		// The gateway judges a re-sent refund: a refund made before makes
@@ -418,7 +425,7 @@ func (op operation) checkStatus(ctx context.Context, env *moneyop.Env, r *refund
 	case errors.Is(err, gateway.ErrNotFound):
 		return nil, cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("no sale with invoice %s; nothing was sent", redact.Invoice(invoice)), "")
 	case errors.Is(err, gateway.ErrPending):
-		return nil, notRefundable(invoice, "the sale is still pending", "Wait until it completes: "+r.statusCommand(slices.Concat(env.GatewayFlags, []string{"--watch"})))
+		return nil, notRefundable(invoice, "the sale is still pending", "Wait until it completes: "+op.statusCommand(r, slices.Concat(env.GatewayFlags, []string{"--watch"})))
 	case errors.Is(err, gateway.ErrUnauthorized):
 		return nil, cmdutil.WithKind(cmdutil.KindAuth, what, "Check the profile's app_id and app_secret ('paycli config list').")
 	case errors.Is(err, context.Canceled):
@@ -551,7 +558,7 @@ func (op operation) Classify(r *refund, ans *gateway.RefundResult, err error) mo
 		o.Class = journal.Duplicate
 		o.Say = fmt.Sprintf("this refund was already made: the gateway has refund_transaction_id %s (status_code 104); nothing more was refunded", ref)
 		if r != nil {
-			o.Hint = "See the sale's refunds with: " + r.statusCommand(op.flags)
+			o.Hint = "See the sale's refunds with: " + op.statusCommand(r, op.flags)
 		}
 	case code == gateway.StatusPartialRefundNotAllowed:
 		o.Say = "the gateway refused: this merchant may not refund part of a sale (status_code 110)" + gatewayText + "; refund all of it with --full"
@@ -585,8 +592,8 @@ func (op operation) Result(r *refund, ans *gateway.RefundResult) ([]render.Field
 	if ans.Queued {
 		result = "queued_for_approval"
 		// The status line names an invoice id that is a card number ID and
-		// says which one it is (refund.statusCommand).
-		verdict = fmt.Sprintf("Refund of %s %s of %s queued for the gateway team's approval; see when it is made with: %s", r.text, s.Currency, redact.Invoice(r.Invoice), r.statusCommand(op.flags))
+		// says which one it is (operation.statusCommand).
+		verdict = fmt.Sprintf("Refund of %s %s of %s queued for the gateway team's approval; see when it is made with: %s", r.text, s.Currency, redact.Invoice(r.Invoice), op.statusCommand(r, op.flags))
 	}
 	fs := []render.Field{
 		render.StringField("result", result),

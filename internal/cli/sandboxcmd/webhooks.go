@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/sandbox"
 	"github.com/spf13/cobra"
@@ -130,9 +132,11 @@ func WebhooksRun(ctx context.Context, opts *WebhooksOptions) error {
 			return err
 		}
 	}
-	if list == nil {
-		list = []sandbox.Delivery{}
+	shownList := make([]sandbox.Delivery, len(list))
+	for i, d := range list {
+		shownList[i] = shown(d)
 	}
+	list = shownList
 	if format == render.JSON {
 		return opts.JSON.Write(ctx, opts.IO.Out, list)
 	}
@@ -176,11 +180,25 @@ func ResendRun(ctx context.Context, opts *WebhooksOptions) error {
 			return err
 		}
 	}
+	d = shown(d)
 	if format == render.JSON {
 		return opts.JSON.Write(ctx, opts.IO.Out, d)
 	}
 	_, err = fmt.Fprintf(opts.IO.Out, "delivery %d (%s %s to %s) is pending: %s\n", d.ID, d.Kind, render.Escape(d.InvoiceID), render.Escape(d.URL), note)
 	return err
+}
+
+// shown is a delivery as paycli prints it, in every format: its invoice
+// id, and the body's, as redact.Invoice shows them (a card number typed as
+// an invoice id is masked, as every command shows invoices). The sandbox
+// keeps the id whole and sends the webhook with it.
+func shown(d sandbox.Delivery) sandbox.Delivery {
+	d.InvoiceID = redact.Invoice(d.InvoiceID)
+	if v, ok := d.Fields["invoice_id"]; ok {
+		d.Fields = maps.Clone(d.Fields)
+		d.Fields["invoice_id"] = redact.Invoice(v)
+	}
+	return d
 }
 
 func upper(ss []string) []string {

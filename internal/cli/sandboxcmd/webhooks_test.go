@@ -109,6 +109,65 @@ func TestWebhooksCommandOffline(t *testing.T) {
 	}
 }
 
+// TestWebhooksMaskACardInvoice: `sandbox webhooks` and `resend` show an
+// invoice id that is a card number masked — the table, CSV, JSON (the
+// delivery's invoice_id and its body's) and the resend line — as every
+// command shows invoices; the sandbox keeps it whole, to send it.
+func TestWebhooksMaskACardInvoice(t *testing.T) {
+	const card, masked = "4111111111111111", "411111******1111"
+	dir := t.TempDir()
+	store, err := sandbox.OpenStore(dir, time.Second, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.SetWebhooks(map[string]sandbox.WebhookEndpoint{"hook": {URL: "http://127.0.0.1:1/h"}}, nil)
+	if err := store.Reserve(sandbox.Sale{InvoiceID: card, OrderID: "VP1", State: sandbox.StateCompleted, Amount: "12.50",
+		Currency: "TRY", SaleWebHookKey: "hook", UpdatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	store.Close()
+
+	_, ios := testFactory(t, nil)
+	out := ios.Out.(interface{ String() string })
+	opts := func(format render.Format) *WebhooksOptions {
+		return &WebhooksOptions{IO: ios, Now: time.Now, StateDir: dir, Probe: func(context.Context, string) bool { return false },
+			LockTimeout: time.Second, Format: func() (render.Format, error) { return format, nil }, ID: 1}
+	}
+	for _, format := range []render.Format{render.Table, render.CSV, render.JSON} {
+		before := len(out.String())
+		if err := WebhooksRun(context.Background(), opts(format)); err != nil {
+			t.Fatal(err)
+		}
+		if got := out.String()[before:]; strings.Contains(got, card) || !strings.Contains(got, masked) {
+			t.Errorf("%s:\n%s", format, got)
+		}
+		if format == render.JSON {
+			var list []sandbox.Delivery
+			if err := json.Unmarshal([]byte(out.String()[before:]), &list); err != nil || len(list) != 1 ||
+				list[0].InvoiceID != masked || list[0].Fields["invoice_id"] != masked {
+				t.Errorf("json: %v %+v", err, list)
+			}
+		}
+	}
+	for _, format := range []render.Format{render.Table, render.JSON} {
+		before := len(out.String())
+		if err := ResendRun(context.Background(), opts(format)); err != nil {
+			t.Fatal(err)
+		}
+		if got := out.String()[before:]; strings.Contains(got, card) || !strings.Contains(got, masked) {
+			t.Errorf("resend, %s:\n%s", format, got)
+		}
+	}
+	store, err = sandbox.OpenStore(dir, time.Second, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if ds, err := store.Deliveries(); err != nil || len(ds) != 1 || ds[0].InvoiceID != card || ds[0].Fields["invoice_id"] != card {
+		t.Errorf("the sandbox's delivery: %v %+v, want the invoice whole", err, ds)
+	}
+}
+
 // NEXT_ATTEMPT is a time as every table shows one: with its offset, so
 // that it reads the same in any zone.
 func TestDeliveryRowNextAttemptHasOffset(t *testing.T) {

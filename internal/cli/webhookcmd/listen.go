@@ -334,6 +334,7 @@ func newEventWriter(w io.Writer, format render.Format, p render.Palette) *eventW
 func (ew *eventWriter) write(e webhook.Event, forwarding bool) {
 	ew.mu.Lock()
 	defer ew.mu.Unlock()
+	e.Verdict = shown(e.Verdict)
 	switch ew.format {
 	case render.JSON:
 		ctx := ew.ctx

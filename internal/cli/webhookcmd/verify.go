@@ -140,6 +140,7 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 			invalid++
 			decrypted++
 		}
+		v = shown(v)
 		switch format {
 		case render.JSON:
 			return opts.JSON.WriteLine(ctx, opts.IO.Out, checkedLine{Line: line, Verdict: v})

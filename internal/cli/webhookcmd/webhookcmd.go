@@ -9,6 +9,7 @@ import (
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/webhook"
 	"github.com/spf13/cobra"
@@ -60,6 +61,15 @@ func secretSource(cfg *config.Config) string {
 		return "the command line"
 	}
 	return fmt.Sprintf("profile %q", cfg.Profile)
+}
+
+// shown is a verdict as paycli prints it, in every format: its invoice_id
+// as redact.Invoice shows it (a card number typed as an invoice id is
+// masked, as every command shows invoices). Only what is printed changes:
+// a forwarded webhook carries the body as it arrived.
+func shown(v webhook.Verdict) webhook.Verdict {
+	v.InvoiceID = redact.Invoice(v.InvoiceID)
+	return v
 }
 
 // verdictText is a verdict as one line of text: kind, invoice, order,
