@@ -3,6 +3,7 @@ package journal
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -106,6 +107,15 @@ func (j *Journal) Reconcile(attempts []Attempt, scope Scope, l Learned, via stri
 // check-status call decides: those that make a sale. (A refund's outcome
 // is not the sale's transaction_status.)
 var KindsCheckedByStatus = []string{KindWalletPay}
+
+// SettledByReconcile reports whether `paycli journal reconcile` settles
+// an unknown attempt of kind: the sales the check-status call decides
+// (KindsCheckedByStatus) and refunds, which its refund info decides.
+// Pre-authorization captures and cancels, 3D completions and api calls
+// it does not: `paycli status` shows where such a payment stands.
+func SettledByReconcile(kind string) bool {
+	return kind == KindRefund || slices.Contains(KindsCheckedByStatus, kind)
+}
 
 // RecordLearned appends a reconcile line recording l for each attempt of
 // scope for invoice, among attempts, whose outcome is unknown (see

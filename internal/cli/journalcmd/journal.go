@@ -67,7 +67,9 @@ shown as "unknown — check status". 'paycli status --invoice ID' or
 the attempt then shows the learned outcome, marked "(reconciled)", and a
 resumed batch acts on it. The footer names the invoices still unknown,
 and the 'paycli journal reconcile' line of each profile they were made on
-(with its --profile, or --sandbox).
+(with its --profile, or --sandbox); for a pre-authorization capture or
+cancel, a 3D completion or an api call, which reconcile does not settle,
+the 'paycli status' line of its invoice.
 
 Lines the journal cannot read (a line torn by a failed write, a foreign
 line) are left out with a warning naming their byte offsets.
@@ -217,6 +219,9 @@ func Run(ctx context.Context, opts *Options) error {
 	// reconcile holds the `journal reconcile` flags of the unknown
 	// attempts, one entry per profile, in the order they first appear.
 	var reconcile [][]string
+	// checks are the `paycli status` lines of the unknown attempts that
+	// reconcile does not settle (journal.SettledByReconcile).
+	var checks []string
 	seenFlags := map[string]bool{}
 	sandboxID := ""
 	if opts.SandboxIdentity != nil {
@@ -240,6 +245,16 @@ func Run(ctx context.Context, opts *Options) error {
 			unknown = append(unknown, inv)
 		}
 		flags := reconcileFlags(a.Intent, sandboxID, opts.Flags)
+		if !journal.SettledByReconcile(a.Intent.OpKind()) {
+			// reconcile would find nothing to do for it: the reader is
+			// pointed at `paycli status` for that invoice instead.
+			line, note := cmdutil.InvoiceCommandLine([]string{"status"}, a.Intent.Invoice, "its invoice id, kept whole in "+path, flags)
+			if !seenFlags[line] {
+				seenFlags[line] = true
+				checks = append(checks, line+note)
+			}
+			continue
+		}
 		if key := strings.Join(flags, "\x00"); !seenFlags[key] {
 			seenFlags[key] = true
 			reconcile = append(reconcile, flags)
@@ -260,7 +275,7 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	if len(unknown) > 0 {
-		fmt.Fprintln(opts.IO.ErrOut, unknownFooter(unknown, reconcile))
+		fmt.Fprintln(opts.IO.ErrOut, unknownFooter(unknown, reconcile, checks))
 	}
 	return nil
 }
@@ -290,8 +305,10 @@ func reconcileFlags(e journal.Entry, sandboxID string, given []string) []string 
 // every invoice shown) and the command that reconciles them all, which
 // needs no invoice id: `paycli journal reconcile` with the flags of their
 // profile (reconcileFlags), or one such line per profile, as reconcile
-// checks one profile at a time.
-func unknownFooter(unknown []string, reconcile [][]string) string {
+// checks one profile at a time; then the `paycli status` lines of the
+// attempts reconcile does not settle (checks), which the reader settles by
+// looking.
+func unknownFooter(unknown []string, reconcile [][]string, checks []string) string {
 	what := fmt.Sprintf("%d invoices have", len(unknown))
 	if len(unknown) == 1 {
 		what = "1 invoice has"
@@ -307,16 +324,28 @@ func unknownFooter(unknown []string, reconcile [][]string) string {
 	for i, inv := range named {
 		named[i] = render.Escape(redact.Invoice(inv))
 	}
-	head := fmt.Sprintf("%s an unknown outcome: %s%s.\n", what, strings.Join(named, ", "), more)
-	if len(reconcile) == 1 {
-		return head + "Ask the gateway and record what it says with: " + render.Escape(cmdutil.ReconcileCommandLine(reconcile[0]))
+	footer := fmt.Sprintf("%s an unknown outcome: %s%s.", what, strings.Join(named, ", "), more)
+	switch len(reconcile) {
+	case 0:
+	case 1:
+		footer += "\nAsk the gateway and record what it says with: " + render.Escape(cmdutil.ReconcileCommandLine(reconcile[0]))
+	default:
+		lines := make([]string, len(reconcile))
+		for i, flags := range reconcile {
+			lines[i] = "  " + render.Escape(cmdutil.ReconcileCommandLine(flags))
+		}
+		footer += fmt.Sprintf("\nThey were made on %d profiles; ask the gateway and record what it says with one command for each:\n", len(reconcile)) +
+			strings.Join(lines, "\n")
 	}
-	lines := make([]string, len(reconcile))
-	for i, flags := range reconcile {
-		lines[i] = "  " + render.Escape(cmdutil.ReconcileCommandLine(flags))
+	if len(checks) > 0 {
+		lines := make([]string, len(checks))
+		for i, c := range checks {
+			lines[i] = "  " + render.Escape(c)
+		}
+		footer += "\nPre-authorizations, 3D completions and api calls are not settled by reconcile; see where each stands with:\n" +
+			strings.Join(lines, "\n")
 	}
-	return head + fmt.Sprintf("They were made on %d profiles; ask the gateway and record what it says with one command for each:\n", len(reconcile)) +
-		strings.Join(lines, "\n")
+	return footer
 }
 
 func warnDamage(ios *iostreams.IOStreams, path string, d journal.Damage) {

@@ -2,6 +2,7 @@ package journalcmd
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -152,5 +153,41 @@ func TestJournalFooterReconcilesEachProfile(t *testing.T) {
 	}
 	if got := footer([]string{"--profile", "live", "--sandbox"}, "INV-s1"); !strings.HasSuffix(got, "with: paycli journal reconcile --sandbox\n") {
 		t.Errorf("a sandbox line in sandbox mode: %q", got)
+	}
+}
+
+// TestJournalFooterPointsAtStatusForWhatReconcileLeaves: an unknown
+// pre-authorization capture or 3D completion is not settled by `journal
+// reconcile`, so the footer points at `paycli status` for its invoice
+// (ID for one that reads as a card number), beside the reconcile line of
+// the walletpay attempt.
+func TestJournalFooterPointsAtStatusForWhatReconcileLeaves(t *testing.T) {
+	path := filepath.Join(t.TempDir(), journal.FileName)
+	j, err := journal.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range []struct{ kind, invoice string }{
+		{journal.KindWalletPay, "INV-W"}, {journal.KindPreAuthCapture, "INV-P"}, {journal.KindComplete, "4111111111111111"},
+	} {
+		if err := j.Append(journal.Entry{Type: journal.TypeIntent, Kind: e.kind, Attempt: fmt.Sprint("a", i), Time: t0, Profile: "live",
+			Gateway: "live-identity", BaseURL: "https://gw/ccpayment", Invoice: e.invoice, Amount: "1.00", Currency: "TRY"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = j.Close()
+	ios, _, _, errOut := iostreams.Test()
+	opts := &Options{IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
+		JournalPath: func() (string, error) { return path, nil }, Now: func() time.Time { return t0 }}
+	if err := Run(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	want := "3 invoices have an unknown outcome: INV-W, INV-P, 411111******1111.\n" +
+		"Ask the gateway and record what it says with: paycli journal reconcile --profile live\n" +
+		"Pre-authorizations, 3D completions and api calls are not settled by reconcile; see where each stands with:\n" +
+		"  paycli status --invoice INV-P --profile live\n" +
+		"  paycli status --invoice ID --profile live, ID being its invoice id, kept whole in " + path + " (it reads as a card number, so it is not printed)\n"
+	if got := errOut.String(); got != want {
+		t.Errorf("footer:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -117,7 +117,7 @@ func TestJournalNoteEscapes(t *testing.T) {
 	if got, want := filterNote(opts), ` for invoice A\x1b[2JB\nC`; got != want {
 		t.Errorf("filterNote = %q, want %q", got, want)
 	}
-	if got := unknownFooter([]string{"X\x1b]0;t\x07"}, [][]string{{"--profile", "p\x1b[2J"}, {"--sandbox"}}); strings.ContainsAny(got, "\x1b\x07") {
+	if got := unknownFooter([]string{"X\x1b]0;t\x07"}, [][]string{{"--profile", "p\x1b[2J"}, {"--sandbox"}}, []string{"paycli status --invoice \x1b[2J"}); strings.ContainsAny(got, "\x1b\x07") {
 		t.Errorf("footer %q", got)
 	}
 }
