@@ -126,10 +126,8 @@ func Run(ctx context.Context, args []string, ios *iostreams.IOStreams, lookupEnv
 }
 
 // usageFromCobra turns cobra's own errors into usage errors, keeping only
-// the first line (cobra appends suggestions on further lines). The line
-// echoes what was typed ("invalid argument … for --installments"), nothing
-// the gateway said, so a card number in it, typed in the wrong place, is
-// masked (redact.Cards).
+// the first line (cobra appends suggestions on further lines). Like every
+// usage error, the line is shown with card numbers masked (describe).
 func usageFromCobra(err error) error {
 	if _, ok := cmdutil.KindOf(err); ok {
 		return err
@@ -142,7 +140,7 @@ func usageFromCobra(err error) error {
 			hint = fmt.Sprintf("Did you mean '%s'? Run 'paycli --help' for the list of commands.", s)
 		}
 	}
-	return &cmdutil.Error{Kind: cmdutil.KindUsage, Err: errors.New(redact.Cards(first)), Hint: hint}
+	return &cmdutil.Error{Kind: cmdutil.KindUsage, Err: errors.New(first), Hint: hint}
 }
 
 // UnavailableHint is the advice printed under an exit-8 error that has

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -29,7 +28,6 @@ import (
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
-	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/sandboxmode"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -140,10 +138,7 @@ credentials with 'paycli config init'.`,
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		// The error echoes the value typed ("invalid argument … for
-		// --parallel"), nothing the gateway said: a card number typed in
-		// the wrong flag is masked.
-		return &cmdutil.Error{Kind: cmdutil.KindUsage, Err: errors.New(redact.Cards(err.Error()))}
+		return &cmdutil.Error{Kind: cmdutil.KindUsage, Err: err}
 	})
 
 	pf := root.PersistentFlags()

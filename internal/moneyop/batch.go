@@ -57,17 +57,10 @@ type BatchResult struct {
 }
 
 // setError sets the result's error. The messages show the line's invoice
-// masked where they name it (redact.Invoice); the gateway's words come
-// masked from the gateway client.
-func (r *BatchResult) setError(msg string) { r.setErrorThen(msg, "") }
-
-// setErrorThen sets the result's error to msg followed by then: what to run
-// next, a command built to be pasted as it is. Such commands never hold
+// masked where they name it (redact.Invoice), the gateway's words come
+// masked from the gateway client, and a command they suggest never holds
 // the invoice of a line that reads as a card number (Env.unknownCommand).
-func (r *BatchResult) setErrorThen(msg, then string) {
-	msg += then
-	r.Error = &msg
-}
+func (r *BatchResult) setError(msg string) { r.Error = &msg }
 
 // batchLine is one non-blank input line, its result, and whether it still
 // has to be sent.
@@ -182,7 +175,7 @@ func planBatch[In, Req, Ans any](data []byte, op Operation[In, Req, Ans], env *E
 					continue
 				case journal.ResumeUnknown:
 					l.result.Outcome = journal.Unknown
-					l.result.setErrorThen("the last attempt's outcome is unknown; not retried: ", hint)
+					l.result.setError("the last attempt's outcome is unknown; not retried: " + hint)
 					continue
 				}
 			}
@@ -196,7 +189,7 @@ func planBatch[In, Req, Ans any](data []byte, op Operation[In, Req, Ans], env *E
 				continue
 			case journal.ResumeUnknown:
 				l.result.Outcome = journal.Unknown
-				l.result.setErrorThen("the last attempt's outcome is unknown; not retried: ", "run "+env.unknownCommand(inv))
+				l.result.setError("the last attempt's outcome is unknown; not retried: run " + env.unknownCommand(inv))
 				continue
 			}
 		}
@@ -382,7 +375,7 @@ func fillResult(r *BatchResult, o Outcome, env *Env, invoice string, secrets []s
 	switch {
 	case o.Class == journal.Succeeded:
 	case o.Class == journal.Unknown:
-		r.setErrorThen(scrub(explainFailure(env, invoice, o).Error(), secrets), next)
+		r.setError(scrub(explainFailure(env, invoice, o).Error(), secrets) + next)
 	case o.Say != "":
 		r.setError(scrub(o.Say, secrets))
 	case o.Class == journal.Duplicate:

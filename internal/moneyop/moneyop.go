@@ -37,7 +37,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -216,7 +215,7 @@ func (e *Env) HashKey(plaintext string) (string, error) {
 // It never prints an invoice id that reads as a card number
 // (cmdutil.StatusCommandLine).
 func (e *Env) StatusCommand(invoice string) string {
-	return statusCommandLine(invoice, e.GatewayFlags)
+	return cmdutil.StatusCommandLine(invoice, e.GatewayFlags)
 }
 
 // unknownCommand is the command that finds out what became of an attempt
@@ -224,12 +223,12 @@ func (e *Env) StatusCommand(invoice string) string {
 // invoice id reads as a card number. That line cannot name such an invoice
 // (it is shown masked, and the masked id would look up another invoice), so
 // where `paycli journal reconcile` settles the operation's attempts
-// (journal.KindsCheckedByStatus) it is suggested instead: it takes the
+// (journal.SettledByReconcile) it is suggested instead: it takes the
 // invoice ids from the journal, which keeps them whole, and asks the
 // gateway about every unknown attempt of the profile, this one included.
 // Elsewhere the status line says where the invoice id is to be found.
 func (e *Env) unknownCommand(invoice string) string {
-	if redact.HasCard(invoice) && slices.Contains(journal.KindsCheckedByStatus, e.kind) {
+	if redact.HasCard(invoice) && journal.SettledByReconcile(e.kind) {
 		return cmdutil.ReconcileCommandLine(e.GatewayFlags)
 	}
 	return e.StatusCommand(invoice)

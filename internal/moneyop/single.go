@@ -15,10 +15,6 @@ import (
 	"github.com/paycli/paycli/internal/render"
 )
 
-func statusCommandLine(invoice string, flags []string) string {
-	return cmdutil.StatusCommandLine(invoice, flags)
-}
-
 // newEnv builds what the attempts of a run of operations of kind share.
 // Every failure here happens before anything is sent.
 func newEnv(opts *Options, kind string) (*Env, error) {

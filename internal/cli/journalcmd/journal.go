@@ -222,7 +222,7 @@ func Run(ctx context.Context, opts *Options) error {
 	// checks are the `paycli status` lines of the unknown attempts that
 	// reconcile does not settle (journal.SettledByReconcile).
 	var checks []string
-	seenFlags := map[string]bool{}
+	seenFlags, seenChecks := map[string]bool{}, map[string]bool{}
 	sandboxID := ""
 	if opts.SandboxIdentity != nil {
 		// Without it (no state folder), no line is taken for the sandbox's.
@@ -249,8 +249,8 @@ func Run(ctx context.Context, opts *Options) error {
 			// reconcile would find nothing to do for it: the reader is
 			// pointed at `paycli status` for that invoice instead.
 			line, note := cmdutil.InvoiceCommandLine([]string{"status"}, a.Intent.Invoice, "its invoice id, kept whole in "+path, flags)
-			if !seenFlags[line] {
-				seenFlags[line] = true
+			if !seenChecks[line] {
+				seenChecks[line] = true
 				checks = append(checks, line+note)
 			}
 			continue
