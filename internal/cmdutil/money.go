@@ -12,8 +12,8 @@ import (
 
 // ParseAmount reads a sale amount from a flag: a positive decimal in plain
 // notation ("1000", "1000.50"); a comma is refused rather than guessed at.
-// The currency's decimals are checked by the caller, once it knows the
-// currency.
+// The currency's decimals are checked once the currency is known
+// (CheckAmountDecimals).
 func ParseAmount(s string) (decimal.Decimal, error) {
 	t := strings.TrimSpace(s)
 	if strings.ContainsAny(t, ",_ eE") || t == "" {
@@ -44,4 +44,24 @@ func ResolveCurrency(cfg *config.Config) (commission.Currency, error) {
 			"Use a three-letter code such as TRY, USD or EUR.")
 	}
 	return cur, nil
+}
+
+// CheckAmountDecimals is the usage error of an --amount with more decimals
+// than cur has ("1.005" in TRY); nil when it has no more.
+func CheckAmountDecimals(amount decimal.Decimal, cur commission.Currency) error {
+	if amount.Equal(amount.Round(cur.MinorUnit)) {
+		return nil
+	}
+	return UsageErrorf("invalid --amount %s: %s amounts have %d decimals", amount, cur.Code, cur.MinorUnit)
+}
+
+// RequireMerchantKey is the usage error of a command that signs its
+// requests with the profile's merchant_key (a hash_key is made with it)
+// when cfg has none; nil when it has one.
+func RequireMerchantKey(cfg *config.Config) error {
+	if cfg.MerchantKey != "" {
+		return nil
+	}
+	return UsageHint(fmt.Errorf("profile %q has no merchant_key", cfg.Profile),
+		fmt.Sprintf("Run 'paycli config init', or set %s_MERCHANT_KEY.", config.EnvPrefix))
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 
 	"github.com/paycli/paycli/internal/cmdutil"
-	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/redact"
@@ -26,9 +25,8 @@ func newEnv(opts *Options, kind string) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.MerchantKey == "" {
-		return nil, cmdutil.UsageHint(fmt.Errorf("profile %q has no merchant_key", cfg.Profile),
-			fmt.Sprintf("Run 'paycli config init', or set %s_MERCHANT_KEY.", config.EnvPrefix))
+	if err := cmdutil.RequireMerchantKey(cfg); err != nil {
+		return nil, err
 	}
 	identity := journal.Identity(client.BaseURL(), cfg.AppID)
 	if opts.GatewayIdentity != nil {

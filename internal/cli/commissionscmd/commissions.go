@@ -252,8 +252,10 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if opts.Amount != nil && !opts.Amount.Equal(opts.Amount.Round(cur.MinorUnit)) {
-		return cmdutil.UsageErrorf("invalid --amount %s: %s amounts have %d decimals", opts.Amount, cur.Code, cur.MinorUnit)
+	if opts.Amount != nil {
+		if err := cmdutil.CheckAmountDecimals(*opts.Amount, cur); err != nil {
+			return err
+		}
 	}
 	format, err := opts.Format()
 	if err != nil {

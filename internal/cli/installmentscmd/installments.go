@@ -213,8 +213,8 @@ func Run(ctx context.Context, opts *Options) error {
 		if cur, err = cmdutil.ResolveCurrency(cfg); err != nil {
 			return err
 		}
-		if !opts.Amount.Equal(opts.Amount.Round(cur.MinorUnit)) {
-			return cmdutil.UsageErrorf("invalid --amount %s: %s amounts have %d decimals", opts.Amount, cur.Code, cur.MinorUnit)
+		if err := cmdutil.CheckAmountDecimals(opts.Amount, cur); err != nil {
+			return err
 		}
 	}
 	format, err := opts.Format()
@@ -225,9 +225,8 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if cfg.MerchantKey == "" {
-		return cmdutil.UsageHint(fmt.Errorf("profile %q has no merchant_key", cfg.Profile),
-			fmt.Sprintf("Run 'paycli config init', or set %s_MERCHANT_KEY.", config.EnvPrefix))
+	if err := cmdutil.RequireMerchantKey(cfg); err != nil {
+		return err
 	}
 	ctx, cancel, err := opts.CommandContext(ctx)
 	if err != nil {

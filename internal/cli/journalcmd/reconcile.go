@@ -176,9 +176,8 @@ func RunReconcile(ctx context.Context, opts *ReconcileOptions) error {
 		fmt.Fprintln(opts.IO.ErrOut, "Dry run: nothing was asked.")
 		return nil
 	}
-	if cfg.MerchantKey == "" {
-		return cmdutil.UsageHint(fmt.Errorf("profile %q has no merchant_key", cfg.Profile),
-			fmt.Sprintf("Run 'paycli config init', or set %s_MERCHANT_KEY.", config.EnvPrefix))
+	if err := cmdutil.RequireMerchantKey(cfg); err != nil {
+		return err
 	}
 	client, err := opts.Gateway()
 	if err != nil {

@@ -132,9 +132,8 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if cfg.MerchantKey == "" {
-		return cmdutil.UsageHint(fmt.Errorf("profile %q has no merchant_key", cfg.Profile),
-			fmt.Sprintf("Run 'paycli config init', or set %s_MERCHANT_KEY.", config.EnvPrefix))
+	if err := cmdutil.RequireMerchantKey(cfg); err != nil {
+		return err
 	}
 	layout, _ := hashkey.LookupLayout("checkstatus")
 	plain, err := layout.Plaintext(map[string]string{"invoice_id": opts.Invoice, "merchant_key": cfg.MerchantKey})
