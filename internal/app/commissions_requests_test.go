@@ -26,7 +26,7 @@ func TestCommissionsOneRequestWithWarmTokenCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	gw, err := sandbox.New(sandbox.Options{Store: store})
+	gw, err := sandbox.New(sandbox.Options{Now: time.Now, Store: store})
 	if err != nil {
 		t.Fatal(err)
 	}

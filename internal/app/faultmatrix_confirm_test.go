@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -30,7 +31,7 @@ func faultSandboxAt(t *testing.T, suffix, fault string) (baseURL string, hits *a
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{StateDir: t.TempDir(), Gateway: sandbox.Options{
+	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{StateDir: t.TempDir(), Gateway: sandbox.Options{Now: time.Now,
 		Faults: true,
 		PickFault: func(r *http.Request) string {
 			if strings.HasSuffix(r.URL.Path, suffix) {
@@ -55,6 +56,7 @@ func sandboxSale(t *testing.T, baseURL string, opts sandboxcmd.PayOptions) strin
 	opts.IO = ios
 	opts.Format = func() (render.Format, error) { return render.JSON, nil }
 	opts.BaseURL = func(context.Context) (string, error) { return baseURL, nil }
+	opts.Now = time.Now
 	opts.Card, opts.Currency, opts.Installments = sandbox.DefaultWalletCard, "TRY", 1
 	if opts.CompletedBy == "" {
 		opts.CompletedBy = sandbox.CompletedByApp

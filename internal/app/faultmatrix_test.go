@@ -29,7 +29,7 @@ func faultSandbox(t *testing.T, endpoint, fault string) (baseURL string, pays, h
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{StateDir: t.TempDir(), Gateway: sandbox.Options{
+	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{StateDir: t.TempDir(), Gateway: sandbox.Options{Now: time.Now,
 		Faults: true,
 		PickFault: func(r *http.Request) string {
 			if strings.HasSuffix(r.URL.Path, "/api/walletPay") {

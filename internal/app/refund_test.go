@@ -37,7 +37,7 @@ func newRefundSandbox(t *testing.T, faults ...string) *refundSandbox {
 		t.Fatal(err)
 	}
 	var next atomic.Int32
-	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{StateDir: t.TempDir(), Gateway: sandbox.Options{
+	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{StateDir: t.TempDir(), Gateway: sandbox.Options{Now: time.Now,
 		Faults: true,
 		PickFault: func(r *http.Request) string {
 			if !strings.HasSuffix(r.URL.Path, "/api/refund") {

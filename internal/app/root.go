@@ -3,11 +3,8 @@ package app
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync"
-	"time"
 
-	"github.com/paycli/paycli/internal/buildinfo"
 	"github.com/paycli/paycli/internal/cli/apicmd"
 	"github.com/paycli/paycli/internal/cli/commissionscmd"
 	"github.com/paycli/paycli/internal/cli/completecmd"
@@ -26,32 +23,11 @@ import (
 	"github.com/paycli/paycli/internal/cli/webhookcmd"
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
-	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/sandboxmode"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
-
-// NewFactory builds the real dependencies. Config is resolved lazily, from
-// the flags of whichever command runs (set by the root's pre-run hook).
-func NewFactory(ios *iostreams.IOStreams, lookupEnv func(string) (string, bool)) *cmdutil.Factory {
-	f := &cmdutil.Factory{
-		Build:     buildinfo.Read,
-		IOStreams: ios,
-		LookupEnv: lookupEnv,
-		Now:       time.Now,
-	}
-	f.JournalPath = func() (string, error) {
-		dir, err := config.StateDir(config.LoadOptions{LookupEnv: f.LookupEnv})
-		if err != nil {
-			return "", err
-		}
-		return filepath.Join(dir, journal.FileName), nil
-	}
-	f.SandboxMode = func(cmd *cobra.Command) (bool, error) { return sandboxmode.Enabled(cmd, f.LookupEnv) }
-	return f
-}
 
 // NewRootCmd builds the command tree. started reports whether a command's
 // own code began to run (false means cobra rejected the command line).

@@ -115,7 +115,7 @@ func TestSandboxFlagUsesRunningServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{StateDir: dir, LockTimeout: time.Second})
+	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{Gateway: sandbox.Options{Now: time.Now}, StateDir: dir, LockTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func TestSecretsNeverLeakMerchantOps(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	gw, err := sandbox.New(sandbox.Options{Store: store})
+	gw, err := sandbox.New(sandbox.Options{Now: time.Now, Store: store})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,7 +63,7 @@ func newSpyGateway(t *testing.T) *spyGateway {
 	}
 	t.Cleanup(func() { store.Close() })
 	spy := &spyGateway{}
-	gw, err := sandbox.New(sandbox.Options{Store: store, Credentials: leakCredentials(), Faults: true,
+	gw, err := sandbox.New(sandbox.Options{Now: time.Now, Store: store, Credentials: leakCredentials(), Faults: true,
 		PickFault: func(r *http.Request) string {
 			if f := spy.fault.Load(); f != nil && strings.HasSuffix(r.URL.Path, "/api/"+f[0]) {
 				return f[1]

@@ -30,7 +30,7 @@ func TestNewGatewayClientRefusesBadConfiguration(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := full
 			tt.edit(&cfg)
-			_, err := NewGatewayClient(&cfg, GatewayOptions{CacheDir: t.TempDir()})
+			_, err := NewGatewayClient(&cfg, GatewayOptions{CacheDir: t.TempDir(), Now: time.Now})
 			if k, _ := KindOf(err); k != KindUsage {
 				t.Fatalf("err = %v (kind %v), want a usage error", err, k)
 			}
@@ -40,7 +40,7 @@ func TestNewGatewayClientRefusesBadConfiguration(t *testing.T) {
 		})
 	}
 	cfg := full
-	c, err := NewGatewayClient(&cfg, GatewayOptions{CacheDir: t.TempDir(), UserAgent: "paycli/test"})
+	c, err := NewGatewayClient(&cfg, GatewayOptions{CacheDir: t.TempDir(), UserAgent: "paycli/test", Now: time.Now})
 	if err != nil || c.BaseURL() != cfg.BaseURL {
 		t.Errorf("a complete profile: %v, %v", c, err)
 	}

@@ -14,5 +14,5 @@ import (
 // cfg.GatewayName, so the in-process sandbox, on a new port each run,
 // reuses one file.
 func NewTokenCache(cfg *config.Config, dir string, now func() time.Time) *gateway.FileTokenCache {
-	return &gateway.FileTokenCache{Dir: dir, Profile: cfg.Profile, Gateway: cfg.GatewayID, Now: now}
+	return gateway.NewFileTokenCache(dir, cfg.Profile, cfg.GatewayID, now)
 }

@@ -39,7 +39,9 @@ func lockFile(path string, wait time.Duration) (unlock func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot lock it: %w", err)
 	}
-	deadline := time.Now().Add(wait)
+	// A timer, not the clock, bounds the wait.
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
 	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
 		busy, err := tryLock(f)
 		if err != nil {
@@ -50,10 +52,10 @@ func lockFile(path string, wait time.Duration) (unlock func(), err error) {
 			// Closing the file releases the flock.
 			return func() { _ = f.Close() }, nil
 		}
-		if time.Now().After(deadline) {
+		if ctx.Err() != nil {
 			_ = f.Close()
 			return nil, fmt.Errorf("another paycli is changing it (waited %s for the lock %s)", wait, lp)
 		}
-		_ = pause.For(context.Background(), delay)
+		_ = pause.For(ctx, delay)
 	}
 }

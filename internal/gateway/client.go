@@ -68,14 +68,9 @@ func WithHTTPClient(hc *http.Client) Option {
 // and card numbers redacted. nil (the default) logs nothing.
 func WithLogger(l *slog.Logger) Option { return func(c *Client) { c.logger = l } }
 
-// WithClock sets the clock used for token expiry and durations.
-func WithClock(now func() time.Time) Option {
-	return func(c *Client) {
-		if now != nil {
-			c.now = now
-		}
-	}
-}
+// WithClock sets the clock used for token expiry, Retry-After dates and
+// durations. It is required: the client never reads the wall clock itself.
+func WithClock(now func() time.Time) Option { return func(c *Client) { c.now = now } }
 
 // WithUserAgent sets the User-Agent header, e.g. "paycli/1.2.3".
 func WithUserAgent(ua string) Option { return func(c *Client) { c.userAgent = ua } }
@@ -166,7 +161,6 @@ func New(baseURL string, creds Credentials, opts ...Option) (*Client, error) {
 	c := &Client{
 		baseURL:     u,
 		creds:       creds,
-		now:         time.Now,
 		sleep:       pause.For,
 		userAgent:   "paycli",
 		retry:       DefaultRetryPolicy,
@@ -175,6 +169,9 @@ func New(baseURL string, creds Credentials, opts ...Option) (*Client, error) {
 	}
 	for _, opt := range opts {
 		opt(c)
+	}
+	if c.now == nil {
+		return nil, errors.New("gateway: New needs a clock (WithClock)")
 	}
 	if c.hc == nil {
 		c.hc, _ = NewHTTPClient(TransportOptions{})
@@ -388,9 +385,9 @@ func (c *Client) attempts(ctx context.Context, ep endpoint, token string, payloa
 			return env, err
 		}
 		wait := max(c.backoff(n), min(retryAfter, maxRetryAfter))
-		// Context deadlines are wall-clock time, whatever clock the client
-		// was given.
-		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
+		// The context's deadline is read against the client's clock, which
+		// is the wall clock everywhere but in tests.
+		if deadline, ok := ctx.Deadline(); ok && deadline.Sub(c.now()) < wait {
 			return nil, err // waiting would outlive the command
 		}
 		if serr := c.sleep(ctx, wait); serr != nil {

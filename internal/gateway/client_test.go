@@ -347,7 +347,9 @@ func TestRetryGivesUpWhenTheWaitWouldOutliveTheDeadline(t *testing.T) {
 		writeJSON(w, 503, `{}`)
 	})
 	slept := false
-	c := newTestClient(t, g.URL+"/ccpayment", withSleep(func(context.Context, time.Duration) error { slept = true; return nil }))
+	// A context's deadline is wall-clock time: the client reads it against
+	// its clock, here the real one.
+	c := newTestClient(t, g.URL+"/ccpayment", WithClock(time.Now), withSleep(func(context.Context, time.Duration) error { slept = true; return nil }))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, _, _ = c.BearerToken(context.Background(), false)

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/paycli/paycli/internal/cardno"
 )
@@ -21,7 +22,7 @@ func FuzzResponse(f *testing.F) {
 	}
 	card := regexp.MustCompile(`[0-9]{13,19}`)
 	statusCodeShown := regexp.MustCompile(`status_code -?[0-9]+`)
-	c, err := New("https://gw.example/ccpayment", Credentials{})
+	c, err := New("https://gw.example/ccpayment", Credentials{}, WithClock(func() time.Time { return testNow }))
 	if err != nil {
 		f.Fatal(err)
 	}

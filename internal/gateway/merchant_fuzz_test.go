@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 
 	"github.com/paycli/paycli/internal/cardno"
@@ -23,7 +24,7 @@ func fuzzAnswer[T any](f *testing.F, ep endpoint, seeds []string, check func(*T)
 	}
 	card := regexp.MustCompile(`[0-9]{13,19}`)
 	statusCodeShown := regexp.MustCompile(`status_code -?[0-9]+`)
-	c, err := New("https://gw.example/ccpayment", Credentials{})
+	c, err := New("https://gw.example/ccpayment", Credentials{}, WithClock(func() time.Time { return testNow }))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func FuzzCheckStatusPendingAnswer(f *testing.F) {
 		`{"status_code":"69","order_id":{"x":1}}`, `{"status_code":69,"transaction_type":"PreAuth","transaction_status":"Pre-Authorized","created_at":"2026-11-22 12:00:00"}`} {
 		f.Add(s, 200)
 	}
-	c, err := New("https://gw.example/ccpayment", Credentials{})
+	c, err := New("https://gw.example/ccpayment", Credentials{}, WithClock(func() time.Time { return testNow }))
 	if err != nil {
 		f.Fatal(err)
 	}

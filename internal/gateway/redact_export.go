@@ -18,7 +18,8 @@ func RedactBody(body []byte) string { return loggedBody(body) }
 func RedactHeader(name string, values []string) string { return redactHeader(name, values) }
 
 // NewLoggingTransport wraps next so that each exchange is logged at debug
-// level with RedactBody's rules, as the gateway client's own --debug log.
-func NewLoggingTransport(next http.RoundTripper, logger *slog.Logger) http.RoundTripper {
-	return &loggingTransport{next: next, logger: logger, now: time.Now}
+// level with RedactBody's rules, as the gateway client's own --debug log;
+// now times the exchanges.
+func NewLoggingTransport(next http.RoundTripper, logger *slog.Logger, now func() time.Time) http.RoundTripper {
+	return &loggingTransport{next: next, logger: logger, now: now}
 }

@@ -165,24 +165,33 @@ type TokenCache interface {
 	Store(key CacheKey, tok *Token) error
 }
 
-// FileTokenCache keeps one profile's tokens as JSON files in Dir, one per
-// base URL and app_id. Files are written to a temporary file and renamed
-// into place, with mode 0600 in a 0700 folder, so two processes running at
-// once never see half a file: at worst both fetch a token and the last
-// rename wins, leaving a valid token either way.
+// FileTokenCache keeps one profile's tokens as JSON files in a folder, one
+// per base URL and app_id. Files are written to a temporary file and
+// renamed into place, with mode 0600 in a 0700 folder, so two processes
+// running at once never see half a file: at worst both fetch a token and
+// the last rename wins, leaving a valid token either way.
 type FileTokenCache struct {
-	// Dir is <user cache dir>/paycli in paycli.
-	Dir string
-	// Profile is the configuration profile the tokens belong to.
-	Profile string
-	// Gateway, when set, names the gateway in place of the base URL of the
-	// keys, so that one gateway reachable at changing addresses (the
-	// in-process sandbox, on a new port each run) keeps one cache file.
-	Gateway string
-	// Now is the clock that decides which files Store sweeps away; nil
-	// means time.Now.
-	Now func() time.Time
+	dir     string
+	profile string
+	gateway string
+	now     func() time.Time
 }
+
+// NewFileTokenCache returns the cache of profile's tokens in dir
+// (<user cache dir>/paycli in paycli). gatewayName, when set, names the
+// gateway in place of the base URL of the keys, so that one gateway
+// reachable at changing addresses (the in-process sandbox, on a new port
+// each run) keeps one cache file. now is the clock that decides which
+// files Store sweeps away; it is required.
+func NewFileTokenCache(dir, profile, gatewayName string, now func() time.Time) *FileTokenCache {
+	if now == nil {
+		panic("gateway: NewFileTokenCache needs a clock")
+	}
+	return &FileTokenCache{dir: dir, profile: profile, gateway: gatewayName, now: now}
+}
+
+// Dir is the folder the cache files are in.
+func (c *FileTokenCache) Dir() string { return c.dir }
 
 // staleAfter is how long after its expiry a cached token's file is kept:
 // long enough that nothing paycli still runs wants it, short enough that
@@ -191,8 +200,8 @@ const staleAfter = 24 * time.Hour
 
 // gatewayOf is the gateway name the cache files key on.
 func (c *FileTokenCache) gatewayOf(key CacheKey) string {
-	if c.Gateway != "" {
-		return c.Gateway
+	if c.gateway != "" {
+		return c.gateway
 	}
 	return key.BaseURL
 }
@@ -212,8 +221,8 @@ type cacheFile struct {
 const cacheVersion = 1
 
 func (c *FileTokenCache) path(key CacheKey) string {
-	sum := sha256.Sum256([]byte(c.Profile + "\x00" + c.gatewayOf(key) + "\x00" + key.AppID))
-	return filepath.Join(c.Dir, "token-"+hex.EncodeToString(sum[:12])+".json")
+	sum := sha256.Sum256([]byte(c.profile + "\x00" + c.gatewayOf(key) + "\x00" + key.AppID))
+	return filepath.Join(c.dir, "token-"+hex.EncodeToString(sum[:12])+".json")
 }
 
 func appIDHash(appID string) string {
@@ -236,7 +245,7 @@ func (c *FileTokenCache) Load(key CacheKey) (*Token, error) {
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("token cache %s: %w", c.path(key), err)
 	}
-	if f.Version != cacheVersion || f.Profile != c.Profile || f.BaseURL != c.gatewayOf(key) || f.AppIDSHA256 != appIDHash(key.AppID) {
+	if f.Version != cacheVersion || f.Profile != c.profile || f.BaseURL != c.gatewayOf(key) || f.AppIDSHA256 != appIDHash(key.AppID) {
 		return nil, fmt.Errorf("token cache %s: written for another profile, gateway or version", c.path(key))
 	}
 	return &Token{Value: f.Token, Is3D: f.Is3D, ExpiresAt: f.ExpiresAt, RawExpiresAt: f.RawExpiresAt}, nil
@@ -247,23 +256,23 @@ func (c *FileTokenCache) Load(key CacheKey) (*Token, error) {
 func (c *FileTokenCache) Store(key CacheKey, tok *Token) error {
 	defer c.sweep()
 	data, err := json.MarshalIndent(cacheFile{
-		Version: cacheVersion, Profile: c.Profile, BaseURL: c.gatewayOf(key), AppIDSHA256: appIDHash(key.AppID),
+		Version: cacheVersion, Profile: c.profile, BaseURL: c.gatewayOf(key), AppIDSHA256: appIDHash(key.AppID),
 		Token: tok.Value, Is3D: tok.Is3D, ExpiresAt: tok.ExpiresAt, RawExpiresAt: tok.RawExpiresAt,
 	}, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(c.Dir, 0o700); err != nil {
+	if err := os.MkdirAll(c.dir, 0o700); err != nil {
 		return err
 	}
-	_ = os.Chmod(c.Dir, 0o700) // tighten a folder made by something else
+	_ = os.Chmod(c.dir, 0o700) // tighten a folder made by something else
 	return atomicfile.WriteFile(c.path(key), append(data, '\n'))
 }
 
 // Clear deletes this profile's cached tokens, for every gateway, and says
 // how many there were.
 func (c *FileTokenCache) Clear() (int, error) {
-	paths, err := filepath.Glob(filepath.Join(c.Dir, "token-*.json"))
+	paths, err := filepath.Glob(filepath.Join(c.dir, "token-*.json"))
 	if err != nil {
 		return 0, err
 	}
@@ -274,7 +283,7 @@ func (c *FileTokenCache) Clear() (int, error) {
 			continue
 		}
 		var f cacheFile
-		if json.Unmarshal(data, &f) != nil || f.Profile != c.Profile {
+		if json.Unmarshal(data, &f) != nil || f.Profile != c.profile {
 			continue
 		}
 		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -288,12 +297,8 @@ func (c *FileTokenCache) Clear() (int, error) {
 // sweep deletes the cache files whose token expired more than staleAfter
 // ago. It is best effort: a file it cannot read or remove stays.
 func (c *FileTokenCache) sweep() {
-	now := time.Now
-	if c.Now != nil {
-		now = c.Now
-	}
-	cutoff := now().Add(-staleAfter)
-	paths, _ := filepath.Glob(filepath.Join(c.Dir, "token-*.json"))
+	cutoff := c.now().Add(-staleAfter)
+	paths, _ := filepath.Glob(filepath.Join(c.dir, "token-*.json"))
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		if err != nil {

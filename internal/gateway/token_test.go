@@ -84,14 +84,14 @@ func TestCacheReuseAcrossClients(t *testing.T) {
 	g := newFakeGateway(t)
 	g.handle("commissions", respond(200, commissionsOK))
 	dir := filepath.Join(t.TempDir(), "cache", "paycli")
-	cache := &FileTokenCache{Dir: dir, Profile: "default"}
+	cache := NewFileTokenCache(dir, "default", "", func() time.Time { return testNow })
 	ctx := context.Background()
 
 	first := newTestClient(t, g.URL+"/ccpayment", WithTokenCache(cache))
 	if _, err := first.Commissions(ctx, CommissionsRequest{CurrencyCode: "TRY"}); err != nil {
 		t.Fatal(err)
 	}
-	second := newTestClient(t, g.URL+"/ccpayment", WithTokenCache(&FileTokenCache{Dir: dir, Profile: "default"}))
+	second := newTestClient(t, g.URL+"/ccpayment", WithTokenCache(NewFileTokenCache(dir, "default", "", func() time.Time { return testNow })))
 	if _, err := second.Commissions(ctx, CommissionsRequest{CurrencyCode: "TRY"}); err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestCacheReuseAcrossClients(t *testing.T) {
 	}
 
 	// Another profile, or another app on the same gateway, has its own token.
-	other := newTestClient(t, g.URL+"/ccpayment", WithTokenCache(&FileTokenCache{Dir: dir, Profile: "live"}))
+	other := newTestClient(t, g.URL+"/ccpayment", WithTokenCache(NewFileTokenCache(dir, "live", "", func() time.Time { return testNow })))
 	if _, _, err := other.BearerToken(ctx, false); err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestCacheReuseAcrossClients(t *testing.T) {
 
 func TestRefreshForcesANewToken(t *testing.T) {
 	g := newFakeGateway(t)
-	c := newTestClient(t, g.URL+"/ccpayment", WithTokenCache(&FileTokenCache{Dir: t.TempDir(), Profile: "p"}))
+	c := newTestClient(t, g.URL+"/ccpayment", WithTokenCache(NewFileTokenCache(t.TempDir(), "p", "", func() time.Time { return testNow })))
 	a, cachedA, _ := c.BearerToken(context.Background(), false)
 	b, cachedB, _ := c.BearerToken(context.Background(), true)
 	if cachedA || cachedB || a.Value == b.Value || g.count("token") != 2 {
@@ -153,7 +153,7 @@ func TestRefreshForcesANewToken(t *testing.T) {
 func TestCorruptCacheIsReplaced(t *testing.T) {
 	g := newFakeGateway(t)
 	dir := t.TempDir()
-	cache := &FileTokenCache{Dir: dir, Profile: "default"}
+	cache := NewFileTokenCache(dir, "default", "", func() time.Time { return testNow })
 	c := newTestClient(t, g.URL+"/ccpayment", WithTokenCache(cache))
 	if err := os.WriteFile(cache.path(c.cacheKey()), []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
@@ -178,7 +178,7 @@ func TestConcurrentWritersNeverCorrupt(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cache := &FileTokenCache{Dir: dir, Profile: "default"}
+			cache := NewFileTokenCache(dir, "default", "", func() time.Time { return testNow })
 			for i := range 25 {
 				if err := cache.Store(key, &Token{Value: fmt.Sprintf("w%d-%d", w, i), ExpiresAt: testNow}); err != nil {
 					errs <- err
@@ -226,7 +226,7 @@ func TestTokenWithoutExpiryIsNotCached(t *testing.T) {
 	g := newFakeGateway(t)
 	g.handle("token", respond(200, `{"status_code":100,"data":{"token":"opaque","is_3d":"2"}}`))
 	dir := t.TempDir()
-	c := newTestClient(t, g.URL+"/ccpayment", WithTokenCache(&FileTokenCache{Dir: dir, Profile: "p"}))
+	c := newTestClient(t, g.URL+"/ccpayment", WithTokenCache(NewFileTokenCache(dir, "p", "", func() time.Time { return testNow })))
 	tok, _, err := c.BearerToken(context.Background(), false)
 	if err != nil || tok.Value != "opaque" || tok.Is3D != 2 {
 		t.Fatalf("BearerToken = %+v, %v", tok, err)
@@ -253,8 +253,8 @@ func TestTokenResponseWithoutToken(t *testing.T) {
 // only in base URL share one file.
 func TestCacheGatewayNameOutlivesThePort(t *testing.T) {
 	dir := t.TempDir()
-	cache := &FileTokenCache{Dir: dir, Profile: "sandbox", Gateway: "sandbox:/state"}
-	tok := &Token{Value: "t1", ExpiresAt: time.Now().Add(time.Hour).UTC()}
+	cache := NewFileTokenCache(dir, "sandbox", "sandbox:/state", func() time.Time { return testNow })
+	tok := &Token{Value: "t1", ExpiresAt: testNow.Add(time.Hour)}
 	if err := cache.Store(CacheKey{BaseURL: "http://127.0.0.1:41001/ccpayment", AppID: "a"}, tok); err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func TestStoreSweepsLongExpiredTokens(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 	store := func(profile, base string, expires time.Time) string {
-		c := &FileTokenCache{Dir: dir, Profile: profile, Now: func() time.Time { return expires.Add(-time.Hour) }}
+		c := NewFileTokenCache(dir, profile, "", func() time.Time { return expires.Add(-time.Hour) })
 		key := CacheKey{BaseURL: base, AppID: "a"}
 		if err := c.Store(key, &Token{Value: "t", ExpiresAt: expires}); err != nil {
 			t.Fatal(err)
@@ -293,7 +293,7 @@ func TestStoreSweepsLongExpiredTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	c := &FileTokenCache{Dir: dir, Profile: "default", Now: clock}
+	c := NewFileTokenCache(dir, "default", "", clock)
 	if err := c.Store(CacheKey{BaseURL: "https://other.example/ccpayment", AppID: "a"}, &Token{Value: "t", ExpiresAt: now.Add(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}

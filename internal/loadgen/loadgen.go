@@ -361,7 +361,7 @@ func (b *bencher) fire(ctx context.Context, jobs []job) ([]result, time.Duration
 	path := b.path()
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	start := time.Now()
+	start := b.cfg.Now()
 	for range min(b.cfg.Concurrency, len(jobs)) {
 		wg.Add(1)
 		go func() {
@@ -378,9 +378,9 @@ func (b *bencher) fire(ctx context.Context, jobs []job) ([]result, time.Duration
 						OrderID string `json:"order_id"`
 					} `json:"data"`
 				}
-				t0 := time.Now()
+				t0 := b.cfg.Now()
 				code, err := b.post(ctx, path, jobs[i].body, &ans)
-				r := result{latency: time.Since(t0)}
+				r := result{latency: b.cfg.Now().Sub(t0)}
 				switch {
 				case err != nil:
 					r.status = "transport"
@@ -394,7 +394,7 @@ func (b *bencher) fire(ctx context.Context, jobs []job) ([]result, time.Duration
 		}()
 	}
 	wg.Wait()
-	return results, time.Since(start)
+	return results, b.cfg.Now().Sub(start)
 }
 
 // tally counts answers and errors into rep and returns, for walletPay, the

@@ -60,7 +60,7 @@ func startSandbox(t *testing.T) (baseURL, stateDir string, stop func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{StateDir: stateDir, LockTimeout: time.Second})
+	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{Gateway: sandbox.Options{Now: time.Now}, StateDir: stateDir, LockTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -94,7 +94,7 @@ func testOptions(t *testing.T) (*Options, *bytes.Buffer, *bytes.Buffer, *bytes.B
 	ios, in, out, errOut := iostreams.Test()
 	const base = "http://127.0.0.1:1/ccpayment"
 	cfg := &config.Config{Profile: "p", BaseURL: base, AppID: "app", AppSecret: "secret-0123456789", MerchantKey: "mk", Output: "table"}
-	client, err := gateway.New(base, gateway.Credentials{AppID: cfg.AppID, AppSecret: cfg.AppSecret})
+	client, err := gateway.New(base, gateway.Credentials{AppID: cfg.AppID, AppSecret: cfg.AppSecret}, gateway.WithClock(time.Now))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +415,7 @@ func TestPrepareGatewayErrors(t *testing.T) {
 func TestBaseURLPasswordNeverShownOrJournaled(t *testing.T) {
 	for _, batch := range []bool{false, true} {
 		opts, in, _, errOut, jpath := testOptions(t)
-		client, err := gateway.New("http://ops:hunter2@127.0.0.1:1/ccpayment", gateway.Credentials{AppID: "app", AppSecret: "secret-0123456789"})
+		client, err := gateway.New("http://ops:hunter2@127.0.0.1:1/ccpayment", gateway.Credentials{AppID: "app", AppSecret: "secret-0123456789"}, gateway.WithClock(time.Now))
 		if err != nil {
 			t.Fatal(err)
 		}

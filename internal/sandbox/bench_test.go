@@ -16,7 +16,7 @@ func benchGateway(b *testing.B) *Gateway {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { store.Close() })
-	gw, err := New(Options{Store: store})
+	gw, err := New(Options{Now: time.Now, Store: store})
 	if err != nil {
 		b.Fatal(err)
 	}

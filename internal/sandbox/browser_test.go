@@ -138,7 +138,7 @@ func TestBrowserPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := StartServer(ln, ServerOptions{StateDir: t.TempDir(), LockTimeout: time.Second})
+	srv, err := StartServer(ln, ServerOptions{Gateway: Options{Now: time.Now}, StateDir: t.TempDir(), LockTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

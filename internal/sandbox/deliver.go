@@ -88,6 +88,7 @@ type deliverer struct {
 	store     *Store
 	opts      WebhookOptions
 	appSecret string
+	now       func() time.Time
 	client    *http.Client
 	kickCh    chan struct{}
 
@@ -98,9 +99,9 @@ type deliverer struct {
 	wg      sync.WaitGroup
 }
 
-func newDeliverer(store *Store, opts WebhookOptions, appSecret string) *deliverer {
+func newDeliverer(store *Store, opts WebhookOptions, appSecret string, now func() time.Time) *deliverer {
 	opts = opts.withDefaults()
-	return &deliverer{store: store, opts: opts, appSecret: appSecret, kickCh: make(chan struct{}, 1), busy: map[uint64]bool{},
+	return &deliverer{store: store, opts: opts, appSecret: appSecret, now: now, kickCh: make(chan struct{}, 1), busy: map[uint64]bool{},
 		client: &http.Client{Transport: opts.Transport, Timeout: opts.Timeout,
 			// A redirect is an answer other than 2xx: the webhook was not
 			// taken at the registered URL.
@@ -153,9 +154,9 @@ func (d *deliverer) run(ctx context.Context) {
 		next, err := d.dispatch(ctx, sem)
 		if err != nil {
 			d.logf("webhooks: cannot read the outbox: %v", err)
-			next = time.Now().Add(d.opts.Backoff)
+			next = d.now().Add(d.opts.Backoff)
 		}
-		timer.Reset(time.Until(next))
+		timer.Reset(next.Sub(d.now()))
 		select {
 		case <-ctx.Done():
 			return
@@ -183,7 +184,7 @@ func (d *deliverer) dispatch(ctx context.Context, sem chan struct{}) (time.Time,
 	if err != nil {
 		return time.Time{}, err
 	}
-	now := time.Now()
+	now := d.now()
 	next := now.Add(deliveryIdle)
 	for _, del := range all {
 		if del.State != DeliveryPending {
@@ -226,12 +227,12 @@ func (d *deliverer) dispatch(ctx context.Context, sem chan struct{}) (time.Time,
 
 // attempt sends one delivery once and records the attempt.
 func (d *deliverer) attempt(ctx context.Context, del Delivery) {
-	start := time.Now()
+	start := d.now()
 	status, err := d.send(ctx, del)
 	if ctx.Err() != nil {
 		return // stopping: the delivery stays pending for the next run
 	}
-	a := Attempt{Time: start.UTC(), Status: status, DurationMS: time.Since(start).Milliseconds()}
+	a := Attempt{Time: start.UTC(), Status: status, DurationMS: d.now().Sub(start).Milliseconds()}
 	ok := err == nil && status >= 200 && status < 300
 	switch {
 	case err != nil:
@@ -252,14 +253,14 @@ func (d *deliverer) attempt(ctx context.Context, del Delivery) {
 		n := len(cur.Attempts) - cur.RoundStart
 		switch {
 		case ok:
-			cur.State, cur.DeliveredAt, cur.NextAttemptAt = DeliveryDelivered, time.Now().UTC(), time.Time{}
+			cur.State, cur.DeliveredAt, cur.NextAttemptAt = DeliveryDelivered, d.now().UTC(), time.Time{}
 			outcome = "delivered"
 		case n >= d.opts.MaxAttempts:
 			cur.State, cur.NextAttemptAt = DeliveryFailed, time.Time{}
 			outcome = fmt.Sprintf("failed after %d attempts (resend it with 'paycli sandbox webhooks resend %d')", n, cur.ID)
 		default:
 			wait := d.opts.RetryDelay(n)
-			cur.NextAttemptAt = time.Now().Add(wait).UTC()
+			cur.NextAttemptAt = d.now().Add(wait).UTC()
 			outcome = fmt.Sprintf("retry in %s", wait)
 		}
 		return nil

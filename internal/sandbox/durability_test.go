@@ -178,7 +178,7 @@ func BenchmarkWalletPay(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer store.Close()
-	gw, err := New(Options{Store: store})
+	gw, err := New(Options{Now: time.Now, Store: store})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func BenchmarkWalletPayParallel(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer store.Close()
-	gw, _ := New(Options{Store: store})
+	gw, _ := New(Options{Now: time.Now, Store: store})
 	now := time.Now()
 	bearer, _, _ := issueBearer(AppID, now, time.Hour, "b")
 	var mu sync.Mutex

@@ -45,13 +45,14 @@ const HealthPath = "/__sandbox/health"
 // DefaultMaxBodyBytes bounds request bodies; larger ones get HTTP 413.
 const DefaultMaxBodyBytes = 64 << 10
 
-// Options configure a Gateway. Store is required; the rest have defaults.
+// Options configure a Gateway. Store and Now are required; the rest have
+// defaults.
 type Options struct {
 	Store *Store
 	// Schedule is the commission table; the embedded one when nil. It must
 	// not change once New has it (answers are encoded once and kept).
 	Schedule *Schedule
-	// Now is the clock (time.Now when nil).
+	// Now is the clock: the sandbox never reads the wall clock itself.
 	Now func() time.Time
 	// NewOrderID makes the identifier of a stored sale (NewOrderIDs when nil).
 	NewOrderID func() string
@@ -116,7 +117,7 @@ func New(opts Options) (*Gateway, error) {
 		opts.Schedule = s
 	}
 	if opts.Now == nil {
-		opts.Now = time.Now
+		return nil, errors.New("sandbox: Options.Now is required")
 	}
 	if opts.NewOrderID == nil {
 		opts.NewOrderID = NewOrderIDs(opts.Now)
@@ -134,7 +135,7 @@ func New(opts Options) (*Gateway, error) {
 		opts.Credentials = DefaultCredentials()
 	}
 	g := &Gateway{opts: opts, mux: http.NewServeMux()}
-	g.deliveries = newDeliverer(opts.Store, opts.Webhooks, opts.Credentials.AppSecret)
+	g.deliveries = newDeliverer(opts.Store, opts.Webhooks, opts.Credentials.AppSecret, opts.Now)
 	opts.Store.SetWebhooks(opts.Webhooks.Endpoints, g.deliveries.kick)
 	g.routeWebhooks()
 	g.mux.HandleFunc("POST "+Base+"/api/token", g.token)

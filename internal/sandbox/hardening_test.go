@@ -38,7 +38,7 @@ func hardenedServer(t *testing.T, timeouts Timeouts) *Server {
 	srv, err := StartServer(ln, ServerOptions{
 		StateDir:    t.TempDir(),
 		LockTimeout: time.Second,
-		Gateway:     Options{MaxBodyBytes: 8 << 10},
+		Gateway:     Options{Now: time.Now, MaxBodyBytes: 8 << 10},
 		Timeouts:    timeouts,
 	})
 	if err != nil {
@@ -396,7 +396,7 @@ func TestFaultDelaysOutliveTheReadTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := StartServer(ln, ServerOptions{StateDir: t.TempDir(), LockTimeout: time.Second, Gateway: Options{Faults: true},
+	srv, err := StartServer(ln, ServerOptions{StateDir: t.TempDir(), LockTimeout: time.Second, Gateway: Options{Now: time.Now, Faults: true},
 		Timeouts: Timeouts{ReadHeader: 300 * time.Millisecond, Read: 300 * time.Millisecond, Idle: 300 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)

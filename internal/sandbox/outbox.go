@@ -148,7 +148,7 @@ func (s *Store) put(tx *bolt.Tx, old *Sale, sale Sale) error {
 		if d.Encoding == "" {
 			d.Encoding = webhook.Form
 		}
-		d.State, d.CreatedAt, d.NextAttemptAt, d.Attempts = DeliveryPending, sale.UpdatedAt, time.Now().UTC(), []Attempt{}
+		d.State, d.CreatedAt, d.NextAttemptAt, d.Attempts = DeliveryPending, sale.UpdatedAt, sale.UpdatedAt, []Attempt{}
 		if err := putDelivery(b, d); err != nil {
 			return err
 		}

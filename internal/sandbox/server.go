@@ -87,11 +87,11 @@ func (t Timeouts) orDefaults() Timeouts {
 // until Shutdown, delivering the webhook outbox meanwhile. On error ln is
 // closed.
 func StartServer(ln net.Listener, opts ServerOptions) (*Server, error) {
-	now := time.Now
-	if opts.Gateway.Now != nil {
-		now = opts.Gateway.Now
+	if opts.Gateway.Now == nil {
+		ln.Close()
+		return nil, errors.New("sandbox: ServerOptions.Gateway.Now is required")
 	}
-	store, err := OpenStore(opts.StateDir, opts.LockTimeout, now())
+	store, err := OpenStore(opts.StateDir, opts.LockTimeout, opts.Gateway.Now())
 	if err != nil {
 		ln.Close()
 		return nil, err

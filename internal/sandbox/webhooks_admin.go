@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/paycli/paycli/internal/webhook"
 )
@@ -60,7 +59,7 @@ func (g *Gateway) resendDelivery(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, status, adminError{err.Error()})
 		return
 	}
-	d, err := g.opts.Store.ResendDelivery(id, time.Now().UTC())
+	d, err := g.opts.Store.ResendDelivery(id, g.opts.Now().UTC())
 	switch {
 	case errors.Is(err, ErrNoDelivery):
 		writeJSON(w, http.StatusNotFound, adminError{fmt.Sprintf("%v: %d", err, id)})

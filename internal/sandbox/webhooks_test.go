@@ -237,7 +237,7 @@ func startHooked(t *testing.T, dir string, wo WebhookOptions) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := StartServer(ln, ServerOptions{StateDir: dir, LockTimeout: 5 * time.Second, Gateway: Options{Webhooks: wo}})
+	srv, err := StartServer(ln, ServerOptions{StateDir: dir, LockTimeout: 5 * time.Second, Gateway: Options{Now: time.Now, Webhooks: wo}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -144,7 +144,7 @@ func (r *run) check(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	store, err := sandbox.OpenStore(r.sandboxDir, 10*time.Second, time.Now())
+	store, err := sandbox.OpenStore(r.sandboxDir, 10*time.Second, r.cfg.Now())
 	if err != nil {
 		return fmt.Errorf("soak: open the sandbox store: %w", err)
 	}
@@ -380,12 +380,12 @@ func (r *run) checkStatuses(ctx context.Context) ([]checkStatus, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{StateDir: r.sandboxDir, LockTimeout: 10 * time.Second})
+	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{StateDir: r.sandboxDir, LockTimeout: 10 * time.Second, Gateway: sandbox.Options{Now: r.cfg.Now}})
 	if err != nil {
 		return nil, fmt.Errorf("soak: start a sandbox for the check: %w", err)
 	}
 	defer srv.Shutdown(context.WithoutCancel(ctx))
-	client, err := gateway.New(srv.BaseURL, gateway.Credentials{AppID: sandbox.AppID, AppSecret: sandbox.AppSecret})
+	client, err := gateway.New(srv.BaseURL, gateway.Credentials{AppID: sandbox.AppID, AppSecret: sandbox.AppSecret}, gateway.WithClock(r.cfg.Now))
 	if err != nil {
 		return nil, err
 	}

@@ -44,7 +44,7 @@ func (r *run) makeCardSales(ctx context.Context, n int) error {
 	if err != nil {
 		return err
 	}
-	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{StateDir: r.sandboxDir, LockTimeout: 10 * time.Second})
+	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{StateDir: r.sandboxDir, LockTimeout: 10 * time.Second, Gateway: sandbox.Options{Now: r.cfg.Now}})
 	if err != nil {
 		return fmt.Errorf("soak: start a sandbox for the card sales: %w", err)
 	}
@@ -63,7 +63,7 @@ func (r *run) makeCardSales(ctx context.Context, n int) error {
 	if tok.StatusCode != 100 || tok.Data.Token == "" {
 		return fmt.Errorf("soak: sandbox token: status_code %d", tok.StatusCode)
 	}
-	year := strconv.Itoa(time.Now().Year() + 3)
+	year := strconv.Itoa(r.cfg.Now().Year() + 3)
 	for i := range n {
 		s := cardSale{
 			id:      fmt.Sprintf("SOAK-%d-C%03d", r.cfg.Seed, i),

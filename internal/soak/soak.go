@@ -43,6 +43,9 @@ import (
 type Config struct {
 	// Binary is the paycli executable run as server and clients.
 	Binary string
+	// Now is the clock (required): the run's deadline, the cards' expiry
+	// year and the sandbox the checker opens read it.
+	Now func() time.Time
 	// Dir is the folder that holds the run's home, state and journal.
 	Dir string
 	// Duration bounds the time payments are started; the run ends when
@@ -295,8 +298,8 @@ type invoice struct {
 // Report.Problems.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cfg = cfg.withDefaults()
-	if cfg.Binary == "" || cfg.Dir == "" {
-		return nil, errors.New("soak: Binary and Dir are required")
+	if cfg.Binary == "" || cfg.Dir == "" || cfg.Now == nil {
+		return nil, errors.New("soak: Binary, Dir and Now are required")
 	}
 	r := &run{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x50a4)), report: &Report{
 		Seed: cfg.Seed, Duration: cfg.Duration.String(), Workers: cfg.Workers, Invoices: cfg.Invoices, Rate: cfg.FaultRate,
@@ -385,7 +388,7 @@ func (r *run) prepare() error {
 	for _, bin := range []string{"552879", "540667", "435508", "492130", "411111"} {
 		cards = append(cards, luhnComplete(bin+"123456789"))
 	}
-	now := time.Now()
+	now := r.cfg.Now()
 	for i := range r.cfg.Invoices {
 		// Every fifth invoice is declined (.41), every fifth pending (.69).
 		var amount string
@@ -443,6 +446,8 @@ func (r *run) startServer(ctx context.Context) error {
 		r.countFaults(stderr)
 	}()
 	base := "http://" + r.addr + sandbox.Base
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
 	for range 200 { // up to 10 s
 		if sandbox.Probe(ctx, base) {
 			r.mu.Lock()
@@ -458,7 +463,7 @@ func (r *run) startServer(ctx context.Context) error {
 			_ = cmd.Process.Kill()
 			_ = cmd.Wait()
 			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
+		case <-tick.C:
 		}
 	}
 	_ = cmd.Process.Kill()
@@ -501,7 +506,7 @@ func (r *run) stopServer(sig syscall.Signal) {
 
 // load runs the workers and the killer until the duration is over.
 func (r *run) load(ctx context.Context) {
-	deadline := time.Now().Add(r.cfg.Duration)
+	deadline := r.cfg.Now().Add(r.cfg.Duration)
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 
@@ -534,16 +539,16 @@ func (r *run) load(ctx context.Context) {
 		at = append(at, time.Duration((0.1+0.8*r.rng.Float64())*float64(r.cfg.Duration)))
 	}
 	slices.Sort(at)
-	start := time.Now()
+	start := r.cfg.Now()
 	for _, d := range at {
-		if pause.For(ctx, time.Until(start.Add(d))) != nil {
+		if pause.For(ctx, start.Add(d).Sub(r.cfg.Now())) != nil {
 			break
 		}
 		r.stopServer(syscall.SIGKILL)
 		r.report.Kills++
 		r.logf("killed the sandbox (kill %d of %d)", r.report.Kills, r.cfg.Kills)
 		// Down for a moment: clients meet a refused connection meanwhile.
-		time.Sleep(time.Duration(r.rng.IntN(500)) * time.Millisecond)
+		_ = pause.For(context.WithoutCancel(ctx), time.Duration(r.rng.IntN(500))*time.Millisecond)
 		if err := r.startServer(context.WithoutCancel(ctx)); err != nil {
 			r.addProblem("restart after kill %d: %v", r.report.Kills, err)
 			break

@@ -110,7 +110,7 @@ type ReceiverOptions struct {
 	// Received, when set, is called with each request and its body before
 	// anything else is done with them (the --debug log).
 	Received func(r *http.Request, body []byte)
-	// Now is the clock.
+	// Now is the clock; it is required.
 	Now func() time.Time
 }
 
@@ -151,7 +151,7 @@ func ForwardClient(timeout time.Duration, wrap func(http.RoundTripper) http.Roun
 // NewReceiver returns a Receiver.
 func NewReceiver(opts ReceiverOptions) *Receiver {
 	if opts.Now == nil {
-		opts.Now = time.Now
+		panic("webhook: ReceiverOptions.Now is required")
 	}
 	if opts.Client == nil {
 		opts.Client = ForwardClient(10*time.Second, nil)

@@ -51,7 +51,7 @@ type receiverRig struct {
 func newRig(t *testing.T, forward, forwardInvalid bool, timeout time.Duration) *receiverRig {
 	t.Helper()
 	rig := &receiverRig{handler: &handlerSpy{status: http.StatusOK}}
-	opts := webhook.ReceiverOptions{AppSecret: secret, ForwardInvalid: forwardInvalid,
+	opts := webhook.ReceiverOptions{AppSecret: secret, ForwardInvalid: forwardInvalid, Now: time.Now,
 		Client:  &http.Client{Timeout: timeout},
 		Report:  func(e webhook.Event) { rig.mu.Lock(); rig.events = append(rig.events, e); rig.mu.Unlock() },
 		Refused: func(s string) { rig.mu.Lock(); rig.refused = append(rig.refused, s); rig.mu.Unlock() },
@@ -195,7 +195,7 @@ func TestReceiverHandlerUnreachableOrSlow(t *testing.T) {
 	deadURL, _ := url.Parse(dead.URL)
 	dead.Close()
 	var ev webhook.Event
-	rc := webhook.NewReceiver(webhook.ReceiverOptions{AppSecret: secret, ForwardTo: deadURL, Report: func(e webhook.Event) { ev = e }})
+	rc := webhook.NewReceiver(webhook.ReceiverOptions{AppSecret: secret, ForwardTo: deadURL, Now: time.Now, Report: func(e webhook.Event) { ev = e }})
 	rec := httptest.NewRecorder()
 	rc.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/", strings.NewReader(formBody(saleFields()))))
 	if rec.Code != http.StatusBadGateway || ev.Handler == nil || !strings.Contains(ev.Handler.Error, "handler unreachable") {
@@ -330,7 +330,7 @@ func TestReceiverPassesRedirectsBack(t *testing.T) {
 				}
 			}))
 			t.Cleanup(handler.Close)
-			opts := webhook.ReceiverOptions{AppSecret: secret}
+			opts := webhook.ReceiverOptions{AppSecret: secret, Now: time.Now}
 			opts.ForwardTo, _ = url.Parse(handler.URL + "/hooks")
 			if name == "ForwardClient" {
 				opts.Client = webhook.ForwardClient(5*time.Second, nil)

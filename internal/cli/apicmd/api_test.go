@@ -322,7 +322,7 @@ func runOpts(t *testing.T, g *fakeGateway) (*Options, *bytes.Buffer, *bytes.Buff
 	ios, _, out, errOut := iostreams.Test()
 	cfg := testConfig()
 	cfg.BaseURL = g.URL + "/ccpayment"
-	client, err := gateway.New(cfg.BaseURL, gateway.Credentials{AppID: cfg.AppID, AppSecret: cfg.AppSecret})
+	client, err := gateway.New(cfg.BaseURL, gateway.Credentials{AppID: cfg.AppID, AppSecret: cfg.AppSecret}, gateway.WithClock(time.Now))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
@@ -80,7 +81,7 @@ func testOptions(t testing.TB, g *fakeGateway, currency string, format render.Fo
 		Config: func() (*config.Config, error) { return cfg, nil },
 		Format: func() (render.Format, error) { return format, nil },
 		Gateway: func() (*gateway.Client, error) {
-			return gateway.New(g.URL+"/ccpayment", gateway.Credentials{AppID: "id", AppSecret: "secret"}, gateway.WithHTTPClient(g.Client()))
+			return gateway.New(g.URL+"/ccpayment", gateway.Credentials{AppID: "id", AppSecret: "secret"}, gateway.WithHTTPClient(g.Client()), gateway.WithClock(time.Now))
 		},
 		CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
 			ctx, cancel := context.WithCancel(ctx)

@@ -123,11 +123,7 @@ func tokenCheck(f *cmdutil.Factory) func(context.Context, *config.Config) error 
 		if f.Build != nil {
 			userAgent += "/" + f.Build().Version
 		}
-		now := f.Now
-		if now == nil {
-			now = time.Now
-		}
-		client, err := cmdutil.NewGatewayClient(cfg, cmdutil.GatewayOptions{UserAgent: userAgent, Now: now})
+		client, err := cmdutil.NewGatewayClient(cfg, cmdutil.GatewayOptions{UserAgent: userAgent, Now: f.Now})
 		if err != nil {
 			return err
 		}

@@ -44,7 +44,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	gw, err := sandbox.New(sandbox.Options{Store: store})
+	gw, err := sandbox.New(sandbox.Options{Now: time.Now, Store: store})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func newFixture(t *testing.T) *fixture {
 	base := srv.URL + sandbox.Base
 	cfg := &config.Config{Profile: "test", BaseURL: base, AppID: sandbox.AppID, AppSecret: sandbox.AppSecret,
 		MerchantKey: sandbox.MerchantKey, Timeout: 10 * time.Second, Output: "table"}
-	client, err := gateway.New(base, gateway.Credentials{AppID: cfg.AppID, AppSecret: cfg.AppSecret})
+	client, err := gateway.New(base, gateway.Credentials{AppID: cfg.AppID, AppSecret: cfg.AppSecret}, gateway.WithClock(time.Now))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,6 +46,8 @@ type PayOptions struct {
 	WebHookKey   string
 	// JSON writes -o json and --jq output; nil writes plain JSON.
 	JSON *cmdutil.JSONFlags
+	// Now is the clock the card's expiry year is counted from.
+	Now func() time.Time
 }
 
 // PayResult is what `paycli sandbox pay` prints (-o json: this object).
@@ -66,7 +68,7 @@ type PayResult struct {
 
 // NewCmdPay builds `paycli sandbox pay`.
 func NewCmdPay(f *cmdutil.Factory, runF func(context.Context, *PayOptions) error) *cobra.Command {
-	opts := &PayOptions{IO: f.IOStreams, Format: f.OutputFormat, BaseURL: func(ctx context.Context) (string, error) {
+	opts := &PayOptions{IO: f.IOStreams, Format: f.OutputFormat, Now: f.Now, BaseURL: func(ctx context.Context) (string, error) {
 		cfg, err := sandboxmode.Overlay(ctx, sandboxmode.OverlayOptions{LookupEnv: f.LookupEnv, Now: f.Now, AddCloser: f.AddCloser}, &config.Config{})
 		if err != nil {
 			return "", err
@@ -241,7 +243,7 @@ func PayRun(ctx context.Context, opts *PayOptions) error {
 		txType = sandbox.TypePreAuth
 	}
 	month := "12"
-	year := strconv.Itoa(time.Now().Year() + 3)
+	year := strconv.Itoa(opts.Now().Year() + 3)
 	body := map[string]string{
 		"merchant_key": sandbox.MerchantKey, "hash_key": hk, "invoice_id": opts.Invoice, "invoice_description": "paycli sandbox pay",
 		"total": total, "currency_code": opts.Currency, "installments_number": n, "transaction_type": txType,

@@ -13,14 +13,16 @@ import (
 	"github.com/paycli/paycli/internal/sandbox"
 )
 
-// paySandbox serves a sandbox over a fresh state for pay's tests.
+// paySandbox serves a sandbox over a fresh state for pay's tests, on the
+// test factory's clock (pay dates the card's expiry by it).
 func paySandbox(t *testing.T) *sandbox.Server {
 	t.Helper()
+	f, _ := testFactory(t, nil)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{StateDir: t.TempDir(), LockTimeout: time.Second})
+	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{Gateway: sandbox.Options{Now: f.Now}, StateDir: t.TempDir(), LockTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

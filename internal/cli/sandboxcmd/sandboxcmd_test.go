@@ -86,7 +86,7 @@ func TestServeRun(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
-	opts := &ServeOptions{IO: ios, Addr: "127.0.0.1:0", StateDir: dir, Listen: net.Listen, Ready: func(u string) { ready <- u }}
+	opts := &ServeOptions{IO: ios, Now: time.Now, Addr: "127.0.0.1:0", StateDir: dir, Listen: net.Listen, Ready: func(u string) { ready <- u }}
 	done := make(chan error, 1)
 	go func() { done <- ServeRun(ctx, opts) }()
 	var base string
@@ -127,7 +127,7 @@ func TestServeStateInUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	err = ServeRun(context.Background(), &ServeOptions{IO: ios, Addr: "127.0.0.1:0", StateDir: dir, Listen: net.Listen, LockTimeout: time.Millisecond})
+	err = ServeRun(context.Background(), &ServeOptions{IO: ios, Now: time.Now, Addr: "127.0.0.1:0", StateDir: dir, Listen: net.Listen, LockTimeout: time.Millisecond})
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUnavailable || !errors.Is(err, sandbox.ErrLocked) {
 		t.Fatalf("got %v", err)
 	}
@@ -142,7 +142,7 @@ func TestServeAddressInUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	err = ServeRun(context.Background(), &ServeOptions{IO: ios, Addr: ln.Addr().String(), StateDir: t.TempDir(), Listen: net.Listen, LockTimeout: time.Second})
+	err = ServeRun(context.Background(), &ServeOptions{IO: ios, Now: time.Now, Addr: ln.Addr().String(), StateDir: t.TempDir(), Listen: net.Listen, LockTimeout: time.Second})
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUsage || !strings.Contains(err.Error(), "cannot listen on") {
 		t.Fatalf("got %v (kind %v)", err, k)
 	}
@@ -352,7 +352,7 @@ func TestServeFinishesInFlightRequests(t *testing.T) {
 	ready := make(chan string, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	opts := &ServeOptions{IO: ios, Addr: "127.0.0.1:0", StateDir: t.TempDir(), Faults: true, LockTimeout: time.Second,
+	opts := &ServeOptions{IO: ios, Now: time.Now, Addr: "127.0.0.1:0", StateDir: t.TempDir(), Faults: true, LockTimeout: time.Second,
 		Listen: func(network, addr string) (net.Listener, error) {
 			ln, err := net.Listen(network, addr)
 			return signallingListener{ln, read}, err

@@ -56,11 +56,13 @@ type ServeOptions struct {
 	WebhookBackoff time.Duration
 	// WebhookAttempts is how many times a delivery is tried.
 	WebhookAttempts int
+	// Now is the sandbox's clock.
+	Now func() time.Time
 }
 
 // NewCmdServe builds `paycli sandbox serve`.
 func NewCmdServe(f *cmdutil.Factory, runF func(context.Context, *ServeOptions) error) *cobra.Command {
-	opts := &ServeOptions{IO: f.IOStreams, Listen: net.Listen, LockTimeout: 2 * time.Second, NewSeed: rand.Uint64}
+	opts := &ServeOptions{IO: f.IOStreams, Listen: net.Listen, LockTimeout: 2 * time.Second, NewSeed: rand.Uint64, Now: f.Now}
 	var state, webhookEncoding string
 	var webhooks []string
 	cmd := &cobra.Command{
@@ -185,7 +187,7 @@ func ServeRun(ctx context.Context, opts *ServeOptions) error {
 			"Is another sandbox running? Pick another address with --addr (port 0 picks a free one).")
 	}
 	w := opts.IO.ErrOut
-	gopts := sandbox.Options{Faults: opts.Faults, NoPartialRefunds: opts.NoPartialRefunds,
+	gopts := sandbox.Options{Now: opts.Now, Faults: opts.Faults, NoPartialRefunds: opts.NoPartialRefunds,
 		Webhooks: sandbox.WebhookOptions{Endpoints: opts.Webhooks, Backoff: opts.WebhookBackoff, MaxAttempts: opts.WebhookAttempts,
 			Logf: lineLogger(w)}}
 	seed := opts.FaultSeed

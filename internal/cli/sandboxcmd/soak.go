@@ -35,7 +35,7 @@ type SoakOptions struct {
 // NewCmdSoak builds the hidden `paycli sandbox soak`: a chaos test of
 // walletpay against a faulty, repeatedly killed sandbox (internal/soak).
 func NewCmdSoak(f *cmdutil.Factory, runF func(context.Context, *SoakOptions) error) *cobra.Command {
-	opts := &SoakOptions{IO: f.IOStreams, Format: f.OutputFormat, NewSeed: rand.Uint64, Soak: soak.Run}
+	opts := &SoakOptions{IO: f.IOStreams, Format: f.OutputFormat, NewSeed: rand.Uint64, Soak: soak.Run, Config: soak.Config{Now: f.Now}}
 	cmd := &cobra.Command{
 		Use:    "soak",
 		Short:  "Chaos-test walletpay against a faulty sandbox that is killed and restarted",

@@ -159,7 +159,7 @@ func TestServeRandomFaults(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ready := make(chan string, 1)
-	opts := &ServeOptions{IO: ios, Addr: "127.0.0.1:0", StateDir: t.TempDir(), Listen: net.Listen, Faults: true,
+	opts := &ServeOptions{IO: ios, Now: time.Now, Addr: "127.0.0.1:0", StateDir: t.TempDir(), Listen: net.Listen, Faults: true,
 		FaultRate: 1, FaultSeed: 3, FaultDelay: 10 * time.Millisecond, Ready: func(u string) { ready <- u }}
 	done := make(chan error, 1)
 	go func() { done <- ServeRun(ctx, opts) }()

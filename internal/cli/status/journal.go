@@ -3,7 +3,6 @@ package status
 import (
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
@@ -32,10 +31,6 @@ func recordInJournal(opts *Options, cfg *config.Config, res *gateway.CheckStatus
 		fmt.Fprintf(opts.IO.ErrOut, "warning: the answer was not recorded in the journal: %v\n", perr)
 		return
 	}
-	now := time.Now
-	if opts.Now != nil {
-		now = opts.Now
-	}
 	identity := journal.Identity(cfg.BaseURL, cfg.AppID)
 	if opts.GatewayIdentity != nil {
 		if identity, perr = opts.GatewayIdentity(); perr != nil {
@@ -46,7 +41,7 @@ func recordInJournal(opts *Options, cfg *config.Config, res *gateway.CheckStatus
 	sandbox := slices.Contains(opts.Flags, "--sandbox")
 	for _, kind := range journal.KindsCheckedByStatus {
 		scope := journal.ScopeFor(kind, cfg.Profile, cfg.BaseURL, identity, sandbox)
-		settled, rerr := journalindex.RecordLearned(path, scope, opts.Invoice, learned, journal.ViaStatus, now())
+		settled, rerr := journalindex.RecordLearned(path, scope, opts.Invoice, learned, journal.ViaStatus, opts.Now())
 		if rerr != nil {
 			fmt.Fprintf(opts.IO.ErrOut, "warning: the answer was not recorded in the journal: %v\n", rerr)
 			return
@@ -63,7 +58,7 @@ func recordInJournal(opts *Options, cfg *config.Config, res *gateway.CheckStatus
 		fmt.Fprintf(opts.IO.ErrOut, "warning: the answer was not recorded in the journal: %v\n", lerr)
 		return
 	}
-	settled, rerr := journal.RecordRefundsLearned(path, attempts, scope, opts.Invoice, res, err, journal.ViaStatus, now())
+	settled, rerr := journal.RecordRefundsLearned(path, attempts, scope, opts.Invoice, res, err, journal.ViaStatus, opts.Now())
 	if rerr != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: the answer was not recorded in the journal: %v\n", rerr)
 	}

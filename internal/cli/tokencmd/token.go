@@ -146,7 +146,7 @@ func clearCache(opts *Options, profile string) error {
 	}
 	n, err := cache.Clear()
 	if err != nil {
-		return fmt.Errorf("clearing the token cache in %s: %w", cache.Dir, err)
+		return fmt.Errorf("clearing the token cache in %s: %w", cache.Dir(), err)
 	}
 	if n == 0 {
 		fmt.Fprintf(opts.IO.ErrOut, "No cached token for profile %q.\n", profile)

@@ -98,7 +98,7 @@ type env struct {
 func newEnv(t *testing.T, baseURL, secret, cacheDir string, format render.Format) env {
 	ios, _, out, errOut := iostreams.Test()
 	cfg := &config.Config{Profile: "staging", BaseURL: baseURL, AppID: "app-id", AppSecret: secret, Timeout: 5 * time.Second}
-	cache := &gateway.FileTokenCache{Dir: cacheDir, Profile: "staging"}
+	cache := gateway.NewFileTokenCache(cacheDir, "staging", "", func() time.Time { return now })
 	opts := &Options{
 		IO:     ios,
 		Config: func() (*config.Config, error) { return cfg, nil },

@@ -204,7 +204,7 @@ func listenRun(ctx context.Context, opts *ListenOptions) error {
 	var wrap func(http.RoundTripper) http.RoundTripper
 	if opts.Debug {
 		logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-		wrap = func(rt http.RoundTripper) http.RoundTripper { return gateway.NewLoggingTransport(rt, logger) }
+		wrap = func(rt http.RoundTripper) http.RoundTripper { return gateway.NewLoggingTransport(rt, logger, opts.Now) }
 	}
 	ropts := webhook.ReceiverOptions{
 		AppSecret:      secret,
