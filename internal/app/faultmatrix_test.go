@@ -148,7 +148,7 @@ func TestFaultMatrix(t *testing.T) {
 		{"api-pay", "paySmart2D", func(_ *testing.T, invoice string) []string {
 			return []string{"api", "POST", "/api/paySmart2D", "--merchant-key", "--hash", "payment", "--yes",
 				"-f", "invoice_id=" + invoice, "-f", "total=10.00", "-F", "installments_number=1", "-f", "currency_code=TRY",
-				"-f", "cc_holder_name=Ada Lovelace", "-f", "cc_no=4355084355084358", "-f", "expiry_month=12", "-f", "expiry_year=2030",
+				"-f", "cc_holder_name=Ada Lovelace", "-f", "cc_no=4355084355084358", "-f", "expiry_month=12", "-f", "expiry_year=2099",
 				"-f", "cvv=000", "-f", "name=Ada", "-f", "surname=Lovelace", "-f", `items=[{"name":"Book","price":"10.00","quantity":1}]`}
 		}, false, ExitOutcomeUnknown, func(invoice string) []string { return []string{"paycli status --invoice " + invoice} }, journal.Unknown, nil},
 	}

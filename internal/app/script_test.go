@@ -1,14 +1,24 @@
 package app_test
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/paycli/paycli/internal/app"
+	"github.com/paycli/paycli/internal/sandbox"
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/shopspring/decimal"
 )
 
 // TestMain lets testscript run the real app.Main as the "paycli" command.
@@ -33,7 +43,13 @@ func TestScripts(t *testing.T) {
 			env.Setenv("NO_COLOR", "")
 			env.Setenv("CLICOLOR_FORCE", "")
 			startFakeGateway(env)
-			return nil
+			// A token to pass on a command line: 30.00 TRY, wallet 001.
+			tok, err := issueWalletToken("30.00", "001", false)
+			if err != nil {
+				return err
+			}
+			env.Setenv("WALLET_TOKEN_30", tok)
+			return issueWalletTokens(env.WorkDir)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"filemode": cmdFileMode,
@@ -88,4 +104,54 @@ func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
 	}
+}
+
+// walletTokenPlaceholder is how a script's files ask for a sandbox wallet
+// token: {{wallet-token AMOUNT WALLET}} (TRY, the default card, valid for an
+// hour from now), or {{wallet-token AMOUNT WALLET expired}} (expired an hour
+// ago); $WALLET_TOKEN_30 is one for a command line. Tokens are issued when
+// the script starts, so that no script holds a token that expires some day.
+var walletTokenPlaceholder = regexp.MustCompile(`\{\{wallet-token ([0-9.]+) ([0-9]+)( expired)?\}\}`)
+
+// issueWalletTokens replaces every walletTokenPlaceholder in the files of
+// dir (a script's work folder) with a token issued now.
+func issueWalletTokens(dir string) error {
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil || !strings.Contains(string(data), "{{wallet-token") {
+			return err
+		}
+		var issueErr error
+		out := walletTokenPlaceholder.ReplaceAllStringFunc(string(data), func(m string) string {
+			parts := walletTokenPlaceholder.FindStringSubmatch(m)
+			tok, err := issueWalletToken(parts[1], parts[2], parts[3] != "")
+			if err != nil {
+				issueErr = fmt.Errorf("%s: %s: %w", path, m, err)
+			}
+			return tok
+		})
+		if issueErr != nil {
+			return issueErr
+		}
+		if strings.Contains(out, "{{wallet-token") {
+			return fmt.Errorf("%s: a {{wallet-token …}} placeholder is not AMOUNT WALLET [expired]", path)
+		}
+		return os.WriteFile(path, []byte(out), 0o600)
+	})
+}
+
+// issueWalletToken issues a sandbox wallet token for amount TRY, valid for
+// an hour from now or, if expired, expired an hour ago.
+func issueWalletToken(amount, wallet string, expired bool) (string, error) {
+	now := time.Now()
+	if expired {
+		now = now.Add(-2 * time.Hour)
+	}
+	jti := make([]byte, 12)
+	_, _ = rand.Read(jti)
+	return sandbox.IssueWalletToken(sandbox.WalletRequest{Amount: decimal.RequireFromString(amount), Currency: "TRY",
+		CardNumber: sandbox.DefaultWalletCard, Wallet: wallet, TTL: time.Hour}, now, hex.EncodeToString(jti))
 }

@@ -73,7 +73,7 @@ func newMerchantSite(t *testing.T, sandboxBase string) *merchantSite {
 		invoice, total := q.Get("invoice"), "120.50"
 		hk, _ := hashkey.Generate(AppSecret, strings.Join([]string{total, "1", "TRY", MerchantKey, invoice}, "|"))
 		fields := map[string]string{"merchant_key": MerchantKey, "currency_code": "TRY", "cc_holder_name": "Ayşe Yılmaz",
-			"cc_no": q.Get("card"), "expiry_month": "12", "expiry_year": "2030", "cvv": "000", "installments_number": "1",
+			"cc_no": q.Get("card"), "expiry_month": "12", "expiry_year": "2099", "cvv": "000", "installments_number": "1",
 			"items": `[{"name":"Tea","price":"120.50","quantity":1,"description":"d"}]`, "name": "Ayşe", "surname": "Yılmaz",
 			"invoice_id": invoice, "total": total, "return_url": m.URL + "/ok", "cancel_url": m.URL + "/fail",
 			"payment_completed_by": q.Get("by"), "transaction_type": "Auth", "hash_key": hk}
@@ -261,7 +261,7 @@ func TestBrowserPages(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS("#holder"), "Ayşe Yılmaz"),
 		chromedp.SendKeys(chromedp.CSS("#number"), "4355084355084358"),
 		chromedp.SendKeys(chromedp.CSS("#month"), "12"),
-		chromedp.SendKeys(chromedp.CSS("#year"), "2030"),
+		chromedp.SendKeys(chromedp.CSS("#year"), "2099"),
 		chromedp.SendKeys(chromedp.CSS("#cvv"), "123"),
 		chromedp.SetValue(chromedp.CSS("#inst"), "2"))
 	if err != nil {

@@ -22,7 +22,7 @@ func cardBody(t testing.TB, invoice, card, total, currency string, installments 
 	}
 	return map[string]any{
 		"merchant_key": MerchantKey, "hash_key": hk, "invoice_id": invoice, "total": total, "currency_code": currency,
-		"installments_number": n, "cc_holder_name": "Ayşe Yılmaz", "cc_no": card, "expiry_month": "12", "expiry_year": "2030",
+		"installments_number": n, "cc_holder_name": "Ayşe Yılmaz", "cc_no": card, "expiry_month": "12", "expiry_year": "2099",
 		"cvv": "000", "name": "Ayşe", "surname": "Yılmaz", "transaction_type": txType, "invoice_description": "test",
 		"items":             []map[string]any{{"name": "Item", "price": total, "quantity": 1, "description": "x"}},
 		"sale_web_hook_key": "sales-hook",
@@ -237,7 +237,7 @@ func threeDBody(t testing.TB, invoice, card, total, by, txType string) url.Value
 	hk, _ := hashkey.Generate(AppSecret, strings.Join([]string{total, "1", "TRY", MerchantKey, invoice}, "|"))
 	return url.Values{"merchant_key": {MerchantKey}, "hash_key": {hk}, "invoice_id": {invoice}, "total": {total},
 		"currency_code": {"TRY"}, "installments_number": {"1"}, "cc_holder_name": {"Ayşe Yılmaz"}, "cc_no": {card},
-		"expiry_month": {"12"}, "expiry_year": {"2030"}, "cvv": {"000"}, "name": {"Ayşe"}, "surname": {"Yılmaz"},
+		"expiry_month": {"12"}, "expiry_year": {"2099"}, "cvv": {"000"}, "name": {"Ayşe"}, "surname": {"Yılmaz"},
 		"return_url": {"https://merchant.test/ok"}, "cancel_url": {"https://merchant.test/fail"},
 		"payment_completed_by": {by}, "transaction_type": {txType}}
 }

@@ -35,7 +35,7 @@ func (fx *fixture) page(method, path string, form url.Values) (int, string) {
 }
 
 func linkForm(card string, installments string) url.Values {
-	return url.Values{"cc_holder_name": {"Ayşe Yılmaz"}, "cc_no": {card}, "expiry_month": {"12"}, "expiry_year": {"2030"},
+	return url.Values{"cc_holder_name": {"Ayşe Yılmaz"}, "cc_no": {card}, "expiry_month": {"12"}, "expiry_year": {"2099"},
 		"cvv": {"123"}, "installments_number": {installments}}
 }
 

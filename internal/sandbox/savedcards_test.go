@@ -28,9 +28,9 @@ func hashOf(t testing.TB, parts ...string) string {
 func saveCardBody(t testing.TB, customer int, number int64) map[string]any {
 	c, n := itoa(int64(customer)), itoa(number)
 	return map[string]any{"merchant_key": MerchantKey, "card_holder_name": "Ayşe Yılmaz", "card_number": number,
-		"expiry_month": 12, "expiry_year": 2030, "customer_number": customer, "customer_name": "Ayşe Yılmaz",
+		"expiry_month": 12, "expiry_year": 2099, "customer_number": customer, "customer_name": "Ayşe Yılmaz",
 		"customer_email": "ayse@example.com", "customer_phone": "905555555555",
-		"hash_key": hashOf(t, MerchantKey, c, "Ayşe Yılmaz", n, "12", "2030")}
+		"hash_key": hashOf(t, MerchantKey, c, "Ayşe Yılmaz", n, "12", "2099")}
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
@@ -115,16 +115,16 @@ func TestSavedCardsLifecycle(t *testing.T) {
 	// Edit: the token is scoped to its customer.
 	edit := func(customer, token string) response {
 		return fx.authed("/api/editCard", map[string]any{"merchant_key": MerchantKey, "card_token": token, "customer_number": customer,
-			"expiry_month": "01", "expiry_year": "2031", "card_holder_name": "Ayşe Kaya", "hash_key": hashOf(t, MerchantKey, customer, token)})
+			"expiry_month": "01", "expiry_year": "2098", "card_holder_name": "Ayşe Kaya", "hash_key": hashOf(t, MerchantKey, customer, token)})
 	}
 	if res := edit("9999", tok); res.status() != 1 {
 		t.Errorf("another customer edited the card: %s", res.Raw)
 	}
-	if res := edit("5070", tok); res.status() != 100 || res.Body["expiry_year"] != "2031" || res.Body["card_holder_name"] != "Ayşe Kaya" {
+	if res := edit("5070", tok); res.status() != 100 || res.Body["expiry_year"] != "2098" || res.Body["card_holder_name"] != "Ayşe Kaya" {
 		t.Errorf("edit: %s", res.Raw)
 	}
 	bad := map[string]any{"merchant_key": MerchantKey, "card_token": tok, "customer_number": "5070", "expiry_month": "01",
-		"expiry_year": "2031", "hash_key": hashOf(t, MerchantKey, "5071", tok)}
+		"expiry_year": "2098", "hash_key": hashOf(t, MerchantKey, "5071", tok)}
 	if res := fx.authed("/api/editCard", bad); res.status() != 68 {
 		t.Errorf("edit with a hash_key for another customer: %s", res.Raw)
 	}

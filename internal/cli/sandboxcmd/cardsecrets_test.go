@@ -111,14 +111,14 @@ func TestServeKeepsNoCardNumbers(t *testing.T) {
 	for i, n := range cards {
 		cust := "77" + string(rune('0'+i))
 		send("/api/saveCard", map[string]string{"merchant_key": sandbox.MerchantKey, "card_holder_name": "A B", "card_number": n,
-			"expiry_month": "12", "expiry_year": "2030", "customer_number": cust, "hash_key": hk(sandbox.MerchantKey, cust, "A B", n, "12", "2030")}, false)
+			"expiry_month": "12", "expiry_year": "2099", "customer_number": cust, "hash_key": hk(sandbox.MerchantKey, cust, "A B", n, "12", "2099")}, false)
 		inv := "SEC-2D-" + n[12:]
 		send("/api/paySmart2D", map[string]string{"merchant_key": sandbox.MerchantKey, "currency_code": "TRY", "cc_holder_name": "A B",
-			"cc_no": n, "expiry_month": "12", "expiry_year": "2030", "cvv": "123", "installments_number": "1", "name": "A", "surname": "B",
+			"cc_no": n, "expiry_month": "12", "expiry_year": "2099", "cvv": "123", "installments_number": "1", "name": "A", "surname": "B",
 			"invoice_id": inv, "total": "10.00", "hash_key": hk("10.00", "1", "TRY", sandbox.MerchantKey, inv)}, false)
 		inv = "SEC-3D-" + n[12:]
 		send("/api/paySmart3D", url.Values{"merchant_key": {sandbox.MerchantKey}, "currency_code": {"TRY"}, "cc_holder_name": {"A B"},
-			"cc_no": {n}, "expiry_month": {"12"}, "expiry_year": {"2030"}, "cvv": {"123"}, "installments_number": {"1"}, "name": {"A"},
+			"cc_no": {n}, "expiry_month": {"12"}, "expiry_year": {"2099"}, "cvv": {"123"}, "installments_number": {"1"}, "name": {"A"},
 			"surname": {"B"}, "invoice_id": {inv}, "total": {"10.00"}, "return_url": {"http://127.0.0.1:1/ok"}, "cancel_url": {"http://127.0.0.1:1/no"},
 			"hash_key": {hk("10.00", "1", "TRY", sandbox.MerchantKey, inv)}}, true)
 	}
@@ -143,7 +143,7 @@ func TestServeKeepsNoCardNumbers(t *testing.T) {
 		t.Fatal("no payment link")
 	}
 	for _, n := range append(refused, cards[0]) {
-		form := url.Values{"cc_holder_name": {"A B"}, "cc_no": {n}, "expiry_month": {"12"}, "expiry_year": {"2030"}, "cvv": {"123"}, "installments_number": {"1"}}
+		form := url.Values{"cc_holder_name": {"A B"}, "cc_no": {n}, "expiry_month": {"12"}, "expiry_year": {"2099"}, "cvv": {"123"}, "installments_number": {"1"}}
 		for range 20 {
 			resp, err := client.PostForm(link, form)
 			if err == nil {

@@ -86,7 +86,7 @@ $total = 0;
 foreach ($items as $it) { $total += $it['price'] * $it['quantity']; }
 $invoice = 'PHP-2D-' . bin2hex(random_bytes(6));
 $pay = ['merchant_key' => $merchantKey, 'currency_code' => 'TRY', 'cc_holder_name' => 'John Doe',
-    'cc_no' => '4508034508034509', 'expiry_month' => '12', 'expiry_year' => '2030', 'cvv' => '000',
+    'cc_no' => '4508034508034509', 'expiry_month' => '12', 'expiry_year' => '2099', 'cvv' => '000',
     'items' => $items, 'installments_number' => '3', 'name' => 'John', 'surname' => 'Doe',
     'invoice_id' => $invoice, 'total' => $total, 'cancel_url' => 'https://merchant.test/fail',
     'return_url' => 'https://merchant.test/ok', 'bill_email' => 'example@example.com',
@@ -125,7 +125,7 @@ check($res['status_code'] === 100 && is_array($res['installments']), 'installmen
 // 3D completed by the merchant: the payment form, the challenge, then /payment/complete.
 $invoice = 'PHP-3D-' . bin2hex(random_bytes(6));
 $form = ['merchant_key' => $merchantKey, 'currency_code' => 'TRY', 'cc_holder_name' => 'John Doe', 'cc_no' => '4355084355084358',
-    'expiry_month' => '12', 'expiry_year' => '2030', 'cvv' => '000', 'installments_number' => 1, 'name' => 'John', 'surname' => 'Doe',
+    'expiry_month' => '12', 'expiry_year' => '2099', 'cvv' => '000', 'installments_number' => 1, 'name' => 'John', 'surname' => 'Doe',
     'invoice_id' => $invoice, 'total' => 75.5, 'cancel_url' => 'https://merchant.test/fail', 'return_url' => 'https://merchant.test/ok',
     'payment_completed_by' => 'merchant', 'hash_key' => hashkey_make($appSecret, "75.5|1|TRY|$merchantKey|$invoice")];
 $ctx = stream_context_create(['http' => ['method' => 'POST', 'header' => "Content-Type: application/x-www-form-urlencoded\r\n",
@@ -197,9 +197,9 @@ check($action === 'https://merchant.test/fail' && $ret['status'] === '0' && $h !
 // numbers, getCardTokens as a GET with a JSON body.
 $customer = random_int(100000, 999999);
 $save = ['merchant_key' => $merchantKey, 'card_holder_name' => 'John Doe', 'card_number' => 4508034508034509,
-    'expiry_month' => 12, 'expiry_year' => 2030, 'customer_number' => $customer, 'customer_name' => 'John Doe',
+    'expiry_month' => 12, 'expiry_year' => 2099, 'customer_number' => $customer, 'customer_name' => 'John Doe',
     'customer_email' => 'john@doe.com', 'customer_phone' => '901111111111',
-    'hash_key' => hashkey_make($appSecret, "$merchantKey|$customer|John Doe|4508034508034509|12|2030")];
+    'hash_key' => hashkey_make($appSecret, "$merchantKey|$customer|John Doe|4508034508034509|12|2099")];
 [$code, $res] = call("$base/api/saveCard", $save, $token);
 check($res['status_code'] === 100 && strlen($res['card_token']) === 32 && $res['card_number'] === '450803******4509'
     && $res['customer_number'] === (string)$customer && is_int($res['id']), 'saveCard');
@@ -212,9 +212,9 @@ $ctx = stream_context_create(['http' => ['method' => 'GET', 'header' => "Content
 $res = json_decode(file_get_contents("$base/api/getCardTokens", false, $ctx), true);
 check($res['status_code'] === 100 && count($res['data']) === 1 && $res['data'][0]['card_token'] === $cardToken, 'getCardTokens (GET with a JSON body)');
 [$code, $res] = call("$base/api/editCard", ['card_token' => $cardToken, 'customer_number' => $customer, 'expiry_month' => 1,
-    'expiry_year' => 2031, 'card_holder_name' => 'John Q Doe', 'merchant_key' => $merchantKey,
+    'expiry_year' => 2098, 'card_holder_name' => 'John Q Doe', 'merchant_key' => $merchantKey,
     'hash_key' => hashkey_make($appSecret, "$merchantKey|$customer|$cardToken")], $token);
-check($res['status_code'] === 100 && $res['expiry_year'] === '2031' && $res['card_holder_name'] === 'John Q Doe', 'editCard');
+check($res['status_code'] === 100 && $res['expiry_year'] === '2098' && $res['card_holder_name'] === 'John Q Doe', 'editCard');
 
 // Pay by card token: the SDK reads the answer as HTML (the challenge).
 $invoice = 'PHP-TK-' . bin2hex(random_bytes(6));
@@ -257,7 +257,7 @@ $page = file_get_contents($link);
 check(strpos($page, 'This is a sandbox') !== false && strpos($page, 'Pay 250.00 TRY') !== false, 'the link page');
 [$action] = hiddenFields($page);
 $page = post($origin . $action, ['cc_holder_name' => 'John Doe', 'cc_no' => '4355084355084358', 'expiry_month' => '12',
-    'expiry_year' => '2030', 'cvv' => '123', 'installments_number' => '2']);
+    'expiry_year' => '2099', 'cvv' => '123', 'installments_number' => '2']);
 [$action, $fields] = hiddenFields($page);
 check(isset($fields['order_id']) && strpos($page, '4355084355084358') === false, 'the link page takes the card and answers the challenge');
 [$action, $ret] = hiddenFields(post($origin . $action, $fields + ['decision' => 'approve']));
