@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/paycli/paycli/internal/commission"
+	"github.com/paycli/paycli/internal/money"
 )
 
 // CompleteCurrency is a flag completion offering the ISO 4217 codes that
@@ -16,7 +16,7 @@ import (
 func CompleteCurrency(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	prefix := strings.ToUpper(toComplete)
 	var out []string
-	for _, c := range commission.Currencies() {
+	for _, c := range money.Currencies() {
 		if strings.HasPrefix(c.Code, prefix) {
 			out = append(out, c.Code+"\t"+c.Name)
 		}

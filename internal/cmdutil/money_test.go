@@ -4,13 +4,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/money"
 	"github.com/shopspring/decimal"
 )
 
 func TestCheckAmountDecimals(t *testing.T) {
-	try, _ := commission.LookupCurrency("TRY")
+	try, _ := money.LookupCurrency("TRY")
 	if err := CheckAmountDecimals(decimal.RequireFromString("10.50"), try); err != nil {
 		t.Errorf("10.50 TRY: %v", err)
 	}

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/paycli/paycli/internal/money"
 )
 
 // Secrets used by the tests; no output may contain them.
@@ -128,7 +130,7 @@ func (g *fakeGateway) issueToken(w http.ResponseWriter, r *http.Request) {
 	g.mu.Unlock()
 	exp := testNow.Add(2 * time.Hour)
 	writeJSON(w, 200, fmt.Sprintf(`{"status_code":100,"status_description":"Successfully Generated Token","data":{"token":%q,"is_3d":1,"expires_at":%q}}`,
-		makeJWT(exp, fmt.Sprintf("tok-%d", n)), exp.In(gatewayZone).Format("2006-01-02 15:04:05")))
+		makeJWT(exp, fmt.Sprintf("tok-%d", n)), exp.In(money.GatewayZone()).Format("2006-01-02 15:04:05")))
 }
 
 func writeJSON(w http.ResponseWriter, status int, body string) {

@@ -2,27 +2,28 @@ package gateway
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/paycli/paycli/internal/commission"
+	"github.com/paycli/paycli/internal/money"
 )
 
-// plainDecimal is how the client writes an amount: digits, optionally a
-// point and more digits ("50", "50.00"). The same text goes into the
+// amountNumber checks a positive amount written plainly (money.ParseAmount:
+// "50", "50.00") and returns it as a JSON number with the same text (the
+// official SDK sends amounts as numbers). The same text goes into the
 // hash_key, so the client sends it exactly as given.
-var plainDecimal = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{1,15}(\.[0-9]{1,8})?$`) })
-
-// amountNumber checks a positive amount and returns it as a JSON number with the
-// same text (the official SDK sends amounts as numbers).
 func amountNumber(field, s string) (json.Number, error) {
-	if !plainDecimal().MatchString(s) {
+	var ae *money.AmountError
+	if _, err := money.ParseAmount(s); errors.As(err, &ae) {
+		if ae.Problem == money.Zero {
+			return "", invalidRequest("%s %s is not positive", field, shownValue(s))
+		}
 		return "", invalidRequest("%s %s is not a plain decimal like 50.00", field, shownValue(s))
 	}
-	if strings.Trim(s, "0.") == "" {
-		return "", invalidRequest("%s %s is not positive", field, shownValue(s))
+	if strings.TrimSpace(s) != s {
+		return "", invalidRequest("%s %s is not a plain decimal like 50.00", field, shownValue(s))
 	}
 	return json.Number(s), nil
 }

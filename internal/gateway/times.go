@@ -3,6 +3,8 @@ package gateway
 import (
 	"strings"
 	"time"
+
+	"github.com/paycli/paycli/internal/money"
 )
 
 // ParseTime reads a moment the gateway wrote in a response (created_at,
@@ -16,7 +18,7 @@ func ParseTime(s string) (t time.Time, ok bool) {
 		return t, true
 	}
 	for _, layout := range []string{"2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999"} {
-		if t, err := time.ParseInLocation(layout, s, gatewayZone); err == nil {
+		if t, err := time.ParseInLocation(layout, s, money.GatewayZone()); err == nil {
 			return t, true
 		}
 	}

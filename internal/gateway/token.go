@@ -16,6 +16,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/paycli/paycli/internal/atomicfile"
+	"github.com/paycli/paycli/internal/money"
 )
 
 // BearerToken returns a token for the authorised calls: the one in memory
@@ -104,10 +105,6 @@ func newToken(d tokenData, now time.Time) *Token {
 	return t
 }
 
-// gatewayZone is the gateway's local time: Türkiye, UTC+3 all year since
-// 2016.
-var gatewayZone = time.FixedZone("TRT", 3*60*60)
-
 // readExpiresAt reads the token response's expires_at, received at now.
 // With a zone (RFC 3339) it is exact. Without one ("2026-11-22 18:04:05")
 // the gateway wrote either its local time (UTC+3) or UTC; reading it as
@@ -124,7 +121,7 @@ func readExpiresAt(s string, now time.Time) time.Time {
 		return t
 	}
 	for _, layout := range []string{"2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999"} {
-		for _, zone := range []*time.Location{gatewayZone, time.UTC} {
+		for _, zone := range []*time.Location{money.GatewayZone(), time.UTC} {
 			t, err := time.ParseInLocation(layout, s, zone)
 			if err != nil {
 				break

@@ -10,8 +10,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/shopspring/decimal"
+
+	"github.com/paycli/paycli/internal/hashkey"
+	"github.com/paycli/paycli/internal/money"
 )
 
 // TestCard is a published sandbox card and what the simulated provider
@@ -201,7 +203,7 @@ func readExpiry(monthText, yearText string, now time.Time) (month, year int, msg
 	if err1 != nil || err2 != nil || month < 1 || month > 12 || year > 2100 {
 		return 0, 0, "The expiry month and year must be a valid date."
 	}
-	if y, m, _ := now.In(GatewayZone()).Date(); year < y || year == y && month < int(m) {
+	if y, m, _ := now.In(money.GatewayZone()).Date(); year < y || year == y && month < int(m) {
 		return 0, 0, "The card has expired."
 	}
 	return month, year, ""

@@ -7,9 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/hashkey"
-	"github.com/shopspring/decimal"
+	"github.com/paycli/paycli/internal/money"
 )
 
 // verifyMerchant answers 14 unless the request names the sandbox's merchant.
@@ -65,7 +67,7 @@ func parseAmount(w http.ResponseWriter, field, value, currency string) (decimal.
 		writeStatus(w, 1, fmt.Sprintf("The %s may not be %s or more.", name, maxAmount))
 		return decimal.Decimal{}, false
 	}
-	if minor, ok := commission.MinorUnit(currency); ok && !d.Equal(d.Round(minor)) {
+	if minor, ok := money.MinorUnit(currency); ok && !d.Equal(d.Round(minor)) {
 		writeStatus(w, 1, fmt.Sprintf("The %s has more decimals than %s has (%d).", name, currency, minor))
 		return decimal.Decimal{}, false
 	}
@@ -75,7 +77,7 @@ func parseAmount(w http.ResponseWriter, field, value, currency string) (decimal.
 // minorUnit is a currency's number of decimals (2 for a code the ISO table
 // does not know; the schedule refuses such currencies anyway).
 func minorUnit(currency string) int32 {
-	if m, ok := commission.MinorUnit(currency); ok {
+	if m, ok := money.MinorUnit(currency); ok {
 		return m
 	}
 	return 2
@@ -225,13 +227,13 @@ func statusOf(sale Sale) checkStatusBody {
 		UserCommission:          json.Number(orZero(sale.UserCommission)),
 		PaymentReasonCode:       sale.PaymentReasonCode,
 		PaymentReasonCodeDetail: sale.PaymentReasonCodeDetail,
-		CreatedAt:               sale.CreatedAt.In(GatewayZone()).Format(ExpiresAtLayout),
+		CreatedAt:               sale.CreatedAt.In(money.GatewayZone()).Format(ExpiresAtLayout),
 		PaymentKind:             sale.Kind,
 		RefundInfo:              []refundInfo{},
 	}
 	for _, r := range sale.Refunds {
 		b.RefundInfo = append(b.RefundInfo, refundInfo{Amount: json.Number(r.Amount), RefundTransactionID: r.TransactionID,
-			RefNo: r.RefNo, Status: r.Status, Date: r.CreatedAt.In(GatewayZone()).Format(ExpiresAtLayout)})
+			RefNo: r.RefNo, Status: r.Status, Date: r.CreatedAt.In(money.GatewayZone()).Format(ExpiresAtLayout)})
 	}
 	if p := sale.PreAuth; p != nil {
 		b.PreAuth = &preAuthInfo{Status: p.State, HeldAmount: json.Number(p.Held), CapturedAmount: json.Number(orZeroIn(p.Captured, minor))}

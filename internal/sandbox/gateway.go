@@ -32,6 +32,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/paycli/paycli/internal/money"
 )
 
 // Base is the path prefix the gateway serves under; a sandbox base URL is
@@ -408,7 +410,7 @@ func (g *Gateway) token(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, statusBody{StatusCode: 100, StatusDescription: "Successfully generated token", Data: map[string]any{
 		"token":      token,
 		"is_3d":      1,
-		"expires_at": expires.In(GatewayZone()).Format(ExpiresAtLayout),
+		"expires_at": expires.In(money.GatewayZone()).Format(ExpiresAtLayout),
 	}})
 }
 

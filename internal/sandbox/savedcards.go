@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/paycli/paycli/internal/money"
 )
 
 // maxCustomerFieldLen bounds customer_number and the customer's name,
@@ -37,7 +39,7 @@ func viewOf(c SavedCard) cardView {
 	return cardView{ID: c.ID, CardToken: c.Token, CardNumber: maskCard(c.BIN, c.Last4), CustomerNumber: c.CustomerNumber,
 		CardHolderName: c.Holder, ExpiryMonth: c.ExpiryMonth, ExpiryYear: c.ExpiryYear, CardScheme: cardScheme(c.BIN),
 		CustomerName: c.CustomerName, CustomerEmail: c.CustomerEmail, CustomerPhone: c.CustomerPhone,
-		CreatedAt: c.CreatedAt.In(GatewayZone()).Format(ExpiresAtLayout), UpdatedAt: c.UpdatedAt.In(GatewayZone()).Format(ExpiresAtLayout)}
+		CreatedAt: c.CreatedAt.In(money.GatewayZone()).Format(ExpiresAtLayout), UpdatedAt: c.UpdatedAt.In(money.GatewayZone()).Format(ExpiresAtLayout)}
 }
 
 // cardAnswer is the answer of saveCard, editCard and deleteCard: the card

@@ -10,8 +10,9 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
-	"github.com/paycli/paycli/internal/cardno"
 	"github.com/shopspring/decimal"
+
+	"github.com/paycli/paycli/internal/cardno"
 )
 
 // The sandbox's fixed credentials. They are published on purpose (docs/sandbox.md,
@@ -33,10 +34,6 @@ const (
 
 // DefaultTokenTTL is the lifetime of a bearer token, as on the gateway.
 const DefaultTokenTTL = 2 * time.Hour
-
-// GatewayZone returns the gateway's local time (Türkiye, UTC+3 all year),
-// in which expires_at is written. A fixed zone needs no tzdata.
-func GatewayZone() *time.Location { return time.FixedZone("TRT", 3*60*60) }
 
 // ExpiresAtLayout is the gateway's form of expires_at, without a zone.
 const ExpiresAtLayout = "2006-01-02 15:04:05"

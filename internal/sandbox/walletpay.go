@@ -13,8 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/golang-jwt/jwt/v5"
-	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/hashkey"
+	"github.com/paycli/paycli/internal/money"
 	"github.com/shopspring/decimal"
 )
 
@@ -119,7 +119,7 @@ func (g *Gateway) walletPay(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, 12, fmt.Sprintf("Invalid currency: %s is not accepted", claims.Currency))
 		return
 	}
-	minor, _ := commission.MinorUnit(claims.Currency)
+	minor, _ := money.MinorUnit(claims.Currency)
 	if !amount.Equal(amount.Round(minor)) {
 		writeStatus(w, 1, fmt.Sprintf("The wallet transient token's amount has more decimals than %s has (%d).", claims.Currency, minor))
 		return

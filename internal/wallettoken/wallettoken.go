@@ -27,6 +27,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/paycli/paycli/internal/money"
 	"github.com/paycli/paycli/internal/strictjson"
 )
 
@@ -258,15 +259,15 @@ func amountOf(raw json.RawMessage) (string, error) {
 		text = n.String()
 	}
 	shown := quoteShort(text)
-	if len(text) > 32 || strings.ContainsAny(text, "eE") {
+	var ae *money.AmountError
+	if _, err := money.ParseAmount(text); errors.As(err, &ae) {
+		switch _, decErr := decimal.NewFromString(text); {
+		case ae.Problem == money.Negative, ae.Problem == money.Zero:
+			return "", badClaim("has an amount claim %s that is not positive", shown)
+		case ae.Problem == money.NotPlain && decErr != nil:
+			return "", badClaim("has an amount claim %s that is not a decimal", shown)
+		}
 		return "", badClaim("has an amount claim %s that is not a plain decimal", shown)
-	}
-	d, err := decimal.NewFromString(text)
-	if err != nil || strings.ContainsAny(text, " _") {
-		return "", badClaim("has an amount claim %s that is not a decimal", shown)
-	}
-	if !d.IsPositive() {
-		return "", badClaim("has an amount claim %s that is not positive", shown)
 	}
 	return text, nil
 }

@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"strings"
 
 	"github.com/paycli/paycli/internal/hashkey"
+	"github.com/paycli/paycli/internal/money"
 	"github.com/paycli/paycli/internal/redact"
-	"github.com/shopspring/decimal"
 )
 
 // Kind is what a webhook reports.
@@ -207,20 +206,22 @@ func quoted(field, v string) string {
 	return clip(v)
 }
 
-// plainDecimal is an amount as the gateway writes one. Anything else
-// (exponents, a plus sign, blanks) is compared as text: an amount written
-// in an unusual way is a sign of a body built by something other than the
-// gateway, and exponents would let a tiny string stand for a huge number.
-var plainDecimal = regexp.MustCompile(`^-?[0-9]{1,18}(\.[0-9]{1,12})?$`)
-
+// sameValue compares a body field with the one the hash_key holds: an
+// amount as a decimal when both are written plainly as the gateway writes
+// amounts (money.ParsePlain), everything else exactly. An amount written in
+// an unusual way (exponents, a plus sign, blanks) is compared as text: it
+// is a sign of a body built by something other than the gateway, and
+// exponents would let a tiny string stand for a huge number.
 func sameValue(body, hashed string, amount bool) bool {
 	if body == hashed {
 		return true
 	}
-	if !amount || !plainDecimal.MatchString(body) || !plainDecimal.MatchString(hashed) {
+	if !amount {
 		return false
 	}
-	return decimal.RequireFromString(body).Equal(decimal.RequireFromString(hashed))
+	b, bok := money.ParsePlain(body)
+	h, hok := money.ParsePlain(hashed)
+	return bok && hok && b.Equal(h)
 }
 
 // Sign returns fields with a hash_key added, made with appSecret over the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/money"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/shopspring/decimal"
 )
@@ -46,7 +47,7 @@ func benchBody(programs int) []byte {
 // arrives: decode, place, work out amounts, render. Figures are recorded
 // in docs/performance.md.
 func BenchmarkDecodeRender(b *testing.B) {
-	try, _ := commission.LookupCurrency("TRY")
+	try, _ := money.LookupCurrency("TRY")
 	amount := decimal.NewFromInt(1000)
 	for _, programs := range []int{10, 40, 160} {
 		body := benchBody(programs)
@@ -95,7 +96,7 @@ func BenchmarkDecodeRender(b *testing.B) {
 // placed result; decode-floor is encoding/json's own cost for the body.
 // ns/entry shows that the cost is linear in entries.
 func BenchmarkStages(b *testing.B) {
-	try, _ := commission.LookupCurrency("TRY")
+	try, _ := money.LookupCurrency("TRY")
 	amount := decimal.NewFromInt(1000)
 	for _, programs := range []int{10, 40, 160} {
 		body := benchBody(programs)

@@ -16,6 +16,7 @@ import (
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/money"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
@@ -342,7 +343,7 @@ func (e *UnexpectedResponseError) Error() string {
 func (e *UnexpectedResponseError) Unwrap() error { return e.Err }
 
 // Decode reads a commissions response body into a Result.
-func Decode(body []byte, cur commission.Currency, by string, filter commission.Filter, amount *decimal.Decimal) (*Result, []commission.Warning, error) {
+func Decode(body []byte, cur money.Currency, by string, filter commission.Filter, amount *decimal.Decimal) (*Result, []commission.Warning, error) {
 	data, err := commission.DecodeResponse(body)
 	if err != nil {
 		return nil, nil, &UnexpectedResponseError{Err: err}
@@ -351,7 +352,7 @@ func Decode(body []byte, cur commission.Currency, by string, filter commission.F
 }
 
 // newResult filters and places a schedule and works out the amounts.
-func newResult(data commission.Schedule, cur commission.Currency, by string, filter commission.Filter, amount *decimal.Decimal) (*Result, []commission.Warning, error) {
+func newResult(data commission.Schedule, cur money.Currency, by string, filter commission.Filter, amount *decimal.Decimal) (*Result, []commission.Warning, error) {
 	var sale *commission.Sale
 	if amount != nil {
 		sale = &commission.Sale{Amount: *amount, MinorUnit: cur.MinorUnit}

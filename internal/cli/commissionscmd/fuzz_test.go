@@ -9,6 +9,7 @@ import (
 
 	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/money"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/shopspring/decimal"
 )
@@ -30,7 +31,7 @@ func FuzzDecodeRender(f *testing.F) {
 	f.Add([]byte(`{"status_code":100,"data":{"3":[{"card_program":"A","merchant_commission_percentage":"1e2","user_commission_fixed":-5,"installment":"9"}]}}`))
 	f.Add([]byte(`{"status_code":100,"data":{"0":[{"merchant_commission_percentage":"-","user_commission_percentage":0.3333}]}}`))
 
-	kwd, _ := commission.LookupCurrency("KWD")
+	kwd, _ := money.LookupCurrency("KWD")
 	amount := decimal.RequireFromString("12.345")
 	f.Fuzz(func(t *testing.T, body []byte) {
 		res, _, err := Decode(body, kwd, SideUser, commission.Filter{}, &amount)

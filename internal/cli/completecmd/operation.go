@@ -9,11 +9,11 @@ import (
 	"unicode"
 
 	"github.com/paycli/paycli/internal/cmdutil"
-	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/invoiceid"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/money"
 	"github.com/paycli/paycli/internal/moneyop"
 	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
@@ -154,7 +154,7 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, s *sale) (*sa
 	out.currency = strings.ToUpper(strings.TrimSpace(st.CurrencyCode()))
 	if d, ok := st.TransactionAmount.Decimal(); ok {
 		out.amount = d.String()
-		if minor, ok := commission.MinorUnit(out.currency); ok {
+		if minor, ok := money.MinorUnit(out.currency); ok {
 			out.amount = d.StringFixed(minor)
 		}
 	}

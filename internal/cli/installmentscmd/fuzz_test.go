@@ -6,6 +6,7 @@ import (
 
 	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/money"
 	"github.com/shopspring/decimal"
 )
 
@@ -23,7 +24,7 @@ func FuzzPrice(f *testing.F) {
 	  "3":[{"title":"Regular","card_program":"Axess","getpos_card_program":"AXESS","pos_id":1,"merchant_commission_percentage":"4.65","merchant_commission_fixed":"0","user_commission_percentage":"1","user_commission_fixed":"0.10"}]}`), &schedule); err != nil {
 		f.Fatal(err)
 	}
-	try, _ := commission.LookupCurrency("TRY")
+	try, _ := money.LookupCurrency("TRY")
 	f.Fuzz(func(t *testing.T, answer, amount string) {
 		var options []gateway.InstallmentOption
 		if json.Unmarshal([]byte(answer), &options) != nil {

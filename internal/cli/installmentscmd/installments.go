@@ -19,6 +19,7 @@ import (
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/money"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
@@ -208,7 +209,7 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	var cur commission.Currency
+	var cur money.Currency
 	if !opts.Active {
 		if cur, err = cmdutil.ResolveCurrency(cfg); err != nil {
 			return err
@@ -302,7 +303,7 @@ type Option struct {
 // `paycli commissions --amount`). Warnings say where the two disagree or
 // the table has no entry.
 func Price(options []gateway.InstallmentOption, schedule commission.Schedule, bin string, amount decimal.Decimal,
-	cur commission.Currency, by string) (*Result, []string, error) {
+	cur money.Currency, by string) (*Result, []string, error) {
 	rows, _, err := commission.Rows(schedule, commission.Filter{}, &commission.Sale{Amount: amount, MinorUnit: cur.MinorUnit})
 	if err != nil {
 		return nil, nil, err

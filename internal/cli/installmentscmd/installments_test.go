@@ -8,6 +8,7 @@ import (
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/money"
 	"github.com/shopspring/decimal"
 )
 
@@ -103,7 +104,7 @@ func TestPrice(t *testing.T) {
 	  {"pos_id":0,"installments_number":1,"card_program":"FOREIGN","payable_amount":"1000.00"},
 	  {"pos_id":1099,"installments_number":6,"card_program":"WORLD","payable_amount":"1010.00"}
 	]`)
-	try, _ := commission.LookupCurrency("TRY")
+	try, _ := money.LookupCurrency("TRY")
 	res, warnings, err := Price(options, schedule, "435508", decimal.RequireFromString("1000"), try, "merchant")
 	if err != nil {
 		t.Fatal(err)

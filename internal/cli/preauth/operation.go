@@ -4,22 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/paycli/paycli/internal/cmdutil"
-	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/invoiceid"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/money"
 	"github.com/paycli/paycli/internal/moneyop"
 	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/strictjson"
-	"github.com/shopspring/decimal"
 )
 
 // input is one capture or cancellation as given: flags, or a batch line.
@@ -102,11 +102,6 @@ func (op operation) ParseLine(text []byte) (*hold, error) {
 	return h, nil
 }
 
-// plainAmount is an amount as a person writes it: digits, optionally a
-// point and decimals. The decimals are checked against the currency in
-// Prepare, once check status has named it.
-var plainAmount = regexp.MustCompile(`^[0-9]{1,12}(\.[0-9]{1,8})?$`)
-
 // Check validates an input before anything exists: the invoice id rule,
 // and a capture amount that is a positive plain decimal.
 func (op operation) Check(h *hold) (*hold, error) {
@@ -118,21 +113,23 @@ func (op operation) Check(h *hold) (*hold, error) {
 	if out.Amount == "" {
 		return out, nil
 	}
-	if !plainAmount.MatchString(out.Amount) {
-		return nil, &moneyop.FieldError{Field: "amount", Err: fmt.Errorf("%q is not a plain decimal like 150.00", redact.Cards(out.Amount))}
-	}
-	d, _ := decimal.NewFromString(out.Amount)
-	if !d.IsPositive() {
+	// The decimals are checked against the currency in Prepare, once check
+	// status has named it.
+	d, err := money.ParseAmount(out.Amount)
+	var ae *money.AmountError
+	switch {
+	case errors.As(err, &ae) && ae.Problem == money.Zero:
 		return nil, &moneyop.FieldError{Field: "amount", Err: fmt.Errorf("%s is not more than zero", out.Amount)}
+	case err != nil:
+		return nil, &moneyop.FieldError{Field: "amount", Err: fmt.Errorf("%q is not a plain decimal like 150.00", redact.Cards(out.Amount))}
 	}
 	out.amount = d
 	return out, nil
 }
 
-// createdLayout is check status's created_at: gateway time (UTC+3).
-const createdLayout = "2006-01-02 15:04:05"
-
-var gatewayZone = time.FixedZone("TRT", 3*60*60)
+// createdLayout shows when the pre-authorization was made, in the
+// gateway's time as check status writes it, with the offset.
+const createdLayout = "2006-01-02 15:04:05 -07:00"
 
 // Prepare looks the invoice up: it must be a pre-authorization still open
 // (exit 4 otherwise, nothing sent), and a capture's amount must fit what
@@ -159,11 +156,11 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, h *hold) (*ho
 	out.orderID = st.OrderID
 	out.currency = strings.ToUpper(strings.TrimSpace(st.CurrencyCode()))
 	out.card = redact.Cards(st.CardNo())
-	if t, err := time.ParseInLocation(createdLayout, strings.TrimSpace(st.CreatedAt()), gatewayZone); err == nil {
+	if t, ok := gateway.ParseTime(st.CreatedAt()); ok {
 		out.created = t
 	}
 	held, heldKnown := st.TransactionAmount.Decimal()
-	minor, currencyKnown := commission.MinorUnit(out.currency)
+	minor, currencyKnown := money.MinorUnit(out.currency)
 	if heldKnown && currencyKnown {
 		out.held = held.StringFixed(minor)
 	} else if heldKnown {
@@ -241,7 +238,7 @@ func (op operation) Describe(_ *moneyop.Env, h *hold) moneyop.Description {
 	}
 	rows = append(rows, [2]string{"Card", card})
 	if !h.created.IsZero() && op.now != nil {
-		rows = append(rows, [2]string{"Age", age(op.now().Sub(h.created)) + " (authorized " + h.created.Format(createdLayout+" -07:00") + ")"})
+		rows = append(rows, [2]string{"Age", age(op.now().Sub(h.created)) + " (authorized " + h.created.Format(createdLayout) + ")"})
 	}
 	rows = append(rows, [2]string{"Invoice", h.Invoice})
 	if h.orderID != "" {

@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 
@@ -19,6 +17,7 @@ import (
 	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/invoiceid"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/money"
 	"github.com/paycli/paycli/internal/moneyop"
 	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
@@ -99,10 +98,6 @@ func fieldErr(field, format string, args ...any) error {
 	return &moneyop.FieldError{Field: field, Err: fmt.Errorf(format, args...)}
 }
 
-// plainAmount is how an amount is written: digits, optionally a point and
-// more digits.
-var plainAmount = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{1,15}(\.[0-9]{1,8})?$`) })
-
 // maxRefLen bounds a refund_transaction_id given in a batch line.
 const maxRefLen = 64
 
@@ -127,12 +122,13 @@ func (operation) Check(r *refund) (*refund, error) {
 	}
 	out := &refund{input: in}
 	if !in.Full {
-		if !plainAmount().MatchString(amount) {
-			return nil, fieldErr("amount", "%s is not a plain decimal like 50.00", quoted(amount))
-		}
-		d, err := decimal.NewFromString(amount)
-		if err != nil || !d.IsPositive() {
+		d, err := money.ParseAmount(amount)
+		var ae *money.AmountError
+		switch {
+		case errors.As(err, &ae) && ae.Problem == money.Zero:
 			return nil, fieldErr("amount", "%s is not more than 0", quoted(amount))
+		case err != nil:
+			return nil, fieldErr("amount", "%s is not a plain decimal like 50.00", quoted(amount))
 		}
 		out.amount, out.Amount = d, json.Number(amount)
 	}
@@ -326,10 +322,12 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, r *refund) (*
 		return nil, err
 	}
 	if r.Full {
-		out.value = s.Remaining()
+		// All that remains, cut to the currency's decimals: a refund is
+		// never rounded up past what was sold.
+		out.value = money.Down(s.Remaining(), s.Minor)
 	} else {
-		if decimals := -r.amount.Exponent(); decimals > s.Minor {
-			return nil, cmdutil.UsageHint(fmt.Errorf("invalid --amount: %s has %d decimals; %s amounts have %d; nothing was sent", r.Amount, decimals, s.Currency, s.Minor), "")
+		if err := money.CheckDecimals(r.amount, money.Currency{Code: s.Currency, MinorUnit: s.Minor}); err != nil {
+			return nil, cmdutil.UsageHint(fmt.Errorf("invalid --amount: %v; nothing was sent", err), "")
 		}
 		if r.amount.GreaterThan(s.Remaining()) {
 			return nil, cmdutil.UsageHint(fmt.Errorf("invalid --amount: %s %s is more than what remains refundable, %s %s of the %s %s sale (%s refunded); nothing was sent",

@@ -8,8 +8,8 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/paycli/paycli/internal/cmdutil"
-	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/money"
 	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/wallettoken"
@@ -33,9 +33,11 @@ type sale struct {
 // Remaining is what can still be refunded.
 func (s sale) Remaining() decimal.Decimal { return s.Amount.Sub(s.Refunded) }
 
-// money writes an amount with the currency's decimals: "50.00".
+// money writes an amount with the currency's decimals: "50.00". A figure
+// of the gateway's with more decimals than that (150.005 TRY) is written
+// as it is: rounded, it would say more or less than the gateway did.
 func (s sale) money(d decimal.Decimal) string {
-	if s.Minor < 0 {
+	if s.Minor < 0 || !d.Equal(d.Round(s.Minor)) {
 		return d.String()
 	}
 	return d.StringFixed(s.Minor)
@@ -119,7 +121,7 @@ func saleOf(invoice, statusLine string, r *gateway.CheckStatusResult) (sale, err
 // Minor is -1 for a currency paycli does not know.
 func readSale(r *gateway.CheckStatusResult) (sale, error) {
 	s := sale{Currency: strings.ToUpper(strings.TrimSpace(r.CurrencyCode())), Card: r.CardNo(), Date: saleDate(r), Minor: -1}
-	if minor, known := commission.MinorUnit(s.Currency); known {
+	if minor, known := money.MinorUnit(s.Currency); known {
 		s.Minor = minor
 	}
 	s.Amount, _ = r.TransactionAmount.Decimal()

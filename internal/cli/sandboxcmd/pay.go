@@ -15,10 +15,10 @@ import (
 
 	"github.com/paycli/paycli/internal/cardno"
 	"github.com/paycli/paycli/internal/cmdutil"
-	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/money"
 	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/sandbox"
@@ -251,7 +251,7 @@ func PayRun(ctx context.Context, opts *PayOptions) error {
 		"name": "Sandbox", "surname": "Buyer", "bill_email": "buyer@example.com", "sale_web_hook_key": opts.WebHookKey,
 		"items": fmt.Sprintf(`[{"name":"Sandbox item","price":%q,"quantity":1}]`, total),
 	}
-	minor, ok := commission.MinorUnit(opts.Currency)
+	minor, ok := money.MinorUnit(opts.Currency)
 	if !ok {
 		minor = 2
 	}

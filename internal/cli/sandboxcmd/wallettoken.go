@@ -56,7 +56,7 @@ the config file) does not change this command:
 			if err != nil {
 				return cmdutil.UsageErrorf("invalid --amount %w", err)
 			}
-			if d.Exponent() < -2 {
+			if !d.Equal(d.Round(2)) {
 				return cmdutil.UsageErrorf("invalid --amount %q: want a positive amount with at most 2 decimals, e.g. 150.00", amount)
 			}
 			opts.Request.Amount = d
