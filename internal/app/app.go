@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/redact"
 )
@@ -92,9 +93,10 @@ func Run(ctx context.Context, args []string, ios *iostreams.IOStreams, lookupEnv
 		return exitBrokenPipe
 	}
 	code := ExitCode(err)
-	if *started && (code == ExitAuth || code == ExitRejected || code == ExitUnavailable) {
-		// Refused credentials and a base URL that is not the gateway's
-		// API read the same whichever command met them.
+	if *started && (code == ExitAuth || code == ExitRejected || code == ExitUnavailable || errors.Is(err, gateway.ErrNoMerchantKey)) {
+		// Refused credentials, a base URL that is not the gateway's API
+		// and a profile without the merchant_key a call is signed with
+		// read the same whichever command met them.
 		if cfg, cfgErr := f.Config(); cfgErr == nil {
 			err = cmdutil.ExplainGatewayError(err, cfg)
 			code = ExitCode(err)

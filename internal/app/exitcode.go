@@ -27,7 +27,8 @@ func ExitCode(err error) int {
 	)
 	switch {
 	case errors.As(err, &fileErr), errors.As(err, &profileErr), errors.As(err, &valueErr),
-		errors.Is(err, gateway.ErrInvalidBaseURL), errors.Is(err, gateway.ErrInvalidRequest), errors.Is(err, iostreams.ErrLineTooLong):
+		errors.Is(err, gateway.ErrInvalidBaseURL), errors.Is(err, gateway.ErrInvalidRequest), errors.Is(err, gateway.ErrNoMerchantKey),
+		errors.Is(err, iostreams.ErrLineTooLong):
 		return ExitUsage
 	// An unknown outcome outranks an interruption: a walletPay cut off by
 	// Ctrl-C may have charged the card, and exit 7 says "reconcile".

@@ -147,3 +147,33 @@ func TestCLIImportsSeesEveryPath(t *testing.T) {
 		t.Errorf("a package importing only itself and cmdutil: %v", got)
 	}
 }
+
+// signers are the packages that may make or check a hash_key themselves:
+// the gateway client (which signs every request paycli sends), the
+// emulator, the webhook checks, `paycli hash`, and the developer tools
+// (the chaos soak and the load generator, which build raw requests).
+// Everything else asks the gateway client, so that signing is written once.
+var signers = []string{
+	module + "/internal/hashkey",
+	module + "/internal/gateway",
+	module + "/internal/sandbox",
+	module + "/internal/webhook",
+	module + "/internal/cli/hashcmd",
+	module + "/internal/soak",
+	module + "/internal/loadgen",
+}
+
+// TestOnlyTheProtocolSigns: no other package imports internal/hashkey in
+// its production code (tests may check a hash_key with it).
+func TestOnlyTheProtocolSigns(t *testing.T) {
+	pkgs := list(t, module+"/...")
+	if len(pkgs) < 20 {
+		t.Fatalf("go list found %d packages; the pattern is wrong", len(pkgs))
+	}
+	for _, p := range pkgs {
+		if slices.Contains(p.Imports, module+"/internal/hashkey") && !slices.Contains(signers, p.ImportPath) &&
+			!strings.HasPrefix(p.ImportPath, module+"/docs/") {
+			t.Errorf("%s imports internal/hashkey: let the gateway client sign (gateway.Client, SignObject)", p.ImportPath)
+		}
+	}
+}

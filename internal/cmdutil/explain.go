@@ -20,7 +20,10 @@ import (
 //     say how to fix app_id and app_secret;
 //   - a token call answered with HTTP 404 or an HTML page means base_url
 //     does not point at the gateway's API: the message shows it (userinfo
-//     masked) and the advice shows correct ones.
+//     masked) and the advice shows correct ones;
+//   - a call the client refused to sign for want of a merchant_key
+//     (gateway.ErrNoMerchantKey) names the profile and how to set one:
+//     exit 2, nothing was sent.
 //
 // Other errors, and errors that already carry advice, are returned as they
 // are; so is anything whose outcome is unknown (exit 7 must not be hidden).
@@ -36,6 +39,9 @@ func ExplainGatewayError(err error, cfg *config.Config) error {
 	profile := cfg.Profile
 	var apiErr *gateway.APIError
 	switch {
+	case errors.Is(err, gateway.ErrNoMerchantKey):
+		return UsageHint(fmt.Errorf("profile %q has no merchant_key", profile),
+			fmt.Sprintf("Run 'paycli config init', or set %s_MERCHANT_KEY.", config.EnvPrefix))
 	case errors.Is(err, gateway.ErrUnauthorized):
 		return WithKind(KindAuth,
 			fmt.Errorf("the gateway refused the credentials of profile %q (%w)", profile, err),

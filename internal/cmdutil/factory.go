@@ -7,12 +7,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/paycli/paycli/internal/buildinfo"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/render"
-	"github.com/spf13/cobra"
 )
 
 // Factory builds the dependencies commands need. Each field is a function

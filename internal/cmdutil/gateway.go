@@ -27,9 +27,12 @@ type GatewayOptions struct {
 
 // NewGatewayClient builds the gateway client from a resolved configuration,
 // and from nothing else, so that whatever fills the configuration (flags,
-// environment, file, --sandbox) decides where requests go. Missing
-// credentials, an unusable base URL or ca_cert are usage errors: exit 2,
-// nothing sent.
+// environment, file, --sandbox) decides where requests go. The client holds
+// the profile's credentials and merchant_key and signs every request
+// itself. Missing credentials, an unusable base URL or ca_cert are usage
+// errors: exit 2, nothing sent. A missing merchant_key is not: commission
+// lookups and tokens need none; the calls that do refuse to go without one
+// (gateway.ErrNoMerchantKey, worded by ExplainGatewayError).
 func NewGatewayClient(cfg *config.Config, opts GatewayOptions) (*gateway.Client, error) {
 	var missing []string
 	for _, k := range []struct{ name, value string }{{"base_url", cfg.BaseURL}, {"app_id", cfg.AppID}, {"app_secret", cfg.AppSecret}} {
@@ -62,7 +65,7 @@ func NewGatewayClient(cfg *config.Config, opts GatewayOptions) (*gateway.Client,
 	if opts.Debug != nil {
 		clientOpts = append(clientOpts, gateway.WithLogger(slog.New(slog.NewTextHandler(opts.Debug, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	}
-	c, err := gateway.New(cfg.BaseURL, gateway.Credentials{AppID: cfg.AppID, AppSecret: cfg.AppSecret}, clientOpts...)
+	c, err := gateway.New(cfg.BaseURL, gateway.Credentials{AppID: cfg.AppID, AppSecret: cfg.AppSecret, MerchantKey: cfg.MerchantKey}, clientOpts...)
 	if errors.Is(err, gateway.ErrInvalidBaseURL) {
 		return nil, UsageHint(err, fmt.Sprintf("Set base_url of profile %q to the gateway's https address, e.g. %s.", cfg.Profile, config.TestBaseURL))
 	}

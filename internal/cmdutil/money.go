@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/money"
-	"github.com/shopspring/decimal"
 )
 
 // ParseAmount reads a sale amount from a flag: a positive decimal in plain
@@ -53,15 +54,4 @@ func CheckAmountDecimals(amount decimal.Decimal, cur money.Currency) error {
 		return nil
 	}
 	return UsageErrorf("invalid --amount %s: %s amounts have %d decimals", amount, cur.Code, cur.MinorUnit)
-}
-
-// RequireMerchantKey is the usage error of a command that signs its
-// requests with the profile's merchant_key (a hash_key is made with it)
-// when cfg has none; nil when it has one.
-func RequireMerchantKey(cfg *config.Config) error {
-	if cfg.MerchantKey != "" {
-		return nil
-	}
-	return UsageHint(fmt.Errorf("profile %q has no merchant_key", cfg.Profile),
-		fmt.Sprintf("Run 'paycli config init', or set %s_MERCHANT_KEY.", config.EnvPrefix))
 }

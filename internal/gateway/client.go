@@ -4,11 +4,10 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	crand "crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/paycli/paycli/internal/pause"
-	"github.com/paycli/paycli/internal/redact"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -22,6 +21,9 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/paycli/paycli/internal/pause"
+	"github.com/paycli/paycli/internal/redact"
 )
 
 // Size limits for response bodies. A success body holds a commission table
@@ -45,6 +47,11 @@ type Client struct {
 	backoff     Backoff
 	maxAttempts int
 	cache       TokenCache
+
+	// random feeds the ivs and salts of the hash_keys the client makes;
+	// randomMu serialises its use by concurrent calls.
+	random   io.Reader
+	randomMu sync.Mutex
 
 	mu    sync.Mutex
 	token *Token
@@ -91,6 +98,16 @@ func WithBackoff(b Backoff) Option {
 	return func(c *Client) {
 		if b != nil {
 			c.backoff = b
+		}
+	}
+}
+
+// WithRandom sets the source of the ivs and salts of the hash_keys the
+// client makes (crypto/rand by default); tests fix it.
+func WithRandom(r io.Reader) Option {
+	return func(c *Client) {
+		if r != nil {
+			c.random = r
 		}
 	}
 }
@@ -166,6 +183,7 @@ func New(baseURL string, creds Credentials, opts ...Option) (*Client, error) {
 		retry:       DefaultRetryPolicy,
 		backoff:     ExponentialBackoff(500*time.Millisecond, 5*time.Second, rand.Float64),
 		maxAttempts: MaxAttempts,
+		random:      crand.Reader,
 	}
 	for _, opt := range opts {
 		opt(c)
@@ -253,7 +271,7 @@ var (
 	endpointToken       = endpoint{name: "token", path: "/api/token", retry: true}
 	endpointCommissions = endpoint{name: "commissions", path: "/api/commissions", auth: true, retry: true, onePass: true}
 	endpointWalletPay   = endpoint{name: EndpointWalletPay, path: "/api/walletPay", auth: true}
-	endpointCheckStatus = endpoint{name: "checkstatus", path: "/api/checkstatus", auth: true, topLevel: true}
+	endpointCheckStatus = endpoint{name: "checkstatus", path: "/api/checkstatus", auth: true, topLevel: true, pendingData: true}
 )
 
 // knownEndpoints are the calls the client makes by name; errors name them
@@ -304,24 +322,16 @@ func (c *Client) CommissionsRaw(ctx context.Context, req CommissionsRequest) ([]
 // rawBody receives a whole success body instead of its decoded data.
 type rawBody []byte
 
-// WalletPay captures a wallet payment. It is never retried; see the
-// package documentation for what its errors mean.
+// WalletPay captures a wallet payment, signed with the client's
+// merchant_key. It is never retried; see the package documentation for
+// what its errors mean. A success answer whose own fields disagree
+// (SuccessCheck) comes back with an *InconsistentError.
 func (c *Client) WalletPay(ctx context.Context, req WalletPayRequest) (*WalletPayResult, error) {
 	var out WalletPayResult
-	if _, err := c.call(ctx, endpointWalletPay, req, &out); err != nil {
+	if _, err := c.sendCall(ctx, req, &out); err != nil {
 		return nil, err
 	}
-	return &out, nil
-}
-
-// CheckStatus asks what happened to an invoice. An unknown invoice
-// (status_code 31) is an *APIError matching ErrNotFound.
-func (c *Client) CheckStatus(ctx context.Context, req CheckStatusRequest) (*CheckStatusResult, error) {
-	var out CheckStatusResult
-	if _, err := c.call(ctx, endpointCheckStatus, req, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return &out, out.check(req)
 }
 
 // call sends one call: with the bearer token when the endpoint needs one

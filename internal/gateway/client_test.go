@@ -3,11 +3,14 @@ package gateway
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/paycli/paycli/internal/hashkey"
 )
 
 func TestEndpointRequests(t *testing.T) {
@@ -32,7 +35,7 @@ func TestEndpointRequests(t *testing.T) {
 	if wp.ServiceStatus != 1 || wp.ServicePaymentMethod != "WALLET" || wp.OrderNo != "VP1" || wp.MerchantCommission.String() != "1.5" || string(wp.Extra["wallet"]) != `"001"` {
 		t.Errorf("walletPay decoded as %+v", wp)
 	}
-	cs, err := c.CheckStatus(ctx, CheckStatusRequest{MerchantKey: testMerchantKey, InvoiceID: "INV-1", IncludePendingStatus: true, HashKey: "h"})
+	cs, err := c.CheckStatus(ctx, "INV-1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,9 +50,10 @@ func TestEndpointRequests(t *testing.T) {
 	}{
 		{"token", false, map[string]any{"app_id": testAppID, "app_secret": testAppSecret}},
 		{"commissions", true, map[string]any{"currency_code": "TRY", "commission_by": "user", "app_lang": "en"}},
-		{"walletPay", true, map[string]any{"merchant_key": testMerchantKey, "hash_key": "abcdef0123456789:0f1e:cipher/text==", "invoice_id": "INV-1",
+		{"walletPay", true, map[string]any{"merchant_key": testMerchantKey, "hash_key": signed("150.00|1|TRY|" + testMerchantKey + "|INV-1"), "invoice_id": "INV-1",
 			"wallet_transient_token": walletPayReq().WalletTransientToken, "name": "Ada", "surname": "Lovelace", "bill_email": "ada@example.com"}},
-		{"checkstatus", true, map[string]any{"merchant_key": testMerchantKey, "invoice_id": "INV-1", "include_pending_status": true, "hash_key": "h"}},
+		{"checkstatus", true, map[string]any{"merchant_key": testMerchantKey, "invoice_id": "INV-1", "include_pending_status": true,
+			"hash_key": signed("INV-1|" + testMerchantKey), "show_refund_info": "Y"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,6 +74,12 @@ func TestEndpointRequests(t *testing.T) {
 				t.Errorf("body %v, want %v", r.Body, tt.body)
 			}
 			for k, v := range tt.body {
+				if s, ok := v.(signed); ok {
+					if plain, err := hashkey.Decrypt(testAppSecret, fmt.Sprint(r.Body[k])); err != nil || plain != string(s) {
+						t.Errorf("body[%s] holds %q (%v), want %q", k, plain, err, s)
+					}
+					continue
+				}
 				if r.Body[k] != v {
 					t.Errorf("body[%s] = %v, want %v", k, r.Body[k], v)
 				}
@@ -221,7 +231,7 @@ func callEndpoint(ctx context.Context, c *Client, name string) error {
 	case "walletPay":
 		_, err = c.WalletPay(ctx, walletPayReq())
 	case "checkstatus":
-		_, err = c.CheckStatus(ctx, CheckStatusRequest{MerchantKey: testMerchantKey, InvoiceID: "INV-1"})
+		_, err = c.CheckStatus(ctx, "INV-1")
 	default:
 		err = callMerchantEndpoint(ctx, c, name)
 	}

@@ -36,21 +36,14 @@ func (d RequestDump) String() string {
 // fetch (fetching it is a request); it is shown redacted like a real one.
 const dryRunToken = "dry-run"
 
-// DryRunWalletPay returns the walletPay request the client would send for
-// req, redacted, without sending anything (not even the token call).
-func (c *Client) DryRunWalletPay(req WalletPayRequest) (RequestDump, error) {
-	return c.dryRun(endpointWalletPay, req)
-}
-
-func (c *Client) dryRun(ep endpoint, body any) (RequestDump, error) {
-	payload, err := json.Marshal(body)
+// DryRun returns the request the client would send for call, signed and
+// then redacted, without sending anything (not even the token call): what
+// `--dry-run` prints for every command.
+func (c *Client) DryRun(call Call) (RequestDump, error) {
+	ep, payload, err := call.encode(c)
 	if err != nil {
-		return RequestDump{}, fmt.Errorf("%s: encoding the request: %w", ep.name, err)
+		return RequestDump{}, err
 	}
-	return c.dryRunPayload(ep, payload)
-}
-
-func (c *Client) dryRunPayload(ep endpoint, payload []byte) (RequestDump, error) {
 	token := ""
 	if ep.auth {
 		token = dryRunToken

@@ -7,11 +7,11 @@ import (
 	"testing"
 )
 
-func TestDryRunWalletPay(t *testing.T) {
+func TestDryRun(t *testing.T) {
 	g := newFakeGateway(t)
 	c := newTestClient(t, g.URL+"/ccpayment")
 	req := walletPayReq()
-	d, err := c.DryRunWalletPay(req)
+	d, err := c.DryRun(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -19,12 +19,12 @@ func TestDryRunWalletPay(t *testing.T) {
 	if !strings.HasPrefix(out, "POST "+g.URL+"/ccpayment/api/walletPay\nAccept: application/json\nAuthorization: Bearer ••••••••\nContent-Type: application/json\n") {
 		t.Errorf("request line and headers:\n%s", out)
 	}
-	for _, want := range []string{`"invoice_id": "` + req.InvoiceID + `"`, `"name": "` + req.Name + `"`, `"merchant_key": "`} {
+	for _, want := range []string{`"invoice_id": "` + req.InvoiceID + `"`, `"name": "` + req.Name + `"`, `"merchant_key": "`, `"hash_key": "`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("dump lacks %s:\n%s", want, out)
 		}
 	}
-	for _, secret := range []string{req.MerchantKey, req.HashKey, req.WalletTransientToken, req.BillEmail, testAppSecret} {
+	for _, secret := range []string{testMerchantKey, req.WalletTransientToken, req.BillEmail, testAppSecret} {
 		if strings.Contains(out, secret) {
 			t.Errorf("dump shows the secret %q:\n%s", secret, out)
 		}

@@ -46,6 +46,9 @@ var (
 	// cannot be right (an empty invoice id, an amount that is not a plain
 	// decimal, more than six digits of a card). Nothing was sent.
 	ErrInvalidRequest = errors.New("invalid request")
+	// ErrNoMerchantKey: the client has no merchant_key, and the call signs
+	// with it (Client.RequireMerchantKey). Nothing was sent.
+	ErrNoMerchantKey = errors.New("no merchant_key to sign the request with")
 	// ErrInvalidBaseURL: the base URL is not usable (not http(s), or plain
 	// http to a host that is not loopback). Nothing was sent.
 	ErrInvalidBaseURL = errors.New("invalid base URL")
@@ -133,10 +136,14 @@ type APIError struct {
 }
 
 // Error says which call failed and how, never quoting the body.
-func (e *APIError) Error() string {
+func (e *APIError) Error() string { return e.Endpoint + ": " + e.Answer() }
+
+// Answer says what the gateway answered, without naming the call: the
+// status_code and description, or the HTTP status and what is wrong with
+// the body ("HTTP 200 OK: the body is not JSON (text/html)"). It never
+// quotes the body.
+func (e *APIError) Answer() string {
 	var b strings.Builder
-	b.WriteString(e.Endpoint)
-	b.WriteString(": ")
 	switch {
 	case e.HasStatusCode:
 		fmt.Fprintf(&b, "status_code %d", e.StatusCode)

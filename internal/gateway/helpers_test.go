@@ -180,7 +180,7 @@ func newTestClient(t *testing.T, baseURL string, opts ...Option) *Client {
 		WithUserAgent("paycli/test"),
 		withSleep(func(ctx context.Context, d time.Duration) error { return ctx.Err() }),
 	}, opts...)
-	c, err := New(baseURL, Credentials{AppID: testAppID, AppSecret: testAppSecret}, all...)
+	c, err := New(baseURL, Credentials{AppID: testAppID, AppSecret: testAppSecret, MerchantKey: testMerchantKey}, all...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,10 +195,14 @@ const (
 
 func walletPayReq() WalletPayRequest {
 	return WalletPayRequest{
-		MerchantKey: testMerchantKey, HashKey: "abcdef0123456789:0f1e:cipher/text==", InvoiceID: "INV-1",
+		InvoiceID: "INV-1", Total: "150.00", CurrencyCode: "TRY",
 		WalletTransientToken: makeJWT(testNow.Add(time.Hour), "wallet-"+testCard), Name: "Ada", Surname: "Lovelace", BillEmail: "ada@example.com",
 	}
 }
+
+// signed is a hash_key a request must hold, by the plaintext it decrypts
+// to with testAppSecret.
+type signed string
 
 // total is how many requests the gateway has seen.
 func (g *fakeGateway) total() int {

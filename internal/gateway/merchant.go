@@ -2,18 +2,19 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"mime"
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
+	"strconv"
 	"strings"
 )
 
 var (
-	// endpointCheckStatusFull is check status as CheckStatusWithRefunds
-	// makes it: a pending answer's fields are kept.
-	endpointCheckStatusFull = endpoint{name: endpointCheckStatus.name, path: endpointCheckStatus.path, auth: true, topLevel: true, pendingData: true}
 	endpointRefund          = endpoint{name: EndpointRefund, path: "/api/refund", auth: true, topLevel: true, alsoSuccess: StatusRefundQueued}
 	endpointConfirmPayment  = endpoint{name: EndpointConfirmPayment, path: "/api/confirmPayment", auth: true, topLevel: true}
 	endpointCompletePayment = endpoint{name: EndpointCompletePayment, path: "/payment/complete", auth: true}
@@ -29,44 +30,38 @@ var (
 // about another invoice: an *InconsistentError, returned with the result
 // so that the caller can record what came back.
 func (c *Client) Refund(ctx context.Context, req RefundRequest) (*RefundResult, error) {
-	body, err := req.wire(c.creds)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", EndpointRefund, err)
-	}
 	var out RefundResult
-	if _, err := c.call(ctx, endpointRefund, body, &out); err != nil {
+	if _, err := c.sendCall(ctx, req, &out); err != nil {
 		return nil, err
 	}
-	return &out, out.Check(req)
+	return &out, out.check(req)
 }
 
-// DryRunRefund returns the refund request the client would send for req,
-// redacted, without sending anything.
-func (c *Client) DryRunRefund(req RefundRequest) (RequestDump, error) {
-	body, err := req.wire(c.creds)
-	if err != nil {
-		return RequestDump{}, fmt.Errorf("%s: %w", EndpointRefund, err)
-	}
-	return c.dryRun(endpointRefund, body)
-}
-
-// CheckStatusWithRefunds is CheckStatus asking for the sale's refunds too
-// (show_refund_info "Y"): TotalRefundedAmount, TransactionAmount and
-// Refunds, whose refund_info it checks. It is what refund,
-// pre-authorization and 3D completion commands check before sending. A
-// status_code 69 answer (the transaction waits for a step: a 3D challenge,
-// the merchant's completion) returns its fields with the error, which
-// matches ErrPending.
-func (c *Client) CheckStatusWithRefunds(ctx context.Context, req CheckStatusRequest) (*CheckStatusResult, error) {
-	body := struct {
-		CheckStatusRequest
-		ShowRefundInfo string `json:"show_refund_info"`
-	}{req, "Y"}
+// CheckStatus asks what happened to an invoice: the one look-up every
+// command makes (status, journal reconcile, and the checks of refund,
+// pre-authorization capture and cancel, and 3D completion before they
+// send). It is signed with the client's merchant_key, includes pending
+// transactions and asks for the sale's refunds (show_refund_info "Y":
+// TotalRefundedAmount, TransactionAmount and Refunds, whose refund_info it
+// checks). An unknown invoice (status_code 31) is an *APIError matching
+// ErrNotFound. A status_code 69 answer (the transaction waits for a step:
+// a 3D challenge, the merchant's completion) returns its fields with the
+// error, which matches ErrPending. An answer about another invoice, or
+// naming none, is refused with an *InconsistentError: nothing in it may
+// decide what is sent next.
+func (c *Client) CheckStatus(ctx context.Context, invoice string) (*CheckStatusResult, error) {
+	req := checkStatusRequest{InvoiceID: invoice}
 	var out CheckStatusResult
-	if _, err := c.call(ctx, endpointCheckStatusFull, body, &out); err != nil {
+	if _, err := c.sendCall(ctx, req, &out); err != nil {
 		if errors.Is(err, ErrPending) && out.StatusCode == 69 {
+			if cerr := out.check(invoice); cerr != nil && out.InvoiceID != "" {
+				return nil, cerr
+			}
 			return &out, err
 		}
+		return nil, err
+	}
+	if err := out.check(invoice); err != nil {
 		return nil, err
 	}
 	if _, err := out.Refunds(); err != nil {
@@ -81,56 +76,33 @@ func (c *Client) CheckStatusWithRefunds(ctx context.Context, req CheckStatusRequ
 // errors mean what Refund's do (an *InconsistentError comes with the
 // result).
 func (c *Client) ConfirmPayment(ctx context.Context, req ConfirmPaymentRequest) (*ConfirmPaymentResult, error) {
-	body, err := req.wire()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", EndpointConfirmPayment, err)
-	}
 	var out ConfirmPaymentResult
-	if _, err := c.call(ctx, endpointConfirmPayment, body, &out); err != nil {
+	if _, err := c.sendCall(ctx, req, &out); err != nil {
 		return nil, err
 	}
-	return &out, out.Check(req)
-}
-
-// DryRunConfirmPayment returns the confirmPayment request the client would
-// send for req, redacted, without sending anything.
-func (c *Client) DryRunConfirmPayment(req ConfirmPaymentRequest) (RequestDump, error) {
-	body, err := req.wire()
-	if err != nil {
-		return RequestDump{}, fmt.Errorf("%s: %w", EndpointConfirmPayment, err)
-	}
-	return c.dryRun(endpointConfirmPayment, body)
+	return &out, out.check(req)
 }
 
 // CompletePayment completes or cancels a 3D payment that waits for the
 // merchant. It moves money: never retried or repeated, and its errors mean
 // what Refund's do (an *InconsistentError comes with the result).
 func (c *Client) CompletePayment(ctx context.Context, req CompletePaymentRequest) (*CompletePaymentResult, error) {
-	if err := req.check(); err != nil {
-		return nil, fmt.Errorf("%s: %w", EndpointCompletePayment, err)
-	}
 	var out CompletePaymentResult
-	env, err := c.call(ctx, endpointCompletePayment, req, &out)
+	env, err := c.sendCall(ctx, req, &out)
 	if err != nil {
 		return nil, err
 	}
 	out.StatusDescription = env.description()
-	return &out, out.Check(req)
-}
-
-// DryRunCompletePayment returns the payment/complete request the client
-// would send for req, redacted, without sending anything.
-func (c *Client) DryRunCompletePayment(req CompletePaymentRequest) (RequestDump, error) {
-	if err := req.check(); err != nil {
-		return RequestDump{}, fmt.Errorf("%s: %w", EndpointCompletePayment, err)
-	}
-	return c.dryRun(endpointCompletePayment, req)
+	return &out, out.check(req)
 }
 
 // GetPOS looks up the installment options of a card (its first six digits)
 // for an amount. It is a read, retried like a commission lookup.
 func (c *Client) GetPOS(ctx context.Context, req GetPOSRequest) (*InstallmentOptions, error) {
-	body, err := req.wire()
+	if err := c.RequireMerchantKey(); err != nil {
+		return nil, err
+	}
+	body, err := req.wire(c.creds.MerchantKey)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", endpointGetPOS.name, err)
 	}
@@ -143,15 +115,16 @@ func (c *Client) GetPOS(ctx context.Context, req GetPOSRequest) (*InstallmentOpt
 	return &out, nil
 }
 
-// Installments returns the installment counts the merchant has active. It
-// is a read, retried like a commission lookup.
-func (c *Client) Installments(ctx context.Context, merchantKey string) (*ActiveInstallments, error) {
-	if merchantKey == "" {
-		return nil, fmt.Errorf("%s: %w", endpointInstallments.name, invalidRequest("merchant_key is empty"))
+// Installments returns the installment counts the merchant (the client's
+// merchant_key) has active. It is a read, retried like a commission
+// lookup.
+func (c *Client) Installments(ctx context.Context) (*ActiveInstallments, error) {
+	if err := c.RequireMerchantKey(); err != nil {
+		return nil, err
 	}
 	body := struct {
 		MerchantKey string `json:"merchant_key"`
-	}{merchantKey}
+	}{c.creds.MerchantKey}
 	var out ActiveInstallments
 	if _, err := c.call(ctx, endpointInstallments, body, &out); err != nil {
 		return nil, err
@@ -181,8 +154,10 @@ type Response struct {
 	// including control characters: escape it before showing it.
 	Body []byte
 
-	// ep is the call that got the answer, for Err.
-	ep endpoint
+	// ep is the call that got the answer, and sent the body it sent, for
+	// Err.
+	ep   endpoint
+	sent []byte
 }
 
 // Err is what the answer means, read as the client reads the answers of
@@ -190,7 +165,11 @@ type Response struct {
 // for a success (HTTP 2xx and status_code 100, or a status_code the call
 // also answers for a known success, as refund's 101), else an *APIError —
 // for a call that moves money, a 5xx or a 2xx body without a readable
-// status_code matches ErrOutcomeUnknown. It never quotes the body.
+// status_code matches ErrOutcomeUnknown. A success to a call that moves
+// money goes through the same success check as the client's own calls
+// (an *InconsistentError when its fields contradict it or the request).
+// The page a 3D payment answers with (Page) is a success. Err never quotes
+// the body.
 func (r *Response) Err() error {
 	ep := r.ep
 	for _, known := range knownEndpoints {
@@ -198,12 +177,99 @@ func (r *Response) Err() error {
 			ep.alsoSuccess = known.alsoSuccess
 		}
 	}
+	if r.Page() {
+		return nil
+	}
 	// checkResponse reads nothing of the client: an answer of Do is checked
 	// without one.
 	var c *Client
 	var raw rawBody
 	_, err := c.checkResponse(ep, &http.Response{StatusCode: r.StatusCode, Header: r.Header}, r.Body, &raw)
-	return err
+	if err != nil || !ep.movesMoney() {
+		return err
+	}
+	return checkAnswer(ep, r.sent, r.Body)
+}
+
+// pagePaths are the calls the gateway answers with a web page rather than
+// JSON: a 3D payment's challenge (docs/protocol.md, 3D payment).
+var pagePaths = map[string]bool{"/api/paysmart3d": true, "/api/paybycardtoken": true}
+
+// Page reports an answer that is the web page a 3D payment answers with
+// (paySmart3D, payByCardToken): HTTP 2xx and HTML. It is the answer the
+// call is meant to get, not a failure: the buyer's browser takes it from
+// there, and check status tells how the payment ended.
+func (r *Response) Page() bool {
+	if !pagePaths[normalPath(r.ep.path)] || r.StatusCode < 200 || r.StatusCode > 299 {
+		return false
+	}
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return ct == "text/html" || ct == "application/xhtml+xml"
+}
+
+// checkAnswer is the success check of an answer to a call that moves money
+// made through Do, whose shape the client does not know beforehand: the
+// fields every money answer of the protocol may carry, at the top level or
+// under data, against the body sent. An invoice_id, when the answer names
+// one, must be the one sent; payment_status, when present, 1 (not for a
+// cancellation, which takes nothing); error_code, when present, 100; and
+// confirmPayment's transaction_status and payment/complete's status must
+// be what the action leads to.
+func checkAnswer(ep endpoint, sent, body []byte) error {
+	ans, err := ParseObject(body)
+	if err != nil {
+		return nil
+	}
+	var data Object
+	if i := ans.Index("data"); i >= 0 {
+		data, _ = ParseObject(ans[i].Value)
+	}
+	field := func(k string) string {
+		if v, _, _ := ans.Text(k); v != "" {
+			return v
+		}
+		v, _, _ := data.Text(k)
+		return v
+	}
+	number := func(k string) (int, bool) {
+		var n flexInt
+		if f := field(k); f == "" || json.Unmarshal([]byte(strconv.Quote(f)), &n) != nil {
+			return 0, false
+		}
+		return int(n), true
+	}
+	req, _ := ParseObject(sent)
+	sentText := func(k string) string { v, _, _ := req.Text(k); return v }
+	code, _ := number("status_code")
+	path := normalPath(ep.path)
+	cancel := path == "/api/confirmpayment" && sentText("status") == strconv.Itoa(int(ConfirmCancel)) ||
+		path == "/payment/complete" && sentText("status") == CompleteStatusCancel
+	orderNo := field("order_no")
+	if orderNo == "" {
+		orderNo = field("order_id")
+	}
+	c := checkSuccess(ep.name, code).KeepOrder(orderNo).Invoice(field("invoice_id"), sentText("invoice_id"), false)
+	if ps, ok := number("payment_status"); ok && !cancel {
+		c.PaymentStatus(ps, true, field("error"))
+	}
+	if ec, ok := number("error_code"); ok {
+		c.ErrorCode(ec, field("error"))
+	}
+	switch path {
+	case "/api/confirmpayment":
+		want := statesTaken
+		if cancel {
+			want = statesCancelled
+		}
+		c.State("transaction_status", field("transaction_status"), want...)
+	case "/payment/complete":
+		want := slices.Concat(statesTaken, statesHeld)
+		if cancel {
+			want = statesCancelled
+		}
+		c.State("status", field("status"), want...)
+	}
+	return c.Err()
 }
 
 // CheckRequest reports why Do would refuse r before sending anything (an
@@ -229,24 +295,19 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 		return nil, err
 	}
 	var out Response
-	if _, err := c.send(ctx, ep, r.Body, &out); err != nil {
+	if _, err := c.sendCall(ctx, r, &out); err != nil {
 		return nil, err
 	}
-	out.ep = ep
+	out.ep, out.sent = ep, r.Body
 	if ep.movesMoney() && out.StatusCode >= 500 {
 		return &out, &APIError{Endpoint: ep.name, HTTPStatus: out.StatusCode}
 	}
 	return &out, nil
 }
 
-// DryRunDo returns the request Do would send for r, redacted, without
-// sending anything.
-func (c *Client) DryRunDo(r Request) (RequestDump, error) {
+func (r Request) encode(*Client) (endpoint, []byte, error) {
 	ep, err := rawEndpoint(r)
-	if err != nil {
-		return RequestDump{}, err
-	}
-	return c.dryRunPayload(ep, r.Body)
+	return ep, r.Body, err
 }
 
 // rawEndpoint makes the endpoint of a Do call, refusing a path that would

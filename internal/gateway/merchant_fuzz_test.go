@@ -71,17 +71,17 @@ func fuzzAnswer[T any](f *testing.F, ep endpoint, seeds []string, check func(*T)
 
 func FuzzRefundAnswer(f *testing.F) {
 	fuzzAnswer(f, endpointRefund, []string{refundOK, `{"status_code":101,"invoice_id":"INV-1","ref_number":7}`, `{"status_code":104}`},
-		func(r *RefundResult) error { return r.Check(refundReq()) })
+		func(r *RefundResult) error { return r.check(refundReq()) })
 }
 
 func FuzzConfirmPaymentAnswer(f *testing.F) {
 	fuzzAnswer(f, endpointConfirmPayment, []string{confirmOK, `{"status_code":100,"invoice_id":"INV-2"}`},
-		func(r *ConfirmPaymentResult) error { return r.Check(confirmReq()) })
+		func(r *ConfirmPaymentResult) error { return r.check(confirmReq()) })
 }
 
 func FuzzCompletePaymentAnswer(f *testing.F) {
 	fuzzAnswer(f, endpointCompletePayment, []string{completeOK, `{"status_code":100,"data":{"payment_status":"0","order_id":"VP1","invoice_id":"INV-1"}}`},
-		func(r *CompletePaymentResult) error { return r.Check(completeReq()) })
+		func(r *CompletePaymentResult) error { return r.check(completeReq()) })
 }
 
 func FuzzGetPOSAnswer(f *testing.F) {
@@ -104,8 +104,7 @@ func FuzzCheckStatusRefundsAnswer(f *testing.F) {
 		})
 }
 
-// FuzzCheckStatusPendingAnswer: check status as CheckStatusWithRefunds
-// reads it, where a pending answer (69) also fills the result. Whatever the
+// FuzzCheckStatusPendingAnswer: check status as CheckStatus reads it, where a pending answer (69) also fills the result. Whatever the
 // body, the result's accessors read it without panicking, and a result
 // filled beside an error is only ever one of a 69.
 func FuzzCheckStatusPendingAnswer(f *testing.F) {
@@ -123,7 +122,7 @@ func FuzzCheckStatusPendingAnswer(f *testing.F) {
 		}
 		resp := &http.Response{StatusCode: status, Header: http.Header{"Content-Type": {"application/json"}}}
 		var r CheckStatusResult
-		_, err := c.checkResponse(endpointCheckStatusFull, resp, []byte(body), &r)
+		_, err := c.checkResponse(endpointCheckStatus, resp, []byte(body), &r)
 		if err != nil && !errors.Is(err, ErrPending) && (r.StatusCode != 0 || r.OrderID != "" || r.Extra != nil) {
 			t.Fatalf("%v: the result was filled: %+v", err, r)
 		}

@@ -1,9 +1,12 @@
 package gateway
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/paycli/paycli/internal/commission"
@@ -45,15 +48,13 @@ func required(pairs ...string) error {
 }
 
 // RefundRequest is a refund of all or part of a sale (POST /api/refund).
-// The client adds app_id and app_secret from its credentials. HashKey uses
-// the refund layout amount|invoice_id|merchant_key and is made by the
-// caller (internal/hashkey) from the same Amount text.
+// The client adds app_id, app_secret and merchant_key from its credentials,
+// and the hash_key in the refund layout amount|invoice_id|merchant_key,
+// made from the same Amount text it sends.
 type RefundRequest struct {
 	InvoiceID string
 	// Amount is a positive decimal in the sale's currency, e.g. "50.00".
-	Amount      string
-	MerchantKey string
-	HashKey     string
+	Amount string
 	// RefundTransactionID is the caller's id of this refund; the gateway
 	// refuses a repeated one (status_code 104), which makes a refund safe
 	// to send again with the same id after an unknown outcome.
@@ -73,18 +74,18 @@ type refundWire struct {
 	RefundWebHookKey    string      `json:"refund_web_hook_key,omitempty"`
 }
 
-func (r RefundRequest) wire(creds Credentials) (refundWire, error) {
-	if err := required("invoice_id", r.InvoiceID, "merchant_key", r.MerchantKey, "hash_key", r.HashKey,
-		"refund_transaction_id", r.RefundTransactionID); err != nil {
-		return refundWire{}, err
+func (r RefundRequest) encode(c *Client) (endpoint, []byte, error) {
+	if err := required("invoice_id", r.InvoiceID, "refund_transaction_id", r.RefundTransactionID); err != nil {
+		return encodeCall(endpointRefund, nil, err)
 	}
 	amount, err := amountNumber("amount", r.Amount)
 	if err != nil {
-		return refundWire{}, err
+		return encodeCall(endpointRefund, nil, err)
 	}
-	return refundWire{InvoiceID: r.InvoiceID, Amount: amount, AppID: creds.AppID, AppSecret: creds.AppSecret,
-		MerchantKey: r.MerchantKey, HashKey: r.HashKey, RefundTransactionID: r.RefundTransactionID,
-		RefundWebHookKey: r.RefundWebHookKey}, nil
+	hk, err := c.hashKey("refund", map[string]string{"amount": r.Amount, "invoice_id": r.InvoiceID})
+	return encodeCall(endpointRefund, refundWire{InvoiceID: r.InvoiceID, Amount: amount, AppID: c.creds.AppID,
+		AppSecret: c.creds.AppSecret, MerchantKey: c.creds.MerchantKey, HashKey: hk,
+		RefundTransactionID: r.RefundTransactionID, RefundWebHookKey: r.RefundWebHookKey}, err)
 }
 
 // RefundResult is the answer to a refund the gateway accepted: status_code
@@ -102,6 +103,10 @@ type RefundResult struct {
 	RefNo string
 	// Extra holds the other top-level fields, as the gateway wrote them.
 	Extra map[string]json.RawMessage
+
+	// data is the answer's data object, when it has one: some gateways
+	// answer a refund with its fields there (invoice_id, refund_amount).
+	data refundDataWire
 }
 
 type refundResultWire struct {
@@ -111,6 +116,14 @@ type refundResultWire struct {
 	InvoiceID         flexString `json:"invoice_id"`
 	RefNo             flexString `json:"ref_no"`
 	RefNumber         flexString `json:"ref_number"`
+}
+
+// refundDataWire is the data object of a refund answer that has one.
+type refundDataWire struct {
+	InvoiceID    flexString `json:"invoice_id"`
+	RefundAmount flexString `json:"refund_amount"`
+	OrderNo      flexString `json:"order_no"`
+	RefNo        flexString `json:"ref_no"`
 }
 
 // UnmarshalJSON reads the top-level fields leniently (numbers or strings).
@@ -123,18 +136,37 @@ func (r *RefundResult) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return err
 	}
+	var nested refundDataWire
+	if raw, ok := extra["data"]; ok && len(bytes.TrimSpace(raw)) > 0 && bytes.TrimSpace(raw)[0] == '{' {
+		if err := json.Unmarshal(raw, &nested); err != nil {
+			return fmt.Errorf("data: %w", err)
+		}
+	}
 	*r = RefundResult{
 		StatusCode: int(w.StatusCode), StatusDescription: strings.TrimSpace(string(w.StatusDescription)),
-		Queued: int(w.StatusCode) == StatusRefundQueued, OrderNo: string(w.OrderNo), InvoiceID: string(w.InvoiceID),
-		RefNo: string(firstNonEmpty(w.RefNo, w.RefNumber)), Extra: extra,
+		Queued: int(w.StatusCode) == StatusRefundQueued, OrderNo: string(firstNonEmpty(w.OrderNo, nested.OrderNo)),
+		InvoiceID: string(firstNonEmpty(w.InvoiceID, nested.InvoiceID)),
+		RefNo:     string(firstNonEmpty(firstNonEmpty(w.RefNo, w.RefNumber), nested.RefNo)), Extra: extra, data: nested,
 	}
 	return nil
 }
 
-// Check returns an *InconsistentError (an unknown outcome) when the answer
-// is not about the invoice that was sent.
-func (r *RefundResult) Check(sent RefundRequest) error {
-	return CheckSuccess(EndpointRefund).Equal("invoice_id", r.InvoiceID, sent.InvoiceID).Err()
+// check is the success check of a refund answer: it must name the invoice
+// sent, at the top level or under data (both, when both are there), and a
+// refund_amount under data must be the amount sent, as a decimal.
+func (r *RefundResult) check(sent RefundRequest) error {
+	c := checkSuccess(EndpointRefund, r.StatusCode).KeepOrder(r.OrderNo).Invoice(r.InvoiceID, sent.InvoiceID, true)
+	if nested := string(r.data.InvoiceID); nested != "" && nested != r.InvoiceID {
+		c.Invoice(nested, sent.InvoiceID, true)
+	}
+	if got := strings.TrimSpace(string(r.data.RefundAmount)); got != "" {
+		g, gok := money.ParsePlain(got)
+		s, sok := money.ParsePlain(sent.Amount)
+		if !gok || !sok || !g.Equal(s) {
+			c.add("its refund_amount is %s, not the amount sent (%s)", shownValue(got), sent.Amount)
+		}
+	}
+	return c.Err()
 }
 
 // ConfirmStatus is what /api/confirmPayment does with a pre-authorization.
@@ -148,16 +180,14 @@ const (
 )
 
 // ConfirmPaymentRequest captures or cancels a pre-authorization (POST
-// /api/confirmPayment). HashKey uses the confirm layout
-// merchant_key|invoice_id|status.
+// /api/confirmPayment). The client adds merchant_key and the hash_key in
+// the confirm layout merchant_key|invoice_id|status.
 type ConfirmPaymentRequest struct {
-	MerchantKey string
-	InvoiceID   string
-	Status      ConfirmStatus
+	InvoiceID string
+	Status    ConfirmStatus
 	// Total is the amount to capture, at most the held amount; empty
 	// captures all of it. Only for ConfirmCapture.
-	Total   string
-	HashKey string
+	Total string
 }
 
 type confirmPaymentWire struct {
@@ -168,23 +198,25 @@ type confirmPaymentWire struct {
 	HashKey     string        `json:"hash_key"`
 }
 
-func (r ConfirmPaymentRequest) wire() (confirmPaymentWire, error) {
-	if err := required("merchant_key", r.MerchantKey, "invoice_id", r.InvoiceID, "hash_key", r.HashKey); err != nil {
-		return confirmPaymentWire{}, err
+func (r ConfirmPaymentRequest) encode(c *Client) (endpoint, []byte, error) {
+	if err := required("invoice_id", r.InvoiceID); err != nil {
+		return encodeCall(endpointConfirmPayment, nil, err)
 	}
-	w := confirmPaymentWire{MerchantKey: r.MerchantKey, InvoiceID: r.InvoiceID, Status: r.Status, HashKey: r.HashKey}
+	w := confirmPaymentWire{MerchantKey: c.creds.MerchantKey, InvoiceID: r.InvoiceID, Status: r.Status}
+	var err error
 	switch {
 	case r.Status != ConfirmCapture && r.Status != ConfirmCancel:
-		return w, invalidRequest("status %d is neither 1 (capture) nor 2 (cancel)", r.Status)
+		err = invalidRequest("status %d is neither 1 (capture) nor 2 (cancel)", r.Status)
 	case r.Total != "" && r.Status == ConfirmCancel:
-		return w, invalidRequest("a cancellation takes no total")
+		err = invalidRequest("a cancellation takes no total")
 	case r.Total != "":
-		var err error
-		if w.Total, err = amountNumber("total", r.Total); err != nil {
-			return w, err
-		}
+		w.Total, err = amountNumber("total", r.Total)
 	}
-	return w, nil
+	if err != nil {
+		return encodeCall(endpointConfirmPayment, nil, err)
+	}
+	w.HashKey, err = c.hashKey("confirm", map[string]string{"invoice_id": r.InvoiceID, "status": strconv.Itoa(int(r.Status))})
+	return encodeCall(endpointConfirmPayment, w, err)
 }
 
 // ConfirmPaymentResult is the answer to an accepted confirmPayment; its
@@ -225,10 +257,29 @@ func (r *ConfirmPaymentResult) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Check returns an *InconsistentError (an unknown outcome) when the answer
-// is not about the invoice that was sent.
-func (r *ConfirmPaymentResult) Check(sent ConfirmPaymentRequest) error {
-	return CheckSuccess(EndpointConfirmPayment).Equal("invoice_id", r.InvoiceID, sent.InvoiceID).Err()
+// check is the success check of a confirmPayment answer: it must name the
+// pre-authorization sent, and its transaction_status, when it has one,
+// must be what the action leads to: a capture Completed (not Failed,
+// Declined, Cancelled or still Pre-Authorized), a cancellation Cancelled;
+// a capture's payment_status, when present, must be 1.
+func (r *ConfirmPaymentResult) check(sent ConfirmPaymentRequest) error {
+	c := checkSuccess(EndpointConfirmPayment, r.StatusCode).KeepOrder(r.OrderID).Invoice(r.InvoiceID, sent.InvoiceID, true)
+	if sent.Status == ConfirmCancel {
+		return c.State("transaction_status", r.TransactionStatus, statesCancelled...).Err()
+	}
+	status, present := extraInt(r.Extra, "payment_status")
+	return c.State("transaction_status", r.TransactionStatus, statesTaken...).PaymentStatus(status, present, "").Err()
+}
+
+// extraInt reads a whole number among the fields an answer's type does not
+// name; present is false when there is none (or it is not a number).
+func extraInt(extra map[string]json.RawMessage, name string) (n int, present bool) {
+	var v flexInt
+	raw, ok := extra[name]
+	if !ok || json.Unmarshal(raw, &v) != nil {
+		return 0, false
+	}
+	return int(v), true
 }
 
 // What POST /payment/complete does with a 3D payment that waits for the
@@ -240,25 +291,33 @@ const (
 
 // CompletePaymentRequest completes or cancels a 3D payment whose
 // payment_completed_by was merchant (POST /payment/complete, not under
-// /api). HashKey uses the complete layout
-// merchant_key|invoice_id|order_id|status.
+// /api). The client adds merchant_key and the hash_key in the complete
+// layout merchant_key|invoice_id|order_id|status.
 type CompletePaymentRequest struct {
+	InvoiceID string
+	OrderID   string
+	// Status is CompleteStatusComplete or CompleteStatusCancel.
+	Status string
+}
+
+type completePaymentRequestWire struct {
 	MerchantKey string `json:"merchant_key"`
 	InvoiceID   string `json:"invoice_id"`
 	OrderID     string `json:"order_id"`
-	// Status is CompleteStatusComplete or CompleteStatusCancel.
-	Status  string `json:"status"`
-	HashKey string `json:"hash_key"`
+	Status      string `json:"status"`
+	HashKey     string `json:"hash_key"`
 }
 
-func (r CompletePaymentRequest) check() error {
-	if err := required("merchant_key", r.MerchantKey, "invoice_id", r.InvoiceID, "order_id", r.OrderID, "hash_key", r.HashKey); err != nil {
-		return err
+func (r CompletePaymentRequest) encode(c *Client) (endpoint, []byte, error) {
+	if err := required("invoice_id", r.InvoiceID, "order_id", r.OrderID); err != nil {
+		return encodeCall(endpointCompletePayment, nil, err)
 	}
 	if r.Status != CompleteStatusComplete && r.Status != CompleteStatusCancel {
-		return invalidRequest("status %s is neither complete nor cancel", shownValue(r.Status))
+		return encodeCall(endpointCompletePayment, nil, invalidRequest("status %s is neither complete nor cancel", shownValue(r.Status)))
 	}
-	return nil
+	hk, err := c.hashKey("complete", map[string]string{"invoice_id": r.InvoiceID, "order_id": r.OrderID, "status": r.Status})
+	return encodeCall(endpointCompletePayment, completePaymentRequestWire{MerchantKey: c.creds.MerchantKey,
+		InvoiceID: r.InvoiceID, OrderID: r.OrderID, Status: r.Status, HashKey: hk}, err)
 }
 
 // CompletePaymentResult is the data object of an accepted
@@ -322,28 +381,34 @@ func (r *CompletePaymentResult) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Check returns an *InconsistentError (an unknown outcome) when the answer
-// is about another invoice or order, or says a completed payment is not
-// paid.
-func (r *CompletePaymentResult) Check(sent CompletePaymentRequest) error {
-	c := CheckSuccess(EndpointCompletePayment).
-		Equal("invoice_id", r.InvoiceID, sent.InvoiceID).
-		Equal("order_id", r.OrderID, sent.OrderID)
-	if sent.Status == CompleteStatusComplete && r.HasPaymentStatus {
-		c.Int("payment_status", r.PaymentStatus, 1)
+// check is the success check of a payment/complete answer: it must be
+// about the invoice and order sent, and its status, when it has one, must
+// be what the action leads to (a completion Completed, or Pre-Authorized
+// for a pre-authorization whose amount is now held; a cancellation
+// Cancelled); a completion's payment_status, when present, must be 1.
+func (r *CompletePaymentResult) check(sent CompletePaymentRequest) error {
+	orderNo := r.OrderNo
+	if orderNo == "" {
+		orderNo = r.OrderID
 	}
-	return c.Err()
+	c := checkSuccess(EndpointCompletePayment, StatusSuccess).KeepOrder(orderNo).
+		Invoice(r.InvoiceID, sent.InvoiceID, true).
+		Equal("order_id", r.OrderID, sent.OrderID)
+	if sent.Status == CompleteStatusCancel {
+		return c.State("status", r.Status, statesCancelled...).Err()
+	}
+	return c.State("status", r.Status, slices.Concat(statesTaken, statesHeld)...).
+		PaymentStatus(r.PaymentStatus, r.HasPaymentStatus, "").Err()
 }
 
 // GetPOSRequest asks which installment options a card can pay an amount
-// with (POST /api/getpos). It is a read.
+// with (POST /api/getpos). It is a read; the client adds its merchant_key.
 type GetPOSRequest struct {
 	// BIN is the card's first six digits. The client refuses anything
 	// else, so that a full card number can never leave the machine.
 	BIN          string
 	Amount       string
 	CurrencyCode string
-	MerchantKey  string
 	// CommissionBy is "merchant" or "user"; optional.
 	CommissionBy string
 	// Is2D asks for 2D (true) or 3D (false) options; nil leaves it out.
@@ -359,19 +424,19 @@ type getPOSWire struct {
 	Is2D         *int        `json:"is_2d,omitempty"`
 }
 
-func (r GetPOSRequest) wire() (getPOSWire, error) {
+func (r GetPOSRequest) wire(merchantKey string) (getPOSWire, error) {
 	if len(r.BIN) != 6 || strings.Trim(r.BIN, "0123456789") != "" {
 		// Never quote it: it may be a whole card number.
 		return getPOSWire{}, invalidRequest("credit_card must be exactly the card's first 6 digits (got %d characters)", len([]rune(r.BIN)))
 	}
-	if err := required("currency_code", r.CurrencyCode, "merchant_key", r.MerchantKey); err != nil {
+	if err := required("currency_code", r.CurrencyCode); err != nil {
 		return getPOSWire{}, err
 	}
 	amount, err := amountNumber("amount", r.Amount)
 	if err != nil {
 		return getPOSWire{}, err
 	}
-	w := getPOSWire{CreditCard: r.BIN, Amount: amount, CurrencyCode: r.CurrencyCode, MerchantKey: r.MerchantKey, CommissionBy: r.CommissionBy}
+	w := getPOSWire{CreditCard: r.BIN, Amount: amount, CurrencyCode: r.CurrencyCode, MerchantKey: merchantKey, CommissionBy: r.CommissionBy}
 	if r.Is2D != nil {
 		v := 0
 		if *r.Is2D {

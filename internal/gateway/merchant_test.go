@@ -3,10 +3,13 @@ package gateway
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/paycli/paycli/internal/hashkey"
 )
 
 const (
@@ -20,19 +23,19 @@ const (
 )
 
 func refundReq() RefundRequest {
-	return RefundRequest{InvoiceID: "INV-1", Amount: "50.00", MerchantKey: testMerchantKey, HashKey: "abcdef0123456789:0f1e:cipher/text==", RefundTransactionID: "RT-1"}
+	return RefundRequest{InvoiceID: "INV-1", Amount: "50.00", RefundTransactionID: "RT-1"}
 }
 
 func confirmReq() ConfirmPaymentRequest {
-	return ConfirmPaymentRequest{MerchantKey: testMerchantKey, InvoiceID: "INV-1", Status: ConfirmCapture, Total: "80.00", HashKey: "abcdef0123456789:0f1e:cipher/text=="}
+	return ConfirmPaymentRequest{InvoiceID: "INV-1", Status: ConfirmCapture, Total: "80.00"}
 }
 
 func completeReq() CompletePaymentRequest {
-	return CompletePaymentRequest{MerchantKey: testMerchantKey, InvoiceID: "INV-1", OrderID: "VP1", Status: CompleteStatusComplete, HashKey: "abcdef0123456789:0f1e:cipher/text=="}
+	return CompletePaymentRequest{InvoiceID: "INV-1", OrderID: "VP1", Status: CompleteStatusComplete}
 }
 
 func getPOSReq() GetPOSRequest {
-	return GetPOSRequest{BIN: "435508", Amount: "1000", CurrencyCode: "TRY", MerchantKey: testMerchantKey}
+	return GetPOSRequest{BIN: "435508", Amount: "1000", CurrencyCode: "TRY"}
 }
 
 // callMerchantEndpoint calls one of the calls added for refunds,
@@ -51,7 +54,7 @@ func callMerchantEndpoint(ctx context.Context, c *Client, name string) error {
 	case "getpos":
 		_, err = c.GetPOS(ctx, getPOSReq())
 	case "installments":
-		_, err = c.Installments(ctx, testMerchantKey)
+		_, err = c.Installments(ctx)
 	case "getCardTokens":
 		_, err = c.Do(ctx, Request{Method: "GET", Path: "/api/getCardTokens?customer_number=7"})
 	case "refundByDo":
@@ -187,11 +190,17 @@ func TestRefund(t *testing.T) {
 	}
 	r := g.last("refund")
 	want := map[string]any{"invoice_id": "INV-1", "amount": 50.0, "app_id": testAppID, "app_secret": testAppSecret,
-		"merchant_key": testMerchantKey, "hash_key": req.HashKey, "refund_transaction_id": "RT-1", "refund_web_hook_key": "refund-hook"}
+		"merchant_key": testMerchantKey, "hash_key": signed("50.00|INV-1|" + testMerchantKey), "refund_transaction_id": "RT-1", "refund_web_hook_key": "refund-hook"}
 	if len(r.Body) != len(want) {
 		t.Errorf("body %v, want %v", r.Body, want)
 	}
 	for k, v := range want {
+		if s, ok := v.(signed); ok {
+			if plain, err := hashkey.Decrypt(testAppSecret, fmt.Sprint(r.Body[k])); err != nil || plain != string(s) {
+				t.Errorf("body[%s] holds %q (%v), want %q", k, plain, err, s)
+			}
+			continue
+		}
 		if r.Body[k] != v {
 			t.Errorf("body[%s] = %v, want %v", k, r.Body[k], v)
 		}
@@ -222,8 +231,8 @@ func TestRefundOutcomes(t *testing.T) {
 		{"truncated", respond(200, `{"status_code":100,"invoice_id":"IN`), ErrOutcomeUnknown, 0, false, "the body is truncated JSON"},
 		{"not UTF-8", respond(200, "{\"status_code\":100,\"invoice_id\":\"INV-1\xff\"}"), ErrOutcomeUnknown, 0, false, "not valid UTF-8"},
 		{"another invoice", respond(200, `{"status_code":100,"order_no":"VP1","invoice_id":"INV-2\u001b[2J"}`), ErrOutcomeUnknown, 100, false,
-			`refund: the gateway answered success, but invoice_id is "INV-2 [2J", not the one sent ("INV-1"); the outcome is unknown`},
-		{"no invoice", respond(200, `{"status_code":100,"order_no":"VP1"}`), ErrOutcomeUnknown, 100, false, `invoice_id is missing (sent "INV-1")`},
+			`refund: the gateway answered status_code 100 but it names invoice "INV-2 [2J", not the one sent; the outcome is unknown`},
+		{"no invoice", respond(200, `{"status_code":100,"order_no":"VP1"}`), ErrOutcomeUnknown, 100, false, `it names no invoice_id`},
 		{"data not an object", respond(200, `[100]`), ErrOutcomeUnknown, 0, false, "refund: HTTP 200 OK"},
 		{"status_code not a number", respond(200, `{"status_code":"ok"}`), ErrOutcomeUnknown, 0, false, "refund: HTTP 200 OK"},
 	}
@@ -337,6 +346,7 @@ func TestConfirmPayment(t *testing.T) {
 	}
 	cancel := confirmReq()
 	cancel.Status, cancel.Total = ConfirmCancel, ""
+	g.handle("confirmPayment", respond(200, strings.Replace(confirmOK, `"Completed"`, `"Cancelled"`, 1)))
 	if _, err := c.ConfirmPayment(ctx, cancel); err != nil {
 		t.Fatal(err)
 	}
@@ -437,7 +447,7 @@ func TestInstallments(t *testing.T) {
 	g := newFakeGateway(t)
 	g.handle("installments", respond(200, installmentsOK))
 	c := newTestClient(t, g.URL+"/ccpayment")
-	res, err := c.Installments(context.Background(), testMerchantKey)
+	res, err := c.Installments(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -449,7 +459,7 @@ func TestInstallments(t *testing.T) {
 	}
 	for _, body := range []string{`{"status_code":100,"installments":[0]}`, `{"status_code":100,"installments":[1.5]}`, `{"status_code":100,"installments":{"a":1}}`} {
 		g.handle("installments", respond(200, body))
-		if _, err := c.Installments(context.Background(), testMerchantKey); !errors.Is(err, ErrUnavailable) {
+		if _, err := c.Installments(context.Background()); !errors.Is(err, ErrUnavailable) {
 			t.Errorf("%s: err = %v", body, err)
 		}
 	}
@@ -460,8 +470,7 @@ func TestCheckStatusWithRefunds(t *testing.T) {
 	g.handle("checkstatus", respond(200, checkRefundsOK))
 	c := newTestClient(t, g.URL+"/ccpayment")
 	ctx := context.Background()
-	req := CheckStatusRequest{MerchantKey: testMerchantKey, InvoiceID: "INV-1", IncludePendingStatus: true, HashKey: "h"}
-	res, err := c.CheckStatusWithRefunds(ctx, req)
+	res, err := c.CheckStatus(ctx, "INV-1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -479,15 +488,8 @@ func TestCheckStatusWithRefunds(t *testing.T) {
 		ri.CreatedAt != "2026-11-22 12:00:00" || string(ri.Extra["channel"]) != `"api"` {
 		t.Errorf("refund_info decoded as %+v", ri)
 	}
-	// The plain call stays as it was: no show_refund_info.
-	if _, err := c.CheckStatus(ctx, req); err != nil {
-		t.Fatal(err)
-	}
-	if _, sent := g.last("checkstatus").Body["show_refund_info"]; sent {
-		t.Errorf("CheckStatus sent show_refund_info")
-	}
 	g.handle("checkstatus", respond(200, checkPreAuthOpen))
-	if res, err = c.CheckStatusWithRefunds(ctx, req); err != nil || !res.PreAuthOpen() {
+	if res, err = c.CheckStatus(ctx, "INV-2"); err != nil || !res.PreAuthOpen() {
 		t.Fatalf("an open pre-authorization: %+v, %v", res, err)
 	}
 	if refunds, err := res.Refunds(); refunds != nil || err != nil {
@@ -496,8 +498,8 @@ func TestCheckStatusWithRefunds(t *testing.T) {
 	if _, ok := res.PaymentStatus(); ok || res.CurrencyCode() != "" || res.CardNo() != "" {
 		t.Errorf("absent fields read as present: %+v", res)
 	}
-	g.handle("checkstatus", respond(200, `{"status_code":100,"refund_info":[{"amount":"abc"}]}`))
-	if _, err = c.CheckStatusWithRefunds(ctx, req); !errors.Is(err, ErrUnavailable) {
+	g.handle("checkstatus", respond(200, `{"status_code":100,"invoice_id":"INV-1","refund_info":[{"amount":"abc"}]}`))
+	if _, err = c.CheckStatus(ctx, "INV-1"); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("a refund amount that is not a number: %v", err)
 	}
 }
@@ -601,14 +603,14 @@ func TestNewCallsRedacted(t *testing.T) {
 		}
 	}
 	dumps := []func() (RequestDump, error){
-		func() (RequestDump, error) { return c.DryRunRefund(refundReq()) },
-		func() (RequestDump, error) { return c.DryRunConfirmPayment(confirmReq()) },
-		func() (RequestDump, error) { return c.DryRunCompletePayment(completeReq()) },
+		func() (RequestDump, error) { return c.DryRun(refundReq()) },
+		func() (RequestDump, error) { return c.DryRun(confirmReq()) },
+		func() (RequestDump, error) { return c.DryRun(completeReq()) },
 		func() (RequestDump, error) {
-			return c.DryRunDo(Request{Path: "/api/refund?app_secret=" + testAppSecret, Body: []byte(`{"merchant_key":"` + testMerchantKey + `"}`)})
+			return c.DryRun(Request{Path: "/api/refund?app_secret=" + testAppSecret, Body: []byte(`{"merchant_key":"` + testMerchantKey + `"}`)})
 		},
 		func() (RequestDump, error) {
-			return c.DryRunDo(Request{Path: "/api/saveCard", ContentType: "application/x-www-form-urlencoded", Body: []byte("card_number=" + testCard + "&app_id=" + testAppID)})
+			return c.DryRun(Request{Path: "/api/saveCard", ContentType: "application/x-www-form-urlencoded", Body: []byte("card_number=" + testCard + "&app_id=" + testAppID)})
 		},
 	}
 	before := g.total()
@@ -626,7 +628,7 @@ func TestNewCallsRedacted(t *testing.T) {
 	if g.total() != before {
 		t.Errorf("a dry run sent %d requests", g.total()-before)
 	}
-	if _, err := c.DryRunRefund(RefundRequest{}); !errors.Is(err, ErrInvalidRequest) {
+	if _, err := c.DryRun(RefundRequest{}); !errors.Is(err, ErrInvalidRequest) {
 		t.Errorf("dry run of an empty refund: %v", err)
 	}
 }
@@ -717,23 +719,18 @@ func TestCheckStatusPreAuth(t *testing.T) {
 	}
 }
 
-// A pending answer (69) to CheckStatusWithRefunds comes with its fields,
-// so that a command can tell which step the sale waits for; the plain
-// CheckStatus returns only the error.
+// A pending answer (69) to CheckStatus comes with its fields, so that a
+// command can tell which step the sale waits for.
 func TestCheckStatusWithRefundsPending(t *testing.T) {
 	g := newFakeGateway(t)
 	g.handle("checkstatus", respond(200, `{"status_code":69,"status_description":"Order not yet processed","transaction_status":"Pending","order_id":"VP9","invoice_id":"INV-9","three_d_status":"awaiting_merchant_completion"}`))
 	c := newTestClient(t, g.URL+"/ccpayment")
-	req := CheckStatusRequest{MerchantKey: testMerchantKey, InvoiceID: "INV-9", HashKey: "h"}
-	res, err := c.CheckStatusWithRefunds(context.Background(), req)
+	res, err := c.CheckStatus(context.Background(), "INV-9")
 	if !errors.Is(err, ErrPending) || res == nil || res.OrderID != "VP9" || string(res.Extra["three_d_status"]) != `"awaiting_merchant_completion"` {
 		t.Fatalf("pending: %+v, %v", res, err)
 	}
-	if res, err := c.CheckStatus(context.Background(), req); !errors.Is(err, ErrPending) || res != nil {
-		t.Fatalf("plain check status, pending: %+v, %v", res, err)
-	}
 	g.handle("checkstatus", respond(200, `{"status_code":31,"status_description":"Transaction not found","order_id":"VP9"}`))
-	if res, err := c.CheckStatusWithRefunds(context.Background(), req); !errors.Is(err, ErrNotFound) || res != nil {
+	if res, err := c.CheckStatus(context.Background(), "INV-9"); !errors.Is(err, ErrNotFound) || res != nil {
 		t.Fatalf("not found: %+v, %v", res, err)
 	}
 }

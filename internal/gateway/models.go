@@ -11,10 +11,14 @@ import (
 	"github.com/paycli/paycli/internal/commission"
 )
 
-// Credentials authenticate the token call.
+// Credentials are the profile's: app_id and app_secret authenticate the
+// token call (and travel in a refund's body); merchant_key goes into the
+// body of the calls that name the merchant and, with the app_secret, signs
+// their hash_key. The client is the only part of paycli that uses them.
 type Credentials struct {
-	AppID     string
-	AppSecret string
+	AppID       string
+	AppSecret   string
+	MerchantKey string
 }
 
 // tokenRequest is the body of POST /api/token.
@@ -73,9 +77,24 @@ type Commissions struct {
 	Description string
 }
 
-// WalletPayRequest is the body of POST /api/walletPay. HashKey is made by
-// the caller (internal/hashkey); the client sends what it is given.
+// WalletPayRequest is a wallet payment (POST /api/walletPay). The client
+// adds merchant_key and the hash_key, in the walletpay layout
+// total|installment|currency_code|merchant_key|invoice_id with installment
+// 1 (docs/protocol.md, walletPay).
 type WalletPayRequest struct {
+	InvoiceID            string
+	WalletTransientToken string
+	Name                 string
+	Surname              string
+	BillEmail            string
+	// Total and CurrencyCode are the wallet token's amount and currency,
+	// exactly as the token writes them: the hash_key covers them; they are
+	// not sent (the gateway reads them from the token).
+	Total        string
+	CurrencyCode string
+}
+
+type walletPayRequestWire struct {
 	MerchantKey          string `json:"merchant_key"`
 	HashKey              string `json:"hash_key"`
 	InvoiceID            string `json:"invoice_id"`
@@ -83,6 +102,18 @@ type WalletPayRequest struct {
 	Name                 string `json:"name,omitempty"`
 	Surname              string `json:"surname,omitempty"`
 	BillEmail            string `json:"bill_email,omitempty"`
+}
+
+func (r WalletPayRequest) encode(c *Client) (endpoint, []byte, error) {
+	if err := required("invoice_id", r.InvoiceID, "wallet_transient_token", r.WalletTransientToken,
+		"total", r.Total, "currency_code", r.CurrencyCode); err != nil {
+		return encodeCall(endpointWalletPay, nil, err)
+	}
+	hk, err := c.hashKey("walletpay", map[string]string{"total": r.Total, "installment": "1",
+		"currency_code": r.CurrencyCode, "invoice_id": r.InvoiceID})
+	return encodeCall(endpointWalletPay, walletPayRequestWire{MerchantKey: c.creds.MerchantKey, HashKey: hk,
+		InvoiceID: r.InvoiceID, WalletTransientToken: r.WalletTransientToken, Name: r.Name, Surname: r.Surname,
+		BillEmail: r.BillEmail}, err)
 }
 
 // WalletPayResult is the data object of a successful walletPay
@@ -149,6 +180,19 @@ type walletPayWire struct {
 	PaymentReasonCodeDetail      flexString       `json:"payment_reason_code_detail"`
 }
 
+// check is the success check of a walletPay answer: payment_status, when
+// present, 1; error_code, when present, 100; the invoice sent, when it
+// names one; and an order number. Fields the answer leaves out are not held
+// against it (some gateways omit payment_status and error_code).
+func (r *WalletPayResult) check(sent WalletPayRequest) error {
+	return checkSuccess(EndpointWalletPay, StatusSuccess).
+		PaymentStatus(r.PaymentStatus, r.HasPaymentStatus, r.Error).
+		ErrorCode(r.ErrorCode, r.Error).
+		Invoice(r.InvoiceID, sent.InvoiceID, false).
+		Order(r.OrderNo, r.OrderID).
+		Err()
+}
+
 // UnmarshalJSON reads either spelling of the status and method fields.
 func (r *WalletPayResult) UnmarshalJSON(data []byte) error {
 	var w walletPayWire
@@ -185,13 +229,28 @@ func (r *WalletPayResult) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// CheckStatusRequest is the body of POST /api/checkstatus. HashKey uses the
-// checkstatus layout invoice_id|merchant_key and is made by the caller.
-type CheckStatusRequest struct {
+// checkStatusRequest is check status of one invoice, with its pending
+// status and its refunds (POST /api/checkstatus), signed in the
+// checkstatus layout invoice_id|merchant_key.
+type checkStatusRequest struct {
+	InvoiceID string
+}
+
+type checkStatusWire struct {
 	MerchantKey          string `json:"merchant_key"`
 	InvoiceID            string `json:"invoice_id"`
 	IncludePendingStatus bool   `json:"include_pending_status"`
 	HashKey              string `json:"hash_key"`
+	ShowRefundInfo       string `json:"show_refund_info"`
+}
+
+func (r checkStatusRequest) encode(c *Client) (endpoint, []byte, error) {
+	if err := required("invoice_id", r.InvoiceID); err != nil {
+		return encodeCall(endpointCheckStatus, nil, err)
+	}
+	hk, err := c.hashKey("checkstatus", map[string]string{"invoice_id": r.InvoiceID})
+	return encodeCall(endpointCheckStatus, checkStatusWire{MerchantKey: c.creds.MerchantKey, InvoiceID: r.InvoiceID,
+		IncludePendingStatus: true, HashKey: hk, ShowRefundInfo: "Y"}, err)
 }
 
 // CheckStatusResult is a checkstatus response. Its fields are at the top
@@ -214,7 +273,7 @@ type CheckStatusResult struct {
 	Extra map[string]json.RawMessage
 }
 
-type checkStatusWire struct {
+type checkStatusResultWire struct {
 	StatusCode          flexInt          `json:"status_code"`
 	StatusDescription   flexString       `json:"status_description"`
 	TransactionStatus   flexString       `json:"transaction_status"`
@@ -228,7 +287,7 @@ type checkStatusWire struct {
 
 // UnmarshalJSON reads the top-level fields leniently (numbers or strings).
 func (r *CheckStatusResult) UnmarshalJSON(data []byte) error {
-	var w checkStatusWire
+	var w checkStatusResultWire
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
@@ -275,17 +334,6 @@ const (
 // transaction_type PostAuth, which some gateways report for a captured
 // pre-authorization, reads as captured.
 func (r *CheckStatusResult) PreAuth() string {
-	letters := func(s string) string {
-		return strings.Map(func(c rune) rune {
-			if c >= 'a' && c <= 'z' {
-				return c
-			}
-			if c >= 'A' && c <= 'Z' {
-				return c + 'a' - 'A'
-			}
-			return -1
-		}, s)
-	}
 	switch letters(r.TransactionType) {
 	case "preauth":
 	case "postauth":
@@ -307,6 +355,13 @@ func (r *CheckStatusResult) PreAuth() string {
 // PreAuthOpen reports whether the transaction is a pre-authorization that
 // holds money and can still be captured or cancelled (see PreAuth).
 func (r *CheckStatusResult) PreAuthOpen() bool { return r.PreAuth() == PreAuthOpen }
+
+// check refuses an answer about another invoice than the one asked, or
+// naming none (an *InconsistentError): what check status says decides what
+// a command sends next, and an answer about another sale must not.
+func (r *CheckStatusResult) check(asked string) error {
+	return checkSuccess(endpointCheckStatus.name, r.StatusCode).Invoice(r.InvoiceID, asked, true).Err()
+}
 
 // CreatedAt returns created_at, "" when there is none.
 func (r *CheckStatusResult) CreatedAt() string { return r.extraString("created_at") }

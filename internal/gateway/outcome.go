@@ -2,86 +2,201 @@ package gateway
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
-// InconsistentError is a success answer (status_code 100) to a call that
-// moves money whose own fields disagree with it or with the request: an
-// invoice_id that is not the one sent, a payment_status that is not 1, an
-// empty order number. Such an answer proves nothing either way, so it is an
-// unknown outcome: it matches ErrOutcomeUnknown, and the command sends the
-// user to reconcile instead of reporting success.
+// InconsistentError is a success answer (status_code 100, or refund's 101)
+// whose own fields contradict it or the request: an invoice_id that is not
+// the one sent, a payment_status that is not 1, a transaction_status that
+// names a failure or the other action, an empty order number. Such an
+// answer proves nothing either way. For a call that moves money it is an
+// unknown outcome (it matches ErrOutcomeUnknown, and the command sends the
+// user to reconcile instead of reporting success); for a read (check
+// status) it is an answer the client refuses to hand on, so that nothing in
+// it decides what is sent next.
 type InconsistentError struct {
 	// Endpoint is the call's name, as in APIError.
 	Endpoint string
-	// Reasons say what disagrees, one per field, with the gateway's values
-	// cleaned for a terminal (no control characters, card numbers masked).
+	// StatusCode is the success code the gateway answered.
+	StatusCode int
+	// Reasons say what disagrees, with the gateway's values cleaned for a
+	// terminal (no control characters, card numbers masked). The client's
+	// checks name the first field at fault, as the order of SuccessCheck's
+	// calls gives them.
 	Reasons []string
+	// OrderNo is the order number the answer names, if any: recorded with
+	// the unknown outcome, it helps whoever reconciles it.
+	OrderNo string
+}
+
+// Why is the sentence that says what was inconsistent: "the gateway
+// answered status_code 100 but its payment_status is 0, not 1".
+func (e *InconsistentError) Why() string {
+	return fmt.Sprintf("the gateway answered status_code %d but %s", e.StatusCode, strings.Join(e.Reasons, "; "))
 }
 
 func (e *InconsistentError) Error() string {
-	return fmt.Sprintf("%s: the gateway answered success, but %s; the outcome is unknown",
-		e.Endpoint, strings.Join(e.Reasons, "; "))
+	if isPayment(e.Endpoint) {
+		return e.Endpoint + ": " + e.Why() + "; the outcome is unknown"
+	}
+	return e.Endpoint + ": " + e.Why()
 }
 
-// Is matches ErrOutcomeUnknown.
-func (e *InconsistentError) Is(target error) bool { return target == ErrOutcomeUnknown }
+// Is matches ErrOutcomeUnknown for a call that moves money.
+func (e *InconsistentError) Is(target error) bool {
+	return target == ErrOutcomeUnknown && isPayment(e.Endpoint)
+}
 
-// SuccessCheck collects the disagreements of a success answer, field by
-// field, in one expression:
+// SuccessCheck is the one reading of a success answer, applied to every
+// answer the client hands on: each money call's result (walletPay, refund,
+// confirmPayment, payment/complete, and Client.Do on a path that moves
+// money) and check status. It collects the disagreements field by field:
 //
-//	err := gateway.CheckSuccess(gateway.EndpointWalletPay).
-//		Equal("invoice_id", res.InvoiceID, sent.InvoiceID).
-//		Present("order_no", res.OrderNo).
-//		Int("payment_status", res.PaymentStatus, 1).
+//	err := checkSuccess(EndpointWalletPay, 100).
+//		Invoice(res.InvoiceID, sent.InvoiceID, false).
+//		PaymentStatus(res.PaymentStatus, res.HasPaymentStatus, res.Error).
 //		Err()
 //
-// The methods of this package's results (RefundResult.Check and others)
-// use it; commands use it for the answers they check themselves.
+// A field the answer leaves out is held against it only where the method
+// says so: some gateways omit payment_status and error_code.
 type SuccessCheck struct {
-	endpoint string
-	reasons  []string
+	endpoint   string
+	statusCode int
+	orderNo    string
+	reasons    []string
 }
 
-// CheckSuccess starts the checks of an answer to endpoint.
-func CheckSuccess(endpoint string) *SuccessCheck { return &SuccessCheck{endpoint: endpoint} }
+// checkSuccess starts the checks of an answer to endpoint that said code.
+func checkSuccess(endpoint string, code int) *SuccessCheck {
+	return &SuccessCheck{endpoint: endpoint, statusCode: code}
+}
 
-// Equal requires the answer's field to be exactly want (an identifier the
-// request sent: compared byte for byte).
-func (c *SuccessCheck) Equal(field, got, want string) *SuccessCheck {
+// add records a disagreement; only the first is kept: it says what is
+// wrong, and a person fixes one thing at a time.
+func (c *SuccessCheck) add(format string, args ...any) *SuccessCheck {
+	if len(c.reasons) == 0 {
+		c.reasons = append(c.reasons, fmt.Sprintf(format, args...))
+	}
+	return c
+}
+
+// Invoice requires the answer's invoice_id to be the one sent; required
+// says whether an answer naming none is inconsistent too.
+func (c *SuccessCheck) Invoice(got, sent string, required bool) *SuccessCheck {
 	switch {
-	case got == want:
+	case got == sent:
 	case got == "":
-		c.reasons = append(c.reasons, fmt.Sprintf("%s is missing (sent %s)", field, shownValue(want)))
+		if required {
+			c.add("it names no invoice_id")
+		}
 	default:
-		c.reasons = append(c.reasons, fmt.Sprintf("%s is %s, not the one sent (%s)", field, shownValue(got), shownValue(want)))
+		c.add("it names invoice %s, not the one sent", shownValue(got))
 	}
 	return c
 }
 
-// Present requires the answer's field to be non-empty.
-func (c *SuccessCheck) Present(field, got string) *SuccessCheck {
-	if strings.TrimSpace(got) == "" {
-		c.reasons = append(c.reasons, field+" is empty")
+// Equal requires the answer's field to be exactly the identifier sent (an
+// order id), present.
+func (c *SuccessCheck) Equal(field, got, sent string) *SuccessCheck {
+	switch {
+	case got == sent:
+	case got == "":
+		c.add("it names no %s", field)
+	default:
+		c.add("its %s is %s, not the one sent (%s)", field, shownValue(got), shownValue(sent))
 	}
 	return c
 }
 
-// Int requires the answer's whole-number field to be want.
-func (c *SuccessCheck) Int(field string, got, want int) *SuccessCheck {
-	if got != want {
-		c.reasons = append(c.reasons, fmt.Sprintf("%s is %d, not %d", field, got, want))
+// Order requires an order number (order_no or order_id), and keeps it for
+// the error.
+func (c *SuccessCheck) Order(orderNo, orderID string) *SuccessCheck {
+	c.orderNo = cleanIdentifier(orderNo)
+	if c.orderNo == "" {
+		c.orderNo = cleanIdentifier(orderID)
+	}
+	if strings.TrimSpace(orderNo) == "" && strings.TrimSpace(orderID) == "" {
+		c.add("it holds no order_no")
 	}
 	return c
 }
 
-// Err returns an *InconsistentError naming every disagreement, nil when
+// KeepOrder keeps an order number for the error without requiring one.
+func (c *SuccessCheck) KeepOrder(orderNo string) *SuccessCheck {
+	if c.orderNo == "" {
+		c.orderNo = cleanIdentifier(orderNo)
+	}
+	return c
+}
+
+// PaymentStatus requires payment_status, when the answer has one, to be 1
+// (paid); errText, the answer's own error text, is quoted beside it.
+func (c *SuccessCheck) PaymentStatus(got int, present bool, errText string) *SuccessCheck {
+	if present && got != 1 {
+		c.add("its payment_status is %d, not 1%s", got, quotedText(errText))
+	}
+	return c
+}
+
+// ErrorCode requires error_code, when the answer has one (not 0), to be
+// 100.
+func (c *SuccessCheck) ErrorCode(got int, errText string) *SuccessCheck {
+	if got != 0 && got != StatusSuccess {
+		c.add("its error_code is %d, not 100%s", got, quotedText(errText))
+	}
+	return c
+}
+
+// State requires the answer's status field, when it has one, to name one
+// of the states the call leads to (compared by their letters, ignoring
+// case, blanks and punctuation): a capture answered "Failed", "Declined"
+// or "Pre-Authorized", a cancellation answered "Completed", say what was
+// not done.
+func (c *SuccessCheck) State(field, got string, want ...string) *SuccessCheck {
+	if strings.TrimSpace(got) == "" || slices.Contains(want, letters(got)) {
+		return c
+	}
+	return c.add("its %s is %s", field, shownValue(got))
+}
+
+// Err returns an *InconsistentError naming the disagreement, nil when
 // there is none.
 func (c *SuccessCheck) Err() error {
 	if len(c.reasons) == 0 {
 		return nil
 	}
-	return &InconsistentError{Endpoint: c.endpoint, Reasons: c.reasons}
+	return &InconsistentError{Endpoint: c.endpoint, StatusCode: c.statusCode, Reasons: c.reasons, OrderNo: c.orderNo}
+}
+
+// letters is s in lower case, letters only: how states are compared
+// ("Pre-Authorized" and "preauthorized" are one state).
+func letters(s string) string {
+	return strings.Map(func(c rune) rune {
+		switch {
+		case c >= 'a' && c <= 'z':
+			return c
+		case c >= 'A' && c <= 'Z':
+			return c + 'a' - 'A'
+		}
+		return -1
+	}, s)
+}
+
+// The states a call that moves money may leave a sale in, by letters
+// (State).
+var (
+	statesTaken     = []string{"completed", "complete", "success", "successful", "captured", "approved"}
+	statesCancelled = []string{"cancelled", "canceled", "cancel", "voided", "void"}
+	statesHeld      = []string{"preauthorized", "preauthorization"}
+)
+
+// quotedText is " (\"text\")" for a non-empty gateway text, "" otherwise.
+func quotedText(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return ""
+	}
+	return " (" + shownValue(s) + ")"
 }
 
 // shownValue quotes a value for an error line: on one line, short, card

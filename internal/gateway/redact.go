@@ -30,6 +30,17 @@ var secretFields = map[string]bool{
 	"cc_cvv":                 true,
 }
 
+// IsSecretField reports whether a request or response field holds a
+// secret by its name (app_secret, merchant_key, hash_key, a wallet token,
+// the payer's e-mail, a card's security code…): the fields every dump and
+// log masks.
+func IsSecretField(name string) bool { return secretFields[strings.ToLower(name)] }
+
+// IsCardField reports whether a field holds a card number by its name
+// (cc_no, credit_card_no, card_number…): the one list the client's
+// redaction and `paycli api`'s summary share.
+func IsCardField(name string) bool { return cardFields[strings.ToLower(name)] }
+
 // secretHeaders are masked in debug logs.
 var secretHeaders = []string{"Authorization", "Cookie", "Set-Cookie", "Proxy-Authorization"}
 

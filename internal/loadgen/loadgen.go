@@ -327,9 +327,9 @@ func (b *bencher) payBody(invoice string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(gateway.WalletPayRequest{
-		MerchantKey: sandbox.MerchantKey, InvoiceID: invoice, HashKey: hk,
-		WalletTransientToken: wt, Name: "Bench", Surname: "Load", BillEmail: "bench@example.com",
+	return json.Marshal(map[string]string{
+		"merchant_key": sandbox.MerchantKey, "invoice_id": invoice, "hash_key": hk,
+		"wallet_transient_token": wt, "name": "Bench", "surname": "Load", "bill_email": "bench@example.com",
 	})
 }
 
@@ -339,8 +339,8 @@ func (b *bencher) statusBody(invoice string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(gateway.CheckStatusRequest{MerchantKey: sandbox.MerchantKey, InvoiceID: invoice,
-		IncludePendingStatus: true, HashKey: hk})
+	return json.Marshal(map[string]any{"merchant_key": sandbox.MerchantKey, "invoice_id": invoice,
+		"include_pending_status": true, "hash_key": hk})
 }
 
 // path is the API path of the run's endpoint.

@@ -7,13 +7,13 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/spf13/cobra"
+
+	"github.com/paycli/paycli/internal/cmdutil"
 )
 
 // NewOptions fills the pipeline's dependencies from the Factory: what
-// every money-moving command takes from it, and crypto/rand for attempt
-// ids and hash_key ivs. The command embeds the result in its own options
+// every money-moving command takes from it, and random attempt ids. The command embeds the result in its own options
 // and registers its flags on it (AddFlags, AddBatchFlags).
 func NewOptions(f *cmdutil.Factory) Options {
 	return Options{
@@ -26,7 +26,6 @@ func NewOptions(f *cmdutil.Factory) Options {
 		GatewayIdentity: f.GatewayIdentity,
 		Now:             f.Now,
 		NewAttemptID:    NewAttemptID,
-		Random:          rand.Reader,
 	}
 }
 

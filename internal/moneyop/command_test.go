@@ -5,10 +5,11 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/journal"
-	"github.com/spf13/cobra"
 )
 
 // TestCheckModeFlags: every refusal is a usage error (exit 2) with the
@@ -72,14 +73,16 @@ func TestCheckModeFlags(t *testing.T) {
 }
 
 // TestSuccess: a success answer is succeeded with its order number; one
-// whose fields contradict it is unknown (exit 7), saying how.
+// whose fields contradict it (the client's *gateway.InconsistentError) is
+// unknown (exit 7), saying how, with the order number it names.
 func TestSuccess(t *testing.T) {
-	o := Success("ORD-1", "ok", "")
+	o := Success("ORD-1", "ok")
 	if o.Class != journal.Succeeded || o.OrderNo != "ORD-1" || o.Message != "ok" || o.StatusCode == nil || *o.StatusCode != gateway.StatusSuccess || o.Err != nil {
 		t.Errorf("agreeing success: %+v", o)
 	}
-	o = Success("ORD-1", "ok", `its status is "cancel"`)
-	if o.Class != journal.Unknown || !errors.Is(o.Err, gateway.ErrOutcomeUnknown) ||
+	inconsistent := &gateway.InconsistentError{Endpoint: gateway.EndpointCompletePayment, StatusCode: 100, Reasons: []string{`its status is "cancel"`}, OrderNo: "ORD-1"}
+	o = ClassifyError(gateway.EndpointCompletePayment, inconsistent)
+	if o.Class != journal.Unknown || !errors.Is(o.Err, gateway.ErrOutcomeUnknown) || o.OrderNo != "ORD-1" || o.StatusCode == nil || *o.StatusCode != 100 ||
 		o.Why != `the gateway answered status_code 100 but its status is "cancel"` {
 		t.Errorf("contradicted success: %+v", o)
 	}

@@ -36,15 +36,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
-	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/redact"
@@ -76,7 +73,7 @@ type Operation[In, Req, Ans any] interface {
 	// Describe says what the input will do, for the summary, the prompt
 	// and the journal intent.
 	Describe(env *Env, in In) Description
-	// Request builds the request, hash_key included.
+	// Request builds the request; the gateway client signs it.
 	Request(env *Env, in In) (Req, error)
 	// DryRun is the request as --dry-run prints it, secrets redacted.
 	DryRun(env *Env, req Req) (gateway.RequestDump, error)
@@ -198,17 +195,7 @@ type Env struct {
 	Identity string
 
 	// kind is the operation's journal kind (Operation.Kind).
-	kind   string
-	hashMu sync.Mutex
-	random io.Reader
-}
-
-// HashKey makes a hash_key of plaintext with the profile's app_secret. It
-// is safe for concurrent use (batch workers share the random source).
-func (e *Env) HashKey(plaintext string) (string, error) {
-	e.hashMu.Lock()
-	defer e.hashMu.Unlock()
-	return hashkey.GenerateFrom(e.random, e.Config.AppSecret, plaintext)
+	kind string
 }
 
 // StatusCommand is the command line that tells what happened to invoice.
@@ -250,10 +237,8 @@ type Options struct {
 	// journal.Identity of the client's base URL and the app_id.
 	GatewayIdentity func() (string, error)
 	Now             func() time.Time
-	// NewAttemptID names a journal attempt; Random feeds hash_key ivs and
-	// salts. Both are crypto/rand outside tests.
+	// NewAttemptID names a journal attempt (crypto/rand outside tests).
 	NewAttemptID func() string
-	Random       io.Reader
 
 	Yes    bool
 	DryRun bool
@@ -279,20 +264,10 @@ func scrub(msg string, secrets []string) string {
 }
 
 // LookUp asks the gateway what it knows of invoice (check status with the
-// sale's refunds: gateway.Client.CheckStatusWithRefunds), for a Prepare
-// that must see the sale before acting on it. A pending answer (status_code
-// 69) comes back with its fields and an error matching gateway.ErrPending.
+// sale's refunds: gateway.Client.CheckStatus), for a Prepare that must see
+// the sale before acting on it. A pending answer (status_code 69) comes
+// back with its fields and an error matching gateway.ErrPending; an answer
+// about another invoice is refused (*gateway.InconsistentError).
 func (e *Env) LookUp(ctx context.Context, invoice string) (*gateway.CheckStatusResult, error) {
-	layout, _ := hashkey.LookupLayout("checkstatus")
-	plain, err := layout.Plaintext(map[string]string{"invoice_id": invoice, "merchant_key": e.Config.MerchantKey})
-	if err != nil {
-		return nil, err
-	}
-	hk, err := e.HashKey(plain)
-	if err != nil {
-		return nil, err
-	}
-	return e.Client.CheckStatusWithRefunds(ctx, gateway.CheckStatusRequest{
-		MerchantKey: e.Config.MerchantKey, InvoiceID: invoice, IncludePendingStatus: true, HashKey: hk,
-	})
+	return e.Client.CheckStatus(ctx, invoice)
 }

@@ -94,7 +94,8 @@ func testOptions(t *testing.T) (*Options, *bytes.Buffer, *bytes.Buffer, *bytes.B
 	ios, in, out, errOut := iostreams.Test()
 	const base = "http://127.0.0.1:1/ccpayment"
 	cfg := &config.Config{Profile: "p", BaseURL: base, AppID: "app", AppSecret: "secret-0123456789", MerchantKey: "mk", Output: "table"}
-	client, err := gateway.New(base, gateway.Credentials{AppID: cfg.AppID, AppSecret: cfg.AppSecret}, gateway.WithClock(time.Now))
+	client, err := gateway.New(base, gateway.Credentials{AppID: cfg.AppID, AppSecret: cfg.AppSecret, MerchantKey: cfg.MerchantKey},
+		gateway.WithClock(time.Now), gateway.WithRandom(bytes.NewReader(bytes.Repeat([]byte{1}, 4096))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,6 @@ func testOptions(t *testing.T) (*Options, *bytes.Buffer, *bytes.Buffer, *bytes.B
 		JournalPath:  func() (string, error) { return jpath, nil },
 		Now:          func() time.Time { return time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC) },
 		NewAttemptID: func() string { n++; return fmt.Sprintf("a%d", n) },
-		Random:       bytes.NewReader(bytes.Repeat([]byte{1}, 4096)),
 		Yes:          true,
 		Parallel:     1,
 	}, in, out, errOut, jpath
@@ -415,7 +415,8 @@ func TestPrepareGatewayErrors(t *testing.T) {
 func TestBaseURLPasswordNeverShownOrJournaled(t *testing.T) {
 	for _, batch := range []bool{false, true} {
 		opts, in, _, errOut, jpath := testOptions(t)
-		client, err := gateway.New("http://ops:hunter2@127.0.0.1:1/ccpayment", gateway.Credentials{AppID: "app", AppSecret: "secret-0123456789"}, gateway.WithClock(time.Now))
+		client, err := gateway.New("http://ops:hunter2@127.0.0.1:1/ccpayment", gateway.Credentials{AppID: "app", AppSecret: "secret-0123456789", MerchantKey: "merchant-key-0123456789"},
+			gateway.WithClock(time.Now))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -25,7 +25,9 @@ func newEnv(opts *Options, kind string) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := cmdutil.RequireMerchantKey(cfg); err != nil {
+	// The client signs every money call with the profile's merchant_key:
+	// without one, the run is refused before anything exists.
+	if err := client.RequireMerchantKey(); err != nil {
 		return nil, err
 	}
 	identity := journal.Identity(client.BaseURL(), cfg.AppID)
@@ -41,7 +43,6 @@ func newEnv(opts *Options, kind string) (*Env, error) {
 		GatewayFlags: opts.GatewayFlags,
 		Identity:     identity,
 		kind:         kind,
-		random:       opts.Random,
 	}, nil
 }
 
@@ -61,12 +62,15 @@ func inputError(err error) error {
 }
 
 // isGatewayError reports whether err is a gateway call's failure (an
-// answer that is not a success, or no complete answer), not a problem
-// with the input.
+// answer that is not a success, one the client refused to believe, no
+// complete answer, a request it could not sign), not a problem with the
+// input.
 func isGatewayError(err error) bool {
 	var apiErr *gateway.APIError
 	var reqErr *gateway.RequestError
-	return errors.As(err, &apiErr) || errors.As(err, &reqErr)
+	var inconsistent *gateway.InconsistentError
+	return errors.As(err, &apiErr) || errors.As(err, &reqErr) || errors.As(err, &inconsistent) ||
+		errors.Is(err, gateway.ErrNoMerchantKey)
 }
 
 // RunSingle runs one operation on the input given by flags: check, prepare,
@@ -399,11 +403,15 @@ func refusedError(err error) error {
 		fmt.Errorf("the gateway refused the credentials (%v); nothing was processed: run the command again", err), hint)
 }
 
-// unknownWhy says why an outcome is unknown.
+// unknownWhy says why an outcome is unknown: what was inconsistent in an
+// answer that arrived, or that none arrived complete.
 func unknownWhy(o Outcome) string {
+	var apiErr *gateway.APIError
 	switch {
 	case o.Why != "":
 		return o.Why
+	case errors.As(o.Err, &apiErr) && apiErr.HTTPStatus != 0 && !errors.Is(o.Err, gateway.ErrPending):
+		return "the gateway answered " + apiErr.Answer()
 	case errors.Is(o.Err, gateway.ErrPending):
 		return "the gateway has not finished processing it (status_code 69)"
 	case errors.Is(o.Err, context.Canceled):
@@ -434,18 +442,12 @@ func declineText(err error) string {
 }
 
 // Success is the outcome of a success answer (status_code 100) with its
-// order number and message. A success whose own fields contradict it is
-// unknown, never succeeded: contradiction says how ("its status is …"),
-// "" when the fields agree.
-func Success(orderNo, message, contradiction string) Outcome {
+// order number and message. The gateway client has already checked the
+// answer against itself and the request: one that contradicts itself comes
+// as an *gateway.InconsistentError, which ClassifyError reads as unknown.
+func Success(orderNo, message string) Outcome {
 	code := gateway.StatusSuccess
-	o := Outcome{Class: journal.Succeeded, StatusCode: &code, OrderNo: orderNo, Message: message}
-	if contradiction != "" {
-		o.Class = journal.Unknown
-		o.Why = "the gateway answered status_code 100 but " + contradiction
-		o.Err = fmt.Errorf("%w: %s", gateway.ErrOutcomeUnknown, o.Why)
-	}
-	return o
+	return Outcome{Class: journal.Succeeded, StatusCode: &code, OrderNo: orderNo, Message: message}
 }
 
 // ClassifyError classifies a failed call the way every operation's
@@ -469,6 +471,13 @@ func ClassifyError(endpoint string, err error) Outcome {
 			o.StatusCode = &code
 		}
 		o.OrderNo = apiErr.OrderNo
+	}
+	var inconsistent *gateway.InconsistentError
+	if errors.As(err, &inconsistent) {
+		// A success whose own fields contradict it: unknown, saying what
+		// was inconsistent, with the order number it names.
+		code := inconsistent.StatusCode
+		o.StatusCode, o.OrderNo, o.Why = &code, inconsistent.OrderNo, inconsistent.Why()
 	}
 	o.Refused = apiErr != nil && apiErr.Endpoint == endpoint && errors.Is(err, gateway.ErrUnauthorized)
 	switch {

@@ -15,7 +15,6 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/paycli/paycli/internal/gateway"
-	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/sandbox"
 )
@@ -385,24 +384,14 @@ func (r *run) checkStatuses(ctx context.Context) ([]checkStatus, error) {
 		return nil, fmt.Errorf("soak: start a sandbox for the check: %w", err)
 	}
 	defer srv.Shutdown(context.WithoutCancel(ctx))
-	client, err := gateway.New(srv.BaseURL, gateway.Credentials{AppID: sandbox.AppID, AppSecret: sandbox.AppSecret}, gateway.WithClock(r.cfg.Now))
+	client, err := gateway.New(srv.BaseURL, gateway.Credentials{AppID: sandbox.AppID, AppSecret: sandbox.AppSecret, MerchantKey: sandbox.MerchantKey},
+		gateway.WithClock(r.cfg.Now))
 	if err != nil {
 		return nil, err
 	}
-	layout, _ := hashkey.LookupLayout("checkstatus")
 	out := make([]checkStatus, len(r.invoices))
 	for i, inv := range r.invoices {
-		plain, err := layout.Plaintext(map[string]string{"invoice_id": inv.id, "merchant_key": sandbox.MerchantKey})
-		if err != nil {
-			return nil, err
-		}
-		hk, err := hashkey.Generate(sandbox.AppSecret, plain)
-		if err != nil {
-			return nil, err
-		}
-		res, err := client.CheckStatus(ctx, gateway.CheckStatusRequest{
-			MerchantKey: sandbox.MerchantKey, InvoiceID: inv.id, IncludePendingStatus: true, HashKey: hk,
-		})
+		res, err := client.CheckStatus(ctx, inv.id)
 		switch {
 		case errors.Is(err, gateway.ErrNotFound):
 		case errors.Is(err, gateway.ErrPending):

@@ -14,15 +14,16 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
-	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/moneyop"
 	"github.com/paycli/paycli/internal/render"
-	"github.com/spf13/cobra"
 )
 
 // Options are the inputs of `paycli api`: the pipeline's (a request to a
@@ -94,10 +95,8 @@ token to another host.`,
 			if opts.Input != "" && len(opts.Fields) > 0 {
 				return cmdutil.UsageErrorf("--input and -f/-F both make the body: use one of them")
 			}
-			if opts.Hash != "" {
-				if _, ok := hashkey.LookupLayout(opts.Hash); !ok {
-					return cmdutil.UsageErrorf("invalid --hash %q: the layouts are %s", opts.Hash, strings.Join(hashkey.LayoutNames(), ", "))
-				}
+			if opts.Hash != "" && !slices.Contains(gateway.HashLayouts(), opts.Hash) {
+				return cmdutil.UsageErrorf("invalid --hash %q: the layouts are %s", opts.Hash, strings.Join(gateway.HashLayouts(), ", "))
 			}
 			if opts.Method == http.MethodGet && opts.addsSecrets() {
 				return cmdutil.UsageErrorf("--merchant-key, --credentials and --hash go into a body, and a GET sends its fields in the URL, where proxies log them: use POST")
@@ -118,7 +117,7 @@ token to another host.`,
 	fl.BoolVarP(&opts.Include, "include", "i", false, "print the HTTP status line and headers before the body")
 	moneyop.AddFlags(cmd, f, &opts.Options, moneyop.FlagText{Yes: "do not ask for confirmation on a path that moves money"})
 	_ = cmd.RegisterFlagCompletionFunc("input", cmdutil.CompleteFile)
-	_ = cmd.RegisterFlagCompletionFunc("hash", cobra.FixedCompletions(hashkey.LayoutNames(), cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("hash", cobra.FixedCompletions(gateway.HashLayouts(), cobra.ShellCompDirectiveNoFileComp))
 	for _, name := range []string{"raw-field", "field"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}
@@ -146,7 +145,7 @@ type request struct {
 	// name is how errors name the call: the cleaned path.
 	name string
 	// body is the body as an object when it is one; nil otherwise.
-	body object
+	body gateway.Object
 }
 
 // Run builds the request and sends it: straight through for a read, through
@@ -164,7 +163,7 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	if opts.DryRun {
-		dump, err := client.DryRunDo(req.Request)
+		dump, err := client.DryRun(req.Request)
 		if err != nil {
 			return err
 		}
@@ -209,7 +208,7 @@ func build(ctx context.Context, opts *Options) (*request, error) {
 			return nil, err
 		}
 		raw = []byte(text)
-		if o, err := parseObject(raw); err == nil {
+		if o, err := gateway.ParseObject(raw); err == nil {
 			r.body = o
 		} else if opts.addsSecrets() {
 			return nil, cmdutil.UsageErrorf("invalid --input: %v; --merchant-key, --credentials and --hash add fields to a JSON object", err)
@@ -222,11 +221,7 @@ func build(ctx context.Context, opts *Options) (*request, error) {
 		r.body = o
 	}
 	if opts.addsSecrets() {
-		cfg, err := opts.Config()
-		if err != nil {
-			return nil, err
-		}
-		if err := addSecrets(r, opts, cfg); err != nil {
+		if err := addSecrets(r, opts); err != nil {
 			return nil, err
 		}
 	}
@@ -249,87 +244,54 @@ func build(ctx context.Context, opts *Options) (*request, error) {
 // addsSecrets reports whether paycli adds fields from the profile.
 func (o *Options) addsSecrets() bool { return o.MerchantKey || o.Credentials || o.Hash != "" }
 
-// addSecrets adds merchant_key, app_id and app_secret, and hash_key (last,
-// so that it may hash the others) to the body. A body that has
-// them already is refused rather than overwritten: one of the two values
-// is a mistake, and paycli cannot tell which.
-func addSecrets(r *request, opts *Options, cfg *config.Config) error {
-	if opts.MerchantKey {
-		if cfg.MerchantKey == "" {
-			return cmdutil.UsageHint(fmt.Errorf("--merchant-key: profile %q has no merchant_key", cfg.Profile),
-				fmt.Sprintf("Run 'paycli config init', or set %s_MERCHANT_KEY.", config.EnvPrefix))
-		}
-		if r.body.index("merchant_key") >= 0 {
-			return cmdutil.UsageErrorf("--merchant-key: the body already holds merchant_key; drop one of them")
-		}
-		raw, _ := jsonString(cfg.MerchantKey)
-		r.body = append(r.body, member{"merchant_key", raw})
-	}
-	if opts.Credentials {
-		for _, kv := range [][2]string{{"app_id", cfg.AppID}, {"app_secret", cfg.AppSecret}} {
-			if r.body.index(kv[0]) >= 0 {
-				return cmdutil.UsageErrorf("--credentials: the body already holds %s; drop one of them", kv[0])
-			}
-			raw, _ := jsonString(kv[1])
-			r.body = append(r.body, member{kv[0], raw})
-		}
-	}
-	if opts.Hash == "" {
-		return nil
-	}
-	layout, _ := hashkey.LookupLayout(opts.Hash)
-	if r.body.index("hash_key") >= 0 {
-		return cmdutil.UsageErrorf("--hash: the body already holds hash_key; drop one of them")
-	}
-	values := map[string]string{}
-	var missing []string
-	for _, name := range layout.Fields {
-		v, ok, err := r.body.text(bodyField(r.body, name))
-		switch {
-		case err != nil:
-			return cmdutil.UsageErrorf("--hash %s: %v", layout.Name, err)
-		case !ok && name == "merchant_key":
-			missing = append(missing, "merchant_key (add --merchant-key)")
-		case !ok:
-			missing = append(missing, name)
-		}
-		values[name] = v
-	}
-	if len(missing) > 0 {
-		return cmdutil.UsageHint(fmt.Errorf("--hash %s: the body has no %s", layout.Name, strings.Join(missing, ", ")),
-			fmt.Sprintf("The layout %s hashes %s; add the missing fields with -f key=value.", layout.Name, strings.Join(layout.Fields, "|")))
-	}
-	plain, err := layout.Plaintext(values)
-	if err != nil {
-		return cmdutil.UsageErrorf("--hash %s: %v", layout.Name, err)
-	}
-	hk, err := hashkey.GenerateFrom(opts.Random, cfg.AppSecret, plain)
+// addSecrets has the gateway client add merchant_key, app_id and
+// app_secret, and a hash_key (last, so that it may hash the others) to the
+// body: the profile's secrets never pass through the command. A body that
+// has them already is refused rather than overwritten: one of the two
+// values is a mistake, and paycli cannot tell which.
+func addSecrets(r *request, opts *Options) error {
+	client, err := opts.Gateway()
 	if err != nil {
 		return err
 	}
-	raw, _ := jsonString(hk)
-	r.body = append(r.body, member{"hash_key", raw})
-	return nil
-}
-
-// bodyField is the body's name for a layout's field. The card payment
-// layout calls its second field installment; the card payment requests
-// (paySmart2D, paySmart3D) carry it as installments_number.
-func bodyField(o object, name string) string {
-	if name == "installment" && o.index(name) < 0 && o.index("installments_number") >= 0 {
-		return "installments_number"
+	body, err := client.SignObject(r.body, gateway.Sign{MerchantKey: opts.MerchantKey, Credentials: opts.Credentials, Layout: opts.Hash})
+	var se *gateway.SignError
+	if !errors.As(err, &se) {
+		r.body = body
+		return err
 	}
-	return name
+	flag := map[string]string{"merchant_key": "--merchant-key", "credentials": "--credentials", "hash_key": "--hash"}[se.Adding]
+	switch {
+	case errors.Is(err, gateway.ErrNoMerchantKey):
+		cfg, cerr := opts.Config()
+		if cerr != nil {
+			return cerr
+		}
+		return cmdutil.UsageHint(fmt.Errorf("--merchant-key: profile %q has no merchant_key", cfg.Profile),
+			fmt.Sprintf("Run 'paycli config init', or set %s_MERCHANT_KEY.", config.EnvPrefix))
+	case se.Present != "":
+		return cmdutil.UsageErrorf("%s: the body already holds %s; drop one of them", flag, se.Present)
+	case len(se.Missing) > 0:
+		missing := slices.Clone(se.Missing)
+		for i, m := range missing {
+			if m == "merchant_key" {
+				missing[i] = "merchant_key (add --merchant-key)"
+			}
+		}
+		return cmdutil.UsageHint(fmt.Errorf("--hash %s: the body has no %s", se.Layout, strings.Join(missing, ", ")),
+			fmt.Sprintf("The layout %s hashes %s; add the missing fields with -f key=value.", se.Layout, strings.Join(se.Fields, "|")))
+	}
+	return cmdutil.UsageErrorf("--hash %s: %v", se.Layout, se.Err)
 }
 
-func withQuery(p string, o object) string {
+func withQuery(p string, o gateway.Object) string {
 	q := url.Values{}
 	for _, m := range o {
-		v, _, err := o.text(m.key)
+		v, _, err := o.Text(m.Key)
 		if err != nil {
-			v = string(m.value)
+			v = string(m.Value)
 		}
-		q.Add(m.key, v)
+		q.Add(m.Key, v)
 	}
 	sep := "?"
 	if strings.Contains(p, "?") {

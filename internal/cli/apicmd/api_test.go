@@ -90,8 +90,18 @@ func testConfig() *config.Config {
 
 func buildOpts(args func(*Options)) *Options {
 	ios, _, _, _ := iostreams.Test()
-	o := &Options{Options: moneyop.Options{IO: ios, Config: func() (*config.Config, error) { return testConfig(), nil },
-		Random: bytes.NewReader(bytes.Repeat([]byte{7}, 64))}, Method: "POST", Path: "/api/checkstatus"}
+	o := &Options{Options: moneyop.Options{IO: ios, Config: func() (*config.Config, error) { return testConfig(), nil }},
+		Method: "POST", Path: "/api/checkstatus"}
+	// The client holds the profile's secrets, as the factory builds it
+	// from the configuration.
+	o.Gateway = func() (*gateway.Client, error) {
+		cfg, err := o.Config()
+		if err != nil {
+			return nil, err
+		}
+		return gateway.New("https://gw.example/ccpayment", gateway.Credentials{AppID: cfg.AppID, AppSecret: cfg.AppSecret, MerchantKey: cfg.MerchantKey},
+			gateway.WithClock(time.Now), gateway.WithRandom(bytes.NewReader(bytes.Repeat([]byte{7}, 64))))
+	}
 	args(o)
 	return o
 }
@@ -131,8 +141,8 @@ func TestBuildHashFromInputAndAlias(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, _ := parseObject(r.Body)
-	hk, _, _ := o.text("hash_key")
+	o, _ := gateway.ParseObject(r.Body)
+	hk, _, _ := o.Text("hash_key")
 	// numbers are hashed as written: 100.00, not 100
 	if plain, err := hashkey.Decrypt(testAppSecret, hk); err != nil || plain != "100.00|1|TRY|"+testMerchantKey+"|P-1" {
 		t.Errorf("hash_key holds %q, %v", plain, err)
@@ -322,7 +332,8 @@ func runOpts(t *testing.T, g *fakeGateway) (*Options, *bytes.Buffer, *bytes.Buff
 	ios, _, out, errOut := iostreams.Test()
 	cfg := testConfig()
 	cfg.BaseURL = g.URL + "/ccpayment"
-	client, err := gateway.New(cfg.BaseURL, gateway.Credentials{AppID: cfg.AppID, AppSecret: cfg.AppSecret}, gateway.WithClock(time.Now))
+	client, err := gateway.New(cfg.BaseURL, gateway.Credentials{AppID: cfg.AppID, AppSecret: cfg.AppSecret, MerchantKey: cfg.MerchantKey},
+		gateway.WithClock(time.Now), gateway.WithRandom(bytes.NewReader(bytes.Repeat([]byte{7}, 64))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +351,6 @@ func runOpts(t *testing.T, g *fakeGateway) (*Options, *bytes.Buffer, *bytes.Buff
 			JournalPath:  func() (string, error) { return jpath, nil },
 			Now:          time.Now,
 			NewAttemptID: func() string { return "a1" },
-			Random:       bytes.NewReader(bytes.Repeat([]byte{7}, 64)),
 		},
 		Method: "POST",
 	}, out, errOut, jpath

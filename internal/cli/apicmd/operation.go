@@ -36,7 +36,7 @@ func (operation) ParseLine([]byte) (*request, error) { return nil, errNoBatch }
 // Check refuses an invoice_id that no other command would send: the
 // journal and the suggested `paycli status` line carry it.
 func (operation) Check(r *request) (*request, error) {
-	inv, ok, err := r.body.text("invoice_id")
+	inv, ok, err := r.body.Text("invoice_id")
 	if err != nil {
 		return nil, cmdutil.UsageErrorf("%v", err)
 	}
@@ -49,16 +49,13 @@ func (operation) Check(r *request) (*request, error) {
 }
 
 func (operation) Invoice(r *request) string {
-	inv, _, _ := r.body.text("invoice_id")
+	inv, _, _ := r.body.Text("invoice_id")
 	return inv
 }
 
 func (operation) Prepare(_ context.Context, _ *moneyop.Env, r *request) (*request, error) {
 	return r, nil
 }
-
-// cardFields hold a full card number in the protocol's requests.
-var cardFields = []string{"cc_no", "card_number", "credit_card"}
 
 func (op operation) Describe(_ *moneyop.Env, r *request) moneyop.Description {
 	call := r.Method + " " + r.name
@@ -71,25 +68,24 @@ func (op operation) Describe(_ *moneyop.Env, r *request) moneyop.Description {
 	if inv := op.Invoice(r); inv != "" {
 		d.Rows = append(d.Rows, [2]string{"Invoice", inv})
 	}
-	amount, _, _ := r.body.text("total")
+	amount, _, _ := r.body.Text("total")
 	if amount == "" {
-		amount, _, _ = r.body.text("amount")
+		amount, _, _ = r.body.Text("amount")
 	}
-	d.Currency, _, _ = r.body.text("currency_code")
+	d.Currency, _, _ = r.body.Text("currency_code")
 	if amount != "" {
 		d.Amount = amount
 		d.Rows = append(d.Rows, [2]string{"Amount", strings.TrimSpace(amount + " " + d.Currency)})
 	}
-	for _, name := range cardFields {
-		if card, _, _ := r.body.text(name); card != "" {
-			d.Card = redact.CardField(card)
+	for _, m := range r.body {
+		v, _, _ := r.body.Text(m.Key)
+		switch {
+		case v == "":
+		case gateway.IsCardField(m.Key) && d.Card == "":
+			d.Card = redact.CardField(v)
 			d.Rows = append(d.Rows, [2]string{"Card", d.Card})
-			d.Secrets = append(d.Secrets, card)
-			break
-		}
-	}
-	for _, name := range []string{"merchant_key", "hash_key", "cvv", "cc_cvv", "app_secret", "bill_email"} {
-		if v, _, _ := r.body.text(name); v != "" {
+			d.Secrets = append(d.Secrets, v)
+		case gateway.IsSecretField(m.Key):
 			d.Secrets = append(d.Secrets, v)
 		}
 	}
@@ -99,7 +95,7 @@ func (op operation) Describe(_ *moneyop.Env, r *request) moneyop.Description {
 func (operation) Request(_ *moneyop.Env, r *request) (*request, error) { return r, nil }
 
 func (operation) DryRun(env *moneyop.Env, r *request) (gateway.RequestDump, error) {
-	return env.Client.DryRunDo(r.Request)
+	return env.Client.DryRun(r.Request)
 }
 
 func (operation) Send(ctx context.Context, env *moneyop.Env, r *request) (*gateway.Response, error) {
@@ -107,8 +103,9 @@ func (operation) Send(ctx context.Context, env *moneyop.Env, r *request) (*gatew
 }
 
 // Classify reads the answer as the client reads its own calls'
-// (gateway.Response.Err). A success that names another invoice than the
-// one sent is unknown, never a success.
+// (gateway.Response.Err, with the one success check of every money
+// answer): a success that names another invoice than the one sent, or
+// whose own fields say the payment failed, is unknown, never a success.
 func (op operation) Classify(r *request, res *gateway.Response, err error) moneyop.Outcome {
 	if err == nil {
 		err = res.Err()
@@ -119,12 +116,6 @@ func (op operation) Classify(r *request, res *gateway.Response, err error) money
 	} else {
 		a := readAnswer(res.Body)
 		o = moneyop.Outcome{Class: journal.Succeeded, StatusCode: a.StatusCode, OrderNo: a.OrderNo, Message: a.Description}
-		inv := op.Invoice(r)
-		if a.InvoiceID != "" && inv != "" {
-			if cerr := gateway.CheckSuccess(r.name).Equal("invoice_id", a.InvoiceID, inv).Err(); cerr != nil {
-				o.Class, o.Err, o.Why = journal.Unknown, cerr, "the gateway answered success for another invoice_id"
-			}
-		}
 	}
 	if op.Invoice(r) == "" && (o.Class == journal.Unknown || o.Class == journal.Duplicate) {
 		// No invoice to check the status of: the journal holds the attempt.
@@ -139,7 +130,6 @@ type answer struct {
 	StatusCode  *int
 	Description string
 	OrderNo     string
-	InvoiceID   string
 }
 
 func readAnswer(body []byte) answer {
@@ -158,17 +148,14 @@ func readAnswer(body []byte) answer {
 	}
 	a.Description = render.Escape(top.StatusDescription)
 	for _, src := range [][]byte{top.Data, body} {
-		o, err := parseObject(src)
+		o, err := gateway.ParseObject(src)
 		if err != nil {
 			continue
 		}
 		for _, name := range []string{"order_no", "order_id"} {
-			if v, _, _ := o.text(name); v != "" && a.OrderNo == "" {
+			if v, _, _ := o.Text(name); v != "" && a.OrderNo == "" {
 				a.OrderNo = render.Escape(v)
 			}
-		}
-		if v, _, _ := o.text("invoice_id"); v != "" && a.InvoiceID == "" {
-			a.InvoiceID = v
 		}
 	}
 	return a

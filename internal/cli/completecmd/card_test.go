@@ -50,14 +50,3 @@ func TestPreAuthorizationVerdictCommands(t *testing.T) {
 		}
 	}
 }
-
-// TestGatewayWordsMaskCards: the gateway's status a contradiction quotes
-// comes with any card number in it masked (the error line is not masked
-// whole).
-func TestGatewayWordsMaskCards(t *testing.T) {
-	s := &sale{input: input{Invoice: "INV-1", OrderID: "VP1"}}
-	o := operation{cancel: true}.Classify(s, &gateway.CompletePaymentResult{Status: "4111111111111111", OrderNo: "VP1"}, nil)
-	if strings.Contains(o.Why, "4111111111111111") || !strings.Contains(o.Why, "411111******1111") {
-		t.Errorf("why %q", o.Why)
-	}
-}

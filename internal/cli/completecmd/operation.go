@@ -10,7 +10,6 @@ import (
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/gateway"
-	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/invoiceid"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/money"
@@ -209,29 +208,14 @@ func (op operation) Describe(_ *moneyop.Env, s *sale) moneyop.Description {
 	return d
 }
 
-// Request builds the payment/complete request, hash_key (the complete
-// layout merchant_key|invoice_id|order_id|status) included.
-func (op operation) Request(env *moneyop.Env, s *sale) (gateway.CompletePaymentRequest, error) {
-	layout, _ := hashkey.LookupLayout("complete")
-	plain, err := layout.Plaintext(map[string]string{
-		"merchant_key": env.Config.MerchantKey,
-		"invoice_id":   s.Invoice,
-		"order_id":     s.OrderID,
-		"status":       op.status(),
-	})
-	if err != nil {
-		return gateway.CompletePaymentRequest{}, err
-	}
-	hk, err := env.HashKey(plain)
-	if err != nil {
-		return gateway.CompletePaymentRequest{}, err
-	}
-	return gateway.CompletePaymentRequest{MerchantKey: env.Config.MerchantKey, InvoiceID: s.Invoice, OrderID: s.OrderID,
-		Status: op.status(), HashKey: hk}, nil
+// Request builds the payment/complete request; the gateway client signs
+// it (the complete layout merchant_key|invoice_id|order_id|status).
+func (op operation) Request(_ *moneyop.Env, s *sale) (gateway.CompletePaymentRequest, error) {
+	return gateway.CompletePaymentRequest{InvoiceID: s.Invoice, OrderID: s.OrderID, Status: op.status()}, nil
 }
 
 func (operation) DryRun(env *moneyop.Env, req gateway.CompletePaymentRequest) (gateway.RequestDump, error) {
-	return env.Client.DryRunCompletePayment(req)
+	return env.Client.DryRun(req)
 }
 
 func (operation) Send(ctx context.Context, env *moneyop.Env, req gateway.CompletePaymentRequest) (*gateway.CompletePaymentResult, error) {
@@ -240,9 +224,9 @@ func (operation) Send(ctx context.Context, env *moneyop.Env, req gateway.Complet
 
 // Classify turns a payment/complete answer into an outcome. status_code
 // 117 (already completed or cancelled) is a duplicate: this call took
-// nothing. A success whose status names the other action is unknown (the
-// client already holds an answer about another invoice or order, or a
-// completion that says it is not paid, for unknown).
+// nothing. A success about another invoice or order, a completion that
+// says it is not paid, or a status naming the other action or a failure,
+// comes from the client as an *gateway.InconsistentError: unknown.
 func (op operation) Classify(s *sale, ans *gateway.CompletePaymentResult, err error) moneyop.Outcome {
 	if err != nil {
 		o := moneyop.ClassifyError(gateway.EndpointCompletePayment, err)
@@ -261,13 +245,7 @@ func (op operation) Classify(s *sale, ans *gateway.CompletePaymentResult, err er
 	if orderNo == "" {
 		orderNo = ans.OrderID
 	}
-	var contradiction string
-	st := strings.ToLower(strings.TrimSpace(ans.Status))
-	cancelled := st == "cancelled" || st == "canceled" || st == gateway.CompleteStatusCancel
-	if st != "" && cancelled != op.cancel {
-		contradiction = fmt.Sprintf("its status is %q", render.Escape(redact.Cards(ans.Status)))
-	}
-	return moneyop.Success(orderNo, ans.StatusDescription, contradiction)
+	return moneyop.Success(orderNo, ans.StatusDescription)
 }
 
 // Result is the answer's fields (never its hash_key), and the verdict a

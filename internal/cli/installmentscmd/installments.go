@@ -13,6 +13,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shopspring/decimal"
+	"github.com/spf13/cobra"
+
 	"github.com/paycli/paycli/internal/cardno"
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/commission"
@@ -21,8 +24,6 @@ import (
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/money"
 	"github.com/paycli/paycli/internal/render"
-	"github.com/shopspring/decimal"
-	"github.com/spf13/cobra"
 )
 
 // BINLength is how many leading digits of a card number identify its
@@ -226,7 +227,7 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if err := cmdutil.RequireMerchantKey(cfg); err != nil {
+	if err := client.RequireMerchantKey(); err != nil {
 		return err
 	}
 	ctx, cancel, err := opts.CommandContext(ctx)
@@ -235,14 +236,14 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	defer cancel()
 	if opts.Active {
-		active, err := client.Installments(ctx, cfg.MerchantKey)
+		active, err := client.Installments(ctx)
 		if err != nil {
 			return err
 		}
 		return writeActive(ctx, opts, format, active.Installments)
 	}
 	pos, err := client.GetPOS(ctx, gateway.GetPOSRequest{BIN: opts.BIN, Amount: opts.Amount.StringFixed(cur.MinorUnit),
-		CurrencyCode: cur.Code, MerchantKey: cfg.MerchantKey, CommissionBy: opts.By})
+		CurrencyCode: cur.Code, CommissionBy: opts.By})
 	if err != nil {
 		return err
 	}

@@ -2,10 +2,8 @@ package journalcmd
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,7 +14,6 @@ import (
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
-	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/redact"
@@ -34,8 +31,6 @@ type ReconcileOptions struct {
 	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
 	JournalPath    func() (string, error)
 	Now            func() time.Time
-	// Random feeds the hash_key's iv and salt (crypto/rand outside tests).
-	Random io.Reader
 	// GatewayIdentity names the gateway account as the journal's lines do
 	// (nil: of the base URL and app_id).
 	GatewayIdentity func() (string, error)
@@ -51,7 +46,7 @@ type ReconcileOptions struct {
 func NewCmdReconcile(f *cmdutil.Factory, journalPath func() (string, error), runF func(context.Context, *ReconcileOptions) error) *cobra.Command {
 	opts := &ReconcileOptions{
 		IO: f.IOStreams, Config: f.Config, Format: f.OutputFormat, Gateway: f.Gateway, CommandContext: f.CommandContext,
-		JournalPath: journalPath, GatewayIdentity: f.GatewayIdentity, Now: f.Now, Random: rand.Reader,
+		JournalPath: journalPath, GatewayIdentity: f.GatewayIdentity, Now: f.Now,
 	}
 	cmd := &cobra.Command{
 		Use:   "reconcile [--dry-run]",
@@ -176,11 +171,11 @@ func RunReconcile(ctx context.Context, opts *ReconcileOptions) error {
 		fmt.Fprintln(opts.IO.ErrOut, "Dry run: nothing was asked.")
 		return nil
 	}
-	if err := cmdutil.RequireMerchantKey(cfg); err != nil {
-		return err
-	}
 	client, err := opts.Gateway()
 	if err != nil {
+		return err
+	}
+	if err := client.RequireMerchantKey(); err != nil {
 		return err
 	}
 	ctx, cancel, err := opts.CommandContext(ctx)
@@ -192,7 +187,7 @@ func RunReconcile(ctx context.Context, opts *ReconcileOptions) error {
 	results := make([]ReconcileResult, 0, len(invoices))
 	unknown := 0
 	for _, inv := range invoices {
-		res, err := check(ctx, opts, cfg, client, inv)
+		res, err := client.CheckStatus(ctx, inv)
 		if errors.Is(err, gateway.ErrUnauthorized) {
 			return err
 		}
@@ -286,22 +281,6 @@ func groupByInvoice(attempts []journal.Attempt) ([]string, map[string][]journal.
 		by[inv] = append(by[inv], a)
 	}
 	return invoices, by
-}
-
-// check asks the gateway's check-status call about invoice.
-func check(ctx context.Context, opts *ReconcileOptions, cfg *config.Config, client *gateway.Client, invoice string) (*gateway.CheckStatusResult, error) {
-	layout, _ := hashkey.LookupLayout("checkstatus")
-	plain, err := layout.Plaintext(map[string]string{"invoice_id": invoice, "merchant_key": cfg.MerchantKey})
-	if err != nil {
-		return nil, err
-	}
-	hk, err := hashkey.GenerateFrom(opts.Random, cfg.AppSecret, plain)
-	if err != nil {
-		return nil, err
-	}
-	return client.CheckStatusWithRefunds(ctx, gateway.CheckStatusRequest{
-		MerchantKey: cfg.MerchantKey, InvoiceID: invoice, IncludePendingStatus: true, HashKey: hk,
-	})
 }
 
 // reconcileNote says what the answer means for the invoice.

@@ -2,7 +2,6 @@ package journalcmd
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"net/http/httptest"
 	"path/filepath"
@@ -15,7 +14,6 @@ import (
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
-	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/render"
@@ -40,7 +38,7 @@ func reconcileFixture(t *testing.T, format render.Format) (*ReconcileOptions, st
 	srv := httptest.NewServer(gw)
 	t.Cleanup(srv.Close)
 	base := srv.URL + sandbox.Base
-	client, err := gateway.New(base, gateway.Credentials{AppID: sandbox.AppID, AppSecret: sandbox.AppSecret},
+	client, err := gateway.New(base, gateway.Credentials{AppID: sandbox.AppID, AppSecret: sandbox.AppSecret, MerchantKey: sandbox.MerchantKey},
 		gateway.WithClock(func() time.Time { return t0 }))
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +76,7 @@ func reconcileFixture(t *testing.T, format render.Format) (*ReconcileOptions, st
 			return ctx, cancel, nil
 		},
 		JournalPath: func() (string, error) { return path, nil }, Now: func() time.Time { return t0.Add(time.Minute) },
-		Random: rand.Reader, Flags: []string{"--profile", "live"},
+		Flags: []string{"--profile", "live"},
 	}
 	return opts, path
 }
@@ -90,11 +88,7 @@ func pay(t *testing.T, c *gateway.Client, invoice, amount string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hk, err := hashkey.Generate(sandbox.AppSecret, hashkey.Join(amount, "1", "TRY", sandbox.MerchantKey, invoice))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = c.WalletPay(context.Background(), gateway.WalletPayRequest{MerchantKey: sandbox.MerchantKey, HashKey: hk,
+	_, err = c.WalletPay(context.Background(), gateway.WalletPayRequest{Total: amount, CurrencyCode: "TRY",
 		InvoiceID: invoice, WalletTransientToken: tok, Name: "Ada", Surname: "Lovelace", BillEmail: "ada@example.com"})
 	if err != nil && !errors.Is(err, gateway.ErrPending) && !errors.Is(err, gateway.ErrDeclined) {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -12,7 +11,6 @@ import (
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/gateway"
-	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/invoiceid"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/money"
@@ -265,23 +263,10 @@ func age(d time.Duration) string {
 	return fmt.Sprintf("%dm", minutes)
 }
 
-// Request builds the confirmPayment request, hash_key (the confirm layout
-// merchant_key|invoice_id|status) included.
-func (op operation) Request(env *moneyop.Env, h *hold) (gateway.ConfirmPaymentRequest, error) {
-	layout, _ := hashkey.LookupLayout("confirm")
-	plain, err := layout.Plaintext(map[string]string{
-		"merchant_key": env.Config.MerchantKey,
-		"invoice_id":   h.Invoice,
-		"status":       strconv.Itoa(int(op.action)),
-	})
-	if err != nil {
-		return gateway.ConfirmPaymentRequest{}, err
-	}
-	hk, err := env.HashKey(plain)
-	if err != nil {
-		return gateway.ConfirmPaymentRequest{}, err
-	}
-	req := gateway.ConfirmPaymentRequest{MerchantKey: env.Config.MerchantKey, InvoiceID: h.Invoice, Status: op.action, HashKey: hk}
+// Request builds the confirmPayment request; the gateway client signs it
+// (the confirm layout merchant_key|invoice_id|status).
+func (op operation) Request(_ *moneyop.Env, h *hold) (gateway.ConfirmPaymentRequest, error) {
+	req := gateway.ConfirmPaymentRequest{InvoiceID: h.Invoice, Status: op.action}
 	if op.capture() {
 		req.Total = h.Amount
 	}
@@ -289,7 +274,7 @@ func (op operation) Request(env *moneyop.Env, h *hold) (gateway.ConfirmPaymentRe
 }
 
 func (operation) DryRun(env *moneyop.Env, req gateway.ConfirmPaymentRequest) (gateway.RequestDump, error) {
-	return env.Client.DryRunConfirmPayment(req)
+	return env.Client.DryRun(req)
 }
 
 func (operation) Send(ctx context.Context, env *moneyop.Env, req gateway.ConfirmPaymentRequest) (*gateway.ConfirmPaymentResult, error) {
@@ -298,7 +283,10 @@ func (operation) Send(ctx context.Context, env *moneyop.Env, req gateway.Confirm
 
 // Classify turns a confirmPayment answer into an outcome. status_code 117
 // (already captured or cancelled) is a duplicate: this call took nothing.
-// A success whose transaction_status names the other action is unknown.
+// A success that contradicts itself or the action (a capture answered
+// Failed, Declined, still Pre-Authorized or with payment_status 0; a
+// cancellation answered Completed) comes from the client as an
+// *gateway.InconsistentError: unknown.
 func (op operation) Classify(h *hold, ans *gateway.ConfirmPaymentResult, err error) moneyop.Outcome {
 	if err != nil {
 		o := moneyop.ClassifyError(gateway.EndpointConfirmPayment, err)
@@ -310,22 +298,7 @@ func (op operation) Classify(h *hold, ans *gateway.ConfirmPaymentResult, err err
 	if ans == nil {
 		ans = &gateway.ConfirmPaymentResult{}
 	}
-	return moneyop.Success(ans.OrderID, ans.StatusDescription, op.disagreement(ans))
-}
-
-// disagreement says how a success answer contradicts the action asked for:
-// a capture answered "Cancelled", a cancellation answered "Completed".
-// An answer without transaction_status is not held against it.
-func (op operation) disagreement(ans *gateway.ConfirmPaymentResult) string {
-	s := strings.ToLower(strings.TrimSpace(ans.TransactionStatus))
-	if s == "" {
-		return ""
-	}
-	cancelled := s == "cancelled" || s == "canceled"
-	if op.capture() == cancelled {
-		return fmt.Sprintf("its transaction_status is %q", render.Escape(redact.Cards(ans.TransactionStatus)))
-	}
-	return ""
+	return moneyop.Success(ans.OrderID, ans.StatusDescription)
 }
 
 // Result is the answer's fields, and the verdict a person reads on a

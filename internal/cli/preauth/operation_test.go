@@ -99,13 +99,14 @@ func TestClassify(t *testing.T) {
 	if o := capture.Classify(h, &gateway.ConfirmPaymentResult{OrderID: "VP1"}, nil); o.Class != journal.Succeeded {
 		t.Errorf("no transaction_status: %+v", o)
 	}
-	// A success that names the other action is unknown.
-	if o := capture.Classify(h, &gateway.ConfirmPaymentResult{TransactionStatus: "Cancelled"}, nil); o.Class != journal.Unknown ||
-		!errors.Is(o.Err, gateway.ErrOutcomeUnknown) || !strings.Contains(o.Why, `"Cancelled"`) {
+	// A success that names the other action (or a failure) reaches the
+	// operation as the client's *InconsistentError (gateway
+	// TestOneSuccessCheck), with the result: unknown, saying why.
+	inconsistent := &gateway.InconsistentError{Endpoint: gateway.EndpointConfirmPayment, StatusCode: 100,
+		Reasons: []string{`its transaction_status is "Cancelled"`}, OrderNo: "VP1"}
+	if o := capture.Classify(h, &gateway.ConfirmPaymentResult{TransactionStatus: "Cancelled", OrderID: "VP1"}, inconsistent); o.Class != journal.Unknown ||
+		!errors.Is(o.Err, gateway.ErrOutcomeUnknown) || !strings.Contains(o.Why, `"Cancelled"`) || o.OrderNo != "VP1" {
 		t.Errorf("capture answered cancelled: %+v", o)
-	}
-	if o := cancel.Classify(h, &gateway.ConfirmPaymentResult{TransactionStatus: "Completed"}, nil); o.Class != journal.Unknown {
-		t.Errorf("cancel answered completed: %+v", o)
 	}
 	for _, tc := range []struct {
 		err   error

@@ -14,7 +14,6 @@ import (
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/gateway"
-	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/invoiceid"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/money"
@@ -403,18 +402,7 @@ func retryIntent(attempts []journal.Attempt, scope journal.Scope, name string) (
 // errors keep the exit code of what happened: nothing was sent either way.
 func (op operation) checkStatus(ctx context.Context, env *moneyop.Env, r *refund) (*gateway.CheckStatusResult, error) {
 	invoice := r.Invoice
-	layout, _ := hashkey.LookupLayout("checkstatus")
-	plain, err := layout.Plaintext(map[string]string{"invoice_id": invoice, "merchant_key": env.Config.MerchantKey})
-	if err != nil {
-		return nil, cmdutil.UsageErrorf("%v", err)
-	}
-	hk, err := env.HashKey(plain)
-	if err != nil {
-		return nil, err
-	}
-	res, err := env.Client.CheckStatusWithRefunds(ctx, gateway.CheckStatusRequest{
-		MerchantKey: env.Config.MerchantKey, InvoiceID: invoice, IncludePendingStatus: true, HashKey: hk,
-	})
+	res, err := env.LookUp(ctx, invoice)
 	if err == nil {
 		return res, nil
 	}
@@ -492,26 +480,14 @@ func (operation) Describe(_ *moneyop.Env, r *refund) moneyop.Description {
 	}
 }
 
-// Request builds the refund request, hash_key included (layout
+// Request builds the refund request; the gateway client signs it (layout
 // amount|invoice_id|merchant_key, with the amount's exact text).
-func (op operation) Request(env *moneyop.Env, r *refund) (gateway.RefundRequest, error) {
-	layout, _ := hashkey.LookupLayout("refund")
-	plain, err := layout.Plaintext(map[string]string{"amount": r.text, "invoice_id": r.Invoice, "merchant_key": env.Config.MerchantKey})
-	if err != nil {
-		return gateway.RefundRequest{}, err
-	}
-	hk, err := env.HashKey(plain)
-	if err != nil {
-		return gateway.RefundRequest{}, err
-	}
-	return gateway.RefundRequest{
-		InvoiceID: r.Invoice, Amount: r.text, MerchantKey: env.Config.MerchantKey, HashKey: hk,
-		RefundTransactionID: r.ref, RefundWebHookKey: op.webhookKey,
-	}, nil
+func (op operation) Request(_ *moneyop.Env, r *refund) (gateway.RefundRequest, error) {
+	return gateway.RefundRequest{InvoiceID: r.Invoice, Amount: r.text, RefundTransactionID: r.ref, RefundWebHookKey: op.webhookKey}, nil
 }
 
 func (operation) DryRun(env *moneyop.Env, req gateway.RefundRequest) (gateway.RequestDump, error) {
-	return env.Client.DryRunRefund(req)
+	return env.Client.DryRun(req)
 }
 
 func (operation) Send(ctx context.Context, env *moneyop.Env, req gateway.RefundRequest) (*gateway.RefundResult, error) {

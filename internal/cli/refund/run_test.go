@@ -3,7 +3,6 @@ package refund
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -17,7 +16,6 @@ import (
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
-	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/moneyop"
@@ -59,7 +57,7 @@ func newFixture(t *testing.T) *fixture {
 	base := srv.URL + sandbox.Base
 	cfg := &config.Config{Profile: "test", BaseURL: base, AppID: sandbox.AppID, AppSecret: sandbox.AppSecret,
 		MerchantKey: sandbox.MerchantKey, Timeout: 10 * time.Second, Output: "table"}
-	client, err := gateway.New(base, gateway.Credentials{AppID: cfg.AppID, AppSecret: cfg.AppSecret}, gateway.WithClock(time.Now))
+	client, err := gateway.New(base, gateway.Credentials{AppID: cfg.AppID, AppSecret: cfg.AppSecret, MerchantKey: cfg.MerchantKey}, gateway.WithClock(time.Now))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,14 +67,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	layout, _ := hashkey.LookupLayout("walletpay")
-	plain, _ := layout.Plaintext(map[string]string{"total": "150.00", "installment": "1", "currency_code": "TRY",
-		"merchant_key": cfg.MerchantKey, "invoice_id": "INV-1"})
-	hk, err := hashkey.GenerateFrom(rand.Reader, cfg.AppSecret, plain)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := client.WalletPay(context.Background(), gateway.WalletPayRequest{MerchantKey: cfg.MerchantKey, HashKey: hk,
+	if _, err := client.WalletPay(context.Background(), gateway.WalletPayRequest{Total: "150.00", CurrencyCode: "TRY",
 		InvoiceID: "INV-1", WalletTransientToken: tok, Name: "Ada", Surname: "Lovelace", BillEmail: "ada@example.com"}); err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +87,6 @@ func newFixture(t *testing.T) *fixture {
 			JournalPath:  func() (string, error) { return jpath, nil },
 			Now:          time.Now,
 			NewAttemptID: func() string { return "attempt-1" },
-			Random:       rand.Reader,
 			Parallel:     4,
 		},
 		NewRef: func() string { return "RF-TEST-1" },

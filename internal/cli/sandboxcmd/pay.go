@@ -13,18 +13,19 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shopspring/decimal"
+	"github.com/spf13/cobra"
+
 	"github.com/paycli/paycli/internal/cardno"
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
-	"github.com/paycli/paycli/internal/hashkey"
+	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/money"
 	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/sandbox"
 	"github.com/paycli/paycli/internal/sandboxmode"
-	"github.com/shopspring/decimal"
-	"github.com/spf13/cobra"
 )
 
 // PayOptions are the inputs of `paycli sandbox pay`.
@@ -232,24 +233,39 @@ func PayRun(ctx context.Context, opts *PayOptions) error {
 	}
 	c.bearer = tok.Data.Token
 
-	total := opts.Amount.String()
-	n := strconv.Itoa(opts.Installments)
-	hk, err := hashkey.Generate(sandbox.AppSecret, hashkey.Join(total, n, opts.Currency, sandbox.MerchantKey, opts.Invoice))
+	// The sale is signed as a merchant's shop signs it: by a gateway client
+	// holding the sandbox's credentials.
+	client, err := gateway.New(base, gateway.Credentials{AppID: sandbox.AppID, AppSecret: sandbox.AppSecret, MerchantKey: sandbox.MerchantKey},
+		gateway.WithClock(opts.Now), gateway.WithHTTPClient(c.http))
 	if err != nil {
 		return err
 	}
+	total := opts.Amount.String()
+	n := strconv.Itoa(opts.Installments)
 	txType := sandbox.TypeAuth
 	if opts.PreAuth {
 		txType = sandbox.TypePreAuth
 	}
 	month := "12"
 	year := strconv.Itoa(opts.Now().Year() + 3)
-	body := map[string]string{
-		"merchant_key": sandbox.MerchantKey, "hash_key": hk, "invoice_id": opts.Invoice, "invoice_description": "paycli sandbox pay",
-		"total": total, "currency_code": opts.Currency, "installments_number": n, "transaction_type": txType,
-		"cc_holder_name": "Sandbox Buyer", "cc_no": opts.Card, "expiry_month": month, "expiry_year": year, "cvv": "000",
-		"name": "Sandbox", "surname": "Buyer", "bill_email": "buyer@example.com", "sale_web_hook_key": opts.WebHookKey,
-		"items": fmt.Sprintf(`[{"name":"Sandbox item","price":%q,"quantity":1}]`, total),
+	var fields gateway.Object
+	for _, kv := range [][2]string{
+		{"invoice_id", opts.Invoice}, {"invoice_description", "paycli sandbox pay"},
+		{"total", total}, {"currency_code", opts.Currency}, {"installments_number", n}, {"transaction_type", txType},
+		{"cc_holder_name", "Sandbox Buyer"}, {"cc_no", opts.Card}, {"expiry_month", month}, {"expiry_year", year}, {"cvv", "000"},
+		{"name", "Sandbox"}, {"surname", "Buyer"}, {"bill_email", "buyer@example.com"}, {"sale_web_hook_key", opts.WebHookKey},
+		{"items", fmt.Sprintf(`[{"name":"Sandbox item","price":%q,"quantity":1}]`, total)},
+	} {
+		raw, _ := json.Marshal(kv[1])
+		fields = append(fields, gateway.Member{Key: kv[0], Value: raw})
+	}
+	signed, err := client.SignObject(fields, gateway.Sign{MerchantKey: true, Layout: "payment"})
+	if err != nil {
+		return err
+	}
+	body := map[string]string{}
+	for _, m := range signed {
+		body[m.Key], _, _ = signed.Text(m.Key)
 	}
 	minor, ok := money.MinorUnit(opts.Currency)
 	if !ok {
@@ -275,16 +291,16 @@ func PayRun(ctx context.Context, opts *PayOptions) error {
 		res.OrderID = ans.Data.OrderID
 	}
 	if res.OrderID != "" {
-		var st sandboxAnswer
-		sh, err := hashkey.Generate(sandbox.AppSecret, hashkey.Join(opts.Invoice, sandbox.MerchantKey))
-		if err != nil {
+		// A sale that waits for a step (3D, the merchant's completion) is
+		// answered 69, with its fields.
+		st, err := client.CheckStatus(ctx, opts.Invoice)
+		var apiErr *gateway.APIError
+		if st == nil && !errors.As(err, &apiErr) {
 			return err
 		}
-		if err := c.postJSON(ctx, "/api/checkstatus", map[string]string{"merchant_key": sandbox.MerchantKey,
-			"invoice_id": opts.Invoice, "hash_key": sh}, &st); err != nil {
-			return err
+		if st != nil {
+			res.TransactionStatus = st.TransactionStatus
 		}
-		res.TransactionStatus = st.TransactionStatus
 	}
 	// A sale the sandbox refused (a used invoice, say) was not stored: a
 	// record with no order id would read as a sale to a script, so only

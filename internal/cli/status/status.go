@@ -6,26 +6,24 @@ package status
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
-	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/invoiceid"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/pause"
 	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
-	"github.com/spf13/cobra"
 )
 
 // Options are the inputs of `paycli status`.
@@ -37,8 +35,6 @@ type Options struct {
 	JSON           *cmdutil.JSONFlags
 	Gateway        func() (*gateway.Client, error)
 	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
-	// Random feeds the hash_key's iv and salt (crypto/rand outside tests).
-	Random io.Reader
 	// Sleep waits between checks of --watch; it returns early with ctx's
 	// error when ctx ends.
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -65,7 +61,6 @@ func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *Options) error
 		Format:          f.OutputFormat,
 		Gateway:         f.Gateway,
 		CommandContext:  f.CommandContext,
-		Random:          rand.Reader,
 		Sleep:           pause.For,
 		JournalPath:     f.JournalPath,
 		GatewayIdentity: f.GatewayIdentity,
@@ -132,13 +127,8 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if err := cmdutil.RequireMerchantKey(cfg); err != nil {
+	if err := client.RequireMerchantKey(); err != nil {
 		return err
-	}
-	layout, _ := hashkey.LookupLayout("checkstatus")
-	plain, err := layout.Plaintext(map[string]string{"invoice_id": opts.Invoice, "merchant_key": cfg.MerchantKey})
-	if err != nil {
-		return cmdutil.UsageErrorf("%v", err)
 	}
 	ctx, cancel, err := opts.CommandContext(ctx)
 	if err != nil {
@@ -148,14 +138,7 @@ func Run(ctx context.Context, opts *Options) error {
 
 	var pending *gateway.APIError
 	for n := 1; ; n++ {
-		// A fresh hash_key each time: a new iv and salt, as for any request.
-		hk, err := hashkey.GenerateFrom(opts.Random, cfg.AppSecret, plain)
-		if err != nil {
-			return err
-		}
-		res, err := client.CheckStatusWithRefunds(ctx, gateway.CheckStatusRequest{
-			MerchantKey: cfg.MerchantKey, InvoiceID: opts.Invoice, IncludePendingStatus: true, HashKey: hk,
-		})
+		res, err := client.CheckStatus(ctx, opts.Invoice)
 		recordInJournal(opts, cfg, res, err)
 		var apiErr *gateway.APIError
 		switch {

@@ -3,7 +3,6 @@ package status
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,14 +13,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
-	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/sandbox"
-	"github.com/shopspring/decimal"
 )
 
 var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
@@ -64,7 +63,7 @@ func newFixture(t *testing.T, format render.Format) *fixture {
 	srv := httptest.NewServer(gw)
 	t.Cleanup(srv.Close)
 	base := srv.URL + sandbox.Base
-	client, err := gateway.New(base, gateway.Credentials{AppID: sandbox.AppID, AppSecret: sandbox.AppSecret}, gateway.WithClock(clk.Now))
+	client, err := gateway.New(base, gateway.Credentials{AppID: sandbox.AppID, AppSecret: sandbox.AppSecret, MerchantKey: sandbox.MerchantKey}, gateway.WithClock(clk.Now))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +81,6 @@ func newFixture(t *testing.T, format render.Format) *fixture {
 			ctx, cancel := context.WithCancel(ctx)
 			return ctx, cancel, nil
 		},
-		Random: rand.Reader,
 		Sleep: func(ctx context.Context, d time.Duration) error {
 			fx.sleeps = append(fx.sleeps, d)
 			clk.Advance(d)
@@ -100,12 +98,7 @@ func pay(t *testing.T, c *gateway.Client, invoice, amount string, now time.Time)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain := hashkey.Join(amount, "1", "TRY", sandbox.MerchantKey, invoice)
-	hk, err := hashkey.Generate(sandbox.AppSecret, plain)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = c.WalletPay(context.Background(), gateway.WalletPayRequest{MerchantKey: sandbox.MerchantKey, HashKey: hk,
+	_, err = c.WalletPay(context.Background(), gateway.WalletPayRequest{Total: amount, CurrencyCode: "TRY",
 		InvoiceID: invoice, WalletTransientToken: tok, Name: "Ada", Surname: "Lovelace", BillEmail: "ada@example.com"})
 	if err != nil && !errors.Is(err, gateway.ErrPending) {
 		t.Fatal(err)

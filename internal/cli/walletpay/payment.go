@@ -12,11 +12,9 @@ import (
 	"unicode"
 
 	"github.com/paycli/paycli/internal/gateway"
-	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/invoiceid"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/moneyop"
-	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/strictjson"
 	"github.com/paycli/paycli/internal/wallettoken"
@@ -151,37 +149,23 @@ func (operation) Describe(_ *moneyop.Env, pm *payment) moneyop.Description {
 	}
 }
 
-// Request builds the walletPay request, hash_key included. The wallet type
-// is never sent: the gateway learns it from the wallet provider.
-func (operation) Request(env *moneyop.Env, pm *payment) (gateway.WalletPayRequest, error) {
-	layout, _ := hashkey.LookupLayout("walletpay")
-	plain, err := layout.Plaintext(map[string]string{
-		"total":         pm.claims.Amount,
-		"installment":   "1",
-		"currency_code": pm.claims.Currency,
-		"merchant_key":  env.Config.MerchantKey,
-		"invoice_id":    pm.Invoice,
-	})
-	if err != nil {
-		return gateway.WalletPayRequest{}, err
-	}
-	hk, err := env.HashKey(plain)
-	if err != nil {
-		return gateway.WalletPayRequest{}, err
-	}
+// Request builds the walletPay request; the gateway client signs it with
+// the token's amount and currency. The wallet type is never sent: the
+// gateway learns it from the wallet provider.
+func (operation) Request(_ *moneyop.Env, pm *payment) (gateway.WalletPayRequest, error) {
 	return gateway.WalletPayRequest{
-		MerchantKey:          env.Config.MerchantKey,
-		HashKey:              hk,
 		InvoiceID:            pm.Invoice,
 		WalletTransientToken: pm.Token,
 		Name:                 pm.Name,
 		Surname:              pm.Surname,
 		BillEmail:            pm.Email,
+		Total:                pm.claims.Amount,
+		CurrencyCode:         pm.claims.Currency,
 	}, nil
 }
 
 func (operation) DryRun(env *moneyop.Env, req gateway.WalletPayRequest) (gateway.RequestDump, error) {
-	return env.Client.DryRunWalletPay(req)
+	return env.Client.DryRun(req)
 }
 
 func (operation) Send(ctx context.Context, env *moneyop.Env, req gateway.WalletPayRequest) (*gateway.WalletPayResult, error) {
@@ -189,9 +173,10 @@ func (operation) Send(ctx context.Context, env *moneyop.Env, req gateway.WalletP
 }
 
 // Classify turns a walletPay's answer into an outcome. A success answer
-// (status_code 100) is believed only when its own data agrees; otherwise
-// the card may or may not have been charged, and the outcome is unknown.
-func (operation) Classify(pm *payment, data *gateway.WalletPayResult, err error) moneyop.Outcome {
+// whose own data disagrees reaches it as the client's
+// *gateway.InconsistentError: the card may or may not have been charged,
+// and the outcome is unknown.
+func (operation) Classify(_ *payment, data *gateway.WalletPayResult, err error) moneyop.Outcome {
 	if err != nil {
 		return moneyop.ClassifyError(gateway.EndpointWalletPay, err)
 	}
@@ -202,31 +187,7 @@ func (operation) Classify(pm *payment, data *gateway.WalletPayResult, err error)
 	if orderNo == "" {
 		orderNo = data.OrderID
 	}
-	return moneyop.Success(orderNo, data.Error, disagreement(pm, data))
-}
-
-// disagreement says how a success answer contradicts itself or the
-// request, or "" when it does not. Fields the answer leaves out are not
-// held against it (some gateways omit payment_status and error_code).
-func disagreement(pm *payment, d *gateway.WalletPayResult) string {
-	switch {
-	case d.HasPaymentStatus && d.PaymentStatus != 1:
-		return fmt.Sprintf("its payment_status is %d, not 1%s", d.PaymentStatus, errorText(d))
-	case d.ErrorCode != 0 && d.ErrorCode != gateway.StatusSuccess:
-		return fmt.Sprintf("its error_code is %d, not 100%s", d.ErrorCode, errorText(d))
-	case d.InvoiceID != "" && pm != nil && d.InvoiceID != pm.Invoice:
-		return fmt.Sprintf("it names invoice %q, not the one sent", redact.Invoice(d.InvoiceID))
-	case d.OrderNo == "" && d.OrderID == "":
-		return "it holds no order_no"
-	}
-	return ""
-}
-
-func errorText(d *gateway.WalletPayResult) string {
-	if d.Error == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (%q)", redact.Cards(d.Error))
+	return moneyop.Success(orderNo, data.Error)
 }
 
 // Result is the payment's fields, and the verdict a person reads on a

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
@@ -23,7 +25,6 @@ import (
 	"github.com/paycli/paycli/internal/moneyop"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/sandbox"
-	"github.com/shopspring/decimal"
 )
 
 var now = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
@@ -130,7 +131,8 @@ func newFixture(t *testing.T) *fixture {
 	base := srv.URL + sandbox.Base
 	cfg := &config.Config{Profile: "test", BaseURL: base, AppID: sandbox.AppID, AppSecret: sandbox.AppSecret,
 		MerchantKey: sandbox.MerchantKey, Timeout: 10 * time.Second, Output: "table"}
-	client, err := gateway.New(base, gateway.Credentials{AppID: cfg.AppID, AppSecret: cfg.AppSecret}, gateway.WithClock(func() time.Time { return now }))
+	client, err := gateway.New(base, gateway.Credentials{AppID: cfg.AppID, AppSecret: cfg.AppSecret, MerchantKey: cfg.MerchantKey},
+		gateway.WithClock(func() time.Time { return now }), gateway.WithRandom(bytes.NewReader(bytes.Repeat([]byte{0xab}, 1<<16))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +155,6 @@ func newFixture(t *testing.T) *fixture {
 			JournalPath:  func() (string, error) { return jpath, nil },
 			Now:          func() time.Time { return now },
 			NewAttemptID: func() string { return fmt.Sprintf("attempt-%d", ids.Add(1)) },
-			Random:       bytes.NewReader(bytes.Repeat([]byte{0xab}, 1<<16)),
 			Parallel:     DefaultParallel,
 		},
 		Name: "Ada", Surname: "Lovelace", Email: "ada@example.com",
