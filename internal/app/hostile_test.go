@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -182,5 +183,181 @@ func TestFullRefundNeverRoundsUp(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || out.Amount != "150.00" {
 		t.Errorf("refunded %q (%v), want 150.00; stdout:\n%s", out.Amount, err, r.stdout)
+	}
+}
+
+// openHold is check status of an open pre-authorization of amount TRY.
+func openHold(invoice, amount string) string {
+	return checkStatusOf(invoice, amount, map[string]any{"transaction_type": "PreAuth", "transaction_status": "Pre-Authorized", "payment_status": nil})
+}
+
+// lastAttempt is the journal's only attempt.
+func lastAttempt(t *testing.T, path string) journal.Attempt {
+	t.Helper()
+	attempts, skipped, err := journal.Read(path)
+	if err != nil || skipped != 0 || len(attempts) != 1 {
+		t.Fatalf("journal: %d attempts, %d bad lines, %v", len(attempts), skipped, err)
+	}
+	return attempts[0]
+}
+
+// TestCaptureAnsweredFailedIsUnknown (issue 23, defect 5): a capture
+// answered status_code 100 whose own fields say it failed, or that the
+// money is still only held, is an unknown outcome (exit 7, journaled
+// unknown, saying what was inconsistent), never "captured".
+func TestCaptureAnsweredFailedIsUnknown(t *testing.T) {
+	for fields, want := range map[string]string{
+		`"transaction_status":"Failed"`:                       `its transaction_status is "Failed"`,
+		`"transaction_status":"Declined"`:                     `its transaction_status is "Declined"`,
+		`"transaction_status":"Pre-Authorized"`:               `its transaction_status is "Pre-Authorized"`,
+		`"transaction_status":"Completed","payment_status":0`: "its payment_status is 0, not 1",
+	} {
+		t.Run(fields, func(t *testing.T) {
+			g := newHostileGateway(t, map[string]http.HandlerFunc{
+				"/api/checkstatus":    answer(openHold("H-1", "100.00")),
+				"/api/confirmPayment": answer(`{"status_code":100,"status_description":"ok","order_id":"VP1","invoice_id":"H-1",` + fields + `}`),
+			})
+			r := runHostile(t, g, t.TempDir(), "preauth", "capture", "--invoice", "H-1", "--yes")
+			if r.code != ExitOutcomeUnknown || g.calls("/api/confirmPayment") != 1 {
+				t.Fatalf("exit %d (want 7), %d captures sent; stderr:\n%s", r.code, g.calls("/api/confirmPayment"), r.stderr)
+			}
+			if want := "error: outcome unknown for invoice H-1: the gateway answered status_code 100 but " + want; !strings.Contains(r.stderr, want) {
+				t.Errorf("stderr:\n%s\nwant %q", r.stderr, want)
+			}
+			if a := lastAttempt(t, r.journal); a.Class() != journal.Unknown || a.Intent.OpKind() != journal.KindPreAuthCapture {
+				t.Errorf("journal: kind %q outcome %q, want an unknown capture", a.Intent.OpKind(), a.Class())
+			}
+		})
+	}
+}
+
+// TestAPIWalletPayAnsweredUnpaidIsUnknown (issue 23, defect 5): `paycli
+// api` on walletPay answered status_code 100 with payment_status 0 says
+// unknown as walletpay does (exit 7, journaled unknown), never succeeded.
+func TestAPIWalletPayAnsweredUnpaidIsUnknown(t *testing.T) {
+	g := newHostileGateway(t, map[string]http.HandlerFunc{
+		"/api/walletPay": answer(`{"status_code":100,"status_description":"ok","data":{"payment_status":0,"error":"Payment failed","order_no":"VP1","invoice_id":"A-1"}}`),
+	})
+	r := runHostile(t, g, t.TempDir(), "api", "POST", "/api/walletPay", "--merchant-key", "-f", "invoice_id=A-1", "--yes")
+	if r.code != ExitOutcomeUnknown {
+		t.Fatalf("exit %d, want 7; stderr:\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, `the gateway answered status_code 100 but its payment_status is 0, not 1 ("Payment failed")`) {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+	if a := lastAttempt(t, r.journal); a.Class() != journal.Unknown {
+		t.Errorf("journal: outcome %q, want unknown", a.Class())
+	}
+}
+
+// TestCheckStatusAboutAnotherSaleSendsNothing (issue 23, defect 6): a
+// check-status answer about another invoice (O1-OTHER, for 100000) is
+// refused in the client: no refund of 1000.00 is sent on a 150.00 sale,
+// no capture of 5000 on a 100.00 hold, and nothing is journaled.
+func TestCheckStatusAboutAnotherSaleSendsNothing(t *testing.T) {
+	for _, tc := range []struct {
+		name, status, path string
+		args               []string
+	}{
+		{"refund", checkStatusOf("O1-OTHER", "100000", nil), "/api/refund", []string{"refund", "--invoice", "O1", "--amount", "1000.00", "--yes"}},
+		{"refund, answer naming no invoice", checkStatusOf("O1", "100000", map[string]any{"invoice_id": nil}), "/api/refund",
+			[]string{"refund", "--invoice", "O1", "--amount", "1000.00", "--yes"}},
+		{"capture", openHold("O1-OTHER", "100000"), "/api/confirmPayment", []string{"preauth", "capture", "--invoice", "O1", "--amount", "5000", "--yes"}},
+		{"complete", checkStatusOf("O1-OTHER", "100000", map[string]any{"transaction_status": "Pending", "three_d_status": "awaiting_merchant_completion"}),
+			"/payment/complete", []string{"complete", "--invoice", "O1", "--order-id", "ORD-1", "--yes"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newHostileGateway(t, map[string]http.HandlerFunc{
+				"/api/checkstatus":    answer(tc.status),
+				"/api/refund":         refundAnswer,
+				"/api/confirmPayment": answer(`{"status_code":100,"invoice_id":"O1","transaction_status":"Completed"}`),
+			})
+			r := runHostile(t, g, t.TempDir(), tc.args...)
+			if r.code == ExitOK || g.calls(tc.path) != 0 {
+				t.Fatalf("exit %d, %d requests to %s (want none); stderr:\n%s", r.code, g.calls(tc.path), tc.path, r.stderr)
+			}
+			if !strings.Contains(r.stderr, "it names ") || !strings.Contains(r.stderr, "nothing was sent") {
+				t.Errorf("stderr does not say what was wrong:\n%s", r.stderr)
+			}
+			if attempts, _, _ := journal.Read(r.journal); len(attempts) != 0 {
+				t.Errorf("journaled %d attempts, want none", len(attempts))
+			}
+		})
+	}
+}
+
+// TestRefundAnswerAboutAnotherInvoiceSaysSo (issue 23, defect 10): a
+// refund answered status_code 100 about another invoice is unknown, and
+// the message says what was inconsistent, not that no complete answer
+// arrived.
+func TestRefundAnswerAboutAnotherInvoiceSaysSo(t *testing.T) {
+	g := newHostileGateway(t, map[string]http.HandlerFunc{
+		"/api/checkstatus": answer(checkStatusOf("INV-X", "150.00", nil)),
+		"/api/refund":      answer(`{"status_code":100,"status_description":"ok","order_no":"RO-1","invoice_id":"INV-Y"}`),
+	})
+	r := runHostile(t, g, t.TempDir(), "refund", "--invoice", "INV-X", "--amount", "10.00", "--yes")
+	if r.code != ExitOutcomeUnknown {
+		t.Fatalf("exit %d, want 7; stderr:\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, `the gateway answered status_code 100 but it names invoice "INV-Y", not the one sent`) ||
+		strings.Contains(r.stderr, "no complete answer") {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+}
+
+// TestRefundNestedSuccessAccepted (issue 23, defect 12): a refund success
+// whose invoice_id sits under data (omnipay-sipay's recorded answer) is
+// accepted where its fields agree: exit 0, journaled succeeded.
+func TestRefundNestedSuccessAccepted(t *testing.T) {
+	g := newHostileGateway(t, map[string]http.HandlerFunc{
+		"/api/checkstatus": answer(checkStatusOf("INV-20230101-001", "150.00", nil)),
+		"/api/refund":      answer(`{"status_code":100,"status_description":"Refund successful.","data":{"invoice_id":"INV-20230101-001","refund_amount":"50.00"}}`),
+	})
+	r := runHostile(t, g, t.TempDir(), "refund", "--invoice", "INV-20230101-001", "--amount", "50.00", "--yes")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d, want 0; stderr:\n%s", r.code, r.stderr)
+	}
+	if a := lastAttempt(t, r.journal); a.Class() != journal.Succeeded {
+		t.Errorf("journal: outcome %q, want succeeded", a.Class())
+	}
+}
+
+// TestMissingMerchantKeyRefusedBeforeAnything: the client signs every
+// money call with the merchant_key; a profile without one is refused
+// before anything is sent or journaled, with the documented words (exit
+// 2), whichever command meets it.
+func TestMissingMerchantKeyRefusedBeforeAnything(t *testing.T) {
+	for _, args := range [][]string{
+		{"refund", "--invoice", "INV-1", "--amount", "10.00", "--yes"},
+		{"preauth", "capture", "--invoice", "INV-1", "--yes"},
+		{"complete", "--invoice", "INV-1", "--order-id", "VP1", "--yes"},
+		{"walletpay", "--invoice", "INV-1", "--token", walletToken(), "--name", "Ada", "--surname", "Lovelace", "--email", "ada@example.com", "--yes"},
+		{"status", "--invoice", "INV-1"},
+		{"installments", "--bin", "435508", "--amount", "100", "--currency", "TRY"},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			g := newHostileGateway(t, nil)
+			home := t.TempDir()
+			env := map[string]string{
+				"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, "config"), "XDG_CACHE_HOME": filepath.Join(home, "cache"),
+				"XDG_STATE_HOME": filepath.Join(home, "state"), "PAYCLI_BASE_URL": g.URL + "/ccpayment", "PAYCLI_APP_ID": hostileAppID,
+				"PAYCLI_APP_SECRET": hostileAppSecret,
+			}
+			ios, _, _, errOut := iostreams.Test()
+			code := Run(context.Background(), args, ios, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+			if code != ExitUsage || !strings.Contains(errOut.String(), "error: profile \"default\" has no merchant_key\n") ||
+				!strings.Contains(errOut.String(), "PAYCLI_MERCHANT_KEY") {
+				t.Errorf("exit %d, want 2; stderr:\n%s", code, errOut)
+			}
+			g.mu.Lock()
+			sent := len(g.bodies)
+			g.mu.Unlock()
+			if sent != 0 {
+				t.Errorf("%d paths reached, want none", sent)
+			}
+			if _, err := os.Stat(filepath.Join(home, "state", "paycli", journal.FileName)); err == nil {
+				t.Errorf("a journal was written")
+			}
+		})
 	}
 }

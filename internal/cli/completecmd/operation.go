@@ -122,6 +122,9 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, s *sale) (*sa
 	case errors.Is(err, gateway.ErrNotFound):
 		return nil, cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("no transaction with invoice %s; nothing was sent", redact.Invoice(s.Invoice)),
 			"Check the invoice id of the 3D payment.")
+	case errors.As(err, new(*gateway.InconsistentError)):
+		// An answer about another sale decides nothing here.
+		return nil, fmt.Errorf("%w; nothing was sent", err)
 	case err != nil && !pending:
 		return nil, err
 	}

@@ -143,6 +143,9 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, h *hold) (*ho
 		return nil, cmdutil.WithKind(cmdutil.KindRejected,
 			fmt.Errorf("invoice %s is not authorized yet (status_code 69, not yet processed); nothing was sent", redact.Invoice(h.Invoice)),
 			"See where it stands: "+status)
+	case errors.As(err, new(*gateway.InconsistentError)):
+		// An answer about another sale decides nothing here.
+		return nil, fmt.Errorf("%w; nothing was sent", err)
 	case err != nil:
 		return nil, err
 	}
