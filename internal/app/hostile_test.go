@@ -361,3 +361,67 @@ func TestMissingMerchantKeyRefusedBeforeAnything(t *testing.T) {
 		})
 	}
 }
+
+// echoSecrets answers a request with status_code code and a description
+// echoing the secrets it was sent, as a careless gateway may: app_secret,
+// merchant_key and hash_key, plain and as PHP escapes them ("\/").
+func echoSecrets(code int) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		desc := fmt.Sprintf("rejected app_secret=%v merchant_key=%v hash_key=%v", hostileAppSecret, body["merchant_key"], body["hash_key"])
+		echo, _ := json.Marshal(desc)
+		escaped := strings.ReplaceAll(string(echo), "/", `\/`)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"status_code":%d,"status_description":%s,"data":{"error":%s,"order_no":"VP1"}}`, code, escaped, escaped)
+	}
+}
+
+// TestGatewayEchoesNoSecrets (issue 23, defect 7): a gateway text that
+// echoes the request reaches neither stderr, stdout, batch JSON nor the
+// journal with the profile's secrets or the hash_key that was sent.
+func TestGatewayEchoesNoSecrets(t *testing.T) {
+	for _, tc := range []struct {
+		name, path string
+		args       []string
+		stdin      string
+	}{
+		{"refund", "/api/refund", []string{"refund", "--invoice", "INV-E", "--amount", "10.00", "--yes"}, ""},
+		{"refund batch", "/api/refund", []string{"refund", "--batch", "-", "--yes"}, `{"invoice":"INV-E","amount":"10.00"}` + "\n"},
+		{"walletpay", "/api/walletPay", []string{"walletpay", "--invoice", "INV-E", "--token", walletToken(), "--name", "Ada", "--surname", "Lovelace",
+			"--email", "ada@example.com", "--yes", "-o", "json"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newHostileGateway(t, map[string]http.HandlerFunc{
+				"/api/checkstatus": answer(checkStatusOf("INV-E", "150.00", nil)),
+				"/api/refund":      echoSecrets(49),
+				"/api/walletPay":   echoSecrets(41),
+			})
+			home := t.TempDir()
+			env := map[string]string{
+				"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, "config"), "XDG_CACHE_HOME": filepath.Join(home, "cache"),
+				"XDG_STATE_HOME": filepath.Join(home, "state"), "PAYCLI_BASE_URL": g.URL + "/ccpayment", "PAYCLI_APP_ID": hostileAppID,
+				"PAYCLI_APP_SECRET": hostileAppSecret, "PAYCLI_MERCHANT_KEY": hostileMerchantKey,
+			}
+			ios, in, out, errOut := iostreams.Test()
+			in.WriteString(tc.stdin)
+			code := Run(context.Background(), tc.args, ios, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+			if code == ExitOK || g.calls(tc.path) != 1 {
+				t.Fatalf("exit %d, %d requests; stderr:\n%s", code, g.calls(tc.path), errOut)
+			}
+			hk := fmt.Sprint(g.sent(t, tc.path, 0)["hash_key"])
+			journalText, _ := os.ReadFile(filepath.Join(home, "state", "paycli", journal.FileName))
+			shown := errOut.String() + out.String()
+			for what, text := range map[string]string{"output": shown, "journal": string(journalText)} {
+				if !strings.Contains(text, "rejected app_secret=•••") {
+					t.Errorf("%s does not quote the gateway's (scrubbed) words:\n%s", what, text)
+				}
+				for _, secret := range []string{hostileAppSecret, hostileMerchantKey, hk, strings.ReplaceAll(hk, "/", `\/`)} {
+					if strings.Contains(text, secret) {
+						t.Errorf("%s holds the secret %q:\n%s", what, secret, text)
+					}
+				}
+			}
+		})
+	}
+}

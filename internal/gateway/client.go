@@ -202,7 +202,7 @@ func New(baseURL string, creds Credentials, opts ...Option) (*Client, error) {
 		if next == nil {
 			next = http.DefaultTransport
 		}
-		c.hc.Transport = &loggingTransport{next: next, logger: c.logger, now: c.now}
+		c.hc.Transport = &loggingTransport{next: next, logger: c.logger, now: c.now, secrets: c.secretsSent}
 	}
 	return c, nil
 }
@@ -390,7 +390,7 @@ func (c *Client) attempts(ctx context.Context, ep endpoint, token string, payloa
 		if err != nil {
 			return nil, err
 		}
-		env, status, retryAfter, err := c.do(req, ep, v)
+		env, status, retryAfter, err := c.do(req, ep, payload, v)
 		if err == nil || !ep.retries() || n >= c.maxAttempts || !c.retry(status, transportCause(err)) {
 			return env, err
 		}
@@ -430,10 +430,11 @@ func (c *Client) newRequest(ctx context.Context, ep endpoint, token string, payl
 	return req, nil
 }
 
-// do sends one request and reads its response into v (the data object, or
-// the whole body for top-level endpoints). It returns the HTTP status (0
-// when none arrived) and any Retry-After.
-func (c *Client) do(req *http.Request, ep endpoint, v any) (env *envelope, status int, retryAfter time.Duration, err error) {
+// do sends one request, whose body is payload, and reads its response
+// into v (the data object, or the whole body for top-level endpoints),
+// scrubbed of the secrets it sent. It returns the HTTP status (0 when none
+// arrived) and any Retry-After.
+func (c *Client) do(req *http.Request, ep endpoint, payload []byte, v any) (env *envelope, status int, retryAfter time.Duration, err error) {
 	ctx := req.Context()
 	var sent bool
 	var sentMu sync.Mutex
@@ -463,6 +464,8 @@ func (c *Client) do(req *http.Request, ep endpoint, v any) (env *envelope, statu
 	if int64(len(body)) > limit {
 		return nil, resp.StatusCode, retryAfter, c.badResponse(ep, resp, fmt.Sprintf("the body is larger than %s", byteSize(limit)))
 	}
+	// An answer that echoes the request never hands a secret on.
+	body = scrub(body, c.secretsSent(payload, req.Header.Get("Authorization")))
 	// Client.Do hands any complete answer back as it came, except a 401,
 	// which the caller handles like any call's.
 	if raw, ok := v.(*Response); ok && resp.StatusCode != http.StatusUnauthorized {

@@ -61,6 +61,9 @@ type loggingTransport struct {
 	next   http.RoundTripper
 	logger *slog.Logger
 	now    func() time.Time
+	// secrets, when set, are the secrets an exchange sent, scrubbed from
+	// the logged answer as from the one the client reads.
+	secrets func(payload []byte, authorization string) []string
 }
 
 func (t *loggingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -99,13 +102,19 @@ func (t *loggingTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		io.Reader
 		io.Closer
 	}{io.MultiReader(bytes.NewReader(body), rest), resp.Body}
+	logged := loggedBody(body)
+	if t.secrets != nil {
+		// Fields are masked by name first; what the gateway echoed
+		// elsewhere (in a description) is scrubbed as it is for the client.
+		logged = string(scrub([]byte(logged), t.secrets(reqBody, req.Header.Get("Authorization"))))
+	}
 	attrs := []slog.Attr{
 		slog.String("method", req.Method),
 		slog.String("url", redactURL(req.URL)),
 		slog.Int("status", resp.StatusCode),
 		slog.Duration("duration", elapsed),
 		headerGroup(resp.Header),
-		slog.String("body", loggedBody(body)),
+		slog.String("body", logged),
 	}
 	if readErr != nil {
 		attrs = append(attrs, slog.String("body_error", redactText(readErr.Error())))
