@@ -425,3 +425,57 @@ func TestGatewayEchoesNoSecrets(t *testing.T) {
 		})
 	}
 }
+
+// TestNoCurrencyInCheckStatusBlocksNothing (issue 23, defect 11): the
+// gateway's documented check-status answer has no currency_code. A refund
+// and a partial capture go ahead all the same; the refund request carries
+// no currency, and the journal's record of the sale names it when there
+// is one (its decimals are then checked).
+func TestNoCurrencyInCheckStatusBlocksNothing(t *testing.T) {
+	g := newHostileGateway(t, map[string]http.HandlerFunc{
+		"/api/checkstatus": func(w http.ResponseWriter, r *http.Request) {
+			var body map[string]any
+			_ = json.NewDecoder(r.Body).Decode(&body)
+			inv := fmt.Sprint(body["invoice_id"])
+			if strings.HasPrefix(inv, "H-") {
+				answer(openHold(inv, "100.00"))(w, r)
+				return
+			}
+			answer(checkStatusOf(inv, "150.00", map[string]any{"currency_code": nil}))(w, r)
+		},
+		"/api/refund":         refundAnswer,
+		"/api/confirmPayment": answer(`{"status_code":100,"invoice_id":"H-1","transaction_status":"Completed","order_id":"VP1"}`),
+		"/api/walletPay":      answer(`{"status_code":100,"data":{"payment_status":1,"order_no":"VP9","invoice_id":"INV-C2"}}`),
+	})
+	home := t.TempDir()
+	r := runHostile(t, g, home, "refund", "--invoice", "INV-C1", "--amount", "10.00", "--yes")
+	if r.code != ExitOK || g.calls("/api/refund") != 1 {
+		t.Fatalf("refund without a currency: exit %d, %d sent; stderr:\n%s", r.code, g.calls("/api/refund"), r.stderr)
+	}
+	sent := g.sent(t, "/api/refund", 0)
+	if _, ok := sent["currency_code"]; ok || fmt.Sprint(sent["amount"]) != "10.00" {
+		t.Errorf("refund sent as %v", sent)
+	}
+	if !strings.Contains(r.stderr, "Refund:   10.00\n") {
+		t.Errorf("summary:\n%s", r.stderr)
+	}
+	// The journal knows the sale's currency (a walletpay of it), and the
+	// refund reads it there: TRY's decimals are checked.
+	if w := runHostile(t, g, home, "walletpay", "--invoice", "INV-C2", "--token", walletToken(), "--name", "Ada", "--surname", "Lovelace",
+		"--email", "ada@example.com", "--yes"); w.code != ExitOK {
+		t.Fatalf("walletpay: exit %d\n%s", w.code, w.stderr)
+	}
+	r = runHostile(t, g, home, "refund", "--invoice", "INV-C2", "--amount", "10.005", "--yes")
+	if r.code != ExitUsage || !strings.Contains(r.stderr, "TRY amounts have 2") || g.calls("/api/refund") != 1 {
+		t.Errorf("10.005 of a TRY sale: exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	r = runHostile(t, g, home, "refund", "--invoice", "INV-C2", "--amount", "10.00", "--yes")
+	if r.code != ExitOK || !strings.Contains(r.stderr, "Refund:   10.00 TRY\n") {
+		t.Errorf("10.00 of a TRY sale: exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	// A partial capture of a hold whose check status names no currency.
+	r = runHostile(t, g, home, "preauth", "capture", "--invoice", "H-1", "--amount", "50", "--yes")
+	if r.code != ExitOK || fmt.Sprint(g.sent(t, "/api/confirmPayment", 0)["total"]) != "50.00" {
+		t.Errorf("capture without a currency: exit %d, sent %v; stderr:\n%s", r.code, g.sent(t, "/api/confirmPayment", 0), r.stderr)
+	}
+}

@@ -162,29 +162,35 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, h *hold) (*ho
 	}
 	held, heldKnown := st.TransactionAmount.Decimal()
 	minor, currencyKnown := money.MinorUnit(out.currency)
-	if heldKnown && currencyKnown {
+	if !currencyKnown {
+		// No currency named (the gateway's documented check status has
+		// none): amounts are written with the decimals the gateway wrote
+		// the held amount with, and the gateway judges the capture's.
+		minor = max(-held.Exponent(), 0)
+	}
+	if heldKnown {
 		out.held = held.StringFixed(minor)
-	} else if heldKnown {
-		out.held = held.String()
 	}
 	if h.Amount == "" {
 		return &out, nil
 	}
 	switch {
-	case !currencyKnown:
+	case out.currency != "" && !currencyKnown:
 		return nil, cmdutil.WithKind(cmdutil.KindRejected,
 			fmt.Errorf("check status of invoice %s names no known currency (%q), so --amount cannot be checked; nothing was sent", redact.Invoice(h.Invoice), redact.Cards(out.currency)),
 			"Leave out --amount to capture all that is held.")
-	case !h.amount.Equal(h.amount.Round(minor)):
+	case currencyKnown && !h.amount.Equal(h.amount.Round(minor)):
 		return nil, &moneyop.FieldError{Field: "amount", Err: fmt.Errorf("%s has more decimals than %s has (%d)", h.Amount, out.currency, minor)}
 	case !heldKnown:
 		return nil, cmdutil.WithKind(cmdutil.KindRejected,
 			fmt.Errorf("check status of invoice %s gives no transaction_amount, so --amount cannot be checked against it; nothing was sent", redact.Invoice(h.Invoice)),
 			"Leave out --amount to capture all that is held.")
 	case h.amount.GreaterThan(held):
-		return nil, &moneyop.FieldError{Field: "amount", Err: fmt.Errorf("%s is more than the %s %s the pre-authorization holds", h.Amount, out.held, out.currency)}
+		return nil, &moneyop.FieldError{Field: "amount", Err: fmt.Errorf("%s is more than the %s the pre-authorization holds", h.Amount, strings.TrimSpace(out.held+" "+out.currency))}
 	}
-	out.Amount = h.amount.StringFixed(minor)
+	if h.amount.Equal(h.amount.Round(minor)) {
+		out.Amount = h.amount.StringFixed(minor)
+	}
 	return &out, nil
 }
 
@@ -222,7 +228,7 @@ func (op operation) Describe(_ *moneyop.Env, h *hold) moneyop.Description {
 	if op.capture() {
 		take := held
 		if h.Amount != "" {
-			take = h.Amount + " " + h.currency
+			take = strings.TrimSpace(h.Amount + " " + h.currency)
 		}
 		d.Title, d.Noun = "Pre-authorization capture", "capture"
 		d.Prompt = fmt.Sprintf("Capture %s from %s?", take, card)
@@ -322,7 +328,7 @@ func (op operation) Result(h *hold, ans *gateway.ConfirmPaymentResult) ([]render
 	var verdict string
 	switch {
 	case op.capture() && h.Amount != "":
-		verdict = fmt.Sprintf("Captured %s %s of the %s held, invoice %s", h.Amount, h.currency, held, redact.Invoice(h.Invoice))
+		verdict = fmt.Sprintf("Captured %s of the %s held, invoice %s", strings.TrimSpace(h.Amount+" "+h.currency), held, redact.Invoice(h.Invoice))
 	case op.capture():
 		verdict = fmt.Sprintf("Captured the %s held, invoice %s", held, redact.Invoice(h.Invoice))
 	default:

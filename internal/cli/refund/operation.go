@@ -307,14 +307,17 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, r *refund) (*
 	if err != nil {
 		return nil, err
 	}
-	s, err := saleOf(out.Invoice, op.statusCommand(&out, env.GatewayFlags), res)
+	// Check status may name no currency (the gateway's documented answer
+	// has none): the journal's record of the invoice names it then.
+	currency := journalCurrency(attempts, env.Identity, out.Invoice)
+	if out.retried != nil && out.retried.Currency != "" {
+		currency = out.retried.Currency
+	}
+	s, err := saleOf(out.Invoice, op.statusCommand(&out, env.GatewayFlags), res, currency)
 	out.sale = s
 	if out.retried != nil {
 		// The gateway judges a re-sent refund: a refund made before makes
 		// the sale look done, which must not stop its re-send (104).
-		if out.sale.Currency == "" {
-			out.sale.Currency = out.retried.Currency
-		}
 		return &out, nil
 	}
 	if err != nil {
@@ -325,13 +328,17 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, r *refund) (*
 		// never rounded up past what was sold.
 		out.value = money.Down(s.Remaining(), s.Minor)
 	} else {
-		if err := money.CheckDecimals(r.amount, money.Currency{Code: s.Currency, MinorUnit: s.Minor}); err != nil {
-			return nil, cmdutil.UsageHint(fmt.Errorf("invalid --amount: %v; nothing was sent", err), "")
+		// Without a currency, its decimals cannot be checked: the amount
+		// goes as given, and the gateway judges it.
+		if s.MinorFromISO {
+			if err := money.CheckDecimals(r.amount, money.Currency{Code: s.Currency, MinorUnit: s.Minor}); err != nil {
+				return nil, cmdutil.UsageHint(fmt.Errorf("invalid --amount: %v; nothing was sent", err), "")
+			}
 		}
 		if r.amount.GreaterThan(s.Remaining()) {
-			return nil, cmdutil.UsageHint(fmt.Errorf("invalid --amount: %s %s is more than what remains refundable, %s %s of the %s %s sale (%s refunded); nothing was sent",
-				s.money(r.amount), s.Currency, s.money(s.Remaining()), s.Currency, s.money(s.Amount), s.Currency, s.money(s.Refunded)),
-				fmt.Sprintf("Refund at most %s %s, or all that remains with --full.", s.money(s.Remaining()), s.Currency))
+			return nil, cmdutil.UsageHint(fmt.Errorf("invalid --amount: %s is more than what remains refundable, %s of the %s sale (%s refunded); nothing was sent",
+				s.show(s.money(r.amount)), s.show(s.money(s.Remaining())), s.show(s.money(s.Amount)), s.money(s.Refunded)),
+				fmt.Sprintf("Refund at most %s, or all that remains with --full.", s.show(s.money(s.Remaining()))))
 		}
 		out.value = r.amount
 	}
@@ -342,6 +349,18 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, r *refund) (*
 	}
 	out.key = op.Key(r)
 	return &out, nil
+}
+
+// journalCurrency is the currency the journal recorded for invoice on
+// this gateway account (the sale's intent, or an earlier refund's), the
+// latest first; "" when it recorded none.
+func journalCurrency(attempts []journal.Attempt, identity, invoice string) string {
+	for i := len(attempts) - 1; i >= 0; i-- {
+		if in := attempts[i].Intent; in.Invoice == invoice && in.Gateway == identity && in.Currency != "" {
+			return in.Currency
+		}
+	}
+	return ""
 }
 
 // readJournal reads the journal's attempts.
@@ -439,11 +458,11 @@ func (s sale) cards() (display, masked string) {
 func (operation) Describe(_ *moneyop.Env, r *refund) moneyop.Description {
 	s := r.sale
 	display, masked := s.cards()
-	saleRow := s.money(s.Amount) + " " + s.Currency
+	saleRow := s.show(s.money(s.Amount))
 	if s.Date != "" {
 		saleRow += ", " + s.Date
 	}
-	refunded := s.money(s.Refunded) + " " + s.Currency
+	refunded := s.show(s.money(s.Refunded))
 	switch n := len(s.Refunds); n {
 	case 0:
 	case 1:
@@ -451,7 +470,7 @@ func (operation) Describe(_ *moneyop.Env, r *refund) moneyop.Description {
 	default:
 		refunded += fmt.Sprintf(" in %d refunds", n)
 	}
-	what := r.text + " " + s.Currency
+	what := s.show(r.text)
 	if r.Full {
 		what += " (all that remains)"
 	}
@@ -463,7 +482,7 @@ func (operation) Describe(_ *moneyop.Env, r *refund) moneyop.Description {
 		{"Sale", saleRow},
 		{"Card", display},
 		{"Refunded", refunded},
-		{"Remains", s.money(s.Remaining()) + " " + s.Currency},
+		{"Remains", s.show(s.money(s.Remaining()))},
 		{"Refund", what},
 		{"Ref", r.ref},
 	}
@@ -471,8 +490,8 @@ func (operation) Describe(_ *moneyop.Env, r *refund) moneyop.Description {
 		Title: "Refund",
 		Noun:  "refund",
 		Rows:  rows,
-		Prompt: fmt.Sprintf("Refund %s %s of %s (sale %s %s, %s refunded) to %s?",
-			r.text, s.Currency, redact.Invoice(r.Invoice), s.money(s.Amount), s.Currency, s.money(s.Refunded), display),
+		Prompt: fmt.Sprintf("Refund %s of %s (sale %s, %s refunded) to %s?",
+			s.show(r.text), redact.Invoice(r.Invoice), s.show(s.money(s.Amount)), s.money(s.Refunded), display),
 		Amount:   r.text,
 		Currency: s.Currency,
 		Card:     masked,
@@ -562,12 +581,12 @@ func (op operation) Result(r *refund, ans *gateway.RefundResult) ([]render.Field
 	if r.retried != nil {
 		remains = s.Remaining()
 	}
-	result, verdict := "refunded", fmt.Sprintf("Refunded %s %s of %s to %s; %s %s remains refundable", r.text, s.Currency, redact.Invoice(r.Invoice), display, s.money(remains), s.Currency)
+	result, verdict := "refunded", fmt.Sprintf("Refunded %s of %s to %s; %s remains refundable", s.show(r.text), redact.Invoice(r.Invoice), display, s.show(s.money(remains)))
 	if ans.Queued {
 		result = "queued_for_approval"
 		// The status line names an invoice id that is a card number ID and
 		// says which one it is (operation.statusCommand).
-		verdict = fmt.Sprintf("Refund of %s %s of %s queued for the gateway team's approval; see when it is made with: %s", r.text, s.Currency, redact.Invoice(r.Invoice), op.statusCommand(r, op.flags))
+		verdict = fmt.Sprintf("Refund of %s of %s queued for the gateway team's approval; see when it is made with: %s", s.show(r.text), redact.Invoice(r.Invoice), op.statusCommand(r, op.flags))
 	}
 	fs := []render.Field{
 		render.StringField("result", result),

@@ -90,12 +90,15 @@ func TestSaleOf(t *testing.T) {
 		{"not paid", `"transaction_amount":"150.00","currency_code":"TRY","payment_status":0,"transaction_status":"Completed"`, "", "payment_status is 0"},
 		{"unknown currency", `"transaction_amount":"150.00","currency_code":"XXY","transaction_status":"Completed"`, "", "no known currency"},
 		{"no amount", `"currency_code":"TRY","transaction_status":"Completed"`, "", "no positive transaction_amount"},
+		// The gateway's documented check status has no currency_code: it
+		// does not block a refund (issue 23, defect 11).
+		{"no currency", `"transaction_amount":"150.00","payment_status":1,"transaction_status":"Completed"`, "150", ""},
 		// The gateway's words are quoted with a card number in them masked.
 		{"a card in the status", paid + `,"transaction_status":"Held 4111111111111111"`, "", "the sale is Held 411111******1111, not"},
 		{"a card as the currency", `"transaction_amount":"150.00","currency_code":"4111111111111111","transaction_status":"Completed"`, "", `currency ("411111******1111")`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := saleOf("INV-1", "paycli status --invoice INV-1", status(t, c.fields))
+			s, err := saleOf("INV-1", "paycli status --invoice INV-1", status(t, c.fields), "")
 			if c.remains == "" {
 				if kind, _ := cmdutil.KindOf(err); kind != cmdutil.KindRejected || !strings.Contains(err.Error(), c.why) {
 					t.Errorf("error %v (kind %v), want exit 4 saying %q", err, kind, c.why)
@@ -222,7 +225,7 @@ func TestKey(t *testing.T) {
 }
 
 // FuzzSaleOf feeds check-status answers to the decision a refund is sent
-// on: whatever the answer, a refundable sale has a known currency, a
+// on: whatever the answer, a refundable sale has a known currency or none, a
 // positive amount, and at most that amount left to refund, more than 0.
 func FuzzSaleOf(f *testing.F) {
 	f.Add([]byte(`{` + paid + `,"transaction_status":"Completed"}`))
@@ -234,12 +237,14 @@ func FuzzSaleOf(f *testing.F) {
 		if json.Unmarshal(body, &r) != nil {
 			return
 		}
-		s, err := saleOf("INV-1", "", &r)
+		s, err := saleOf("INV-1", "", &r, "")
 		if err != nil {
 			return
 		}
 		switch {
 		case s.Minor < 0:
+			t.Fatalf("refundable with %d decimals", s.Minor)
+		case s.Currency != "" && !s.MinorFromISO:
 			t.Fatalf("refundable in an unknown currency %q", s.Currency)
 		case !s.Amount.IsPositive():
 			t.Fatalf("refundable with amount %s", s.Amount)

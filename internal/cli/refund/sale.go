@@ -17,10 +17,17 @@ import (
 
 // sale is what check status says about the sale a refund is taken from.
 type sale struct {
-	Amount   decimal.Decimal
+	Amount decimal.Decimal
+	// Currency is the sale's currency: check status's currency_code, or
+	// the one the journal recorded for the invoice; "" when neither names
+	// one (the gateway's documented answer has none, and a refund request
+	// carries no currency).
 	Currency string
-	// Minor is the currency's number of decimals (ISO 4217).
-	Minor int32
+	// Minor is the currency's number of decimals (ISO 4217); for a sale
+	// whose currency is not named, the decimals of its transaction_amount,
+	// which only shape how amounts are written.
+	Minor        int32
+	MinorFromISO bool
 	// Card is the card as the gateway shows it; Date the sale's date as
 	// the gateway writes it ("" when it sends none).
 	Card, Date string
@@ -32,6 +39,10 @@ type sale struct {
 
 // Remaining is what can still be refunded.
 func (s sale) Remaining() decimal.Decimal { return s.Amount.Sub(s.Refunded) }
+
+// show is an amount's text with the sale's currency after it, when it has
+// one: "50.00 TRY", or "50.00".
+func (s sale) show(text string) string { return strings.TrimSpace(text + " " + s.Currency) }
 
 // money writes an amount with the currency's decimals: "50.00". A figure
 // of the gateway's with more decimals than that (150.005 TRY) is written
@@ -81,8 +92,8 @@ func notRefundable(invoice, why, hint string) error {
 // still holding the money (CheckStatusResult.PreAuthOpen: transaction_type
 // PreAuth with status Pre-Authorized; a captured one, Completed, can be
 // refunded). A fully refunded sale is refused here too.
-func saleOf(invoice, statusLine string, r *gateway.CheckStatusResult) (sale, error) {
-	s, err := readSale(r)
+func saleOf(invoice, statusLine string, r *gateway.CheckStatusResult, currency string) (sale, error) {
+	s, err := readSale(r, currency)
 	if err != nil {
 		return s, err
 	}
@@ -101,15 +112,15 @@ func saleOf(invoice, statusLine string, r *gateway.CheckStatusResult) (sale, err
 	if ps, ok := r.PaymentStatus(); ok && ps != 1 {
 		return s, notRefundable(invoice, fmt.Sprintf("its payment_status is %d: nothing was paid", ps), "")
 	}
-	if s.Minor < 0 {
+	if s.Currency != "" && !s.MinorFromISO {
 		return s, notRefundable(invoice, fmt.Sprintf("the gateway names no known currency (%q)", render.Escape(redact.Cards(s.Currency))), "")
 	}
 	if !s.Amount.IsPositive() {
 		return s, notRefundable(invoice, "the gateway gives no positive transaction_amount", "")
 	}
 	if !s.Remaining().IsPositive() {
-		return s, notRefundable(invoice, fmt.Sprintf("it is already fully refunded (%s %s of %s %s)",
-			s.money(s.Refunded), s.Currency, s.money(s.Amount), s.Currency), "See its refunds with: "+statusLine)
+		return s, notRefundable(invoice, fmt.Sprintf("it is already fully refunded (%s of %s)",
+			s.show(s.money(s.Refunded)), s.show(s.money(s.Amount))), "See its refunds with: "+statusLine)
 	}
 	return s, nil
 }
@@ -118,13 +129,17 @@ func saleOf(invoice, statusLine string, r *gateway.CheckStatusResult) (sale, err
 // refunded amount is the larger of total_refunded_amount and the sum of
 // refund_info: a refund waiting for approval may be counted in one and not
 // yet in the other, and what remains refundable must never be overstated.
-// Minor is -1 for a currency paycli does not know.
-func readSale(r *gateway.CheckStatusResult) (sale, error) {
-	s := sale{Currency: strings.ToUpper(strings.TrimSpace(r.CurrencyCode())), Card: r.CardNo(), Date: saleDate(r), Minor: -1}
-	if minor, known := money.MinorUnit(s.Currency); known {
-		s.Minor = minor
+// currency stands in for an answer without currency_code (the journal's).
+func readSale(r *gateway.CheckStatusResult, currency string) (sale, error) {
+	s := sale{Currency: strings.ToUpper(strings.TrimSpace(r.CurrencyCode())), Card: r.CardNo(), Date: saleDate(r)}
+	if s.Currency == "" {
+		s.Currency = strings.ToUpper(strings.TrimSpace(currency))
 	}
 	s.Amount, _ = r.TransactionAmount.Decimal()
+	s.Minor, s.MinorFromISO = money.MinorUnit(s.Currency)
+	if !s.MinorFromISO {
+		s.Minor = max(-s.Amount.Exponent(), 0)
+	}
 	refunds, err := r.Refunds()
 	if err != nil {
 		return s, err
