@@ -17,6 +17,7 @@ import (
 
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/sandbox"
 )
 
 // The profile hostileGateway's commands run with: its secrets are long and
@@ -477,5 +478,68 @@ func TestNoCurrencyInCheckStatusBlocksNothing(t *testing.T) {
 	r = runHostile(t, g, home, "preauth", "capture", "--invoice", "H-1", "--amount", "50", "--yes")
 	if r.code != ExitOK || fmt.Sprint(g.sent(t, "/api/confirmPayment", 0)["total"]) != "50.00" {
 		t.Errorf("capture without a currency: exit %d, sent %v; stderr:\n%s", r.code, g.sent(t, "/api/confirmPayment", 0), r.stderr)
+	}
+}
+
+// TestAPIThreeDPageIsAnAnswer (issue 23, defect 13): the HTML page
+// paySmart3D answers with (paycli's own sandbox's challenge) is the
+// answer: `paycli api` prints it, journals the request succeeded and
+// exits 0 — not "outcome unknown".
+func TestAPIThreeDPageIsAnAnswer(t *testing.T) {
+	base, _ := faultSandboxAt(t, "/none", "")
+	home := t.TempDir()
+	env := map[string]string{
+		"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, "config"), "XDG_CACHE_HOME": filepath.Join(home, "cache"),
+		"XDG_STATE_HOME": filepath.Join(home, "state"), "PAYCLI_BASE_URL": base, "PAYCLI_APP_ID": sandbox.AppID,
+		"PAYCLI_APP_SECRET": sandbox.AppSecret, "PAYCLI_MERCHANT_KEY": sandbox.MerchantKey,
+	}
+	args := []string{"api", "POST", "/api/paySmart3D", "--merchant-key", "--hash", "payment", "--yes",
+		"-f", "invoice_id=3D-1", "-f", "total=10.00", "-f", "currency_code=TRY", "-f", "installments_number=1",
+		"-f", "cc_holder_name=Ada Lovelace", "-f", "cc_no=" + sandbox.DefaultWalletCard, "-f", "expiry_month=12", "-f", "expiry_year=2099",
+		"-f", "cvv=000", "-f", "name=Ada", "-f", "surname=Lovelace", "-f", `items=[{"name":"x","price":"10.00","quantity":1}]`,
+		"-f", "return_url=https://merchant.invalid/ok", "-f", "cancel_url=https://merchant.invalid/no", "-f", "payment_completed_by=app"}
+	ios, _, out, errOut := iostreams.Test()
+	code := Run(context.Background(), args, ios, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	if code != ExitOK || !strings.Contains(out.String(), "<form") {
+		t.Fatalf("exit %d, want 0 with the page on stdout; stderr:\n%s\nstdout:\n%.300s", code, errOut, out)
+	}
+	if a := lastAttempt(t, filepath.Join(home, "state", "paycli", journal.FileName)); a.Class() != journal.Succeeded {
+		t.Errorf("journal: outcome %q, want succeeded", a.Class())
+	}
+}
+
+// TestUnreadableAnswerSaysWhatArrived (issue 23, defect 13): an HTML page
+// where JSON was due is still an unknown outcome, and the message says what
+// was wrong with the complete answer that arrived, not that none did.
+func TestUnreadableAnswerSaysWhatArrived(t *testing.T) {
+	g := newHostileGateway(t, map[string]http.HandlerFunc{
+		"/api/walletPay": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, "<html><body>Maintenance</body></html>")
+		},
+	})
+	r := runHostile(t, g, t.TempDir(), "walletpay", "--invoice", "HTML-1", "--token", walletToken(), "--name", "Ada", "--surname", "Lovelace",
+		"--email", "ada@example.com", "--yes")
+	if r.code != ExitOutcomeUnknown ||
+		!strings.Contains(r.stderr, "outcome unknown for invoice HTML-1: the gateway answered HTTP 200 OK: the body is not JSON (text/html); it was not retried") {
+		t.Errorf("an HTML page for walletPay: exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+}
+
+// TestCommissionsRefusalIsNotNoData (issue 23, defect 14): status_code 0
+// with "Invalid currency code." is the gateway refusing the lookup: its
+// text is shown, exit 4; only "No Data Found" is the empty result (exit 0).
+func TestCommissionsRefusalIsNotNoData(t *testing.T) {
+	for desc, want := range map[string]int{"Invalid currency code.": ExitRejected, " No Data Found": ExitOK} {
+		g := newHostileGateway(t, map[string]http.HandlerFunc{
+			"/api/commissions": answer(fmt.Sprintf(`{"status_code":0,"status_description":%q}`, desc)),
+		})
+		r := runHostile(t, g, t.TempDir(), "commissions", "--currency", "TRY")
+		if r.code != want {
+			t.Errorf("%q: exit %d, want %d; stderr:\n%s", desc, r.code, want, r.stderr)
+		}
+		if want == ExitRejected && (!strings.Contains(r.stderr, `status_code 0 "Invalid currency code."`) || strings.Contains(r.stderr, "No commissions")) {
+			t.Errorf("%q: stderr:\n%s", desc, r.stderr)
+		}
 	}
 }

@@ -34,7 +34,9 @@ var (
 	// protocol (connection refused, DNS, timeouts, 5xx, unreadable bodies)
 	// on a call that is safe to repeat.
 	ErrUnavailable = errors.New("gateway unavailable")
-	// ErrNoData: status_code 0, a lookup that found nothing.
+	// ErrNoData: status_code 0 saying that nothing was found ("No Data
+	// Found"), a lookup that found nothing. A status_code 0 that says
+	// something else ("Invalid currency code.") is a plain rejection.
 	ErrNoData = errors.New("no data found")
 	// ErrNotFound: status_code 31, no such transaction.
 	ErrNotFound = errors.New("transaction not found")
@@ -86,9 +88,9 @@ const (
 	EndpointCompletePayment = "payment/complete"
 )
 
-// sentinelFor returns the sentinel for a body status_code, nil for a plain
-// rejection.
-func sentinelFor(code int) error {
+// sentinelFor returns the sentinel for a body status_code and its
+// description, nil for a plain rejection.
+func sentinelFor(code int, description string) error {
 	switch code {
 	case StatusInvalidCredentials:
 		return ErrUnauthorized
@@ -99,7 +101,10 @@ func sentinelFor(code int) error {
 	case 69:
 		return ErrPending
 	case StatusNoData:
-		return ErrNoData
+		if saysNoData(description) {
+			return ErrNoData
+		}
+		return nil
 	case StatusNotFound:
 		return ErrNotFound
 	case StatusRefundIDUsed:
@@ -196,9 +201,18 @@ func (e *APIError) Kind() error {
 		}
 		return ErrUnavailable
 	case e.HasStatusCode:
-		return sentinelFor(e.StatusCode)
+		return sentinelFor(e.StatusCode, e.Description)
 	}
 	return nil
+}
+
+// saysNoData reports whether a status_code 0 answer's description says
+// that nothing was found (or says nothing): the gateway also answers 0 for
+// refusals ("Invalid currency code."), which must not read as an empty
+// result.
+func saysNoData(description string) bool {
+	d := strings.ToLower(strings.TrimSpace(description))
+	return d == "" || strings.Contains(d, "no data") || strings.Contains(d, "not found") || strings.Contains(d, "bulunamad")
 }
 
 // RequestError is a call that got no complete response: the connection

@@ -111,9 +111,14 @@ func (op operation) Classify(r *request, res *gateway.Response, err error) money
 		err = res.Err()
 	}
 	var o moneyop.Outcome
-	if err != nil {
+	switch {
+	case err != nil:
 		o = moneyop.ClassifyError(r.name, err)
-	} else {
+	case res.Page():
+		// A 3D payment's answer is the page the buyer's browser shows:
+		// the request did what it does, and the buyer decides the rest.
+		o = moneyop.Outcome{Class: journal.Succeeded, Message: pageNote}
+	default:
 		a := readAnswer(res.Body)
 		o = moneyop.Outcome{Class: journal.Succeeded, StatusCode: a.StatusCode, OrderNo: a.OrderNo, Message: a.Description}
 	}
@@ -163,7 +168,18 @@ func readAnswer(body []byte) answer {
 
 // Result gives no fields (PrintAnswer prints the answer) and the verdict
 // on a stderr terminal.
-func (operation) Result(r *request, res *gateway.Response) ([]render.Field, string) {
+// pageNote is what a 3D page answer means, for the journal and a person.
+const pageNote = "the gateway answered with its 3D page; the payment is decided when the buyer answers it"
+
+func (op operation) Result(r *request, res *gateway.Response) ([]render.Field, string) {
+	if res.Page() {
+		verdict := fmt.Sprintf("Sent %s %s: %s", r.Method, r.name, pageNote)
+		if inv := op.Invoice(r); inv != "" {
+			line, note := cmdutil.InvoiceCommandLine([]string{"status"}, inv, cmdutil.InvoiceAsGiven, op.printer.opts.GatewayFlags)
+			verdict += "; see how it ends with: " + line + note
+		}
+		return nil, verdict
+	}
 	a := readAnswer(res.Body)
 	verdict := fmt.Sprintf("Sent %s %s: status_code 100", r.Method, r.name)
 	if a.StatusCode != nil {
