@@ -128,11 +128,7 @@ type refundDataWire struct {
 
 // UnmarshalJSON reads the top-level fields leniently (numbers or strings).
 func (r *RefundResult) UnmarshalJSON(data []byte) error {
-	var w refundResultWire
-	if err := json.Unmarshal(data, &w); err != nil {
-		return err
-	}
-	extra, err := extraFields(data, w)
+	w, extra, err := decodeWire[refundResultWire](data)
 	if err != nil {
 		return err
 	}
@@ -241,11 +237,7 @@ type confirmPaymentResultWire struct {
 
 // UnmarshalJSON reads the top-level fields leniently (numbers or strings).
 func (r *ConfirmPaymentResult) UnmarshalJSON(data []byte) error {
-	var w confirmPaymentResultWire
-	if err := json.Unmarshal(data, &w); err != nil {
-		return err
-	}
-	extra, err := extraFields(data, w)
+	w, extra, err := decodeWire[confirmPaymentResultWire](data)
 	if err != nil {
 		return err
 	}
@@ -321,29 +313,13 @@ func (r CompletePaymentRequest) encode(c *Client) (endpoint, []byte, error) {
 }
 
 // CompletePaymentResult is the data object of an accepted
-// payment/complete. ServiceStatus and PaymentMethod are read from either
-// spelling, like WalletPayResult's.
+// payment/complete: the sale, read like WalletPayResult's.
 type CompletePaymentResult struct {
 	// StatusDescription is the answer's status_description.
 	StatusDescription string
-	ServiceStatus     int
-	OrderNo           string
-	OrderID           string
-	InvoiceID         string
-	// ServicePaymentMethod is service_payment_method or sipay_payment_method.
-	ServicePaymentMethod string
-	// CreditCardNo is the card as the gateway shows it (masked by the
-	// gateway; commands mask it again before printing).
-	CreditCardNo    string
-	TransactionType string
-	// PaymentStatus is 1 for a paid sale; HasPaymentStatus says whether
-	// the answer held the field.
-	PaymentStatus    int
-	HasPaymentStatus bool
-	PaymentMethod    string
-	AuthCode         string
-	Installment      int
-	Amount           commission.Value
+	SaleAnswer
+	Installment int
+	Amount      commission.Value
 	// Status is the status the answer reports (complete or cancel).
 	Status string
 	// HashKey is the gateway's hash_key over the answer.
@@ -360,24 +336,14 @@ type completePaymentWire struct {
 	HashKey     flexString       `json:"hash_key"`
 }
 
-// UnmarshalJSON reads either spelling of the status and method fields.
+// UnmarshalJSON reads the answer leniently (numbers or strings).
 func (r *CompletePaymentResult) UnmarshalJSON(data []byte) error {
-	var w completePaymentWire
-	if err := json.Unmarshal(data, &w); err != nil {
-		return err
-	}
-	extra, err := extraFields(data, w)
+	w, extra, err := decodeWire[completePaymentWire](data)
 	if err != nil {
 		return err
 	}
-	*r = CompletePaymentResult{
-		ServiceStatus: int(firstOf(w.ServiceStatus, w.SipayStatus)), OrderNo: string(w.OrderNo), OrderID: string(w.OrderID),
-		InvoiceID: string(w.InvoiceID), ServicePaymentMethod: string(firstOf(w.ServicePaymentMethod, w.SipayPaymentMethod)),
-		CreditCardNo: string(w.CreditCardNo), TransactionType: string(w.TransactionType),
-		PaymentStatus: int(firstOf(w.PaymentStatus, nil)), HasPaymentStatus: w.PaymentStatus != nil,
-		PaymentMethod: string(w.PaymentMethod), AuthCode: string(w.AuthCode), Installment: int(w.Installment),
-		Amount: w.Amount, Status: string(w.Status), HashKey: string(w.HashKey), Extra: extra,
-	}
+	*r = CompletePaymentResult{SaleAnswer: w.sale(), Installment: int(w.Installment), Amount: w.Amount, Status: string(w.Status),
+		HashKey: string(w.HashKey), Extra: extra}
 	return nil
 }
 
@@ -503,11 +469,7 @@ type installmentOptionWire struct {
 
 // UnmarshalJSON reads an option leniently (numbers or strings).
 func (o *InstallmentOption) UnmarshalJSON(data []byte) error {
-	var w installmentOptionWire
-	if err := json.Unmarshal(data, &w); err != nil {
-		return err
-	}
-	extra, err := extraFields(data, w)
+	w, extra, err := decodeWire[installmentOptionWire](data)
 	if err != nil {
 		return err
 	}
@@ -556,11 +518,7 @@ type activeInstallmentsWire struct {
 
 // UnmarshalJSON reads the counts; each must be a whole number from 1 to 99.
 func (a *ActiveInstallments) UnmarshalJSON(data []byte) error {
-	var w activeInstallmentsWire
-	if err := json.Unmarshal(data, &w); err != nil {
-		return err
-	}
-	extra, err := extraFields(data, w)
+	w, extra, err := decodeWire[activeInstallmentsWire](data)
 	if err != nil {
 		return err
 	}

@@ -116,27 +116,35 @@ func (r WalletPayRequest) encode(c *Client) (endpoint, []byte, error) {
 		BillEmail: r.BillEmail}, err)
 }
 
-// WalletPayResult is the data object of a successful walletPay
-// (docs/protocol.md, walletPay).
-// ServiceStatus and ServicePaymentMethod are read from either spelling:
-// service_status / service_payment_method (the gateway's documentation) or
-// sipay_status / sipay_payment_method (the live gateway).
-type WalletPayResult struct {
+// SaleAnswer is a sale as the answers of walletPay and payment/complete
+// report it. ServiceStatus and ServicePaymentMethod are read from either
+// spelling: service_status / service_payment_method (the gateway's
+// documentation) or sipay_status / sipay_payment_method (the live
+// gateway).
+type SaleAnswer struct {
 	ServiceStatus        int
 	OrderNo              string
 	OrderID              string
 	InvoiceID            string
 	ServicePaymentMethod string
-	CreditCardNo         string
-	TransactionType      string
-	PaymentStatus        int
-	// HasPaymentStatus: the answer held payment_status (0 then means 0,
-	// not absent).
-	HasPaymentStatus             bool
-	PaymentMethod                string
+	// CreditCardNo is the card as the gateway shows it (masked by the
+	// gateway; commands mask it again before printing).
+	CreditCardNo    string
+	TransactionType string
+	// PaymentStatus is 1 for a paid sale; HasPaymentStatus says whether
+	// the answer held the field (0 then means 0, not absent).
+	PaymentStatus    int
+	HasPaymentStatus bool
+	PaymentMethod    string
+	AuthCode         string
+}
+
+// WalletPayResult is the data object of a successful walletPay
+// (docs/protocol.md, walletPay).
+type WalletPayResult struct {
+	SaleAnswer
 	ErrorCode                    int
 	Error                        string
-	AuthCode                     string
 	MerchantCommission           commission.Value
 	UserCommission               commission.Value
 	MerchantCommissionPercentage commission.Value
@@ -166,6 +174,17 @@ type saleAnswerWire struct {
 	AuthCode             flexString  `json:"auth_code"`
 }
 
+// sale reads either spelling of the status and method fields.
+func (w saleAnswerWire) sale() SaleAnswer {
+	return SaleAnswer{
+		ServiceStatus: int(firstOf(w.ServiceStatus, w.SipayStatus)), OrderNo: string(w.OrderNo), OrderID: string(w.OrderID),
+		InvoiceID: string(w.InvoiceID), ServicePaymentMethod: string(firstOf(w.ServicePaymentMethod, w.SipayPaymentMethod)),
+		CreditCardNo: string(w.CreditCardNo), TransactionType: string(w.TransactionType),
+		PaymentStatus: int(firstOf(w.PaymentStatus, nil)), HasPaymentStatus: w.PaymentStatus != nil,
+		PaymentMethod: string(w.PaymentMethod), AuthCode: string(w.AuthCode),
+	}
+}
+
 // walletPayWire is the wire form of WalletPayResult.
 type walletPayWire struct {
 	saleAnswerWire
@@ -193,30 +212,16 @@ func (r *WalletPayResult) check(sent WalletPayRequest) error {
 		Err()
 }
 
-// UnmarshalJSON reads either spelling of the status and method fields.
+// UnmarshalJSON reads the answer leniently (numbers or strings).
 func (r *WalletPayResult) UnmarshalJSON(data []byte) error {
-	var w walletPayWire
-	if err := json.Unmarshal(data, &w); err != nil {
-		return err
-	}
-	extra, err := extraFields(data, w)
+	w, extra, err := decodeWire[walletPayWire](data)
 	if err != nil {
 		return err
 	}
 	*r = WalletPayResult{
-		ServiceStatus:                int(firstOf(w.ServiceStatus, w.SipayStatus)),
-		OrderNo:                      string(w.OrderNo),
-		OrderID:                      string(w.OrderID),
-		InvoiceID:                    string(w.InvoiceID),
-		ServicePaymentMethod:         string(firstOf(w.ServicePaymentMethod, w.SipayPaymentMethod)),
-		CreditCardNo:                 string(w.CreditCardNo),
-		TransactionType:              string(w.TransactionType),
-		PaymentStatus:                int(firstOf(w.PaymentStatus, nil)),
-		HasPaymentStatus:             w.PaymentStatus != nil,
-		PaymentMethod:                string(w.PaymentMethod),
+		SaleAnswer:                   w.sale(),
 		ErrorCode:                    int(w.ErrorCode),
 		Error:                        string(w.Error),
-		AuthCode:                     string(w.AuthCode),
 		MerchantCommission:           w.MerchantCommission,
 		UserCommission:               w.UserCommission,
 		MerchantCommissionPercentage: w.MerchantCommissionPercentage,
@@ -287,11 +292,7 @@ type checkStatusResultWire struct {
 
 // UnmarshalJSON reads the top-level fields leniently (numbers or strings).
 func (r *CheckStatusResult) UnmarshalJSON(data []byte) error {
-	var w checkStatusResultWire
-	if err := json.Unmarshal(data, &w); err != nil {
-		return err
-	}
-	extra, err := extraFields(data, w)
+	w, extra, err := decodeWire[checkStatusResultWire](data)
 	if err != nil {
 		return err
 	}
@@ -440,11 +441,7 @@ type refundInfoWire struct {
 
 // UnmarshalJSON reads one refund leniently (numbers or strings).
 func (r *RefundInfo) UnmarshalJSON(data []byte) error {
-	var w refundInfoWire
-	if err := json.Unmarshal(data, &w); err != nil {
-		return err
-	}
-	extra, err := extraFields(data, w)
+	w, extra, err := decodeWire[refundInfoWire](data)
 	if err != nil {
 		return err
 	}
@@ -533,6 +530,17 @@ func firstOf[T any](a, b *T) T {
 	}
 	var zero T
 	return zero
+}
+
+// decodeWire is how every answer type of the package is read: leniently,
+// into its wire struct W (numbers or strings, flexInt and flexString),
+// with the fields W does not name kept as the gateway wrote them.
+func decodeWire[W any](data []byte) (w W, extra map[string]json.RawMessage, err error) {
+	if err := json.Unmarshal(data, &w); err != nil {
+		return w, nil, err
+	}
+	extra, err = extraFields(data, w)
+	return w, extra, err
 }
 
 // extraFields returns the fields of the object data that the wire struct

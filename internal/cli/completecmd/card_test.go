@@ -16,9 +16,9 @@ func TestSentencesMaskACardInvoice(t *testing.T) {
 	s := &sale{input: input{Invoice: card, OrderID: order}, amount: "70.00", currency: "TRY"}
 	dup := &gateway.APIError{Endpoint: gateway.EndpointCompletePayment, HTTPStatus: 200, StatusCode: 117, HasStatusCode: true}
 	texts := map[string]string{"duplicate": operation{}.Classify(s, nil, dup).Say}
-	_, texts["completed"] = operation{}.Result(s, &gateway.CompletePaymentResult{TransactionType: "Auth"})
+	_, texts["completed"] = operation{}.Result(s, &gateway.CompletePaymentResult{SaleAnswer: gateway.SaleAnswer{TransactionType: "Auth"}})
 	_, texts["cancelled"] = operation{cancel: true}.Result(s, &gateway.CompletePaymentResult{})
-	_, texts["pre-authorization"] = operation{}.Result(s, &gateway.CompletePaymentResult{TransactionType: "PreAuth"})
+	_, texts["pre-authorization"] = operation{}.Result(s, &gateway.CompletePaymentResult{SaleAnswer: gateway.SaleAnswer{TransactionType: "PreAuth"}})
 	for what, text := range texts {
 		if strings.Contains(text, card) || !strings.Contains(text, "411111******1111") {
 			t.Errorf("%s: %q", what, text)
@@ -36,7 +36,7 @@ func TestSentencesMaskACardInvoice(t *testing.T) {
 // another invoice.
 func TestPreAuthorizationVerdictCommands(t *testing.T) {
 	op := operation{flags: []string{"--profile", "shop 2", "--sandbox"}}
-	ans := &gateway.CompletePaymentResult{TransactionType: "PreAuth"}
+	ans := &gateway.CompletePaymentResult{SaleAnswer: gateway.SaleAnswer{TransactionType: "PreAuth"}}
 	for invoice, want := range map[string]string{
 		"INV-1": "Capture it with: paycli preauth capture --invoice INV-1 --profile 'shop 2' --sandbox; " +
 			"or release it with: paycli preauth cancel --invoice INV-1 --profile 'shop 2' --sandbox",

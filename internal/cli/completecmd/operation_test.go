@@ -69,10 +69,10 @@ func TestClassify(t *testing.T) {
 	if complete.Kind() != journal.KindComplete || cancel.Kind() != journal.KindCompleteCancel {
 		t.Errorf("kinds %q %q", complete.Kind(), cancel.Kind())
 	}
-	if o := complete.Classify(s, &gateway.CompletePaymentResult{Status: "Completed", OrderNo: "VP1"}, nil); o.Class != journal.Succeeded || o.OrderNo != "VP1" {
+	if o := complete.Classify(s, &gateway.CompletePaymentResult{SaleAnswer: gateway.SaleAnswer{OrderNo: "VP1"}, Status: "Completed"}, nil); o.Class != journal.Succeeded || o.OrderNo != "VP1" {
 		t.Errorf("completed: %+v", o)
 	}
-	if o := cancel.Classify(s, &gateway.CompletePaymentResult{Status: "Cancelled", OrderID: "VP1"}, nil); o.Class != journal.Succeeded || o.OrderNo != "VP1" {
+	if o := cancel.Classify(s, &gateway.CompletePaymentResult{SaleAnswer: gateway.SaleAnswer{OrderID: "VP1"}, Status: "Cancelled"}, nil); o.Class != journal.Succeeded || o.OrderNo != "VP1" {
 		t.Errorf("cancelled: %+v", o)
 	}
 	dup := &gateway.APIError{Endpoint: gateway.EndpointCompletePayment, HTTPStatus: 200, StatusCode: 117, HasStatusCode: true}
@@ -92,7 +92,7 @@ func TestClassify(t *testing.T) {
 	// *InconsistentError with its result, and is unknown.
 	inconsistent := &gateway.InconsistentError{Endpoint: gateway.EndpointCompletePayment, StatusCode: 100,
 		Reasons: []string{`its order_id is "VP2", not the one sent ("VP1")`}, OrderNo: "VP2"}
-	if o := complete.Classify(s, &gateway.CompletePaymentResult{OrderNo: "VP2"}, inconsistent); o.Class != journal.Unknown || o.OrderNo != "VP2" ||
+	if o := complete.Classify(s, &gateway.CompletePaymentResult{SaleAnswer: gateway.SaleAnswer{OrderNo: "VP2"}}, inconsistent); o.Class != journal.Unknown || o.OrderNo != "VP2" ||
 		!errors.Is(o.Err, gateway.ErrOutcomeUnknown) {
 		t.Errorf("another order: %+v (%v)", o, inconsistent)
 	}
@@ -105,11 +105,11 @@ func TestClassify(t *testing.T) {
 // so and how to capture or release it; a sale's says it was completed.
 func TestResultVerdictOfAPreAuthorization(t *testing.T) {
 	s := &sale{input: input{Invoice: "INV-1", OrderID: "VP1"}, amount: "70.00", currency: "TRY"}
-	_, verdict := operation{}.Result(s, &gateway.CompletePaymentResult{Status: "Pre-Authorized", TransactionType: "PreAuth"})
+	_, verdict := operation{}.Result(s, &gateway.CompletePaymentResult{SaleAnswer: gateway.SaleAnswer{TransactionType: "PreAuth"}, Status: "Pre-Authorized"})
 	if !strings.Contains(verdict, "pre-authorization of 70.00 TRY") || !strings.Contains(verdict, "paycli preauth capture --invoice INV-1") {
 		t.Errorf("pre-authorization: %q", verdict)
 	}
-	_, verdict = operation{}.Result(s, &gateway.CompletePaymentResult{Status: "Completed", TransactionType: "Auth"})
+	_, verdict = operation{}.Result(s, &gateway.CompletePaymentResult{SaleAnswer: gateway.SaleAnswer{TransactionType: "Auth"}, Status: "Completed"})
 	if verdict != "Completed the 3D payment of 70.00 TRY, invoice INV-1, order VP1" {
 		t.Errorf("sale: %q", verdict)
 	}
