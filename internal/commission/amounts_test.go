@@ -94,3 +94,22 @@ func TestComputeAmountsRefusesBadInput(t *testing.T) {
 		t.Error("0 installments were accepted")
 	}
 }
+
+// TestSplitInstallmentsNegative: a negative total (a refund-like figure,
+// or a rate below zero) is split rounding each installment down as well,
+// toward minus infinity, the first taking what remains, so that they still
+// add up to the total.
+func TestSplitInstallmentsNegative(t *testing.T) {
+	for _, tc := range []struct{ total, each, first string }{
+		{"-10.00", "-3.34", "-3.32"},
+		{"10.00", "3.33", "3.34"},
+	} {
+		each, first := SplitInstallments(decimal.RequireFromString(tc.total), 3, 2)
+		if each.StringFixed(2) != tc.each || first.StringFixed(2) != tc.first {
+			t.Errorf("%s in 3: each %s, first %s; want %s and %s", tc.total, each.StringFixed(2), first.StringFixed(2), tc.each, tc.first)
+		}
+		if sum := each.Mul(decimal.NewFromInt(2)).Add(first); !sum.Equal(decimal.RequireFromString(tc.total)) {
+			t.Errorf("%s: installments add up to %s", tc.total, sum)
+		}
+	}
+}

@@ -29,6 +29,9 @@ func TestValueDecode(t *testing.T) {
 		{`"x"`, false, "", "x"},
 		{`"X"`, false, "", "X"},
 		{`"-"`, false, "", "-"},
+		// A marker with blanks around it is still a marker, kept as written.
+		{`" x "`, false, "", " x "},
+		{`" - "`, false, "", " - "},
 		{`""`, false, "", ""},
 		{`null`, false, "", ""},
 	}

@@ -342,3 +342,87 @@ func TestPrintable(t *testing.T) {
 		t.Errorf("Printable = %q", got)
 	}
 }
+
+// signedBody is a form body whose hash_key covers plaintext (made here,
+// not by Sign, so that a mistake in the rules Sign shares with Verify
+// cannot hide), with the body's fields as given.
+func signedBody(t *testing.T, plaintext string, fields map[string]string) *webhook.Body {
+	t.Helper()
+	hk, err := hashkey.Generate(secret, plaintext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := maps.Clone(fields)
+	m["hash_key"] = hk
+	b, err := webhook.Parse("", []byte(formBody(m)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestVerifyComparesOnlyAmountsAsDecimals: only the amount is compared as
+// a decimal; every other field must be the text the hash_key holds, so an
+// invoice "0100" is not invoice "100", and a sale status "01" is not "1".
+func TestVerifyComparesOnlyAmountsAsDecimals(t *testing.T) {
+	sale := map[string]string{"status": "1", "total": "100.00", "invoice_id": "100", "order_id": "200", "currency_code": "TRY"}
+	for field, value := range map[string]string{"invoice_id": "0100", "order_id": "0200", "status": "01"} {
+		m := maps.Clone(sale)
+		m[field] = value
+		err := signedBody(t, "1|100.00|100|200|TRY", m).Verify(secret)
+		var ie *webhook.InvalidError
+		if !errors.As(err, &ie) || ie.Field != field {
+			t.Errorf("%s %q against %q in the hash_key: %v, want it refused", field, value, sale[field], err)
+		}
+	}
+	m := maps.Clone(sale)
+	m["total"] = "100"
+	if err := signedBody(t, "1|100.00|100|200|TRY", m).Verify(secret); err != nil {
+		t.Errorf("the amount 100 against 100.00: %v", err)
+	}
+}
+
+// TestVerifyRefundStatusAnyCase: a refund's status is Completed or Fail
+// in any letter case, and reads as a refund (its hash_key has the refund
+// layout's four fields).
+func TestVerifyRefundStatusAnyCase(t *testing.T) {
+	for _, status := range []string{"completed", "COMPLETED", "fail", "Fail"} {
+		b := signedBody(t, status+"|10.50|INV-1|VP1", map[string]string{"status": status, "amount": "10.50", "invoice_id": "INV-1", "order_id": "VP1"})
+		if err := b.Verify(secret); err != nil || b.Kind() != webhook.Refund {
+			t.Errorf("status %q: kind %s, %v", status, b.Kind(), err)
+		}
+	}
+}
+
+// TestVerifyRefundOrderNo: a refund webhook that names its order order_no
+// (as the gateway does in some calls) verifies; a different order_no does
+// not.
+func TestVerifyRefundOrderNo(t *testing.T) {
+	fields := map[string]string{"status": "Completed", "amount": "10.50", "invoice_id": "INV-1", "order_no": "VP1"}
+	if err := signedBody(t, "Completed|10.50|INV-1|VP1", fields).Verify(secret); err != nil {
+		t.Errorf("order_no: %v", err)
+	}
+	fields["order_no"] = "VP2"
+	var ie *webhook.InvalidError
+	if err := signedBody(t, "Completed|10.50|INV-1|VP1", fields).Verify(secret); !errors.As(err, &ie) || ie.Field != "order_no" {
+		t.Errorf("another order_no: %v", err)
+	}
+}
+
+// TestVerifyEmptyHashedField: a field the hash_key holds empty matches
+// only an empty body field, never whatever the body says.
+func TestVerifyEmptyHashedField(t *testing.T) {
+	fields := map[string]string{"status": "1", "total": "100.00", "invoice_id": "INV-1", "order_id": "VP-FORGED", "currency_code": "TRY"}
+	var ie *webhook.InvalidError
+	if err := signedBody(t, "1|100.00|INV-1||TRY", fields).Verify(secret); !errors.As(err, &ie) || ie.Field != "order_id" {
+		t.Errorf("order_id %q against an empty one in the hash_key: %v", fields["order_id"], err)
+	}
+	fields["order_id"] = ""
+	if err := signedBody(t, "1|100.00|INV-1||TRY", fields).Verify(secret); err != nil {
+		t.Errorf("an empty order_id against an empty one: %v", err)
+	}
+	fields["order_id"], fields["total"] = "VP1", "100.00"
+	if err := signedBody(t, "1||INV-1|VP1|TRY", fields).Verify(secret); !errors.As(err, &ie) || ie.Field != "total" {
+		t.Errorf("total 100.00 against an empty one in the hash_key: %v", err)
+	}
+}
