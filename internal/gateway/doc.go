@@ -8,6 +8,21 @@
 //
 // The contract:
 //
+//   - The client owns the protocol: it holds the profile's app_id,
+//     app_secret and merchant_key (Credentials) and is the one place that
+//     puts them in a request or makes a hash_key. Each request type is a
+//     Call that signs itself when encoded, so that a call sent and the same
+//     call shown by DryRun are one request. A call that needs the
+//     merchant_key is refused before anything is sent when there is none
+//     (ErrNoMerchantKey).
+//   - Every success answer to a call that moves money goes through one
+//     success check (SuccessCheck): fields that contradict the answer or
+//     the request make it an *InconsistentError, an unknown outcome.
+//     CheckStatus, the one look-up of an invoice, refuses an answer about
+//     another invoice.
+//   - Every answer is scrubbed of the secrets its request carried before
+//     anything reads it, so that a gateway echoing the request never hands
+//     a secret on.
 //   - Every call takes a context first and honours its cancellation and
 //     deadline, including while waiting to retry. The package never prints;
 //     with a logger (WithLogger) it logs each request and response at debug

@@ -400,7 +400,7 @@ func (r *CheckStatusResult) extraString(name string) string {
 }
 
 // Refunds returns the sale's refunds from refund_info, which the gateway
-// sends when asked (CheckStatusWithRefunds), oldest first; none when it is
+// sends when asked (CheckStatus asks for it), oldest first; none when it is
 // absent, null, "" or {}. An error says refund_info is not the protocol's.
 func (r *CheckStatusResult) Refunds() ([]RefundInfo, error) {
 	raw, ok := r.Extra["refund_info"]

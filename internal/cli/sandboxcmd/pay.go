@@ -100,9 +100,9 @@ used, exit 6) prints nothing on stdout, only the error on stderr.`,
   paycli sandbox pay --card 4355080000000518 --amount 10 --currency TRY`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := decimal.NewFromString(amount)
-			if err != nil || !d.IsPositive() {
-				return cmdutil.UsageErrorf("invalid --amount %q: want a positive amount, e.g. 150.00", amount)
+			d, err := cmdutil.ParseAmount(amount)
+			if err != nil {
+				return cmdutil.UsageErrorf("invalid --amount %w", err)
 			}
 			opts.Amount = d
 			opts.Currency = strings.ToUpper(opts.Currency)
