@@ -46,9 +46,10 @@ func (c *Client) Refund(ctx context.Context, req RefundRequest) (*RefundResult, 
 // checks). An unknown invoice (status_code 31) is an *APIError matching
 // ErrNotFound. A status_code 69 answer (the transaction waits for a step:
 // a 3D challenge, the merchant's completion) returns its fields with the
-// error, which matches ErrPending. An answer about another invoice, or
-// naming none, is refused with an *InconsistentError: nothing in it may
-// decide what is sent next.
+// error, which matches ErrPending. An answer about another invoice, or a
+// success naming none, is refused with an *InconsistentError: nothing in it
+// may decide what is sent next. (A pending answer naming none is kept: it
+// only says that the sale waits.)
 func (c *Client) CheckStatus(ctx context.Context, invoice string) (*CheckStatusResult, error) {
 	req := checkStatusRequest{InvoiceID: invoice}
 	var out CheckStatusResult
