@@ -164,20 +164,16 @@ func (c *Client) SignObject(o Object, s Sign) (Object, error) {
 	if s.Layout == "" {
 		return o, nil
 	}
+	layout, ok := hashkey.LookupLayout(s.Layout)
 	fail := func(e *SignError) (Object, error) {
-		e.Adding, e.Layout = "hash_key", s.Layout
+		e.Adding, e.Layout, e.Fields = "hash_key", s.Layout, layout.Fields
 		return nil, e
 	}
-	layout, ok := hashkey.LookupLayout(s.Layout)
 	if !ok {
 		return fail(&SignError{Err: fmt.Errorf("%w: no hash_key layout %q (the layouts are %s)", ErrInvalidRequest, s.Layout, strings.Join(HashLayouts(), ", "))})
 	}
 	if o.Index("hash_key") >= 0 {
 		return fail(&SignError{Present: "hash_key"})
-	}
-	fail = func(e *SignError) (Object, error) {
-		e.Adding, e.Layout, e.Fields = "hash_key", s.Layout, layout.Fields
-		return nil, e
 	}
 	values := map[string]string{}
 	var missing []string
