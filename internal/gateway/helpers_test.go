@@ -173,7 +173,7 @@ func (m *memCache) Store(k CacheKey, t *Token) error {
 
 // newTestClient returns a client for g's gateway that waits no time
 // between retries.
-func newTestClient(t *testing.T, baseURL string, opts ...Option) *Client {
+func newTestClient(t testing.TB, baseURL string, opts ...Option) *Client {
 	t.Helper()
 	all := append([]Option{
 		WithClock(func() time.Time { return testNow }),
