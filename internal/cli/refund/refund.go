@@ -15,9 +15,11 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/moneyop"
-	"github.com/spf13/cobra"
+	"github.com/paycli/paycli/internal/redact"
 )
 
 // Options are the inputs of `paycli refund`: the pipeline's and a
@@ -38,7 +40,7 @@ type Options struct {
 func NewCmdRefund(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{
 		Options: moneyop.NewOptions(f),
-		NewRef:  func() string { return "RF" + randomHex(12) },
+		NewRef:  newRef,
 	}
 	cmd := &cobra.Command{
 		Use:   "refund --invoice ID (--amount AMOUNT | --full)",
@@ -132,6 +134,19 @@ func checkFlags(cmd *cobra.Command, opts *Options) error {
 			return nil
 		},
 	})
+}
+
+// newRef makes a refund_transaction_id: RF and 24 hex digits. One whose
+// hex holds 13 decimal digits in a row is drawn again: such a run can pass
+// the Luhn check, and paycli masks what looks like a card number wherever
+// it shows text (a dry run's body), which would hide the id.
+func newRef() string {
+	for {
+		ref := "RF" + randomHex(12)
+		if redact.Cards(ref) == ref {
+			return ref
+		}
+	}
 }
 
 // randomHex returns n random bytes in hex.
