@@ -560,17 +560,17 @@ func TestProfiles(t *testing.T) {
 		wantStderr    string
 	}{
 		{"table", twoProfiles, render.Table,
-			"DEFAULT  PROFILE  BASE_URL\n*        live     https://app.sipay.com.tr/ccpayment\n         test     https://provisioning.sipay.com.tr/ccpayment\n", ""},
+			"DEFAULT  PROFILE  BASE URL\n*        live     https://app.sipay.com.tr/ccpayment\n         test     https://provisioning.sipay.com.tr/ccpayment\n", ""},
 		{"json", twoProfiles, render.JSON,
 			"[\n  {\n    \"name\": \"live\",\n    \"default\": true,\n    \"base_url\": \"https://app.sipay.com.tr/ccpayment\"\n  },\n  {\n    \"name\": \"test\",\n    \"default\": false,\n    \"base_url\": \"https://provisioning.sipay.com.tr/ccpayment\"\n  }\n]\n", ""},
 		{"csv", twoProfiles, render.CSV,
 			"name,default,base_url\nlive,true,https://app.sipay.com.tr/ccpayment\ntest,false,https://provisioning.sipay.com.tr/ccpayment\n", ""},
 		{"implicit default", "profiles:\n  default: {}\n  other: {}\n", render.Table,
-			"DEFAULT  PROFILE  BASE_URL\n*        default\n         other\n", ""},
+			"DEFAULT  PROFILE  BASE URL\n*        default\n         other\n", ""},
 		{"no file", "", render.Table, "", "No profiles in CONFIG; create one with 'paycli config init'.\n"},
 		{"no file json", "", render.JSON, "[]\n", ""},
 		{"dangling default", "default_profile: gone\nprofiles:\n  a: {}\n", render.Table,
-			"DEFAULT  PROFILE  BASE_URL\n         a\n", "warning: default_profile \"gone\" is not in CONFIG; choose one with 'paycli config use PROFILE'.\n"},
+			"DEFAULT  PROFILE  BASE URL\n         a\n", "warning: default_profile \"gone\" is not in CONFIG; choose one with 'paycli config use PROFILE'.\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

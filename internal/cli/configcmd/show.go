@@ -168,7 +168,9 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	case render.CSV, render.TSV:
 		return render.WriteRecords(opts.IO.Out, format, []string{"key", "value", "source"}, rows)
 	}
-	return render.WriteTable(opts.IO.Out, render.TableOptions{Palette: render.Palette{Enabled: opts.IO.ColorEnabled()}}, header, rows)
+	table := cmdutil.TableOptions(opts.IO)
+	table.Wrap = []int{1}
+	return render.WriteTable(opts.IO.Out, table, header, rows)
 }
 
 // PathOptions are the inputs of `paycli config path`.
@@ -311,7 +313,9 @@ func profilesRun(ctx context.Context, opts *ProfilesOptions) error {
 		}
 		return render.WriteRecords(opts.IO.Out, format, []string{"name", "default", "base_url"}, records)
 	}
-	return render.WriteTable(opts.IO.Out, render.TableOptions{Palette: render.Palette{Enabled: opts.IO.ColorEnabled()}}, []string{"DEFAULT", "PROFILE", "BASE_URL"}, rows)
+	table := cmdutil.TableOptions(opts.IO)
+	table.Wrap = []int{2}
+	return render.WriteTable(opts.IO.Out, table, []string{"DEFAULT", "PROFILE", "BASE URL"}, rows)
 }
 
 // shownValue is a setting as config get and list print it: secrets masked,

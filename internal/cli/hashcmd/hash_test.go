@@ -562,7 +562,7 @@ func TestLayouts(t *testing.T) {
 	}
 
 	csv := run("csv")
-	if !strings.HasPrefix(csv, "LAYOUT,FIELDS,DESCRIPTION\npayment,total|installment|currency_code|merchant_key|invoice_id,\"card payments (2D, 3D, pre-authorization)\"\n") {
+	if !strings.HasPrefix(csv, "name,fields,description\npayment,total|installment|currency_code|merchant_key|invoice_id,\"card payments (2D, 3D, pre-authorization)\"\n") {
 		t.Errorf("csv:\n%s", csv)
 	}
 }

@@ -68,13 +68,14 @@ func layoutsRun(ctx context.Context, opts *LayoutsOptions) error {
 		}
 		return opts.JSON.Write(ctx, opts.IO.Out, out)
 	}
-	header := []string{"LAYOUT", "FIELDS", "DESCRIPTION"}
 	rows := make([][]string, len(hashkey.Layouts))
 	for i, l := range hashkey.Layouts {
 		rows[i] = []string{l.Name, strings.Join(l.Fields, "|"), l.Help}
 	}
 	if format == render.CSV || format == render.TSV {
-		return render.WriteRecords(opts.IO.Out, format, header, rows)
+		return render.WriteRecords(opts.IO.Out, format, []string{"name", "fields", "description"}, rows)
 	}
-	return render.WriteTable(opts.IO.Out, render.TableOptions{Palette: opts.Palette()}, header, rows)
+	table := cmdutil.TableOptions(opts.IO)
+	table.Wrap = []int{1, 2}
+	return render.WriteTable(opts.IO.Out, table, []string{"LAYOUT", "FIELDS", "DESCRIPTION"}, rows)
 }

@@ -239,7 +239,9 @@ func validateRun(ctx context.Context, opts *ValidateOptions) error {
 	if format == render.CSV || format == render.TSV {
 		return render.WriteRecords(opts.IO.Out, format, header, rows)
 	}
-	return render.WriteTable(opts.IO.Out, render.TableOptions{Palette: opts.Palette()}, header, rows)
+	table := cmdutil.TableOptions(opts.IO)
+	table.Wrap = []int{1}
+	return render.WriteTable(opts.IO.Out, table, header, rows)
 }
 
 // fieldRows lays one hash_key's fields out as a two-column table.
@@ -329,7 +331,12 @@ func validateLines(ctx context.Context, opts *ValidateOptions, cfg *config.Confi
 		err = render.WriteRecords(opts.IO.Out, format, header, rows)
 	case render.Table:
 		if len(rows) > 0 {
-			err = render.WriteTable(opts.IO.Out, render.TableOptions{Palette: opts.Palette(), RightAlign: []int{0}}, header, rows)
+			table := cmdutil.TableOptions(opts.IO)
+			table.RightAlign = []int{0}
+			for c := 1; c < len(header); c++ {
+				table.Wrap = append(table.Wrap, c)
+			}
+			err = render.WriteTable(opts.IO.Out, table, header, rows)
 		}
 	}
 	if err != nil || failed == 0 {

@@ -376,6 +376,9 @@ func entryFor(rows []commission.Row, o gateway.InstallmentOption) (commission.Ro
 
 var header = []string{"INSTALLMENTS", "PROGRAM", "POS", "BUYER TOTAL", "PER INSTALLMENT", "FIRST INSTALLMENT", "MERCHANT FEE", "MERCHANT NET"}
 
+// csvHeader names the same columns for CSV/TSV as -o json does.
+var csvHeader = []string{"installments", "card_program", "pos_id", "buyer_total", "installment_amount", "first_installment_amount", "merchant_fee", "merchant_net"}
+
 func (o Option) record(group bool) []string {
 	g := func(s string) string {
 		if group {
@@ -440,15 +443,17 @@ func write(ctx context.Context, opts *Options, format render.Format, res *Result
 		for _, o := range res.Options {
 			records = append(records, o.record(false))
 		}
-		return render.WriteRecords(out, format, header, records)
+		return render.WriteRecords(out, format, csvHeader, records)
 	}
 	records := make([][]string, 0, len(res.Options))
 	for _, o := range res.Options {
 		records = append(records, o.record(true))
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "%s %s with card %s••••••, commission by %s\n", res.Amount, res.Currency, res.BIN, res.CommissionBy)
-	return render.WriteTable(out, render.TableOptions{Palette: render.Palette{Enabled: opts.IO.ColorEnabled()},
-		RightAlign: []int{0, 2, 3, 4, 5, 6, 7}}, header, records)
+	table := cmdutil.TableOptions(opts.IO)
+	table.RightAlign = []int{0, 2, 3, 4, 5, 6, 7}
+	table.Drop = []int{2} // the POS: the gateway's, not the buyer's or the merchant's
+	return render.WriteTable(out, table, header, records)
 }
 
 // writeActive prints the merchant's active installment counts.

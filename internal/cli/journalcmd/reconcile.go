@@ -371,7 +371,9 @@ func writeReconcile(ctx context.Context, opts *ReconcileOptions, format render.F
 		}
 		return nil
 	}
-	return render.WriteTable(opts.IO.Out, render.TableOptions{Palette: pal, Colour: colourOf}, header, rows)
+	table := cmdutil.TableOptions(opts.IO)
+	table.Colour, table.Wrap = colourOf, []int{3}
+	return render.WriteTable(opts.IO.Out, table, header, rows)
 }
 
 // refundOutcome is the result of an invoice whose unknown attempts are

@@ -207,7 +207,9 @@ func writeSoakReport(ctx context.Context, opts *SoakOptions, format render.Forma
 	if format != render.Table {
 		return render.WriteRecords(opts.IO.Out, format, []string{"count", "value"}, rows)
 	}
-	return render.WriteTable(opts.IO.Out, render.TableOptions{RightAlign: []int{1}}, []string{"count", "value"}, rows)
+	table := cmdutil.TableOptions(opts.IO)
+	table.RightAlign, table.Wrap = []int{1}, []int{0}
+	return render.WriteTable(opts.IO.Out, table, []string{"COUNT", "VALUE"}, rows)
 }
 
 // counted lists a map's counts as rows, keys sorted, each prefixed.

@@ -160,10 +160,10 @@ func Run(ctx context.Context, opts *Options) error {
 		var apiErr *gateway.APIError
 		switch {
 		case err == nil && !isPendingStatus(res):
-			return opts.JSON.WriteFields(ctx, opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, render.OmitEmpty(formatFields(res, format), format))
+			return opts.JSON.WriteFields(ctx, opts.IO.Out, format, cmdutil.TableOptions(opts.IO), render.OmitEmpty(formatFields(res, format), format))
 		case err == nil && !opts.Watch:
 			// Found, but its transaction_status says it is still pending.
-			if err := opts.JSON.WriteFields(ctx, opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, render.OmitEmpty(formatFields(res, format), format)); err != nil {
+			if err := opts.JSON.WriteFields(ctx, opts.IO.Out, format, cmdutil.TableOptions(opts.IO), render.OmitEmpty(formatFields(res, format), format)); err != nil {
 				return err
 			}
 			return pendingError(opts, res.StatusCode, "")
@@ -211,7 +211,7 @@ func reportPending(ctx context.Context, opts *Options, format render.Format, e *
 		render.StringField("status_description", e.Description),
 		render.StringField("transaction_status", "Pending"),
 	}
-	if err := opts.JSON.WriteFields(ctx, opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, render.OmitEmpty(fs, format)); err != nil {
+	if err := opts.JSON.WriteFields(ctx, opts.IO.Out, format, cmdutil.TableOptions(opts.IO), render.OmitEmpty(fs, format)); err != nil {
 		return err
 	}
 	return pendingError(opts, e.StatusCode, when)
