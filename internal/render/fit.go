@@ -67,23 +67,32 @@ func fitTable(w io.Writer, opts TableOptions, header []string, rows [][]string) 
 		}
 		widths[c] = headerMin[c]
 	}
-	// 3. Free text wrapped: the widest column gives up a column of text
-	// at a time, so that several share what is left.
+	// 3. Free text wrapped, in the order of opts.Wrap, each column straight
+	// to its narrowest (so that a time breaks between date and hour, not
+	// before its offset); then the first of them takes back the room left.
+	base := slices.Clone(widths)
 	shrinkText := func() {
-		for !fits() {
-			widest := -1
-			for _, c := range opts.Wrap {
-				if !slices.Contains(cols, c) || widths[c] <= max(wrapMinWidth, longestWord(header[c])) {
-					continue
-				}
-				if widest < 0 || widths[c] > widths[widest] {
-					widest = c
-				}
+		for _, c := range opts.Wrap {
+			widths[c] = base[c]
+		}
+		var wrapped []int
+		for _, c := range opts.Wrap {
+			if fits() {
+				break
 			}
-			if widest < 0 {
-				return
+			if !slices.Contains(cols, c) {
+				continue
 			}
-			widths[widest]--
+			widths[c] = min(widths[c], max(wrapMinWidth, longestWord(header[c])))
+			wrapped = append(wrapped, c)
+		}
+		for _, c := range wrapped {
+			widths[c] = max(wrappedWidth(rows, c, widths[c]), longestWord(header[c]))
+		}
+		if len(wrapped) > 0 && fits() {
+			c := wrapped[0]
+			widths[c] = min(base[c], widths[c]+width-total())
+			widths[c] = max(wrappedWidth(rows, c, widths[c]), longestWord(header[c]))
 		}
 	}
 	shrinkText()
@@ -259,6 +268,18 @@ func cutWord(s string, width int) (string, string) {
 		cut = lastSep
 	}
 	return s[:cut], s[cut:]
+}
+
+// wrappedWidth is the width column c of rows takes when its cells are
+// wrapped to width: at most width, less when no line needs all of it.
+func wrappedWidth(rows [][]string, c, width int) int {
+	n := 0
+	for _, r := range rows {
+		if c < len(r) {
+			n = max(n, textWidth(wrapText(r[c], width)))
+		}
+	}
+	return n
 }
 
 // textWidth is the display width of the widest line of s.

@@ -116,7 +116,7 @@ func TestFittedTablesFit(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	words := []string{"a", "INVOICE", "6,000.00", "2026-11-25 21:19:12 +03:00", "declined by the issuer",
 		"VP17956415523821299", "total|installment|currency_code|merchant_key", "ş", "435508******4358"}
-	for i := range 300 {
+	for i := range 150 {
 		cols := 1 + r.IntN(9)
 		header := make([]string, cols)
 		for c := range header {

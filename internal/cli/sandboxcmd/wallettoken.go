@@ -108,7 +108,7 @@ type WalletToken struct {
 	Currency  string    `json:"currency"`
 	Card      string    `json:"card"`
 	Wallet    string    `json:"wallet"`
-	ExpiresAt time.Time `json:"expires_at"`
+	ExpiresAt render.Time `json:"expires_at"`
 }
 
 // WalletTokenRun prints the token, alone on a line, or its JSON form.
@@ -127,7 +127,7 @@ func WalletTokenRun(ctx context.Context, opts *WalletTokenOptions) error {
 			Card:     redact.CardField(r.CardNumber),
 			Wallet:   r.Wallet,
 			// The token's exp claim is whole seconds (a JWT NumericDate).
-			ExpiresAt: now.Add(r.TTL).UTC().Truncate(time.Second),
+			ExpiresAt: render.Time{Time: now.Add(r.TTL).Truncate(time.Second)},
 		})
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, token)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
@@ -88,7 +87,7 @@ tells whether the token came from the cache.`,
 type Output struct {
 	Token     string     `json:"token"`
 	Is3D      int        `json:"is_3d"`
-	ExpiresAt *time.Time `json:"expires_at"`
+	ExpiresAt *render.Time `json:"expires_at"`
 	Cached    bool       `json:"cached"`
 }
 
@@ -121,8 +120,7 @@ func Run(ctx context.Context, opts *Options) error {
 
 	out := Output{Token: tok.Value, Is3D: tok.Is3D, Cached: cached}
 	if !tok.ExpiresAt.IsZero() {
-		t := tok.ExpiresAt.UTC()
-		out.ExpiresAt = &t
+		out.ExpiresAt = &render.Time{Time: tok.ExpiresAt}
 	}
 	switch format {
 	case render.JSON:
@@ -130,7 +128,7 @@ func Run(ctx context.Context, opts *Options) error {
 	case render.CSV, render.TSV:
 		exp := ""
 		if out.ExpiresAt != nil {
-			exp = out.ExpiresAt.Format(time.RFC3339)
+			exp = render.FormatTime(out.ExpiresAt.Time, format)
 		}
 		return render.WriteRecords(opts.IO.Out, format, []string{"token", "is_3d", "expires_at", "cached"},
 			[][]string{{out.Token, strconv.Itoa(out.Is3D), exp, strconv.FormatBool(out.Cached)}})
