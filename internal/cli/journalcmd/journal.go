@@ -167,12 +167,12 @@ same moment, written the same way, as the table shows.`,
 // Card is masked in the journal already; order numbers are the gateway's
 // references, shown whole.
 type Record struct {
-	Attempt    string     `json:"attempt"`
-	Kind       string     `json:"kind"`
+	Attempt    string       `json:"attempt"`
+	Kind       string       `json:"kind"`
 	Time       render.Time  `json:"time"`
 	FinishedAt *render.Time `json:"finished_at"`
-	Profile    string     `json:"profile"`
-	BaseURL    string     `json:"base_url"`
+	Profile    string       `json:"profile"`
+	BaseURL    string       `json:"base_url"`
 	// Gateway is the gateway identity; empty on lines written before
 	// lines carried it.
 	Gateway  string `json:"gateway"`
@@ -199,13 +199,13 @@ type Record struct {
 // Reconciliation is the JSON form of a reconcile line.
 type Reconciliation struct {
 	// Outcome is succeeded, declined, not_found, pending or unknown.
-	Outcome           string    `json:"outcome"`
+	Outcome           string      `json:"outcome"`
 	Time              render.Time `json:"time"`
-	Via               string    `json:"via"`
-	StatusCode        *int      `json:"status_code"`
-	TransactionStatus *string   `json:"transaction_status"`
-	OrderNo           *string   `json:"order_no"`
-	Message           *string   `json:"message"`
+	Via               string      `json:"via"`
+	StatusCode        *int        `json:"status_code"`
+	TransactionStatus *string     `json:"transaction_status"`
+	OrderNo           *string     `json:"order_no"`
+	Message           *string     `json:"message"`
 }
 
 func optional(s string) *string {
@@ -518,7 +518,7 @@ func writeRows(opts *Options, format render.Format, records []Record) error {
 	}
 	table := cmdutil.TableOptions(opts.IO)
 	table.RightAlign, table.Colour = []int{4}, colourOf
-	table.Wrap = []int{9, 0, 6} // reason, time (date above the hour), outcome
+	table.Wrap = []int{9, 0, 6}    // reason, time (date above the hour), outcome
 	table.Drop = []int{1, 5, 7, 8} // profile, card, code, order: the reason and the invoice say more
 	return render.WriteTable(opts.IO.Out, table, header, rows)
 }

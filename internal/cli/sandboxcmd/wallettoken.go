@@ -103,11 +103,11 @@ the config file) does not change this command:
 // WalletToken is the JSON shape printed by `paycli sandbox wallet-token -o
 // json`; its fields are a stable interface.
 type WalletToken struct {
-	Token     string    `json:"token"`
-	Amount    string    `json:"amount"`
-	Currency  string    `json:"currency"`
-	Card      string    `json:"card"`
-	Wallet    string    `json:"wallet"`
+	Token     string      `json:"token"`
+	Amount    string      `json:"amount"`
+	Currency  string      `json:"currency"`
+	Card      string      `json:"card"`
+	Wallet    string      `json:"wallet"`
 	ExpiresAt render.Time `json:"expires_at"`
 }
 

@@ -85,10 +85,10 @@ tells whether the token came from the cache.`,
 // Output is the JSON form of `paycli token -o json`; its fields are a
 // stable interface.
 type Output struct {
-	Token     string     `json:"token"`
-	Is3D      int        `json:"is_3d"`
+	Token     string       `json:"token"`
+	Is3D      int          `json:"is_3d"`
 	ExpiresAt *render.Time `json:"expires_at"`
-	Cached    bool       `json:"cached"`
+	Cached    bool         `json:"cached"`
 }
 
 // Run prints the token, or clears the cache.
