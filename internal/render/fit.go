@@ -68,8 +68,8 @@ func fitTable(w io.Writer, opts TableOptions, header []string, rows [][]string) 
 		widths[c] = headerMin[c]
 	}
 	// 3. Free text wrapped, in the order of opts.Wrap, each column straight
-	// to its narrowest (so that a time breaks between date and hour, not
-	// before its offset); then the first of them takes back the room left.
+	// to its narrowest; then the room left goes back to them in proportion
+	// to what each gave up.
 	base := slices.Clone(widths)
 	shrinkText := func() {
 		for _, c := range opts.Wrap {
@@ -89,10 +89,17 @@ func fitTable(w io.Writer, opts TableOptions, header []string, rows [][]string) 
 		for _, c := range wrapped {
 			widths[c] = max(wrappedWidth(rows, c, widths[c]), longestWord(header[c]))
 		}
-		if len(wrapped) > 0 && fits() {
-			c := wrapped[0]
-			widths[c] = min(base[c], widths[c]+width-total())
-			widths[c] = max(wrappedWidth(rows, c, widths[c]), longestWord(header[c]))
+		if spare := width - total(); len(wrapped) > 0 && spare > 0 {
+			given := 0
+			for _, c := range wrapped {
+				given += base[c] - widths[c]
+			}
+			for _, c := range wrapped {
+				if given > 0 {
+					widths[c] = min(base[c], widths[c]+spare*(base[c]-widths[c])/given)
+				}
+				widths[c] = max(wrappedWidth(rows, c, widths[c]), longestWord(header[c]))
+			}
 		}
 	}
 	shrinkText()
@@ -223,12 +230,18 @@ func wrapText(s string, width int) string {
 	var lines []string
 	for _, para := range strings.Split(s, "\n") {
 		line := ""
-		for _, word := range strings.Fields(para) {
+		for _, word := range words(para) {
 			for textWidth(word) > width {
 				if line != "" {
+					// The line's room takes the word's head if the word
+					// has a separator there.
+					if head, rest := cutWord(word, width-textWidth(line)-1, false); head != "" {
+						lines, line, word = append(lines, line+" "+head), "", rest
+						continue
+					}
 					lines, line = append(lines, line), ""
 				}
-				head, rest := cutWord(word, width)
+				head, rest := cutWord(word, width, true)
 				lines, word = append(lines, head), rest
 			}
 			switch {
@@ -245,10 +258,28 @@ func wrapText(s string, width int) string {
 	return strings.Join(lines, "\n")
 }
 
+// words splits text at its blanks, keeping a word that starts with a sign
+// and a digit (a time's offset, "+03:00") with the word before it.
+func words(text string) []string {
+	var out []string
+	for _, w := range strings.Fields(text) {
+		if len(out) > 0 && len(w) > 1 && (w[0] == '+' || w[0] == '-') && w[1] >= '0' && w[1] <= '9' {
+			out[len(out)-1] += " " + w
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
 // cutWord splits a word wider than width after its last separator
-// ('|', ',', '/', '&', ';') that fits, or else after as many characters as
-// fit: hash layouts and URLs break where a reader expects.
-func cutWord(s string, width int) (string, string) {
+// ('|', ',', '/', '&', ';', '-') that fits, or else after as many characters as
+// fit: hash layouts and URLs break where a reader expects. Without hard,
+// a word with no separator that fits is not cut ("" and s).
+func cutWord(s string, width int, hard bool) (string, string) {
+	if width <= 0 && !hard {
+		return "", s
+	}
 	used, cut, lastSep := 0, len(s), 0
 	for i, r := range s {
 		rw := twwidth.Width(string(r))
@@ -257,15 +288,18 @@ func cutWord(s string, width int) (string, string) {
 			break
 		}
 		used += rw
-		if strings.ContainsRune("|,/&;", r) {
+		if strings.ContainsRune("|,/&;-", r) {
 			lastSep = i + 1
 		}
 	}
 	if cut == len(s) {
 		return s, ""
 	}
-	if lastSep > 0 {
+	switch {
+	case lastSep > 0:
 		cut = lastSep
+	case !hard:
+		return "", s
 	}
 	return s[:cut], s[cut:]
 }

@@ -102,6 +102,8 @@ func TestWrapTextBreaksAtSeparators(t *testing.T) {
 		{"https://example.com/ccpayment", 20, "https://example.com/\nccpayment"},
 		{"abcdefghij", 4, "abcd\nefgh\nij"},
 		{"short", 10, "short"},
+		{"2026-11-25 21:19:12 +00:00", 22, "2026-11-25\n21:19:12 +00:00"},
+		{"card payments (2D, 3D, pre-authorization)", 16, "card payments\n(2D, 3D, pre-\nauthorization)"},
 		{"two words", 5, "two\nwords"},
 	} {
 		if got := wrapText(tt.in, tt.width); got != tt.want {

@@ -154,6 +154,7 @@ func WebhooksRun(ctx context.Context, opts *WebhooksOptions) error {
 	}
 	table := cmdutil.TableOptions(opts.IO)
 	table.RightAlign = []int{0, 3, 6}
+	table.Wrap = []int{7, 8}
 	table.Drop = []int{4} // web_hook_key: the sale or refund names it
 	return render.WriteTable(opts.IO.Out, table, render.TableHeader(header), rows)
 }
