@@ -360,7 +360,7 @@ currency_code  TRY
 merchant_key   test_merchant_key
 invoice_id     INV-001
 `},
-		{"csv with layout", []string{kaHashKey, "--layout", "walletpay", "-o", "csv"}, `FIELD,VALUE
+		{"csv with layout", []string{kaHashKey, "--layout", "walletpay", "-o", "csv"}, `field,value
 total,100.00
 installment,1
 currency_code,TRY
@@ -502,7 +502,7 @@ func TestValidateStdinCSVWithLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "LINE,invoice_id,merchant_key\n1,merchant_key_x,INV-001\n"; out != want {
+	if want := "line,invoice_id,merchant_key\n1,merchant_key_x,INV-001\n"; out != want {
 		t.Errorf("stdout %q, want %q", out, want)
 	}
 }
@@ -520,11 +520,16 @@ func TestValidateStdinWrongSecret(t *testing.T) {
 	}
 }
 
+// No hash_key on stdin is a usage error (exit 2), as webhook verify's no
+// webhook is: an empty capture is a mistake, not a success.
 func TestValidateStdinEmpty(t *testing.T) {
 	for _, format := range []string{"table", "json"} {
-		out, errOut, err := runValidate(t, "\n  \n", testConfig(), "-", "-o", format)
-		if err != nil || out != "" || errOut != "" {
-			t.Errorf("-o %s: blank input gave %q, %q, %v; want nothing", format, out, errOut, err)
+		for _, in := range []string{"", "\n  \n"} {
+			out, errOut, err := runValidate(t, in, testConfig(), "-", "-o", format)
+			wantUsage(t, err, "stdin holds no hash_key")
+			if out != "" || errOut != "" {
+				t.Errorf("-o %s: input %q gave %q, %q", format, in, out, errOut)
+			}
 		}
 	}
 }
