@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/paycli/paycli/internal/cli/apicmd"
@@ -94,8 +95,8 @@ credentials with 'paycli config init'.`,
 			// Cobra checks required flags and flag groups only after this
 			// hook; checking them first keeps them usage errors (exit 2)
 			// like every other complaint about the command line.
-			if err := cmd.ValidateRequiredFlags(); err != nil {
-				return &cmdutil.Error{Kind: cmdutil.KindUsage, Err: err}
+			if err := missingRequiredFlags(cmd); err != nil {
+				return err
 			}
 			if err := cmd.ValidateFlagGroups(); err != nil {
 				return &cmdutil.Error{Kind: cmdutil.KindUsage, Err: err}
@@ -186,4 +187,21 @@ func checkGlobalFlags(fs *pflag.FlagSet) error {
 		}
 	}
 	return nil
+}
+
+// missingRequiredFlags is the usage error of a command line without a
+// flag its command requires, in the words every command uses for a
+// missing flag ("missing --invoice"); nil when none is missing. It is
+// cobra's check (the flags marked required, not set) with paycli's words.
+func missingRequiredFlags(cmd *cobra.Command) error {
+	var missing []string
+	cmd.Flags().VisitAll(func(fl *pflag.Flag) {
+		if req, ok := fl.Annotations[cobra.BashCompOneRequiredFlag]; ok && len(req) > 0 && req[0] == "true" && !fl.Changed {
+			missing = append(missing, "--"+fl.Name)
+		}
+	})
+	if len(missing) == 0 {
+		return nil
+	}
+	return &cmdutil.Error{Kind: cmdutil.KindUsage, Err: fmt.Errorf("missing %s", strings.Join(missing, ", "))}
 }

@@ -110,7 +110,7 @@ func TestRunMissingRequiredFlagIsUsage(t *testing.T) {
 			if stdout != "" {
 				t.Errorf("stdout = %q, want nothing", stdout)
 			}
-			want := "error: required flag(s) \"" + required[0]
+			want := "error: missing --" + required[0]
 			if !strings.HasPrefix(stderr, want) {
 				t.Errorf("stderr = %q, want it to start %q", stderr, want)
 			}

@@ -60,7 +60,7 @@ type Options struct {
 func NewCmdJournal(f *cmdutil.Factory, journalPath func() (string, error), runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{IO: f.IOStreams, Format: f.OutputFormat, JournalPath: journalPath, Now: f.Now, SandboxIdentity: f.SandboxIdentity}
 	cmd := &cobra.Command{
-		Use:   "journal [--invoice ID] [--since WHEN] [--until WHEN] [--outcome CLASS] [--kind KIND]",
+		Use:   "journal [INVOICE | --invoice ID] [--since WHEN] [--until WHEN] [--outcome OUTCOME] [--kind KIND]",
 		Short: "List the payments attempted from this machine",
 		Long: `List the attempts recorded in <state dir>/paycli/journal.jsonl, oldest
 first: when (local time with its offset), which profile and gateway, the
@@ -96,13 +96,13 @@ card, wallet, ref, outcome, outcome_recorded, status_code, order_no, message
 and reconciled. Times are RFC 3339 in your time zone, to the second: the
 same moment, written the same way, as the table shows.`,
 		Example: `  paycli journal
-  paycli journal --invoice INV-1001
+  paycli journal INV-1001
   paycli journal --since 24h -o json
   paycli journal --since yesterday --until yesterday --outcome declined
   paycli journal --since 2026-11-24 --kind refund
   paycli journal --jq '.[] | select(.outcome == "unknown") | .invoice'
   paycli journal reconcile`,
-		Args: cmdutil.NoArgs,
+		Args: cmdutil.InvoiceArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// One reading of the clock for both ends.
 			now := sync.OnceValue(func() time.Time { return opts.Now() })

@@ -49,10 +49,11 @@ confirmation, journal and exit codes as 'paycli walletpay'.`,
 func NewCmdCapture(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := newOptions(f, gateway.ConfirmCapture)
 	cmd := &cobra.Command{
-		Use:   "capture --invoice ID [--amount AMOUNT]",
+		Use:   "capture {INVOICE | --invoice ID} [--amount AMOUNT]",
 		Short: "Capture the money a pre-authorization holds, safely",
 		Long: `Capture a pre-authorization: take all the money it holds, or --amount of it
 (at most the amount held, with no more decimals than its currency has).
+The invoice may be given as the argument instead of --invoice.
 
 Before anything is sent, paycli looks the invoice up (check status): it must
 be a pre-authorization that is still open. It shows the amount held, the
@@ -74,10 +75,10 @@ pre-authorization (check status shows it already captured or cancelled;
 nothing sent) or refused by the gateway, 6 the gateway answered that it was
 already captured or cancelled (status_code 117, two captures racing; nothing
 charged), 7 outcome unknown; see 'paycli help exit-codes'.`,
-		Example: `  paycli preauth capture --invoice INV-1001
+		Example: `  paycli preauth capture INV-1001
   paycli preauth capture --invoice INV-1001 --amount 150.00 --yes -o json
   paycli preauth capture --batch captures.jsonl --yes > results.jsonl`,
-		Args: cmdutil.NoArgs,
+		Args: cmdutil.InvoiceArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runE(cmd, f, opts, runF)
 		},
@@ -92,9 +93,10 @@ charged), 7 outcome unknown; see 'paycli help exit-codes'.`,
 func NewCmdCancel(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := newOptions(f, gateway.ConfirmCancel)
 	cmd := &cobra.Command{
-		Use:   "cancel --invoice ID",
+		Use:   "cancel {INVOICE | --invoice ID}",
 		Short: "Cancel a pre-authorization, releasing the money it holds",
 		Long: `Cancel a pre-authorization: release the whole amount it holds on the card.
+The invoice may be given as the argument instead of --invoice.
 
 Before anything is sent, paycli looks the invoice up (check status): it must
 be a pre-authorization that is still open. A captured one cannot be
@@ -104,9 +106,9 @@ confirmation (--yes without a terminal), --dry-run, the journal (kind
 preauth-cancel) and the exit codes are those of 'paycli preauth capture'.
 
 --batch FILE (or - for stdin) cancels one JSON object per line, {"invoice"}.`,
-		Example: `  paycli preauth cancel --invoice INV-1001
+		Example: `  paycli preauth cancel INV-1001
   paycli preauth cancel --invoice INV-1001 --dry-run`,
-		Args: cmdutil.NoArgs,
+		Args: cmdutil.InvoiceArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runE(cmd, f, opts, runF)
 		},

@@ -41,9 +41,10 @@ func NewCmdRefund(f *cmdutil.Factory, runF func(context.Context, *Options) error
 		NewRef:  func() string { return "RF" + randomHex(12) },
 	}
 	cmd := &cobra.Command{
-		Use:   "refund --invoice ID (--amount AMOUNT | --full)",
+		Use:   "refund {INVOICE | --invoice ID} (--amount AMOUNT | --full)",
 		Short: "Refund all or part of a sale, never twice",
 		Long: `Refund all or part of a sale. A refund moves money back to the buyer's card.
+The invoice may be given as the argument instead of --invoice.
 
 Before anything is sent, paycli asks the gateway about the sale (check status
 with refund info). An amount that is not more than 0, has more decimals than
@@ -74,12 +75,12 @@ Exit codes: 0 refunded or queued, 2 bad input (nothing sent), 3 credentials
 refused, 4 refused (by paycli before sending, or by the gateway: 110, 49, 31),
 6 this refund was already made (104), 7 outcome unknown; see
 'paycli help exit-codes'.`,
-		Example: `  paycli refund --invoice INV-1001 --amount 50.00
+		Example: `  paycli refund INV-1001 --amount 50.00
   paycli refund --invoice INV-1001 --full --yes -o json
   paycli refund --invoice INV-1001 --amount 50.00 --dry-run
   paycli refund --retry RF5f0c8e2a9b1d4c3e7a6f --yes
   paycli refund --batch refunds.jsonl --yes > results.jsonl`,
-		Args: cmdutil.NoArgs,
+		Args: cmdutil.InvoiceArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFlags(cmd, opts); err != nil {
 				return err

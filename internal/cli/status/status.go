@@ -72,11 +72,13 @@ func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *Options) error
 		Now:             f.Now,
 	}
 	cmd := &cobra.Command{
-		Use:   "status --invoice ID",
+		Use:   "status {INVOICE | --invoice ID}",
 		Short: "Show what happened to an invoice",
 		Long: `Ask the gateway what happened to an invoice (the check-status call) and show
 the transaction's fields as a table, or with -o json as one object with the
 gateway's field names and values as it wrote them.
+
+The invoice may be given as the argument instead of --invoice.
 
 Run it when a walletpay's outcome is unknown (exit 7): it is the one way to
 know whether the buyer was charged. --watch checks again, waiting a little
@@ -85,10 +87,10 @@ pending or the time limit (--timeout) ends.
 
 Exit codes: 0 the gateway knows the transaction (whatever its status), 4 no
 transaction with that invoice id, 7 still pending.`,
-		Example: `  paycli status --invoice INV-1001
+		Example: `  paycli status INV-1001
   paycli status --invoice INV-1001 --watch --timeout 2m -o json
   paycli status --invoice INV-1001 --jq .transaction_status`,
-		Args: cmdutil.NoArgs,
+		Args: cmdutil.InvoiceArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := invoiceid.Check(opts.Invoice); err != nil {
 				return cmdutil.UsageErrorf("invalid --invoice: %w", err)
@@ -104,7 +106,7 @@ transaction with that invoice id, 7 still pending.`,
 			return Run(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Invoice, "invoice", "", "invoice id to look up (required)")
+	cmd.Flags().StringVar(&opts.Invoice, "invoice", "", "invoice id to look up (required; or the argument)")
 	cmd.Flags().BoolVarP(&opts.Watch, "watch", "w", false, "check again until the transaction is no longer pending, or --timeout ends")
 	_ = cmd.MarkFlagRequired("invoice")
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
