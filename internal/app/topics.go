@@ -85,7 +85,7 @@ func environmentHelp() string {
 		}
 		settings = append(settings, envVar{k.Env(), help})
 	}
-	settings = append(settings, envVar{sandboxmode.EnvSandbox, "1 runs gateway commands against the local sandbox\n(like --sandbox)"})
+	settings = append(settings, envVar{sandboxmode.EnvSandbox, "1, true, yes or on runs gateway commands against the local\nsandbox (like --sandbox); 0, false, no or off does not"})
 
 	var b strings.Builder
 	b.WriteString(`paycli reads the environment variables below. For every setting the

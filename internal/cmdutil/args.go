@@ -86,3 +86,16 @@ func InvoiceArg(cmd *cobra.Command, args []string) error {
 	}
 	return nil
 }
+
+// ParseBool is the one rule for a yes/no value paycli reads from the
+// environment (PAYCLI_SANDBOX): 1, true, yes, on, y or t for yes; 0,
+// false, no, off, n or f for no; in any case, blanks around ignored.
+func ParseBool(s string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "1", "true", "yes", "on", "y", "t":
+		return true, nil
+	case "0", "false", "no", "off", "n", "f":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q is not a yes or no: use 1, true, yes or on; 0, false, no or off", s)
+}

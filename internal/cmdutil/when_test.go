@@ -44,3 +44,17 @@ func TestParseWhen(t *testing.T) {
 		}
 	}
 }
+
+func TestParseBool(t *testing.T) {
+	for in, want := range map[string]bool{"1": true, "true": true, " True ": true, "YES": true, "on": true, "y": true, "t": true,
+		"0": false, "false": false, "No": false, "off": false, "n": false, "F": false} {
+		if got, err := ParseBool(in); err != nil || got != want {
+			t.Errorf("ParseBool(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "maybe", "2", "yess"} {
+		if _, err := ParseBool(bad); err == nil {
+			t.Errorf("ParseBool(%q) accepted", bad)
+		}
+	}
+}

@@ -54,6 +54,10 @@ type Key struct {
 func (k Key) Env() string { return EnvPrefix + "_" + strings.ToUpper(k.Name) }
 
 // Keys lists every setting a profile can hold, in display order.
+// Languages are the values of lang: the languages the gateway writes its
+// texts in.
+var Languages = []string{"tr", "en"}
+
 var Keys = []Key{
 	{Name: "base_url", Help: "gateway base URL, ending in /ccpayment"},
 	{Name: "app_id", Secret: true, Help: "application id for the token call"},
@@ -383,8 +387,8 @@ func ValidateValue(name, value string) error {
 			return fmt.Errorf("%q is not a three-letter currency code", Shorten(value))
 		}
 	case "lang":
-		if !isAlpha(value, 2) {
-			return fmt.Errorf("%q is not a two-letter language code", Shorten(value))
+		if !slices.Contains(Languages, strings.ToLower(value)) {
+			return fmt.Errorf("%q is not a language the gateway answers in: use %s", Shorten(value), strings.Join(Languages, " or "))
 		}
 	}
 	return nil

@@ -60,9 +60,9 @@ func Enabled(cmd *cobra.Command, lookupEnv func(string) (string, bool)) (bool, e
 	if !ok || strings.TrimSpace(v) == "" {
 		return false, nil
 	}
-	on, err := strconv.ParseBool(strings.TrimSpace(v))
+	on, err := cmdutil.ParseBool(v)
 	if err != nil {
-		return false, cmdutil.UsageErrorf("invalid %s %q: use 1 or 0", EnvSandbox, v)
+		return false, cmdutil.UsageErrorf("invalid %s: %v", EnvSandbox, err)
 	}
 	return on, nil
 }

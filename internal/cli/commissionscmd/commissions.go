@@ -126,7 +126,7 @@ stderr, an empty result on stdout, exit 0.`,
 	// --currency and --lang set the config keys default_currency and lang
 	// (config.Keys binds them by flag name): flag > env > file.
 	fl.String("currency", "", "ISO 4217 currency code, e.g. TRY (default: the profile's default_currency)")
-	fl.String("lang", "", "language of the gateway's texts, two letters (default: the profile's lang, en)")
+	fl.String("lang", "", "language of the gateway's texts: tr or en (default: the profile's lang, en)")
 	fl.StringVar(&opts.By, "by", SideMerchant, "who bears the commission, sent as commission_by: merchant or user")
 	fl.StringVar(&installments, "installments", "", "installment counts to show, e.g. 1,3,6 or 2-6 (default: all)")
 	fl.StringArrayVar(&programs, "program", nil, "show only card programs whose name contains `TEXT`, ignoring case (repeatable)")
