@@ -50,6 +50,8 @@ type Options struct {
 	By string
 	// Active lists the merchant's active installment counts instead.
 	Active bool
+	// Counts keeps the options of these installment counts; nil keeps all.
+	Counts map[int]bool
 }
 
 // NewCmdInstallments builds `paycli installments`.
@@ -61,9 +63,9 @@ func NewCmdInstallments(f *cmdutil.Factory, runF func(context.Context, *Options)
 		Gateway:        f.Gateway,
 		CommandContext: f.CommandContext,
 	}
-	var bin, amount string
+	var bin, amount, counts string
 	cmd := &cobra.Command{
-		Use:   "installments --bin DIGITS --amount AMOUNT [--currency CODE]",
+		Use:   "installments --bin DIGITS --amount AMOUNT [--currency CODE] [--installments LIST]",
 		Short: "Show the installment options of a card for an amount",
 		Long: `Show how a card can pay an amount: one row per installment count the
 gateway offers for it (getpos), with the card program, the POS, what the
@@ -83,18 +85,25 @@ and installment count, with the same arithmetic as 'paycli commissions
 --amount' (see docs/commissions.md); they are empty when the table has no
 entry for the option, and a warning says so.
 
+--installments shows only the counts listed: 1,3,6, 2-6 or 1,3-5,12, as
+'paycli commissions --installments' takes them.
+
 --active lists the installment counts the merchant has active
 (/api/installments) instead.
 
 -o json prints the options as one document (docs/json-output.md); --jq
 filters it; -o csv and -o tsv print the table's rows.`,
 		Example: `  paycli installments --bin 435508 --amount 1000 --currency TRY
+  paycli installments --bin 435508 --amount 1000 --currency TRY --installments 3,6,9
   paycli installments --bin 435508 --amount 1000 --currency TRY --by user -o json
   paycli installments --bin 435508 --amount 250 --jq '.options[] | select(.installments == 6)'
   paycli installments --active`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := parseFlags(cmd, opts, bin, amount); err != nil {
+				return err
+			}
+			if err := parseCounts(cmd, opts, counts); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -111,21 +120,34 @@ filters it; -o csv and -o tsv print the table's rows.`,
 	fl.String("currency", "", "ISO 4217 currency code, e.g. TRY (default: the profile's default_currency)")
 	fl.StringVar(&opts.By, "by", "merchant", "who bears the commission, sent as commission_by: merchant or user")
 	fl.BoolVar(&opts.Active, "active", false, "list the merchant's active installment counts instead")
+	fl.StringVar(&counts, "installments", "", "installment counts to show, e.g. 1,3,6 or 2-6 (default: all)")
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
 	_ = cmd.RegisterFlagCompletionFunc("by", cobra.FixedCompletions([]string{"merchant", "user"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("currency", cmdutil.CompleteCurrency)
-	for _, name := range []string{"bin", "amount"} {
+	for _, name := range []string{"bin", "amount", "installments"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}
 	return cmd
+}
+
+// parseCounts reads --installments, when given.
+func parseCounts(cmd *cobra.Command, opts *Options, counts string) error {
+	if !cmd.Flags().Changed("installments") {
+		return nil
+	}
+	var err error
+	if opts.Counts, err = cmdutil.ParseInstallments(counts); err != nil {
+		return cmdutil.UsageErrorf("invalid --installments %v", err)
+	}
+	return nil
 }
 
 // parseFlags checks what the flags say on their own. The --bin value is
 // never quoted in an error: it may be a whole card number.
 func parseFlags(cmd *cobra.Command, opts *Options, bin, amount string) error {
 	if opts.Active {
-		for _, name := range []string{"bin", "amount", "currency", "by"} {
+		for _, name := range []string{"bin", "amount", "currency", "by", "installments"} {
 			if cmd.Flags().Changed(name) {
 				return cmdutil.UsageErrorf("--active lists the merchant's installment counts; it cannot be combined with --%s", name)
 			}
@@ -256,15 +278,25 @@ func Run(ctx context.Context, opts *Options) error {
 	default:
 		schedule = com.Schedule
 	}
-	res, warnings, err := Price(pos.Options, schedule, opts.BIN, opts.Amount, cur, opts.By)
+	options := pos.Options
+	if opts.Counts != nil {
+		options = slices.DeleteFunc(slices.Clone(options), func(o gateway.InstallmentOption) bool { return !opts.Counts[o.InstallmentsNumber] })
+	}
+	res, warnings, err := Price(options, schedule, opts.BIN, opts.Amount, cur, opts.By)
 	if err != nil {
 		return err
 	}
 	for _, w := range warnings {
 		fmt.Fprintln(opts.IO.ErrOut, "warning: "+render.Escape(w))
 	}
-	if len(res.Options) == 0 {
+	switch {
+	case len(res.Options) == 0 && len(options) < len(pos.Options):
+		fmt.Fprintf(opts.IO.ErrOut, "The gateway offers none of the installment counts of --installments for this card and amount (it offers %d options).\n", len(pos.Options))
+	case len(res.Options) == 0:
 		fmt.Fprintf(opts.IO.ErrOut, "The gateway offers no installment option for this card and amount.\n")
+	}
+	if len(res.Options) == 0 && format == render.Table {
+		return nil // a table of no rows says less than the line above
 	}
 	return write(ctx, opts, format, res)
 }
