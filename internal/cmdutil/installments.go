@@ -52,4 +52,3 @@ func installmentCount(s string) (int, error) {
 	}
 	return n, nil
 }
-
