@@ -147,9 +147,11 @@ credentials with 'paycli config init'.`,
 	// status offers the journal's invoices: the one to check is usually one
 	// paycli just tried.
 	_ = statusCmd.RegisterFlagCompletionFunc("invoice", journalcmd.CompleteInvoice(f.JournalPath))
+	statusCmd.ValidArgsFunction = invoiceArgCompletion(journalcmd.CompleteInvoice(f.JournalPath))
 
 	refundCmd := refund.NewCmdRefund(f, nil)
 	_ = refundCmd.RegisterFlagCompletionFunc("invoice", journalcmd.CompleteInvoice(f.JournalPath))
+	refundCmd.ValidArgsFunction = invoiceArgCompletion(journalcmd.CompleteInvoice(f.JournalPath))
 
 	root.AddCommand(
 		versioncmd.NewCmdVersion(f, nil),
@@ -204,4 +206,15 @@ func missingRequiredFlags(cmd *cobra.Command) error {
 		return nil
 	}
 	return &cmdutil.Error{Kind: cmdutil.KindUsage, Err: fmt.Errorf("missing %s", strings.Join(missing, ", "))}
+}
+
+// invoiceArgCompletion completes the one invoice argument a command takes
+// instead of --invoice (cmdutil.InvoiceArg) as the flag is completed.
+func invoiceArgCompletion(complete cobra.CompletionFunc) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 || cmd.Flags().Changed("invoice") {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return complete(cmd, args, toComplete)
+	}
 }
