@@ -54,9 +54,11 @@ func NewRootCmd(f *cmdutil.Factory) (*cobra.Command, *bool) {
 		if sandboxState, err = sandboxmode.DefaultStateDir(f.LookupEnv); err != nil {
 			return nil, err
 		}
-		return sandboxmode.Overlay(context.Background(), sandboxmode.OverlayOptions{
-			LookupEnv: f.LookupEnv, Now: f.Now, AddCloser: f.AddCloser,
-		}, cfg)
+		overlay := sandboxmode.OverlayOptions{LookupEnv: f.LookupEnv, Now: f.Now, AddCloser: f.AddCloser}
+		if cmdutil.CallsNoGateway(running) {
+			return sandboxmode.Credentials(context.Background(), overlay, cfg)
+		}
+		return sandboxmode.Overlay(context.Background(), overlay, cfg)
 	})
 	f.GatewayIdentity = func() (string, error) {
 		cfg, err := f.Config()

@@ -12,6 +12,7 @@
 package config
 
 import (
+	"maps"
 	"errors"
 	"fmt"
 	"github.com/paycli/paycli/internal/redact"
@@ -99,6 +100,9 @@ const (
 	SourceEnv     Source = "env"
 	SourceFile    Source = "file"
 	SourceDefault Source = "default"
+	// SourceSandbox: --sandbox (or PAYCLI_SANDBOX) put the sandbox's value
+	// in place of the profile's.
+	SourceSandbox Source = "sandbox"
 )
 
 // Config is the resolved configuration of one profile.
@@ -139,6 +143,25 @@ func (c *Config) GatewayName() string {
 		return c.GatewayID
 	}
 	return c.BaseURL
+}
+
+// Overlaid returns a copy of c under the profile named profile, with the
+// keys of values set to them from source (the sandbox's base URL and
+// credentials under --sandbox); c is left as it is.
+func (c *Config) Overlaid(profile string, source Source, values map[string]string) (*Config, error) {
+	out := *c
+	out.Profile = profile
+	out.values, out.sources = maps.Clone(c.values), maps.Clone(c.sources)
+	if out.values == nil {
+		out.values, out.sources = map[string]string{}, map[string]Source{}
+	}
+	for k, v := range values {
+		out.values[k], out.sources[k] = v, source
+	}
+	if err := out.fill(); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // Get returns a key's resolved value as text.

@@ -162,6 +162,9 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		rows = append(rows, []string{s.Key, s.Value, string(s.Source)})
 	}
 	header := []string{"KEY", "VALUE", "SOURCE"}
+	if cfg.Source("base_url") == config.SourceSandbox && cfg.BaseURL == "" && format == render.Table {
+		fmt.Fprintln(opts.IO.ErrOut, "No 'paycli sandbox serve' is running: each --sandbox command starts an emulator of its own, at an address of its own.")
+	}
 	switch format {
 	case render.JSON:
 		return opts.JSON.Write(ctx, opts.IO.Out, listing)

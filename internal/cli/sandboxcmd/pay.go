@@ -68,21 +68,22 @@ type PayResult struct {
 
 // NewCmdPay builds `paycli sandbox pay`.
 func NewCmdPay(f *cmdutil.Factory, runF func(context.Context, *PayOptions) error) *cobra.Command {
+	var amount, state string
 	opts := &PayOptions{IO: f.IOStreams, Format: f.OutputFormat, Now: f.Now, BaseURL: func(ctx context.Context) (string, error) {
-		cfg, err := sandboxmode.Overlay(ctx, sandboxmode.OverlayOptions{LookupEnv: f.LookupEnv, Now: f.Now, AddCloser: f.AddCloser}, &config.Config{})
+		cfg, err := sandboxmode.Overlay(ctx, sandboxmode.OverlayOptions{LookupEnv: f.LookupEnv, Now: f.Now, AddCloser: f.AddCloser, StateDir: state}, &config.Config{})
 		if err != nil {
 			return "", err
 		}
 		return cfg.BaseURL, nil
 	}}
-	var amount string
 	cmd := &cobra.Command{
 		Use:   "pay --amount AMOUNT --currency CODE [--card NUMBER]",
 		Short: "Make a card sale at the sandbox (2D, pre-authorization or 3D)",
 		Long: `Make a card sale at the sandbox through its HTTP API, with the sandbox's
 credentials, and print its invoice id, order id and status: test data for
 refund, pre-authorization and completion commands. It talks to the running
-'paycli sandbox serve', or starts one inside paycli for the one command.
+'paycli sandbox serve' (of --state DIR, for a serve started with it), or
+starts one inside paycli for the one command.
 
 The sale is a paySmart2D payment (Auth), or with --preauth a
 pre-authorization (PreAuth) to capture or cancel later. With --3d it is a
@@ -144,6 +145,8 @@ used, exit 6) prints nothing on stdout, only the error on stderr.`,
 	cmd.Flags().BoolVar(&opts.Decline3D, "decline-3d", false, "with --3d: decline the challenge")
 	cmd.Flags().StringVar(&opts.Invoice, "invoice", "", "invoice id (default: a new SBX-… id)")
 	cmd.Flags().StringVar(&opts.WebHookKey, "webhook-key", "", "sale_web_hook_key to name in the request")
+	cmd.Flags().StringVar(&state, "state", "", "state folder of the sandbox to pay at (default <state dir>/paycli/sandbox)")
+	_ = cmd.RegisterFlagCompletionFunc("state", completeFolder)
 	_ = cmd.MarkFlagRequired("amount")
 	_ = cmd.MarkFlagRequired("currency")
 	_ = cmd.RegisterFlagCompletionFunc("currency", completeScheduleCurrency)
