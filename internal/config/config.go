@@ -12,11 +12,11 @@
 package config
 
 import (
-	"maps"
 	"errors"
 	"fmt"
 	"github.com/paycli/paycli/internal/redact"
 	"io/fs"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
