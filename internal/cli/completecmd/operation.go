@@ -194,11 +194,11 @@ func extraString(st *gateway.CheckStatusResult, name string) string {
 }
 
 func (op operation) Describe(_ *moneyop.Env, s *sale) moneyop.Description {
-	amount := strings.TrimSpace(s.amount + " " + s.currency)
+	amount := render.Amount(s.amount, s.currency)
 	if amount == "" {
 		amount = "unknown"
 	}
-	card := s.card
+	card := render.CardOf(s.card)
 	if card == "" {
 		card = "unknown"
 	}
@@ -301,7 +301,7 @@ func (op operation) Result(s *sale, ans *gateway.CompletePaymentResult) ([]rende
 		render.ValueField("amount", ans.Amount),
 	}
 	fs = append(fs, render.ExtraFields(ans.Extra)...)
-	amount := strings.TrimSpace(s.amount + " " + s.currency)
+	amount := render.Amount(s.amount, s.currency)
 	verdict := fmt.Sprintf("Completed the 3D payment of %s, invoice %s, order %s", amount, redact.Invoice(s.Invoice), s.OrderID)
 	if strings.EqualFold(strings.TrimSpace(ans.TransactionType), "PreAuth") {
 		// Completing a pre-authorization takes nothing yet: the amount

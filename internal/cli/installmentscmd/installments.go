@@ -481,7 +481,7 @@ func write(ctx context.Context, opts *Options, format render.Format, res *Result
 	for _, o := range res.Options {
 		records = append(records, o.record(true))
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "%s %s with card %s••••••, commission by %s\n", res.Amount, res.Currency, res.BIN, res.CommissionBy)
+	fmt.Fprintf(opts.IO.ErrOut, "%s for cards starting %s, commission by %s\n", render.Amount(res.Amount, res.Currency), res.BIN, res.CommissionBy)
 	table := cmdutil.TableOptions(opts.IO)
 	table.RightAlign = []int{0, 2, 3, 4, 5, 6, 7}
 	table.Drop = []int{2} // the POS: the gateway's, not the buyer's or the merchant's

@@ -213,9 +213,9 @@ func notOpen(st *gateway.CheckStatusResult, capture bool) string {
 func (op operation) Describe(_ *moneyop.Env, h *hold) moneyop.Description {
 	held := "unknown"
 	if h.held != "" {
-		held = strings.TrimSpace(h.held + " " + h.currency)
+		held = render.Amount(h.held, h.currency)
 	}
-	card := h.card
+	card := render.CardOf(h.card)
 	if card == "" {
 		card = "unknown"
 	}
@@ -224,7 +224,7 @@ func (op operation) Describe(_ *moneyop.Env, h *hold) moneyop.Description {
 	if op.capture() {
 		take := held
 		if h.Amount != "" {
-			take = h.Amount + " " + h.currency
+			take = render.Amount(h.Amount, h.currency)
 		}
 		d.Title, d.Noun = "Pre-authorization capture", "capture"
 		d.Prompt = fmt.Sprintf("Capture %s from %s?", take, card)
@@ -241,7 +241,7 @@ func (op operation) Describe(_ *moneyop.Env, h *hold) moneyop.Description {
 	}
 	rows = append(rows, [2]string{"Card", card})
 	if !h.created.IsZero() && op.now != nil {
-		rows = append(rows, [2]string{"Age", age(op.now().Sub(h.created)) + " (authorized " + h.created.Format(createdLayout+" -07:00") + ")"})
+		rows = append(rows, [2]string{"Age", age(op.now().Sub(h.created)) + " (authorized " + render.FormatTime(h.created, render.Table) + ")"})
 	}
 	rows = append(rows, [2]string{"Invoice", h.Invoice})
 	if h.orderID != "" {
@@ -345,11 +345,11 @@ func (op operation) Result(h *hold, ans *gateway.ConfirmPaymentResult) ([]render
 		render.StringField("invoice_id", ans.InvoiceID),
 	}
 	fs = append(fs, render.ExtraFields(ans.Extra)...)
-	held := strings.TrimSpace(h.held + " " + h.currency)
+	held := render.Amount(h.held, h.currency)
 	var verdict string
 	switch {
 	case op.capture() && h.Amount != "":
-		verdict = fmt.Sprintf("Captured %s %s of the %s held, invoice %s", h.Amount, h.currency, held, redact.Invoice(h.Invoice))
+		verdict = fmt.Sprintf("Captured %s of the %s held, invoice %s", render.Amount(h.Amount, h.currency), held, redact.Invoice(h.Invoice))
 	case op.capture():
 		verdict = fmt.Sprintf("Captured the %s held, invoice %s", held, redact.Invoice(h.Invoice))
 	default:

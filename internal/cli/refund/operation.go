@@ -332,9 +332,9 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, r *refund) (*
 			return nil, cmdutil.UsageHint(fmt.Errorf("invalid --amount: %s has %d decimals; %s amounts have %d; nothing was sent", r.Amount, decimals, s.Currency, s.Minor), "")
 		}
 		if r.amount.GreaterThan(s.Remaining()) {
-			return nil, cmdutil.UsageHint(fmt.Errorf("invalid --amount: %s %s is more than what remains refundable, %s %s of the %s %s sale (%s refunded); nothing was sent",
-				s.money(r.amount), s.Currency, s.money(s.Remaining()), s.Currency, s.money(s.Amount), s.Currency, s.money(s.Refunded)),
-				fmt.Sprintf("Refund at most %s %s, or all that remains with --full.", s.money(s.Remaining()), s.Currency))
+			return nil, cmdutil.UsageHint(fmt.Errorf("invalid --amount: %s is more than what remains refundable, %s of the %s sale (%s refunded); nothing was sent",
+				render.Amount(s.money(r.amount), s.Currency), render.Amount(s.money(s.Remaining()), s.Currency), render.Amount(s.money(s.Amount), s.Currency), render.Amount(s.money(s.Refunded), "")),
+				refundAtMost(s.money(s.Remaining()), s.Currency))
 		}
 		out.value = r.amount
 	}
@@ -440,6 +440,17 @@ func (op operation) checkStatus(ctx context.Context, env *moneyop.Env, r *refund
 	return nil, cmdutil.WithKind(cmdutil.KindUnexpected, what, "")
 }
 
+// refundAtMost is the hint of an amount above what remains: the remainder
+// as every amount is shown, and as --amount takes it when that differs
+// ("1,000.00 TRY" is --amount 1000.00).
+func refundAtMost(remains, currency string) string {
+	shown := render.Amount(remains, currency)
+	if shown != remains+" "+currency {
+		shown += " (--amount " + remains + ")"
+	}
+	return "Refund at most " + shown + ", or all that remains with --full."
+}
+
 // card returns the sale's card for a person and for the journal.
 func (s sale) cards() (display, masked string) {
 	display = cardDisplay(s.Card)
@@ -453,11 +464,11 @@ func (s sale) cards() (display, masked string) {
 func (operation) Describe(_ *moneyop.Env, r *refund) moneyop.Description {
 	s := r.sale
 	display, masked := s.cards()
-	saleRow := s.money(s.Amount) + " " + s.Currency
+	saleRow := render.Amount(s.money(s.Amount), s.Currency)
 	if s.Date != "" {
 		saleRow += ", " + s.Date
 	}
-	refunded := s.money(s.Refunded) + " " + s.Currency
+	refunded := render.Amount(s.money(s.Refunded), s.Currency)
 	switch n := len(s.Refunds); n {
 	case 0:
 	case 1:
@@ -465,7 +476,7 @@ func (operation) Describe(_ *moneyop.Env, r *refund) moneyop.Description {
 	default:
 		refunded += fmt.Sprintf(" in %d refunds", n)
 	}
-	what := r.text + " " + s.Currency
+	what := render.Amount(r.text, s.Currency)
 	if r.Full {
 		what += " (all that remains)"
 	}
@@ -477,7 +488,7 @@ func (operation) Describe(_ *moneyop.Env, r *refund) moneyop.Description {
 		{"Sale", saleRow},
 		{"Card", display},
 		{"Refunded", refunded},
-		{"Remains", s.money(s.Remaining()) + " " + s.Currency},
+		{"Remains", render.Amount(s.money(s.Remaining()), s.Currency)},
 		{"Refund", what},
 		{"Ref", r.ref},
 	}
@@ -485,8 +496,8 @@ func (operation) Describe(_ *moneyop.Env, r *refund) moneyop.Description {
 		Title: "Refund",
 		Noun:  "refund",
 		Rows:  rows,
-		Prompt: fmt.Sprintf("Refund %s %s of %s (sale %s %s, %s refunded) to %s?",
-			r.text, s.Currency, redact.Invoice(r.Invoice), s.money(s.Amount), s.Currency, s.money(s.Refunded), display),
+		Prompt: fmt.Sprintf("Refund %s of %s (sale %s, %s refunded) to %s?",
+			render.Amount(r.text, s.Currency), redact.Invoice(r.Invoice), render.Amount(s.money(s.Amount), s.Currency), render.Amount(s.money(s.Refunded), ""), display),
 		Amount:   r.text,
 		Currency: s.Currency,
 		Card:     masked,
@@ -576,7 +587,7 @@ func (op operation) Classify(r *refund, ans *gateway.RefundResult, err error) mo
 }
 
 // Result is the refund's fields, and the verdict a person reads on a
-// terminal: "Refunded 50.00 TRY of INV-1001 to 4355 08•• •••• 4358; 100.00
+// terminal: "Refunded 50.00 TRY of INV-1001 to 435508******4358; 100.00
 // TRY remains refundable".
 func (op operation) Result(r *refund, ans *gateway.RefundResult) ([]render.Field, string) {
 	if ans == nil {
@@ -588,7 +599,7 @@ func (op operation) Result(r *refund, ans *gateway.RefundResult) ([]render.Field
 	if r.retried != nil {
 		remains = s.Remaining()
 	}
-	result, verdict := "refunded", fmt.Sprintf("Refunded %s %s of %s to %s; %s %s remains refundable", r.text, s.Currency, redact.Invoice(r.Invoice), display, s.money(remains), s.Currency)
+	result, verdict := "refunded", fmt.Sprintf("Refunded %s of %s to %s; %s remains refundable", render.Amount(r.text, s.Currency), redact.Invoice(r.Invoice), display, render.Amount(s.money(remains), s.Currency))
 	if ans.Queued {
 		result = "queued_for_approval"
 		// The status line names an invoice id that is a card number ID and

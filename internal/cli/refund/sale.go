@@ -12,7 +12,6 @@ import (
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
-	"github.com/paycli/paycli/internal/wallettoken"
 )
 
 // sale is what check status says about the sale a refund is taken from.
@@ -52,19 +51,14 @@ func (s sale) HasRef(ref string) bool {
 	return false
 }
 
-// cardDisplay shows a masked card for a person, "4355 08•• •••• 4358", when
-// the gateway's text holds its first 6 and last 4 digits; otherwise the
-// text with any card number in it masked.
+// cardDisplay shows a masked card for a person (render.Card) when the
+// gateway's text holds its first 6 and last 4 digits; otherwise the text
+// with any card number in it masked.
 func cardDisplay(card string) string {
-	digits := func(s string) bool { return strings.Trim(s, "0123456789") == "" }
-	c := strings.TrimSpace(card)
-	if len(c) >= 10 && digits(c[:6]) && digits(c[len(c)-4:]) {
-		return wallettoken.Card{BIN: c[:6], Last4: c[len(c)-4:]}.Display()
-	}
-	if c == "" {
+	if strings.TrimSpace(card) == "" {
 		return "(not shown by the gateway)"
 	}
-	return render.Escape(redact.Cards(c))
+	return render.CardOf(card)
 }
 
 func notRefundable(invoice, why, hint string) error {

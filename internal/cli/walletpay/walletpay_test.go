@@ -173,7 +173,7 @@ func sandboxToken(t *testing.T, amount string) string {
 
 const wantSummary = `Wallet payment
   Amount:  150.00 TRY
-  Card:    4355 08•• •••• 4358
+  Card:    435508******4358
   Wallet:  001
   Invoice: INV-1
   Payer:   Ada Lovelace
@@ -193,7 +193,7 @@ func TestConfirmOnTerminal(t *testing.T) {
 			err := Run(context.Background(), fx.opts)
 			stderr := fx.errOut.String()
 			if !strings.HasPrefix(stderr, wantSummary) ||
-				!strings.HasSuffix(stderr, "/ccpayment\nCharge 150.00 TRY to 4355 08•• •••• 4358? [y/N] ") {
+				!strings.HasSuffix(stderr, "/ccpayment\nCharge 150.00 TRY to 435508******4358? [y/N] ") {
 				t.Errorf("stderr:\n%s", stderr)
 			}
 			attempts, _, _ := journal.Read(fx.journal)
