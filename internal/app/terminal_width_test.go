@@ -29,6 +29,8 @@ type desk struct {
 	t   *testing.T
 	bin string
 	env []string
+	// stderr holds what each onTerminal run wrote on stderr, in order.
+	stderr []string
 }
 
 func newDesk(t *testing.T) *desk {
@@ -61,7 +63,8 @@ func (d *desk) piped(args ...string) string {
 
 // onTerminal runs paycli with stdin and stdout on a pseudo-terminal of
 // terminalColumns columns (stderr apart, as it is text, not a table) and
-// returns what the terminal received; paycli must exit with code.
+// returns what the terminal received; paycli must exit with code. The
+// desk's stderr keeps what paycli wrote there.
 func (d *desk) onTerminal(code int, args ...string) string {
 	d.t.Helper()
 	cmd := exec.Command(d.bin, args...)
@@ -83,6 +86,7 @@ func (d *desk) onTerminal(code int, args ...string) string {
 	if exit := (*exec.ExitError)(nil); err == nil && code != 0 || err != nil && !(errors.As(err, &exit) && exit.ExitCode() == code) {
 		d.t.Fatalf("paycli %s on a terminal: %v\n%s%s", strings.Join(args, " "), err, out.String(), stderr.String())
 	}
+	d.stderr = append(d.stderr, stderr.String())
 	return strings.ReplaceAll(out.String(), "\r\n", "\n")
 }
 
@@ -156,6 +160,18 @@ func TestEveryTableFitsAnEightyColumnTerminal(t *testing.T) {
 		if w, line := widest(d.onTerminal(code, args...)); w > terminalColumns {
 			t.Errorf("paycli %s: a line is %d columns on an %d-column terminal:\n%s", args[0], w, terminalColumns, line)
 		}
+	}
+	// walletpay, refund and preauth show the card one way in their
+	// summaries (render.Card); complete's is checked below.
+	cardLine := regexp.MustCompile(`(?m)^  Card: +(.*)$`)
+	for i, summary := range d.stderr[:5] {
+		if m := cardLine.FindStringSubmatch(summary); i != 3 && (m == nil || m[1] != "435508******4358") {
+			t.Errorf("summary %d shows the card as %q:\n%s", i, m, summary)
+		}
+	}
+	d.onTerminal(0, "complete", "--sandbox", "INV-3D-1", "--yes")
+	if m := cardLine.FindStringSubmatch(d.stderr[len(d.stderr)-1]); m == nil || m[1] != "435508******4358" {
+		t.Errorf("complete shows the card as %q", m)
 	}
 	for _, args := range [][]string{
 		{"installments", "--bin", "552879", "--amount", "6000", "--currency", "TRY", "--sandbox"},
