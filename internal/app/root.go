@@ -116,6 +116,13 @@ credentials with 'paycli config init'.`,
 		},
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
+	// Flag help is wrapped to fit an 80-column terminal, as the rest of
+	// the help is written to.
+	root.SetUsageTemplate(strings.NewReplacer(
+		".LocalFlags.FlagUsages", ".LocalFlags.FlagUsagesWrapped 80",
+		".InheritedFlags.FlagUsages", ".InheritedFlags.FlagUsagesWrapped 80",
+		"for more information about a command.", "for more about a command.",
+	).Replace(root.UsageTemplate()))
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &cmdutil.Error{Kind: cmdutil.KindUsage, Err: err}
 	})
@@ -157,7 +164,7 @@ credentials with 'paycli config init'.`,
 
 	root.AddCommand(
 		versioncmd.NewCmdVersion(f, nil),
-		completion.NewCmdCompletion(f),
+		cmdutil.SetExits(completion.NewCmdCompletion(f), cmdutil.Exits{Kinds: cmdutil.ExitsLocal}),
 		hashcmd.NewCmdHash(f),
 		configcmd.NewCmdConfig(f),
 		tokencmd.NewCmdToken(f, nil),
@@ -175,6 +182,7 @@ credentials with 'paycli config init'.`,
 		newExitCodesTopic(),
 		newEnvironmentTopic(),
 	)
+	finishHelp(root)
 	return root, started
 }
 

@@ -64,11 +64,13 @@ The body is built from fields, like gh api:
   -F key=value    true, false, null and integers become JSON literals;
                   @FILE (or @- for stdin) is the file's text; anything else
                   is a string (amounts such as 100.00 stay strings)
+
 or read from --input FILE (or - for stdin) as it is. With GET the fields go
 into the query string instead. --merchant-key adds the profile's
 merchant_key, --credentials its app_id and app_secret (a refund's body
-carries them; secrets never come from the command line); --hash LAYOUT adds a hash_key made from the body's own fields
-with a layout of 'paycli hash layouts' (a missing field exits 2).
+carries them; secrets never come from the command line); --hash LAYOUT
+adds a hash_key made from the body's own fields with a layout of
+'paycli hash layouts' (a missing field exits 2).
 
 -H "Name: value" adds a request header (repeatable), replacing one paycli
 sets (Accept, Content-Type, User-Agent); Authorization is the profile's
@@ -127,6 +129,8 @@ token to another host.`,
 	fl.BoolVarP(&opts.Include, "include", "i", false, "print the HTTP status line and headers before the body")
 	fl.StringArrayVarP(&opts.Headers, "header", "H", nil, "add a request header, `\"NAME: VALUE\"` (repeatable)")
 	moneyop.AddFlags(cmd, f, &opts.Options, moneyop.FlagText{Yes: "do not ask for confirmation on a path that moves money"})
+	// A read's output cut off by a closed stdout exits 141, as any read's.
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsMoney})
 	_ = cmd.RegisterFlagCompletionFunc("input", cmdutil.CompleteFile)
 	_ = cmd.RegisterFlagCompletionFunc("hash", cobra.FixedCompletions(hashkey.LayoutNames(), cobra.ShellCompDirectiveNoFileComp))
 	for _, name := range []string{"raw-field", "field"} {

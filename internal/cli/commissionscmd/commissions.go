@@ -137,6 +137,7 @@ stderr, an empty result on stdout, exit 0.`,
 	_ = cmd.RegisterFlagCompletionFunc("layout", cobra.FixedCompletions([]string{LayoutMatrix, LayoutLong}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("currency", cmdutil.CompleteCurrency)
 	_ = cmd.RegisterFlagCompletionFunc("lang", cobra.FixedCompletions([]string{"en", "tr"}, cobra.ShellCompDirectiveNoFileComp))
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsGateway})
 	return cmd
 }
 

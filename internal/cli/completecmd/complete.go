@@ -54,13 +54,7 @@ prints the 'paycli status' command that tells what happened.
 
 --batch FILE (or - for stdin) completes (or, with --cancel, cancels) one
 JSON object per line, {"invoice","order_id"} (order_id may be left out),
---parallel at a time.
-
-Exit codes: 0 done, 2 bad input (nothing sent), 4 not waiting for the
-merchant (check status shows it already completed or cancelled; nothing
-sent) or refused, 5 declined, 6 the gateway answered that it was already
-completed or cancelled (status_code 117, two calls racing; nothing charged),
-7 outcome unknown; see 'paycli help exit-codes'.`,
+--parallel at a time.`,
 		Example: `  paycli complete INV-1001
   paycli complete --invoice INV-1001 --order-id VP17395123456789012
   paycli complete --invoice INV-1001 --order-id VP17395123456789012 --cancel --yes
@@ -81,6 +75,8 @@ completed or cancelled (status_code 117, two calls racing; nothing charged),
 		Batch:    "complete each JSON line of FILE (- for stdin)",
 		Parallel: "batch lines in flight at once",
 	})
+	cmdutil.NoteExit(cmd, cmdutil.KindRejected, "not waiting for the merchant (check status shows it completed or cancelled; nothing sent), or refused by the gateway")
+	cmdutil.NoteExit(cmd, cmdutil.KindDuplicate, "the gateway answered status_code 117: another call, racing this one, completed or cancelled it; nothing charged")
 	for _, name := range []string{"invoice", "order-id"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}

@@ -111,6 +111,7 @@ which profile is the default and how to change it.`,
 	fl.BoolVar(&opts.AppSecretStdin, "app-secret-stdin", false, "read app_secret from stdin (one line)")
 	fl.BoolVar(&opts.MerchantKeyStdin, "merchant-key-stdin", false, "read merchant_key from stdin (one line, after app_secret)")
 	fl.BoolVar(&opts.NoVerify, "no-verify", false, "save without asking the gateway for a token first")
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsGateway, Notes: map[cmdutil.Kind]string{cmdutil.KindAuth: "the gateway refused the credentials; nothing was saved"}})
 	return cmd
 }
 

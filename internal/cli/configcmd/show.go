@@ -70,6 +70,7 @@ the config file) does not change this command:
 	}
 	cmd.Flags().BoolVar(&opts.ShowSecrets, "show-secrets", false, "print secrets in full")
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
 	return cmd
 }
 
@@ -113,7 +114,8 @@ four characters), and the user name and password of a base_url replaced by
 xxxxx, unless --show-secrets is given.
 
 With -o json the output is:
-  {"path": "...", "profile": "...", "settings": [{"key": "...", "value": "...", "source": "...", "secret": false}, ...]}`,
+  {"path": "...", "profile": "...", "settings": [{"key": "...",
+   "value": "...", "source": "...", "secret": false}, ...]}`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Config = f.Config
@@ -126,6 +128,7 @@ With -o json the output is:
 	}
 	cmd.Flags().BoolVar(&opts.ShowSecrets, "show-secrets", false, "print secrets in full")
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
 	return cmd
 }
 
@@ -214,6 +217,7 @@ this command.`,
 		},
 	}
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
 	return cmd
 }
 
@@ -265,6 +269,7 @@ With -o json the output is:
 		},
 	}
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
 	return cmd
 }
 

@@ -79,7 +79,7 @@ func NewCmdGenerate(f *cmdutil.Factory, runF func(context.Context, *GenerateOpti
 	values := make(map[string]*string, len(fields)+len(aliases))
 
 	cmd := &cobra.Command{
-		Use:   "generate {--layout LAYOUT --FIELD VALUE ... | --plaintext TEXT}",
+		Use:   "generate --layout NAME --FIELD VALUE... | --plaintext TEXT",
 		Short: "Make a hash_key for a layout's fields or for a raw plaintext",
 		Long: `Make a hash_key with the configured app_secret and a random iv and salt.
 
@@ -163,6 +163,7 @@ file) does not change this command:
 	_ = fl.MarkHidden("salt")
 	_ = cmd.RegisterFlagCompletionFunc("layout", layoutCompletion)
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
 	return cmd
 }
 

@@ -29,7 +29,8 @@ func NewCmdLayouts(f *cmdutil.Factory, runF func(context.Context, *LayoutsOption
 		Long: `List the hash_key layouts: which fields each kind of request or callback
 encrypts, in order. The plaintext is the fields' values joined by "|".
 
-JSON: [{"name": "...", "fields": ["..."], "amounts": ["..."], "description": "..."}]
+JSON: [{"name": "...", "fields": ["..."], "amounts": ["..."],
+        "description": "..."}]
 ("amounts" are the fields compared as decimals: 100 = 100.00).`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -41,6 +42,7 @@ JSON: [{"name": "...", "fields": ["..."], "amounts": ["..."], "description": "..
 	}
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
 	return cmd
 }
 

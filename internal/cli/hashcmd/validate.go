@@ -53,7 +53,8 @@ one object per hash_key in input order, and a failed line is written as
 {"line": N, "error": "..."}.
 
 JSON (one hash_key; with - each object also has "line"):
-  {"plaintext": "...", "fields": ["..."], "layout": "...", "named": {"field": "..."}}
+  {"plaintext": "...", "fields": ["..."], "layout": "...",
+   "named": {"field": "..."}}
 "layout" and "named" are there only with --layout.
 
 On a terminal, the profile's merchant_key is masked wherever a hash_key
@@ -89,6 +90,7 @@ written exactly as it is.`,
 	_ = cmd.RegisterFlagCompletionFunc("layout", layoutCompletion)
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal, Notes: map[cmdutil.Kind]string{cmdutil.KindUsage: "bad input: a hash_key that does not decrypt, or none on stdin"}})
 	return cmd
 }
 

@@ -65,7 +65,7 @@ func NewCmdInstallments(f *cmdutil.Factory, runF func(context.Context, *Options)
 	}
 	var bin, amount, counts string
 	cmd := &cobra.Command{
-		Use:   "installments --bin DIGITS --amount AMOUNT [--currency CODE] [--installments LIST]",
+		Use:   "installments --bin DIGITS --amount AMOUNT [--currency CODE]",
 		Short: "Show the installment options of a card for an amount",
 		Long: `Show how a card can pay an amount: one row per installment count the
 gateway offers for it (getpos), with the card program, the POS, what the
@@ -128,6 +128,7 @@ filters it; -o csv and -o tsv print the table's rows.`,
 	for _, name := range []string{"bin", "amount", "installments"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsGateway})
 	return cmd
 }
 

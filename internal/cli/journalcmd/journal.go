@@ -60,7 +60,7 @@ type Options struct {
 func NewCmdJournal(f *cmdutil.Factory, journalPath func() (string, error), runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{IO: f.IOStreams, Format: f.OutputFormat, JournalPath: journalPath, Now: f.Now, SandboxIdentity: f.SandboxIdentity}
 	cmd := &cobra.Command{
-		Use:   "journal [INVOICE | --invoice ID] [--since WHEN] [--until WHEN] [--outcome OUTCOME] [--kind KIND]",
+		Use:   "journal [INVOICE] [--since WHEN] [--until WHEN] [--outcome O]",
 		Short: "List the payments attempted from this machine",
 		Long: `List the attempts recorded in <state dir>/paycli/journal.jsonl, oldest
 first: when (local time with its offset), which profile and gateway, the
@@ -162,6 +162,7 @@ same moment, written the same way, as the table shows.`,
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
 	cmd.AddCommand(NewCmdReconcile(f, journalPath, nil))
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
 	return cmd
 }
 

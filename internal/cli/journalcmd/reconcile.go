@@ -55,7 +55,7 @@ func NewCmdReconcile(f *cmdutil.Factory, journalPath func() (string, error), run
 	}
 	cmd := &cobra.Command{
 		Use:   "reconcile [--dry-run]",
-		Short: "Ask the gateway about every attempt whose outcome is unknown, and record it",
+		Short: "Ask the gateway what became of unknown outcomes, and record it",
 		Long: `For each invoice whose last attempt on this profile and gateway has an
 unknown outcome (exit 7: paycli was killed mid-call, or the gateway had not
 finished), ask the gateway's check-status call what happened, record the
@@ -70,10 +70,7 @@ answer in the journal as a reconcile line, and print one line per invoice:
 
 Only the current profile's attempts on the gateway it points at are
 checked; --profile and --sandbox choose them as everywhere. Checking is a
-read: nothing is paid. --dry-run lists the invoices it would check.
-
-Exit codes: 0 every invoice is settled (or there was nothing to check), 7
-some remain unknown, 3 the gateway refused the profile's credentials.`,
+read: nothing is paid. --dry-run lists the invoices it would check.`,
 		Example: `  paycli journal reconcile
   paycli journal reconcile --dry-run
   paycli journal reconcile --profile live -o json`,
@@ -93,6 +90,9 @@ some remain unknown, 3 the gateway refused the profile's credentials.`,
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "list the invoices that would be checked; ask nothing")
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: append(cmdutil.ExitsGateway, cmdutil.KindOutcomeUnknown), Notes: map[cmdutil.Kind]string{
+		cmdutil.KindOutcomeUnknown: "some outcomes are still unknown",
+	}})
 	return cmd
 }
 

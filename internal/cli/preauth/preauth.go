@@ -68,13 +68,7 @@ exits 7 and prints the 'paycli status' command that tells what happened.
 
 --batch FILE (or - for stdin) captures one JSON object per line,
 {"invoice","amount"} ("amount" optional), --parallel at a time, and prints
-one JSON result per line in input order.
-
-Exit codes: 0 captured, 2 bad input (nothing sent), 4 not an open
-pre-authorization (check status shows it already captured or cancelled;
-nothing sent) or refused by the gateway, 6 the gateway answered that it was
-already captured or cancelled (status_code 117, two captures racing; nothing
-charged), 7 outcome unknown; see 'paycli help exit-codes'.`,
+one JSON result per line in input order.`,
 		Example: `  paycli preauth capture INV-1001
   paycli preauth capture --invoice INV-1001 --amount 150.00 --yes -o json
   paycli preauth capture --batch captures.jsonl --yes > results.jsonl`,
@@ -128,6 +122,8 @@ func addFlags(cmd *cobra.Command, f *cmdutil.Factory, opts *Options, verb string
 		Batch:    verb + " each JSON line of FILE (- for stdin)",
 		Parallel: "batch lines in flight at once",
 	})
+	cmdutil.NoteExit(cmd, cmdutil.KindRejected, "not an open pre-authorization (check status shows it captured or cancelled; nothing sent), or refused by the gateway")
+	cmdutil.NoteExit(cmd, cmdutil.KindDuplicate, "the gateway answered status_code 117: another call, racing this one, captured or cancelled it; nothing charged")
 }
 
 // runE refuses flag combinations that cannot be meant, then runs.

@@ -69,12 +69,7 @@ A refund answered 101 waits for the gateway team's approval: it exits 0, and
 with "id" (the line's refund_transaction_id), --parallel at a time, one result
 per line in input order. An invoice may appear once per batch. A batch run
 again skips the refunds the journal shows as made, knowing a line by its id,
-or without one by its invoice and amount.
-
-Exit codes: 0 refunded or queued, 2 bad input (nothing sent), 3 credentials
-refused, 4 refused (by paycli before sending, or by the gateway: 110, 49, 31),
-6 this refund was already made (104), 7 outcome unknown; see
-'paycli help exit-codes'.`,
+or without one by its invoice and amount.`,
 		Example: `  paycli refund INV-1001 --amount 50.00
   paycli refund --invoice INV-1001 --full --yes -o json
   paycli refund --invoice INV-1001 --amount 50.00 --dry-run
@@ -99,6 +94,8 @@ refused, 4 refused (by paycli before sending, or by the gateway: 110, 49, 31),
 		Batch:    "refund each JSON line of FILE (- for stdin)",
 		Parallel: "batch refunds in flight at once",
 	})
+	cmdutil.NoteExit(cmd, cmdutil.KindRejected, "refused: by paycli before sending, or by the gateway (110, 49, 31)")
+	cmdutil.NoteExit(cmd, cmdutil.KindDuplicate, "this refund was already made (104); nothing more was refunded")
 	for _, name := range []string{"invoice", "amount", "retry", "webhook-key"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}

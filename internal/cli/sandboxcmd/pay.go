@@ -157,6 +157,12 @@ used, exit 6) prints nothing on stdout, only the error on stderr.`,
 	}
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindAuth, cmdutil.KindRejected, cmdutil.KindDeclined, cmdutil.KindDuplicate, cmdutil.KindUnavailable},
+		Notes: map[cmdutil.Kind]string{
+			cmdutil.KindDeclined:    "the sandbox declined the sale (a test card or a .41 amount)",
+			cmdutil.KindDuplicate:   "the invoice id was used before",
+			cmdutil.KindUnavailable: "the sandbox failed or did not answer; look before paying again",
+		}})
 	return cmd
 }
 

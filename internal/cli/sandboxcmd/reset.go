@@ -51,6 +51,7 @@ running 'paycli sandbox serve' holds the state: stop it first.`,
 	cmd.Flags().StringVar(&state, "state", "", "state folder (default <state dir>/paycli/sandbox)")
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
 	_ = cmd.RegisterFlagCompletionFunc("state", completeFolder)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindUnavailable}, Notes: map[cmdutil.Kind]string{cmdutil.KindUnavailable: "the sandbox state is in use by another paycli process"}})
 	return cmd
 }
 

@@ -120,6 +120,7 @@ configuration, journal and sandbox are not touched.`,
 	_ = cmd.RegisterFlagCompletionFunc("dir", completeFolder)
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
 	return cmd
 }
 

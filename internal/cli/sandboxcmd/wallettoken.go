@@ -97,6 +97,7 @@ the config file) does not change this command:
 	_ = cmd.RegisterFlagCompletionFunc("amount", noValueCompletion)
 	_ = cmd.RegisterFlagCompletionFunc("ttl", noValueCompletion)
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
 	return cmd
 }
 

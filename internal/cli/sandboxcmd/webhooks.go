@@ -73,7 +73,8 @@ state itself when none runs.`,
 	_ = cmd.RegisterFlagCompletionFunc("state", completeFolder)
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
-	cmd.AddCommand(newCmdResend(f, &state, runF))
+	cmd.AddCommand(cmdutil.SetExits(newCmdResend(f, &state, runF), cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindUnavailable}}))
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindUnavailable}})
 	return cmd
 }
 

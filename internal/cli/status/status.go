@@ -83,10 +83,7 @@ The invoice may be given as the argument instead of --invoice.
 Run it when a walletpay's outcome is unknown (exit 7): it is the one way to
 know whether the buyer was charged. --watch checks again, waiting a little
 longer each time (1s, 2s, 4s, up to 10s), until the transaction is no longer
-pending or the time limit (--timeout) ends.
-
-Exit codes: 0 the gateway knows the transaction (whatever its status), 4 no
-transaction with that invoice id, 7 still pending.`,
+pending or the time limit (--timeout) ends.`,
 		Example: `  paycli status INV-1001
   paycli status --invoice INV-1001 --watch --timeout 2m -o json
   paycli status --invoice INV-1001 --jq .transaction_status`,
@@ -111,6 +108,10 @@ transaction with that invoice id, 7 still pending.`,
 	_ = cmd.MarkFlagRequired("invoice")
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: append(cmdutil.ExitsGateway, cmdutil.KindOutcomeUnknown), Notes: map[cmdutil.Kind]string{
+		cmdutil.KindRejected:       "no transaction with that invoice id, or refused by the gateway",
+		cmdutil.KindOutcomeUnknown: "still pending",
+	}})
 	return cmd
 }
 

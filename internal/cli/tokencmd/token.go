@@ -79,6 +79,7 @@ tells whether the token came from the cache.`,
 	cmd.Flags().BoolVar(&opts.Clear, "clear", false, "delete this profile's cached token and print nothing")
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsGateway})
 	return cmd
 }
 
