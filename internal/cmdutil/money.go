@@ -36,7 +36,7 @@ func ResolveCurrency(cfg *config.Config) (commission.Currency, error) {
 	code := strings.ToUpper(strings.TrimSpace(cfg.DefaultCurrency))
 	if code == "" {
 		return commission.Currency{}, UsageHint(errors.New("no currency given"),
-			"Pass --currency CODE (e.g. --currency TRY), or set one with 'paycli config set default_currency TRY'.")
+			fmt.Sprintf("Pass --currency CODE (e.g. --currency TRY), or set one with '%s'.", ConfigCommand(cfg, "set", "default_currency", "TRY")))
 	}
 	cur, ok := commission.LookupCurrency(code)
 	if !ok {
@@ -63,5 +63,5 @@ func RequireMerchantKey(cfg *config.Config) error {
 		return nil
 	}
 	return UsageHint(fmt.Errorf("profile %q has no merchant_key", cfg.Profile),
-		fmt.Sprintf("Run 'paycli config init', or set %s_MERCHANT_KEY.", config.EnvPrefix))
+		fmt.Sprintf("Run '%s', or set %s_MERCHANT_KEY.", ConfigCommand(cfg, "init"), config.EnvPrefix))
 }

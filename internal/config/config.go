@@ -111,6 +111,10 @@ type Config struct {
 	Path string
 	// Profile is the selected profile's name.
 	Profile string
+	// ProfileNamed is true when --profile or PAYCLI_PROFILE chose the
+	// profile, rather than the file's default_profile or "default": advice
+	// that names a command then names the profile too.
+	ProfileNamed bool
 	// FileMode is the config file's permission bits (0 when it does not
 	// exist); the caller warns when LooseModeWarning says so, since this
 	// package never prints.
@@ -266,7 +270,8 @@ func Load(opts LoadOptions) (*Config, error) {
 	// through opts (so tests and the sandbox can inject it) and laid over
 	// the file's values in the config map, which gives env > file.
 	v := viper.New()
-	cfg := &Config{Path: path, Profile: profile, FileMode: file.Mode, values: map[string]string{}, sources: map[string]Source{}}
+	cfg := &Config{Path: path, Profile: profile, FileMode: file.Mode, values: map[string]string{}, sources: map[string]Source{},
+		ProfileNamed: explicit && (file.DefaultProfile == "" || profile != file.DefaultProfile)}
 	layer := map[string]any{}
 	for _, k := range Keys {
 		v.SetDefault(k.Name, k.Default)

@@ -141,7 +141,7 @@ default_currency, used when a command has no --currency (e.g. TRY; Enter for non
   app_secret       app-••••6789
   merchant_key     merc••••ghij
   default_currency TRY
-Default profile is now "default" (the file named none); choose another with 'paycli config use PROFILE'.
+Default profile is now "default" (the config file had no default); choose another with 'paycli config use PROFILE'.
 `
 	if got := fx.stderr(); got != wantErr {
 		t.Errorf("stderr:\n%s\nwant:\n%s", got, wantErr)
@@ -344,7 +344,7 @@ func TestSet(t *testing.T) {
 		{
 			name: "secret in argv warns", key: "app_secret", value: appSecret,
 			wantFile:   "default_profile: default\nprofiles:\n  default:\n    app_secret: " + appSecret + "\n",
-			wantStderr: "warning: app_secret given on the command line stays in your shell history; next time use: paycli config set app_secret -\nCreated profile \"default\" in CONFIG.\nSet app_secret in profile \"default\".\nDefault profile is now \"default\" (the file named none); choose another with 'paycli config use PROFILE'.\n",
+			wantStderr: "warning: app_secret given on the command line stays in your shell history; next time use: paycli config set app_secret -\nCreated profile \"default\" in CONFIG.\nSet app_secret in profile \"default\".\nDefault profile is now \"default\" (the config file had no default); choose another with 'paycli config use PROFILE'.\n",
 		},
 		{
 			name: "secret from stdin", existing: existing, key: "merchant_key", value: "-", stdin: merchantKey + "\n",
@@ -762,7 +762,7 @@ func TestInitVerifies(t *testing.T) {
 		wantStderr []string
 	}{
 		{name: "accepted", wantSaved: true,
-			wantStderr: []string{"Checking the credentials with https://xxxxx@gw.example/ccpayment ...\n", "The gateway issued a token: base_url, app_id and app_secret work.\n"}},
+			wantStderr: []string{"Checking the credentials with https://xxxxx@gw.example/ccpayment ...\n", "The gateway issued a token and knows the merchant: base_url, app_id, app_secret and merchant_key work.\n"}},
 		{name: "refused without a terminal", verifyErr: refused,
 			wantErr: `profile "default" was not saved (add --no-verify to save it unchecked): the gateway refused the credentials of profile "default"`},
 		{name: "refused, kept on the terminal", verifyErr: refused, terminal: true, answer: "n\n",

@@ -431,7 +431,7 @@ func (op operation) checkStatus(ctx context.Context, env *moneyop.Env, r *refund
 	case errors.Is(err, context.Canceled):
 		return nil, cmdutil.WithKind(cmdutil.KindInterrupted, what, "")
 	case errors.Is(err, gateway.ErrUnavailable), errors.Is(err, gateway.ErrOutcomeUnknown), errors.Is(err, context.DeadlineExceeded):
-		return nil, cmdutil.WithKind(cmdutil.KindUnavailable, what, "Try again later, or with a longer --timeout; --debug shows the exchange.")
+		return nil, cmdutil.WithKind(cmdutil.KindUnavailable, what, cmdutil.UnavailableHint(err, env.Config))
 	}
 	var apiErr *gateway.APIError
 	if errors.As(err, &apiErr) {

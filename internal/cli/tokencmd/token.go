@@ -160,8 +160,7 @@ func clearCache(opts *Options, profile string) error {
 func explain(err error, cfg *config.Config) error {
 	err = cmdutil.ExplainGatewayError(err, cfg)
 	if cmdutil.HintOf(err) == "" && errors.Is(err, gateway.ErrUnavailable) {
-		return cmdutil.WithKind(cmdutil.KindUnavailable, err,
-			fmt.Sprintf("Check base_url of profile %q and the network; --timeout sets the time limit and --debug shows the requests.", cfg.Profile))
+		return cmdutil.WithKind(cmdutil.KindUnavailable, err, cmdutil.UnavailableHint(err, cfg))
 	}
 	return err
 }
