@@ -17,6 +17,9 @@ func TestShownOneWay(t *testing.T) {
 		{CardOf("VISA"), "VISA"},
 		{CardOf("card 4355084355084358\x1b[2J"), `card 435508******4358\x1b[2J`},
 		{CardOf(""), ""},
+		{Count(1, "invoice", "invoices"), "1 invoice"},
+		{Count(0, "invoice", "invoices"), "0 invoices"},
+		{Count(2, "invoice", "invoices"), "2 invoices"},
 	} {
 		if tt.got != tt.want {
 			t.Errorf("got %q, want %q", tt.got, tt.want)

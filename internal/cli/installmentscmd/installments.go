@@ -292,7 +292,7 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	switch {
 	case len(res.Options) == 0 && len(options) < len(pos.Options):
-		fmt.Fprintf(opts.IO.ErrOut, "The gateway offers none of the installment counts of --installments for this card and amount (it offers %d options).\n", len(pos.Options))
+		fmt.Fprintf(opts.IO.ErrOut, "The gateway offers none of the installment counts of --installments for this card and amount (it offers %s).\n", render.Count(len(pos.Options), "option", "options"))
 	case len(res.Options) == 0:
 		fmt.Fprintf(opts.IO.ErrOut, "The gateway offers no installment option for this card and amount.\n")
 	}

@@ -168,8 +168,8 @@ func RunReconcile(ctx context.Context, opts *ReconcileOptions) error {
 		return nil
 	}
 	if opts.DryRun {
-		fmt.Fprintf(opts.IO.ErrOut, "Would check %d invoices with the gateway's check-status call on profile %q at %s:\n",
-			len(invoices), cfg.Profile, redact.URL(cfg.BaseURL))
+		fmt.Fprintf(opts.IO.ErrOut, "Would check %s with the gateway's check-status call on profile %q at %s:\n",
+			render.Count(len(invoices), "invoice", "invoices"), cfg.Profile, redact.URL(cfg.BaseURL))
 		for _, inv := range invoices {
 			fmt.Fprintln(opts.IO.Out, render.Escape(redact.Invoice(inv)))
 		}

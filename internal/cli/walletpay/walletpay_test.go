@@ -253,7 +253,7 @@ func TestValidationSendsNothing(t *testing.T) {
 		want   string
 	}{
 		{func(o *Options, t *testing.T) { o.Invoice = "" }, "invalid --invoice: the invoice id is empty"},
-		{func(o *Options, t *testing.T) { o.Invoice = "A|B" }, "invalid --invoice: the invoice id holds '|', the separator of hash_key fields,"},
+		{func(o *Options, t *testing.T) { o.Invoice = "A|B" }, "invalid --invoice: the invoice id holds '|' (U+007C) at character 2: it separates the fields of a hash_key"},
 		{func(o *Options, t *testing.T) { o.Invoice = "A\xffB" }, "invalid --invoice: the invoice id is not valid UTF-8"},
 		{func(o *Options, t *testing.T) { o.Invoice = "INV\u200b1" }, "invalid --invoice: the invoice id holds an invisible formatting character (U+200B)"},
 		{func(o *Options, t *testing.T) { o.Invoice = "INV-1\u00a0" }, "invalid --invoice: the invoice id holds white space other than a plain space (U+00A0)"},
