@@ -2,6 +2,7 @@ package preauth
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -345,6 +346,11 @@ func (op operation) Result(h *hold, ans *gateway.ConfirmPaymentResult) ([]render
 		render.StringField("invoice_id", ans.InvoiceID),
 	}
 	fs = append(fs, render.ExtraFields(ans.Extra)...)
+	if !op.capture() && h.held != "" {
+		// The gateway's answer to a cancel says amount 0 (nothing taken);
+		// what was released is what the pre-authorization held.
+		fs = append(fs, render.Field{Name: "released_amount", JSON: json.RawMessage(h.held), Text: render.Amount(h.held, h.currency)})
+	}
 	held := render.Amount(h.held, h.currency)
 	var verdict string
 	switch {

@@ -5,6 +5,7 @@
 package status
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -237,9 +238,17 @@ func formatFields(r *gateway.CheckStatusResult, format render.Format) []render.F
 	if format == render.JSON {
 		return fs
 	}
+	if format == render.Table {
+		// An object (pre_auth) reads as its fields, not as JSON.
+		for i, f := range fs {
+			if text, ok := objectText(f.JSON); ok {
+				fs[i].Text = text
+			}
+		}
+	}
 	refunds, _ := r.Refunds()
 	for i, ri := range refunds {
-		parts := []string{ri.Amount.String(), ri.Status, ri.RefundTransactionID}
+		parts := []string{render.Amount(ri.Amount.String(), r.CurrencyCode()), ri.Status, ri.RefundTransactionID}
 		if ri.RefNo != "" {
 			parts = append(parts, "ref "+ri.RefNo)
 		}
@@ -259,6 +268,38 @@ func formatFields(r *gateway.CheckStatusResult, format render.Format) []render.F
 		fs = append(fs, render.StringField(fmt.Sprintf("refund %d", i+1), strings.Join(parts, "  ")))
 	}
 	return fs
+}
+
+// objectText shows a JSON object field by field, in its order, for a
+// table: {"status":"cancelled","held_amount":200.00} reads
+// "status cancelled, held_amount 200.00". false for anything but an object
+// of plain values.
+func objectText(raw json.RawMessage) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return "", false
+	}
+	var parts []string
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		val, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		switch v := val.(type) {
+		case json.Delim:
+			return "", false
+		case nil:
+			parts = append(parts, fmt.Sprintf("%v -", key))
+		default:
+			parts = append(parts, fmt.Sprintf("%v %v", key, v))
+		}
+	}
+	return strings.Join(parts, ", "), true
 }
 
 // Fields lists a check-status answer: the fields docs/protocol.md (Check
