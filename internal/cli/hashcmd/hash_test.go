@@ -108,7 +108,7 @@ func TestNewCmdGenerateFlags(t *testing.T) {
 		},
 		{name: "nothing", args: nil, wantErr: "missing --layout (or --plaintext)", wantHint: "Layouts: payment, walletpay"},
 		{name: "unknown layout", args: []string{"--layout", "paymnet"}, wantErr: `unknown layout "paymnet"`, wantHint: "'paycli hash layouts'"},
-		{name: "missing fields", args: []string{"--layout", "payment", "--total", "1"}, wantErr: "layout payment needs --installment, --currency-code, --invoice-id"},
+		{name: "missing fields", args: []string{"--layout", "payment", "--total", "1"}, wantErr: "layout payment needs --installment, --currency, --invoice"},
 		{name: "foreign field", args: []string{"--layout", "checkstatus", "--invoice-id", "I", "--amount", "1", "--total", "2"}, wantErr: "layout checkstatus has no field for --amount, --total", wantHint: "invoice_id|merchant_key"},
 		{name: "alias and field", args: []string{"--layout", "checkstatus", "--invoice-id", "I", "--invoice", "J"}, wantErr: "--invoice and --invoice-id both set invoice_id"},
 		{name: "pipe in a value", args: []string{"--layout", "checkstatus", "--invoice-id", "I|J"}, wantErr: "--invoice-id may not contain '|'"},
