@@ -170,6 +170,8 @@ func TestEveryTableFitsAnEightyColumnTerminal(t *testing.T) {
 		}
 	}
 	d.onTerminal(0, "complete", "--sandbox", "INV-3D-1", "--yes")
+	// An unknown outcome (.69 stays pending), for the reconcile table.
+	d.onTerminal(7, append([]string{"walletpay", "--invoice", "INV-1003", "--token", token("10.69")}, payer...)...)
 	if m := cardLine.FindStringSubmatch(d.stderr[len(d.stderr)-1]); m == nil || m[1] != "435508******4358" {
 		t.Errorf("complete shows the card as %q", m)
 	}
@@ -177,6 +179,7 @@ func TestEveryTableFitsAnEightyColumnTerminal(t *testing.T) {
 		{"installments", "--bin", "552879", "--amount", "6000", "--currency", "TRY", "--sandbox"},
 		{"journal"},
 		{"journal", "--since", "1d", "--until", "now", "--outcome", "declined"},
+		{"journal", "reconcile", "--sandbox"},
 		{"sandbox", "webhooks"},
 		{"hash", "layouts"},
 		{"hash", "validate", "--sandbox", "--layout", "payment", hashKey},
