@@ -118,7 +118,8 @@ func Run(ctx context.Context, args []string, ios *iostreams.IOStreams, lookupEnv
 	if hint == "" && code == ExitUnavailable {
 		// Exit 8 is only for calls that were safe (nothing was charged),
 		// so one piece of advice fits every command.
-		hint = UnavailableHint
+		cfg, _ := f.Config()
+		hint = cmdutil.UnavailableHint(err, cfg)
 	}
 	fmt.Fprintln(ios.ErrOut, "error: "+msg)
 	if hint != "" {
@@ -144,10 +145,6 @@ func usageFromCobra(err error) error {
 	}
 	return &cmdutil.Error{Kind: cmdutil.KindUsage, Err: errors.New(first), Hint: hint}
 }
-
-// UnavailableHint is the advice printed under an exit-8 error that has
-// none of its own.
-const UnavailableHint = "Check base_url and the network, then try again; --timeout sets the time limit and --debug shows the requests."
 
 // maxErrorLine bounds the error line: an error that quotes a huge value
 // (a pasted file as base_url) stays readable.

@@ -99,7 +99,8 @@ func TestCompletions(t *testing.T) {
 		{[]string{"walletpay", "--token", "eyJ"}, nil, noFiles},
 		{[]string{"walletpay", "--invoice", ""}, nil, noFiles},
 		{[]string{"status", "--invoice", ""}, nil, noFiles},
-		{[]string{"journal", "--since", ""}, nil, noFiles},
+		{[]string{"journal", "--since", ""}, []string{"1h", "24h", "7d", "today", "yesterday"}, noFiles},
+		{[]string{"journal", "--outcome", ""}, []string{"succeeded", "declined", "duplicate", "rejected", "unknown", "not_sent", "not_found"}, noFiles},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -140,8 +141,9 @@ func TestCompletionDescriptions(t *testing.T) {
 }
 
 // TestInvoiceCompletionFromJournal checks that `status --invoice` and
-// `journal --invoice` offer the journal's invoices, latest attempt first,
-// each once, described by that attempt's outcome.
+// `journal --invoice` (and their invoice argument) offer the journal's
+// invoices, latest attempt first, each once, described by the sale — not
+// by a later refund of it.
 func TestInvoiceCompletionFromJournal(t *testing.T) {
 	env := hermeticEnv(t)
 	dir := filepath.Join(env["XDG_STATE_HOME"], "paycli")
@@ -155,6 +157,9 @@ func TestInvoiceCompletionFromJournal(t *testing.T) {
 		`{"type":"intent","attempt":"a3","time":"2026-11-22T10:02:00Z","profile":"default","base_url":"x","invoice":"INV-1","amount":"10.00","currency":"TRY","card":"435508******4358"}`,
 		`{"type":"outcome","attempt":"a3","time":"2026-11-22T10:02:01Z","profile":"default","base_url":"x","invoice":"INV-1","amount":"10.00","currency":"TRY","card":"435508******4358","outcome":"succeeded","status_code":100,"order_no":"VP1"}`,
 		`{"type":"intent","attempt":"a4","time":"2026-11-22T10:03:00Z","profile":"default","base_url":"x","invoice":"OTHER-9","amount":"5.00","currency":"USD","card":"435508******4358"}`,
+		`{"type":"intent","kind":"refund","attempt":"a5","time":"2026-11-22T10:04:00Z","profile":"default","base_url":"x","invoice":"INV-1","amount":"4.50","currency":"TRY","card":"435508******4358","ref":"RF1"}`,
+		`{"type":"outcome","kind":"refund","attempt":"a5","time":"2026-11-22T10:04:01Z","profile":"default","base_url":"x","invoice":"INV-1","amount":"4.50","currency":"TRY","card":"435508******4358","ref":"RF1","outcome":"succeeded","status_code":100}`,
+		`{"type":"intent","kind":"refund","attempt":"a6","time":"2026-11-22T10:05:00Z","profile":"default","base_url":"x","invoice":"ONLY-REFUND","amount":"1000.00","currency":"TRY","card":"435508******4358","ref":"RF2"}`,
 	}
 	if err := os.WriteFile(filepath.Join(dir, "journal.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -163,9 +168,13 @@ func TestInvoiceCompletionFromJournal(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"status", "--invoice", ""}, []string{"OTHER-9\tunknown, 5.00 USD", "INV-1\tsucceeded, 10.00 TRY", "INV-2\tunknown, 20.00 TRY"}},
-		{[]string{"status", "--invoice", "INV"}, []string{"INV-1\tsucceeded, 10.00 TRY", "INV-2\tunknown, 20.00 TRY"}},
-		{[]string{"journal", "--invoice", "OT"}, []string{"OTHER-9\tunknown, 5.00 USD"}},
+		{[]string{"status", "--invoice", ""}, []string{"ONLY-REFUND\trefund unknown, 1,000.00 TRY", "INV-1\twalletpay succeeded, 10.00 TRY, 1 refund",
+			"OTHER-9\twalletpay unknown, 5.00 USD", "INV-2\twalletpay unknown, 20.00 TRY"}},
+		{[]string{"status", "--invoice", "INV"}, []string{"INV-1\twalletpay succeeded, 10.00 TRY, 1 refund", "INV-2\twalletpay unknown, 20.00 TRY"}},
+		{[]string{"status", "INV"}, []string{"INV-1\twalletpay succeeded, 10.00 TRY, 1 refund", "INV-2\twalletpay unknown, 20.00 TRY"}},
+		{[]string{"refund", "IN"}, []string{"INV-1\twalletpay succeeded, 10.00 TRY, 1 refund", "INV-2\twalletpay unknown, 20.00 TRY"}},
+		{[]string{"journal", "--invoice", "OT"}, []string{"OTHER-9\twalletpay unknown, 5.00 USD"}},
+		{[]string{"journal", "OT"}, []string{"OTHER-9\twalletpay unknown, 5.00 USD"}},
 	}
 	for _, tt := range tests {
 		got, directive := complete(t, env, tt.args...)

@@ -94,7 +94,7 @@ func TestExitCodesDocMatchesTopic(t *testing.T) {
 		documented[e.code] = true
 	}
 	for _, code := range []int{app.ExitOK, app.ExitError, app.ExitUsage, app.ExitAuth, app.ExitRejected,
-		app.ExitDeclined, app.ExitDuplicate, app.ExitOutcomeUnknown, app.ExitUnavailable, app.ExitInterrupted} {
+		app.ExitDeclined, app.ExitDuplicate, app.ExitOutcomeUnknown, app.ExitUnavailable, app.ExitInterrupted, 141} {
 		if !documented[code] {
 			t.Errorf("exit code %d is not documented", code)
 		}

@@ -17,7 +17,9 @@ import (
 // fakeGateway is a small stand-in for the gateway's token call, for
 // scripts that exercise `paycli token` end to end. It accepts app_id
 // "app-id" with app_secret "app-secret"; app_id "slow" never answers (for
-// --timeout). It counts requests per endpoint. The sandbox emulator is the
+// --timeout). It answers /api/installments (what config init checks a
+// merchant_key with) for merchant_key "mk_0123456789abcdef", and with
+// status_code 14 for any other. It counts requests per endpoint. The sandbox emulator is the
 // main end-to-end target; this only covers what needs no more than tokens.
 type fakeGateway struct {
 	*httptest.Server
@@ -50,6 +52,10 @@ func (g *fakeGateway) serve(w http.ResponseWriter, r *http.Request) {
 	req.AppID, req.AppSecret = body["app_id"], body["app_secret"]
 	w.Header().Set("Content-Type", "application/json")
 	switch {
+	case r.URL.Path == "/ccpayment/api/installments" && body["merchant_key"] == "mk_0123456789abcdef":
+		fmt.Fprint(w, `{"status_code":100,"status_description":"Installments","installments":[1,2,3]}`)
+	case r.URL.Path == "/ccpayment/api/installments":
+		fmt.Fprint(w, `{"status_code":14,"status_description":"Invalid merchant key: merchant not found"}`)
 	case r.URL.Path != "/ccpayment/api/token":
 		w.WriteHeader(http.StatusNotFound)
 		fmt.Fprint(w, `{"message":"Not Found"}`)

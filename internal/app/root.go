@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/paycli/paycli/internal/cli/apicmd"
@@ -53,9 +54,11 @@ func NewRootCmd(f *cmdutil.Factory) (*cobra.Command, *bool) {
 		if sandboxState, err = sandboxmode.DefaultStateDir(f.LookupEnv); err != nil {
 			return nil, err
 		}
-		return sandboxmode.Overlay(context.Background(), sandboxmode.OverlayOptions{
-			LookupEnv: f.LookupEnv, Now: f.Now, AddCloser: f.AddCloser,
-		}, cfg)
+		overlay := sandboxmode.OverlayOptions{LookupEnv: f.LookupEnv, Now: f.Now, AddCloser: f.AddCloser}
+		if cmdutil.CallsNoGateway(running) {
+			return sandboxmode.Credentials(context.Background(), overlay, cfg)
+		}
+		return sandboxmode.Overlay(context.Background(), overlay, cfg)
 	})
 	f.GatewayIdentity = func() (string, error) {
 		cfg, err := f.Config()
@@ -94,8 +97,8 @@ credentials with 'paycli config init'.`,
 			// Cobra checks required flags and flag groups only after this
 			// hook; checking them first keeps them usage errors (exit 2)
 			// like every other complaint about the command line.
-			if err := cmd.ValidateRequiredFlags(); err != nil {
-				return &cmdutil.Error{Kind: cmdutil.KindUsage, Err: err}
+			if err := missingRequiredFlags(cmd); err != nil {
+				return err
 			}
 			if err := cmd.ValidateFlagGroups(); err != nil {
 				return &cmdutil.Error{Kind: cmdutil.KindUsage, Err: err}
@@ -113,6 +116,13 @@ credentials with 'paycli config init'.`,
 		},
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
+	// Flag help is wrapped to fit an 80-column terminal, as the rest of
+	// the help is written to.
+	root.SetUsageTemplate(strings.NewReplacer(
+		".LocalFlags.FlagUsages", ".LocalFlags.FlagUsagesWrapped 80",
+		".InheritedFlags.FlagUsages", ".InheritedFlags.FlagUsagesWrapped 80",
+		"for more information about a command.", "for more about a command.",
+	).Replace(root.UsageTemplate()))
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &cmdutil.Error{Kind: cmdutil.KindUsage, Err: err}
 	})
@@ -146,13 +156,15 @@ credentials with 'paycli config init'.`,
 	// status offers the journal's invoices: the one to check is usually one
 	// paycli just tried.
 	_ = statusCmd.RegisterFlagCompletionFunc("invoice", journalcmd.CompleteInvoice(f.JournalPath))
+	statusCmd.ValidArgsFunction = invoiceArgCompletion(journalcmd.CompleteInvoice(f.JournalPath))
 
 	refundCmd := refund.NewCmdRefund(f, nil)
 	_ = refundCmd.RegisterFlagCompletionFunc("invoice", journalcmd.CompleteInvoice(f.JournalPath))
+	refundCmd.ValidArgsFunction = invoiceArgCompletion(journalcmd.CompleteInvoice(f.JournalPath))
 
 	root.AddCommand(
 		versioncmd.NewCmdVersion(f, nil),
-		completion.NewCmdCompletion(f),
+		cmdutil.SetExits(completion.NewCmdCompletion(f), cmdutil.Exits{Kinds: cmdutil.ExitsLocal}),
 		hashcmd.NewCmdHash(f),
 		configcmd.NewCmdConfig(f),
 		tokencmd.NewCmdToken(f, nil),
@@ -170,6 +182,7 @@ credentials with 'paycli config init'.`,
 		newExitCodesTopic(),
 		newEnvironmentTopic(),
 	)
+	finishHelp(root)
 	return root, started
 }
 
@@ -186,4 +199,32 @@ func checkGlobalFlags(fs *pflag.FlagSet) error {
 		}
 	}
 	return nil
+}
+
+// missingRequiredFlags is the usage error of a command line without a
+// flag its command requires, in the words every command uses for a
+// missing flag ("missing --invoice"); nil when none is missing. It is
+// cobra's check (the flags marked required, not set) with paycli's words.
+func missingRequiredFlags(cmd *cobra.Command) error {
+	var missing []string
+	cmd.Flags().VisitAll(func(fl *pflag.Flag) {
+		if req, ok := fl.Annotations[cobra.BashCompOneRequiredFlag]; ok && len(req) > 0 && req[0] == "true" && !fl.Changed {
+			missing = append(missing, "--"+fl.Name)
+		}
+	})
+	if len(missing) == 0 {
+		return nil
+	}
+	return &cmdutil.Error{Kind: cmdutil.KindUsage, Err: fmt.Errorf("missing %s", strings.Join(missing, ", "))}
+}
+
+// invoiceArgCompletion completes the one invoice argument a command takes
+// instead of --invoice (cmdutil.InvoiceArg) as the flag is completed.
+func invoiceArgCompletion(complete cobra.CompletionFunc) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 || cmd.Flags().Changed("invoice") {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return complete(cmd, args, toComplete)
+	}
 }

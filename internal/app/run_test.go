@@ -110,7 +110,7 @@ func TestRunMissingRequiredFlagIsUsage(t *testing.T) {
 			if stdout != "" {
 				t.Errorf("stdout = %q, want nothing", stdout)
 			}
-			want := "error: required flag(s) \"" + required[0]
+			want := "error: missing --" + required[0]
 			if !strings.HasPrefix(stderr, want) {
 				t.Errorf("stderr = %q, want it to start %q", stderr, want)
 			}
@@ -163,11 +163,14 @@ func TestCobraErrorsMaskCards(t *testing.T) {
 }
 
 // TestUsageErrorsMaskCards: paycli's own usage errors (exit 2) echo what
-// was typed; a card number typed in the wrong place — the invoice id
-// without --invoice, a currency, a config key — is masked in them.
+// was typed; a card number typed in the wrong place — an argument a
+// command does not take, the invoice given twice, a currency, a config key
+// — is masked in them.
 func TestUsageErrorsMaskCards(t *testing.T) {
 	for _, args := range [][]string{
-		{"status", "4111111111111111"},
+		{"version", "4111111111111111"},
+		{"status", "4111111111111111", "--invoice", "INV-1"},
+		{"status", "INV-1", "4111111111111111"},
 		{"commissions", "--currency", "4111111111111111"},
 		{"config", "get", "4111111111111111"},
 		{"walletpay", "--batch", "4111111111111111", "--yes"},

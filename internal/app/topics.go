@@ -9,40 +9,12 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const exitCodesHelp = `paycli's exit codes are part of its interface: scripts may branch on them.
-
-  0    success (also: a local list with nothing in it, such as an empty
-       journal)
-  1    unexpected error
-  2    usage error: bad flag, argument, input file or missing configuration;
-       nothing was sent
-  3    authentication failed (HTTP 401, or status_code 30)
-  4    the gateway rejected the request (a status_code other than 100 and not
-       listed below; a refund's 49, 110 or 31), or has no transaction with
-       the invoice a status lookup asked about, a sale that cannot be
-       refunded (refused before sending), or webhook verify found an invalid
-       webhook
-  5    payment declined (status_code 41 and other decline codes)
-  6    duplicate invoice (status_code 3 or 117): this call charged nothing;
-       or this refund was already made (status_code 104): nothing more was
-       refunded
-  7    outcome unknown (status_code 69, or the connection failed after a
-       call that moves money was sent): reconcile with
-       'paycli status --invoice ID'; re-send a refund with
-       'paycli refund --retry REF'
-  8    gateway unreachable or unavailable (connection refused, timeout, 5xx)
-       for a call that was safe
-  130  interrupted (Ctrl-C)
-
-Errors are printed on stderr, as one line saying what failed and, where it
-helps, a second saying what to do next.`
-
 // newExitCodesTopic is `paycli help exit-codes`: a help topic, not a command.
 func newExitCodesTopic() *cobra.Command {
 	return &cobra.Command{
 		Use:   "exit-codes",
 		Short: "What paycli's exit codes mean",
-		Long:  exitCodesHelp,
+		Long:  exitCodesText(),
 	}
 }
 
@@ -85,7 +57,7 @@ func environmentHelp() string {
 		}
 		settings = append(settings, envVar{k.Env(), help})
 	}
-	settings = append(settings, envVar{sandboxmode.EnvSandbox, "1 runs gateway commands against the local sandbox\n(like --sandbox)"})
+	settings = append(settings, envVar{sandboxmode.EnvSandbox, "1, true, yes or on runs gateway commands against the local\nsandbox (like --sandbox); 0, false, no or off does not"})
 
 	var b strings.Builder
 	b.WriteString(`paycli reads the environment variables below. For every setting the

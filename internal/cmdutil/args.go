@@ -61,3 +61,41 @@ func UnknownSubcommand(cmd *cobra.Command, args []string) error {
 	}
 	return UsageErrorf("%v", err)
 }
+
+// InvoiceArg is the Args of a command whose main input is an invoice: its
+// one argument is taken as --invoice (`paycli status INV-1001`, as gh
+// takes a number), so that everything after parsing — required flags,
+// batch checks, suggested commands — sees --invoice set. Giving both, or
+// more than one argument, is a usage error.
+func InvoiceArg(cmd *cobra.Command, args []string) error {
+	switch {
+	case len(args) == 0:
+		return nil
+	case len(args) > 1:
+		return UsageErrorf("too many arguments: %q (expected one invoice id)", strings.Join(args[1:], " "))
+	}
+	fl := cmd.Flags().Lookup("invoice")
+	if fl == nil {
+		return NoArgs(cmd, args)
+	}
+	if fl.Changed {
+		return UsageErrorf("the invoice is given twice (%q and --invoice): give it once", args[0])
+	}
+	if err := cmd.Flags().Set("invoice", args[0]); err != nil {
+		return UsageErrorf("invalid invoice %q: %v", args[0], err)
+	}
+	return nil
+}
+
+// ParseBool is the one rule for a yes/no value paycli reads from the
+// environment (PAYCLI_SANDBOX): 1, true, yes, on, y or t for yes; 0,
+// false, no, off, n or f for no; in any case, blanks around ignored.
+func ParseBool(s string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "1", "true", "yes", "on", "y", "t":
+		return true, nil
+	case "0", "false", "no", "off", "n", "f":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q is not a yes or no: use 1, true, yes or on; 0, false, no or off", s)
+}

@@ -1,15 +1,21 @@
 package cmdutil
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+	"syscall"
 
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/redact"
 )
+
+// StatusMerchantNotFound is the gateway's status_code for a merchant_key
+// it does not know ("Invalid merchant key: merchant not found").
+const StatusMerchantNotFound = 14
 
 // ExplainGatewayError gives the failures that mean "the profile is wrong"
 // the same message and advice whichever command met them (app.Run applies
@@ -17,7 +23,9 @@ import (
 // line by line, calls it too):
 //
 //   - refused credentials (HTTP 401, status_code 30) name the profile and
-//     say how to fix app_id and app_secret;
+//     say how to fix app_id and app_secret, and an unknown merchant_key
+//     (status_code 14) how to fix it, with the profile's config commands
+//     (ConfigCommand);
 //   - a token call answered with HTTP 404 or an HTML page means base_url
 //     does not point at the gateway's API: the message shows it (userinfo
 //     masked) and the advice shows correct ones;
@@ -41,12 +49,18 @@ func ExplainGatewayError(err error, cfg *config.Config) error {
 	switch {
 	case errors.Is(err, gateway.ErrNoMerchantKey):
 		return UsageHint(fmt.Errorf("profile %q has no merchant_key", profile),
-			fmt.Sprintf("Run 'paycli config init', or set %s_MERCHANT_KEY.", config.EnvPrefix))
+			fmt.Sprintf("Run '%s', or set %s_MERCHANT_KEY.", ConfigCommand(cfg, "init"), config.EnvPrefix))
 	case errors.Is(err, gateway.ErrUnauthorized):
 		return WithKind(KindAuth,
 			fmt.Errorf("the gateway refused the credentials of profile %q (%w)", profile, err),
-			fmt.Sprintf("Check app_id and app_secret of profile %q with 'paycli config list' and fix them with 'paycli config init' (or set %s_APP_ID and %s_APP_SECRET).",
-				profile, config.EnvPrefix, config.EnvPrefix))
+			fmt.Sprintf("Check app_id and app_secret of profile %q with '%s' and fix them with '%s' (or set %s_APP_ID and %s_APP_SECRET).",
+				profile, ConfigCommand(cfg, "list"), ConfigCommand(cfg, "init"), config.EnvPrefix, config.EnvPrefix))
+	case errors.As(err, &apiErr) && apiErr.HasStatusCode && apiErr.StatusCode == StatusMerchantNotFound:
+		// Nothing was processed: the gateway did not find the merchant.
+		return WithKind(KindRejected,
+			fmt.Errorf("the gateway does not know the merchant_key of profile %q (%w)", profile, err),
+			fmt.Sprintf("Check merchant_key with '%s' and fix it with '%s' (or set %s_MERCHANT_KEY); nothing was processed.",
+				ConfigCommand(cfg, "list"), ConfigCommand(cfg, "init"), config.EnvPrefix))
 	case errors.As(err, &apiErr) && apiErr.Endpoint == "token" && looksLikeWrongBaseURL(apiErr):
 		kind := KindRejected
 		if errors.Is(err, gateway.ErrUnavailable) {
@@ -55,7 +69,7 @@ func ExplainGatewayError(err error, cfg *config.Config) error {
 		return WithKind(kind,
 			fmt.Errorf("base_url %s of profile %q looks wrong: %w", redact.URL(config.Shorten(cfg.BaseURL)), profile, err),
 			fmt.Sprintf("A base URL ends in /ccpayment: %s (test) or %s (live). Fix it with 'paycli config set base_url URL --profile %s'.",
-				config.TestBaseURL, config.LiveBaseURL, profile))
+				config.TestBaseURL, config.LiveBaseURL, ShellQuote(profile)))
 	}
 	return err
 }
@@ -66,4 +80,36 @@ func ExplainGatewayError(err error, cfg *config.Config) error {
 func looksLikeWrongBaseURL(e *gateway.APIError) bool {
 	return e.HTTPStatus == http.StatusNotFound ||
 		(e.HTTPStatus < 500 && !e.HasStatusCode && strings.Contains(e.Problem, "html"))
+}
+
+// ConfigCommand is a `paycli config …` line of advice about the profile
+// of cfg, quoted for a shell: it names the profile (--profile NAME) when
+// --profile or PAYCLI_PROFILE chose it, so that the advice acts on that
+// profile and not on the default one.
+func ConfigCommand(cfg *config.Config, words ...string) string {
+	line := append([]string{"paycli", "config"}, words...)
+	if cfg != nil && cfg.ProfileNamed {
+		line = append(line, "--profile", cfg.Profile)
+	}
+	return CommandLine(line...)
+}
+
+// UnavailableHint is the advice under an exit-8 error (the gateway out of
+// reach for a call that was safe): a refused connection says nothing
+// answers at base_url, where a longer --timeout would not help; a time
+// limit reached says how to give the gateway longer. cfg, the profile's
+// configuration, may be nil.
+func UnavailableHint(err error, cfg *config.Config) string {
+	var timeout interface{ Timeout() bool }
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		at := "base_url"
+		if cfg != nil && cfg.BaseURL != "" {
+			at = "base_url " + redact.URL(config.Shorten(cfg.BaseURL))
+		}
+		return "Nothing answers at " + at + ": check it and that the gateway runs; --debug shows the requests."
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &timeout) && timeout.Timeout():
+		return "The gateway did not answer in time: try again later, or give it longer with --timeout; --debug shows the requests."
+	}
+	return "Check base_url and the network, then try again; --timeout sets the time limit and --debug shows the requests."
 }

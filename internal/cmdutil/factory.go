@@ -92,3 +92,24 @@ func (f *Factory) Close() error {
 	}
 	return errors.Join(errs...)
 }
+
+// annotationNoGateway marks a command that never calls the gateway
+// (NoGateway).
+const annotationNoGateway = "paycli_no_gateway"
+
+// NoGateway marks cmd as one that never calls the gateway, only reads the
+// configuration (hash, webhook, config): under --sandbox it gets the
+// sandbox's credentials without starting an emulator, so that it never
+// holds the sandbox's state folder.
+func NoGateway(cmd *cobra.Command) *cobra.Command {
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	cmd.Annotations[annotationNoGateway] = "true"
+	return cmd
+}
+
+// CallsNoGateway reports whether cmd was marked with NoGateway.
+func CallsNoGateway(cmd *cobra.Command) bool {
+	return cmd != nil && cmd.Annotations[annotationNoGateway] == "true"
+}

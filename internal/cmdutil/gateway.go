@@ -45,7 +45,7 @@ func NewGatewayClient(cfg *config.Config, opts GatewayOptions) (*gateway.Client,
 		for i, m := range missing {
 			envs[i] = config.EnvPrefix + "_" + strings.ToUpper(m)
 		}
-		hint := fmt.Sprintf("Run 'paycli config init' to set up the profile, or set %s.", strings.Join(envs, ", "))
+		hint := fmt.Sprintf("Run '%s' to set up the profile, or set %s.", ConfigCommand(cfg, "init"), strings.Join(envs, ", "))
 		if len(missing) == 3 {
 			// Nothing set up yet: most likely someone trying paycli out.
 			hint += " To try paycli without an account, add --sandbox."

@@ -137,11 +137,11 @@ func (j *JSONFlags) WriteLine(ctx context.Context, w io.Writer, v any) error {
 // of the fields. The filter is given the fields masked as render.WriteFields
 // prints them (render.MaskFields): a filter picks values out, and must not
 // pick out a card number -o json would not show.
-func (j *JSONFlags) WriteFields(ctx context.Context, w io.Writer, format render.Format, palette render.Palette, fs []render.Field) error {
+func (j *JSONFlags) WriteFields(ctx context.Context, w io.Writer, format render.Format, table render.TableOptions, fs []render.Field) error {
 	if format == render.JSON && j.Filtering() {
 		return j.filter(ctx, w, render.MarshalFields(render.MaskFields(fs)))
 	}
-	return render.WriteFields(w, format, palette, fs)
+	return render.WriteFields(w, format, table, fs)
 }
 
 // JQError is a --jq filter that failed while running (error("…"), keys of

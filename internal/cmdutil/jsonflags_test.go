@@ -171,7 +171,7 @@ func TestWriteFieldsFiltersWhatJSONShows(t *testing.T) {
 	j := &JSONFlags{code: code}
 	fs := []render.Field{render.StringField("invoice_id", "4111111111111111"), render.StringField("order_no", "VP4012888888881881")}
 	var out bytes.Buffer
-	if err := j.WriteFields(context.Background(), &out, render.JSON, render.Palette{}, fs); err != nil {
+	if err := j.WriteFields(context.Background(), &out, render.JSON, render.TableOptions{}, fs); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := out.String(), "411111******1111\nVP4012888888881881\n"; got != want {

@@ -37,7 +37,7 @@ func ResolveCurrency(cfg *config.Config) (money.Currency, error) {
 	code := strings.ToUpper(strings.TrimSpace(cfg.DefaultCurrency))
 	if code == "" {
 		return money.Currency{}, UsageHint(errors.New("no currency given"),
-			"Pass --currency CODE (e.g. --currency TRY), or set one with 'paycli config set default_currency TRY'.")
+			fmt.Sprintf("Pass --currency CODE (e.g. --currency TRY), or set one with '%s'.", ConfigCommand(cfg, "set", "default_currency", "TRY")))
 	}
 	cur, ok := money.LookupCurrency(code)
 	if !ok {

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"github.com/paycli/paycli/internal/redact"
 	"io/fs"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -54,6 +55,10 @@ type Key struct {
 func (k Key) Env() string { return EnvPrefix + "_" + strings.ToUpper(k.Name) }
 
 // Keys lists every setting a profile can hold, in display order.
+// Languages are the values of lang: the languages the gateway writes its
+// texts in.
+var Languages = []string{"tr", "en"}
+
 var Keys = []Key{
 	{Name: "base_url", Help: "gateway base URL, ending in /ccpayment"},
 	{Name: "app_id", Secret: true, Help: "application id for the token call"},
@@ -95,6 +100,9 @@ const (
 	SourceEnv     Source = "env"
 	SourceFile    Source = "file"
 	SourceDefault Source = "default"
+	// SourceSandbox: --sandbox (or PAYCLI_SANDBOX) put the sandbox's value
+	// in place of the profile's.
+	SourceSandbox Source = "sandbox"
 )
 
 // Config is the resolved configuration of one profile.
@@ -103,6 +111,10 @@ type Config struct {
 	Path string
 	// Profile is the selected profile's name.
 	Profile string
+	// ProfileNamed is true when --profile or PAYCLI_PROFILE chose the
+	// profile, rather than the file's default_profile or "default": advice
+	// that names a command then names the profile too.
+	ProfileNamed bool
 	// FileMode is the config file's permission bits (0 when it does not
 	// exist); the caller warns when LooseModeWarning says so, since this
 	// package never prints.
@@ -135,6 +147,25 @@ func (c *Config) GatewayName() string {
 		return c.GatewayID
 	}
 	return c.BaseURL
+}
+
+// Overlaid returns a copy of c under the profile named profile, with the
+// keys of values set to them from source (the sandbox's base URL and
+// credentials under --sandbox); c is left as it is.
+func (c *Config) Overlaid(profile string, source Source, values map[string]string) (*Config, error) {
+	out := *c
+	out.Profile = profile
+	out.values, out.sources = maps.Clone(c.values), maps.Clone(c.sources)
+	if out.values == nil {
+		out.values, out.sources = map[string]string{}, map[string]Source{}
+	}
+	for k, v := range values {
+		out.values[k], out.sources[k] = v, source
+	}
+	if err := out.fill(); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // Get returns a key's resolved value as text.
@@ -239,7 +270,8 @@ func Load(opts LoadOptions) (*Config, error) {
 	// through opts (so tests and the sandbox can inject it) and laid over
 	// the file's values in the config map, which gives env > file.
 	v := viper.New()
-	cfg := &Config{Path: path, Profile: profile, FileMode: file.Mode, values: map[string]string{}, sources: map[string]Source{}}
+	cfg := &Config{Path: path, Profile: profile, FileMode: file.Mode, values: map[string]string{}, sources: map[string]Source{},
+		ProfileNamed: explicit && (file.DefaultProfile == "" || profile != file.DefaultProfile)}
 	layer := map[string]any{}
 	for _, k := range Keys {
 		v.SetDefault(k.Name, k.Default)
@@ -383,8 +415,8 @@ func ValidateValue(name, value string) error {
 			return fmt.Errorf("%q is not a three-letter currency code", Shorten(value))
 		}
 	case "lang":
-		if !isAlpha(value, 2) {
-			return fmt.Errorf("%q is not a two-letter language code", Shorten(value))
+		if !slices.Contains(Languages, strings.ToLower(value)) {
+			return fmt.Errorf("%q is not a language the gateway answers in: use %s", Shorten(value), strings.Join(Languages, " or "))
 		}
 	}
 	return nil

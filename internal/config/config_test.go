@@ -23,7 +23,7 @@ func precedenceRows() map[string]levelValues {
 		"app_secret":       {env: "env-app-secret", file: "file-app-secret"},
 		"merchant_key":     {env: "env-merchant-key", file: "file-merchant-key"},
 		"default_currency": {flag: "USD", env: "EUR", file: "TRY"},
-		"lang":             {flag: "tr", env: "de", file: "fr"},
+		"lang":             {flag: "tr", env: "en", file: "TR"},
 		"timeout":          {flag: "5s", env: "10s", file: "20s"},
 		"output":           {flag: "json", env: "csv", file: "tsv"},
 		"ca_cert":          {env: "/env/ca.pem", file: "/file/ca.pem"},
@@ -236,7 +236,7 @@ func TestValidateValueOddInput(t *testing.T) {
 		{"base_url", "https://gw.example/\xff", "the value is not valid UTF-8 text"},
 		{"base_url", huge[:len(huge)-1] + " ", `"https://` + strings.Repeat("a", 72) + `… (52428808 characters)" is not an http(s) URL`},
 		{"base_url", "ftp://user:pass@gw.example", `"ftp://xxxxx@gw.example" is not an http(s) URL`},
-		{"lang", strings.Repeat("é", 100), `"` + strings.Repeat("é", 80) + `… (100 characters)" is not a two-letter language code`},
+		{"lang", strings.Repeat("é", 100), `"` + strings.Repeat("é", 80) + `… (100 characters)" is not a language the gateway answers in: use tr or en`},
 	}
 	for _, tt := range tests {
 		err := ValidateValue(tt.key, tt.value)

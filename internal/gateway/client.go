@@ -258,6 +258,9 @@ type endpoint struct {
 	// method, contentType and rawQuery are for Client.Do; empty means POST,
 	// JSON and no query.
 	method, contentType, rawQuery string
+	// header holds a Client.Do call's own request headers (a pointer, so
+	// that endpoints stay comparable).
+	header *http.Header
 	// onePass: a success body is decoded in one pass, its data straight
 	// into the call's result (large answers: the commission table).
 	onePass bool
@@ -424,6 +427,11 @@ func (c *Client) newRequest(ctx context.Context, ep endpoint, token string, payl
 		req.Header.Set("Content-Type", contentType)
 	}
 	req.Header.Set("User-Agent", c.userAgent)
+	if ep.header != nil {
+		for name, values := range *ep.header {
+			req.Header[http.CanonicalHeaderKey(name)] = values
+		}
+	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}

@@ -144,6 +144,10 @@ type Request struct {
 	Body []byte
 	// ContentType is the body's type; empty means application/json.
 	ContentType string
+	// Header holds more request headers (`paycli api -H`); one named as a
+	// header the client sets replaces it, but for Authorization, which
+	// the caller may not set.
+	Header http.Header
 }
 
 // Response is an answer as Client.Do received it.
@@ -338,5 +342,8 @@ func rawEndpoint(r Request) (endpoint, error) {
 		}
 	}
 	p := path.Clean("/" + u.Path)
-	return endpoint{name: p, path: p, auth: true, method: method, contentType: r.ContentType, rawQuery: u.RawQuery}, nil
+	if _, ok := r.Header[http.CanonicalHeaderKey("Authorization")]; ok {
+		return endpoint{}, invalidRequest("the Authorization header is the profile's token; it cannot be set")
+	}
+	return endpoint{name: p, path: p, auth: true, method: method, contentType: r.ContentType, rawQuery: u.RawQuery, header: &r.Header}, nil
 }

@@ -63,7 +63,11 @@ func Check(id string) error {
 		}
 		last = r
 		if what := refused(r); what != "" {
-			return invalid("holds %s (U+%04X) at character %d", what, r, n)
+			why := ""
+			if r == '|' {
+				why = ": it separates the fields of a hash_key"
+			}
+			return invalid("holds %s (U+%04X) at character %d%s", what, r, n, why)
 		}
 	}
 	switch {
@@ -82,7 +86,7 @@ func Check(id string) error {
 func refused(r rune) string {
 	switch {
 	case r == '|':
-		return "'|', the separator of hash_key fields,"
+		return "'|'"
 	case r == '\u2028' || r == '\u2029':
 		return "a line or paragraph separator"
 	case unicode.IsControl(r):

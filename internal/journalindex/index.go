@@ -495,10 +495,12 @@ func scanFor(path string, keep func(string) bool) ([]journal.Attempt, journal.Da
 }
 
 // Recent returns, for at most limit invoices starting with prefix, the
-// invoice's latest attempt, most recent first. It reads through the index
+// invoice's attempts (oldest first), the invoice of the most recent attempt
+// first: a completion describes an invoice by its sale, which is not
+// always its latest attempt (a refund of it may be). It reads through the index
 // (a prefix walk of its sorted keys), so completion stays fast on a large
 // journal.
-func Recent(path, prefix string, limit int) ([]journal.Attempt, error) {
+func Recent(path, prefix string, limit int) ([][]journal.Attempt, error) {
 	ix, err := openIndexed(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -508,7 +510,7 @@ func Recent(path, prefix string, limit int) ([]journal.Attempt, error) {
 	}
 	defer ix.close()
 	if invoices := recentInTail(ix.f, prefix, limit); len(invoices) == limit {
-		return ix.latest(invoices)
+		return ix.attemptsOf(invoices)
 	}
 	top := &lastOffsets{}
 	err = ix.db.View(func(tx *bolt.Tx) error {
@@ -538,23 +540,23 @@ func Recent(path, prefix string, limit int) ([]journal.Attempt, error) {
 	for i, p := range picked {
 		invoices[i] = p.invoice
 	}
-	out, err := ix.latest(invoices)
+	out, err := ix.attemptsOf(invoices)
 	if err != nil {
 		return recentScan(path, prefix, limit)
 	}
 	return out, nil
 }
 
-// latest returns each invoice's latest attempt, in the invoices' order.
-func (ix *indexed) latest(invoices []string) ([]journal.Attempt, error) {
-	out := make([]journal.Attempt, 0, len(invoices))
+// attemptsOf returns each invoice's attempts, in the invoices' order.
+func (ix *indexed) attemptsOf(invoices []string) ([][]journal.Attempt, error) {
+	out := make([][]journal.Attempt, 0, len(invoices))
 	for _, inv := range invoices {
 		attempts, err := lookupIndexed(ix, []string{inv})
 		if err != nil {
 			return nil, err
 		}
 		if len(attempts) > 0 {
-			out = append(out, attempts[len(attempts)-1])
+			out = append(out, attempts)
 		}
 	}
 	return out, nil
@@ -599,17 +601,21 @@ func recentInTail(f *os.File, prefix string, limit int) []string {
 	return out
 }
 
-func recentScan(path, prefix string, limit int) ([]journal.Attempt, error) {
+func recentScan(path, prefix string, limit int) ([][]journal.Attempt, error) {
 	attempts, _, err := scanFor(path, func(inv string) bool { return inv != "" && strings.HasPrefix(inv, prefix) })
 	if err != nil {
 		return nil, err
 	}
+	byInvoice := map[string][]journal.Attempt{}
+	for _, a := range attempts {
+		byInvoice[a.Intent.Invoice] = append(byInvoice[a.Intent.Invoice], a)
+	}
 	seen := map[string]bool{}
-	var out []journal.Attempt
+	var out [][]journal.Attempt
 	for i := len(attempts) - 1; i >= 0 && len(out) < limit; i-- {
 		if inv := attempts[i].Intent.Invoice; !seen[inv] {
 			seen[inv] = true
-			out = append(out, attempts[i])
+			out = append(out, byInvoice[inv])
 		}
 	}
 	return out, nil

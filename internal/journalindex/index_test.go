@@ -189,19 +189,32 @@ func TestRecent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := []string{"a5=INV-30/declined", "a4=INV-10/duplicate"}; !slices.Equal(invoicesOf(got), want) {
-			t.Errorf("Recent = %v, want %v", invoicesOf(got), want)
+		if want := []string{"a5=INV-30/declined", "a4=INV-10/duplicate"}; !slices.Equal(invoicesOf(latestOf(got)), want) {
+			t.Errorf("Recent = %v, want %v", invoicesOf(latestOf(got)), want)
 		}
 	}
 	// Fewer matches than asked for in the journal's end: the index walk.
 	got, err := Recent(path, "INV-", 5)
-	if want := []string{"a5=INV-30/declined", "a4=INV-10/duplicate", "a2=INV-20/unknown"}; err != nil || !slices.Equal(invoicesOf(got), want) {
-		t.Errorf("Recent = %v, %v; want %v", invoicesOf(got), err, want)
+	if want := []string{"a5=INV-30/declined", "a4=INV-10/duplicate", "a2=INV-20/unknown"}; err != nil || !slices.Equal(invoicesOf(latestOf(got)), want) {
+		t.Errorf("Recent = %v, %v; want %v", invoicesOf(latestOf(got)), err, want)
+	}
+	// Each invoice comes with all its attempts, oldest first.
+	if len(got) != 3 || len(got[1]) != 2 || got[1][0].Intent.Attempt != "a1" || got[1][1].Intent.Attempt != "a4" {
+		t.Errorf("INV-10's attempts: %v", got)
 	}
 	got, _ = recentScan(path, "INV-", 2)
-	if want := []string{"a5=INV-30/declined", "a4=INV-10/duplicate"}; !slices.Equal(invoicesOf(got), want) {
-		t.Errorf("recentScan = %v, want %v", invoicesOf(got), want)
+	if want := []string{"a5=INV-30/declined", "a4=INV-10/duplicate"}; !slices.Equal(invoicesOf(latestOf(got)), want) {
+		t.Errorf("recentScan = %v, want %v", invoicesOf(latestOf(got)), want)
 	}
+}
+
+// latestOf is each invoice's latest attempt.
+func latestOf(byInvoice [][]journal.Attempt) []journal.Attempt {
+	out := make([]journal.Attempt, len(byInvoice))
+	for i, attempts := range byInvoice {
+		out[i] = attempts[len(attempts)-1]
+	}
+	return out
 }
 
 // TestLookupManyInvoices: a batch's worth of invoices in one lookup gives

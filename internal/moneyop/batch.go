@@ -226,7 +226,7 @@ func RunBatch[In, Req, Ans any](ctx context.Context, opts *Options, op Operation
 		return err
 	}
 	defer j.Close()
-	fmt.Fprintf(opts.IO.ErrOut, "Batch of %d lines on profile %q at %s\n", len(lines), env.Config.Profile, redact.URL(env.Client.BaseURL()))
+	fmt.Fprintf(opts.IO.ErrOut, "Batch of %s on profile %q at %s\n", render.Count(len(lines), "line", "lines"), env.Config.Profile, redact.URL(env.Client.BaseURL()))
 
 	// Each line gets the configured time limit (--timeout) of its own.
 	// Calls in flight are not cancelled by Ctrl-C: they finish and record
@@ -460,7 +460,7 @@ func writeBatchSummary[In any](opts *Options, env *Env, lines []*batchLine[In]) 
 		}
 	}
 	if unknown > 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "Outcome unknown for %d invoices; never retried. Check each with:\n", unknown)
+		fmt.Fprintf(opts.IO.ErrOut, "Outcome unknown for %s; never retried. Check each with:\n", render.Count(unknown, "invoice", "invoices"))
 		for _, c := range commands {
 			fmt.Fprintf(opts.IO.ErrOut, "  %s\n", c)
 		}

@@ -213,7 +213,7 @@ func TestCardInvoiceNeverShownBatch(t *testing.T) {
 	if e := first[3].Error; e == nil || !strings.Contains(*e, "bad-401288******1881") {
 		t.Errorf("the invalid line's error: %v", deref(e))
 	}
-	if !strings.Contains(errOut.String(), "Outcome unknown for 1 invoices; never retried. Check each with:\n  paycli journal reconcile --sandbox\n") {
+	if !strings.Contains(errOut.String(), "Outcome unknown for 1 invoice; never retried. Check each with:\n  paycli journal reconcile --sandbox\n") {
 		t.Errorf("stderr:\n%s", errOut)
 	}
 	if !slices.Equal(op.sent, []string{cardVisa, cardMaster}) {

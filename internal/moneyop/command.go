@@ -58,6 +58,7 @@ func AddFlags(cmd *cobra.Command, f *cmdutil.Factory, opts *Options, text FlagTe
 	if dryRun == "" {
 		dryRun = "print the request, secrets redacted, and send nothing"
 	}
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsMoney, MovesMoney: true})
 	fl := cmd.Flags()
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, yes)
 	fl.BoolVar(&opts.DryRun, "dry-run", false, dryRun)

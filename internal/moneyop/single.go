@@ -162,7 +162,7 @@ func RunSingle[In, Req, Ans any](ctx context.Context, opts *Options, op Operatio
 		fmt.Fprintln(opts.IO.ErrOut, verdict)
 	}
 	write := func() error {
-		return opts.JSON.WriteFields(ctx, opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, resultFields(fields, format))
+		return opts.JSON.WriteFields(ctx, opts.IO.Out, format, cmdutil.TableOptions(opts.IO), resultFields(fields, format))
 	}
 	if printsAnswer {
 		write = func() error { return printer.PrintAnswer(ctx, res.ans) }

@@ -43,7 +43,8 @@ func MarshalFields(fs []Field) json.RawMessage {
 // of fields, as one indented JSON object, or as CSV/TSV with a header of
 // names and one row. Card numbers in it are masked in every format
 // (MaskFields), and the table makes control characters visible (Escape).
-func WriteFields(w io.Writer, format Format, palette Palette, fs []Field) error {
+// table gives the table's colour and width; its values wrap to fit.
+func WriteFields(w io.Writer, format Format, table TableOptions, fs []Field) error {
 	fs = MaskFields(fs)
 	switch format {
 	case JSON:
@@ -66,7 +67,8 @@ func WriteFields(w io.Writer, format Format, palette Palette, fs []Field) error 
 	for i, f := range fs {
 		rows[i] = []string{f.Name, f.Text}
 	}
-	return WriteTable(w, TableOptions{Palette: palette}, []string{"FIELD", "VALUE"}, rows)
+	table.Wrap = []int{1}
+	return WriteTable(w, table, []string{"FIELD", "VALUE"}, rows)
 }
 
 // OmitEmpty drops the fields holding an empty string from what a table

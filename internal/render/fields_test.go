@@ -24,7 +24,7 @@ func TestWriteFields(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var b bytes.Buffer
-		if err := WriteFields(&b, tt.format, Palette{}, fs); err != nil {
+		if err := WriteFields(&b, tt.format, TableOptions{}, fs); err != nil {
 			t.Fatal(err)
 		}
 		if b.String() != tt.want {

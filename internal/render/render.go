@@ -123,14 +123,23 @@ type TableOptions struct {
 	// inside a cell's text, where it would be shown as \x1b[…m.
 	Colour func(row, col int) func(string) string
 	// MaxWidth, when more than 0, is the width (in terminal columns) the
-	// table must fit: a wider table is written as blocks of its columns,
-	// one below the other with a blank line between them, each block
-	// repeating the first KeepColumns columns. A block that cannot fit
-	// (its kept columns and one more are wider) is written as it is.
+	// table must fit; a wider table is fitted by the one rule of fit.go
+	// (headers wrapped, Wrap columns wrapped, Drop columns left out, then
+	// blocks). Output for a pipe has no width and is the whole table.
 	MaxWidth int
-	// KeepColumns is how many leading columns name a row (PROGRAM), and
-	// are repeated in every block.
+	// KeepColumns, for a matrix, is how many leading columns name a row
+	// (PROGRAM): a matrix that cannot fit otherwise is written as blocks
+	// of its columns, one below the other, each repeating these. A table
+	// without them is written one block per row instead. A block that
+	// cannot fit (its kept columns and one more are wider) is written as
+	// it is.
 	KeepColumns int
+	// Wrap lists the free-text columns (0-based) that may be wrapped at
+	// their blanks to fit MaxWidth.
+	Wrap []int
+	// Drop lists the columns (0-based) of least value, first to go, that
+	// are left out on a terminal too narrow for them.
+	Drop []int
 }
 
 // Highlight is how tables mark a cell that stands out (the cheapest rate
@@ -142,17 +151,31 @@ func (p Palette) Highlight(s string) string { return p.Color(color.Bold, color.F
 // re-formatted), except that control characters are made visible
 // (Escape): a cell may hold text from outside.
 //
-// With MaxWidth set, a table wider than that is split into blocks of
-// columns (see TableOptions.MaxWidth).
+// With MaxWidth set, a table wider than that is fitted to it (see
+// TableOptions.MaxWidth).
 func WriteTable(w io.Writer, opts TableOptions, header []string, rows [][]string) error {
 	header, rows = escapeCells(header), escapeRows(rows)
 	whole, err := renderTable(opts, header, rows)
 	if err != nil {
 		return err
 	}
-	keep := min(max(opts.KeepColumns, 0), len(header))
-	if opts.MaxWidth <= 0 || keep == len(header) || tableWidth(whole) <= opts.MaxWidth {
+	if opts.MaxWidth <= 0 || tableWidth(whole) <= opts.MaxWidth {
 		_, err := w.Write(whole)
+		return err
+	}
+	return fitTable(w, opts, header, rows)
+}
+
+// writeColumnBlocks writes a matrix wider than opts.MaxWidth as blocks of
+// its columns, each repeating the first KeepColumns columns.
+func writeColumnBlocks(w io.Writer, opts TableOptions, header []string, rows [][]string) error {
+	keep := min(max(opts.KeepColumns, 0), len(header))
+	if keep == len(header) {
+		whole, err := renderTable(opts, header, rows)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(whole)
 		return err
 	}
 	// Greedy: each block takes columns while it still fits.
@@ -273,7 +296,13 @@ func renderTable(opts TableOptions, header []string, rows [][]string) ([]byte, e
 	}
 	hdr := make([]string, len(header))
 	for i, h := range header {
-		hdr[i] = opts.Palette.Bold(h)
+		// Line by line: tablewriter lays out each line of a wrapped
+		// header on its own, and a colour must not run across them.
+		lines := strings.Split(h, "\n")
+		for j, l := range lines {
+			lines[j] = opts.Palette.Bold(l)
+		}
+		hdr[i] = strings.Join(lines, "\n")
 	}
 	var buf bytes.Buffer
 	t := tablewriter.NewTable(&buf,
@@ -412,4 +441,15 @@ func GroupThousands(s string) string {
 	}
 	b.WriteString(frac)
 	return b.String()
+}
+
+// TableHeader is the header of a table whose columns are the JSON fields
+// names (the header of the same data as CSV): upper case, words apart
+// ("invoice_id" is "INVOICE ID"), as every table header is written.
+func TableHeader(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = strings.ToUpper(strings.ReplaceAll(n, "_", " "))
+	}
+	return out
 }

@@ -42,7 +42,7 @@ func TestWriteFieldsEscapesAndMasks(t *testing.T) {
 		str("note\x1b]0;title\x07", "ok"),
 	}
 	var table bytes.Buffer
-	if err := WriteFields(&table, Table, Palette{}, fs); err != nil {
+	if err := WriteFields(&table, Table, TableOptions{}, fs); err != nil {
 		t.Fatal(err)
 	}
 	got := table.String()
@@ -58,7 +58,7 @@ func TestWriteFieldsEscapesAndMasks(t *testing.T) {
 	}
 
 	var doc bytes.Buffer
-	if err := WriteFields(&doc, JSON, Palette{}, fs); err != nil {
+	if err := WriteFields(&doc, JSON, TableOptions{}, fs); err != nil {
 		t.Fatal(err)
 	}
 	var v map[string]any
@@ -86,7 +86,7 @@ func TestWriteFieldsMasksACardInvoiceID(t *testing.T) {
 	fs := []Field{StringField("invoice_id", "4111111111111111"), StringField("order_no", "VP4012888888881881")}
 	for _, format := range []Format{Table, JSON, CSV} {
 		var b bytes.Buffer
-		if err := WriteFields(&b, format, Palette{}, fs); err != nil {
+		if err := WriteFields(&b, format, TableOptions{}, fs); err != nil {
 			t.Fatal(err)
 		}
 		if got := b.String(); strings.Contains(got, "4111111111111111") || !strings.Contains(got, "411111******1111") ||

@@ -26,3 +26,13 @@ func FormatTimeIn(t time.Time, f Format, loc *time.Location) string {
 	}
 	return t.Format(TableTimeLayout)
 }
+
+// Time is a moment in JSON output, written as FormatTime writes it for
+// JSON: RFC 3339 in the local zone, to the second, so that -o json and a
+// table show a moment alike. The zero time is "".
+type Time struct{ time.Time }
+
+// MarshalJSON writes FormatTime's JSON form.
+func (t Time) MarshalJSON() ([]byte, error) {
+	return []byte(`"` + FormatTime(t.Time, JSON) + `"`), nil
+}

@@ -60,9 +60,9 @@ func Enabled(cmd *cobra.Command, lookupEnv func(string) (string, bool)) (bool, e
 	if !ok || strings.TrimSpace(v) == "" {
 		return false, nil
 	}
-	on, err := strconv.ParseBool(strings.TrimSpace(v))
+	on, err := cmdutil.ParseBool(v)
 	if err != nil {
-		return false, cmdutil.UsageErrorf("invalid %s %q: use 1 or 0", EnvSandbox, v)
+		return false, cmdutil.UsageErrorf("invalid %s: %v", EnvSandbox, err)
 	}
 	return on, nil
 }
@@ -95,6 +95,17 @@ type OverlayOptions struct {
 	// AddCloser registers the in-process emulator's shutdown, to run when
 	// the command ends.
 	AddCloser func(func() error)
+	// StateDir is the sandbox's state folder; empty means the default one
+	// (DefaultStateDir).
+	StateDir string
+}
+
+// stateDir is the state folder opts name.
+func (opts OverlayOptions) stateDir() (string, error) {
+	if opts.StateDir != "" {
+		return opts.StateDir, nil
+	}
+	return DefaultStateDir(opts.LookupEnv)
 }
 
 // Overlay returns cfg pointed at the sandbox: its base URL and credentials,
@@ -105,7 +116,7 @@ type OverlayOptions struct {
 // registers. Concurrent invocations wait for each other on the state
 // folder's file lock, up to a limit.
 func Overlay(ctx context.Context, opts OverlayOptions, cfg *config.Config) (*config.Config, error) {
-	dir, err := DefaultStateDir(opts.LookupEnv)
+	dir, err := opts.stateDir()
 	if err != nil {
 		return nil, err
 	}
@@ -116,17 +127,40 @@ func Overlay(ctx context.Context, opts OverlayOptions, cfg *config.Config) (*con
 			return nil, err
 		}
 	}
-	out := *cfg
-	out.Profile = Profile
-	out.BaseURL = baseURL
+	return overlaid(cfg, dir, baseURL)
+}
+
+// Credentials returns cfg with the sandbox's credentials and profile name,
+// for a command that never calls the gateway (webhook listen and verify,
+// hash, config list and get): it starts no emulator, so it never holds the
+// sandbox's state folder and a 'paycli sandbox serve' can start beside it.
+// Its base URL is that of the running serve of the state folder, or empty
+// when none answers (a gateway command would start one for itself).
+func Credentials(ctx context.Context, opts OverlayOptions, cfg *config.Config) (*config.Config, error) {
+	dir, err := opts.stateDir()
+	if err != nil {
+		return nil, err
+	}
+	baseURL := sandbox.ReadAddress(dir)
+	if baseURL != "" && !sandbox.Probe(ctx, baseURL) {
+		baseURL = ""
+	}
+	return overlaid(cfg, dir, baseURL)
+}
+
+// overlaid is cfg with the sandbox's values, from config.SourceSandbox.
+func overlaid(cfg *config.Config, dir, baseURL string) (*config.Config, error) {
+	out, err := cfg.Overlaid(Profile, config.SourceSandbox, map[string]string{
+		"base_url": baseURL, "app_id": sandbox.AppID, "app_secret": sandbox.AppSecret, "merchant_key": sandbox.MerchantKey,
+	})
+	if err != nil {
+		return nil, err
+	}
 	// The sandbox is its state folder, whatever port serves it: tokens
 	// cached by one run stay good for the next (they are signed with a
 	// fixed key).
 	out.GatewayID = gatewayID(dir)
-	out.AppID = sandbox.AppID
-	out.AppSecret = sandbox.AppSecret
-	out.MerchantKey = sandbox.MerchantKey
-	return &out, nil
+	return out, nil
 }
 
 func startInProcess(opts OverlayOptions, dir string) (string, error) {

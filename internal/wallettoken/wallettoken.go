@@ -77,12 +77,9 @@ type Card struct {
 	Last4 string
 }
 
-// Masked shows the card as the gateway does: "435508******4358".
+// Masked is the card as the gateway writes a masked one, and as the
+// journal records it: "435508******4358".
 func (c Card) Masked() string { return c.BIN + "******" + c.Last4 }
-
-// Display shows the card for a person, grouped as on a 16-digit card:
-// "4355 08•• •••• 4358".
-func (c Card) Display() string { return c.BIN[:4] + " " + c.BIN[4:] + "•• •••• " + c.Last4 }
 
 // Claims are what a wallet token carries.
 type Claims struct {

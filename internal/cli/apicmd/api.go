@@ -44,6 +44,8 @@ type Options struct {
 	// Hash is the --hash layout.
 	Hash    string
 	Include bool
+	// Headers are -H values, "Name: value", in the order given.
+	Headers []string
 }
 
 // NewCmdAPI builds `paycli api`.
@@ -63,13 +65,18 @@ The body is built from fields, like gh api:
   -F key=value    true, false, null and integers become JSON literals;
                   @FILE (or @- for stdin) is the file's text; anything else
                   is a string (amounts such as 100.00 stay strings)
+
 or read from --input FILE (or - for stdin) as it is. With GET the fields go
 into the query string instead. --merchant-key adds the profile's
 merchant_key, --credentials its app_id and app_secret (a refund's body
-carries them; secrets never come from the command line); --hash LAYOUT adds a hash_key made from the body's own fields
-with a layout of 'paycli hash layouts' (a missing field exits 2).
+carries them; secrets never come from the command line); --hash LAYOUT
+adds a hash_key made from the body's own fields with a layout of
+'paycli hash layouts' (a missing field exits 2).
 
---include prints the HTTP status line and the headers (secrets masked)
+-H "Name: value" adds a request header (repeatable), replacing one paycli
+sets (Accept, Content-Type, User-Agent); Authorization is the profile's
+token and cannot be set. --include prints the HTTP status line and the
+headers (secrets masked)
 before the body; --jq filters the JSON answer. The exit code follows the
 answer's status_code, as for every other command (see 'paycli help
 exit-codes'); the answer is printed whatever it says.
@@ -85,6 +92,7 @@ token to another host.`,
 		Example: `  paycli api POST /api/commissions -f currency_code=TRY --jq '.data["1"][0].card_program'
   paycli api POST /api/checkstatus --merchant-key --hash checkstatus -f invoice_id=INV-1001
   paycli api POST /api/getpos --merchant-key -f credit_card=450803 -f amount=100.00 -f currency_code=TRY --include
+  paycli api POST /api/commissions -f currency_code=TRY -H 'X-Request-Id: desk-42'
   paycli api POST /api/refund --credentials --merchant-key --hash refund -f invoice_id=INV-1001 -f amount=10.00 --yes`,
 		Args: cmdutil.ExactArgs(2, "METHOD and PATH"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -101,6 +109,9 @@ token to another host.`,
 			if opts.Method == http.MethodGet && opts.addsSecrets() {
 				return cmdutil.UsageErrorf("--merchant-key, --credentials and --hash go into a body, and a GET sends its fields in the URL, where proxies log them: use POST")
 			}
+			if _, err := requestHeader(opts.Headers); err != nil {
+				return err
+			}
 			if _, err := gateway.CheckRequest(gateway.Request{Method: opts.Method, Path: opts.Path}); err != nil {
 				return pathError(opts.Path, err)
 			}
@@ -115,7 +126,10 @@ token to another host.`,
 	fl.BoolVar(&opts.Credentials, "credentials", false, "add the profile's app_id and app_secret to the body (a refund carries them)")
 	fl.StringVar(&opts.Hash, "hash", "", "add a hash_key made with `LAYOUT` from the body's fields")
 	fl.BoolVarP(&opts.Include, "include", "i", false, "print the HTTP status line and headers before the body")
+	fl.StringArrayVarP(&opts.Headers, "header", "H", nil, "add a request header, `\"NAME: VALUE\"` (repeatable)")
 	moneyop.AddFlags(cmd, f, &opts.Options, moneyop.FlagText{Yes: "do not ask for confirmation on a path that moves money"})
+	// A read's output cut off by a closed stdout exits 141, as any read's.
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsMoney})
 	_ = cmd.RegisterFlagCompletionFunc("input", cmdutil.CompleteFile)
 	_ = cmd.RegisterFlagCompletionFunc("hash", cobra.FixedCompletions(gateway.HashLayouts(), cobra.ShellCompDirectiveNoFileComp))
 	for _, name := range []string{"raw-field", "field"} {
@@ -199,7 +213,11 @@ func build(ctx context.Context, opts *Options) (*request, error) {
 		}
 		return cmdutil.ReadValue(ctx, opts.IO.In, flag, value, "request body")
 	}
-	r := &request{Request: gateway.Request{Method: opts.Method, Path: opts.Path}}
+	header, err := requestHeader(opts.Headers)
+	if err != nil {
+		return nil, err
+	}
+	r := &request{Request: gateway.Request{Method: opts.Method, Path: opts.Path, Header: header}}
 	var raw []byte
 	switch {
 	case opts.Input != "":
@@ -239,6 +257,36 @@ func build(ctx context.Context, opts *Options) (*request, error) {
 	}
 	r.name = name
 	return r, nil
+}
+
+// requestHeader reads the -H values: "Name: value", a name of letters,
+// digits and '-', a value without control characters; Authorization, Host
+// and the headers of the connection itself are paycli's to set.
+func requestHeader(values []string) (http.Header, error) {
+	if len(values) == 0 {
+		return nil, nil
+	}
+	h := http.Header{}
+	for _, v := range values {
+		name, value, ok := strings.Cut(v, ":")
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if !ok || name == "" || strings.IndexFunc(name, func(r rune) bool {
+			return !(r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+		}) >= 0 {
+			return nil, cmdutil.UsageErrorf("invalid -H %q: write \"Name: value\"", render.Escape(v))
+		}
+		if strings.IndexFunc(value, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }) >= 0 {
+			return nil, cmdutil.UsageErrorf("invalid -H %s: the value holds control characters", name)
+		}
+		switch http.CanonicalHeaderKey(name) {
+		case "Authorization":
+			return nil, cmdutil.UsageErrorf("invalid -H %s: the Authorization header is the profile's token, which paycli sets", name)
+		case "Host", "Content-Length", "Transfer-Encoding", "Connection", "Upgrade", "Te", "Trailer", "Keep-Alive":
+			return nil, cmdutil.UsageErrorf("invalid -H %s: paycli sets it for the connection", name)
+		}
+		h.Add(name, value)
+	}
+	return h, nil
 }
 
 // addsSecrets reports whether paycli adds fields from the profile.

@@ -451,3 +451,41 @@ func TestBuildCredentials(t *testing.T) {
 		t.Errorf("GET --credentials: %v", err)
 	}
 }
+
+// -H adds request headers, replacing one paycli sets; Authorization and
+// the connection's own headers are refused before anything is sent.
+func TestHeaders(t *testing.T) {
+	var got http.Header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/api/token") {
+			fmt.Fprintf(w, `{"status_code":100,"data":{"token":"tok-0123456789","is_3d":1,"expires_at":%q}}`, time.Now().Add(time.Hour).Format("2006-01-02 15:04:05"))
+			return
+		}
+		got = r.Header.Clone()
+		_, _ = io.WriteString(w, `{"status_code":100,"data":[]}`)
+	}))
+	defer srv.Close()
+	opts, _, _, _ := runOpts(t, &fakeGateway{Server: srv})
+	opts.Path, opts.Headers = "/api/installments", []string{"X-Request-Id: desk-42", "accept: application/json; q=1", "X-Two: a", "X-Two: b"}
+	if err := Run(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if got.Get("X-Request-Id") != "desk-42" || got.Get("Accept") != "application/json; q=1" ||
+		strings.Join(got.Values("X-Two"), ",") != "a,b" || got.Get("Authorization") != "Bearer tok-0123456789" {
+		t.Errorf("headers sent: %v", got)
+	}
+	for _, tc := range []struct{ header, want string }{
+		{"Authorization: Bearer x", "the Authorization header is the profile's token"},
+		{"host: evil", "paycli sets it for the connection"},
+		{"X-Bad", `write "Name: value"`},
+		{"X Bad: 1", `write "Name: value"`},
+		{"X-Ok: a\rb", "control characters"},
+	} {
+		if _, err := parse(t, "POST", "/api/installments", "-H", tc.header); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("-H %q: %v, want %q", tc.header, err, tc.want)
+		}
+	}
+	if o, err := parse(t, "POST", "/api/installments", "--header", "X-A: 1", "-H", "X-B: 2"); err != nil || strings.Join(o.Headers, ";") != "X-A: 1;X-B: 2" {
+		t.Errorf("--header and -H: %v %+v", err, o)
+	}
+}

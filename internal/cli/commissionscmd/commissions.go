@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/paycli/paycli/internal/cmdutil"
@@ -33,10 +32,6 @@ const (
 	SideMerchant = "merchant"
 	SideUser     = "user"
 )
-
-// maxInstallment bounds --installments: no gateway offers more, and it
-// keeps "1-999999999" from building a huge set.
-const maxInstallment = 99
 
 // Options are the inputs of `paycli commissions`.
 type Options struct {
@@ -127,7 +122,7 @@ stderr, an empty result on stdout, exit 0.`,
 	// --currency and --lang set the config keys default_currency and lang
 	// (config.Keys binds them by flag name): flag > env > file.
 	fl.String("currency", "", "ISO 4217 currency code, e.g. TRY (default: the profile's default_currency)")
-	fl.String("lang", "", "language of the gateway's texts, two letters (default: the profile's lang, en)")
+	fl.String("lang", "", "language of the gateway's texts: tr or en (default: the profile's lang, en)")
 	fl.StringVar(&opts.By, "by", SideMerchant, "who bears the commission, sent as commission_by: merchant or user")
 	fl.StringVar(&installments, "installments", "", "installment counts to show, e.g. 1,3,6 or 2-6 (default: all)")
 	fl.StringArrayVar(&programs, "program", nil, "show only card programs whose name contains `TEXT`, ignoring case (repeatable)")
@@ -143,6 +138,7 @@ stderr, an empty result on stdout, exit 0.`,
 	_ = cmd.RegisterFlagCompletionFunc("layout", cobra.FixedCompletions([]string{LayoutMatrix, LayoutLong}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("currency", cmdutil.CompleteCurrency)
 	_ = cmd.RegisterFlagCompletionFunc("lang", cobra.FixedCompletions([]string{"en", "tr"}, cobra.ShellCompDirectiveNoFileComp))
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsGateway})
 	return cmd
 }
 
@@ -163,7 +159,7 @@ func parseFlags(cmd *cobra.Command, opts *Options, installments, amount string, 
 		}
 	}
 	if cmd.Flags().Changed("installments") {
-		if opts.Installments, err = ParseInstallments(installments); err != nil {
+		if opts.Installments, err = cmdutil.ParseInstallments(installments); err != nil {
 			return cmdutil.UsageErrorf("invalid --installments: %v", err)
 		}
 	}
@@ -198,49 +194,6 @@ func oneOf(flag, value string, allowed ...string) (string, error) {
 		}
 	}
 	return "", cmdutil.UsageErrorf("invalid --%s %q: use %s", flag, value, strings.Join(allowed, " or "))
-}
-
-// ParseInstallments reads a list of installment counts and ranges:
-// "1,3,6", "2-6", "1,3-5,12".
-func ParseInstallments(s string) (map[int]bool, error) {
-	out := map[int]bool{}
-	for part := range strings.SplitSeq(s, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			return nil, fmt.Errorf("%q: empty item; write counts and ranges like 1,3,6 or 2-6", s)
-		}
-		if strings.HasPrefix(part, "-") || strings.HasSuffix(part, "-") {
-			// "-1" would otherwise read as a range with no start.
-			return nil, fmt.Errorf("%q is not an installment count or range (counts are 1 to %d; ranges look like 2-6)", part, maxInstallment)
-		}
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := installmentCount(lo)
-		if err != nil {
-			return nil, err
-		}
-		b := a
-		if isRange {
-			if b, err = installmentCount(hi); err != nil {
-				return nil, err
-			}
-			if b < a {
-				return nil, fmt.Errorf("range %q runs backwards; write %d-%d", part, b, a)
-			}
-		}
-		for n := a; n <= b; n++ {
-			out[n] = true
-		}
-	}
-	return out, nil
-}
-
-func installmentCount(s string) (int, error) {
-	s = strings.TrimSpace(s)
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 || n > maxInstallment {
-		return 0, fmt.Errorf("%q is not an installment count (1 to %d)", s, maxInstallment)
-	}
-	return n, nil
 }
 
 // Run looks the commissions up and prints them.

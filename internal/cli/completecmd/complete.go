@@ -31,7 +31,7 @@ type Options struct {
 func NewCmdComplete(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{Options: moneyop.NewOptions(f)}
 	cmd := &cobra.Command{
-		Use:   "complete --invoice ID --order-id ORDER [--cancel]",
+		Use:   "complete [INVOICE | --invoice ID] [--order-id ORDER] [--cancel]",
 		Short: "Complete (or cancel) a 3D payment that waits for the merchant",
 		Long: `Complete a 3D payment made with payment_completed_by "merchant": after the
 buyer passed the 3D challenge, the sale waits until the merchant completes
@@ -39,6 +39,8 @@ it (the money is taken) or cancels it (--cancel: nothing is taken). Both
 are /payment/complete calls and move money: they run through the same
 checks, confirmation, journal and exit codes as 'paycli walletpay'.
 
+The invoice may be given as the argument instead of --invoice. Without
+--order-id, paycli takes the order id check status names for the invoice.
 Before anything is sent, paycli looks the invoice up (check status): an
 unknown invoice, an order id that is not the invoice's, a sale already
 completed, cancelled or failed, one completed by the gateway itself, and one
@@ -51,20 +53,15 @@ A completion is never retried: when its outcome is unknown paycli exits 7 and
 prints the 'paycli status' command that tells what happened.
 
 --batch FILE (or - for stdin) completes (or, with --cancel, cancels) one
-JSON object per line, {"invoice","order_id"}, --parallel at a time.
-
-Exit codes: 0 done, 2 bad input (nothing sent), 4 not waiting for the
-merchant (check status shows it already completed or cancelled; nothing
-sent) or refused, 5 declined, 6 the gateway answered that it was already
-completed or cancelled (status_code 117, two calls racing; nothing charged),
-7 outcome unknown; see 'paycli help exit-codes'.`,
-		Example: `  paycli complete --invoice INV-1001 --order-id VP17395123456789012
+JSON object per line, {"invoice","order_id"} (order_id may be left out),
+--parallel at a time.`,
+		Example: `  paycli complete INV-1001
+  paycli complete --invoice INV-1001 --order-id VP17395123456789012
   paycli complete --invoice INV-1001 --order-id VP17395123456789012 --cancel --yes
   paycli complete --batch completions.jsonl --yes > results.jsonl`,
-		Args: cmdutil.NoArgs,
+		Args: cmdutil.InvoiceArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			single := []string{"invoice", "order-id"}
-			if err := moneyop.CheckModeFlags(cmd, &opts.Options, moneyop.Modes{Batched: single, Required: single}); err != nil {
+			if err := moneyop.CheckModeFlags(cmd, &opts.Options, moneyop.Modes{Batched: []string{"invoice", "order-id"}, Required: []string{"invoice"}}); err != nil {
 				return err
 			}
 			return moneyop.Start(cmd, f, &opts.Options, opts, runF, Run)
@@ -72,12 +69,14 @@ completed or cancelled (status_code 117, two calls racing; nothing charged),
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Invoice, "invoice", "", "invoice id of the 3D payment")
-	fl.StringVar(&opts.OrderID, "order-id", "", "the payment's order id, as its 3D result named it")
+	fl.StringVar(&opts.OrderID, "order-id", "", "the payment's order id, as its 3D result named it (default: the one check status names)")
 	fl.BoolVar(&opts.Cancel, "cancel", false, "cancel the payment instead of completing it (nothing is taken)")
 	moneyop.AddBatchFlags(cmd, f, &opts.Options, moneyop.FlagText{
 		Batch:    "complete each JSON line of FILE (- for stdin)",
 		Parallel: "batch lines in flight at once",
 	})
+	cmdutil.NoteExit(cmd, cmdutil.KindRejected, "not waiting for the merchant (check status shows it completed or cancelled; nothing sent), or refused by the gateway")
+	cmdutil.NoteExit(cmd, cmdutil.KindDuplicate, "the gateway answered status_code 117: another call, racing this one, completed or cancelled it; nothing charged")
 	for _, name := range []string{"invoice", "order-id"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}

@@ -11,10 +11,9 @@ import (
 // sale check status shows completed or cancelled exits 4 with nothing
 // sent; 6 is only the gateway's status_code 117.
 func TestHelpExitCodes(t *testing.T) {
-	long := NewCmdComplete(&cmdutil.Factory{}, nil).Long
-	exits := long[strings.Index(long, "Exit codes:"):]
-	if strings.Contains(exits, "6 already") || !strings.Contains(exits, "status_code 117") ||
-		!strings.Contains(exits, "(check status shows it already completed or cancelled; nothing\nsent)") {
-		t.Errorf("complete's exit codes:\n%s", exits)
+	exits, ok := cmdutil.ExitsOf(NewCmdComplete(&cmdutil.Factory{}, nil))
+	if !ok || !exits.MovesMoney || !strings.Contains(exits.Notes[cmdutil.KindRejected], "check status shows it completed or cancelled; nothing sent") ||
+		!strings.HasPrefix(exits.Notes[cmdutil.KindDuplicate], "the gateway answered status_code 117") {
+		t.Errorf("complete's exit codes: %+v", exits)
 	}
 }

@@ -85,9 +85,10 @@ func (operation) ParseLine(text []byte) (*sale, error) {
 // maxOrderID bounds an order id; the gateway's are about 20 characters.
 const maxOrderID = 64
 
-// Check validates the invoice id (the one rule) and the order id: not
-// empty, no '|' (it separates the hash_key's fields), no blanks, printable.
-// Neither is trimmed: what is checked is what is sent.
+// Check validates the invoice id (the one rule) and the order id, when one
+// is given (Prepare takes the invoice's own otherwise): no '|' (it
+// separates the hash_key's fields), no blanks, printable. Neither is
+// trimmed: what is checked is what is sent.
 func (operation) Check(s *sale) (*sale, error) {
 	out := &sale{input: input{Invoice: s.Invoice, OrderID: s.OrderID}}
 	if err := invoiceid.Check(out.Invoice); err != nil {
@@ -95,7 +96,6 @@ func (operation) Check(s *sale) (*sale, error) {
 	}
 	switch o := out.OrderID; {
 	case o == "":
-		return nil, &moneyop.FieldError{Field: "order-id", Err: errors.New("the order id is empty")}
 	case len(o) > maxOrderID:
 		return nil, &moneyop.FieldError{Field: "order-id", Err: fmt.Errorf("the order id is longer than %d characters", maxOrderID)}
 	case strings.Contains(o, "|"):
@@ -129,12 +129,20 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, s *sale) (*sa
 		return nil, err
 	}
 	out := *s
+	if s.OrderID == "" {
+		// No --order-id: the invoice's own, as check status names it.
+		if st == nil || st.OrderID == "" {
+			return nil, cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("check status names no order id for invoice %s; nothing was sent", redact.Invoice(s.Invoice)),
+				"Give the order id of its 3D result with --order-id.")
+		}
+		out.OrderID = st.OrderID
+	}
 	if st == nil {
 		// A pending answer whose fields could not be read.
 		out.undecided = "check status says only that it is not processed yet"
 		return &out, nil
 	}
-	if st.OrderID != "" && st.OrderID != s.OrderID {
+	if st.OrderID != "" && st.OrderID != out.OrderID {
 		return nil, reject("order %s is not the order of invoice %s", s.OrderID, redact.Invoice(s.Invoice))
 	}
 	by, step := extraString(st, "payment_completed_by"), extraString(st, "three_d_status")
@@ -188,11 +196,11 @@ func extraString(st *gateway.CheckStatusResult, name string) string {
 }
 
 func (op operation) Describe(_ *moneyop.Env, s *sale) moneyop.Description {
-	amount := strings.TrimSpace(s.amount + " " + s.currency)
+	amount := render.Amount(s.amount, s.currency)
 	if amount == "" {
 		amount = "unknown"
 	}
-	card := s.card
+	card := render.CardOf(s.card)
 	if card == "" {
 		card = "unknown"
 	}
@@ -274,7 +282,7 @@ func (op operation) Result(s *sale, ans *gateway.CompletePaymentResult) ([]rende
 		render.ValueField("amount", ans.Amount),
 	}
 	fs = append(fs, render.ExtraFields(ans.Extra)...)
-	amount := strings.TrimSpace(s.amount + " " + s.currency)
+	amount := render.Amount(s.amount, s.currency)
 	verdict := fmt.Sprintf("Completed the 3D payment of %s, invoice %s, order %s", amount, redact.Invoice(s.Invoice), s.OrderID)
 	if strings.EqualFold(strings.TrimSpace(ans.TransactionType), "PreAuth") {
 		// Completing a pre-authorization takes nothing yet: the amount

@@ -17,16 +17,23 @@ func TestCheck(t *testing.T) {
 		field, error string
 	}{
 		{in: input{Invoice: "INV-1", OrderID: "VP1"}},
+		{in: input{Invoice: "INV-1"}},
 		{in: input{Invoice: "INV-1 ", OrderID: "VP1"}, field: "invoice", error: "space"},
 		{in: input{Invoice: "INV-1", OrderID: " VP1"}, field: "order-id", error: "blanks"},
 		{in: input{Invoice: "", OrderID: "VP1"}, field: "invoice", error: "empty"},
-		{in: input{Invoice: "INV-1", OrderID: ""}, field: "order-id", error: "empty"},
 		{in: input{Invoice: "INV-1", OrderID: "VP|1"}, field: "order-id", error: "'|'"},
 		{in: input{Invoice: "INV-1", OrderID: "VP 1"}, field: "order-id", error: "blanks"},
 		{in: input{Invoice: "INV-1", OrderID: "VP\x001"}, field: "order-id", error: "control"},
 		{in: input{Invoice: "INV-1", OrderID: strings.Repeat("9", 65)}, field: "order-id", error: "longer than 64"},
 	} {
 		got, err := op.Check(&sale{input: tc.in})
+		if tc.field == "" && tc.in.OrderID == "" {
+			// No order id: Prepare takes the invoice's own.
+			if err != nil || got.Invoice != "INV-1" || got.OrderID != "" {
+				t.Errorf("%+v: %+v, %v", tc.in, got, err)
+			}
+			continue
+		}
 		if tc.field == "" {
 			if err != nil || got.Invoice != "INV-1" || got.OrderID != "VP1" {
 				t.Errorf("%+v: %+v, %v", tc.in, got, err)

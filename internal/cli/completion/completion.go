@@ -23,7 +23,12 @@ func NewCmdCompletion(f *cmdutil.Factory) *cobra.Command {
               or: paycli completion bash > /etc/bash_completion.d/paycli
   zsh:        paycli completion zsh > "${fpath[1]}/_paycli"
   fish:       paycli completion fish > ~/.config/fish/completions/paycli.fish
-  powershell: paycli completion powershell | Out-String | Invoke-Expression`,
+  powershell: paycli completion powershell | Out-String | Invoke-Expression
+
+Bash completion needs the bash-completion package (apt install
+bash-completion, dnf install bash-completion; on macOS, brew install
+bash-completion@2), loaded by the shell: without it bash completes nothing
+and says nothing. zsh, fish and PowerShell need nothing more.`,
 		ValidArgs: Shells,
 		Args:      cmdutil.ExactArgs(1, "the shell: bash, zsh, fish or powershell"),
 		RunE: func(cmd *cobra.Command, args []string) error {

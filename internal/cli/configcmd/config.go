@@ -42,13 +42,13 @@ atomically with mode 0600 in a folder with mode 0700.`,
 	}
 	cmd.AddCommand(
 		NewCmdInit(f, nil),
-		NewCmdSet(f, nil),
-		NewCmdGet(f, nil),
-		NewCmdUnset(f, nil),
-		NewCmdList(f, nil),
+		cmdutil.SetExits(NewCmdSet(f, nil), cmdutil.Exits{Kinds: cmdutil.ExitsLocal}),
+		cmdutil.NoGateway(NewCmdGet(f, nil)),
+		cmdutil.SetExits(NewCmdUnset(f, nil), cmdutil.Exits{Kinds: cmdutil.ExitsLocal}),
+		cmdutil.NoGateway(NewCmdList(f, nil)),
 		NewCmdPath(f, nil),
 		NewCmdProfiles(f, nil),
-		NewCmdUse(f, nil),
+		cmdutil.SetExits(NewCmdUse(f, nil), cmdutil.Exits{Kinds: cmdutil.ExitsLocal}),
 	)
 	return cmd
 }

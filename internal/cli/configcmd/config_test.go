@@ -141,7 +141,7 @@ default_currency, used when a command has no --currency (e.g. TRY; Enter for non
   app_secret       app-••••6789
   merchant_key     merc••••ghij
   default_currency TRY
-Default profile is now "default" (the file named none); choose another with 'paycli config use PROFILE'.
+Default profile is now "default" (the config file had no default); choose another with 'paycli config use PROFILE'.
 `
 	if got := fx.stderr(); got != wantErr {
 		t.Errorf("stderr:\n%s\nwant:\n%s", got, wantErr)
@@ -281,7 +281,8 @@ func TestNewCmdInitFlags(t *testing.T) {
 		{[]string{"--base-url", "test", "--app-id", "1"}, map[string]string{"base_url": config.TestBaseURL, "app_id": "1"}, ""},
 		{[]string{"--base-url", "LIVE", "--default-currency", "TRY", "--lang", "tr"}, map[string]string{"base_url": config.LiveBaseURL, "default_currency": "TRY", "lang": "tr"}, ""},
 		{[]string{"--base-url", "ftp://x"}, nil, `invalid --base-url: "ftp://x" is not an http(s) URL`},
-		{[]string{"--lang", "turkish"}, nil, `invalid --lang: "turkish" is not a two-letter language code`},
+		{[]string{"--lang", "turkish"}, nil, `invalid --lang: "turkish" is not a language the gateway answers in: use tr or en`},
+		{[]string{"--lang", "de"}, nil, `invalid --lang: "de" is not a language the gateway answers in: use tr or en`},
 		{[]string{"--app-id", ""}, nil, "--app-id is empty"},
 		{[]string{"extra"}, nil, `unexpected argument "extra": init takes no arguments`},
 		{[]string{"--app-secret", "s"}, nil, "unknown flag: --app-secret"},
@@ -343,7 +344,7 @@ func TestSet(t *testing.T) {
 		{
 			name: "secret in argv warns", key: "app_secret", value: appSecret,
 			wantFile:   "default_profile: default\nprofiles:\n  default:\n    app_secret: " + appSecret + "\n",
-			wantStderr: "warning: app_secret given on the command line stays in your shell history; next time use: paycli config set app_secret -\nCreated profile \"default\" in CONFIG.\nSet app_secret in profile \"default\".\nDefault profile is now \"default\" (the file named none); choose another with 'paycli config use PROFILE'.\n",
+			wantStderr: "warning: app_secret given on the command line stays in your shell history; next time use: paycli config set app_secret -\nCreated profile \"default\" in CONFIG.\nSet app_secret in profile \"default\".\nDefault profile is now \"default\" (the config file had no default); choose another with 'paycli config use PROFILE'.\n",
 		},
 		{
 			name: "secret from stdin", existing: existing, key: "merchant_key", value: "-", stdin: merchantKey + "\n",
@@ -560,17 +561,17 @@ func TestProfiles(t *testing.T) {
 		wantStderr    string
 	}{
 		{"table", twoProfiles, render.Table,
-			"DEFAULT  PROFILE  BASE_URL\n*        live     https://app.sipay.com.tr/ccpayment\n         test     https://provisioning.sipay.com.tr/ccpayment\n", ""},
+			"DEFAULT  PROFILE  BASE URL\n*        live     https://app.sipay.com.tr/ccpayment\n         test     https://provisioning.sipay.com.tr/ccpayment\n", ""},
 		{"json", twoProfiles, render.JSON,
 			"[\n  {\n    \"name\": \"live\",\n    \"default\": true,\n    \"base_url\": \"https://app.sipay.com.tr/ccpayment\"\n  },\n  {\n    \"name\": \"test\",\n    \"default\": false,\n    \"base_url\": \"https://provisioning.sipay.com.tr/ccpayment\"\n  }\n]\n", ""},
 		{"csv", twoProfiles, render.CSV,
 			"name,default,base_url\nlive,true,https://app.sipay.com.tr/ccpayment\ntest,false,https://provisioning.sipay.com.tr/ccpayment\n", ""},
 		{"implicit default", "profiles:\n  default: {}\n  other: {}\n", render.Table,
-			"DEFAULT  PROFILE  BASE_URL\n*        default\n         other\n", ""},
+			"DEFAULT  PROFILE  BASE URL\n*        default\n         other\n", ""},
 		{"no file", "", render.Table, "", "No profiles in CONFIG; create one with 'paycli config init'.\n"},
 		{"no file json", "", render.JSON, "[]\n", ""},
 		{"dangling default", "default_profile: gone\nprofiles:\n  a: {}\n", render.Table,
-			"DEFAULT  PROFILE  BASE_URL\n         a\n", "warning: default_profile \"gone\" is not in CONFIG; choose one with 'paycli config use PROFILE'.\n"},
+			"DEFAULT  PROFILE  BASE URL\n         a\n", "warning: default_profile \"gone\" is not in CONFIG; choose one with 'paycli config use PROFILE'.\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -761,7 +762,7 @@ func TestInitVerifies(t *testing.T) {
 		wantStderr []string
 	}{
 		{name: "accepted", wantSaved: true,
-			wantStderr: []string{"Checking the credentials with https://xxxxx@gw.example/ccpayment ...\n", "The gateway issued a token: base_url, app_id and app_secret work.\n"}},
+			wantStderr: []string{"Checking the credentials with https://xxxxx@gw.example/ccpayment ...\n", "The gateway issued a token and knows the merchant: base_url, app_id, app_secret and merchant_key work.\n"}},
 		{name: "refused without a terminal", verifyErr: refused,
 			wantErr: `profile "default" was not saved (add --no-verify to save it unchecked): the gateway refused the credentials of profile "default"`},
 		{name: "refused, kept on the terminal", verifyErr: refused, terminal: true, answer: "n\n",

@@ -10,6 +10,7 @@ import (
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/redact"
 	"github.com/spf13/cobra"
@@ -58,10 +59,12 @@ that order when both are given), else from PAYCLI_APP_SECRET and
 PAYCLI_MERCHANT_KEY, else the profile's current values.
 
 Before saving, init asks the gateway for a bearer token with the new
-base_url, app_id and app_secret, and says whether it worked. When it does
-not, nothing is saved: on a terminal init asks whether to save anyway;
-without one it exits with the check's error (3 for refused credentials,
-4 or 8 for a base URL that is wrong or unreachable). --no-verify skips the
+base_url, app_id and app_secret, then checks the merchant_key with a call
+that only reads (the merchant's active installment counts), and says
+whether they worked. When they do not, nothing is saved: on a terminal init
+asks whether to save anyway; without one it exits with the check's error
+(3 for refused credentials, 4 for an unknown merchant_key or a wrong base
+URL, 8 for an unreachable one). --no-verify skips the
 check, for a gateway this machine cannot reach. (The --sandbox mode needs
 no profile at all.)
 
@@ -111,12 +114,17 @@ which profile is the default and how to change it.`,
 	fl.BoolVar(&opts.AppSecretStdin, "app-secret-stdin", false, "read app_secret from stdin (one line)")
 	fl.BoolVar(&opts.MerchantKeyStdin, "merchant-key-stdin", false, "read merchant_key from stdin (one line, after app_secret)")
 	fl.BoolVar(&opts.NoVerify, "no-verify", false, "save without asking the gateway for a token first")
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsGateway, Notes: map[cmdutil.Kind]string{cmdutil.KindAuth: "the gateway refused the credentials; nothing was saved"}})
 	return cmd
 }
 
-// tokenCheck is InitOptions.Verify for paycli: one token call with the
-// given settings, nothing cached, under the settings' timeout (else 30s).
-// Its failures read as they do for every other command.
+// tokenCheck is InitOptions.Verify for paycli: a token call with the
+// given settings, nothing cached, then, when there is a merchant_key, the
+// merchant's active installment counts (/api/installments): a read that
+// needs the merchant_key and nothing else, changes nothing and is answered
+// for every merchant, so that an unknown key (status_code 14) shows now
+// (docs/configuration.md). Both run under the settings' timeout (else
+// 30s); failures read as they do for every other command.
 func tokenCheck(f *cmdutil.Factory) func(context.Context, *config.Config) error {
 	return func(ctx context.Context, cfg *config.Config) error {
 		userAgent := "paycli"
@@ -133,8 +141,18 @@ func tokenCheck(f *cmdutil.Factory) func(context.Context, *config.Config) error 
 		}
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		_, err = client.Token(ctx)
-		return cmdutil.ExplainGatewayError(err, cfg)
+		if cfg.MerchantKey == "" {
+			_, err = client.Token(ctx)
+		} else {
+			// Takes a token first, as every call does.
+			_, err = client.Installments(ctx)
+		}
+		err = cmdutil.ExplainGatewayError(err, cfg)
+		if errors.Is(err, gateway.ErrUnavailable) && cmdutil.HintOf(err) == "" {
+			// The base_url about to be saved, not the profile's old one.
+			err = cmdutil.WithKind(cmdutil.KindUnavailable, err, cmdutil.UnavailableHint(err, cfg))
+		}
+		return err
 	}
 }
 
@@ -271,7 +289,11 @@ func verify(ctx context.Context, opts *InitOptions, profile string, values, curr
 	fmt.Fprintf(opts.IO.ErrOut, "Checking the credentials with %s ...\n", shownURL)
 	err = opts.Verify(ctx, cfg)
 	if err == nil {
-		fmt.Fprintf(opts.IO.ErrOut, "The gateway issued a token: base_url, app_id and app_secret work.\n")
+		if cfg.MerchantKey == "" {
+			fmt.Fprintf(opts.IO.ErrOut, "The gateway issued a token: base_url, app_id and app_secret work (no merchant_key to check).\n")
+		} else {
+			fmt.Fprintf(opts.IO.ErrOut, "The gateway issued a token and knows the merchant: base_url, app_id, app_secret and merchant_key work.\n")
+		}
 		return nil
 	}
 	if ctx.Err() != nil {
@@ -304,7 +326,7 @@ func verify(ctx context.Context, opts *InitOptions, profile string, values, curr
 func reportDefault(w io.Writer, previous, pinned, written string, created bool) {
 	switch {
 	case pinned == written:
-		fmt.Fprintf(w, "Default profile is now %q (the file named none); choose another with 'paycli config use PROFILE'.\n", pinned)
+		fmt.Fprintf(w, "Default profile is now %q (the config file had no default); choose another with 'paycli config use PROFILE'.\n", pinned)
 	case pinned != "":
 		fmt.Fprintf(w, "Default profile is %q, as before; use this one with --profile %s, or make it the default with 'paycli config use %s'.\n", pinned, written, written)
 	case created && previous != "" && previous != written:

@@ -70,6 +70,7 @@ the config file) does not change this command:
 	}
 	cmd.Flags().BoolVar(&opts.ShowSecrets, "show-secrets", false, "print secrets in full")
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
 	return cmd
 }
 
@@ -113,7 +114,8 @@ four characters), and the user name and password of a base_url replaced by
 xxxxx, unless --show-secrets is given.
 
 With -o json the output is:
-  {"path": "...", "profile": "...", "settings": [{"key": "...", "value": "...", "source": "...", "secret": false}, ...]}`,
+  {"path": "...", "profile": "...", "settings": [{"key": "...",
+   "value": "...", "source": "...", "secret": false}, ...]}`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Config = f.Config
@@ -126,6 +128,7 @@ With -o json the output is:
 	}
 	cmd.Flags().BoolVar(&opts.ShowSecrets, "show-secrets", false, "print secrets in full")
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
 	return cmd
 }
 
@@ -162,13 +165,18 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		rows = append(rows, []string{s.Key, s.Value, string(s.Source)})
 	}
 	header := []string{"KEY", "VALUE", "SOURCE"}
+	if cfg.Source("base_url") == config.SourceSandbox && cfg.BaseURL == "" && format == render.Table {
+		fmt.Fprintln(opts.IO.ErrOut, "No 'paycli sandbox serve' is running: each --sandbox command starts an emulator of its own, at an address of its own.")
+	}
 	switch format {
 	case render.JSON:
 		return opts.JSON.Write(ctx, opts.IO.Out, listing)
 	case render.CSV, render.TSV:
 		return render.WriteRecords(opts.IO.Out, format, []string{"key", "value", "source"}, rows)
 	}
-	return render.WriteTable(opts.IO.Out, render.TableOptions{Palette: render.Palette{Enabled: opts.IO.ColorEnabled()}}, header, rows)
+	table := cmdutil.TableOptions(opts.IO)
+	table.Wrap = []int{1}
+	return render.WriteTable(opts.IO.Out, table, header, rows)
 }
 
 // PathOptions are the inputs of `paycli config path`.
@@ -209,6 +217,7 @@ this command.`,
 		},
 	}
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
 	return cmd
 }
 
@@ -260,6 +269,7 @@ With -o json the output is:
 		},
 	}
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
 	return cmd
 }
 
@@ -311,7 +321,9 @@ func profilesRun(ctx context.Context, opts *ProfilesOptions) error {
 		}
 		return render.WriteRecords(opts.IO.Out, format, []string{"name", "default", "base_url"}, records)
 	}
-	return render.WriteTable(opts.IO.Out, render.TableOptions{Palette: render.Palette{Enabled: opts.IO.ColorEnabled()}}, []string{"DEFAULT", "PROFILE", "BASE_URL"}, rows)
+	table := cmdutil.TableOptions(opts.IO)
+	table.Wrap = []int{2}
+	return render.WriteTable(opts.IO.Out, table, []string{"DEFAULT", "PROFILE", "BASE URL"}, rows)
 }
 
 // shownValue is a setting as config get and list print it: secrets masked,

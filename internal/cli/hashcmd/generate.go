@@ -50,6 +50,17 @@ type GenerateOptions struct {
 	JSON *cmdutil.JSONFlags
 }
 
+// shownFlag is the flag help shows for a layout field: its short name
+// (--currency, --invoice) when it has one, else flagName.
+func shownFlag(field string) string {
+	for alias, f := range fieldAliases() {
+		if f == field {
+			return alias
+		}
+	}
+	return flagName(field)
+}
+
 // flagName is the flag for a layout field: "currency_code" → "currency-code".
 func flagName(field string) string { return strings.ReplaceAll(field, "_", "-") }
 
@@ -79,7 +90,7 @@ func NewCmdGenerate(f *cmdutil.Factory, runF func(context.Context, *GenerateOpti
 	values := make(map[string]*string, len(fields)+len(aliases))
 
 	cmd := &cobra.Command{
-		Use:   "generate {--layout LAYOUT --FIELD VALUE ... | --plaintext TEXT}",
+		Use:   "generate --layout NAME --FIELD VALUE... | --plaintext TEXT",
 		Short: "Make a hash_key for a layout's fields or for a raw plaintext",
 		Long: `Make a hash_key with the configured app_secret and a random iv and salt.
 
@@ -96,13 +107,13 @@ file) does not change this command:
   paycli hash generate --layout payment --total 100.00 --installment 1 --currency TRY --invoice INV-1
 
   # check status
-  paycli hash generate --layout checkstatus --invoice-id INV-1
+  paycli hash generate --layout checkstatus --invoice INV-1
 
   # any plaintext
   paycli hash generate --plaintext '100.00|1|TRY|my_merchant_key|INV-1'
 
   # as JSON
-  paycli hash generate --layout checkstatus --invoice-id INV-1 -o json`,
+  paycli hash generate --layout checkstatus --invoice INV-1 -o json`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			given := map[string]string{} // field → flag that set it
@@ -147,14 +158,25 @@ file) does not change this command:
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Layout, "layout", "", "layout of the fields: "+strings.Join(hashkey.LayoutNames(), ", "))
 	fl.StringVar(&opts.Plaintext, "plaintext", "", "encrypt this text as it is, instead of a layout's fields")
-	for _, field := range fields {
-		name := flagName(field)
-		values[name] = fl.String(name, "", fmt.Sprintf("%s (layouts: %s)", field, strings.Join(usedBy[field], ", ")))
-		_ = cmd.RegisterFlagCompletionFunc(name, fieldCompletion(field))
-	}
+	// A field with a short name (--currency, --invoice: what every other
+	// command calls it) is shown by that name only; its field-named flag
+	// (--currency-code) still works, hidden, so that help names it once.
+	shortName := map[string]string{}
 	for alias, field := range aliases {
-		values[alias] = fl.String(alias, "", "same as --"+flagName(field))
-		_ = cmd.RegisterFlagCompletionFunc(alias, fieldCompletion(field))
+		shortName[field] = alias
+	}
+	for _, field := range fields {
+		name, help := flagName(field), fmt.Sprintf("%s (layouts: %s)", field, strings.Join(usedBy[field], ", "))
+		if alias, ok := shortName[field]; ok {
+			values[alias] = fl.String(alias, "", help)
+			_ = cmd.RegisterFlagCompletionFunc(alias, fieldCompletion(field))
+			values[name] = fl.String(name, "", "same as --"+alias)
+			_ = cmd.RegisterFlagCompletionFunc(name, fieldCompletion(field))
+			_ = fl.MarkHidden(name)
+			continue
+		}
+		values[name] = fl.String(name, "", help)
+		_ = cmd.RegisterFlagCompletionFunc(name, fieldCompletion(field))
 	}
 	_ = cmd.RegisterFlagCompletionFunc("plaintext", cobra.NoFileCompletions)
 	fl.StringVar(&opts.IV, "iv", "", "use this iv (16 lowercase hex characters) instead of a random one, with --salt")
@@ -163,6 +185,7 @@ file) does not change this command:
 	_ = fl.MarkHidden("salt")
 	_ = cmd.RegisterFlagCompletionFunc("layout", layoutCompletion)
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
 	return cmd
 }
 
@@ -216,7 +239,7 @@ func checkGenerateFlags(opts *GenerateOptions, given map[string]string, usedBy m
 	var missing []string
 	for _, field := range l.Fields {
 		if _, ok := given[field]; !ok && field != configField {
-			missing = append(missing, "--"+flagName(field))
+			missing = append(missing, "--"+shownFlag(field))
 		}
 	}
 	if len(missing) > 0 {

@@ -30,8 +30,8 @@ PAYCLI_APP_SECRET and PAYCLI_MERCHANT_KEY), never from the command line.
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(
-		NewCmdGenerate(f, nil),
-		NewCmdValidate(f, nil),
+		cmdutil.NoGateway(NewCmdGenerate(f, nil)),
+		cmdutil.NoGateway(NewCmdValidate(f, nil)),
 		NewCmdLayouts(f, nil),
 	)
 	return cmd

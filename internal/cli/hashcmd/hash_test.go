@@ -108,7 +108,7 @@ func TestNewCmdGenerateFlags(t *testing.T) {
 		},
 		{name: "nothing", args: nil, wantErr: "missing --layout (or --plaintext)", wantHint: "Layouts: payment, walletpay"},
 		{name: "unknown layout", args: []string{"--layout", "paymnet"}, wantErr: `unknown layout "paymnet"`, wantHint: "'paycli hash layouts'"},
-		{name: "missing fields", args: []string{"--layout", "payment", "--total", "1"}, wantErr: "layout payment needs --installment, --currency-code, --invoice-id"},
+		{name: "missing fields", args: []string{"--layout", "payment", "--total", "1"}, wantErr: "layout payment needs --installment, --currency, --invoice"},
 		{name: "foreign field", args: []string{"--layout", "checkstatus", "--invoice-id", "I", "--amount", "1", "--total", "2"}, wantErr: "layout checkstatus has no field for --amount, --total", wantHint: "invoice_id|merchant_key"},
 		{name: "alias and field", args: []string{"--layout", "checkstatus", "--invoice-id", "I", "--invoice", "J"}, wantErr: "--invoice and --invoice-id both set invoice_id"},
 		{name: "pipe in a value", args: []string{"--layout", "checkstatus", "--invoice-id", "I|J"}, wantErr: "--invoice-id may not contain '|'"},
@@ -360,7 +360,7 @@ currency_code  TRY
 merchant_key   test_merchant_key
 invoice_id     INV-001
 `},
-		{"csv with layout", []string{kaHashKey, "--layout", "walletpay", "-o", "csv"}, `FIELD,VALUE
+		{"csv with layout", []string{kaHashKey, "--layout", "walletpay", "-o", "csv"}, `field,value
 total,100.00
 installment,1
 currency_code,TRY
@@ -502,7 +502,7 @@ func TestValidateStdinCSVWithLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "LINE,invoice_id,merchant_key\n1,merchant_key_x,INV-001\n"; out != want {
+	if want := "line,invoice_id,merchant_key\n1,merchant_key_x,INV-001\n"; out != want {
 		t.Errorf("stdout %q, want %q", out, want)
 	}
 }
@@ -520,11 +520,16 @@ func TestValidateStdinWrongSecret(t *testing.T) {
 	}
 }
 
+// No hash_key on stdin is a usage error (exit 2), as webhook verify's no
+// webhook is: an empty capture is a mistake, not a success.
 func TestValidateStdinEmpty(t *testing.T) {
 	for _, format := range []string{"table", "json"} {
-		out, errOut, err := runValidate(t, "\n  \n", testConfig(), "-", "-o", format)
-		if err != nil || out != "" || errOut != "" {
-			t.Errorf("-o %s: blank input gave %q, %q, %v; want nothing", format, out, errOut, err)
+		for _, in := range []string{"", "\n  \n"} {
+			out, errOut, err := runValidate(t, in, testConfig(), "-", "-o", format)
+			wantUsage(t, err, "stdin holds no hash_key")
+			if out != "" || errOut != "" {
+				t.Errorf("-o %s: input %q gave %q, %q", format, in, out, errOut)
+			}
 		}
 	}
 }
@@ -562,7 +567,7 @@ func TestLayouts(t *testing.T) {
 	}
 
 	csv := run("csv")
-	if !strings.HasPrefix(csv, "LAYOUT,FIELDS,DESCRIPTION\npayment,total|installment|currency_code|merchant_key|invoice_id,\"card payments (2D, 3D, pre-authorization)\"\n") {
+	if !strings.HasPrefix(csv, "name,fields,description\npayment,total|installment|currency_code|merchant_key|invoice_id,\"card payments (2D, 3D, pre-authorization)\"\n") {
 		t.Errorf("csv:\n%s", csv)
 	}
 }

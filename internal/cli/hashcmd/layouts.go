@@ -29,7 +29,8 @@ func NewCmdLayouts(f *cmdutil.Factory, runF func(context.Context, *LayoutsOption
 		Long: `List the hash_key layouts: which fields each kind of request or callback
 encrypts, in order. The plaintext is the fields' values joined by "|".
 
-JSON: [{"name": "...", "fields": ["..."], "amounts": ["..."], "description": "..."}]
+JSON: [{"name": "...", "fields": ["..."], "amounts": ["..."],
+        "description": "..."}]
 ("amounts" are the fields compared as decimals: 100 = 100.00).`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -41,6 +42,7 @@ JSON: [{"name": "...", "fields": ["..."], "amounts": ["..."], "description": "..
 	}
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
 	return cmd
 }
 
@@ -68,13 +70,14 @@ func layoutsRun(ctx context.Context, opts *LayoutsOptions) error {
 		}
 		return opts.JSON.Write(ctx, opts.IO.Out, out)
 	}
-	header := []string{"LAYOUT", "FIELDS", "DESCRIPTION"}
 	rows := make([][]string, len(hashkey.Layouts))
 	for i, l := range hashkey.Layouts {
 		rows[i] = []string{l.Name, strings.Join(l.Fields, "|"), l.Help}
 	}
 	if format == render.CSV || format == render.TSV {
-		return render.WriteRecords(opts.IO.Out, format, header, rows)
+		return render.WriteRecords(opts.IO.Out, format, []string{"name", "fields", "description"}, rows)
 	}
-	return render.WriteTable(opts.IO.Out, render.TableOptions{Palette: opts.Palette()}, header, rows)
+	table := cmdutil.TableOptions(opts.IO)
+	table.Wrap = []int{1, 2}
+	return render.WriteTable(opts.IO.Out, table, []string{"LAYOUT", "FIELDS", "DESCRIPTION"}, rows)
 }

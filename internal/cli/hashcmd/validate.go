@@ -48,12 +48,13 @@ named after the layout's fields when --layout is given.
 With - (or no argument, when stdin is not a terminal) it reads one hash_key
 per line from stdin. Blank lines are skipped; line numbers count every
 line. A line that does not decrypt is reported and the rest are still
-processed; the exit code is then 2. With -o json the output is JSON Lines,
+processed; the exit code is then 2, as it is for input with no hash_key. With -o json the output is JSON Lines,
 one object per hash_key in input order, and a failed line is written as
 {"line": N, "error": "..."}.
 
 JSON (one hash_key; with - each object also has "line"):
-  {"plaintext": "...", "fields": ["..."], "layout": "...", "named": {"field": "..."}}
+  {"plaintext": "...", "fields": ["..."], "layout": "...",
+   "named": {"field": "..."}}
 "layout" and "named" are there only with --layout.
 
 On a terminal, the profile's merchant_key is masked wherever a hash_key
@@ -89,6 +90,7 @@ written exactly as it is.`,
 	_ = cmd.RegisterFlagCompletionFunc("layout", layoutCompletion)
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal, Notes: map[cmdutil.Kind]string{cmdutil.KindUsage: "bad input: a hash_key that does not decrypt, or none on stdin"}})
 	return cmd
 }
 
@@ -239,10 +241,13 @@ func validateRun(ctx context.Context, opts *ValidateOptions) error {
 	if format == render.CSV || format == render.TSV {
 		return render.WriteRecords(opts.IO.Out, format, header, rows)
 	}
-	return render.WriteTable(opts.IO.Out, render.TableOptions{Palette: opts.Palette()}, header, rows)
+	table := cmdutil.TableOptions(opts.IO)
+	table.Wrap = []int{1}
+	return render.WriteTable(opts.IO.Out, table, render.TableHeader(header), rows)
 }
 
-// fieldRows lays one hash_key's fields out as a two-column table.
+// fieldRows lays one hash_key's fields out as a two-column table, with
+// the CSV header (render.TableHeader makes the table's).
 func fieldRows(d decrypted, layout *hashkey.Layout) ([]string, [][]string) {
 	rows := make([][]string, len(d.Fields))
 	for i, v := range d.Fields {
@@ -253,9 +258,9 @@ func fieldRows(d decrypted, layout *hashkey.Layout) ([]string, [][]string) {
 		rows[i] = []string{name, v}
 	}
 	if layout != nil {
-		return []string{"FIELD", "VALUE"}, rows
+		return []string{"field", "value"}, rows
 	}
-	return []string{"#", "VALUE"}, rows
+	return []string{"#", "value"}, rows
 }
 
 // validateLines decrypts one hash_key per line of stdin. JSON Lines are
@@ -263,9 +268,11 @@ func fieldRows(d decrypted, layout *hashkey.Layout) ([]string, [][]string) {
 // with one row per line that decrypted (LINE and the layout's fields, or
 // LINE and PLAINTEXT) and failures reported on stderr as they happen.
 func validateLines(ctx context.Context, opts *ValidateOptions, cfg *config.Config, format render.Format, secret string, layout *hashkey.Layout) error {
-	header := []string{"LINE", "PLAINTEXT"}
+	// CSV names the columns as JSON does; a table's header is the same
+	// names in upper case.
+	header := []string{"line", "plaintext"}
 	if layout != nil {
-		header = append([]string{"LINE"}, layout.Fields...)
+		header = append([]string{"line"}, layout.Fields...)
 	}
 	var rows [][]string
 	lineNo, total, failed, wrongKey := 0, 0, 0, 0
@@ -323,13 +330,22 @@ func validateLines(ctx context.Context, opts *ValidateOptions, cfg *config.Confi
 		rows = append(rows, row)
 	}
 
+	if total == 0 {
+		return cmdutil.UsageHint(errors.New("stdin holds no hash_key"),
+			"Give one hash_key per line on stdin, or the hash_key as an argument.")
+	}
 	var err error
 	switch format {
 	case render.CSV, render.TSV:
 		err = render.WriteRecords(opts.IO.Out, format, header, rows)
 	case render.Table:
 		if len(rows) > 0 {
-			err = render.WriteTable(opts.IO.Out, render.TableOptions{Palette: opts.Palette(), RightAlign: []int{0}}, header, rows)
+			table := cmdutil.TableOptions(opts.IO)
+			table.RightAlign = []int{0}
+			for c := 1; c < len(header); c++ {
+				table.Wrap = append(table.Wrap, c)
+			}
+			err = render.WriteTable(opts.IO.Out, table, render.TableHeader(header), rows)
 		}
 	}
 	if err != nil || failed == 0 {

@@ -52,6 +52,8 @@ type Options struct {
 	By string
 	// Active lists the merchant's active installment counts instead.
 	Active bool
+	// Counts keeps the options of these installment counts; nil keeps all.
+	Counts map[int]bool
 }
 
 // NewCmdInstallments builds `paycli installments`.
@@ -63,7 +65,7 @@ func NewCmdInstallments(f *cmdutil.Factory, runF func(context.Context, *Options)
 		Gateway:        f.Gateway,
 		CommandContext: f.CommandContext,
 	}
-	var bin, amount string
+	var bin, amount, counts string
 	cmd := &cobra.Command{
 		Use:   "installments --bin DIGITS --amount AMOUNT [--currency CODE]",
 		Short: "Show the installment options of a card for an amount",
@@ -85,18 +87,25 @@ and installment count, with the same arithmetic as 'paycli commissions
 --amount' (see docs/commissions.md); they are empty when the table has no
 entry for the option, and a warning says so.
 
+--installments shows only the counts listed: 1,3,6, 2-6 or 1,3-5,12, as
+'paycli commissions --installments' takes them.
+
 --active lists the installment counts the merchant has active
 (/api/installments) instead.
 
 -o json prints the options as one document (docs/json-output.md); --jq
 filters it; -o csv and -o tsv print the table's rows.`,
 		Example: `  paycli installments --bin 435508 --amount 1000 --currency TRY
+  paycli installments --bin 435508 --amount 1000 --currency TRY --installments 3,6,9
   paycli installments --bin 435508 --amount 1000 --currency TRY --by user -o json
   paycli installments --bin 435508 --amount 250 --jq '.options[] | select(.installments == 6)'
   paycli installments --active`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := parseFlags(cmd, opts, bin, amount); err != nil {
+				return err
+			}
+			if err := parseCounts(cmd, opts, counts); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -113,21 +122,35 @@ filters it; -o csv and -o tsv print the table's rows.`,
 	fl.String("currency", "", "ISO 4217 currency code, e.g. TRY (default: the profile's default_currency)")
 	fl.StringVar(&opts.By, "by", "merchant", "who bears the commission, sent as commission_by: merchant or user")
 	fl.BoolVar(&opts.Active, "active", false, "list the merchant's active installment counts instead")
+	fl.StringVar(&counts, "installments", "", "installment counts to show, e.g. 1,3,6 or 2-6 (default: all)")
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
 	_ = cmd.RegisterFlagCompletionFunc("by", cobra.FixedCompletions([]string{"merchant", "user"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("currency", cmdutil.CompleteCurrency)
-	for _, name := range []string{"bin", "amount"} {
+	for _, name := range []string{"bin", "amount", "installments"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsGateway})
 	return cmd
+}
+
+// parseCounts reads --installments, when given.
+func parseCounts(cmd *cobra.Command, opts *Options, counts string) error {
+	if !cmd.Flags().Changed("installments") {
+		return nil
+	}
+	var err error
+	if opts.Counts, err = cmdutil.ParseInstallments(counts); err != nil {
+		return cmdutil.UsageErrorf("invalid --installments %v", err)
+	}
+	return nil
 }
 
 // parseFlags checks what the flags say on their own. The --bin value is
 // never quoted in an error: it may be a whole card number.
 func parseFlags(cmd *cobra.Command, opts *Options, bin, amount string) error {
 	if opts.Active {
-		for _, name := range []string{"bin", "amount", "currency", "by"} {
+		for _, name := range []string{"bin", "amount", "currency", "by", "installments"} {
 			if cmd.Flags().Changed(name) {
 				return cmdutil.UsageErrorf("--active lists the merchant's installment counts; it cannot be combined with --%s", name)
 			}
@@ -258,15 +281,25 @@ func Run(ctx context.Context, opts *Options) error {
 	default:
 		schedule = com.Schedule
 	}
-	res, warnings, err := Price(pos.Options, schedule, opts.BIN, opts.Amount, cur, opts.By)
+	options := pos.Options
+	if opts.Counts != nil {
+		options = slices.DeleteFunc(slices.Clone(options), func(o gateway.InstallmentOption) bool { return !opts.Counts[o.InstallmentsNumber] })
+	}
+	res, warnings, err := Price(options, schedule, opts.BIN, opts.Amount, cur, opts.By)
 	if err != nil {
 		return err
 	}
 	for _, w := range warnings {
 		fmt.Fprintln(opts.IO.ErrOut, "warning: "+render.Escape(w))
 	}
-	if len(res.Options) == 0 {
+	switch {
+	case len(res.Options) == 0 && len(options) < len(pos.Options):
+		fmt.Fprintf(opts.IO.ErrOut, "The gateway offers none of the installment counts of --installments for this card and amount (it offers %s).\n", render.Count(len(pos.Options), "option", "options"))
+	case len(res.Options) == 0:
 		fmt.Fprintf(opts.IO.ErrOut, "The gateway offers no installment option for this card and amount.\n")
+	}
+	if len(res.Options) == 0 && format == render.Table {
+		return nil // a table of no rows says less than the line above
 	}
 	return write(ctx, opts, format, res)
 }
@@ -378,6 +411,9 @@ func entryFor(rows []commission.Row, o gateway.InstallmentOption) (commission.Ro
 
 var header = []string{"INSTALLMENTS", "PROGRAM", "POS", "BUYER TOTAL", "PER INSTALLMENT", "FIRST INSTALLMENT", "MERCHANT FEE", "MERCHANT NET"}
 
+// csvHeader names the same columns for CSV/TSV as -o json does.
+var csvHeader = []string{"installments", "card_program", "pos_id", "buyer_total", "installment_amount", "first_installment_amount", "merchant_fee", "merchant_net"}
+
 func (o Option) record(group bool) []string {
 	g := func(s string) string {
 		if group {
@@ -442,15 +478,17 @@ func write(ctx context.Context, opts *Options, format render.Format, res *Result
 		for _, o := range res.Options {
 			records = append(records, o.record(false))
 		}
-		return render.WriteRecords(out, format, header, records)
+		return render.WriteRecords(out, format, csvHeader, records)
 	}
 	records := make([][]string, 0, len(res.Options))
 	for _, o := range res.Options {
 		records = append(records, o.record(true))
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "%s %s with card %s••••••, commission by %s\n", res.Amount, res.Currency, res.BIN, res.CommissionBy)
-	return render.WriteTable(out, render.TableOptions{Palette: render.Palette{Enabled: opts.IO.ColorEnabled()},
-		RightAlign: []int{0, 2, 3, 4, 5, 6, 7}}, header, records)
+	fmt.Fprintf(opts.IO.ErrOut, "%s for cards starting %s, commission by %s\n", render.Amount(res.Amount, res.Currency), res.BIN, res.CommissionBy)
+	table := cmdutil.TableOptions(opts.IO)
+	table.RightAlign = []int{0, 2, 3, 4, 5, 6, 7}
+	table.Drop = []int{2} // the POS: the gateway's, not the buyer's or the merchant's
+	return render.WriteTable(out, table, header, records)
 }
 
 // writeActive prints the merchant's active installment counts.

@@ -1,10 +1,14 @@
 package journalcmd
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
+	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/journalindex"
 	"github.com/paycli/paycli/internal/redact"
+	"github.com/paycli/paycli/internal/render"
 )
 
 // maxCompletions bounds how many invoices a completion offers: the most
@@ -14,7 +18,7 @@ const maxCompletions = 100
 // CompleteInvoice returns a completion for an --invoice flag (journal,
 // status) offering the invoices in the journal that start with what was
 // typed, most recent attempt first (at most maxCompletions), each
-// described by that attempt's outcome, amount and currency. It reads
+// described by its sale (describeInvoice), not by a later refund of it. It reads
 // through the journal's index, so it stays fast on a large journal. A
 // journal that cannot be read offers nothing: completion must never fail
 // loudly. An invoice id that reads as a card number is never offered: the
@@ -30,12 +34,39 @@ func CompleteInvoice(journalPath func() (string, error)) cobra.CompletionFunc {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		out := make([]string, 0, len(recent))
-		for _, a := range recent {
-			if redact.HasCard(a.Intent.Invoice) {
-				continue
+		for _, attempts := range recent {
+			if inv := attempts[0].Intent.Invoice; !redact.HasCard(inv) {
+				out = append(out, inv+"\t"+describeInvoice(attempts))
 			}
-			out = append(out, a.Intent.Invoice+"\t"+a.Class()+", "+a.Intent.Amount+" "+a.Intent.Currency)
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
 	}
+}
+
+// describeInvoice is how a completion describes an invoice: by its sale
+// (its latest attempt that is not a refund; the latest one when all are),
+// with the kind, outcome and amount, and how many refunds it has had.
+func describeInvoice(attempts []journal.Attempt) string {
+	sale := attempts[len(attempts)-1]
+	refunds := 0
+	for _, a := range attempts {
+		if a.Intent.OpKind() == journal.KindRefund {
+			refunds++
+		}
+	}
+	for i := len(attempts) - 1; i >= 0; i-- {
+		if attempts[i].Intent.OpKind() != journal.KindRefund {
+			sale = attempts[i]
+			break
+		}
+	}
+	d := fmt.Sprintf("%s %s, %s", sale.Intent.OpKind(), sale.Class(), render.Amount(sale.Intent.Amount, sale.Intent.Currency))
+	switch {
+	case sale.Intent.OpKind() == journal.KindRefund:
+	case refunds == 1:
+		d += ", 1 refund"
+	case refunds > 1:
+		d += fmt.Sprintf(", %d refunds", refunds)
+	}
+	return d
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
@@ -36,8 +37,14 @@ type Options struct {
 	Now         func() time.Time
 
 	Invoice string
-	// Since keeps attempts started at most this long ago; 0 keeps all.
-	Since time.Duration
+	// Since and Until keep the attempts started at or after Since and
+	// before Until; a zero time does not limit. SinceText and UntilText
+	// are as given, for messages.
+	Since, Until         time.Time
+	SinceText, UntilText string
+	// Outcomes and Kinds keep the attempts of these classes and kinds;
+	// empty keeps all.
+	Outcomes, Kinds []string
 	// Flags are the global flags that chose the profile (--profile,
 	// --sandbox) of this command. The listing shows every profile's
 	// attempts: the `journal reconcile` it suggests takes the flags of the
@@ -53,13 +60,22 @@ type Options struct {
 func NewCmdJournal(f *cmdutil.Factory, journalPath func() (string, error), runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{IO: f.IOStreams, Format: f.OutputFormat, JournalPath: journalPath, Now: f.Now, SandboxIdentity: f.SandboxIdentity}
 	cmd := &cobra.Command{
-		Use:   "journal [--invoice ID] [--since DURATION]",
+		Use:   "journal [INVOICE] [--since WHEN] [--until WHEN] [--outcome O]",
 		Short: "List the payments attempted from this machine",
 		Long: `List the attempts recorded in <state dir>/paycli/journal.jsonl, oldest
 first: when (local time with its offset), which profile and gateway, the
 invoice, amount, masked card, and the outcome (succeeded, declined,
-duplicate, rejected, unknown, not_sent) with the gateway's status_code and
-order number.
+duplicate, rejected, unknown, not_sent, not_found) with the gateway's
+status_code, order number and, for an attempt that did not succeed, the
+reason the gateway or paycli gave.
+
+--since and --until take a duration ago (30m, 24h, 1d, 2w), today,
+yesterday, now, a date (2026-11-24) or a date and time (2026-11-24 15:04,
+or RFC 3339 with its offset). Dates and times are read in your time zone
+(TZ) unless written with an offset. A day given to --since starts at its
+midnight; a day given to --until takes in the whole day, so
+'--since yesterday --until yesterday' is all of yesterday. --outcome and
+--kind take one value or several, comma-separated.
 
 An attempt whose outcome was never recorded (paycli was killed mid-call) is
 shown as "unknown — check status". 'paycli status --invoice ID' or
@@ -76,17 +92,40 @@ line) are left out with a warning naming their byte offsets.
 
 With -o json the output is an array of objects with the keys attempt, kind,
 time, finished_at, profile, base_url, gateway, invoice, amount, currency,
-card, wallet, outcome, outcome_recorded, status_code, order_no, message and
-reconciled.`,
+card, wallet, ref, outcome, outcome_recorded, status_code, order_no, message
+and reconciled. Times are RFC 3339 in your time zone, to the second: the
+same moment, written the same way, as the table shows.`,
 		Example: `  paycli journal
-  paycli journal --invoice INV-1001
+  paycli journal INV-1001
   paycli journal --since 24h -o json
+  paycli journal --since yesterday --until yesterday --outcome declined
+  paycli journal --since 2026-11-24 --kind refund
   paycli journal --jq '.[] | select(.outcome == "unknown") | .invoice'
   paycli journal reconcile`,
-		Args: cmdutil.NoArgs,
+		Args: cmdutil.InvoiceArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if opts.Since < 0 {
-				return cmdutil.UsageErrorf("invalid --since %s: must not be negative", opts.Since)
+			// One reading of the clock for both ends.
+			now := sync.OnceValue(func() time.Time { return opts.Now() })
+			var err error
+			if opts.SinceText != "" {
+				if opts.Since, err = cmdutil.ParseWhen(opts.SinceText, now(), false); err != nil {
+					return cmdutil.UsageErrorf("invalid --since %w", err)
+				}
+			}
+			if opts.UntilText != "" {
+				if opts.Until, err = cmdutil.ParseWhen(opts.UntilText, now(), true); err != nil {
+					return cmdutil.UsageErrorf("invalid --until %w", err)
+				}
+			}
+			if !opts.Since.IsZero() && !opts.Until.IsZero() && !opts.Since.Before(opts.Until) {
+				return cmdutil.UsageHint(fmt.Errorf("--since %s is not before --until %s", opts.SinceText, opts.UntilText),
+					"Give --since the earlier moment; --until takes in the whole of a day it names.")
+			}
+			if err := checkValues("--outcome", opts.Outcomes, journal.Classes); err != nil {
+				return err
+			}
+			if err := checkValues("--kind", opts.Kinds, journal.Kinds); err != nil {
+				return err
 			}
 			if cmd.Flags().Changed("invoice") {
 				if err := invoiceid.Check(opts.Invoice); err != nil {
@@ -105,12 +144,25 @@ reconciled.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.Invoice, "invoice", "", "only attempts for this invoice id")
-	cmd.Flags().DurationVar(&opts.Since, "since", 0, "only attempts started within this long, e.g. 30m or 24h")
+	cmd.Flags().StringVar(&opts.SinceText, "since", "", "only attempts started at or after `WHEN`: 24h, 1d, today, yesterday, 2026-11-24…")
+	cmd.Flags().StringVar(&opts.UntilText, "until", "", "only attempts started before `WHEN` (a day is taken in whole)")
+	cmd.Flags().StringSliceVar(&opts.Outcomes, "outcome", nil, "only attempts with this `OUTCOME`: "+strings.Join(journal.Classes, ", "))
+	cmd.Flags().StringSliceVar(&opts.Kinds, "kind", nil, "only attempts of this `KIND`: "+strings.Join(journal.Kinds, ", "))
+	_ = cmd.RegisterFlagCompletionFunc("outcome", cobra.FixedCompletions(journal.Classes, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(journal.Kinds, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("until", cobra.FixedCompletions([]string{"now", "today", "yesterday"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("invoice", CompleteInvoice(journalPath))
-	_ = cmd.RegisterFlagCompletionFunc("since", cobra.NoFileCompletions)
+	cmd.ValidArgsFunction = func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 || cmd.Flags().Changed("invoice") {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return CompleteInvoice(journalPath)(cmd, args, toComplete)
+	}
+	_ = cmd.RegisterFlagCompletionFunc("since", cobra.FixedCompletions([]string{"1h", "24h", "7d", "today", "yesterday"}, cobra.ShellCompDirectiveNoFileComp))
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
 	cmd.AddCommand(NewCmdReconcile(f, journalPath, nil))
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
 	return cmd
 }
 
@@ -122,12 +174,12 @@ reconciled.`,
 // Card is masked in the journal already; order numbers are the gateway's
 // references, shown whole.
 type Record struct {
-	Attempt    string     `json:"attempt"`
-	Kind       string     `json:"kind"`
-	Time       time.Time  `json:"time"`
-	FinishedAt *time.Time `json:"finished_at"`
-	Profile    string     `json:"profile"`
-	BaseURL    string     `json:"base_url"`
+	Attempt    string       `json:"attempt"`
+	Kind       string       `json:"kind"`
+	Time       render.Time  `json:"time"`
+	FinishedAt *render.Time `json:"finished_at"`
+	Profile    string       `json:"profile"`
+	BaseURL    string       `json:"base_url"`
 	// Gateway is the gateway identity; empty on lines written before
 	// lines carried it.
 	Gateway  string `json:"gateway"`
@@ -154,13 +206,13 @@ type Record struct {
 // Reconciliation is the JSON form of a reconcile line.
 type Reconciliation struct {
 	// Outcome is succeeded, declined, not_found, pending or unknown.
-	Outcome           string    `json:"outcome"`
-	Time              time.Time `json:"time"`
-	Via               string    `json:"via"`
-	StatusCode        *int      `json:"status_code"`
-	TransactionStatus *string   `json:"transaction_status"`
-	OrderNo           *string   `json:"order_no"`
-	Message           *string   `json:"message"`
+	Outcome           string      `json:"outcome"`
+	Time              render.Time `json:"time"`
+	Via               string      `json:"via"`
+	StatusCode        *int        `json:"status_code"`
+	TransactionStatus *string     `json:"transaction_status"`
+	OrderNo           *string     `json:"order_no"`
+	Message           *string     `json:"message"`
 }
 
 func optional(s string) *string {
@@ -172,17 +224,17 @@ func optional(s string) *string {
 
 func recordOf(a journal.Attempt) Record {
 	r := Record{
-		Attempt: a.Intent.Attempt, Kind: a.Intent.OpKind(), Time: a.Intent.Time.Local(), Profile: a.Intent.Profile,
+		Attempt: a.Intent.Attempt, Kind: a.Intent.OpKind(), Time: render.Time{Time: a.Intent.Time}, Profile: a.Intent.Profile,
 		BaseURL: a.Intent.BaseURL, Gateway: a.Intent.Gateway, Invoice: redact.Invoice(a.Intent.Invoice), Amount: a.Intent.Amount,
 		Currency: a.Intent.Currency, Card: a.Intent.Card, Wallet: a.Intent.Wallet, Outcome: a.Class(),
 		OutcomeRecorded: a.Recorded(), OrderNo: optional(a.OrderNo()), Ref: optional(a.Intent.Ref),
 	}
 	if o := a.Outcome; o != nil {
-		t := o.Time.Local()
+		t := render.Time{Time: o.Time}
 		r.FinishedAt, r.StatusCode, r.Message = &t, o.StatusCode, optional(redact.Cards(o.Message))
 	}
 	if c := a.Reconciled; c != nil {
-		r.Reconciled = &Reconciliation{Outcome: c.Outcome, Time: c.Time.Local(), Via: c.Via, StatusCode: c.StatusCode,
+		r.Reconciled = &Reconciliation{Outcome: c.Outcome, Time: render.Time{Time: c.Time}, Via: c.Via, StatusCode: c.StatusCode,
 			TransactionStatus: optional(c.TransactionStatus), OrderNo: optional(c.OrderNo), Message: optional(redact.Cards(c.Message))}
 	}
 	return r
@@ -209,10 +261,6 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	warnDamage(opts.IO, path, damage)
-	var since time.Time
-	if opts.Since > 0 {
-		since = opts.Now().Add(-opts.Since)
-	}
 	records := []Record{}
 	var unknown []string
 	seen := map[string]bool{}
@@ -232,7 +280,10 @@ func Run(ctx context.Context, opts *Options) error {
 		if opts.Invoice != "" && a.Intent.Invoice != opts.Invoice {
 			continue
 		}
-		if !since.IsZero() && a.Intent.Time.Before(since) {
+		if !opts.Since.IsZero() && a.Intent.Time.Before(opts.Since) ||
+			!opts.Until.IsZero() && !a.Intent.Time.Before(opts.Until) ||
+			len(opts.Kinds) > 0 && !slices.Contains(opts.Kinds, a.Intent.OpKind()) ||
+			len(opts.Outcomes) > 0 && !slices.Contains(opts.Outcomes, a.Class()) {
 			continue
 		}
 		r := recordOf(a)
@@ -368,16 +419,40 @@ func warnDamage(ios *iostreams.IOStreams, path string, d journal.Damage) {
 		d.Lines, lines, render.Escape(path), were, list)
 }
 
+// filterNote says which attempts the filters kept, for the message that
+// none were.
 func filterNote(opts *Options) string {
-	switch {
-	case opts.Invoice != "" && opts.Since > 0:
-		return fmt.Sprintf(" for invoice %s in the last %s", render.Escape(redact.Invoice(opts.Invoice)), opts.Since)
-	case opts.Invoice != "":
-		return " for invoice " + render.Escape(redact.Invoice(opts.Invoice))
-	case opts.Since > 0:
-		return fmt.Sprintf(" in the last %s", opts.Since)
+	var parts []string
+	if opts.Invoice != "" {
+		parts = append(parts, "for invoice "+render.Escape(redact.Invoice(opts.Invoice)))
 	}
-	return ""
+	if len(opts.Kinds) > 0 {
+		parts = append(parts, "of kind "+strings.Join(opts.Kinds, " or "))
+	}
+	if len(opts.Outcomes) > 0 {
+		parts = append(parts, "with outcome "+strings.Join(opts.Outcomes, " or "))
+	}
+	if !opts.Since.IsZero() {
+		parts = append(parts, "since "+render.FormatTime(opts.Since, render.Table))
+	}
+	if !opts.Until.IsZero() {
+		parts = append(parts, "before "+render.FormatTime(opts.Until, render.Table))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " " + strings.Join(parts, ", ")
+}
+
+// checkValues is the usage error of a list flag holding a value not in
+// allowed; nil when each is.
+func checkValues(flag string, given, allowed []string) error {
+	for _, v := range given {
+		if !slices.Contains(allowed, v) {
+			return cmdutil.UsageErrorf("invalid %s %q: use %s", flag, v, strings.Join(allowed, ", "))
+		}
+	}
+	return nil
 }
 
 // outcomeText is the OUTCOME cell: the class, marked when a
@@ -396,7 +471,7 @@ func outcomeText(r Record) string {
 
 func writeRows(opts *Options, format render.Format, records []Record) error {
 	machine := format == render.CSV || format == render.TSV
-	header := []string{"TIME", "PROFILE", "KIND", "INVOICE", "AMOUNT", "CARD", "OUTCOME", "CODE", "ORDER"}
+	header := []string{"TIME", "PROFILE", "KIND", "INVOICE", "AMOUNT", "CARD", "OUTCOME", "CODE", "ORDER", "REASON"}
 	if machine {
 		header = []string{"time", "profile", "base_url", "invoice", "amount", "currency", "card", "outcome", "outcome_recorded", "status_code", "order_no", "message", "attempt", "kind", "reconciled", "ref"}
 	}
@@ -419,7 +494,7 @@ func writeRows(opts *Options, format render.Format, records []Record) error {
 			if r.Reconciled != nil {
 				reconciled = r.Reconciled.Outcome
 			}
-			rows = append(rows, []string{render.FormatTime(r.Time, format), r.Profile, r.BaseURL, r.Invoice, r.Amount, r.Currency,
+			rows = append(rows, []string{render.FormatTime(r.Time.Time, format), r.Profile, r.BaseURL, r.Invoice, r.Amount, r.Currency,
 				r.Card, r.Outcome, strconv.FormatBool(r.OutcomeRecorded), code, order, msg, r.Attempt, r.Kind, reconciled, deref(r.Ref)})
 			continue
 		}
@@ -434,8 +509,8 @@ func writeRows(opts *Options, format render.Format, records []Record) error {
 			colour = pal.Red
 		}
 		outcomeColours = append(outcomeColours, colour)
-		rows = append(rows, []string{render.FormatTime(r.Time, format), r.Profile, r.Kind, r.Invoice,
-			r.Amount + " " + r.Currency, r.Card, outcome, code, order})
+		rows = append(rows, []string{render.FormatTime(r.Time.Time, format), r.Profile, r.Kind, r.Invoice,
+			render.Amount(r.Amount, r.Currency), r.Card, outcome, code, order, reason(r)})
 	}
 	if machine {
 		return render.WriteRecords(opts.IO.Out, format, header, rows)
@@ -448,7 +523,24 @@ func writeRows(opts *Options, format render.Format, records []Record) error {
 		}
 		return outcomeColours[row]
 	}
-	return render.WriteTable(opts.IO.Out, render.TableOptions{Palette: pal, RightAlign: []int{4}, Colour: colourOf}, header, rows)
+	table := cmdutil.TableOptions(opts.IO)
+	table.RightAlign, table.Colour = []int{4}, colourOf
+	table.Wrap = []int{9, 0, 6}    // reason, time (date above the hour), outcome
+	table.Drop = []int{1, 5, 7, 8} // profile, card, code, order: the reason and the invoice say more
+	return render.WriteTable(opts.IO.Out, table, header, rows)
+}
+
+// reason is the REASON cell: why an attempt did not succeed, as the
+// gateway (or paycli) said it; what a reconciliation learned outranks the
+// outcome line. Empty for a success.
+func reason(r Record) string {
+	if r.Outcome == journal.Succeeded {
+		return ""
+	}
+	if c := r.Reconciled; c != nil && c.Message != nil {
+		return *c.Message
+	}
+	return deref(r.Message)
 }
 
 // deref is *s, or "" for nil.

@@ -50,7 +50,7 @@ func NewCmdReconcile(f *cmdutil.Factory, journalPath func() (string, error), run
 	}
 	cmd := &cobra.Command{
 		Use:   "reconcile [--dry-run]",
-		Short: "Ask the gateway about every attempt whose outcome is unknown, and record it",
+		Short: "Ask the gateway what became of unknown outcomes, and record it",
 		Long: `For each invoice whose last attempt on this profile and gateway has an
 unknown outcome (exit 7: paycli was killed mid-call, or the gateway had not
 finished), ask the gateway's check-status call what happened, record the
@@ -65,10 +65,7 @@ answer in the journal as a reconcile line, and print one line per invoice:
 
 Only the current profile's attempts on the gateway it points at are
 checked; --profile and --sandbox choose them as everywhere. Checking is a
-read: nothing is paid. --dry-run lists the invoices it would check.
-
-Exit codes: 0 every invoice is settled (or there was nothing to check), 7
-some remain unknown, 3 the gateway refused the profile's credentials.`,
+read: nothing is paid. --dry-run lists the invoices it would check.`,
 		Example: `  paycli journal reconcile
   paycli journal reconcile --dry-run
   paycli journal reconcile --profile live -o json`,
@@ -88,6 +85,9 @@ some remain unknown, 3 the gateway refused the profile's credentials.`,
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "list the invoices that would be checked; ask nothing")
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: append(cmdutil.ExitsGateway, cmdutil.KindOutcomeUnknown), Notes: map[cmdutil.Kind]string{
+		cmdutil.KindOutcomeUnknown: "some outcomes are still unknown",
+	}})
 	return cmd
 }
 
@@ -163,8 +163,8 @@ func RunReconcile(ctx context.Context, opts *ReconcileOptions) error {
 		return nil
 	}
 	if opts.DryRun {
-		fmt.Fprintf(opts.IO.ErrOut, "Would check %d invoices with the gateway's check-status call on profile %q at %s:\n",
-			len(invoices), cfg.Profile, redact.URL(cfg.BaseURL))
+		fmt.Fprintf(opts.IO.ErrOut, "Would check %s with the gateway's check-status call on profile %q at %s:\n",
+			render.Count(len(invoices), "invoice", "invoices"), cfg.Profile, redact.URL(cfg.BaseURL))
 		for _, inv := range invoices {
 			fmt.Fprintln(opts.IO.Out, render.Escape(redact.Invoice(inv)))
 		}
@@ -350,7 +350,9 @@ func writeReconcile(ctx context.Context, opts *ReconcileOptions, format render.F
 		}
 		return nil
 	}
-	return render.WriteTable(opts.IO.Out, render.TableOptions{Palette: pal, Colour: colourOf}, header, rows)
+	table := cmdutil.TableOptions(opts.IO)
+	table.Colour, table.Wrap = colourOf, []int{3}
+	return render.WriteTable(opts.IO.Out, table, header, rows)
 }
 
 // refundOutcome is the result of an invoice whose unknown attempts are

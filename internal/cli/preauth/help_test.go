@@ -11,10 +11,9 @@ import (
 // pre-authorization check status shows captured or cancelled exits 4 with
 // nothing sent; 6 is only the gateway's status_code 117.
 func TestHelpExitCodes(t *testing.T) {
-	long := NewCmdCapture(&cmdutil.Factory{}, nil).Long
-	exits := long[strings.Index(long, "Exit codes:"):]
-	if strings.Contains(exits, "6 already") || !strings.Contains(exits, "status_code 117") ||
-		!strings.Contains(exits, "4 not an open\npre-authorization (check status shows it already captured or cancelled") {
-		t.Errorf("capture's exit codes:\n%s", exits)
+	exits, ok := cmdutil.ExitsOf(NewCmdCapture(&cmdutil.Factory{}, nil))
+	if !ok || !exits.MovesMoney || !strings.Contains(exits.Notes[cmdutil.KindRejected], "check status shows it captured or cancelled; nothing sent") ||
+		!strings.HasPrefix(exits.Notes[cmdutil.KindDuplicate], "the gateway answered status_code 117") {
+		t.Errorf("capture's exit codes: %+v", exits)
 	}
 }

@@ -2,6 +2,7 @@ package preauth
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -125,10 +126,6 @@ func (op operation) Check(h *hold) (*hold, error) {
 	return out, nil
 }
 
-// createdLayout shows when the pre-authorization was made, in the
-// gateway's time as check status writes it, with the offset.
-const createdLayout = "2006-01-02 15:04:05 -07:00"
-
 // Prepare looks the invoice up: it must be a pre-authorization still open
 // (exit 4 otherwise, nothing sent), and a capture's amount must fit what
 // it holds, in its currency's decimals (exit 2 otherwise).
@@ -217,9 +214,9 @@ func notOpen(st *gateway.CheckStatusResult, capture bool) string {
 func (op operation) Describe(_ *moneyop.Env, h *hold) moneyop.Description {
 	held := "unknown"
 	if h.held != "" {
-		held = strings.TrimSpace(h.held + " " + h.currency)
+		held = render.Amount(h.held, h.currency)
 	}
-	card := h.card
+	card := render.CardOf(h.card)
 	if card == "" {
 		card = "unknown"
 	}
@@ -228,7 +225,7 @@ func (op operation) Describe(_ *moneyop.Env, h *hold) moneyop.Description {
 	if op.capture() {
 		take := held
 		if h.Amount != "" {
-			take = strings.TrimSpace(h.Amount + " " + h.currency)
+			take = render.Amount(h.Amount, h.currency)
 		}
 		d.Title, d.Noun = "Pre-authorization capture", "capture"
 		d.Prompt = fmt.Sprintf("Capture %s from %s?", take, card)
@@ -245,7 +242,7 @@ func (op operation) Describe(_ *moneyop.Env, h *hold) moneyop.Description {
 	}
 	rows = append(rows, [2]string{"Card", card})
 	if !h.created.IsZero() && op.now != nil {
-		rows = append(rows, [2]string{"Age", age(op.now().Sub(h.created)) + " (authorized " + h.created.Format(createdLayout) + ")"})
+		rows = append(rows, [2]string{"Age", age(op.now().Sub(h.created)) + " (authorized " + render.FormatTime(h.created, render.Table) + ")"})
 	}
 	rows = append(rows, [2]string{"Invoice", h.Invoice})
 	if h.orderID != "" {
@@ -324,11 +321,16 @@ func (op operation) Result(h *hold, ans *gateway.ConfirmPaymentResult) ([]render
 		render.StringField("invoice_id", ans.InvoiceID),
 	}
 	fs = append(fs, render.ExtraFields(ans.Extra)...)
-	held := strings.TrimSpace(h.held + " " + h.currency)
+	if !op.capture() && h.held != "" {
+		// The gateway's answer to a cancel says amount 0 (nothing taken);
+		// what was released is what the pre-authorization held.
+		fs = append(fs, render.Field{Name: "released_amount", JSON: json.RawMessage(h.held), Text: render.Amount(h.held, h.currency)})
+	}
+	held := render.Amount(h.held, h.currency)
 	var verdict string
 	switch {
 	case op.capture() && h.Amount != "":
-		verdict = fmt.Sprintf("Captured %s of the %s held, invoice %s", strings.TrimSpace(h.Amount+" "+h.currency), held, redact.Invoice(h.Invoice))
+		verdict = fmt.Sprintf("Captured %s of the %s held, invoice %s", render.Amount(h.Amount, h.currency), held, redact.Invoice(h.Invoice))
 	case op.capture():
 		verdict = fmt.Sprintf("Captured the %s held, invoice %s", held, redact.Invoice(h.Invoice))
 	default:

@@ -49,10 +49,11 @@ confirmation, journal and exit codes as 'paycli walletpay'.`,
 func NewCmdCapture(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := newOptions(f, gateway.ConfirmCapture)
 	cmd := &cobra.Command{
-		Use:   "capture --invoice ID [--amount AMOUNT]",
+		Use:   "capture {INVOICE | --invoice ID} [--amount AMOUNT]",
 		Short: "Capture the money a pre-authorization holds, safely",
 		Long: `Capture a pre-authorization: take all the money it holds, or --amount of it
 (at most the amount held, with no more decimals than its currency has).
+The invoice may be given as the argument instead of --invoice.
 
 Before anything is sent, paycli looks the invoice up (check status): it must
 be a pre-authorization that is still open. It shows the amount held, the
@@ -67,17 +68,11 @@ exits 7 and prints the 'paycli status' command that tells what happened.
 
 --batch FILE (or - for stdin) captures one JSON object per line,
 {"invoice","amount"} ("amount" optional), --parallel at a time, and prints
-one JSON result per line in input order.
-
-Exit codes: 0 captured, 2 bad input (nothing sent), 4 not an open
-pre-authorization (check status shows it already captured or cancelled;
-nothing sent) or refused by the gateway, 6 the gateway answered that it was
-already captured or cancelled (status_code 117, two captures racing; nothing
-charged), 7 outcome unknown; see 'paycli help exit-codes'.`,
-		Example: `  paycli preauth capture --invoice INV-1001
+one JSON result per line in input order.`,
+		Example: `  paycli preauth capture INV-1001
   paycli preauth capture --invoice INV-1001 --amount 150.00 --yes -o json
   paycli preauth capture --batch captures.jsonl --yes > results.jsonl`,
-		Args: cmdutil.NoArgs,
+		Args: cmdutil.InvoiceArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runE(cmd, f, opts, runF)
 		},
@@ -92,9 +87,10 @@ charged), 7 outcome unknown; see 'paycli help exit-codes'.`,
 func NewCmdCancel(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := newOptions(f, gateway.ConfirmCancel)
 	cmd := &cobra.Command{
-		Use:   "cancel --invoice ID",
+		Use:   "cancel {INVOICE | --invoice ID}",
 		Short: "Cancel a pre-authorization, releasing the money it holds",
 		Long: `Cancel a pre-authorization: release the whole amount it holds on the card.
+The invoice may be given as the argument instead of --invoice.
 
 Before anything is sent, paycli looks the invoice up (check status): it must
 be a pre-authorization that is still open. A captured one cannot be
@@ -104,9 +100,9 @@ confirmation (--yes without a terminal), --dry-run, the journal (kind
 preauth-cancel) and the exit codes are those of 'paycli preauth capture'.
 
 --batch FILE (or - for stdin) cancels one JSON object per line, {"invoice"}.`,
-		Example: `  paycli preauth cancel --invoice INV-1001
+		Example: `  paycli preauth cancel INV-1001
   paycli preauth cancel --invoice INV-1001 --dry-run`,
-		Args: cmdutil.NoArgs,
+		Args: cmdutil.InvoiceArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runE(cmd, f, opts, runF)
 		},
@@ -126,6 +122,8 @@ func addFlags(cmd *cobra.Command, f *cmdutil.Factory, opts *Options, verb string
 		Batch:    verb + " each JSON line of FILE (- for stdin)",
 		Parallel: "batch lines in flight at once",
 	})
+	cmdutil.NoteExit(cmd, cmdutil.KindRejected, "not an open pre-authorization (check status shows it captured or cancelled; nothing sent), or refused by the gateway")
+	cmdutil.NoteExit(cmd, cmdutil.KindDuplicate, "the gateway answered status_code 117: another call, racing this one, captured or cancelled it; nothing charged")
 }
 
 // runE refuses flag combinations that cannot be meant, then runs.

@@ -337,8 +337,8 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, r *refund) (*
 		}
 		if r.amount.GreaterThan(s.Remaining()) {
 			return nil, cmdutil.UsageHint(fmt.Errorf("invalid --amount: %s is more than what remains refundable, %s of the %s sale (%s refunded); nothing was sent",
-				s.show(s.money(r.amount)), s.show(s.money(s.Remaining())), s.show(s.money(s.Amount)), s.money(s.Refunded)),
-				fmt.Sprintf("Refund at most %s, or all that remains with --full.", s.show(s.money(s.Remaining()))))
+				render.Amount(s.money(r.amount), s.Currency), render.Amount(s.money(s.Remaining()), s.Currency), render.Amount(s.money(s.Amount), s.Currency), render.Amount(s.money(s.Refunded), "")),
+				refundAtMost(s.money(s.Remaining()), s.Currency))
 		}
 		out.value = r.amount
 	}
@@ -436,13 +436,24 @@ func (op operation) checkStatus(ctx context.Context, env *moneyop.Env, r *refund
 	case errors.Is(err, context.Canceled):
 		return nil, cmdutil.WithKind(cmdutil.KindInterrupted, what, "")
 	case errors.Is(err, gateway.ErrUnavailable), errors.Is(err, gateway.ErrOutcomeUnknown), errors.Is(err, context.DeadlineExceeded):
-		return nil, cmdutil.WithKind(cmdutil.KindUnavailable, what, "Try again later, or with a longer --timeout; --debug shows the exchange.")
+		return nil, cmdutil.WithKind(cmdutil.KindUnavailable, what, cmdutil.UnavailableHint(err, env.Config))
 	}
 	var apiErr *gateway.APIError
 	if errors.As(err, &apiErr) {
 		return nil, cmdutil.WithKind(cmdutil.KindRejected, what, "")
 	}
 	return nil, cmdutil.WithKind(cmdutil.KindUnexpected, what, "")
+}
+
+// refundAtMost is the hint of an amount above what remains: the remainder
+// as every amount is shown, and as --amount takes it when that differs
+// ("1,000.00 TRY" is --amount 1000.00).
+func refundAtMost(remains, currency string) string {
+	shown := render.Amount(remains, currency)
+	if shown != remains+" "+currency {
+		shown += " (--amount " + remains + ")"
+	}
+	return "Refund at most " + shown + ", or all that remains with --full."
 }
 
 // card returns the sale's card for a person and for the journal.
@@ -458,11 +469,11 @@ func (s sale) cards() (display, masked string) {
 func (operation) Describe(_ *moneyop.Env, r *refund) moneyop.Description {
 	s := r.sale
 	display, masked := s.cards()
-	saleRow := s.show(s.money(s.Amount))
+	saleRow := render.Amount(s.money(s.Amount), s.Currency)
 	if s.Date != "" {
 		saleRow += ", " + s.Date
 	}
-	refunded := s.show(s.money(s.Refunded))
+	refunded := render.Amount(s.money(s.Refunded), s.Currency)
 	switch n := len(s.Refunds); n {
 	case 0:
 	case 1:
@@ -470,7 +481,7 @@ func (operation) Describe(_ *moneyop.Env, r *refund) moneyop.Description {
 	default:
 		refunded += fmt.Sprintf(" in %d refunds", n)
 	}
-	what := s.show(r.text)
+	what := render.Amount(r.text, s.Currency)
 	if r.Full {
 		what += " (all that remains)"
 	}
@@ -482,7 +493,7 @@ func (operation) Describe(_ *moneyop.Env, r *refund) moneyop.Description {
 		{"Sale", saleRow},
 		{"Card", display},
 		{"Refunded", refunded},
-		{"Remains", s.show(s.money(s.Remaining()))},
+		{"Remains", render.Amount(s.money(s.Remaining()), s.Currency)},
 		{"Refund", what},
 		{"Ref", r.ref},
 	}
@@ -491,7 +502,7 @@ func (operation) Describe(_ *moneyop.Env, r *refund) moneyop.Description {
 		Noun:  "refund",
 		Rows:  rows,
 		Prompt: fmt.Sprintf("Refund %s of %s (sale %s, %s refunded) to %s?",
-			s.show(r.text), redact.Invoice(r.Invoice), s.show(s.money(s.Amount)), s.money(s.Refunded), display),
+			render.Amount(r.text, s.Currency), redact.Invoice(r.Invoice), render.Amount(s.money(s.Amount), s.Currency), render.Amount(s.money(s.Refunded), ""), display),
 		Amount:   r.text,
 		Currency: s.Currency,
 		Card:     masked,
@@ -569,7 +580,7 @@ func (op operation) Classify(r *refund, ans *gateway.RefundResult, err error) mo
 }
 
 // Result is the refund's fields, and the verdict a person reads on a
-// terminal: "Refunded 50.00 TRY of INV-1001 to 4355 08•• •••• 4358; 100.00
+// terminal: "Refunded 50.00 TRY of INV-1001 to 435508******4358; 100.00
 // TRY remains refundable".
 func (op operation) Result(r *refund, ans *gateway.RefundResult) ([]render.Field, string) {
 	if ans == nil {
@@ -581,12 +592,12 @@ func (op operation) Result(r *refund, ans *gateway.RefundResult) ([]render.Field
 	if r.retried != nil {
 		remains = s.Remaining()
 	}
-	result, verdict := "refunded", fmt.Sprintf("Refunded %s of %s to %s; %s remains refundable", s.show(r.text), redact.Invoice(r.Invoice), display, s.show(s.money(remains)))
+	result, verdict := "refunded", fmt.Sprintf("Refunded %s of %s to %s; %s remains refundable", render.Amount(r.text, s.Currency), redact.Invoice(r.Invoice), display, render.Amount(s.money(remains), s.Currency))
 	if ans.Queued {
 		result = "queued_for_approval"
 		// The status line names an invoice id that is a card number ID and
 		// says which one it is (operation.statusCommand).
-		verdict = fmt.Sprintf("Refund of %s of %s queued for the gateway team's approval; see when it is made with: %s", s.show(r.text), redact.Invoice(r.Invoice), op.statusCommand(r, op.flags))
+		verdict = fmt.Sprintf("Refund of %s of %s queued for the gateway team's approval; see when it is made with: %s", render.Amount(r.text, s.Currency), redact.Invoice(r.Invoice), op.statusCommand(r, op.flags))
 	}
 	fs := []render.Field{
 		render.StringField("result", result),

@@ -43,9 +43,10 @@ func NewCmdRefund(f *cmdutil.Factory, runF func(context.Context, *Options) error
 		NewRef:  newRef,
 	}
 	cmd := &cobra.Command{
-		Use:   "refund --invoice ID (--amount AMOUNT | --full)",
+		Use:   "refund {INVOICE | --invoice ID} (--amount AMOUNT | --full)",
 		Short: "Refund all or part of a sale, never twice",
 		Long: `Refund all or part of a sale. A refund moves money back to the buyer's card.
+The invoice may be given as the argument instead of --invoice.
 
 Before anything is sent, paycli asks the gateway about the sale (check status
 with refund info). An amount that is not more than 0, has more decimals than
@@ -70,18 +71,13 @@ A refund answered 101 waits for the gateway team's approval: it exits 0, and
 with "id" (the line's refund_transaction_id), --parallel at a time, one result
 per line in input order. An invoice may appear once per batch. A batch run
 again skips the refunds the journal shows as made, knowing a line by its id,
-or without one by its invoice and amount.
-
-Exit codes: 0 refunded or queued, 2 bad input (nothing sent), 3 credentials
-refused, 4 refused (by paycli before sending, or by the gateway: 110, 49, 31),
-6 this refund was already made (104), 7 outcome unknown; see
-'paycli help exit-codes'.`,
-		Example: `  paycli refund --invoice INV-1001 --amount 50.00
+or without one by its invoice and amount.`,
+		Example: `  paycli refund INV-1001 --amount 50.00
   paycli refund --invoice INV-1001 --full --yes -o json
   paycli refund --invoice INV-1001 --amount 50.00 --dry-run
   paycli refund --retry RF5f0c8e2a9b1d4c3e7a6f --yes
   paycli refund --batch refunds.jsonl --yes > results.jsonl`,
-		Args: cmdutil.NoArgs,
+		Args: cmdutil.InvoiceArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFlags(cmd, opts); err != nil {
 				return err
@@ -100,6 +96,8 @@ refused, 4 refused (by paycli before sending, or by the gateway: 110, 49, 31),
 		Batch:    "refund each JSON line of FILE (- for stdin)",
 		Parallel: "batch refunds in flight at once",
 	})
+	cmdutil.NoteExit(cmd, cmdutil.KindRejected, "refused: by paycli before sending, or by the gateway (110, 49, 31)")
+	cmdutil.NoteExit(cmd, cmdutil.KindDuplicate, "this refund was already made (104); nothing more was refunded")
 	for _, name := range []string{"invoice", "amount", "retry", "webhook-key"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}

@@ -107,8 +107,8 @@ func TestConfirmOnTerminal(t *testing.T) {
 			fx.in.WriteString(answer + "\n")
 			err := Run(context.Background(), fx.opts)
 			stderr := fx.errOut.String()
-			for _, want := range []string{"Refund\n  Invoice:  INV-1\n  Sale:     150.00 TRY, ", "\n  Card:     4355 08•• •••• 4358\n  Refunded: 0.00 TRY\n  Remains:  150.00 TRY\n  Refund:   50.00 TRY\n  Ref:      RF-TEST-1\n",
-				"\nRefund 50.00 TRY of INV-1 (sale 150.00 TRY, 0.00 refunded) to 4355 08•• •••• 4358? [y/N] "} {
+			for _, want := range []string{"Refund\n  Invoice:  INV-1\n  Sale:     150.00 TRY, ", "\n  Card:     435508******4358\n  Refunded: 0.00 TRY\n  Remains:  150.00 TRY\n  Refund:   50.00 TRY\n  Ref:      RF-TEST-1\n",
+				"\nRefund 50.00 TRY of INV-1 (sale 150.00 TRY, 0.00 refunded) to 435508******4358? [y/N] "} {
 				if !strings.Contains(stderr, want) {
 					t.Errorf("stderr lacks %q:\n%s", want, stderr)
 				}

@@ -12,7 +12,6 @@ import (
 	"github.com/paycli/paycli/internal/money"
 	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
-	"github.com/paycli/paycli/internal/wallettoken"
 )
 
 // sale is what check status says about the sale a refund is taken from.
@@ -40,10 +39,6 @@ type sale struct {
 // Remaining is what can still be refunded.
 func (s sale) Remaining() decimal.Decimal { return s.Amount.Sub(s.Refunded) }
 
-// show is an amount's text with the sale's currency after it, when it has
-// one: "50.00 TRY", or "50.00".
-func (s sale) show(text string) string { return strings.TrimSpace(text + " " + s.Currency) }
-
 // money writes an amount with the currency's decimals: "50.00". A figure
 // of the gateway's with more decimals than that (150.005 TRY) is written
 // as it is: rounded, it would say more or less than the gateway did.
@@ -65,19 +60,14 @@ func (s sale) HasRef(ref string) bool {
 	return false
 }
 
-// cardDisplay shows a masked card for a person, "4355 08•• •••• 4358", when
-// the gateway's text holds its first 6 and last 4 digits; otherwise the
-// text with any card number in it masked.
+// cardDisplay shows a masked card for a person (render.Card) when the
+// gateway's text holds its first 6 and last 4 digits; otherwise the text
+// with any card number in it masked.
 func cardDisplay(card string) string {
-	digits := func(s string) bool { return strings.Trim(s, "0123456789") == "" }
-	c := strings.TrimSpace(card)
-	if len(c) >= 10 && digits(c[:6]) && digits(c[len(c)-4:]) {
-		return wallettoken.Card{BIN: c[:6], Last4: c[len(c)-4:]}.Display()
-	}
-	if c == "" {
+	if strings.TrimSpace(card) == "" {
 		return "(not shown by the gateway)"
 	}
-	return render.Escape(redact.Cards(c))
+	return render.CardOf(card)
 }
 
 func notRefundable(invoice, why, hint string) error {
@@ -120,7 +110,7 @@ func saleOf(invoice, statusLine string, r *gateway.CheckStatusResult, currency s
 	}
 	if !s.Remaining().IsPositive() {
 		return s, notRefundable(invoice, fmt.Sprintf("it is already fully refunded (%s of %s)",
-			s.show(s.money(s.Refunded)), s.show(s.money(s.Amount))), "See its refunds with: "+statusLine)
+			render.Amount(s.money(s.Refunded), s.Currency), render.Amount(s.money(s.Amount), s.Currency)), "See its refunds with: "+statusLine)
 	}
 	return s, nil
 }

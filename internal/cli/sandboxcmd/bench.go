@@ -123,6 +123,7 @@ TRY table.`,
 	cmd.Flags().StringVar(&state, "state", "", "state folder of the server to find (default <state dir>/paycli/sandbox)")
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindUnavailable}})
 	return cmd
 }
 

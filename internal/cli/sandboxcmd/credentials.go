@@ -60,6 +60,7 @@ are printed in full.`,
 	_ = cmd.RegisterFlagCompletionFunc("state", completeFolder)
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
 	return cmd
 }
 

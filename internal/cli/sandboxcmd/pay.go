@@ -69,21 +69,22 @@ type PayResult struct {
 
 // NewCmdPay builds `paycli sandbox pay`.
 func NewCmdPay(f *cmdutil.Factory, runF func(context.Context, *PayOptions) error) *cobra.Command {
+	var amount, state string
 	opts := &PayOptions{IO: f.IOStreams, Format: f.OutputFormat, Now: f.Now, BaseURL: func(ctx context.Context) (string, error) {
-		cfg, err := sandboxmode.Overlay(ctx, sandboxmode.OverlayOptions{LookupEnv: f.LookupEnv, Now: f.Now, AddCloser: f.AddCloser}, &config.Config{})
+		cfg, err := sandboxmode.Overlay(ctx, sandboxmode.OverlayOptions{LookupEnv: f.LookupEnv, Now: f.Now, AddCloser: f.AddCloser, StateDir: state}, &config.Config{})
 		if err != nil {
 			return "", err
 		}
 		return cfg.BaseURL, nil
 	}}
-	var amount string
 	cmd := &cobra.Command{
 		Use:   "pay --amount AMOUNT --currency CODE [--card NUMBER]",
 		Short: "Make a card sale at the sandbox (2D, pre-authorization or 3D)",
 		Long: `Make a card sale at the sandbox through its HTTP API, with the sandbox's
 credentials, and print its invoice id, order id and status: test data for
 refund, pre-authorization and completion commands. It talks to the running
-'paycli sandbox serve', or starts one inside paycli for the one command.
+'paycli sandbox serve' (of --state DIR, for a serve started with it), or
+starts one inside paycli for the one command.
 
 The sale is a paySmart2D payment (Auth), or with --preauth a
 pre-authorization (PreAuth) to capture or cancel later. With --3d it is a
@@ -145,6 +146,8 @@ used, exit 6) prints nothing on stdout, only the error on stderr.`,
 	cmd.Flags().BoolVar(&opts.Decline3D, "decline-3d", false, "with --3d: decline the challenge")
 	cmd.Flags().StringVar(&opts.Invoice, "invoice", "", "invoice id (default: a new SBX-… id)")
 	cmd.Flags().StringVar(&opts.WebHookKey, "webhook-key", "", "sale_web_hook_key to name in the request")
+	cmd.Flags().StringVar(&state, "state", "", "state folder of the sandbox to pay at (default <state dir>/paycli/sandbox)")
+	_ = cmd.RegisterFlagCompletionFunc("state", completeFolder)
 	_ = cmd.MarkFlagRequired("amount")
 	_ = cmd.MarkFlagRequired("currency")
 	_ = cmd.RegisterFlagCompletionFunc("currency", completeScheduleCurrency)
@@ -155,6 +158,12 @@ used, exit 6) prints nothing on stdout, only the error on stderr.`,
 	}
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindAuth, cmdutil.KindRejected, cmdutil.KindDeclined, cmdutil.KindDuplicate, cmdutil.KindUnavailable},
+		Notes: map[cmdutil.Kind]string{
+			cmdutil.KindDeclined:    "the sandbox declined the sale (a test card or a .41 amount)",
+			cmdutil.KindDuplicate:   "the invoice id was used before",
+			cmdutil.KindUnavailable: "the sandbox failed or did not answer; look before paying again",
+		}})
 	return cmd
 }
 
@@ -178,17 +187,33 @@ func (c *sandboxClient) post(ctx context.Context, path string, body io.Reader, c
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return fmt.Errorf("sandbox %s: %w", path, err)
+		return unavailable(path, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return fmt.Errorf("sandbox %s: %w", path, err)
+		return unavailable(path, err)
+	}
+	// A 5xx (a fault of serve --faults, or a proxy's page) is the sandbox
+	// unavailable, whatever its body says, as for every gateway command.
+	if resp.StatusCode >= 500 {
+		return unavailable(path, fmt.Errorf("HTTP %d", resp.StatusCode))
 	}
 	if err := json.Unmarshal(data, out); err != nil {
 		return fmt.Errorf("sandbox %s: HTTP %d, not a JSON answer", path, resp.StatusCode)
 	}
 	return nil
+}
+
+// unavailable is the error (exit 8) of a call to the sandbox that failed
+// on the way or came back as a 5xx: a sale may have been made before it
+// failed, so the hint says how to look before paying again.
+func unavailable(path string, err error) error {
+	hint := "Try again when the sandbox answers."
+	if strings.Contains(path, "paySmart") || path == sandbox.ChallengePath {
+		hint = "The sandbox may have made the sale before it failed: look with 'paycli status --sandbox --invoice ID' before paying again."
+	}
+	return cmdutil.WithKind(cmdutil.KindUnavailable, fmt.Errorf("sandbox %s: %w", path, err), hint)
 }
 
 func (c *sandboxClient) postJSON(ctx context.Context, path string, body any, out any) error {
@@ -229,7 +254,7 @@ func PayRun(ctx context.Context, opts *PayOptions) error {
 		return err
 	}
 	if tok.StatusCode != 100 || tok.Data.Token == "" {
-		return fmt.Errorf("sandbox token: status_code %d: %s", tok.StatusCode, tok.StatusDescription)
+		return cmdutil.WithKind(cmdutil.KindAuth, fmt.Errorf("sandbox token: status_code %d: %s", tok.StatusCode, tok.StatusDescription), "")
 	}
 	c.bearer = tok.Data.Token
 
@@ -319,7 +344,11 @@ func PayRun(ctx context.Context, opts *PayOptions) error {
 		return cmdutil.WithKind(cmdutil.KindDuplicate, fmt.Errorf("invoice %s was already used at the sandbox", redact.Invoice(opts.Invoice)),
 			"Pick another --invoice, or leave it out for a new one.")
 	}
-	return cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("the sandbox refused the sale: status_code %d: %s", res.StatusCode, res.StatusDescription), "")
+	why := res.StatusDescription
+	if strings.TrimSpace(why) == "" {
+		why = "no description"
+	}
+	return cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("the sandbox refused the sale: status_code %d: %s", res.StatusCode, why), "")
 }
 
 // pay3D posts the payment as a browser form to paySmart3D and answers the
@@ -385,12 +414,16 @@ func writePayResult(ctx context.Context, w io.Writer, format render.Format, jf *
 	if format == render.JSON {
 		return jf.Write(ctx, w, res)
 	}
-	header := []string{"invoice_id", "order_id", "status", "transaction_type", "amount", "installments", "card", "answer"}
-	row := []string{res.InvoiceID, res.OrderID, res.TransactionStatus, res.TransactionType, res.Amount + " " + res.Currency,
-		strconv.Itoa(res.Installments), res.Card, fmt.Sprintf("%d %s", res.StatusCode, res.StatusDescription)}
 	if format == render.CSV || format == render.TSV {
-		return render.WriteRecords(w, format, header, [][]string{row})
+		// One value a cell, named as in JSON.
+		return render.WriteRecords(w, format,
+			[]string{"invoice_id", "order_id", "status_code", "status_description", "transaction_status", "transaction_type", "amount", "currency", "installments", "card"},
+			[][]string{{res.InvoiceID, res.OrderID, strconv.Itoa(res.StatusCode), res.StatusDescription, res.TransactionStatus, res.TransactionType,
+				res.Amount, res.Currency, strconv.Itoa(res.Installments), res.Card}})
 	}
+	header := []string{"invoice_id", "order_id", "status", "transaction_type", "amount", "installments", "card", "answer"}
+	row := []string{res.InvoiceID, res.OrderID, res.TransactionStatus, res.TransactionType, render.Amount(res.Amount, res.Currency),
+		strconv.Itoa(res.Installments), res.Card, fmt.Sprintf("%d %s", res.StatusCode, res.StatusDescription)}
 	for i, name := range header {
 		if _, err := fmt.Fprintf(w, "%-17s %s\n", name+":", row[i]); err != nil {
 			return err

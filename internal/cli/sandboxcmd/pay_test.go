@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -149,5 +151,56 @@ func TestPayCardCompletion(t *testing.T) {
 	got, _ := completeTestCard(nil, nil, "")
 	if len(got) != len(sandbox.TestCards) || got[0] != "4355084355084358\tapproves" || got[len(got)-1] != "4355080000003009\trequires 3D" {
 		t.Errorf("%q", got)
+	}
+}
+
+// A sandbox that fails on the way (a reset connection) or answers a 5xx,
+// as serve --faults does, is unavailable: exit 8 with how to look before
+// paying again, whatever the body says; never exit 1, never a
+// "status_code 0: " with no text. CSV has one value a cell.
+func TestPayFaultsAreUnavailable(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		fault func(w http.ResponseWriter)
+	}{
+		{"504 with JSON", func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusGatewayTimeout)
+			_, _ = w.Write([]byte(`{"status_code":0,"status_description":""}`))
+		}},
+		{"504 with a page", func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusGatewayTimeout)
+			_, _ = w.Write([]byte(`<html>Gateway Timeout</html>`))
+		}},
+		{"reset", func(w http.ResponseWriter) {
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				_ = conn.Close()
+			}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.HasSuffix(r.URL.Path, "/api/token") {
+					_, _ = w.Write([]byte(`{"status_code":100,"data":{"token":"t"}}`))
+					return
+				}
+				tt.fault(w)
+			}))
+			defer srv.Close()
+			_, text, err := runPay(t, &sandbox.Server{BaseURL: srv.URL}, render.Table, "--amount", "10", "--currency", "TRY", "--invoice", "INV-F1")
+			if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUnavailable || text != "" ||
+				!strings.Contains(cmdutil.HintOf(err), "look with 'paycli status --sandbox --invoice ID' before paying again") {
+				t.Errorf("%v (kind %v, hint %q), stdout %q", err, k, cmdutil.HintOf(err), text)
+			}
+		})
+	}
+	srv := paySandbox(t)
+	_, text, err := runPay(t, srv, render.CSV, "--amount", "1000", "--currency", "TRY", "--invoice", "INV-CSV")
+	lines := strings.Split(text, "\n")
+	if err != nil || lines[0] != "invoice_id,order_id,status_code,status_description,transaction_status,transaction_type,amount,currency,installments,card" ||
+		!strings.HasSuffix(lines[1], ",Auth,1000.00,TRY,1,435508******4358") {
+		t.Errorf("csv: %v\n%s", err, text)
 	}
 }

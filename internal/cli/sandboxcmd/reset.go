@@ -8,6 +8,7 @@ import (
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/sandbox"
 	"github.com/spf13/cobra"
 )
@@ -51,6 +52,7 @@ running 'paycli sandbox serve' holds the state: stop it first.`,
 	cmd.Flags().StringVar(&state, "state", "", "state folder (default <state dir>/paycli/sandbox)")
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation")
 	_ = cmd.RegisterFlagCompletionFunc("state", completeFolder)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindUnavailable}, Notes: map[cmdutil.Kind]string{cmdutil.KindUnavailable: "the sandbox state is in use by another paycli process"}})
 	return cmd
 }
 
@@ -70,7 +72,7 @@ func ResetRun(ctx context.Context, opts *ResetOptions) error {
 		return err
 	}
 	if !opts.Yes {
-		ok, err := opts.IO.Confirm(ctx, fmt.Sprintf("Delete the %d sales in %s?", len(sales), opts.StateDir))
+		ok, err := opts.IO.Confirm(ctx, fmt.Sprintf("Delete %s in %s?", render.Count(len(sales), "sale", "sales"), opts.StateDir))
 		if err != nil {
 			return err
 		}
@@ -82,6 +84,6 @@ func ResetRun(ctx context.Context, opts *ResetOptions) error {
 	if err := store.Reset(); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "Sandbox reset: %d sales deleted.\n", len(sales))
+	fmt.Fprintf(opts.IO.ErrOut, "Sandbox reset: %s deleted.\n", render.Count(len(sales), "sale", "sales"))
 	return nil
 }

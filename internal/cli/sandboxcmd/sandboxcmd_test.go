@@ -293,7 +293,7 @@ func TestReset(t *testing.T) {
 				t.Fatalf("sales after reset: %v", sales)
 			}
 			stderr := ios.ErrOut.(interface{ String() string }).String()
-			if tc.wiped && !strings.Contains(stderr, "Sandbox reset: 1 sales deleted.") {
+			if tc.wiped && !strings.Contains(stderr, "Sandbox reset: 1 sale deleted.") {
 				t.Errorf("stderr %q", stderr)
 			}
 		})

@@ -173,6 +173,7 @@ on this machine unless --public.`,
 	_ = cmd.RegisterFlagCompletionFunc("fault-delay", noValueCompletion)
 	_ = cmd.RegisterFlagCompletionFunc("state", completeFolder)
 	_ = cmd.RegisterFlagCompletionFunc("addr", noValueCompletion)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindUnavailable}, Notes: map[cmdutil.Kind]string{cmdutil.KindUnavailable: "the sandbox state is in use by another paycli process"}})
 	return cmd
 }
 

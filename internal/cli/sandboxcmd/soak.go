@@ -120,6 +120,7 @@ configuration, journal and sandbox are not touched.`,
 	_ = cmd.RegisterFlagCompletionFunc("dir", completeFolder)
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
 	return cmd
 }
 
@@ -207,7 +208,9 @@ func writeSoakReport(ctx context.Context, opts *SoakOptions, format render.Forma
 	if format != render.Table {
 		return render.WriteRecords(opts.IO.Out, format, []string{"count", "value"}, rows)
 	}
-	return render.WriteTable(opts.IO.Out, render.TableOptions{RightAlign: []int{1}}, []string{"count", "value"}, rows)
+	table := cmdutil.TableOptions(opts.IO)
+	table.RightAlign, table.Wrap = []int{1}, []int{0}
+	return render.WriteTable(opts.IO.Out, table, []string{"COUNT", "VALUE"}, rows)
 }
 
 // counted lists a map's counts as rows, keys sorted, each prefixed.

@@ -97,18 +97,19 @@ the config file) does not change this command:
 	_ = cmd.RegisterFlagCompletionFunc("amount", noValueCompletion)
 	_ = cmd.RegisterFlagCompletionFunc("ttl", noValueCompletion)
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
 	return cmd
 }
 
 // WalletToken is the JSON shape printed by `paycli sandbox wallet-token -o
 // json`; its fields are a stable interface.
 type WalletToken struct {
-	Token     string    `json:"token"`
-	Amount    string    `json:"amount"`
-	Currency  string    `json:"currency"`
-	Card      string    `json:"card"`
-	Wallet    string    `json:"wallet"`
-	ExpiresAt time.Time `json:"expires_at"`
+	Token     string      `json:"token"`
+	Amount    string      `json:"amount"`
+	Currency  string      `json:"currency"`
+	Card      string      `json:"card"`
+	Wallet    string      `json:"wallet"`
+	ExpiresAt render.Time `json:"expires_at"`
 }
 
 // WalletTokenRun prints the token, alone on a line, or its JSON form.
@@ -127,7 +128,7 @@ func WalletTokenRun(ctx context.Context, opts *WalletTokenOptions) error {
 			Card:     redact.CardField(r.CardNumber),
 			Wallet:   r.Wallet,
 			// The token's exp claim is whole seconds (a JWT NumericDate).
-			ExpiresAt: now.Add(r.TTL).UTC().Truncate(time.Second),
+			ExpiresAt: render.Time{Time: now.Add(r.TTL).Truncate(time.Second)},
 		})
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, token)

@@ -73,7 +73,8 @@ state itself when none runs.`,
 	_ = cmd.RegisterFlagCompletionFunc("state", completeFolder)
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
-	cmd.AddCommand(newCmdResend(f, &state, runF))
+	cmd.AddCommand(cmdutil.SetExits(newCmdResend(f, &state, runF), cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindUnavailable}}))
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindUnavailable}})
 	return cmd
 }
 
@@ -152,7 +153,11 @@ func WebhooksRun(ctx context.Context, opts *WebhooksOptions) error {
 		fmt.Fprintln(opts.IO.ErrOut, "No webhook deliveries: register a web hook key with 'paycli sandbox serve --webhook KEY=URL' and name it in a sale or refund.")
 		return nil
 	}
-	return render.WriteTable(opts.IO.Out, render.TableOptions{RightAlign: []int{0, 3, 6}}, upper(header), rows)
+	table := cmdutil.TableOptions(opts.IO)
+	table.RightAlign = []int{0, 3, 6}
+	table.Wrap = []int{7, 8}
+	table.Drop = []int{4} // web_hook_key: the sale or refund names it
+	return render.WriteTable(opts.IO.Out, table, render.TableHeader(header), rows)
 }
 
 // ResendRun resends one delivery.
@@ -199,14 +204,6 @@ func shown(d sandbox.Delivery) sandbox.Delivery {
 		d.Fields["invoice_id"] = redact.Invoice(v)
 	}
 	return d
-}
-
-func upper(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = strings.ToUpper(s)
-	}
-	return out
 }
 
 func deliveryRow(d sandbox.Delivery, format render.Format) []string {

@@ -5,6 +5,7 @@
 package status
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -67,23 +68,22 @@ func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *Options) error
 		Now:             f.Now,
 	}
 	cmd := &cobra.Command{
-		Use:   "status --invoice ID",
+		Use:   "status {INVOICE | --invoice ID}",
 		Short: "Show what happened to an invoice",
 		Long: `Ask the gateway what happened to an invoice (the check-status call) and show
 the transaction's fields as a table, or with -o json as one object with the
 gateway's field names and values as it wrote them.
 
+The invoice may be given as the argument instead of --invoice.
+
 Run it when a walletpay's outcome is unknown (exit 7): it is the one way to
 know whether the buyer was charged. --watch checks again, waiting a little
 longer each time (1s, 2s, 4s, up to 10s), until the transaction is no longer
-pending or the time limit (--timeout) ends.
-
-Exit codes: 0 the gateway knows the transaction (whatever its status), 4 no
-transaction with that invoice id, 7 still pending.`,
-		Example: `  paycli status --invoice INV-1001
+pending or the time limit (--timeout) ends.`,
+		Example: `  paycli status INV-1001
   paycli status --invoice INV-1001 --watch --timeout 2m -o json
   paycli status --invoice INV-1001 --jq .transaction_status`,
-		Args: cmdutil.NoArgs,
+		Args: cmdutil.InvoiceArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := invoiceid.Check(opts.Invoice); err != nil {
 				return cmdutil.UsageErrorf("invalid --invoice: %w", err)
@@ -99,11 +99,15 @@ transaction with that invoice id, 7 still pending.`,
 			return Run(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Invoice, "invoice", "", "invoice id to look up (required)")
+	cmd.Flags().StringVar(&opts.Invoice, "invoice", "", "invoice id to look up (required; or the argument)")
 	cmd.Flags().BoolVarP(&opts.Watch, "watch", "w", false, "check again until the transaction is no longer pending, or --timeout ends")
 	_ = cmd.MarkFlagRequired("invoice")
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: append(cmdutil.ExitsGateway, cmdutil.KindOutcomeUnknown), Notes: map[cmdutil.Kind]string{
+		cmdutil.KindRejected:       "no transaction with that invoice id, or refused by the gateway",
+		cmdutil.KindOutcomeUnknown: "still pending",
+	}})
 	return cmd
 }
 
@@ -143,10 +147,10 @@ func Run(ctx context.Context, opts *Options) error {
 		var apiErr *gateway.APIError
 		switch {
 		case err == nil && !isPendingStatus(res):
-			return opts.JSON.WriteFields(ctx, opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, render.OmitEmpty(formatFields(res, format), format))
+			return opts.JSON.WriteFields(ctx, opts.IO.Out, format, cmdutil.TableOptions(opts.IO), render.OmitEmpty(formatFields(res, format), format))
 		case err == nil && !opts.Watch:
 			// Found, but its transaction_status says it is still pending.
-			if err := opts.JSON.WriteFields(ctx, opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, render.OmitEmpty(formatFields(res, format), format)); err != nil {
+			if err := opts.JSON.WriteFields(ctx, opts.IO.Out, format, cmdutil.TableOptions(opts.IO), render.OmitEmpty(formatFields(res, format), format)); err != nil {
 				return err
 			}
 			return pendingError(opts, res.StatusCode, "")
@@ -194,7 +198,7 @@ func reportPending(ctx context.Context, opts *Options, format render.Format, e *
 		render.StringField("status_description", e.Description),
 		render.StringField("transaction_status", "Pending"),
 	}
-	if err := opts.JSON.WriteFields(ctx, opts.IO.Out, format, render.Palette{Enabled: opts.IO.ColorEnabled()}, render.OmitEmpty(fs, format)); err != nil {
+	if err := opts.JSON.WriteFields(ctx, opts.IO.Out, format, cmdutil.TableOptions(opts.IO), render.OmitEmpty(fs, format)); err != nil {
 		return err
 	}
 	return pendingError(opts, e.StatusCode, when)
@@ -217,9 +221,17 @@ func formatFields(r *gateway.CheckStatusResult, format render.Format) []render.F
 	if format == render.JSON {
 		return fs
 	}
+	if format == render.Table {
+		// An object (pre_auth) reads as its fields, not as JSON.
+		for i, f := range fs {
+			if text, ok := objectText(f.JSON); ok {
+				fs[i].Text = text
+			}
+		}
+	}
 	refunds, _ := r.Refunds()
 	for i, ri := range refunds {
-		parts := []string{ri.Amount.String(), ri.Status, ri.RefundTransactionID}
+		parts := []string{render.Amount(ri.Amount.String(), r.CurrencyCode()), ri.Status, ri.RefundTransactionID}
 		if ri.RefNo != "" {
 			parts = append(parts, "ref "+ri.RefNo)
 		}
@@ -239,6 +251,38 @@ func formatFields(r *gateway.CheckStatusResult, format render.Format) []render.F
 		fs = append(fs, render.StringField(fmt.Sprintf("refund %d", i+1), strings.Join(parts, "  ")))
 	}
 	return fs
+}
+
+// objectText shows a JSON object field by field, in its order, for a
+// table: {"status":"cancelled","held_amount":200.00} reads
+// "status cancelled, held_amount 200.00". false for anything but an object
+// of plain values.
+func objectText(raw json.RawMessage) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return "", false
+	}
+	var parts []string
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		val, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		switch v := val.(type) {
+		case json.Delim:
+			return "", false
+		case nil:
+			parts = append(parts, fmt.Sprintf("%v -", key))
+		default:
+			parts = append(parts, fmt.Sprintf("%v %v", key, v))
+		}
+	}
+	return strings.Join(parts, ", "), true
 }
 
 // Fields lists a check-status answer: the fields docs/protocol.md (Check

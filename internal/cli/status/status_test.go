@@ -135,6 +135,11 @@ func TestNewCmdStatusFlags(t *testing.T) {
 		args, wantErr string
 	}{
 		{"--invoice INV-1 --watch", ""},
+		{"INV-1 --watch", ""}, // the invoice as the argument, as gh takes a number
+		{"--watch INV-1", ""},
+		{"INV-1 --invoice INV-1 --watch", `the invoice is given twice ("INV-1" and --invoice): give it once`},
+		{"INV-1 INV-2 --watch", `too many arguments: "INV-2" (expected one invoice id)`},
+		{"A|B", "invalid --invoice: the invoice id holds '|'"},
 		{"", `required flag(s) "invoice" not set`},
 		{"--invoice=", "invalid --invoice: the invoice id is empty"},
 		{"--invoice A|B", "invalid --invoice: the invoice id holds '|'"},

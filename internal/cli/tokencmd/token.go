@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
@@ -80,16 +79,17 @@ tells whether the token came from the cache.`,
 	cmd.Flags().BoolVar(&opts.Clear, "clear", false, "delete this profile's cached token and print nothing")
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsGateway})
 	return cmd
 }
 
 // Output is the JSON form of `paycli token -o json`; its fields are a
 // stable interface.
 type Output struct {
-	Token     string     `json:"token"`
-	Is3D      int        `json:"is_3d"`
-	ExpiresAt *time.Time `json:"expires_at"`
-	Cached    bool       `json:"cached"`
+	Token     string       `json:"token"`
+	Is3D      int          `json:"is_3d"`
+	ExpiresAt *render.Time `json:"expires_at"`
+	Cached    bool         `json:"cached"`
 }
 
 // Run prints the token, or clears the cache.
@@ -121,8 +121,7 @@ func Run(ctx context.Context, opts *Options) error {
 
 	out := Output{Token: tok.Value, Is3D: tok.Is3D, Cached: cached}
 	if !tok.ExpiresAt.IsZero() {
-		t := tok.ExpiresAt.UTC()
-		out.ExpiresAt = &t
+		out.ExpiresAt = &render.Time{Time: tok.ExpiresAt}
 	}
 	switch format {
 	case render.JSON:
@@ -130,7 +129,7 @@ func Run(ctx context.Context, opts *Options) error {
 	case render.CSV, render.TSV:
 		exp := ""
 		if out.ExpiresAt != nil {
-			exp = out.ExpiresAt.Format(time.RFC3339)
+			exp = render.FormatTime(out.ExpiresAt.Time, format)
 		}
 		return render.WriteRecords(opts.IO.Out, format, []string{"token", "is_3d", "expires_at", "cached"},
 			[][]string{{out.Token, strconv.Itoa(out.Is3D), exp, strconv.FormatBool(out.Cached)}})
@@ -161,8 +160,7 @@ func clearCache(opts *Options, profile string) error {
 func explain(err error, cfg *config.Config) error {
 	err = cmdutil.ExplainGatewayError(err, cfg)
 	if cmdutil.HintOf(err) == "" && errors.Is(err, gateway.ErrUnavailable) {
-		return cmdutil.WithKind(cmdutil.KindUnavailable, err,
-			fmt.Sprintf("Check base_url of profile %q and the network; --timeout sets the time limit and --debug shows the requests.", cfg.Profile))
+		return cmdutil.WithKind(cmdutil.KindUnavailable, err, cmdutil.UnavailableHint(err, cfg))
 	}
 	return err
 }

@@ -158,10 +158,12 @@ func TestRunFormats(t *testing.T) {
 		t.Fatal(err)
 	}
 	tok := tokenIn(e.out.String())
+	// Every moment is shown in the user's zone (render.FormatTime).
+	expires := time.Date(2026, 11, 22, 11, 0, 0, 0, time.UTC)
 	want := `{
   "token": "` + tok + `",
   "is_3d": 1,
-  "expires_at": "2026-11-22T11:00:00Z",
+  "expires_at": "` + render.FormatTime(expires, render.JSON) + `",
   "cached": false
 }
 `
@@ -173,8 +175,8 @@ func TestRunFormats(t *testing.T) {
 		format render.Format
 		want   string
 	}{
-		{render.CSV, "token,is_3d,expires_at,cached\n" + tok + ",1,2026-11-22T11:00:00Z,true\n"},
-		{render.TSV, "token\tis_3d\texpires_at\tcached\n" + tok + "\t1\t2026-11-22T11:00:00Z\ttrue\n"},
+		{render.CSV, "token,is_3d,expires_at,cached\n" + tok + ",1," + render.FormatTime(expires, render.CSV) + ",true\n"},
+		{render.TSV, "token\tis_3d\texpires_at\tcached\n" + tok + "\t1\t" + render.FormatTime(expires, render.TSV) + "\ttrue\n"},
 	} {
 		e := newEnv(t, g.URL+"/ccpayment", "s3cret-app-secret", dir, f.format)
 		if err := Run(context.Background(), e.opts); err != nil {

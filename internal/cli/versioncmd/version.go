@@ -38,6 +38,7 @@ func NewCmdVersion(f *cmdutil.Factory, runF func(context.Context, *Options) erro
 	}
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
 	return cmd
 }
 

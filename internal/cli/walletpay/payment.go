@@ -127,8 +127,8 @@ func (op operation) Prepare(_ context.Context, _ *moneyop.Env, pm *payment) (*pa
 func (operation) Describe(_ *moneyop.Env, pm *payment) moneyop.Description {
 	c := pm.claims
 	rows := [][2]string{
-		{"Amount", c.Amount + " " + c.Currency},
-		{"Card", c.Card.Display()},
+		{"Amount", render.Amount(c.Amount, c.Currency)},
+		{"Card", render.Card(c.Card.BIN, c.Card.Last4)},
 	}
 	if c.Wallet != "" {
 		rows = append(rows, [2]string{"Wallet", c.Wallet})
@@ -140,7 +140,7 @@ func (operation) Describe(_ *moneyop.Env, pm *payment) moneyop.Description {
 	return moneyop.Description{
 		Title:    "Wallet payment",
 		Rows:     rows,
-		Prompt:   fmt.Sprintf("Charge %s %s to %s?", c.Amount, c.Currency, c.Card.Display()),
+		Prompt:   fmt.Sprintf("Charge %s to %s?", render.Amount(c.Amount, c.Currency), render.Card(c.Card.BIN, c.Card.Last4)),
 		Amount:   c.Amount,
 		Currency: c.Currency,
 		Card:     c.Card.Masked(),
@@ -191,7 +191,7 @@ func (operation) Classify(_ *payment, data *gateway.WalletPayResult, err error) 
 }
 
 // Result is the payment's fields, and the verdict a person reads on a
-// terminal: "Paid 150.00 TRY from 4355 08•• •••• 4358, order VP…".
+// terminal: "Paid 150.00 TRY from 435508******4358, order VP…".
 func (operation) Result(pm *payment, data *gateway.WalletPayResult) ([]render.Field, string) {
 	if data == nil {
 		data = &gateway.WalletPayResult{}
@@ -200,6 +200,6 @@ func (operation) Result(pm *payment, data *gateway.WalletPayResult) ([]render.Fi
 	if order == "" {
 		order = data.OrderID
 	}
-	verdict := fmt.Sprintf("Paid %s %s from %s, order %s", pm.claims.Amount, pm.claims.Currency, pm.claims.Card.Display(), order)
+	verdict := fmt.Sprintf("Paid %s from %s, order %s", render.Amount(pm.claims.Amount, pm.claims.Currency), render.Card(pm.claims.Card.BIN, pm.claims.Card.Last4), order)
 	return ResultFields(data), verdict
 }

@@ -41,7 +41,7 @@ type Options struct {
 func NewCmdWalletPay(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{Options: moneyop.NewOptions(f)}
 	cmd := &cobra.Command{
-		Use:   "walletpay --invoice ID --token TOKEN --name NAME --surname SURNAME --email EMAIL",
+		Use:   "walletpay --invoice ID --token T --name N --surname S --email E",
 		Short: "Capture a wallet payment, safely",
 		Long: `Capture a wallet payment with the transient token a wallet button produced.
 walletPay authorizes and captures in one step: it moves money.
@@ -63,10 +63,7 @@ exits 7 and prints the 'paycli status' command that tells what happened.
 {"invoice","token","name","surname","email"}, --parallel at a time, and
 prints one JSON result per line in input order. A batch can be run again:
 invoices the journal shows as paid are skipped, and invoices whose last
-outcome is unknown are reported, not retried.
-
-Exit codes: 0 paid, 2 bad input (nothing sent), 5 declined, 6 duplicate
-invoice (nothing charged), 7 outcome unknown; see 'paycli help exit-codes'.`,
+outcome is unknown are reported, not retried.`,
 		Example: `  paycli walletpay --invoice INV-1001 --token @token.jwt --name Ada --surname Lovelace --email ada@example.com
   wallet-button | paycli walletpay --invoice INV-1002 --token - --name Ada --surname Lovelace --email ada@example.com --yes -o json
   paycli walletpay --batch payments.jsonl --yes --parallel 8 > results.jsonl
@@ -95,6 +92,8 @@ invoice (nothing charged), 7 outcome unknown; see 'paycli help exit-codes'.`,
 		Batch:    "pay each JSON line of FILE (- for stdin)",
 		Parallel: "batch payments in flight at once",
 	})
+	cmdutil.NoteExit(cmd, cmdutil.KindDeclined, "payment declined; nothing was charged")
+	cmdutil.NoteExit(cmd, cmdutil.KindDuplicate, "duplicate invoice; this call charged nothing")
 	_ = cmd.RegisterFlagCompletionFunc("token", cmdutil.CompleteValueOrAtFile)
 	for _, name := range []string{"invoice", "name", "surname", "email"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)

@@ -174,7 +174,7 @@ func sandboxToken(t *testing.T, amount string) string {
 
 const wantSummary = `Wallet payment
   Amount:  150.00 TRY
-  Card:    4355 08•• •••• 4358
+  Card:    435508******4358
   Wallet:  001
   Invoice: INV-1
   Payer:   Ada Lovelace
@@ -194,7 +194,7 @@ func TestConfirmOnTerminal(t *testing.T) {
 			err := Run(context.Background(), fx.opts)
 			stderr := fx.errOut.String()
 			if !strings.HasPrefix(stderr, wantSummary) ||
-				!strings.HasSuffix(stderr, "/ccpayment\nCharge 150.00 TRY to 4355 08•• •••• 4358? [y/N] ") {
+				!strings.HasSuffix(stderr, "/ccpayment\nCharge 150.00 TRY to 435508******4358? [y/N] ") {
 				t.Errorf("stderr:\n%s", stderr)
 			}
 			attempts, _, _ := journal.Read(fx.journal)
@@ -254,7 +254,7 @@ func TestValidationSendsNothing(t *testing.T) {
 		want   string
 	}{
 		{func(o *Options, t *testing.T) { o.Invoice = "" }, "invalid --invoice: the invoice id is empty"},
-		{func(o *Options, t *testing.T) { o.Invoice = "A|B" }, "invalid --invoice: the invoice id holds '|', the separator of hash_key fields,"},
+		{func(o *Options, t *testing.T) { o.Invoice = "A|B" }, "invalid --invoice: the invoice id holds '|' (U+007C) at character 2: it separates the fields of a hash_key"},
 		{func(o *Options, t *testing.T) { o.Invoice = "A\xffB" }, "invalid --invoice: the invoice id is not valid UTF-8"},
 		{func(o *Options, t *testing.T) { o.Invoice = "INV\u200b1" }, "invalid --invoice: the invoice id holds an invisible formatting character (U+200B)"},
 		{func(o *Options, t *testing.T) { o.Invoice = "INV-1\u00a0" }, "invalid --invoice: the invoice id holds white space other than a plain space (U+00A0)"},

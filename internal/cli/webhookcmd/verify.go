@@ -83,6 +83,7 @@ input cannot be read or holds no webhook.`,
 	}
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindRejected}, Notes: map[cmdutil.Kind]string{cmdutil.KindRejected: "a webhook is invalid"}})
 	return cmd
 }
 

@@ -34,8 +34,8 @@ profile, PAYCLI_APP_SECRET, or the sandbox's with --sandbox).`,
 	// Typos as well as prefixes get a suggestion, as at the root.
 	cmd.SuggestionsMinimumDistance = 2
 	cmd.AddCommand(
-		NewCmdListen(f, nil),
-		NewCmdVerify(f, nil),
+		cmdutil.NoGateway(NewCmdListen(f, nil)),
+		cmdutil.NoGateway(NewCmdVerify(f, nil)),
 	)
 	return cmd
 }
@@ -59,6 +59,8 @@ func secretSource(cfg *config.Config) string {
 		return "PAYCLI_APP_SECRET"
 	case config.SourceFlag:
 		return "the command line"
+	case config.SourceSandbox:
+		return "the sandbox"
 	}
 	return fmt.Sprintf("profile %q", cfg.Profile)
 }

@@ -1,0 +1,163 @@
+package app
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/spf13/cobra"
+)
+
+// exitCode is one row of the one table of exit codes: `paycli help
+// exit-codes`, the exit codes each command's help lists, and the table of
+// docs/exit-codes.md (checked against it by a test) all say what it says.
+type exitCode struct {
+	code int
+	// short is the meaning in a line of a command's help; long is the
+	// meaning `paycli help exit-codes` gives.
+	short, long string
+}
+
+var exitCodes = []exitCode{
+	{ExitOK, "success", "success (also: a local list with nothing in it, such as an empty journal)"},
+	{ExitError, "unexpected error", "unexpected error"},
+	{ExitUsage, "bad input or configuration; nothing was sent",
+		"usage error: bad flag, argument, input file or missing configuration; nothing was sent"},
+	{ExitAuth, "credentials refused", "authentication failed (HTTP 401, or status_code 30)"},
+	{ExitRejected, "refused by the gateway, or not found",
+		"the gateway rejected the request (a status_code other than 100 and not listed below; a refund's 49, 110 or 31), " +
+			"or has no transaction with the invoice a status lookup asked about, a sale that cannot be refunded " +
+			"(refused before sending), or webhook verify found an invalid webhook"},
+	{ExitDeclined, "payment declined; nothing was charged", "payment declined (status_code 41 and other decline codes)"},
+	{ExitDuplicate, "already done; this call charged nothing",
+		"duplicate invoice (status_code 3 or 117): this call charged nothing; or this refund was already made " +
+			"(status_code 104): nothing more was refunded"},
+	{ExitOutcomeUnknown, "outcome unknown: reconcile, do not send it again",
+		"outcome unknown (status_code 69, or the connection failed after a call that moves money was sent): " +
+			"reconcile with 'paycli status --invoice ID'; re-send a refund with 'paycli refund --retry REF'"},
+	{ExitUnavailable, "gateway unreachable or unavailable; nothing was charged",
+		"gateway unreachable or unavailable (connection refused, timeout, 5xx) for a call that was safe"},
+	{ExitInterrupted, "interrupted", "interrupted (Ctrl-C)"},
+	{exitBrokenPipe, "stdout closed before the output was written",
+		"stdout was closed before paycli wrote its output ('paycli ... | head -1'), as a shell reports " +
+			"a process killed by SIGPIPE; a command that moves money keeps the exit code of what it did"},
+}
+
+// helpWidth is the width help text is wrapped to: it reads on an
+// 80-column terminal.
+const helpWidth = 78
+
+// exitCodesText is `paycli help exit-codes`, written from the table.
+func exitCodesText() string {
+	var b strings.Builder
+	b.WriteString("paycli's exit codes are part of its interface: scripts may branch on them.\n\n")
+	for _, e := range exitCodes {
+		b.WriteString(hanging(fmt.Sprintf("  %-4d ", e.code), e.long))
+	}
+	b.WriteString("\nErrors are printed on stderr, as one line saying what failed and, where it\nhelps, a second saying what to do next.")
+	return b.String()
+}
+
+// commandExits lists the exit codes of a command whose Exits are set, for
+// the end of its help: each with the table's short meaning, or the
+// command's own note.
+func commandExits(e cmdutil.Exits) string {
+	codes := []int{ExitOK, ExitError, ExitInterrupted}
+	notes := map[int]string{}
+	for _, k := range e.Kinds {
+		codes = append(codes, codeOfKind(k))
+	}
+	for k, note := range e.Notes {
+		notes[codeOfKind(k)] = note
+	}
+	if !e.MovesMoney {
+		codes = append(codes, exitBrokenPipe)
+	}
+	slices.Sort(codes)
+	codes = slices.Compact(codes)
+	var b strings.Builder
+	b.WriteString("Exit codes (see 'paycli help exit-codes'):\n")
+	for _, e := range exitCodes {
+		if !slices.Contains(codes, e.code) {
+			continue
+		}
+		text := e.short
+		if note, ok := notes[e.code]; ok {
+			text = note
+		}
+		b.WriteString(hanging(fmt.Sprintf("  %-4d ", e.code), text))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// finishHelp readies the help of every command below root: a paragraph
+// too wide for an 80-column terminal is wrapped (reflow), and a command
+// whose Exits are set gets its exit codes at the end.
+func finishHelp(root *cobra.Command) {
+	for _, c := range root.Commands() {
+		finishHelp(c)
+		c.Long = reflow(c.Long)
+		if e, ok := cmdutil.ExitsOf(c); ok {
+			c.Long = strings.TrimRight(c.Long, "\n") + "\n\n" + commandExits(e)
+		}
+	}
+}
+
+// reflow wraps each paragraph of text that has a line wider than
+// helpWidth, unless one of its lines is indented (a list, a table, an
+// example), which is written as it is.
+func reflow(text string) string {
+	paras := strings.Split(text, "\n\n")
+	for i, p := range paras {
+		wide, indented := false, false
+		for _, line := range strings.Split(p, "\n") {
+			wide = wide || len([]rune(line)) > helpWidth
+			indented = indented || strings.HasPrefix(line, " ")
+		}
+		if wide && !indented {
+			paras[i] = strings.TrimSuffix(hanging("", strings.Join(strings.Fields(p), " ")), "\n")
+		}
+	}
+	return strings.Join(paras, "\n\n")
+}
+
+// hanging writes text after first, wrapped to helpWidth, its further
+// lines indented under the text's first. A command in quotes is never
+// broken.
+func hanging(first, text string) string {
+	indent := strings.Repeat(" ", len(first))
+	var b strings.Builder
+	line := first
+	for _, w := range quotedWords(text) {
+		if len(line) > len(indent) && len(line)+1+len(w) > helpWidth {
+			b.WriteString(strings.TrimRight(line, " ") + "\n")
+			line = indent
+		}
+		if len(line) > len(indent) && !strings.HasSuffix(line, " ") {
+			line += " "
+		}
+		line += w
+	}
+	b.WriteString(line + "\n")
+	return b.String()
+}
+
+// quotedWords splits text at its blanks, keeping 'a quoted command' one
+// word.
+func quotedWords(text string) []string {
+	var out []string
+	open := false
+	closes := func(w string) bool { return strings.HasSuffix(strings.TrimRight(w, ".,;:)"), "'") }
+	for _, w := range strings.Fields(text) {
+		switch {
+		case open:
+			out[len(out)-1] += " " + w
+			open = !closes(w)
+		default:
+			out = append(out, w)
+			open = strings.HasPrefix(strings.TrimLeft(w, "("), "'") && !closes(w[1:])
+		}
+	}
+	return out
+}
