@@ -1,9 +1,11 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net"
+	"os"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -80,6 +82,39 @@ func (rs *refundSandbox) journal(t *testing.T) []journal.Attempt {
 		t.Fatalf("journal: %d bad lines, %v", skipped, err)
 	}
 	return attempts
+}
+
+// age moves every time in the journal back by d, as if its attempts had
+// been made d earlier: their requests are then long over.
+func (rs *refundSandbox) age(t *testing.T, d time.Duration) {
+	t.Helper()
+	path := filepath.Join(rs.home, "state", "paycli", journal.FileName)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []byte
+	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var e journal.Entry
+		if err := json.Unmarshal(line, &e); err != nil {
+			t.Fatal(err)
+		}
+		e.Time = e.Time.Add(-d)
+		if !e.Deadline.IsZero() {
+			e.Deadline = e.Deadline.Add(-d)
+		}
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(append(out, b...), '\n')
+	}
+	if err := os.WriteFile(path, out, 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // pay makes a 150.00 TRY sale of invoice.
@@ -259,9 +294,10 @@ func TestRefundRace(t *testing.T) {
 
 // TestRefundReconcile: an unknown refund is settled by check status's
 // refund_info: `paycli journal reconcile` records a refund the gateway
-// lists as succeeded, `paycli status` one it does not list as not_found;
-// either way the invoice can be refunded again, and --retry refuses a
-// settled refund.
+// lists as succeeded, and one it does not list as not_found once its
+// request is over — before that, the gateway may still be making it, and
+// reconcile says so and records nothing (issue 23, defect 2); either way
+// the invoice can be refunded again, and --retry refuses a settled refund.
 func TestRefundReconcile(t *testing.T) {
 	rs := newRefundSandbox(t, "reset=after", "status=500,body=html")
 	rs.pay(t, "RC-1", "150.00")
@@ -276,9 +312,17 @@ func TestRefundReconcile(t *testing.T) {
 	ref1, ref2 := attempts[2].Intent.Ref, attempts[3].Intent.Ref
 
 	code, stdout, stderr := rs.run(t, "journal", "reconcile", "-o", "json")
-	if code != ExitOK || !strings.Contains(stdout, `"invoice": "RC-1"`) || !strings.Contains(stdout, "refund "+ref1+": succeeded") ||
-		!strings.Contains(stdout, "refund "+ref2+": not_found") {
-		t.Fatalf("journal reconcile: exit %d\n%s\n%s", code, stdout, stderr)
+	if code != ExitOutcomeUnknown || !strings.Contains(stdout, "refund "+ref1+": succeeded") ||
+		!strings.Contains(stdout, "refund "+ref2+": unknown: may still be in flight, run again after ") {
+		t.Fatalf("journal reconcile while RC-2's request may still be processed: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if a := rs.journal(t)[3]; a.Class() != journal.Unknown || a.Reconciled != nil {
+		t.Fatalf("RC-2's refund was settled while it may still be made: %s, %+v", a.Class(), a.Reconciled)
+	}
+	rs.age(t, time.Hour)
+	code, stdout, stderr = rs.run(t, "journal", "reconcile", "-o", "json")
+	if code != ExitOK || !strings.Contains(stdout, `"invoice": "RC-2"`) || !strings.Contains(stdout, "refund "+ref2+": not_found") {
+		t.Fatalf("journal reconcile an hour later: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	for _, a := range rs.journal(t)[2:] {
 		if want := map[string]string{ref1: journal.Succeeded, ref2: journal.NotFound}[a.Intent.Ref]; a.Class() != want {

@@ -140,6 +140,11 @@ type Entry struct {
 	// lines by more than their invoice (a refund: see moneyop.Keyed);
 	// empty otherwise.
 	Key string `json:"key,omitempty"`
+	// Deadline, on an intent, is when the request's time limit runs out
+	// (sent then, plus --timeout): until then, and SettleMargin more, the
+	// gateway may still be processing it (Settle). Zero when the call had
+	// no limit, and on lines written before intents carried it.
+	Deadline time.Time `json:"deadline,omitzero"`
 	// Outcome, StatusCode, OrderNo and Message are set on outcome lines.
 	Outcome    string `json:"outcome,omitempty"`
 	StatusCode *int   `json:"status_code,omitempty"`

@@ -77,7 +77,8 @@ func reconcileFixture(t *testing.T, format render.Format) (*ReconcileOptions, st
 			ctx, cancel := context.WithCancel(ctx)
 			return ctx, cancel, nil
 		},
-		JournalPath: func() (string, error) { return path, nil }, Now: func() time.Time { return t0.Add(time.Minute) },
+		// An hour on: the attempts' requests are long over (journal.Settle).
+		JournalPath: func() (string, error) { return path, nil }, Now: func() time.Time { return t0.Add(time.Hour) },
 		Random: rand.Reader, Flags: []string{"--profile", "live"},
 	}
 	return opts, path

@@ -32,8 +32,9 @@ func TestStatusRecordsReconciliation(t *testing.T) {
 		id, invoice string
 		scope       journal.Scope
 	}{{"a1", "PEND-1", scope}, {"a2", "GONE-1", scope}, {"a3", "PEND-1", other}} {
+		// Made an hour before: their requests are long over (journal.Settle).
 		if err := j.Append(journal.Entry{Type: journal.TypeIntent, Kind: e.scope.Kind, Gateway: e.scope.Gateway, Attempt: e.id,
-			Time: t0, Profile: cfg.Profile, BaseURL: e.scope.BaseURL, Invoice: e.invoice, Amount: "10.69", Currency: "TRY"}); err != nil {
+			Time: t0.Add(-time.Hour), Profile: cfg.Profile, BaseURL: e.scope.BaseURL, Invoice: e.invoice, Amount: "10.69", Currency: "TRY"}); err != nil {
 			t.Fatal(err)
 		}
 	}

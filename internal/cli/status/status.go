@@ -153,10 +153,14 @@ func Run(ctx context.Context, opts *Options) error {
 		if err != nil {
 			return err
 		}
+		var asked time.Time
+		if opts.Now != nil {
+			asked = opts.Now()
+		}
 		res, err := client.CheckStatusWithRefunds(ctx, gateway.CheckStatusRequest{
 			MerchantKey: cfg.MerchantKey, InvoiceID: opts.Invoice, IncludePendingStatus: true, HashKey: hk,
 		})
-		recordInJournal(opts, cfg, res, err)
+		recordInJournal(context.WithoutCancel(ctx), opts, cfg, res, err, asked)
 		var apiErr *gateway.APIError
 		switch {
 		case err == nil && !isPendingStatus(res):
