@@ -27,7 +27,9 @@ func recordInJournal(ctx context.Context, opts *Options, cfg *config.Config, res
 	if opts.JournalPath == nil {
 		return
 	}
-	warn := func(err error) { fmt.Fprintf(opts.IO.ErrOut, "warning: the answer was not recorded in the journal: %v\n", err) }
+	warn := func(err error) {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: the answer was not recorded in the journal: %v\n", err)
+	}
 	path, perr := opts.JournalPath()
 	if perr != nil {
 		warn(perr)
