@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -29,6 +30,11 @@ type refundSandbox struct {
 	home    string
 	// refunds counts the refund requests that reached the sandbox.
 	refunds atomic.Int32
+	// gate, when set, is called with the number of each refund request
+	// (from 1), its body read, before the sandbox handles it: the gateway
+	// still working on it while gate has not returned.
+	gate    atomic.Pointer[func(n int32)]
+	arrived atomic.Int32
 }
 
 func newRefundSandbox(t *testing.T, faults ...string) *refundSandbox {
@@ -39,7 +45,7 @@ func newRefundSandbox(t *testing.T, faults ...string) *refundSandbox {
 		t.Fatal(err)
 	}
 	var next atomic.Int32
-	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{StateDir: t.TempDir(), Gateway: sandbox.Options{Now: time.Now,
+	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{StateDir: t.TempDir(), Wrap: rs.gated, Gateway: sandbox.Options{Now: time.Now,
 		Faults: true,
 		PickFault: func(r *http.Request) string {
 			if !strings.HasSuffix(r.URL.Path, "/api/refund") {
@@ -60,14 +66,35 @@ func newRefundSandbox(t *testing.T, faults ...string) *refundSandbox {
 	return rs
 }
 
-// run runs paycli against the sandbox in the shared home.
-func (rs *refundSandbox) run(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	env := map[string]string{
+// gated holds each refund request, its body read, in rs.gate.
+func (rs *refundSandbox) gated(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/api/refund") {
+			n := rs.arrived.Add(1)
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if gate := rs.gate.Load(); gate != nil {
+				(*gate)(n)
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// env is the environment of a paycli run against the sandbox in the
+// shared home.
+func (rs *refundSandbox) env() map[string]string {
+	return map[string]string{
 		"HOME": rs.home, "XDG_CONFIG_HOME": filepath.Join(rs.home, "config"), "XDG_CACHE_HOME": filepath.Join(rs.home, "cache"),
 		"XDG_STATE_HOME": filepath.Join(rs.home, "state"), "PAYCLI_BASE_URL": rs.baseURL, "PAYCLI_APP_ID": sandbox.AppID,
 		"PAYCLI_APP_SECRET": sandbox.AppSecret, "PAYCLI_MERCHANT_KEY": sandbox.MerchantKey,
 	}
+}
+
+// run runs paycli against the sandbox in the shared home.
+func (rs *refundSandbox) run(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	env := rs.env()
 	ios, _, out, errOut := iostreams.Test()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -187,3 +187,53 @@ func TestReconcileNeedsAGateway(t *testing.T) {
 		t.Errorf("err %v, want the client's %v", err, want)
 	}
 }
+
+// TestReconcileNeverSettlesARequestStillInFlight (issue 23, defect 2):
+// reconcile run while the gateway may still be processing a payment (its
+// request's time limit and journal.SettleMargin have not run out) does
+// not record it as not found, and says when to run again; the gateway
+// then takes the payment, and a later reconcile records it as succeeded,
+// instead of losing it. An invoice whose lock a command holds is skipped.
+func TestReconcileNeverSettlesARequestStillInFlight(t *testing.T) {
+	saved := time.Local
+	time.Local = time.FixedZone("TRT", 3*3600)
+	defer func() { time.Local = saved }()
+	opts, path := reconcileFixture(t, render.JSON)
+	now := t0.Add(time.Minute) // within NEVER-1's time limit and margin
+	opts.Now = func() time.Time { return now }
+	cfg := mustCfg(t, opts)
+	identity := journal.Identity(cfg.BaseURL, cfg.AppID)
+	unlock, err := journal.OpenFile(path, opts.Now).Lock(context.Background(), identity, "PAID-1", journal.KindWalletPay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := opts.IO.Out.(interface {
+		String() string
+		Reset()
+	})
+	if err := RunReconcile(context.Background(), opts); err == nil {
+		t.Fatal("exit 0 with attempts left unknown")
+	}
+	for _, want := range []string{
+		`"message": "unknown: may still be in flight, run again after 2026-11-22 13:12:00 +03:00"`,
+		`"message": "skipped: a walletpay on invoice PAID-1 is in flight in pid `,
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("stdout lacks %s:\n%s", want, out)
+		}
+	}
+	unlock()
+	pay(t, mustClient(t, opts), "NEVER-1", "10.00") // the gateway took it after all
+	now = t0.Add(time.Hour)
+	out.Reset()
+	_ = RunReconcile(context.Background(), opts)
+	if !strings.Contains(out.String(), `"invoice": "NEVER-1",`+"\n"+`    "attempts": [`+"\n"+`      "a3"`+"\n"+`    ],`+"\n"+`    "outcome": "succeeded"`) {
+		t.Errorf("NEVER-1 once the gateway took it:\n%s", out)
+	}
+	attempts, _, _ := journal.Read(path)
+	for _, a := range attempts {
+		if a.Intent.Invoice == "NEVER-1" && a.Class() != journal.Succeeded {
+			t.Errorf("NEVER-1 is %s in the journal", a.Class())
+		}
+	}
+}
