@@ -154,6 +154,10 @@ type Report struct {
 	// JournalRefused counts the processes that could not write their
 	// intent and so sent nothing (exit 1).
 	JournalRefused int `json:"journal_refused"`
+	// RefusedBeforeSending counts the processes the journal held back,
+	// sending nothing: another command was in flight on the invoice (exit
+	// 6), or an attempt on it had an unknown outcome (exit 2).
+	RefusedBeforeSending int `json:"refused_before_sending"`
 	// OutcomesUnwritten counts the processes whose outcome line could not
 	// be written (their intents are open, listed as unknown).
 	OutcomesUnwritten int `json:"outcomes_unwritten"`
@@ -252,6 +256,28 @@ const (
 	// after the outcome; it ends with the outcome and the order.
 	resultUnwritten = "warning: the result could not be written to stdout"
 )
+
+// What a money-moving command says when the journal holds it back
+// (internal/moneyop, internal/journal): another command holds the
+// invoice, or an attempt on it has an unknown outcome.
+const (
+	inFlightRefused = " is in flight in pid "
+	unknownRefused  = " whose outcome is unknown "
+	nothingSent     = "nothing was sent"
+)
+
+// refusedBeforeSending reports whether the journal held the process back
+// before it wrote an intent: exit 6 for a command in flight on the
+// invoice, exit 2 for an attempt on it of unknown outcome.
+func (a attempt) refusedBeforeSending() bool {
+	switch a.exit {
+	case 6:
+		return strings.Contains(a.stderr, inFlightRefused) && strings.Contains(a.stderr, nothingSent)
+	case 2:
+		return strings.Contains(a.stderr, unknownRefused) && strings.Contains(a.stderr, nothingSent)
+	}
+	return false
+}
 
 // refusedByJournal reports whether the process exited 1 because it
 // could not write its intent.
