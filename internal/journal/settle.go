@@ -286,66 +286,67 @@ func Unresolved(attempts []Attempt, scope Scope, invoice string) []Attempt {
 	return UnresolvedIn(attempts, []Scope{scope}, invoice)
 }
 
-// UnresolvedIn is Unresolved for the attempts of any of scopes.
+// UnresolvedIn is Unresolved for the attempts of any of scopes. The
+// stories are told by every attempt of the journal (UnresolvedOf), so
+// that every scope, and the journal's listing, read them alike.
 func UnresolvedIn(attempts []Attempt, scopes []Scope, invoice string) []Attempt {
-	var mine []Attempt
-	for _, a := range attempts {
-		if invoice != "" && a.Intent.Invoice != invoice {
-			continue
+	if invoice != "" {
+		var mine []Attempt
+		for _, a := range attempts {
+			if a.Intent.Invoice == invoice {
+				mine = append(mine, a)
+			}
 		}
+		attempts = mine
+	}
+	var out []Attempt
+	for _, a := range UnresolvedOf(attempts) {
 		for _, scope := range scopes {
 			if scope.InScope(a) {
-				mine = append(mine, a)
+				out = append(out, a)
 				break
 			}
 		}
 	}
-	return UnresolvedOf(mine)
+	return out
 }
 
 // UnresolvedOf is Unresolved among attempts, in the order their intents
 // were written, whatever their scopes: a story is one account's.
 func UnresolvedOf(attempts []Attempt) []Attempt {
+	// Walking back, told[story] says whether a later attempt told it.
+	told := map[string]bool{}
+	open := make([]bool, len(attempts))
+	for i := len(attempts) - 1; i >= 0; i-- {
+		a := attempts[i]
+		story := storyOf(a.Intent)
+		open[i] = a.Class() == Unknown && !told[story]
+		if tells(a) {
+			told[story] = true
+		}
+	}
 	var out []Attempt
 	for i, a := range attempts {
-		if a.Class() != Unknown {
-			continue
-		}
-		told := false
-		for _, later := range attempts[i+1:] {
-			if sameStory(a, later) && tells(later) {
-				told = true
-				break
-			}
-		}
-		if !told {
+		if open[i] {
 			out = append(out, a)
 		}
 	}
 	return out
 }
 
-// sameStory reports whether later is about what a did: the same refund,
-// or the same invoice and kind for everything else, on the same gateway
-// account.
-func sameStory(a, later Attempt) bool {
-	if !sameAccount(a.Intent, later.Intent) {
-		return false
+// storyOf names what an attempt is about, on its gateway account: its
+// refund (the refund_transaction_id) for an attempt that has one, its
+// invoice and kind for every other. Lines without an identity name their
+// account by profile and base URL.
+func storyOf(e Entry) string {
+	account := e.Gateway
+	if account == "" {
+		account = "legacy\x00" + e.Profile + "\x00" + canonicalURL(e.BaseURL)
 	}
-	if a.Intent.Ref != "" {
-		return later.Intent.Ref == a.Intent.Ref && later.Intent.Invoice == a.Intent.Invoice
+	if e.Ref != "" {
+		return account + "\x00ref\x00" + e.Invoice + "\x00" + e.Ref
 	}
-	return later.Intent.Ref == "" && later.Intent.Invoice == a.Intent.Invoice && later.Intent.OpKind() == a.Intent.OpKind()
-}
-
-// sameAccount reports whether two lines were made on one gateway account:
-// the same identity, or, for lines without one, the same profile and
-// base URL.
-func sameAccount(a, b Entry) bool {
-	if a.Gateway != "" || b.Gateway != "" {
-		return a.Gateway == b.Gateway
-	}
-	return a.Profile == b.Profile && canonicalURL(a.BaseURL) == canonicalURL(b.BaseURL)
+	return account + "\x00" + e.OpKind() + "\x00" + e.Invoice
 }
 
 // tells reports whether a later attempt's outcome tells its story (see

@@ -99,6 +99,8 @@ func TestSettle(t *testing.T) {
 		{name: "3D completion: completed", a: complete, res: answer(t, inv+`,"transaction_status":"Completed"`), asked: during, outcome: Succeeded},
 		{name: "3D completion: cancelled", a: complete, res: answer(t, inv+`,"transaction_status":"Cancelled"`), asked: during, outcome: Declined},
 		{name: "3D completion: still waiting for the merchant", a: complete, res: pendingCompletion, err: statusErr(69), asked: after, outcome: NotFound},
+		{name: "3D cancellation: still waiting for the merchant", a: completeCancel, res: pendingCompletion, err: statusErr(69), asked: after, outcome: NotFound},
+		{name: "3D completion: not processed, its step not said", a: complete, err: statusErr(69), asked: after, outcome: Pending},
 		{name: "3D cancellation: cancelled", a: completeCancel, res: answer(t, inv+`,"transaction_status":"Cancelled"`), asked: during, outcome: Succeeded},
 		{name: "3D cancellation: completed instead", a: completeCancel, res: answer(t, inv+`,"transaction_status":"Completed"`), asked: during, outcome: Declined},
 
@@ -162,6 +164,19 @@ func TestUnresolved(t *testing.T) {
 	r7 := at("r7", "REF-4", KindRefund, "RF7") // another refund of the invoice
 	elsewhere := at("e1", "SALE-DUP", KindWalletPay, "")
 	elsewhere.Gateway = Identity("https://other.example/ccpayment", "app")
+	// Lines from before lines carried an identity: an account is a profile
+	// and a base URL.
+	legacy := func(attempt, profile, baseURL string) Entry {
+		e := at(attempt, "LEGACY-1", KindWalletPay, "")
+		e.Gateway, e.Profile, e.BaseURL = "", profile, baseURL
+		return e
+	}
+	l1 := legacy("l1", "live", liveURL)
+	l2 := legacy("l2", "other", liveURL)                            // another profile: another account
+	l3 := legacy("l3", "live", "https://old.gw.example/ccpayment")  // another gateway
+	l4 := at("l4", "LEGACY-1", KindWalletPay, "")                   // with an identity: not known to be the same
+	l5 := legacy("l5", "live", "https://APP.gw.example/ccpayment/") // the same, spelled otherwise
+	l6 := legacy("l6", "live", liveURL)
 	path := writeEntries(t,
 		lost, dup, out(dup, Duplicate, 3), // a later duplicate: the first reached the gateway
 		lost2, paid, out(paid, Succeeded, 100), // a later success: the first never took the invoice
@@ -170,6 +185,8 @@ func TestUnresolved(t *testing.T) {
 		r4, out(r4, Unknown, 0), r4retry, out(r4retry, NotSent, 0), // the retry never left: still unknown
 		r6, out(r6, Unknown, 0), r7, out(r7, Succeeded, 100), // another refund tells nothing of this one
 		elsewhere, out(elsewhere, Succeeded, 100), // another account's success tells nothing
+		l1, l2, out(l2, Succeeded, 100), l3, out(l3, Succeeded, 100), l4, out(l4, Succeeded, 100),
+		l5, l6, out(l6, Succeeded, 100), // l6 tells l1's story and l5's
 	)
 	attempts, _, err := ReadAll(path)
 	if err != nil {
@@ -184,10 +201,40 @@ func TestUnresolved(t *testing.T) {
 	if want := "s1 r4 r6"; strings.Join(got, " ") != want {
 		t.Errorf("unresolved %v, want %s", got, want)
 	}
+	var legacyOpen []string
+	for _, a := range UnresolvedOf(attempts) {
+		if a.Intent.Invoice == "LEGACY-1" {
+			legacyOpen = append(legacyOpen, a.Intent.Attempt)
+		}
+	}
+	if len(legacyOpen) != 0 {
+		t.Errorf("legacy attempts unresolved: %v, want none", legacyOpen)
+	}
+	attemptsBefore := func(id string) []Attempt {
+		for i, a := range attempts {
+			if a.Intent.Attempt == id {
+				return attempts[:i+1]
+			}
+		}
+		return nil
+	}
+	// Before l6 answered, l1 and l5 were still open: l2, l3 and l4 were
+	// other accounts' (or not known to be the same).
+	legacyOpen = nil
+	for _, a := range UnresolvedOf(attemptsBefore("l5")) {
+		if a.Intent.Invoice == "LEGACY-1" {
+			legacyOpen = append(legacyOpen, a.Intent.Attempt)
+		}
+	}
+	if want := "l1 l5"; strings.Join(legacyOpen, " ") != want {
+		t.Errorf("legacy attempts unresolved before l6: %v, want %s", legacyOpen, want)
+	}
 	// The rule is the same whatever scope reads it, and per invoice.
 	var all []string
 	for _, a := range UnresolvedOf(attempts) {
-		all = append(all, a.Intent.Attempt)
+		if a.Intent.Invoice != "LEGACY-1" {
+			all = append(all, a.Intent.Attempt)
+		}
 	}
 	if want := "s1 r4 r6"; strings.Join(all, " ") != want {
 		t.Errorf("unresolved in the whole journal %v, want %s", all, want)
