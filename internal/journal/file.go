@@ -1,7 +1,6 @@
 package journal
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -96,9 +95,8 @@ func (f *File) Attempts(ctx context.Context, invoices ...string) ([]Attempt, err
 		return filterInvoices(f.seen.Attempts(), invoices), nil
 	}
 	if len(invoices) == 1 {
-		needle := quoted(invoices[0])
-		return f.scan(ctx, func(line []byte) bool { return bytes.Contains(line, needle) },
-			func(e Entry) bool { return e.Invoice == invoices[0] })
+		needles := [][]byte{quoted(invoices[0])}
+		return f.scan(ctx, func() [][]byte { return needles }, func(e Entry) bool { return e.Invoice == invoices[0] })
 	}
 	f.seen, f.seenTo, f.seenFor = &Assembler{}, 0, nil
 	if len(invoices) > 0 {
@@ -173,22 +171,25 @@ func (f *File) catchUp(ctx context.Context) error {
 func (f *File) Find(ctx context.Context, name string) ([]Attempt, error) {
 	needles := [][]byte{quoted(name)}
 	ids := map[string]bool{}
-	return f.scan(ctx, func(line []byte) bool { return containsAny(line, needles) }, func(e Entry) bool {
+	return f.scan(ctx, func() [][]byte { return needles }, func(e Entry) bool {
 		if (e.Attempt == name || e.Ref == name) && !ids[e.Attempt] {
-			// Reconcile lines written before they carried the ref name
-			// only the attempt.
 			ids[e.Attempt] = true
-			needles = append(needles, quoted(e.Attempt))
+			if e.Attempt != name {
+				// Reconcile lines written before they carried the ref
+				// name only the attempt.
+				needles = append(needles, quoted(e.Attempt))
+			}
 		}
 		return ids[e.Attempt]
 	})
 }
 
 // scan reads the whole journal and files the lines keep accepts among
-// those match accepts: a line is decoded only when its bytes could be one
-// of them, which makes looking for one invoice or one attempt a search
-// through the file's bytes rather than a decoding of every line.
-func (f *File) scan(ctx context.Context, match func(line []byte) bool, keep func(Entry) bool) ([]Attempt, error) {
+// those that hold one of needles() (search): a line is decoded only when
+// its bytes could be one of them, which makes looking for one invoice or
+// one attempt a search through the file's bytes rather than a decoding of
+// every line.
+func (f *File) scan(ctx context.Context, needles func() [][]byte, keep func(Entry) bool) ([]Attempt, error) {
 	r, err := OpenRegular(f.path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -198,35 +199,15 @@ func (f *File) scan(ctx context.Context, match func(line []byte) bool, keep func
 	}
 	defer r.Close()
 	var asm Assembler
-	sc := NewLineScanner(r, 0)
-	for n := 0; ; n++ {
-		if n%4096 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		l, err := sc.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("journal: %w", err)
-		}
-		if !match(l.Data) {
-			continue
-		}
+	err = search(ctx, r, needles, func(l Line) {
 		if e, ok := ParseLine(l); ok && keep(e) {
 			asm.Add(e)
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return asm.Attempts(), nil
-}
-
-func containsAny(b []byte, needles [][]byte) bool {
-	for _, n := range needles {
-		if bytes.Contains(b, n) {
-			return true
-		}
-	}
-	return false
 }
 
 // quoted is s as encoding/json writes it in a line.
