@@ -15,7 +15,8 @@ const exitCodesHelp = `paycli's exit codes are part of its interface: scripts ma
        journal)
   1    unexpected error
   2    usage error: bad flag, argument, input file or missing configuration;
-       nothing was sent
+       or the journal holds an attempt on the invoice whose outcome is
+       unknown; nothing was sent
   3    authentication failed (HTTP 401, or status_code 30)
   4    the gateway rejected the request (a status_code other than 100 and not
        listed below; a refund's 49, 110 or 31), or has no transaction with
@@ -25,7 +26,8 @@ const exitCodesHelp = `paycli's exit codes are part of its interface: scripts ma
   5    payment declined (status_code 41 and other decline codes)
   6    duplicate invoice (status_code 3 or 117): this call charged nothing;
        or this refund was already made (status_code 104): nothing more was
-       refunded
+       refunded; or another paycli command on the invoice is in flight:
+       nothing was sent
   7    outcome unknown (status_code 69, or the connection failed after a
        call that moves money was sent): reconcile with
        'paycli status --invoice ID'; re-send a refund with

@@ -56,21 +56,33 @@ func NewCmdReconcile(f *cmdutil.Factory, journalPath func() (string, error), run
 	cmd := &cobra.Command{
 		Use:   "reconcile [--dry-run]",
 		Short: "Ask the gateway about every attempt whose outcome is unknown, and record it",
-		Long: `For each invoice whose last attempt on this profile and gateway has an
-unknown outcome (exit 7: paycli was killed mid-call, or the gateway had not
-finished), ask the gateway's check-status call what happened, record the
-answer in the journal as a reconcile line, and print one line per invoice:
+		Long: `For each invoice with an attempt whose outcome is unknown (exit 7: paycli
+was killed mid-call, or the gateway had not finished) and that no later
+attempt settled, ask the gateway's check-status call what happened, record
+the answer in the journal as a reconcile line, and print one line per
+invoice:
 
-  succeeded   the sale was taken (order number shown): a resumed batch
-              skips the invoice
-  declined    the gateway has the transaction, failed: nothing was taken
-  not_found   the gateway has no transaction: nothing was taken, and a
-              resumed batch sends the invoice again
-  unknown     still pending, or the check failed: run this again later
+  succeeded   it was made: the sale taken (order number shown), the refund
+              made, the hold captured or released; a resumed batch skips
+              the invoice
+  declined    the gateway has the transaction, failed or gone the other way:
+              nothing was taken by it
+  not_found   the gateway never made it: nothing was taken, and the
+              invoice may be sent again
+  unknown     still pending, still in flight (run again after the time
+              shown), skipped because another paycli command on the invoice
+              is in flight, or the check failed: run this again later
 
-Only the current profile's attempts on the gateway it points at are
-checked; --profile and --sandbox choose them as everywhere. Checking is a
-read: nothing is paid. --dry-run lists the invoices it would check.
+Payments, refunds (by their refund_transaction_id in the answer's
+refund_info), pre-authorization captures and cancellations and 3D
+completions are checked; api calls are not (see 'paycli status'). A request
+whose time limit ran out less than two minutes ago may still be processed
+by the gateway: an answer that finds nothing does not settle it yet.
+
+The attempts checked are those made on the gateway account the profile
+points at (its base URL and app_id), under whichever profile name; --profile
+and --sandbox choose it as everywhere. Checking is a read: nothing is paid.
+--dry-run lists the invoices it would check.
 
 Exit codes: 0 every invoice is settled (or there was nothing to check), 7
 some remain unknown, 3 the gateway refused the profile's credentials.`,

@@ -58,7 +58,10 @@ Every refund carries a refund_transaction_id chosen before it is sent and
 written in the journal. The gateway refuses a repeated one (status_code 104),
 so a refund whose outcome is unknown (exit 7) is re-sent with
 'paycli refund --retry REF': it is made once, whatever happened before. Until
-it is, a new refund of that invoice is refused. Nothing is retried by itself.
+it is, a new refund of that invoice is refused (exit 2). While another paycli
+command on the invoice is in flight (it holds the invoice until its outcome
+is recorded), a refund is refused at once (exit 6). Nothing is retried by
+itself.
 
 A refund answered 101 waits for the gateway team's approval: it exits 0, and
 'paycli status' shows when it is made.
@@ -67,13 +70,15 @@ A refund answered 101 waits for the gateway team's approval: it exits 0, and
 {"invoice":"…","amount":"50.00"} or {"invoice":"…","full":true}, optionally
 with "id" (the line's refund_transaction_id), --parallel at a time, one result
 per line in input order. An invoice may appear once per batch. A batch run
-again skips the refunds the journal shows as made, knowing a line by its id,
-or without one by its invoice and amount.
+again skips the refunds the journal shows as made, knowing a line by its
+invoice and id, or without an id by its invoice and amount. An id names one
+refund: a batch that gives it to another invoice or amount (on another line,
+or in the journal) is refused, exit 2, nothing sent.
 
 Exit codes: 0 refunded or queued, 2 bad input (nothing sent), 3 credentials
 refused, 4 refused (by paycli before sending, or by the gateway: 110, 49, 31),
-6 this refund was already made (104), 7 outcome unknown; see
-'paycli help exit-codes'.`,
+6 this refund was already made (104) or another command on the invoice is in
+flight (nothing sent), 7 outcome unknown; see 'paycli help exit-codes'.`,
 		Example: `  paycli refund --invoice INV-1001 --amount 50.00
   paycli refund --invoice INV-1001 --full --yes -o json
   paycli refund --invoice INV-1001 --amount 50.00 --dry-run

@@ -58,6 +58,9 @@ Every attempt is recorded in <state dir>/paycli/journal.jsonl (see
 'paycli journal'). A payment is never retried: when its outcome is unknown
 (status_code 69, or the connection failed after the request was sent) paycli
 exits 7 and prints the 'paycli status' command that tells what happened.
+Until that command has settled it, the invoice is not paid again (exit 2);
+while another paycli command on the invoice is in flight, this one is
+refused at once (exit 6).
 
 --batch FILE (or - for stdin) pays one JSON object per line,
 {"invoice","token","name","surname","email"}, --parallel at a time, and
@@ -65,8 +68,10 @@ prints one JSON result per line in input order. A batch can be run again:
 invoices the journal shows as paid are skipped, and invoices whose last
 outcome is unknown are reported, not retried.
 
-Exit codes: 0 paid, 2 bad input (nothing sent), 5 declined, 6 duplicate
-invoice (nothing charged), 7 outcome unknown; see 'paycli help exit-codes'.`,
+Exit codes: 0 paid, 2 bad input or an attempt of unknown outcome on the
+invoice (nothing sent), 5 declined, 6 duplicate invoice (nothing charged) or
+another command on it in flight (nothing sent), 7 outcome unknown; see
+'paycli help exit-codes'.`,
 		Example: `  paycli walletpay --invoice INV-1001 --token @token.jwt --name Ada --surname Lovelace --email ada@example.com
   wallet-button | paycli walletpay --invoice INV-1002 --token - --name Ada --surname Lovelace --email ada@example.com --yes -o json
   paycli walletpay --batch payments.jsonl --yes --parallel 8 > results.jsonl
