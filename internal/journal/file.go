@@ -264,9 +264,9 @@ func lockInvoice(path string, h Holder) (func(), error) {
 			return nil, fmt.Errorf("journal: locking the invoice: %w", err)
 		}
 		if busy {
+			// The holder's JSON, or a moment before it is written none.
 			var held Holder
-			data, _ := io.ReadAll(io.LimitReader(lf, 4096))
-			if json.Unmarshal(data, &held) != nil {
+			if json.NewDecoder(io.LimitReader(lf, 4096)).Decode(&held) != nil {
 				held = Holder{}
 			}
 			_ = lf.Close()
@@ -279,9 +279,11 @@ func lockInvoice(path string, h Holder) (func(), error) {
 			_ = lf.Close()
 			continue
 		}
+		// Written over what a killed holder left, then cut to size: a
+		// reader sees this holder's JSON first, whatever follows it.
 		data, _ := json.Marshal(h)
-		if err := lf.Truncate(0); err == nil {
-			_, _ = lf.WriteAt(data, 0)
+		if _, err := lf.WriteAt(data, 0); err == nil {
+			_ = lf.Truncate(int64(len(data)))
 		}
 		return func() {
 			if removeLocked {

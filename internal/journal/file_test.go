@@ -138,9 +138,15 @@ func TestFileLockReleasedByTheKernel(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	unlock, err := s.Lock(context.Background(), "gw", "INV-1", KindRefund)
+	unlock, err := s.Lock(context.Background(), "gw", "INV-1", KindWalletPay)
 	if err != nil {
 		t.Fatalf("after the holder was killed: %v", err)
+	}
+	// The new holder is who another one is told of, not the killed one
+	// whose file it took over.
+	_, err = OpenFile(path, time.Now).Lock(context.Background(), "gw", "INV-1", KindRefund)
+	if !errors.As(err, &inFlight) || inFlight.Holder.PID != os.Getpid() || inFlight.Holder.Command != KindWalletPay {
+		t.Errorf("after the kill: %v, want the new holder", err)
 	}
 	unlock()
 }

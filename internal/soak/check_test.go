@@ -95,6 +95,9 @@ func TestReconcile(t *testing.T) {
 		// Held back by the journal before any intent: nothing to account for.
 		{"refused while another is in flight", []attempt{{exit: 0, orderNo: "VP1"}, {exit: 6, stderr: inFlightRefusal}},
 			[]journal.Attempt{jattempt(journal.Succeeded, "VP1")}, completed, csCompleted, ""},
+		{"refused while another is in flight, its holder unread", []attempt{{exit: 0, orderNo: "VP1"},
+			{exit: 6, stderr: "error: another paycli command on invoice INV is in flight; nothing was sent"}},
+			[]journal.Attempt{jattempt(journal.Succeeded, "VP1")}, completed, csCompleted, ""},
 		{"refused while the last is unknown", []attempt{{exit: -1, killed: true}, {exit: 2, stderr: unknownRefusal}},
 			[]journal.Attempt{jattempt("", "")}, completed, csCompleted, ""},
 		{"exit 6 without a refusal leaves a duplicate", []attempt{{exit: 0, orderNo: "VP1"}, {exit: 6}},
