@@ -56,13 +56,12 @@ paycli command on the invoice is in flight, this one is refused at once
 --batch FILE (or - for stdin) completes (or, with --cancel, cancels) one
 JSON object per line, {"invoice","order_id"}, --parallel at a time.
 
-Exit codes: 0 done, 2 bad input or a completion of unknown outcome on the
-invoice (nothing sent), 4 not waiting for the merchant (check status shows
-it already completed or cancelled; nothing sent) or refused, 5 declined, 6
-the gateway answered that it was already completed or cancelled
-(status_code 117, two calls racing; nothing charged) or another command on
-the invoice is in flight (nothing sent), 7 outcome unknown; see 'paycli help
-exit-codes'.`,
+Exit codes: 0 done, 2 bad input (nothing sent), 4 not waiting for the
+merchant (check status shows it already completed or cancelled; nothing
+sent) or refused, 5 declined, 6 the gateway answered that it was already
+completed or cancelled (status_code 117, two calls racing; nothing charged)
+or another command on the invoice is in flight (nothing sent), 7 outcome
+unknown; see 'paycli help exit-codes'.`,
 		Example: `  paycli complete --invoice INV-1001 --order-id VP17395123456789012
   paycli complete --invoice INV-1001 --order-id VP17395123456789012 --cancel --yes
   paycli complete --batch completions.jsonl --yes > results.jsonl`,

@@ -72,13 +72,12 @@ once (exit 6).
 {"invoice","amount"} ("amount" optional), --parallel at a time, and prints
 one JSON result per line in input order.
 
-Exit codes: 0 captured, 2 bad input or a capture of unknown outcome on the
-invoice (nothing sent), 4 not an open pre-authorization (check status shows
-it already captured or cancelled; nothing sent) or refused by the gateway, 6
-the gateway answered that it was already captured or cancelled (status_code
-117, two captures racing; nothing charged) or another command on the
-invoice is in flight (nothing sent), 7 outcome unknown; see 'paycli help
-exit-codes'.`,
+Exit codes: 0 captured, 2 bad input (nothing sent), 4 not an open
+pre-authorization (check status shows it already captured or cancelled;
+nothing sent) or refused by the gateway, 6 the gateway answered that it was
+already captured or cancelled (status_code 117, two captures racing; nothing
+charged) or another command on the invoice is in flight (nothing sent), 7
+outcome unknown; see 'paycli help exit-codes'.`,
 		Example: `  paycli preauth capture --invoice INV-1001
   paycli preauth capture --invoice INV-1001 --amount 150.00 --yes -o json
   paycli preauth capture --batch captures.jsonl --yes > results.jsonl`,

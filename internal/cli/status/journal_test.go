@@ -91,9 +91,6 @@ func TestStatusRecordsReconciliation(t *testing.T) {
 // nothing, and says when to ask again; an attempt whose invoice another
 // command holds is not touched.
 func TestStatusLeavesARequestStillInFlight(t *testing.T) {
-	saved := time.Local
-	time.Local = time.UTC
-	defer func() { time.Local = saved }()
 	fx := newFixture(t, render.Table)
 	cfg, _ := fx.opts.Config()
 	path := filepath.Join(t.TempDir(), journal.FileName)
@@ -111,7 +108,8 @@ func TestStatusLeavesARequestStillInFlight(t *testing.T) {
 	_ = j.Close()
 	fx.opts.Invoice = "FRESH-1"
 	_ = Run(context.Background(), fx.opts) // exit 4: no transaction yet
-	if want := "Not recorded in the journal yet: invoice FRESH-1 may still be in flight; check again after 2026-11-22 10:02:30 +00:00.\n"; fx.errOut.String() != want {
+	after := render.FormatTime(t0.Add(30*time.Second+journal.SettleMargin), render.Table)
+	if want := "Not recorded in the journal yet: invoice FRESH-1 may still be in flight; check again after " + after + ".\n"; fx.errOut.String() != want {
 		t.Errorf("stderr %q, want %q", fx.errOut, want)
 	}
 	fx.clock.Advance(time.Hour)
