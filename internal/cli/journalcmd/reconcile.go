@@ -142,23 +142,11 @@ func RunReconcile(ctx context.Context, opts *ReconcileOptions) error {
 			return err
 		}
 	}
-	identity := journal.Identity(cfg.BaseURL, cfg.AppID)
-	if opts.GatewayIdentity != nil {
-		if identity, err = opts.GatewayIdentity(); err != nil {
-			return err
-		}
-	}
-	path, err := opts.JournalPath()
+	w, err := findWork(opts, cfg)
 	if err != nil {
 		return err
 	}
-	attempts, damage, err := journal.ReadAll(path)
-	if err != nil {
-		return err
-	}
-	warnDamage(opts.IO, path, damage)
-	scopes := reconcileScopes(cfg, identity, opts.Sandbox)
-	invoices := unresolvedInvoices(attempts, scopes)
+	invoices := w.invoices
 	if len(invoices) == 0 {
 		fmt.Fprintf(opts.IO.ErrOut, "No unknown outcomes to reconcile on profile %q.\n", cfg.Profile)
 		if format == render.JSON {
@@ -187,13 +175,13 @@ func RunReconcile(ctx context.Context, opts *ReconcileOptions) error {
 		return err
 	}
 	defer cancel()
-	store := journal.OpenFile(path, opts.Now)
+	store := journal.OpenFile(w.path, opts.Now)
 	defer store.Close()
 
 	results := make([]ReconcileResult, 0, len(invoices))
 	unknown := 0
 	for _, inv := range invoices {
-		r, err := reconcileInvoice(ctx, opts, store, scopes, identity, inv, func(ctx context.Context) (*gateway.CheckStatusResult, error) {
+		r, err := reconcileInvoice(ctx, opts, store, w.scopes, w.identity, inv, func(ctx context.Context) (*gateway.CheckStatusResult, error) {
 			return check(ctx, opts, cfg, client, inv)
 		})
 		if err != nil {
@@ -216,6 +204,39 @@ func RunReconcile(ctx context.Context, opts *ReconcileOptions) error {
 			"Run '"+cmdutil.ReconcileCommandLine(opts.Flags)+"' again later.")
 	}
 	return nil
+}
+
+// reconcileWork is what a run of reconcile checks: the journal at path,
+// the scopes of the gateway account named identity, and the invoices with
+// an unresolved attempt in them.
+type reconcileWork struct {
+	identity, path string
+	scopes         []journal.Scope
+	invoices       []string
+}
+
+// findWork reads the journal for the invoices reconcile checks, warning
+// of lines it cannot read.
+func findWork(opts *ReconcileOptions, cfg *config.Config) (reconcileWork, error) {
+	var w reconcileWork
+	var err error
+	w.identity = journal.Identity(cfg.BaseURL, cfg.AppID)
+	if opts.GatewayIdentity != nil {
+		if w.identity, err = opts.GatewayIdentity(); err != nil {
+			return w, err
+		}
+	}
+	if w.path, err = opts.JournalPath(); err != nil {
+		return w, err
+	}
+	attempts, damage, err := journal.ReadAll(w.path)
+	if err != nil {
+		return w, err
+	}
+	warnDamage(opts.IO, w.path, damage)
+	w.scopes = reconcileScopes(cfg, w.identity, opts.Sandbox)
+	w.invoices = unresolvedInvoices(attempts, w.scopes)
+	return w, nil
 }
 
 // reconcileScopes are the scopes reconcile settles: every kind check
