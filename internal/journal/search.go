@@ -20,15 +20,14 @@ const searchBlock = 1 << 20
 // newline (torn, or being written) and lines longer than maxLine are
 // never visited.
 func search(ctx context.Context, r io.Reader, needles func() [][]byte, visit func(Line)) error {
-	buf := make([]byte, 0, 2*searchBlock)
+	// buf holds what is left of the last block, at most maxLine bytes (a
+	// longer line is skipped), and the next block.
+	buf := make([]byte, 0, maxLine+searchBlock)
 	var base int64 // the offset of buf[0]
 	skipping := false
 	for eof := false; !eof; {
 		if err := ctx.Err(); err != nil {
 			return err
-		}
-		if cap(buf)-len(buf) < searchBlock {
-			buf = append(make([]byte, 0, len(buf)+2*searchBlock), buf...)
 		}
 		n, err := io.ReadFull(r, buf[len(buf):len(buf)+searchBlock])
 		buf = buf[:len(buf)+n]

@@ -34,6 +34,9 @@ func TestSearch(t *testing.T) {
 			line(`{"needle":"NEEDLE","across":"`+strings.Repeat("y", 400)+`"}`, true)
 		}
 	}
+	// The longest line an entry may have is visited.
+	longest := `{"needle":"NEEDLE","pad":"`
+	line(longest+strings.Repeat("p", maxLine-len(longest)-2)+`"}`, true)
 	// Overlong lines, not visited: one read whole, one skipped as it is read.
 	file.WriteString(`{"needle":"NEEDLE","long":"` + strings.Repeat("z", maxLine+10) + "\"}\n")
 	file.WriteString(`{"needle":"NEEDLE","longer":"` + strings.Repeat("z", 4*searchBlock) + "\"}\n")
