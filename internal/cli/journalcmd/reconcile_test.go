@@ -235,3 +235,54 @@ func TestReconcileNeverSettlesARequestStillInFlight(t *testing.T) {
 		}
 	}
 }
+
+// TestReconcileAndTheFooterAgree: `paycli journal` names the invoices
+// `journal reconcile` checks, by one rule (journal.Unresolved): an unknown
+// attempt followed by a duplicate (status_code 3: the first did reach the
+// gateway) is checked and named; one followed by a success (the first
+// never took the invoice) is neither. Reconcile used to skip the first
+// while the footer named both.
+func TestReconcileAndTheFooterAgree(t *testing.T) {
+	opts, _ := reconcileFixture(t, render.Table)
+	path := filepath.Join(t.TempDir(), journal.FileName)
+	opts.JournalPath = func() (string, error) { return path, nil }
+	cfg := mustCfg(t, opts)
+	identity := journal.Identity(cfg.BaseURL, cfg.AppID)
+	j, err := journal.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := func(c int) *int { return &c }
+	for _, e := range []struct {
+		id, invoice, outcome string
+		code                 *int
+	}{
+		{"a1", "DUP-1", "", nil}, {"a2", "DUP-1", journal.Duplicate, code(3)},
+		{"b1", "PAID-LATER", "", nil}, {"b2", "PAID-LATER", journal.Succeeded, code(100)},
+	} {
+		intent := journal.Entry{Type: journal.TypeIntent, Kind: journal.KindWalletPay, Gateway: identity, Attempt: e.id,
+			Time: t0, Profile: cfg.Profile, BaseURL: cfg.BaseURL, Invoice: e.invoice, Amount: "10.00", Currency: "TRY"}
+		_ = j.Append(intent)
+		if e.outcome != "" {
+			intent.Type, intent.Outcome, intent.StatusCode = journal.TypeOutcome, e.outcome, e.code
+			_ = j.Append(intent)
+		}
+	}
+	_ = j.Close()
+	opts.DryRun = true
+	if err := RunReconcile(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if got := opts.IO.Out.(interface{ String() string }).String(); got != "DUP-1\n" {
+		t.Errorf("reconcile would check %q, want DUP-1 only", got)
+	}
+	ios, _, _, errOut := iostreams.Test()
+	lopts := &Options{IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
+		JournalPath: func() (string, error) { return path, nil }, Now: func() time.Time { return t0 }}
+	if err := Run(context.Background(), lopts); err != nil {
+		t.Fatal(err)
+	}
+	if got := errOut.String(); !strings.HasPrefix(got, "1 invoice has an unknown outcome: DUP-1.\n") {
+		t.Errorf("the footer:\n%s", got)
+	}
+}
