@@ -39,6 +39,8 @@ func TestBatchRefundIDNamesOneRefund(t *testing.T) {
 		{"another invoice", `{"invoice":"ID-B","amount":"20.00","id":"desk-1"}`,
 			`line 1 gives id "desk-1" to a refund of 20 of invoice ID-B, but the journal holds it for a refund of 20.00 of invoice ID-A`},
 		{"another amount", `{"invoice":"ID-A","amount":"30.00","id":"desk-1"}`, `but the journal holds it for a refund of 20.00 of invoice ID-A`},
+		{"all that remains", `{"invoice":"ID-A","full":true,"id":"desk-1"}`,
+			`gives id "desk-1" to a refund of all that remains of invoice ID-A, but the journal holds it for a refund of 20.00 of invoice ID-A`},
 		{"two lines of one file", `{"invoice":"ID-C","amount":"20.00","id":"desk-2"}` + "\n" + `{"invoice":"ID-D","amount":"20.00","id":"desk-2"}`,
 			`line 2 gives id "desk-2" to a refund of 20 of invoice ID-D, line 1 to one of 20 of invoice ID-C`},
 	} {

@@ -156,22 +156,21 @@ func quoted(s string) string {
 	return fmt.Sprintf("%q", render.Escape(s))
 }
 
-// Key is the resume key of a batch line: its invoice and id when it has
-// an id, otherwise its invoice and amount ("full" for a full refund). A
-// batch run again skips the lines whose refund the journal shows as made;
-// to refund the same amount of one invoice twice, in two batches, give the
-// lines different ids (docs/refund.md, Batches). An id names one refund:
-// CheckKeys refuses a batch that gives it to another.
+// Key is the resume key of a batch line: its invoice and amount ("full"
+// for a full refund), and its id when it has one. A batch run again skips
+// the lines whose refund the journal shows as made; to refund the same
+// amount of one invoice twice, in two batches, give the lines different
+// ids (docs/refund.md, Batches). An id names one refund: CheckKeys refuses
+// a batch that gives it to another invoice or amount.
 func (operation) Key(r *refund) string {
-	switch {
-	case r.key != "":
+	if r.key != "" {
 		return r.key
-	case r.ID != "":
-		return r.Invoice + "|id:" + r.ID
-	case r.Full:
-		return r.Invoice + "|full"
 	}
-	return r.Invoice + "|" + r.amount.String()
+	key := r.Invoice + "|" + refundWhat(r.Full, r.amount)
+	if r.ID != "" {
+		key += "|id:" + r.ID
+	}
+	return key
 }
 
 // Resume decides a batch line whose key the journal knows: a refund made
@@ -215,11 +214,10 @@ func made(a journal.Attempt, earlier []journal.Attempt) bool {
 // or to a line whose invoice or amount differs from the refund the
 // journal holds under that id. The gateway would answer the second 104,
 // and the journal would take it for made.
-func (operation) CheckKeys(env *moneyop.Env, lines []moneyop.BatchInput[*refund], attempts []journal.Attempt) error {
+func (op operation) CheckKeys(env *moneyop.Env, lines []moneyop.BatchInput[*refund], attempts []journal.Attempt) error {
 	type use struct {
 		line int
 		r    *refund
-		what string
 	}
 	uses := map[string]use{}
 	for _, l := range lines {
@@ -227,37 +225,49 @@ func (operation) CheckKeys(env *moneyop.Env, lines []moneyop.BatchInput[*refund]
 		if r.ID == "" {
 			continue
 		}
-		what := refundWhat(r.Full, r.amount)
-		if first, seen := uses[r.ID]; seen && (first.r.Invoice != r.Invoice || first.what != what) {
+		if first, seen := uses[r.ID]; seen && op.Key(first.r) != op.Key(r) {
 			return fmt.Errorf("line %d gives id %s to a refund of %s of invoice %s, line %d to one of %s of invoice %s; an id names one refund: give each its own",
-				l.Line, quoted(r.ID), what, redact.Invoice(r.Invoice), first.line, first.what, redact.Invoice(first.r.Invoice))
+				l.Line, quoted(r.ID), amountWords(r), redact.Invoice(r.Invoice), first.line, amountWords(first.r), redact.Invoice(first.r.Invoice))
 		}
-		uses[r.ID] = use{line: l.Line, r: r, what: what}
+		uses[r.ID] = use{line: l.Line, r: r}
 	}
 	scope := env.Scope()
 	for _, a := range attempts {
 		u, ok := uses[a.Intent.Ref]
-		if !ok || !scope.InScope(a) {
+		if !ok || !scope.InScope(a) || sameRefund(a.Intent, op.Key(u.r), u.r) {
 			continue
 		}
-		sameAmount := u.r.Full
-		if !u.r.Full {
-			sent, err := decimal.NewFromString(a.Intent.Amount)
-			sameAmount = err == nil && sent.Equal(u.r.amount)
-		}
-		if a.Intent.Invoice != u.r.Invoice || !sameAmount {
-			return fmt.Errorf("line %d gives id %s to a refund of %s of invoice %s, but the journal holds it for a refund of %s of invoice %s (attempt %s); an id names one refund: give the line another",
-				u.line, quoted(u.r.ID), u.what, redact.Invoice(u.r.Invoice), a.Intent.Amount, redact.Invoice(a.Intent.Invoice), a.Intent.Attempt)
-		}
+		return fmt.Errorf("line %d gives id %s to a refund of %s of invoice %s, but the journal holds it for a refund of %s of invoice %s (attempt %s); an id names one refund: give the line another",
+			u.line, quoted(u.r.ID), amountWords(u.r), redact.Invoice(u.r.Invoice), a.Intent.Amount, redact.Invoice(a.Intent.Invoice), a.Intent.Attempt)
 	}
 	return nil
 }
 
-// refundWhat names a refund's amount in a message: "20", or "all that
+// sameRefund reports whether the intent e, whose ref is r's id, is r's
+// refund: its key is r's (key), or, for an intent written before keys held
+// the invoice and amount ("id:X"), its invoice and amount are r's.
+func sameRefund(e journal.Entry, key string, r *refund) bool {
+	if e.Key != "id:"+r.ID {
+		return e.Key == key
+	}
+	sent, err := decimal.NewFromString(e.Amount)
+	return e.Invoice == r.Invoice && (r.Full || (err == nil && sent.Equal(r.amount)))
+}
+
+// amountWords names a refund's amount in a message: "20", or "all that
 // remains".
+func amountWords(r *refund) string {
+	if r.Full {
+		return "all that remains"
+	}
+	return r.amount.String()
+}
+
+// refundWhat names a refund's amount in a key and a message: "20", or
+// "full" (all that remains).
 func refundWhat(full bool, amount decimal.Decimal) string {
 	if full {
-		return "all that remains"
+		return "full"
 	}
 	return amount.String()
 }

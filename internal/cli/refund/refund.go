@@ -71,7 +71,7 @@ A refund answered 101 waits for the gateway team's approval: it exits 0, and
 with "id" (the line's refund_transaction_id), --parallel at a time, one result
 per line in input order. An invoice may appear once per batch. A batch run
 again skips the refunds the journal shows as made, knowing a line by its
-invoice and id, or without an id by its invoice and amount. An id names one
+invoice and amount, and its id when it has one. An id names one
 refund: a batch that gives it to another invoice or amount (on another line,
 or in the journal) is refused, exit 2, nothing sent.
 

@@ -222,6 +222,12 @@ func TestKey(t *testing.T) {
 	if a, b := key(input{Invoice: "I", Full: true}), key(input{Invoice: "I", Amount: "5"}); a == b {
 		t.Errorf("full and 5 share the key %q", a)
 	}
+	if a, b := key(input{Invoice: "I", Full: true, ID: "x"}), key(input{Invoice: "I", Amount: "5", ID: "x"}); a == b {
+		t.Errorf("one id for full and for 5 share the key %q", a)
+	}
+	if a, b := key(input{Invoice: "I", Amount: "5", ID: "x"}), key(input{Invoice: "J", Amount: "5", ID: "x"}); a == b {
+		t.Errorf("one id for two invoices share the key %q", a)
+	}
 }
 
 // FuzzSaleOf feeds check-status answers to the decision a refund is sent
