@@ -2,10 +2,12 @@
 // <state dir>/paycli/journal.jsonl, one JSON object per line.
 //
 // Every attempt writes an intent line before its request is sent and an
-// outcome line after, both carrying the attempt's id. An intent without an
-// outcome is an attempt whose process died mid-call: its outcome is unknown
-// until a reconcile line (written by `paycli status` or `paycli journal
-// reconcile`, which ask the gateway) says what happened.
+// outcome line after, both carrying the attempt's id. While its command
+// runs, it holds its invoice's lock (Store.Lock, File): an intent without
+// an outcome whose invoice is not locked is an attempt whose process died
+// mid-call, and its outcome is unknown until a reconcile line (written by
+// `paycli status` or `paycli journal reconcile`, which ask the gateway:
+// Settle) says what happened, or a later attempt tells (Unresolved).
 //
 // The contract:
 //
