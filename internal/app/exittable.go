@@ -23,7 +23,8 @@ var exitCodes = []exitCode{
 	{ExitOK, "success", "success (also: a local list with nothing in it, such as an empty journal)"},
 	{ExitError, "unexpected error", "unexpected error"},
 	{ExitUsage, "bad input or configuration; nothing was sent",
-		"usage error: bad flag, argument, input file or missing configuration; nothing was sent"},
+		"usage error: bad flag, argument, input file or missing configuration; or the journal holds an attempt on " +
+			"the invoice whose outcome is unknown; nothing was sent"},
 	{ExitAuth, "credentials refused", "authentication failed (HTTP 401, or status_code 30)"},
 	{ExitRejected, "refused by the gateway, or not found",
 		"the gateway rejected the request (a status_code other than 100 and not listed below; a refund's 49, 110 or 31), " +
@@ -32,7 +33,8 @@ var exitCodes = []exitCode{
 	{ExitDeclined, "payment declined; nothing was charged", "payment declined (status_code 41 and other decline codes)"},
 	{ExitDuplicate, "already done; this call charged nothing",
 		"duplicate invoice (status_code 3 or 117): this call charged nothing; or this refund was already made " +
-			"(status_code 104): nothing more was refunded"},
+			"(status_code 104): nothing more was refunded; or another paycli command on the invoice is in flight: " +
+			"nothing was sent"},
 	{ExitOutcomeUnknown, "outcome unknown: reconcile, do not send it again",
 		"outcome unknown (status_code 69, or the connection failed after a call that moves money was sent): " +
 			"reconcile with 'paycli status --invoice ID'; re-send a refund with 'paycli refund --retry REF'"},

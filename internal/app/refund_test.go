@@ -1,10 +1,13 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -27,6 +30,11 @@ type refundSandbox struct {
 	home    string
 	// refunds counts the refund requests that reached the sandbox.
 	refunds atomic.Int32
+	// gate, when set, is called with the number of each refund request
+	// (from 1), its body read, before the sandbox handles it: the gateway
+	// still working on it while gate has not returned.
+	gate    atomic.Pointer[func(n int32)]
+	arrived atomic.Int32
 }
 
 func newRefundSandbox(t *testing.T, faults ...string) *refundSandbox {
@@ -37,7 +45,7 @@ func newRefundSandbox(t *testing.T, faults ...string) *refundSandbox {
 		t.Fatal(err)
 	}
 	var next atomic.Int32
-	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{StateDir: t.TempDir(), Gateway: sandbox.Options{Now: time.Now,
+	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{StateDir: t.TempDir(), Wrap: rs.gated, Gateway: sandbox.Options{Now: time.Now,
 		Faults: true,
 		PickFault: func(r *http.Request) string {
 			if !strings.HasSuffix(r.URL.Path, "/api/refund") {
@@ -58,14 +66,35 @@ func newRefundSandbox(t *testing.T, faults ...string) *refundSandbox {
 	return rs
 }
 
-// run runs paycli against the sandbox in the shared home.
-func (rs *refundSandbox) run(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	env := map[string]string{
+// gated holds each refund request, its body read, in rs.gate.
+func (rs *refundSandbox) gated(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/api/refund") {
+			n := rs.arrived.Add(1)
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if gate := rs.gate.Load(); gate != nil {
+				(*gate)(n)
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// env is the environment of a paycli run against the sandbox in the
+// shared home.
+func (rs *refundSandbox) env() map[string]string {
+	return map[string]string{
 		"HOME": rs.home, "XDG_CONFIG_HOME": filepath.Join(rs.home, "config"), "XDG_CACHE_HOME": filepath.Join(rs.home, "cache"),
 		"XDG_STATE_HOME": filepath.Join(rs.home, "state"), "PAYCLI_BASE_URL": rs.baseURL, "PAYCLI_APP_ID": sandbox.AppID,
 		"PAYCLI_APP_SECRET": sandbox.AppSecret, "PAYCLI_MERCHANT_KEY": sandbox.MerchantKey,
 	}
+}
+
+// run runs paycli against the sandbox in the shared home.
+func (rs *refundSandbox) run(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	env := rs.env()
 	ios, _, out, errOut := iostreams.Test()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -80,6 +109,39 @@ func (rs *refundSandbox) journal(t *testing.T) []journal.Attempt {
 		t.Fatalf("journal: %d bad lines, %v", skipped, err)
 	}
 	return attempts
+}
+
+// age moves every time in the journal back by d, as if its attempts had
+// been made d earlier: their requests are then long over.
+func (rs *refundSandbox) age(t *testing.T, d time.Duration) {
+	t.Helper()
+	path := filepath.Join(rs.home, "state", "paycli", journal.FileName)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []byte
+	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var e journal.Entry
+		if err := json.Unmarshal(line, &e); err != nil {
+			t.Fatal(err)
+		}
+		e.Time = e.Time.Add(-d)
+		if !e.Deadline.IsZero() {
+			e.Deadline = e.Deadline.Add(-d)
+		}
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(append(out, b...), '\n')
+	}
+	if err := os.WriteFile(path, out, 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // pay makes a 150.00 TRY sale of invoice.
@@ -259,9 +321,10 @@ func TestRefundRace(t *testing.T) {
 
 // TestRefundReconcile: an unknown refund is settled by check status's
 // refund_info: `paycli journal reconcile` records a refund the gateway
-// lists as succeeded, `paycli status` one it does not list as not_found;
-// either way the invoice can be refunded again, and --retry refuses a
-// settled refund.
+// lists as succeeded, and one it does not list as not_found once its
+// request is over — before that, the gateway may still be making it, and
+// reconcile says so and records nothing (issue 23, defect 2); either way
+// the invoice can be refunded again, and --retry refuses a settled refund.
 func TestRefundReconcile(t *testing.T) {
 	rs := newRefundSandbox(t, "reset=after", "status=500,body=html")
 	rs.pay(t, "RC-1", "150.00")
@@ -276,9 +339,17 @@ func TestRefundReconcile(t *testing.T) {
 	ref1, ref2 := attempts[2].Intent.Ref, attempts[3].Intent.Ref
 
 	code, stdout, stderr := rs.run(t, "journal", "reconcile", "-o", "json")
-	if code != ExitOK || !strings.Contains(stdout, `"invoice": "RC-1"`) || !strings.Contains(stdout, "refund "+ref1+": succeeded") ||
-		!strings.Contains(stdout, "refund "+ref2+": not_found") {
-		t.Fatalf("journal reconcile: exit %d\n%s\n%s", code, stdout, stderr)
+	if code != ExitOutcomeUnknown || !strings.Contains(stdout, "refund "+ref1+": succeeded") ||
+		!strings.Contains(stdout, "refund "+ref2+": unknown: may still be in flight, run again after ") {
+		t.Fatalf("journal reconcile while RC-2's request may still be processed: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if a := rs.journal(t)[3]; a.Class() != journal.Unknown || a.Reconciled != nil {
+		t.Fatalf("RC-2's refund was settled while it may still be made: %s, %+v", a.Class(), a.Reconciled)
+	}
+	rs.age(t, time.Hour)
+	code, stdout, stderr = rs.run(t, "journal", "reconcile", "-o", "json")
+	if code != ExitOK || !strings.Contains(stdout, `"invoice": "RC-2"`) || !strings.Contains(stdout, "refund "+ref2+": not_found") {
+		t.Fatalf("journal reconcile an hour later: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	for _, a := range rs.journal(t)[2:] {
 		if want := map[string]string{ref1: journal.Succeeded, ref2: journal.NotFound}[a.Intent.Ref]; a.Class() != want {

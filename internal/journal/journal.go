@@ -2,10 +2,12 @@
 // <state dir>/paycli/journal.jsonl, one JSON object per line.
 //
 // Every attempt writes an intent line before its request is sent and an
-// outcome line after, both carrying the attempt's id. An intent without an
-// outcome is an attempt whose process died mid-call: its outcome is unknown
-// until a reconcile line (written by `paycli status` or `paycli journal
-// reconcile`, which ask the gateway) says what happened.
+// outcome line after, both carrying the attempt's id. While its command
+// runs, it holds its invoice's lock (Store.Lock, File): an intent without
+// an outcome whose invoice is not locked is an attempt whose process died
+// mid-call, and its outcome is unknown until a reconcile line (written by
+// `paycli status` or `paycli journal reconcile`, which ask the gateway:
+// Settle) says what happened, or a later attempt tells (Unresolved).
 //
 // The contract:
 //
@@ -140,6 +142,11 @@ type Entry struct {
 	// lines by more than their invoice (a refund: see moneyop.Keyed);
 	// empty otherwise.
 	Key string `json:"key,omitempty"`
+	// Deadline, on an intent, is when the request's time limit runs out
+	// (sent then, plus --timeout): until then, and SettleMargin more, the
+	// gateway may still be processing it (Settle). Zero when the call had
+	// no limit, and on lines written before intents carried it.
+	Deadline time.Time `json:"deadline,omitzero"`
 	// Outcome, StatusCode, OrderNo and Message are set on outcome lines.
 	Outcome    string `json:"outcome,omitempty"`
 	StatusCode *int   `json:"status_code,omitempty"`

@@ -22,6 +22,9 @@ type InvoiceState struct {
 	// Last is the latest attempt that counts: the scope's latest, or a
 	// later legacy attempt whose outcome is unknown (see ByInvoice).
 	Last Attempt
+	// Unresolved are the invoice's attempts whose outcome is unknown and
+	// that no later attempt settled (see Unresolved), oldest first.
+	Unresolved []Attempt
 }
 
 // ResumeDecision is what a resumed batch does with an invoice the journal
@@ -40,32 +43,32 @@ const (
 
 // Resume decides what a resumed batch does with the invoice: skip it when
 // an attempt succeeded (reconciled-paid included), report it unknown when
-// the last attempt's outcome is still unknown, else send it (declined,
-// duplicate, rejected, not sent, and reconciled-not-found: the gateway has
-// no transaction for it).
+// an attempt's outcome is unknown and unresolved (Unresolved: a later
+// duplicate does not settle it), else send it (declined, duplicate,
+// rejected, not sent, and reconciled-not-found: the gateway has no
+// transaction for it).
 //
 // The zero InvoiceState (an invoice the journal does not know) is sent.
 func (s InvoiceState) Resume() ResumeDecision {
 	switch {
-	case s.Last.Intent.Attempt == "" && !s.Succeeded:
-		return ResumeSend
 	case s.Succeeded:
 		return ResumeSkip
-	case s.Last.Class() == Unknown:
+	case len(s.Unresolved) > 0:
 		return ResumeUnknown
 	}
 	return ResumeSend
 }
 
 // Scope selects the attempts that speak for one operation on one gateway
-// account: the operation kind, the profile, and the gateway identity (see
-// Identity). An attempt from another scope is never a reason to skip.
+// account: the operation kind and the gateway identity (see Identity),
+// whatever profile name the account was used under. An attempt from
+// another scope is never a reason to skip.
 type Scope struct {
-	Kind    string
+	Kind string
+	// Profile and BaseURL match legacy lines, written before lines carried
+	// Gateway, which name the account only by them (see ByInvoice).
 	Profile string
 	Gateway string
-	// BaseURL is the scope's base URL; it matches legacy lines, written
-	// before lines carried Gateway (see ByInvoice).
 	BaseURL string
 }
 
@@ -123,16 +126,20 @@ func canonicalURL(raw string) string {
 	return u.String()
 }
 
-// match reports whether e belongs to the scope (exact), or is a legacy
-// line (no Gateway) of the scope's kind and profile at the same base URL.
+// match reports whether e belongs to the scope (exact: its kind on the
+// same gateway identity, under any profile name), or is a legacy line (no
+// Gateway) of the scope's kind and profile at the same base URL.
 func (s Scope) match(e Entry) (exact, legacy bool) {
-	if e.OpKind() != s.Kind || e.Profile != s.Profile {
+	switch {
+	case e.OpKind() != s.Kind:
 		return false, false
+	case e.Gateway != "":
+		return e.Gateway == s.Gateway, false
+	case s.Gateway == "":
+		// A scope that names no account: its profile's lines.
+		return e.Profile == s.Profile, false
 	}
-	if e.Gateway == s.Gateway {
-		return true, false
-	}
-	return false, e.Gateway == "" && s.Gateway != "" && s.sameBaseURL(e.BaseURL)
+	return false, e.Profile == s.Profile && s.sameBaseURL(e.BaseURL)
 }
 
 // sameBaseURL: a legacy line's base URL is the scope's. Legacy --sandbox
@@ -186,6 +193,11 @@ func ByInvoice(attempts []Attempt, scope Scope) map[string]InvoiceState {
 			s.Last = a
 			out[a.Intent.Invoice] = s
 		}
+	}
+	for _, a := range Unresolved(attempts, scope, "") {
+		s := out[a.Intent.Invoice]
+		s.Unresolved = append(s.Unresolved, a)
+		out[a.Intent.Invoice] = s
 	}
 	return out
 }

@@ -195,14 +195,26 @@ func TestSandboxScope(t *testing.T) {
 	}
 }
 
-// recordLearned is RecordLearned over a full read of the journal.
+// recordLearned appends a reconcile line recording l for each attempt of
+// scope for invoice that is unresolved, as status and reconcile do, and
+// returns those attempts.
 func recordLearned(t *testing.T, path string, scope Scope, invoice string, l Learned, via string, now time.Time) ([]Attempt, error) {
 	t.Helper()
 	attempts, _, err := ReadAll(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return RecordLearned(path, attempts, scope, invoice, l, via, now)
+	open := Unresolved(attempts, scope, invoice)
+	j, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range open {
+		if err := j.Append(Reconciliation(a, l, via, now)); err != nil {
+			return nil, err
+		}
+	}
+	return open, j.Close()
 }
 
 // TestMadeInSandbox: a line made in sandbox mode carries the sandbox's

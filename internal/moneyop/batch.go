@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 
@@ -104,19 +103,15 @@ func readBatch(opts *Options) ([]byte, error) {
 // planBatch turns the input into lines with their fate decided as far as
 // it can be without the clock or the network, in this order: lines that
 // are not valid inputs; invoices repeated within the batch (only the first
-// is sent); then the journal, which decides before anything that can go
-// stale is checked — paid invoices are skipped and unknown ones reported,
-// whatever their (perhaps expired) tokens say.
-func planBatch[In, Req, Ans any](data []byte, op Operation[In, Req, Ans], env *Env, attempts []journal.Attempt, scope journal.Scope) []*batchLine[In] {
-	keyed, isKeyed := any(op).(Keyed[In])
-	var states map[string]journal.InvoiceState
-	var byKey map[string][]journal.Attempt
-	if isKeyed {
-		byKey = journal.ByKey(attempts, scope)
-	} else {
-		states = journal.ByInvoice(attempts, scope)
-	}
+// is sent); for an operation that knows its lines by a key, keys that
+// cannot all be meant (an error: nothing is sent); then the journal, which
+// decides before anything that can go stale is checked — done invoices
+// are skipped and unknown ones reported, whatever their (perhaps expired)
+// tokens say. Each line to send is decided again, from the journal as it
+// is then, once its invoice is locked (runLine).
+func planBatch[In, Req, Ans any](data []byte, op Operation[In, Req, Ans], env *Env, attempts []journal.Attempt) ([]*batchLine[In], error) {
 	var lines []*batchLine[In]
+	var valid []BatchInput[In]
 	firstLine := map[string]int{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64<<10), MaxBatchBytes)
@@ -163,39 +158,61 @@ func planBatch[In, Req, Ans any](data []byte, op Operation[In, Req, Ans], env *E
 			continue
 		}
 		firstLine[inv] = n
-		if isKeyed {
-			if past := byKey[keyed.Key(in)]; len(past) > 0 {
-				decision, orderNo, hint := keyed.Resume(env, past)
-				switch decision {
-				case journal.ResumeSkip:
-					l.result.Outcome = OutcomeSkipped
-					if orderNo != "" {
-						l.result.OrderNo = &orderNo
-					}
-					continue
-				case journal.ResumeUnknown:
-					l.result.Outcome = journal.Unknown
-					l.result.setError("the last attempt's outcome is unknown; not retried: " + hint)
-					continue
-				}
-			}
-		} else if s, known := states[inv]; known {
-			switch s.Resume() {
-			case journal.ResumeSkip:
-				l.result.Outcome = OutcomeSkipped
-				if order := s.Success.OrderNo(); order != "" {
-					l.result.OrderNo = &order
-				}
-				continue
-			case journal.ResumeUnknown:
-				l.result.Outcome = journal.Unknown
-				l.result.setError("the last attempt's outcome is unknown; not retried: run " + env.unknownCommand(inv))
-				continue
-			}
-		}
 		l.in, l.send = in, true
+		valid = append(valid, BatchInput[In]{Line: n, In: in})
 	}
-	return lines
+	if keyed, ok := any(op).(Keyed[In]); ok {
+		if err := keyed.CheckKeys(env, valid, attempts); err != nil {
+			return nil, cmdutil.UsageHint(fmt.Errorf("invalid --batch: %w; nothing was sent", err), "")
+		}
+	}
+	scope := env.Scope()
+	states := journal.ByInvoice(attempts, scope)
+	byKey := journal.ByKey(attempts, scope)
+	for _, l := range lines {
+		if l.send {
+			l.send = decide(op, env, l, states[l.invoice], byKey)
+		}
+	}
+	return lines, nil
+}
+
+// decide settles a line from the journal, given its invoice's state and
+// the attempts by key (for a Keyed operation): skipped when it is done,
+// unknown when an attempt of it (or of its invoice) is unresolved; true
+// when it is to be sent.
+func decide[In, Req, Ans any](op Operation[In, Req, Ans], env *Env, l *batchLine[In], s journal.InvoiceState, byKey map[string][]journal.Attempt) bool {
+	decision, order, hint := journal.ResumeSend, "", ""
+	if keyed, ok := any(op).(Keyed[In]); ok {
+		if past := byKey[keyed.Key(l.in)]; len(past) > 0 {
+			decision, order, hint = keyed.Resume(env, past)
+		}
+		if decision == journal.ResumeSend && len(s.Unresolved) > 0 {
+			// Another line or command on the invoice left an attempt of
+			// unknown outcome: it is settled first.
+			decision, order, hint = keyed.Resume(env, s.Unresolved)
+		}
+	} else {
+		switch decision = s.Resume(); decision {
+		case journal.ResumeSkip:
+			order = s.Success.OrderNo()
+		case journal.ResumeUnknown:
+			hint = "run " + env.unknownCommand(l.invoice)
+		}
+	}
+	switch decision {
+	case journal.ResumeSkip:
+		l.result.Outcome = OutcomeSkipped
+		if order != "" {
+			l.result.OrderNo = &order
+		}
+		return false
+	case journal.ResumeUnknown:
+		l.result.Outcome = journal.Unknown
+		l.result.setError("the last attempt's outcome is unknown; not retried: " + hint)
+		return false
+	}
+	return true
 }
 
 // RunBatch runs op on every line of the --batch input and prints one JSON
@@ -209,23 +226,18 @@ func RunBatch[In, Req, Ans any](ctx context.Context, opts *Options, op Operation
 	if err != nil {
 		return err
 	}
-	path, err := opts.JournalPath()
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrJournal, err)
-	}
-	attempts, _, err := journal.Read(path)
+	defer env.Journal.Close()
+	// Every attempt: a refund id's other uses are checked too
+	// (Keyed.CheckKeys), and each line's later look at its invoice reads
+	// only what was appended since (journal.File).
+	attempts, err := env.Journal.Attempts(ctx)
 	if err != nil {
 		return fmt.Errorf("cannot read the payment journal to resume the batch: %w; nothing was sent", err)
 	}
-	// The base URL lets an unknown attempt from before lines carried the
-	// gateway identity still block a re-send (journal.ByInvoice).
-	scope := journal.ScopeFor(op.Kind(), env.Config.Profile, env.Config.BaseURL, env.Identity, slices.Contains(env.GatewayFlags, "--sandbox"))
-	lines := planBatch(data, op, env, attempts, scope)
-	j, err := openJournal(opts)
+	lines, err := planBatch(data, op, env, attempts)
 	if err != nil {
 		return err
 	}
-	defer j.Close()
 	fmt.Fprintf(opts.IO.ErrOut, "Batch of %s on profile %q at %s\n", render.Count(len(lines), "line", "lines"), env.Config.Profile, redact.URL(env.Client.BaseURL()))
 
 	// Each line gets the configured time limit (--timeout) of its own.
@@ -250,7 +262,7 @@ func RunBatch[In, Req, Ans any](ctx context.Context, opts *Options, op Operation
 	for range opts.Parallel {
 		wg.Go(func() {
 			for l := range work {
-				runLine(l, op, env, j, opts, withTimeout, func(err error) {
+				runLine(l, op, env, opts, withTimeout, func(err error) {
 					fatalMu.Lock()
 					if fatal == nil {
 						fatal = err
@@ -319,13 +331,41 @@ func RunBatch[In, Req, Ans any](ctx context.Context, opts *Options, op Operation
 	return nil
 }
 
-// runLine prepares and sends one line and fills its result. fail is called
-// when the intent could not be written: nothing was sent, and nothing more
-// may be.
-func runLine[In, Req, Ans any](l *batchLine[In], op Operation[In, Req, Ans], env *Env, j *journal.Journal, opts *Options,
+// runLine locks the line's invoice, decides it again from the journal as
+// it is now, prepares and sends it, and fills its result. A line whose
+// invoice another command holds is not sent. fail is called when the
+// intent could not be written: nothing was sent, and nothing more may be.
+func runLine[In, Req, Ans any](l *batchLine[In], op Operation[In, Req, Ans], env *Env, opts *Options,
 	withTimeout func() (context.Context, context.CancelFunc), fail func(error)) {
 	ctx, cancel := withTimeout()
 	defer cancel()
+	unlock, err := env.Journal.Lock(ctx, env.Identity, l.invoice, env.kind)
+	var inFlight *journal.InFlightError
+	switch {
+	case errors.As(err, &inFlight):
+		l.result.Outcome = journal.Duplicate
+		l.result.setError(inFlight.Say(l.invoice) + "; not sent")
+		return
+	case err != nil:
+		err = fmt.Errorf("%w: %v", ErrJournal, err)
+		fail(err)
+		l.result.Outcome = journal.NotSent
+		l.result.setError(err.Error())
+		return
+	}
+	defer unlock()
+	attempts, err := env.Journal.Attempts(ctx, l.invoice)
+	if err != nil {
+		err = fmt.Errorf("cannot read the payment journal: %w; nothing was sent", err)
+		fail(err)
+		l.result.Outcome = journal.NotSent
+		l.result.setError(err.Error())
+		return
+	}
+	scope := env.Scope()
+	if !decide(op, env, l, journal.ByInvoice(attempts, scope)[l.invoice], journal.ByKey(attempts, scope)) {
+		return
+	}
 	in, err := op.Prepare(ctx, env, l.in)
 	if err != nil && errors.Is(err, gateway.ErrUnavailable) {
 		// Prepare could not reach the gateway: the line was not sent for
@@ -347,7 +387,7 @@ func runLine[In, Req, Ans any](l *batchLine[In], op Operation[In, Req, Ans], env
 		return
 	}
 	d := op.Describe(env, in)
-	res, err := attempt(ctx, op, env, j, opts.NewAttemptID(), in, d)
+	res, err := attempt(ctx, op, env, opts.NewAttemptID(), in, d)
 	if err != nil {
 		fail(err)
 		l.result.Outcome = journal.NotSent

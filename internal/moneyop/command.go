@@ -58,7 +58,10 @@ func AddFlags(cmd *cobra.Command, f *cmdutil.Factory, opts *Options, text FlagTe
 	if dryRun == "" {
 		dryRun = "print the request, secrets redacted, and send nothing"
 	}
-	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsMoney, MovesMoney: true})
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsMoney, MovesMoney: true, Notes: map[cmdutil.Kind]string{
+		cmdutil.KindUsage:     "bad input or configuration, or an attempt on the invoice whose outcome is unknown (resolve it first); nothing was sent",
+		cmdutil.KindDuplicate: "already done (this call charged nothing), or another command on the invoice is in flight (nothing was sent)",
+	}})
 	fl := cmd.Flags()
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, yes)
 	fl.BoolVar(&opts.DryRun, "dry-run", false, dryRun)

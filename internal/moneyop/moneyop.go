@@ -9,9 +9,16 @@
 //   - a summary on stderr, and confirmation on a terminal (--yes without
 //     one); --dry-run prints the exact request, secrets redacted (as JSON
 //     with -o json) and sends nothing;
-//   - a journal intent line before the request leaves and an outcome line
-//     after, also when Ctrl-C, a signal or the time limit cut it off; the
-//     outcome is on disk before anything is printed;
+//   - one command at a time on an invoice: the invoice's lock in the
+//     journal (journal.Store.Lock) is held from the first look at the
+//     invoice until the outcome is recorded; another command on it is
+//     refused at once (exit 6), and an attempt of unknown outcome on it
+//     (journal.Unresolved) is refused too, with the command that resolves
+//     it, until that command has settled it;
+//   - a journal intent line before the request leaves (with its deadline,
+//     when its time limit runs out) and an outcome line after, also when
+//     Ctrl-C, a signal or the time limit cut it off; the outcome is on
+//     disk before anything is printed;
 //   - the request is sent exactly once and never retried: an unknown
 //     outcome exits 7 with the `paycli status` command that resolves it;
 //   - the batch runner: JSON Lines in, one JSON result per line in input
@@ -36,6 +43,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -98,10 +106,39 @@ type Keyed[In any] interface {
 	// Key is the input's resume key; it is known before Prepare.
 	Key(in In) string
 	// Resume decides a batch line from the attempts of its key in the
-	// run's scope, oldest first: send it, skip it (orderNo: what it was
-	// made with), or report it unknown (hint: the command that resolves
-	// it).
+	// run's scope, oldest first (or from its invoice's unresolved ones):
+	// send it, skip it (orderNo: what it was made with), or report it
+	// unknown (hint: the command that resolves it).
 	Resume(env *Env, attempts []journal.Attempt) (d journal.ResumeDecision, orderNo, hint string)
+	// CheckKeys refuses a batch whose lines cannot all be meant, given
+	// every attempt of the journal: a refund id given to two refunds.
+	// An error is a usage error: nothing of the batch is sent.
+	CheckKeys(env *Env, lines []BatchInput[In], attempts []journal.Attempt) error
+}
+
+// BatchInput is a valid batch line: its number and its input.
+type BatchInput[In any] struct {
+	Line int
+	In   In
+}
+
+// Locator is implemented by an operation whose input may name its invoice
+// only through the journal (refund --retry REF): Locate fills the invoice
+// in, from env.Journal, before the pipeline locks it. Its errors are
+// those of Prepare.
+type Locator[In any] interface {
+	Locate(ctx context.Context, env *Env, in In) (In, error)
+}
+
+// Guarder is implemented by an operation with rules of its own about the
+// earlier attempts on an invoice (a refund: each refund's story is its
+// refund_transaction_id, and --retry re-sends one whose outcome is
+// unknown). Guard replaces the pipeline's rule (an unresolved attempt of
+// the operation's kind refuses the input, exit 2); it is called with the
+// invoice locked and its attempts of every kind and account, and returns
+// the input for Prepare or why it may not be sent.
+type Guarder[In any] interface {
+	Guard(env *Env, in In, attempts []journal.Attempt) (In, error)
 }
 
 // AnswerPrinter is an Operation that prints the gateway's answer itself,
@@ -193,6 +230,8 @@ type Env struct {
 	GatewayFlags []string
 	// Identity is the gateway identity written on every journal line.
 	Identity string
+	// Journal records the run's attempts and holds its invoices' locks.
+	Journal journal.Store
 
 	// kind is the operation's journal kind (Operation.Kind).
 	kind string
@@ -205,17 +244,24 @@ func (e *Env) StatusCommand(invoice string) string {
 	return cmdutil.StatusCommandLine(invoice, e.GatewayFlags)
 }
 
+// Scope is the run's journal scope: the operation's kind on this gateway
+// account (Identity), with the profile and base URL that match lines
+// written before lines carried the identity.
+func (e *Env) Scope() journal.Scope {
+	return journal.ScopeFor(e.kind, e.Config.Profile, e.Config.BaseURL, e.Identity, slices.Contains(e.GatewayFlags, "--sandbox"))
+}
+
 // unknownCommand is the command that finds out what became of an attempt
 // on invoice whose outcome is unknown: the `paycli status` line, unless the
 // invoice id reads as a card number. That line cannot name such an invoice
 // (it is shown masked, and the masked id would look up another invoice), so
 // where `paycli journal reconcile` settles the operation's attempts
-// (journal.SettledByReconcile) it is suggested instead: it takes the
+// (journal.Settles) it is suggested instead: it takes the
 // invoice ids from the journal, which keeps them whole, and asks the
 // gateway about every unknown attempt of the profile, this one included.
 // Elsewhere the status line says where the invoice id is to be found.
 func (e *Env) unknownCommand(invoice string) string {
-	if redact.HasCard(invoice) && journal.SettledByReconcile(e.kind) {
+	if redact.HasCard(invoice) && journal.Settles(e.kind) {
 		return cmdutil.ReconcileCommandLine(e.GatewayFlags)
 	}
 	return e.StatusCommand(invoice)
@@ -233,6 +279,9 @@ type Options struct {
 	Gateway        func() (*gateway.Client, error)
 	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
 	JournalPath    func() (string, error)
+	// Journal opens the run's journal; nil means the file at JournalPath
+	// (journal.OpenFile).
+	Journal func() (journal.Store, error)
 	// GatewayIdentity names the gateway account for the journal; nil means
 	// journal.Identity of the client's base URL and the app_id.
 	GatewayIdentity func() (string, error)

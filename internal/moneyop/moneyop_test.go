@@ -331,6 +331,8 @@ func (*keyedOp) Resume(_ *Env, attempts []journal.Attempt) (journal.ResumeDecisi
 	return journal.ResumeSend, "", ""
 }
 
+func (*keyedOp) CheckKeys(*Env, []BatchInput[string], []journal.Attempt) error { return nil }
+
 var _ Keyed[string] = (*keyedOp)(nil)
 
 // TestBatchResumesByKey: a Keyed operation's lines are resumed by their

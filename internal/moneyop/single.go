@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/gateway"
@@ -36,14 +37,111 @@ func newEnv(opts *Options, kind string) (*Env, error) {
 			return nil, err
 		}
 	}
+	store, err := openJournal(opts)
+	if err != nil {
+		return nil, err
+	}
 	return &Env{
 		Config:       cfg,
 		Client:       client,
 		Now:          opts.Now,
 		GatewayFlags: opts.GatewayFlags,
 		Identity:     identity,
+		Journal:      store,
 		kind:         kind,
 	}, nil
+}
+
+// openJournal opens the run's journal (Options.Journal). It writes
+// nothing: an intent creates the file.
+func openJournal(opts *Options) (journal.Store, error) {
+	if opts.Journal != nil {
+		store, err := opts.Journal()
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrJournal, err)
+		}
+		return store, nil
+	}
+	path, err := opts.JournalPath()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrJournal, err)
+	}
+	return journal.OpenFile(path, opts.Now), nil
+}
+
+// holdInvoice takes the lock of invoice on the run's gateway account for
+// the operation, and returns the function that releases it. Another
+// command holding it is in flight on the invoice: exit 6, nothing sent.
+// An input without an invoice (an api call whose body names none) has
+// nothing to hold.
+func (e *Env) holdInvoice(ctx context.Context, invoice string) (func(), error) {
+	if invoice == "" {
+		return func() {}, nil
+	}
+	unlock, err := e.Journal.Lock(ctx, e.Identity, invoice, e.kind)
+	var inFlight *journal.InFlightError
+	switch {
+	case errors.As(err, &inFlight):
+		return nil, cmdutil.WithKind(cmdutil.KindDuplicate, errors.New(inFlight.Say(invoice)+"; nothing was sent"),
+			"Let it finish: 'paycli journal' then shows what it did.")
+	case err != nil:
+		return nil, fmt.Errorf("%w: %v", ErrJournal, err)
+	}
+	return unlock, nil
+}
+
+// lookAt is a money-moving command's first look at the invoice of in:
+// it takes the invoice's lock (holdInvoice) and reads the invoice's
+// attempts from the journal, which must not forbid the input (guard). The
+// lock is held until release runs, after the outcome is recorded.
+func lookAt[In, Req, Ans any](ctx context.Context, op Operation[In, Req, Ans], env *Env, in In) (_ In, release func(), err error) {
+	if l, ok := any(op).(Locator[In]); ok {
+		if in, err = l.Locate(ctx, env, in); err != nil {
+			return in, nil, inputError(err)
+		}
+	}
+	invoice := op.Invoice(in)
+	release, err = env.holdInvoice(ctx, invoice)
+	if err != nil {
+		return in, nil, err
+	}
+	var attempts []journal.Attempt
+	if invoice != "" {
+		attempts, err = env.Journal.Attempts(ctx, invoice)
+	}
+	if err != nil {
+		release()
+		return in, nil, fmt.Errorf("cannot read the payment journal: %w; nothing was sent", err)
+	}
+	if in, err = guard(env, op, in, attempts); err != nil {
+		release()
+		return in, nil, err
+	}
+	return in, release, nil
+}
+
+// guard applies the journal's rule to an input whose invoice has the
+// attempts given: an attempt of the operation's kind on this gateway
+// account whose outcome is unknown and unresolved (journal.Unresolved)
+// refuses it (exit 2, nothing sent), with the command that settles it.
+// An operation with rules of its own (Guarder) decides instead; api calls,
+// which check status cannot settle (journal.Settles), are not held back.
+func guard[In, Req, Ans any](env *Env, op Operation[In, Req, Ans], in In, attempts []journal.Attempt) (In, error) {
+	if g, ok := any(op).(Guarder[In]); ok {
+		return g.Guard(env, in, attempts)
+	}
+	invoice := op.Invoice(in)
+	if invoice == "" || !journal.Settles(op.Kind()) {
+		return in, nil
+	}
+	open := journal.Unresolved(attempts, env.Scope(), invoice)
+	if len(open) == 0 {
+		return in, nil
+	}
+	a := open[len(open)-1]
+	return in, cmdutil.UsageHint(fmt.Errorf("invoice %s has a %s attempt whose outcome is unknown (attempt %s, %s); nothing was sent",
+		redact.Invoice(invoice), op.Kind(), a.Intent.Attempt, render.FormatTime(a.Intent.Time, render.Table)),
+		"Find out what became of it first: "+env.unknownCommand(invoice))
 }
 
 // inputError turns a failed check of flags into the usage error a person
@@ -90,6 +188,12 @@ func RunSingle[In, Req, Ans any](ctx context.Context, opts *Options, op Operatio
 	if err != nil {
 		return err
 	}
+	defer env.Journal.Close()
+	in, release, err := lookAt(ctx, op, env, in)
+	if err != nil {
+		return err
+	}
+	defer release()
 	in, err = prepare(ctx, opts, op, env, in)
 	if err != nil {
 		return inputError(err)
@@ -130,17 +234,12 @@ func RunSingle[In, Req, Ans any](ctx context.Context, opts *Options, op Operatio
 		}
 	}
 
-	j, err := openJournal(opts)
-	if err != nil {
-		return err
-	}
-	defer j.Close()
 	ctx, cancel, err := opts.CommandContext(ctx)
 	if err != nil {
 		return err
 	}
 	defer cancel()
-	res, err := attempt(ctx, op, env, j, opts.NewAttemptID(), in, d)
+	res, err := attempt(ctx, op, env, opts.NewAttemptID(), in, d)
 	if err != nil {
 		return err
 	}
@@ -219,18 +318,6 @@ func prepare[In, Req, Ans any](ctx context.Context, opts *Options, op Operation[
 	return op.Prepare(ctx, env, in)
 }
 
-func openJournal(opts *Options) (*journal.Journal, error) {
-	path, err := opts.JournalPath()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrJournal, err)
-	}
-	j, err := journal.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrJournal, err)
-	}
-	return j, nil
-}
-
 // referenceRows are the summary rows that hold a reference to the sale
 // made by the gateway or by paycli (an order number, a
 // refund_transaction_id): shown whole, as render keeps the gateway's
@@ -303,10 +390,11 @@ type attemptResult[Ans any] struct {
 }
 
 // attempt makes one attempt: intent line, the request, outcome line. The
-// request runs under ctx; the journal writes do not, so that an attempt cut
-// off by Ctrl-C, a signal or the time limit still records its (unknown)
-// outcome. An error means the intent could not be written: nothing was sent.
-func attempt[In, Req, Ans any](ctx context.Context, op Operation[In, Req, Ans], env *Env, j *journal.Journal, id string, in In, d Description) (attemptResult[Ans], error) {
+// request runs under ctx, whose deadline the intent records; the journal
+// writes do not, so that an attempt cut off by Ctrl-C, a signal or the
+// time limit still records its (unknown) outcome. An error means the
+// intent could not be written: nothing was sent.
+func attempt[In, Req, Ans any](ctx context.Context, op Operation[In, Req, Ans], env *Env, id string, in In, d Description) (attemptResult[Ans], error) {
 	var res attemptResult[Ans]
 	req, err := op.Request(env, in)
 	if err != nil {
@@ -330,12 +418,16 @@ func attempt[In, Req, Ans any](ctx context.Context, op Operation[In, Req, Ans], 
 	if k, ok := any(op).(Keyed[In]); ok {
 		entry.Key = k.Key(in)
 	}
-	if err := j.Append(entry); err != nil {
+	if deadline, ok := ctx.Deadline(); ok {
+		entry.Deadline = deadline.UTC()
+	}
+	record := context.WithoutCancel(ctx)
+	if err := env.Journal.Append(record, entry); err != nil {
 		return res, fmt.Errorf("%w: %v", ErrJournal, err)
 	}
 	ans, err := op.Send(ctx, env, req)
 	res.Outcome, res.ans = op.Classify(in, ans, err), ans
-	entry.Type = journal.TypeOutcome
+	entry.Type, entry.Deadline = journal.TypeOutcome, time.Time{}
 	entry.Time = env.Now().UTC()
 	entry.Outcome, entry.StatusCode, entry.OrderNo = res.Class, res.StatusCode, res.OrderNo
 	entry.Message = res.Message
@@ -343,7 +435,7 @@ func attempt[In, Req, Ans any](ctx context.Context, op Operation[In, Req, Ans], 
 		entry.Message = res.Err.Error()
 	}
 	entry.Message = scrub(entry.Message, d.Secrets)
-	res.journalErr = j.Append(entry)
+	res.journalErr = env.Journal.Append(record, entry)
 	return res, nil
 }
 

@@ -90,6 +90,8 @@ func (r *run) check(ctx context.Context) error {
 		case a.refusedByJournal():
 			rep.JournalRefused++
 			journalWriteFailures++
+		case a.refusedBeforeSending():
+			rep.RefusedBeforeSending++
 		case a.outcomeUnwritten() != "":
 			rep.OutcomesUnwritten++
 			journalWriteFailures++
@@ -282,7 +284,8 @@ var walletPayLoose = map[int]string{8: journal.NotSent}
 // kills. A process that exited 0, 4, 5, 6 or 7 must have left an attempt
 // of that exit code's class (classOfExit); one that could not write its
 // outcome line (and said so) an open intent, which reads as unknown; one
-// that could not write its intent (exit 1, nothing sent) nothing. loose
+// that could not write its intent (exit 1, nothing sent), or that the
+// journal held back (refusedBeforeSending), nothing. loose
 // names the exit codes that may leave an attempt of the given class or
 // nothing ("" for nothing at all): codes for which the command may stop
 // before its intent. A killed process may have written nothing, an intent
@@ -303,7 +306,7 @@ func (r *run) checkStory(id string, procs []attempt, jattempts []journal.Attempt
 		class, known := classOfExit(p.exit)
 		looseClass, isLoose := loose[p.exit]
 		switch {
-		case p.refusedByJournal():
+		case p.refusedByJournal(), p.refusedBeforeSending():
 		case unwritten != "":
 			want := class
 			if !known {

@@ -92,6 +92,17 @@ func TestReconcile(t *testing.T) {
 			[]journal.Attempt{jattempt("", "")}, completed, csCompleted, "exited 0 but says its outcome declined"},
 		{"outcome line lost without a word", []attempt{{exit: 0, trouble: troubleDiskFull, orderNo: "VP1"}},
 			[]journal.Attempt{jattempt("", "")}, completed, csCompleted, "1 unknown attempts but no process exited 7"},
+		// Held back by the journal before any intent: nothing to account for.
+		{"refused while another is in flight", []attempt{{exit: 0, orderNo: "VP1"}, {exit: 6, stderr: inFlightRefusal}},
+			[]journal.Attempt{jattempt(journal.Succeeded, "VP1")}, completed, csCompleted, ""},
+		{"refused while another is in flight, its holder unread", []attempt{{exit: 0, orderNo: "VP1"},
+			{exit: 6, stderr: "error: another paycli command on invoice INV is in flight; nothing was sent"}},
+			[]journal.Attempt{jattempt(journal.Succeeded, "VP1")}, completed, csCompleted, ""},
+		{"refused while the last is unknown", []attempt{{exit: -1, killed: true}, {exit: 2, stderr: unknownRefusal}},
+			[]journal.Attempt{jattempt("", "")}, completed, csCompleted, ""},
+		{"exit 6 without a refusal leaves a duplicate", []attempt{{exit: 0, orderNo: "VP1"}, {exit: 6}},
+			[]journal.Attempt{jattempt(journal.Succeeded, "VP1")}, completed, csCompleted, "the processes account for 1 duplicate attempts"},
+		{"exit 2 for another reason", []attempt{{exit: 2, stderr: "error: invalid --token: expired"}}, nil, none, checkStatus{}, "exited 2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -107,6 +118,11 @@ func TestReconcile(t *testing.T) {
 		})
 	}
 }
+
+const (
+	inFlightRefusal = "error: a walletpay on invoice INV is in flight in pid 4242 since 2026-11-22 13:00:00 +03:00; nothing was sent"
+	unknownRefusal  = "error: invoice INV has a walletpay attempt whose outcome is unknown (attempt a1, 2026-11-22 13:00:00 +03:00); nothing was sent"
+)
 
 const resultWarning = "warning: the result could not be written to stdout (write /dev/stdout: broken pipe); it is in the journal: succeeded, order VP1"
 

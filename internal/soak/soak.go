@@ -147,6 +147,11 @@ type Report struct {
 	Kills             int            `json:"kills"`
 	// ClientKills counts the walletpay processes killed on purpose.
 	ClientKills int `json:"client_kills"`
+	// RerunsAfterKill counts the processes run again at once, with the same
+	// command line, after one was killed on purpose (as a person would):
+	// each is held back by the journal while the killed one's outcome is
+	// unknown, and runs when the killed one sent nothing.
+	RerunsAfterKill int `json:"reruns_after_kill"`
 	// Troubles counts the walletpay processes given a broken stdout
 	// ("stdout /dev/full", "stdout closed pipe") or a full disk ("disk
 	// full"), killed ones included.
@@ -154,6 +159,10 @@ type Report struct {
 	// JournalRefused counts the processes that could not write their
 	// intent and so sent nothing (exit 1).
 	JournalRefused int `json:"journal_refused"`
+	// RefusedBeforeSending counts the processes the journal held back,
+	// sending nothing: another command was in flight on the invoice (exit
+	// 6), or an attempt on it had an unknown outcome (exit 2).
+	RefusedBeforeSending int `json:"refused_before_sending"`
 	// OutcomesUnwritten counts the processes whose outcome line could not
 	// be written (their intents are open, listed as unknown).
 	OutcomesUnwritten int `json:"outcomes_unwritten"`
@@ -252,6 +261,28 @@ const (
 	// after the outcome; it ends with the outcome and the order.
 	resultUnwritten = "warning: the result could not be written to stdout"
 )
+
+// What a money-moving command says when the journal holds it back
+// (internal/moneyop, internal/journal): another command holds the
+// invoice, or an attempt on it has an unknown outcome.
+const (
+	inFlightRefused = " is in flight"
+	unknownRefused  = " whose outcome is unknown "
+	nothingSent     = "nothing was sent"
+)
+
+// refusedBeforeSending reports whether the journal held the process back
+// before it wrote an intent: exit 6 for a command in flight on the
+// invoice, exit 2 for an attempt on it of unknown outcome.
+func (a attempt) refusedBeforeSending() bool {
+	switch a.exit {
+	case 6:
+		return strings.Contains(a.stderr, inFlightRefused) && strings.Contains(a.stderr, nothingSent)
+	case 2:
+		return strings.Contains(a.stderr, unknownRefused) && strings.Contains(a.stderr, nothingSent)
+	}
+	return false
+}
 
 // refusedByJournal reports whether the process exited 1 because it
 // could not write its intent.
@@ -529,7 +560,12 @@ func (r *run) load(ctx context.Context) {
 					tr = troubleDiskFull
 				}
 				a := r.pick(rng)
-				r.runProcess(context.WithoutCancel(ctx), a, killAfter, tr, rng.Int64N(diskFullSlack))
+				if r.runProcess(context.WithoutCancel(ctx), a, killAfter, tr, rng.Int64N(diskFullSlack)) {
+					r.mu.Lock()
+					r.report.RerunsAfterKill++
+					r.mu.Unlock()
+					r.runProcess(context.WithoutCancel(ctx), a, 0, troubleNone, 0)
+				}
 			}
 		})
 	}
@@ -666,8 +702,8 @@ func (r *run) args(a attempt) []string {
 // killAfter if that is not zero, and giving it trouble: for
 // troubleDiskFull, a file-size limit of the journal's size plus slack.
 // The process's own --timeout bounds it; the context only guards against
-// a hung binary.
-func (r *run) runProcess(ctx context.Context, a attempt, killAfter time.Duration, tr trouble, slack int64) {
+// a hung binary. It reports whether the process was killed on purpose.
+func (r *run) runProcess(ctx context.Context, a attempt, killAfter time.Duration, tr trouble, slack int64) (killed bool) {
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.ClientTimeout+30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, r.cfg.Binary, r.args(a)...)
@@ -683,14 +719,14 @@ func (r *run) runProcess(ctx context.Context, a attempt, killAfter time.Duration
 		f, err := os.OpenFile(fullDevice, os.O_WRONLY, 0)
 		if err != nil {
 			r.addProblem("open %s: %v", fullDevice, err)
-			return
+			return false
 		}
 		childEnd, cmd.Stdout = f, f
 	case troubleClosedPipe:
 		pr, pw, err := os.Pipe()
 		if err != nil {
 			r.addProblem("make a pipe: %v", err)
-			return
+			return false
 		}
 		pr.Close() // the reader is gone before the process writes a byte
 		childEnd, cmd.Stdout = pw, pw
@@ -710,7 +746,7 @@ func (r *run) runProcess(ctx context.Context, a attempt, killAfter time.Duration
 	}
 	if err != nil {
 		r.addProblem("start %s: %v", a.kind, err)
-		return
+		return false
 	}
 	if tr == troubleDiskFull {
 		// The process has only begun to run: it writes its intent after
@@ -722,10 +758,10 @@ func (r *run) runProcess(ctx context.Context, a attempt, killAfter time.Duration
 			r.addProblem("limit the file size of %s: %v", a.kind, err)
 		}
 	}
-	var killed atomic.Bool
+	var killing atomic.Bool
 	if killAfter > 0 {
 		t := time.AfterFunc(killAfter, func() {
-			killed.Store(true)
+			killing.Store(true)
 			_ = cmd.Process.Kill()
 		})
 		defer t.Stop()
@@ -736,7 +772,7 @@ func (r *run) runProcess(ctx context.Context, a attempt, killAfter time.Duration
 		a.exit = cmd.ProcessState.ExitCode()
 	}
 	// A process that ended by itself before the kill keeps its exit code.
-	a.killed = killed.Load() && a.exit == -1
+	a.killed = killing.Load() && a.exit == -1
 	if a.exit == 0 {
 		a.orderNo = orderNoOf(stdout.String())
 		if tr == troubleDevFull || tr == troubleClosedPipe {
@@ -749,6 +785,7 @@ func (r *run) runProcess(ctx context.Context, a attempt, killAfter time.Duration
 		r.retries = append(r.retries, attempt{kind: kindRefund, invoice: a.invoice, retryRef: ref})
 	}
 	r.mu.Unlock()
+	return a.killed
 }
 
 // retryRefOf is the refund_transaction_id in the command `paycli refund`

@@ -86,7 +86,8 @@ payment/complete; any /api/ path whose last part starts with "pay" or
 "refund") needs --yes, or a confirmation on a terminal. It is recorded in
 the journal as an "api" attempt, sent once and never retried; when its
 outcome is unknown paycli exits 7 and prints the command that tells what
-happened. --dry-run prints the request with secrets masked and sends
+happened. While another paycli command on its invoice_id is in flight, it
+is refused at once (exit 6). --dry-run prints the request with secrets masked and sends
 nothing. PATH must be a path under the base URL: paycli never sends the
 token to another host.`,
 		Example: `  paycli api POST /api/commissions -f currency_code=TRY --jq '.data["1"][0].card_program'

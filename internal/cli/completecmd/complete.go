@@ -50,7 +50,10 @@ summary says so and the gateway decides.
 
 Every attempt is recorded in the journal (kind complete, or complete-cancel).
 A completion is never retried: when its outcome is unknown paycli exits 7 and
-prints the 'paycli status' command that tells what happened.
+prints the 'paycli status' command that tells what happened; until it has
+settled it, the invoice is not completed again (exit 2). While another
+paycli command on the invoice is in flight, this one is refused at once
+(exit 6).
 
 --batch FILE (or - for stdin) completes (or, with --cancel, cancels) one
 JSON object per line, {"invoice","order_id"} (order_id may be left out),
@@ -76,7 +79,7 @@ JSON object per line, {"invoice","order_id"} (order_id may be left out),
 		Parallel: "batch lines in flight at once",
 	})
 	cmdutil.NoteExit(cmd, cmdutil.KindRejected, "not waiting for the merchant (check status shows it completed or cancelled; nothing sent), or refused by the gateway")
-	cmdutil.NoteExit(cmd, cmdutil.KindDuplicate, "the gateway answered status_code 117: another call, racing this one, completed or cancelled it; nothing charged")
+	cmdutil.NoteExit(cmd, cmdutil.KindDuplicate, "the gateway answered status_code 117: another call, racing this one, completed or cancelled it (nothing charged); or another command on the invoice is in flight (nothing was sent)")
 	for _, name := range []string{"invoice", "order-id"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}

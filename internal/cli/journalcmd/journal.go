@@ -262,13 +262,20 @@ func Run(ctx context.Context, opts *Options) error {
 	}
 	warnDamage(opts.IO, path, damage)
 	records := []Record{}
+	// The footer names the unresolved attempts, by the rule `journal
+	// reconcile` checks them by: an unknown attempt whose story a later
+	// one told is not.
+	open := map[string]bool{}
+	for _, a := range journal.UnresolvedOf(attempts) {
+		open[a.Intent.Attempt+"\x00"+a.Intent.Invoice] = true
+	}
 	var unknown []string
 	seen := map[string]bool{}
 	// reconcile holds the `journal reconcile` flags of the unknown
 	// attempts, one entry per profile, in the order they first appear.
 	var reconcile [][]string
 	// checks are the `paycli status` lines of the unknown attempts that
-	// reconcile does not settle (journal.SettledByReconcile).
+	// reconcile does not settle (journal.Settles).
 	var checks []string
 	seenFlags, seenChecks := map[string]bool{}, map[string]bool{}
 	sandboxID := ""
@@ -286,9 +293,8 @@ func Run(ctx context.Context, opts *Options) error {
 			len(opts.Outcomes) > 0 && !slices.Contains(opts.Outcomes, a.Class()) {
 			continue
 		}
-		r := recordOf(a)
-		records = append(records, r)
-		if r.Outcome != journal.Unknown {
+		records = append(records, recordOf(a))
+		if !open[a.Intent.Attempt+"\x00"+a.Intent.Invoice] {
 			continue
 		}
 		if inv := a.Intent.Invoice; !seen[inv] {
@@ -296,7 +302,7 @@ func Run(ctx context.Context, opts *Options) error {
 			unknown = append(unknown, inv)
 		}
 		flags := reconcileFlags(a.Intent, sandboxID, opts.Flags)
-		if !journal.SettledByReconcile(a.Intent.OpKind()) {
+		if !journal.Settles(a.Intent.OpKind()) {
 			// reconcile would find nothing to do for it: the reader is
 			// pointed at `paycli status` for that invoice instead.
 			line, note := cmdutil.InvoiceCommandLine([]string{"status"}, a.Intent.Invoice, "its invoice id, kept whole in "+path, flags)
@@ -393,7 +399,7 @@ func unknownFooter(unknown []string, reconcile [][]string, checks []string) stri
 		for i, c := range checks {
 			lines[i] = "  " + render.Escape(c)
 		}
-		footer += "\nPre-authorizations, 3D completions and api calls are not settled by reconcile; see where each stands with:\n" +
+		footer += "\napi calls are not settled by reconcile (paycli does not know what their path did); see where each stands with:\n" +
 			strings.Join(lines, "\n")
 	}
 	return footer

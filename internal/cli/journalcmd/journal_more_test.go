@@ -12,7 +12,6 @@ import (
 
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
-	"github.com/paycli/paycli/internal/journalindex"
 	"github.com/paycli/paycli/internal/render"
 )
 
@@ -44,10 +43,8 @@ func TestJournalShowsReconciliation(t *testing.T) {
 	_ = j.Close()
 	scope := journal.NewScope(journal.KindWalletPay, "live", "https://gw/ccpayment", "app")
 	code := 100
-	if _, err := journalindex.RecordLearned(path, scope, "CRASH-1", journal.Learned{Outcome: journal.Succeeded, StatusCode: &code,
-		OrderNo: "VP7", TransactionStatus: "Completed"}, journal.ViaStatus, t0.Add(time.Minute)); err != nil {
-		t.Fatal(err)
-	}
+	recordLearned(t, path, scope, "CRASH-1", journal.Learned{Outcome: journal.Succeeded, StatusCode: &code,
+		OrderNo: "VP7", TransactionStatus: "Completed"}, journal.ViaStatus, t0.Add(time.Minute))
 	out, errOut := runAt(t, path, render.Table, "")
 	if !strings.Contains(out, "2026-11-22 12:00:00 +03:00  live     walletpay  CRASH-1  150.00 TRY  435508******4358  succeeded (reconciled)") ||
 		!strings.Contains(out, "VP7") {
@@ -156,11 +153,11 @@ func TestJournalFooterReconcilesEachProfile(t *testing.T) {
 	}
 }
 
-// TestJournalFooterPointsAtStatusForWhatReconcileLeaves: an unknown
-// pre-authorization capture or 3D completion is not settled by `journal
-// reconcile`, so the footer points at `paycli status` for its invoice
-// (ID for one that reads as a card number), beside the reconcile line of
-// the walletpay attempt.
+// TestJournalFooterPointsAtStatusForWhatReconcileLeaves: an unknown api
+// call is not settled by `journal reconcile`, so the footer points at
+// `paycli status` for its invoice (ID for one that reads as a card
+// number), beside the reconcile line of the walletpay attempt and of the
+// pre-authorization capture, which reconcile settles.
 func TestJournalFooterPointsAtStatusForWhatReconcileLeaves(t *testing.T) {
 	path := filepath.Join(t.TempDir(), journal.FileName)
 	j, err := journal.Open(path)
@@ -168,7 +165,7 @@ func TestJournalFooterPointsAtStatusForWhatReconcileLeaves(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, e := range []struct{ kind, invoice string }{
-		{journal.KindWalletPay, "INV-W"}, {journal.KindPreAuthCapture, "INV-P"}, {journal.KindComplete, "4111111111111111"},
+		{journal.KindWalletPay, "INV-W"}, {journal.KindPreAuthCapture, "INV-C"}, {journal.KindAPI, "INV-P"}, {journal.KindAPI, "4111111111111111"},
 	} {
 		if err := j.Append(journal.Entry{Type: journal.TypeIntent, Kind: e.kind, Attempt: fmt.Sprint("a", i), Time: t0, Profile: "live",
 			Gateway: "live-identity", BaseURL: "https://gw/ccpayment", Invoice: e.invoice, Amount: "1.00", Currency: "TRY"}); err != nil {
@@ -182,12 +179,29 @@ func TestJournalFooterPointsAtStatusForWhatReconcileLeaves(t *testing.T) {
 	if err := Run(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
-	want := "3 invoices have an unknown outcome: INV-W, INV-P, 411111******1111.\n" +
+	want := "4 invoices have an unknown outcome: INV-W, INV-C, INV-P, 411111******1111.\n" +
 		"Ask the gateway and record what it says with: paycli journal reconcile --profile live\n" +
-		"Pre-authorizations, 3D completions and api calls are not settled by reconcile; see where each stands with:\n" +
+		"api calls are not settled by reconcile (paycli does not know what their path did); see where each stands with:\n" +
 		"  paycli status --invoice INV-P --profile live\n" +
 		"  paycli status --invoice ID --profile live, ID being its invoice id, kept whole in " + path + " (it reads as a card number, so it is not printed)\n"
 	if got := errOut.String(); got != want {
 		t.Errorf("footer:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// recordLearned appends a reconcile line recording l for each unresolved
+// attempt of scope for invoice, as status and reconcile do.
+func recordLearned(t *testing.T, path string, scope journal.Scope, invoice string, l journal.Learned, via string, now time.Time) {
+	t.Helper()
+	attempts, _, err := journal.ReadAll(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := journal.OpenFile(path, func() time.Time { return now })
+	defer store.Close()
+	for _, a := range journal.Unresolved(attempts, scope, invoice) {
+		if err := store.Append(context.Background(), journal.Reconciliation(a, l, via, now)); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

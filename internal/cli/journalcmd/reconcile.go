@@ -51,21 +51,33 @@ func NewCmdReconcile(f *cmdutil.Factory, journalPath func() (string, error), run
 	cmd := &cobra.Command{
 		Use:   "reconcile [--dry-run]",
 		Short: "Ask the gateway what became of unknown outcomes, and record it",
-		Long: `For each invoice whose last attempt on this profile and gateway has an
-unknown outcome (exit 7: paycli was killed mid-call, or the gateway had not
-finished), ask the gateway's check-status call what happened, record the
-answer in the journal as a reconcile line, and print one line per invoice:
+		Long: `For each invoice with an attempt whose outcome is unknown (exit 7: paycli
+was killed mid-call, or the gateway had not finished) and that no later
+attempt settled, ask the gateway's check-status call what happened, record
+the answer in the journal as a reconcile line, and print one line per
+invoice:
 
-  succeeded   the sale was taken (order number shown): a resumed batch
-              skips the invoice
-  declined    the gateway has the transaction, failed: nothing was taken
-  not_found   the gateway has no transaction: nothing was taken, and a
-              resumed batch sends the invoice again
-  unknown     still pending, or the check failed: run this again later
+  succeeded   it was made: the sale taken (order number shown), the refund
+              made, the hold captured or released; a resumed batch skips
+              the invoice
+  declined    the gateway has the transaction, failed or gone the other way:
+              nothing was taken by it
+  not_found   the gateway never made it: nothing was taken, and the
+              invoice may be sent again
+  unknown     still pending, still in flight (run again after the time
+              shown), skipped because another paycli command on the invoice
+              is in flight, or the check failed: run this again later
 
-Only the current profile's attempts on the gateway it points at are
-checked; --profile and --sandbox choose them as everywhere. Checking is a
-read: nothing is paid. --dry-run lists the invoices it would check.`,
+Payments, refunds (by their refund_transaction_id in the answer's
+refund_info), pre-authorization captures and cancellations and 3D
+completions are checked; api calls are not (see 'paycli status'). A request
+whose time limit ran out less than two minutes ago may still be processed
+by the gateway: an answer that finds nothing does not settle it yet.
+
+The attempts checked are those made on the gateway account the profile
+points at (its base URL and app_id), under whichever profile name; --profile
+and --sandbox choose it as everywhere. Checking is a read: nothing is paid.
+--dry-run lists the invoices it would check.`,
 		Example: `  paycli journal reconcile
   paycli journal reconcile --dry-run
   paycli journal reconcile --profile live -o json`,
@@ -106,7 +118,9 @@ type ReconcileResult struct {
 	Message           *string `json:"message"`
 }
 
-// RunReconcile checks every unknown attempt of the profile's scope.
+// RunReconcile checks every unresolved attempt of the gateway account the
+// profile points at (journal.Unresolved), an invoice at a time
+// (reconcileInvoice).
 func RunReconcile(ctx context.Context, opts *ReconcileOptions) error {
 	format, err := opts.Format()
 	if err != nil {
@@ -123,38 +137,11 @@ func RunReconcile(ctx context.Context, opts *ReconcileOptions) error {
 			return err
 		}
 	}
-	identity := journal.Identity(cfg.BaseURL, cfg.AppID)
-	if opts.GatewayIdentity != nil {
-		if identity, err = opts.GatewayIdentity(); err != nil {
-			return err
-		}
-	}
-	path, err := opts.JournalPath()
+	w, err := findWork(opts, cfg)
 	if err != nil {
 		return err
 	}
-	attempts, damage, err := journal.ReadAll(path)
-	if err != nil {
-		return err
-	}
-	warnDamage(opts.IO, path, damage)
-	var open []journal.Attempt
-	for _, kind := range journal.KindsCheckedByStatus {
-		scope := journal.ScopeFor(kind, cfg.Profile, cfg.BaseURL, identity, opts.Sandbox)
-		states := journal.ByInvoice(attempts, scope)
-		for _, a := range journal.Unresolved(attempts, scope, "") {
-			// Only an invoice whose latest attempt is unknown needs the
-			// gateway: a later attempt already told its story.
-			if states[a.Intent.Invoice].Resume() == journal.ResumeUnknown {
-				open = append(open, a)
-			}
-		}
-	}
-	// Refunds of unknown outcome: the same call, with refund info, says
-	// whether each refund_transaction_id was made.
-	refundScope := journal.ScopeFor(journal.KindRefund, cfg.Profile, cfg.BaseURL, identity, opts.Sandbox)
-	open = append(open, journal.UnresolvedRefunds(attempts, refundScope, "")...)
-	invoices, byInvoice := groupByInvoice(open)
+	invoices := w.invoices
 	if len(invoices) == 0 {
 		fmt.Fprintf(opts.IO.ErrOut, "No unknown outcomes to reconcile on profile %q.\n", cfg.Profile)
 		if format == render.JSON {
@@ -183,71 +170,17 @@ func RunReconcile(ctx context.Context, opts *ReconcileOptions) error {
 		return err
 	}
 	defer cancel()
+	store := journal.OpenFile(w.path, opts.Now)
+	defer store.Close()
 
 	results := make([]ReconcileResult, 0, len(invoices))
 	unknown := 0
 	for _, inv := range invoices {
-		res, err := client.CheckStatus(ctx, inv)
-		if errors.Is(err, gateway.ErrUnauthorized) {
+		r, err := reconcileInvoice(ctx, opts, store, w.scopes, w.identity, inv, func(ctx context.Context) (*gateway.CheckStatusResult, error) {
+			return client.CheckStatus(ctx, inv)
+		})
+		if err != nil {
 			return err
-		}
-		r := ReconcileResult{Invoice: redact.Invoice(inv), Outcome: journal.Unknown}
-		for _, a := range byInvoice[inv] {
-			r.Attempts = append(r.Attempts, a.Intent.Attempt)
-		}
-		var sales, refunds []journal.Attempt
-		for _, a := range byInvoice[inv] {
-			if a.Intent.OpKind() == journal.KindRefund {
-				refunds = append(refunds, a)
-			} else {
-				sales = append(sales, a)
-			}
-		}
-		if len(refunds) > 0 {
-			settled, rerr := journal.RecordRefundsLearned(path, refunds, refundScope, inv, res, err, journal.ViaReconcile, opts.Now())
-			if rerr != nil {
-				return rerr
-			}
-			if len(sales) == 0 {
-				r.Outcome, r.Message = refundOutcome(refunds, settled)
-				if err != nil && len(settled) < len(refunds) {
-					r.Message = optional("the check failed: " + err.Error())
-				}
-				if r.Outcome == journal.Unknown {
-					unknown++
-				}
-				results = append(results, r)
-				if ctx.Err() != nil {
-					break
-				}
-				continue
-			}
-			byInvoice[inv] = sales
-		}
-		learned, ok := journal.LearnFromStatus(inv, res, err)
-		switch {
-		case ok:
-			scope := journal.ScopeFor(byInvoice[inv][0].Intent.OpKind(), cfg.Profile, cfg.BaseURL, identity, opts.Sandbox)
-			j, jerr := journal.Open(path)
-			if jerr != nil {
-				return jerr
-			}
-			jerr = j.Reconcile(byInvoice[inv], scope, learned, journal.ViaReconcile, opts.Now())
-			if cerr := j.Close(); jerr == nil {
-				jerr = cerr
-			}
-			if jerr != nil {
-				return jerr
-			}
-			if learned.Settled() {
-				r.Outcome = learned.Outcome
-			}
-			r.StatusCode, r.OrderNo = learned.StatusCode, optional(learned.OrderNo)
-			r.TransactionStatus, r.Message = optional(learned.TransactionStatus), optional(reconcileNote(learned))
-		case err != nil:
-			r.Message = optional("the check failed: " + err.Error())
-		default:
-			r.Message = optional("the gateway's answer is about another invoice; nothing recorded")
 		}
 		if r.Outcome == journal.Unknown {
 			unknown++
@@ -268,34 +201,161 @@ func RunReconcile(ctx context.Context, opts *ReconcileOptions) error {
 	return nil
 }
 
-// groupByInvoice lists the invoices of attempts in journal order, each
-// with its attempts.
-func groupByInvoice(attempts []journal.Attempt) ([]string, map[string][]journal.Attempt) {
-	var invoices []string
-	by := map[string][]journal.Attempt{}
-	for _, a := range attempts {
-		inv := a.Intent.Invoice
-		if _, seen := by[inv]; !seen {
-			invoices = append(invoices, inv)
-		}
-		by[inv] = append(by[inv], a)
-	}
-	return invoices, by
+// reconcileWork is what a run of reconcile checks: the journal at path,
+// the scopes of the gateway account named identity, and the invoices with
+// an unresolved attempt in them.
+type reconcileWork struct {
+	identity, path string
+	scopes         []journal.Scope
+	invoices       []string
 }
 
-// reconcileNote says what the answer means for the invoice.
-func reconcileNote(l journal.Learned) string {
-	switch l.Outcome {
-	case journal.Succeeded:
-		return "the sale was taken; a resumed batch skips it"
-	case journal.Declined:
-		return "the transaction failed; nothing was taken"
-	case journal.NotFound:
-		return "the gateway has no transaction; nothing was taken, and a resumed batch sends it again"
-	case journal.Pending:
-		return "still pending at the gateway; check again later"
+// findWork reads the journal for the invoices reconcile checks, warning
+// of lines it cannot read.
+func findWork(opts *ReconcileOptions, cfg *config.Config) (reconcileWork, error) {
+	var w reconcileWork
+	var err error
+	w.identity = journal.Identity(cfg.BaseURL, cfg.AppID)
+	if opts.GatewayIdentity != nil {
+		if w.identity, err = opts.GatewayIdentity(); err != nil {
+			return w, err
+		}
 	}
-	return l.Message
+	if w.path, err = opts.JournalPath(); err != nil {
+		return w, err
+	}
+	attempts, damage, err := journal.ReadAll(w.path)
+	if err != nil {
+		return w, err
+	}
+	warnDamage(opts.IO, w.path, damage)
+	w.scopes = reconcileScopes(cfg, w.identity, opts.Sandbox)
+	w.invoices = unresolvedInvoices(attempts, w.scopes)
+	return w, nil
+}
+
+// reconcileScopes are the scopes reconcile settles: every kind check
+// status can settle (journal.SettledKinds), on the gateway account named
+// identity.
+func reconcileScopes(cfg *config.Config, identity string, sandbox bool) []journal.Scope {
+	var scopes []journal.Scope
+	for _, kind := range journal.SettledKinds() {
+		scopes = append(scopes, journal.ScopeFor(kind, cfg.Profile, cfg.BaseURL, identity, sandbox))
+	}
+	return scopes
+}
+
+// unresolvedInvoices lists, in journal order, the invoices with an
+// unresolved attempt in the scopes.
+func unresolvedInvoices(attempts []journal.Attempt, scopes []journal.Scope) []string {
+	var invoices []string
+	seen := map[string]bool{}
+	for _, a := range journal.UnresolvedIn(attempts, scopes, "") {
+		if inv := a.Intent.Invoice; !seen[inv] {
+			seen[inv] = true
+			invoices = append(invoices, inv)
+		}
+	}
+	return invoices
+}
+
+// reconcileInvoice settles the unresolved attempts of one invoice: it
+// takes the invoice's lock (an invoice a command is in flight on is
+// skipped, and said so), reads the invoice's attempts again, asks check
+// status once and records what the answer teaches about each
+// (journal.Settle). Only refused credentials are an error: anything else
+// is the invoice's result.
+func reconcileInvoice(ctx context.Context, opts *ReconcileOptions, store *journal.File, scopes []journal.Scope, identity, inv string,
+	ask func(context.Context) (*gateway.CheckStatusResult, error)) (ReconcileResult, error) {
+	r := ReconcileResult{Invoice: redact.Invoice(inv), Attempts: []string{}, Outcome: journal.Unknown}
+	unlock, err := store.Lock(ctx, identity, inv, "journal reconcile")
+	var inFlight *journal.InFlightError
+	switch {
+	case errors.As(err, &inFlight):
+		r.Message = optional("skipped: " + inFlight.Say(inv))
+		return r, nil
+	case err != nil:
+		return r, err
+	}
+	defer unlock()
+	attempts, err := store.Attempts(ctx, inv)
+	if err != nil {
+		return r, err
+	}
+	open := journal.UnresolvedIn(attempts, scopes, inv)
+	if len(open) == 0 {
+		r.Message = optional("settled meanwhile by another command")
+		r.Outcome = attempts[len(attempts)-1].Class()
+		return r, nil
+	}
+	asked := opts.Now()
+	res, err := ask(ctx)
+	if errors.Is(err, gateway.ErrUnauthorized) {
+		return r, err
+	}
+	var notes []string
+	settled := true
+	for _, a := range open {
+		r.Attempts = append(r.Attempts, a.Intent.Attempt)
+		l := journal.Settle(a, res, err, asked)
+		if l.Outcome != "" {
+			if werr := store.Append(ctx, journal.Reconciliation(a, l, journal.ViaReconcile, opts.Now())); werr != nil {
+				return r, werr
+			}
+		}
+		if l.StatusCode != nil {
+			r.StatusCode, r.OrderNo, r.TransactionStatus = l.StatusCode, optional(l.OrderNo), optional(l.TransactionStatus)
+		}
+		if settled = settled && l.Settled(); settled {
+			r.Outcome = l.Outcome
+		}
+		if note := reconcileNote(a, l); !slices.Contains(notes, note) {
+			notes = append(notes, note)
+		}
+	}
+	if !settled {
+		r.Outcome = journal.Unknown
+	}
+	r.Message = optional(strings.Join(notes, "; "))
+	return r, nil
+}
+
+// reconcileNote says what the answer means for the attempt: for a
+// payment, in words; for a refund, "refund REF: " and its outcome; for
+// the other kinds, the kind and the words.
+func reconcileNote(a journal.Attempt, l journal.Learned) string {
+	sale := a.Intent.OpKind() == journal.KindWalletPay
+	var note string
+	switch {
+	case !l.After.IsZero():
+		note = "unknown: may still be in flight, run again after " + render.FormatTime(l.After, render.Table)
+	case a.Intent.OpKind() == journal.KindRefund && l.Settled():
+		note = l.Outcome
+	case l.Outcome == journal.Succeeded && sale:
+		note = "the sale was taken; a resumed batch skips it"
+	case l.Outcome == journal.Declined && sale:
+		note = "the transaction failed; nothing was taken"
+	case l.Outcome == journal.NotFound && sale:
+		note = "the gateway has no transaction; nothing was taken, and a resumed batch sends it again"
+	case l.Outcome == journal.Succeeded:
+		note = "it was made"
+	case l.Outcome == journal.Declined:
+		note = fmt.Sprintf("it was not made: the transaction went the other way (transaction_status %q)", l.TransactionStatus)
+	case l.Outcome == journal.NotFound:
+		note = "it was not made; it may be sent again"
+	case l.Outcome == journal.Pending:
+		note = "still pending at the gateway; check again later"
+	default:
+		note = l.Message
+	}
+	switch kind := a.Intent.OpKind(); kind {
+	case journal.KindWalletPay:
+		return note
+	case journal.KindRefund:
+		return "refund " + a.Intent.Ref + ": " + note
+	default:
+		return kind + ": " + note
+	}
 }
 
 func writeReconcile(ctx context.Context, opts *ReconcileOptions, format render.Format, results []ReconcileResult) error {
@@ -353,22 +413,4 @@ func writeReconcile(ctx context.Context, opts *ReconcileOptions, format render.F
 	table := cmdutil.TableOptions(opts.IO)
 	table.Colour, table.Wrap = colourOf, []int{3}
 	return render.WriteTable(opts.IO.Out, table, header, rows)
-}
-
-// refundOutcome is the result of an invoice whose unknown attempts are
-// refunds: succeeded or not_found when every one was settled (the last
-// one's), unknown otherwise; and a note naming each settled refund.
-func refundOutcome(refunds, settled []journal.Attempt) (string, *string) {
-	if len(settled) == 0 {
-		return journal.Unknown, optional("the answer does not say whether the refunds were made")
-	}
-	notes := make([]string, 0, len(settled))
-	for _, a := range settled {
-		notes = append(notes, fmt.Sprintf("refund %s: %s", a.Intent.Ref, a.Class()))
-	}
-	outcome := settled[len(settled)-1].Class()
-	if len(settled) < len(refunds) {
-		outcome = journal.Unknown
-	}
-	return outcome, optional(strings.Join(notes, "; "))
 }

@@ -75,7 +75,8 @@ func reconcileFixture(t *testing.T, format render.Format) (*ReconcileOptions, st
 			ctx, cancel := context.WithCancel(ctx)
 			return ctx, cancel, nil
 		},
-		JournalPath: func() (string, error) { return path, nil }, Now: func() time.Time { return t0.Add(time.Minute) },
+		// An hour on: the attempts' requests are long over (journal.Settle).
+		JournalPath: func() (string, error) { return path, nil }, Now: func() time.Time { return t0.Add(time.Hour) },
 		Flags: []string{"--profile", "live"},
 	}
 	return opts, path
@@ -178,5 +179,104 @@ func TestReconcileNeedsAGateway(t *testing.T) {
 	opts.Gateway = func() (*gateway.Client, error) { return nil, want }
 	if err := RunReconcile(context.Background(), opts); !errors.Is(err, want) {
 		t.Errorf("err %v, want the client's %v", err, want)
+	}
+}
+
+// TestReconcileNeverSettlesARequestStillInFlight (issue 23, defect 2):
+// reconcile run while the gateway may still be processing a payment (its
+// request's time limit and journal.SettleMargin have not run out) does
+// not record it as not found, and says when to run again; the gateway
+// then takes the payment, and a later reconcile records it as succeeded,
+// instead of losing it. An invoice whose lock a command holds is skipped.
+func TestReconcileNeverSettlesARequestStillInFlight(t *testing.T) {
+	opts, path := reconcileFixture(t, render.JSON)
+	now := t0.Add(time.Minute) // within NEVER-1's time limit and margin
+	opts.Now = func() time.Time { return now }
+	cfg := mustCfg(t, opts)
+	identity := journal.Identity(cfg.BaseURL, cfg.AppID)
+	unlock, err := journal.OpenFile(path, opts.Now).Lock(context.Background(), identity, "PAID-1", journal.KindWalletPay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := opts.IO.Out.(interface {
+		String() string
+		Reset()
+	})
+	if err := RunReconcile(context.Background(), opts); err == nil {
+		t.Fatal("exit 0 with attempts left unknown")
+	}
+	for _, want := range []string{
+		// No deadline recorded: ten minutes after the intent, and the margin.
+		`"message": "unknown: may still be in flight, run again after ` + render.FormatTime(t0.Add(10*time.Minute+journal.SettleMargin), render.Table) + `"`,
+		`"message": "skipped: a walletpay on invoice PAID-1 is in flight in pid `,
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("stdout lacks %s:\n%s", want, out)
+		}
+	}
+	unlock()
+	pay(t, mustClient(t, opts), "NEVER-1", "10.00") // the gateway took it after all
+	now = t0.Add(time.Hour)
+	out.Reset()
+	_ = RunReconcile(context.Background(), opts)
+	if !strings.Contains(out.String(), `"invoice": "NEVER-1",`+"\n"+`    "attempts": [`+"\n"+`      "a3"`+"\n"+`    ],`+"\n"+`    "outcome": "succeeded"`) {
+		t.Errorf("NEVER-1 once the gateway took it:\n%s", out)
+	}
+	attempts, _, _ := journal.Read(path)
+	for _, a := range attempts {
+		if a.Intent.Invoice == "NEVER-1" && a.Class() != journal.Succeeded {
+			t.Errorf("NEVER-1 is %s in the journal", a.Class())
+		}
+	}
+}
+
+// TestReconcileAndTheFooterAgree: `paycli journal` names the invoices
+// `journal reconcile` checks, by one rule (journal.Unresolved): an unknown
+// attempt followed by a duplicate (status_code 3: the first did reach the
+// gateway) is checked and named; one followed by a success (the first
+// never took the invoice) is neither. Reconcile used to skip the first
+// while the footer named both.
+func TestReconcileAndTheFooterAgree(t *testing.T) {
+	opts, _ := reconcileFixture(t, render.Table)
+	path := filepath.Join(t.TempDir(), journal.FileName)
+	opts.JournalPath = func() (string, error) { return path, nil }
+	cfg := mustCfg(t, opts)
+	identity := journal.Identity(cfg.BaseURL, cfg.AppID)
+	j, err := journal.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := func(c int) *int { return &c }
+	for _, e := range []struct {
+		id, invoice, outcome string
+		code                 *int
+	}{
+		{"a1", "DUP-1", "", nil}, {"a2", "DUP-1", journal.Duplicate, code(3)},
+		{"b1", "PAID-LATER", "", nil}, {"b2", "PAID-LATER", journal.Succeeded, code(100)},
+	} {
+		intent := journal.Entry{Type: journal.TypeIntent, Kind: journal.KindWalletPay, Gateway: identity, Attempt: e.id,
+			Time: t0, Profile: cfg.Profile, BaseURL: cfg.BaseURL, Invoice: e.invoice, Amount: "10.00", Currency: "TRY"}
+		_ = j.Append(intent)
+		if e.outcome != "" {
+			intent.Type, intent.Outcome, intent.StatusCode = journal.TypeOutcome, e.outcome, e.code
+			_ = j.Append(intent)
+		}
+	}
+	_ = j.Close()
+	opts.DryRun = true
+	if err := RunReconcile(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if got := opts.IO.Out.(interface{ String() string }).String(); got != "DUP-1\n" {
+		t.Errorf("reconcile would check %q, want DUP-1 only", got)
+	}
+	ios, _, _, errOut := iostreams.Test()
+	lopts := &Options{IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
+		JournalPath: func() (string, error) { return path, nil }, Now: func() time.Time { return t0 }}
+	if err := Run(context.Background(), lopts); err != nil {
+		t.Fatal(err)
+	}
+	if got := errOut.String(); !strings.HasPrefix(got, "1 invoice has an unknown outcome: DUP-1.\n") {
+		t.Errorf("the footer:\n%s", got)
 	}
 }

@@ -64,7 +64,10 @@ nothing sent; an amount above the one held exits 2 with nothing sent.
 
 Every attempt is recorded in the journal (kind preauth-capture, see 'paycli
 journal'). A capture is never retried: when its outcome is unknown paycli
-exits 7 and prints the 'paycli status' command that tells what happened.
+exits 7 and prints the 'paycli status' command that tells what happened;
+until it has settled it, the invoice is not captured again (exit 2). While
+another paycli command on the invoice is in flight, this one is refused at
+once (exit 6).
 
 --batch FILE (or - for stdin) captures one JSON object per line,
 {"invoice","amount"} ("amount" optional), --parallel at a time, and prints
@@ -123,7 +126,7 @@ func addFlags(cmd *cobra.Command, f *cmdutil.Factory, opts *Options, verb string
 		Parallel: "batch lines in flight at once",
 	})
 	cmdutil.NoteExit(cmd, cmdutil.KindRejected, "not an open pre-authorization (check status shows it captured or cancelled; nothing sent), or refused by the gateway")
-	cmdutil.NoteExit(cmd, cmdutil.KindDuplicate, "the gateway answered status_code 117: another call, racing this one, captured or cancelled it; nothing charged")
+	cmdutil.NoteExit(cmd, cmdutil.KindDuplicate, "the gateway answered status_code 117: another call, racing this one, captured or cancelled it (nothing charged); or another command on the invoice is in flight (nothing was sent)")
 }
 
 // runE refuses flag combinations that cannot be meant, then runs.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/shopspring/decimal"
@@ -59,8 +58,8 @@ type refund struct {
 type operation struct {
 	// webhookKey is sent as refund_web_hook_key when set.
 	webhookKey string
-	// journalPath is read by Prepare: an invoice with a refund of unknown
-	// outcome is refused, and --retry finds its intent there.
+	// journalPath names the journal in a --retry's status line, where the
+	// refund's invoice is kept whole.
 	journalPath func() (string, error)
 	// newRef makes a fresh refund_transaction_id.
 	newRef func() string
@@ -72,6 +71,8 @@ type operation struct {
 var (
 	_ moneyop.Operation[*refund, gateway.RefundRequest, *gateway.RefundResult] = operation{}
 	_ moneyop.Keyed[*refund]                                                   = operation{}
+	_ moneyop.Locator[*refund]                                                 = operation{}
+	_ moneyop.Guarder[*refund]                                                 = operation{}
 )
 
 func (operation) Kind() string { return journal.KindRefund }
@@ -150,30 +151,32 @@ func quoted(s string) string {
 	return fmt.Sprintf("%q", render.Escape(s))
 }
 
-// Key is the resume key of a batch line: its id when it has one,
-// otherwise its invoice and amount ("full" for a full refund). A batch run
-// again skips the lines whose refund the journal shows as made; to refund
-// the same amount of one invoice twice, in two batches, give the lines
-// different ids (docs/refund.md, Batches).
+// Key is the resume key of a batch line: its invoice and amount ("full"
+// for a full refund), and its id when it has one. A batch run again skips
+// the lines whose refund the journal shows as made; to refund the same
+// amount of one invoice twice, in two batches, give the lines different
+// ids (docs/refund.md, Batches). An id names one refund: CheckKeys refuses
+// a batch that gives it to another invoice or amount.
 func (operation) Key(r *refund) string {
-	switch {
-	case r.key != "":
+	if r.key != "" {
 		return r.key
-	case r.ID != "":
-		return "id:" + r.ID
-	case r.Full:
-		return r.Invoice + "|full"
 	}
-	return r.Invoice + "|" + r.amount.String()
+	key := r.Invoice + "|" + refundWhat(r.Full, r.amount)
+	if r.ID != "" {
+		key += "|id:" + r.ID
+	}
+	return key
 }
 
 // Resume decides a batch line whose key the journal knows: a refund made
-// (succeeded, queued, or answered 104 on a re-send of its id) is skipped;
-// one whose outcome is unknown is reported with the --retry line that
-// resolves it; otherwise (rejected, never sent) it is sent again.
+// (succeeded, queued, or answered 104 to a re-send of its
+// refund_transaction_id) is skipped; one whose outcome is unknown is
+// reported with the --retry line that resolves it; otherwise (rejected,
+// never sent, or 104 to a first send: the gateway holds the id from
+// another refund) it is sent again.
 func (operation) Resume(env *moneyop.Env, attempts []journal.Attempt) (journal.ResumeDecision, string, string) {
-	for _, a := range attempts {
-		if made(a) {
+	for i, a := range attempts {
+		if made(a, attempts[:i]) {
 			order := ""
 			if a.Outcome != nil {
 				order = a.Outcome.OrderNo
@@ -188,52 +191,88 @@ func (operation) Resume(env *moneyop.Env, attempts []journal.Attempt) (journal.R
 }
 
 // made reports an attempt that shows its refund made: succeeded (100 or
-// 101), or 104 (its refund_transaction_id was already used: by the
-// attempt it re-sent).
-func made(a journal.Attempt) bool {
-	return a.Class() == journal.Succeeded || a.Class() == journal.Duplicate
-}
-
-// inFlightFor is how long an intent without an outcome line may belong to
-// a refund still in flight in another paycli process: the time limit of
-// its call, and a minute more. An older one is a process that died
-// mid-call: its outcome is unknown.
-func inFlightFor(limit time.Duration) time.Duration {
-	if limit <= 0 {
-		limit = 10 * time.Minute
+// 101), or 104 to a re-send of a refund_transaction_id an earlier attempt
+// sent (the earlier one made it). A 104 to a first send says only that
+// the gateway has the id from some other refund.
+func made(a journal.Attempt, earlier []journal.Attempt) bool {
+	switch a.Class() {
+	case journal.Succeeded:
+		return true
+	case journal.Duplicate:
+		return slices.ContainsFunc(earlier, func(e journal.Attempt) bool { return e.Intent.Ref == a.Intent.Ref })
 	}
-	return limit + time.Minute
+	return false
 }
 
-// settled drops the attempts that may still be in flight in another
-// process (no outcome line, younger than inFlightFor): another desk's
-// refund of the same sale is no reason to refuse this one, and the gateway
-// keeps racing refunds within the sale's amount.
-func settled(attempts []journal.Attempt, now time.Time, limit time.Duration) []journal.Attempt {
-	out := attempts[:0:0]
-	for _, a := range attempts {
-		if !a.Recorded() && now.Sub(a.Intent.Time) < inFlightFor(limit) {
+// CheckKeys refuses a batch that gives one id (one refund_transaction_id)
+// to two refunds: to lines of different invoices or amounts in the file,
+// or to a line whose invoice or amount differs from the refund the
+// journal holds under that id. The gateway would answer the second 104,
+// and the journal would take it for made.
+func (op operation) CheckKeys(env *moneyop.Env, lines []moneyop.BatchInput[*refund], attempts []journal.Attempt) error {
+	type use struct {
+		line int
+		r    *refund
+	}
+	uses := map[string]use{}
+	for _, l := range lines {
+		r := l.In
+		if r.ID == "" {
 			continue
 		}
-		out = append(out, a)
+		if first, seen := uses[r.ID]; seen && op.Key(first.r) != op.Key(r) {
+			return fmt.Errorf("line %d gives id %s to a refund of %s of invoice %s, line %d to one of %s of invoice %s; an id names one refund: give each its own",
+				l.Line, quoted(r.ID), amountWords(r), redact.Invoice(r.Invoice), first.line, amountWords(first.r), redact.Invoice(first.r.Invoice))
+		}
+		uses[r.ID] = use{line: l.Line, r: r}
 	}
-	return out
+	scope := env.Scope()
+	for _, a := range attempts {
+		u, ok := uses[a.Intent.Ref]
+		if !ok || !scope.InScope(a) || sameRefund(a.Intent, op.Key(u.r), u.r) {
+			continue
+		}
+		return fmt.Errorf("line %d gives id %s to a refund of %s of invoice %s, but the journal holds it for a refund of %s of invoice %s (attempt %s); an id names one refund: give the line another",
+			u.line, quoted(u.r.ID), amountWords(u.r), redact.Invoice(u.r.Invoice), a.Intent.Amount, redact.Invoice(a.Intent.Invoice), a.Intent.Attempt)
+	}
+	return nil
 }
 
-// unresolved returns the refund_transaction_id of a refund among attempts
-// whose last attempt has an unknown outcome.
-func unresolved(attempts []journal.Attempt) (string, bool) {
-	last := map[string]journal.Attempt{}
-	var order []string
-	for _, a := range attempts {
-		if _, seen := last[a.Intent.Ref]; !seen {
-			order = append(order, a.Intent.Ref)
-		}
-		last[a.Intent.Ref] = a
+// sameRefund reports whether the intent e, whose ref is r's id, is r's
+// refund: its key is r's (key), or, for an intent written before keys held
+// the invoice and amount ("id:X"), its invoice and amount are r's.
+func sameRefund(e journal.Entry, key string, r *refund) bool {
+	if e.Key != "id:"+r.ID {
+		return e.Key == key
 	}
-	for _, ref := range order {
-		if ref != "" && last[ref].Class() == journal.Unknown {
-			return ref, true
+	sent, err := decimal.NewFromString(e.Amount)
+	return e.Invoice == r.Invoice && (r.Full || (err == nil && sent.Equal(r.amount)))
+}
+
+// amountWords names a refund's amount in a message: "20", or "all that
+// remains".
+func amountWords(r *refund) string {
+	if r.Full {
+		return "all that remains"
+	}
+	return r.amount.String()
+}
+
+// refundWhat names a refund's amount in a key and a message: "20", or
+// "full" (all that remains).
+func refundWhat(full bool, amount decimal.Decimal) string {
+	if full {
+		return "full"
+	}
+	return amount.String()
+}
+
+// unresolved returns the refund_transaction_id of the first refund among
+// attempts whose outcome is unknown and unresolved (journal.UnresolvedOf).
+func unresolved(attempts []journal.Attempt) (string, bool) {
+	for _, a := range journal.UnresolvedOf(attempts) {
+		if a.Intent.Ref != "" {
+			return a.Intent.Ref, true
 		}
 	}
 	return "", false
@@ -269,46 +308,69 @@ func (op operation) statusCommand(r *refund, flags []string) string {
 	return line + note
 }
 
-// Prepare asks check status, with refund info, what the sale is, and
-// decides whether this refund may be sent: the sale must be refundable
-// (exit 4 otherwise), the amount must have no more decimals than the
-// currency and be at most what remains (exit 2 otherwise), and the
-// journal must hold no refund of this invoice whose outcome is unknown
-// (exit 2, with the --retry line). --retry re-sends its intent with its
-// refund_transaction_id and leaves the amount to the gateway: it performs
-// the refund once, or answers 104 if it was already made.
-func (op operation) Prepare(ctx context.Context, env *moneyop.Env, r *refund) (*refund, error) {
-	out := *r
-	attempts, err := op.readJournal()
+// Locate finds the refund --retry names (an attempt id, or a
+// refund_transaction_id) in the journal, for its invoice: the pipeline
+// then locks that invoice, and Guard checks the refund may be re-sent.
+func (operation) Locate(ctx context.Context, env *moneyop.Env, r *refund) (*refund, error) {
+	if r.retry == "" {
+		return r, nil
+	}
+	found, err := env.Journal.Find(ctx, r.retry)
+	if err != nil {
+		return nil, cmdutil.WithKind(cmdutil.KindUnexpected, fmt.Errorf("cannot read the payment journal: %w; nothing was sent", err), "")
+	}
+	intent, err := retryIntent(found, env.Scope(), r.retry)
 	if err != nil {
 		return nil, err
 	}
-	scope := journal.ScopeFor(journal.KindRefund, env.Config.Profile, env.Config.BaseURL, env.Identity, slices.Contains(env.GatewayFlags, "--sandbox"))
+	out := *r
+	out.Invoice = intent.Invoice
+	return &out, nil
+}
+
+// Guard decides, with the invoice locked, from its attempts in the
+// journal: a --retry re-sends its refund's intent, with its
+// refund_transaction_id, if the refund's outcome is still unknown (the
+// gateway then makes it once, or answers 104 if it was made); a new
+// refund is refused while the invoice has a refund whose outcome is
+// unknown and unresolved (exit 2, with the --retry line that resolves it).
+func (operation) Guard(env *moneyop.Env, r *refund, attempts []journal.Attempt) (*refund, error) {
+	out := *r
 	if r.retry != "" {
-		intent, err := retryIntent(settled(attempts, env.Now(), env.Config.Timeout), scope, r.retry)
+		intent, err := retryIntent(attempts, env.Scope(), r.retry)
 		if err != nil {
 			return nil, err
 		}
 		out.retried, out.Invoice, out.ref, out.key, out.text = intent, intent.Invoice, intent.Ref, intent.Key, intent.Amount
 		out.value, _ = decimal.NewFromString(intent.Amount)
-	} else {
-		var mine []journal.Attempt
-		for _, a := range attempts {
-			if scope.InScope(a) && a.Intent.Invoice == r.Invoice {
-				mine = append(mine, a)
-			}
-		}
-		if ref, open := unresolved(settled(mine, env.Now(), env.Config.Timeout)); open {
-			return nil, cmdutil.UsageHint(fmt.Errorf("invoice %s has a refund whose outcome is unknown (refund_transaction_id %s); nothing was sent", redact.Invoice(r.Invoice), ref),
-				"Resolve it first: "+retryCommand(ref, env.GatewayFlags))
-		}
+		return &out, nil
 	}
+	if open := journal.Unresolved(attempts, env.Scope(), r.Invoice); len(open) > 0 {
+		ref := open[0].Intent.Ref
+		return nil, cmdutil.UsageHint(fmt.Errorf("invoice %s has a refund whose outcome is unknown (refund_transaction_id %s); nothing was sent", redact.Invoice(r.Invoice), ref),
+			"Resolve it first: "+retryCommand(ref, env.GatewayFlags))
+	}
+	return &out, nil
+}
+
+// Prepare asks check status, with refund info, what the sale is, and
+// decides whether this refund may be sent: the sale must be refundable
+// (exit 4 otherwise), and the amount must have no more decimals than the
+// currency and be at most what remains (exit 2 otherwise). A --retry
+// leaves the amount to the gateway: it performs the refund once, or
+// answers 104 if it was already made.
+func (op operation) Prepare(ctx context.Context, env *moneyop.Env, r *refund) (*refund, error) {
+	out := *r
 	res, err := op.checkStatus(ctx, env, &out)
 	if err != nil {
 		return nil, err
 	}
 	// Check status may name no currency (the gateway's documented answer
 	// has none): the journal's record of the invoice names it then.
+	attempts, err := env.Journal.Attempts(ctx, out.Invoice)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", moneyop.ErrJournal, err)
+	}
 	currency := journalCurrency(attempts, env.Identity, out.Invoice)
 	if out.retried != nil && out.retried.Currency != "" {
 		currency = out.retried.Currency
@@ -363,22 +425,10 @@ func journalCurrency(attempts []journal.Attempt, identity, invoice string) strin
 	return ""
 }
 
-// readJournal reads the journal's attempts.
-func (op operation) readJournal() ([]journal.Attempt, error) {
-	path, err := op.journalPath()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", moneyop.ErrJournal, err)
-	}
-	attempts, _, err := journal.Read(path)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read the payment journal: %w; nothing was sent", err)
-	}
-	return attempts, nil
-}
-
 // retryIntent finds the refund --retry names (an attempt id, or a
-// refund_transaction_id) and checks that it may be re-sent: a refund of
-// this profile and gateway whose last attempt's outcome is unknown.
+// refund_transaction_id) among attempts and checks that it may be
+// re-sent: a refund of this gateway account whose outcome is unknown and
+// unresolved (journal.Unresolved).
 func retryIntent(attempts []journal.Attempt, scope journal.Scope, name string) (*journal.Entry, error) {
 	var ref string
 	var found *journal.Attempt
@@ -401,19 +451,18 @@ func retryIntent(attempts []journal.Attempt, scope journal.Scope, name string) (
 	case found.Intent.OpKind() != journal.KindRefund || ref == "":
 		return nil, cmdutil.UsageErrorf("invalid --retry: attempt %s is a %s, not a refund", quoted(name), found.Intent.OpKind())
 	case !scope.InScope(*found):
-		return nil, cmdutil.UsageErrorf("invalid --retry: refund %s was made with profile %q on another gateway or profile; run it with that one", quoted(name), found.Intent.Profile)
+		return nil, cmdutil.UsageErrorf("invalid --retry: refund %s was made with profile %q on another gateway; run it with that one", quoted(name), found.Intent.Profile)
 	}
 	var same []journal.Attempt
 	for _, a := range attempts {
-		if scope.InScope(a) && a.Intent.Ref == ref {
+		if scope.InScope(a) && a.Intent.Ref == ref && a.Intent.Invoice == found.Intent.Invoice {
 			same = append(same, a)
 		}
 	}
-	last := same[len(same)-1]
-	if last.Class() != journal.Unknown {
-		return nil, cmdutil.UsageErrorf("invalid --retry: the outcome of refund %s is known (%s); only a refund whose outcome is unknown is re-sent", ref, last.Class())
+	if len(journal.Unresolved(same, scope, found.Intent.Invoice)) == 0 {
+		return nil, cmdutil.UsageErrorf("invalid --retry: the outcome of refund %s is known (%s); only a refund whose outcome is unknown is re-sent", ref, same[len(same)-1].Class())
 	}
-	intent := last.Intent
+	intent := same[len(same)-1].Intent
 	return &intent, nil
 }
 
@@ -525,8 +574,9 @@ func (operation) Send(ctx context.Context, env *moneyop.Env, req gateway.RefundR
 }
 
 // Classify turns the gateway's answer into an outcome, in words a support
-// desk reads: 100 refunded and 101 queued are successes; 104 means this
-// refund (its refund_transaction_id) was already made; 110, 49 and 31 are
+// desk reads: 100 refunded and 101 queued are successes; 104 to a --retry
+// means this refund (its refund_transaction_id) was already made, and to
+// a first send that the id is another refund's; 110, 49 and 31 are
 // refusals with their reason; an answer cut off after sending is unknown,
 // resolved by re-sending the same refund_transaction_id (--retry).
 func (op operation) Classify(r *refund, ans *gateway.RefundResult, err error) moneyop.Outcome {
@@ -558,6 +608,12 @@ func (op operation) Classify(r *refund, ans *gateway.RefundResult, err error) mo
 	switch {
 	case o.Class == journal.Unknown:
 		o.Hint = "Re-send the same refund (the gateway makes it at most once): " + retryCommand(ref, op.flags)
+	case errors.Is(err, gateway.ErrRefundIDUsed) && r != nil && r.retry == "":
+		// A first send: no attempt of this journal sent the id before, so
+		// the gateway has it from another refund, not this one.
+		o.Class = journal.Duplicate
+		o.Say = fmt.Sprintf("the gateway already has refund_transaction_id %s from a refund this journal does not record (status_code 104): this call refunded nothing; give the refund an id of its own", ref)
+		o.Hint = "See the sale's refunds with: " + op.statusCommand(r, op.flags)
 	case errors.Is(err, gateway.ErrRefundIDUsed):
 		o.Class = journal.Duplicate
 		o.Say = fmt.Sprintf("this refund was already made: the gateway has refund_transaction_id %s (status_code 104); nothing more was refunded", ref)

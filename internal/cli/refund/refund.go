@@ -61,7 +61,10 @@ Every refund carries a refund_transaction_id chosen before it is sent and
 written in the journal. The gateway refuses a repeated one (status_code 104),
 so a refund whose outcome is unknown (exit 7) is re-sent with
 'paycli refund --retry REF': it is made once, whatever happened before. Until
-it is, a new refund of that invoice is refused. Nothing is retried by itself.
+it is, a new refund of that invoice is refused (exit 2). While another paycli
+command on the invoice is in flight (it holds the invoice until its outcome
+is recorded), a refund is refused at once (exit 6). Nothing is retried by
+itself.
 
 A refund answered 101 waits for the gateway team's approval: it exits 0, and
 'paycli status' shows when it is made.
@@ -70,8 +73,10 @@ A refund answered 101 waits for the gateway team's approval: it exits 0, and
 {"invoice":"…","amount":"50.00"} or {"invoice":"…","full":true}, optionally
 with "id" (the line's refund_transaction_id), --parallel at a time, one result
 per line in input order. An invoice may appear once per batch. A batch run
-again skips the refunds the journal shows as made, knowing a line by its id,
-or without one by its invoice and amount.`,
+again skips the refunds the journal shows as made, knowing a line by its
+invoice and amount, and its id when it has one. An id names one
+refund: a batch that gives it to another invoice or amount (on another line,
+or in the journal) is refused, exit 2, nothing sent.`,
 		Example: `  paycli refund INV-1001 --amount 50.00
   paycli refund --invoice INV-1001 --full --yes -o json
   paycli refund --invoice INV-1001 --amount 50.00 --dry-run
@@ -97,7 +102,7 @@ or without one by its invoice and amount.`,
 		Parallel: "batch refunds in flight at once",
 	})
 	cmdutil.NoteExit(cmd, cmdutil.KindRejected, "refused: by paycli before sending, or by the gateway (110, 49, 31)")
-	cmdutil.NoteExit(cmd, cmdutil.KindDuplicate, "this refund was already made (104); nothing more was refunded")
+	cmdutil.NoteExit(cmd, cmdutil.KindDuplicate, "this refund was already made (104; nothing more was refunded), or another command on the invoice is in flight (nothing was sent)")
 	for _, name := range []string{"invoice", "amount", "retry", "webhook-key"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}

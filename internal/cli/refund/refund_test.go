@@ -123,6 +123,10 @@ func apiErr(code int, desc string) error {
 func TestClassify(t *testing.T) {
 	op := operation{flags: []string{"--sandbox"}}
 	r := &refund{input: input{Invoice: "INV-1"}, ref: "RF1"}
+	retried := &refund{input: input{Invoice: "INV-1"}, ref: "RF1", retry: "RF1"}
+	if o := op.Classify(retried, nil, apiErr(104, "not unique")); o.Class != journal.Duplicate || !strings.Contains(o.Say, "this refund was already made") {
+		t.Errorf("104 to a --retry: %s, %q", o.Class, o.Say)
+	}
 	for _, c := range []struct {
 		name  string
 		ans   *gateway.RefundResult
@@ -132,7 +136,7 @@ func TestClassify(t *testing.T) {
 	}{
 		{"100", &gateway.RefundResult{StatusCode: 100, InvoiceID: "INV-1"}, nil, journal.Succeeded, ""},
 		{"101", &gateway.RefundResult{StatusCode: 101, Queued: true, InvoiceID: "INV-1"}, nil, journal.Succeeded, ""},
-		{"104", nil, apiErr(104, "not unique"), journal.Duplicate, "this refund was already made"},
+		{"104 to a first send", nil, apiErr(104, "not unique"), journal.Duplicate, "from a refund this journal does not record"},
 		{"110", nil, apiErr(110, ""), journal.Rejected, "may not refund part of a sale"},
 		{"49", nil, apiErr(49, "Refund failed"), journal.Rejected, "more than the refundable amount"},
 		{"31", nil, apiErr(31, ""), journal.Rejected, "no sale with invoice INV-1"},
@@ -165,6 +169,10 @@ func attempt(ref, class string, recorded bool, at time.Time) journal.Attempt {
 	if recorded {
 		out := a.Intent
 		out.Type, out.Outcome = journal.TypeOutcome, class
+		if class == journal.Rejected {
+			code := gateway.StatusRefundFailed
+			out.StatusCode = &code
+		}
 		a.Outcome = &out
 	}
 	return a
@@ -173,6 +181,8 @@ func attempt(ref, class string, recorded bool, at time.Time) journal.Attempt {
 func TestResume(t *testing.T) {
 	old := time.Now().Add(-time.Hour)
 	env := &moneyop.Env{GatewayFlags: []string{"--sandbox"}}
+	refusedCredentials := attempt("a", journal.Rejected, true, old)
+	refusedCredentials.Outcome.StatusCode = nil
 	for _, c := range []struct {
 		name     string
 		attempts []journal.Attempt
@@ -180,10 +190,13 @@ func TestResume(t *testing.T) {
 	}{
 		{"made", []journal.Attempt{attempt("a", journal.Succeeded, true, old)}, journal.ResumeSkip},
 		{"made, learnt by its retry", []journal.Attempt{attempt("a", journal.Unknown, true, old), attempt("a", journal.Duplicate, true, old)}, journal.ResumeSkip},
+		{"104 to a first send: the id is another refund's", []journal.Attempt{attempt("a", journal.Duplicate, true, old)}, journal.ResumeSend},
 		{"unknown", []journal.Attempt{attempt("a", journal.Unknown, true, old)}, journal.ResumeUnknown},
 		{"died mid-call", []journal.Attempt{attempt("a", "", false, old)}, journal.ResumeUnknown},
 		{"refused", []journal.Attempt{attempt("a", journal.Rejected, true, old)}, journal.ResumeSend},
 		{"unknown, then refused on retry", []journal.Attempt{attempt("a", journal.Unknown, true, old), attempt("a", journal.Rejected, true, old)}, journal.ResumeSend},
+		{"unknown, then the retry's credentials refused", []journal.Attempt{attempt("a", journal.Unknown, true, old), refusedCredentials}, journal.ResumeUnknown},
+		{"unknown, then the retry not sent", []journal.Attempt{attempt("a", journal.Unknown, true, old), attempt("a", journal.NotSent, true, old)}, journal.ResumeUnknown},
 	} {
 		d, _, hint := operation{}.Resume(env, c.attempts)
 		if d != c.want {
@@ -192,16 +205,6 @@ func TestResume(t *testing.T) {
 		if d == journal.ResumeUnknown && hint != "run paycli refund --retry a --sandbox --yes" {
 			t.Errorf("%s: hint %q", c.name, hint)
 		}
-	}
-	// An intent younger than a call's time limit may be another process's
-	// refund in flight: no reason to refuse this one.
-	now := time.Now()
-	fresh := []journal.Attempt{attempt("a", "", false, now.Add(-time.Second))}
-	if got := settled(fresh, now, 30*time.Second); len(got) != 0 {
-		t.Errorf("a refund in flight counts as settled: %v", got)
-	}
-	if got := settled(fresh, now.Add(2*time.Minute), 30*time.Second); len(got) != 1 {
-		t.Errorf("a refund whose process died is not settled: %v", got)
 	}
 }
 
@@ -222,6 +225,12 @@ func TestKey(t *testing.T) {
 	}
 	if a, b := key(input{Invoice: "I", Full: true}), key(input{Invoice: "I", Amount: "5"}); a == b {
 		t.Errorf("full and 5 share the key %q", a)
+	}
+	if a, b := key(input{Invoice: "I", Full: true, ID: "x"}), key(input{Invoice: "I", Amount: "5", ID: "x"}); a == b {
+		t.Errorf("one id for full and for 5 share the key %q", a)
+	}
+	if a, b := key(input{Invoice: "I", Amount: "5", ID: "x"}), key(input{Invoice: "J", Amount: "5", ID: "x"}); a == b {
+		t.Errorf("one id for two invoices share the key %q", a)
 	}
 }
 

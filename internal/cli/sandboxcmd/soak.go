@@ -182,6 +182,7 @@ func writeSoakReport(ctx context.Context, opts *SoakOptions, format render.Forma
 		{"attempts", strconv.Itoa(rep.Attempts)},
 		{"sandbox kills", strconv.Itoa(rep.Kills)},
 		{"client kills", strconv.Itoa(rep.ClientKills)},
+		{"re-runs at once after a client kill", strconv.Itoa(rep.RerunsAfterKill)},
 	}
 	rows = append(rows, counted("exit ", rep.Exits)...)
 	rows = append(rows, counted("fault ", rep.Faults)...)
@@ -191,6 +192,7 @@ func writeSoakReport(ctx context.Context, opts *SoakOptions, format render.Forma
 	rows = append(rows, counted("trouble ", rep.Troubles)...)
 	rows = append(rows,
 		[]string{"intents refused (disk full, nothing sent)", strconv.Itoa(rep.JournalRefused)},
+		[]string{"held back by the journal (in flight: exit 6; unknown: exit 2; nothing sent)", strconv.Itoa(rep.RefusedBeforeSending)},
 		[]string{"outcomes unwritten (disk full)", strconv.Itoa(rep.OutcomesUnwritten)},
 		[]string{"journal lines torn", strconv.Itoa(rep.TornLines)},
 		[]string{"results unwritten (stdout broken, order on stderr)", strconv.Itoa(rep.ResultsUnwritten)},

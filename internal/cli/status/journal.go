@@ -1,69 +1,113 @@
 package status
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/journalindex"
 	"github.com/paycli/paycli/internal/redact"
+	"github.com/paycli/paycli/internal/render"
 )
 
-// recordInJournal appends what a check taught to the journal when the
-// journal lists attempts for the invoice, on this profile and gateway,
-// whose outcome is unknown (a reconcile line, see internal/journal), so
-// that `paycli journal` and a resumed batch see it. A journal that cannot
-// be read or written costs a warning: the answer is shown all the same.
-func recordInJournal(opts *Options, cfg *config.Config, res *gateway.CheckStatusResult, err error) {
+// recordInJournal settles, with what check status answered (res, or the
+// call's error err, asked at asked), the invoice's attempts on this
+// gateway account whose outcome is unknown and unresolved
+// (journal.Unresolved, journal.Settle), appending a reconcile line for
+// each it teaches something, so that `paycli journal`, the guards and a
+// resumed batch see it. It holds the invoice's lock meanwhile; a command
+// in flight on the invoice is left alone. A journal that cannot be read
+// or written costs a warning: the answer is shown all the same.
+func recordInJournal(ctx context.Context, opts *Options, cfg *config.Config, res *gateway.CheckStatusResult, err error, asked time.Time) {
 	if opts.JournalPath == nil {
 		return
 	}
-	learned, ok := journal.LearnFromStatus(opts.Invoice, res, err)
-	if !ok || (learned.Outcome == journal.Pending && opts.Watch) {
-		// --watch records the answer that ends it, not every poll; the
-		// refunds of a sale still pending are not known either.
-		return
+	warn := func(err error) {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: the answer was not recorded in the journal: %v\n", err)
 	}
 	path, perr := opts.JournalPath()
 	if perr != nil {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: the answer was not recorded in the journal: %v\n", perr)
+		warn(perr)
 		return
 	}
 	identity := journal.Identity(cfg.BaseURL, cfg.AppID)
 	if opts.GatewayIdentity != nil {
 		if identity, perr = opts.GatewayIdentity(); perr != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "warning: the answer was not recorded in the journal: %v\n", perr)
+			warn(perr)
 			return
 		}
 	}
-	sandbox := slices.Contains(opts.Flags, "--sandbox")
-	for _, kind := range journal.KindsCheckedByStatus {
-		scope := journal.ScopeFor(kind, cfg.Profile, cfg.BaseURL, identity, sandbox)
-		settled, rerr := journalindex.RecordLearned(path, scope, opts.Invoice, learned, journal.ViaStatus, opts.Now())
-		if rerr != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "warning: the answer was not recorded in the journal: %v\n", rerr)
-			return
-		}
-		if len(settled) > 0 && learned.Settled() {
-			fmt.Fprintf(opts.IO.ErrOut, "Recorded in the journal: invoice %s %s (its outcome was unknown).\n", redact.Invoice(opts.Invoice), learned.Outcome)
-		}
-	}
-	// Refunds of unknown outcome are settled by refund_info: listed, the
-	// refund was made; not listed, it was not.
-	scope := journal.ScopeFor(journal.KindRefund, cfg.Profile, cfg.BaseURL, identity, sandbox)
 	attempts, _, lerr := journalindex.Lookup(path, opts.Invoice)
 	if lerr != nil {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: the answer was not recorded in the journal: %v\n", lerr)
+		warn(lerr)
 		return
 	}
-	settled, rerr := journal.RecordRefundsLearned(path, attempts, scope, opts.Invoice, res, err, journal.ViaStatus, opts.Now())
-	if rerr != nil {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: the answer was not recorded in the journal: %v\n", rerr)
+	sandbox := slices.Contains(opts.Flags, "--sandbox")
+	var open []journal.Attempt
+	for _, kind := range journal.SettledKinds() {
+		open = append(open, journal.Unresolved(attempts, journal.ScopeFor(kind, cfg.Profile, cfg.BaseURL, identity, sandbox), opts.Invoice)...)
 	}
-	for _, a := range settled {
-		fmt.Fprintf(opts.IO.ErrOut, "Recorded in the journal: refund %s of invoice %s %s (its outcome was unknown).\n",
-			a.Intent.Ref, redact.Invoice(opts.Invoice), a.Class())
+	if len(open) == 0 {
+		return // nothing to record: the journal is not even opened
+	}
+	store := journal.OpenFile(path, opts.Now)
+	defer store.Close()
+	unlock, lerr := store.Lock(ctx, identity, opts.Invoice, "status")
+	var inFlight *journal.InFlightError
+	switch {
+	case errors.As(lerr, &inFlight):
+		fmt.Fprintf(opts.IO.ErrOut, "Not recorded in the journal: %s.\n", inFlight.Say(opts.Invoice))
+		return
+	case lerr != nil:
+		warn(lerr)
+		return
+	}
+	defer unlock()
+	// Read again under the lock: a command may have finished meanwhile.
+	if attempts, _, lerr = journalindex.Lookup(path, opts.Invoice); lerr != nil {
+		warn(lerr)
+		return
+	}
+	for _, kind := range journal.SettledKinds() {
+		scope := journal.ScopeFor(kind, cfg.Profile, cfg.BaseURL, identity, sandbox)
+		for _, a := range journal.Unresolved(attempts, scope, opts.Invoice) {
+			l := journal.Settle(a, res, err, asked)
+			switch {
+			case !l.After.IsZero():
+				fmt.Fprintf(opts.IO.ErrOut, "Not recorded in the journal yet: %s may still be in flight; check again after %s.\n",
+					attemptName(a), render.FormatTime(l.After, render.Table))
+				continue
+			case l.Outcome == "", l.Outcome == journal.Pending && opts.Watch:
+				// --watch records the answer that ends it, not every poll.
+				continue
+			}
+			if werr := store.Append(ctx, journal.Reconciliation(a, l, journal.ViaStatus, opts.Now())); werr != nil {
+				warn(werr)
+				return
+			}
+			if l.Settled() {
+				fmt.Fprintf(opts.IO.ErrOut, "Recorded in the journal: %s %s (its outcome was unknown).\n", attemptName(a), l.Outcome)
+			}
+		}
+	}
+}
+
+// attemptName names an attempt of the invoice in a sentence: "invoice
+// INV-1" for a payment, "refund RF… of invoice INV-1", "preauth-capture
+// of invoice INV-1".
+func attemptName(a journal.Attempt) string {
+	invoice := "invoice " + redact.Invoice(a.Intent.Invoice)
+	switch kind := a.Intent.OpKind(); kind {
+	case journal.KindWalletPay:
+		return invoice
+	case journal.KindRefund:
+		return "refund " + a.Intent.Ref + " of " + invoice
+	default:
+		return kind + " of " + invoice
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,8 +33,9 @@ func TestStatusRecordsReconciliation(t *testing.T) {
 		id, invoice string
 		scope       journal.Scope
 	}{{"a1", "PEND-1", scope}, {"a2", "GONE-1", scope}, {"a3", "PEND-1", other}} {
+		// Made an hour before: their requests are long over (journal.Settle).
 		if err := j.Append(journal.Entry{Type: journal.TypeIntent, Kind: e.scope.Kind, Gateway: e.scope.Gateway, Attempt: e.id,
-			Time: t0, Profile: cfg.Profile, BaseURL: e.scope.BaseURL, Invoice: e.invoice, Amount: "10.69", Currency: "TRY"}); err != nil {
+			Time: t0.Add(-time.Hour), Profile: cfg.Profile, BaseURL: e.scope.BaseURL, Invoice: e.invoice, Amount: "10.69", Currency: "TRY"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -80,5 +82,52 @@ func TestStatusRecordsReconciliation(t *testing.T) {
 	after, _ := os.Stat(path)
 	if after.Size() != before.Size() {
 		t.Errorf("journal written again for a settled invoice: %d → %d bytes", before.Size(), after.Size())
+	}
+}
+
+// TestStatusLeavesARequestStillInFlight (issue 23, defect 2): a status
+// that finds no transaction for an invoice whose attempt may still be
+// processed (made a moment ago, its time limit not run out) records
+// nothing, and says when to ask again; an attempt whose invoice another
+// command holds is not touched.
+func TestStatusLeavesARequestStillInFlight(t *testing.T) {
+	fx := newFixture(t, render.Table)
+	cfg, _ := fx.opts.Config()
+	path := filepath.Join(t.TempDir(), journal.FileName)
+	fx.opts.JournalPath = func() (string, error) { return path, nil }
+	fx.opts.Now = fx.clock.Now
+	identity := journal.Identity(cfg.BaseURL, cfg.AppID)
+	j, err := journal.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, inv := range []string{"FRESH-1", "HELD-1"} {
+		_ = j.Append(journal.Entry{Type: journal.TypeIntent, Kind: journal.KindWalletPay, Gateway: identity, Attempt: "a-" + inv,
+			Time: t0.Add(-time.Hour), Deadline: t0.Add(30 * time.Second), Profile: cfg.Profile, BaseURL: cfg.BaseURL, Invoice: inv})
+	}
+	_ = j.Close()
+	fx.opts.Invoice = "FRESH-1"
+	_ = Run(context.Background(), fx.opts) // exit 4: no transaction yet
+	after := render.FormatTime(t0.Add(30*time.Second+journal.SettleMargin), render.Table)
+	if want := "Not recorded in the journal yet: invoice FRESH-1 may still be in flight; check again after " + after + ".\n"; fx.errOut.String() != want {
+		t.Errorf("stderr %q, want %q", fx.errOut, want)
+	}
+	fx.clock.Advance(time.Hour)
+	unlock, err := journal.OpenFile(path, fx.clock.Now).Lock(context.Background(), identity, "HELD-1", journal.KindWalletPay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	fx.errOut.Reset()
+	fx.opts.Invoice = "HELD-1"
+	_ = Run(context.Background(), fx.opts)
+	if !strings.HasPrefix(fx.errOut.String(), "Not recorded in the journal: a walletpay on invoice HELD-1 is in flight in pid ") {
+		t.Errorf("stderr %q", fx.errOut)
+	}
+	attempts, _, _ := journal.Read(path)
+	for _, a := range attempts {
+		if a.Reconciled != nil || a.Class() != journal.Unknown {
+			t.Errorf("%s recorded %+v", a.Intent.Invoice, a.Reconciled)
+		}
 	}
 }

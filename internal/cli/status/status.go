@@ -142,8 +142,12 @@ func Run(ctx context.Context, opts *Options) error {
 
 	var pending *gateway.APIError
 	for n := 1; ; n++ {
+		var asked time.Time
+		if opts.Now != nil {
+			asked = opts.Now()
+		}
 		res, err := client.CheckStatus(ctx, opts.Invoice)
-		recordInJournal(opts, cfg, res, err)
+		recordInJournal(context.WithoutCancel(ctx), opts, cfg, res, err, asked)
 		var apiErr *gateway.APIError
 		switch {
 		case err == nil && !isPendingStatus(res):

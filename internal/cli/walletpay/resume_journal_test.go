@@ -39,12 +39,15 @@ func TestBatchResumeIdentityAndReconciliation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := journal.RecordLearned(fx.journal, attempts, scope, "REC-PAID", journal.Learned{Outcome: journal.Succeeded, OrderNo: "VP9"}, journal.ViaReconcile, t0); err != nil {
-		t.Fatal(err)
+	store := journal.OpenFile(fx.journal, time.Now)
+	for inv, l := range map[string]journal.Learned{"REC-PAID": {Outcome: journal.Succeeded, OrderNo: "VP9"}, "REC-GONE": {Outcome: journal.NotFound}} {
+		for _, a := range journal.Unresolved(attempts, scope, inv) {
+			if err := store.Append(t.Context(), journal.Reconciliation(a, l, journal.ViaReconcile, t0)); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
-	if _, err := journal.RecordLearned(fx.journal, attempts, scope, "REC-GONE", journal.Learned{Outcome: journal.NotFound}, journal.ViaReconcile, t0); err != nil {
-		t.Fatal(err)
-	}
+	_ = store.Close()
 	var lines []string
 	for _, inv := range []string{"OTHER-PAID", "LEGACY-PAID", "LEGACY-UNKNOWN", "REC-PAID", "REC-GONE"} {
 		lines = append(lines, fmt.Sprintf(`{"invoice":%q,"token":%q,"name":"Ada","surname":"Lovelace","email":"ada@example.com"}`, inv, sandboxToken(t, "150.00")))

@@ -58,6 +58,9 @@ Every attempt is recorded in <state dir>/paycli/journal.jsonl (see
 'paycli journal'). A payment is never retried: when its outcome is unknown
 (status_code 69, or the connection failed after the request was sent) paycli
 exits 7 and prints the 'paycli status' command that tells what happened.
+Until that command has settled it, the invoice is not paid again (exit 2);
+while another paycli command on the invoice is in flight, this one is
+refused at once (exit 6).
 
 --batch FILE (or - for stdin) pays one JSON object per line,
 {"invoice","token","name","surname","email"}, --parallel at a time, and
@@ -93,7 +96,7 @@ outcome is unknown are reported, not retried.`,
 		Parallel: "batch payments in flight at once",
 	})
 	cmdutil.NoteExit(cmd, cmdutil.KindDeclined, "payment declined; nothing was charged")
-	cmdutil.NoteExit(cmd, cmdutil.KindDuplicate, "duplicate invoice; this call charged nothing")
+	cmdutil.NoteExit(cmd, cmdutil.KindDuplicate, "duplicate invoice (this call charged nothing), or another command on the invoice is in flight (nothing was sent)")
 	_ = cmd.RegisterFlagCompletionFunc("token", cmdutil.CompleteValueOrAtFile)
 	for _, name := range []string{"invoice", "name", "surname", "email"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)

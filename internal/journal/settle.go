@@ -1,0 +1,367 @@
+package journal
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/paycli/paycli/internal/gateway"
+)
+
+// Learned is what the gateway's check-status call says about one attempt
+// whose outcome was unknown (Settle).
+type Learned struct {
+	// Outcome is Succeeded (the attempt did what it asked: the sale was
+	// taken, the refund made, the hold captured…), Declined (the gateway
+	// has it, failed or undone: nothing was taken by it), NotFound (the
+	// gateway never made it: the operation may be sent again), Pending
+	// (not finished yet) or Unknown (an answer paycli does not
+	// understand). "" when the answer says nothing about the attempt
+	// (Message says why): nothing is recorded.
+	Outcome           string
+	StatusCode        *int
+	OrderNo           string
+	TransactionStatus string
+	Message           string
+	// After, when set, is when the attempt's request is sure to be over:
+	// the answer found nothing, but the request may still be processing
+	// (its time limit had not run out, with SettleMargin, when the call
+	// was made). Ask again after it. Outcome is "" then.
+	After time.Time
+}
+
+// Settled reports whether the answer decides the attempt's outcome.
+func (l Learned) Settled() bool {
+	return l.Outcome == Succeeded || l.Outcome == Declined || l.Outcome == NotFound
+}
+
+// SettleMargin is how long after its time limit a request may still be
+// processed by the gateway: until then, an answer that finds nothing does
+// not settle it (not_found would be final, and the refund or charge could
+// still be made).
+const SettleMargin = 2 * time.Minute
+
+// defaultLimit is the time limit assumed for an attempt whose intent
+// records none (written before intents had deadlines, or sent without a
+// time limit).
+const defaultLimit = 10 * time.Minute
+
+// Deadline is when the attempt's request is over for paycli: its intent's
+// Deadline, or for an intent without one its time and defaultLimit.
+func (a Attempt) Deadline() time.Time {
+	if !a.Intent.Deadline.IsZero() {
+		return a.Intent.Deadline
+	}
+	return a.Intent.Time.Add(defaultLimit)
+}
+
+// Settle says what a check-status answer about a's invoice (res, or the
+// call's error err), asked at asked, means for a, an attempt whose outcome
+// is unknown. It is the one reading of check status for every command that
+// records it (`paycli status`, `paycli journal reconcile`) and, through
+// Unresolved, for every guard and resumed batch that acts on it.
+//
+// An answer about another invoice says nothing; neither does a failed
+// call. What the answer means depends on the attempt's kind:
+//
+//   - a sale (walletpay): transaction_status Completed, Success or
+//     Refunded (a refund comes after a taken sale) → Succeeded; Failed →
+//     Declined; Pending or status_code 69 → Pending; status_code 31 (no
+//     transaction) → NotFound;
+//   - a refund: refund_info listing its refund_transaction_id → Succeeded,
+//     not listing it → NotFound, no sale with the invoice → NotFound; an
+//     answer without refund_info says nothing;
+//   - a pre-authorization capture (cancel): the hold captured → Succeeded
+//     (Declined), cancelled → Declined (Succeeded), still held → NotFound;
+//   - a 3D completion (cancellation): completed → Succeeded (Declined),
+//     cancelled or failed → Declined (Succeeded), still waiting for the
+//     merchant → NotFound;
+//   - an api call: nothing (paycli does not know what its path did).
+//
+// NotFound is final only once the request is over: before a.Deadline()
+// and SettleMargin, it is "" with After set.
+func Settle(a Attempt, res *gateway.CheckStatusResult, err error, asked time.Time) Learned {
+	kind := a.Intent.OpKind()
+	var apiErr *gateway.APIError
+	switch {
+	case kind == KindAPI:
+		return Learned{Message: "paycli does not know what an api call did: check status cannot settle it"}
+	case err != nil && (!errors.As(err, &apiErr) || !apiErr.HasStatusCode):
+		return Learned{Message: "the check failed: " + err.Error()}
+	case res != nil && res.InvoiceID != "" && res.InvoiceID != a.Intent.Invoice:
+		return Learned{Message: "the gateway's answer is about another invoice; nothing recorded"}
+	case err == nil && res == nil:
+		return Learned{Message: "the gateway's answer is empty"}
+	}
+	var l Learned
+	if res != nil {
+		code := res.StatusCode
+		l = Learned{StatusCode: &code, OrderNo: res.OrderID, TransactionStatus: res.TransactionStatus, Message: res.StatusDescription}
+	} else {
+		code := apiErr.StatusCode
+		l = Learned{StatusCode: &code, Message: apiErr.Description}
+	}
+	switch {
+	case errors.Is(err, gateway.ErrNotFound):
+		l.Outcome = NotFound
+		if kind == KindRefund {
+			l.Message = "the gateway has no sale with this invoice: nothing was refunded"
+		}
+	case errors.Is(err, gateway.ErrPending):
+		l.Outcome = Pending
+		if (kind == KindComplete || kind == KindCompleteCancel) && res != nil &&
+			words(extraText(res, "three_d_status")) == "awaitingmerchantcompletion" {
+			// The sale still waits for the merchant: the completion was
+			// not made.
+			l.Outcome = NotFound
+		}
+	case err != nil:
+		return Learned{Message: "the check failed: " + err.Error()}
+	case kind == KindRefund:
+		var ok bool
+		if l, ok = settleRefund(a, res); !ok {
+			return l
+		}
+	case kind == KindPreAuthCapture, kind == KindPreAuthCancel:
+		l.Outcome = settlePreAuth(kind, res)
+	case kind == KindComplete, kind == KindCompleteCancel:
+		l.Outcome = settleCompletion(kind, res)
+	default:
+		l.Outcome = settleSale(res)
+	}
+	if l.Outcome == Unknown {
+		l.Message = fmt.Sprintf("transaction_status %q is not understood; check the transaction with the gateway", res.TransactionStatus)
+	}
+	if over := a.Deadline().Add(SettleMargin); l.Outcome == NotFound && asked.Before(over) {
+		return Learned{After: over, Message: "its request may still be in flight"}
+	}
+	return l
+}
+
+// words is s in lower case with its blanks and dashes dropped:
+// "Partially Refunded" and "partially-refunded" read alike.
+func words(s string) string {
+	return strings.Map(func(c rune) rune {
+		switch {
+		case c == ' ' || c == '-' || c == '_' || c == '\t':
+			return -1
+		case c >= 'A' && c <= 'Z':
+			return c + 'a' - 'A'
+		}
+		return c
+	}, strings.TrimSpace(s))
+}
+
+// settleSale reads a sale's transaction_status.
+func settleSale(res *gateway.CheckStatusResult) string {
+	switch words(res.TransactionStatus) {
+	case "completed", "success", "successful", "refunded", "partiallyrefunded", "partialrefunded":
+		return Succeeded
+	case "failed", "fail":
+		return Declined
+	case "pending":
+		return Pending
+	}
+	return Unknown
+}
+
+// settleRefund reads refund_info for the attempt's refund_transaction_id;
+// false (with l saying why) when the answer cannot tell.
+func settleRefund(a Attempt, res *gateway.CheckStatusResult) (Learned, bool) {
+	ref := a.Intent.Ref
+	if ref == "" {
+		return Learned{Message: "the refund attempt has no refund_transaction_id to look for"}, false
+	}
+	if _, asked := res.Extra["refund_info"]; !asked {
+		return Learned{Message: "the answer has no refund_info: it does not say whether the refund was made"}, false
+	}
+	refunds, err := res.Refunds()
+	if err != nil {
+		return Learned{Message: "the answer's refund_info cannot be read: " + err.Error()}, false
+	}
+	code := res.StatusCode
+	l := Learned{StatusCode: &code, OrderNo: res.OrderID, TransactionStatus: res.TransactionStatus}
+	for _, r := range refunds {
+		if r.RefundTransactionID == ref {
+			l.Outcome = Succeeded
+			l.Message = fmt.Sprintf("refund_info lists refund_transaction_id %s (%s): the refund was made", ref, r.Status)
+			return l, true
+		}
+	}
+	l.Outcome = NotFound
+	l.Message = fmt.Sprintf("refund_info does not list refund_transaction_id %s: nothing was refunded", ref)
+	return l, true
+}
+
+// settlePreAuth reads what became of a pre-authorization (PreAuth) for a
+// capture or a cancellation of it.
+func settlePreAuth(kind string, res *gateway.CheckStatusResult) string {
+	done, undone := gateway.PreAuthCaptured, gateway.PreAuthCancelled
+	if kind == KindPreAuthCancel {
+		done, undone = undone, done
+	}
+	switch res.PreAuth() {
+	case done:
+		return Succeeded
+	case undone:
+		return Declined
+	case gateway.PreAuthOpen:
+		return NotFound
+	}
+	return Unknown
+}
+
+// settleCompletion reads what became of a 3D sale completed by the
+// merchant, for a completion or a cancellation of it.
+func settleCompletion(kind string, res *gateway.CheckStatusResult) string {
+	completed, cancelled := Succeeded, Declined
+	if kind == KindCompleteCancel {
+		completed, cancelled = Declined, Succeeded
+	}
+	switch words(res.TransactionStatus) {
+	case "completed", "refunded", "partiallyrefunded":
+		return completed
+	case "cancelled", "canceled":
+		return cancelled
+	case "failed":
+		return Declined
+	case "pending":
+		return Pending
+	}
+	return Unknown
+}
+
+// extraText is a text field of the answer beyond the typed ones.
+func extraText(res *gateway.CheckStatusResult, name string) string {
+	var s string
+	if raw, ok := res.Extra[name]; !ok || json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// SettledKinds are the kinds of attempt Settle can settle: every
+// operation of paycli's but api, whose path paycli does not know the
+// meaning of.
+func SettledKinds() []string {
+	return []string{KindWalletPay, KindRefund, KindPreAuthCapture, KindPreAuthCancel, KindComplete, KindCompleteCancel}
+}
+
+// Settles reports whether Settle can settle an attempt of kind
+// (SettledKinds).
+func Settles(kind string) bool { return slices.Contains(SettledKinds(), kind) }
+
+// Reconciliation is the reconcile line that records l about a, written
+// by via (ViaStatus, ViaReconcile) at now.
+func Reconciliation(a Attempt, l Learned, via string, now time.Time) Entry {
+	e := a.Intent
+	e.Type, e.Time, e.Deadline = TypeReconcile, now.UTC(), time.Time{}
+	e.Outcome, e.StatusCode, e.OrderNo, e.Message = l.Outcome, l.StatusCode, l.OrderNo, l.Message
+	e.TransactionStatus, e.Via = l.TransactionStatus, via
+	return e
+}
+
+// Unresolved returns the attempts of scope for invoice (every invoice
+// when invoice is "") whose outcome is unknown and that no later attempt
+// settled: the one rule for "unresolved" that `paycli journal` lists,
+// `journal reconcile` and `status` check, and a money-moving command or a
+// resumed batch refuses to go past.
+//
+// A later attempt settles an earlier one of the same story when the
+// gateway answered it in a way that tells what became of the earlier one:
+//
+//   - a refund's story is its refund_transaction_id (a --retry re-sends
+//     it): any answer to it — made (100, 101), already made (104),
+//     declined or refused with a status_code (but refused credentials,
+//     30) — or a reconciliation of it tells;
+//   - any other attempt's story is its invoice and kind: a later attempt
+//     that succeeded or was declined, or that the gateway does not know,
+//     was processed as new, so the gateway never took the earlier one
+//     (an invoice it has seen is answered 3). A later duplicate says the
+//     opposite: the earlier one reached the gateway, and stays unresolved.
+func Unresolved(attempts []Attempt, scope Scope, invoice string) []Attempt {
+	return UnresolvedIn(attempts, []Scope{scope}, invoice)
+}
+
+// UnresolvedIn is Unresolved for the attempts of any of scopes. The
+// stories are told by every attempt of the journal (UnresolvedOf), so
+// that every scope, and the journal's listing, read them alike.
+func UnresolvedIn(attempts []Attempt, scopes []Scope, invoice string) []Attempt {
+	if invoice != "" {
+		var mine []Attempt
+		for _, a := range attempts {
+			if a.Intent.Invoice == invoice {
+				mine = append(mine, a)
+			}
+		}
+		attempts = mine
+	}
+	var out []Attempt
+	for _, a := range UnresolvedOf(attempts) {
+		for _, scope := range scopes {
+			if scope.InScope(a) {
+				out = append(out, a)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// UnresolvedOf is Unresolved among attempts, in the order their intents
+// were written, whatever their scopes: a story is one account's.
+func UnresolvedOf(attempts []Attempt) []Attempt {
+	// Walking back, told[story] says whether a later attempt told it.
+	told := map[string]bool{}
+	open := make([]bool, len(attempts))
+	for i := len(attempts) - 1; i >= 0; i-- {
+		a := attempts[i]
+		story := storyOf(a.Intent)
+		open[i] = a.Class() == Unknown && !told[story]
+		if tells(a) {
+			told[story] = true
+		}
+	}
+	var out []Attempt
+	for i, a := range attempts {
+		if open[i] {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// storyOf names what an attempt is about, on its gateway account: its
+// refund (the refund_transaction_id) for an attempt that has one, its
+// invoice and kind for every other. Lines without an identity name their
+// account by profile and base URL.
+func storyOf(e Entry) string {
+	account := e.Gateway
+	if account == "" {
+		account = "legacy\x00" + e.Profile + "\x00" + canonicalURL(e.BaseURL)
+	}
+	if e.Ref != "" {
+		return account + "\x00ref\x00" + e.Invoice + "\x00" + e.Ref
+	}
+	return account + "\x00" + e.OpKind() + "\x00" + e.Invoice
+}
+
+// tells reports whether a later attempt's outcome tells its story (see
+// Unresolved).
+func tells(later Attempt) bool {
+	class := later.Class()
+	if later.Intent.Ref != "" {
+		switch class {
+		case Succeeded, Duplicate, Declined, NotFound:
+			return true
+		case Rejected:
+			o := later.Outcome
+			return o != nil && o.StatusCode != nil && *o.StatusCode != gateway.StatusInvalidCredentials
+		}
+		return false
+	}
+	return class == Succeeded || class == Declined || class == NotFound
+}

@@ -1,0 +1,270 @@
+package journal
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paycli/paycli/internal/gateway"
+)
+
+// answer is a check-status answer for invoice INV-1 with the fields given
+// (JSON, without braces) beside status_code 100.
+func answer(t *testing.T, fields string) *gateway.CheckStatusResult {
+	t.Helper()
+	var r gateway.CheckStatusResult
+	if err := json.Unmarshal([]byte(`{"status_code":100,"status_description":"ok","order_id":"VP1"`+fields+`}`), &r); err != nil {
+		t.Fatal(err)
+	}
+	return &r
+}
+
+func statusErr(code int) error {
+	return &gateway.APIError{Endpoint: "checkstatus", HTTPStatus: http.StatusOK, StatusCode: code, HasStatusCode: true, Description: "d"}
+}
+
+// TestSettle is the reading of check status for an attempt whose outcome
+// is unknown, kind by kind. Each row kills a way of reading it wrong.
+func TestSettle(t *testing.T) {
+	sent := t0
+	deadline := sent.Add(30 * time.Second)
+	after := deadline.Add(SettleMargin).Add(time.Second) // the request is over
+	during := deadline                                   // it may still be processed
+	attemptOf := func(kind, ref string) Attempt {
+		e := intent("a1", "INV-1")
+		e.Kind, e.Ref, e.Deadline = kind, ref, deadline
+		return Attempt{Intent: e}
+	}
+	sale, refund := attemptOf(KindWalletPay, ""), attemptOf(KindRefund, "RF1")
+	capture, cancel := attemptOf(KindPreAuthCapture, ""), attemptOf(KindPreAuthCancel, "")
+	complete, completeCancel := attemptOf(KindComplete, ""), attemptOf(KindCompleteCancel, "")
+	legacy := Attempt{Intent: intent("a0", "INV-1")} // no kind, no deadline: a walletpay made then
+	preAuth := func(status string) string {
+		return `,"invoice_id":"INV-1","transaction_type":"PreAuth","transaction_status":"` + status + `"`
+	}
+	const inv = `,"invoice_id":"INV-1"`
+	pendingCompletion := &gateway.CheckStatusResult{StatusCode: 69, InvoiceID: "INV-1",
+		Extra: map[string]json.RawMessage{"three_d_status": json.RawMessage(`"awaiting_merchant_completion"`)}}
+	for _, c := range []struct {
+		name    string
+		a       Attempt
+		res     *gateway.CheckStatusResult
+		err     error
+		asked   time.Time
+		outcome string // "" when it says nothing
+		waits   bool   // After set: ask again later
+		message string // in Message
+	}{
+		{name: "sale completed", a: sale, res: answer(t, inv+`,"transaction_status":"Completed"`), asked: during, outcome: Succeeded},
+		{name: "sale refunded: it was taken first", a: sale, res: answer(t, inv+`,"transaction_status":"Refunded"`), asked: during, outcome: Succeeded},
+		{name: "sale partially refunded", a: sale, res: answer(t, inv+`,"transaction_status":"Partially Refunded"`), asked: during, outcome: Succeeded},
+		{name: "sale failed", a: sale, res: answer(t, inv+`,"transaction_status":"Failed"`), asked: during, outcome: Declined},
+		{name: "sale pending", a: sale, res: answer(t, inv+`,"transaction_status":"Pending"`), asked: after, outcome: Pending},
+		{name: "sale not processed yet (69)", a: sale, err: statusErr(69), asked: after, outcome: Pending},
+		{name: "sale unknown to the gateway, request over", a: sale, err: statusErr(31), asked: after, outcome: NotFound},
+		{name: "sale unknown to the gateway, request may still be processed", a: sale, err: statusErr(31), asked: during, waits: true},
+		{name: "legacy sale unknown to the gateway, without a deadline", a: legacy, err: statusErr(31), asked: t0.Add(5 * time.Minute), waits: true},
+		{name: "an answer about another invoice", a: sale, res: answer(t, `,"invoice_id":"INV-2","transaction_status":"Completed"`), asked: after,
+			message: "another invoice"},
+		{name: "a transaction_status not understood", a: sale, res: answer(t, inv+`,"transaction_status":"Chargeback"`), asked: after, outcome: Unknown,
+			message: `"Chargeback" is not understood`},
+		{name: "a failed call", a: sale, err: &gateway.RequestError{Endpoint: "checkstatus", Err: errors.New("refused")}, asked: after,
+			message: "the check failed"},
+
+		{name: "refund listed", a: refund, res: answer(t, inv+`,"transaction_status":"Completed","refund_info":[{"amount":"5","refund_transaction_id":"RF1","status":"Completed"}]`),
+			asked: during, outcome: Succeeded},
+		{name: "refund not listed, request over", a: refund, res: answer(t, inv+`,"transaction_status":"Completed","refund_info":[{"amount":"5","refund_transaction_id":"RF9"}]`),
+			asked: after, outcome: NotFound},
+		{name: "refund not listed, request may still be processed", a: refund, res: answer(t, inv+`,"transaction_status":"Completed","refund_info":[]`),
+			asked: during, waits: true},
+		{name: "an answer without refund_info says nothing of a refund", a: refund, res: answer(t, inv+`,"transaction_status":"Completed"`),
+			asked: after, message: "no refund_info"},
+		{name: "a refund of an invoice the gateway has no sale of", a: refund, err: statusErr(31), asked: after, outcome: NotFound,
+			message: "nothing was refunded"},
+		{name: "a refund answer about another invoice", a: refund,
+			res: answer(t, `,"invoice_id":"INV-2","refund_info":[{"refund_transaction_id":"RF1"}]`), asked: after, message: "another invoice"},
+
+		{name: "capture: captured", a: capture, res: answer(t, preAuth("Completed")), asked: during, outcome: Succeeded},
+		{name: "capture: released instead", a: capture, res: answer(t, preAuth("Cancelled")), asked: during, outcome: Declined},
+		{name: "capture: still held, request over", a: capture, res: answer(t, preAuth("Pre-Authorized")), asked: after, outcome: NotFound},
+		{name: "capture: still held, request may still be processed", a: capture, res: answer(t, preAuth("Pre-Authorized")), asked: during, waits: true},
+		{name: "cancel: released", a: cancel, res: answer(t, preAuth("Cancelled")), asked: during, outcome: Succeeded},
+		{name: "cancel: captured instead", a: cancel, res: answer(t, preAuth("Completed")), asked: during, outcome: Declined},
+		{name: "capture of a sale that is no pre-authorization", a: capture, res: answer(t, inv+`,"transaction_type":"Auth","transaction_status":"Completed"`),
+			asked: after, outcome: Unknown},
+
+		{name: "3D completion: completed", a: complete, res: answer(t, inv+`,"transaction_status":"Completed"`), asked: during, outcome: Succeeded},
+		{name: "3D completion: cancelled", a: complete, res: answer(t, inv+`,"transaction_status":"Cancelled"`), asked: during, outcome: Declined},
+		{name: "3D completion: still waiting for the merchant", a: complete, res: pendingCompletion, err: statusErr(69), asked: after, outcome: NotFound},
+		{name: "3D cancellation: still waiting for the merchant", a: completeCancel, res: pendingCompletion, err: statusErr(69), asked: after, outcome: NotFound},
+		{name: "3D completion: not processed, its step not said", a: complete, err: statusErr(69), asked: after, outcome: Pending},
+		{name: "3D cancellation: cancelled", a: completeCancel, res: answer(t, inv+`,"transaction_status":"Cancelled"`), asked: during, outcome: Succeeded},
+		{name: "3D cancellation: completed instead", a: completeCancel, res: answer(t, inv+`,"transaction_status":"Completed"`), asked: during, outcome: Declined},
+
+		{name: "an api call: paycli does not know what it did", a: attemptOf(KindAPI, ""), res: answer(t, inv+`,"transaction_status":"Completed"`),
+			asked: after, message: "api call"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := Settle(c.a, c.res, c.err, c.asked)
+			if l.Outcome != c.outcome {
+				t.Errorf("outcome %q, want %q (%s)", l.Outcome, c.outcome, l.Message)
+			}
+			if c.waits != !l.After.IsZero() {
+				t.Errorf("after %v, want waiting %v", l.After, c.waits)
+			}
+			if c.waits && !l.After.Equal(c.a.Deadline().Add(SettleMargin)) {
+				t.Errorf("after %v, want the deadline %v and the margin", l.After, c.a.Deadline())
+			}
+			if !strings.Contains(l.Message, c.message) {
+				t.Errorf("message %q, want %q in it", l.Message, c.message)
+			}
+			if (l.Outcome == Succeeded || l.Outcome == Declined) && c.res != nil && l.OrderNo != "VP1" {
+				t.Errorf("order %q, want the answer's", l.OrderNo)
+			}
+		})
+	}
+}
+
+// TestUnresolved is the one rule for an attempt whose outcome is unknown
+// and still to be settled: what `paycli journal` lists, `journal
+// reconcile` checks, and the guards refuse to go past.
+func TestUnresolved(t *testing.T) {
+	id := Identity(liveURL, "app")
+	at := func(attempt, invoice, kind, ref string) Entry {
+		e := intent(attempt, invoice)
+		e.Kind, e.Ref, e.Gateway, e.Profile, e.BaseURL = kind, ref, id, "live", liveURL
+		return e
+	}
+	out := func(e Entry, class string, code int) Entry {
+		o := e
+		o.Type, o.Outcome = TypeOutcome, class
+		if code != 0 {
+			o.StatusCode = &code
+		}
+		return o
+	}
+	reconciled := func(e Entry, class string) Entry {
+		r := e
+		r.Type, r.Outcome, r.Via = TypeReconcile, class, ViaReconcile
+		return r
+	}
+	lost := at("s1", "SALE-DUP", KindWalletPay, "")
+	dup := at("s2", "SALE-DUP", KindWalletPay, "")
+	lost2 := at("s3", "SALE-PAID", KindWalletPay, "")
+	paid := at("s4", "SALE-PAID", KindWalletPay, "")
+	r1 := at("r1", "REF-1", KindRefund, "RF1")
+	r1retry := at("r2", "REF-1", KindRefund, "RF1")
+	r3 := at("r3", "REF-2", KindRefund, "RF3")
+	r4 := at("r4", "REF-3", KindRefund, "RF4")
+	r4retry := at("r5", "REF-3", KindRefund, "RF4")
+	r6 := at("r6", "REF-4", KindRefund, "RF6")
+	r7 := at("r7", "REF-4", KindRefund, "RF7") // another refund of the invoice
+	elsewhere := at("e1", "SALE-DUP", KindWalletPay, "")
+	elsewhere.Gateway = Identity("https://other.example/ccpayment", "app")
+	// Lines from before lines carried an identity: an account is a profile
+	// and a base URL.
+	legacy := func(attempt, profile, baseURL string) Entry {
+		e := at(attempt, "LEGACY-1", KindWalletPay, "")
+		e.Gateway, e.Profile, e.BaseURL = "", profile, baseURL
+		return e
+	}
+	l1 := legacy("l1", "live", liveURL)
+	l2 := legacy("l2", "other", liveURL)                            // another profile: another account
+	l3 := legacy("l3", "live", "https://old.gw.example/ccpayment")  // another gateway
+	l4 := at("l4", "LEGACY-1", KindWalletPay, "")                   // with an identity: not known to be the same
+	l5 := legacy("l5", "live", "https://APP.gw.example/ccpayment/") // the same, spelled otherwise
+	l6 := legacy("l6", "live", liveURL)
+	path := writeEntries(t,
+		lost, dup, out(dup, Duplicate, 3), // a later duplicate: the first reached the gateway
+		lost2, paid, out(paid, Succeeded, 100), // a later success: the first never took the invoice
+		r1, out(r1, Unknown, 0), r1retry, out(r1retry, Duplicate, 104), // its --retry answered 104: made
+		r3, reconciled(r3, Succeeded), // settled by reconcile
+		r4, out(r4, Unknown, 0), r4retry, out(r4retry, NotSent, 0), // the retry never left: still unknown
+		r6, out(r6, Unknown, 0), r7, out(r7, Succeeded, 100), // another refund tells nothing of this one
+		elsewhere, out(elsewhere, Succeeded, 100), // another account's success tells nothing
+		l1, l2, out(l2, Succeeded, 100), l3, out(l3, Succeeded, 100), l4, out(l4, Succeeded, 100),
+		l5, l6, out(l6, Succeeded, 100), // l6 tells l1's story and l5's
+	)
+	attempts, _, err := ReadAll(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, kind := range []string{KindWalletPay, KindRefund} {
+		for _, a := range Unresolved(attempts, NewScope(kind, "live", liveURL, "app"), "") {
+			got = append(got, a.Intent.Attempt)
+		}
+	}
+	if want := "s1 r4 r6"; strings.Join(got, " ") != want {
+		t.Errorf("unresolved %v, want %s", got, want)
+	}
+	var legacyOpen []string
+	for _, a := range UnresolvedOf(attempts) {
+		if a.Intent.Invoice == "LEGACY-1" {
+			legacyOpen = append(legacyOpen, a.Intent.Attempt)
+		}
+	}
+	if len(legacyOpen) != 0 {
+		t.Errorf("legacy attempts unresolved: %v, want none", legacyOpen)
+	}
+	attemptsBefore := func(id string) []Attempt {
+		for i, a := range attempts {
+			if a.Intent.Attempt == id {
+				return attempts[:i+1]
+			}
+		}
+		return nil
+	}
+	// Before l6 answered, l1 and l5 were still open: l2, l3 and l4 were
+	// other accounts' (or not known to be the same).
+	legacyOpen = nil
+	for _, a := range UnresolvedOf(attemptsBefore("l5")) {
+		if a.Intent.Invoice == "LEGACY-1" {
+			legacyOpen = append(legacyOpen, a.Intent.Attempt)
+		}
+	}
+	if want := "l1 l5"; strings.Join(legacyOpen, " ") != want {
+		t.Errorf("legacy attempts unresolved before l6: %v, want %s", legacyOpen, want)
+	}
+	// The rule is the same whatever scope reads it, and per invoice.
+	var all []string
+	for _, a := range UnresolvedOf(attempts) {
+		if a.Intent.Invoice != "LEGACY-1" {
+			all = append(all, a.Intent.Attempt)
+		}
+	}
+	if want := "s1 r4 r6"; strings.Join(all, " ") != want {
+		t.Errorf("unresolved in the whole journal %v, want %s", all, want)
+	}
+	if got := Unresolved(attempts, NewScope(KindRefund, "live", liveURL, "app"), "REF-4"); len(got) != 1 || got[0].Intent.Attempt != "r6" {
+		t.Errorf("REF-4: %v", got)
+	}
+	// A resumed batch and a guard see the same.
+	states := ByInvoice(attempts, NewScope(KindWalletPay, "live", liveURL, "app"))
+	if states["SALE-DUP"].Resume() != ResumeUnknown || states["SALE-PAID"].Resume() != ResumeSkip {
+		t.Errorf("resume: SALE-DUP %v, SALE-PAID %v", states["SALE-DUP"].Resume(), states["SALE-PAID"].Resume())
+	}
+}
+
+// TestScopeIsTheAccountNotTheProfile: the same gateway account under a
+// second profile name is the same scope (issue 23, defect 4): its
+// successes skip, its unknowns block.
+func TestScopeIsTheAccountNotTheProfile(t *testing.T) {
+	paid := scoped("p1", "PAID", "desk", liveURL, "app")
+	lost := scoped("p2", "LOST", "desk", liveURL, "app")
+	path := writeEntries(t, paid, finished(paid, Succeeded), lost)
+	got := decisions(t, path, NewScope(KindWalletPay, "desk-copy", liveURL, "app"), "PAID", "LOST")
+	if got["PAID"] != ResumeSkip || got["LOST"] != ResumeUnknown {
+		t.Errorf("under another profile name: %v", got)
+	}
+	refund := scoped("p3", "PAID", "desk", liveURL, "app")
+	refund.Kind, refund.Ref = KindRefund, "RF1"
+	path = writeEntries(t, refund)
+	attempts, _, _ := ReadAll(path)
+	if got := Unresolved(attempts, NewScope(KindRefund, "desk-copy", liveURL, "app"), "PAID"); len(got) != 1 {
+		t.Errorf("a refund of unknown outcome under another profile name: %v", got)
+	}
+}

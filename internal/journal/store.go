@@ -1,0 +1,92 @@
+package journal
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/paycli/paycli/internal/redact"
+	"github.com/paycli/paycli/internal/render"
+)
+
+// Store is where money-moving commands keep their attempts and the locks
+// that say an attempt is in flight. File is the journal on this machine; a
+// journal a desk shares (a database) implements the same contract:
+//
+//   - Append returns once the entry is durable. The pipeline writes an
+//     intent before a request leaves and sends nothing when Append fails.
+//   - Attempts returns what is recorded for the invoices asked about, of
+//     every kind and gateway account, in the order the intents were
+//     written, each with its outcome and reconciliation; the caller picks
+//     the scope (Scope, Unresolved, ByInvoice).
+//   - Find returns the attempts whose attempt id or ref is name (refund
+//     --retry REF), with the same shape.
+//   - Lock takes the invoice's lock on one gateway account, without
+//     waiting: a money-moving command holds it from its first look at the
+//     invoice until its outcome is recorded, and `journal reconcile` and
+//     `status` while they record what the gateway said. The lock must be
+//     released by whatever ends the holder (the kernel for a process, the
+//     server for a database session), never by an age: a lock held is a
+//     command in flight, a lock free with an intent without outcome is an
+//     attempt whose outcome is unknown. A lock held by another holder is
+//     an *InFlightError saying who holds it and since when.
+type Store interface {
+	Append(ctx context.Context, e Entry) error
+	// Attempts returns the attempts of the invoices; every attempt when
+	// none is given.
+	Attempts(ctx context.Context, invoices ...string) ([]Attempt, error)
+	Find(ctx context.Context, name string) ([]Attempt, error)
+	// Lock takes the lock of invoice on the gateway account gateway (its
+	// Identity) for command ("refund", "journal reconcile", …), and returns
+	// the function that releases it.
+	Lock(ctx context.Context, gateway, invoice, command string) (unlock func(), err error)
+	Close() error
+}
+
+// Holder is who holds an invoice's lock: the command, its process and
+// where it runs, and since when.
+type Holder struct {
+	Command string    `json:"command"`
+	PID     int       `json:"pid"`
+	Since   time.Time `json:"since"`
+	User    string    `json:"user,omitempty"`
+	Host    string    `json:"host,omitempty"`
+}
+
+// InFlightError is a lock another holder has: a command on the invoice is
+// in flight. Holder is zero when the lock's holder could not be read (it
+// was being written).
+type InFlightError struct {
+	Holder Holder
+}
+
+func (e *InFlightError) Error() string {
+	h := e.Holder
+	if h.PID == 0 {
+		return "another paycli command on this invoice is in flight"
+	}
+	return fmt.Sprintf("%s is in flight in pid %d since %s%s", h.Command, h.PID, h.Since.Format(time.RFC3339), h.Where())
+}
+
+// Say says, for a person, which command holds invoice's lock, where, and
+// since when (in the time format of the journal's listing).
+func (e *InFlightError) Say(invoice string) string {
+	h := e.Holder
+	if h.PID == 0 {
+		return fmt.Sprintf("another paycli command on invoice %s is in flight", redact.Invoice(invoice))
+	}
+	return fmt.Sprintf("a %s on invoice %s is in flight in pid %d since %s%s", h.Command, redact.Invoice(invoice), h.PID,
+		render.FormatTime(h.Since, render.Table), h.Where())
+}
+
+// Where says who and where the holder runs, " (ada@desk-3)", or "" when
+// neither is known.
+func (h Holder) Where() string {
+	switch {
+	case h.User != "" && h.Host != "":
+		return " (" + h.User + "@" + h.Host + ")"
+	case h.User != "" || h.Host != "":
+		return " (" + h.User + h.Host + ")"
+	}
+	return ""
+}
