@@ -1,0 +1,49 @@
+-- The shared journal: one row per journal line (intent, outcome,
+-- reconcile), as the file journal writes them, plus who wrote it as the
+-- database knows it. Append-only for everyone: privileges keep operators
+-- to SELECT and INSERT, and triggers refuse UPDATE, DELETE and TRUNCATE
+-- even to the owner.
+CREATE SCHEMA IF NOT EXISTS paycli;
+
+CREATE TABLE paycli.journal_lines (
+    seq         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    attempt     text        NOT NULL,
+    type        text        NOT NULL,
+    kind        text        NOT NULL,
+    gateway     text        NOT NULL,
+    invoice     text        NOT NULL,
+    outcome     text        NOT NULL DEFAULT '',
+    at          timestamptz NOT NULL,
+    entry       jsonb       NOT NULL,
+    recorded_at timestamptz NOT NULL DEFAULT now(),
+    operator    name        NOT NULL DEFAULT current_user,
+    os_user     text        NOT NULL DEFAULT '',
+    host        text        NOT NULL DEFAULT '',
+    CONSTRAINT journal_lines_once UNIQUE (attempt, type, at)
+);
+
+CREATE INDEX journal_lines_invoice ON paycli.journal_lines (gateway, invoice);
+CREATE INDEX journal_lines_at ON paycli.journal_lines (at);
+CREATE INDEX journal_lines_operator ON paycli.journal_lines (operator, at);
+
+-- The operator is who the database says, whatever the client sent.
+CREATE FUNCTION paycli.stamp_line() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    NEW.operator := current_user;
+    NEW.recorded_at := clock_timestamp();
+    RETURN NEW;
+END $$;
+CREATE TRIGGER journal_lines_stamp BEFORE INSERT ON paycli.journal_lines
+    FOR EACH ROW EXECUTE FUNCTION paycli.stamp_line();
+
+CREATE FUNCTION paycli.refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION 'the paycli journal is append-only: % refused', TG_OP
+        USING ERRCODE = 'insufficient_privilege';
+END $$;
+CREATE TRIGGER journal_lines_append_only BEFORE UPDATE OR DELETE ON paycli.journal_lines
+    FOR EACH ROW EXECUTE FUNCTION paycli.refuse_change();
+CREATE TRIGGER journal_lines_no_truncate BEFORE TRUNCATE ON paycli.journal_lines
+    FOR EACH STATEMENT EXECUTE FUNCTION paycli.refuse_change();
+
+REVOKE ALL ON paycli.journal_lines FROM PUBLIC;

@@ -1,0 +1,201 @@
+// Package pgjournal is the journal shared by a desk on PostgreSQL: the same
+// lines as the file journal, in one table that operators may only read
+// and append to, the operator recorded by the database, and invoice locks
+// that the database releases when a session dies (advisory locks).
+// docs/journal.md says how a desk sets it up.
+package pgjournal
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// migration is one versioned step of the schema.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// migrations are the schema's steps, oldest first, from migrations/NNN_name.sql.
+func migrations() ([]migration, error) {
+	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	var out []migration
+	for _, n := range names {
+		base := strings.TrimSuffix(path.Base(n), ".sql")
+		num, name, ok := strings.Cut(base, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v <= 0 {
+			return nil, fmt.Errorf("pgjournal: migration file %s is not NNN_name.sql", n)
+		}
+		data, err := migrationFiles.ReadFile(n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, migration{version: v, name: name, sql: string(data)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	for i, m := range out {
+		if m.version != i+1 {
+			return nil, fmt.Errorf("pgjournal: migrations are not numbered 1, 2, 3…: %d is followed by %d", i, m.version)
+		}
+	}
+	return out, nil
+}
+
+// SchemaVersion is the schema this paycli reads and writes.
+func SchemaVersion() int {
+	ms, err := migrations()
+	if err != nil {
+		panic(err) // the embedded files are checked by the package's tests
+	}
+	return len(ms)
+}
+
+// migrateLock is the advisory lock key that serialises `journal init`s: two
+// run at once apply each step once.
+const migrateLock = 0x70617963_6c690001
+
+// Migrate brings the schema up to SchemaVersion, one step per transaction,
+// and returns the versions it applied (none when it was up to date). It
+// is idempotent and safe while operators work: each step commits whole or
+// not at all, and concurrent runs wait for each other.
+func Migrate(ctx context.Context, conn *pgx.Conn) ([]int, error) {
+	ms, err := migrations()
+	if err != nil {
+		return nil, err
+	}
+	var applied []int
+	for {
+		done, v, err := migrateOne(ctx, conn, ms)
+		if err != nil {
+			return applied, err
+		}
+		if done {
+			return applied, nil
+		}
+		applied = append(applied, v)
+	}
+}
+
+// migrateOne applies the first pending step, if any, in one transaction.
+func migrateOne(ctx context.Context, conn *pgx.Conn, ms []migration) (done bool, version int, err error) {
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return false, 0, err
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // after Commit it is a no-op
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(migrateLock)); err != nil {
+		return false, 0, err
+	}
+	if _, err := tx.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS paycli;
+CREATE TABLE IF NOT EXISTS paycli.schema_migrations (
+    version    int PRIMARY KEY,
+    name       text NOT NULL,
+    applied_at timestamptz NOT NULL DEFAULT now(),
+    applied_by name NOT NULL DEFAULT current_user
+)`); err != nil {
+		return false, 0, err
+	}
+	var current int
+	if err := tx.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM paycli.schema_migrations").Scan(&current); err != nil {
+		return false, 0, err
+	}
+	if current > len(ms) {
+		return false, 0, &NewerSchemaError{Have: current, Know: len(ms)}
+	}
+	if current == len(ms) {
+		return true, 0, tx.Commit(ctx)
+	}
+	m := ms[current]
+	if _, err := tx.Exec(ctx, m.sql); err != nil {
+		return false, 0, fmt.Errorf("schema step %d (%s): %w", m.version, m.name, err)
+	}
+	if _, err := tx.Exec(ctx, "INSERT INTO paycli.schema_migrations (version, name) VALUES ($1, $2)", m.version, m.name); err != nil {
+		return false, 0, err
+	}
+	return false, m.version, tx.Commit(ctx)
+}
+
+// NewerSchemaError: the database's schema is newer than this paycli knows.
+type NewerSchemaError struct{ Have, Know int }
+
+func (e *NewerSchemaError) Error() string {
+	return fmt.Sprintf("the journal's schema is version %d, newer than this paycli knows (%d)", e.Have, e.Know)
+}
+
+// ErrNoSchema: the database holds no paycli journal yet (or the role may
+// not see it).
+var ErrNoSchema = errors.New("the database holds no paycli journal")
+
+// OlderSchemaError: the database's schema is older than this paycli needs.
+type OlderSchemaError struct{ Have, Need int }
+
+func (e *OlderSchemaError) Error() string {
+	return fmt.Sprintf("the journal's schema is version %d; this paycli needs %d", e.Have, e.Need)
+}
+
+// CheckSchema tells whether the database's schema is the one this paycli
+// reads and writes.
+func CheckSchema(ctx context.Context, conn *pgx.Conn) error {
+	var v *int
+	err := conn.QueryRow(ctx, "SELECT max(version) FROM paycli.schema_migrations").Scan(&v)
+	if err != nil {
+		var pgErr interface{ SQLState() string }
+		if errors.As(err, &pgErr) && (pgErr.SQLState() == "42P01" || pgErr.SQLState() == "3F000" || pgErr.SQLState() == "42501") {
+			return ErrNoSchema
+		}
+		return err
+	}
+	switch need := SchemaVersion(); {
+	case v == nil:
+		return ErrNoSchema
+	case *v < need:
+		return &OlderSchemaError{Have: *v, Need: need}
+	case *v > need:
+		return &NewerSchemaError{Have: *v, Know: need}
+	}
+	return nil
+}
+
+// Grant lets role read and append to the journal, and nothing more: USAGE
+// on the schema, SELECT and INSERT on the lines, SELECT on the schema's
+// version; UPDATE, DELETE and TRUNCATE are revoked should anyone have
+// granted them. The role must exist.
+func Grant(ctx context.Context, conn *pgx.Conn, role string) error {
+	var exists bool
+	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)", role).Scan(&exists); err != nil {
+		return err
+	}
+	if !exists {
+		return &NoRoleError{Role: role}
+	}
+	r := pgx.Identifier{role}.Sanitize()
+	_, err := conn.Exec(ctx, strings.Join([]string{
+		"GRANT USAGE ON SCHEMA paycli TO " + r,
+		"GRANT SELECT, INSERT ON paycli.journal_lines TO " + r,
+		"REVOKE UPDATE, DELETE, TRUNCATE ON paycli.journal_lines FROM " + r,
+		"GRANT SELECT ON paycli.schema_migrations TO " + r,
+	}, ";\n"))
+	return err
+}
+
+// NoRoleError: --grant named a role the database does not know.
+type NoRoleError struct{ Role string }
+
+func (e *NoRoleError) Error() string { return fmt.Sprintf("the database has no role %q", e.Role) }

@@ -1,0 +1,158 @@
+package pgjournal
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/paycli/paycli/internal/pgtest"
+)
+
+func connect(t *testing.T, url string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+// desk is a server with a journal database owned by a desk admin and two
+// operator roles granted by Grant.
+func desk(t *testing.T) (*pgtest.Server, *pgx.Conn) {
+	t.Helper()
+	srv := pgtest.Start(t)
+	srv.Exec(t, "postgres", "CREATE ROLE desk_admin LOGIN", "CREATE DATABASE journal OWNER desk_admin",
+		"CREATE ROLE ayse LOGIN", "CREATE ROLE mehmet LOGIN")
+	admin := connect(t, srv.URL("desk_admin", "journal"))
+	if _, err := Migrate(context.Background(), admin); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []string{"ayse", "mehmet"} {
+		if err := Grant(context.Background(), admin, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return srv, admin
+}
+
+func TestMigrationsAreNumbered(t *testing.T) {
+	ms, err := migrations()
+	if err != nil || len(ms) == 0 || SchemaVersion() != len(ms) {
+		t.Fatalf("%d migrations, %v", len(ms), err)
+	}
+}
+
+// TestMigrateIsIdempotentAndSerialised: a second run applies nothing;
+// four runs at once on an empty database apply each step once.
+func TestMigrateIsIdempotentAndSerialised(t *testing.T) {
+	srv := pgtest.Start(t)
+	srv.Exec(t, "postgres", "CREATE DATABASE j")
+	var wg sync.WaitGroup
+	results := make([][]int, 4)
+	errs := make([]error, 4)
+	for i := range 4 {
+		conn := connect(t, srv.URL(pgtest.Superuser, "j"))
+		wg.Go(func() { results[i], errs[i] = Migrate(context.Background(), conn) })
+	}
+	wg.Wait()
+	total := 0
+	for i := range 4 {
+		if errs[i] != nil {
+			t.Fatalf("run %d: %v", i, errs[i])
+		}
+		total += len(results[i])
+	}
+	if total != SchemaVersion() {
+		t.Errorf("concurrent runs applied %v, want each of %d steps once", results, SchemaVersion())
+	}
+	conn := connect(t, srv.URL(pgtest.Superuser, "j"))
+	if again, err := Migrate(context.Background(), conn); err != nil || len(again) != 0 {
+		t.Errorf("second run applied %v, %v", again, err)
+	}
+	if err := CheckSchema(context.Background(), conn); err != nil {
+		t.Errorf("CheckSchema after Migrate: %v", err)
+	}
+}
+
+func TestCheckSchema(t *testing.T) {
+	srv := pgtest.Start(t)
+	srv.Exec(t, "postgres", "CREATE DATABASE j")
+	conn := connect(t, srv.URL(pgtest.Superuser, "j"))
+	if err := CheckSchema(context.Background(), conn); !errors.Is(err, ErrNoSchema) {
+		t.Errorf("empty database: %v, want ErrNoSchema", err)
+	}
+	if _, err := Migrate(context.Background(), conn); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(context.Background(), "INSERT INTO paycli.schema_migrations (version, name) VALUES ($1, 'future')", SchemaVersion()+1); err != nil {
+		t.Fatal(err)
+	}
+	var newer *NewerSchemaError
+	if err := CheckSchema(context.Background(), conn); !errors.As(err, &newer) {
+		t.Errorf("newer schema: %v", err)
+	}
+	if _, err := Migrate(context.Background(), conn); !errors.As(err, &newer) {
+		t.Errorf("Migrate on a newer schema: %v", err)
+	}
+}
+
+// TestOperatorsCanOnlyAppend: as operator roles, INSERT and SELECT work;
+// UPDATE, DELETE and TRUNCATE are refused by the database, and the
+// operator recorded is the role that inserted, whatever it sent.
+func TestOperatorsCanOnlyAppend(t *testing.T) {
+	srv, admin := desk(t)
+	ayse := connect(t, srv.URL("ayse", "journal"))
+	ctx := context.Background()
+	if _, err := ayse.Exec(ctx, `INSERT INTO paycli.journal_lines (attempt, type, kind, gateway, invoice, at, entry, operator)
+VALUES ('a1', 'intent', 'refund', 'g', 'INV-1', now(), '{}', 'mehmet')`); err != nil {
+		t.Fatalf("operator insert: %v", err)
+	}
+	var op string
+	if err := ayse.QueryRow(ctx, "SELECT operator FROM paycli.journal_lines WHERE attempt = 'a1'").Scan(&op); err != nil || op != "ayse" {
+		t.Errorf("operator recorded %q (%v), want ayse", op, err)
+	}
+	for _, conn := range []*pgx.Conn{ayse, connect(t, srv.URL("mehmet", "journal"))} {
+		for _, sql := range []string{
+			"UPDATE paycli.journal_lines SET outcome = 'succeeded'",
+			"DELETE FROM paycli.journal_lines",
+			"TRUNCATE paycli.journal_lines",
+			"ALTER TABLE paycli.journal_lines DISABLE TRIGGER journal_lines_append_only",
+			"DROP TABLE paycli.journal_lines",
+		} {
+			_, err := conn.Exec(ctx, sql)
+			var pgErr *pgconn.PgError
+			if !errors.As(err, &pgErr) || pgErr.Code != "42501" {
+				t.Errorf("%s as %s: %v, want permission denied (42501)", sql, conn.Config().User, err)
+			}
+		}
+	}
+	// Not even the owner changes history (the triggers).
+	for _, sql := range []string{"UPDATE paycli.journal_lines SET outcome = 'x'", "DELETE FROM paycli.journal_lines", "TRUNCATE paycli.journal_lines"} {
+		if _, err := admin.Exec(ctx, sql); err == nil || !strings.Contains(err.Error(), "append-only") {
+			t.Errorf("%s as the owner: %v, want the append-only refusal", sql, err)
+		}
+	}
+}
+
+func TestGrantRoles(t *testing.T) {
+	srv, admin := desk(t)
+	var noRole *NoRoleError
+	if err := Grant(context.Background(), admin, "nobody"); !errors.As(err, &noRole) {
+		t.Errorf("Grant(nobody) = %v", err)
+	}
+	// A role name that needs quoting is granted, not run as SQL.
+	srv.Exec(t, "postgres", `CREATE ROLE "night desk; DROP TABLE paycli.journal_lines" LOGIN`)
+	if err := Grant(context.Background(), admin, "night desk; DROP TABLE paycli.journal_lines"); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := admin.QueryRow(context.Background(), "SELECT count(*) FROM paycli.journal_lines").Scan(&n); err != nil {
+		t.Fatalf("the journal is gone: %v", err)
+	}
+}

@@ -1,0 +1,232 @@
+// Package pgtest starts a real PostgreSQL server for tests: initdb and
+// pg_ctl from the machine's PostgreSQL (Debian's postgresql package) in a
+// temporary folder, listening on a free loopback port, stopped when the
+// test ends. Run as root, the server runs as the postgres OS user, as
+// PostgreSQL refuses to run as root.
+//
+// Without PostgreSQL a test that asks for a server is skipped, naming the
+// package to install; with PAYCLI_REQUIRE_POSTGRES=1 (set by .ci/run) it
+// fails instead, so that CI never passes by skipping.
+package pgtest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// RequireEnv makes a missing PostgreSQL a test failure rather than a skip.
+const RequireEnv = "PAYCLI_REQUIRE_POSTGRES"
+
+// Superuser is the name of the cluster's superuser role.
+const Superuser = "postgres"
+
+// Server is a PostgreSQL server started for a test.
+type Server struct {
+	bin    string // folder of initdb, pg_ctl, postgres
+	data   string // the cluster's data folder
+	socket string // the folder of its Unix socket
+	log    string // the server's log file
+	port   int
+	owner  *user.User // the OS user the server runs as; nil: the current one
+
+	mu      sync.Mutex
+	running bool
+}
+
+// binDir finds the folder holding initdb and pg_ctl: PATH first, then
+// Debian's /usr/lib/postgresql/<version>/bin, newest version first.
+func binDir() (string, error) {
+	if p, err := exec.LookPath("initdb"); err == nil {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(p), "pg_ctl")); err == nil {
+			return filepath.Dir(p), nil
+		}
+	}
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	sort.Slice(dirs, func(i, j int) bool { return version(dirs[i]) > version(dirs[j]) })
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "initdb")); err == nil {
+			return d, nil
+		}
+	}
+	return "", fmt.Errorf("no PostgreSQL server programs (initdb, pg_ctl) on PATH or in /usr/lib/postgresql/*/bin: install Debian's postgresql package (apt-get install postgresql)")
+}
+
+func version(dir string) int {
+	n, _ := strconv.Atoi(filepath.Base(filepath.Dir(dir)))
+	return n
+}
+
+// unavailable skips t, or fails it when RequireEnv is set.
+func unavailable(t testing.TB, err error) {
+	t.Helper()
+	if os.Getenv(RequireEnv) == "1" {
+		t.Fatalf("PostgreSQL is required here (%s=1): %v", RequireEnv, err)
+	}
+	t.Skipf("skipped: %v", err)
+}
+
+// Start initialises a cluster in a new temporary folder and starts a
+// server on a free loopback port; it is stopped and removed when t ends.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	bin, err := binDir()
+	if err != nil {
+		unavailable(t, err)
+	}
+	s := &Server{bin: bin}
+	if os.Geteuid() == 0 {
+		if s.owner, err = user.Lookup("postgres"); err != nil {
+			unavailable(t, fmt.Errorf("running as root, and there is no postgres OS user to run the server as: %v", err))
+		}
+	}
+	root, err := os.MkdirTemp("", "paycli-pg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(root) })
+	s.data, s.socket, s.log = filepath.Join(root, "data"), filepath.Join(root, "run"), filepath.Join(root, "server.log")
+	for _, d := range []string{s.socket} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s.owner != nil {
+		uid, _ := strconv.Atoi(s.owner.Uid)
+		gid, _ := strconv.Atoi(s.owner.Gid)
+		for _, p := range []string{root, s.socket} {
+			if err := os.Chown(p, uid, gid); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if out, err := s.run("initdb", "-D", s.data, "-U", Superuser, "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"); err != nil {
+		t.Fatalf("initdb: %v\n%s", err, out)
+	}
+	if s.port, err = freePort(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Stop() })
+	return s
+}
+
+// run runs one of the server's programs as the server's OS user.
+func (s *Server) run(name string, args ...string) ([]byte, error) {
+	cmd := exec.Command(filepath.Join(s.bin, name), args...)
+	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	if s.owner != nil {
+		uid, _ := strconv.Atoi(s.owner.Uid)
+		gid, _ := strconv.Atoi(s.owner.Gid)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+		cmd.Dir = "/"
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.Bytes(), err
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Restart starts the server (again, after Stop or Kill) on the same port
+// and data, and waits until it accepts connections.
+func (s *Server) Restart() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200", s.port, s.socket)
+	if out, err := s.run("pg_ctl", "-D", s.data, "-l", s.log, "-o", opts, "-w", "-t", "60", "start"); err != nil {
+		log, _ := os.ReadFile(s.log)
+		return fmt.Errorf("pg_ctl start: %v\n%s\n%s", err, out, log)
+	}
+	s.running = true
+	return nil
+}
+
+// Stop shuts the server down fast: sessions are ended and their
+// advisory locks released, as when a database restarts.
+func (s *Server) Stop() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.running {
+		return nil
+	}
+	s.running = false
+	if out, err := s.run("pg_ctl", "-D", s.data, "-m", "fast", "-w", "-t", "60", "stop"); err != nil {
+		return fmt.Errorf("pg_ctl stop: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// Crash stops the server as a crash would (pg_ctl stop -m immediate: no
+// shutdown checkpoint; recovery runs at the next start).
+func (s *Server) Crash() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.running {
+		return nil
+	}
+	s.running = false
+	if out, err := s.run("pg_ctl", "-D", s.data, "-m", "immediate", "-w", "-t", "60", "stop"); err != nil {
+		return fmt.Errorf("pg_ctl stop -m immediate: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// Port is the server's TCP port on 127.0.0.1.
+func (s *Server) Port() int { return s.port }
+
+// URL is the postgres:// URL of database db as role (no password: the
+// test cluster trusts loopback connections).
+func (s *Server) URL(role, db string) string {
+	u := url.URL{Scheme: "postgres", User: url.User(role), Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)), Path: "/" + db,
+		RawQuery: "sslmode=disable"}
+	return u.String()
+}
+
+// SuperuserURL is the URL of the postgres database as the superuser.
+func (s *Server) SuperuserURL() string { return s.URL(Superuser, "postgres") }
+
+// Exec runs SQL statements as the superuser through psql, each in its own
+// transaction (CREATE DATABASE needs that), for setting up a test (roles,
+// databases); it fails t on an error.
+func (s *Server) Exec(t testing.TB, db string, statements ...string) {
+	t.Helper()
+	psql := filepath.Join(s.bin, "psql")
+	if _, err := os.Stat(psql); err != nil {
+		if psql, err = exec.LookPath("psql"); err != nil {
+			t.Fatalf("psql not found: %v", err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	args := []string{"-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", s.URL(Superuser, db)}
+	for _, st := range statements {
+		args = append(args, "-c", st)
+	}
+	if out, err := exec.CommandContext(ctx, psql, args...).CombinedOutput(); err != nil {
+		t.Fatalf("psql %q: %v\n%s", statements, err, strings.TrimSpace(string(out)))
+	}
+}
