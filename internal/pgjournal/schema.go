@@ -175,8 +175,9 @@ func CheckSchema(ctx context.Context, conn *pgx.Conn) error {
 
 // Grant lets role read and append to the journal, and nothing more: USAGE
 // on the schema, SELECT and INSERT on the lines, SELECT on the schema's
-// version; UPDATE, DELETE and TRUNCATE are revoked should anyone have
-// granted them. The role must exist.
+// version (UPDATE, DELETE and TRUNCATE on the lines are revoked should
+// anyone have granted them), and the rows that say who holds an invoice's
+// lock. The role must exist.
 func Grant(ctx context.Context, conn *pgx.Conn, role string) error {
 	var exists bool
 	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)", role).Scan(&exists); err != nil {
@@ -191,6 +192,7 @@ func Grant(ctx context.Context, conn *pgx.Conn, role string) error {
 		"GRANT SELECT, INSERT ON paycli.journal_lines TO " + r,
 		"REVOKE UPDATE, DELETE, TRUNCATE ON paycli.journal_lines FROM " + r,
 		"GRANT SELECT ON paycli.schema_migrations TO " + r,
+		"GRANT SELECT, INSERT, UPDATE, DELETE ON paycli.invoice_locks TO " + r,
 	}, ";\n"))
 	return err
 }

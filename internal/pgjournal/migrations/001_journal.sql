@@ -22,7 +22,8 @@ CREATE TABLE paycli.journal_lines (
     CONSTRAINT journal_lines_once UNIQUE (attempt, type, at)
 );
 
-CREATE INDEX journal_lines_invoice ON paycli.journal_lines (gateway, invoice);
+CREATE INDEX journal_lines_invoice ON paycli.journal_lines (invoice);
+CREATE INDEX journal_lines_ref ON paycli.journal_lines ((entry ->> 'ref')) WHERE entry ? 'ref';
 CREATE INDEX journal_lines_at ON paycli.journal_lines (at);
 CREATE INDEX journal_lines_operator ON paycli.journal_lines (operator, at);
 
@@ -47,3 +48,31 @@ CREATE TRIGGER journal_lines_no_truncate BEFORE TRUNCATE ON paycli.journal_lines
     FOR EACH STATEMENT EXECUTE FUNCTION paycli.refuse_change();
 
 REVOKE ALL ON paycli.journal_lines FROM PUBLIC;
+
+-- Who holds an invoice's lock, for the message another operator sees. The
+-- lock itself is a session-level advisory lock on key, which the server
+-- releases when the holder's session ends; a row whose backend no longer
+-- holds the lock is stale and ignored. Not history: rows come and go.
+CREATE TABLE paycli.invoice_locks (
+    key         bigint      PRIMARY KEY,
+    gateway     text        NOT NULL,
+    invoice     text        NOT NULL,
+    command     text        NOT NULL,
+    pid         int         NOT NULL,
+    os_user     text        NOT NULL DEFAULT '',
+    host        text        NOT NULL DEFAULT '',
+    since       timestamptz NOT NULL,
+    operator    name        NOT NULL DEFAULT current_user,
+    backend_pid int         NOT NULL DEFAULT pg_backend_pid()
+);
+
+CREATE FUNCTION paycli.stamp_lock() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    NEW.operator := current_user;
+    NEW.backend_pid := pg_backend_pid();
+    RETURN NEW;
+END $$;
+CREATE TRIGGER invoice_locks_stamp BEFORE INSERT OR UPDATE ON paycli.invoice_locks
+    FOR EACH ROW EXECUTE FUNCTION paycli.stamp_lock();
+
+REVOKE ALL ON paycli.invoice_locks FROM PUBLIC;

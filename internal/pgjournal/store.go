@@ -1,0 +1,354 @@
+package pgjournal
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/redact"
+)
+
+// Options open a shared journal.
+type Options struct {
+	// URL is the database's postgres:// URL (or a key=value connection
+	// string); TLS settings (sslmode, sslrootcert…) pass through to pgx.
+	URL string
+	// Spool is the local file where outcomes the database could not take
+	// wait for the next run (<state dir>/paycli/journal-spool.jsonl).
+	Spool string
+	// Now stamps the invoice locks.
+	Now func() time.Time
+	// OSUser and Host say where the operator works, for context; the
+	// operator is the database role.
+	OSUser, Host string
+	// PID is this process's id, shown to whoever finds an invoice locked.
+	PID int
+	// Application names the sessions (application_name), e.g. "paycli/1.2.3".
+	Application string
+}
+
+// Store is the journal a desk shares on PostgreSQL. It implements
+// journal.Store; see that interface's contract.
+type Store struct {
+	opts Options
+	pool *pgxpool.Pool
+
+	lockMu   sync.Mutex
+	lockConn *pgx.Conn
+	held     map[int64]journal.Holder // the invoice locks this process holds
+}
+
+var _ journal.Store = (*Store)(nil)
+
+// UnavailableError: the shared journal cannot be reached or read; nothing
+// may be sent ("no journal, no payment").
+type UnavailableError struct {
+	URL string // with its password masked
+	Err error
+}
+
+func (e *UnavailableError) Error() string {
+	return fmt.Sprintf("the shared journal at %s is unavailable: %v", e.URL, e.Err)
+}
+
+func (e *UnavailableError) Unwrap() error { return e.Err }
+
+// Open connects to the shared journal, checks that its schema is the one
+// this paycli knows, and writes any outcomes left in the spool.
+func Open(ctx context.Context, opts Options) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(opts.URL)
+	if err != nil {
+		return nil, fmt.Errorf("journal URL %s: %w", redact.URL(opts.URL), redactURLError(err, opts.URL))
+	}
+	if cfg.ConnConfig.RuntimeParams == nil {
+		cfg.ConnConfig.RuntimeParams = map[string]string{}
+	}
+	if opts.Application != "" {
+		cfg.ConnConfig.RuntimeParams["application_name"] = opts.Application
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, &UnavailableError{URL: redact.URL(opts.URL), Err: redactURLError(err, opts.URL)}
+	}
+	s := &Store{opts: opts, pool: pool, held: map[int64]journal.Holder{}}
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		pool.Close()
+		return nil, &UnavailableError{URL: redact.URL(opts.URL), Err: redactURLError(err, opts.URL)}
+	}
+	err = CheckSchema(ctx, conn.Conn())
+	conn.Release()
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	if err := s.flushSpool(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// redactURLError keeps a connection error from quoting the URL's password.
+func redactURLError(err error, url string) error {
+	if err == nil {
+		return nil
+	}
+	msg := redact.URL(err.Error())
+	if u := redact.URL(url); u != url {
+		msg = strings.ReplaceAll(msg, url, u)
+	}
+	return errors.New(msg)
+}
+
+// Close releases the invoice locks still held and the connections.
+func (s *Store) Close() error {
+	s.lockMu.Lock()
+	if s.lockConn != nil {
+		_ = s.lockConn.Close(context.Background())
+		s.lockConn = nil
+	}
+	s.lockMu.Unlock()
+	s.pool.Close()
+	return nil
+}
+
+// insertLine is the one statement that writes a journal line. A line
+// already there (the same attempt, type and time: an import run twice, a
+// spool written again) is left as it is.
+const insertLine = `INSERT INTO paycli.journal_lines (attempt, type, kind, gateway, invoice, outcome, at, entry, os_user, host)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+ON CONFLICT ON CONSTRAINT journal_lines_once DO NOTHING`
+
+func (s *Store) lineArgs(e journal.Entry) ([]any, error) {
+	data, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	return []any{e.Attempt, e.Type, e.OpKind(), e.Gateway, e.Invoice, e.Outcome, e.Time, data, s.opts.OSUser, s.opts.Host}, nil
+}
+
+// Append writes e and returns once the database has committed it. An
+// intent that cannot be written is an error: the pipeline sends nothing.
+// An outcome or reconcile line that cannot be written is kept in the
+// local spool (synced to disk) and written by the next Open, so that a
+// database down after a request left loses nothing.
+func (s *Store) Append(ctx context.Context, e journal.Entry) error {
+	args, err := s.lineArgs(e)
+	if err != nil {
+		return err
+	}
+	_, err = s.pool.Exec(ctx, insertLine, args...)
+	if err == nil {
+		return nil
+	}
+	err = &UnavailableError{URL: redact.URL(s.opts.URL), Err: redactURLError(err, s.opts.URL)}
+	if e.Type == journal.TypeIntent || s.opts.Spool == "" {
+		return err
+	}
+	if serr := s.spool(e); serr != nil {
+		return fmt.Errorf("%w; keeping it in %s failed too: %v", err, s.opts.Spool, serr)
+	}
+	return nil
+}
+
+// spool appends e to the local spool, durably.
+func (s *Store) spool(e journal.Entry) error {
+	if err := os.MkdirAll(filepath.Dir(s.opts.Spool), 0o700); err != nil {
+		return err
+	}
+	j, err := journal.Open(s.opts.Spool)
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+	return j.Append(e)
+}
+
+// flushSpool writes the spooled lines to the database and removes them.
+// The spool is first renamed aside, so that a process spooling meanwhile
+// starts a new one; a flush cut short leaves the renamed file for the next.
+func (s *Store) flushSpool(ctx context.Context) error {
+	if s.opts.Spool == "" {
+		return nil
+	}
+	aside := fmt.Sprintf("%s.flushing-%d", s.opts.Spool, s.opts.PID)
+	if err := os.Rename(s.opts.Spool, aside); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	files, _ := filepath.Glob(s.opts.Spool + ".flushing-*")
+	for _, f := range files {
+		attempts, _, err := journal.Read(f)
+		if err != nil {
+			return err
+		}
+		for _, a := range attempts {
+			for _, e := range []*journal.Entry{&a.Intent, a.Outcome, a.Reconciled} {
+				if e == nil || e.Attempt == "" {
+					continue
+				}
+				args, err := s.lineArgs(*e)
+				if err != nil {
+					return err
+				}
+				if _, err := s.pool.Exec(ctx, insertLine, args...); err != nil {
+					return &UnavailableError{URL: redact.URL(s.opts.URL), Err: redactURLError(err, s.opts.URL)}
+				}
+			}
+		}
+		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// Attempts returns the attempts of the invoices (every attempt when none is
+// given), with the outcomes still in the local spool.
+func (s *Store) Attempts(ctx context.Context, invoices ...string) ([]journal.Attempt, error) {
+	if len(invoices) == 0 {
+		return s.query(ctx, "SELECT entry, operator FROM paycli.journal_lines ORDER BY seq")
+	}
+	return s.query(ctx, "SELECT entry, operator FROM paycli.journal_lines WHERE invoice = ANY($1) ORDER BY seq", invoices)
+}
+
+// Find returns the attempts whose attempt id or ref is name.
+func (s *Store) Find(ctx context.Context, name string) ([]journal.Attempt, error) {
+	return s.query(ctx, `SELECT entry, operator FROM paycli.journal_lines WHERE attempt IN (
+    SELECT attempt FROM paycli.journal_lines WHERE attempt = $1 UNION SELECT attempt FROM paycli.journal_lines WHERE entry ? 'ref' AND entry ->> 'ref' = $1)
+ORDER BY seq`, name)
+}
+
+func (s *Store) query(ctx context.Context, sql string, args ...any) ([]journal.Attempt, error) {
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, &UnavailableError{URL: redact.URL(s.opts.URL), Err: redactURLError(err, s.opts.URL)}
+	}
+	defer rows.Close()
+	var asm journal.Assembler
+	for rows.Next() {
+		var data []byte
+		var operator string
+		if err := rows.Scan(&data, &operator); err != nil {
+			return nil, err
+		}
+		var e journal.Entry
+		if json.Unmarshal(data, &e) != nil {
+			continue
+		}
+		asm.Add(e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, &UnavailableError{URL: redact.URL(s.opts.URL), Err: redactURLError(err, s.opts.URL)}
+	}
+	return asm.Attempts(), nil
+}
+
+// lockKey is the advisory lock key of an invoice on a gateway account.
+func lockKey(gateway, invoice string) int64 {
+	sum := sha256.Sum256([]byte(gateway + "\n" + invoice))
+	return int64(binary.BigEndian.Uint64(sum[:8]))
+}
+
+// Lock takes invoice's lock on the gateway account, without waiting: a
+// session-level advisory lock on this process's lock session, which the
+// server releases if the process or its session dies.
+func (s *Store) Lock(ctx context.Context, gateway, invoice, command string) (func(), error) {
+	key := lockKey(gateway, invoice)
+	s.lockMu.Lock()
+	defer s.lockMu.Unlock()
+	if h, mine := s.held[key]; mine {
+		// Advisory locks nest within a session; within a process the
+		// second taker is refused, as a second flock would be.
+		return nil, &journal.InFlightError{Holder: h}
+	}
+	conn, err := s.lockSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var got bool
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&got); err != nil {
+		s.dropLockSession()
+		return nil, &UnavailableError{URL: redact.URL(s.opts.URL), Err: redactURLError(err, s.opts.URL)}
+	}
+	if !got {
+		return nil, &journal.InFlightError{Holder: s.holder(ctx, conn, key)}
+	}
+	h := journal.Holder{Command: command, PID: s.opts.PID, Since: s.opts.Now().UTC(), Host: s.opts.Host}
+	if _, err := conn.Exec(ctx, `INSERT INTO paycli.invoice_locks (key, gateway, invoice, command, pid, os_user, host, since)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+ON CONFLICT (key) DO UPDATE SET gateway = $2, invoice = $3, command = $4, pid = $5, os_user = $6, host = $7, since = $8`,
+		key, gateway, invoice, command, h.PID, s.opts.OSUser, h.Host, h.Since); err != nil {
+		_, _ = conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", key)
+		return nil, &UnavailableError{URL: redact.URL(s.opts.URL), Err: redactURLError(err, s.opts.URL)}
+	}
+	s.held[key] = h
+	var once sync.Once
+	return func() { once.Do(func() { s.unlock(key) }) }, nil
+}
+
+func (s *Store) unlock(key int64) {
+	s.lockMu.Lock()
+	defer s.lockMu.Unlock()
+	delete(s.held, key)
+	if s.lockConn == nil {
+		return // the session died, and its locks with it
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, _ = s.lockConn.Exec(ctx, "DELETE FROM paycli.invoice_locks WHERE key = $1 AND backend_pid = pg_backend_pid()", key)
+	if _, err := s.lockConn.Exec(ctx, "SELECT pg_advisory_unlock($1)", key); err != nil {
+		s.dropLockSession()
+	}
+}
+
+// lockSession is the session that holds this process's invoice locks,
+// opened on first use; s.lockMu is held.
+func (s *Store) lockSession(ctx context.Context) (*pgx.Conn, error) {
+	if s.lockConn != nil && !s.lockConn.IsClosed() {
+		return s.lockConn, nil
+	}
+	// A session that died took its locks with it.
+	s.held = map[int64]journal.Holder{}
+	cfg := s.pool.Config().ConnConfig.Copy()
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, &UnavailableError{URL: redact.URL(s.opts.URL), Err: redactURLError(err, s.opts.URL)}
+	}
+	s.lockConn = conn
+	return conn, nil
+}
+
+func (s *Store) dropLockSession() {
+	if s.lockConn != nil {
+		_ = s.lockConn.Close(context.Background())
+		s.lockConn = nil
+	}
+	s.held = map[int64]journal.Holder{}
+}
+
+// holder reads who holds key's lock: the row of the session that holds it.
+func (s *Store) holder(ctx context.Context, conn *pgx.Conn, key int64) journal.Holder {
+	var h journal.Holder
+	var operator string
+	err := conn.QueryRow(ctx, `SELECT h.command, h.pid, h.since, h.host, h.operator FROM paycli.invoice_locks h
+JOIN pg_locks l ON l.locktype = 'advisory' AND l.granted AND l.pid = h.backend_pid
+    AND l.classid::bigint = (h.key >> 32) & 4294967295 AND l.objid::bigint = h.key & 4294967295 AND l.objsubid = 1
+WHERE h.key = $1`, key).Scan(&h.Command, &h.PID, &h.Since, &h.Host, &operator)
+	if err != nil {
+		return journal.Holder{}
+	}
+	h.User = operator
+	return h
+}

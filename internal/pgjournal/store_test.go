@@ -1,0 +1,175 @@
+package pgjournal
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/pgtest"
+)
+
+var t0 = time.Date(2026, 11, 24, 9, 30, 0, 0, time.UTC)
+
+func openAs(t *testing.T, srv *pgtest.Server, role, host string, pid int) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), Options{URL: srv.URL(role, "journal"), Spool: filepath.Join(t.TempDir(), "spool.jsonl"),
+		Now: func() time.Time { return t0 }, OSUser: role + "-os", Host: host, PID: pid, Application: "paycli/test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func intent(attempt, invoice, ref string) journal.Entry {
+	return journal.Entry{Type: journal.TypeIntent, Kind: journal.KindRefund, Gateway: "gw-1", Attempt: attempt, Time: t0,
+		Profile: "live", BaseURL: "https://gw.example/ccpayment", Invoice: invoice, Amount: "50.00", Currency: "TRY", Ref: ref}
+}
+
+func outcome(in journal.Entry, class string, code int) journal.Entry {
+	o := in
+	o.Type, o.Outcome, o.StatusCode, o.Time = journal.TypeOutcome, class, &code, in.Time.Add(time.Second)
+	return o
+}
+
+func TestAppendAttemptsFind(t *testing.T) {
+	srv, _ := desk(t)
+	s := openAs(t, srv, "ayse", "desk-1", 101)
+	ctx := context.Background()
+	in := intent("att-1", "INV-1", "RF-1")
+	for _, e := range []journal.Entry{in, outcome(in, journal.Succeeded, 100), intent("att-2", "INV-2", "")} {
+		if err := s.Append(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The same line again (an import, a spool written twice) is one line.
+	if err := s.Append(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Attempts(ctx, "INV-1")
+	if err != nil || len(got) != 1 || got[0].Class() != journal.Succeeded || got[0].Intent.Ref != "RF-1" {
+		t.Fatalf("Attempts(INV-1) = %+v, %v", got, err)
+	}
+	all, err := s.Attempts(ctx)
+	if err != nil || len(all) != 2 || all[1].Recorded() {
+		t.Fatalf("Attempts() = %+v, %v", all, err)
+	}
+	for _, name := range []string{"RF-1", "att-1"} {
+		if found, err := s.Find(ctx, name); err != nil || len(found) != 1 || found[0].Intent.Attempt != "att-1" || !found[0].Recorded() {
+			t.Errorf("Find(%s) = %+v, %v", name, found, err)
+		}
+	}
+	if found, _ := s.Find(ctx, "nope"); len(found) != 0 {
+		t.Errorf("Find(nope) = %+v", found)
+	}
+}
+
+// TestLockIsHeldAcrossOperators: one operator's lock refuses another's at
+// once, saying who, where and since when; it is released by unlock, and by
+// the death of the holder's session.
+func TestLockIsHeldAcrossOperators(t *testing.T) {
+	srv, _ := desk(t)
+	ctx := context.Background()
+	ayse := openAs(t, srv, "ayse", "desk-1", 101)
+	mehmet := openAs(t, srv, "mehmet", "desk-2", 202)
+	unlock, err := ayse.Lock(ctx, "gw-1", "INV-1", "refund")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = mehmet.Lock(ctx, "gw-1", "INV-1", "refund")
+	var inFlight *journal.InFlightError
+	if !errors.As(err, &inFlight) {
+		t.Fatalf("second operator's lock: %v, want in flight", err)
+	}
+	if h := inFlight.Holder; h.Command != "refund" || h.PID != 101 || h.User != "ayse" || h.Host != "desk-1" || !h.Since.Equal(t0) {
+		t.Errorf("holder %+v", h)
+	}
+	// Another invoice, or the same invoice on another account, is free.
+	for _, k := range [][2]string{{"gw-1", "INV-2"}, {"gw-2", "INV-1"}} {
+		u, err := mehmet.Lock(ctx, k[0], k[1], "refund")
+		if err != nil {
+			t.Errorf("lock %v: %v", k, err)
+			continue
+		}
+		u()
+	}
+	// Within one process the second taker is refused too.
+	if _, err := ayse.Lock(ctx, "gw-1", "INV-1", "refund"); !errors.As(err, &inFlight) {
+		t.Errorf("same process, same invoice: %v", err)
+	}
+	unlock()
+	u2, err := mehmet.Lock(ctx, "gw-1", "INV-1", "refund")
+	if err != nil {
+		t.Fatalf("after unlock: %v", err)
+	}
+	// The holder's session dies (its process was killed): the server
+	// releases the lock.
+	srv.Exec(t, "journal", "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'mehmet' AND application_name = 'paycli/test'")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		u3, err := ayse.Lock(ctx, "gw-1", "INV-1", "refund")
+		if err == nil {
+			u3()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("lock still held after its session died: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	u2() // the session is gone: nothing to release, and no panic
+}
+
+// TestDatabaseDown: an intent is refused while the database is down (no
+// journal, no payment); an outcome is kept in the spool and written by
+// the next Open.
+func TestDatabaseDown(t *testing.T) {
+	srv, _ := desk(t)
+	ctx := context.Background()
+	spool := filepath.Join(t.TempDir(), "spool.jsonl")
+	opts := Options{URL: srv.URL("ayse", "journal"), Spool: spool, Now: func() time.Time { return t0 }, PID: 7}
+	s, err := Open(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	in := intent("att-1", "INV-1", "RF-1")
+	if err := s.Append(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	var unavailable *UnavailableError
+	if err := s.Append(ctx, intent("att-2", "INV-2", "")); !errors.As(err, &unavailable) {
+		t.Errorf("intent with the database down: %v, want unavailable", err)
+	}
+	if err := s.Append(ctx, outcome(in, journal.Succeeded, 100)); err != nil {
+		t.Fatalf("outcome with the database down: %v, want spooled", err)
+	}
+	if _, err := os.Stat(spool); err != nil {
+		t.Fatalf("spool: %v", err)
+	}
+	if _, err := Open(ctx, opts); !errors.As(err, &unavailable) {
+		t.Errorf("Open with the database down: %v", err)
+	}
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := Open(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	got, err := s2.Attempts(ctx, "INV-1")
+	if err != nil || len(got) != 1 || got[0].Class() != journal.Succeeded {
+		t.Fatalf("after the spool was written: %+v, %v", got, err)
+	}
+	if left, _ := filepath.Glob(spool + "*"); len(left) != 0 {
+		t.Errorf("spool files left: %v", left)
+	}
+}
