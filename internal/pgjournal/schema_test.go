@@ -3,6 +3,7 @@ package pgjournal
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -22,14 +23,24 @@ func connect(t *testing.T, url string) *pgx.Conn {
 	return conn
 }
 
-// desk is a server with a journal database owned by a desk admin and two
-// operator roles granted by Grant.
-func desk(t *testing.T) (*pgtest.Server, *pgx.Conn) {
+// pg is the package's shared PostgreSQL server (tests that stop it start
+// their own).
+var pg pgtest.Shared
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pg.Stop()
+	os.Exit(code)
+}
+
+// deskDB is a database of its own on srv, owned by a desk admin, with the
+// journal's schema and two operator roles granted by Grant.
+func deskDB(t *testing.T, srv *pgtest.Server) (db string, admin *pgx.Conn) {
 	t.Helper()
-	srv := pgtest.Start(t)
-	srv.Exec(t, "postgres", "CREATE ROLE desk_admin LOGIN", "CREATE DATABASE journal OWNER desk_admin",
-		"CREATE ROLE ayse LOGIN", "CREATE ROLE mehmet LOGIN")
-	admin := connect(t, srv.URL("desk_admin", "journal"))
+	db = srv.Database(t, "desk_admin")
+	srv.Role(t, "ayse")
+	srv.Role(t, "mehmet")
+	admin = connect(t, srv.URL("desk_admin", db))
 	if _, err := Migrate(context.Background(), admin); err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +49,7 @@ func desk(t *testing.T) (*pgtest.Server, *pgx.Conn) {
 			t.Fatal(err)
 		}
 	}
-	return srv, admin
+	return db, admin
 }
 
 func TestMigrationsAreNumbered(t *testing.T) {
@@ -51,13 +62,13 @@ func TestMigrationsAreNumbered(t *testing.T) {
 // TestMigrateIsIdempotentAndSerialised: a second run applies nothing;
 // four runs at once on an empty database apply each step once.
 func TestMigrateIsIdempotentAndSerialised(t *testing.T) {
-	srv := pgtest.Start(t)
-	srv.Exec(t, "postgres", "CREATE DATABASE j")
+	srv := pg.Start(t)
+	j := srv.Database(t, pgtest.Superuser)
 	var wg sync.WaitGroup
 	results := make([][]int, 4)
 	errs := make([]error, 4)
 	for i := range 4 {
-		conn := connect(t, srv.URL(pgtest.Superuser, "j"))
+		conn := connect(t, srv.URL(pgtest.Superuser, j))
 		wg.Go(func() { results[i], errs[i] = Migrate(context.Background(), conn) })
 	}
 	wg.Wait()
@@ -71,7 +82,7 @@ func TestMigrateIsIdempotentAndSerialised(t *testing.T) {
 	if total != SchemaVersion() {
 		t.Errorf("concurrent runs applied %v, want each of %d steps once", results, SchemaVersion())
 	}
-	conn := connect(t, srv.URL(pgtest.Superuser, "j"))
+	conn := connect(t, srv.URL(pgtest.Superuser, j))
 	if again, err := Migrate(context.Background(), conn); err != nil || len(again) != 0 {
 		t.Errorf("second run applied %v, %v", again, err)
 	}
@@ -81,9 +92,9 @@ func TestMigrateIsIdempotentAndSerialised(t *testing.T) {
 }
 
 func TestCheckSchema(t *testing.T) {
-	srv := pgtest.Start(t)
-	srv.Exec(t, "postgres", "CREATE DATABASE j")
-	conn := connect(t, srv.URL(pgtest.Superuser, "j"))
+	srv := pg.Start(t)
+	j := srv.Database(t, pgtest.Superuser)
+	conn := connect(t, srv.URL(pgtest.Superuser, j))
 	if err := CheckSchema(context.Background(), conn); !errors.Is(err, ErrNoSchema) {
 		t.Errorf("empty database: %v, want ErrNoSchema", err)
 	}
@@ -106,8 +117,9 @@ func TestCheckSchema(t *testing.T) {
 // UPDATE, DELETE and TRUNCATE are refused by the database, and the
 // operator recorded is the role that inserted, whatever it sent.
 func TestOperatorsCanOnlyAppend(t *testing.T) {
-	srv, admin := desk(t)
-	ayse := connect(t, srv.URL("ayse", "journal"))
+	srv := pg.Start(t)
+	db, admin := deskDB(t, srv)
+	ayse := connect(t, srv.URL("ayse", db))
 	ctx := context.Background()
 	if _, err := ayse.Exec(ctx, `INSERT INTO paycli.journal_lines (attempt, type, kind, gateway, invoice, at, entry, operator)
 VALUES ('a1', 'intent', 'refund', 'g', 'INV-1', now(), '{}', 'mehmet')`); err != nil {
@@ -117,7 +129,7 @@ VALUES ('a1', 'intent', 'refund', 'g', 'INV-1', now(), '{}', 'mehmet')`); err !=
 	if err := ayse.QueryRow(ctx, "SELECT operator FROM paycli.journal_lines WHERE attempt = 'a1'").Scan(&op); err != nil || op != "ayse" {
 		t.Errorf("operator recorded %q (%v), want ayse", op, err)
 	}
-	for _, conn := range []*pgx.Conn{ayse, connect(t, srv.URL("mehmet", "journal"))} {
+	for _, conn := range []*pgx.Conn{ayse, connect(t, srv.URL("mehmet", db))} {
 		for _, sql := range []string{
 			"UPDATE paycli.journal_lines SET outcome = 'succeeded'",
 			"DELETE FROM paycli.journal_lines",
@@ -141,7 +153,8 @@ VALUES ('a1', 'intent', 'refund', 'g', 'INV-1', now(), '{}', 'mehmet')`); err !=
 }
 
 func TestGrantRoles(t *testing.T) {
-	srv, admin := desk(t)
+	srv := pg.Start(t)
+	_, admin := deskDB(t, srv)
 	var noRole *NoRoleError
 	if err := Grant(context.Background(), admin, "nobody"); !errors.As(err, &noRole) {
 		t.Errorf("Grant(nobody) = %v", err)

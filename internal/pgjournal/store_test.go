@@ -14,9 +14,9 @@ import (
 
 var t0 = time.Date(2026, 11, 24, 9, 30, 0, 0, time.UTC)
 
-func openAs(t *testing.T, srv *pgtest.Server, role, host string, pid int) *Store {
+func openAs(t *testing.T, srv *pgtest.Server, db, role, host string, pid int) *Store {
 	t.Helper()
-	s, err := Open(context.Background(), Options{URL: srv.URL(role, "journal"), Spool: filepath.Join(t.TempDir(), "spool.jsonl"),
+	s, err := Open(context.Background(), Options{URL: srv.URL(role, db), Spool: filepath.Join(t.TempDir(), "spool.jsonl"),
 		Now: func() time.Time { return t0 }, OSUser: role + "-os", Host: host, PID: pid, Application: "paycli/test"})
 	if err != nil {
 		t.Fatal(err)
@@ -37,8 +37,9 @@ func outcome(in journal.Entry, class string, code int) journal.Entry {
 }
 
 func TestAppendAttemptsFind(t *testing.T) {
-	srv, _ := desk(t)
-	s := openAs(t, srv, "ayse", "desk-1", 101)
+	srv := pg.Start(t)
+	db, _ := deskDB(t, srv)
+	s := openAs(t, srv, db, "ayse", "desk-1", 101)
 	ctx := context.Background()
 	in := intent("att-1", "INV-1", "RF-1")
 	for _, e := range []journal.Entry{in, outcome(in, journal.Succeeded, 100), intent("att-2", "INV-2", "")} {
@@ -72,10 +73,11 @@ func TestAppendAttemptsFind(t *testing.T) {
 // once, saying who, where and since when; it is released by unlock, and by
 // the death of the holder's session.
 func TestLockIsHeldAcrossOperators(t *testing.T) {
-	srv, _ := desk(t)
+	srv := pg.Start(t)
+	db, _ := deskDB(t, srv)
 	ctx := context.Background()
-	ayse := openAs(t, srv, "ayse", "desk-1", 101)
-	mehmet := openAs(t, srv, "mehmet", "desk-2", 202)
+	ayse := openAs(t, srv, db, "ayse", "desk-1", 101)
+	mehmet := openAs(t, srv, db, "mehmet", "desk-2", 202)
 	unlock, err := ayse.Lock(ctx, "gw-1", "INV-1", "refund")
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +110,7 @@ func TestLockIsHeldAcrossOperators(t *testing.T) {
 	}
 	// The holder's session dies (its process was killed): the server
 	// releases the lock.
-	srv.Exec(t, "journal", "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'mehmet' AND application_name = 'paycli/test'")
+	srv.Exec(t, db, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'mehmet' AND datname = current_database()")
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		u3, err := ayse.Lock(ctx, "gw-1", "INV-1", "refund")
@@ -128,10 +130,11 @@ func TestLockIsHeldAcrossOperators(t *testing.T) {
 // journal, no payment); an outcome is kept in the spool and written by
 // the next Open.
 func TestDatabaseDown(t *testing.T) {
-	srv, _ := desk(t)
+	srv := pgtest.Start(t) // stopped and restarted: a server of its own
+	db, _ := deskDB(t, srv)
 	ctx := context.Background()
 	spool := filepath.Join(t.TempDir(), "spool.jsonl")
-	opts := Options{URL: srv.URL("ayse", "journal"), Spool: spool, Now: func() time.Time { return t0 }, PID: 7}
+	opts := Options{URL: srv.URL("ayse", db), Spool: spool, Now: func() time.Time { return t0 }, PID: 7}
 	s, err := Open(ctx, opts)
 	if err != nil {
 		t.Fatal(err)

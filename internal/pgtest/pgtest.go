@@ -12,6 +12,7 @@ package pgtest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -45,6 +46,7 @@ type Server struct {
 
 	mu      sync.Mutex
 	running bool
+	dbs     int // databases made by Database
 }
 
 // binDir finds the folder holding initdb and pg_ctl: PATH first, then
@@ -230,3 +232,99 @@ func (s *Server) Exec(t testing.TB, db string, statements ...string) {
 		t.Fatalf("psql %q: %v\n%s", statements, err, strings.TrimSpace(string(out)))
 	}
 }
+
+// Shared is one server for the tests of a package that need no restart:
+// started by the first test that asks, stopped by Stop (from TestMain).
+// Tests that stop or crash the server start their own with Start.
+type Shared struct {
+	once sync.Once
+	srv  *Server
+	err  error
+	stop func()
+}
+
+// Start returns the shared server, starting it on first use; t is skipped
+// (or failed, see RequireEnv) when there is no PostgreSQL.
+func (sh *Shared) Start(t testing.TB) *Server {
+	t.Helper()
+	sh.once.Do(func() {
+		var cleanups []func()
+		tb := &mainTB{cleanup: &cleanups}
+		func() {
+			defer func() {
+				if r := recover(); r != nil && tb.err == nil {
+					tb.err = fmt.Errorf("%v", r)
+				}
+			}()
+			sh.srv = Start(tb)
+		}()
+		sh.err = tb.err
+		sh.stop = func() {
+			for i := len(cleanups) - 1; i >= 0; i-- {
+				cleanups[i]()
+			}
+		}
+	})
+	if sh.err != nil {
+		var skip skipError
+		if errors.As(sh.err, &skip) {
+			unavailable(t, skip.err)
+		}
+		t.Fatal(sh.err)
+	}
+	return sh.srv
+}
+
+// Stop stops the shared server if it was started.
+func (sh *Shared) Stop() {
+	if sh.stop != nil {
+		sh.stop()
+	}
+}
+
+// mainTB is the testing.TB Start runs on for a shared server: it keeps
+// the cleanups for Stop and turns a skip or a failure into an error.
+type mainTB struct {
+	testing.TB
+	cleanup *[]func()
+	err     error
+}
+
+type skipError struct{ err error }
+
+func (e skipError) Error() string { return e.err.Error() }
+
+func (m *mainTB) Helper()          {}
+func (m *mainTB) Cleanup(f func()) { *m.cleanup = append(*m.cleanup, f) }
+func (m *mainTB) Skipf(f string, a ...any) {
+	m.err = skipError{fmt.Errorf(f, a...)}
+	panic(m.err)
+}
+func (m *mainTB) Fatal(a ...any) { m.err = errors.New(fmt.Sprint(a...)); panic(m.err) }
+func (m *mainTB) Fatalf(f string, a ...any) {
+	m.err = fmt.Errorf(f, a...)
+	panic(m.err)
+}
+
+// Database creates a database owned by owner (a role created if missing,
+// with LOGIN) with a name unique to t, and returns its name.
+func (s *Server) Database(t testing.TB, owner string) string {
+	t.Helper()
+	s.mu.Lock()
+	s.dbs++
+	name := fmt.Sprintf("test_%d", s.dbs)
+	s.mu.Unlock()
+	s.Role(t, owner)
+	s.Exec(t, "postgres", fmt.Sprintf("CREATE DATABASE %s OWNER %s", name, quoteIdent(owner)))
+	return name
+}
+
+// Role creates a LOGIN role if the cluster has none of that name.
+func (s *Server) Role(t testing.TB, name string) {
+	t.Helper()
+	s.Exec(t, "postgres", fmt.Sprintf(`DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = %s) THEN CREATE ROLE %s LOGIN; END IF; END $$`,
+		quoteLiteral(name), quoteIdent(name)))
+}
+
+func quoteIdent(s string) string   { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+func quoteLiteral(s string) string { return `'` + strings.ReplaceAll(s, `'`, `''`) + `'` }
