@@ -21,6 +21,9 @@ type Attempt struct {
 	// gateway said later about an attempt whose outcome was unknown. Nil
 	// when none was written.
 	Reconciled *Entry
+	// Operator is who made the attempt as a shared journal's database
+	// recorded it (the role that wrote the intent); empty in a file journal.
+	Operator string
 }
 
 // Recorded reports whether the attempt's outcome was written.
@@ -105,6 +108,38 @@ func ReadAll(path string) ([]Attempt, Damage, error) {
 	}
 	defer f.Close()
 	return readFrom(f)
+}
+
+// Entries reads every line of the journal at path as it was written, in
+// order: reconciliations that a later one replaced included (ReadAll keeps
+// an attempt's latest). A missing file has none; unreadable lines are
+// counted in Damage.
+func Entries(path string) ([]Entry, Damage, error) {
+	f, err := OpenRegular(path, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, Damage{}, nil
+	}
+	if err != nil {
+		return nil, Damage{}, err
+	}
+	defer f.Close()
+	var entries []Entry
+	var damage Damage
+	sc := NewLineScanner(f, 0)
+	for {
+		l, err := sc.Next()
+		if errors.Is(err, io.EOF) {
+			return entries, damage, nil
+		}
+		if err != nil {
+			return nil, Damage{}, fmt.Errorf("journal: %w", err)
+		}
+		if e, ok := ParseLine(l); ok {
+			entries = append(entries, e)
+		} else {
+			damage.Add(l.Off)
+		}
+	}
 }
 
 func readFrom(r io.Reader) ([]Attempt, Damage, error) {

@@ -153,7 +153,7 @@ func (s *Store) Append(ctx context.Context, e journal.Entry) error {
 	if err == nil {
 		return nil
 	}
-	err = &UnavailableError{URL: redact.URL(s.opts.URL), Err: redactURLError(err, s.opts.URL)}
+	err = s.unavailable(err)
 	if e.Type == journal.TypeIntent || s.opts.Spool == "" {
 		return err
 	}
@@ -189,23 +189,12 @@ func (s *Store) flushSpool(ctx context.Context) error {
 	}
 	files, _ := filepath.Glob(s.opts.Spool + ".flushing-*")
 	for _, f := range files {
-		attempts, _, err := journal.Read(f)
+		entries, _, err := journal.Entries(f)
 		if err != nil {
 			return err
 		}
-		for _, a := range attempts {
-			for _, e := range []*journal.Entry{&a.Intent, a.Outcome, a.Reconciled} {
-				if e == nil || e.Attempt == "" {
-					continue
-				}
-				args, err := s.lineArgs(*e)
-				if err != nil {
-					return err
-				}
-				if _, err := s.pool.Exec(ctx, insertLine, args...); err != nil {
-					return &UnavailableError{URL: redact.URL(s.opts.URL), Err: redactURLError(err, s.opts.URL)}
-				}
-			}
+		if _, err := s.Import(ctx, entries); err != nil {
+			return err
 		}
 		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
@@ -233,10 +222,11 @@ ORDER BY seq`, name)
 func (s *Store) query(ctx context.Context, sql string, args ...any) ([]journal.Attempt, error) {
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, &UnavailableError{URL: redact.URL(s.opts.URL), Err: redactURLError(err, s.opts.URL)}
+		return nil, s.unavailable(err)
 	}
 	defer rows.Close()
 	var asm journal.Assembler
+	operators := map[string]string{}
 	for rows.Next() {
 		var data []byte
 		var operator string
@@ -247,12 +237,89 @@ func (s *Store) query(ctx context.Context, sql string, args ...any) ([]journal.A
 		if json.Unmarshal(data, &e) != nil {
 			continue
 		}
-		asm.Add(e)
+		if asm.Add(e) && e.Type == journal.TypeIntent {
+			operators[e.Attempt+"\x00"+e.Invoice] = operator
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, &UnavailableError{URL: redact.URL(s.opts.URL), Err: redactURLError(err, s.opts.URL)}
+		return nil, s.unavailable(err)
 	}
-	return asm.Attempts(), nil
+	attempts := asm.Attempts()
+	for i := range attempts {
+		attempts[i].Operator = operators[attempts[i].Intent.Attempt+"\x00"+attempts[i].Intent.Invoice]
+	}
+	return attempts, nil
+}
+
+// Window returns the attempts whose intent was written from since until
+// until (either zero: unbounded), with every line of each, as Attempts.
+func (s *Store) Window(ctx context.Context, since, until time.Time) ([]journal.Attempt, error) {
+	return s.query(ctx, `SELECT entry, operator FROM paycli.journal_lines WHERE attempt IN (
+    SELECT attempt FROM paycli.journal_lines WHERE type = 'intent'
+        AND ($1::timestamptz IS NULL OR at >= $1) AND ($2::timestamptz IS NULL OR at < $2))
+ORDER BY seq`, nullTime(since), nullTime(until))
+}
+
+func nullTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+// Import writes every line of entries that the shared journal does not
+// hold yet (matched by attempt id, line type and time), and returns how
+// many it wrote: run twice, it writes nothing the second time. Lines are
+// written in batches, each in one transaction.
+func (s *Store) Import(ctx context.Context, entries []journal.Entry) (int, error) {
+	const perBatch = 1000
+	written := 0
+	var b pgx.Batch
+	flush := func() error {
+		if b.Len() == 0 {
+			return nil
+		}
+		tx, err := s.pool.Begin(ctx)
+		if err != nil {
+			return s.unavailable(err)
+		}
+		defer tx.Rollback(ctx) //nolint:errcheck // after Commit it is a no-op
+		res := tx.SendBatch(ctx, &b)
+		for range b.Len() {
+			tag, err := res.Exec()
+			if err != nil {
+				res.Close()
+				return s.unavailable(err)
+			}
+			written += int(tag.RowsAffected())
+		}
+		if err := res.Close(); err != nil {
+			return s.unavailable(err)
+		}
+		b = pgx.Batch{}
+		return tx.Commit(ctx)
+	}
+	for _, e := range entries {
+		if e.Attempt == "" {
+			continue
+		}
+		args, err := s.lineArgs(e)
+		if err != nil {
+			return written, err
+		}
+		b.Queue(insertLine, args...)
+		if b.Len() == perBatch {
+			if err := flush(); err != nil {
+				return written, err
+			}
+		}
+	}
+	return written, flush()
+}
+
+// unavailable wraps a database error: the shared journal cannot be used.
+func (s *Store) unavailable(err error) error {
+	return &UnavailableError{URL: redact.URL(s.opts.URL), Err: redactURLError(err, s.opts.URL)}
 }
 
 // lockKey is the advisory lock key of an invoice on a gateway account.

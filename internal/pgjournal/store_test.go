@@ -3,6 +3,7 @@ package pgjournal
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -174,5 +175,73 @@ func TestDatabaseDown(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(spool + "*"); len(left) != 0 {
 		t.Errorf("spool files left: %v", left)
+	}
+}
+
+// TestImportIsIdempotent: a file journal's lines, reconciliations that a
+// later one replaced included, are written once however often imported;
+// the operator is the role that imported them.
+func TestImportIsIdempotent(t *testing.T) {
+	srv := pg.Start(t)
+	db, _ := deskDB(t, srv)
+	ctx := context.Background()
+	s := openAs(t, srv, db, "mehmet", "desk-2", 202)
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	j, err := journal.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := intent("att-1", "INV-1", "RF-1")
+	unknown := outcome(in, journal.Unknown, 0)
+	unknown.StatusCode = nil
+	rec1 := in
+	rec1.Type, rec1.Outcome, rec1.Time = journal.TypeReconcile, journal.Pending, t0.Add(time.Minute)
+	rec2 := rec1
+	rec2.Outcome, rec2.Time = journal.Succeeded, t0.Add(time.Hour)
+	for _, e := range []journal.Entry{in, unknown, rec1, rec2, intent("att-2", "INV-2", "")} {
+		if err := j.Append(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Close()
+	entries, _, err := journal.Entries(path)
+	if err != nil || len(entries) != 5 {
+		t.Fatalf("Entries: %d, %v", len(entries), err)
+	}
+	if n, err := s.Import(ctx, entries); err != nil || n != 5 {
+		t.Fatalf("first import wrote %d, %v", n, err)
+	}
+	if n, err := s.Import(ctx, entries); err != nil || n != 0 {
+		t.Fatalf("second import wrote %d, %v", n, err)
+	}
+	got, err := s.Attempts(ctx, "INV-1")
+	if err != nil || len(got) != 1 || got[0].Class() != journal.Succeeded || got[0].Operator != "mehmet" {
+		t.Fatalf("after import: %+v, %v", got, err)
+	}
+}
+
+// TestWindow: the attempts whose intent falls in the window, whole.
+func TestWindow(t *testing.T) {
+	srv := pg.Start(t)
+	db, _ := deskDB(t, srv)
+	ctx := context.Background()
+	s := openAs(t, srv, db, "ayse", "desk-1", 101)
+	for i, at := range []time.Time{t0.Add(-48 * time.Hour), t0.Add(-time.Hour), t0} {
+		in := intent(fmt.Sprintf("att-%d", i), fmt.Sprintf("INV-%d", i), "")
+		in.Time = at
+		if err := s.Append(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+		// An outcome written after the window closes still belongs.
+		if err := s.Append(ctx, outcome(in, journal.Declined, 41)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.Window(ctx, t0.Add(-2*time.Hour), t0)
+	if err != nil || len(got) != 1 || got[0].Intent.Attempt != "att-1" || got[0].Class() != journal.Declined || got[0].Operator != "ayse" {
+		t.Fatalf("Window = %+v, %v", got, err)
+	}
+	if all, err := s.Window(ctx, time.Time{}, time.Time{}); err != nil || len(all) != 3 {
+		t.Fatalf("unbounded window: %d, %v", len(all), err)
 	}
 }
