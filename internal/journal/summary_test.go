@@ -21,7 +21,7 @@ func TestSummarize(t *testing.T) {
 		at("ayse", KindRefund, "5.00", "USD", Succeeded),
 		at("ayse", KindRefund, "", "TRY", Succeeded),
 		at("ayse", KindRefund, "7.00", "TRY", ""), // no outcome: unknown
-		at("ayse", "", "99.00", "TRY", Declined),    // a line from before kinds: walletpay
+		at("ayse", "", "99.00", "TRY", Declined),  // a line from before kinds: walletpay
 	})
 	want := []struct {
 		op, kind, outcome string
