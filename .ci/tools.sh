@@ -39,9 +39,12 @@ apt_packages=()
 command -v php >/dev/null 2>&1 || apt_packages+=(php-cli)
 { command -v php >/dev/null 2>&1 && php -m 2>/dev/null | grep -qx curl; } || apt_packages+=(php-curl)
 [ -x /usr/bin/chromium ] || apt_packages+=(chromium)
+# PostgreSQL's server programs (initdb, pg_ctl) for the shared journal's
+# tests (internal/pgtest starts a server of its own in a temporary folder).
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || command -v initdb >/dev/null 2>&1 || apt_packages+=(postgresql)
 if [ ${#apt_packages[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-    echo "installing ${apt_packages[*]} for the PHP cross-checks and the browser test"
+    echo "installing ${apt_packages[*]} for the PHP cross-checks, the browser test and the shared journal's tests"
     if ! { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${apt_packages[@]}" >/dev/null; }; then
       echo "could not install ${apt_packages[*]}: the PHP cross-checks or the browser test will be skipped"
     fi

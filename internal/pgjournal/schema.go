@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/paycli/paycli/internal/redact"
 )
 
 //go:embed migrations/*.sql
@@ -201,3 +202,40 @@ func Grant(ctx context.Context, conn *pgx.Conn, role string) error {
 type NoRoleError struct{ Role string }
 
 func (e *NoRoleError) Error() string { return fmt.Sprintf("the database has no role %q", e.Role) }
+
+// InitResult is what Init did.
+type InitResult struct {
+	// Version is the schema's version after Init.
+	Version int `json:"schema_version"`
+	// Applied are the versions this run applied (none when it was up to date).
+	Applied []int `json:"applied"`
+	// Granted are the roles given read and append rights.
+	Granted []string `json:"granted"`
+}
+
+// Init connects to the database at url as its owner (or any role allowed
+// to create the schema), creates or migrates the journal's schema, and
+// grants each role read and append rights (Grant). A connection that
+// fails is an *UnavailableError.
+func Init(ctx context.Context, url string, roles []string) (InitResult, error) {
+	res := InitResult{Applied: []int{}, Granted: []string{}}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return res, &UnavailableError{URL: redact.URL(url), Err: redactURLError(err, url)}
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if res.Applied, err = Migrate(ctx, conn); err != nil {
+		return res, err
+	}
+	if res.Applied == nil {
+		res.Applied = []int{}
+	}
+	res.Version = SchemaVersion()
+	for _, r := range roles {
+		if err := Grant(ctx, conn, r); err != nil {
+			return res, err
+		}
+		res.Granted = append(res.Granted, r)
+	}
+	return res, nil
+}
