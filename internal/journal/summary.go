@@ -18,6 +18,21 @@ type Lister interface {
 	Window(ctx context.Context, since, until time.Time) ([]Attempt, error)
 }
 
+// Summarizer is a journal that totals the attempts of a time window
+// (Summarize's rows): the file journal and the shared one alike.
+type Summarizer interface {
+	Summary(ctx context.Context, since, until time.Time) ([]SummaryRow, error)
+}
+
+// Summary totals the attempts whose intent falls in the window.
+func (f *File) Summary(ctx context.Context, since, until time.Time) ([]SummaryRow, error) {
+	attempts, err := f.Window(ctx, since, until)
+	if err != nil {
+		return nil, err
+	}
+	return Summarize(attempts), nil
+}
+
 // Window returns the attempts whose intent falls in the window.
 func (f *File) Window(ctx context.Context, since, until time.Time) ([]Attempt, error) {
 	all, err := f.Attempts(ctx)

@@ -127,8 +127,8 @@ func (s *Store) Close() error {
 // insertLine is the one statement that writes a journal line. A line
 // already there (the same attempt, type and time: an import run twice, a
 // spool written again) is left as it is.
-const insertLine = `INSERT INTO paycli.journal_lines (attempt, type, kind, gateway, invoice, outcome, at, entry, os_user, host)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+const insertLine = `INSERT INTO paycli.journal_lines (attempt, type, kind, gateway, invoice, outcome, at, intent_at, entry, os_user, host)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9, $10)
 ON CONFLICT ON CONSTRAINT journal_lines_once DO NOTHING`
 
 func (s *Store) lineArgs(e journal.Entry) ([]any, error) {
@@ -254,10 +254,43 @@ func (s *Store) query(ctx context.Context, sql string, args ...any) ([]journal.A
 // Window returns the attempts whose intent was written from since until
 // until (either zero: unbounded), with every line of each, as Attempts.
 func (s *Store) Window(ctx context.Context, since, until time.Time) ([]journal.Attempt, error) {
-	return s.query(ctx, `SELECT entry, operator FROM paycli.journal_lines WHERE attempt IN (
-    SELECT attempt FROM paycli.journal_lines WHERE type = 'intent'
-        AND ($1::timestamptz IS NULL OR at >= $1) AND ($2::timestamptz IS NULL OR at < $2))
+	return s.query(ctx, `SELECT entry, operator FROM paycli.journal_lines
+WHERE ($1::timestamptz IS NULL OR intent_at >= $1) AND ($2::timestamptz IS NULL OR intent_at < $2)
 ORDER BY seq`, nullTime(since), nullTime(until))
+}
+
+// Summary totals the attempts of the window (journal.Summarize), reading
+// only the columns the totals need.
+func (s *Store) Summary(ctx context.Context, since, until time.Time) ([]journal.SummaryRow, error) {
+	rows, err := s.pool.Query(ctx, `SELECT attempt, type, kind, invoice, outcome,
+    coalesce(entry ->> 'amount', ''), coalesce(entry ->> 'currency', ''), operator
+FROM paycli.journal_lines
+WHERE ($1::timestamptz IS NULL OR intent_at >= $1) AND ($2::timestamptz IS NULL OR intent_at < $2)
+ORDER BY seq`, nullTime(since), nullTime(until))
+	if err != nil {
+		return nil, s.unavailable(err)
+	}
+	defer rows.Close()
+	var asm journal.Assembler
+	operators := map[string]string{}
+	for rows.Next() {
+		var e journal.Entry
+		var operator string
+		if err := rows.Scan(&e.Attempt, &e.Type, &e.Kind, &e.Invoice, &e.Outcome, &e.Amount, &e.Currency, &operator); err != nil {
+			return nil, err
+		}
+		if asm.Add(e) && e.Type == journal.TypeIntent {
+			operators[e.Attempt+"\x00"+e.Invoice] = operator
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.unavailable(err)
+	}
+	attempts := asm.Attempts()
+	for i := range attempts {
+		attempts[i].Operator = operators[attempts[i].Intent.Attempt+"\x00"+attempts[i].Intent.Invoice]
+	}
+	return journal.Summarize(attempts), nil
 }
 
 func nullTime(t time.Time) *time.Time {

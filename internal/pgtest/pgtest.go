@@ -47,6 +47,7 @@ type Server struct {
 	mu      sync.Mutex
 	running bool
 	dbs     int // databases made by Database
+	durable bool
 }
 
 // binDir finds the folder holding initdb and pg_ctl: PATH first, then
@@ -81,15 +82,27 @@ func unavailable(t testing.TB, err error) {
 	t.Skipf("skipped: %v", err)
 }
 
+// Options change how a server runs.
+type Options struct {
+	// Durable keeps fsync on, as a production server runs: for measuring
+	// commit times. Tests run without it: a commit still waits for its WAL
+	// to reach the kernel, so a crashed server (Crash) keeps it, and only
+	// a crash of the machine, which no test makes, could lose it.
+	Durable bool
+}
+
 // Start initialises a cluster in a new temporary folder and starts a
 // server on a free loopback port; it is stopped and removed when t ends.
-func Start(t testing.TB) *Server {
+func Start(t testing.TB) *Server { t.Helper(); return StartWith(t, Options{}) }
+
+// StartWith is Start with options.
+func StartWith(t testing.TB, o Options) *Server {
 	t.Helper()
 	bin, err := binDir()
 	if err != nil {
 		unavailable(t, err)
 	}
-	s := &Server{bin: bin}
+	s := &Server{bin: bin, durable: o.Durable}
 	if os.Geteuid() == 0 {
 		if s.owner, err = user.Lookup("postgres"); err != nil {
 			unavailable(t, fmt.Errorf("running as root, and there is no postgres OS user to run the server as: %v", err))
@@ -158,7 +171,10 @@ func freePort() (int, error) {
 func (s *Server) Restart() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200", s.port, s.socket)
+	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c max_connections=200", s.port, s.socket)
+	if !s.durable {
+		opts += " -c fsync=off"
+	}
 	if out, err := s.run("pg_ctl", "-D", s.data, "-l", s.log, "-o", opts, "-w", "-t", "60", "start"); err != nil {
 		log, _ := os.ReadFile(s.log)
 		return fmt.Errorf("pg_ctl start: %v\n%s\n%s", err, out, log)

@@ -14,6 +14,7 @@ CREATE TABLE paycli.journal_lines (
     invoice     text        NOT NULL,
     outcome     text        NOT NULL DEFAULT '',
     at          timestamptz NOT NULL,
+    intent_at   timestamptz NOT NULL,
     entry       jsonb       NOT NULL,
     recorded_at timestamptz NOT NULL DEFAULT now(),
     operator    name        NOT NULL DEFAULT current_user,
@@ -24,14 +25,23 @@ CREATE TABLE paycli.journal_lines (
 
 CREATE INDEX journal_lines_invoice ON paycli.journal_lines (invoice);
 CREATE INDEX journal_lines_ref ON paycli.journal_lines ((entry ->> 'ref')) WHERE entry ? 'ref';
-CREATE INDEX journal_lines_at ON paycli.journal_lines (at);
-CREATE INDEX journal_lines_operator ON paycli.journal_lines (operator, at);
+CREATE INDEX journal_lines_window ON paycli.journal_lines (intent_at);
 
--- The operator is who the database says, whatever the client sent.
+-- The operator is who the database says, whatever the client sent. Every
+-- line carries its attempt's intent time (intent_at), so that the
+-- attempts of a time window are one range of one index, lines written
+-- later (an outcome, a reconciliation days after) included.
 CREATE FUNCTION paycli.stamp_line() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     NEW.operator := current_user;
     NEW.recorded_at := clock_timestamp();
+    IF NEW.type = 'intent' THEN
+        NEW.intent_at := NEW.at;
+    ELSE
+        SELECT l.at INTO NEW.intent_at FROM paycli.journal_lines l
+            WHERE l.attempt = NEW.attempt AND l.type = 'intent' ORDER BY l.seq LIMIT 1;
+        NEW.intent_at := coalesce(NEW.intent_at, NEW.at);
+    END IF;
     RETURN NEW;
 END $$;
 CREATE TRIGGER journal_lines_stamp BEFORE INSERT ON paycli.journal_lines
