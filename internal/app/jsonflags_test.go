@@ -24,7 +24,7 @@ func TestDataCommandsTakeJQ(t *testing.T) {
 		"paycli hash validate",
 		"paycli installments",
 		"paycli journal",
-		"paycli journal reconcile",
+		"paycli journal init", "paycli journal reconcile",
 		"paycli preauth cancel",
 		"paycli preauth capture",
 		"paycli refund",

@@ -239,3 +239,22 @@ func Init(ctx context.Context, url string, roles []string) (InitResult, error) {
 	}
 	return res, nil
 }
+
+// IsURL tells a shared journal's URL (postgres:// or postgresql://) from
+// anything else a profile's journal setting may hold.
+func IsURL(s string) bool {
+	s = strings.ToLower(strings.TrimSpace(s))
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// CheckURL checks that url is a PostgreSQL URL pgx can connect with,
+// without connecting. Its error never quotes the URL's password.
+func CheckURL(url string) error {
+	if !IsURL(url) {
+		return errors.New("not a postgres:// URL")
+	}
+	if _, err := pgx.ParseConfig(url); err != nil {
+		return redactURLError(err, url)
+	}
+	return nil
+}

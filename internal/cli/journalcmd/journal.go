@@ -161,7 +161,7 @@ same moment, written the same way, as the table shows.`,
 	_ = cmd.RegisterFlagCompletionFunc("since", cobra.FixedCompletions([]string{"1h", "24h", "7d", "today", "yesterday"}, cobra.ShellCompDirectiveNoFileComp))
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
-	cmd.AddCommand(NewCmdReconcile(f, journalPath, nil))
+	cmd.AddCommand(NewCmdReconcile(f, journalPath, nil), NewCmdInit(f, nil))
 	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
 	return cmd
 }

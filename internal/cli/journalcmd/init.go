@@ -1,0 +1,129 @@
+package journalcmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/pgjournal"
+	"github.com/paycli/paycli/internal/redact"
+	"github.com/paycli/paycli/internal/render"
+	"github.com/spf13/cobra"
+)
+
+// InitOptions are the inputs of `paycli journal init`.
+type InitOptions struct {
+	IO     *iostreams.IOStreams
+	Format func() (render.Format, error)
+	JSON   *cmdutil.JSONFlags
+	// URL is the database's; Grants the operator roles to grant.
+	URL    string
+	Grants []string
+	// Init creates or migrates the schema (pgjournal.Init outside tests).
+	Init func(ctx context.Context, url string, roles []string) (pgjournal.InitResult, error)
+}
+
+// NewCmdInit builds `paycli journal init`.
+func NewCmdInit(f *cmdutil.Factory, runF func(context.Context, *InitOptions) error) *cobra.Command {
+	opts := &InitOptions{IO: f.IOStreams, Format: f.OutputFormat, Init: pgjournal.Init}
+	cmd := &cobra.Command{
+		Use:   "init --url URL [--grant ROLE]...",
+		Short: "Create or update a desk's shared journal in PostgreSQL",
+		Long: `Create the shared journal's schema (paycli) in the PostgreSQL database at
+--url, or bring it up to this paycli's version, and grant each --grant role
+what an operator needs: to read the journal and append to it, never to
+change or delete a line (the database refuses UPDATE, DELETE and TRUNCATE
+to every role, the owner's included).
+
+Run it as the database's owner (or a role that may create a schema in it),
+once when a desk sets the journal up, and again after upgrading paycli: it
+is idempotent, applies each pending step in one transaction, and is safe
+while operators work. Each operator then points a profile at the journal
+with their own role ('paycli config set journal postgres://ROLE@HOST/DB'),
+or sets PAYCLI_JOURNAL. The roles must exist; creating them (CREATE ROLE
+ayse LOGIN PASSWORD …) is the database administrator's. docs/journal.md says
+how a desk sets it up.
+
+The URL's password is never printed. TLS settings pass through as the URL
+gives them (sslmode=verify-full, sslrootcert=FILE, …).`,
+		Example: `  paycli journal init --url postgres://desk_admin@db.example/paycli?sslmode=verify-full --grant ayse --grant mehmet
+  paycli journal init --url postgres://desk_admin@localhost/paycli -o json`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.URL == "" {
+				return cmdutil.UsageErrorf("missing --url")
+			}
+			if err := pgjournal.CheckURL(opts.URL); err != nil {
+				return cmdutil.UsageHint(fmt.Errorf("invalid --url %s: %w", redact.URL(opts.URL), err),
+					"Give the database's URL: postgres://ROLE@HOST[:PORT]/DATABASE[?sslmode=…].")
+			}
+			for _, r := range opts.Grants {
+				if strings.TrimSpace(r) == "" {
+					return cmdutil.UsageErrorf("invalid --grant: an empty role name")
+				}
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return RunInit(cmd.Context(), opts)
+		},
+	}
+	cmdutil.NoGateway(cmd)
+	cmd.Flags().StringVar(&opts.URL, "url", "", "the PostgreSQL `URL` of the journal's database (required)")
+	cmd.Flags().StringArrayVar(&opts.Grants, "grant", nil, "an operator `ROLE` to let read and append to the journal (repeatable)")
+	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	opts.Format = opts.JSON.Format(f.OutputFormat)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindUnavailable}, Notes: map[cmdutil.Kind]string{
+		cmdutil.KindUnavailable: "the database is unreachable, or refused the connection",
+	}})
+	return cmd
+}
+
+// RunInit creates or migrates the schema and grants the roles.
+func RunInit(ctx context.Context, opts *InitOptions) error {
+	format, err := opts.Format()
+	if err != nil {
+		return err
+	}
+	res, err := opts.Init(ctx, opts.URL, opts.Grants)
+	var unavailable *pgjournal.UnavailableError
+	var noRole *pgjournal.NoRoleError
+	var newer *pgjournal.NewerSchemaError
+	switch {
+	case errors.As(err, &unavailable):
+		return cmdutil.WithKind(cmdutil.KindUnavailable, err, "Check the URL, that the server runs and lets this role in (pg_hba.conf), and the password (~/.pgpass or the URL).")
+	case errors.As(err, &noRole):
+		return cmdutil.UsageHint(fmt.Errorf("invalid --grant: %w; the schema is at version %d", err, pgjournal.SchemaVersion()),
+			"Create the role first (CREATE ROLE … LOGIN), then run 'paycli journal init' again.")
+	case errors.As(err, &newer):
+		return cmdutil.UsageHint(err, "Upgrade paycli: an older one must not write to this journal.")
+	case err != nil:
+		return fmt.Errorf("journal init at %s: %w", redact.URL(opts.URL), err)
+	}
+	if format == render.JSON {
+		return opts.JSON.Write(ctx, opts.IO.Out, res)
+	}
+	w := opts.IO.Out
+	where := redact.URL(opts.URL)
+	if len(res.Applied) == 0 {
+		fmt.Fprintf(w, "The journal at %s is up to date (schema version %d).\n", where, res.Version)
+	} else {
+		steps := make([]string, len(res.Applied))
+		for i, v := range res.Applied {
+			steps[i] = strconv.Itoa(v)
+		}
+		noun := "step"
+		if len(steps) > 1 {
+			noun = "steps"
+		}
+		fmt.Fprintf(w, "The journal at %s is at schema version %d (applied %s %s).\n", where, res.Version, noun, strings.Join(steps, ", "))
+	}
+	for _, r := range res.Granted {
+		fmt.Fprintf(w, "Role %s may read the journal and append to it.\n", r)
+	}
+	return nil
+}

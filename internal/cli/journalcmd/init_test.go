@@ -1,0 +1,70 @@
+package journalcmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/pgjournal"
+	"github.com/paycli/paycli/internal/pgtest"
+)
+
+// runInit runs `paycli journal init ARGS…` through its cobra command.
+func runInit(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	ios, _, out, _ := iostreams.Test()
+	f := &cmdutil.Factory{IOStreams: ios, Config: func() (*config.Config, error) { return &config.Config{Output: "table"}, nil }}
+	cmd := NewCmdInit(f, nil)
+	cmd.SetArgs(args)
+	cmd.SetOut(new(bytes.Buffer))
+	cmd.SetErr(new(bytes.Buffer))
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.Execute()
+	return out.String(), err
+}
+
+func TestInit(t *testing.T) {
+	srv := pgtest.Start(t)
+	db := srv.Database(t, "desk_admin")
+	srv.Role(t, "ayse")
+	url := srv.URL("desk_admin", db)
+
+	out, err := runInit(t, "--url", url, "--grant", "ayse")
+	if err != nil || !strings.Contains(out, "schema version 1 (applied step 1)") || !strings.Contains(out, "Role ayse may read the journal and append to it.") {
+		t.Fatalf("first init: %q, %v", out, err)
+	}
+	out, err = runInit(t, "--url", url, "--jq", ".")
+	var res pgjournal.InitResult
+	if err != nil || json.Unmarshal([]byte(out), &res) != nil || res.Version != pgjournal.SchemaVersion() || len(res.Applied) != 0 {
+		t.Fatalf("second init: %q, %v", out, err)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		kind cmdutil.Kind
+		want string
+	}{
+		{[]string{"--grant", "ayse"}, cmdutil.KindUsage, "missing --url"},
+		{[]string{"--url", "mysql://db/x"}, cmdutil.KindUsage, "not a postgres:// URL"},
+		{[]string{"--url", url, "--grant", "nobody"}, cmdutil.KindUsage, `no role "nobody"`},
+		{[]string{"--url", "postgres://desk_admin:s3cret-pw@127.0.0.1:1/x"}, cmdutil.KindUnavailable, "unavailable"},
+	} {
+		_, err := runInit(t, tc.args...)
+		kind, _ := cmdutil.KindOf(err)
+		if err == nil || kind != tc.kind || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v (kind %v), want %v %q", tc.args, err, kind, tc.kind, tc.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "s3cret-pw") {
+			t.Errorf("%v: the password is in %q", tc.args, err)
+		}
+	}
+	var unavailable *pgjournal.UnavailableError
+	if _, err := runInit(t, "--url", "postgres://x@127.0.0.1:1/x"); !errors.As(err, &unavailable) {
+		t.Errorf("unreachable: %v", err)
+	}
+}
