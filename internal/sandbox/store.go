@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/paycli/paycli/internal/redact"
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 )
@@ -177,8 +178,8 @@ func (s *Store) Reserve(sale Sale) error {
 		}
 		if sale.WalletTokenID != "" {
 			tokens := tx.Bucket([]byte(walletTokensBucket))
-			if tokens.Get([]byte(sale.WalletTokenID)) != nil {
-				return ErrTokenSpent
+			if paid := tokens.Get([]byte(sale.WalletTokenID)); paid != nil {
+				return fmt.Errorf("%w: it paid invoice %s", ErrTokenSpent, redact.Invoice(string(paid)))
 			}
 			if err := tokens.Put([]byte(sale.WalletTokenID), []byte(sale.InvoiceID)); err != nil {
 				return err
