@@ -32,6 +32,7 @@ var TestCards = []TestCard{
 	{Number: "4355084355084358", Outcome: "approve"},
 	{Number: "5406675406675403", Outcome: "approve"},
 	{Number: "4508034508034509", Outcome: "approve"},
+	{Number: "4029404029404020", Outcome: "approve"}, // a debit card: one installment
 	{Number: "4355080000000054", Outcome: "decline", ReasonCode: "05", Reason: "Do not honour"},
 	{Number: "4355080000000518", Outcome: "decline", ReasonCode: "51", Reason: "Insufficient funds"},
 	{Number: "4355080000000542", Outcome: "decline", ReasonCode: "54", Reason: "Expired card"},

@@ -466,6 +466,12 @@ func (g *Gateway) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if f.get("app_id") != g.opts.Credentials.AppID || f.get("app_secret") != g.opts.Credentials.AppSecret {
+		field := "app_secret"
+		if f.get("app_id") != g.opts.Credentials.AppID {
+			field = "app_id"
+		}
+		explain(w, explanation{field: field, got: shownValue(field, f.get(field)),
+			why: fmt.Sprintf("the %s is not this sandbox's (paycli sandbox credentials shows the sandbox's app_id and app_secret)", field)})
 		writeJSON(w, http.StatusUnauthorized, statusBody{StatusCode: 30, StatusDescription: "Invalid credentials"})
 		return
 	}

@@ -348,8 +348,10 @@ func Price(options []gateway.InstallmentOption, schedule commission.Schedule, bi
 		gatewayFee, hasFee := o.MerchantFee.Decimal()
 		if hasFee {
 			// The gateway's own figure wins; it keeps its digits (4.1087).
+			// The gateway's digits, padded to the currency's decimals:
+			// 4.1087 stays, 17.5 shows as 17.50.
 			places := max(-gatewayFee.Exponent(), cur.MinorUnit)
-			opt.MerchantFee, opt.MerchantNet, opt.FeeSource = o.MerchantFee.String(), amount.Sub(gatewayFee).StringFixed(places), FeeFromGateway
+			opt.MerchantFee, opt.MerchantNet, opt.FeeSource = gatewayFee.StringFixed(places), amount.Sub(gatewayFee).StringFixed(places), FeeFromGateway
 		}
 		row, found := entryFor(rows, o)
 		switch {
