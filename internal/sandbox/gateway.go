@@ -17,6 +17,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -32,6 +33,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/paycli/paycli/internal/redact"
@@ -429,34 +431,59 @@ func (g *Gateway) readFieldsNested(w http.ResponseWriter, r *http.Request, neste
 // members named (arrays or objects) as their JSON text. msg says what is
 // wrong with anything else.
 func objectFields(text string, nested ...string) (f fields, msg string) {
-	dec := json.NewDecoder(strings.NewReader(text))
-	dec.UseNumber()
-	var raw map[string]any
-	if err := dec.Decode(&raw); err != nil || dec.More() {
+	var raw map[string]fieldValue
+	if err := json.Unmarshal([]byte(text), &raw); err != nil {
 		return nil, "The request body is not a valid JSON object."
 	}
-	f = fields{}
-	for _, k := range slices.Sorted(maps.Keys(raw)) { // sorted: the first bad field is reported
-		switch v := raw[k].(type) {
-		case string:
-			f[k] = v
-		case json.Number:
-			f[k] = v.String()
-		case bool:
-			f[k] = fmt.Sprint(v)
-		case nil:
+	f = make(fields, len(raw))
+	var bad []string
+	for k, v := range raw {
+		switch {
+		case v.null:
+		case v.nested && !slices.Contains(nested, k):
+			bad = append(bad, k)
 		default:
-			if slices.Contains(nested, k) {
-				text, err := json.Marshal(v)
-				if err == nil {
-					f[k] = string(text)
-					continue
-				}
-			}
-			return nil, fmt.Sprintf("The %s must be a string.", strings.ReplaceAll(k, "_", " "))
+			f[k] = v.text
 		}
 	}
+	if len(bad) > 0 {
+		// The first in name order, so that the same body always names
+		// the same field.
+		return nil, fmt.Sprintf("The %s must be a string.", strings.ReplaceAll(slices.Min(bad), "_", " "))
+	}
 	return f, ""
+}
+
+// fieldValue is a member of a request body as text: a string's value, a
+// number's or boolean's literal, an array's or object's compact JSON
+// (nested); null is absent.
+type fieldValue struct {
+	text         string
+	null, nested bool
+}
+
+func (v *fieldValue) UnmarshalJSON(b []byte) error {
+	switch b[0] {
+	case '"':
+		// Most values hold no escape: the text between the quotes is the
+		// value (the decoder has checked the JSON).
+		if inner := b[1 : len(b)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+			v.text = string(inner)
+			return nil
+		}
+		return json.Unmarshal(b, &v.text)
+	case 'n':
+		v.null = true
+	case '{', '[':
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, b); err != nil {
+			return err
+		}
+		v.text, v.nested = buf.String(), true
+	default:
+		v.text = string(b)
+	}
+	return nil
 }
 
 // token serves POST /api/token.

@@ -240,7 +240,7 @@ func (s *Store) Deliveries() ([]Delivery, error) {
 // refusing (an error) writes nothing. ErrNoDelivery for an unknown id.
 func (s *Store) UpdateDelivery(id uint64, change func(d *Delivery) error) (Delivery, error) {
 	var out Delivery
-	err := s.db.Batch(func(tx *bolt.Tx) error {
+	err := s.writes.do(func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte(outboxBucket))
 		v := b.Get(deliveryKey(id))
 		if v == nil {

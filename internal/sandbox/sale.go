@@ -75,8 +75,11 @@ type Sale struct {
 	Currency    string `json:"currency"`
 	Installment int    `json:"installment"`
 	// Wallet is the wallet type of a walletPay sale.
-	Wallet                       string `json:"wallet,omitempty"`
-	WalletTokenID                string `json:"wallet_token_id,omitempty"`
+	Wallet        string `json:"wallet,omitempty"`
+	WalletTokenID string `json:"wallet_token_id,omitempty"`
+	// WalletTokenIssuedAt is the token's iat (seconds), which keys the
+	// spent-token set with its id (spentTokenKey); 0 for a token without.
+	WalletTokenIssuedAt          int64  `json:"wallet_token_iat,omitempty"`
 	CardBIN                      string `json:"card_bin"`
 	CardLast4                    string `json:"card_last4"`
 	CardHolder                   string `json:"card_holder,omitempty"`

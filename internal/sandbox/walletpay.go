@@ -183,6 +183,9 @@ func (g *Gateway) walletPay(w http.ResponseWriter, r *http.Request) {
 		CreatedAt:       now,
 		UpdatedAt:       now,
 	}
+	if claims.IssuedAt != nil {
+		sale.WalletTokenIssuedAt = claims.IssuedAt.Unix()
+	}
 	merchantCommission := amount.Mul(rate.Percentage).Div(decimal.NewFromInt(100)).Add(rate.Fixed).Round(minor)
 	sale.MerchantCommission = merchantCommission.StringFixed(minor)
 	sale.UserCommission = decimal.Zero.StringFixed(minor)
