@@ -185,16 +185,16 @@ func (g *Gateway) decryptHash(hashKey, layoutName string) (plain string, code in
 func compareHash(plain, layoutName string, values, from map[string]string) (code int, e explanation) {
 	layout, _ := hashkey.LookupLayout(layoutName)
 	parts := hashkey.Split(plain)
-	named, err := layout.Named(parts)
+	field, err := layout.Mismatch(parts, values)
 	if err != nil {
 		return 68, explanation{field: "hash_key", got: fmt.Sprintf("%d fields", len(parts)), want: fmt.Sprintf("%d fields", len(layout.Fields)),
 			why: fmt.Sprintf("the hash_key holds %d fields, the %s layout has %d: %s (was it made for another request?)",
 				len(parts), layoutName, len(layout.Fields), strings.Join(layout.Fields, "|"))}
 	}
-	field, _ := layout.Mismatch(parts, values)
 	if field == "" {
 		return 0, explanation{}
 	}
+	named, _ := layout.Named(parts)
 	source := from[field]
 	if source == "" {
 		source = "the request's " + field

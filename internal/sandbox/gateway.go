@@ -375,7 +375,7 @@ func (g *Gateway) readFieldsNested(w http.ResponseWriter, r *http.Request, neste
 			f[k] = v[0]
 		}
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.opts.MaxBodyBytes))
+	body, err := readBody(w, r, g.opts.MaxBodyBytes)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -424,6 +424,18 @@ func (g *Gateway) readFieldsNested(w http.ResponseWriter, r *http.Request, neste
 	}
 	maps.Copy(f, obj)
 	return f, true
+}
+
+// readBody reads a request's body, at most max bytes (http.MaxBytesError
+// beyond), into a buffer of the size the request announces when it does.
+func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) {
+	rd := http.MaxBytesReader(w, r.Body, max)
+	if n := r.ContentLength; n > 0 && n <= max {
+		buf := bytes.NewBuffer(make([]byte, 0, n+1)) // +1: EOF is read without growing
+		_, err := buf.ReadFrom(rd)
+		return buf.Bytes(), err
+	}
+	return io.ReadAll(rd)
 }
 
 // objectFields reads a JSON object's members as fields: strings as they

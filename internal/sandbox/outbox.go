@@ -127,7 +127,16 @@ func (s *Store) SetWebhooks(endpoints map[string]WebhookEndpoint, kick func()) {
 // put writes sale (whose stored version was old, nil for a new sale) and
 // queues the webhooks the change owes, in the same transaction.
 func (s *Store) put(tx *bolt.Tx, old *Sale, sale Sale) error {
-	if err := putSale(tx.Bucket([]byte(salesBucket)), sale); err != nil {
+	data, err := json.Marshal(sale)
+	if err != nil {
+		return err
+	}
+	return s.putEncoded(tx, old, sale, data)
+}
+
+// putEncoded is put with the sale already encoded as data.
+func (s *Store) putEncoded(tx *bolt.Tx, old *Sale, sale Sale, data []byte) error {
+	if err := tx.Bucket([]byte(salesBucket)).Put([]byte(sale.InvoiceID), data); err != nil {
 		return err
 	}
 	if s.outbox == nil {

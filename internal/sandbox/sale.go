@@ -89,10 +89,10 @@ type Sale struct {
 	UserCommission               string `json:"user_commission"`
 	MerchantCommissionPercentage string `json:"merchant_commission_percentage"`
 	MerchantCommissionFixed      string `json:"merchant_commission_fixed"`
-	AuthCode                     string `json:"auth_code"`
-	HostReferenceID              string `json:"host_reference_id"`
-	PaymentReasonCode            string `json:"payment_reason_code"`
-	PaymentReasonCodeDetail      string `json:"payment_reason_code_detail"`
+	AuthCode                     string `json:"auth_code,omitempty"`
+	HostReferenceID              string `json:"host_reference_id,omitempty"`
+	PaymentReasonCode            string `json:"payment_reason_code,omitempty"`
+	PaymentReasonCodeDetail      string `json:"payment_reason_code_detail,omitempty"`
 	// PreAuth is set for a pre-authorization.
 	PreAuth *PreAuth `json:"pre_auth,omitempty"`
 	// ThreeD is set for a 3D payment.

@@ -168,6 +168,12 @@ func decodeSale(v []byte) (Sale, error) {
 // processing (for an answer that takes time) is finished with Save or
 // given back with Release.
 func (s *Store) Reserve(sale Sale) error {
+	// Encoded before the transaction: a commit's time is the time every
+	// write of its group waits (groupCommit).
+	data, err := json.Marshal(sale)
+	if err != nil {
+		return err
+	}
 	return s.writes.do(func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte(salesBucket))
 		if b.Get([]byte(sale.InvoiceID)) != nil {
@@ -197,7 +203,7 @@ func (s *Store) Reserve(sale Sale) error {
 				return err
 			}
 		}
-		return s.put(tx, nil, sale)
+		return s.putEncoded(tx, nil, sale, data)
 	})
 }
 
