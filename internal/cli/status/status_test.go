@@ -198,7 +198,7 @@ func TestWatchUntilResolved(t *testing.T) {
 	if got := fmt.Sprint(fx.sleeps); !strings.HasPrefix(got, "[1s 2s 4s 8s 10s 10s") {
 		t.Errorf("waits %s", got)
 	}
-	for _, want := range []string{"\ntransaction_status      Completed\n", "\ninvoice_id              PEND-1\n", "\ntransaction_amount      10.69\n"} {
+	for _, want := range []string{"\ntransaction_status       Completed\n", "\ninvoice_id               PEND-1\n", "\ntransaction_amount       10.69\n"} {
 		if !strings.Contains(fx.out.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, fx.out)
 		}
