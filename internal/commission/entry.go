@@ -471,7 +471,7 @@ func shapeError(data []byte, err error) error {
 	return err
 }
 
-// describeShape names the kind of a JSON value for a shape error.
+// describeShape names the kind of a JSON value: "an object", "a string", ….
 func describeShape(data []byte) string {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
