@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/paycli/paycli/internal/hashkey"
+	bolt "go.etcd.io/bbolt"
 )
 
 // logCredentials are recognisable credentials: a match in the log is a leak.
@@ -336,4 +338,51 @@ func TestServerLogsRequests(t *testing.T) {
 		t.Fatalf("%+v %v", entries, err)
 	}
 	leakCheck(t, dir, "y-not-the-secret", AppSecret, AppID)
+}
+
+// BenchmarkRequestLogAppend is what logging costs a request: encoding the
+// entry and one write(2) to the log file (docs/performance.md).
+func BenchmarkRequestLogAppend(b *testing.B) {
+	rl, err := OpenRequestLog(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rl.Close()
+	code := 68
+	e := LogEntry{Time: testStart, Method: "POST", Path: "/ccpayment/api/walletPay", HTTPStatus: 200, StatusCode: &code, DurationMS: 1.25,
+		Invoice: "INV-1", Why: "hash_key mismatch on total: the hash_key says 15.00, but the wallet token's amount is 150.00", Field: "total", Got: "15.00", Want: "150.00"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := rl.Append(e); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRequestLogInStore is the alternative the request log did not
+// take: each entry put in a bucket of the store in a durable transaction of
+// its own, as a refusal or a read (which commit nothing) would need
+// (docs/performance.md).
+func BenchmarkRequestLogInStore(b *testing.B) {
+	store, err := OpenStore(b.TempDir(), time.Second, testStart)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	line := []byte(`{"time":"2026-11-22T09:04:05Z","method":"POST","path":"/ccpayment/api/walletPay","http_status":200,"status_code":68}`)
+	var seq uint64
+	b.ReportAllocs()
+	for b.Loop() {
+		seq++
+		err := store.writes.do(func(tx *bolt.Tx) error {
+			bk, err := tx.CreateBucketIfNotExists([]byte("request_log"))
+			if err != nil {
+				return err
+			}
+			return bk.Put(binary.BigEndian.AppendUint64(nil, seq), line)
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
 }
