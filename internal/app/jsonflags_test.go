@@ -30,6 +30,7 @@ func TestDataCommandsTakeJQ(t *testing.T) {
 		"paycli refund",
 		"paycli sandbox bench",
 		"paycli sandbox credentials",
+		"paycli sandbox logs",
 		"paycli sandbox pay",
 		"paycli sandbox soak",
 		"paycli sandbox wallet-token",

@@ -452,16 +452,7 @@ func ParseTimeout(s string) (time.Duration, error) {
 
 // Mask hides a secret but its first and last four characters; secrets of
 // twelve characters or fewer are hidden whole.
-func Mask(s string) string {
-	r := []rune(s)
-	if len(r) == 0 {
-		return ""
-	}
-	if len(r) <= 12 {
-		return strings.Repeat("•", 8)
-	}
-	return string(r[:4]) + strings.Repeat("•", 4) + string(r[len(r)-4:])
-}
+func Mask(s string) string { return redact.Secret(s) }
 
 // shortenLimit is how much of a value an error message quotes: enough to
 // recognise it, never a pasted file.

@@ -59,16 +59,7 @@ var cardFields = map[string]bool{
 
 // maskSecret shows the first and last four characters of a long secret and
 // nothing of a short one, as everywhere else in paycli.
-func maskSecret(s string) string {
-	r := []rune(s)
-	switch {
-	case len(r) == 0:
-		return ""
-	case len(r) <= 12:
-		return strings.Repeat("•", 8)
-	}
-	return string(r[:4]) + "••••" + string(r[len(r)-4:])
-}
+func maskSecret(s string) string { return redact.Secret(s) }
 
 // redactBody returns a body fit for a debug log: JSON with secret fields
 // masked and card numbers masked everywhere; other text with card numbers

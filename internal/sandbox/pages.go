@@ -66,6 +66,23 @@ var resultPage = page("result", `{{template "head" "3D Secure result"}}
 </main></body></html>
 `)
 
+// threeDErrorPage is the answer to a 3D payment refused once the sandbox
+// knows where the buyer goes back to: like the gateway's, a form posted to
+// the merchant's cancel_url carrying invoice_id, error_code, status_code
+// and status_description. The gateway's submits itself with a script;
+// this one has a Continue button, as the sandbox's pages run no script.
+var threeDErrorPage = page("3derror", `{{template "head" "payment refused"}}
+<h1>The payment was refused</h1>
+<p>{{.StatusDescription}}</p>
+<dl><dt>Invoice</dt><dd>{{.InvoiceID}}</dd><dt>Code</dt><dd>{{.StatusCode}}</dd></dl>
+<p>Continue to return to the merchant's site.</p>
+<form method="post" action="{{.URL}}">
+<input type="hidden" name="invoice_id" value="{{.InvoiceID}}"><input type="hidden" name="error_code" value="{{.StatusCode}}">
+<input type="hidden" name="status_code" value="{{.StatusCode}}"><input type="hidden" name="status_description" value="{{.StatusDescription}}">
+<button id="continue" class="go">Continue</button></form>
+</main></body></html>
+`)
+
 // linkPage is a payment link's page: the buyer enters a card.
 var linkPage = page("link", `{{template "head" "payment link"}}
 <h1>Pay {{.Amount}} {{.Currency}}</h1>

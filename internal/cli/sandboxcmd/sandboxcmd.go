@@ -39,6 +39,7 @@ otherwise an emulator started inside paycli for the one command.`,
 		NewCmdBench(f, nil),
 		NewCmdSoak(f, nil),
 		NewCmdWebhooks(f, nil),
+		NewCmdLogs(f, nil),
 	)
 	return cmd
 }
