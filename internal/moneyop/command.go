@@ -149,15 +149,15 @@ func CheckModeFlags(cmd *cobra.Command, opts *Options, m Modes) error {
 }
 
 // Start ends a command's RunE once its flags are checked: it records the
-// gateway flags a suggested command repeats (--profile, --sandbox) in mo,
-// then calls runF when a test gave one, run otherwise. opts is the
-// command's options, which embed mo.
-func Start[O any](cmd *cobra.Command, f *cmdutil.Factory, mo *Options, opts O, runF, run func(context.Context, O) error) error {
+// gateway flags a suggested command repeats (--profile, --sandbox) in the
+// pipeline's options opts embeds, then calls runF when a test gave one,
+// run otherwise.
+func Start[O interface{ options() *Options }](cmd *cobra.Command, f *cmdutil.Factory, opts O, runF, run func(context.Context, O) error) error {
 	flags, err := f.GatewayFlags(cmd)
 	if err != nil {
 		return err
 	}
-	mo.GatewayFlags = flags
+	opts.options().GatewayFlags = flags
 	if runF != nil {
 		run = runF
 	}

@@ -116,7 +116,7 @@ token to another host.`,
 			if _, err := gateway.CheckRequest(gateway.Request{Method: opts.Method, Path: opts.Path}); err != nil {
 				return pathError(opts.Path, err)
 			}
-			return moneyop.Start(cmd, f, &opts.Options, opts, runF, Run)
+			return moneyop.Start(cmd, f, opts, runF, Run)
 		},
 	}
 	fl := cmd.Flags()
@@ -171,7 +171,7 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	if gateway.MovesMoney(req.Path) {
-		return moneyop.RunSingle(ctx, &opts.Options, operation{printer: printer{opts: opts}}, req)
+		return moneyop.RunSingle(ctx, &opts.Options, operation{printer: printer{opts: opts}}.pipeline(), req)
 	}
 	client, err := opts.Gateway()
 	if err != nil {
@@ -348,5 +348,3 @@ func withQuery(p string, o gateway.Object) string {
 	}
 	return p + sep + q.Encode()
 }
-
-var errNoBatch = errors.New("paycli api sends one request; it has no batch")

@@ -24,14 +24,20 @@ type operation struct {
 	printer printer
 }
 
-var (
-	_ moneyop.Operation[*request, *request, *gateway.Response] = operation{}
-	_ moneyop.AnswerPrinter[*gateway.Response]                 = operation{}
-)
-
-func (operation) Kind() string { return journal.KindAPI }
-
-func (operation) ParseLine([]byte) (*request, error) { return nil, errNoBatch }
+// pipeline is the operation as the pipeline takes it: one request, sent
+// with gateway.Client.Do and printed as it came.
+func (op operation) pipeline() moneyop.Operation[*request, gateway.Request, *gateway.Response] {
+	return moneyop.Operation[*request, gateway.Request, *gateway.Response]{
+		Kind:        journal.KindAPI,
+		Invoice:     op.Invoice,
+		Check:       op.Check,
+		Describe:    op.Describe,
+		Call:        (*gateway.Client).Do,
+		Classify:    op.Classify,
+		Result:      op.Result,
+		PrintAnswer: op.PrintAnswer,
+	}
+}
 
 // Check refuses an invoice_id that no other command would send: the
 // journal and the suggested `paycli status` line carry it.
@@ -53,11 +59,9 @@ func (operation) Invoice(r *request) string {
 	return inv
 }
 
-func (operation) Prepare(_ context.Context, _ *moneyop.Env, r *request) (*request, error) {
-	return r, nil
-}
-
-func (op operation) Describe(_ *moneyop.Env, r *request) moneyop.Description {
+// Describe says what the request is, with what its body names; the
+// request goes as it was built.
+func (op operation) Describe(r *request) (moneyop.Description, gateway.Request) {
 	call := r.Method + " " + r.name
 	d := moneyop.Description{
 		Title:  "API request that moves money",
@@ -89,17 +93,7 @@ func (op operation) Describe(_ *moneyop.Env, r *request) moneyop.Description {
 			d.Secrets = append(d.Secrets, v)
 		}
 	}
-	return d
-}
-
-func (operation) Request(_ *moneyop.Env, r *request) (*request, error) { return r, nil }
-
-func (operation) DryRun(env *moneyop.Env, r *request) (gateway.RequestDump, error) {
-	return env.Client.DryRun(r.Request)
-}
-
-func (operation) Send(ctx context.Context, env *moneyop.Env, r *request) (*gateway.Response, error) {
-	return env.Client.Do(ctx, r.Request)
+	return d, r.Request
 }
 
 // Classify reads the answer as the client reads its own calls'

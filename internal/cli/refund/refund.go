@@ -87,7 +87,7 @@ or in the journal) is refused, exit 2, nothing sent.`,
 			if err := checkFlags(cmd, opts); err != nil {
 				return err
 			}
-			return moneyop.Start(cmd, f, &opts.Options, opts, runF, Run)
+			return moneyop.Start(cmd, f, opts, runF, Run)
 		},
 	}
 	fl := cmd.Flags()
@@ -161,7 +161,7 @@ func randomHex(n int) string {
 
 // Run makes one refund, re-sends one (--retry), or runs a batch.
 func Run(ctx context.Context, opts *Options) error {
-	op := operation{webhookKey: opts.WebhookKey, journalPath: opts.JournalPath, newRef: opts.NewRef, flags: opts.GatewayFlags}
+	op := operation{webhookKey: opts.WebhookKey, journalPath: opts.JournalPath, newRef: opts.NewRef, flags: opts.GatewayFlags}.pipeline()
 	if opts.Batch != "" {
 		return moneyop.RunBatch(ctx, &opts.Options, op)
 	}
