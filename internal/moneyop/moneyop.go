@@ -323,6 +323,17 @@ func scrub(msg string, secrets []string) string {
 	return msg
 }
 
+// scrubbedError is err with its text scrubbed of secrets (scrub), for an
+// error that may quote the gateway; errors.Is and errors.As see err, so
+// that its exit code and hint are kept.
+type scrubbedError struct {
+	err     error
+	secrets []string
+}
+
+func (e scrubbedError) Error() string { return scrub(e.err.Error(), e.secrets) }
+func (e scrubbedError) Unwrap() error { return e.err }
+
 // LookUp asks the gateway what it knows of invoice (check status with the
 // sale's refunds: gateway.Client.CheckStatus), for a Prepare that must see
 // the sale before acting on it. A pending answer (status_code 69) comes

@@ -223,7 +223,7 @@ func RunSingle[In any, Req gateway.Call, Ans any](ctx context.Context, opts *Opt
 		fmt.Fprintf(opts.IO.ErrOut, "warning: the outcome (%s) could not be written to the journal: %v\n", res.Class, res.journalErr)
 	}
 	if res.Class != journal.Succeeded {
-		failure := explainFailure(env, op.Invoice(in), res.Outcome)
+		failure := scrubbedError{explainFailure(env, op.Invoice(in), res.Outcome), d.Secrets}
 		if op.PrintAnswer != nil {
 			if err := op.PrintAnswer(ctx, res.ans); err != nil {
 				fmt.Fprintf(opts.IO.ErrOut, "warning: the gateway's answer could not be written to stdout: %v\n", err)
