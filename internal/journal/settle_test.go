@@ -71,6 +71,12 @@ func TestSettle(t *testing.T) {
 			message: "another invoice"},
 		{name: "a transaction_status not understood", a: sale, res: answer(t, inv+`,"transaction_status":"Chargeback"`), asked: after, outcome: Unknown,
 			message: `"Chargeback" is not understood`},
+		// Issue 23, defect 10: a taken sale whose payment_status is 0
+		// contradicts itself; it was read as taken while refund read it
+		// as not paid.
+		{name: "sale completed, but payment_status 0", a: sale, res: answer(t, inv+`,"transaction_status":"Completed","payment_status":0`), asked: after,
+			outcome: Unknown, message: `contradicts itself: transaction_status "Completed", but its payment_status is 0, not 1`},
+		{name: "sale completed, payment_status 1", a: sale, res: answer(t, inv+`,"transaction_status":"Completed","payment_status":1`), asked: after, outcome: Succeeded},
 		{name: "a failed call", a: sale, err: &gateway.RequestError{Endpoint: "checkstatus", Err: errors.New("refused")}, asked: after,
 			message: "the check failed"},
 
@@ -125,6 +131,27 @@ func TestSettle(t *testing.T) {
 				t.Errorf("order %q, want the answer's", l.OrderNo)
 			}
 		})
+	}
+}
+
+// TestReadSale: the one reading of a sale in check status, whose words
+// refund and reconcile both say.
+func TestReadSale(t *testing.T) {
+	for _, c := range []struct {
+		fields, outcome, says string
+	}{
+		{`,"transaction_status":"Completed"`, Succeeded, "the sale was taken"},
+		{`,"transaction_status":"partially-refunded","payment_status":1`, Succeeded, "the sale was taken"},
+		{`,"transaction_status":"Refunded","payment_status":"0"`, Unknown, `transaction_status "Refunded", but its payment_status is 0, not 1`},
+		{`,"transaction_status":"Failed","payment_status":0`, Declined, "the sale is Failed, not completed"},
+		{`,"transaction_status":"Pending"`, Pending, "the sale is Pending, not completed yet"},
+		{``, Unknown, "does not say the sale was completed"},
+		{`,"transaction_status":"Held 4111111111111111"`, Unknown, `the sale is Held 411111******1111, not completed: transaction_status "Held 411111******1111" is not understood`},
+	} {
+		outcome, says := ReadSale(answer(t, c.fields))
+		if outcome != c.outcome || !strings.Contains(says, c.says) {
+			t.Errorf("%s: %s %q, want %s saying %q", c.fields, outcome, says, c.outcome, c.says)
+		}
 	}
 }
 

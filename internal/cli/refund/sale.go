@@ -9,6 +9,7 @@ import (
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/money"
 	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
@@ -76,31 +77,26 @@ func notRefundable(invoice, why, hint string) error {
 
 // saleOf reads a check-status answer (with refund info) into a sale, or
 // says why it cannot be refunded. Both the sandbox's and the gateway's
-// words are understood (docs/refund.md, "When a sale can be refunded"):
-// transaction_status Completed, Partially Refunded or Refunded, a
-// payment_status of 1 when the answer has one, and no pre-authorization
-// still holding the money (CheckStatusResult.PreAuthOpen: transaction_type
-// PreAuth with status Pre-Authorized; a captured one, Completed, can be
-// refunded). A fully refunded sale is refused here too.
+// words are understood (docs/refund.md, "When a sale can be refunded"): no
+// pre-authorization still holding the money (CheckStatusResult.PreAuthOpen:
+// transaction_type PreAuth with status Pre-Authorized; a captured one,
+// Completed, can be refunded), and a sale taken as journal.ReadSale reads
+// it (transaction_status Completed, Partially Refunded or Refunded, a
+// payment_status of 1 when the answer has one). A fully refunded sale is
+// refused here too.
 func saleOf(invoice, statusLine string, r *gateway.CheckStatusResult, currency string) (sale, error) {
 	s, err := readSale(r, currency)
 	if err != nil {
 		return s, err
 	}
-	status := strings.TrimSpace(r.TransactionStatus)
 	if r.PreAuthOpen() {
 		return s, notRefundable(invoice, "it is a pre-authorization that still holds the money",
 			"Capture it first (a capture can then be refunded), or cancel it to release the money.")
 	}
-	switch strings.ToLower(status) {
-	case "completed", "partially refunded", "refunded":
-	case "":
-		return s, notRefundable(invoice, "the gateway does not say the sale was completed", "")
-	default:
-		return s, notRefundable(invoice, fmt.Sprintf("the sale is %s, not completed", render.Escape(redact.Cards(status))), "")
-	}
-	if ps, ok := r.PaymentStatus(); ok && ps != 1 {
-		return s, notRefundable(invoice, fmt.Sprintf("its payment_status is %d: nothing was paid", ps), "")
+	// The sale must have been taken, as journal.ReadSale reads check status
+	// for every command: what it says otherwise is why not.
+	if taken, says := journal.ReadSale(r); taken != journal.Succeeded {
+		return s, notRefundable(invoice, says, "")
 	}
 	if s.Currency != "" && !s.MinorFromISO {
 		return s, notRefundable(invoice, fmt.Sprintf("the gateway names no known currency (%q)", render.Escape(redact.Cards(s.Currency))), "")
