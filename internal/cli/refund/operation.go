@@ -381,7 +381,8 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, r *refund) (*
 	if out.retried != nil && out.retried.Currency != "" {
 		currency = out.retried.Currency
 	}
-	s, err := saleOf(out.Invoice, op.statusCommand(&out, env.GatewayFlags), res, currency)
+	made := madeRefunds(attempts, env.Scope(), out.Invoice)
+	s, err := saleOf(out.Invoice, op.statusCommand(&out, env.GatewayFlags), res, currency, made)
 	out.sale = s
 	if out.retried != nil {
 		// The gateway judges a re-sent refund: a refund made before makes
@@ -532,7 +533,7 @@ func (op operation) Describe(r *refund) (moneyop.Description, gateway.RefundRequ
 		saleRow += ", " + s.Date
 	}
 	refunded := render.Amount(s.money(s.Refunded), s.Currency)
-	switch n := len(s.Refunds); n {
+	switch n := len(s.Refunds) + len(s.Unlisted); n {
 	case 0:
 	case 1:
 		refunded += " in 1 refund"
