@@ -158,3 +158,159 @@ func TestQueuedRefundCountsUntilListed(t *testing.T) {
 		t.Errorf("after both: exit %d, %d sent; want 4, fully refunded\n%s", r.code, g.calls("/api/refund"), r.stderr)
 	}
 }
+
+// lostAnswer takes the request and closes the connection without an
+// answer: the call may have been made, and its outcome is unknown.
+func lostAnswer(w http.ResponseWriter, _ *http.Request) {
+	conn, _, err := w.(http.Hijacker).Hijack()
+	if err == nil {
+		_ = conn.Close()
+	}
+}
+
+// TestAPIRefundIsARefund (issue 23, defect 9): `paycli api POST
+// /api/refund` whose answer was lost was journaled as an api attempt,
+// which neither blocked `paycli refund` of the invoice (two refunds were
+// made) nor was seen by reconcile. It is a refund: given a
+// refund_transaction_id, journaled as one, it blocks a new refund of the
+// invoice until it is settled, reconcile sees it, and `paycli refund
+// --retry` re-sends it with its id.
+func TestAPIRefundIsARefund(t *testing.T) {
+	var answered sync.Mutex
+	lost := true
+	g := newHostileGateway(t, map[string]http.HandlerFunc{
+		"/api/checkstatus": answer(checkStatusOf("INV-A", "150.00", nil)),
+		"/api/refund": func(w http.ResponseWriter, r *http.Request) {
+			answered.Lock()
+			defer answered.Unlock()
+			if lost {
+				lost = false
+				lostAnswer(w, r)
+				return
+			}
+			refundAnswer(w, r)
+		},
+	})
+	home := t.TempDir()
+	r := runHostile(t, g, home, "api", "POST", "/api/refund", "--credentials", "--merchant-key", "--hash", "refund",
+		"-f", "invoice_id=INV-A", "-f", "amount=50.00", "--yes")
+	if r.code != ExitOutcomeUnknown || g.calls("/api/refund") != 1 {
+		t.Fatalf("the api refund: exit %d, %d sent; want 7, sent once\n%s", r.code, g.calls("/api/refund"), r.stderr)
+	}
+	ref := fmt.Sprint(g.sent(t, "/api/refund", 0)["refund_transaction_id"])
+	a := lastAttempt(t, r.journal)
+	if a.Intent.Kind != journal.KindRefund || a.Intent.Ref != ref || !strings.HasPrefix(ref, "RF") || a.Class() != journal.Unknown {
+		t.Fatalf("journal: kind %q ref %q (sent %q) outcome %s; want an unknown refund with the id sent", a.Intent.Kind, a.Intent.Ref, ref, a.Class())
+	}
+	retry := "paycli refund --retry " + ref + " --yes"
+	if !strings.Contains(r.stderr, retry) {
+		t.Errorf("the api refund's error does not say how to settle it (%s):\n%s", retry, r.stderr)
+	}
+
+	r = runHostile(t, g, home, "refund", "--invoice", "INV-A", "--amount", "50.00", "--yes")
+	if r.code != ExitUsage || !strings.Contains(r.stderr, "invoice INV-A has a refund whose outcome is unknown (refund_transaction_id "+ref+"); nothing was sent") ||
+		!strings.Contains(r.stderr, retry) || g.calls("/api/refund") != 1 {
+		t.Errorf("paycli refund after it: exit %d, %d sent; want 2, nothing sent\n%s", r.code, g.calls("/api/refund"), r.stderr)
+	}
+	r = runHostile(t, g, home, "journal", "reconcile")
+	if r.code != ExitOutcomeUnknown || !strings.Contains(r.stdout, "INV-A") || !strings.Contains(r.stdout, "refund "+ref+": unknown: may still be in flight") {
+		t.Errorf("journal reconcile does not check it: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = runHostile(t, g, home, "refund", "--retry", ref, "--yes")
+	if r.code != ExitOK || g.calls("/api/refund") != 2 || fmt.Sprint(g.sent(t, "/api/refund", 1)["refund_transaction_id"]) != ref ||
+		fmt.Sprint(g.sent(t, "/api/refund", 1)["amount"]) != "50.00" {
+		t.Errorf("--retry of the api refund: exit %d, %d sent\n%s", r.code, g.calls("/api/refund"), r.stderr)
+	}
+}
+
+// TestAPIMoneyPathsWhateverTheirSpelling (issue 23, defect 9): a path that
+// reaches the refund call however it is written — a prefix such as
+// /index.php or /ccpayment, letter case, repeated slashes, an encoded
+// slash, a segment's parameters — is a refund: it needs --yes, and is
+// journaled as one. `api POST /index.php/api/refund` skipped both, the
+// check wanting a path that starts with /api/.
+func TestAPIMoneyPathsWhateverTheirSpelling(t *testing.T) {
+	for _, tc := range []struct{ path, served string }{
+		{"/index.php/api/refund", "/index.php/api/refund"},
+		{"/ccpayment/api/refund", "/ccpayment/api/refund"},
+		{"/API/Refund", "/API/Refund"},
+		{"/api//refund", "/api/refund"},
+		{"/api%2Frefund", "/api/refund"},
+		{"/index.php/api/refund;v=2", "/index.php/api/refund;v=2"},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			g := newHostileGateway(t, map[string]http.HandlerFunc{tc.served: refundAnswer})
+			home := t.TempDir()
+			args := []string{"api", "POST", tc.path, "--credentials", "--merchant-key", "--hash", "refund", "-f", "invoice_id=INV-S", "-f", "amount=5.00"}
+			r := runHostile(t, g, home, args...)
+			if r.code != ExitUsage || !strings.Contains(r.stderr, "refusing to send the request without confirmation") || g.calls(tc.served) != 0 {
+				t.Fatalf("without --yes: exit %d, %d sent; want 2, nothing sent\n%s", r.code, g.calls(tc.served), r.stderr)
+			}
+			r = runHostile(t, g, home, append(args, "--yes")...)
+			if r.code != ExitOK || g.calls(tc.served) != 1 {
+				t.Fatalf("with --yes: exit %d, %d sent\n%s", r.code, g.calls(tc.served), r.stderr)
+			}
+			if a := lastAttempt(t, r.journal); a.Intent.Kind != journal.KindRefund || a.Intent.Ref == "" || a.Class() != journal.Succeeded {
+				t.Errorf("journal: kind %q ref %q outcome %s; want a refund made", a.Intent.Kind, a.Intent.Ref, a.Class())
+			}
+		})
+	}
+}
+
+// TestAPIPaymentBlocksWhileUnknown (issue 23, defect 9): a payment paycli
+// has no command for (paySmart2D) sent through `paycli api` stays an api
+// attempt, but one whose answer was lost holds the invoice back like any
+// other (exit 2, nothing sent) until `paycli status` has settled it, which
+// reads it as a sale. It blocked nothing, and nothing settled it.
+func TestAPIPaymentBlocksWhileUnknown(t *testing.T) {
+	g := newHostileGateway(t, map[string]http.HandlerFunc{
+		"/api/paySmart2D":  lostAnswer,
+		"/api/checkstatus": answer(checkStatusOf("INV-2D", "100.00", nil)),
+	})
+	home := t.TempDir()
+	pay := []string{"api", "POST", "/api/paySmart2D", "--merchant-key", "-f", "invoice_id=INV-2D", "-f", "total=100.00", "-f", "currency_code=TRY", "--yes"}
+	r := runHostile(t, g, home, pay...)
+	if a := lastAttempt(t, r.journal); r.code != ExitOutcomeUnknown || a.Intent.Kind != journal.KindAPI || a.Class() != journal.Unknown {
+		t.Fatalf("the lost payment: exit %d, journal kind %q %s; want 7, an unknown api attempt\n%s", r.code, a.Intent.Kind, a.Class(), r.stderr)
+	}
+	r = runHostile(t, g, home, pay...)
+	if r.code != ExitUsage || !strings.Contains(r.stderr, "invoice INV-2D has an api attempt whose outcome is unknown") ||
+		!strings.Contains(r.stderr, "paycli status --invoice INV-2D") || g.calls("/api/paySmart2D") != 1 {
+		t.Fatalf("the same again: exit %d, %d sent; want 2, nothing sent\n%s", r.code, g.calls("/api/paySmart2D"), r.stderr)
+	}
+	r = runHostile(t, g, home, "status", "--invoice", "INV-2D")
+	if r.code != ExitOK || !strings.Contains(r.stderr, "Recorded in the journal: api of invoice INV-2D succeeded") {
+		t.Errorf("status: exit %d\n%s", r.code, r.stderr)
+	}
+	if a := lastAttempt(t, r.journal); a.Class() != journal.Succeeded {
+		t.Errorf("after status: %s, want succeeded", a.Class())
+	}
+}
+
+// TestAPIConfirmPaymentIsACaptureOrACancel (issue 23, defect 9):
+// confirmPayment through `paycli api` is journaled as the capture or the
+// cancellation its body's status asks for, so that a lost one holds back
+// `paycli preauth capture` of the invoice.
+func TestAPIConfirmPaymentIsACaptureOrACancel(t *testing.T) {
+	g := newHostileGateway(t, map[string]http.HandlerFunc{
+		"/index.php/api/confirmPayment": lostAnswer,
+		"/api/checkstatus":              answer(openHold("H-9", "100.00")),
+	})
+	for status, kind := range map[string]string{"1": journal.KindPreAuthCapture, "2": journal.KindPreAuthCancel} {
+		home := t.TempDir()
+		r := runHostile(t, g, home, "api", "POST", "/index.php/api/confirmPayment", "--merchant-key", "--hash", "confirm", "-F", "status="+status,
+			"-f", "invoice_id=H-9", "--yes")
+		if a := lastAttempt(t, r.journal); r.code != ExitOutcomeUnknown || a.Intent.Kind != kind {
+			t.Fatalf("status %s: exit %d, kind %q; want 7 and %s\n%s", status, r.code, a.Intent.Kind, kind, r.stderr)
+		}
+		if kind != journal.KindPreAuthCapture {
+			continue
+		}
+		sent := g.calls("/index.php/api/confirmPayment")
+		r = runHostile(t, g, home, "preauth", "capture", "--invoice", "H-9", "--yes")
+		if r.code != ExitUsage || !strings.Contains(r.stderr, "has a preauth-capture attempt whose outcome is unknown") || g.calls("/api/confirmPayment") != 0 ||
+			g.calls("/index.php/api/confirmPayment") != sent {
+			t.Errorf("preauth capture after the lost api capture: exit %d; want 2, nothing sent\n%s", r.code, r.stderr)
+		}
+	}
+}

@@ -81,7 +81,9 @@ func (a Attempt) Deadline() time.Time {
 //   - a 3D completion (cancellation): completed → Succeeded (Declined),
 //     cancelled or failed → Declined (Succeeded), still waiting for the
 //     merchant → NotFound;
-//   - an api call: nothing (paycli does not know what its path did).
+//   - an api call (KindAPI: a payment paycli has no command for,
+//     paySmart2D, paySmart3D, payByCardToken…) is read as a sale: `paycli
+//     api` journals a call it has a command for under that command's kind.
 //
 // NotFound is final only once the request is over: before a.Deadline()
 // and SettleMargin, it is "" with After set.
@@ -89,8 +91,6 @@ func Settle(a Attempt, res *gateway.CheckStatusResult, err error, asked time.Tim
 	kind := a.Intent.OpKind()
 	var apiErr *gateway.APIError
 	switch {
-	case kind == KindAPI:
-		return Learned{Message: "paycli does not know what an api call did: check status cannot settle it"}
 	case err != nil && (!errors.As(err, &apiErr) || !apiErr.HasStatusCode):
 		return Learned{Message: "the check failed: " + err.Error()}
 	case res != nil && res.InvoiceID != "" && res.InvoiceID != a.Intent.Invoice:
@@ -264,10 +264,9 @@ func extraText(res *gateway.CheckStatusResult, name string) string {
 }
 
 // SettledKinds are the kinds of attempt Settle can settle: every
-// operation of paycli's but api, whose path paycli does not know the
-// meaning of.
+// operation of paycli's, api calls included.
 func SettledKinds() []string {
-	return []string{KindWalletPay, KindRefund, KindPreAuthCapture, KindPreAuthCancel, KindComplete, KindCompleteCancel}
+	return []string{KindWalletPay, KindRefund, KindPreAuthCapture, KindPreAuthCancel, KindComplete, KindCompleteCancel, KindAPI}
 }
 
 // Settles reports whether Settle can settle an attempt of kind

@@ -110,8 +110,10 @@ func TestSettle(t *testing.T) {
 		{name: "3D cancellation: cancelled", a: completeCancel, res: answer(t, inv+`,"transaction_status":"Cancelled"`), asked: during, outcome: Succeeded},
 		{name: "3D cancellation: completed instead", a: completeCancel, res: answer(t, inv+`,"transaction_status":"Completed"`), asked: during, outcome: Declined},
 
-		{name: "an api call: paycli does not know what it did", a: attemptOf(KindAPI, ""), res: answer(t, inv+`,"transaction_status":"Completed"`),
-			asked: after, message: "api call"},
+		// Issue 23, defect 9: an api payment (paySmart2D…) is read as a
+		// sale; it was never settled, and blocked nothing.
+		{name: "an api payment: a sale", a: attemptOf(KindAPI, ""), res: answer(t, inv+`,"transaction_status":"Completed"`), asked: after, outcome: Succeeded},
+		{name: "an api payment not made", a: attemptOf(KindAPI, ""), err: statusErr(31), asked: after, outcome: NotFound},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l := Settle(c.a, c.res, c.err, c.asked)

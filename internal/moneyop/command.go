@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/redact"
 )
 
 // NewOptions fills the pipeline's dependencies from the Factory: what
@@ -34,6 +35,21 @@ func NewAttemptID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// NewRefundID returns a fresh refund_transaction_id: RF and 24 random hex
+// digits. One whose hex holds 13 decimal digits in a row is drawn again:
+// such a run can pass the Luhn check, and paycli masks what looks like a
+// card number wherever it shows text (a dry run's body), which would hide
+// the id.
+func NewRefundID() string {
+	for {
+		var b [12]byte
+		_, _ = rand.Read(b[:])
+		if ref := "RF" + hex.EncodeToString(b[:]); redact.Cards(ref) == ref {
+			return ref
+		}
+	}
 }
 
 // FlagText is what a command's help says of the flags AddFlags and

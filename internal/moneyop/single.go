@@ -129,9 +129,10 @@ func lookAt[In any, Req gateway.Call, Ans any](ctx context.Context, op Operation
 // attempts are given: an attempt of the run's kind on its gateway account
 // whose outcome is unknown and unresolved (journal.Unresolved) refuses it
 // (exit 2, nothing sent), with the command that settles it
-// (Env.resolveCommand).
+// (Env.resolveCommand). A kind check status cannot settle
+// (journal.Settles) would be held back for good: it is not.
 func RefuseUnresolved(env *Env, invoice string, attempts []journal.Attempt) error {
-	if invoice == "" {
+	if invoice == "" || !journal.Settles(env.kind) {
 		return nil
 	}
 	open := journal.Unresolved(attempts, env.Scope(), invoice)
@@ -143,8 +144,12 @@ func RefuseUnresolved(env *Env, invoice string, attempts []journal.Attempt) erro
 		return cmdutil.UsageHint(fmt.Errorf("invoice %s has a %s whose outcome is unknown (refund_transaction_id %s); nothing was sent", redact.Invoice(invoice), a.Intent.OpKind(), ref),
 			"Resolve it first: "+env.resolveCommand(a))
 	}
-	return cmdutil.UsageHint(fmt.Errorf("invoice %s has a %s attempt whose outcome is unknown (attempt %s, %s); nothing was sent",
-		redact.Invoice(invoice), a.Intent.OpKind(), a.Intent.Attempt, render.FormatTime(a.Intent.Time, render.Table)),
+	article := "a"
+	if kind := a.Intent.OpKind(); kind == journal.KindAPI {
+		article = "an"
+	}
+	return cmdutil.UsageHint(fmt.Errorf("invoice %s has %s %s attempt whose outcome is unknown (attempt %s, %s); nothing was sent",
+		redact.Invoice(invoice), article, a.Intent.OpKind(), a.Intent.Attempt, render.FormatTime(a.Intent.Time, render.Table)),
 		"Find out what became of it first: "+env.resolveCommand(a))
 }
 
