@@ -37,6 +37,7 @@ func TestCheckModeFlags(t *testing.T) {
 		{"batch dry-run", lines, []string{"--batch", "f", "--yes", "--dry-run"}, "--dry-run cannot be used with --batch: each line of the batch carries its own"},
 		{"batch no yes", lines, []string{"--batch", "f"}, "--batch needs --yes: a batch never asks for confirmation, and moves money"},
 		{"batch ok", lines, []string{"--batch", "f", "--yes", "--parallel", "32"}, ""},
+		{"parallel 1", lines, []string{"--batch", "f", "--yes", "--parallel", "1"}, ""},
 		{"parallel 0", lines, []string{"--batch", "f", "--yes", "--parallel", "0"}, "invalid --parallel 0: use 1 to " + strconv.Itoa(MaxParallel)},
 		{"parallel 33", lines, []string{"--batch", "f", "--yes", "--parallel", "33"}, "invalid --parallel 33: use 1 to " + strconv.Itoa(MaxParallel)},
 		{"own single check", own, nil, "own check"},
