@@ -338,7 +338,7 @@ func TestOperationWords(t *testing.T) {
 	}
 }
 
-// printingOp prints the answer itself (an AnswerPrinter), as `paycli api` does.
+// printingOp prints the answer itself (PrintAnswer), as `paycli api` does.
 type printingOp struct {
 	fakeOp
 	printed []string
