@@ -399,7 +399,7 @@ func unknownFooter(unknown []string, reconcile [][]string, checks []string) stri
 		for i, c := range checks {
 			lines[i] = "  " + render.Escape(c)
 		}
-		footer += "\napi calls are not settled by reconcile (paycli does not know what their path did); see where each stands with:\n" +
+		footer += "\nreconcile does not settle an operation this paycli does not know (written by another version); see where each stands with:\n" +
 			strings.Join(lines, "\n")
 	}
 	return footer

@@ -69,8 +69,9 @@ invoice:
               is in flight, or the check failed: run this again later
 
 Payments, refunds (by their refund_transaction_id in the answer's
-refund_info), pre-authorization captures and cancellations and 3D
-completions are checked; api calls are not (see 'paycli status'). A request
+refund_info), pre-authorization captures and cancellations, 3D completions
+and 'paycli api' calls are checked: an api call on the path of a paycli
+command as that command's, any other payment (paySmart2D, …) as a sale. A request
 whose time limit ran out less than two minutes ago may still be processed
 by the gateway: an answer that finds nothing does not settle it yet.
 
@@ -322,21 +323,31 @@ func reconcileInvoice(ctx context.Context, opts *ReconcileOptions, store *journa
 
 // reconcileNote says what the answer means for the attempt: for a
 // payment, in words; for a refund, "refund REF: " and its outcome; for
-// the other kinds, the kind and the words.
+// the other kinds (an api payment's words are a payment's), the kind and
+// the words.
 func reconcileNote(a journal.Attempt, l journal.Learned) string {
-	sale := a.Intent.OpKind() == journal.KindWalletPay
+	// A payment paycli has no command for (an api call) reads as a sale,
+	// but no batch resumes it.
+	kind := a.Intent.OpKind()
+	sale := kind == journal.KindWalletPay || kind == journal.KindAPI
+	batch := func(words string) string {
+		if kind == journal.KindAPI {
+			return ""
+		}
+		return words
+	}
 	var note string
 	switch {
 	case !l.After.IsZero():
 		note = "unknown: may still be in flight, run again after " + render.FormatTime(l.After, render.Table)
-	case a.Intent.OpKind() == journal.KindRefund && l.Settled():
+	case kind == journal.KindRefund && l.Settled():
 		note = l.Outcome
 	case l.Outcome == journal.Succeeded && sale:
-		note = "the sale was taken; a resumed batch skips it"
+		note = "the sale was taken" + batch("; a resumed batch skips it")
 	case l.Outcome == journal.Declined && sale:
 		note = "the transaction failed; nothing was taken"
 	case l.Outcome == journal.NotFound && sale:
-		note = "the gateway has no transaction; nothing was taken, and a resumed batch sends it again"
+		note = "the gateway has no transaction; nothing was taken" + batch(", and a resumed batch sends it again")
 	case l.Outcome == journal.Succeeded:
 		note = "it was made"
 	case l.Outcome == journal.Declined:
@@ -348,7 +359,7 @@ func reconcileNote(a journal.Attempt, l journal.Learned) string {
 	default:
 		note = l.Message
 	}
-	switch kind := a.Intent.OpKind(); kind {
+	switch kind {
 	case journal.KindWalletPay:
 		return note
 	case journal.KindRefund:
