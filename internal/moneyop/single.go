@@ -55,18 +55,11 @@ func newEnv(opts *Options, kind string) (*Env, error) {
 // openJournal opens the run's journal (Options.Journal). It writes
 // nothing: an intent creates the file.
 func openJournal(opts *Options) (journal.Store, error) {
-	if opts.Journal != nil {
-		store, err := opts.Journal()
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrJournal, err)
-		}
-		return store, nil
-	}
-	path, err := opts.JournalPath()
+	store, err := opts.Journal()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrJournal, err)
 	}
-	return journal.OpenFile(path, opts.Now), nil
+	return store, nil
 }
 
 // holdInvoice takes the lock of invoice on the run's gateway account for
