@@ -50,6 +50,7 @@ echo "- load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # Release flags, as the release build uses them.
 go build -trimpath -ldflags "-s -w" -o "$work/paycli" ./cmd/paycli
+go build -trimpath -ldflags "-s -w" -o "$work/paycli-bench" ./cmd/paycli-bench
 go build -trimpath -ldflags "-s -w" -tags perfpeers -o "$work/hello" ./docs/perf/peers/hello
 go build -trimpath -ldflags "-s -w" -tags perfpeers -o "$work/cobraviper" ./docs/perf/peers/cobraviper
 go build -tags perfpeers -o "$work/walletpay-bodies" ./docs/perf/walletpay-bodies
@@ -124,8 +125,8 @@ if has throughput; then
   # Server CPU per request: utime+stime of the serve process, in ticks.
   ticks() { awk '{print $14+$15}' "/proc/$serve_pid/stat"; }
   hz=$(getconf CLK_TCK)
-  "$paycli" sandbox bench --state "$state" -n 2000 -c "$CONCURRENCY" >/dev/null # warm-up
-  echo "paycli sandbox bench -n $REQUESTS -c $CONCURRENCY (three runs each; server CPU is the serve process's user+system time per request):"
+  "$work/paycli-bench" --state "$state" -n 2000 -c "$CONCURRENCY" >/dev/null # warm-up
+  echo "paycli-bench -n $REQUESTS -c $CONCURRENCY (three runs each; server CPU is the serve process's user+system time per request):"
   echo
   echo "| endpoint | duplicates | req/s | p50 ms | p90 ms | p99 ms | max ms | errors | verified | server CPU µs/req |"
   echo "|---|---|---|---|---|---|---|---|---|---|"
@@ -133,7 +134,7 @@ if has throughput; then
     set -- $spec
     for _ in 1 2 3; do
       t0=$(ticks)
-      line=$("$paycli" sandbox bench --state "$state" --endpoint "$1" --duplicates "$2" -n "$REQUESTS" -c "$CONCURRENCY" -o csv | tail -1) || true
+      line=$("$work/paycli-bench" --state "$state" --endpoint "$1" --duplicates "$2" -n "$REQUESTS" -c "$CONCURRENCY" -o csv | tail -1) || true
       t1=$(ticks)
       IFS=, read -r ep _ _ dup _ rps p50 p90 p99 max errors _ _ verified <<<"$line"
       printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f |\n' "$ep" "$dup" "$rps" "$p50" "$p90" "$p99" "$max" "$errors" "$verified" \

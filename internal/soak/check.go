@@ -14,6 +14,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/paycli/paycli/internal/app"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/sandbox"
@@ -26,15 +27,15 @@ import (
 // not_sent loosely.
 func classOfExit(code int) (string, bool) {
 	switch code {
-	case 0:
+	case app.ExitOK:
 		return journal.Succeeded, true
-	case 4:
+	case app.ExitRejected:
 		return journal.Rejected, true
-	case 5:
+	case app.ExitDeclined:
 		return journal.Declined, true
-	case 6:
+	case app.ExitDuplicate:
 		return journal.Duplicate, true
-	case 7:
+	case app.ExitOutcomeUnknown:
 		return journal.Unknown, true
 	}
 	return "", false
@@ -42,7 +43,7 @@ func classOfExit(code int) (string, bool) {
 
 // exitOfClass is the inverse of classOfExit.
 func exitOfClass(class string) (int, bool) {
-	for _, code := range []int{0, 4, 5, 6, 7} {
+	for _, code := range []int{app.ExitOK, app.ExitRejected, app.ExitDeclined, app.ExitDuplicate, app.ExitOutcomeUnknown} {
 		if c, _ := classOfExit(code); c == class {
 			return code, true
 		}
@@ -96,7 +97,7 @@ func (r *run) check(ctx context.Context) error {
 			rep.OutcomesUnwritten++
 			journalWriteFailures++
 		}
-		if a.exit == 0 && (a.trouble == troubleDevFull || a.trouble == troubleClosedPipe) && a.orderNo != "" {
+		if a.exit == app.ExitOK && (a.trouble == troubleDevFull || a.trouble == troubleClosedPipe) && a.orderNo != "" {
 			rep.ResultsUnwritten++
 		}
 		if a.killed {
@@ -211,7 +212,7 @@ func (r *run) reconcile(inv invoice, procs []attempt, jattempts []journal.Attemp
 	succeededOrders := map[string]bool{}
 	paid := 0
 	for _, p := range procs {
-		if p.exit != 0 {
+		if p.exit != app.ExitOK {
 			continue
 		}
 		paid++
@@ -259,7 +260,7 @@ func (r *run) reconcile(inv invoice, procs []attempt, jattempts []journal.Attemp
 	// a process that exited 7 or was killed, with an unknown attempt in
 	// the journal (an intent without an outcome is unknown too).
 	if stored && sale.State == sandbox.StateCompleted && len(succeededOrders) == 0 {
-		if exits[7]+killed == 0 || !slices.ContainsFunc(jattempts, func(a journal.Attempt) bool { return a.Class() == journal.Unknown }) {
+		if exits[app.ExitOutcomeUnknown]+killed == 0 || !slices.ContainsFunc(jattempts, func(a journal.Attempt) bool { return a.Class() == journal.Unknown }) {
 			r.addProblem("invoice %s: charged (order %s) but no process exited 0 or 7 and no attempt is unknown", id, sale.OrderID)
 		} else {
 			r.report.UnknownCharged++
@@ -272,11 +273,11 @@ func (r *run) reconcile(inv invoice, procs []attempt, jattempts []journal.Attemp
 // outcome pending), 4 (not refundable, not an open pre-authorization;
 // or refused by the gateway, journaled rejected) or 8 (the check before
 // it found no gateway).
-var cardOpLoose = map[int]string{2: "", 4: journal.Rejected, 8: journal.NotSent}
+var cardOpLoose = map[int]string{app.ExitUsage: "", app.ExitRejected: journal.Rejected, app.ExitUnavailable: journal.NotSent}
 
 // walletPayLoose: a walletpay that exited 8 may have written a not_sent
 // attempt or nothing (the token call may have failed before the intent).
-var walletPayLoose = map[int]string{8: journal.NotSent}
+var walletPayLoose = map[int]string{app.ExitUnavailable: journal.NotSent}
 
 // checkStory checks that the exit codes of the processes that acted on
 // one invoice and the journal's attempts for it tell the same story, and
@@ -336,7 +337,7 @@ func (r *run) checkStory(id string, procs []attempt, jattempts []journal.Attempt
 			r.addProblem("invoice %s: journal outcome %q", id, class)
 		case class == journal.NotSent && want == 0 || looseBound[class] > 0:
 			if bound := want + looseBound[class] + killed; n < want || n > bound {
-				code := 8
+				code := app.ExitUnavailable
 				for c, lc := range loose {
 					if lc == class {
 						code = c
@@ -527,7 +528,7 @@ func (r *run) checkCardOps(cs cardSale, sale sandbox.Sale, stored bool, procs []
 	}
 	told := func(kind string) (n int, amounts []string) {
 		for _, p := range byKind[kind] {
-			if p.exit == 0 {
+			if p.exit == app.ExitOK {
 				n++
 				amounts = append(amounts, p.amount)
 			}
@@ -563,7 +564,7 @@ func (r *run) checkCardOps(cs cardSale, sale sandbox.Sale, stored bool, procs []
 	}
 	unknownOf := func(kind string) bool {
 		return slices.ContainsFunc(jByKind[kind], func(a journal.Attempt) bool { return a.Class() == journal.Unknown }) &&
-			slices.ContainsFunc(byKind[kind], func(p attempt) bool { return p.killed || p.exit == 7 || p.outcomeUnwritten() != "" })
+			slices.ContainsFunc(byKind[kind], func(p attempt) bool { return p.killed || p.exit == app.ExitOutcomeUnknown || p.outcomeUnwritten() != "" })
 	}
 	for _, c := range []struct {
 		state, kind string

@@ -34,6 +34,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/paycli/paycli/internal/app"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/pause"
 	"github.com/paycli/paycli/internal/sandbox"
@@ -127,7 +128,7 @@ func (c Config) withDefaults() Config {
 }
 
 // Report is what a run did and found. Its JSON form is what
-// `paycli sandbox soak -o json` prints.
+// `paycli-soak -o json` prints.
 type Report struct {
 	Seed     uint64  `json:"seed"`
 	Duration string  `json:"duration"`
@@ -276,9 +277,9 @@ const (
 // invoice, exit 2 for an attempt on it of unknown outcome.
 func (a attempt) refusedBeforeSending() bool {
 	switch a.exit {
-	case 6:
+	case app.ExitDuplicate:
 		return strings.Contains(a.stderr, inFlightRefused) && strings.Contains(a.stderr, nothingSent)
-	case 2:
+	case app.ExitUsage:
 		return strings.Contains(a.stderr, unknownRefused) && strings.Contains(a.stderr, nothingSent)
 	}
 	return false
@@ -287,7 +288,7 @@ func (a attempt) refusedBeforeSending() bool {
 // refusedByJournal reports whether the process exited 1 because it
 // could not write its intent.
 func (a attempt) refusedByJournal() bool {
-	return a.exit == 1 && strings.Contains(a.stderr, intentRefused)
+	return a.exit == app.ExitError && strings.Contains(a.stderr, intentRefused)
 }
 
 // outcomeUnwritten is the class the process says it could not write to
@@ -773,7 +774,7 @@ func (r *run) runProcess(ctx context.Context, a attempt, killAfter time.Duration
 	}
 	// A process that ended by itself before the kill keeps its exit code.
 	a.killed = killing.Load() && a.exit == -1
-	if a.exit == 0 {
+	if a.exit == app.ExitOK {
 		a.orderNo = orderNoOf(stdout.String())
 		if tr == troubleDevFull || tr == troubleClosedPipe {
 			a.orderNo = orderFromWarning(a.stderr)
@@ -781,7 +782,7 @@ func (r *run) runProcess(ctx context.Context, a attempt, killAfter time.Duration
 	}
 	r.mu.Lock()
 	r.attempts = append(r.attempts, a)
-	if ref := retryRefOf(a.stderr); a.kind == kindRefund && a.exit == 7 && ref != "" {
+	if ref := retryRefOf(a.stderr); a.kind == kindRefund && a.exit == app.ExitOutcomeUnknown && ref != "" {
 		r.retries = append(r.retries, attempt{kind: kindRefund, invoice: a.invoice, retryRef: ref})
 	}
 	r.mu.Unlock()
