@@ -564,7 +564,9 @@ func (r *run) checkCardOps(cs cardSale, sale sandbox.Sale, stored bool, procs []
 	}
 	unknownOf := func(kind string) bool {
 		return slices.ContainsFunc(jByKind[kind], func(a journal.Attempt) bool { return a.Class() == journal.Unknown }) &&
-			slices.ContainsFunc(byKind[kind], func(p attempt) bool { return p.killed || p.exit == app.ExitOutcomeUnknown || p.outcomeUnwritten() != "" })
+			slices.ContainsFunc(byKind[kind], func(p attempt) bool {
+				return p.killed || p.exit == app.ExitOutcomeUnknown || p.outcomeUnwritten() != ""
+			})
 	}
 	for _, c := range []struct {
 		state, kind string
