@@ -46,8 +46,10 @@ func NewCmdSoak(f *cmdutil.Factory, runF func(context.Context, *SoakOptions) err
 Run 'paycli sandbox serve --faults --fault-rate R' as a subprocess, run many
 concurrent 'paycli walletpay' subprocesses over a pool of invoices against it
 (amounts ending in .41 and .69 among them), kill the server with SIGKILL and
-restart it at random moments, kill some paycli processes too and run each
-killed one again at once with the same command line, break the stdout of
+restart it at random moments, kill some paycli processes too (some at a
+random moment, some while their money-moving request is in flight: as it
+is sent, or once it is answered and before its outcome is recorded) and
+run each killed one again at once with the same command line, break the stdout of
 some (/dev/full, a pipe nobody reads) and fill the disk under others (a
 file-size limit just above the journal's size), run 'paycli refund',
 'paycli preauth capture|cancel' and 'paycli api POST /api/refund' processes
@@ -84,8 +86,8 @@ configuration, journal and sandbox are not touched.`,
 				return cmdutil.UsageErrorf("invalid --kills %d: want 0 to 1000", c.Kills)
 			case c.FaultRate < 0 || c.FaultRate > 1:
 				return cmdutil.UsageErrorf("invalid --fault-rate %v: want a fraction between 0 and 1", c.FaultRate)
-			case c.ClientKillRate < 0 || c.ClientKillRate > 1:
-				return cmdutil.UsageErrorf("invalid --client-kill-rate %v: want a fraction between 0 and 1", c.ClientKillRate)
+			case c.ClientKillRate < 0 || c.MidFlightKillRate < 0 || c.ClientKillRate+c.MidFlightKillRate > 1:
+				return cmdutil.UsageErrorf("invalid --client-kill-rate %v and --mid-flight-kill-rate %v: want fractions between 0 and 1 that add up to 1 at most", c.ClientKillRate, c.MidFlightKillRate)
 			case c.BrokenStdoutRate < 0 || c.DiskFullRate < 0 || c.BrokenStdoutRate+c.DiskFullRate > 1:
 				return cmdutil.UsageErrorf("invalid --broken-stdout-rate %v and --disk-full-rate %v: want fractions between 0 and 1 that add up to 1 at most", c.BrokenStdoutRate, c.DiskFullRate)
 			case c.CardSales < 0 || c.CardSales > 1000:
@@ -117,10 +119,11 @@ configuration, journal and sandbox are not touched.`,
 	fl.IntVar(&opts.Config.Invoices, "invoices", 40, "size of the invoice pool")
 	fl.IntVar(&opts.Config.Kills, "kills", 3, "times the sandbox is killed with SIGKILL and restarted")
 	fl.IntVar(&opts.Config.CardSales, "card-sales", 20, "card sales and pre-authorizations made before the run, checked after it")
-	fl.Float64Var(&opts.Config.CardOpRate, "card-op-rate", 0.2, "fraction of processes that refund, capture or cancel card sales instead of paying (when the binary has those commands)")
+	fl.Float64Var(&opts.Config.CardOpRate, "card-op-rate", 0.2, "fraction of processes that refund (paycli refund or api), capture or cancel card sales instead of paying (when the binary has those commands)")
 	fl.Uint64Var(&opts.Config.Seed, "seed", 0, "seed of the run's random choices (default: a random seed, printed)")
 	fl.Float64Var(&opts.Config.FaultRate, "fault-rate", 0.25, "fraction of API requests the sandbox faults")
-	fl.Float64Var(&opts.Config.ClientKillRate, "client-kill-rate", 0.05, "fraction of walletpay processes killed with SIGKILL mid-run")
+	fl.Float64Var(&opts.Config.ClientKillRate, "client-kill-rate", 0.05, "fraction of processes killed with SIGKILL in their first 50 ms")
+	fl.Float64Var(&opts.Config.MidFlightKillRate, "mid-flight-kill-rate", 0.05, "fraction of processes killed with SIGKILL while their money-moving request is in flight")
 	fl.Float64Var(&opts.Config.BrokenStdoutRate, "broken-stdout-rate", 0.05, "fraction of walletpay processes whose stdout is /dev/full or a pipe nobody reads")
 	fl.Float64Var(&opts.Config.DiskFullRate, "disk-full-rate", 0.05, "fraction of walletpay processes that run out of disk while writing the journal (Linux)")
 	fl.DurationVar(&opts.Config.ClientTimeout, "client-timeout", 3*time.Second, "each walletpay's --timeout (delay faults wait 2s longer)")
@@ -203,6 +206,7 @@ func writeSoakReport(ctx context.Context, opts *SoakOptions, format render.Forma
 		{"client kills", strconv.Itoa(rep.ClientKills)},
 		{"re-runs at once after a client kill", strconv.Itoa(rep.RerunsAfterKill)},
 	}
+	rows = append(rows, counted("killed mid-flight: ", rep.MidFlightKills)...)
 	rows = append(rows, counted("exit ", rep.Exits)...)
 	rows = append(rows, counted("fault ", rep.Faults)...)
 	rows = append(rows, counted("fault on walletPay ", rep.FaultsOnWalletPay)...)
@@ -220,6 +224,7 @@ func writeSoakReport(ctx context.Context, opts *SoakOptions, format render.Forma
 	rows = append(rows, counted("card sale ", rep.CardSales)...)
 	rows = append(rows, counted("card process ", rep.CardOps)...)
 	rows = append(rows, []string{"refund --retry processes", strconv.Itoa(rep.RefundRetries)})
+	rows = append(rows, []string{"refund commands with an amount (each may refund once)", strconv.Itoa(rep.RefundCommands)})
 	rows = append(rows, counted("refund in the sandbox, journal says ", rep.RefundsTold)...)
 	rows = append(rows,
 		[]string{"charged, told unknown", strconv.Itoa(rep.UnknownCharged)},

@@ -44,7 +44,7 @@ func TestSoakFlags(t *testing.T) {
 		{nil, true, nil},
 		{[]string{"--binary", "/bin/paycli"}, false, func(c soak.Config) bool {
 			return c.Binary == "/bin/paycli" && c.Duration == 20*time.Second && c.Workers == 8 && c.Invoices == 40 && c.Kills == 3 &&
-				c.Seed == 0 && c.FaultRate == 0.25 && c.ClientKillRate == 0.05 && c.ClientTimeout == 3*time.Second &&
+				c.Seed == 0 && c.FaultRate == 0.25 && c.ClientKillRate == 0.05 && c.MidFlightKillRate == 0.05 && c.ClientTimeout == 3*time.Second &&
 				c.BrokenStdoutRate == 0.05 && c.DiskFullRate == 0.05 && c.CardSales == 20 && c.CardOpRate == 0.2
 		}},
 		{[]string{"--binary", "/bin/paycli", "--duration", "1m", "--workers", "2", "--invoices", "5", "--kills", "0", "--seed", "9", "--fault-rate", "1"},
@@ -60,6 +60,8 @@ func TestSoakFlags(t *testing.T) {
 		{[]string{"--fault-rate", "1.5"}, true, nil},
 		{[]string{"--client-timeout", "0s"}, true, nil},
 		{[]string{"--client-kill-rate", "-0.5"}, true, nil},
+		{[]string{"--mid-flight-kill-rate", "-0.1"}, true, nil},
+		{[]string{"--client-kill-rate", "0.6", "--mid-flight-kill-rate", "0.5"}, true, nil},
 		{[]string{"--broken-stdout-rate", "-0.1"}, true, nil},
 		{[]string{"--card-sales", "-1"}, true, nil},
 		{[]string{"--card-op-rate", "2"}, true, nil},
