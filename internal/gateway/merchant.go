@@ -198,14 +198,14 @@ func (r *Response) Err() error {
 
 // pagePaths are the calls the gateway answers with a web page rather than
 // JSON: a 3D payment's challenge (docs/protocol.md, 3D payment).
-var pagePaths = map[string]bool{"/api/paysmart3d": true, "/api/paybycardtoken": true}
+var pagePaths = [...]string{"/api/paysmart3d", "/api/paybycardtoken"}
 
 // Page reports an answer that is the web page a 3D payment answers with
 // (paySmart3D, payByCardToken): HTTP 2xx and HTML. It is the answer the
 // call is meant to get, not a failure: the buyer's browser takes it from
 // there, and check status tells how the payment ended.
 func (r *Response) Page() bool {
-	if !pagePaths[normalPath(r.ep.path)] || r.StatusCode < 200 || r.StatusCode > 299 {
+	if !slices.Contains(pagePaths[:], normalPath(r.ep.path)) || r.StatusCode < 200 || r.StatusCode > 299 {
 		return false
 	}
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))

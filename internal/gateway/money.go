@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -11,15 +12,15 @@ import (
 // refund, the capture or cancellation of a pre-authorization, and the
 // completion of a 3D payment (docs/protocol.md lists them). Keys are lower
 // case: see MovesMoney.
-var moneyPaths = map[string]bool{
-	"/api/paysmart2d":              true,
-	"/api/paysmart3d":              true,
-	"/api/walletpay":               true,
-	"/api/paybycardtoken":          true,
-	"/api/paybycardtokennonsecure": true,
-	"/api/refund":                  true,
-	"/api/confirmpayment":          true,
-	"/payment/complete":            true,
+var moneyPaths = [...]string{
+	"/api/paysmart2d",
+	"/api/paysmart3d",
+	"/api/walletpay",
+	"/api/paybycardtoken",
+	"/api/paybycardtokennonsecure",
+	"/api/refund",
+	"/api/confirmpayment",
+	"/payment/complete",
 }
 
 // MovesMoney reports whether a call to path (under the base URL, e.g.
@@ -38,7 +39,7 @@ var moneyPaths = map[string]bool{
 // refuses a second link for the same invoice.
 func MovesMoney(p string) bool {
 	p = normalPath(p)
-	if moneyPaths[p] {
+	if slices.Contains(moneyPaths[:], p) {
 		return true
 	}
 	dir, last := path.Split(p)

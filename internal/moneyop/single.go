@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
@@ -316,7 +317,7 @@ func prepare[In, Req, Ans any](ctx context.Context, opts *Options, op Operation[
 // refund_transaction_id): shown whole, as render keeps the gateway's
 // references whole (render.WriteFields). They are digits that can pass the
 // Luhn check by chance, and a person needs them to look the sale up.
-var referenceRows = map[string]bool{"Order": true, "Ref": true}
+var referenceRows = [...]string{"Order", "Ref"}
 
 // writeSummary shows, on stderr, what is about to happen and where. The
 // other rows hold the input and what the gateway said of the sale (the
@@ -325,7 +326,7 @@ var referenceRows = map[string]bool{"Order": true, "Ref": true}
 func writeSummary(w io.Writer, d Description, env *Env) {
 	rows := make([][2]string, 0, len(d.Rows)+2)
 	for _, r := range d.Rows {
-		if !referenceRows[r[0]] {
+		if !slices.Contains(referenceRows[:], r[0]) {
 			r[1] = redact.Cards(r[1])
 		}
 		rows = append(rows, r)

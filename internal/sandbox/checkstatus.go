@@ -48,7 +48,7 @@ func (g *Gateway) verifyHash(w http.ResponseWriter, f fields, layoutName, what s
 
 // maxAmount bounds the amounts the sandbox accepts: ten digits before the
 // decimal point, far above any card payment.
-var maxAmount = decimal.New(1, 10)
+func maxAmount() decimal.Decimal { return decimal.New(1, 10) }
 
 // parseAmount reads a positive amount with at most the currency's decimals,
 // answering status_code 1 naming the field otherwise.
@@ -63,8 +63,8 @@ func parseAmount(w http.ResponseWriter, field, value, currency string) (decimal.
 		writeStatus(w, 1, fmt.Sprintf("The %s must be greater than zero.", name))
 		return decimal.Decimal{}, false
 	}
-	if d.GreaterThanOrEqual(maxAmount) {
-		writeStatus(w, 1, fmt.Sprintf("The %s may not be %s or more.", name, maxAmount))
+	if d.GreaterThanOrEqual(maxAmount()) {
+		writeStatus(w, 1, fmt.Sprintf("The %s may not be %s or more.", name, maxAmount()))
 		return decimal.Decimal{}, false
 	}
 	if minor, ok := money.MinorUnit(currency); ok && !d.Equal(d.Round(minor)) {

@@ -123,8 +123,18 @@ type getposOption struct {
 	MerchantNetAmount      json.Number `json:"merchant_net_amount"`
 }
 
-// currencyIDs are the gateway's numeric currency ids.
-var currencyIDs = map[string]int{"TRY": 1, "USD": 2, "EUR": 3}
+// currencyID is the gateway's numeric id of a currency (0: none).
+func currencyID(code string) int {
+	switch code {
+	case "TRY":
+		return 1
+	case "USD":
+		return 2
+	case "EUR":
+		return 3
+	}
+	return 0
+}
 
 // cardScheme guesses a card's scheme from its first digits.
 func cardScheme(bin string) string {
@@ -205,7 +215,7 @@ func (g *Gateway) getpos(w http.ResponseWriter, r *http.Request) {
 		}
 		data = append(data, getposOption{PosID: o.PosID, InstallmentsNumber: o.Installment, CardType: "CREDIT CARD",
 			CardProgram: program, CardScheme: cardScheme(bin), PayableAmount: total, HashKey: hk, AmountToBePaid: total,
-			CurrencyCode: currency, CurrencyID: currencyIDs[currency], Title: title,
+			CurrencyCode: currency, CurrencyID: currencyID(currency), Title: title,
 			InstallmentAmount: json.Number(s[4]), FirstInstallmentAmount: json.Number(s[5]),
 			MerchantCommission: json.Number(s[1]), MerchantNetAmount: json.Number(s[2])})
 	}

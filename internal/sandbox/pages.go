@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"html/template"
 	"net/http"
+	"sync"
 )
 
 // The sandbox's web pages (the 3D challenge, its result, and the payment
@@ -32,12 +33,16 @@ button{font-size:1.05rem;padding:.8rem 1rem;border:0;border-radius:.375rem;margi
 <p class="banner">This is a sandbox: paycli's local test copy of the payment gateway. No real card is charged and no money moves.</p>
 {{end}}`
 
-func page(name, body string) *template.Template {
+// parsePage parses a page's template. Each page is parsed the first time
+// it is shown (sync.OnceValue), not when paycli starts: every paycli
+// command links the sandbox.
+func parsePage(name, body string) *template.Template {
 	return template.Must(template.Must(template.New(name).Parse(pageHead)).Parse(body))
 }
 
 // challengePage is the 3D Secure challenge: Approve or Decline.
-var challengePage = page("challenge", `{{template "head" "3D Secure challenge"}}
+var challengePage = sync.OnceValue(func() *template.Template {
+	return parsePage("challenge", `{{template "head" "3D Secure challenge"}}
 <h1>3D Secure challenge</h1>
 <dl><dt>Amount</dt><dd>{{.Amount}} {{.Currency}}</dd><dt>Installments</dt><dd>{{.Installments}}</dd><dt>Card</dt><dd>{{.Card}}</dd><dt>Order</dt><dd>{{.OrderID}}</dd></dl>
 <p>Approve to authenticate the payment as the card holder would at the bank, or decline to fail it.</p>
@@ -46,11 +51,13 @@ var challengePage = page("challenge", `{{template "head" "3D Secure challenge"}}
 <button id="decline" class="stop" name="decision" value="decline">Decline</button></form>
 </main></body></html>
 `)
+})
 
 // resultPage carries the 3D result to the merchant's return_url (or
 // cancel_url): the buyer presses Continue, as a browser without
 // JavaScript would after the gateway's auto-submitting form.
-var resultPage = page("result", `{{template "head" "3D Secure result"}}
+var resultPage = sync.OnceValue(func() *template.Template {
+	return parsePage("result", `{{template "head" "3D Secure result"}}
 <h1>{{.StatusDescription}}</h1>
 <dl><dt>Invoice</dt><dd>{{.InvoiceID}}</dd><dt>Order</dt><dd>{{.OrderID}}</dd><dt>Amount</dt><dd>{{.Total}} {{.CurrencyCode}}</dd></dl>
 <p>Continue to return to the merchant's site.</p>
@@ -65,9 +72,11 @@ var resultPage = page("result", `{{template "head" "3D Secure result"}}
 <button id="continue" class="go">Continue</button></form>
 </main></body></html>
 `)
+})
 
 // linkPage is a payment link's page: the buyer enters a card.
-var linkPage = page("link", `{{template "head" "payment link"}}
+var linkPage = sync.OnceValue(func() *template.Template {
+	return parsePage("link", `{{template "head" "payment link"}}
 <h1>Pay {{.Amount}} {{.Currency}}</h1>
 <dl><dt>Invoice</dt><dd>{{.InvoiceID}}</dd>{{with .Description}}<dt>For</dt><dd>{{.}}</dd>{{end}}</dl>
 {{with .Error}}<p class="error" role="alert">{{.}}</p>{{end}}
@@ -82,17 +91,20 @@ var linkPage = page("link", `{{template "head" "payment link"}}
 <p class="small">Test cards are listed in paycli's docs/sandbox.md; 4355 0843 5508 4358 is approved.</p>
 </main></body></html>
 `)
+})
 
 // linkDonePage answers a link that can no longer be paid.
-var linkDonePage = page("linkdone", `{{template "head" "payment link"}}
+var linkDonePage = sync.OnceValue(func() *template.Template {
+	return parsePage("linkdone", `{{template "head" "payment link"}}
 <h1>{{.Title}}</h1><p>{{.Text}}</p>
 </main></body></html>
 `)
+})
 
 // writePage renders a page, answering a sandbox error if it cannot.
-func writePage(w http.ResponseWriter, status int, t *template.Template, data any) {
+func writePage(w http.ResponseWriter, status int, p func() *template.Template, data any) {
 	var buf bytes.Buffer
-	if err := t.Execute(&buf, data); err != nil {
+	if err := p().Execute(&buf, data); err != nil {
 		http.Error(w, "sandbox page error", http.StatusInternalServerError)
 		return
 	}

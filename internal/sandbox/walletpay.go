@@ -85,9 +85,9 @@ func (g *Gateway) walletPay(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, 1, "The wallet transient token carries no positive amount.")
 		return
 	}
-	if amount.GreaterThanOrEqual(maxAmount) {
+	if amount.GreaterThanOrEqual(maxAmount()) {
 		// The cap of every other amount the sandbox reads (parseAmount).
-		writeStatus(w, 1, fmt.Sprintf("The wallet transient token's amount may not be %s or more.", maxAmount))
+		writeStatus(w, 1, fmt.Sprintf("The wallet transient token's amount may not be %s or more.", maxAmount()))
 		return
 	}
 	if claims.Wallet != WalletDeviceVendor && claims.Wallet != WalletOther {
