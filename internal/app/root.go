@@ -68,11 +68,7 @@ credentials with 'paycli config init'.`,
 	root.CompletionOptions.DisableDefaultCmd = true
 	// Flag help is wrapped to fit an 80-column terminal, as the rest of
 	// the help is written to.
-	root.SetUsageTemplate(strings.NewReplacer(
-		".LocalFlags.FlagUsages", ".LocalFlags.FlagUsagesWrapped 80",
-		".InheritedFlags.FlagUsages", ".InheritedFlags.FlagUsagesWrapped 80",
-		"for more information about a command.", "for more about a command.",
-	).Replace(root.UsageTemplate()))
+	root.SetUsageFunc(writeUsage)
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &cmdutil.Error{Kind: cmdutil.KindUsage, Err: err}
 	})
@@ -132,7 +128,11 @@ credentials with 'paycli config init'.`,
 		newExitCodesTopic(),
 		newEnvironmentTopic(),
 	)
-	finishHelp(root)
+	showHelp := root.HelpFunc()
+	root.SetHelpFunc(func(cmd *cobra.Command, args []string) {
+		finishHelpOf(cmd)
+		showHelp(cmd, args)
+	})
 	return root, started
 }
 

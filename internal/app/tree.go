@@ -13,5 +13,6 @@ import (
 func NewCommandTree() *cobra.Command {
 	ios, _, _, _ := iostreams.Test()
 	root, _ := NewRootCmd(NewFactory(ios, func(string) (string, bool) { return "", false }))
+	finishHelp(root)
 	return root
 }
