@@ -155,6 +155,27 @@ func TestUserBinaryLinksNoDeveloperTools(t *testing.T) {
 	}
 }
 
+// TestOnlyAppImportsTheCommands: no package but internal/app imports a
+// command (internal/cli/...), in its code or its tests: app assembles them,
+// and the generators and developer tools ask app (app.NewCommandTree,
+// app.WriteCompletion, app.RunTool).
+func TestOnlyAppImportsTheCommands(t *testing.T) {
+	pkgs := list(t, module+"/...")
+	if len(pkgs) < 20 {
+		t.Fatalf("go list found %d packages; the pattern is wrong", len(pkgs))
+	}
+	for _, p := range pkgs {
+		if p.ImportPath == module+"/internal/app" || isCLI(p.ImportPath) {
+			continue
+		}
+		for _, imp := range slices.Concat(p.Imports, p.TestImports, p.XTestImports) {
+			if isCLI(imp) {
+				t.Errorf("%s imports %s: only internal/app imports the commands", p.ImportPath, imp)
+			}
+		}
+	}
+}
+
 // TestCLIImportsSeesEveryPath: the rule catches a cli package reached
 // through production code, its tests, or a package below it.
 func TestCLIImportsSeesEveryPath(t *testing.T) {
