@@ -48,18 +48,22 @@ echo
 echo "- machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(go version | cut -d' ' -f3-)"
 echo "- load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# Release flags, as the release build uses them.
+# Release flags, as .goreleaser.yaml builds (CGO_ENABLED=0 -trimpath -s -w).
+export CGO_ENABLED=0
 go build -trimpath -ldflags "-s -w" -o "$work/paycli" ./cmd/paycli
 go build -trimpath -ldflags "-s -w" -o "$work/paycli-bench" ./cmd/paycli-bench
-go build -trimpath -ldflags "-s -w" -tags perfpeers -o "$work/hello" ./docs/perf/peers/hello
-go build -trimpath -ldflags "-s -w" -tags perfpeers -o "$work/cobraviper" ./docs/perf/peers/cobraviper
+for peer in hello cobraviper libraries linked; do
+  go build -trimpath -ldflags "-s -w" -tags perfpeers -o "$work/$peer" "./docs/perf/peers/$peer"
+done
+unset CGO_ENABLED
 go build -tags perfpeers -o "$work/walletpay-bodies" ./docs/perf/walletpay-bodies
 paycli=$work/paycli
 
 if has startup; then
   section "Start-up"
   hyperfine -N --warmup 20 --runs "$RUNS" --export-csv "$work/startup.csv" --style none \
-    "$work/hello" "$work/cobraviper version" "$paycli version" "$paycli --help" >/dev/null 2>"$work/hyperfine.log"
+    "$work/hello" "$work/cobraviper version" "$work/libraries" "$work/linked" "$paycli version" "$paycli --help" \
+    >/dev/null 2>"$work/hyperfine.log"
   # Peak RSS: the largest of 10 runs.
   rss() { for _ in 1 2 3 4 5 6 7 8 9 10; do /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; done | sort -n | tail -1; }
   echo "| command | median ms | mean ± σ ms | peak RSS MiB |"
@@ -71,6 +75,8 @@ if has startup; then
       'BEGIN{printf "| %s | %.2f | %.2f ± %.2f | %.1f |\n", c, med*1000, mean*1000, sd*1000, kib/1024}'
   done
   echo
+  awk -F, -v w="$work/" 'NR>1{m[$1]=$4} END{printf "- paycli version: %.2f× the cobra+viper peer; linking paycli alone: %.2f×; its libraries alone: %.2f×\n",
+    m[w "paycli version"]/m[w "cobraviper version"], m[w "linked"]/m[w "cobraviper version"], m[w "libraries"]/m[w "cobraviper version"]}' "$work/startup.csv"
   echo "- release binary: $(stat -c %s "$paycli" | awk '{printf "%.1f MiB", $1/1048576}') (-trimpath -ldflags \"-s -w\")"
   echo "- package init, paycli version: $(GODEBUG=inittrace=1 "$paycli" version 2>&1 >/dev/null |
     awk '/^init/{c+=$5; b+=$8} END{printf "%.2f ms clock, %.0f KiB", c, b/1024}'); bare cobra+viper: $(GODEBUG=inittrace=1 "$work/cobraviper" version 2>&1 >/dev/null |
