@@ -50,17 +50,22 @@ echo
 echo "- machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(go version | cut -d' ' -f3-)"
 echo "- load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# Release flags, as the release build uses them.
+# Release flags, as .goreleaser.yaml builds (CGO_ENABLED=0 -trimpath -s -w).
+export CGO_ENABLED=0
 go build -trimpath -ldflags "-s -w" -o "$work/paycli" ./cmd/paycli
-go build -trimpath -ldflags "-s -w" -tags perfpeers -o "$work/hello" ./docs/perf/peers/hello
-go build -trimpath -ldflags "-s -w" -tags perfpeers -o "$work/cobraviper" ./docs/perf/peers/cobraviper
+go build -trimpath -ldflags "-s -w" -o "$work/paycli-bench" ./cmd/paycli-bench
+for peer in hello cobraviper libraries linked; do
+  go build -trimpath -ldflags "-s -w" -tags perfpeers -o "$work/$peer" "./docs/perf/peers/$peer"
+done
+unset CGO_ENABLED
 go build -tags perfpeers -o "$work/walletpay-bodies" ./docs/perf/walletpay-bodies
 paycli=$work/paycli
 
 if has startup; then
   section "Start-up"
   hyperfine -N --warmup 20 --runs "$RUNS" --export-csv "$work/startup.csv" --style none \
-    "$work/hello" "$work/cobraviper version" "$paycli version" "$paycli --help" >/dev/null 2>"$work/hyperfine.log"
+    "$work/hello" "$work/cobraviper version" "$work/libraries" "$work/linked" "$paycli version" "$paycli --help" \
+    >/dev/null 2>"$work/hyperfine.log"
   # Peak RSS: the largest of 10 runs.
   rss() { for _ in 1 2 3 4 5 6 7 8 9 10; do /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; done | sort -n | tail -1; }
   echo "| command | median ms | mean ± σ ms | peak RSS MiB |"
@@ -72,6 +77,8 @@ if has startup; then
       'BEGIN{printf "| %s | %.2f | %.2f ± %.2f | %.1f |\n", c, med*1000, mean*1000, sd*1000, kib/1024}'
   done
   echo
+  awk -F, -v w="$work/" 'NR>1{m[$1]=$4} END{printf "- paycli version: %.2f× the cobra+viper peer; linking paycli alone: %.2f×; its libraries alone: %.2f×\n",
+    m[w "paycli version"]/m[w "cobraviper version"], m[w "linked"]/m[w "cobraviper version"], m[w "libraries"]/m[w "cobraviper version"]}' "$work/startup.csv"
   echo "- release binary: $(stat -c %s "$paycli" | awk '{printf "%.1f MiB", $1/1048576}') (-trimpath -ldflags \"-s -w\")"
   echo "- package init, paycli version: $(GODEBUG=inittrace=1 "$paycli" version 2>&1 >/dev/null |
     awk '/^init/{c+=$5; b+=$8} END{printf "%.2f ms clock, %.0f KiB", c, b/1024}'); bare cobra+viper: $(GODEBUG=inittrace=1 "$work/cobraviper" version 2>&1 >/dev/null |
@@ -126,8 +133,8 @@ if has throughput; then
   # Server CPU per request: utime+stime of the serve process, in ticks.
   ticks() { awk '{print $14+$15}' "/proc/$serve_pid/stat"; }
   hz=$(getconf CLK_TCK)
-  "$paycli" sandbox bench --state "$state" -n 2000 -c "$CONCURRENCY" >/dev/null # warm-up
-  echo "paycli sandbox bench -n $REQUESTS -c $CONCURRENCY (three runs each; server CPU is the serve process's user+system time per request):"
+  "$work/paycli-bench" --state "$state" -n 2000 -c "$CONCURRENCY" >/dev/null # warm-up
+  echo "paycli-bench -n $REQUESTS -c $CONCURRENCY (three runs each; server CPU is the serve process's user+system time per request):"
   echo
   echo "| endpoint | duplicates | req/s | p50 ms | p90 ms | p99 ms | max ms | errors | verified | server CPU µs/req |"
   echo "|---|---|---|---|---|---|---|---|---|---|"
@@ -135,7 +142,7 @@ if has throughput; then
     set -- $spec
     for _ in 1 2 3; do
       t0=$(ticks)
-      line=$("$paycli" sandbox bench --state "$state" --endpoint "$1" --duplicates "$2" -n "$REQUESTS" -c "$CONCURRENCY" -o csv | tail -1) || true
+      line=$("$work/paycli-bench" --state "$state" --endpoint "$1" --duplicates "$2" -n "$REQUESTS" -c "$CONCURRENCY" -o csv | tail -1) || true
       t1=$(ticks)
       IFS=, read -r ep _ _ dup _ rps p50 p90 p99 max errors _ _ verified <<<"$line"
       printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f |\n' "$ep" "$dup" "$rps" "$p50" "$p90" "$p99" "$max" "$errors" "$verified" \

@@ -65,14 +65,6 @@ type Entry struct {
 	Extra map[string]json.RawMessage
 }
 
-// known are the JSON names of Entry's typed fields.
-var knownFields = map[string]bool{
-	"title": true, "card_program": true,
-	"merchant_commission_percentage": true, "merchant_commission_fixed": true,
-	"user_commission_percentage": true, "user_commission_fixed": true,
-	"currency_code": true, "installment": true, "pos_id": true, "getpos_card_program": true,
-}
-
 // entryFields is an entry as encoding/json reads it: each field's JSON
 // token, as the gateway wrote it, by name.
 type entryFields map[string]token
@@ -89,12 +81,19 @@ func (t *token) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// knownFieldOrder is knownFields in name order: fields are read in that
-// order, so that an entry with two bad fields always reports the same one.
+// knownFieldOrder are the JSON names of Entry's typed fields, in name
+// order: fields are read in that order, so that an entry with two bad
+// fields always reports the same one.
 var knownFieldOrder = [...]string{
 	"card_program", "currency_code", "getpos_card_program", "installment",
 	"merchant_commission_fixed", "merchant_commission_percentage",
 	"pos_id", "title", "user_commission_fixed", "user_commission_percentage",
+}
+
+// isKnownField reports whether name is the JSON name of a typed field.
+func isKnownField(name string) bool {
+	_, found := slices.BinarySearch(knownFieldOrder[:], name)
+	return found
 }
 
 // UnmarshalJSON decodes an entry, keeping unknown fields in Extra. A
@@ -163,7 +162,7 @@ func (e *Entry) fromFields(fields entryFields, in interner) error {
 	if known < len(fields) {
 		out.Extra = make(map[string]json.RawMessage, len(fields)-known)
 		for name, raw := range fields {
-			if !knownFields[name] {
+			if !isKnownField(name) {
 				out.Extra[name] = json.RawMessage(raw)
 			}
 		}
@@ -217,9 +216,9 @@ func programOf(fields entryFields) string {
 // sorted. title, pos_id and getpos_card_program are left out when empty, as
 // deployments that do not have them send nothing.
 func (e Entry) MarshalJSON() ([]byte, error) {
-	m := make(map[string]any, len(knownFields)+len(e.Extra))
+	m := make(map[string]any, len(knownFieldOrder)+len(e.Extra))
 	for k, v := range e.Extra {
-		if !knownFields[k] {
+		if !isKnownField(k) {
 			m[k] = v
 		}
 	}

@@ -24,6 +24,7 @@ func NewOptions(f *cmdutil.Factory) Options {
 		Gateway:         f.Gateway,
 		CommandContext:  f.CommandContext,
 		JournalPath:     f.JournalPath,
+		Journal:         f.Journal,
 		GatewayIdentity: f.GatewayIdentity,
 		Now:             f.Now,
 		NewAttemptID:    NewAttemptID,

@@ -286,10 +286,10 @@ type Options struct {
 	JSON           *cmdutil.JSONFlags
 	Gateway        func() (*gateway.Client, error)
 	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
-	JournalPath    func() (string, error)
-	// Journal opens the run's journal; nil means the file at JournalPath
-	// (journal.OpenFile).
-	Journal func() (journal.Store, error)
+	// JournalPath names the journal file in messages; Journal opens the
+	// run's journal (the factory's: cmdutil.Factory.Journal).
+	JournalPath func() (string, error)
+	Journal     func() (journal.Store, error)
 	// GatewayIdentity names the gateway account for the journal; nil means
 	// journal.Identity of the client's base URL and the app_id.
 	GatewayIdentity func() (string, error)

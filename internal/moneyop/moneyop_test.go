@@ -174,6 +174,7 @@ func testOptions(t *testing.T) (*Options, *bytes.Buffer, *bytes.Buffer, *bytes.B
 			return ctx, cancel, nil
 		},
 		JournalPath:  func() (string, error) { return jpath, nil },
+		Journal:      func() (journal.Store, error) { return journal.OpenFile(jpath, time.Now), nil },
 		Now:          func() time.Time { return time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC) },
 		NewAttemptID: func() string { n++; return fmt.Sprintf("a%d", n) },
 		Yes:          true,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
@@ -55,18 +56,11 @@ func newEnv(opts *Options, kind string) (*Env, error) {
 // openJournal opens the run's journal (Options.Journal). It writes
 // nothing: an intent creates the file.
 func openJournal(opts *Options) (journal.Store, error) {
-	if opts.Journal != nil {
-		store, err := opts.Journal()
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrJournal, err)
-		}
-		return store, nil
-	}
-	path, err := opts.JournalPath()
+	store, err := opts.Journal()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrJournal, err)
 	}
-	return journal.OpenFile(path, opts.Now), nil
+	return store, nil
 }
 
 // holdInvoice takes the lock of invoice on the run's gateway account for
@@ -350,7 +344,7 @@ func prepare[In any, Req gateway.Call, Ans any](ctx context.Context, opts *Optio
 // refund_transaction_id): shown whole, as render keeps the gateway's
 // references whole (render.WriteFields). They are digits that can pass the
 // Luhn check by chance, and a person needs them to look the sale up.
-var referenceRows = map[string]bool{"Order": true, "Ref": true}
+var referenceRows = [...]string{"Order", "Ref"}
 
 // writeSummary shows, on stderr, what is about to happen and where. The
 // other rows hold the input and what the gateway said of the sale (the
@@ -359,7 +353,7 @@ var referenceRows = map[string]bool{"Order": true, "Ref": true}
 func writeSummary(w io.Writer, d Description, env *Env) {
 	rows := make([][2]string, 0, len(d.Rows)+2)
 	for _, r := range d.Rows {
-		if !referenceRows[r[0]] {
+		if !slices.Contains(referenceRows[:], r[0]) {
 			r[1] = redact.Cards(r[1])
 		}
 		rows = append(rows, r)

@@ -61,7 +61,7 @@ func writeHashRefusal(w http.ResponseWriter, code int, e explanation, layoutName
 
 // maxAmount bounds the amounts the sandbox accepts: ten digits before the
 // decimal point, far above any card payment.
-var maxAmount = decimal.New(1, 10)
+func maxAmount() decimal.Decimal { return decimal.New(1, 10) }
 
 // parseAmount reads a positive amount with at most the currency's decimals,
 // answering status_code 1 naming the field otherwise.
@@ -79,8 +79,8 @@ func parseAmount(w http.ResponseWriter, field, value, currency string) (decimal.
 	if !d.IsPositive() {
 		return refuse("not greater than zero", fmt.Sprintf("The %s must be greater than zero.", name))
 	}
-	if d.GreaterThanOrEqual(maxAmount) {
-		return refuse(fmt.Sprintf("%s or more", maxAmount), fmt.Sprintf("The %s may not be %s or more.", name, maxAmount))
+	if d.GreaterThanOrEqual(maxAmount()) {
+		return refuse(fmt.Sprintf("%s or more", maxAmount()), fmt.Sprintf("The %s may not be %s or more.", name, maxAmount()))
 	}
 	if minor, ok := money.MinorUnit(currency); ok && !d.Equal(d.Round(minor)) {
 		return refuse(fmt.Sprintf("written with more decimals than %s has (%d)", currency, minor), fmt.Sprintf("The %s has more decimals than %s has (%d).", name, currency, minor))

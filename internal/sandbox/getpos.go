@@ -125,8 +125,18 @@ type getposOption struct {
 	CardBankName       string      `json:"card_bank_name"`
 }
 
-// currencyIDs are the gateway's numeric currency ids.
-var currencyIDs = map[string]int{"TRY": 1, "USD": 2, "EUR": 3}
+// currencyID is the gateway's numeric id of a currency (0: none).
+func currencyID(code string) int {
+	switch code {
+	case "TRY":
+		return 1
+	case "USD":
+		return 2
+	case "EUR":
+		return 3
+	}
+	return 0
+}
 
 // cardScheme guesses a card's scheme from its first digits, named as
 // getpos names it (MASTER_CARD, VISA, …).
@@ -232,7 +242,7 @@ func (g *Gateway) getpos(w http.ResponseWriter, r *http.Request) {
 		bank := g.opts.Schedule.Banks[o.Program]
 		data = append(data, getposOption{PosID: o.PosID, InstallmentsNumber: o.Installment, CardType: g.opts.Schedule.cardType(bin),
 			CardProgram: program, CardScheme: cardScheme(bin), PayableAmount: json.Number(o.Amounts.BuyerTotal.String()), HashKey: hk,
-			AmountToBePaid: total, CurrencyCode: currency, CurrencyID: currencyIDs[currency], Title: title,
+			AmountToBePaid: total, CurrencyCode: currency, CurrencyID: currencyID(currency), Title: title,
 			MerchantFee: merchantFee(amount, o.Rates), CardBankID: bank.ID, CardBankName: bank.Name})
 	}
 	writeJSON(w, http.StatusOK, statusBody{StatusCode: 100, StatusDescription: "Installment options retrieved", Data: data})

@@ -56,8 +56,8 @@ func (g *Gateway) refusedTo3DCancel(w http.ResponseWriter, r *http.Request, t Th
 	var refusal statusBody
 	if buf.code == http.StatusOK && strings.HasPrefix(buf.header.Get("Content-Type"), "application/json") &&
 		json.Unmarshal(buf.body.Bytes(), &refusal) == nil && refusal.StatusCode != 100 && !strings.Contains(r.Header.Get("Accept"), "application/json") {
-		writePage(w, http.StatusOK, threeDErrorPage, map[string]any{"URL": t.CancelURL, "InvoiceID": invoiceID,
-			"StatusCode": refusal.StatusCode, "StatusDescription": refusal.StatusDescription})
+		writePage(w, http.StatusOK, threeDErrorPage, threeDRefusal{URL: t.CancelURL, InvoiceID: invoiceID,
+			StatusCode: refusal.StatusCode, StatusDescription: refusal.StatusDescription})
 		return
 	}
 	maps.Copy(w.Header(), buf.header)

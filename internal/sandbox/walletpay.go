@@ -86,10 +86,10 @@ func (g *Gateway) walletPay(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, 1, "The wallet transient token carries no positive amount.")
 		return
 	}
-	if amount.GreaterThanOrEqual(maxAmount) {
+	if amount.GreaterThanOrEqual(maxAmount()) {
 		// The cap of every other amount the sandbox reads (parseAmount).
-		explain(w, explanation{field: "wallet_transient_token", got: string(claims.Amount), why: fmt.Sprintf("the wallet token's amount is %s or more", maxAmount)})
-		writeStatus(w, 1, fmt.Sprintf("The wallet transient token's amount may not be %s or more.", maxAmount))
+		explain(w, explanation{field: "wallet_transient_token", got: string(claims.Amount), why: fmt.Sprintf("the wallet token's amount is %s or more", maxAmount())})
+		writeStatus(w, 1, fmt.Sprintf("The wallet transient token's amount may not be %s or more.", maxAmount()))
 		return
 	}
 	if claims.Wallet != WalletDeviceVendor && claims.Wallet != WalletOther {
@@ -104,7 +104,7 @@ func (g *Gateway) walletPay(w http.ResponseWriter, r *http.Request) {
 		"currency_code": claims.Currency,
 		"merchant_key":  g.opts.Credentials.MerchantKey,
 		"invoice_id":    invoiceID,
-	}, walletPaySources)
+	}, walletPaySources())
 	if !writeHashRefusal(w, code, e, "walletpay", "payment") {
 		return
 	}
@@ -213,11 +213,13 @@ func (g *Gateway) walletPay(w http.ResponseWriter, r *http.Request) {
 // walletPaySources says where walletPay's hash_key fields come from, for
 // the request log: total and currency from the wallet token, installment
 // always 1, merchant_key the sandbox's.
-var walletPaySources = map[string]string{
-	"total":         "the wallet token's amount",
-	"currency_code": "the wallet token's currency",
-	"installment":   "walletPay's installment count (always 1)",
-	"merchant_key":  "this sandbox's merchant_key",
+func walletPaySources() map[string]string {
+	return map[string]string{
+		"total":         "the wallet token's amount",
+		"currency_code": "the wallet token's currency",
+		"installment":   "walletPay's installment count (always 1)",
+		"merchant_key":  "this sandbox's merchant_key",
+	}
 }
 
 // provide is the simulated provider: the cents of the amount choose its

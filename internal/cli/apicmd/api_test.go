@@ -349,6 +349,7 @@ func runOpts(t *testing.T, g *fakeGateway) (*Options, *bytes.Buffer, *bytes.Buff
 				return ctx, cancel, nil
 			},
 			JournalPath:  func() (string, error) { return jpath, nil },
+			Journal:      func() (journal.Store, error) { return journal.OpenFile(jpath, time.Now), nil },
 			Now:          time.Now,
 			NewAttemptID: func() string { return "a1" },
 		},

@@ -29,8 +29,11 @@ type ReconcileOptions struct {
 	JSON           *cmdutil.JSONFlags
 	Gateway        func() (*gateway.Client, error)
 	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
-	JournalPath    func() (string, error)
-	Now            func() time.Time
+	// JournalPath locates the journal read for the work; Journal opens it
+	// to hold each invoice and record what the gateway said.
+	JournalPath func() (string, error)
+	Journal     func() (journal.Store, error)
+	Now         func() time.Time
 	// GatewayIdentity names the gateway account as the journal's lines do
 	// (nil: of the base URL and app_id).
 	GatewayIdentity func() (string, error)
@@ -43,10 +46,10 @@ type ReconcileOptions struct {
 }
 
 // NewCmdReconcile builds `paycli journal reconcile`.
-func NewCmdReconcile(f *cmdutil.Factory, journalPath func() (string, error), runF func(context.Context, *ReconcileOptions) error) *cobra.Command {
+func NewCmdReconcile(f *cmdutil.Factory, runF func(context.Context, *ReconcileOptions) error) *cobra.Command {
 	opts := &ReconcileOptions{
 		IO: f.IOStreams, Config: f.Config, Format: f.OutputFormat, Gateway: f.Gateway, CommandContext: f.CommandContext,
-		JournalPath: journalPath, GatewayIdentity: f.GatewayIdentity, Now: f.Now,
+		JournalPath: f.JournalPath, Journal: f.Journal, GatewayIdentity: f.GatewayIdentity, Now: f.Now,
 	}
 	cmd := &cobra.Command{
 		Use:   "reconcile [--dry-run]",
@@ -171,7 +174,10 @@ func RunReconcile(ctx context.Context, opts *ReconcileOptions) error {
 		return err
 	}
 	defer cancel()
-	store := journal.OpenFile(w.path, opts.Now)
+	store, err := opts.Journal()
+	if err != nil {
+		return err
+	}
 	defer store.Close()
 
 	results := make([]ReconcileResult, 0, len(invoices))
@@ -266,7 +272,7 @@ func unresolvedInvoices(attempts []journal.Attempt, scopes []journal.Scope) []st
 // status once and records what the answer teaches about each
 // (journal.Settle). Only refused credentials are an error: anything else
 // is the invoice's result.
-func reconcileInvoice(ctx context.Context, opts *ReconcileOptions, store *journal.File, scopes []journal.Scope, identity, inv string,
+func reconcileInvoice(ctx context.Context, opts *ReconcileOptions, store journal.Store, scopes []journal.Scope, identity, inv string,
 	ask func(context.Context) (*gateway.CheckStatusResult, error)) (ReconcileResult, error) {
 	r := ReconcileResult{Invoice: redact.Invoice(inv), Attempts: []string{}, Outcome: journal.Unknown}
 	unlock, err := store.Lock(ctx, identity, inv, "journal reconcile")

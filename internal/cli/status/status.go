@@ -22,6 +22,7 @@ import (
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/invoiceid"
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/pause"
 	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
@@ -40,10 +41,12 @@ type Options struct {
 	// error when ctx ends.
 	Sleep func(ctx context.Context, d time.Duration) error
 	// JournalPath locates the journal that learned outcomes are recorded
-	// in (see recordInJournal); nil records nothing. GatewayIdentity
+	// in (see recordInJournal), read through its index; Journal opens it
+	// to hold the invoice and record. nil records nothing. GatewayIdentity
 	// names the gateway account as the journal's lines do (nil: of the
 	// base URL and app_id).
 	JournalPath     func() (string, error)
+	Journal         func() (journal.Store, error)
 	GatewayIdentity func() (string, error)
 	Now             func() time.Time
 
@@ -64,6 +67,7 @@ func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *Options) error
 		CommandContext:  f.CommandContext,
 		Sleep:           pause.For,
 		JournalPath:     f.JournalPath,
+		Journal:         f.Journal,
 		GatewayIdentity: f.GatewayIdentity,
 		Now:             f.Now,
 	}
