@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/cpuguy83/go-md2man/v2/md2man"
-	"github.com/paycli/paycli/internal/cli/completion"
+	"github.com/paycli/paycli/internal/app"
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
 	"github.com/spf13/pflag"
@@ -83,7 +83,7 @@ func CompletionFiles(name string) map[string]string {
 
 func addCompletions(files Files, root *cobra.Command) error {
 	names := CompletionFiles(root.Name())
-	for _, shell := range completion.Shells {
+	for _, shell := range app.CompletionShells() {
 		file, ok := names[shell]
 		if !ok {
 			return fmt.Errorf("no file name for the %s completion: add one to CompletionFiles", shell)
@@ -91,7 +91,7 @@ func addCompletions(files Files, root *cobra.Command) error {
 		// The same writer as `paycli completion SHELL`, so the committed
 		// scripts are exactly what the binary prints.
 		var buf bytes.Buffer
-		if err := completion.Write(context.Background(), root, shell, &buf); err != nil {
+		if err := app.WriteCompletion(context.Background(), root, shell, &buf); err != nil {
 			return fmt.Errorf("%s completion: %w", shell, err)
 		}
 		if err := files.add(path.Join(completionsDir, file), buf.Bytes()); err != nil {

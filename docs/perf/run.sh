@@ -4,7 +4,7 @@
 # figures depend on the machine (see "Method" in docs/performance.md).
 #
 #   docs/perf/run.sh                 everything
-#   docs/perf/run.sh startup         one part: startup, bench, throughput
+#   docs/perf/run.sh startup         one part: startup, bench, throughput, walletpay
 #
 # Needs: go, hyperfine, /usr/bin/time (Debian: apt-get install hyperfine
 # time), and for the wrk lines wrk. stripe-mock is used when STRIPE_MOCK
@@ -12,16 +12,18 @@
 # github.com/stripe/stripe-mock@v0.203.0); it is never part of the repository.
 #
 # Tunables (environment): RUNS (hyperfine runs, 300), REQUESTS (bench
-# requests per run, 20000), CONCURRENCY (32), WRK_SECONDS (10).
+# requests per run, 20000), CONCURRENCY (32), WRK_SECONDS (10), ROUNDS
+# (walletpay rounds, 5).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-parts=("${@:-startup bench throughput}")
+parts=("${@:-startup bench throughput walletpay}")
 parts=(${parts[*]})
 RUNS=${RUNS:-300}
 REQUESTS=${REQUESTS:-20000}
 CONCURRENCY=${CONCURRENCY:-32}
 WRK_SECONDS=${WRK_SECONDS:-10}
+ROUNDS=${ROUNDS:-5}
 STRIPE_MOCK=${STRIPE_MOCK:-$(command -v stripe-mock || true)}
 
 work=$(mktemp -d)
@@ -48,17 +50,22 @@ echo
 echo "- machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(go version | cut -d' ' -f3-)"
 echo "- load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# Release flags, as the release build uses them.
+# Release flags, as .goreleaser.yaml builds (CGO_ENABLED=0 -trimpath -s -w).
+export CGO_ENABLED=0
 go build -trimpath -ldflags "-s -w" -o "$work/paycli" ./cmd/paycli
-go build -trimpath -ldflags "-s -w" -tags perfpeers -o "$work/hello" ./docs/perf/peers/hello
-go build -trimpath -ldflags "-s -w" -tags perfpeers -o "$work/cobraviper" ./docs/perf/peers/cobraviper
+go build -trimpath -ldflags "-s -w" -o "$work/paycli-bench" ./cmd/paycli-bench
+for peer in hello cobraviper libraries linked; do
+  go build -trimpath -ldflags "-s -w" -tags perfpeers -o "$work/$peer" "./docs/perf/peers/$peer"
+done
+unset CGO_ENABLED
 go build -tags perfpeers -o "$work/walletpay-bodies" ./docs/perf/walletpay-bodies
 paycli=$work/paycli
 
 if has startup; then
   section "Start-up"
   hyperfine -N --warmup 20 --runs "$RUNS" --export-csv "$work/startup.csv" --style none \
-    "$work/hello" "$work/cobraviper version" "$paycli version" "$paycli --help" >/dev/null 2>"$work/hyperfine.log"
+    "$work/hello" "$work/cobraviper version" "$work/libraries" "$work/linked" "$paycli version" "$paycli --help" \
+    >/dev/null 2>"$work/hyperfine.log"
   # Peak RSS: the largest of 10 runs.
   rss() { for _ in 1 2 3 4 5 6 7 8 9 10; do /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; done | sort -n | tail -1; }
   echo "| command | median ms | mean ± σ ms | peak RSS MiB |"
@@ -70,6 +77,8 @@ if has startup; then
       'BEGIN{printf "| %s | %.2f | %.2f ± %.2f | %.1f |\n", c, med*1000, mean*1000, sd*1000, kib/1024}'
   done
   echo
+  awk -F, -v w="$work/" 'NR>1{m[$1]=$4} END{printf "- paycli version: %.2f× the cobra+viper peer; linking paycli alone: %.2f×; its libraries alone: %.2f×\n",
+    m[w "paycli version"]/m[w "cobraviper version"], m[w "linked"]/m[w "cobraviper version"], m[w "libraries"]/m[w "cobraviper version"]}' "$work/startup.csv"
   echo "- release binary: $(stat -c %s "$paycli" | awk '{printf "%.1f MiB", $1/1048576}') (-trimpath -ldflags \"-s -w\")"
   echo "- package init, paycli version: $(GODEBUG=inittrace=1 "$paycli" version 2>&1 >/dev/null |
     awk '/^init/{c+=$5; b+=$8} END{printf "%.2f ms clock, %.0f KiB", c, b/1024}'); bare cobra+viper: $(GODEBUG=inittrace=1 "$work/cobraviper" version 2>&1 >/dev/null |
@@ -124,8 +133,8 @@ if has throughput; then
   # Server CPU per request: utime+stime of the serve process, in ticks.
   ticks() { awk '{print $14+$15}' "/proc/$serve_pid/stat"; }
   hz=$(getconf CLK_TCK)
-  "$paycli" sandbox bench --state "$state" -n 2000 -c "$CONCURRENCY" >/dev/null # warm-up
-  echo "paycli sandbox bench -n $REQUESTS -c $CONCURRENCY (three runs each; server CPU is the serve process's user+system time per request):"
+  "$work/paycli-bench" --state "$state" -n 2000 -c "$CONCURRENCY" >/dev/null # warm-up
+  echo "paycli-bench -n $REQUESTS -c $CONCURRENCY (three runs each; server CPU is the serve process's user+system time per request):"
   echo
   echo "| endpoint | duplicates | req/s | p50 ms | p90 ms | p99 ms | max ms | errors | verified | server CPU µs/req |"
   echo "|---|---|---|---|---|---|---|---|---|---|"
@@ -133,7 +142,7 @@ if has throughput; then
     set -- $spec
     for _ in 1 2 3; do
       t0=$(ticks)
-      line=$("$paycli" sandbox bench --state "$state" --endpoint "$1" --duplicates "$2" -n "$REQUESTS" -c "$CONCURRENCY" -o csv | tail -1) || true
+      line=$("$work/paycli-bench" --state "$state" --endpoint "$1" --duplicates "$2" -n "$REQUESTS" -c "$CONCURRENCY" -o csv | tail -1) || true
       t1=$(ticks)
       IFS=, read -r ep _ _ dup _ rps p50 p90 p99 max errors _ _ verified <<<"$line"
       printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f |\n' "$ep" "$dup" "$rps" "$p50" "$p90" "$p99" "$max" "$errors" "$verified" \
@@ -192,6 +201,54 @@ if has throughput; then
     fi
   fi
 fi
+# walletpay: issue 24's measure. Each round loads a `sandbox serve` over a
+# fresh state folder with wrk (new invoices and wallet tokens, so every
+# request is a payment, fsynced with its request log entry written), then at
+# once stripe-mock's POST from the same wrk; the ratio of the two is what is
+# compared, since the machine's load moves both. Server CPU is the serving
+# process's user+system time per request.
+if has walletpay && command -v wrk >/dev/null && [ -n "$STRIPE_MOCK" ]; then
+  section "walletPay against stripe-mock, $ROUNDS alternating rounds (wrk -t2 -c$CONCURRENCY -d${WRK_SECONDS}s)"
+  "$STRIPE_MOCK" -http-addr 127.0.0.1:12111 -https-addr 127.0.0.1:12113 >"$work/stripe-mock-w.log" 2>&1 &
+  pids+=($!)
+  sm_pid=$!
+  wait_http http://127.0.0.1:12111/v1/charges
+  wrk -t2 -c"$CONCURRENCY" -d2s -s docs/perf/stripe-mock-post.lua http://127.0.0.1:12111/v1/charges >/dev/null # warm-up
+  hz=$(getconf CLK_TCK)
+  cpu_of() { awk '{print $14+$15}' "/proc/$1/stat"; }
+  per_req() { awk -v d="$1" -v hz="$hz" -v n="$2" 'BEGIN{printf "%.0f", d*1000000/hz/n}'; }
+  echo "| round | load | walletPay req/s | µs/req | p50 / p99 ms | stripe-mock req/s | µs/req | ratio | CPU ratio |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  for round in $(seq "$ROUNDS"); do
+    state=$work/walletpay-$round
+    "$paycli" sandbox serve --addr 127.0.0.1:0 --state "$state" 2>"$work/serve-w.log" &
+    pids+=($!)
+    wp_pid=$!
+    for _ in $(seq 100); do [ -s "$state/address" ] && break; sleep 0.1; done
+    base=$(cat "$state/address")
+    wait_http "${base%/ccpayment}/__sandbox/health"
+    token=$(curl -s -X POST -H 'Content-Type: application/json' \
+      -d "$("$paycli" sandbox credentials -o json --state "$state" | awk -F'"' '/app_id/{id=$4} /app_secret/{s=$4} END{printf "{\"app_id\":\"%s\",\"app_secret\":\"%s\"}", id, s}')" \
+      "$base/api/token" | sed 's/.*"token":"\([^"]*\)".*/\1/')
+    "$work/walletpay-bodies" $((WRK_SECONDS * 30000)) "w$(date +%s)-$round" >"$work/bodies-w.txt"
+    load=$(cut -d' ' -f1 /proc/loadavg)
+    t0=$(cpu_of "$wp_pid")
+    out=$(BODIES=$work/bodies-w.txt TOKEN=$token THREADS=2 wrk -t2 -c"$CONCURRENCY" -d"${WRK_SECONDS}s" -s docs/perf/walletpay.lua "$base/api/walletPay")
+    t1=$(cpu_of "$wp_pid")
+    kill "$wp_pid"; wait "$wp_pid" 2>/dev/null || true
+    s0=$(cpu_of "$sm_pid")
+    sout=$(wrk -t2 -c"$CONCURRENCY" -d"${WRK_SECONDS}s" -s docs/perf/stripe-mock-post.lua http://127.0.0.1:12111/v1/charges)
+    s1=$(cpu_of "$sm_pid")
+    n=$(awk '/^ *[0-9]+ requests in/{print $1}' <<<"$out"); sn=$(awk '/^ *[0-9]+ requests in/{print $1}' <<<"$sout")
+    a=$(awk '/Requests\/sec/{print $2}' <<<"$out"); b=$(awk '/Requests\/sec/{print $2}' <<<"$sout")
+    lat=$(grep -o 'p50_ms=[0-9.]*.*p99_ms=[0-9.]*' <<<"$out" | awk -F'[= ]' '{printf "%.1f / %.1f", $2, $6}')
+    notpaid=$(grep -o 'not_paid=[0-9]*' <<<"$out")
+    wc=$(per_req $((t1 - t0)) "$n"); sc=$(per_req $((s1 - s0)) "$sn")
+    printf '| %s | %s | %s | %s | %s | %s | %s | %.2f%s | %.2f |\n' "$round" "$load" "$a" "$wc" "$lat" "$b" "$sc" \
+      "$(awk -v a="$a" -v b="$b" 'BEGIN{print a/b}')" "$([ "$notpaid" = not_paid=0 ] || echo " ($notpaid)")" "$(awk -v a="$wc" -v b="$sc" 'BEGIN{print b/a}')"
+  done
+fi
+
 if has throughput; then
   echo
   echo "- synced 4 KiB write after: $(disk_sync)"

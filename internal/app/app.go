@@ -15,6 +15,7 @@ import (
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/redact"
+	"github.com/spf13/cobra"
 )
 
 // Exit codes; `paycli help exit-codes` documents them and docs/exit-codes.md
@@ -72,6 +73,36 @@ func Run(ctx context.Context, args []string, ios *iostreams.IOStreams, lookupEnv
 	f := NewFactory(ios, lookupEnv)
 	defer f.Close() // stops what the command's dependencies started (the in-process sandbox)
 	root, started := NewRootCmd(f)
+	return execute(ctx, f, root, started, args, ios)
+}
+
+// RunTool runs a developer tool's command (cmd/paycli-soak,
+// cmd/paycli-bench) as Run runs paycli: on the one factory, its command
+// bound before it runs, its errors printed once and turned into exit
+// codes here.
+func RunTool(ctx context.Context, args []string, ios *iostreams.IOStreams, lookupEnv func(string) (string, bool), newCmd func(*cmdutil.Factory) *cobra.Command) int {
+	f := NewFactory(ios, lookupEnv)
+	defer f.Close()
+	root := newCmd(f)
+	started := new(bool)
+	root.SilenceErrors, root.SilenceUsage = true, true
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		if err := missingRequiredFlags(cmd); err != nil {
+			return err
+		}
+		*started = true
+		f.BindCommand(cmd)
+		return nil
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &cmdutil.Error{Kind: cmdutil.KindUsage, Err: err}
+	})
+	return execute(ctx, f, root, started, args, ios)
+}
+
+// execute runs root with args and returns the exit code of what happened;
+// started says whether the command's own code began to run.
+func execute(ctx context.Context, f *cmdutil.Factory, root *cobra.Command, started *bool, args []string, ios *iostreams.IOStreams) int {
 	root.SetArgs(args)
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out)

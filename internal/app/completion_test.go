@@ -72,7 +72,7 @@ func TestCompletions(t *testing.T) {
 		{[]string{"hash", "validate", "x", "--layout", ""}, []string{"payment", "walletpay", "checkstatus", "refund", "confirm", "complete", "sale-webhook", "refund-webhook", "savecard", "editcard", "deletecard", "link"}, noFiles},
 		{[]string{"sandbox", "wallet-token", "--wallet", ""}, []string{"001", "012"}, noFiles},
 		{[]string{"sandbox", "wallet-token", "--currency", ""}, []string{"EUR", "TRY", "USD"}, noFiles},
-		{[]string{"sandbox", "wallet-token", "--card", ""}, []string{"4022770000000004", "4355080000000005", "4508030000000006", "4921300000000002", "5289390000000006", "5400610000000001", "5406670000000009", "5456160000000000", "5528790000000008"}, noFiles},
+		{[]string{"sandbox", "wallet-token", "--card", ""}, []string{"4022770000000004", "4029400000000001", "4355080000000005", "4508030000000006", "4921300000000002", "5289390000000006", "5400610000000001", "5406670000000009", "5456160000000000", "5528790000000008"}, noFiles},
 		{[]string{"sandbox", "wallet-token", "--amount", ""}, nil, noFiles},
 		{[]string{"sandbox", "serve", "--addr", ""}, nil, noFiles},
 		{[]string{"sandbox", "serve", "--state", ""}, nil, cobra.ShellCompDirectiveFilterDirs},

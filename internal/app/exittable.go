@@ -93,17 +93,40 @@ func commandExits(e cmdutil.Exits) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// finishHelp readies the help of every command below root: a paragraph
-// too wide for an 80-column terminal is wrapped (reflow), and a command
-// whose Exits are set gets its exit codes at the end.
+// finishHelp readies the help of every command below root (finishHelpOf),
+// for what reads the whole tree's help (cmd/gendocs).
 func finishHelp(root *cobra.Command) {
 	for _, c := range root.Commands() {
 		finishHelp(c)
-		c.Long = reflow(c.Long)
-		if e, ok := cmdutil.ExitsOf(c); ok {
-			c.Long = strings.TrimRight(c.Long, "\n") + "\n\n" + commandExits(e)
-		}
+		finishHelpOf(c)
 	}
+}
+
+// annotationHelpFinished marks a command whose help finishHelpOf readied.
+const annotationHelpFinished = "paycli_help_finished"
+
+// finishHelpOf readies the help of c, once, when it is about to be shown
+// (the root's help function) or generated: a paragraph too wide for an
+// 80-column terminal is wrapped (reflow), and a command whose Exits are
+// set gets its exit codes at the end; a help topic gets its text. It is
+// not done while the tree is built, which every command pays for,
+// `paycli version` included. The root's own help is written as it is
+// shown.
+func finishHelpOf(c *cobra.Command) {
+	if !c.HasParent() || c.Annotations[annotationHelpFinished] != "" {
+		return
+	}
+	if topic := c.Annotations[annotationTopic]; topic != "" {
+		c.Long = topicText(topic)
+	}
+	c.Long = reflow(c.Long)
+	if e, ok := cmdutil.ExitsOf(c); ok {
+		c.Long = strings.TrimRight(c.Long, "\n") + "\n\n" + commandExits(e)
+	}
+	if c.Annotations == nil {
+		c.Annotations = map[string]string{}
+	}
+	c.Annotations[annotationHelpFinished] = "true"
 }
 
 // reflow wraps each paragraph of text that has a line wider than

@@ -1,36 +1,246 @@
 package app
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/paycli/paycli/internal/buildinfo"
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/sandboxmode"
-	"github.com/spf13/cobra"
 )
 
-// NewFactory builds the real dependencies. Config is resolved lazily, from
-// the flags of whichever command runs (set by the root's pre-run hook).
-// It is the clock's home: the one place paycli's code reads the wall
-// clock (time.Now); everything else is handed f.Now (archtest checks).
+// ErrUnbound is what the configuration and everything built from it
+// return before the root's pre-run hook has bound the running command
+// (cmdutil.Factory.BindCommand): a configuration read then would lack the
+// command line's flags. It is a mistake in paycli, never in its input.
+var ErrUnbound = errors.New("internal error: the configuration was asked for before the command line was parsed")
+
+// NewFactory builds paycli's dependencies, each on a line saying what it
+// depends on. They are built lazily, when a command first asks, from the
+// flags of the command that runs, which the root's pre-run hook binds
+// (BindCommand); before that, Config and what depends on it are errors
+// (ErrUnbound). It is the clock's home: the one place paycli's code reads
+// the wall clock (time.Now); everything else is handed f.Now (archtest).
 func NewFactory(ios *iostreams.IOStreams, lookupEnv func(string) (string, bool)) *cmdutil.Factory {
 	f := &cmdutil.Factory{
-		Build:     buildinfo.Read,
-		IOStreams: ios,
-		LookupEnv: lookupEnv,
-		Now:       time.Now,
+		Build:     buildinfo.Read, // no dependencies
+		IOStreams: ios,            // no dependencies
+		LookupEnv: lookupEnv,      // no dependencies
+		Now:       time.Now,       // no dependencies
 	}
-	f.JournalPath = func() (string, error) {
+	line := &commandLine{}
+	f.BindCommand = line.bind                        // Depends on nothing: the root's pre-run hook calls it
+	f.SandboxMode = sandboxModeFunc(f)               // Depends on LookupEnv
+	resolve := resolveFunc(f, line)                  // Depends on the bound command's flags, LookupEnv, SandboxMode, Now, IOStreams (a loose file mode's warning), AddCloser (the in-process sandbox)
+	f.Config = configFunc(resolve)                   // Depends on resolve
+	f.GatewayIdentity = gatewayIdentityFunc(resolve) // Depends on resolve
+	f.SandboxIdentity = sandboxIdentityFunc(f)       // Depends on LookupEnv
+	f.TokenCache = tokenCacheFunc(f)                 // Depends on Config, LookupEnv (the cache folder), Now
+	f.Gateway = gatewayFunc(f, line)                 // Depends on Config, LookupEnv (the cache folder), the bound command's --debug, IOStreams, Build, Now
+	f.JournalPath = journalPathFunc(f)               // Depends on LookupEnv (the state folder)
+	f.Journal = journalFunc(f)                       // Depends on JournalPath, Now
+	return f
+}
+
+// commandLine is the command that runs, once cobra has parsed its flags.
+type commandLine struct {
+	cmd atomic.Pointer[cobra.Command]
+}
+
+func (l *commandLine) bind(cmd *cobra.Command) { l.cmd.Store(cmd) }
+
+// running returns the bound command, or ErrUnbound.
+func (l *commandLine) running() (*cobra.Command, error) {
+	cmd := l.cmd.Load()
+	if cmd == nil {
+		return nil, ErrUnbound
+	}
+	return cmd, nil
+}
+
+func sandboxModeFunc(f *cmdutil.Factory) func(*cobra.Command) (bool, error) {
+	return func(cmd *cobra.Command) (bool, error) { return sandboxmode.Enabled(cmd, f.LookupEnv) }
+}
+
+// resolved is the configuration of one run, and the state folder of the
+// sandbox it was pointed at under --sandbox ("" otherwise).
+type resolved struct {
+	cfg          *config.Config
+	sandboxState string
+}
+
+// resolveFunc resolves the configuration once per run, from the bound
+// command's flags (flag > environment > file > default), then, under
+// --sandbox, points it at the emulator. Asked before the command is
+// bound it returns ErrUnbound and remembers nothing, so that an early
+// call can never stand in for the configuration the flags choose.
+func resolveFunc(f *cmdutil.Factory, line *commandLine) func() (*resolved, error) {
+	once := sync.OnceValues(func() (*resolved, error) {
+		cmd, err := line.running()
+		if err != nil {
+			return nil, err
+		}
+		return resolve(f, cmd)
+	})
+	return func() (*resolved, error) {
+		if _, err := line.running(); err != nil {
+			return nil, err
+		}
+		return once()
+	}
+}
+
+func resolve(f *cmdutil.Factory, cmd *cobra.Command) (*resolved, error) {
+	cfg, err := config.Load(config.LoadOptions{Flags: cmd.Flags(), LookupEnv: f.LookupEnv})
+	if err != nil {
+		return nil, err
+	}
+	if w := config.LooseModeWarning(cfg.Path, cfg.FileMode); w != "" {
+		fmt.Fprintln(f.IOStreams.ErrOut, w)
+	}
+	// --sandbox / PAYCLI_SANDBOX=1: the same commands, pointed at the emulator.
+	on, err := f.SandboxMode(cmd)
+	if err != nil {
+		return nil, err
+	}
+	if !on {
+		return &resolved{cfg: cfg}, nil
+	}
+	state, err := sandboxmode.DefaultStateDir(f.LookupEnv)
+	if err != nil {
+		return nil, err
+	}
+	overlay := sandboxmode.OverlayOptions{LookupEnv: f.LookupEnv, Now: f.Now, AddCloser: f.AddCloser}
+	if cmdutil.CallsNoGateway(cmd) {
+		cfg, err = sandboxmode.Credentials(context.Background(), overlay, cfg)
+	} else {
+		cfg, err = sandboxmode.Overlay(context.Background(), overlay, cfg)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &resolved{cfg: cfg, sandboxState: state}, nil
+}
+
+func configFunc(resolve func() (*resolved, error)) func() (*config.Config, error) {
+	return func() (*config.Config, error) {
+		r, err := resolve()
+		if err != nil {
+			return nil, err
+		}
+		return r.cfg, nil
+	}
+}
+
+func gatewayIdentityFunc(resolve func() (*resolved, error)) func() (string, error) {
+	return func() (string, error) {
+		r, err := resolve()
+		if err != nil {
+			return "", err
+		}
+		if r.sandboxState != "" {
+			// The in-process sandbox listens on a new port each run; its
+			// memory is the state folder.
+			return sandboxmode.Identity(r.sandboxState), nil
+		}
+		return journal.Identity(r.cfg.BaseURL, r.cfg.AppID), nil
+	}
+}
+
+func sandboxIdentityFunc(f *cmdutil.Factory) func() (string, error) {
+	return func() (string, error) {
+		dir, err := sandboxmode.DefaultStateDir(f.LookupEnv)
+		if err != nil {
+			return "", err
+		}
+		return sandboxmode.Identity(dir), nil
+	}
+}
+
+func cacheDir(f *cmdutil.Factory) (string, error) {
+	return config.CacheDir(config.LoadOptions{LookupEnv: f.LookupEnv})
+}
+
+func tokenCacheFunc(f *cmdutil.Factory) func() (*gateway.FileTokenCache, error) {
+	return func() (*gateway.FileTokenCache, error) {
+		cfg, err := f.Config()
+		if err != nil {
+			return nil, err
+		}
+		dir, err := cacheDir(f)
+		if err != nil {
+			return nil, err
+		}
+		return cmdutil.NewTokenCache(cfg, dir, f.Now), nil
+	}
+}
+
+// gatewayFunc builds the client once per run; an unbound call is an error
+// remembered by nothing, as for the configuration.
+func gatewayFunc(f *cmdutil.Factory, line *commandLine) func() (*gateway.Client, error) {
+	build := sync.OnceValues(func() (*gateway.Client, error) {
+		cmd, err := line.running()
+		if err != nil {
+			return nil, err
+		}
+		cfg, err := f.Config()
+		if err != nil {
+			return nil, err
+		}
+		dir, err := cacheDir(f)
+		if err != nil {
+			return nil, err
+		}
+		var debug io.Writer
+		if on, _ := cmd.Flags().GetBool("debug"); on {
+			debug = f.IOStreams.ErrOut
+		}
+		return cmdutil.NewGatewayClient(cfg, cmdutil.GatewayOptions{
+			CacheDir:  dir,
+			UserAgent: "paycli/" + f.Build().Version,
+			Debug:     debug,
+			Now:       f.Now,
+		})
+	})
+	return func() (*gateway.Client, error) {
+		if _, err := line.running(); err != nil {
+			return nil, err
+		}
+		return build()
+	}
+}
+
+func journalPathFunc(f *cmdutil.Factory) func() (string, error) {
+	return func() (string, error) {
 		dir, err := config.StateDir(config.LoadOptions{LookupEnv: f.LookupEnv})
 		if err != nil {
 			return "", err
 		}
 		return filepath.Join(dir, journal.FileName), nil
 	}
-	f.SandboxMode = func(cmd *cobra.Command) (bool, error) { return sandboxmode.Enabled(cmd, f.LookupEnv) }
-	return f
+}
+
+// journalFunc opens the journal of money-moving attempts: the file at
+// JournalPath. Each call opens a store of its own, which its caller
+// closes.
+func journalFunc(f *cmdutil.Factory) func() (journal.Store, error) {
+	return func() (journal.Store, error) {
+		path, err := f.JournalPath()
+		if err != nil {
+			return nil, err
+		}
+		return journal.OpenFile(path, f.Now), nil
+	}
 }

@@ -7,8 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -151,40 +149,14 @@ func TestKilledRefundIsNotSentAgain(t *testing.T) {
 func TestIdenticalRefundsStartedTogetherSendOne(t *testing.T) {
 	rs := newRefundSandbox(t)
 	rs.pay(t, "RI-1", "150.00")
-	const n = 20
-	var finished atomic.Int32
-	allIn := make(chan struct{})
-	var once sync.Once
-	check := func() {
-		if finished.Load()+rs.arrived.Load() >= n {
-			once.Do(func() { close(allIn) })
-		}
+	commands := make([][]string, 20)
+	for i := range commands {
+		commands[i] = []string{"refund", "--invoice", "RI-1", "--amount", "10.00", "--yes"}
 	}
-	gate := func(int32) { check(); <-allIn }
-	rs.gate.Store(&gate)
-	codes := make([]int, n)
-	stderrs := make([]string, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			codes[i], _, stderrs[i] = rs.run(t, "refund", "--invoice", "RI-1", "--amount", "10.00", "--yes")
-			finished.Add(1)
-			check()
-		})
-	}
-	wg.Wait()
-	sent := 0
-	for i, c := range codes {
-		switch {
-		case c == ExitOK:
-			sent++
-		case c == ExitDuplicate && strings.Contains(stderrs[i], "a refund on invoice RI-1 is in flight in pid"):
-		default:
-			t.Errorf("refund %d: exit %d\n%s", i, c, stderrs[i])
-		}
-	}
+	codes, stderrs := startTogether(t, rs, commands)
+	oneSent(t, codes, stderrs, "RI-1")
 	total, refunds := rs.status(t, "RI-1")
-	if sent != 1 || rs.arrived.Load() != 1 || !total.Equal(decimal.RequireFromString("10")) || len(refunds) != 1 {
-		t.Errorf("%d exited 0, %d reached the gateway; the sale shows %s refunded in %d refunds; want one of each", sent, rs.arrived.Load(), total, len(refunds))
+	if rs.arrived.Load() != 1 || !total.Equal(decimal.RequireFromString("10")) || len(refunds) != 1 {
+		t.Errorf("%d reached the gateway; the sale shows %s refunded in %d refunds; want one of each", rs.arrived.Load(), total, len(refunds))
 	}
 }

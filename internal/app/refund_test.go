@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,11 +36,14 @@ type refundSandbox struct {
 	// still working on it while gate has not returned.
 	gate    atomic.Pointer[func(n int32)]
 	arrived atomic.Int32
+	// gatedPaths are the endpoints gate holds (by the end of their path):
+	// refunds, unless told.
+	gatedPaths []string
 }
 
 func newRefundSandbox(t *testing.T, faults ...string) *refundSandbox {
 	t.Helper()
-	rs := &refundSandbox{home: t.TempDir()}
+	rs := &refundSandbox{home: t.TempDir(), gatedPaths: []string{"/api/refund"}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -66,10 +70,10 @@ func newRefundSandbox(t *testing.T, faults ...string) *refundSandbox {
 	return rs
 }
 
-// gated holds each refund request, its body read, in rs.gate.
+// gated holds each request to rs.gatedPaths, its body read, in rs.gate.
 func (rs *refundSandbox) gated(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/api/refund") {
+		if slices.ContainsFunc(rs.gatedPaths, func(p string) bool { return strings.HasSuffix(r.URL.Path, p) }) {
 			n := rs.arrived.Add(1)
 			body, _ := io.ReadAll(r.Body)
 			r.Body = io.NopCloser(bytes.NewReader(body))

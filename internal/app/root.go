@@ -1,10 +1,8 @@
 package app
 
 import (
-	"context"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/paycli/paycli/internal/cli/apicmd"
 	"github.com/paycli/paycli/internal/cli/commissionscmd"
@@ -24,63 +22,16 @@ import (
 	"github.com/paycli/paycli/internal/cli/webhookcmd"
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
-	"github.com/paycli/paycli/internal/journal"
-	"github.com/paycli/paycli/internal/sandboxmode"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
-// NewRootCmd builds the command tree. started reports whether a command's
-// own code began to run (false means cobra rejected the command line).
+// NewRootCmd builds the command tree on the factory f (NewFactory). Its
+// pre-run hook binds the command that runs to f, whose configuration then
+// reads that command's flags. started reports whether a command's own
+// code began to run (false means cobra rejected the command line).
 func NewRootCmd(f *cmdutil.Factory) (*cobra.Command, *bool) {
 	started := new(bool)
-	var flags *pflag.FlagSet
-	var running *cobra.Command
-	// sandboxState is the state folder of the sandbox the configuration
-	// was pointed at, if it was.
-	var sandboxState string
-	f.Config = sync.OnceValues(func() (*config.Config, error) {
-		cfg, err := config.Load(config.LoadOptions{Flags: flags, LookupEnv: f.LookupEnv})
-		if err != nil {
-			return nil, err
-		}
-		if w := config.LooseModeWarning(cfg.Path, cfg.FileMode); w != "" {
-			fmt.Fprintln(f.IOStreams.ErrOut, w)
-		}
-		// --sandbox / PAYCLI_SANDBOX=1: the same commands, pointed at the emulator.
-		if on, err := f.SandboxMode(running); err != nil || !on {
-			return cfg, err
-		}
-		if sandboxState, err = sandboxmode.DefaultStateDir(f.LookupEnv); err != nil {
-			return nil, err
-		}
-		overlay := sandboxmode.OverlayOptions{LookupEnv: f.LookupEnv, Now: f.Now, AddCloser: f.AddCloser}
-		if cmdutil.CallsNoGateway(running) {
-			return sandboxmode.Credentials(context.Background(), overlay, cfg)
-		}
-		return sandboxmode.Overlay(context.Background(), overlay, cfg)
-	})
-	f.GatewayIdentity = func() (string, error) {
-		cfg, err := f.Config()
-		if err != nil {
-			return "", err
-		}
-		if sandboxState != "" {
-			// The in-process sandbox listens on a new port each run; its
-			// memory is the state folder.
-			return sandboxmode.Identity(sandboxState), nil
-		}
-		return journal.Identity(cfg.BaseURL, cfg.AppID), nil
-	}
-	f.SandboxIdentity = func() (string, error) {
-		dir, err := sandboxmode.DefaultStateDir(f.LookupEnv)
-		if err != nil {
-			return "", err
-		}
-		return sandboxmode.Identity(dir), nil
-	}
-	wireGateway(f, func() *pflag.FlagSet { return flags })
-
 	root := &cobra.Command{
 		Use:   "paycli",
 		Short: "Commissions, wallet payments and hash keys for a ccpayment card gateway",
@@ -104,8 +55,7 @@ credentials with 'paycli config init'.`,
 				return &cmdutil.Error{Kind: cmdutil.KindUsage, Err: err}
 			}
 			*started = true
-			flags = cmd.Flags()
-			running = cmd
+			f.BindCommand(cmd)
 			if noColor, _ := cmd.Flags().GetBool("no-color"); noColor {
 				f.IOStreams.SetColorEnabled(false)
 			}
@@ -118,11 +68,7 @@ credentials with 'paycli config init'.`,
 	root.CompletionOptions.DisableDefaultCmd = true
 	// Flag help is wrapped to fit an 80-column terminal, as the rest of
 	// the help is written to.
-	root.SetUsageTemplate(strings.NewReplacer(
-		".LocalFlags.FlagUsages", ".LocalFlags.FlagUsagesWrapped 80",
-		".InheritedFlags.FlagUsages", ".InheritedFlags.FlagUsagesWrapped 80",
-		"for more information about a command.", "for more about a command.",
-	).Replace(root.UsageTemplate()))
+	root.SetUsageFunc(writeUsage)
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &cmdutil.Error{Kind: cmdutil.KindUsage, Err: err}
 	})
@@ -176,13 +122,17 @@ credentials with 'paycli config init'.`,
 		completecmd.NewCmdComplete(f, nil),
 		installmentscmd.NewCmdInstallments(f, nil),
 		statusCmd,
-		journalcmd.NewCmdJournal(f, f.JournalPath, nil),
+		journalcmd.NewCmdJournal(f, nil),
 		webhookcmd.NewCmdWebhook(f),
 		apicmd.NewCmdAPI(f, nil),
 		newExitCodesTopic(),
 		newEnvironmentTopic(),
 	)
-	finishHelp(root)
+	showHelp := root.HelpFunc()
+	root.SetHelpFunc(func(cmd *cobra.Command, args []string) {
+		finishHelpOf(cmd)
+		showHelp(cmd, args)
+	})
 	return root, started
 }
 

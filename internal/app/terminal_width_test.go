@@ -181,6 +181,7 @@ func TestEveryTableFitsAnEightyColumnTerminal(t *testing.T) {
 		{"journal", "--since", "1d", "--until", "now", "--outcome", "declined"},
 		{"journal", "reconcile", "--sandbox"},
 		{"sandbox", "webhooks"},
+		{"sandbox", "logs"},
 		{"hash", "layouts"},
 		{"hash", "validate", "--sandbox", "--layout", "payment", hashKey},
 		{"hash", "validate", "--sandbox", hashKey},

@@ -9,22 +9,37 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// annotationTopic names the text of a help topic, written when the topic
+// is shown (finishHelpOf): topicText.
+const annotationTopic = "paycli_topic"
+
 // newExitCodesTopic is `paycli help exit-codes`: a help topic, not a command.
 func newExitCodesTopic() *cobra.Command {
 	return &cobra.Command{
-		Use:   "exit-codes",
-		Short: "What paycli's exit codes mean",
-		Long:  exitCodesText(),
+		Use:         "exit-codes",
+		Short:       "What paycli's exit codes mean",
+		Annotations: map[string]string{annotationTopic: "exit-codes"},
 	}
 }
 
 // newEnvironmentTopic is `paycli help environment`.
 func newEnvironmentTopic() *cobra.Command {
 	return &cobra.Command{
-		Use:   "environment",
-		Short: "Environment variables paycli reads",
-		Long:  environmentHelp(),
+		Use:         "environment",
+		Short:       "Environment variables paycli reads",
+		Annotations: map[string]string{annotationTopic: "environment"},
 	}
+}
+
+// topicText is the text of the help topic named name.
+func topicText(name string) string {
+	switch name {
+	case "exit-codes":
+		return exitCodesText()
+	case "environment":
+		return environmentHelp()
+	}
+	return ""
 }
 
 // envVar is one line of `paycli help environment`.

@@ -128,6 +128,54 @@ func TestWalletPayLinksNoEmulator(t *testing.T) {
 	}
 }
 
+// developerTools are the packages behind the developer commands
+// (cmd/paycli-soak, cmd/paycli-bench): they run or load paycli from
+// outside, and are no part of the binary merchants run.
+var developerTools = []string{module + "/internal/soak", module + "/internal/loadgen"}
+
+// TestUserBinaryLinksNoDeveloperTools: paycli's binary links neither the
+// chaos soak nor the load generator, and the developer commands do (so
+// that the rule looks where they are).
+func TestUserBinaryLinksNoDeveloperTools(t *testing.T) {
+	pkgs := list(t, module+"/cmd/paycli", module+"/cmd/paycli-soak", module+"/cmd/paycli-bench")
+	deps := map[string][]string{}
+	for _, p := range pkgs {
+		deps[strings.TrimPrefix(p.ImportPath, module+"/")] = p.Deps
+	}
+	if len(deps["cmd/paycli"]) < 20 {
+		t.Fatalf("go list answered %d deps for cmd/paycli", len(deps["cmd/paycli"]))
+	}
+	for _, tool := range developerTools {
+		if slices.Contains(deps["cmd/paycli"], tool) {
+			t.Errorf("cmd/paycli links %s: developer tools live under cmd/ beside it", tool)
+		}
+	}
+	if !slices.Contains(deps["cmd/paycli-soak"], module+"/internal/soak") || !slices.Contains(deps["cmd/paycli-bench"], module+"/internal/loadgen") {
+		t.Errorf("the developer commands do not link their packages: the rule looks in the wrong place")
+	}
+}
+
+// TestOnlyAppImportsTheCommands: no package but internal/app imports a
+// command (internal/cli/...), in its code or its tests: app assembles them,
+// and the generators and developer tools ask app (app.NewCommandTree,
+// app.WriteCompletion, app.RunTool).
+func TestOnlyAppImportsTheCommands(t *testing.T) {
+	pkgs := list(t, module+"/...")
+	if len(pkgs) < 20 {
+		t.Fatalf("go list found %d packages; the pattern is wrong", len(pkgs))
+	}
+	for _, p := range pkgs {
+		if p.ImportPath == module+"/internal/app" || isCLI(p.ImportPath) {
+			continue
+		}
+		for _, imp := range slices.Concat(p.Imports, p.TestImports, p.XTestImports) {
+			if isCLI(imp) {
+				t.Errorf("%s imports %s: only internal/app imports the commands", p.ImportPath, imp)
+			}
+		}
+	}
+}
+
 // TestCLIImportsSeesEveryPath: the rule catches a cli package reached
 // through production code, its tests, or a package below it.
 func TestCLIImportsSeesEveryPath(t *testing.T) {
@@ -153,15 +201,13 @@ func TestCLIImportsSeesEveryPath(t *testing.T) {
 // emulator, the webhook checks, `paycli hash`, and the developer tools
 // (the chaos soak and the load generator, which build raw requests).
 // Everything else asks the gateway client, so that signing is written once.
-var signers = []string{
+var signers = append([]string{
 	module + "/internal/hashkey",
 	module + "/internal/gateway",
 	module + "/internal/sandbox",
 	module + "/internal/webhook",
 	module + "/internal/cli/hashcmd",
-	module + "/internal/soak",
-	module + "/internal/loadgen",
-}
+}, developerTools...)
 
 // TestOnlyTheProtocolSigns: no other package imports internal/hashkey in
 // its production code (tests may check a hash_key with it).

@@ -1,7 +1,8 @@
 // Package atomicfile replaces files so that a reader, or the file after a
 // crash or a power cut, sees either the old content or the new content,
 // never a mix. It is the one writer of every file paycli replaces whole:
-// the config file, the token cache and the sandbox's address file.
+// the config file, the token cache and the sandbox's address file, and
+// (through Replace) the journal's index when it is rebuilt.
 //
 // The data go to a temporary file in the same folder (a rename is atomic
 // only within one file system), which is synced to disk and closed; it is
@@ -80,10 +81,21 @@ func (w Writer) WriteFile(path string, data []byte) (err error) {
 			return err
 		}
 	}
-	if err := os.Rename(tmpPath, path); err != nil {
+	if err := Replace(tmpPath, path); err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
-	return SyncFolder(dir)
+	return nil
+}
+
+// Replace renames tmpPath, a complete file already synced to disk, over
+// path in the same folder, and syncs the folder so that the rename
+// survives a power cut: the last step of every whole-file replacement
+// (WriteFile's, and the journal index's rebuilt database).
+func Replace(tmpPath, path string) error {
+	if err := os.Rename(tmpPath, path); err != nil {
+		return err
+	}
+	return SyncFolder(filepath.Dir(path))
 }
 
 // SyncFolder makes a rename or a new file in dir durable. Windows cannot

@@ -125,3 +125,31 @@ func TestWriteFileKeepsSymlink(t *testing.T) {
 		t.Errorf("target holds %q", got)
 	}
 }
+
+// TestReplace: the finished temporary file takes the target's place and
+// is gone under its own name; a missing one leaves the target as it was.
+func TestReplace(t *testing.T) {
+	dir := t.TempDir()
+	target, tmp := filepath.Join(dir, "index"), filepath.Join(dir, "index.1.tmp")
+	if err := os.WriteFile(target, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := Replace(filepath.Join(dir, "missing"), target); err == nil {
+		t.Fatal("a missing temporary file replaced the target")
+	}
+	if got, _ := os.ReadFile(target); string(got) != "old" {
+		t.Fatalf("target after a failed replace: %q", got)
+	}
+	if err := os.WriteFile(tmp, []byte("new"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := Replace(tmp, target); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(target); string(got) != "new" {
+		t.Errorf("target after replace: %q", got)
+	}
+	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+		t.Errorf("the temporary file is still there: %v", err)
+	}
+}

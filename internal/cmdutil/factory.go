@@ -13,12 +13,13 @@ import (
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/render"
 )
 
 // Factory builds the dependencies commands need. Each field is a function
 // so that a command only pays for what it uses; internal/app fills them in
-// and tests replace them.
+// (app.NewFactory, the one place they are built) and tests replace them.
 type Factory struct {
 	// Build reports the binary's version.
 	Build     func() buildinfo.Info
@@ -27,6 +28,11 @@ type Factory struct {
 	LookupEnv func(string) (string, bool)
 	// Now is the clock.
 	Now func() time.Time
+	// BindCommand tells the factory which command runs, once cobra has
+	// parsed its flags: the root's pre-run hook calls it. Config and what
+	// is built from it read that command's flags; asked before, they are
+	// an error, never a configuration without the flags.
+	BindCommand func(cmd *cobra.Command)
 	// Config resolves the configuration for the running command (flags
 	// included). It is computed once per run.
 	Config func() (*config.Config, error)
@@ -39,6 +45,9 @@ type Factory struct {
 	// JournalPath is where the journal of money-moving attempts lives:
 	// <state dir>/paycli/journal.jsonl.
 	JournalPath func() (string, error)
+	// Journal opens the store of money-moving attempts (the file at
+	// JournalPath); each call opens one, which its caller closes.
+	Journal func() (journal.Store, error)
 	// GatewayIdentity names the gateway account the configuration points
 	// at, for the journal (journal.Identity of the base URL and app_id; in
 	// sandbox mode, of the sandbox's state folder, whatever port serves it).

@@ -55,6 +55,15 @@ func ReconcileCommandLine(flags []string) string {
 	return CommandLine(slices.Concat([]string{"paycli", "journal", "reconcile"}, flags)...)
 }
 
+// RefundRetryCommandLine is the `paycli refund --retry REF --yes` command
+// line with flags (--profile, --sandbox) before --yes: it re-sends the
+// refund whose refund_transaction_id is ref, which the gateway makes at
+// most once, and so settles a refund whose outcome is unknown, whichever
+// command sent it (paycli refund, or paycli api on the refund path).
+func RefundRetryCommandLine(ref string, flags []string) string {
+	return CommandLine(slices.Concat([]string{"paycli", "refund", "--retry", ref}, flags, []string{"--yes"})...)
+}
+
 // CommandLine joins words into a command line, each quoted for a POSIX
 // shell when it needs quoting (ShellQuote): every command line paycli
 // suggests is built here, so that it can be pasted as is.

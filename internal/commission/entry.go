@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -63,14 +65,6 @@ type Entry struct {
 	Extra map[string]json.RawMessage
 }
 
-// known are the JSON names of Entry's typed fields.
-var knownFields = map[string]bool{
-	"title": true, "card_program": true,
-	"merchant_commission_percentage": true, "merchant_commission_fixed": true,
-	"user_commission_percentage": true, "user_commission_fixed": true,
-	"currency_code": true, "installment": true, "pos_id": true, "getpos_card_program": true,
-}
-
 // entryFields is an entry as encoding/json reads it: each field's JSON
 // token, as the gateway wrote it, by name.
 type entryFields map[string]token
@@ -87,12 +81,19 @@ func (t *token) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// knownFieldOrder is knownFields in name order: fields are read in that
-// order, so that an entry with two bad fields always reports the same one.
+// knownFieldOrder are the JSON names of Entry's typed fields, in name
+// order: fields are read in that order, so that an entry with two bad
+// fields always reports the same one.
 var knownFieldOrder = [...]string{
 	"card_program", "currency_code", "getpos_card_program", "installment",
 	"merchant_commission_fixed", "merchant_commission_percentage",
 	"pos_id", "title", "user_commission_fixed", "user_commission_percentage",
+}
+
+// isKnownField reports whether name is the JSON name of a typed field.
+func isKnownField(name string) bool {
+	_, found := slices.BinarySearch(knownFieldOrder[:], name)
+	return found
 }
 
 // UnmarshalJSON decodes an entry, keeping unknown fields in Extra. A
@@ -161,7 +162,7 @@ func (e *Entry) fromFields(fields entryFields, in interner) error {
 	if known < len(fields) {
 		out.Extra = make(map[string]json.RawMessage, len(fields)-known)
 		for name, raw := range fields {
-			if !knownFields[name] {
+			if !isKnownField(name) {
 				out.Extra[name] = json.RawMessage(raw)
 			}
 		}
@@ -215,9 +216,9 @@ func programOf(fields entryFields) string {
 // sorted. title, pos_id and getpos_card_program are left out when empty, as
 // deployments that do not have them send nothing.
 func (e Entry) MarshalJSON() ([]byte, error) {
-	m := make(map[string]any, len(knownFields)+len(e.Extra))
+	m := make(map[string]any, len(knownFieldOrder)+len(e.Extra))
 	for k, v := range e.Extra {
-		if !knownFields[k] {
+		if !isKnownField(k) {
 			m[k] = v
 		}
 	}
@@ -368,7 +369,7 @@ func (s *Schedule) UnmarshalJSON(data []byte) error {
 	case len(data) > 0 && data[0] == '[':
 		var lists [][]entryFields
 		if err := json.Unmarshal(data, &lists); err != nil {
-			return fmt.Errorf("commission data: %w", err)
+			return fmt.Errorf("commission data: %w", shapeError(data, err))
 		}
 		for _, list := range lists {
 			for _, fields := range list {
@@ -382,7 +383,7 @@ func (s *Schedule) UnmarshalJSON(data []byte) error {
 	default:
 		var byKey map[string][]entryFields
 		if err := json.Unmarshal(data, &byKey); err != nil {
-			return fmt.Errorf("commission data: %w", err)
+			return fmt.Errorf("commission data: %w", shapeError(data, err))
 		}
 		// Keys are merged in name order ("01" and "1" are the same count).
 		keys := make([]string, 0, len(byKey))
@@ -413,6 +414,96 @@ func (s *Schedule) UnmarshalJSON(data []byte) error {
 	}
 	*s = out
 	return nil
+}
+
+// shapeError explains, as a FieldError, why data is not a commission
+// table: the first element that is not where the table's shape wants it
+// (an entry listed on its own rather than in a list under its installment
+// count, a string where a list belongs), named by the installment and
+// program of the entry when it has them. It runs only once decoding has
+// failed, so a table is still read in one pass. err is returned when the
+// shape is right and something else is wrong.
+func shapeError(data []byte, err error) error {
+	const want = `data lists the entries under their installment count: {"1": [entry, …], …}`
+	type element struct {
+		where       string
+		installment int
+		raw         json.RawMessage
+	}
+	var elems []element
+	var byKey map[string]json.RawMessage
+	var list []json.RawMessage
+	switch {
+	case json.Unmarshal(data, &byKey) == nil:
+		for _, key := range slices.Sorted(maps.Keys(byKey)) {
+			n, _ := strconv.Atoi(strings.TrimSpace(key))
+			elems = append(elems, element{fmt.Sprintf("data[%q]", key), n, byKey[key]})
+		}
+	case json.Unmarshal(data, &list) == nil:
+		for i, raw := range list {
+			elems = append(elems, element{fmt.Sprintf("data[%d]", i), 0, raw})
+		}
+	case json.Valid(data):
+		return &FieldError{Field: "data", Err: fmt.Errorf("%s where the commission table belongs; %s", describeShape(data), want)}
+	default:
+		return err
+	}
+	for _, el := range elems {
+		raw := bytes.TrimSpace(el.raw)
+		if len(raw) > 0 && raw[0] == '{' {
+			var fields entryFields
+			_ = json.Unmarshal(raw, &fields)
+			return &FieldError{Installment: installmentOf(fields), Program: programOf(fields), Field: el.where,
+				Err: fmt.Errorf("an entry listed on its own, not in a list under its installment count; %s", want)}
+		}
+		var entries []json.RawMessage
+		if json.Unmarshal(raw, &entries) != nil {
+			return &FieldError{Installment: el.installment, Field: el.where, Err: fmt.Errorf("%s where a list of entries belongs; %s", describeShape(raw), want)}
+		}
+		for i, e := range entries {
+			if e = bytes.TrimSpace(e); len(e) == 0 || e[0] != '{' {
+				return &FieldError{Installment: el.installment, Field: fmt.Sprintf("%s[%d]", el.where, i),
+					Err: fmt.Errorf("%s where an entry belongs; %s", describeShape(e), want)}
+			}
+		}
+	}
+	return err
+}
+
+// describeShape names the kind of a JSON value: "an object", "a string", ….
+func describeShape(data []byte) string {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return "nothing"
+	}
+	switch data[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// installmentOf reads an entry's own installment count ("installment", or
+// "installments_number" as other answers of the gateway name it), 0 when it
+// has none.
+func installmentOf(fields entryFields) int {
+	for _, name := range []string{"installment", "installments_number"} {
+		var n json.Number
+		if raw, ok := fields[name]; ok && json.Unmarshal(bytes.Trim(raw, `"`), &n) == nil {
+			if v, err := strconv.Atoi(n.String()); err == nil {
+				return v
+			}
+		}
+	}
+	return 0
 }
 
 // DecodeResponse reads the data of a commission lookup's response body

@@ -3,6 +3,7 @@ package commission
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -170,5 +171,21 @@ func TestKindNames(t *testing.T) {
 	b, _ := json.Marshal([]Kind{KindRegular, KindSavedCardToken, KindForeignCard, KindOther})
 	if string(b) != `["regular","saved_card_token","foreign_card","other"]` {
 		t.Errorf("kinds encode as %s", b)
+	}
+}
+
+// TestKnownFieldOrderIsSorted: isKnownField searches the names by halves,
+// which finds them only in name order.
+func TestKnownFieldOrderIsSorted(t *testing.T) {
+	if !slices.IsSorted(knownFieldOrder[:]) {
+		t.Errorf("knownFieldOrder is not in name order: %v", knownFieldOrder)
+	}
+	for _, name := range knownFieldOrder {
+		if !isKnownField(name) {
+			t.Errorf("isKnownField(%q) = false", name)
+		}
+	}
+	if isKnownField("card_type") || isKnownField("") {
+		t.Error("an unknown field is known")
 	}
 }

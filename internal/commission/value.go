@@ -192,18 +192,14 @@ func quote(s string) string {
 	return fmt.Sprintf("%q", s)
 }
 
-// describeJSON names the kind of JSON token for an error message.
+// describeJSON names a JSON token for an error message: its kind, and a
+// scalar's text.
 func describeJSON(data []byte) string {
-	if len(data) == 0 {
-		return "nothing"
-	}
-	switch data[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case 't', 'f':
-		return "a boolean (" + quote(string(data)) + ")"
+	switch kind := describeShape(data); kind {
+	case "nothing", "an object", "an array":
+		return kind
+	case "a boolean":
+		return kind + " (" + quote(string(data)) + ")"
 	}
 	return quote(string(data))
 }

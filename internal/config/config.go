@@ -1,6 +1,7 @@
 // Package config resolves paycli's settings. Every key follows one
-// precedence, flag > environment (PAYCLI_ prefix) > config file > default,
-// computed by a viper instance made for each load: there is no global viper.
+// precedence, flag > environment (PAYCLI_ prefix) > config file > default
+// (resolveKey); the file is read and edited with yaml.v3, which keeps its
+// comments and says on which line a mistake is.
 //
 // The file is YAML at $PAYCLI_CONFIG, else <user config dir>/paycli/config.yaml:
 //
@@ -27,7 +28,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/spf13/pflag"
-	"github.com/spf13/viper"
 )
 
 // EnvPrefix is the prefix of every environment variable paycli reads.
@@ -266,32 +266,10 @@ func Load(opts LoadOptions) (*Config, error) {
 		return nil, &ProfileError{Profile: profile, Path: path, Known: file.ProfileNames()}
 	}
 
-	// viper layers flag > config map > default; the environment is read
-	// through opts (so tests and the sandbox can inject it) and laid over
-	// the file's values in the config map, which gives env > file.
-	v := viper.New()
 	cfg := &Config{Path: path, Profile: profile, FileMode: file.Mode, values: map[string]string{}, sources: map[string]Source{},
 		ProfileNamed: explicit && (file.DefaultProfile == "" || profile != file.DefaultProfile)}
-	layer := map[string]any{}
 	for _, k := range Keys {
-		v.SetDefault(k.Name, k.Default)
-		if f, ok := opts.flag(k.Flag); ok {
-			if err := v.BindPFlag(k.Name, f); err != nil {
-				return nil, err
-			}
-		}
-		if val, ok := opts.env(k.Env()); ok && val != "" {
-			layer[k.Name] = val
-		} else if val, ok := fileValues[k.Name]; ok {
-			layer[k.Name] = val
-		}
-		cfg.sources[k.Name] = sourceOf(opts, k, fileValues)
-	}
-	if err := v.MergeConfigMap(layer); err != nil {
-		return nil, err
-	}
-	for _, k := range Keys {
-		cfg.values[k.Name] = v.GetString(k.Name)
+		cfg.values[k.Name], cfg.sources[k.Name] = resolveKey(opts, k, fileValues)
 	}
 	if err := cfg.fill(); err != nil {
 		return nil, err
@@ -299,17 +277,20 @@ func Load(opts LoadOptions) (*Config, error) {
 	return cfg, nil
 }
 
-func sourceOf(opts LoadOptions, k Key, file map[string]string) Source {
-	if _, ok := opts.flag(k.Flag); ok {
-		return SourceFlag
+// resolveKey is the one precedence of every key: the flag when it was
+// set, else a non-empty environment variable, else the profile's value in
+// the file, else the key's default.
+func resolveKey(opts LoadOptions, k Key, file map[string]string) (string, Source) {
+	if f, ok := opts.flag(k.Flag); ok {
+		return f.Value.String(), SourceFlag
 	}
 	if v, ok := opts.env(k.Env()); ok && v != "" {
-		return SourceEnv
+		return v, SourceEnv
 	}
-	if _, ok := file[k.Name]; ok {
-		return SourceFile
+	if v, ok := file[k.Name]; ok {
+		return v, SourceFile
 	}
-	return SourceDefault
+	return k.Default, SourceDefault
 }
 
 // fill copies the resolved text values into the typed fields, validating
@@ -452,16 +433,7 @@ func ParseTimeout(s string) (time.Duration, error) {
 
 // Mask hides a secret but its first and last four characters; secrets of
 // twelve characters or fewer are hidden whole.
-func Mask(s string) string {
-	r := []rune(s)
-	if len(r) == 0 {
-		return ""
-	}
-	if len(r) <= 12 {
-		return strings.Repeat("•", 8)
-	}
-	return string(r[:4]) + strings.Repeat("•", 4) + string(r[len(r)-4:])
-}
+func Mask(s string) string { return redact.Secret(s) }
 
 // shortenLimit is how much of a value an error message quotes: enough to
 // recognise it, never a pasted file.

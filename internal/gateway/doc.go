@@ -27,9 +27,11 @@
 //     deadline, including while waiting to retry. The package never prints;
 //     with a logger (WithLogger) it logs each request and response at debug
 //     level, secrets redacted.
-//   - Calls that move money are named in one place, MovesMoney: walletPay,
-//     refund, confirmPayment, payment/complete and the other payment paths.
-//     Such a call is sent at most once by one command, on any error.
+//   - Calls that move money are named in one place, MoneyCallOf (and
+//     MovesMoney): walletPay, refund, confirmPayment, payment/complete and
+//     the other payments, known by their operation's name whatever the
+//     path's prefix, case or encoding. Such a call is sent at most once by
+//     one command, on any error.
 //   - Only the token call and the lookups (commissions, getpos,
 //     installments) are retried, because only they are safe to repeat: on
 //     connection errors and HTTP 502/503/504, up to three attempts in all,

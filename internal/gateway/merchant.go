@@ -177,8 +177,9 @@ type Response struct {
 // the body.
 func (r *Response) Err() error {
 	ep := r.ep
+	_, name := callName(ep.path)
 	for _, known := range knownEndpoints {
-		if normalPath(known.path) == normalPath(ep.path) {
+		if _, knownName := callName(known.path); knownName == name {
 			ep.alsoSuccess = known.alsoSuccess
 		}
 	}
@@ -196,16 +197,14 @@ func (r *Response) Err() error {
 	return checkAnswer(ep, r.sent, r.Body)
 }
 
-// pagePaths are the calls the gateway answers with a web page rather than
-// JSON: a 3D payment's challenge (docs/protocol.md, 3D payment).
-var pagePaths = map[string]bool{"/api/paysmart3d": true, "/api/paybycardtoken": true}
-
 // Page reports an answer that is the web page a 3D payment answers with
 // (paySmart3D, payByCardToken): HTTP 2xx and HTML. It is the answer the
 // call is meant to get, not a failure: the buyer's browser takes it from
 // there, and check status tells how the payment ended.
 func (r *Response) Page() bool {
-	if !pagePaths[normalPath(r.ep.path)] || r.StatusCode < 200 || r.StatusCode > 299 {
+	// The calls the gateway answers with a web page rather than JSON: a 3D
+	// payment's challenge (docs/protocol.md, 3D payment).
+	if _, name := callName(r.ep.path); name != "paysmart3d" && name != "paybycardtoken" || r.StatusCode < 200 || r.StatusCode > 299 {
 		return false
 	}
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -246,9 +245,8 @@ func checkAnswer(ep endpoint, sent, body []byte) error {
 	req, _ := ParseObject(sent)
 	sentText := func(k string) string { v, _, _ := req.Text(k); return v }
 	code, _ := number("status_code")
-	path := normalPath(ep.path)
-	cancel := path == "/api/confirmpayment" && sentText("status") == strconv.Itoa(int(ConfirmCancel)) ||
-		path == "/payment/complete" && sentText("status") == CompleteStatusCancel
+	call := MoneyCallOf(ep.path, sent)
+	cancel := call == MoneyReleaseHold || call == MoneyCompleteCancel
 	orderNo := field("order_no")
 	if orderNo == "" {
 		orderNo = field("order_id")
@@ -260,19 +258,15 @@ func checkAnswer(ep endpoint, sent, body []byte) error {
 	if ec, ok := number("error_code"); ok {
 		c.ErrorCode(ec, field("error"))
 	}
-	switch path {
-	case "/api/confirmpayment":
-		want := statesTaken
-		if cancel {
-			want = statesCancelled
-		}
-		c.State("transaction_status", field("transaction_status"), want...)
-	case "/payment/complete":
-		want := slices.Concat(statesTaken, statesHeld)
-		if cancel {
-			want = statesCancelled
-		}
-		c.State("status", field("status"), want...)
+	switch call {
+	case MoneyCapture:
+		c.State("transaction_status", field("transaction_status"), statesTaken...)
+	case MoneyReleaseHold:
+		c.State("transaction_status", field("transaction_status"), statesCancelled...)
+	case MoneyComplete:
+		c.State("status", field("status"), slices.Concat(statesTaken, statesHeld)...)
+	case MoneyCompleteCancel:
+		c.State("status", field("status"), statesCancelled...)
 	}
 	return c.Err()
 }

@@ -440,6 +440,11 @@ type InstallmentOption struct {
 	MerchantCommissionFixed      commission.Value
 	UserCommissionPercentage     commission.Value
 	UserCommissionFixed          commission.Value
+	// MerchantFee is what the merchant pays for this option, an amount
+	// in the currency as the gateway wrote it (4.1087: it is not rounded
+	// to the currency's minor unit); absent on gateways that do not send
+	// it.
+	MerchantFee commission.Value
 	// Extra holds fields this type does not know, as the gateway wrote them.
 	Extra map[string]json.RawMessage
 }
@@ -465,6 +470,7 @@ type installmentOptionWire struct {
 	MerchantCommissionFixed      commission.Value `json:"merchant_commission_fixed"`
 	UserCommissionPercentage     commission.Value `json:"user_commission_percentage"`
 	UserCommissionFixed          commission.Value `json:"user_commission_fixed"`
+	MerchantFee                  commission.Value `json:"merchant_fee"`
 }
 
 // UnmarshalJSON reads an option leniently (numbers or strings).
@@ -483,6 +489,7 @@ func (o *InstallmentOption) UnmarshalJSON(data []byte) error {
 		MerchantCommissionFixed: w.MerchantCommissionFixed, UserCommissionPercentage: w.UserCommissionPercentage,
 		UserCommissionFixed: w.UserCommissionFixed, Extra: extra,
 	}
+	o.MerchantFee = w.MerchantFee
 	if o.InstallmentsNumber < 1 || o.InstallmentsNumber > maxInstallments {
 		return fmt.Errorf("installments_number %d is not between 1 and %d", o.InstallmentsNumber, maxInstallments)
 	}

@@ -70,7 +70,7 @@ func TestMovesMoney(t *testing.T) {
 		"/api/walletPay": true, "api/walletpay": true, "/api/WALLETPAY/": true, "/api/refund?x=1": true,
 		"/api/confirmPayment": true, "/payment/complete": true, "/api/paySmart2D": true, "/api/paySmart3D": true,
 		"/api/payByCardToken": true, "/api/payByCardTokenNonSecure": true, "/api/x/../refund": true, "/api/%72efund": true,
-		"/api/payNewThing": true, "/api/refundV2": true,
+		"/api/payNewThing": true, "/api/refundV2": true, "/index.php/api/refund": true, "/index.php/api/payNewThing": true,
 		"/api/checkstatus": false, "/api/getpos": false, "/api/installments": false, "/api/commissions": false,
 		"/api/token": false, "/api/getCardTokens": false, "/api/saveCard": false, "/purchase/link": false, "/payment": false,
 	} {
@@ -86,6 +86,48 @@ func TestMovesMoney(t *testing.T) {
 		}
 		if money && ep.retries() {
 			t.Errorf("%s moves money but retries", ep.name)
+		}
+	}
+}
+
+// TestMoneyCallOf (issue 23, defect 9): a call is known by its
+// operation's name after the path is normalised — case, a prefix
+// (/index.php, /ccpayment), repeated slashes, dot segments, encoded
+// slashes and dots, even encoded twice, backslashes, a segment's
+// parameters — and confirmPayment and payment/complete by the status
+// their body asks for.
+func TestMoneyCallOf(t *testing.T) {
+	for _, c := range []struct {
+		path, body string
+		want       MoneyCall
+	}{
+		{"/api/refund", "", MoneyRefund},
+		{"/index.php/api/refund", "", MoneyRefund},
+		{"/ccpayment/api/refund", "", MoneyRefund},
+		{"/API/REFUND", "", MoneyRefund},
+		{"/api//refund", "", MoneyRefund},
+		{"/api/x/../refund", "", MoneyRefund},
+		{"/api/x/%2e%2e/refund", "", MoneyRefund},
+		{"/api%2Frefund", "", MoneyRefund},
+		{"/api%252Frefund", "", MoneyRefund},
+		{`\api\refund`, "", MoneyRefund},
+		{"/index.php/api/refund;jsessionid=1?x=2#y", "", MoneyRefund},
+		{"/index.php/api/walletPay", "", MoneyWalletPay},
+		{"/api/confirmPayment", `{"invoice_id":"I","status":1}`, MoneyCapture},
+		{"/index.php/api/confirmPayment", `{"status":"2"}`, MoneyReleaseHold},
+		{"/api/confirmPayment", ``, MoneyCapture},
+		{"/payment/complete", `{"status":"complete"}`, MoneyComplete},
+		{"/index.php/payment/complete", `{"status":"CANCEL"}`, MoneyCompleteCancel},
+		{"/api/paySmart2D", "", MoneyPayment},
+		{"/index.php/api/paySmart3D", "", MoneyPayment},
+		{"/api/payByCardTokenNonSecure", "", MoneyPayment},
+		{"/api/checkstatus", "", NoMoney},
+		{"/index.php/api/getpos", "", NoMoney},
+		{"/purchase/link", "", NoMoney},
+		{"/payment", "", NoMoney},
+	} {
+		if got := MoneyCallOf(c.path, []byte(c.body)); got != c.want {
+			t.Errorf("MoneyCallOf(%q, %s) = %q, want %q", c.path, c.body, got, c.want)
 		}
 	}
 }

@@ -276,7 +276,13 @@ type CheckStatusResult struct {
 	// Extra holds the other top-level fields, as the gateway wrote them;
 	// PaymentStatus, CurrencyCode, CardNo and Refunds read some of them.
 	Extra map[string]json.RawMessage
+	// sent names the top-level fields the answer had (Has).
+	sent map[string]bool
 }
+
+// Has reports whether the answer had the top-level field name, whatever
+// its value: a field the gateway did not send is not shown as empty.
+func (r *CheckStatusResult) Has(name string) bool { return r.sent[name] }
 
 type checkStatusResultWire struct {
 	StatusCode          flexInt          `json:"status_code"`
@@ -307,6 +313,14 @@ func (r *CheckStatusResult) UnmarshalJSON(data []byte) error {
 		TransactionType:     string(w.TransactionType),
 		PaymentReasonCode:   string(w.PaymentReasonCode),
 		Extra:               extra,
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return err
+	}
+	r.sent = make(map[string]bool, len(top))
+	for name := range top {
+		r.sent[name] = true
 	}
 	return nil
 }

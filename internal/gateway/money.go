@@ -4,57 +4,110 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
 )
 
-// moneyPaths are the calls of the protocol that move money: a payment, a
-// refund, the capture or cancellation of a pre-authorization, and the
-// completion of a 3D payment (docs/protocol.md lists them). Keys are lower
-// case: see MovesMoney.
-var moneyPaths = map[string]bool{
-	"/api/paysmart2d":              true,
-	"/api/paysmart3d":              true,
-	"/api/walletpay":               true,
-	"/api/paybycardtoken":          true,
-	"/api/paybycardtokennonsecure": true,
-	"/api/refund":                  true,
-	"/api/confirmpayment":          true,
-	"/payment/complete":            true,
-}
+// MoneyCall is what a call does with money, as its path says and, for
+// confirmPayment and payment/complete, the status its body asks for.
+type MoneyCall string
 
-// MovesMoney reports whether a call to path (under the base URL, e.g.
-// "/api/refund" or "api/refund?x=1") may move money. Such a call is never
-// sent twice by one command: not retried after a failure, not repeated
-// after HTTP 401, and a failure once it may have been sent is an unknown
-// outcome.
+// The calls that move money. A call paycli has an operation for is named
+// after it; any other payment (paySmart2D, paySmart3D, payByCardToken…)
+// is MoneyPayment.
+const (
+	// NoMoney is a read.
+	NoMoney             MoneyCall = ""
+	MoneyWalletPay      MoneyCall = "walletpay"
+	MoneyRefund         MoneyCall = "refund"
+	MoneyCapture        MoneyCall = "capture"
+	MoneyReleaseHold    MoneyCall = "release-hold"
+	MoneyComplete       MoneyCall = "complete"
+	MoneyCompleteCancel MoneyCall = "complete-cancel"
+	MoneyPayment        MoneyCall = "payment"
+)
+
+// MoneyCallOf says what a call to path (under the base URL, e.g.
+// "/api/refund" or "api/refund?x=1") with body does with money: NoMoney
+// for a read. A call that moves money is never sent twice by one command:
+// not retried after a failure, not repeated after HTTP 401, and a failure
+// once it may have been sent is an unknown outcome.
 //
-// The test errs toward money, because the two mistakes differ in cost: a
-// read taken for a payment only loses its retry, while a payment taken for
-// a read could be charged twice. So the comparison ignores case, query,
-// trailing slashes and dot segments, and any /api/ call whose last segment
-// starts with "pay" or "refund" counts, whether or not the protocol
-// documents it. Creating a payment link (/purchase/link) does not count: it
-// moves no money until a buyer pays through the link, and the gateway
-// refuses a second link for the same invoice.
-func MovesMoney(p string) bool {
-	p = normalPath(p)
-	if moneyPaths[p] {
-		return true
+// A call is known by its operation's name, the path's last segment
+// (callName), whatever comes before it: "/index.php/api/refund" and
+// "/ccpayment/api/refund" are refunds as "/api/refund" is. The test errs
+// toward money, because the two mistakes differ in cost: a read taken for
+// a payment only loses its retry, while a payment taken for a read could
+// be charged twice. So a name that starts with walletPay, refund,
+// confirmPayment or complete counts, and so does any name that starts
+// with pay under an api segment, documented or not. Creating a
+// payment link (/purchase/link) does not count: it moves no money until a
+// buyer pays through the link, and the gateway refuses a second link for
+// the same invoice. A confirmPayment or payment/complete whose body asks
+// for no cancellation is a capture or a completion: one that asks for
+// nothing the gateway refuses, and one that asks for something else is
+// read as the call that takes money.
+func MoneyCallOf(path string, body []byte) MoneyCall {
+	dir, name := callName(path)
+	switch {
+	case strings.HasPrefix(name, "walletpay"):
+		return MoneyWalletPay
+	case strings.HasPrefix(name, "refund"):
+		return MoneyRefund
+	case strings.HasPrefix(name, "confirmpayment"):
+		if bodyStatus(body) == strconv.Itoa(int(ConfirmCancel)) {
+			return MoneyReleaseHold
+		}
+		return MoneyCapture
+	case strings.HasPrefix(name, "complete"):
+		if strings.EqualFold(bodyStatus(body), CompleteStatusCancel) {
+			return MoneyCompleteCancel
+		}
+		return MoneyComplete
+	case strings.HasPrefix(name, "pay") && strings.Contains(dir, "/api/"):
+		return MoneyPayment
 	}
-	dir, last := path.Split(p)
-	return strings.HasPrefix(dir, "/api/") && (strings.HasPrefix(last, "pay") || strings.HasPrefix(last, "refund"))
+	return NoMoney
 }
 
-// normalPath is the lower-case, cleaned form of a call's path, without
-// query or fragment, starting with "/".
-func normalPath(p string) string {
+// MovesMoney reports whether a call to path may move money (MoneyCallOf).
+func MovesMoney(path string) bool { return MoneyCallOf(path, nil) != NoMoney }
+
+// callName is the name of the operation a call's path makes, as a server
+// would route it, and the folder it is in: the last segment of the path
+// without query or fragment, percent-decoded until nothing changes (an
+// encoded slash or dot, decoded twice by some servers), with backslashes
+// read as slashes, dot segments and repeated slashes resolved, a
+// segment's ";" parameters dropped, in lower case.
+// "/index.php/API//x/..%2Frefund;v=1" is "refund" in "/index.php/api/".
+func callName(p string) (dir, name string) {
 	if i := strings.IndexAny(p, "?#"); i >= 0 {
 		p = p[:i]
 	}
-	if u, err := url.PathUnescape(p); err == nil {
+	for range 4 {
+		u, err := url.PathUnescape(p)
+		if err != nil || u == p {
+			break
+		}
 		p = u
 	}
-	return strings.ToLower(path.Clean("/" + p))
+	p = strings.ToLower(strings.ReplaceAll(p, `\`, "/"))
+	dir, name = path.Split(path.Clean("/" + p))
+	if i := strings.IndexByte(name, ';'); i >= 0 {
+		name = name[:i]
+	}
+	return dir, strings.TrimSpace(name)
+}
+
+// bodyStatus is the "status" field of a JSON body, as text ("2",
+// "cancel"); "" when there is none.
+func bodyStatus(body []byte) string {
+	o, err := ParseObject(body)
+	if err != nil {
+		return ""
+	}
+	v, _, _ := o.Text("status")
+	return strings.TrimSpace(v)
 }
 
 // movesMoney is MovesMoney for an endpoint of the client: the one notion

@@ -161,11 +161,30 @@ func TestDoAnswersGetTheSameCheck(t *testing.T) {
 			}
 		})
 	}
+	// The same checks whatever the path's spelling (issue 23, defect 9).
+	jsonHeader := http.Header{"Content-Type": {"application/json"}}
+	for _, tt := range []struct{ path, sent, answer, want string }{
+		{"/index.php/api/confirmPayment", `{"invoice_id":"INV-1","status":1}`, `{"status_code":100,"invoice_id":"INV-1","transaction_status":"Failed"}`, `its transaction_status is "Failed"`},
+		{"/index.php/api/confirmPayment", `{"invoice_id":"INV-1","status":"2"}`, `{"status_code":100,"invoice_id":"INV-1","transaction_status":"Completed"}`, `its transaction_status is "Completed"`},
+		{"/index.php/payment/complete", `{"invoice_id":"INV-1","status":"complete"}`, `{"status_code":100,"data":{"invoice_id":"INV-1","status":"Failed"}}`, `its status is "Failed"`},
+		{"/index.php/api/refund", `{"invoice_id":"INV-1"}`, `{"status_code":101,"data":{"invoice_id":"INV-1"}}`, ""},
+	} {
+		res := &Response{StatusCode: http.StatusOK, Header: jsonHeader, Body: []byte(tt.answer), ep: endpoint{name: tt.path, path: tt.path}, sent: []byte(tt.sent)}
+		err := res.Err()
+		var inc *InconsistentError
+		if tt.want == "" && err != nil || tt.want != "" && (!errors.As(err, &inc) || !strings.Contains(inc.Why(), tt.want)) {
+			t.Errorf("%s %s: err %v, want %q", tt.path, tt.answer, err, tt.want)
+		}
+	}
 	// The page a 3D payment answers with is its answer.
 	page := &Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"text/html; charset=utf-8"}}, Body: []byte("<html></html>"),
 		ep: endpoint{name: "/api/paySmart3D", path: "/api/paySmart3D"}}
 	if err := page.Err(); err != nil || !page.Page() {
 		t.Errorf("3D page: %v (page %v)", err, page.Page())
+	}
+	page.ep = endpoint{name: "/index.php/api/paySmart3D", path: "/index.php/api/paySmart3D"}
+	if err := page.Err(); err != nil || !page.Page() {
+		t.Errorf("3D page under a prefix: %v (page %v)", err, page.Page())
 	}
 	page.ep = endpoint{name: "/api/walletPay", path: "/api/walletPay"}
 	if err := page.Err(); !errors.Is(err, ErrOutcomeUnknown) || page.Page() {

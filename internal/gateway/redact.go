@@ -17,29 +17,29 @@ import (
 // masked wherever the client shows a request or response: the credentials,
 // the merchant key, hash keys, wallet tokens, the payer's e-mail, bearer
 // tokens in the token response, and card security codes.
-var secretFields = map[string]bool{
-	"app_id":                 true,
-	"app_secret":             true,
-	"merchant_key":           true,
-	"hash_key":               true,
-	"wallet_transient_token": true,
-	"bill_email":             true,
-	"token":                  true,
-	"authorization":          true,
-	"cvv":                    true,
-	"cc_cvv":                 true,
+var secretFields = [...]string{
+	"app_id",
+	"app_secret",
+	"merchant_key",
+	"hash_key",
+	"wallet_transient_token",
+	"bill_email",
+	"token",
+	"authorization",
+	"cvv",
+	"cc_cvv",
 }
 
 // IsSecretField reports whether a request or response field holds a
 // secret by its name (app_secret, merchant_key, hash_key, a wallet token,
 // the payer's e-mail, a card's security code…): the fields every dump and
 // log masks.
-func IsSecretField(name string) bool { return secretFields[strings.ToLower(name)] }
+func IsSecretField(name string) bool { return slices.Contains(secretFields[:], strings.ToLower(name)) }
 
 // IsCardField reports whether a field holds a card number by its name
 // (cc_no, credit_card_no, card_number…): the one list the client's
 // redaction and `paycli api`'s summary share.
-func IsCardField(name string) bool { return cardFields[strings.ToLower(name)] }
+func IsCardField(name string) bool { return slices.Contains(cardFields[:], strings.ToLower(name)) }
 
 // secretHeaders are masked in debug logs.
 var secretHeaders = []string{"Authorization", "Cookie", "Set-Cookie", "Proxy-Authorization"}
@@ -48,27 +48,18 @@ var secretHeaders = []string{"Authorization", "Cookie", "Set-Cookie", "Proxy-Aut
 // gateway's answers and requests: their digit runs are masked whether or
 // not they pass the Luhn check (a mistyped card is still a card):
 // redact.CardField. Card numbers anywhere else are found by redact.Cards.
-var cardFields = map[string]bool{
-	"cc_no":           true,
-	"credit_card_no":  true,
-	"card_number":     true,
-	"card_no":         true,
-	"pan":             true,
-	"card_holder_pan": true,
+var cardFields = [...]string{
+	"cc_no",
+	"credit_card_no",
+	"card_number",
+	"card_no",
+	"pan",
+	"card_holder_pan",
 }
 
 // maskSecret shows the first and last four characters of a long secret and
 // nothing of a short one, as everywhere else in paycli.
-func maskSecret(s string) string {
-	r := []rune(s)
-	switch {
-	case len(r) == 0:
-		return ""
-	case len(r) <= 12:
-		return strings.Repeat("•", 8)
-	}
-	return string(r[:4]) + "••••" + string(r[len(r)-4:])
-}
+func maskSecret(s string) string { return redact.Secret(s) }
 
 // redactBody returns a body fit for a debug log: JSON with secret fields
 // masked and card numbers masked everywhere; other text with card numbers
@@ -105,18 +96,18 @@ func redactValue(v any, key string) any {
 		return x
 	case string:
 		switch k := strings.ToLower(key); {
-		case secretFields[k]:
+		case IsSecretField(k):
 			return maskSecret(x)
-		case cardFields[k]:
+		case IsCardField(k):
 			return redact.CardField(x)
 		}
 		return redact.Cards(x)
 	case json.Number:
 		mask := redact.Cards
 		switch k := strings.ToLower(key); {
-		case secretFields[k]:
+		case IsSecretField(k):
 			return maskSecret(x.String())
-		case cardFields[k]:
+		case IsCardField(k):
 			mask = redact.CardField
 		}
 		if m := mask(x.String()); m != x.String() {
@@ -130,12 +121,13 @@ func redactValue(v any, key string) any {
 // secretPair finds "key": "value" and key=value pairs of secret fields in
 // text that is not JSON (form bodies, HTML, logs echoed back).
 var secretPair = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)("?(?:` + strings.Join(sortedKeys(secretFields), "|") + `)"?\s*[:=]\s*"?)([^"&\s,;}<]+)`)
+	return regexp.MustCompile(`(?i)("?(?:` + strings.Join(quotedSorted(secretFields[:]), "|") + `)"?\s*[:=]\s*"?)([^"&\s,;}<]+)`)
 })
 
-func sortedKeys(m map[string]bool) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
+// quotedSorted is names as alternatives of a pattern, in name order.
+func quotedSorted(names []string) []string {
+	ks := make([]string, 0, len(names))
+	for _, k := range names {
 		ks = append(ks, regexp.QuoteMeta(k))
 	}
 	slices.Sort(ks)
@@ -145,7 +137,7 @@ func sortedKeys(m map[string]bool) []string {
 // cardPair finds "key": "value" and key=value pairs of card fields in text
 // that is not JSON.
 var cardPair = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)("?\b(?:` + strings.Join(sortedKeys(cardFields), "|") + `)\b"?\s*[:=]\s*"?)([0-9][0-9 -]*)`)
+	return regexp.MustCompile(`(?i)("?\b(?:` + strings.Join(quotedSorted(cardFields[:]), "|") + `)\b"?\s*[:=]\s*"?)([0-9][0-9 -]*)`)
 })
 
 func redactText(s string) string {
@@ -181,7 +173,7 @@ func redactURL(u *url.URL) string {
 		q := c.Query()
 		for k, vs := range q {
 			for i := range vs {
-				if secretFields[strings.ToLower(k)] {
+				if IsSecretField(k) {
 					vs[i] = maskSecret(vs[i])
 				} else {
 					vs[i] = redact.Cards(vs[i])

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/paycli/paycli/internal/pause"
 )
 
 // LocksSuffix names the folder of the invoice locks beside the journal:
@@ -264,11 +266,7 @@ func lockInvoice(path string, h Holder) (func(), error) {
 			return nil, fmt.Errorf("journal: locking the invoice: %w", err)
 		}
 		if busy {
-			// The holder's JSON, or a moment before it is written none.
-			var held Holder
-			if json.NewDecoder(io.LimitReader(lf, 4096)).Decode(&held) != nil {
-				held = Holder{}
-			}
+			held := readHolder(lf)
 			_ = lf.Close()
 			return nil, &InFlightError{Holder: held}
 		}
@@ -291,6 +289,23 @@ func lockInvoice(path string, h Holder) (func(), error) {
 			}
 			_ = lf.Close()
 		}, nil
+	}
+}
+
+// readHolder reads the holder's JSON from a lock file another process
+// holds. The holder writes it just after taking the lock: a file still
+// empty is read again for a moment before it is given up for unknown.
+func readHolder(lf *os.File) Holder {
+	for try := 0; ; try++ {
+		var held Holder
+		if _, err := lf.Seek(0, io.SeekStart); err == nil &&
+			json.NewDecoder(io.LimitReader(lf, 4096)).Decode(&held) == nil && held.PID != 0 {
+			return held
+		}
+		if try == 20 {
+			return Holder{}
+		}
+		_ = pause.For(context.Background(), time.Millisecond)
 	}
 }
 

@@ -255,3 +255,28 @@ func TestFileFind(t *testing.T) {
 		t.Errorf("Find(RF9): %v, %v", got, err)
 	}
 }
+
+// TestFileLockHolderReadWhileBeingWritten: a lock found held before its
+// holder has written who it is (the moment between the flock and the
+// write) still names the holder once it is written.
+func TestFileLockHolderReadWhileBeingWritten(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.lock")
+	held, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	if busy, err := tryLock(held); busy || err != nil {
+		t.Fatalf("lock: %v %v", busy, err)
+	}
+	go func() {
+		time.Sleep(3 * time.Millisecond)
+		_, _ = held.WriteAt([]byte(`{"command":"refund","pid":4242,"since":"2026-11-25T10:00:00Z"}`), 0)
+	}()
+	_, err = lockInvoice(path, Holder{Command: "refund", PID: 1})
+	var inFlight *InFlightError
+	if !errors.As(err, &inFlight) || inFlight.Holder.PID != 4242 {
+		t.Fatalf("lock taken while its holder was writing: %v (%+v)", err, inFlight)
+	}
+}

@@ -101,7 +101,12 @@ const (
 	// answered 101 (queued for the gateway team's approval) is Succeeded
 	// with status_code 101 (docs/refund.md).
 	KindRefund = "refund"
-	// KindAPI: `paycli api` on a path that moves money (gateway.MovesMoney).
+	// KindAPI: `paycli api` on a payment path paycli has no command for
+	// (paySmart2D, paySmart3D, payByCardToken…: gateway.MoneyPayment). An
+	// api call on the path of a command's operation (a refund, a capture…)
+	// is journaled under that operation's kind, so that its guards, locks
+	// and reconciliation see it. Lines written before that hold api calls
+	// of any path.
 	KindAPI = "api"
 	// KindPreAuthCapture and KindPreAuthCancel are confirmPayment's two
 	// actions on one pre-authorization. They are two kinds, not one with

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/redact"
+	"github.com/paycli/paycli/internal/render"
 )
 
 // Learned is what the gateway's check-status call says about one attempt
@@ -79,7 +81,9 @@ func (a Attempt) Deadline() time.Time {
 //   - a 3D completion (cancellation): completed → Succeeded (Declined),
 //     cancelled or failed → Declined (Succeeded), still waiting for the
 //     merchant → NotFound;
-//   - an api call: nothing (paycli does not know what its path did).
+//   - an api call (KindAPI: a payment paycli has no command for,
+//     paySmart2D, paySmart3D, payByCardToken…) is read as a sale: `paycli
+//     api` journals a call it has a command for under that command's kind.
 //
 // NotFound is final only once the request is over: before a.Deadline()
 // and SettleMargin, it is "" with After set.
@@ -87,8 +91,6 @@ func Settle(a Attempt, res *gateway.CheckStatusResult, err error, asked time.Tim
 	kind := a.Intent.OpKind()
 	var apiErr *gateway.APIError
 	switch {
-	case kind == KindAPI:
-		return Learned{Message: "paycli does not know what an api call did: check status cannot settle it"}
 	case err != nil && (!errors.As(err, &apiErr) || !apiErr.HasStatusCode):
 		return Learned{Message: "the check failed: " + err.Error()}
 	case res != nil && res.InvoiceID != "" && res.InvoiceID != a.Intent.Invoice:
@@ -130,9 +132,12 @@ func Settle(a Attempt, res *gateway.CheckStatusResult, err error, asked time.Tim
 	case kind == KindComplete, kind == KindCompleteCancel:
 		l.Outcome = settleCompletion(kind, res)
 	default:
-		l.Outcome = settleSale(res)
+		var says string
+		if l.Outcome, says = ReadSale(res); l.Outcome == Unknown {
+			l.Message = says
+		}
 	}
-	if l.Outcome == Unknown {
+	if l.Outcome == Unknown && (kind == KindPreAuthCapture || kind == KindPreAuthCancel || kind == KindComplete || kind == KindCompleteCancel) {
 		l.Message = fmt.Sprintf("transaction_status %q is not understood; check the transaction with the gateway", res.TransactionStatus)
 	}
 	if over := a.Deadline().Add(SettleMargin); l.Outcome == NotFound && asked.Before(over) {
@@ -155,17 +160,32 @@ func words(s string) string {
 	}, strings.TrimSpace(s))
 }
 
-// settleSale reads a sale's transaction_status.
-func settleSale(res *gateway.CheckStatusResult) string {
+// ReadSale is the one reading of what a check-status answer says of the
+// sale itself, which every command that reads it goes by: a walletpay
+// attempt settled (Settle), a refund's check that the sale was paid
+// (refund), and the words both say it in. outcome is Succeeded (the sale
+// was taken: transaction_status Completed, Success, Refunded or Partially
+// Refunded), Declined (it failed: nothing was taken), Pending, or Unknown
+// (a status paycli does not understand, none at all, or an answer that
+// contradicts itself: a taken sale whose payment_status is not 1). says
+// is why, for a person: a sentence that reads after "invoice X cannot be
+// refunded: " and as a reconcile note.
+func ReadSale(res *gateway.CheckStatusResult) (outcome, says string) {
+	status := render.Escape(redact.Cards(strings.TrimSpace(res.TransactionStatus)))
 	switch words(res.TransactionStatus) {
 	case "completed", "success", "successful", "refunded", "partiallyrefunded", "partialrefunded":
-		return Succeeded
+		if ps, ok := res.PaymentStatus(); ok && ps != 1 {
+			return Unknown, fmt.Sprintf("the gateway's answer contradicts itself: transaction_status %q, but its payment_status is %d, not 1; check the transaction with the gateway", status, ps)
+		}
+		return Succeeded, "the sale was taken"
 	case "failed", "fail":
-		return Declined
+		return Declined, fmt.Sprintf("the sale is %s, not completed", status)
 	case "pending":
-		return Pending
+		return Pending, fmt.Sprintf("the sale is %s, not completed yet", status)
+	case "":
+		return Unknown, "the gateway does not say the sale was completed: its answer has no transaction_status"
 	}
-	return Unknown
+	return Unknown, fmt.Sprintf("the sale is %s, not completed: transaction_status %q is not understood; check the transaction with the gateway", status, status)
 }
 
 // settleRefund reads refund_info for the attempt's refund_transaction_id;
@@ -244,10 +264,9 @@ func extraText(res *gateway.CheckStatusResult, name string) string {
 }
 
 // SettledKinds are the kinds of attempt Settle can settle: every
-// operation of paycli's but api, whose path paycli does not know the
-// meaning of.
+// operation of paycli's, api calls included.
 func SettledKinds() []string {
-	return []string{KindWalletPay, KindRefund, KindPreAuthCapture, KindPreAuthCancel, KindComplete, KindCompleteCancel}
+	return []string{KindWalletPay, KindRefund, KindPreAuthCapture, KindPreAuthCancel, KindComplete, KindCompleteCancel, KindAPI}
 }
 
 // Settles reports whether Settle can settle an attempt of kind

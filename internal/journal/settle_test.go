@@ -71,6 +71,12 @@ func TestSettle(t *testing.T) {
 			message: "another invoice"},
 		{name: "a transaction_status not understood", a: sale, res: answer(t, inv+`,"transaction_status":"Chargeback"`), asked: after, outcome: Unknown,
 			message: `"Chargeback" is not understood`},
+		// Issue 23, defect 10: a taken sale whose payment_status is 0
+		// contradicts itself; it was read as taken while refund read it
+		// as not paid.
+		{name: "sale completed, but payment_status 0", a: sale, res: answer(t, inv+`,"transaction_status":"Completed","payment_status":0`), asked: after,
+			outcome: Unknown, message: `contradicts itself: transaction_status "Completed", but its payment_status is 0, not 1`},
+		{name: "sale completed, payment_status 1", a: sale, res: answer(t, inv+`,"transaction_status":"Completed","payment_status":1`), asked: after, outcome: Succeeded},
 		{name: "a failed call", a: sale, err: &gateway.RequestError{Endpoint: "checkstatus", Err: errors.New("refused")}, asked: after,
 			message: "the check failed"},
 
@@ -104,8 +110,10 @@ func TestSettle(t *testing.T) {
 		{name: "3D cancellation: cancelled", a: completeCancel, res: answer(t, inv+`,"transaction_status":"Cancelled"`), asked: during, outcome: Succeeded},
 		{name: "3D cancellation: completed instead", a: completeCancel, res: answer(t, inv+`,"transaction_status":"Completed"`), asked: during, outcome: Declined},
 
-		{name: "an api call: paycli does not know what it did", a: attemptOf(KindAPI, ""), res: answer(t, inv+`,"transaction_status":"Completed"`),
-			asked: after, message: "api call"},
+		// Issue 23, defect 9: an api payment (paySmart2D…) is read as a
+		// sale; it was never settled, and blocked nothing.
+		{name: "an api payment: a sale", a: attemptOf(KindAPI, ""), res: answer(t, inv+`,"transaction_status":"Completed"`), asked: after, outcome: Succeeded},
+		{name: "an api payment not made", a: attemptOf(KindAPI, ""), err: statusErr(31), asked: after, outcome: NotFound},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l := Settle(c.a, c.res, c.err, c.asked)
@@ -125,6 +133,27 @@ func TestSettle(t *testing.T) {
 				t.Errorf("order %q, want the answer's", l.OrderNo)
 			}
 		})
+	}
+}
+
+// TestReadSale: the one reading of a sale in check status, whose words
+// refund and reconcile both say.
+func TestReadSale(t *testing.T) {
+	for _, c := range []struct {
+		fields, outcome, says string
+	}{
+		{`,"transaction_status":"Completed"`, Succeeded, "the sale was taken"},
+		{`,"transaction_status":"partially-refunded","payment_status":1`, Succeeded, "the sale was taken"},
+		{`,"transaction_status":"Refunded","payment_status":"0"`, Unknown, `transaction_status "Refunded", but its payment_status is 0, not 1`},
+		{`,"transaction_status":"Failed","payment_status":0`, Declined, "the sale is Failed, not completed"},
+		{`,"transaction_status":"Pending"`, Pending, "the sale is Pending, not completed yet"},
+		{``, Unknown, "does not say the sale was completed"},
+		{`,"transaction_status":"Held 4111111111111111"`, Unknown, `the sale is Held 411111******1111, not completed: transaction_status "Held 411111******1111" is not understood`},
+	} {
+		outcome, says := ReadSale(answer(t, c.fields))
+		if outcome != c.outcome || !strings.Contains(says, c.says) {
+			t.Errorf("%s: %s %q, want %s saying %q", c.fields, outcome, says, c.outcome, c.says)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package journal
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/paycli/paycli/internal/redact"
@@ -75,7 +76,11 @@ func (e *InFlightError) Say(invoice string) string {
 	if h.PID == 0 {
 		return fmt.Sprintf("another paycli command on invoice %s is in flight", redact.Invoice(invoice))
 	}
-	return fmt.Sprintf("a %s on invoice %s is in flight in pid %d since %s%s", h.Command, redact.Invoice(invoice), h.PID,
+	article := "a"
+	if strings.IndexAny(h.Command[:min(1, len(h.Command))], "aeiou") == 0 {
+		article = "an" // an api
+	}
+	return fmt.Sprintf("%s %s on invoice %s is in flight in pid %d since %s%s", article, h.Command, redact.Invoice(invoice), h.PID,
 		render.FormatTime(h.Since, render.Table), h.Where())
 }
 

@@ -43,6 +43,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 
+	"github.com/paycli/paycli/internal/atomicfile"
 	"github.com/paycli/paycli/internal/journal"
 )
 
@@ -170,8 +171,9 @@ func (ix *indexed) refresh() error {
 }
 
 // rebuild indexes the whole journal into a new file without syncing each
-// transaction, syncs it once, and renames it over the old index: a crash
-// leaves the old index or the new one, never half of one.
+// transaction, syncs it once, and puts it in place of the old index
+// (atomicfile.Replace: renamed, its folder synced): a crash leaves the old
+// index or the new one, never half of one.
 func (ix *indexed) rebuild(size int64) error {
 	tmp := fmt.Sprintf("%s.%d.tmp", ix.idxPath, os.Getpid())
 	_ = os.Remove(tmp)
@@ -200,7 +202,7 @@ func (ix *indexed) rebuild(size int64) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, ix.idxPath)
+		err = atomicfile.Replace(tmp, ix.idxPath)
 	}
 	if err != nil {
 		_ = os.Remove(tmp)

@@ -1,8 +1,8 @@
-// Package loadgen is paycli's load generator for the sandbox (`paycli
-// sandbox bench`): it prepares requests with the gateway client's request
-// types, sends them from many keep-alive connections, measures throughput
-// and latency, and verifies afterwards that the sandbox kept exactly one
-// sale per invoice. It sits beside the soak harness (internal/soak): both
+// Package loadgen is paycli's load generator for the sandbox (the
+// developer tool cmd/paycli-bench): it prepares requests with the gateway
+// client's request types, sends them from many keep-alive connections,
+// measures throughput and latency, and verifies afterwards that the
+// sandbox kept exactly one sale per invoice. It sits beside the soak harness (internal/soak): both
 // drive a running sandbox from outside, over HTTP.
 package loadgen
 
@@ -74,7 +74,7 @@ type Config struct {
 }
 
 // Report is the result of a run, and the JSON printed by
-// `paycli sandbox bench -o json`.
+// `paycli-bench -o json`.
 type Report struct {
 	Endpoint    string  `json:"endpoint"`
 	BaseURL     string  `json:"base_url"`

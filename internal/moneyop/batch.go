@@ -109,7 +109,7 @@ func readBatch(opts *Options) ([]byte, error) {
 // are skipped and unknown ones reported, whatever their (perhaps expired)
 // tokens say. Each line to send is decided again, from the journal as it
 // is then, once its invoice is locked (runLine).
-func planBatch[In, Req, Ans any](data []byte, op Operation[In, Req, Ans], env *Env, attempts []journal.Attempt) ([]*batchLine[In], error) {
+func planBatch[In any, Req gateway.Call, Ans any](data []byte, op Operation[In, Req, Ans], env *Env, attempts []journal.Attempt) ([]*batchLine[In], error) {
 	var lines []*batchLine[In]
 	var valid []BatchInput[In]
 	firstLine := map[string]int{}
@@ -161,8 +161,8 @@ func planBatch[In, Req, Ans any](data []byte, op Operation[In, Req, Ans], env *E
 		l.in, l.send = in, true
 		valid = append(valid, BatchInput[In]{Line: n, In: in})
 	}
-	if keyed, ok := any(op).(Keyed[In]); ok {
-		if err := keyed.CheckKeys(env, valid, attempts); err != nil {
+	if op.Keyed != nil {
+		if err := op.Keyed.CheckKeys(env, valid, attempts); err != nil {
 			return nil, cmdutil.UsageHint(fmt.Errorf("invalid --batch: %w; nothing was sent", err), "")
 		}
 	}
@@ -181,9 +181,9 @@ func planBatch[In, Req, Ans any](data []byte, op Operation[In, Req, Ans], env *E
 // the attempts by key (for a Keyed operation): skipped when it is done,
 // unknown when an attempt of it (or of its invoice) is unresolved; true
 // when it is to be sent.
-func decide[In, Req, Ans any](op Operation[In, Req, Ans], env *Env, l *batchLine[In], s journal.InvoiceState, byKey map[string][]journal.Attempt) bool {
+func decide[In any, Req gateway.Call, Ans any](op Operation[In, Req, Ans], env *Env, l *batchLine[In], s journal.InvoiceState, byKey map[string][]journal.Attempt) bool {
 	decision, order, hint := journal.ResumeSend, "", ""
-	if keyed, ok := any(op).(Keyed[In]); ok {
+	if keyed := op.Keyed; keyed != nil {
 		if past := byKey[keyed.Key(l.in)]; len(past) > 0 {
 			decision, order, hint = keyed.Resume(env, past)
 		}
@@ -197,7 +197,7 @@ func decide[In, Req, Ans any](op Operation[In, Req, Ans], env *Env, l *batchLine
 		case journal.ResumeSkip:
 			order = s.Success.OrderNo()
 		case journal.ResumeUnknown:
-			hint = "run " + env.unknownCommand(l.invoice)
+			hint = "run " + env.resolveCommand(s.Unresolved[len(s.Unresolved)-1])
 		}
 	}
 	switch decision {
@@ -217,12 +217,15 @@ func decide[In, Req, Ans any](op Operation[In, Req, Ans], env *Env, l *batchLine
 
 // RunBatch runs op on every line of the --batch input and prints one JSON
 // result per line, in input order.
-func RunBatch[In, Req, Ans any](ctx context.Context, opts *Options, op Operation[In, Req, Ans]) error {
+func RunBatch[In any, Req gateway.Call, Ans any](ctx context.Context, opts *Options, op Operation[In, Req, Ans]) error {
+	if op.ParseLine == nil {
+		return cmdutil.UsageErrorf("--batch: this command sends one request; it has no batch")
+	}
 	data, err := readBatch(opts)
 	if err != nil {
 		return err
 	}
-	env, err := newEnv(opts, op.Kind())
+	env, err := newEnv(opts, op.Kind)
 	if err != nil {
 		return err
 	}
@@ -239,84 +242,10 @@ func RunBatch[In, Req, Ans any](ctx context.Context, opts *Options, op Operation
 		return err
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "Batch of %s on profile %q at %s\n", render.Count(len(lines), "line", "lines"), env.Config.Profile, redact.URL(env.Client.BaseURL()))
-
-	// Each line gets the configured time limit (--timeout) of its own.
-	// Calls in flight are not cancelled by Ctrl-C: they finish and record
-	// their outcome; Ctrl-C only stops new ones from starting.
-	timeout := env.Config.Timeout
-	payCtx := context.WithoutCancel(ctx)
-	stopCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	withTimeout := func() (context.Context, context.CancelFunc) {
-		if timeout > 0 {
-			return context.WithTimeout(payCtx, timeout)
-		}
-		return payCtx, func() {}
-	}
-
 	progress := newProgressBar(opts, len(lines))
-	var fatalMu sync.Mutex
-	var fatal error
-	work := make(chan *batchLine[In])
-	var wg sync.WaitGroup
-	for range opts.Parallel {
-		wg.Go(func() {
-			for l := range work {
-				runLine(l, op, env, opts, withTimeout, func(err error) {
-					fatalMu.Lock()
-					if fatal == nil {
-						fatal = err
-					}
-					fatalMu.Unlock()
-					stop()
-				})
-				progress.advance()
-				close(l.done)
-			}
-		})
-	}
-	go func() {
-		defer close(work)
-		for _, l := range lines {
-			if !l.send {
-				progress.advance()
-				close(l.done)
-				continue
-			}
-			select {
-			case <-stopCtx.Done():
-			default:
-				select {
-				case work <- l:
-					continue
-				case <-stopCtx.Done():
-				}
-			}
-			l.result.Outcome = journal.NotSent
-			l.result.setError("not sent: the batch was stopped before this line")
-			progress.advance()
-			close(l.done)
-		}
-	}()
-
-	// Results go out in input order as they are settled. Every outcome is
-	// in the journal before its line is written; a stdout that breaks (a
-	// reader such as `head -1` that went away) stops the output, not the
-	// batch: the lines already started, and the ones after, still run and
-	// are journaled, and the summary goes to stderr.
-	var writeErr error
-	for _, l := range lines {
-		<-l.done
-		if writeErr == nil {
-			progress.clear()
-			writeErr = render.WriteJSONLine(opts.IO.Out, l.result)
-			progress.redraw()
-			if writeErr != nil {
-				fmt.Fprintf(opts.IO.ErrOut, "warning: the results could not be written to stdout from line %d on (%v); every outcome is in the journal ('paycli journal')\n", l.result.Line, writeErr)
-			}
-		}
-	}
-	wg.Wait()
+	wait := runLines(ctx, opts, op, env, lines, progress)
+	writeResults(opts, lines, progress)
+	fatal := wait()
 	progress.finish()
 	writeBatchSummary(opts, env, lines)
 	switch {
@@ -331,11 +260,113 @@ func RunBatch[In, Req, Ans any](ctx context.Context, opts *Options, op Operation
 	return nil
 }
 
+// runLines starts the lines to send on opts.Parallel workers and returns
+// at once; each line's done channel is closed when it is settled, and
+// the function returned waits for the workers. Each
+// line gets the configured time limit (--timeout) of its own. Calls in
+// flight are not cancelled by Ctrl-C (ctx): they finish and record their
+// outcome; Ctrl-C only stops new ones from starting, and the lines not
+// started are not_sent. The wait's error is the first failure to write
+// an intent: nothing more was sent after it.
+func runLines[In any, Req gateway.Call, Ans any](ctx context.Context, opts *Options, op Operation[In, Req, Ans], env *Env,
+	lines []*batchLine[In], progress *progressBar) func() error {
+	timeout := env.Config.Timeout
+	payCtx := context.WithoutCancel(ctx)
+	stopCtx, stop := context.WithCancel(ctx)
+	withTimeout := func() (context.Context, context.CancelFunc) {
+		if timeout > 0 {
+			return context.WithTimeout(payCtx, timeout)
+		}
+		return payCtx, func() {}
+	}
+	var fatalMu sync.Mutex
+	var fatal error
+	fail := func(err error) {
+		fatalMu.Lock()
+		if fatal == nil {
+			fatal = err
+		}
+		fatalMu.Unlock()
+		stop()
+	}
+	settled := func(l *batchLine[In]) {
+		progress.advance()
+		close(l.done)
+	}
+	work := make(chan *batchLine[In])
+	var wg sync.WaitGroup
+	for range opts.Parallel {
+		wg.Go(func() {
+			for l := range work {
+				runLine(l, op, env, opts, withTimeout, fail)
+				settled(l)
+			}
+		})
+	}
+	go func() {
+		defer close(work)
+		for _, l := range lines {
+			switch {
+			case !l.send:
+				settled(l)
+			case dispatch(stopCtx, work, l):
+			default:
+				l.result.Outcome = journal.NotSent
+				l.result.setError("not sent: the batch was stopped before this line")
+				settled(l)
+			}
+		}
+	}()
+	return func() error {
+		wg.Wait()
+		stop()
+		fatalMu.Lock()
+		defer fatalMu.Unlock()
+		return fatal
+	}
+}
+
+// dispatch hands l to a worker, unless the batch is stopped first.
+func dispatch[In any](stop context.Context, work chan<- *batchLine[In], l *batchLine[In]) bool {
+	select {
+	case <-stop.Done():
+		return false
+	default:
+	}
+	select {
+	case work <- l:
+		return true
+	case <-stop.Done():
+		return false
+	}
+}
+
+// writeResults writes each line's result in input order as it is settled.
+// Every outcome is in the journal before its line is written; a stdout
+// that breaks (a reader such as `head -1` that went away) stops the
+// output, not the batch: the lines already started, and the ones after,
+// still run and are journaled, and the summary goes to stderr.
+func writeResults[In any](opts *Options, lines []*batchLine[In], progress *progressBar) {
+	var writeErr error
+	for _, l := range lines {
+		<-l.done
+		if writeErr != nil {
+			continue
+		}
+		progress.clear()
+		writeErr = render.WriteJSONLine(opts.IO.Out, l.result)
+		progress.redraw()
+		if writeErr != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "warning: the results could not be written to stdout from line %d on (%v); every outcome is in the journal ('paycli journal')\n", l.result.Line, writeErr)
+		}
+	}
+}
+
 // runLine locks the line's invoice, decides it again from the journal as
 // it is now, prepares and sends it, and fills its result. A line whose
 // invoice another command holds is not sent. fail is called when the
 // intent could not be written: nothing was sent, and nothing more may be.
-func runLine[In, Req, Ans any](l *batchLine[In], op Operation[In, Req, Ans], env *Env, opts *Options,
+func runLine[In any, Req gateway.Call, Ans any](l *batchLine[In], op Operation[In, Req, Ans], env *Env, opts *Options,
 	withTimeout func() (context.Context, context.CancelFunc), fail func(error)) {
 	ctx, cancel := withTimeout()
 	defer cancel()
@@ -366,7 +397,10 @@ func runLine[In, Req, Ans any](l *batchLine[In], op Operation[In, Req, Ans], env
 	if !decide(op, env, l, journal.ByInvoice(attempts, scope)[l.invoice], journal.ByKey(attempts, scope)) {
 		return
 	}
-	in, err := op.Prepare(ctx, env, l.in)
+	in, err := l.in, error(nil)
+	if op.Prepare != nil {
+		in, err = op.Prepare(ctx, env, l.in)
+	}
 	if err != nil && errors.Is(err, gateway.ErrUnavailable) {
 		// Prepare could not reach the gateway: the line was not sent for
 		// want of one (exit 8), like a payment whose token call failed.
@@ -386,8 +420,8 @@ func runLine[In, Req, Ans any](l *batchLine[In], op Operation[In, Req, Ans], env
 		l.result.setError(msg)
 		return
 	}
-	d := op.Describe(env, in)
-	res, err := attempt(ctx, op, env, opts.NewAttemptID(), in, d)
+	d, req := op.Describe(in)
+	res, err := attempt(ctx, op, env, opts.NewAttemptID(), in, d, req)
 	if err != nil {
 		fail(err)
 		l.result.Outcome = journal.NotSent

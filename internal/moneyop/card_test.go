@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
@@ -45,9 +46,9 @@ func (*cardOp) Check(in string) (string, error) {
 	}
 	return strings.TrimSpace(in), nil
 }
-func (*cardOp) Describe(_ *Env, in string) Description {
+func (*cardOp) Describe(in string) (Description, gateway.Request) {
 	return Description{Title: "Card test", Rows: [][2]string{{"Invoice", in}, {"Payer", "Ada " + cardVisa2}, {"Order", order}},
-		Prompt: "Charge invoice " + redact.Invoice(in) + " of order " + order + "?", Amount: "1.00", Currency: "TRY"}
+		Prompt: "Charge invoice " + redact.Invoice(in) + " of order " + order + "?", Amount: "1.00", Currency: "TRY"}, fakeRequest(in)
 }
 func (o *cardOp) Classify(in string, ans string, err error) Outcome {
 	if out, ok := o.outcomes[in]; ok {
@@ -55,15 +56,15 @@ func (o *cardOp) Classify(in string, ans string, err error) Outcome {
 	}
 	return o.fakeOp.Classify(in, ans, err)
 }
-func (o *cardOp) Send(ctx context.Context, env *Env, r fakeReq) (string, error) {
-	_, err := o.fakeOp.Send(ctx, env, r)
+func (o *cardOp) Send(ctx context.Context, r gateway.Request) (string, error) {
+	_, err := o.fakeOp.Send(ctx, r)
 	return "VP-1", err
 }
 func (*cardOp) Result(in string, ans string) ([]render.Field, string) {
 	return []render.Field{render.StringField("invoice_id", in), render.StringField("order_no", ans)}, "Charged invoice " + redact.Invoice(in) + ", order " + order
 }
 
-var _ Operation[string, fakeReq, string] = (*cardOp)(nil)
+var _ testOperation = (*cardOp)(nil)
 
 // noCard fails the test when a full card number is in any of texts.
 func noCard(t *testing.T, what string, texts ...string) {
@@ -113,7 +114,7 @@ func TestCardInvoiceNeverShownSingle(t *testing.T) {
 			if tt.outcome != nil {
 				op.outcomes = map[string]Outcome{cardVisa: *tt.outcome}
 			}
-			err := RunSingle(context.Background(), opts, op, cardVisa)
+			err := RunSingle(context.Background(), opts, pipelineOf(op), cardVisa)
 			var msg, hint string
 			if err != nil {
 				msg, hint = err.Error(), cmdutil.HintOf(err)
@@ -176,7 +177,7 @@ func TestCardInvoiceNeverShownBatch(t *testing.T) {
 		out.Reset()
 		errOut.Reset()
 		in.WriteString(input)
-		err := RunBatch(context.Background(), opts, op)
+		err := RunBatch(context.Background(), opts, pipelineOf(op))
 		if k, _ := cmdutil.KindOf(err); k != cmdutil.KindOutcomeUnknown {
 			t.Errorf("err %v, want the unknown outcome's exit", err)
 		}
@@ -264,7 +265,7 @@ func TestOrderNumbersStayWhole(t *testing.T) {
 	}
 	for invoice := range outcomes {
 		opts, _, _, _, _ := testOptions(t)
-		err := RunSingle(context.Background(), opts, &cardOp{kind: "fake", outcomes: outcomes}, invoice)
+		err := RunSingle(context.Background(), opts, pipelineOf(&cardOp{kind: "fake", outcomes: outcomes}), invoice)
 		if err == nil || !strings.Contains(err.Error(), luhnOrder) {
 			t.Errorf("%s: the error does not name the order whole: %v", invoice, err)
 		}
@@ -272,7 +273,7 @@ func TestOrderNumbersStayWhole(t *testing.T) {
 	opts, in, out, _, _ := testOptions(t)
 	opts.Batch = "-"
 	in.WriteString(`{"invoice":"INV-R"}` + "\n" + `{"invoice":"INV-U"}` + "\n")
-	_ = RunBatch(context.Background(), opts, &cardOp{kind: "fake", outcomes: outcomes})
+	_ = RunBatch(context.Background(), opts, pipelineOf(&cardOp{kind: "fake", outcomes: outcomes}))
 	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
 		var r struct{ Invoice, Error string }
 		if err := json.Unmarshal([]byte(l), &r); err != nil {
@@ -306,7 +307,7 @@ func TestBatchPrepareErrors(t *testing.T) {
 	opts, in, out, errOut, _ := testOptions(t)
 	opts.Batch = "-"
 	in.WriteString(`{"invoice":"usage-1"}` + "\n" + `{"invoice":"rejected-1"}` + "\n")
-	_ = RunBatch(context.Background(), opts, &prepareOp{cardOp{kind: journal.KindWalletPay}})
+	_ = RunBatch(context.Background(), opts, pipelineOf(&prepareOp{cardOp{kind: journal.KindWalletPay}}))
 	noCard(t, "stdout", out.String())
 	noCard(t, "stderr", errOut.String())
 	if !strings.Contains(out.String(), "411111******1111") || !strings.Contains(out.String(), order) {

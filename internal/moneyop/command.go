@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/redact"
 )
 
 // NewOptions fills the pipeline's dependencies from the Factory: what
@@ -23,6 +24,7 @@ func NewOptions(f *cmdutil.Factory) Options {
 		Gateway:         f.Gateway,
 		CommandContext:  f.CommandContext,
 		JournalPath:     f.JournalPath,
+		Journal:         f.Journal,
 		GatewayIdentity: f.GatewayIdentity,
 		Now:             f.Now,
 		NewAttemptID:    NewAttemptID,
@@ -34,6 +36,21 @@ func NewAttemptID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// NewRefundID returns a fresh refund_transaction_id: RF and 24 random hex
+// digits. One whose hex holds 13 decimal digits in a row is drawn again:
+// such a run can pass the Luhn check, and paycli masks what looks like a
+// card number wherever it shows text (a dry run's body), which would hide
+// the id.
+func NewRefundID() string {
+	for {
+		var b [12]byte
+		_, _ = rand.Read(b[:])
+		if ref := "RF" + hex.EncodeToString(b[:]); redact.Cards(ref) == ref {
+			return ref
+		}
+	}
 }
 
 // FlagText is what a command's help says of the flags AddFlags and
@@ -149,15 +166,15 @@ func CheckModeFlags(cmd *cobra.Command, opts *Options, m Modes) error {
 }
 
 // Start ends a command's RunE once its flags are checked: it records the
-// gateway flags a suggested command repeats (--profile, --sandbox) in mo,
-// then calls runF when a test gave one, run otherwise. opts is the
-// command's options, which embed mo.
-func Start[O any](cmd *cobra.Command, f *cmdutil.Factory, mo *Options, opts O, runF, run func(context.Context, O) error) error {
+// gateway flags a suggested command repeats (--profile, --sandbox) in the
+// pipeline's options opts embeds, then calls runF when a test gave one,
+// run otherwise.
+func Start[O interface{ options() *Options }](cmd *cobra.Command, f *cmdutil.Factory, opts O, runF, run func(context.Context, O) error) error {
 	flags, err := f.GatewayFlags(cmd)
 	if err != nil {
 		return err
 	}
-	mo.GatewayFlags = flags
+	opts.options().GatewayFlags = flags
 	if runF != nil {
 		run = runF
 	}

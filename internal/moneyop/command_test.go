@@ -3,6 +3,7 @@ package moneyop
 import (
 	"errors"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -10,6 +11,7 @@ import (
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/redact"
 )
 
 // TestCheckModeFlags: every refusal is a usage error (exit 2) with the
@@ -35,6 +37,7 @@ func TestCheckModeFlags(t *testing.T) {
 		{"batch dry-run", lines, []string{"--batch", "f", "--yes", "--dry-run"}, "--dry-run cannot be used with --batch: each line of the batch carries its own"},
 		{"batch no yes", lines, []string{"--batch", "f"}, "--batch needs --yes: a batch never asks for confirmation, and moves money"},
 		{"batch ok", lines, []string{"--batch", "f", "--yes", "--parallel", "32"}, ""},
+		{"parallel 1", lines, []string{"--batch", "f", "--yes", "--parallel", "1"}, ""},
 		{"parallel 0", lines, []string{"--batch", "f", "--yes", "--parallel", "0"}, "invalid --parallel 0: use 1 to " + strconv.Itoa(MaxParallel)},
 		{"parallel 33", lines, []string{"--batch", "f", "--yes", "--parallel", "33"}, "invalid --parallel 33: use 1 to " + strconv.Itoa(MaxParallel)},
 		{"own single check", own, nil, "own check"},
@@ -85,5 +88,18 @@ func TestSuccess(t *testing.T) {
 	if o.Class != journal.Unknown || !errors.Is(o.Err, gateway.ErrOutcomeUnknown) || o.OrderNo != "ORD-1" || o.StatusCode == nil || *o.StatusCode != 100 ||
 		o.Why != `the gateway answered status_code 100 but its status is "cancel"` {
 		t.Errorf("contradicted success: %+v", o)
+	}
+}
+
+// TestNewRefundIDShowsWhole: a refund_transaction_id paycli makes is never
+// masked as a card number where paycli shows it (the dry run's body): its
+// hex could otherwise hold a Luhn-valid run of digits, about once in a few
+// hundred.
+func TestNewRefundIDShowsWhole(t *testing.T) {
+	for range 5000 {
+		ref := NewRefundID()
+		if len(ref) != 26 || !strings.HasPrefix(ref, "RF") || redact.Cards(ref) != ref {
+			t.Fatalf("ref %q", ref)
+		}
 	}
 }

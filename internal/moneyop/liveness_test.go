@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/journal"
 )
 
@@ -19,18 +20,28 @@ type walletOp struct {
 	fakeOp
 	path       string
 	lockedSend []error
+	// account is the gateway identity of the run when not testIdentity.
+	account string
 	// onSend runs before each request is sent.
 	onSend func(invoice string)
 }
 
 func (*walletOp) Kind() string { return journal.KindWalletPay }
-func (o *walletOp) Send(ctx context.Context, env *Env, r fakeReq) (string, error) {
-	_, err := journal.OpenFile(o.path, time.Now).Lock(ctx, env.Identity, r.Invoice, "test")
+func (o *walletOp) Send(ctx context.Context, r gateway.Request) (string, error) {
+	_, err := journal.OpenFile(o.path, time.Now).Lock(ctx, o.identity(), requestInvoice(r), "test")
 	o.lockedSend = append(o.lockedSend, err)
 	if o.onSend != nil {
-		o.onSend(r.Invoice)
+		o.onSend(requestInvoice(r))
 	}
-	return o.fakeOp.Send(ctx, env, r)
+	return o.fakeOp.Send(ctx, r)
+}
+
+// identity is the gateway identity the test's runs use.
+func (o *walletOp) identity() string {
+	if o.account != "" {
+		return o.account
+	}
+	return testIdentity
 }
 
 const testIdentity = "identity-of-127.0.0.1:1"
@@ -52,7 +63,7 @@ func TestSingleHoldsTheInvoice(t *testing.T) {
 		return ctx, cancel, nil
 	}
 	op := &walletOp{path: jpath}
-	if err := RunSingle(context.Background(), opts, op, "INV-1"); err != nil {
+	if err := RunSingle(context.Background(), opts, pipelineOf(op), "INV-1"); err != nil {
 		t.Fatal(err)
 	}
 	var inFlight *journal.InFlightError
@@ -81,7 +92,7 @@ func TestSingleRefusedWhileInFlight(t *testing.T) {
 	}
 	defer unlock()
 	op := &walletOp{path: jpath}
-	err = RunSingle(context.Background(), opts, op, "INV-1")
+	err = RunSingle(context.Background(), opts, pipelineOf(op), "INV-1")
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindDuplicate || !strings.Contains(err.Error(), "a refund on invoice INV-1 is in flight in pid ") ||
 		!strings.Contains(err.Error(), "nothing was sent") {
 		t.Errorf("err %v (kind %v), want exit 6 naming the refund in flight", err, k)
@@ -94,7 +105,8 @@ func TestSingleRefusedWhileInFlight(t *testing.T) {
 	}
 	// The same invoice on another gateway account is another lock.
 	opts.GatewayIdentity = func() (string, error) { return "another-account", nil }
-	if err := RunSingle(context.Background(), opts, op, "INV-1"); err != nil {
+	op.account = "another-account"
+	if err := RunSingle(context.Background(), opts, pipelineOf(op), "INV-1"); err != nil {
 		t.Errorf("another account: %v", err)
 	}
 }
@@ -115,7 +127,7 @@ func TestSingleRefusedWhileUnknown(t *testing.T) {
 	_ = j.Append(dead)
 	_ = j.Close()
 	op := &walletOp{path: jpath}
-	err = RunSingle(context.Background(), opts, op, "INV-1")
+	err = RunSingle(context.Background(), opts, pipelineOf(op), "INV-1")
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUsage || !strings.Contains(err.Error(), "has a walletpay attempt whose outcome is unknown (attempt dead") ||
 		!strings.Contains(cmdutil.HintOf(err), "paycli status --invoice INV-1") {
 		t.Errorf("err %v (kind %v, hint %q)", err, k, cmdutil.HintOf(err))
@@ -124,7 +136,7 @@ func TestSingleRefusedWhileUnknown(t *testing.T) {
 		t.Errorf("prepared %v, sent %v", op.prepared, op.sent)
 	}
 	// Another invoice is no concern of it.
-	if err := RunSingle(context.Background(), opts, op, "INV-2"); err != nil {
+	if err := RunSingle(context.Background(), opts, pipelineOf(op), "INV-2"); err != nil {
 		t.Errorf("INV-2: %v", err)
 	}
 	// Settled (by status or reconcile): sent.
@@ -132,7 +144,7 @@ func TestSingleRefusedWhileUnknown(t *testing.T) {
 	store := journal.OpenFile(jpath, opts.Now)
 	_ = store.Append(context.Background(), journal.Reconciliation(attempts[0], journal.Learned{Outcome: journal.NotFound}, journal.ViaReconcile, opts.Now()))
 	_ = store.Close()
-	if err := RunSingle(context.Background(), opts, op, "INV-1"); err != nil {
+	if err := RunSingle(context.Background(), opts, pipelineOf(op), "INV-1"); err != nil {
 		t.Errorf("after reconciliation: %v", err)
 	}
 }
@@ -160,7 +172,7 @@ func TestBatchLines(t *testing.T) {
 	}
 	opts.Batch = "-"
 	op := &walletOp{path: jpath}
-	err = RunBatch(context.Background(), opts, op)
+	err = RunBatch(context.Background(), opts, pipelineOf(op))
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindOutcomeUnknown {
 		t.Errorf("exit kind %v, want unknown (7)", k)
 	}
@@ -205,7 +217,7 @@ func TestBatchDecidesEachLineWhenItsTurnComes(t *testing.T) {
 	}
 	fmt.Fprint(in, "{\"invoice\":\"FIRST\"}\n{\"invoice\":\"SECOND\"}\n")
 	opts.Batch, opts.Parallel = "-", 1
-	if err := RunBatch(context.Background(), opts, op); err != nil {
+	if err := RunBatch(context.Background(), opts, pipelineOf(op)); err != nil {
 		t.Fatal(err)
 	}
 	if len(op.sent) != 1 || op.sent[0] != "FIRST" {

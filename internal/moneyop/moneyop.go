@@ -1,7 +1,8 @@
 // Package moneyop is the one pipeline every money-moving command runs
-// through (walletpay today; refund, pre-authorization capture and cancel,
-// 3D completion and `paycli api` on those paths next). A command parses its
-// flags and hands the pipeline an Operation; the pipeline owns everything
+// through: walletpay, refund, pre-authorization capture and cancel, 3D
+// completion and `paycli api` on the paths that move money. A command
+// parses its flags and hands the pipeline an Operation, a value holding
+// the few functions operations differ by; the pipeline owns everything
 // that makes moving money safe, so that each operation gets it once:
 //
 //   - checks before anything exists: a bad input exits 2 with nothing sent
@@ -56,99 +57,95 @@ import (
 	"github.com/paycli/paycli/internal/render"
 )
 
-// Operation is one kind of money-moving call. In is its input (one
-// command's flags, or one batch line), Req the request it sends and Ans the
-// gateway's answer to it. The pipeline calls the methods in this order,
-// each at most once per input, and Send exactly once per attempt.
-type Operation[In, Req, Ans any] interface {
+// Operation is one kind of money-moving call, as a value holding the few
+// functions operations differ by; everything else is the pipeline's. In is
+// its input (one command's flags, or one batch line), Req the gateway call
+// it makes and Ans the gateway's answer to it. The pipeline calls them in
+// this order, each at most once per input: Check, Prepare, Describe, then
+// (unless it is a dry run, which the pipeline prints with the client's
+// DryRun) Call exactly once per attempt, Classify, and Result for a
+// success.
+type Operation[In any, Req gateway.Call, Ans any] struct {
 	// Kind is the journal kind of its attempts (journal.KindWalletPay, …).
-	Kind() string
-	// ParseLine decodes one batch line strictly; an error makes the line
-	// invalid. Check runs on the result.
-	ParseLine(line []byte) (In, error)
+	Kind string
+	// Invoice is the invoice the journal, the invoice's lock and the batch
+	// know an input by; "" for an input that names none (an api body).
+	Invoice func(In) string
 	// Check validates an input before anything exists — no clock, no
 	// network — and returns it normalised (trimmed). A *FieldError names
 	// the field, so that a command can say "invalid --email".
-	Check(in In) (In, error)
-	// Invoice is the invoice the journal and the batch know the input by.
-	Invoice(in In) string
-	// Prepare runs the checks that can go stale or need the gateway (a
-	// wallet token's expiry; a refund's remaining amount), only for an input
-	// that is about to be sent: after the journal has decided a batch line,
-	// before the summary of a single one. An error carrying a cmdutil kind
-	// keeps its exit code; any other one is bad input (exit 2).
-	Prepare(ctx context.Context, env *Env, in In) (In, error)
-	// Describe says what the input will do, for the summary, the prompt
-	// and the journal intent.
-	Describe(env *Env, in In) Description
-	// Request builds the request; the gateway client signs it.
-	Request(env *Env, in In) (Req, error)
-	// DryRun is the request as --dry-run prints it, secrets redacted.
-	DryRun(env *Env, req Req) (gateway.RequestDump, error)
-	// Send sends the request, once.
-	Send(ctx context.Context, env *Env, req Req) (Ans, error)
-	// Classify turns Send's answer into an outcome. A success answer whose
+	Check func(In) (In, error)
+	// Prepare, when set, runs the checks that can go stale or need the
+	// gateway (a wallet token's expiry; a refund's remaining amount), only
+	// for an input that is about to be sent: after the journal has decided
+	// a batch line, before the summary of a single one. An error carrying
+	// a cmdutil kind keeps its exit code, and so does the gateway's own;
+	// any other one is bad input (exit 2).
+	Prepare func(context.Context, *Env, In) (In, error)
+	// Describe says what a prepared input will do, for the summary, the
+	// prompt and the journal intent, and gives the request that does it;
+	// the gateway client signs it when it is sent or dry-run.
+	Describe func(In) (Description, Req)
+	// Call is the client's method that sends the request, once:
+	// (*gateway.Client).Refund. It is never retried.
+	Call func(*gateway.Client, context.Context, Req) (Ans, error)
+	// Classify turns Call's answer into an outcome. A success answer whose
 	// own fields disagree is Unknown, never Succeeded.
-	Classify(in In, ans Ans, err error) Outcome
+	Classify func(In, Ans, error) Outcome
 	// Result describes a succeeded answer: the fields printed on stdout
 	// and the one-line verdict shown on a stderr terminal, which names the
 	// invoice as redact.Invoice shows it.
-	Result(in In, ans Ans) ([]render.Field, string)
+	Result func(In, Ans) ([]render.Field, string)
+
+	// ParseLine decodes one batch line strictly; an error makes the line
+	// invalid, and Check runs on the result. Nil: the operation has no
+	// batch.
+	ParseLine func([]byte) (In, error)
+	// Locate, when set, finds the invoice of an input that names it only
+	// through the journal (refund --retry REF), from env.Journal, before
+	// the pipeline locks it. Its errors are those of Prepare.
+	Locate func(context.Context, *Env, In) (In, error)
+	// Guard, when set, replaces the pipeline's rule about the invoice's
+	// earlier attempts (RefuseUnresolved): it is called with the invoice
+	// locked and its attempts of every kind and account, and returns the
+	// input for Prepare or why it may not be sent. A refund's does, as
+	// --retry re-sends a refund whose outcome is unknown.
+	Guard func(*Env, In, []journal.Attempt) (In, error)
+	// Keyed, when set, knows batch lines by a key of their own rather than
+	// by their invoice.
+	Keyed *Keyed[In]
+	// PrintAnswer, when set, prints the gateway's answer as it came (paycli
+	// api) instead of Result's fields: once the outcome is journaled, for
+	// every outcome, so that a declined or rejected answer is seen whole
+	// too; Result then only gives the verdict. It is given the zero Ans
+	// when no answer arrived; its errors are warnings.
+	PrintAnswer func(context.Context, Ans) error
 }
 
-// Keyed is implemented by an operation whose batch lines the journal
-// knows by a key of their own rather than by their invoice: a refund, of
-// which one invoice may have several, in several batches. Invoices
-// repeated within one batch are still duplicates; resuming a batch goes by
-// the key: the pipeline writes Key(in) in the intent (journal.Entry.Key)
-// and asks Resume about a line whose key the journal already holds.
-type Keyed[In any] interface {
+// Keyed are the rules of an operation whose batch lines the journal knows
+// by a key of their own rather than by their invoice: a refund, of which
+// one invoice may have several, in several batches. Invoices repeated
+// within one batch are still duplicates; resuming a batch goes by the key:
+// the pipeline writes Key(in) in the intent (journal.Entry.Key) and asks
+// Resume about a line whose key the journal already holds.
+type Keyed[In any] struct {
 	// Key is the input's resume key; it is known before Prepare.
-	Key(in In) string
+	Key func(In) string
 	// Resume decides a batch line from the attempts of its key in the
 	// run's scope, oldest first (or from its invoice's unresolved ones):
 	// send it, skip it (orderNo: what it was made with), or report it
 	// unknown (hint: the command that resolves it).
-	Resume(env *Env, attempts []journal.Attempt) (d journal.ResumeDecision, orderNo, hint string)
+	Resume func(env *Env, attempts []journal.Attempt) (d journal.ResumeDecision, orderNo, hint string)
 	// CheckKeys refuses a batch whose lines cannot all be meant, given
 	// every attempt of the journal: a refund id given to two refunds.
 	// An error is a usage error: nothing of the batch is sent.
-	CheckKeys(env *Env, lines []BatchInput[In], attempts []journal.Attempt) error
+	CheckKeys func(env *Env, lines []BatchInput[In], attempts []journal.Attempt) error
 }
 
 // BatchInput is a valid batch line: its number and its input.
 type BatchInput[In any] struct {
 	Line int
 	In   In
-}
-
-// Locator is implemented by an operation whose input may name its invoice
-// only through the journal (refund --retry REF): Locate fills the invoice
-// in, from env.Journal, before the pipeline locks it. Its errors are
-// those of Prepare.
-type Locator[In any] interface {
-	Locate(ctx context.Context, env *Env, in In) (In, error)
-}
-
-// Guarder is implemented by an operation with rules of its own about the
-// earlier attempts on an invoice (a refund: each refund's story is its
-// refund_transaction_id, and --retry re-sends one whose outcome is
-// unknown). Guard replaces the pipeline's rule (an unresolved attempt of
-// the operation's kind refuses the input, exit 2); it is called with the
-// invoice locked and its attempts of every kind and account, and returns
-// the input for Prepare or why it may not be sent.
-type Guarder[In any] interface {
-	Guard(env *Env, in In, attempts []journal.Attempt) (In, error)
-}
-
-// AnswerPrinter is an Operation that prints the gateway's answer itself,
-// as it came, instead of Result's fields (`paycli api`). RunSingle calls
-// it once the outcome is journaled, for every outcome, so that a declined
-// or rejected answer is seen whole too; Result then only gives the verdict.
-// PrintAnswer is given the zero Ans when no answer arrived. Its errors are
-// warnings: the outcome is already decided.
-type AnswerPrinter[Ans any] interface {
-	PrintAnswer(ctx context.Context, ans Ans) error
 }
 
 // Description is what an input will do, in words and journal fields.
@@ -267,6 +264,17 @@ func (e *Env) unknownCommand(invoice string) string {
 	return e.StatusCommand(invoice)
 }
 
+// resolveCommand is the command that settles a, an attempt whose outcome
+// is unknown: a refund (an attempt with a refund_transaction_id) is
+// re-sent with it (paycli refund --retry REF), which the gateway makes at
+// most once; any other is looked up (unknownCommand).
+func (e *Env) resolveCommand(a journal.Attempt) string {
+	if a.Intent.OpKind() == journal.KindRefund && a.Intent.Ref != "" {
+		return cmdutil.RefundRetryCommandLine(a.Intent.Ref, e.GatewayFlags)
+	}
+	return e.unknownCommand(a.Intent.Invoice)
+}
+
 // Options are the pipeline's inputs from the command: its dependencies
 // and the flags every money-moving command has.
 type Options struct {
@@ -278,10 +286,10 @@ type Options struct {
 	JSON           *cmdutil.JSONFlags
 	Gateway        func() (*gateway.Client, error)
 	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
-	JournalPath    func() (string, error)
-	// Journal opens the run's journal; nil means the file at JournalPath
-	// (journal.OpenFile).
-	Journal func() (journal.Store, error)
+	// JournalPath names the journal file in messages; Journal opens the
+	// run's journal (the factory's: cmdutil.Factory.Journal).
+	JournalPath func() (string, error)
+	Journal     func() (journal.Store, error)
 	// GatewayIdentity names the gateway account for the journal; nil means
 	// journal.Identity of the client's base URL and the app_id.
 	GatewayIdentity func() (string, error)
@@ -299,6 +307,9 @@ type Options struct {
 	GatewayFlags []string
 }
 
+// options lets Start take a command's options, which embed Options.
+func (o *Options) options() *Options { return o }
+
 // ErrJournal marks a failure to write the intent: nothing was sent.
 var ErrJournal = errors.New("cannot record the attempt in the payment journal; nothing was sent")
 
@@ -311,6 +322,17 @@ func scrub(msg string, secrets []string) string {
 	}
 	return msg
 }
+
+// scrubbedError is err with its text scrubbed of secrets (scrub), for an
+// error that may quote the gateway; errors.Is and errors.As see err, so
+// that its exit code and hint are kept.
+type scrubbedError struct {
+	err     error
+	secrets []string
+}
+
+func (e scrubbedError) Error() string { return scrub(e.err.Error(), e.secrets) }
+func (e scrubbedError) Unwrap() error { return e.err }
 
 // LookUp asks the gateway what it knows of invoice (check status with the
 // sale's refunds: gateway.Client.CheckStatus), for a Prepare that must see

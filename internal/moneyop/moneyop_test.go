@@ -22,6 +22,72 @@ import (
 	"github.com/paycli/paycli/internal/render"
 )
 
+// testOperation is what the test operations implement as methods, so
+// that one can change another's (walletOp embeds fakeOp); pipelineOf makes
+// the pipeline's Operation of one. Their request is a gateway.Request to
+// /api/fake whose body names the invoice, which the client can dry-run;
+// Send stands in for the client's call.
+type testOperation interface {
+	Kind() string
+	ParseLine([]byte) (string, error)
+	Check(string) (string, error)
+	Invoice(string) string
+	Prepare(context.Context, *Env, string) (string, error)
+	Describe(string) (Description, gateway.Request)
+	Send(context.Context, gateway.Request) (string, error)
+	Classify(string, string, error) Outcome
+	Result(string, string) ([]render.Field, string)
+}
+
+// keyedOperation is a testOperation known by keys of its own.
+type keyedOperation interface {
+	Key(string) string
+	Resume(*Env, []journal.Attempt) (journal.ResumeDecision, string, string)
+	CheckKeys(*Env, []BatchInput[string], []journal.Attempt) error
+}
+
+// answerPrinter is a testOperation that prints its answer.
+type answerPrinter interface {
+	PrintAnswer(context.Context, string) error
+}
+
+func pipelineOf(o testOperation) Operation[string, gateway.Request, string] {
+	op := Operation[string, gateway.Request, string]{
+		Kind:      o.Kind(),
+		Invoice:   o.Invoice,
+		ParseLine: o.ParseLine,
+		Check:     o.Check,
+		Prepare:   o.Prepare,
+		Describe:  o.Describe,
+		Call: func(_ *gateway.Client, ctx context.Context, r gateway.Request) (string, error) {
+			return o.Send(ctx, r)
+		},
+		Classify: o.Classify,
+		Result:   o.Result,
+	}
+	if k, ok := o.(keyedOperation); ok {
+		op.Keyed = &Keyed[string]{Key: k.Key, Resume: k.Resume, CheckKeys: k.CheckKeys}
+	}
+	if p, ok := o.(answerPrinter); ok {
+		op.PrintAnswer = p.PrintAnswer
+	}
+	return op
+}
+
+// fakeRequest is the request of a test operation for invoice.
+func fakeRequest(invoice string) gateway.Request {
+	return gateway.Request{Method: "POST", Path: "/api/fake", Body: fmt.Appendf(nil, `{"invoice_id":%q}`, invoice)}
+}
+
+// requestInvoice is the invoice a fakeRequest names.
+func requestInvoice(r gateway.Request) string {
+	var v struct {
+		InvoiceID string `json:"invoice_id"`
+	}
+	_ = json.Unmarshal(r.Body, &v)
+	return v.InvoiceID
+}
+
 // fakeOp is an operation whose input is an invoice id; "bad" fails Check,
 // "stale" fails Prepare. It records what Prepare and Send saw.
 type fakeOp struct {
@@ -29,8 +95,6 @@ type fakeOp struct {
 	prepared []string
 	sent     []string
 }
-
-type fakeReq struct{ Invoice string }
 
 func (*fakeOp) Kind() string { return "fake" }
 func (*fakeOp) ParseLine(b []byte) (string, error) {
@@ -57,18 +121,15 @@ func (o *fakeOp) Prepare(_ context.Context, _ *Env, in string) (string, error) {
 	}
 	return in, nil
 }
-func (*fakeOp) Describe(_ *Env, in string) Description {
-	return Description{Title: "Fake", Rows: [][2]string{{"Invoice", in}}, Prompt: "Go?", Amount: "1.00", Currency: "TRY", Ref: "ref-" + in}
+func (*fakeOp) Describe(in string) (Description, gateway.Request) {
+	return Description{Title: "Fake", Rows: [][2]string{{"Invoice", in}}, Prompt: "Go?", Amount: "1.00", Currency: "TRY", Ref: "ref-" + in}, fakeRequest(in)
 }
-func (*fakeOp) Request(_ *Env, in string) (fakeReq, error) { return fakeReq{in}, nil }
-func (*fakeOp) DryRun(_ *Env, r fakeReq) (gateway.RequestDump, error) {
-	return gateway.RequestDump{Method: "POST", URL: "http://x/api/fake", Body: fmt.Sprintf(`{"invoice_id":%q}`, r.Invoice)}, nil
-}
-func (o *fakeOp) Send(_ context.Context, _ *Env, r fakeReq) (string, error) {
+func (o *fakeOp) Send(_ context.Context, r gateway.Request) (string, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.sent = append(o.sent, r.Invoice)
-	return "ORD-" + r.Invoice, nil
+	inv := requestInvoice(r)
+	o.sent = append(o.sent, inv)
+	return "ORD-" + inv, nil
 }
 func (*fakeOp) Classify(in string, ans string, err error) Outcome {
 	if err != nil {
@@ -87,7 +148,7 @@ func (*fakeOp) Result(in string, ans string) ([]render.Field, string) {
 	return []render.Field{{Name: "order_no", JSON: json.RawMessage(`"` + ans + `"`), Text: ans}, {Name: "empty", JSON: json.RawMessage(`""`)}}, "Done " + in
 }
 
-var _ Operation[string, fakeReq, string] = (*fakeOp)(nil)
+var _ testOperation = (*fakeOp)(nil)
 
 func testOptions(t *testing.T) (*Options, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer, string) {
 	t.Helper()
@@ -113,6 +174,7 @@ func testOptions(t *testing.T) (*Options, *bytes.Buffer, *bytes.Buffer, *bytes.B
 			return ctx, cancel, nil
 		},
 		JournalPath:  func() (string, error) { return jpath, nil },
+		Journal:      func() (journal.Store, error) { return journal.OpenFile(jpath, time.Now), nil },
 		Now:          func() time.Time { return time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC) },
 		NewAttemptID: func() string { n++; return fmt.Sprintf("a%d", n) },
 		Yes:          true,
@@ -148,7 +210,7 @@ func TestBatchPreparesOnlyLinesToSend(t *testing.T) {
 	}
 	opts.Batch = "-"
 	op := &fakeOp{}
-	err = RunBatch(context.Background(), opts, op)
+	err = RunBatch(context.Background(), opts, pipelineOf(op))
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindOutcomeUnknown {
 		t.Errorf("err %v, want the unknown outcome's exit", err)
 	}
@@ -181,7 +243,7 @@ func TestSingleWritesTheVerdictAndDropsEmptyRows(t *testing.T) {
 		opts, _, out, errOut, _ := testOptions(t)
 		opts.IO.SetStderrTTY(tty)
 		op := &fakeOp{}
-		if err := RunSingle(context.Background(), opts, op, "INV-1"); err != nil {
+		if err := RunSingle(context.Background(), opts, pipelineOf(op), "INV-1"); err != nil {
 			t.Fatal(err)
 		}
 		if strings.Contains(errOut.String(), "Done INV-1\n") != tty {
@@ -198,7 +260,7 @@ func TestSingleWritesTheVerdictAndDropsEmptyRows(t *testing.T) {
 func TestCheckFailsBeforeAnything(t *testing.T) {
 	opts, _, _, _, jpath := testOptions(t)
 	op := &fakeOp{}
-	err := RunSingle(context.Background(), opts, op, "bad")
+	err := RunSingle(context.Background(), opts, pipelineOf(op), "bad")
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUsage || err.Error() != "invalid --invoice: bad invoice" {
 		t.Errorf("err %v (kind %v)", err, k)
 	}
@@ -261,13 +323,13 @@ func TestMostSerious(t *testing.T) {
 // pipeline's for its outcomes, and its Ref is journaled with the intent.
 func TestOperationWords(t *testing.T) {
 	opts, _, _, _, jpath := testOptions(t)
-	err := RunSingle(context.Background(), opts, &fakeOp{}, "lost")
+	err := RunSingle(context.Background(), opts, pipelineOf(&fakeOp{}), "lost")
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindOutcomeUnknown ||
 		err.Error() != "outcome unknown for invoice lost: the answer was lost; it was not retried" ||
 		cmdutil.HintOf(err) != "Retry with: paycli fake --retry a1" {
 		t.Errorf("unknown: %v / %q (kind %v)", err, cmdutil.HintOf(err), k)
 	}
-	err = RunSingle(context.Background(), opts, &fakeOp{}, "done")
+	err = RunSingle(context.Background(), opts, pipelineOf(&fakeOp{}), "done")
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindDuplicate || err.Error() != "this fake was already made" {
 		t.Errorf("duplicate: %v (kind %v)", err, k)
 	}
@@ -277,7 +339,7 @@ func TestOperationWords(t *testing.T) {
 	}
 }
 
-// printingOp prints the answer itself (an AnswerPrinter), as `paycli api` does.
+// printingOp prints the answer itself (PrintAnswer), as `paycli api` does.
 type printingOp struct {
 	fakeOp
 	printed []string
@@ -294,13 +356,13 @@ func (o *printingOp) PrintAnswer(_ context.Context, ans string) error {
 func TestAnswerPrinterPrintsEveryOutcome(t *testing.T) {
 	opts, _, out, _, jpath := testOptions(t)
 	op := &printingOp{}
-	if err := RunSingle(context.Background(), opts, op, "INV-1"); err != nil {
+	if err := RunSingle(context.Background(), opts, pipelineOf(op), "INV-1"); err != nil {
 		t.Fatal(err)
 	}
 	if out.Len() != 0 || !slices.Equal(op.printed, []string{"ORD-INV-1"}) {
 		t.Errorf("success: stdout %q, printed %v", out, op.printed)
 	}
-	err := RunSingle(context.Background(), opts, op, "done")
+	err := RunSingle(context.Background(), opts, pipelineOf(op), "done")
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindDuplicate || !slices.Equal(op.printed, []string{"ORD-INV-1", "ORD-done"}) {
 		t.Errorf("duplicate: err %v, printed %v", err, op.printed)
 	}
@@ -333,7 +395,7 @@ func (*keyedOp) Resume(_ *Env, attempts []journal.Attempt) (journal.ResumeDecisi
 
 func (*keyedOp) CheckKeys(*Env, []BatchInput[string], []journal.Attempt) error { return nil }
 
-var _ Keyed[string] = (*keyedOp)(nil)
+var _ keyedOperation = (*keyedOp)(nil)
 
 // TestBatchResumesByKey: a Keyed operation's lines are resumed by their
 // key (written in the intent), not by their invoice: an invoice with a
@@ -363,7 +425,7 @@ func TestBatchResumesByKey(t *testing.T) {
 	in2 := `{"invoice":"A","key":"k9"}`
 	opts.Batch = "-"
 	op := &keyedOp{}
-	_ = RunBatch(context.Background(), opts, op)
+	_ = RunBatch(context.Background(), opts, pipelineOf(op))
 	if !slices.Equal(op.sent, []string{"C|k2"}) {
 		t.Errorf("sent %v, want [C|k2]", op.sent)
 	}
@@ -381,7 +443,7 @@ func TestBatchResumesByKey(t *testing.T) {
 	out.Reset()
 	fmt.Fprintln(in, in2)
 	op.sent = nil
-	if err := RunBatch(context.Background(), opts, op); err != nil || !slices.Equal(op.sent, []string{"A|k9"}) {
+	if err := RunBatch(context.Background(), opts, pipelineOf(op)); err != nil || !slices.Equal(op.sent, []string{"A|k9"}) {
 		t.Errorf("err %v, sent %v; want A sent", err, op.sent)
 	}
 }
@@ -391,7 +453,7 @@ func TestBatchResumesByKey(t *testing.T) {
 // batch line is not_sent, not invalid, and sets the exit code to 8.
 func TestPrepareGatewayErrors(t *testing.T) {
 	opts, _, _, _, _ := testOptions(t)
-	err := RunSingle(context.Background(), opts, &fakeOp{}, "offline")
+	err := RunSingle(context.Background(), opts, pipelineOf(&fakeOp{}), "offline")
 	if _, hasKind := cmdutil.KindOf(err); hasKind || !errors.Is(err, gateway.ErrUnavailable) {
 		t.Errorf("single: %v, want the gateway's unavailable error as it is", err)
 	}
@@ -399,7 +461,7 @@ func TestPrepareGatewayErrors(t *testing.T) {
 	in.WriteString("{\"invoice\":\"offline\"}\n{\"invoice\":\"stale\"}\n")
 	opts.Batch = "-"
 	op := &fakeOp{}
-	err = RunBatch(context.Background(), opts, op)
+	err = RunBatch(context.Background(), opts, pipelineOf(op))
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUnavailable {
 		t.Errorf("batch: %v, want the unavailable exit", err)
 	}
@@ -426,9 +488,9 @@ func TestBaseURLPasswordNeverShownOrJournaled(t *testing.T) {
 		if batch {
 			in.WriteString("{\"invoice\":\"INV-2\"}\n")
 			opts.Batch = "-"
-			err = RunBatch(context.Background(), opts, &fakeOp{})
+			err = RunBatch(context.Background(), opts, pipelineOf(&fakeOp{}))
 		} else {
-			err = RunSingle(context.Background(), opts, &fakeOp{}, "INV-1")
+			err = RunSingle(context.Background(), opts, pipelineOf(&fakeOp{}), "INV-1")
 		}
 		if err != nil {
 			t.Fatal(err)

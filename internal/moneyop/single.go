@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
@@ -55,18 +56,11 @@ func newEnv(opts *Options, kind string) (*Env, error) {
 // openJournal opens the run's journal (Options.Journal). It writes
 // nothing: an intent creates the file.
 func openJournal(opts *Options) (journal.Store, error) {
-	if opts.Journal != nil {
-		store, err := opts.Journal()
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrJournal, err)
-		}
-		return store, nil
-	}
-	path, err := opts.JournalPath()
+	store, err := opts.Journal()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrJournal, err)
 	}
-	return journal.OpenFile(path, opts.Now), nil
+	return store, nil
 }
 
 // holdInvoice takes the lock of invoice on the run's gateway account for
@@ -94,9 +88,9 @@ func (e *Env) holdInvoice(ctx context.Context, invoice string) (func(), error) {
 // it takes the invoice's lock (holdInvoice) and reads the invoice's
 // attempts from the journal, which must not forbid the input (guard). The
 // lock is held until release runs, after the outcome is recorded.
-func lookAt[In, Req, Ans any](ctx context.Context, op Operation[In, Req, Ans], env *Env, in In) (_ In, release func(), err error) {
-	if l, ok := any(op).(Locator[In]); ok {
-		if in, err = l.Locate(ctx, env, in); err != nil {
+func lookAt[In any, Req gateway.Call, Ans any](ctx context.Context, op Operation[In, Req, Ans], env *Env, in In) (_ In, release func(), err error) {
+	if op.Locate != nil {
+		if in, err = op.Locate(ctx, env, in); err != nil {
 			return in, nil, inputError(err)
 		}
 	}
@@ -113,35 +107,44 @@ func lookAt[In, Req, Ans any](ctx context.Context, op Operation[In, Req, Ans], e
 		release()
 		return in, nil, fmt.Errorf("cannot read the payment journal: %w; nothing was sent", err)
 	}
-	if in, err = guard(env, op, in, attempts); err != nil {
+	if op.Guard != nil {
+		in, err = op.Guard(env, in, attempts)
+	} else {
+		err = RefuseUnresolved(env, invoice, attempts)
+	}
+	if err != nil {
 		release()
 		return in, nil, err
 	}
 	return in, release, nil
 }
 
-// guard applies the journal's rule to an input whose invoice has the
-// attempts given: an attempt of the operation's kind on this gateway
-// account whose outcome is unknown and unresolved (journal.Unresolved)
-// refuses it (exit 2, nothing sent), with the command that settles it.
-// An operation with rules of its own (Guarder) decides instead; api calls,
-// which check status cannot settle (journal.Settles), are not held back.
-func guard[In, Req, Ans any](env *Env, op Operation[In, Req, Ans], in In, attempts []journal.Attempt) (In, error) {
-	if g, ok := any(op).(Guarder[In]); ok {
-		return g.Guard(env, in, attempts)
-	}
-	invoice := op.Invoice(in)
-	if invoice == "" || !journal.Settles(op.Kind()) {
-		return in, nil
+// RefuseUnresolved is the journal's rule for an input on invoice, whose
+// attempts are given: an attempt of the run's kind on its gateway account
+// whose outcome is unknown and unresolved (journal.Unresolved) refuses it
+// (exit 2, nothing sent), with the command that settles it
+// (Env.resolveCommand). A kind check status cannot settle
+// (journal.Settles) would be held back for good: it is not.
+func RefuseUnresolved(env *Env, invoice string, attempts []journal.Attempt) error {
+	if invoice == "" || !journal.Settles(env.kind) {
+		return nil
 	}
 	open := journal.Unresolved(attempts, env.Scope(), invoice)
 	if len(open) == 0 {
-		return in, nil
+		return nil
 	}
 	a := open[len(open)-1]
-	return in, cmdutil.UsageHint(fmt.Errorf("invoice %s has a %s attempt whose outcome is unknown (attempt %s, %s); nothing was sent",
-		redact.Invoice(invoice), op.Kind(), a.Intent.Attempt, render.FormatTime(a.Intent.Time, render.Table)),
-		"Find out what became of it first: "+env.unknownCommand(invoice))
+	if ref := a.Intent.Ref; ref != "" {
+		return cmdutil.UsageHint(fmt.Errorf("invoice %s has a %s whose outcome is unknown (refund_transaction_id %s); nothing was sent", redact.Invoice(invoice), a.Intent.OpKind(), ref),
+			"Resolve it first: "+env.resolveCommand(a))
+	}
+	article := "a"
+	if kind := a.Intent.OpKind(); kind == journal.KindAPI {
+		article = "an"
+	}
+	return cmdutil.UsageHint(fmt.Errorf("invoice %s has %s %s attempt whose outcome is unknown (attempt %s, %s); nothing was sent",
+		redact.Invoice(invoice), article, a.Intent.OpKind(), a.Intent.Attempt, render.FormatTime(a.Intent.Time, render.Table)),
+		"Find out what became of it first: "+env.resolveCommand(a))
 }
 
 // inputError turns a failed check of flags into the usage error a person
@@ -171,11 +174,12 @@ func isGatewayError(err error) bool {
 		errors.Is(err, gateway.ErrNoMerchantKey)
 }
 
-// RunSingle runs one operation on the input given by flags: check, prepare,
-// summary, dry run or confirmation, journal intent, send once, journal
-// outcome, then the result on stdout (or the failure, as an error whose
-// kind is the exit code).
-func RunSingle[In, Req, Ans any](ctx context.Context, opts *Options, op Operation[In, Req, Ans], in In) error {
+// RunSingle runs one operation on the input given by flags: check, the
+// first look at the invoice (its lock, its journal), prepare, summary, dry
+// run or confirmation, journal intent, send once, journal outcome, then
+// the result on stdout (or the failure, as an error whose kind is the exit
+// code).
+func RunSingle[In any, Req gateway.Call, Ans any](ctx context.Context, opts *Options, op Operation[In, Req, Ans], in In) error {
 	in, err := op.Check(in)
 	if err != nil {
 		return inputError(err)
@@ -184,7 +188,7 @@ func RunSingle[In, Req, Ans any](ctx context.Context, opts *Options, op Operatio
 	if err != nil {
 		return err
 	}
-	env, err := newEnv(opts, op.Kind())
+	env, err := newEnv(opts, op.Kind)
 	if err != nil {
 		return err
 	}
@@ -194,94 +198,108 @@ func RunSingle[In, Req, Ans any](ctx context.Context, opts *Options, op Operatio
 		return err
 	}
 	defer release()
-	in, err = prepare(ctx, opts, op, env, in)
-	if err != nil {
+	if in, err = prepare(ctx, opts, op, env, in); err != nil {
 		return inputError(err)
 	}
-	d := op.Describe(env, in)
+	d, req := op.Describe(in)
 	writeSummary(opts.IO.ErrOut, d, env)
-
 	if opts.DryRun {
-		req, err := op.Request(env, in)
-		if err != nil {
-			return err
-		}
-		dump, err := op.DryRun(env, req)
-		if err != nil {
-			return err
-		}
-		if err := writeDryRun(opts.IO.Out, format, dump); err != nil {
-			return err
-		}
-		fmt.Fprintln(opts.IO.ErrOut, "Dry run: nothing was sent.")
-		return nil
+		return dryRun(opts, env, format, req)
 	}
-	if !opts.Yes {
-		if !opts.IO.CanPrompt() {
-			verb := "charge"
-			if d.Noun != "" {
-				verb = "send the " + d.Noun
-			}
-			return cmdutil.UsageHint(fmt.Errorf("refusing to %s without confirmation: no terminal to ask on; nothing was sent", verb),
-				"Pass --yes to confirm the "+d.noun()+".")
-		}
-		ok, err := opts.IO.Confirm(ctx, d.Prompt)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return cmdutil.UsageHint(fmt.Errorf("%s not confirmed; nothing was sent", d.noun()), "Run the command again and answer y, or pass --yes.")
-		}
+	if err := confirm(ctx, opts, d); err != nil {
+		return err
 	}
-
 	ctx, cancel, err := opts.CommandContext(ctx)
 	if err != nil {
 		return err
 	}
 	defer cancel()
-	res, err := attempt(ctx, op, env, opts.NewAttemptID(), in, d)
+	res, err := attempt(ctx, op, env, opts.NewAttemptID(), in, d, req)
 	if err != nil {
 		return err
 	}
 	if res.journalErr != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: the outcome (%s) could not be written to the journal: %v\n", res.Class, res.journalErr)
 	}
-	printer, printsAnswer := any(op).(AnswerPrinter[Ans])
 	if res.Class != journal.Succeeded {
-		failure := explainFailure(env, op.Invoice(in), res.Outcome)
-		if printsAnswer {
-			if err := printer.PrintAnswer(ctx, res.ans); err != nil {
+		failure := scrubbedError{explainFailure(env, op.Invoice(in), res.Outcome), d.Secrets}
+		if op.PrintAnswer != nil {
+			if err := op.PrintAnswer(ctx, res.ans); err != nil {
 				fmt.Fprintf(opts.IO.ErrOut, "warning: the gateway's answer could not be written to stdout: %v\n", err)
 			}
 		}
 		return failure
 	}
+	writeSuccess(ctx, opts, op, format, in, d, res)
+	return nil
+}
+
+// dryRun prints the request the client would sign and send, secrets
+// redacted, and sends nothing.
+func dryRun(opts *Options, env *Env, format render.Format, req gateway.Call) error {
+	dump, err := env.Client.DryRun(req)
+	if err != nil {
+		return err
+	}
+	if err := writeDryRun(opts.IO.Out, format, dump); err != nil {
+		return err
+	}
+	fmt.Fprintln(opts.IO.ErrOut, "Dry run: nothing was sent.")
+	return nil
+}
+
+// confirm asks on a terminal, or requires --yes without one.
+func confirm(ctx context.Context, opts *Options, d Description) error {
+	if opts.Yes {
+		return nil
+	}
+	if !opts.IO.CanPrompt() {
+		verb := "charge"
+		if d.Noun != "" {
+			verb = "send the " + d.Noun
+		}
+		return cmdutil.UsageHint(fmt.Errorf("refusing to %s without confirmation: no terminal to ask on; nothing was sent", verb),
+			"Pass --yes to confirm the "+d.noun()+".")
+	}
+	ok, err := opts.IO.Confirm(ctx, d.Prompt)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return cmdutil.UsageHint(fmt.Errorf("%s not confirmed; nothing was sent", d.noun()), "Run the command again and answer y, or pass --yes.")
+	}
+	return nil
+}
+
+// writeSuccess shows a succeeded attempt: the verdict on a stderr
+// terminal, and the result (or the answer, PrintAnswer) on stdout. The
+// operation is done and journaled: a closed or full stdout, or a --jq
+// filter that fails on the result, does not change its exit code, only
+// where the result can be read, which a warning says.
+func writeSuccess[In any, Req gateway.Call, Ans any](ctx context.Context, opts *Options, op Operation[In, Req, Ans], format render.Format, in In, d Description, res attemptResult[Ans]) {
 	fields, verdict := op.Result(in, res.ans)
 	if opts.IO.IsStderrTTY() && verdict != "" {
 		fmt.Fprintln(opts.IO.ErrOut, verdict)
 	}
-	write := func() error {
-		return opts.JSON.WriteFields(ctx, opts.IO.Out, format, cmdutil.TableOptions(opts.IO), resultFields(fields, format))
+	var err error
+	if op.PrintAnswer != nil {
+		err = op.PrintAnswer(ctx, res.ans)
+	} else {
+		err = opts.JSON.WriteFields(ctx, opts.IO.Out, format, cmdutil.TableOptions(opts.IO), resultFields(fields, format))
 	}
-	if printsAnswer {
-		write = func() error { return printer.PrintAnswer(ctx, res.ans) }
+	if err == nil {
+		return
 	}
-	if err := write(); err != nil {
-		// The operation is done and journaled: a closed or full stdout, or
-		// a --jq filter that fails on the result, does not change its exit
-		// code, only where the result can be read.
-		var jqErr *cmdutil.JQError
-		if errors.As(err, &jqErr) {
-			fmt.Fprintf(opts.IO.ErrOut, "warning: the %s succeeded (invoice %s, order %s), but %v\n", d.noun(), redact.Invoice(op.Invoice(in)), res.OrderNo, jqErr)
-			return nil
-		}
-		where := "it is in the journal"
-		if res.journalErr != nil {
-			where = "it is not in the journal either"
-		}
-		fmt.Fprintf(opts.IO.ErrOut, "warning: the result could not be written to stdout (%v); %s: %s\n", err, where, outcomeLine(res.Outcome))
+	var jqErr *cmdutil.JQError
+	if errors.As(err, &jqErr) {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: the %s succeeded (invoice %s, order %s), but %v\n", d.noun(), redact.Invoice(op.Invoice(in)), res.OrderNo, jqErr)
+		return
 	}
-	return nil
+	where := "it is in the journal"
+	if res.journalErr != nil {
+		where = "it is not in the journal either"
+	}
+	fmt.Fprintf(opts.IO.ErrOut, "warning: the result could not be written to stdout (%v); %s: %s\n", err, where, outcomeLine(res.Outcome))
 }
 
 // resultFields drops empty text rows from a table: a field the gateway
@@ -308,8 +326,11 @@ func outcomeLine(o Outcome) string {
 	return s
 }
 
-// prepare runs op.Prepare under the command's time limit.
-func prepare[In, Req, Ans any](ctx context.Context, opts *Options, op Operation[In, Req, Ans], env *Env, in In) (In, error) {
+// prepare runs op.Prepare, if any, under the command's time limit.
+func prepare[In any, Req gateway.Call, Ans any](ctx context.Context, opts *Options, op Operation[In, Req, Ans], env *Env, in In) (In, error) {
+	if op.Prepare == nil {
+		return in, nil
+	}
 	ctx, cancel, err := opts.CommandContext(ctx)
 	if err != nil {
 		return in, err
@@ -323,7 +344,7 @@ func prepare[In, Req, Ans any](ctx context.Context, opts *Options, op Operation[
 // refund_transaction_id): shown whole, as render keeps the gateway's
 // references whole (render.WriteFields). They are digits that can pass the
 // Luhn check by chance, and a person needs them to look the sale up.
-var referenceRows = map[string]bool{"Order": true, "Ref": true}
+var referenceRows = [...]string{"Order", "Ref"}
 
 // writeSummary shows, on stderr, what is about to happen and where. The
 // other rows hold the input and what the gateway said of the sale (the
@@ -332,7 +353,7 @@ var referenceRows = map[string]bool{"Order": true, "Ref": true}
 func writeSummary(w io.Writer, d Description, env *Env) {
 	rows := make([][2]string, 0, len(d.Rows)+2)
 	for _, r := range d.Rows {
-		if !referenceRows[r[0]] {
+		if !slices.Contains(referenceRows[:], r[0]) {
 			r[1] = redact.Cards(r[1])
 		}
 		rows = append(rows, r)
@@ -389,20 +410,17 @@ type attemptResult[Ans any] struct {
 	journalErr error
 }
 
-// attempt makes one attempt: intent line, the request, outcome line. The
-// request runs under ctx, whose deadline the intent records; the journal
-// writes do not, so that an attempt cut off by Ctrl-C, a signal or the
-// time limit still records its (unknown) outcome. An error means the
-// intent could not be written: nothing was sent.
-func attempt[In, Req, Ans any](ctx context.Context, op Operation[In, Req, Ans], env *Env, id string, in In, d Description) (attemptResult[Ans], error) {
+// attempt makes one attempt of req, which in describes (d): intent line,
+// the request, outcome line. The request runs under ctx, whose deadline
+// the intent records; the journal writes do not, so that an attempt cut
+// off by Ctrl-C, a signal or the time limit still records its (unknown)
+// outcome. An error means the intent could not be written: nothing was
+// sent.
+func attempt[In any, Req gateway.Call, Ans any](ctx context.Context, op Operation[In, Req, Ans], env *Env, id string, in In, d Description, req Req) (attemptResult[Ans], error) {
 	var res attemptResult[Ans]
-	req, err := op.Request(env, in)
-	if err != nil {
-		return res, err
-	}
 	entry := journal.Entry{
 		Type:     journal.TypeIntent,
-		Kind:     op.Kind(),
+		Kind:     op.Kind,
 		Gateway:  env.Identity,
 		Attempt:  id,
 		Time:     env.Now().UTC(),
@@ -415,8 +433,8 @@ func attempt[In, Req, Ans any](ctx context.Context, op Operation[In, Req, Ans], 
 		Wallet:   d.Wallet,
 		Ref:      d.Ref,
 	}
-	if k, ok := any(op).(Keyed[In]); ok {
-		entry.Key = k.Key(in)
+	if op.Keyed != nil {
+		entry.Key = op.Keyed.Key(in)
 	}
 	if deadline, ok := ctx.Deadline(); ok {
 		entry.Deadline = deadline.UTC()
@@ -425,7 +443,7 @@ func attempt[In, Req, Ans any](ctx context.Context, op Operation[In, Req, Ans], 
 	if err := env.Journal.Append(record, entry); err != nil {
 		return res, fmt.Errorf("%w: %v", ErrJournal, err)
 	}
-	ans, err := op.Send(ctx, env, req)
+	ans, err := op.Call(env.Client, ctx, req)
 	res.Outcome, res.ans = op.Classify(in, ans, err), ans
 	entry.Type, entry.Deadline = journal.TypeOutcome, time.Time{}
 	entry.Time = env.Now().UTC()

@@ -23,6 +23,9 @@ import "github.com/paycli/paycli/internal/cardno"
 // nothing changes: each pass only turns digits into '*', so it ends, and
 // masking masked text changes nothing.
 func Cards(s string) string {
+	if digitCount(s) < 13 {
+		return s // no card fits: most texts (and every short id) leave here
+	}
 	for {
 		out := maskRuns(s, func(run []byte, digits []int) { maskLuhnWindows(run, digits) })
 		if out == s {
@@ -65,6 +68,17 @@ func CardField(s string) string {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// digitCount counts the digits of s.
+func digitCount(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if isDigit(s[i]) {
+			n++
+		}
+	}
+	return n
+}
 
 // inRun reports whether c belongs to a digit run: a digit, or '*', a digit
 // masked already, so that masking masked text changes nothing.

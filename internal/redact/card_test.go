@@ -166,3 +166,16 @@ func TestInvoice(t *testing.T) {
 		}
 	}
 }
+
+func TestSecret(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                                 "",
+		"short-secret":                     "••••••••",
+		"9c4b2e7f1a6d3c8e5b0f2a4d6c8e1b3f": "9c4b••••1b3f",
+		"ÇağlarŞükrüİşlem":                 "Çağl••••şlem",
+	} {
+		if got := Secret(in); got != want {
+			t.Errorf("Secret(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

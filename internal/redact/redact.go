@@ -6,7 +6,11 @@
 // card masker (the gateway's redaction, render and `paycli api` use it).
 package redact
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+	"sync"
+)
 
 // Masked replaces a URL's userinfo.
 const Masked = "xxxxx"
@@ -14,8 +18,10 @@ const Masked = "xxxxx"
 // userinfo matches "scheme://userinfo@" anywhere in a text. The userinfo
 // stops at the first character that cannot be part of it ('/', '?', '#',
 // whitespace, quotes), so the '@' of a path or query is never taken for
-// one.
-var userinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://)[^/?#\s@"'<>]*@`)
+// one. It is compiled on first use, not when paycli starts.
+var userinfo = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://)[^/?#\s@"'<>]*@`)
+})
 
 // URL returns s with the userinfo of every URL in it replaced by Masked:
 // "https://user:pass@gw.example/ccpayment" becomes
@@ -23,5 +29,8 @@ var userinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://)[^/?#\s@"'<>]*@`
 // that take basic auth in the URL treat it as half of a secret. s may be a
 // URL or a text that quotes URLs (an error message, a log line).
 func URL(s string) string {
-	return userinfo.ReplaceAllString(s, "${1}"+Masked+"@")
+	if !strings.Contains(s, "@") {
+		return s // no userinfo, and nothing to compile
+	}
+	return userinfo().ReplaceAllString(s, "${1}"+Masked+"@")
 }

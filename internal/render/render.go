@@ -89,14 +89,17 @@ func WriteJSONLine(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// WriteRecords writes a header and rows as CSV (RFC 4180 quoting) or TSV.
+// WriteRecords writes a header and rows as CSV (RFC 4180 quoting) or TSV;
+// a nil header writes only the rows (the next records of a stream).
 func WriteRecords(w io.Writer, f Format, header []string, rows [][]string) error {
 	cw := csv.NewWriter(w)
 	if f == TSV {
 		cw.Comma = '\t'
 	}
-	if err := cw.Write(header); err != nil {
-		return err
+	if header != nil { // nil: more records of a stream whose header is out
+		if err := cw.Write(header); err != nil {
+			return err
+		}
 	}
 	if err := cw.WriteAll(rows); err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -83,12 +84,12 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // gateway, so WriteFields does not mask them. invoice_id is not one of
 // them: it is the merchant's input echoed back, and an invoice id that is
 // a card number typed in the wrong place is a card number like any other.
-var identifierFields = map[string]bool{
-	"order_no": true, "order_id": true, "auth_code": true,
-	"host_reference_id": true, "transaction_id": true, "reference_no": true,
+var identifierFields = [...]string{
+	"order_no", "order_id", "auth_code",
+	"host_reference_id", "transaction_id", "reference_no",
 	// paycli's own refund reference (RF and 24 hex digits), which the
 	// journal and `refund --retry` name whole.
-	"refund_transaction_id": true,
+	"refund_transaction_id",
 }
 
 // MaskFields returns the fields with the card numbers in them masked, in
@@ -107,7 +108,7 @@ func MaskFields(fs []Field) []Field {
 // maskField masks the card numbers in a field of a gateway answer, in its
 // text and in its JSON value.
 func maskField(f Field) Field {
-	if identifierFields[f.Name] {
+	if slices.Contains(identifierFields[:], f.Name) {
 		return f
 	}
 	f.Text = redact.Cards(f.Text)

@@ -34,6 +34,7 @@ var TestCards = []TestCard{
 	{Number: "4355084355084358", Outcome: "approve"},
 	{Number: "5406675406675403", Outcome: "approve"},
 	{Number: "4508034508034509", Outcome: "approve"},
+	{Number: "4029404029404020", Outcome: "approve"}, // a debit card: one installment
 	{Number: "4355080000000054", Outcome: "decline", ReasonCode: "05", Reason: "Do not honour"},
 	{Number: "4355080000000518", Outcome: "decline", ReasonCode: "51", Reason: "Insufficient funds"},
 	{Number: "4355080000000542", Outcome: "decline", ReasonCode: "54", Reason: "Expired card"},
@@ -142,8 +143,7 @@ func (g *Gateway) readCardPayment(w http.ResponseWriter, f fields, now time.Time
 		"merchant_key": g.opts.Credentials.MerchantKey, "invoice_id": p.invoiceID}) {
 		return p, false
 	}
-	if items := f.get("items"); items != "" && !itemsMatch(items, p.total) {
-		writeStatus(w, 12, "The items are not a list of {name, price, quantity} whose prices times quantities add up to the total.")
+	if items := f.get("items"); items != "" && !checkItems(w, items, p.total) {
 		return p, false
 	}
 	opts, _, err := g.opts.Schedule.options(p.currency, p.bin, p.total, false)
@@ -209,10 +209,31 @@ func readExpiry(monthText, yearText string, now time.Time) (month, year int, msg
 	return month, year, ""
 }
 
-// itemsMatch reports whether items (a JSON array, or a JSON string holding
-// one, as the gateway's PHP SDK sends it) lists prices and quantities whose
-// products add up to total.
-func itemsMatch(items string, total decimal.Decimal) bool {
+// checkItems checks items (a JSON array, or a JSON string holding one, as
+// the gateway's PHP SDK sends it) against the total, answering the
+// refusal when ok is false: 12 when they are not a list of {price,
+// quantity}, 13 when their prices times quantities add up to another
+// amount (the gateway's codes, docs/protocol.md).
+func checkItems(w http.ResponseWriter, items string, total decimal.Decimal) (ok bool) {
+	sum, listed := itemsSum(items)
+	if !listed {
+		explain(w, explanation{field: "items", why: "malformed field items: not a list of {name, price, quantity} with numbers for price and quantity " +
+			"(a JSON array, or a JSON string holding one)"})
+		writeStatus(w, 12, "The items must be a list of {name, price, quantity}.")
+		return false
+	}
+	if !sum.Equal(total) {
+		explain(w, explanation{field: "items", got: sum.String(), want: total.String(),
+			why: fmt.Sprintf("the items' prices times quantities add up to %s, not the total %s", sum, total)})
+		writeStatus(w, 13, fmt.Sprintf("The items add up to %s, not the invoice total %s.", sum.StringFixed(2), total.StringFixed(2)))
+		return false
+	}
+	return true
+}
+
+// itemsSum adds up the prices times quantities of items; listed is false
+// when items is not a non-empty list of them.
+func itemsSum(items string) (sum decimal.Decimal, listed bool) {
 	var list []struct {
 		Price    json.Number `json:"price"`
 		Quantity json.Number `json:"quantity"`
@@ -220,19 +241,18 @@ func itemsMatch(items string, total decimal.Decimal) bool {
 	if err := json.Unmarshal([]byte(items), &list); err != nil {
 		var inner string
 		if json.Unmarshal([]byte(items), &inner) != nil || json.Unmarshal([]byte(inner), &list) != nil {
-			return false
+			return decimal.Zero, false
 		}
 	}
-	sum := decimal.Zero
 	for _, it := range list {
 		price, err1 := decimal.NewFromString(strings.Trim(string(it.Price), `"`))
 		qty, err2 := decimal.NewFromString(strings.Trim(string(it.Quantity), `"`))
 		if err1 != nil || err2 != nil {
-			return false
+			return decimal.Zero, false
 		}
 		sum = sum.Add(price.Mul(qty))
 	}
-	return len(list) > 0 && sum.Equal(total)
+	return sum, len(list) > 0
 }
 
 // newCardSale builds the sale of a checked card payment, not yet decided.
@@ -273,7 +293,7 @@ func decide(sale *Sale, card TestCard) (code int, desc string) {
 		return 41, "Payment failed: " + card.Reason
 	}
 	amount, _ := decimal.NewFromString(sale.Amount)
-	code, desc = provide(sale, amount)
+	code, desc, _ = provide(sale, amount)
 	if sale.TransactionType == TypePreAuth && sale.State != StateFailed {
 		sale.PreAuth = &PreAuth{State: PreAuthOpen, Held: sale.Amount}
 		if code == 100 {

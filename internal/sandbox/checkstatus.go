@@ -1,9 +1,12 @@
 package sandbox
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,7 +19,11 @@ import (
 
 // verifyMerchant answers 14 unless the request names the sandbox's merchant.
 func (g *Gateway) verifyMerchant(w http.ResponseWriter, f fields) bool {
-	if f.get("merchant_key") != g.opts.Credentials.MerchantKey {
+	if got := f.get("merchant_key"); got != g.opts.Credentials.MerchantKey {
+		want := g.opts.Credentials.MerchantKey
+		explain(w, explanation{field: "merchant_key", got: shownValue("merchant_key", got), want: shownValue("merchant_key", want),
+			why: fmt.Sprintf("the merchant_key is not this sandbox's merchant: the request sent %s, the sandbox's is %s (paycli sandbox credentials shows it)",
+				quoteValue(shownValue("merchant_key", got)), quoteValue(shownValue("merchant_key", want)))})
 		writeStatus(w, 14, "Invalid merchant key: merchant not found")
 		return false
 	}
@@ -26,50 +33,57 @@ func (g *Gateway) verifyMerchant(w http.ResponseWriter, f fields) bool {
 // verifyHash checks the request's hash_key against the named layout and the
 // values the request is about: 90 when it cannot be decrypted with the
 // app's secret, 68 when it was made with another layout or a value
-// differs. what names the request in the answer ("request", "payment").
+// differs (the request log says which, with both values). what names the
+// request in the answer ("request", "payment").
 func (g *Gateway) verifyHash(w http.ResponseWriter, f fields, layoutName, what string, values map[string]string) bool {
-	plain, err := hashkey.Decrypt(g.opts.Credentials.AppSecret, f.get("hash_key"))
-	if err != nil {
+	code, e := g.hashCheck(f.get("hash_key"), layoutName, values, nil)
+	return writeHashRefusal(w, code, e, layoutName, what)
+}
+
+// writeHashRefusal answers a hashCheck that failed, terse as the gateway is,
+// with the explanation in the request log; it reports whether code is 0.
+func writeHashRefusal(w http.ResponseWriter, code int, e explanation, layoutName, what string) bool {
+	if code == 0 {
+		return true
+	}
+	explain(w, e)
+	switch {
+	case code == 90:
 		writeStatus(w, 90, "Invalid hash key")
-		return false
-	}
-	layout, _ := hashkey.LookupLayout(layoutName)
-	field, err := layout.Mismatch(hashkey.Split(plain), values)
-	if err != nil {
+	case e.field == "hash_key":
+		layout, _ := hashkey.LookupLayout(layoutName)
 		writeStatus(w, 68, fmt.Sprintf("Hash key mismatch: the hash_key is not made with the %s layout %s", layoutName, strings.Join(layout.Fields, "|")))
-		return false
+	default:
+		writeStatus(w, 68, fmt.Sprintf("Hash key mismatch: %s differs from the %s", e.field, what))
 	}
-	if field != "" {
-		writeStatus(w, 68, fmt.Sprintf("Hash key mismatch: %s differs from the %s", field, what))
-		return false
-	}
-	return true
+	return false
 }
 
 // maxAmount bounds the amounts the sandbox accepts: ten digits before the
 // decimal point, far above any card payment.
-var maxAmount = decimal.New(1, 10)
+func maxAmount() decimal.Decimal { return decimal.New(1, 10) }
 
 // parseAmount reads a positive amount with at most the currency's decimals,
 // answering status_code 1 naming the field otherwise.
 func parseAmount(w http.ResponseWriter, field, value, currency string) (decimal.Decimal, bool) {
 	name := strings.ReplaceAll(field, "_", " ")
+	refuse := func(why, desc string) (decimal.Decimal, bool) {
+		explain(w, explanation{field: field, got: shownValue(field, value), why: fmt.Sprintf("malformed field %s: %s is %s", field, quoteValue(shownValue(field, value)), why)})
+		writeStatus(w, 1, desc)
+		return decimal.Decimal{}, false
+	}
 	d, err := decimal.NewFromString(value)
 	if err != nil {
-		writeStatus(w, 1, fmt.Sprintf("The %s must be a number.", name))
-		return decimal.Decimal{}, false
+		return refuse("not a plain decimal number (150.00)", fmt.Sprintf("The %s must be a number.", name))
 	}
 	if !d.IsPositive() {
-		writeStatus(w, 1, fmt.Sprintf("The %s must be greater than zero.", name))
-		return decimal.Decimal{}, false
+		return refuse("not greater than zero", fmt.Sprintf("The %s must be greater than zero.", name))
 	}
-	if d.GreaterThanOrEqual(maxAmount) {
-		writeStatus(w, 1, fmt.Sprintf("The %s may not be %s or more.", name, maxAmount))
-		return decimal.Decimal{}, false
+	if d.GreaterThanOrEqual(maxAmount()) {
+		return refuse(fmt.Sprintf("%s or more", maxAmount()), fmt.Sprintf("The %s may not be %s or more.", name, maxAmount()))
 	}
 	if minor, ok := money.MinorUnit(currency); ok && !d.Equal(d.Round(minor)) {
-		writeStatus(w, 1, fmt.Sprintf("The %s has more decimals than %s has (%d).", name, currency, minor))
-		return decimal.Decimal{}, false
+		return refuse(fmt.Sprintf("written with more decimals than %s has (%d)", currency, minor), fmt.Sprintf("The %s has more decimals than %s has (%d).", name, currency, minor))
 	}
 	return d, true
 }
@@ -156,16 +170,25 @@ func settle(s *Sale, now time.Time, pendingFor time.Duration) bool {
 }
 
 // checkStatusBody is the answer of check status.
+// The fields the gateway documents come first, in its order
+// (docs/protocol.md, Check status), then the sandbox's.
 type checkStatusBody struct {
 	StatusCode              int          `json:"status_code"`
 	StatusDescription       string       `json:"status_description"`
 	TransactionStatus       string       `json:"transaction_status"`
 	OrderID                 string       `json:"order_id"`
+	TransactionID           string       `json:"transaction_id"`
+	Message                 string       `json:"message"`
+	Reason                  string       `json:"reason"`
+	BankStatusCode          string       `json:"bank_status_code"`
+	BankStatusDescription   string       `json:"bank_status_description"`
 	InvoiceID               string       `json:"invoice_id"`
-	TransactionAmount       json.Number  `json:"transaction_amount"`
-	CurrencyCode            string       `json:"currency_code"`
 	TotalRefundedAmount     json.Number  `json:"total_refunded_amount"`
+	ProductPrice            json.Number  `json:"product_price"`
+	TransactionAmount       json.Number  `json:"transaction_amount"`
+	RefNumber               string       `json:"ref_number"`
 	TransactionType         string       `json:"transaction_type"`
+	CurrencyCode            string       `json:"currency_code"`
 	PaymentStatus           int          `json:"payment_status"`
 	PaymentMethod           string       `json:"payment_method"`
 	ServicePaymentMethod    string       `json:"service_payment_method"`
@@ -213,6 +236,8 @@ func statusOf(sale Sale) checkStatusBody {
 		StatusCode:              100,
 		StatusDescription:       "Transaction found",
 		OrderID:                 sale.OrderID,
+		TransactionID:           transactionID(sale.OrderID),
+		ProductPrice:            json.Number(sale.Amount),
 		InvoiceID:               sale.InvoiceID,
 		TransactionAmount:       json.Number(sale.Amount),
 		CurrencyCode:            sale.Currency,
@@ -227,13 +252,13 @@ func statusOf(sale Sale) checkStatusBody {
 		UserCommission:          json.Number(orZero(sale.UserCommission)),
 		PaymentReasonCode:       sale.PaymentReasonCode,
 		PaymentReasonCodeDetail: sale.PaymentReasonCodeDetail,
-		CreatedAt:               sale.CreatedAt.In(money.GatewayZone()).Format(ExpiresAtLayout),
+		CreatedAt:               gatewayTime(sale.CreatedAt),
 		PaymentKind:             sale.Kind,
 		RefundInfo:              []refundInfo{},
 	}
 	for _, r := range sale.Refunds {
 		b.RefundInfo = append(b.RefundInfo, refundInfo{Amount: json.Number(r.Amount), RefundTransactionID: r.TransactionID,
-			RefNo: r.RefNo, Status: r.Status, Date: r.CreatedAt.In(money.GatewayZone()).Format(ExpiresAtLayout)})
+			RefNo: r.RefNo, Status: r.Status, Date: gatewayTime(r.CreatedAt)})
 	}
 	if p := sale.PreAuth; p != nil {
 		b.PreAuth = &preAuthInfo{Status: p.State, HeldAmount: json.Number(p.Held), CapturedAmount: json.Number(orZeroIn(p.Captured, minor))}
@@ -266,6 +291,7 @@ func statusOf(sale Sale) checkStatusBody {
 			b.LinkStatus = "awaiting_payment"
 		}
 	}
+	b.Message, b.Reason, b.BankStatusCode, b.BankStatusDescription, b.RefNumber = bankOutcome(sale)
 	switch sale.State {
 	case StateAwaitingPayment:
 		// The link's order exists (its order_id was answered) but nothing
@@ -291,6 +317,28 @@ func statusOf(sale Sale) checkStatusBody {
 		b.StatusCode, b.StatusDescription, b.TransactionStatus = 69, "Order not yet processed", "Pending"
 	}
 	return b
+}
+
+// bankOutcome is what check status says of the bank's answer to a sale:
+// a message, the reason of a failure, the bank's status code ("00" when it
+// approved, the decline's reason code otherwise) and its description, and
+// the bank's reference number (the host reference of an approved sale).
+// A sale the bank has not answered yet has none of them.
+func bankOutcome(sale Sale) (message, reason, code, desc, ref string) {
+	switch {
+	case sale.State == StateFailed:
+		return "Payment failed", sale.PaymentReasonCodeDetail, sale.PaymentReasonCode, sale.PaymentReasonCodeDetail, ""
+	case sale.HostReferenceID != "":
+		return "Payment successful", "", "00", "Approved", sale.HostReferenceID
+	}
+	return "", "", "", "", ""
+}
+
+// transactionID is the gateway's id of a sale's transaction, derived from
+// its order id so that it needs no storage and never changes.
+func transactionID(orderID string) string {
+	sum := sha256.Sum256([]byte("transaction\x00" + orderID))
+	return strconv.FormatUint(binary.BigEndian.Uint64(sum[:8])%10_000_000_000, 10)
 }
 
 // merchantFeeOf is the merchant's commission on amount at the sale's

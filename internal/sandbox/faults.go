@@ -81,6 +81,9 @@ func parseFault(v string) (fault, error) {
 
 // serveWithFault serves r through next, misbehaving as its FaultHeader asks.
 func serveWithFault(next http.Handler, w http.ResponseWriter, r *http.Request) {
+	if rec := recordOf(w); rec != nil {
+		rec.fault = r.Header.Get(FaultHeader)
+	}
 	ft, err := parseFault(r.Header.Get(FaultHeader))
 	if err != nil {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"message": err.Error()})
@@ -110,7 +113,7 @@ func serveWithFault(next http.Handler, w http.ResponseWriter, r *http.Request) {
 		next.ServeHTTP(w, r)
 		return
 	}
-	rec := &bufferedResponse{header: http.Header{}, code: http.StatusOK}
+	rec := &bufferedResponse{header: http.Header{}, code: http.StatusOK, rec: recordOf(w)}
 	next.ServeHTTP(rec, r)
 	if ft.reset == "after" {
 		resetConnection(w)
@@ -162,7 +165,11 @@ type bufferedResponse struct {
 	header http.Header
 	code   int
 	body   bytes.Buffer
+	// rec is the request log's record of the request, nil when unlogged.
+	rec *requestRecord
 }
+
+func (b *bufferedResponse) requestRecord() *requestRecord { return b.rec }
 
 func (b *bufferedResponse) Header() http.Header         { return b.header }
 func (b *bufferedResponse) WriteHeader(code int)        { b.code = code }

@@ -255,7 +255,11 @@ func FuzzPaySmart3DForm(f *testing.F) {
 		if len(card) >= 13 && ValidateCardNumber(card) == nil && strings.Contains(body, card) {
 			t.Fatalf("answer holds the card number: %s", body)
 		}
-		if strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") {
+		if isRefusalPage(body) {
+			if !strings.Contains(body, `action="`+form.Get("cancel_url")+`"`) {
+				t.Fatalf("refusal page not posted to the cancel_url: %s", body)
+			}
+		} else if strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") {
 			sale, ok, _ := store.Get(form.Get("invoice_id"))
 			if !strings.Contains(body, "This is a sandbox") || !ok || sale.Kind != KindCard3D {
 				t.Fatalf("challenge page without a 3D sale waiting (%v %+v): %s", ok, sale, body)

@@ -17,6 +17,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -33,7 +34,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/paycli/paycli/internal/money"
+	"unicode/utf8"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/paycli/paycli/internal/redact"
 )
 
 // Base is the path prefix the gateway serves under; a sandbox base URL is
@@ -85,6 +89,9 @@ type Options struct {
 	// Webhooks registers web hook keys and sets the delivery policy
 	// (deliver.go); a Server runs the deliveries.
 	Webhooks WebhookOptions
+	// RequestLog, when set, gets an entry for every request answered but
+	// the health probe (StartServer opens the state folder's).
+	RequestLog *RequestLog
 }
 
 // Gateway is the emulator's http.Handler.
@@ -175,8 +182,23 @@ func New(opts Options) (*Gateway, error) {
 	return g, nil
 }
 
-// ServeHTTP serves one request, applying the fault header when enabled.
+// ServeHTTP serves one request, applying the fault header when enabled,
+// and logs it.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if g.opts.RequestLog == nil || r.URL.Path == HealthPath {
+		g.serve(w, r)
+		return
+	}
+	start := g.opts.Now()
+	lw := &logWriter{ResponseWriter: w}
+	g.serve(lw, r)
+	// Before net/http sends the (buffered) answer: a request answered is
+	// a request logged, even if the process is killed right after.
+	_ = g.opts.RequestLog.Append(entryOf(r, lw, start, g.opts.Now()))
+}
+
+// serve serves one request, applying the fault header when enabled.
+func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) {
 	if g.opts.Faults && r.Header.Get(FaultHeader) == "" && g.opts.PickFault != nil {
 		if v := g.opts.PickFault(r); v != "" {
 			r.Header.Set(FaultHeader, v)
@@ -231,6 +253,7 @@ func writeJSONBody(w http.ResponseWriter, httpStatus int, body []byte) {
 
 // writeStatus answers an application result with HTTP 200, as the gateway does.
 func writeStatus(w http.ResponseWriter, code int, desc string) {
+	noteStatus(w, code, desc)
 	writeJSON(w, http.StatusOK, statusBody{StatusCode: code, StatusDescription: desc})
 }
 
@@ -247,7 +270,9 @@ func (g *Gateway) authorized(next http.HandlerFunc) http.Handler {
 		if len(token) > 7 && strings.EqualFold(token[:7], "bearer ") {
 			token = strings.TrimSpace(token[7:])
 		}
-		if token == "" || !g.bearerValid(token, g.opts.Now()) {
+		now := g.opts.Now()
+		if token == "" || !g.bearerValid(token, now) {
+			explain(w, explanation{field: "Authorization", why: g.bearerProblem(token, now)})
 			writeJSON(w, http.StatusUnauthorized, map[string]any{"message": "Unauthenticated."})
 			return
 		}
@@ -280,6 +305,33 @@ func (g *Gateway) bearerValid(token string, now time.Time) bool {
 	return true
 }
 
+// bearerProblem says why a bearer token was refused, for the request log:
+// missing, malformed, signed with another key, another app's, or expired
+// (and when).
+func (g *Gateway) bearerProblem(token string, now time.Time) string {
+	const get = "; get one with POST /api/token (paycli token --sandbox)"
+	if token == "" {
+		return "no bearer token: send Authorization: Bearer <token>" + get
+	}
+	_, err := bearerExpiry(token, g.opts.Credentials.AppID, now)
+	var claims bearerClaims
+	_, _, _ = jwt.NewParser().ParseUnverified(token, &claims)
+	switch {
+	case errors.Is(err, jwt.ErrTokenMalformed):
+		return "the bearer token is malformed: not a JWT (three base64url parts)" + get
+	case errors.Is(err, jwt.ErrTokenSignatureInvalid), errors.Is(err, jwt.ErrTokenUnverifiable):
+		return "the bearer token's signature is not this sandbox's: it was issued by another gateway (a real one?)" + get
+	case errors.Is(err, jwt.ErrTokenInvalidSubject):
+		return fmt.Sprintf("the bearer token was issued to another app (app_id %s), not this sandbox's (%s)%s",
+			quoteValue(redact.Secret(claims.Subject)), redact.Secret(g.opts.Credentials.AppID), get)
+	case errors.Is(err, jwt.ErrTokenExpired), err == nil && claims.ExpiresAt != nil:
+		return fmt.Sprintf("the bearer token expired at %s (gateway time; it lives %s)%s", gatewayTime(claims.ExpiresAt.Time), g.opts.TokenTTL, get)
+	case err != nil:
+		return fmt.Sprintf("the bearer token is not valid (%v)%s", err, get)
+	}
+	return "the bearer token is not valid" + get
+}
+
 // fields are a request's parameters as text: JSON bodies (numbers and
 // booleans turned into their text), form bodies, or the query and body of
 // a GET.
@@ -293,6 +345,11 @@ func (f fields) get(name string) string { return strings.TrimSpace(f[name]) }
 func (f fields) requireFields(w http.ResponseWriter, names ...string) bool {
 	for _, name := range names {
 		if f.get(name) == "" {
+			why := fmt.Sprintf("missing field %s: the request has no %s", name, name)
+			if _, sent := f[name]; sent {
+				why = fmt.Sprintf("missing field %s: the request's %s is empty", name, name)
+			}
+			explain(w, explanation{field: name, why: why})
 			writeStatus(w, 1, fmt.Sprintf("The %s field is required.", strings.ReplaceAll(name, "_", " ")))
 			return false
 		}
@@ -319,17 +376,24 @@ func (g *Gateway) readFieldsNested(w http.ResponseWriter, r *http.Request, neste
 			f[k] = v[0]
 		}
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.opts.MaxBodyBytes))
+	body, err := readBody(w, r, g.opts.MaxBodyBytes)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
+			explain(w, explanation{why: fmt.Sprintf("the request body is over the sandbox's limit of %d bytes", g.opts.MaxBodyBytes)})
 			writeJSON(w, http.StatusRequestEntityTooLarge, statusBody{StatusCode: 1,
 				StatusDescription: fmt.Sprintf("The request body is larger than %d bytes.", g.opts.MaxBodyBytes)})
 			return nil, false
 		}
+		explain(w, explanation{why: fmt.Sprintf("the request body could not be read whole (%v)", err)})
 		writeStatus(w, 1, "The request body could not be read.")
 		return nil, false
 	}
+	defer func() {
+		if ok {
+			noteInvoice(w, f.get("invoice_id"))
+		}
+	}()
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	trimmed := strings.TrimSpace(string(body))
 	// curl -d labels JSON as a form: be lenient and read a body that is a
@@ -337,6 +401,7 @@ func (g *Gateway) readFieldsNested(w http.ResponseWriter, r *http.Request, neste
 	if mt == "application/x-www-form-urlencoded" && !strings.HasPrefix(trimmed, "{") {
 		q, err := url.ParseQuery(string(body))
 		if err != nil {
+			explain(w, explanation{why: fmt.Sprintf("the body is labelled %s but is not form data (%v)", mt, err)})
 			writeStatus(w, 1, "The request body is not valid form data.")
 			return nil, false
 		}
@@ -350,6 +415,11 @@ func (g *Gateway) readFieldsNested(w http.ResponseWriter, r *http.Request, neste
 	}
 	obj, msg := objectFields(trimmed, nested...)
 	if msg != "" {
+		why := "the body is not one JSON object (nor form data): " + msg
+		if mt != "" && mt != "application/json" {
+			why += fmt.Sprintf(" (its Content-Type is %s)", mt)
+		}
+		explain(w, explanation{why: why})
 		writeStatus(w, 1, msg)
 		return nil, false
 	}
@@ -357,39 +427,76 @@ func (g *Gateway) readFieldsNested(w http.ResponseWriter, r *http.Request, neste
 	return f, true
 }
 
+// readBody reads a request's body, at most max bytes (http.MaxBytesError
+// beyond), into a buffer of the size the request announces when it does.
+func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) {
+	rd := http.MaxBytesReader(w, r.Body, max)
+	if n := r.ContentLength; n > 0 && n <= max {
+		buf := bytes.NewBuffer(make([]byte, 0, n+1)) // +1: EOF is read without growing
+		_, err := buf.ReadFrom(rd)
+		return buf.Bytes(), err
+	}
+	return io.ReadAll(rd)
+}
+
 // objectFields reads a JSON object's members as fields: strings as they
 // are, numbers and booleans as their text, null as absent, and the nested
 // members named (arrays or objects) as their JSON text. msg says what is
 // wrong with anything else.
 func objectFields(text string, nested ...string) (f fields, msg string) {
-	dec := json.NewDecoder(strings.NewReader(text))
-	dec.UseNumber()
-	var raw map[string]any
-	if err := dec.Decode(&raw); err != nil || dec.More() {
+	var raw map[string]fieldValue
+	if err := json.Unmarshal([]byte(text), &raw); err != nil {
 		return nil, "The request body is not a valid JSON object."
 	}
-	f = fields{}
-	for _, k := range slices.Sorted(maps.Keys(raw)) { // sorted: the first bad field is reported
-		switch v := raw[k].(type) {
-		case string:
-			f[k] = v
-		case json.Number:
-			f[k] = v.String()
-		case bool:
-			f[k] = fmt.Sprint(v)
-		case nil:
+	f = make(fields, len(raw))
+	var bad []string
+	for k, v := range raw {
+		switch {
+		case v.null:
+		case v.nested && !slices.Contains(nested, k):
+			bad = append(bad, k)
 		default:
-			if slices.Contains(nested, k) {
-				text, err := json.Marshal(v)
-				if err == nil {
-					f[k] = string(text)
-					continue
-				}
-			}
-			return nil, fmt.Sprintf("The %s must be a string.", strings.ReplaceAll(k, "_", " "))
+			f[k] = v.text
 		}
 	}
+	if len(bad) > 0 {
+		// The first in name order, so that the same body always names
+		// the same field.
+		return nil, fmt.Sprintf("The %s must be a string.", strings.ReplaceAll(slices.Min(bad), "_", " "))
+	}
 	return f, ""
+}
+
+// fieldValue is a member of a request body as text: a string's value, a
+// number's or boolean's literal, an array's or object's compact JSON
+// (nested); null is absent.
+type fieldValue struct {
+	text         string
+	null, nested bool
+}
+
+func (v *fieldValue) UnmarshalJSON(b []byte) error {
+	switch b[0] {
+	case '"':
+		// Most values hold no escape: the text between the quotes is the
+		// value (the decoder has checked the JSON).
+		if inner := b[1 : len(b)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+			v.text = string(inner)
+			return nil
+		}
+		return json.Unmarshal(b, &v.text)
+	case 'n':
+		v.null = true
+	case '{', '[':
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, b); err != nil {
+			return err
+		}
+		v.text, v.nested = buf.String(), true
+	default:
+		v.text = string(b)
+	}
+	return nil
 }
 
 // token serves POST /api/token.
@@ -399,6 +506,12 @@ func (g *Gateway) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if f.get("app_id") != g.opts.Credentials.AppID || f.get("app_secret") != g.opts.Credentials.AppSecret {
+		field := "app_secret"
+		if f.get("app_id") != g.opts.Credentials.AppID {
+			field = "app_id"
+		}
+		explain(w, explanation{field: field, got: shownValue(field, f.get(field)),
+			why: fmt.Sprintf("the %s is not this sandbox's (paycli sandbox credentials shows the sandbox's app_id and app_secret)", field)})
 		writeJSON(w, http.StatusUnauthorized, statusBody{StatusCode: 30, StatusDescription: "Invalid credentials"})
 		return
 	}
@@ -410,7 +523,7 @@ func (g *Gateway) token(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, statusBody{StatusCode: 100, StatusDescription: "Successfully generated token", Data: map[string]any{
 		"token":      token,
 		"is_3d":      1,
-		"expires_at": expires.In(money.GatewayZone()).Format(ExpiresAtLayout),
+		"expires_at": gatewayTime(expires),
 	}})
 }
 

@@ -39,6 +39,7 @@ func (s *Schedule) options(currency, bin string, amount decimal.Decimal, byUser 
 	}
 	minor := minorUnit(currency)
 	program, known := s.BINs[bin]
+	debit := s.isDebit(bin)
 	for _, n := range slices.Sorted(func(yield func(int) bool) {
 		for k := range data {
 			if !yield(k) {
@@ -47,7 +48,7 @@ func (s *Schedule) options(currency, bin string, amount decimal.Decimal, byUser 
 		}
 	}) {
 		for _, ce := range data[n] {
-			match := known && ce.GetposCardProgram == program
+			match := known && ce.GetposCardProgram == program && (!debit || n == 1)
 			foreign := !known && n == 1 && ce.Title == textsFor("en").foreignCard
 			if !match && !foreign {
 				continue
@@ -99,7 +100,11 @@ func offeredCounts(opts []installmentOption) string {
 	return strings.Join(counts, ", ")
 }
 
-// getposOption is one element of getpos's data.
+// getposOption is one element of getpos's data, field for field (names,
+// order and JSON types) as the gateway answers (docs/protocol.md, getpos):
+// payable_amount a number, amount_to_be_paid a string with the currency's
+// decimals, merchant_fee a number with up to four decimals, card_bank_id
+// a string.
 type getposOption struct {
 	PosID              int         `json:"pos_id"`
 	CampaignID         int         `json:"campaign_id"`
@@ -108,37 +113,69 @@ type getposOption struct {
 	CardType           string      `json:"card_type"`
 	CardProgram        string      `json:"card_program"`
 	CardScheme         string      `json:"card_scheme"`
-	IsCommercial       int         `json:"is_commercial"`
+	CardIsCommercial   bool        `json:"card_is_commercial"`
 	PayableAmount      json.Number `json:"payable_amount"`
 	HashKey            string      `json:"hash_key"`
-	AmountToBePaid     json.Number `json:"amount_to_be_paid"`
+	AmountToBePaid     string      `json:"amount_to_be_paid"`
 	CurrencyCode       string      `json:"currency_code"`
 	CurrencyID         int         `json:"currency_id"`
 	Title              string      `json:"title"`
-	// The sandbox adds what the buyer pays per installment and what the
-	// merchant pays, the figures of `paycli commissions --amount`.
-	InstallmentAmount      json.Number `json:"installment_amount"`
-	FirstInstallmentAmount json.Number `json:"first_installment_amount"`
-	MerchantCommission     json.Number `json:"merchant_commission"`
-	MerchantNetAmount      json.Number `json:"merchant_net_amount"`
+	MerchantFee        json.Number `json:"merchant_fee"`
+	CardBankID         string      `json:"card_bank_id"`
+	CardBankName       string      `json:"card_bank_name"`
 }
 
-// currencyIDs are the gateway's numeric currency ids.
-var currencyIDs = map[string]int{"TRY": 1, "USD": 2, "EUR": 3}
+// currencyID is the gateway's numeric id of a currency (0: none).
+func currencyID(code string) int {
+	switch code {
+	case "TRY":
+		return 1
+	case "USD":
+		return 2
+	case "EUR":
+		return 3
+	}
+	return 0
+}
 
-// cardScheme guesses a card's scheme from its first digits.
+// cardScheme guesses a card's scheme from its first digits, named as
+// getpos names it (MASTER_CARD, VISA, …).
 func cardScheme(bin string) string {
 	switch {
 	case strings.HasPrefix(bin, "4"):
 		return "VISA"
 	case len(bin) >= 2 && bin[0] == '5' && bin[1] >= '1' && bin[1] <= '5', strings.HasPrefix(bin, "2"):
-		return "MASTERCARD"
+		return "MASTER_CARD"
 	case strings.HasPrefix(bin, "9792"):
 		return "TROY"
 	case strings.HasPrefix(bin, "34"), strings.HasPrefix(bin, "37"):
 		return "AMEX"
 	}
-	return "MASTERCARD"
+	return "MASTER_CARD"
+}
+
+// cardType is getpos's card_type of a BIN.
+func (s *Schedule) cardType(bin string) string {
+	if s.isDebit(bin) {
+		return "DEBIT_CARD"
+	}
+	return "CREDIT_CARD"
+}
+
+// merchantFee is what the merchant pays for an option: the amount times
+// the merchant's percentage, plus the fixed part, to four decimals and
+// written as a number, as getpos writes it (not rounded to the currency's
+// minor unit; the commission table's arithmetic rounds that figure).
+func merchantFee(amount decimal.Decimal, rates commission.Rates) json.Number {
+	pct, okP := rates.MerchantPercentage.Decimal()
+	fixed, okF := rates.MerchantFixed.Decimal()
+	if !okP {
+		pct = decimal.Zero
+	}
+	if !okF {
+		fixed = decimal.Zero
+	}
+	return json.Number(amount.Mul(pct).Div(decimal.NewFromInt(100)).Add(fixed).Round(4).String())
 }
 
 // getpos serves POST /api/getpos: the installment options for the card
@@ -188,13 +225,12 @@ func (g *Gateway) getpos(w http.ResponseWriter, r *http.Request) {
 	}
 	data := make([]getposOption, 0, len(opts))
 	for _, o := range opts {
-		s := o.Amounts.Strings()
-		total := json.Number(s[3])
-		title := "Single Installment"
+		total := o.Amounts.BuyerTotal.StringFixed(o.Amounts.MinorUnit)
+		title := "Single payment"
 		if o.Installment > 1 {
-			title = fmt.Sprintf("%d Installments", o.Installment)
+			title = strconv.Itoa(o.Installment)
 		}
-		hk, err := hashkey.Generate(g.opts.Credentials.AppSecret, hashkey.Join(s[3], strconv.Itoa(o.Installment), currency, strconv.Itoa(o.PosID)))
+		hk, err := hashkey.Generate(g.opts.Credentials.AppSecret, hashkey.Join(total, strconv.Itoa(o.Installment), currency, strconv.Itoa(o.PosID)))
 		if err != nil {
 			writeInternal(w, err)
 			return
@@ -203,11 +239,11 @@ func (g *Gateway) getpos(w http.ResponseWriter, r *http.Request) {
 		if program == "" {
 			program = "FOREIGN"
 		}
-		data = append(data, getposOption{PosID: o.PosID, InstallmentsNumber: o.Installment, CardType: "CREDIT CARD",
-			CardProgram: program, CardScheme: cardScheme(bin), PayableAmount: total, HashKey: hk, AmountToBePaid: total,
-			CurrencyCode: currency, CurrencyID: currencyIDs[currency], Title: title,
-			InstallmentAmount: json.Number(s[4]), FirstInstallmentAmount: json.Number(s[5]),
-			MerchantCommission: json.Number(s[1]), MerchantNetAmount: json.Number(s[2])})
+		bank := g.opts.Schedule.Banks[o.Program]
+		data = append(data, getposOption{PosID: o.PosID, InstallmentsNumber: o.Installment, CardType: g.opts.Schedule.cardType(bin),
+			CardProgram: program, CardScheme: cardScheme(bin), PayableAmount: json.Number(o.Amounts.BuyerTotal.String()), HashKey: hk,
+			AmountToBePaid: total, CurrencyCode: currency, CurrencyID: currencyID(currency), Title: title,
+			MerchantFee: merchantFee(amount, o.Rates), CardBankID: bank.ID, CardBankName: bank.Name})
 	}
 	writeJSON(w, http.StatusOK, statusBody{StatusCode: 100, StatusDescription: "Installment options retrieved", Data: data})
 }

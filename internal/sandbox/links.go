@@ -105,8 +105,7 @@ func (g *Gateway) purchaseLink(w http.ResponseWriter, r *http.Request) {
 		"merchant_key": g.opts.Credentials.MerchantKey, "invoice_id": invoiceID}) {
 		return
 	}
-	if items := inv.get("items"); items != "" && !itemsMatch(items, total) {
-		writeStatus(w, 12, "The items are not a list of {name, price, quantity} whose prices times quantities add up to the total.")
+	if items := inv.get("items"); items != "" && !checkItems(w, items, total) {
 		return
 	}
 	id, err := newCardToken()

@@ -127,7 +127,16 @@ func (s *Store) SetWebhooks(endpoints map[string]WebhookEndpoint, kick func()) {
 // put writes sale (whose stored version was old, nil for a new sale) and
 // queues the webhooks the change owes, in the same transaction.
 func (s *Store) put(tx *bolt.Tx, old *Sale, sale Sale) error {
-	if err := putSale(tx.Bucket([]byte(salesBucket)), sale); err != nil {
+	data, err := json.Marshal(sale)
+	if err != nil {
+		return err
+	}
+	return s.putEncoded(tx, old, sale, data)
+}
+
+// putEncoded is put with the sale already encoded as data.
+func (s *Store) putEncoded(tx *bolt.Tx, old *Sale, sale Sale, data []byte) error {
+	if err := tx.Bucket([]byte(salesBucket)).Put([]byte(sale.InvoiceID), data); err != nil {
 		return err
 	}
 	if s.outbox == nil {
@@ -240,7 +249,7 @@ func (s *Store) Deliveries() ([]Delivery, error) {
 // refusing (an error) writes nothing. ErrNoDelivery for an unknown id.
 func (s *Store) UpdateDelivery(id uint64, change func(d *Delivery) error) (Delivery, error) {
 	var out Delivery
-	err := s.db.Batch(func(tx *bolt.Tx) error {
+	err := s.writes.do(func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte(outboxBucket))
 		v := b.Get(deliveryKey(id))
 		if v == nil {

@@ -75,8 +75,11 @@ type Sale struct {
 	Currency    string `json:"currency"`
 	Installment int    `json:"installment"`
 	// Wallet is the wallet type of a walletPay sale.
-	Wallet                       string `json:"wallet,omitempty"`
-	WalletTokenID                string `json:"wallet_token_id,omitempty"`
+	Wallet        string `json:"wallet,omitempty"`
+	WalletTokenID string `json:"wallet_token_id,omitempty"`
+	// WalletTokenIssuedAt is the token's iat (seconds), which keys the
+	// spent-token set with its id (spentTokenKey); 0 for a token without.
+	WalletTokenIssuedAt          int64  `json:"wallet_token_iat,omitempty"`
 	CardBIN                      string `json:"card_bin"`
 	CardLast4                    string `json:"card_last4"`
 	CardHolder                   string `json:"card_holder,omitempty"`
@@ -86,10 +89,10 @@ type Sale struct {
 	UserCommission               string `json:"user_commission"`
 	MerchantCommissionPercentage string `json:"merchant_commission_percentage"`
 	MerchantCommissionFixed      string `json:"merchant_commission_fixed"`
-	AuthCode                     string `json:"auth_code"`
-	HostReferenceID              string `json:"host_reference_id"`
-	PaymentReasonCode            string `json:"payment_reason_code"`
-	PaymentReasonCodeDetail      string `json:"payment_reason_code_detail"`
+	AuthCode                     string `json:"auth_code,omitempty"`
+	HostReferenceID              string `json:"host_reference_id,omitempty"`
+	PaymentReasonCode            string `json:"payment_reason_code,omitempty"`
+	PaymentReasonCodeDetail      string `json:"payment_reason_code_detail,omitempty"`
 	// PreAuth is set for a pre-authorization.
 	PreAuth *PreAuth `json:"pre_auth,omitempty"`
 	// ThreeD is set for a 3D payment.

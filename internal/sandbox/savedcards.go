@@ -2,44 +2,70 @@ package sandbox
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/paycli/paycli/internal/money"
 )
 
 // maxCustomerFieldLen bounds customer_number and the customer's name,
 // email and phone a saved card carries.
 const maxCustomerFieldLen = 100
 
-// cardView is a saved card as the card endpoints answer it, with the field
-// names the gateway's PHP SDK reads (CardMapper): id is a JSON integer,
-// customer_number and card_number strings; card_number is masked.
+// cardView is a saved card as the card endpoints answer it: the fields of
+// the gateway's PHP SDK's Card model (CardMapper), in its order and with
+// its types (id, merchant_id and bank_id integers, customer_number and the
+// masked card_number strings), then the sandbox's card_holder_name,
+// expiry_month, expiry_year and card_scheme. Times are gatewayTime's.
 type cardView struct {
 	ID             int64  `json:"id"`
 	CardToken      string `json:"card_token"`
+	CardUserKey    string `json:"card_user_key"`
 	CardNumber     string `json:"card_number"`
+	MerchantID     int    `json:"merchant_id"`
 	CustomerNumber string `json:"customer_number"`
+	CardIssuerBank string `json:"card_issuer_bank"`
+	CustomerName   string `json:"customer_name"`
+	CustomerEmail  string `json:"customer_email"`
+	CustomerPhone  string `json:"customer_phone"`
+	// BankID is the issuing bank's EFT code; null for a card the
+	// sandbox's BIN table does not know.
+	BankID         *int   `json:"bank_id"`
+	CreatedAt      string `json:"created_at"`
+	UpdatedAt      string `json:"updated_at"`
 	CardHolderName string `json:"card_holder_name"`
 	ExpiryMonth    string `json:"expiry_month"`
 	ExpiryYear     string `json:"expiry_year"`
 	CardScheme     string `json:"card_scheme"`
-	CustomerName   string `json:"customer_name"`
-	CustomerEmail  string `json:"customer_email"`
-	CustomerPhone  string `json:"customer_phone"`
-	CreatedAt      string `json:"created_at"`
-	UpdatedAt      string `json:"updated_at"`
 }
 
-func viewOf(c SavedCard) cardView {
-	return cardView{ID: c.ID, CardToken: c.Token, CardNumber: maskCard(c.BIN, c.Last4), CustomerNumber: c.CustomerNumber,
-		CardHolderName: c.Holder, ExpiryMonth: c.ExpiryMonth, ExpiryYear: c.ExpiryYear, CardScheme: cardScheme(c.BIN),
-		CustomerName: c.CustomerName, CustomerEmail: c.CustomerEmail, CustomerPhone: c.CustomerPhone,
-		CreatedAt: c.CreatedAt.In(money.GatewayZone()).Format(ExpiresAtLayout), UpdatedAt: c.UpdatedAt.In(money.GatewayZone()).Format(ExpiresAtLayout)}
+// MerchantID is the sandbox merchant's numeric id, as saved cards carry it.
+const MerchantID = 10001
+
+func (g *Gateway) viewOf(c SavedCard) cardView {
+	v := cardView{ID: c.ID, CardToken: c.Token, CardUserKey: cardUserKey(c.CustomerNumber), CardNumber: maskCard(c.BIN, c.Last4),
+		MerchantID: MerchantID, CustomerNumber: c.CustomerNumber, CustomerName: c.CustomerName, CustomerEmail: c.CustomerEmail,
+		CustomerPhone: c.CustomerPhone, CreatedAt: gatewayTime(c.CreatedAt), UpdatedAt: gatewayTime(c.UpdatedAt),
+		CardHolderName: c.Holder, ExpiryMonth: c.ExpiryMonth, ExpiryYear: c.ExpiryYear, CardScheme: cardScheme(c.BIN)}
+	if bank, ok := g.opts.Schedule.Banks[g.opts.Schedule.BINs[c.BIN]]; ok {
+		v.CardIssuerBank = bank.Name
+		if id, err := strconv.Atoi(bank.ID); err == nil {
+			v.BankID = &id
+		}
+	}
+	return v
+}
+
+// cardUserKey is the opaque key the gateway gives a customer's cards (the
+// same for every card of a customer): here a digest of the customer
+// number, so it needs no storage and never changes.
+func cardUserKey(customerNumber string) string {
+	sum := sha256.Sum256([]byte("paycli-sandbox card user\x00" + customerNumber))
+	return hex.EncodeToString(sum[:])
 }
 
 // cardAnswer is the answer of saveCard, editCard and deleteCard: the card
@@ -105,7 +131,7 @@ func (g *Gateway) saveCard(w http.ResponseWriter, r *http.Request) {
 		writeInternal(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, cardAnswer{StatusCode: 100, StatusDescription: "Card saved successfully", cardView: viewOf(card)})
+	writeJSON(w, http.StatusOK, cardAnswer{StatusCode: 100, StatusDescription: "Card saved successfully", cardView: g.viewOf(card)})
 }
 
 // editCard serves POST /api/editCard: a saved card's expiry and holder
@@ -134,7 +160,7 @@ func (g *Gateway) editCard(w http.ResponseWriter, r *http.Request) {
 	if !writeCardError(w, err) {
 		return
 	}
-	writeJSON(w, http.StatusOK, cardAnswer{StatusCode: 100, StatusDescription: "Card updated successfully", cardView: viewOf(card)})
+	writeJSON(w, http.StatusOK, cardAnswer{StatusCode: 100, StatusDescription: "Card updated successfully", cardView: g.viewOf(card)})
 }
 
 // deleteCard serves POST /api/deleteCard: the saved card is removed; its
@@ -149,7 +175,7 @@ func (g *Gateway) deleteCard(w http.ResponseWriter, r *http.Request) {
 	if !writeCardError(w, err) {
 		return
 	}
-	writeJSON(w, http.StatusOK, cardAnswer{StatusCode: 100, StatusDescription: "Card deleted successfully", cardView: viewOf(card)})
+	writeJSON(w, http.StatusOK, cardAnswer{StatusCode: 100, StatusDescription: "Card deleted successfully", cardView: g.viewOf(card)})
 }
 
 // getCardTokens serves GET /api/getCardTokens (the SDK sends its fields as
@@ -167,7 +193,7 @@ func (g *Gateway) getCardTokens(w http.ResponseWriter, r *http.Request) {
 	}
 	views := make([]cardView, 0, len(cards))
 	for _, c := range cards {
-		views = append(views, viewOf(c))
+		views = append(views, g.viewOf(c))
 	}
 	writeJSON(w, http.StatusOK, statusBody{StatusCode: 100, StatusDescription: "Success", Data: views})
 }

@@ -47,7 +47,7 @@ var ErrCardNotFound = errors.New("no saved card with this token for this custome
 // SaveCard stores a new card durably, numbering it; the stored card is
 // returned.
 func (s *Store) SaveCard(card SavedCard) (SavedCard, error) {
-	err := s.db.Batch(func(tx *bolt.Tx) error {
+	err := s.writes.do(func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte(cardsBucket))
 		if b.Get([]byte(card.Token)) != nil {
 			return errors.New("card token collision")
@@ -78,7 +78,7 @@ func (s *Store) Card(token, customerNumber string) (SavedCard, error) {
 // removes it. Both return the card as it was last stored.
 func (s *Store) UpdateCard(token, customerNumber string, change func(*SavedCard) error) (SavedCard, error) {
 	var out SavedCard
-	err := s.db.Batch(func(tx *bolt.Tx) error {
+	err := s.writes.do(func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte(cardsBucket))
 		card, err := getCard(b, token, customerNumber)
 		if err != nil {
@@ -96,7 +96,7 @@ func (s *Store) UpdateCard(token, customerNumber string, change func(*SavedCard)
 // DeleteCard removes a customer's saved card durably.
 func (s *Store) DeleteCard(token, customerNumber string) (SavedCard, error) {
 	var out SavedCard
-	err := s.db.Batch(func(tx *bolt.Tx) error {
+	err := s.writes.do(func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte(cardsBucket))
 		card, err := getCard(b, token, customerNumber)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,7 +26,26 @@ type Schedule struct {
 	// BINs maps a card's first six digits to its program (getpos name);
 	// a BIN not listed is a foreign card.
 	BINs map[string]string `json:"bins"`
+	// Banks names the bank that issues each program's cards (getpos name).
+	Banks map[string]Bank `json:"banks"`
+	// DebitBINs are the BINs of debit cards, which pay in one installment.
+	DebitBINs []string `json:"debit_bins"`
 }
+
+// Bank is a card's issuing bank as getpos names it: its Turkish EFT bank
+// code (card_bank_id, a string in the gateway's answer) and name.
+type Bank struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// currencyList names the schedule's currencies, for messages.
+func (s *Schedule) currencyList() string {
+	return strings.Join(slices.Sorted(maps.Keys(s.Currencies)), ", ")
+}
+
+// isDebit reports whether bin is a debit card's.
+func (s *Schedule) isDebit(bin string) bool { return slices.Contains(s.DebitBINs, bin) }
 
 // CurrencySchedule is the commission table of one currency.
 type CurrencySchedule struct {

@@ -23,11 +23,12 @@ const AddressFile = "address"
 // server is running.
 type Server struct {
 	// BaseURL is "http://<host:port>/ccpayment".
-	BaseURL string
-	store   *Store
-	gateway *Gateway
-	http    *http.Server
-	done    chan error
+	BaseURL  string
+	store    *Store
+	requests *RequestLog
+	gateway  *Gateway
+	http     *http.Server
+	done     chan error
 }
 
 // ServerOptions configure StartServer.
@@ -96,12 +97,20 @@ func StartServer(ln net.Listener, opts ServerOptions) (*Server, error) {
 		ln.Close()
 		return nil, err
 	}
+	requests, err := OpenRequestLog(opts.StateDir)
+	if err != nil {
+		ln.Close()
+		store.Close()
+		return nil, err
+	}
 	gopts := opts.Gateway
 	gopts.Store = store
+	gopts.RequestLog = requests
 	g, err := New(gopts)
 	if err != nil {
 		ln.Close()
 		store.Close()
+		requests.Close()
 		return nil, err
 	}
 	var handler http.Handler = g
@@ -110,9 +119,10 @@ func StartServer(ln net.Listener, opts ServerOptions) (*Server, error) {
 	}
 	timeouts := opts.Timeouts.orDefaults()
 	s := &Server{
-		BaseURL: "http://" + dialAddr(ln.Addr()) + Base,
-		store:   store,
-		gateway: g,
+		BaseURL:  "http://" + dialAddr(ln.Addr()) + Base,
+		store:    store,
+		requests: requests,
+		gateway:  g,
 		http: &http.Server{
 			Handler:           handler,
 			ReadHeaderTimeout: timeouts.ReadHeader,
@@ -146,6 +156,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	// After the requests (a resend kicks the deliveries), before the store.
 	s.gateway.deliveries.Stop()
+	if cerr := s.requests.Close(); err == nil {
+		err = cerr
+	}
 	if cerr := s.store.Close(); err == nil {
 		err = cerr
 	}

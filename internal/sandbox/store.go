@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/paycli/paycli/internal/redact"
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 )
@@ -44,9 +46,6 @@ const (
 	StateFailed     = "failed"
 )
 
-// batchDelay is how long a write waits to share a commit with others.
-const batchDelay = time.Millisecond
-
 // ErrDuplicate is returned by Reserve for an invoice that is already
 // processed or in flight.
 var ErrDuplicate = errors.New("invoice already processed or in flight")
@@ -60,10 +59,14 @@ var ErrLocked = errors.New("the sandbox state is in use by another paycli proces
 
 // Store keeps the sandbox's sales in a bbolt file. Every write is committed
 // with fsync before the call returns; concurrent writes share commits
-// through bbolt's Batch, so a burst of payments costs a few fsyncs rather
-// than one each.
+// (groupCommit), so a burst of payments costs a few fsyncs rather than one
+// each. The free-page list is not written at each commit (bbolt's
+// NoFreelistSync; it is rebuilt when the file is opened): a commit writes
+// only the pages its writes changed.
 type Store struct {
 	db *bolt.DB
+	// writes shares commits between concurrent writes (groupcommit.go).
+	writes *groupCommit
 	// outbox, when set, queues webhook deliveries with the sales (outbox.go).
 	outbox *outbox
 }
@@ -81,19 +84,14 @@ func OpenStore(dir string, lockTimeout time.Duration, now time.Time) (*Store, er
 	if lockTimeout <= 0 {
 		lockTimeout = time.Millisecond
 	}
-	db, err := bolt.Open(filepath.Join(dir, DBFile), 0o600, &bolt.Options{Timeout: lockTimeout})
+	db, err := bolt.Open(filepath.Join(dir, DBFile), 0o600, &bolt.Options{Timeout: lockTimeout, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
 	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, ErrLocked
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open sandbox state: %w", err)
 	}
-	// A batch waits this long for company before it commits. bbolt's 10ms
-	// default would add 20ms to every payment made alone (two commits);
-	// under load, requests arriving during a commit's fsync still share
-	// the next one.
-	db.MaxBatchDelay = batchDelay
-	s := &Store{db: db}
+	s := &Store{db: db, writes: &groupCommit{db: db}}
 	if err := s.recover(now); err != nil {
 		db.Close()
 		return nil, err
@@ -170,17 +168,30 @@ func decodeSale(v []byte) (Sale, error) {
 // processing (for an answer that takes time) is finished with Save or
 // given back with Release.
 func (s *Store) Reserve(sale Sale) error {
-	return s.db.Batch(func(tx *bolt.Tx) error {
+	// Encoded before the transaction: a commit's time is the time every
+	// write of its group waits (groupCommit).
+	data, err := json.Marshal(sale)
+	if err != nil {
+		return err
+	}
+	return s.writes.do(func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte(salesBucket))
 		if b.Get([]byte(sale.InvoiceID)) != nil {
 			return ErrDuplicate
 		}
 		if sale.WalletTokenID != "" {
 			tokens := tx.Bucket([]byte(walletTokensBucket))
-			if tokens.Get([]byte(sale.WalletTokenID)) != nil {
-				return ErrTokenSpent
+			key := spentTokenKey(sale.WalletTokenIssuedAt, sale.WalletTokenID)
+			paid := tokens.Get(key)
+			if paid == nil {
+				// Spent before keys were ordered by time (state files of
+				// older versions).
+				paid = tokens.Get([]byte(sale.WalletTokenID))
 			}
-			if err := tokens.Put([]byte(sale.WalletTokenID), []byte(sale.InvoiceID)); err != nil {
+			if paid != nil {
+				return fmt.Errorf("%w: it paid invoice %s", ErrTokenSpent, redact.Invoice(string(paid)))
+			}
+			if err := tokens.Put(key, []byte(sale.InvoiceID)); err != nil {
 				return err
 			}
 		}
@@ -192,18 +203,19 @@ func (s *Store) Reserve(sale Sale) error {
 				return err
 			}
 		}
-		return s.put(tx, nil, sale)
+		return s.putEncoded(tx, nil, sale, data)
 	})
 }
 
-// TokenSpent reports whether a wallet token id already paid a sale.
-func (s *Store) TokenSpent(tokenID string) (bool, error) {
-	var spent bool
-	err := s.db.View(func(tx *bolt.Tx) error {
-		spent = tx.Bucket([]byte(walletTokensBucket)).Get([]byte(tokenID)) != nil
-		return nil
-	})
-	return spent, err
+// spentTokenKey is a spent wallet token's key in walletTokensBucket: its
+// issued-at time (big-endian seconds) before its id, so that the tokens
+// of one moment, which are spent about together, sit together: a commit
+// of many payments then writes a page or two of the bucket, not one per
+// payment (docs/performance.md, walletPay).
+func spentTokenKey(issuedAt int64, id string) []byte {
+	key := make([]byte, 8, 8+len(id))
+	binary.BigEndian.PutUint64(key, uint64(issuedAt))
+	return append(key, id...)
 }
 
 // Update changes the sale of invoiceID in one durable transaction: change
@@ -218,7 +230,7 @@ func (s *Store) TokenSpent(tokenID string) (bool, error) {
 // that failed) and must depend on nothing but its arguments.
 func (s *Store) Update(invoiceID string, change func(sale *Sale, tx *Tx) error) (Sale, error) {
 	var out Sale
-	err := s.db.Batch(func(btx *bolt.Tx) error {
+	err := s.writes.do(func(btx *bolt.Tx) error {
 		b := btx.Bucket([]byte(salesBucket))
 		v := b.Get([]byte(invoiceID))
 		if v == nil {
@@ -257,7 +269,7 @@ func (t *Tx) UseRefundID(refundTransactionID, invoiceID string) error {
 
 // Save overwrites the sale of the same invoice_id, durably.
 func (s *Store) Save(sale Sale) error {
-	return s.db.Batch(func(tx *bolt.Tx) error {
+	return s.writes.do(func(tx *bolt.Tx) error {
 		var old *Sale
 		if v := tx.Bucket([]byte(salesBucket)).Get([]byte(sale.InvoiceID)); v != nil {
 			prev, err := decodeSale(v)
@@ -274,7 +286,7 @@ func (s *Store) Save(sale Sale) error {
 // check after the invoice was reserved), so the invoice may be used again.
 // It only removes a sale that is still processing with the given order id.
 func (s *Store) Release(invoiceID, orderID string) error {
-	return s.db.Batch(func(tx *bolt.Tx) error {
+	return s.writes.do(func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte(salesBucket))
 		v := b.Get([]byte(invoiceID))
 		if v == nil {

@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -34,12 +36,33 @@ func (g *Gateway) paySmart3D(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	now := g.opts.Now()
-	p, ok := g.readCardPayment(w, f, now, nil)
-	if !ok {
+	g.refusedTo3DCancel(w, r, t, f.get("invoice_id"), func(w http.ResponseWriter) {
+		now := g.opts.Now()
+		if p, ok := g.readCardPayment(w, f, now, nil); ok {
+			g.start3D(w, p, t, KindCard3D, now)
+		}
+	})
+}
+
+// refusedTo3DCancel runs serve, a 3D payment whose buyer goes back to
+// t.CancelURL, and answers what serve answered, except a refusal: that is
+// the page that posts it to the cancel_url (error_code and status_code,
+// e.g. 13 for items that do not add up to the total), as the gateway
+// answers a 3D payment it refuses. A client that asks for JSON (Accept:
+// application/json) gets the refusal as JSON.
+func (g *Gateway) refusedTo3DCancel(w http.ResponseWriter, r *http.Request, t ThreeD, invoiceID string, serve func(http.ResponseWriter)) {
+	buf := &bufferedResponse{header: http.Header{}, code: http.StatusOK, rec: recordOf(w)}
+	serve(buf)
+	var refusal statusBody
+	if buf.code == http.StatusOK && strings.HasPrefix(buf.header.Get("Content-Type"), "application/json") &&
+		json.Unmarshal(buf.body.Bytes(), &refusal) == nil && refusal.StatusCode != 100 && !strings.Contains(r.Header.Get("Accept"), "application/json") {
+		writePage(w, http.StatusOK, threeDErrorPage, threeDRefusal{URL: t.CancelURL, InvoiceID: invoiceID,
+			StatusCode: refusal.StatusCode, StatusDescription: refusal.StatusDescription})
 		return
 	}
-	g.start3D(w, p, t, KindCard3D, now)
+	maps.Copy(w.Header(), buf.header)
+	w.WriteHeader(buf.code)
+	_, _ = w.Write(buf.body.Bytes())
 }
 
 // payByCardToken serves POST /api/payByCardToken: a 3D payment with a card
@@ -48,27 +71,31 @@ func (g *Gateway) paySmart3D(w http.ResponseWriter, r *http.Request) {
 // gateway's PHP SDK reads this answer as HTML).
 func (g *Gateway) payByCardToken(w http.ResponseWriter, r *http.Request) {
 	f, ok := g.readFieldsNested(w, r, "items")
-	if !ok || !f.requireFields(w, "card_token", "customer_number") {
-		return
-	}
-	card, err := g.opts.Store.Card(f.get("card_token"), f.get("customer_number"))
-	if errors.Is(err, ErrCardNotFound) {
-		writeStatus(w, 1, "The card token is not a saved card of this customer.")
-		return
-	} else if err != nil {
-		writeInternal(w, err)
+	if !ok {
 		return
 	}
 	t, ok := read3DTargets(w, f)
 	if !ok {
 		return
 	}
-	now := g.opts.Now()
-	p, ok := g.readCardPayment(w, f, now, &card)
-	if !ok {
-		return
-	}
-	g.start3D(w, p, t, KindCardToken, now)
+	g.refusedTo3DCancel(w, r, t, f.get("invoice_id"), func(w http.ResponseWriter) {
+		if !f.requireFields(w, "card_token", "customer_number") {
+			return
+		}
+		card, err := g.opts.Store.Card(f.get("card_token"), f.get("customer_number"))
+		if errors.Is(err, ErrCardNotFound) {
+			explain(w, explanation{field: "card_token", why: "the card_token is not a saved card of this customer_number: unknown, deleted, or saved for another customer"})
+			writeStatus(w, 1, "The card token is not a saved card of this customer.")
+			return
+		} else if err != nil {
+			writeInternal(w, err)
+			return
+		}
+		now := g.opts.Now()
+		if p, ok := g.readCardPayment(w, f, now, &card); ok {
+			g.start3D(w, p, t, KindCardToken, now)
+		}
+	})
 }
 
 // read3DTargets reads who completes a 3D payment and where the buyer's

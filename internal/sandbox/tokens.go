@@ -13,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/paycli/paycli/internal/cardno"
+	"github.com/paycli/paycli/internal/money"
 )
 
 // The sandbox's fixed credentials. They are published on purpose (docs/sandbox.md,
@@ -37,6 +38,11 @@ const DefaultTokenTTL = 2 * time.Hour
 
 // ExpiresAtLayout is the gateway's form of expires_at, without a zone.
 const ExpiresAtLayout = "2006-01-02 15:04:05"
+
+// gatewayTime writes a moment as every answer of the sandbox writes one
+// (expires_at, created_at, updated_at, refund dates): the gateway's local
+// time without a zone, "2026-11-22 19:35:03" (docs/sandbox.md, Times).
+func gatewayTime(t time.Time) string { return t.In(money.GatewayZone()).Format(ExpiresAtLayout) }
 
 // bearerClaims are the claims of a sandbox bearer token.
 type bearerClaims struct {

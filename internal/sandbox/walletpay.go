@@ -13,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/golang-jwt/jwt/v5"
-	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/money"
 	"github.com/shopspring/decimal"
 )
@@ -62,52 +61,51 @@ func (g *Gateway) walletPay(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if addr, err := mail.ParseAddress(f.get("bill_email")); err != nil || addr.Address != f.get("bill_email") {
+		explain(w, explanation{field: "bill_email", why: "malformed field bill_email: not one plain e-mail address (name@example.com, without a display name)"})
 		writeStatus(w, 1, "The bill email must be a valid email address.")
 		return
 	}
-	if f.get("merchant_key") != g.opts.Credentials.MerchantKey {
-		writeStatus(w, 14, "Invalid merchant key: merchant not found")
+	if !g.verifyMerchant(w, f) {
 		return
 	}
-	plain, err := hashkey.Decrypt(g.opts.Credentials.AppSecret, f.get("hash_key"))
-	if err != nil {
-		writeStatus(w, 90, "Invalid hash key")
+	plain, code, e := g.decryptHash(f.get("hash_key"), "walletpay")
+	if !writeHashRefusal(w, code, e, "walletpay", "payment") {
 		return
 	}
 	now := g.opts.Now()
 	claims, tokenInvalid, err := readWalletToken(f.get("wallet_transient_token"), now)
 	if err != nil {
+		explain(w, explanation{field: "wallet_transient_token", why: fmt.Sprintf("malformed field wallet_transient_token: its claims cannot be read (%v); "+
+			"it must be a wallet token (paycli sandbox wallet-token makes one)", err)})
 		writeStatus(w, 1, "The wallet transient token is not a valid wallet token.")
 		return
 	}
 	amount, err := decimal.NewFromString(string(claims.Amount))
 	if err != nil || !amount.IsPositive() {
+		explain(w, explanation{field: "wallet_transient_token", got: string(claims.Amount), why: "the wallet token's amount is not a positive amount"})
 		writeStatus(w, 1, "The wallet transient token carries no positive amount.")
 		return
 	}
-	if amount.GreaterThanOrEqual(maxAmount) {
+	if amount.GreaterThanOrEqual(maxAmount()) {
 		// The cap of every other amount the sandbox reads (parseAmount).
-		writeStatus(w, 1, fmt.Sprintf("The wallet transient token's amount may not be %s or more.", maxAmount))
+		explain(w, explanation{field: "wallet_transient_token", got: string(claims.Amount), why: fmt.Sprintf("the wallet token's amount is %s or more", maxAmount())})
+		writeStatus(w, 1, fmt.Sprintf("The wallet transient token's amount may not be %s or more.", maxAmount()))
 		return
 	}
 	if claims.Wallet != WalletDeviceVendor && claims.Wallet != WalletOther {
+		explain(w, explanation{field: "wallet_transient_token", got: claims.Wallet, want: WalletDeviceVendor + " or " + WalletOther,
+			why: fmt.Sprintf("the wallet token's wallet claim is %s, not a wallet type the sandbox knows (%s or %s)", quoteValue(claims.Wallet), WalletDeviceVendor, WalletOther)})
 		writeStatus(w, 1, fmt.Sprintf("The wallet transient token names an unknown wallet type (known: %s, %s).", WalletDeviceVendor, WalletOther))
 		return
 	}
-	layout, _ := hashkey.LookupLayout("walletpay")
-	field, err := layout.Mismatch(hashkey.Split(plain), map[string]string{
+	code, e = compareHash(plain, "walletpay", map[string]string{
 		"total":         string(claims.Amount),
 		"installment":   "1",
 		"currency_code": claims.Currency,
 		"merchant_key":  g.opts.Credentials.MerchantKey,
 		"invoice_id":    invoiceID,
-	})
-	if err != nil {
-		writeStatus(w, 68, "Hash key mismatch: the hash_key is not made with the walletpay layout total|installment|currency_code|merchant_key|invoice_id")
-		return
-	}
-	if field != "" {
-		writeStatus(w, 68, fmt.Sprintf("Hash key mismatch: %s differs from the payment", field))
+	}, walletPaySources())
+	if !writeHashRefusal(w, code, e, "walletpay", "payment") {
 		return
 	}
 	rate, known, err := g.opts.Schedule.RateForBIN(claims.Currency, claims.Card.BIN)
@@ -116,11 +114,15 @@ func (g *Gateway) walletPay(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !known {
+		explain(w, explanation{field: "wallet_transient_token", got: claims.Currency, want: g.opts.Schedule.currencyList(),
+			why: fmt.Sprintf("the wallet token's currency %s is not one the sandbox's merchant accepts (%s)", quoteValue(claims.Currency), g.opts.Schedule.currencyList())})
 		writeStatus(w, 12, fmt.Sprintf("Invalid currency: %s is not accepted", claims.Currency))
 		return
 	}
 	minor, _ := money.MinorUnit(claims.Currency)
 	if !amount.Equal(amount.Round(minor)) {
+		explain(w, explanation{field: "wallet_transient_token", got: string(claims.Amount),
+			why: fmt.Sprintf("the wallet token's amount %s has more decimals than %s has (%d)", claims.Amount, claims.Currency, minor)})
 		writeStatus(w, 1, fmt.Sprintf("The wallet transient token's amount has more decimals than %s has (%d).", claims.Currency, minor))
 		return
 	}
@@ -128,14 +130,16 @@ func (g *Gateway) walletPay(w http.ResponseWriter, r *http.Request) {
 	// A duplicate is refused before anything that resembles a provider
 	// call. This read is the fast path for duplicates; the commit below
 	// repeats the check atomically for requests racing each other.
-	if _, dup, err := g.opts.Store.Get(invoiceID); err != nil {
+	if prior, dup, err := g.opts.Store.Get(invoiceID); err != nil {
 		writeInternal(w, err)
 		return
 	} else if dup {
+		explain(w, duplicateExplanation(prior))
 		writeDuplicate(w)
 		return
 	}
 	if _, busy := g.inFlight.LoadOrStore(invoiceID, struct{}{}); busy {
+		explain(w, explanation{field: "invoice_id", why: "duplicate invoice: another payment for this invoice is in flight (sent at the same time); an invoice id pays once"})
 		writeDuplicate(w)
 		return
 	}
@@ -143,8 +147,15 @@ func (g *Gateway) walletPay(w http.ResponseWriter, r *http.Request) {
 	defer g.inFlight.Delete(invoiceID)
 	if err := tokenInvalid; err != nil {
 		if errors.Is(err, jwt.ErrTokenExpired) {
+			exp := "its exp"
+			if claims.ExpiresAt != nil {
+				exp = gatewayTime(claims.ExpiresAt.Time) + " (gateway time)"
+			}
+			explain(w, explanation{field: "wallet_transient_token", why: "the wallet token expired at " + exp + "; a wallet button makes a new one for each payment"})
 			writeStatus(w, 1, "The wallet transient token has expired.")
 		} else {
+			explain(w, explanation{field: "wallet_transient_token", why: fmt.Sprintf("the wallet token is not signed with the sandbox's wallet key (%v): "+
+				"make it with paycli sandbox wallet-token, or sign it with the key docs/sandbox.md publishes", err)})
 			writeStatus(w, 1, "The wallet transient token is invalid.")
 		}
 		return
@@ -172,45 +183,71 @@ func (g *Gateway) walletPay(w http.ResponseWriter, r *http.Request) {
 		CreatedAt:       now,
 		UpdatedAt:       now,
 	}
+	if claims.IssuedAt != nil {
+		sale.WalletTokenIssuedAt = claims.IssuedAt.Unix()
+	}
 	merchantCommission := amount.Mul(rate.Percentage).Div(decimal.NewFromInt(100)).Add(rate.Fixed).Round(minor)
 	sale.MerchantCommission = merchantCommission.StringFixed(minor)
 	sale.UserCommission = decimal.Zero.StringFixed(minor)
 	sale.MerchantCommissionPercentage = rate.Percentage.String()
 	sale.MerchantCommissionFixed = rate.Fixed.String()
-	code, desc := provide(&sale, amount)
+	code, desc, why := provide(&sale, amount)
 	// Committed (fsync) before the answer: a sale answered 100 survives a crash.
 	if err := g.opts.Store.Reserve(sale); err != nil {
 		switch {
 		case errors.Is(err, ErrDuplicate):
+			explain(w, explanation{field: "invoice_id", why: "duplicate invoice: another payment for this invoice was stored first (sent at the same time); an invoice id pays once"})
 			writeDuplicate(w)
 		case errors.Is(err, ErrTokenSpent):
+			explain(w, explanation{field: "wallet_transient_token", why: fmt.Sprintf("the wallet token was already used (%v): a wallet token pays once; a wallet button makes a new one for each payment", err)})
 			writeStatus(w, 1, "The wallet transient token was already used: a wallet token pays once.")
 		default:
 			writeInternal(w, err)
 		}
 		return
 	}
+	explain(w, explanation{why: why})
 	writeJSON(w, http.StatusOK, statusBody{StatusCode: code, StatusDescription: desc, Data: resultOf(sale, code, desc)})
+}
+
+// walletPaySources says where walletPay's hash_key fields come from, for
+// the request log: total and currency from the wallet token, installment
+// always 1, merchant_key the sandbox's.
+func walletPaySources() map[string]string {
+	return map[string]string{
+		"total":         "the wallet token's amount",
+		"currency_code": "the wallet token's currency",
+		"installment":   "walletPay's installment count (always 1)",
+		"merchant_key":  "this sandbox's merchant_key",
+	}
 }
 
 // provide is the simulated provider: the cents of the amount choose its
 // answer (docs/sandbox.md): .41 declines, .69 stays pending, anything else
-// is approved. It sets the sale's state and returns the answer's code.
-func provide(sale *Sale, amount decimal.Decimal) (code int, desc string) {
+// is approved. It sets the sale's state and returns the answer's code,
+// and for the request log why a decline or a pending sale happened.
+func provide(sale *Sale, amount decimal.Decimal) (code int, desc, why string) {
 	cents := amount.Sub(amount.Floor())
 	switch {
 	case cents.Equal(decimal.New(41, -2)):
 		sale.State = StateFailed
 		sale.PaymentReasonCode = "51"
 		sale.PaymentReasonCodeDetail = "Insufficient funds"
-		return 41, "Payment failed"
+		return 41, "Payment failed", "declined by the simulated provider: the amount ends in .41 (payment_reason_code 51, insufficient funds); any other amount is approved"
 	case cents.Equal(decimal.New(69, -2)):
 		sale.State = StatePending
-		return 69, "Order not yet processed"
+		return 69, "Order not yet processed", "left pending by the simulated provider: the amount ends in .69; a check status of the invoice resolves it as completed"
 	}
 	sale.State = StateCompleted
 	sale.AuthCode, sale.HostReferenceID = providerReferences(sale.OrderID)
-	return 100, "Payment successfully completed"
+	return 100, "Payment successfully completed", ""
+}
+
+// duplicateExplanation says, for the request log, what already holds an
+// invoice a payment was refused for (status_code 3).
+func duplicateExplanation(prior Sale) explanation {
+	return explanation{field: "invoice_id", why: fmt.Sprintf("duplicate invoice: it already has a %s sale (order %s, %s, made %s); an invoice id pays once, whatever the kind of payment",
+		prior.Kind, prior.OrderID, strings.ReplaceAll(prior.State, "_", " "), gatewayTime(prior.CreatedAt))}
 }
 
 // walletTokenKey names a wallet token in the store's spent-token set: its
@@ -228,7 +265,12 @@ func walletTokenKey(token, jti string) string {
 // refuses: longer than 100 characters (characters, not bytes: "İŞLEM" is
 // five), or holding '|' (the hash_key separator) or a NUL.
 func checkInvoiceID(w http.ResponseWriter, invoiceID string) bool {
-	if utf8.RuneCountInString(invoiceID) > maxInvoiceIDLen || strings.ContainsAny(invoiceID, "|\x00") {
+	if n := utf8.RuneCountInString(invoiceID); n > maxInvoiceIDLen || strings.ContainsAny(invoiceID, "|\x00") {
+		why := fmt.Sprintf("malformed field invoice_id: %d characters, more than %d", n, maxInvoiceIDLen)
+		if n <= maxInvoiceIDLen {
+			why = "malformed field invoice_id: it holds '|' (the hash_key's separator) or a NUL"
+		}
+		explain(w, explanation{field: "invoice_id", why: why})
 		writeStatus(w, 1, fmt.Sprintf("The invoice id may not be longer than %d characters or contain '|'.", maxInvoiceIDLen))
 		return false
 	}

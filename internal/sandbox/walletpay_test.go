@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/shopspring/decimal"
+	bolt "go.etcd.io/bbolt"
 )
 
 // TestWalletPaySuccess pins walletPay's result object (docs/protocol.md,
@@ -315,6 +317,36 @@ func TestWalletTokenIsSingleUseAcrossRestart(t *testing.T) {
 			t.Errorf("%s stored", inv)
 		}
 	}
+}
+
+// TestWalletTokenSpentByAnOlderSandbox: a token an older sandbox recorded
+// as spent (keyed by its id alone, before keys were ordered by time) still
+// cannot pay.
+func TestWalletTokenSpentByAnOlderSandbox(t *testing.T) {
+	fx := newFixture(t)
+	tok := fx.walletToken("150.00", "TRY")
+	claims, _, err := readWalletToken(tok, fx.clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = fx.store.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte(walletTokensBucket)).Put([]byte(walletTokenKey(tok, claims.ID)), []byte("INV-OLD"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := fx.authed("/api/walletPay", payBody(t, "INV-NEW", tok, "150.00", "TRY")); res.status() != 1 {
+		t.Errorf("a token spent before the upgrade paid again: %s", res.Raw)
+	}
+	// A fresh token is keyed by its issued-at time, then its id.
+	fx.authed("/api/walletPay", payBody(t, "INV-FRESH", fx.walletToken("10.00", "TRY"), "10.00", "TRY"))
+	_ = fx.store.db.View(func(tx *bolt.Tx) error {
+		k, v := tx.Bucket([]byte(walletTokensBucket)).Cursor().First()
+		if want := spentTokenKey(testStart.Unix(), "jti:wt-2"); !bytes.Equal(k, want) || string(v) != "INV-FRESH" {
+			t.Errorf("first spent token %q %q, want %q", k, v, want)
+		}
+		return nil
+	})
 }
 
 func TestWalletPayRefusesOddAmountsAndWallets(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/paycli/paycli/internal/app"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/sandbox"
@@ -26,15 +27,15 @@ import (
 // not_sent loosely.
 func classOfExit(code int) (string, bool) {
 	switch code {
-	case 0:
+	case app.ExitOK:
 		return journal.Succeeded, true
-	case 4:
+	case app.ExitRejected:
 		return journal.Rejected, true
-	case 5:
+	case app.ExitDeclined:
 		return journal.Declined, true
-	case 6:
+	case app.ExitDuplicate:
 		return journal.Duplicate, true
-	case 7:
+	case app.ExitOutcomeUnknown:
 		return journal.Unknown, true
 	}
 	return "", false
@@ -42,7 +43,7 @@ func classOfExit(code int) (string, bool) {
 
 // exitOfClass is the inverse of classOfExit.
 func exitOfClass(class string) (int, bool) {
-	for _, code := range []int{0, 4, 5, 6, 7} {
+	for _, code := range []int{app.ExitOK, app.ExitRejected, app.ExitDeclined, app.ExitDuplicate, app.ExitOutcomeUnknown} {
 		if c, _ := classOfExit(code); c == class {
 			return code, true
 		}
@@ -96,7 +97,7 @@ func (r *run) check(ctx context.Context) error {
 			rep.OutcomesUnwritten++
 			journalWriteFailures++
 		}
-		if a.exit == 0 && (a.trouble == troubleDevFull || a.trouble == troubleClosedPipe) && a.orderNo != "" {
+		if a.exit == app.ExitOK && (a.trouble == troubleDevFull || a.trouble == troubleClosedPipe) && a.orderNo != "" {
 			rep.ResultsUnwritten++
 		}
 		if a.killed {
@@ -211,7 +212,7 @@ func (r *run) reconcile(inv invoice, procs []attempt, jattempts []journal.Attemp
 	succeededOrders := map[string]bool{}
 	paid := 0
 	for _, p := range procs {
-		if p.exit != 0 {
+		if p.exit != app.ExitOK {
 			continue
 		}
 		paid++
@@ -259,7 +260,7 @@ func (r *run) reconcile(inv invoice, procs []attempt, jattempts []journal.Attemp
 	// a process that exited 7 or was killed, with an unknown attempt in
 	// the journal (an intent without an outcome is unknown too).
 	if stored && sale.State == sandbox.StateCompleted && len(succeededOrders) == 0 {
-		if exits[7]+killed == 0 || !slices.ContainsFunc(jattempts, func(a journal.Attempt) bool { return a.Class() == journal.Unknown }) {
+		if exits[app.ExitOutcomeUnknown]+killed == 0 || !slices.ContainsFunc(jattempts, func(a journal.Attempt) bool { return a.Class() == journal.Unknown }) {
 			r.addProblem("invoice %s: charged (order %s) but no process exited 0 or 7 and no attempt is unknown", id, sale.OrderID)
 		} else {
 			r.report.UnknownCharged++
@@ -272,11 +273,11 @@ func (r *run) reconcile(inv invoice, procs []attempt, jattempts []journal.Attemp
 // outcome pending), 4 (not refundable, not an open pre-authorization;
 // or refused by the gateway, journaled rejected) or 8 (the check before
 // it found no gateway).
-var cardOpLoose = map[int]string{2: "", 4: journal.Rejected, 8: journal.NotSent}
+var cardOpLoose = map[int]string{app.ExitUsage: "", app.ExitRejected: journal.Rejected, app.ExitUnavailable: journal.NotSent}
 
 // walletPayLoose: a walletpay that exited 8 may have written a not_sent
 // attempt or nothing (the token call may have failed before the intent).
-var walletPayLoose = map[int]string{8: journal.NotSent}
+var walletPayLoose = map[int]string{app.ExitUnavailable: journal.NotSent}
 
 // checkStory checks that the exit codes of the processes that acted on
 // one invoice and the journal's attempts for it tell the same story, and
@@ -336,7 +337,7 @@ func (r *run) checkStory(id string, procs []attempt, jattempts []journal.Attempt
 			r.addProblem("invoice %s: journal outcome %q", id, class)
 		case class == journal.NotSent && want == 0 || looseBound[class] > 0:
 			if bound := want + looseBound[class] + killed; n < want || n > bound {
-				code := 8
+				code := app.ExitUnavailable
 				for c, lc := range loose {
 					if lc == class {
 						code = c
@@ -434,6 +435,73 @@ func sortedKeys[V any](maps ...map[string]V) []string {
 	return slices.Compact(keys)
 }
 
+// checkOneRefundEach finds a refund command that refunded twice: the
+// sandbox holds more refunds of an amount than there were refund command
+// lines with that amount (`paycli refund --amount`, `paycli api POST
+// /api/refund`). A command killed and run again at once is one command
+// line: its second refund is a double, unless the journal had recorded
+// the first one's success before the second was sent, when it is a new
+// refund by paycli's rules (refunds of equal amounts are allowed) and
+// the journal says so. A `refund --retry` re-sends its refund's own id,
+// which the gateway never applies twice (checkCardSale). A refund of all
+// that remains (--full) may happen to have any amount, so each one on the
+// sale lets one refund more through.
+func (r *run) checkOneRefundEach(cs cardSale, sale sandbox.Sale, procs []attempt, jattempts []journal.Attempt) {
+	allowed := map[string]int{}
+	full := 0
+	for _, p := range procs {
+		if (p.kind != kindRefund && p.kind != kindAPI) || p.retryRef != "" || p.rerun {
+			continue
+		}
+		if p.amount == "" {
+			full++
+			continue
+		}
+		allowed[amountKey(p.amount)]++
+		r.report.RefundCommands++
+	}
+	for amount, n := range sentAfterASuccess(jattempts) {
+		allowed[amount] += n
+	}
+	made := map[string][]string{}
+	for _, rf := range sale.Refunds {
+		made[amountKey(rf.Amount)] = append(made[amountKey(rf.Amount)], rf.TransactionID)
+	}
+	for _, amount := range sortedKeys(made) {
+		if n, ids := allowed[amount], made[amount]; n > 0 && len(ids) > n+full {
+			r.addProblem("card sale %s: refunded twice: %d refunds of %s (%s), %d allowed (its refund commands, and their repeats after a recorded success)",
+				cs.id, len(ids), amount, strings.Join(ids, ", "), n+full)
+		}
+	}
+}
+
+// sentAfterASuccess counts, by amount, the refund attempts sent after the
+// journal had recorded an earlier refund of the same amount on the sale
+// as made.
+func sentAfterASuccess(attempts []journal.Attempt) map[string]int {
+	out := map[string]int{}
+	for _, a := range attempts {
+		amount := amountKey(a.Intent.Amount)
+		if slices.ContainsFunc(attempts, func(b journal.Attempt) bool {
+			return amountKey(b.Intent.Amount) == amount && b.Outcome != nil && b.Outcome.Outcome == journal.Succeeded &&
+				b.Outcome.Time.Before(a.Intent.Time)
+		}) {
+			out[amount]++
+		}
+	}
+	return out
+}
+
+// amountKey is an amount as the checker compares it: 10.5, 10.50 and
+// 10.500 are one amount.
+func amountKey(s string) string {
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		return s
+	}
+	return d.String()
+}
+
 // cardSaleState names what became of a card sale, for the report.
 func cardSaleState(s sandbox.Sale, stored bool) string {
 	switch {
@@ -453,16 +521,18 @@ func cardSaleState(s sandbox.Sale, stored bool) string {
 	return s.State
 }
 
-// checkCardOps checks what the refund, capture and cancel processes of
-// one card sale said against its journal and the sandbox's state: their
-// exit codes against the journal (checkStory); every refund the journal
-// says succeeded is in the store under its refund_transaction_id (no
-// answered refund lost), and every refund in the store has an intent that
-// names it, which did not end refused (none made behind the journal's
-// back); at most one capture and one cancel told success, never both; a
-// capture or cancel told success is what the store holds (the captured
-// amount included); and a capture or cancel nobody was told about was
-// reported unknown.
+// checkCardOps checks what the refund, capture, cancel and api refund
+// processes of one card sale said against its journal and the sandbox's
+// state: their exit codes against the journal (checkStory); every refund
+// the journal says succeeded is in the store under its
+// refund_transaction_id, or for an api refund, which names none, its
+// amount (no answered refund lost), and every refund in the store has an
+// intent that names it (or an api attempt of its amount), which did not
+// end refused (none made behind the journal's back); no refund command
+// made two refunds (checkOneRefundEach); at most one capture and one
+// cancel told success, never both; a capture or cancel told success is
+// what the store holds (the captured amount included); and a capture or
+// cancel nobody was told about was reported unknown.
 func (r *run) checkCardOps(cs cardSale, sale sandbox.Sale, stored bool, procs []attempt, jattempts []journal.Attempt) {
 	byKind := map[string][]attempt{}
 	for _, p := range procs {
@@ -472,6 +542,13 @@ func (r *run) checkCardOps(cs cardSale, sale sandbox.Sale, stored bool, procs []
 	for _, a := range jattempts {
 		jByKind[a.Intent.OpKind()] = append(jByKind[a.Intent.OpKind()], a)
 	}
+	// A paycli that journals an api call under the operation's own kind
+	// records an api refund as a refund: its processes then tell the
+	// refund story with those of `paycli refund`.
+	if len(jByKind[kindAPI]) == 0 && len(byKind[kindAPI]) > 0 {
+		byKind[kindRefund] = append(byKind[kindRefund], byKind[kindAPI]...)
+		delete(byKind, kindAPI)
+	}
 	kinds := map[string]bool{}
 	for k := range byKind {
 		kinds[k] = true
@@ -480,7 +557,7 @@ func (r *run) checkCardOps(cs cardSale, sale sandbox.Sale, stored bool, procs []
 		kinds[k] = true
 	}
 	for _, kind := range sortedKeys(kinds) {
-		if kind != kindRefund && kind != kindCapture && kind != kindCancel {
+		if kind != kindRefund && kind != kindCapture && kind != kindCancel && kind != kindAPI {
 			r.addProblem("card sale %s: a journal attempt of kind %q", cs.id, kind)
 			continue
 		}
@@ -491,26 +568,49 @@ func (r *run) checkCardOps(cs cardSale, sale sandbox.Sale, stored bool, procs []
 	}
 
 	refunds := map[string]bool{}
+	refundAmounts := map[string]bool{}
 	for _, rf := range sale.Refunds {
 		refunds[rf.TransactionID] = true
+		refundAmounts[amountKey(rf.Amount)] = true
 	}
 	// The classes of the attempts that sent each refund_transaction_id: a
-	// refund of unknown outcome re-sent with --retry has several.
+	// refund of unknown outcome re-sent with --retry has several. An api
+	// refund names no refund_transaction_id: its attempts are known by
+	// their amount, which no other refund command on the sale shares.
 	byRef := map[string]map[string]bool{}
-	for _, a := range jByKind[kindRefund] {
-		ref := a.Intent.Ref
+	apiByAmount := map[string]map[string]bool{}
+	for _, a := range slices.Concat(jByKind[kindRefund], jByKind[kindAPI]) {
+		ref, made := a.Intent.Ref, a.Class() == journal.Succeeded || a.Class() == journal.Duplicate
+		if ref == "" {
+			amount := amountKey(a.Intent.Amount)
+			if apiByAmount[amount] == nil {
+				apiByAmount[amount] = map[string]bool{}
+			}
+			apiByAmount[amount][a.Class()] = true
+			if made && !refundAmounts[amount] {
+				r.addProblem("card sale %s: an api refund of %s answered as made (%s) but the sandbox has no refund of that amount", cs.id, a.Intent.Amount, a.Class())
+			}
+			continue
+		}
 		if byRef[ref] == nil {
 			byRef[ref] = map[string]bool{}
 		}
 		byRef[ref][a.Class()] = true
 		// 104 to a retry means the first attempt made it.
-		if (a.Class() == journal.Succeeded || a.Class() == journal.Duplicate) && !refunds[ref] {
+		if made && !refunds[ref] {
 			r.addProblem("card sale %s: refund %s answered as made (%s) but the sandbox has no such refund", cs.id, ref, a.Class())
 		}
 	}
 	for _, rf := range sale.Refunds {
 		classes, ok := byRef[rf.TransactionID]
+		api, byAPI := apiByAmount[amountKey(rf.Amount)]
 		switch {
+		case !ok && byAPI && (api[journal.Succeeded] || api[journal.Duplicate]):
+			r.report.RefundsTold["api succeeded"]++
+		case !ok && byAPI && api[journal.Unknown]:
+			r.report.RefundsTold["api unknown"]++
+		case !ok && byAPI:
+			r.addProblem("card sale %s: refund %s of %s made by an api call, but the journal says %v", cs.id, rf.TransactionID, rf.Amount, sortedKeys(api))
 		case !ok:
 			r.addProblem("card sale %s: refund %s of %s made but no journal intent names it", cs.id, rf.TransactionID, rf.Amount)
 		case classes[journal.Succeeded] || classes[journal.Duplicate]:
@@ -522,12 +622,14 @@ func (r *run) checkCardOps(cs cardSale, sale sandbox.Sale, stored bool, procs []
 		}
 	}
 
+	r.checkOneRefundEach(cs, sale, procs, slices.Concat(jByKind[kindRefund], jByKind[kindAPI]))
+
 	if !cs.preauth || sale.PreAuth == nil {
 		return
 	}
 	told := func(kind string) (n int, amounts []string) {
 		for _, p := range byKind[kind] {
-			if p.exit == 0 {
+			if p.exit == app.ExitOK {
 				n++
 				amounts = append(amounts, p.amount)
 			}
@@ -563,7 +665,9 @@ func (r *run) checkCardOps(cs cardSale, sale sandbox.Sale, stored bool, procs []
 	}
 	unknownOf := func(kind string) bool {
 		return slices.ContainsFunc(jByKind[kind], func(a journal.Attempt) bool { return a.Class() == journal.Unknown }) &&
-			slices.ContainsFunc(byKind[kind], func(p attempt) bool { return p.killed || p.exit == 7 || p.outcomeUnwritten() != "" })
+			slices.ContainsFunc(byKind[kind], func(p attempt) bool {
+				return p.killed || p.exit == app.ExitOutcomeUnknown || p.outcomeUnwritten() != ""
+			})
 	}
 	for _, c := range []struct {
 		state, kind string

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -251,6 +252,10 @@ func TestCheckCardSale(t *testing.T) {
 	}
 }
 
+// heldBackUnknown is what a money-moving command says when an attempt on
+// its invoice has an unknown outcome (exit 2).
+const heldBackUnknown = "error: invoice C has a refund attempt whose outcome is unknown (attempt a1, …); nothing was sent"
+
 func refundAttempt(ref, class string) journal.Attempt {
 	a := journal.Attempt{Intent: journal.Entry{Type: journal.TypeIntent, Kind: kindRefund, Invoice: "C", Ref: ref}}
 	if class != "" {
@@ -263,6 +268,28 @@ func opAttempt(kind, class string) journal.Attempt {
 	a := journal.Attempt{Intent: journal.Entry{Type: journal.TypeIntent, Kind: kind, Invoice: "C"}}
 	if class != "" {
 		a.Outcome = &journal.Entry{Type: journal.TypeOutcome, Kind: kind, Invoice: "C", Outcome: class}
+	}
+	return a
+}
+
+// amountAttempt is an attempt of kind on card sale C for amount, with
+// ref (empty for an api refund, which names none).
+func amountAttempt(kind, ref, amount, class string) journal.Attempt {
+	a := journal.Attempt{Intent: journal.Entry{Type: journal.TypeIntent, Kind: kind, Invoice: "C", Ref: ref, Amount: amount}}
+	if class != "" {
+		a.Outcome = &journal.Entry{Type: journal.TypeOutcome, Kind: kind, Invoice: "C", Ref: ref, Amount: amount, Outcome: class}
+	}
+	return a
+}
+
+// timed puts a's intent at second intent and its outcome at second outcome.
+func timed(a journal.Attempt, intent, outcome int) journal.Attempt {
+	t := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	a.Intent.Time = t.Add(time.Duration(intent) * time.Second)
+	if a.Outcome != nil {
+		o := *a.Outcome
+		o.Time = t.Add(time.Duration(outcome) * time.Second)
+		a.Outcome = &o
 	}
 	return a
 }
@@ -343,12 +370,48 @@ func TestCheckCardOps(t *testing.T) {
 			[]attempt{capture(8, "")}, []journal.Attempt{opAttempt(kindCapture, journal.NotSent)}, "captured, but no preauth-capture process was told so"},
 		{"cancelled, nobody told", hold, stored(hold, sandbox.PreAuthCancelled, ""),
 			[]attempt{cancel(4)}, nil, "cancelled, but no preauth-cancel process was told so"},
+		// One refund command, one refund: a command killed and run again
+		// at once is one command.
+		{"killed refund run again, held back", sale, stored(sale, "", "", "R1=5.03"),
+			[]attempt{{kind: kindRefund, exit: -1, killed: true, amount: "5.03"}, {kind: kindRefund, exit: 2, amount: "5.03", rerun: true, stderr: heldBackUnknown}},
+			[]journal.Attempt{amountAttempt(kindRefund, "R1", "5.03", "")}, ""},
+		{"killed refund run again, refunded twice", sale, stored(sale, "", "", "R1=5.03", "R2=5.03"),
+			[]attempt{{kind: kindRefund, exit: -1, killed: true, amount: "5.03"}, {kind: kindRefund, exit: 0, amount: "5.03", rerun: true}},
+			[]journal.Attempt{amountAttempt(kindRefund, "R1", "5.03", ""), amountAttempt(kindRefund, "R2", "5.03", journal.Succeeded)},
+			"refunded twice: 2 refunds of 5.03 (R1, R2), 1 allowed"},
+		{"killed once its success was recorded, run again", sale, stored(sale, "", "", "R1=5.03", "R2=5.03"),
+			[]attempt{{kind: kindRefund, exit: -1, killed: true, amount: "5.03"}, {kind: kindRefund, exit: 0, amount: "5.03", rerun: true}},
+			[]journal.Attempt{timed(amountAttempt(kindRefund, "R1", "5.03", journal.Succeeded), 0, 1), timed(amountAttempt(kindRefund, "R2", "5.03", journal.Succeeded), 2, 3)}, ""},
+		{"sent while the first was unknown", sale, stored(sale, "", "", "R1=5.03", "R2=5.03"),
+			[]attempt{{kind: kindRefund, exit: -1, killed: true, amount: "5.03"}, {kind: kindRefund, exit: 0, amount: "5.03", rerun: true}},
+			[]journal.Attempt{timed(amountAttempt(kindRefund, "R1", "5.03", journal.Succeeded), 0, 3), timed(amountAttempt(kindRefund, "R2", "5.03", journal.Succeeded), 2, 4)}, "refunded twice"},
+		{"a full refund of the same amount", sale, stored(sale, "", "", "R1=5.03", "R2=5.03"),
+			[]attempt{{kind: kindRefund, exit: 0, amount: "5.03"}, {kind: kindRefund, exit: 0}},
+			[]journal.Attempt{amountAttempt(kindRefund, "R1", "5.03", journal.Succeeded), amountAttempt(kindRefund, "R2", "5.03", journal.Succeeded)}, ""},
+		{"api refund made", sale, stored(sale, "", "", "SBX-1=5.03"),
+			[]attempt{{kind: kindAPI, exit: 0, amount: "5.03"}},
+			[]journal.Attempt{amountAttempt(kindAPI, "", "5.03", journal.Succeeded)}, ""},
+		{"api refund journaled as a refund", sale, stored(sale, "", "", "SBX-1=5.03", "R2=6.04"),
+			[]attempt{{kind: kindAPI, exit: 0, amount: "5.03"}, {kind: kindRefund, exit: 0, amount: "6.04"}},
+			[]journal.Attempt{amountAttempt(kindRefund, "", "5.03", journal.Succeeded), amountAttempt(kindRefund, "R2", "6.04", journal.Succeeded)}, ""},
+		{"api refund killed and run again, refunded twice", sale, stored(sale, "", "", "SBX-1=5.03", "SBX-2=5.03"),
+			[]attempt{{kind: kindAPI, exit: -1, killed: true, amount: "5.03"}, {kind: kindAPI, exit: 0, amount: "5.03", rerun: true}},
+			[]journal.Attempt{amountAttempt(kindAPI, "", "5.03", ""), amountAttempt(kindAPI, "", "5.03", journal.Succeeded)},
+			"refunded twice: 2 refunds of 5.03 (SBX-1, SBX-2)"},
+		{"api refund answered, lost", sale, stored(sale, "", ""),
+			[]attempt{{kind: kindAPI, exit: 0, amount: "5.03"}},
+			[]journal.Attempt{amountAttempt(kindAPI, "", "5.03", journal.Succeeded)}, "an api refund of 5.03 answered as made (succeeded) but the sandbox has no refund of that amount"},
+		{"api refund made though refused", sale, stored(sale, "", "", "SBX-1=5.03"),
+			[]attempt{{kind: kindAPI, exit: 4, amount: "5.03"}},
+			[]journal.Attempt{amountAttempt(kindAPI, "", "5.03", journal.Rejected)}, "refund SBX-1 of 5.03 made by an api call, but the journal says [rejected]"},
+		{"api refund told success, journal silent", sale, stored(sale, "", "", "SBX-1=5.03"),
+			[]attempt{{kind: kindAPI, exit: 0, amount: "5.03"}}, nil, "no journal intent names it"},
 		{"exit 1 for another reason", hold, stored(hold, sandbox.PreAuthOpen, ""),
 			[]attempt{{kind: kindCancel, exit: 1, stderr: "error: boom"}}, nil, "exited 1: error: boom"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &run{report: &Report{RefundsTold: map[string]int{}}}
+			r := &run{report: &Report{RefundsTold: map[string]int{}, Problems: []string{}}}
 			r.checkCardOps(tt.cs, tt.sale, true, tt.procs, tt.journal)
 			got := strings.Join(append(r.report.Problems, checkCardSale(tt.cs, tt.sale, true, map[string]string{})...), "\n")
 			switch {
@@ -358,5 +421,51 @@ func TestCheckCardOps(t *testing.T) {
 				t.Errorf("problems:\n%s\nwant one containing %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestKillOnLine: a process is killed mid-flight on the --debug line of
+// its money-moving call, sent or answered, never on its other calls.
+func TestKillOnLine(t *testing.T) {
+	const (
+		refundSent     = `time=2026-11-25T23:13:41.261Z level=DEBUG msg="http request" method=POST url=http://127.0.0.1:33833/ccpayment/api/refund headers.Accept=application/json body="{}"`
+		refundAnswered = `time=2026-11-25T23:13:41.262Z level=DEBUG msg="http response" method=POST url=http://127.0.0.1:33833/ccpayment/api/refund status=200 body="{\"status_code\":100}"`
+		captureSent    = `time=2026-11-25T23:13:41.261Z level=DEBUG msg="http request" method=POST url=http://127.0.0.1:1/ccpayment/api/confirmPayment body="{}"`
+		paySent        = `time=2026-11-25T23:13:41.261Z level=DEBUG msg="http request" method=POST url=http://127.0.0.1:1/ccpayment/api/walletPay body="{}"`
+		statusSent     = `time=2026-11-25T23:13:41.261Z level=DEBUG msg="http request" method=POST url=http://127.0.0.1:1/ccpayment/api/checkstatus body="{\"url\":\"/api/refund\"}"`
+		tokenAnswered  = `time=2026-11-25T23:13:41.261Z level=DEBUG msg="http response" method=POST url=http://127.0.0.1:1/ccpayment/api/token status=200`
+	)
+	for _, tt := range []struct {
+		line, msg string
+		want      bool
+	}{
+		{refundSent, httpRequestSent, true},
+		{refundSent, httpAnswered, false},
+		{refundAnswered, httpAnswered, true},
+		{refundAnswered, httpRequestSent, false},
+		{captureSent, httpRequestSent, true},
+		{paySent, httpRequestSent, true},
+		{statusSent, httpRequestSent, false},
+		{tokenAnswered, httpAnswered, false},
+		{"error: boom", httpAnswered, false},
+	} {
+		if got := killOnLine(tt.line, tt.msg); got != tt.want {
+			t.Errorf("killOnLine(%.60q…, %q) = %v", tt.line, tt.msg, got)
+		}
+	}
+}
+
+// TestLineWatch: every byte is kept, and each line is handed on whole,
+// however the writes cut it.
+func TestLineWatch(t *testing.T) {
+	var lines []string
+	w := &lineWatch{onLine: func(l string) { lines = append(lines, l) }}
+	for _, part := range []string{"one\ntw", "o", "\nthree\nfo", "ur"} {
+		if n, err := w.Write([]byte(part)); n != len(part) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v", part, n, err)
+		}
+	}
+	if strings.Join(lines, "|") != "one|two|three" || w.String() != "one\ntwo\nthree\nfour" {
+		t.Errorf("lines %q, kept %q", lines, w.String())
 	}
 }

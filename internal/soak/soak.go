@@ -14,6 +14,7 @@ package soak
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -34,6 +35,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/paycli/paycli/internal/app"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/pause"
 	"github.com/paycli/paycli/internal/sandbox"
@@ -69,10 +71,16 @@ type Config struct {
 	Seed uint64
 	// FaultRate is the fraction of API requests the server faults.
 	FaultRate float64
-	// ClientKillRate is the fraction of walletpay processes killed with
-	// SIGKILL at a random moment of their first 50 ms (0: none), which
-	// leaves journal intents without an outcome.
+	// ClientKillRate is the fraction of processes killed with SIGKILL at
+	// a random moment of their first 50 ms (0: none), which leaves journal
+	// intents without an outcome.
 	ClientKillRate float64
+	// MidFlightKillRate is the fraction of processes killed with SIGKILL
+	// while their money-moving request is in flight: the moment paycli's
+	// --debug log says it is being sent, or (half of them) that its answer
+	// came, before the outcome is recorded. Like every process killed on
+	// purpose, each is run again at once with the same command line.
+	MidFlightKillRate float64
 	// BrokenStdoutRate is the fraction of walletpay processes whose
 	// stdout breaks: half of them write to /dev/full (ENOSPC), half to a
 	// pipe whose reader is already gone (EPIPE; SIGPIPE must not kill
@@ -88,10 +96,11 @@ type Config struct {
 	// Linux only; elsewhere no process gets a limit.
 	DiskFullRate float64
 	// CardOpRate is the fraction of processes that act on a card sale
-	// (CardSales) instead of paying: `paycli refund` on sales, `paycli
-	// preauth capture|cancel` and `paycli refund` on pre-authorizations.
-	// They get kills and troubles like walletpay processes. A paycli
-	// without one of those commands runs walletpay processes in its place.
+	// (CardSales) instead of paying: `paycli refund` and `paycli api POST
+	// /api/refund` on sales, `paycli preauth capture|cancel` and the same
+	// refunds on pre-authorizations. They get kills, re-runs and troubles
+	// like walletpay processes. A paycli without one of those commands
+	// runs walletpay processes in its place.
 	CardOpRate float64
 	// ClientTimeout is each walletpay's --timeout; the server's delay
 	// fault waits longer than this, so a delay is a client timeout.
@@ -127,7 +136,7 @@ func (c Config) withDefaults() Config {
 }
 
 // Report is what a run did and found. Its JSON form is what
-// `paycli sandbox soak -o json` prints.
+// `paycli-soak -o json` prints.
 type Report struct {
 	Seed     uint64  `json:"seed"`
 	Duration string  `json:"duration"`
@@ -145,12 +154,16 @@ type Report struct {
 	// FaultsOnWalletPay counts the faults injected on walletPay requests.
 	FaultsOnWalletPay map[string]int `json:"faults_on_walletpay"`
 	Kills             int            `json:"kills"`
-	// ClientKills counts the walletpay processes killed on purpose.
+	// ClientKills counts the processes killed on purpose.
 	ClientKills int `json:"client_kills"`
+	// MidFlightKills counts those killed while their money-moving request
+	// was in flight, by kind ("refund sent", "api answered", …).
+	MidFlightKills map[string]int `json:"mid_flight_kills"`
 	// RerunsAfterKill counts the processes run again at once, with the same
 	// command line, after one was killed on purpose (as a person would):
 	// each is held back by the journal while the killed one's outcome is
-	// unknown, and runs when the killed one sent nothing.
+	// unknown, and runs when the killed one sent nothing. Payments,
+	// refunds, captures, cancels and api refunds alike.
 	RerunsAfterKill int `json:"reruns_after_kill"`
 	// Troubles counts the walletpay processes given a broken stdout
 	// ("stdout /dev/full", "stdout closed pipe") or a full disk ("disk
@@ -194,8 +207,14 @@ type Report struct {
 	RefundRetries int `json:"refund_retries"`
 	// RefundsTold counts the refunds in the store by what the journal
 	// said of them: "succeeded", or "unknown" (the cases `paycli refund
-	// --retry` exists for).
+	// --retry` exists for); "api succeeded" and "api unknown" for those
+	// `paycli api` made.
 	RefundsTold map[string]int `json:"refunds_told"`
+	// RefundCommands counts the refund command lines with an amount of
+	// their own (`paycli refund --amount`, `paycli api POST /api/refund`;
+	// a killed one and its re-run are one), each of which may make one
+	// refund: the checker finds any that made two.
+	RefundCommands int `json:"refund_commands"`
 	// Reconciled counts invoices whose three views agree.
 	Reconciled int `json:"reconciled"`
 	// Problems lists every disagreement; a clean run has none.
@@ -214,9 +233,16 @@ type attempt struct {
 	// retryRef is the refund_transaction_id a `paycli refund --retry`
 	// re-sends.
 	retryRef string
-	exit     int  // -1 when killed by a signal
-	killed   bool // killed on purpose
-	trouble  trouble
+	// rerun: the process runs again, at once, the command line of one
+	// killed on purpose; the two are one command, which may refund once.
+	rerun bool
+	// killOn, when set, kills the process the moment its --debug log
+	// writes a line with this message ("http request", "http response")
+	// about its money-moving call (killOnLine).
+	killOn  string
+	exit    int  // -1 when killed by a signal
+	killed  bool // killed on purpose
+	trouble trouble
 	// orderNo is from stdout, or for a process whose stdout broke from
 	// the warning on stderr; exit 0 only.
 	orderNo string
@@ -276,9 +302,9 @@ const (
 // invoice, exit 2 for an attempt on it of unknown outcome.
 func (a attempt) refusedBeforeSending() bool {
 	switch a.exit {
-	case 6:
+	case app.ExitDuplicate:
 		return strings.Contains(a.stderr, inFlightRefused) && strings.Contains(a.stderr, nothingSent)
-	case 2:
+	case app.ExitUsage:
 		return strings.Contains(a.stderr, unknownRefused) && strings.Contains(a.stderr, nothingSent)
 	}
 	return false
@@ -287,7 +313,7 @@ func (a attempt) refusedBeforeSending() bool {
 // refusedByJournal reports whether the process exited 1 because it
 // could not write its intent.
 func (a attempt) refusedByJournal() bool {
-	return a.exit == 1 && strings.Contains(a.stderr, intentRefused)
+	return a.exit == app.ExitError && strings.Contains(a.stderr, intentRefused)
 }
 
 // outcomeUnwritten is the class the process says it could not write to
@@ -334,7 +360,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	r := &run{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x50a4)), report: &Report{
 		Seed: cfg.Seed, Duration: cfg.Duration.String(), Workers: cfg.Workers, Invoices: cfg.Invoices, Rate: cfg.FaultRate,
-		Exits: map[string]int{}, Faults: map[string]int{}, FaultsOnWalletPay: map[string]int{}, Troubles: map[string]int{}, CardSales: map[string]int{}, CardOps: map[string]int{}, RefundsTold: map[string]int{},
+		Exits: map[string]int{}, MidFlightKills: map[string]int{}, Faults: map[string]int{}, FaultsOnWalletPay: map[string]int{}, Troubles: map[string]int{}, CardSales: map[string]int{}, CardOps: map[string]int{}, RefundsTold: map[string]int{},
 		Journal: map[string]int{}, Sales: map[string]int{}, Problems: []string{},
 	}}
 	if err := r.prepare(); err != nil {
@@ -367,6 +393,10 @@ type run struct {
 	invoices                         []invoice
 	cardSales                        []cardSale
 	has                              map[string]bool // card operations the binary has
+	// refundCommands counts, per card sale, the refund command lines with
+	// an amount drawn so far: refundAmount makes each one's amount
+	// different from every other's on the sale; guarded by mu.
+	refundCommands map[int]int
 	// retries are refunds whose outcome was unknown (exit 7), waiting
 	// for a `paycli refund --retry` process; guarded by mu.
 	retries []attempt
@@ -547,8 +577,12 @@ func (r *run) load(ctx context.Context) {
 		wg.Go(func() {
 			for ctx.Err() == nil {
 				var killAfter time.Duration
-				if rng.Float64() < r.cfg.ClientKillRate {
+				var killOn string
+				switch x := rng.Float64(); {
+				case x < r.cfg.ClientKillRate:
 					killAfter = time.Duration(1+rng.IntN(50)) * time.Millisecond
+				case x < r.cfg.ClientKillRate+r.cfg.MidFlightKillRate:
+					killOn = []string{httpRequestSent, httpAnswered}[rng.IntN(2)]
 				}
 				tr := troubleNone
 				switch x := rng.Float64(); {
@@ -560,10 +594,12 @@ func (r *run) load(ctx context.Context) {
 					tr = troubleDiskFull
 				}
 				a := r.pick(rng)
+				a.killOn = killOn
 				if r.runProcess(context.WithoutCancel(ctx), a, killAfter, tr, rng.Int64N(diskFullSlack)) {
 					r.mu.Lock()
 					r.report.RerunsAfterKill++
 					r.mu.Unlock()
+					a.rerun, a.killOn = true, ""
 					r.runProcess(context.WithoutCancel(ctx), a, 0, troubleNone, 0)
 				}
 			}
@@ -600,16 +636,27 @@ func (r *run) load(ctx context.Context) {
 // written and the outcome refused, both written, and lines torn midway.
 const diskFullSlack = 4 << 10
 
-// Kinds of card operation, as the journal names them.
+// Kinds of card operation, as the journal names them; an api refund is
+// journaled as an api call (journal.KindAPI), or, by a paycli that
+// journals an api call under the operation's own kind, as a refund.
 const (
-	kindRefund  = "refund"
-	kindCapture = "preauth-capture"
-	kindCancel  = "preauth-cancel"
+	kindRefund  = journal.KindRefund
+	kindCapture = journal.KindPreAuthCapture
+	kindCancel  = journal.KindPreAuthCancel
+	kindAPI     = journal.KindAPI
 )
 
+// fullRefundsOnly reports whether the refunds of card sale i are all full
+// (--full): a refund of all that remains has an amount of the gateway's
+// reckoning, which could equal another command's, so such sales get no
+// refund with an amount of its own, and on the others every refund
+// command's amount is its own (refundAmount).
+func fullRefundsOnly(i int) bool { return i%3 == 0 }
+
 // pick draws what a process does: pay for an invoice of the pool, or
-// act on a card sale (a refund of part or all of a sale; a capture of
-// all or part of a pre-authorization, a cancel, or a refund of one).
+// act on a card sale (a refund of part or all of a sale, by `paycli
+// refund` or `paycli api`; a capture of all or part of a
+// pre-authorization, a cancel, or a refund of one).
 func (r *run) pick(rng *rand.Rand) attempt {
 	walletPay := attempt{kind: journal.KindWalletPay, invoice: rng.IntN(len(r.invoices))}
 	if len(r.cardSales) == 0 || rng.Float64() >= r.cfg.CardOpRate {
@@ -636,6 +683,9 @@ func (r *run) pick(rng *rand.Rand) attempt {
 			a.kind = kindCancel
 		}
 	}
+	if a.kind == kindRefund && !fullRefundsOnly(i) && rng.IntN(3) == 0 {
+		a.kind = kindAPI
+	}
 	if !r.has[a.kind] {
 		return walletPay
 	}
@@ -643,11 +693,30 @@ func (r *run) pick(rng *rand.Rand) attempt {
 	case a.kind == kindCancel:
 	case a.kind == kindCapture && rng.IntN(2) == 0:
 		a.amount = cs.amount.Div(decimal.NewFromInt(2)).RoundDown(2).StringFixed(2)
-	case a.kind == kindRefund && rng.IntN(5) > 0:
-		// 0.01 ends in .01: the sandbox queues it for approval (101).
-		a.amount = []string{"10.00", "25.50", "40.00", "0.01"}[rng.IntN(4)]
+	case a.kind == kindRefund && fullRefundsOnly(i):
+	case a.kind == kindRefund, a.kind == kindAPI:
+		a.amount = r.refundAmount(i)
 	}
 	return a
+}
+
+// refundAmount draws the amount of a new refund command on card sale i,
+// different from every other refund command's on the sale, so that two
+// refunds of one amount in the sandbox are one command that refunded
+// twice. Every fifth ends in .01, which the sandbox queues for approval
+// (101); the others end in .02 to .99.
+func (r *run) refundAmount(i int) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.refundCommands == nil {
+		r.refundCommands = map[int]int{}
+	}
+	r.refundCommands[i]++
+	n := r.refundCommands[i]
+	if n%5 == 0 {
+		return fmt.Sprintf("%d.01", n)
+	}
+	return fmt.Sprintf("%d.%02d", 5+n/98, 2+n%98)
 }
 
 // probeCommands finds which card operations the binary has (`paycli X
@@ -659,6 +728,7 @@ func (r *run) probeCommands(ctx context.Context) {
 		kindRefund:  {"refund", "--help"},
 		kindCapture: {"preauth", "capture", "--help"},
 		kindCancel:  {"preauth", "cancel", "--help"},
+		kindAPI:     {"api", "--help"},
 	} {
 		cmd := exec.CommandContext(ctx, r.cfg.Binary, args...)
 		cmd.Env = r.env
@@ -672,6 +742,9 @@ func (r *run) probeCommands(ctx context.Context) {
 // args are the command line of the process a stands for.
 func (r *run) args(a attempt) []string {
 	tail := []string{"--yes", "-o", "json", "--timeout", r.cfg.ClientTimeout.String()}
+	if a.killOn != "" {
+		tail = append(tail, "--debug")
+	}
 	if a.kind == journal.KindWalletPay {
 		inv := r.invoices[a.invoice]
 		return append([]string{"walletpay", "--invoice", inv.id, "--token", inv.token,
@@ -694,6 +767,12 @@ func (r *run) args(a attempt) []string {
 		}
 	case kindCancel:
 		args = []string{"preauth", "cancel", "--invoice", id}
+	case kindAPI:
+		// As the api's help shows a refund: no refund_transaction_id, so
+		// only paycli's journal stands between a re-run and a second
+		// refund.
+		args = []string{"api", "POST", "/api/refund", "--credentials", "--merchant-key", "--hash", "refund",
+			"-f", "invoice_id=" + id, "-f", "amount=" + a.amount}
 	}
 	return append(args, tail...)
 }
@@ -708,8 +787,17 @@ func (r *run) runProcess(ctx context.Context, a attempt, killAfter time.Duration
 	defer cancel()
 	cmd := exec.CommandContext(ctx, r.cfg.Binary, r.args(a)...)
 	cmd.Env = r.env
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var stdout strings.Builder
+	var killing atomic.Bool
+	stderr := &lineWatch{}
+	if a.killOn != "" {
+		stderr.onLine = func(line string) {
+			if killOnLine(line, a.killOn) && !killing.Swap(true) {
+				_ = cmd.Process.Kill()
+			}
+		}
+	}
+	cmd.Stdout, cmd.Stderr = &stdout, stderr
 	if (tr == troubleDevFull || tr == troubleDiskFull) && runtime.GOOS != "linux" {
 		tr = troubleNone // /dev/full and prlimit(2) are Linux's
 	}
@@ -758,7 +846,6 @@ func (r *run) runProcess(ctx context.Context, a attempt, killAfter time.Duration
 			r.addProblem("limit the file size of %s: %v", a.kind, err)
 		}
 	}
-	var killing atomic.Bool
 	if killAfter > 0 {
 		t := time.AfterFunc(killAfter, func() {
 			killing.Store(true)
@@ -773,7 +860,12 @@ func (r *run) runProcess(ctx context.Context, a attempt, killAfter time.Duration
 	}
 	// A process that ended by itself before the kill keeps its exit code.
 	a.killed = killing.Load() && a.exit == -1
-	if a.exit == 0 {
+	if a.killed && a.killOn != "" {
+		r.mu.Lock()
+		r.report.MidFlightKills[a.kind+" "+map[string]string{httpRequestSent: "sent", httpAnswered: "answered"}[a.killOn]]++
+		r.mu.Unlock()
+	}
+	if a.exit == app.ExitOK {
 		a.orderNo = orderNoOf(stdout.String())
 		if tr == troubleDevFull || tr == troubleClosedPipe {
 			a.orderNo = orderFromWarning(a.stderr)
@@ -781,11 +873,68 @@ func (r *run) runProcess(ctx context.Context, a attempt, killAfter time.Duration
 	}
 	r.mu.Lock()
 	r.attempts = append(r.attempts, a)
-	if ref := retryRefOf(a.stderr); a.kind == kindRefund && a.exit == 7 && ref != "" {
+	if ref := retryRefOf(a.stderr); a.kind == kindRefund && a.exit == app.ExitOutcomeUnknown && ref != "" {
 		r.retries = append(r.retries, attempt{kind: kindRefund, invoice: a.invoice, retryRef: ref})
 	}
 	r.mu.Unlock()
 	return a.killed
+}
+
+// The messages of paycli's --debug log (internal/gateway) for a request
+// about to be sent and for its answer.
+const (
+	httpRequestSent = "http request"
+	httpAnswered    = "http response"
+)
+
+// moneyPaths are the gateway paths of the calls the soak's processes make
+// that move money.
+var moneyPaths = []string{"/api/walletPay", "/api/refund", "/api/confirmPayment"}
+
+// killOnLine reports whether line, of a process's --debug log, says that
+// its money-moving request is being sent (msg httpRequestSent) or was
+// answered (httpAnswered): the moment to kill it mid-flight. Its other
+// calls (the token, check status) do not count.
+func killOnLine(line, msg string) bool {
+	if !strings.Contains(line, `msg="`+msg+`"`) {
+		return false
+	}
+	_, url, ok := strings.Cut(line, " url=")
+	url, _, _ = strings.Cut(url, " ")
+	return ok && slices.ContainsFunc(moneyPaths, func(p string) bool { return strings.HasSuffix(url, p) })
+}
+
+// lineWatch is a process's stderr: it keeps all the process wrote and
+// hands each complete line, as it arrives, to onLine (when set).
+type lineWatch struct {
+	mu      sync.Mutex
+	all     strings.Builder
+	partial []byte
+	onLine  func(string)
+}
+
+func (w *lineWatch) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.all.Write(p)
+	if w.onLine == nil {
+		return len(p), nil
+	}
+	w.partial = append(w.partial, p...)
+	for {
+		i := bytes.IndexByte(w.partial, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		w.onLine(string(w.partial[:i]))
+		w.partial = w.partial[i+1:]
+	}
+}
+
+func (w *lineWatch) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.all.String()
 }
 
 // retryRefOf is the refund_transaction_id in the command `paycli refund`

@@ -34,7 +34,7 @@ func TestSoak(t *testing.T) {
 	}
 	cfg := Config{
 		Binary: bin, Dir: t.TempDir(), Duration: *soakDuration, Workers: 8, Invoices: 400,
-		Kills: *soakKills, Seed: *soakSeed, ClientKillRate: 0.05, BrokenStdoutRate: 0.05, DiskFullRate: 0.05, CardSales: 40, CardOpRate: 0.2, Log: testWriter{t},
+		Kills: *soakKills, Seed: *soakSeed, ClientKillRate: 0.05, MidFlightKillRate: 0.05, BrokenStdoutRate: 0.05, DiskFullRate: 0.05, CardSales: 40, CardOpRate: 0.2, Log: testWriter{t},
 	}
 	rep, err := Run(context.Background(), cfg)
 	if err != nil {

@@ -255,8 +255,6 @@ func hex4(b []byte, at int) (rune, bool) {
 	return r, true
 }
 
-var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
-
 // checkKeys checks the keys of the objects in raw that decode into struct
 // types against their JSON names. Types with their own UnmarshalJSON
 // decide for themselves; maps and interfaces take any key.
@@ -264,7 +262,7 @@ func checkKeys(raw []byte, t reflect.Type, path string, allowUnknown bool) error
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if reflect.PointerTo(t).Implements(unmarshalerType) || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+	if reflect.PointerTo(t).Implements(reflect.TypeFor[json.Unmarshaler]()) || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		return nil
 	}
 	switch t.Kind() {

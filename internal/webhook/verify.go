@@ -33,9 +33,17 @@ func (k Kind) Layout() hashkey.Layout {
 // aliases are the body fields that may carry a layout field, in the order
 // they are looked for: the gateway names a sale's order "order_no" in
 // some calls and "order_id" in others, and a sale's total "amount" in some.
-var aliases = map[Kind]map[string][]string{
-	Sale:   {"total": {"total", "amount"}, "order_id": {"order_id", "order_no"}},
-	Refund: {"amount": {"amount", "total"}, "order_id": {"order_id", "order_no"}},
+// nil: the field goes by its own name only.
+func aliases(k Kind, field string) []string {
+	switch {
+	case field == "order_id":
+		return []string{"order_id", "order_no"}
+	case k == Sale && field == "total":
+		return []string{"total", "amount"}
+	case k == Refund && field == "amount":
+		return []string{"amount", "total"}
+	}
+	return nil
 }
 
 // refundStatuses are the statuses of a refund webhook; a sale's status is
@@ -62,7 +70,7 @@ func (b *Body) Kind() Kind {
 
 // lookup returns the body field that carries a layout field, and its value.
 func (b *Body) lookup(k Kind, field string) (name, value string, ok bool) {
-	names := aliases[k][field]
+	names := aliases(k, field)
 	if names == nil {
 		names = []string{field}
 	}
@@ -176,7 +184,7 @@ func (b *Body) Verify(appSecret string) error {
 // aliasesAgree returns an *InvalidError naming the second spelling of
 // field when the body holds two spellings of it that differ.
 func (b *Body) aliasesAgree(k Kind, field string, amount bool) error {
-	names := aliases[k][field]
+	names := aliases(k, field)
 	first, firstValue, seen := "", "", false
 	for _, n := range names {
 		v, ok := b.Get(n)

@@ -3,13 +3,15 @@
 // `gh api` and `stripe get|post` offer.
 //
 // A read goes straight to gateway.Client.Do. A request to a path that moves
-// money (gateway.MovesMoney) is an operation of internal/moneyop like any
-// payment: summary, confirmation or --yes, journal intent and outcome,
-// sent once and never retried.
+// money (gateway.MoneyCallOf) is an operation of internal/moneyop like any
+// payment: summary, confirmation or --yes, journal intent and outcome
+// under the kind of the command that makes the same call, sent once and
+// never retried.
 package apicmd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -46,11 +48,14 @@ type Options struct {
 	Include bool
 	// Headers are -H values, "Name: value", in the order given.
 	Headers []string
+	// NewRefundID makes the refund_transaction_id of a refund whose body
+	// has none; crypto/rand outside tests.
+	NewRefundID func() string
 }
 
 // NewCmdAPI builds `paycli api`.
 func NewCmdAPI(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{Options: moneyop.NewOptions(f)}
+	opts := &Options{Options: moneyop.NewOptions(f), NewRefundID: moneyop.NewRefundID}
 	opts.Parallel = 1 // one request: api has no batch
 	cmd := &cobra.Command{
 		Use:   "api METHOD PATH",
@@ -81,15 +86,20 @@ before the body; --jq filters the JSON answer. The exit code follows the
 answer's status_code, as for every other command (see 'paycli help
 exit-codes'); the answer is printed whatever it says.
 
-A request to a path that moves money (payments, refunds, confirmPayment,
-payment/complete; any /api/ path whose last part starts with "pay" or
-"refund") needs --yes, or a confirmation on a terminal. It is recorded in
-the journal as an "api" attempt, sent once and never retried; when its
-outcome is unknown paycli exits 7 and prints the command that tells what
-happened. While another paycli command on its invoice_id is in flight, it
-is refused at once (exit 6). --dry-run prints the request with secrets masked and sends
-nothing. PATH must be a path under the base URL: paycli never sends the
-token to another host.`,
+A request to a path that moves money needs --yes, or a confirmation on a
+terminal. A path is known by its last part, whatever its case, prefix
+(/index.php/…) or encoding: walletPay, refund, confirmPayment, complete,
+and any other payment under an api folder (a last part that starts with
+"pay"). It is sent once and never retried, and recorded in the journal as
+the paycli command would record it (refund, preauth-capture or -cancel by
+confirmPayment's status, complete, walletpay), or as an "api" attempt for
+a payment paycli has no command for (paySmart2D, …); a refund without a
+refund_transaction_id is given one. When its outcome is unknown paycli
+exits 7 and prints the command that settles it; until then, a money
+command on its invoice_id is refused (exit 2), as is one while it is in
+flight (exit 6). --dry-run prints the request with secrets masked and
+sends nothing. PATH must be a path under the base URL: paycli never sends
+the token to another host.`,
 		Example: `  paycli api POST /api/commissions -f currency_code=TRY --jq '.data["1"][0].card_program'
   paycli api POST /api/checkstatus --merchant-key --hash checkstatus -f invoice_id=INV-1001
   paycli api POST /api/getpos --merchant-key -f credit_card=450803 -f amount=100.00 -f currency_code=TRY --include
@@ -116,7 +126,7 @@ token to another host.`,
 			if _, err := gateway.CheckRequest(gateway.Request{Method: opts.Method, Path: opts.Path}); err != nil {
 				return pathError(opts.Path, err)
 			}
-			return moneyop.Start(cmd, f, &opts.Options, opts, runF, Run)
+			return moneyop.Start(cmd, f, opts, runF, Run)
 		},
 	}
 	fl := cmd.Flags()
@@ -170,8 +180,11 @@ func Run(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if gateway.MovesMoney(req.Path) {
-		return moneyop.RunSingle(ctx, &opts.Options, operation{printer: printer{opts: opts}}, req)
+	if call := gateway.MoneyCallOf(req.Path, req.Body); call != gateway.NoMoney {
+		if call == gateway.MoneyRefund {
+			req.giveRefundID(opts.NewRefundID)
+		}
+		return moneyop.RunSingle(ctx, &opts.Options, operation{printer: printer{opts: opts}, call: call}.pipeline(), req)
 	}
 	client, err := opts.Gateway()
 	if err != nil {
@@ -201,6 +214,20 @@ func Run(ctx context.Context, opts *Options) error {
 		return err
 	}
 	return res.Err()
+}
+
+// giveRefundID gives a refund whose body (a JSON object) has no
+// refund_transaction_id one, as paycli refund gives every refund: the
+// gateway then makes it at most once, and an unknown outcome is settled
+// by re-sending it (paycli refund --retry) or by check status, which
+// lists it.
+func (r *request) giveRefundID(newID func() string) {
+	if r.body == nil || r.body.Index(refundIDField) >= 0 {
+		return
+	}
+	id, _ := json.Marshal(newID())
+	r.body = append(r.body, gateway.Member{Key: refundIDField, Value: id})
+	r.Body, _ = r.body.MarshalJSON()
 }
 
 // build makes the request of the flags: the body (fields or --input),
@@ -348,5 +375,3 @@ func withQuery(p string, o gateway.Object) string {
 	}
 	return p + sep + q.Encode()
 }
-
-var errNoBatch = errors.New("paycli api sends one request; it has no batch")

@@ -3,7 +3,6 @@ package apicmd
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/paycli/paycli/internal/cmdutil"
@@ -42,9 +41,24 @@ func (v fieldsValue) Set(s string) error {
 	return nil
 }
 
-// integer is what -F turns into a JSON number, as gh does: other numbers
+// isInteger reports whether -F turns s into a JSON number, as gh does:
+// an integer of at most 18 digits, without leading zeros. Other numbers
 // (amounts such as 100.00) stay strings, written as they were typed.
-var integer = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,17})$`)
+func isInteger(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	if s == "0" {
+		return true
+	}
+	if s == "" || len(s) > 18 || s[0] == '0' {
+		return false
+	}
+	for i := range len(s) {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 // fieldsObject builds the body of -f and -F: -f values are strings; -F
 // values true, false, null and integers are JSON literals, @FILE (or @-)
@@ -61,7 +75,7 @@ func fieldsObject(fields []field, read func(flag, value string) (string, error))
 		switch {
 		case !f.typed:
 			raw, _ = json.Marshal(v)
-		case v == "true", v == "false", v == "null", integer.MatchString(v):
+		case v == "true", v == "false", v == "null", isInteger(v):
 			raw = []byte(v)
 		case strings.HasPrefix(v, "@"):
 			text, err := read("field", v)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/gateway"
@@ -19,23 +20,58 @@ import (
 // pipeline. Its input is the request as built from the flags; paycli knows
 // nothing of its shape beyond the fields every payment and refund of the
 // protocol shares (invoice_id, total or amount, currency_code, a card
-// number), which go into the summary and the journal.
+// number, a refund's refund_transaction_id), which go into the summary
+// and the journal.
 type operation struct {
 	printer printer
+	// call is what the request does with money (gateway.MoneyCallOf).
+	call gateway.MoneyCall
 }
 
-var (
-	_ moneyop.Operation[*request, *request, *gateway.Response] = operation{}
-	_ moneyop.AnswerPrinter[*gateway.Response]                 = operation{}
-)
+// pipeline is the operation as the pipeline takes it: one request, sent
+// with gateway.Client.Do and printed as it came.
+func (op operation) pipeline() moneyop.Operation[*request, gateway.Request, *gateway.Response] {
+	return moneyop.Operation[*request, gateway.Request, *gateway.Response]{
+		Kind:        op.kind(),
+		Invoice:     op.Invoice,
+		Check:       op.Check,
+		Describe:    op.Describe,
+		Call:        (*gateway.Client).Do,
+		Classify:    op.Classify,
+		Result:      op.Result,
+		PrintAnswer: op.PrintAnswer,
+	}
+}
 
-func (operation) Kind() string { return journal.KindAPI }
+// kind is the journal kind of the call: the kind of the command that
+// makes it when paycli has one (a refund, a capture…), so that the same
+// guards, the invoice's lock and reconcile see it whichever command sent
+// it; api for a payment paycli has no command for.
+func (op operation) kind() string {
+	switch op.call {
+	case gateway.MoneyWalletPay:
+		return journal.KindWalletPay
+	case gateway.MoneyRefund:
+		return journal.KindRefund
+	case gateway.MoneyCapture:
+		return journal.KindPreAuthCapture
+	case gateway.MoneyReleaseHold:
+		return journal.KindPreAuthCancel
+	case gateway.MoneyComplete:
+		return journal.KindComplete
+	case gateway.MoneyCompleteCancel:
+		return journal.KindCompleteCancel
+	}
+	return journal.KindAPI
+}
 
-func (operation) ParseLine([]byte) (*request, error) { return nil, errNoBatch }
+// maxRefLen bounds a refund_transaction_id, as a refund batch's id is.
+const maxRefLen = 64
 
-// Check refuses an invoice_id that no other command would send: the
-// journal and the suggested `paycli status` line carry it.
-func (operation) Check(r *request) (*request, error) {
+// Check refuses an invoice_id, or a refund's refund_transaction_id, that
+// no other command would send: the journal and the suggested command
+// lines carry them.
+func (op operation) Check(r *request) (*request, error) {
 	inv, ok, err := r.body.Text("invoice_id")
 	if err != nil {
 		return nil, cmdutil.UsageErrorf("%v", err)
@@ -45,7 +81,30 @@ func (operation) Check(r *request) (*request, error) {
 			return nil, cmdutil.UsageErrorf("invalid invoice_id: %v", err)
 		}
 	}
+	if op.call != gateway.MoneyRefund {
+		return r, nil
+	}
+	ref, ok, err := r.body.Text(refundIDField)
+	switch {
+	case err != nil:
+		return nil, cmdutil.UsageErrorf("%v", err)
+	case ok && (invoiceid.Check(ref) != nil || len(ref) > maxRefLen || strings.ContainsFunc(ref, func(c rune) bool { return c > unicode.MaxASCII })):
+		return nil, cmdutil.UsageErrorf("invalid %s: an id is up to %d ASCII characters, no '|', no control characters", refundIDField, maxRefLen)
+	}
 	return r, nil
+}
+
+// refundIDField is the refund's own id in its body: the gateway makes a
+// refund with it at most once.
+const refundIDField = "refund_transaction_id"
+
+// ref is the request's refund_transaction_id, for a refund; "" otherwise.
+func (op operation) ref(r *request) string {
+	if op.call != gateway.MoneyRefund {
+		return ""
+	}
+	ref, _, _ := r.body.Text(refundIDField)
+	return ref
 }
 
 func (operation) Invoice(r *request) string {
@@ -53,11 +112,9 @@ func (operation) Invoice(r *request) string {
 	return inv
 }
 
-func (operation) Prepare(_ context.Context, _ *moneyop.Env, r *request) (*request, error) {
-	return r, nil
-}
-
-func (op operation) Describe(_ *moneyop.Env, r *request) moneyop.Description {
+// Describe says what the request is, with what its body names; the
+// request goes as it was built.
+func (op operation) Describe(r *request) (moneyop.Description, gateway.Request) {
 	call := r.Method + " " + r.name
 	d := moneyop.Description{
 		Title:  "API request that moves money",
@@ -89,17 +146,10 @@ func (op operation) Describe(_ *moneyop.Env, r *request) moneyop.Description {
 			d.Secrets = append(d.Secrets, v)
 		}
 	}
-	return d
-}
-
-func (operation) Request(_ *moneyop.Env, r *request) (*request, error) { return r, nil }
-
-func (operation) DryRun(env *moneyop.Env, r *request) (gateway.RequestDump, error) {
-	return env.Client.DryRun(r.Request)
-}
-
-func (operation) Send(ctx context.Context, env *moneyop.Env, r *request) (*gateway.Response, error) {
-	return env.Client.Do(ctx, r.Request)
+	if d.Ref = op.ref(r); d.Ref != "" {
+		d.Rows = append(d.Rows, [2]string{"Ref", d.Ref})
+	}
+	return d, r.Request
 }
 
 // Classify reads the answer as the client reads its own calls'
@@ -121,6 +171,10 @@ func (op operation) Classify(r *request, res *gateway.Response, err error) money
 	default:
 		a := readAnswer(res.Body)
 		o = moneyop.Outcome{Class: journal.Succeeded, StatusCode: a.StatusCode, OrderNo: a.OrderNo, Message: a.Description}
+	}
+	if ref := op.ref(r); ref != "" && o.Class == journal.Unknown {
+		// As a refund of paycli refund: its id makes it at most once.
+		o.Hint = "Re-send the same refund (the gateway makes it at most once): " + cmdutil.RefundRetryCommandLine(ref, op.printer.opts.GatewayFlags)
 	}
 	if op.Invoice(r) == "" && (o.Class == journal.Unknown || o.Class == journal.Duplicate) {
 		// No invoice to check the status of: the journal holds the attempt.

@@ -248,7 +248,8 @@ func Run(ctx context.Context, opts *Options) error {
 		return write(ctx, opts, format, &Result{Currency: cur.Code, CommissionBy: opts.By, MinorUnit: cur.MinorUnit})
 	}
 	if apiErr := (*gateway.APIError)(nil); errors.As(err, &apiErr) && apiErr.DataErr != nil {
-		return &UnexpectedResponseError{Err: apiErr.DataErr}
+		return cmdutil.WithKind(cmdutil.KindRejected, &UnexpectedResponseError{Err: apiErr.DataErr},
+			"The gateway answered with something that is not a commission table; --raw prints its answer as it came.")
 	}
 	if err != nil {
 		return err
@@ -285,8 +286,9 @@ type Result struct {
 
 // UnexpectedResponseError is a success response whose data paycli cannot
 // read (a rate that is neither a number nor a marker, data of the wrong
-// shape). It is an unexpected error (exit 1): the gateway answered, and
-// asking again would get the same answer.
+// shape), naming the installment, program and field at fault. Run returns
+// it as a rejection (exit 4): the gateway answered, and asking again would
+// get the same answer.
 type UnexpectedResponseError struct{ Err error }
 
 func (e *UnexpectedResponseError) Error() string {

@@ -275,7 +275,16 @@ func TestErrors(t *testing.T) {
 		{"no currency", "", "", render.Table, "", "no currency given", cmdutil.KindUsage, false},
 		{"unknown currency", "", "ZZZ", render.Table, "", `"ZZZ" is not an ISO 4217 currency code`, cmdutil.KindUsage, false},
 		{"bad value", `{"status_code":100,"data":{"4":[{"card_program":"Bonus","merchant_commission_percentage":"1,75"}]}}`, "TRY", render.Table, "",
-			`commissions: unexpected response from the gateway: installment 4, program "Bonus", field merchant_commission_percentage: commission value: "1,75" is neither a number nor a not-offered marker (x, X, -)`, cmdutil.KindUnexpected, true},
+			`commissions: unexpected response from the gateway: installment 4, program "Bonus", field merchant_commission_percentage: commission value: "1,75" is neither a number nor a not-offered marker (x, X, -)`, cmdutil.KindRejected, true},
+		// data as a list of entries, as omnipay-sipay's tests/Mock/InstallmentRatesResponseSuccess.txt has it.
+		{"entries not under their installment count", `{"status_code":100,"status_description":"Success","data":[{"pos_id":1,"installments_number":1,"commission_rate":"0.00","installment_type":"normal"},{"pos_id":1,"installments_number":2,"commission_rate":"2.50","installment_type":"normal"}]}`, "TRY", render.Table, "",
+			`commissions: unexpected response from the gateway: installment 1, entry without a card program, field data[0]: an entry listed on its own, not in a list under its installment count`, cmdutil.KindRejected, true},
+		{"a list where an entry belongs", `{"status_code":100,"data":{"3":[{"card_program":"Bonus"},["x"]]}}`, "TRY", render.Table, "",
+			`unexpected response from the gateway: installment 3, entry without a card program, field data["3"][1]: an array where an entry belongs`, cmdutil.KindRejected, true},
+		{"an entry where a list belongs", `{"status_code":100,"data":{"2":{"card_program":"Bonus","installment":2}}}`, "TRY", render.Table, "",
+			`unexpected response from the gateway: installment 2, program "Bonus", field data["2"]: an entry listed on its own`, cmdutil.KindRejected, true},
+		{"a string where the table belongs", `{"status_code":100,"data":"none"}`, "TRY", render.Table, "",
+			`unexpected response from the gateway: entry without a card program, field data: a string where the commission table belongs`, cmdutil.KindRejected, true},
 		{"jq runtime error", `{"status_code":100,"data":{}}`, "TRY", render.JSON, ".currency | keys", "--jq: ", cmdutil.KindUnexpected, true},
 	}
 	for _, tt := range tests {

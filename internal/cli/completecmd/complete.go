@@ -67,7 +67,7 @@ JSON object per line, {"invoice","order_id"} (order_id may be left out),
 			if err := moneyop.CheckModeFlags(cmd, &opts.Options, moneyop.Modes{Batched: []string{"invoice", "order-id"}, Required: []string{"invoice"}}); err != nil {
 				return err
 			}
-			return moneyop.Start(cmd, f, &opts.Options, opts, runF, Run)
+			return moneyop.Start(cmd, f, opts, runF, Run)
 		},
 	}
 	fl := cmd.Flags()
@@ -88,7 +88,7 @@ JSON object per line, {"invoice","order_id"} (order_id may be left out),
 
 // Run completes or cancels one payment, or a batch.
 func Run(ctx context.Context, opts *Options) error {
-	op := operation{cancel: opts.Cancel, flags: opts.GatewayFlags}
+	op := operation{cancel: opts.Cancel, flags: opts.GatewayFlags}.pipeline()
 	if opts.Batch != "" {
 		return moneyop.RunBatch(ctx, &opts.Options, op)
 	}

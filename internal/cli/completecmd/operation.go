@@ -42,7 +42,8 @@ const (
 	threeDAwaitingChallenge  = "awaiting_challenge"
 )
 
-// operation is /payment/complete on the money-moving pipeline.
+// operation is /payment/complete, a completion or a cancellation: what
+// the money-moving pipeline needs to know of it.
 type operation struct {
 	cancel bool
 	// flags are the global flags (--profile, --sandbox) a suggested
@@ -50,8 +51,23 @@ type operation struct {
 	flags []string
 }
 
-var _ moneyop.Operation[*sale, gateway.CompletePaymentRequest, *gateway.CompletePaymentResult] = operation{}
+// pipeline is the operation as the pipeline takes it.
+func (op operation) pipeline() moneyop.Operation[*sale, gateway.CompletePaymentRequest, *gateway.CompletePaymentResult] {
+	return moneyop.Operation[*sale, gateway.CompletePaymentRequest, *gateway.CompletePaymentResult]{
+		Kind:      op.Kind(),
+		Invoice:   invoiceOf,
+		ParseLine: op.ParseLine,
+		Check:     op.Check,
+		Prepare:   op.Prepare,
+		Describe:  op.Describe,
+		Call:      (*gateway.Client).CompletePayment,
+		Classify:  op.Classify,
+		Result:    op.Result,
+	}
+}
 
+// Kind is the journal kind of its attempts: a completion and a
+// cancellation are two kinds, never read one for the other.
 func (op operation) Kind() string {
 	if op.cancel {
 		return journal.KindCompleteCancel
@@ -66,7 +82,7 @@ func (op operation) status() string {
 	return gateway.CompleteStatusComplete
 }
 
-func (operation) Invoice(s *sale) string {
+func invoiceOf(s *sale) string {
 	if s == nil {
 		return ""
 	}
@@ -195,7 +211,10 @@ func extraString(st *gateway.CheckStatusResult, name string) string {
 	return strings.TrimSpace(s)
 }
 
-func (op operation) Describe(_ *moneyop.Env, s *sale) moneyop.Description {
+// Describe says what the completion or cancellation does, and builds its
+// payment/complete request; the gateway client signs it (the complete
+// layout merchant_key|invoice_id|order_id|status).
+func (op operation) Describe(s *sale) (moneyop.Description, gateway.CompletePaymentRequest) {
 	amount := render.Amount(s.amount, s.currency)
 	if amount == "" {
 		amount = "unknown"
@@ -216,21 +235,7 @@ func (op operation) Describe(_ *moneyop.Env, s *sale) moneyop.Description {
 	if s.undecided != "" {
 		d.Rows = append(d.Rows, [2]string{"Status", s.undecided + "; whether it waits for the merchant, the gateway decides"})
 	}
-	return d
-}
-
-// Request builds the payment/complete request; the gateway client signs
-// it (the complete layout merchant_key|invoice_id|order_id|status).
-func (op operation) Request(_ *moneyop.Env, s *sale) (gateway.CompletePaymentRequest, error) {
-	return gateway.CompletePaymentRequest{InvoiceID: s.Invoice, OrderID: s.OrderID, Status: op.status()}, nil
-}
-
-func (operation) DryRun(env *moneyop.Env, req gateway.CompletePaymentRequest) (gateway.RequestDump, error) {
-	return env.Client.DryRun(req)
-}
-
-func (operation) Send(ctx context.Context, env *moneyop.Env, req gateway.CompletePaymentRequest) (*gateway.CompletePaymentResult, error) {
-	return env.Client.CompletePayment(ctx, req)
+	return d, gateway.CompletePaymentRequest{InvoiceID: s.Invoice, OrderID: s.OrderID, Status: op.status()}
 }
 
 // Classify turns a payment/complete answer into an outcome. status_code

@@ -82,10 +82,13 @@ command line may stay in the shell's history.
 What the buyer pays is the gateway's payable_amount, split into installments
 as 'paycli commissions --amount' splits a total (each installment rounded
 down to the currency's minor unit, the first one taking the remainder). The
-merchant's fee and net come from the commission table of the same program
-and installment count, with the same arithmetic as 'paycli commissions
+merchant's fee is the option's merchant_fee when the gateway sends one (as
+it wrote it, e.g. 4.1087), and the net is the amount less that fee; a
+warning says when the commission table's fee for the same program and
+installment count differs. Without a merchant_fee, the fee and net come
+from the commission table, with the same arithmetic as 'paycli commissions
 --amount' (see docs/commissions.md); they are empty when the table has no
-entry for the option, and a warning says so.
+entry for the option either, and a warning says so.
 
 --installments shows only the counts listed: 1,3,6, 2-6 or 1,3-5,12, as
 'paycli commissions --installments' takes them.
@@ -328,7 +331,20 @@ type Option struct {
 	FirstInstallmentAmount string
 	MerchantFee            string
 	MerchantNet            string
+	// FeeSource says where MerchantFee comes from: FeeFromGateway (the
+	// option's merchant_fee, as the gateway wrote it) or FeeFromTable (the
+	// commission table); empty when neither has it.
+	FeeSource string
+	// TableMerchantFee is the commission table's fee for the option (empty
+	// when the table has no entry), shown beside the gateway's.
+	TableMerchantFee string
 }
+
+// Where an option's merchant fee comes from.
+const (
+	FeeFromGateway = "gateway"
+	FeeFromTable   = "commission_table"
+)
 
 // Price works out each option's installments from the gateway's
 // payable_amount (commission.SplitInstallments) and the merchant's fee and
@@ -364,15 +380,29 @@ func Price(options []gateway.InstallmentOption, schedule commission.Schedule, bi
 		} else {
 			warnings = append(warnings, fmt.Sprintf("the gateway gave no payable_amount for %s", label))
 		}
+		gatewayFee, hasFee := o.MerchantFee.Decimal()
+		if hasFee {
+			// The gateway's own figure wins; it keeps its digits (4.1087).
+			// The gateway's digits, padded to the currency's decimals:
+			// 4.1087 stays, 17.5 shows as 17.50.
+			places := max(-gatewayFee.Exponent(), cur.MinorUnit)
+			opt.MerchantFee, opt.MerchantNet, opt.FeeSource = gatewayFee.StringFixed(places), amount.Sub(gatewayFee).StringFixed(places), FeeFromGateway
+		}
 		row, found := entryFor(rows, o)
 		switch {
-		case !found:
+		case !found && !hasFee:
 			warnings = append(warnings, fmt.Sprintf("the commission table has no entry for %s: the merchant's fee is not shown", label))
-		case row.Amounts == nil:
+		case found && row.Amounts == nil && !hasFee:
 			warnings = append(warnings, fmt.Sprintf("the commission table does not offer %s: the merchant's fee is not shown", label))
-		default:
+		case found && row.Amounts != nil:
 			s := row.Amounts.Strings()
-			opt.MerchantFee, opt.MerchantNet = s[1], s[2]
+			opt.TableMerchantFee = s[1]
+			if !hasFee {
+				opt.MerchantFee, opt.MerchantNet, opt.FeeSource = s[1], s[2], FeeFromTable
+			} else if !gatewayFee.Round(cur.MinorUnit).Equal(row.Amounts.MerchantFee) {
+				warnings = append(warnings, fmt.Sprintf("for %s the gateway's merchant_fee is %s, the commission table says %s",
+					label, opt.MerchantFee, s[1]))
+			}
 			if ok && !row.Amounts.BuyerTotal.Equal(total) {
 				warnings = append(warnings, fmt.Sprintf("for %s the gateway asks the buyer %s, the commission table says %s",
 					label, opt.BuyerTotal, s[3]))
@@ -442,6 +472,8 @@ type jsonOption struct {
 	FirstInstallmentAmount *jsonDecimal `json:"first_installment_amount"`
 	MerchantFee            *jsonDecimal `json:"merchant_fee"`
 	MerchantNet            *jsonDecimal `json:"merchant_net"`
+	MerchantFeeSource      *string      `json:"merchant_fee_source"`
+	TableMerchantFee       *jsonDecimal `json:"table_merchant_fee"`
 }
 
 // jsonDecimal writes a decimal string as a JSON number, digits kept.
@@ -469,8 +501,13 @@ func write(ctx context.Context, opts *Options, format render.Format, res *Result
 			Options      []jsonOption `json:"options"`
 		}{res.BIN, number(res.Amount), res.Currency, res.CommissionBy, []jsonOption{}}
 		for _, o := range res.Options {
+			var source *string
+			if o.FeeSource != "" {
+				source = &o.FeeSource
+			}
 			doc.Options = append(doc.Options, jsonOption{o.Installments, o.Title, o.CardProgram, o.CardScheme, o.PosID,
-				number(o.BuyerTotal), number(o.InstallmentAmount), number(o.FirstInstallmentAmount), number(o.MerchantFee), number(o.MerchantNet)})
+				number(o.BuyerTotal), number(o.InstallmentAmount), number(o.FirstInstallmentAmount), number(o.MerchantFee), number(o.MerchantNet),
+				source, number(o.TableMerchantFee)})
 		}
 		return opts.JSON.Write(ctx, out, doc)
 	case render.CSV, render.TSV:

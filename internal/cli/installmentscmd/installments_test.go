@@ -1,14 +1,23 @@
 package installmentscmd
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/commission"
+	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/money"
+	"github.com/paycli/paycli/internal/render"
 	"github.com/shopspring/decimal"
 )
 
@@ -135,5 +144,91 @@ func TestPrice(t *testing.T) {
 	res, warnings, _ = Price(options, nil, "435508", decimal.RequireFromString("1000"), try, "merchant")
 	if res.Options[0].InstallmentAmount != "1001.00" || res.Options[0].MerchantFee != "" || len(warnings) != 1 {
 		t.Errorf("%+v %q", res.Options, warnings)
+	}
+}
+
+// captureServer answers the token call, getpos with testdata/getpos_capture.json
+// (shaped like a getpos answer another client recorded from the gateway:
+// merchant_fee per option, amount_to_be_paid as a string) and commissions
+// with a table whose BANKKART_COMBO fee agrees with the gateway's for one
+// installment and not for two.
+func captureServer(t *testing.T) string {
+	t.Helper()
+	getpos, err := os.ReadFile("testdata/getpos_capture.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := func(n int, pct string) string {
+		return fmt.Sprintf(`{"title":"Regular","card_program":"BankkartCombo","getpos_card_program":"BANKKART_COMBO","pos_id":30,"merchant_commission_percentage":%q,"merchant_commission_fixed":"0","user_commission_percentage":"0","user_commission_fixed":"0","currency_code":"TRY","installment":%d}`, pct, n)
+	}
+	commissions := fmt.Sprintf(`{"status_code":100,"status_description":"ok","data":{"1":[%s],"2":[%s]}}`, entry(1, "3.39"), entry(2, "4.00"))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/ccpayment/api/token":
+			fmt.Fprint(w, `{"status_code":100,"status_description":"ok","data":{"token":"t","is_3d":1,"expires_at":"2099-01-01 00:00:00"}}`)
+		case "/ccpayment/api/getpos":
+			w.Write(getpos)
+		case "/ccpayment/api/commissions":
+			fmt.Fprint(w, commissions)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/ccpayment"
+}
+
+// TestInstallmentsShowTheGatewaysMerchantFee: an option's merchant_fee is
+// the fee shown, with its digits, the net is the amount less it, and a
+// warning says where the commission table's fee differs.
+func TestInstallmentsShowTheGatewaysMerchantFee(t *testing.T) {
+	base := captureServer(t)
+	client, err := gateway.New(base, gateway.Credentials{AppID: "a", AppSecret: "s", MerchantKey: "mk"}, gateway.WithClock(time.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(format render.Format) (string, string) {
+		ios, _, out, errOut := iostreams.Test()
+		cfg := &config.Config{Profile: "test", BaseURL: base, MerchantKey: "mk", DefaultCurrency: "TRY", Lang: "en"}
+		opts := &Options{IO: ios, BIN: "540061", Amount: decimal.RequireFromString("121.20"), By: "merchant",
+			Config:  func() (*config.Config, error) { return cfg, nil },
+			Format:  func() (render.Format, error) { return format, nil },
+			Gateway: func() (*gateway.Client, error) { return client, nil },
+			CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
+				ctx, cancel := context.WithCancel(ctx)
+				return ctx, cancel, nil
+			},
+		}
+		if err := Run(context.Background(), opts); err != nil {
+			t.Fatal(err)
+		}
+		return out.String(), errOut.String()
+	}
+	out, errOut := run(render.CSV)
+	want := "installments,card_program,pos_id,buyer_total,installment_amount,first_installment_amount,merchant_fee,merchant_net\n" +
+		"1,BANKKART_COMBO,176,121.20,121.20,121.20,4.1087,117.0913\n" +
+		"2,BANKKART_COMBO,30,121.20,60.60,60.60,7.1144,114.0856\n" +
+		"3,BANKKART_COMBO,30,121.20,40.40,40.40,9.6718,111.5282\n" +
+		"4,BANKKART_COMBO,30,121.20,30.30,30.30,11.9382,109.2618\n"
+	if !strings.EqualFold(out, want) {
+		t.Errorf("csv:\n%s\nwant:\n%s", out, want)
+	}
+	if !strings.Contains(errOut, "for BANKKART_COMBO, 2 installments the gateway's merchant_fee is 7.1144, the commission table says 4.85") ||
+		strings.Contains(errOut, "1 installments the gateway's merchant_fee") || strings.Contains(errOut, "no entry") {
+		t.Errorf("warnings:\n%s", errOut)
+	}
+	out, _ = run(render.JSON)
+	var doc struct {
+		Options []map[string]json.RawMessage `json:"options"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	first := doc.Options[0]
+	if string(first["merchant_fee"]) != "4.1087" || string(first["merchant_net"]) != "117.0913" ||
+		string(first["merchant_fee_source"]) != `"gateway"` || string(first["table_merchant_fee"]) != "4.11" ||
+		string(doc.Options[2]["table_merchant_fee"]) != "null" {
+		t.Errorf("json: %s", out)
 	}
 }

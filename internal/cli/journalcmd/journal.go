@@ -55,10 +55,9 @@ type Options struct {
 	SandboxIdentity func() (string, error)
 }
 
-// NewCmdJournal builds `paycli journal`. journalPath locates the journal
-// (<state dir>/paycli/journal.jsonl).
-func NewCmdJournal(f *cmdutil.Factory, journalPath func() (string, error), runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{IO: f.IOStreams, Format: f.OutputFormat, JournalPath: journalPath, Now: f.Now, SandboxIdentity: f.SandboxIdentity}
+// NewCmdJournal builds `paycli journal`.
+func NewCmdJournal(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+	opts := &Options{IO: f.IOStreams, Format: f.OutputFormat, JournalPath: f.JournalPath, Now: f.Now, SandboxIdentity: f.SandboxIdentity}
 	cmd := &cobra.Command{
 		Use:   "journal [INVOICE] [--since WHEN] [--until WHEN] [--outcome O]",
 		Short: "List the payments attempted from this machine",
@@ -151,17 +150,17 @@ same moment, written the same way, as the table shows.`,
 	_ = cmd.RegisterFlagCompletionFunc("outcome", cobra.FixedCompletions(journal.Classes, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(journal.Kinds, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("until", cobra.FixedCompletions([]string{"now", "today", "yesterday"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("invoice", CompleteInvoice(journalPath))
+	_ = cmd.RegisterFlagCompletionFunc("invoice", CompleteInvoice(f.JournalPath))
 	cmd.ValidArgsFunction = func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		if len(args) > 0 || cmd.Flags().Changed("invoice") {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		return CompleteInvoice(journalPath)(cmd, args, toComplete)
+		return CompleteInvoice(f.JournalPath)(cmd, args, toComplete)
 	}
 	_ = cmd.RegisterFlagCompletionFunc("since", cobra.FixedCompletions([]string{"1h", "24h", "7d", "today", "yesterday"}, cobra.ShellCompDirectiveNoFileComp))
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
-	cmd.AddCommand(NewCmdReconcile(f, journalPath, nil), NewCmdInit(f, nil))
+	cmd.AddCommand(NewCmdReconcile(f, nil), NewCmdInit(f, nil))
 	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
 	return cmd
 }
@@ -399,7 +398,7 @@ func unknownFooter(unknown []string, reconcile [][]string, checks []string) stri
 		for i, c := range checks {
 			lines[i] = "  " + render.Escape(c)
 		}
-		footer += "\napi calls are not settled by reconcile (paycli does not know what their path did); see where each stands with:\n" +
+		footer += "\nreconcile does not settle an operation this paycli does not know (written by another version); see where each stands with:\n" +
 			strings.Join(lines, "\n")
 	}
 	return footer

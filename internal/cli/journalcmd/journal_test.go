@@ -59,8 +59,8 @@ func runArgs(t *testing.T, zone *time.Location, format render.Format, args ...st
 	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
 	path := writeJournal(t)
-	f := &cmdutil.Factory{IOStreams: ios, Now: func() time.Time { return t0.In(zone) }}
-	cmd := NewCmdJournal(f, func() (string, error) { return path, nil }, func(ctx context.Context, opts *Options) error {
+	f := &cmdutil.Factory{IOStreams: ios, Now: func() time.Time { return t0.In(zone) }, JournalPath: func() (string, error) { return path, nil }}
+	cmd := NewCmdJournal(f, func(ctx context.Context, opts *Options) error {
 		opts.Format = func() (render.Format, error) { return format, nil }
 		return Run(ctx, opts)
 	})
@@ -130,7 +130,7 @@ func TestJournalFilters(t *testing.T) {
 func TestJournalInvoiceRule(t *testing.T) {
 	for _, id := range []string{"A\x1b[2JB\nC", "", " INV", "INV|1"} {
 		ios, _, _, _ := iostreams.Test()
-		cmd := NewCmdJournal(&cmdutil.Factory{IOStreams: ios}, func() (string, error) { return "", nil },
+		cmd := NewCmdJournal(&cmdutil.Factory{IOStreams: ios, JournalPath: func() (string, error) { return "", nil }},
 			func(context.Context, *Options) error { t.Errorf("%q accepted", id); return nil })
 		cmd.SetArgs([]string{"--invoice", id})
 		cmd.SetOut(io.Discard)

@@ -29,8 +29,11 @@ type ReconcileOptions struct {
 	JSON           *cmdutil.JSONFlags
 	Gateway        func() (*gateway.Client, error)
 	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
-	JournalPath    func() (string, error)
-	Now            func() time.Time
+	// JournalPath locates the journal read for the work; Journal opens it
+	// to hold each invoice and record what the gateway said.
+	JournalPath func() (string, error)
+	Journal     func() (journal.Store, error)
+	Now         func() time.Time
 	// GatewayIdentity names the gateway account as the journal's lines do
 	// (nil: of the base URL and app_id).
 	GatewayIdentity func() (string, error)
@@ -43,10 +46,10 @@ type ReconcileOptions struct {
 }
 
 // NewCmdReconcile builds `paycli journal reconcile`.
-func NewCmdReconcile(f *cmdutil.Factory, journalPath func() (string, error), runF func(context.Context, *ReconcileOptions) error) *cobra.Command {
+func NewCmdReconcile(f *cmdutil.Factory, runF func(context.Context, *ReconcileOptions) error) *cobra.Command {
 	opts := &ReconcileOptions{
 		IO: f.IOStreams, Config: f.Config, Format: f.OutputFormat, Gateway: f.Gateway, CommandContext: f.CommandContext,
-		JournalPath: journalPath, GatewayIdentity: f.GatewayIdentity, Now: f.Now,
+		JournalPath: f.JournalPath, Journal: f.Journal, GatewayIdentity: f.GatewayIdentity, Now: f.Now,
 	}
 	cmd := &cobra.Command{
 		Use:   "reconcile [--dry-run]",
@@ -69,8 +72,9 @@ invoice:
               is in flight, or the check failed: run this again later
 
 Payments, refunds (by their refund_transaction_id in the answer's
-refund_info), pre-authorization captures and cancellations and 3D
-completions are checked; api calls are not (see 'paycli status'). A request
+refund_info), pre-authorization captures and cancellations, 3D completions
+and 'paycli api' calls are checked: an api call on the path of a paycli
+command as that command's, any other payment (paySmart2D, …) as a sale. A request
 whose time limit ran out less than two minutes ago may still be processed
 by the gateway: an answer that finds nothing does not settle it yet.
 
@@ -170,7 +174,10 @@ func RunReconcile(ctx context.Context, opts *ReconcileOptions) error {
 		return err
 	}
 	defer cancel()
-	store := journal.OpenFile(w.path, opts.Now)
+	store, err := opts.Journal()
+	if err != nil {
+		return err
+	}
 	defer store.Close()
 
 	results := make([]ReconcileResult, 0, len(invoices))
@@ -265,7 +272,7 @@ func unresolvedInvoices(attempts []journal.Attempt, scopes []journal.Scope) []st
 // status once and records what the answer teaches about each
 // (journal.Settle). Only refused credentials are an error: anything else
 // is the invoice's result.
-func reconcileInvoice(ctx context.Context, opts *ReconcileOptions, store *journal.File, scopes []journal.Scope, identity, inv string,
+func reconcileInvoice(ctx context.Context, opts *ReconcileOptions, store journal.Store, scopes []journal.Scope, identity, inv string,
 	ask func(context.Context) (*gateway.CheckStatusResult, error)) (ReconcileResult, error) {
 	r := ReconcileResult{Invoice: redact.Invoice(inv), Attempts: []string{}, Outcome: journal.Unknown}
 	unlock, err := store.Lock(ctx, identity, inv, "journal reconcile")
@@ -322,21 +329,31 @@ func reconcileInvoice(ctx context.Context, opts *ReconcileOptions, store *journa
 
 // reconcileNote says what the answer means for the attempt: for a
 // payment, in words; for a refund, "refund REF: " and its outcome; for
-// the other kinds, the kind and the words.
+// the other kinds (an api payment's words are a payment's), the kind and
+// the words.
 func reconcileNote(a journal.Attempt, l journal.Learned) string {
-	sale := a.Intent.OpKind() == journal.KindWalletPay
+	// A payment paycli has no command for (an api call) reads as a sale,
+	// but no batch resumes it.
+	kind := a.Intent.OpKind()
+	sale := kind == journal.KindWalletPay || kind == journal.KindAPI
+	batch := func(words string) string {
+		if kind == journal.KindAPI {
+			return ""
+		}
+		return words
+	}
 	var note string
 	switch {
 	case !l.After.IsZero():
 		note = "unknown: may still be in flight, run again after " + render.FormatTime(l.After, render.Table)
-	case a.Intent.OpKind() == journal.KindRefund && l.Settled():
+	case kind == journal.KindRefund && l.Settled():
 		note = l.Outcome
 	case l.Outcome == journal.Succeeded && sale:
-		note = "the sale was taken; a resumed batch skips it"
+		note = "the sale was taken" + batch("; a resumed batch skips it")
 	case l.Outcome == journal.Declined && sale:
 		note = "the transaction failed; nothing was taken"
 	case l.Outcome == journal.NotFound && sale:
-		note = "the gateway has no transaction; nothing was taken, and a resumed batch sends it again"
+		note = "the gateway has no transaction; nothing was taken" + batch(", and a resumed batch sends it again")
 	case l.Outcome == journal.Succeeded:
 		note = "it was made"
 	case l.Outcome == journal.Declined:
@@ -348,7 +365,7 @@ func reconcileNote(a journal.Attempt, l journal.Learned) string {
 	default:
 		note = l.Message
 	}
-	switch kind := a.Intent.OpKind(); kind {
+	switch kind {
 	case journal.KindWalletPay:
 		return note
 	case journal.KindRefund:

@@ -79,6 +79,12 @@ func reconcileFixture(t *testing.T, format render.Format) (*ReconcileOptions, st
 		JournalPath: func() (string, error) { return path, nil }, Now: func() time.Time { return t0.Add(time.Hour) },
 		Flags: []string{"--profile", "live"},
 	}
+	// The journal the factory opens: the file at JournalPath, as a test
+	// may set it.
+	opts.Journal = func() (journal.Store, error) {
+		p, err := opts.JournalPath()
+		return journal.OpenFile(p, opts.Now), err
+	}
 	return opts, path
 }
 

@@ -47,17 +47,32 @@ type hold struct {
 	created  time.Time
 }
 
-// operation is confirmPayment on the money-moving pipeline: a capture or a
-// cancellation.
+// operation is confirmPayment, a capture or a cancellation: what the
+// money-moving pipeline needs to know of it.
 type operation struct {
 	action gateway.ConfirmStatus
 	now    func() time.Time
 }
 
-var _ moneyop.Operation[*hold, gateway.ConfirmPaymentRequest, *gateway.ConfirmPaymentResult] = operation{}
+// pipeline is the operation as the pipeline takes it.
+func (op operation) pipeline() moneyop.Operation[*hold, gateway.ConfirmPaymentRequest, *gateway.ConfirmPaymentResult] {
+	return moneyop.Operation[*hold, gateway.ConfirmPaymentRequest, *gateway.ConfirmPaymentResult]{
+		Kind:      op.Kind(),
+		Invoice:   invoiceOf,
+		ParseLine: op.ParseLine,
+		Check:     op.Check,
+		Prepare:   op.Prepare,
+		Describe:  op.Describe,
+		Call:      (*gateway.Client).ConfirmPayment,
+		Classify:  op.Classify,
+		Result:    op.Result,
+	}
+}
 
 func (op operation) capture() bool { return op.action == gateway.ConfirmCapture }
 
+// Kind is the journal kind of its attempts: a capture and a cancellation
+// are two kinds, never read one for the other.
 func (op operation) Kind() string {
 	if op.capture() {
 		return journal.KindPreAuthCapture
@@ -65,7 +80,7 @@ func (op operation) Kind() string {
 	return journal.KindPreAuthCancel
 }
 
-func (operation) Invoice(h *hold) string {
+func invoiceOf(h *hold) string {
 	if h == nil {
 		return ""
 	}
@@ -211,7 +226,10 @@ func notOpen(st *gateway.CheckStatusResult, capture bool) string {
 	return fmt.Sprintf("is not an open pre-authorization (transaction_status %q)", status)
 }
 
-func (op operation) Describe(_ *moneyop.Env, h *hold) moneyop.Description {
+// Describe says what the capture or cancellation does, and builds its
+// confirmPayment request; the gateway client signs it (the confirm layout
+// merchant_key|invoice_id|status).
+func (op operation) Describe(h *hold) (moneyop.Description, gateway.ConfirmPaymentRequest) {
 	held := "unknown"
 	if h.held != "" {
 		held = render.Amount(h.held, h.currency)
@@ -249,7 +267,11 @@ func (op operation) Describe(_ *moneyop.Env, h *hold) moneyop.Description {
 		rows = append(rows, [2]string{"Order", render.Escape(h.orderID)})
 	}
 	d.Rows = rows
-	return d
+	req := gateway.ConfirmPaymentRequest{InvoiceID: h.Invoice, Status: op.action}
+	if op.capture() {
+		req.Total = h.Amount
+	}
+	return d, req
 }
 
 // age says how long ago something was, to the minute: "3d 4h", "2h 5m",
@@ -267,24 +289,6 @@ func age(d time.Duration) string {
 		return fmt.Sprintf("%dh %dm", hours, minutes)
 	}
 	return fmt.Sprintf("%dm", minutes)
-}
-
-// Request builds the confirmPayment request; the gateway client signs it
-// (the confirm layout merchant_key|invoice_id|status).
-func (op operation) Request(_ *moneyop.Env, h *hold) (gateway.ConfirmPaymentRequest, error) {
-	req := gateway.ConfirmPaymentRequest{InvoiceID: h.Invoice, Status: op.action}
-	if op.capture() {
-		req.Total = h.Amount
-	}
-	return req, nil
-}
-
-func (operation) DryRun(env *moneyop.Env, req gateway.ConfirmPaymentRequest) (gateway.RequestDump, error) {
-	return env.Client.DryRun(req)
-}
-
-func (operation) Send(ctx context.Context, env *moneyop.Env, req gateway.ConfirmPaymentRequest) (*gateway.ConfirmPaymentResult, error) {
-	return env.Client.ConfirmPayment(ctx, req)
 }
 
 // Classify turns a confirmPayment answer into an outcome. status_code 117

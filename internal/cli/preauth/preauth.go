@@ -138,12 +138,12 @@ func runE(cmd *cobra.Command, f *cmdutil.Factory, opts *Options, runF func(conte
 	}); err != nil {
 		return err
 	}
-	return moneyop.Start(cmd, f, &opts.Options, opts, runF, Run)
+	return moneyop.Start(cmd, f, opts, runF, Run)
 }
 
 // Run captures or cancels one pre-authorization, or a batch.
 func Run(ctx context.Context, opts *Options) error {
-	op := operation{action: opts.Action, now: opts.Now}
+	op := operation{action: opts.Action, now: opts.Now}.pipeline()
 	if opts.Batch != "" {
 		return moneyop.RunBatch(ctx, &opts.Options, op)
 	}

@@ -20,8 +20,9 @@ func TestSentencesMaskACardInvoice(t *testing.T) {
 	op := operation{flags: []string{"--sandbox"}}
 	_, refunded := op.Result(r, &gateway.RefundResult{StatusCode: 100})
 	_, queued := op.Result(r, &gateway.RefundResult{StatusCode: 101, Queued: true})
+	d, _ := op.Describe(r)
 	for what, text := range map[string]string{
-		"prompt":         op.Describe(nil, r).Prompt,
+		"prompt":         d.Prompt,
 		"verdict":        refunded,
 		"queued verdict": queued,
 		"31":             op.Classify(r, nil, apiErr(31, "")).Say,

@@ -54,7 +54,8 @@ type refund struct {
 	retried *journal.Entry
 }
 
-// operation is a refund on the money-moving pipeline.
+// operation is a refund: what the money-moving pipeline needs to know of
+// it.
 type operation struct {
 	// webhookKey is sent as refund_web_hook_key when set.
 	webhookKey string
@@ -68,16 +69,26 @@ type operation struct {
 	flags []string
 }
 
-var (
-	_ moneyop.Operation[*refund, gateway.RefundRequest, *gateway.RefundResult] = operation{}
-	_ moneyop.Keyed[*refund]                                                   = operation{}
-	_ moneyop.Locator[*refund]                                                 = operation{}
-	_ moneyop.Guarder[*refund]                                                 = operation{}
-)
+// pipeline is the operation as the pipeline takes it: one that uses every
+// hook, its attempts being known by their refund_transaction_id.
+func (op operation) pipeline() moneyop.Operation[*refund, gateway.RefundRequest, *gateway.RefundResult] {
+	return moneyop.Operation[*refund, gateway.RefundRequest, *gateway.RefundResult]{
+		Kind:      journal.KindRefund,
+		Invoice:   invoiceOf,
+		ParseLine: op.ParseLine,
+		Check:     op.Check,
+		Locate:    op.Locate,
+		Guard:     op.Guard,
+		Prepare:   op.Prepare,
+		Describe:  op.Describe,
+		Call:      (*gateway.Client).Refund,
+		Classify:  op.Classify,
+		Result:    op.Result,
+		Keyed:     &moneyop.Keyed[*refund]{Key: op.Key, Resume: op.Resume, CheckKeys: op.CheckKeys},
+	}
+}
 
-func (operation) Kind() string { return journal.KindRefund }
-
-func (operation) Invoice(r *refund) string {
+func invoiceOf(r *refund) string {
 	if r == nil {
 		return ""
 	}
@@ -185,7 +196,7 @@ func (operation) Resume(env *moneyop.Env, attempts []journal.Attempt) (journal.R
 		}
 	}
 	if ref, open := unresolved(attempts); open {
-		return journal.ResumeUnknown, "", "run " + retryCommand(ref, env.GatewayFlags)
+		return journal.ResumeUnknown, "", "run " + cmdutil.RefundRetryCommandLine(ref, env.GatewayFlags)
 	}
 	return journal.ResumeSend, "", ""
 }
@@ -278,11 +289,6 @@ func unresolved(attempts []journal.Attempt) (string, bool) {
 	return "", false
 }
 
-// retryCommand is the command line that re-sends the refund ref.
-func retryCommand(ref string, flags []string) string {
-	return cmdutil.CommandLine(slices.Concat([]string{"paycli", "refund", "--retry", ref}, flags, []string{"--yes"})...)
-}
-
 // statusCommand is the `paycli status` line for the refund's invoice, with
 // flags after it. An invoice id that reads as a card number is written ID
 // (cmdutil.InvoiceCommandLine), and the line says which one it is: the one
@@ -332,8 +338,10 @@ func (operation) Locate(ctx context.Context, env *moneyop.Env, r *refund) (*refu
 // journal: a --retry re-sends its refund's intent, with its
 // refund_transaction_id, if the refund's outcome is still unknown (the
 // gateway then makes it once, or answers 104 if it was made); a new
-// refund is refused while the invoice has a refund whose outcome is
-// unknown and unresolved (exit 2, with the --retry line that resolves it).
+// refund meets the pipeline's rule (moneyop.RefuseUnresolved): it is
+// refused while the invoice has a refund whose outcome is unknown and
+// unresolved (exit 2, with the --retry line that resolves it), whichever
+// command sent that one.
 func (operation) Guard(env *moneyop.Env, r *refund, attempts []journal.Attempt) (*refund, error) {
 	out := *r
 	if r.retry != "" {
@@ -345,10 +353,8 @@ func (operation) Guard(env *moneyop.Env, r *refund, attempts []journal.Attempt) 
 		out.value, _ = decimal.NewFromString(intent.Amount)
 		return &out, nil
 	}
-	if open := journal.Unresolved(attempts, env.Scope(), r.Invoice); len(open) > 0 {
-		ref := open[0].Intent.Ref
-		return nil, cmdutil.UsageHint(fmt.Errorf("invoice %s has a refund whose outcome is unknown (refund_transaction_id %s); nothing was sent", redact.Invoice(r.Invoice), ref),
-			"Resolve it first: "+retryCommand(ref, env.GatewayFlags))
+	if err := moneyop.RefuseUnresolved(env, r.Invoice, attempts); err != nil {
+		return nil, err
 	}
 	return &out, nil
 }
@@ -375,7 +381,8 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, r *refund) (*
 	if out.retried != nil && out.retried.Currency != "" {
 		currency = out.retried.Currency
 	}
-	s, err := saleOf(out.Invoice, op.statusCommand(&out, env.GatewayFlags), res, currency)
+	made := madeRefunds(attempts, env.Scope(), out.Invoice)
+	s, err := saleOf(out.Invoice, op.statusCommand(&out, env.GatewayFlags), res, currency, made)
 	out.sale = s
 	if out.retried != nil {
 		// The gateway judges a re-sent refund: a refund made before makes
@@ -515,7 +522,10 @@ func (s sale) cards() (display, masked string) {
 	return display, masked
 }
 
-func (operation) Describe(_ *moneyop.Env, r *refund) moneyop.Description {
+// Describe says what the refund does, and builds its request; the gateway
+// client signs it (layout amount|invoice_id|merchant_key, with the
+// amount's exact text).
+func (op operation) Describe(r *refund) (moneyop.Description, gateway.RefundRequest) {
 	s := r.sale
 	display, masked := s.cards()
 	saleRow := render.Amount(s.money(s.Amount), s.Currency)
@@ -523,7 +533,7 @@ func (operation) Describe(_ *moneyop.Env, r *refund) moneyop.Description {
 		saleRow += ", " + s.Date
 	}
 	refunded := render.Amount(s.money(s.Refunded), s.Currency)
-	switch n := len(s.Refunds); n {
+	switch n := len(s.Refunds) + len(s.Unlisted); n {
 	case 0:
 	case 1:
 		refunded += " in 1 refund"
@@ -546,7 +556,7 @@ func (operation) Describe(_ *moneyop.Env, r *refund) moneyop.Description {
 		{"Refund", what},
 		{"Ref", r.ref},
 	}
-	return moneyop.Description{
+	d := moneyop.Description{
 		Title: "Refund",
 		Noun:  "refund",
 		Rows:  rows,
@@ -557,20 +567,7 @@ func (operation) Describe(_ *moneyop.Env, r *refund) moneyop.Description {
 		Card:     masked,
 		Ref:      r.ref,
 	}
-}
-
-// Request builds the refund request; the gateway client signs it (layout
-// amount|invoice_id|merchant_key, with the amount's exact text).
-func (op operation) Request(_ *moneyop.Env, r *refund) (gateway.RefundRequest, error) {
-	return gateway.RefundRequest{InvoiceID: r.Invoice, Amount: r.text, RefundTransactionID: r.ref, RefundWebHookKey: op.webhookKey}, nil
-}
-
-func (operation) DryRun(env *moneyop.Env, req gateway.RefundRequest) (gateway.RequestDump, error) {
-	return env.Client.DryRun(req)
-}
-
-func (operation) Send(ctx context.Context, env *moneyop.Env, req gateway.RefundRequest) (*gateway.RefundResult, error) {
-	return env.Client.Refund(ctx, req)
+	return d, gateway.RefundRequest{InvoiceID: r.Invoice, Amount: r.text, RefundTransactionID: r.ref, RefundWebHookKey: op.webhookKey}
 }
 
 // Classify turns the gateway's answer into an outcome, in words a support
@@ -607,7 +604,7 @@ func (op operation) Classify(r *refund, ans *gateway.RefundResult, err error) mo
 	}
 	switch {
 	case o.Class == journal.Unknown:
-		o.Hint = "Re-send the same refund (the gateway makes it at most once): " + retryCommand(ref, op.flags)
+		o.Hint = "Re-send the same refund (the gateway makes it at most once): " + cmdutil.RefundRetryCommandLine(ref, op.flags)
 	case errors.Is(err, gateway.ErrRefundIDUsed) && r != nil && r.retry == "":
 		// A first send: no attempt of this journal sent the id before, so
 		// the gateway has it from another refund, not this one.

@@ -10,8 +10,6 @@ package refund
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"strings"
 
@@ -19,7 +17,6 @@ import (
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/moneyop"
-	"github.com/paycli/paycli/internal/redact"
 )
 
 // Options are the inputs of `paycli refund`: the pipeline's and a
@@ -40,7 +37,7 @@ type Options struct {
 func NewCmdRefund(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{
 		Options: moneyop.NewOptions(f),
-		NewRef:  newRef,
+		NewRef:  moneyop.NewRefundID,
 	}
 	cmd := &cobra.Command{
 		Use:   "refund {INVOICE | --invoice ID} (--amount AMOUNT | --full)",
@@ -87,7 +84,7 @@ or in the journal) is refused, exit 2, nothing sent.`,
 			if err := checkFlags(cmd, opts); err != nil {
 				return err
 			}
-			return moneyop.Start(cmd, f, &opts.Options, opts, runF, Run)
+			return moneyop.Start(cmd, f, opts, runF, Run)
 		},
 	}
 	fl := cmd.Flags()
@@ -139,29 +136,9 @@ func checkFlags(cmd *cobra.Command, opts *Options) error {
 	})
 }
 
-// newRef makes a refund_transaction_id: RF and 24 hex digits. One whose
-// hex holds 13 decimal digits in a row is drawn again: such a run can pass
-// the Luhn check, and paycli masks what looks like a card number wherever
-// it shows text (a dry run's body), which would hide the id.
-func newRef() string {
-	for {
-		ref := "RF" + randomHex(12)
-		if redact.Cards(ref) == ref {
-			return ref
-		}
-	}
-}
-
-// randomHex returns n random bytes in hex.
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
 // Run makes one refund, re-sends one (--retry), or runs a batch.
 func Run(ctx context.Context, opts *Options) error {
-	op := operation{webhookKey: opts.WebhookKey, journalPath: opts.JournalPath, newRef: opts.NewRef, flags: opts.GatewayFlags}
+	op := operation{webhookKey: opts.WebhookKey, journalPath: opts.JournalPath, newRef: opts.NewRef, flags: opts.GatewayFlags}.pipeline()
 	if opts.Batch != "" {
 		return moneyop.RunBatch(ctx, &opts.Options, op)
 	}

@@ -85,6 +85,7 @@ func newFixture(t *testing.T) *fixture {
 				return ctx, cancel, nil
 			},
 			JournalPath:  func() (string, error) { return jpath, nil },
+			Journal:      func() (journal.Store, error) { return journal.OpenFile(jpath, time.Now), nil },
 			Now:          time.Now,
 			NewAttemptID: func() string { return "attempt-1" },
 			Parallel:     4,

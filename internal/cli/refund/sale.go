@@ -9,6 +9,7 @@ import (
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/money"
 	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
@@ -31,9 +32,11 @@ type sale struct {
 	// the gateway writes it ("" when it sends none).
 	Card, Date string
 	// Refunded is what is already refunded, refunds waiting for approval
-	// included; Refunds lists them.
+	// included; Refunds lists those check status lists, Unlisted those
+	// the journal records as made that it does not list yet.
 	Refunded decimal.Decimal
 	Refunds  []gateway.RefundInfo
+	Unlisted []journal.Attempt
 }
 
 // Remaining is what can still be refunded.
@@ -76,31 +79,29 @@ func notRefundable(invoice, why, hint string) error {
 
 // saleOf reads a check-status answer (with refund info) into a sale, or
 // says why it cannot be refunded. Both the sandbox's and the gateway's
-// words are understood (docs/refund.md, "When a sale can be refunded"):
-// transaction_status Completed, Partially Refunded or Refunded, a
-// payment_status of 1 when the answer has one, and no pre-authorization
-// still holding the money (CheckStatusResult.PreAuthOpen: transaction_type
-// PreAuth with status Pre-Authorized; a captured one, Completed, can be
-// refunded). A fully refunded sale is refused here too.
-func saleOf(invoice, statusLine string, r *gateway.CheckStatusResult, currency string) (sale, error) {
-	s, err := readSale(r, currency)
-	if err != nil {
-		return s, err
-	}
-	status := strings.TrimSpace(r.TransactionStatus)
+// words are understood (docs/refund.md, "When a sale can be refunded"): no
+// pre-authorization still holding the money (CheckStatusResult.PreAuthOpen:
+// transaction_type PreAuth with status Pre-Authorized; a captured one,
+// Completed, can be refunded), and a sale taken as journal.ReadSale reads
+// it (transaction_status Completed, Partially Refunded or Refunded, a
+// payment_status of 1 when the answer has one). A fully refunded sale is
+// refused here too.
+func saleOf(invoice, statusLine string, r *gateway.CheckStatusResult, currency string, made []journal.Attempt) (sale, error) {
+	s, unreadable := readSale(r, currency, made)
 	if r.PreAuthOpen() {
 		return s, notRefundable(invoice, "it is a pre-authorization that still holds the money",
 			"Capture it first (a capture can then be refunded), or cancel it to release the money.")
 	}
-	switch strings.ToLower(status) {
-	case "completed", "partially refunded", "refunded":
-	case "":
-		return s, notRefundable(invoice, "the gateway does not say the sale was completed", "")
-	default:
-		return s, notRefundable(invoice, fmt.Sprintf("the sale is %s, not completed", render.Escape(redact.Cards(status))), "")
+	// The sale must have been taken, as journal.ReadSale reads check status
+	// for every command: what it says otherwise is why not.
+	if taken, says := journal.ReadSale(r); taken != journal.Succeeded {
+		return s, notRefundable(invoice, says, "")
 	}
-	if ps, ok := r.PaymentStatus(); ok && ps != 1 {
-		return s, notRefundable(invoice, fmt.Sprintf("its payment_status is %d: nothing was paid", ps), "")
+	if unreadable != nil {
+		return s, notRefundable(invoice, unreadable.Error(), "See its refunds with: "+statusLine)
+	}
+	if why := s.disagreement(r.TransactionStatus); why != "" {
+		return s, notRefundable(invoice, why, "See its refunds with: "+statusLine)
 	}
 	if s.Currency != "" && !s.MinorFromISO {
 		return s, notRefundable(invoice, fmt.Sprintf("the gateway names no known currency (%q)", render.Escape(redact.Cards(s.Currency))), "")
@@ -115,12 +116,16 @@ func saleOf(invoice, statusLine string, r *gateway.CheckStatusResult, currency s
 	return s, nil
 }
 
-// readSale reads the facts of a check-status answer with refund info. The
-// refunded amount is the larger of total_refunded_amount and the sum of
-// refund_info: a refund waiting for approval may be counted in one and not
-// yet in the other, and what remains refundable must never be overstated.
-// currency stands in for an answer without currency_code (the journal's).
-func readSale(r *gateway.CheckStatusResult, currency string) (sale, error) {
+// readSale reads the facts of a check-status answer with refund info, and
+// the refunds of the sale the journal records as made (made, oldest
+// first). What is refunded is the larger of total_refunded_amount and the
+// refunds refund_info lists together with the made ones it does not list
+// yet (a refund answered 101 waits for the gateway team's approval, and
+// may be listed only then): what remains refundable must never be
+// overstated. A refund figure that cannot be read is an error, the sale's
+// facts read so far with it: what remains is then not known. currency
+// stands in for an answer without currency_code (the journal's).
+func readSale(r *gateway.CheckStatusResult, currency string, made []journal.Attempt) (sale, error) {
 	s := sale{Currency: strings.ToUpper(strings.TrimSpace(r.CurrencyCode())), Card: r.CardNo(), Date: saleDate(r)}
 	if s.Currency == "" {
 		s.Currency = strings.ToUpper(strings.TrimSpace(currency))
@@ -132,22 +137,90 @@ func readSale(r *gateway.CheckStatusResult, currency string) (sale, error) {
 	}
 	refunds, err := r.Refunds()
 	if err != nil {
-		return s, err
+		return s, fmt.Errorf("its refund_info cannot be read (%v)", err)
 	}
 	s.Refunds = refunds
 	// A refund is never negative: an amount below 0 from the gateway is
 	// not allowed to make more refundable than was sold.
 	sum := decimal.Zero
-	for _, ri := range refunds {
-		if d, ok := ri.Amount.Decimal(); ok && d.IsPositive() {
+	listed := map[string]bool{}
+	var unreadable error
+	for i, ri := range refunds {
+		d, ok := ri.Amount.Decimal()
+		if !ok && unreadable == nil {
+			unreadable = fmt.Errorf("refund %d of its refund_info has the amount %q", i+1, render.Escape(redact.Cards(ri.Amount.String())))
+		}
+		if ok && d.IsPositive() {
 			sum = sum.Add(d)
+		}
+		listed[ri.RefundTransactionID] = true
+	}
+	for _, a := range made {
+		if listed[a.Intent.Ref] {
+			continue
+		}
+		d, err := decimal.NewFromString(a.Intent.Amount)
+		if err != nil && unreadable == nil {
+			unreadable = fmt.Errorf("the journal's refund %s has the amount %q", a.Intent.Ref, render.Escape(redact.Cards(a.Intent.Amount)))
+		}
+		if err == nil && d.IsPositive() {
+			sum = sum.Add(d)
+			s.Unlisted = append(s.Unlisted, a)
 		}
 	}
 	s.Refunded = sum
-	if total, ok := r.TotalRefundedAmount.Decimal(); ok && total.GreaterThan(sum) {
+	total, ok := r.TotalRefundedAmount.Decimal()
+	switch {
+	case !ok && !r.TotalRefundedAmount.IsNull() && unreadable == nil:
+		unreadable = fmt.Errorf("its total_refunded_amount is %q", render.Escape(redact.Cards(r.TotalRefundedAmount.String())))
+	case ok && total.GreaterThan(sum):
 		s.Refunded = total
 	}
+	if unreadable != nil {
+		return s, fmt.Errorf("the gateway's refund figures cannot be read: %w, so what remains refundable is not known", unreadable)
+	}
 	return s, nil
+}
+
+// disagreement says how the sale's transaction_status disagrees with its
+// refund figures, "" when it does not: Refunded while some remains, or
+// Partially Refunded while nothing is refunded. A Completed sale with
+// refunds is not one: the status may lag behind them, and they are
+// counted.
+func (s sale) disagreement(status string) string {
+	var why string
+	switch strings.NewReplacer(" ", "", "-", "", "_", "").Replace(strings.ToLower(strings.TrimSpace(status))) {
+	case "refunded":
+		if s.Remaining().IsPositive() {
+			why = fmt.Sprintf("its refunds add up to %s of the %s sale", render.Amount(s.money(s.Refunded), s.Currency), render.Amount(s.money(s.Amount), s.Currency))
+		}
+	case "partiallyrefunded", "partialrefunded":
+		if !s.Refunded.IsPositive() {
+			why = "it lists no refund"
+		}
+	}
+	if why == "" {
+		return ""
+	}
+	return fmt.Sprintf("the gateway's answer contradicts itself: transaction_status %q, but %s, so what remains refundable is not known", render.Escape(redact.Cards(status)), why)
+}
+
+// madeRefunds are the refunds of invoice the journal records as made in
+// scope (the run's account): succeeded (answered 100 or 101, or settled
+// so), or answered 104 to a re-send of an id an earlier attempt sent; each
+// refund_transaction_id once, oldest first.
+func madeRefunds(attempts []journal.Attempt, scope journal.Scope, invoice string) []journal.Attempt {
+	var out []journal.Attempt
+	seen := map[string]bool{}
+	for i, a := range attempts {
+		ref := a.Intent.Ref
+		if a.Intent.Invoice != invoice || ref == "" || seen[ref] || !scope.InScope(a) || !made(a, attempts[:i]) {
+			continue
+		}
+		seen[ref] = true
+		out = append(out, a)
+	}
+	return out
 }
 
 // saleDate is the sale's date as the gateway writes it.

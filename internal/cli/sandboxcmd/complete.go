@@ -10,10 +10,12 @@ import (
 )
 
 // completeWallet offers the wallet types a sandbox wallet token can carry.
-var completeWallet = cobra.FixedCompletions([]string{
-	sandbox.WalletDeviceVendor + "\tdevice-vendor wallet",
-	sandbox.WalletOther + "\tother wallet",
-}, cobra.ShellCompDirectiveNoFileComp)
+func completeWallet(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return []string{
+		sandbox.WalletDeviceVendor + "\tdevice-vendor wallet",
+		sandbox.WalletOther + "\tother wallet",
+	}, cobra.ShellCompDirectiveNoFileComp
+}
 
 // completeScheduleCurrency offers the currencies of the sandbox's commission
 // schedule: a wallet token in any other currency is refused by the sandbox

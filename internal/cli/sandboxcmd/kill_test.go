@@ -212,6 +212,24 @@ func TestServeSurvivesKill(t *testing.T) {
 			t.Errorf("%s cut off by the kill: %v", inv, res)
 		}
 	}
+	// The request log kept every request answered before the kill: each
+	// was written before its answer left the process.
+	entries, err := sandbox.ReadRequestLog(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logged := map[string]int{}
+	for _, e := range entries {
+		if e.StatusCode != nil && *e.StatusCode == 100 {
+			logged[e.Path+" "+e.Invoice]++
+		}
+	}
+	for inv := range answered {
+		if logged["/ccpayment/api/walletPay "+inv] != 1 || refunded[inv] && logged["/ccpayment/api/refund "+inv] != 1 {
+			t.Errorf("%s answered before the kill, logged %d walletPay, %d refund", inv,
+				logged["/ccpayment/api/walletPay "+inv], logged["/ccpayment/api/refund "+inv])
+		}
+	}
 	// Duplicate protection survived too (one sample is enough here; the
 	// handler tests cover the rule).
 	for inv := range answered {

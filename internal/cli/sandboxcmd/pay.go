@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/url"
@@ -380,6 +381,17 @@ func pay3D(ctx context.Context, c *sandboxClient, body map[string]string, opts *
 		if err := json.Unmarshal(page, ans); err != nil {
 			return fmt.Errorf("sandbox paySmart3D: HTTP %d, neither a challenge page nor a JSON answer", resp.StatusCode)
 		}
+		return nil
+	}
+	if code, refused := hiddenValue(string(page), "error_code"); refused {
+		// A refusal once the cancel_url is known is a form posted there,
+		// as the gateway answers it.
+		n, err := strconv.Atoi(code)
+		if err != nil {
+			return fmt.Errorf("sandbox paySmart3D: the refusal page's error_code %q is not a number", code)
+		}
+		desc, _ := hiddenValue(string(page), "status_description")
+		ans.StatusCode, ans.StatusDescription = n, html.UnescapeString(desc)
 		return nil
 	}
 	orderID, ok := hiddenValue(string(page), "order_id")

@@ -81,6 +81,12 @@ func TestPayMakesSales(t *testing.T) {
 			t.Errorf("invoice used twice (%v): %v; stdout %q, want nothing", format, err, text)
 		}
 	}
+	// A 3D payment the sandbox refuses answers the form posted to the
+	// cancel_url; pay reads the refusal from it.
+	_, _, err = runPay(t, srv, render.JSON, "--amount", "150.00", "--currency", "TRY", "--invoice", "INV-P1", "--3d")
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindDuplicate {
+		t.Errorf("3D payment of an invoice used: %v", err)
+	}
 }
 
 // TestPayMasksACardInvoice: an invoice id that is a card number is shown

@@ -31,8 +31,9 @@ func NewCmdReset(f *cmdutil.Factory, runF func(context.Context, *ResetOptions) e
 		Use:   "reset",
 		Short: "Delete every sale the sandbox remembers",
 		Long: `Delete every sale in the sandbox's state (with its refunds and webhook
-deliveries), after a confirmation (or --yes when not on a terminal). A
-running 'paycli sandbox serve' holds the state: stop it first.`,
+deliveries), its saved cards and payment links, and its request log, after
+a confirmation (or --yes when not on a terminal). A running 'paycli sandbox
+serve' holds the state: stop it first.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir, err := stateDir(f, state)
@@ -82,6 +83,10 @@ func ResetRun(ctx context.Context, opts *ResetOptions) error {
 		}
 	}
 	if err := store.Reset(); err != nil {
+		return err
+	}
+	// The store's lock is held, so no sandbox is writing the log.
+	if err := sandbox.RemoveRequestLog(opts.StateDir); err != nil {
 		return err
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "Sandbox reset: %s deleted.\n", render.Count(len(sales), "sale", "sales"))

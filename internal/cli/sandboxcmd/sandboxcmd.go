@@ -1,5 +1,5 @@
 // Package sandboxcmd implements `paycli sandbox` (serve, credentials,
-// wallet-token, reset, bench, soak). The global --sandbox mode that points
+// wallet-token, pay, reset, webhooks). The global --sandbox mode that points
 // any gateway command at the emulator is internal/sandboxmode.
 package sandboxcmd
 
@@ -36,9 +36,8 @@ otherwise an emulator started inside paycli for the one command.`,
 		NewCmdWalletToken(f, nil),
 		NewCmdPay(f, nil),
 		NewCmdReset(f, nil),
-		NewCmdBench(f, nil),
-		NewCmdSoak(f, nil),
 		NewCmdWebhooks(f, nil),
+		NewCmdLogs(f, nil),
 	)
 	return cmd
 }

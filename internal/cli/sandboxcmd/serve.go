@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"sync"
@@ -147,6 +148,9 @@ on this machine unless --public.`,
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
+			if _, set := f.LookupEnv("GOGC"); !set {
+				debug.SetGCPercent(serveGCPercent)
+			}
 			return ServeRun(cmd.Context(), opts)
 		},
 	}
@@ -176,6 +180,13 @@ on this machine unless --public.`,
 	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindUnavailable}, Notes: map[cmdutil.Kind]string{cmdutil.KindUnavailable: "the sandbox state is in use by another paycli process"}})
 	return cmd
 }
+
+// serveGCPercent is the garbage collector's target while serve runs (Go's
+// default is 100). The sandbox keeps a few MiB live and a walletPay
+// allocates some 30 KiB, so at the default the collector ran every few
+// hundred requests and took a sixth of a payment's CPU; serve trades a few
+// tens of MiB for it (docs/performance.md). GOGC, when set, decides.
+const serveGCPercent = 400
 
 // ServeRun serves until ctx is cancelled, then shuts down gracefully and
 // returns nil.

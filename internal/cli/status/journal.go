@@ -24,7 +24,7 @@ import (
 // in flight on the invoice is left alone. A journal that cannot be read
 // or written costs a warning: the answer is shown all the same.
 func recordInJournal(ctx context.Context, opts *Options, cfg *config.Config, res *gateway.CheckStatusResult, err error, asked time.Time) {
-	if opts.JournalPath == nil {
+	if opts.JournalPath == nil || opts.Journal == nil {
 		return
 	}
 	warn := func(err error) {
@@ -55,7 +55,11 @@ func recordInJournal(ctx context.Context, opts *Options, cfg *config.Config, res
 	if len(open) == 0 {
 		return // nothing to record: the journal is not even opened
 	}
-	store := journal.OpenFile(path, opts.Now)
+	store, serr := opts.Journal()
+	if serr != nil {
+		warn(serr)
+		return
+	}
 	defer store.Close()
 	unlock, lerr := store.Lock(ctx, identity, opts.Invoice, "status")
 	var inFlight *journal.InFlightError

@@ -21,6 +21,7 @@ func TestStatusRecordsReconciliation(t *testing.T) {
 	cfg, _ := fx.opts.Config()
 	path := filepath.Join(t.TempDir(), journal.FileName)
 	fx.opts.JournalPath = func() (string, error) { return path, nil }
+	fx.opts.Journal = fileJournal(path, fx.clock.Now)
 	fx.opts.Now = fx.clock.Now
 	scope := journal.ScopeFor(journal.KindWalletPay, cfg.Profile, cfg.BaseURL, journal.Identity(cfg.BaseURL, cfg.AppID), false)
 	elsewhere := "https://elsewhere.example/ccpayment"
@@ -95,6 +96,7 @@ func TestStatusLeavesARequestStillInFlight(t *testing.T) {
 	cfg, _ := fx.opts.Config()
 	path := filepath.Join(t.TempDir(), journal.FileName)
 	fx.opts.JournalPath = func() (string, error) { return path, nil }
+	fx.opts.Journal = fileJournal(path, fx.clock.Now)
 	fx.opts.Now = fx.clock.Now
 	identity := journal.Identity(cfg.BaseURL, cfg.AppID)
 	j, err := journal.Open(path)
@@ -130,4 +132,9 @@ func TestStatusLeavesARequestStillInFlight(t *testing.T) {
 			t.Errorf("%s recorded %+v", a.Intent.Invoice, a.Reconciled)
 		}
 	}
+}
+
+// fileJournal opens the journal file at path, as the factory does.
+func fileJournal(path string, now func() time.Time) func() (journal.Store, error) {
+	return func() (journal.Store, error) { return journal.OpenFile(path, now), nil }
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/invoiceid"
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/pause"
 	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
@@ -40,10 +41,12 @@ type Options struct {
 	// error when ctx ends.
 	Sleep func(ctx context.Context, d time.Duration) error
 	// JournalPath locates the journal that learned outcomes are recorded
-	// in (see recordInJournal); nil records nothing. GatewayIdentity
+	// in (see recordInJournal), read through its index; Journal opens it
+	// to hold the invoice and record. nil records nothing. GatewayIdentity
 	// names the gateway account as the journal's lines do (nil: of the
 	// base URL and app_id).
 	JournalPath     func() (string, error)
+	Journal         func() (journal.Store, error)
 	GatewayIdentity func() (string, error)
 	Now             func() time.Time
 
@@ -64,6 +67,7 @@ func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *Options) error
 		CommandContext:  f.CommandContext,
 		Sleep:           pause.For,
 		JournalPath:     f.JournalPath,
+		Journal:         f.Journal,
 		GatewayIdentity: f.GatewayIdentity,
 		Now:             f.Now,
 	}
@@ -196,12 +200,12 @@ func isPendingStatus(r *gateway.CheckStatusResult) bool {
 // reportPending prints what is known of a pending transaction and returns
 // the exit-7 error.
 func reportPending(ctx context.Context, opts *Options, format render.Format, e *gateway.APIError, when string) error {
-	fs := []render.Field{
-		render.StringField("invoice_id", opts.Invoice),
-		render.IntField("status_code", e.StatusCode),
-		render.StringField("status_description", e.Description),
-		render.StringField("transaction_status", "Pending"),
+	fs := []render.Field{render.StringField("invoice_id", opts.Invoice), render.IntField("status_code", e.StatusCode)}
+	if e.Description != "" {
+		// Only what the gateway said: an answer without a description has none.
+		fs = append(fs, render.StringField("status_description", e.Description))
 	}
+	fs = append(fs, render.StringField("transaction_status", "Pending"))
 	if err := opts.JSON.WriteFields(ctx, opts.IO.Out, format, cmdutil.TableOptions(opts.IO), render.OmitEmpty(fs, format)); err != nil {
 		return err
 	}
@@ -289,13 +293,14 @@ func objectText(raw json.RawMessage) (string, bool) {
 	return strings.Join(parts, ", "), true
 }
 
-// Fields lists a check-status answer: the fields docs/protocol.md (Check
-// status) names, in that order, then the others sorted by name, all as the gateway wrote
-// them. refund_info is left out when it lists no refund, so that a sale
-// without refunds shows as it did before paycli asked for them; in a
-// table it shows as the number of refunds.
+// Fields lists a check-status answer as the gateway wrote it: the fields
+// docs/protocol.md (Check status) names, in that order, then the others
+// sorted by name. A field the answer does not have is left out rather
+// than shown empty. refund_info is left out when it lists no refund, so
+// that a sale without refunds shows as it did before paycli asked for
+// them; in a table it shows as the number of refunds.
 func Fields(r *gateway.CheckStatusResult) []render.Field {
-	fs := []render.Field{
+	typed := []render.Field{
 		render.IntField("status_code", r.StatusCode),
 		render.StringField("status_description", r.StatusDescription),
 		render.StringField("transaction_status", r.TransactionStatus),
@@ -306,11 +311,22 @@ func Fields(r *gateway.CheckStatusResult) []render.Field {
 		render.StringField("transaction_type", r.TransactionType),
 		render.StringField("payment_reason_code", r.PaymentReasonCode),
 	}
-	extra := r.Extra
+	fs := make([]render.Field, 0, len(typed)+len(r.Extra))
+	for _, f := range typed {
+		if r.Has(f.Name) {
+			fs = append(fs, f)
+		}
+	}
+	extra := maps.Clone(r.Extra)
 	raw, hasInfo := extra["refund_info"]
-	if hasInfo {
-		extra = maps.Clone(extra)
-		delete(extra, "refund_info")
+	delete(extra, "refund_info")
+	// The other fields the gateway documents for check status come next,
+	// in its order, then whatever else the answer has.
+	for _, name := range documentedFields {
+		if v, ok := extra[name]; ok {
+			fs = append(fs, extraField(name, v))
+			delete(extra, name)
+		}
 	}
 	for _, f := range render.ExtraFields(extra) {
 		if tf, ok := timeField(f.Name, f.Text, time.Local); ok {
@@ -322,6 +338,17 @@ func Fields(r *gateway.CheckStatusResult) []render.Field {
 		fs = append(fs, render.Field{Name: "refund_info", JSON: raw, Text: plural(len(refunds), "refund")})
 	}
 	return fs
+}
+
+// documentedFields are the check-status fields the gateway documents
+// beyond those CheckStatusResult reads, in the order status shows them
+// (docs/protocol.md, Check status).
+var documentedFields = []string{"transaction_id", "product_price", "message", "reason",
+	"bank_status_code", "bank_status_description", "ref_number"}
+
+// extraField is one field the gateway wrote, as render.ExtraFields shows it.
+func extraField(name string, raw json.RawMessage) render.Field {
+	return render.ExtraFields(map[string]json.RawMessage{name: raw})[0]
 }
 
 // plural is "1 refund", "2 refunds".

@@ -196,7 +196,7 @@ func TestWatchUntilResolved(t *testing.T) {
 	if got := fmt.Sprint(fx.sleeps); !strings.HasPrefix(got, "[1s 2s 4s 8s 10s 10s") {
 		t.Errorf("waits %s", got)
 	}
-	for _, want := range []string{"\ntransaction_status      Completed\n", "\ninvoice_id              PEND-1\n", "\ntransaction_amount      10.69\n"} {
+	for _, want := range []string{"\ntransaction_status       Completed\n", "\ninvoice_id               PEND-1\n", "\ntransaction_amount       10.69\n"} {
 		if !strings.Contains(fx.out.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, fx.out)
 		}
@@ -271,5 +271,28 @@ func TestJSONKeepsEmptyFields(t *testing.T) {
 		if !strings.Contains(fx.out.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, fx.out)
 		}
+	}
+}
+
+// TestFieldsAreWhatTheGatewaySaid: a field the answer lacks is not shown
+// (status_description was once shown as ""), and the check-status fields
+// the gateway documents follow the ones paycli reads, in their order, before
+// the rest.
+func TestFieldsAreWhatTheGatewaySaid(t *testing.T) {
+	var r gateway.CheckStatusResult
+	body := `{"status_code":100,"transaction_status":"Completed","order_id":"VP1","invoice_id":"INV-1","transaction_amount":10,
+	"zeta":"z","ref_number":"R-9","bank_status_description":"Approved","bank_status_code":"00","reason":"","message":"Payment successful",
+	"product_price":"10.00","transaction_id":"T-1","payment_reason_code":null}`
+	if err := json.Unmarshal([]byte(body), &r); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range Fields(&r) {
+		names = append(names, f.Name+"="+string(f.JSON))
+	}
+	want := `status_code=100 transaction_status="Completed" order_id="VP1" invoice_id="INV-1" transaction_amount=10 payment_reason_code="" ` +
+		`transaction_id="T-1" product_price="10.00" message="Payment successful" reason="" bank_status_code="00" bank_status_description="Approved" ref_number="R-9" zeta="z"`
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("fields:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -55,11 +55,15 @@ Tokens are cached per profile and gateway under <user cache dir>/paycli/
 paycli token again costs no request. --refresh asks the gateway for a new
 one; --clear deletes the profile's cached tokens.
 
-With -o json the output is {"token", "is_3d", "expires_at", "cached"}:
-is_3d is the gateway's 0 (2D only), 1 (2D or 3D), 2 (3D only) or 4
-(branded); expires_at is the instant, in UTC (RFC 3339), from which paycli
-no longer uses the token, or null when the gateway did not say; cached
-tells whether the token came from the cache.`,
+With -o json the output is {"token", "is_3d", "expires_at", "cached",
+"gateway_expires_at"}: is_3d is the gateway's 0 (2D only), 1 (2D or 3D),
+2 (3D only) or 4 (branded); expires_at is the instant, in UTC (RFC 3339),
+from which paycli no longer uses the token (the earlier of the gateway's
+expires_at and the token's own expiry), or null when neither says; an
+expires_at the gateway wrote that is already past is shown as it is, with
+a warning; cached tells whether the token came from the cache;
+gateway_expires_at is the gateway's expires_at as it wrote it (absent when
+it sent none).`,
 		Example: `  paycli token
   paycli token --profile live -o json
   paycli token --refresh
@@ -90,6 +94,8 @@ type Output struct {
 	Is3D      int          `json:"is_3d"`
 	ExpiresAt *render.Time `json:"expires_at"`
 	Cached    bool         `json:"cached"`
+	// GatewayExpiresAt is the gateway's expires_at as it wrote it.
+	GatewayExpiresAt string `json:"gateway_expires_at,omitempty"`
 }
 
 // Run prints the token, or clears the cache.
@@ -119,9 +125,15 @@ func Run(ctx context.Context, opts *Options) error {
 		return explain(err, cfg)
 	}
 
-	out := Output{Token: tok.Value, Is3D: tok.Is3D, Cached: cached}
+	out := Output{Token: tok.Value, Is3D: tok.Is3D, Cached: cached, GatewayExpiresAt: tok.RawExpiresAt}
 	if !tok.ExpiresAt.IsZero() {
 		out.ExpiresAt = &render.Time{Time: tok.ExpiresAt}
+	} else if t, ok := gateway.ParseTime(tok.RawExpiresAt); ok {
+		// The client ignores an expires_at that is already past (a token
+		// just issued cannot have expired): show what the gateway said.
+		out.ExpiresAt = &render.Time{Time: t}
+		fmt.Fprintf(opts.IO.ErrOut, "warning: the gateway says this token expires at %s (%s), which is already past by this machine's clock; check the clock. paycli does not cache the token.\n",
+			render.Escape(tok.RawExpiresAt), render.FormatTime(t, render.Table))
 	}
 	switch format {
 	case render.JSON:

@@ -164,7 +164,8 @@ func TestRunFormats(t *testing.T) {
   "token": "` + tok + `",
   "is_3d": 1,
   "expires_at": "` + render.FormatTime(expires, render.JSON) + `",
-  "cached": false
+  "cached": false,
+  "gateway_expires_at": "2026-11-22 14:00:00"
 }
 `
 	if e.out.String() != want {
@@ -254,5 +255,29 @@ func TestRunClear(t *testing.T) {
 	}
 	if g.calls.Load() != 2 || !strings.Contains(again.out.String(), `"cached": false`) {
 		t.Errorf("after --clear: %d calls, %s", g.calls.Load(), again.out)
+	}
+}
+
+// TestJSONShowsAnExpiryAlreadyPast: an expires_at already past (a token
+// without an exp claim) is printed as the gateway said it, not as null,
+// with a warning.
+func TestJSONShowsAnExpiryAlreadyPast(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"status_code":100,"data":{"token":"eyJhbGciOiJIUzI1NiJ9.e30.sig","is_3d":1,"expires_at":"2026-11-22 09:30:00"}}`)
+	}))
+	t.Cleanup(srv.Close)
+	e := newEnv(t, srv.URL+"/ccpayment", "s3cret-app-secret", t.TempDir(), render.JSON)
+	if err := Run(context.Background(), e.opts); err != nil {
+		t.Fatal(err)
+	}
+	// 09:30 in the gateway's zone (UTC+3) is 06:30 UTC, still before now
+	// (10:00 UTC); shown as every paycli time is.
+	at := time.Date(2026, 11, 22, 6, 30, 0, 0, time.UTC)
+	if !strings.Contains(e.out.String(), `"expires_at": "`+render.FormatTime(at, render.JSON)+`",`) || !strings.Contains(e.out.String(), `"gateway_expires_at": "2026-11-22 09:30:00"`) {
+		t.Errorf("json:\n%s", e.out)
+	}
+	if !strings.Contains(e.errOut.String(), "warning: the gateway says this token expires at 2026-11-22 09:30:00 ("+render.FormatTime(at, render.Table)+"), which is already past") {
+		t.Errorf("stderr: %q", e.errOut)
 	}
 }

@@ -36,17 +36,29 @@ type payment struct {
 	claims *wallettoken.Claims
 }
 
-// operation is walletPay on the money-moving pipeline.
+// operation is walletPay: what the money-moving pipeline needs to know of
+// it.
 type operation struct {
 	// now is the clock the token's expiry is checked against.
 	now func() time.Time
 }
 
-var _ moneyop.Operation[*payment, gateway.WalletPayRequest, *gateway.WalletPayResult] = operation{}
+// pipeline is the operation as the pipeline takes it.
+func (op operation) pipeline() moneyop.Operation[*payment, gateway.WalletPayRequest, *gateway.WalletPayResult] {
+	return moneyop.Operation[*payment, gateway.WalletPayRequest, *gateway.WalletPayResult]{
+		Kind:      journal.KindWalletPay,
+		Invoice:   invoiceOf,
+		ParseLine: op.ParseLine,
+		Check:     op.Check,
+		Prepare:   op.Prepare,
+		Describe:  op.Describe,
+		Call:      (*gateway.Client).WalletPay,
+		Classify:  op.Classify,
+		Result:    op.Result,
+	}
+}
 
-func (operation) Kind() string { return journal.KindWalletPay }
-
-func (operation) Invoice(pm *payment) string {
+func invoiceOf(pm *payment) string {
 	if pm == nil {
 		return ""
 	}
@@ -124,7 +136,11 @@ func (op operation) Prepare(_ context.Context, _ *moneyop.Env, pm *payment) (*pa
 	return pm, nil
 }
 
-func (operation) Describe(_ *moneyop.Env, pm *payment) moneyop.Description {
+// Describe says what the payment does, and builds its walletPay request;
+// the gateway client signs it with the token's amount and currency. The
+// wallet type is never sent: the gateway learns it from the wallet
+// provider.
+func (operation) Describe(pm *payment) (moneyop.Description, gateway.WalletPayRequest) {
 	c := pm.claims
 	rows := [][2]string{
 		{"Amount", render.Amount(c.Amount, c.Currency)},
@@ -137,7 +153,7 @@ func (operation) Describe(_ *moneyop.Env, pm *payment) moneyop.Description {
 		[2]string{"Invoice", pm.Invoice},
 		[2]string{"Payer", pm.Name + " " + pm.Surname},
 	)
-	return moneyop.Description{
+	d := moneyop.Description{
 		Title:    "Wallet payment",
 		Rows:     rows,
 		Prompt:   fmt.Sprintf("Charge %s to %s?", render.Amount(c.Amount, c.Currency), render.Card(c.Card.BIN, c.Card.Last4)),
@@ -147,29 +163,15 @@ func (operation) Describe(_ *moneyop.Env, pm *payment) moneyop.Description {
 		Wallet:   c.Wallet,
 		Secrets:  []string{pm.Token, pm.Email},
 	}
-}
-
-// Request builds the walletPay request; the gateway client signs it with
-// the token's amount and currency. The wallet type is never sent: the
-// gateway learns it from the wallet provider.
-func (operation) Request(_ *moneyop.Env, pm *payment) (gateway.WalletPayRequest, error) {
-	return gateway.WalletPayRequest{
+	return d, gateway.WalletPayRequest{
 		InvoiceID:            pm.Invoice,
 		WalletTransientToken: pm.Token,
 		Name:                 pm.Name,
 		Surname:              pm.Surname,
 		BillEmail:            pm.Email,
-		Total:                pm.claims.Amount,
-		CurrencyCode:         pm.claims.Currency,
-	}, nil
-}
-
-func (operation) DryRun(env *moneyop.Env, req gateway.WalletPayRequest) (gateway.RequestDump, error) {
-	return env.Client.DryRun(req)
-}
-
-func (operation) Send(ctx context.Context, env *moneyop.Env, req gateway.WalletPayRequest) (*gateway.WalletPayResult, error) {
-	return env.Client.WalletPay(ctx, req)
+		Total:                c.Amount,
+		CurrencyCode:         c.Currency,
+	}
 }
 
 // Classify turns a walletPay's answer into an outcome. A success answer

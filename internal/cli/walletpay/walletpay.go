@@ -82,7 +82,7 @@ outcome is unknown are reported, not retried.`,
 			}); err != nil {
 				return err
 			}
-			return moneyop.Start(cmd, f, &opts.Options, opts, runF, Run)
+			return moneyop.Start(cmd, f, opts, runF, Run)
 		},
 	}
 	fl := cmd.Flags()
@@ -111,7 +111,7 @@ func StatusCommand(invoice string, flags []string) string {
 
 // Run pays one payment, or a batch.
 func Run(ctx context.Context, opts *Options) error {
-	op := operation{now: opts.Now}
+	op := operation{now: opts.Now}.pipeline()
 	if opts.Batch != "" {
 		return moneyop.RunBatch(ctx, &opts.Options, op)
 	}

@@ -153,6 +153,7 @@ func newFixture(t *testing.T) *fixture {
 				return ctx, cancel, nil
 			},
 			JournalPath:  func() (string, error) { return jpath, nil },
+			Journal:      func() (journal.Store, error) { return journal.OpenFile(jpath, time.Now), nil },
 			Now:          func() time.Time { return now },
 			NewAttemptID: func() string { return fmt.Sprintf("attempt-%d", ids.Add(1)) },
 			Parallel:     DefaultParallel,
@@ -235,7 +236,9 @@ func TestNothingSentWithoutAJournal(t *testing.T) {
 	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	fx.opts.JournalPath = func() (string, error) { return filepath.Join(blocker, journal.FileName), nil }
+	fx.opts.Journal = func() (journal.Store, error) {
+		return journal.OpenFile(filepath.Join(blocker, journal.FileName), time.Now), nil
+	}
 	fx.opts.Invoice, fx.opts.Token, fx.opts.Yes = "INV-1", sandboxToken(t, "150.00"), true
 	err := Run(context.Background(), fx.opts)
 	if !errors.Is(err, moneyop.ErrJournal) {

@@ -317,7 +317,9 @@ type eventWriter struct {
 }
 
 // eventHeader is the CSV/TSV header of `webhook listen`.
-var eventHeader = append(append([]string{"time", "path"}, verdictHeader...), "forwarded", "handler_status", "handler_ms", "handler_error", "response")
+func eventHeader() []string {
+	return slices.Concat([]string{"time", "path"}, verdictHeader, []string{"forwarded", "handler_status", "handler_ms", "handler_error", "response"})
+}
 
 func newEventWriter(w io.Writer, format render.Format, p render.Palette) *eventWriter {
 	ew := &eventWriter{w: w, format: format, palette: p}
@@ -326,7 +328,7 @@ func newEventWriter(w io.Writer, format render.Format, p render.Palette) *eventW
 		if format == render.TSV {
 			ew.csv.Comma = '\t'
 		}
-		_ = ew.csv.Write(eventHeader)
+		_ = ew.csv.Write(eventHeader())
 		ew.csv.Flush()
 	}
 	return ew

@@ -114,9 +114,19 @@ check($res['status_code'] === 100 && $res['order_no'] === $order && $res['invoic
     'show_refund_info' => 'Y', 'hash_key' => hashkey_make($appSecret, "$invoice|$merchantKey")], $token);
 check($res['status_code'] === 100 && $res['transaction_status'] === 'Refunded' && $res['total_refunded_amount'] == 200
     && count($res['refund_info']) === 1, 'checkstatus shows the refund');
+check($res['bank_status_code'] === '00' && $res['reason'] === '' && $res['product_price'] == 250.35 && $res['transaction_id'] !== ''
+    && strlen($res['ref_number']) === 12 && $res['message'] !== '' && $res['bank_status_description'] !== '', 'checkstatus has the documented fields');
 
 [$code, $res] = call("$base/api/getpos", ['credit_card' => '540667', 'amount' => 100.0, 'currency_code' => 'TRY', 'merchant_key' => $merchantKey], $token);
 check($res['status_code'] === 100 && count($res['data']) > 1 && $res['data'][0]['card_program'] === 'WORLD' && $res['data'][0]['installments_number'] === 1, 'getpos 540667');
+// The shape of a captured getpos answer: merchant_fee a number,
+// amount_to_be_paid a string, the issuing bank, card_is_commercial a boolean.
+$o = $res['data'][0];
+check(is_string($o['amount_to_be_paid']) && $o['amount_to_be_paid'] === '100.00' && (is_float($o['merchant_fee']) || is_int($o['merchant_fee']))
+    && $o['card_type'] === 'CREDIT_CARD' && $o['card_scheme'] === 'MASTER_CARD' && $o['card_is_commercial'] === false
+    && $o['card_bank_id'] === '67' && $o['card_bank_name'] !== '' && !isset($o['is_commercial']), 'getpos option in the recorded shape');
+[$code, $res] = call("$base/api/getpos", ['credit_card' => '402940', 'amount' => 100.0, 'currency_code' => 'TRY', 'merchant_key' => $merchantKey], $token);
+check($res['status_code'] === 100 && count($res['data']) === 1 && $res['data'][0]['card_type'] === 'DEBIT_CARD', 'getpos of a debit card: one installment');
 [$code, $res] = call("$base/api/getpos", ['credit_card' => '111111', 'amount' => 100.0, 'currency_code' => 'TRY', 'merchant_key' => $merchantKey], $token);
 check($res['status_code'] === 100 && count($res['data']) === 1, 'getpos of a foreign card');
 [$code, $res] = call("$base/api/installments", ['merchant_key' => $merchantKey], $token);
@@ -192,6 +202,17 @@ $form['hash_key'] = hashkey_make($appSecret, "75.5|1|TRY|$merchantKey|$declined"
 $h = hashFields($ret['hash_key'] ?? '', $appSecret);
 check($action === 'https://merchant.test/fail' && $ret['status'] === '0' && $h !== null && $h[0] === '0' && $h[2] === $declined,
     '3D return: a declined challenge posts status 0 to cancel_url');
+// A 3D payment whose items do not add up to the total: the gateway's form
+// posting code 13 to cancel_url, as another client recorded it.
+$refused = 'PHP-3E-' . bin2hex(random_bytes(6));
+$form['invoice_id'] = $refused;
+$form['hash_key'] = hashkey_make($appSecret, "75.5|1|TRY|$merchantKey|$refused");
+$form['items'] = json_encode([['name' => 'Item', 'price' => 70, 'quantity' => 1, 'description' => 'd']]);
+[$action, $fields] = hiddenFields(post("$base/api/paySmart3D", $form));
+check($action === 'https://merchant.test/fail' && array_keys($fields) === ['invoice_id', 'error_code', 'status_code', 'status_description']
+    && $fields['status_code'] === '13' && $fields['error_code'] === '13' && $fields['invoice_id'] === $refused,
+    'paySmart3D with items not adding up posts 13 to cancel_url');
+unset($form['items']);
 
 // Saved cards, with the SDK's types: card and customer numbers as JSON
 // numbers, getCardTokens as a GET with a JSON body.
@@ -211,6 +232,10 @@ $ctx = stream_context_create(['http' => ['method' => 'GET', 'header' => "Content
     'content' => json_encode(['merchant_key' => $merchantKey, 'customer_number' => $customer]), 'ignore_errors' => true]]);
 $res = json_decode(file_get_contents("$base/api/getCardTokens", false, $ctx), true);
 check($res['status_code'] === 100 && count($res['data']) === 1 && $res['data'][0]['card_token'] === $cardToken, 'getCardTokens (GET with a JSON body)');
+$c = $res['data'][0];
+check(is_string($c['card_user_key']) && $c['card_user_key'] !== '' && is_int($c['merchant_id']) && $c['card_issuer_bank'] === 'T. IS BANKASI A.S.'
+    && $c['bank_id'] === 64 && $c['card_number'] === '450803******4509'
+    && preg_match('/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/', $c['created_at']) === 1, 'getCardTokens: a card as the SDK models it');
 [$code, $res] = call("$base/api/editCard", ['card_token' => $cardToken, 'customer_number' => $customer, 'expiry_month' => 1,
     'expiry_year' => 2098, 'card_holder_name' => 'John Q Doe', 'merchant_key' => $merchantKey,
     'hash_key' => hashkey_make($appSecret, "$merchantKey|$customer|$cardToken")], $token);

@@ -1,4 +1,4 @@
-package sandboxcmd
+package main
 
 import (
 	"context"
@@ -14,7 +14,29 @@ import (
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/loadgen"
 	"github.com/paycli/paycli/internal/render"
+	"github.com/spf13/cobra"
 )
+
+// testFactory is a factory over test streams and a fixed environment.
+func testFactory(t *testing.T, env map[string]string) (*cmdutil.Factory, *iostreams.IOStreams) {
+	t.Helper()
+	ios, _, _, _ := iostreams.Test()
+	return &cmdutil.Factory{
+		IOStreams: ios,
+		LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		Now:       func() time.Time { return time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC) },
+	}, ios
+}
+
+func runCmd(cmd *cobra.Command, args ...string) error {
+	cmd.SetArgs(args)
+	cmd.SetOut(new(strings.Builder))
+	cmd.SetErr(new(strings.Builder))
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	return cmd.Execute()
+}
+
+func isUsage(err error) bool { k, _ := cmdutil.KindOf(err); return k == cmdutil.KindUsage }
 
 func TestBenchFlags(t *testing.T) {
 	tests := []struct {
@@ -50,6 +72,7 @@ func TestBenchFlags(t *testing.T) {
 		{[]string{"--duplicates", "NaN"}, true, nil},
 		{[]string{"--duplicates", "0.1", "--endpoint", "commissions"}, true, nil},
 		{[]string{"--base-url", "127.0.0.1:8787/ccpayment"}, true, nil},
+		{[]string{"-o", "xml"}, true, nil},
 		{[]string{"extra"}, true, nil},
 	}
 	for _, tt := range tests {

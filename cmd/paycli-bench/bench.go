@@ -1,4 +1,4 @@
-package sandboxcmd
+package main
 
 import (
 	"context"
@@ -17,17 +17,18 @@ import (
 	"github.com/paycli/paycli/internal/loadgen"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/sandbox"
+	"github.com/paycli/paycli/internal/sandboxmode"
 	"github.com/spf13/cobra"
 )
 
-// Endpoints `paycli sandbox bench` can load.
+// Endpoints paycli-bench can load.
 const (
 	BenchWalletPay   = loadgen.WalletPay
 	BenchCommissions = loadgen.Commissions
 	BenchCheckStatus = loadgen.CheckStatus
 )
 
-// BenchOptions are the inputs of `paycli sandbox bench`.
+// BenchOptions are the inputs of paycli-bench.
 type BenchOptions struct {
 	IO     *iostreams.IOStreams
 	Format func() (render.Format, error)
@@ -52,17 +53,19 @@ type BenchOptions struct {
 }
 
 // BenchReport is the result of a run, and the JSON printed by
-// `paycli sandbox bench -o json`.
+// `paycli-bench -o json`.
 type BenchReport = loadgen.Report
 
-// NewCmdBench builds `paycli sandbox bench`.
+// NewCmdBench builds paycli-bench.
 func NewCmdBench(f *cmdutil.Factory, runF func(context.Context, *BenchOptions) error) *cobra.Command {
-	opts := &BenchOptions{IO: f.IOStreams, Format: f.OutputFormat, Now: f.Now, NewRunID: sandbox.NewTokenID, Probe: sandbox.Probe}
-	var state string
+	opts := &BenchOptions{IO: f.IOStreams, Now: f.Now, NewRunID: sandbox.NewTokenID, Probe: sandbox.Probe}
+	var state, output string
 	cmd := &cobra.Command{
-		Use:   "bench",
+		Use:   "paycli-bench [flags]",
 		Short: "Load a running sandbox and report its throughput and latency",
-		Long: `Send requests to a running 'paycli sandbox serve' from --concurrency
+		Long: `paycli-bench is a developer tool; it is not part of paycli's release.
+
+Send requests to a running 'paycli sandbox serve' from --concurrency
 keep-alive connections and report requests per second, latency percentiles
 (p50, p90, p99, max) and errors. Use it to size a test suite that runs
 against the sandbox.
@@ -78,9 +81,9 @@ exit non-zero.
 
 checkstatus looks up a few sales made beforehand; commissions looks up the
 TRY table.`,
-		Example: `  paycli sandbox bench
-  paycli sandbox bench --requests 20000 --concurrency 32 --duplicates 0.1
-  paycli sandbox bench --endpoint commissions -o json`,
+		Example: `  go run ./cmd/paycli-bench
+  go run ./cmd/paycli-bench --requests 20000 --concurrency 32 --duplicates 0.1
+  go run ./cmd/paycli-bench --endpoint commissions -o json`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := cmdutil.OneOf("endpoint", opts.Endpoint, BenchWalletPay, BenchCommissions, BenchCheckStatus); err != nil {
@@ -100,15 +103,21 @@ TRY table.`,
 			}
 			if opts.BaseURL != "" {
 				if !strings.HasPrefix(opts.BaseURL, "http://") && !strings.HasPrefix(opts.BaseURL, "https://") {
-					return cmdutil.UsageErrorf("invalid --base-url %q: want e.g. http://%s%s", opts.BaseURL, DefaultAddr, sandbox.Base)
+					return cmdutil.UsageErrorf("invalid --base-url %q: want e.g. http://127.0.0.1:8787%s", opts.BaseURL, sandbox.Base)
 				}
 				opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
 			}
-			dir, err := stateDir(f, state)
-			if err != nil {
-				return err
+			if _, err := render.ParseFormat(output); err != nil {
+				return cmdutil.UsageErrorf("invalid --output: %v", err)
 			}
-			opts.StateDir = dir
+			opts.StateDir = state
+			if state == "" {
+				dir, err := sandboxmode.DefaultStateDir(f.LookupEnv)
+				if err != nil {
+					return err
+				}
+				opts.StateDir = dir
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -121,9 +130,9 @@ TRY table.`,
 	cmd.Flags().Float64Var(&opts.Duplicates, "duplicates", 0, "share of walletPay requests that reuse another request's invoice, e.g. 0.1")
 	cmd.Flags().StringVar(&opts.BaseURL, "base-url", "", "sandbox base URL (default: the running 'paycli sandbox serve')")
 	cmd.Flags().StringVar(&state, "state", "", "state folder of the server to find (default <state dir>/paycli/sandbox)")
+	cmd.Flags().StringVarP(&output, "output", "o", string(render.Table), "output format: table, json, csv or tsv")
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
-	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindUnavailable}})
+	opts.Format = opts.JSON.Format(func() (render.Format, error) { return render.ParseFormat(output) })
 	return cmd
 }
 

@@ -1,0 +1,316 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/paycli/paycli/internal/journal"
+)
+
+// seedJournal appends entries to the journal of a hostile run's home, as
+// an earlier paycli on the hostile gateway's account would have: each
+// entry's gateway identity, profile and base URL are filled in.
+func seedJournal(t *testing.T, g *hostileGateway, home string, entries ...journal.Entry) {
+	t.Helper()
+	j, err := journal.Open(filepath.Join(home, "state", "paycli", journal.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	for _, e := range entries {
+		e.Gateway, e.Profile, e.BaseURL = journal.Identity(g.URL+"/ccpayment", hostileAppID), "default", g.URL+"/ccpayment"
+		if err := j.Append(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// lostIntent is the intent of an attempt of kind on invoice whose process
+// died an hour ago, its request long over: its outcome is unknown.
+func lostIntent(kind, attempt, invoice, amount, ref string) journal.Entry {
+	sent := time.Now().Add(-time.Hour).UTC()
+	return journal.Entry{Type: journal.TypeIntent, Kind: kind, Attempt: attempt, Time: sent, Invoice: invoice, Amount: amount,
+		Currency: "TRY", Ref: ref, Deadline: sent.Add(time.Minute)}
+}
+
+// TestOneReadingOfAnUnpaidSale (issue 23, defect 10): check status that
+// says a sale is Completed with payment_status 0 contradicts itself.
+// journal reconcile read it as "the sale was taken" (and recorded a
+// walletpay of unknown outcome as succeeded) while refund read it as
+// "nothing was paid"; both now read it once (journal.ReadSale) and say
+// the same: unknown, nothing recorded as made, nothing refunded.
+func TestOneReadingOfAnUnpaidSale(t *testing.T) {
+	g := newHostileGateway(t, map[string]http.HandlerFunc{
+		"/api/checkstatus": answer(checkStatusOf("INV-P0", "150.00", map[string]any{"payment_status": 0})),
+		"/api/refund":      refundAnswer,
+	})
+	home := t.TempDir()
+	seedJournal(t, g, home, lostIntent(journal.KindWalletPay, "w1", "INV-P0", "150.00", ""))
+	const says = `the gateway's answer contradicts itself: transaction_status "Completed", but its payment_status is 0, not 1`
+
+	r := runHostile(t, g, home, "journal", "reconcile")
+	if r.code != ExitOutcomeUnknown || !strings.Contains(r.stdout, says) || strings.Contains(r.stdout, "the sale was taken") {
+		t.Errorf("journal reconcile: exit %d, want 7 saying %q\nstdout:\n%s\nstderr:\n%s", r.code, says, r.stdout, r.stderr)
+	}
+	if a := lastAttempt(t, r.journal); a.Class() != journal.Unknown {
+		t.Errorf("journal reconcile recorded the walletpay %s", a.Class())
+	}
+	r = runHostile(t, g, home, "refund", "--invoice", "INV-P0", "--full", "--yes")
+	if r.code != ExitRejected || !strings.Contains(r.stderr, "invoice INV-P0 cannot be refunded: "+says) || g.calls("/api/refund") != 0 {
+		t.Errorf("refund: exit %d, %d refunds sent; want 4 saying %q, nothing sent\n%s", r.code, g.calls("/api/refund"), says, r.stderr)
+	}
+}
+
+// TestUnreadableRefundFiguresRefused (issue 23, defect 8): a sale whose
+// check status cannot say what was refunded — refund amounts written "",
+// a total_refunded_amount of "-" — or whose transaction_status disagrees
+// with its refund figures is not refunded: what remains is not known, and
+// it must never be overstated. A full refund of a sale the gateway calls
+// Refunded, its figures unreadable, was sent again ("Refunded: 0.00 in 1
+// refund").
+func TestUnreadableRefundFiguresRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change map[string]any
+		says   string
+	}{
+		{"refund amounts empty, total a dash", map[string]any{"transaction_status": "Refunded", "total_refunded_amount": "-",
+			"refund_info": []map[string]any{{"amount": "", "refund_transaction_id": "RF-OLD", "status": "Completed"}}},
+			`the gateway's refund figures cannot be read: refund 1 of its refund_info has the amount ""`},
+		{"total a dash", map[string]any{"transaction_status": "Partially Refunded", "total_refunded_amount": "-",
+			"refund_info": []map[string]any{{"amount": "50.00", "refund_transaction_id": "RF-OLD"}}},
+			`the gateway's refund figures cannot be read: its total_refunded_amount is "-"`},
+		{"Refunded, but some remains", map[string]any{"transaction_status": "Refunded", "total_refunded_amount": "50.00",
+			"refund_info": []map[string]any{{"amount": "50.00", "refund_transaction_id": "RF-OLD"}}},
+			`the gateway's answer contradicts itself: transaction_status "Refunded", but its refunds add up to 50.00 TRY of the 150.00 TRY sale`},
+		{"Partially Refunded, but no refund", map[string]any{"transaction_status": "Partially Refunded", "total_refunded_amount": "0.00", "refund_info": []any{}},
+			`the gateway's answer contradicts itself: transaction_status "Partially Refunded", but it lists no refund`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newHostileGateway(t, map[string]http.HandlerFunc{
+				"/api/checkstatus": answer(checkStatusOf("INV-F", "150.00", tc.change)),
+				"/api/refund":      refundAnswer,
+			})
+			for _, args := range [][]string{{"--full"}, {"--amount", "10.00"}} {
+				r := runHostile(t, g, t.TempDir(), append([]string{"refund", "--invoice", "INV-F", "--yes"}, args...)...)
+				if r.code != ExitRejected || !strings.Contains(r.stderr, "error: invoice INV-F cannot be refunded: "+tc.says) ||
+					!strings.Contains(r.stderr, "nothing was sent") || g.calls("/api/refund") != 0 {
+					t.Errorf("refund %v: exit %d, %d refunds sent; want 4 saying %q, nothing sent\n%s", args, r.code, g.calls("/api/refund"), tc.says, r.stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestQueuedRefundCountsUntilListed (issue 23, defect 8): a refund the
+// gateway answered 101 (queued for approval) counts against what remains
+// until check status lists it — and, listed, counts once.
+func TestQueuedRefundCountsUntilListed(t *testing.T) {
+	var mu sync.Mutex
+	listed := false
+	g := newHostileGateway(t, map[string]http.HandlerFunc{
+		"/api/checkstatus": func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			defer mu.Unlock()
+			change := map[string]any{}
+			if listed {
+				change = map[string]any{"transaction_status": "Partially Refunded", "total_refunded_amount": "100.00",
+					"refund_info": []map[string]any{{"amount": "100.00", "refund_transaction_id": "RF-Q", "status": "Completed"}}}
+			}
+			answer(checkStatusOf("INV-Q", "150.00", change))(w, r)
+		},
+		"/api/refund": func(w http.ResponseWriter, r *http.Request) {
+			var body map[string]any
+			_ = json.NewDecoder(r.Body).Decode(&body)
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"status_code":101,"status_description":"Refund request created","order_no":"RO-1","invoice_id":%q,"ref_no":"R1"}`, body["invoice_id"])
+		},
+	})
+	home := t.TempDir()
+	seedJournal(t, g, home, journal.Entry{Type: journal.TypeIntent, Kind: journal.KindRefund, Attempt: "q1", Time: time.Now().UTC(),
+		Invoice: "INV-Q", Amount: "100.00", Currency: "TRY", Ref: "RF-Q"})
+	code := 101
+	seedJournal(t, g, home, journal.Entry{Type: journal.TypeOutcome, Kind: journal.KindRefund, Attempt: "q1", Time: time.Now().UTC(),
+		Invoice: "INV-Q", Amount: "100.00", Currency: "TRY", Ref: "RF-Q", Outcome: journal.Succeeded, StatusCode: &code})
+
+	r := runHostile(t, g, home, "refund", "--invoice", "INV-Q", "--amount", "100.00", "--yes")
+	if r.code != ExitUsage || !strings.Contains(r.stderr, "more than what remains refundable, 50.00 TRY of the 150.00 TRY sale (100.00 refunded)") ||
+		g.calls("/api/refund") != 0 {
+		t.Fatalf("a second 100.00 while the first is queued: exit %d, %d sent; want 2, nothing sent\n%s", r.code, g.calls("/api/refund"), r.stderr)
+	}
+	r = runHostile(t, g, home, "refund", "--invoice", "INV-Q", "--full", "--yes", "-o", "json")
+	if r.code != ExitOK || fmt.Sprint(g.sent(t, "/api/refund", 0)["amount"]) != "50.00" {
+		t.Fatalf("--full while the first is queued: exit %d, sent %v; want 50.00\n%s", r.code, g.sent(t, "/api/refund", 0)["amount"], r.stderr)
+	}
+	// Listed now, the queued refund counts once: with the 50.00 just made
+	// (queued too, not listed yet), nothing remains.
+	mu.Lock()
+	listed = true
+	mu.Unlock()
+	r = runHostile(t, g, home, "refund", "--invoice", "INV-Q", "--amount", "0.01", "--yes")
+	if r.code != ExitRejected || !strings.Contains(r.stderr, "it is already fully refunded (150.00 TRY of 150.00 TRY)") || g.calls("/api/refund") != 1 {
+		t.Errorf("after both: exit %d, %d sent; want 4, fully refunded\n%s", r.code, g.calls("/api/refund"), r.stderr)
+	}
+}
+
+// lostAnswer takes the request and closes the connection without an
+// answer: the call may have been made, and its outcome is unknown.
+func lostAnswer(w http.ResponseWriter, _ *http.Request) {
+	conn, _, err := w.(http.Hijacker).Hijack()
+	if err == nil {
+		_ = conn.Close()
+	}
+}
+
+// TestAPIRefundIsARefund (issue 23, defect 9): `paycli api POST
+// /api/refund` whose answer was lost was journaled as an api attempt,
+// which neither blocked `paycli refund` of the invoice (two refunds were
+// made) nor was seen by reconcile. It is a refund: given a
+// refund_transaction_id, journaled as one, it blocks a new refund of the
+// invoice until it is settled, reconcile sees it, and `paycli refund
+// --retry` re-sends it with its id.
+func TestAPIRefundIsARefund(t *testing.T) {
+	var answered sync.Mutex
+	lost := true
+	g := newHostileGateway(t, map[string]http.HandlerFunc{
+		"/api/checkstatus": answer(checkStatusOf("INV-A", "150.00", nil)),
+		"/api/refund": func(w http.ResponseWriter, r *http.Request) {
+			answered.Lock()
+			defer answered.Unlock()
+			if lost {
+				lost = false
+				lostAnswer(w, r)
+				return
+			}
+			refundAnswer(w, r)
+		},
+	})
+	home := t.TempDir()
+	r := runHostile(t, g, home, "api", "POST", "/api/refund", "--credentials", "--merchant-key", "--hash", "refund",
+		"-f", "invoice_id=INV-A", "-f", "amount=50.00", "--yes")
+	if r.code != ExitOutcomeUnknown || g.calls("/api/refund") != 1 {
+		t.Fatalf("the api refund: exit %d, %d sent; want 7, sent once\n%s", r.code, g.calls("/api/refund"), r.stderr)
+	}
+	ref := fmt.Sprint(g.sent(t, "/api/refund", 0)["refund_transaction_id"])
+	a := lastAttempt(t, r.journal)
+	if a.Intent.Kind != journal.KindRefund || a.Intent.Ref != ref || !strings.HasPrefix(ref, "RF") || a.Class() != journal.Unknown {
+		t.Fatalf("journal: kind %q ref %q (sent %q) outcome %s; want an unknown refund with the id sent", a.Intent.Kind, a.Intent.Ref, ref, a.Class())
+	}
+	retry := "paycli refund --retry " + ref + " --yes"
+	if !strings.Contains(r.stderr, retry) {
+		t.Errorf("the api refund's error does not say how to settle it (%s):\n%s", retry, r.stderr)
+	}
+
+	r = runHostile(t, g, home, "refund", "--invoice", "INV-A", "--amount", "50.00", "--yes")
+	if r.code != ExitUsage || !strings.Contains(r.stderr, "invoice INV-A has a refund whose outcome is unknown (refund_transaction_id "+ref+"); nothing was sent") ||
+		!strings.Contains(r.stderr, retry) || g.calls("/api/refund") != 1 {
+		t.Errorf("paycli refund after it: exit %d, %d sent; want 2, nothing sent\n%s", r.code, g.calls("/api/refund"), r.stderr)
+	}
+	r = runHostile(t, g, home, "journal", "reconcile")
+	if r.code != ExitOutcomeUnknown || !strings.Contains(r.stdout, "INV-A") || !strings.Contains(r.stdout, "refund "+ref+": unknown: may still be in flight") {
+		t.Errorf("journal reconcile does not check it: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = runHostile(t, g, home, "refund", "--retry", ref, "--yes")
+	if r.code != ExitOK || g.calls("/api/refund") != 2 || fmt.Sprint(g.sent(t, "/api/refund", 1)["refund_transaction_id"]) != ref ||
+		fmt.Sprint(g.sent(t, "/api/refund", 1)["amount"]) != "50.00" {
+		t.Errorf("--retry of the api refund: exit %d, %d sent\n%s", r.code, g.calls("/api/refund"), r.stderr)
+	}
+}
+
+// TestAPIMoneyPathsWhateverTheirSpelling (issue 23, defect 9): a path that
+// reaches the refund call however it is written — a prefix such as
+// /index.php or /ccpayment, letter case, repeated slashes, an encoded
+// slash, a segment's parameters — is a refund: it needs --yes, and is
+// journaled as one. `api POST /index.php/api/refund` skipped both, the
+// check wanting a path that starts with /api/.
+func TestAPIMoneyPathsWhateverTheirSpelling(t *testing.T) {
+	for _, tc := range []struct{ path, served string }{
+		{"/index.php/api/refund", "/index.php/api/refund"},
+		{"/ccpayment/api/refund", "/ccpayment/api/refund"},
+		{"/API/Refund", "/API/Refund"},
+		{"/api//refund", "/api/refund"},
+		{"/api%2Frefund", "/api/refund"},
+		{"/index.php/api/refund;v=2", "/index.php/api/refund;v=2"},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			g := newHostileGateway(t, map[string]http.HandlerFunc{tc.served: refundAnswer})
+			home := t.TempDir()
+			args := []string{"api", "POST", tc.path, "--credentials", "--merchant-key", "--hash", "refund", "-f", "invoice_id=INV-S", "-f", "amount=5.00"}
+			r := runHostile(t, g, home, args...)
+			if r.code != ExitUsage || !strings.Contains(r.stderr, "refusing to send the request without confirmation") || g.calls(tc.served) != 0 {
+				t.Fatalf("without --yes: exit %d, %d sent; want 2, nothing sent\n%s", r.code, g.calls(tc.served), r.stderr)
+			}
+			r = runHostile(t, g, home, append(args, "--yes")...)
+			if r.code != ExitOK || g.calls(tc.served) != 1 {
+				t.Fatalf("with --yes: exit %d, %d sent\n%s", r.code, g.calls(tc.served), r.stderr)
+			}
+			if a := lastAttempt(t, r.journal); a.Intent.Kind != journal.KindRefund || a.Intent.Ref == "" || a.Class() != journal.Succeeded {
+				t.Errorf("journal: kind %q ref %q outcome %s; want a refund made", a.Intent.Kind, a.Intent.Ref, a.Class())
+			}
+		})
+	}
+}
+
+// TestAPIPaymentBlocksWhileUnknown (issue 23, defect 9): a payment paycli
+// has no command for (paySmart2D) sent through `paycli api` stays an api
+// attempt, but one whose answer was lost holds the invoice back like any
+// other (exit 2, nothing sent) until `paycli status` has settled it, which
+// reads it as a sale. It blocked nothing, and nothing settled it.
+func TestAPIPaymentBlocksWhileUnknown(t *testing.T) {
+	g := newHostileGateway(t, map[string]http.HandlerFunc{
+		"/api/paySmart2D":  lostAnswer,
+		"/api/checkstatus": answer(checkStatusOf("INV-2D", "100.00", nil)),
+	})
+	home := t.TempDir()
+	pay := []string{"api", "POST", "/api/paySmart2D", "--merchant-key", "-f", "invoice_id=INV-2D", "-f", "total=100.00", "-f", "currency_code=TRY", "--yes"}
+	r := runHostile(t, g, home, pay...)
+	if a := lastAttempt(t, r.journal); r.code != ExitOutcomeUnknown || a.Intent.Kind != journal.KindAPI || a.Class() != journal.Unknown {
+		t.Fatalf("the lost payment: exit %d, journal kind %q %s; want 7, an unknown api attempt\n%s", r.code, a.Intent.Kind, a.Class(), r.stderr)
+	}
+	r = runHostile(t, g, home, pay...)
+	if r.code != ExitUsage || !strings.Contains(r.stderr, "invoice INV-2D has an api attempt whose outcome is unknown") ||
+		!strings.Contains(r.stderr, "paycli status --invoice INV-2D") || g.calls("/api/paySmart2D") != 1 {
+		t.Fatalf("the same again: exit %d, %d sent; want 2, nothing sent\n%s", r.code, g.calls("/api/paySmart2D"), r.stderr)
+	}
+	r = runHostile(t, g, home, "status", "--invoice", "INV-2D")
+	if r.code != ExitOK || !strings.Contains(r.stderr, "Recorded in the journal: api of invoice INV-2D succeeded") {
+		t.Errorf("status: exit %d\n%s", r.code, r.stderr)
+	}
+	if a := lastAttempt(t, r.journal); a.Class() != journal.Succeeded {
+		t.Errorf("after status: %s, want succeeded", a.Class())
+	}
+}
+
+// TestAPIConfirmPaymentIsACaptureOrACancel (issue 23, defect 9):
+// confirmPayment through `paycli api` is journaled as the capture or the
+// cancellation its body's status asks for, so that a lost one holds back
+// `paycli preauth capture` of the invoice.
+func TestAPIConfirmPaymentIsACaptureOrACancel(t *testing.T) {
+	g := newHostileGateway(t, map[string]http.HandlerFunc{
+		"/index.php/api/confirmPayment": lostAnswer,
+		"/api/checkstatus":              answer(openHold("H-9", "100.00")),
+	})
+	for status, kind := range map[string]string{"1": journal.KindPreAuthCapture, "2": journal.KindPreAuthCancel} {
+		home := t.TempDir()
+		r := runHostile(t, g, home, "api", "POST", "/index.php/api/confirmPayment", "--merchant-key", "--hash", "confirm", "-F", "status="+status,
+			"-f", "invoice_id=H-9", "--yes")
+		if a := lastAttempt(t, r.journal); r.code != ExitOutcomeUnknown || a.Intent.Kind != kind {
+			t.Fatalf("status %s: exit %d, kind %q; want 7 and %s\n%s", status, r.code, a.Intent.Kind, kind, r.stderr)
+		}
+		if kind != journal.KindPreAuthCapture {
+			continue
+		}
+		sent := g.calls("/index.php/api/confirmPayment")
+		r = runHostile(t, g, home, "preauth", "capture", "--invoice", "H-9", "--yes")
+		if r.code != ExitUsage || !strings.Contains(r.stderr, "has a preauth-capture attempt whose outcome is unknown") || g.calls("/api/confirmPayment") != 0 ||
+			g.calls("/index.php/api/confirmPayment") != sent {
+			t.Errorf("preauth capture after the lost api capture: exit %d; want 2, nothing sent\n%s", r.code, r.stderr)
+		}
+	}
+}

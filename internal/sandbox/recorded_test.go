@@ -1,0 +1,187 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// shape lists a JSON object's members as "name:kind", in order.
+func shape(t *testing.T, raw []byte) []string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("not an object: %s", raw)
+	}
+	var out []string
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		kind := "null"
+		switch v.(type) {
+		case string:
+			kind = "string"
+		case json.Number:
+			kind = "number"
+		case bool:
+			kind = "boolean"
+		case []any:
+			kind = "array"
+		case map[string]any:
+			kind = "object"
+		}
+		out = append(out, key.(string)+":"+kind)
+	}
+	return out
+}
+
+func recorded(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile("testdata/recorded/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestGetposHasTheRecordedShape: every getpos option has the fields of a
+// captured answer, in its order and with its JSON types (amount_to_be_paid
+// a string, merchant_fee a number, card_bank_id a string,
+// card_is_commercial a boolean), for a credit and a debit card.
+func TestGetposHasTheRecordedShape(t *testing.T) {
+	fx := newFixture(t)
+	for _, tc := range []struct {
+		bin, fixture, cardType, scheme, bank string
+		options                              int
+	}{
+		{"528939", "getpos_option.json", "CREDIT_CARD", "MASTER_CARD", "ZİRAAT BANKASI", 12},
+		{"402940", "getpos_option_debit.json", "DEBIT_CARD", "VISA", "QNB BANK A.S.", 1},
+	} {
+		res := fx.authed("/api/getpos", map[string]any{"credit_card": tc.bin, "amount": "121.20", "currency_code": "TRY", "merchant_key": MerchantKey})
+		var body struct {
+			Data []json.RawMessage `json:"data"`
+		}
+		if err := json.Unmarshal(res.Raw, &body); err != nil || res.status() != 100 || len(body.Data) != tc.options {
+			t.Fatalf("%s: %d options: %s", tc.bin, len(body.Data), res.Raw)
+		}
+		want := shape(t, recorded(t, tc.fixture))
+		for _, o := range body.Data {
+			if got := shape(t, o); !slices.Equal(got, want) {
+				t.Errorf("%s option shape:\n%v\nwant:\n%v", tc.bin, got, want)
+			}
+			var v map[string]any
+			_ = json.Unmarshal(o, &v)
+			if v["card_type"] != tc.cardType || v["card_scheme"] != tc.scheme || v["card_bank_name"] != tc.bank {
+				t.Errorf("%s: %s", tc.bin, o)
+			}
+		}
+	}
+}
+
+// TestCheckStatusHasTheDocumentedFields: check status answers the fields
+// the gateway documents, with the recorded JSON types.
+func TestCheckStatusHasTheDocumentedFields(t *testing.T) {
+	fx := newFixture(t)
+	fx.pay("INV-DOC", "150.00", "TRY")
+	res := fx.status("INV-DOC")
+	got := shape(t, res.Raw)
+	for _, member := range shape(t, recorded(t, "checkstatus.json")) {
+		if !slices.Contains(got, member) {
+			t.Errorf("check status lacks %s: %s", member, res.Raw)
+		}
+	}
+	b := res.Body
+	if b["product_price"] != 150.0 || b["bank_status_code"] != "00" || b["reason"] != "" || b["ref_number"] == "" || b["transaction_id"] == "" {
+		t.Errorf("%s", res.Raw)
+	}
+	// A declined sale says why, as the bank did.
+	fx.pay("INV-DOC-D", "150.41", "TRY")
+	if d := fx.status("INV-DOC-D").Body; d["bank_status_code"] != "51" || d["reason"] != "Insufficient funds" {
+		t.Errorf("declined: %v", d)
+	}
+}
+
+// TestCardListHasTheSDKsShape: a saved card of the list has the fields of
+// the official SDK's card model, in its order, with its types.
+func TestCardListHasTheSDKsShape(t *testing.T) {
+	fx := newFixture(t)
+	card := fx.saveCard(7007, 4508034508034509)
+	res := fx.call("GET", Base+"/api/getCardTokens", map[string]any{"merchant_key": MerchantKey, "customer_number": "7007"},
+		map[string]string{"Authorization": fx.bearer()})
+	var body struct {
+		Data []json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(res.Raw, &body); err != nil || len(body.Data) != 1 {
+		t.Fatalf("%s", res.Raw)
+	}
+	got := shape(t, body.Data[0])
+	want := shape(t, recorded(t, "card.json"))
+	if len(got) < len(want) || !slices.Equal(got[:len(want)], want) {
+		t.Errorf("card shape:\n%v\nwant first:\n%v", got, want)
+	}
+	var v map[string]any
+	_ = json.Unmarshal(body.Data[0], &v)
+	if v["card_token"] != card || v["card_number"] != "450803******4509" || v["card_issuer_bank"] != "T. IS BANKASI A.S." ||
+		v["bank_id"] != 64.0 || v["merchant_id"] != float64(MerchantID) || !regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$`).MatchString(v["created_at"].(string)) {
+		t.Errorf("%s", body.Data[0])
+	}
+}
+
+// TestThreeDErrorPage: a 3D payment refused once its cancel_url is known
+// (here: items that do not add up to the total, 13) answers a form posted
+// to the cancel_url with the recorded fields; a client asking for JSON
+// gets the refusal as JSON.
+func TestThreeDErrorPage(t *testing.T) {
+	fx := newFixture(t)
+	var spec struct {
+		Method     string   `json:"method"`
+		Fields     []string `json:"fields"`
+		StatusCode int      `json:"status_code"`
+	}
+	if err := json.Unmarshal(recorded(t, "3d_error_form.json"), &spec); err != nil {
+		t.Fatal(err)
+	}
+	b := threeDBody(t, "INV-3DE", "4355084355084358", "100.00", "app", TypeAuth)
+	b.Set("items", `[{"name":"a","price":"40.00","quantity":2}]`)
+	req := httptest.NewRequest("POST", Base+"/api/paySmart3D", strings.NewReader(b.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec := httptest.NewRecorder()
+	fx.gw.ServeHTTP(rec, req)
+	page := rec.Body.String()
+	if rec.Code != 200 || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") {
+		t.Fatalf("HTTP %d %s: %s", rec.Code, rec.Header().Get("Content-Type"), page)
+	}
+	form := regexp.MustCompile(`<form method="(\w+)" action="([^"]*)"`).FindStringSubmatch(page)
+	if form == nil || !strings.EqualFold(form[1], spec.Method) || form[2] != b.Get("cancel_url") {
+		t.Errorf("form %v, want %s to %s:\n%s", form, spec.Method, b.Get("cancel_url"), page)
+	}
+	var names []string
+	values := url.Values{}
+	for _, m := range regexp.MustCompile(`<input type="hidden" name="([^"]+)" value="([^"]*)">`).FindAllStringSubmatch(page, -1) {
+		names = append(names, m[1])
+		values.Set(m[1], m[2])
+	}
+	if !slices.Equal(names, spec.Fields) || values.Get("status_code") != "13" || values.Get("error_code") != "13" || values.Get("invoice_id") != "INV-3DE" {
+		t.Errorf("fields %v %v, want %v with code %d", names, values, spec.Fields, spec.StatusCode)
+	}
+	if _, stored, _ := fx.store.Get("INV-3DE"); stored {
+		t.Error("a refused 3D payment was stored")
+	}
+	res := fx.call("POST", Base+"/api/paySmart3D", b.Encode(), map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"})
+	if res.status() != 13 {
+		t.Errorf("JSON client: %s", res.Raw)
+	}
+}
