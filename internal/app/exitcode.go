@@ -8,6 +8,7 @@ import (
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/journal"
 )
 
 // ExitCode maps an error to paycli's exit code. It is the only place that
@@ -43,7 +44,7 @@ func ExitCode(err error) int {
 		return ExitDuplicate
 	case errors.Is(err, gateway.ErrDeclined):
 		return ExitDeclined
-	case errors.Is(err, gateway.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, gateway.ErrUnavailable), errors.Is(err, context.DeadlineExceeded), errors.Is(err, journal.ErrUnavailable):
 		return ExitUnavailable
 	// Any other answer that is not a success is a rejection, including
 	// ErrNoData and ErrNotFound: commands for which "nothing found" is an

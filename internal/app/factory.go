@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/user"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -18,6 +20,7 @@ import (
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/pgjournal"
 	"github.com/paycli/paycli/internal/sandboxmode"
 )
 
@@ -50,7 +53,7 @@ func NewFactory(ios *iostreams.IOStreams, lookupEnv func(string) (string, bool))
 	f.TokenCache = tokenCacheFunc(f)                 // Depends on Config, LookupEnv (the cache folder), Now
 	f.Gateway = gatewayFunc(f, line)                 // Depends on Config, LookupEnv (the cache folder), the bound command's --debug, IOStreams, Build, Now
 	f.JournalPath = journalPathFunc(f)               // Depends on LookupEnv (the state folder)
-	f.Journal = journalFunc(f)                       // Depends on JournalPath, Now
+	f.Journal = journalFunc(f, resolve)              // Depends on resolve (the profile's journal), JournalPath, Now, Build
 	return f
 }
 
@@ -232,15 +235,52 @@ func journalPathFunc(f *cmdutil.Factory) func() (string, error) {
 	}
 }
 
-// journalFunc opens the journal of money-moving attempts: the file at
-// JournalPath. Each call opens a store of its own, which its caller
-// closes.
-func journalFunc(f *cmdutil.Factory) func() (journal.Store, error) {
+// journalFunc opens the journal of money-moving attempts: the desk's
+// shared journal when the profile names one (journal, PAYCLI_JOURNAL),
+// else the file at JournalPath. Under --sandbox it is always the file: a
+// sandbox's attempts are nobody else's business. Each call opens a store
+// of its own, which its caller closes.
+func journalFunc(f *cmdutil.Factory, resolve func() (*resolved, error)) func() (journal.Store, error) {
 	return func() (journal.Store, error) {
 		path, err := f.JournalPath()
 		if err != nil {
 			return nil, err
 		}
-		return journal.OpenFile(path, f.Now), nil
+		r, err := resolve()
+		if err != nil {
+			return nil, err
+		}
+		if r.cfg.Journal == "" || r.sandboxState != "" {
+			return journal.OpenFile(path, f.Now), nil
+		}
+		return openSharedJournal(r.cfg, path, f)
 	}
+}
+
+// openSharedJournal connects to the profile's shared journal, within the
+// command's time limit. Its spool (outcomes the database could not take)
+// lives beside the journal file.
+func openSharedJournal(cfg *config.Config, journalPath string, f *cmdutil.Factory) (journal.Store, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout)
+	defer cancel()
+	host, _ := os.Hostname()
+	return pgjournal.Open(ctx, pgjournal.Options{
+		URL:         cfg.Journal,
+		Spool:       filepath.Join(filepath.Dir(journalPath), pgjournal.SpoolName),
+		Now:         f.Now,
+		OSUser:      osUser(f.LookupEnv),
+		Host:        host,
+		PID:         os.Getpid(),
+		Application: "paycli/" + f.Build().Version,
+	})
+}
+
+// osUser is who runs paycli on this machine, for context beside the
+// database role: the login name, else $USER.
+func osUser(lookupEnv func(string) (string, bool)) string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	name, _ := lookupEnv("USER")
+	return name
 }

@@ -48,7 +48,9 @@ type Key struct {
 	Flag    string // name of the flag that sets it, if any command has one
 	Default string
 	Secret  bool
-	Help    string
+	// URL: a URL whose user name and password are masked when shown.
+	URL  bool
+	Help string
 }
 
 // Env is the name of the environment variable for the key.
@@ -60,7 +62,7 @@ func (k Key) Env() string { return EnvPrefix + "_" + strings.ToUpper(k.Name) }
 var Languages = []string{"tr", "en"}
 
 var Keys = []Key{
-	{Name: "base_url", Help: "gateway base URL, ending in /ccpayment"},
+	{Name: "base_url", URL: true, Help: "gateway base URL, ending in /ccpayment"},
 	{Name: "app_id", Secret: true, Help: "application id for the token call"},
 	{Name: "app_secret", Secret: true, Help: "application secret; also the hash_key password"},
 	{Name: "merchant_key", Secret: true, Help: "merchant key sent with payments"},
@@ -69,6 +71,7 @@ var Keys = []Key{
 	{Name: "timeout", Flag: "timeout", Default: "30s", Help: "time limit for one command (e.g. 30s, 2m)"},
 	{Name: "output", Flag: "output", Default: "table", Help: "output format: table, json, csv or tsv"},
 	{Name: "ca_cert", Help: "PEM file with extra CA certificates to trust"},
+	{Name: "journal", URL: true, Help: "the desk's shared journal, a postgres:// URL (unset: a file on this machine)"},
 }
 
 // LookupKey finds a key by name.
@@ -129,6 +132,9 @@ type Config struct {
 	Timeout         time.Duration
 	Output          string
 	CACert          string
+	// Journal is the desk's shared journal (a postgres:// URL), or empty
+	// for the journal file on this machine.
+	Journal string
 
 	// GatewayID names the gateway for what paycli keeps per gateway (the
 	// token cache) when the base URL cannot: the --sandbox emulator started
@@ -303,6 +309,7 @@ func (c *Config) fill() error {
 	c.DefaultCurrency = strings.ToUpper(c.values["default_currency"])
 	c.Lang = c.values["lang"]
 	c.CACert = c.values["ca_cert"]
+	c.Journal = c.values["journal"]
 	c.Output = c.values["output"]
 	for _, name := range KeyNames() {
 		if err := ValidateValue(name, c.values[name]); err != nil {
@@ -382,6 +389,11 @@ func ValidateValue(name, value string) error {
 		u, err := url.Parse(value)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 			return fmt.Errorf("%q is not an http(s) URL", redact.URL(Shorten(value)))
+		}
+	case "journal":
+		u, err := url.Parse(value)
+		if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+			return fmt.Errorf("%q is not a postgres:// URL", redact.URL(Shorten(value)))
 		}
 	case "timeout":
 		if _, err := ParseTimeout(value); err != nil {

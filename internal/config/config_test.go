@@ -27,6 +27,7 @@ func precedenceRows() map[string]levelValues {
 		"timeout":          {flag: "5s", env: "10s", file: "20s"},
 		"output":           {flag: "json", env: "csv", file: "tsv"},
 		"ca_cert":          {env: "/env/ca.pem", file: "/file/ca.pem"},
+		"journal":          {env: "postgres://env.example/desk", file: "postgresql://file.example/desk"},
 	}
 }
 
@@ -286,5 +287,25 @@ func TestReadFileErrors(t *testing.T) {
 				t.Errorf("err = %q does not start with the file and line", err)
 			}
 		})
+	}
+}
+
+// A journal that is not a postgres:// URL is refused where it is set,
+// and one with a password is shown without it.
+func TestJournalKey(t *testing.T) {
+	for _, bad := range []string{"/var/lib/paycli/journal.jsonl", "mysql://db/desk", "http://db/desk"} {
+		if err := ValidateValue("journal", bad); err == nil || !strings.Contains(err.Error(), "is not a postgres:// URL") {
+			t.Errorf("ValidateValue(journal, %q) = %v, want a postgres:// URL refusal", bad, err)
+		}
+	}
+	if err := ValidateValue("journal", "postgres://ayse:s3cret@db/desk"); err != nil {
+		t.Errorf("a postgres URL refused: %v", err)
+	}
+	err := ValidateValue("journal", "mysql://ayse:s3cret@db/desk")
+	if err == nil || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("the refusal of a URL with a password: %v", err)
+	}
+	if k, _ := LookupKey("journal"); !k.URL || k.Env() != "PAYCLI_JOURNAL" {
+		t.Errorf("journal key = %+v", k)
 	}
 }

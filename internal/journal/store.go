@@ -2,6 +2,7 @@ package journal
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -43,6 +44,10 @@ type Store interface {
 	Lock(ctx context.Context, gateway, invoice, command string) (unlock func(), err error)
 	Close() error
 }
+
+// ErrUnavailable is a journal that cannot be reached (a shared journal's
+// database down): nothing was sent, and the command may be run again.
+var ErrUnavailable = errors.New("the journal is unavailable")
 
 // Holder is who holds an invoice's lock: the command, its process and
 // where it runs, and since when.

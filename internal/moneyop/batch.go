@@ -378,7 +378,7 @@ func runLine[In any, Req gateway.Call, Ans any](l *batchLine[In], op Operation[I
 		l.result.setError(inFlight.Say(l.invoice) + "; not sent")
 		return
 	case err != nil:
-		err = fmt.Errorf("%w: %v", ErrJournal, err)
+		err = fmt.Errorf("%w: %w", ErrJournal, err)
 		fail(err)
 		l.result.Outcome = journal.NotSent
 		l.result.setError(err.Error())

@@ -58,7 +58,7 @@ func newEnv(opts *Options, kind string) (*Env, error) {
 func openJournal(opts *Options) (journal.Store, error) {
 	store, err := opts.Journal()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrJournal, err)
+		return nil, fmt.Errorf("%w: %w", ErrJournal, err)
 	}
 	return store, nil
 }
@@ -79,7 +79,7 @@ func (e *Env) holdInvoice(ctx context.Context, invoice string) (func(), error) {
 		return nil, cmdutil.WithKind(cmdutil.KindDuplicate, errors.New(inFlight.Say(invoice)+"; nothing was sent"),
 			"Let it finish: 'paycli journal' then shows what it did.")
 	case err != nil:
-		return nil, fmt.Errorf("%w: %v", ErrJournal, err)
+		return nil, fmt.Errorf("%w: %w", ErrJournal, err)
 	}
 	return unlock, nil
 }
@@ -441,7 +441,7 @@ func attempt[In any, Req gateway.Call, Ans any](ctx context.Context, op Operatio
 	}
 	record := context.WithoutCancel(ctx)
 	if err := env.Journal.Append(record, entry); err != nil {
-		return res, fmt.Errorf("%w: %v", ErrJournal, err)
+		return res, fmt.Errorf("%w: %w", ErrJournal, err)
 	}
 	ans, err := op.Call(env.Client, ctx, req)
 	res.Outcome, res.ans = op.Classify(in, ans, err), ans

@@ -19,6 +19,10 @@ import (
 	"github.com/paycli/paycli/internal/redact"
 )
 
+// SpoolName is the spool's file name, beside the journal file
+// (journal.FileName) in the state folder.
+const SpoolName = "journal-spool.jsonl"
+
 // Options open a shared journal.
 type Options struct {
 	// URL is the database's postgres:// URL (or a key=value connection
@@ -63,6 +67,9 @@ func (e *UnavailableError) Error() string {
 }
 
 func (e *UnavailableError) Unwrap() error { return e.Err }
+
+// Is makes an UnavailableError a journal.ErrUnavailable.
+func (e *UnavailableError) Is(target error) bool { return target == journal.ErrUnavailable }
 
 // Open connects to the shared journal, checks that its schema is the one
 // this paycli knows, and writes any outcomes left in the spool.

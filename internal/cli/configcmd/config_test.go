@@ -405,7 +405,7 @@ func TestNewCmdSetArgs(t *testing.T) {
 		args    []string
 		wantErr string
 	}{
-		{[]string{"colour", "red"}, `unknown key "colour" (known keys: base_url, app_id, app_secret, merchant_key, default_currency, lang, timeout, output, ca_cert)`},
+		{[]string{"colour", "red"}, `unknown key "colour" (known keys: base_url, app_id, app_secret, merchant_key, default_currency, lang, timeout, output, ca_cert, journal)`},
 		{[]string{"timeout", "soon"}, `invalid timeout: "soon" is not a duration (e.g. 30s, 2m)`},
 		{[]string{"lang"}, "missing KEY and VALUE"},
 		{[]string{"lang", "tr", "en"}, `too many arguments: "en" (expected KEY and VALUE)`},

@@ -327,7 +327,7 @@ func profilesRun(ctx context.Context, opts *ProfilesOptions) error {
 }
 
 // shownValue is a setting as config get and list print it: secrets masked,
-// and the user name and password a base URL may hold masked too, unless
+// and the user name and password a URL may hold masked too, unless
 // showSecrets. masked reports whether anything was hidden.
 func shownValue(k config.Key, value string, showSecrets bool) (shown string, masked bool) {
 	switch {
@@ -335,7 +335,7 @@ func shownValue(k config.Key, value string, showSecrets bool) (shown string, mas
 		return value, false
 	case k.Secret:
 		return config.Mask(value), true
-	case k.Name == "base_url":
+	case k.URL:
 		shown = redact.URL(value)
 		return shown, shown != value
 	}

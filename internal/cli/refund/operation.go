@@ -375,7 +375,7 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, r *refund) (*
 	// has none): the journal's record of the invoice names it then.
 	attempts, err := env.Journal.Attempts(ctx, out.Invoice)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", moneyop.ErrJournal, err)
+		return nil, fmt.Errorf("%w: %w", moneyop.ErrJournal, err)
 	}
 	currency := journalCurrency(attempts, env.Identity, out.Invoice)
 	if out.retried != nil && out.retried.Currency != "" {
