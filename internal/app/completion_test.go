@@ -67,7 +67,7 @@ func TestCompletions(t *testing.T) {
 		{[]string{"config", "list", "--profile", ""}, []string{"default", "live"}, noFiles},
 		{[]string{"token", "-p", ""}, []string{"default", "live"}, noFiles},
 		{[]string{"config", "use", ""}, []string{"default", "live"}, noFiles},
-		{[]string{"config", "get", ""}, []string{"base_url", "app_id", "app_secret", "merchant_key", "default_currency", "lang", "timeout", "output", "ca_cert"}, noFiles},
+		{[]string{"config", "get", ""}, []string{"base_url", "app_id", "app_secret", "merchant_key", "default_currency", "lang", "timeout", "output", "ca_cert", "journal"}, noFiles},
 		{[]string{"hash", "generate", "--layout", ""}, []string{"payment", "walletpay", "checkstatus", "refund", "confirm", "complete", "sale-webhook", "refund-webhook", "savecard", "editcard", "deletecard", "link"}, noFiles},
 		{[]string{"hash", "validate", "x", "--layout", ""}, []string{"payment", "walletpay", "checkstatus", "refund", "confirm", "complete", "sale-webhook", "refund-webhook", "savecard", "editcard", "deletecard", "link"}, noFiles},
 		{[]string{"sandbox", "wallet-token", "--wallet", ""}, []string{"001", "012"}, noFiles},
