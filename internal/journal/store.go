@@ -31,7 +31,11 @@ import (
 //     server for a database session), never by an age: a lock held is a
 //     command in flight, a lock free with an intent without outcome is an
 //     attempt whose outcome is unknown. A lock held by another holder is
-//     an *InFlightError saying who holds it and since when.
+//     an *InFlightError saying who holds it and since when. An intent on
+//     an invoice whose lock the caller took is written only while that
+//     lock is still held (a flock cannot be lost; a database session's
+//     lock dies with the session), so a request is never sent beside
+//     another that took the lock meanwhile.
 type Store interface {
 	Append(ctx context.Context, e Entry) error
 	// Attempts returns the attempts of the invoices; every attempt when

@@ -156,6 +156,11 @@ func (s *Store) Append(ctx context.Context, e journal.Entry) error {
 	if err != nil {
 		return err
 	}
+	if e.Type == journal.TypeIntent {
+		if held, err := s.appendHeld(ctx, e, args); held {
+			return err
+		}
+	}
 	_, err = s.pool.Exec(ctx, insertLine, args...)
 	if err == nil {
 		return nil
@@ -168,6 +173,26 @@ func (s *Store) Append(ctx context.Context, e journal.Entry) error {
 		return fmt.Errorf("%w; keeping it in %s failed too: %v", err, s.opts.Spool, serr)
 	}
 	return nil
+}
+
+// appendHeld writes the intent e on the session that holds its invoice's
+// lock, when this process holds it (held). An advisory lock lives as long
+// as its session: a session that died (the server restarted) released the
+// lock, and another operator may have taken it and sent since. Written on
+// that session, the intent commits only if the lock was held all along;
+// otherwise it is refused and nothing is sent.
+func (s *Store) appendHeld(ctx context.Context, e journal.Entry, args []any) (held bool, err error) {
+	key := lockKey(e.Gateway, e.Invoice)
+	s.lockMu.Lock()
+	defer s.lockMu.Unlock()
+	if _, mine := s.held[key]; !mine || s.lockConn == nil {
+		return false, nil
+	}
+	if _, err := s.lockConn.Exec(ctx, insertLine, args...); err != nil {
+		s.dropLockSession()
+		return true, fmt.Errorf("the lock on invoice %s was lost: %w", redact.Invoice(e.Invoice), s.unavailable(err))
+	}
+	return true, nil
 }
 
 // spool appends e to the local spool, durably.

@@ -245,3 +245,50 @@ func TestWindow(t *testing.T) {
 		t.Fatalf("unbounded window: %d, %v", len(all), err)
 	}
 }
+
+// TestIntentNeedsTheLockStillHeld: an invoice's lock whose session died
+// (the server restarted, the connection was cut) is no longer held, and
+// another operator may take it; the first operator's intent is then
+// refused, so its request is never sent beside the other's.
+func TestIntentNeedsTheLockStillHeld(t *testing.T) {
+	srv := pg.Start(t)
+	db, _ := deskDB(t, srv)
+	ctx := context.Background()
+	ayse := openAs(t, srv, db, "ayse", "desk-1", 101)
+	mehmet := openAs(t, srv, db, "mehmet", "desk-2", 202)
+	unlock, err := ayse.Lock(ctx, "gw-1", "INV-1", "refund")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	// While held, ayse's intent is written (on her lock's session).
+	if err := ayse.Append(ctx, intent("att-1", "INV-1", "RF-1")); err != nil {
+		t.Fatal(err)
+	}
+	// Her lock's session dies; her other connections live on.
+	srv.Exec(t, db, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'ayse' AND datname = current_database() AND pid IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory')")
+	deadline := time.Now().Add(10 * time.Second)
+	var mu func()
+	for {
+		if mu, err = mehmet.Lock(ctx, "gw-1", "INV-1", "refund"); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the dead session's lock is still held: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	defer mu()
+	err = ayse.Append(ctx, intent("att-2", "INV-1", "RF-2"))
+	if !errors.Is(err, journal.ErrUnavailable) {
+		t.Fatalf("an intent after the lock was lost: %v, want refused as unavailable", err)
+	}
+	got, _ := mehmet.Attempts(ctx, "INV-1")
+	if len(got) != 1 || got[0].Intent.Attempt != "att-1" {
+		t.Errorf("attempts %+v, want only att-1", got)
+	}
+	// An intent on an invoice she does not hold goes through the pool.
+	if err := ayse.Append(ctx, intent("att-3", "INV-3", "")); err != nil {
+		t.Errorf("an intent without a lock held: %v", err)
+	}
+}
