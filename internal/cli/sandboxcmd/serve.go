@@ -151,7 +151,7 @@ on this machine unless --public.`,
 			if _, set := f.LookupEnv("GOGC"); !set {
 				debug.SetGCPercent(serveGCPercent)
 			}
-			return ServeRun(cmd.Context(), opts)
+			return serveRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Addr, "addr", DefaultAddr, "address to listen on (host:port; port 0 picks a free one)")
@@ -188,9 +188,9 @@ on this machine unless --public.`,
 // tens of MiB for it (docs/performance.md). GOGC, when set, decides.
 const serveGCPercent = 400
 
-// ServeRun serves until ctx is cancelled, then shuts down gracefully and
+// serveRun serves until ctx is cancelled, then shuts down gracefully and
 // returns nil.
-func ServeRun(ctx context.Context, opts *ServeOptions) error {
+func serveRun(ctx context.Context, opts *ServeOptions) error {
 	ln, err := opts.Listen("tcp", opts.Addr)
 	if err != nil {
 		// The address is the user's to change (busy, or not this
