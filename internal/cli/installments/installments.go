@@ -1,9 +1,9 @@
-// Package installmentscmd implements `paycli installments`: the
+// Package installments implements `paycli installments`: the
 // installment options of a card (its first six digits) for an amount
 // (/api/getpos), with what the buyer pays and what the merchant keeps, and
 // with --active the merchant's active installment counts
 // (/api/installments). Both are reads.
-package installmentscmd
+package installments
 
 import (
 	"context"

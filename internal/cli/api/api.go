@@ -1,4 +1,4 @@
-// Package apicmd implements `paycli api METHOD PATH`: an authenticated
+// Package api implements `paycli api METHOD PATH`: an authenticated
 // request to any path of the gateway, for what no other command does, as
 // `gh api` and `stripe get|post` offer.
 //
@@ -7,7 +7,7 @@
 // payment: summary, confirmation or --yes, journal intent and outcome
 // under the kind of the command that makes the same call, sent once and
 // never retried.
-package apicmd
+package api
 
 import (
 	"context"

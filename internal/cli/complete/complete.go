@@ -1,4 +1,4 @@
-// Package completecmd implements `paycli complete`: complete, or cancel, a
+// Package complete implements `paycli complete`: complete, or cancel, a
 // 3D payment that waits for the merchant (payment_completed_by merchant;
 // /payment/complete), one at a time or as a batch.
 //
@@ -6,7 +6,7 @@
 // money-moving command shares; this package says what a completion is:
 // its input, the check status that must show a sale waiting for it, the
 // request and the answer.
-package completecmd
+package complete
 
 import (
 	"context"
