@@ -828,11 +828,8 @@ func (r *run) runProcess(ctx context.Context, a attempt, killAfter time.Duration
 		return false
 	}
 	if tr == troubleDiskFull {
-		// The process has only begun to run: it writes its intent after
-		// reading its configuration and its wallet token. A limit set too
-		// late would only make it an ordinary process, and the checker
-		// demands nothing of a disk-full process that an ordinary one
-		// would not meet.
+		// Set before the intent (written after the configuration is read);
+		// one set too late only makes this an ordinary process.
 		if err := limitFileSize(cmd.Process.Pid, limit); err != nil {
 			r.addProblem("limit the file size of %s: %v", a.kind, err)
 		}
