@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/paycli/paycli/internal/cli/apicmd"
+	"github.com/paycli/paycli/internal/cli/api"
 	"github.com/paycli/paycli/internal/cli/commissionscmd"
-	"github.com/paycli/paycli/internal/cli/completecmd"
+	"github.com/paycli/paycli/internal/cli/complete"
 	"github.com/paycli/paycli/internal/cli/completion"
 	"github.com/paycli/paycli/internal/cli/configcmd"
 	"github.com/paycli/paycli/internal/cli/hashcmd"
-	"github.com/paycli/paycli/internal/cli/installmentscmd"
+	"github.com/paycli/paycli/internal/cli/installments"
 	"github.com/paycli/paycli/internal/cli/journalcmd"
 	"github.com/paycli/paycli/internal/cli/preauth"
 	"github.com/paycli/paycli/internal/cli/refund"
@@ -119,12 +119,12 @@ credentials with 'paycli config init'.`,
 		walletpay.NewCmdWalletPay(f, nil),
 		refundCmd,
 		preauth.NewCmdPreAuth(f),
-		completecmd.NewCmdComplete(f, nil),
-		installmentscmd.NewCmdInstallments(f, nil),
+		complete.NewCmdComplete(f, nil),
+		installments.NewCmdInstallments(f, nil),
 		statusCmd,
 		journalcmd.NewCmdJournal(f, nil),
 		webhookcmd.NewCmdWebhook(f),
-		apicmd.NewCmdAPI(f, nil),
+		api.NewCmdAPI(f, nil),
 		newExitCodesTopic(),
 		newEnvironmentTopic(),
 	)
