@@ -63,8 +63,8 @@ type topLevel struct {
 	// readsTree marks a command that reads the whole tree when it runs.
 	readsTree bool
 	// instant marks a command with nothing to finish when interrupted:
-	// Main leaves the signals' default action to it (ending the process),
-	// which spares it the thread signal handling starts.
+	// Main leaves the signals their default action, ending the process
+	// (interruptible).
 	instant bool
 	build   func(*cmdutil.Factory) *cobra.Command
 }

@@ -67,21 +67,42 @@ func TestRunBuildsOnlyTheNamedCommand(t *testing.T) {
 	}
 }
 
-// TestOnlyInstantCommandsGoWithoutSignalHandling: Main leaves Ctrl-C,
+// TestOnlyInstantRunsGoWithoutSignalHandling: Main leaves Ctrl-C,
 // SIGTERM, SIGHUP and SIGPIPE their default action (ending the process)
-// only for commands with nothing to finish. Anything that may send a
-// request, move money, write a file or serve keeps the handling that
-// lets it record an outcome and exit with its documented code.
-func TestOnlyInstantCommandsGoWithoutSignalHandling(t *testing.T) {
+// only for runs with nothing to finish: the instant commands, and command
+// lines that name no command (help, shell completion, an unknown
+// command). Anything that may send a request, move money, write a file or
+// serve keeps the handling that lets it record an outcome and exit with
+// its documented code.
+func TestOnlyInstantRunsGoWithoutSignalHandling(t *testing.T) {
 	instant := map[string]bool{"version": true, "completion": true, "exit-codes": true, "environment": true}
 	for _, c := range topLevelCommands() {
 		if c.instant != instant[c.name] {
 			t.Errorf("%s: instant = %v, want %v", c.name, c.instant, instant[c.name])
 		}
 	}
-	for _, args := range [][]string{{}, {"help"}, {"versoin"}, {"--sandbox"}} {
-		if named, ok := namedCommand(args); ok {
-			t.Errorf("namedCommand(%q) = %q; want none (signals handled)", args, named.name)
+	tests := []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"version"}, false},
+		{[]string{"-o", "json", "version"}, false},
+		{[]string{"completion", "bash"}, false},
+		{[]string{}, false},
+		{[]string{"--help"}, false},
+		{[]string{"help", "walletpay"}, false},
+		{[]string{"__complete", "status", ""}, false},
+		{[]string{"versoin"}, false},
+		{[]string{"walletpay", "--invoice", "INV-1"}, true},
+		{[]string{"--sandbox", "refund", "INV-1"}, true},
+		{[]string{"sandbox", "serve"}, true},
+		{[]string{"config", "init"}, true},
+		{[]string{"webhook", "listen"}, true},
+		{[]string{"walletpay", "--help"}, true},
+	}
+	for _, tt := range tests {
+		if got := interruptible(namedCommand(tt.args)); got != tt.want {
+			t.Errorf("interruptible(%q) = %v, want %v", tt.args, got, tt.want)
 		}
 	}
 }
