@@ -106,3 +106,30 @@ func TestOnlyInstantRunsGoWithoutSignalHandling(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRunVersion is `paycli version` in process, after package
+// init: what a run of it costs paycli's own code (docs/performance.md,
+// Start-up). BenchmarkNewRootCmd is the whole command tree, which every
+// run built before a run built only its command. Compare allocs/op: cobra
+// keeps every flag's completion function in a package-level map, which
+// grows with b.N and slows later iterations.
+func BenchmarkRunVersion(b *testing.B) {
+	b.ReportAllocs()
+	ios, _, out, _ := iostreams.Test()
+	for b.Loop() {
+		out.Reset()
+		if code := Run(b.Context(), []string{"version"}, ios, noEnv); code != ExitOK {
+			b.Fatalf("exit %d", code)
+		}
+	}
+}
+
+func BenchmarkNewRootCmd(b *testing.B) {
+	b.ReportAllocs()
+	ios, _, _, _ := iostreams.Test()
+	f := NewFactory(ios, noEnv)
+	defer f.Close()
+	for b.Loop() {
+		NewRootCmd(f)
+	}
+}
