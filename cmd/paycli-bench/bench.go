@@ -121,7 +121,7 @@ TRY table.`,
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return BenchRun(cmd.Context(), opts)
+			return benchRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Endpoint, "endpoint", BenchWalletPay, "what to load: walletpay, commissions or checkstatus")
@@ -136,10 +136,10 @@ TRY table.`,
 	return cmd
 }
 
-// BenchRun runs the load generator (internal/loadgen) and prints its
+// benchRun runs the load generator (internal/loadgen) and prints its
 // report. It fails (after printing the report) when a request went wrong
 // or verification failed.
-func BenchRun(ctx context.Context, opts *BenchOptions) error {
+func benchRun(ctx context.Context, opts *BenchOptions) error {
 	format, err := opts.Format()
 	if err != nil {
 		return err

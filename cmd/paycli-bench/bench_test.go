@@ -125,7 +125,7 @@ func TestBenchRunDetectsDoubleSales(t *testing.T) {
 	defer srv.Close()
 
 	ios, _, out, _ := iostreams.Test()
-	err := BenchRun(context.Background(), benchOpts(ios, render.JSON, srv.URL+"/ccpayment", BenchWalletPay, 10, 3, 0.5))
+	err := benchRun(context.Background(), benchOpts(ios, render.JSON, srv.URL+"/ccpayment", BenchWalletPay, 10, 3, 0.5))
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -142,7 +142,7 @@ func TestBenchRunWithoutSandbox(t *testing.T) {
 	ios, _, out, _ := iostreams.Test()
 	opts := benchOpts(ios, render.Table, "", BenchWalletPay, 1, 1, 0)
 	opts.StateDir = t.TempDir()
-	err := BenchRun(context.Background(), opts)
+	err := benchRun(context.Background(), opts)
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUnavailable || out.Len() != 0 {
 		t.Fatalf("err = %v (kind %v), out %q", err, k, out)
 	}

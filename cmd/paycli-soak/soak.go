@@ -107,7 +107,7 @@ configuration, journal and sandbox are not touched.`,
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return SoakRun(cmd.Context(), opts)
+			return soakRun(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -146,8 +146,8 @@ func besideThisOne(name string) (string, error) {
 	return path, nil
 }
 
-// SoakRun runs the soak and prints its report; problems make it fail.
-func SoakRun(ctx context.Context, opts *SoakOptions) error {
+// soakRun runs the soak and prints its report; problems make it fail.
+func soakRun(ctx context.Context, opts *SoakOptions) error {
 	format, err := opts.Format()
 	if err != nil {
 		return err

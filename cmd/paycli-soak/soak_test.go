@@ -117,7 +117,7 @@ func TestSoakRun(t *testing.T) {
 					return &soak.Report{Seed: c.Seed, Attempts: 3, Exits: map[string]int{"0": 1, "6": 2}, Problems: tt.problems}, nil
 				},
 			}
-			err := SoakRun(context.Background(), opts)
+			err := soakRun(context.Background(), opts)
 			if ran.Seed != 42 || ran.Dir == "" {
 				t.Errorf("ran with %+v, want seed 42 and a folder", ran)
 			}

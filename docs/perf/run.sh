@@ -11,7 +11,8 @@
 # names its binary or it is on PATH (go install
 # github.com/stripe/stripe-mock@v0.203.0); it is never part of the repository.
 #
-# Tunables (environment): RUNS (hyperfine runs, 300), REQUESTS (bench
+# Tunables (environment): RUNS (hyperfine runs, 300; start-up splits them
+# over STARTUP_ROUNDS rounds, 10), REQUESTS (bench
 # requests per run, 20000), CONCURRENCY (32), WRK_SECONDS (10), ROUNDS
 # (walletpay rounds, 5).
 set -euo pipefail
@@ -20,6 +21,7 @@ cd "$(dirname "$0")/../.."
 parts=("${@:-startup bench throughput walletpay}")
 parts=(${parts[*]})
 RUNS=${RUNS:-300}
+STARTUP_ROUNDS=${STARTUP_ROUNDS:-10}
 REQUESTS=${REQUESTS:-20000}
 CONCURRENCY=${CONCURRENCY:-32}
 WRK_SECONDS=${WRK_SECONDS:-10}
@@ -63,28 +65,57 @@ paycli=$work/paycli
 
 if has startup; then
   section "Start-up"
-  hyperfine -N --warmup 20 --runs "$RUNS" --export-csv "$work/startup.csv" --style none \
-    "$work/hello" "$work/cobraviper version" "$work/libraries" "$work/linked" "$paycli version" "$paycli --help" \
-    >/dev/null 2>"$work/hyperfine.log"
+  # Rounds of hyperfine over all the commands, side by side: the machine's
+  # load drifts within seconds, so each ratio is taken within one round
+  # (a second or two) and the rounds' ratios are then summarised.
+  cmds=("$work/hello" "$work/cobraviper version" "$work/libraries" "$work/linked" "$paycli version" "$paycli --help")
+  per_round=$(((RUNS + STARTUP_ROUNDS - 1) / STARTUP_ROUNDS))
+  for round in $(seq "$STARTUP_ROUNDS"); do
+    hyperfine -N --warmup 5 --runs "$per_round" --export-csv "$work/startup-$round.csv" --style none "${cmds[@]}" \
+      >/dev/null 2>>"$work/hyperfine.log"
+  done
   # Peak RSS: the largest of 10 runs.
   rss() { for _ in 1 2 3 4 5 6 7 8 9 10; do /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; done | sort -n | tail -1; }
-  echo "| command | median ms | mean ± σ ms | peak RSS MiB |"
-  echo "|---|---|---|---|"
-  tail -n +2 "$work/startup.csv" | while IFS=, read -r cmd mean sd median _; do
+  # summary: per command, the median of the rounds' medians and their range;
+  # per ratio to the cobra+viper peer, the median over rounds and its range.
+  summary() {
+    awk -F, -v w="$work/" -v q="$1" '
+      FNR==1 {r++; next}
+      {m[r, $1]=$4; cmds[$1]=1; if (!(($1) in order)) order[$1]=++n}
+      function med(a, k,   i, j, t) { for (i=2; i<=k; i++) for (j=i; j>1 && a[j-1]>a[j]; j--) {t=a[j]; a[j]=a[j-1]; a[j-1]=t} return k%2 ? a[(k+1)/2] : (a[k/2]+a[k/2+1])/2 }
+      END {
+        for (c in cmds) {
+          delete v; delete x
+          for (i=1; i<=r; i++) {v[i]=m[i, c]*1000; x[i]=m[i, c]/m[i, w "cobraviper version"]}
+          mv=med(v, r); lo=v[1]; hi=v[r]; mx=med(x, r); xlo=x[1]; xhi=x[r]
+          if (q=="") printf "%d\t%s\t%.2f\t%.2f–%.2f\t%.2f\t%.2f–%.2f\n", order[c], c, mv, lo, hi, mx, xlo, xhi
+          else if (c==w q) printf "%.2f× (rounds %.2f–%.2f)", mx, xlo, xhi
+        }
+      }' "$work"/startup-*.csv
+  }
+  echo "$STARTUP_ROUNDS rounds of $per_round runs each; median of the rounds' medians (range), and of the rounds' ratios to the cobra+viper peer (range)."
+  echo
+  echo "| command | median ms | rounds' medians ms | × cobra+viper | rounds' ratios | peak RSS MiB |"
+  echo "|---|---|---|---|---|---|"
+  summary "" | sort -n | while IFS=$'\t' read -r _ cmd med range ratio ratios; do
     # shellcheck disable=SC2086
     kib=$(rss $cmd)
-    awk -v c="${cmd#"$work"/}" -v mean="$mean" -v sd="$sd" -v med="$median" -v kib="$kib" \
-      'BEGIN{printf "| %s | %.2f | %.2f ± %.2f | %.1f |\n", c, med*1000, mean*1000, sd*1000, kib/1024}'
+    awk -v c="${cmd#"$work"/}" -v med="$med" -v range="$range" -v ratio="$ratio" -v ratios="$ratios" -v kib="$kib" \
+      'BEGIN{printf "| %s | %s | %s | %s | %s | %.1f |\n", c, med, range, ratio, ratios, kib/1024}'
   done
   echo
-  awk -F, -v w="$work/" 'NR>1{m[$1]=$4} END{printf "- paycli version: %.2f× the cobra+viper peer; linking paycli alone: %.2f×; its libraries alone: %.2f×\n",
-    m[w "paycli version"]/m[w "cobraviper version"], m[w "linked"]/m[w "cobraviper version"], m[w "libraries"]/m[w "cobraviper version"]}' "$work/startup.csv"
-  echo "- release binary: $(stat -c %s "$paycli" | awk '{printf "%.1f MiB", $1/1048576}') (-trimpath -ldflags \"-s -w\")"
-  echo "- package init, paycli version: $(GODEBUG=inittrace=1 "$paycli" version 2>&1 >/dev/null |
-    awk '/^init/{c+=$5; b+=$8} END{printf "%.2f ms clock, %.0f KiB", c, b/1024}'); bare cobra+viper: $(GODEBUG=inittrace=1 "$work/cobraviper" version 2>&1 >/dev/null |
-    awk '/^init/{c+=$5; b+=$8} END{printf "%.2f ms clock, %.0f KiB", c, b/1024}')"
-  echo "- heaviest package inits (paycli version):"
-  GODEBUG=inittrace=1 "$paycli" version 2>&1 >/dev/null | awk '/^init/{print $5, $2, $8/1024}' | sort -rn | head -6 |
+  echo "- paycli version: $(summary "paycli version") the cobra+viper peer; a binary of paycli's size doing nothing (linked): $(summary linked); cobra, gojq and tablewriter doing nothing (libraries): $(summary libraries)"
+  echo "- release binary: $(stat -c %s "$paycli" | awk '{printf "%.1f MiB", $1/1048576}') (-trimpath -ldflags \"-s -w\"); cobra+viper peer: $(stat -c %s "$work/cobraviper" | awk '{printf "%.1f MiB", $1/1048576}')"
+  # Package init: the median over 21 runs of the sum of every package's init.
+  inits() {
+    for _ in $(seq 21); do GODEBUG=inittrace=1 "$@" 2>&1 >/dev/null | awk '/^init/{c+=$5; b+=$8} END{printf "%.3f %.0f\n", c, b/1024}'; done |
+      sort -n | awk '{c[NR]=$1; b=$2} END{printf "%.2f ms clock, %.0f KiB", c[(NR+1)/2], b}'
+  }
+  echo "- package init (median of 21 runs), paycli version: $(inits "$paycli" version); bare cobra+viper: $(inits "$work/cobraviper" version)"
+  echo "- heaviest package inits (paycli version, median of 21 runs):"
+  for _ in $(seq 21); do GODEBUG=inittrace=1 "$paycli" version 2>&1 >/dev/null; done |
+    awk '/^init/{print $2, $5, $8/1024}' | sort -k1,1 -k2,2n |
+    awk '{k=$1; v[k, ++n[k]]=$2; b[k]=$3} END{for (k in n) printf "%s %s %.0f\n", v[k, int((n[k]+1)/2)], k, b[k]}' | sort -rn | head -8 |
     awk '{printf "  - %s: %.3f ms, %.0f KiB\n", $2, $1, $3}'
 fi
 

@@ -35,12 +35,29 @@ const (
 
 // Main runs paycli with the process's arguments, streams and environment
 // and returns the exit code. Ctrl-C, SIGTERM or SIGHUP (a closed terminal)
-// cancel the command's context; a second one ends the process at once.
+// cancel the command's context; a second one ends the process at once. A
+// run with nothing to finish (interruptible) is simply ended by them, as
+// by a closed stdout (SIGPIPE): the exit status a shell sees is the same,
+// 130 or 141.
 func Main() int {
-	ctx, stop := notifySignals()
-	defer stop()
-	return Run(ctx, os.Args[1:], iostreams.System(), os.LookupEnv)
+	args := os.Args[1:]
+	named, ok := namedCommand(args)
+	ctx := context.Background()
+	if interruptible(named, ok) {
+		var stop context.CancelFunc
+		ctx, stop = notifySignals()
+		defer stop()
+	}
+	return runNamed(ctx, args, iostreams.System(), os.LookupEnv, named, ok)
 }
+
+// interruptible says whether a run of the command a command line names
+// (namedCommand) has something to finish when interrupted, and so needs
+// the signals handled: every command but the instant ones. A command line
+// that names none (help, shell completion, an unknown command) only reads
+// and writes text. Handling signals starts a thread, a good part of
+// `paycli version`'s start-up (docs/performance.md, Start-up).
+func interruptible(named topLevel, ok bool) bool { return ok && !named.instant }
 
 // interruptSignals end a command the way Ctrl-C does: a payment in flight
 // records its outcome (unknown: exit 7) before paycli exits.
@@ -70,9 +87,15 @@ const exitBrokenPipe = 128 + 13
 // Run executes one paycli command line and returns its exit code. Errors are
 // printed here, once, as one or two lines on stderr.
 func Run(ctx context.Context, args []string, ios *iostreams.IOStreams, lookupEnv func(string) (string, bool)) int {
+	named, ok := namedCommand(args)
+	return runNamed(ctx, args, ios, lookupEnv, named, ok)
+}
+
+// runNamed is Run once the command args name is known (namedCommand).
+func runNamed(ctx context.Context, args []string, ios *iostreams.IOStreams, lookupEnv func(string) (string, bool), named topLevel, ok bool) int {
 	f := NewFactory(ios, lookupEnv)
 	defer f.Close() // stops what the command's dependencies started (the in-process sandbox)
-	root, started := NewRootCmd(f)
+	root, started := newRootFor(f, named, ok)
 	return execute(ctx, f, root, started, args, ios)
 }
 

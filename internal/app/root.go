@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/paycli/paycli/internal/cli/apicmd"
+	"github.com/paycli/paycli/internal/cli/api"
 	"github.com/paycli/paycli/internal/cli/commissionscmd"
-	"github.com/paycli/paycli/internal/cli/completecmd"
+	"github.com/paycli/paycli/internal/cli/complete"
 	"github.com/paycli/paycli/internal/cli/completion"
 	"github.com/paycli/paycli/internal/cli/configcmd"
 	"github.com/paycli/paycli/internal/cli/hashcmd"
-	"github.com/paycli/paycli/internal/cli/installmentscmd"
+	"github.com/paycli/paycli/internal/cli/installments"
 	"github.com/paycli/paycli/internal/cli/journalcmd"
 	"github.com/paycli/paycli/internal/cli/preauth"
 	"github.com/paycli/paycli/internal/cli/refund"
@@ -26,11 +26,99 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// NewRootCmd builds the command tree on the factory f (NewFactory). Its
-// pre-run hook binds the command that runs to f, whose configuration then
-// reads that command's flags. started reports whether a command's own
-// code began to run (false means cobra rejected the command line).
+// NewRootCmd builds the whole command tree on the factory f (NewFactory).
+// Its pre-run hook binds the command that runs to f, whose configuration
+// then reads that command's flags. started reports whether a command's
+// own code began to run (false means cobra rejected the command line).
 func NewRootCmd(f *cmdutil.Factory) (*cobra.Command, *bool) {
+	root, started := newRoot(f)
+	for _, c := range topLevelCommands() {
+		root.AddCommand(c.build(f))
+	}
+	return root, started
+}
+
+// newRootFor builds the tree a run needs: the root and the one command
+// the command line names (named, from namedCommand), or, when it names
+// none or one that reads the whole tree (help, completion, an unknown
+// command and its suggestions), every command. Building all of them costs
+// `paycli version` more than its own work (docs/performance.md,
+// Start-up).
+func newRootFor(f *cmdutil.Factory, named topLevel, ok bool) (*cobra.Command, *bool) {
+	root, started := newRoot(f)
+	if ok && !named.readsTree {
+		root.AddCommand(named.build(f))
+		return root, started
+	}
+	for _, c := range topLevelCommands() {
+		root.AddCommand(c.build(f))
+	}
+	return root, started
+}
+
+// topLevel is one of the root's commands, named before it is built.
+type topLevel struct {
+	name    string
+	aliases []string
+	// readsTree marks a command that reads the whole tree when it runs.
+	readsTree bool
+	// instant marks a command with nothing to finish when interrupted:
+	// Main leaves the signals their default action, ending the process
+	// (interruptible).
+	instant bool
+	build   func(*cmdutil.Factory) *cobra.Command
+}
+
+// topLevelCommands are the root's commands; TestTopLevelCommandsAreNamed
+// checks that each is named as it builds.
+func topLevelCommands() []topLevel {
+	return []topLevel{
+		{name: "version", instant: true, build: func(f *cmdutil.Factory) *cobra.Command { return versioncmd.NewCmdVersion(f, nil) }},
+		{name: "completion", readsTree: true, instant: true, build: func(f *cmdutil.Factory) *cobra.Command {
+			return cmdutil.SetExits(completion.NewCmdCompletion(f), cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
+		}},
+		{name: "hash", build: hashcmd.NewCmdHash},
+		{name: "config", build: configcmd.NewCmdConfig},
+		{name: "token", build: func(f *cmdutil.Factory) *cobra.Command { return tokencmd.NewCmdToken(f, nil) }},
+		{name: "commissions", build: func(f *cmdutil.Factory) *cobra.Command { return commissionscmd.NewCmdCommissions(f, nil) }},
+		{name: "sandbox", build: sandboxcmd.NewCmdSandbox},
+		{name: "walletpay", build: func(f *cmdutil.Factory) *cobra.Command { return walletpay.NewCmdWalletPay(f, nil) }},
+		{name: "refund", build: newRefundCmd},
+		{name: "preauth", build: preauth.NewCmdPreAuth},
+		{name: "complete", build: func(f *cmdutil.Factory) *cobra.Command { return complete.NewCmdComplete(f, nil) }},
+		{name: "installments", build: func(f *cmdutil.Factory) *cobra.Command { return installments.NewCmdInstallments(f, nil) }},
+		{name: "status", build: newStatusCmd},
+		{name: "journal", build: func(f *cmdutil.Factory) *cobra.Command { return journalcmd.NewCmdJournal(f, nil) }},
+		{name: "webhook", build: webhookcmd.NewCmdWebhook},
+		{name: "api", build: func(f *cmdutil.Factory) *cobra.Command { return api.NewCmdAPI(f, nil) }},
+		{name: "exit-codes", instant: true, build: func(*cmdutil.Factory) *cobra.Command { return newExitCodesTopic() }},
+		{name: "environment", instant: true, build: func(*cmdutil.Factory) *cobra.Command { return newEnvironmentTopic() }},
+	}
+}
+
+// namedCommand returns the root's command that args name, found as cobra
+// finds it (past the global flags and their values) among stand-ins that
+// carry only the names; false when args name none.
+func namedCommand(args []string) (topLevel, bool) {
+	probe := &cobra.Command{Use: "paycli"}
+	addGlobalFlags(probe.PersistentFlags())
+	commands := topLevelCommands()
+	named := make(map[*cobra.Command]topLevel, len(commands))
+	for _, c := range commands {
+		stand := &cobra.Command{Use: c.name, Aliases: c.aliases}
+		probe.AddCommand(stand)
+		named[stand] = c
+	}
+	found, _, err := probe.Find(args)
+	if err != nil {
+		return topLevel{}, false
+	}
+	c, ok := named[found]
+	return c, ok
+}
+
+// newRoot builds the root command, without its commands.
+func newRoot(f *cmdutil.Factory) (*cobra.Command, *bool) {
 	started := new(bool)
 	root := &cobra.Command{
 		Use:   "paycli",
@@ -73,14 +161,7 @@ credentials with 'paycli config init'.`,
 		return &cmdutil.Error{Kind: cmdutil.KindUsage, Err: err}
 	})
 
-	pf := root.PersistentFlags()
-	pf.StringP("profile", "p", "", "configuration profile to use (env PAYCLI_PROFILE)")
-	pf.String("config", "", "config file (env PAYCLI_CONFIG; default <user config dir>/paycli/config.yaml)")
-	pf.StringP("output", "o", "table", "output format: table, json, csv or tsv (env PAYCLI_OUTPUT)")
-	pf.Bool("no-color", false, "never use colour (also NO_COLOR=1)")
-	pf.Bool("debug", false, "log HTTP requests and responses to stderr, secrets redacted")
-	pf.String("timeout", "30s", "time limit for the whole command, e.g. 30s or 2m (env PAYCLI_TIMEOUT)")
-	pf.Bool("sandbox", false, "run against the local gateway emulator with its credentials (env PAYCLI_SANDBOX=1)")
+	addGlobalFlags(root.PersistentFlags())
 	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(config.OutputFormats, cobra.ShellCompDirectiveNoFileComp))
 	_ = root.RegisterFlagCompletionFunc("config", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return []string{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
@@ -98,42 +179,41 @@ credentials with 'paycli config init'.`,
 		return file.ProfileNames(), cobra.ShellCompDirectiveNoFileComp
 	})
 
-	statusCmd := status.NewCmdStatus(f, nil)
-	// status offers the journal's invoices: the one to check is usually one
-	// paycli just tried.
-	_ = statusCmd.RegisterFlagCompletionFunc("invoice", journalcmd.CompleteInvoice(f.JournalPath))
-	statusCmd.ValidArgsFunction = invoiceArgCompletion(journalcmd.CompleteInvoice(f.JournalPath))
-
-	refundCmd := refund.NewCmdRefund(f, nil)
-	_ = refundCmd.RegisterFlagCompletionFunc("invoice", journalcmd.CompleteInvoice(f.JournalPath))
-	refundCmd.ValidArgsFunction = invoiceArgCompletion(journalcmd.CompleteInvoice(f.JournalPath))
-
-	root.AddCommand(
-		versioncmd.NewCmdVersion(f, nil),
-		cmdutil.SetExits(completion.NewCmdCompletion(f), cmdutil.Exits{Kinds: cmdutil.ExitsLocal}),
-		hashcmd.NewCmdHash(f),
-		configcmd.NewCmdConfig(f),
-		tokencmd.NewCmdToken(f, nil),
-		commissionscmd.NewCmdCommissions(f, nil),
-		sandboxcmd.NewCmdSandbox(f),
-		walletpay.NewCmdWalletPay(f, nil),
-		refundCmd,
-		preauth.NewCmdPreAuth(f),
-		completecmd.NewCmdComplete(f, nil),
-		installmentscmd.NewCmdInstallments(f, nil),
-		statusCmd,
-		journalcmd.NewCmdJournal(f, nil),
-		webhookcmd.NewCmdWebhook(f),
-		apicmd.NewCmdAPI(f, nil),
-		newExitCodesTopic(),
-		newEnvironmentTopic(),
-	)
 	showHelp := root.HelpFunc()
 	root.SetHelpFunc(func(cmd *cobra.Command, args []string) {
 		finishHelpOf(cmd)
 		showHelp(cmd, args)
 	})
 	return root, started
+}
+
+// newStatusCmd builds `paycli status`, which offers the journal's
+// invoices: the one to check is usually one paycli just tried.
+func newStatusCmd(f *cmdutil.Factory) *cobra.Command {
+	cmd := status.NewCmdStatus(f, nil)
+	_ = cmd.RegisterFlagCompletionFunc("invoice", journalcmd.CompleteInvoice(f.JournalPath))
+	cmd.ValidArgsFunction = invoiceArgCompletion(journalcmd.CompleteInvoice(f.JournalPath))
+	return cmd
+}
+
+// newRefundCmd builds `paycli refund`, which offers the journal's
+// invoices as status does.
+func newRefundCmd(f *cmdutil.Factory) *cobra.Command {
+	cmd := refund.NewCmdRefund(f, nil)
+	_ = cmd.RegisterFlagCompletionFunc("invoice", journalcmd.CompleteInvoice(f.JournalPath))
+	cmd.ValidArgsFunction = invoiceArgCompletion(journalcmd.CompleteInvoice(f.JournalPath))
+	return cmd
+}
+
+// addGlobalFlags adds the flags every command takes to fs.
+func addGlobalFlags(fs *pflag.FlagSet) {
+	fs.StringP("profile", "p", "", "configuration profile to use (env PAYCLI_PROFILE)")
+	fs.String("config", "", "config file (env PAYCLI_CONFIG; default <user config dir>/paycli/config.yaml)")
+	fs.StringP("output", "o", "table", "output format: table, json, csv or tsv (env PAYCLI_OUTPUT)")
+	fs.Bool("no-color", false, "never use colour (also NO_COLOR=1)")
+	fs.Bool("debug", false, "log HTTP requests and responses to stderr, secrets redacted")
+	fs.String("timeout", "30s", "time limit for the whole command, e.g. 30s or 2m (env PAYCLI_TIMEOUT)")
+	fs.Bool("sandbox", false, "run against the local gateway emulator with its credentials (env PAYCLI_SANDBOX=1)")
 }
 
 // checkGlobalFlags validates global flag values given on the command line,

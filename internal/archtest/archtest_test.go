@@ -121,7 +121,7 @@ func TestWalletPayLinksNoEmulator(t *testing.T) {
 		}
 	}
 	// The discovery itself is checked: these commands move money today.
-	for _, cmd := range []string{"walletpay", "preauth", "completecmd", "apicmd"} {
+	for _, cmd := range []string{"walletpay", "preauth", "complete", "api"} {
 		if !slices.Contains(moving, cmd) {
 			t.Errorf("internal/cli/%s is not found as a money-moving command (found: %s)", cmd, strings.Join(moving, ", "))
 		}

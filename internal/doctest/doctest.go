@@ -63,116 +63,142 @@ var (
 // a shell block that names paycli but is neither a transcript nor marked
 // untested) is an error naming its line.
 func Parse(name string, data []byte) (*Page, error) {
-	page := &Page{}
+	p := &parser{name: name, page: &Page{}}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	var (
-		lineNo    int
-		inFence   bool
-		fence     string // the opening fence, to find its match
-		indent    string // spaces before the opening fence
-		fenceLine int
-		kind      string // see blockKind
-		untested  bool
-		cur       *Example
-		pending   strings.Builder // a command continued with "\"
-		contLine  int
-		shellHits int // lines of a shell or plain block that run paycli
-	)
-	flush := func() {
-		if cur != nil {
-			page.Examples = append(page.Examples, *cur)
-			cur = nil
-		}
-	}
 	for sc.Scan() {
-		lineNo++
-		line := sc.Text()
-		if !inFence {
-			if m := fenceRE.FindStringSubmatch(line); m != nil {
-				inFence, indent, fence, fenceLine = true, m[1], m[2], lineNo
-				kind, untested = blockKind(m[3])
-				shellHits = 0
-			}
-			continue
-		}
-		// A block in a list item is indented; its lines are read without
-		// that indentation.
-		if t := strings.TrimLeft(line, " "); len(line)-len(t) <= len(indent) {
-			line = t
-		} else {
-			line = line[len(indent):]
-		}
-		if strings.HasPrefix(line, fence) && strings.TrimSpace(strings.TrimLeft(line, fence[:1])) == "" {
-			if pending.Len() > 0 {
-				return nil, fmt.Errorf("%s:%d: command continued with \\ at the end of its block", name, contLine)
-			}
-			flush()
-			switch {
-			case untested && (kind == "console" || kind == "shell"):
-				page.Untested++
-			case (kind == "shell" || kind == "plain") && shellHits > 0:
-				return nil, fmt.Errorf("%s:%d: a code block runs paycli but is not tested: write it as a ```console transcript (\"$ \" before each command, its output below), or mark it ```sh untested if it cannot run in a test",
-					name, fenceLine)
-			}
-			inFence, kind = false, ""
-			continue
-		}
-		if untested {
-			continue
-		}
-		switch kind {
-		case "shell":
-			if t := strings.TrimSpace(line); strings.HasPrefix(t, "paycli ") || strings.Contains(t, "$(paycli ") || strings.Contains(t, "| paycli ") {
-				shellHits++
-			}
-		case "plain":
-			// An untagged or text block may show output that mentions
-			// paycli; only a transcript line is an example.
-			if strings.HasPrefix(strings.TrimSpace(line), "$ paycli ") {
-				shellHits++
-			}
-		case "console":
-			if pending.Len() > 0 {
-				text, more := strings.CutSuffix(line, "\\")
-				pending.WriteString(" " + strings.TrimSpace(text))
-				if !more {
-					if err := finishCommand(cur, pending.String()); err != nil {
-						return nil, fmt.Errorf("%s:%d: %v", name, cur.Line, err)
-					}
-					pending.Reset()
-				}
-				continue
-			}
-			if cmd, ok := strings.CutPrefix(line, "$ "); ok {
-				flush()
-				cur = &Example{File: name, Line: lineNo}
-				if text, more := strings.CutSuffix(cmd, "\\"); more {
-					pending.WriteString(strings.TrimSpace(text))
-					contLine = lineNo
-					continue
-				}
-				if err := finishCommand(cur, cmd); err != nil {
-					return nil, fmt.Errorf("%s:%d: %v", name, lineNo, err)
-				}
-				continue
-			}
-			if cur == nil {
-				if strings.TrimSpace(line) == "" {
-					continue
-				}
-				return nil, fmt.Errorf("%s:%d: output before any command in a console block (commands start with \"$ \")", name, lineNo)
-			}
-			cur.Want = append(cur.Want, line)
+		p.lineNo++
+		if err := p.line(sc.Text()); err != nil {
+			return nil, err
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
-	if inFence {
-		return nil, fmt.Errorf("%s:%d: code block never closed", name, fenceLine)
+	if p.inFence {
+		return nil, fmt.Errorf("%s:%d: code block never closed", name, p.fenceLine)
 	}
-	return page, nil
+	return p.page, nil
+}
+
+// parser is Parse's position in a page, from one line to the next.
+type parser struct {
+	name      string
+	page      *Page
+	lineNo    int
+	inFence   bool
+	fence     string // the opening fence, to find its match
+	indent    string // spaces before the opening fence
+	fenceLine int
+	kind      string // see blockKind
+	untested  bool
+	cur       *Example
+	pending   strings.Builder // a command continued with "\"
+	contLine  int
+	shellHits int // lines of a shell or plain block that run paycli
+}
+
+// line reads one line of the page.
+func (p *parser) line(line string) error {
+	if !p.inFence {
+		if m := fenceRE.FindStringSubmatch(line); m != nil {
+			p.inFence, p.indent, p.fence, p.fenceLine = true, m[1], m[2], p.lineNo
+			p.kind, p.untested = blockKind(m[3])
+			p.shellHits = 0
+		}
+		return nil
+	}
+	// A block in a list item is indented; its lines are read without
+	// that indentation.
+	if t := strings.TrimLeft(line, " "); len(line)-len(t) <= len(p.indent) {
+		line = t
+	} else {
+		line = line[len(p.indent):]
+	}
+	if strings.HasPrefix(line, p.fence) && strings.TrimSpace(strings.TrimLeft(line, p.fence[:1])) == "" {
+		return p.closeFence()
+	}
+	if p.untested {
+		return nil
+	}
+	switch p.kind {
+	case "shell":
+		if t := strings.TrimSpace(line); strings.HasPrefix(t, "paycli ") || strings.Contains(t, "$(paycli ") || strings.Contains(t, "| paycli ") {
+			p.shellHits++
+		}
+	case "plain":
+		// An untagged or text block may show output that mentions
+		// paycli; only a transcript line is an example.
+		if strings.HasPrefix(strings.TrimSpace(line), "$ paycli ") {
+			p.shellHits++
+		}
+	case "console":
+		return p.consoleLine(line)
+	}
+	return nil
+}
+
+// closeFence ends a block, refusing a shell block that runs paycli
+// untested.
+func (p *parser) closeFence() error {
+	if p.pending.Len() > 0 {
+		return fmt.Errorf("%s:%d: command continued with \\ at the end of its block", p.name, p.contLine)
+	}
+	p.flush()
+	switch {
+	case p.untested && (p.kind == "console" || p.kind == "shell"):
+		p.page.Untested++
+	case (p.kind == "shell" || p.kind == "plain") && p.shellHits > 0:
+		return fmt.Errorf("%s:%d: a code block runs paycli but is not tested: write it as a ```console transcript (\"$ \" before each command, its output below), or mark it ```sh untested if it cannot run in a test",
+			p.name, p.fenceLine)
+	}
+	p.inFence, p.kind = false, ""
+	return nil
+}
+
+// consoleLine reads a line of a transcript: a command ("$ ", perhaps
+// continued with "\"), or a line of the last command's output.
+func (p *parser) consoleLine(line string) error {
+	if p.pending.Len() > 0 {
+		text, more := strings.CutSuffix(line, "\\")
+		p.pending.WriteString(" " + strings.TrimSpace(text))
+		if !more {
+			if err := finishCommand(p.cur, p.pending.String()); err != nil {
+				return fmt.Errorf("%s:%d: %v", p.name, p.cur.Line, err)
+			}
+			p.pending.Reset()
+		}
+		return nil
+	}
+	if cmd, ok := strings.CutPrefix(line, "$ "); ok {
+		p.flush()
+		p.cur = &Example{File: p.name, Line: p.lineNo}
+		if text, more := strings.CutSuffix(cmd, "\\"); more {
+			p.pending.WriteString(strings.TrimSpace(text))
+			p.contLine = p.lineNo
+			return nil
+		}
+		if err := finishCommand(p.cur, cmd); err != nil {
+			return fmt.Errorf("%s:%d: %v", p.name, p.lineNo, err)
+		}
+		return nil
+	}
+	if p.cur == nil {
+		if strings.TrimSpace(line) == "" {
+			return nil
+		}
+		return fmt.Errorf("%s:%d: output before any command in a console block (commands start with \"$ \")", p.name, p.lineNo)
+	}
+	p.cur.Want = append(p.cur.Want, line)
+	return nil
+}
+
+// flush ends the example being read.
+func (p *parser) flush() {
+	if p.cur != nil {
+		p.page.Examples = append(p.page.Examples, *p.cur)
+		p.cur = nil
+	}
 }
 
 // blockKind reads a fence's info string: "console" for a transcript,

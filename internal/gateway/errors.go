@@ -173,19 +173,19 @@ func (e *APIError) Answer() string {
 	return b.String()
 }
 
-// Is matches the error's sentinel (see Kind).
+// Is matches the error's sentinel (see Sentinel).
 func (e *APIError) Is(target error) bool {
-	k := e.Kind()
+	k := e.Sentinel()
 	return k != nil && target == k
 }
 
-// Kind returns the sentinel the error matches, nil for a plain rejection.
+// Sentinel returns the sentinel the error matches, nil for a plain rejection.
 // It follows from the fields: HTTP 401 is unauthorized; a 5xx, or a
 // success status whose body could not be read, is unavailable — or, for
 // walletPay, an unknown outcome; HTTP 429 is unavailable except for
 // walletPay (nothing was processed: a rejection); otherwise the body's
 // status_code decides.
-func (e *APIError) Kind() error {
+func (e *APIError) Sentinel() error {
 	success := e.HTTPStatus >= 200 && e.HTTPStatus <= 299
 	switch {
 	case e.HTTPStatus == http.StatusUnauthorized:
@@ -226,10 +226,10 @@ type RequestError struct {
 	Err error
 }
 
-// Kind returns the sentinel the error matches: ErrOutcomeUnknown for a
+// Sentinel returns the sentinel the error matches: ErrOutcomeUnknown for a
 // call that moves money and may have been sent, nil for an interruption (the cause is
 // context.Canceled), ErrUnavailable otherwise.
-func (e *RequestError) Kind() error {
+func (e *RequestError) Sentinel() error {
 	switch {
 	case isPayment(e.Endpoint) && e.Sent:
 		return ErrOutcomeUnknown
@@ -240,10 +240,10 @@ func (e *RequestError) Kind() error {
 }
 
 func (e *RequestError) Error() string {
-	kind := e.Kind()
+	sentinel := e.Sentinel()
 	var what string
 	switch {
-	case kind == ErrOutcomeUnknown:
+	case sentinel == ErrOutcomeUnknown:
 		what = "the request was sent but no complete response arrived"
 	case errors.Is(e.Err, context.Canceled):
 		what = "interrupted"
@@ -252,11 +252,11 @@ func (e *RequestError) Error() string {
 	default:
 		what = "cannot reach the gateway"
 	}
-	if tlsWhat, ok := describeCertificateError(e.Err); ok && kind != ErrOutcomeUnknown {
+	if tlsWhat, ok := describeCertificateError(e.Err); ok && sentinel != ErrOutcomeUnknown {
 		return fmt.Sprintf("%s: %s", e.Endpoint, tlsWhat)
 	}
 	if errors.Is(e.Err, context.Canceled) || errors.Is(e.Err, context.DeadlineExceeded) {
-		if kind == ErrOutcomeUnknown {
+		if sentinel == ErrOutcomeUnknown {
 			return fmt.Sprintf("%s: %s (%v)", e.Endpoint, what, e.Err)
 		}
 		return fmt.Sprintf("%s: %s", e.Endpoint, what)
@@ -266,7 +266,7 @@ func (e *RequestError) Error() string {
 
 // Unwrap exposes both the sentinel and the cause to errors.Is.
 func (e *RequestError) Unwrap() []error {
-	if k := e.Kind(); k != nil {
+	if k := e.Sentinel(); k != nil {
 		return []error{k, e.Err}
 	}
 	return []error{e.Err}

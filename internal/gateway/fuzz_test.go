@@ -62,7 +62,7 @@ func FuzzResponse(f *testing.F) {
 				}
 			}
 			if ep == endpointWalletPay && (status >= 500 || status/100 == 2 && err.(*APIError).Problem != "") {
-				if err.(*APIError).Kind() != ErrOutcomeUnknown {
+				if err.(*APIError).Sentinel() != ErrOutcomeUnknown {
 					t.Fatalf("walletPay HTTP %d %q: %v is not an unknown outcome", status, body, err)
 				}
 			}

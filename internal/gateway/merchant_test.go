@@ -711,7 +711,7 @@ func TestResponseErr(t *testing.T) {
 			t.Errorf("%s %d %s: err = %v, want %v", tc.path, tc.status, tc.body, got, tc.want)
 		case tc.want == errAny:
 			var apiErr *APIError
-			if !errors.As(got, &apiErr) || apiErr.Kind() != nil {
+			if !errors.As(got, &apiErr) || apiErr.Sentinel() != nil {
 				t.Errorf("%s %s: err = %v, want a plain rejection", tc.path, tc.body, got)
 			}
 		case tc.want != nil && !errors.Is(got, tc.want):

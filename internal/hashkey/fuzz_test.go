@@ -25,7 +25,7 @@ func FuzzDecrypt(f *testing.F) {
 		pt, err := hashkey.Decrypt(secret, hashKey)
 		if err != nil {
 			var de *hashkey.DecryptError
-			if !errors.As(err, &de) || (de.Kind != hashkey.ErrMalformed && de.Kind != hashkey.ErrWrongKey) {
+			if !errors.As(err, &de) || (de.Sentinel != hashkey.ErrMalformed && de.Sentinel != hashkey.ErrWrongKey) {
 				t.Fatalf("Decrypt(%q): unexpected error %#v", hashKey, err)
 			}
 			return

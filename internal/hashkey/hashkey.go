@@ -45,18 +45,18 @@ var (
 // DecryptError explains why a hash_key did not decrypt. Its message never
 // holds the app_secret or the plaintext.
 type DecryptError struct {
-	Kind   error // ErrMalformed or ErrWrongKey
-	Reason string
+	Sentinel error // ErrMalformed or ErrWrongKey
+	Reason   string
 }
 
-func (e *DecryptError) Error() string { return e.Kind.Error() + ": " + e.Reason }
-func (e *DecryptError) Unwrap() error { return e.Kind }
+func (e *DecryptError) Error() string { return e.Sentinel.Error() + ": " + e.Reason }
+func (e *DecryptError) Unwrap() error { return e.Sentinel }
 
 func malformed(format string, args ...any) error {
-	return &DecryptError{Kind: ErrMalformed, Reason: fmt.Sprintf(format, args...)}
+	return &DecryptError{Sentinel: ErrMalformed, Reason: fmt.Sprintf(format, args...)}
 }
 
-func wrongKey(reason string) error { return &DecryptError{Kind: ErrWrongKey, Reason: reason} }
+func wrongKey(reason string) error { return &DecryptError{Sentinel: ErrWrongKey, Reason: reason} }
 
 // Generate makes a hash_key for plaintext with a random iv and salt.
 func Generate(appSecret, plaintext string) (string, error) {

@@ -30,97 +30,123 @@ const wrapMinWidth = 16
 // fitTable writes a table that is wider than opts.MaxWidth so that it fits,
 // by the rule above. header and rows are escaped already.
 func fitTable(w io.Writer, opts TableOptions, header []string, rows [][]string) error {
-	width := opts.MaxWidth
-	cols := make([]int, len(header))
-	for i := range cols {
-		cols[i] = i
-	}
-	natural := make([]int, len(header)) // widest line of the column
-	headerMin := make([]int, len(header))
-	for c, h := range header {
-		natural[c] = textWidth(h)
-		headerMin[c] = longestWord(h)
-		for _, r := range rows {
-			if c < len(r) {
-				natural[c] = max(natural[c], textWidth(r[c]))
-				headerMin[c] = max(headerMin[c], textWidth(r[c]))
-			}
-		}
-	}
-	widths := slices.Clone(natural)
-	total := func() int {
-		sum := 0
-		for _, c := range cols {
-			sum += widths[c]
-		}
-		return sum + len(columnGap)*(len(cols)-1)
-	}
-	fits := func() bool { return total() <= width }
-	// 2. Headers wrapped, the widest surplus first.
-	byHeaderSurplus := slices.Clone(cols)
-	slices.SortStableFunc(byHeaderSurplus, func(a, b int) int {
-		return (natural[b] - headerMin[b]) - (natural[a] - headerMin[a])
-	})
-	for _, c := range byHeaderSurplus {
-		if fits() {
-			break
-		}
-		widths[c] = headerMin[c]
-	}
-	// 3. Free text wrapped, in the order of opts.Wrap, each column straight
-	// to its narrowest; then the room left goes back to them in proportion
-	// to what each gave up.
-	base := slices.Clone(widths)
-	shrinkText := func() {
-		for _, c := range opts.Wrap {
-			widths[c] = base[c]
-		}
-		var wrapped []int
-		for _, c := range opts.Wrap {
-			if fits() {
-				break
-			}
-			if !slices.Contains(cols, c) {
-				continue
-			}
-			widths[c] = min(widths[c], max(wrapMinWidth, longestWord(header[c])))
-			wrapped = append(wrapped, c)
-		}
-		for _, c := range wrapped {
-			widths[c] = max(wrappedWidth(rows, c, widths[c]), longestWord(header[c]))
-		}
-		if spare := width - total(); len(wrapped) > 0 && spare > 0 {
-			given := 0
-			for _, c := range wrapped {
-				given += base[c] - widths[c]
-			}
-			for _, c := range wrapped {
-				if given > 0 {
-					widths[c] = min(base[c], widths[c]+spare*(base[c]-widths[c])/given)
-				}
-				widths[c] = max(wrappedWidth(rows, c, widths[c]), longestWord(header[c]))
-			}
-		}
-	}
-	shrinkText()
-	// 4. Low-value columns left out.
-	for _, c := range opts.Drop {
-		if fits() {
-			break
-		}
-		if i := slices.Index(cols, c); i >= 0 && len(cols) > 1 {
-			cols = slices.Delete(cols, i, i+1)
-			shrinkText()
-		}
-	}
-	if fits() {
-		return writeColumns(w, opts, header, rows, cols, widths)
+	f := newFitting(opts, header, rows)
+	f.wrapHeaders()
+	f.base = slices.Clone(f.widths)
+	f.wrapText()
+	f.dropLowValue()
+	if f.fits() {
+		return writeColumns(w, opts, header, rows, f.cols, f.widths)
 	}
 	// 5. Blocks of columns, or one block per row.
 	if opts.KeepColumns > 0 {
 		return writeColumnBlocks(w, opts, header, rows)
 	}
 	return writeRecords(w, opts, header, rows)
+}
+
+// fitting is a table on its way to fit: the columns still shown and the
+// width each is given.
+type fitting struct {
+	opts   TableOptions
+	header []string
+	rows   [][]string
+	cols   []int
+	// natural is a column's widest line; headerMin its narrowest with the
+	// header wrapped; base its width before the free text is wrapped.
+	natural, headerMin, base []int
+	widths                   []int
+}
+
+func newFitting(opts TableOptions, header []string, rows [][]string) *fitting {
+	f := &fitting{opts: opts, header: header, rows: rows,
+		cols: make([]int, len(header)), natural: make([]int, len(header)), headerMin: make([]int, len(header))}
+	for c, h := range header {
+		f.cols[c] = c
+		f.natural[c] = textWidth(h)
+		f.headerMin[c] = longestWord(h)
+		for _, r := range rows {
+			if c < len(r) {
+				f.natural[c] = max(f.natural[c], textWidth(r[c]))
+				f.headerMin[c] = max(f.headerMin[c], textWidth(r[c]))
+			}
+		}
+	}
+	f.widths = slices.Clone(f.natural)
+	return f
+}
+
+func (f *fitting) total() int {
+	sum := 0
+	for _, c := range f.cols {
+		sum += f.widths[c]
+	}
+	return sum + len(columnGap)*(len(f.cols)-1)
+}
+
+func (f *fitting) fits() bool { return f.total() <= f.opts.MaxWidth }
+
+// wrapHeaders is step 2: headers wrapped, the widest surplus first.
+func (f *fitting) wrapHeaders() {
+	byHeaderSurplus := slices.Clone(f.cols)
+	slices.SortStableFunc(byHeaderSurplus, func(a, b int) int {
+		return (f.natural[b] - f.headerMin[b]) - (f.natural[a] - f.headerMin[a])
+	})
+	for _, c := range byHeaderSurplus {
+		if f.fits() {
+			break
+		}
+		f.widths[c] = f.headerMin[c]
+	}
+}
+
+// wrapText is step 3: free text wrapped, in the order of opts.Wrap, each
+// column straight to its narrowest; then the room left goes back to them
+// in proportion to what each gave up. It starts again from base each time
+// a column is dropped.
+func (f *fitting) wrapText() {
+	for _, c := range f.opts.Wrap {
+		f.widths[c] = f.base[c]
+	}
+	var wrapped []int
+	for _, c := range f.opts.Wrap {
+		if f.fits() {
+			break
+		}
+		if !slices.Contains(f.cols, c) {
+			continue
+		}
+		f.widths[c] = min(f.widths[c], max(wrapMinWidth, longestWord(f.header[c])))
+		wrapped = append(wrapped, c)
+	}
+	for _, c := range wrapped {
+		f.widths[c] = max(wrappedWidth(f.rows, c, f.widths[c]), longestWord(f.header[c]))
+	}
+	if spare := f.opts.MaxWidth - f.total(); len(wrapped) > 0 && spare > 0 {
+		given := 0
+		for _, c := range wrapped {
+			given += f.base[c] - f.widths[c]
+		}
+		for _, c := range wrapped {
+			if given > 0 {
+				f.widths[c] = min(f.base[c], f.widths[c]+spare*(f.base[c]-f.widths[c])/given)
+			}
+			f.widths[c] = max(wrappedWidth(f.rows, c, f.widths[c]), longestWord(f.header[c]))
+		}
+	}
+}
+
+// dropLowValue is step 4: the low-value columns left out, in order.
+func (f *fitting) dropLowValue() {
+	for _, c := range f.opts.Drop {
+		if f.fits() {
+			break
+		}
+		if i := slices.Index(f.cols, c); i >= 0 && len(f.cols) > 1 {
+			f.cols = slices.Delete(f.cols, i, i+1)
+			f.wrapText()
+		}
+	}
 }
 
 // writeColumns renders the columns cols of a table, each cell wrapped to

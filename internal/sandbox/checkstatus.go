@@ -274,16 +274,7 @@ func statusOf(sale Sale) checkStatusBody {
 	}
 	if sale.ThreeD != nil {
 		b.PaymentCompletedBy = sale.ThreeD.CompletedBy
-		switch sale.State {
-		case StateAwaitingPayment:
-			b.ThreeDStatus = ""
-		case StateAwaiting3D:
-			b.ThreeDStatus = "awaiting_challenge"
-		case StateAwaitingCompletion:
-			b.ThreeDStatus = "awaiting_merchant_completion"
-		default:
-			b.ThreeDStatus = "done"
-		}
+		b.ThreeDStatus = threeDStatusOf(sale.State)
 	}
 	if sale.Link != nil {
 		b.LinkStatus = "used"
@@ -292,31 +283,56 @@ func statusOf(sale Sale) checkStatusBody {
 		}
 	}
 	b.Message, b.Reason, b.BankStatusCode, b.BankStatusDescription, b.RefNumber = bankOutcome(sale)
+	var pending bool
+	b.TransactionStatus, b.PaymentStatus, pending = transactionStatusOf(sale)
+	if pending {
+		b.StatusCode, b.StatusDescription = 69, "Order not yet processed"
+	}
+	return b
+}
+
+// transactionStatusOf is a sale's outcome in check status's words, and
+// whether it is still pending (answered 69 rather than 100).
+func transactionStatusOf(sale Sale) (status string, paymentStatus int, pending bool) {
 	switch sale.State {
 	case StateAwaitingPayment:
 		// The link's order exists (its order_id was answered) but nothing
 		// was paid: found, not pending processing.
-		b.TransactionStatus = "Awaiting Payment"
+		status = "Awaiting Payment"
 	case StateCompleted:
-		b.TransactionStatus, b.PaymentStatus = "Completed", 1
+		status, paymentStatus = "Completed", 1
 		switch {
 		case sale.PreAuth != nil && sale.PreAuth.State == PreAuthOpen:
-			b.TransactionStatus = "Pre-Authorized"
+			status = "Pre-Authorized"
 		case sale.PreAuth != nil && sale.PreAuth.State == PreAuthCancelled:
-			b.TransactionStatus, b.PaymentStatus = "Cancelled", 0
+			status, paymentStatus = "Cancelled", 0
 		case len(sale.Refunds) > 0 && !sale.Refundable().IsPositive():
-			b.TransactionStatus = "Refunded"
+			status = "Refunded"
 		case len(sale.Refunds) > 0:
-			b.TransactionStatus = "Partially Refunded"
+			status = "Partially Refunded"
 		}
 	case StateFailed:
-		b.TransactionStatus = "Failed"
+		status = "Failed"
 	case StateCancelled:
-		b.TransactionStatus = "Cancelled"
+		status = "Cancelled"
 	default:
-		b.StatusCode, b.StatusDescription, b.TransactionStatus = 69, "Order not yet processed", "Pending"
+		return "Pending", 0, true
 	}
-	return b
+	return status, paymentStatus, false
+}
+
+// threeDStatusOf is where a 3D sale in state stands in its 3D steps.
+func threeDStatusOf(state string) string {
+	switch state {
+	case StateAwaitingPayment:
+		return ""
+	case StateAwaiting3D:
+		return "awaiting_challenge"
+	case StateAwaitingCompletion:
+		return "awaiting_merchant_completion"
+	default:
+		return "done"
+	}
 }
 
 // bankOutcome is what check status says of the bank's answer to a sale:

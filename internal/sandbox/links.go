@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
@@ -57,48 +58,16 @@ func (g *Gateway) purchaseLink(w http.ResponseWriter, r *http.Request) {
 	if !checkInvoiceID(w, invoiceID) {
 		return
 	}
-	currency := f.get("currency_code")
-	if currency == "" {
-		currency = inv.get("currency_code")
-	}
-	if !isUpperAlpha(currency, 3) {
-		writeStatus(w, 1, "The currency code must be 3 letters.")
-		return
-	}
-	if _, known := g.opts.Schedule.Currencies[currency]; !known {
-		writeStatus(w, 12, fmt.Sprintf("Invalid currency: %s is not accepted", currency))
+	currency, ok := g.linkCurrency(w, f, inv)
+	if !ok {
 		return
 	}
 	total, ok := parseAmount(w, "total", inv.get("total"), currency)
 	if !ok {
 		return
 	}
-	maxInst := 1
-	if v := inv.get("max_installment"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > maxLinkInstallments {
-			writeStatus(w, 1, fmt.Sprintf("The max installment must be a whole number from 1 to %d.", maxLinkInstallments))
-			return
-		}
-		maxInst = n
-	}
-	t := ThreeD{CompletedBy: CompletedByApp, ReturnURL: inv.get("return_url"), CancelURL: inv.get("cancel_url")}
-	if !webURL(t.ReturnURL) || !webURL(t.CancelURL) {
-		writeStatus(w, 1, "The return url and cancel url must be http or https URLs.")
-		return
-	}
-	txType := inv.get("transaction_type")
-	switch txType {
-	case "":
-		txType = TypeAuth
-	case TypeAuth, TypePreAuth:
-	default:
-		writeStatus(w, 1, "The selected transaction type is invalid (Auth or PreAuth).")
-		return
-	}
-	desc := inv.get("invoice_description")
-	if utf8.RuneCountInString(desc) > 255 {
-		writeStatus(w, 1, "The invoice description may not be longer than 255 characters.")
+	terms, ok := readLinkTerms(w, inv)
+	if !ok {
 		return
 	}
 	if !g.verifyHash(w, inv, "link", "invoice", map[string]string{"total": inv.get("total"), "currency_code": currency,
@@ -119,15 +88,75 @@ func (g *Gateway) purchaseLink(w http.ResponseWriter, r *http.Request) {
 	}
 	defer release()
 	now := g.opts.Now()
-	sale := Sale{InvoiceID: invoiceID, OrderID: g.opts.NewOrderID(), Kind: KindLink, TransactionType: txType,
+	sale := Sale{InvoiceID: invoiceID, OrderID: g.opts.NewOrderID(), Kind: KindLink, TransactionType: terms.transactionType,
 		State: StateAwaitingPayment, Amount: total.StringFixed(minorUnit(currency)), Currency: currency, Installment: 1,
-		ThreeD: &t, Link: &Link{ID: id, Description: desc, MaxInstallment: maxInst},
+		ThreeD: &terms.threeD, Link: &Link{ID: id, Description: terms.description, MaxInstallment: terms.maxInstallment},
 		SaleWebHookKey: inv.get("sale_web_hook_key"), CreatedAt: now, UpdatedAt: now}
 	if !g.commitSale(w, sale) {
 		return
 	}
 	writeJSON(w, http.StatusOK, linkAnswer{StatusCode: 100, StatusDescription: "Payment link created",
 		SuccessMessage: "Payment link created", Link: "http://" + r.Host + Base + LinkPath + id, OrderID: sale.OrderID})
+}
+
+// linkCurrency is a link's currency, from the request or its invoice,
+// refused unless the merchant accepts it.
+func (g *Gateway) linkCurrency(w http.ResponseWriter, f, inv fields) (string, bool) {
+	currency := f.get("currency_code")
+	if currency == "" {
+		currency = inv.get("currency_code")
+	}
+	if !isUpperAlpha(currency, 3) {
+		writeStatus(w, 1, "The currency code must be 3 letters.")
+		return "", false
+	}
+	if _, known := g.opts.Schedule.Currencies[currency]; !known {
+		writeStatus(w, 12, fmt.Sprintf("Invalid currency: %s is not accepted", currency))
+		return "", false
+	}
+	return currency, true
+}
+
+// linkTerms are what a payment link offers its buyer besides the amount.
+type linkTerms struct {
+	maxInstallment  int
+	threeD          ThreeD
+	transactionType string
+	description     string
+}
+
+// readLinkTerms reads a link's terms from its invoice object; a refused
+// one is answered (1) and ok is false.
+func readLinkTerms(w http.ResponseWriter, inv fields) (linkTerms, bool) {
+	t := linkTerms{maxInstallment: 1}
+	if v := inv.get("max_installment"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxLinkInstallments {
+			writeStatus(w, 1, fmt.Sprintf("The max installment must be a whole number from 1 to %d.", maxLinkInstallments))
+			return t, false
+		}
+		t.maxInstallment = n
+	}
+	t.threeD = ThreeD{CompletedBy: CompletedByApp, ReturnURL: inv.get("return_url"), CancelURL: inv.get("cancel_url")}
+	if !webURL(t.threeD.ReturnURL) || !webURL(t.threeD.CancelURL) {
+		writeStatus(w, 1, "The return url and cancel url must be http or https URLs.")
+		return t, false
+	}
+	t.transactionType = inv.get("transaction_type")
+	switch t.transactionType {
+	case "":
+		t.transactionType = TypeAuth
+	case TypeAuth, TypePreAuth:
+	default:
+		writeStatus(w, 1, "The selected transaction type is invalid (Auth or PreAuth).")
+		return t, false
+	}
+	t.description = inv.get("invoice_description")
+	if utf8.RuneCountInString(t.description) > 255 {
+		writeStatus(w, 1, "The invoice description may not be longer than 255 characters.")
+		return t, false
+	}
+	return t, true
 }
 
 // linkView is what the link page shows.
@@ -214,19 +243,26 @@ func (g *Gateway) payLink(w http.ResponseWriter, r *http.Request) {
 	}
 	now := g.opts.Now()
 	view := linkViewOf(sale)
-	fail := func(msg string) {
+	p, msg := g.readLinkForm(w, r, sale, &view, now)
+	if msg != "" {
 		view.Error = msg
 		writePage(w, http.StatusBadRequest, linkPage, view)
+		return
 	}
+	g.takeLinkCard(w, sale.InvoiceID, g.newCardSale(p, KindLink, now))
+}
+
+// readLinkForm reads the card form of a link's page into the payment it
+// makes, priced as a card payment's; msg says what is wrong with it, for
+// the form shown again. view gets the holder's name as typed.
+func (g *Gateway) readLinkForm(w http.ResponseWriter, r *http.Request, sale Sale, view *linkView, now time.Time) (p cardPayment, msg string) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.opts.MaxBodyBytes))
 	if err != nil {
-		fail("The form could not be read.")
-		return
+		return p, "The form could not be read."
 	}
 	q, err := url.ParseQuery(string(body))
 	if err != nil {
-		fail("The form could not be read.")
-		return
+		return p, "The form could not be read."
 	}
 	f := fields{}
 	for k, v := range q {
@@ -234,36 +270,34 @@ func (g *Gateway) payLink(w http.ResponseWriter, r *http.Request) {
 	}
 	view.Holder = f.get("cc_holder_name")
 	if view.Holder == "" {
-		fail("The name on the card is required.")
-		return
+		return p, "The name on the card is required."
 	}
 	c, msg := readCard(f, now)
 	if msg != "" {
-		fail(msg)
-		return
+		return p, msg
 	}
 	n, err := strconv.Atoi(f.get("installments_number"))
 	if err != nil || n < 1 || n > sale.Link.MaxInstallment {
-		fail(fmt.Sprintf("Choose from 1 to %d installments.", sale.Link.MaxInstallment))
-		return
+		return p, fmt.Sprintf("Choose from 1 to %d installments.", sale.Link.MaxInstallment)
 	}
 	total, _ := decimal.NewFromString(sale.Amount)
 	opts, _, err := g.opts.Schedule.options(sale.Currency, c.bin, total, false)
 	if err != nil {
-		fail("The sandbox could not price this card: " + err.Error())
-		return
+		return p, "The sandbox could not price this card: " + err.Error()
 	}
 	option, offered := findOption(opts, n)
 	if !offered {
-		fail(fmt.Sprintf("%d installments are not offered for this card (offered: %s).", n, offeredCounts(opts)))
-		return
+		return p, fmt.Sprintf("%d installments are not offered for this card (offered: %s).", n, offeredCounts(opts))
 	}
-	p := cardPayment{invoiceID: sale.InvoiceID, currency: sale.Currency, total: total, installment: n,
+	return cardPayment{invoiceID: sale.InvoiceID, currency: sale.Currency, total: total, installment: n,
 		txType: sale.TransactionType, card: c.card, bin: c.bin, last4: c.last4, holder: c.holder, option: option,
-		webHookKey: sale.SaleWebHookKey}
-	priced := g.newCardSale(p, KindLink, now)
-	invoiceID := sale.InvoiceID
-	sale, err = g.opts.Store.Update(invoiceID, func(s *Sale, _ *Tx) error {
+		webHookKey: sale.SaleWebHookKey}, ""
+}
+
+// takeLinkCard puts the priced card sale in the place of the link's
+// waiting sale, unless a buyer did first, and answers the 3D challenge.
+func (g *Gateway) takeLinkCard(w http.ResponseWriter, invoiceID string, priced Sale) {
+	sale, err := g.opts.Store.Update(invoiceID, func(s *Sale, _ *Tx) error {
 		if s.State != StateAwaitingPayment {
 			return &refusal{117, "The link was already used."}
 		}

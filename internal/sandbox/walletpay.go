@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/mail"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -45,6 +46,22 @@ type walletPayResult struct {
 	PaymentReasonCodeDetail      string      `json:"payment_reason_code_detail"`
 }
 
+// walletPayment is a walletPay request whose fields, hash_key and wallet
+// token claims have passed the checks that need no store.
+type walletPayment struct {
+	invoiceID string
+	token     string
+	claims    *WalletClaims
+	// tokenInvalid is the token's signature or expiry failure, answered
+	// only after the duplicate check (a duplicate is reported first).
+	tokenInvalid error
+	amount       decimal.Decimal
+	minor        int32
+	rate         SingleRate
+	// now is when the request came: the token's expiry and the sale's time.
+	now time.Time
+}
+
 // walletPay serves POST /api/walletPay. Checks run in this order: fields,
 // merchant_key (14), hash_key (90, 68), currency (12), duplicate invoice (3,
 // before anything that resembles a provider call, and again atomically
@@ -52,85 +69,13 @@ type walletPayResult struct {
 // the simulated provider (100, 41, 69).
 // A wallet type sent by the caller is ignored: it comes from the token.
 func (g *Gateway) walletPay(w http.ResponseWriter, r *http.Request) {
-	f, ok := g.readFields(w, r)
-	if !ok || !f.requireFields(w, "merchant_key", "hash_key", "invoice_id", "wallet_transient_token", "name", "surname", "bill_email") {
+	p, ok := g.readWalletPayment(w, r)
+	if !ok {
 		return
 	}
-	invoiceID := f.get("invoice_id")
-	if !checkInvoiceID(w, invoiceID) {
-		return
-	}
-	if addr, err := mail.ParseAddress(f.get("bill_email")); err != nil || addr.Address != f.get("bill_email") {
-		explain(w, explanation{field: "bill_email", why: "malformed field bill_email: not one plain e-mail address (name@example.com, without a display name)"})
-		writeStatus(w, 1, "The bill email must be a valid email address.")
-		return
-	}
-	if !g.verifyMerchant(w, f) {
-		return
-	}
-	plain, code, e := g.decryptHash(f.get("hash_key"), "walletpay")
-	if !writeHashRefusal(w, code, e, "walletpay", "payment") {
-		return
-	}
-	now := g.opts.Now()
-	claims, tokenInvalid, err := readWalletToken(f.get("wallet_transient_token"), now)
-	if err != nil {
-		explain(w, explanation{field: "wallet_transient_token", why: fmt.Sprintf("malformed field wallet_transient_token: its claims cannot be read (%v); "+
-			"it must be a wallet token (paycli sandbox wallet-token makes one)", err)})
-		writeStatus(w, 1, "The wallet transient token is not a valid wallet token.")
-		return
-	}
-	amount, err := decimal.NewFromString(string(claims.Amount))
-	if err != nil || !amount.IsPositive() {
-		explain(w, explanation{field: "wallet_transient_token", got: string(claims.Amount), why: "the wallet token's amount is not a positive amount"})
-		writeStatus(w, 1, "The wallet transient token carries no positive amount.")
-		return
-	}
-	if amount.GreaterThanOrEqual(maxAmount()) {
-		// The cap of every other amount the sandbox reads (parseAmount).
-		explain(w, explanation{field: "wallet_transient_token", got: string(claims.Amount), why: fmt.Sprintf("the wallet token's amount is %s or more", maxAmount())})
-		writeStatus(w, 1, fmt.Sprintf("The wallet transient token's amount may not be %s or more.", maxAmount()))
-		return
-	}
-	if claims.Wallet != WalletDeviceVendor && claims.Wallet != WalletOther {
-		explain(w, explanation{field: "wallet_transient_token", got: claims.Wallet, want: WalletDeviceVendor + " or " + WalletOther,
-			why: fmt.Sprintf("the wallet token's wallet claim is %s, not a wallet type the sandbox knows (%s or %s)", quoteValue(claims.Wallet), WalletDeviceVendor, WalletOther)})
-		writeStatus(w, 1, fmt.Sprintf("The wallet transient token names an unknown wallet type (known: %s, %s).", WalletDeviceVendor, WalletOther))
-		return
-	}
-	code, e = compareHash(plain, "walletpay", map[string]string{
-		"total":         string(claims.Amount),
-		"installment":   "1",
-		"currency_code": claims.Currency,
-		"merchant_key":  g.opts.Credentials.MerchantKey,
-		"invoice_id":    invoiceID,
-	}, walletPaySources())
-	if !writeHashRefusal(w, code, e, "walletpay", "payment") {
-		return
-	}
-	rate, known, err := g.opts.Schedule.RateForBIN(claims.Currency, claims.Card.BIN)
-	if err != nil {
-		writeInternal(w, err)
-		return
-	}
-	if !known {
-		explain(w, explanation{field: "wallet_transient_token", got: claims.Currency, want: g.opts.Schedule.currencyList(),
-			why: fmt.Sprintf("the wallet token's currency %s is not one the sandbox's merchant accepts (%s)", quoteValue(claims.Currency), g.opts.Schedule.currencyList())})
-		writeStatus(w, 12, fmt.Sprintf("Invalid currency: %s is not accepted", claims.Currency))
-		return
-	}
-	minor, _ := money.MinorUnit(claims.Currency)
-	if !amount.Equal(amount.Round(minor)) {
-		explain(w, explanation{field: "wallet_transient_token", got: string(claims.Amount),
-			why: fmt.Sprintf("the wallet token's amount %s has more decimals than %s has (%d)", claims.Amount, claims.Currency, minor)})
-		writeStatus(w, 1, fmt.Sprintf("The wallet transient token's amount has more decimals than %s has (%d).", claims.Currency, minor))
-		return
-	}
-
-	// A duplicate is refused before anything that resembles a provider
-	// call. This read is the fast path for duplicates; the commit below
-	// repeats the check atomically for requests racing each other.
-	if prior, dup, err := g.opts.Store.Get(invoiceID); err != nil {
+	// This read is the fast path for duplicates; Reserve repeats the check
+	// atomically for requests racing each other.
+	if prior, dup, err := g.opts.Store.Get(p.invoiceID); err != nil {
 		writeInternal(w, err)
 		return
 	} else if dup {
@@ -138,76 +83,191 @@ func (g *Gateway) walletPay(w http.ResponseWriter, r *http.Request) {
 		writeDuplicate(w)
 		return
 	}
-	if _, busy := g.inFlight.LoadOrStore(invoiceID, struct{}{}); busy {
+	if _, busy := g.inFlight.LoadOrStore(p.invoiceID, struct{}{}); busy {
 		explain(w, explanation{field: "invoice_id", why: "duplicate invoice: another payment for this invoice is in flight (sent at the same time); an invoice id pays once"})
 		writeDuplicate(w)
 		return
 	}
 	// Released after the commit below, which a later request's read sees.
-	defer g.inFlight.Delete(invoiceID)
-	if err := tokenInvalid; err != nil {
-		if errors.Is(err, jwt.ErrTokenExpired) {
-			exp := "its exp"
-			if claims.ExpiresAt != nil {
-				exp = gatewayTime(claims.ExpiresAt.Time) + " (gateway time)"
-			}
-			explain(w, explanation{field: "wallet_transient_token", why: "the wallet token expired at " + exp + "; a wallet button makes a new one for each payment"})
-			writeStatus(w, 1, "The wallet transient token has expired.")
-		} else {
-			explain(w, explanation{field: "wallet_transient_token", why: fmt.Sprintf("the wallet token is not signed with the sandbox's wallet key (%v): "+
-				"make it with paycli sandbox wallet-token, or sign it with the key docs/sandbox.md publishes", err)})
-			writeStatus(w, 1, "The wallet transient token is invalid.")
-		}
+	defer g.inFlight.Delete(p.invoiceID)
+	if p.tokenInvalid != nil {
+		refuseWalletToken(w, p.claims, p.tokenInvalid)
 		return
 	}
 
-	// The simulated provider: the cents of the amount choose its answer
-	// (docs/sandbox.md): .41 declines, .69 stays pending. It answers at
-	// once, so the sale is stored in its final state by one commit rather
-	// than reserved and then updated: one fsync per payment instead of two,
-	// with the same guarantee (of concurrent requests for an invoice
-	// exactly one is stored; a lost race is answered 3 and stores nothing).
-	sale := Sale{
-		InvoiceID:       invoiceID,
-		OrderID:         g.opts.NewOrderID(),
-		Kind:            KindWalletPay,
-		TransactionType: TypeAuth,
-		Amount:          amount.StringFixed(minor),
-		Currency:        claims.Currency,
-		Installment:     1,
-		Wallet:          claims.Wallet,
-		WalletTokenID:   walletTokenKey(f.get("wallet_transient_token"), claims.ID),
-		CardBIN:         claims.Card.BIN,
-		CardLast4:       claims.Card.Last4,
-		CardProgram:     rate.Program,
-		CreatedAt:       now,
-		UpdatedAt:       now,
-	}
-	if claims.IssuedAt != nil {
-		sale.WalletTokenIssuedAt = claims.IssuedAt.Unix()
-	}
-	merchantCommission := amount.Mul(rate.Percentage).Div(decimal.NewFromInt(100)).Add(rate.Fixed).Round(minor)
-	sale.MerchantCommission = merchantCommission.StringFixed(minor)
-	sale.UserCommission = decimal.Zero.StringFixed(minor)
-	sale.MerchantCommissionPercentage = rate.Percentage.String()
-	sale.MerchantCommissionFixed = rate.Fixed.String()
-	code, desc, why := provide(&sale, amount)
+	// The provider answers at once, so the sale is stored in its final
+	// state by one commit (one fsync per payment, not two).
+	sale := g.walletSale(p)
+	code, desc, why := provide(&sale, p.amount)
 	// Committed (fsync) before the answer: a sale answered 100 survives a crash.
 	if err := g.opts.Store.Reserve(sale); err != nil {
-		switch {
-		case errors.Is(err, ErrDuplicate):
-			explain(w, explanation{field: "invoice_id", why: "duplicate invoice: another payment for this invoice was stored first (sent at the same time); an invoice id pays once"})
-			writeDuplicate(w)
-		case errors.Is(err, ErrTokenSpent):
-			explain(w, explanation{field: "wallet_transient_token", why: fmt.Sprintf("the wallet token was already used (%v): a wallet token pays once; a wallet button makes a new one for each payment", err)})
-			writeStatus(w, 1, "The wallet transient token was already used: a wallet token pays once.")
-		default:
-			writeInternal(w, err)
-		}
+		refuseReservation(w, err)
 		return
 	}
 	explain(w, explanation{why: why})
 	writeJSON(w, http.StatusOK, statusBody{StatusCode: code, StatusDescription: desc, Data: resultOf(sale, code, desc)})
+}
+
+// readWalletPayment checks a walletPay request up to its currency: its
+// fields, the merchant_key, the hash_key and the wallet token's claims.
+// A refused request is answered and ok is false.
+func (g *Gateway) readWalletPayment(w http.ResponseWriter, r *http.Request) (p walletPayment, ok bool) {
+	f, ok := g.readFields(w, r)
+	if !ok || !f.requireFields(w, "merchant_key", "hash_key", "invoice_id", "wallet_transient_token", "name", "surname", "bill_email") {
+		return p, false
+	}
+	p.invoiceID, p.token = f.get("invoice_id"), f.get("wallet_transient_token")
+	if !checkInvoiceID(w, p.invoiceID) {
+		return p, false
+	}
+	if addr, err := mail.ParseAddress(f.get("bill_email")); err != nil || addr.Address != f.get("bill_email") {
+		explain(w, explanation{field: "bill_email", why: "malformed field bill_email: not one plain e-mail address (name@example.com, without a display name)"})
+		writeStatus(w, 1, "The bill email must be a valid email address.")
+		return p, false
+	}
+	if !g.verifyMerchant(w, f) {
+		return p, false
+	}
+	plain, code, e := g.decryptHash(f.get("hash_key"), "walletpay")
+	if !writeHashRefusal(w, code, e, "walletpay", "payment") {
+		return p, false
+	}
+	var err error
+	p.now = g.opts.Now()
+	p.claims, p.tokenInvalid, err = readWalletToken(p.token, p.now)
+	if err != nil {
+		explain(w, explanation{field: "wallet_transient_token", why: fmt.Sprintf("malformed field wallet_transient_token: its claims cannot be read (%v); "+
+			"it must be a wallet token (paycli sandbox wallet-token makes one)", err)})
+		writeStatus(w, 1, "The wallet transient token is not a valid wallet token.")
+		return p, false
+	}
+	if p.amount, ok = checkWalletClaims(w, p.claims); !ok {
+		return p, false
+	}
+	code, e = compareHash(plain, "walletpay", map[string]string{
+		"total":         string(p.claims.Amount),
+		"installment":   "1",
+		"currency_code": p.claims.Currency,
+		"merchant_key":  g.opts.Credentials.MerchantKey,
+		"invoice_id":    p.invoiceID,
+	}, walletPaySources())
+	if !writeHashRefusal(w, code, e, "walletpay", "payment") {
+		return p, false
+	}
+	p.rate, p.minor, ok = g.walletRate(w, p.claims, p.amount)
+	return p, ok
+}
+
+// checkWalletClaims refuses a wallet token whose amount or wallet type the
+// sandbox cannot take, and returns its amount.
+func checkWalletClaims(w http.ResponseWriter, claims *WalletClaims) (decimal.Decimal, bool) {
+	amount, err := decimal.NewFromString(string(claims.Amount))
+	if err != nil || !amount.IsPositive() {
+		explain(w, explanation{field: "wallet_transient_token", got: string(claims.Amount), why: "the wallet token's amount is not a positive amount"})
+		writeStatus(w, 1, "The wallet transient token carries no positive amount.")
+		return amount, false
+	}
+	if amount.GreaterThanOrEqual(maxAmount()) {
+		// The cap of every other amount the sandbox reads (parseAmount).
+		explain(w, explanation{field: "wallet_transient_token", got: string(claims.Amount), why: fmt.Sprintf("the wallet token's amount is %s or more", maxAmount())})
+		writeStatus(w, 1, fmt.Sprintf("The wallet transient token's amount may not be %s or more.", maxAmount()))
+		return amount, false
+	}
+	if claims.Wallet != WalletDeviceVendor && claims.Wallet != WalletOther {
+		explain(w, explanation{field: "wallet_transient_token", got: claims.Wallet, want: WalletDeviceVendor + " or " + WalletOther,
+			why: fmt.Sprintf("the wallet token's wallet claim is %s, not a wallet type the sandbox knows (%s or %s)", quoteValue(claims.Wallet), WalletDeviceVendor, WalletOther)})
+		writeStatus(w, 1, fmt.Sprintf("The wallet transient token names an unknown wallet type (known: %s, %s).", WalletDeviceVendor, WalletOther))
+		return amount, false
+	}
+	return amount, true
+}
+
+// walletRate finds the commission rate of the token's card in its
+// currency, refusing a currency the merchant does not accept (12) or an
+// amount with more decimals than the currency has.
+func (g *Gateway) walletRate(w http.ResponseWriter, claims *WalletClaims, amount decimal.Decimal) (SingleRate, int32, bool) {
+	rate, known, err := g.opts.Schedule.RateForBIN(claims.Currency, claims.Card.BIN)
+	if err != nil {
+		writeInternal(w, err)
+		return rate, 0, false
+	}
+	if !known {
+		explain(w, explanation{field: "wallet_transient_token", got: claims.Currency, want: g.opts.Schedule.currencyList(),
+			why: fmt.Sprintf("the wallet token's currency %s is not one the sandbox's merchant accepts (%s)", quoteValue(claims.Currency), g.opts.Schedule.currencyList())})
+		writeStatus(w, 12, fmt.Sprintf("Invalid currency: %s is not accepted", claims.Currency))
+		return rate, 0, false
+	}
+	minor, _ := money.MinorUnit(claims.Currency)
+	if !amount.Equal(amount.Round(minor)) {
+		explain(w, explanation{field: "wallet_transient_token", got: string(claims.Amount),
+			why: fmt.Sprintf("the wallet token's amount %s has more decimals than %s has (%d)", claims.Amount, claims.Currency, minor)})
+		writeStatus(w, 1, fmt.Sprintf("The wallet transient token's amount has more decimals than %s has (%d).", claims.Currency, minor))
+		return rate, 0, false
+	}
+	return rate, minor, true
+}
+
+// refuseWalletToken answers a wallet token that expired or is not signed
+// with the sandbox's wallet key.
+func refuseWalletToken(w http.ResponseWriter, claims *WalletClaims, invalid error) {
+	if errors.Is(invalid, jwt.ErrTokenExpired) {
+		exp := "its exp"
+		if claims.ExpiresAt != nil {
+			exp = gatewayTime(claims.ExpiresAt.Time) + " (gateway time)"
+		}
+		explain(w, explanation{field: "wallet_transient_token", why: "the wallet token expired at " + exp + "; a wallet button makes a new one for each payment"})
+		writeStatus(w, 1, "The wallet transient token has expired.")
+		return
+	}
+	explain(w, explanation{field: "wallet_transient_token", why: fmt.Sprintf("the wallet token is not signed with the sandbox's wallet key (%v): "+
+		"make it with paycli sandbox wallet-token, or sign it with the key docs/sandbox.md publishes", invalid)})
+	writeStatus(w, 1, "The wallet transient token is invalid.")
+}
+
+// walletSale is the sale a checked walletPay request makes, before the
+// simulated provider answers; its commission comes from the card's rate.
+func (g *Gateway) walletSale(p walletPayment) Sale {
+	minor := p.minor
+	sale := Sale{
+		InvoiceID:       p.invoiceID,
+		OrderID:         g.opts.NewOrderID(),
+		Kind:            KindWalletPay,
+		TransactionType: TypeAuth,
+		Amount:          p.amount.StringFixed(minor),
+		Currency:        p.claims.Currency,
+		Installment:     1,
+		Wallet:          p.claims.Wallet,
+		WalletTokenID:   walletTokenKey(p.token, p.claims.ID),
+		CardBIN:         p.claims.Card.BIN,
+		CardLast4:       p.claims.Card.Last4,
+		CardProgram:     p.rate.Program,
+		CreatedAt:       p.now,
+		UpdatedAt:       p.now,
+	}
+	if p.claims.IssuedAt != nil {
+		sale.WalletTokenIssuedAt = p.claims.IssuedAt.Unix()
+	}
+	merchantCommission := p.amount.Mul(p.rate.Percentage).Div(decimal.NewFromInt(100)).Add(p.rate.Fixed).Round(minor)
+	sale.MerchantCommission = merchantCommission.StringFixed(minor)
+	sale.UserCommission = decimal.Zero.StringFixed(minor)
+	sale.MerchantCommissionPercentage = p.rate.Percentage.String()
+	sale.MerchantCommissionFixed = p.rate.Fixed.String()
+	return sale
+}
+
+// refuseReservation answers a sale the store would not commit: another
+// payment for the invoice, or the wallet token, came first.
+func refuseReservation(w http.ResponseWriter, err error) {
+	switch {
+	case errors.Is(err, ErrDuplicate):
+		explain(w, explanation{field: "invoice_id", why: "duplicate invoice: another payment for this invoice was stored first (sent at the same time); an invoice id pays once"})
+		writeDuplicate(w)
+	case errors.Is(err, ErrTokenSpent):
+		explain(w, explanation{field: "wallet_transient_token", why: fmt.Sprintf("the wallet token was already used (%v): a wallet token pays once; a wallet button makes a new one for each payment", err)})
+		writeStatus(w, 1, "The wallet transient token was already used: a wallet token pays once.")
+	default:
+		writeInternal(w, err)
+	}
 }
 
 // walletPaySources says where walletPay's hash_key fields come from, for

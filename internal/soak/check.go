@@ -80,96 +80,22 @@ type journalRecord struct {
 
 // check reconciles the three views once the server has stopped.
 func (r *run) check(ctx context.Context) error {
-	rep := r.report
-	rep.Attempts = len(r.attempts)
-	journalWriteFailures := 0
-	for _, a := range r.attempts {
-		if a.trouble != troubleNone {
-			rep.Troubles[a.trouble.String()]++
-		}
-		switch {
-		case a.refusedByJournal():
-			rep.JournalRefused++
-			journalWriteFailures++
-		case a.refusedBeforeSending():
-			rep.RefusedBeforeSending++
-		case a.outcomeUnwritten() != "":
-			rep.OutcomesUnwritten++
-			journalWriteFailures++
-		}
-		if a.exit == app.ExitOK && (a.trouble == troubleDevFull || a.trouble == troubleClosedPipe) && a.orderNo != "" {
-			rep.ResultsUnwritten++
-		}
-		if a.killed {
-			rep.Exits["killed"]++
-			rep.ClientKills++
-			continue
-		}
-		rep.Exits[strconv.Itoa(a.exit)]++
-	}
-
-	// View 2: the journal, read directly and as `paycli journal` shows it.
-	attempts, skipped, err := journal.Read(r.journalPath())
+	journalWriteFailures := r.tallyProcesses()
+	journalByInv, err := r.checkJournal(ctx, journalWriteFailures)
 	if err != nil {
 		return err
 	}
-	rep.TornLines = skipped
-	// A line is torn only by a write that failed midway: a SIGKILL cannot
-	// cut a write(2) to a file short, so only the processes that ran out
-	// of disk can have left one.
-	if skipped > journalWriteFailures {
-		r.addProblem("journal: %d unreadable lines, but only %d processes failed to write a journal line", skipped, journalWriteFailures)
-	}
-	records, err := r.journalListing(ctx)
-	if err != nil {
-		return err
-	}
-	if len(records) != len(attempts) {
-		r.addProblem("paycli journal lists %d attempts, the journal holds %d", len(records), len(attempts))
-	}
-	for _, rec := range records {
-		if !rec.OutcomeRecorded {
-			rep.OpenIntents++
-		}
-		if !rec.OutcomeRecorded && rec.Outcome != journal.Unknown {
-			r.addProblem("invoice %s: an intent without an outcome is listed as %q, not unknown", rec.Invoice, rec.Outcome)
-		}
-	}
-	journalByInv := map[string][]journal.Attempt{}
-	for _, a := range attempts {
-		rep.Journal[a.Class()]++
-		journalByInv[a.Intent.Invoice] = append(journalByInv[a.Intent.Invoice], a)
-	}
-
-	// View 3: the sandbox, over HTTP (check status) and in its store.
 	statuses, err := r.checkStatuses(ctx)
 	if err != nil {
 		return err
 	}
-	store, err := sandbox.OpenStore(r.sandboxDir, 10*time.Second, r.cfg.Now())
-	if err != nil {
-		return fmt.Errorf("soak: open the sandbox store: %w", err)
-	}
-	sales, err := store.Sales()
-	store.Close()
+	salesByInv, err := r.readSales()
 	if err != nil {
 		return err
 	}
-	salesByInv := map[string]sandbox.Sale{}
-	orders := map[string]string{}
-	for _, s := range sales {
-		rep.Sales[s.State]++
-		if _, dup := salesByInv[s.InvoiceID]; dup {
-			r.addProblem("invoice %s: the store holds two sales", s.InvoiceID)
-		}
-		salesByInv[s.InvoiceID] = s
-		if other, dup := orders[s.OrderID]; dup && s.OrderID != "" {
-			r.addProblem("order %s is stored for invoices %s and %s", s.OrderID, other, s.InvoiceID)
-		}
-		orders[s.OrderID] = s.InvoiceID
-	}
 
 	// View 1 (the processes) against the other two, invoice by invoice.
+	rep := r.report
 	procByInv := map[int][]attempt{}
 	procByCard := map[int][]attempt{}
 	for _, a := range r.attempts {
@@ -201,6 +127,104 @@ func (r *run) check(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// tallyProcesses counts what the processes (view 1) went through and how
+// they exited, and returns how many failed to write a journal line.
+func (r *run) tallyProcesses() (journalWriteFailures int) {
+	rep := r.report
+	rep.Attempts = len(r.attempts)
+	for _, a := range r.attempts {
+		if a.trouble != troubleNone {
+			rep.Troubles[a.trouble.String()]++
+		}
+		switch {
+		case a.refusedByJournal():
+			rep.JournalRefused++
+			journalWriteFailures++
+		case a.refusedBeforeSending():
+			rep.RefusedBeforeSending++
+		case a.outcomeUnwritten() != "":
+			rep.OutcomesUnwritten++
+			journalWriteFailures++
+		}
+		if a.exit == app.ExitOK && (a.trouble == troubleDevFull || a.trouble == troubleClosedPipe) && a.orderNo != "" {
+			rep.ResultsUnwritten++
+		}
+		if a.killed {
+			rep.Exits["killed"]++
+			rep.ClientKills++
+			continue
+		}
+		rep.Exits[strconv.Itoa(a.exit)]++
+	}
+	return journalWriteFailures
+}
+
+// checkJournal reads the journal (view 2) directly and as `paycli journal`
+// shows it, checks that the two agree, and returns its attempts by invoice.
+func (r *run) checkJournal(ctx context.Context, journalWriteFailures int) (map[string][]journal.Attempt, error) {
+	rep := r.report
+	attempts, skipped, err := journal.Read(r.journalPath())
+	if err != nil {
+		return nil, err
+	}
+	rep.TornLines = skipped
+	// Only a write that failed midway tears a line: a SIGKILL cannot cut a
+	// write(2) to a file short, so only processes out of disk can leave one.
+	if skipped > journalWriteFailures {
+		r.addProblem("journal: %d unreadable lines, but only %d processes failed to write a journal line", skipped, journalWriteFailures)
+	}
+	records, err := r.journalListing(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(records) != len(attempts) {
+		r.addProblem("paycli journal lists %d attempts, the journal holds %d", len(records), len(attempts))
+	}
+	for _, rec := range records {
+		if !rec.OutcomeRecorded {
+			rep.OpenIntents++
+		}
+		if !rec.OutcomeRecorded && rec.Outcome != journal.Unknown {
+			r.addProblem("invoice %s: an intent without an outcome is listed as %q, not unknown", rec.Invoice, rec.Outcome)
+		}
+	}
+	journalByInv := map[string][]journal.Attempt{}
+	for _, a := range attempts {
+		rep.Journal[a.Class()]++
+		journalByInv[a.Intent.Invoice] = append(journalByInv[a.Intent.Invoice], a)
+	}
+	return journalByInv, nil
+}
+
+// readSales reads the sandbox's store (view 3, beside check status),
+// refusing two sales of one invoice or one order, and returns its sales
+// by invoice.
+func (r *run) readSales() (map[string]sandbox.Sale, error) {
+	store, err := sandbox.OpenStore(r.sandboxDir, 10*time.Second, r.cfg.Now())
+	if err != nil {
+		return nil, fmt.Errorf("soak: open the sandbox store: %w", err)
+	}
+	sales, err := store.Sales()
+	store.Close()
+	if err != nil {
+		return nil, err
+	}
+	salesByInv := map[string]sandbox.Sale{}
+	orders := map[string]string{}
+	for _, s := range sales {
+		r.report.Sales[s.State]++
+		if _, dup := salesByInv[s.InvoiceID]; dup {
+			r.addProblem("invoice %s: the store holds two sales", s.InvoiceID)
+		}
+		salesByInv[s.InvoiceID] = s
+		if other, dup := orders[s.OrderID]; dup && s.OrderID != "" {
+			r.addProblem("order %s is stored for invoices %s and %s", s.OrderID, other, s.InvoiceID)
+		}
+		orders[s.OrderID] = s.InvoiceID
+	}
+	return salesByInv, nil
 }
 
 // reconcile checks one invoice.
@@ -523,16 +547,9 @@ func cardSaleState(s sandbox.Sale, stored bool) string {
 
 // checkCardOps checks what the refund, capture, cancel and api refund
 // processes of one card sale said against its journal and the sandbox's
-// state: their exit codes against the journal (checkStory); every refund
-// the journal says succeeded is in the store under its
-// refund_transaction_id, or for an api refund, which names none, its
-// amount (no answered refund lost), and every refund in the store has an
-// intent that names it (or an api attempt of its amount), which did not
-// end refused (none made behind the journal's back); no refund command
-// made two refunds (checkOneRefundEach); at most one capture and one
-// cancel told success, never both; a capture or cancel told success is
-// what the store holds (the captured amount included); and a capture or
-// cancel nobody was told about was reported unknown.
+// state: their exit codes against the journal (checkStory), the refunds
+// (checkRefunds), one refund per command (checkOneRefundEach) and the
+// pre-authorization's capture or cancel (checkPreAuthOps).
 func (r *run) checkCardOps(cs cardSale, sale sandbox.Sale, stored bool, procs []attempt, jattempts []journal.Attempt) {
 	byKind := map[string][]attempt{}
 	for _, p := range procs {
@@ -566,7 +583,20 @@ func (r *run) checkCardOps(cs cardSale, sale sandbox.Sale, stored bool, procs []
 	if !stored {
 		return // checkCardSale said so
 	}
+	refundAttempts := slices.Concat(jByKind[kindRefund], jByKind[kindAPI])
+	r.checkRefunds(cs, sale, refundAttempts)
+	r.checkOneRefundEach(cs, sale, procs, refundAttempts)
+	if cs.preauth && sale.PreAuth != nil {
+		r.checkPreAuthOps(cs, sale, byKind, jByKind)
+	}
+}
 
+// checkRefunds: every refund the journal says succeeded is in the store
+// under its refund_transaction_id, or for an api refund, which names none,
+// its amount (no answered refund lost); and every refund in the store has
+// an intent that names it (or an api attempt of its amount) which did not
+// end refused (none made behind the journal's back).
+func (r *run) checkRefunds(cs cardSale, sale sandbox.Sale, jattempts []journal.Attempt) {
 	refunds := map[string]bool{}
 	refundAmounts := map[string]bool{}
 	for _, rf := range sale.Refunds {
@@ -579,7 +609,7 @@ func (r *run) checkCardOps(cs cardSale, sale sandbox.Sale, stored bool, procs []
 	// their amount, which no other refund command on the sale shares.
 	byRef := map[string]map[string]bool{}
 	apiByAmount := map[string]map[string]bool{}
-	for _, a := range slices.Concat(jByKind[kindRefund], jByKind[kindAPI]) {
+	for _, a := range jattempts {
 		ref, made := a.Intent.Ref, a.Class() == journal.Succeeded || a.Class() == journal.Duplicate
 		if ref == "" {
 			amount := amountKey(a.Intent.Amount)
@@ -621,12 +651,13 @@ func (r *run) checkCardOps(cs cardSale, sale sandbox.Sale, stored bool, procs []
 			r.addProblem("card sale %s: refund %s of %s made, but the journal says %v", cs.id, rf.TransactionID, rf.Amount, sortedKeys(classes))
 		}
 	}
+}
 
-	r.checkOneRefundEach(cs, sale, procs, slices.Concat(jByKind[kindRefund], jByKind[kindAPI]))
-
-	if !cs.preauth || sale.PreAuth == nil {
-		return
-	}
+// checkPreAuthOps: at most one capture and one cancel told success, never
+// both; a capture or cancel told success is what the store holds (the
+// captured amount included); and one nobody was told about was reported
+// unknown.
+func (r *run) checkPreAuthOps(cs cardSale, sale sandbox.Sale, byKind map[string][]attempt, jByKind map[string][]journal.Attempt) {
 	told := func(kind string) (n int, amounts []string) {
 		for _, p := range byKind[kind] {
 			if p.exit == app.ExitOK {

@@ -801,23 +801,14 @@ func (r *run) runProcess(ctx context.Context, a attempt, killAfter time.Duration
 	if (tr == troubleDevFull || tr == troubleDiskFull) && runtime.GOOS != "linux" {
 		tr = troubleNone // /dev/full and prlimit(2) are Linux's
 	}
-	var childEnd *os.File // the process's end of its stdout, closed here once it runs
-	switch tr {
-	case troubleDevFull:
-		f, err := os.OpenFile(fullDevice, os.O_WRONLY, 0)
-		if err != nil {
-			r.addProblem("open %s: %v", fullDevice, err)
-			return false
-		}
-		childEnd, cmd.Stdout = f, f
-	case troubleClosedPipe:
-		pr, pw, err := os.Pipe()
-		if err != nil {
-			r.addProblem("make a pipe: %v", err)
-			return false
-		}
-		pr.Close() // the reader is gone before the process writes a byte
-		childEnd, cmd.Stdout = pw, pw
+	// The process's end of its stdout, closed here once it runs.
+	childEnd, err := troubledStdout(tr)
+	if err != nil {
+		r.addProblem("%v", err)
+		return false
+	}
+	if childEnd != nil {
+		cmd.Stdout = childEnd
 	}
 	a.exit, a.trouble = -1, tr
 	var limit int64
@@ -828,7 +819,7 @@ func (r *run) runProcess(ctx context.Context, a attempt, killAfter time.Duration
 		}
 		limit += slack
 	}
-	err := cmd.Start()
+	err = cmd.Start()
 	if childEnd != nil {
 		childEnd.Close()
 	}
@@ -837,11 +828,8 @@ func (r *run) runProcess(ctx context.Context, a attempt, killAfter time.Duration
 		return false
 	}
 	if tr == troubleDiskFull {
-		// The process has only begun to run: it writes its intent after
-		// reading its configuration and its wallet token. A limit set too
-		// late would only make it an ordinary process, and the checker
-		// demands nothing of a disk-full process that an ordinary one
-		// would not meet.
+		// Set before the intent (written after the configuration is read);
+		// one set too late only makes this an ordinary process.
 		if err := limitFileSize(cmd.Process.Pid, limit); err != nil {
 			r.addProblem("limit the file size of %s: %v", a.kind, err)
 		}
@@ -860,14 +848,43 @@ func (r *run) runProcess(ctx context.Context, a attempt, killAfter time.Duration
 	}
 	// A process that ended by itself before the kill keeps its exit code.
 	a.killed = killing.Load() && a.exit == -1
+	r.record(a, stdout.String())
+	return a.killed
+}
+
+// troubledStdout is the stdout of a process given trouble tr: the full
+// device, or a pipe whose reader is gone before the process writes a byte;
+// nil for any other trouble.
+func troubledStdout(tr trouble) (*os.File, error) {
+	switch tr {
+	case troubleDevFull:
+		f, err := os.OpenFile(fullDevice, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, fmt.Errorf("open %s: %v", fullDevice, err)
+		}
+		return f, nil
+	case troubleClosedPipe:
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			return nil, fmt.Errorf("make a pipe: %v", err)
+		}
+		pr.Close()
+		return pw, nil
+	}
+	return nil, nil
+}
+
+// record adds a finished process to the run, with the order number it
+// printed, and queues the --retry of a refund it left unknown.
+func (r *run) record(a attempt, stdout string) {
 	if a.killed && a.killOn != "" {
 		r.mu.Lock()
 		r.report.MidFlightKills[a.kind+" "+map[string]string{httpRequestSent: "sent", httpAnswered: "answered"}[a.killOn]]++
 		r.mu.Unlock()
 	}
 	if a.exit == app.ExitOK {
-		a.orderNo = orderNoOf(stdout.String())
-		if tr == troubleDevFull || tr == troubleClosedPipe {
+		a.orderNo = orderNoOf(stdout)
+		if a.trouble == troubleDevFull || a.trouble == troubleClosedPipe {
 			a.orderNo = orderFromWarning(a.stderr)
 		}
 	}
@@ -877,7 +894,6 @@ func (r *run) runProcess(ctx context.Context, a attempt, killAfter time.Duration
 		r.retries = append(r.retries, attempt{kind: kindRefund, invoice: a.invoice, retryRef: ref})
 	}
 	r.mu.Unlock()
-	return a.killed
 }
 
 // The messages of paycli's --debug log (internal/gateway) for a request

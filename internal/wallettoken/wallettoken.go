@@ -50,8 +50,8 @@ var (
 
 // Error says precisely what is wrong with a token, without quoting it.
 type Error struct {
-	// Kind is ErrMalformed, ErrClaims or ErrExpired.
-	Kind error
+	// Sentinel is ErrMalformed, ErrClaims or ErrExpired.
+	Sentinel error
 	// Reason is a short explanation, e.g. `the amount claim "abc" is not a
 	// decimal`.
 	Reason string
@@ -59,15 +59,15 @@ type Error struct {
 
 func (e *Error) Error() string { return "the wallet token " + e.Reason }
 
-// Unwrap exposes Kind to errors.Is.
-func (e *Error) Unwrap() error { return e.Kind }
+// Unwrap exposes Sentinel to errors.Is.
+func (e *Error) Unwrap() error { return e.Sentinel }
 
 func malformed(format string, args ...any) error {
-	return &Error{Kind: ErrMalformed, Reason: "is not a JWT: " + fmt.Sprintf(format, args...)}
+	return &Error{Sentinel: ErrMalformed, Reason: "is not a JWT: " + fmt.Sprintf(format, args...)}
 }
 
 func badClaim(format string, args ...any) error {
-	return &Error{Kind: ErrClaims, Reason: fmt.Sprintf(format, args...)}
+	return &Error{Sentinel: ErrClaims, Reason: fmt.Sprintf(format, args...)}
 }
 
 // Card is the tokenized card a token stands for: its first six and last
@@ -111,7 +111,7 @@ func (c *Claims) CheckExpiry(now time.Time) error {
 	if c.ExpiresAt.IsZero() || now.Before(c.ExpiresAt) {
 		return nil
 	}
-	return &Error{Kind: ErrExpired, Reason: fmt.Sprintf("expired at %s (%s ago); get a new one from the wallet",
+	return &Error{Sentinel: ErrExpired, Reason: fmt.Sprintf("expired at %s (%s ago); get a new one from the wallet",
 		c.ExpiresAt.UTC().Format(time.RFC3339), age(now.Sub(c.ExpiresAt)))}
 }
 

@@ -134,7 +134,7 @@ func FuzzParse(f *testing.F) {
 		c, err := Parse(token)
 		if err != nil {
 			var e *Error
-			if !errors.As(err, &e) || (e.Kind != ErrMalformed && e.Kind != ErrClaims) {
+			if !errors.As(err, &e) || (e.Sentinel != ErrMalformed && e.Sentinel != ErrClaims) {
 				t.Fatalf("error %v is not a malformed/claims *Error", err)
 			}
 			return

@@ -115,7 +115,7 @@ stderr, an empty result on stdout, exit 0.`,
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return Run(cmd.Context(), opts)
+			return commissionsRun(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -143,7 +143,7 @@ stderr, an empty result on stdout, exit 0.`,
 }
 
 // parseFlags validates what the flags say on their own; the currency,
-// which may come from the configuration, is checked by Run before
+// which may come from the configuration, is checked by commissionsRun before
 // anything is sent.
 func parseFlags(cmd *cobra.Command, opts *Options, installments, amount string, programs []string) error {
 	var err error
@@ -196,8 +196,8 @@ func oneOf(flag, value string, allowed ...string) (string, error) {
 	return "", cmdutil.UsageErrorf("invalid --%s %q: use %s", flag, value, strings.Join(allowed, " or "))
 }
 
-// Run looks the commissions up and prints them.
-func Run(ctx context.Context, opts *Options) error {
+// commissionsRun looks the commissions up and prints them.
+func commissionsRun(ctx context.Context, opts *Options) error {
 	cfg, err := opts.Config()
 	if err != nil {
 		return err
@@ -286,7 +286,7 @@ type Result struct {
 
 // UnexpectedResponseError is a success response whose data paycli cannot
 // read (a rate that is neither a number nor a marker, data of the wrong
-// shape), naming the installment, program and field at fault. Run returns
+// shape), naming the installment, program and field at fault. commissionsRun returns
 // it as a rejection (exit 4): the gateway answered, and asking again would
 // get the same answer.
 type UnexpectedResponseError struct{ Err error }

@@ -93,7 +93,7 @@ func testOptions(t testing.TB, g *fakeGateway, currency string, format render.Fo
 }
 
 // parseArgs runs the command's flag parsing alone and returns the options
-// it hands to Run.
+// it hands to commissionsRun.
 func parseArgs(t testing.TB, args ...string) (*Options, error) {
 	ios, _, _, _ := iostreams.Test()
 	var got *Options
@@ -168,8 +168,8 @@ func TestGoldens(t *testing.T) {
 			opts, out, errOut := testOptions(t, g, "TRY", tt.format, tt.tty)
 			opts.By, opts.Layout, opts.Side = parsed.By, parsed.Layout, parsed.Side
 			opts.Installments, opts.Programs, opts.Amount = parsed.Installments, parsed.Programs, parsed.Amount
-			if err := Run(context.Background(), opts); err != nil {
-				t.Fatalf("Run: %v (stderr %q)", err, errOut)
+			if err := commissionsRun(context.Background(), opts); err != nil {
+				t.Fatalf("commissionsRun: %v (stderr %q)", err, errOut)
 			}
 			golden(t, tt.name, out.Bytes())
 			if !tt.tty && bytes.Contains(out.Bytes(), []byte("\x1b[")) {
@@ -195,7 +195,7 @@ func TestMatrixHighlightsCheapest(t *testing.T) {
 	g := newFakeGateway(t, readFixture(t, filepath.Join(sandboxFixtures, "try_merchant_en.json")))
 	opts, out, _ := testOptions(t, g, "TRY", render.Table, true)
 	opts.Installments = map[int]bool{1: true, 10: true}
-	if err := Run(context.Background(), opts); err != nil {
+	if err := commissionsRun(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
 	hl := "\x1b[1;32m"
@@ -221,7 +221,7 @@ func TestRequestAndRaw(t *testing.T) {
 	opts.By, opts.Raw = SideUser, true
 	cfg, _ := opts.Config()
 	cfg.Lang = "TR"
-	if err := Run(context.Background(), opts); err != nil {
+	if err := commissionsRun(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(out.Bytes(), body) {
@@ -249,7 +249,7 @@ func TestNoData(t *testing.T) {
 		g := newFakeGateway(t, []byte(`{"status_code":0,"status_description":" No Data Found"}`))
 		opts, out, errOut := testOptions(t, g, "GBP", tt.format, false)
 		opts.Raw = tt.raw
-		if err := Run(context.Background(), opts); err != nil {
+		if err := commissionsRun(context.Background(), opts); err != nil {
 			t.Fatalf("%s: no data is not a failure, got %v", tt.format, err)
 		}
 		if out.String() != tt.want {
@@ -299,7 +299,7 @@ func TestErrors(t *testing.T) {
 				}
 				opts.JSON = parsed.JSON
 			}
-			err := Run(context.Background(), opts)
+			err := commissionsRun(context.Background(), opts)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want %q", err, tt.want)
 			}
@@ -325,7 +325,7 @@ func TestAmountFinerThanCurrency(t *testing.T) {
 			t.Fatal(err)
 		}
 		opts.Amount = parsed.Amount
-		err = Run(context.Background(), opts)
+		err = commissionsRun(context.Background(), opts)
 		if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUsage || g.hits != 0 {
 			t.Errorf("%s %s: err = %v, requests %d; want a usage error before sending", tt.currency, tt.amount, err, g.hits)
 		}
@@ -340,7 +340,7 @@ func TestJQ(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts.JSON, opts.Programs = parsed.JSON, parsed.Programs
-	if err := Run(context.Background(), opts); err != nil {
+	if err := commissionsRun(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
 	if want := "World\nfalse\n{\"n\":1022}\n"; out.String() != want {
@@ -444,7 +444,7 @@ func TestMatrixHighlightsNothingAmongEquals(t *testing.T) {
 	g := newFakeGateway(t, readFixture(t, filepath.Join(sandboxFixtures, "try_merchant_en.json")))
 	opts, out, _ := testOptions(t, g, "TRY", render.Table, true)
 	opts.Side = SideUser // every user rate is 0 when the merchant pays
-	if err := Run(context.Background(), opts); err != nil {
+	if err := commissionsRun(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(out.String(), "\x1b[1;32m") {
@@ -480,7 +480,7 @@ func TestTablesFitTheTerminal(t *testing.T) {
 			opts, out, _ := testOptions(t, g, "TRY", render.Table, tt.tty)
 			opts.IO.SetTerminalWidth(tt.width)
 			opts.Layout, opts.Amount, opts.Programs = parsed.Layout, parsed.Amount, parsed.Programs
-			if err := Run(context.Background(), opts); err != nil {
+			if err := commissionsRun(context.Background(), opts); err != nil {
 				t.Fatal(err)
 			}
 			if tt.same != "" {

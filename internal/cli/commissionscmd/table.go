@@ -164,16 +164,39 @@ func matrixCell(r *commission.Row, side string, minorUnit int32) string {
 // narrower than the matrix (width > 0), the installment columns are split
 // into blocks that fit, each repeating the PROGRAM column.
 func writeMatrix(w io.Writer, palette render.Palette, width int, res *Result, side string) error {
-	var (
-		programs []string
-		columns  []int
-		// Cells point into res.Rows: a row is a few hundred bytes, and
-		// copying each into the map was most of the matrix's cost.
-		cells    = map[string]map[int]*commission.Row{}
-		specials []commission.Row
-	)
-	for i := range res.Rows {
-		r := &res.Rows[i]
+	m, specials := matrixOf(res.Rows)
+	if len(m.programs) > 0 {
+		if err := m.write(w, palette, width, side, res.MinorUnit); err != nil {
+			return err
+		}
+	}
+	if len(specials) == 0 {
+		return nil
+	}
+	if len(m.programs) > 0 {
+		if _, err := fmt.Fprintln(w); err != nil {
+			return err
+		}
+	}
+	return writeSpecials(w, palette, width, specials, res)
+}
+
+// matrix is the regular entries by program and installment count, in
+// the order the table shows them.
+type matrix struct {
+	programs []string
+	columns  []int
+	// Cells point into the rows: a row is a few hundred bytes, and
+	// copying each into the map was most of the matrix's cost.
+	cells map[string]map[int]*commission.Row
+}
+
+// matrixOf places the regular rows in a matrix and returns the special
+// kinds of installment 1 apart.
+func matrixOf(rows []commission.Row) (m matrix, specials []commission.Row) {
+	m.cells = map[string]map[int]*commission.Row{}
+	for i := range rows {
+		r := &rows[i]
 		if r.Kind != commission.KindRegular {
 			if r.Installment == 1 {
 				specials = append(specials, *r)
@@ -181,63 +204,57 @@ func writeMatrix(w io.Writer, palette render.Palette, width int, res *Result, si
 			continue
 		}
 		p := r.Program()
-		if cells[p] == nil {
-			cells[p] = map[int]*commission.Row{}
-			programs = append(programs, p)
+		if m.cells[p] == nil {
+			m.cells[p] = map[int]*commission.Row{}
+			m.programs = append(m.programs, p)
 		}
-		if _, dup := cells[p][r.Installment]; dup {
+		if _, dup := m.cells[p][r.Installment]; dup {
 			continue // the long layout shows both; a cell holds one
 		}
-		cells[p][r.Installment] = r
-		if len(columns) == 0 || columns[len(columns)-1] != r.Installment {
-			columns = append(columns, r.Installment)
+		m.cells[p][r.Installment] = r
+		if len(m.columns) == 0 || m.columns[len(m.columns)-1] != r.Installment {
+			m.columns = append(m.columns, r.Installment)
 		}
 	}
-	commission.SortPrograms(programs)
+	commission.SortPrograms(m.programs)
+	return m, specials
+}
 
-	written := false
-	if len(programs) > 0 {
-		header := []string{"PROGRAM"}
-		align := make([]int, 0, len(columns))
-		for i, n := range columns {
-			header = append(header, strconv.Itoa(n))
-			align = append(align, i+1)
-		}
-		rows := make([][]string, len(programs))
-		for i, p := range programs {
-			row := []string{p}
-			for _, n := range columns {
-				r, ok := cells[p][n]
-				if !ok {
-					row = append(row, "")
-					continue
-				}
-				row = append(row, matrixCell(r, side, res.MinorUnit))
+// write prints the matrix, the cheapest cell of each column highlighted.
+func (m matrix) write(w io.Writer, palette render.Palette, width int, side string, minorUnit int32) error {
+	header := []string{"PROGRAM"}
+	align := make([]int, 0, len(m.columns))
+	for i, n := range m.columns {
+		header = append(header, strconv.Itoa(n))
+		align = append(align, i+1)
+	}
+	rows := make([][]string, len(m.programs))
+	for i, p := range m.programs {
+		row := []string{p}
+		for _, n := range m.columns {
+			r, ok := m.cells[p][n]
+			if !ok {
+				row = append(row, "")
+				continue
 			}
-			rows[i] = row
+			row = append(row, matrixCell(r, side, minorUnit))
 		}
-		cheapest := cheapestCells(programs, columns, cells, side)
-		err := render.WriteTable(w, render.TableOptions{
-			Palette:          palette,
-			RightAlign:       align,
-			RightAlignHeader: true,
-			Highlight:        func(row, col int) bool { return col > 0 && cheapest[[2]int{row, col}] },
-			MaxWidth:         width,
-			KeepColumns:      1,
-		}, header, rows)
-		if err != nil {
-			return err
-		}
-		written = true
+		rows[i] = row
 	}
-	if len(specials) == 0 {
-		return nil
-	}
-	if written {
-		if _, err := fmt.Fprintln(w); err != nil {
-			return err
-		}
-	}
+	cheapest := cheapestCells(m.programs, m.columns, m.cells, side)
+	return render.WriteTable(w, render.TableOptions{
+		Palette:          palette,
+		RightAlign:       align,
+		RightAlignHeader: true,
+		Highlight:        func(row, col int) bool { return col > 0 && cheapest[[2]int{row, col}] },
+		MaxWidth:         width,
+		KeepColumns:      1,
+	}, header, rows)
+}
+
+// writeSpecials prints the special kinds of installment 1, with their
+// amounts when the sale's amount was given.
+func writeSpecials(w io.Writer, palette render.Palette, width int, specials []commission.Row, res *Result) error {
 	header := []string{"KIND", "MERCHANT", "USER"}
 	if res.Amount != nil {
 		header = append(header, "MERCHANT FEE", "BUYER TOTAL")

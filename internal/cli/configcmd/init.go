@@ -168,10 +168,11 @@ func expandBaseURL(s string) string {
 	return strings.TrimSpace(s)
 }
 
+// initRun asks for a profile's settings (or takes them from flags and
+// stdin), checks them with the gateway and saves them.
 func initRun(ctx context.Context, opts *InitOptions) error {
-	// The questions and the check can take minutes; the file is read
-	// without the lock here and again under it just before saving, so
-	// other writers are never kept waiting on a person.
+	// The questions and the check can take minutes: the file is read
+	// without the lock here and again under it just before saving.
 	path, err := config.Path(opts.Where)
 	if err != nil {
 		return err
@@ -199,17 +200,8 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 		return err
 	}
 
-	// What a profile needs for every gateway call.
-	var missing []string
-	for _, name := range []string{"base_url", "app_id", "app_secret", "merchant_key"} {
-		if values[name] == "" && current[name] == "" {
-			missing = append(missing, name)
-		}
-	}
-	if len(missing) > 0 {
-		return cmdutil.UsageHint(
-			fmt.Errorf("profile %q would lack %s", profile, strings.Join(missing, ", ")),
-			"Without a terminal give --base-url and --app-id, and secrets on stdin (--app-secret-stdin, --merchant-key-stdin) or in PAYCLI_APP_SECRET and PAYCLI_MERCHANT_KEY.")
+	if err := requireCallSettings(profile, values, current); err != nil {
+		return err
 	}
 	if err := verify(ctx, opts, profile, values, current); err != nil {
 		return err
@@ -242,11 +234,35 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 		return err
 	}
 
+	printProfile(opts.IO.ErrOut, created, profile, edit.Path, values, current)
+	reportDefault(opts.IO.ErrOut, edit.Before.DefaultProfile, pinned, profile, created)
+	return nil
+}
+
+// requireCallSettings refuses a profile that would lack a setting every
+// gateway call needs.
+func requireCallSettings(profile string, values, current map[string]string) error {
+	var missing []string
+	for _, name := range []string{"base_url", "app_id", "app_secret", "merchant_key"} {
+		if values[name] == "" && current[name] == "" {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return cmdutil.UsageHint(
+		fmt.Errorf("profile %q would lack %s", profile, strings.Join(missing, ", ")),
+		"Without a terminal give --base-url and --app-id, and secrets on stdin (--app-secret-stdin, --merchant-key-stdin) or in PAYCLI_APP_SECRET and PAYCLI_MERCHANT_KEY.")
+}
+
+// printProfile tells what the profile now holds, secrets masked.
+func printProfile(w io.Writer, created bool, profile, path string, values, current map[string]string) {
 	verb := "Updated"
 	if created {
 		verb = "Created"
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "%s profile %q in %s:\n", verb, profile, edit.Path)
+	fmt.Fprintf(w, "%s profile %q in %s:\n", verb, profile, path)
 	for _, k := range config.Keys {
 		v, ok := values[k.Name]
 		if !ok {
@@ -256,10 +272,8 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 			continue
 		}
 		v, _ = shownValue(k, v, false)
-		fmt.Fprintf(opts.IO.ErrOut, "  %-16s %s\n", k.Name, v)
+		fmt.Fprintf(w, "  %-16s %s\n", k.Name, v)
 	}
-	reportDefault(opts.IO.ErrOut, edit.Before.DefaultProfile, pinned, profile, created)
-	return nil
 }
 
 // verify takes a token with the settings the profile is about to get, so

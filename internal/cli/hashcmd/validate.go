@@ -277,21 +277,12 @@ func validateLines(ctx context.Context, opts *ValidateOptions, cfg *config.Confi
 	var rows [][]string
 	lineNo, total, failed, wrongKey := 0, 0, 0, 0
 	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		text, err := opts.IO.ReadLine()
+		text, err := nextLine(ctx, opts, lineNo+1)
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		if errors.Is(err, iostreams.ErrLineTooLong) {
-			// Stop rather than skip: input without line breaks (a binary
-			// file, /dev/zero) would otherwise be read to its end.
-			return cmdutil.UsageHint(fmt.Errorf("line %d of stdin is longer than %d KiB: not a hash_key; the rest was not read", lineNo+1, iostreams.MaxLineBytes>>10),
-				"Give one hash_key per line.")
-		}
 		if err != nil {
-			return fmt.Errorf("reading stdin: %w", err)
+			return err
 		}
 		lineNo++
 		if strings.TrimSpace(text) == "" {
@@ -334,21 +325,7 @@ func validateLines(ctx context.Context, opts *ValidateOptions, cfg *config.Confi
 		return cmdutil.UsageHint(errors.New("stdin holds no hash_key"),
 			"Give one hash_key per line on stdin, or the hash_key as an argument.")
 	}
-	var err error
-	switch format {
-	case render.CSV, render.TSV:
-		err = render.WriteRecords(opts.IO.Out, format, header, rows)
-	case render.Table:
-		if len(rows) > 0 {
-			table := cmdutil.TableOptions(opts.IO)
-			table.RightAlign = []int{0}
-			for c := 1; c < len(header); c++ {
-				table.Wrap = append(table.Wrap, c)
-			}
-			err = render.WriteTable(opts.IO.Out, table, render.TableHeader(header), rows)
-		}
-	}
-	if err != nil || failed == 0 {
+	if err := writeDecrypted(opts, format, header, rows); err != nil || failed == 0 {
 		return err
 	}
 	hint := "Each failed line is reported above with its number."
@@ -363,4 +340,43 @@ func validateLines(ctx context.Context, opts *ValidateOptions, cfg *config.Confi
 		Err:  fmt.Errorf("%d of %d lines did not decrypt", failed, total),
 		Hint: hint,
 	}
+}
+
+// nextLine reads line lineNo of stdin, io.EOF at its end.
+func nextLine(ctx context.Context, opts *ValidateOptions, lineNo int) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	text, err := opts.IO.ReadLine()
+	switch {
+	case errors.Is(err, io.EOF):
+		return "", err
+	case errors.Is(err, iostreams.ErrLineTooLong):
+		// Stop rather than skip: input without line breaks (a binary
+		// file, /dev/zero) would otherwise be read to its end.
+		return "", cmdutil.UsageHint(fmt.Errorf("line %d of stdin is longer than %d KiB: not a hash_key; the rest was not read", lineNo, iostreams.MaxLineBytes>>10),
+			"Give one hash_key per line.")
+	case err != nil:
+		return "", fmt.Errorf("reading stdin: %w", err)
+	}
+	return text, nil
+}
+
+// writeDecrypted writes the rows of the lines that decrypted as a table
+// or CSV/TSV (JSON Lines were written as they were read).
+func writeDecrypted(opts *ValidateOptions, format render.Format, header []string, rows [][]string) error {
+	switch format {
+	case render.CSV, render.TSV:
+		return render.WriteRecords(opts.IO.Out, format, header, rows)
+	case render.Table:
+		if len(rows) > 0 {
+			table := cmdutil.TableOptions(opts.IO)
+			table.RightAlign = []int{0}
+			for c := 1; c < len(header); c++ {
+				table.Wrap = append(table.Wrap, c)
+			}
+			return render.WriteTable(opts.IO.Out, table, render.TableHeader(header), rows)
+		}
+	}
+	return nil
 }

@@ -138,11 +138,11 @@ func runE(cmd *cobra.Command, f *cmdutil.Factory, opts *Options, runF func(conte
 	}); err != nil {
 		return err
 	}
-	return moneyop.Start(cmd, f, opts, runF, Run)
+	return moneyop.Start(cmd, f, opts, runF, preauthRun)
 }
 
-// Run captures or cancels one pre-authorization, or a batch.
-func Run(ctx context.Context, opts *Options) error {
+// preauthRun captures or cancels one pre-authorization, or a batch.
+func preauthRun(ctx context.Context, opts *Options) error {
 	op := operation{action: opts.Action, now: opts.Now}.pipeline()
 	if opts.Batch != "" {
 		return moneyop.RunBatch(ctx, &opts.Options, op)

@@ -84,7 +84,7 @@ or in the journal) is refused, exit 2, nothing sent.`,
 			if err := checkFlags(cmd, opts); err != nil {
 				return err
 			}
-			return moneyop.Start(cmd, f, opts, runF, Run)
+			return moneyop.Start(cmd, f, opts, runF, refundRun)
 		},
 	}
 	fl := cmd.Flags()
@@ -136,8 +136,8 @@ func checkFlags(cmd *cobra.Command, opts *Options) error {
 	})
 }
 
-// Run makes one refund, re-sends one (--retry), or runs a batch.
-func Run(ctx context.Context, opts *Options) error {
+// refundRun makes one refund, re-sends one (--retry), or runs a batch.
+func refundRun(ctx context.Context, opts *Options) error {
 	op := operation{webhookKey: opts.WebhookKey, journalPath: opts.JournalPath, newRef: opts.NewRef, flags: opts.GatewayFlags}.pipeline()
 	if opts.Batch != "" {
 		return moneyop.RunBatch(ctx, &opts.Options, op)

@@ -106,7 +106,7 @@ func TestConfirmOnTerminal(t *testing.T) {
 			fx.opts.IO.SetStdoutTTY(true)
 			fx.opts.Invoice, fx.opts.Amount = "INV-1", "50.00"
 			fx.in.WriteString(answer + "\n")
-			err := Run(context.Background(), fx.opts)
+			err := refundRun(context.Background(), fx.opts)
 			stderr := fx.errOut.String()
 			for _, want := range []string{"Refund\n  Invoice:  INV-1\n  Sale:     150.00 TRY, ", "\n  Card:     435508******4358\n  Refunded: 0.00 TRY\n  Remains:  150.00 TRY\n  Refund:   50.00 TRY\n  Ref:      RF-TEST-1\n",
 				"\nRefund 50.00 TRY of INV-1 (sale 150.00 TRY, 0.00 refunded) to 435508******4358? [y/N] "} {
@@ -144,7 +144,7 @@ func TestWebhookKey(t *testing.T) {
 	fx := newFixture(t)
 	fx.opts.Invoice, fx.opts.Amount, fx.opts.DryRun = "INV-1", "1.00", true
 	fx.opts.WebhookKey = "https://shop.example/refund-hook"
-	if err := Run(context.Background(), fx.opts); err != nil {
+	if err := refundRun(context.Background(), fx.opts); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(fx.out.String(), `"refund_web_hook_key": "https://shop.example/refund-hook"`) {

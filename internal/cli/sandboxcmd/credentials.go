@@ -53,7 +53,7 @@ are printed in full.`,
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return CredentialsRun(cmd.Context(), opts)
+			return credentialsRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&state, "state", "", "state folder of the server to report (default <state dir>/paycli/sandbox)")
@@ -64,8 +64,8 @@ are printed in full.`,
 	return cmd
 }
 
-// CredentialsRun prints the credentials.
-func CredentialsRun(ctx context.Context, opts *CredentialsOptions) error {
+// credentialsRun prints the credentials.
+func credentialsRun(ctx context.Context, opts *CredentialsOptions) error {
 	format, err := opts.Format()
 	if err != nil {
 		return err

@@ -87,7 +87,7 @@ until Ctrl-C. -o json prints one JSON object per request (JSON Lines), and
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return LogsRun(cmd.Context(), opts)
+			return logsRun(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -108,8 +108,8 @@ until Ctrl-C. -o json prints one JSON object per request (JSON Lines), and
 	return cmd
 }
 
-// LogsRun prints the log, and follows it with --follow.
-func LogsRun(ctx context.Context, opts *LogsOptions) error {
+// logsRun prints the log, and follows it with --follow.
+func logsRun(ctx context.Context, opts *LogsOptions) error {
 	format, err := opts.Format()
 	if err != nil {
 		return err

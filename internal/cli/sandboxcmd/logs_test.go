@@ -46,7 +46,7 @@ func runLogs(t *testing.T, format render.Format, entries []sandbox.LogEntry, fol
 	ran.Format = func() (render.Format, error) { return format, nil }
 	waits := 0
 	ran.Wait = func(context.Context) error { waits++; return follow(rl, waits) }
-	err = LogsRun(context.Background(), ran)
+	err = logsRun(context.Background(), ran)
 	return ios.Out.(*bytes.Buffer).String(), ios.ErrOut.(*bytes.Buffer).String(), err
 }
 

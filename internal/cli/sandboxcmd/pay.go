@@ -250,56 +250,24 @@ func PayRun(ctx context.Context, opts *PayOptions) error {
 	}
 	c := &sandboxClient{base: base, http: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: nil}}}
 	defer c.http.CloseIdleConnections()
-	var tok sandboxAnswer
-	if err := c.postJSON(ctx, "/api/token", map[string]string{"app_id": sandbox.AppID, "app_secret": sandbox.AppSecret}, &tok); err != nil {
-		return err
-	}
-	if tok.StatusCode != 100 || tok.Data.Token == "" {
-		return cmdutil.WithKind(cmdutil.KindAuth, fmt.Errorf("sandbox token: status_code %d: %s", tok.StatusCode, tok.StatusDescription), "")
-	}
-	c.bearer = tok.Data.Token
-
-	// The sale is signed as a merchant's shop signs it: by a gateway client
-	// holding the sandbox's credentials.
-	client, err := gateway.New(base, gateway.Credentials{AppID: sandbox.AppID, AppSecret: sandbox.AppSecret, MerchantKey: sandbox.MerchantKey},
-		gateway.WithClock(opts.Now), gateway.WithHTTPClient(c.http))
+	client, err := c.signIn(ctx, opts.Now)
 	if err != nil {
 		return err
 	}
-	total := opts.Amount.String()
-	n := strconv.Itoa(opts.Installments)
 	txType := sandbox.TypeAuth
 	if opts.PreAuth {
 		txType = sandbox.TypePreAuth
 	}
-	month := "12"
-	year := strconv.Itoa(opts.Now().Year() + 3)
-	var fields gateway.Object
-	for _, kv := range [][2]string{
-		{"invoice_id", opts.Invoice}, {"invoice_description", "paycli sandbox pay"},
-		{"total", total}, {"currency_code", opts.Currency}, {"installments_number", n}, {"transaction_type", txType},
-		{"cc_holder_name", "Sandbox Buyer"}, {"cc_no", opts.Card}, {"expiry_month", month}, {"expiry_year", year}, {"cvv", "000"},
-		{"name", "Sandbox"}, {"surname", "Buyer"}, {"bill_email", "buyer@example.com"}, {"sale_web_hook_key", opts.WebHookKey},
-		{"items", fmt.Sprintf(`[{"name":"Sandbox item","price":%q,"quantity":1}]`, total)},
-	} {
-		raw, _ := json.Marshal(kv[1])
-		fields = append(fields, gateway.Member{Key: kv[0], Value: raw})
-	}
-	signed, err := client.SignObject(fields, gateway.Sign{MerchantKey: true, Layout: "payment"})
+	body, err := signedSale(client, opts, txType)
 	if err != nil {
 		return err
-	}
-	body := map[string]string{}
-	for _, m := range signed {
-		body[m.Key], _, _ = signed.Text(m.Key)
 	}
 	minor, ok := money.MinorUnit(opts.Currency)
 	if !ok {
 		minor = 2
 	}
-	// What is printed shows an invoice id that is a card number masked, as
-	// every command does (redact.Invoice); the sale is made, and looked up,
-	// with the id whole.
+	// The sale is made, and looked up, with the invoice id whole; what is
+	// printed masks one that is a card number, as every command does.
 	res := PayResult{InvoiceID: redact.Invoice(opts.Invoice), Amount: opts.Amount.StringFixed(minor), Currency: opts.Currency, Installments: opts.Installments,
 		TransactionType: txType, Card: redact.CardField(opts.Card)}
 	var ans sandboxAnswer
@@ -336,13 +304,61 @@ func PayRun(ctx context.Context, opts *PayOptions) error {
 			return err
 		}
 	}
+	return saleError(res, opts.Invoice)
+}
+
+// signIn takes a bearer token from the sandbox, and returns a gateway
+// client with the sandbox's credentials on c's connections.
+func (c *sandboxClient) signIn(ctx context.Context, now func() time.Time) (*gateway.Client, error) {
+	var tok sandboxAnswer
+	if err := c.postJSON(ctx, "/api/token", map[string]string{"app_id": sandbox.AppID, "app_secret": sandbox.AppSecret}, &tok); err != nil {
+		return nil, err
+	}
+	if tok.StatusCode != 100 || tok.Data.Token == "" {
+		return nil, cmdutil.WithKind(cmdutil.KindAuth, fmt.Errorf("sandbox token: status_code %d: %s", tok.StatusCode, tok.StatusDescription), "")
+	}
+	c.bearer = tok.Data.Token
+	return gateway.New(c.base, gateway.Credentials{AppID: sandbox.AppID, AppSecret: sandbox.AppSecret, MerchantKey: sandbox.MerchantKey},
+		gateway.WithClock(now), gateway.WithHTTPClient(c.http))
+}
+
+// signedSale is the body of the sale, signed as a merchant's shop signs
+// it: by a gateway client holding the sandbox's credentials.
+func signedSale(client *gateway.Client, opts *PayOptions, txType string) (map[string]string, error) {
+	total := opts.Amount.String()
+	year := strconv.Itoa(opts.Now().Year() + 3)
+	var fields gateway.Object
+	for _, kv := range [][2]string{
+		{"invoice_id", opts.Invoice}, {"invoice_description", "paycli sandbox pay"},
+		{"total", total}, {"currency_code", opts.Currency}, {"installments_number", strconv.Itoa(opts.Installments)}, {"transaction_type", txType},
+		{"cc_holder_name", "Sandbox Buyer"}, {"cc_no", opts.Card}, {"expiry_month", "12"}, {"expiry_year", year}, {"cvv", "000"},
+		{"name", "Sandbox"}, {"surname", "Buyer"}, {"bill_email", "buyer@example.com"}, {"sale_web_hook_key", opts.WebHookKey},
+		{"items", fmt.Sprintf(`[{"name":"Sandbox item","price":%q,"quantity":1}]`, total)},
+	} {
+		raw, _ := json.Marshal(kv[1])
+		fields = append(fields, gateway.Member{Key: kv[0], Value: raw})
+	}
+	signed, err := client.SignObject(fields, gateway.Sign{MerchantKey: true, Layout: "payment"})
+	if err != nil {
+		return nil, err
+	}
+	body := map[string]string{}
+	for _, m := range signed {
+		body[m.Key], _, _ = signed.Text(m.Key)
+	}
+	return body, nil
+}
+
+// saleError is the error, with its kind, of a sale the sandbox did not
+// take (nil for one made or waiting for a step).
+func saleError(res PayResult, invoice string) error {
 	switch res.StatusCode {
 	case 100, 69:
 		return nil
 	case 41:
 		return cmdutil.WithKind(cmdutil.KindDeclined, fmt.Errorf("the sandbox declined the sale: %s", res.StatusDescription), "")
 	case 3:
-		return cmdutil.WithKind(cmdutil.KindDuplicate, fmt.Errorf("invoice %s was already used at the sandbox", redact.Invoice(opts.Invoice)),
+		return cmdutil.WithKind(cmdutil.KindDuplicate, fmt.Errorf("invoice %s was already used at the sandbox", redact.Invoice(invoice)),
 			"Pick another --invoice, or leave it out for a new one.")
 	}
 	why := res.StatusDescription

@@ -47,7 +47,7 @@ serve' holds the state: stop it first.`,
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return ResetRun(cmd.Context(), opts)
+			return resetRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&state, "state", "", "state folder (default <state dir>/paycli/sandbox)")
@@ -57,8 +57,8 @@ serve' holds the state: stop it first.`,
 	return cmd
 }
 
-// ResetRun empties the state.
-func ResetRun(ctx context.Context, opts *ResetOptions) error {
+// resetRun empties the state.
+func resetRun(ctx context.Context, opts *ResetOptions) error {
 	store, err := sandbox.OpenStore(opts.StateDir, opts.LockTimeout, opts.Now())
 	if errors.Is(err, sandbox.ErrLocked) {
 		return cmdutil.WithKind(cmdutil.KindUnavailable, sandbox.LockedError(opts.StateDir),

@@ -88,7 +88,7 @@ func TestServeRun(t *testing.T) {
 	ready := make(chan string, 1)
 	opts := &ServeOptions{IO: ios, Now: time.Now, Addr: "127.0.0.1:0", StateDir: dir, Listen: net.Listen, Ready: func(u string) { ready <- u }}
 	done := make(chan error, 1)
-	go func() { done <- ServeRun(ctx, opts) }()
+	go func() { done <- serveRun(ctx, opts) }()
 	var base string
 	select {
 	case base = <-ready:
@@ -127,7 +127,7 @@ func TestServeStateInUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	err = ServeRun(context.Background(), &ServeOptions{IO: ios, Now: time.Now, Addr: "127.0.0.1:0", StateDir: dir, Listen: net.Listen, LockTimeout: time.Millisecond})
+	err = serveRun(context.Background(), &ServeOptions{IO: ios, Now: time.Now, Addr: "127.0.0.1:0", StateDir: dir, Listen: net.Listen, LockTimeout: time.Millisecond})
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUnavailable || !errors.Is(err, sandbox.ErrLocked) {
 		t.Fatalf("got %v", err)
 	}
@@ -142,7 +142,7 @@ func TestServeAddressInUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	err = ServeRun(context.Background(), &ServeOptions{IO: ios, Now: time.Now, Addr: ln.Addr().String(), StateDir: t.TempDir(), Listen: net.Listen, LockTimeout: time.Second})
+	err = serveRun(context.Background(), &ServeOptions{IO: ios, Now: time.Now, Addr: ln.Addr().String(), StateDir: t.TempDir(), Listen: net.Listen, LockTimeout: time.Second})
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUsage || !strings.Contains(err.Error(), "cannot listen on") {
 		t.Fatalf("got %v (kind %v)", err, k)
 	}
@@ -169,7 +169,7 @@ func TestCredentials(t *testing.T) {
 			opts := &CredentialsOptions{IO: ios, StateDir: dir,
 				Format: func() (render.Format, error) { return tt.format, nil },
 				Probe:  func(context.Context, string) bool { return tt.server }}
-			if err := CredentialsRun(context.Background(), opts); err != nil {
+			if err := credentialsRun(context.Background(), opts); err != nil {
 				t.Fatal(err)
 			}
 			out := ios.Out.(interface{ String() string }).String()
@@ -306,7 +306,7 @@ func TestReset(t *testing.T) {
 		}
 		defer store.Close()
 		f, _ := testFactory(t, nil)
-		err = ResetRun(context.Background(), &ResetOptions{IO: f.IOStreams, Now: f.Now, StateDir: dir, Yes: true, LockTimeout: time.Millisecond})
+		err = resetRun(context.Background(), &ResetOptions{IO: f.IOStreams, Now: f.Now, StateDir: dir, Yes: true, LockTimeout: time.Millisecond})
 		if !errors.Is(err, sandbox.ErrLocked) {
 			t.Fatalf("got %v", err)
 		}
@@ -360,7 +360,7 @@ func TestServeFinishesInFlightRequests(t *testing.T) {
 		Ready: func(u string) { ready <- u },
 	}
 	done := make(chan error, 1)
-	go func() { done <- ServeRun(ctx, opts) }()
+	go func() { done <- serveRun(ctx, opts) }()
 	base := <-ready
 
 	type result struct {

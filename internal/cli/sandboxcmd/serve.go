@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math/rand/v2"
 	"net"
@@ -151,7 +152,7 @@ on this machine unless --public.`,
 			if _, set := f.LookupEnv("GOGC"); !set {
 				debug.SetGCPercent(serveGCPercent)
 			}
-			return ServeRun(cmd.Context(), opts)
+			return serveRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Addr, "addr", DefaultAddr, "address to listen on (host:port; port 0 picks a free one)")
@@ -188,9 +189,9 @@ on this machine unless --public.`,
 // tens of MiB for it (docs/performance.md). GOGC, when set, decides.
 const serveGCPercent = 400
 
-// ServeRun serves until ctx is cancelled, then shuts down gracefully and
+// serveRun serves until ctx is cancelled, then shuts down gracefully and
 // returns nil.
-func ServeRun(ctx context.Context, opts *ServeOptions) error {
+func serveRun(ctx context.Context, opts *ServeOptions) error {
 	ln, err := opts.Listen("tcp", opts.Addr)
 	if err != nil {
 		// The address is the user's to change (busy, or not this
@@ -202,29 +203,12 @@ func ServeRun(ctx context.Context, opts *ServeOptions) error {
 	gopts := sandbox.Options{Now: opts.Now, Faults: opts.Faults, NoPartialRefunds: opts.NoPartialRefunds,
 		Webhooks: sandbox.WebhookOptions{Endpoints: opts.Webhooks, Backoff: opts.WebhookBackoff, MaxAttempts: opts.WebhookAttempts,
 			Logf: lineLogger(w)}}
-	seed := opts.FaultSeed
-	if opts.Faults && opts.FaultRate > 0 {
-		if seed == 0 {
-			seed = opts.NewSeed()
-		}
-		picker, err := sandbox.NewRandomFaults(seed, opts.FaultRate, opts.FaultDelay)
-		if err != nil {
-			ln.Close()
-			return cmdutil.UsageErrorf("%v", err)
-		}
-		var logMu sync.Mutex
-		gopts.PickFault = func(r *http.Request) string {
-			v := picker.Pick(r)
-			if v != "" {
-				// One line per fault, whole, so a reader (the soak) can
-				// count them even if this process is killed.
-				logMu.Lock()
-				fmt.Fprintf(w, "fault: %s %s %s\n", r.Method, r.URL.Path, v)
-				logMu.Unlock()
-			}
-			return v
-		}
+	pick, seed, err := randomFaults(opts, w)
+	if err != nil {
+		ln.Close()
+		return err
 	}
+	gopts.PickFault = pick
 	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{
 		StateDir:    opts.StateDir,
 		LockTimeout: opts.LockTimeout,
@@ -244,24 +228,7 @@ func ServeRun(ctx context.Context, opts *ServeOptions) error {
 	}
 	defer sandbox.RemoveAddress(opts.StateDir, srv.BaseURL)
 
-	fmt.Fprintf(w, "paycli sandbox serving %s\n", srv.BaseURL)
-	fmt.Fprintf(w, "  app_id:       %s\n", sandbox.AppID)
-	fmt.Fprintf(w, "  app_secret:   %s\n", sandbox.AppSecret)
-	fmt.Fprintf(w, "  merchant_key: %s\n", sandbox.MerchantKey)
-	fmt.Fprintf(w, "  state:        %s\n", opts.StateDir)
-	if opts.Latency > 0 {
-		fmt.Fprintf(w, "  latency:      %s before each answer\n", opts.Latency)
-	}
-	for _, key := range slices.Sorted(maps.Keys(opts.Webhooks)) {
-		ep := opts.Webhooks[key]
-		fmt.Fprintf(w, "  webhook:      %s → %s (%s)\n", key, ep.URL, ep.Encoding)
-	}
-	if opts.Faults {
-		fmt.Fprintf(w, "  faults:       on (%s header)\n", sandbox.FaultHeader)
-		if gopts.PickFault != nil {
-			fmt.Fprintf(w, "  random:       %v of API requests, seed %d\n", opts.FaultRate, seed)
-		}
-	}
+	printServing(w, opts, srv.BaseURL, seed, gopts.PickFault != nil)
 	fmt.Fprintln(w, "Press Ctrl-C to stop.")
 	if opts.Ready != nil {
 		opts.Ready(srv.BaseURL)
@@ -280,6 +247,57 @@ func ServeRun(ctx context.Context, opts *ServeOptions) error {
 	}
 	fmt.Fprintln(w, "paycli sandbox stopped")
 	return nil
+}
+
+// randomFaults is the picker of --fault-rate's random faults (nil
+// without it), logging each fault it picks on w, and the seed it draws by.
+func randomFaults(opts *ServeOptions, w io.Writer) (func(*http.Request) string, uint64, error) {
+	seed := opts.FaultSeed
+	if !opts.Faults || opts.FaultRate <= 0 {
+		return nil, seed, nil
+	}
+	if seed == 0 {
+		seed = opts.NewSeed()
+	}
+	picker, err := sandbox.NewRandomFaults(seed, opts.FaultRate, opts.FaultDelay)
+	if err != nil {
+		return nil, seed, cmdutil.UsageErrorf("%v", err)
+	}
+	var logMu sync.Mutex
+	return func(r *http.Request) string {
+		v := picker.Pick(r)
+		if v != "" {
+			// One line per fault, whole, so a reader (the soak) can
+			// count them even if this process is killed.
+			logMu.Lock()
+			fmt.Fprintf(w, "fault: %s %s %s\n", r.Method, r.URL.Path, v)
+			logMu.Unlock()
+		}
+		return v
+	}, seed, nil
+}
+
+// printServing tells the user where the sandbox serves, its credentials
+// and what it was started with.
+func printServing(w io.Writer, opts *ServeOptions, baseURL string, seed uint64, random bool) {
+	fmt.Fprintf(w, "paycli sandbox serving %s\n", baseURL)
+	fmt.Fprintf(w, "  app_id:       %s\n", sandbox.AppID)
+	fmt.Fprintf(w, "  app_secret:   %s\n", sandbox.AppSecret)
+	fmt.Fprintf(w, "  merchant_key: %s\n", sandbox.MerchantKey)
+	fmt.Fprintf(w, "  state:        %s\n", opts.StateDir)
+	if opts.Latency > 0 {
+		fmt.Fprintf(w, "  latency:      %s before each answer\n", opts.Latency)
+	}
+	for _, key := range slices.Sorted(maps.Keys(opts.Webhooks)) {
+		ep := opts.Webhooks[key]
+		fmt.Fprintf(w, "  webhook:      %s → %s (%s)\n", key, ep.URL, ep.Encoding)
+	}
+	if opts.Faults {
+		fmt.Fprintf(w, "  faults:       on (%s header)\n", sandbox.FaultHeader)
+		if random {
+			fmt.Fprintf(w, "  random:       %v of API requests, seed %d\n", opts.FaultRate, seed)
+		}
+	}
 }
 
 // withLatency delays each request by d before it is handled (nil for 0).

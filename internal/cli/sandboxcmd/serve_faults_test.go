@@ -49,7 +49,7 @@ func TestServeRandomFaults(t *testing.T) {
 	opts := &ServeOptions{IO: ios, Now: time.Now, Addr: "127.0.0.1:0", StateDir: t.TempDir(), Listen: net.Listen, Faults: true,
 		FaultRate: 1, FaultSeed: 3, FaultDelay: 10 * time.Millisecond, Ready: func(u string) { ready <- u }}
 	done := make(chan error, 1)
-	go func() { done <- ServeRun(ctx, opts) }()
+	go func() { done <- serveRun(ctx, opts) }()
 	var base string
 	select {
 	case base = <-ready:

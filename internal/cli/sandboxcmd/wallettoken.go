@@ -81,7 +81,7 @@ the config file) does not change this command:
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return WalletTokenRun(cmd.Context(), opts)
+			return walletTokenRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&amount, "amount", "", "amount the token authorizes, e.g. 150.00 (required)")
@@ -112,8 +112,8 @@ type WalletToken struct {
 	ExpiresAt render.Time `json:"expires_at"`
 }
 
-// WalletTokenRun prints the token, alone on a line, or its JSON form.
-func WalletTokenRun(ctx context.Context, opts *WalletTokenOptions) error {
+// walletTokenRun prints the token, alone on a line, or its JSON form.
+func walletTokenRun(ctx context.Context, opts *WalletTokenOptions) error {
 	now := opts.Now()
 	token, err := sandbox.IssueWalletToken(opts.Request, now, opts.NewID())
 	if err != nil {

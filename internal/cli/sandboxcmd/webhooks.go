@@ -66,7 +66,7 @@ state itself when none runs.`,
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return WebhooksRun(cmd.Context(), opts)
+			return webhooksRun(cmd.Context(), opts)
 		},
 	}
 	cmd.PersistentFlags().StringVar(&state, "state", "", "state folder of the sandbox (default <state dir>/paycli/sandbox)")
@@ -103,7 +103,7 @@ was already delivered is sent again: handlers must take a webhook twice.`,
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return ResendRun(cmd.Context(), opts)
+			return resendRun(cmd.Context(), opts)
 		},
 	}
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
@@ -111,8 +111,8 @@ was already delivered is sent again: handlers must take a webhook twice.`,
 	return cmd
 }
 
-// WebhooksRun lists the deliveries.
-func WebhooksRun(ctx context.Context, opts *WebhooksOptions) error {
+// webhooksRun lists the deliveries.
+func webhooksRun(ctx context.Context, opts *WebhooksOptions) error {
 	format, err := opts.Format()
 	if err != nil {
 		return err
@@ -160,8 +160,8 @@ func WebhooksRun(ctx context.Context, opts *WebhooksOptions) error {
 	return render.WriteTable(opts.IO.Out, table, render.TableHeader(header), rows)
 }
 
-// ResendRun resends one delivery.
-func ResendRun(ctx context.Context, opts *WebhooksOptions) error {
+// resendRun resends one delivery.
+func resendRun(ctx context.Context, opts *WebhooksOptions) error {
 	format, err := opts.Format()
 	if err != nil {
 		return err

@@ -76,7 +76,7 @@ func TestWebhooksCommandOffline(t *testing.T) {
 		return &WebhooksOptions{IO: ios, Now: time.Now, StateDir: dir, Probe: func(context.Context, string) bool { return false },
 			LockTimeout: time.Second, Format: func() (render.Format, error) { return format, nil }, ID: id}
 	}
-	if err := WebhooksRun(context.Background(), opts(render.Table, 0)); err != nil {
+	if err := webhooksRun(context.Background(), opts(render.Table, 0)); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []string{"ID", "OFF-1", "12.50 TRY", "hook", "pending"} {
@@ -84,15 +84,15 @@ func TestWebhooksCommandOffline(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", w, out.String())
 		}
 	}
-	if err := ResendRun(context.Background(), opts(render.Table, 1)); err != nil ||
+	if err := resendRun(context.Background(), opts(render.Table, 1)); err != nil ||
 		!strings.Contains(out.String(), "delivery 1 (sale OFF-1 to http://127.0.0.1:1/h) is pending: 'paycli sandbox serve' sends it when it next runs") {
 		t.Fatalf("resend: %v\n%s", err, out.String())
 	}
-	if err := ResendRun(context.Background(), opts(render.Table, 2)); !isUsage(err) {
+	if err := resendRun(context.Background(), opts(render.Table, 2)); !isUsage(err) {
 		t.Errorf("resend of an unknown id: %v, want a usage error", err)
 	}
 	before := len(out.String())
-	if err := WebhooksRun(context.Background(), opts(render.JSON, 0)); err != nil {
+	if err := webhooksRun(context.Background(), opts(render.JSON, 0)); err != nil {
 		t.Fatal(err)
 	}
 	var list []sandbox.Delivery
@@ -135,7 +135,7 @@ func TestWebhooksMaskACardInvoice(t *testing.T) {
 	}
 	for _, format := range []render.Format{render.Table, render.CSV, render.JSON} {
 		before := len(out.String())
-		if err := WebhooksRun(context.Background(), opts(format)); err != nil {
+		if err := webhooksRun(context.Background(), opts(format)); err != nil {
 			t.Fatal(err)
 		}
 		if got := out.String()[before:]; strings.Contains(got, card) || !strings.Contains(got, masked) {
@@ -151,7 +151,7 @@ func TestWebhooksMaskACardInvoice(t *testing.T) {
 	}
 	for _, format := range []render.Format{render.Table, render.JSON} {
 		before := len(out.String())
-		if err := ResendRun(context.Background(), opts(format)); err != nil {
+		if err := resendRun(context.Background(), opts(format)); err != nil {
 			t.Fatal(err)
 		}
 		if got := out.String()[before:]; strings.Contains(got, card) || !strings.Contains(got, masked) {

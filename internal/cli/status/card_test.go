@@ -40,7 +40,7 @@ func TestStatusMasksCardInvoice(t *testing.T) {
 
 		var shown []string
 		fx.opts.Invoice = card
-		err = Run(context.Background(), fx.opts) // still pending: exit 7
+		err = statusRun(context.Background(), fx.opts) // still pending: exit 7
 		if k, _ := cmdutil.KindOf(err); k != cmdutil.KindOutcomeUnknown {
 			t.Fatalf("pending: %v", err)
 		}
@@ -49,11 +49,11 @@ func TestStatusMasksCardInvoice(t *testing.T) {
 		}
 		shown = append(shown, err.Error(), cmdutil.HintOf(err))
 		fx.opts.Watch = true
-		if err := Run(context.Background(), fx.opts); err != nil {
+		if err := statusRun(context.Background(), fx.opts); err != nil {
 			t.Fatal(err)
 		}
 		fx.opts.Invoice, fx.opts.Watch = missing, false
-		err = Run(context.Background(), fx.opts)
+		err = statusRun(context.Background(), fx.opts)
 		if k, _ := cmdutil.KindOf(err); k != cmdutil.KindRejected || err.Error() != "no transaction with invoice 401288******1881" {
 			t.Errorf("not found: %v", err)
 		}

@@ -50,18 +50,18 @@ func TestStatusRecordsReconciliation(t *testing.T) {
 	}
 
 	fx.opts.Invoice = "GONE-1"
-	_ = Run(context.Background(), fx.opts) // exit 4: no transaction
+	_ = statusRun(context.Background(), fx.opts) // exit 4: no transaction
 	if got := resume(scope, "GONE-1"); got != journal.ResumeSend {
 		t.Errorf("GONE-1 after status said not found: %v, want sendable", got)
 	}
 	fx.opts.Invoice = "PEND-1"
-	_ = Run(context.Background(), fx.opts) // exit 7: still pending
+	_ = statusRun(context.Background(), fx.opts) // exit 7: still pending
 	if got := resume(scope, "PEND-1"); got != journal.ResumeUnknown {
 		t.Errorf("PEND-1 while pending: %v", got)
 	}
 	fx.clock.Advance(2 * time.Hour)
 	fx.errOut.Reset()
-	if err := Run(context.Background(), fx.opts); err != nil {
+	if err := statusRun(context.Background(), fx.opts); err != nil {
 		t.Fatal(err)
 	}
 	if got := resume(scope, "PEND-1"); got != journal.ResumeSkip {
@@ -79,7 +79,7 @@ func TestStatusRecordsReconciliation(t *testing.T) {
 	}
 	// Nothing unknown: the journal is not written.
 	before, _ := os.Stat(path)
-	_ = Run(context.Background(), fx.opts)
+	_ = statusRun(context.Background(), fx.opts)
 	after, _ := os.Stat(path)
 	if after.Size() != before.Size() {
 		t.Errorf("journal written again for a settled invoice: %d → %d bytes", before.Size(), after.Size())
@@ -109,7 +109,7 @@ func TestStatusLeavesARequestStillInFlight(t *testing.T) {
 	}
 	_ = j.Close()
 	fx.opts.Invoice = "FRESH-1"
-	_ = Run(context.Background(), fx.opts) // exit 4: no transaction yet
+	_ = statusRun(context.Background(), fx.opts) // exit 4: no transaction yet
 	after := render.FormatTime(t0.Add(30*time.Second+journal.SettleMargin), render.Table)
 	if want := "Not recorded in the journal yet: invoice FRESH-1 may still be in flight; check again after " + after + ".\n"; fx.errOut.String() != want {
 		t.Errorf("stderr %q, want %q", fx.errOut, want)
@@ -122,7 +122,7 @@ func TestStatusLeavesARequestStillInFlight(t *testing.T) {
 	defer unlock()
 	fx.errOut.Reset()
 	fx.opts.Invoice = "HELD-1"
-	_ = Run(context.Background(), fx.opts)
+	_ = statusRun(context.Background(), fx.opts)
 	if !strings.HasPrefix(fx.errOut.String(), "Not recorded in the journal: a walletpay on invoice HELD-1 is in flight in pid ") {
 		t.Errorf("stderr %q", fx.errOut)
 	}

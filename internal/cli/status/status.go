@@ -100,7 +100,7 @@ pending or the time limit (--timeout) ends.`,
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return Run(cmd.Context(), opts)
+			return statusRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Invoice, "invoice", "", "invoice id to look up (required; or the argument)")
@@ -121,8 +121,8 @@ func watchBackoff(n int) time.Duration {
 	return min(d, 10*time.Second)
 }
 
-// Run checks the invoice, and with Watch keeps checking while it is pending.
-func Run(ctx context.Context, opts *Options) error {
+// statusRun checks the invoice, and with Watch keeps checking while it is pending.
+func statusRun(ctx context.Context, opts *Options) error {
 	format, err := opts.Format()
 	if err != nil {
 		return err

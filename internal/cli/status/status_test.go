@@ -170,7 +170,7 @@ func TestNewCmdStatusFlags(t *testing.T) {
 func TestPendingWithoutWatch(t *testing.T) {
 	fx := newFixture(t, render.JSON)
 	fx.opts.Invoice, fx.opts.Flags = "PEND-1", []string{"--profile", "my live", "--sandbox"}
-	err := Run(context.Background(), fx.opts)
+	err := statusRun(context.Background(), fx.opts)
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindOutcomeUnknown ||
 		err.Error() != "invoice PEND-1 is still pending (status_code 69); the outcome is not known yet" {
 		t.Errorf("err %v (kind %v)", err, k)
@@ -190,7 +190,7 @@ func TestPendingWithoutWatch(t *testing.T) {
 func TestWatchUntilResolved(t *testing.T) {
 	fx := newFixture(t, render.Table)
 	fx.opts.Invoice, fx.opts.Watch = "PEND-1", true
-	if err := Run(context.Background(), fx.opts); err != nil {
+	if err := statusRun(context.Background(), fx.opts); err != nil {
 		t.Fatal(err)
 	}
 	if got := fmt.Sprint(fx.sleeps); !strings.HasPrefix(got, "[1s 2s 4s 8s 10s 10s") {
@@ -214,7 +214,7 @@ func TestWatchTimeLimit(t *testing.T) {
 	fx := newFixture(t, render.Table)
 	fx.opts.Invoice, fx.opts.Watch = "PEND-1", true
 	fx.opts.Sleep = func(ctx context.Context, d time.Duration) error { return context.DeadlineExceeded }
-	err := Run(context.Background(), fx.opts)
+	err := statusRun(context.Background(), fx.opts)
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindOutcomeUnknown || !strings.Contains(err.Error(), "still pending (status_code 69) when the time limit ran out") {
 		t.Errorf("err %v (kind %v)", err, k)
 	}
@@ -223,7 +223,7 @@ func TestWatchTimeLimit(t *testing.T) {
 func TestUnknownInvoice(t *testing.T) {
 	fx := newFixture(t, render.Table)
 	fx.opts.Invoice = "NOPE"
-	err := Run(context.Background(), fx.opts)
+	err := statusRun(context.Background(), fx.opts)
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindRejected || err.Error() != "no transaction with invoice NOPE" {
 		t.Errorf("err %v (kind %v)", err, k)
 	}
@@ -264,7 +264,7 @@ func TestFieldsShowTimesWithTheirZone(t *testing.T) {
 func TestJSONKeepsEmptyFields(t *testing.T) {
 	fx := newFixture(t, render.JSON)
 	fx.opts.Invoice, fx.opts.Watch = "PEND-1", true
-	if err := Run(context.Background(), fx.opts); err != nil {
+	if err := statusRun(context.Background(), fx.opts); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"\n  \"payment_reason_code\": \"\",\n", "\n  \"payment_reason_code_detail\": \"\",\n"} {

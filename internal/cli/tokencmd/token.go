@@ -76,7 +76,7 @@ it sent none).`,
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return Run(cmd.Context(), opts)
+			return tokenRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Refresh, "refresh", false, "get a new token even if the cached one is still good")
@@ -98,8 +98,8 @@ type Output struct {
 	GatewayExpiresAt string `json:"gateway_expires_at,omitempty"`
 }
 
-// Run prints the token, or clears the cache.
-func Run(ctx context.Context, opts *Options) error {
+// tokenRun prints the token, or clears the cache.
+func tokenRun(ctx context.Context, opts *Options) error {
 	cfg, err := opts.Config()
 	if err != nil {
 		return err

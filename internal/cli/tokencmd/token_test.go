@@ -120,7 +120,7 @@ func TestRunPrintsTheTokenAlone(t *testing.T) {
 	g := newFakeGateway(t)
 	dir := t.TempDir()
 	first := newEnv(t, g.URL+"/ccpayment", "s3cret-app-secret", dir, render.Table)
-	if err := Run(context.Background(), first.opts); err != nil {
+	if err := tokenRun(context.Background(), first.opts); err != nil {
 		t.Fatal(err)
 	}
 	tok := first.out.String()
@@ -133,7 +133,7 @@ func TestRunPrintsTheTokenAlone(t *testing.T) {
 
 	// A second run (another process) reuses the cached token: no request.
 	second := newEnv(t, g.URL+"/ccpayment", "s3cret-app-secret", dir, render.Table)
-	if err := Run(context.Background(), second.opts); err != nil {
+	if err := tokenRun(context.Background(), second.opts); err != nil {
 		t.Fatal(err)
 	}
 	if second.out.String() != tok || g.calls.Load() != 1 {
@@ -142,7 +142,7 @@ func TestRunPrintsTheTokenAlone(t *testing.T) {
 
 	refresh := newEnv(t, g.URL+"/ccpayment", "s3cret-app-secret", dir, render.Table)
 	refresh.opts.Refresh = true
-	if err := Run(context.Background(), refresh.opts); err != nil {
+	if err := tokenRun(context.Background(), refresh.opts); err != nil {
 		t.Fatal(err)
 	}
 	if refresh.out.String() == tok || g.calls.Load() != 2 {
@@ -154,7 +154,7 @@ func TestRunFormats(t *testing.T) {
 	g := newFakeGateway(t)
 	dir := t.TempDir()
 	e := newEnv(t, g.URL+"/ccpayment", "s3cret-app-secret", dir, render.JSON)
-	if err := Run(context.Background(), e.opts); err != nil {
+	if err := tokenRun(context.Background(), e.opts); err != nil {
 		t.Fatal(err)
 	}
 	tok := tokenIn(e.out.String())
@@ -180,7 +180,7 @@ func TestRunFormats(t *testing.T) {
 		{render.TSV, "token\tis_3d\texpires_at\tcached\n" + tok + "\t1\t" + render.FormatTime(expires, render.TSV) + "\ttrue\n"},
 	} {
 		e := newEnv(t, g.URL+"/ccpayment", "s3cret-app-secret", dir, f.format)
-		if err := Run(context.Background(), e.opts); err != nil {
+		if err := tokenRun(context.Background(), e.opts); err != nil {
 			t.Fatal(err)
 		}
 		if e.out.String() != f.want {
@@ -198,7 +198,7 @@ func tokenIn(s string) string {
 func TestRunBadCredentials(t *testing.T) {
 	g := newFakeGateway(t)
 	e := newEnv(t, g.URL+"/ccpayment", "wrong", t.TempDir(), render.Table)
-	err := Run(context.Background(), e.opts)
+	err := tokenRun(context.Background(), e.opts)
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindAuth {
 		t.Fatalf("err = %v (kind %v), want auth", err, k)
 	}
@@ -222,7 +222,7 @@ func TestRunUnreachable(t *testing.T) {
 	base := "http://" + ln.Addr().String() + "/ccpayment"
 	ln.Close()
 	e := newEnv(t, base, "s3cret-app-secret", t.TempDir(), render.Table)
-	err := Run(context.Background(), e.opts)
+	err := tokenRun(context.Background(), e.opts)
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUnavailable || !errors.Is(err, gateway.ErrUnavailable) {
 		t.Fatalf("err = %v, want unavailable", err)
 	}
@@ -235,13 +235,13 @@ func TestRunClear(t *testing.T) {
 	g := newFakeGateway(t)
 	dir := t.TempDir()
 	e := newEnv(t, g.URL+"/ccpayment", "s3cret-app-secret", dir, render.Table)
-	if err := Run(context.Background(), e.opts); err != nil {
+	if err := tokenRun(context.Background(), e.opts); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"Deleted the cached token of profile \"staging\".\n", "No cached token for profile \"staging\".\n"} {
 		c := newEnv(t, g.URL+"/ccpayment", "s3cret-app-secret", dir, render.Table)
 		c.opts.Clear = true
-		if err := Run(context.Background(), c.opts); err != nil {
+		if err := tokenRun(context.Background(), c.opts); err != nil {
 			t.Fatal(err)
 		}
 		if c.errOut.String() != want || c.out.Len() != 0 {
@@ -250,7 +250,7 @@ func TestRunClear(t *testing.T) {
 	}
 	// The next run must ask the gateway again.
 	again := newEnv(t, g.URL+"/ccpayment", "s3cret-app-secret", dir, render.JSON)
-	if err := Run(context.Background(), again.opts); err != nil {
+	if err := tokenRun(context.Background(), again.opts); err != nil {
 		t.Fatal(err)
 	}
 	if g.calls.Load() != 2 || !strings.Contains(again.out.String(), `"cached": false`) {
@@ -268,7 +268,7 @@ func TestJSONShowsAnExpiryAlreadyPast(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	e := newEnv(t, srv.URL+"/ccpayment", "s3cret-app-secret", t.TempDir(), render.JSON)
-	if err := Run(context.Background(), e.opts); err != nil {
+	if err := tokenRun(context.Background(), e.opts); err != nil {
 		t.Fatal(err)
 	}
 	// 09:30 in the gateway's zone (UTC+3) is 06:30 UTC, still before now

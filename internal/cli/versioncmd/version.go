@@ -33,7 +33,7 @@ func NewCmdVersion(f *cmdutil.Factory, runF func(context.Context, *Options) erro
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return Run(cmd.Context(), opts)
+			return versionRun(cmd.Context(), opts)
 		},
 	}
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
@@ -42,8 +42,8 @@ func NewCmdVersion(f *cmdutil.Factory, runF func(context.Context, *Options) erro
 	return cmd
 }
 
-// Run prints the version.
-func Run(ctx context.Context, opts *Options) error {
+// versionRun prints the version.
+func versionRun(ctx context.Context, opts *Options) error {
 	format, err := opts.Format()
 	if err != nil {
 		return err

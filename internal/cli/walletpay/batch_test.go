@@ -49,7 +49,7 @@ func TestPlanBatch(t *testing.T) {
 	fx.in.WriteString(input)
 	fx.opts.Batch, fx.opts.Yes, fx.opts.Parallel = "-", true, 1
 	fx.opts.GatewayFlags = []string{"--sandbox"}
-	_ = Run(t.Context(), fx.opts)
+	_ = walletpayRun(t.Context(), fx.opts)
 	want := []string{
 		"1 NEW-1 send",
 		"3 X invalid line 3: unknown key \"e-mail\"; the keys are invoice, token, name, surname, email",
@@ -134,7 +134,7 @@ func TestBatchProgressOnlyOnATerminal(t *testing.T) {
 		for i := range 3 {
 			fmt.Fprintf(fx.in, `{"invoice":"P-%d","token":%q,"name":"Ada","surname":"Lovelace","email":"ada@example.com"}`+"\n", i, sandboxToken(t, "150.00"))
 		}
-		if err := Run(t.Context(), fx.opts); err != nil {
+		if err := walletpayRun(t.Context(), fx.opts); err != nil {
 			t.Fatal(err)
 		}
 		if got := strings.Count(fx.out.String(), `"outcome":"succeeded"`); got != 3 || strings.Contains(fx.out.String(), "\r") {
@@ -163,7 +163,7 @@ func TestBatchLinesAreStrict(t *testing.T) {
 	fx.in.WriteString(`{"INVOICE":"CASE-1",` + rest() + "\n")
 	fx.in.WriteString(`{"invoice":"DUP-1","invoice":"DUP-2",` + rest() + "\n")
 	fx.opts.Batch, fx.opts.Yes, fx.opts.Parallel = "-", true, 1
-	_ = Run(t.Context(), fx.opts)
+	_ = walletpayRun(t.Context(), fx.opts)
 	results := batchResults(t, fx.out.String())
 	want := []string{journal.Succeeded, moneyop.OutcomeInvalid, moneyop.OutcomeInvalid, moneyop.OutcomeInvalid}
 	if len(results) != len(want) {

@@ -54,7 +54,7 @@ func TestBatchResumeIdentityAndReconciliation(t *testing.T) {
 	}
 	fx.in.WriteString(strings.Join(lines, "\n"))
 	fx.opts.Batch, fx.opts.Yes, fx.opts.Parallel = "-", true, 1
-	_ = Run(t.Context(), fx.opts)
+	_ = walletpayRun(t.Context(), fx.opts)
 	got := map[string]string{}
 	for _, r := range batchResults(t, fx.out.String()) {
 		got[r.Invoice] = r.Outcome

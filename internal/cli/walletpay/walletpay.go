@@ -82,7 +82,7 @@ outcome is unknown are reported, not retried.`,
 			}); err != nil {
 				return err
 			}
-			return moneyop.Start(cmd, f, opts, runF, Run)
+			return moneyop.Start(cmd, f, opts, runF, walletpayRun)
 		},
 	}
 	fl := cmd.Flags()
@@ -109,8 +109,8 @@ func StatusCommand(invoice string, flags []string) string {
 	return cmdutil.StatusCommandLine(invoice, flags)
 }
 
-// Run pays one payment, or a batch.
-func Run(ctx context.Context, opts *Options) error {
+// walletpayRun pays one payment, or a batch.
+func walletpayRun(ctx context.Context, opts *Options) error {
 	op := operation{now: opts.Now}.pipeline()
 	if opts.Batch != "" {
 		return moneyop.RunBatch(ctx, &opts.Options, op)

@@ -192,7 +192,7 @@ func TestConfirmOnTerminal(t *testing.T) {
 			fx.opts.IO.SetStdoutTTY(true)
 			fx.opts.Invoice, fx.opts.Token = "INV-1", sandboxToken(t, "150.00")
 			fx.in.WriteString(answer + "\n")
-			err := Run(context.Background(), fx.opts)
+			err := walletpayRun(context.Background(), fx.opts)
 			stderr := fx.errOut.String()
 			if !strings.HasPrefix(stderr, wantSummary) ||
 				!strings.HasSuffix(stderr, "/ccpayment\nCharge 150.00 TRY to 435508******4358? [y/N] ") {
@@ -240,7 +240,7 @@ func TestNothingSentWithoutAJournal(t *testing.T) {
 		return journal.OpenFile(filepath.Join(blocker, journal.FileName), time.Now), nil
 	}
 	fx.opts.Invoice, fx.opts.Token, fx.opts.Yes = "INV-1", sandboxToken(t, "150.00"), true
-	err := Run(context.Background(), fx.opts)
+	err := walletpayRun(context.Background(), fx.opts)
 	if !errors.Is(err, moneyop.ErrJournal) {
 		t.Fatalf("err %v", err)
 	}
@@ -276,7 +276,7 @@ func TestValidationSendsNothing(t *testing.T) {
 			fx := newFixture(t)
 			fx.opts.Invoice, fx.opts.Token, fx.opts.Yes = "INV-1", sandboxToken(t, "150.00"), true
 			tt.mutate(fx.opts, t)
-			err := Run(context.Background(), fx.opts)
+			err := walletpayRun(context.Background(), fx.opts)
 			if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUsage || !strings.HasPrefix(err.Error(), tt.want) {
 				t.Errorf("err %v (kind %v), want usage %q", err, k, tt.want)
 			}
@@ -315,7 +315,7 @@ func TestDeclineAndDuplicateOutcomes(t *testing.T) {
 	fx.opts.GatewayFlags = []string{"--profile", "test"}
 	pay := func(invoice, amount string) error {
 		fx.opts.Invoice, fx.opts.Token = invoice, sandboxToken(t, amount)
-		return Run(context.Background(), fx.opts)
+		return walletpayRun(context.Background(), fx.opts)
 	}
 	err := pay("D-1", "10.41")
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindDeclined ||

@@ -183,6 +183,8 @@ func forwardURL(s string) (*url.URL, error) {
 	return u, nil
 }
 
+// listenRun receives webhooks until ctx is cancelled, then lets those in
+// flight finish.
 func listenRun(ctx context.Context, opts *ListenOptions) error {
 	format, err := opts.Format()
 	if err != nil {
@@ -201,36 +203,9 @@ func listenRun(ctx context.Context, opts *ListenOptions) error {
 	// Events are written after Ctrl-C too, while those in flight finish.
 	out.json, out.ctx, out.errOut = opts.JSON, context.WithoutCancel(ctx), stderr
 
-	var logger *slog.Logger
-	var wrap func(http.RoundTripper) http.RoundTripper
-	if opts.Debug {
-		logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-		wrap = func(rt http.RoundTripper) http.RoundTripper { return gateway.NewLoggingTransport(rt, logger, opts.Now) }
-	}
-	ropts := webhook.ReceiverOptions{
-		AppSecret:      secret,
-		ForwardInvalid: opts.ForwardInvalid,
-		Client:         webhook.ForwardClient(opts.ForwardTimeout, wrap),
-		Report:         func(e webhook.Event) { out.write(e, opts.ForwardTo != "") },
-		Refused:        func(s string) { fmt.Fprintln(stderr, "refused: "+s) },
-		Now:            opts.Now,
-	}
-	if opts.ForwardTo != "" {
-		if ropts.ForwardTo, err = forwardURL(opts.ForwardTo); err != nil {
-			return err
-		}
-	}
-	if logger != nil {
-		ropts.Received = func(r *http.Request, body []byte) {
-			attrs := []slog.Attr{slog.String("method", r.Method), slog.String("path", webhook.Printable(r.URL.Path)),
-				slog.String("remote", r.RemoteAddr)}
-			var hs []any
-			for _, name := range slices.Sorted(maps.Keys(r.Header)) {
-				hs = append(hs, slog.String(name, gateway.RedactHeader(name, r.Header[name])))
-			}
-			attrs = append(attrs, slog.Group("headers", hs...), slog.String("body", gateway.RedactBody(body)))
-			logger.LogAttrs(r.Context(), slog.LevelDebug, "webhook received", attrs...)
-		}
+	ropts, err := receiverOptions(opts, secret, out, stderr)
+	if err != nil {
+		return err
 	}
 
 	ln, err := opts.Listen("tcp", opts.Addr)
@@ -244,20 +219,7 @@ func listenRun(ctx context.Context, opts *ListenOptions) error {
 		ln.Close()
 		return cmdutil.UsageErrorf("--forward-to %s is this listener's own address: each webhook would be forwarded to itself", ropts.ForwardTo.Redacted())
 	}
-	errorLog := log.New(io.Discard, "", 0)
-	if opts.Debug {
-		errorLog = log.New(stderr, "http server: ", 0)
-	}
-	srv := &http.Server{
-		Handler:           webhook.NewReceiver(ropts),
-		ReadHeaderTimeout: opts.ReadHeaderTimeout,
-		ReadTimeout:       opts.ReadTimeout,
-		// The answer waits for the handler.
-		WriteTimeout:   opts.ReadTimeout + opts.ForwardTimeout + 5*time.Second,
-		IdleTimeout:    time.Minute,
-		MaxHeaderBytes: 64 << 10,
-		ErrorLog:       errorLog,
-	}
+	srv := listenServer(opts, webhook.NewReceiver(ropts), stderr)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 
@@ -288,6 +250,64 @@ func listenRun(ctx context.Context, opts *ListenOptions) error {
 	}
 	fmt.Fprintln(stderr, "paycli webhook listen stopped")
 	return nil
+}
+
+// receiverOptions are what the receiver does with a webhook: check it
+// with secret, forward it, report it to out; with --debug, log what came
+// and what was forwarded on stderr.
+func receiverOptions(opts *ListenOptions, secret string, out *eventWriter, stderr io.Writer) (webhook.ReceiverOptions, error) {
+	var logger *slog.Logger
+	var wrap func(http.RoundTripper) http.RoundTripper
+	if opts.Debug {
+		logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		wrap = func(rt http.RoundTripper) http.RoundTripper { return gateway.NewLoggingTransport(rt, logger, opts.Now) }
+	}
+	ropts := webhook.ReceiverOptions{
+		AppSecret:      secret,
+		ForwardInvalid: opts.ForwardInvalid,
+		Client:         webhook.ForwardClient(opts.ForwardTimeout, wrap),
+		Report:         func(e webhook.Event) { out.write(e, opts.ForwardTo != "") },
+		Refused:        func(s string) { fmt.Fprintln(stderr, "refused: "+s) },
+		Now:            opts.Now,
+	}
+	if opts.ForwardTo != "" {
+		var err error
+		if ropts.ForwardTo, err = forwardURL(opts.ForwardTo); err != nil {
+			return ropts, err
+		}
+	}
+	if logger != nil {
+		ropts.Received = func(r *http.Request, body []byte) {
+			attrs := []slog.Attr{slog.String("method", r.Method), slog.String("path", webhook.Printable(r.URL.Path)),
+				slog.String("remote", r.RemoteAddr)}
+			var hs []any
+			for _, name := range slices.Sorted(maps.Keys(r.Header)) {
+				hs = append(hs, slog.String(name, gateway.RedactHeader(name, r.Header[name])))
+			}
+			attrs = append(attrs, slog.Group("headers", hs...), slog.String("body", gateway.RedactBody(body)))
+			logger.LogAttrs(r.Context(), slog.LevelDebug, "webhook received", attrs...)
+		}
+	}
+	return ropts, nil
+}
+
+// listenServer is the HTTP server around the receiver, with the
+// listener's time limits; its own errors are logged only with --debug.
+func listenServer(opts *ListenOptions, h http.Handler, stderr io.Writer) *http.Server {
+	errorLog := log.New(io.Discard, "", 0)
+	if opts.Debug {
+		errorLog = log.New(stderr, "http server: ", 0)
+	}
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: opts.ReadHeaderTimeout,
+		ReadTimeout:       opts.ReadTimeout,
+		// The answer waits for the handler.
+		WriteTimeout:   opts.ReadTimeout + opts.ForwardTimeout + 5*time.Second,
+		IdleTimeout:    time.Minute,
+		MaxHeaderBytes: 64 << 10,
+		ErrorLog:       errorLog,
+	}
 }
 
 // lockedWriter serialises writes from the request goroutines.

@@ -93,6 +93,8 @@ type checkedLine struct {
 	webhook.Verdict
 }
 
+// verifyRun checks each webhook body read, prints a verdict for each, and
+// fails when one is invalid.
 func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 	format, err := opts.Format()
 	if err != nil {
@@ -115,47 +117,15 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 		defer f.Close()
 		name, in = opts.File, f
 	}
-
-	var cw *csv.Writer
-	if format == render.CSV || format == render.TSV {
-		cw = csv.NewWriter(opts.IO.Out)
-		if format == render.TSV {
-			cw.Comma = '\t'
-		}
-		_ = cw.Write(append([]string{"line"}, verdictHeader...))
-	}
-	palette := opts.Palette()
-	total, invalid, undecrypted, decrypted := 0, 0, 0, 0
+	out := newVerdictWriter(opts, format)
+	var n tally
 	err = readBodies(ctx, in, func(line int, body []byte) error {
 		v, _ := webhook.Check("", body, secret)
-		total++
-		switch {
-		case v.Valid():
-			decrypted++
-		case strings.HasPrefix(v.Reason, webhook.ReasonNoDecrypt):
-			invalid++
-			undecrypted++
-		case v.Field == "hash_key" && v.Reason == webhook.ReasonNoHashKey, v.Kind == "":
-			invalid++
-		default:
-			invalid++
-			decrypted++
-		}
-		v = shown(v)
-		switch format {
-		case render.JSON:
-			return opts.JSON.WriteLine(ctx, opts.IO.Out, checkedLine{Line: line, Verdict: v})
-		case render.CSV, render.TSV:
-			return cw.Write(append([]string{fmt.Sprint(line)}, verdictRecord(v)...))
-		}
-		_, err := fmt.Fprintf(opts.IO.Out, "line %d: %s\n", line, verdictText(v, palette))
-		return err
+		n.add(v)
+		return out.write(ctx, line, shown(v))
 	})
-	if cw != nil {
-		cw.Flush()
-		if err == nil {
-			err = cw.Error()
-		}
+	if ferr := out.flush(); err == nil {
+		err = ferr
 	}
 	var (
 		tooLong *lineTooLongError
@@ -168,17 +138,78 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 		return cmdutil.UsageErrorf("cannot read %s: %v", name, readErr.err)
 	case err != nil:
 		return err
-	case total == 0:
+	case n.total == 0:
 		return cmdutil.UsageHint(fmt.Errorf("%s holds no webhook body", name),
 			"Give one body per line (form-encoded or a JSON object), or a single JSON object.")
-	case invalid == 0:
+	case n.invalid == 0:
 		return nil
 	}
 	hint := "Each is reported above with its reason."
-	if undecrypted > 0 && decrypted == 0 {
+	if n.undecrypted > 0 && n.decrypted == 0 {
 		hint += fmt.Sprintf(" None decrypted: check the app_secret (it came from %s); it must be the one of the merchant the webhooks were sent to.", secretSource(cfg))
 	}
-	return &cmdutil.Error{Kind: cmdutil.KindRejected, Err: fmt.Errorf("%d of %d webhooks are invalid", invalid, total), Hint: hint}
+	return &cmdutil.Error{Kind: cmdutil.KindRejected, Err: fmt.Errorf("%d of %d webhooks are invalid", n.invalid, n.total), Hint: hint}
+}
+
+// tally counts the webhooks checked, the invalid ones, and those whose
+// hash_key decrypted or not (none decrypting points at the app_secret).
+type tally struct{ total, invalid, undecrypted, decrypted int }
+
+func (t *tally) add(v webhook.Verdict) {
+	t.total++
+	switch {
+	case v.Valid():
+		t.decrypted++
+	case strings.HasPrefix(v.Reason, webhook.ReasonNoDecrypt):
+		t.invalid++
+		t.undecrypted++
+	case v.Field == "hash_key" && v.Reason == webhook.ReasonNoHashKey, v.Kind == "":
+		t.invalid++
+	default:
+		t.invalid++
+		t.decrypted++
+	}
+}
+
+// verdictWriter writes one verdict per webhook in the output format: a
+// JSON line, a CSV/TSV record under a header, or a line of text.
+type verdictWriter struct {
+	opts   *VerifyOptions
+	format render.Format
+	csv    *csv.Writer
+	p      render.Palette
+}
+
+func newVerdictWriter(opts *VerifyOptions, format render.Format) *verdictWriter {
+	w := &verdictWriter{opts: opts, format: format, p: opts.Palette()}
+	if format == render.CSV || format == render.TSV {
+		w.csv = csv.NewWriter(opts.IO.Out)
+		if format == render.TSV {
+			w.csv.Comma = '\t'
+		}
+		_ = w.csv.Write(append([]string{"line"}, verdictHeader...))
+	}
+	return w
+}
+
+func (w *verdictWriter) write(ctx context.Context, line int, v webhook.Verdict) error {
+	switch w.format {
+	case render.JSON:
+		return w.opts.JSON.WriteLine(ctx, w.opts.IO.Out, checkedLine{Line: line, Verdict: v})
+	case render.CSV, render.TSV:
+		return w.csv.Write(append([]string{fmt.Sprint(line)}, verdictRecord(v)...))
+	}
+	_, err := fmt.Fprintf(w.opts.IO.Out, "line %d: %s\n", line, verdictText(v, w.p))
+	return err
+}
+
+// flush writes out the CSV/TSV records still buffered.
+func (w *verdictWriter) flush() error {
+	if w.csv == nil {
+		return nil
+	}
+	w.csv.Flush()
+	return w.csv.Error()
 }
 
 func unwrapPath(err error) error {

@@ -1,9 +1,9 @@
-// Package installmentscmd implements `paycli installments`: the
+// Package installments implements `paycli installments`: the
 // installment options of a card (its first six digits) for an amount
 // (/api/getpos), with what the buyer pays and what the merchant keeps, and
 // with --active the merchant's active installment counts
 // (/api/installments). Both are reads.
-package installmentscmd
+package installments
 
 import (
 	"context"
@@ -114,7 +114,7 @@ filters it; -o csv and -o tsv print the table's rows.`,
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return Run(cmd.Context(), opts)
+			return installmentsRun(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -214,7 +214,7 @@ func ungroup(s string) string {
 	}, strings.TrimSpace(s))
 }
 
-// cutNotice is what Run says on stderr of a --bin it cut: a card number
+// cutNotice is what installmentsRun says on stderr of a --bin it cut: a card number
 // that fails the Luhn check was mistyped, and the six digits used may be
 // the wrong ones, so the options are still shown (the first six may be
 // right) but with the warning.
@@ -229,8 +229,8 @@ func cutNotice(opts *Options) string {
 	return notice
 }
 
-// Run looks the options up and prints them.
-func Run(ctx context.Context, opts *Options) error {
+// installmentsRun looks the options up and prints them.
+func installmentsRun(ctx context.Context, opts *Options) error {
 	fmt.Fprint(opts.IO.ErrOut, cutNotice(opts))
 	cfg, err := opts.Config()
 	if err != nil {

@@ -1,4 +1,4 @@
-// Package apicmd implements `paycli api METHOD PATH`: an authenticated
+// Package api implements `paycli api METHOD PATH`: an authenticated
 // request to any path of the gateway, for what no other command does, as
 // `gh api` and `stripe get|post` offer.
 //
@@ -7,7 +7,7 @@
 // payment: summary, confirmation or --yes, journal intent and outcome
 // under the kind of the command that makes the same call, sent once and
 // never retried.
-package apicmd
+package api
 
 import (
 	"context"
@@ -126,7 +126,7 @@ the token to another host.`,
 			if _, err := gateway.CheckRequest(gateway.Request{Method: opts.Method, Path: opts.Path}); err != nil {
 				return pathError(opts.Path, err)
 			}
-			return moneyop.Start(cmd, f, opts, runF, Run)
+			return moneyop.Start(cmd, f, opts, runF, apiRun)
 		},
 	}
 	fl := cmd.Flags()
@@ -173,9 +173,9 @@ type request struct {
 	body gateway.Object
 }
 
-// Run builds the request and sends it: straight through for a read, through
+// apiRun builds the request and sends it: straight through for a read, through
 // the money-moving pipeline for a path that moves money.
-func Run(ctx context.Context, opts *Options) error {
+func apiRun(ctx context.Context, opts *Options) error {
 	req, err := build(ctx, opts)
 	if err != nil {
 		return err

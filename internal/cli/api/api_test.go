@@ -1,4 +1,4 @@
-package apicmd
+package api
 
 import (
 	"bytes"
@@ -370,7 +370,7 @@ func TestRunReadExitCodes(t *testing.T) {
 	for p, want := range map[string]error{"/api/ok": nil, "/api/notfound": gateway.ErrNotFound, "/api/creds": gateway.ErrUnauthorized, "/api/down": gateway.ErrUnavailable} {
 		opts, out, _, jpath := runOpts(t, g)
 		opts.Path = p
-		err := Run(context.Background(), opts)
+		err := apiRun(context.Background(), opts)
 		if (want == nil) != (err == nil) || want != nil && !errors.Is(err, want) {
 			t.Errorf("%s: err = %v, want %v", p, err, want)
 		}
@@ -395,12 +395,12 @@ func TestRunMoneyPath(t *testing.T) {
 	})
 	opts, _, _, jpath := runOpts(t, g)
 	opts.Path, opts.Fields = "/api/paySmart2D", []field{{"invoice_id", "P-1", false}, {"total", "10.00", false}, {"currency_code", "TRY", false}, {"cc_no", "4355084355084358", false}}
-	err := Run(context.Background(), opts)
+	err := apiRun(context.Background(), opts)
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUsage || g.count("/api/paySmart2D") != 0 {
 		t.Fatalf("without --yes: %v, %d sent", err, g.count("/api/paySmart2D"))
 	}
 	opts.Yes = true
-	if err := Run(context.Background(), opts); err != nil {
+	if err := apiRun(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
 	attempts, _, _ := journal.Read(jpath)
@@ -413,21 +413,21 @@ func TestRunMoneyPath(t *testing.T) {
 	opts, _, _, _ = runOpts(t, g)
 	opts.Path, opts.Yes, opts.GatewayFlags = "/api/refund", true, []string{"--sandbox"}
 	opts.Fields = []field{{"invoice_id", "R-1", false}}
-	err = Run(context.Background(), opts)
+	err = apiRun(context.Background(), opts)
 	// A refund is given a refund_transaction_id, as paycli refund gives
 	// every refund, and re-sent with it (issue 23, defect 9).
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindOutcomeUnknown || cmdutil.HintOf(err) != "Re-send the same refund (the gateway makes it at most once): paycli refund --retry RF-TEST-1 --sandbox --yes" || g.count("/api/refund") != 1 {
 		t.Errorf("refund 500: %v (%q), sent %d times", err, cmdutil.HintOf(err), g.count("/api/refund"))
 	}
 	opts.Fields = nil
-	err = Run(context.Background(), opts)
+	err = apiRun(context.Background(), opts)
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindOutcomeUnknown || cmdutil.HintOf(err) != "The attempt is recorded in the journal: paycli journal" {
 		t.Errorf("refund 500 without invoice: %v (%q)", err, cmdutil.HintOf(err))
 	}
 
 	opts, _, _, _ = runOpts(t, g)
 	opts.Path, opts.Yes, opts.Fields = "/api/payOther", true, []field{{"invoice_id", "MINE", false}}
-	if k, _ := cmdutil.KindOf(Run(context.Background(), opts)); k != cmdutil.KindOutcomeUnknown {
+	if k, _ := cmdutil.KindOf(apiRun(context.Background(), opts)); k != cmdutil.KindOutcomeUnknown {
 		t.Errorf("a success for another invoice: kind %v, want unknown", k)
 	}
 }
@@ -471,7 +471,7 @@ func TestHeaders(t *testing.T) {
 	defer srv.Close()
 	opts, _, _, _ := runOpts(t, &fakeGateway{Server: srv})
 	opts.Path, opts.Headers = "/api/installments", []string{"X-Request-Id: desk-42", "accept: application/json; q=1", "X-Two: a", "X-Two: b"}
-	if err := Run(context.Background(), opts); err != nil {
+	if err := apiRun(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
 	if got.Get("X-Request-Id") != "desk-42" || got.Get("Accept") != "application/json; q=1" ||

@@ -1,4 +1,4 @@
-package apicmd
+package api
 
 import (
 	"regexp"

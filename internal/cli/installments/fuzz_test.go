@@ -1,4 +1,4 @@
-package installmentscmd
+package installments
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package completecmd
+package complete
 
 import (
 	"errors"

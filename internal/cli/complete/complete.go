@@ -1,4 +1,4 @@
-// Package completecmd implements `paycli complete`: complete, or cancel, a
+// Package complete implements `paycli complete`: complete, or cancel, a
 // 3D payment that waits for the merchant (payment_completed_by merchant;
 // /payment/complete), one at a time or as a batch.
 //
@@ -6,7 +6,7 @@
 // money-moving command shares; this package says what a completion is:
 // its input, the check status that must show a sale waiting for it, the
 // request and the answer.
-package completecmd
+package complete
 
 import (
 	"context"
@@ -67,7 +67,7 @@ JSON object per line, {"invoice","order_id"} (order_id may be left out),
 			if err := moneyop.CheckModeFlags(cmd, &opts.Options, moneyop.Modes{Batched: []string{"invoice", "order-id"}, Required: []string{"invoice"}}); err != nil {
 				return err
 			}
-			return moneyop.Start(cmd, f, opts, runF, Run)
+			return moneyop.Start(cmd, f, opts, runF, completeRun)
 		},
 	}
 	fl := cmd.Flags()
@@ -86,8 +86,8 @@ JSON object per line, {"invoice","order_id"} (order_id may be left out),
 	return cmd
 }
 
-// Run completes or cancels one payment, or a batch.
-func Run(ctx context.Context, opts *Options) error {
+// completeRun completes or cancels one payment, or a batch.
+func completeRun(ctx context.Context, opts *Options) error {
 	op := operation{cancel: opts.Cancel, flags: opts.GatewayFlags}.pipeline()
 	if opts.Batch != "" {
 		return moneyop.RunBatch(ctx, &opts.Options, op)

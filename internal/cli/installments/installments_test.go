@@ -1,4 +1,4 @@
-package installmentscmd
+package installments
 
 import (
 	"context"
@@ -200,7 +200,7 @@ func TestInstallmentsShowTheGatewaysMerchantFee(t *testing.T) {
 				return ctx, cancel, nil
 			},
 		}
-		if err := Run(context.Background(), opts); err != nil {
+		if err := installmentsRun(context.Background(), opts); err != nil {
 			t.Fatal(err)
 		}
 		return out.String(), errOut.String()
