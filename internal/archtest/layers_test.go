@@ -380,6 +380,7 @@ var libraryHomes = map[string][]string{
 	"go.etcd.io/bbolt":                  {"internal/sandbox", "internal/journalindex"},
 	"github.com/golang-jwt/jwt":         {"internal/gateway", "internal/sandbox"},
 	"go.yaml.in/yaml/v3":                {"internal/config"},
+	"github.com/jackc/pgx":              {"internal/pgjournal", "internal/pgtest"},
 	"github.com/spf13/cobra/doc":        {"cmd/gendocs"},
 }
 
