@@ -51,6 +51,8 @@ type Store struct {
 	lockMu   sync.Mutex
 	lockConn *pgx.Conn
 	held     map[int64]journal.Holder // the invoice locks this process holds
+
+	spoolErr error // why Open could not write the spool (SpoolError)
 }
 
 var _ journal.Store = (*Store)(nil)
@@ -100,10 +102,10 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	if err := s.flushSpool(ctx); err != nil {
-		pool.Close()
-		return nil, err
-	}
+	// A spool the database will not take now (it refuses writes, or went
+	// away meanwhile) stays for the next run: its lines are outcomes, whose
+	// attempts every machine treats as unknown until they are written.
+	s.spoolErr = s.flushSpool(ctx)
 	return s, nil
 }
 
@@ -211,7 +213,7 @@ func (s *Store) flushSpool(ctx context.Context) error {
 }
 
 // Attempts returns the attempts of the invoices (every attempt when none is
-// given), with the outcomes still in the local spool.
+// given), as the database holds them (the spool's lines: Spooled).
 func (s *Store) Attempts(ctx context.Context, invoices ...string) ([]journal.Attempt, error) {
 	if len(invoices) == 0 {
 		return s.query(ctx, "SELECT entry, operator FROM paycli.journal_lines ORDER BY seq")
