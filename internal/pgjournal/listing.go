@@ -3,6 +3,7 @@ package pgjournal
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -96,3 +97,8 @@ func (s *Store) Spooled() ([]journal.Entry, string, error) {
 // when it could, or there was nothing to write): its lines stay in the
 // spool for the next run (Spooled).
 func (s *Store) SpoolError() error { return s.spoolErr }
+
+func fileExists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}

@@ -87,9 +87,14 @@ func TestSpoolWaitsWhileTheDatabaseRefusesWrites(t *testing.T) {
 	if err := s2.SpoolError(); !errors.As(err, &unavailable) {
 		t.Errorf("SpoolError() = %v, want why the spool waits", err)
 	}
+	// Another process's outcome, refused meanwhile, starts a new spool
+	// beside the one Open set aside.
+	if err := s.Append(ctx, outcome(intent("att-2", "INV-2", ""), journal.Declined, 41)); err != nil {
+		t.Fatalf("outcome with the database read-only: %v, want spooled", err)
+	}
 	spooled, where, err := s2.Spooled()
-	if err != nil || len(spooled) != 1 || spooled[0].Attempt != "att-1" || spooled[0].Outcome != journal.Succeeded || where != spool {
-		t.Fatalf("Spooled() = %+v, %q, %v; want att-1's outcome in %s", spooled, where, err, spool)
+	if err != nil || len(spooled) != 2 || spooled[0].Attempt != "att-1" || spooled[0].Outcome != journal.Succeeded || spooled[1].Attempt != "att-2" || where != spool {
+		t.Fatalf("Spooled() = %+v, %q, %v; want att-1's outcome, then att-2's, in %s", spooled, where, err, spool)
 	}
 	got, err := s2.List(ctx, "INV-1", time.Time{}, time.Time{})
 	if err != nil || len(got) != 1 || got[0].Recorded() {

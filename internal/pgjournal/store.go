@@ -192,7 +192,12 @@ func (s *Store) flushSpool(ctx context.Context) error {
 	if s.opts.Spool == "" {
 		return nil
 	}
+	// A name no file has: one a flush cut short left (by an earlier
+	// process of the same pid) must not be overwritten.
 	aside := fmt.Sprintf("%s.flushing-%d", s.opts.Spool, s.opts.PID)
+	for n := 1; fileExists(aside); n++ {
+		aside = fmt.Sprintf("%s.flushing-%d-%d", s.opts.Spool, s.opts.PID, n)
+	}
 	if err := os.Rename(s.opts.Spool, aside); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
