@@ -109,7 +109,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 	shared, ok := store.(*pgjournal.Store)
 	if !ok {
 		return cmdutil.UsageHint(errors.New("this profile has no shared journal to import into"),
-			"Point the profile at the desk's journal first ('paycli config set journal postgres://ROLE@HOST/DB'), or set PAYCLI_JOURNAL.")
+			"Point the profile at the desk's journal first ('paycli config set journal URL', the desk's postgres:// URL), or set PAYCLI_JOURNAL.")
 	}
 	from, entries, damage, err := readImport(opts)
 	if err != nil {

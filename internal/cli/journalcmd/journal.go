@@ -69,10 +69,13 @@ type Options struct {
 func NewCmdJournal(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{IO: f.IOStreams, Format: f.OutputFormat, Journal: f.Journal, Now: f.Now, SandboxIdentity: f.SandboxIdentity}
 	cmd := &cobra.Command{
-		Use:   "journal [INVOICE] [--since WHEN] [--until WHEN] [--outcome O]",
-		Short: "List the payments attempted from this machine",
-		Long: `List the attempts recorded in <state dir>/paycli/journal.jsonl, oldest
-first: when (local time with its offset), which profile and gateway, the
+		Use:   "journal [INVOICE] [--since WHEN] [--until WHEN] [--by ROLE]",
+		Short: "List the payments attempted from this machine, or by the desk",
+		Long: `List the attempts recorded in the profile's journal, oldest first: the
+file <state dir>/paycli/journal.jsonl, or the desk's shared journal when the
+profile names one (the journal key, PAYCLI_JOURNAL; always the file under
+--sandbox). Each attempt shows when (local time with its offset), which
+profile and gateway, the
 invoice, amount, masked card, and the outcome (succeeded, declined,
 duplicate, rejected, unknown, not_sent, not_found) with the gateway's
 status_code, order number and, for an attempt that did not succeed, the
@@ -99,17 +102,29 @@ the 'paycli status' line of its invoice.
 Lines the journal cannot read (a line torn by a failed write, a foreign
 line) are left out with a warning naming their byte offsets.
 
+With the shared journal a BY column names each attempt's operator (the
+database role that recorded it), and --by ROLE keeps one operator's (or
+several: repeat it, or separate them with commas); a file journal records
+no operator, and --by is refused. An outcome that waits in this machine's
+spool for the shared journal (the database could not take it when it was
+known) is shown as "pending — spooled, not yet in the shared journal";
+the next paycli command that can write to the database writes it. A shared
+journal that cannot be reached is exit 8.
+
 With -o json the output is an array of objects with the keys attempt, kind,
 time, finished_at, profile, base_url, gateway, invoice, amount, currency,
-card, wallet, ref, outcome, outcome_recorded, status_code, order_no, message
-and reconciled. Times are RFC 3339 in your time zone, to the second: the
-same moment, written the same way, as the table shows.`,
+card, wallet, ref, outcome, outcome_recorded, status_code, order_no,
+message, reconciled, operator, os_user, host and spooled_outcome (the last
+four null in a file journal). Times are RFC 3339 in your time zone, to the
+second: the same moment, written the same way, as the table shows.`,
 		Example: `  paycli journal
   paycli journal INV-1001
   paycli journal --since 24h -o json
   paycli journal --since yesterday --until yesterday --outcome declined
   paycli journal --since 2026-11-24 --kind refund
   paycli journal --jq '.[] | select(.outcome == "unknown") | .invoice'
+  paycli journal --since today --by ayse,mehmet
+  paycli journal summary --since today
   paycli journal reconcile`,
 		Args: cmdutil.InvoiceArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -320,7 +335,7 @@ func readListing(ctx context.Context, opts *Options) (*listing, error) {
 	case *journal.File:
 		if len(opts.Operators) > 0 {
 			return nil, cmdutil.UsageHint(fmt.Errorf("--by needs a shared journal: this profile's journal is the file %s, which records no operators", render.Escape(s.Path())),
-				"Leave out --by, or point the profile at the desk's journal ('paycli config set journal postgres://ROLE@HOST/DB').")
+				"Leave out --by, or point the profile at the desk's journal ('paycli config set journal URL', the desk's postgres:// URL).")
 		}
 		return readFileListing(opts, s.Path())
 	case *pgjournal.Store:
