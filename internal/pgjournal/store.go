@@ -273,40 +273,6 @@ WHERE ($1::timestamptz IS NULL OR intent_at >= $1) AND ($2::timestamptz IS NULL 
 ORDER BY seq`, nullTime(since), nullTime(until))
 }
 
-// Summary totals the attempts of the window (journal.Summarize), reading
-// only the columns the totals need.
-func (s *Store) Summary(ctx context.Context, since, until time.Time) ([]journal.SummaryRow, error) {
-	rows, err := s.pool.Query(ctx, `SELECT attempt, type, kind, invoice, outcome,
-    coalesce(entry ->> 'amount', ''), coalesce(entry ->> 'currency', ''), operator
-FROM paycli.journal_lines
-WHERE ($1::timestamptz IS NULL OR intent_at >= $1) AND ($2::timestamptz IS NULL OR intent_at < $2)
-ORDER BY seq`, nullTime(since), nullTime(until))
-	if err != nil {
-		return nil, s.unavailable(err)
-	}
-	defer rows.Close()
-	var asm journal.Assembler
-	operators := map[string]string{}
-	for rows.Next() {
-		var e journal.Entry
-		var operator string
-		if err := rows.Scan(&e.Attempt, &e.Type, &e.Kind, &e.Invoice, &e.Outcome, &e.Amount, &e.Currency, &operator); err != nil {
-			return nil, err
-		}
-		if asm.Add(e) && e.Type == journal.TypeIntent {
-			operators[e.Attempt+"\x00"+e.Invoice] = operator
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, s.unavailable(err)
-	}
-	attempts := asm.Attempts()
-	for i := range attempts {
-		attempts[i].Operator = operators[attempts[i].Intent.Attempt+"\x00"+attempts[i].Intent.Invoice]
-	}
-	return journal.Summarize(attempts), nil
-}
-
 func nullTime(t time.Time) *time.Time {
 	if t.IsZero() {
 		return nil
