@@ -60,7 +60,7 @@ func TestSummaryAddsUpAsSummarize(t *testing.T) {
 		add(mehmet, journal.KindWalletPay, "9.00", "TRY", at, unknown, line(journal.TypeReconcile, journal.Pending, time.Hour))
 		add(mehmet, journal.KindRefund, "3.00", "TRY", at, declined, line(journal.TypeOutcome, journal.Succeeded, time.Minute))
 		add(mehmet, journal.KindRefund, "4.00", "EUR", at, ok, line(journal.TypeReconcile, journal.Declined, time.Hour))
-		add(ayse, "", "2.00", "TRY", at, ok) // a line from before kinds: walletpay
+		add(ayse, "", "2.00", "TRY", at, ok)                                    // a line from before kinds: walletpay
 		add(ayse, journal.KindRefund, "6.00", "TRY", at.Add(-48*time.Hour), ok) // outside the window
 	}
 	// An outcome whose intent the database never had (imported from a
