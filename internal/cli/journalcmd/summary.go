@@ -168,7 +168,7 @@ func writeSummaryTable(ios *iostreams.IOStreams, records []SummaryRecord) error 
 		if r.Operator != nil {
 			by = *r.Operator
 		}
-		rows[i] = []string{by, r.Kind, r.Outcome, strconv.Itoa(r.Attempts), strings.Join(amounts, ", ")}
+		rows[i] = []string{by, r.Kind, r.Outcome, render.GroupThousands(strconv.Itoa(r.Attempts)), strings.Join(amounts, ", ")}
 	}
 	table := cmdutil.TableOptions(ios)
 	table.RightAlign, table.RightAlignHeader = []int{3}, true
@@ -209,7 +209,11 @@ func summaryFooter(records []SummaryRecord, since, until time.Time, shared bool)
 	if shared {
 		by = " by " + render.Count(len(operators), "operator", "operators")
 	}
-	return fmt.Sprintf("%s%s, %s.", render.Count(attempts, "attempt", "attempts"), by, windowText(since, until))
+	noun := "attempts"
+	if attempts == 1 {
+		noun = "attempt"
+	}
+	return fmt.Sprintf("%s %s%s, %s.", render.GroupThousands(strconv.Itoa(attempts)), noun, by, windowText(since, until))
 }
 
 // windowText is the window in words: "since 2026-11-25 00:00 +03:00" or
