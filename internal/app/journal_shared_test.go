@@ -24,6 +24,8 @@ type desk struct {
 	db   string
 	home string
 	env  map[string]string
+	// width, when set, makes stdout a terminal that wide.
+	width int
 }
 
 func newDesk(t *testing.T) *desk {
@@ -46,6 +48,10 @@ func newDesk(t *testing.T) *desk {
 func (d *desk) run(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
+	if d.width > 0 {
+		ios.SetStdoutTTY(true)
+		ios.SetTerminalWidth(d.width)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	code := Run(ctx, args, ios, func(k string) (string, bool) { v, ok := d.env[k]; return v, ok })
@@ -149,6 +155,19 @@ func TestSharedJournalListing(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "1 invoice has an unknown outcome: INV-5.") || !strings.Contains(stderr, "paycli journal reconcile --profile live") {
 		t.Errorf("journal: the footer does not name INV-5 and its reconcile:\n%s", stderr)
+	}
+
+	// On an 80-column terminal the table fits, and keeps BY.
+	d.width = 80
+	_, stdout, _ = d.run(t, "journal", day, "--until=2026-11-24")
+	d.width = 0
+	for _, l := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
+		if len([]rune(l)) > 80 {
+			t.Errorf("journal on 80 columns: a line of %d:\n%s", len([]rune(l)), stdout)
+		}
+	}
+	if !strings.Contains(stdout, "BY") || !strings.Contains(stdout, "mehmet") {
+		t.Errorf("journal on 80 columns lost BY:\n%s", stdout)
 	}
 
 	code, stdout, stderr = d.run(t, "journal", day, "--until=2026-11-24", "--by", "mehmet", "-o", "json")
@@ -277,6 +296,9 @@ func TestSharedJournalSummary(t *testing.T) {
 	if code != ExitOK || !strings.Contains(stdout, "mehmet  refund     unknown") || !strings.Contains(stderr, "5 attempts by 2 operators, from 2026-11-24") {
 		t.Errorf("summary's table: exit %d\n%s%s", code, stdout, stderr)
 	}
+	d.width = 80
+	_, stdout, _ = d.run(t, "journal", "summary", "--since", "2026-11-24", "--until", "2026-11-24")
+	d.width = 0
 	for _, l := range strings.Split(stdout, "\n") {
 		if len([]rune(l)) > 80 {
 			t.Errorf("summary's table is wider than 80 columns:\n%s", stdout)
