@@ -1,7 +1,10 @@
 // Package journalcmd implements `paycli journal`: the record of every
-// money-moving attempt made from this machine (internal/journal), and
+// money-moving attempt, in the profile's journal (the file on this machine,
+// internal/journal, or the desk's shared one, internal/pgjournal);
 // `paycli journal reconcile`, which asks the gateway about the attempts
-// whose outcome is unknown and records what it learns.
+// whose outcome is unknown and records what it learns; `journal summary`,
+// the totals of a window; `journal import`, a file journal copied into the
+// shared one; and `journal init`, the shared journal's schema.
 package journalcmd
 
 import (
