@@ -38,8 +38,9 @@ var exitCodes = []exitCode{
 	{ExitOutcomeUnknown, "outcome unknown: reconcile, do not send it again",
 		"outcome unknown (status_code 69, or the connection failed after a call that moves money was sent): " +
 			"reconcile with 'paycli status --invoice ID'; re-send a refund with 'paycli refund --retry REF'"},
-	{ExitUnavailable, "gateway unreachable or unavailable; nothing was charged",
-		"gateway unreachable or unavailable (connection refused, timeout, 5xx) for a call that was safe"},
+	{ExitUnavailable, "gateway or shared journal unreachable; nothing was charged",
+		"gateway unreachable or unavailable (connection refused, timeout, 5xx) for a call that was safe, " +
+			"or the profile's shared journal (PostgreSQL) unreachable: nothing was sent"},
 	{ExitInterrupted, "interrupted", "interrupted (Ctrl-C)"},
 	{exitBrokenPipe, "stdout closed before the output was written",
 		"stdout was closed before paycli wrote its output ('paycli ... | head -1'), as a shell reports " +

@@ -24,6 +24,10 @@ type Attempt struct {
 	// Operator is who made the attempt as a shared journal's database
 	// recorded it (the role that wrote the intent); empty in a file journal.
 	Operator string
+	// OSUser and Host are where the intent was written from, as its
+	// writer said (for context: the operator is who the database says);
+	// empty in a file journal.
+	OSUser, Host string
 }
 
 // Recorded reports whether the attempt's outcome was written.

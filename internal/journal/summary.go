@@ -103,16 +103,31 @@ func Summarize(attempts []Attempt) []SummaryRow {
 	out := make([]SummaryRow, 0, len(rows))
 	for k, r := range rows {
 		for cur, sum := range sums[k] {
-			text := sum.String()
-			if c, ok := money.LookupCurrency(cur); ok {
-				text = sum.StringFixed(c.MinorUnit)
-			}
-			r.Amounts = append(r.Amounts, Total{Currency: cur, Amount: text})
+			r.Amounts = append(r.Amounts, TotalOf(cur, sum))
 		}
-		slices.SortFunc(r.Amounts, func(a, b Total) int { return strings.Compare(a.Currency, b.Currency) })
 		out = append(out, *r)
 	}
-	slices.SortFunc(out, func(a, b SummaryRow) int {
+	SortSummary(out)
+	return out
+}
+
+// TotalOf is sum in currency, written with the currency's decimals (as it
+// adds up for a code paycli does not know).
+func TotalOf(currency string, sum decimal.Decimal) Total {
+	text := sum.String()
+	if c, ok := money.LookupCurrency(currency); ok {
+		text = sum.StringFixed(c.MinorUnit)
+	}
+	return Total{Currency: currency, Amount: text}
+}
+
+// SortSummary puts rows in Summarize's order (operator, kind, outcome),
+// and each row's amounts in the order of their currencies' codes.
+func SortSummary(rows []SummaryRow) {
+	for _, r := range rows {
+		slices.SortFunc(r.Amounts, func(a, b Total) int { return strings.Compare(a.Currency, b.Currency) })
+	}
+	slices.SortFunc(rows, func(a, b SummaryRow) int {
 		if c := strings.Compare(a.Operator, b.Operator); c != 0 {
 			return c
 		}
@@ -121,5 +136,4 @@ func Summarize(attempts []Attempt) []SummaryRow {
 		}
 		return strings.Compare(a.Outcome, b.Outcome)
 	})
-	return out
 }

@@ -14,7 +14,7 @@ import (
 
 // durableDesk is a server with fsync on (as in production) and a desk
 // database, for measuring.
-func durableDesk(b *testing.B) (*pgtest.Server, string, *pgx.Conn) {
+func durableDesk(b testing.TB) (*pgtest.Server, string, *pgx.Conn) {
 	b.Helper()
 	srv := pgtest.StartWith(b, pgtest.Options{Durable: true})
 	db := srv.Database(b, "desk_admin")
@@ -69,7 +69,7 @@ func BenchmarkIntentCommit(b *testing.B) {
 // fill writes attempts intents (and as many outcomes) straight into the
 // table, spread over days days ending at t0, and returns the invoice of
 // one in the middle.
-func fill(b *testing.B, admin *pgx.Conn, attempts, days int) string {
+func fill(b testing.TB, admin *pgx.Conn, attempts, days int) string {
 	b.Helper()
 	// Intents first: an outcome's line takes its intent's time from it.
 	for _, t := range []string{"intent", "outcome"} {

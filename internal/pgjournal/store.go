@@ -51,6 +51,8 @@ type Store struct {
 	lockMu   sync.Mutex
 	lockConn *pgx.Conn
 	held     map[int64]journal.Holder // the invoice locks this process holds
+
+	spoolErr error // why Open could not write the spool (SpoolError)
 }
 
 var _ journal.Store = (*Store)(nil)
@@ -100,10 +102,10 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	if err := s.flushSpool(ctx); err != nil {
-		pool.Close()
-		return nil, err
-	}
+	// A spool the database will not take now (it refuses writes, or went
+	// away meanwhile) stays for the next run: its lines are outcomes, whose
+	// attempts every machine treats as unknown until they are written.
+	s.spoolErr = s.flushSpool(ctx)
 	return s, nil
 }
 
@@ -215,7 +217,12 @@ func (s *Store) flushSpool(ctx context.Context) error {
 	if s.opts.Spool == "" {
 		return nil
 	}
+	// A name no file has: one a flush cut short left (by an earlier
+	// process of the same pid) must not be overwritten.
 	aside := fmt.Sprintf("%s.flushing-%d", s.opts.Spool, s.opts.PID)
+	for n := 1; fileExists(aside); n++ {
+		aside = fmt.Sprintf("%s.flushing-%d-%d", s.opts.Spool, s.opts.PID, n)
+	}
 	if err := os.Rename(s.opts.Spool, aside); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
@@ -236,7 +243,7 @@ func (s *Store) flushSpool(ctx context.Context) error {
 }
 
 // Attempts returns the attempts of the invoices (every attempt when none is
-// given), with the outcomes still in the local spool.
+// given), as the database holds them (the spool's lines: Spooled).
 func (s *Store) Attempts(ctx context.Context, invoices ...string) ([]journal.Attempt, error) {
 	if len(invoices) == 0 {
 		return s.query(ctx, "SELECT entry, operator FROM paycli.journal_lines ORDER BY seq")
@@ -289,40 +296,6 @@ func (s *Store) Window(ctx context.Context, since, until time.Time) ([]journal.A
 	return s.query(ctx, `SELECT entry, operator FROM paycli.journal_lines
 WHERE ($1::timestamptz IS NULL OR intent_at >= $1) AND ($2::timestamptz IS NULL OR intent_at < $2)
 ORDER BY seq`, nullTime(since), nullTime(until))
-}
-
-// Summary totals the attempts of the window (journal.Summarize), reading
-// only the columns the totals need.
-func (s *Store) Summary(ctx context.Context, since, until time.Time) ([]journal.SummaryRow, error) {
-	rows, err := s.pool.Query(ctx, `SELECT attempt, type, kind, invoice, outcome,
-    coalesce(entry ->> 'amount', ''), coalesce(entry ->> 'currency', ''), operator
-FROM paycli.journal_lines
-WHERE ($1::timestamptz IS NULL OR intent_at >= $1) AND ($2::timestamptz IS NULL OR intent_at < $2)
-ORDER BY seq`, nullTime(since), nullTime(until))
-	if err != nil {
-		return nil, s.unavailable(err)
-	}
-	defer rows.Close()
-	var asm journal.Assembler
-	operators := map[string]string{}
-	for rows.Next() {
-		var e journal.Entry
-		var operator string
-		if err := rows.Scan(&e.Attempt, &e.Type, &e.Kind, &e.Invoice, &e.Outcome, &e.Amount, &e.Currency, &operator); err != nil {
-			return nil, err
-		}
-		if asm.Add(e) && e.Type == journal.TypeIntent {
-			operators[e.Attempt+"\x00"+e.Invoice] = operator
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, s.unavailable(err)
-	}
-	attempts := asm.Attempts()
-	for i := range attempts {
-		attempts[i].Operator = operators[attempts[i].Intent.Attempt+"\x00"+attempts[i].Intent.Invoice]
-	}
-	return journal.Summarize(attempts), nil
 }
 
 func nullTime(t time.Time) *time.Time {

@@ -71,8 +71,8 @@ func TestJournalMasksCardInvoices(t *testing.T) {
 		t.Helper()
 		ios, _, out, errOut := iostreams.Test()
 		opts := &Options{IO: ios, Format: func() (render.Format, error) { return format, nil },
-			JournalPath: func() (string, error) { return path, nil }, Now: func() time.Time { return t0 }, Invoice: invoice}
-		if err := Run(context.Background(), opts); err != nil {
+			Journal: fileJournal(path), Now: func() time.Time { return t0 }, Invoice: invoice}
+		if err := journalRun(context.Background(), opts); err != nil {
 			t.Fatal(err)
 		}
 		noCard(t, "stdout", out.String())
@@ -124,7 +124,7 @@ func TestReconcileMasksCardInvoices(t *testing.T) {
 			}
 			_ = j.Close()
 			opts.DryRun = dryRun
-			_ = RunReconcile(context.Background(), opts)
+			_ = reconcileRun(context.Background(), opts)
 			out := opts.IO.Out.(interface{ String() string }).String()
 			errOut := opts.IO.ErrOut.(interface{ String() string }).String()
 			noCard(t, "stdout", out)

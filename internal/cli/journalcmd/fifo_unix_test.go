@@ -24,9 +24,9 @@ func TestJournalRefusesFIFO(t *testing.T) {
 	}
 	ios, _, _, _ := iostreams.Test()
 	opts := &Options{IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
-		JournalPath: func() (string, error) { return path, nil }, Now: time.Now}
+		Journal: fileJournal(path), Now: time.Now}
 	done := make(chan error, 1)
-	go func() { done <- Run(context.Background(), opts) }()
+	go func() { done <- journalRun(context.Background(), opts) }()
 	select {
 	case err := <-done:
 		if err == nil || !strings.Contains(err.Error(), "not a regular file") {

@@ -69,7 +69,7 @@ gives them (sslmode=verify-full, sslrootcert=FILE, …).`,
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return RunInit(cmd.Context(), opts)
+			return initRun(cmd.Context(), opts)
 		},
 	}
 	cmdutil.NoGateway(cmd)
@@ -83,8 +83,8 @@ gives them (sslmode=verify-full, sslrootcert=FILE, …).`,
 	return cmd
 }
 
-// RunInit creates or migrates the schema and grants the roles.
-func RunInit(ctx context.Context, opts *InitOptions) error {
+// initRun creates or migrates the schema and grants the roles.
+func initRun(ctx context.Context, opts *InitOptions) error {
 	format, err := opts.Format()
 	if err != nil {
 		return err

@@ -1,11 +1,15 @@
 // Package journalcmd implements `paycli journal`: the record of every
-// money-moving attempt made from this machine (internal/journal), and
+// money-moving attempt, in the profile's journal (the file on this machine,
+// internal/journal, or the desk's shared one, internal/pgjournal);
 // `paycli journal reconcile`, which asks the gateway about the attempts
-// whose outcome is unknown and records what it learns.
+// whose outcome is unknown and records what it learns; `journal summary`,
+// the totals of a window; `journal import`, a file journal copied into the
+// shared one; and `journal init`, the shared journal's schema.
 package journalcmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -18,6 +22,7 @@ import (
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/journalindex"
+	"github.com/paycli/paycli/internal/pgjournal"
 	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/spf13/cobra"
@@ -26,15 +31,20 @@ import (
 // UnknownLabel is how a table shows an intent without an outcome.
 const UnknownLabel = "unknown — check status"
 
+// SpooledLabel is how a table shows an attempt whose outcome waits in this
+// machine's spool for the shared journal.
+const SpooledLabel = "pending — spooled, not yet in the shared journal"
+
 // Options are the inputs of `paycli journal`.
 type Options struct {
 	IO     *iostreams.IOStreams
 	Format func() (render.Format, error)
 	// JSON writes -o json and --jq output.
 	JSON *cmdutil.JSONFlags
-	// JournalPath returns where the journal lives.
-	JournalPath func() (string, error)
-	Now         func() time.Time
+	// Journal opens the journal the profile uses: the file, or the desk's
+	// shared journal (pgjournal.Store).
+	Journal func() (journal.Store, error)
+	Now     func() time.Time
 
 	Invoice string
 	// Since and Until keep the attempts started at or after Since and
@@ -45,6 +55,9 @@ type Options struct {
 	// Outcomes and Kinds keep the attempts of these classes and kinds;
 	// empty keeps all.
 	Outcomes, Kinds []string
+	// Operators keeps the attempts of these database roles (--by); only a
+	// shared journal records them.
+	Operators []string
 	// Flags are the global flags that chose the profile (--profile,
 	// --sandbox) of this command. The listing shows every profile's
 	// attempts: the `journal reconcile` it suggests takes the flags of the
@@ -57,12 +70,15 @@ type Options struct {
 
 // NewCmdJournal builds `paycli journal`.
 func NewCmdJournal(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{IO: f.IOStreams, Format: f.OutputFormat, JournalPath: f.JournalPath, Now: f.Now, SandboxIdentity: f.SandboxIdentity}
+	opts := &Options{IO: f.IOStreams, Format: f.OutputFormat, Journal: f.Journal, Now: f.Now, SandboxIdentity: f.SandboxIdentity}
 	cmd := &cobra.Command{
-		Use:   "journal [INVOICE] [--since WHEN] [--until WHEN] [--outcome O]",
-		Short: "List the payments attempted from this machine",
-		Long: `List the attempts recorded in <state dir>/paycli/journal.jsonl, oldest
-first: when (local time with its offset), which profile and gateway, the
+		Use:   "journal [INVOICE] [--since WHEN] [--until WHEN] [--by ROLE]",
+		Short: "List the payments attempted from this machine, or by the desk",
+		Long: `List the attempts recorded in the profile's journal, oldest first: the
+file <state dir>/paycli/journal.jsonl, or the desk's shared journal when the
+profile names one (the journal key, PAYCLI_JOURNAL; always the file under
+--sandbox). Each attempt shows when (local time with its offset), which
+profile and gateway, the
 invoice, amount, masked card, and the outcome (succeeded, declined,
 duplicate, rejected, unknown, not_sent, not_found) with the gateway's
 status_code, order number and, for an attempt that did not succeed, the
@@ -89,42 +105,46 @@ the 'paycli status' line of its invoice.
 Lines the journal cannot read (a line torn by a failed write, a foreign
 line) are left out with a warning naming their byte offsets.
 
+With the shared journal a BY column names each attempt's operator (the
+database role that recorded it), and --by ROLE keeps one operator's (or
+several: repeat it, or separate them with commas); a file journal records
+no operator, and --by is refused. An outcome that waits in this machine's
+spool for the shared journal (the database could not take it when it was
+known) is shown as "pending — spooled, not yet in the shared journal";
+the next paycli command that can write to the database writes it. A shared
+journal that cannot be reached is exit 8.
+
 With -o json the output is an array of objects with the keys attempt, kind,
 time, finished_at, profile, base_url, gateway, invoice, amount, currency,
-card, wallet, ref, outcome, outcome_recorded, status_code, order_no, message
-and reconciled. Times are RFC 3339 in your time zone, to the second: the
-same moment, written the same way, as the table shows.`,
+card, wallet, ref, outcome, outcome_recorded, status_code, order_no,
+message, reconciled, operator, os_user, host and spooled_outcome (the last
+four null in a file journal). Times are RFC 3339 in your time zone, to the
+second: the same moment, written the same way, as the table shows.`,
 		Example: `  paycli journal
   paycli journal INV-1001
   paycli journal --since 24h -o json
   paycli journal --since yesterday --until yesterday --outcome declined
   paycli journal --since 2026-11-24 --kind refund
   paycli journal --jq '.[] | select(.outcome == "unknown") | .invoice'
+  paycli journal --since today --by ayse,mehmet
+  paycli journal summary --since today
   paycli journal reconcile`,
 		Args: cmdutil.InvoiceArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			// One reading of the clock for both ends.
-			now := sync.OnceValue(func() time.Time { return opts.Now() })
 			var err error
-			if opts.SinceText != "" {
-				if opts.Since, err = cmdutil.ParseWhen(opts.SinceText, now(), false); err != nil {
-					return cmdutil.UsageErrorf("invalid --since %w", err)
-				}
-			}
-			if opts.UntilText != "" {
-				if opts.Until, err = cmdutil.ParseWhen(opts.UntilText, now(), true); err != nil {
-					return cmdutil.UsageErrorf("invalid --until %w", err)
-				}
-			}
-			if !opts.Since.IsZero() && !opts.Until.IsZero() && !opts.Since.Before(opts.Until) {
-				return cmdutil.UsageHint(fmt.Errorf("--since %s is not before --until %s", opts.SinceText, opts.UntilText),
-					"Give --since the earlier moment; --until takes in the whole of a day it names.")
+			if opts.Since, opts.Until, err = parseWindow(opts.Now, opts.SinceText, opts.UntilText); err != nil {
+				return err
 			}
 			if err := checkValues("--outcome", opts.Outcomes, journal.Classes); err != nil {
 				return err
 			}
 			if err := checkValues("--kind", opts.Kinds, journal.Kinds); err != nil {
 				return err
+			}
+			for _, r := range opts.Operators {
+				if strings.TrimSpace(r) == "" {
+					return cmdutil.UsageErrorf("invalid --by: an empty role name")
+				}
 			}
 			if cmd.Flags().Changed("invoice") {
 				if err := invoiceid.Check(opts.Invoice); err != nil {
@@ -139,7 +159,7 @@ same moment, written the same way, as the table shows.`,
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return Run(cmd.Context(), opts)
+			return journalRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Invoice, "invoice", "", "only attempts for this invoice id")
@@ -147,6 +167,7 @@ same moment, written the same way, as the table shows.`,
 	cmd.Flags().StringVar(&opts.UntilText, "until", "", "only attempts started before `WHEN` (a day is taken in whole)")
 	cmd.Flags().StringSliceVar(&opts.Outcomes, "outcome", nil, "only attempts with this `OUTCOME`: "+strings.Join(journal.Classes, ", "))
 	cmd.Flags().StringSliceVar(&opts.Kinds, "kind", nil, "only attempts of this `KIND`: "+strings.Join(journal.Kinds, ", "))
+	cmd.Flags().StringSliceVar(&opts.Operators, "by", nil, "only attempts made by this operator `ROLE` (a shared journal's database role)")
 	_ = cmd.RegisterFlagCompletionFunc("outcome", cobra.FixedCompletions(journal.Classes, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(journal.Kinds, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("until", cobra.FixedCompletions([]string{"now", "today", "yesterday"}, cobra.ShellCompDirectiveNoFileComp))
@@ -160,8 +181,13 @@ same moment, written the same way, as the table shows.`,
 	_ = cmd.RegisterFlagCompletionFunc("since", cobra.FixedCompletions([]string{"1h", "24h", "7d", "today", "yesterday"}, cobra.ShellCompDirectiveNoFileComp))
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
-	cmd.AddCommand(NewCmdReconcile(f, nil), NewCmdInit(f, nil))
-	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
+	cmd.AddCommand(NewCmdReconcile(f, nil), NewCmdInit(f, nil), NewCmdSummary(f, nil), NewCmdImport(f, nil))
+	// It reads the journal and asks the gateway nothing: under --sandbox it
+	// starts no sandbox.
+	cmdutil.NoGateway(cmd)
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindUnavailable}, Notes: map[cmdutil.Kind]string{
+		cmdutil.KindUnavailable: "the profile's shared journal (PostgreSQL) cannot be reached",
+	}})
 	return cmd
 }
 
@@ -200,6 +226,17 @@ type Record struct {
 	Message         *string `json:"message"`
 	// Reconciled is what the gateway said later, or null.
 	Reconciled *Reconciliation `json:"reconciled"`
+	// Operator is the database role that made the attempt, OSUser and
+	// Host where it was made from (as paycli said); null in a file
+	// journal, which records none of them.
+	Operator *string `json:"operator"`
+	OSUser   *string `json:"os_user"`
+	Host     *string `json:"host"`
+	// Spooled is the outcome waiting in this machine's spool for the
+	// shared journal (an attempt whose outcome the database could not take
+	// when it was known); null otherwise. Outcome is "unknown" meanwhile,
+	// as the desk sees it.
+	Spooled *string `json:"spooled_outcome"`
 }
 
 // Reconciliation is the JSON form of a reconcile line.
@@ -239,101 +276,257 @@ func recordOf(a journal.Attempt) Record {
 	return r
 }
 
-// Run lists the attempts.
-func Run(ctx context.Context, opts *Options) error {
+// journalRun lists the attempts.
+func journalRun(ctx context.Context, opts *Options) error {
 	format, err := opts.Format()
 	if err != nil {
 		return err
 	}
-	path, err := opts.JournalPath()
+	l, err := readListing(ctx, opts)
 	if err != nil {
 		return err
 	}
+	records, footer := listRecords(opts, l)
+	switch {
+	case format == render.JSON:
+		err = opts.JSON.Write(ctx, opts.IO.Out, records)
+	case len(records) == 0 && format == render.Table:
+		fmt.Fprintf(opts.IO.ErrOut, "No payment attempts recorded in %s%s.\n", render.Escape(l.where), filterNote(opts))
+	default:
+		err = writeRows(opts, format, l.shared, records)
+	}
+	if err != nil {
+		return err
+	}
+	if footer.unknown != nil {
+		fmt.Fprintln(opts.IO.ErrOut, unknownFooter(footer.unknown, footer.reconcile, footer.checks))
+	}
+	if l.spooled != nil {
+		fmt.Fprintln(opts.IO.ErrOut, spoolNote(l))
+	}
+	return nil
+}
+
+// listing is what `paycli journal` read: the attempts of the journal the
+// profile uses, and where they come from.
+type listing struct {
+	attempts []journal.Attempt
+	// where names the journal in messages: the file's path, or the shared
+	// journal's URL (masked).
+	where string
+	// shared is true for the desk's shared journal, whose attempts say who
+	// made them.
+	shared bool
+	// spooled holds, by attempt id and invoice, the outcomes waiting in
+	// this machine's spool for the shared journal (pgjournal.Store.Spooled),
+	// in spool; spoolErr is why they wait. Nil when none do.
+	spooled  map[string]journal.Entry
+	spool    string
+	spoolErr error
+}
+
+// readListing reads the attempts the filters ask for from the journal the
+// profile uses (Options.Journal): the file through its index for an
+// invoice, the shared journal through its indexed queries (pgjournal.Store.List).
+func readListing(ctx context.Context, opts *Options) (*listing, error) {
+	store, err := openJournal(opts.Journal)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	switch s := store.(type) {
+	case *journal.File:
+		if len(opts.Operators) > 0 {
+			return nil, cmdutil.UsageHint(fmt.Errorf("--by needs a shared journal: this profile's journal is the file %s, which records no operators", render.Escape(s.Path())),
+				"Leave out --by, or point the profile at the desk's journal ('paycli config set journal URL', the desk's postgres:// URL).")
+		}
+		return readFileListing(opts, s.Path())
+	case *pgjournal.Store:
+		return readSharedListing(ctx, opts, s)
+	}
+	return nil, fmt.Errorf("internal error: a journal of type %T cannot be listed", store)
+}
+
+// openJournal opens the profile's journal; a shared journal that cannot be
+// reached is exit 8, with what to do.
+func openJournal(open func() (journal.Store, error)) (journal.Store, error) {
+	store, err := open()
+	if errors.Is(err, journal.ErrUnavailable) {
+		return nil, cmdutil.WithKind(cmdutil.KindUnavailable, err,
+			"Check that the database runs and lets your role in (pg_hba.conf, the password in ~/.pgpass), or ask whoever runs it; then run the command again.")
+	}
+	return store, err
+}
+
+// readFailed is a read of the journal that failed: exit 8 when the shared
+// journal stopped answering.
+func readFailed(err error) error {
+	if errors.Is(err, journal.ErrUnavailable) {
+		return cmdutil.WithKind(cmdutil.KindUnavailable, err, "Run the command again once the database answers.")
+	}
+	return err
+}
+
+// readFileListing reads the journal file at path, every line, or an
+// invoice's through the index; lines it cannot read are warned about.
+func readFileListing(opts *Options, path string) (*listing, error) {
 	var attempts []journal.Attempt
 	var damage journal.Damage
+	var err error
 	if opts.Invoice != "" {
 		attempts, damage, err = journalindex.Lookup(path, opts.Invoice)
 	} else {
 		attempts, damage, err = journal.ReadAll(path)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	warnDamage(opts.IO, path, damage)
+	return &listing{attempts: attempts, where: path}, nil
+}
+
+// readSharedListing reads the invoice's or the window's attempts from the
+// shared journal, and the outcomes this machine's spool still holds.
+func readSharedListing(ctx context.Context, opts *Options, s *pgjournal.Store) (*listing, error) {
+	attempts, err := s.List(ctx, opts.Invoice, opts.Since, opts.Until)
+	if err != nil {
+		return nil, readFailed(err)
+	}
+	l := &listing{attempts: attempts, where: s.Where(), shared: true, spoolErr: s.SpoolError()}
+	spooled, spool, err := s.Spooled()
+	if err != nil {
+		return nil, fmt.Errorf("reading the spool %s: %w", spool, err)
+	}
+	for _, e := range spooled {
+		if e.Type != journal.TypeOutcome {
+			continue // a reconciliation waits too, but tells no outcome of its own
+		}
+		if l.spooled == nil {
+			l.spooled, l.spool = map[string]journal.Entry{}, spool
+		}
+		l.spooled[e.Attempt+"\x00"+e.Invoice] = e
+	}
+	return l, nil
+}
+
+// footer is what the listing says after its rows about the attempts it
+// showed whose outcome is unknown: their invoices, the `journal
+// reconcile` flags of each profile they were made on, and the `paycli
+// status` lines of those reconcile does not settle (journal.Settles).
+type footer struct {
+	unknown   []string
+	reconcile [][]string
+	checks    []string
+}
+
+// listRecords keeps the attempts the filters ask for, as records, and the
+// footer of the unresolved ones among them.
+func listRecords(opts *Options, l *listing) ([]Record, footer) {
 	records := []Record{}
 	// The footer names the unresolved attempts, by the rule `journal
 	// reconcile` checks them by: an unknown attempt whose story a later
 	// one told is not.
 	open := map[string]bool{}
-	for _, a := range journal.UnresolvedOf(attempts) {
+	for _, a := range journal.UnresolvedOf(l.attempts) {
 		open[a.Intent.Attempt+"\x00"+a.Intent.Invoice] = true
 	}
-	var unknown []string
-	seen := map[string]bool{}
-	// reconcile holds the `journal reconcile` flags of the unknown
-	// attempts, one entry per profile, in the order they first appear.
-	var reconcile [][]string
-	// checks are the `paycli status` lines of the unknown attempts that
-	// reconcile does not settle (journal.Settles).
-	var checks []string
-	seenFlags, seenChecks := map[string]bool{}, map[string]bool{}
+	var f footer
+	seen, seenFlags, seenChecks := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	sandboxID := ""
 	if opts.SandboxIdentity != nil {
 		// Without it (no state folder), no line is taken for the sandbox's.
 		sandboxID, _ = opts.SandboxIdentity()
 	}
-	for _, a := range attempts {
-		if opts.Invoice != "" && a.Intent.Invoice != opts.Invoice {
+	for _, a := range l.attempts {
+		if !kept(opts, a) {
 			continue
 		}
-		if !opts.Since.IsZero() && a.Intent.Time.Before(opts.Since) ||
-			!opts.Until.IsZero() && !a.Intent.Time.Before(opts.Until) ||
-			len(opts.Kinds) > 0 && !slices.Contains(opts.Kinds, a.Intent.OpKind()) ||
-			len(opts.Outcomes) > 0 && !slices.Contains(opts.Outcomes, a.Class()) {
-			continue
+		key := a.Intent.Attempt + "\x00" + a.Intent.Invoice
+		r := recordOf(a)
+		if l.shared {
+			r.Operator, r.OSUser, r.Host = &a.Operator, &a.OSUser, &a.Host
 		}
-		records = append(records, recordOf(a))
-		if !open[a.Intent.Attempt+"\x00"+a.Intent.Invoice] {
+		spooled, waits := l.spooled[key]
+		if waits && !a.Recorded() {
+			r.Spooled = &spooled.Outcome
+		}
+		records = append(records, r)
+		if !open[key] || r.Spooled != nil {
+			// A spooled outcome is written by the next command that can:
+			// nothing to ask the gateway.
 			continue
 		}
 		if inv := a.Intent.Invoice; !seen[inv] {
 			seen[inv] = true
-			unknown = append(unknown, inv)
+			f.unknown = append(f.unknown, inv)
 		}
 		flags := reconcileFlags(a.Intent, sandboxID, opts.Flags)
 		if !journal.Settles(a.Intent.OpKind()) {
 			// reconcile would find nothing to do for it: the reader is
 			// pointed at `paycli status` for that invoice instead.
-			line, note := cmdutil.InvoiceCommandLine([]string{"status"}, a.Intent.Invoice, "its invoice id, kept whole in "+path, flags)
+			line, note := cmdutil.InvoiceCommandLine([]string{"status"}, a.Intent.Invoice, "its invoice id, kept whole in "+l.where, flags)
 			if !seenChecks[line] {
 				seenChecks[line] = true
-				checks = append(checks, line+note)
+				f.checks = append(f.checks, line+note)
 			}
 			continue
 		}
 		if key := strings.Join(flags, "\x00"); !seenFlags[key] {
 			seenFlags[key] = true
-			reconcile = append(reconcile, flags)
+			f.reconcile = append(f.reconcile, flags)
 		}
 	}
+	return records, f
+}
 
-	switch format {
-	case render.JSON:
-		err = opts.JSON.Write(ctx, opts.IO.Out, records)
-	default:
-		if len(records) == 0 && format == render.Table {
-			fmt.Fprintf(opts.IO.ErrOut, "No payment attempts recorded in %s%s.\n", render.Escape(path), filterNote(opts))
-			return nil
+// kept reports whether a passes the listing's filters.
+func kept(opts *Options, a journal.Attempt) bool {
+	switch {
+	case opts.Invoice != "" && a.Intent.Invoice != opts.Invoice,
+		!opts.Since.IsZero() && a.Intent.Time.Before(opts.Since),
+		!opts.Until.IsZero() && !a.Intent.Time.Before(opts.Until),
+		len(opts.Kinds) > 0 && !slices.Contains(opts.Kinds, a.Intent.OpKind()),
+		len(opts.Outcomes) > 0 && !slices.Contains(opts.Outcomes, a.Class()),
+		len(opts.Operators) > 0 && !slices.Contains(opts.Operators, a.Operator):
+		return false
+	}
+	return true
+}
+
+// spoolNote says that outcomes wait in this machine's spool, where, and
+// why, after a listing of the shared journal that found some.
+func spoolNote(l *listing) string {
+	what, them, attempts := fmt.Sprintf("%d outcomes wait", len(l.spooled)), "them", "their attempts"
+	if len(l.spooled) == 1 {
+		what, them, attempts = "1 outcome waits", "it", "its attempt"
+	}
+	why := ""
+	if l.spoolErr != nil {
+		why = " (" + l.spoolErr.Error() + ")"
+	}
+	return fmt.Sprintf("%s in %s for the shared journal%s: the next paycli command that can write to it writes %s; until then the desk sees %s as unknown.",
+		what, render.Escape(l.spool), render.Escape(why), them, attempts)
+}
+
+// parseWindow reads --since and --until (either may be empty: unbounded)
+// with one reading of the clock for both ends.
+func parseWindow(clock func() time.Time, sinceText, untilText string) (since, until time.Time, err error) {
+	now := sync.OnceValue(clock)
+	if sinceText != "" {
+		if since, err = cmdutil.ParseWhen(sinceText, now(), false); err != nil {
+			return since, until, cmdutil.UsageErrorf("invalid --since %w", err)
 		}
-		err = writeRows(opts, format, records)
 	}
-	if err != nil {
-		return err
+	if untilText != "" {
+		if until, err = cmdutil.ParseWhen(untilText, now(), true); err != nil {
+			return since, until, cmdutil.UsageErrorf("invalid --until %w", err)
+		}
 	}
-	if len(unknown) > 0 {
-		fmt.Fprintln(opts.IO.ErrOut, unknownFooter(unknown, reconcile, checks))
+	if !since.IsZero() && !until.IsZero() && !since.Before(until) {
+		return since, until, cmdutil.UsageHint(fmt.Errorf("--since %s is not before --until %s", sinceText, untilText),
+			"Give --since the earlier moment; --until takes in the whole of a day it names.")
 	}
-	return nil
+	return since, until, nil
 }
 
 // maxNamed bounds how many unknown invoices the footer names.
@@ -464,6 +657,8 @@ func checkValues(flag string, given, allowed []string) error {
 // reconciliation taught it, and why an unknown one is unknown.
 func outcomeText(r Record) string {
 	switch {
+	case r.Spooled != nil:
+		return SpooledLabel
 	case r.Reconciled != nil && r.Outcome != journal.Unknown:
 		return r.Outcome + " (reconciled)"
 	case r.Reconciled != nil && r.Reconciled.Outcome == journal.Pending:
@@ -474,65 +669,78 @@ func outcomeText(r Record) string {
 	return r.Outcome
 }
 
-func writeRows(opts *Options, format render.Format, records []Record) error {
-	machine := format == render.CSV || format == render.TSV
+func writeRows(opts *Options, format render.Format, shared bool, records []Record) error {
+	if format == render.CSV || format == render.TSV {
+		return writeRecords(opts, format, records)
+	}
+	// by is the BY column's offset: the shared journal's tables name the
+	// operator after the time.
+	by := 0
 	header := []string{"TIME", "PROFILE", "KIND", "INVOICE", "AMOUNT", "CARD", "OUTCOME", "CODE", "ORDER", "REASON"}
-	if machine {
-		header = []string{"time", "profile", "base_url", "invoice", "amount", "currency", "card", "outcome", "outcome_recorded", "status_code", "order_no", "message", "attempt", "kind", "reconciled", "ref"}
+	if shared {
+		by = 1
+		header = slices.Insert(header, 1, "BY")
 	}
 	pal := render.Palette{Enabled: opts.IO.ColorEnabled()}
 	rows := make([][]string, 0, len(records))
-	var outcomeColours []func(string) string // per row of rows, for the table
+	outcomeColours := make([]func(string) string, 0, len(records)) // per row of rows
 	for _, r := range records {
-		code, order, msg := "", "", ""
-		if r.StatusCode != nil {
-			code = strconv.Itoa(*r.StatusCode)
-		}
-		if r.OrderNo != nil {
-			order = *r.OrderNo
-		}
-		if r.Message != nil {
-			msg = *r.Message
-		}
-		if machine {
-			reconciled := ""
-			if r.Reconciled != nil {
-				reconciled = r.Reconciled.Outcome
-			}
-			rows = append(rows, []string{render.FormatTime(r.Time.Time, format), r.Profile, r.BaseURL, r.Invoice, r.Amount, r.Currency,
-				r.Card, r.Outcome, strconv.FormatBool(r.OutcomeRecorded), code, order, msg, r.Attempt, r.Kind, reconciled, deref(r.Ref)})
-			continue
-		}
-		outcome := outcomeText(r)
 		var colour func(string) string
-		switch r.Outcome {
-		case journal.Succeeded:
-			colour = pal.Green
-		case journal.Unknown:
+		switch {
+		case r.Spooled != nil || r.Outcome == journal.Unknown:
 			colour = pal.Yellow
-		case journal.Declined:
+		case r.Outcome == journal.Succeeded:
+			colour = pal.Green
+		case r.Outcome == journal.Declined:
 			colour = pal.Red
 		}
 		outcomeColours = append(outcomeColours, colour)
-		rows = append(rows, []string{render.FormatTime(r.Time.Time, format), r.Profile, r.Kind, r.Invoice,
-			render.Amount(r.Amount, r.Currency), r.Card, outcome, code, order, reason(r)})
+		code, order := "", deref(r.OrderNo)
+		if r.StatusCode != nil {
+			code = strconv.Itoa(*r.StatusCode)
+		}
+		row := []string{render.FormatTime(r.Time.Time, format), r.Profile, r.Kind, r.Invoice,
+			render.Amount(r.Amount, r.Currency), r.Card, outcomeText(r), code, order, reason(r)}
+		if shared {
+			row = slices.Insert(row, 1, deref(r.Operator))
+		}
+		rows = append(rows, row)
 	}
-	if machine {
-		return render.WriteRecords(opts.IO.Out, format, header, rows)
-	}
-	// The outcome column (6) is coloured by render, after it escapes the
-	// cells: colour inside a cell's text would be shown escaped.
+	// The outcome column is coloured by render, after it escapes the cells:
+	// colour inside a cell's text would be shown escaped.
 	colourOf := func(row, col int) func(string) string {
-		if col != 6 {
+		if col != 6+by {
 			return nil
 		}
 		return outcomeColours[row]
 	}
 	table := cmdutil.TableOptions(opts.IO)
-	table.RightAlign, table.Colour = []int{4}, colourOf
-	table.Wrap = []int{9, 0, 6}    // reason, time (date above the hour), outcome
-	table.Drop = []int{1, 5, 7, 8} // profile, card, code, order: the reason and the invoice say more
+	table.RightAlign, table.Colour = []int{4 + by}, colourOf
+	table.Wrap = []int{9 + by, 0, 6 + by}              // reason, time (date above the hour), outcome
+	table.Drop = []int{1 + by, 5 + by, 7 + by, 8 + by} // profile, card, code, order: the reason and the invoice say more
 	return render.WriteTable(opts.IO.Out, table, header, rows)
+}
+
+// writeRecords writes the records as CSV or TSV: every field of the JSON
+// form but the reconciliation's details, in columns whose order is
+// stable (new ones are added at the end).
+func writeRecords(opts *Options, format render.Format, records []Record) error {
+	header := []string{"time", "profile", "base_url", "invoice", "amount", "currency", "card", "outcome", "outcome_recorded", "status_code",
+		"order_no", "message", "attempt", "kind", "reconciled", "ref", "operator", "os_user", "host", "spooled_outcome"}
+	rows := make([][]string, 0, len(records))
+	for _, r := range records {
+		code, reconciled := "", ""
+		if r.StatusCode != nil {
+			code = strconv.Itoa(*r.StatusCode)
+		}
+		if r.Reconciled != nil {
+			reconciled = r.Reconciled.Outcome
+		}
+		rows = append(rows, []string{render.FormatTime(r.Time.Time, format), r.Profile, r.BaseURL, r.Invoice, r.Amount, r.Currency,
+			r.Card, r.Outcome, strconv.FormatBool(r.OutcomeRecorded), code, deref(r.OrderNo), deref(r.Message), r.Attempt, r.Kind, reconciled,
+			deref(r.Ref), deref(r.Operator), deref(r.OSUser), deref(r.Host), deref(r.Spooled)})
+	}
+	return render.WriteRecords(opts.IO.Out, format, header, rows)
 }
 
 // reason is the REASON cell: why an attempt did not succeed, as the
@@ -541,6 +749,9 @@ func writeRows(opts *Options, format render.Format, records []Record) error {
 func reason(r Record) string {
 	if r.Outcome == journal.Succeeded {
 		return ""
+	}
+	if r.Spooled != nil {
+		return "the outcome is " + *r.Spooled
 	}
 	if c := r.Reconciled; c != nil && c.Message != nil {
 		return *c.Message

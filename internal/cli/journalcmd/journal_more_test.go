@@ -19,9 +19,9 @@ func runAt(t *testing.T, path string, format render.Format, invoice string) (str
 	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
 	opts := &Options{IO: ios, Format: func() (render.Format, error) { return format, nil },
-		JournalPath: func() (string, error) { return path, nil }, Now: func() time.Time { return t0 },
+		Journal: fileJournal(path), Now: func() time.Time { return t0 },
 		Invoice: invoice, Flags: []string{"--profile", "live"}}
-	if err := Run(context.Background(), opts); err != nil {
+	if err := journalRun(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
 	return out.String(), errOut.String()
@@ -120,9 +120,9 @@ func TestJournalFooterReconcilesEachProfile(t *testing.T) {
 		t.Helper()
 		ios, _, _, errOut := iostreams.Test()
 		opts := &Options{IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
-			JournalPath: func() (string, error) { return path, nil }, Now: func() time.Time { return t0 },
+			Journal: fileJournal(path), Now: func() time.Time { return t0 },
 			Invoice: invoice, Flags: given, SandboxIdentity: func() (string, error) { return sandboxID, nil }}
-		if err := Run(context.Background(), opts); err != nil {
+		if err := journalRun(context.Background(), opts); err != nil {
 			t.Fatal(err)
 		}
 		return errOut.String()
@@ -178,8 +178,8 @@ func TestJournalFooterPointsAtStatusForWhatReconcileLeaves(t *testing.T) {
 	_ = j.Close()
 	ios, _, _, errOut := iostreams.Test()
 	opts := &Options{IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
-		JournalPath: func() (string, error) { return path, nil }, Now: func() time.Time { return t0 }}
-	if err := Run(context.Background(), opts); err != nil {
+		Journal: fileJournal(path), Now: func() time.Time { return t0 }}
+	if err := journalRun(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
 	want := "5 invoices have an unknown outcome: INV-W, INV-C, INV-P, INV-X, 411111******1111.\n" +

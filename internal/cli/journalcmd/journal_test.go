@@ -18,6 +18,12 @@ import (
 
 var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
+// fileJournal opens the journal file at path, as the factory does for a
+// profile without a shared journal.
+func fileJournal(path string) func() (journal.Store, error) {
+	return func() (journal.Store, error) { return journal.OpenFile(path, time.Now), nil }
+}
+
 func writeJournal(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), journal.FileName)
@@ -59,10 +65,10 @@ func runArgs(t *testing.T, zone *time.Location, format render.Format, args ...st
 	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
 	path := writeJournal(t)
-	f := &cmdutil.Factory{IOStreams: ios, Now: func() time.Time { return t0.In(zone) }, JournalPath: func() (string, error) { return path, nil }}
+	f := &cmdutil.Factory{IOStreams: ios, Now: func() time.Time { return t0.In(zone) }, JournalPath: func() (string, error) { return path, nil }, Journal: fileJournal(path)}
 	cmd := NewCmdJournal(f, func(ctx context.Context, opts *Options) error {
 		opts.Format = func() (render.Format, error) { return format, nil }
-		return Run(ctx, opts)
+		return journalRun(ctx, opts)
 	})
 	cmd.SetArgs(args)
 	cmd.SetOut(io.Discard)

@@ -95,7 +95,7 @@ and --sandbox choose it as everywhere. Checking is a read: nothing is paid.
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
-			return RunReconcile(cmd.Context(), opts)
+			return reconcileRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "list the invoices that would be checked; ask nothing")
@@ -122,10 +122,10 @@ type ReconcileResult struct {
 	Message           *string `json:"message"`
 }
 
-// RunReconcile checks every unresolved attempt of the gateway account the
+// reconcileRun checks every unresolved attempt of the gateway account the
 // profile points at (journal.Unresolved), an invoice at a time
 // (reconcileInvoice).
-func RunReconcile(ctx context.Context, opts *ReconcileOptions) error {
+func reconcileRun(ctx context.Context, opts *ReconcileOptions) error {
 	format, err := opts.Format()
 	if err != nil {
 		return err

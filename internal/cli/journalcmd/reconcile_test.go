@@ -105,7 +105,7 @@ func pay(t *testing.T, c *gateway.Client, invoice, amount string) {
 func TestReconcile(t *testing.T) {
 	opts, path := reconcileFixture(t, render.JSON)
 	out := opts.IO.Out.(interface{ String() string })
-	err := RunReconcile(context.Background(), opts)
+	err := reconcileRun(context.Background(), opts)
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindOutcomeUnknown || err.Error() != "1 of 4 invoices still have an unknown outcome" {
 		t.Fatalf("err %v (kind %v)", err, k)
 	}
@@ -148,7 +148,7 @@ func TestReconcileDryRunAsksNothing(t *testing.T) {
 	opts, path := reconcileFixture(t, render.Table)
 	opts.DryRun = true
 	opts.Gateway = func() (*gateway.Client, error) { t.Fatal("dry run built a gateway client"); return nil, nil }
-	if err := RunReconcile(context.Background(), opts); err != nil {
+	if err := reconcileRun(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
 	if got := opts.IO.Out.(interface{ String() string }).String(); got != "PAID-1\nPEND-1\nFAIL-1\nNEVER-1\n" {
@@ -165,7 +165,7 @@ func TestReconcileDryRunAsksNothing(t *testing.T) {
 func TestReconcileNothingToDo(t *testing.T) {
 	opts, _ := reconcileFixture(t, render.Table)
 	opts.JournalPath = func() (string, error) { return filepath.Join(t.TempDir(), journal.FileName), nil }
-	if err := RunReconcile(context.Background(), opts); err != nil {
+	if err := reconcileRun(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -183,7 +183,7 @@ func TestReconcileNeedsAGateway(t *testing.T) {
 	opts.Config = func() (*config.Config, error) { return &config.Config{Profile: "empty"}, nil }
 	want := cmdutil.UsageErrorf("profile %q has no base_url", "empty")
 	opts.Gateway = func() (*gateway.Client, error) { return nil, want }
-	if err := RunReconcile(context.Background(), opts); !errors.Is(err, want) {
+	if err := reconcileRun(context.Background(), opts); !errors.Is(err, want) {
 		t.Errorf("err %v, want the client's %v", err, want)
 	}
 }
@@ -208,7 +208,7 @@ func TestReconcileNeverSettlesARequestStillInFlight(t *testing.T) {
 		String() string
 		Reset()
 	})
-	if err := RunReconcile(context.Background(), opts); err == nil {
+	if err := reconcileRun(context.Background(), opts); err == nil {
 		t.Fatal("exit 0 with attempts left unknown")
 	}
 	for _, want := range []string{
@@ -224,7 +224,7 @@ func TestReconcileNeverSettlesARequestStillInFlight(t *testing.T) {
 	pay(t, mustClient(t, opts), "NEVER-1", "10.00") // the gateway took it after all
 	now = t0.Add(time.Hour)
 	out.Reset()
-	_ = RunReconcile(context.Background(), opts)
+	_ = reconcileRun(context.Background(), opts)
 	if !strings.Contains(out.String(), `"invoice": "NEVER-1",`+"\n"+`    "attempts": [`+"\n"+`      "a3"`+"\n"+`    ],`+"\n"+`    "outcome": "succeeded"`) {
 		t.Errorf("NEVER-1 once the gateway took it:\n%s", out)
 	}
@@ -270,7 +270,7 @@ func TestReconcileAndTheFooterAgree(t *testing.T) {
 	}
 	_ = j.Close()
 	opts.DryRun = true
-	if err := RunReconcile(context.Background(), opts); err != nil {
+	if err := reconcileRun(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
 	if got := opts.IO.Out.(interface{ String() string }).String(); got != "DUP-1\n" {
@@ -278,8 +278,8 @@ func TestReconcileAndTheFooterAgree(t *testing.T) {
 	}
 	ios, _, _, errOut := iostreams.Test()
 	lopts := &Options{IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
-		JournalPath: func() (string, error) { return path, nil }, Now: func() time.Time { return t0 }}
-	if err := Run(context.Background(), lopts); err != nil {
+		Journal: fileJournal(path), Now: func() time.Time { return t0 }}
+	if err := journalRun(context.Background(), lopts); err != nil {
 		t.Fatal(err)
 	}
 	if got := errOut.String(); !strings.HasPrefix(got, "1 invoice has an unknown outcome: DUP-1.\n") {

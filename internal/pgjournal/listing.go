@@ -1,0 +1,104 @@
+package pgjournal
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/redact"
+)
+
+// Where is the shared journal's URL with its user and password masked,
+// for messages.
+func (s *Store) Where() string { return redact.URL(s.opts.URL) }
+
+// List returns the attempts of invoice (every invoice when it is empty)
+// whose intent was written from since until until (either zero:
+// unbounded), each with its operator and the OS user and host its intent
+// was written from. It reads one index range (the invoice's, or the
+// window's), never the whole table unless asked for everything.
+func (s *Store) List(ctx context.Context, invoice string, since, until time.Time) ([]journal.Attempt, error) {
+	const columns = "SELECT entry, operator, os_user, host FROM paycli.journal_lines\n"
+	const window = "($1::timestamptz IS NULL OR intent_at >= $1) AND ($2::timestamptz IS NULL OR intent_at < $2)"
+	if invoice != "" {
+		return s.queryListed(ctx, columns+"WHERE invoice = $3 AND "+window+" ORDER BY seq", nullTime(since), nullTime(until), invoice)
+	}
+	return s.queryListed(ctx, columns+"WHERE "+window+" ORDER BY seq", nullTime(since), nullTime(until))
+}
+
+// queryListed assembles the attempts of rows of (entry, operator, os_user,
+// host); an intent's row says who made the attempt and from where.
+func (s *Store) queryListed(ctx context.Context, sql string, args ...any) ([]journal.Attempt, error) {
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, s.unavailable(err)
+	}
+	defer rows.Close()
+	type madeBy struct{ operator, osUser, host string }
+	var asm journal.Assembler
+	who := map[string]madeBy{}
+	for rows.Next() {
+		var data []byte
+		var m madeBy
+		if err := rows.Scan(&data, &m.operator, &m.osUser, &m.host); err != nil {
+			return nil, s.unavailable(err)
+		}
+		var e journal.Entry
+		if json.Unmarshal(data, &e) != nil {
+			continue
+		}
+		if asm.Add(e) && e.Type == journal.TypeIntent {
+			who[e.Attempt+"\x00"+e.Invoice] = m
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.unavailable(err)
+	}
+	attempts := asm.Attempts()
+	for i := range attempts {
+		m := who[attempts[i].Intent.Attempt+"\x00"+attempts[i].Intent.Invoice]
+		attempts[i].Operator, attempts[i].OSUser, attempts[i].Host = m.operator, m.osUser, m.host
+	}
+	return attempts, nil
+}
+
+// Spooled returns the lines waiting in this machine's spool for the
+// database (outcomes and reconciliations written while it could not take
+// them), in the order they were spooled, and the spool's path. They are
+// not among what Attempts and List return: until the database has them,
+// every machine, this one included, treats their attempts as the
+// database does (unknown), and a listing shows them as pending.
+func (s *Store) Spooled() ([]journal.Entry, string, error) {
+	if s.opts.Spool == "" {
+		return nil, "", nil
+	}
+	// A flush cut short left its lines renamed aside; they wait as well.
+	files, err := filepath.Glob(s.opts.Spool + ".flushing-*")
+	if err != nil {
+		return nil, s.opts.Spool, err
+	}
+	slices.Sort(files)
+	var out []journal.Entry
+	for _, f := range append(files, s.opts.Spool) {
+		entries, _, err := journal.Entries(f)
+		if err != nil {
+			return nil, s.opts.Spool, err
+		}
+		out = append(out, entries...)
+	}
+	return out, s.opts.Spool, nil
+}
+
+// SpoolError is why Open could not write the spool to the database (nil
+// when it could, or there was nothing to write): its lines stay in the
+// spool for the next run (Spooled).
+func (s *Store) SpoolError() error { return s.spoolErr }
+
+func fileExists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
