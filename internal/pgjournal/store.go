@@ -211,7 +211,9 @@ func (s *Store) flushSpool(ctx context.Context) error {
 }
 
 // Attempts returns the attempts of the invoices (every attempt when none is
-// given), with the outcomes still in the local spool.
+// given), as the database holds them: an outcome still in a spool (not
+// yet written by the next Open on its machine) is not among them, and its
+// attempt reads as unknown.
 func (s *Store) Attempts(ctx context.Context, invoices ...string) ([]journal.Attempt, error) {
 	if len(invoices) == 0 {
 		return s.query(ctx, "SELECT entry, operator FROM paycli.journal_lines ORDER BY seq")
