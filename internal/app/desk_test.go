@@ -4,6 +4,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -346,5 +347,13 @@ func TestDeskOutcomeSpooledWhileDatabaseDown(t *testing.T) {
 	}
 	if total, refunds := d.status(t, "DS-1"); !total.Equal(decimal.RequireFromString("30")) || len(refunds) != 2 {
 		t.Errorf("the sandbox shows %s refunded in %d refunds, want 30 in 2", total, len(refunds))
+	}
+}
+
+// decodeJSON decodes s into v, failing t.
+func decodeJSON(t *testing.T, s string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(s), v); err != nil {
+		t.Fatalf("%v\n%s", err, s)
 	}
 }

@@ -170,8 +170,16 @@ func planBatch[In any, Req gateway.Call, Ans any](data []byte, op Operation[In, 
 	states := journal.ByInvoice(attempts, scope)
 	byKey := journal.ByKey(attempts, scope)
 	for _, l := range lines {
-		if l.send {
-			l.send = decide(op, env, l, states[l.invoice], byKey)
+		if !l.send {
+			continue
+		}
+		l.send = decide(op, env, l, states[l.invoice], byKey)
+		if !l.send && l.result.Outcome == journal.Unknown {
+			// An attempt without an outcome may be another command's still
+			// in flight: runLine decides the line again under its
+			// invoice's lock, which tells the two apart.
+			l.result.Outcome, l.result.Error = "", nil
+			l.send = true
 		}
 	}
 	return lines, nil

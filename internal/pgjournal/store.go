@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/pause"
 	"github.com/paycli/paycli/internal/redact"
 )
 
@@ -370,7 +371,8 @@ func lockKey(gateway, invoice string) int64 {
 	return int64(binary.BigEndian.Uint64(sum[:8]))
 }
 
-// Lock takes invoice's lock on the gateway account, without waiting: a
+// Lock takes invoice's lock on the gateway account, without waiting for its
+// holder (only, briefly, for the holder's row that names it): a
 // session-level advisory lock on this process's lock session, which the
 // server releases if the process or its session dies.
 func (s *Store) Lock(ctx context.Context, gateway, invoice, command string) (func(), error) {
@@ -386,13 +388,25 @@ func (s *Store) Lock(ctx context.Context, gateway, invoice, command string) (fun
 	if err != nil {
 		return nil, err
 	}
-	var got bool
-	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&got); err != nil {
-		s.dropLockSession()
-		return nil, &UnavailableError{URL: redact.URL(s.opts.URL), Err: redactURLError(err, s.opts.URL)}
-	}
-	if !got {
-		return nil, &journal.InFlightError{Holder: s.holder(ctx, conn, key)}
+	for try := 1; ; try++ {
+		var got bool
+		if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&got); err != nil {
+			s.dropLockSession()
+			return nil, &UnavailableError{URL: redact.URL(s.opts.URL), Err: redactURLError(err, s.opts.URL)}
+		}
+		if got {
+			break
+		}
+		// Held, but by whom? A holder that has just taken the lock writes
+		// its row a statement later; one that has just released it has
+		// removed its row already. Look again in a moment: the first has
+		// been described by then, the second is gone and the lock is free.
+		if h, ok := s.readHolder(ctx, conn, key); ok {
+			return nil, &journal.InFlightError{Holder: h}
+		}
+		if try == holderTries || pause.For(ctx, holderPause) != nil {
+			return nil, &journal.InFlightError{}
+		}
 	}
 	h := journal.Holder{Command: command, PID: s.opts.PID, Since: s.opts.Now().UTC(), Host: s.opts.Host}
 	if _, err := conn.Exec(ctx, `INSERT INTO paycli.invoice_locks (key, gateway, invoice, command, pid, os_user, host, since)
@@ -447,8 +461,16 @@ func (s *Store) dropLockSession() {
 	s.held = map[int64]journal.Holder{}
 }
 
-// holder reads who holds key's lock: the row of the session that holds it.
-func (s *Store) holder(ctx context.Context, conn *pgx.Conn, key int64) journal.Holder {
+// holderTries and holderPause bound how long Lock looks for the holder of
+// a lock it was refused before it says "another command" without naming it.
+const (
+	holderTries = 50
+	holderPause = 20 * time.Millisecond
+)
+
+// readHolder reads who holds key's lock: the row of the session that holds
+// it, if it has written one.
+func (s *Store) readHolder(ctx context.Context, conn *pgx.Conn, key int64) (journal.Holder, bool) {
 	var h journal.Holder
 	var operator string
 	err := conn.QueryRow(ctx, `SELECT h.command, h.pid, h.since, h.host, h.operator FROM paycli.invoice_locks h
@@ -456,8 +478,8 @@ JOIN pg_locks l ON l.locktype = 'advisory' AND l.granted AND l.pid = h.backend_p
     AND l.classid::bigint = (h.key >> 32) & 4294967295 AND l.objid::bigint = h.key & 4294967295 AND l.objsubid = 1
 WHERE h.key = $1`, key).Scan(&h.Command, &h.PID, &h.Since, &h.Host, &operator)
 	if err != nil {
-		return journal.Holder{}
+		return journal.Holder{}, false
 	}
 	h.User = operator
-	return h
+	return h, true
 }

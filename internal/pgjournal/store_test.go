@@ -245,3 +245,49 @@ func TestWindow(t *testing.T) {
 		t.Fatalf("unbounded window: %d, %v", len(all), err)
 	}
 }
+
+// TestLockLooksAgainForTheHolder: a lock refused before its holder has
+// written who it is names the holder once it has; a lock released by the
+// time its holder is looked for is taken rather than refused.
+func TestLockLooksAgainForTheHolder(t *testing.T) {
+	srv := pg.Start(t)
+	db, _ := deskDB(t, srv)
+	ctx := context.Background()
+	mehmet := openAs(t, srv, db, "mehmet", "desk-2", 202)
+	key := lockKey("gw-1", "INV-1")
+	ayse := connect(t, srv.URL("ayse", db))
+	if _, err := ayse.Exec(ctx, "SELECT pg_advisory_lock($1)", key); err != nil {
+		t.Fatal(err)
+	}
+	described := make(chan error, 1)
+	time.AfterFunc(60*time.Millisecond, func() {
+		_, err := ayse.Exec(context.Background(), `INSERT INTO paycli.invoice_locks (key, gateway, invoice, command, pid, since)
+VALUES ($1, 'gw-1', 'INV-1', 'refund', 101, $2)`, key, t0)
+		described <- err
+	})
+	_, err := mehmet.Lock(ctx, "gw-1", "INV-1", "refund")
+	var inFlight *journal.InFlightError
+	if !errors.As(err, &inFlight) || inFlight.Holder.PID != 101 || inFlight.Holder.User != "ayse" {
+		t.Errorf("lock taken before its holder wrote its row: %v, want ayşe's refund named", err)
+	}
+	if err := <-described; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ayse.Exec(ctx, "DELETE FROM paycli.invoice_locks WHERE key = $1", key); err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan error, 1)
+	time.AfterFunc(60*time.Millisecond, func() {
+		_, err := ayse.Exec(context.Background(), "SELECT pg_advisory_unlock($1)", key)
+		released <- err
+	})
+	unlock, err := mehmet.Lock(ctx, "gw-1", "INV-1", "refund")
+	if err != nil {
+		t.Errorf("lock released while its holder was looked for: %v, want taken", err)
+	} else {
+		unlock()
+	}
+	if err := <-released; err != nil {
+		t.Fatal(err)
+	}
+}
