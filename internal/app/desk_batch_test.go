@@ -41,7 +41,7 @@ func (d *desk) operators(t *testing.T, n int) []*refundSandbox {
 
 // attemptRow is one attempt of the shared journal, read as the owner.
 type attemptRow struct {
-	attempt, kind, invoice, operator string
+	attempt, kind, invoice, operator, ref string
 	// outcome is the attempt's last outcome or reconciliation ("" for none).
 	outcome string
 }
@@ -56,7 +56,7 @@ func (d *desk) attempts(t *testing.T) []attemptRow {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	rows, err := conn.Query(ctx, `SELECT i.attempt, i.kind, i.invoice, i.operator,
+	rows, err := conn.Query(ctx, `SELECT i.attempt, i.kind, i.invoice, i.operator, coalesce(i.entry ->> 'ref', ''),
     coalesce((SELECT o.outcome FROM paycli.journal_lines o WHERE o.attempt = i.attempt AND o.type <> 'intent' ORDER BY o.seq DESC LIMIT 1), '')
 FROM paycli.journal_lines i WHERE i.type = 'intent' ORDER BY i.seq`)
 	if err != nil {
@@ -65,7 +65,7 @@ FROM paycli.journal_lines i WHERE i.type = 'intent' ORDER BY i.seq`)
 	var out []attemptRow
 	for rows.Next() {
 		var a attemptRow
-		if err := rows.Scan(&a.attempt, &a.kind, &a.invoice, &a.operator, &a.outcome); err != nil {
+		if err := rows.Scan(&a.attempt, &a.kind, &a.invoice, &a.operator, &a.ref, &a.outcome); err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, a)

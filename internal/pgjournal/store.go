@@ -99,13 +99,24 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	conn.Release()
 	if err != nil {
 		pool.Close()
-		return nil, err
+		return nil, schemaError(err, opts.URL)
 	}
 	if err := s.flushSpool(ctx); err != nil {
 		pool.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// schemaError is CheckSchema's error as Open returns it: a schema paycli
+// cannot use as it is, or the database lost on the way (unavailable).
+func schemaError(err error, url string) error {
+	var older *OlderSchemaError
+	var newer *NewerSchemaError
+	if errors.Is(err, ErrNoSchema) || errors.As(err, &older) || errors.As(err, &newer) {
+		return err
+	}
+	return &UnavailableError{URL: redact.URL(url), Err: redactURLError(err, url)}
 }
 
 // redactURLError keeps a connection error from quoting the URL's password.
@@ -340,7 +351,10 @@ func (s *Store) Import(ctx context.Context, entries []journal.Entry) (int, error
 			return s.unavailable(err)
 		}
 		b = pgx.Batch{}
-		return tx.Commit(ctx)
+		if err := tx.Commit(ctx); err != nil {
+			return s.unavailable(err)
+		}
+		return nil
 	}
 	for _, e := range entries {
 		if e.Attempt == "" {

@@ -2,10 +2,14 @@ package pgjournal
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -289,5 +293,63 @@ VALUES ($1, 'gw-1', 'INV-1', 'refund', 101, $2)`, key, t0)
 	}
 	if err := <-released; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// cutAfterStartup is a loopback proxy to the server at target that lets a
+// session start and cuts the connection at its first query, as a database
+// crashing at that moment does.
+func cutAfterStartup(t *testing.T, target string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			client, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer client.Close()
+				server, err := net.Dial("tcp", target)
+				if err != nil {
+					return
+				}
+				defer server.Close()
+				// The startup message: its length (4 bytes, itself
+				// included), then the rest.
+				var size [4]byte
+				if _, err := io.ReadFull(client, size[:]); err != nil {
+					return
+				}
+				startup := make([]byte, binary.BigEndian.Uint32(size[:])-4)
+				if _, err := io.ReadFull(client, startup); err != nil {
+					return
+				}
+				if _, err := server.Write(append(size[:], startup...)); err != nil {
+					return
+				}
+				go func() { _, _ = io.Copy(client, server); client.Close() }()
+				var first [1]byte
+				_, _ = client.Read(first[:]) // the first query: cut
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// TestOpenCutOffIsUnavailable: a database lost while Open checks the
+// schema is unavailable (exit 8, nothing sent), not an unexpected error.
+func TestOpenCutOffIsUnavailable(t *testing.T) {
+	srv := pg.Start(t)
+	db, _ := deskDB(t, srv)
+	url := strings.Replace(srv.URL("ayse", db), fmt.Sprintf("127.0.0.1:%d", srv.Port()), cutAfterStartup(t, fmt.Sprintf("127.0.0.1:%d", srv.Port())), 1)
+	_, err := Open(context.Background(), Options{URL: url, Now: func() time.Time { return t0 }})
+	var unavailable *UnavailableError
+	if !errors.As(err, &unavailable) {
+		t.Errorf("Open cut off at its first query: %v, want unavailable", err)
 	}
 }
