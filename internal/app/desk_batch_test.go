@@ -172,6 +172,9 @@ func TestDeskConcurrentBatches(t *testing.T) {
 	if n := int(d.arrived.Load()); n != len(invoices) {
 		t.Errorf("%d refund requests reached the sandbox for %d invoices", n, len(invoices))
 	}
+	if again := d.resent(); len(again) != 0 {
+		t.Errorf("refunds sent more than once: %v", again)
+	}
 	t.Logf("%d operators, %d lines over %d invoices in %s (%.0f lines/s): %v", operators, operators*perOp, len(invoices),
 		took.Round(time.Millisecond), float64(operators*perOp)/took.Seconds(), outcomes)
 }

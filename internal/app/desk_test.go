@@ -3,16 +3,19 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -37,6 +40,24 @@ type desk struct {
 	db             string
 	// requests counts every request that reached the sandbox.
 	requests atomic.Int32
+	// sent counts the refund requests that reached the sandbox by their
+	// refund_transaction_id.
+	sentMu sync.Mutex
+	sent   map[string]int
+}
+
+// resent lists the refund_transaction_ids the sandbox received more than
+// once.
+func (d *desk) resent() []string {
+	d.sentMu.Lock()
+	defer d.sentMu.Unlock()
+	var ids []string
+	for id, n := range d.sent {
+		if n > 1 {
+			ids = append(ids, fmt.Sprintf("%s (%d times)", id, n))
+		}
+	}
+	return ids
 }
 
 // deskOwner is the role that owns the desk's database and runs
@@ -48,7 +69,7 @@ const deskOwner = "desk_admin"
 // with desk.operator.
 func newDesk(t *testing.T) *desk {
 	t.Helper()
-	d := &desk{srv: pgtest.Start(t)}
+	d := &desk{srv: pgtest.Start(t), sent: map[string]int{}}
 	d.db = d.srv.Database(t, deskOwner)
 	d.refundSandbox = &refundSandbox{home: t.TempDir(), gatedPaths: []string{"/api/refund"}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -59,6 +80,17 @@ func newDesk(t *testing.T) *desk {
 		h = d.gated(h)
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			d.requests.Add(1)
+			if strings.HasSuffix(r.URL.Path, "/api/refund") {
+				body, _ := io.ReadAll(r.Body)
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				var refund struct {
+					ID string `json:"refund_transaction_id"`
+				}
+				_ = json.Unmarshal(body, &refund)
+				d.sentMu.Lock()
+				d.sent[refund.ID]++
+				d.sentMu.Unlock()
+			}
 			h.ServeHTTP(w, r)
 		})
 	}
