@@ -123,7 +123,9 @@ func TestDeskConcurrentBatches(t *testing.T) {
 		if err := os.WriteFile(file, []byte(batches[i]), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		wg.Go(func() { codes[i], stdouts[i], stderrs[i] = op.exec(t, "refund", "--batch", file, "--yes", "--parallel", "4") })
+		wg.Go(func() {
+			codes[i], stdouts[i], stderrs[i] = op.exec(t, "refund", "--batch", file, "--yes", "--parallel", "4")
+		})
 	}
 	wg.Wait()
 	took := time.Since(start)
