@@ -182,18 +182,43 @@ func (s *Store) Append(ctx context.Context, e journal.Entry) error {
 	return nil
 }
 
-// spool appends e to the local spool, durably.
+// spool appends e to the local spool, durably. Another process's Open may
+// take the spool aside to flush it at any moment (flushSpool); a line
+// written into the file after that flush read it would be lost with it, so
+// a line whose file no longer is the spool once written is written again,
+// to the new one (a line written twice is imported once).
 func (s *Store) spool(e journal.Entry) error {
 	if err := os.MkdirAll(filepath.Dir(s.opts.Spool), 0o700); err != nil {
 		return err
 	}
-	j, err := journal.Open(s.opts.Spool)
-	if err != nil {
-		return err
+	for range spoolTries {
+		j, err := journal.Open(s.opts.Spool)
+		if err != nil {
+			return err
+		}
+		spoolOpened()
+		err = j.Append(e)
+		var moved bool
+		if err == nil {
+			moved, err = j.Moved()
+		}
+		if cerr := j.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil || !moved {
+			return err
+		}
 	}
-	defer j.Close()
-	return j.Append(e)
+	return fmt.Errorf("the spool %s was taken aside %d times while a line was written to it", s.opts.Spool, spoolTries)
 }
+
+// spoolTries bounds the writes of one spooled line (each flush that takes
+// the spool aside during a write costs one more).
+const spoolTries = 10
+
+// spoolOpened runs between opening the spool and writing to it: tests
+// flush it there.
+var spoolOpened = func() {}
 
 // flushSpool writes the spooled lines to the database and removes them.
 // The spool is first renamed aside, so that a process spooling meanwhile

@@ -353,3 +353,49 @@ func TestOpenCutOffIsUnavailable(t *testing.T) {
 		t.Errorf("Open cut off at its first query: %v, want unavailable", err)
 	}
 }
+
+// TestSpoolTakenAsideWhileWritten: another process's Open flushes the
+// spool (takes it aside, writes it to the database, removes it) between
+// this process opening the spool and writing its line: the line is
+// written again, to the new spool, not lost with the old one.
+func TestSpoolTakenAsideWhileWritten(t *testing.T) {
+	srv := pgtest.Start(t) // stopped: a server of its own
+	db, _ := deskDB(t, srv)
+	ctx := context.Background()
+	spool := filepath.Join(t.TempDir(), "spool.jsonl")
+	opts := Options{URL: srv.URL("ayse", db), Spool: spool, Now: func() time.Time { return t0 }, PID: 7}
+	s, err := Open(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	in := intent("att-1", "INV-1", "RF-1")
+	if err := s.Append(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	flushes := 0
+	spoolOpened = func() {
+		if flushes++; flushes == 1 {
+			// What flushSpool does, the database having nothing to take
+			// yet: the spool renamed aside, read, removed.
+			aside := spool + ".flushing-8"
+			if err := os.Rename(spool, aside); err != nil {
+				t.Error(err)
+			}
+			if err := os.Remove(aside); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	defer func() { spoolOpened = func() {} }()
+	if err := s.Append(ctx, outcome(in, journal.Succeeded, 100)); err != nil {
+		t.Fatalf("outcome with the database down: %v", err)
+	}
+	spooled, _, err := journal.Entries(spool)
+	if err != nil || len(spooled) != 1 || spooled[0].Outcome != journal.Succeeded {
+		t.Errorf("the spool after a flush took it aside mid-write: %+v, %v; want the outcome", spooled, err)
+	}
+}
