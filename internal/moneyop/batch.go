@@ -409,6 +409,14 @@ func runLine[In any, Req gateway.Call, Ans any](l *batchLine[In], op Operation[I
 	if op.Prepare != nil {
 		in, err = op.Prepare(ctx, env, l.in)
 	}
+	if err != nil && errors.Is(err, journal.ErrUnavailable) {
+		// Prepare could not read the journal (a shared journal's database
+		// lost): nothing was sent, and nothing more may be (exit 8).
+		fail(err)
+		l.result.Outcome = journal.NotSent
+		l.result.setError(fmt.Sprintf("line %d: %v", l.result.Line, err))
+		return
+	}
 	if err != nil && errors.Is(err, gateway.ErrUnavailable) {
 		// Prepare could not reach the gateway: the line was not sent for
 		// want of one (exit 8), like a payment whose token call failed.
