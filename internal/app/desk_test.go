@@ -197,7 +197,8 @@ func hostname(t *testing.T) string {
 //     is unknown, and mehmet's refund is refused (exit 2) with the
 //     commands that settle it.
 //   - Once the gateway has made it, mehmet's `journal reconcile` settles
-//     it as made, and his refund goes ahead.
+//     it as made, and his refund goes ahead; another of hers, killed the
+//     same way, is settled by her `paycli status`.
 //   - The sandbox holds exactly the two refunds that were meant.
 func TestDeskSharesInvoiceLocksAcrossOperators(t *testing.T) {
 	d := newDesk(t)
@@ -265,7 +266,33 @@ func TestDeskSharesInvoiceLocksAcrossOperators(t *testing.T) {
 		t.Errorf("mehmet's refund once settled: exit %d\n%s", code, stderr)
 	}
 
-	for invoice, want := range map[string][]string{"DK-1": {"10", "20"}, "DK-2": {"5"}} {
+	// Her own refund of DK-2, killed the same way, is settled by her
+	// `paycli status` once the gateway has made it.
+	arrived2, release2 := make(chan struct{}, 1), make(chan struct{})
+	held2Nth := d.arrived.Load() + 1
+	gate2 := func(n int32) {
+		if n == held2Nth {
+			arrived2 <- struct{}{}
+			<-release2
+		}
+	}
+	d.gate.Store(&gate2)
+	held2 := ayse.start(t, "refund", "--invoice", "DK-2", "--amount", "7.00", "--yes", "--timeout", "2s")
+	waitFor(t, arrived2, "ayşe's second refund to reach the gateway")
+	if err := held2.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = held2.Wait()
+	close(release2)
+	d.refunded(t, "DK-2", "12")
+	if code, _, stderr := ayse.exec(t, "status", "--invoice", "DK-2"); code != ExitOK || !strings.Contains(stderr, "Recorded in the journal: refund RF") {
+		t.Errorf("ayşe's status of DK-2: exit %d, want its refund recorded\n%s", code, stderr)
+	}
+	if got := d.lines(t, "DK-2"); strings.Join(got, ", ") != "intent by mehmet, outcome succeeded by mehmet, intent by ayse, reconcile succeeded by ayse" {
+		t.Errorf("the shared journal of DK-2: %q", got)
+	}
+
+	for invoice, want := range map[string][]string{"DK-1": {"10", "20"}, "DK-2": {"5", "7"}} {
 		total, refunds := d.status(t, invoice)
 		var amounts []string
 		for _, r := range refunds {
@@ -275,8 +302,8 @@ func TestDeskSharesInvoiceLocksAcrossOperators(t *testing.T) {
 			t.Errorf("%s: the sandbox holds refunds %v (total %s), want %v", invoice, amounts, total, want)
 		}
 	}
-	if n := d.arrived.Load(); n != 3 {
-		t.Errorf("%d refund requests reached the gateway, want 3", n)
+	if n := d.arrived.Load(); n != 4 {
+		t.Errorf("%d refund requests reached the gateway, want 4", n)
 	}
 }
 
