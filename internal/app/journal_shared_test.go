@@ -17,9 +17,9 @@ import (
 	"github.com/paycli/paycli/internal/pgtest"
 )
 
-// desk is a shared journal on a real PostgreSQL server, with the operator
+// listingDesk is a shared journal on a real PostgreSQL server, with the operator
 // roles ayse and mehmet, and a home for paycli whose profile uses it.
-type desk struct {
+type listingDesk struct {
 	srv  *pgtest.Server
 	db   string
 	home string
@@ -28,7 +28,7 @@ type desk struct {
 	width int
 }
 
-func newDesk(t *testing.T) *desk {
+func newListingDesk(t *testing.T) *listingDesk {
 	t.Helper()
 	srv := pgtest.Start(t)
 	db := srv.Database(t, "desk_admin")
@@ -38,14 +38,14 @@ func newDesk(t *testing.T) *desk {
 		t.Fatal(err)
 	}
 	home := t.TempDir()
-	d := &desk{srv: srv, db: db, home: home, env: map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, "config"),
+	d := &listingDesk{srv: srv, db: db, home: home, env: map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, "config"),
 		"XDG_CACHE_HOME": filepath.Join(home, "cache"), "XDG_STATE_HOME": filepath.Join(home, "state"),
 		"PAYCLI_JOURNAL": srv.URL("ayse", db)}}
 	return d
 }
 
-// run runs paycli with the desk's environment (PAYCLI_JOURNAL: ayse's).
-func (d *desk) run(t *testing.T, args ...string) (int, string, string) {
+// run runs paycli with the listingDesk's environment (PAYCLI_JOURNAL: ayse's).
+func (d *listingDesk) run(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
 	if d.width > 0 {
@@ -58,12 +58,12 @@ func (d *desk) run(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errOut.String()
 }
 
-// stateDir is paycli's state folder in the desk's home.
-func (d *desk) stateDir() string { return filepath.Join(d.home, "state", "paycli") }
+// stateDir is paycli's state folder in the listingDesk's home.
+func (d *listingDesk) stateDir() string { return filepath.Join(d.home, "state", "paycli") }
 
 // store opens the shared journal as role, writing from host, with the
-// spool of the desk's home.
-func (d *desk) store(t *testing.T, role, host string) *pgjournal.Store {
+// spool of the listingDesk's home.
+func (d *listingDesk) store(t *testing.T, role, host string) *pgjournal.Store {
 	t.Helper()
 	s, err := pgjournal.Open(context.Background(), pgjournal.Options{URL: d.srv.URL(role, d.db), Spool: filepath.Join(d.stateDir(), pgjournal.SpoolName),
 		Now: time.Now, OSUser: role + "-os", Host: host, PID: 4242})
@@ -74,7 +74,7 @@ func (d *desk) store(t *testing.T, role, host string) *pgjournal.Store {
 	return s
 }
 
-// day is the desk's day in the examples, in the zone --since reads.
+// day is the listingDesk's day in the examples, in the zone --since reads.
 var day = time.Date(2026, 11, 24, 9, 0, 0, 0, time.Local)
 
 func deskEntry(typ, kind, attempt, invoice, amount string, at time.Time) journal.Entry {
@@ -88,10 +88,10 @@ func deskOutcome(in journal.Entry, class string, code int) journal.Entry {
 	return o
 }
 
-// seed writes the desk's day: ayse's two refunds (one succeeded, one
+// seed writes the listingDesk's day: ayse's two refunds (one succeeded, one
 // declined) and a walletpay, mehmet's refund (succeeded) and a refund
 // whose outcome is unknown; and one of ayse's the day before.
-func (d *desk) seed(t *testing.T) {
+func (d *listingDesk) seed(t *testing.T) {
 	t.Helper()
 	ayse, mehmet := d.store(t, "ayse", "desk-1"), d.store(t, "mehmet", "desk-2")
 	ctx := context.Background()
@@ -137,7 +137,7 @@ func invoicesOf(t *testing.T, stdout string) ([]string, []journalcmd.Record) {
 // os_user, host), keeps one operator's with --by, and keeps --invoice and
 // the window's filters.
 func TestSharedJournalListing(t *testing.T) {
-	d := newDesk(t)
+	d := newListingDesk(t)
 	d.seed(t)
 	day := "--since=2026-11-24"
 	code, stdout, stderr := d.run(t, "journal", day, "--until=2026-11-24")
@@ -259,7 +259,7 @@ func TestByNeedsASharedJournal(t *testing.T) {
 // TestSharedJournalSummary: the day's totals by operator, kind and
 // outcome, checked exactly; the day before is left out.
 func TestSharedJournalSummary(t *testing.T) {
-	d := newDesk(t)
+	d := newListingDesk(t)
 	d.seed(t)
 	code, stdout, stderr := d.run(t, "journal", "summary", "--since", "2026-11-24", "--until", "2026-11-24", "-o", "json")
 	if code != ExitOK {
@@ -317,7 +317,7 @@ func TestSharedJournalSummary(t *testing.T) {
 // shared one once, however often imported; a damaged line is reported and
 // left out, the rest imported; the sandbox's attempts stay here.
 func TestSharedJournalImport(t *testing.T) {
-	d := newDesk(t)
+	d := newListingDesk(t)
 	path := filepath.Join(d.stateDir(), journal.FileName)
 	if err := os.MkdirAll(d.stateDir(), 0o700); err != nil {
 		t.Fatal(err)
@@ -372,7 +372,7 @@ func TestSharedJournalImport(t *testing.T) {
 // listing is exit 8 with the URL's password masked; once writes are taken
 // the outcome is written and listed.
 func TestSharedJournalSpoolAndDown(t *testing.T) {
-	d := newDesk(t)
+	d := newListingDesk(t)
 	d.env["PAYCLI_JOURNAL"] = strings.Replace(d.srv.URL("ayse", d.db), "ayse@", "ayse:s3cret-pw@", 1)
 	s := d.store(t, "ayse", "desk-1")
 	ctx := context.Background()

@@ -16,15 +16,22 @@ import (
 	"github.com/paycli/paycli/internal/pause"
 )
 
-// start starts the real paycli (the test binary standing in for it)
-// against the sandbox in the shared home.
-func (rs *refundSandbox) start(t *testing.T, args ...string) *exec.Cmd {
+// command is the real paycli (the test binary standing in for it) run
+// with args against the sandbox in the shared home.
+func (rs *refundSandbox) command(t *testing.T, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(paycliBinary(t), args...)
 	cmd.Env = os.Environ()
 	for k, v := range rs.env() {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
+	return cmd
+}
+
+// start starts the real paycli against the sandbox in the shared home.
+func (rs *refundSandbox) start(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := rs.command(t, args...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -39,6 +39,9 @@ type refundSandbox struct {
 	// gatedPaths are the endpoints gate holds (by the end of their path):
 	// refunds, unless told.
 	gatedPaths []string
+	// journalURL, when set, is the desk's shared journal its runs use
+	// (PAYCLI_JOURNAL) instead of the home's journal file.
+	journalURL string
 }
 
 func newRefundSandbox(t *testing.T, faults ...string) *refundSandbox {
@@ -91,7 +94,7 @@ func (rs *refundSandbox) env() map[string]string {
 	return map[string]string{
 		"HOME": rs.home, "XDG_CONFIG_HOME": filepath.Join(rs.home, "config"), "XDG_CACHE_HOME": filepath.Join(rs.home, "cache"),
 		"XDG_STATE_HOME": filepath.Join(rs.home, "state"), "PAYCLI_BASE_URL": rs.baseURL, "PAYCLI_APP_ID": sandbox.AppID,
-		"PAYCLI_APP_SECRET": sandbox.AppSecret, "PAYCLI_MERCHANT_KEY": sandbox.MerchantKey,
+		"PAYCLI_APP_SECRET": sandbox.AppSecret, "PAYCLI_MERCHANT_KEY": sandbox.MerchantKey, "PAYCLI_JOURNAL": rs.journalURL,
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/redact"
 )
 
@@ -94,14 +95,17 @@ func ConfigCommand(cfg *config.Config, words ...string) string {
 	return CommandLine(line...)
 }
 
-// UnavailableHint is the advice under an exit-8 error (the gateway out of
-// reach for a call that was safe): a refused connection says nothing
-// answers at base_url, where a longer --timeout would not help; a time
-// limit reached says how to give the gateway longer. cfg, the profile's
-// configuration, may be nil.
+// UnavailableHint is the advice under an exit-8 error (the gateway or
+// the shared journal out of reach for a call that was safe): a refused
+// connection says nothing answers at base_url, where a longer --timeout
+// would not help; a time limit reached says how to give the gateway
+// longer; a shared journal out of reach points at its database, not at
+// the gateway. cfg, the profile's configuration, may be nil.
 func UnavailableHint(err error, cfg *config.Config) string {
 	var timeout interface{ Timeout() bool }
 	switch {
+	case errors.Is(err, journal.ErrUnavailable):
+		return "Check that the shared journal's database (journal, " + config.EnvPrefix + "_JOURNAL) runs and can be reached, then run the command again."
 	case errors.Is(err, syscall.ECONNREFUSED):
 		at := "base_url"
 		if cfg != nil && cfg.BaseURL != "" {

@@ -321,6 +321,29 @@ func endsTorn(f *os.File) (bool, error) {
 	return last[0] != '\n', nil
 }
 
+// Moved reports whether j's path no longer names the file j writes to (it
+// was renamed or removed since Open): a line appended meanwhile went to a
+// file that a reader of the path will not find.
+func (j *Journal) Moved() (bool, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil {
+		return false, errors.New("journal: closed")
+	}
+	mine, err := j.f.Stat()
+	if err != nil {
+		return false, fmt.Errorf("journal: %w", err)
+	}
+	now, err := os.Stat(j.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("journal: %w", err)
+	}
+	return !os.SameFile(mine, now), nil
+}
+
 // Close closes the file.
 func (j *Journal) Close() error {
 	j.mu.Lock()

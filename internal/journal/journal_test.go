@@ -193,3 +193,28 @@ func TestHelperAppender(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("JOURNAL_HELPER_N"))
 	appendMany(t, path, os.Getenv("JOURNAL_HELPER_ID"), 1, n)
 }
+
+// TestMoved: a journal whose path names another file, or none, has moved.
+func TestMoved(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	j, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if moved, err := j.Moved(); moved || err != nil {
+		t.Errorf("fresh: moved %v, %v", moved, err)
+	}
+	if err := os.Rename(path, path+".aside"); err != nil {
+		t.Fatal(err)
+	}
+	if moved, err := j.Moved(); !moved || err != nil {
+		t.Errorf("renamed: moved %v, %v", moved, err)
+	}
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if moved, err := j.Moved(); !moved || err != nil {
+		t.Errorf("another file at its path: moved %v, %v", moved, err)
+	}
+}

@@ -170,8 +170,16 @@ func planBatch[In any, Req gateway.Call, Ans any](data []byte, op Operation[In, 
 	states := journal.ByInvoice(attempts, scope)
 	byKey := journal.ByKey(attempts, scope)
 	for _, l := range lines {
-		if l.send {
-			l.send = decide(op, env, l, states[l.invoice], byKey)
+		if !l.send {
+			continue
+		}
+		l.send = decide(op, env, l, states[l.invoice], byKey)
+		if !l.send && l.result.Outcome == journal.Unknown {
+			// An attempt without an outcome may be another command's still
+			// in flight: runLine decides the line again under its
+			// invoice's lock, which tells the two apart.
+			l.result.Outcome, l.result.Error = "", nil
+			l.send = true
 		}
 	}
 	return lines, nil
@@ -400,6 +408,14 @@ func runLine[In any, Req gateway.Call, Ans any](l *batchLine[In], op Operation[I
 	in, err := l.in, error(nil)
 	if op.Prepare != nil {
 		in, err = op.Prepare(ctx, env, l.in)
+	}
+	if err != nil && errors.Is(err, journal.ErrUnavailable) {
+		// Prepare could not read the journal (a shared journal's database
+		// lost): nothing was sent, and nothing more may be (exit 8).
+		fail(err)
+		l.result.Outcome = journal.NotSent
+		l.result.setError(fmt.Sprintf("line %d: %v", l.result.Line, err))
+		return
 	}
 	if err != nil && errors.Is(err, gateway.ErrUnavailable) {
 		// Prepare could not reach the gateway: the line was not sent for

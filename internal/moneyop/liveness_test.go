@@ -150,7 +150,8 @@ func TestSingleRefusedWhileUnknown(t *testing.T) {
 }
 
 // TestBatchLines: a line whose invoice another command holds is not sent
-// (duplicate, naming it); a line whose invoice a single command left
+// (duplicate, naming it), also when that command's intent, without an
+// outcome yet, was in the journal when the batch began; a line whose invoice a single command left
 // unknown is unknown, not sent; the others are sent, each holding its
 // invoice while it is sent.
 func TestBatchLines(t *testing.T) {
@@ -161,6 +162,9 @@ func TestBatchLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = j.Append(journal.Entry{Type: journal.TypeIntent, Kind: journal.KindWalletPay, Gateway: testIdentity, Attempt: "dead", Invoice: "LOST"})
+	// BUSY's command has written its intent and holds the lock: in flight,
+	// not unknown.
+	_ = j.Append(journal.Entry{Type: journal.TypeIntent, Kind: journal.KindWalletPay, Gateway: testIdentity, Attempt: "live", Invoice: "BUSY"})
 	_ = j.Close()
 	unlock, err := journal.OpenFile(jpath, opts.Now).Lock(context.Background(), testIdentity, "BUSY", journal.KindWalletPay)
 	if err != nil {

@@ -89,7 +89,8 @@ func requestInvoice(r gateway.Request) string {
 }
 
 // fakeOp is an operation whose input is an invoice id; "bad" fails Check,
-// "stale" fails Prepare. It records what Prepare and Send saw.
+// "stale" fails Prepare, "offline" and "journal-down" fail it for want of
+// the gateway or the journal. It records what Prepare and Send saw.
 type fakeOp struct {
 	mu       sync.Mutex
 	prepared []string
@@ -118,6 +119,9 @@ func (o *fakeOp) Prepare(_ context.Context, _ *Env, in string) (string, error) {
 		return "", errors.New("gone stale")
 	case "offline":
 		return "", &gateway.RequestError{Endpoint: "checkstatus", Err: errors.New("connection refused")}
+	case "journal-down":
+		// What a refund's Prepare says when it cannot read the journal.
+		return "", fmt.Errorf("%w: %w", ErrJournal, journal.ErrUnavailable)
 	}
 	return in, nil
 }
@@ -466,6 +470,32 @@ func TestPrepareGatewayErrors(t *testing.T) {
 		t.Errorf("batch: %v, want the unavailable exit", err)
 	}
 	if !strings.Contains(out.String(), `"invoice":"offline","outcome":"not_sent"`) || !strings.Contains(out.String(), `"invoice":"stale","outcome":"invalid"`) {
+		t.Errorf("batch results:\n%s", out)
+	}
+	if len(op.sent) != 0 {
+		t.Errorf("sent %v", op.sent)
+	}
+}
+
+// TestPrepareJournalErrors: a Prepare that cannot read the journal (a
+// shared journal's database lost) is not bad input either: a single input
+// keeps the journal's error (exit 8, not 2); a batch line is not_sent, not
+// invalid, and no later line is sent.
+func TestPrepareJournalErrors(t *testing.T) {
+	opts, _, _, _, _ := testOptions(t)
+	err := RunSingle(context.Background(), opts, pipelineOf(&fakeOp{}), "journal-down")
+	if _, hasKind := cmdutil.KindOf(err); hasKind || !errors.Is(err, journal.ErrUnavailable) {
+		t.Errorf("single: %v, want the journal's unavailable error as it is", err)
+	}
+	opts, in, out, _, _ := testOptions(t)
+	in.WriteString("{\"invoice\":\"journal-down\"}\n{\"invoice\":\"FREE\"}\n")
+	opts.Batch, opts.Parallel = "-", 1
+	op := &fakeOp{}
+	err = RunBatch(context.Background(), opts, pipelineOf(op))
+	if !errors.Is(err, journal.ErrUnavailable) {
+		t.Errorf("batch: %v, want the journal unavailable", err)
+	}
+	if !strings.Contains(out.String(), `"invoice":"journal-down","outcome":"not_sent"`) {
 		t.Errorf("batch results:\n%s", out)
 	}
 	if len(op.sent) != 0 {

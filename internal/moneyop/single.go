@@ -152,7 +152,7 @@ func RefuseUnresolved(env *Env, invoice string, attempts []journal.Attempt) erro
 // so do the gateway's own errors (a Prepare that looks the sale up may
 // find the gateway unreachable, or the credentials refused).
 func inputError(err error) error {
-	if _, ok := cmdutil.KindOf(err); ok || isGatewayError(err) {
+	if _, ok := cmdutil.KindOf(err); ok || isGatewayError(err) || errors.Is(err, journal.ErrUnavailable) {
 		return err
 	}
 	var fe *FieldError

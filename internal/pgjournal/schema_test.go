@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/pgtest"
 )
 
@@ -168,4 +169,72 @@ func TestGrantRoles(t *testing.T) {
 	if err := admin.QueryRow(context.Background(), "SELECT count(*) FROM paycli.journal_lines").Scan(&n); err != nil {
 		t.Fatalf("the journal is gone: %v", err)
 	}
+}
+
+// TestOperatorsCannotChangeTheSchemaVersion: the schema's version is the
+// owner's to write.
+func TestOperatorsCannotChangeTheSchemaVersion(t *testing.T) {
+	srv := pg.Start(t)
+	db, _ := deskDB(t, srv)
+	ayse := connect(t, srv.URL("ayse", db))
+	for _, sql := range []string{
+		"INSERT INTO paycli.schema_migrations (version, name) VALUES (99, 'x')",
+		"UPDATE paycli.schema_migrations SET version = 99",
+		"DELETE FROM paycli.schema_migrations",
+		"TRUNCATE paycli.schema_migrations",
+	} {
+		_, err := ayse.Exec(context.Background(), sql)
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != "42501" {
+			t.Errorf("%s as an operator: %v, want permission denied (42501)", sql, err)
+		}
+	}
+}
+
+// TestOperatorsCannotTouchAnothersLock: the row that says who holds an
+// invoice's lock cannot be removed, changed, replaced or truncated by
+// another operator while the lock is held, so that the refusal another
+// operator sees names the real holder; once it is released, the next
+// taker replaces it.
+func TestOperatorsCannotTouchAnothersLock(t *testing.T) {
+	srv := pg.Start(t)
+	db, _ := deskDB(t, srv)
+	ctx := context.Background()
+	ayse := openAs(t, srv, db, "ayse", "desk-1", 101)
+	mehmet := openAs(t, srv, db, "mehmet", "desk-2", 202)
+	unlock, err := ayse.Lock(ctx, "gw-1", "INV-1", "refund")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := connect(t, srv.URL("mehmet", db))
+	for _, sql := range []string{
+		"DELETE FROM paycli.invoice_locks",
+		"UPDATE paycli.invoice_locks SET command = 'status', pid = 1, host = 'elsewhere'",
+	} {
+		tag, err := conn.Exec(ctx, sql)
+		if err != nil || tag.RowsAffected() != 0 {
+			t.Errorf("%s as another operator: %d rows, %v; want none", sql, tag.RowsAffected(), err)
+		}
+	}
+	for _, sql := range []string{
+		`INSERT INTO paycli.invoice_locks (key, gateway, invoice, command, pid, since)
+SELECT key, gateway, invoice, 'status', 1, now() FROM paycli.invoice_locks
+ON CONFLICT (key) DO UPDATE SET command = 'status', pid = 1`,
+		"TRUNCATE paycli.invoice_locks",
+	} {
+		if _, err := conn.Exec(ctx, sql); err == nil {
+			t.Errorf("%s as another operator: no error", sql)
+		}
+	}
+	_, err = mehmet.Lock(ctx, "gw-1", "INV-1", "refund")
+	var inFlight *journal.InFlightError
+	if !errors.As(err, &inFlight) || inFlight.Holder.PID != 101 || inFlight.Holder.User != "ayse" || inFlight.Holder.Command != "refund" {
+		t.Errorf("mehmet's lock after his attempts on ayşe's row: %v, want ayşe's refund in pid 101", err)
+	}
+	unlock()
+	u, err := mehmet.Lock(ctx, "gw-1", "INV-1", "refund")
+	if err != nil {
+		t.Fatalf("after ayşe's unlock: %v", err)
+	}
+	u()
 }

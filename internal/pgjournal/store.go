@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/pause"
 	"github.com/paycli/paycli/internal/redact"
 )
 
@@ -100,13 +101,24 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	conn.Release()
 	if err != nil {
 		pool.Close()
-		return nil, err
+		return nil, schemaError(err, opts.URL)
 	}
 	// A spool the database will not take now (it refuses writes, or went
 	// away meanwhile) stays for the next run: its lines are outcomes, whose
 	// attempts every machine treats as unknown until they are written.
 	s.spoolErr = s.flushSpool(ctx)
 	return s, nil
+}
+
+// schemaError is CheckSchema's error as Open returns it: a schema paycli
+// cannot use as it is, or the database lost on the way (unavailable).
+func schemaError(err error, url string) error {
+	var older *OlderSchemaError
+	var newer *NewerSchemaError
+	if errors.Is(err, ErrNoSchema) || errors.As(err, &older) || errors.As(err, &newer) {
+		return err
+	}
+	return &UnavailableError{URL: redact.URL(url), Err: redactURLError(err, url)}
 }
 
 // redactURLError keeps a connection error from quoting the URL's password.
@@ -197,18 +209,43 @@ func (s *Store) appendHeld(ctx context.Context, e journal.Entry, args []any) (he
 	return true, nil
 }
 
-// spool appends e to the local spool, durably.
+// spool appends e to the local spool, durably. Another process's Open may
+// take the spool aside to flush it at any moment (flushSpool); a line
+// written into the file after that flush read it would be lost with it, so
+// a line whose file no longer is the spool once written is written again,
+// to the new one (a line written twice is imported once).
 func (s *Store) spool(e journal.Entry) error {
 	if err := os.MkdirAll(filepath.Dir(s.opts.Spool), 0o700); err != nil {
 		return err
 	}
-	j, err := journal.Open(s.opts.Spool)
-	if err != nil {
-		return err
+	for range spoolTries {
+		j, err := journal.Open(s.opts.Spool)
+		if err != nil {
+			return err
+		}
+		spoolOpened()
+		err = j.Append(e)
+		var moved bool
+		if err == nil {
+			moved, err = j.Moved()
+		}
+		if cerr := j.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil || !moved {
+			return err
+		}
 	}
-	defer j.Close()
-	return j.Append(e)
+	return fmt.Errorf("the spool %s was taken aside %d times while a line was written to it", s.opts.Spool, spoolTries)
 }
+
+// spoolTries bounds the writes of one spooled line (each flush that takes
+// the spool aside during a write costs one more).
+const spoolTries = 10
+
+// spoolOpened runs between opening the spool and writing to it: tests
+// flush it there.
+var spoolOpened = func() {}
 
 // flushSpool writes the spooled lines to the database and removes them.
 // The spool is first renamed aside, so that a process spooling meanwhile
@@ -243,7 +280,9 @@ func (s *Store) flushSpool(ctx context.Context) error {
 }
 
 // Attempts returns the attempts of the invoices (every attempt when none is
-// given), as the database holds them (the spool's lines: Spooled).
+// given), as the database holds them: an outcome still in a spool (not
+// yet written by the next Open on its machine; Spooled) is not among them,
+// and its attempt reads as unknown.
 func (s *Store) Attempts(ctx context.Context, invoices ...string) ([]journal.Attempt, error) {
 	if len(invoices) == 0 {
 		return s.query(ctx, "SELECT entry, operator FROM paycli.journal_lines ORDER BY seq")
@@ -335,7 +374,10 @@ func (s *Store) Import(ctx context.Context, entries []journal.Entry) (int, error
 			return s.unavailable(err)
 		}
 		b = pgx.Batch{}
-		return tx.Commit(ctx)
+		if err := tx.Commit(ctx); err != nil {
+			return s.unavailable(err)
+		}
+		return nil
 	}
 	for _, e := range entries {
 		if e.Attempt == "" {
@@ -366,7 +408,8 @@ func lockKey(gateway, invoice string) int64 {
 	return int64(binary.BigEndian.Uint64(sum[:8]))
 }
 
-// Lock takes invoice's lock on the gateway account, without waiting: a
+// Lock takes invoice's lock on the gateway account, without waiting for its
+// holder (only, briefly, for the holder's row that names it): a
 // session-level advisory lock on this process's lock session, which the
 // server releases if the process or its session dies.
 func (s *Store) Lock(ctx context.Context, gateway, invoice, command string) (func(), error) {
@@ -382,13 +425,25 @@ func (s *Store) Lock(ctx context.Context, gateway, invoice, command string) (fun
 	if err != nil {
 		return nil, err
 	}
-	var got bool
-	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&got); err != nil {
-		s.dropLockSession()
-		return nil, &UnavailableError{URL: redact.URL(s.opts.URL), Err: redactURLError(err, s.opts.URL)}
-	}
-	if !got {
-		return nil, &journal.InFlightError{Holder: s.holder(ctx, conn, key)}
+	for try := 1; ; try++ {
+		var got bool
+		if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&got); err != nil {
+			s.dropLockSession()
+			return nil, &UnavailableError{URL: redact.URL(s.opts.URL), Err: redactURLError(err, s.opts.URL)}
+		}
+		if got {
+			break
+		}
+		// Held, but by whom? A holder that has just taken the lock writes
+		// its row a statement later; one that has just released it has
+		// removed its row already. Look again in a moment: the first has
+		// been described by then, the second is gone and the lock is free.
+		if h, ok := s.readHolder(ctx, conn, key); ok {
+			return nil, &journal.InFlightError{Holder: h}
+		}
+		if try == holderTries || pause.For(ctx, holderPause) != nil {
+			return nil, &journal.InFlightError{}
+		}
 	}
 	h := journal.Holder{Command: command, PID: s.opts.PID, Since: s.opts.Now().UTC(), Host: s.opts.Host}
 	if _, err := conn.Exec(ctx, `INSERT INTO paycli.invoice_locks (key, gateway, invoice, command, pid, os_user, host, since)
@@ -443,8 +498,16 @@ func (s *Store) dropLockSession() {
 	s.held = map[int64]journal.Holder{}
 }
 
-// holder reads who holds key's lock: the row of the session that holds it.
-func (s *Store) holder(ctx context.Context, conn *pgx.Conn, key int64) journal.Holder {
+// holderTries and holderPause bound how long Lock looks for the holder of
+// a lock it was refused before it says "another command" without naming it.
+const (
+	holderTries = 50
+	holderPause = 20 * time.Millisecond
+)
+
+// readHolder reads who holds key's lock: the row of the session that holds
+// it, if it has written one.
+func (s *Store) readHolder(ctx context.Context, conn *pgx.Conn, key int64) (journal.Holder, bool) {
 	var h journal.Holder
 	var operator string
 	err := conn.QueryRow(ctx, `SELECT h.command, h.pid, h.since, h.host, h.operator FROM paycli.invoice_locks h
@@ -452,8 +515,8 @@ JOIN pg_locks l ON l.locktype = 'advisory' AND l.granted AND l.pid = h.backend_p
     AND l.classid::bigint = (h.key >> 32) & 4294967295 AND l.objid::bigint = h.key & 4294967295 AND l.objsubid = 1
 WHERE h.key = $1`, key).Scan(&h.Command, &h.PID, &h.Since, &h.Host, &operator)
 	if err != nil {
-		return journal.Holder{}
+		return journal.Holder{}, false
 	}
 	h.User = operator
-	return h
+	return h, true
 }

@@ -2,10 +2,14 @@ package pgjournal
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -290,5 +294,155 @@ func TestIntentNeedsTheLockStillHeld(t *testing.T) {
 	// An intent on an invoice she does not hold goes through the pool.
 	if err := ayse.Append(ctx, intent("att-3", "INV-3", "")); err != nil {
 		t.Errorf("an intent without a lock held: %v", err)
+	}
+}
+
+// TestLockLooksAgainForTheHolder: a lock refused before its holder has
+// written who it is names the holder once it has; a lock released by the
+// time its holder is looked for is taken rather than refused.
+func TestLockLooksAgainForTheHolder(t *testing.T) {
+	srv := pg.Start(t)
+	db, _ := deskDB(t, srv)
+	ctx := context.Background()
+	mehmet := openAs(t, srv, db, "mehmet", "desk-2", 202)
+	key := lockKey("gw-1", "INV-1")
+	ayse := connect(t, srv.URL("ayse", db))
+	if _, err := ayse.Exec(ctx, "SELECT pg_advisory_lock($1)", key); err != nil {
+		t.Fatal(err)
+	}
+	described := make(chan error, 1)
+	time.AfterFunc(60*time.Millisecond, func() {
+		_, err := ayse.Exec(context.Background(), `INSERT INTO paycli.invoice_locks (key, gateway, invoice, command, pid, since)
+VALUES ($1, 'gw-1', 'INV-1', 'refund', 101, $2)`, key, t0)
+		described <- err
+	})
+	_, err := mehmet.Lock(ctx, "gw-1", "INV-1", "refund")
+	var inFlight *journal.InFlightError
+	if !errors.As(err, &inFlight) || inFlight.Holder.PID != 101 || inFlight.Holder.User != "ayse" {
+		t.Errorf("lock taken before its holder wrote its row: %v, want ayşe's refund named", err)
+	}
+	if err := <-described; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ayse.Exec(ctx, "DELETE FROM paycli.invoice_locks WHERE key = $1", key); err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan error, 1)
+	time.AfterFunc(60*time.Millisecond, func() {
+		_, err := ayse.Exec(context.Background(), "SELECT pg_advisory_unlock($1)", key)
+		released <- err
+	})
+	unlock, err := mehmet.Lock(ctx, "gw-1", "INV-1", "refund")
+	if err != nil {
+		t.Errorf("lock released while its holder was looked for: %v, want taken", err)
+	} else {
+		unlock()
+	}
+	if err := <-released; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// cutAfterStartup is a loopback proxy to the server at target that lets a
+// session start and cuts the connection at its first query, as a database
+// crashing at that moment does.
+func cutAfterStartup(t *testing.T, target string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			client, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer client.Close()
+				server, err := net.Dial("tcp", target)
+				if err != nil {
+					return
+				}
+				defer server.Close()
+				// The startup message: its length (4 bytes, itself
+				// included), then the rest.
+				var size [4]byte
+				if _, err := io.ReadFull(client, size[:]); err != nil {
+					return
+				}
+				startup := make([]byte, binary.BigEndian.Uint32(size[:])-4)
+				if _, err := io.ReadFull(client, startup); err != nil {
+					return
+				}
+				if _, err := server.Write(append(size[:], startup...)); err != nil {
+					return
+				}
+				go func() { _, _ = io.Copy(client, server); client.Close() }()
+				var first [1]byte
+				_, _ = client.Read(first[:]) // the first query: cut
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// TestOpenCutOffIsUnavailable: a database lost while Open checks the
+// schema is unavailable (exit 8, nothing sent), not an unexpected error.
+func TestOpenCutOffIsUnavailable(t *testing.T) {
+	srv := pg.Start(t)
+	db, _ := deskDB(t, srv)
+	url := strings.Replace(srv.URL("ayse", db), fmt.Sprintf("127.0.0.1:%d", srv.Port()), cutAfterStartup(t, fmt.Sprintf("127.0.0.1:%d", srv.Port())), 1)
+	_, err := Open(context.Background(), Options{URL: url, Now: func() time.Time { return t0 }})
+	var unavailable *UnavailableError
+	if !errors.As(err, &unavailable) {
+		t.Errorf("Open cut off at its first query: %v, want unavailable", err)
+	}
+}
+
+// TestSpoolTakenAsideWhileWritten: another process's Open flushes the
+// spool (takes it aside, writes it to the database, removes it) between
+// this process opening the spool and writing its line: the line is
+// written again, to the new spool, not lost with the old one.
+func TestSpoolTakenAsideWhileWritten(t *testing.T) {
+	srv := pgtest.Start(t) // stopped: a server of its own
+	db, _ := deskDB(t, srv)
+	ctx := context.Background()
+	spool := filepath.Join(t.TempDir(), "spool.jsonl")
+	opts := Options{URL: srv.URL("ayse", db), Spool: spool, Now: func() time.Time { return t0 }, PID: 7}
+	s, err := Open(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	in := intent("att-1", "INV-1", "RF-1")
+	if err := s.Append(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	flushes := 0
+	spoolOpened = func() {
+		if flushes++; flushes == 1 {
+			// What flushSpool does, the database having nothing to take
+			// yet: the spool renamed aside, read, removed.
+			aside := spool + ".flushing-8"
+			if err := os.Rename(spool, aside); err != nil {
+				t.Error(err)
+			}
+			if err := os.Remove(aside); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	defer func() { spoolOpened = func() {} }()
+	if err := s.Append(ctx, outcome(in, journal.Succeeded, 100)); err != nil {
+		t.Fatalf("outcome with the database down: %v", err)
+	}
+	spooled, _, err := journal.Entries(spool)
+	if err != nil || len(spooled) != 1 || spooled[0].Outcome != journal.Succeeded {
+		t.Errorf("the spool after a flush took it aside mid-write: %+v, %v; want the outcome", spooled, err)
 	}
 }

@@ -35,7 +35,7 @@ func TestInit(t *testing.T) {
 	url := srv.URL("desk_admin", db)
 
 	out, err := runInit(t, "--url", url, "--grant", "ayse")
-	if err != nil || !strings.Contains(out, "schema version 1 (applied step 1)") || !strings.Contains(out, "Role ayse may read the journal and append to it.") {
+	if err != nil || !strings.Contains(out, "schema version 2 (applied steps 1, 2)") || !strings.Contains(out, "Role ayse may read the journal and append to it.") {
 		t.Fatalf("first init: %q, %v", out, err)
 	}
 	out, err = runInit(t, "--url", url, "--jq", ".")

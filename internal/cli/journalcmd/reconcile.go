@@ -141,7 +141,12 @@ func reconcileRun(ctx context.Context, opts *ReconcileOptions) error {
 			return err
 		}
 	}
-	w, err := findWork(opts, cfg)
+	store, err := opts.Journal()
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	w, err := findWork(ctx, opts, cfg, store)
 	if err != nil {
 		return err
 	}
@@ -174,11 +179,6 @@ func reconcileRun(ctx context.Context, opts *ReconcileOptions) error {
 		return err
 	}
 	defer cancel()
-	store, err := opts.Journal()
-	if err != nil {
-		return err
-	}
-	defer store.Close()
 
 	results := make([]ReconcileResult, 0, len(invoices))
 	unknown := 0
@@ -217,9 +217,10 @@ type reconcileWork struct {
 	invoices       []string
 }
 
-// findWork reads the journal for the invoices reconcile checks, warning
-// of lines it cannot read.
-func findWork(opts *ReconcileOptions, cfg *config.Config) (reconcileWork, error) {
+// findWork reads the journal for the invoices reconcile checks: the file,
+// warning of lines it cannot read, or the desk's shared journal when the
+// profile names one (store is then no file).
+func findWork(ctx context.Context, opts *ReconcileOptions, cfg *config.Config, store journal.Store) (reconcileWork, error) {
 	var w reconcileWork
 	var err error
 	w.identity = journal.Identity(cfg.BaseURL, cfg.AppID)
@@ -231,11 +232,16 @@ func findWork(opts *ReconcileOptions, cfg *config.Config) (reconcileWork, error)
 	if w.path, err = opts.JournalPath(); err != nil {
 		return w, err
 	}
-	attempts, damage, err := journal.ReadAll(w.path)
-	if err != nil {
+	var attempts []journal.Attempt
+	if _, file := store.(*journal.File); file {
+		var damage journal.Damage
+		if attempts, damage, err = journal.ReadAll(w.path); err != nil {
+			return w, err
+		}
+		warnDamage(opts.IO, w.path, damage)
+	} else if attempts, err = store.Attempts(ctx); err != nil {
 		return w, err
 	}
-	warnDamage(opts.IO, w.path, damage)
 	w.scopes = reconcileScopes(cfg, w.identity, opts.Sandbox)
 	w.invoices = unresolvedInvoices(attempts, w.scopes)
 	return w, nil

@@ -42,7 +42,13 @@ func recordInJournal(ctx context.Context, opts *Options, cfg *config.Config, res
 			return
 		}
 	}
-	attempts, _, lerr := journalindex.Lookup(path, opts.Invoice)
+	store, serr := opts.Journal()
+	if serr != nil {
+		warn(serr)
+		return
+	}
+	defer store.Close()
+	attempts, lerr := lookUpAttempts(ctx, store, path, opts.Invoice)
 	if lerr != nil {
 		warn(lerr)
 		return
@@ -53,14 +59,8 @@ func recordInJournal(ctx context.Context, opts *Options, cfg *config.Config, res
 		open = append(open, journal.Unresolved(attempts, journal.ScopeFor(kind, cfg.Profile, cfg.BaseURL, identity, sandbox), opts.Invoice)...)
 	}
 	if len(open) == 0 {
-		return // nothing to record: the journal is not even opened
+		return // nothing to record
 	}
-	store, serr := opts.Journal()
-	if serr != nil {
-		warn(serr)
-		return
-	}
-	defer store.Close()
 	unlock, lerr := store.Lock(ctx, identity, opts.Invoice, "status")
 	var inFlight *journal.InFlightError
 	switch {
@@ -73,7 +73,7 @@ func recordInJournal(ctx context.Context, opts *Options, cfg *config.Config, res
 	}
 	defer unlock()
 	// Read again under the lock: a command may have finished meanwhile.
-	if attempts, _, lerr = journalindex.Lookup(path, opts.Invoice); lerr != nil {
+	if attempts, lerr = lookUpAttempts(ctx, store, path, opts.Invoice); lerr != nil {
 		warn(lerr)
 		return
 	}
@@ -99,6 +99,17 @@ func recordInJournal(ctx context.Context, opts *Options, cfg *config.Config, res
 			}
 		}
 	}
+}
+
+// lookUpAttempts reads invoice's attempts: from the journal file at path
+// through its index, or from the desk's shared journal when the profile
+// names one (store is then no file).
+func lookUpAttempts(ctx context.Context, store journal.Store, path, invoice string) ([]journal.Attempt, error) {
+	if _, file := store.(*journal.File); file {
+		attempts, _, err := journalindex.Lookup(path, invoice)
+		return attempts, err
+	}
+	return store.Attempts(ctx, invoice)
 }
 
 // attemptName names an attempt of the invoice in a sentence: "invoice
