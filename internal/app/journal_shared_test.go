@@ -44,7 +44,7 @@ func newListingDesk(t *testing.T) *listingDesk {
 	return d
 }
 
-// run runs paycli with the listingDesk's environment (PAYCLI_JOURNAL: ayse's).
+// run runs paycli with the desk's environment (PAYCLI_JOURNAL: ayse's).
 func (d *listingDesk) run(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
@@ -58,11 +58,11 @@ func (d *listingDesk) run(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errOut.String()
 }
 
-// stateDir is paycli's state folder in the listingDesk's home.
+// stateDir is paycli's state folder in the desk's home.
 func (d *listingDesk) stateDir() string { return filepath.Join(d.home, "state", "paycli") }
 
 // store opens the shared journal as role, writing from host, with the
-// spool of the listingDesk's home.
+// spool of the desk's home.
 func (d *listingDesk) store(t *testing.T, role, host string) *pgjournal.Store {
 	t.Helper()
 	s, err := pgjournal.Open(context.Background(), pgjournal.Options{URL: d.srv.URL(role, d.db), Spool: filepath.Join(d.stateDir(), pgjournal.SpoolName),
@@ -74,7 +74,7 @@ func (d *listingDesk) store(t *testing.T, role, host string) *pgjournal.Store {
 	return s
 }
 
-// day is the listingDesk's day in the examples, in the zone --since reads.
+// day is the desk's day in the examples, in the zone --since reads.
 var day = time.Date(2026, 11, 24, 9, 0, 0, 0, time.Local)
 
 func deskEntry(typ, kind, attempt, invoice, amount string, at time.Time) journal.Entry {
@@ -88,7 +88,7 @@ func deskOutcome(in journal.Entry, class string, code int) journal.Entry {
 	return o
 }
 
-// seed writes the listingDesk's day: ayse's two refunds (one succeeded, one
+// seed writes the desk's day: ayse's two refunds (one succeeded, one
 // declined) and a walletpay, mehmet's refund (succeeded) and a refund
 // whose outcome is unknown; and one of ayse's the day before.
 func (d *listingDesk) seed(t *testing.T) {
