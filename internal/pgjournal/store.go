@@ -52,6 +52,9 @@ type Store struct {
 	lockMu   sync.Mutex
 	lockConn *pgx.Conn
 	held     map[int64]journal.Holder // the invoice locks this process holds
+	// lost are locks taken and not yet released whose session died: their
+	// intents are refused, and no other taker in this process gets them.
+	lost map[int64]journal.Holder
 
 	spoolErr error // why Open could not write the spool (SpoolError)
 }
@@ -91,7 +94,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, &UnavailableError{URL: redact.URL(opts.URL), Err: redactURLError(err, opts.URL)}
 	}
-	s := &Store{opts: opts, pool: pool, held: map[int64]journal.Holder{}}
+	s := &Store{opts: opts, pool: pool, held: map[int64]journal.Holder{}, lost: map[int64]journal.Holder{}}
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		pool.Close()
@@ -199,6 +202,10 @@ func (s *Store) appendHeld(ctx context.Context, e journal.Entry, args []any) (he
 	key := lockKey(e.Gateway, e.Invoice)
 	s.lockMu.Lock()
 	defer s.lockMu.Unlock()
+	if _, lost := s.lost[key]; lost {
+		return true, fmt.Errorf("the lock on invoice %s was lost: %w", redact.Invoice(e.Invoice),
+			s.unavailable(errors.New("the session that held it ended")))
+	}
 	if _, mine := s.held[key]; !mine || s.lockConn == nil {
 		return false, nil
 	}
@@ -421,6 +428,9 @@ func (s *Store) Lock(ctx context.Context, gateway, invoice, command string) (fun
 		// second taker is refused, as a second flock would be.
 		return nil, &journal.InFlightError{Holder: h}
 	}
+	if h, lost := s.lost[key]; lost {
+		return nil, &journal.InFlightError{Holder: h}
+	}
 	conn, err := s.lockSession(ctx)
 	if err != nil {
 		return nil, err
@@ -461,6 +471,10 @@ ON CONFLICT (key) DO UPDATE SET gateway = $2, invoice = $3, command = $4, pid = 
 func (s *Store) unlock(key int64) {
 	s.lockMu.Lock()
 	defer s.lockMu.Unlock()
+	if _, lost := s.lost[key]; lost {
+		delete(s.lost, key)
+		return // its session died, and the lock with it
+	}
 	delete(s.held, key)
 	if s.lockConn == nil {
 		return // the session died, and its locks with it
@@ -480,7 +494,7 @@ func (s *Store) lockSession(ctx context.Context) (*pgx.Conn, error) {
 		return s.lockConn, nil
 	}
 	// A session that died took its locks with it.
-	s.held = map[int64]journal.Holder{}
+	s.loseHeld()
 	cfg := s.pool.Config().ConnConfig.Copy()
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
@@ -494,6 +508,14 @@ func (s *Store) dropLockSession() {
 	if s.lockConn != nil {
 		_ = s.lockConn.Close(context.Background())
 		s.lockConn = nil
+	}
+	s.loseHeld()
+}
+
+// loseHeld moves the locks held to lost: their session is gone.
+func (s *Store) loseHeld() {
+	for key, h := range s.held {
+		s.lost[key] = h
 	}
 	s.held = map[int64]journal.Holder{}
 }

@@ -446,3 +446,58 @@ func TestSpoolTakenAsideWhileWritten(t *testing.T) {
 		t.Errorf("the spool after a flush took it aside mid-write: %+v, %v; want the outcome", spooled, err)
 	}
 }
+
+// TestLostLockStaysLostWhenAnotherIsTaken: in one process (batch
+// --parallel), a lock lost with its session stays lost when another
+// invoice's lock opens a new session: the first invoice's intent is
+// refused, not written through the pool beside another operator's.
+func TestLostLockStaysLostWhenAnotherIsTaken(t *testing.T) {
+	srv := pg.Start(t)
+	db, _ := deskDB(t, srv)
+	ctx := context.Background()
+	ayse := openAs(t, srv, db, "ayse", "desk-1", 101)
+	mehmet := openAs(t, srv, db, "mehmet", "desk-2", 202)
+	unlock1, err := ayse.Lock(ctx, "gw-1", "INV-1", "refund")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock1()
+	srv.Exec(t, db, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'ayse' AND datname = current_database() AND pid IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory')")
+	// Another worker of hers finds the session dead, and the next opens a new one.
+	for try := 0; ; try++ {
+		unlock2, err := ayse.Lock(ctx, "gw-1", "INV-2", "refund")
+		if err == nil {
+			defer unlock2()
+			break
+		}
+		if try == 200 {
+			t.Fatalf("no new lock session: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// Mehmet takes INV-1 meanwhile.
+	mu, err := mehmet.Lock(ctx, "gw-1", "INV-1", "refund")
+	if err != nil {
+		t.Fatalf("mehmet cannot take the lost lock: %v", err)
+	}
+	if err := mehmet.Append(ctx, intent("att-m", "INV-1", "RF-M")); err != nil {
+		t.Fatal(err)
+	}
+	err = ayse.Append(ctx, intent("att-a", "INV-1", "RF-A"))
+	if !errors.Is(err, journal.ErrUnavailable) {
+		t.Fatalf("her intent on the invoice whose lock she lost: %v, want refused as unavailable", err)
+	}
+	mu()
+	// Nor may another of her workers take INV-1 while the first still
+	// thinks it holds it: its intent would then go out on the new lock.
+	var inFlight *journal.InFlightError
+	if _, err := ayse.Lock(ctx, "gw-1", "INV-1", "refund"); !errors.As(err, &inFlight) {
+		t.Errorf("a second worker's lock on INV-1 while the first's lost lock is not released: %v, want in flight", err)
+	}
+	unlock1()
+	unlock3, err := ayse.Lock(ctx, "gw-1", "INV-1", "refund")
+	if err != nil {
+		t.Fatalf("INV-1 once the lost lock is released: %v", err)
+	}
+	unlock3()
+}
