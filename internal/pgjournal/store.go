@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -124,12 +125,21 @@ func schemaError(err error, url string) error {
 	return &UnavailableError{URL: redact.URL(url), Err: redactURLError(err, url)}
 }
 
-// redactURLError keeps a connection error from quoting the URL's password.
+// redactURLError keeps a connection error from quoting the URL's
+// password, on one line: pgx puts each try of a connection (TLS then
+// plain, each address of a name) on a line of its own, and paycli prints
+// an error's first line only. A try said twice is said once.
 func redactURLError(err error, url string) error {
 	if err == nil {
 		return nil
 	}
-	msg := redact.URL(err.Error())
+	var lines []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !slices.Contains(lines, l) {
+			lines = append(lines, l)
+		}
+	}
+	msg := redact.URL(strings.Join(lines, " "))
 	if u := redact.URL(url); u != url {
 		msg = strings.ReplaceAll(msg, url, u)
 	}

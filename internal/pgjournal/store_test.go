@@ -501,3 +501,27 @@ func TestLostLockStaysLostWhenAnotherIsTaken(t *testing.T) {
 	}
 	unlock3()
 }
+
+// TestUnavailableSaysWhyOnOneLine: pgx reports a connection tried more
+// than once (sslmode prefer's TLS then plain, a name with two addresses)
+// on several lines; paycli prints an error's first line, which must still
+// say why.
+func TestUnavailableSaysWhyOnOneLine(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	_ = l.Close()
+	url := fmt.Sprintf("postgres://ayse:pw@127.0.0.1:%d/paycli", port) // sslmode prefer: tried twice
+	_, err = Open(context.Background(), Options{URL: url, PID: 1})
+	if err == nil {
+		t.Fatal("Open of a closed port succeeded")
+	}
+	if first, _, _ := strings.Cut(err.Error(), "\n"); !strings.Contains(first, "refused") {
+		t.Errorf("first line %q does not say why (%q)", first, err)
+	}
+	if _, err := Init(context.Background(), url, nil); err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "refused") {
+		t.Errorf("Init: %q, want why on one line", err)
+	}
+}
