@@ -259,14 +259,14 @@ func journalFunc(f *cmdutil.Factory, resolve func() (*resolved, error)) func() (
 
 // openSharedJournal connects to the profile's shared journal, within the
 // command's time limit. Its spool (outcomes the database could not take)
-// lives beside the journal file.
+// lives beside the journal file, one per database.
 func openSharedJournal(cfg *config.Config, journalPath string, f *cmdutil.Factory) (journal.Store, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout)
 	defer cancel()
 	host, _ := os.Hostname()
 	return pgjournal.Open(ctx, pgjournal.Options{
 		URL:         cfg.Journal,
-		Spool:       filepath.Join(filepath.Dir(journalPath), pgjournal.SpoolName),
+		Spool:       pgjournal.SpoolPath(filepath.Dir(journalPath), cfg.Journal),
 		Now:         f.Now,
 		OSUser:      osUser(f.LookupEnv),
 		Host:        host,

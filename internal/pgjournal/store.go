@@ -21,9 +21,25 @@ import (
 	"github.com/paycli/paycli/internal/redact"
 )
 
-// SpoolName is the spool's file name, beside the journal file
-// (journal.FileName) in the state folder.
-const SpoolName = "journal-spool.jsonl"
+// SpoolPath is the spool of the shared journal at url, in the state
+// folder dir (beside the journal file): one per database (its hosts, port
+// and name), so that an outcome spooled for one desk's journal is never
+// written into another's that the next command uses (another profile's).
+// The URL's user, password and TLS settings do not change it.
+func SpoolPath(dir, url string) string {
+	where := url
+	if cfg, err := pgx.ParseConfig(url); err == nil {
+		hosts := []string{fmt.Sprintf("%s:%d", cfg.Host, cfg.Port)}
+		for _, fb := range cfg.Fallbacks { // each host, tried with and without TLS
+			if h := fmt.Sprintf("%s:%d", fb.Host, fb.Port); !slices.Contains(hosts, h) {
+				hosts = append(hosts, h)
+			}
+		}
+		where = strings.Join(hosts, ",") + "/" + cfg.Database
+	}
+	sum := sha256.Sum256([]byte(where))
+	return filepath.Join(dir, fmt.Sprintf("journal-spool-%x.jsonl", sum[:6]))
+}
 
 // Options open a shared journal.
 type Options struct {
@@ -31,7 +47,7 @@ type Options struct {
 	// string); TLS settings (sslmode, sslrootcert…) pass through to pgx.
 	URL string
 	// Spool is the local file where outcomes the database could not take
-	// wait for the next run (<state dir>/paycli/journal-spool.jsonl).
+	// wait for the next run (SpoolPath).
 	Spool string
 	// Now stamps the invoice locks.
 	Now func() time.Time

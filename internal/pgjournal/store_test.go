@@ -525,3 +525,20 @@ func TestUnavailableSaysWhyOnOneLine(t *testing.T) {
 		t.Errorf("Init: %q, want why on one line", err)
 	}
 }
+
+func TestSpoolPathIsPerDatabase(t *testing.T) {
+	a := SpoolPath("/s", "postgres://ayse@db.example:5432/paycli")
+	if !strings.HasPrefix(a, "/s/journal-spool-") || !strings.HasSuffix(a, ".jsonl") {
+		t.Errorf("SpoolPath = %s", a)
+	}
+	for _, same := range []string{"postgres://mehmet:pw@db.example/paycli?sslmode=verify-full", "postgresql://db.example:5432/paycli?password=x"} {
+		if got := SpoolPath("/s", same); got != a {
+			t.Errorf("SpoolPath(%s) = %s, want %s (the same database)", same, got, a)
+		}
+	}
+	for _, other := range []string{"postgres://ayse@db.example:5432/paycli_test", "postgres://ayse@db2.example:5432/paycli", "postgres://ayse@db.example:5433/paycli"} {
+		if got := SpoolPath("/s", other); got == a {
+			t.Errorf("SpoolPath(%s) = %s, the same as another database's", other, got)
+		}
+	}
+}
