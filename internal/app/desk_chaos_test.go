@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/paycli/paycli/internal/pause"
-	"github.com/paycli/paycli/internal/pgjournal"
 )
 
 // The chaos test's seed and length: PAYCLI_DESK_CHAOS_SEED replays a run's
@@ -163,7 +162,7 @@ func TestDeskChaos(t *testing.T) {
 		if code, _, stderr := op.exec(t, "journal", "reconcile", "--dry-run"); code != ExitOK {
 			t.Fatalf("journal reconcile --dry-run: exit %d\n%s", code, stderr)
 		}
-		if left, _ := filepath.Glob(filepath.Join(op.home, "state", "paycli", pgjournal.SpoolName+"*")); len(left) != 0 {
+		if left, _ := filepath.Glob(filepath.Join(op.home, "state", "paycli", "journal-spool*")); len(left) != 0 {
 			t.Errorf("spool files left after the next command: %v", left)
 		}
 	}

@@ -377,7 +377,7 @@ func TestDeskOutcomeSpooledWhileDatabaseDown(t *testing.T) {
 	if code != ExitOK || !strings.Contains(stdout, `"refund_transaction_id"`) {
 		t.Fatalf("ayşe's refund with the database gone mid-flight: exit %d, want 0\n%s\n%s", code, stdout, stderr)
 	}
-	spool := filepath.Join(ayse.home, "state", "paycli", pgjournal.SpoolName)
+	spool := pgjournal.SpoolPath(filepath.Join(ayse.home, "state", "paycli"), ayse.journalURL)
 	spooled, _, err := journal.Entries(spool)
 	if err != nil || len(spooled) != 1 || spooled[0].Type != journal.TypeOutcome || spooled[0].Outcome != journal.Succeeded {
 		t.Fatalf("ayşe's spool: %+v, %v; want the refund's outcome", spooled, err)
@@ -414,5 +414,55 @@ func decodeJSON(t *testing.T, s string, v any) {
 	t.Helper()
 	if err := json.Unmarshal([]byte(s), v); err != nil {
 		t.Fatalf("%v\n%s", err, s)
+	}
+}
+
+// TestDeskSpoolBelongsToItsDatabase: an outcome spooled for one shared
+// journal is written into that journal, never into another database the
+// same operator's next command uses (another profile's desk).
+func TestDeskSpoolBelongsToItsDatabase(t *testing.T) {
+	d := newDesk(t)
+	ayse := d.operator(t, "ayse", "")
+	other := d.srv.Database(t, deskOwner)
+	if code, stdout, stderr := d.exec(t, "journal", "init", "--url", d.srv.URL(deskOwner, other), "--grant", "ayse"); code != ExitOK {
+		t.Fatalf("journal init of the other desk: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	d.sale(t, "DS-2", "150.00")
+	var stopErr error
+	gate := func(n int32) {
+		if n == 1 {
+			stopErr = d.srv.Stop()
+		}
+	}
+	d.gate.Store(&gate)
+	code, _, stderr := ayse.exec(t, "refund", "--invoice", "DS-2", "--amount", "10.00", "--yes")
+	d.gate.Store(nil)
+	if stopErr != nil {
+		t.Fatal(stopErr)
+	}
+	if code != ExitOK {
+		t.Fatalf("ayşe's refund with the database gone mid-flight: exit %d\n%s", code, stderr)
+	}
+	if err := d.srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	atOther := &refundSandbox{baseURL: d.baseURL, home: ayse.home, journalURL: d.srv.URL("ayse", other)}
+	if code, _, stderr := atOther.exec(t, "journal"); code != ExitOK {
+		t.Fatalf("ayşe's listing of the other desk: exit %d\n%s", code, stderr)
+	}
+	conn, err := pgx.Connect(context.Background(), d.srv.URL(deskOwner, other))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var foreign int
+	if err := conn.QueryRow(context.Background(), "SELECT count(*) FROM paycli.journal_lines").Scan(&foreign); err != nil || foreign != 0 {
+		t.Errorf("the other desk's journal took %d lines (%v), want none", foreign, err)
+	}
+	if code, _, stderr := ayse.exec(t, "status", "--invoice", "DS-2"); code != ExitOK {
+		t.Errorf("ayşe's next command on her desk: exit %d\n%s", code, stderr)
+	}
+	if got := d.lines(t, "DS-2"); strings.Join(got, ", ") != "intent by ayse, outcome succeeded by ayse" {
+		t.Errorf("her desk's journal after her next command there: %q", got)
 	}
 }

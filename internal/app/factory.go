@@ -21,6 +21,7 @@ import (
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/pgjournal"
+	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/sandboxmode"
 )
 
@@ -259,20 +260,42 @@ func journalFunc(f *cmdutil.Factory, resolve func() (*resolved, error)) func() (
 
 // openSharedJournal connects to the profile's shared journal, within the
 // command's time limit. Its spool (outcomes the database could not take)
-// lives beside the journal file.
+// lives beside the journal file, one per database.
 func openSharedJournal(cfg *config.Config, journalPath string, f *cmdutil.Factory) (journal.Store, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout)
 	defer cancel()
 	host, _ := os.Hostname()
-	return pgjournal.Open(ctx, pgjournal.Options{
+	s, err := pgjournal.Open(ctx, pgjournal.Options{
 		URL:         cfg.Journal,
-		Spool:       filepath.Join(filepath.Dir(journalPath), pgjournal.SpoolName),
+		Spool:       pgjournal.SpoolPath(filepath.Dir(journalPath), cfg.Journal),
 		Now:         f.Now,
 		OSUser:      osUser(f.LookupEnv),
 		Host:        host,
 		PID:         os.Getpid(),
 		Application: "paycli/" + f.Build().Version,
 	})
+	if err != nil {
+		return nil, schemaHint(err, cfg.Journal)
+	}
+	return s, nil
+}
+
+// schemaHint makes a shared journal whose schema paycli cannot use (none,
+// the role not granted, older or newer) the configuration's error it is
+// (exit 2), naming the database and who puts it right.
+func schemaHint(err error, url string) error {
+	var older *pgjournal.OlderSchemaError
+	var newer *pgjournal.NewerSchemaError
+	at := func() error { return fmt.Errorf("the shared journal at %s: %w", redact.URL(url), err) }
+	switch {
+	case errors.Is(err, pgjournal.ErrNoSchema):
+		return cmdutil.UsageHint(at(), "Ask the database's owner to run 'paycli journal init --url URL --grant ROLE' for your role, or check the profile's journal URL.")
+	case errors.As(err, &older):
+		return cmdutil.UsageHint(at(), "Ask the database's owner to run 'paycli journal init --url URL' with this paycli: it migrates the schema.")
+	case errors.As(err, &newer):
+		return cmdutil.UsageHint(at(), "Upgrade paycli: an older one must not write to this journal.")
+	}
+	return err
 }
 
 // osUser is who runs paycli on this machine, for context beside the

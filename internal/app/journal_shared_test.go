@@ -65,7 +65,7 @@ func (d *listingDesk) stateDir() string { return filepath.Join(d.home, "state", 
 // spool of the desk's home.
 func (d *listingDesk) store(t *testing.T, role, host string) *pgjournal.Store {
 	t.Helper()
-	s, err := pgjournal.Open(context.Background(), pgjournal.Options{URL: d.srv.URL(role, d.db), Spool: filepath.Join(d.stateDir(), pgjournal.SpoolName),
+	s, err := pgjournal.Open(context.Background(), pgjournal.Options{URL: d.srv.URL(role, d.db), Spool: pgjournal.SpoolPath(d.stateDir(), d.env["PAYCLI_JOURNAL"]),
 		Now: time.Now, OSUser: role + "-os", Host: host, PID: 4242})
 	if err != nil {
 		t.Fatal(err)
@@ -406,7 +406,7 @@ func TestSharedJournalSpoolAndDown(t *testing.T) {
 	if code != ExitOK || !strings.Contains(stdout, journalcmd.SpooledLabel) || !strings.Contains(stdout, "the outcome is succeeded") {
 		t.Errorf("journal with the outcome spooled: exit %d\n%s%s", code, stdout, stderr)
 	}
-	spool := filepath.Join(d.stateDir(), pgjournal.SpoolName)
+	spool := pgjournal.SpoolPath(d.stateDir(), d.env["PAYCLI_JOURNAL"])
 	if !strings.Contains(stderr, "1 outcome waits in "+spool+" for the shared journal") || strings.Contains(stderr, "unknown outcome") {
 		t.Errorf("journal with the outcome spooled: the note is not\n%s", stderr)
 	}
@@ -419,5 +419,34 @@ func TestSharedJournalSpoolAndDown(t *testing.T) {
 	code, stdout, stderr = d.run(t, "journal", "-o", "json")
 	if _, records := invoicesOf(t, stdout); code != ExitOK || len(records) != 1 || records[0].Spooled != nil || records[0].Outcome != journal.Succeeded || stderr != "" {
 		t.Errorf("journal once the spool is written: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestSharedJournalSchemaNotUsable: a database without the journal's
+// schema (journal init not run, or the role not granted) or with a newer
+// one is the configuration's to fix (exit 2), naming the database and who
+// fixes it; nothing is sent.
+func TestSharedJournalSchemaNotUsable(t *testing.T) {
+	d := newListingDesk(t)
+	bare := d.srv.Database(t, "desk_admin")
+	d.env["PAYCLI_BASE_URL"] = "http://127.0.0.1:1/ccpayment"
+	d.env["PAYCLI_APP_ID"], d.env["PAYCLI_APP_SECRET"], d.env["PAYCLI_MERCHANT_KEY"] = "app", "secret", "key"
+	commands := [][]string{{"journal"}, {"journal", "summary", "--since", "today"}, {"journal", "import"},
+		{"refund", "--invoice", "INV-1", "--amount", "1.00", "--yes"}}
+	for _, tc := range []struct{ url, want, hint string }{
+		{d.srv.URL("ayse", bare), "holds no paycli journal", "paycli journal init"},
+		{d.srv.URL("ayse", d.db), "newer than this paycli knows", "Upgrade paycli"},
+	} {
+		if tc.want == "newer than this paycli knows" {
+			d.srv.Exec(t, d.db, "INSERT INTO paycli.schema_migrations (version, name) VALUES (99, 'future')")
+		}
+		d.env["PAYCLI_JOURNAL"] = tc.url
+		for _, args := range commands {
+			code, _, stderr := d.run(t, args...)
+			if code != ExitUsage || !strings.Contains(stderr, "the shared journal at postgres://xxxxx@127.0.0.1:") ||
+				!strings.Contains(stderr, tc.want) || !strings.Contains(stderr, tc.hint) {
+				t.Errorf("%v on %s: exit %d, want 2 saying %q and %q\n%s", args, tc.url, code, tc.want, tc.hint, stderr)
+			}
+		}
 	}
 }

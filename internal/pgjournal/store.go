@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -20,9 +21,25 @@ import (
 	"github.com/paycli/paycli/internal/redact"
 )
 
-// SpoolName is the spool's file name, beside the journal file
-// (journal.FileName) in the state folder.
-const SpoolName = "journal-spool.jsonl"
+// SpoolPath is the spool of the shared journal at url, in the state
+// folder dir (beside the journal file): one per database (its hosts, port
+// and name), so that an outcome spooled for one desk's journal is never
+// written into another's that the next command uses (another profile's).
+// The URL's user, password and TLS settings do not change it.
+func SpoolPath(dir, url string) string {
+	where := url
+	if cfg, err := pgx.ParseConfig(url); err == nil {
+		hosts := []string{fmt.Sprintf("%s:%d", cfg.Host, cfg.Port)}
+		for _, fb := range cfg.Fallbacks { // each host, tried with and without TLS
+			if h := fmt.Sprintf("%s:%d", fb.Host, fb.Port); !slices.Contains(hosts, h) {
+				hosts = append(hosts, h)
+			}
+		}
+		where = strings.Join(hosts, ",") + "/" + cfg.Database
+	}
+	sum := sha256.Sum256([]byte(where))
+	return filepath.Join(dir, fmt.Sprintf("journal-spool-%x.jsonl", sum[:6]))
+}
 
 // Options open a shared journal.
 type Options struct {
@@ -30,7 +47,7 @@ type Options struct {
 	// string); TLS settings (sslmode, sslrootcert…) pass through to pgx.
 	URL string
 	// Spool is the local file where outcomes the database could not take
-	// wait for the next run (<state dir>/paycli/journal-spool.jsonl).
+	// wait for the next run (SpoolPath).
 	Spool string
 	// Now stamps the invoice locks.
 	Now func() time.Time
@@ -52,6 +69,9 @@ type Store struct {
 	lockMu   sync.Mutex
 	lockConn *pgx.Conn
 	held     map[int64]journal.Holder // the invoice locks this process holds
+	// lost are locks taken and not yet released whose session died: their
+	// intents are refused, and no other taker in this process gets them.
+	lost map[int64]journal.Holder
 
 	spoolErr error // why Open could not write the spool (SpoolError)
 }
@@ -91,7 +111,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, &UnavailableError{URL: redact.URL(opts.URL), Err: redactURLError(err, opts.URL)}
 	}
-	s := &Store{opts: opts, pool: pool, held: map[int64]journal.Holder{}}
+	s := &Store{opts: opts, pool: pool, held: map[int64]journal.Holder{}, lost: map[int64]journal.Holder{}}
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		pool.Close()
@@ -121,12 +141,21 @@ func schemaError(err error, url string) error {
 	return &UnavailableError{URL: redact.URL(url), Err: redactURLError(err, url)}
 }
 
-// redactURLError keeps a connection error from quoting the URL's password.
+// redactURLError keeps a connection error from quoting the URL's
+// password, on one line: pgx puts each try of a connection (TLS then
+// plain, each address of a name) on a line of its own, and paycli prints
+// an error's first line only. A try said twice is said once.
 func redactURLError(err error, url string) error {
 	if err == nil {
 		return nil
 	}
-	msg := redact.URL(err.Error())
+	var lines []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !slices.Contains(lines, l) {
+			lines = append(lines, l)
+		}
+	}
+	msg := redact.URL(strings.Join(lines, " "))
 	if u := redact.URL(url); u != url {
 		msg = strings.ReplaceAll(msg, url, u)
 	}
@@ -199,6 +228,10 @@ func (s *Store) appendHeld(ctx context.Context, e journal.Entry, args []any) (he
 	key := lockKey(e.Gateway, e.Invoice)
 	s.lockMu.Lock()
 	defer s.lockMu.Unlock()
+	if _, lost := s.lost[key]; lost {
+		return true, fmt.Errorf("the lock on invoice %s was lost: %w", redact.Invoice(e.Invoice),
+			s.unavailable(errors.New("the session that held it ended")))
+	}
 	if _, mine := s.held[key]; !mine || s.lockConn == nil {
 		return false, nil
 	}
@@ -421,6 +454,9 @@ func (s *Store) Lock(ctx context.Context, gateway, invoice, command string) (fun
 		// second taker is refused, as a second flock would be.
 		return nil, &journal.InFlightError{Holder: h}
 	}
+	if h, lost := s.lost[key]; lost {
+		return nil, &journal.InFlightError{Holder: h}
+	}
 	conn, err := s.lockSession(ctx)
 	if err != nil {
 		return nil, err
@@ -461,6 +497,10 @@ ON CONFLICT (key) DO UPDATE SET gateway = $2, invoice = $3, command = $4, pid = 
 func (s *Store) unlock(key int64) {
 	s.lockMu.Lock()
 	defer s.lockMu.Unlock()
+	if _, lost := s.lost[key]; lost {
+		delete(s.lost, key)
+		return // its session died, and the lock with it
+	}
 	delete(s.held, key)
 	if s.lockConn == nil {
 		return // the session died, and its locks with it
@@ -480,7 +520,7 @@ func (s *Store) lockSession(ctx context.Context) (*pgx.Conn, error) {
 		return s.lockConn, nil
 	}
 	// A session that died took its locks with it.
-	s.held = map[int64]journal.Holder{}
+	s.loseHeld()
 	cfg := s.pool.Config().ConnConfig.Copy()
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
@@ -494,6 +534,14 @@ func (s *Store) dropLockSession() {
 	if s.lockConn != nil {
 		_ = s.lockConn.Close(context.Background())
 		s.lockConn = nil
+	}
+	s.loseHeld()
+}
+
+// loseHeld moves the locks held to lost: their session is gone.
+func (s *Store) loseHeld() {
+	for key, h := range s.held {
+		s.lost[key] = h
 	}
 	s.held = map[int64]journal.Holder{}
 }

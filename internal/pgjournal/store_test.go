@@ -446,3 +446,99 @@ func TestSpoolTakenAsideWhileWritten(t *testing.T) {
 		t.Errorf("the spool after a flush took it aside mid-write: %+v, %v; want the outcome", spooled, err)
 	}
 }
+
+// TestLostLockStaysLostWhenAnotherIsTaken: in one process (batch
+// --parallel), a lock lost with its session stays lost when another
+// invoice's lock opens a new session: the first invoice's intent is
+// refused, not written through the pool beside another operator's.
+func TestLostLockStaysLostWhenAnotherIsTaken(t *testing.T) {
+	srv := pg.Start(t)
+	db, _ := deskDB(t, srv)
+	ctx := context.Background()
+	ayse := openAs(t, srv, db, "ayse", "desk-1", 101)
+	mehmet := openAs(t, srv, db, "mehmet", "desk-2", 202)
+	unlock1, err := ayse.Lock(ctx, "gw-1", "INV-1", "refund")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock1()
+	srv.Exec(t, db, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'ayse' AND datname = current_database() AND pid IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory')")
+	// Another worker of hers finds the session dead, and the next opens a new one.
+	for try := 0; ; try++ {
+		unlock2, err := ayse.Lock(ctx, "gw-1", "INV-2", "refund")
+		if err == nil {
+			defer unlock2()
+			break
+		}
+		if try == 200 {
+			t.Fatalf("no new lock session: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// Mehmet takes INV-1 meanwhile.
+	mu, err := mehmet.Lock(ctx, "gw-1", "INV-1", "refund")
+	if err != nil {
+		t.Fatalf("mehmet cannot take the lost lock: %v", err)
+	}
+	if err := mehmet.Append(ctx, intent("att-m", "INV-1", "RF-M")); err != nil {
+		t.Fatal(err)
+	}
+	err = ayse.Append(ctx, intent("att-a", "INV-1", "RF-A"))
+	if !errors.Is(err, journal.ErrUnavailable) {
+		t.Fatalf("her intent on the invoice whose lock she lost: %v, want refused as unavailable", err)
+	}
+	mu()
+	// Nor may another of her workers take INV-1 while the first still
+	// thinks it holds it: its intent would then go out on the new lock.
+	var inFlight *journal.InFlightError
+	if _, err := ayse.Lock(ctx, "gw-1", "INV-1", "refund"); !errors.As(err, &inFlight) {
+		t.Errorf("a second worker's lock on INV-1 while the first's lost lock is not released: %v, want in flight", err)
+	}
+	unlock1()
+	unlock3, err := ayse.Lock(ctx, "gw-1", "INV-1", "refund")
+	if err != nil {
+		t.Fatalf("INV-1 once the lost lock is released: %v", err)
+	}
+	unlock3()
+}
+
+// TestUnavailableSaysWhyOnOneLine: pgx reports a connection tried more
+// than once (sslmode prefer's TLS then plain, a name with two addresses)
+// on several lines; paycli prints an error's first line, which must still
+// say why.
+func TestUnavailableSaysWhyOnOneLine(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	_ = l.Close()
+	url := fmt.Sprintf("postgres://ayse:pw@127.0.0.1:%d/paycli", port) // sslmode prefer: tried twice
+	_, err = Open(context.Background(), Options{URL: url, PID: 1})
+	if err == nil {
+		t.Fatal("Open of a closed port succeeded")
+	}
+	if first, _, _ := strings.Cut(err.Error(), "\n"); !strings.Contains(first, "refused") {
+		t.Errorf("first line %q does not say why (%q)", first, err)
+	}
+	if _, err := Init(context.Background(), url, nil); err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "refused") {
+		t.Errorf("Init: %q, want why on one line", err)
+	}
+}
+
+func TestSpoolPathIsPerDatabase(t *testing.T) {
+	a := SpoolPath("/s", "postgres://ayse@db.example:5432/paycli")
+	if !strings.HasPrefix(a, "/s/journal-spool-") || !strings.HasSuffix(a, ".jsonl") {
+		t.Errorf("SpoolPath = %s", a)
+	}
+	for _, same := range []string{"postgres://mehmet:pw@db.example/paycli?sslmode=verify-full", "postgresql://db.example:5432/paycli?password=x"} {
+		if got := SpoolPath("/s", same); got != a {
+			t.Errorf("SpoolPath(%s) = %s, want %s (the same database)", same, got, a)
+		}
+	}
+	for _, other := range []string{"postgres://ayse@db.example:5432/paycli_test", "postgres://ayse@db2.example:5432/paycli", "postgres://ayse@db.example:5433/paycli"} {
+		if got := SpoolPath("/s", other); got == a {
+			t.Errorf("SpoolPath(%s) = %s, the same as another database's", other, got)
+		}
+	}
+}

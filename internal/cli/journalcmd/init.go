@@ -78,6 +78,7 @@ gives them (sslmode=verify-full, sslrootcert=FILE, …).`,
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
 	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindUnavailable}, Notes: map[cmdutil.Kind]string{
+		cmdutil.KindUsage:       "bad --url or --grant, or a role that may not create the schema or grant on it",
 		cmdutil.KindUnavailable: "the database is unreachable, or refused the connection",
 	}})
 	return cmd
@@ -93,6 +94,7 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 	var unavailable *pgjournal.UnavailableError
 	var noRole *pgjournal.NoRoleError
 	var newer *pgjournal.NewerSchemaError
+	var pgErr interface{ SQLState() string }
 	switch {
 	case errors.As(err, &unavailable):
 		return cmdutil.WithKind(cmdutil.KindUnavailable, err, "Check the URL, that the server runs and lets this role in (pg_hba.conf), and the password (~/.pgpass or the URL).")
@@ -101,6 +103,9 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 			"Create the role first (CREATE ROLE … LOGIN), then run 'paycli journal init' again.")
 	case errors.As(err, &newer):
 		return cmdutil.UsageHint(err, "Upgrade paycli: an older one must not write to this journal.")
+	case errors.As(err, &pgErr) && pgErr.SQLState() == "42501": // insufficient_privilege
+		return cmdutil.UsageHint(fmt.Errorf("journal init at %s: %w", redact.URL(opts.URL), err),
+			"Run it as the database's owner (the role that may create the paycli schema and grant on it), not as an operator's role.")
 	case err != nil:
 		return fmt.Errorf("journal init at %s: %w", redact.URL(opts.URL), err)
 	}

@@ -53,6 +53,9 @@ func TestInit(t *testing.T) {
 		{[]string{"--url", "mysql://db/x"}, cmdutil.KindUsage, "not a postgres:// URL"},
 		{[]string{"--url", url, "--grant", "nobody"}, cmdutil.KindUsage, `no role "nobody"`},
 		{[]string{"--url", "postgres://desk_admin:s3cret-pw@127.0.0.1:1/x"}, cmdutil.KindUnavailable, "unavailable"},
+		// An operator's role may not create the schema or grant: a wrong
+		// role is the user's to fix, not an unexpected error.
+		{[]string{"--url", srv.URL("ayse", db), "--grant", "ayse"}, cmdutil.KindUsage, "permission denied"},
 	} {
 		_, err := runInit(t, tc.args...)
 		kind, _ := cmdutil.KindOf(err)
