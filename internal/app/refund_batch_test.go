@@ -43,6 +43,8 @@ func TestBatchRefundIDNamesOneRefund(t *testing.T) {
 			`gives id "desk-1" to a refund of all that remains of invoice ID-A, but the journal holds it for a refund of 20.00 of invoice ID-A`},
 		{"two lines of one file", `{"invoice":"ID-C","amount":"20.00","id":"desk-2"}` + "\n" + `{"invoice":"ID-D","amount":"20.00","id":"desk-2"}`,
 			`line 2 gives id "desk-2" to a refund of 20 of invoice ID-D, line 1 to one of 20 of invoice ID-C`},
+		{"two amounts of one invoice in one file", `{"invoice":"ID-C","amount":"5.00","id":"desk-4"}` + "\n" + `{"invoice":"ID-C","amount":"6.00","id":"desk-4"}`,
+			`line 2 gives id "desk-4" to a refund of 6 of invoice ID-C, line 1 to one of 5 of invoice ID-C`},
 	} {
 		for run := range 2 {
 			code, stdout, stderr := rs.batch(t, c.lines+"\n")

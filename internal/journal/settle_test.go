@@ -191,6 +191,16 @@ func TestUnresolved(t *testing.T) {
 	r4retry := at("r5", "REF-3", KindRefund, "RF4")
 	r6 := at("r6", "REF-4", KindRefund, "RF6")
 	r7 := at("r7", "REF-4", KindRefund, "RF7") // another refund of the invoice
+	r8 := at("r8", "REF-5", KindRefund, "RF8")
+	r8retry := at("r9", "REF-5", KindRefund, "RF8")
+	r10 := at("r10", "REF-6", KindRefund, "RF10")
+	r10retry := at("r11", "REF-6", KindRefund, "RF10")
+	r12 := at("r12", "REF-7", KindRefund, "RF12")
+	r12retry := at("r13", "REF-7", KindRefund, "RF12")
+	r14 := at("r14", "REF-8", KindRefund, "RF14")
+	r14retry := at("r15", "REF-8", KindRefund, "RF14")
+	lost3 := at("s5", "SALE-DECLINED", KindWalletPay, "")
+	declined := at("s6", "SALE-DECLINED", KindWalletPay, "")
 	elsewhere := at("e1", "SALE-DUP", KindWalletPay, "")
 	elsewhere.Gateway = Identity("https://other.example/ccpayment", "app")
 	// Lines from before lines carried an identity: an account is a profile
@@ -213,6 +223,11 @@ func TestUnresolved(t *testing.T) {
 		r3, reconciled(r3, Succeeded), // settled by reconcile
 		r4, out(r4, Unknown, 0), r4retry, out(r4retry, NotSent, 0), // the retry never left: still unknown
 		r6, out(r6, Unknown, 0), r7, out(r7, Succeeded, 100), // another refund tells nothing of this one
+		r8, out(r8, Unknown, 0), r8retry, out(r8retry, Succeeded, 100), // its --retry made it
+		r10, out(r10, Unknown, 0), r10retry, out(r10retry, Declined, 0), // its --retry was declined: the gateway has it
+		r12, out(r12, Unknown, 0), r12retry, out(r12retry, Rejected, 30), // refused credentials: nothing processed, still unknown
+		r14, out(r14, Unknown, 0), r14retry, out(r14retry, Rejected, 110), // refused with a reason: the gateway read it
+		lost3, declined, out(declined, Declined, 0), // a later decline: the first never took the invoice
 		elsewhere, out(elsewhere, Succeeded, 100), // another account's success tells nothing
 		l1, l2, out(l2, Succeeded, 100), l3, out(l3, Succeeded, 100), l4, out(l4, Succeeded, 100),
 		l5, l6, out(l6, Succeeded, 100), // l6 tells l1's story and l5's
@@ -227,7 +242,7 @@ func TestUnresolved(t *testing.T) {
 			got = append(got, a.Intent.Attempt)
 		}
 	}
-	if want := "s1 r4 r6"; strings.Join(got, " ") != want {
+	if want := "s1 r4 r6 r12"; strings.Join(got, " ") != want {
 		t.Errorf("unresolved %v, want %s", got, want)
 	}
 	var legacyOpen []string
@@ -265,7 +280,7 @@ func TestUnresolved(t *testing.T) {
 			all = append(all, a.Intent.Attempt)
 		}
 	}
-	if want := "s1 r4 r6"; strings.Join(all, " ") != want {
+	if want := "s1 r4 r6 r12"; strings.Join(all, " ") != want {
 		t.Errorf("unresolved in the whole journal %v, want %s", all, want)
 	}
 	if got := Unresolved(attempts, NewScope(KindRefund, "live", liveURL, "app"), "REF-4"); len(got) != 1 || got[0].Intent.Attempt != "r6" {

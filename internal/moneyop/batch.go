@@ -152,6 +152,9 @@ func planBatch[In any, Req gateway.Call, Ans any](data []byte, op Operation[In, 
 		}
 		inv := op.Invoice(in)
 		l.invoice = inv
+		// Keys are checked on every valid line, a repeated invoice's too:
+		// its key may still clash with the first line's.
+		valid = append(valid, BatchInput[In]{Line: n, In: in})
 		if first, seen := firstLine[inv]; seen {
 			l.result.Outcome = journal.Duplicate
 			l.result.setError(fmt.Sprintf("invoice %s is also on line %d of this batch; not sent", redact.Invoice(inv), first))
@@ -159,7 +162,6 @@ func planBatch[In any, Req gateway.Call, Ans any](data []byte, op Operation[In, 
 		}
 		firstLine[inv] = n
 		l.in, l.send = in, true
-		valid = append(valid, BatchInput[In]{Line: n, In: in})
 	}
 	if op.Keyed != nil {
 		if err := op.Keyed.CheckKeys(env, valid, attempts); err != nil {
