@@ -58,7 +58,15 @@ type Options struct {
 	PID int
 	// Application names the sessions (application_name), e.g. "paycli/1.2.3".
 	Application string
+	// WriteTimeout bounds each line's write (DefaultWriteTimeout when 0):
+	// a database that hangs without refusing refuses an intent (nothing
+	// is sent) and sends an outcome to the spool, rather than hold the
+	// command past its time limit, which the journal's writes outlive.
+	WriteTimeout time.Duration
 }
+
+// DefaultWriteTimeout is a line's write time limit when Options gives none.
+const DefaultWriteTimeout = 10 * time.Second
 
 // Store is the journal a desk shares on PostgreSQL. It implements
 // journal.Store; see that interface's contract.
@@ -199,6 +207,12 @@ func (s *Store) Append(ctx context.Context, e journal.Entry) error {
 	if err != nil {
 		return err
 	}
+	limit := s.opts.WriteTimeout
+	if limit <= 0 {
+		limit = DefaultWriteTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
 	if e.Type == journal.TypeIntent {
 		if held, err := s.appendHeld(ctx, e, args); held {
 			return err

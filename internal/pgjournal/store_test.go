@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/pgtest"
 )
@@ -540,5 +541,66 @@ func TestSpoolPathIsPerDatabase(t *testing.T) {
 		if got := SpoolPath("/s", other); got == a {
 			t.Errorf("SpoolPath(%s) = %s, the same as another database's", other, got)
 		}
+	}
+}
+
+// TestHungDatabaseBoundsEachWrite: a database that takes a line's write
+// and never answers (here: the table locked by the owner) refuses an
+// intent and spools an outcome once the write's time limit has passed,
+// however long the caller's context would have waited.
+func TestHungDatabaseBoundsEachWrite(t *testing.T) {
+	srv := pg.Start(t)
+	db, _ := deskDB(t, srv)
+	ctx := context.Background()
+	spool := filepath.Join(t.TempDir(), "spool.jsonl")
+	s, err := Open(ctx, Options{URL: srv.URL("ayse", db), Spool: spool, Now: func() time.Time { return t0 }, PID: 9,
+		WriteTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	in := intent("att-1", "INV-1", "RF-1")
+	if err := s.Append(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	owner, err := pgx.Connect(ctx, srv.URL(pgtest.Superuser, db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer owner.Close(ctx)
+	tx, err := owner.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, "LOCK TABLE paycli.journal_lines IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 2)
+	go func() { done <- s.Append(ctx, intent("att-2", "INV-2", "RF-2")) }()
+	go func() { done <- s.Append(ctx, outcome(in, journal.Succeeded, 100)) }()
+	var errs []error
+	for range 2 {
+		select {
+		case err := <-done:
+			errs = append(errs, err)
+		case <-time.After(20 * time.Second):
+			t.Fatal("a write to a hung database still waits")
+		}
+	}
+	failed := 0
+	for _, err := range errs {
+		if err != nil {
+			failed++
+			if !errors.Is(err, journal.ErrUnavailable) {
+				t.Errorf("the intent's refusal: %v, want unavailable", err)
+			}
+		}
+	}
+	if failed != 1 {
+		t.Errorf("errors %v: want the intent refused and the outcome spooled", errs)
+	}
+	if data, err := os.ReadFile(spool); err != nil || !strings.Contains(string(data), `"att-1"`) {
+		t.Errorf("spool %q (%v), want the outcome of att-1", data, err)
 	}
 }
