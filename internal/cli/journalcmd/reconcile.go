@@ -201,8 +201,12 @@ func reconcileRun(ctx context.Context, opts *ReconcileOptions) error {
 		return err
 	}
 	if unknown > 0 {
+		verb := "have"
+		if unknown == 1 {
+			verb = "has"
+		}
 		return cmdutil.WithKind(cmdutil.KindOutcomeUnknown,
-			fmt.Errorf("%d of %d invoices still have an unknown outcome", unknown, len(invoices)),
+			fmt.Errorf("%d of %s still %s an unknown outcome", unknown, render.Count(len(invoices), "invoice", "invoices"), verb),
 			"Run '"+cmdutil.ReconcileCommandLine(opts.Flags)+"' again later.")
 	}
 	return nil

@@ -106,7 +106,7 @@ func TestReconcile(t *testing.T) {
 	opts, path := reconcileFixture(t, render.JSON)
 	out := opts.IO.Out.(interface{ String() string })
 	err := reconcileRun(context.Background(), opts)
-	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindOutcomeUnknown || err.Error() != "1 of 4 invoices still have an unknown outcome" {
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindOutcomeUnknown || err.Error() != "1 of 4 invoices still has an unknown outcome" {
 		t.Fatalf("err %v (kind %v)", err, k)
 	}
 	if h := cmdutil.HintOf(err); h != "Run 'paycli journal reconcile --profile live' again later." {
