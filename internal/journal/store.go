@@ -49,6 +49,14 @@ type Store interface {
 	Close() error
 }
 
+// OpenInvoicesLister is a journal that can name, without reading every
+// line, the invoices that may hold an unresolved attempt: every invoice
+// with an attempt whose outcome line is missing or unknown, a superset
+// of what Unresolved finds, for `journal reconcile` to read whole.
+type OpenInvoicesLister interface {
+	OpenInvoices(ctx context.Context) ([]string, error)
+}
+
 // ErrUnavailable is a journal that cannot be reached (a shared journal's
 // database down): nothing was sent, and the command may be run again.
 var ErrUnavailable = errors.New("the journal is unavailable")

@@ -337,6 +337,31 @@ func (s *Store) Attempts(ctx context.Context, invoices ...string) ([]journal.Att
 	return s.query(ctx, "SELECT entry, operator FROM paycli.journal_lines WHERE invoice = ANY($1) ORDER BY seq", invoices)
 }
 
+// OpenInvoices names, in journal order, the invoices with an attempt
+// whose outcome line is missing or unknown
+// (journal.OpenInvoicesLister): the database finds them, so that
+// reconcile reads only those invoices' lines.
+func (s *Store) OpenInvoices(ctx context.Context) ([]string, error) {
+	// An intent no outcome settled, or an outcome that says unknown (an
+	// attempt's last outcome line is the one that counts, and an outcome
+	// may stand without its intent).
+	rows, err := s.pool.Query(ctx, `SELECT invoice FROM (
+    SELECT i.invoice, i.seq FROM paycli.journal_lines i
+    WHERE i.type = 'intent' AND NOT EXISTS (SELECT 1 FROM paycli.journal_lines o
+        WHERE o.attempt = i.attempt AND o.type = 'outcome' AND o.outcome NOT IN ('', 'unknown'))
+    UNION ALL
+    SELECT o.invoice, o.seq FROM paycli.journal_lines o WHERE o.type = 'outcome' AND o.outcome IN ('', 'unknown')
+) open GROUP BY invoice ORDER BY min(seq)`)
+	if err != nil {
+		return nil, s.unavailable(err)
+	}
+	invoices, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, s.unavailable(err)
+	}
+	return invoices, nil
+}
+
 // Find returns the attempts whose attempt id or ref is name.
 func (s *Store) Find(ctx context.Context, name string) ([]journal.Attempt, error) {
 	return s.query(ctx, `SELECT entry, operator FROM paycli.journal_lines WHERE attempt IN (

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -602,5 +603,30 @@ func TestHungDatabaseBoundsEachWrite(t *testing.T) {
 	}
 	if data, err := os.ReadFile(spool); err != nil || !strings.Contains(string(data), `"att-1"`) {
 		t.Errorf("spool %q (%v), want the outcome of att-1", data, err)
+	}
+}
+
+// TestOpenInvoices: the invoices reconcile reads are those with an
+// attempt no outcome settled (no outcome line, or one saying unknown), in
+// journal order; a settled attempt's invoice is not among them.
+func TestOpenInvoices(t *testing.T) {
+	srv := pg.Start(t)
+	db, _ := deskDB(t, srv)
+	s := openAs(t, srv, db, "ayse", "desk-1", 101)
+	ctx := context.Background()
+	if got, err := s.OpenInvoices(ctx); err != nil || len(got) != 0 {
+		t.Fatalf("an empty journal: %v, %v", got, err)
+	}
+	done, unknown, open, again := intent("a1", "INV-DONE", ""), intent("a2", "INV-UNKNOWN", ""), intent("a3", "INV-OPEN", ""), intent("a4", "INV-OPEN", "")
+	lonely := outcome(intent("a5", "INV-LONELY", ""), journal.Unknown, 0)
+	for _, e := range []journal.Entry{done, outcome(done, journal.Succeeded, 100), unknown, outcome(unknown, journal.Unknown, 0), open, again,
+		outcome(again, journal.Declined, 5), lonely} {
+		if err := s.Append(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.OpenInvoices(ctx)
+	if want := []string{"INV-UNKNOWN", "INV-OPEN", "INV-LONELY"}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("OpenInvoices = %q, %v; want %q", got, err, want)
 	}
 }

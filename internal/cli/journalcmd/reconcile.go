@@ -243,12 +243,27 @@ func findWork(ctx context.Context, opts *ReconcileOptions, cfg *config.Config, s
 			return w, err
 		}
 		warnDamage(opts.IO, w.path, damage)
-	} else if attempts, err = store.Attempts(ctx); err != nil {
+	} else if attempts, err = openAttempts(ctx, store); err != nil {
 		return w, err
 	}
 	w.scopes = reconcileScopes(cfg, w.identity, opts.Sandbox)
 	w.invoices = unresolvedInvoices(attempts, w.scopes)
 	return w, nil
+}
+
+// openAttempts reads the attempts of the invoices that may hold an
+// unresolved attempt, when the journal can name them
+// (journal.OpenInvoicesLister), else every attempt.
+func openAttempts(ctx context.Context, store journal.Store) ([]journal.Attempt, error) {
+	lister, ok := store.(journal.OpenInvoicesLister)
+	if !ok {
+		return store.Attempts(ctx)
+	}
+	invoices, err := lister.OpenInvoices(ctx)
+	if err != nil || len(invoices) == 0 {
+		return nil, err // Attempts without invoices would read them all
+	}
+	return store.Attempts(ctx, invoices...)
 }
 
 // reconcileScopes are the scopes reconcile settles: every kind check
