@@ -41,13 +41,13 @@ func journalURLPrinters(t testing.TB, url string) map[string]string {
 		return out.String() + errOut.String()
 	}
 	shown := map[string]string{
-		"config set journal URL": run("", nil, "config", "set", "journal", url),
-		"config set journal -":   run(url+"\n", nil, "config", "set", "journal", "-"),
+		"config set journal URL":  run("", nil, "config", "set", "journal", url),
+		"config set journal -":    run(url+"\n", nil, "config", "set", "journal", "-"),
 		"PAYCLI_JOURNAL, journal": run("", map[string]string{"PAYCLI_JOURNAL": url}, "journal"),
-		"PAYCLI_JOURNAL, refund": run("", map[string]string{"PAYCLI_JOURNAL": url}, "refund", "--invoice", "INV-1", "--amount", "1.00", "--yes"),
-		"journal init --url URL": run("", nil, "journal", "init", "--url", url),
-		"journal init --url -":   run(url+"\n", nil, "journal", "init", "--url", "-"),
-		"journal init, env":      run("", map[string]string{"PAYCLI_JOURNAL_OWNER_URL": url}, "journal", "init"),
+		"PAYCLI_JOURNAL, refund":  run("", map[string]string{"PAYCLI_JOURNAL": url}, "refund", "--invoice", "INV-1", "--amount", "1.00", "--yes"),
+		"journal init --url URL":  run("", nil, "journal", "init", "--url", url),
+		"journal init --url -":    run(url+"\n", nil, "journal", "init", "--url", "-"),
+		"journal init, env":       run("", map[string]string{"PAYCLI_JOURNAL_OWNER_URL": url}, "journal", "init"),
 	}
 	// A config file written by hand, as config list, get and the journal
 	// read it.
