@@ -2,6 +2,7 @@ package pgtest
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net"
 	"net/url"
@@ -119,7 +120,9 @@ ignore_startup_parameters = extra_float_digits
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
 	t.Cleanup(func() { p.Kill(); <-exited })
-	for deadline := time.Now().Add(30 * time.Second); ; {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for {
 		if c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second); err == nil {
 			c.Close()
 			break
@@ -127,14 +130,16 @@ ignore_startup_parameters = extra_float_digits
 		select {
 		case <-exited:
 			t.Fatalf("pgbouncer exited at start:\n%s", p.Log())
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
+		case <-ctx.Done():
 			t.Fatalf("pgbouncer did not listen on port %d within 30s:\n%s", port, p.Log())
+		case <-pause(20 * time.Millisecond):
 		}
 	}
 	return p
 }
+
+// pause is a channel closed after d: a timer, not a read of the clock.
+func pause(d time.Duration) <-chan time.Time { return time.NewTimer(d).C }
 
 // Kill stops the pooler at once (SIGKILL): its clients' connections end.
 func (p *Pooler) Kill() {
