@@ -103,7 +103,7 @@ func maskUserinfo(s string) string {
 // then white space and quotes are the password's, not the URL's end.
 func isOneURL(s string) bool {
 	loc := scheme().FindStringIndex(s)
-	if loc == nil || loc[0] != 0 || strings.ContainsAny(s, "\n\r") {
+	if loc == nil || loc[0] != 0 {
 		return false
 	}
 	at := strings.LastIndexByte(s, '@')
@@ -124,7 +124,7 @@ func endsURL(r rune) bool {
 // space the writer did not quote may be part of it.
 func maskPasswords(s string) string {
 	loc := scheme().FindStringIndex(s)
-	whole := !strings.ContainsAny(s, "\n\r") && (loc != nil && loc[0] == 0 || firstKey().MatchString(s))
+	whole := loc != nil && loc[0] == 0 || firstKey().MatchString(s)
 	var b strings.Builder
 	for {
 		loc := passwordKey().FindStringIndex(s)

@@ -108,3 +108,14 @@ func FuzzURLHidesPasswords(f *testing.F) {
 		check("key=value", pw, URL("host=db.example password="+pw+" user=ayse"))
 	})
 }
+
+// TestURLAloneWithNewline: a URL given alone is masked whole even when its
+// password holds a line break.
+func TestURLAloneWithNewline(t *testing.T) {
+	if got := URL("postgres://ayse:PW\nSECRET@db/p"); got != "postgres://xxxxx@db/p" {
+		t.Errorf("got %q", got)
+	}
+	if got := URL("host=db password=PW\nSECRET user=ayse"); got != "host=db password=xxxxx user=ayse" {
+		t.Errorf("got %q", got)
+	}
+}
