@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -47,18 +48,26 @@ const poolerRounds = 2
 // Every statement uses the simple protocol: behind a transaction pooler
 // pgx's prepared statements may fail, and this check must speak first.
 func checkPooler(ctx context.Context, pool *pgxpool.Pool, url string) error {
-	a, err := pool.Acquire(ctx)
-	if err != nil {
-		return &UnavailableError{URL: redact.URL(url), Err: redactURLError(err, url)}
+	// Both connected at once: the second costs no more time than the first.
+	var conns [2]*pgxpool.Conn
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i := range conns {
+		wg.Go(func() { conns[i], errs[i] = pool.Acquire(ctx) })
 	}
-	defer a.Release()
-	b, err := pool.Acquire(ctx)
-	if err != nil {
-		return &UnavailableError{URL: redact.URL(url), Err: redactURLError(err, url)}
+	wg.Wait()
+	for _, c := range conns {
+		if c != nil {
+			defer c.Release()
+		}
 	}
-	defer b.Release()
+	for _, err := range errs {
+		if err != nil {
+			return &UnavailableError{URL: redact.URL(url), Err: redactURLError(err, url)}
+		}
+	}
 	for round := range poolerRounds {
-		probe, pinned := a.Conn(), b.Conn()
+		probe, pinned := conns[0].Conn(), conns[1].Conn()
 		if round%2 == 1 {
 			probe, pinned = pinned, probe
 		}
