@@ -66,8 +66,25 @@ func checkPooler(ctx context.Context, pool *pgxpool.Pool, url string) error {
 			return &UnavailableError{URL: redact.URL(url), Err: redactURLError(err, url)}
 		}
 	}
+	return checkSessions(ctx, conns[0].Conn(), conns[1].Conn(), url)
+}
+
+// checkPoolerConn is checkPooler for Init's one connection: it opens a
+// second one beside it for the look.
+func checkPoolerConn(ctx context.Context, conn *pgx.Conn, url string) error {
+	other, err := pgx.ConnectConfig(ctx, conn.Config().Copy())
+	if err != nil {
+		return &UnavailableError{URL: redact.URL(url), Err: redactURLError(err, url)}
+	}
+	defer other.Close(context.WithoutCancel(ctx))
+	return checkSessions(ctx, conn, other, url)
+}
+
+// checkSessions looks, with a and b, whether their server sessions are
+// shared with other clients (checkPooler).
+func checkSessions(ctx context.Context, a, b *pgx.Conn, url string) error {
 	for round := range poolerRounds {
-		probe, pinned := conns[0].Conn(), conns[1].Conn()
+		probe, pinned := a, b
 		if round%2 == 1 {
 			probe, pinned = pinned, probe
 		}

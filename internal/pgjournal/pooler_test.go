@@ -26,7 +26,7 @@ func openURL(t *testing.T, url, host string, pid int) (*Store, error) {
 }
 
 // TestPoolerModeDetected: behind PgBouncer in transaction or statement
-// mode Open refuses, naming the mode and what to point the journal at,
+// mode Open (and Init) refuses, naming the mode and what to point the journal at,
 // before anything else can fail; behind a session-mode PgBouncer and on
 // the server itself it opens (no false alarm), several times over.
 func TestPoolerModeDetected(t *testing.T) {
@@ -46,6 +46,11 @@ func TestPoolerModeDetected(t *testing.T) {
 					t.Errorf("error %q, want it to say %q and not be an outage", err, want)
 				}
 			}
+			// journal init too, before pgx's prepared statements or a
+			// transaction block fail there.
+			if _, err := Init(context.Background(), p.URL("desk_admin", db), nil); !errors.As(err, new(*PoolerError)) {
+				t.Errorf("Init behind PgBouncer in %s mode: %v, want a PoolerError", mode, err)
+			}
 		})
 	}
 	for _, where := range []string{"server", "session"} {
@@ -58,6 +63,9 @@ func TestPoolerModeDetected(t *testing.T) {
 				if _, err := openURL(t, url, "desk-1", 100+i); err != nil {
 					t.Fatalf("Open #%d on the %s: %v", i, where, err)
 				}
+			}
+			if _, err := Init(context.Background(), strings.Replace(url, "ayse", "desk_admin", 1), []string{"ayse"}); err != nil {
+				t.Errorf("Init on the %s: %v", where, err)
 			}
 		})
 	}

@@ -134,8 +134,11 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 	var unavailable *pgjournal.UnavailableError
 	var noRole *pgjournal.NoRoleError
 	var newer *pgjournal.NewerSchemaError
+	var pooler *pgjournal.PoolerError
 	var pgErr interface{ SQLState() string }
 	switch {
+	case errors.As(err, &pooler):
+		return cmdutil.UsageHint(err, "Run it against a pool in session mode (PgBouncer: pool_mode = session) or the database's own host and port: see 'Behind a connection pooler' in docs/journal.md.")
 	case errors.As(err, &unavailable):
 		return cmdutil.WithKind(cmdutil.KindUnavailable, err, "Check the URL, that the server runs and lets this role in (pg_hba.conf), and the password (~/.pgpass or the URL).")
 	case errors.As(err, &noRole):

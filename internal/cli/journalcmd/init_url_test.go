@@ -10,6 +10,7 @@ import (
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/pgjournal"
+	"github.com/paycli/paycli/internal/pgtest"
 )
 
 // runInitWith runs `paycli journal init ARGS…` with stdin and an
@@ -97,5 +98,22 @@ func TestInitReadsOwnerURLOffTheCommandLine(t *testing.T) {
 	}
 	if _, _, err := runInitWith(t, "", nil, "--url", "-"); err == nil || !strings.Contains(err.Error(), "stdin held no URL") {
 		t.Errorf("--url - with nothing on stdin: %v", err)
+	}
+}
+
+// TestInitBehindSharingPooler: journal init through PgBouncer in
+// transaction mode is refused as the configuration's error (exit 2),
+// naming the mode and what to use, rather than failing on a prepared
+// statement.
+func TestInitBehindSharingPooler(t *testing.T) {
+	srv := pgtest.Start(t)
+	db := srv.Database(t, "desk_admin")
+	p := srv.Pooler(t, pgtest.PoolTransaction)
+	for range 2 {
+		_, _, err := runInitWith(t, "", nil, "--url", p.URL("desk_admin", db))
+		kind, _ := cmdutil.KindOf(err)
+		if kind != cmdutil.KindUsage || !strings.Contains(err.Error(), "behind a connection pooler in transaction mode") || !strings.Contains(cmdutil.HintOf(err), "pool_mode = session") {
+			t.Errorf("journal init behind a transaction pool: %v (kind %v), want exit 2 naming the mode", err, kind)
+		}
 	}
 }
