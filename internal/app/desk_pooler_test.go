@@ -14,7 +14,9 @@ import (
 // TestDeskThroughSessionPooler: with the shared journal behind PgBouncer in
 // session mode, two operators refunding one invoice at once send one
 // refund: the second is told the first is in flight (exit 6), and, once
-// the first is killed mid-flight, that its outcome is unknown (exit 2).
+// the first is killed mid-flight, that its outcome is unknown (exit 2):
+// its lock went with its client connection (PgBouncer reset the server
+// session), and the journal's unknown attempt blocks the invoice.
 func TestDeskThroughSessionPooler(t *testing.T) {
 	d := newDesk(t)
 	p := d.srv.Pooler(t, pgtest.PoolSession)
