@@ -42,6 +42,9 @@ command -v php >/dev/null 2>&1 || apt_packages+=(php-cli)
 # PostgreSQL's server programs (initdb, pg_ctl) for the shared journal's
 # tests (internal/pgtest starts a server of its own in a temporary folder).
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || command -v initdb >/dev/null 2>&1 || apt_packages+=(postgresql)
+# PgBouncer, started by internal/pgtest in front of that server, for the
+# shared journal's tests behind a connection pooler (docs/journal.md).
+command -v pgbouncer >/dev/null 2>&1 || apt_packages+=(pgbouncer)
 if [ ${#apt_packages[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
     echo "installing ${apt_packages[*]} for the PHP cross-checks, the browser test and the shared journal's tests"

@@ -295,6 +295,9 @@ func schemaHint(err error, url string) error {
 	case errors.As(err, &newer):
 		return cmdutil.UsageHint(at(), "Upgrade paycli: an older one must not write to this journal.")
 	}
+	if pooler := (*pgjournal.PoolerError)(nil); errors.As(err, &pooler) {
+		return cmdutil.UsageHint(err, "Ask the desk's admin for a pool in session mode (PgBouncer: pool_mode = session), or use the database's own host and port: see 'Behind a connection pooler' in docs/journal.md. Nothing was sent.")
+	}
 	return err
 }
 

@@ -388,13 +388,10 @@ func ValidateValue(name, value string) error {
 	case "base_url":
 		u, err := url.Parse(value)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return fmt.Errorf("%q is not an http(s) URL", redact.URL(Shorten(value)))
+			return fmt.Errorf("%q is not an http(s) URL", Shorten(redact.URL(value)))
 		}
 	case "journal":
-		u, err := url.Parse(value)
-		if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-			return fmt.Errorf("%q is not a postgres:// URL", redact.URL(Shorten(value)))
-		}
+		return checkJournalURL(value)
 	case "timeout":
 		if _, err := ParseTimeout(value); err != nil {
 			return err

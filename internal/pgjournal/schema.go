@@ -224,6 +224,9 @@ func Init(ctx context.Context, url string, roles []string) (InitResult, error) {
 		return res, &UnavailableError{URL: redact.URL(url), Err: redactURLError(err, url)}
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
+	if err := checkPoolerConn(ctx, conn, url); err != nil {
+		return res, err
+	}
 	if res.Applied, err = Migrate(ctx, conn); err != nil {
 		return res, err
 	}

@@ -119,6 +119,10 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, &UnavailableError{URL: redact.URL(opts.URL), Err: redactURLError(err, opts.URL)}
 	}
+	if err := poolerCheck(ctx, pool, opts.URL); err != nil {
+		pool.Close()
+		return nil, err
+	}
 	s := &Store{opts: opts, pool: pool, held: map[int64]journal.Holder{}, lost: map[int64]journal.Holder{}}
 	conn, err := pool.Acquire(ctx)
 	if err != nil {

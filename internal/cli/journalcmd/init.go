@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/pgjournal"
 	"github.com/paycli/paycli/internal/redact"
@@ -30,6 +31,7 @@ type InitOptions struct {
 // NewCmdInit builds `paycli journal init`.
 func NewCmdInit(f *cmdutil.Factory, runF func(context.Context, *InitOptions) error) *cobra.Command {
 	opts := &InitOptions{IO: f.IOStreams, Format: f.OutputFormat, Init: pgjournal.Init}
+	var urlFlag string
 	cmd := &cobra.Command{
 		Use:   "init --url URL [--grant ROLE]...",
 		Short: "Create or update a desk's shared journal in PostgreSQL",
@@ -48,14 +50,34 @@ or sets PAYCLI_JOURNAL. The roles must exist; creating them (CREATE ROLE
 ayse LOGIN PASSWORD …) is the database administrator's. docs/journal.md says
 how a desk sets it up.
 
-The URL's password is never printed. TLS settings pass through as the URL
-gives them (sslmode=verify-full, sslrootcert=FILE, …).`,
+The URL's password is never printed. A password written in --url is seen
+by every user of the machine (ps) and kept in the shell's history: give
+--url - to read the URL from stdin, --url @FILE to read it from a file, or
+set ` + OwnerURLEnv + ` instead (or keep the password in ~/.pgpass and
+out of the URL). A password's '/', '?', '#', '@' and spaces are written
+percent-encoded (%2F, %3F, %23, %40, %20). TLS settings pass through as the
+URL gives them (sslmode=verify-full, sslrootcert=FILE, …).`,
 		Example: `  paycli journal init --url postgres://desk_admin@db.example/paycli?sslmode=verify-full --grant ayse --grant mehmet
-  paycli journal init --url postgres://desk_admin@localhost/paycli -o json`,
+  paycli journal init --url postgres://desk_admin@localhost/paycli -o json
+  pass show desk/journal-owner-url | paycli journal init --url - --grant ayse`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			url, err := ownerURL(cmd.Context(), f, urlFlag)
+			if err != nil {
+				return err
+			}
+			opts.URL = url
 			if opts.URL == "" {
-				return cmdutil.UsageErrorf("missing --url")
+				return cmdutil.UsageHint(errors.New("missing --url"), "Give the owner's URL with --url - (read from stdin), --url @FILE, or "+OwnerURLEnv+".")
+			}
+			// The check a profile's journal URL gets, whose refusals never
+			// show the password; pgx's own follows.
+			if err := config.ValidateValue("journal", opts.URL); err != nil {
+				return cmdutil.UsageHint(fmt.Errorf("invalid --url: %w", err),
+					"Give the database's URL: postgres://ROLE@HOST[:PORT]/DATABASE[?sslmode=…].")
+			}
+			if urlFlag != "" && urlFlag != "-" && !strings.HasPrefix(urlFlag, "@") && redact.URL(opts.URL) != opts.URL {
+				fmt.Fprintf(opts.IO.ErrOut, "warning: the password in --url is seen by other users (ps) and stays in your shell history; next time use --url - or %s\n", OwnerURLEnv)
 			}
 			if err := pgjournal.CheckURL(opts.URL); err != nil {
 				return cmdutil.UsageHint(fmt.Errorf("invalid --url %s: %w", redact.URL(opts.URL), err),
@@ -73,7 +95,7 @@ gives them (sslmode=verify-full, sslrootcert=FILE, …).`,
 		},
 	}
 	cmdutil.NoGateway(cmd)
-	cmd.Flags().StringVar(&opts.URL, "url", "", "the PostgreSQL `URL` of the journal's database (required)")
+	cmd.Flags().StringVar(&urlFlag, "url", "", "the PostgreSQL `URL` of the journal's database, - to read it from stdin, @FILE from a file (else $"+OwnerURLEnv+")")
 	cmd.Flags().StringArrayVar(&opts.Grants, "grant", nil, "an operator `ROLE` to let read and append to the journal (repeatable)")
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
@@ -82,6 +104,24 @@ gives them (sslmode=verify-full, sslrootcert=FILE, …).`,
 		cmdutil.KindUnavailable: "the database is unreachable, or refused the connection",
 	}})
 	return cmd
+}
+
+// OwnerURLEnv holds the owner's URL for journal init when --url is not
+// given, so that its password need not be on a command line.
+const OwnerURLEnv = "PAYCLI_JOURNAL_OWNER_URL"
+
+// ownerURL is the URL journal init uses: --url's value (read from stdin for
+// -, from a file for @FILE), else OwnerURLEnv's.
+func ownerURL(ctx context.Context, f *cmdutil.Factory, flag string) (string, error) {
+	if flag != "" {
+		return cmdutil.ReadValue(ctx, f.IOStreams.In, "url", flag, "URL")
+	}
+	if f.LookupEnv != nil {
+		if v, ok := f.LookupEnv(OwnerURLEnv); ok {
+			return strings.TrimSpace(v), nil
+		}
+	}
+	return "", nil
 }
 
 // initRun creates or migrates the schema and grants the roles.
@@ -94,8 +134,11 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 	var unavailable *pgjournal.UnavailableError
 	var noRole *pgjournal.NoRoleError
 	var newer *pgjournal.NewerSchemaError
+	var pooler *pgjournal.PoolerError
 	var pgErr interface{ SQLState() string }
 	switch {
+	case errors.As(err, &pooler):
+		return cmdutil.UsageHint(err, "Run it against a pool in session mode (PgBouncer: pool_mode = session) or the database's own host and port: see 'Behind a connection pooler' in docs/journal.md.")
 	case errors.As(err, &unavailable):
 		return cmdutil.WithKind(cmdutil.KindUnavailable, err, "Check the URL, that the server runs and lets this role in (pg_hba.conf), and the password (~/.pgpass or the URL).")
 	case errors.As(err, &noRole):
