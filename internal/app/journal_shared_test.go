@@ -329,7 +329,9 @@ func TestSharedJournalImport(t *testing.T) {
 	in1 := deskEntry(journal.TypeIntent, journal.KindRefund, "f-1", "FILE-1", "10.00", day)
 	in2 := deskEntry(journal.TypeIntent, journal.KindWalletPay, "f-2", "FILE-2", "20.00", day.Add(time.Hour))
 	sandboxed := deskEntry(journal.TypeIntent, journal.KindWalletPay, "s-1", "SBX-1", "1.00", day)
-	sandboxed.Gateway, sandboxed.BaseURL = "", "http://127.0.0.1:8080/ccpayment"
+	// An older paycli's sandbox line: its gateway identity an unprefixed
+	// hash, made under the sandbox's profile at a loopback address.
+	sandboxed.Gateway, sandboxed.Profile, sandboxed.BaseURL = "0123456789abcdef", "sandbox", "http://127.0.0.1:8080/ccpayment"
 	for _, e := range []journal.Entry{in1, deskOutcome(in1, journal.Succeeded, 100), in2, sandboxed} {
 		if err := j.Append(e); err != nil {
 			t.Fatal(err)
