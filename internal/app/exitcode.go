@@ -57,6 +57,8 @@ func ExitCode(err error) int {
 
 func codeOfKind(k cmdutil.Kind) int {
 	switch k {
+	case cmdutil.KindJournalRefused:
+		return ExitJournalRefused
 	case cmdutil.KindUsage:
 		return ExitUsage
 	case cmdutil.KindAuth:

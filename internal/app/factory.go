@@ -267,8 +267,9 @@ func openSharedJournal(cfg *config.Config, journalPath string, f *cmdutil.Factor
 	host, _ := os.Hostname()
 	s, err := pgjournal.Open(ctx, pgjournal.Options{
 		URL:         cfg.Journal,
-		Spool:       pgjournal.SpoolPath(filepath.Dir(journalPath), cfg.Journal),
+		SpoolDir:    filepath.Dir(journalPath),
 		Now:         f.Now,
+		Warn:        sharedJournalWarn(f),
 		OSUser:      osUser(f.LookupEnv),
 		Host:        host,
 		PID:         os.Getpid(),
@@ -280,6 +281,19 @@ func openSharedJournal(cfg *config.Config, journalPath string, f *cmdutil.Factor
 	return s, nil
 }
 
+// sharedJournalWarn tells the shared journal's warnings (a clock far from
+// the database's, spooled lines it refused) on stderr, each once per run
+// however many times the journal is opened.
+func sharedJournalWarn(f *cmdutil.Factory) func(string) {
+	return func(msg string) {
+		if _, told := sharedJournalWarned.LoadOrStore(msg, true); !told {
+			fmt.Fprintf(f.IOStreams.ErrOut, "warning: %s\n", msg)
+		}
+	}
+}
+
+var sharedJournalWarned sync.Map
+
 // schemaHint makes a shared journal whose schema paycli cannot use (none,
 // the role not granted, older or newer) the configuration's error it is
 // (exit 2), naming the database and who puts it right.
@@ -287,7 +301,10 @@ func schemaHint(err error, url string) error {
 	var older *pgjournal.OlderSchemaError
 	var newer *pgjournal.NewerSchemaError
 	at := func() error { return fmt.Errorf("the shared journal at %s: %w", redact.URL(url), err) }
+	var login *pgjournal.LoginError
 	switch {
+	case errors.As(err, &login):
+		return cmdutil.WithKind(cmdutil.KindJournalRefused, err, login.Fix())
 	case errors.Is(err, pgjournal.ErrNoSchema):
 		return cmdutil.UsageHint(at(), "Ask the database's owner to run 'paycli journal init --url URL --grant ROLE' for your role, or check the profile's journal URL.")
 	case errors.As(err, &older):

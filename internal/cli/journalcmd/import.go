@@ -77,7 +77,7 @@ has nothing to import into: exit 2.`,
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
 	cmdutil.NoGateway(cmd)
-	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindUnavailable}, Notes: map[cmdutil.Kind]string{
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindUnavailable, cmdutil.KindJournalRefused}, Notes: map[cmdutil.Kind]string{
 		cmdutil.KindUsage:       "the profile has no shared journal, or --from names no journal file",
 		cmdutil.KindUnavailable: "the profile's shared journal (PostgreSQL) cannot be reached; run the import again",
 	}})
