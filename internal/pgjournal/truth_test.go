@@ -569,6 +569,22 @@ func TestLoginAndRoleRefusals(t *testing.T) {
 	if !errors.As(err, &login) || !login.Password {
 		t.Errorf("a role the server does not know: %v", err)
 	}
+	srv.RequirePassword(t, "ayse_pw", "right-pw")
+	srv.Exec(t, db, "GRANT USAGE ON SCHEMA paycli TO ayse_pw")
+	wrong := strings.Replace(srv.URL("ayse_pw", db), "ayse_pw@", "ayse_pw:wr0ng-pw@", 1)
+	_, err = Open(context.Background(), Options{URL: wrong, Now: func() time.Time { return t0 }})
+	if !errors.As(err, &login) || !login.Password || errors.Is(err, journal.ErrUnavailable) || strings.Contains(err.Error(), "wr0ng-pw") {
+		t.Errorf("a wrong password: %v", err)
+	}
+	right := strings.Replace(srv.URL("ayse_pw", db), "ayse_pw@", "ayse_pw:right-pw@", 1)
+	if err := Grant(context.Background(), connect(t, srv.URL("desk_admin", db)), "ayse_pw"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(context.Background(), Options{URL: right, Now: func() time.Time { return t0 }})
+	if err != nil {
+		t.Fatalf("the right password: %v", err)
+	}
+	_ = s.Close()
 }
 
 // TestUpperCaseScheme: POSTGRES:// is a postgres:// URL for every step.
