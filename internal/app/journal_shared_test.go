@@ -65,7 +65,7 @@ func (d *listingDesk) stateDir() string { return filepath.Join(d.home, "state", 
 // spool of the desk's home.
 func (d *listingDesk) store(t *testing.T, role, host string) *pgjournal.Store {
 	t.Helper()
-	s, err := pgjournal.Open(context.Background(), pgjournal.Options{URL: d.srv.URL(role, d.db), Spool: pgjournal.SpoolPath(d.stateDir(), d.env["PAYCLI_JOURNAL"]),
+	s, err := pgjournal.Open(context.Background(), pgjournal.Options{URL: d.srv.URL(role, d.db), SpoolDir: d.stateDir(),
 		Now: time.Now, OSUser: role + "-os", Host: host, PID: 4242})
 	if err != nil {
 		t.Fatal(err)
@@ -408,8 +408,8 @@ func TestSharedJournalSpoolAndDown(t *testing.T) {
 	if code != ExitOK || !strings.Contains(stdout, journalcmd.SpooledLabel) || !strings.Contains(stdout, "the outcome is succeeded") {
 		t.Errorf("journal with the outcome spooled: exit %d\n%s%s", code, stdout, stderr)
 	}
-	spool := pgjournal.SpoolPath(d.stateDir(), d.env["PAYCLI_JOURNAL"])
-	if !strings.Contains(stderr, "1 outcome waits in "+spool+" for the shared journal") || strings.Contains(stderr, "unknown outcome") {
+	spool := filepath.Join(d.stateDir(), "journal-spool-db-") // named by the database's identity
+	if !strings.Contains(stderr, "1 outcome waits in "+spool) || !strings.Contains(stderr, " for the shared journal") || strings.Contains(stderr, "unknown outcome") {
 		t.Errorf("journal with the outcome spooled: the note is not\n%s", stderr)
 	}
 	_, stdout, _ = d.run(t, "journal", "-o", "json")

@@ -100,14 +100,22 @@ func (s *Store) Spooled() ([]journal.Entry, string, error) {
 	if s.opts.Spool == "" {
 		return nil, "", nil
 	}
-	// A flush cut short left its lines renamed aside; they wait as well.
-	files, err := filepath.Glob(s.opts.Spool + ".flushing-*")
-	if err != nil {
-		return nil, s.opts.Spool, err
+	// A flush cut short left its lines renamed aside; they wait as well,
+	// and so do those of an older paycli's spool of this database.
+	var files []string
+	for _, spool := range []string{s.legacySpool, s.opts.Spool} {
+		if spool == "" {
+			continue
+		}
+		aside, err := filepath.Glob(spool + ".flushing-*")
+		if err != nil {
+			return nil, s.opts.Spool, err
+		}
+		slices.Sort(aside)
+		files = append(append(files, aside...), spool)
 	}
-	slices.Sort(files)
 	var out []journal.Entry
-	for _, f := range append(files, s.opts.Spool) {
+	for _, f := range files {
 		entries, _, err := journal.Entries(f)
 		if err != nil {
 			return nil, s.opts.Spool, err

@@ -93,6 +93,9 @@ type Store struct {
 	lost map[int64]journal.Holder
 
 	spoolErr error // why Open could not write the spool (SpoolError)
+	// legacySpool is the spool an older paycli named by the URL's text,
+	// written by Open and read by Spooled until it is.
+	legacySpool string
 	// skew is the database's clock minus this machine's, measured by Open.
 	skew time.Duration
 }
@@ -158,8 +161,11 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	// The spool an older paycli named by this URL's text is this
 	// database's too.
 	s.spoolErr = s.flushSpool(ctx)
-	if legacy := SpoolPath(s.opts.SpoolDir, opts.URL); s.spoolErr == nil && s.opts.SpoolDir != "" && legacy != s.opts.Spool {
-		s.spoolErr = s.flushSpoolFile(ctx, legacy)
+	if legacy := SpoolPath(s.opts.SpoolDir, opts.URL); s.opts.SpoolDir != "" && legacy != s.opts.Spool {
+		s.legacySpool = legacy
+		if s.spoolErr == nil {
+			s.spoolErr = s.flushSpoolFile(ctx, legacy)
+		}
 	}
 	return s, nil
 }
