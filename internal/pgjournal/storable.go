@@ -122,10 +122,6 @@ func mapStrings(v any, f func(string) string) any {
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, x := range v {
-			if k == nulEscapedKey {
-				out[k] = x
-				continue
-			}
 			out[f(k)] = mapStrings(x, f)
 		}
 		return out
