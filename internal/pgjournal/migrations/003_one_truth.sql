@@ -105,10 +105,14 @@ BEGIN
     -- A line is durable once committed, whatever the server's or the
     -- session's default: its transaction commits with synchronous_commit on.
     PERFORM set_config('synchronous_commit', 'on', true);
-    -- One writer at a time per invoice on a gateway account: two sessions
-    -- cannot both find it settled and both write an intent. A two-key
-    -- advisory lock, another key space than the invoice locks (one key).
-    PERFORM pg_advisory_xact_lock(hashtext('paycli:' || NEW.gateway), hashtext(NEW.invoice));
+    -- One intent writer at a time per invoice on a gateway account: two
+    -- sessions cannot both find it settled and both write an intent. A
+    -- two-key advisory lock, another key space than the invoice locks (one
+    -- key), held to the transaction's end. Other lines need none: an
+    -- outcome written meanwhile can only make the check refuse.
+    IF NEW.type = 'intent' THEN
+        PERFORM pg_advisory_xact_lock(hashtext('paycli:' || NEW.gateway), hashtext(NEW.invoice));
+    END IF;
     IF EXISTS (SELECT 1 FROM paycli.journal_lines j
                WHERE j.attempt = NEW.attempt AND j.type = NEW.type AND j.at = NEW.at) THEN
         RETURN NEW; -- the very same line again: ON CONFLICT leaves it
