@@ -50,7 +50,7 @@ type Options struct {
 	URL string
 	// SpoolDir is the folder of the local spool, where outcomes the
 	// database could not take wait for the next run: one file per
-	// database, named by the database's identity (SpoolFor), whatever URL
+	// database, named by the database's identity (spoolFor), whatever URL
 	// reached it. A spool named by an older paycli from the URL's text
 	// (SpoolPath) is written too, by the next Open of that URL.
 	SpoolDir string
@@ -464,7 +464,8 @@ func (s *Store) Attempts(ctx context.Context, invoices ...string) ([]journal.Att
 }
 
 // OpenInvoices names, in journal order, the invoices with an attempt
-// whose outcome line is missing or unknown
+// whose outcome line is missing, unknown or queued (a refund waiting for
+// the gateway's approval, 101)
 // (journal.OpenInvoicesLister): the database finds them, so that
 // reconcile reads only those invoices' lines.
 func (s *Store) OpenInvoices(ctx context.Context) ([]string, error) {
@@ -474,9 +475,9 @@ func (s *Store) OpenInvoices(ctx context.Context) ([]string, error) {
 	rows, err := s.pool.Query(ctx, `SELECT invoice FROM (
     SELECT i.invoice, i.seq FROM paycli.journal_lines i
     WHERE i.type = 'intent' AND NOT EXISTS (SELECT 1 FROM paycli.journal_lines o
-        WHERE o.attempt = i.attempt AND o.type = 'outcome' AND o.outcome NOT IN ('', 'unknown'))
+        WHERE o.attempt = i.attempt AND o.type = 'outcome' AND o.outcome NOT IN ('', 'unknown', 'queued'))
     UNION ALL
-    SELECT o.invoice, o.seq FROM paycli.journal_lines o WHERE o.type = 'outcome' AND o.outcome IN ('', 'unknown')
+    SELECT o.invoice, o.seq FROM paycli.journal_lines o WHERE o.type = 'outcome' AND o.outcome IN ('', 'unknown', 'queued')
 ) open GROUP BY invoice ORDER BY min(seq)`)
 	if err != nil {
 		return nil, s.unavailable(err)

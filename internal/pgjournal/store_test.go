@@ -620,7 +620,9 @@ func TestOpenInvoices(t *testing.T) {
 	}
 	done, unknown, open, again := intent("a1", "INV-DONE", ""), intent("a2", "INV-UNKNOWN", ""), intent("a3", "INV-OPEN", ""), intent("a4", "INV-OPEN", "")
 	// again, a later attempt on INV-OPEN, is refused while a3 is unsettled.
-	for _, e := range []journal.Entry{done, outcome(done, journal.Succeeded, 100), unknown, outcome(unknown, journal.Unknown, 0), open} {
+	queued := intent("a6", "INV-QUEUED", "RF-6")
+	for _, e := range []journal.Entry{done, outcome(done, journal.Succeeded, 100), unknown, outcome(unknown, journal.Unknown, 0), open,
+		queued, outcome(queued, "queued", 101)} {
 		if err := s.Append(ctx, e); err != nil {
 			t.Fatal(err)
 		}
@@ -629,7 +631,7 @@ func TestOpenInvoices(t *testing.T) {
 		t.Errorf("a second intent on INV-OPEN: %v, want ErrUnsettled", err)
 	}
 	got, err := s.OpenInvoices(ctx)
-	if want := []string{"INV-UNKNOWN", "INV-OPEN"}; err != nil || !slices.Equal(got, want) {
+	if want := []string{"INV-UNKNOWN", "INV-OPEN", "INV-QUEUED"}; err != nil || !slices.Equal(got, want) {
 		t.Errorf("OpenInvoices = %q, %v; want %q", got, err, want)
 	}
 }
