@@ -31,6 +31,8 @@ const (
 	ExitOutcomeUnknown = 7
 	ExitUnavailable    = 8
 	ExitInterrupted    = 130
+	// ExitJournalRefused: the shared journal refused the login or the role.
+	ExitJournalRefused = 9
 )
 
 // Main runs paycli with the process's arguments, streams and environment

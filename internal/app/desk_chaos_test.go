@@ -273,6 +273,7 @@ UPDATE paycli.journal_lines SET entry = jsonb_set(entry, '{time}', to_jsonb((ent
     WHERE type = 'intent';
 UPDATE paycli.journal_lines SET entry = jsonb_set(entry, '{deadline}', to_jsonb((entry ->> 'deadline')::timestamptz - `+shift+`))
     WHERE type = 'intent' AND entry ? 'deadline';
+UPDATE paycli.journal_lines SET db_deadline = db_deadline - `+shift+` WHERE db_deadline IS NOT NULL;
 ALTER TABLE paycli.journal_lines ENABLE TRIGGER journal_lines_append_only;
 COMMIT;`)
 }

@@ -25,7 +25,6 @@ import (
 
 	"github.com/paycli/paycli/internal/cli/sandboxcmd"
 	"github.com/paycli/paycli/internal/journal"
-	"github.com/paycli/paycli/internal/pgjournal"
 	"github.com/paycli/paycli/internal/pgtest"
 	"github.com/paycli/paycli/internal/sandbox"
 )
@@ -377,7 +376,12 @@ func TestDeskOutcomeSpooledWhileDatabaseDown(t *testing.T) {
 	if code != ExitOK || !strings.Contains(stdout, `"refund_transaction_id"`) {
 		t.Fatalf("ayşe's refund with the database gone mid-flight: exit %d, want 0\n%s\n%s", code, stdout, stderr)
 	}
-	spool := pgjournal.SpoolPath(filepath.Join(ayse.home, "state", "paycli"), ayse.journalURL)
+	// The spool is named by the database's identity (not the URL).
+	spools, _ := filepath.Glob(filepath.Join(ayse.home, "state", "paycli", "journal-spool-db-*.jsonl"))
+	if len(spools) != 1 {
+		t.Fatalf("ayşe's spools: %q, want one", spools)
+	}
+	spool := spools[0]
 	spooled, _, err := journal.Entries(spool)
 	if err != nil || len(spooled) != 1 || spooled[0].Type != journal.TypeOutcome || spooled[0].Outcome != journal.Succeeded {
 		t.Fatalf("ayşe's spool: %+v, %v; want the refund's outcome", spooled, err)

@@ -44,6 +44,10 @@ func ExitCode(err error) int {
 		return ExitDuplicate
 	case errors.Is(err, gateway.ErrDeclined):
 		return ExitDeclined
+	// The journal (a shared journal's database) refused an intent: the
+	// invoice holds an attempt whose outcome is not settled; nothing was sent.
+	case errors.Is(err, journal.ErrUnsettled):
+		return ExitUsage
 	case errors.Is(err, gateway.ErrUnavailable), errors.Is(err, context.DeadlineExceeded), errors.Is(err, journal.ErrUnavailable):
 		return ExitUnavailable
 	// Any other answer that is not a success is a rejection, including
@@ -57,6 +61,8 @@ func ExitCode(err error) int {
 
 func codeOfKind(k cmdutil.Kind) int {
 	switch k {
+	case cmdutil.KindJournalRefused:
+		return ExitJournalRefused
 	case cmdutil.KindUsage:
 		return ExitUsage
 	case cmdutil.KindAuth:

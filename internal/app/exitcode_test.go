@@ -11,6 +11,7 @@ import (
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/journal"
 )
 
 // TestExitCode pins the exit code of every typed error paycli has.
@@ -42,6 +43,8 @@ func TestExitCode(t *testing.T) {
 		{"kind duplicate", cmdutil.WithKind(cmdutil.KindDuplicate, errors.New("x"), ""), ExitDuplicate},
 		{"kind outcome unknown", cmdutil.WithKind(cmdutil.KindOutcomeUnknown, errors.New("x"), ""), ExitOutcomeUnknown},
 		{"kind unavailable", cmdutil.WithKind(cmdutil.KindUnavailable, errors.New("x"), ""), ExitUnavailable},
+		{"kind journal refused", cmdutil.WithKind(cmdutil.KindJournalRefused, errors.New("x"), ""), ExitJournalRefused},
+		{"the journal refused an intent: unsettled", fmt.Errorf("cannot record: %w", fmt.Errorf("refused: %w", journal.ErrUnsettled)), ExitUsage},
 		{"kind interrupted", cmdutil.WithKind(cmdutil.KindInterrupted, errors.New("x"), ""), ExitInterrupted},
 		{"silent", cmdutil.SilentError(cmdutil.KindDeclined), ExitDeclined},
 		{"kind beats the gateway error it wraps", cmdutil.WithKind(cmdutil.KindAuth, api("token", 200, 1), ""), ExitAuth},

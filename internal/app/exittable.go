@@ -41,6 +41,9 @@ var exitCodes = []exitCode{
 	{ExitUnavailable, "gateway or shared journal unreachable; nothing was charged",
 		"gateway unreachable or unavailable (connection refused, timeout, 5xx) for a call that was safe, " +
 			"or the profile's shared journal (PostgreSQL) unreachable: nothing was sent"},
+	{ExitJournalRefused, "the shared journal refused your login or role; nothing was sent",
+		"the profile's shared journal (PostgreSQL) refused the login (a wrong user name or password) or the role " +
+			"(not granted the journal's rights): nothing was sent, and trying again changes nothing until it is fixed"},
 	{ExitInterrupted, "interrupted", "interrupted (Ctrl-C)"},
 	{exitBrokenPipe, "stdout closed before the output was written",
 		"stdout was closed before paycli wrote its output ('paycli ... | head -1'), as a shell reports " +

@@ -242,6 +242,7 @@ func journalPathFunc(f *cmdutil.Factory) func() (string, error) {
 // sandbox's attempts are nobody else's business. Each call opens a store
 // of its own, which its caller closes.
 func journalFunc(f *cmdutil.Factory, resolve func() (*resolved, error)) func() (journal.Store, error) {
+	warned := &sync.Map{} // the shared journal's warnings told this run
 	return func() (journal.Store, error) {
 		path, err := f.JournalPath()
 		if err != nil {
@@ -254,21 +255,22 @@ func journalFunc(f *cmdutil.Factory, resolve func() (*resolved, error)) func() (
 		if r.cfg.Journal == "" || r.sandboxState != "" {
 			return journal.OpenFile(path, f.Now), nil
 		}
-		return openSharedJournal(r.cfg, path, f)
+		return openSharedJournal(r.cfg, path, f, warned)
 	}
 }
 
 // openSharedJournal connects to the profile's shared journal, within the
 // command's time limit. Its spool (outcomes the database could not take)
 // lives beside the journal file, one per database.
-func openSharedJournal(cfg *config.Config, journalPath string, f *cmdutil.Factory) (journal.Store, error) {
+func openSharedJournal(cfg *config.Config, journalPath string, f *cmdutil.Factory, warned *sync.Map) (journal.Store, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout)
 	defer cancel()
 	host, _ := os.Hostname()
 	s, err := pgjournal.Open(ctx, pgjournal.Options{
 		URL:         cfg.Journal,
-		Spool:       pgjournal.SpoolPath(filepath.Dir(journalPath), cfg.Journal),
+		SpoolDir:    filepath.Dir(journalPath),
 		Now:         f.Now,
+		Warn:        sharedJournalWarn(f, warned),
 		OSUser:      osUser(f.LookupEnv),
 		Host:        host,
 		PID:         os.Getpid(),
@@ -280,6 +282,17 @@ func openSharedJournal(cfg *config.Config, journalPath string, f *cmdutil.Factor
 	return s, nil
 }
 
+// sharedJournalWarn tells the shared journal's warnings (a clock far from
+// the database's, spooled lines it refused) on stderr, each once per run
+// however many times the journal is opened.
+func sharedJournalWarn(f *cmdutil.Factory, warned *sync.Map) func(string) {
+	return func(msg string) {
+		if _, told := warned.LoadOrStore(msg, true); !told {
+			fmt.Fprintf(f.IOStreams.ErrOut, "warning: %s\n", msg)
+		}
+	}
+}
+
 // schemaHint makes a shared journal whose schema paycli cannot use (none,
 // the role not granted, older or newer) the configuration's error it is
 // (exit 2), naming the database and who puts it right.
@@ -287,7 +300,10 @@ func schemaHint(err error, url string) error {
 	var older *pgjournal.OlderSchemaError
 	var newer *pgjournal.NewerSchemaError
 	at := func() error { return fmt.Errorf("the shared journal at %s: %w", redact.URL(url), err) }
+	var login *pgjournal.LoginError
 	switch {
+	case errors.As(err, &login):
+		return cmdutil.WithKind(cmdutil.KindJournalRefused, err, login.Fix())
 	case errors.Is(err, pgjournal.ErrNoSchema):
 		return cmdutil.UsageHint(at(), "Ask the database's owner to run 'paycli journal init --url URL --grant ROLE' for your role, or check the profile's journal URL.")
 	case errors.As(err, &older):

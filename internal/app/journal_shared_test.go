@@ -65,7 +65,7 @@ func (d *listingDesk) stateDir() string { return filepath.Join(d.home, "state", 
 // spool of the desk's home.
 func (d *listingDesk) store(t *testing.T, role, host string) *pgjournal.Store {
 	t.Helper()
-	s, err := pgjournal.Open(context.Background(), pgjournal.Options{URL: d.srv.URL(role, d.db), Spool: pgjournal.SpoolPath(d.stateDir(), d.env["PAYCLI_JOURNAL"]),
+	s, err := pgjournal.Open(context.Background(), pgjournal.Options{URL: d.srv.URL(role, d.db), SpoolDir: d.stateDir(),
 		Now: time.Now, OSUser: role + "-os", Host: host, PID: 4242})
 	if err != nil {
 		t.Fatal(err)
@@ -329,7 +329,9 @@ func TestSharedJournalImport(t *testing.T) {
 	in1 := deskEntry(journal.TypeIntent, journal.KindRefund, "f-1", "FILE-1", "10.00", day)
 	in2 := deskEntry(journal.TypeIntent, journal.KindWalletPay, "f-2", "FILE-2", "20.00", day.Add(time.Hour))
 	sandboxed := deskEntry(journal.TypeIntent, journal.KindWalletPay, "s-1", "SBX-1", "1.00", day)
-	sandboxed.Gateway, sandboxed.BaseURL = "", "http://127.0.0.1:8080/ccpayment"
+	// An older paycli's sandbox line: its gateway identity an unprefixed
+	// hash, made under the sandbox's profile at a loopback address.
+	sandboxed.Gateway, sandboxed.Profile, sandboxed.BaseURL = "0123456789abcdef", "sandbox", "http://127.0.0.1:8080/ccpayment"
 	for _, e := range []journal.Entry{in1, deskOutcome(in1, journal.Succeeded, 100), in2, sandboxed} {
 		if err := j.Append(e); err != nil {
 			t.Fatal(err)
@@ -406,8 +408,8 @@ func TestSharedJournalSpoolAndDown(t *testing.T) {
 	if code != ExitOK || !strings.Contains(stdout, journalcmd.SpooledLabel) || !strings.Contains(stdout, "the outcome is succeeded") {
 		t.Errorf("journal with the outcome spooled: exit %d\n%s%s", code, stdout, stderr)
 	}
-	spool := pgjournal.SpoolPath(d.stateDir(), d.env["PAYCLI_JOURNAL"])
-	if !strings.Contains(stderr, "1 outcome waits in "+spool+" for the shared journal") || strings.Contains(stderr, "unknown outcome") {
+	spool := filepath.Join(d.stateDir(), "journal-spool-db-") // named by the database's identity
+	if !strings.Contains(stderr, "1 outcome waits in "+spool) || !strings.Contains(stderr, " for the shared journal") || strings.Contains(stderr, "unknown outcome") {
 		t.Errorf("journal with the outcome spooled: the note is not\n%s", stderr)
 	}
 	_, stdout, _ = d.run(t, "journal", "-o", "json")

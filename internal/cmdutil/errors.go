@@ -20,6 +20,9 @@ const (
 	KindOutcomeUnknown             // exit 7
 	KindUnavailable                // exit 8
 	KindInterrupted                // exit 130
+	// KindJournalRefused: the shared journal refused the operator's login
+	// (a wrong password) or role (no grants): exit 9, not an outage.
+	KindJournalRefused
 )
 
 // Error is an error with a category and an optional second line telling the

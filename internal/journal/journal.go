@@ -164,6 +164,10 @@ type Entry struct {
 	// (ViaStatus, ViaReconcile).
 	TransactionStatus string `json:"transaction_status,omitempty"`
 	Via               string `json:"via,omitempty"`
+	// Evidence, on a reconcile line, is the check-status answer it was
+	// learned from, scrubbed (EvidenceOf): a shared journal takes a
+	// reconcile line that settles an attempt only with it.
+	Evidence *Evidence `json:"evidence,omitempty"`
 }
 
 // OpKind is the entry's operation kind; KindWalletPay for lines written

@@ -28,6 +28,10 @@ type Attempt struct {
 	// writer said (for context: the operator is who the database says);
 	// empty in a file journal.
 	OSUser, Host string
+	// SettledBy is the role that wrote the line that settled the attempt
+	// (its outcome, or a reconciliation), as a shared journal's database
+	// recorded it; empty in a file journal and while unsettled.
+	SettledBy string
 }
 
 // Recorded reports whether the attempt's outcome was written.

@@ -71,6 +71,12 @@ func BenchmarkIntentCommit(b *testing.B) {
 // one in the middle.
 func fill(b testing.TB, admin *pgx.Conn, attempts, days int) string {
 	b.Helper()
+	// A fixture of history, written as it stands: the rule's trigger (one
+	// check and one lock per intent) is off meanwhile.
+	if _, err := admin.Exec(context.Background(), "ALTER TABLE paycli.journal_lines DISABLE TRIGGER journal_lines_verify"); err != nil {
+		b.Fatal(err)
+	}
+	defer admin.Exec(context.Background(), "ALTER TABLE paycli.journal_lines ENABLE TRIGGER journal_lines_verify") //nolint:errcheck
 	// Intents first: an outcome's line takes its intent's time from it.
 	for _, t := range []string{"intent", "outcome"} {
 		_, err := admin.Exec(context.Background(), `

@@ -22,17 +22,22 @@ func (s *Store) Where() string { return redact.URL(s.opts.URL) }
 // was written from. It reads one index range (the invoice's, or the
 // window's), never the whole table unless asked for everything.
 func (s *Store) List(ctx context.Context, invoice string, since, until time.Time) ([]journal.Attempt, error) {
-	const columns = "SELECT entry, operator, os_user, host FROM paycli.journal_lines\n"
 	const window = "($1::timestamptz IS NULL OR intent_at >= $1) AND ($2::timestamptz IS NULL OR intent_at < $2)"
 	if invoice != "" {
-		return s.queryListed(ctx, columns+"WHERE invoice = $3 AND "+window+" ORDER BY seq", nullTime(since), nullTime(until), invoice)
+		return s.query(ctx, lineColumns+"WHERE invoice = $3 AND "+window+" ORDER BY seq", nullTime(since), nullTime(until), storableText(invoice))
 	}
-	return s.queryListed(ctx, columns+"WHERE "+window+" ORDER BY seq", nullTime(since), nullTime(until))
+	return s.query(ctx, lineColumns+"WHERE "+window+" ORDER BY seq", nullTime(since), nullTime(until))
 }
 
-// queryListed assembles the attempts of rows of (entry, operator, os_user,
-// host); an intent's row says who made the attempt and from where.
-func (s *Store) queryListed(ctx context.Context, sql string, args ...any) ([]journal.Attempt, error) {
+// lineColumns are what every reader selects of a line: query reads them.
+const lineColumns = "SELECT entry, operator, os_user, host, type, db_deadline FROM paycli.journal_lines\n"
+
+// query assembles the attempts of rows of lineColumns: an intent's row
+// says who made the attempt and from where, and when its request is over
+// on the database's clock (db_deadline, which replaces the deadline its
+// writer's clock gave); the row of the line that settled it says who
+// settled it.
+func (s *Store) query(ctx context.Context, sql string, args ...any) ([]journal.Attempt, error) {
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, s.unavailable(err)
@@ -41,18 +46,28 @@ func (s *Store) queryListed(ctx context.Context, sql string, args ...any) ([]jou
 	type madeBy struct{ operator, osUser, host string }
 	var asm journal.Assembler
 	who := map[string]madeBy{}
+	wrote := map[string]string{} // attempt, invoice and line type: the role of its last line
 	for rows.Next() {
 		var data []byte
 		var m madeBy
-		if err := rows.Scan(&data, &m.operator, &m.osUser, &m.host); err != nil {
+		var typ string
+		var deadline *time.Time
+		if err := rows.Scan(&data, &m.operator, &m.osUser, &m.host, &typ, &deadline); err != nil {
 			return nil, s.unavailable(err)
 		}
 		var e journal.Entry
-		if json.Unmarshal(data, &e) != nil {
+		if json.Unmarshal(readableLine(data), &e) != nil {
 			continue
 		}
-		if asm.Add(e) && e.Type == journal.TypeIntent {
-			who[e.Attempt+"\x00"+e.Invoice] = m
+		if deadline != nil && e.Type == journal.TypeIntent {
+			e.Deadline = deadline.UTC()
+		}
+		key := e.Attempt + "\x00" + e.Invoice
+		if asm.Add(e) {
+			if e.Type == journal.TypeIntent {
+				who[key] = m
+			}
+			wrote[key+"\x00"+e.Type] = m.operator
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -60,8 +75,17 @@ func (s *Store) queryListed(ctx context.Context, sql string, args ...any) ([]jou
 	}
 	attempts := asm.Attempts()
 	for i := range attempts {
-		m := who[attempts[i].Intent.Attempt+"\x00"+attempts[i].Intent.Invoice]
-		attempts[i].Operator, attempts[i].OSUser, attempts[i].Host = m.operator, m.osUser, m.host
+		a := &attempts[i]
+		key := a.Intent.Attempt + "\x00" + a.Intent.Invoice
+		m := who[key]
+		a.Operator, a.OSUser, a.Host = m.operator, m.osUser, m.host
+		switch {
+		case a.Class() == journal.Unknown:
+		case a.ReconciledClass():
+			a.SettledBy = wrote[key+"\x00"+journal.TypeReconcile]
+		default:
+			a.SettledBy = wrote[key+"\x00"+journal.TypeOutcome]
+		}
 	}
 	return attempts, nil
 }
@@ -76,14 +100,22 @@ func (s *Store) Spooled() ([]journal.Entry, string, error) {
 	if s.opts.Spool == "" {
 		return nil, "", nil
 	}
-	// A flush cut short left its lines renamed aside; they wait as well.
-	files, err := filepath.Glob(s.opts.Spool + ".flushing-*")
-	if err != nil {
-		return nil, s.opts.Spool, err
+	// A flush cut short left its lines renamed aside; they wait as well,
+	// and so do those of an older paycli's spool of this database.
+	var files []string
+	for _, spool := range []string{s.legacySpool, s.opts.Spool} {
+		if spool == "" {
+			continue
+		}
+		aside, err := filepath.Glob(spool + ".flushing-*")
+		if err != nil {
+			return nil, s.opts.Spool, err
+		}
+		slices.Sort(aside)
+		files = append(append(files, aside...), spool)
 	}
-	slices.Sort(files)
 	var out []journal.Entry
-	for _, f := range append(files, s.opts.Spool) {
+	for _, f := range files {
 		entries, _, err := journal.Entries(f)
 		if err != nil {
 			return nil, s.opts.Spool, err

@@ -26,7 +26,7 @@ func TestListSaysWhoAndWhere(t *testing.T) {
 	for _, w := range []struct {
 		s *Store
 		e journal.Entry
-	}{{ayse, a1}, {mehmet, outcome(a1, journal.Succeeded, 100)}, {mehmet, a2}} {
+	}{{ayse, a1}, {ayse, outcome(a1, journal.Unknown, 0)}, {mehmet, settled(a1, journal.Succeeded)}, {mehmet, a2}} {
 		if err := w.s.Append(ctx, w.e); err != nil {
 			t.Fatal(err)
 		}
@@ -35,8 +35,8 @@ func TestListSaysWhoAndWhere(t *testing.T) {
 	if err != nil || len(got) != 1 {
 		t.Fatalf("List(INV-1) = %+v, %v", got, err)
 	}
-	if a := got[0]; a.Operator != "ayse" || a.OSUser != "ayse-os" || a.Host != "desk-1" || a.Class() != journal.Succeeded {
-		t.Errorf("INV-1: operator %q, os user %q, host %q, %s; want ayse, ayse-os, desk-1, succeeded", a.Operator, a.OSUser, a.Host, a.Class())
+	if a := got[0]; a.Operator != "ayse" || a.OSUser != "ayse-os" || a.Host != "desk-1" || a.Class() != journal.Succeeded || a.SettledBy != "mehmet" {
+		t.Errorf("INV-1: operator %q, os user %q, host %q, %s settled by %q; want ayse, ayse-os, desk-1, succeeded by mehmet", a.Operator, a.OSUser, a.Host, a.Class(), a.SettledBy)
 	}
 	got, err = ayse.List(ctx, "", t0.Add(time.Hour), time.Time{})
 	if err != nil || len(got) != 1 || got[0].Intent.Attempt != "att-2" || got[0].Operator != "mehmet" || got[0].Host != "desk-2" {

@@ -17,7 +17,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/paycli/paycli/internal/redact"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 //go:embed migrations/*.sql
@@ -158,8 +158,14 @@ func CheckSchema(ctx context.Context, conn *pgx.Conn) error {
 	err := conn.QueryRow(ctx, "SELECT max(version) FROM paycli.schema_migrations").Scan(&v)
 	if err != nil {
 		var pgErr interface{ SQLState() string }
-		if errors.As(err, &pgErr) && (pgErr.SQLState() == "42P01" || pgErr.SQLState() == "3F000" || pgErr.SQLState() == "42501") {
+		if errors.As(err, &pgErr) && (pgErr.SQLState() == "42P01" || pgErr.SQLState() == "3F000") {
 			return ErrNoSchema
+		}
+		// The schema is there, but the role may not use it: not the same
+		// fix (a grant, not an init).
+		var denied *pgconn.PgError
+		if errors.As(err, &denied) && denied.Code == "42501" {
+			return &LoginError{Err: errors.New(oneLine(denied.Message))}
 		}
 		return err
 	}
@@ -211,6 +217,9 @@ type InitResult struct {
 	Applied []int `json:"applied"`
 	// Granted are the roles given read and append rights.
 	Granted []string `json:"granted"`
+	// Warnings are the database's settings that weaken what the journal
+	// guarantees (ServerWarnings).
+	Warnings []string `json:"warnings"`
 }
 
 // Init connects to the database at url as its owner (or any role allowed
@@ -218,10 +227,11 @@ type InitResult struct {
 // grants each role read and append rights (Grant). A connection that
 // fails is an *UnavailableError.
 func Init(ctx context.Context, url string, roles []string) (InitResult, error) {
-	res := InitResult{Applied: []int{}, Granted: []string{}}
+	res := InitResult{Applied: []int{}, Granted: []string{}, Warnings: []string{}}
+	url = canonicalScheme(url)
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
-		return res, &UnavailableError{URL: redact.URL(url), Err: redactURLError(err, url)}
+		return res, connectError(err, url)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	if err := checkPoolerConn(ctx, conn, url); err != nil {
@@ -240,7 +250,27 @@ func Init(ctx context.Context, url string, roles []string) (InitResult, error) {
 		}
 		res.Granted = append(res.Granted, r)
 	}
-	return res, nil
+	res.Warnings, err = ServerWarnings(ctx, conn)
+	return res, err
+}
+
+// ServerWarnings says which of the server's settings weaken the journal's
+// durability: fsync off (a crash may lose committed lines, whatever paycli
+// asks), and synchronous_commit off by default (paycli's lines ask for it
+// on: the journal's trigger sets it for every transaction that writes one).
+func ServerWarnings(ctx context.Context, conn *pgx.Conn) ([]string, error) {
+	var fsync, syncCommit string
+	if err := conn.QueryRow(ctx, "SELECT current_setting('fsync'), coalesce((SELECT reset_val FROM pg_settings WHERE name = 'synchronous_commit'), 'on')").Scan(&fsync, &syncCommit); err != nil {
+		return nil, err
+	}
+	out := []string{}
+	if fsync != "on" {
+		out = append(out, "the server runs with fsync=off: a crash of the server or its machine may lose journal lines already committed, and a re-run may send money twice; turn fsync on")
+	}
+	if syncCommit == "off" || syncCommit == "local" {
+		out = append(out, fmt.Sprintf("the server's synchronous_commit is %s: paycli overrides it to on for every transaction that writes a journal line, other writes to this database keep it", syncCommit))
+	}
+	return out, nil
 }
 
 // IsURL tells a shared journal's URL (postgres:// or postgresql://) from
@@ -256,6 +286,7 @@ func CheckURL(url string) error {
 	if !IsURL(url) {
 		return errors.New("not a postgres:// URL")
 	}
+	url = canonicalScheme(url)
 	if _, err := pgx.ParseConfig(url); err != nil {
 		return redactURLError(err, url)
 	}

@@ -15,10 +15,12 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/pause"
 	"github.com/paycli/paycli/internal/redact"
+	"github.com/paycli/paycli/internal/render"
 )
 
 // SpoolPath is the spool of the shared journal at url, in the state
@@ -46,9 +48,18 @@ type Options struct {
 	// URL is the database's postgres:// URL (or a key=value connection
 	// string); TLS settings (sslmode, sslrootcert…) pass through to pgx.
 	URL string
-	// Spool is the local file where outcomes the database could not take
-	// wait for the next run (SpoolPath).
+	// SpoolDir is the folder of the local spool, where outcomes the
+	// database could not take wait for the next run: one file per
+	// database, named by the database's identity (spoolFor), whatever URL
+	// reached it. A spool named by an older paycli from the URL's text
+	// (SpoolPath) is written too, by the next Open of that URL.
+	SpoolDir string
+	// Spool, when set, is the spool's file itself (SpoolDir is then not
+	// used): for tests.
 	Spool string
+	// Warn tells the operator something on stderr (the clock's skew, lines
+	// the database refused); nil: nothing is told.
+	Warn func(string)
 	// Now stamps the invoice locks.
 	Now func() time.Time
 	// OSUser and Host say where the operator works, for context; the
@@ -82,6 +93,11 @@ type Store struct {
 	lost map[int64]journal.Holder
 
 	spoolErr error // why Open could not write the spool (SpoolError)
+	// legacySpool is the spool an older paycli named by the URL's text,
+	// written by Open and read by Spooled until it is.
+	legacySpool string
+	// skew is the database's clock minus this machine's, measured by Open.
+	skew time.Duration
 }
 
 var _ journal.Store = (*Store)(nil)
@@ -103,8 +119,10 @@ func (e *UnavailableError) Unwrap() error { return e.Err }
 func (e *UnavailableError) Is(target error) bool { return target == journal.ErrUnavailable }
 
 // Open connects to the shared journal, checks that its schema is the one
-// this paycli knows, and writes any outcomes left in the spool.
+// this paycli knows, measures this machine's clock against the
+// database's, and writes any outcomes left in the spool.
 func Open(ctx context.Context, opts Options) (*Store, error) {
+	opts.URL = canonicalScheme(opts.URL)
 	cfg, err := pgxpool.ParseConfig(opts.URL)
 	if err != nil {
 		return nil, fmt.Errorf("journal URL %s: %w", redact.URL(opts.URL), redactURLError(err, opts.URL))
@@ -117,7 +135,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, &UnavailableError{URL: redact.URL(opts.URL), Err: redactURLError(err, opts.URL)}
+		return nil, connectError(err, opts.URL)
 	}
 	if err := poolerCheck(ctx, pool, opts.URL); err != nil {
 		pool.Close()
@@ -127,9 +145,15 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		pool.Close()
-		return nil, &UnavailableError{URL: redact.URL(opts.URL), Err: redactURLError(err, opts.URL)}
+		return nil, connectError(err, opts.URL)
 	}
 	err = CheckSchema(ctx, conn.Conn())
+	if err == nil {
+		err = s.measureClock(ctx, conn.Conn())
+	}
+	if err == nil && s.opts.Spool == "" && s.opts.SpoolDir != "" {
+		s.opts.Spool, err = spoolFor(ctx, conn.Conn(), s.opts.SpoolDir)
+	}
 	conn.Release()
 	if err != nil {
 		pool.Close()
@@ -138,8 +162,28 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	// A spool the database will not take now (it refuses writes, or went
 	// away meanwhile) stays for the next run: its lines are outcomes, whose
 	// attempts every machine treats as unknown until they are written.
+	// The spool an older paycli named by this URL's text is this
+	// database's too.
 	s.spoolErr = s.flushSpool(ctx)
+	if legacy := SpoolPath(s.opts.SpoolDir, opts.URL); s.opts.SpoolDir != "" && legacy != s.opts.Spool {
+		s.legacySpool = legacy
+		if s.spoolErr == nil {
+			s.spoolErr = s.flushSpoolFile(ctx, legacy)
+		}
+	}
 	return s, nil
+}
+
+// connectError is a failed connection: a refused login or role
+// (*LoginError), else an outage (*UnavailableError).
+func connectError(err error, url string) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		if le := loginError(pgErr, url); le != nil {
+			return le
+		}
+	}
+	return &UnavailableError{URL: redact.URL(url), Err: redactURLError(err, url)}
 }
 
 // schemaError is CheckSchema's error as Open returns it: a schema paycli
@@ -147,6 +191,11 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 func schemaError(err error, url string) error {
 	var older *OlderSchemaError
 	var newer *NewerSchemaError
+	var login *LoginError
+	if errors.As(err, &login) {
+		login.URL = redact.URL(url)
+		return login
+	}
 	if errors.Is(err, ErrNoSchema) || errors.As(err, &older) || errors.As(err, &newer) {
 		return err
 	}
@@ -198,14 +247,25 @@ func (s *Store) lineArgs(e journal.Entry) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []any{e.Attempt, e.Type, e.OpKind(), e.Gateway, e.Invoice, e.Outcome, e.Time, data, s.opts.OSUser, s.opts.Host}, nil
+	// PostgreSQL stores no NUL, in text or jsonb: a line holding one is
+	// stored escaped (storable.go), and read back as it was.
+	data, err = storableLine(data)
+	if err != nil {
+		return nil, err
+	}
+	return []any{storableText(e.Attempt), e.Type, storableText(e.OpKind()), storableText(e.Gateway), storableText(e.Invoice),
+		storableText(e.Outcome), e.Time, data, storableText(s.opts.OSUser), storableText(s.opts.Host)}, nil
 }
 
 // Append writes e and returns once the database has committed it. An
-// intent that cannot be written is an error: the pipeline sends nothing.
-// An outcome or reconcile line that cannot be written is kept in the
-// local spool (synced to disk) and written by the next Open, so that a
-// database down after a request left loses nothing.
+// intent that cannot be written is an error: the pipeline sends nothing;
+// one the database refuses under the one rule (an unsettled attempt on
+// its invoice) is a journal.ErrUnsettled. An outcome or reconcile line
+// that cannot be written for an outage is kept in the local spool (synced
+// to disk) and written by the next Open, so that a database down after a
+// request left loses nothing; one the database refuses (a *RefusedError)
+// would be refused again: it is set aside beside the spool, for the
+// record, and the error says so.
 func (s *Store) Append(ctx context.Context, e journal.Entry) error {
 	args, err := s.lineArgs(e)
 	if err != nil {
@@ -226,7 +286,16 @@ func (s *Store) Append(ctx context.Context, e journal.Entry) error {
 	if err == nil {
 		return nil
 	}
-	err = s.unavailable(err)
+	err = s.classify(err, &e)
+	var refused *RefusedError
+	if errors.As(err, &refused) {
+		if e.Type != journal.TypeIntent && s.opts.Spool != "" {
+			if serr := s.setAside([]journal.Entry{e}); serr == nil {
+				return fmt.Errorf("%w; the line is kept in %s", err, s.refusedPath())
+			}
+		}
+		return err
+	}
 	if e.Type == journal.TypeIntent || s.opts.Spool == "" {
 		return err
 	}
@@ -241,7 +310,8 @@ func (s *Store) Append(ctx context.Context, e journal.Entry) error {
 // as its session: a session that died (the server restarted) released the
 // lock, and another operator may have taken it and sent since. Written on
 // that session, the intent commits only if the lock was held all along;
-// otherwise it is refused and nothing is sent.
+// otherwise it is refused and nothing is sent. A line the database
+// refuses (its rules) leaves the session and its lock as they are.
 func (s *Store) appendHeld(ctx context.Context, e journal.Entry, args []any) (held bool, err error) {
 	key := lockKey(e.Gateway, e.Invoice)
 	s.lockMu.Lock()
@@ -254,6 +324,10 @@ func (s *Store) appendHeld(ctx context.Context, e journal.Entry, args []any) (he
 		return false, nil
 	}
 	if _, err := s.lockConn.Exec(ctx, insertLine, args...); err != nil {
+		var refused *RefusedError
+		if err := s.classify(err, &e); errors.As(err, &refused) && !s.lockConn.IsClosed() {
+			return true, err
+		}
 		s.dropLockSession()
 		return true, fmt.Errorf("the lock on invoice %s was lost: %w", redact.Invoice(e.Invoice), s.unavailable(err))
 	}
@@ -305,23 +379,44 @@ func (s *Store) flushSpool(ctx context.Context) error {
 	if s.opts.Spool == "" {
 		return nil
 	}
+	return s.flushSpoolFile(ctx, s.opts.Spool)
+}
+
+// flushSpoolFile flushes the spool at path (this store's, or one an older
+// paycli named by the URL). Lines are written one by one: a line the
+// database refuses (RefusedError) is set aside, reported through Warn, and
+// never blocks the others; an outage stops the flush, and the lines not
+// written wait for the next.
+func (s *Store) flushSpoolFile(ctx context.Context, path string) error {
 	// A name no file has: one a flush cut short left (by an earlier
 	// process of the same pid) must not be overwritten.
-	aside := fmt.Sprintf("%s.flushing-%d", s.opts.Spool, s.opts.PID)
+	aside := fmt.Sprintf("%s.flushing-%d", path, s.opts.PID)
 	for n := 1; fileExists(aside); n++ {
-		aside = fmt.Sprintf("%s.flushing-%d-%d", s.opts.Spool, s.opts.PID, n)
+		aside = fmt.Sprintf("%s.flushing-%d-%d", path, s.opts.PID, n)
 	}
-	if err := os.Rename(s.opts.Spool, aside); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := os.Rename(path, aside); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	files, _ := filepath.Glob(s.opts.Spool + ".flushing-*")
+	files, _ := filepath.Glob(path + ".flushing-*")
 	for _, f := range files {
 		entries, _, err := journal.Entries(f)
 		if err != nil {
 			return err
 		}
-		if _, err := s.Import(ctx, entries); err != nil {
+		res, err := s.Import(ctx, entries)
+		if err != nil {
 			return err
+		}
+		if len(res.Refused) > 0 {
+			refused := make([]journal.Entry, len(res.Refused))
+			for i, r := range res.Refused {
+				refused[i] = r.Entry
+			}
+			if err := s.setAside(refused); err != nil {
+				return err
+			}
+			s.warn(fmt.Sprintf("%s of the spool were refused by the shared journal (%v) and are kept in %s; they will not be tried again",
+				render.Count(len(res.Refused), "line", "lines"), res.Refused[0].Err, s.refusedPath()))
 		}
 		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
@@ -330,19 +425,51 @@ func (s *Store) flushSpool(ctx context.Context) error {
 	return nil
 }
 
+// refusedPath is the file where lines the database refused are kept, for
+// the record, beside the spool.
+func (s *Store) refusedPath() string { return s.opts.Spool + ".refused" }
+
+// setAside appends entries to refusedPath, durably.
+func (s *Store) setAside(entries []journal.Entry) error {
+	j, err := journal.Open(s.refusedPath())
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err = j.Append(e); err != nil {
+			break
+		}
+	}
+	if cerr := j.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (s *Store) warn(msg string) {
+	if s.opts.Warn != nil {
+		s.opts.Warn(msg)
+	}
+}
+
 // Attempts returns the attempts of the invoices (every attempt when none is
 // given), as the database holds them: an outcome still in a spool (not
 // yet written by the next Open on its machine; Spooled) is not among them,
 // and its attempt reads as unknown.
 func (s *Store) Attempts(ctx context.Context, invoices ...string) ([]journal.Attempt, error) {
 	if len(invoices) == 0 {
-		return s.query(ctx, "SELECT entry, operator FROM paycli.journal_lines ORDER BY seq")
+		return s.query(ctx, lineColumns+"ORDER BY seq")
 	}
-	return s.query(ctx, "SELECT entry, operator FROM paycli.journal_lines WHERE invoice = ANY($1) ORDER BY seq", invoices)
+	keys := make([]string, len(invoices))
+	for i, inv := range invoices {
+		keys[i] = storableText(inv)
+	}
+	return s.query(ctx, lineColumns+"WHERE invoice = ANY($1) ORDER BY seq", keys)
 }
 
 // OpenInvoices names, in journal order, the invoices with an attempt
-// whose outcome line is missing or unknown
+// whose outcome line is missing, unknown or queued (a refund waiting for
+// the gateway's approval, 101)
 // (journal.OpenInvoicesLister): the database finds them, so that
 // reconcile reads only those invoices' lines.
 func (s *Store) OpenInvoices(ctx context.Context) ([]string, error) {
@@ -352,9 +479,9 @@ func (s *Store) OpenInvoices(ctx context.Context) ([]string, error) {
 	rows, err := s.pool.Query(ctx, `SELECT invoice FROM (
     SELECT i.invoice, i.seq FROM paycli.journal_lines i
     WHERE i.type = 'intent' AND NOT EXISTS (SELECT 1 FROM paycli.journal_lines o
-        WHERE o.attempt = i.attempt AND o.type = 'outcome' AND o.outcome NOT IN ('', 'unknown'))
+        WHERE o.attempt = i.attempt AND o.type = 'outcome' AND o.outcome NOT IN ('', 'unknown', 'queued'))
     UNION ALL
-    SELECT o.invoice, o.seq FROM paycli.journal_lines o WHERE o.type = 'outcome' AND o.outcome IN ('', 'unknown')
+    SELECT o.invoice, o.seq FROM paycli.journal_lines o WHERE o.type = 'outcome' AND o.outcome IN ('', 'unknown', 'queued')
 ) open GROUP BY invoice ORDER BY min(seq)`)
 	if err != nil {
 		return nil, s.unavailable(err)
@@ -368,48 +495,15 @@ func (s *Store) OpenInvoices(ctx context.Context) ([]string, error) {
 
 // Find returns the attempts whose attempt id or ref is name.
 func (s *Store) Find(ctx context.Context, name string) ([]journal.Attempt, error) {
-	return s.query(ctx, `SELECT entry, operator FROM paycli.journal_lines WHERE attempt IN (
+	return s.query(ctx, lineColumns+`WHERE attempt IN (
     SELECT attempt FROM paycli.journal_lines WHERE attempt = $1 UNION SELECT attempt FROM paycli.journal_lines WHERE entry ? 'ref' AND entry ->> 'ref' = $1)
 ORDER BY seq`, name)
-}
-
-func (s *Store) query(ctx context.Context, sql string, args ...any) ([]journal.Attempt, error) {
-	rows, err := s.pool.Query(ctx, sql, args...)
-	if err != nil {
-		return nil, s.unavailable(err)
-	}
-	defer rows.Close()
-	var asm journal.Assembler
-	operators := map[string]string{}
-	for rows.Next() {
-		var data []byte
-		var operator string
-		if err := rows.Scan(&data, &operator); err != nil {
-			return nil, err
-		}
-		var e journal.Entry
-		if json.Unmarshal(data, &e) != nil {
-			continue
-		}
-		if asm.Add(e) && e.Type == journal.TypeIntent {
-			operators[e.Attempt+"\x00"+e.Invoice] = operator
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, s.unavailable(err)
-	}
-	attempts := asm.Attempts()
-	for i := range attempts {
-		attempts[i].Operator = operators[attempts[i].Intent.Attempt+"\x00"+attempts[i].Intent.Invoice]
-	}
-	return attempts, nil
 }
 
 // Window returns the attempts whose intent was written from since until
 // until (either zero: unbounded), with every line of each, as Attempts.
 func (s *Store) Window(ctx context.Context, since, until time.Time) ([]journal.Attempt, error) {
-	return s.query(ctx, `SELECT entry, operator FROM paycli.journal_lines
-WHERE ($1::timestamptz IS NULL OR intent_at >= $1) AND ($2::timestamptz IS NULL OR intent_at < $2)
+	return s.query(ctx, lineColumns+`WHERE ($1::timestamptz IS NULL OR intent_at >= $1) AND ($2::timestamptz IS NULL OR intent_at < $2)
 ORDER BY seq`, nullTime(since), nullTime(until))
 }
 
@@ -420,57 +514,102 @@ func nullTime(t time.Time) *time.Time {
 	return &t
 }
 
+// ImportResult is what Import did.
+type ImportResult struct {
+	// Written is how many lines were written (a line the journal held
+	// already is not).
+	Written int
+	// Refused are the lines the database refused, each with why.
+	Refused []RefusedLine
+}
+
+// RefusedLine is a line the database refused, and why.
+type RefusedLine struct {
+	Entry journal.Entry
+	Err   *RefusedError
+}
+
 // Import writes every line of entries that the shared journal does not
-// hold yet (matched by attempt id, line type and time), and returns how
-// many it wrote: run twice, it writes nothing the second time. Lines are
-// written in batches, each in one transaction.
-func (s *Store) Import(ctx context.Context, entries []journal.Entry) (int, error) {
+// hold yet (matched by attempt id, line type and time): run twice, it
+// writes nothing the second time. Lines are written in batches, each in
+// one transaction; a line the database refuses (its rules: an outcome of
+// another role's attempt, a sandbox line, an intent on an unsettled
+// invoice…) is left out and reported, and the others are written. An
+// outage stops the import (an *UnavailableError).
+func (s *Store) Import(ctx context.Context, entries []journal.Entry) (ImportResult, error) {
 	const perBatch = 1000
-	written := 0
-	var b pgx.Batch
-	flush := func() error {
-		if b.Len() == 0 {
-			return nil
-		}
-		tx, err := s.pool.Begin(ctx)
-		if err != nil {
-			return s.unavailable(err)
-		}
-		defer tx.Rollback(ctx) //nolint:errcheck // after Commit it is a no-op
-		res := tx.SendBatch(ctx, &b)
-		for range b.Len() {
-			tag, err := res.Exec()
-			if err != nil {
-				res.Close()
-				return s.unavailable(err)
-			}
-			written += int(tag.RowsAffected())
-		}
-		if err := res.Close(); err != nil {
-			return s.unavailable(err)
-		}
-		b = pgx.Batch{}
-		if err := tx.Commit(ctx); err != nil {
-			return s.unavailable(err)
-		}
-		return nil
-	}
+	var res ImportResult
+	pending := make([]journal.Entry, 0, len(entries))
 	for _, e := range entries {
-		if e.Attempt == "" {
-			continue
+		if e.Attempt != "" {
+			pending = append(pending, e)
 		}
+	}
+	for len(pending) > 0 {
+		n := min(perBatch, len(pending))
+		written, bad, refused, err := s.importBatch(ctx, pending[:n])
+		switch {
+		case err != nil:
+			return res, err
+		case refused == nil:
+			res.Written += written
+			pending = pending[n:]
+		case bad == 0:
+			res.Refused = append(res.Refused, RefusedLine{Entry: pending[0], Err: refused})
+			pending = pending[1:]
+		default:
+			// The batch rolled back at its line bad: write the lines before
+			// it (a batch of its own), then try it alone.
+			written, _, again, err := s.importBatch(ctx, pending[:bad])
+			if err != nil {
+				return res, err
+			}
+			if again == nil {
+				res.Written += written
+				pending = pending[bad:]
+			}
+		}
+	}
+	return res, nil
+}
+
+// importBatch writes entries in one transaction and says how many lines
+// it wrote; when the database refuses a line, the transaction rolls back
+// (nothing is written) and bad is that line's index, refused why. err is
+// anything else (an outage).
+func (s *Store) importBatch(ctx context.Context, entries []journal.Entry) (written, bad int, refused *RefusedError, err error) {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return 0, 0, nil, s.classify(err, nil)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // after Commit it is a no-op
+	var b pgx.Batch
+	for _, e := range entries {
 		args, err := s.lineArgs(e)
 		if err != nil {
-			return written, err
+			return 0, 0, nil, err
 		}
 		b.Queue(insertLine, args...)
-		if b.Len() == perBatch {
-			if err := flush(); err != nil {
-				return written, err
-			}
-		}
 	}
-	return written, flush()
+	res := tx.SendBatch(ctx, &b)
+	for i := range b.Len() {
+		tag, err := res.Exec()
+		if err != nil {
+			res.Close()
+			if err = s.classify(err, &entries[i]); errors.As(err, &refused) {
+				return 0, i, refused, nil
+			}
+			return 0, 0, nil, err
+		}
+		written += int(tag.RowsAffected())
+	}
+	if err := res.Close(); err != nil {
+		return 0, 0, nil, s.classify(err, nil)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return 0, 0, nil, s.classify(err, nil)
+	}
+	return written, 0, nil, nil
 }
 
 // unavailable wraps a database error: the shared journal cannot be used.
@@ -524,14 +663,17 @@ func (s *Store) Lock(ctx context.Context, gateway, invoice, command string) (fun
 			return nil, &journal.InFlightError{}
 		}
 	}
-	h := journal.Holder{Command: command, PID: s.opts.PID, Since: s.opts.Now().UTC(), Host: s.opts.Host}
-	if _, err := conn.Exec(ctx, `INSERT INTO paycli.invoice_locks (key, gateway, invoice, command, pid, os_user, host, since)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-ON CONFLICT (key) DO UPDATE SET gateway = $2, invoice = $3, command = $4, pid = $5, os_user = $6, host = $7, since = $8`,
-		key, gateway, invoice, command, h.PID, s.opts.OSUser, h.Host, h.Since); err != nil {
+	// Since when is the database's clock, as every other operator reads it.
+	h := journal.Holder{Command: command, PID: s.opts.PID, Host: s.opts.Host}
+	if err := conn.QueryRow(ctx, `INSERT INTO paycli.invoice_locks (key, gateway, invoice, command, pid, os_user, host, since)
+VALUES ($1, $2, $3, $4, $5, $6, $7, now())
+ON CONFLICT (key) DO UPDATE SET gateway = $2, invoice = $3, command = $4, pid = $5, os_user = $6, host = $7, since = now()
+RETURNING since`,
+		key, storableText(gateway), storableText(invoice), command, h.PID, storableText(s.opts.OSUser), storableText(h.Host)).Scan(&h.Since); err != nil {
 		_, _ = conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", key)
 		return nil, &UnavailableError{URL: redact.URL(s.opts.URL), Err: redactURLError(err, s.opts.URL)}
 	}
+	h.Since = h.Since.UTC()
 	s.held[key] = h
 	var once sync.Once
 	return func() { once.Do(func() { s.unlock(key) }) }, nil

@@ -344,3 +344,46 @@ func (s *Server) Role(t testing.TB, name string) {
 
 func quoteIdent(s string) string   { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 func quoteLiteral(s string) string { return `'` + strings.ReplaceAll(s, `'`, `''`) + `'` }
+
+// RequirePassword makes role log in over TCP with password only (SCRAM),
+// as a production server asks, leaving every other role trusted: for
+// tests of a refused login. It returns once the server asks it.
+func (s *Server) RequirePassword(t testing.TB, role, password string) {
+	t.Helper()
+	s.Role(t, role)
+	s.Exec(t, "postgres", fmt.Sprintf("ALTER ROLE %s PASSWORD %s", quoteIdent(role), quoteLiteral(password)))
+	hba := filepath.Join(s.data, "pg_hba.conf")
+	old, err := os.ReadFile(hba)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := fmt.Sprintf("host all %s 127.0.0.1/32 scram-sha-256\n", quoteIdent(role))
+	if err := os.WriteFile(hba, append([]byte(line), old...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if s.owner != nil {
+		uid, _ := strconv.Atoi(s.owner.Uid)
+		gid, _ := strconv.Atoi(s.owner.Gid)
+		_ = os.Chown(hba, uid, gid)
+	}
+	if out, err := s.run("pg_ctl", "-D", s.data, "reload"); err != nil {
+		t.Fatalf("pg_ctl reload: %v\n%s", err, out)
+	}
+	// The postmaster reads the file when the signal reaches it: wait
+	// until a login without the password is refused.
+	psql := filepath.Join(s.bin, "psql")
+	if _, err := os.Stat(psql); err != nil {
+		if psql, err = exec.LookPath("psql"); err != nil {
+			t.Fatalf("psql not found: %v", err)
+		}
+	}
+	for range 200 {
+		cmd := exec.Command(psql, "-X", "-w", "-d", s.URL(role, "postgres"), "-c", "SELECT 1")
+		cmd.Env = append(os.Environ(), "PGPASSWORD=")
+		if out, err := cmd.CombinedOutput(); err != nil && strings.Contains(string(out), "password") {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("the server still lets %s in without a password", role)
+}

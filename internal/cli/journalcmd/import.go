@@ -11,6 +11,7 @@ import (
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/pgjournal"
+	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/spf13/cobra"
 )
@@ -24,16 +25,13 @@ type ImportOptions struct {
 	// one; JournalPath is this machine's journal file, read by default.
 	Journal     func() (journal.Store, error)
 	JournalPath func() (string, error)
-	// SandboxIdentity names the sandbox, whose attempts stay on this
-	// machine (cmdutil.Factory.SandboxIdentity).
-	SandboxIdentity func() (string, error)
 	// From is the file to import (--from); empty: JournalPath.
 	From string
 }
 
 // NewCmdImport builds `paycli journal import`.
 func NewCmdImport(f *cmdutil.Factory, runF func(context.Context, *ImportOptions) error) *cobra.Command {
-	opts := &ImportOptions{IO: f.IOStreams, Format: f.OutputFormat, Journal: f.Journal, JournalPath: f.JournalPath, SandboxIdentity: f.SandboxIdentity}
+	opts := &ImportOptions{IO: f.IOStreams, Format: f.OutputFormat, Journal: f.Journal, JournalPath: f.JournalPath}
 	cmd := &cobra.Command{
 		Use:   "import [--from FILE]",
 		Short: "Copy this machine's journal file into the desk's shared journal",
@@ -47,9 +45,17 @@ It may be run again: a line the shared journal holds already (the same
 attempt, line and time) is skipped, so a second run imports nothing. The
 attempts are recorded as made by the role that imports them (the database
 says who writes), with this machine's OS user and host. Attempts made in
-the sandbox (--sandbox) stay on this machine. Lines that cannot be read
+the sandbox (--sandbox) are skipped: they stay in the file. Lines that cannot be read
 (torn by a failed write, foreign) are named by byte offset and left out;
 the others are imported. The file is not changed.
+
+The shared journal takes only lines the importing role may write: an
+outcome of an attempt whose intent another role wrote, a reconcile line
+that settles without the gateway's check-status answer, or an intent on an
+invoice whose attempt is still unsettled is refused, reported on stderr
+and left out; the other lines are imported. A sandbox line is known by its
+own fields (its gateway identity, or an older line's sandbox profile at a
+loopback address), whatever the importing machine's sandbox.
 
 A profile without a shared journal (no 'journal' key, no PAYCLI_JOURNAL)
 has nothing to import into: exit 2.`,
@@ -71,7 +77,7 @@ has nothing to import into: exit 2.`,
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
 	cmdutil.NoGateway(cmd)
-	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindUnavailable}, Notes: map[cmdutil.Kind]string{
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindUnavailable, cmdutil.KindJournalRefused}, Notes: map[cmdutil.Kind]string{
 		cmdutil.KindUsage:       "the profile has no shared journal, or --from names no journal file",
 		cmdutil.KindUnavailable: "the profile's shared journal (PostgreSQL) cannot be reached; run the import again",
 	}})
@@ -89,10 +95,23 @@ type ImportResult struct {
 	Imported int `json:"imported"`
 	Skipped  int `json:"skipped"`
 	Sandbox  int `json:"sandbox"`
+	// Refused lines were refused by the shared journal's rules (an
+	// outcome of an attempt another role made, a settlement without the
+	// gateway's answer, an intent on an invoice whose attempt is not
+	// settled…): each with why.
+	Refused []RefusedLine `json:"refused"`
 	// Damaged lines could not be read; DamagedOffsets are their byte
 	// offsets (the first of them, when there are many).
 	Damaged        int     `json:"damaged"`
 	DamagedOffsets []int64 `json:"damaged_offsets"`
+}
+
+// RefusedLine is a line the shared journal refused.
+type RefusedLine struct {
+	Attempt string `json:"attempt"`
+	Type    string `json:"type"`
+	Invoice string `json:"invoice"`
+	Reason  string `json:"reason"`
 }
 
 // importRun copies the file's lines into the shared journal.
@@ -119,20 +138,36 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 	if res.DamagedOffsets == nil {
 		res.DamagedOffsets = []int64{}
 	}
-	entries, res.Sandbox = withoutSandbox(opts, entries)
-	res.Imported, err = shared.Import(ctx, entries)
+	entries, res.Sandbox = withoutSandbox(entries)
+	done, err := shared.Import(ctx, entries)
+	res.Imported = done.Written
 	if err != nil {
 		return readFailed(fmt.Errorf("%w (%d lines were imported before; run the import again)", err, res.Imported))
 	}
-	res.Skipped = len(entries) - res.Imported
+	res.Refused = make([]RefusedLine, 0, len(done.Refused))
+	for _, r := range done.Refused {
+		if r.Err.Sandbox() { // the database found it the sandbox's
+			res.Sandbox++
+			continue
+		}
+		res.Refused = append(res.Refused, RefusedLine{Attempt: render.Escape(r.Entry.Attempt), Type: r.Entry.Type,
+			Invoice: redact.Invoice(r.Entry.Invoice), Reason: r.Err.Err.Error()})
+	}
+	res.Skipped = len(entries) - res.Imported - len(done.Refused)
 	warnDamage(opts.IO, from, damage)
+	for _, r := range res.Refused {
+		fmt.Fprintf(opts.IO.ErrOut, "Not imported: the %s line of attempt %s (invoice %s): %s\n", r.Type, r.Attempt, render.Escape(r.Invoice), render.Escape(r.Reason))
+	}
 	if format == render.JSON {
 		return opts.JSON.Write(ctx, opts.IO.Out, res)
 	}
 	fmt.Fprintf(opts.IO.Out, "Imported %s from %s into the shared journal at %s; %d skipped (already there).\n",
 		render.Count(res.Imported, "line", "lines"), render.Escape(from), res.Journal, res.Skipped)
 	if res.Sandbox > 0 {
-		fmt.Fprintf(opts.IO.Out, "%s of sandbox attempts stayed on this machine.\n", render.Count(res.Sandbox, "line", "lines"))
+		fmt.Fprintf(opts.IO.Out, "%s of sandbox attempts skipped: they stay in the file.\n", render.Count(res.Sandbox, "line", "lines"))
+	}
+	if len(res.Refused) > 0 {
+		fmt.Fprintf(opts.IO.Out, "%s refused by the shared journal's rules (stderr says which and why).\n", render.Count(len(res.Refused), "line", "lines"))
 	}
 	return nil
 }
@@ -158,16 +193,13 @@ func readImport(opts *ImportOptions) (string, []journal.Entry, journal.Damage, e
 	return from, entries, damage, nil
 }
 
-// withoutSandbox leaves out the lines of attempts made in the sandbox,
-// and says how many.
-func withoutSandbox(opts *ImportOptions, entries []journal.Entry) ([]journal.Entry, int) {
-	id := ""
-	if opts.SandboxIdentity != nil {
-		id, _ = opts.SandboxIdentity()
-	}
+// withoutSandbox leaves out the lines of sandbox attempts, as the lines
+// themselves say (pgjournal.IsSandboxLine: never this machine's sandbox
+// state), and says how many.
+func withoutSandbox(entries []journal.Entry) ([]journal.Entry, int) {
 	kept := make([]journal.Entry, 0, len(entries))
 	for _, e := range entries {
-		if e.MadeInSandbox(id) {
+		if pgjournal.IsSandboxLine(e) {
 			continue
 		}
 		kept = append(kept, e)

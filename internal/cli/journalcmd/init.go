@@ -99,7 +99,7 @@ URL gives them (sslmode=verify-full, sslrootcert=FILE, …).`,
 	cmd.Flags().StringArrayVar(&opts.Grants, "grant", nil, "an operator `ROLE` to let read and append to the journal (repeatable)")
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
-	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindUnavailable}, Notes: map[cmdutil.Kind]string{
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindUnavailable, cmdutil.KindJournalRefused}, Notes: map[cmdutil.Kind]string{
 		cmdutil.KindUsage:       "bad --url or --grant, or a role that may not create the schema or grant on it",
 		cmdutil.KindUnavailable: "the database is unreachable, or refused the connection",
 	}})
@@ -136,9 +136,12 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 	var newer *pgjournal.NewerSchemaError
 	var pooler *pgjournal.PoolerError
 	var pgErr interface{ SQLState() string }
+	var login *pgjournal.LoginError
 	switch {
 	case errors.As(err, &pooler):
 		return cmdutil.UsageHint(err, "Run it against a pool in session mode (PgBouncer: pool_mode = session) or the database's own host and port: see 'Behind a connection pooler' in docs/journal.md.")
+	case errors.As(err, &login) && login.Password:
+		return cmdutil.WithKind(cmdutil.KindJournalRefused, err, "Check the owner's user name and password in the URL (or ~/.pgpass); whoever runs the database resets them.")
 	case errors.As(err, &unavailable):
 		return cmdutil.WithKind(cmdutil.KindUnavailable, err, "Check the URL, that the server runs and lets this role in (pg_hba.conf), and the password (~/.pgpass or the URL).")
 	case errors.As(err, &noRole):
@@ -151,6 +154,10 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 			"Run it as the database's owner (the role that may create the paycli schema and grant on it), not as an operator's role.")
 	case err != nil:
 		return fmt.Errorf("journal init at %s: %w", redact.URL(opts.URL), err)
+	}
+	// The database's settings that weaken durability, on stderr.
+	for _, warning := range res.Warnings {
+		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", warning)
 	}
 	if format == render.JSON {
 		return opts.JSON.Write(ctx, opts.IO.Out, res)

@@ -35,13 +35,21 @@ func TestInit(t *testing.T) {
 	url := srv.URL("desk_admin", db)
 
 	out, err := runInit(t, "--url", url, "--grant", "ayse")
-	if err != nil || !strings.Contains(out, "schema version 2 (applied steps 1, 2)") || !strings.Contains(out, "Role ayse may read the journal and append to it.") {
+	if err != nil || !strings.Contains(out, "schema version 3 (applied steps 1, 2, 3)") || !strings.Contains(out, "Role ayse may read the journal and append to it.") {
 		t.Fatalf("first init: %q, %v", out, err)
 	}
 	out, err = runInit(t, "--url", url, "--jq", ".")
 	var res pgjournal.InitResult
 	if err != nil || json.Unmarshal([]byte(out), &res) != nil || res.Version != pgjournal.SchemaVersion() || len(res.Applied) != 0 {
 		t.Fatalf("second init: %q, %v", out, err)
+	}
+	// The test server runs with fsync=off: init says what it costs.
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "fsync=off") {
+		t.Errorf("warnings on a server without fsync: %q", res.Warnings)
+	}
+	// An upper-case scheme is a postgres:// URL (it was refused late, exit 1).
+	if _, err := runInit(t, "--url", "POSTGRES://"+strings.TrimPrefix(url, "postgres://")); err != nil {
+		t.Errorf("POSTGRES://: %v", err)
 	}
 
 	for _, tc := range []struct {

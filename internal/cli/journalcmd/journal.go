@@ -237,6 +237,10 @@ type Record struct {
 	// when it was known); null otherwise. Outcome is "unknown" meanwhile,
 	// as the desk sees it.
 	Spooled *string `json:"spooled_outcome"`
+	// SettledBy is the database role that wrote the line that settled the
+	// attempt (its outcome, or another operator's reconciliation with the
+	// gateway's answer); null in a file journal and while unsettled.
+	SettledBy *string `json:"settled_by"`
 }
 
 // Reconciliation is the JSON form of a reconcile line.
@@ -351,6 +355,10 @@ func readListing(ctx context.Context, opts *Options) (*listing, error) {
 // reached is exit 8, with what to do.
 func openJournal(open func() (journal.Store, error)) (journal.Store, error) {
 	store, err := open()
+	var login *pgjournal.LoginError
+	if errors.As(err, &login) {
+		return nil, cmdutil.WithKind(cmdutil.KindJournalRefused, err, login.Fix())
+	}
 	if errors.Is(err, journal.ErrUnavailable) {
 		return nil, cmdutil.WithKind(cmdutil.KindUnavailable, err,
 			"Check that the database runs and lets your role in (pg_hba.conf, the password in ~/.pgpass), or ask whoever runs it; then run the command again.")
@@ -445,6 +453,7 @@ func listRecords(opts *Options, l *listing) ([]Record, footer) {
 		r := recordOf(a)
 		if l.shared {
 			r.Operator, r.OSUser, r.Host = &a.Operator, &a.OSUser, &a.Host
+			r.SettledBy = optional(a.SettledBy)
 		}
 		spooled, waits := l.spooled[key]
 		if waits && !a.Recorded() {
@@ -699,8 +708,12 @@ func writeRows(opts *Options, format render.Format, shared bool, records []Recor
 		if r.StatusCode != nil {
 			code = strconv.Itoa(*r.StatusCode)
 		}
+		outcome := outcomeText(r)
+		if shared && r.SettledBy != nil && *r.SettledBy != deref(r.Operator) {
+			outcome += " (settled by " + *r.SettledBy + ")" // another's reconciliation
+		}
 		row := []string{render.FormatTime(r.Time.Time, format), r.Profile, r.Kind, r.Invoice,
-			render.Amount(r.Amount, r.Currency), r.Card, outcomeText(r), code, order, reason(r)}
+			render.Amount(r.Amount, r.Currency), r.Card, outcome, code, order, reason(r)}
 		if shared {
 			row = slices.Insert(row, 1, deref(r.Operator))
 		}

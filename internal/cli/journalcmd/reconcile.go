@@ -320,7 +320,12 @@ func reconcileInvoice(ctx context.Context, opts *ReconcileOptions, store journal
 		r.Outcome = attempts[len(attempts)-1].Class()
 		return r, nil
 	}
+	// A shared journal's guards go by the database's clock (the
+	// attempt's deadline is the database's): ask on it too.
 	asked := opts.Now()
+	if clock, ok := store.(databaseClock); ok {
+		asked = clock.DatabaseTime(asked)
+	}
 	res, err := ask(ctx)
 	if errors.Is(err, gateway.ErrUnauthorized) {
 		return r, err
@@ -331,7 +336,9 @@ func reconcileInvoice(ctx context.Context, opts *ReconcileOptions, store journal
 		r.Attempts = append(r.Attempts, a.Intent.Attempt)
 		l := journal.Settle(a, res, err, asked)
 		if l.Outcome != "" {
-			if werr := store.Append(ctx, journal.Reconciliation(a, l, journal.ViaReconcile, opts.Now())); werr != nil {
+			line := journal.Reconciliation(a, l, journal.ViaReconcile, opts.Now())
+			line.Evidence = journal.EvidenceOf(res, err)
+			if werr := store.Append(ctx, line); werr != nil {
 				return r, werr
 			}
 		}
@@ -455,4 +462,10 @@ func writeReconcile(ctx context.Context, opts *ReconcileOptions, format render.F
 	table := cmdutil.TableOptions(opts.IO)
 	table.Colour, table.Wrap = colourOf, []int{3}
 	return render.WriteTable(opts.IO.Out, table, header, rows)
+}
+
+// databaseClock is a journal whose guards go by another clock than this
+// machine's (a shared journal: its database's).
+type databaseClock interface {
+	DatabaseTime(t time.Time) time.Time
 }

@@ -72,6 +72,10 @@ func recordInJournal(ctx context.Context, opts *Options, cfg *config.Config, res
 		return
 	}
 	defer unlock()
+	// A shared journal's guards go by the database's clock.
+	if clock, ok := store.(interface{ DatabaseTime(time.Time) time.Time }); ok {
+		asked = clock.DatabaseTime(asked)
+	}
 	// Read again under the lock: a command may have finished meanwhile.
 	if attempts, lerr = lookUpAttempts(ctx, store, path, opts.Invoice); lerr != nil {
 		warn(lerr)
@@ -90,7 +94,9 @@ func recordInJournal(ctx context.Context, opts *Options, cfg *config.Config, res
 				// --watch records the answer that ends it, not every poll.
 				continue
 			}
-			if werr := store.Append(ctx, journal.Reconciliation(a, l, journal.ViaStatus, opts.Now())); werr != nil {
+			line := journal.Reconciliation(a, l, journal.ViaStatus, opts.Now())
+			line.Evidence = journal.EvidenceOf(res, err)
+			if werr := store.Append(ctx, line); werr != nil {
 				warn(werr)
 				return
 			}
