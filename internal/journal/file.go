@@ -58,7 +58,17 @@ func OpenFile(path string, now func() time.Time) *File {
 func (f *File) Path() string { return f.path }
 
 // Append writes e as one line and returns once it is on disk (Journal.Append).
-func (f *File) Append(_ context.Context, e Entry) error {
+// An intent on an invoice that holds an unsettled attempt on its gateway
+// account is refused (*UnsettledError, ErrUnsettled) unless it re-sends
+// that very attempt (Blocking, MayResend): the file keeps the desk's rule
+// whatever the operation. The check and the write are not one atomic step
+// on their own: the writer holds the invoice's lock (Lock), which every
+// money command takes before its first look, so no other intent on the
+// invoice can come between them.
+func (f *File) Append(ctx context.Context, e Entry) error {
+	if err := f.checkUnsettled(ctx, e); err != nil {
+		return err
+	}
 	f.mu.Lock()
 	if f.w == nil {
 		w, err := Open(f.path)

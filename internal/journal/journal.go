@@ -85,6 +85,11 @@ const (
 	// Pending is a reconcile line's outcome when the gateway still has not
 	// finished the transaction: the attempt stays Unknown.
 	Pending = "pending"
+	// Queued: a refund answered status_code 101, waiting for the gateway
+	// team's approval: neither made nor refused yet. Like Unknown it is not
+	// settled (Blocking) and a check status settles it (Settle) once the
+	// gateway makes or refuses it; it is shown and totalled apart.
+	Queued = "queued"
 )
 
 // Who wrote a reconcile line (Entry.Via).
@@ -98,8 +103,9 @@ const (
 	KindWalletPay = "walletpay"
 	// KindRefund: `paycli refund`. Its intent's Ref is the
 	// refund_transaction_id, re-used by `paycli refund --retry`; a refund
-	// answered 101 (queued for the gateway team's approval) is Succeeded
-	// with status_code 101 (docs/refund.md).
+	// answered 101 (queued for the gateway team's approval) is Queued
+	// (docs/refund.md). Lines written before Queued existed hold such a
+	// refund as Succeeded with status_code 101.
 	KindRefund = "refund"
 	// KindAPI: `paycli api` on a payment path paycli has no command for
 	// (paySmart2D, paySmart3D, payByCardToken…: gateway.MoneyPayment). An
