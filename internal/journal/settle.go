@@ -374,7 +374,7 @@ func UnresolvedOf(attempts []Attempt) []Attempt {
 func storyOf(e Entry) string {
 	account := e.Gateway
 	if account == "" {
-		account = "legacy\x00" + e.Profile + "\x00" + canonicalURL(e.BaseURL)
+		account = "legacy\x00" + e.Profile + "\x00" + CanonicalURL(e.BaseURL)
 	}
 	if e.Ref != "" {
 		return account + "\x00ref\x00" + e.Invoice + "\x00" + e.Ref
