@@ -165,6 +165,16 @@ type Entry struct {
 	// Message is the gateway's description or the failure, scrubbed of
 	// anything the journal must not hold.
 	Message string `json:"message,omitempty"`
+	// StatusDescription, PaymentReasonCode(Detail) and OriginalBankError*
+	// are the gateway's and the bank's reasons for a refusal, on an outcome
+	// line, as the answer gave them (cleaned and scrubbed like Message):
+	// "payment_reason_code 51, Insufficient funds" is what a desk acts on,
+	// more than status_code 41.
+	StatusDescription            string `json:"status_description,omitempty"`
+	PaymentReasonCode            string `json:"payment_reason_code,omitempty"`
+	PaymentReasonCodeDetail      string `json:"payment_reason_code_detail,omitempty"`
+	OriginalBankErrorCode        string `json:"original_bank_error_code,omitempty"`
+	OriginalBankErrorDescription string `json:"original_bank_error_description,omitempty"`
 	// TransactionStatus and Via are set on reconcile lines: the
 	// check-status answer's transaction_status, and the command that asked
 	// (ViaStatus, ViaReconcile).

@@ -567,6 +567,14 @@ func attempt[In any, Req gateway.Call, Ans any](ctx context.Context, op Operatio
 		entry.Message = res.Err.Error()
 	}
 	entry.Message = scrub(entry.Message, d.Secrets)
+	var apiErr *gateway.APIError
+	if res.Err != nil && errors.As(res.Err, &apiErr) {
+		entry.StatusDescription = scrub(apiErr.Description, d.Secrets)
+		entry.PaymentReasonCode = scrub(apiErr.PaymentReasonCode, d.Secrets)
+		entry.PaymentReasonCodeDetail = scrub(apiErr.PaymentReasonCodeDetail, d.Secrets)
+		entry.OriginalBankErrorCode = scrub(apiErr.OriginalBankErrorCode, d.Secrets)
+		entry.OriginalBankErrorDescription = scrub(apiErr.OriginalBankErrorDescription, d.Secrets)
+	}
 	res.journalErr = env.Journal.Append(record, entry)
 	return res, nil
 }

@@ -183,3 +183,28 @@ func TestResendOnlyNarrows(t *testing.T) {
 		})
 	}
 }
+
+// declineOp is fakeOp answered with a decline that names its reasons.
+type declineOp struct{ kindOp }
+
+func (*declineOp) Send(context.Context, gateway.Request) (string, error) {
+	return "", &gateway.APIError{Endpoint: "fake", HTTPStatus: 200, StatusCode: 41, HasStatusCode: true, Description: "Payment failed",
+		PaymentReasonCode: "51", PaymentReasonCodeDetail: "Insufficient funds", OriginalBankErrorCode: "05", OriginalBankErrorDescription: "Do not honor"}
+}
+
+// TestOutcomeKeepsDeclineReasons: the outcome line keeps the gateway's and
+// the bank's reason codes and texts, not only status_code 41.
+func TestOutcomeKeepsDeclineReasons(t *testing.T) {
+	opts, jpath := lockedOptions(t)
+	op := &declineOp{kindOp{kind: journal.KindWalletPay}}
+	_ = RunSingle(context.Background(), opts, pipelineOf(op), "INV-1")
+	attempts, _, _ := journal.Read(jpath)
+	if len(attempts) != 1 || attempts[0].Outcome == nil {
+		t.Fatalf("attempts %+v", attempts)
+	}
+	o := attempts[0].Outcome
+	if o.Outcome != journal.Declined || o.StatusDescription != "Payment failed" || o.PaymentReasonCode != "51" || o.PaymentReasonCodeDetail != "Insufficient funds" ||
+		o.OriginalBankErrorCode != "05" || o.OriginalBankErrorDescription != "Do not honor" {
+		t.Errorf("outcome %+v", o)
+	}
+}

@@ -224,6 +224,13 @@ type Record struct {
 	StatusCode      *int    `json:"status_code"`
 	OrderNo         *string `json:"order_no"`
 	Message         *string `json:"message"`
+	// The gateway's and the bank's reasons for a refusal, as the outcome
+	// line kept them; null when the answer carried none.
+	StatusDescription            *string `json:"status_description"`
+	PaymentReasonCode            *string `json:"payment_reason_code"`
+	PaymentReasonCodeDetail      *string `json:"payment_reason_code_detail"`
+	OriginalBankErrorCode        *string `json:"original_bank_error_code"`
+	OriginalBankErrorDescription *string `json:"original_bank_error_description"`
 	// Reconciled is what the gateway said later, or null.
 	Reconciled *Reconciliation `json:"reconciled"`
 	// Operator is the database role that made the attempt, OSUser and
@@ -268,6 +275,11 @@ func recordOf(a journal.Attempt) Record {
 	if o := a.Outcome; o != nil {
 		t := render.Time{Time: o.Time}
 		r.FinishedAt, r.StatusCode, r.Message = &t, o.StatusCode, optional(redact.Cards(o.Message))
+		r.StatusDescription = optional(redact.Cards(o.StatusDescription))
+		r.PaymentReasonCode = optional(redact.Cards(o.PaymentReasonCode))
+		r.PaymentReasonCodeDetail = optional(redact.Cards(o.PaymentReasonCodeDetail))
+		r.OriginalBankErrorCode = optional(redact.Cards(o.OriginalBankErrorCode))
+		r.OriginalBankErrorDescription = optional(redact.Cards(o.OriginalBankErrorDescription))
 	}
 	if c := a.Reconciled; c != nil {
 		r.Reconciled = &Reconciliation{Outcome: c.Outcome, Time: render.Time{Time: c.Time}, Via: c.Via, StatusCode: c.StatusCode,
@@ -726,7 +738,8 @@ func writeRows(opts *Options, format render.Format, shared bool, records []Recor
 // stable (new ones are added at the end).
 func writeRecords(opts *Options, format render.Format, records []Record) error {
 	header := []string{"time", "profile", "base_url", "invoice", "amount", "currency", "card", "outcome", "outcome_recorded", "status_code",
-		"order_no", "message", "attempt", "kind", "reconciled", "ref", "operator", "os_user", "host", "spooled_outcome"}
+		"order_no", "message", "attempt", "kind", "reconciled", "ref", "operator", "os_user", "host", "spooled_outcome",
+		"status_description", "payment_reason_code", "payment_reason_code_detail", "original_bank_error_code", "original_bank_error_description"}
 	rows := make([][]string, 0, len(records))
 	for _, r := range records {
 		code, reconciled := "", ""
@@ -738,7 +751,8 @@ func writeRecords(opts *Options, format render.Format, records []Record) error {
 		}
 		rows = append(rows, []string{render.FormatTime(r.Time.Time, format), r.Profile, r.BaseURL, r.Invoice, r.Amount, r.Currency,
 			r.Card, r.Outcome, strconv.FormatBool(r.OutcomeRecorded), code, deref(r.OrderNo), deref(r.Message), r.Attempt, r.Kind, reconciled,
-			deref(r.Ref), deref(r.Operator), deref(r.OSUser), deref(r.Host), deref(r.Spooled)})
+			deref(r.Ref), deref(r.Operator), deref(r.OSUser), deref(r.Host), deref(r.Spooled),
+			deref(r.StatusDescription), deref(r.PaymentReasonCode), deref(r.PaymentReasonCodeDetail), deref(r.OriginalBankErrorCode), deref(r.OriginalBankErrorDescription)})
 	}
 	return render.WriteRecords(opts.IO.Out, format, header, rows)
 }
@@ -756,7 +770,29 @@ func reason(r Record) string {
 	if c := r.Reconciled; c != nil && c.Message != nil {
 		return *c.Message
 	}
-	return deref(r.Message)
+	return deref(r.Message) + declineReasons(r)
+}
+
+// declineReasons are the reason codes and texts the answer carried beyond
+// its status_code, for the REASON cell: "; payment_reason_code 51
+// (Insufficient funds); bank 05 (Do not honor)".
+func declineReasons(r Record) string {
+	var b strings.Builder
+	pair := func(name string, code, text *string) {
+		if code == nil && text == nil {
+			return
+		}
+		b.WriteString("; " + name)
+		if code != nil {
+			b.WriteString(" " + *code)
+		}
+		if text != nil {
+			b.WriteString(" (" + *text + ")")
+		}
+	}
+	pair("payment_reason_code", r.PaymentReasonCode, r.PaymentReasonCodeDetail)
+	pair("bank error", r.OriginalBankErrorCode, r.OriginalBankErrorDescription)
+	return b.String()
 }
 
 // deref is *s, or "" for nil.
