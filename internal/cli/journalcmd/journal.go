@@ -66,11 +66,17 @@ type Options struct {
 	// SandboxIdentity names the sandbox as the lines of --sandbox commands
 	// do (cmdutil.Factory.SandboxIdentity); nil when there is none.
 	SandboxIdentity func() (string, error)
+	// Account names the profile's gateway account, whose attempts alone
+	// are listed unless AllAccounts (--all-accounts); nil lists every one.
+	Account     func() (Account, error)
+	AllAccounts bool
+	// scope is the account this run lists (scopeOf).
+	scope accountScope
 }
 
 // NewCmdJournal builds `paycli journal`.
 func NewCmdJournal(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{IO: f.IOStreams, Format: f.OutputFormat, Journal: f.Journal, Now: f.Now, SandboxIdentity: f.SandboxIdentity}
+	opts := &Options{IO: f.IOStreams, Format: f.OutputFormat, Journal: f.Journal, Now: f.Now, SandboxIdentity: f.SandboxIdentity, Account: accountFunc(f)}
 	cmd := &cobra.Command{
 		Use:   "journal [INVOICE] [--since WHEN] [--until WHEN] [--by ROLE]",
 		Short: "List the payments attempted from this machine, or by the desk",
@@ -168,6 +174,7 @@ second: the same moment, written the same way, as the table shows.`,
 	cmd.Flags().StringSliceVar(&opts.Outcomes, "outcome", nil, "only attempts with this `OUTCOME`: "+strings.Join(journal.Classes, ", "))
 	cmd.Flags().StringSliceVar(&opts.Kinds, "kind", nil, "only attempts of this `KIND`: "+strings.Join(journal.Kinds, ", "))
 	cmd.Flags().StringSliceVar(&opts.Operators, "by", nil, "only attempts made by this operator `ROLE` (a shared journal's database role)")
+	addAccountFlag(cmd, &opts.AllAccounts)
 	_ = cmd.RegisterFlagCompletionFunc("outcome", cobra.FixedCompletions(journal.Classes, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(journal.Kinds, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("until", cobra.FixedCompletions([]string{"now", "today", "yesterday"}, cobra.ShellCompDirectiveNoFileComp))
@@ -298,6 +305,7 @@ func journalRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
+	opts.scope = scopeOf(opts.AllAccounts, opts.Account)
 	records, footer := listRecords(opts, l)
 	switch {
 	case format == render.JSON:
@@ -309,6 +317,9 @@ func journalRun(ctx context.Context, opts *Options) error {
 	}
 	if err != nil {
 		return err
+	}
+	if note := opts.scope.note(footer.hidden); note != "" {
+		fmt.Fprintln(opts.IO.ErrOut, note)
 	}
 	if footer.unknown != nil {
 		fmt.Fprintln(opts.IO.ErrOut, unknownFooter(footer.unknown, footer.reconcile, footer.checks))
@@ -426,6 +437,8 @@ func readSharedListing(ctx context.Context, opts *Options, s *pgjournal.Store) (
 // reconcile` flags of each profile they were made on, and the `paycli
 // status` lines of those reconcile does not settle (journal.Settles).
 type footer struct {
+	// hidden counts the attempts of other gateway accounts left out.
+	hidden    int
 	unknown   []string
 	reconcile [][]string
 	checks    []string
@@ -451,6 +464,10 @@ func listRecords(opts *Options, l *listing) ([]Record, footer) {
 	}
 	for _, a := range l.attempts {
 		if !kept(opts, a) {
+			continue
+		}
+		if !opts.scope.holds(a.Intent) {
+			f.hidden++
 			continue
 		}
 		key := a.Intent.Attempt + "\x00" + a.Intent.Invoice
@@ -730,6 +747,11 @@ func writeRows(opts *Options, format render.Format, shared bool, records []Recor
 	table.RightAlign, table.Colour = []int{4 + by}, colourOf
 	table.Wrap = []int{9 + by, 0, 6 + by}              // reason, time (date above the hour), outcome
 	table.Drop = []int{1 + by, 5 + by, 7 + by, 8 + by} // profile, card, code, order: the reason and the invoice say more
+	if opts.scope.all {
+		// Several accounts: the PROFILE column tells them apart, and is
+		// never the one a narrow terminal loses.
+		table.Drop = table.Drop[1:]
+	}
 	return render.WriteTable(opts.IO.Out, table, header, rows)
 }
 
