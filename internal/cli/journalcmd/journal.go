@@ -688,6 +688,8 @@ func outcomeText(r Record) string {
 	switch {
 	case r.Spooled != nil:
 		return SpooledLabel
+	case r.Outcome == journal.Queued:
+		return "queued — waits for approval"
 	case r.Reconciled != nil && r.Outcome != journal.Unknown:
 		return r.Outcome + " (reconciled)"
 	case r.Reconciled != nil && r.Reconciled.Outcome == journal.Pending:
@@ -716,7 +718,7 @@ func writeRows(opts *Options, format render.Format, shared bool, records []Recor
 	for _, r := range records {
 		var colour func(string) string
 		switch {
-		case r.Spooled != nil || r.Outcome == journal.Unknown:
+		case r.Spooled != nil || r.Outcome == journal.Unknown || r.Outcome == journal.Queued:
 			colour = pal.Yellow
 		case r.Outcome == journal.Succeeded:
 			colour = pal.Green

@@ -231,7 +231,7 @@ func TestJournalFilterErrors(t *testing.T) {
 		{[]string{"--since", "-1h"}, `invalid --since "-1h": a duration ago must not be negative`},
 		{[]string{"--until", "2026-13-01"}, `invalid --until "2026-13-01"`},
 		{[]string{"--since", "today", "--until", "yesterday"}, "--since today is not before --until yesterday"},
-		{[]string{"--outcome", "failed"}, `invalid --outcome "failed": use succeeded, declined, duplicate, rejected, unknown, not_sent, not_found`},
+		{[]string{"--outcome", "failed"}, `invalid --outcome "failed": use succeeded, queued, declined, duplicate, rejected, unknown, not_sent, not_found`},
 		{[]string{"--kind", "pay"}, `invalid --kind "pay": use walletpay, refund,`},
 	} {
 		_, _, err := runArgs(t, time.UTC, render.Table, tt.args...)
