@@ -282,12 +282,25 @@ func RunSingle[In any, Req gateway.Call, Ans any](ctx context.Context, opts *Opt
 	if err != nil {
 		return err
 	}
-	defer env.Journal.Close()
-	in, l, err := lookAt(ctx, op, env, in)
+	// The cleanup (the lock's release, the journal's close) ends by the
+	// outcome's bound once an attempt was made (attempt sets it), else
+	// CleanupGrace after it starts.
+	var cleanup context.Context
+	cancelCleanup := context.CancelFunc(func() {})
+	defer func() {
+		withinGrace(cleanup, func() { _ = env.Journal.Close() })
+		cancelCleanup()
+	}()
+	lookCtx, cancelLook, err := opts.CommandContext(ctx)
 	if err != nil {
 		return err
 	}
-	defer func() { l.release() }()
+	in, l, err := lookAt(lookCtx, op, env, in)
+	cancelLook()
+	if err != nil {
+		return err
+	}
+	defer func() { withinGrace(cleanup, l.release) }()
 	if in, err = prepare(ctx, opts, op, env, in); err != nil {
 		return inputError(err)
 	}
@@ -307,6 +320,7 @@ func RunSingle[In any, Req gateway.Call, Ans any](ctx context.Context, opts *Opt
 		return err
 	}
 	defer cancel()
+	cleanup, cancelCleanup = boundedBy(ctx, CleanupGrace)
 	res, err := attempt(ctx, op, env, opts.NewAttemptID(), in, d, req)
 	if err != nil {
 		return err
@@ -351,12 +365,17 @@ func confirmLoose(ctx context.Context, opts *Options, env *Env, d Description, l
 	if opts.Yes || !opts.IO.CanPrompt() {
 		return confirm(ctx, opts, d)
 	}
-	l.release()
+	withinGrace(nil, l.release)
 	l.release = func() {}
 	if err := confirm(ctx, opts, d); err != nil {
 		return err
 	}
-	return l.again(ctx, env)
+	lookCtx, cancel, err := opts.CommandContext(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	return l.again(lookCtx, env)
 }
 
 // confirm asks on a terminal, or requires --yes without one.
@@ -550,7 +569,10 @@ func attempt[In any, Req gateway.Call, Ans any](ctx context.Context, op Operatio
 	if deadline, ok := ctx.Deadline(); ok {
 		entry.Deadline = deadline.UTC()
 	}
-	record := context.WithoutCancel(ctx)
+	// The intent is written by the request's deadline, or the request is
+	// not sent; Ctrl-C does not cut a write short.
+	record, cancelRecord := boundedBy(ctx, 0)
+	defer cancelRecord()
 	if err := env.Journal.Append(record, entry); err != nil {
 		if refusal := unsettledRefusal(env, entry.Invoice, err); refusal != nil {
 			return res, refusal
@@ -575,6 +597,11 @@ func attempt[In any, Req gateway.Call, Ans any](ctx context.Context, op Operatio
 		entry.OriginalBankErrorCode = scrub(apiErr.OriginalBankErrorCode, d.Secrets)
 		entry.OriginalBankErrorDescription = scrub(apiErr.OriginalBankErrorDescription, d.Secrets)
 	}
+	// The outcome has CleanupGrace past the deadline (a request the time
+	// limit cut off ends at it): a journal that hangs then gets the line
+	// in its spool, or the warning that it could not.
+	record, cancelOutcome := boundedBy(ctx, CleanupGrace)
+	defer cancelOutcome()
 	res.journalErr = env.Journal.Append(record, entry)
 	return res, nil
 }
@@ -725,4 +752,51 @@ func ClassifyError(endpoint string, err error) Outcome {
 		o.Class = journal.NotSent
 	}
 	return o
+}
+
+// CleanupGrace is how long past the command's time limit (--timeout) a
+// single command may take to record its outcome, release the invoice's
+// lock and close the journal: a journal that hangs (a database stopped
+// without refusing) does not hold the command longer. An outcome not
+// written by then goes to the shared journal's spool, or is warned about.
+const CleanupGrace = 2 * time.Second
+
+// boundedBy is a context for a journal write after ctx: not cancelled
+// with it (Ctrl-C, the time limit), but ending grace after ctx's deadline
+// (or grace from now, if that is later); without a deadline, unbounded.
+func boundedBy(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+	write := context.WithoutCancel(ctx)
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(write)
+	}
+	if grace > 0 {
+		soon, cancel := context.WithTimeout(write, grace)
+		if at, _ := soon.Deadline(); at.After(deadline.Add(grace)) {
+			return soon, cancel
+		}
+		cancel()
+	}
+	return context.WithDeadline(write, deadline.Add(grace))
+}
+
+// withinGrace runs fn (a lock's release, the journal's close) and waits
+// for it until by ends (nil: CleanupGrace): a database that hangs must not
+// hold the command's exit. What fn leaves undone the server does when the
+// session dies (an advisory lock), or is nothing to lose (a connection).
+func withinGrace(by context.Context, fn func()) {
+	if by == nil {
+		var cancel context.CancelFunc
+		by, cancel = context.WithTimeout(context.Background(), CleanupGrace)
+		defer cancel()
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn()
+	}()
+	select {
+	case <-done:
+	case <-by.Done():
+	}
 }
