@@ -278,11 +278,14 @@ func (e *Env) unknownCommand(invoice string) string {
 }
 
 // resolveCommand is the command that settles a, an attempt whose outcome
-// is unknown: a refund (an attempt with a refund_transaction_id) is
-// re-sent with it (paycli refund --retry REF), which the gateway makes at
-// most once; any other is looked up (unknownCommand).
+// is not settled: a refund of unknown outcome (an attempt with a
+// refund_transaction_id) is re-sent with it (paycli refund --retry REF),
+// which the gateway makes at most once; any other, a queued refund
+// included, is looked up (unknownCommand).
 func (e *Env) resolveCommand(a journal.Attempt) string {
-	if a.Intent.OpKind() == journal.KindRefund && a.Intent.Ref != "" {
+	// A queued refund was made or will be refused by the gateway's team:
+	// check status tells which, a re-send would not.
+	if a.Intent.OpKind() == journal.KindRefund && a.Intent.Ref != "" && a.Class() != journal.Queued {
 		return cmdutil.RefundRetryCommandLine(a.Intent.Ref, e.GatewayFlags)
 	}
 	return e.unknownCommand(a.Intent.Invoice)
