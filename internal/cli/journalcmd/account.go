@@ -1,6 +1,7 @@
 package journalcmd
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/paycli/paycli/internal/cmdutil"
@@ -37,9 +38,16 @@ func accountFunc(f *cmdutil.Factory) func() (Account, error) {
 		if err != nil {
 			return Account{}, err
 		}
+		if cfg.BaseURL == "" {
+			return Account{}, errNoGateway
+		}
 		return Account{Identity: id, Name: fmt.Sprintf("profile %q at %s", cfg.Profile, redact.URL(cfg.BaseURL))}, nil
 	}
 }
+
+// errNoGateway is a profile that names no gateway: it has no account to
+// show alone.
+var errNoGateway = errors.New("the profile names no gateway; --sandbox shows the sandbox's")
 
 // addAccountFlag adds --all-accounts.
 func addAccountFlag(cmd *cobra.Command, all *bool) {
@@ -65,6 +73,9 @@ func scopeOf(all bool, account func() (Account, error)) accountScope {
 		return accountScope{all: true}
 	}
 	a, err := account()
+	if errors.Is(err, errNoGateway) {
+		return accountScope{all: true, why: err.Error()}
+	}
 	if err != nil || a.Identity == "" {
 		return accountScope{all: true, why: "no profile to choose one by"}
 	}

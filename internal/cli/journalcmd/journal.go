@@ -85,10 +85,17 @@ file <state dir>/paycli/journal.jsonl, or the desk's shared journal when the
 profile names one (the journal key, PAYCLI_JOURNAL; always the file under
 --sandbox). Each attempt shows when (local time with its offset), which
 profile and gateway, the
-invoice, amount, masked card, and the outcome (succeeded, declined,
-duplicate, rejected, unknown, not_sent, not_found) with the gateway's
-status_code, order number and, for an attempt that did not succeed, the
-reason the gateway or paycli gave.
+invoice, amount, masked card, and the outcome (succeeded, queued,
+declined, duplicate, rejected, unknown, not_sent, not_found) with the
+gateway's status_code, order number and, for an attempt that did not
+succeed, the reason the gateway or paycli gave (with the decline's
+payment_reason_code and the bank's error, when the answer had them). A
+refund the gateway queued for approval (101) is queued until 'paycli
+status' finds it made or refused.
+
+It lists one gateway account: the profile's (under --sandbox, the
+sandbox's), and says which on stderr, with how many attempts of other
+accounts it left out; --all-accounts lists them all.
 
 --since and --until take a duration ago (30m, 24h, 1d, 2w), today,
 yesterday, now, a date (2026-11-24) or a date and time (2026-11-24 15:04,
@@ -123,8 +130,10 @@ journal that cannot be reached is exit 8.
 With -o json the output is an array of objects with the keys attempt, kind,
 time, finished_at, profile, base_url, gateway, invoice, amount, currency,
 card, wallet, ref, outcome, outcome_recorded, status_code, order_no,
-message, reconciled, operator, os_user, host and spooled_outcome (the last
-four null in a file journal). Times are RFC 3339 in your time zone, to the
+message, status_description, payment_reason_code,
+payment_reason_code_detail, original_bank_error_code,
+original_bank_error_description, reconciled, operator, os_user, host and
+spooled_outcome (the last four null in a file journal). Times are RFC 3339 in your time zone, to the
 second: the same moment, written the same way, as the table shows.`,
 		Example: `  paycli journal
   paycli journal INV-1001

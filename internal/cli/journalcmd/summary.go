@@ -52,6 +52,11 @@ desk lead asks at the end of a day: 'paycli journal summary --since today'.
 --since and --until take what 'paycli journal' takes (24h, today,
 yesterday, 2026-11-24, …); --until defaults to now.
 
+It totals one gateway account, the profile's (under --sandbox, the
+sandbox's: its amounts never enter a live account's totals), and says
+which; --all-accounts totals each account apart, in rows of their own
+(an ACCOUNT column; account in JSON and CSV).
+
 With the desk's shared journal the BY column is the operator's database
 role, as the database recorded it; a file journal records no operator, and
 shows "—" (null in JSON). An attempt whose outcome is unknown counts as
