@@ -80,7 +80,7 @@ func (e *Env) holdInvoice(ctx context.Context, invoice string) (func(), error) {
 		return nil, cmdutil.WithKind(cmdutil.KindDuplicate, errors.New(inFlight.Say(invoice)+"; nothing was sent"),
 			"Let it finish: 'paycli journal' then shows what it did.")
 	case errors.As(err, new(*journal.LockFolderError)):
-		return nil, cmdutil.UsageHint(fmt.Errorf("%w; nothing was sent", err),
+		return nil, cmdutil.UsageHint(fmt.Errorf("%w: %w", ErrJournal, err),
 			"paycli sends nothing without the invoice's lock: make that folder writable by you, or point the journal at a folder that is.")
 	case err != nil:
 		return nil, fmt.Errorf("%w: %w", ErrJournal, err)
