@@ -365,7 +365,7 @@ func confirmLoose(ctx context.Context, opts *Options, env *Env, d Description, l
 	if opts.Yes || !opts.IO.CanPrompt() {
 		return confirm(ctx, opts, d)
 	}
-	withinGrace(nil, l.release)
+	withinGrace(context.Background(), l.release)
 	l.release = func() {}
 	if err := confirm(ctx, opts, d); err != nil {
 		return err
@@ -781,13 +781,17 @@ func boundedBy(ctx context.Context, grace time.Duration) (context.Context, conte
 }
 
 // withinGrace runs fn (a lock's release, the journal's close) and waits
-// for it until by ends (nil: CleanupGrace): a database that hangs must not
-// hold the command's exit. What fn leaves undone the server does when the
-// session dies (an advisory lock), or is nothing to lose (a connection).
+// for it until by ends, and at most CleanupGrace: a database that hangs
+// must not hold the command's exit. What fn leaves undone the server does
+// when the session dies (an advisory lock), or is nothing to lose (a
+// connection). A nil by (no attempt made yet) is context.Background().
 func withinGrace(by context.Context, fn func()) {
 	if by == nil {
+		by = context.Background()
+	}
+	if _, bounded := by.Deadline(); !bounded {
 		var cancel context.CancelFunc
-		by, cancel = context.WithTimeout(context.Background(), CleanupGrace)
+		by, cancel = context.WithTimeout(by, CleanupGrace)
 		defer cancel()
 	}
 	done := make(chan struct{})
