@@ -89,10 +89,12 @@ func (s accountScope) holds(e journal.Entry) bool {
 }
 
 // note says which account was shown, and how many attempts of others
-// were left out, for stderr.
-func (s accountScope) note(hidden int) string {
+// were left out, for stderr; accounts is how many accounts the shown
+// attempts belong to (every account shown for want of a profile is worth
+// a word only when there are several).
+func (s accountScope) note(hidden, accounts int) string {
 	switch {
-	case s.all && s.why != "":
+	case s.all && s.why != "" && accounts > 1:
 		return "Every gateway account's attempts (" + s.why + ")."
 	case s.all:
 		return ""

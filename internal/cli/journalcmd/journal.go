@@ -327,7 +327,7 @@ func journalRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
-	if note := opts.scope.note(footer.hidden); note != "" {
+	if note := opts.scope.note(footer.hidden, accountsOf(records)); note != "" {
 		fmt.Fprintln(opts.IO.ErrOut, note)
 	}
 	if footer.unknown != nil {
@@ -515,6 +515,15 @@ func listRecords(opts *Options, l *listing) ([]Record, footer) {
 		}
 	}
 	return records, f
+}
+
+// accountsOf counts the gateway accounts the records were made on.
+func accountsOf(records []Record) int {
+	seen := map[string]bool{}
+	for _, r := range records {
+		seen[r.Gateway] = true
+	}
+	return len(seen)
 }
 
 // kept reports whether a passes the listing's filters.

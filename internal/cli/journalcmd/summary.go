@@ -157,7 +157,7 @@ func summaryRun(ctx context.Context, opts *SummaryOptions) error {
 		return err
 	}
 	fmt.Fprintln(opts.IO.ErrOut, summaryFooter(records, opts.Since, opts.Until, shared))
-	if note := scope.note(0); note != "" {
+	if note := scope.note(0, accountsIn(records)); note != "" {
 		fmt.Fprintln(opts.IO.ErrOut, note)
 	}
 	return nil
@@ -190,9 +190,12 @@ func accountSummary(ctx context.Context, store journal.Store, opts *SummaryOptio
 	}
 	slices.Sort(accounts)
 	records := []SummaryRecord{}
+	// Every account for want of a profile: an account column only when
+	// there are several to tell apart (asked for, always).
+	named := opts.AllAccounts || (scope.all && len(accounts) > 1)
 	for _, id := range accounts {
 		for _, r := range summaryRecords(journal.Summarize(byAccount[id]), shared) {
-			if scope.all {
+			if named {
 				r.Account = id
 				if id == "" {
 					r.Account = "(none)"
@@ -299,4 +302,14 @@ func windowText(since, until time.Time) string {
 		return "since " + render.FormatTime(since, render.Table)
 	}
 	return "from " + render.FormatTime(since, render.Table) + " to " + render.FormatTime(until, render.Table)
+}
+
+// accountsIn counts the accounts of the summary's rows (one when they
+// name none).
+func accountsIn(records []SummaryRecord) int {
+	seen := map[string]bool{}
+	for _, r := range records {
+		seen[r.Account] = true
+	}
+	return len(seen)
 }
