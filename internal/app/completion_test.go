@@ -100,7 +100,7 @@ func TestCompletions(t *testing.T) {
 		{[]string{"walletpay", "--invoice", ""}, nil, noFiles},
 		{[]string{"status", "--invoice", ""}, nil, noFiles},
 		{[]string{"journal", "--since", ""}, []string{"1h", "24h", "7d", "today", "yesterday"}, noFiles},
-		{[]string{"journal", "--outcome", ""}, []string{"succeeded", "declined", "duplicate", "rejected", "unknown", "not_sent", "not_found"}, noFiles},
+		{[]string{"journal", "--outcome", ""}, []string{"succeeded", "queued", "declined", "duplicate", "rejected", "unknown", "not_sent", "not_found"}, noFiles},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -24,7 +24,8 @@ var exitCodes = []exitCode{
 	{ExitError, "unexpected error", "unexpected error"},
 	{ExitUsage, "bad input or configuration; nothing was sent",
 		"usage error: bad flag, argument, input file or missing configuration; or the journal holds an attempt on " +
-			"the invoice whose outcome is unknown; nothing was sent"},
+			"the invoice, of any kind, whose outcome is not settled (unknown or queued for approval), or its lock folder " +
+			"cannot be used; nothing was sent"},
 	{ExitAuth, "credentials refused", "authentication failed (HTTP 401, or status_code 30)"},
 	{ExitRejected, "refused by the gateway, or not found",
 		"the gateway rejected the request (a status_code other than 100 and not listed below; a refund's 49, 110 or 31), " +

@@ -177,8 +177,8 @@ func TestEveryTableFitsAnEightyColumnTerminal(t *testing.T) {
 	}
 	for _, args := range [][]string{
 		{"installments", "--bin", "552879", "--amount", "6000", "--currency", "TRY", "--sandbox"},
-		{"journal"},
-		{"journal", "--since", "1d", "--until", "now", "--outcome", "declined"},
+		{"journal", "--all-accounts"},
+		{"journal", "--all-accounts", "--since", "1d", "--until", "now", "--outcome", "declined"},
 		{"journal", "reconcile", "--sandbox"},
 		{"sandbox", "webhooks"},
 		{"sandbox", "logs"},
@@ -206,7 +206,7 @@ func TestEveryTableFitsAnEightyColumnTerminal(t *testing.T) {
 		}
 	}
 	// Piped, a table is whole: the journal's rows are wider than 80.
-	if w, _ := widest(d.piped("journal")); w <= terminalColumns {
+	if w, _ := widest(d.piped("journal", "--all-accounts")); w <= terminalColumns {
 		t.Errorf("piped journal is %d columns: fitted to a terminal it is not on", w)
 	}
 	if w, _ := widest(d.piped("hash", "layouts")); w <= terminalColumns {

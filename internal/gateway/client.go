@@ -546,6 +546,18 @@ func (c *Client) checkResponse(ep endpoint, resp *http.Response, body []byte, v 
 				e.PaymentReasonCodeDetail = cleanDescription(string(d.PaymentReasonCodeDetail))
 			}
 		}
+		// The bank's own reason, in the data object or at the top level,
+		// for any call: the journal keeps it with the outcome.
+		for _, raw := range [][]byte{env.Data, body} {
+			var b struct {
+				Code flexString `json:"original_bank_error_code"`
+				Text flexString `json:"original_bank_error_description"`
+			}
+			if len(raw) > 0 && json.Unmarshal(raw, &b) == nil && (b.Code != "" || b.Text != "") && e.OriginalBankErrorCode+e.OriginalBankErrorDescription == "" {
+				e.OriginalBankErrorCode = cleanDescription(string(b.Code))
+				e.OriginalBankErrorDescription = cleanDescription(string(b.Text))
+			}
+		}
 		return nil, e
 	}
 	if raw, ok := v.(*rawBody); ok {

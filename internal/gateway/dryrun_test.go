@@ -50,3 +50,16 @@ func TestDeclineCarriesReason(t *testing.T) {
 		t.Errorf("reason not kept: %+v", apiErr)
 	}
 }
+
+// TestBankErrorKept: the bank's own code and words, in the data object or
+// at the top level of any refusal, are kept.
+func TestBankErrorKept(t *testing.T) {
+	g := newFakeGateway(t)
+	g.handle("walletPay", respond(200, `{"status_code":41,"status_description":"Payment failed","data":{"original_bank_error_code":"05","original_bank_error_description":"Do not honor"}}`))
+	c := newTestClient(t, g.URL+"/ccpayment")
+	_, err := c.WalletPay(context.Background(), walletPayReq())
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.OriginalBankErrorCode != "05" || apiErr.OriginalBankErrorDescription != "Do not honor" {
+		t.Errorf("bank error not kept: %v %+v", err, apiErr)
+	}
+}

@@ -135,6 +135,11 @@ type APIError struct {
 	OrderNo                 string
 	PaymentReasonCode       string
 	PaymentReasonCodeDetail string
+	// OriginalBankErrorCode and OriginalBankErrorDescription are the bank's
+	// own code and words for a refusal, when the answer (its data object,
+	// or its top level) carries them, cleaned like Description.
+	OriginalBankErrorCode        string
+	OriginalBankErrorDescription string
 	// DataErr is why the data of a success answer could not be read into
 	// the call's result (the result type's own error); nil otherwise.
 	DataErr error

@@ -58,7 +58,17 @@ func OpenFile(path string, now func() time.Time) *File {
 func (f *File) Path() string { return f.path }
 
 // Append writes e as one line and returns once it is on disk (Journal.Append).
-func (f *File) Append(_ context.Context, e Entry) error {
+// An intent on an invoice that holds an unsettled attempt on its gateway
+// account is refused (*UnsettledError, ErrUnsettled) unless it re-sends
+// that very attempt (Blocking, MayResend): the file keeps the desk's rule
+// whatever the operation. The check and the write are not one atomic step
+// on their own: the writer holds the invoice's lock (Lock), which every
+// money command takes before its first look, so no other intent on the
+// invoice can come between them.
+func (f *File) Append(ctx context.Context, e Entry) error {
+	if err := f.checkUnsettled(ctx, e); err != nil {
+		return err
+	}
 	f.mu.Lock()
 	if f.w == nil {
 		w, err := Open(f.path)
@@ -238,10 +248,24 @@ func filterInvoices(attempts []Attempt, invoices []string) []Attempt {
 // <journal>.locks/<hash of both>.lock, flock(2)ed without waiting. Its
 // holder writes who it is into it (Holder) and removes it when done; a
 // holder killed leaves it, unlocked, for the next one to take.
+//
+// The folder is beside the journal's real file, its symbolic links
+// resolved (RealPath): two homes whose journals are one file through a
+// link share one lock per invoice. A folder that cannot be made, or a lock
+// file that cannot be locked, is a *LockFolderError: nothing is sent
+// without the lock.
 func (f *File) Lock(_ context.Context, gateway, invoice, command string) (func(), error) {
-	dir := f.path + LocksSuffix
+	// The journal's folder, as Open makes it, so that its links resolve.
+	if err := os.MkdirAll(filepath.Dir(f.path), 0o700); err != nil {
+		return nil, &LockFolderError{Dir: f.path + LocksSuffix, Err: err}
+	}
+	real, err := RealPath(f.path)
+	if err != nil {
+		return nil, &LockFolderError{Dir: f.path + LocksSuffix, Err: err}
+	}
+	dir := real + LocksSuffix
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("journal: %w", err)
+		return nil, &LockFolderError{Dir: dir, Err: err}
 	}
 	sum := sha256.Sum256([]byte(gateway + "\n" + invoice))
 	path := filepath.Join(dir, hex.EncodeToString(sum[:16])+".lock")
@@ -258,12 +282,12 @@ func lockInvoice(path string, h Holder) (func(), error) {
 	for {
 		lf, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 		if err != nil {
-			return nil, fmt.Errorf("journal: locking the invoice: %w", err)
+			return nil, &LockFolderError{Dir: filepath.Dir(path), Err: err}
 		}
 		busy, err := tryLock(lf)
 		if err != nil {
 			_ = lf.Close()
-			return nil, fmt.Errorf("journal: locking the invoice: %w", err)
+			return nil, &LockFolderError{Dir: filepath.Dir(path), Err: err}
 		}
 		if busy {
 			held := readHolder(lf)
@@ -317,4 +341,55 @@ func samePath(f *os.File, path string) bool {
 	}
 	b, err := os.Stat(path)
 	return err == nil && os.SameFile(a, b)
+}
+
+// LockFolderError is a journal whose invoice locks cannot be taken: their
+// folder cannot be made, or a lock file in it opened or locked (a
+// read-only or foreign folder, a file system without flock). Nothing is
+// sent without the lock.
+type LockFolderError struct {
+	Dir string
+	Err error
+}
+
+func (e *LockFolderError) Error() string {
+	return fmt.Sprintf("the journal's lock folder %s cannot be used: %v", e.Dir, e.Err)
+}
+
+func (e *LockFolderError) Unwrap() error { return e.Err }
+
+// RealPath is path with every symbolic link resolved, also a link to a
+// file that does not exist yet (the journal a first Append creates through
+// it): the file the kernel opens for path.
+func RealPath(path string) (string, error) {
+	p, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	for hops := 0; hops < 40; hops++ {
+		dir, err := filepath.EvalSymlinks(filepath.Dir(p))
+		if err != nil {
+			return "", err
+		}
+		p = filepath.Join(dir, filepath.Base(p))
+		info, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return p, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if info.Mode()&os.ModeSymlink == 0 {
+			return p, nil
+		}
+		target, err := os.Readlink(p)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(dir, target)
+		}
+		p = target
+	}
+	return "", fmt.Errorf("%s: too many symbolic links", path)
 }

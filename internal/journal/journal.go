@@ -85,6 +85,11 @@ const (
 	// Pending is a reconcile line's outcome when the gateway still has not
 	// finished the transaction: the attempt stays Unknown.
 	Pending = "pending"
+	// Queued: a refund answered status_code 101, waiting for the gateway
+	// team's approval: neither made nor refused yet. Like Unknown it is not
+	// settled (Blocking) and a check status settles it (Settle) once the
+	// gateway makes or refuses it; it is shown and totalled apart.
+	Queued = "queued"
 )
 
 // Who wrote a reconcile line (Entry.Via).
@@ -98,8 +103,9 @@ const (
 	KindWalletPay = "walletpay"
 	// KindRefund: `paycli refund`. Its intent's Ref is the
 	// refund_transaction_id, re-used by `paycli refund --retry`; a refund
-	// answered 101 (queued for the gateway team's approval) is Succeeded
-	// with status_code 101 (docs/refund.md).
+	// answered 101 (queued for the gateway team's approval) is Queued
+	// (docs/refund.md). Lines written before Queued existed hold such a
+	// refund as Succeeded with status_code 101.
 	KindRefund = "refund"
 	// KindAPI: `paycli api` on a payment path paycli has no command for
 	// (paySmart2D, paySmart3D, payByCardToken…: gateway.MoneyPayment). An
@@ -159,6 +165,16 @@ type Entry struct {
 	// Message is the gateway's description or the failure, scrubbed of
 	// anything the journal must not hold.
 	Message string `json:"message,omitempty"`
+	// StatusDescription, PaymentReasonCode(Detail) and OriginalBankError*
+	// are the gateway's and the bank's reasons for a refusal, on an outcome
+	// line, as the answer gave them (cleaned and scrubbed like Message):
+	// "payment_reason_code 51, Insufficient funds" is what a desk acts on,
+	// more than status_code 41.
+	StatusDescription            string `json:"status_description,omitempty"`
+	PaymentReasonCode            string `json:"payment_reason_code,omitempty"`
+	PaymentReasonCodeDetail      string `json:"payment_reason_code_detail,omitempty"`
+	OriginalBankErrorCode        string `json:"original_bank_error_code,omitempty"`
+	OriginalBankErrorDescription string `json:"original_bank_error_description,omitempty"`
 	// TransactionStatus and Via are set on reconcile lines: the
 	// check-status answer's transaction_status, and the command that asked
 	// (ViaStatus, ViaReconcile).

@@ -6,4 +6,4 @@ var Kinds = []string{KindWalletPay, KindRefund, KindPreAuthCapture, KindPreAuthC
 
 // Classes are the outcomes an attempt may have (Attempt.Class), as
 // `paycli journal --outcome` takes them.
-var Classes = []string{Succeeded, Declined, Duplicate, Rejected, Unknown, NotSent, NotFound}
+var Classes = []string{Succeeded, Queued, Declined, Duplicate, Rejected, Unknown, NotSent, NotFound}

@@ -39,9 +39,11 @@ func (a Attempt) Recorded() bool { return a.Outcome != nil }
 
 // Class returns the attempt's outcome class. An outcome line that knows
 // the outcome decides; otherwise a reconciliation that learned it does
-// (Succeeded, Declined or NotFound); otherwise it is Unknown.
+// (Succeeded, Declined or NotFound); otherwise it is Unknown, or Queued
+// for a refund whose outcome line says the gateway queued it.
 func (a Attempt) Class() string {
-	if o := a.Outcome; o != nil && o.Outcome != "" && o.Outcome != Unknown {
+	o := a.Outcome
+	if o != nil && o.Outcome != "" && o.Outcome != Unknown && o.Outcome != Queued {
 		return o.Outcome
 	}
 	if r := a.Reconciled; r != nil {
@@ -50,14 +52,24 @@ func (a Attempt) Class() string {
 			return r.Outcome
 		}
 	}
+	if o != nil && o.Outcome == Queued {
+		return Queued
+	}
 	return Unknown
+}
+
+// Unsettled reports whether the attempt's outcome is not settled: Unknown
+// (in flight, or no answer known) or Queued.
+func (a Attempt) Unsettled() bool {
+	c := a.Class()
+	return c == Unknown || c == Queued
 }
 
 // ReconciledClass reports whether the attempt's class comes from a
 // reconciliation rather than from its outcome line.
 func (a Attempt) ReconciledClass() bool {
-	return a.Reconciled != nil && a.Class() != Unknown &&
-		(a.Outcome == nil || a.Outcome.Outcome == "" || a.Outcome.Outcome == Unknown)
+	return a.Reconciled != nil && !a.Unsettled() &&
+		(a.Outcome == nil || a.Outcome.Outcome == "" || a.Outcome.Outcome == Unknown || a.Outcome.Outcome == Queued)
 }
 
 // OrderNo is the gateway's order number for the attempt: from its outcome

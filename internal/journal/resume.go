@@ -1,13 +1,9 @@
 package journal
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"net"
 	"net/url"
 	"strings"
-
-	"github.com/paycli/paycli/internal/redact"
 )
 
 // InvoiceState is what the journal says about one invoice within a Scope.
@@ -95,37 +91,6 @@ func ScopeFor(kind, profile, baseURL, identity string, sandbox bool) Scope {
 	return Scope{Kind: kind, Profile: profile, Gateway: identity, BaseURL: baseURL}
 }
 
-// Identity names a gateway account without holding its secrets: a short
-// hash of the base URL and the app_id. Journal lines carry it so that a
-// profile pointed at another gateway (or a profile that merely shares a
-// name, like a real profile called "sandbox") does not inherit the old
-// history. The base URL is compared in a canonical form: scheme and host
-// in lower case, no user name or password, no trailing slash.
-func Identity(baseURL, appID string) string {
-	sum := sha256.Sum256([]byte(canonicalURL(baseURL) + "\n" + appID))
-	return hex.EncodeToString(sum[:8])
-}
-
-// canonicalURL is how base URLs are compared: user info (which may be
-// masked where it was stored) and letter case of scheme and host do not
-// make another gateway, nor does a trailing slash.
-func canonicalURL(raw string) string {
-	// Userinfo first, the way it is masked where it is stored, so that a
-	// password url.Parse would refuse still names the same gateway.
-	raw = redact.URL(strings.TrimSpace(raw))
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return strings.TrimRight(raw, "/")
-	}
-	u.User = nil
-	u.Scheme = strings.ToLower(u.Scheme)
-	u.Host = strings.ToLower(u.Host)
-	u.Path = strings.TrimRight(u.Path, "/")
-	u.RawPath = ""
-	u.Fragment = ""
-	return u.String()
-}
-
 // match reports whether e belongs to the scope (exact: its kind on the
 // same gateway identity, under any profile name), or is a legacy line (no
 // Gateway) of the scope's kind and profile at the same base URL.
@@ -153,16 +118,20 @@ func (s Scope) sameBaseURL(baseURL string) bool {
 		ip := net.ParseIP(u.Hostname())
 		return (ip != nil && ip.IsLoopback()) || u.Hostname() == "localhost"
 	}
-	return canonicalURL(baseURL) == canonicalURL(s.BaseURL)
+	return CanonicalURL(baseURL) == CanonicalURL(s.BaseURL)
 }
 
 // MadeInSandbox reports whether e was made in sandbox mode, the sandbox's
-// gateway identity being sandboxIdentity: e carries that identity, or e is
-// a legacy line (no identity) made at a loopback address, as a sandbox
-// Scope counts legacy lines (see ScopeFor).
+// gateway identity being sandboxIdentity: its identity says so
+// (IsSandboxIdentity); or, for a line written before sandbox identities
+// carried their prefix, it is sandboxIdentity without it (what the
+// sandbox's identity was then); or e is a legacy line (no identity) made
+// at a loopback address, as a sandbox Scope counts legacy lines (see
+// ScopeFor).
 func (e Entry) MadeInSandbox(sandboxIdentity string) bool {
 	if e.Gateway != "" {
-		return e.Gateway == sandboxIdentity
+		old := strings.TrimPrefix(sandboxIdentity, SandboxPrefix)
+		return IsSandboxIdentity(e.Gateway) || (old != "" && e.Gateway == old)
 	}
 	return Scope{BaseURL: SandboxBaseURL}.sameBaseURL(e.BaseURL)
 }

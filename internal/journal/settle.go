@@ -205,11 +205,25 @@ func settleRefund(a Attempt, res *gateway.CheckStatusResult) (Learned, bool) {
 	code := res.StatusCode
 	l := Learned{StatusCode: &code, OrderNo: res.OrderID, TransactionStatus: res.TransactionStatus}
 	for _, r := range refunds {
-		if r.RefundTransactionID == ref {
-			l.Outcome = Succeeded
-			l.Message = fmt.Sprintf("refund_info lists refund_transaction_id %s (%s): the refund was made", ref, r.Status)
-			return l, true
+		if r.RefundTransactionID != ref {
+			continue
 		}
+		status := render.Escape(redact.Cards(r.Status))
+		switch w := words(r.Status); {
+		case strings.Contains(w, "pending") || strings.Contains(w, "wait") || strings.Contains(w, "approval") || strings.Contains(w, "queued"):
+			// Still queued for the gateway team's approval: neither made
+			// nor refused yet.
+			l.Outcome = Pending
+			l.Message = fmt.Sprintf("refund_info lists refund_transaction_id %s (%s): it still waits for approval", ref, status)
+		case strings.Contains(w, "reject") || strings.Contains(w, "declin") || strings.Contains(w, "refused") ||
+			strings.Contains(w, "cancel") || strings.Contains(w, "fail"):
+			l.Outcome = Declined
+			l.Message = fmt.Sprintf("refund_info lists refund_transaction_id %s (%s): the refund was refused, nothing was refunded", ref, status)
+		default:
+			l.Outcome = Succeeded
+			l.Message = fmt.Sprintf("refund_info lists refund_transaction_id %s (%s): the refund was made", ref, status)
+		}
+		return l, true
 	}
 	l.Outcome = NotFound
 	l.Message = fmt.Sprintf("refund_info does not list refund_transaction_id %s: nothing was refunded", ref)
@@ -339,7 +353,7 @@ func UnresolvedOf(attempts []Attempt) []Attempt {
 	for i := len(attempts) - 1; i >= 0; i-- {
 		a := attempts[i]
 		story := storyOf(a.Intent)
-		open[i] = a.Class() == Unknown && !told[story]
+		open[i] = a.Unsettled() && !told[story]
 		if tells(a) {
 			told[story] = true
 		}
@@ -360,7 +374,7 @@ func UnresolvedOf(attempts []Attempt) []Attempt {
 func storyOf(e Entry) string {
 	account := e.Gateway
 	if account == "" {
-		account = "legacy\x00" + e.Profile + "\x00" + canonicalURL(e.BaseURL)
+		account = "legacy\x00" + e.Profile + "\x00" + CanonicalURL(e.BaseURL)
 	}
 	if e.Ref != "" {
 		return account + "\x00ref\x00" + e.Invoice + "\x00" + e.Ref

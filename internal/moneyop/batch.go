@@ -407,6 +407,13 @@ func runLine[In any, Req gateway.Call, Ans any](l *batchLine[In], op Operation[I
 	if !decide(op, env, l, journal.ByInvoice(attempts, scope)[l.invoice], journal.ByKey(attempts, scope)) {
 		return
 	}
+	// The pipeline's rule over every kind (journal.Blocking): a batch
+	// line never re-sends an attempt, so any unsettled one holds it back.
+	if blocking := journal.Blocking(attempts, scope, l.invoice); len(blocking) > 0 {
+		l.result.Outcome = journal.Unknown
+		l.result.setError(refuseUnsettled(env, l.invoice, blocking).Error() + "; run " + env.resolveCommand(blocking[len(blocking)-1]))
+		return
+	}
 	in, err := l.in, error(nil)
 	if op.Prepare != nil {
 		in, err = op.Prepare(ctx, env, l.in)
@@ -440,6 +447,13 @@ func runLine[In any, Req gateway.Call, Ans any](l *batchLine[In], op Operation[I
 	}
 	d, req := op.Describe(in)
 	res, err := attempt(ctx, op, env, opts.NewAttemptID(), in, d, req)
+	if kind, _ := cmdutil.KindOf(err); err != nil && kind == cmdutil.KindUsage {
+		// The store refused the intent (journal.ErrUnsettled): nothing
+		// was sent, and the other lines are not concerned.
+		l.result.Outcome = journal.Unknown
+		l.result.setError(err.Error())
+		return
+	}
 	if err != nil {
 		fail(err)
 		l.result.Outcome = journal.NotSent
@@ -465,7 +479,7 @@ func fillResult(r *BatchResult, o Outcome, env *Env, invoice string, secrets []s
 		next = "; " + o.Hint
 	}
 	switch {
-	case o.Class == journal.Succeeded:
+	case o.Class == journal.Succeeded, o.Class == journal.Queued:
 	case o.Class == journal.Unknown:
 		r.setError(scrub(explainFailure(env, invoice, o).Error(), secrets) + next)
 	case o.Say != "":
@@ -524,7 +538,7 @@ func mostSerious[In any](lines []*batchLine[In]) (cmdutil.Kind, bool) {
 // reconcile the invoices of unknown outcome, each once (every invoice that
 // reads as a card number shares one: Env.unknownCommand).
 func writeBatchSummary[In any](opts *Options, env *Env, lines []*batchLine[In]) {
-	order := []string{journal.Succeeded, OutcomeSkipped, journal.Declined, journal.Duplicate, journal.Rejected, OutcomeInvalid, journal.Unknown, journal.NotSent}
+	order := []string{journal.Succeeded, journal.Queued, OutcomeSkipped, journal.Declined, journal.Duplicate, journal.Rejected, OutcomeInvalid, journal.Unknown, journal.NotSent}
 	counts := map[string]int{}
 	for _, l := range lines {
 		counts[l.result.Outcome]++

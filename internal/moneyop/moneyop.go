@@ -12,10 +12,17 @@
 //     with -o json) and sends nothing;
 //   - one command at a time on an invoice: the invoice's lock in the
 //     journal (journal.Store.Lock) is held from the first look at the
-//     invoice until the outcome is recorded; another command on it is
-//     refused at once (exit 6), and an attempt of unknown outcome on it
-//     (journal.Unresolved) is refused too, with the command that resolves
-//     it, until that command has settled it;
+//     invoice until the outcome is recorded, except while a person is
+//     asked to confirm (the look is then taken again, and the command
+//     refused if the invoice changed meanwhile); another command on it is
+//     refused at once (exit 6);
+//   - one rule over every attempt on the invoice: while an attempt of any
+//     kind on the invoice and gateway account is not settled (in flight,
+//     of unknown outcome, queued: journal.Blocking), every money command on
+//     it is refused (exit 2, nothing sent) with the command that settles
+//     it. No operation can replace that rule; Operation.Resend can only
+//     narrow it, to the re-send of that very attempt. The store keeps the
+//     same rule on its own (journal.ErrUnsettled);
 //   - a journal intent line before the request leaves (with its deadline,
 //     when its time limit runs out) and an outcome line after, also when
 //     Ctrl-C, a signal or the time limit cut it off; the outcome is on
@@ -105,12 +112,18 @@ type Operation[In any, Req gateway.Call, Ans any] struct {
 	// through the journal (refund --retry REF), from env.Journal, before
 	// the pipeline locks it. Its errors are those of Prepare.
 	Locate func(context.Context, *Env, In) (In, error)
-	// Guard, when set, replaces the pipeline's rule about the invoice's
-	// earlier attempts (RefuseUnresolved): it is called with the invoice
-	// locked and its attempts of every kind and account, and returns the
-	// input for Prepare or why it may not be sent. A refund's does, as
-	// --retry re-sends a refund whose outcome is unknown.
-	Guard func(*Env, In, []journal.Attempt) (In, error)
+	// Resend, when set, names the one attempt an input re-sends (refund
+	// --retry REF re-sends its refund, with its refund_transaction_id). It
+	// cannot replace the pipeline's rule, only narrow it: the pipeline
+	// refuses every input while the invoice holds an attempt whose outcome
+	// is not settled, of any kind (journal.Blocking), and lets one through
+	// only when every such attempt is the one Resend names, of the
+	// operation's kind, and the input's Description.Ref is that attempt's
+	// Ref (journal.MayResend). It is called with the invoice locked and its
+	// attempts of every kind and account, and returns the input for Prepare
+	// and the attempt it re-sends (nil for a new attempt), or why the input
+	// may not be sent.
+	Resend func(*Env, In, []journal.Attempt) (In, *journal.Attempt, error)
 	// Keyed, when set, knows batch lines by a key of their own rather than
 	// by their invoice.
 	Keyed *Keyed[In]
@@ -265,11 +278,14 @@ func (e *Env) unknownCommand(invoice string) string {
 }
 
 // resolveCommand is the command that settles a, an attempt whose outcome
-// is unknown: a refund (an attempt with a refund_transaction_id) is
-// re-sent with it (paycli refund --retry REF), which the gateway makes at
-// most once; any other is looked up (unknownCommand).
+// is not settled: a refund of unknown outcome (an attempt with a
+// refund_transaction_id) is re-sent with it (paycli refund --retry REF),
+// which the gateway makes at most once; any other, a queued refund
+// included, is looked up (unknownCommand).
 func (e *Env) resolveCommand(a journal.Attempt) string {
-	if a.Intent.OpKind() == journal.KindRefund && a.Intent.Ref != "" {
+	// A queued refund was made or will be refused by the gateway's team:
+	// check status tells which, a re-send would not.
+	if a.Intent.OpKind() == journal.KindRefund && a.Intent.Ref != "" && a.Class() != journal.Queued {
 		return cmdutil.RefundRetryCommandLine(a.Intent.Ref, e.GatewayFlags)
 	}
 	return e.unknownCommand(a.Intent.Invoice)

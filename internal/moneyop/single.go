@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
@@ -78,73 +79,162 @@ func (e *Env) holdInvoice(ctx context.Context, invoice string) (func(), error) {
 	case errors.As(err, &inFlight):
 		return nil, cmdutil.WithKind(cmdutil.KindDuplicate, errors.New(inFlight.Say(invoice)+"; nothing was sent"),
 			"Let it finish: 'paycli journal' then shows what it did.")
+	case errors.As(err, new(*journal.LockFolderError)):
+		return nil, cmdutil.UsageHint(fmt.Errorf("%w: %w", ErrJournal, err),
+			"paycli sends nothing without the invoice's lock: make that folder writable by you, or point the journal at a folder that is.")
 	case err != nil:
 		return nil, fmt.Errorf("%w: %w", ErrJournal, err)
 	}
 	return unlock, nil
 }
 
+// look is what a money-moving command saw at its first look at the
+// invoice: the attempts it was decided on, those that block it
+// (journal.Blocking) and the attempt it re-sends (Operation.Resend), with
+// the lock it holds until release runs.
+type look struct {
+	invoice  string
+	seen     string
+	blocking []journal.Attempt
+	resent   *journal.Attempt
+	release  func()
+}
+
 // lookAt is a money-moving command's first look at the invoice of in:
 // it takes the invoice's lock (holdInvoice) and reads the invoice's
-// attempts from the journal, which must not forbid the input (guard). The
-// lock is held until release runs, after the outcome is recorded.
-func lookAt[In any, Req gateway.Call, Ans any](ctx context.Context, op Operation[In, Req, Ans], env *Env, in In) (_ In, release func(), err error) {
+// attempts from the journal; the pipeline's rule (journal.Blocking),
+// narrowed only by the operation's Resend, must let the input through.
+// The lock is held until release runs, after the outcome is recorded.
+func lookAt[In any, Req gateway.Call, Ans any](ctx context.Context, op Operation[In, Req, Ans], env *Env, in In) (_ In, l *look, err error) {
 	if op.Locate != nil {
 		if in, err = op.Locate(ctx, env, in); err != nil {
 			return in, nil, inputError(err)
 		}
 	}
-	invoice := op.Invoice(in)
-	release, err = env.holdInvoice(ctx, invoice)
+	l = &look{invoice: op.Invoice(in)}
+	attempts, err := l.lock(ctx, env)
 	if err != nil {
 		return in, nil, err
 	}
-	var attempts []journal.Attempt
-	if invoice != "" {
-		attempts, err = env.Journal.Attempts(ctx, invoice)
+	if op.Resend != nil {
+		if in, l.resent, err = op.Resend(env, in, attempts); err != nil {
+			l.release()
+			return in, nil, err
+		}
 	}
-	if err != nil {
-		release()
-		return in, nil, fmt.Errorf("cannot read the payment journal: %w; nothing was sent", err)
+	if len(l.blocking) > 0 && (l.resent == nil || !journal.MayResend(l.resent.Intent, l.blocking)) {
+		l.release()
+		return in, nil, refuseUnsettled(env, l.invoice, l.blocking)
 	}
-	if op.Guard != nil {
-		in, err = op.Guard(env, in, attempts)
-	} else {
-		err = RefuseUnresolved(env, invoice, attempts)
-	}
-	if err != nil {
-		release()
-		return in, nil, err
-	}
-	return in, release, nil
+	return in, l, nil
 }
 
-// RefuseUnresolved is the journal's rule for an input on invoice, whose
-// attempts are given: an attempt of the run's kind on its gateway account
-// whose outcome is unknown and unresolved (journal.Unresolved) refuses it
-// (exit 2, nothing sent), with the command that settles it
-// (Env.resolveCommand). A kind check status cannot settle
-// (journal.Settles) would be held back for good: it is not.
-func RefuseUnresolved(env *Env, invoice string, attempts []journal.Attempt) error {
-	if invoice == "" || !journal.Settles(env.kind) {
+// lock takes the invoice's lock and reads its attempts, noting what it
+// saw and what blocks it. An input without an invoice has none.
+func (l *look) lock(ctx context.Context, env *Env) ([]journal.Attempt, error) {
+	release, err := env.holdInvoice(ctx, l.invoice)
+	if err != nil {
+		return nil, err
+	}
+	var attempts []journal.Attempt
+	if l.invoice != "" {
+		attempts, err = env.Journal.Attempts(ctx, l.invoice)
+	}
+	if err != nil {
+		release()
+		return nil, fmt.Errorf("cannot read the payment journal: %w; nothing was sent", err)
+	}
+	l.release, l.seen = release, fingerprint(attempts, l.invoice)
+	if l.invoice != "" {
+		l.blocking = journal.Blocking(attempts, env.Scope(), l.invoice)
+	}
+	return attempts, nil
+}
+
+// again takes the look again after a confirmation asked without the lock
+// (confirmLoose): the lock, and the invoice's attempts, which must be
+// what the person confirmed. Anything new (another attempt, an outcome
+// or a reconciliation written meanwhile) refuses the input: nothing was
+// sent, and a run of the command again shows the invoice as it is now.
+func (l *look) again(ctx context.Context, env *Env) error {
+	seen := l.seen
+	if _, err := l.lock(ctx, env); err != nil {
+		return err
+	}
+	if l.seen != seen {
+		l.release()
+		return cmdutil.WithKind(cmdutil.KindDuplicate,
+			fmt.Errorf("invoice %s changed in the journal while the confirmation was asked (another command acted on it); nothing was sent", redact.Invoice(l.invoice)),
+			"Run the command again to see the invoice as it is now: 'paycli journal' shows what was done.")
+	}
+	return nil
+}
+
+// fingerprint names what the journal says of invoice: every attempt on
+// it, with its outcome and reconciliation.
+func fingerprint(attempts []journal.Attempt, invoice string) string {
+	var b strings.Builder
+	for _, a := range attempts {
+		if a.Intent.Invoice != invoice {
+			continue
+		}
+		fmt.Fprintf(&b, "%s/%s/%t/%t;", a.Intent.Attempt, a.Class(), a.Recorded(), a.Reconciled != nil)
+		if a.Reconciled != nil {
+			fmt.Fprintf(&b, "%s@%s;", a.Reconciled.Outcome, a.Reconciled.Time)
+		}
+	}
+	return b.String()
+}
+
+// allows checks, once the input is described, that what goes out is
+// what the rule let through: a new attempt past no unsettled one, or the
+// re-send of the very attempt that blocks it (journal.MayResend).
+func (l *look) allows(env *Env, kind string, d Description) error {
+	if len(l.blocking) == 0 {
 		return nil
 	}
-	open := journal.Unresolved(attempts, env.Scope(), invoice)
-	if len(open) == 0 {
-		return nil
+	intent := journal.Entry{Kind: kind, Ref: d.Ref}
+	if l.resent == nil || l.resent.Intent.Ref != d.Ref || !journal.MayResend(intent, l.blocking) {
+		return refuseUnsettled(env, l.invoice, l.blocking)
 	}
-	a := open[len(open)-1]
+	return nil
+}
+
+// refuseUnsettled is the pipeline's refusal of an input on invoice while
+// blocking, attempts on it of any kind whose outcome is not settled,
+// exist (exit 2, nothing sent), with the command that settles the latest
+// (Env.resolveCommand).
+func refuseUnsettled(env *Env, invoice string, blocking []journal.Attempt) error {
+	a := blocking[len(blocking)-1]
+	state := "whose outcome is unknown"
+	if a.Class() == journal.Queued {
+		state = "queued for the gateway team's approval"
+	}
 	if ref := a.Intent.Ref; ref != "" {
-		return cmdutil.UsageHint(fmt.Errorf("invoice %s has a %s whose outcome is unknown (refund_transaction_id %s); nothing was sent", redact.Invoice(invoice), a.Intent.OpKind(), ref),
+		return cmdutil.UsageHint(fmt.Errorf("invoice %s has a %s %s (refund_transaction_id %s); nothing was sent", redact.Invoice(invoice), a.Intent.OpKind(), state, ref),
 			"Resolve it first: "+env.resolveCommand(a))
 	}
 	article := "a"
 	if kind := a.Intent.OpKind(); kind == journal.KindAPI {
 		article = "an"
 	}
-	return cmdutil.UsageHint(fmt.Errorf("invoice %s has %s %s attempt whose outcome is unknown (attempt %s, %s); nothing was sent",
-		redact.Invoice(invoice), article, a.Intent.OpKind(), a.Intent.Attempt, render.FormatTime(a.Intent.Time, render.Table)),
+	return cmdutil.UsageHint(fmt.Errorf("invoice %s has %s %s attempt %s (attempt %s, %s); nothing was sent",
+		redact.Invoice(invoice), article, a.Intent.OpKind(), state, a.Intent.Attempt, render.FormatTime(a.Intent.Time, render.Table)),
 		"Find out what became of it first: "+env.resolveCommand(a))
+}
+
+// unsettledRefusal turns a store's refusal of an intent (journal.ErrUnsettled)
+// into the pipeline's (refuseUnsettled); nil for any other error.
+func unsettledRefusal(env *Env, invoice string, err error) error {
+	var ue *journal.UnsettledError
+	switch {
+	case errors.As(err, &ue) && len(ue.Blocking) > 0:
+		return refuseUnsettled(env, invoice, ue.Blocking)
+	case errors.Is(err, journal.ErrUnsettled):
+		return cmdutil.UsageHint(fmt.Errorf("invoice %s has an attempt whose outcome is not settled; nothing was sent", redact.Invoice(invoice)),
+			"Find out what became of it first: "+env.unknownCommand(invoice))
+	}
+	return nil
 }
 
 // inputError turns a failed check of flags into the usage error a person
@@ -192,21 +282,37 @@ func RunSingle[In any, Req gateway.Call, Ans any](ctx context.Context, opts *Opt
 	if err != nil {
 		return err
 	}
-	defer env.Journal.Close()
-	in, release, err := lookAt(ctx, op, env, in)
+	// The cleanup (the lock's release, the journal's close) ends by the
+	// outcome's bound once an attempt was made (attempt sets it), else
+	// CleanupGrace after it starts.
+	var cleanup context.Context
+	cancelCleanup := context.CancelFunc(func() {})
+	defer func() {
+		withinGrace(cleanup, func() { _ = env.Journal.Close() })
+		cancelCleanup()
+	}()
+	lookCtx, cancelLook, err := opts.CommandContext(ctx)
 	if err != nil {
 		return err
 	}
-	defer release()
+	in, l, err := lookAt(lookCtx, op, env, in)
+	cancelLook()
+	if err != nil {
+		return err
+	}
+	defer func() { withinGrace(cleanup, l.release) }()
 	if in, err = prepare(ctx, opts, op, env, in); err != nil {
 		return inputError(err)
 	}
 	d, req := op.Describe(in)
+	if err := l.allows(env, op.Kind, d); err != nil {
+		return err
+	}
 	writeSummary(opts.IO.ErrOut, d, env)
 	if opts.DryRun {
 		return dryRun(opts, env, format, req)
 	}
-	if err := confirm(ctx, opts, d); err != nil {
+	if err := confirmLoose(ctx, opts, env, d, l); err != nil {
 		return err
 	}
 	ctx, cancel, err := opts.CommandContext(ctx)
@@ -214,6 +320,7 @@ func RunSingle[In any, Req gateway.Call, Ans any](ctx context.Context, opts *Opt
 		return err
 	}
 	defer cancel()
+	cleanup, cancelCleanup = boundedBy(ctx, CleanupGrace)
 	res, err := attempt(ctx, op, env, opts.NewAttemptID(), in, d, req)
 	if err != nil {
 		return err
@@ -221,7 +328,7 @@ func RunSingle[In any, Req gateway.Call, Ans any](ctx context.Context, opts *Opt
 	if res.journalErr != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: the outcome (%s) could not be written to the journal: %v\n", res.Class, res.journalErr)
 	}
-	if res.Class != journal.Succeeded {
+	if res.Class != journal.Succeeded && res.Class != journal.Queued {
 		failure := scrubbedError{explainFailure(env, op.Invoice(in), res.Outcome), d.Secrets}
 		if op.PrintAnswer != nil {
 			if err := op.PrintAnswer(ctx, res.ans); err != nil {
@@ -246,6 +353,29 @@ func dryRun(opts *Options, env *Env, format render.Format, req gateway.Call) err
 	}
 	fmt.Fprintln(opts.IO.ErrOut, "Dry run: nothing was sent.")
 	return nil
+}
+
+// confirmLoose is confirm without holding the invoice's lock: a person
+// at the prompt must not hold other operators off the invoice for as long
+// as they take. The lock is let go while the question is asked, then taken
+// again with a second look (look.again): what was confirmed must be what
+// the journal still says, or nothing is sent. With --yes nothing is asked
+// and the lock is kept throughout.
+func confirmLoose(ctx context.Context, opts *Options, env *Env, d Description, l *look) error {
+	if opts.Yes || !opts.IO.CanPrompt() {
+		return confirm(ctx, opts, d)
+	}
+	withinGrace(context.Background(), l.release)
+	l.release = func() {}
+	if err := confirm(ctx, opts, d); err != nil {
+		return err
+	}
+	lookCtx, cancel, err := opts.CommandContext(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	return l.again(lookCtx, env)
 }
 
 // confirm asks on a terminal, or requires --yes without one.
@@ -439,8 +569,14 @@ func attempt[In any, Req gateway.Call, Ans any](ctx context.Context, op Operatio
 	if deadline, ok := ctx.Deadline(); ok {
 		entry.Deadline = deadline.UTC()
 	}
-	record := context.WithoutCancel(ctx)
+	// The intent is written by the request's deadline, or the request is
+	// not sent; Ctrl-C does not cut a write short.
+	record, cancelRecord := boundedBy(ctx, 0)
+	defer cancelRecord()
 	if err := env.Journal.Append(record, entry); err != nil {
+		if refusal := unsettledRefusal(env, entry.Invoice, err); refusal != nil {
+			return res, refusal
+		}
 		return res, fmt.Errorf("%w: %w", ErrJournal, err)
 	}
 	ans, err := op.Call(env.Client, ctx, req)
@@ -453,6 +589,19 @@ func attempt[In any, Req gateway.Call, Ans any](ctx context.Context, op Operatio
 		entry.Message = res.Err.Error()
 	}
 	entry.Message = scrub(entry.Message, d.Secrets)
+	var apiErr *gateway.APIError
+	if res.Err != nil && errors.As(res.Err, &apiErr) {
+		entry.StatusDescription = scrub(apiErr.Description, d.Secrets)
+		entry.PaymentReasonCode = scrub(apiErr.PaymentReasonCode, d.Secrets)
+		entry.PaymentReasonCodeDetail = scrub(apiErr.PaymentReasonCodeDetail, d.Secrets)
+		entry.OriginalBankErrorCode = scrub(apiErr.OriginalBankErrorCode, d.Secrets)
+		entry.OriginalBankErrorDescription = scrub(apiErr.OriginalBankErrorDescription, d.Secrets)
+	}
+	// The outcome has CleanupGrace past the deadline (a request the time
+	// limit cut off ends at it): a journal that hangs then gets the line
+	// in its spool, or the warning that it could not.
+	record, cancelOutcome := boundedBy(ctx, CleanupGrace)
+	defer cancelOutcome()
 	res.journalErr = env.Journal.Append(record, entry)
 	return res, nil
 }
@@ -603,4 +752,55 @@ func ClassifyError(endpoint string, err error) Outcome {
 		o.Class = journal.NotSent
 	}
 	return o
+}
+
+// CleanupGrace is how long past the command's time limit (--timeout) a
+// single command may take to record its outcome, release the invoice's
+// lock and close the journal: a journal that hangs (a database stopped
+// without refusing) does not hold the command longer. An outcome not
+// written by then goes to the shared journal's spool, or is warned about.
+const CleanupGrace = 2 * time.Second
+
+// boundedBy is a context for a journal write after ctx: not cancelled
+// with it (Ctrl-C, the time limit), but ending grace after ctx's deadline
+// (or grace from now, if that is later); without a deadline, unbounded.
+func boundedBy(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+	write := context.WithoutCancel(ctx)
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(write)
+	}
+	if grace > 0 {
+		soon, cancel := context.WithTimeout(write, grace)
+		if at, _ := soon.Deadline(); at.After(deadline.Add(grace)) {
+			return soon, cancel
+		}
+		cancel()
+	}
+	return context.WithDeadline(write, deadline.Add(grace))
+}
+
+// withinGrace runs fn (a lock's release, the journal's close) and waits
+// for it until by ends, and at most CleanupGrace: a database that hangs
+// must not hold the command's exit. What fn leaves undone the server does
+// when the session dies (an advisory lock), or is nothing to lose (a
+// connection). A nil by (no attempt made yet) is context.Background().
+func withinGrace(by context.Context, fn func()) {
+	if by == nil {
+		by = context.Background()
+	}
+	if _, bounded := by.Deadline(); !bounded {
+		var cancel context.CancelFunc
+		by, cancel = context.WithTimeout(by, CleanupGrace)
+		defer cancel()
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn()
+	}()
+	select {
+	case <-done:
+	case <-by.Done():
+	}
 }

@@ -78,11 +78,14 @@ func DefaultStateDir(lookupEnv func(string) (string, bool)) (string, error) {
 	return filepath.Join(dir, "sandbox"), nil
 }
 
-// Identity is the gateway identity (journal.Identity) of the sandbox over
-// the state folder dir, which the journal lines of sandbox-mode commands
-// carry: the sandbox is its state folder, whatever port serves it.
+// Identity is the gateway identity of the sandbox over the state folder
+// dir, which the journal lines of sandbox-mode commands carry: the sandbox
+// is its state folder, whatever port serves it. It starts with
+// journal.SandboxPrefix, so that a line says by itself that it is the
+// sandbox's (journal.IsSandboxIdentity): a live summary never counts it,
+// and a shared journal refuses it.
 func Identity(dir string) string {
-	return journal.Identity(gatewayID(dir), sandbox.AppID)
+	return journal.SandboxPrefix + journal.Identity(gatewayID(dir), sandbox.AppID)
 }
 
 // gatewayID names the sandbox over dir for the token cache and the journal.

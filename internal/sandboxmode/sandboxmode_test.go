@@ -1,6 +1,7 @@
 package sandboxmode
 
 import (
+	"github.com/paycli/paycli/internal/journal"
 	"path/filepath"
 	"testing"
 
@@ -59,5 +60,12 @@ func TestEnabled(t *testing.T) {
 		if got != tt.want || (err != nil) != tt.wantErr {
 			t.Errorf("%s flag=%q env=%q: %v %v", tt.cmd.Name(), tt.flag, tt.env, got, err)
 		}
+	}
+}
+
+// TestIdentityIsSandboxs: the sandbox's identity says it is the sandbox's.
+func TestIdentityIsSandboxs(t *testing.T) {
+	if id := Identity(t.TempDir()); !journal.IsSandboxIdentity(id) {
+		t.Errorf("identity %q has no sandbox prefix", id)
 	}
 }

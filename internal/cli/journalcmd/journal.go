@@ -66,11 +66,17 @@ type Options struct {
 	// SandboxIdentity names the sandbox as the lines of --sandbox commands
 	// do (cmdutil.Factory.SandboxIdentity); nil when there is none.
 	SandboxIdentity func() (string, error)
+	// Account names the profile's gateway account, whose attempts alone
+	// are listed unless AllAccounts (--all-accounts); nil lists every one.
+	Account     func() (Account, error)
+	AllAccounts bool
+	// scope is the account this run lists (scopeOf).
+	scope accountScope
 }
 
 // NewCmdJournal builds `paycli journal`.
 func NewCmdJournal(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{IO: f.IOStreams, Format: f.OutputFormat, Journal: f.Journal, Now: f.Now, SandboxIdentity: f.SandboxIdentity}
+	opts := &Options{IO: f.IOStreams, Format: f.OutputFormat, Journal: f.Journal, Now: f.Now, SandboxIdentity: f.SandboxIdentity, Account: accountFunc(f)}
 	cmd := &cobra.Command{
 		Use:   "journal [INVOICE] [--since WHEN] [--until WHEN] [--by ROLE]",
 		Short: "List the payments attempted from this machine, or by the desk",
@@ -79,10 +85,17 @@ file <state dir>/paycli/journal.jsonl, or the desk's shared journal when the
 profile names one (the journal key, PAYCLI_JOURNAL; always the file under
 --sandbox). Each attempt shows when (local time with its offset), which
 profile and gateway, the
-invoice, amount, masked card, and the outcome (succeeded, declined,
-duplicate, rejected, unknown, not_sent, not_found) with the gateway's
-status_code, order number and, for an attempt that did not succeed, the
-reason the gateway or paycli gave.
+invoice, amount, masked card, and the outcome (succeeded, queued,
+declined, duplicate, rejected, unknown, not_sent, not_found) with the
+gateway's status_code, order number and, for an attempt that did not
+succeed, the reason the gateway or paycli gave (with the decline's
+payment_reason_code and the bank's error, when the answer had them). A
+refund the gateway queued for approval (101) is queued until 'paycli
+status' finds it made or refused.
+
+It lists one gateway account: the profile's (under --sandbox, the
+sandbox's), and says which on stderr, with how many attempts of other
+accounts it left out; --all-accounts lists them all.
 
 --since and --until take a duration ago (30m, 24h, 1d, 2w), today,
 yesterday, now, a date (2026-11-24) or a date and time (2026-11-24 15:04,
@@ -117,8 +130,10 @@ journal that cannot be reached is exit 8.
 With -o json the output is an array of objects with the keys attempt, kind,
 time, finished_at, profile, base_url, gateway, invoice, amount, currency,
 card, wallet, ref, outcome, outcome_recorded, status_code, order_no,
-message, reconciled, operator, os_user, host and spooled_outcome (the last
-four null in a file journal). Times are RFC 3339 in your time zone, to the
+message, status_description, payment_reason_code,
+payment_reason_code_detail, original_bank_error_code,
+original_bank_error_description, reconciled, operator, os_user, host and
+spooled_outcome (the last four null in a file journal). Times are RFC 3339 in your time zone, to the
 second: the same moment, written the same way, as the table shows.`,
 		Example: `  paycli journal
   paycli journal INV-1001
@@ -168,6 +183,7 @@ second: the same moment, written the same way, as the table shows.`,
 	cmd.Flags().StringSliceVar(&opts.Outcomes, "outcome", nil, "only attempts with this `OUTCOME`: "+strings.Join(journal.Classes, ", "))
 	cmd.Flags().StringSliceVar(&opts.Kinds, "kind", nil, "only attempts of this `KIND`: "+strings.Join(journal.Kinds, ", "))
 	cmd.Flags().StringSliceVar(&opts.Operators, "by", nil, "only attempts made by this operator `ROLE` (a shared journal's database role)")
+	addAccountFlag(cmd, &opts.AllAccounts)
 	_ = cmd.RegisterFlagCompletionFunc("outcome", cobra.FixedCompletions(journal.Classes, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(journal.Kinds, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("until", cobra.FixedCompletions([]string{"now", "today", "yesterday"}, cobra.ShellCompDirectiveNoFileComp))
@@ -224,6 +240,13 @@ type Record struct {
 	StatusCode      *int    `json:"status_code"`
 	OrderNo         *string `json:"order_no"`
 	Message         *string `json:"message"`
+	// The gateway's and the bank's reasons for a refusal, as the outcome
+	// line kept them; null when the answer carried none.
+	StatusDescription            *string `json:"status_description"`
+	PaymentReasonCode            *string `json:"payment_reason_code"`
+	PaymentReasonCodeDetail      *string `json:"payment_reason_code_detail"`
+	OriginalBankErrorCode        *string `json:"original_bank_error_code"`
+	OriginalBankErrorDescription *string `json:"original_bank_error_description"`
 	// Reconciled is what the gateway said later, or null.
 	Reconciled *Reconciliation `json:"reconciled"`
 	// Operator is the database role that made the attempt, OSUser and
@@ -272,6 +295,11 @@ func recordOf(a journal.Attempt) Record {
 	if o := a.Outcome; o != nil {
 		t := render.Time{Time: o.Time}
 		r.FinishedAt, r.StatusCode, r.Message = &t, o.StatusCode, optional(redact.Cards(o.Message))
+		r.StatusDescription = optional(redact.Cards(o.StatusDescription))
+		r.PaymentReasonCode = optional(redact.Cards(o.PaymentReasonCode))
+		r.PaymentReasonCodeDetail = optional(redact.Cards(o.PaymentReasonCodeDetail))
+		r.OriginalBankErrorCode = optional(redact.Cards(o.OriginalBankErrorCode))
+		r.OriginalBankErrorDescription = optional(redact.Cards(o.OriginalBankErrorDescription))
 	}
 	if c := a.Reconciled; c != nil {
 		r.Reconciled = &Reconciliation{Outcome: c.Outcome, Time: render.Time{Time: c.Time}, Via: c.Via, StatusCode: c.StatusCode,
@@ -290,6 +318,7 @@ func journalRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
+	opts.scope = scopeOf(opts.AllAccounts, opts.Account)
 	records, footer := listRecords(opts, l)
 	switch {
 	case format == render.JSON:
@@ -301,6 +330,9 @@ func journalRun(ctx context.Context, opts *Options) error {
 	}
 	if err != nil {
 		return err
+	}
+	if note := opts.scope.note(footer.hidden, accountsOf(records)); note != "" {
+		fmt.Fprintln(opts.IO.ErrOut, note)
 	}
 	if footer.unknown != nil {
 		fmt.Fprintln(opts.IO.ErrOut, unknownFooter(footer.unknown, footer.reconcile, footer.checks))
@@ -422,6 +454,8 @@ func readSharedListing(ctx context.Context, opts *Options, s *pgjournal.Store) (
 // reconcile` flags of each profile they were made on, and the `paycli
 // status` lines of those reconcile does not settle (journal.Settles).
 type footer struct {
+	// hidden counts the attempts of other gateway accounts left out.
+	hidden    int
 	unknown   []string
 	reconcile [][]string
 	checks    []string
@@ -447,6 +481,10 @@ func listRecords(opts *Options, l *listing) ([]Record, footer) {
 	}
 	for _, a := range l.attempts {
 		if !kept(opts, a) {
+			continue
+		}
+		if !opts.scope.holds(a.Intent) {
+			f.hidden++
 			continue
 		}
 		key := a.Intent.Attempt + "\x00" + a.Intent.Invoice
@@ -486,6 +524,15 @@ func listRecords(opts *Options, l *listing) ([]Record, footer) {
 		}
 	}
 	return records, f
+}
+
+// accountsOf counts the gateway accounts the records were made on.
+func accountsOf(records []Record) int {
+	seen := map[string]bool{}
+	for _, r := range records {
+		seen[r.Gateway] = true
+	}
+	return len(seen)
 }
 
 // kept reports whether a passes the listing's filters.
@@ -668,6 +715,8 @@ func outcomeText(r Record) string {
 	switch {
 	case r.Spooled != nil:
 		return SpooledLabel
+	case r.Outcome == journal.Queued:
+		return "queued — waits for approval"
 	case r.Reconciled != nil && r.Outcome != journal.Unknown:
 		return r.Outcome + " (reconciled)"
 	case r.Reconciled != nil && r.Reconciled.Outcome == journal.Pending:
@@ -696,7 +745,7 @@ func writeRows(opts *Options, format render.Format, shared bool, records []Recor
 	for _, r := range records {
 		var colour func(string) string
 		switch {
-		case r.Spooled != nil || r.Outcome == journal.Unknown:
+		case r.Spooled != nil || r.Outcome == journal.Unknown || r.Outcome == journal.Queued:
 			colour = pal.Yellow
 		case r.Outcome == journal.Succeeded:
 			colour = pal.Green
@@ -731,6 +780,11 @@ func writeRows(opts *Options, format render.Format, shared bool, records []Recor
 	table.RightAlign, table.Colour = []int{4 + by}, colourOf
 	table.Wrap = []int{9 + by, 0, 6 + by}              // reason, time (date above the hour), outcome
 	table.Drop = []int{1 + by, 5 + by, 7 + by, 8 + by} // profile, card, code, order: the reason and the invoice say more
+	if opts.scope.all {
+		// Several accounts: the PROFILE column tells them apart, and is
+		// never the one a narrow terminal loses.
+		table.Drop = table.Drop[1:]
+	}
 	return render.WriteTable(opts.IO.Out, table, header, rows)
 }
 
@@ -739,7 +793,8 @@ func writeRows(opts *Options, format render.Format, shared bool, records []Recor
 // stable (new ones are added at the end).
 func writeRecords(opts *Options, format render.Format, records []Record) error {
 	header := []string{"time", "profile", "base_url", "invoice", "amount", "currency", "card", "outcome", "outcome_recorded", "status_code",
-		"order_no", "message", "attempt", "kind", "reconciled", "ref", "operator", "os_user", "host", "spooled_outcome"}
+		"order_no", "message", "attempt", "kind", "reconciled", "ref", "operator", "os_user", "host", "spooled_outcome",
+		"status_description", "payment_reason_code", "payment_reason_code_detail", "original_bank_error_code", "original_bank_error_description"}
 	rows := make([][]string, 0, len(records))
 	for _, r := range records {
 		code, reconciled := "", ""
@@ -751,7 +806,8 @@ func writeRecords(opts *Options, format render.Format, records []Record) error {
 		}
 		rows = append(rows, []string{render.FormatTime(r.Time.Time, format), r.Profile, r.BaseURL, r.Invoice, r.Amount, r.Currency,
 			r.Card, r.Outcome, strconv.FormatBool(r.OutcomeRecorded), code, deref(r.OrderNo), deref(r.Message), r.Attempt, r.Kind, reconciled,
-			deref(r.Ref), deref(r.Operator), deref(r.OSUser), deref(r.Host), deref(r.Spooled)})
+			deref(r.Ref), deref(r.Operator), deref(r.OSUser), deref(r.Host), deref(r.Spooled),
+			deref(r.StatusDescription), deref(r.PaymentReasonCode), deref(r.PaymentReasonCodeDetail), deref(r.OriginalBankErrorCode), deref(r.OriginalBankErrorDescription)})
 	}
 	return render.WriteRecords(opts.IO.Out, format, header, rows)
 }
@@ -769,7 +825,29 @@ func reason(r Record) string {
 	if c := r.Reconciled; c != nil && c.Message != nil {
 		return *c.Message
 	}
-	return deref(r.Message)
+	return deref(r.Message) + declineReasons(r)
+}
+
+// declineReasons are the reason codes and texts the answer carried beyond
+// its status_code, for the REASON cell: "; payment_reason_code 51
+// (Insufficient funds); bank 05 (Do not honor)".
+func declineReasons(r Record) string {
+	var b strings.Builder
+	pair := func(name string, code, text *string) {
+		if code == nil && text == nil {
+			return
+		}
+		b.WriteString("; " + name)
+		if code != nil {
+			b.WriteString(" " + *code)
+		}
+		if text != nil {
+			b.WriteString(" (" + *text + ")")
+		}
+	}
+	pair("payment_reason_code", r.PaymentReasonCode, r.PaymentReasonCodeDetail)
+	pair("bank error", r.OriginalBankErrorCode, r.OriginalBankErrorDescription)
+	return b.String()
 }
 
 // deref is *s, or "" for nil.

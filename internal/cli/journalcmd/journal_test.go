@@ -42,6 +42,7 @@ func writeJournal(t *testing.T) string {
 	declined := entry(journal.TypeOutcome, "a3", "DECL-1", t0.Add(-20*time.Hour))
 	code41 := 41
 	declined.Outcome, declined.StatusCode, declined.Message = journal.Declined, &code41, `walletPay: status_code 41 "Payment failed"`
+	declined.StatusDescription, declined.PaymentReasonCode, declined.PaymentReasonCodeDetail = "Payment failed", "51", "Insufficient funds"
 	refundIntent := entry(journal.TypeIntent, "a4", "OLD-1", t0.Add(-30*time.Hour))
 	refundIntent.Kind, refundIntent.Ref = journal.KindRefund, "RF1"
 	refunded := refundIntent
@@ -230,7 +231,7 @@ func TestJournalFilterErrors(t *testing.T) {
 		{[]string{"--since", "-1h"}, `invalid --since "-1h": a duration ago must not be negative`},
 		{[]string{"--until", "2026-13-01"}, `invalid --until "2026-13-01"`},
 		{[]string{"--since", "today", "--until", "yesterday"}, "--since today is not before --until yesterday"},
-		{[]string{"--outcome", "failed"}, `invalid --outcome "failed": use succeeded, declined, duplicate, rejected, unknown, not_sent, not_found`},
+		{[]string{"--outcome", "failed"}, `invalid --outcome "failed": use succeeded, queued, declined, duplicate, rejected, unknown, not_sent, not_found`},
 		{[]string{"--kind", "pay"}, `invalid --kind "pay": use walletpay, refund,`},
 	} {
 		_, _, err := runArgs(t, time.UTC, render.Table, tt.args...)
@@ -242,14 +243,22 @@ func TestJournalFilterErrors(t *testing.T) {
 
 // The table shows why an attempt did not succeed; a success has no
 // reason. With nothing kept, the message names the filters.
+// TestJournalReasonAndEmptyNote: the REASON column shows the gateway's
+// words and the decline reason the outcome line kept (payment_reason_code
+// 51, Insufficient funds), and -o json has them in fields of their own.
 func TestJournalReasonAndEmptyNote(t *testing.T) {
+	js, _, err := runArgs(t, time.UTC, render.JSON, "--outcome", "declined")
+	if err != nil || !strings.Contains(js, `"payment_reason_code": "51"`) || !strings.Contains(js, `"payment_reason_code_detail": "Insufficient funds"`) ||
+		!strings.Contains(js, `"original_bank_error_code": null`) {
+		t.Errorf("json (%v):\n%s", err, js)
+	}
 	out, _, err := runArgs(t, time.UTC, render.Table, "--outcome", "declined,succeeded")
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	if !strings.HasSuffix(lines[0], "ORDER  REASON") || strings.Contains(lines[1]+lines[2], "Payment failed") ||
-		!strings.HasSuffix(lines[3], `  walletPay: status_code 41 "Payment failed"`) {
+		!strings.HasSuffix(lines[3], `  walletPay: status_code 41 "Payment failed"; payment_reason_code 51 (Insufficient funds)`) {
 		t.Errorf("table:\n%s", out)
 	}
 	_, errOut, err := runArgs(t, time.UTC, render.Table, "--kind", "complete", "--outcome", "unknown", "--since", "2026-11-21", "--until", "2026-11-21")

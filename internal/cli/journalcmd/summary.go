@@ -3,6 +3,7 @@ package journalcmd
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,11 +32,16 @@ type SummaryOptions struct {
 	// texts are as given, for messages.
 	Since, Until         time.Time
 	SinceText, UntilText string
+	// Account names the profile's gateway account, whose attempts alone
+	// are totalled unless AllAccounts (--all-accounts), which totals each
+	// account apart; nil totals every attempt together.
+	Account     func() (Account, error)
+	AllAccounts bool
 }
 
 // NewCmdSummary builds `paycli journal summary`.
 func NewCmdSummary(f *cmdutil.Factory, runF func(context.Context, *SummaryOptions) error) *cobra.Command {
-	opts := &SummaryOptions{IO: f.IOStreams, Format: f.OutputFormat, Journal: f.Journal, Now: f.Now}
+	opts := &SummaryOptions{IO: f.IOStreams, Format: f.OutputFormat, Journal: f.Journal, Now: f.Now, Account: accountFunc(f)}
 	cmd := &cobra.Command{
 		Use:   "summary --since WHEN [--until WHEN]",
 		Short: "Total the attempts of a window by operator, kind and outcome",
@@ -45,6 +51,11 @@ desk lead asks at the end of a day: 'paycli journal summary --since today'.
 
 --since and --until take what 'paycli journal' takes (24h, today,
 yesterday, 2026-11-24, …); --until defaults to now.
+
+It totals one gateway account, the profile's (under --sandbox, the
+sandbox's: its amounts never enter a live account's totals), and says
+which; --all-accounts totals each account apart, in rows of their own
+(an ACCOUNT column; account in JSON and CSV).
 
 With the desk's shared journal the BY column is the operator's database
 role, as the database recorded it; a file journal records no operator, and
@@ -77,6 +88,7 @@ the totals). -o csv and tsv write one line per currency.`,
 	cmd.Flags().StringVar(&opts.UntilText, "until", "", "total the attempts started before `WHEN` (a day is taken in whole; default now)")
 	_ = cmd.RegisterFlagCompletionFunc("since", cobra.FixedCompletions([]string{"1h", "24h", "7d", "today", "yesterday"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("until", cobra.FixedCompletions([]string{"now", "today", "yesterday"}, cobra.ShellCompDirectiveNoFileComp))
+	addAccountFlag(cmd, &opts.AllAccounts)
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
 	cmdutil.NoGateway(cmd)
@@ -96,6 +108,9 @@ type SummaryRecord struct {
 	Attempts   int             `json:"attempts"`
 	Amounts    []journal.Total `json:"amounts"`
 	Unreadable int             `json:"unreadable_amounts"`
+	// Account is the gateway identity of the row's attempts, with
+	// --all-accounts (which totals each account apart); absent otherwise.
+	Account string `json:"account,omitempty"`
 }
 
 // summaryRun totals the window's attempts with the journal's own Summary
@@ -115,11 +130,19 @@ func summaryRun(ctx context.Context, opts *SummaryOptions) error {
 		return fmt.Errorf("internal error: a journal of type %T cannot be totalled", store)
 	}
 	_, shared := store.(*pgjournal.Store)
-	rows, err := summarizer.Summary(ctx, opts.Since, opts.Until)
-	if err != nil {
-		return readFailed(err)
+	scope := scopeOf(opts.AllAccounts, opts.Account)
+	var records []SummaryRecord
+	if scope.all && scope.why == "" && !opts.AllAccounts {
+		// No account to choose by (a test's factory): the journal's own
+		// totals of every attempt.
+		rows, err := summarizer.Summary(ctx, opts.Since, opts.Until)
+		if err != nil {
+			return readFailed(err)
+		}
+		records = summaryRecords(rows, shared)
+	} else if records, err = accountSummary(ctx, store, opts, scope, shared); err != nil {
+		return err
 	}
-	records := summaryRecords(rows, shared)
 	switch format {
 	case render.JSON:
 		return opts.JSON.Write(ctx, opts.IO.Out, records)
@@ -134,7 +157,54 @@ func summaryRun(ctx context.Context, opts *SummaryOptions) error {
 		return err
 	}
 	fmt.Fprintln(opts.IO.ErrOut, summaryFooter(records, opts.Since, opts.Until, shared))
+	if note := scope.note(0, accountsIn(records)); note != "" {
+		fmt.Fprintln(opts.IO.ErrOut, note)
+	}
 	return nil
+}
+
+// accountSummary totals the window's attempts of the account scope names,
+// or, with --all-accounts, of each account apart (a sandbox's amounts never
+// add into a live account's): the window's attempts are read (the
+// journal's Window) and totalled here.
+func accountSummary(ctx context.Context, store journal.Store, opts *SummaryOptions, scope accountScope, shared bool) ([]SummaryRecord, error) {
+	lister, ok := store.(journal.Lister)
+	if !ok {
+		return nil, fmt.Errorf("internal error: a journal of type %T cannot list a window", store)
+	}
+	attempts, err := lister.Window(ctx, opts.Since, opts.Until)
+	if err != nil {
+		return nil, readFailed(err)
+	}
+	byAccount := map[string][]journal.Attempt{}
+	var accounts []string
+	for _, a := range attempts {
+		id := a.Intent.Gateway
+		if !scope.all && id != scope.Identity {
+			continue
+		}
+		if _, seen := byAccount[id]; !seen {
+			accounts = append(accounts, id)
+		}
+		byAccount[id] = append(byAccount[id], a)
+	}
+	slices.Sort(accounts)
+	records := []SummaryRecord{}
+	// Every account for want of a profile: an account column only when
+	// there are several to tell apart (asked for, always).
+	named := opts.AllAccounts || (scope.all && len(accounts) > 1)
+	for _, id := range accounts {
+		for _, r := range summaryRecords(journal.Summarize(byAccount[id]), shared) {
+			if named {
+				r.Account = id
+				if id == "" {
+					r.Account = "(none)"
+				}
+			}
+			records = append(records, r)
+		}
+	}
+	return records, nil
 }
 
 func summaryRecords(rows []journal.SummaryRow, shared bool) []SummaryRecord {
@@ -173,6 +243,15 @@ func writeSummaryTable(ios *iostreams.IOStreams, records []SummaryRecord) error 
 	table := cmdutil.TableOptions(ios)
 	table.RightAlign, table.RightAlignHeader = []int{3}, true
 	table.Wrap = []int{4, 0}
+	if len(records) > 0 && records[0].Account != "" {
+		// --all-accounts: the account comes first, and no column is ever
+		// dropped for it.
+		header = slices.Insert(header, 0, "ACCOUNT")
+		for i, r := range records {
+			rows[i] = slices.Insert(rows[i], 0, r.Account)
+		}
+		table.RightAlign, table.Wrap = []int{4}, []int{5, 0}
+	}
 	return render.WriteTable(ios.Out, table, header, rows)
 }
 
@@ -180,10 +259,10 @@ func writeSummaryTable(ios *iostreams.IOStreams, records []SummaryRecord) error 
 // spreadsheet adds amounts of one currency; a row without a readable
 // amount is one line with none.
 func writeSummaryRecords(ios *iostreams.IOStreams, format render.Format, records []SummaryRecord) error {
-	header := []string{"operator", "kind", "outcome", "attempts", "currency", "amount", "unreadable_amounts"}
+	header := []string{"operator", "kind", "outcome", "attempts", "currency", "amount", "unreadable_amounts", "account"}
 	var rows [][]string
 	for _, r := range records {
-		line := []string{deref(r.Operator), r.Kind, r.Outcome, strconv.Itoa(r.Attempts), "", "", strconv.Itoa(r.Unreadable)}
+		line := []string{deref(r.Operator), r.Kind, r.Outcome, strconv.Itoa(r.Attempts), "", "", strconv.Itoa(r.Unreadable), r.Account}
 		if len(r.Amounts) == 0 {
 			rows = append(rows, line)
 		}
@@ -223,4 +302,14 @@ func windowText(since, until time.Time) string {
 		return "since " + render.FormatTime(since, render.Table)
 	}
 	return "from " + render.FormatTime(since, render.Table) + " to " + render.FormatTime(until, render.Table)
+}
+
+// accountsIn counts the accounts of the summary's rows (one when they
+// name none).
+func accountsIn(records []SummaryRecord) int {
+	seen := map[string]bool{}
+	for _, r := range records {
+		seen[r.Account] = true
+	}
+	return len(seen)
 }

@@ -78,7 +78,7 @@ func (op operation) pipeline() moneyop.Operation[*refund, gateway.RefundRequest,
 		ParseLine: op.ParseLine,
 		Check:     op.Check,
 		Locate:    op.Locate,
-		Guard:     op.Guard,
+		Resend:    op.Resend,
 		Prepare:   op.Prepare,
 		Describe:  op.Describe,
 		Call:      (*gateway.Client).Refund,
@@ -201,13 +201,14 @@ func (operation) Resume(env *moneyop.Env, attempts []journal.Attempt) (journal.R
 	return journal.ResumeSend, "", ""
 }
 
-// made reports an attempt that shows its refund made: succeeded (100 or
-// 101), or 104 to a re-send of a refund_transaction_id an earlier attempt
+// made reports an attempt that shows its refund made: succeeded (100),
+// queued for approval (101: the gateway holds it; a batch never sends it
+// again), or 104 to a re-send of a refund_transaction_id an earlier attempt
 // sent (the earlier one made it). A 104 to a first send says only that
 // the gateway has the id from some other refund.
 func made(a journal.Attempt, earlier []journal.Attempt) bool {
 	switch a.Class() {
-	case journal.Succeeded:
+	case journal.Succeeded, journal.Queued:
 		return true
 	case journal.Duplicate:
 		return slices.ContainsFunc(earlier, func(e journal.Attempt) bool { return e.Intent.Ref == a.Intent.Ref })
@@ -316,7 +317,7 @@ func (op operation) statusCommand(r *refund, flags []string) string {
 
 // Locate finds the refund --retry names (an attempt id, or a
 // refund_transaction_id) in the journal, for its invoice: the pipeline
-// then locks that invoice, and Guard checks the refund may be re-sent.
+// then locks that invoice, and Resend checks the refund may be re-sent.
 func (operation) Locate(ctx context.Context, env *moneyop.Env, r *refund) (*refund, error) {
 	if r.retry == "" {
 		return r, nil
@@ -325,38 +326,35 @@ func (operation) Locate(ctx context.Context, env *moneyop.Env, r *refund) (*refu
 	if err != nil {
 		return nil, cmdutil.WithKind(cmdutil.KindUnexpected, fmt.Errorf("cannot read the payment journal: %w; nothing was sent", err), "")
 	}
-	intent, err := retryIntent(found, env.Scope(), r.retry)
+	a, err := retryIntent(found, env.Scope(), r.retry)
 	if err != nil {
 		return nil, err
 	}
 	out := *r
-	out.Invoice = intent.Invoice
+	out.Invoice = a.Intent.Invoice
 	return &out, nil
 }
 
-// Guard decides, with the invoice locked, from its attempts in the
-// journal: a --retry re-sends its refund's intent, with its
-// refund_transaction_id, if the refund's outcome is still unknown (the
-// gateway then makes it once, or answers 104 if it was made); a new
-// refund meets the pipeline's rule (moneyop.RefuseUnresolved): it is
-// refused while the invoice has a refund whose outcome is unknown and
-// unresolved (exit 2, with the --retry line that resolves it), whichever
-// command sent that one.
-func (operation) Guard(env *moneyop.Env, r *refund, attempts []journal.Attempt) (*refund, error) {
+// Resend names, for a --retry, the refund it re-sends: its intent, with
+// its refund_transaction_id, if its outcome is still unknown (the gateway
+// then makes it once, or answers 104 if it was made). A new refund names
+// none. The pipeline's rule decides the rest: nothing goes out while the
+// invoice holds an attempt of any kind whose outcome is not settled
+// (exit 2, with the command that settles it), but this very refund's
+// re-send.
+func (operation) Resend(env *moneyop.Env, r *refund, attempts []journal.Attempt) (*refund, *journal.Attempt, error) {
 	out := *r
-	if r.retry != "" {
-		intent, err := retryIntent(attempts, env.Scope(), r.retry)
-		if err != nil {
-			return nil, err
-		}
-		out.retried, out.Invoice, out.ref, out.key, out.text = intent, intent.Invoice, intent.Ref, intent.Key, intent.Amount
-		out.value, _ = decimal.NewFromString(intent.Amount)
-		return &out, nil
+	if r.retry == "" {
+		return &out, nil, nil
 	}
-	if err := moneyop.RefuseUnresolved(env, r.Invoice, attempts); err != nil {
-		return nil, err
+	a, err := retryIntent(attempts, env.Scope(), r.retry)
+	if err != nil {
+		return nil, nil, err
 	}
-	return &out, nil
+	intent := a.Intent
+	out.retried, out.Invoice, out.ref, out.key, out.text = &intent, intent.Invoice, intent.Ref, intent.Key, intent.Amount
+	out.value, _ = decimal.NewFromString(intent.Amount)
+	return &out, a, nil
 }
 
 // Prepare asks check status, with refund info, what the sale is, and
@@ -436,7 +434,7 @@ func journalCurrency(attempts []journal.Attempt, identity, invoice string) strin
 // refund_transaction_id) among attempts and checks that it may be
 // re-sent: a refund of this gateway account whose outcome is unknown and
 // unresolved (journal.Unresolved).
-func retryIntent(attempts []journal.Attempt, scope journal.Scope, name string) (*journal.Entry, error) {
+func retryIntent(attempts []journal.Attempt, scope journal.Scope, name string) (*journal.Attempt, error) {
 	var ref string
 	var found *journal.Attempt
 	for i, a := range attempts {
@@ -469,8 +467,7 @@ func retryIntent(attempts []journal.Attempt, scope journal.Scope, name string) (
 	if len(journal.Unresolved(same, scope, found.Intent.Invoice)) == 0 {
 		return nil, cmdutil.UsageErrorf("invalid --retry: the outcome of refund %s is known (%s); only a refund whose outcome is unknown is re-sent", ref, same[len(same)-1].Class())
 	}
-	intent := same[len(same)-1].Intent
-	return &intent, nil
+	return &same[len(same)-1], nil
 }
 
 // checkStatus asks check status, with refund info, about r's invoice. Its
@@ -585,6 +582,9 @@ func (op operation) Classify(r *refund, ans *gateway.RefundResult, err error) mo
 		code := ans.StatusCode
 		o := moneyop.Outcome{Class: journal.Succeeded, StatusCode: &code, OrderNo: ans.OrderNo, Message: ans.StatusDescription}
 		if ans.Queued {
+			// Neither made nor refused yet: not settled, like an unknown
+			// outcome, until check status finds it made or refused.
+			o.Class = journal.Queued
 			o.Message = "queued for the gateway team's approval"
 		}
 		return o

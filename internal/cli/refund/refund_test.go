@@ -181,7 +181,7 @@ func TestClassify(t *testing.T) {
 		say   string // in Say or Hint
 	}{
 		{"100", &gateway.RefundResult{StatusCode: 100, InvoiceID: "INV-1"}, nil, journal.Succeeded, ""},
-		{"101", &gateway.RefundResult{StatusCode: 101, Queued: true, InvoiceID: "INV-1"}, nil, journal.Succeeded, ""},
+		{"101", &gateway.RefundResult{StatusCode: 101, Queued: true, InvoiceID: "INV-1"}, nil, journal.Queued, ""},
 		{"104 to a first send", nil, apiErr(104, "not unique"), journal.Duplicate, "from a refund this journal does not record"},
 		{"110", nil, apiErr(110, ""), journal.Rejected, "may not refund part of a sale"},
 		{"49", nil, apiErr(49, "Refund failed"), journal.Rejected, "more than the refundable amount"},
