@@ -18,10 +18,6 @@ func checkJournalURL(value string) error {
 	if !ok || (!strings.EqualFold(scheme, "postgres") && !strings.EqualFold(scheme, "postgresql")) {
 		return fmt.Errorf("%s is not a postgres:// URL", shown)
 	}
-	if scheme != "postgres" && scheme != "postgresql" {
-		// pgx reads only the lower-case scheme as a URL.
-		return fmt.Errorf("%s: write the scheme in lower case, %s://", shown, strings.ToLower(scheme))
-	}
 	if at := strings.LastIndexByte(rest, '@'); at >= 0 {
 		if unencoded(rest[:at]) {
 			return fmt.Errorf("%s: its user name or password holds a character a URL takes only percent-encoded: "+

@@ -47,12 +47,18 @@ func TestJournalURLWithUnencodedPassword(t *testing.T) {
 	}
 }
 
-// TestJournalURLScheme: an upper-case scheme, which pgx does not read as a
-// URL, is refused where it is set (exit 2), saying how to write it.
+// TestJournalURLScheme: a URL's scheme is case-insensitive (RFC 3986), so
+// POSTGRES:// is taken where it is set, as the shared journal takes it
+// (pgjournal lower-cases it before pgx reads it); another scheme is not.
 func TestJournalURLScheme(t *testing.T) {
-	err := ValidateValue("journal", "POSTGRES://ayse:s3cret@db.example/paycli")
-	if err == nil || !strings.Contains(err.Error(), "lower case, postgres://") || strings.Contains(err.Error(), "s3cret") {
-		t.Errorf("POSTGRES:// = %v, want a refusal asking for postgres://", err)
+	for _, url := range []string{"POSTGRES://ayse:s3cret@db.example/paycli", "PostgreSQL://ayse@db.example/paycli"} {
+		if err := ValidateValue("journal", url); err != nil {
+			t.Errorf("%s refused: %v", url, err)
+		}
+	}
+	err := ValidateValue("journal", "MYSQL://ayse:s3cret@db.example/paycli")
+	if err == nil || !strings.Contains(err.Error(), "not a postgres:// URL") || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("MYSQL:// = %v, want a refusal that hides the password", err)
 	}
 }
 

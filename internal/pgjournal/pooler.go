@@ -63,7 +63,7 @@ func checkPooler(ctx context.Context, pool *pgxpool.Pool, url string) error {
 	}
 	for _, err := range errs {
 		if err != nil {
-			return &UnavailableError{URL: redact.URL(url), Err: redactURLError(err, url)}
+			return connectError(err, url)
 		}
 	}
 	return checkSessions(ctx, conns[0].Conn(), conns[1].Conn(), url)
@@ -74,7 +74,7 @@ func checkPooler(ctx context.Context, pool *pgxpool.Pool, url string) error {
 func checkPoolerConn(ctx context.Context, conn *pgx.Conn, url string) error {
 	other, err := pgx.ConnectConfig(ctx, conn.Config().Copy())
 	if err != nil {
-		return &UnavailableError{URL: redact.URL(url), Err: redactURLError(err, url)}
+		return connectError(err, url)
 	}
 	defer other.Close(context.WithoutCancel(ctx))
 	return checkSessions(ctx, conn, other, url)
