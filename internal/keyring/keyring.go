@@ -36,7 +36,9 @@ var ErrNotFound = errors.New("no such entry in the keyring")
 // is locked, it refused or did not answer.
 type UnavailableError struct{ Err error }
 
-func (e *UnavailableError) Error() string { return "the system keyring is not usable: " + e.Err.Error() }
+func (e *UnavailableError) Error() string {
+	return "the system keyring is not usable: " + e.Err.Error()
+}
 func (e *UnavailableError) Unwrap() error { return e.Err }
 
 // Store is the system keyring. Its zero value is usable.
