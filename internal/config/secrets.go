@@ -49,6 +49,7 @@ func (c *Config) chooseSecretSources() {
 			continue
 		}
 		// The file.
+		plain := c.sources[name] == SourceFile && c.values[name] != ""
 		var inFile []string
 		for _, r := range []Ref{RefCommand, RefFile, RefKeyring} {
 			k, v, src := ref(r)
@@ -61,7 +62,6 @@ func (c *Config) chooseSecretSources() {
 				chosen = true
 			}
 		}
-		plain := c.sources[name] == SourceFile && c.values[name] != ""
 		if plain {
 			inFile = append(inFile, name+" (plain text)")
 		}
