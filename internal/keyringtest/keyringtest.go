@@ -109,9 +109,11 @@ func StartBus(t testing.TB) *Keyring {
 		line, _ := bufio.NewReader(out).ReadString('\n')
 		addr <- strings.TrimSpace(line)
 	}()
+	wait, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
 	select {
 	case k.Address = <-addr:
-	case <-time.After(10 * time.Second):
+	case <-wait.Done():
 		t.Fatal("dbus-daemon printed no address within 10s")
 	}
 	if k.Address == "" {
@@ -157,10 +159,12 @@ func (k *Keyring) StartKeyring(t testing.TB, unlocked bool) {
 		if out, err := check.Output(); err == nil && strings.Contains(string(out), "boolean true") {
 			return
 		}
+		pause := time.NewTimer(50 * time.Millisecond)
 		select {
 		case <-ctx.Done():
+			pause.Stop()
 			t.Fatal("gnome-keyring-daemon did not take org.freedesktop.secrets on the bus within 15s")
-		case <-time.After(50 * time.Millisecond):
+		case <-pause.C:
 		}
 	}
 }
@@ -196,9 +200,11 @@ func stop(cmd *exec.Cmd) {
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
+	limit := time.NewTimer(5 * time.Second)
+	defer limit.Stop()
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
+	case <-limit.C:
 		_ = cmd.Process.Kill()
 		<-done
 	}
