@@ -76,7 +76,11 @@ type Factory struct {
 // OutputFormat returns the --output format resolved through the
 // configuration (flag > PAYCLI_OUTPUT > file > table).
 func (f *Factory) OutputFormat() (render.Format, error) {
-	cfg, err := f.Config()
+	settings := f.Settings
+	if settings == nil {
+		settings = f.Config
+	}
+	cfg, err := settings()
 	if err != nil {
 		return "", err
 	}
