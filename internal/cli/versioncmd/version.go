@@ -29,7 +29,7 @@ func NewCmdVersion(f *cmdutil.Factory, runF func(context.Context, *Options) erro
 		Short: "Print paycli's version, commit and build date",
 		Long: `Print paycli's version, commit and build date. It reads no configuration:
 the format is -o or --jq on its command line, else a line of text.`,
-		Args:  cmdutil.NoArgs,
+		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Info = f.Build()
 			// The version reads no configuration (and so no keyring):
