@@ -21,7 +21,8 @@ type secretRef struct {
 // chooseSecretSources decides, for each secret, the one place it comes
 // from. The environment beats the file, as for every key; within each,
 // the value itself, then a file, a command, the keyring (PAYCLI_APP_SECRET,
-// PAYCLI_APP_SECRET_FILE, PAYCLI_APP_SECRET_CMD; then app_secret_cmd,
+// PAYCLI_APP_SECRET_FILE, PAYCLI_APP_SECRET_CMD, PAYCLI_APP_SECRET_KEYRING;
+// then app_secret_cmd,
 // app_secret_file, app_secret_keyring, and app_secret last: plain text is
 // what an old file or a half-done migration leaves behind). A secret the
 // file gives in more than one way gets a warning naming the one used.
@@ -37,7 +38,7 @@ func (c *Config) chooseSecretSources() {
 			continue
 		}
 		chosen := false
-		for _, r := range []Ref{RefFile, RefCommand} {
+		for _, r := range []Ref{RefFile, RefCommand, RefKeyring} {
 			k, v, src := ref(r)
 			if src == SourceEnv && v != "" {
 				c.setPending(name, r, k.Env(), v)

@@ -79,7 +79,14 @@ func completeKeys(cmd *cobra.Command, args []string, _ string) ([]string, cobra.
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	return config.KeyNames(), cobra.ShellCompDirectiveNoFileComp
+	// The keyring references are paycli's to write, not the user's.
+	var names []string
+	for _, k := range config.Keys {
+		if k.Ref != config.RefKeyring {
+			names = append(names, k.Name)
+		}
+	}
+	return names, cobra.ShellCompDirectiveNoFileComp
 }
 
 // completeSetArgs completes `config set KEY VALUE`: the key, then the

@@ -171,7 +171,9 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	listing := Listing{Path: cfg.Path, Profile: cfg.Profile, Settings: []Setting{}}
 	rows := make([][]string, 0, len(config.Keys))
 	for _, k := range config.Keys {
-		if k.SecretOf != "" && cfg.Get(k.Name) == "" {
+		// The keys that say where a secret is, and the journal's password,
+		// only when they matter.
+		if (k.SecretOf != "" || k.Name == "journal_password" && cfg.Journal == "") && cfg.Get(k.Name) == "" && cfg.Where(k.Name) == "" {
 			continue
 		}
 		value, _ := shownValue(k, cfg.Get(k.Name), opts.ShowSecrets)
