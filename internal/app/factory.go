@@ -181,7 +181,9 @@ func configFunc(resolve func() (*resolved, error), store *keyring.Store) func() 
 		defer mu.Unlock()
 		if !loaded {
 			loaded = true
-			if err := r.cfg.LoadSecrets(context.Background(), config.SecretOptions{Keyring: store}); err != nil {
+			// Under --sandbox the journal is the file: its password is not needed.
+			opts := config.SecretOptions{Keyring: store, NoJournal: r.sandboxState != ""}
+			if err := r.cfg.LoadSecrets(context.Background(), opts); err != nil {
 				failed = credentialError(err)
 			}
 		}

@@ -123,6 +123,9 @@ type SecretOptions struct {
 	Keyring SecretStore
 	// Timeout limits each command (*_cmd); the profile's timeout when zero.
 	Timeout time.Duration
+	// NoJournal: the command uses no shared journal (--sandbox), so the
+	// journal's password is not fetched.
+	NoJournal bool
 }
 
 // CredentialError is a secret that could not be fetched from where the
@@ -162,7 +165,9 @@ func (c *Config) LoadSecrets(ctx context.Context, opts SecretOptions) error {
 		if !ok {
 			continue
 		}
-		if c.sources[name] == SourceSandbox {
+		// A secret the sandbox replaced, or the password of a journal
+		// that is not used, is not fetched.
+		if c.sources[name] == SourceSandbox || name == "journal_password" && (c.Journal == "" || opts.NoJournal) {
 			delete(c.pending, name)
 			continue
 		}

@@ -225,3 +225,22 @@ func TestValueErrorFromTheFileNamesItsLine(t *testing.T) {
 		t.Fatalf("got %v, want the line of timeout", err)
 	}
 }
+
+// TestJournalPasswordOnlyForAJournal: the journal's password is fetched
+// only when a shared journal is used: a failing command for it does not
+// stop a profile without one, nor a --sandbox run.
+func TestJournalPasswordOnlyForAJournal(t *testing.T) {
+	cfg := loadWith(t, "profiles:\n  default:\n    journal_password_cmd: \"false\"\n", nil)
+	if err := cfg.LoadSecrets(context.Background(), SecretOptions{}); err != nil {
+		t.Fatalf("no journal: %v", err)
+	}
+	withJournal := "profiles:\n  default:\n    journal: postgres://desk@db.example/j\n    journal_password_cmd: echo pw\n"
+	cfg = loadWith(t, withJournal, nil)
+	if err := cfg.LoadSecrets(context.Background(), SecretOptions{NoJournal: true}); err != nil || cfg.JournalPassword != "" {
+		t.Fatalf("--sandbox: %q, %v", cfg.JournalPassword, err)
+	}
+	cfg = loadWith(t, withJournal, nil)
+	if err := cfg.LoadSecrets(context.Background(), SecretOptions{}); err != nil || cfg.JournalPassword != "pw" {
+		t.Fatalf("with a journal: %q, %v", cfg.JournalPassword, err)
+	}
+}

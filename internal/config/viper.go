@@ -130,7 +130,7 @@ func (yamlStrings) Decode(b []byte, out map[string]any) error {
 	if len(doc.Content) == 0 {
 		return nil
 	}
-	m, ok := nodeValue(doc.Content[0]).(map[string]any)
+	m, ok := nodeValue(doc.Content[0], 0).(map[string]any)
 	if !ok {
 		return fmt.Errorf("expected a mapping with default_profile and profiles")
 	}
@@ -146,18 +146,24 @@ func (yamlStrings) Encode(map[string]any) ([]byte, error) {
 	return nil, fmt.Errorf("paycli writes its config file with config.Edit, not viper")
 }
 
-func nodeValue(n *yaml.Node) any {
+// nodeValue is n as viper holds it; depth 2 is a profile's body, where a
+// null (`live:` with nothing under it) is an empty profile, not a value
+// that would hide the keys' defaults.
+func nodeValue(n *yaml.Node, depth int) any {
 	switch n.Kind {
 	case yaml.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			m[strings.ToLower(n.Content[i].Value)] = nodeValue(n.Content[i+1])
+			m[strings.ToLower(n.Content[i].Value)] = nodeValue(n.Content[i+1], depth+1)
 		}
 		return m
 	case yaml.AliasNode:
-		return nodeValue(n.Alias)
+		return nodeValue(n.Alias, depth)
 	case yaml.ScalarNode:
 		if n.Tag == "!!null" {
+			if depth <= 2 {
+				return map[string]any{}
+			}
 			return ""
 		}
 		return n.Value
