@@ -125,8 +125,12 @@ func resolve(f *cmdutil.Factory, cmd *cobra.Command) (*resolved, error) {
 	// Plain-text secrets are read as before; a person at a terminal is
 	// told once per run how to move them, a script's stderr is left alone.
 	if len(cfg.PlainSecrets) > 0 && f.IOStreams.IsStderrTTY() {
-		fmt.Fprintf(f.IOStreams.ErrOut, "hint: %s in plain text in %s; move them into the system keyring: paycli config migrate-secrets\n",
-			strings.Join(cfg.PlainSecrets, " and "), cfg.Path)
+		is, them := "is", "it"
+		if len(cfg.PlainSecrets) > 1 {
+			is, them = "are", "them"
+		}
+		fmt.Fprintf(f.IOStreams.ErrOut, "hint: %s %s in plain text in %s; move %s into the system keyring: paycli config migrate-secrets\n",
+			strings.Join(cfg.PlainSecrets, " and "), is, cfg.Path, them)
 	}
 	// --sandbox / PAYCLI_SANDBOX=1: the same commands, pointed at the emulator.
 	on, err := f.SandboxMode(cmd)

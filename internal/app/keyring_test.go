@@ -127,3 +127,30 @@ func TestLockedKeyringIsACredentialError(t *testing.T) {
 		t.Fatal("the secret was printed")
 	}
 }
+
+// TestPlainTextSecretsGetAHintOnATerminal: an old file with the secrets in
+// plain text is read as before; a person at a terminal is told in one line
+// how to move them, a script's stderr is left alone.
+func TestPlainTextSecretsGetAHintOnATerminal(t *testing.T) {
+	env, _ := homeEnv(t)
+	path := filepath.Join(env["XDG_CONFIG_HOME"], "paycli", "config.yaml")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	file := "profiles:\n  default:\n    base_url: https://test.example/ccpayment\n    app_id: \"1\"\n    app_secret: " + keyringSecret + "\n"
+	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, terminal := range []bool{true, false} {
+		ios, _, out, errOut := iostreams.Test()
+		ios.SetStderrTTY(terminal)
+		code := app.Run(context.Background(), []string{"hash", "generate", "--plaintext", "a|b"}, ios, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+		if code != 0 || out.Len() == 0 {
+			t.Fatalf("terminal %v: exit %d, stdout %q, stderr:\n%s", terminal, code, out, errOut)
+		}
+		hinted := strings.Contains(errOut.String(), "hint: app_secret is in plain text in "+path+"; move it into the system keyring: paycli config migrate-secrets")
+		if hinted != terminal || strings.Count(errOut.String(), "\n") > 1 {
+			t.Errorf("terminal %v: stderr %q", terminal, errOut)
+		}
+	}
+}
