@@ -248,16 +248,5 @@ func oneLine(s, what string) (string, error) {
 	return s, nil
 }
 
-// SecretSources lists the secrets and where each lives, for `config list`.
-func (c *Config) SecretSources() map[string]string {
-	out := map[string]string{}
-	for _, name := range SecretNames {
-		if w := c.Where(name); w != "" {
-			out[name] = w
-		}
-	}
-	return out
-}
-
 // IsSecretName reports whether name is one of SecretNames.
 func IsSecretName(name string) bool { return slices.Contains(SecretNames, name) }
