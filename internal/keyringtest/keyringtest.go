@@ -64,9 +64,9 @@ func Start(t testing.TB) *Keyring {
 // desktop whose keyring is not running), and points the test at it.
 func StartBus(t testing.TB) *Keyring {
 	t.Helper()
-	for _, prog := range []string{"dbus-daemon", "gnome-keyring-daemon"} {
+	for _, prog := range []string{"dbus-daemon", "dbus-send", "gnome-keyring-daemon", "secret-tool"} {
 		if _, err := exec.LookPath(prog); err != nil {
-			unavailable(t, fmt.Errorf("no %s on PATH: install Debian's dbus and gnome-keyring packages (apt-get install dbus gnome-keyring)", prog))
+			unavailable(t, fmt.Errorf("no %s on PATH: install Debian's dbus, gnome-keyring and libsecret-tools packages (apt-get install dbus gnome-keyring libsecret-tools)", prog))
 		}
 	}
 	home := t.TempDir()
