@@ -45,6 +45,12 @@ compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || command -v initdb >/
 # PgBouncer, started by internal/pgtest in front of that server, for the
 # shared journal's tests behind a connection pooler (docs/journal.md).
 command -v pgbouncer >/dev/null 2>&1 || apt_packages+=(pgbouncer)
+# A real Secret Service for the keyring's tests (internal/keyringtest starts
+# a private dbus-daemon and gnome-keyring-daemon; secret-tool checks what
+# paycli stored).
+command -v dbus-daemon >/dev/null 2>&1 || apt_packages+=(dbus)
+command -v gnome-keyring-daemon >/dev/null 2>&1 || apt_packages+=(gnome-keyring)
+command -v secret-tool >/dev/null 2>&1 || apt_packages+=(libsecret-tools)
 if [ ${#apt_packages[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
     echo "installing ${apt_packages[*]} for the PHP cross-checks, the browser test and the shared journal's tests"

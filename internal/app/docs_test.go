@@ -331,8 +331,8 @@ func TestDocExampleFailuresNameTheLine(t *testing.T) {
 		},
 		{
 			name: "unexpected exit code",
-			page: "text\n\n```console\n$ export PAYCLI_OUTPUT=xml\n$ paycli version\n...\n```\n",
-			want: "docs/t.md:5: $ paycli version\nexit code 2, the page says 0 (add \"# exit N\"",
+			page: "text\n\n```console\n$ export PAYCLI_OUTPUT=xml\n$ paycli config list\n...\n```\n",
+			want: "docs/t.md:5: $ paycli config list\nexit code 2, the page says 0 (add \"# exit N\"",
 		},
 		{
 			name: "command substitution",

@@ -26,7 +26,8 @@ var exitCodes = []exitCode{
 		"usage error: bad flag, argument, input file or missing configuration; or the journal holds an attempt on " +
 			"the invoice, of any kind, whose outcome is not settled (unknown or queued for approval), or its lock folder " +
 			"cannot be used; nothing was sent"},
-	{ExitAuth, "credentials refused", "authentication failed (HTTP 401, or status_code 30)"},
+	{ExitAuth, "credentials refused", "authentication failed (HTTP 401, or status_code 30), or a secret could not be fetched " +
+		"from where the profile keeps it (the keyring, a *_cmd command, a *_FILE file); nothing was sent"},
 	{ExitRejected, "refused by the gateway, or not found",
 		"the gateway rejected the request (a status_code other than 100 and not listed below; a refund's 49, 110 or 31), " +
 			"or has no transaction with the invoice a status lookup asked about, a sale that cannot be refunded " +

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/user"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,6 +22,7 @@ import (
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/keyring"
 	"github.com/paycli/paycli/internal/pgjournal"
 	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/sandboxmode"
@@ -47,8 +50,10 @@ func NewFactory(ios *iostreams.IOStreams, lookupEnv func(string) (string, bool))
 	line := &commandLine{}
 	f.BindCommand = line.bind                        // Depends on nothing: the root's pre-run hook calls it
 	f.SandboxMode = sandboxModeFunc(f)               // Depends on LookupEnv
+	f.Keyring = &keyring.Store{LookupEnv: lookupEnv} // Depends on LookupEnv (the session bus); touched only when a secret is read or stored
 	resolve := resolveFunc(f, line)                  // Depends on the bound command's flags, LookupEnv, SandboxMode, Now, IOStreams (a loose file mode's warning), AddCloser (the in-process sandbox)
-	f.Config = configFunc(resolve)                   // Depends on resolve
+	f.Settings = settingsFunc(resolve)               // Depends on resolve
+	f.Config = configFunc(resolve, f.Keyring)        // Depends on resolve, Keyring (the secrets, read once)
 	f.GatewayIdentity = gatewayIdentityFunc(resolve) // Depends on resolve
 	f.SandboxIdentity = sandboxIdentityFunc(f)       // Depends on LookupEnv
 	f.TokenCache = tokenCacheFunc(f)                 // Depends on Config, LookupEnv (the cache folder), Now
@@ -114,6 +119,19 @@ func resolve(f *cmdutil.Factory, cmd *cobra.Command) (*resolved, error) {
 	if w := config.LooseModeWarning(cfg.Path, cfg.FileMode); w != "" {
 		fmt.Fprintln(f.IOStreams.ErrOut, w)
 	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintln(f.IOStreams.ErrOut, w)
+	}
+	// Plain-text secrets are read as before; a person at a terminal is
+	// told once per run how to move them, a script's stderr is left alone.
+	if len(cfg.PlainSecrets) > 0 && f.IOStreams.IsStderrTTY() {
+		is, them := "is", "it"
+		if len(cfg.PlainSecrets) > 1 {
+			is, them = "are", "them"
+		}
+		fmt.Fprintf(f.IOStreams.ErrOut, "hint: %s %s in plain text in %s; move %s into the system keyring: paycli config migrate-secrets\n",
+			strings.Join(cfg.PlainSecrets, " and "), is, cfg.Path, them)
+	}
 	// --sandbox / PAYCLI_SANDBOX=1: the same commands, pointed at the emulator.
 	on, err := f.SandboxMode(cmd)
 	if err != nil {
@@ -138,7 +156,7 @@ func resolve(f *cmdutil.Factory, cmd *cobra.Command) (*resolved, error) {
 	return &resolved{cfg: cfg, sandboxState: state}, nil
 }
 
-func configFunc(resolve func() (*resolved, error)) func() (*config.Config, error) {
+func settingsFunc(resolve func() (*resolved, error)) func() (*config.Config, error) {
 	return func() (*config.Config, error) {
 		r, err := resolve()
 		if err != nil {
@@ -146,6 +164,54 @@ func configFunc(resolve func() (*resolved, error)) func() (*config.Config, error
 		}
 		return r.cfg, nil
 	}
+}
+
+// configFunc is the configuration with its secrets fetched, once per run:
+// the keyring is read at most once (a profile's secrets are one entry),
+// each *_cmd run once. A secret that cannot be had is a credential error
+// (exit 3) naming the key and where it was looked for.
+func configFunc(resolve func() (*resolved, error), store *keyring.Store) func() (*config.Config, error) {
+	var (
+		mu     sync.Mutex
+		loaded bool
+		failed error
+	)
+	return func() (*config.Config, error) {
+		r, err := resolve()
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !loaded {
+			loaded = true
+			// Under --sandbox the journal is the file: its password is not needed.
+			opts := config.SecretOptions{Keyring: store, NoJournal: r.sandboxState != ""}
+			if err := r.cfg.LoadSecrets(context.Background(), opts); err != nil {
+				failed = credentialError(err)
+			}
+		}
+		if failed != nil {
+			return nil, failed
+		}
+		return r.cfg, nil
+	}
+}
+
+// credentialError gives a secret that could not be fetched its exit code
+// (3) and what to do.
+func credentialError(err error) error {
+	var ce *config.CredentialError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	env := strings.ToUpper(config.EnvPrefix + "_" + ce.Secret)
+	hint := fmt.Sprintf("Fix the source named above, or give the secret another way for this run: %s or %s_FILE.", env, env)
+	var unavailable *keyring.UnavailableError
+	if errors.As(err, &unavailable) {
+		hint = fmt.Sprintf("Unlock the keyring (log in to the desktop session), or give the secret another way: %s or %s_FILE.", env, env)
+	}
+	return cmdutil.WithKind(cmdutil.KindAuth, err, hint)
 }
 
 func gatewayIdentityFunc(resolve func() (*resolved, error)) func() (string, error) {
@@ -267,7 +333,7 @@ func openSharedJournal(cfg *config.Config, journalPath string, f *cmdutil.Factor
 	defer cancel()
 	host, _ := os.Hostname()
 	s, err := pgjournal.Open(ctx, pgjournal.Options{
-		URL:         cfg.Journal,
+		URL:         journalURL(cfg),
 		SpoolDir:    filepath.Dir(journalPath),
 		Now:         f.Now,
 		Warn:        sharedJournalWarn(f, warned),
@@ -291,6 +357,28 @@ func sharedJournalWarn(f *cmdutil.Factory, warned *sync.Map) func(string) {
 			fmt.Fprintf(f.IOStreams.ErrOut, "warning: %s\n", msg)
 		}
 	}
+}
+
+// journalURL is the journal URL with journal_password put in, when the
+// profile keeps the password apart (keyring, command, file) and the URL
+// has none. Without either, pgx looks in ~/.pgpass and PGPASSWORD.
+func journalURL(cfg *config.Config) string {
+	if cfg.JournalPassword == "" {
+		return cfg.Journal
+	}
+	u, err := url.Parse(cfg.Journal)
+	if err != nil {
+		return cfg.Journal
+	}
+	if _, has := u.User.Password(); has {
+		return cfg.Journal
+	}
+	name := ""
+	if u.User != nil {
+		name = u.User.Username()
+	}
+	u.User = url.UserPassword(name, cfg.JournalPassword)
+	return u.String()
 }
 
 // schemaHint makes a shared journal whose schema paycli cannot use (none,

@@ -65,7 +65,10 @@ func TestDataCommandsTakeJQ(t *testing.T) {
 func TestCommandsWithoutJQOnlyAct(t *testing.T) {
 	actOnly := []string{
 		"paycli completion",
+		"paycli config delete",
 		"paycli config init",
+		"paycli config migrate-secrets",
+		"paycli config rename",
 		"paycli config set",
 		"paycli config unset",
 		"paycli config use",

@@ -193,6 +193,10 @@ func TestSecretsNeverLeak(t *testing.T) {
 			"-f", "cvv=000", "-f", "name=Ada", "-f", "surname=Lovelace", "-f", "bill_email=" + leakEmail,
 			"-f", `items=[{"name":"Book","price":"10.00","quantity":1}]`}, extra...)
 	}
+	secretFile := filepath.Join(home, "app_secret")
+	if err := os.WriteFile(secretFile, []byte(leakCreds.AppSecret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tokenFile := filepath.Join(home, "wallet-token.txt")
 	if err := os.WriteFile(tokenFile, []byte(paid+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -234,12 +238,22 @@ func TestSecretsNeverLeak(t *testing.T) {
 		{args: []string{"config", "get", "merchant_key", "-o", "json"}},
 		{args: []string{"config", "get", "app_id"}},
 		{args: []string{"config", "profiles"}},
-		{args: []string{"config", "set", "app_secret", "-", "--profile", "spare"}, stdin: leakBadSecret + "\n"},
+		// No keyring here: the file in plain text (the keyring's own
+		// scan is in internal/cli/configcmd), then the refusal without it.
+		{args: []string{"config", "set", "app_secret", "-", "--profile", "spare", "--insecure-storage"}, stdin: leakBadSecret + "\n"},
 		{args: []string{"config", "list", "--profile", "spare"}},
-		{args: []string{"config", "set", "merchant_key", leakCreds.MerchantKey, "--profile", "spare"}},
+		{args: []string{"config", "set", "merchant_key", leakCreds.MerchantKey, "--profile", "spare", "--insecure-storage"}},
+		{args: []string{"config", "set", "merchant_key", "-", "--profile", "spare"}, stdin: leakCreds.MerchantKey + "\n", wantExit: ExitUsage},
 		{args: []string{"config", "get", "nonsense"}, wantExit: ExitUsage},
 		{args: []string{"config", "init", "--profile", "fresh", "--base-url", spy.url, "--app-id", leakCreds.AppID,
-			"--app-secret-stdin", "--merchant-key-stdin"}, stdin: leakCreds.AppSecret + "\n" + leakCreds.MerchantKey + "\n"},
+			"--app-secret-stdin", "--merchant-key-stdin", "--insecure-storage"}, stdin: leakCreds.AppSecret + "\n" + leakCreds.MerchantKey + "\n"},
+		// Secrets from a command and from a file, working and failing.
+		{args: []string{"token", "--debug", "--refresh"}, env: map[string]string{"PAYCLI_APP_SECRET_CMD": "cat " + secretFile}},
+		{args: []string{"config", "list"}, env: map[string]string{"PAYCLI_APP_SECRET_CMD": "cat " + secretFile}},
+		{args: []string{"token", "--debug", "--refresh"}, env: map[string]string{"PAYCLI_APP_SECRET_CMD": "cat " + secretFile + " " + secretFile}, wantExit: ExitAuth},
+		{args: []string{"token", "--debug", "--refresh"}, env: map[string]string{"PAYCLI_MERCHANT_KEY_CMD": "sh -c 'exit 4'"}, wantExit: ExitAuth},
+		{args: []string{"token", "--debug", "--refresh"}, env: map[string]string{"PAYCLI_APP_SECRET_FILE": secretFile}},
+		{args: []string{"token", "--debug", "--refresh"}, env: map[string]string{"PAYCLI_APP_SECRET_FILE": secretFile + ".missing"}, wantExit: ExitAuth},
 		{args: []string{"config", "unset", "app_secret", "--profile", "spare"}},
 		{args: []string{"config", "use", "live"}},
 		{args: []string{"config", "path"}},

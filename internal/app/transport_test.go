@@ -137,7 +137,7 @@ func TestFilesArePrivateUnderPermissiveUmask(t *testing.T) {
 	for _, args := range [][]string{
 		{"config", "set", "base_url", gw.URL + "/ccpayment"},
 		{"config", "set", "app_id", "umask-app"},
-		{"config", "set", "app_secret", "umask-secret-0123456789"},
+		{"config", "set", "app_secret", "umask-secret-0123456789", "--insecure-storage"},
 		{"--profile", "ops", "config", "set", "lang", "en"},
 		{"token"},
 	} {

@@ -382,6 +382,8 @@ var libraryHomes = map[string][]string{
 	"go.yaml.in/yaml/v3":                {"internal/config"},
 	"github.com/jackc/pgx":              {"internal/pgjournal", "internal/pgtest"},
 	"github.com/spf13/cobra/doc":        {"cmd/gendocs"},
+	"github.com/spf13/viper":            {"internal/config"},
+	"github.com/zalando/go-keyring":     {"internal/keyring"},
 }
 
 // homeOf returns the library that import path belongs to, "" for none.

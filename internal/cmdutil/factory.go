@@ -14,6 +14,7 @@ import (
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/keyring"
 	"github.com/paycli/paycli/internal/render"
 )
 
@@ -34,8 +35,16 @@ type Factory struct {
 	// an error, never a configuration without the flags.
 	BindCommand func(cmd *cobra.Command)
 	// Config resolves the configuration for the running command (flags
-	// included). It is computed once per run.
+	// included), with its secrets fetched from where they are kept (the
+	// keyring, a command, a file). It is computed once per run.
 	Config func() (*config.Config, error)
+	// Settings is Config without fetching the secrets: for commands that
+	// only show where they are (config list) or read other keys. nil
+	// means Config.
+	Settings func() (*config.Config, error)
+	// Keyring is the system keyring, where config init, set and
+	// migrate-secrets store secrets; nothing is asked of it until then.
+	Keyring *keyring.Store
 	// Gateway builds the gateway client from Config alone (NewGatewayClient),
 	// once per run: missing credentials or an unusable base URL are usage
 	// errors, before anything is sent.
@@ -67,7 +76,11 @@ type Factory struct {
 // OutputFormat returns the --output format resolved through the
 // configuration (flag > PAYCLI_OUTPUT > file > table).
 func (f *Factory) OutputFormat() (render.Format, error) {
-	cfg, err := f.Config()
+	settings := f.Settings
+	if settings == nil {
+		settings = f.Config
+	}
+	cfg, err := settings()
 	if err != nil {
 		return "", err
 	}

@@ -1,7 +1,11 @@
-// Package config resolves paycli's settings. Every key follows one
-// precedence, flag > environment (PAYCLI_ prefix) > config file > default
-// (resolveKey); the file is read and edited with yaml.v3, which keeps its
-// comments and says on which line a mistake is.
+// Package config resolves paycli's settings. One viper.Viper per run
+// (newViper) reads the config file, the PAYCLI_* environment and the bound
+// flags with viper's precedence, flag > environment > config file >
+// default; paycli keeps the typed Config, each key's source, the checks of
+// the file (yaml.v3, which says on which line a mistake is) and the writing
+// of it (yaml.v3 again, keeping comments: viper's writer drops them).
+// Secrets may instead come from the system keyring, a command or a file
+// (secrets.go), resolved once per run by LoadSecrets.
 //
 // The file is YAML at $PAYCLI_CONFIG, else <user config dir>/paycli/config.yaml:
 //
@@ -51,7 +55,24 @@ type Key struct {
 	// URL: a URL whose user name and password are masked when shown.
 	URL  bool
 	Help string
+	// SecretOf names the secret this key says where to find (app_secret
+	// for app_secret_cmd); Ref is how: RefCommand, RefFile or RefKeyring.
+	SecretOf string
+	Ref      Ref
 }
+
+// Ref is how a key points at a secret kept elsewhere.
+type Ref string
+
+const (
+	// RefCommand: a command prints the secret (app_secret_cmd).
+	RefCommand Ref = "cmd"
+	// RefFile: a file holds it (app_secret_file, PAYCLI_APP_SECRET_FILE).
+	RefFile Ref = "file"
+	// RefKeyring: the system keyring holds it, under the account named
+	// (app_secret_keyring; written by paycli, not by hand).
+	RefKeyring Ref = "keyring"
+)
 
 // Env is the name of the environment variable for the key.
 func (k Key) Env() string { return EnvPrefix + "_" + strings.ToUpper(k.Name) }
@@ -72,7 +93,24 @@ var Keys = []Key{
 	{Name: "output", Flag: "output", Default: "table", Help: "output format: table, json, csv or tsv"},
 	{Name: "ca_cert", Help: "PEM file with extra CA certificates to trust"},
 	{Name: "journal", URL: true, Help: "the desk's shared journal, a postgres:// URL (unset: a file on this machine)"},
+	{Name: "journal_password", Secret: true, Help: "password of the journal URL's role (else ~/.pgpass or PGPASSWORD)"},
+	{Name: "app_secret_cmd", SecretOf: "app_secret", Ref: RefCommand, Help: "command that prints app_secret"},
+	{Name: "app_secret_file", SecretOf: "app_secret", Ref: RefFile, Help: "file that holds app_secret"},
+	{Name: "app_secret_keyring", SecretOf: "app_secret", Ref: RefKeyring, Help: "keyring entry holding app_secret (set by paycli)"},
+	{Name: "merchant_key_cmd", SecretOf: "merchant_key", Ref: RefCommand, Help: "command that prints merchant_key"},
+	{Name: "merchant_key_file", SecretOf: "merchant_key", Ref: RefFile, Help: "file that holds merchant_key"},
+	{Name: "merchant_key_keyring", SecretOf: "merchant_key", Ref: RefKeyring, Help: "keyring entry holding merchant_key (set by paycli)"},
+	{Name: "journal_password_cmd", SecretOf: "journal_password", Ref: RefCommand, Help: "command that prints journal_password"},
+	{Name: "journal_password_file", SecretOf: "journal_password", Ref: RefFile, Help: "file that holds journal_password"},
+	{Name: "journal_password_keyring", SecretOf: "journal_password", Ref: RefKeyring, Help: "keyring entry holding journal_password (set by paycli)"},
 }
+
+// SecretNames are the secrets that can live in the keyring, come from a
+// command or a file.
+var SecretNames = []string{"app_secret", "merchant_key", "journal_password"}
+
+// RefKey names the key that points at secret by ref: app_secret_cmd.
+func RefKey(secret string, ref Ref) string { return secret + "_" + string(ref) }
 
 // LookupKey finds a key by name.
 func LookupKey(name string) (Key, bool) {
@@ -103,6 +141,12 @@ const (
 	SourceEnv     Source = "env"
 	SourceFile    Source = "file"
 	SourceDefault Source = "default"
+	// SourceKeyring: the system keyring (a *_keyring reference).
+	SourceKeyring Source = "keyring"
+	// SourceCommand: a command's output (*_cmd, PAYCLI_*_CMD).
+	SourceCommand Source = "command"
+	// SourceFileRef: a file's content (*_file, PAYCLI_*_FILE).
+	SourceFileRef Source = "file-ref"
 	// SourceSandbox: --sandbox (or PAYCLI_SANDBOX) put the sandbox's value
 	// in place of the profile's.
 	SourceSandbox Source = "sandbox"
@@ -142,8 +186,26 @@ type Config struct {
 	// gateway. Empty means the base URL names it; see GatewayName.
 	GatewayID string
 
+	// JournalPassword is the password of the journal URL's role, when it
+	// is not in the URL: from the keyring, a command or a file. Empty
+	// leaves it to the URL, ~/.pgpass or PGPASSWORD (pgx reads both).
+	JournalPassword string
+
+	// Warnings are what the caller shows on stderr once: a secret both in
+	// the file and elsewhere, plain-text secrets to migrate.
+	Warnings []string
+	// PlainSecrets are the secrets read from plain text in the file, for
+	// the hint to move them into the keyring.
+	PlainSecrets []string
+
 	values  map[string]string
 	sources map[string]Source
+	// pending are the secrets still to fetch (LoadSecrets): where from.
+	pending map[string]secretRef
+	// fetched are the secrets LoadSecrets fetched: where from.
+	fetched map[string]secretRef
+	// file is the config file as read, for the lines of its values.
+	file *File
 }
 
 // GatewayName names the gateway the configuration points at, stable from
@@ -162,6 +224,10 @@ func (c *Config) Overlaid(profile string, source Source, values map[string]strin
 	out := *c
 	out.Profile = profile
 	out.values, out.sources = maps.Clone(c.values), maps.Clone(c.sources)
+	out.pending = maps.Clone(c.pending)
+	for k := range values {
+		delete(out.pending, k)
+	}
 	if out.values == nil {
 		out.values, out.sources = map[string]string{}, map[string]Source{}
 	}
@@ -252,53 +318,6 @@ func SelectProfile(opts LoadOptions, file *File) (name string, explicit bool) {
 	return DefaultProfile, false
 }
 
-// Load resolves the configuration for the running command.
-func Load(opts LoadOptions) (*Config, error) {
-	path, err := Path(opts)
-	if err != nil {
-		return nil, err
-	}
-	file, err := ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-
-	profile, explicit := SelectProfile(opts, file)
-	if err := ValidateProfileName(profile); err != nil {
-		return nil, err
-	}
-	fileValues, found := file.Profiles[profile]
-	if !found && explicit && (file.Exists || profile != DefaultProfile) {
-		return nil, &ProfileError{Profile: profile, Path: path, Known: file.ProfileNames()}
-	}
-
-	cfg := &Config{Path: path, Profile: profile, FileMode: file.Mode, values: map[string]string{}, sources: map[string]Source{},
-		ProfileNamed: explicit && (file.DefaultProfile == "" || profile != file.DefaultProfile)}
-	for _, k := range Keys {
-		cfg.values[k.Name], cfg.sources[k.Name] = resolveKey(opts, k, fileValues)
-	}
-	if err := cfg.fill(); err != nil {
-		return nil, err
-	}
-	return cfg, nil
-}
-
-// resolveKey is the one precedence of every key: the flag when it was
-// set, else a non-empty environment variable, else the profile's value in
-// the file, else the key's default.
-func resolveKey(opts LoadOptions, k Key, file map[string]string) (string, Source) {
-	if f, ok := opts.flag(k.Flag); ok {
-		return f.Value.String(), SourceFlag
-	}
-	if v, ok := opts.env(k.Env()); ok && v != "" {
-		return v, SourceEnv
-	}
-	if v, ok := file[k.Name]; ok {
-		return v, SourceFile
-	}
-	return k.Default, SourceDefault
-}
-
 // fill copies the resolved text values into the typed fields, validating
 // those with a fixed form.
 func (c *Config) fill() error {
@@ -311,6 +330,7 @@ func (c *Config) fill() error {
 	c.CACert = c.values["ca_cert"]
 	c.Journal = c.values["journal"]
 	c.Output = c.values["output"]
+	c.JournalPassword = c.values["journal_password"]
 	for _, name := range KeyNames() {
 		if err := ValidateValue(name, c.values[name]); err != nil {
 			return c.invalid(name, err)
@@ -331,6 +351,9 @@ func (c *Config) invalid(name string, err error) error {
 		where = k.Env()
 	case SourceFile:
 		where = fmt.Sprintf("%s (profile %q)", c.Path, c.Profile)
+		if line := c.file.lineOf(c.Profile, name); line > 0 {
+			where = fmt.Sprintf("%s, line %d (profile %q)", c.Path, line, c.Profile)
+		}
 	default:
 		where = "default"
 	}

@@ -17,7 +17,7 @@ type levelValues struct{ flag, env, file string }
 // precedenceRows holds a row for every key in Keys; the test fails when a
 // key is added without one.
 func precedenceRows() map[string]levelValues {
-	return map[string]levelValues{
+	rows := map[string]levelValues{
 		"base_url":         {env: "https://env.example/ccpayment", file: "https://file.example/ccpayment"},
 		"app_id":           {env: "env-app-id", file: "file-app-id"},
 		"app_secret":       {env: "env-app-secret", file: "file-app-secret"},
@@ -28,7 +28,14 @@ func precedenceRows() map[string]levelValues {
 		"output":           {flag: "json", env: "csv", file: "tsv"},
 		"ca_cert":          {env: "/env/ca.pem", file: "/file/ca.pem"},
 		"journal":          {env: "postgres://env.example/desk", file: "postgresql://file.example/desk"},
+		"journal_password": {env: "env-pg-password", file: "file-pg-password"},
 	}
+	for _, name := range SecretNames {
+		for _, r := range []Ref{RefCommand, RefFile, RefKeyring} {
+			rows[RefKey(name, r)] = levelValues{env: "env-" + string(r), file: "file-" + string(r)}
+		}
+	}
+	return rows
 }
 
 // flagSetForKeys registers every key's flag, as the commands that read
@@ -73,12 +80,12 @@ func TestPrecedence(t *testing.T) {
 			t.Errorf("key %s: flag value given iff the key has a flag (Flag=%q)", k.Name, k.Flag)
 		}
 	}
-	var file strings.Builder
-	file.WriteString("profiles:\n  default:\n")
+	// One file per key: a secret's references in the same profile would
+	// choose where the secret comes from (TestSecretSources).
+	paths := map[string]string{}
 	for _, k := range Keys {
-		file.WriteString("    " + k.Name + ": " + precedenceValues[k.Name].file + "\n")
+		paths[k.Name] = writeConfig(t, "profiles:\n  default:\n    "+k.Name+": "+precedenceValues[k.Name].file+"\n")
 	}
-	path := writeConfig(t, file.String())
 
 	levels := []struct {
 		name                    string
@@ -98,7 +105,7 @@ func TestPrecedence(t *testing.T) {
 			}
 			t.Run(k.Name+"/"+lv.name, func(t *testing.T) {
 				fs := flagSetForKeys(t)
-				env := map[string]string{"PAYCLI_CONFIG": path}
+				env := map[string]string{"PAYCLI_CONFIG": paths[k.Name]}
 				if !lv.inFile {
 					env["PAYCLI_CONFIG"] = filepath.Join(t.TempDir(), "missing.yaml")
 				}

@@ -21,6 +21,17 @@ type File struct {
 	Profiles       map[string]map[string]string
 	// Mode is the file's permission bits, when it exists.
 	Mode fs.FileMode
+
+	data  []byte
+	lines map[[2]string]int // (profile, key) → line of the value
+}
+
+// lineOf is the line of a profile's key in the file, 0 when unknown.
+func (f *File) lineOf(profile, key string) int {
+	if f == nil {
+		return 0
+	}
+	return f.lines[[2]string{profile, key}]
 }
 
 // fileShape is the YAML document; unknown keys are errors so that a typo is
@@ -85,6 +96,7 @@ func (f *File) parse(data []byte) error {
 	if err := doc.Decode(&shape); err != nil {
 		return yamlError(f.Path, err)
 	}
+	f.data, f.lines = data, keyLines(doc)
 	f.DefaultProfile = shape.DefaultProfile
 	for name, values := range shape.Profiles {
 		if values == nil {
@@ -168,6 +180,14 @@ func checkProfiles(path string, n *yaml.Node) error {
 	if err := checkDuplicates(path, n, " in profiles"); err != nil {
 		return err
 	}
+	folded := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if first, ok := folded[strings.ToLower(k.Value)]; ok {
+			return &FileError{Path: path, Line: k.Line, Err: fmt.Errorf("profile %q differs from the one at line %d only in letter case; profile names are compared without it", Shorten(k.Value), first)}
+		}
+		folded[strings.ToLower(k.Value)] = k.Line
+	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		name, body := n.Content[i], n.Content[i+1]
 		if err := ValidateProfileName(name.Value); err != nil {
@@ -193,6 +213,27 @@ func checkProfiles(path string, n *yaml.Node) error {
 		}
 	}
 	return nil
+}
+
+// keyLines maps each profile's keys to the line of their values, for
+// errors about a value that came from the file.
+func keyLines(doc *yaml.Node) map[[2]string]int {
+	lines := map[[2]string]int{}
+	root := doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
+		root = root.Content[0]
+	}
+	profiles := lookup(root, "profiles")
+	if profiles == nil {
+		return lines
+	}
+	for i := 0; i+1 < len(profiles.Content); i += 2 {
+		name, body := profiles.Content[i].Value, profiles.Content[i+1]
+		for j := 0; j+1 < len(body.Content); j += 2 {
+			lines[[2]string{name, body.Content[j].Value}] = body.Content[j+1].Line
+		}
+	}
+	return lines
 }
 
 func yamlError(path string, err error) error {

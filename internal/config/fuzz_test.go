@@ -60,3 +60,33 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzViperReadsWhatTheFileSays: whatever file the checks accept, viper
+// (through paycli's YAML codec) reads every profile's every key as the
+// text yaml.v3 decodes, so that the checks and the values never disagree.
+func FuzzViperReadsWhatTheFileSays(f *testing.F) {
+	f.Add([]byte("default_profile: live\nprofiles:\n  live:\n    app_id: 0123\n    timeout: 45\n"))
+	f.Add([]byte("profiles:\n  a.b:\n    lang: tr\n  c:\n"))
+	f.Add([]byte("x: &a tr\nprofiles:\n  p:\n    lang: *a\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file := &File{Path: "config.yaml", Exists: true, Profiles: map[string]map[string]string{}}
+		if err := file.parse(data); err != nil {
+			return
+		}
+		for profile, values := range file.Profiles {
+			v, err := newViper(LoadOptions{LookupEnv: func(string) (string, bool) { return "", false }}, file, profile)
+			if err != nil {
+				t.Fatalf("viper refused a file the checks accept: %v", err)
+			}
+			for _, k := range Keys {
+				want, ok := values[k.Name]
+				if !ok {
+					want = k.Default
+				}
+				if got := v.GetString(profileKey(profile, k.Name)); got != want {
+					t.Fatalf("profile %q key %s: viper reads %q, the file says %q", profile, k.Name, got, want)
+				}
+			}
+		}
+	})
+}

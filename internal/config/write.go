@@ -333,3 +333,54 @@ func spellFlowNulls(n *yaml.Node, inFlow bool) {
 		spellFlowNulls(c, inFlow)
 	}
 }
+
+// RenameProfile renames a profile in place, keeping its keys and comments,
+// and default_profile with it when it named the profile. The new name must
+// be free.
+func (e *Edit) RenameProfile(from, to string) error {
+	if err := ValidateProfileName(to); err != nil {
+		return err
+	}
+	profiles := lookup(e.root(), "profiles")
+	if profiles == nil || lookup(profiles, from) == nil {
+		return &ProfileError{Profile: from, Path: e.Path, Known: e.Before.ProfileNames()}
+	}
+	for i := 0; i+1 < len(profiles.Content); i += 2 {
+		if strings.EqualFold(profiles.Content[i].Value, to) && profiles.Content[i].Value != from {
+			return fmt.Errorf("profile %q already exists in %s", profiles.Content[i].Value, e.Path)
+		}
+	}
+	for i := 0; i+1 < len(profiles.Content); i += 2 {
+		if profiles.Content[i].Value == from {
+			setScalar(profiles.Content[i], to)
+		}
+	}
+	if v := lookup(e.root(), "default_profile"); v != nil && v.Value == from {
+		setScalar(v, to)
+	}
+	return nil
+}
+
+// DeleteProfile removes a profile and its comments, reporting whether it
+// was there; a default_profile naming it goes too, so that the file does
+// not name a profile it lacks.
+func (e *Edit) DeleteProfile(name string) (bool, error) {
+	profiles := lookup(e.root(), "profiles")
+	if profiles == nil {
+		return false, nil
+	}
+	for i := 0; i+1 < len(profiles.Content); i += 2 {
+		if profiles.Content[i].Value == name {
+			profiles.Content = append(profiles.Content[:i], profiles.Content[i+2:]...)
+			root := e.root()
+			for j := 0; j+1 < len(root.Content); j += 2 {
+				if root.Content[j].Value == "default_profile" && root.Content[j+1].Value == name {
+					root.Content = append(root.Content[:j], root.Content[j+2:]...)
+					break
+				}
+			}
+			return true, nil
+		}
+	}
+	return false, nil
+}

@@ -34,8 +34,12 @@ PAYCLI_PROFILE, then the file's default_profile, then "default".
 
 Keys:
 ` + keyTable() + `
-Secrets (app_id, app_secret, merchant_key) are shown masked, first and
-last four characters, unless --show-secrets is given. The file is written
+Secrets (app_id, app_secret, merchant_key, journal_password) are shown
+masked, first and last four characters, unless --show-secrets is given.
+app_secret, merchant_key and journal_password are kept in the system
+keyring by config init and config set (the file holds a reference), or
+fetched when needed: from a command (app_secret_cmd, run without a shell)
+or a file (app_secret_file, PAYCLI_APP_SECRET_FILE). The file is written
 atomically with mode 0600 in a folder with mode 0700.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
@@ -49,6 +53,9 @@ atomically with mode 0600 in a folder with mode 0700.`,
 		NewCmdPath(f, nil),
 		NewCmdProfiles(f, nil),
 		cmdutil.SetExits(NewCmdUse(f, nil), cmdutil.Exits{Kinds: cmdutil.ExitsLocal}),
+		cmdutil.SetExits(NewCmdMigrateSecrets(f, nil), cmdutil.Exits{Kinds: cmdutil.ExitsLocal}),
+		cmdutil.SetExits(NewCmdRename(f, nil), cmdutil.Exits{Kinds: cmdutil.ExitsLocal}),
+		cmdutil.SetExits(NewCmdDelete(f, nil), cmdutil.Exits{Kinds: cmdutil.ExitsLocal}),
 	)
 	return cmd
 }
@@ -72,7 +79,14 @@ func completeKeys(cmd *cobra.Command, args []string, _ string) ([]string, cobra.
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	return config.KeyNames(), cobra.ShellCompDirectiveNoFileComp
+	// The keyring references are paycli's to write, not the user's.
+	var names []string
+	for _, k := range config.Keys {
+		if k.Ref != config.RefKeyring {
+			names = append(names, k.Name)
+		}
+	}
+	return names, cobra.ShellCompDirectiveNoFileComp
 }
 
 // completeSetArgs completes `config set KEY VALUE`: the key, then the

@@ -112,7 +112,7 @@ func TestInitOnTerminal(t *testing.T) {
 	fx := newFixture(t, "")
 	fx.terminal()
 	fx.in.WriteString("ftp://nope\n2\n12345\n" + appSecret + "\n\n" + merchantKey + "\neuro\ntry\n")
-	err := initRun(context.Background(), &InitOptions{IO: fx.ios, Where: fx.where(), LookupEnv: fx.lookupEnv, Flags: map[string]string{}})
+	err := initRun(context.Background(), &InitOptions{IO: fx.ios, Where: fx.where(), LookupEnv: fx.lookupEnv, Flags: map[string]string{}, InsecureStorage: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ profiles:
 	before := fx.file()
 	fx.terminal()
 	fx.in.WriteString("\n\n\n\n") // Enter everywhere keeps
-	err := initRun(context.Background(), &InitOptions{IO: fx.ios, Where: fx.where(), Flags: map[string]string{}})
+	err := initRun(context.Background(), &InitOptions{IO: fx.ios, Where: fx.where(), Flags: map[string]string{}, InsecureStorage: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func TestInitWithoutTerminal(t *testing.T) {
 			}
 			err := initRun(context.Background(), &InitOptions{
 				IO: fx.ios, Where: fx.where(), LookupEnv: fx.lookupEnv, Flags: flags,
-				AppSecretStdin: tt.secrets[0], MerchantKeyStdin: tt.secrets[1],
+				AppSecretStdin: tt.secrets[0], MerchantKeyStdin: tt.secrets[1], InsecureStorage: true,
 			})
 			if tt.wantErr != "" {
 				wantUsage(t, err, tt.wantErr)
@@ -376,7 +376,7 @@ func TestSet(t *testing.T) {
 			}
 			fx.in.WriteString(tt.stdin)
 			k, _ := config.LookupKey(tt.key)
-			err := setRun(context.Background(), &SetOptions{IO: fx.ios, Where: fx.where(), Key: k, Value: tt.value})
+			err := setRun(context.Background(), &SetOptions{IO: fx.ios, Where: fx.where(), Key: k, Value: tt.value, InsecureStorage: true})
 			if tt.wantErr != "" {
 				wantUsage(t, err, tt.wantErr)
 				if tt.existing != "" && fx.file() != tt.existing {
@@ -405,7 +405,7 @@ func TestNewCmdSetArgs(t *testing.T) {
 		args    []string
 		wantErr string
 	}{
-		{[]string{"colour", "red"}, `unknown key "colour" (known keys: base_url, app_id, app_secret, merchant_key, default_currency, lang, timeout, output, ca_cert, journal)`},
+		{[]string{"colour", "red"}, `unknown key "colour" (known keys: ` + strings.Join(config.KeyNames(), ", ") + `)`},
 		{[]string{"timeout", "soon"}, `invalid timeout: "soon" is not a duration (e.g. 30s, 2m)`},
 		{[]string{"lang"}, "missing KEY and VALUE"},
 		{[]string{"lang", "tr", "en"}, `too many arguments: "en" (expected KEY and VALUE)`},
@@ -784,7 +784,7 @@ func TestInitVerifies(t *testing.T) {
 			var checked *config.Config
 			err := initRun(context.Background(), &InitOptions{
 				IO: fx.ios, Where: fx.where(), LookupEnv: fx.lookupEnv, Flags: flags(),
-				AppSecretStdin: tt.terminal, MerchantKeyStdin: tt.terminal, NoVerify: tt.noVerify,
+				AppSecretStdin: tt.terminal, MerchantKeyStdin: tt.terminal, NoVerify: tt.noVerify, InsecureStorage: true,
 				Verify: func(_ context.Context, cfg *config.Config) error { checked = cfg; return tt.verifyErr },
 			})
 			if tt.wantErr != "" {

@@ -3,10 +3,12 @@ package configcmd
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/keyring"
 	"github.com/spf13/cobra"
 )
 
@@ -15,6 +17,11 @@ type SetOptions struct {
 	IO     *iostreams.IOStreams
 	Where  config.LoadOptions
 	Writer config.AtomicWriter
+	// Keyring takes app_secret, merchant_key and journal_password; nil
+	// means none can be reached.
+	Keyring *keyring.Store
+	// InsecureStorage (--insecure-storage) writes those in the file.
+	InsecureStorage bool
 
 	Key config.Key
 	// Value is the value to store; "-" means read it from stdin.
@@ -23,24 +30,37 @@ type SetOptions struct {
 
 // NewCmdSet builds `paycli config set KEY VALUE`.
 func NewCmdSet(f *cmdutil.Factory, runF func(context.Context, *SetOptions) error) *cobra.Command {
-	opts := &SetOptions{IO: f.IOStreams}
-	return &cobra.Command{
+	opts := &SetOptions{IO: f.IOStreams, Keyring: f.Keyring}
+	cmd := &cobra.Command{
 		Use:   "set KEY VALUE",
 		Short: "Store a setting in the selected profile",
 		Long: `Store a setting in the selected profile, creating the profile if needed.
 
 Give VALUE as - to read it from stdin (one line; on a terminal paycli asks,
 hiding secrets). Secrets typed on the command line end up in your shell
-history, so use - for app_secret and merchant_key.`,
+history, so use - for app_secret and merchant_key.
+
+app_secret, merchant_key and journal_password go to the system keyring
+(Secret Service, Keychain, Credential Manager) under the profile and its
+gateway; the file keeps only a reference (app_secret_keyring). Where no
+keyring can be reached set says so and saves nothing, unless
+--insecure-storage (or a yes on a terminal) lets it write the secret in the
+file in plain text. A secret can also stay out of paycli altogether:
+app_secret_cmd runs a command that prints it, app_secret_file names a file
+that holds it.`,
 		Example: `  paycli config set base_url https://provisioning.sipay.com.tr/ccpayment
   paycli config set lang tr --profile live
-  pass show sipay/app_secret | paycli config set app_secret -`,
+  pass show sipay/app_secret | paycli config set app_secret -
+  paycli config set merchant_key_cmd 'vault kv get -field=merchant_key secret/sipay'`,
 		Args:              cmdutil.ExactArgs(2, "KEY and VALUE"),
 		ValidArgsFunction: completeSetArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			k, err := checkKey(args[0])
 			if err != nil {
 				return err
+			}
+			if k.Ref == config.RefKeyring {
+				return cmdutil.UsageErrorf("%s is written by paycli: store the secret with 'paycli config set %s -'", k.Name, k.SecretOf)
 			}
 			opts.Key, opts.Value = k, args[1]
 			if args[1] != "-" {
@@ -55,6 +75,8 @@ history, so use - for app_secret and merchant_key.`,
 			return setRun(cmd.Context(), opts)
 		},
 	}
+	cmd.Flags().BoolVar(&opts.InsecureStorage, "insecure-storage", false, insecureStorageHelp)
+	return cmd
 }
 
 func setRun(ctx context.Context, opts *SetOptions) error {
@@ -84,7 +106,17 @@ func setRun(ctx context.Context, opts *SetOptions) error {
 	if err != nil {
 		return cmdutil.UsageErrorf("%v", err)
 	}
-	if err := edit.Set(profile, k.Name, value); err != nil {
+	kept := ""
+	if config.IsSecretName(k.Name) {
+		storage := secretStorage{IO: opts.IO, Keyring: opts.Keyring, Insecure: opts.InsecureStorage}
+		where, err := storage.store(ctx, edit, profile, edit.Before.Profiles[profile], map[string]string{k.Name: value})
+		if err != nil {
+			return err
+		}
+		if !strings.HasSuffix(where, "(plain text)") {
+			kept = ", kept in " + where
+		}
+	} else if err := edit.Set(profile, k.Name, value); err != nil {
 		return cmdutil.UsageErrorf("%v", err)
 	}
 	pinned, err := pinDefaultProfile(edit, profile)
@@ -97,7 +129,7 @@ func setRun(ctx context.Context, opts *SetOptions) error {
 	if created {
 		fmt.Fprintf(opts.IO.ErrOut, "Created profile %q in %s.\n", profile, edit.Path)
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "Set %s in profile %q.\n", k.Name, profile)
+	fmt.Fprintf(opts.IO.ErrOut, "Set %s in profile %q%s.\n", k.Name, profile, kept)
 	reportDefault(opts.IO.ErrOut, edit.Before.DefaultProfile, pinned, profile, created)
 	if opts.Where.LookupEnv != nil {
 		if v, ok := opts.Where.LookupEnv(k.Env()); ok && v != "" {
@@ -112,17 +144,21 @@ type UnsetOptions struct {
 	IO     *iostreams.IOStreams
 	Where  config.LoadOptions
 	Writer config.AtomicWriter
+	// Keyring is where the profile's secrets may be; nil means none.
+	Keyring *keyring.Store
 
 	Key config.Key
 }
 
 // NewCmdUnset builds `paycli config unset KEY`.
 func NewCmdUnset(f *cmdutil.Factory, runF func(context.Context, *UnsetOptions) error) *cobra.Command {
-	opts := &UnsetOptions{IO: f.IOStreams}
+	opts := &UnsetOptions{IO: f.IOStreams, Keyring: f.Keyring}
 	return &cobra.Command{
-		Use:               "unset KEY",
-		Short:             "Remove a setting from the selected profile",
-		Long:              "Remove a setting from the selected profile, so that its environment variable or default applies.",
+		Use:   "unset KEY",
+		Short: "Remove a setting from the selected profile",
+		Long: `Remove a setting from the selected profile, so that its environment variable or default applies.
+Unsetting app_secret, merchant_key or journal_password removes it from the
+file and from the system keyring.`,
 		Args:              cmdutil.ExactArgs(1, "KEY"),
 		ValidArgsFunction: completeKeys,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -153,6 +189,16 @@ func unsetRun(_ context.Context, opts *UnsetOptions) error {
 	if err != nil {
 		return cmdutil.UsageErrorf("%v", err)
 	}
+	var acct string
+	if config.IsSecretName(opts.Key.Name) {
+		ref := config.RefKey(opts.Key.Name, config.RefKeyring)
+		acct = edit.Before.Profiles[profile][ref]
+		if inKeyring, err := edit.Unset(profile, ref); err != nil {
+			return cmdutil.UsageErrorf("%v", err)
+		} else if inKeyring {
+			removed = true
+		}
+	}
 	if !removed {
 		fmt.Fprintf(opts.IO.ErrOut, "%s is not set in profile %q; nothing changed.\n", opts.Key.Name, profile)
 		return nil
@@ -161,6 +207,12 @@ func unsetRun(_ context.Context, opts *UnsetOptions) error {
 		return err
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "Removed %s from profile %q.\n", opts.Key.Name, profile)
+	if acct != "" {
+		storage := secretStorage{IO: opts.IO, Keyring: opts.Keyring}
+		if err := storage.forget(acct, []string{opts.Key.Name}); err != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "warning: could not remove it from the keyring entry %s/%s: %v\n", keyring.Service, acct, err)
+		}
+	}
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/keyring"
 	"github.com/paycli/paycli/internal/redact"
 	"github.com/spf13/cobra"
 )
@@ -34,11 +35,16 @@ type InitOptions struct {
 	// the check, as NoVerify (--no-verify) does.
 	Verify   func(context.Context, *config.Config) error
 	NoVerify bool
+
+	// Keyring takes the secrets; nil means none can be reached.
+	Keyring *keyring.Store
+	// InsecureStorage (--insecure-storage) writes the secrets in the file.
+	InsecureStorage bool
 }
 
 // NewCmdInit builds `paycli config init`.
 func NewCmdInit(f *cmdutil.Factory, runF func(context.Context, *InitOptions) error) *cobra.Command {
-	opts := &InitOptions{IO: f.IOStreams, LookupEnv: f.LookupEnv, Verify: tokenCheck(f)}
+	opts := &InitOptions{IO: f.IOStreams, LookupEnv: f.LookupEnv, Verify: tokenCheck(f), Keyring: f.Keyring}
 	var baseURL, appID, currency, lang string
 	cmd := &cobra.Command{
 		Use:   "init",
@@ -67,6 +73,13 @@ asks whether to save anyway; without one it exits with the check's error
 URL, 8 for an unreachable one). --no-verify skips the
 check, for a gateway this machine cannot reach. (The --sandbox mode needs
 no profile at all.)
+
+app_secret and merchant_key are stored in the system keyring (Secret
+Service on Linux, Keychain on macOS, Credential Manager on Windows) under
+the profile and its gateway; the file keeps only a reference. Where no
+keyring can be reached (a headless server, a container) init says so and
+saves nothing; --insecure-storage, or a yes on a terminal, writes them in
+the file in plain text instead.
 
 When the file names no default_profile, init writes one: the existing
 "default" profile if there is one, else the profile just written. It says
@@ -114,6 +127,7 @@ which profile is the default and how to change it.`,
 	fl.BoolVar(&opts.AppSecretStdin, "app-secret-stdin", false, "read app_secret from stdin (one line)")
 	fl.BoolVar(&opts.MerchantKeyStdin, "merchant-key-stdin", false, "read merchant_key from stdin (one line, after app_secret)")
 	fl.BoolVar(&opts.NoVerify, "no-verify", false, "save without asking the gateway for a token first")
+	fl.BoolVar(&opts.InsecureStorage, "insecure-storage", false, insecureStorageHelp)
 	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsGateway, Notes: map[cmdutil.Kind]string{cmdutil.KindAuth: "the gateway refused the credentials; nothing was saved"}})
 	return cmd
 }
@@ -185,7 +199,7 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 	if err := config.ValidateProfileName(profile); err != nil {
 		return cmdutil.UsageErrorf("%v", err)
 	}
-	current := before.Profiles[profile]
+	current := withKeyringSecrets(opts.Keyring, before.Profiles[profile])
 	values := map[string]string{}
 	for k, v := range opts.Flags {
 		values[k] = v
@@ -212,19 +226,45 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 		return err
 	}
 	defer edit.Close()
-	current = edit.Before.Profiles[profile]
+	fileValues := edit.Before.Profiles[profile]
 	created, err := edit.AddProfile(profile)
 	if err != nil {
 		return cmdutil.UsageErrorf("%v", err)
 	}
+	secrets := map[string]string{}
+	saved := map[string]string{}
+	for k, v := range fileValues {
+		saved[k] = v
+	}
 	for _, k := range config.Keys {
 		v, ok := values[k.Name]
-		if !ok || v == current[k.Name] {
+		if !ok {
 			continue
 		}
+		if config.IsSecretName(k.Name) && !opts.InsecureStorage {
+			if v != current[k.Name] {
+				secrets[k.Name] = v
+			}
+			continue
+		}
+		if v == fileValues[k.Name] {
+			continue
+		}
+		saved[k.Name] = v
 		if err := edit.Set(profile, k.Name, v); err != nil {
 			return cmdutil.UsageErrorf("%v", err)
 		}
+		if config.IsSecretName(k.Name) {
+			// Plain text asked for: a keyring reference would win over it.
+			if _, err := edit.Unset(profile, config.RefKey(k.Name, config.RefKeyring)); err != nil {
+				return err
+			}
+		}
+	}
+	storage := secretStorage{IO: opts.IO, Keyring: opts.Keyring, Insecure: opts.InsecureStorage}
+	kept, err := storage.store(ctx, edit, profile, saved, secrets)
+	if err != nil {
+		return err
 	}
 	pinned, err := pinDefaultProfile(edit, profile)
 	if err != nil {
@@ -235,8 +275,40 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 	}
 
 	printProfile(opts.IO.ErrOut, created, profile, edit.Path, values, current)
+	if kept != "" && !strings.HasSuffix(kept, "(plain text)") {
+		fmt.Fprintf(opts.IO.ErrOut, "Secrets are kept in %s; the file holds only a reference.\n", kept)
+	}
 	reportDefault(opts.IO.ErrOut, edit.Before.DefaultProfile, pinned, profile, created)
 	return nil
+}
+
+// withKeyringSecrets is a profile's file values with the secrets its
+// keyring entry holds, so that init can keep them (Enter) and check them;
+// a keyring that cannot be read leaves them to be asked for again.
+func withKeyringSecrets(store *keyring.Store, file map[string]string) map[string]string {
+	current := map[string]string{}
+	for k, v := range file {
+		current[k] = v
+	}
+	acct := ""
+	for _, name := range config.SecretNames {
+		if a := file[config.RefKey(name, config.RefKeyring)]; a != "" {
+			acct = a
+		}
+	}
+	if acct == "" || store == nil {
+		return current
+	}
+	entry, err := store.Get(acct)
+	if err != nil {
+		return current
+	}
+	for _, name := range config.SecretNames {
+		if file[config.RefKey(name, config.RefKeyring)] != "" && entry[name] != "" {
+			current[name] = entry[name]
+		}
+	}
+	return current
 }
 
 // requireCallSettings refuses a profile that would lack a setting every

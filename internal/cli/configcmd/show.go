@@ -57,6 +57,9 @@ the config file) does not change this command:
 			}
 			opts.Key = k
 			opts.Config = f.Config
+			if !config.IsSecretName(k.Name) {
+				opts.Config = settingsOf(f)
+			}
 			format, err := opts.JSON.Format(cmdutil.FlagOutputFormat(cmd))()
 			if err != nil {
 				return err
@@ -109,17 +112,26 @@ func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) err
 		Aliases: []string{"ls"},
 		Short:   "List every setting of the selected profile and where it comes from",
 		Long: `List every setting of the selected profile with the value paycli uses and
-its source: flag, env, file or default. Secrets are masked (first and last
-four characters), and the user name and password of a base_url replaced by
-xxxxx, unless --show-secrets is given.
+its source: flag, env, file or default; for a secret kept elsewhere,
+keyring, command or file-ref, with where it is in place of its value (list
+never reads the keyring nor runs a command). Secrets are masked (first and
+last four characters), and the user name and password of a base_url
+replaced by xxxxx, unless --show-secrets is given. The keys that say where
+a secret is (app_secret_cmd, …) are listed when they are set.
 
 With -o json the output is:
   {"path": "...", "profile": "...", "settings": [{"key": "...",
    "value": "...", "source": "...", "secret": false}, ...]}`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Config = f.Config
-			opts.Format = opts.JSON.Format(f.OutputFormat)
+			opts.Config = settingsOf(f)
+			opts.Format = opts.JSON.Format(func() (render.Format, error) {
+				cfg, err := opts.Config()
+				if err != nil {
+					return "", err
+				}
+				return render.ParseFormat(cfg.Output)
+			})
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -159,7 +171,15 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	listing := Listing{Path: cfg.Path, Profile: cfg.Profile, Settings: []Setting{}}
 	rows := make([][]string, 0, len(config.Keys))
 	for _, k := range config.Keys {
+		// The keys that say where a secret is, and the journal's password,
+		// only when they matter.
+		if (k.SecretOf != "" || k.Name == "journal_password" && cfg.Journal == "") && cfg.Get(k.Name) == "" && cfg.Where(k.Name) == "" {
+			continue
+		}
 		value, _ := shownValue(k, cfg.Get(k.Name), opts.ShowSecrets)
+		if where := cfg.Where(k.Name); where != "" {
+			value = where
+		}
 		s := Setting{Key: k.Name, Value: value, Source: cfg.Source(k.Name), Secret: k.Secret}
 		listing.Settings = append(listing.Settings, s)
 		rows = append(rows, []string{s.Key, s.Value, string(s.Source)})
@@ -324,6 +344,15 @@ func profilesRun(ctx context.Context, opts *ProfilesOptions) error {
 	table := cmdutil.TableOptions(opts.IO)
 	table.Wrap = []int{2}
 	return render.WriteTable(opts.IO.Out, table, []string{"DEFAULT", "PROFILE", "BASE URL"}, rows)
+}
+
+// settingsOf is the configuration without its secrets fetched, for what
+// only reads other keys or says where the secrets are.
+func settingsOf(f *cmdutil.Factory) func() (*config.Config, error) {
+	if f.Settings != nil {
+		return f.Settings
+	}
+	return f.Config
 }
 
 // shownValue is a setting as config get and list print it: secrets masked,

@@ -23,13 +23,18 @@ type Options struct {
 
 // NewCmdVersion builds `paycli version`.
 func NewCmdVersion(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{IO: f.IOStreams, Format: f.OutputFormat}
+	opts := &Options{IO: f.IOStreams}
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print paycli's version, commit and build date",
-		Args:  cmdutil.NoArgs,
+		Long: `Print paycli's version, commit and build date. It reads no configuration:
+the format is -o or --jq on its command line, else a line of text.`,
+		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Info = f.Build()
+			// The version reads no configuration (and so no keyring):
+			// only -o and --jq on its command line choose the format.
+			opts.Format = opts.JSON.Format(cmdutil.FlagOutputFormat(cmd))
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -37,7 +42,6 @@ func NewCmdVersion(f *cmdutil.Factory, runF func(context.Context, *Options) erro
 		},
 	}
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
 	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
 	return cmd
 }
