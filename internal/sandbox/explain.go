@@ -24,6 +24,9 @@ type requestRecord struct {
 	hasCode    bool
 	// fault is the fault directive injected into the answer.
 	fault string
+	// note is a remark on a request answered anyway (a JSON body labelled
+	// text/plain).
+	note string
 	explanation
 }
 

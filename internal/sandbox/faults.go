@@ -86,6 +86,7 @@ func serveWithFault(next http.Handler, w http.ResponseWriter, r *http.Request) {
 	}
 	ft, err := parseFault(r.Header.Get(FaultHeader))
 	if err != nil {
+		explain(w, explanation{field: FaultHeader, why: "malformed fault header: " + err.Error()})
 		writeJSON(w, http.StatusBadRequest, map[string]any{"message": err.Error()})
 		return
 	}

@@ -97,7 +97,7 @@ type Options struct {
 // Gateway is the emulator's http.Handler.
 type Gateway struct {
 	opts Options
-	mux  *http.ServeMux
+	mux  *routeMux
 	// commissionBodies maps a commissionsKey to its encoded answer.
 	commissionBodies sync.Map
 	// knownBearers maps a bearer token that verified to its expiry
@@ -143,7 +143,7 @@ func New(opts Options) (*Gateway, error) {
 	if opts.Credentials == (Credentials{}) {
 		opts.Credentials = DefaultCredentials()
 	}
-	g := &Gateway{opts: opts, mux: http.NewServeMux()}
+	g := &Gateway{opts: opts, mux: newRouteMux()}
 	g.deliveries = newDeliverer(opts.Store, opts.Webhooks, opts.Credentials.AppSecret, opts.Now)
 	opts.Store.SetWebhooks(opts.Webhooks.Endpoints, g.deliveries.kick)
 	g.routeWebhooks()
@@ -176,9 +176,7 @@ func New(opts Options) (*Gateway, error) {
 	g.mux.HandleFunc("GET "+HealthPath, func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
 	})
-	g.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusNotFound, map[string]any{"message": "Not Found"})
-	})
+	g.mux.HandleFunc("/", g.notFound)
 	return g, nil
 }
 
@@ -259,6 +257,7 @@ func writeStatus(w http.ResponseWriter, code int, desc string) {
 
 // writeInternal answers a failure of the sandbox itself (its store).
 func writeInternal(w http.ResponseWriter, err error) {
+	explain(w, explanation{why: "the sandbox itself failed (its store or state folder), not the request: " + err.Error()})
 	writeJSON(w, http.StatusInternalServerError, statusBody{StatusCode: 99, StatusDescription: "sandbox internal error: " + err.Error()})
 }
 
@@ -416,6 +415,9 @@ func (g *Gateway) readFieldsNested(w http.ResponseWriter, r *http.Request, neste
 	obj, msg := objectFields(trimmed, nested...)
 	if msg != "" {
 		why := "the body is not one JSON object (nor form data): " + msg
+		if problem := jsonProblem(trimmed); problem != "" {
+			why = "the body is not one JSON object (nor form data): " + problem
+		}
 		if mt != "" && mt != "application/json" {
 			why += fmt.Sprintf(" (its Content-Type is %s)", mt)
 		}
@@ -423,6 +425,7 @@ func (g *Gateway) readFieldsNested(w http.ResponseWriter, r *http.Request, neste
 		writeStatus(w, 1, msg)
 		return nil, false
 	}
+	lenientTypeNote(w, mt)
 	maps.Copy(f, obj)
 	return f, true
 }

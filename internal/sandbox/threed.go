@@ -195,7 +195,7 @@ func (g *Gateway) challenge(w http.ResponseWriter, r *http.Request) {
 	}
 	now := g.opts.Now()
 	var code int
-	var desc string
+	var desc, why string
 	sale, err := g.opts.Store.Update(invoiceID, func(s *Sale, _ *Tx) error {
 		if s.State != StateAwaiting3D {
 			return &refusal{117, "The 3D challenge of this sale was already answered."}
@@ -205,9 +205,10 @@ func (g *Gateway) challenge(w http.ResponseWriter, r *http.Request) {
 			s.State = StateFailed
 			s.PaymentReasonCode, s.PaymentReasonCodeDetail = "3D", "3D Secure authentication failed"
 			code, desc = 41, "Payment failed: 3D Secure authentication failed"
+			why = "declined at the 3D challenge: the Decline button was pressed"
 			return nil
 		}
-		code, desc = decide(s, testCardOf(s.CardBIN, s.CardLast4))
+		code, desc, why = decide(s, testCardOf(s.CardBIN, s.CardLast4))
 		if s.State == StateCompleted && s.ThreeD.CompletedBy == CompletedByMerchant {
 			s.State = StateAwaitingCompletion
 			desc = "3D Secure approved; the merchant completes the payment"
@@ -232,6 +233,7 @@ func (g *Gateway) challenge(w http.ResponseWriter, r *http.Request) {
 	if code != 100 {
 		res.URL = sale.ThreeD.CancelURL
 	}
+	explain(w, explanation{why: why})
 	if strings.Contains(r.Header.Get("Accept"), "application/json") {
 		writeJSON(w, http.StatusOK, res)
 		return

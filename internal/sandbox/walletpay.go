@@ -84,7 +84,7 @@ func (g *Gateway) walletPay(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if _, busy := g.inFlight.LoadOrStore(p.invoiceID, struct{}{}); busy {
-		explain(w, explanation{field: "invoice_id", why: "duplicate invoice: another payment for this invoice is in flight (sent at the same time); an invoice id pays once"})
+		explain(w, inFlightExplanation)
 		writeDuplicate(w)
 		return
 	}

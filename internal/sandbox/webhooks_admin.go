@@ -47,7 +47,7 @@ func (g *Gateway) routeWebhooks() {
 func (g *Gateway) listDeliveries(w http.ResponseWriter, r *http.Request) {
 	all, err := g.opts.Store.Deliveries()
 	if err != nil {
-		writeJSON(w, http.StatusInternalServerError, adminError{err.Error()})
+		writeAdminError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
 	writeJSON(w, http.StatusOK, DeliveryList{Deliveries: all})
@@ -56,16 +56,16 @@ func (g *Gateway) listDeliveries(w http.ResponseWriter, r *http.Request) {
 func (g *Gateway) resendDelivery(w http.ResponseWriter, r *http.Request) {
 	id, status, err := readResend(r.Header.Get("Content-Type"), http.MaxBytesReader(w, r.Body, maxAdminBody))
 	if err != nil {
-		writeJSON(w, status, adminError{err.Error()})
+		writeAdminError(w, status, err.Error())
 		return
 	}
 	d, err := g.opts.Store.ResendDelivery(id, g.opts.Now().UTC())
 	switch {
 	case errors.Is(err, ErrNoDelivery):
-		writeJSON(w, http.StatusNotFound, adminError{fmt.Sprintf("%v: %d", err, id)})
+		writeAdminError(w, http.StatusNotFound, fmt.Sprintf("%v: %d", err, id))
 		return
 	case err != nil:
-		writeJSON(w, http.StatusInternalServerError, adminError{err.Error()})
+		writeAdminError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
 	g.deliveries.kick()
