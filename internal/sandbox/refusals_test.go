@@ -191,10 +191,14 @@ var refusalCases = map[string][]refusalCase{
 		jsonCase("wrong merchant_key", "/api/walletPay", `{"merchant_key": "x", "hash_key": "x", "invoice_id": "x", "wallet_transient_token": "x", "name": "a", "surname": "b", "bill_email": "a@b.c"}`, true),
 	},
 	"POST " + Base + "/api/checkstatus": {
-		{"unknown invoice", func(t *testing.T, fx *fixture, bearer string) { fx.authed("/api/checkstatus", statusBodyFor(t, "NOPE")) }},
+		{"unknown invoice", func(t *testing.T, fx *fixture, bearer string) {
+			fx.authed("/api/checkstatus", statusBodyFor(t, "NOPE"))
+		}},
 	},
 	"POST " + Base + "/api/refund": {
-		{"unknown invoice", func(t *testing.T, fx *fixture, bearer string) { fx.authed("/api/refund", refundBody(t, "NOPE", "1.00", "")) }},
+		{"unknown invoice", func(t *testing.T, fx *fixture, bearer string) {
+			fx.authed("/api/refund", refundBody(t, "NOPE", "1.00", ""))
+		}},
 	},
 	"POST " + Base + "/api/paySmart2D": {
 		{"test cards and magic amounts", func(t *testing.T, fx *fixture, bearer string) {
@@ -216,13 +220,17 @@ var refusalCases = map[string][]refusalCase{
 			fx.authed("/payment/complete", completeBody(t, "NOPE", "VP1", "complete"))
 		}},
 	},
-	"POST " + Base + "/api/getpos":    {jsonCase("bad card", "/api/getpos", `{"credit_card": "12", "amount": "1", "currency_code": "TRY", "merchant_key": "`+MerchantKey+`"}`, true)},
-	"POST " + Base + "/api/paySmart3D": {{"declining card", func(t *testing.T, fx *fixture, bearer string) { fx.start3D("W3-1", "4355080000000054", "10.00", CompletedByApp, "approve") }}},
+	"POST " + Base + "/api/getpos": {jsonCase("bad card", "/api/getpos", `{"credit_card": "12", "amount": "1", "currency_code": "TRY", "merchant_key": "`+MerchantKey+`"}`, true)},
+	"POST " + Base + "/api/paySmart3D": {{"declining card", func(t *testing.T, fx *fixture, bearer string) {
+		fx.start3D("W3-1", "4355080000000054", "10.00", CompletedByApp, "approve")
+	}}},
 	"POST " + Base + ChallengePath: {
 		{"unknown order", func(t *testing.T, fx *fixture, bearer string) {
 			fx.send("POST", Base+ChallengePath, "application/x-www-form-urlencoded", "order_id=VPX&decision=approve", nil)
 		}},
-		{"declined challenge", func(t *testing.T, fx *fixture, bearer string) { fx.start3D("W3-2", "4355084355084358", "10.00", CompletedByApp, "decline") }},
+		{"declined challenge", func(t *testing.T, fx *fixture, bearer string) {
+			fx.start3D("W3-2", "4355084355084358", "10.00", CompletedByApp, "decline")
+		}},
 	},
 	"POST " + Base + "/api/installments":   {},
 	"POST " + Base + "/api/saveCard":       {jsonCase("wrong merchant_key", "/api/saveCard", `{"merchant_key": "x", "hash_key": "x", "customer_number": "1", "card_holder_name": "a", "card_number": "4355084355084358", "expiry_month": "12", "expiry_year": "2099"}`, true)},
