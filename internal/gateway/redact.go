@@ -14,48 +14,29 @@ import (
 )
 
 // secretFields are the JSON fields (and form/query keys) whose values are
-// masked wherever the client shows a request or response: the credentials,
-// the merchant key, hash keys, wallet tokens, the payer's e-mail, bearer
-// tokens in the token response, and card security codes.
-var secretFields = [...]string{
-	"app_id",
-	"app_secret",
-	"merchant_key",
-	"hash_key",
-	"wallet_transient_token",
-	"bill_email",
-	"token",
-	"authorization",
-	"cvv",
-	"cc_cvv",
-}
+// masked wherever the client shows a request or response (redact's list,
+// shared with the sandbox's request log).
+var secretFields = redact.SecretFields()
 
 // IsSecretField reports whether a request or response field holds a
 // secret by its name (app_secret, merchant_key, hash_key, a wallet token,
 // the payer's e-mail, a card's security code…): the fields every dump and
 // log masks.
-func IsSecretField(name string) bool { return slices.Contains(secretFields[:], strings.ToLower(name)) }
+func IsSecretField(name string) bool { return redact.IsSecretField(name) }
 
 // IsCardField reports whether a field holds a card number by its name
 // (cc_no, credit_card_no, card_number…): the one list the client's
 // redaction and `paycli api`'s summary share.
-func IsCardField(name string) bool { return slices.Contains(cardFields[:], strings.ToLower(name)) }
+func IsCardField(name string) bool { return redact.IsCardField(name) }
 
 // secretHeaders are masked in debug logs.
 var secretHeaders = []string{"Authorization", "Cookie", "Set-Cookie", "Proxy-Authorization"}
 
-// cardFields are the fields that hold a card number by name, in the
-// gateway's answers and requests: their digit runs are masked whether or
-// not they pass the Luhn check (a mistyped card is still a card):
-// redact.CardField. Card numbers anywhere else are found by redact.Cards.
-var cardFields = [...]string{
-	"cc_no",
-	"credit_card_no",
-	"card_number",
-	"card_no",
-	"pan",
-	"card_holder_pan",
-}
+// cardFields are the fields that hold a card number by name (redact's
+// list): their digit runs are masked whether or not they pass the Luhn
+// check: redact.CardField. Card numbers anywhere else are found by
+// redact.Cards.
+var cardFields = redact.CardFields()
 
 // maskSecret shows the first and last four characters of a long secret and
 // nothing of a short one, as everywhere else in paycli.
