@@ -148,6 +148,9 @@ func writeTruncated(w http.ResponseWriter, rec *bufferedResponse, n int) {
 	var head bytes.Buffer
 	fmt.Fprintf(&head, "HTTP/1.1 %d %s\r\n", rec.code, http.StatusText(rec.code))
 	hdr := rec.header.Clone()
+	if id := w.Header().Get(RequestIDHeader); id != "" {
+		hdr.Set(RequestIDHeader, id)
+	}
 	hdr.Set("Content-Length", strconv.Itoa(len(body)))
 	hdr.Set("Connection", "close")
 	_ = hdr.Write(&head)

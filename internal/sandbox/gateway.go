@@ -92,6 +92,12 @@ type Options struct {
 	// RequestLog, when set, gets an entry for every request answered but
 	// the health probe (StartServer opens the state folder's).
 	RequestLog *RequestLog
+	// NewRequestID makes the X-Request-Id of an answer to a request that
+	// sent none (NewRequestIDs(nil) when nil).
+	NewRequestID func() string
+	// LogBodies keeps each request's and answer's body, masked, in the
+	// request log (`paycli sandbox serve --bodies`).
+	LogBodies bool
 }
 
 // Gateway is the emulator's http.Handler.
@@ -130,6 +136,9 @@ func New(opts Options) (*Gateway, error) {
 	}
 	if opts.NewOrderID == nil {
 		opts.NewOrderID = NewOrderIDs(opts.Now)
+	}
+	if opts.NewRequestID == nil {
+		opts.NewRequestID = NewRequestIDs(nil)
 	}
 	if opts.NewTokenID == nil {
 		opts.NewTokenID = NewTokenID
@@ -183,12 +192,15 @@ func New(opts Options) (*Gateway, error) {
 // ServeHTTP serves one request, applying the fault header when enabled,
 // and logs it.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	id := g.requestID(w, r)
 	if g.opts.RequestLog == nil || r.URL.Path == HealthPath {
 		g.serve(w, r)
 		return
 	}
 	start := g.opts.Now()
 	lw := &logWriter{ResponseWriter: w}
+	lw.rec.requestID = id
+	g.captureBodies(lw, r)
 	g.serve(lw, r)
 	// Before net/http sends the (buffered) answer: a request answered is
 	// a request logged, even if the process is killed right after.
