@@ -34,7 +34,7 @@ type LogsOptions struct {
 	Refused  bool
 	// RequestID selects the request answered with this X-Request-Id.
 	RequestID string
-	Limit    int
+	Limit     int
 	// Wait sleeps between looks at the log while following.
 	Wait func(context.Context) error
 }
