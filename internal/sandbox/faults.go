@@ -35,6 +35,11 @@ type fault struct {
 	reset    string // "", "before" or "after"
 	truncate int    // bytes of body to send; -1 for no truncation
 	html     bool   // a status fault answers an HTML page
+	// hang holds the request without an answer (magic values only).
+	hang bool
+	// dropHalf handles the request, then sends half of the answer's body
+	// and closes the connection (magic values only).
+	dropHalf bool
 }
 
 // parseFault reads a FaultHeader value.
@@ -90,8 +95,23 @@ func serveWithFault(next http.Handler, w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"message": err.Error()})
 		return
 	}
+	serveFault(next, w, r, ft)
+}
+
+// serveFault serves r through next, misbehaving as ft says.
+func serveFault(next http.Handler, w http.ResponseWriter, r *http.Request, ft fault) {
+	if ft.delay > 0 || ft.hang {
+		// Read whole, so that a client that gives up while the fault
+		// waits cancels the request's context.
+		peekBody(r, DefaultMaxBodyBytes)
+	}
+	if ft.hang {
+		hang(w, r)
+		return
+	}
 	if ft.delay > 0 {
 		if pause.For(r.Context(), ft.delay) != nil {
+			cutOff(w, r, "delay")
 			return
 		}
 	}
@@ -110,7 +130,7 @@ func serveWithFault(next http.Handler, w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, ft.status, map[string]any{"message": fmt.Sprintf("sandbox fault: HTTP %d", ft.status)})
 		return
 	}
-	if ft.reset == "" && ft.truncate < 0 {
+	if ft.reset == "" && ft.truncate < 0 && !ft.dropHalf {
 		next.ServeHTTP(w, r)
 		return
 	}
@@ -119,6 +139,9 @@ func serveWithFault(next http.Handler, w http.ResponseWriter, r *http.Request) {
 	if ft.reset == "after" {
 		resetConnection(w)
 		return
+	}
+	if ft.dropHalf {
+		ft.truncate = rec.body.Len() / 2
 	}
 	writeTruncated(w, rec, ft.truncate)
 }

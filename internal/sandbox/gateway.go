@@ -95,6 +95,8 @@ type Options struct {
 	// NewRequestID makes the X-Request-Id of an answer to a request that
 	// sent none (NewRequestIDs(nil) when nil).
 	NewRequestID func() string
+	// SlowFor is how long the slow fault value waits (SlowFor when zero).
+	SlowFor time.Duration
 	// LogBodies keeps each request's and answer's body, masked, in the
 	// request log (`paycli sandbox serve --bodies`).
 	LogBodies bool
@@ -136,6 +138,9 @@ func New(opts Options) (*Gateway, error) {
 	}
 	if opts.NewOrderID == nil {
 		opts.NewOrderID = NewOrderIDs(opts.Now)
+	}
+	if opts.SlowFor <= 0 {
+		opts.SlowFor = SlowFor
 	}
 	if opts.NewRequestID == nil {
 		opts.NewRequestID = NewRequestIDs(nil)
@@ -216,6 +221,9 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if g.opts.Faults && r.Header.Get(FaultHeader) != "" {
 		serveWithFault(g.mux, w, r)
+		return
+	}
+	if g.serveMagic(g.mux, w, r) {
 		return
 	}
 	g.mux.ServeHTTP(w, r)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/paycli/paycli/internal/atomicfile"
@@ -29,6 +30,12 @@ type Server struct {
 	gateway  *Gateway
 	http     *http.Server
 	done     chan error
+	// stop cancels every request's context when Shutdown starts (faults
+	// waiting on them end at once); handlers counts the requests being
+	// handled, so that the request log is closed after their last entry
+	// (a hijacked connection is no longer net/http's to wait for).
+	stop     context.CancelCauseFunc
+	handlers sync.WaitGroup
 }
 
 // ServerOptions configure StartServer.
@@ -118,13 +125,15 @@ func StartServer(ln net.Listener, opts ServerOptions) (*Server, error) {
 		handler = opts.Wrap(g)
 	}
 	timeouts := opts.Timeouts.orDefaults()
+	base, stop := context.WithCancelCause(context.Background())
 	s := &Server{
+		stop:     stop,
 		BaseURL:  "http://" + dialAddr(ln.Addr()) + Base,
 		store:    store,
 		requests: requests,
 		gateway:  g,
 		http: &http.Server{
-			Handler:           handler,
+			BaseContext:       func(net.Listener) context.Context { return base },
 			ReadHeaderTimeout: timeouts.ReadHeader,
 			ReadTimeout:       timeouts.Read,
 			IdleTimeout:       timeouts.Idle,
@@ -132,6 +141,11 @@ func StartServer(ln net.Listener, opts ServerOptions) (*Server, error) {
 		},
 		done: make(chan error, 1),
 	}
+	s.http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.handlers.Add(1)
+		defer s.handlers.Done()
+		handler.ServeHTTP(w, r)
+	})
 	g.deliveries.Start()
 	go func() {
 		err := s.http.Serve(ln)
@@ -150,10 +164,12 @@ func (s *Server) Done() <-chan error { return s.done }
 // (until ctx ends), stops the webhook deliveries (an attempt in flight is
 // abandoned and stays pending), then closes the store.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.stop(errStopping)
 	err := s.http.Shutdown(ctx)
 	if err != nil {
 		_ = s.http.Close()
 	}
+	s.waitHandlers(ctx)
 	// After the requests (a resend kicks the deliveries), before the store.
 	s.gateway.deliveries.Stop()
 	if cerr := s.requests.Close(); err == nil {
@@ -163,6 +179,17 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		err = cerr
 	}
 	return err
+}
+
+// waitHandlers waits for the requests being handled to return (they
+// write their log entries), until ctx ends.
+func (s *Server) waitHandlers(ctx context.Context) {
+	idle := make(chan struct{})
+	go func() { s.handlers.Wait(); close(idle) }()
+	select {
+	case <-idle:
+	case <-ctx.Done():
+	}
 }
 
 // dialAddr is the address a local client dials to reach a listener: the
