@@ -312,3 +312,16 @@ func TestEveryRefusalIsExplained(t *testing.T) {
 		}
 	}
 }
+
+// TestResendReadsJSONWhateverItsLabel: a resend whose JSON body comes
+// without a JSON Content-Type (curl -d labels it a form) names its id
+// (it was read as the form field "{"id": 7}" and the id as "").
+func TestResendReadsJSONWhateverItsLabel(t *testing.T) {
+	fx, rl := explainedFixture(t)
+	for _, ct := range []string{"", "application/x-www-form-urlencoded", "text/plain"} {
+		rec := fx.send("POST", Base+ResendPath, ct, `{"id": 7}`, nil)
+		if e := lastEntry(t, rl); rec.Code != 404 || !strings.Contains(rec.Body.String(), "no webhook delivery with this id: 7") || e.Why == "" {
+			t.Errorf("Content-Type %q: HTTP %d %s (why %q)", ct, rec.Code, rec.Body, e.Why)
+		}
+	}
+}

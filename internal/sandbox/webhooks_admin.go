@@ -87,6 +87,11 @@ func readResend(contentType string, body io.Reader) (uint64, int, error) {
 		}
 		return 0, http.StatusBadRequest, errors.New("the body could not be read")
 	}
+	if t := strings.TrimSpace(string(data)); strings.HasPrefix(t, "{") {
+		// curl -d labels a JSON body as a form: read it as JSON, as the
+		// gateway's endpoints are read (readFields).
+		contentType = "application/json"
+	}
 	b, err := webhook.Parse(contentType, data)
 	if err != nil {
 		return 0, http.StatusBadRequest, fmt.Errorf("want {\"id\": N} or id=N: %v", err)
