@@ -86,11 +86,11 @@ type cardPayment struct {
 // 68), items (12), the card's program and installment count (1). The card
 // number appears in no answer: a refusal names the field only.
 func (g *Gateway) readCardPayment(w http.ResponseWriter, f fields, now time.Time, saved *SavedCard) (p cardPayment, ok bool) {
-	required := []string{"merchant_key", "hash_key", "invoice_id", "total", "currency_code", "installments_number"}
+	required := concat(cardPaymentFields, payerFields)
 	if saved == nil {
-		required = append(required, "cc_holder_name", "cc_no", "expiry_month", "expiry_year", "cvv")
+		required = opPaySmart2D.required
 	}
-	if !f.requireFields(w, append(required, "name", "surname")...) {
+	if !f.requireFields(w, required...) {
 		return p, false
 	}
 	p.invoiceID = f.get("invoice_id")
@@ -108,13 +108,12 @@ func (g *Gateway) readCardPayment(w http.ResponseWriter, f fields, now time.Time
 		p.card, p.bin, p.last4, p.holder = c.card, c.bin, c.last4, c.holder
 	}
 	p.txType = f.get("transaction_type")
-	switch p.txType {
-	case "":
-		p.txType = TypeAuth
-	case TypeAuth, TypePreAuth:
-	default:
+	if !fieldSpecs["transaction_type"].allows(p.txType) {
 		writeStatus(w, 1, "The selected transaction type is invalid (Auth or PreAuth).")
 		return p, false
+	}
+	if p.txType == "" {
+		p.txType = TypeAuth
 	}
 	if !g.verifyMerchant(w, f) {
 		return p, false

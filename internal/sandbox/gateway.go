@@ -525,7 +525,7 @@ func (v *fieldValue) UnmarshalJSON(b []byte) error {
 // token serves POST /api/token.
 func (g *Gateway) token(w http.ResponseWriter, r *http.Request) {
 	f, ok := g.readFields(w, r)
-	if !ok || !f.requireFields(w, "app_id", "app_secret") {
+	if !ok || !f.requireFields(w, opToken.required...) {
 		return
 	}
 	if f.get("app_id") != g.opts.Credentials.AppID || f.get("app_secret") != g.opts.Credentials.AppSecret {
@@ -553,7 +553,7 @@ func (g *Gateway) token(w http.ResponseWriter, r *http.Request) {
 // commissions serves the commission lookup (POST body or GET query).
 func (g *Gateway) commissions(w http.ResponseWriter, r *http.Request) {
 	f, ok := g.readFields(w, r)
-	if !ok || !f.requireFields(w, "currency_code") {
+	if !ok || !f.requireFields(w, opCommissions.required...) {
 		return
 	}
 	currency := strings.ToUpper(f.get("currency_code"))
@@ -562,9 +562,7 @@ func (g *Gateway) commissions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	by := strings.ToLower(f.get("commission_by"))
-	switch by {
-	case "", "merchant", "user":
-	default:
+	if !fieldSpecs["commission_by"].allows(by) {
 		writeStatus(w, 1, "The selected commission by is invalid.")
 		return
 	}

@@ -43,7 +43,7 @@ type linkAnswer struct {
 // taken), and the answer's link opens its page.
 func (g *Gateway) purchaseLink(w http.ResponseWriter, r *http.Request) {
 	f, ok := g.readFieldsNested(w, r, "invoice")
-	if !ok || !f.requireFields(w, "merchant_key", "invoice", "name", "surname") || !g.verifyMerchant(w, f) {
+	if !ok || !f.requireFields(w, opPurchaseLink.required...) || !g.verifyMerchant(w, f) {
 		return
 	}
 	inv, msg := objectFields(f.get("invoice"), "items")
@@ -51,7 +51,7 @@ func (g *Gateway) purchaseLink(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, 1, "The invoice must be a JSON object of the invoice's fields.")
 		return
 	}
-	if !inv.requireFields(w, "invoice_id", "total", "return_url", "cancel_url", "hash_key") {
+	if !inv.requireFields(w, linkInvoiceFields...) {
 		return
 	}
 	invoiceID := inv.get("invoice_id")

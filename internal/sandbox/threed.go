@@ -79,7 +79,7 @@ func (g *Gateway) payByCardToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g.refusedTo3DCancel(w, r, t, f.get("invoice_id"), func(w http.ResponseWriter) {
-		if !f.requireFields(w, "card_token", "customer_number") {
+		if !f.requireFields(w, savedCardFields...) {
 			return
 		}
 		card, err := g.opts.Store.Card(f.get("card_token"), f.get("customer_number"))
@@ -102,13 +102,12 @@ func (g *Gateway) payByCardToken(w http.ResponseWriter, r *http.Request) {
 // browser goes after the challenge, answering 1 when ok is false.
 func read3DTargets(w http.ResponseWriter, f fields) (t ThreeD, ok bool) {
 	t.CompletedBy = f.get("payment_completed_by")
-	switch t.CompletedBy {
-	case "":
-		t.CompletedBy = CompletedByApp
-	case CompletedByApp, CompletedByMerchant:
-	default:
+	if !fieldSpecs["payment_completed_by"].allows(t.CompletedBy) {
 		writeStatus(w, 1, "The selected payment completed by is invalid (app or merchant).")
 		return t, false
+	}
+	if t.CompletedBy == "" {
+		t.CompletedBy = CompletedByApp
 	}
 	t.ReturnURL, t.CancelURL = f.get("return_url"), f.get("cancel_url")
 	if !webURL(t.ReturnURL) || !webURL(t.CancelURL) {
@@ -176,11 +175,11 @@ type challengeResult struct {
 // cancel_url.
 func (g *Gateway) challenge(w http.ResponseWriter, r *http.Request) {
 	f, ok := g.readFields(w, r)
-	if !ok || !f.requireFields(w, "order_id", "decision") {
+	if !ok || !f.requireFields(w, opChallenge.required...) {
 		return
 	}
 	decision := f.get("decision")
-	if decision != "approve" && decision != "decline" {
+	if !fieldSpecs["decision"].allows(decision) {
 		writeStatus(w, 1, "The decision must be approve or decline.")
 		return
 	}
