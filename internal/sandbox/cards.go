@@ -108,7 +108,7 @@ func (g *Gateway) readCardPayment(w http.ResponseWriter, f fields, now time.Time
 		p.card, p.bin, p.last4, p.holder = c.card, c.bin, c.last4, c.holder
 	}
 	p.txType = f.get("transaction_type")
-	if !fieldSpecs["transaction_type"].allows(p.txType) {
+	if !fieldSpecs()["transaction_type"].allows(p.txType) {
 		writeStatus(w, 1, "The selected transaction type is invalid (Auth or PreAuth).")
 		return p, false
 	}

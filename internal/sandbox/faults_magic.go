@@ -69,33 +69,32 @@ type magicUse struct {
 	refuse      bool
 }
 
-// magicUses are the operations that read magic values: the money and
-// lookup calls act them out; saving a card or making a link refuses them.
-var magicUses = map[string]magicUse{
-	Base + "/api/walletPay":      {walletToken: true},
-	Base + "/api/paySmart2D":     {amounts: []string{"total"}, cards: []string{"cc_no"}},
-	Base + "/api/paySmart3D":     {amounts: []string{"total"}, cards: []string{"cc_no"}},
-	Base + "/api/payByCardToken": {amounts: []string{"total"}},
-	Base + "/api/refund":         {amounts: []string{"amount"}},
-	Base + "/api/confirmPayment": {amounts: []string{"total"}},
-	Base + "/api/getpos":         {amounts: []string{"amount"}, cards: []string{"credit_card"}},
-	Base + "/api/saveCard":       {cards: []string{"card_number"}, refuse: true},
-	Base + "/purchase/link":      {invoiceAmounts: []string{"total"}, refuse: true},
-	linkPagePrefix:               {cards: []string{"cc_no"}},
-}
-
-const linkPagePrefix = Base + LinkPath
-
 // magicUseOf is the use of magic values of a request's operation.
 func magicUseOf(r *http.Request) (magicUse, bool) {
 	if r.Method != http.MethodPost {
 		return magicUse{}, false
 	}
-	if strings.HasPrefix(r.URL.Path, linkPagePrefix) {
-		return magicUses[linkPagePrefix], true
+	// The money and lookup calls act the values out; saving a card or
+	// making a link refuses them.
+	switch path := r.URL.Path; {
+	case path == Base+"/api/walletPay":
+		return magicUse{walletToken: true}, true
+	case path == Base+"/api/paySmart2D", path == Base+"/api/paySmart3D":
+		return magicUse{amounts: []string{"total"}, cards: []string{"cc_no"}}, true
+	case path == Base+"/api/payByCardToken", path == Base+"/api/confirmPayment":
+		return magicUse{amounts: []string{"total"}}, true
+	case path == Base+"/api/refund":
+		return magicUse{amounts: []string{"amount"}}, true
+	case path == Base+"/api/getpos":
+		return magicUse{amounts: []string{"amount"}, cards: []string{"credit_card"}}, true
+	case path == Base+"/api/saveCard":
+		return magicUse{cards: []string{"card_number"}, refuse: true}, true
+	case path == Base+"/purchase/link":
+		return magicUse{invoiceAmounts: []string{"total"}, refuse: true}, true
+	case strings.HasPrefix(path, Base+LinkPath):
+		return magicUse{cards: []string{"cc_no"}}, true
 	}
-	u, ok := magicUses[r.URL.Path]
-	return u, ok
+	return magicUse{}, false
 }
 
 // mayHoldMagic is a quick look for a magic value in a body, so that most

@@ -161,6 +161,7 @@ func New(opts Options) (*Gateway, error) {
 	g.deliveries = newDeliverer(opts.Store, opts.Webhooks, opts.Credentials.AppSecret, opts.Now)
 	opts.Store.SetWebhooks(opts.Webhooks.Endpoints, g.deliveries.kick)
 	g.routeWebhooks()
+	g.routeOpenAPI()
 	g.mux.HandleFunc("POST "+Base+"/api/token", g.token)
 	g.mux.Handle("POST "+Base+"/api/commissions", g.authorized(g.commissions))
 	g.mux.Handle("GET "+Base+"/api/commissions", g.authorized(g.commissions))
@@ -562,7 +563,7 @@ func (g *Gateway) commissions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	by := strings.ToLower(f.get("commission_by"))
-	if !fieldSpecs["commission_by"].allows(by) {
+	if !fieldSpecs()["commission_by"].allows(by) {
 		writeStatus(w, 1, "The selected commission by is invalid.")
 		return
 	}

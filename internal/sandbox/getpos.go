@@ -210,7 +210,7 @@ func (g *Gateway) getpos(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	by := strings.ToLower(f.get("commission_by"))
-	if !fieldSpecs["commission_by"].allows(by) {
+	if !fieldSpecs()["commission_by"].allows(by) {
 		writeStatus(w, 1, "The selected commission by is invalid.")
 		return
 	}

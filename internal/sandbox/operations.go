@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"slices"
+	"sync"
 )
 
 // The request fields of the operations the sandbox answers: the lists its
@@ -19,6 +20,8 @@ type fieldSpec struct {
 	pattern, format string
 	enum            []string
 	desc            string
+	// number: a JSON number is accepted too (read as its text).
+	number bool
 }
 
 // allows reports whether v is one of the field's enumerated values ("" is
@@ -28,42 +31,45 @@ func (s fieldSpec) allows(v string) bool { return v == "" || slices.Contains(s.e
 // amountPattern is a plain decimal amount, as the handlers read one.
 const amountPattern = `^[0-9]+(\.[0-9]+)?$`
 
-var fieldSpecs = map[string]fieldSpec{
-	"app_id":                 {desc: "the app's id (paycli sandbox credentials)"},
-	"app_secret":             {desc: "the app's secret (paycli sandbox credentials)"},
-	"merchant_key":           {desc: "the merchant key (paycli sandbox credentials)"},
-	"hash_key":               {desc: "the request's hash_key, made with the app_secret in the operation's layout (docs/hash-keys.md)"},
-	"invoice_id":             {desc: "the merchant's invoice id: at most 100 characters, without '|'"},
-	"currency_code":          {pattern: `^[A-Za-z]{3}$`, desc: "ISO 4217 letters; the sandbox accepts the currencies of its commission schedule"},
-	"total":                  {pattern: amountPattern, desc: "the amount, with at most the currency's decimals; fault amounts act out faults (docs/sandbox.md)"},
-	"amount":                 {pattern: amountPattern, desc: "the amount, with at most the currency's decimals; fault amounts act out faults (docs/sandbox.md)"},
-	"installments_number":    {pattern: `^[1-9][0-9]*$`, desc: "a count the card's program offers (getpos lists them)"},
-	"transaction_type":       {enum: []string{TypeAuth, TypePreAuth}, desc: "Auth (the default) or PreAuth"},
-	"payment_completed_by":   {enum: []string{CompletedByApp, CompletedByMerchant}, desc: "app (the default) or merchant: who completes an approved 3D payment"},
-	"commission_by":          {enum: []string{"merchant", "user"}, desc: "who pays the commission (merchant, the default, or user; case ignored)"},
-	"decision":               {enum: []string{"approve", "decline"}, desc: "the buyer's answer to the sandbox's 3D challenge"},
-	"cc_no":                  {pattern: `^[0-9 -]{12,23}$`, desc: "the card number, Luhn-valid; published test cards and fault cards choose the answer (docs/sandbox.md)"},
-	"card_number":            {pattern: `^[0-9 -]{12,23}$`, desc: "the card number, Luhn-valid"},
-	"credit_card":            {pattern: `^[0-9]{6,19}$`, desc: "the card's BIN (first 6 digits) or whole number"},
-	"cc_holder_name":         {desc: "the name on the card"},
-	"card_holder_name":       {desc: "the name on the card"},
-	"expiry_month":           {pattern: `^(0?[1-9]|1[0-2])$`, desc: "1 to 12"},
-	"expiry_year":            {pattern: `^[0-9]{2,4}$`, desc: "the year, 2 or 4 digits; the card must not be expired"},
-	"cvv":                    {pattern: `^[0-9]{3,4}$`, desc: "the card's security code"},
-	"name":                   {desc: "the payer's first name"},
-	"surname":                {desc: "the payer's last name"},
-	"bill_email":             {format: "email", desc: "the payer's e-mail address"},
-	"wallet_transient_token": {desc: "a wallet token (paycli sandbox wallet-token); its amount and currency are the payment's"},
-	"items":                  {typ: "array", desc: "a list of {name, price, quantity} adding up to the total (or a JSON string holding one)"},
-	"invoice":                {typ: "object", desc: "the link's invoice: invoice_id, total, currency_code, return_url, cancel_url, hash_key, items, max_installment, transaction_type"},
-	"return_url":             {format: "uri", desc: "http or https URL the buyer returns to after an approved 3D payment"},
-	"cancel_url":             {format: "uri", desc: "http or https URL the buyer returns to after a refused 3D payment"},
-	"status":                 {desc: "confirmPayment: 1 capture, 2 cancel; /payment/complete: complete or cancel"},
-	"order_id":               {desc: "the sandbox's order id of the sale"},
-	"card_token":             {desc: "a saved card's token (saveCard's answer)"},
-	"customer_number":        {desc: "the merchant's customer number the cards are saved for"},
-	"id":                     {pattern: `^[1-9][0-9]*$`, desc: "a webhook delivery id (paycli sandbox webhooks)"},
-}
+// fieldSpecs maps a field's name to its spec (built on first use).
+var fieldSpecs = sync.OnceValue(func() map[string]fieldSpec {
+	return map[string]fieldSpec{
+		"app_id":                 {desc: "the app's id (paycli sandbox credentials)"},
+		"app_secret":             {desc: "the app's secret (paycli sandbox credentials)"},
+		"merchant_key":           {desc: "the merchant key (paycli sandbox credentials)"},
+		"hash_key":               {desc: "the request's hash_key, made with the app_secret in the operation's layout (docs/hash-keys.md)"},
+		"invoice_id":             {desc: "the merchant's invoice id: at most 100 characters, without '|'"},
+		"currency_code":          {pattern: `^[A-Za-z]{3}$`, desc: "ISO 4217 letters; the sandbox accepts the currencies of its commission schedule"},
+		"total":                  {pattern: amountPattern, desc: "the amount, with at most the currency's decimals; fault amounts act out faults (docs/sandbox.md)", number: true},
+		"amount":                 {pattern: amountPattern, desc: "the amount, with at most the currency's decimals; fault amounts act out faults (docs/sandbox.md)", number: true},
+		"installments_number":    {pattern: `^[1-9][0-9]*$`, desc: "a count the card's program offers (getpos lists them)", number: true},
+		"transaction_type":       {enum: []string{TypeAuth, TypePreAuth}, desc: "Auth (the default) or PreAuth"},
+		"payment_completed_by":   {enum: []string{CompletedByApp, CompletedByMerchant}, desc: "app (the default) or merchant: who completes an approved 3D payment"},
+		"commission_by":          {enum: []string{"merchant", "user"}, desc: "who pays the commission (merchant, the default, or user; case ignored)"},
+		"decision":               {enum: []string{"approve", "decline"}, desc: "the buyer's answer to the sandbox's 3D challenge"},
+		"cc_no":                  {pattern: `^[0-9 -]{12,23}$`, desc: "the card number, Luhn-valid; published test cards and fault cards choose the answer (docs/sandbox.md)"},
+		"card_number":            {pattern: `^[0-9 -]{12,23}$`, desc: "the card number, Luhn-valid"},
+		"credit_card":            {pattern: `^[0-9]{6,19}$`, desc: "the card's BIN (first 6 digits) or whole number", number: true},
+		"cc_holder_name":         {desc: "the name on the card"},
+		"card_holder_name":       {desc: "the name on the card"},
+		"expiry_month":           {pattern: `^(0?[1-9]|1[0-2])$`, desc: "1 to 12", number: true},
+		"expiry_year":            {pattern: `^[0-9]{2,4}$`, desc: "the year, 2 or 4 digits; the card must not be expired", number: true},
+		"cvv":                    {pattern: `^[0-9]{3,4}$`, desc: "the card's security code", number: true},
+		"name":                   {desc: "the payer's first name"},
+		"surname":                {desc: "the payer's last name"},
+		"bill_email":             {format: "email", desc: "the payer's e-mail address"},
+		"wallet_transient_token": {desc: "a wallet token (paycli sandbox wallet-token); its amount and currency are the payment's"},
+		"items":                  {typ: "array", desc: "a list of {name, price, quantity} adding up to the total (or a JSON string holding one)"},
+		"invoice":                {typ: "object", desc: "the link's invoice: invoice_id, total, currency_code, return_url, cancel_url, hash_key, items, max_installment, transaction_type"},
+		"return_url":             {format: "uri", desc: "http or https URL the buyer returns to after an approved 3D payment"},
+		"cancel_url":             {format: "uri", desc: "http or https URL the buyer returns to after a refused 3D payment"},
+		"status":                 {desc: "confirmPayment: 1 capture, 2 cancel; /payment/complete: complete or cancel", number: true},
+		"order_id":               {desc: "the sandbox's order id of the sale"},
+		"card_token":             {desc: "a saved card's token (saveCard's answer)"},
+		"customer_number":        {desc: "the merchant's customer number the cards are saved for"},
+		"id":                     {pattern: `^[1-9][0-9]*$`, desc: "a webhook delivery id (paycli sandbox webhooks)", number: true},
+	}
+})
 
 // operation is one API operation: its path under Base, whether it needs a
 // bearer token, and its fields (required in the order the handler checks
@@ -79,10 +85,10 @@ type operation struct {
 // Field lists shared by several operations and their handlers.
 var (
 	cardPaymentFields = []string{"merchant_key", "hash_key", "invoice_id", "total", "currency_code", "installments_number"}
-	cardFields        = []string{"cc_holder_name", "cc_no", "expiry_month", "expiry_year", "cvv"}
 	payerFields       = []string{"name", "surname"}
 	cardOptional      = []string{"transaction_type", "items", "sale_web_hook_key", "invoice_description", "bill_email"}
-	threeDOptional    = []string{"return_url", "cancel_url", "payment_completed_by"}
+	threeDTargets     = []string{"return_url", "cancel_url"}
+	cardOptional3D    = []string{"transaction_type", "items", "sale_web_hook_key", "invoice_description", "bill_email", "payment_completed_by"}
 	savedCardFields   = []string{"card_token", "customer_number"}
 )
 
@@ -99,9 +105,11 @@ var (
 	opRefund = &operation{path: "/api/refund", summary: "Refund a sale, in part or whole", auth: true,
 		required: []string{"invoice_id", "amount", "app_id", "app_secret", "merchant_key", "hash_key"}, optional: []string{"refund_transaction_id", "refund_web_hook_key"}}
 	opPaySmart2D = &operation{path: "/api/paySmart2D", summary: "Pay by card without 3D Secure (Auth or PreAuth)", auth: true,
-		required: concat(cardPaymentFields, cardFields, payerFields), optional: cardOptional}
+		required: []string{"merchant_key", "hash_key", "invoice_id", "total", "currency_code", "installments_number",
+			"cc_holder_name", "cc_no", "expiry_month", "expiry_year", "cvv", "name", "surname"}, optional: cardOptional}
 	opPaySmart3D = &operation{path: "/api/paySmart3D", summary: "Pay by card with 3D Secure: answers the sandbox's challenge page (a browser form; no bearer token)",
-		required: concat(cardPaymentFields, cardFields, payerFields), optional: concat(cardOptional, threeDOptional)}
+		required: []string{"return_url", "cancel_url", "merchant_key", "hash_key", "invoice_id", "total", "currency_code", "installments_number",
+			"cc_holder_name", "cc_no", "expiry_month", "expiry_year", "cvv", "name", "surname"}, optional: cardOptional3D}
 	opConfirmPayment = &operation{path: "/api/confirmPayment", summary: "Capture (1) or cancel (2) a pre-authorization", auth: true,
 		required: []string{"merchant_key", "invoice_id", "status", "hash_key"}, optional: []string{"total"}}
 	opCompletePayment = &operation{path: "/payment/complete", summary: "Complete or cancel a 3D payment approved for the merchant to complete", auth: true,
@@ -122,7 +130,8 @@ var (
 	opGetCardTokens = &operation{path: "/api/getCardTokens", summary: "List a customer's saved cards", auth: true,
 		required: []string{"merchant_key", "customer_number"}}
 	opPayByCardToken = &operation{path: "/api/payByCardToken", summary: "Pay with a saved card, with 3D Secure (answers the challenge page)", auth: true,
-		required: concat(savedCardFields, cardPaymentFields, payerFields), optional: concat(cardOptional, threeDOptional)}
+		required: []string{"return_url", "cancel_url", "card_token", "customer_number", "merchant_key", "hash_key", "invoice_id", "total",
+			"currency_code", "installments_number", "name", "surname"}, optional: cardOptional3D}
 	opPurchaseLink = &operation{path: "/purchase/link", summary: "Make a payment link", auth: true,
 		required: []string{"merchant_key", "invoice", "name", "surname"}}
 	opLinkPage = &operation{path: LinkPath + "{id}", summary: "A payment link's page (GET) and its card form (POST, form-encoded)",

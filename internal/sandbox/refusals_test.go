@@ -244,6 +244,8 @@ var refusalCases = map[string][]refusalCase{
 	"POST " + Base + LinkPath + "{id}":     {},
 	"GET " + HealthPath:                    {},
 	"GET " + Base + WebhooksPath:           {},
+	"GET " + OpenAPIPath:                   {},
+	"GET " + Base + OpenAPIPath:            {},
 	"POST " + Base + ResendPath: {
 		jsonCase("unknown delivery", ResendPath, `{"id": 7}`, false),
 		jsonCase("bad id", ResendPath, `{"id": "x"}`, false),

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
@@ -102,7 +103,7 @@ func (g *Gateway) payByCardToken(w http.ResponseWriter, r *http.Request) {
 // browser goes after the challenge, answering 1 when ok is false.
 func read3DTargets(w http.ResponseWriter, f fields) (t ThreeD, ok bool) {
 	t.CompletedBy = f.get("payment_completed_by")
-	if !fieldSpecs["payment_completed_by"].allows(t.CompletedBy) {
+	if !fieldSpecs()["payment_completed_by"].allows(t.CompletedBy) {
 		writeStatus(w, 1, "The selected payment completed by is invalid (app or merchant).")
 		return t, false
 	}
@@ -110,6 +111,12 @@ func read3DTargets(w http.ResponseWriter, f fields) (t ThreeD, ok bool) {
 		t.CompletedBy = CompletedByApp
 	}
 	t.ReturnURL, t.CancelURL = f.get("return_url"), f.get("cancel_url")
+	for _, name := range threeDTargets {
+		if !webURL(f.get(name)) {
+			explain(w, explanation{field: name, got: f.get(name), why: fmt.Sprintf("malformed field %s: not an absolute http or https URL (the buyer's browser goes back to it)", name)})
+			break
+		}
+	}
 	if !webURL(t.ReturnURL) || !webURL(t.CancelURL) {
 		writeStatus(w, 1, "The return url and cancel url must be http or https URLs.")
 		return t, false
@@ -179,7 +186,7 @@ func (g *Gateway) challenge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	decision := f.get("decision")
-	if !fieldSpecs["decision"].allows(decision) {
+	if !fieldSpecs()["decision"].allows(decision) {
 		writeStatus(w, 1, "The decision must be approve or decline.")
 		return
 	}
