@@ -121,19 +121,28 @@ func maskedBody(contentType string, c *bodyCapture) string {
 		dec.UseNumber()
 		var v any
 		if dec.Decode(&v) == nil && !dec.More() {
-			out, err := json.Marshal(maskValue(v, ""))
-			if err == nil {
-				return string(out)
+			var out bytes.Buffer
+			enc := json.NewEncoder(&out)
+			enc.SetEscapeHTML(false)
+			// Masked again once encoded: an escape (\u0001) next to
+			// digits can make a run that looks like a card.
+			if enc.Encode(maskValue(v, "")) == nil {
+				if masked := redact.Cards(strings.TrimSpace(out.String())); json.Valid([]byte(masked)) {
+					return masked
+				}
 			}
 		}
 	case mt == "application/x-www-form-urlencoded" && cut == "":
 		if q, err := url.ParseQuery(string(data)); err == nil {
+			masked := url.Values{}
 			for k, vs := range q {
-				for i := range vs {
-					vs[i] = maskField(k, vs[i])
+				for _, v := range vs {
+					masked.Add(redact.Cards(k), maskField(k, v))
 				}
 			}
-			return q.Encode()
+			// Masked again once encoded: a %-escape next to digits can
+			// make a run that looks like a card.
+			return redact.Cards(masked.Encode())
 		}
 	}
 	if mt == "" {
