@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/paycli/paycli/internal/cardno"
-	"github.com/paycli/paycli/internal/pause"
 	"github.com/shopspring/decimal"
 )
 
@@ -275,8 +274,39 @@ func (g *Gateway) serveMagic(next http.Handler, w http.ResponseWriter, r *http.R
 // hang holds the request until the client gives up or the server stops
 // (or HangFor passes), then closes the connection without an answer.
 func hang(w http.ResponseWriter, r *http.Request) {
-	_ = pause.For(r.Context(), HangFor)
+	t := time.NewTimer(HangFor)
+	defer t.Stop()
+	select {
+	case <-r.Context().Done():
+	case <-stoppingOf(r.Context()):
+	case <-t.C:
+	}
 	cutOff(w, r, "hang")
+}
+
+// stoppingKey carries, in a Server's request contexts, the channel closed
+// when the server starts to stop.
+type stoppingKey struct{}
+
+// stoppingOf is the channel closed when the server serving ctx's request
+// starts to stop (nil, never closed, outside a Server).
+func stoppingOf(ctx context.Context) <-chan struct{} {
+	ch, _ := ctx.Value(stoppingKey{}).(chan struct{})
+	return ch
+}
+
+// isStopping reports whether the server serving ctx's request is stopping.
+func isStopping(ctx context.Context) bool {
+	ch := stoppingOf(ctx)
+	if ch == nil {
+		return false
+	}
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
 
 // cutOff ends a request a fault was holding when its wait ends early (the
@@ -285,10 +315,10 @@ func hang(w http.ResponseWriter, r *http.Request) {
 func cutOff(w http.ResponseWriter, r *http.Request, what string) {
 	cause := "the client went away (its timeout)"
 	switch {
+	case errors.Is(context.Cause(r.Context()), errStopping), isStopping(r.Context()):
+		cause = "the sandbox was stopping"
 	case r.Context().Err() == nil:
 		cause = "the fault's time was up"
-	case errors.Is(context.Cause(r.Context()), errStopping):
-		cause = "the sandbox was stopping"
 	}
 	if rec := recordOf(w); rec != nil {
 		if rec.why == "" {

@@ -34,9 +34,18 @@ type Server struct {
 	// waiting on them end at once); handlers counts the requests being
 	// handled, so that the request log is closed after their last entry
 	// (a hijacked connection is no longer net/http's to wait for).
+	// stopping is closed when Shutdown starts: hang faults, which never
+	// answer, end then; stop cancels every request's context when the
+	// grace is over, so that delays still held end too.
+	stopping chan struct{}
+	stopOnce sync.Once
 	stop     context.CancelCauseFunc
 	handlers sync.WaitGroup
 }
+
+// cutOffWait bounds the wait for the requests faults held to log and
+// return once cut off.
+const cutOffWait = 2 * time.Second
 
 // ServerOptions configure StartServer.
 type ServerOptions struct {
@@ -125,8 +134,10 @@ func StartServer(ln net.Listener, opts ServerOptions) (*Server, error) {
 		handler = opts.Wrap(g)
 	}
 	timeouts := opts.Timeouts.orDefaults()
-	base, stop := context.WithCancelCause(context.Background())
+	stopping := make(chan struct{})
+	base, stop := context.WithCancelCause(context.WithValue(context.Background(), stoppingKey{}, stopping))
 	s := &Server{
+		stopping: stopping,
 		stop:     stop,
 		BaseURL:  "http://" + dialAddr(ln.Addr()) + Base,
 		store:    store,
@@ -163,13 +174,20 @@ func (s *Server) Done() <-chan error { return s.done }
 // Shutdown stops accepting connections, lets in-flight requests finish
 // (until ctx ends), stops the webhook deliveries (an attempt in flight is
 // abandoned and stays pending), then closes the store.
+//
+// Requests held by faults do not hold it up: a hang ends when Shutdown
+// starts, a delay when ctx ends (each is logged as cut off); a shutdown
+// whose only late requests were such faults is clean.
 func (s *Server) Shutdown(ctx context.Context) error {
-	s.stop(errStopping)
+	s.stopOnce.Do(func() { close(s.stopping) })
 	err := s.http.Shutdown(ctx)
 	if err != nil {
+		s.stop(errStopping)
 		_ = s.http.Close()
 	}
-	s.waitHandlers(ctx)
+	if s.waitHandlers(cutOffWait) && errors.Is(err, context.DeadlineExceeded) {
+		err = nil // every late request was one a fault held, cut off and logged
+	}
 	// After the requests (a resend kicks the deliveries), before the store.
 	s.gateway.deliveries.Stop()
 	if cerr := s.requests.Close(); err == nil {
@@ -182,13 +200,17 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 // waitHandlers waits for the requests being handled to return (they
-// write their log entries), until ctx ends.
-func (s *Server) waitHandlers(ctx context.Context) {
+// write their log entries), at most d; it reports whether they all did.
+func (s *Server) waitHandlers(d time.Duration) bool {
 	idle := make(chan struct{})
 	go func() { s.handlers.Wait(); close(idle) }()
+	t := time.NewTimer(d)
+	defer t.Stop()
 	select {
 	case <-idle:
-	case <-ctx.Done():
+		return true
+	case <-t.C:
+		return false
 	}
 }
 
