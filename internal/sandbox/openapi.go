@@ -97,7 +97,7 @@ func openAPIDocument(routes []string) ([]byte, error) {
 				"(docs/sandbox.md). Every answer has an X-Request-Id header. Requests take JSON, or form fields; application " +
 				"refusals are HTTP 200 with a status_code other than 100, as the gateway answers them, and `paycli sandbox logs` says why.",
 		},
-		"servers": []any{map[string]any{"url": "http://127.0.0.1:8735", "description": "paycli sandbox serve's default address"}},
+		"servers": []any{map[string]any{"url": "http://127.0.0.1:8787", "description": "the default address of paycli sandbox serve (--addr changes it)"}},
 		"paths":   paths,
 		"components": map[string]any{
 			"securitySchemes": map[string]any{

@@ -18,3 +18,12 @@ func TestPayHelpListsFaultValues(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAPIServerIsServesDefault: the OpenAPI description's server is
+// where `sandbox serve` listens by default.
+func TestOpenAPIServerIsServesDefault(t *testing.T) {
+	doc, err := sandbox.OpenAPIDocument()
+	if err != nil || !strings.Contains(string(doc), `"url": "http://`+DefaultAddr+`"`) {
+		t.Errorf("the description's server is not http://%s (%v)", DefaultAddr, err)
+	}
+}
