@@ -202,7 +202,14 @@ func fieldSchema(name string) map[string]any {
 			map[string]any{"type": "string", "description": "the list as a JSON string"},
 		}}
 	case "object":
-		s = map[string]any{"oneOf": []any{map[string]any{"type": "object"}, map[string]any{"type": "string", "description": "the object as a JSON string"}}}
+		props := map[string]any{}
+		for _, f := range concat(linkInvoiceFields, linkInvoiceOptional) {
+			props[f] = fieldSchema(f)
+		}
+		s = map[string]any{"oneOf": []any{
+			map[string]any{"type": "object", "required": slices.Clone(linkInvoiceFields), "properties": props},
+			map[string]any{"type": "string", "description": "the object as a JSON string"},
+		}}
 	}
 	if spec.pattern != "" {
 		s["pattern"] = spec.pattern

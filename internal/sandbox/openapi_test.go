@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -158,5 +159,44 @@ func TestOpenAPIDocIsCurrent(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join("..", "..", "docs", "sandbox-openapi.json"))
 	if err != nil || string(got) != string(want) {
 		t.Errorf("docs/sandbox-openapi.json is stale (%v): run go run ./cmd/gendocs", err)
+	}
+}
+
+// TestOpenAPINamesEveryFieldTheHandlersRead: every field a handler reads
+// (fields.get with a literal name, in the package's sources) is in the
+// operation table, so the description leaves none out.
+func TestOpenAPINamesEveryFieldTheHandlersRead(t *testing.T) {
+	known := map[string]bool{}
+	for _, op := range operations {
+		for _, f := range concat(op.required, op.optional) {
+			known[f] = true
+		}
+	}
+	for _, f := range concat(linkInvoiceFields, linkInvoiceOptional) {
+		known[f] = true
+	}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := regexp.MustCompile(`\b(?:f|inv)\.get\("([a-z_]+)"\)`)
+	seen := 0
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range read.FindAllStringSubmatch(string(src), -1) {
+			seen++
+			if !known[m[1]] {
+				t.Errorf("%s reads the field %s, which no operation in operations.go lists", file, m[1])
+			}
+		}
+	}
+	if seen < 50 {
+		t.Fatalf("found only %d field reads: the pattern no longer matches the handlers", seen)
 	}
 }

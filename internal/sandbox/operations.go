@@ -60,7 +60,8 @@ var fieldSpecs = sync.OnceValue(func() map[string]fieldSpec {
 		"bill_email":             {format: "email", desc: "the payer's e-mail address"},
 		"wallet_transient_token": {desc: "a wallet token (paycli sandbox wallet-token); its amount and currency are the payment's"},
 		"items":                  {typ: "array", desc: "a list of {name, price, quantity} adding up to the total (or a JSON string holding one)"},
-		"invoice":                {typ: "object", desc: "the link's invoice: invoice_id, total, currency_code, return_url, cancel_url, hash_key, items, max_installment, transaction_type"},
+		"invoice":                {typ: "object", desc: "the link's invoice (or a JSON string holding it)"},
+		"max_installment":        {pattern: `^[1-9][0-9]*$`, number: true, desc: "the most installments the buyer may choose"},
 		"return_url":             {format: "uri", desc: "http or https URL the buyer returns to after an approved 3D payment"},
 		"cancel_url":             {format: "uri", desc: "http or https URL the buyer returns to after a refused 3D payment"},
 		"status":                 {desc: "confirmPayment: 1 capture, 2 cancel; /payment/complete: complete or cancel", number: true},
@@ -133,15 +134,19 @@ var (
 		required: []string{"return_url", "cancel_url", "card_token", "customer_number", "merchant_key", "hash_key", "invoice_id", "total",
 			"currency_code", "installments_number", "name", "surname"}, optional: cardOptional3D}
 	opPurchaseLink = &operation{path: "/purchase/link", summary: "Make a payment link", auth: true,
-		required: []string{"merchant_key", "invoice", "name", "surname"}}
+		required: []string{"merchant_key", "invoice", "name", "surname"}, optional: []string{"currency_code"}}
 	opLinkPage = &operation{path: LinkPath + "{id}", summary: "A payment link's page (GET) and its card form (POST, form-encoded)",
 		optional: []string{"cc_holder_name", "cc_no", "expiry_month", "expiry_year", "cvv", "installments_number"}}
 	opWebhooks = &operation{path: WebhooksPath, summary: "List the sandbox's webhook deliveries (sandbox administration)"}
 	opResend   = &operation{path: ResendPath, summary: "Send a webhook delivery again, now (sandbox administration)", required: []string{"id"}}
 )
 
-// linkInvoiceFields are the fields of a payment link's invoice object.
-var linkInvoiceFields = []string{"invoice_id", "total", "return_url", "cancel_url", "hash_key"}
+// linkInvoiceFields and linkInvoiceOptional are the fields of a payment
+// link's invoice object.
+var (
+	linkInvoiceFields   = []string{"invoice_id", "total", "return_url", "cancel_url", "hash_key"}
+	linkInvoiceOptional = []string{"currency_code", "items", "max_installment", "transaction_type", "sale_web_hook_key", "invoice_description"}
+)
 
 // operations are every operation the table describes.
 var operations = []*operation{opToken, opCommissions, opWalletPay, opCheckStatus, opRefund, opPaySmart2D, opPaySmart3D,
