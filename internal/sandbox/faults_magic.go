@@ -99,9 +99,12 @@ func magicUseOf(r *http.Request) (magicUse, bool) {
 // mayHoldMagic is a quick look for a magic value in a body, so that most
 // requests are not read twice.
 func mayHoldMagic(body []byte) bool {
-	if bytes.Contains(body, []byte("4355")) { // the BIN, however the card is grouped
-		return true
-	}
+	return bytes.Contains(body, []byte("4355")) || // the BIN, however the card is grouped
+		mayHoldMagicAmount(body)
+}
+
+// mayHoldMagicAmount is mayHoldMagic for the amounts only.
+func mayHoldMagicAmount(body []byte) bool {
 	for _, m := range MagicFaults {
 		if bytes.Contains(body, []byte(m.Amount[:len(m.Amount)-1])) {
 			return true
@@ -123,11 +126,18 @@ func (g *Gateway) findMagicIn(r *http.Request, use magicUse) (m *MagicFault, fie
 	if !complete {
 		return nil, "", "", nil // over the limit: the handler answers 413
 	}
-	f = peekFields(r.Header.Get("Content-Type"), body)
 	if use.walletToken {
-		m, field, value := magicAmount("wallet_transient_token.amount", walletTokenAmount(f.get("wallet_transient_token")))
+		// walletPay is the hot path: the token is found by a scan, and
+		// its claims read only when they may hold a fault amount.
+		amount := walletTokenAmount(walletTokenIn(body))
+		if amount == "" {
+			return nil, "", "", nil
+		}
+		f = peekFields(r.Header.Get("Content-Type"), body)
+		m, field, value := magicAmount("wallet_transient_token.amount", amount)
 		return m, field, value, f
 	}
+	f = peekFields(r.Header.Get("Content-Type"), body)
 	if !mayHoldMagic(body) {
 		return nil, "", "", f
 	}
@@ -182,15 +192,33 @@ func magicCard(v string) *MagicFault {
 	return nil
 }
 
-// walletTokenAmount reads the amount claim of a wallet token without
-// checking it (walletPay checks it; a fault acts first).
-func walletTokenAmount(token string) string {
-	parts := strings.Split(token, ".")
-	if len(parts) != 3 {
+// walletTokenIn finds the wallet token in a walletPay body, JSON or form
+// ("" when it is not found; walletPay then refuses the body itself).
+func walletTokenIn(body []byte) string {
+	const name = "wallet_transient_token"
+	i := bytes.Index(body, []byte(name))
+	if i < 0 {
 		return ""
 	}
-	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
-	if err != nil {
+	rest := bytes.TrimLeft(body[i+len(name):], "\" \t\r\n:=")
+	end := bytes.IndexAny(rest, "\"&, \t\r\n}")
+	if end < 0 {
+		end = len(rest)
+	}
+	return string(rest[:end])
+}
+
+// walletTokenAmount reads the amount claim of a wallet token without
+// checking it (walletPay checks it; a fault acts first); "" when the
+// claims cannot hold a fault amount.
+func walletTokenAmount(token string) string {
+	first := strings.IndexByte(token, '.')
+	last := strings.LastIndexByte(token, '.')
+	if first < 0 || last <= first {
+		return ""
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(token[first+1 : last])
+	if err != nil || !mayHoldMagicAmount(payload) {
 		return ""
 	}
 	var claims struct {
