@@ -471,7 +471,16 @@ func magicFaultsHelp() string {
 		"paySmart3D, getpos and a payment link's page; saveCard and purchase/link\n" +
 		"refuse them (status_code 1):")
 	for _, m := range sandbox.MagicFaults {
-		fmt.Fprintf(&b, "\n  %-5s amount %s or card %s:\n        %s", m.Name, m.Amount, m.Card, m.What)
+		fmt.Fprintf(&b, "\n  %-5s amount %s or card %s:", m.Name, m.Amount, m.Card)
+		line := "       "
+		for _, word := range strings.Fields(m.What) {
+			if len(line)+1+len(word) > 78 {
+				b.WriteString("\n" + line)
+				line = "       "
+			}
+			line += " " + word
+		}
+		b.WriteString("\n" + line)
 	}
 	return b.String()
 }
