@@ -137,10 +137,10 @@ func (g *Gateway) findMagicIn(r *http.Request, use magicUse) (m *MagicFault, fie
 		m, field, value := magicAmount("wallet_transient_token.amount", amount)
 		return m, field, value, f
 	}
-	f = peekFields(r.Header.Get("Content-Type"), body)
 	if !mayHoldMagic(body) {
-		return nil, "", "", f
+		return nil, "", "", nil
 	}
+	f = peekFields(r.Header.Get("Content-Type"), body)
 	for _, name := range use.cards {
 		if m := magicCard(f.get(name)); m != nil {
 			return m, name, f.get(name), f
