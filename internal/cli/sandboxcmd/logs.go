@@ -233,8 +233,10 @@ func (p *logPrinter) backlog(ctx context.Context, entries []sandbox.LogEntry) er
 var logHeader = []string{"TIME", "METHOD", "PATH", "HTTP", "CODE", "MS", "INVOICE", "REQUEST ID", "WHY"}
 
 // csvHeader adds the explanation's parts to the table's columns.
-var csvHeader = []string{"time", "method", "path", "http_status", "status_code", "duration_ms", "invoice", "request_id", "why", "field", "got", "want", "fault",
-	"note", "request_body", "answer_body"}
+// New columns go at the end, so that a script reading one by its place
+// goes on working.
+var csvHeader = []string{"time", "method", "path", "http_status", "status_code", "duration_ms", "invoice", "why", "field", "got", "want", "fault",
+	"request_id", "note", "request_body", "answer_body"}
 
 func (p *logPrinter) row(e sandbox.LogEntry) []string {
 	code := ""
@@ -271,8 +273,7 @@ func (p *logPrinter) print(ctx context.Context, e sandbox.LogEntry) error {
 		r := p.row(e)
 		r[0] = e.Time.UTC().Format(time.RFC3339Nano)
 		r[5] = strconv.FormatFloat(e.DurationMS, 'f', -1, 64)
-		r[8] = e.Why
-		r = append(r, e.Field, e.Got, e.Want, e.Fault, e.Note, e.RequestBody, e.AnswerBody)
+		r = append(r[:7], e.Why, e.Field, e.Got, e.Want, e.Fault, e.RequestID, e.Note, e.RequestBody, e.AnswerBody)
 		header := csvHeader
 		if p.started {
 			header = nil
