@@ -1,6 +1,7 @@
 // Command gendocs regenerates paycli's generated files from its command
 // tree: the shell completions in completions/, the Markdown command
-// reference in docs/reference/ and the man pages in docs/man/.
+// reference in docs/reference/ and the man pages in docs/man/; and the
+// sandbox's OpenAPI description, docs/sandbox-openapi.json.
 //
 // Run it from the repository root after changing a command:
 //
@@ -13,12 +14,14 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/paycli/paycli/internal/app"
+	"github.com/paycli/paycli/internal/sandbox"
 )
 
 func main() {
@@ -39,5 +42,24 @@ func run(dir string) error {
 	if err != nil {
 		return err
 	}
-	return Write(dir, files)
+	if err := Write(dir, files); err != nil {
+		return err
+	}
+	return writeOpenAPI(dir)
+}
+
+// OpenAPIFile is where the sandbox's OpenAPI description is written.
+const OpenAPIFile = "docs/sandbox-openapi.json"
+
+// writeOpenAPI writes the sandbox's OpenAPI description, when it changed.
+func writeOpenAPI(dir string) error {
+	doc, err := sandbox.OpenAPIDocument()
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, filepath.FromSlash(OpenAPIFile))
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, doc) {
+		return nil
+	}
+	return os.WriteFile(path, doc, 0o644)
 }

@@ -13,49 +13,19 @@ import (
 	"github.com/paycli/paycli/internal/redact"
 )
 
-// secretFields are the JSON fields (and form/query keys) whose values are
-// masked wherever the client shows a request or response: the credentials,
-// the merchant key, hash keys, wallet tokens, the payer's e-mail, bearer
-// tokens in the token response, and card security codes.
-var secretFields = [...]string{
-	"app_id",
-	"app_secret",
-	"merchant_key",
-	"hash_key",
-	"wallet_transient_token",
-	"bill_email",
-	"token",
-	"authorization",
-	"cvv",
-	"cc_cvv",
-}
-
 // IsSecretField reports whether a request or response field holds a
 // secret by its name (app_secret, merchant_key, hash_key, a wallet token,
 // the payer's e-mail, a card's security code…): the fields every dump and
 // log masks.
-func IsSecretField(name string) bool { return slices.Contains(secretFields[:], strings.ToLower(name)) }
+func IsSecretField(name string) bool { return redact.IsSecretField(name) }
 
 // IsCardField reports whether a field holds a card number by its name
 // (cc_no, credit_card_no, card_number…): the one list the client's
 // redaction and `paycli api`'s summary share.
-func IsCardField(name string) bool { return slices.Contains(cardFields[:], strings.ToLower(name)) }
+func IsCardField(name string) bool { return redact.IsCardField(name) }
 
 // secretHeaders are masked in debug logs.
 var secretHeaders = []string{"Authorization", "Cookie", "Set-Cookie", "Proxy-Authorization"}
-
-// cardFields are the fields that hold a card number by name, in the
-// gateway's answers and requests: their digit runs are masked whether or
-// not they pass the Luhn check (a mistyped card is still a card):
-// redact.CardField. Card numbers anywhere else are found by redact.Cards.
-var cardFields = [...]string{
-	"cc_no",
-	"credit_card_no",
-	"card_number",
-	"card_no",
-	"pan",
-	"card_holder_pan",
-}
 
 // maskSecret shows the first and last four characters of a long secret and
 // nothing of a short one, as everywhere else in paycli.
@@ -121,7 +91,7 @@ func redactValue(v any, key string) any {
 // secretPair finds "key": "value" and key=value pairs of secret fields in
 // text that is not JSON (form bodies, HTML, logs echoed back).
 var secretPair = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)("?(?:` + strings.Join(quotedSorted(secretFields[:]), "|") + `)"?\s*[:=]\s*"?)([^"&\s,;}<]+)`)
+	return regexp.MustCompile(`(?i)("?(?:` + strings.Join(quotedSorted(redact.SecretFields()), "|") + `)"?\s*[:=]\s*"?)([^"&\s,;}<]+)`)
 })
 
 // quotedSorted is names as alternatives of a pattern, in name order.
@@ -137,7 +107,7 @@ func quotedSorted(names []string) []string {
 // cardPair finds "key": "value" and key=value pairs of card fields in text
 // that is not JSON.
 var cardPair = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)("?\b(?:` + strings.Join(quotedSorted(cardFields[:]), "|") + `)\b"?\s*[:=]\s*"?)([0-9][0-9 -]*)`)
+	return regexp.MustCompile(`(?i)("?\b(?:` + strings.Join(quotedSorted(redact.CardFields()), "|") + `)\b"?\s*[:=]\s*"?)([0-9][0-9 -]*)`)
 })
 
 func redactText(s string) string {

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -87,11 +86,11 @@ type cardPayment struct {
 // 68), items (12), the card's program and installment count (1). The card
 // number appears in no answer: a refusal names the field only.
 func (g *Gateway) readCardPayment(w http.ResponseWriter, f fields, now time.Time, saved *SavedCard) (p cardPayment, ok bool) {
-	required := []string{"merchant_key", "hash_key", "invoice_id", "total", "currency_code", "installments_number"}
+	required := concat(cardPaymentFields, payerFields)
 	if saved == nil {
-		required = append(required, "cc_holder_name", "cc_no", "expiry_month", "expiry_year", "cvv")
+		required = opPaySmart2D.required
 	}
-	if !f.requireFields(w, append(required, "name", "surname")...) {
+	if !f.requireFields(w, required...) {
 		return p, false
 	}
 	p.invoiceID = f.get("invoice_id")
@@ -109,13 +108,12 @@ func (g *Gateway) readCardPayment(w http.ResponseWriter, f fields, now time.Time
 		p.card, p.bin, p.last4, p.holder = c.card, c.bin, c.last4, c.holder
 	}
 	p.txType = f.get("transaction_type")
-	switch p.txType {
-	case "":
-		p.txType = TypeAuth
-	case TypeAuth, TypePreAuth:
-	default:
+	if !fieldSpecs()["transaction_type"].allows(p.txType) {
 		writeStatus(w, 1, "The selected transaction type is invalid (Auth or PreAuth).")
 		return p, false
+	}
+	if p.txType == "" {
+		p.txType = TypeAuth
 	}
 	if !g.verifyMerchant(w, f) {
 		return p, false
@@ -286,35 +284,37 @@ func (g *Gateway) newCardSale(p cardPayment, kind string, now time.Time) Sale {
 // decide runs the simulated provider on a card sale: the card's published
 // outcome first, then the magic amounts. A pre-authorization that is
 // approved holds its amount.
-func decide(sale *Sale, card TestCard) (code int, desc string) {
+func decide(sale *Sale, card TestCard) (code int, desc, why string) {
 	if card.Outcome == "decline" {
 		sale.State = StateFailed
 		sale.PaymentReasonCode, sale.PaymentReasonCodeDetail = card.ReasonCode, card.Reason
-		return 41, "Payment failed: " + card.Reason
+		return 41, "Payment failed: " + card.Reason, declineWhy(card)
 	}
 	amount, _ := decimal.NewFromString(sale.Amount)
-	code, desc, _ = provide(sale, amount)
+	code, desc, why = provide(sale, amount)
 	if sale.TransactionType == TypePreAuth && sale.State != StateFailed {
 		sale.PreAuth = &PreAuth{State: PreAuthOpen, Held: sale.Amount}
 		if code == 100 {
 			desc = "Pre-authorization successfully completed"
 		}
 	}
-	return code, desc
+	return code, desc, why
 }
 
 // reserveFresh checks that an invoice is new and not in flight (3
 // otherwise), before anything resembling a provider call. release must be
 // called once the sale is committed.
 func (g *Gateway) reserveFresh(w http.ResponseWriter, invoiceID string) (release func(), ok bool) {
-	if _, dup, err := g.opts.Store.Get(invoiceID); err != nil {
+	if prior, dup, err := g.opts.Store.Get(invoiceID); err != nil {
 		writeInternal(w, err)
 		return nil, false
 	} else if dup {
+		explain(w, duplicateExplanation(prior))
 		writeDuplicate(w)
 		return nil, false
 	}
 	if _, busy := g.inFlight.LoadOrStore(invoiceID, struct{}{}); busy {
+		explain(w, inFlightExplanation)
 		writeDuplicate(w)
 		return nil, false
 	}
@@ -325,11 +325,7 @@ func (g *Gateway) reserveFresh(w http.ResponseWriter, invoiceID string) (release
 // race (3) or a store failure itself when ok is false.
 func (g *Gateway) commitSale(w http.ResponseWriter, sale Sale) bool {
 	if err := g.opts.Store.Reserve(sale); err != nil {
-		if errors.Is(err, ErrDuplicate) {
-			writeDuplicate(w)
-		} else {
-			writeInternal(w, err)
-		}
+		refuseReservation(w, err)
 		return false
 	}
 	return true
@@ -420,14 +416,16 @@ func (g *Gateway) paySmart2D(w http.ResponseWriter, r *http.Request) {
 	}
 	defer release()
 	if p.card.Outcome == "3d" {
+		explain(w, explanation{field: "cc_no", why: threeDWhy})
 		writeStatus(w, 60, "This card requires 3D Secure: pay with paySmart3D; nothing was charged")
 		return
 	}
 	sale := g.newCardSale(p, KindCard2D, now)
-	code, desc := decide(&sale, p.card)
+	code, desc, why := decide(&sale, p.card)
 	if !g.commitSale(w, sale) {
 		return
 	}
+	explain(w, explanation{why: why})
 	res, err := g.cardResultOf(sale, code, desc)
 	if err != nil {
 		writeInternal(w, err)

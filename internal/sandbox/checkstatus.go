@@ -104,7 +104,7 @@ func minorUnit(currency string) int32 {
 // refunds waiting for approval (amounts ending in .01) are approved.
 func (g *Gateway) checkStatus(w http.ResponseWriter, r *http.Request) {
 	f, ok := g.readFields(w, r)
-	if !ok || !f.requireFields(w, "merchant_key", "invoice_id", "hash_key") {
+	if !ok || !f.requireFields(w, opCheckStatus.required...) {
 		return
 	}
 	invoiceID := f.get("invoice_id")

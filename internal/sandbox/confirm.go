@@ -29,7 +29,7 @@ type confirmAnswer struct {
 // more decimals than the currency (1).
 func (g *Gateway) confirmPayment(w http.ResponseWriter, r *http.Request) {
 	f, ok := g.readFields(w, r)
-	if !ok || !f.requireFields(w, "merchant_key", "invoice_id", "status", "hash_key") {
+	if !ok || !f.requireFields(w, opConfirmPayment.required...) {
 		return
 	}
 	status := f.get("status")
@@ -110,7 +110,7 @@ func confirm(s *Sale, capture bool, total decimal.Decimal, now time.Time) error 
 // (117). The answer's data carries the sale (the SDK reads it there).
 func (g *Gateway) completePayment(w http.ResponseWriter, r *http.Request) {
 	f, ok := g.readFields(w, r)
-	if !ok || !f.requireFields(w, "merchant_key", "invoice_id", "order_id", "status", "hash_key") {
+	if !ok || !f.requireFields(w, opCompletePayment.required...) {
 		return
 	}
 	status := f.get("status")

@@ -24,6 +24,13 @@ type requestRecord struct {
 	hasCode    bool
 	// fault is the fault directive injected into the answer.
 	fault string
+	// requestID is the answer's X-Request-Id.
+	requestID string
+	// request and answer capture the bodies when the log keeps them.
+	request, answer *bodyCapture
+	// note is a remark on a request answered anyway (a JSON body labelled
+	// text/plain).
+	note string
 	explanation
 }
 
@@ -109,6 +116,9 @@ func (l *logWriter) Write(p []byte) (int, error) {
 	}
 	if !l.rec.hasCode {
 		l.rec.statusCode, l.rec.hasCode = statusCodeIn(p)
+	}
+	if l.rec.answer != nil {
+		_, _ = l.rec.answer.Write(p)
 	}
 	return l.ResponseWriter.Write(p)
 }

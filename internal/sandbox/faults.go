@@ -35,6 +35,11 @@ type fault struct {
 	reset    string // "", "before" or "after"
 	truncate int    // bytes of body to send; -1 for no truncation
 	html     bool   // a status fault answers an HTML page
+	// hang holds the request without an answer (magic values only).
+	hang bool
+	// dropHalf handles the request, then sends half of the answer's body
+	// and closes the connection (magic values only).
+	dropHalf bool
 }
 
 // parseFault reads a FaultHeader value.
@@ -86,11 +91,27 @@ func serveWithFault(next http.Handler, w http.ResponseWriter, r *http.Request) {
 	}
 	ft, err := parseFault(r.Header.Get(FaultHeader))
 	if err != nil {
+		explain(w, explanation{field: FaultHeader, why: "malformed fault header: " + err.Error()})
 		writeJSON(w, http.StatusBadRequest, map[string]any{"message": err.Error()})
+		return
+	}
+	serveFault(next, w, r, ft)
+}
+
+// serveFault serves r through next, misbehaving as ft says.
+func serveFault(next http.Handler, w http.ResponseWriter, r *http.Request, ft fault) {
+	if ft.delay > 0 || ft.hang {
+		// Read whole, so that a client that gives up while the fault
+		// waits cancels the request's context.
+		peekBody(r, DefaultMaxBodyBytes)
+	}
+	if ft.hang {
+		hang(w, r)
 		return
 	}
 	if ft.delay > 0 {
 		if pause.For(r.Context(), ft.delay) != nil {
+			cutOff(w, r, "delay")
 			return
 		}
 	}
@@ -109,7 +130,7 @@ func serveWithFault(next http.Handler, w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, ft.status, map[string]any{"message": fmt.Sprintf("sandbox fault: HTTP %d", ft.status)})
 		return
 	}
-	if ft.reset == "" && ft.truncate < 0 {
+	if ft.reset == "" && ft.truncate < 0 && !ft.dropHalf {
 		next.ServeHTTP(w, r)
 		return
 	}
@@ -118,6 +139,9 @@ func serveWithFault(next http.Handler, w http.ResponseWriter, r *http.Request) {
 	if ft.reset == "after" {
 		resetConnection(w)
 		return
+	}
+	if ft.dropHalf {
+		ft.truncate = rec.body.Len() / 2
 	}
 	writeTruncated(w, rec, ft.truncate)
 }
@@ -147,6 +171,9 @@ func writeTruncated(w http.ResponseWriter, rec *bufferedResponse, n int) {
 	var head bytes.Buffer
 	fmt.Fprintf(&head, "HTTP/1.1 %d %s\r\n", rec.code, http.StatusText(rec.code))
 	hdr := rec.header.Clone()
+	if id := w.Header().Get(RequestIDHeader); id != "" {
+		hdr.Set(RequestIDHeader, id)
+	}
 	hdr.Set("Content-Length", strconv.Itoa(len(body)))
 	hdr.Set("Connection", "close")
 	_ = hdr.Write(&head)

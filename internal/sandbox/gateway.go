@@ -92,12 +92,20 @@ type Options struct {
 	// RequestLog, when set, gets an entry for every request answered but
 	// the health probe (StartServer opens the state folder's).
 	RequestLog *RequestLog
+	// NewRequestID makes the X-Request-Id of an answer to a request that
+	// sent none (NewRequestIDs(nil) when nil).
+	NewRequestID func() string
+	// SlowFor is how long the slow fault value waits (SlowFor when zero).
+	SlowFor time.Duration
+	// LogBodies keeps each request's and answer's body, masked, in the
+	// request log (`paycli sandbox serve --bodies`).
+	LogBodies bool
 }
 
 // Gateway is the emulator's http.Handler.
 type Gateway struct {
 	opts Options
-	mux  *http.ServeMux
+	mux  *routeMux
 	// commissionBodies maps a commissionsKey to its encoded answer.
 	commissionBodies sync.Map
 	// knownBearers maps a bearer token that verified to its expiry
@@ -131,6 +139,12 @@ func New(opts Options) (*Gateway, error) {
 	if opts.NewOrderID == nil {
 		opts.NewOrderID = NewOrderIDs(opts.Now)
 	}
+	if opts.SlowFor <= 0 {
+		opts.SlowFor = SlowFor
+	}
+	if opts.NewRequestID == nil {
+		opts.NewRequestID = NewRequestIDs(nil)
+	}
 	if opts.NewTokenID == nil {
 		opts.NewTokenID = NewTokenID
 	}
@@ -143,10 +157,11 @@ func New(opts Options) (*Gateway, error) {
 	if opts.Credentials == (Credentials{}) {
 		opts.Credentials = DefaultCredentials()
 	}
-	g := &Gateway{opts: opts, mux: http.NewServeMux()}
+	g := &Gateway{opts: opts, mux: newRouteMux()}
 	g.deliveries = newDeliverer(opts.Store, opts.Webhooks, opts.Credentials.AppSecret, opts.Now)
 	opts.Store.SetWebhooks(opts.Webhooks.Endpoints, g.deliveries.kick)
 	g.routeWebhooks()
+	g.routeOpenAPI()
 	g.mux.HandleFunc("POST "+Base+"/api/token", g.token)
 	g.mux.Handle("POST "+Base+"/api/commissions", g.authorized(g.commissions))
 	g.mux.Handle("GET "+Base+"/api/commissions", g.authorized(g.commissions))
@@ -176,21 +191,22 @@ func New(opts Options) (*Gateway, error) {
 	g.mux.HandleFunc("GET "+HealthPath, func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
 	})
-	g.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusNotFound, map[string]any{"message": "Not Found"})
-	})
+	g.mux.HandleFunc("/", g.notFound)
 	return g, nil
 }
 
 // ServeHTTP serves one request, applying the fault header when enabled,
 // and logs it.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	id := g.requestID(w, r)
 	if g.opts.RequestLog == nil || r.URL.Path == HealthPath {
 		g.serve(w, r)
 		return
 	}
 	start := g.opts.Now()
 	lw := &logWriter{ResponseWriter: w}
+	lw.rec.requestID = id
+	g.captureBodies(lw, r)
 	g.serve(lw, r)
 	// Before net/http sends the (buffered) answer: a request answered is
 	// a request logged, even if the process is killed right after.
@@ -206,6 +222,9 @@ func (g *Gateway) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if g.opts.Faults && r.Header.Get(FaultHeader) != "" {
 		serveWithFault(g.mux, w, r)
+		return
+	}
+	if g.serveMagic(g.mux, w, r) {
 		return
 	}
 	g.mux.ServeHTTP(w, r)
@@ -259,6 +278,7 @@ func writeStatus(w http.ResponseWriter, code int, desc string) {
 
 // writeInternal answers a failure of the sandbox itself (its store).
 func writeInternal(w http.ResponseWriter, err error) {
+	explain(w, explanation{why: "the sandbox itself failed (its store or state folder), not the request: " + err.Error()})
 	writeJSON(w, http.StatusInternalServerError, statusBody{StatusCode: 99, StatusDescription: "sandbox internal error: " + err.Error()})
 }
 
@@ -416,6 +436,9 @@ func (g *Gateway) readFieldsNested(w http.ResponseWriter, r *http.Request, neste
 	obj, msg := objectFields(trimmed, nested...)
 	if msg != "" {
 		why := "the body is not one JSON object (nor form data): " + msg
+		if problem := jsonProblem(trimmed); problem != "" {
+			why = "the body is not one JSON object (nor form data): " + problem
+		}
 		if mt != "" && mt != "application/json" {
 			why += fmt.Sprintf(" (its Content-Type is %s)", mt)
 		}
@@ -423,6 +446,7 @@ func (g *Gateway) readFieldsNested(w http.ResponseWriter, r *http.Request, neste
 		writeStatus(w, 1, msg)
 		return nil, false
 	}
+	lenientTypeNote(w, mt)
 	maps.Copy(f, obj)
 	return f, true
 }
@@ -502,7 +526,7 @@ func (v *fieldValue) UnmarshalJSON(b []byte) error {
 // token serves POST /api/token.
 func (g *Gateway) token(w http.ResponseWriter, r *http.Request) {
 	f, ok := g.readFields(w, r)
-	if !ok || !f.requireFields(w, "app_id", "app_secret") {
+	if !ok || !f.requireFields(w, opToken.required...) {
 		return
 	}
 	if f.get("app_id") != g.opts.Credentials.AppID || f.get("app_secret") != g.opts.Credentials.AppSecret {
@@ -530,7 +554,7 @@ func (g *Gateway) token(w http.ResponseWriter, r *http.Request) {
 // commissions serves the commission lookup (POST body or GET query).
 func (g *Gateway) commissions(w http.ResponseWriter, r *http.Request) {
 	f, ok := g.readFields(w, r)
-	if !ok || !f.requireFields(w, "currency_code") {
+	if !ok || !f.requireFields(w, opCommissions.required...) {
 		return
 	}
 	currency := strings.ToUpper(f.get("currency_code"))
@@ -539,9 +563,7 @@ func (g *Gateway) commissions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	by := strings.ToLower(f.get("commission_by"))
-	switch by {
-	case "", "merchant", "user":
-	default:
+	if !fieldSpecs()["commission_by"].allows(by) {
 		writeStatus(w, 1, "The selected commission by is invalid.")
 		return
 	}

@@ -186,7 +186,7 @@ func merchantFee(amount decimal.Decimal, rates commission.Rates) json.Number {
 // an opaque token of the option.
 func (g *Gateway) getpos(w http.ResponseWriter, r *http.Request) {
 	f, ok := g.readFields(w, r)
-	if !ok || !f.requireFields(w, "credit_card", "amount", "currency_code", "merchant_key") {
+	if !ok || !f.requireFields(w, opGetpos.required...) {
 		return
 	}
 	bin := f.get("credit_card")
@@ -210,7 +210,7 @@ func (g *Gateway) getpos(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	by := strings.ToLower(f.get("commission_by"))
-	if by != "" && by != "merchant" && by != "user" {
+	if !fieldSpecs()["commission_by"].allows(by) {
 		writeStatus(w, 1, "The selected commission by is invalid.")
 		return
 	}
@@ -253,7 +253,7 @@ func (g *Gateway) getpos(w http.ResponseWriter, r *http.Request) {
 // at the top level under "installments".
 func (g *Gateway) installments(w http.ResponseWriter, r *http.Request) {
 	f, ok := g.readFields(w, r)
-	if !ok || !f.requireFields(w, "merchant_key") || !g.verifyMerchant(w, f) {
+	if !ok || !f.requireFields(w, opInstallments.required...) || !g.verifyMerchant(w, f) {
 		return
 	}
 	seen := map[int]bool{}

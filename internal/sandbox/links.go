@@ -43,7 +43,7 @@ type linkAnswer struct {
 // taken), and the answer's link opens its page.
 func (g *Gateway) purchaseLink(w http.ResponseWriter, r *http.Request) {
 	f, ok := g.readFieldsNested(w, r, "invoice")
-	if !ok || !f.requireFields(w, "merchant_key", "invoice", "name", "surname") || !g.verifyMerchant(w, f) {
+	if !ok || !f.requireFields(w, opPurchaseLink.required...) || !g.verifyMerchant(w, f) {
 		return
 	}
 	inv, msg := objectFields(f.get("invoice"), "items")
@@ -51,7 +51,7 @@ func (g *Gateway) purchaseLink(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, 1, "The invoice must be a JSON object of the invoice's fields.")
 		return
 	}
-	if !inv.requireFields(w, "invoice_id", "total", "return_url", "cancel_url", "hash_key") {
+	if !inv.requireFields(w, linkInvoiceFields...) {
 		return
 	}
 	invoiceID := inv.get("invoice_id")
@@ -183,9 +183,11 @@ func (g *Gateway) linkSale(w http.ResponseWriter, r *http.Request) (sale Sale, o
 	}
 	switch {
 	case err != nil:
+		explain(w, explanation{why: "the sandbox itself failed (its store): " + err.Error()})
 		writePage(w, http.StatusInternalServerError, linkDonePage, map[string]string{"Title": "Sandbox error", "Text": err.Error()})
 		return sale, false
 	case !found:
+		explain(w, explanation{why: "no payment link with this id in this sandbox (unknown, or forgotten by a reset)"})
 		writePage(w, http.StatusNotFound, linkDonePage, map[string]string{"Title": "No such payment link",
 			"Text": "This sandbox has no payment link at this address (a `paycli sandbox reset` forgets every link)."})
 		return sale, false
@@ -246,6 +248,7 @@ func (g *Gateway) payLink(w http.ResponseWriter, r *http.Request) {
 	p, msg := g.readLinkForm(w, r, sale, &view, now)
 	if msg != "" {
 		view.Error = msg
+		explain(w, explanation{why: "the payment link's card form was refused: " + msg})
 		writePage(w, http.StatusBadRequest, linkPage, view)
 		return
 	}
@@ -312,12 +315,14 @@ func (g *Gateway) takeLinkCard(w http.ResponseWriter, invoiceID string, priced S
 	case errors.As(err, &rf):
 		current, _, gerr := g.opts.Store.Get(invoiceID)
 		if gerr != nil {
+			explain(w, explanation{why: "the sandbox itself failed (its store): " + gerr.Error()})
 			writePage(w, http.StatusInternalServerError, linkDonePage, map[string]string{"Title": "Sandbox error", "Text": gerr.Error()})
 			return
 		}
 		writeLinkDone(w, current)
 		return
 	case err != nil:
+		explain(w, explanation{why: "the sandbox itself failed (its store): " + err.Error()})
 		writePage(w, http.StatusInternalServerError, linkDonePage, map[string]string{"Title": "Sandbox error", "Text": err.Error()})
 		return
 	}

@@ -68,6 +68,10 @@ type Delivery struct {
 	Encoding   webhook.Encoding `json:"encoding"`
 	InvoiceID  string           `json:"invoice_id"`
 	OrderID    string           `json:"order_id"`
+	// Currency is the sale's currency, for the amount of a refund, whose
+	// body (as the gateway's) has none. Empty for deliveries queued
+	// before it was kept.
+	Currency string `json:"currency,omitempty"`
 	// Fields are the body's fields but the hash_key.
 	Fields    map[string]string `json:"fields"`
 	State     string            `json:"state"`
@@ -206,7 +210,7 @@ func owedWebhooks(old *Sale, sale Sale) []Delivery {
 				status = "1"
 			}
 			out = append(out, Delivery{Kind: webhook.Sale, WebHookKey: sale.SaleWebHookKey, InvoiceID: sale.InvoiceID,
-				OrderID: sale.OrderID, Fields: map[string]string{
+				OrderID: sale.OrderID, Currency: sale.Currency, Fields: map[string]string{
 					"status": status, "total": sale.Amount, "invoice_id": sale.InvoiceID, "order_id": sale.OrderID,
 					"order_no": sale.OrderID, "currency_code": sale.Currency, "payment_status": status,
 					"transaction_type": sale.TransactionType, "credit_card_no": maskCard(sale.CardBIN, sale.CardLast4),
@@ -221,7 +225,7 @@ func owedWebhooks(old *Sale, sale Sale) []Delivery {
 			continue
 		}
 		out = append(out, Delivery{Kind: webhook.Refund, WebHookKey: r.WebHookKey, InvoiceID: sale.InvoiceID,
-			OrderID: sale.OrderID, Fields: map[string]string{
+			OrderID: sale.OrderID, Currency: sale.Currency, Fields: map[string]string{
 				"status": RefundCompleted, "amount": r.Amount, "invoice_id": sale.InvoiceID, "order_id": sale.OrderID,
 				"refund_transaction_id": r.TransactionID, "ref_no": r.RefNo,
 			}})

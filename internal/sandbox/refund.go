@@ -54,7 +54,7 @@ type refundAnswer struct {
 // answer, and racing refunds of one sale are serialized by the store.
 func (g *Gateway) refund(w http.ResponseWriter, r *http.Request) {
 	f, ok := g.readFields(w, r)
-	if !ok || !f.requireFields(w, "invoice_id", "amount", "app_id", "app_secret", "merchant_key", "hash_key") {
+	if !ok || !f.requireFields(w, opRefund.required...) {
 		return
 	}
 	if f.get("app_id") != g.opts.Credentials.AppID || f.get("app_secret") != g.opts.Credentials.AppSecret {

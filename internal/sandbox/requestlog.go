@@ -52,6 +52,15 @@ type LogEntry struct {
 	Want  string `json:"want,omitempty"`
 	// Fault is the X-Paycli-Fault directive injected into the answer.
 	Fault string `json:"fault,omitempty"`
+	// Note is a remark on a request answered anyway: a JSON body sent
+	// without a JSON Content-Type.
+	Note string `json:"note,omitempty"`
+	// RequestID is the answer's X-Request-Id.
+	RequestID string `json:"request_id,omitempty"`
+	// RequestBody and AnswerBody are the bodies, masked, when the sandbox
+	// keeps them (`serve --bodies`).
+	RequestBody string `json:"request_body,omitempty"`
+	AnswerBody  string `json:"answer_body,omitempty"`
 }
 
 // Refused reports whether the entry is a request the sandbox did not
@@ -175,7 +184,9 @@ func entryOf(r *http.Request, lw *logWriter, start, end time.Time) LogEntry {
 	rec := &lw.rec
 	e := LogEntry{Time: start.UTC(), Method: r.Method, Path: r.URL.Path, HTTPStatus: lw.status,
 		DurationMS: float64(end.Sub(start).Microseconds()) / 1000, Invoice: redact.Invoice(rec.invoice),
-		Why: redact.Cards(rec.why), Field: rec.field, Got: redact.Cards(rec.got), Want: redact.Cards(rec.want), Fault: rec.fault}
+		Why: redact.Cards(rec.why), Field: rec.field, Got: redact.Cards(rec.got), Want: redact.Cards(rec.want), Fault: rec.fault, Note: rec.note,
+		RequestID: rec.requestID, RequestBody: maskedBody(r.Header.Get("Content-Type"), rec.request),
+		AnswerBody: maskedBody(lw.Header().Get("Content-Type"), rec.answer)}
 	if rec.hasCode {
 		code := rec.statusCode
 		e.StatusCode = &code

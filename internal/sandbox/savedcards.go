@@ -96,7 +96,7 @@ func checkCustomerFields(w http.ResponseWriter, f fields) bool {
 // test card's outcome (docs/sandbox.md); committed before the answer.
 func (g *Gateway) saveCard(w http.ResponseWriter, r *http.Request) {
 	f, ok := g.readFields(w, r)
-	if !ok || !f.requireFields(w, "merchant_key", "hash_key", "customer_number", "card_holder_name", "card_number", "expiry_month", "expiry_year") ||
+	if !ok || !f.requireFields(w, opSaveCard.required...) ||
 		!checkCustomerFields(w, f) {
 		return
 	}
@@ -140,7 +140,7 @@ func (g *Gateway) saveCard(w http.ResponseWriter, r *http.Request) {
 // 68), expiry (1), then a token that is not this customer's (1).
 func (g *Gateway) editCard(w http.ResponseWriter, r *http.Request) {
 	f, ok := g.readFields(w, r)
-	if !ok || !f.requireFields(w, "merchant_key", "hash_key", "card_token", "customer_number", "expiry_month", "expiry_year") ||
+	if !ok || !f.requireFields(w, opEditCard.required...) ||
 		!checkCustomerFields(w, f) || !g.verifyCardRequest(w, f, "editcard") {
 		return
 	}
@@ -167,7 +167,7 @@ func (g *Gateway) editCard(w http.ResponseWriter, r *http.Request) {
 // token pays no more. Checks as editCard's, with the deletecard layout.
 func (g *Gateway) deleteCard(w http.ResponseWriter, r *http.Request) {
 	f, ok := g.readFields(w, r)
-	if !ok || !f.requireFields(w, "merchant_key", "hash_key", "card_token", "customer_number") ||
+	if !ok || !f.requireFields(w, opDeleteCard.required...) ||
 		!checkCustomerFields(w, f) || !g.verifyCardRequest(w, f, "deletecard") {
 		return
 	}
@@ -183,7 +183,7 @@ func (g *Gateway) deleteCard(w http.ResponseWriter, r *http.Request) {
 // under data, oldest first; an empty list for a customer with none.
 func (g *Gateway) getCardTokens(w http.ResponseWriter, r *http.Request) {
 	f, ok := g.readFields(w, r)
-	if !ok || !f.requireFields(w, "merchant_key", "customer_number") || !g.verifyMerchant(w, f) {
+	if !ok || !f.requireFields(w, opGetCardTokens.required...) || !g.verifyMerchant(w, f) {
 		return
 	}
 	cards, err := g.opts.Store.Cards(f.get("customer_number"))

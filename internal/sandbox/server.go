@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/paycli/paycli/internal/atomicfile"
@@ -29,7 +30,22 @@ type Server struct {
 	gateway  *Gateway
 	http     *http.Server
 	done     chan error
+	// stop cancels every request's context when Shutdown starts (faults
+	// waiting on them end at once); handlers counts the requests being
+	// handled, so that the request log is closed after their last entry
+	// (a hijacked connection is no longer net/http's to wait for).
+	// stopping is closed when Shutdown starts: hang faults, which never
+	// answer, end then; stop cancels every request's context when the
+	// grace is over, so that delays still held end too.
+	stopping chan struct{}
+	stopOnce sync.Once
+	stop     context.CancelCauseFunc
+	handlers sync.WaitGroup
 }
+
+// cutOffWait bounds the wait for the requests faults held to log and
+// return once cut off.
+const cutOffWait = 2 * time.Second
 
 // ServerOptions configure StartServer.
 type ServerOptions struct {
@@ -118,13 +134,17 @@ func StartServer(ln net.Listener, opts ServerOptions) (*Server, error) {
 		handler = opts.Wrap(g)
 	}
 	timeouts := opts.Timeouts.orDefaults()
+	stopping := make(chan struct{})
+	base, stop := context.WithCancelCause(context.WithValue(context.Background(), stoppingKey{}, stopping))
 	s := &Server{
+		stopping: stopping,
+		stop:     stop,
 		BaseURL:  "http://" + dialAddr(ln.Addr()) + Base,
 		store:    store,
 		requests: requests,
 		gateway:  g,
 		http: &http.Server{
-			Handler:           handler,
+			BaseContext:       func(net.Listener) context.Context { return base },
 			ReadHeaderTimeout: timeouts.ReadHeader,
 			ReadTimeout:       timeouts.Read,
 			IdleTimeout:       timeouts.Idle,
@@ -132,6 +152,11 @@ func StartServer(ln net.Listener, opts ServerOptions) (*Server, error) {
 		},
 		done: make(chan error, 1),
 	}
+	s.http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.handlers.Add(1)
+		defer s.handlers.Done()
+		handler.ServeHTTP(w, r)
+	})
 	g.deliveries.Start()
 	go func() {
 		err := s.http.Serve(ln)
@@ -149,10 +174,19 @@ func (s *Server) Done() <-chan error { return s.done }
 // Shutdown stops accepting connections, lets in-flight requests finish
 // (until ctx ends), stops the webhook deliveries (an attempt in flight is
 // abandoned and stays pending), then closes the store.
+//
+// Requests held by faults do not hold it up: a hang ends when Shutdown
+// starts, a delay when ctx ends (each is logged as cut off); a shutdown
+// whose only late requests were such faults is clean.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.stopOnce.Do(func() { close(s.stopping) })
 	err := s.http.Shutdown(ctx)
 	if err != nil {
+		s.stop(errStopping)
 		_ = s.http.Close()
+	}
+	if s.waitHandlers(cutOffWait) && errors.Is(err, context.DeadlineExceeded) {
+		err = nil // every late request was one a fault held, cut off and logged
 	}
 	// After the requests (a resend kicks the deliveries), before the store.
 	s.gateway.deliveries.Stop()
@@ -163,6 +197,21 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		err = cerr
 	}
 	return err
+}
+
+// waitHandlers waits for the requests being handled to return (they
+// write their log entries), at most d; it reports whether they all did.
+func (s *Server) waitHandlers(d time.Duration) bool {
+	idle := make(chan struct{})
+	go func() { s.handlers.Wait(); close(idle) }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-idle:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // dialAddr is the address a local client dials to reach a listener: the

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
@@ -79,7 +80,7 @@ func (g *Gateway) payByCardToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g.refusedTo3DCancel(w, r, t, f.get("invoice_id"), func(w http.ResponseWriter) {
-		if !f.requireFields(w, "card_token", "customer_number") {
+		if !f.requireFields(w, savedCardFields...) {
 			return
 		}
 		card, err := g.opts.Store.Card(f.get("card_token"), f.get("customer_number"))
@@ -102,15 +103,20 @@ func (g *Gateway) payByCardToken(w http.ResponseWriter, r *http.Request) {
 // browser goes after the challenge, answering 1 when ok is false.
 func read3DTargets(w http.ResponseWriter, f fields) (t ThreeD, ok bool) {
 	t.CompletedBy = f.get("payment_completed_by")
-	switch t.CompletedBy {
-	case "":
-		t.CompletedBy = CompletedByApp
-	case CompletedByApp, CompletedByMerchant:
-	default:
+	if !fieldSpecs()["payment_completed_by"].allows(t.CompletedBy) {
 		writeStatus(w, 1, "The selected payment completed by is invalid (app or merchant).")
 		return t, false
 	}
+	if t.CompletedBy == "" {
+		t.CompletedBy = CompletedByApp
+	}
 	t.ReturnURL, t.CancelURL = f.get("return_url"), f.get("cancel_url")
+	for _, name := range threeDTargets {
+		if !webURL(f.get(name)) {
+			explain(w, explanation{field: name, got: f.get(name), why: fmt.Sprintf("malformed field %s: not an absolute http or https URL (the buyer's browser goes back to it)", name)})
+			break
+		}
+	}
 	if !webURL(t.ReturnURL) || !webURL(t.CancelURL) {
 		writeStatus(w, 1, "The return url and cancel url must be http or https URLs.")
 		return t, false
@@ -176,11 +182,11 @@ type challengeResult struct {
 // cancel_url.
 func (g *Gateway) challenge(w http.ResponseWriter, r *http.Request) {
 	f, ok := g.readFields(w, r)
-	if !ok || !f.requireFields(w, "order_id", "decision") {
+	if !ok || !f.requireFields(w, opChallenge.required...) {
 		return
 	}
 	decision := f.get("decision")
-	if decision != "approve" && decision != "decline" {
+	if !fieldSpecs()["decision"].allows(decision) {
 		writeStatus(w, 1, "The decision must be approve or decline.")
 		return
 	}
@@ -195,7 +201,7 @@ func (g *Gateway) challenge(w http.ResponseWriter, r *http.Request) {
 	}
 	now := g.opts.Now()
 	var code int
-	var desc string
+	var desc, why string
 	sale, err := g.opts.Store.Update(invoiceID, func(s *Sale, _ *Tx) error {
 		if s.State != StateAwaiting3D {
 			return &refusal{117, "The 3D challenge of this sale was already answered."}
@@ -205,9 +211,10 @@ func (g *Gateway) challenge(w http.ResponseWriter, r *http.Request) {
 			s.State = StateFailed
 			s.PaymentReasonCode, s.PaymentReasonCodeDetail = "3D", "3D Secure authentication failed"
 			code, desc = 41, "Payment failed: 3D Secure authentication failed"
+			why = "declined at the 3D challenge: the Decline button was pressed"
 			return nil
 		}
-		code, desc = decide(s, testCardOf(s.CardBIN, s.CardLast4))
+		code, desc, why = decide(s, testCardOf(s.CardBIN, s.CardLast4))
 		if s.State == StateCompleted && s.ThreeD.CompletedBy == CompletedByMerchant {
 			s.State = StateAwaitingCompletion
 			desc = "3D Secure approved; the merchant completes the payment"
@@ -232,6 +239,7 @@ func (g *Gateway) challenge(w http.ResponseWriter, r *http.Request) {
 	if code != 100 {
 		res.URL = sale.ThreeD.CancelURL
 	}
+	explain(w, explanation{why: why})
 	if strings.Contains(r.Header.Get("Accept"), "application/json") {
 		writeJSON(w, http.StatusOK, res)
 		return

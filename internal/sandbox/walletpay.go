@@ -84,7 +84,7 @@ func (g *Gateway) walletPay(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if _, busy := g.inFlight.LoadOrStore(p.invoiceID, struct{}{}); busy {
-		explain(w, explanation{field: "invoice_id", why: "duplicate invoice: another payment for this invoice is in flight (sent at the same time); an invoice id pays once"})
+		explain(w, inFlightExplanation)
 		writeDuplicate(w)
 		return
 	}
@@ -113,7 +113,7 @@ func (g *Gateway) walletPay(w http.ResponseWriter, r *http.Request) {
 // A refused request is answered and ok is false.
 func (g *Gateway) readWalletPayment(w http.ResponseWriter, r *http.Request) (p walletPayment, ok bool) {
 	f, ok := g.readFields(w, r)
-	if !ok || !f.requireFields(w, "merchant_key", "hash_key", "invoice_id", "wallet_transient_token", "name", "surname", "bill_email") {
+	if !ok || !f.requireFields(w, opWalletPay.required...) {
 		return p, false
 	}
 	p.invoiceID, p.token = f.get("invoice_id"), f.get("wallet_transient_token")

@@ -47,7 +47,7 @@ func (g *Gateway) routeWebhooks() {
 func (g *Gateway) listDeliveries(w http.ResponseWriter, r *http.Request) {
 	all, err := g.opts.Store.Deliveries()
 	if err != nil {
-		writeJSON(w, http.StatusInternalServerError, adminError{err.Error()})
+		writeAdminError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
 	writeJSON(w, http.StatusOK, DeliveryList{Deliveries: all})
@@ -56,16 +56,16 @@ func (g *Gateway) listDeliveries(w http.ResponseWriter, r *http.Request) {
 func (g *Gateway) resendDelivery(w http.ResponseWriter, r *http.Request) {
 	id, status, err := readResend(r.Header.Get("Content-Type"), http.MaxBytesReader(w, r.Body, maxAdminBody))
 	if err != nil {
-		writeJSON(w, status, adminError{err.Error()})
+		writeAdminError(w, status, err.Error())
 		return
 	}
 	d, err := g.opts.Store.ResendDelivery(id, g.opts.Now().UTC())
 	switch {
 	case errors.Is(err, ErrNoDelivery):
-		writeJSON(w, http.StatusNotFound, adminError{fmt.Sprintf("%v: %d", err, id)})
+		writeAdminError(w, http.StatusNotFound, fmt.Sprintf("%v: %d", err, id))
 		return
 	case err != nil:
-		writeJSON(w, http.StatusInternalServerError, adminError{err.Error()})
+		writeAdminError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
 	g.deliveries.kick()
@@ -86,6 +86,11 @@ func readResend(contentType string, body io.Reader) (uint64, int, error) {
 			return 0, http.StatusRequestEntityTooLarge, fmt.Errorf("the body is larger than %d bytes", maxAdminBody)
 		}
 		return 0, http.StatusBadRequest, errors.New("the body could not be read")
+	}
+	if t := strings.TrimSpace(string(data)); strings.HasPrefix(t, "{") {
+		// curl -d labels a JSON body as a form: read it as JSON, as the
+		// gateway's endpoints are read (readFields).
+		contentType = "application/json"
 	}
 	b, err := webhook.Parse(contentType, data)
 	if err != nil {

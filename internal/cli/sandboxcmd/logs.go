@@ -32,7 +32,9 @@ type LogsOptions struct {
 	Statuses []int
 	Invoice  string
 	Refused  bool
-	Limit    int
+	// RequestID selects the request answered with this X-Request-Id.
+	RequestID string
+	Limit     int
 	// Wait sleeps between looks at the log while following.
 	Wait func(context.Context) error
 }
@@ -60,6 +62,10 @@ sandbox serve' or inside a --sandbox command, and survives restarts; it
 holds the last 4 to 8 MiB of requests. It holds no secret: hash_keys,
 tokens and keys are masked, and so are card numbers.
 
+Each entry has the answer's X-Request-Id (REQUEST ID; --request-id picks
+one), and with 'paycli sandbox serve --bodies' the request's and answer's
+bodies, masked (-o json: request_body, answer_body).
+
 --path, --status, --invoice and --refused select requests; -n shows the
 last N of them (0: all). -f keeps printing requests as they are answered,
 until Ctrl-C. -o json prints one JSON object per request (JSON Lines), and
@@ -68,6 +74,7 @@ until Ctrl-C. -o json prints one JSON object per request (JSON Lines), and
   paycli sandbox logs --refused -n 10
   paycli sandbox logs --path walletPay --status 68 -o json
   paycli sandbox logs --invoice INV-1001 --jq '.why'
+  paycli sandbox logs --request-id req_0c1f2e3d4c5b6a798877 -o json
   paycli sandbox logs -f`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -96,10 +103,11 @@ until Ctrl-C. -o json prints one JSON object per request (JSON Lines), and
 	fl.StringVar(&opts.Path, "path", "", "only requests to this path (walletPay, /api/walletPay; case ignored)")
 	fl.IntSliceVar(&opts.Statuses, "status", nil, "only answers with this `status_code` (or HTTP status, for answers without one, such as 401); repeat or separate with commas")
 	fl.StringVar(&opts.Invoice, "invoice", "", "only requests about this invoice id")
+	fl.StringVar(&opts.RequestID, "request-id", "", "only the request answered with this X-Request-Id")
 	fl.BoolVar(&opts.Refused, "refused", false, "only refusals: HTTP errors and status codes other than 100 and 101")
 	fl.IntVarP(&opts.Limit, "limit", "n", 50, "show the last `N` requests selected (0: all)")
 	_ = cmd.RegisterFlagCompletionFunc("state", completeFolder)
-	for _, name := range []string{"path", "status", "invoice", "limit"} {
+	for _, name := range []string{"path", "status", "invoice", "request-id", "limit"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
@@ -149,6 +157,9 @@ func (p *logPrinter) selects(e sandbox.LogEntry) bool {
 		return false
 	}
 	if o.Invoice != "" && e.Invoice != redact.Invoice(o.Invoice) {
+		return false
+	}
+	if o.RequestID != "" && e.RequestID != o.RequestID {
 		return false
 	}
 	if o.Path != "" && !pathMatches(e.Path, o.Path) {
@@ -208,7 +219,7 @@ func (p *logPrinter) backlog(ctx context.Context, entries []sandbox.LogEntry) er
 		}
 		topts := cmdutil.TableOptions(p.opts.IO)
 		// WHY is the free text; METHOD and MS matter least at 80 columns.
-		topts.RightAlign, topts.Wrap, topts.Drop = []int{3, 4, 5}, []int{7}, []int{1, 5}
+		topts.RightAlign, topts.Wrap, topts.Drop = []int{3, 4, 5}, []int{8}, []int{7, 1, 5}
 		return render.WriteTable(p.opts.IO.Out, topts, logHeader, rows)
 	}
 	for _, e := range selected {
@@ -219,10 +230,13 @@ func (p *logPrinter) backlog(ctx context.Context, entries []sandbox.LogEntry) er
 	return nil
 }
 
-var logHeader = []string{"TIME", "METHOD", "PATH", "HTTP", "CODE", "MS", "INVOICE", "WHY"}
+var logHeader = []string{"TIME", "METHOD", "PATH", "HTTP", "CODE", "MS", "INVOICE", "REQUEST ID", "WHY"}
 
 // csvHeader adds the explanation's parts to the table's columns.
-var csvHeader = []string{"time", "method", "path", "http_status", "status_code", "duration_ms", "invoice", "why", "field", "got", "want", "fault"}
+// New columns go at the end, so that a script reading one by its place
+// goes on working.
+var csvHeader = []string{"time", "method", "path", "http_status", "status_code", "duration_ms", "invoice", "why", "field", "got", "want", "fault",
+	"request_id", "note", "request_body", "answer_body"}
 
 func (p *logPrinter) row(e sandbox.LogEntry) []string {
 	code := ""
@@ -233,8 +247,11 @@ func (p *logPrinter) row(e sandbox.LogEntry) []string {
 	if e.Fault != "" {
 		why = strings.TrimSpace("fault " + e.Fault + "; " + why)
 	}
+	if e.Note != "" {
+		why = strings.TrimSpace(why + " (note: " + e.Note + ")")
+	}
 	return []string{render.FormatTime(e.Time, p.format), e.Method, e.Path, strconv.Itoa(e.HTTPStatus), code,
-		strconv.FormatFloat(e.DurationMS, 'f', 1, 64), e.Invoice, why}
+		strconv.FormatFloat(e.DurationMS, 'f', 1, 64), e.Invoice, e.RequestID, why}
 }
 
 // print writes one entry as it comes: a JSON line, a CSV record, or a
@@ -256,8 +273,7 @@ func (p *logPrinter) print(ctx context.Context, e sandbox.LogEntry) error {
 		r := p.row(e)
 		r[0] = e.Time.UTC().Format(time.RFC3339Nano)
 		r[5] = strconv.FormatFloat(e.DurationMS, 'f', -1, 64)
-		r[7] = e.Why
-		r = append(r, e.Field, e.Got, e.Want, e.Fault)
+		r = append(r[:7], e.Why, e.Field, e.Got, e.Want, e.Fault, e.RequestID, e.Note, e.RequestBody, e.AnswerBody)
 		header := csvHeader
 		if p.started {
 			header = nil

@@ -111,7 +111,9 @@ func TestLogsFollow(t *testing.T) {
 	out, _, err := runLogs(t, render.Table, entries, func(rl *sandbox.RequestLog, n int) error {
 		switch n {
 		case 1:
-			return rl.Append(logEntry("/ccpayment/api/walletPay", 200, 68, "INV-1", "hash_key mismatch on total"))
+			e := logEntry("/ccpayment/api/walletPay", 200, 68, "INV-1", "hash_key mismatch on total")
+			e.RequestID = "req_1"
+			return rl.Append(e)
 		case 2:
 			return rl.Append(logEntry("/ccpayment/api/checkstatus", 200, 100, "INV-1", ""))
 		}
@@ -122,12 +124,32 @@ func TestLogsFollow(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], "TIME  METHOD  PATH") ||
-		!strings.Contains(lines[1], "POST  /ccpayment/api/walletPay  200  68  1.2  INV-1  hash_key mismatch on total") {
+		!strings.Contains(lines[1], "POST  /ccpayment/api/walletPay  200  68  1.2  INV-1  req_1  hash_key mismatch on total") {
 		t.Errorf("follow:\n%s", out)
 	}
 	// Interrupted (Ctrl-C): the follow ends without an error.
 	_, _, err = runLogs(t, render.JSON, entries, func(*sandbox.RequestLog, int) error { return context.Canceled }, "-f")
 	if err != nil {
 		t.Errorf("interrupted follow: %v", err)
+	}
+}
+
+// TestLogsRequestIDAndBodies: --request-id picks the request an answer's
+// X-Request-Id names; its masked bodies and note come out in JSON and CSV.
+func TestLogsRequestIDAndBodies(t *testing.T) {
+	a := logEntry("/ccpayment/api/token", 200, 100, "", "")
+	a.RequestID, a.Note = "req_a", "the JSON body came with Content-Type text/plain, read as JSON anyway"
+	b := logEntry("/ccpayment/api/walletPay", 200, 68, "INV-1", "hash_key mismatch on total")
+	b.RequestID, b.RequestBody, b.AnswerBody = "client-id-7", `{"merchant_key":"$2y$••••TgXk"}`, `{"status_code":68}`
+	out, _, err := runLogs(t, render.JSON, []sandbox.LogEntry{a, b}, nil, "--request-id", "client-id-7")
+	if err != nil || strings.Count(out, "\n") != 1 || !strings.Contains(out, `"request_id":"client-id-7"`) ||
+		!strings.Contains(out, `"request_body":"{\"merchant_key\":\"$2y$••••TgXk\"}"`) || !strings.Contains(out, `"answer_body":"{\"status_code\":68}"`) {
+		t.Errorf("--request-id, json: %v\n%s", err, out)
+	}
+	out, _, err = runLogs(t, render.CSV, []sandbox.LogEntry{a, b}, nil, "--request-id", "req_a")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if err != nil || len(lines) != 2 || !strings.HasSuffix(lines[0], ",fault,request_id,note,request_body,answer_body") || !strings.Contains(lines[1], ",req_a,") ||
+		!strings.Contains(lines[1], "read as JSON anyway") {
+		t.Errorf("--request-id, csv: %v\n%s", err, out)
 	}
 }

@@ -95,7 +95,7 @@ for /payment/complete. The published test cards choose the provider's answer
 (docs/sandbox.md), as do the magic amounts (.41 declined, .69 pending). The
 card number is sent to the sandbox only; it prints the first six and last four
 digits. A sale the sandbox refuses without storing it (an invoice id already
-used, exit 6) prints nothing on stdout, only the error on stderr.`,
+used, exit 6) prints nothing on stdout, only the error on stderr.` + magicFaultsHelp(),
 		Example: `  paycli sandbox pay --amount 150.00 --currency TRY
   paycli sandbox pay --amount 200 --currency TRY --preauth --invoice INV-PA-1
   paycli sandbox pay --amount 50 --currency TRY --3d --completed-by merchant -o json
@@ -458,4 +458,29 @@ func writePayResult(ctx context.Context, w io.Writer, format render.Format, jf *
 		}
 	}
 	return nil
+}
+
+// magicFaultsHelp lists the sandbox's fault values for pay's help, from
+// the sandbox's own table.
+func magicFaultsHelp() string {
+	var b strings.Builder
+	b.WriteString("\n\nFault values act out a failure whatever the sandbox was started with, so that\n" +
+		"a client that cannot send the X-Paycli-Fault header (an SDK) meets it too.\n" +
+		"The amount acts in walletPay (the wallet token's), paySmart2D, paySmart3D,\n" +
+		"payByCardToken, refund, confirmPayment and getpos; the card in paySmart2D,\n" +
+		"paySmart3D, getpos and a payment link's page; saveCard and purchase/link\n" +
+		"refuse them (status_code 1):")
+	for _, m := range sandbox.MagicFaults {
+		fmt.Fprintf(&b, "\n  %-5s amount %s or card %s:", m.Name, m.Amount, m.Card)
+		line := "       "
+		for _, word := range strings.Fields(m.What) {
+			if len(line)+1+len(word) > 78 {
+				b.WriteString("\n" + line)
+				line = "       "
+			}
+			line += " " + word
+		}
+		b.WriteString("\n" + line)
+	}
+	return b.String()
 }

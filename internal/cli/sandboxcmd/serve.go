@@ -60,6 +60,8 @@ type ServeOptions struct {
 	WebhookAttempts int
 	// Now is the sandbox's clock.
 	Now func() time.Time
+	// Bodies keeps masked request and answer bodies in the request log.
+	Bodies bool
 }
 
 // NewCmdServe builds `paycli sandbox serve`.
@@ -98,11 +100,18 @@ delivery is queued in the state with the sale, so it survives a crash and
 a restart, and is retried until the URL answers 2xx: after --webhook-backoff,
 then twice as long each time (at most 5 minutes apart), --webhook-attempts
 times in all. 'paycli sandbox webhooks' lists the deliveries. URLs must be
-on this machine unless --public.`,
+on this machine unless --public.
+
+Every answer carries an X-Request-Id header (the client's own, when it sent
+a sane one) that 'paycli sandbox logs' shows. --bodies keeps each request's
+and answer's body in the request log too, masked: secrets (keys, hash_keys,
+tokens, the payer's e-mail, security codes) as their first and last four
+characters, card numbers as their first six and last four digits.`,
 		Example: `  paycli sandbox serve
   paycli sandbox serve --addr 127.0.0.1:0 --state ./sandbox-state --faults
   paycli sandbox serve --faults --fault-rate 0.2 --fault-seed 7
   paycli sandbox serve --latency 50ms
+  paycli sandbox serve --bodies
   paycli sandbox serve --webhook sales=http://127.0.0.1:9000/hooks`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -164,6 +173,7 @@ on this machine unless --public.`,
 	cmd.Flags().DurationVar(&opts.FaultDelay, "fault-delay", 5*time.Second, "how long a random delay fault waits")
 	cmd.Flags().BoolVar(&opts.NoPartialRefunds, "no-partial-refunds", false, "refuse partial refunds (status_code 110), as for a merchant without them")
 	cmd.Flags().DurationVar(&opts.Latency, "latency", 0, "wait this long before answering each request, e.g. 50ms")
+	cmd.Flags().BoolVar(&opts.Bodies, "bodies", false, "keep each request's and answer's body in the request log, masked (paycli sandbox logs shows them)")
 	cmd.Flags().StringArrayVar(&webhooks, "webhook", nil, "register a web hook key: `KEY=URL` (repeatable)")
 	cmd.Flags().StringVar(&webhookEncoding, "webhook-encoding", "form", "body of the webhooks sent: form or json")
 	cmd.Flags().DurationVar(&opts.WebhookBackoff, "webhook-backoff", sandbox.DefaultWebhookBackoff, "wait before a failed webhook delivery's first retry (doubled for each next one)")
@@ -200,7 +210,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 			"Is another sandbox running? Pick another address with --addr (port 0 picks a free one).")
 	}
 	w := opts.IO.ErrOut
-	gopts := sandbox.Options{Now: opts.Now, Faults: opts.Faults, NoPartialRefunds: opts.NoPartialRefunds,
+	gopts := sandbox.Options{Now: opts.Now, Faults: opts.Faults, NoPartialRefunds: opts.NoPartialRefunds, LogBodies: opts.Bodies,
 		Webhooks: sandbox.WebhookOptions{Endpoints: opts.Webhooks, Backoff: opts.WebhookBackoff, MaxAttempts: opts.WebhookAttempts,
 			Logf: lineLogger(w)}}
 	pick, seed, err := randomFaults(opts, w)

@@ -211,7 +211,11 @@ func deliveryRow(d sandbox.Delivery, format render.Format) []string {
 	if d.Kind == "refund" {
 		amount = d.Fields["amount"]
 	}
-	if c := d.Fields["currency_code"]; c != "" {
+	c := d.Fields["currency_code"]
+	if c == "" {
+		c = d.Currency // a refund's body has none
+	}
+	if c != "" {
 		amount += " " + c
 	}
 	last, next := "-", "-"

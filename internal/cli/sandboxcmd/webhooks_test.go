@@ -68,6 +68,12 @@ func TestWebhooksCommandOffline(t *testing.T) {
 		Currency: "TRY", SaleWebHookKey: "hook", UpdatedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
+	// A refund's webhook body has no currency: the table shows the sale's.
+	if err := store.Reserve(sandbox.Sale{InvoiceID: "OFF-2", OrderID: "VP2", State: sandbox.StateCompleted, Amount: "30.00",
+		Currency: "EUR", UpdatedAt: time.Now(), Refunds: []sandbox.Refund{{TransactionID: "R-1", Amount: "7.25",
+			Status: sandbox.RefundCompleted, WebHookKey: "hook"}}}); err != nil {
+		t.Fatal(err)
+	}
 	store.Close()
 
 	_, ios := testFactory(t, nil)
@@ -79,7 +85,7 @@ func TestWebhooksCommandOffline(t *testing.T) {
 	if err := webhooksRun(context.Background(), opts(render.Table, 0)); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"ID", "OFF-1", "12.50 TRY", "hook", "pending"} {
+	for _, w := range []string{"ID", "OFF-1", "12.50 TRY", "hook", "pending", "7.25 EUR"} {
 		if !strings.Contains(out.String(), w) {
 			t.Errorf("table lacks %q:\n%s", w, out.String())
 		}
@@ -88,7 +94,7 @@ func TestWebhooksCommandOffline(t *testing.T) {
 		!strings.Contains(out.String(), "delivery 1 (sale OFF-1 to http://127.0.0.1:1/h) is pending: 'paycli sandbox serve' sends it when it next runs") {
 		t.Fatalf("resend: %v\n%s", err, out.String())
 	}
-	if err := resendRun(context.Background(), opts(render.Table, 2)); !isUsage(err) {
+	if err := resendRun(context.Background(), opts(render.Table, 3)); !isUsage(err) {
 		t.Errorf("resend of an unknown id: %v, want a usage error", err)
 	}
 	before := len(out.String())
@@ -96,7 +102,8 @@ func TestWebhooksCommandOffline(t *testing.T) {
 		t.Fatal(err)
 	}
 	var list []sandbox.Delivery
-	if err := json.Unmarshal([]byte(out.String()[before:]), &list); err != nil || len(list) != 1 || list[0].Fields["total"] != "12.50" {
+	if err := json.Unmarshal([]byte(out.String()[before:]), &list); err != nil || len(list) != 2 || list[0].Fields["total"] != "12.50" ||
+		list[1].Currency != "EUR" {
 		t.Fatalf("json: %v %+v", err, list)
 	}
 
