@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/paycli/paycli/internal/atomicfile"
@@ -384,4 +385,46 @@ func isHex32(s string) bool {
 	}
 	_, err := hex.DecodeString(s)
 	return err == nil
+}
+
+// MerchantStateDir is the state folder of a created merchant of the
+// sandbox over dir; an error names an app_id the sandbox never created.
+func MerchantStateDir(dir, appID string) (string, error) {
+	sub := filepath.Join(dir, merchantsDir, appID)
+	if !isHex32(appID) {
+		return "", fmt.Errorf("%q is not a merchant's app_id (32 hex digits) nor %q", clipAdminText(appID), DefaultMerchant)
+	}
+	if _, err := os.Stat(filepath.Join(sub, DBFile)); err != nil {
+		return "", fmt.Errorf("no merchant with app_id %q in %s", appID, dir)
+	}
+	return sub, nil
+}
+
+// ResetMerchants empties the store of every merchant created in the
+// sandbox over dir, while no server holds it.
+func ResetMerchants(dir string, now time.Time) error {
+	entries, err := os.ReadDir(filepath.Join(dir, merchantsDir))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !isHex32(e.Name()) {
+			continue
+		}
+		s, err := OpenStore(filepath.Join(dir, merchantsDir, e.Name()), 0, now)
+		if err != nil {
+			return err
+		}
+		err = s.Reset()
+		if cerr := s.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
