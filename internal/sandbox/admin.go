@@ -71,7 +71,7 @@ func (m *merchants) routeAdmin() {
 	m.admin.HandleFunc("POST "+Base+MerchantsPath, m.createMerchant)
 	m.admin.HandleFunc("GET "+Base+MerchantsPath, m.listMerchants)
 	m.admin.HandleFunc("POST "+Base+EventsPath, m.trigger)
-	// LOADROUTE
+	m.admin.HandleFunc("POST "+Base+LoadPath, m.loadScenario)
 }
 
 // readAdminJSON decodes an admin request's JSON object body into v,

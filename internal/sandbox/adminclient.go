@@ -21,12 +21,15 @@ type AdminError struct {
 
 func (e *AdminError) Error() string { return e.Msg }
 
-// CallAdmin sends an admin request (in JSON-encoded unless nil) to the
+// CallAdmin sends an admin request (in JSON-encoded, sent as it is when
+// a []byte, none when nil) to the
 // sandbox at baseURL and decodes a 2xx answer into out. A refusal is an
 // *AdminError; anything else is the transport's error.
 func CallAdmin(ctx context.Context, baseURL, method, path string, in, out any) error {
 	var body io.Reader = http.NoBody
-	if in != nil {
+	if raw, ok := in.([]byte); ok {
+		body = bytes.NewReader(raw)
+	} else if in != nil {
 		data, err := json.Marshal(in)
 		if err != nil {
 			return err
