@@ -160,6 +160,12 @@ func TestContainerImage(t *testing.T) {
 		t.Fatalf("the sandbox in the image never became ready\n%s", stderr.String())
 	}
 	t.Logf("image built, mounted and serving in %s", time.Since(start).Round(time.Millisecond))
+	// The healthcheck the docs give, run from the image as its user.
+	check := exec.CommandContext(ctx, "chroot", "--userspec="+cfg.User, mount, "/paycli", "sandbox", "ready", "--sandbox-url", base)
+	check.Env = cfg.Env
+	if out, err := check.CombinedOutput(); err != nil {
+		t.Errorf("paycli sandbox ready in the image: %v\n%s", err, out)
+	}
 	resp, err := http.Post(base+"/ccpayment/api/token", "application/json",
 		strings.NewReader(`{"app_id":"5f8e2c1a9b7d4e3f6a0c8b2d4e6f1a3c","app_secret":"9c4b2e7f1a6d3c8e5b0f2a4d6c8e1b3f"}`))
 	if err != nil {

@@ -98,3 +98,21 @@ func TestCredentialsNew(t *testing.T) {
 		t.Fatalf("--webhook without --new: %v", err)
 	}
 }
+
+// sandbox ready exits 0 for a ready sandbox and 8 (after --wait) for none.
+func TestReady(t *testing.T) {
+	dir := t.TempDir()
+	base := serveOneSale(t, dir)
+	f, ios := testFactory(t, nil)
+	if err := runUnderRoot(NewCmdReady(f, nil), "--state", dir); err != nil {
+		t.Fatalf("ready: %v", err)
+	}
+	if got := ios.ErrOut.(interface{ String() string }).String(); got != "The sandbox at "+base+" is ready.\n" {
+		t.Errorf("stderr %q", got)
+	}
+	f, _ = testFactory(t, nil)
+	err := runUnderRoot(NewCmdReady(f, nil), "--sandbox-url", "http://127.0.0.1:1", "--wait", "300ms")
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUnavailable || !strings.Contains(err.Error(), "was not ready within 300ms") {
+		t.Fatalf("no sandbox: %v", err)
+	}
+}

@@ -80,6 +80,9 @@ FILE - reads standard input.`,
 	return cmd
 }
 
+// scenarioHint follows a scenario's refusal.
+const scenarioHint = "Nothing of it was applied. docs/sandbox.md, \"Scenarios\", describes the file."
+
 // loadRun checks the scenario, then applies it over HTTP: at the running
 // sandbox, or at one started in this process over the state folder.
 func loadRun(ctx context.Context, opts *LoadOptions) error {
@@ -88,7 +91,7 @@ func loadRun(ctx context.Context, opts *LoadOptions) error {
 		return err
 	}
 	if _, err := sandbox.ParseScenario(data); err != nil {
-		return cmdutil.UsageErrorf("scenario %s: %v", opts.File, err)
+		return cmdutil.UsageHint(fmt.Errorf("scenario %s: %w", opts.File, err), scenarioHint)
 	}
 	url := opts.URL
 	if url == "" {
@@ -123,7 +126,7 @@ func loadRun(ctx context.Context, opts *LoadOptions) error {
 	err = sandbox.CallAdmin(ctx, url, "POST", sandbox.LoadPath, data, &res)
 	var refusal *sandbox.AdminError
 	if errors.As(err, &refusal) && refusal.Status/100 == 4 {
-		return cmdutil.UsageErrorf("scenario %s: %v", opts.File, err)
+		return cmdutil.UsageHint(fmt.Errorf("scenario %s: %w", opts.File, err), scenarioHint)
 	}
 	if err != nil {
 		return cmdutil.WithKind(cmdutil.KindUnavailable, fmt.Errorf("load the scenario at %s: %w", url, err), "")

@@ -39,6 +39,7 @@ otherwise an emulator started inside paycli for the one command.`,
 		NewCmdWebhooks(f, nil),
 		NewCmdLogs(f, nil),
 		NewCmdLoad(f, nil),
+		NewCmdReady(f, nil),
 	)
 	return cmd
 }
