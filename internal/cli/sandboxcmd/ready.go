@@ -7,6 +7,7 @@ import (
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/pause"
 	"github.com/paycli/paycli/internal/sandbox"
 	"github.com/paycli/paycli/internal/sandboxmode"
 	"github.com/spf13/cobra"
@@ -30,7 +31,7 @@ type ReadyOptions struct {
 
 // NewCmdReady builds `paycli sandbox ready`.
 func NewCmdReady(f *cmdutil.Factory, runF func(context.Context, *ReadyOptions) error) *cobra.Command {
-	opts := &ReadyOptions{IO: f.IOStreams, Ready: sandboxReady, Sleep: sleepCtx}
+	opts := &ReadyOptions{IO: f.IOStreams, Ready: sandboxReady, Sleep: pause.For}
 	var state string
 	cmd := &cobra.Command{
 		Use:   "ready",
@@ -81,8 +82,8 @@ func readyRun(ctx context.Context, opts *ReadyOptions) error {
 	// The wait is counted in pauses, not read from a clock: a check
 	// that hangs (up to its own time limit) makes the wait longer, never
 	// shorter.
-	const pause = 200 * time.Millisecond
-	for tries := int(opts.Wait / pause); ; tries-- {
+	const every = 200 * time.Millisecond
+	for tries := int(opts.Wait / every); ; tries-- {
 		if opts.Ready(ctx, url) {
 			fmt.Fprintf(opts.IO.ErrOut, "The sandbox at %s is ready.\n", url)
 			return nil
@@ -90,7 +91,7 @@ func readyRun(ctx context.Context, opts *ReadyOptions) error {
 		if tries <= 0 {
 			break
 		}
-		if err := opts.Sleep(ctx, pause); err != nil {
+		if err := opts.Sleep(ctx, every); err != nil {
 			return err
 		}
 	}
@@ -108,15 +109,4 @@ func sandboxReady(ctx context.Context, baseURL string) bool {
 	defer cancel()
 	var ans map[string]any
 	return sandbox.CallAdmin(ctx, baseURL, "GET", sandbox.ReadyPath, nil, &ans) == nil && ans["status"] == "ready"
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
