@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -125,8 +126,8 @@ func TestContainerImage(t *testing.T) {
 	args = append(args, "--addr", "127.0.0.1:"+port)
 	serve := exec.Command("unshare", args...)
 	serve.Env = cfg.Env
-	var stderr bytes.Buffer
-	serve.Stderr = &stderr
+	stderr := &lockedBuffer{}
+	serve.Stderr = stderr
 	if err := serve.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -216,4 +217,22 @@ func freePort(t *testing.T) string {
 	defer ln.Close()
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	return port
+}
+
+// lockedBuffer is a bytes.Buffer safe to read while a process writes it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -9,15 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/paycli/paycli/internal/config"
 	"github.com/shopspring/decimal"
 	bolt "go.etcd.io/bbolt"
-	yaml "go.yaml.in/yaml/v3"
 )
 
 // LoadPath takes POST with a scenario (JSON, or YAML) and applies it:
@@ -119,31 +118,39 @@ type ScenarioResult struct {
 func ParseScenario(data []byte) (Scenario, error) {
 	var sc Scenario
 	if len(bytes.TrimSpace(data)) == 0 {
-		return sc, errors.New("the scenario is empty: want merchants, sales, cards or links")
+		return sc, &fieldError{status: http.StatusBadRequest, msg: "the scenario is empty: want merchants, sales, cards or links"}
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	err := dec.Decode(&sc)
+	err := config.DecodeYAMLStrict(data, &sc)
 	if err == nil {
 		return sc, nil
 	}
-	var typeErr *yaml.TypeError
-	if errors.As(err, &typeErr) && len(typeErr.Errors) > 0 {
-		first := typeErr.Errors[0]
-		if m := unknownYAMLField.FindStringSubmatch(first); m != nil {
-			return sc, &fieldError{status: http.StatusBadRequest, field: m[2],
-				msg: fmt.Sprintf("%s: unknown field %q in %s", m[1], m[2], scenarioItemNames[m[3]])}
-		}
-		return sc, &fieldError{status: http.StatusBadRequest, msg: "the scenario has a value of the wrong type: " + first}
+	var ye *config.StrictYAMLError
+	switch {
+	case errors.As(err, &ye) && ye.Field != "":
+		return sc, &fieldError{status: http.StatusBadRequest, field: ye.Field,
+			msg: fmt.Sprintf("line %d: unknown field %q in %s", ye.Line, ye.Field, scenarioItemName(ye.Type))}
+	case errors.As(err, &ye) && ye.Line > 0:
+		return sc, &fieldError{status: http.StatusBadRequest, msg: "the scenario has a value of the wrong type: " + ye.Msg}
 	}
-	return sc, &fieldError{status: http.StatusBadRequest, msg: "the scenario is not valid YAML or JSON: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+	return sc, &fieldError{status: http.StatusBadRequest, msg: "the scenario is not valid YAML or JSON: " + err.Error()}
 }
 
-var unknownYAMLField = regexp.MustCompile(`^(line \d+): field (\S+) not found in type sandbox\.(\w+)$`)
-
-var scenarioItemNames = map[string]string{"Scenario": "the scenario (merchants, sales, cards, links)",
-	"ScenarioMerchant": "a merchant", "ScenarioSale": "a sale", "ScenarioRefund": "a refund",
-	"ScenarioCard": "a card", "ScenarioLink": "a link"}
+// scenarioItemName names an item of a scenario by its Go type's name.
+func scenarioItemName(typeName string) string {
+	switch typeName {
+	case "ScenarioMerchant":
+		return "a merchant"
+	case "ScenarioSale":
+		return "a sale"
+	case "ScenarioRefund":
+		return "a refund"
+	case "ScenarioCard":
+		return "a card"
+	case "ScenarioLink":
+		return "a link"
+	}
+	return "the scenario (merchants, sales, cards, links)"
+}
 
 // scenarioError names the item and field a scenario gets wrong.
 func scenarioError(item, field, format string, args ...any) *fieldError {
