@@ -47,6 +47,10 @@ sales:
   - invoice_id: S-DONE
     merchant: ` + scenarioMerchant + `
     amount: 1.00
+  - invoice_id: S-3D
+    merchant: ` + scenarioMerchant + `
+    amount: 2.00
+    state: awaiting_3d
 cards:
   - customer_number: "42"
     card_number: "4508034508034509"
@@ -57,6 +61,9 @@ links:
   - invoice_id: L-1
     amount: 19.90
     description: a test link
+  - invoice_id: L-1
+    merchant: ` + scenarioMerchant + `
+    amount: 5.00
 `
 
 func loadScenario(t *testing.T, c *client, body string) (int, map[string]any) {
@@ -70,7 +77,7 @@ func TestScenarioLoad(t *testing.T) {
 	srv := liveServer(t)
 	def := &client{t: t, base: srv.BaseURL, creds: DefaultCredentials()}
 	code, res := loadScenario(t, def, scenarioYAML)
-	if code != 200 || fmt.Sprint(res) != "map[cards:2 links:1 merchants:1 sales:8]" {
+	if code != 200 || fmt.Sprint(res) != "map[cards:2 links:2 merchants:1 sales:9]" {
 		t.Fatalf("load: %d %v", code, res)
 	}
 	// As loaded (a check status approves a pending refund).
@@ -115,6 +122,26 @@ func TestScenarioLoad(t *testing.T) {
 	}
 	if resp != nil {
 		resp.Body.Close()
+	}
+	// Pages without a token find their merchant by the link's or order's
+	// id: the second merchant's link and 3D challenge.
+	ms := srv.merchants.all()
+	if len(ms) != 2 {
+		t.Fatalf("%d merchants, want 2", len(ms))
+	}
+	own, _, _ := ms[1].store.Get("L-1")
+	resp, err = http.Get(srv.BaseURL + LinkPath + own.Link.ID)
+	if err != nil || resp.StatusCode != 200 {
+		t.Errorf("the scenario merchant's link page: %v %v", resp, err)
+	}
+	if resp != nil {
+		resp.Body.Close()
+	}
+	threeD, _, _ := ms[1].store.Get("S-3D")
+	code, ch := other.do("POST", ChallengePath, "order_id="+threeD.OrderID+"&decision=approve",
+		map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"})
+	if done, _, _ := ms[1].store.Get("S-3D"); code != 200 || done.State != StateCompleted {
+		t.Errorf("the scenario merchant's 3D challenge: %d %v, sale %s", code, ch, done.State)
 	}
 }
 
