@@ -51,9 +51,18 @@ command -v pgbouncer >/dev/null 2>&1 || apt_packages+=(pgbouncer)
 command -v dbus-daemon >/dev/null 2>&1 || apt_packages+=(dbus)
 command -v gnome-keyring-daemon >/dev/null 2>&1 || apt_packages+=(gnome-keyring)
 command -v secret-tool >/dev/null 2>&1 || apt_packages+=(libsecret-tools)
+# podman builds and mounts the sandbox's container image in
+# cmd/paycli TestContainerImage (as root: it needs no daemon, and builds
+# FROM scratch pull nothing); fuse-overlayfs is its storage where the
+# kernel's overlay cannot be mounted (inside another container).
+# ca-certificates gives the image (and the release's before hook) its
+# CA bundle.
+command -v podman >/dev/null 2>&1 || apt_packages+=(podman)
+command -v fuse-overlayfs >/dev/null 2>&1 || apt_packages+=(fuse-overlayfs)
+[ -s /etc/ssl/certs/ca-certificates.crt ] || apt_packages+=(ca-certificates)
 if [ ${#apt_packages[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-    echo "installing ${apt_packages[*]} for the PHP cross-checks, the browser test and the shared journal's tests"
+    echo "installing ${apt_packages[*]} for the PHP cross-checks, the browser test, the shared journal's tests and the image test"
     if ! { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${apt_packages[@]}" >/dev/null; }; then
       echo "could not install ${apt_packages[*]}: the PHP cross-checks or the browser test will be skipped"
     fi
@@ -66,6 +75,9 @@ if command -v php >/dev/null 2>&1; then
 fi
 if [ -x /usr/bin/chromium ]; then
   /usr/bin/chromium --version 2>/dev/null || true
+fi
+if command -v podman >/dev/null 2>&1; then
+  podman --version
 fi
 
 if [ -n "$release_tools" ] && [ "$release_tools" != 0 ]; then

@@ -140,11 +140,16 @@ func resolve(f *cmdutil.Factory, cmd *cobra.Command) (*resolved, error) {
 	if !on {
 		return &resolved{cfg: cfg}, nil
 	}
-	state, err := sandboxmode.DefaultStateDir(f.LookupEnv)
+	url, state, err := sandboxmode.Target(cmd, f.LookupEnv)
 	if err != nil {
 		return nil, err
 	}
-	overlay := sandboxmode.OverlayOptions{LookupEnv: f.LookupEnv, Now: f.Now, AddCloser: f.AddCloser}
+	if state == "" {
+		if state, err = sandboxmode.DefaultStateDir(f.LookupEnv); err != nil {
+			return nil, err
+		}
+	}
+	overlay := sandboxmode.OverlayOptions{LookupEnv: f.LookupEnv, Now: f.Now, AddCloser: f.AddCloser, StateDir: state, URL: url}
 	if cmdutil.CallsNoGateway(cmd) {
 		cfg, err = sandboxmode.Credentials(context.Background(), overlay, cfg)
 	} else {
@@ -152,6 +157,10 @@ func resolve(f *cmdutil.Factory, cmd *cobra.Command) (*resolved, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if url != "" {
+		// A sandbox named by its URL is that URL to the journal.
+		state = url
 	}
 	return &resolved{cfg: cfg, sandboxState: state}, nil
 }

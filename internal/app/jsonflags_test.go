@@ -72,6 +72,8 @@ func TestCommandsWithoutJQOnlyAct(t *testing.T) {
 		"paycli config set",
 		"paycli config unset",
 		"paycli config use",
+		"paycli sandbox load",
+		"paycli sandbox ready",
 		"paycli sandbox reset",
 		"paycli sandbox serve",
 	}

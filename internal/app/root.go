@@ -214,6 +214,8 @@ func addGlobalFlags(fs *pflag.FlagSet) {
 	fs.Bool("debug", false, "log HTTP requests and responses to stderr, secrets redacted")
 	fs.String("timeout", "30s", "time limit for the whole command, e.g. 30s or 2m (env PAYCLI_TIMEOUT)")
 	fs.Bool("sandbox", false, "run against the local gateway emulator with its credentials (env PAYCLI_SANDBOX=1)")
+	fs.String("sandbox-url", "", "with --sandbox, the running sandbox to use, e.g. http://127.0.0.1:8787/ccpayment (env PAYCLI_SANDBOX_URL)")
+	fs.String("sandbox-state", "", "with --sandbox, the sandbox's state folder (env PAYCLI_SANDBOX_STATE; default <state dir>/paycli/sandbox)")
 }
 
 // checkGlobalFlags validates global flag values given on the command line,

@@ -73,6 +73,8 @@ func environmentHelp() string {
 		settings = append(settings, envVar{k.Env(), help})
 	}
 	settings = append(settings, envVar{sandboxmode.EnvSandbox, "1, true, yes or on runs gateway commands against the local\nsandbox (like --sandbox); 0, false, no or off does not"})
+	settings = append(settings, envVar{sandboxmode.EnvSandboxURL, "the running sandbox --sandbox commands use (like --sandbox-url),\ne.g. http://127.0.0.1:8787/ccpayment"})
+	settings = append(settings, envVar{sandboxmode.EnvSandboxState, "the sandbox's state folder for --sandbox commands (like\n--sandbox-state)"})
 
 	var b strings.Builder
 	b.WriteString(`paycli reads the environment variables below. For every setting the

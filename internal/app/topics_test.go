@@ -16,7 +16,8 @@ func TestEnvironmentTopicListsEveryVariable(t *testing.T) {
 		t.Fatalf("code %d, stderr %q", code, stderr)
 	}
 	want := []string{"PAYCLI_CONFIG", "PAYCLI_PROFILE", "NO_COLOR", "CLICOLOR_FORCE", "TERM",
-		"HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "HOME", "PAYCLI_SANDBOX"}
+		"HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "HOME", "PAYCLI_SANDBOX",
+		"PAYCLI_SANDBOX_URL", "PAYCLI_SANDBOX_STATE"}
 	for _, k := range config.Keys {
 		want = append(want, k.Env())
 	}

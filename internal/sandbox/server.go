@@ -28,8 +28,10 @@ type Server struct {
 	store    *Store
 	requests *RequestLog
 	gateway  *Gateway
-	http     *http.Server
-	done     chan error
+	// merchants routes requests to their merchant's gateway (merchants.go).
+	merchants *merchants
+	http      *http.Server
+	done      chan error
 	// stop cancels every request's context when Shutdown starts (faults
 	// waiting on them end at once); handlers counts the requests being
 	// handled, so that the request log is closed after their last entry
@@ -61,6 +63,9 @@ type ServerOptions struct {
 	// Wrap, when set, wraps the gateway's handler (`paycli sandbox serve
 	// --latency` delays every answer with it).
 	Wrap func(http.Handler) http.Handler
+	// Public lets the admin surface send events to URLs off this machine
+	// (serve --public).
+	Public bool
 }
 
 // Timeouts bound how long the server waits on a client, so that slow or
@@ -129,20 +134,30 @@ func StartServer(ln net.Listener, opts ServerOptions) (*Server, error) {
 		requests.Close()
 		return nil, err
 	}
-	var handler http.Handler = g
+	ms := newMerchants(opts.StateDir, &tenant{Merchant: Merchant{AppID: g.opts.Credentials.AppID,
+		AppSecret: g.opts.Credentials.AppSecret, MerchantKey: g.opts.Credentials.MerchantKey}, store: store, gateway: g}, g.opts, opts.Public)
+	if err := ms.load(); err != nil {
+		ln.Close()
+		ms.close()
+		store.Close()
+		requests.Close()
+		return nil, err
+	}
+	var handler http.Handler = ms
 	if opts.Wrap != nil {
-		handler = opts.Wrap(g)
+		handler = opts.Wrap(ms)
 	}
 	timeouts := opts.Timeouts.orDefaults()
 	stopping := make(chan struct{})
 	base, stop := context.WithCancelCause(context.WithValue(context.Background(), stoppingKey{}, stopping))
 	s := &Server{
-		stopping: stopping,
-		stop:     stop,
-		BaseURL:  "http://" + dialAddr(ln.Addr()) + Base,
-		store:    store,
-		requests: requests,
-		gateway:  g,
+		stopping:  stopping,
+		stop:      stop,
+		BaseURL:   "http://" + dialAddr(ln.Addr()) + Base,
+		store:     store,
+		requests:  requests,
+		gateway:   g,
+		merchants: ms,
 		http: &http.Server{
 			BaseContext:       func(net.Listener) context.Context { return base },
 			ReadHeaderTimeout: timeouts.ReadHeader,
@@ -190,6 +205,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	// After the requests (a resend kicks the deliveries), before the store.
 	s.gateway.deliveries.Stop()
+	if cerr := s.merchants.close(); err == nil {
+		err = cerr
+	}
 	if cerr := s.requests.Close(); err == nil {
 		err = cerr
 	}

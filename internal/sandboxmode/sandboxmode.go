@@ -26,6 +26,14 @@ import (
 // EnvSandbox turns sandbox mode on, like the --sandbox flag.
 const EnvSandbox = "PAYCLI_SANDBOX"
 
+// EnvSandboxURL points --sandbox commands at a running sandbox, like the
+// global --sandbox-url flag; EnvSandboxState names the state folder, like
+// --sandbox-state.
+const (
+	EnvSandboxURL   = "PAYCLI_SANDBOX_URL"
+	EnvSandboxState = "PAYCLI_SANDBOX_STATE"
+)
+
 // Profile is the profile name a configuration carries in sandbox mode, so
 // that anything kept per profile (such as cached tokens) stays apart from
 // the real gateway's.
@@ -67,6 +75,35 @@ func Enabled(cmd *cobra.Command, lookupEnv func(string) (string, bool)) (bool, e
 	return on, nil
 }
 
+// Target returns the sandbox a command names: the base URL of
+// --sandbox-url (else PAYCLI_SANDBOX_URL), normalized to end in the
+// gateway's base path, and the state folder of --sandbox-state (else
+// PAYCLI_SANDBOX_STATE); each is empty when not named. A flag beats its
+// variable.
+func Target(cmd *cobra.Command, lookupEnv func(string) (string, bool)) (baseURL, stateDir string, err error) {
+	pick := func(flag, env string) (string, string) {
+		if cmd != nil {
+			if fl := cmd.Flag(flag); fl != nil && fl.Changed {
+				return fl.Value.String(), "--" + flag
+			}
+		}
+		if lookupEnv != nil {
+			if v, ok := lookupEnv(env); ok {
+				return strings.TrimSpace(v), env
+			}
+		}
+		return "", ""
+	}
+	raw, from := pick("sandbox-url", EnvSandboxURL)
+	if raw != "" {
+		if baseURL, err = sandbox.NormalizeURL(raw); err != nil {
+			return "", "", cmdutil.UsageErrorf("invalid %s: %v; want the sandbox's base URL, e.g. http://127.0.0.1:8787%s", from, err, sandbox.Base)
+		}
+	}
+	stateDir, _ = pick("sandbox-state", EnvSandboxState)
+	return baseURL, stateDir, nil
+}
+
 // DefaultStateDir is the sandbox's state folder: <state dir>/paycli/sandbox
 // (config.StateDir: $XDG_STATE_HOME, else $HOME/.local/state, read through
 // the injected environment so tests are hermetic).
@@ -101,6 +138,19 @@ type OverlayOptions struct {
 	// StateDir is the sandbox's state folder; empty means the default one
 	// (DefaultStateDir).
 	StateDir string
+	// URL, when set, is the base URL of a running sandbox to use
+	// (--sandbox-url): nothing is started, and a sandbox that does not
+	// answer there is an error.
+	URL string
+}
+
+// atURL checks that a sandbox answers at opts.URL.
+func (opts OverlayOptions) atURL(ctx context.Context) error {
+	if sandbox.Probe(ctx, opts.URL) {
+		return nil
+	}
+	return cmdutil.WithKind(cmdutil.KindUnavailable, fmt.Errorf("no sandbox answers at %s", opts.URL),
+		"Start one there ('paycli sandbox serve --addr HOST:PORT'), or fix --sandbox-url / "+EnvSandboxURL+".")
 }
 
 // stateDir is the state folder opts name.
@@ -119,6 +169,12 @@ func (opts OverlayOptions) stateDir() (string, error) {
 // registers. Concurrent invocations wait for each other on the state
 // folder's file lock, up to a limit.
 func Overlay(ctx context.Context, opts OverlayOptions, cfg *config.Config) (*config.Config, error) {
+	if opts.URL != "" {
+		if err := opts.atURL(ctx); err != nil {
+			return nil, err
+		}
+		return overlaid(cfg, opts.URL, opts.URL)
+	}
 	dir, err := opts.stateDir()
 	if err != nil {
 		return nil, err
@@ -140,6 +196,9 @@ func Overlay(ctx context.Context, opts OverlayOptions, cfg *config.Config) (*con
 // Its base URL is that of the running serve of the state folder, or empty
 // when none answers (a gateway command would start one for itself).
 func Credentials(ctx context.Context, opts OverlayOptions, cfg *config.Config) (*config.Config, error) {
+	if opts.URL != "" {
+		return overlaid(cfg, opts.URL, opts.URL)
+	}
 	dir, err := opts.stateDir()
 	if err != nil {
 		return nil, err
@@ -151,7 +210,8 @@ func Credentials(ctx context.Context, opts OverlayOptions, cfg *config.Config) (
 	return overlaid(cfg, dir, baseURL)
 }
 
-// overlaid is cfg with the sandbox's values, from config.SourceSandbox.
+// overlaid is cfg with the sandbox's values, from config.SourceSandbox;
+// dir names the sandbox (its state folder, or the URL given).
 func overlaid(cfg *config.Config, dir, baseURL string) (*config.Config, error) {
 	out, err := cfg.Overlaid(Profile, config.SourceSandbox, map[string]string{
 		"base_url": baseURL, "app_id": sandbox.AppID, "app_secret": sandbox.AppSecret, "merchant_key": sandbox.MerchantKey,

@@ -38,6 +38,8 @@ otherwise an emulator started inside paycli for the one command.`,
 		NewCmdReset(f, nil),
 		NewCmdWebhooks(f, nil),
 		NewCmdLogs(f, nil),
+		NewCmdLoad(f, nil),
+		NewCmdReady(f, nil),
 	)
 	return cmd
 }

@@ -410,6 +410,7 @@ func parseServe(t *testing.T, args ...string) (*ServeOptions, error) {
 func runUnderRoot(cmd *cobra.Command, args ...string) error {
 	root := &cobra.Command{Use: "paycli"}
 	root.PersistentFlags().StringP("output", "o", "table", "")
+	root.PersistentFlags().String("sandbox-url", "", "")
 	root.AddCommand(cmd)
 	return runCmd(root, append([]string{cmd.Name()}, args...)...)
 }

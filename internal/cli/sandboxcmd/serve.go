@@ -224,6 +224,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		LockTimeout: opts.LockTimeout,
 		Gateway:     gopts,
 		Wrap:        withLatency(opts.Latency),
+		Public:      opts.Public,
 	})
 	if errors.Is(err, sandbox.ErrLocked) {
 		return cmdutil.WithKind(cmdutil.KindUnavailable, sandbox.LockedError(opts.StateDir),
