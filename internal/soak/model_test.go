@@ -29,6 +29,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/exec"
@@ -46,11 +47,8 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/paycli/paycli/internal/app"
-	"github.com/paycli/paycli/internal/cli/sandboxcmd"
-	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/pgtest"
-	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/sandbox"
 )
 
@@ -291,7 +289,7 @@ func runHistory(t *testing.T, srv *pgtest.Server, bin string, seed uint64, round
 	rng := rand.New(rand.NewPCG(seed, 0xde5c))
 	d := &modelDesk{t: t, srv: srv, bin: bin}
 	d.db = srv.Database(t, modelOwner)
-	d.gw = startModelGateway(t)
+	d.gw = startModelGateway(t, bin)
 	d.makeInvoices(t, seed)
 	port := d.gw.base[len("http://127.0.0.1:"):strings.LastIndex(d.gw.base, sandbox.Base)]
 	spellings := []string{
@@ -400,17 +398,15 @@ func (d *modelDesk) makeInvoices(t *testing.T, seed uint64) {
 	prefix := fmt.Sprintf("M%d-", seed)
 	for _, s := range []struct {
 		suffix, kind string
-		opts         sandboxcmd.PayOptions
+		args         []string
 	}{
-		{"S1", "sale", sandboxcmd.PayOptions{}},
-		{"P1", "preauth", sandboxcmd.PayOptions{PreAuth: true}},
-		{"P2", "preauth", sandboxcmd.PayOptions{PreAuth: true}},
-		{"D1", "3d", sandboxcmd.PayOptions{ThreeD: true, CompletedBy: sandbox.CompletedByMerchant}},
+		{"S1", "sale", nil},
+		{"P1", "preauth", []string{"--preauth"}},
+		{"P2", "preauth", []string{"--preauth"}},
+		{"D1", "3d", []string{"--3d", "--completed-by", sandbox.CompletedByMerchant}},
 	} {
 		inv := mInvoice{id: prefix + s.suffix, kind: s.kind, amount: decimal.RequireFromString("150.00")}
-		opts := s.opts
-		opts.Invoice, opts.Amount = inv.id, inv.amount
-		inv.order = payAtSandbox(t, d.gw.base, opts)
+		inv.order = payAtSandbox(t, d.bin, d.gw.stateDir, append([]string{"--invoice", inv.id, "--amount", inv.amount.StringFixed(2)}, s.args...)...)
 		d.invoices = append(d.invoices, inv)
 	}
 	for _, suffix := range []string{"W1", "W2"} {
@@ -433,25 +429,18 @@ func (d *modelDesk) invoiceNames() string {
 	return strings.Join(names, ", ")
 }
 
-// payAtSandbox makes a sale at the sandbox as `paycli sandbox pay` does
-// and returns its order id.
-func payAtSandbox(t *testing.T, baseURL string, opts sandboxcmd.PayOptions) string {
+// payAtSandbox makes a sale with `paycli sandbox pay` at the sandbox
+// serving stateDir and returns its order id.
+func payAtSandbox(t *testing.T, bin, stateDir string, args ...string) string {
 	t.Helper()
-	ios, _, out, errOut := iostreams.Test()
-	opts.IO = ios
-	opts.Format = func() (render.Format, error) { return render.JSON, nil }
-	opts.BaseURL = func(context.Context) (string, error) { return baseURL, nil }
-	opts.Now = time.Now
-	opts.Card, opts.Currency, opts.Installments = sandbox.DefaultWalletCard, "TRY", 1
-	if opts.CompletedBy == "" {
-		opts.CompletedBy = sandbox.CompletedByApp
+	cmd := exec.Command(bin, append([]string{"sandbox", "pay", "--state", stateDir, "--currency", "TRY", "-o", "json"}, args...)...)
+	cmd.Env = []string{"HOME=" + t.TempDir(), "NO_COLOR=1"}
+	out, err := cmd.Output()
+	var res struct {
+		OrderID string `json:"order_id"`
 	}
-	if err := sandboxcmd.PayRun(context.Background(), &opts); err != nil {
-		t.Fatalf("sandbox pay %s: %v\n%s", opts.Invoice, err, errOut)
-	}
-	var res sandboxcmd.PayResult
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil || res.OrderID == "" {
-		t.Fatalf("sandbox pay printed %s (%v)", out, err)
+	if err != nil || json.Unmarshal(out, &res) != nil || res.OrderID == "" {
+		t.Fatalf("paycli sandbox pay %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return res.OrderID
 }
@@ -700,6 +689,7 @@ func (d *modelDesk) finish(t *testing.T, seed uint64) *history {
 	}
 	d.gw.drain(t)
 	h.requests = d.gw.history()
+	d.gw.checkAgainstRequestLog(t, h.requests)
 	h.lines = readLines(t, owner)
 	h.processes = int(d.procs.Load())
 	d.mu.Lock()
@@ -736,14 +726,16 @@ func oneLine(s string) string {
 	return s
 }
 
-// modelGateway is the sandbox of a history, fronted by a recorder: each
-// money request's kind, invoice, refund id, arrival, answer and end, as
-// the gateway saw them. A plan lets it kill the process whose request
-// arrives (as a crash would, after the request left) and work on a
-// request for a while (the gateway still busy after the client is gone).
+// modelGateway is the sandbox of a history — `paycli sandbox serve`,
+// which keeps the gateway's state and its request log — fronted by a
+// recorder: each money request's kind, invoice, refund id, arrival,
+// answer and end, as the gateway saw them. A plan lets it kill the
+// process whose request arrives (as a crash would, after the request
+// left) and work on a request for a while (the gateway still busy after
+// the client is gone).
 type modelGateway struct {
-	base string
-	srv  *sandbox.Server
+	base     string // the recorder's base URL, which operators use
+	stateDir string // the sandbox's state folder
 
 	mu       sync.Mutex
 	requests []gwRequest
@@ -756,19 +748,39 @@ type gwPlan struct {
 	hold time.Duration
 }
 
-func startModelGateway(t *testing.T) *modelGateway {
+// startModelGateway starts `paycli sandbox serve` on a state folder of
+// its own and the recorder in front of it.
+func startModelGateway(t *testing.T, bin string) *modelGateway {
 	t.Helper()
-	g := &modelGateway{plans: map[string][]*gwPlan{}}
+	g := &modelGateway{plans: map[string][]*gwPlan{}, stateDir: t.TempDir()}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.srv, err = sandbox.StartServer(ln, sandbox.ServerOptions{StateDir: t.TempDir(), Wrap: g.wrap, Gateway: sandbox.Options{Now: time.Now}})
+	addr := ln.Addr().String()
+	ln.Close()
+	serve := exec.Command(bin, "sandbox", "serve", "--state", g.stateDir, "--addr", addr)
+	serve.Env = []string{"HOME=" + t.TempDir(), "NO_COLOR=1"}
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = serve.Process.Signal(syscall.SIGTERM); _ = serve.Wait() })
+	target := &url.URL{Scheme: "http", Host: addr}
+	for i := 0; !sandbox.Probe(context.Background(), target.String()+sandbox.Base); i++ {
+		if i == 100 {
+			t.Fatal("paycli sandbox serve did not answer within 10s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	front, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = g.srv.Shutdown(context.Background()) })
-	g.base = g.srv.BaseURL
+	srv := &http.Server{Handler: g.wrap(proxy), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(front) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	g.base = "http://" + front.Addr().String() + sandbox.Base
 	return g
 }
 
@@ -873,6 +885,35 @@ func (g *modelGateway) wrap(h http.Handler) http.Handler {
 		g.requests = append(g.requests, req)
 		g.mu.Unlock()
 	})
+}
+
+// checkAgainstRequestLog makes sure the recorder saw what the sandbox
+// logged: the same money requests, invoice by invoice.
+func (g *modelGateway) checkAgainstRequestLog(t *testing.T, recorded []gwRequest) {
+	t.Helper()
+	entries, err := sandbox.ReadRequestLog(g.stateDir)
+	if err != nil {
+		t.Fatalf("the sandbox's request log: %v", err)
+	}
+	logged, seen := map[string]int{}, map[string]int{}
+	for _, e := range entries {
+		if e.Method == http.MethodPost && moneyKindOf(e.Path, nil) != "" {
+			logged[e.Invoice]++
+		}
+	}
+	for _, r := range recorded {
+		seen[r.invoice]++
+	}
+	for inv, n := range logged {
+		if seen[inv] != n {
+			t.Errorf("the sandbox logged %d money requests of %s, the recorder %d", n, inv, seen[inv])
+		}
+	}
+	for inv, n := range seen {
+		if logged[inv] != n {
+			t.Errorf("the recorder saw %d money requests of %s, the sandbox logged %d", n, inv, logged[inv])
+		}
+	}
 }
 
 // drain waits until the gateway has answered every money request it got.
