@@ -11,7 +11,9 @@ import (
 // it, and none flags a clean one (a refund sent, answered, recorded; a
 // second one after it; the final reconcile's time past every margin).
 func TestModelChecks(t *testing.T) {
-	at := func(ms int) time.Time { return time.Date(2026, 11, 28, 2, 0, 0, 0, time.UTC).Add(time.Duration(ms) * time.Millisecond) }
+	at := func(ms int) time.Time {
+		return time.Date(2026, 11, 28, 2, 0, 0, 0, time.UTC).Add(time.Duration(ms) * time.Millisecond)
+	}
 	line := func(seq int64, attempt, typ, outcome, by, ref string, ms int) jLine {
 		return jLine{seq: seq, attempt: attempt, typ: typ, kind: journal.KindRefund, invoice: "INV", outcome: outcome, operator: by, ref: ref, recorded: at(ms)}
 	}
