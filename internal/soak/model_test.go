@@ -57,6 +57,7 @@ var (
 	modelHistories = flag.Int("model.histories", 1, "histories to run, each with the next seed")
 	modelRounds    = flag.Int("model.rounds", 16, "rounds of each history (1 to 3 actions at once each)")
 	modelReport    = flag.Bool("model.report", false, "list the broken invariants without failing (also PAYCLI_MODEL_REPORT=1)")
+	modelFaults    = flag.String("model.faults", "url,clock,forge,import,crash", "the troubles histories may have, besides kills mid-flight: url (a second spelling of the gateway URL), clock (an operator 10 min slow), forge (SQL INSERTs), import (crafted journal import), crash (the database)")
 	modelSettle    = flag.Bool("model.settle", false, "before the final reconcile, wait until every attempt's not_found may be recorded (SettleMargin): every attempt must then settle")
 )
 
@@ -99,8 +100,8 @@ func TestDeskModel(t *testing.T) {
 		s := seed + uint64(i)
 		start := time.Now()
 		h := runHistory(t, srv, bin, s, *modelRounds)
-		t.Logf("history seed %d: %d rounds, %d processes, %d gateway money requests, %d journal lines, %s; replay: go test -run TestDeskModel ./internal/soak -model.seed %d -model.rounds %d",
-			s, *modelRounds, h.processes, len(h.requests), len(h.lines), time.Since(start).Round(time.Millisecond), s, *modelRounds)
+		t.Logf("history seed %d: %d rounds, %d processes, %d gateway money requests, %d journal lines, %s; replay: go test -run TestDeskModel ./internal/soak -model.seed %d -model.rounds %d -model.faults %s",
+			s, *modelRounds, h.processes, len(h.requests), len(h.lines), time.Since(start).Round(time.Millisecond), s, *modelRounds, *modelFaults)
 		violations := checkModel(h)
 		if len(violations) == 0 {
 			continue
@@ -287,6 +288,10 @@ func (d *modelDesk) logf(format string, args ...any) {
 func runHistory(t *testing.T, srv *pgtest.Server, bin string, seed uint64, rounds int) *history {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 0xde5c))
+	faults := map[string]bool{}
+	for f := range strings.SplitSeq(*modelFaults, ",") {
+		faults[strings.TrimSpace(f)] = true
+	}
 	d := &modelDesk{t: t, srv: srv, bin: bin}
 	d.db = srv.Database(t, modelOwner)
 	d.gw = startModelGateway(t, bin)
@@ -301,6 +306,12 @@ func runHistory(t *testing.T, srv *pgtest.Server, bin string, seed uint64, round
 		url  int
 		skew time.Duration
 	}{{"ayse", 0, 0}, {"mehmet", 1, 0}, {"zeynep", 0, slowClock}, {"clerk", 0, 0}} {
+		if !faults["url"] {
+			o.url = 0
+		}
+		if !faults["clock"] {
+			o.skew = 0
+		}
 		op := d.newOperator(t, o.name, spellings[o.url], o.skew)
 		if i == 3 {
 			d.clerk = op
@@ -308,8 +319,7 @@ func runHistory(t *testing.T, srv *pgtest.Server, bin string, seed uint64, round
 			d.operators = append(d.operators, op)
 		}
 	}
-	d.logf("seed %d: invoices %s; operators ayse (%s), mehmet (%s), zeynep (%s, clock %s)",
-		seed, d.invoiceNames(), spellings[0], spellings[1], spellings[0], slowClock)
+	d.logf("seed %d (troubles %s): invoices %s; operators %s", seed, *modelFaults, d.invoiceNames(), d.operatorNames())
 
 	var hot *mInvoice // the invoice of the last process killed mid-flight
 	for r := range rounds {
@@ -319,15 +329,15 @@ func runHistory(t *testing.T, srv *pgtest.Server, bin string, seed uint64, round
 		for range n {
 			x := rng.Float64()
 			switch {
-			case x < 0.07 && !crashed:
+			case x < 0.07 && !crashed && faults["crash"]:
 				crashed = true
 				down := time.Duration(300+rng.IntN(600)) * time.Millisecond
 				delay := time.Duration(rng.IntN(400)) * time.Millisecond
 				wg.Go(func() { d.crashDatabase(r, delay, down) })
-			case x < 0.14:
+			case x < 0.14 && faults["forge"]:
 				op := d.operators[rng.IntN(len(d.operators))]
 				wg.Go(func() { d.forge(r, op) })
-			case x < 0.20:
+			case x < 0.20 && faults["import"]:
 				op := d.operators[rng.IntN(len(d.operators))]
 				wg.Go(func() { d.importForged(r, op) })
 			case x < 0.30:
@@ -419,6 +429,14 @@ func (d *modelDesk) makeInvoices(t *testing.T, seed uint64) {
 		inv.token = tok
 		d.invoices = append(d.invoices, inv)
 	}
+}
+
+func (d *modelDesk) operatorNames() string {
+	var names []string
+	for _, op := range append(d.operators, d.clerk) {
+		names = append(names, fmt.Sprintf("%s (%s, clock %s)", op.name, op.baseURL, op.skew))
+	}
+	return strings.Join(names, ", ")
 }
 
 func (d *modelDesk) invoiceNames() string {
