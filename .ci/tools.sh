@@ -42,6 +42,8 @@ command -v php >/dev/null 2>&1 || apt_packages+=(php-cli)
 # PostgreSQL's server programs (initdb, pg_ctl) for the shared journal's
 # tests (internal/pgtest starts a server of its own in a temporary folder).
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || command -v initdb >/dev/null 2>&1 || apt_packages+=(postgresql)
+# psql, for the journal's rules tried as an operator types them (pgjournal).
+compgen -G '/usr/lib/postgresql/*/bin/psql' >/dev/null || command -v psql >/dev/null 2>&1 || apt_packages+=(postgresql-client)
 if [ ${#apt_packages[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
     echo "installing ${apt_packages[*]} for the PHP cross-checks, the browser test and the shared journal's tests"
