@@ -100,8 +100,8 @@ func TestDeskModel(t *testing.T) {
 		s := seed + uint64(i)
 		start := time.Now()
 		h := runHistory(t, srv, bin, s, *modelRounds)
-		t.Logf("history seed %d: %d rounds, %d processes, %d gateway money requests, %d journal lines, %s; replay: go test -run TestDeskModel ./internal/soak -model.seed %d -model.rounds %d -model.faults %s",
-			s, *modelRounds, h.processes, len(h.requests), len(h.lines), time.Since(start).Round(time.Millisecond), s, *modelRounds, *modelFaults)
+		t.Logf("history seed %d: %d rounds, %d processes (%s), %d gateway money requests, %d journal lines, %s; replay: go test -run TestDeskModel ./internal/soak -model.seed %d -model.rounds %d -model.faults %s",
+			s, *modelRounds, h.processes, h.troubles, len(h.requests), len(h.lines), time.Since(start).Round(time.Millisecond), s, *modelRounds, *modelFaults)
 		violations := checkModel(h)
 		if len(violations) == 0 {
 			continue
@@ -258,6 +258,7 @@ type history struct {
 	dbNow     time.Time // the database's clock when the final reconcile started
 	settled   bool      // -model.settle: every SettleMargin had passed
 	processes int
+	troubles  string // how often each trouble happened
 	log       []string
 }
 
@@ -273,9 +274,30 @@ type modelDesk struct {
 	amounts   atomic.Int32 // refund amounts drawn (each distinct)
 	procs     atomic.Int32
 	dbDown    atomic.Bool
+	// did counts what the history did, by trouble: kills, crashes,
+	// forged INSERTs and imports accepted, reconciles.
+	did sync.Map // string → *atomic.Int32
 
 	mu  sync.Mutex
 	log []string
+}
+
+func (d *modelDesk) count(what string) {
+	n, _ := d.did.LoadOrStore(what, new(atomic.Int32))
+	n.(*atomic.Int32).Add(1)
+}
+
+// troubles says how often each trouble happened.
+func (d *modelDesk) troubles() string {
+	var parts []string
+	for _, what := range []string{"kills", "crashes", "forged", "imported", "reconciles"} {
+		n := 0
+		if v, ok := d.did.Load(what); ok {
+			n = int(v.(*atomic.Int32).Load())
+		}
+		parts = append(parts, fmt.Sprintf("%d %s", n, what))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func (d *modelDesk) logf(format string, args ...any) {
@@ -322,25 +344,49 @@ func runHistory(t *testing.T, srv *pgtest.Server, bin string, seed uint64, round
 	d.logf("seed %d (troubles %s): invoices %s; operators %s", seed, *modelFaults, d.invoiceNames(), d.operatorNames())
 
 	var hot *mInvoice // the invoice of the last process killed mid-flight
+	drawn := map[string]bool{}
 	for r := range rounds {
-		n := 1 + rng.IntN(3)
+		var slots []string
+		for range 1 + rng.IntN(3) {
+			switch x := rng.Float64(); {
+			case x < 0.07 && faults["crash"] && !slices.Contains(slots, "crash"):
+				slots = append(slots, "crash")
+			case x < 0.14 && faults["forge"]:
+				slots = append(slots, "forge")
+			case x < 0.20 && faults["import"]:
+				slots = append(slots, "import")
+			case x < 0.30:
+				slots = append(slots, "reconcile")
+			default:
+				slots = append(slots, "money")
+			}
+		}
+		// From a third of the way on, a trouble not drawn yet joins a
+		// round, so that even a short history has each one.
+		if r >= rounds/3 {
+			for _, trouble := range []string{"crash", "forge", "import"} {
+				if faults[trouble] && !drawn[trouble] && !slices.Contains(slots, trouble) {
+					slots = append(slots, trouble)
+					break
+				}
+			}
+		}
 		var wg sync.WaitGroup
-		crashed, killed := false, map[string]bool{}
-		for range n {
-			x := rng.Float64()
-			switch {
-			case x < 0.07 && !crashed && faults["crash"]:
-				crashed = true
+		killed := map[string]bool{}
+		for _, slot := range slots {
+			drawn[slot] = true
+			switch slot {
+			case "crash":
 				down := time.Duration(300+rng.IntN(600)) * time.Millisecond
 				delay := time.Duration(rng.IntN(400)) * time.Millisecond
 				wg.Go(func() { d.crashDatabase(r, delay, down) })
-			case x < 0.14 && faults["forge"]:
+			case "forge":
 				op := d.operators[rng.IntN(len(d.operators))]
 				wg.Go(func() { d.forge(r, op) })
-			case x < 0.20 && faults["import"]:
+			case "import":
 				op := d.operators[rng.IntN(len(d.operators))]
 				wg.Go(func() { d.importForged(r, op) })
-			case x < 0.30:
+			case "reconcile":
 				op := d.operators[rng.IntN(2)] // the slow operator's reconcile is its own problem
 				wg.Go(func() { d.reconcile(r, op) })
 			default:
@@ -562,6 +608,7 @@ func (d *modelDesk) runMoneyOp(round int, a moneyOp) {
 	what := fmt.Sprintf("r%d %s: paycli %s", round, a.op.name, strings.Join(shown, " "))
 	switch {
 	case res.exit == -1:
+		d.count("kills")
 		d.logf("%s → killed at the gateway (held %s)", what, a.hold)
 	default:
 		d.logf("%s → exit %d %s", what, res.exit, lastLine(res.stderr))
@@ -571,6 +618,7 @@ func (d *modelDesk) runMoneyOp(round int, a moneyOp) {
 // reconcile runs `paycli journal reconcile` as op.
 func (d *modelDesk) reconcile(round int, op *operator) {
 	res := d.exec(op, "journal", "reconcile")
+	d.count("reconciles")
 	d.logf("r%d %s: paycli journal reconcile → exit %d %s", round, op.name, res.exit, oneLine(res.stdout+" "+res.stderr))
 }
 
@@ -579,6 +627,7 @@ func (d *modelDesk) reconcile(round int, op *operator) {
 func (d *modelDesk) crashDatabase(round int, delay, down time.Duration) {
 	time.Sleep(delay)
 	d.dbDown.Store(true)
+	d.count("crashes")
 	if err := d.srv.Crash(); err != nil {
 		d.t.Errorf("crash the database: %v", err)
 	}
@@ -639,7 +688,9 @@ func (d *modelDesk) forge(round int, op *operator) {
 	_, err = conn.Exec(ctx, `INSERT INTO paycli.journal_lines (attempt, type, kind, gateway, invoice, outcome, at, intent_at, entry)
 		VALUES ($1, 'outcome', $2, $3, $4, 'declined', $5, $5, $6::jsonb)`, attempt, kind, gateway, invoice, now, string(line))
 	result := "accepted"
-	if err != nil {
+	if err == nil {
+		d.count("forged")
+	} else {
 		result = "refused: " + oneLine(err.Error())
 	}
 	d.logf("r%d %s: INSERT declined outcome for %s's %s %s (%s) → %s", round, op.name, owner, kind, attempt, invoice, result)
@@ -668,6 +719,9 @@ func (d *modelDesk) importForged(round int, op *operator) {
 		return
 	}
 	res := d.exec(op, "journal", "import", "--from", file)
+	if res.exit == app.ExitOK {
+		d.count("imported")
+	}
 	d.logf("r%d %s: journal import of a declined outcome for %s's %s %s (%s) → exit %d %s", round, op.name, owner, kind, attempt, invoice, res.exit, oneLine(res.stdout+" "+res.stderr))
 }
 
@@ -710,6 +764,7 @@ func (d *modelDesk) finish(t *testing.T, seed uint64) *history {
 	d.gw.checkAgainstRequestLog(t, h.requests)
 	h.lines = readLines(t, owner)
 	h.processes = int(d.procs.Load())
+	h.troubles = d.troubles()
 	d.mu.Lock()
 	h.log = append([]string{}, d.log...)
 	d.mu.Unlock()
