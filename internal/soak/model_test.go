@@ -180,22 +180,27 @@ func buildSkewable(t *testing.T) string {
 }
 
 // checkSkew makes sure that bin's clock moves by skew: a wallet token it
-// issues for ten minutes expires ten minutes after its moved clock.
+// issues expires skew later than one issued without it. (Compared with
+// paycli's own clock, not the test's, which .ci/timeshift.sh moves.)
 func checkSkew(t *testing.T, bin string, skew time.Duration) {
 	t.Helper()
-	cmd := exec.Command(bin, "sandbox", "wallet-token", "--amount", "1.00", "--currency", "TRY", "--ttl", "10m", "-o", "json")
-	cmd.Env = []string{"HOME=" + t.TempDir(), clockSkewEnv + "=" + strconv.Itoa(int(skew/time.Second))}
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("paycli sandbox wallet-token: %v", err)
+	expiry := func(skew time.Duration) time.Time {
+		cmd := exec.Command(bin, "sandbox", "wallet-token", "--amount", "1.00", "--currency", "TRY", "--ttl", "10m", "-o", "json")
+		cmd.Env = []string{"HOME=" + t.TempDir(), clockSkewEnv + "=" + strconv.Itoa(int(skew/time.Second))}
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("paycli sandbox wallet-token: %v", err)
+		}
+		var tok struct {
+			ExpiresAt time.Time `json:"expires_at"`
+		}
+		if err := json.Unmarshal(out, &tok); err != nil {
+			t.Fatalf("paycli sandbox wallet-token printed %s: %v", out, err)
+		}
+		return tok.ExpiresAt
 	}
-	var tok struct {
-		ExpiresAt time.Time `json:"expires_at"`
-	}
-	if err := json.Unmarshal(out, &tok); err != nil {
-		t.Fatalf("paycli sandbox wallet-token printed %s: %v", out, err)
-	}
-	if got := tok.ExpiresAt.Sub(time.Now().Add(10 * time.Minute)); got < skew-time.Minute || got > skew+time.Minute {
+	right := expiry(0)
+	if got := expiry(skew).Sub(right); got < skew-time.Minute || got > skew+time.Minute {
 		t.Fatalf("the clock overlay moved paycli's clock by %s, want %s", got.Round(time.Second), skew)
 	}
 }
@@ -317,6 +322,7 @@ func runHistory(t *testing.T, srv *pgtest.Server, bin string, seed uint64, round
 	d := &modelDesk{t: t, srv: srv, bin: bin}
 	d.db = srv.Database(t, modelOwner)
 	d.gw = startModelGateway(t, bin)
+	d.gw.toDB = clockToDB(t, srv.URL(modelOwner, d.db))
 	d.makeInvoices(t, seed)
 	port := d.gw.base[len("http://127.0.0.1:"):strings.LastIndex(d.gw.base, sandbox.Base)]
 	spellings := []string{
@@ -415,6 +421,24 @@ func runHistory(t *testing.T, srv *pgtest.Server, bin string, seed uint64, round
 	return d.finish(t, seed)
 }
 
+// clockToDB measures how far the database's clock is from this process's
+// (half a round trip at most).
+func clockToDB(t *testing.T, url string) time.Duration {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	before := time.Now()
+	var db time.Time
+	if err := conn.QueryRow(context.Background(), "SELECT clock_timestamp()").Scan(&db); err != nil {
+		t.Fatal(err)
+	}
+	after := time.Now()
+	return db.Sub(before.Add(after.Sub(before) / 2))
+}
+
 // newOperator makes an operator's home and role and grants it the
 // journal.
 func (d *modelDesk) newOperator(t *testing.T, name, baseURL string, skew time.Duration) *operator {
@@ -468,7 +492,7 @@ func (d *modelDesk) makeInvoices(t *testing.T, seed uint64) {
 	for _, suffix := range []string{"W1", "W2"} {
 		inv := mInvoice{id: prefix + suffix, kind: "wallet", amount: decimal.RequireFromString("80.00")}
 		tok, err := sandbox.IssueWalletToken(sandbox.WalletRequest{Amount: inv.amount, Currency: "TRY",
-			CardNumber: sandbox.DefaultWalletCard, Wallet: sandbox.WalletDeviceVendor, TTL: 2 * time.Hour}, time.Now(), inv.id)
+			CardNumber: sandbox.DefaultWalletCard, Wallet: sandbox.WalletDeviceVendor, TTL: 2 * time.Hour}, d.gw.now(), inv.id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -683,7 +707,7 @@ func (d *modelDesk) forge(round int, op *operator) {
 		d.logf("r%d %s: forge: no open attempt of another operator (%s)", round, op.name, oneLine(err.Error()))
 		return
 	}
-	now := time.Now()
+	now := d.gw.now()
 	line, _ := json.Marshal(forgedOutcome(entry, now))
 	_, err = conn.Exec(ctx, `INSERT INTO paycli.journal_lines (attempt, type, kind, gateway, invoice, outcome, at, intent_at, entry)
 		VALUES ($1, 'outcome', $2, $3, $4, 'declined', $5, $5, $6::jsonb)`, attempt, kind, gateway, invoice, now, string(line))
@@ -712,7 +736,7 @@ func (d *modelDesk) importForged(round int, op *operator) {
 		d.logf("r%d %s: import: no open attempt of another operator (%s)", round, op.name, oneLine(err.Error()))
 		return
 	}
-	line, _ := json.Marshal(forgedOutcome(entry, time.Now()))
+	line, _ := json.Marshal(forgedOutcome(entry, d.gw.now()))
 	file := filepath.Join(op.home, fmt.Sprintf("crafted-%d.jsonl", round))
 	if err := os.WriteFile(file, append(line, '\n'), 0o600); err != nil {
 		d.t.Error(err)
@@ -814,7 +838,14 @@ type modelGateway struct {
 	requests []gwRequest
 	plans    map[string][]*gwPlan // by invoice
 	inFlight sync.WaitGroup
+	// toDB is what turns this process's clock into the database's, so
+	// that requests and journal lines are compared on one clock (even
+	// under .ci/timeshift.sh, which moves only the test's).
+	toDB time.Duration
 }
+
+// now is the time by the database's clock.
+func (g *modelGateway) now() time.Time { return time.Now().Add(g.toDB) }
 
 type gwPlan struct {
 	kill func()
@@ -934,7 +965,7 @@ func (g *modelGateway) wrap(h http.Handler) http.Handler {
 		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		f := fieldsOf(body)
-		req := gwRequest{kind: moneyKindOf(r.URL.Path, f), invoice: f["invoice_id"], ref: f["refund_transaction_id"], amount: f["amount"], arrived: time.Now()}
+		req := gwRequest{kind: moneyKindOf(r.URL.Path, f), invoice: f["invoice_id"], ref: f["refund_transaction_id"], amount: f["amount"], arrived: g.now()}
 		g.mu.Lock()
 		var p *gwPlan
 		if ps := g.plans[req.invoice]; len(ps) > 0 {
@@ -952,7 +983,7 @@ func (g *modelGateway) wrap(h http.Handler) http.Handler {
 		rec := &recordingWriter{ResponseWriter: w}
 		// The client may be gone: the gateway finishes what it started.
 		h.ServeHTTP(rec, r.WithContext(context.WithoutCancel(r.Context())))
-		req.done = time.Now()
+		req.done = g.now()
 		req.status = statusCodeOf(rec.body.Bytes())
 		g.mu.Lock()
 		g.requests = append(g.requests, req)
