@@ -60,6 +60,8 @@ command -v secret-tool >/dev/null 2>&1 || apt_packages+=(libsecret-tools)
 command -v podman >/dev/null 2>&1 || apt_packages+=(podman)
 command -v fuse-overlayfs >/dev/null 2>&1 || apt_packages+=(fuse-overlayfs)
 [ -s /etc/ssl/certs/ca-certificates.crt ] || apt_packages+=(ca-certificates)
+# psql, for the journal's rules tried as an operator types them (pgjournal).
+compgen -G '/usr/lib/postgresql/*/bin/psql' >/dev/null || command -v psql >/dev/null 2>&1 || apt_packages+=(postgresql-client)
 if [ ${#apt_packages[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
     echo "installing ${apt_packages[*]} for the PHP cross-checks, the browser test, the shared journal's tests and the image test"

@@ -1,0 +1,357 @@
+package soak
+
+// The reference model of the desk (issue 30) that TestDeskModel holds
+// each history to. Each invariant is a check of its own, reading only
+// what the gateway saw (the sandbox's money requests, with when they
+// arrived and were answered) and what the shared journal holds (its
+// lines, with the database's time of writing and role): never what
+// paycli printed.
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/paycli/paycli/internal/journal"
+)
+
+// gwRequest is one money request as the gateway saw it.
+type gwRequest struct {
+	kind, invoice, ref, amount string
+	arrived, done              time.Time
+	status                     int // the answer's status_code; -1 without one
+	killed                     bool
+	held                       time.Duration
+}
+
+// made reports whether the gateway did what the request asked: 100, or
+// 101 for a refund queued for approval.
+func (r gwRequest) made() bool { return r.status == 100 || r.status == 101 }
+
+func (r gwRequest) String() string {
+	s := fmt.Sprintf("%s %s", r.kind, r.invoice)
+	if r.ref != "" {
+		s += " ref " + r.ref
+	}
+	if r.amount != "" {
+		s += " amount " + r.amount
+	}
+	s += fmt.Sprintf(" at %s–%s → %d", r.arrived.Format("15:04:05.000"), r.done.Format("15:04:05.000"), r.status)
+	if r.killed {
+		s += " (client killed on arrival)"
+	}
+	return s
+}
+
+// jLine is one line of the shared journal: recorded is the database's
+// clock when it was written, operator the role that wrote it.
+type jLine struct {
+	seq                                                 int64
+	attempt, typ, kind, invoice, outcome, operator, ref string
+	recorded                                            time.Time
+}
+
+// violation is one way a history broke an invariant.
+type violation struct {
+	invariant, invoice, detail string
+}
+
+// invariants are the checks, each on its own, by name.
+var invariants = []struct {
+	name, says string
+	check      func(h *history) []violation
+}{
+	{"gateway-one-at-a-time", "no money request reaches the gateway while another on its invoice is still being worked on", checkGatewayOneAtATime},
+	{"sent-while-unknown", "no money request is sent while another attempt on its invoice is in flight or unknown in the journal", checkSentWhileUnknown},
+	{"journal-equals-gateway", "what the journal says was made is what the gateway made, invoice by invoice and kind by kind", checkJournalEqualsGateway},
+	{"every-attempt-settled", "after a clean operator's final reconcile every attempt is settled", checkEveryAttemptSettled},
+	{"outcome-by-intent-owner", "an attempt's outcome line is written by the role that wrote its intent", checkOutcomeByIntentOwner},
+}
+
+// checkModel runs every invariant's check.
+func checkModel(h *history) []violation {
+	var all []violation
+	for _, inv := range invariants {
+		for _, v := range inv.check(h) {
+			v.invariant = inv.name
+			all = append(all, v)
+		}
+	}
+	return all
+}
+
+// story is what the journal holds of one money command: its attempts
+// (a refund's retries share its ref) and their lines.
+type story struct {
+	key, invoice, kind string
+	intentBy           string    // role of the first intent
+	opened             time.Time // its first intent, by the database's clock
+	lines              []jLine
+}
+
+// storyKey groups an attempt's lines: by ref for a refund, whose retries
+// re-send the same refund, by attempt otherwise.
+func storyKey(l jLine) string {
+	if l.kind == journal.KindRefund && l.ref != "" {
+		return "refund " + l.ref
+	}
+	return "attempt " + l.attempt
+}
+
+// stories are the journal's stories, in the order of their first line.
+// The ref of a refund is on its intent only: other lines join the story
+// of their attempt's intent.
+func stories(lines []jLine) []*story {
+	byAttempt := map[string]string{}
+	byKey := map[string]*story{}
+	var out []*story
+	for _, l := range lines {
+		key, ok := byAttempt[l.attempt]
+		if !ok {
+			key = storyKey(l)
+			byAttempt[l.attempt] = key
+		}
+		s := byKey[key]
+		if s == nil {
+			s = &story{key: key, invoice: l.invoice, kind: l.kind}
+			byKey[key] = s
+			out = append(out, s)
+		}
+		if l.typ == journal.TypeIntent && s.intentBy == "" {
+			s.intentBy, s.opened = l.operator, l.recorded
+		}
+		s.lines = append(s.lines, l)
+	}
+	return out
+}
+
+// unsettled are the outcomes that leave an attempt open.
+func unsettled(outcome string) bool {
+	return outcome == "" || outcome == journal.Unknown || outcome == journal.Pending
+}
+
+// settledAt is when the story was settled in the model's eyes, by the
+// database's clock: its first outcome line written by the role of its
+// intent, or its first reconcile line, that says what happened. A line
+// written by anyone else settles nothing. Zero: never.
+func (s *story) settledAt() time.Time {
+	for _, l := range s.lines {
+		switch {
+		case l.typ == journal.TypeIntent, unsettled(l.outcome):
+		case l.typ == journal.TypeOutcome && l.operator != s.intentBy:
+		default:
+			return l.recorded
+		}
+	}
+	return time.Time{}
+}
+
+// says is what the journal says became of the story, as a reader that
+// trusts every line would: the first line that settles it, by whoever.
+func (s *story) says() string {
+	for _, l := range s.lines {
+		if l.typ != journal.TypeIntent && !unsettled(l.outcome) {
+			return l.outcome
+		}
+	}
+	return journal.Unknown
+}
+
+// openAt reports whether the story was open at t: its intent written,
+// and not settled yet.
+func (s *story) openAt(t time.Time) bool {
+	if s.intentBy == "" || !s.opened.Before(t) {
+		return false
+	}
+	settled := s.settledAt()
+	return settled.IsZero() || settled.After(t)
+}
+
+func byInvoice[T any](items []T, invoice func(T) string) map[string][]T {
+	m := map[string][]T{}
+	for _, it := range items {
+		m[invoice(it)] = append(m[invoice(it)], it)
+	}
+	return m
+}
+
+func sortedInvoices[T any](m map[string]T) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// checkGatewayOneAtATime: a money request that arrived while another of
+// its invoice was still being worked on by the gateway was sent while
+// that one was in flight, whatever the journal said of it (a not_found
+// recorded on a slow clock, a forged outcome).
+func checkGatewayOneAtATime(h *history) []violation {
+	var out []violation
+	reqs := byInvoice(h.requests, func(r gwRequest) string { return r.invoice })
+	for _, inv := range sortedInvoices(reqs) {
+		rs := reqs[inv]
+		slices.SortFunc(rs, func(a, b gwRequest) int { return a.arrived.Compare(b.arrived) })
+		for i, r := range rs {
+			for _, earlier := range rs[:i] {
+				if r.arrived.After(earlier.arrived) && r.arrived.Before(earlier.done) {
+					out = append(out, violation{invoice: inv, detail: fmt.Sprintf("%s arrived while %s was in flight", r, earlier)})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// checkSentWhileUnknown: when a money request arrives, the journal holds
+// exactly one open story on its invoice: its own. Another open one (in
+// flight, or of unknown outcome, any kind) should have held it back.
+func checkSentWhileUnknown(h *history) []violation {
+	var out []violation
+	ss := byInvoice(stories(h.lines), func(s *story) string { return s.invoice })
+	for _, r := range h.requests {
+		var open []string
+		for _, s := range ss[r.invoice] {
+			if s.openAt(r.arrived) {
+				open = append(open, fmt.Sprintf("%s %s by %s since %s", s.kind, s.key, s.intentBy, s.opened.Format("15:04:05.000")))
+			}
+		}
+		switch {
+		case len(open) == 0:
+			out = append(out, violation{invoice: r.invoice, detail: fmt.Sprintf("%s: no intent in the journal was open when it arrived", r)})
+		case len(open) > 1:
+			out = append(out, violation{invoice: r.invoice, detail: fmt.Sprintf("%s: %d attempts open: %s", r, len(open), strings.Join(open, "; "))})
+		}
+	}
+	return out
+}
+
+// checkJournalEqualsGateway: for each invoice, the refunds the journal
+// says succeeded (or were queued) are as many as the gateway made, and the
+// same ids; any other kind, the journal says it succeeded if and only if
+// the gateway made it.
+func checkJournalEqualsGateway(h *history) []violation {
+	var out []violation
+	type key struct{ invoice, kind string }
+	gateway, said := map[key][]string{}, map[key][]string{}
+	for _, r := range h.requests {
+		if r.made() {
+			k := key{r.invoice, r.kind}
+			gateway[k] = append(gateway[k], r.String())
+		}
+	}
+	for _, s := range stories(h.lines) {
+		if o := s.says(); o == journal.Succeeded || o == "queued" {
+			k := key{s.invoice, s.kind}
+			said[k] = append(said[k], s.key+" by "+s.intentBy)
+		}
+	}
+	keys := map[key]bool{}
+	for k := range gateway {
+		keys[k] = true
+	}
+	for k := range said {
+		keys[k] = true
+	}
+	sorted := make([]key, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	slices.SortFunc(sorted, func(a, b key) int { return strings.Compare(a.invoice+" "+a.kind, b.invoice+" "+b.kind) })
+	for _, k := range sorted {
+		g, j := gateway[k], said[k]
+		// The gateway makes a sale, capture, cancel or completion of an
+		// invoice once at most, and check status cannot tell which attempt
+		// made it: journal and gateway agree on whether it was made.
+		if k.kind != journal.KindRefund && (len(g) > 0) == (len(j) > 0) {
+			continue
+		}
+		if len(g) != len(j) {
+			out = append(out, violation{invoice: k.invoice, detail: fmt.Sprintf("%s: the gateway made %d [%s], the journal says %d succeeded [%s]",
+				k.kind, len(g), strings.Join(g, "; "), len(j), strings.Join(j, "; "))})
+		}
+	}
+	// Per refund id as well: the same count could hide one refund made and another recorded.
+	madeRefs := map[string]bool{}
+	for _, r := range h.requests {
+		if r.made() && r.kind == journal.KindRefund && r.ref != "" {
+			madeRefs[r.ref] = true
+		}
+	}
+	for _, s := range stories(h.lines) {
+		if ref, ok := strings.CutPrefix(s.key, "refund "); ok {
+			o := s.says()
+			if made := madeRefs[ref]; made != (o == journal.Succeeded || o == "queued") && !unsettled(o) {
+				out = append(out, violation{invoice: s.invoice, detail: fmt.Sprintf("refund %s: the journal says %s, the gateway made it: %v", ref, o, made)})
+			}
+		}
+	}
+	return out
+}
+
+// checkEveryAttemptSettled: after the final reconcile every story is
+// settled. Without -model.settle, a story whose not_found may not be
+// recorded yet (its deadline plus journal.SettleMargin still to come by
+// the database's clock) and of which the gateway made nothing is let
+// off: the rule that holds it back is the one that keeps a late request
+// from being called not_found.
+func checkEveryAttemptSettled(h *history) []violation {
+	var out []violation
+	madeRefs, madeKinds := map[string]bool{}, map[string]bool{}
+	for _, r := range h.requests {
+		if r.made() {
+			madeRefs[r.ref] = true
+			madeKinds[r.invoice+" "+r.kind] = true
+		}
+	}
+	for _, s := range stories(h.lines) {
+		if !s.settledAt().IsZero() {
+			continue
+		}
+		notDue := s.opened.Add(modelTimeout + journal.SettleMargin).After(h.dbNow)
+		ref, isRefund := strings.CutPrefix(s.key, "refund ")
+		gatewayMade := (isRefund && madeRefs[ref]) || (!isRefund && madeKinds[s.invoice+" "+s.kind])
+		if !h.settled && notDue && !gatewayMade {
+			continue
+		}
+		var lines []string
+		for _, l := range s.lines {
+			lines = append(lines, strings.TrimSpace(l.typ+" "+l.outcome)+" by "+l.operator)
+		}
+		out = append(out, violation{invoice: s.invoice, detail: fmt.Sprintf("%s %s by %s not settled: %s", s.kind, s.key, s.intentBy, strings.Join(lines, ", "))})
+	}
+	return out
+}
+
+// checkOutcomeByIntentOwner: an outcome line comes from the role that
+// wrote the attempt's intent (anyone else settles an attempt with a
+// reconcile line, from the gateway's answer), and no line settles an
+// attempt whose intent the journal does not hold.
+func checkOutcomeByIntentOwner(h *history) []violation {
+	var out []violation
+	intentBy := map[string]string{}
+	for _, l := range h.lines {
+		if l.typ == journal.TypeIntent {
+			if _, ok := intentBy[l.attempt]; !ok {
+				intentBy[l.attempt] = l.operator
+			}
+		}
+	}
+	for _, l := range h.lines {
+		if l.typ == journal.TypeIntent {
+			continue
+		}
+		owner, ok := intentBy[l.attempt]
+		switch {
+		case !ok:
+			out = append(out, violation{invoice: l.invoice, detail: fmt.Sprintf("%s %s line by %s for attempt %s, whose intent the journal does not hold", l.typ, l.outcome, l.operator, l.attempt)})
+		case l.typ == journal.TypeOutcome && l.operator != owner:
+			out = append(out, violation{invoice: l.invoice, detail: fmt.Sprintf("%s outcome %s by %s for %s's %s attempt %s", l.kind, l.outcome, l.operator, owner, l.kind, l.attempt)})
+		}
+	}
+	return out
+}

@@ -1,0 +1,72 @@
+package soak
+
+import (
+	"testing"
+	"time"
+
+	"github.com/paycli/paycli/internal/journal"
+)
+
+// TestModelChecks: each invariant's check flags a history made to break
+// it, and none flags a clean one (a refund sent, answered, recorded; a
+// second one after it; the final reconcile's time past every margin).
+func TestModelChecks(t *testing.T) {
+	at := func(ms int) time.Time {
+		return time.Date(2026, 11, 28, 2, 0, 0, 0, time.UTC).Add(time.Duration(ms) * time.Millisecond)
+	}
+	line := func(seq int64, attempt, typ, outcome, by, ref string, ms int) jLine {
+		return jLine{seq: seq, attempt: attempt, typ: typ, kind: journal.KindRefund, invoice: "INV", outcome: outcome, operator: by, ref: ref, recorded: at(ms)}
+	}
+	refund := func(ref string, from, to int, status int) gwRequest {
+		return gwRequest{kind: journal.KindRefund, invoice: "INV", ref: ref, arrived: at(from), done: at(to), status: status}
+	}
+	clean := func() *history {
+		return &history{
+			requests: []gwRequest{refund("RF1", 10, 20, 100), refund("RF2", 110, 120, 100)},
+			lines: []jLine{
+				line(1, "a1", journal.TypeIntent, "", "ayse", "RF1", 5),
+				line(2, "a1", journal.TypeOutcome, journal.Succeeded, "ayse", "", 25),
+				line(3, "a2", journal.TypeIntent, "", "mehmet", "RF2", 105),
+				line(4, "a2", journal.TypeOutcome, journal.Succeeded, "mehmet", "", 125),
+			},
+			dbNow: at(int(time.Hour / time.Millisecond)),
+		}
+	}
+	if v := checkModel(clean()); len(v) != 0 {
+		t.Fatalf("a clean history: %+v", v)
+	}
+	broken := map[string]func(h *history){
+		// mehmet's refund arrives while ayse's is still at the gateway.
+		"gateway-one-at-a-time": func(h *history) { h.requests[0].done = at(115) },
+		// ayse's outcome comes after mehmet's intent: hers was unknown when his left.
+		"sent-while-unknown": func(h *history) { h.lines[1].recorded = at(130) },
+		// the gateway made ayse's refund; the journal says declined.
+		"journal-equals-gateway": func(h *history) { h.lines[1].outcome = journal.Declined },
+		// mehmet's refund never settled, long past its margin.
+		"every-attempt-settled": func(h *history) { h.lines = h.lines[:3] },
+		// mehmet writes ayse's outcome.
+		"outcome-by-intent-owner": func(h *history) { h.lines[1].operator = "mehmet" },
+	}
+	for _, inv := range invariants {
+		t.Run(inv.name, func(t *testing.T) {
+			h := clean()
+			broken[inv.name](h)
+			if v := inv.check(h); len(v) == 0 {
+				t.Errorf("%s did not flag the history made to break it", inv.name)
+			}
+		})
+	}
+	// An unsettled attempt still within its margin, of which the gateway
+	// made nothing, is let off unless -model.settle waited the margin.
+	h := clean()
+	h.lines = h.lines[:3]
+	h.requests = h.requests[:1]
+	h.dbNow = at(200)
+	if v := checkEveryAttemptSettled(h); len(v) != 0 {
+		t.Errorf("an attempt within its margin: %+v", v)
+	}
+	h.settled = true
+	if v := checkEveryAttemptSettled(h); len(v) != 1 {
+		t.Errorf("an attempt within its margin after -model.settle: %+v", v)
+	}
+}
