@@ -22,7 +22,7 @@ import (
 // false, the cases marked forged run in report mode: accepted is logged
 // as the known defect, and refused fails, asking for this line to be
 // flipped to true (then they fail when accepted, as every other case).
-const forgedLinesRefused = false
+const forgedLinesRefused = true
 
 // psqlBinary is the psql client of the PostgreSQL that pgtest runs.
 func psqlBinary(t *testing.T) string {
