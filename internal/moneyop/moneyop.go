@@ -85,7 +85,8 @@ type Operation[In any, Req gateway.Call, Ans any] interface {
 	Kind() string
 	// Invoice is the invoice the journal, the invoice's lock and the batch
 	// know an input by; "" for an input that names none (an api body).
-	// It is given the zero In for a batch line that could not be read.
+	// It is also given what ParseLine made of a line it refused (a nil
+	// pointer, or the line read leniently), to name that line's invoice.
 	Invoice(In) string
 	// Check validates an input before anything exists — no clock, no
 	// network — and returns it normalised (trimmed). A *FieldError names
