@@ -40,25 +40,15 @@ func (operation) Call(ctx context.Context, client *gateway.Client, req gateway.R
 }
 
 // Kind is the journal kind of the call: the kind of the command that
-// makes it when paycli has one (a refund, a capture…), so that the same
-// guards, the invoice's lock and reconcile see it whichever command sent
-// it; api for a payment paycli has no command for.
+// makes it when paycli has one (a refund, a capture…), which the client
+// names the call by (gateway.MoneyCall), so that the same guards, the
+// invoice's lock and reconcile see it whichever command sent it; api for
+// a payment paycli has no command for.
 func (op operation) Kind() string {
-	switch op.call {
-	case gateway.MoneyWalletPay:
-		return journal.KindWalletPay
-	case gateway.MoneyRefund:
-		return journal.KindRefund
-	case gateway.MoneyCapture:
-		return journal.KindPreAuthCapture
-	case gateway.MoneyReleaseHold:
-		return journal.KindPreAuthCancel
-	case gateway.MoneyComplete:
-		return journal.KindComplete
-	case gateway.MoneyCompleteCancel:
-		return journal.KindCompleteCancel
+	if op.call == gateway.MoneyPayment {
+		return journal.KindAPI
 	}
-	return journal.KindAPI
+	return string(op.call)
 }
 
 // maxRefLen bounds a refund_transaction_id, as a refund batch's id is.
