@@ -13,15 +13,17 @@ import (
 type MoneyCall string
 
 // The calls that move money. A call paycli has an operation for is named
-// after it; any other payment (paySmart2D, paySmart3D, payByCardToken…)
-// is MoneyPayment.
+// after it: its name is the journal kind that operation records its
+// attempts under, and that `paycli api` records the same call under, so
+// that adding an operation names its call here and nowhere else. Any
+// other payment (paySmart2D, paySmart3D, payByCardToken…) is MoneyPayment.
 const (
 	// NoMoney is a read.
 	NoMoney             MoneyCall = ""
 	MoneyWalletPay      MoneyCall = "walletpay"
 	MoneyRefund         MoneyCall = "refund"
-	MoneyCapture        MoneyCall = "capture"
-	MoneyReleaseHold    MoneyCall = "release-hold"
+	MoneyCapture        MoneyCall = "preauth-capture"
+	MoneyReleaseHold    MoneyCall = "preauth-cancel"
 	MoneyComplete       MoneyCall = "complete"
 	MoneyCompleteCancel MoneyCall = "complete-cancel"
 	MoneyPayment        MoneyCall = "payment"

@@ -109,7 +109,7 @@ func readBatch(opts *Options) ([]byte, error) {
 // are skipped and unknown ones reported, whatever their (perhaps expired)
 // tokens say. Each line to send is decided again, from the journal as it
 // is then, once its invoice is locked (runLine).
-func planBatch[In any, Req gateway.Call, Ans any](data []byte, op Operation[In, Req, Ans], env *Env, attempts []journal.Attempt) ([]*batchLine[In], error) {
+func planBatch[In any, Req gateway.Call, Ans any](data []byte, op Operation[In, Req, Ans], parser LineParser[In], env *Env, attempts []journal.Attempt) ([]*batchLine[In], error) {
 	var lines []*batchLine[In]
 	var valid []BatchInput[In]
 	firstLine := map[string]int{}
@@ -135,7 +135,7 @@ func planBatch[In any, Req gateway.Call, Ans any](data []byte, op Operation[In, 
 		if len(text) > MaxLineBytes {
 			err = fmt.Errorf("the line is longer than %d KiB", MaxLineBytes>>10)
 		} else {
-			in, err = op.ParseLine(text)
+			in, err = parser.ParseLine(text)
 			l.invoice = strings.TrimSpace(op.Invoice(in))
 			l.result.Invoice = redact.Invoice(l.invoice)
 			if err == nil {
@@ -163,8 +163,8 @@ func planBatch[In any, Req gateway.Call, Ans any](data []byte, op Operation[In, 
 		firstLine[inv] = n
 		l.in, l.send = in, true
 	}
-	if op.Keyed != nil {
-		if err := op.Keyed.CheckKeys(env, valid, attempts); err != nil {
+	if keyed, ok := op.(Keyed[In]); ok {
+		if err := keyed.CheckKeys(env, valid, attempts); err != nil {
 			return nil, cmdutil.UsageHint(fmt.Errorf("invalid --batch: %w; nothing was sent", err), "")
 		}
 	}
@@ -193,7 +193,7 @@ func planBatch[In any, Req gateway.Call, Ans any](data []byte, op Operation[In, 
 // when it is to be sent.
 func decide[In any, Req gateway.Call, Ans any](op Operation[In, Req, Ans], env *Env, l *batchLine[In], s journal.InvoiceState, byKey map[string][]journal.Attempt) bool {
 	decision, order, hint := journal.ResumeSend, "", ""
-	if keyed := op.Keyed; keyed != nil {
+	if keyed, ok := op.(Keyed[In]); ok {
 		if past := byKey[keyed.Key(l.in)]; len(past) > 0 {
 			decision, order, hint = keyed.Resume(env, past)
 		}
@@ -228,14 +228,15 @@ func decide[In any, Req gateway.Call, Ans any](op Operation[In, Req, Ans], env *
 // RunBatch runs op on every line of the --batch input and prints one JSON
 // result per line, in input order.
 func RunBatch[In any, Req gateway.Call, Ans any](ctx context.Context, opts *Options, op Operation[In, Req, Ans]) error {
-	if op.ParseLine == nil {
+	parser, ok := op.(LineParser[In])
+	if !ok {
 		return cmdutil.UsageErrorf("--batch: this command sends one request; it has no batch")
 	}
 	data, err := readBatch(opts)
 	if err != nil {
 		return err
 	}
-	env, err := newEnv(opts, op.Kind)
+	env, err := newEnv(opts, op.Kind())
 	if err != nil {
 		return err
 	}
@@ -247,7 +248,7 @@ func RunBatch[In any, Req gateway.Call, Ans any](ctx context.Context, opts *Opti
 	if err != nil {
 		return fmt.Errorf("cannot read the payment journal to resume the batch: %w; nothing was sent", err)
 	}
-	lines, err := planBatch(data, op, env, attempts)
+	lines, err := planBatch(data, op, parser, env, attempts)
 	if err != nil {
 		return err
 	}
@@ -415,8 +416,8 @@ func runLine[In any, Req gateway.Call, Ans any](l *batchLine[In], op Operation[I
 		return
 	}
 	in, err := l.in, error(nil)
-	if op.Prepare != nil {
-		in, err = op.Prepare(ctx, env, l.in)
+	if preparer, ok := op.(Preparer[In]); ok {
+		in, err = preparer.Prepare(ctx, env, l.in)
 	}
 	if err != nil && errors.Is(err, journal.ErrUnavailable) {
 		// Prepare could not read the journal (a shared journal's database

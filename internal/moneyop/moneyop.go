@@ -1,8 +1,8 @@
 // Package moneyop is the one pipeline every money-moving command runs
 // through: walletpay, refund, pre-authorization capture and cancel, 3D
 // completion and `paycli api` on the paths that move money. A command
-// parses its flags and hands the pipeline an Operation, a value holding
-// the few functions operations differ by; the pipeline owns everything
+// parses its flags and hands the pipeline an Operation, a type of its own
+// whose methods say what the operation is; the pipeline owns everything
 // that makes moving money safe, so that each operation gets it once:
 //
 //   - checks before anything exists: a bad input exits 2 with nothing sent
@@ -20,7 +20,7 @@
 //     kind on the invoice and gateway account is not settled (in flight,
 //     of unknown outcome, queued: journal.Blocking), every money command on
 //     it is refused (exit 2, nothing sent) with the command that settles
-//     it. No operation can replace that rule; Operation.Resend can only
+//     it. No operation can replace that rule; a Resender can only
 //     narrow it, to the re-send of that very attempt. The store keeps the
 //     same rule on its own (journal.ErrUnsettled);
 //   - a journal intent line before the request leaves (with its deadline,
@@ -64,95 +64,116 @@ import (
 	"github.com/paycli/paycli/internal/render"
 )
 
-// Operation is one kind of money-moving call, as a value holding the few
-// functions operations differ by; everything else is the pipeline's. In is
-// its input (one command's flags, or one batch line), Req the gateway call
-// it makes and Ans the gateway's answer to it. The pipeline calls them in
-// this order, each at most once per input: Check, Prepare, Describe, then
-// (unless it is a dry run, which the pipeline prints with the client's
-// DryRun) Call exactly once per attempt, Classify, and Result for a
-// success.
-type Operation[In any, Req gateway.Call, Ans any] struct {
+// Operation is one kind of money-moving call: a type of the command's
+// package whose methods say what the operation is — its input, checks,
+// request, answer and result. In is its input (one command's flags, or one
+// batch line), Req the gateway call it makes and Ans the gateway's answer
+// to it. Everything else is the pipeline's, and no method of an operation
+// decides it: the invoice's lock, the rule over unsettled attempts
+// (narrowed only by Resender), the confirmation, the journal intent
+// before sending and the outcome after, the one send, the exit code. The
+// pipeline calls the methods in this order, each at most once per input:
+// Check, Prepare (Preparer), Describe, then (unless it is a dry run, which
+// the pipeline prints with the client's DryRun) Call exactly once per
+// attempt, Classify, and Result for a success.
+//
+// What only some operations have is a small interface of its own, which
+// the pipeline looks for: LineParser (a batch), Preparer, Locator,
+// Resender, Keyed and AnswerPrinter.
+type Operation[In any, Req gateway.Call, Ans any] interface {
 	// Kind is the journal kind of its attempts (journal.KindWalletPay, …).
-	Kind string
+	Kind() string
 	// Invoice is the invoice the journal, the invoice's lock and the batch
 	// know an input by; "" for an input that names none (an api body).
-	Invoice func(In) string
+	// It is also given what ParseLine made of a line it refused (a nil
+	// pointer, or the line read leniently), to name that line's invoice.
+	Invoice(In) string
 	// Check validates an input before anything exists — no clock, no
 	// network — and returns it normalised (trimmed). A *FieldError names
 	// the field, so that a command can say "invalid --email".
-	Check func(In) (In, error)
-	// Prepare, when set, runs the checks that can go stale or need the
-	// gateway (a wallet token's expiry; a refund's remaining amount), only
-	// for an input that is about to be sent: after the journal has decided
-	// a batch line, before the summary of a single one. An error carrying
-	// a cmdutil kind keeps its exit code, and so does the gateway's own;
-	// any other one is bad input (exit 2).
-	Prepare func(context.Context, *Env, In) (In, error)
+	Check(In) (In, error)
 	// Describe says what a prepared input will do, for the summary, the
 	// prompt and the journal intent, and gives the request that does it;
 	// the gateway client signs it when it is sent or dry-run.
-	Describe func(In) (Description, Req)
-	// Call is the client's method that sends the request, once:
-	// (*gateway.Client).Refund. It is never retried.
-	Call func(*gateway.Client, context.Context, Req) (Ans, error)
+	Describe(In) (Description, Req)
+	// Call sends the request with the client's method, once
+	// (client.Refund(ctx, req)). It is never retried.
+	Call(ctx context.Context, client *gateway.Client, req Req) (Ans, error)
 	// Classify turns Call's answer into an outcome. A success answer whose
 	// own fields disagree is Unknown, never Succeeded.
-	Classify func(In, Ans, error) Outcome
+	Classify(In, Ans, error) Outcome
 	// Result describes a succeeded answer: the fields printed on stdout
 	// and the one-line verdict shown on a stderr terminal, which names the
 	// invoice as redact.Invoice shows it.
-	Result func(In, Ans) ([]render.Field, string)
-
-	// ParseLine decodes one batch line strictly; an error makes the line
-	// invalid, and Check runs on the result. Nil: the operation has no
-	// batch.
-	ParseLine func([]byte) (In, error)
-	// Locate, when set, finds the invoice of an input that names it only
-	// through the journal (refund --retry REF), from env.Journal, before
-	// the pipeline locks it. Its errors are those of Prepare.
-	Locate func(context.Context, *Env, In) (In, error)
-	// Resend, when set, names the one attempt an input re-sends (refund
-	// --retry REF re-sends its refund, with its refund_transaction_id). It
-	// cannot replace the pipeline's rule, only narrow it: the pipeline
-	// refuses every input while the invoice holds an attempt whose outcome
-	// is not settled, of any kind (journal.Blocking), and lets one through
-	// only when every such attempt is the one Resend names, of the
-	// operation's kind, and the input's Description.Ref is that attempt's
-	// Ref (journal.MayResend). It is called with the invoice locked and its
-	// attempts of every kind and account, and returns the input for Prepare
-	// and the attempt it re-sends (nil for a new attempt), or why the input
-	// may not be sent.
-	Resend func(*Env, In, []journal.Attempt) (In, *journal.Attempt, error)
-	// Keyed, when set, knows batch lines by a key of their own rather than
-	// by their invoice.
-	Keyed *Keyed[In]
-	// PrintAnswer, when set, prints the gateway's answer as it came (paycli
-	// api) instead of Result's fields: once the outcome is journaled, for
-	// every outcome, so that a declined or rejected answer is seen whole
-	// too; Result then only gives the verdict. It is given the zero Ans
-	// when no answer arrived; its errors are warnings.
-	PrintAnswer func(context.Context, Ans) error
+	Result(In, Ans) ([]render.Field, string)
 }
 
-// Keyed are the rules of an operation whose batch lines the journal knows
-// by a key of their own rather than by their invoice: a refund, of which
-// one invoice may have several, in several batches. Invoices repeated
-// within one batch are still duplicates; resuming a batch goes by the key:
-// the pipeline writes Key(in) in the intent (journal.Entry.Key) and asks
+// LineParser is an operation that has a batch: ParseLine decodes one
+// batch line strictly; an error makes the line invalid, and Check runs on
+// the result.
+type LineParser[In any] interface {
+	ParseLine([]byte) (In, error)
+}
+
+// Preparer is an operation with checks that can go stale or need the
+// gateway (a wallet token's expiry; a refund's remaining amount): Prepare
+// runs only for an input that is about to be sent, after the journal has
+// decided a batch line, before the summary of a single one. An error
+// carrying a cmdutil kind keeps its exit code, and so does the gateway's
+// own; any other one is bad input (exit 2).
+type Preparer[In any] interface {
+	Prepare(context.Context, *Env, In) (In, error)
+}
+
+// Locator is an operation whose input may name its invoice only through
+// the journal (refund --retry REF): Locate finds it, from env.Journal,
+// before the pipeline locks it. Its errors are those of Prepare.
+type Locator[In any] interface {
+	Locate(context.Context, *Env, In) (In, error)
+}
+
+// Resender is an operation whose input may re-send one attempt (refund
+// --retry REF re-sends its refund, with its refund_transaction_id).
+// Resend names that attempt. It cannot replace the pipeline's rule, only
+// narrow it: the pipeline refuses every input while the invoice holds an
+// attempt whose outcome is not settled, of any kind (journal.Blocking),
+// and lets one through only when every such attempt is the one Resend
+// names, of the operation's kind, and the input's Description.Ref is that
+// attempt's Ref (journal.MayResend). It is called with the invoice locked
+// and its attempts of every kind and account, and returns the input for
+// Prepare and the attempt it re-sends (nil for a new attempt), or why the
+// input may not be sent.
+type Resender[In any] interface {
+	Resend(*Env, In, []journal.Attempt) (In, *journal.Attempt, error)
+}
+
+// AnswerPrinter is an operation that prints the gateway's answer as it
+// came (paycli api) instead of Result's fields: once the outcome is
+// journaled, for every outcome, so that a declined or rejected answer is
+// seen whole too; Result then only gives the verdict. PrintAnswer is
+// given the zero Ans when no answer arrived; its errors are warnings.
+type AnswerPrinter[Ans any] interface {
+	PrintAnswer(context.Context, Ans) error
+}
+
+// Keyed is an operation whose batch lines the journal knows by a key of
+// their own rather than by their invoice: a refund, of which one invoice
+// may have several, in several batches. Invoices repeated within one
+// batch are still duplicates; resuming a batch goes by the key: the
+// pipeline writes Key(in) in the intent (journal.Entry.Key) and asks
 // Resume about a line whose key the journal already holds.
-type Keyed[In any] struct {
+type Keyed[In any] interface {
 	// Key is the input's resume key; it is known before Prepare.
-	Key func(In) string
+	Key(In) string
 	// Resume decides a batch line from the attempts of its key in the
 	// run's scope, oldest first (or from its invoice's unresolved ones):
 	// send it, skip it (orderNo: what it was made with), or report it
 	// unknown (hint: the command that resolves it).
-	Resume func(env *Env, attempts []journal.Attempt) (d journal.ResumeDecision, orderNo, hint string)
+	Resume(env *Env, attempts []journal.Attempt) (d journal.ResumeDecision, orderNo, hint string)
 	// CheckKeys refuses a batch whose lines cannot all be meant, given
 	// every attempt of the journal: a refund id given to two refunds.
 	// An error is a usage error: nothing of the batch is sent.
-	CheckKeys func(env *Env, lines []BatchInput[In], attempts []journal.Attempt) error
+	CheckKeys(env *Env, lines []BatchInput[In], attempts []journal.Attempt) error
 }
 
 // BatchInput is a valid batch line: its number and its input.

@@ -51,27 +51,59 @@ type answerPrinter interface {
 	PrintAnswer(context.Context, string) error
 }
 
+// pipeline is a testOperation as the pipeline takes it: its Send stands in
+// for the client's call, and kind, when set, replaces its Kind.
+type pipeline struct {
+	testOperation
+	kind string
+}
+
+func (p pipeline) Kind() string {
+	if p.kind != "" {
+		return p.kind
+	}
+	return p.testOperation.Kind()
+}
+
+func (p pipeline) Call(ctx context.Context, _ *gateway.Client, r gateway.Request) (string, error) {
+	return p.Send(ctx, r)
+}
+
+// The optional interfaces a testOperation has are kept by wrappers.
+type (
+	keyedPipeline struct {
+		pipeline
+		keyedOperation
+	}
+	printingPipeline struct {
+		pipeline
+		answerPrinter
+	}
+	keyedPrintingPipeline struct {
+		pipeline
+		keyedOperation
+		answerPrinter
+	}
+)
+
 func pipelineOf(o testOperation) Operation[string, gateway.Request, string] {
-	op := Operation[string, gateway.Request, string]{
-		Kind:      o.Kind(),
-		Invoice:   o.Invoice,
-		ParseLine: o.ParseLine,
-		Check:     o.Check,
-		Prepare:   o.Prepare,
-		Describe:  o.Describe,
-		Call: func(_ *gateway.Client, ctx context.Context, r gateway.Request) (string, error) {
-			return o.Send(ctx, r)
-		},
-		Classify: o.Classify,
-		Result:   o.Result,
+	return pipelineOfKind(o, "")
+}
+
+// pipelineOfKind is pipelineOf with the journal kind kind ("": o's own).
+func pipelineOfKind(o testOperation, kind string) Operation[string, gateway.Request, string] {
+	p := pipeline{testOperation: o, kind: kind}
+	k, keyed := o.(keyedOperation)
+	a, prints := o.(answerPrinter)
+	switch {
+	case keyed && prints:
+		return keyedPrintingPipeline{p, k, a}
+	case keyed:
+		return keyedPipeline{p, k}
+	case prints:
+		return printingPipeline{p, a}
 	}
-	if k, ok := o.(keyedOperation); ok {
-		op.Keyed = &Keyed[string]{Key: k.Key, Resume: k.Resume, CheckKeys: k.CheckKeys}
-	}
-	if p, ok := o.(answerPrinter); ok {
-		op.PrintAnswer = p.PrintAnswer
-	}
-	return op
+	return p
 }
 
 // fakeRequest is the request of a test operation for invoice.

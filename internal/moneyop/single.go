@@ -90,7 +90,7 @@ func (e *Env) holdInvoice(ctx context.Context, invoice string) (func(), error) {
 
 // look is what a money-moving command saw at its first look at the
 // invoice: the attempts it was decided on, those that block it
-// (journal.Blocking) and the attempt it re-sends (Operation.Resend), with
+// (journal.Blocking) and the attempt it re-sends (Resender), with
 // the lock it holds until release runs.
 type look struct {
 	invoice  string
@@ -103,11 +103,11 @@ type look struct {
 // lookAt is a money-moving command's first look at the invoice of in:
 // it takes the invoice's lock (holdInvoice) and reads the invoice's
 // attempts from the journal; the pipeline's rule (journal.Blocking),
-// narrowed only by the operation's Resend, must let the input through.
+// narrowed only by the operation's Resender, must let the input through.
 // The lock is held until release runs, after the outcome is recorded.
 func lookAt[In any, Req gateway.Call, Ans any](ctx context.Context, op Operation[In, Req, Ans], env *Env, in In) (_ In, l *look, err error) {
-	if op.Locate != nil {
-		if in, err = op.Locate(ctx, env, in); err != nil {
+	if locator, ok := op.(Locator[In]); ok {
+		if in, err = locator.Locate(ctx, env, in); err != nil {
 			return in, nil, inputError(err)
 		}
 	}
@@ -116,8 +116,8 @@ func lookAt[In any, Req gateway.Call, Ans any](ctx context.Context, op Operation
 	if err != nil {
 		return in, nil, err
 	}
-	if op.Resend != nil {
-		if in, l.resent, err = op.Resend(env, in, attempts); err != nil {
+	if resender, ok := op.(Resender[In]); ok {
+		if in, l.resent, err = resender.Resend(env, in, attempts); err != nil {
 			l.release()
 			return in, nil, err
 		}
@@ -278,7 +278,7 @@ func RunSingle[In any, Req gateway.Call, Ans any](ctx context.Context, opts *Opt
 	if err != nil {
 		return err
 	}
-	env, err := newEnv(opts, op.Kind)
+	env, err := newEnv(opts, op.Kind())
 	if err != nil {
 		return err
 	}
@@ -305,7 +305,7 @@ func RunSingle[In any, Req gateway.Call, Ans any](ctx context.Context, opts *Opt
 		return inputError(err)
 	}
 	d, req := op.Describe(in)
-	if err := l.allows(env, op.Kind, d); err != nil {
+	if err := l.allows(env, op.Kind(), d); err != nil {
 		return err
 	}
 	writeSummary(opts.IO.ErrOut, d, env)
@@ -330,8 +330,8 @@ func RunSingle[In any, Req gateway.Call, Ans any](ctx context.Context, opts *Opt
 	}
 	if res.Class != journal.Succeeded && res.Class != journal.Queued {
 		failure := scrubbedError{explainFailure(env, op.Invoice(in), res.Outcome), d.Secrets}
-		if op.PrintAnswer != nil {
-			if err := op.PrintAnswer(ctx, res.ans); err != nil {
+		if printer, ok := op.(AnswerPrinter[Ans]); ok {
+			if err := printer.PrintAnswer(ctx, res.ans); err != nil {
 				fmt.Fprintf(opts.IO.ErrOut, "warning: the gateway's answer could not be written to stdout: %v\n", err)
 			}
 		}
@@ -412,8 +412,8 @@ func writeSuccess[In any, Req gateway.Call, Ans any](ctx context.Context, opts *
 		fmt.Fprintln(opts.IO.ErrOut, verdict)
 	}
 	var err error
-	if op.PrintAnswer != nil {
-		err = op.PrintAnswer(ctx, res.ans)
+	if printer, ok := op.(AnswerPrinter[Ans]); ok {
+		err = printer.PrintAnswer(ctx, res.ans)
 	} else {
 		err = opts.JSON.WriteFields(ctx, opts.IO.Out, format, cmdutil.TableOptions(opts.IO), resultFields(fields, format))
 	}
@@ -456,9 +456,11 @@ func outcomeLine(o Outcome) string {
 	return s
 }
 
-// prepare runs op.Prepare, if any, under the command's time limit.
+// prepare runs the operation's Prepare, if it has one (Preparer), under
+// the command's time limit.
 func prepare[In any, Req gateway.Call, Ans any](ctx context.Context, opts *Options, op Operation[In, Req, Ans], env *Env, in In) (In, error) {
-	if op.Prepare == nil {
+	preparer, ok := op.(Preparer[In])
+	if !ok {
 		return in, nil
 	}
 	ctx, cancel, err := opts.CommandContext(ctx)
@@ -466,7 +468,7 @@ func prepare[In any, Req gateway.Call, Ans any](ctx context.Context, opts *Optio
 		return in, err
 	}
 	defer cancel()
-	return op.Prepare(ctx, env, in)
+	return preparer.Prepare(ctx, env, in)
 }
 
 // referenceRows are the summary rows that hold a reference to the sale
@@ -550,7 +552,7 @@ func attempt[In any, Req gateway.Call, Ans any](ctx context.Context, op Operatio
 	var res attemptResult[Ans]
 	entry := journal.Entry{
 		Type:     journal.TypeIntent,
-		Kind:     op.Kind,
+		Kind:     op.Kind(),
 		Gateway:  env.Identity,
 		Attempt:  id,
 		Time:     env.Now().UTC(),
@@ -563,8 +565,8 @@ func attempt[In any, Req gateway.Call, Ans any](ctx context.Context, op Operatio
 		Wallet:   d.Wallet,
 		Ref:      d.Ref,
 	}
-	if op.Keyed != nil {
-		entry.Key = op.Keyed.Key(in)
+	if keyed, ok := op.(Keyed[In]); ok {
+		entry.Key = keyed.Key(in)
 	}
 	if deadline, ok := ctx.Deadline(); ok {
 		entry.Deadline = deadline.UTC()
@@ -579,7 +581,7 @@ func attempt[In any, Req gateway.Call, Ans any](ctx context.Context, op Operatio
 		}
 		return res, fmt.Errorf("%w: %w", ErrJournal, err)
 	}
-	ans, err := op.Call(env.Client, ctx, req)
+	ans, err := op.Call(ctx, env.Client, req)
 	res.Outcome, res.ans = op.Classify(in, ans, err), ans
 	entry.Type, entry.Deadline = journal.TypeOutcome, time.Time{}
 	entry.Time = env.Now().UTC()

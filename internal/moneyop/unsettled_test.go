@@ -123,17 +123,25 @@ func (o *resendOp) Describe(in string) (Description, gateway.Request) {
 }
 
 func (o *resendOp) pipeline() Operation[string, gateway.Request, string] {
-	op := pipelineOf(o)
-	op.Describe = o.Describe
-	op.Resend = func(_ *Env, in string, attempts []journal.Attempt) (string, *journal.Attempt, error) {
+	resend := resendFunc(func(_ *Env, in string, attempts []journal.Attempt) (string, *journal.Attempt, error) {
 		for i, a := range attempts {
 			if a.Intent.Attempt == o.names {
 				return in, &attempts[i], nil
 			}
 		}
 		return in, nil, nil
-	}
-	return op
+	})
+	return struct {
+		pipeline
+		Resender[string]
+	}{pipeline{testOperation: o}, resend}
+}
+
+// resendFunc is a Resender of a function.
+type resendFunc func(*Env, string, []journal.Attempt) (string, *journal.Attempt, error)
+
+func (f resendFunc) Resend(env *Env, in string, attempts []journal.Attempt) (string, *journal.Attempt, error) {
+	return f(env, in, attempts)
 }
 
 // TestResendOnlyNarrows: an operation may re-send the very attempt that

@@ -184,7 +184,8 @@ func apiRun(ctx context.Context, opts *Options) error {
 		if call == gateway.MoneyRefund {
 			req.giveRefundID(opts.NewRefundID)
 		}
-		return moneyop.RunSingle(ctx, &opts.Options, operation{printer: printer{opts: opts}, call: call}.pipeline(), req)
+		var op moneyop.Operation[*request, gateway.Request, *gateway.Response] = operation{printer: printer{opts: opts}, call: call}
+		return moneyop.RunSingle(ctx, &opts.Options, op, req)
 	}
 	client, err := opts.Gateway()
 	if err != nil {

@@ -28,41 +28,27 @@ type operation struct {
 	call gateway.MoneyCall
 }
 
-// pipeline is the operation as the pipeline takes it: one request, sent
-// with gateway.Client.Do and printed as it came.
-func (op operation) pipeline() moneyop.Operation[*request, gateway.Request, *gateway.Response] {
-	return moneyop.Operation[*request, gateway.Request, *gateway.Response]{
-		Kind:        op.kind(),
-		Invoice:     op.Invoice,
-		Check:       op.Check,
-		Describe:    op.Describe,
-		Call:        (*gateway.Client).Do,
-		Classify:    op.Classify,
-		Result:      op.Result,
-		PrintAnswer: op.PrintAnswer,
-	}
+// A request is sent with gateway.Client.Do and printed as it came.
+var (
+	_ moneyop.Operation[*request, gateway.Request, *gateway.Response] = operation{}
+	_ moneyop.AnswerPrinter[*gateway.Response]                        = operation{}
+)
+
+// Call sends the request, once.
+func (operation) Call(ctx context.Context, client *gateway.Client, req gateway.Request) (*gateway.Response, error) {
+	return client.Do(ctx, req)
 }
 
-// kind is the journal kind of the call: the kind of the command that
-// makes it when paycli has one (a refund, a capture…), so that the same
-// guards, the invoice's lock and reconcile see it whichever command sent
-// it; api for a payment paycli has no command for.
-func (op operation) kind() string {
-	switch op.call {
-	case gateway.MoneyWalletPay:
-		return journal.KindWalletPay
-	case gateway.MoneyRefund:
-		return journal.KindRefund
-	case gateway.MoneyCapture:
-		return journal.KindPreAuthCapture
-	case gateway.MoneyReleaseHold:
-		return journal.KindPreAuthCancel
-	case gateway.MoneyComplete:
-		return journal.KindComplete
-	case gateway.MoneyCompleteCancel:
-		return journal.KindCompleteCancel
+// Kind is the journal kind of the call: the kind of the command that
+// makes it when paycli has one (a refund, a capture…), which the client
+// names the call by (gateway.MoneyCall), so that the same guards, the
+// invoice's lock and reconcile see it whichever command sent it; api for
+// a payment paycli has no command for.
+func (op operation) Kind() string {
+	if op.call == gateway.MoneyPayment {
+		return journal.KindAPI
 	}
-	return journal.KindAPI
+	return string(op.call)
 }
 
 // maxRefLen bounds a refund_transaction_id, as a refund batch's id is.

@@ -12,6 +12,7 @@ import (
 	"context"
 
 	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/moneyop"
 	"github.com/spf13/cobra"
 )
@@ -88,7 +89,7 @@ JSON object per line, {"invoice","order_id"} (order_id may be left out),
 
 // completeRun completes or cancels one payment, or a batch.
 func completeRun(ctx context.Context, opts *Options) error {
-	op := operation{cancel: opts.Cancel, flags: opts.GatewayFlags}.pipeline()
+	var op moneyop.Operation[*sale, gateway.CompletePaymentRequest, *gateway.CompletePaymentResult] = operation{cancel: opts.Cancel, flags: opts.GatewayFlags}
 	if opts.Batch != "" {
 		return moneyop.RunBatch(ctx, &opts.Options, op)
 	}

@@ -51,19 +51,15 @@ type operation struct {
 	flags []string
 }
 
-// pipeline is the operation as the pipeline takes it.
-func (op operation) pipeline() moneyop.Operation[*sale, gateway.CompletePaymentRequest, *gateway.CompletePaymentResult] {
-	return moneyop.Operation[*sale, gateway.CompletePaymentRequest, *gateway.CompletePaymentResult]{
-		Kind:      op.Kind(),
-		Invoice:   invoiceOf,
-		ParseLine: op.ParseLine,
-		Check:     op.Check,
-		Prepare:   op.Prepare,
-		Describe:  op.Describe,
-		Call:      (*gateway.Client).CompletePayment,
-		Classify:  op.Classify,
-		Result:    op.Result,
-	}
+var (
+	_ moneyop.Operation[*sale, gateway.CompletePaymentRequest, *gateway.CompletePaymentResult] = operation{}
+	_ moneyop.LineParser[*sale]                                                                = operation{}
+	_ moneyop.Preparer[*sale]                                                                  = operation{}
+)
+
+// Call sends the payment/complete, once.
+func (operation) Call(ctx context.Context, client *gateway.Client, req gateway.CompletePaymentRequest) (*gateway.CompletePaymentResult, error) {
+	return client.CompletePayment(ctx, req)
 }
 
 // Kind is the journal kind of its attempts: a completion and a
@@ -82,7 +78,8 @@ func (op operation) status() string {
 	return gateway.CompleteStatusComplete
 }
 
-func invoiceOf(s *sale) string {
+// Invoice is the 3D payment's invoice.
+func (operation) Invoice(s *sale) string {
 	if s == nil {
 		return ""
 	}

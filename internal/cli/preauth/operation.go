@@ -54,19 +54,15 @@ type operation struct {
 	now    func() time.Time
 }
 
-// pipeline is the operation as the pipeline takes it.
-func (op operation) pipeline() moneyop.Operation[*hold, gateway.ConfirmPaymentRequest, *gateway.ConfirmPaymentResult] {
-	return moneyop.Operation[*hold, gateway.ConfirmPaymentRequest, *gateway.ConfirmPaymentResult]{
-		Kind:      op.Kind(),
-		Invoice:   invoiceOf,
-		ParseLine: op.ParseLine,
-		Check:     op.Check,
-		Prepare:   op.Prepare,
-		Describe:  op.Describe,
-		Call:      (*gateway.Client).ConfirmPayment,
-		Classify:  op.Classify,
-		Result:    op.Result,
-	}
+var (
+	_ moneyop.Operation[*hold, gateway.ConfirmPaymentRequest, *gateway.ConfirmPaymentResult] = operation{}
+	_ moneyop.LineParser[*hold]                                                              = operation{}
+	_ moneyop.Preparer[*hold]                                                                = operation{}
+)
+
+// Call sends the confirmPayment, once.
+func (operation) Call(ctx context.Context, client *gateway.Client, req gateway.ConfirmPaymentRequest) (*gateway.ConfirmPaymentResult, error) {
+	return client.ConfirmPayment(ctx, req)
 }
 
 func (op operation) capture() bool { return op.action == gateway.ConfirmCapture }
@@ -80,7 +76,8 @@ func (op operation) Kind() string {
 	return journal.KindPreAuthCancel
 }
 
-func invoiceOf(h *hold) string {
+// Invoice is the pre-authorization's invoice.
+func (operation) Invoice(h *hold) string {
 	if h == nil {
 		return ""
 	}

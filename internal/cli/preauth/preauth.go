@@ -143,7 +143,7 @@ func runE(cmd *cobra.Command, f *cmdutil.Factory, opts *Options, runF func(conte
 
 // preauthRun captures or cancels one pre-authorization, or a batch.
 func preauthRun(ctx context.Context, opts *Options) error {
-	op := operation{action: opts.Action, now: opts.Now}.pipeline()
+	var op moneyop.Operation[*hold, gateway.ConfirmPaymentRequest, *gateway.ConfirmPaymentResult] = operation{action: opts.Action, now: opts.Now}
 	if opts.Batch != "" {
 		return moneyop.RunBatch(ctx, &opts.Options, op)
 	}

@@ -69,30 +69,32 @@ type operation struct {
 	flags []string
 }
 
-// pipeline is the operation as the pipeline takes it: one that uses every
-// hook, its attempts being known by their refund_transaction_id.
-func (op operation) pipeline() moneyop.Operation[*refund, gateway.RefundRequest, *gateway.RefundResult] {
-	return moneyop.Operation[*refund, gateway.RefundRequest, *gateway.RefundResult]{
-		Kind:      journal.KindRefund,
-		Invoice:   invoiceOf,
-		ParseLine: op.ParseLine,
-		Check:     op.Check,
-		Locate:    op.Locate,
-		Resend:    op.Resend,
-		Prepare:   op.Prepare,
-		Describe:  op.Describe,
-		Call:      (*gateway.Client).Refund,
-		Classify:  op.Classify,
-		Result:    op.Result,
-		Keyed:     &moneyop.Keyed[*refund]{Key: op.Key, Resume: op.Resume, CheckKeys: op.CheckKeys},
-	}
-}
+// A refund is a money operation whose attempts are known by their
+// refund_transaction_id: it has every optional step of the pipeline.
+var (
+	_ moneyop.Operation[*refund, gateway.RefundRequest, *gateway.RefundResult] = operation{}
+	_ moneyop.LineParser[*refund]                                              = operation{}
+	_ moneyop.Locator[*refund]                                                 = operation{}
+	_ moneyop.Resender[*refund]                                                = operation{}
+	_ moneyop.Preparer[*refund]                                                = operation{}
+	_ moneyop.Keyed[*refund]                                                   = operation{}
+)
 
-func invoiceOf(r *refund) string {
+// Kind is the journal kind of a refund's attempts.
+func (operation) Kind() string { return journal.KindRefund }
+
+// Invoice is the invoice of the sale refunded; a --retry's, once Locate
+// has found it in the journal.
+func (operation) Invoice(r *refund) string {
 	if r == nil {
 		return ""
 	}
 	return r.Invoice
+}
+
+// Call sends the refund, once.
+func (operation) Call(ctx context.Context, client *gateway.Client, req gateway.RefundRequest) (*gateway.RefundResult, error) {
+	return client.Refund(ctx, req)
 }
 
 // ParseLine reads one batch line strictly (internal/strictjson): exactly

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/moneyop"
 )
 
@@ -138,7 +139,9 @@ func checkFlags(cmd *cobra.Command, opts *Options) error {
 
 // refundRun makes one refund, re-sends one (--retry), or runs a batch.
 func refundRun(ctx context.Context, opts *Options) error {
-	op := operation{webhookKey: opts.WebhookKey, journalPath: opts.JournalPath, newRef: opts.NewRef, flags: opts.GatewayFlags}.pipeline()
+	var op moneyop.Operation[*refund, gateway.RefundRequest, *gateway.RefundResult] = operation{
+		webhookKey: opts.WebhookKey, journalPath: opts.JournalPath, newRef: opts.NewRef, flags: opts.GatewayFlags,
+	}
 	if opts.Batch != "" {
 		return moneyop.RunBatch(ctx, &opts.Options, op)
 	}

@@ -43,26 +43,26 @@ type operation struct {
 	now func() time.Time
 }
 
-// pipeline is the operation as the pipeline takes it.
-func (op operation) pipeline() moneyop.Operation[*payment, gateway.WalletPayRequest, *gateway.WalletPayResult] {
-	return moneyop.Operation[*payment, gateway.WalletPayRequest, *gateway.WalletPayResult]{
-		Kind:      journal.KindWalletPay,
-		Invoice:   invoiceOf,
-		ParseLine: op.ParseLine,
-		Check:     op.Check,
-		Prepare:   op.Prepare,
-		Describe:  op.Describe,
-		Call:      (*gateway.Client).WalletPay,
-		Classify:  op.Classify,
-		Result:    op.Result,
-	}
-}
+var (
+	_ moneyop.Operation[*payment, gateway.WalletPayRequest, *gateway.WalletPayResult] = operation{}
+	_ moneyop.LineParser[*payment]                                                    = operation{}
+	_ moneyop.Preparer[*payment]                                                      = operation{}
+)
 
-func invoiceOf(pm *payment) string {
+// Kind is the journal kind of a wallet payment's attempts.
+func (operation) Kind() string { return journal.KindWalletPay }
+
+// Invoice is the payment's invoice.
+func (operation) Invoice(pm *payment) string {
 	if pm == nil {
 		return ""
 	}
 	return pm.Invoice
+}
+
+// Call sends the walletPay, once.
+func (operation) Call(ctx context.Context, client *gateway.Client, req gateway.WalletPayRequest) (*gateway.WalletPayResult, error) {
+	return client.WalletPay(ctx, req)
 }
 
 // ParseLine reads one batch line strictly (internal/strictjson): exact key

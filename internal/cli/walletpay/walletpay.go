@@ -12,6 +12,7 @@ import (
 	"context"
 
 	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/moneyop"
 	"github.com/spf13/cobra"
 )
@@ -111,7 +112,7 @@ func StatusCommand(invoice string, flags []string) string {
 
 // walletpayRun pays one payment, or a batch.
 func walletpayRun(ctx context.Context, opts *Options) error {
-	op := operation{now: opts.Now}.pipeline()
+	var op moneyop.Operation[*payment, gateway.WalletPayRequest, *gateway.WalletPayResult] = operation{now: opts.Now}
 	if opts.Batch != "" {
 		return moneyop.RunBatch(ctx, &opts.Options, op)
 	}

@@ -1,0 +1,31 @@
+package api
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/journal"
+)
+
+// TestKindIsTheCommands: a call to a path that moves money is journaled
+// under the kind of the command that makes the same call (the client
+// names each call by it), so that the rule over unsettled attempts, the
+// invoice's lock and reconcile see it whichever command sent it; a
+// payment paycli has no command for is an api attempt.
+func TestKindIsTheCommands(t *testing.T) {
+	for call, want := range map[gateway.MoneyCall]string{
+		gateway.MoneyWalletPay:      journal.KindWalletPay,
+		gateway.MoneyRefund:         journal.KindRefund,
+		gateway.MoneyCapture:        journal.KindPreAuthCapture,
+		gateway.MoneyReleaseHold:    journal.KindPreAuthCancel,
+		gateway.MoneyComplete:       journal.KindComplete,
+		gateway.MoneyCompleteCancel: journal.KindCompleteCancel,
+		gateway.MoneyPayment:        journal.KindAPI,
+	} {
+		got := operation{call: call}.Kind()
+		if got != want || !slices.Contains(journal.Kinds, got) {
+			t.Errorf("call %q is journaled as %q, want %q (one of %v)", call, got, want, journal.Kinds)
+		}
+	}
+}
