@@ -17,10 +17,13 @@ import (
 // retried or repeated, and a failure once sent is an unknown outcome.
 var (
 	endpointPaySmart2D = endpoint{name: EndpointPaySmart2D, path: "/api/paySmart2D", auth: true}
-	// A browser posts the 3D form, without a bearer token; the hash_key
-	// authenticates it.
-	endpointPaySmart3D = endpoint{name: EndpointPaySmart3D, path: "/api/paySmart3D", contentType: formType}
+	// A browser posts the 3D form, without a bearer token (the hash_key
+	// authenticates it), and takes a page: a refusal is then the form the
+	// gateway posts to the cancel_url, as a buyer's browser gets it.
+	endpointPaySmart3D = endpoint{name: EndpointPaySmart3D, path: "/api/paySmart3D", contentType: formType, header: &browserAccept}
 )
+
+var browserAccept = http.Header{"Accept": {"text/html,application/xhtml+xml"}}
 
 // The Endpoint of the errors of the card payment calls.
 const (

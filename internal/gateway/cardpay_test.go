@@ -133,7 +133,7 @@ func TestPaySmart3DAndItsChallenge(t *testing.T) {
 	rec := g.last("paySmart3D")
 	form, _ := url.ParseQuery(rec.Raw)
 	// A browser's form: no bearer token; the hash_key authenticates it.
-	if rec.Header.Get("Authorization") != "" || rec.Header.Get("Content-Type") != formType || form.Get("payment_completed_by") != "merchant" ||
+	if rec.Header.Get("Authorization") != "" || rec.Header.Get("Content-Type") != formType || !strings.HasPrefix(rec.Header.Get("Accept"), "text/html") || form.Get("payment_completed_by") != "merchant" ||
 		form.Get("cancel_url") != "https://shop.example/no" || form.Get("cc_no") != testCard || form.Get("merchant_key") != testMerchantKey {
 		t.Errorf("request %v %q", rec.Header, rec.Raw)
 	}
