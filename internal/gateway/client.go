@@ -282,6 +282,7 @@ var (
 var knownEndpoints = []endpoint{
 	endpointToken, endpointCommissions, endpointWalletPay, endpointCheckStatus,
 	endpointRefund, endpointConfirmPayment, endpointCompletePayment, endpointGetPOS, endpointInstallments,
+	endpointPaySmart2D, endpointPaySmart3D,
 }
 
 // Token asks the gateway for a new bearer token. It does not use or fill

@@ -80,7 +80,8 @@ func TestMovesMoney(t *testing.T) {
 	}
 	// The client's own calls agree with MovesMoney.
 	for _, ep := range knownEndpoints {
-		money := map[string]bool{EndpointWalletPay: true, EndpointRefund: true, EndpointConfirmPayment: true, EndpointCompletePayment: true}[ep.name]
+		money := map[string]bool{EndpointWalletPay: true, EndpointRefund: true, EndpointConfirmPayment: true, EndpointCompletePayment: true,
+			EndpointPaySmart2D: true, EndpointPaySmart3D: true}[ep.name]
 		if ep.movesMoney() != money || isPayment(ep.name) != money {
 			t.Errorf("%s: movesMoney %v, want %v", ep.name, ep.movesMoney(), money)
 		}

@@ -233,17 +233,53 @@ func walletTokenAmount(token string) string {
 // peekBody reads r's body, at most max bytes, and puts it back for the
 // handler; complete is false when the body is longer. Reading it whole
 // also lets net/http notice a client that goes away while a fault waits.
+// A complete body is kept with the request, so that peeking again or the
+// handler's readBody takes it without another read or copy.
 func peekBody(r *http.Request, max int64) (body []byte, complete bool) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, true
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, max+1))
+	if pb, ok := r.Body.(*peekedBody); ok && pb.Len() == len(pb.data) && int64(len(pb.data)) <= max {
+		return pb.data, true
+	}
+	var err error
+	if n := r.ContentLength; n > 0 && n <= max {
+		// Sized as announced (+1: EOF is read without growing).
+		buf := bytes.NewBuffer(make([]byte, 0, n+1))
+		_, err = buf.ReadFrom(io.LimitReader(r.Body, max+1))
+		body = buf.Bytes()
+	} else {
+		body, err = io.ReadAll(io.LimitReader(r.Body, max+1))
+	}
 	rest := r.Body
+	complete = err == nil && int64(len(body)) <= max
+	if complete {
+		r.Body = &peekedBody{Reader: bytes.NewReader(body), data: body, Closer: rest}
+		return body, true
+	}
 	r.Body = struct {
 		io.Reader
 		io.Closer
 	}{io.MultiReader(bytes.NewReader(body), rest), rest}
-	return body, err == nil && int64(len(body)) <= max
+	return body, false
+}
+
+// peekedBody is a request body peekBody read whole, put back for the
+// handler.
+type peekedBody struct {
+	*bytes.Reader
+	data []byte
+	io.Closer
+}
+
+// take returns the body whole if nothing has read it since it was
+// peeked, and marks it read.
+func (pb *peekedBody) take() ([]byte, bool) {
+	if pb.Len() != len(pb.data) {
+		return nil, false
+	}
+	pb.Reader = bytes.NewReader(nil)
+	return pb.data, true
 }
 
 // peekFields reads a body's fields as readFields would, leniently (a

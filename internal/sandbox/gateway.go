@@ -447,6 +447,9 @@ func (g *Gateway) readFieldsNested(w http.ResponseWriter, r *http.Request, neste
 		return nil, false
 	}
 	lenientTypeNote(w, mt)
+	if len(f) == 0 {
+		return obj, true // no query fields to merge with: no copy
+	}
 	maps.Copy(f, obj)
 	return f, true
 }
@@ -454,6 +457,12 @@ func (g *Gateway) readFieldsNested(w http.ResponseWriter, r *http.Request, neste
 // readBody reads a request's body, at most max bytes (http.MaxBytesError
 // beyond), into a buffer of the size the request announces when it does.
 func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) {
+	if pb, ok := r.Body.(*peekedBody); ok && int64(len(pb.data)) <= max {
+		// Read whole already (the fault values are looked for first).
+		if body, ok := pb.take(); ok {
+			return body, nil
+		}
+	}
 	rd := http.MaxBytesReader(w, r.Body, max)
 	if n := r.ContentLength; n > 0 && n <= max {
 		buf := bytes.NewBuffer(make([]byte, 0, n+1)) // +1: EOF is read without growing
@@ -468,6 +477,9 @@ func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error)
 // members named (arrays or objects) as their JSON text. msg says what is
 // wrong with anything else.
 func objectFields(text string, nested ...string) (f fields, msg string) {
+	if f, ok := flatObject(text); ok {
+		return f, ""
+	}
 	var raw map[string]fieldValue
 	if err := json.Unmarshal([]byte(text), &raw); err != nil {
 		return nil, "The request body is not a valid JSON object."

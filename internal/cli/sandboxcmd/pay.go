@@ -1,15 +1,12 @@
 package sandboxcmd
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"io"
+	"log/slog"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -50,6 +47,9 @@ type PayOptions struct {
 	JSON *cmdutil.JSONFlags
 	// Now is the clock the card's expiry year is counted from.
 	Now func() time.Time
+	// Debug receives the client's log of each exchange (--debug), with
+	// secrets and card numbers masked; nil logs nothing.
+	Debug io.Writer
 }
 
 // PayResult is what `paycli sandbox pay` prints (-o json: this object).
@@ -131,6 +131,9 @@ used, exit 6) prints nothing on stdout, only the error on stderr.` + magicFaults
 			if opts.Invoice == "" {
 				opts.Invoice = "SBX-" + sandbox.NewTokenID()[:12]
 			}
+			if on, _ := cmd.Flags().GetBool("debug"); on {
+				opts.Debug = opts.IO.ErrOut
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -168,76 +171,6 @@ used, exit 6) prints nothing on stdout, only the error on stderr.` + magicFaults
 	return cmd
 }
 
-// sandboxClient talks to a sandbox over loopback, bypassing proxies.
-type sandboxClient struct {
-	base   string
-	http   *http.Client
-	bearer string
-}
-
-// post sends a JSON or form body and decodes a JSON answer.
-func (c *sandboxClient) post(ctx context.Context, path string, body io.Reader, contentType string, out any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, body)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", contentType)
-	req.Header.Set("Accept", "application/json")
-	if c.bearer != "" {
-		req.Header.Set("Authorization", "Bearer "+c.bearer)
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return unavailable(path, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return unavailable(path, err)
-	}
-	// A 5xx (a fault of serve --faults, or a proxy's page) is the sandbox
-	// unavailable, whatever its body says, as for every gateway command.
-	if resp.StatusCode >= 500 {
-		return unavailable(path, fmt.Errorf("HTTP %d", resp.StatusCode))
-	}
-	if err := json.Unmarshal(data, out); err != nil {
-		return fmt.Errorf("sandbox %s: HTTP %d, not a JSON answer", path, resp.StatusCode)
-	}
-	return nil
-}
-
-// unavailable is the error (exit 8) of a call to the sandbox that failed
-// on the way or came back as a 5xx: a sale may have been made before it
-// failed, so the hint says how to look before paying again.
-func unavailable(path string, err error) error {
-	hint := "Try again when the sandbox answers."
-	if strings.Contains(path, "paySmart") || path == sandbox.ChallengePath {
-		hint = "The sandbox may have made the sale before it failed: look with 'paycli status --sandbox --invoice ID' before paying again."
-	}
-	return cmdutil.WithKind(cmdutil.KindUnavailable, fmt.Errorf("sandbox %s: %w", path, err), hint)
-}
-
-func (c *sandboxClient) postJSON(ctx context.Context, path string, body any, out any) error {
-	data, err := json.Marshal(body)
-	if err != nil {
-		return err
-	}
-	return c.post(ctx, path, bytes.NewReader(data), "application/json", out)
-}
-
-// sandboxAnswer is the part of an answer pay reads.
-type sandboxAnswer struct {
-	StatusCode        int    `json:"status_code"`
-	StatusDescription string `json:"status_description"`
-	OrderID           string `json:"order_id"`
-	TransactionStatus string `json:"transaction_status"`
-	TransactionType   string `json:"transaction_type"`
-	Data              struct {
-		Token   string `json:"token"`
-		OrderID string `json:"order_id"`
-	} `json:"data"`
-}
-
 // PayRun makes the sale and prints it.
 func PayRun(ctx context.Context, opts *PayOptions) error {
 	format, err := opts.Format()
@@ -248,19 +181,14 @@ func PayRun(ctx context.Context, opts *PayOptions) error {
 	if err != nil {
 		return err
 	}
-	c := &sandboxClient{base: base, http: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: nil}}}
-	defer c.http.CloseIdleConnections()
-	client, err := c.signIn(ctx, opts.Now)
+	client, closeIdle, err := sandboxClient(base, opts)
 	if err != nil {
 		return err
 	}
+	defer closeIdle()
 	txType := sandbox.TypeAuth
 	if opts.PreAuth {
 		txType = sandbox.TypePreAuth
-	}
-	body, err := signedSale(client, opts, txType)
-	if err != nil {
-		return err
 	}
 	minor, ok := money.MinorUnit(opts.Currency)
 	if !ok {
@@ -270,20 +198,18 @@ func PayRun(ctx context.Context, opts *PayOptions) error {
 	// printed masks one that is a card number, as every command does.
 	res := PayResult{InvoiceID: redact.Invoice(opts.Invoice), Amount: opts.Amount.StringFixed(minor), Currency: opts.Currency, Installments: opts.Installments,
 		TransactionType: txType, Card: redact.CardField(opts.Card)}
-	var ans sandboxAnswer
+	var ans *gateway.CardPaymentResult
 	if opts.ThreeD {
-		err = pay3D(ctx, c, body, opts, &ans)
+		ans, err = pay3D(ctx, client, saleRequest(opts, txType), opts)
 	} else {
-		err = c.postJSON(ctx, "/api/paySmart2D", body, &ans)
+		ans, err = client.PaySmart2D(ctx, saleRequest(opts, txType))
+		err = answerOf(err, "/api/paySmart2D", &ans)
 	}
 	if err != nil {
 		return err
 	}
 	res.StatusCode, res.StatusDescription = ans.StatusCode, ans.StatusDescription
-	res.OrderID = ans.OrderID
-	if res.OrderID == "" {
-		res.OrderID = ans.Data.OrderID
-	}
+	res.OrderID = ans.Order()
 	if res.OrderID != "" {
 		// A sale that waits for a step (3D, the merchant's completion) is
 		// answered 69, with its fields.
@@ -307,46 +233,79 @@ func PayRun(ctx context.Context, opts *PayOptions) error {
 	return saleError(res, opts.Invoice)
 }
 
-// signIn takes a bearer token from the sandbox, and returns a gateway
-// client with the sandbox's credentials on c's connections.
-func (c *sandboxClient) signIn(ctx context.Context, now func() time.Time) (*gateway.Client, error) {
-	var tok sandboxAnswer
-	if err := c.postJSON(ctx, "/api/token", map[string]string{"app_id": sandbox.AppID, "app_secret": sandbox.AppSecret}, &tok); err != nil {
-		return nil, err
+// sandboxClient is a gateway client with the sandbox's credentials, on
+// loopback connections that bypass proxies; closeIdle closes them.
+func sandboxClient(base string, opts *PayOptions) (client *gateway.Client, closeIdle func(), err error) {
+	hc := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: nil}}
+	options := []gateway.Option{gateway.WithClock(opts.Now), gateway.WithHTTPClient(hc)}
+	if opts.Debug != nil {
+		options = append(options, gateway.WithLogger(slog.New(slog.NewTextHandler(opts.Debug, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	}
-	if tok.StatusCode != 100 || tok.Data.Token == "" {
-		return nil, cmdutil.WithKind(cmdutil.KindAuth, fmt.Errorf("sandbox token: status_code %d: %s", tok.StatusCode, tok.StatusDescription), "")
-	}
-	c.bearer = tok.Data.Token
-	return gateway.New(c.base, gateway.Credentials{AppID: sandbox.AppID, AppSecret: sandbox.AppSecret, MerchantKey: sandbox.MerchantKey},
-		gateway.WithClock(now), gateway.WithHTTPClient(c.http))
+	client, err = gateway.New(base, gateway.Credentials{AppID: sandbox.AppID, AppSecret: sandbox.AppSecret, MerchantKey: sandbox.MerchantKey}, options...)
+	return client, hc.CloseIdleConnections, err
 }
 
-// signedSale is the body of the sale, signed as a merchant's shop signs
-// it: by a gateway client holding the sandbox's credentials.
-func signedSale(client *gateway.Client, opts *PayOptions, txType string) (map[string]string, error) {
+// saleRequest is the card payment pay makes, as a merchant's shop makes
+// it; the client signs it.
+func saleRequest(opts *PayOptions, txType string) gateway.CardPaymentRequest {
 	total := opts.Amount.String()
-	year := strconv.Itoa(opts.Now().Year() + 3)
-	var fields gateway.Object
-	for _, kv := range [][2]string{
-		{"invoice_id", opts.Invoice}, {"invoice_description", "paycli sandbox pay"},
-		{"total", total}, {"currency_code", opts.Currency}, {"installments_number", strconv.Itoa(opts.Installments)}, {"transaction_type", txType},
-		{"cc_holder_name", "Sandbox Buyer"}, {"cc_no", opts.Card}, {"expiry_month", "12"}, {"expiry_year", year}, {"cvv", "000"},
-		{"name", "Sandbox"}, {"surname", "Buyer"}, {"bill_email", "buyer@example.com"}, {"sale_web_hook_key", opts.WebHookKey},
-		{"items", fmt.Sprintf(`[{"name":"Sandbox item","price":%q,"quantity":1}]`, total)},
-	} {
-		raw, _ := json.Marshal(kv[1])
-		fields = append(fields, gateway.Member{Key: kv[0], Value: raw})
+	return gateway.CardPaymentRequest{
+		InvoiceID: opts.Invoice, InvoiceDescription: "paycli sandbox pay",
+		Total: total, CurrencyCode: opts.Currency, Installments: opts.Installments, TransactionType: txType,
+		CardHolderName: "Sandbox Buyer", CardNumber: opts.Card, ExpiryMonth: "12", ExpiryYear: strconv.Itoa(opts.Now().Year() + 3), CVV: "000",
+		Name: "Sandbox", Surname: "Buyer", BillEmail: "buyer@example.com", SaleWebHookKey: opts.WebHookKey,
+		Items: []gateway.CardPaymentItem{{Name: "Sandbox item", Price: total, Quantity: 1}},
 	}
-	signed, err := client.SignObject(fields, gateway.Sign{MerchantKey: true, Layout: "payment"})
-	if err != nil {
-		return nil, err
+}
+
+// answerOf turns a call's error into the sandbox's answer when it is one
+// (a status_code the sale did not pass: *ans then carries it), or into
+// pay's error: a call that failed on the way or came back as a 5xx (a
+// fault of serve --faults, or a proxy's page) is the sandbox unavailable,
+// whatever its body says, as for every gateway command.
+func answerOf(err error, path string, ans **gateway.CardPaymentResult) error {
+	if err == nil {
+		return nil
 	}
-	body := map[string]string{}
-	for _, m := range signed {
-		body[m.Key], _, _ = signed.Text(m.Key)
+	var apiErr *gateway.APIError
+	var reqErr *gateway.RequestError
+	switch {
+	case errors.As(err, &apiErr) && apiErr.Endpoint == "token":
+		if apiErr.HTTPStatus >= 500 || !apiErr.HasStatusCode {
+			return unavailable("/api/token", err)
+		}
+		return cmdutil.WithKind(cmdutil.KindAuth, fmt.Errorf("sandbox token: status_code %d: %s", apiErr.StatusCode, apiErr.Description), "")
+	case errors.As(err, &reqErr):
+		if reqErr.Endpoint == "token" {
+			path = "/api/token"
+		}
+		return unavailable(path, reqErr.Err)
+	case errors.As(err, &apiErr) && apiErr.HTTPStatus >= 500:
+		return unavailable(path, fmt.Errorf("HTTP %d", apiErr.HTTPStatus))
+	case errors.As(err, &apiErr) && apiErr.HasStatusCode:
+		if *ans == nil {
+			*ans = &gateway.CardPaymentResult{}
+		}
+		(*ans).StatusCode, (*ans).StatusDescription = apiErr.StatusCode, apiErr.Description
+		if (*ans).Order() == "" {
+			(*ans).OrderNo = apiErr.OrderNo
+		}
+		return nil
+	case errors.As(err, &apiErr):
+		return fmt.Errorf("sandbox %s: HTTP %d, %s", path, apiErr.HTTPStatus, apiErr.Answer())
 	}
-	return body, nil
+	return err
+}
+
+// unavailable is the error (exit 8) of a call to the sandbox that failed
+// on the way or came back as a 5xx: a sale may have been made before it
+// failed, so the hint says how to look before paying again.
+func unavailable(path string, err error) error {
+	hint := "Try again when the sandbox answers."
+	if strings.Contains(path, "paySmart") || path == sandbox.ChallengePath {
+		hint = "The sandbox may have made the sale before it failed: look with 'paycli status --sandbox --invoice ID' before paying again."
+	}
+	return cmdutil.WithKind(cmdutil.KindUnavailable, fmt.Errorf("sandbox %s: %w", path, err), hint)
 }
 
 // saleError is the error, with its kind, of a sale the sandbox did not
@@ -368,74 +327,18 @@ func saleError(res PayResult, invoice string) error {
 	return cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("the sandbox refused the sale: status_code %d: %s", res.StatusCode, why), "")
 }
 
-// pay3D posts the payment as a browser form to paySmart3D and answers the
-// challenge the way its page's buttons do.
-func pay3D(ctx context.Context, c *sandboxClient, body map[string]string, opts *PayOptions, ans *sandboxAnswer) error {
-	form := url.Values{}
-	for k, v := range body {
-		form.Set(k, v)
-	}
-	form.Set("payment_completed_by", opts.CompletedBy)
-	form.Set("return_url", "https://merchant.invalid/3d/return")
-	form.Set("cancel_url", "https://merchant.invalid/3d/cancel")
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/api/paySmart3D", strings.NewReader(form.Encode()))
+// pay3D makes the payment with paySmart3D and answers its challenge the
+// way its page's buttons do.
+func pay3D(ctx context.Context, client *gateway.Client, req gateway.CardPaymentRequest, opts *PayOptions) (*gateway.CardPaymentResult, error) {
+	req.ThreeD = &gateway.ThreeDOptions{CompletedBy: opts.CompletedBy, ReturnURL: "https://merchant.invalid/3d/return", CancelURL: "https://merchant.invalid/3d/cancel"}
+	ch, err := client.PaySmart3D(ctx, req)
 	if err != nil {
-		return err
+		var ans *gateway.CardPaymentResult
+		err = answerOf(err, "/api/paySmart3D", &ans)
+		return ans, err
 	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return fmt.Errorf("sandbox paySmart3D: %w", err)
-	}
-	page, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	resp.Body.Close()
-	if err != nil {
-		return fmt.Errorf("sandbox paySmart3D: %w", err)
-	}
-	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
-		// A refusal is JSON, as for any request.
-		if err := json.Unmarshal(page, ans); err != nil {
-			return fmt.Errorf("sandbox paySmart3D: HTTP %d, neither a challenge page nor a JSON answer", resp.StatusCode)
-		}
-		return nil
-	}
-	if code, refused := hiddenValue(string(page), "error_code"); refused {
-		// A refusal once the cancel_url is known is a form posted there,
-		// as the gateway answers it.
-		n, err := strconv.Atoi(code)
-		if err != nil {
-			return fmt.Errorf("sandbox paySmart3D: the refusal page's error_code %q is not a number", code)
-		}
-		desc, _ := hiddenValue(string(page), "status_description")
-		ans.StatusCode, ans.StatusDescription = n, html.UnescapeString(desc)
-		return nil
-	}
-	orderID, ok := hiddenValue(string(page), "order_id")
-	if !ok {
-		return errors.New("sandbox paySmart3D: the challenge page names no order_id")
-	}
-	decision := "approve"
-	if opts.Decline3D {
-		decision = "decline"
-	}
-	return c.post(ctx, sandbox.ChallengePath, strings.NewReader(url.Values{"order_id": {orderID}, "decision": {decision}}.Encode()),
-		"application/x-www-form-urlencoded", ans)
-}
-
-// hiddenValue finds the value of a hidden input named name in a page the
-// sandbox wrote.
-func hiddenValue(page, name string) (string, bool) {
-	marker := `name="` + name + `" value="`
-	i := strings.Index(page, marker)
-	if i < 0 {
-		return "", false
-	}
-	rest := page[i+len(marker):]
-	j := strings.IndexByte(rest, '"')
-	if j < 0 {
-		return "", false
-	}
-	return rest[:j], true
+	ans, err := client.AnswerChallenge(ctx, ch, !opts.Decline3D)
+	return ans, answerOf(err, sandbox.ChallengePath, &ans)
 }
 
 func writePayResult(ctx context.Context, w io.Writer, format render.Format, jf *cmdutil.JSONFlags, res PayResult) error {
