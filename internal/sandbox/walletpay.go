@@ -105,7 +105,7 @@ func (g *Gateway) walletPay(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	explain(w, explanation{why: why})
-	writeWalletPayAnswer(w, code, desc, resultOf(sale, code, desc))
+	writeJSON(w, http.StatusOK, statusBody{StatusCode: code, StatusDescription: desc, Data: resultOf(sale, code, desc)})
 }
 
 // readWalletPayment checks a walletPay request up to its currency: its
