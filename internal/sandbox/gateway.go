@@ -477,9 +477,6 @@ func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error)
 // members named (arrays or objects) as their JSON text. msg says what is
 // wrong with anything else.
 func objectFields(text string, nested ...string) (f fields, msg string) {
-	if f, ok := flatObject(text); ok {
-		return f, ""
-	}
 	var raw map[string]fieldValue
 	if err := json.Unmarshal([]byte(text), &raw); err != nil {
 		return nil, "The request body is not a valid JSON object."
