@@ -469,7 +469,7 @@ func listRecords(opts *Options, l *listing) ([]Record, footer) {
 	// reconcile` checks them by: an unknown attempt whose story a later
 	// one told is not.
 	open := map[string]bool{}
-	for _, a := range journal.UnresolvedOf(l.attempts) {
+	for _, a := range journal.UnresolvedAll(l.attempts) {
 		open[a.Intent.Attempt+"\x00"+a.Intent.Invoice] = true
 	}
 	var f footer
@@ -508,7 +508,7 @@ func listRecords(opts *Options, l *listing) ([]Record, footer) {
 			f.unknown = append(f.unknown, inv)
 		}
 		flags := reconcileFlags(a.Intent, sandboxID, opts.Flags)
-		if !journal.Settles(a.Intent.OpKind()) {
+		if !journal.Reconcilable(a.Intent.OpKind()) {
 			// reconcile would find nothing to do for it: the reader is
 			// pointed at `paycli status` for that invoice instead.
 			line, note := cmdutil.InvoiceCommandLine([]string{"status"}, a.Intent.Invoice, "its invoice id, kept whole in "+l.where, flags)

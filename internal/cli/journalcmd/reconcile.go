@@ -271,7 +271,7 @@ func openAttempts(ctx context.Context, store journal.Store) ([]journal.Attempt, 
 // identity.
 func reconcileScopes(cfg *config.Config, identity string, sandbox bool) []journal.Scope {
 	var scopes []journal.Scope
-	for _, kind := range journal.SettledKinds() {
+	for _, kind := range journal.Kinds {
 		scopes = append(scopes, journal.ScopeFor(kind, cfg.Profile, cfg.BaseURL, identity, sandbox))
 	}
 	return scopes
@@ -345,7 +345,7 @@ func reconcileInvoice(ctx context.Context, opts *ReconcileOptions, store journal
 		if l.StatusCode != nil {
 			r.StatusCode, r.OrderNo, r.TransactionStatus = l.StatusCode, optional(l.OrderNo), optional(l.TransactionStatus)
 		}
-		if settled = settled && l.Settled(); settled {
+		if settled = settled && l.Decided(); settled {
 			r.Outcome = l.Outcome
 		}
 		if note := reconcileNote(a, l); !slices.Contains(notes, note) {
@@ -378,7 +378,7 @@ func reconcileNote(a journal.Attempt, l journal.Learned) string {
 	switch {
 	case !l.After.IsZero():
 		note = "unknown: may still be in flight, run again after " + render.FormatTime(l.After, render.Table)
-	case kind == journal.KindRefund && l.Settled():
+	case kind == journal.KindRefund && l.Decided():
 		note = l.Outcome
 	case l.Outcome == journal.Succeeded && sale:
 		note = "the sale was taken" + batch("; a resumed batch skips it")

@@ -55,7 +55,7 @@ func recordInJournal(ctx context.Context, opts *Options, cfg *config.Config, res
 	}
 	sandbox := slices.Contains(opts.Flags, "--sandbox")
 	var open []journal.Attempt
-	for _, kind := range journal.SettledKinds() {
+	for _, kind := range journal.Kinds {
 		open = append(open, journal.Unresolved(attempts, journal.ScopeFor(kind, cfg.Profile, cfg.BaseURL, identity, sandbox), opts.Invoice)...)
 	}
 	if len(open) == 0 {
@@ -81,7 +81,7 @@ func recordInJournal(ctx context.Context, opts *Options, cfg *config.Config, res
 		warn(lerr)
 		return
 	}
-	for _, kind := range journal.SettledKinds() {
+	for _, kind := range journal.Kinds {
 		scope := journal.ScopeFor(kind, cfg.Profile, cfg.BaseURL, identity, sandbox)
 		for _, a := range journal.Unresolved(attempts, scope, opts.Invoice) {
 			l := journal.Settle(a, res, err, asked)
@@ -100,7 +100,7 @@ func recordInJournal(ctx context.Context, opts *Options, cfg *config.Config, res
 				warn(werr)
 				return
 			}
-			if l.Settled() {
+			if l.Decided() {
 				fmt.Fprintf(opts.IO.ErrOut, "Recorded in the journal: %s %s (its outcome was unknown).\n", attemptName(a), l.Outcome)
 			}
 		}
