@@ -285,13 +285,13 @@ func Reconciliation(a Attempt, l Learned, via string, now time.Time) Entry {
 //     (an invoice it has seen is answered 3). A later duplicate says the
 //     opposite: the earlier one reached the gateway, and stays unresolved.
 func Unresolved(attempts []Attempt, scope Scope, invoice string) []Attempt {
-	return UnresolvedIn(attempts, []Scope{scope}, invoice)
+	return unresolvedIn(attempts, []Scope{scope}, invoice)
 }
 
-// UnresolvedIn is Unresolved for the attempts of any of scopes. The
+// unresolvedIn is Unresolved for the attempts of any of scopes. The
 // stories are told by every attempt of the journal (UnresolvedAll), so
 // that every scope, and the journal's listing, read them alike.
-func UnresolvedIn(attempts []Attempt, scopes []Scope, invoice string) []Attempt {
+func unresolvedIn(attempts []Attempt, scopes []Scope, invoice string) []Attempt {
 	if invoice != "" {
 		var mine []Attempt
 		for _, a := range attempts {
