@@ -221,9 +221,9 @@ type reconcileWork struct {
 	invoices       []string
 }
 
-// findWork reads the journal for the invoices reconcile checks: the file,
-// warning of lines it cannot read, or the desk's shared journal when the
-// profile names one (store is then no file).
+// findWork reads the journal for the invoices reconcile checks: a journal
+// file whole, warning of lines it cannot read (journal.FileBacked), any
+// other through the invoices it names as open (openAttempts).
 func findWork(ctx context.Context, opts *ReconcileOptions, cfg *config.Config, store journal.Store) (reconcileWork, error) {
 	var w reconcileWork
 	var err error
@@ -237,7 +237,7 @@ func findWork(ctx context.Context, opts *ReconcileOptions, cfg *config.Config, s
 		return w, err
 	}
 	var attempts []journal.Attempt
-	if _, file := store.(*journal.File); file {
+	if _, file := store.(journal.FileBacked); file {
 		var damage journal.Damage
 		if attempts, damage, err = journal.ReadAll(w.path); err != nil {
 			return w, err
