@@ -173,7 +173,7 @@ func storeTypeChecks(fset *token.FileSet, file *ast.File) []string {
 			continue
 		}
 		if imp.Name != nil {
-			name, local[imp.Name.Name] = imp.Name.Name, name
+			local[imp.Name.Name] = name
 			continue
 		}
 		local[name] = name

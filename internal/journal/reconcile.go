@@ -60,12 +60,19 @@ type Reconciler struct {
 	Keep func(Learned) bool
 }
 
-// CheckStatus is the gateway's check-status answer about an invoice: res,
-// or the call's error err, asked at asked on this machine's clock.
-type CheckStatus func(ctx context.Context) (res *gateway.CheckStatusResult, err error, asked time.Time)
+// Answer is the gateway's check-status answer about an invoice: Res, or
+// the call's error Err, asked at Asked on this machine's clock.
+type Answer struct {
+	Res   *gateway.CheckStatusResult
+	Err   error
+	Asked time.Time
+}
 
-// Reconciled is what a reconciliation of an invoice did.
-type Reconciled struct {
+// CheckStatus asks the gateway's check status about the invoice.
+type CheckStatus func(ctx context.Context) Answer
+
+// ReconcileReport is what a reconciliation of an invoice did.
+type ReconcileReport struct {
 	// InFlight: another command holds the invoice; nothing was asked.
 	InFlight *InFlightError
 	// Settlements are the invoice's unresolved attempts and what the
@@ -93,8 +100,8 @@ type Settlement struct {
 // reads the answer for each (Settle, on the journal's clock: Clock) and
 // appends a reconcile line, with the answer as evidence, for each it
 // teaches something.
-func (r Reconciler) Reconcile(ctx context.Context, invoice string, ask CheckStatus) (Reconciled, error) {
-	var done Reconciled
+func (r Reconciler) Reconcile(ctx context.Context, invoice string, ask CheckStatus) (ReconcileReport, error) {
+	var done ReconcileReport
 	read := r.Attempts
 	if read == nil {
 		read = func(ctx context.Context, invoice string) ([]Attempt, error) { return r.Store.Attempts(ctx, invoice) }
@@ -116,7 +123,8 @@ func (r Reconciler) Reconcile(ctx context.Context, invoice string, ask CheckStat
 		done.Latest = latest
 		return done, err
 	}
-	res, callErr, asked := ask(ctx)
+	answer := ask(ctx)
+	res, callErr, asked := answer.Res, answer.Err, answer.Asked
 	done.Err = callErr
 	// A shared journal's guards go by the database's clock (the attempt's
 	// deadline is the database's): read the answer on it too.

@@ -62,9 +62,9 @@ func TestReconciler(t *testing.T) {
 	completed := &gateway.CheckStatusResult{StatusCode: 100, InvoiceID: "INV-1", TransactionStatus: "Completed", OrderID: "VP1"}
 	asks := 0
 	answer := func(res *gateway.CheckStatusResult, err error, asked time.Time) CheckStatus {
-		return func(context.Context) (*gateway.CheckStatusResult, error, time.Time) {
+		return func(context.Context) Answer {
 			asks++
-			return res, err, asked
+			return Answer{Res: res, Err: err, Asked: asked}
 		}
 	}
 	ctx := context.Background()

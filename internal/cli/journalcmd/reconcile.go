@@ -275,10 +275,10 @@ func reconcileInvoice(ctx context.Context, opts *ReconcileOptions, store journal
 	ask func(context.Context) (*gateway.CheckStatusResult, error)) (ReconcileResult, error) {
 	r := ReconcileResult{Invoice: redact.Invoice(inv), Attempts: []string{}, Outcome: journal.Unknown}
 	rec := journal.Reconciler{Store: store, Identity: identity, Scopes: scopes, Command: "journal reconcile", Via: journal.ViaReconcile, Now: opts.Now}
-	done, err := rec.Reconcile(ctx, inv, func(ctx context.Context) (*gateway.CheckStatusResult, error, time.Time) {
+	done, err := rec.Reconcile(ctx, inv, func(ctx context.Context) journal.Answer {
 		asked := opts.Now()
 		res, err := ask(ctx)
-		return res, err, asked
+		return journal.Answer{Res: res, Err: err, Asked: asked}
 	})
 	switch {
 	case err != nil:

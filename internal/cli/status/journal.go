@@ -56,8 +56,8 @@ func recordInJournal(ctx context.Context, opts *Options, cfg *config.Config, res
 		// --watch records the answer that ends it, not every poll.
 		Keep: func(l journal.Learned) bool { return l.Outcome != journal.Pending || !opts.Watch },
 	}
-	done, rerr := r.Reconcile(ctx, opts.Invoice, func(context.Context) (*gateway.CheckStatusResult, error, time.Time) {
-		return res, err, asked
+	done, rerr := r.Reconcile(ctx, opts.Invoice, func(context.Context) journal.Answer {
+		return journal.Answer{Res: res, Err: err, Asked: asked}
 	})
 	if done.InFlight != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "Not recorded in the journal: %s.\n", done.InFlight.Say(opts.Invoice))
