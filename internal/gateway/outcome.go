@@ -149,12 +149,11 @@ func (c *SuccessCheck) ErrorCode(got int, errText string) *SuccessCheck {
 }
 
 // State requires the answer's status field, when it has one, to name one
-// of the states the call leads to (compared by their letters, ignoring
-// case, blanks and punctuation): a capture answered "Failed", "Declined"
-// or "Pre-Authorized", a cancellation answered "Completed", say what was
-// not done.
-func (c *SuccessCheck) State(field, got string, want ...string) *SuccessCheck {
-	if strings.TrimSpace(got) == "" || slices.Contains(want, letters(got)) {
+// of the states the call leads to (answerStateOf): a capture answered
+// "Failed", "Declined" or "Pre-Authorized", a cancellation answered
+// "Completed", say what was not done.
+func (c *SuccessCheck) State(field, got string, want ...SaleState) *SuccessCheck {
+	if strings.TrimSpace(got) == "" || slices.Contains(want, answerStateOf(got)) {
 		return c
 	}
 	return c.add("its %s is %s", field, shownValue(got))
@@ -183,13 +182,20 @@ func letters(s string) string {
 	}, s)
 }
 
-// The states a call that moves money may leave a sale in, by letters
-// (State).
-var (
-	statesTaken     = []string{"completed", "complete", "success", "successful", "captured", "approved"}
-	statesCancelled = []string{"cancelled", "canceled", "cancel", "voided", "void"}
-	statesHeld      = []string{"preauthorized", "preauthorization"}
-)
+// answerStates are the words a money call's own answer may say beside
+// check status's (saleStates), by letters: what the call did.
+var answerStates = map[string]SaleState{
+	"complete": SaleCompleted, "captured": SaleCompleted, "approved": SaleCompleted,
+	"cancel": SaleCancelled, "voided": SaleCancelled, "void": SaleCancelled,
+}
+
+// answerStateOf reads the status a money call's answer gives (State).
+func answerStateOf(status string) SaleState {
+	if s, ok := answerStates[letters(status)]; ok {
+		return s
+	}
+	return SaleStateOf(status)
+}
 
 // quotedText is " (\"text\")" for a non-empty gateway text, "" otherwise.
 func quotedText(s string) string {
