@@ -182,17 +182,15 @@ func letters(s string) string {
 	}, s)
 }
 
-// answerStates are the words a money call's own answer may say beside
-// check status's (saleStates), by letters: what the call did.
-var answerStates = map[string]SaleState{
-	"complete": SaleCompleted, "captured": SaleCompleted, "approved": SaleCompleted,
-	"cancel": SaleCancelled, "voided": SaleCancelled, "void": SaleCancelled,
-}
-
-// answerStateOf reads the status a money call's answer gives (State).
+// answerStateOf reads the status a money call's answer gives (State):
+// check status's words (SaleStateOf), and those the call's own answer may
+// say of what it did.
 func answerStateOf(status string) SaleState {
-	if s, ok := answerStates[letters(status)]; ok {
-		return s
+	switch letters(status) {
+	case "complete", "captured", "approved":
+		return SaleCompleted
+	case "cancel", "voided", "void":
+		return SaleCancelled
 	}
 	return SaleStateOf(status)
 }

@@ -37,25 +37,25 @@ const (
 	SaleOther SaleState = "other"
 )
 
-// saleStates are the gateway's words for each state, by letters.
-var saleStates = map[string]SaleState{
-	"completed": SaleCompleted, "success": SaleCompleted, "successful": SaleCompleted,
-	"refunded":          SaleRefunded,
-	"partiallyrefunded": SalePartlyRefunded, "partialrefunded": SalePartlyRefunded,
-	"failed": SaleFailed, "fail": SaleFailed,
-	"pending":       SalePending,
-	"preauthorized": SalePreAuthorized, "preauthorization": SalePreAuthorized,
-	"cancelled": SaleCancelled, "canceled": SaleCancelled,
-}
-
 // SaleStateOf reads a transaction_status.
 func SaleStateOf(transactionStatus string) SaleState {
-	w := letters(transactionStatus)
-	if w == "" {
+	switch letters(transactionStatus) {
+	case "":
 		return SaleNoState
-	}
-	if s, ok := saleStates[w]; ok {
-		return s
+	case "completed", "success", "successful":
+		return SaleCompleted
+	case "refunded":
+		return SaleRefunded
+	case "partiallyrefunded", "partialrefunded":
+		return SalePartlyRefunded
+	case "failed", "fail":
+		return SaleFailed
+	case "pending":
+		return SalePending
+	case "preauthorized", "preauthorization":
+		return SalePreAuthorized
+	case "cancelled", "canceled":
+		return SaleCancelled
 	}
 	return SaleOther
 }
