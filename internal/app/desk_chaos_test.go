@@ -167,7 +167,7 @@ func TestDeskChaos(t *testing.T) {
 		}
 	}
 	// An attempt killed before the gateway made its refund is "not made"
-	// only once its request is surely over (journal.SettleMargin after its
+	// only once its request is surely over (journal.InFlightMargin after its
 	// time limit): reconcile settles the others now, those once the
 	// journal's intents are aged past that.
 	code, stdout, stderr := ops[0].exec(t, "journal", "reconcile")

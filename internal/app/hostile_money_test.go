@@ -43,7 +43,7 @@ func lostIntent(kind, attempt, invoice, amount, ref string) journal.Entry {
 // says a sale is Completed with payment_status 0 contradicts itself.
 // journal reconcile read it as "the sale was taken" (and recorded a
 // walletpay of unknown outcome as succeeded) while refund read it as
-// "nothing was paid"; both now read it once (journal.ReadSale) and say
+// "nothing was paid"; both now read it once (journal.SaleOutcome) and say
 // the same: unknown, nothing recorded as made, nothing refunded.
 func TestOneReadingOfAnUnpaidSale(t *testing.T) {
 	g := newHostileGateway(t, map[string]http.HandlerFunc{

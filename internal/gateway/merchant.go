@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -260,13 +259,13 @@ func checkAnswer(ep endpoint, sent, body []byte) error {
 	}
 	switch call {
 	case MoneyCapture:
-		c.State("transaction_status", field("transaction_status"), statesTaken...)
+		c.State("transaction_status", field("transaction_status"), SaleCompleted)
 	case MoneyReleaseHold:
-		c.State("transaction_status", field("transaction_status"), statesCancelled...)
+		c.State("transaction_status", field("transaction_status"), SaleCancelled)
 	case MoneyComplete:
-		c.State("status", field("status"), slices.Concat(statesTaken, statesHeld)...)
+		c.State("status", field("status"), SaleCompleted, SalePreAuthorized)
 	case MoneyCompleteCancel:
-		c.State("status", field("status"), statesCancelled...)
+		c.State("status", field("status"), SaleCancelled)
 	}
 	return c.Err()
 }

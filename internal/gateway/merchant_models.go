@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -257,10 +256,10 @@ func (r *ConfirmPaymentResult) UnmarshalJSON(data []byte) error {
 func (r *ConfirmPaymentResult) check(sent ConfirmPaymentRequest) error {
 	c := checkSuccess(EndpointConfirmPayment, r.StatusCode).KeepOrder(r.OrderID).Invoice(r.InvoiceID, sent.InvoiceID, true)
 	if sent.Status == ConfirmCancel {
-		return c.State("transaction_status", r.TransactionStatus, statesCancelled...).Err()
+		return c.State("transaction_status", r.TransactionStatus, SaleCancelled).Err()
 	}
 	status, present := extraInt(r.Extra, "payment_status")
-	return c.State("transaction_status", r.TransactionStatus, statesTaken...).PaymentStatus(status, present, "").Err()
+	return c.State("transaction_status", r.TransactionStatus, SaleCompleted).PaymentStatus(status, present, "").Err()
 }
 
 // extraInt reads a whole number among the fields an answer's type does not
@@ -361,9 +360,9 @@ func (r *CompletePaymentResult) check(sent CompletePaymentRequest) error {
 		Invoice(r.InvoiceID, sent.InvoiceID, true).
 		Equal("order_id", r.OrderID, sent.OrderID)
 	if sent.Status == CompleteStatusCancel {
-		return c.State("status", r.Status, statesCancelled...).Err()
+		return c.State("status", r.Status, SaleCancelled).Err()
 	}
-	return c.State("status", r.Status, slices.Concat(statesTaken, statesHeld)...).
+	return c.State("status", r.Status, SaleCompleted, SalePreAuthorized).
 		PaymentStatus(r.PaymentStatus, r.HasPaymentStatus, "").Err()
 }
 

@@ -356,12 +356,12 @@ func (r *CheckStatusResult) PreAuth() string {
 	default:
 		return PreAuthNone
 	}
-	switch letters(r.TransactionStatus) {
-	case "preauthorized", "preauthorization":
+	switch state := SaleStateOf(r.TransactionStatus); {
+	case state == SalePreAuthorized:
 		return PreAuthOpen
-	case "completed", "refunded", "partiallyrefunded":
+	case state.Taken():
 		return PreAuthCaptured
-	case "cancelled", "canceled":
+	case state == SaleCancelled:
 		return PreAuthCancelled
 	}
 	return PreAuthOther

@@ -149,12 +149,11 @@ func (c *SuccessCheck) ErrorCode(got int, errText string) *SuccessCheck {
 }
 
 // State requires the answer's status field, when it has one, to name one
-// of the states the call leads to (compared by their letters, ignoring
-// case, blanks and punctuation): a capture answered "Failed", "Declined"
-// or "Pre-Authorized", a cancellation answered "Completed", say what was
-// not done.
-func (c *SuccessCheck) State(field, got string, want ...string) *SuccessCheck {
-	if strings.TrimSpace(got) == "" || slices.Contains(want, letters(got)) {
+// of the states the call leads to (answerStateOf): a capture answered
+// "Failed", "Declined" or "Pre-Authorized", a cancellation answered
+// "Completed", say what was not done.
+func (c *SuccessCheck) State(field, got string, want ...SaleState) *SuccessCheck {
+	if strings.TrimSpace(got) == "" || slices.Contains(want, answerStateOf(got)) {
 		return c
 	}
 	return c.add("its %s is %s", field, shownValue(got))
@@ -183,13 +182,18 @@ func letters(s string) string {
 	}, s)
 }
 
-// The states a call that moves money may leave a sale in, by letters
-// (State).
-var (
-	statesTaken     = []string{"completed", "complete", "success", "successful", "captured", "approved"}
-	statesCancelled = []string{"cancelled", "canceled", "cancel", "voided", "void"}
-	statesHeld      = []string{"preauthorized", "preauthorization"}
-)
+// answerStateOf reads the status a money call's answer gives (State):
+// check status's words (SaleStateOf), and those the call's own answer may
+// say of what it did.
+func answerStateOf(status string) SaleState {
+	switch letters(status) {
+	case "complete", "captured", "approved":
+		return SaleCompleted
+	case "cancel", "voided", "void":
+		return SaleCancelled
+	}
+	return SaleStateOf(status)
+}
 
 // quotedText is " (\"text\")" for a non-empty gateway text, "" otherwise.
 func quotedText(s string) string {

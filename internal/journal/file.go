@@ -393,3 +393,14 @@ func RealPath(path string) (string, error) {
 	}
 	return "", fmt.Errorf("%s: too many symbolic links", path)
 }
+
+// Where names the journal file for messages: its path.
+func (f *File) Where() string { return f.path }
+
+// What the file journal can do beyond Store (capabilities.go).
+var (
+	_ Located    = (*File)(nil)
+	_ FileBacked = (*File)(nil)
+	_ Lister     = (*File)(nil)
+	_ Summarizer = (*File)(nil)
+)

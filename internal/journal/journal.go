@@ -154,7 +154,7 @@ type Entry struct {
 	// empty otherwise.
 	Key string `json:"key,omitempty"`
 	// Deadline, on an intent, is when the request's time limit runs out
-	// (sent then, plus --timeout): until then, and SettleMargin more, the
+	// (sent then, plus --timeout): until then, and InFlightMargin more, the
 	// gateway may still be processing it (Settle). Zero when the call had
 	// no limit, and on lines written before intents carried it.
 	Deadline time.Time `json:"deadline,omitzero"`

@@ -7,7 +7,7 @@ import (
 
 // Blocking returns the attempts on invoice, of every kind, on scope's
 // gateway account (its kind is ignored), whose outcome is not settled: in
-// flight, unknown or queued, and told by no later attempt (UnresolvedOf).
+// flight, unknown or queued, and told by no later attempt (UnresolvedAll).
 // It is the one rule of the desk: while an attempt on an invoice is not
 // settled, no money command on that invoice goes out, whatever its kind,
 // but the re-send of that very attempt (MayResend). The pipeline
@@ -20,7 +20,7 @@ func Blocking(attempts []Attempt, scope Scope, invoice string) []Attempt {
 		}
 	}
 	var out []Attempt
-	for _, a := range UnresolvedOf(mine) {
+	for _, a := range UnresolvedAll(mine) {
 		if scope.sameAccount(a.Intent) {
 			out = append(out, a)
 		}

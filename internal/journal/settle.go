@@ -1,11 +1,9 @@
 package journal
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/paycli/paycli/internal/gateway"
@@ -30,21 +28,21 @@ type Learned struct {
 	Message           string
 	// After, when set, is when the attempt's request is sure to be over:
 	// the answer found nothing, but the request may still be processing
-	// (its time limit had not run out, with SettleMargin, when the call
+	// (its time limit had not run out, with InFlightMargin, when the call
 	// was made). Ask again after it. Outcome is "" then.
 	After time.Time
 }
 
-// Settled reports whether the answer decides the attempt's outcome.
-func (l Learned) Settled() bool {
+// Decided reports whether the answer decides the attempt's outcome.
+func (l Learned) Decided() bool {
 	return l.Outcome == Succeeded || l.Outcome == Declined || l.Outcome == NotFound
 }
 
-// SettleMargin is how long after its time limit a request may still be
+// InFlightMargin is how long after its time limit a request may still be
 // processed by the gateway: until then, an answer that finds nothing does
 // not settle it (not_found would be final, and the refund or charge could
 // still be made).
-const SettleMargin = 2 * time.Minute
+const InFlightMargin = 2 * time.Minute
 
 // defaultLimit is the time limit assumed for an attempt whose intent
 // records none (written before intents had deadlines, or sent without a
@@ -69,10 +67,10 @@ func (a Attempt) Deadline() time.Time {
 // An answer about another invoice says nothing; neither does a failed
 // call. What the answer means depends on the attempt's kind:
 //
-//   - a sale (walletpay): transaction_status Completed, Success or
-//     Refunded (a refund comes after a taken sale) → Succeeded; Failed →
-//     Declined; Pending or status_code 69 → Pending; status_code 31 (no
-//     transaction) → NotFound;
+//   - a sale (walletpay): taken (gateway.SaleState.Taken: completed, or
+//     refunded after it was) → Succeeded; failed → Declined; pending or
+//     status_code 69 → Pending; status_code 31 (no transaction) →
+//     NotFound (SaleOutcome);
 //   - a refund: refund_info listing its refund_transaction_id → Succeeded,
 //     not listing it → NotFound, no sale with the invoice → NotFound; an
 //     answer without refund_info says nothing;
@@ -86,9 +84,13 @@ func (a Attempt) Deadline() time.Time {
 //     api` journals a call it has a command for under that command's kind.
 //
 // NotFound is final only once the request is over: before a.Deadline()
-// and SettleMargin, it is "" with After set.
+// and InFlightMargin, it is "" with After set.
 func Settle(a Attempt, res *gateway.CheckStatusResult, err error, asked time.Time) Learned {
 	kind := a.Intent.OpKind()
+	var sale gateway.Sale
+	if res != nil {
+		sale = res.Sale()
+	}
 	var apiErr *gateway.APIError
 	switch {
 	case err != nil && (!errors.As(err, &apiErr) || !apiErr.HasStatusCode):
@@ -114,8 +116,7 @@ func Settle(a Attempt, res *gateway.CheckStatusResult, err error, asked time.Tim
 		}
 	case errors.Is(err, gateway.ErrPending):
 		l.Outcome = Pending
-		if (kind == KindComplete || kind == KindCompleteCancel) && res != nil &&
-			words(extraText(res, "three_d_status")) == "awaitingmerchantcompletion" {
+		if (kind == KindComplete || kind == KindCompleteCancel) && sale.AwaitsMerchant {
 			// The sale still waits for the merchant: the completion was
 			// not made.
 			l.Outcome = NotFound
@@ -128,61 +129,45 @@ func Settle(a Attempt, res *gateway.CheckStatusResult, err error, asked time.Tim
 			return l
 		}
 	case kind == KindPreAuthCapture, kind == KindPreAuthCancel:
-		l.Outcome = settlePreAuth(kind, res)
+		l.Outcome = settlePreAuth(kind, sale)
 	case kind == KindComplete, kind == KindCompleteCancel:
-		l.Outcome = settleCompletion(kind, res)
+		l.Outcome = settleCompletion(kind, sale)
 	default:
 		var says string
-		if l.Outcome, says = ReadSale(res); l.Outcome == Unknown {
+		if l.Outcome, says = SaleOutcome(sale); l.Outcome == Unknown {
 			l.Message = says
 		}
 	}
 	if l.Outcome == Unknown && (kind == KindPreAuthCapture || kind == KindPreAuthCancel || kind == KindComplete || kind == KindCompleteCancel) {
 		l.Message = fmt.Sprintf("transaction_status %q is not understood; check the transaction with the gateway", res.TransactionStatus)
 	}
-	if over := a.Deadline().Add(SettleMargin); l.Outcome == NotFound && asked.Before(over) {
+	if over := a.Deadline().Add(InFlightMargin); l.Outcome == NotFound && asked.Before(over) {
 		return Learned{After: over, Message: "its request may still be in flight"}
 	}
 	return l
 }
 
-// words is s in lower case with its blanks and dashes dropped:
-// "Partially Refunded" and "partially-refunded" read alike.
-func words(s string) string {
-	return strings.Map(func(c rune) rune {
-		switch {
-		case c == ' ' || c == '-' || c == '_' || c == '\t':
-			return -1
-		case c >= 'A' && c <= 'Z':
-			return c + 'a' - 'A'
-		}
-		return c
-	}, strings.TrimSpace(s))
-}
-
-// ReadSale is the one reading of what a check-status answer says of the
-// sale itself, which every command that reads it goes by: a walletpay
-// attempt settled (Settle), a refund's check that the sale was paid
-// (refund), and the words both say it in. outcome is Succeeded (the sale
-// was taken: transaction_status Completed, Success, Refunded or Partially
-// Refunded), Declined (it failed: nothing was taken), Pending, or Unknown
-// (a status paycli does not understand, none at all, or an answer that
-// contradicts itself: a taken sale whose payment_status is not 1). says
-// is why, for a person: a sentence that reads after "invoice X cannot be
-// refunded: " and as a reconcile note.
-func ReadSale(res *gateway.CheckStatusResult) (outcome, says string) {
-	status := render.Escape(redact.Cards(strings.TrimSpace(res.TransactionStatus)))
-	switch words(res.TransactionStatus) {
-	case "completed", "success", "successful", "refunded", "partiallyrefunded", "partialrefunded":
-		if ps, ok := res.PaymentStatus(); ok && ps != 1 {
-			return Unknown, fmt.Sprintf("the gateway's answer contradicts itself: transaction_status %q, but its payment_status is %d, not 1; check the transaction with the gateway", status, ps)
-		}
+// SaleOutcome is the one reading of what check status says of the sale
+// itself (gateway.Sale), which every command that reads it goes by: a
+// walletpay attempt settled (Settle), a refund's check that the sale was
+// paid (refund), and the words both say it in. outcome is Succeeded (the
+// sale was taken: gateway.SaleState.Taken), Declined (it failed: nothing
+// was taken), Pending, or Unknown (a state paycli does not understand,
+// none at all, or an answer that contradicts itself: a taken sale whose
+// payment_status is not 1). says is why, for a person: a sentence that
+// reads after "invoice X cannot be refunded: " and as a reconcile note.
+func SaleOutcome(sale gateway.Sale) (outcome, says string) {
+	status := render.Escape(redact.Cards(sale.Status))
+	switch {
+	case sale.Contradicted():
+		return Unknown, fmt.Sprintf("the gateway's answer contradicts itself: transaction_status %q, but its payment_status is %d, not 1; check the transaction with the gateway", status, sale.PaymentStatus)
+	case sale.State.Taken():
 		return Succeeded, "the sale was taken"
-	case "failed", "fail":
+	case sale.State == gateway.SaleFailed:
 		return Declined, fmt.Sprintf("the sale is %s, not completed", status)
-	case "pending":
+	case sale.State == gateway.SalePending:
 		return Pending, fmt.Sprintf("the sale is %s, not completed yet", status)
-	case "":
+	case sale.State == gateway.SaleNoState:
 		return Unknown, "the gateway does not say the sale was completed: its answer has no transaction_status"
 	}
 	return Unknown, fmt.Sprintf("the sale is %s, not completed: transaction_status %q is not understood; check the transaction with the gateway", status, status)
@@ -209,14 +194,13 @@ func settleRefund(a Attempt, res *gateway.CheckStatusResult) (Learned, bool) {
 			continue
 		}
 		status := render.Escape(redact.Cards(r.Status))
-		switch w := words(r.Status); {
-		case strings.Contains(w, "pending") || strings.Contains(w, "wait") || strings.Contains(w, "approval") || strings.Contains(w, "queued"):
+		switch r.State() {
+		case gateway.RefundWaiting:
 			// Still queued for the gateway team's approval: neither made
 			// nor refused yet.
 			l.Outcome = Pending
 			l.Message = fmt.Sprintf("refund_info lists refund_transaction_id %s (%s): it still waits for approval", ref, status)
-		case strings.Contains(w, "reject") || strings.Contains(w, "declin") || strings.Contains(w, "refused") ||
-			strings.Contains(w, "cancel") || strings.Contains(w, "fail"):
+		case gateway.RefundRefused:
 			l.Outcome = Declined
 			l.Message = fmt.Sprintf("refund_info lists refund_transaction_id %s (%s): the refund was refused, nothing was refunded", ref, status)
 		default:
@@ -232,12 +216,12 @@ func settleRefund(a Attempt, res *gateway.CheckStatusResult) (Learned, bool) {
 
 // settlePreAuth reads what became of a pre-authorization (PreAuth) for a
 // capture or a cancellation of it.
-func settlePreAuth(kind string, res *gateway.CheckStatusResult) string {
+func settlePreAuth(kind string, sale gateway.Sale) string {
 	done, undone := gateway.PreAuthCaptured, gateway.PreAuthCancelled
 	if kind == KindPreAuthCancel {
 		done, undone = undone, done
 	}
-	switch res.PreAuth() {
+	switch sale.PreAuth {
 	case done:
 		return Succeeded
 	case undone:
@@ -250,42 +234,27 @@ func settlePreAuth(kind string, res *gateway.CheckStatusResult) string {
 
 // settleCompletion reads what became of a 3D sale completed by the
 // merchant, for a completion or a cancellation of it.
-func settleCompletion(kind string, res *gateway.CheckStatusResult) string {
+func settleCompletion(kind string, sale gateway.Sale) string {
 	completed, cancelled := Succeeded, Declined
 	if kind == KindCompleteCancel {
 		completed, cancelled = Declined, Succeeded
 	}
-	switch words(res.TransactionStatus) {
-	case "completed", "refunded", "partiallyrefunded":
+	switch {
+	case sale.State.Taken():
 		return completed
-	case "cancelled", "canceled":
+	case sale.State == gateway.SaleCancelled:
 		return cancelled
-	case "failed":
+	case sale.State == gateway.SaleFailed:
 		return Declined
-	case "pending":
+	case sale.State == gateway.SalePending:
 		return Pending
 	}
 	return Unknown
 }
 
-// extraText is a text field of the answer beyond the typed ones.
-func extraText(res *gateway.CheckStatusResult, name string) string {
-	var s string
-	if raw, ok := res.Extra[name]; !ok || json.Unmarshal(raw, &s) != nil {
-		return ""
-	}
-	return s
-}
-
-// SettledKinds are the kinds of attempt Settle can settle: every
-// operation of paycli's, api calls included.
-func SettledKinds() []string {
-	return []string{KindWalletPay, KindRefund, KindPreAuthCapture, KindPreAuthCancel, KindComplete, KindCompleteCancel, KindAPI}
-}
-
-// Settles reports whether Settle can settle an attempt of kind
-// (SettledKinds).
-func Settles(kind string) bool { return slices.Contains(SettledKinds(), kind) }
+// Reconcilable reports whether check status can settle an attempt of kind
+// (Settle): every kind a line may name (Kinds), api calls included.
+func Reconcilable(kind string) bool { return slices.Contains(Kinds, kind) }
 
 // Reconciliation is the reconcile line that records l about a, written
 // by via (ViaStatus, ViaReconcile) at now.
@@ -316,13 +285,13 @@ func Reconciliation(a Attempt, l Learned, via string, now time.Time) Entry {
 //     (an invoice it has seen is answered 3). A later duplicate says the
 //     opposite: the earlier one reached the gateway, and stays unresolved.
 func Unresolved(attempts []Attempt, scope Scope, invoice string) []Attempt {
-	return UnresolvedIn(attempts, []Scope{scope}, invoice)
+	return unresolvedIn(attempts, []Scope{scope}, invoice)
 }
 
-// UnresolvedIn is Unresolved for the attempts of any of scopes. The
-// stories are told by every attempt of the journal (UnresolvedOf), so
+// unresolvedIn is Unresolved for the attempts of any of scopes. The
+// stories are told by every attempt of the journal (UnresolvedAll), so
 // that every scope, and the journal's listing, read them alike.
-func UnresolvedIn(attempts []Attempt, scopes []Scope, invoice string) []Attempt {
+func unresolvedIn(attempts []Attempt, scopes []Scope, invoice string) []Attempt {
 	if invoice != "" {
 		var mine []Attempt
 		for _, a := range attempts {
@@ -333,7 +302,7 @@ func UnresolvedIn(attempts []Attempt, scopes []Scope, invoice string) []Attempt 
 		attempts = mine
 	}
 	var out []Attempt
-	for _, a := range UnresolvedOf(attempts) {
+	for _, a := range UnresolvedAll(attempts) {
 		for _, scope := range scopes {
 			if scope.InScope(a) {
 				out = append(out, a)
@@ -344,9 +313,9 @@ func UnresolvedIn(attempts []Attempt, scopes []Scope, invoice string) []Attempt 
 	return out
 }
 
-// UnresolvedOf is Unresolved among attempts, in the order their intents
+// UnresolvedAll is Unresolved among attempts, in the order their intents
 // were written, whatever their scopes: a story is one account's.
-func UnresolvedOf(attempts []Attempt) []Attempt {
+func UnresolvedAll(attempts []Attempt) []Attempt {
 	// Walking back, told[story] says whether a later attempt told it.
 	told := map[string]bool{}
 	open := make([]bool, len(attempts))

@@ -31,8 +31,8 @@ func statusErr(code int) error {
 func TestSettle(t *testing.T) {
 	sent := t0
 	deadline := sent.Add(30 * time.Second)
-	after := deadline.Add(SettleMargin).Add(time.Second) // the request is over
-	during := deadline                                   // it may still be processed
+	after := deadline.Add(InFlightMargin).Add(time.Second) // the request is over
+	during := deadline                                     // it may still be processed
 	attemptOf := func(kind, ref string) Attempt {
 		e := intent("a1", "INV-1")
 		e.Kind, e.Ref, e.Deadline = kind, ref, deadline
@@ -103,6 +103,16 @@ func TestSettle(t *testing.T) {
 			asked: after, outcome: Unknown},
 
 		{name: "3D completion: completed", a: complete, res: answer(t, inv+`,"transaction_status":"Completed"`), asked: during, outcome: Succeeded},
+		// Issue 32, item 7: a completed 3D sale refunded since, in part or
+		// whole, was completed; dropping "partially refunded" from this
+		// reading survived every package's tests.
+		{name: "3D completion: partially refunded since", a: complete, res: answer(t, inv+`,"transaction_status":"Partially Refunded"`), asked: during, outcome: Succeeded},
+		{name: "3D completion: refunded since", a: complete, res: answer(t, inv+`,"transaction_status":"Refunded"`), asked: during, outcome: Succeeded},
+		{name: "3D cancellation: completed and partially refunded instead", a: completeCancel, res: answer(t, inv+`,"transaction_status":"Partially Refunded"`), asked: during, outcome: Declined},
+		{name: "3D completion: failed", a: complete, res: answer(t, inv+`,"transaction_status":"Failed"`), asked: during, outcome: Declined},
+		{name: "3D completion: pending", a: complete, res: answer(t, inv+`,"transaction_status":"Pending"`), asked: during, outcome: Pending},
+		{name: "3D completion: a state not understood", a: complete, res: answer(t, inv+`,"transaction_status":"Chargeback"`), asked: during, outcome: Unknown,
+			message: `"Chargeback" is not understood`},
 		{name: "3D completion: cancelled", a: complete, res: answer(t, inv+`,"transaction_status":"Cancelled"`), asked: during, outcome: Declined},
 		{name: "3D completion: still waiting for the merchant", a: complete, res: pendingCompletion, err: statusErr(69), asked: after, outcome: NotFound},
 		{name: "3D cancellation: still waiting for the merchant", a: completeCancel, res: pendingCompletion, err: statusErr(69), asked: after, outcome: NotFound},
@@ -123,7 +133,7 @@ func TestSettle(t *testing.T) {
 			if c.waits != !l.After.IsZero() {
 				t.Errorf("after %v, want waiting %v", l.After, c.waits)
 			}
-			if c.waits && !l.After.Equal(c.a.Deadline().Add(SettleMargin)) {
+			if c.waits && !l.After.Equal(c.a.Deadline().Add(InFlightMargin)) {
 				t.Errorf("after %v, want the deadline %v and the margin", l.After, c.a.Deadline())
 			}
 			if !strings.Contains(l.Message, c.message) {
@@ -136,9 +146,9 @@ func TestSettle(t *testing.T) {
 	}
 }
 
-// TestReadSale: the one reading of a sale in check status, whose words
+// TestSaleOutcome: the one reading of a sale in check status, whose words
 // refund and reconcile both say.
-func TestReadSale(t *testing.T) {
+func TestSaleOutcome(t *testing.T) {
 	for _, c := range []struct {
 		fields, outcome, says string
 	}{
@@ -150,7 +160,7 @@ func TestReadSale(t *testing.T) {
 		{``, Unknown, "does not say the sale was completed"},
 		{`,"transaction_status":"Held 4111111111111111"`, Unknown, `the sale is Held 411111******1111, not completed: transaction_status "Held 411111******1111" is not understood`},
 	} {
-		outcome, says := ReadSale(answer(t, c.fields))
+		outcome, says := SaleOutcome(answer(t, c.fields).Sale())
 		if outcome != c.outcome || !strings.Contains(says, c.says) {
 			t.Errorf("%s: %s %q, want %s saying %q", c.fields, outcome, says, c.outcome, c.says)
 		}
@@ -246,7 +256,7 @@ func TestUnresolved(t *testing.T) {
 		t.Errorf("unresolved %v, want %s", got, want)
 	}
 	var legacyOpen []string
-	for _, a := range UnresolvedOf(attempts) {
+	for _, a := range UnresolvedAll(attempts) {
 		if a.Intent.Invoice == "LEGACY-1" {
 			legacyOpen = append(legacyOpen, a.Intent.Attempt)
 		}
@@ -265,7 +275,7 @@ func TestUnresolved(t *testing.T) {
 	// Before l6 answered, l1 and l5 were still open: l2, l3 and l4 were
 	// other accounts' (or not known to be the same).
 	legacyOpen = nil
-	for _, a := range UnresolvedOf(attemptsBefore("l5")) {
+	for _, a := range UnresolvedAll(attemptsBefore("l5")) {
 		if a.Intent.Invoice == "LEGACY-1" {
 			legacyOpen = append(legacyOpen, a.Intent.Attempt)
 		}
@@ -275,7 +285,7 @@ func TestUnresolved(t *testing.T) {
 	}
 	// The rule is the same whatever scope reads it, and per invoice.
 	var all []string
-	for _, a := range UnresolvedOf(attempts) {
+	for _, a := range UnresolvedAll(attempts) {
 		if a.Intent.Invoice != "LEGACY-1" {
 			all = append(all, a.Intent.Attempt)
 		}

@@ -137,3 +137,29 @@ func SortSummary(rows []SummaryRow) {
 		return strings.Compare(a.Outcome, b.Outcome)
 	})
 }
+
+// WindowOf returns the attempts of store whose intent falls in the
+// window: by its own query (Lister), or from all its attempts.
+func WindowOf(ctx context.Context, store Store, since, until time.Time) ([]Attempt, error) {
+	if l, ok := store.(Lister); ok {
+		return l.Window(ctx, since, until)
+	}
+	all, err := store.Attempts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return InWindow(all, since, until), nil
+}
+
+// SummaryOf totals the attempts of store whose intent falls in the
+// window: by its own aggregation (Summarizer), or from its attempts.
+func SummaryOf(ctx context.Context, store Store, since, until time.Time) ([]SummaryRow, error) {
+	if s, ok := store.(Summarizer); ok {
+		return s.Summary(ctx, since, until)
+	}
+	attempts, err := WindowOf(ctx, store, since, until)
+	if err != nil {
+		return nil, err
+	}
+	return Summarize(attempts), nil
+}

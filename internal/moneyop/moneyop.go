@@ -287,12 +287,12 @@ func (e *Env) Scope() journal.Scope {
 // invoice id reads as a card number. That line cannot name such an invoice
 // (it is shown masked, and the masked id would look up another invoice), so
 // where `paycli journal reconcile` settles the operation's attempts
-// (journal.Settles) it is suggested instead: it takes the
+// (journal.Reconcilable) it is suggested instead: it takes the
 // invoice ids from the journal, which keeps them whole, and asks the
 // gateway about every unknown attempt of the profile, this one included.
 // Elsewhere the status line says where the invoice id is to be found.
 func (e *Env) unknownCommand(invoice string) string {
-	if redact.HasCard(invoice) && journal.Settles(e.kind) {
+	if redact.HasCard(invoice) && journal.Reconcilable(e.kind) {
 		return cmdutil.ReconcileCommandLine(e.GatewayFlags)
 	}
 	return e.StatusCommand(invoice)

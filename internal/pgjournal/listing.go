@@ -16,6 +16,9 @@ import (
 // for messages.
 func (s *Store) Where() string { return redact.URL(s.opts.URL) }
 
+// RecordsOperators: each line says who wrote it (journal.OperatorRecorder).
+func (s *Store) RecordsOperators() bool { return true }
+
 // List returns the attempts of invoice (every invoice when it is empty)
 // whose intent was written from since until until (either zero:
 // unbounded), each with its operator and the OS user and host its intent
@@ -134,3 +137,17 @@ func fileExists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
 }
+
+// What the shared journal can do beyond journal.Store, as commands ask it
+// (journal's capability interfaces).
+var (
+	_ journal.Located            = (*Store)(nil)
+	_ journal.OperatorRecorder   = (*Store)(nil)
+	_ journal.InvoiceLister      = (*Store)(nil)
+	_ journal.Spooler            = (*Store)(nil)
+	_ journal.Importer           = (*Store)(nil)
+	_ journal.Lister             = (*Store)(nil)
+	_ journal.Summarizer         = (*Store)(nil)
+	_ journal.OpenInvoicesLister = (*Store)(nil)
+	_ journal.Clock              = (*Store)(nil)
+)

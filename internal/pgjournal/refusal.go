@@ -45,6 +45,9 @@ func (e *RefusedError) Is(target error) bool {
 // Sandbox reports whether the line was refused as a sandbox line.
 func (e *RefusedError) Sandbox() bool { return e.Constraint == "journal_lines_not_sandbox" }
 
+// Reason is why the database refused the line (journal.Refusal).
+func (e *RefusedError) Reason() string { return e.Err.Error() }
+
 // LoginError: the database refused the operator's login (a wrong password,
 // no such role, pg_hba) or the role's rights on the journal. Not an outage:
 // trying again changes nothing until someone fixes it; Fix says who.

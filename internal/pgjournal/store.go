@@ -514,21 +514,6 @@ func nullTime(t time.Time) *time.Time {
 	return &t
 }
 
-// ImportResult is what Import did.
-type ImportResult struct {
-	// Written is how many lines were written (a line the journal held
-	// already is not).
-	Written int
-	// Refused are the lines the database refused, each with why.
-	Refused []RefusedLine
-}
-
-// RefusedLine is a line the database refused, and why.
-type RefusedLine struct {
-	Entry journal.Entry
-	Err   *RefusedError
-}
-
 // Import writes every line of entries that the shared journal does not
 // hold yet (matched by attempt id, line type and time): run twice, it
 // writes nothing the second time. Lines are written in batches, each in
@@ -536,9 +521,9 @@ type RefusedLine struct {
 // another role's attempt, a sandbox line, an intent on an unsettled
 // invoice…) is left out and reported, and the others are written. An
 // outage stops the import (an *UnavailableError).
-func (s *Store) Import(ctx context.Context, entries []journal.Entry) (ImportResult, error) {
+func (s *Store) Import(ctx context.Context, entries []journal.Entry) (journal.ImportResult, error) {
 	const perBatch = 1000
-	var res ImportResult
+	var res journal.ImportResult
 	pending := make([]journal.Entry, 0, len(entries))
 	for _, e := range entries {
 		if e.Attempt != "" {
@@ -555,7 +540,7 @@ func (s *Store) Import(ctx context.Context, entries []journal.Entry) (ImportResu
 			res.Written += written
 			pending = pending[n:]
 		case bad == 0:
-			res.Refused = append(res.Refused, RefusedLine{Entry: pending[0], Err: refused})
+			res.Refused = append(res.Refused, journal.RefusedLine{Entry: pending[0], Err: refused})
 			pending = pending[1:]
 		default:
 			// The batch rolled back at its line bad: write the lines before

@@ -75,7 +75,7 @@ func TestUnsettledBlocksEveryKind(t *testing.T) {
 	if err := ayse.Append(ctx, capture); err != nil { // killed -9 after sending: no outcome
 		t.Fatal(err)
 	}
-	for i, kind := range journal.SettledKinds() {
+	for i, kind := range journal.Kinds {
 		e := of(intent(fmt.Sprintf("m-%d", i), "INV-1", "RF-9"), kind)
 		if err := mehmet.Append(ctx, e); !errors.Is(err, journal.ErrUnsettled) {
 			t.Errorf("%s on an invoice with an unknown capture: %v, want ErrUnsettled", kind, err)
@@ -132,7 +132,7 @@ func TestUnsettledBlocksEveryKind(t *testing.T) {
 }
 
 // TestUnsettledAgreesWithGo: the database's definition of an unsettled
-// attempt (paycli.unsettled_attempts) and Go's (journal.UnresolvedOf)
+// attempt (paycli.unsettled_attempts) and Go's (journal.UnresolvedAll)
 // agree on a table of histories, written as they stand (the rule's
 // trigger off), and the trigger refuses a new intent exactly when Go
 // finds one unresolved.
@@ -202,7 +202,7 @@ func TestUnsettledAgreesWithGo(t *testing.T) {
 			t.Fatal(err)
 		}
 		var goSays []string
-		for _, a := range journal.UnresolvedOf(attempts) {
+		for _, a := range journal.UnresolvedAll(attempts) {
 			goSays = append(goSays, a.Intent.Attempt)
 		}
 		rows, err := admin.Query(ctx, "SELECT attempt FROM paycli.unsettled_attempts('gw-1', $1)", inv)

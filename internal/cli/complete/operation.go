@@ -188,12 +188,12 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, s *sale) (*sa
 // settled says why a sale check status answered for (status_code 100) is
 // past completion, "" when its transaction_status does not say so.
 func settled(status string) string {
-	switch strings.ToLower(strings.Join(strings.Fields(status), " ")) {
-	case "completed", "refunded", "partially refunded":
+	switch state := gateway.SaleStateOf(status); {
+	case state.Taken():
 		return fmt.Sprintf("was already completed (transaction_status %q): nothing is charged twice", render.Escape(status))
-	case "cancelled", "canceled":
+	case state == gateway.SaleCancelled:
 		return fmt.Sprintf("was cancelled (transaction_status %q)", render.Escape(status))
-	case "failed":
+	case state == gateway.SaleFailed:
 		return fmt.Sprintf("failed (transaction_status %q): there is nothing to complete", render.Escape(status))
 	}
 	return ""

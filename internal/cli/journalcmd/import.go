@@ -125,7 +125,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 		return err
 	}
 	defer store.Close()
-	shared, ok := store.(*pgjournal.Store)
+	importer, ok := store.(journal.Importer)
 	if !ok {
 		return cmdutil.UsageHint(errors.New("this profile has no shared journal to import into"),
 			"Point the profile at the desk's journal first ('paycli config set journal URL', the desk's postgres:// URL), or set PAYCLI_JOURNAL.")
@@ -134,12 +134,12 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 	if err != nil {
 		return err
 	}
-	res := ImportResult{From: from, Journal: shared.Where(), Damaged: damage.Lines, DamagedOffsets: damage.Offsets}
+	res := ImportResult{From: from, Journal: journal.WhereOf(store), Damaged: damage.Lines, DamagedOffsets: damage.Offsets}
 	if res.DamagedOffsets == nil {
 		res.DamagedOffsets = []int64{}
 	}
 	entries, res.Sandbox = withoutSandbox(entries)
-	done, err := shared.Import(ctx, entries)
+	done, err := importer.Import(ctx, entries)
 	res.Imported = done.Written
 	if err != nil {
 		return readFailed(fmt.Errorf("%w (%d lines were imported before; run the import again)", err, res.Imported))
@@ -151,7 +151,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 			continue
 		}
 		res.Refused = append(res.Refused, RefusedLine{Attempt: render.Escape(r.Entry.Attempt), Type: r.Entry.Type,
-			Invoice: redact.Invoice(r.Entry.Invoice), Reason: r.Err.Err.Error()})
+			Invoice: redact.Invoice(r.Entry.Invoice), Reason: r.Err.Reason()})
 	}
 	res.Skipped = len(entries) - res.Imported - len(done.Refused)
 	warnDamage(opts.IO, from, damage)

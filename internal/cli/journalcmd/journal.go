@@ -354,7 +354,7 @@ type listing struct {
 	// made them.
 	shared bool
 	// spooled holds, by attempt id and invoice, the outcomes waiting in
-	// this machine's spool for the shared journal (pgjournal.Store.Spooled),
+	// this machine's spool for the shared journal (journal.Spooler),
 	// in spool; spoolErr is why they wait. Nil when none do.
 	spooled  map[string]journal.Entry
 	spool    string
@@ -362,25 +362,24 @@ type listing struct {
 }
 
 // readListing reads the attempts the filters ask for from the journal the
-// profile uses (Options.Journal): the file through its index for an
-// invoice, the shared journal through its indexed queries (pgjournal.Store.List).
+// profile uses (Options.Journal), by what it can do: a journal file through
+// the index beside it for an invoice (journal.FileBacked), a journal with
+// indexed queries through them (journal.InvoiceLister: the shared one),
+// any other by its attempts.
 func readListing(ctx context.Context, opts *Options) (*listing, error) {
 	store, err := openJournal(opts.Journal)
 	if err != nil {
 		return nil, err
 	}
 	defer store.Close()
-	switch s := store.(type) {
-	case *journal.File:
-		if len(opts.Operators) > 0 {
-			return nil, cmdutil.UsageHint(fmt.Errorf("--by needs a shared journal: this profile's journal is the file %s, which records no operators", render.Escape(s.Path())),
-				"Leave out --by, or point the profile at the desk's journal ('paycli config set journal URL', the desk's postgres:// URL).")
-		}
-		return readFileListing(opts, s.Path())
-	case *pgjournal.Store:
-		return readSharedListing(ctx, opts, s)
+	if len(opts.Operators) > 0 && !journal.RecordsOperators(store) {
+		return nil, cmdutil.UsageHint(fmt.Errorf("--by needs a shared journal: this profile's journal is the file %s, which records no operators", render.Escape(journal.WhereOf(store))),
+			"Leave out --by, or point the profile at the desk's journal ('paycli config set journal URL', the desk's postgres:// URL).")
 	}
-	return nil, fmt.Errorf("internal error: a journal of type %T cannot be listed", store)
+	if f, ok := store.(journal.FileBacked); ok {
+		return readFileListing(opts, f.Path())
+	}
+	return readIndexedListing(ctx, opts, store)
 }
 
 // openJournal opens the profile's journal; a shared journal that cannot be
@@ -425,14 +424,32 @@ func readFileListing(opts *Options, path string) (*listing, error) {
 	return &listing{attempts: attempts, where: path}, nil
 }
 
-// readSharedListing reads the invoice's or the window's attempts from the
-// shared journal, and the outcomes this machine's spool still holds.
-func readSharedListing(ctx context.Context, opts *Options, s *pgjournal.Store) (*listing, error) {
-	attempts, err := s.List(ctx, opts.Invoice, opts.Since, opts.Until)
+// readIndexedListing reads the invoice's or the window's attempts from a
+// journal that is no file (the shared journal: its indexed queries,
+// journal.InvoiceLister), and the outcomes this machine's spool still
+// holds for it (journal.Spooler).
+func readIndexedListing(ctx context.Context, opts *Options, store journal.Store) (*listing, error) {
+	var attempts []journal.Attempt
+	var err error
+	if lister, ok := store.(journal.InvoiceLister); ok {
+		attempts, err = lister.List(ctx, opts.Invoice, opts.Since, opts.Until)
+	} else if opts.Invoice != "" {
+		attempts, err = store.Attempts(ctx, opts.Invoice)
+	} else {
+		attempts, err = store.Attempts(ctx)
+	}
 	if err != nil {
 		return nil, readFailed(err)
 	}
-	l := &listing{attempts: attempts, where: s.Where(), shared: true, spoolErr: s.SpoolError()}
+	if _, ok := store.(journal.InvoiceLister); !ok {
+		attempts = journal.InWindow(attempts, opts.Since, opts.Until)
+	}
+	l := &listing{attempts: attempts, where: journal.WhereOf(store), shared: journal.RecordsOperators(store)}
+	s, ok := store.(journal.Spooler)
+	if !ok {
+		return l, nil
+	}
+	l.spoolErr = s.SpoolError()
 	spooled, spool, err := s.Spooled()
 	if err != nil {
 		return nil, fmt.Errorf("reading the spool %s: %w", spool, err)
@@ -469,7 +486,7 @@ func listRecords(opts *Options, l *listing) ([]Record, footer) {
 	// reconcile` checks them by: an unknown attempt whose story a later
 	// one told is not.
 	open := map[string]bool{}
-	for _, a := range journal.UnresolvedOf(l.attempts) {
+	for _, a := range journal.UnresolvedAll(l.attempts) {
 		open[a.Intent.Attempt+"\x00"+a.Intent.Invoice] = true
 	}
 	var f footer
@@ -508,7 +525,7 @@ func listRecords(opts *Options, l *listing) ([]Record, footer) {
 			f.unknown = append(f.unknown, inv)
 		}
 		flags := reconcileFlags(a.Intent, sandboxID, opts.Flags)
-		if !journal.Settles(a.Intent.OpKind()) {
+		if !journal.Reconcilable(a.Intent.OpKind()) {
 			// reconcile would find nothing to do for it: the reader is
 			// pointed at `paycli status` for that invoice instead.
 			line, note := cmdutil.InvoiceCommandLine([]string{"status"}, a.Intent.Invoice, "its invoice id, kept whole in "+l.where, flags)

@@ -221,9 +221,9 @@ type reconcileWork struct {
 	invoices       []string
 }
 
-// findWork reads the journal for the invoices reconcile checks: the file,
-// warning of lines it cannot read, or the desk's shared journal when the
-// profile names one (store is then no file).
+// findWork reads the journal for the invoices reconcile checks: a journal
+// file whole, warning of lines it cannot read (journal.FileBacked), any
+// other through the invoices it names as open (openAttempts).
 func findWork(ctx context.Context, opts *ReconcileOptions, cfg *config.Config, store journal.Store) (reconcileWork, error) {
 	var w reconcileWork
 	var err error
@@ -237,7 +237,7 @@ func findWork(ctx context.Context, opts *ReconcileOptions, cfg *config.Config, s
 		return w, err
 	}
 	var attempts []journal.Attempt
-	if _, file := store.(*journal.File); file {
+	if _, file := store.(journal.FileBacked); file {
 		var damage journal.Damage
 		if attempts, damage, err = journal.ReadAll(w.path); err != nil {
 			return w, err
@@ -246,8 +246,8 @@ func findWork(ctx context.Context, opts *ReconcileOptions, cfg *config.Config, s
 	} else if attempts, err = openAttempts(ctx, store); err != nil {
 		return w, err
 	}
-	w.scopes = reconcileScopes(cfg, w.identity, opts.Sandbox)
-	w.invoices = unresolvedInvoices(attempts, w.scopes)
+	w.scopes = journal.ReconcileScopes(cfg.Profile, cfg.BaseURL, w.identity, opts.Sandbox)
+	w.invoices = journal.UnresolvedInvoices(attempts, w.scopes)
 	return w, nil
 }
 
@@ -266,86 +266,44 @@ func openAttempts(ctx context.Context, store journal.Store) ([]journal.Attempt, 
 	return store.Attempts(ctx, invoices...)
 }
 
-// reconcileScopes are the scopes reconcile settles: every kind check
-// status can settle (journal.SettledKinds), on the gateway account named
-// identity.
-func reconcileScopes(cfg *config.Config, identity string, sandbox bool) []journal.Scope {
-	var scopes []journal.Scope
-	for _, kind := range journal.SettledKinds() {
-		scopes = append(scopes, journal.ScopeFor(kind, cfg.Profile, cfg.BaseURL, identity, sandbox))
-	}
-	return scopes
-}
-
-// unresolvedInvoices lists, in journal order, the invoices with an
-// unresolved attempt in the scopes.
-func unresolvedInvoices(attempts []journal.Attempt, scopes []journal.Scope) []string {
-	var invoices []string
-	seen := map[string]bool{}
-	for _, a := range journal.UnresolvedIn(attempts, scopes, "") {
-		if inv := a.Intent.Invoice; !seen[inv] {
-			seen[inv] = true
-			invoices = append(invoices, inv)
-		}
-	}
-	return invoices
-}
-
-// reconcileInvoice settles the unresolved attempts of one invoice: it
-// takes the invoice's lock (an invoice a command is in flight on is
-// skipped, and said so), reads the invoice's attempts again, asks check
-// status once and records what the answer teaches about each
-// (journal.Settle). Only refused credentials are an error: anything else
-// is the invoice's result.
+// reconcileInvoice settles the unresolved attempts of one invoice
+// (journal.Reconciler, the one reconciliation `paycli status` runs too):
+// an invoice a command is in flight on is skipped, and said so. Only
+// refused credentials are an error: anything else is the invoice's
+// result.
 func reconcileInvoice(ctx context.Context, opts *ReconcileOptions, store journal.Store, scopes []journal.Scope, identity, inv string,
 	ask func(context.Context) (*gateway.CheckStatusResult, error)) (ReconcileResult, error) {
 	r := ReconcileResult{Invoice: redact.Invoice(inv), Attempts: []string{}, Outcome: journal.Unknown}
-	unlock, err := store.Lock(ctx, identity, inv, "journal reconcile")
-	var inFlight *journal.InFlightError
+	rec := journal.Reconciler{Store: store, Identity: identity, Scopes: scopes, Command: "journal reconcile", Via: journal.ViaReconcile, Now: opts.Now}
+	done, err := rec.Reconcile(ctx, inv, func(ctx context.Context) journal.Answer {
+		asked := opts.Now()
+		res, err := ask(ctx)
+		return journal.Answer{Res: res, Err: err, Asked: asked}
+	})
 	switch {
-	case errors.As(err, &inFlight):
-		r.Message = optional("skipped: " + inFlight.Say(inv))
-		return r, nil
 	case err != nil:
 		return r, err
-	}
-	defer unlock()
-	attempts, err := store.Attempts(ctx, inv)
-	if err != nil {
-		return r, err
-	}
-	open := journal.UnresolvedIn(attempts, scopes, inv)
-	if len(open) == 0 {
-		r.Message = optional("settled meanwhile by another command")
-		r.Outcome = attempts[len(attempts)-1].Class()
+	case done.InFlight != nil:
+		r.Message = optional("skipped: " + done.InFlight.Say(inv))
 		return r, nil
-	}
-	// A shared journal's guards go by the database's clock (the
-	// attempt's deadline is the database's): ask on it too.
-	asked := opts.Now()
-	if clock, ok := store.(databaseClock); ok {
-		asked = clock.DatabaseTime(asked)
-	}
-	res, err := ask(ctx)
-	if errors.Is(err, gateway.ErrUnauthorized) {
-		return r, err
+	case errors.Is(done.Err, gateway.ErrUnauthorized):
+		return r, done.Err
+	case len(done.Settlements) == 0:
+		r.Message = optional("settled meanwhile by another command")
+		if done.Latest != nil {
+			r.Outcome = done.Latest.Class()
+		}
+		return r, nil
 	}
 	var notes []string
 	settled := true
-	for _, a := range open {
+	for _, s := range done.Settlements {
+		a, l := s.Attempt, s.Learned
 		r.Attempts = append(r.Attempts, a.Intent.Attempt)
-		l := journal.Settle(a, res, err, asked)
-		if l.Outcome != "" {
-			line := journal.Reconciliation(a, l, journal.ViaReconcile, opts.Now())
-			line.Evidence = journal.EvidenceOf(res, err)
-			if werr := store.Append(ctx, line); werr != nil {
-				return r, werr
-			}
-		}
 		if l.StatusCode != nil {
 			r.StatusCode, r.OrderNo, r.TransactionStatus = l.StatusCode, optional(l.OrderNo), optional(l.TransactionStatus)
 		}
-		if settled = settled && l.Settled(); settled {
+		if settled = settled && l.Decided(); settled {
 			r.Outcome = l.Outcome
 		}
 		if note := reconcileNote(a, l); !slices.Contains(notes, note) {
@@ -378,7 +336,7 @@ func reconcileNote(a journal.Attempt, l journal.Learned) string {
 	switch {
 	case !l.After.IsZero():
 		note = "unknown: may still be in flight, run again after " + render.FormatTime(l.After, render.Table)
-	case kind == journal.KindRefund && l.Settled():
+	case kind == journal.KindRefund && l.Decided():
 		note = l.Outcome
 	case l.Outcome == journal.Succeeded && sale:
 		note = "the sale was taken" + batch("; a resumed batch skips it")
@@ -462,10 +420,4 @@ func writeReconcile(ctx context.Context, opts *ReconcileOptions, format render.F
 	table := cmdutil.TableOptions(opts.IO)
 	table.Colour, table.Wrap = colourOf, []int{3}
 	return render.WriteTable(opts.IO.Out, table, header, rows)
-}
-
-// databaseClock is a journal whose guards go by another clock than this
-// machine's (a shared journal: its database's).
-type databaseClock interface {
-	DatabaseTime(t time.Time) time.Time
 }

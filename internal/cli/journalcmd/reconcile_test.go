@@ -190,7 +190,7 @@ func TestReconcileNeedsAGateway(t *testing.T) {
 
 // TestReconcileNeverSettlesARequestStillInFlight (issue 23, defect 2):
 // reconcile run while the gateway may still be processing a payment (its
-// request's time limit and journal.SettleMargin have not run out) does
+// request's time limit and journal.InFlightMargin have not run out) does
 // not record it as not found, and says when to run again; the gateway
 // then takes the payment, and a later reconcile records it as succeeded,
 // instead of losing it. An invoice whose lock a command holds is skipped.
@@ -213,7 +213,7 @@ func TestReconcileNeverSettlesARequestStillInFlight(t *testing.T) {
 	}
 	for _, want := range []string{
 		// No deadline recorded: ten minutes after the intent, and the margin.
-		`"message": "unknown: may still be in flight, run again after ` + render.FormatTime(t0.Add(10*time.Minute+journal.SettleMargin), render.Table) + `"`,
+		`"message": "unknown: may still be in flight, run again after ` + render.FormatTime(t0.Add(10*time.Minute+journal.InFlightMargin), render.Table) + `"`,
 		`"message": "skipped: a walletpay on invoice PAID-1 is in flight in pid `,
 	} {
 		if !strings.Contains(out.String(), want) {

@@ -11,7 +11,6 @@ import (
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
-	"github.com/paycli/paycli/internal/pgjournal"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/spf13/cobra"
 )
@@ -125,17 +124,13 @@ func summaryRun(ctx context.Context, opts *SummaryOptions) error {
 		return err
 	}
 	defer store.Close()
-	summarizer, ok := store.(journal.Summarizer)
-	if !ok {
-		return fmt.Errorf("internal error: a journal of type %T cannot be totalled", store)
-	}
-	_, shared := store.(*pgjournal.Store)
+	shared := journal.RecordsOperators(store)
 	scope := scopeOf(opts.AllAccounts, opts.Account)
 	var records []SummaryRecord
 	if scope.all && scope.why == "" && !opts.AllAccounts {
 		// No account to choose by (a test's factory): the journal's own
 		// totals of every attempt.
-		rows, err := summarizer.Summary(ctx, opts.Since, opts.Until)
+		rows, err := journal.SummaryOf(ctx, store, opts.Since, opts.Until)
 		if err != nil {
 			return readFailed(err)
 		}
@@ -168,11 +163,7 @@ func summaryRun(ctx context.Context, opts *SummaryOptions) error {
 // add into a live account's): the window's attempts are read (the
 // journal's Window) and totalled here.
 func accountSummary(ctx context.Context, store journal.Store, opts *SummaryOptions, scope accountScope, shared bool) ([]SummaryRecord, error) {
-	lister, ok := store.(journal.Lister)
-	if !ok {
-		return nil, fmt.Errorf("internal error: a journal of type %T cannot list a window", store)
-	}
-	attempts, err := lister.Window(ctx, opts.Since, opts.Until)
+	attempts, err := journal.WindowOf(ctx, store, opts.Since, opts.Until)
 	if err != nil {
 		return nil, readFailed(err)
 	}

@@ -282,9 +282,9 @@ func refundWhat(full bool, amount decimal.Decimal) string {
 }
 
 // unresolved returns the refund_transaction_id of the first refund among
-// attempts whose outcome is unknown and unresolved (journal.UnresolvedOf).
+// attempts whose outcome is unknown and unresolved (journal.UnresolvedAll).
 func unresolved(attempts []journal.Attempt) (string, bool) {
-	for _, a := range journal.UnresolvedOf(attempts) {
+	for _, a := range journal.UnresolvedAll(attempts) {
 		if a.Intent.Ref != "" {
 			return a.Intent.Ref, true
 		}

@@ -80,27 +80,27 @@ func notRefundable(invoice, why, hint string) error {
 // saleOf reads a check-status answer (with refund info) into a sale, or
 // says why it cannot be refunded. Both the sandbox's and the gateway's
 // words are understood (docs/refund.md, "When a sale can be refunded"): no
-// pre-authorization still holding the money (CheckStatusResult.PreAuthOpen:
+// pre-authorization still holding the money (gateway.Sale's PreAuth open:
 // transaction_type PreAuth with status Pre-Authorized; a captured one,
-// Completed, can be refunded), and a sale taken as journal.ReadSale reads
-// it (transaction_status Completed, Partially Refunded or Refunded, a
-// payment_status of 1 when the answer has one). A fully refunded sale is
-// refused here too.
+// Completed, can be refunded), and a sale taken as journal.SaleOutcome
+// reads gateway.Sale (completed, partly or fully refunded, a payment_status
+// of 1 when the answer has one). A fully refunded sale is refused here too.
 func saleOf(invoice, statusLine string, r *gateway.CheckStatusResult, currency string, made []journal.Attempt) (sale, error) {
-	s, unreadable := readSale(r, currency, made)
-	if r.PreAuthOpen() {
+	state := r.Sale()
+	s, unreadable := readSale(r, state, currency, made)
+	if state.PreAuth == gateway.PreAuthOpen {
 		return s, notRefundable(invoice, "it is a pre-authorization that still holds the money",
 			"Capture it first (a capture can then be refunded), or cancel it to release the money.")
 	}
-	// The sale must have been taken, as journal.ReadSale reads check status
-	// for every command: what it says otherwise is why not.
-	if taken, says := journal.ReadSale(r); taken != journal.Succeeded {
+	// The sale must have been taken, as journal.SaleOutcome reads check
+	// status for every command: what it says otherwise is why not.
+	if taken, says := journal.SaleOutcome(state); taken != journal.Succeeded {
 		return s, notRefundable(invoice, says, "")
 	}
 	if unreadable != nil {
 		return s, notRefundable(invoice, unreadable.Error(), "See its refunds with: "+statusLine)
 	}
-	if why := s.disagreement(r.TransactionStatus); why != "" {
+	if why := s.disagreement(state); why != "" {
 		return s, notRefundable(invoice, why, "See its refunds with: "+statusLine)
 	}
 	if s.Currency != "" && !s.MinorFromISO {
@@ -125,12 +125,12 @@ func saleOf(invoice, statusLine string, r *gateway.CheckStatusResult, currency s
 // overstated. A refund figure that cannot be read is an error, the sale's
 // facts read so far with it: what remains is then not known. currency
 // stands in for an answer without currency_code (the journal's).
-func readSale(r *gateway.CheckStatusResult, currency string, made []journal.Attempt) (sale, error) {
+func readSale(r *gateway.CheckStatusResult, state gateway.Sale, currency string, made []journal.Attempt) (sale, error) {
 	s := sale{Currency: strings.ToUpper(strings.TrimSpace(r.CurrencyCode())), Card: r.CardNo(), Date: saleDate(r)}
 	if s.Currency == "" {
 		s.Currency = strings.ToUpper(strings.TrimSpace(currency))
 	}
-	s.Amount, _ = r.TransactionAmount.Decimal()
+	s.Amount, _ = state.Amount.Decimal()
 	s.Minor, s.MinorFromISO = money.MinorUnit(s.Currency)
 	if !s.MinorFromISO {
 		s.Minor = max(-s.Amount.Exponent(), 0)
@@ -169,10 +169,10 @@ func readSale(r *gateway.CheckStatusResult, currency string, made []journal.Atte
 		}
 	}
 	s.Refunded = sum
-	total, ok := r.TotalRefundedAmount.Decimal()
+	total, ok := state.Refunded.Decimal()
 	switch {
-	case !ok && !r.TotalRefundedAmount.IsNull() && unreadable == nil:
-		unreadable = fmt.Errorf("its total_refunded_amount is %q", render.Escape(redact.Cards(r.TotalRefundedAmount.String())))
+	case !ok && !state.Refunded.IsNull() && unreadable == nil:
+		unreadable = fmt.Errorf("its total_refunded_amount is %q", render.Escape(redact.Cards(state.Refunded.String())))
 	case ok && total.GreaterThan(sum):
 		s.Refunded = total
 	}
@@ -182,19 +182,19 @@ func readSale(r *gateway.CheckStatusResult, currency string, made []journal.Atte
 	return s, nil
 }
 
-// disagreement says how the sale's transaction_status disagrees with its
+// disagreement says how the sale's state disagrees with its
 // refund figures, "" when it does not: Refunded while some remains, or
 // Partially Refunded while nothing is refunded. A Completed sale with
 // refunds is not one: the status may lag behind them, and they are
 // counted.
-func (s sale) disagreement(status string) string {
+func (s sale) disagreement(state gateway.Sale) string {
 	var why string
-	switch strings.NewReplacer(" ", "", "-", "", "_", "").Replace(strings.ToLower(strings.TrimSpace(status))) {
-	case "refunded":
+	switch state.State {
+	case gateway.SaleRefunded:
 		if s.Remaining().IsPositive() {
 			why = fmt.Sprintf("its refunds add up to %s of the %s sale", render.Amount(s.money(s.Refunded), s.Currency), render.Amount(s.money(s.Amount), s.Currency))
 		}
-	case "partiallyrefunded", "partialrefunded":
+	case gateway.SalePartlyRefunded:
 		if !s.Refunded.IsPositive() {
 			why = "it lists no refund"
 		}
@@ -202,7 +202,7 @@ func (s sale) disagreement(status string) string {
 	if why == "" {
 		return ""
 	}
-	return fmt.Sprintf("the gateway's answer contradicts itself: transaction_status %q, but %s, so what remains refundable is not known", render.Escape(redact.Cards(status)), why)
+	return fmt.Sprintf("the gateway's answer contradicts itself: transaction_status %q, but %s, so what remains refundable is not known", render.Escape(redact.Cards(state.Status)), why)
 }
 
 // madeRefunds are the refunds of invoice the journal records as made in

@@ -2,7 +2,6 @@ package status
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -17,12 +16,12 @@ import (
 
 // recordInJournal settles, with what check status answered (res, or the
 // call's error err, asked at asked), the invoice's attempts on this
-// gateway account whose outcome is unknown and unresolved
-// (journal.Unresolved, journal.Settle), appending a reconcile line for
-// each it teaches something, so that `paycli journal`, the guards and a
-// resumed batch see it. It holds the invoice's lock meanwhile; a command
-// in flight on the invoice is left alone. A journal that cannot be read
-// or written costs a warning: the answer is shown all the same.
+// gateway account whose outcome is unknown and unresolved, appending a
+// reconcile line for each it teaches something (journal.Reconciler, the
+// one reconciliation `journal reconcile` runs too), so that `paycli
+// journal`, the guards and a resumed batch see it. A command in flight on
+// the invoice is left alone. A journal that cannot be read or written
+// costs a warning: the answer is shown all the same.
 func recordInJournal(ctx context.Context, opts *Options, cfg *config.Config, res *gateway.CheckStatusResult, err error, asked time.Time) {
 	if opts.JournalPath == nil || opts.Journal == nil {
 		return
@@ -48,70 +47,41 @@ func recordInJournal(ctx context.Context, opts *Options, cfg *config.Config, res
 		return
 	}
 	defer store.Close()
-	attempts, lerr := lookUpAttempts(ctx, store, path, opts.Invoice)
-	if lerr != nil {
-		warn(lerr)
+	r := journal.Reconciler{
+		Store: store, Identity: identity, Command: "status", Via: journal.ViaStatus, Now: opts.Now,
+		Scopes: journal.ReconcileScopes(cfg.Profile, cfg.BaseURL, identity, slices.Contains(opts.Flags, "--sandbox")),
+		Attempts: func(ctx context.Context, invoice string) ([]journal.Attempt, error) {
+			return lookUpAttempts(ctx, store, path, invoice)
+		},
+		// --watch records the answer that ends it, not every poll.
+		Keep: func(l journal.Learned) bool { return l.Outcome != journal.Pending || !opts.Watch },
+	}
+	done, rerr := r.Reconcile(ctx, opts.Invoice, func(context.Context) journal.Answer {
+		return journal.Answer{Res: res, Err: err, Asked: asked}
+	})
+	if done.InFlight != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "Not recorded in the journal: %s.\n", done.InFlight.Say(opts.Invoice))
 		return
 	}
-	sandbox := slices.Contains(opts.Flags, "--sandbox")
-	var open []journal.Attempt
-	for _, kind := range journal.SettledKinds() {
-		open = append(open, journal.Unresolved(attempts, journal.ScopeFor(kind, cfg.Profile, cfg.BaseURL, identity, sandbox), opts.Invoice)...)
-	}
-	if len(open) == 0 {
-		return // nothing to record
-	}
-	unlock, lerr := store.Lock(ctx, identity, opts.Invoice, "status")
-	var inFlight *journal.InFlightError
-	switch {
-	case errors.As(lerr, &inFlight):
-		fmt.Fprintf(opts.IO.ErrOut, "Not recorded in the journal: %s.\n", inFlight.Say(opts.Invoice))
-		return
-	case lerr != nil:
-		warn(lerr)
-		return
-	}
-	defer unlock()
-	// A shared journal's guards go by the database's clock.
-	if clock, ok := store.(interface{ DatabaseTime(time.Time) time.Time }); ok {
-		asked = clock.DatabaseTime(asked)
-	}
-	// Read again under the lock: a command may have finished meanwhile.
-	if attempts, lerr = lookUpAttempts(ctx, store, path, opts.Invoice); lerr != nil {
-		warn(lerr)
-		return
-	}
-	for _, kind := range journal.SettledKinds() {
-		scope := journal.ScopeFor(kind, cfg.Profile, cfg.BaseURL, identity, sandbox)
-		for _, a := range journal.Unresolved(attempts, scope, opts.Invoice) {
-			l := journal.Settle(a, res, err, asked)
-			switch {
-			case !l.After.IsZero():
-				fmt.Fprintf(opts.IO.ErrOut, "Not recorded in the journal yet: %s may still be in flight; check again after %s.\n",
-					attemptName(a), render.FormatTime(l.After, render.Table))
-				continue
-			case l.Outcome == "", l.Outcome == journal.Pending && opts.Watch:
-				// --watch records the answer that ends it, not every poll.
-				continue
-			}
-			line := journal.Reconciliation(a, l, journal.ViaStatus, opts.Now())
-			line.Evidence = journal.EvidenceOf(res, err)
-			if werr := store.Append(ctx, line); werr != nil {
-				warn(werr)
-				return
-			}
-			if l.Settled() {
-				fmt.Fprintf(opts.IO.ErrOut, "Recorded in the journal: %s %s (its outcome was unknown).\n", attemptName(a), l.Outcome)
-			}
+	for _, s := range done.Settlements {
+		switch {
+		case !s.Learned.After.IsZero():
+			fmt.Fprintf(opts.IO.ErrOut, "Not recorded in the journal yet: %s may still be in flight; check again after %s.\n",
+				attemptName(s.Attempt), render.FormatTime(s.Learned.After, render.Table))
+		case s.Recorded && s.Learned.Decided():
+			fmt.Fprintf(opts.IO.ErrOut, "Recorded in the journal: %s %s (its outcome was unknown).\n", attemptName(s.Attempt), s.Learned.Outcome)
 		}
+	}
+	if rerr != nil {
+		warn(rerr)
 	}
 }
 
-// lookUpAttempts reads invoice's attempts: from the journal file at path
-// through its index, or from the desk's shared journal when the profile
-// names one (store is then no file).
+// lookUpAttempts reads invoice's attempts: from a journal file through
+// the index beside it (journal.FileBacked), from any other journal by its
+// own Attempts.
 func lookUpAttempts(ctx context.Context, store journal.Store, path, invoice string) ([]journal.Attempt, error) {
-	if _, file := store.(*journal.File); file {
+	if _, file := store.(journal.FileBacked); file {
 		attempts, _, err := journalindex.Lookup(path, invoice)
 		return attempts, err
 	}

@@ -110,7 +110,7 @@ func TestStatusLeavesARequestStillInFlight(t *testing.T) {
 	_ = j.Close()
 	fx.opts.Invoice = "FRESH-1"
 	_ = statusRun(context.Background(), fx.opts) // exit 4: no transaction yet
-	after := render.FormatTime(t0.Add(30*time.Second+journal.SettleMargin), render.Table)
+	after := render.FormatTime(t0.Add(30*time.Second+journal.InFlightMargin), render.Table)
 	if want := "Not recorded in the journal yet: invoice FRESH-1 may still be in flight; check again after " + after + ".\n"; fx.errOut.String() != want {
 		t.Errorf("stderr %q, want %q", fx.errOut, want)
 	}

@@ -194,7 +194,7 @@ func statusRun(ctx context.Context, opts *Options) error {
 
 // isPendingStatus reports a success answer whose transaction is pending.
 func isPendingStatus(r *gateway.CheckStatusResult) bool {
-	return strings.EqualFold(strings.TrimSpace(r.TransactionStatus), "pending")
+	return r.Sale().State == gateway.SalePending
 }
 
 // reportPending prints what is known of a pending transaction and returns
