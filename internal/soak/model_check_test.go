@@ -295,7 +295,7 @@ func checkJournalEqualsGateway(h *history) []violation {
 
 // checkEveryAttemptSettled: after the final reconcile every story is
 // settled. Without -model.settle, a story whose not_found may not be
-// recorded yet (its deadline plus journal.SettleMargin still to come by
+// recorded yet (its deadline plus journal.InFlightMargin still to come by
 // the database's clock) and of which the gateway made nothing is let
 // off: the rule that holds it back is the one that keeps a late request
 // from being called not_found.
@@ -312,7 +312,7 @@ func checkEveryAttemptSettled(h *history) []violation {
 		if !s.settledAt().IsZero() {
 			continue
 		}
-		notDue := s.opened.Add(modelTimeout + journal.SettleMargin).After(h.dbNow)
+		notDue := s.opened.Add(modelTimeout + journal.InFlightMargin).After(h.dbNow)
 		ref, isRefund := strings.CutPrefix(s.key, "refund ")
 		gatewayMade := (isRefund && madeRefs[ref]) || (!isRefund && madeKinds[s.invoice+" "+s.kind])
 		if !h.settled && notDue && !gatewayMade {

@@ -58,7 +58,7 @@ var (
 	modelRounds    = flag.Int("model.rounds", 16, "rounds of each history (1 to 3 actions at once each)")
 	modelReport    = flag.Bool("model.report", false, "list the broken invariants without failing (also PAYCLI_MODEL_REPORT=1)")
 	modelFaults    = flag.String("model.faults", "url,clock,forge,import,crash", "the troubles histories may have, besides kills mid-flight: url (a second spelling of the gateway URL), clock (an operator 10 min slow), forge (SQL INSERTs), import (crafted journal import), crash (the database)")
-	modelSettle    = flag.Bool("model.settle", false, "before the final reconcile, wait until every attempt's not_found may be recorded (SettleMargin): every attempt must then settle")
+	modelSettle    = flag.Bool("model.settle", false, "before the final reconcile, wait until every attempt's not_found may be recorded (journal.InFlightMargin): every attempt must then settle")
 )
 
 // reportUntilIssue30 keeps TestDeskModel in report mode (violations
@@ -261,7 +261,7 @@ type history struct {
 	requests  []gwRequest
 	lines     []jLine
 	dbNow     time.Time // the database's clock when the final reconcile started
-	settled   bool      // -model.settle: every SettleMargin had passed
+	settled   bool      // -model.settle: every InFlightMargin had passed
 	processes int
 	troubles  string // how often each trouble happened
 	log       []string
@@ -766,8 +766,8 @@ func (d *modelDesk) finish(t *testing.T, seed uint64) *history {
 	}
 	h := &history{seed: seed, settled: *modelSettle}
 	if *modelSettle {
-		// Every intent's deadline and SettleMargin past, by the database's clock.
-		wait := modelTimeout + journal.SettleMargin + 5*time.Second
+		// Every intent's deadline and InFlightMargin past, by the database's clock.
+		wait := modelTimeout + journal.InFlightMargin + 5*time.Second
 		d.logf("end: waiting %s so that every not_found may be recorded", wait)
 		time.Sleep(wait)
 	}

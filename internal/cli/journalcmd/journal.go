@@ -469,7 +469,7 @@ func readIndexedListing(ctx context.Context, opts *Options, store journal.Store)
 // footer is what the listing says after its rows about the attempts it
 // showed whose outcome is unknown: their invoices, the `journal
 // reconcile` flags of each profile they were made on, and the `paycli
-// status` lines of those reconcile does not settle (journal.Settles).
+// status` lines of those reconcile does not settle (journal.Reconcilable).
 type footer struct {
 	// hidden counts the attempts of other gateway accounts left out.
 	hidden    int
