@@ -33,4 +33,11 @@ func TestAnswerValuesBoundedAt64(t *testing.T) {
 			t.Errorf("invoice_id of %d characters shown as %q, want %s", n, inc.Why(), wantShown)
 		}
 	}
+	// An order number with a control character, even its first, is dropped.
+	g.handle("walletPay", respond(200, `{"status_code":100,"data":{"invoice_id":"INV-1","payment_status":0,"order_no":"\u001bON-1"}}`))
+	_, err := c.WalletPay(ctx, walletPayReq())
+	var inc *InconsistentError
+	if !errors.As(err, &inc) || inc.OrderNo != "" {
+		t.Errorf("an order_no starting with ESC: %v (%+v), want it dropped", err, inc)
+	}
 }
