@@ -75,3 +75,18 @@ func TestBatchWarnsOnlyWhenResultsAreLost(t *testing.T) {
 		}
 	})
 }
+
+// TestSingleResultLostNamesTheOrder: a single payment whose result could
+// not be written to stdout still tells, on stderr, how it ended and its
+// order number, and that it is in the journal.
+func TestSingleResultLostNamesTheOrder(t *testing.T) {
+	opts, _, _, errOut, _ := testOptions(t)
+	opts.IO.Out = &closingReader{writes: 1}
+	op := &fakeOp{}
+	if err := RunSingle(context.Background(), opts, pipelineOf(op), "INV-1"); err != nil {
+		t.Fatal(err)
+	}
+	if want := "it is in the journal: succeeded, order ORD-INV-1\n"; !strings.Contains(errOut.String(), want) || len(op.sent) != 1 {
+		t.Errorf("stderr %q, sent %v; want %q", errOut.String(), op.sent, want)
+	}
+}
