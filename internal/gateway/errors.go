@@ -195,7 +195,7 @@ func (e *APIError) Sentinel() error {
 	switch {
 	case e.HTTPStatus == http.StatusUnauthorized:
 		return ErrUnauthorized
-	case e.HTTPStatus >= 500 || success && e.Problem != "":
+	case serverFailed(e.HTTPStatus) || success && e.Problem != "":
 		if isPayment(e.Endpoint) {
 			return ErrOutcomeUnknown
 		}
@@ -210,6 +210,11 @@ func (e *APIError) Sentinel() error {
 	}
 	return nil
 }
+
+// serverFailed reports whether an HTTP status says the server failed
+// (5xx): to a call that moves money, such an answer leaves its outcome
+// unknown, whoever reads it (Sentinel, Client.Do).
+func serverFailed(httpStatus int) bool { return httpStatus >= 500 }
 
 // saysNoData reports whether a status_code 0 answer's description says
 // that nothing was found (or says nothing): the gateway also answers 0 for

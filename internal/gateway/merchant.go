@@ -297,7 +297,7 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 		return nil, err
 	}
 	out.ep, out.sent = ep, r.Body
-	if ep.movesMoney() && out.StatusCode >= 500 {
+	if ep.movesMoney() && serverFailed(out.StatusCode) {
 		return &out, &APIError{Endpoint: ep.name, HTTPStatus: out.StatusCode}
 	}
 	return &out, nil
