@@ -85,8 +85,9 @@ func (a Attempt) Deadline() time.Time {
 //     paySmart2D, paySmart3D, payByCardToken…) is read as a sale: `paycli
 //     api` journals a call it has a command for under that command's kind.
 //
-// NotFound is final only once the request is over: before a.Deadline()
-// and SettleMargin, it is "" with After set.
+// NotFound is final only once the request is over, and so is any outcome
+// read from an answer that does not name the attempt itself (heldBack):
+// before a.Deadline() and SettleMargin, it is "" with After set.
 func Settle(a Attempt, res *gateway.CheckStatusResult, err error, asked time.Time) Learned {
 	kind := a.Intent.OpKind()
 	var apiErr *gateway.APIError
@@ -140,10 +141,25 @@ func Settle(a Attempt, res *gateway.CheckStatusResult, err error, asked time.Tim
 	if l.Outcome == Unknown && (kind == KindPreAuthCapture || kind == KindPreAuthCancel || kind == KindComplete || kind == KindCompleteCancel) {
 		l.Message = fmt.Sprintf("transaction_status %q is not understood; check the transaction with the gateway", res.TransactionStatus)
 	}
-	if over := a.Deadline().Add(SettleMargin); l.Outcome == NotFound && asked.Before(over) {
+	if over := a.Deadline().Add(SettleMargin); asked.Before(over) && heldBack(a, l) {
 		return Learned{After: over, Message: "its request may still be in flight"}
 	}
 	return l
+}
+
+// heldBack reports whether l, learned while a's request may still be at
+// the gateway, must wait until that request is over: a NotFound (the
+// request may yet be made), and any outcome the answer cannot tie to a
+// itself. Only a refund's answer names its attempt (refund_info lists its
+// refund_transaction_id); a sale, hold or 3D sale found made or undone may
+// be an earlier attempt's doing, and settling a on it would free the
+// invoice while a is still being worked on.
+func heldBack(a Attempt, l Learned) bool {
+	if l.Outcome == NotFound {
+		return true
+	}
+	identified := a.Intent.OpKind() == KindRefund && a.Intent.Ref != ""
+	return l.Settled() && !identified
 }
 
 // words is s in lower case with its blanks and dashes dropped:
