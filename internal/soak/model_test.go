@@ -44,6 +44,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
 	"github.com/paycli/paycli/internal/app"
@@ -323,6 +324,7 @@ func runHistory(t *testing.T, srv *pgtest.Server, bin string, seed uint64, round
 	d.db = srv.Database(t, modelOwner)
 	d.gw = startModelGateway(t, bin)
 	d.gw.toDB = clockToDB(t, srv.URL(modelOwner, d.db))
+	d.gw.dbClock = dbClockPool(t, srv.URL(modelOwner, d.db))
 	d.makeInvoices(t, seed)
 	port := d.gw.base[len("http://127.0.0.1:"):strings.LastIndex(d.gw.base, sandbox.Base)]
 	spellings := []string{
@@ -423,6 +425,9 @@ func runHistory(t *testing.T, srv *pgtest.Server, bin string, seed uint64, round
 
 // clockToDB measures how far the database's clock is from this process's
 // (half a round trip at most).
+// It is the estimate of the fastest of several round trips: one slow
+// round trip on a loaded machine made it tens of milliseconds wrong, and
+// a request then seemed to arrive before its own intent was written.
 func clockToDB(t *testing.T, url string) time.Duration {
 	t.Helper()
 	conn, err := pgx.Connect(context.Background(), url)
@@ -430,13 +435,36 @@ func clockToDB(t *testing.T, url string) time.Duration {
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
-	before := time.Now()
-	var db time.Time
-	if err := conn.QueryRow(context.Background(), "SELECT clock_timestamp()").Scan(&db); err != nil {
+	best, offset := time.Duration(-1), time.Duration(0)
+	for range 15 {
+		before := time.Now()
+		var db time.Time
+		if err := conn.QueryRow(context.Background(), "SELECT clock_timestamp()").Scan(&db); err != nil {
+			t.Fatal(err)
+		}
+		after := time.Now()
+		if rtt := after.Sub(before); best < 0 || rtt < best {
+			best, offset = rtt, db.Sub(before.Add(rtt/2))
+		}
+	}
+	return offset
+}
+
+// dbClockPool is the connections the recorder reads the database's clock
+// on as each money request arrives (modelGateway.arrival).
+func dbClockPool(t *testing.T, url string) *pgxpool.Pool {
+	t.Helper()
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
 		t.Fatal(err)
 	}
-	after := time.Now()
-	return db.Sub(before.Add(after.Sub(before) / 2))
+	cfg.MaxConns = 4
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
 }
 
 // newOperator makes an operator's home and role and grants it the
@@ -842,10 +870,31 @@ type modelGateway struct {
 	// that requests and journal lines are compared on one clock (even
 	// under .ci/timeshift.sh, which moves only the test's).
 	toDB time.Duration
+	// dbClock reads the database's own clock when a request arrives: a
+	// time no earlier than its arrival and earlier than the gateway's
+	// answer, on the clock of the journal's recorded_at. An estimate
+	// (toDB) is only as good as its round trip.
+	dbClock *pgxpool.Pool
 }
 
 // now is the time by the database's clock.
 func (g *modelGateway) now() time.Time { return time.Now().Add(g.toDB) }
+
+// arrival is a request's arrival by the database's own clock, read
+// before the gateway sees the request (exact: true); while the database
+// is down, the estimate now (exact: false).
+func (g *modelGateway) arrival() (at time.Time, exact bool) {
+	est := g.now()
+	if g.dbClock == nil {
+		return est, false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := g.dbClock.QueryRow(ctx, "SELECT clock_timestamp()").Scan(&at); err != nil {
+		return est, false
+	}
+	return at, true
+}
 
 type gwPlan struct {
 	kill func()
@@ -966,6 +1015,7 @@ func (g *modelGateway) wrap(h http.Handler) http.Handler {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		f := fieldsOf(body)
 		req := gwRequest{kind: moneyKindOf(r.URL.Path, f), invoice: f["invoice_id"], ref: f["refund_transaction_id"], amount: f["amount"], arrived: g.now()}
+		req.arrivedDB, req.exactArrival = g.arrival()
 		g.mu.Lock()
 		var p *gwPlan
 		if ps := g.plans[req.invoice]; len(ps) > 0 {
