@@ -90,6 +90,22 @@ func TestModelChecks(t *testing.T) {
 		t.Errorf("a walletpay within its margin on a sold invoice: %+v", v)
 	}
 
+	// A walletpay the gateway made whose story is still unknown (its
+	// answer held back while it may be in flight) is not a disagreement;
+	// one the journal says was declined is.
+	h = clean()
+	h.requests = append(h.requests, gwRequest{kind: journal.KindWalletPay, invoice: "W", arrived: at(150), done: at(160), status: 100})
+	w := jLine{seq: 5, attempt: "w1", typ: journal.TypeIntent, kind: journal.KindWalletPay, invoice: "W", operator: "zeynep", recorded: at(140)}
+	h.lines = append(h.lines, w)
+	if v := checkJournalEqualsGateway(h); len(v) != 0 {
+		t.Errorf("a walletpay made, its story unknown: %+v", v)
+	}
+	w.seq, w.typ, w.outcome, w.recorded = 6, journal.TypeOutcome, journal.Declined, at(170)
+	h.lines = append(h.lines, w)
+	if v := checkJournalEqualsGateway(h); len(v) != 1 {
+		t.Errorf("a walletpay made, the journal says declined: %+v", v)
+	}
+
 	// The arrival read on the database's clock is the one compared with
 	// the journal's: an estimate that puts it before its own intent (a
 	// slow round trip) flags nothing when the database's reading is there.
