@@ -881,19 +881,25 @@ type modelGateway struct {
 func (g *modelGateway) now() time.Time { return time.Now().Add(g.toDB) }
 
 // arrival is a request's arrival by the database's own clock, read
-// before the gateway sees the request (exact: true); while the database
-// is down, the estimate now (exact: false).
+// before the gateway sees the request (exact: true). While the database
+// is down (a crash) it is read again until it is back: no line is written
+// meanwhile, and a reading after the arrival can only find its own
+// intent, written before the request left, and fewer others open. After
+// 15 s without the database, the estimate now (exact: false).
 func (g *modelGateway) arrival() (at time.Time, exact bool) {
 	est := g.now()
 	if g.dbClock == nil {
 		return est, false
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := g.dbClock.QueryRow(ctx, "SELECT clock_timestamp()").Scan(&at); err != nil {
-		return est, false
+	for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		err := g.dbClock.QueryRow(ctx, "SELECT clock_timestamp()").Scan(&at)
+		cancel()
+		if err == nil {
+			return at, true
+		}
 	}
-	return at, true
+	return est, false
 }
 
 type gwPlan struct {
