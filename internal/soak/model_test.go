@@ -425,10 +425,8 @@ func runHistory(t *testing.T, srv *pgtest.Server, bin string, seed uint64, round
 }
 
 // clockToDB measures how far the database's clock is from this process's
-// (half a round trip at most).
-// It is the estimate of the fastest of several round trips: one slow
-// round trip on a loaded machine made it tens of milliseconds wrong, and
-// a request then seemed to arrive before its own intent was written.
+// (half a round trip at most): from the fastest of several round trips,
+// as one slow round trip on a loaded machine is tens of milliseconds.
 func clockToDB(t *testing.T, url string) time.Duration {
 	t.Helper()
 	conn, err := pgx.Connect(context.Background(), url)
@@ -452,7 +450,8 @@ func clockToDB(t *testing.T, url string) time.Duration {
 }
 
 // dbClockPool is the connections the recorder reads the database's clock
-// on as each money request arrives (modelGateway.arrival).
+// on as each money request arrives (modelGateway.arrival); the history's
+// finish closes it.
 func dbClockPool(t *testing.T, url string) *pgxpool.Pool {
 	t.Helper()
 	cfg, err := pgxpool.ParseConfig(url)
@@ -831,6 +830,7 @@ func (d *modelDesk) finish(t *testing.T, seed uint64) *history {
 		d.logf("end clerk: paycli journal reconcile → exit %d %s", res.exit, oneLine(res.stdout+" "+res.stderr))
 	}
 	d.gw.drain(t)
+	d.gw.dbClock.Close() // no request comes any more: every process has ended
 	h.requests = d.gw.history()
 	d.gw.checkAgainstRequestLog(t, h.requests)
 	h.lines = readLines(t, owner)
