@@ -147,19 +147,21 @@ func Settle(a Attempt, res *gateway.CheckStatusResult, err error, asked time.Tim
 	return l
 }
 
-// heldBack reports whether l, learned while a's request may still be at
-// the gateway, must wait until that request is over: a NotFound (the
-// request may yet be made), and any outcome the answer cannot tie to a
-// itself. Only a refund's answer names its attempt (refund_info lists its
-// refund_transaction_id); a sale, hold or 3D sale found made or undone may
-// be an earlier attempt's doing, and settling a on it would free the
-// invoice while a is still being worked on.
+// heldBack reports whether l, learned before a's deadline and
+// SettleMargin, must wait until then: a NotFound (the request may yet be
+// made), and any outcome the answer cannot tie to a itself while a may
+// still be at the gateway. Only a refund's answer names its attempt
+// (refund_info lists its refund_transaction_id); a sale, hold or 3D sale
+// found made or undone may be an earlier attempt's doing, and settling a
+// on it would free the invoice while a is still being worked on. An
+// attempt the gateway answered (pending, say) is no longer there.
 func heldBack(a Attempt, l Learned) bool {
 	if l.Outcome == NotFound {
 		return true
 	}
 	identified := a.Intent.OpKind() == KindRefund && a.Intent.Ref != ""
-	return l.Settled() && !identified
+	answered := a.Outcome != nil && a.Outcome.StatusCode != nil
+	return l.Settled() && !identified && !answered
 }
 
 // words is s in lower case with its blanks and dashes dropped:

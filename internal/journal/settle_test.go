@@ -42,6 +42,9 @@ func TestSettle(t *testing.T) {
 	capture, cancel := attemptOf(KindPreAuthCapture, ""), attemptOf(KindPreAuthCancel, "")
 	complete, completeCancel := attemptOf(KindComplete, ""), attemptOf(KindCompleteCancel, "")
 	legacy := Attempt{Intent: intent("a0", "INV-1")} // no kind, no deadline: a walletpay made then
+	pending := 69
+	answeredPending := sale // the gateway answered it: its request is over
+	answeredPending.Outcome = &Entry{Type: TypeOutcome, Outcome: Unknown, StatusCode: &pending}
 	preAuth := func(status string) string {
 		return `,"invoice_id":"INV-1","transaction_type":"PreAuth","transaction_status":"` + status + `"`
 	}
@@ -125,6 +128,7 @@ func TestSettle(t *testing.T) {
 		{name: "3D cancellation: cancelled, request may still be processed", a: completeCancel, res: answer(t, inv+`,"transaction_status":"Cancelled"`), asked: during, waits: true},
 		{name: "refund refused, listed by its id: settles at once", a: refund,
 			res: answer(t, inv+`,"transaction_status":"Completed","refund_info":[{"amount":"5","refund_transaction_id":"RF1","status":"Rejected"}]`), asked: during, outcome: Declined},
+		{name: "sale answered pending, now completed: settles at once", a: answeredPending, res: answer(t, inv+`,"transaction_status":"Completed"`), asked: during, outcome: Succeeded},
 		{name: "sale pending, request may still be processed: said as it is", a: sale, res: answer(t, inv+`,"transaction_status":"Pending"`), asked: during, outcome: Pending},
 
 		// Issue 23, defect 9: an api payment (paySmart2D…) is read as a
