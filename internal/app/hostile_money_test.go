@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -287,12 +288,52 @@ func TestAPIPaymentBlocksWhileUnknown(t *testing.T) {
 		!strings.Contains(r.stderr, "paycli status --invoice INV-2D") || g.calls("/api/paySmart2D") != 1 {
 		t.Fatalf("the same again: exit %d, %d sent; want 2, nothing sent\n%s", r.code, g.calls("/api/paySmart2D"), r.stderr)
 	}
+	// Its answer lost, the request may still be at the gateway: the sale
+	// check status finds may be another attempt's, so it settles nothing
+	// until the request's deadline and InFlightMargin are past.
+	r = runHostile(t, g, home, "status", "--invoice", "INV-2D")
+	if r.code != ExitOK || !strings.Contains(r.stderr, "may still be in flight") {
+		t.Errorf("status while the payment may be in flight: exit %d\n%s", r.code, r.stderr)
+	}
+	if a := lastAttempt(t, r.journal); a.Class() != journal.Unknown {
+		t.Errorf("after status while in flight: %s, want unknown", a.Class())
+	}
+	ageIntents(t, r.journal, 10*time.Minute)
 	r = runHostile(t, g, home, "status", "--invoice", "INV-2D")
 	if r.code != ExitOK || !strings.Contains(r.stderr, "Recorded in the journal: api of invoice INV-2D succeeded") {
 		t.Errorf("status: exit %d\n%s", r.code, r.stderr)
 	}
 	if a := lastAttempt(t, r.journal); a.Class() != journal.Succeeded {
 		t.Errorf("after status: %s, want succeeded", a.Class())
+	}
+}
+
+// ageIntents moves the deadline of every intent in the file journal at
+// path back by d, as if that much time had passed since it was sent.
+func ageIntents(t *testing.T, path string, d time.Duration) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		var e map[string]any
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("journal line %q: %v", line, err)
+		}
+		if deadline, ok := e["deadline"].(string); ok && e["type"] == journal.TypeIntent {
+			at, err := time.Parse(time.RFC3339Nano, deadline)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e["deadline"] = at.Add(-d).Format(time.RFC3339Nano)
+		}
+		b, _ := json.Marshal(e)
+		out = append(out, string(b))
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(out, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -83,8 +83,9 @@ func (a Attempt) Deadline() time.Time {
 //     paySmart2D, paySmart3D, payByCardToken…) is read as a sale: `paycli
 //     api` journals a call it has a command for under that command's kind.
 //
-// NotFound is final only once the request is over: before a.Deadline()
-// and InFlightMargin, it is "" with After set.
+// NotFound is final only once the request is over, and so is any outcome
+// read from an answer that does not name the attempt itself (heldBack):
+// before a.Deadline() and InFlightMargin, it is "" with After set.
 func Settle(a Attempt, res *gateway.CheckStatusResult, err error, asked time.Time) Learned {
 	kind := a.Intent.OpKind()
 	var sale gateway.Sale
@@ -141,10 +142,27 @@ func Settle(a Attempt, res *gateway.CheckStatusResult, err error, asked time.Tim
 	if l.Outcome == Unknown && (kind == KindPreAuthCapture || kind == KindPreAuthCancel || kind == KindComplete || kind == KindCompleteCancel) {
 		l.Message = fmt.Sprintf("transaction_status %q is not understood; check the transaction with the gateway", res.TransactionStatus)
 	}
-	if over := a.Deadline().Add(InFlightMargin); l.Outcome == NotFound && asked.Before(over) {
+	if over := a.Deadline().Add(InFlightMargin); asked.Before(over) && heldBack(a, l) {
 		return Learned{After: over, Message: "its request may still be in flight"}
 	}
 	return l
+}
+
+// heldBack reports whether l, learned before a's deadline and
+// InFlightMargin, must wait until then: a NotFound (the request may yet be
+// made), and any outcome the answer cannot tie to a itself while a may
+// still be at the gateway. Only a refund's answer names its attempt
+// (refund_info lists its refund_transaction_id); a sale, hold or 3D sale
+// found made or undone may be an earlier attempt's doing, and settling a
+// on it would free the invoice while a is still being worked on. An
+// attempt the gateway answered (pending, say) is no longer there.
+func heldBack(a Attempt, l Learned) bool {
+	if l.Outcome == NotFound {
+		return true
+	}
+	identified := a.Intent.OpKind() == KindRefund && a.Intent.Ref != ""
+	answered := a.Outcome != nil && a.Outcome.StatusCode != nil
+	return l.Decided() && !identified && !answered
 }
 
 // SaleOutcome is the one reading of what check status says of the sale

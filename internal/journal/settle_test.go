@@ -42,6 +42,9 @@ func TestSettle(t *testing.T) {
 	capture, cancel := attemptOf(KindPreAuthCapture, ""), attemptOf(KindPreAuthCancel, "")
 	complete, completeCancel := attemptOf(KindComplete, ""), attemptOf(KindCompleteCancel, "")
 	legacy := Attempt{Intent: intent("a0", "INV-1")} // no kind, no deadline: a walletpay made then
+	pending := 69
+	answeredPending := sale // the gateway answered it: its request is over
+	answeredPending.Outcome = &Entry{Type: TypeOutcome, Outcome: Unknown, StatusCode: &pending}
 	preAuth := func(status string) string {
 		return `,"invoice_id":"INV-1","transaction_type":"PreAuth","transaction_status":"` + status + `"`
 	}
@@ -58,10 +61,10 @@ func TestSettle(t *testing.T) {
 		waits   bool   // After set: ask again later
 		message string // in Message
 	}{
-		{name: "sale completed", a: sale, res: answer(t, inv+`,"transaction_status":"Completed"`), asked: during, outcome: Succeeded},
-		{name: "sale refunded: it was taken first", a: sale, res: answer(t, inv+`,"transaction_status":"Refunded"`), asked: during, outcome: Succeeded},
-		{name: "sale partially refunded", a: sale, res: answer(t, inv+`,"transaction_status":"Partially Refunded"`), asked: during, outcome: Succeeded},
-		{name: "sale failed", a: sale, res: answer(t, inv+`,"transaction_status":"Failed"`), asked: during, outcome: Declined},
+		{name: "sale completed", a: sale, res: answer(t, inv+`,"transaction_status":"Completed"`), asked: after, outcome: Succeeded},
+		{name: "sale refunded: it was taken first", a: sale, res: answer(t, inv+`,"transaction_status":"Refunded"`), asked: after, outcome: Succeeded},
+		{name: "sale partially refunded", a: sale, res: answer(t, inv+`,"transaction_status":"Partially Refunded"`), asked: after, outcome: Succeeded},
+		{name: "sale failed", a: sale, res: answer(t, inv+`,"transaction_status":"Failed"`), asked: after, outcome: Declined},
 		{name: "sale pending", a: sale, res: answer(t, inv+`,"transaction_status":"Pending"`), asked: after, outcome: Pending},
 		{name: "sale not processed yet (69)", a: sale, err: statusErr(69), asked: after, outcome: Pending},
 		{name: "sale unknown to the gateway, request over", a: sale, err: statusErr(31), asked: after, outcome: NotFound},
@@ -93,32 +96,50 @@ func TestSettle(t *testing.T) {
 		{name: "a refund answer about another invoice", a: refund,
 			res: answer(t, `,"invoice_id":"INV-2","refund_info":[{"refund_transaction_id":"RF1"}]`), asked: after, message: "another invoice"},
 
-		{name: "capture: captured", a: capture, res: answer(t, preAuth("Completed")), asked: during, outcome: Succeeded},
-		{name: "capture: released instead", a: capture, res: answer(t, preAuth("Cancelled")), asked: during, outcome: Declined},
+		{name: "capture: captured", a: capture, res: answer(t, preAuth("Completed")), asked: after, outcome: Succeeded},
+		{name: "capture: released instead", a: capture, res: answer(t, preAuth("Cancelled")), asked: after, outcome: Declined},
 		{name: "capture: still held, request over", a: capture, res: answer(t, preAuth("Pre-Authorized")), asked: after, outcome: NotFound},
 		{name: "capture: still held, request may still be processed", a: capture, res: answer(t, preAuth("Pre-Authorized")), asked: during, waits: true},
-		{name: "cancel: released", a: cancel, res: answer(t, preAuth("Cancelled")), asked: during, outcome: Succeeded},
-		{name: "cancel: captured instead", a: cancel, res: answer(t, preAuth("Completed")), asked: during, outcome: Declined},
+		{name: "cancel: released", a: cancel, res: answer(t, preAuth("Cancelled")), asked: after, outcome: Succeeded},
+		{name: "cancel: captured instead", a: cancel, res: answer(t, preAuth("Completed")), asked: after, outcome: Declined},
 		{name: "capture of a sale that is no pre-authorization", a: capture, res: answer(t, inv+`,"transaction_type":"Auth","transaction_status":"Completed"`),
 			asked: after, outcome: Unknown},
 
-		{name: "3D completion: completed", a: complete, res: answer(t, inv+`,"transaction_status":"Completed"`), asked: during, outcome: Succeeded},
+		{name: "3D completion: completed", a: complete, res: answer(t, inv+`,"transaction_status":"Completed"`), asked: after, outcome: Succeeded},
 		// Issue 32, item 7: a completed 3D sale refunded since, in part or
 		// whole, was completed; dropping "partially refunded" from this
 		// reading survived every package's tests.
-		{name: "3D completion: partially refunded since", a: complete, res: answer(t, inv+`,"transaction_status":"Partially Refunded"`), asked: during, outcome: Succeeded},
-		{name: "3D completion: refunded since", a: complete, res: answer(t, inv+`,"transaction_status":"Refunded"`), asked: during, outcome: Succeeded},
-		{name: "3D cancellation: completed and partially refunded instead", a: completeCancel, res: answer(t, inv+`,"transaction_status":"Partially Refunded"`), asked: during, outcome: Declined},
-		{name: "3D completion: failed", a: complete, res: answer(t, inv+`,"transaction_status":"Failed"`), asked: during, outcome: Declined},
-		{name: "3D completion: pending", a: complete, res: answer(t, inv+`,"transaction_status":"Pending"`), asked: during, outcome: Pending},
-		{name: "3D completion: a state not understood", a: complete, res: answer(t, inv+`,"transaction_status":"Chargeback"`), asked: during, outcome: Unknown,
+		{name: "3D completion: partially refunded since", a: complete, res: answer(t, inv+`,"transaction_status":"Partially Refunded"`), asked: after, outcome: Succeeded},
+		{name: "3D completion: refunded since", a: complete, res: answer(t, inv+`,"transaction_status":"Refunded"`), asked: after, outcome: Succeeded},
+		{name: "3D cancellation: completed and partially refunded instead", a: completeCancel, res: answer(t, inv+`,"transaction_status":"Partially Refunded"`), asked: after, outcome: Declined},
+		{name: "3D completion: failed", a: complete, res: answer(t, inv+`,"transaction_status":"Failed"`), asked: after, outcome: Declined},
+		{name: "3D completion: pending", a: complete, res: answer(t, inv+`,"transaction_status":"Pending"`), asked: after, outcome: Pending},
+		{name: "3D completion: a state not understood", a: complete, res: answer(t, inv+`,"transaction_status":"Chargeback"`), asked: after, outcome: Unknown,
 			message: `"Chargeback" is not understood`},
-		{name: "3D completion: cancelled", a: complete, res: answer(t, inv+`,"transaction_status":"Cancelled"`), asked: during, outcome: Declined},
+		{name: "3D completion: cancelled", a: complete, res: answer(t, inv+`,"transaction_status":"Cancelled"`), asked: after, outcome: Declined},
 		{name: "3D completion: still waiting for the merchant", a: complete, res: pendingCompletion, err: statusErr(69), asked: after, outcome: NotFound},
 		{name: "3D cancellation: still waiting for the merchant", a: completeCancel, res: pendingCompletion, err: statusErr(69), asked: after, outcome: NotFound},
 		{name: "3D completion: not processed, its step not said", a: complete, err: statusErr(69), asked: after, outcome: Pending},
-		{name: "3D cancellation: cancelled", a: completeCancel, res: answer(t, inv+`,"transaction_status":"Cancelled"`), asked: during, outcome: Succeeded},
-		{name: "3D cancellation: completed instead", a: completeCancel, res: answer(t, inv+`,"transaction_status":"Completed"`), asked: during, outcome: Declined},
+		{name: "3D cancellation: cancelled", a: completeCancel, res: answer(t, inv+`,"transaction_status":"Cancelled"`), asked: after, outcome: Succeeded},
+		{name: "3D cancellation: completed instead", a: completeCancel, res: answer(t, inv+`,"transaction_status":"Completed"`), asked: after, outcome: Declined},
+
+		// The seed-203 defect of the desk model: a walletpay on a paid
+		// invoice, killed while the gateway still worked on it, was
+		// settled succeeded at once on the earlier sale, which freed the
+		// invoice while the request was still in flight. Only a refund's
+		// answer names its attempt; every other kind waits for its request
+		// to be over.
+		{name: "sale completed, request may still be processed", a: sale, res: answer(t, inv+`,"transaction_status":"Completed"`), asked: during, waits: true},
+		{name: "sale failed, request may still be processed", a: sale, res: answer(t, inv+`,"transaction_status":"Failed"`), asked: during, waits: true},
+		{name: "api payment completed, request may still be processed", a: attemptOf(KindAPI, ""), res: answer(t, inv+`,"transaction_status":"Completed"`), asked: during, waits: true},
+		{name: "capture: captured, request may still be processed", a: capture, res: answer(t, preAuth("Completed")), asked: during, waits: true},
+		{name: "cancel: released, request may still be processed", a: cancel, res: answer(t, preAuth("Cancelled")), asked: during, waits: true},
+		{name: "3D completion: completed, request may still be processed", a: complete, res: answer(t, inv+`,"transaction_status":"Completed"`), asked: during, waits: true},
+		{name: "3D cancellation: cancelled, request may still be processed", a: completeCancel, res: answer(t, inv+`,"transaction_status":"Cancelled"`), asked: during, waits: true},
+		{name: "refund refused, listed by its id: settles at once", a: refund,
+			res: answer(t, inv+`,"transaction_status":"Completed","refund_info":[{"amount":"5","refund_transaction_id":"RF1","status":"Rejected"}]`), asked: during, outcome: Declined},
+		{name: "sale answered pending, now completed: settles at once", a: answeredPending, res: answer(t, inv+`,"transaction_status":"Completed"`), asked: during, outcome: Succeeded},
+		{name: "sale pending, request may still be processed: said as it is", a: sale, res: answer(t, inv+`,"transaction_status":"Pending"`), asked: during, outcome: Pending},
 
 		// Issue 23, defect 9: an api payment (paySmart2D…) is read as a
 		// sale; it was never settled, and blocked nothing.

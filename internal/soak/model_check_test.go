@@ -20,10 +20,23 @@ import (
 // gwRequest is one money request as the gateway saw it.
 type gwRequest struct {
 	kind, invoice, ref, amount string
-	arrived, done              time.Time
-	status                     int // the answer's status_code; -1 without one
-	killed                     bool
-	held                       time.Duration
+	arrived, done              time.Time // by the test's clock moved to the database's (toDB)
+	// arrivedDB is the database's own clock read as the request arrived,
+	// before the gateway saw it (exactArrival); else arrived.
+	arrivedDB    time.Time
+	exactArrival bool
+	status       int // the answer's status_code; -1 without one
+	killed       bool
+	held         time.Duration
+}
+
+// arrivedByDB is when the request arrived by the database's clock, the
+// journal's: read at its arrival if the database answered, else estimated.
+func (r gwRequest) arrivedByDB() time.Time {
+	if r.arrivedDB.IsZero() {
+		return r.arrived
+	}
+	return r.arrivedDB
 }
 
 // made reports whether the gateway did what the request asked: 100, or
@@ -132,41 +145,75 @@ func unsettled(outcome string) bool {
 	return outcome == "" || outcome == journal.Unknown || outcome == journal.Pending
 }
 
-// settledAt is when the story was settled in the model's eyes, by the
-// database's clock: its first outcome line written by the role of its
-// intent, or its first reconcile line, that says what happened. A line
-// written by anyone else settles nothing. Zero: never.
+// settles reports whether l settles the story in the model's eyes: an
+// outcome line written by the role of its intent, or a reconcile line,
+// that says what happened. A line written by anyone else settles nothing.
+func (s *story) settles(l jLine) bool {
+	switch {
+	case l.typ == journal.TypeIntent, unsettled(l.outcome):
+		return false
+	case l.typ == journal.TypeOutcome && l.operator != s.intentBy:
+		return false
+	}
+	return true
+}
+
+// settledAt is when the story was settled, by the database's clock: the
+// first line that settles it after its last intent (a refund's retry
+// opens its story again). Zero: never.
 func (s *story) settledAt() time.Time {
+	var at time.Time
 	for _, l := range s.lines {
 		switch {
-		case l.typ == journal.TypeIntent, unsettled(l.outcome):
-		case l.typ == journal.TypeOutcome && l.operator != s.intentBy:
-		default:
-			return l.recorded
+		case l.typ == journal.TypeIntent:
+			at = time.Time{}
+		case at.IsZero() && s.settles(l):
+			at = l.recorded
 		}
 	}
-	return time.Time{}
+	return at
 }
 
 // says is what the journal says became of the story, as a reader that
-// trusts every line would: the first line that settles it, by whoever.
+// trusts every line would: the last line that settles it, by whoever.
 func (s *story) says() string {
+	says := journal.Unknown
 	for _, l := range s.lines {
 		if l.typ != journal.TypeIntent && !unsettled(l.outcome) {
-			return l.outcome
+			says = l.outcome
 		}
 	}
-	return journal.Unknown
+	return says
 }
 
-// openAt reports whether the story was open at t: its intent written,
-// and not settled yet.
+// openAt reports whether the story was open at t: an intent of it
+// written before t, and no line settling it after that intent and
+// before t.
 func (s *story) openAt(t time.Time) bool {
-	if s.intentBy == "" || !s.opened.Before(t) {
-		return false
+	open := false
+	for _, l := range s.lines {
+		if !l.recorded.Before(t) {
+			continue
+		}
+		switch {
+		case l.typ == journal.TypeIntent:
+			open = true
+		case s.settles(l):
+			open = false
+		}
 	}
-	settled := s.settledAt()
-	return settled.IsZero() || settled.After(t)
+	return open
+}
+
+// describe is the story's lines, each with its time by the database's
+// clock and its role, for a violation's detail.
+func (s *story) describe() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s by %s:", s.kind, s.key, s.intentBy)
+	for _, l := range s.lines {
+		fmt.Fprintf(&b, " [#%d %s %s by %s at %s]", l.seq, l.typ, l.outcome, l.operator, l.recorded.Format("15:04:05.000000"))
+	}
+	return b.String()
 }
 
 func byInvoice[T any](items []T, invoice func(T) string) map[string][]T {
@@ -214,17 +261,30 @@ func checkSentWhileUnknown(h *history) []violation {
 	var out []violation
 	ss := byInvoice(stories(h.lines), func(s *story) string { return s.invoice })
 	for _, r := range h.requests {
+		at := r.arrivedByDB()
 		var open []string
 		for _, s := range ss[r.invoice] {
-			if s.openAt(r.arrived) {
+			if s.openAt(at) {
 				open = append(open, fmt.Sprintf("%s %s by %s since %s", s.kind, s.key, s.intentBy, s.opened.Format("15:04:05.000")))
 			}
 		}
+		// What the journal held of the invoice, to tell a defect from a
+		// misreading when it fires.
+		var held []string
+		for _, s := range ss[r.invoice] {
+			held = append(held, s.describe())
+		}
+		clock := "read from the database as it arrived"
+		if !r.exactArrival {
+			clock = "estimated from the test's clock: the database was down"
+		}
+		where := fmt.Sprintf("arrival %s by the database's clock (%s); the journal's stories of the invoice: %s",
+			at.Format("15:04:05.000000"), clock, strings.Join(held, "; "))
 		switch {
 		case len(open) == 0:
-			out = append(out, violation{invoice: r.invoice, detail: fmt.Sprintf("%s: no intent in the journal was open when it arrived", r)})
+			out = append(out, violation{invoice: r.invoice, detail: fmt.Sprintf("%s: no intent in the journal was open when it arrived; %s", r, where)})
 		case len(open) > 1:
-			out = append(out, violation{invoice: r.invoice, detail: fmt.Sprintf("%s: %d attempts open: %s", r, len(open), strings.Join(open, "; "))})
+			out = append(out, violation{invoice: r.invoice, detail: fmt.Sprintf("%s: %d attempts open: %s; %s", r, len(open), strings.Join(open, "; "), where)})
 		}
 	}
 	return out
@@ -238,8 +298,19 @@ func checkJournalEqualsGateway(h *history) []violation {
 	var out []violation
 	type key struct{ invoice, kind string }
 	gateway, said := map[key][]string{}, map[key][]string{}
+	// A story still unknown says nothing of what was made (whether it
+	// should be settled by now is checkEveryAttemptSettled's question).
+	openRefs, openKinds := map[string]bool{}, map[key]bool{}
+	for _, s := range stories(h.lines) {
+		if s.says() == journal.Unknown {
+			openKinds[key{s.invoice, s.kind}] = true
+			if ref, ok := strings.CutPrefix(s.key, "refund "); ok {
+				openRefs[ref] = true
+			}
+		}
+	}
 	for _, r := range h.requests {
-		if r.made() {
+		if r.made() && !(r.kind == journal.KindRefund && openRefs[r.ref]) {
 			k := key{r.invoice, r.kind}
 			gateway[k] = append(gateway[k], r.String())
 		}
@@ -267,7 +338,7 @@ func checkJournalEqualsGateway(h *history) []violation {
 		// The gateway makes a sale, capture, cancel or completion of an
 		// invoice once at most, and check status cannot tell which attempt
 		// made it: journal and gateway agree on whether it was made.
-		if k.kind != journal.KindRefund && (len(g) > 0) == (len(j) > 0) {
+		if k.kind != journal.KindRefund && ((len(g) > 0) == (len(j) > 0) || (len(j) == 0 && openKinds[k])) {
 			continue
 		}
 		if len(g) != len(j) {
@@ -294,18 +365,18 @@ func checkJournalEqualsGateway(h *history) []violation {
 }
 
 // checkEveryAttemptSettled: after the final reconcile every story is
-// settled. Without -model.settle, a story whose not_found may not be
-// recorded yet (its deadline plus journal.InFlightMargin still to come by
-// the database's clock) and of which the gateway made nothing is let
-// off: the rule that holds it back is the one that keeps a late request
-// from being called not_found.
+// settled. Without -model.settle, a story that may not be settled yet
+// (its deadline plus journal.InFlightMargin still to come by the
+// database's clock) is let off, unless it is a refund the gateway made:
+// only a refund's answer names its attempt, and settles it at once
+// (journal.Settle); any other answer, and a not_found, wait for the
+// request to be over.
 func checkEveryAttemptSettled(h *history) []violation {
 	var out []violation
-	madeRefs, madeKinds := map[string]bool{}, map[string]bool{}
+	madeRefs := map[string]bool{}
 	for _, r := range h.requests {
-		if r.made() {
+		if r.made() && r.ref != "" {
 			madeRefs[r.ref] = true
-			madeKinds[r.invoice+" "+r.kind] = true
 		}
 	}
 	for _, s := range stories(h.lines) {
@@ -314,8 +385,10 @@ func checkEveryAttemptSettled(h *history) []violation {
 		}
 		notDue := s.opened.Add(modelTimeout + journal.InFlightMargin).After(h.dbNow)
 		ref, isRefund := strings.CutPrefix(s.key, "refund ")
-		gatewayMade := (isRefund && madeRefs[ref]) || (!isRefund && madeKinds[s.invoice+" "+s.kind])
-		if !h.settled && notDue && !gatewayMade {
+		// Before it is due, only a refund's own refund id settles it
+		// (journal.Settle): any other kind's answer may be an earlier
+		// attempt's doing.
+		if !h.settled && notDue && !(isRefund && madeRefs[ref]) {
 			continue
 		}
 		var lines []string

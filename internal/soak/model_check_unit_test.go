@@ -69,4 +69,66 @@ func TestModelChecks(t *testing.T) {
 	if v := checkEveryAttemptSettled(h); len(v) != 1 {
 		t.Errorf("an attempt within its margin after -model.settle: %+v", v)
 	}
+	// ...but a refund within its margin that the gateway made is not:
+	// its refund id settles it at once.
+	h = clean()
+	h.lines = h.lines[:3]
+	h.dbNow = at(200)
+	if v := checkEveryAttemptSettled(h); len(v) != 1 {
+		t.Errorf("a refund the gateway made, within its margin: %+v", v)
+	}
+	// A walletpay within its margin on an invoice the gateway sold
+	// earlier is let off: the sale may be the earlier attempt's.
+	h = clean()
+	h.requests = append(h.requests, gwRequest{kind: journal.KindWalletPay, invoice: "INV", arrived: at(150), done: at(160), status: 3})
+	sale := line(5, "w1", journal.TypeIntent, "", "zeynep", "", 140)
+	sale.kind = journal.KindWalletPay
+	h.lines = append(h.lines, sale)
+	h.requests[0].kind = journal.KindWalletPay
+	h.dbNow = at(200)
+	if v := checkEveryAttemptSettled(h); len(v) != 0 {
+		t.Errorf("a walletpay within its margin on a sold invoice: %+v", v)
+	}
+
+	// A walletpay the gateway made whose story is still unknown (its
+	// answer held back while it may be in flight) is not a disagreement;
+	// one the journal says was declined is.
+	h = clean()
+	h.requests = append(h.requests, gwRequest{kind: journal.KindWalletPay, invoice: "W", arrived: at(150), done: at(160), status: 100})
+	w := jLine{seq: 5, attempt: "w1", typ: journal.TypeIntent, kind: journal.KindWalletPay, invoice: "W", operator: "zeynep", recorded: at(140)}
+	h.lines = append(h.lines, w)
+	if v := checkJournalEqualsGateway(h); len(v) != 0 {
+		t.Errorf("a walletpay made, its story unknown: %+v", v)
+	}
+	w.seq, w.typ, w.outcome, w.recorded = 6, journal.TypeOutcome, journal.Declined, at(170)
+	h.lines = append(h.lines, w)
+	if v := checkJournalEqualsGateway(h); len(v) != 1 {
+		t.Errorf("a walletpay made, the journal says declined: %+v", v)
+	}
+
+	// The arrival read on the database's clock is the one compared with
+	// the journal's: an estimate that puts it before its own intent (a
+	// slow round trip) flags nothing when the database's reading is there.
+	h = clean()
+	h.requests[1].arrived = at(100) // before mehmet's intent, at 105
+	if v := checkSentWhileUnknown(h); len(v) != 1 {
+		t.Errorf("an estimated arrival before its intent: %+v", v)
+	}
+	h.requests[1].arrivedDB, h.requests[1].exactArrival = at(110), true
+	if v := checkSentWhileUnknown(h); len(v) != 0 {
+		t.Errorf("a read arrival after its intent: %+v", v)
+	}
+
+	// A refund retried after its story was settled opens it again: the
+	// retry's request finds its own intent open, and the story ends as
+	// its last settling line says.
+	h = clean()
+	h.lines[1].outcome = journal.NotFound
+	h.lines[1].typ = journal.TypeReconcile
+	h.requests[0].status = 31
+	h.lines = append(h.lines, line(5, "a3", journal.TypeIntent, "", "ayse", "RF1", 200), line(6, "a3", journal.TypeOutcome, journal.Succeeded, "ayse", "", 225))
+	h.requests = append(h.requests, refund("RF1", 210, 220, 100))
+	if v := checkModel(h); len(v) != 0 {
+		t.Errorf("a refund retried after not_found: %+v", v)
+	}
 }
