@@ -114,6 +114,13 @@ func StartWith(t testing.TB, o Options) *Server {
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(root) })
 	s.data, s.socket, s.log = filepath.Join(root, "data"), filepath.Join(root, "run"), filepath.Join(root, "server.log")
+	// Before the server exists: a watcher that stops it and removes root
+	// if the test process dies without its cleanups (SIGKILL, a timeout).
+	w, err := watch(s.data, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.done) // after Stop, registered below
 	for _, d := range []string{s.socket} {
 		if err := os.Mkdir(d, 0o700); err != nil {
 			t.Fatal(err)
