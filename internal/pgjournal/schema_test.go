@@ -29,6 +29,7 @@ func connect(t *testing.T, url string) *pgx.Conn {
 var pg pgtest.Shared
 
 func TestMain(m *testing.M) {
+	pgtest.MoreParallel(6)
 	code := m.Run()
 	pg.Stop()
 	os.Exit(code)
@@ -54,6 +55,7 @@ func deskDB(t *testing.T, srv *pgtest.Server) (db string, admin *pgx.Conn) {
 }
 
 func TestMigrationsAreNumbered(t *testing.T) {
+	t.Parallel()
 	ms, err := migrations()
 	if err != nil || len(ms) == 0 || SchemaVersion() != len(ms) {
 		t.Fatalf("%d migrations, %v", len(ms), err)
@@ -63,6 +65,7 @@ func TestMigrationsAreNumbered(t *testing.T) {
 // TestMigrateIsIdempotentAndSerialised: a second run applies nothing;
 // four runs at once on an empty database apply each step once.
 func TestMigrateIsIdempotentAndSerialised(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	j := srv.Database(t, pgtest.Superuser)
 	var wg sync.WaitGroup
@@ -93,6 +96,7 @@ func TestMigrateIsIdempotentAndSerialised(t *testing.T) {
 }
 
 func TestCheckSchema(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	j := srv.Database(t, pgtest.Superuser)
 	conn := connect(t, srv.URL(pgtest.Superuser, j))
@@ -118,6 +122,7 @@ func TestCheckSchema(t *testing.T) {
 // UPDATE, DELETE and TRUNCATE are refused by the database, and the
 // operator recorded is the role that inserted, whatever it sent.
 func TestOperatorsCanOnlyAppend(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, admin := deskDB(t, srv)
 	ayse := connect(t, srv.URL("ayse", db))
@@ -154,6 +159,7 @@ VALUES ('a1', 'intent', 'refund', 'g', 'INV-1', now(), '{}', 'mehmet')`); err !=
 }
 
 func TestGrantRoles(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	_, admin := deskDB(t, srv)
 	var noRole *NoRoleError
@@ -174,6 +180,7 @@ func TestGrantRoles(t *testing.T) {
 // TestOperatorsCannotChangeTheSchemaVersion: the schema's version is the
 // owner's to write.
 func TestOperatorsCannotChangeTheSchemaVersion(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, _ := deskDB(t, srv)
 	ayse := connect(t, srv.URL("ayse", db))
@@ -197,6 +204,7 @@ func TestOperatorsCannotChangeTheSchemaVersion(t *testing.T) {
 // operator sees names the real holder; once it is released, the next
 // taker replaces it.
 func TestOperatorsCannotTouchAnothersLock(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, _ := deskDB(t, srv)
 	ctx := context.Background()

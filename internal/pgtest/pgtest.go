@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"net"
 	"net/url"
@@ -44,6 +45,7 @@ type Server struct {
 	port   int
 	owner  *user.User // the OS user the server runs as; nil: the current one
 
+	roleMu  sync.Mutex // held while a role is created
 	mu      sync.Mutex
 	running bool
 	dbs     int // databases made by Database
@@ -342,9 +344,13 @@ func (s *Server) Database(t testing.TB, owner string) string {
 	return name
 }
 
-// Role creates a LOGIN role if the cluster has none of that name.
+// Role creates a LOGIN role if the cluster has none of that name. Roles
+// belong to the whole cluster: parallel tests creating the same one take
+// turns, else both see none and one CREATE ROLE fails.
 func (s *Server) Role(t testing.TB, name string) {
 	t.Helper()
+	s.roleMu.Lock()
+	defer s.roleMu.Unlock()
 	s.Exec(t, "postgres", fmt.Sprintf(`DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = %s) THEN CREATE ROLE %s LOGIN; END IF; END $$`,
 		quoteLiteral(name), quoteIdent(name)))
 }
@@ -393,4 +399,20 @@ func (s *Server) RequirePassword(t testing.TB, role, password string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("the server still lets %s in without a password", role)
+}
+
+// MoreParallel lets up to n tests that call t.Parallel run at once, when
+// the command line does not say (-parallel): for TestMain, before m.Run.
+// go test's default is the number of CPUs, but tests of a database spend
+// most of their time waiting on its server and on each other's
+// processes, not on a CPU.
+func MoreParallel(n int) {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", strconv.Itoa(n))
+	}
 }
