@@ -1,7 +1,8 @@
 // Package pgtest starts a real PostgreSQL server for tests: initdb and
 // pg_ctl from the machine's PostgreSQL (Debian's postgresql package) in a
 // temporary folder, listening on a free loopback port, stopped when the
-// test ends. Run as root, the server runs as the postgres OS user, as
+// test ends, or by a watcher when the test process dies without ending it
+// (reap.go; TestServersDieWithTheTestProcess). Run as root, the server runs as the postgres OS user, as
 // PostgreSQL refuses to run as root.
 //
 // Without PostgreSQL a test that asks for a server is skipped, naming the
