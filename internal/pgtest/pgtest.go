@@ -50,7 +50,9 @@ type Server struct {
 	mu      sync.Mutex
 	running bool
 	dbs     int // databases made by Database
-	durable bool
+	// templates are the databases DatabaseFrom copies, by key.
+	templates map[string]*template
+	durable   bool
 }
 
 // binDir finds the folder holding initdb and pg_ctl: PATH first, then

@@ -51,3 +51,23 @@ func TestPoolerLetsRolesIn(t *testing.T) {
 		}
 	}
 }
+
+// TestDatabaseFromCopiesATemplateMadeOnce: databases from one template
+// are made once, hold what it held, and are apart from each other.
+func TestDatabaseFromCopiesATemplateMadeOnce(t *testing.T) {
+	t.Parallel()
+	s := Start(t)
+	built := 0
+	build := func(t testing.TB, db string) {
+		built++
+		s.Exec(t, db, "CREATE TABLE kept (n int)", "INSERT INTO kept VALUES (1)")
+	}
+	a := s.DatabaseFrom(t, "owner_a", "kept", build)
+	b := s.DatabaseFrom(t, "owner_a", "kept", build)
+	if built != 1 || a == b {
+		t.Fatalf("built %d times, databases %s and %s", built, a, b)
+	}
+	s.Exec(t, b, "INSERT INTO kept VALUES (2)")
+	s.Exec(t, a, "DO $$ BEGIN IF (SELECT count(*) FROM kept) <> 1 THEN RAISE 'a copy shares rows with another'; END IF; END $$")
+	s.Exec(t, b, "DO $$ BEGIN IF (SELECT count(*) FROM kept) <> 2 OR (SELECT datdba::regrole::text FROM pg_database WHERE datname = current_database()) <> 'owner_a' THEN RAISE 'b is not a copy owned by owner_a'; END IF; END $$")
+}
