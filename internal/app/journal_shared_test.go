@@ -37,12 +37,16 @@ func newListingDesk(t *testing.T) *listingDesk {
 
 func newListingDeskOn(t *testing.T, srv *pgtest.Server) *listingDesk {
 	t.Helper()
-	db := srv.Database(t, "desk_admin")
-	srv.Role(t, "ayse")
-	srv.Role(t, "mehmet")
-	if _, err := pgjournal.Init(context.Background(), srv.URL("desk_admin", db), []string{"ayse", "mehmet"}); err != nil {
-		t.Fatal(err)
-	}
+	// A copy of a journal made once per server, with an identity of its
+	// own (Init mints one per journal; a copy would keep the template's).
+	db := srv.DatabaseFrom(t, "desk_admin", "listing desk", func(t testing.TB, template string) {
+		srv.Role(t, "ayse")
+		srv.Role(t, "mehmet")
+		if _, err := pgjournal.Init(context.Background(), srv.URL("desk_admin", template), []string{"ayse", "mehmet"}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	srv.Exec(t, db, "UPDATE paycli.journal_identity SET id = gen_random_uuid()")
 	home := t.TempDir()
 	d := &listingDesk{srv: srv, db: db, home: home, env: map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, "config"),
 		"XDG_CACHE_HOME": filepath.Join(home, "cache"), "XDG_STATE_HOME": filepath.Join(home, "state"),
