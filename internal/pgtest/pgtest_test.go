@@ -13,6 +13,7 @@ import (
 // TestStartRestart: a server starts, answers psql, survives a crash and a
 // restart with its data.
 func TestStartRestart(t *testing.T) {
+	t.Parallel()
 	s := Start(t)
 	s.Exec(t, "postgres", "CREATE TABLE kept (n int); INSERT INTO kept VALUES (1)")
 	if err := s.Crash(); err != nil {
@@ -28,6 +29,7 @@ func TestStartRestart(t *testing.T) {
 // after it started in as itself, without a password, and is gone when
 // its test ends.
 func TestPoolerLetsRolesIn(t *testing.T) {
+	t.Parallel()
 	s := Start(t)
 	psql := filepath.Join(s.bin, "psql")
 	if _, err := os.Stat(psql); err != nil {
