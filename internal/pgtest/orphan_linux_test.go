@@ -62,6 +62,9 @@ func TestServersDieWithTheTestProcess(t *testing.T) {
 	case line, ok := <-lines:
 		if !ok {
 			_ = child.Wait()
+			if os.Getenv(RequireEnv) == "1" || os.Getenv(PoolerRequireEnv) == "1" {
+				t.Fatal("the child test started no server and no pooler")
+			}
 			t.Skip("the child test started no server (skipped there: no PostgreSQL or no pgbouncer)")
 		}
 		started = strings.Fields(line)[1:]
