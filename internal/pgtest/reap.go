@@ -3,6 +3,7 @@ package pgtest
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 )
 
@@ -40,8 +41,9 @@ rm -rf "$2"
 // watcher stops a server and removes its folder when the test process
 // ends without doing it.
 type watcher struct {
-	w   *os.File
-	cmd *exec.Cmd
+	w    *os.File
+	cmd  *exec.Cmd
+	data string
 }
 
 // watch starts the watcher of the server whose data folder is data,
@@ -59,12 +61,16 @@ func watch(data, root string) (*watcher, error) {
 		w.Close()
 		return nil, err
 	}
-	return &watcher{w: w, cmd: cmd}, nil
+	return &watcher{w: w, cmd: cmd, data: data}, nil
 }
 
-// done ends the watcher after a normal stop of its server.
+// done ends the watcher after the test's cleanup stopped its server; if
+// the server may still run (its pid file is there: a failed stop), the
+// watcher stops it as it would after a kill.
 func (wt *watcher) done() {
-	_, _ = wt.w.WriteString("stopped\n")
+	if _, err := os.Stat(filepath.Join(wt.data, "postmaster.pid")); err != nil {
+		_, _ = wt.w.WriteString("stopped\n")
+	}
 	_ = wt.w.Close()
 	_ = wt.cmd.Wait()
 }
