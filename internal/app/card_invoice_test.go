@@ -25,6 +25,7 @@ import (
 // still skips the paid invoice and reports the unknown one without sending
 // either.
 func TestCardInvoiceNeverPrinted(t *testing.T) {
+	t.Parallel()
 	const (
 		paid    = "4111111111111111"
 		pending = "5555555555554444"

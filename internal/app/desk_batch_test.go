@@ -103,12 +103,13 @@ func overlappingBatches(n, perOp int) (invoices []string, batches []string) {
 // the journal): the second operator to reach an invoice is refused by its
 // lock (in flight, exit 6) or skips it (the journal shows it made).
 func TestDeskConcurrentBatches(t *testing.T) {
+	t.Parallel()
 	const operators = 20
 	perOp := 10
 	if s, err := strconv.Atoi(os.Getenv(deskScaleEnv)); err == nil && s > 1 {
 		perOp *= s
 	}
-	d := newDesk(t)
+	d := newSharedDesk(t)
 	ops := d.operators(t, operators)
 	invoices, batches := overlappingBatches(operators, perOp)
 	for _, inv := range invoices {

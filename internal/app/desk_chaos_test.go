@@ -68,6 +68,7 @@ func (c *chaosRun) record(code int, killed bool) {
 //     shows made: nothing made that the journal does not know, nothing
 //     the journal calls made that was not.
 func TestDeskChaos(t *testing.T) {
+	t.Parallel()
 	seed := uint64(26)
 	if s := os.Getenv(deskChaosSeedEnv); s != "" {
 		var err error

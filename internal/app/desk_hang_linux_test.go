@@ -15,6 +15,7 @@ import (
 // line's write and the 5 s of the lock's release on top (29 s before).
 // Once the database answers again, the spooled outcome is written.
 func TestHungDatabaseBoundsTheCommand(t *testing.T) {
+	t.Parallel()
 	d := newDesk(t)
 	ayse := d.operator(t, "ayse", "")
 	d.sale(t, "HG-1", "150.00")

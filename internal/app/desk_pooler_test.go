@@ -18,7 +18,8 @@ import (
 // its lock went with its client connection (PgBouncer reset the server
 // session), and the journal's unknown attempt blocks the invoice.
 func TestDeskThroughSessionPooler(t *testing.T) {
-	d := newDesk(t)
+	t.Parallel()
+	d := newSharedDesk(t)
 	p := d.srv.Pooler(t, pgtest.PoolSession)
 	ayse, mehmet := d.operator(t, "ayse", ""), d.operator(t, "mehmet", "")
 	ayse.journalURL, mehmet.journalURL = p.URL("ayse", d.db), p.URL("mehmet", d.db)
@@ -64,6 +65,7 @@ func TestDeskThroughSessionPooler(t *testing.T) {
 // statement mode every command that uses the shared journal refuses with
 // exit 2, naming the mode and what to use instead; nothing is sent.
 func TestSharedJournalBehindSharingPooler(t *testing.T) {
+	t.Parallel()
 	d := newListingDesk(t)
 	d.env["PAYCLI_BASE_URL"] = "http://127.0.0.1:1/ccpayment"
 	d.env["PAYCLI_APP_ID"], d.env["PAYCLI_APP_SECRET"], d.env["PAYCLI_MERCHANT_KEY"] = "app", "secret", "key"

@@ -63,12 +63,32 @@ func (d *desk) resent() []string {
 // `paycli journal init`.
 const deskOwner = "desk_admin"
 
+// deskPostgres is the package's shared PostgreSQL server, for desks whose
+// tests never stop, crash or hang it (a database each); StopSharedPostgres
+// (from TestMain) stops it.
+var deskPostgres pgtest.Shared
+
+// StopSharedPostgres stops the server shared by the package's tests.
+func StopSharedPostgres() { deskPostgres.Stop() }
+
 // newDesk starts a PostgreSQL server of its own (tests stop and crash
 // it), a database owned by deskOwner, and a sandbox. Operators are added
 // with desk.operator.
 func newDesk(t *testing.T) *desk {
 	t.Helper()
-	d := &desk{srv: pgtest.Start(t), sent: map[string]int{}}
+	return newDeskOn(t, pgtest.Start(t))
+}
+
+// newSharedDesk is newDesk on the package's shared server, for a test
+// that leaves the server running.
+func newSharedDesk(t *testing.T) *desk {
+	t.Helper()
+	return newDeskOn(t, deskPostgres.Start(t))
+}
+
+func newDeskOn(t *testing.T, srv *pgtest.Server) *desk {
+	t.Helper()
+	d := &desk{srv: srv, sent: map[string]int{}}
 	d.db = d.srv.Database(t, deskOwner)
 	d.refundSandbox = &refundSandbox{home: t.TempDir(), gatedPaths: []string{"/api/refund"}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -200,7 +220,8 @@ func hostname(t *testing.T) string {
 //     same way, is settled by her `paycli status`.
 //   - The sandbox holds exactly the two refunds that were meant.
 func TestDeskSharesInvoiceLocksAcrossOperators(t *testing.T) {
-	d := newDesk(t)
+	t.Parallel()
+	d := newSharedDesk(t)
 	ayse, mehmet := d.operator(t, "ayse", ""), d.operator(t, "mehmet", "")
 	d.sale(t, "DK-1", "150.00")
 	d.sale(t, "DK-2", "150.00")
@@ -220,7 +241,9 @@ func TestDeskSharesInvoiceLocksAcrossOperators(t *testing.T) {
 	}
 	defer releaseOnce()
 
-	held := ayse.start(t, "refund", "--invoice", "DK-1", "--amount", "10.00", "--yes", "--timeout", "2s")
+	// 10s: longer than mehmet's two commands below take on a busy machine,
+	// so that her refund is still in flight when it is killed.
+	held := ayse.start(t, "refund", "--invoice", "DK-1", "--amount", "10.00", "--yes", "--timeout", "10s")
 	waitFor(t, arrived, "ayşe's refund to reach the gateway")
 	code, _, stderr := mehmet.exec(t, "refund", "--invoice", "DK-1", "--amount", "20.00", "--yes")
 	want := fmt.Sprintf("a refund on invoice DK-1 is in flight in pid %d since ", held.Process.Pid)
@@ -245,7 +268,7 @@ func TestDeskSharesInvoiceLocksAcrossOperators(t *testing.T) {
 
 	releaseOnce()
 	d.refunded(t, "DK-1", "10")
-	// Her intent's time limit (2s) must be over before reconcile trusts
+	// Her intent's time limit (10s) must be over before reconcile trusts
 	// the gateway's answer about a refund that may still be on its way.
 	var out string
 	for range 100 {
@@ -312,6 +335,7 @@ func TestDeskSharesInvoiceLocksAcrossOperators(t *testing.T) {
 // journal with its password masked, and advice about its database (not
 // the gateway's base_url).
 func TestDeskDatabaseDownSendsNothing(t *testing.T) {
+	t.Parallel()
 	d := newDesk(t)
 	ayse := d.operator(t, "ayse", "s3cret-pw")
 	d.sale(t, "DD-1", "150.00")
@@ -358,6 +382,7 @@ func TestDeskDatabaseDownSendsNothing(t *testing.T) {
 // unsettled, and mehmet may not refund the invoice; her next command
 // writes the outcome, and nothing is lost.
 func TestDeskOutcomeSpooledWhileDatabaseDown(t *testing.T) {
+	t.Parallel()
 	d := newDesk(t)
 	ayse, mehmet := d.operator(t, "ayse", ""), d.operator(t, "mehmet", "")
 	d.sale(t, "DS-1", "150.00")
@@ -425,6 +450,7 @@ func decodeJSON(t *testing.T, s string, v any) {
 // journal is written into that journal, never into another database the
 // same operator's next command uses (another profile's desk).
 func TestDeskSpoolBelongsToItsDatabase(t *testing.T) {
+	t.Parallel()
 	d := newDesk(t)
 	ayse := d.operator(t, "ayse", "")
 	other := d.srv.Database(t, deskOwner)

@@ -28,15 +28,25 @@ type listingDesk struct {
 	width int
 }
 
+// newListingDesk is a listing desk on the package's shared server (a
+// database of its own); newListingDeskOn takes a server the test may stop.
 func newListingDesk(t *testing.T) *listingDesk {
 	t.Helper()
-	srv := pgtest.Start(t)
-	db := srv.Database(t, "desk_admin")
-	srv.Role(t, "ayse")
-	srv.Role(t, "mehmet")
-	if _, err := pgjournal.Init(context.Background(), srv.URL("desk_admin", db), []string{"ayse", "mehmet"}); err != nil {
-		t.Fatal(err)
-	}
+	return newListingDeskOn(t, deskPostgres.Start(t))
+}
+
+func newListingDeskOn(t *testing.T, srv *pgtest.Server) *listingDesk {
+	t.Helper()
+	// A copy of a journal made once per server, with an identity of its
+	// own (Init mints one per journal; a copy would keep the template's).
+	db := srv.DatabaseFrom(t, "desk_admin", "listing desk", func(t testing.TB, template string) {
+		srv.Role(t, "ayse")
+		srv.Role(t, "mehmet")
+		if _, err := pgjournal.Init(context.Background(), srv.URL("desk_admin", template), []string{"ayse", "mehmet"}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	srv.Exec(t, db, "UPDATE paycli.journal_identity SET id = gen_random_uuid()")
 	home := t.TempDir()
 	d := &listingDesk{srv: srv, db: db, home: home, env: map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, "config"),
 		"XDG_CACHE_HOME": filepath.Join(home, "cache"), "XDG_STATE_HOME": filepath.Join(home, "state"),
@@ -137,6 +147,7 @@ func invoicesOf(t *testing.T, stdout string) ([]string, []journalcmd.Record) {
 // os_user, host), keeps one operator's with --by, and keeps --invoice and
 // the window's filters.
 func TestSharedJournalListing(t *testing.T) {
+	t.Parallel()
 	d := newListingDesk(t)
 	d.seed(t)
 	day := "--since=2026-11-24"
@@ -212,6 +223,7 @@ func TestSharedJournalListing(t *testing.T) {
 // TestByNeedsASharedJournal: --by on a profile whose journal is the file
 // is refused (exit 2, saying why), and the file's JSON has null operators.
 func TestByNeedsASharedJournal(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	env := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, "config"), "XDG_STATE_HOME": filepath.Join(home, "state")}
 	path := filepath.Join(home, "state", "paycli", journal.FileName)
@@ -259,6 +271,7 @@ func TestByNeedsASharedJournal(t *testing.T) {
 // TestSharedJournalSummary: the day's totals by operator, kind and
 // outcome, checked exactly; the day before is left out.
 func TestSharedJournalSummary(t *testing.T) {
+	t.Parallel()
 	d := newListingDesk(t)
 	d.seed(t)
 	code, stdout, stderr := d.run(t, "journal", "summary", "--since", "2026-11-24", "--until", "2026-11-24", "-o", "json")
@@ -317,6 +330,7 @@ func TestSharedJournalSummary(t *testing.T) {
 // shared one once, however often imported; a damaged line is reported and
 // left out, the rest imported; the sandbox's attempts stay here.
 func TestSharedJournalImport(t *testing.T) {
+	t.Parallel()
 	d := newListingDesk(t)
 	path := filepath.Join(d.stateDir(), journal.FileName)
 	if err := os.MkdirAll(d.stateDir(), 0o700); err != nil {
@@ -374,7 +388,8 @@ func TestSharedJournalImport(t *testing.T) {
 // listing is exit 8 with the URL's password masked; once writes are taken
 // the outcome is written and listed.
 func TestSharedJournalSpoolAndDown(t *testing.T) {
-	d := newListingDesk(t)
+	t.Parallel()
+	d := newListingDeskOn(t, pgtest.Start(t)) // stopped: a server of its own
 	d.env["PAYCLI_JOURNAL"] = strings.Replace(d.srv.URL("ayse", d.db), "ayse@", "ayse:s3cret-pw@", 1)
 	s := d.store(t, "ayse", "desk-1")
 	ctx := context.Background()
@@ -429,6 +444,7 @@ func TestSharedJournalSpoolAndDown(t *testing.T) {
 // one is the configuration's to fix (exit 2), naming the database and who
 // fixes it; nothing is sent.
 func TestSharedJournalSchemaNotUsable(t *testing.T) {
+	t.Parallel()
 	d := newListingDesk(t)
 	bare := d.srv.Database(t, "desk_admin")
 	d.env["PAYCLI_BASE_URL"] = "http://127.0.0.1:1/ccpayment"

@@ -20,6 +20,7 @@ import (
 // lines (the rest is imported), the invoice stays blocked, and the listing
 // names nobody as its settler. A sandbox line is skipped by its own fields.
 func TestSharedJournalCraftedImportRefused(t *testing.T) {
+	t.Parallel()
 	d := newListingDesk(t)
 	ayse := d.store(t, "ayse", "desk-1")
 	ctx := context.Background()
@@ -74,6 +75,7 @@ func TestSharedJournalCraftedImportRefused(t *testing.T) {
 // grants and a wrong password are told apart from an outage: exit 9,
 // naming who fixes it.
 func TestSharedJournalLoginRefused(t *testing.T) {
+	t.Parallel()
 	d := newListingDesk(t)
 	d.srv.Role(t, "stranger")
 	d.env["PAYCLI_JOURNAL"] = d.srv.URL("stranger", d.db)

@@ -80,6 +80,7 @@ func (d *desk) run(args ...string) (string, string, int) {
 // shows what --sandbox commands use; `sandbox pay --state DIR` pays at the
 // serve of DIR.
 func TestListenerServeAndPayWorkTogether(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs three paycli processes")
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/paycli/paycli/internal/app"
+	"github.com/paycli/paycli/internal/pgtest"
 	"github.com/paycli/paycli/internal/sandbox"
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/shopspring/decimal"
@@ -23,9 +24,19 @@ import (
 
 // TestMain lets testscript run the real app.Main as the "paycli" command.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(stopping{m}, map[string]func(){
 		"paycli": func() { os.Exit(app.Main()) },
 	})
+}
+
+// stopping runs the tests, then stops the PostgreSQL server they shared
+// (testscript.Main exits: nothing runs after it).
+type stopping struct{ m *testing.M }
+
+func (s stopping) Run() int {
+	defer app.StopSharedPostgres()
+	pgtest.MoreParallel(6)
+	return s.m.Run()
 }
 
 // TestScripts runs the end-to-end scripts in testdata/script. Each script

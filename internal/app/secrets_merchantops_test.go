@@ -28,6 +28,7 @@ import (
 // beyond its first 6 and last 4 digits — in particular the whole card
 // number given to `installments --bin`.
 func TestSecretsNeverLeakMerchantOps(t *testing.T) {
+	t.Parallel()
 	store, err := sandbox.OpenStore(t.TempDir(), time.Second, time.Now())
 	if err != nil {
 		t.Fatal(err)

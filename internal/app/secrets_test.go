@@ -150,6 +150,7 @@ type leakRun struct {
 // out is the bearer token `paycli token` prints on stdout (it is what the
 // command is for); card numbers may appear masked (first 6 / last 4).
 func TestSecretsNeverLeak(t *testing.T) {
+	t.Parallel()
 	spy := newSpyGateway(t)
 	leakCreds := leakCredentials()
 	home := t.TempDir()

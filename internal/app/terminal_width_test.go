@@ -110,6 +110,7 @@ func widest(out string) (int, string) {
 // of 80 columns: no line is wider (the rule of render/fit.go). The same
 // commands piped print the whole table, as wide as it is.
 func TestEveryTableFitsAnEightyColumnTerminal(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the sandbox and many commands")
 	}

@@ -99,7 +99,7 @@ func StartBus(t testing.TB) *Keyring {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := bus.Start(); err != nil {
+	if err := startTied(bus); err != nil {
 		unavailable(t, fmt.Errorf("dbus-daemon: %v", err))
 	}
 	k.bus = bus
@@ -144,7 +144,7 @@ func (k *Keyring) StartKeyring(t testing.TB, unlocked bool) {
 	if unlocked {
 		gkd.Stdin = strings.NewReader(Password)
 	}
-	if err := gkd.Start(); err != nil {
+	if err := startTied(gkd); err != nil {
 		unavailable(t, fmt.Errorf("gnome-keyring-daemon: %v", err))
 	}
 	k.gkd = gkd

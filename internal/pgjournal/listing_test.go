@@ -15,6 +15,7 @@ import (
 // attempts, each with the role that wrote its intent and the OS user and
 // host it was written from, though another role wrote its outcome.
 func TestListSaysWhoAndWhere(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, _ := deskDB(t, srv)
 	ayse := openAs(t, srv, db, "ayse", "desk-1", 101)
@@ -54,6 +55,7 @@ func TestListSaysWhoAndWhere(t *testing.T) {
 // the database's story is still unknown; once writes are taken again the
 // next Open writes it.
 func TestSpoolWaitsWhileTheDatabaseRefusesWrites(t *testing.T) {
+	t.Parallel()
 	srv := pgtest.Start(t) // stopped and restarted: a server of its own
 	db, _ := deskDB(t, srv)
 	ctx := context.Background()

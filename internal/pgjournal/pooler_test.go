@@ -30,6 +30,7 @@ func openURL(t *testing.T, url, host string, pid int) (*Store, error) {
 // before anything else can fail; behind a session-mode PgBouncer and on
 // the server itself it opens (no false alarm), several times over.
 func TestPoolerModeDetected(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, _ := deskDB(t, srv)
 	for _, mode := range []pgtest.PoolMode{pgtest.PoolTransaction, pgtest.PoolStatement} {
@@ -120,6 +121,7 @@ func lockRace(t *testing.T, srv *pgtest.Server, db, url string, n int) (winners 
 // gets it and nine are told it is in flight; a lock whose session is
 // killed mid-flight refuses its intent, and another operator may go on.
 func TestSessionPoolerHoldsLocks(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, _ := deskDB(t, srv)
 	p := srv.Pooler(t, pgtest.PoolSession)
@@ -184,6 +186,7 @@ func TestSessionPoolerHoldsLocks(t *testing.T) {
 // (the same role: PgBouncer pools per database and role) is given that
 // session: its lock is granted too (advisory locks nest in a session).
 func TestTransactionPoolerWouldDouble(t *testing.T) {
+	// Not parallel: it sets the package's poolerCheck.
 	srv := pg.Start(t)
 	db, _ := deskDB(t, srv)
 	p := srv.Pooler(t, pgtest.PoolTransaction)

@@ -29,31 +29,41 @@ func connect(t *testing.T, url string) *pgx.Conn {
 var pg pgtest.Shared
 
 func TestMain(m *testing.M) {
+	pgtest.MoreParallel(6)
 	code := m.Run()
 	pg.Stop()
 	os.Exit(code)
 }
 
 // deskDB is a database of its own on srv, owned by a desk admin, with the
-// journal's schema and two operator roles granted by Grant.
+// journal's schema and two operator roles granted by Grant: a copy of a
+// database migrated once per server, with a journal identity of its own
+// (Migrate mints one per journal; a copy would keep the template's).
 func deskDB(t *testing.T, srv *pgtest.Server) (db string, admin *pgx.Conn) {
 	t.Helper()
-	db = srv.Database(t, "desk_admin")
-	srv.Role(t, "ayse")
-	srv.Role(t, "mehmet")
-	admin = connect(t, srv.URL("desk_admin", db))
-	if _, err := Migrate(context.Background(), admin); err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range []string{"ayse", "mehmet"} {
-		if err := Grant(context.Background(), admin, r); err != nil {
+	db = srv.DatabaseFrom(t, "desk_admin", "desk", func(t testing.TB, template string) {
+		srv.Role(t, "ayse")
+		srv.Role(t, "mehmet")
+		conn, err := pgx.Connect(context.Background(), srv.URL("desk_admin", template))
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	return db, admin
+		defer conn.Close(context.Background())
+		if _, err := Migrate(context.Background(), conn); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range []string{"ayse", "mehmet"} {
+			if err := Grant(context.Background(), conn, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	srv.Exec(t, db, "UPDATE paycli.journal_identity SET id = gen_random_uuid()")
+	return db, connect(t, srv.URL("desk_admin", db))
 }
 
 func TestMigrationsAreNumbered(t *testing.T) {
+	t.Parallel()
 	ms, err := migrations()
 	if err != nil || len(ms) == 0 || SchemaVersion() != len(ms) {
 		t.Fatalf("%d migrations, %v", len(ms), err)
@@ -63,6 +73,7 @@ func TestMigrationsAreNumbered(t *testing.T) {
 // TestMigrateIsIdempotentAndSerialised: a second run applies nothing;
 // four runs at once on an empty database apply each step once.
 func TestMigrateIsIdempotentAndSerialised(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	j := srv.Database(t, pgtest.Superuser)
 	var wg sync.WaitGroup
@@ -93,6 +104,7 @@ func TestMigrateIsIdempotentAndSerialised(t *testing.T) {
 }
 
 func TestCheckSchema(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	j := srv.Database(t, pgtest.Superuser)
 	conn := connect(t, srv.URL(pgtest.Superuser, j))
@@ -118,6 +130,7 @@ func TestCheckSchema(t *testing.T) {
 // UPDATE, DELETE and TRUNCATE are refused by the database, and the
 // operator recorded is the role that inserted, whatever it sent.
 func TestOperatorsCanOnlyAppend(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, admin := deskDB(t, srv)
 	ayse := connect(t, srv.URL("ayse", db))
@@ -154,6 +167,7 @@ VALUES ('a1', 'intent', 'refund', 'g', 'INV-1', now(), '{}', 'mehmet')`); err !=
 }
 
 func TestGrantRoles(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	_, admin := deskDB(t, srv)
 	var noRole *NoRoleError
@@ -174,6 +188,7 @@ func TestGrantRoles(t *testing.T) {
 // TestOperatorsCannotChangeTheSchemaVersion: the schema's version is the
 // owner's to write.
 func TestOperatorsCannotChangeTheSchemaVersion(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, _ := deskDB(t, srv)
 	ayse := connect(t, srv.URL("ayse", db))
@@ -197,6 +212,7 @@ func TestOperatorsCannotChangeTheSchemaVersion(t *testing.T) {
 // operator sees names the real holder; once it is released, the next
 // taker replaces it.
 func TestOperatorsCannotTouchAnothersLock(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, _ := deskDB(t, srv)
 	ctx := context.Background()

@@ -55,6 +55,7 @@ func FuzzStorableLine(f *testing.F) {
 // became of the transaction, masks cards, and leaves out what names the
 // payer.
 func TestEvidenceIsScrubbed(t *testing.T) {
+	t.Parallel()
 	res := &gatewayAnswer
 	ev := journal.EvidenceOf(res, nil)
 	data, _ := json.Marshal(ev)

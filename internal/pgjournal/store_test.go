@@ -44,6 +44,7 @@ func outcome(in journal.Entry, class string, code int) journal.Entry {
 }
 
 func TestAppendAttemptsFind(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, _ := deskDB(t, srv)
 	s := openAs(t, srv, db, "ayse", "desk-1", 101)
@@ -80,6 +81,7 @@ func TestAppendAttemptsFind(t *testing.T) {
 // once, saying who, where and since when; it is released by unlock, and by
 // the death of the holder's session.
 func TestLockIsHeldAcrossOperators(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, _ := deskDB(t, srv)
 	ctx := context.Background()
@@ -137,6 +139,7 @@ func TestLockIsHeldAcrossOperators(t *testing.T) {
 // journal, no payment); an outcome is kept in the spool and written by
 // the next Open.
 func TestDatabaseDown(t *testing.T) {
+	t.Parallel()
 	srv := pgtest.Start(t) // stopped and restarted: a server of its own
 	db, _ := deskDB(t, srv)
 	ctx := context.Background()
@@ -188,6 +191,7 @@ func TestDatabaseDown(t *testing.T) {
 // later one replaced included, are written once however often imported;
 // the operator is the role that imported them.
 func TestImportIsIdempotent(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, _ := deskDB(t, srv)
 	ctx := context.Background()
@@ -229,6 +233,7 @@ func TestImportIsIdempotent(t *testing.T) {
 
 // TestWindow: the attempts whose intent falls in the window, whole.
 func TestWindow(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, _ := deskDB(t, srv)
 	ctx := context.Background()
@@ -258,6 +263,7 @@ func TestWindow(t *testing.T) {
 // another operator may take it; the first operator's intent is then
 // refused, so its request is never sent beside the other's.
 func TestIntentNeedsTheLockStillHeld(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, _ := deskDB(t, srv)
 	ctx := context.Background()
@@ -304,6 +310,7 @@ func TestIntentNeedsTheLockStillHeld(t *testing.T) {
 // written who it is names the holder once it has; a lock released by the
 // time its holder is looked for is taken rather than refused.
 func TestLockLooksAgainForTheHolder(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, _ := deskDB(t, srv)
 	ctx := context.Background()
@@ -394,6 +401,7 @@ func cutAfterStartup(t *testing.T, target string) string {
 // TestOpenCutOffIsUnavailable: a database lost while Open checks the
 // schema is unavailable (exit 8, nothing sent), not an unexpected error.
 func TestOpenCutOffIsUnavailable(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, _ := deskDB(t, srv)
 	url := strings.Replace(srv.URL("ayse", db), fmt.Sprintf("127.0.0.1:%d", srv.Port()), cutAfterStartup(t, fmt.Sprintf("127.0.0.1:%d", srv.Port())), 1)
@@ -409,6 +417,7 @@ func TestOpenCutOffIsUnavailable(t *testing.T) {
 // this process opening the spool and writing its line: the line is
 // written again, to the new spool, not lost with the old one.
 func TestSpoolTakenAsideWhileWritten(t *testing.T) {
+	// Not parallel: it sets the package's spoolOpened hook.
 	srv := pgtest.Start(t) // stopped: a server of its own
 	db, _ := deskDB(t, srv)
 	ctx := context.Background()
@@ -455,6 +464,7 @@ func TestSpoolTakenAsideWhileWritten(t *testing.T) {
 // invoice's lock opens a new session: the first invoice's intent is
 // refused, not written through the pool beside another operator's.
 func TestLostLockStaysLostWhenAnotherIsTaken(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, _ := deskDB(t, srv)
 	ctx := context.Background()
@@ -510,6 +520,7 @@ func TestLostLockStaysLostWhenAnotherIsTaken(t *testing.T) {
 // on several lines; paycli prints an error's first line, which must still
 // say why.
 func TestUnavailableSaysWhyOnOneLine(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -530,6 +541,7 @@ func TestUnavailableSaysWhyOnOneLine(t *testing.T) {
 }
 
 func TestSpoolPathIsPerDatabase(t *testing.T) {
+	t.Parallel()
 	a := SpoolPath("/s", "postgres://ayse@db.example:5432/paycli")
 	if !strings.HasPrefix(a, "/s/journal-spool-") || !strings.HasSuffix(a, ".jsonl") {
 		t.Errorf("SpoolPath = %s", a)
@@ -551,6 +563,7 @@ func TestSpoolPathIsPerDatabase(t *testing.T) {
 // intent and spools an outcome once the write's time limit has passed,
 // however long the caller's context would have waited.
 func TestHungDatabaseBoundsEachWrite(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, _ := deskDB(t, srv)
 	ctx := context.Background()
@@ -611,6 +624,7 @@ func TestHungDatabaseBoundsEachWrite(t *testing.T) {
 // attempt no outcome settled (no outcome line, or one saying unknown), in
 // journal order; a settled attempt's invoice is not among them.
 func TestOpenInvoices(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, _ := deskDB(t, srv)
 	s := openAs(t, srv, db, "ayse", "desk-1", 101)

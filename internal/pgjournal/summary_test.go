@@ -17,6 +17,7 @@ import (
 // paycli does not know) and amounts that do not read, lines outside the
 // window left out.
 func TestSummaryAddsUpAsSummarize(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, _ := deskDB(t, srv)
 	ayse := openAs(t, srv, db, "ayse", "desk-1", 101)

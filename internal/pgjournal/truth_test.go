@@ -66,6 +66,7 @@ VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)`, q(e.Attempt), q(e.Type), q(e.OpKin
 // paycli and from psql; a retry of the very same refund is the one
 // narrowing.
 func TestUnsettledBlocksEveryKind(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, _ := deskDB(t, srv)
 	ayse := openAs(t, srv, db, "ayse", "desk-1", 101)
@@ -137,6 +138,7 @@ func TestUnsettledBlocksEveryKind(t *testing.T) {
 // trigger off), and the trigger refuses a new intent exactly when Go
 // finds one unresolved.
 func TestUnsettledAgreesWithGo(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, admin := deskDB(t, srv)
 	ayse := openAs(t, srv, db, "ayse", "desk-1", 101)
@@ -236,6 +238,7 @@ func TestUnsettledAgreesWithGo(t *testing.T) {
 // TestConcurrentIntentsOneWins: ten sessions writing an intent on one
 // invoice at once (no lock taken, raw INSERTs): the database lets one in.
 func TestConcurrentIntentsOneWins(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, _ := deskDB(t, srv)
 	ctx := context.Background()
@@ -274,6 +277,7 @@ func TestConcurrentIntentsOneWins(t *testing.T) {
 // the gateway's answer; the invoice stays blocked; and the listing says
 // who settled an attempt.
 func TestForgedSettlementRefused(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, _ := deskDB(t, srv)
 	ayse := openAs(t, srv, db, "ayse", "desk-1", 101)
@@ -322,6 +326,7 @@ func TestForgedSettlementRefused(t *testing.T) {
 // by its gateway identity or, for an older line, its sandbox profile at a
 // loopback address, from psql and from Import.
 func TestSandboxLinesRefused(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, _ := deskDB(t, srv)
 	ayse := openAs(t, srv, db, "ayse", "desk-1", 101)
@@ -354,6 +359,7 @@ func TestSandboxLinesRefused(t *testing.T) {
 // reconciliation, on a right clock, finds the gateway has no such refund
 // yet, and must not settle it not_found.
 func TestClockSkewDoesNotSettleInFlight(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, admin := deskDB(t, srv)
 	ctx := context.Background()
@@ -398,6 +404,7 @@ func TestClockSkewDoesNotSettleInFlight(t *testing.T) {
 // TestSynchronousCommitForced (defect 8): on a database whose default is
 // synchronous_commit=off, a transaction writing a line commits with it on.
 func TestSynchronousCommitForced(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, admin := deskDB(t, srv)
 	ctx := context.Background()
@@ -428,6 +435,7 @@ func TestSynchronousCommitForced(t *testing.T) {
 // read back as it was; an import of a file holding such a line writes it
 // and the rest.
 func TestNULIsStored(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, _ := deskDB(t, srv)
 	ayse := openAs(t, srv, db, "ayse", "desk-1", 101)
@@ -458,6 +466,7 @@ func TestNULIsStored(t *testing.T) {
 // refuses (not an outage) is set aside and reported, and the spool's
 // other lines are written; Open is not "unavailable".
 func TestRefusedSpoolLineSetAside(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, _ := deskDB(t, srv)
 	ayse := openAs(t, srv, db, "ayse", "desk-1", 101)
@@ -510,6 +519,7 @@ func TestRefusedSpoolLineSetAside(t *testing.T) {
 // reached the database as 127.0.0.1 is written by one that reaches it as
 // localhost; a spool named by an older paycli from the URL is written too.
 func TestSpoolKeyedByDatabase(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, _ := deskDB(t, srv)
 	ctx := context.Background()
@@ -557,6 +567,7 @@ func TestSpoolKeyedByDatabase(t *testing.T) {
 // TestLoginAndRoleRefusals: a role without the journal's grants is told
 // so (a *LoginError naming the grant), not "no journal" nor "unavailable".
 func TestLoginAndRoleRefusals(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, _ := deskDB(t, srv)
 	srv.Role(t, "stranger")
@@ -589,6 +600,7 @@ func TestLoginAndRoleRefusals(t *testing.T) {
 
 // TestUpperCaseScheme: POSTGRES:// is a postgres:// URL for every step.
 func TestUpperCaseScheme(t *testing.T) {
+	t.Parallel()
 	srv := pg.Start(t)
 	db, _ := deskDB(t, srv)
 	url := "POSTGRES://" + strings.TrimPrefix(srv.URL("ayse", db), "postgres://")

@@ -1,7 +1,8 @@
 // Package pgtest starts a real PostgreSQL server for tests: initdb and
 // pg_ctl from the machine's PostgreSQL (Debian's postgresql package) in a
 // temporary folder, listening on a free loopback port, stopped when the
-// test ends. Run as root, the server runs as the postgres OS user, as
+// test ends, or by a watcher when the test process dies without ending it
+// (reap.go; TestServersDieWithTheTestProcess). Run as root, the server runs as the postgres OS user, as
 // PostgreSQL refuses to run as root.
 //
 // Without PostgreSQL a test that asks for a server is skipped, naming the
@@ -13,6 +14,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"net"
 	"net/url"
@@ -44,10 +46,13 @@ type Server struct {
 	port   int
 	owner  *user.User // the OS user the server runs as; nil: the current one
 
+	roleMu  sync.Mutex // held while a role is created
 	mu      sync.Mutex
 	running bool
 	dbs     int // databases made by Database
-	durable bool
+	// templates are the databases DatabaseFrom copies, by key.
+	templates map[string]*template
+	durable   bool
 }
 
 // binDir finds the folder holding initdb and pg_ctl: PATH first, then
@@ -114,6 +119,13 @@ func StartWith(t testing.TB, o Options) *Server {
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(root) })
 	s.data, s.socket, s.log = filepath.Join(root, "data"), filepath.Join(root, "run"), filepath.Join(root, "server.log")
+	// Before the server exists: a watcher that stops it and removes root
+	// if the test process dies without its cleanups (SIGKILL, a timeout).
+	w, err := watch(s.data, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.done) // after Stop, registered below
 	for _, d := range []string{s.socket} {
 		if err := os.Mkdir(d, 0o700); err != nil {
 			t.Fatal(err)
@@ -335,9 +347,13 @@ func (s *Server) Database(t testing.TB, owner string) string {
 	return name
 }
 
-// Role creates a LOGIN role if the cluster has none of that name.
+// Role creates a LOGIN role if the cluster has none of that name. Roles
+// belong to the whole cluster: parallel tests creating the same one take
+// turns, else both see none and one CREATE ROLE fails.
 func (s *Server) Role(t testing.TB, name string) {
 	t.Helper()
+	s.roleMu.Lock()
+	defer s.roleMu.Unlock()
 	s.Exec(t, "postgres", fmt.Sprintf(`DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = %s) THEN CREATE ROLE %s LOGIN; END IF; END $$`,
 		quoteLiteral(name), quoteIdent(name)))
 }
@@ -386,4 +402,20 @@ func (s *Server) RequirePassword(t testing.TB, role, password string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("the server still lets %s in without a password", role)
+}
+
+// MoreParallel lets up to n tests that call t.Parallel run at once, when
+// the command line does not say (-parallel): for TestMain, before m.Run.
+// go test's default is the number of CPUs, but tests of a database spend
+// most of their time waiting on its server and on each other's
+// processes, not on a CPU.
+func MoreParallel(n int) {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", strconv.Itoa(n))
+	}
 }

@@ -13,6 +13,7 @@ import (
 // TestStartRestart: a server starts, answers psql, survives a crash and a
 // restart with its data.
 func TestStartRestart(t *testing.T) {
+	t.Parallel()
 	s := Start(t)
 	s.Exec(t, "postgres", "CREATE TABLE kept (n int); INSERT INTO kept VALUES (1)")
 	if err := s.Crash(); err != nil {
@@ -28,6 +29,7 @@ func TestStartRestart(t *testing.T) {
 // after it started in as itself, without a password, and is gone when
 // its test ends.
 func TestPoolerLetsRolesIn(t *testing.T) {
+	t.Parallel()
 	s := Start(t)
 	psql := filepath.Join(s.bin, "psql")
 	if _, err := os.Stat(psql); err != nil {
@@ -50,4 +52,24 @@ func TestPoolerLetsRolesIn(t *testing.T) {
 			t.Errorf("the %s pooler still listens after its test", mode)
 		}
 	}
+}
+
+// TestDatabaseFromCopiesATemplateMadeOnce: databases from one template
+// are made once, hold what it held, and are apart from each other.
+func TestDatabaseFromCopiesATemplateMadeOnce(t *testing.T) {
+	t.Parallel()
+	s := Start(t)
+	built := 0
+	build := func(t testing.TB, db string) {
+		built++
+		s.Exec(t, db, "CREATE TABLE kept (n int)", "INSERT INTO kept VALUES (1)")
+	}
+	a := s.DatabaseFrom(t, "owner_a", "kept", build)
+	b := s.DatabaseFrom(t, "owner_a", "kept", build)
+	if built != 1 || a == b {
+		t.Fatalf("built %d times, databases %s and %s", built, a, b)
+	}
+	s.Exec(t, b, "INSERT INTO kept VALUES (2)")
+	s.Exec(t, a, "DO $$ BEGIN IF (SELECT count(*) FROM kept) <> 1 THEN RAISE 'a copy shares rows with another'; END IF; END $$")
+	s.Exec(t, b, "DO $$ BEGIN IF (SELECT count(*) FROM kept) <> 2 OR (SELECT datdba::regrole::text FROM pg_database WHERE datname = current_database()) <> 'owner_a' THEN RAISE 'b is not a copy owned by owner_a'; END IF; END $$")
 }

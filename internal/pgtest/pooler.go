@@ -101,7 +101,6 @@ ignore_startup_parameters = extra_float_digits
 	cmd := exec.Command(bin, ini)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{}
-	dieWithParent(cmd.SysProcAttr)
 	if s.owner != nil { // pgbouncer refuses to run as root
 		uid, _ := strconv.Atoi(s.owner.Uid)
 		gid, _ := strconv.Atoi(s.owner.Gid)
@@ -113,7 +112,7 @@ ignore_startup_parameters = extra_float_digits
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
 		cmd.Dir = "/"
 	}
-	if err := cmd.Start(); err != nil {
+	if err := startTied(cmd); err != nil {
 		t.Fatalf("pgbouncer: %v", err)
 	}
 	p.cmd = cmd

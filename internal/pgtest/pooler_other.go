@@ -2,8 +2,8 @@
 
 package pgtest
 
-import "syscall"
+import "os/exec"
 
-// dieWithParent: only Linux kills a child with its parent; elsewhere the
+// startTied: only Linux kills a child with its parent; elsewhere the
 // test's cleanup does.
-func dieWithParent(*syscall.SysProcAttr) {}
+func startTied(cmd *exec.Cmd) error { return cmd.Start() }

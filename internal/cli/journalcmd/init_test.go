@@ -29,6 +29,7 @@ func runInit(t *testing.T, args ...string) (string, error) {
 }
 
 func TestInit(t *testing.T) {
+	t.Parallel()
 	srv := pgtest.Start(t)
 	db := srv.Database(t, "desk_admin")
 	srv.Role(t, "ayse")

@@ -106,6 +106,7 @@ func TestInitReadsOwnerURLOffTheCommandLine(t *testing.T) {
 // naming the mode and what to use, rather than failing on a prepared
 // statement.
 func TestInitBehindSharingPooler(t *testing.T) {
+	t.Parallel()
 	srv := pgtest.Start(t)
 	db := srv.Database(t, "desk_admin")
 	p := srv.Pooler(t, pgtest.PoolTransaction)

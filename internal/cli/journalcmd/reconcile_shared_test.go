@@ -18,6 +18,7 @@ import (
 // it is still in flight on the database's clock, and is not settled
 // not_found.
 func TestReconcileGoesByTheDatabasesClock(t *testing.T) {
+	t.Parallel()
 	opts, _ := reconcileFixture(t, render.JSON)
 	srv := pgtest.Start(t)
 	db := srv.Database(t, "desk_admin")
