@@ -505,7 +505,10 @@ func TestRunThreeDRefusalPage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return func(w http.ResponseWriter) { w.Header().Set("Content-Type", "text/html; charset=UTF-8"); _, _ = w.Write(b) }
+		return func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "text/html; charset=UTF-8")
+			_, _ = w.Write(b)
+		}
 	}
 	g := newFakeGateway(t, map[string]func(http.ResponseWriter){
 		"/api/paySmart3D":     page("3d_refusal.html"),
