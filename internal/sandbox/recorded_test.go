@@ -142,8 +142,8 @@ func TestCardListHasTheSDKsShape(t *testing.T) {
 
 // TestThreeDErrorPage: a 3D payment refused once its cancel_url is known
 // (here: items that do not add up to the total, 13) answers a form posted
-// to the cancel_url with the recorded fields; a client asking for JSON
-// gets the refusal as JSON.
+// to the cancel_url with the recorded fields, as text/html even to a
+// client asking for JSON (issue 34, item 2: the gateway answers it so).
 func TestThreeDErrorPage(t *testing.T) {
 	fx := newFixture(t)
 	var spec struct {
@@ -180,8 +180,12 @@ func TestThreeDErrorPage(t *testing.T) {
 	if _, stored, _ := fx.store.Get("INV-3DE"); stored {
 		t.Error("a refused 3D payment was stored")
 	}
-	res := fx.call("POST", Base+"/api/paySmart3D", b.Encode(), map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"})
-	if res.status() != 13 {
-		t.Errorf("JSON client: %s", res.Raw)
+	req = httptest.NewRequest("POST", Base+"/api/paySmart3D", strings.NewReader(b.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/json")
+	rec = httptest.NewRecorder()
+	fx.gw.ServeHTTP(rec, req)
+	if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/html") || !strings.Contains(rec.Body.String(), `name="status_code" value="13"`) {
+		t.Errorf("a client asking for JSON got %s:\n%s", ct, rec.Body)
 	}
 }
