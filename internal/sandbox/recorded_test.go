@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -91,25 +92,42 @@ func TestGetposHasTheRecordedShape(t *testing.T) {
 	}
 }
 
-// TestCheckStatusHasTheDocumentedFields: check status answers the fields
-// the gateway documents, with the recorded JSON types.
+// TestCheckStatusHasTheDocumentedFields (issue 34, item 3): check status
+// answers the fields of the gateway's documented answer, in its order and
+// with its JSON types (product_price and the commissions strings, cc_no
+// masked, card_type, settlement_date, original_bank_error_*), and the
+// QNBpay form's md_status.
 func TestCheckStatusHasTheDocumentedFields(t *testing.T) {
 	fx := newFixture(t)
 	fx.pay("INV-DOC", "150.00", "TRY")
 	res := fx.status("INV-DOC")
 	got := shape(t, res.Raw)
-	for _, member := range shape(t, recorded(t, "checkstatus.json")) {
-		if !slices.Contains(got, member) {
-			t.Errorf("check status lacks %s: %s", member, res.Raw)
+	want := shape(t, recorded(t, "checkstatus.json"))
+	var documented []string
+	for _, member := range got {
+		if slices.Contains(want, member) {
+			documented = append(documented, member)
 		}
 	}
+	if !slices.Equal(documented, want) {
+		t.Errorf("check status's documented fields:\n%v\nwant, in this order:\n%v\nanswer: %s", documented, want, res.Raw)
+	}
+	qnb := shape(t, recorded(t, "checkstatus_qnbpay.json"))
+	if i := slices.Index(qnb, "md_status:number"); i < 0 || !slices.Contains(got, qnb[i]) {
+		t.Errorf("check status lacks md_status (a number): %s", res.Raw)
+	}
 	b := res.Body
-	if b["product_price"] != 150.0 || b["bank_status_code"] != "00" || b["reason"] != "" || b["ref_number"] == "" || b["transaction_id"] == "" {
+	if b["product_price"] != "150.00" || b["bank_status_code"] != "00" || b["reason"] != "" || b["ref_number"] == "" || b["transaction_id"] == "" ||
+		!regexp.MustCompile(`^\d+\.\d\d$`).MatchString(fmt.Sprint(b["merchant_commission"])) || b["user_commission"] != "0.00" ||
+		!regexp.MustCompile(`^\d{6}\*{4}\d{4}$`).MatchString(fmt.Sprint(b["cc_no"])) || b["card_type"] != "CREDIT CARD" ||
+		!regexp.MustCompile(`^\d{4}-\d\d-\d\d$`).MatchString(fmt.Sprint(b["settlement_date"])) || b["md_status"] != 1.0 ||
+		b["original_bank_error_code"] != "" {
 		t.Errorf("%s", res.Raw)
 	}
 	// A declined sale says why, as the bank did.
 	fx.pay("INV-DOC-D", "150.41", "TRY")
-	if d := fx.status("INV-DOC-D").Body; d["bank_status_code"] != "51" || d["reason"] != "Insufficient funds" {
+	if d := fx.status("INV-DOC-D").Body; d["bank_status_code"] != "51" || d["reason"] != "Insufficient funds" ||
+		d["original_bank_error_code"] != "51" || d["original_bank_error_description"] != "Insufficient funds" || d["md_status"] != 0.0 {
 		t.Errorf("declined: %v", d)
 	}
 }

@@ -344,7 +344,9 @@ func Fields(r *gateway.CheckStatusResult) []render.Field {
 // beyond those CheckStatusResult reads, in the order status shows them
 // (docs/protocol.md, Check status).
 var documentedFields = []string{"transaction_id", "product_price", "message", "reason",
-	"bank_status_code", "bank_status_description", "ref_number"}
+	"bank_status_code", "bank_status_description", "ref_number", "original_bank_error_code",
+	"original_bank_error_description", "cc_no", "payment_reason_code_detail", "merchant_commission",
+	"user_commission", "settlement_date", "installment", "card_type", "md_status"}
 
 // extraField is one field the gateway wrote, as render.ExtraFields shows it.
 func extraField(name string, raw json.RawMessage) render.Field {
