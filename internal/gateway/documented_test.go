@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"os"
 	"testing"
 )
@@ -35,5 +36,37 @@ func TestCheckStatusReadsTheDocumentedShapes(t *testing.T) {
 		if string(res.Extra["product_price"]) != tc.price || string(res.Extra["merchant_commission"]) != tc.merchantFee || !res.Has("settlement_date") {
 			t.Errorf("%s: extra %v", tc.file, res.Extra)
 		}
+	}
+}
+
+// TestCompletePaymentReadsTheDocumentedShapes (issue 34, item 5): the
+// client reads payment/complete as QNBpay documents it — a success whose
+// data repeats status_code and status_description, with numeric order
+// ids — and its "no pending sale" 31, whose data names the sale asked for,
+// as not found.
+func TestCompletePaymentReadsTheDocumentedShapes(t *testing.T) {
+	ok, err := os.ReadFile("../sandbox/testdata/recorded/complete.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	notFound, err := os.ReadFile("../sandbox/testdata/recorded/complete_31.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := newFakeGateway(t)
+	c := newTestClient(t, g.URL+"/ccpayment")
+	req := CompletePaymentRequest{InvoiceID: "INV-1", OrderID: "166254527653758", Status: CompleteStatusComplete}
+	g.handle("payment/complete", respond(200, string(ok)))
+	res, err := c.CompletePayment(context.Background(), req)
+	if err != nil || res.OrderID != "166254527653758" || res.PaymentStatus != 1 || res.Status != "Completed" ||
+		res.StatusDescription != "Payment Successfully Completed" {
+		t.Errorf("success: %+v, %v", res, err)
+	}
+	g.handle("payment/complete", respond(200, string(notFound)))
+	req.OrderID = "166246147223278"
+	var ae *APIError
+	if _, err := c.CompletePayment(context.Background(), req); !errors.Is(err, ErrNotFound) || !errors.As(err, &ae) ||
+		ae.Description != "Pending sale not found against order_id 166246147223278" {
+		t.Errorf("31: %v", err)
 	}
 }

@@ -207,3 +207,87 @@ func TestThreeDErrorPage(t *testing.T) {
 		t.Errorf("a client asking for JSON got %s:\n%s", ct, rec.Body)
 	}
 }
+
+// documentedMembers checks that got holds the members of want (as shape
+// lists them) in want's order, with want's JSON kinds, except the members
+// named in ownKinds, whose kinds are the sandbox's own.
+func documentedMembers(t *testing.T, what string, got, want []string, ownKinds ...string) {
+	t.Helper()
+	kind := map[string]string{}
+	for _, m := range got {
+		name, k, _ := strings.Cut(m, ":")
+		kind[name] = k
+	}
+	var missing []string
+	last := -1
+	for _, m := range want {
+		name, k, _ := strings.Cut(m, ":")
+		i := slices.IndexFunc(got, func(g string) bool { return strings.HasPrefix(g, name+":") })
+		switch {
+		case i < 0:
+			missing = append(missing, name)
+		case kind[name] != k && !slices.Contains(ownKinds, name):
+			t.Errorf("%s: %s is a %s, documented as a %s", what, name, kind[name], k)
+		case i < last:
+			t.Errorf("%s: %s out of the documented order", what, name)
+		}
+		last = max(last, i)
+	}
+	if len(missing) > 0 {
+		t.Errorf("%s lacks %v:\n%v", what, missing, got)
+	}
+}
+
+// rawData is the data member of an answer, as it came.
+func rawData(t *testing.T, raw []byte) []byte {
+	t.Helper()
+	var env struct {
+		Data json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &env); err != nil || len(env.Data) == 0 {
+		t.Fatalf("no data: %s", raw)
+	}
+	return env.Data
+}
+
+// TestPaySmart2DHasTheDocumentedShape (issue 34, item 4): a 2D payment's
+// data has the fields of the gateway's documented example in its order,
+// sipay_payment_method and payment_method the number 1, and
+// original_bank_error_* (a decline's reason there).
+func TestPaySmart2DHasTheDocumentedShape(t *testing.T) {
+	fx := newFixture(t)
+	res := fx.pay2D("INV-2DOC", "4355084355084358", "150.00", 1, TypeAuth)
+	if res.status() != 100 {
+		t.Fatalf("%s", res.Raw)
+	}
+	documentedMembers(t, "paySmart2D data", shape(t, rawData(t, res.Raw)), shape(t, recorded(t, "paysmart2d_data.json")),
+		"merchant_commission", "user_commission", "merchant_commission_percentage", "merchant_commission_fixed", "amount")
+	if d := res.data(); d["sipay_payment_method"] != 1.0 || d["payment_method"] != 1.0 || d["original_bank_error_code"] != "" || d["original_bank_error_description"] != "" {
+		t.Errorf("%s", res.Raw)
+	}
+	res = fx.pay2D("INV-2DOC-D", "4355080000000518", "150.00", 1, TypeAuth)
+	if d := res.data(); res.status() != 41 || d["original_bank_error_code"] != "51" || d["original_bank_error_description"] != "Insufficient funds" {
+		t.Errorf("declined: %s", res.Raw)
+	}
+}
+
+// TestCompleteHasTheDocumentedShape (issue 34, item 5): payment/complete's
+// success carries data.status_code and data.status_description with the
+// documented fields in their order; its "no pending sale" answer (31)
+// carries data naming the invoice_id and order_id asked for.
+func TestCompleteHasTheDocumentedShape(t *testing.T) {
+	fx := newFixture(t)
+	order := fx.start3D("INV-CDOC", "4355084355084358", "50.00", "merchant", "approve").Body["order_id"].(string)
+	res := fx.authed("/payment/complete", completeBody(t, "INV-CDOC", "VP-NONE", "complete"))
+	documentedMembers(t, "complete's 31", shape(t, res.Raw), shape(t, recorded(t, "complete_31.json")))
+	documentedMembers(t, "complete's 31 data", shape(t, rawData(t, res.Raw)), shape(t, rawData(t, recorded(t, "complete_31.json"))), "order_id")
+	if d := res.data(); res.status() != 31 || d["invoice_id"] != "INV-CDOC" || d["order_id"] != "VP-NONE" {
+		t.Errorf("31: %s", res.Raw)
+	}
+	res = fx.authed("/payment/complete", completeBody(t, "INV-CDOC", order, "complete"))
+	documentedMembers(t, "complete's data", shape(t, rawData(t, res.Raw)), shape(t, rawData(t, recorded(t, "complete.json"))),
+		"order_no", "order_id", "auth_code")
+	if d := res.data(); res.status() != 100 || d["status_code"] != 100.0 || d["status_description"] != res.desc() || d["payment_method"] != 1.0 {
+		t.Errorf("complete: %s", res.Raw)
+	}
+}
