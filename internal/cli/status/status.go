@@ -108,8 +108,11 @@ pending or the time limit (--timeout) ends.`,
 	_ = cmd.MarkFlagRequired("invoice")
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
-	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: append(cmdutil.ExitsGateway, cmdutil.KindOutcomeUnknown), Notes: map[cmdutil.Kind]string{
+	// The gateway answers check status of a failed sale with status_code
+	// 41 (QNBpay's documented answer), which exits 5.
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: append(cmdutil.ExitsGateway, cmdutil.KindDeclined, cmdutil.KindOutcomeUnknown), Notes: map[cmdutil.Kind]string{
 		cmdutil.KindRejected:       "no transaction with that invoice id, or refused by the gateway",
+		cmdutil.KindDeclined:       "the sale failed: the gateway answered status_code 41",
 		cmdutil.KindOutcomeUnknown: "still pending",
 	}})
 	return cmd
