@@ -3,8 +3,8 @@ package app
 import (
 	"context"
 	"net/http"
-	"regexp"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
