@@ -134,10 +134,18 @@ func execute(ctx context.Context, f *cmdutil.Factory, root *cobra.Command, start
 	root.SetErr(ios.ErrOut)
 
 	cmd, err := root.ExecuteContextC(ctx)
+	code := exitOf(ctx, f, cmd, *started, err, ios)
+	checkListedExit(cmd, *started, code)
+	return code
+}
+
+// exitOf says what went wrong, if anything, and returns the exit code of
+// what happened.
+func exitOf(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, started bool, err error, ios *iostreams.IOStreams) int {
 	if err == nil {
 		return ExitOK
 	}
-	if !*started {
+	if !started {
 		// Cobra failed before the command ran: unknown command or flag, a
 		// bad flag value, a missing argument or required flag.
 		err = usageFromCobra(err)
@@ -149,7 +157,7 @@ func execute(ctx context.Context, f *cmdutil.Factory, root *cobra.Command, start
 		return exitBrokenPipe
 	}
 	code := ExitCode(err)
-	if *started && (code == ExitAuth || code == ExitRejected || code == ExitUnavailable || errors.Is(err, gateway.ErrNoMerchantKey)) {
+	if started && (code == ExitAuth || code == ExitRejected || code == ExitUnavailable || errors.Is(err, gateway.ErrNoMerchantKey)) {
 		// Refused credentials, a base URL that is not the gateway's API
 		// and a profile without the merchant_key a call is signed with
 		// read the same whichever command met them.

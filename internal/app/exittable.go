@@ -71,19 +71,11 @@ func exitCodesText() string {
 // the end of its help: each with the table's short meaning, or the
 // command's own note.
 func commandExits(e cmdutil.Exits) string {
-	codes := []int{ExitOK, ExitError, ExitInterrupted}
+	codes := listedCodes(e)
 	notes := map[int]string{}
-	for _, k := range e.Kinds {
-		codes = append(codes, codeOfKind(k))
-	}
 	for k, note := range e.Notes {
 		notes[codeOfKind(k)] = note
 	}
-	if !e.MovesMoney {
-		codes = append(codes, exitBrokenPipe)
-	}
-	slices.Sort(codes)
-	codes = slices.Compact(codes)
 	var b strings.Builder
 	b.WriteString("Exit codes (see 'paycli help exit-codes'):\n")
 	for _, e := range exitCodes {
@@ -191,4 +183,37 @@ func quotedWords(text string) []string {
 		}
 	}
 	return out
+}
+
+// listedCodes are the exit codes a command's help lists: those of its
+// Exits' kinds, and those every command may end with.
+func listedCodes(e cmdutil.Exits) []int {
+	codes := []int{ExitOK, ExitError, ExitInterrupted}
+	for _, k := range e.Kinds {
+		codes = append(codes, codeOfKind(k))
+	}
+	if !e.MovesMoney {
+		codes = append(codes, exitBrokenPipe)
+	}
+	slices.Sort(codes)
+	return slices.Compact(codes)
+}
+
+// unlistedExit, when set, is told of a command that ended with an exit
+// code its help does not list (listedCodes). The tests set it to fail:
+// every command run by a test — in process or as the paycli binary of the
+// scripts — checks that its help tells the truth about the code it
+// returned, at the one place exit codes are decided (execute).
+var unlistedExit func(command string, code int)
+
+// checkListedExit reports to unlistedExit an exit code cmd's help does
+// not list; a command without Exits, and cobra's own usage errors before
+// the command ran, list nothing to check.
+func checkListedExit(cmd *cobra.Command, started bool, code int) {
+	if unlistedExit == nil || cmd == nil || !started {
+		return
+	}
+	if e, ok := cmdutil.ExitsOf(cmd); ok && !slices.Contains(listedCodes(e), code) {
+		unlistedExit(cmd.CommandPath(), code)
+	}
 }

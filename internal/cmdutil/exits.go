@@ -28,8 +28,9 @@ var (
 	ExitsLocal = []Kind{KindUsage}
 	// ExitsGateway: a command that asks the gateway something.
 	ExitsGateway = []Kind{KindUsage, KindAuth, KindRejected, KindUnavailable}
-	// ExitsMoney: a command that moves money (internal/moneyop).
-	ExitsMoney = []Kind{KindUsage, KindAuth, KindRejected, KindDeclined, KindDuplicate, KindOutcomeUnknown, KindUnavailable}
+	// ExitsMoney: a command that moves money (internal/moneyop); it opens
+	// the journal, whose shared form may refuse the login.
+	ExitsMoney = []Kind{KindUsage, KindAuth, KindRejected, KindDeclined, KindDuplicate, KindOutcomeUnknown, KindUnavailable, KindJournalRefused}
 )
 
 // Annotations that hold a command's Exits (a command keeps text only).

@@ -172,8 +172,9 @@ type Response struct {
 // status_code matches ErrOutcomeUnknown. A success to a call that moves
 // money goes through the same success check as the client's own calls
 // (an *InconsistentError when its fields contradict it or the request).
-// The page a 3D payment answers with (Page) is a success. Err never quotes
-// the body.
+// The challenge page a 3D payment answers with (Page) is a success; its
+// refusal page (a form to the cancel_url, or a status_code other than 100)
+// is an *APIError with the form's code and text. Err never quotes the body.
 func (r *Response) Err() error {
 	ep := r.ep
 	_, name := callName(ep.path)
@@ -182,8 +183,8 @@ func (r *Response) Err() error {
 			ep.alsoSuccess = known.alsoSuccess
 		}
 	}
-	if r.Page() {
-		return nil
+	if r.htmlPage() {
+		return pageRefusal(ep.name, r.StatusCode, r.Body, r.sent)
 	}
 	// checkResponse reads nothing of the client: an answer of Do is checked
 	// without one.
@@ -196,11 +197,17 @@ func (r *Response) Err() error {
 	return checkAnswer(ep, r.sent, r.Body)
 }
 
-// Page reports an answer that is the web page a 3D payment answers with
-// (paySmart3D, payByCardToken): HTTP 2xx and HTML. It is the answer the
-// call is meant to get, not a failure: the buyer's browser takes it from
-// there, and check status tells how the payment ended.
+// Page reports an answer that is the 3D challenge page a 3D payment
+// answers with (paySmart3D, payByCardToken): HTTP 2xx, HTML, and not the
+// refusal page (Err). It is the answer the call is meant to get, not a
+// failure: the buyer's browser takes it from there, and check status
+// tells how the payment ended.
 func (r *Response) Page() bool {
+	return r.htmlPage() && pageRefusal(r.ep.name, r.StatusCode, r.Body, r.sent) == nil
+}
+
+// htmlPage reports an HTML answer of a 3D payment, challenge or refusal.
+func (r *Response) htmlPage() bool {
 	// The calls the gateway answers with a web page rather than JSON: a 3D
 	// payment's challenge (docs/protocol.md, 3D payment).
 	if _, name := callName(r.ep.path); name != "paysmart3d" && name != "paybycardtoken" || r.StatusCode < 200 || r.StatusCode > 299 {

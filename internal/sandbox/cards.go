@@ -334,15 +334,19 @@ func (g *Gateway) commitSale(w http.ResponseWriter, sale Sale) bool {
 // cardResult is the data object of a card payment answer, with the field
 // names the gateway's PHP SDK reads.
 type cardResult struct {
-	SipayStatus                  int         `json:"sipay_status"`
-	OrderNo                      string      `json:"order_no"`
-	OrderID                      string      `json:"order_id"`
-	InvoiceID                    string      `json:"invoice_id"`
-	SipayPaymentMethod           string      `json:"sipay_payment_method"`
+	SipayStatus int    `json:"sipay_status"`
+	OrderNo     string `json:"order_no"`
+	OrderID     string `json:"order_id"`
+	InvoiceID   string `json:"invoice_id"`
+	// StatusCode and StatusDescription are payment/complete's own (its
+	// documented data has them); a payment's data has none.
+	StatusCode                   *int        `json:"status_code,omitempty"`
+	StatusDescription            string      `json:"status_description,omitempty"`
+	SipayPaymentMethod           int         `json:"sipay_payment_method"`
 	CreditCardNo                 string      `json:"credit_card_no"`
 	TransactionType              string      `json:"transaction_type"`
 	PaymentStatus                int         `json:"payment_status"`
-	PaymentMethod                string      `json:"payment_method"`
+	PaymentMethod                int         `json:"payment_method"`
 	ErrorCode                    int         `json:"error_code"`
 	Error                        string      `json:"error"`
 	AuthCode                     string      `json:"auth_code"`
@@ -356,14 +360,20 @@ type cardResult struct {
 	PaymentReasonCode            string      `json:"payment_reason_code"`
 	PaymentReasonCodeDetail      string      `json:"payment_reason_code_detail"`
 	HashKey                      string      `json:"hash_key"`
+	OriginalBankErrorCode        string      `json:"original_bank_error_code"`
+	OriginalBankErrorDescription string      `json:"original_bank_error_description"`
 }
+
+// cardPaymentMethod is the documented answer's sipay_payment_method and
+// payment_method of a card payment: the number 1.
+const cardPaymentMethod = 1
 
 // cardResultOf builds the answer's data for a sale answered with code.
 func (g *Gateway) cardResultOf(sale Sale, code int, desc string) (cardResult, error) {
 	res := cardResult{
 		OrderNo: sale.OrderID, OrderID: sale.OrderID, InvoiceID: sale.InvoiceID,
-		SipayPaymentMethod: "CREDITCARD", CreditCardNo: maskCard(sale.CardBIN, sale.CardLast4),
-		TransactionType: sale.TransactionType, PaymentMethod: "CREDITCARD", ErrorCode: code, Error: desc,
+		SipayPaymentMethod: cardPaymentMethod, CreditCardNo: maskCard(sale.CardBIN, sale.CardLast4),
+		TransactionType: sale.TransactionType, PaymentMethod: cardPaymentMethod, ErrorCode: code, Error: desc,
 		AuthCode: sale.AuthCode, MerchantCommission: json.Number(sale.MerchantCommission),
 		UserCommission: json.Number(sale.UserCommission), MerchantCommissionPercentage: json.Number(sale.MerchantCommissionPercentage),
 		MerchantCommissionFixed: json.Number(sale.MerchantCommissionFixed), Installment: sale.Installment,
@@ -371,6 +381,9 @@ func (g *Gateway) cardResultOf(sale Sale, code int, desc string) (cardResult, er
 	}
 	if code == 100 {
 		res.SipayStatus, res.PaymentStatus, res.Error = 1, 1, "Success"
+	}
+	if sale.State == StateFailed {
+		res.OriginalBankErrorCode, res.OriginalBankErrorDescription = sale.PaymentReasonCode, sale.PaymentReasonCodeDetail
 	}
 	hk, err := g.saleHash(sale)
 	res.HashKey = hk

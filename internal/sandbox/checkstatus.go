@@ -132,7 +132,7 @@ func (g *Gateway) checkStatus(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	body := statusOf(sale)
+	body := statusOf(sale, checkStatusCardType(g.opts.Schedule.cardType(sale.CardBIN)))
 	if !strings.EqualFold(f.get("show_refund_info"), "Y") {
 		body.RefundInfo = nil
 	}
@@ -170,42 +170,50 @@ func settle(s *Sale, now time.Time, pendingFor time.Duration) bool {
 }
 
 // checkStatusBody is the answer of check status.
-// The fields the gateway documents come first, in its order
-// (docs/protocol.md, Check status), then the sandbox's.
+// The fields the gateway documents come first, in the order and with the
+// JSON types of its OpenAPI example (product_price and the commissions
+// strings; testdata/recorded/checkstatus.json), then md_status of the
+// QNBpay pages, then the sandbox's own.
 type checkStatusBody struct {
-	StatusCode              int          `json:"status_code"`
-	StatusDescription       string       `json:"status_description"`
-	TransactionStatus       string       `json:"transaction_status"`
-	OrderID                 string       `json:"order_id"`
-	TransactionID           string       `json:"transaction_id"`
-	Message                 string       `json:"message"`
-	Reason                  string       `json:"reason"`
-	BankStatusCode          string       `json:"bank_status_code"`
-	BankStatusDescription   string       `json:"bank_status_description"`
-	InvoiceID               string       `json:"invoice_id"`
-	TotalRefundedAmount     json.Number  `json:"total_refunded_amount"`
-	ProductPrice            json.Number  `json:"product_price"`
-	TransactionAmount       json.Number  `json:"transaction_amount"`
-	RefNumber               string       `json:"ref_number"`
-	TransactionType         string       `json:"transaction_type"`
-	CurrencyCode            string       `json:"currency_code"`
-	PaymentStatus           int          `json:"payment_status"`
-	PaymentMethod           string       `json:"payment_method"`
-	ServicePaymentMethod    string       `json:"service_payment_method"`
-	CreditCardNo            string       `json:"credit_card_no"`
-	Installment             int          `json:"installment"`
-	AuthCode                string       `json:"auth_code"`
-	MerchantCommission      json.Number  `json:"merchant_commission"`
-	UserCommission          json.Number  `json:"user_commission"`
-	PaymentReasonCode       string       `json:"payment_reason_code"`
-	PaymentReasonCodeDetail string       `json:"payment_reason_code_detail"`
-	CreatedAt               string       `json:"created_at"`
-	PaymentKind             string       `json:"payment_kind"`
-	PreAuth                 *preAuthInfo `json:"pre_auth,omitempty"`
-	ThreeDStatus            string       `json:"three_d_status,omitempty"`
-	PaymentCompletedBy      string       `json:"payment_completed_by,omitempty"`
-	LinkStatus              string       `json:"link_status,omitempty"`
-	RefundInfo              []refundInfo `json:"refund_info,omitzero"`
+	StatusCode                   int          `json:"status_code"`
+	StatusDescription            string       `json:"status_description"`
+	TransactionStatus            string       `json:"transaction_status"`
+	OrderID                      string       `json:"order_id"`
+	TransactionID                string       `json:"transaction_id"`
+	Message                      string       `json:"message"`
+	Reason                       string       `json:"reason"`
+	BankStatusCode               string       `json:"bank_status_code"`
+	BankStatusDescription        string       `json:"bank_status_description"`
+	InvoiceID                    string       `json:"invoice_id"`
+	TotalRefundedAmount          json.Number  `json:"total_refunded_amount"`
+	ProductPrice                 string       `json:"product_price"`
+	TransactionAmount            json.Number  `json:"transaction_amount"`
+	RefNumber                    string       `json:"ref_number"`
+	TransactionType              string       `json:"transaction_type"`
+	OriginalBankErrorCode        string       `json:"original_bank_error_code"`
+	OriginalBankErrorDescription string       `json:"original_bank_error_description"`
+	CCNo                         string       `json:"cc_no"`
+	PaymentReasonCode            string       `json:"payment_reason_code"`
+	PaymentReasonCodeDetail      string       `json:"payment_reason_code_detail"`
+	MerchantCommission           string       `json:"merchant_commission"`
+	UserCommission               string       `json:"user_commission"`
+	SettlementDate               string       `json:"settlement_date"`
+	Installment                  int          `json:"installment"`
+	CardType                     string       `json:"card_type"`
+	MDStatus                     int          `json:"md_status"`
+	CurrencyCode                 string       `json:"currency_code"`
+	PaymentStatus                int          `json:"payment_status"`
+	PaymentMethod                string       `json:"payment_method"`
+	ServicePaymentMethod         string       `json:"service_payment_method"`
+	CreditCardNo                 string       `json:"credit_card_no"`
+	AuthCode                     string       `json:"auth_code"`
+	CreatedAt                    string       `json:"created_at"`
+	PaymentKind                  string       `json:"payment_kind"`
+	PreAuth                      *preAuthInfo `json:"pre_auth,omitempty"`
+	ThreeDStatus                 string       `json:"three_d_status,omitempty"`
+	PaymentCompletedBy           string       `json:"payment_completed_by,omitempty"`
+	LinkStatus                   string       `json:"link_status,omitempty"`
+	RefundInfo                   []refundInfo `json:"refund_info,omitzero"`
 }
 
 // preAuthInfo reports a pre-authorization in check status.
@@ -230,14 +238,14 @@ type refundInfo struct {
 // pre-authorization still open, "Cancelled", "Awaiting Payment" for a
 // payment link nobody has paid yet; a sale still pending, in flight or
 // waiting for its 3D step answers 69 ("Pending").
-func statusOf(sale Sale) checkStatusBody {
+func statusOf(sale Sale, cardType string) checkStatusBody {
 	minor := minorUnit(sale.Currency)
 	b := checkStatusBody{
 		StatusCode:              100,
 		StatusDescription:       "Transaction found",
 		OrderID:                 sale.OrderID,
 		TransactionID:           transactionID(sale.OrderID),
-		ProductPrice:            json.Number(sale.Amount),
+		ProductPrice:            sale.Amount,
 		InvoiceID:               sale.InvoiceID,
 		TransactionAmount:       json.Number(sale.Amount),
 		CurrencyCode:            sale.Currency,
@@ -248,8 +256,9 @@ func statusOf(sale Sale) checkStatusBody {
 		CreditCardNo:            maskCard(sale.CardBIN, sale.CardLast4),
 		Installment:             sale.Installment,
 		AuthCode:                sale.AuthCode,
-		MerchantCommission:      json.Number(orZero(sale.MerchantCommission)),
-		UserCommission:          json.Number(orZero(sale.UserCommission)),
+		MerchantCommission:      orZeroIn(sale.MerchantCommission, minor),
+		UserCommission:          orZeroIn(sale.UserCommission, minor),
+		SettlementDate:          sale.CreatedAt.In(money.GatewayZone()).Format(time.DateOnly),
 		PaymentReasonCode:       sale.PaymentReasonCode,
 		PaymentReasonCodeDetail: sale.PaymentReasonCodeDetail,
 		CreatedAt:               gatewayTime(sale.CreatedAt),
@@ -268,7 +277,7 @@ func statusOf(sale Sale) checkStatusBody {
 			// stays in pre_auth).
 			b.TransactionAmount = json.Number(p.Captured)
 			if fee, ok := merchantFeeOf(sale, p.Captured, minor); ok {
-				b.MerchantCommission = json.Number(fee)
+				b.MerchantCommission = fee
 			}
 		}
 	}
@@ -283,8 +292,18 @@ func statusOf(sale Sale) checkStatusBody {
 		}
 	}
 	b.Message, b.Reason, b.BankStatusCode, b.BankStatusDescription, b.RefNumber = bankOutcome(sale)
+	if sale.State == StateFailed {
+		// The bank's own code and words for a decline (empty otherwise, as
+		// in the documented success).
+		b.OriginalBankErrorCode, b.OriginalBankErrorDescription = sale.PaymentReasonCode, sale.PaymentReasonCodeDetail
+	}
 	var pending bool
 	b.TransactionStatus, b.PaymentStatus, pending = transactionStatusOf(sale)
+	b.MDStatus = b.PaymentStatus
+	if sale.CardBIN != "" {
+		// cc_no as the documented answer masks it: four stars.
+		b.CCNo, b.CardType = sale.CardBIN+"****"+sale.CardLast4, cardType
+	}
 	if pending {
 		b.StatusCode, b.StatusDescription = 69, "Order not yet processed"
 	}
@@ -388,4 +407,11 @@ func orZeroIn(s string, minor int32) string {
 		return decimal.Zero.StringFixed(minor)
 	}
 	return s
+}
+
+// checkStatusCardType is getpos's card_type in check status's words:
+// "CREDIT CARD" in the gateway's documented answer, where getpos writes
+// CREDIT_CARD.
+func checkStatusCardType(getposType string) string {
+	return strings.ReplaceAll(getposType, "_", " ")
 }

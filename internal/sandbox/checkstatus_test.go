@@ -18,7 +18,7 @@ func TestCheckStatus(t *testing.T) {
 		"order_id": "VP00000000000000001", "invoice_id": "INV-OK", "transaction_amount": 150.0, "currency_code": "TRY",
 		"total_refunded_amount": 0.0, "transaction_type": "Auth", "payment_status": 1.0, "payment_method": "CREDITCARD",
 		"service_payment_method": "WALLET_001", "credit_card_no": "435508******4358", "installment": 1.0,
-		"merchant_commission": 2.63, "user_commission": 0.0, "payment_reason_code": "", "payment_reason_code_detail": "",
+		"merchant_commission": "2.63", "user_commission": "0.00", "payment_reason_code": "", "payment_reason_code_detail": "",
 		"created_at": "2026-11-22 12:04:05",
 	}
 	for k, v := range want {

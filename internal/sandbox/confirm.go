@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -100,6 +101,12 @@ func confirm(s *Sale, capture bool, total decimal.Decimal, now time.Time) error 
 	return nil
 }
 
+// pendingSaleRef is the data of payment/complete's 31: the sale asked for.
+type pendingSaleRef struct {
+	InvoiceID string `json:"invoice_id"`
+	OrderID   string `json:"order_id"`
+}
+
 // completePayment serves POST /payment/complete (not under /api): the
 // merchant completes (status "complete") or cancels ("cancel") a 3D sale
 // made with payment_completed_by "merchant" whose challenge was approved.
@@ -107,7 +114,9 @@ func confirm(s *Sale, capture bool, total decimal.Decimal, now time.Time) error 
 // layout merchant_key|invoice_id|order_id|status (90, 68); then an unknown
 // invoice or an order id that is not the invoice's (31), a sale that is
 // not waiting for the merchant (1), or one already completed or cancelled
-// (117). The answer's data carries the sale (the SDK reads it there).
+// (117). The answer's data carries the sale (the SDK reads it there) with
+// status_code and status_description, as QNBpay documents it; a 31's data
+// names the invoice_id and order_id asked for.
 func (g *Gateway) completePayment(w http.ResponseWriter, r *http.Request) {
 	f, ok := g.readFields(w, r)
 	if !ok || !f.requireFields(w, opCompletePayment.required...) {
@@ -128,7 +137,7 @@ func (g *Gateway) completePayment(w http.ResponseWriter, r *http.Request) {
 	var desc string
 	sale, err := g.opts.Store.Update(invoiceID, func(s *Sale, _ *Tx) error {
 		if s.OrderID != orderID {
-			return &refusal{31, "Transaction not found: no sale with this invoice id and order id"}
+			return &refusal{31, "Pending sale not found against order_id " + orderID}
 		}
 		switch {
 		case s.ThreeD == nil || s.ThreeD.CompletedBy != CompletedByMerchant:
@@ -154,7 +163,15 @@ func (g *Gateway) completePayment(w http.ResponseWriter, r *http.Request) {
 		}
 		return nil
 	})
-	if err != nil {
+	var rf *refusal
+	switch {
+	case errors.Is(err, ErrNotFound) || errors.As(err, &rf) && rf.code == 31:
+		// The documented answer names the sale it did not find under data.
+		desc := "Pending sale not found against order_id " + orderID
+		noteStatus(w, 31, desc)
+		writeJSON(w, http.StatusOK, statusBody{StatusCode: 31, StatusDescription: desc, Data: pendingSaleRef{InvoiceID: invoiceID, OrderID: orderID}})
+		return
+	case err != nil:
 		writeRefusal(w, err)
 		return
 	}
@@ -163,6 +180,7 @@ func (g *Gateway) completePayment(w http.ResponseWriter, r *http.Request) {
 		writeInternal(w, err)
 		return
 	}
+	res.StatusCode, res.StatusDescription = &code, desc
 	// The status is the one check status shows for the sale from now on.
 	res.Status = "Completed"
 	switch {

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -87,12 +90,32 @@ type response struct {
 	Raw  []byte
 }
 
+// status is the answer's status_code: the JSON member, or the hidden
+// field of the refusal page a 3D payment answers with, HTML whatever the
+// client asks (issue 34).
 func (r response) status() int {
-	v, _ := r.Body["status_code"].(float64)
-	return int(v)
+	if v, ok := r.Body["status_code"].(float64); ok {
+		return int(v)
+	}
+	n, _ := strconv.Atoi(pageField(r.Raw, "status_code"))
+	return n
 }
 
-func (r response) desc() string { s, _ := r.Body["status_description"].(string); return s }
+func (r response) desc() string {
+	if s, ok := r.Body["status_description"].(string); ok {
+		return s
+	}
+	return pageField(r.Raw, "status_description")
+}
+
+// pageField is the value of a hidden input of a page the sandbox wrote.
+func pageField(page []byte, name string) string {
+	m := regexp.MustCompile(`<input type="hidden" name="` + regexp.QuoteMeta(name) + `" value="([^"]*)">`).FindSubmatch(page)
+	if m == nil {
+		return ""
+	}
+	return html.UnescapeString(string(m[1]))
+}
 
 func (r response) data() map[string]any { m, _ := r.Body["data"].(map[string]any); return m }
 

@@ -58,7 +58,8 @@ func OpenAPIDocument() ([]byte, error) {
 }
 
 // htmlAnswers are the operations answered with a web page (to a browser),
-// or with JSON for a client that sends Accept: application/json.
+// or with JSON for a client that sends Accept: application/json (a 3D
+// payment's refusal is a page to every client).
 var htmlAnswers = []*operation{opPaySmart3D, opPayByCardToken, opChallenge, opLinkPage}
 
 // otherRoute describes a route outside the operation table ("" for none).

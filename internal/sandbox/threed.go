@@ -37,7 +37,7 @@ func (g *Gateway) paySmart3D(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	g.refusedTo3DCancel(w, r, t, f.get("invoice_id"), func(w http.ResponseWriter) {
+	g.refusedTo3DCancel(w, t, f.get("invoice_id"), func(w http.ResponseWriter) {
 		now := g.opts.Now()
 		if p, ok := g.readCardPayment(w, f, now, nil); ok {
 			g.start3D(w, p, t, KindCard3D, now)
@@ -49,14 +49,14 @@ func (g *Gateway) paySmart3D(w http.ResponseWriter, r *http.Request) {
 // t.CancelURL, and answers what serve answered, except a refusal: that is
 // the page that posts it to the cancel_url (error_code and status_code,
 // e.g. 13 for items that do not add up to the total), as the gateway
-// answers a 3D payment it refuses. A client that asks for JSON (Accept:
-// application/json) gets the refusal as JSON.
-func (g *Gateway) refusedTo3DCancel(w http.ResponseWriter, r *http.Request, t ThreeD, invoiceID string, serve func(http.ResponseWriter)) {
+// answers a 3D payment it refuses, as text/html whatever the client's
+// Accept header asks (omnipay-sipay recorded it so).
+func (g *Gateway) refusedTo3DCancel(w http.ResponseWriter, t ThreeD, invoiceID string, serve func(http.ResponseWriter)) {
 	buf := &bufferedResponse{header: http.Header{}, code: http.StatusOK, rec: recordOf(w)}
 	serve(buf)
 	var refusal statusBody
 	if buf.code == http.StatusOK && strings.HasPrefix(buf.header.Get("Content-Type"), "application/json") &&
-		json.Unmarshal(buf.body.Bytes(), &refusal) == nil && refusal.StatusCode != 100 && !strings.Contains(r.Header.Get("Accept"), "application/json") {
+		json.Unmarshal(buf.body.Bytes(), &refusal) == nil && refusal.StatusCode != 100 {
 		writePage(w, http.StatusOK, threeDErrorPage, threeDRefusal{URL: t.CancelURL, InvoiceID: invoiceID,
 			StatusCode: refusal.StatusCode, StatusDescription: refusal.StatusDescription})
 		return
@@ -79,7 +79,7 @@ func (g *Gateway) payByCardToken(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	g.refusedTo3DCancel(w, r, t, f.get("invoice_id"), func(w http.ResponseWriter) {
+	g.refusedTo3DCancel(w, t, f.get("invoice_id"), func(w http.ResponseWriter) {
 		if !f.requireFields(w, savedCardFields...) {
 			return
 		}

@@ -393,10 +393,3 @@ func providerReferences(orderID string) (authCode, hostRef string) {
 	h := binary.BigEndian.Uint64(sum[8:16]) % 1_000_000_000_000
 	return fmt.Sprintf("%06d", a), fmt.Sprintf("%012d", h)
 }
-
-func orZero(s string) string {
-	if s == "" {
-		return "0.00"
-	}
-	return s
-}

@@ -493,3 +493,51 @@ func TestHeaders(t *testing.T) {
 		t.Errorf("--header and -H: %v %+v", err, o)
 	}
 }
+
+// TestRunThreeDRefusalPage (issue 34, item 1): paySmart3D answered with
+// the gateway's refusal page (recorded by omnipay-sipay, rebuilt in
+// internal/gateway/testdata/recorded) is exit 4 with the code and text,
+// journaled as rejected — never as the 3D challenge; the challenge page
+// is exit 0.
+func TestRunThreeDRefusalPage(t *testing.T) {
+	page := func(name string) func(http.ResponseWriter) {
+		b, err := os.ReadFile(filepath.Join("..", "..", "gateway", "testdata", "recorded", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "text/html; charset=UTF-8")
+			_, _ = w.Write(b)
+		}
+	}
+	g := newFakeGateway(t, map[string]func(http.ResponseWriter){
+		"/api/paySmart3D":     page("3d_refusal.html"),
+		"/api/payByCardToken": page("3d_challenge.html"),
+	})
+	fields := []field{{"invoice_id", "INV-3D-R1", false}, {"total", "10.00", false}, {"currency_code", "TRY", false},
+		{"return_url", "https://merchant.example/pay/done", false}, {"cancel_url", "https://merchant.example/pay/failed", false}}
+	opts, out, _, jpath := runOpts(t, g)
+	opts.Path, opts.Yes, opts.Fields = "/api/paySmart3D", true, fields
+	err := apiRun(context.Background(), opts)
+	var ae *gateway.APIError // a rejection: exit 4 (app.ExitCode)
+	if !errors.As(err, &ae) || ae.Sentinel() != nil || !strings.Contains(err.Error(), `status_code 13 "The total of your items price(80.00) is not equal to the invoice total(10.00)."`) {
+		t.Errorf("refusal page: err %v; want a rejection with the code and text", err)
+	}
+	if !strings.Contains(out.String(), "<form") {
+		t.Errorf("the page was not printed: %q", out)
+	}
+	attempts, _, _ := journal.Read(jpath)
+	if len(attempts) != 1 || attempts[0].Class() != journal.Rejected || attempts[0].Outcome.StatusCode == nil || *attempts[0].Outcome.StatusCode != 13 ||
+		strings.Contains(attempts[0].Outcome.Message, "3D page") {
+		t.Errorf("journal: %+v", attempts)
+	}
+
+	opts, _, _, jpath = runOpts(t, g)
+	opts.Path, opts.Yes, opts.Fields = "/api/payByCardToken", true, fields
+	if err := apiRun(context.Background(), opts); err != nil {
+		t.Errorf("challenge page: %v", err)
+	}
+	if attempts, _, _ := journal.Read(jpath); len(attempts) != 1 || attempts[0].Class() != journal.Succeeded || attempts[0].Outcome.Message != pageNote {
+		t.Errorf("journal: %+v", attempts)
+	}
+}

@@ -185,7 +185,8 @@ file) does not change this command:
 	_ = fl.MarkHidden("salt")
 	_ = cmd.RegisterFlagCompletionFunc("layout", layoutCompletion)
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
+	// The app_secret may live in the keyring or come from a command (exit 3).
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: append(cmdutil.ExitsLocal, cmdutil.KindAuth), Notes: map[cmdutil.Kind]string{cmdutil.KindAuth: "the app_secret could not be fetched from where the profile keeps it"}})
 	return cmd
 }
 

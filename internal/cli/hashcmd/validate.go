@@ -90,7 +90,10 @@ written exactly as it is.`,
 	_ = cmd.RegisterFlagCompletionFunc("layout", layoutCompletion)
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
-	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal, Notes: map[cmdutil.Kind]string{cmdutil.KindUsage: "bad input: a hash_key that does not decrypt, or none on stdin"}})
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: append(cmdutil.ExitsLocal, cmdutil.KindAuth), Notes: map[cmdutil.Kind]string{
+		cmdutil.KindUsage: "bad input: a hash_key that does not decrypt, or none on stdin",
+		cmdutil.KindAuth:  "the app_secret could not be fetched from where the profile keeps it",
+	}})
 	return cmd
 }
 

@@ -201,7 +201,7 @@ second: the same moment, written the same way, as the table shows.`,
 	// It reads the journal and asks the gateway nothing: under --sandbox it
 	// starts no sandbox.
 	cmdutil.NoGateway(cmd)
-	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindUnavailable}, Notes: map[cmdutil.Kind]string{
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindUnavailable, cmdutil.KindJournalRefused}, Notes: map[cmdutil.Kind]string{
 		cmdutil.KindUnavailable: "the profile's shared journal (PostgreSQL) cannot be reached",
 	}})
 	return cmd

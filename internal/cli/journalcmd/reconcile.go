@@ -101,7 +101,7 @@ and --sandbox choose it as everywhere. Checking is a read: nothing is paid.
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "list the invoices that would be checked; ask nothing")
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
-	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: append(cmdutil.ExitsGateway, cmdutil.KindOutcomeUnknown), Notes: map[cmdutil.Kind]string{
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: append(cmdutil.ExitsGateway, cmdutil.KindOutcomeUnknown, cmdutil.KindJournalRefused), Notes: map[cmdutil.Kind]string{
 		cmdutil.KindOutcomeUnknown: "some outcomes are still unknown",
 	}})
 	return cmd

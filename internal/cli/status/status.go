@@ -108,8 +108,11 @@ pending or the time limit (--timeout) ends.`,
 	_ = cmd.MarkFlagRequired("invoice")
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
-	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: append(cmdutil.ExitsGateway, cmdutil.KindOutcomeUnknown), Notes: map[cmdutil.Kind]string{
+	// The gateway answers check status of a failed sale with status_code
+	// 41 (QNBpay's documented answer), which exits 5.
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: append(cmdutil.ExitsGateway, cmdutil.KindDeclined, cmdutil.KindOutcomeUnknown), Notes: map[cmdutil.Kind]string{
 		cmdutil.KindRejected:       "no transaction with that invoice id, or refused by the gateway",
+		cmdutil.KindDeclined:       "the sale failed: the gateway answered status_code 41",
 		cmdutil.KindOutcomeUnknown: "still pending",
 	}})
 	return cmd
@@ -344,7 +347,9 @@ func Fields(r *gateway.CheckStatusResult) []render.Field {
 // beyond those CheckStatusResult reads, in the order status shows them
 // (docs/protocol.md, Check status).
 var documentedFields = []string{"transaction_id", "product_price", "message", "reason",
-	"bank_status_code", "bank_status_description", "ref_number"}
+	"bank_status_code", "bank_status_description", "ref_number", "original_bank_error_code",
+	"original_bank_error_description", "cc_no", "payment_reason_code_detail", "merchant_commission",
+	"user_commission", "settlement_date", "installment", "card_type", "md_status"}
 
 // extraField is one field the gateway wrote, as render.ExtraFields shows it.
 func extraField(name string, raw json.RawMessage) render.Field {
