@@ -40,12 +40,12 @@ command -v php >/dev/null 2>&1 || apt_packages+=(php-cli)
 { command -v php >/dev/null 2>&1 && php -m 2>/dev/null | grep -qx curl; } || apt_packages+=(php-curl)
 [ -x /usr/bin/chromium ] || apt_packages+=(chromium)
 # PostgreSQL's server programs (initdb, pg_ctl) for the shared journal's
-# tests (internal/pgtest starts a server of its own in a temporary folder).
+# tests (internal/testkit/pgtest starts a server of its own in a temporary folder).
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || command -v initdb >/dev/null 2>&1 || apt_packages+=(postgresql)
-# PgBouncer, started by internal/pgtest in front of that server, for the
+# PgBouncer, started by internal/testkit/pgtest in front of that server, for the
 # shared journal's tests behind a connection pooler (docs/journal.md).
 command -v pgbouncer >/dev/null 2>&1 || apt_packages+=(pgbouncer)
-# A real Secret Service for the keyring's tests (internal/keyringtest starts
+# A real Secret Service for the keyring's tests (internal/testkit/keyringtest starts
 # a private dbus-daemon and gnome-keyring-daemon; secret-tool checks what
 # paycli stored).
 command -v dbus-daemon >/dev/null 2>&1 || apt_packages+=(dbus)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/iostreams"
-	"github.com/paycli/paycli/internal/loadgen"
+	"github.com/paycli/paycli/internal/devtools/loadgen"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/spf13/cobra"
 )

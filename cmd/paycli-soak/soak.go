@@ -13,7 +13,7 @@ import (
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/render"
-	"github.com/paycli/paycli/internal/soak"
+	"github.com/paycli/paycli/internal/devtools/soak"
 	"github.com/spf13/cobra"
 )
 

@@ -25,7 +25,7 @@ import (
 
 	"github.com/paycli/paycli/internal/cli/sandboxcmd"
 	"github.com/paycli/paycli/internal/journal"
-	"github.com/paycli/paycli/internal/pgtest"
+	"github.com/paycli/paycli/internal/testkit/pgtest"
 	"github.com/paycli/paycli/internal/sandbox"
 )
 

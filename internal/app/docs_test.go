@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/paycli/paycli/internal/app"
-	"github.com/paycli/paycli/internal/doctest"
+	"github.com/paycli/paycli/internal/testkit/doctest"
 	"github.com/paycli/paycli/internal/iostreams"
 )
 

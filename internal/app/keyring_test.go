@@ -14,7 +14,7 @@ import (
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/keyring"
-	"github.com/paycli/paycli/internal/keyringtest"
+	"github.com/paycli/paycli/internal/testkit/keyringtest"
 )
 
 const (

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/paycli/paycli/internal/app"
-	"github.com/paycli/paycli/internal/pgtest"
+	"github.com/paycli/paycli/internal/testkit/pgtest"
 	"github.com/paycli/paycli/internal/sandbox"
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/shopspring/decimal"

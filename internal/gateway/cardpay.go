@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"html"
 	"mime"
 	"net/http"
 	"net/url"
@@ -221,7 +220,7 @@ func (c *Client) PaySmart3D(ctx context.Context, req CardPaymentRequest) (*Three
 		desc, _ := hiddenValue(page, "status_description")
 		order, _ := hiddenValue(page, "order_no")
 		return nil, &APIError{Endpoint: ep.name, HTTPStatus: out.StatusCode, StatusCode: n, HasStatusCode: true,
-			Description: cleanDescription(html.UnescapeString(desc)), OrderNo: cleanIdentifier(html.UnescapeString(order))}
+			Description: cleanDescription(desc), OrderNo: cleanIdentifier(order)}
 	}
 	orderID, ok := hiddenValue(page, "order_id")
 	if !ok {
@@ -231,18 +230,18 @@ func (c *Client) PaySmart3D(ctx context.Context, req CardPaymentRequest) (*Three
 	if err != nil {
 		return nil, c.badResponse(ep, resp, err.Error())
 	}
-	return &ThreeDChallenge{OrderID: html.UnescapeString(orderID), Action: action}, nil
+	return &ThreeDChallenge{OrderID: orderID, Action: action}, nil
 }
 
 // formAction is where the page's form posts, resolved as a browser does
 // against the paySmart3D address; it must be under the base URL, since the
 // client sends only there.
 func (c *Client) formAction(page string) (*url.URL, error) {
-	raw, ok := attrValue(page, "<form", "action")
-	if !ok {
+	forms := readPageForms([]byte(page))
+	if len(forms) == 0 || forms[0].action == "" {
 		return nil, fmt.Errorf("the challenge page has no form action")
 	}
-	ref, err := url.Parse(html.UnescapeString(raw))
+	ref, err := url.Parse(forms[0].action)
 	if err != nil {
 		return nil, fmt.Errorf("the challenge page's form action is not a URL")
 	}
@@ -297,34 +296,13 @@ func (c *Client) AnswerChallenge(ctx context.Context, ch *ThreeDChallenge, appro
 	return nil, err
 }
 
-// hiddenValue finds the value of a hidden input named name in a page.
+// hiddenValue finds the value of an input named name in a page's first
+// form (readPageForms).
 func hiddenValue(page, name string) (string, bool) {
-	return valueAfter(page, `name="`+name+`" value="`)
-}
-
-// attrValue finds the value of attribute attr of the first tag that
-// starts with tag.
-func attrValue(page, tag, attr string) (string, bool) {
-	i := strings.Index(page, tag)
-	if i < 0 {
+	forms := readPageForms([]byte(page))
+	if len(forms) == 0 {
 		return "", false
 	}
-	rest := page[i:]
-	if end := strings.IndexByte(rest, '>'); end >= 0 {
-		rest = rest[:end]
-	}
-	return valueAfter(rest, attr+`="`)
-}
-
-func valueAfter(s, marker string) (string, bool) {
-	i := strings.Index(s, marker)
-	if i < 0 {
-		return "", false
-	}
-	rest := s[i+len(marker):]
-	j := strings.IndexByte(rest, '"')
-	if j < 0 {
-		return "", false
-	}
-	return rest[:j], true
+	v, ok := forms[0].fields[name]
+	return v, ok
 }

@@ -1,11 +1,12 @@
 package gateway
 
 import (
-	"html"
+	"bytes"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"golang.org/x/net/html"
 )
 
 // A 3D payment (paySmart3D, payByCardToken) is answered with an HTML page
@@ -21,47 +22,52 @@ type pageForm struct {
 	fields map[string]string
 }
 
-var (
-	formTag  = regexp.MustCompile(`(?is)<form\b([^>]*)>`)
-	inputTag = regexp.MustCompile(`(?is)<input\b([^>]*)>`)
-	attr     = regexp.MustCompile(`(?is)([a-z_:-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))`)
-)
-
 // maxPageForms bounds the forms read of one page: a gateway page has one.
 const maxPageForms = 8
 
-// readPageForms reads the forms of an HTML page, each with the inputs up to
-// the next form; attribute values are unescaped.
+// readPageForms reads the forms of an HTML page (golang.org/x/net/html's
+// tokenizer: the one HTML reader of the client), each with the inputs up
+// to the next form; attribute values are unescaped, names lower-cased.
 func readPageForms(page []byte) []pageForm {
-	s := string(page)
-	locs := formTag.FindAllStringSubmatchIndex(s, maxPageForms)
-	forms := make([]pageForm, 0, len(locs))
-	for i, loc := range locs {
-		end := len(s)
-		if i+1 < len(locs) {
-			end = locs[i+1][0]
-		}
-		f := pageForm{action: tagAttrs(s[loc[2]:loc[3]])["action"], fields: map[string]string{}}
-		for _, in := range inputTag.FindAllStringSubmatch(s[loc[1]:end], -1) {
-			a := tagAttrs(in[1])
-			if name := a["name"]; name != "" {
-				if _, seen := f.fields[name]; !seen {
-					f.fields[name] = a["value"]
+	var forms []pageForm
+	z := html.NewTokenizer(bytes.NewReader(page))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return forms
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, hasAttr := z.TagName()
+			switch string(name) {
+			case "form":
+				if len(forms) == maxPageForms {
+					return forms
+				}
+				a := tagAttrs(z, hasAttr)
+				forms = append(forms, pageForm{action: a["action"], fields: map[string]string{}})
+			case "input":
+				if len(forms) == 0 {
+					continue
+				}
+				a := tagAttrs(z, hasAttr)
+				f := forms[len(forms)-1]
+				if n := a["name"]; n != "" {
+					if _, seen := f.fields[n]; !seen {
+						f.fields[n] = a["value"]
+					}
 				}
 			}
 		}
-		forms = append(forms, f)
 	}
-	return forms
 }
 
-// tagAttrs reads a tag's attributes, names lower-cased, values unescaped.
-func tagAttrs(s string) map[string]string {
+// tagAttrs reads the current tag's attributes, the first of each name.
+func tagAttrs(z *html.Tokenizer, more bool) map[string]string {
 	out := map[string]string{}
-	for _, m := range attr.FindAllStringSubmatch(s, -1) {
-		name := strings.ToLower(m[1])
-		if _, seen := out[name]; !seen {
-			out[name] = html.UnescapeString(m[2] + m[3] + m[4])
+	for more {
+		var k, v []byte
+		k, v, more = z.TagAttr()
+		if _, seen := out[string(k)]; !seen {
+			out[string(k)] = string(v)
 		}
 	}
 	return out

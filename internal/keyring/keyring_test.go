@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/paycli/paycli/internal/keyring"
-	"github.com/paycli/paycli/internal/keyringtest"
+	"github.com/paycli/paycli/internal/testkit/keyringtest"
 )
 
 func TestStoreRoundTripOnARealSecretService(t *testing.T) {

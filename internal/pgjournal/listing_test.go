@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/paycli/paycli/internal/journal"
-	"github.com/paycli/paycli/internal/pgtest"
+	"github.com/paycli/paycli/internal/testkit/pgtest"
 )
 
 // TestListSaysWhoAndWhere: List keeps the invoice's or the window's

@@ -18,7 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/journal"
-	"github.com/paycli/paycli/internal/pgtest"
+	"github.com/paycli/paycli/internal/testkit/pgtest"
 )
 
 // settled is a reconcile line settling in's attempt as class, with the

@@ -9,7 +9,7 @@ import (
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/keyring"
-	"github.com/paycli/paycli/internal/keyringtest"
+	"github.com/paycli/paycli/internal/testkit/keyringtest"
 	"github.com/paycli/paycli/internal/render"
 )
 

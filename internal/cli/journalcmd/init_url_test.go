@@ -10,7 +10,7 @@ import (
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/pgjournal"
-	"github.com/paycli/paycli/internal/pgtest"
+	"github.com/paycli/paycli/internal/testkit/pgtest"
 )
 
 // runInitWith runs `paycli journal init ARGS…` with stdin and an

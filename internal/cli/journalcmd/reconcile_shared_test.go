@@ -8,7 +8,7 @@ import (
 
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/pgjournal"
-	"github.com/paycli/paycli/internal/pgtest"
+	"github.com/paycli/paycli/internal/testkit/pgtest"
 	"github.com/paycli/paycli/internal/render"
 )
 

@@ -50,7 +50,7 @@ import (
 
 	"github.com/paycli/paycli/internal/app"
 	"github.com/paycli/paycli/internal/journal"
-	"github.com/paycli/paycli/internal/pgtest"
+	"github.com/paycli/paycli/internal/testkit/pgtest"
 	"github.com/paycli/paycli/internal/sandbox"
 )
 

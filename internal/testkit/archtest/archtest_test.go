@@ -52,7 +52,7 @@ func list(t *testing.T, args ...string) []pkg {
 // test itself stats, so an edited import invalidates a cached pass.
 func touchSources(t *testing.T) {
 	t.Helper()
-	err := filepath.WalkDir(filepath.Join("..", ".."), func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(filepath.Join("..", "..", ".."), func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -114,7 +114,7 @@ func TestWalletPayLinksNoEmulator(t *testing.T) {
 		if !slices.Contains(p.Deps, module+"/internal/gateway") {
 			t.Fatalf("the dependency list of %s lacks internal/gateway; go list answered %d deps", cmd, len(p.Deps))
 		}
-		for _, banned := range []string{"go.etcd.io/bbolt", module + "/internal/soak", module + "/internal/sandbox"} {
+		for _, banned := range []string{"go.etcd.io/bbolt", module + "/internal/devtools/soak", module + "/internal/sandbox"} {
 			if slices.Contains(p.Deps, banned) {
 				t.Errorf("internal/cli/%s links %s", cmd, banned)
 			}
@@ -131,7 +131,7 @@ func TestWalletPayLinksNoEmulator(t *testing.T) {
 // developerTools are the packages behind the developer commands
 // (cmd/paycli-soak, cmd/paycli-bench): they run or load paycli from
 // outside, and are no part of the binary merchants run.
-var developerTools = []string{module + "/internal/soak", module + "/internal/loadgen"}
+var developerTools = []string{module + "/internal/devtools/soak", module + "/internal/devtools/loadgen"}
 
 // TestUserBinaryLinksNoDeveloperTools: paycli's binary links neither the
 // chaos soak nor the load generator, and the developer commands do (so
@@ -150,7 +150,7 @@ func TestUserBinaryLinksNoDeveloperTools(t *testing.T) {
 			t.Errorf("cmd/paycli links %s: developer tools live under cmd/ beside it", tool)
 		}
 	}
-	if !slices.Contains(deps["cmd/paycli-soak"], module+"/internal/soak") || !slices.Contains(deps["cmd/paycli-bench"], module+"/internal/loadgen") {
+	if !slices.Contains(deps["cmd/paycli-soak"], module+"/internal/devtools/soak") || !slices.Contains(deps["cmd/paycli-bench"], module+"/internal/devtools/loadgen") {
 		t.Errorf("the developer commands do not link their packages: the rule looks in the wrong place")
 	}
 }

@@ -107,7 +107,7 @@ func initWork(e ast.Expr) string {
 // compiled or a map built at package level is paid by `paycli version`
 // too (docs/performance.md, Start-up). Tests and the developer tools may.
 func TestNoWorkAtInit(t *testing.T) {
-	root := filepath.Join("..", "..")
+	root := filepath.Join("..", "..", "..")
 	pkgs := list(t, module+"/cmd/paycli")
 	var dirs []string
 	for _, dep := range pkgs[0].Deps {

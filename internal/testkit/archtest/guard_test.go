@@ -171,7 +171,7 @@ func replaceableGuard(fset *token.FileSet, file *ast.File) []string {
 // repository), each with whether it is the pipeline's.
 func goFiles(t *testing.T, fset *token.FileSet, dir string) map[string]*ast.File {
 	t.Helper()
-	root := filepath.Join("..", "..")
+	root := filepath.Join("..", "..", "..")
 	files := map[string]*ast.File{}
 	err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d os.DirEntry, err error) error {
 		if err != nil {

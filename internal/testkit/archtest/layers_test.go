@@ -104,7 +104,7 @@ func (l layers) isLeaf(floor int) bool { return floor == len(l.floors)-1 }
 
 func readLayers(t *testing.T) layers {
 	t.Helper()
-	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "architecture.md"))
+	doc, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "architecture.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +283,7 @@ func TestGatewayNeverPrints(t *testing.T) {
 			t.Errorf("internal/gateway links %s", banned)
 		}
 	}
-	files, err := filepath.Glob(filepath.Join("..", "gateway", "*.go"))
+	files, err := filepath.Glob(filepath.Join("..", "..", "gateway", "*.go"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no gateway sources (%v)", err)
 	}
@@ -380,7 +380,7 @@ var libraryHomes = map[string][]string{
 	"go.etcd.io/bbolt":                  {"internal/sandbox", "internal/journalindex"},
 	"github.com/golang-jwt/jwt":         {"internal/gateway", "internal/sandbox"},
 	"go.yaml.in/yaml/v3":                {"internal/config"},
-	"github.com/jackc/pgx":              {"internal/pgjournal", "internal/pgtest"},
+	"github.com/jackc/pgx":              {"internal/pgjournal", "internal/testkit/pgtest"},
 	"github.com/spf13/cobra/doc":        {"cmd/gendocs"},
 	"github.com/spf13/viper":            {"internal/config"},
 	"github.com/zalando/go-keyring":     {"internal/keyring"},
