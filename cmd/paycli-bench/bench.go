@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
-	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/devtools/loadgen"
+	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/sandbox"
 	"github.com/paycli/paycli/internal/sandboxmode"

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/devtools/soak"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/render"
-	"github.com/paycli/paycli/internal/devtools/soak"
 	"github.com/spf13/cobra"
 )
 

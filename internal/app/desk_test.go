@@ -25,8 +25,8 @@ import (
 
 	"github.com/paycli/paycli/internal/cli/sandboxcmd"
 	"github.com/paycli/paycli/internal/journal"
-	"github.com/paycli/paycli/internal/testkit/pgtest"
 	"github.com/paycli/paycli/internal/sandbox"
+	"github.com/paycli/paycli/internal/testkit/pgtest"
 )
 
 // desk is a support desk sharing one journal on a real PostgreSQL: one

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/paycli/paycli/internal/app"
-	"github.com/paycli/paycli/internal/testkit/doctest"
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/testkit/doctest"
 )
 
 // docsDir holds the hand-written pages; docs/reference and docs/man below it

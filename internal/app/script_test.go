@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/paycli/paycli/internal/app"
-	"github.com/paycli/paycli/internal/testkit/pgtest"
 	"github.com/paycli/paycli/internal/sandbox"
+	"github.com/paycli/paycli/internal/testkit/pgtest"
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/shopspring/decimal"
 )

@@ -9,8 +9,8 @@ import (
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/keyring"
-	"github.com/paycli/paycli/internal/testkit/keyringtest"
 	"github.com/paycli/paycli/internal/render"
+	"github.com/paycli/paycli/internal/testkit/keyringtest"
 )
 
 // These tests run against a real Secret Service (keyringtest): what paycli

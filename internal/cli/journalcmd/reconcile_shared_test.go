@@ -8,8 +8,8 @@ import (
 
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/pgjournal"
-	"github.com/paycli/paycli/internal/testkit/pgtest"
 	"github.com/paycli/paycli/internal/render"
+	"github.com/paycli/paycli/internal/testkit/pgtest"
 )
 
 // TestReconcileGoesByTheDatabasesClock (issue 30, defect 3): on a shared

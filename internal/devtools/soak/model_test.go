@@ -50,8 +50,8 @@ import (
 
 	"github.com/paycli/paycli/internal/app"
 	"github.com/paycli/paycli/internal/journal"
-	"github.com/paycli/paycli/internal/testkit/pgtest"
 	"github.com/paycli/paycli/internal/sandbox"
+	"github.com/paycli/paycli/internal/testkit/pgtest"
 )
 
 var (
