@@ -192,7 +192,7 @@ func (r *run) checkJournal(ctx context.Context, journalWriteFailures int) (map[s
 	}
 	journalByInv := map[string][]journal.Attempt{}
 	for _, a := range attempts {
-		rep.Journal[a.Class()]++
+		rep.Journal[soakClass(a)]++
 		journalByInv[a.Intent.Invoice] = append(journalByInv[a.Intent.Invoice], a)
 	}
 	return journalByInv, nil
@@ -248,7 +248,7 @@ func (r *run) reconcile(inv invoice, procs []attempt, jattempts []journal.Attemp
 		succeededOrders[p.orderNo] = true
 	}
 	for _, a := range jattempts {
-		if a.Class() == journal.Succeeded {
+		if soakClass(a) == journal.Succeeded {
 			succeededOrders[a.Outcome.OrderNo] = true
 		}
 	}
@@ -284,7 +284,7 @@ func (r *run) reconcile(inv invoice, procs []attempt, jattempts []journal.Attemp
 	// a process that exited 7 or was killed, with an unknown attempt in
 	// the journal (an intent without an outcome is unknown too).
 	if stored && sale.State == sandbox.StateCompleted && len(succeededOrders) == 0 {
-		if exits[app.ExitOutcomeUnknown]+killed == 0 || !slices.ContainsFunc(jattempts, func(a journal.Attempt) bool { return a.Class() == journal.Unknown }) {
+		if exits[app.ExitOutcomeUnknown]+killed == 0 || !slices.ContainsFunc(jattempts, func(a journal.Attempt) bool { return soakClass(a) == journal.Unknown }) {
 			r.addProblem("invoice %s: charged (order %s) but no process exited 0 or 7 and no attempt is unknown", id, sale.OrderID)
 		} else {
 			r.report.UnknownCharged++
@@ -352,7 +352,7 @@ func (r *run) checkStory(id string, procs []attempt, jattempts []journal.Attempt
 
 	classes := map[string]int{}
 	for _, a := range jattempts {
-		classes[a.Class()]++
+		classes[soakClass(a)]++
 	}
 	for _, class := range sortedKeys(classes, expect) {
 		n, want := classes[class], expect[class]
@@ -507,7 +507,7 @@ func sentAfterASuccess(attempts []journal.Attempt) map[string]int {
 	for _, a := range attempts {
 		amount := amountKey(a.Intent.Amount)
 		if slices.ContainsFunc(attempts, func(b journal.Attempt) bool {
-			return amountKey(b.Intent.Amount) == amount && b.Outcome != nil && b.Outcome.Outcome == journal.Succeeded &&
+			return amountKey(b.Intent.Amount) == amount && b.Outcome != nil && (b.Outcome.Outcome == journal.Succeeded || b.Outcome.Outcome == journal.Queued) &&
 				b.Outcome.Time.Before(a.Intent.Time)
 		}) {
 			out[amount]++
@@ -610,25 +610,25 @@ func (r *run) checkRefunds(cs cardSale, sale sandbox.Sale, jattempts []journal.A
 	byRef := map[string]map[string]bool{}
 	apiByAmount := map[string]map[string]bool{}
 	for _, a := range jattempts {
-		ref, made := a.Intent.Ref, a.Class() == journal.Succeeded || a.Class() == journal.Duplicate
+		ref, made := a.Intent.Ref, soakClass(a) == journal.Succeeded || soakClass(a) == journal.Duplicate
 		if ref == "" {
 			amount := amountKey(a.Intent.Amount)
 			if apiByAmount[amount] == nil {
 				apiByAmount[amount] = map[string]bool{}
 			}
-			apiByAmount[amount][a.Class()] = true
+			apiByAmount[amount][soakClass(a)] = true
 			if made && !refundAmounts[amount] {
-				r.addProblem("card sale %s: an api refund of %s answered as made (%s) but the sandbox has no refund of that amount", cs.id, a.Intent.Amount, a.Class())
+				r.addProblem("card sale %s: an api refund of %s answered as made (%s) but the sandbox has no refund of that amount", cs.id, a.Intent.Amount, soakClass(a))
 			}
 			continue
 		}
 		if byRef[ref] == nil {
 			byRef[ref] = map[string]bool{}
 		}
-		byRef[ref][a.Class()] = true
+		byRef[ref][soakClass(a)] = true
 		// 104 to a retry means the first attempt made it.
 		if made && !refunds[ref] {
-			r.addProblem("card sale %s: refund %s answered as made (%s) but the sandbox has no such refund", cs.id, ref, a.Class())
+			r.addProblem("card sale %s: refund %s answered as made (%s) but the sandbox has no such refund", cs.id, ref, soakClass(a))
 		}
 	}
 	for _, rf := range sale.Refunds {
@@ -666,7 +666,7 @@ func (r *run) checkPreAuthOps(cs cardSale, sale sandbox.Sale, byKind map[string]
 			}
 		}
 		for _, a := range jByKind[kind] {
-			if a.Class() == journal.Succeeded {
+			if soakClass(a) == journal.Succeeded {
 				n = max(n, 1)
 			}
 		}
@@ -695,7 +695,7 @@ func (r *run) checkPreAuthOps(cs cardSale, sale sandbox.Sale, byKind map[string]
 		}
 	}
 	unknownOf := func(kind string) bool {
-		return slices.ContainsFunc(jByKind[kind], func(a journal.Attempt) bool { return a.Class() == journal.Unknown }) &&
+		return slices.ContainsFunc(jByKind[kind], func(a journal.Attempt) bool { return soakClass(a) == journal.Unknown }) &&
 			slices.ContainsFunc(byKind[kind], func(p attempt) bool {
 				return p.killed || p.exit == app.ExitOutcomeUnknown || p.outcomeUnwritten() != ""
 			})
@@ -711,4 +711,14 @@ func (r *run) checkPreAuthOps(cs cardSale, sale sandbox.Sale, byKind map[string]
 			r.addProblem("card sale %s: %s, but no %s process was told so or told the outcome is unknown", cs.id, state, c.kind)
 		}
 	}
+}
+
+// soakClass is an attempt's class as the checker counts it: a refund
+// queued for approval (101, journal.Queued: the sandbox queues amounts
+// ending in .01) was taken by the gateway, as one it made at once.
+func soakClass(a journal.Attempt) string {
+	if c := a.Class(); c != journal.Queued {
+		return c
+	}
+	return journal.Succeeded
 }
