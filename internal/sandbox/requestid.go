@@ -148,7 +148,7 @@ func maskedBody(contentType string, c *bodyCapture) string {
 	if mt == "" {
 		mt = "no Content-Type"
 	}
-	return fmt.Sprintf("(%s, %d bytes, not kept: only JSON and form bodies are, masked)", mt, c.n)
+	return redact.Cards(fmt.Sprintf("(%s, %d bytes, not kept: only JSON and form bodies are, masked)", mt, c.n))
 }
 
 // maskValue masks a decoded JSON value; key is the member it is the value of.
