@@ -184,6 +184,12 @@ func (d *deliverer) dispatch(ctx context.Context, sem chan struct{}) (time.Time,
 	if err != nil {
 		return time.Time{}, err
 	}
+	return d.dispatchFrom(ctx, sem, all), nil
+}
+
+// dispatchFrom is dispatch over a list read earlier: an attempt may have
+// finished since, so each delivery is read again before it is sent.
+func (d *deliverer) dispatchFrom(ctx context.Context, sem chan struct{}, all []Delivery) time.Time {
 	now := d.now()
 	next := now.Add(deliveryIdle)
 	for _, del := range all {
@@ -214,7 +220,12 @@ func (d *deliverer) dispatch(ctx context.Context, sem chan struct{}) (time.Time,
 		d.wg.Add(1)
 		go func() {
 			defer d.wg.Done()
-			d.attempt(ctx, del)
+			// The list was read before this delivery was marked busy: an
+			// attempt that ended in between (delivered, or put off) left
+			// it stale, and sending from it would deliver twice.
+			if cur, err := d.store.delivery(del.ID); err == nil && cur.State == DeliveryPending && !cur.NextAttemptAt.After(d.now()) {
+				d.attempt(ctx, cur)
+			}
 			d.mu.Lock()
 			delete(d.busy, del.ID)
 			d.mu.Unlock()
@@ -222,7 +233,7 @@ func (d *deliverer) dispatch(ctx context.Context, sem chan struct{}) (time.Time,
 			d.kick()
 		}()
 	}
-	return next, nil
+	return next
 }
 
 // attempt sends one delivery once and records the attempt.

@@ -249,6 +249,20 @@ func (s *Store) Deliveries() ([]Delivery, error) {
 	return out, err
 }
 
+// delivery reads one delivery as it is stored now. ErrNoDelivery for an
+// unknown id.
+func (s *Store) delivery(id uint64) (Delivery, error) {
+	var d Delivery
+	err := s.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket([]byte(outboxBucket)).Get(deliveryKey(id))
+		if v == nil {
+			return ErrNoDelivery
+		}
+		return json.Unmarshal(v, &d)
+	})
+	return d, err
+}
+
 // UpdateDelivery changes one delivery in one durable transaction; change
 // refusing (an error) writes nothing. ErrNoDelivery for an unknown id.
 func (s *Store) UpdateDelivery(id uint64, change func(d *Delivery) error) (Delivery, error) {

@@ -512,3 +512,39 @@ func FuzzResendBody(f *testing.F) {
 		}
 	})
 }
+
+// A dispatch working from a list read before an attempt ended does not send
+// the delivery again: it was delivered in between (the race that sent one
+// event twice and shifted every later one).
+func TestDispatchFromAStaleListSendsOnce(t *testing.T) {
+	rc := newHookReceiver(t, http.StatusOK)
+	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	clock := func() time.Time { return now }
+	store, err := OpenStore(t.TempDir(), time.Second, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	del, err := store.queueDelivery(Delivery{Kind: webhook.Sale, Encoding: webhook.Form, URL: rc.srv.URL + "/h", InvoiceID: "INV-1",
+		Fields: map[string]string{"status": "1", "total": "10.00", "invoice_id": "INV-1", "order_id": "VP1", "currency_code": "TRY"}, State: DeliveryPending, CreatedAt: now, NextAttemptAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newDeliverer(store, WebhookOptions{}, AppSecret, clock)
+	stale, err := store.Deliveries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sem := make(chan struct{}, webhookParallel)
+	d.dispatchFrom(context.Background(), sem, stale)
+	d.wg.Wait()
+	d.dispatchFrom(context.Background(), sem, stale)
+	d.wg.Wait()
+	if n := len(rc.received()); n != 1 {
+		t.Fatalf("the receiver got %d deliveries, want 1", n)
+	}
+	cur, err := store.delivery(del.ID)
+	if err != nil || cur.State != DeliveryDelivered || len(cur.Attempts) != 1 {
+		t.Fatalf("delivery after two dispatches: %+v, %v", cur, err)
+	}
+}
