@@ -1,6 +1,11 @@
 package iostreams
 
-import "testing"
+import (
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
 
 func TestWrap(t *testing.T) {
 	for _, tc := range []struct {
@@ -45,4 +50,31 @@ func TestWrapForStderrOnlyOnATerminal(t *testing.T) {
 	if got := ios.WrapForStderr("one two three"); got != "one two\nthree" {
 		t.Errorf("terminal stderr: %q", got)
 	}
+}
+
+// FuzzWrap: whatever the text and width, wrapping loses, cuts and adds no
+// word, keeps the text's own line breaks, and leaves no line wider than
+// the width unless it holds a single word too wide for it.
+func FuzzWrap(f *testing.F) {
+	f.Add("error: invalid --amount: 99,999.00 TRY is more than what remains refundable", 20)
+	f.Add("  2    bad input, 'paycli status --invoice X' to see\nnext", 12)
+	f.Add("    '' ' '' x", 1)
+	f.Fuzz(func(t *testing.T, text string, width int) {
+		width %= 200
+		got := Wrap(text, width)
+		if !slices.Equal(strings.Fields(got), strings.Fields(text)) {
+			t.Fatalf("Wrap(%q, %d) = %q: the words changed", text, width, got)
+		}
+		if strings.Count(got, "\n") < strings.Count(text, "\n") {
+			t.Fatalf("Wrap(%q, %d) = %q: a line break was lost", text, width, got)
+		}
+		if width <= 0 {
+			return
+		}
+		for _, line := range strings.Split(got, "\n") {
+			if utf8.RuneCountInString(line) > width && len(strings.Fields(line)) > 1 && !slices.Contains(strings.Split(text, "\n"), line) {
+				t.Fatalf("Wrap(%q, %d): line %q is wider than %d", text, width, line, width)
+			}
+		}
+	})
 }
