@@ -9,10 +9,68 @@ __paycli_debug()
 
 # Macs have bash3 for which the bash-completion package doesn't include
 # _init_completion. This is a minimal version of that function.
+# Without the bash-completion package: bash's own words (COMP_WORDS),
+# with the words bash split at = and : joined back, as
+# _get_comp_words_by_ref -n =: gives them.
+__paycli_comp_words()
+{
+    local i w glue=0
+    words=()
+    cword=0
+    for ((i = 0; i < ${#COMP_WORDS[@]}; i++)); do
+        w=${COMP_WORDS[i]}
+        if ((${#words[@]} > 0)) && { ((glue)) || [[ -n $w && -z ${w//[=:]/} ]]; }; then
+            words[${#words[@]}-1]+=$w
+        else
+            words+=("$w")
+        fi
+        if [[ -n $w && -z ${w//[=:]/} ]]; then glue=1; else glue=0; fi
+        ((i == COMP_CWORD)) && cword=$((${#words[@]} - 1))
+    done
+    cur=${words[cword]}
+    prev=
+    ((cword > 0)) && prev=${words[cword-1]}
+    return 0
+}
+
+# _filedir from the bash-completion package when it is loaded; otherwise
+# folders (-d), or files with one of the extensions given ("yaml|yml|")
+# and folders.
+__paycli_filedir()
+{
+    if declare -F _filedir >/dev/null 2>&1; then
+        _filedir "$@"
+        return
+    fi
+    local IFS=$'\n' f ext
+    if [[ ${1-} == -d ]]; then
+        COMPREPLY+=($(compgen -d -- "$cur"))
+    else
+        for f in $(compgen -f -- "$cur"); do
+            if [[ -d $f || -z ${1-} ]]; then
+                COMPREPLY+=("$f")
+                continue
+            fi
+            for ext in ${1//|/$'\n'}; do
+                if [[ $f == *."$ext" ]]; then
+                    COMPREPLY+=("$f")
+                    break
+                fi
+            done
+        done
+    fi
+    compopt -o filenames 2>/dev/null
+    return 0
+}
+
 __paycli_init_completion()
 {
     COMPREPLY=()
-    _get_comp_words_by_ref "$@" cur prev words cword
+    if declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
+        _get_comp_words_by_ref "$@" cur prev words cword
+    else
+        __paycli_comp_words
+    fi
 }
 
 # This function calls the paycli program to obtain the completion
@@ -118,7 +176,7 @@ __paycli_process_completion_results() {
             fullFilter+="$filter|"
         done
 
-        filteringCmd="_filedir $fullFilter"
+        filteringCmd="__paycli_filedir $fullFilter"
         __paycli_debug "File filtering command: $filteringCmd"
         $filteringCmd
     elif (((directive & shellCompDirectiveFilterDirs) != 0)); then
@@ -128,10 +186,10 @@ __paycli_process_completion_results() {
         subdir=${completions[0]}
         if [[ -n $subdir ]]; then
             __paycli_debug "Listing directories in $subdir"
-            pushd "$subdir" >/dev/null 2>&1 && _filedir -d && popd >/dev/null 2>&1 || return
+            pushd "$subdir" >/dev/null 2>&1 && __paycli_filedir -d && popd >/dev/null 2>&1 || return
         else
             __paycli_debug "Listing directories in ."
-            _filedir -d
+            __paycli_filedir -d
         fi
     else
         __paycli_handle_completion_types
@@ -167,10 +225,10 @@ __paycli_handle_activeHelp() {
                 # to know if any files will match what the user typed, so that we know if
                 # there will be completions presented, so that we know how to handle ActiveHelp.
                 # To find out, we actually trigger the file completion ourselves;
-                # the call to _filedir will fill COMPREPLY if files match.
+                # the call to __paycli_filedir will fill COMPREPLY if files match.
                 if (((directive & shellCompDirectiveNoFileComp) == 0)); then
                     __paycli_debug "Listing files"
-                    _filedir
+                    __paycli_filedir
                 fi
             fi
 

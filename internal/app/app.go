@@ -185,9 +185,9 @@ func exitOf(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, started
 		cfg, _ := f.Config()
 		hint = cmdutil.UnavailableHint(err, cfg)
 	}
-	fmt.Fprintln(ios.ErrOut, "error: "+msg)
+	fmt.Fprintln(ios.ErrOut, ios.WrapForStderr("error: "+msg))
 	if hint != "" {
-		fmt.Fprintln(ios.ErrOut, hint)
+		fmt.Fprintln(ios.ErrOut, ios.WrapForStderr(hint))
 	}
 	return code
 }

@@ -57,6 +57,7 @@ func TestCompletions(t *testing.T) {
 		}
 	}
 	const noFiles = cobra.ShellCompDirectiveNoFileComp
+	const keepOrder = cobra.ShellCompDirectiveKeepOrder
 	tests := []struct {
 		args      []string
 		want      []string // candidates without descriptions; nil = none
@@ -88,10 +89,14 @@ func TestCompletions(t *testing.T) {
 		{[]string{"version", "--config", ""}, []string{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt},
 		{[]string{"version", "--timeout", ""}, nil, noFiles},
 		{[]string{"hash", "generate", "--layout", "payment", "--invoice-id", ""}, nil, noFiles},
-		{[]string{"hash", "generate", "--currency", "TR"}, []string{"TRY"}, noFiles},
-		{[]string{"hash", "generate", "--currency-code", "eu"}, []string{"EUR"}, noFiles},
+		{[]string{"hash", "generate", "--currency", "TR"}, []string{"TRY"}, noFiles | keepOrder},
+		{[]string{"hash", "generate", "--currency-code", "eu"}, []string{"EUR"}, noFiles | keepOrder},
+		// The gateway's currencies, not ISO 4217's 165; typed, theirs first.
+		{[]string{"commissions", "--currency", ""}, []string{"TRY", "USD", "EUR"}, noFiles | keepOrder},
+		{[]string{"installments", "--currency", "e"}, []string{"EUR", "EGP", "ERN", "ETB"}, noFiles | keepOrder},
+		{[]string{"commissions", "--currency", "u"}, []string{"USD", "UAH", "UGX", "USN", "UYI", "UYU", "UYW", "UZS"}, noFiles | keepOrder},
 		{[]string{"hash", "generate", "--layout", "payment", "--total", ""}, nil, noFiles},
-		{[]string{"commissions", "--currency", "us"}, []string{"USD", "USN"}, noFiles},
+		{[]string{"commissions", "--currency", "us"}, []string{"USD", "USN"}, noFiles | keepOrder},
 		{[]string{"commissions", "--by", ""}, []string{"merchant", "user"}, noFiles},
 		{[]string{"commissions", "--side", ""}, []string{"merchant", "user"}, noFiles},
 		{[]string{"commissions", "--layout", ""}, []string{"matrix", "long"}, noFiles},

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/spf13/cobra"
 )
 
@@ -117,7 +118,7 @@ func finishHelpOf(c *cobra.Command) {
 	if topic := c.Annotations[annotationTopic]; topic != "" {
 		c.Long = topicText(topic)
 	}
-	c.Long = reflow(c.Long)
+	c.Long = reflow(c.Long, helpWidth)
 	if e, ok := cmdutil.ExitsOf(c); ok {
 		c.Long = strings.TrimRight(c.Long, "\n") + "\n\n" + commandExits(e)
 	}
@@ -127,62 +128,28 @@ func finishHelpOf(c *cobra.Command) {
 	c.Annotations[annotationHelpFinished] = "true"
 }
 
-// reflow wraps each paragraph of text that has a line wider than
-// helpWidth, unless one of its lines is indented (a list, a table, an
-// example), which is written as it is.
-func reflow(text string) string {
+// reflow wraps each paragraph of text that has a line wider than width,
+// unless one of its lines is indented (a list, a table, an example),
+// which is written as it is.
+func reflow(text string, width int) string {
 	paras := strings.Split(text, "\n\n")
 	for i, p := range paras {
 		wide, indented := false, false
 		for _, line := range strings.Split(p, "\n") {
-			wide = wide || len([]rune(line)) > helpWidth
+			wide = wide || len([]rune(line)) > width
 			indented = indented || strings.HasPrefix(line, " ")
 		}
 		if wide && !indented {
-			paras[i] = strings.TrimSuffix(hanging("", strings.Join(strings.Fields(p), " ")), "\n")
+			paras[i] = iostreams.Wrap(strings.Join(strings.Fields(p), " "), width)
 		}
 	}
 	return strings.Join(paras, "\n\n")
 }
 
 // hanging writes text after first, wrapped to helpWidth, its further
-// lines indented under the text's first. A command in quotes is never
-// broken.
+// lines indented under the text's first (iostreams.Hanging).
 func hanging(first, text string) string {
-	indent := strings.Repeat(" ", len(first))
-	var b strings.Builder
-	line := first
-	for _, w := range quotedWords(text) {
-		if len(line) > len(indent) && len(line)+1+len(w) > helpWidth {
-			b.WriteString(strings.TrimRight(line, " ") + "\n")
-			line = indent
-		}
-		if len(line) > len(indent) && !strings.HasSuffix(line, " ") {
-			line += " "
-		}
-		line += w
-	}
-	b.WriteString(line + "\n")
-	return b.String()
-}
-
-// quotedWords splits text at its blanks, keeping 'a quoted command' one
-// word.
-func quotedWords(text string) []string {
-	var out []string
-	open := false
-	closes := func(w string) bool { return strings.HasSuffix(strings.TrimRight(w, ".,;:)"), "'") }
-	for _, w := range strings.Fields(text) {
-		switch {
-		case open:
-			out[len(out)-1] += " " + w
-			open = !closes(w)
-		default:
-			out = append(out, w)
-			open = strings.HasPrefix(strings.TrimLeft(w, "("), "'") && !closes(w[1:])
-		}
-	}
-	return out
+	return iostreams.Hanging(first, text, helpWidth) + "\n"
 }
 
 // listedCodes are the exit codes a command's help lists: those of its

@@ -150,9 +150,13 @@ credentials with 'paycli config init'.`,
 			return checkGlobalFlags(cmd.Flags())
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if v, _ := cmd.Flags().GetBool("version"); v {
+				return runVersion(f, cmd)
+			}
 			return cmd.Help()
 		},
 	}
+	root.Flags().Bool("version", false, "print paycli's version, as 'paycli version' does")
 	root.CompletionOptions.DisableDefaultCmd = true
 	// Flag help is wrapped to fit an 80-column terminal, as the rest of
 	// the help is written to.
@@ -179,12 +183,25 @@ credentials with 'paycli config init'.`,
 		return file.ProfileNames(), cobra.ShellCompDirectiveNoFileComp
 	})
 
-	showHelp := root.HelpFunc()
 	root.SetHelpFunc(func(cmd *cobra.Command, args []string) {
 		finishHelpOf(cmd)
-		showHelp(cmd, args)
+		if err := writeHelp(cmd, f.IOStreams.TerminalWidth()); err != nil {
+			cmd.PrintErrln(err)
+		}
 	})
 	return root, started
+}
+
+// runVersion is `paycli --version`: `paycli version`, with the -o given
+// to the root. Like it, it reads no configuration.
+func runVersion(f *cmdutil.Factory, root *cobra.Command) error {
+	version, _, err := root.Find([]string{"version"})
+	if err != nil || version == root {
+		version = versioncmd.NewCmdVersion(f, nil)
+		root.AddCommand(version)
+	}
+	_ = version.InheritedFlags() // -o, given to the root, is the version's too
+	return version.RunE(version, nil)
 }
 
 // newStatusCmd builds `paycli status`, which offers the journal's

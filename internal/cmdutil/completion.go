@@ -3,6 +3,7 @@ package cmdutil
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -10,18 +11,33 @@ import (
 	"github.com/paycli/paycli/internal/money"
 )
 
-// CompleteCurrency is a flag completion offering the ISO 4217 codes that
-// start with what was typed, in any letter case ("tr" offers TRY), each
-// described by the currency's name.
+// GatewayCurrencies are the currencies a ccpayment gateway takes, most
+// used first: those of its commission schedules (the sandbox's too). Any
+// ISO 4217 code is still accepted; these are offered first.
+func GatewayCurrencies() []string { return []string{"TRY", "USD", "EUR"} }
+
+// CompleteCurrency is a flag completion offering currency codes, each
+// described by its name: with nothing typed, the gateway's currencies
+// (GatewayCurrencies) alone, not the 165 of ISO 4217; with a beginning
+// typed, in any letter case ("tr" offers TRY), the gateway's that start
+// with it first, then the other ISO 4217 codes, in that order.
 func CompleteCurrency(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	prefix := strings.ToUpper(toComplete)
-	var out []string
+	gateway := GatewayCurrencies()
+	var first, rest []string
 	for _, c := range money.Currencies() {
-		if strings.HasPrefix(c.Code, prefix) {
-			out = append(out, c.Code+"\t"+c.Name)
+		switch {
+		case !strings.HasPrefix(c.Code, prefix):
+		case slices.Contains(gateway, c.Code):
+			first = append(first, c.Code+"\t"+c.Name)
+		case prefix != "":
+			rest = append(rest, c.Code+"\t"+c.Name)
 		}
 	}
-	return out, cobra.ShellCompDirectiveNoFileComp
+	slices.SortStableFunc(first, func(a, b string) int {
+		return slices.Index(gateway, a[:3]) - slices.Index(gateway, b[:3])
+	})
+	return append(first, rest...), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
 }
 
 // CompleteFile is a flag completion for a file argument: the shell's own

@@ -19,18 +19,28 @@ func TestCompleteCurrency(t *testing.T) {
 		{"kw", []string{"KWD\tKuwaiti Dinar"}},
 		{"TRY", []string{"TRY\tTurkish Lira"}},
 		{"QQ", nil},
+		// Nothing typed: the gateway's currencies, not ISO 4217's 165.
+		{"", []string{"TRY\tTurkish Lira", "USD\tUS Dollar", "EUR\tEuro"}},
+		// Typed: the gateway's first, then the others, in this order.
+		{"E", []string{"EUR\tEuro", "EGP\tEgyptian Pound", "ERN\tNakfa", "ETB\tEthiopian Birr"}},
 	}
 	for _, tt := range tests {
 		got, d := CompleteCurrency(nil, nil, tt.typed)
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("CompleteCurrency(%q) = %q, want %q", tt.typed, got, tt.want)
 		}
-		if d != cobra.ShellCompDirectiveNoFileComp {
+		if d != cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveKeepOrder {
 			t.Errorf("CompleteCurrency(%q): directive %d", tt.typed, d)
 		}
 	}
-	if all, _ := CompleteCurrency(nil, nil, ""); len(all) < 150 {
-		t.Errorf("all currencies: %d", len(all))
+	// Every ISO 4217 code is still offered once its first letter is typed.
+	n := 0
+	for c := 'A'; c <= 'Z'; c++ {
+		got, _ := CompleteCurrency(nil, nil, string(c))
+		n += len(got)
+	}
+	if n < 150 {
+		t.Errorf("all currencies: %d", n)
 	}
 }
 

@@ -32,6 +32,8 @@ type IOStreams struct {
 	color     bool
 	// termWidth is stdout's terminal width in columns; 0 when unknown.
 	termWidth int
+	// errTermWidth is stderr's, for the prose written there.
+	errTermWidth int
 
 	// readSecret reads a line without echo, restoring the terminal if ctx
 	// ends first; nil means read a plain line.
@@ -58,6 +60,12 @@ func System() *IOStreams {
 	if s.stdoutTTY {
 		s.termWidth = DecideTerminalWidth(os.LookupEnv, func() (int, error) {
 			w, _, err := term.GetSize(int(os.Stdout.Fd()))
+			return w, err
+		})
+	}
+	if s.stderrTTY {
+		s.errTermWidth = DecideTerminalWidth(os.LookupEnv, func() (int, error) {
+			w, _, err := term.GetSize(int(os.Stderr.Fd()))
 			return w, err
 		})
 	}
@@ -135,6 +143,25 @@ func (s *IOStreams) TerminalWidth() int {
 
 // SetTerminalWidth sets the width TerminalWidth reports on a terminal.
 func (s *IOStreams) SetTerminalWidth(columns int) { s.termWidth = columns }
+
+// ErrTerminalWidth is the width of the terminal stderr writes to, in
+// columns; 0 when stderr is not a terminal or its width is unknown.
+func (s *IOStreams) ErrTerminalWidth() int {
+	if !s.stderrTTY {
+		return 0
+	}
+	return s.errTermWidth
+}
+
+// SetErrTerminalWidth sets the width ErrTerminalWidth reports on a terminal.
+func (s *IOStreams) SetErrTerminalWidth(columns int) { s.errTermWidth = columns }
+
+// WrapForStderr wraps text (Wrap) to stderr's terminal, leaving it as it
+// is for a pipe or a file: a terminal would otherwise break a line
+// wherever it runs out of columns, inside a word or a card number.
+func (s *IOStreams) WrapForStderr(text string) string {
+	return Wrap(text, s.ErrTerminalWidth())
+}
 
 // DecideTerminalWidth is the width of stdout's terminal: COLUMNS when it
 // is a positive number (the customary override, also for terminals that
@@ -255,9 +282,9 @@ func (s *IOStreams) Prompt(ctx context.Context, question, def string) (string, e
 		return "", ErrNoTerminal
 	}
 	if def != "" {
-		fmt.Fprintf(s.ErrOut, "%s [%s]: ", question, def)
+		fmt.Fprint(s.ErrOut, s.WrapForStderr(fmt.Sprintf("%s [%s]:", question, def))+" ")
 	} else {
-		fmt.Fprintf(s.ErrOut, "%s: ", question)
+		fmt.Fprint(s.ErrOut, s.WrapForStderr(question+":")+" ")
 	}
 	ans, err := s.readLineCtx(ctx)
 	if err != nil {
@@ -276,7 +303,7 @@ func (s *IOStreams) PromptSecret(ctx context.Context, question string) (string, 
 	if !s.CanPrompt() {
 		return "", ErrNoTerminal
 	}
-	fmt.Fprintf(s.ErrOut, "%s: ", question)
+	fmt.Fprint(s.ErrOut, s.WrapForStderr(question+":")+" ")
 	var (
 		ans string
 		err error
@@ -299,7 +326,7 @@ func (s *IOStreams) Confirm(ctx context.Context, question string) (bool, error) 
 	if !s.CanPrompt() {
 		return false, ErrNoTerminal
 	}
-	fmt.Fprintf(s.ErrOut, "%s [y/N] ", question)
+	fmt.Fprint(s.ErrOut, s.WrapForStderr(question+" [y/N]")+" ")
 	ans, err := s.readLineCtx(ctx)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return false, err

@@ -105,7 +105,7 @@ stderr, an empty result on stdout, exit 0.`,
   paycli commissions --currency TRY --amount 1000 --installments 1-6
   paycli commissions --currency TRY --program bonus --layout long
   paycli commissions --currency EUR --by user --amount 250
-  paycli commissions --currency TRY -o json --jq '.installments[].entries[] | select(.kind == "regular") | .card_program'
+  paycli commissions --currency TRY --jq '.installments[].entries[] | select(.kind == "regular").card_program'
   paycli commissions --currency TRY -o csv > rates.csv`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -2,8 +2,12 @@
 package completion
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/spf13/cobra"
@@ -25,10 +29,13 @@ func NewCmdCompletion(f *cmdutil.Factory) *cobra.Command {
   fish:       paycli completion fish > ~/.config/fish/completions/paycli.fish
   powershell: paycli completion powershell | Out-String | Invoke-Expression
 
-Bash completion needs the bash-completion package (apt install
-bash-completion, dnf install bash-completion; on macOS, brew install
-bash-completion@2), loaded by the shell: without it bash completes nothing
-and says nothing. zsh, fish and PowerShell need nothing more.`,
+Bash completion works in a plain bash, with or without the bash-completion
+package (where it is loaded, its functions complete file names). zsh, fish
+and PowerShell need nothing more.
+
+Currencies are offered as the gateway takes them: with nothing typed, TRY,
+USD and EUR; with a letter or two typed, those first, then the other ISO
+4217 codes.`,
 		ValidArgs: Shells,
 		Args:      cmdutil.ExactArgs(1, "the shell: bash, zsh, fish or powershell"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -41,7 +48,7 @@ and says nothing. zsh, fish and PowerShell need nothing more.`,
 func Write(_ context.Context, root *cobra.Command, shell string, w io.Writer) error {
 	switch shell {
 	case "bash":
-		return root.GenBashCompletionV2(w, true)
+		return writeBash(root, w)
 	case "zsh":
 		return root.GenZshCompletion(w)
 	case "fish":
@@ -51,3 +58,90 @@ func Write(_ context.Context, root *cobra.Command, shell string, w io.Writer) er
 	}
 	return cmdutil.UsageErrorf("unknown shell %q: use bash, zsh, fish or powershell", shell)
 }
+
+// writeBash writes cobra's bash completion with what it takes from the
+// bash-completion package (_get_comp_words_by_ref, _filedir) made
+// optional: without the package, which minimal systems and containers
+// lack, every Tab would print "_get_comp_words_by_ref: command not found".
+// The package's functions are still used where it is loaded.
+func writeBash(root *cobra.Command, w io.Writer) error {
+	var b bytes.Buffer
+	if err := root.GenBashCompletionV2(&b, true); err != nil {
+		return err
+	}
+	name := root.Name()
+	script := b.String()
+	initFunc := fmt.Sprintf("__%s_init_completion()\n", name)
+	wordsCall := "    _get_comp_words_by_ref \"$@\" cur prev words cword\n"
+	if !strings.Contains(script, initFunc) || !strings.Contains(script, wordsCall) || !strings.Contains(script, "_filedir") {
+		return errors.New("cobra's bash completion script changed: its fallback for a bash without bash-completion needs updating")
+	}
+	script = strings.Replace(script, wordsCall, fmt.Sprintf(`    if declare -F _get_comp_words_by_ref >/dev/null 2>&1; then
+        _get_comp_words_by_ref "$@" cur prev words cword
+    else
+        __%s_comp_words
+    fi
+`, name), 1)
+	script = strings.ReplaceAll(script, "_filedir", fmt.Sprintf("__%s_filedir", name))
+	script = strings.Replace(script, initFunc, strings.ReplaceAll(bashFallback, "NAME", name)+initFunc, 1)
+	_, err := io.WriteString(w, script)
+	return err
+}
+
+// bashFallback stands in for the bash-completion package's functions
+// when it is not loaded; NAME is the program's name.
+const bashFallback = `# Without the bash-completion package: bash's own words (COMP_WORDS),
+# with the words bash split at = and : joined back, as
+# _get_comp_words_by_ref -n =: gives them.
+__NAME_comp_words()
+{
+    local i w glue=0
+    words=()
+    cword=0
+    for ((i = 0; i < ${#COMP_WORDS[@]}; i++)); do
+        w=${COMP_WORDS[i]}
+        if ((${#words[@]} > 0)) && { ((glue)) || [[ -n $w && -z ${w//[=:]/} ]]; }; then
+            words[${#words[@]}-1]+=$w
+        else
+            words+=("$w")
+        fi
+        if [[ -n $w && -z ${w//[=:]/} ]]; then glue=1; else glue=0; fi
+        ((i == COMP_CWORD)) && cword=$((${#words[@]} - 1))
+    done
+    cur=${words[cword]}
+    prev=
+    ((cword > 0)) && prev=${words[cword-1]}
+    return 0
+}
+
+# _filedir from the bash-completion package when it is loaded; otherwise
+# folders (-d), or files with one of the extensions given ("yaml|yml|")
+# and folders.
+__NAME_filedir()
+{
+    if declare -F _filedir >/dev/null 2>&1; then
+        _filedir "$@"
+        return
+    fi
+    local IFS=$'\n' f ext
+    if [[ ${1-} == -d ]]; then
+        COMPREPLY+=($(compgen -d -- "$cur"))
+    else
+        for f in $(compgen -f -- "$cur"); do
+            if [[ -d $f || -z ${1-} ]]; then
+                COMPREPLY+=("$f")
+                continue
+            fi
+            for ext in ${1//|/$'\n'}; do
+                if [[ $f == *."$ext" ]]; then
+                    COMPREPLY+=("$f")
+                    break
+                fi
+            done
+        done
+    fi
+    compopt -o filenames 2>/dev/null
+    return 0
+}
+
+`

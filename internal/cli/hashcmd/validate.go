@@ -62,7 +62,7 @@ holds it (first and last four characters, enough to recognise it), and so
 is a card number (a savecard hash_key holds one: first 6 and last 4
 digits); --show-secrets prints them. Piped or redirected, the decrypted text is
 written exactly as it is.`,
-		Example: `  paycli hash validate '1234567890123456:abcd:GkZzGukgzQ+ALi__py__dJME3Hn8I__odhD__n9JxjOyBvj5Ilu4S__PTudv6AH0__7yJL' --layout payment
+		Example: `  paycli hash validate "$HASH_KEY" --layout payment
   paycli hash validate - -o json < hash_keys.txt`,
 		Args: cmdutil.MaximumArgs(1, "one hash_key, or - to read them from stdin"),
 		RunE: func(cmd *cobra.Command, args []string) error {
