@@ -11,23 +11,18 @@ import (
 	"github.com/paycli/paycli/internal/money"
 )
 
-// ParseAmount reads a sale amount from a flag: a positive decimal in plain
-// notation ("1000", "1000.50"), as money.ParseAmount reads every amount; a
-// comma is refused rather than guessed at. The currency's decimals are
-// checked once the currency is known (CheckAmountDecimals).
-func ParseAmount(s string) (decimal.Decimal, error) {
+// ParseAmount reads an amount flag (--amount): a positive decimal in
+// plain notation, as money.ParseAmount reads every amount, its error the
+// usage error every command shows for it: "invalid --amount: " and the
+// one wording of the problem, with the plain reading when there is one
+// ("did you mean 1250.50?"). The currency's decimals are checked once the
+// currency is known (CheckAmountDecimals).
+func ParseAmount(flag, s string) (decimal.Decimal, error) {
 	d, err := money.ParseAmount(s)
-	var ae *money.AmountError
-	if !errors.As(err, &ae) {
-		return d, err
+	if err != nil {
+		return decimal.Decimal{}, UsageErrorf("invalid --%s: %w", flag, err)
 	}
-	switch ae.Problem {
-	case money.Negative, money.Zero:
-		return decimal.Decimal{}, fmt.Errorf("%q: must be more than zero", s)
-	case money.TooLong:
-		return decimal.Decimal{}, fmt.Errorf("%q: an amount has at most %d digits before the point and %d after it", s, money.MaxIntegerDigits, money.MaxDecimals)
-	}
-	return decimal.Decimal{}, fmt.Errorf("%q: write a plain decimal with a point, e.g. 1000 or 1017.50", s)
+	return d, nil
 }
 
 // ResolveCurrency takes the configured currency (--currency,

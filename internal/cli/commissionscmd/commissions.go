@@ -170,9 +170,9 @@ func parseFlags(cmd *cobra.Command, opts *Options, installments, amount string, 
 		opts.Programs = append(opts.Programs, p)
 	}
 	if cmd.Flags().Changed("amount") {
-		d, err := cmdutil.ParseAmount(amount)
+		d, err := cmdutil.ParseAmount("amount", amount)
 		if err != nil {
-			return cmdutil.UsageErrorf("invalid --amount: %v", err)
+			return err
 		}
 		opts.Amount = &d
 	}

@@ -174,8 +174,8 @@ func parseFlags(cmd *cobra.Command, opts *Options, bin, amount string) error {
 		return cmdutil.UsageErrorf("invalid --bin: %v", err)
 	}
 	opts.Mistyped = opts.Cut && !cardno.Luhn(ungroup(bin))
-	if opts.Amount, err = cmdutil.ParseAmount(amount); err != nil {
-		return cmdutil.UsageErrorf("invalid --amount: %v", err)
+	if opts.Amount, err = cmdutil.ParseAmount("amount", amount); err != nil {
+		return err
 	}
 	switch by := strings.ToLower(strings.TrimSpace(opts.By)); by {
 	case "merchant", "user":

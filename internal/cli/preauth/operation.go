@@ -127,12 +127,8 @@ func (op operation) Check(h *hold) (*hold, error) {
 	// The decimals are checked against the currency in Prepare, once check
 	// status has named it.
 	d, err := money.ParseAmount(out.Amount)
-	var ae *money.AmountError
-	switch {
-	case errors.As(err, &ae) && ae.Problem == money.Zero:
-		return nil, &moneyop.FieldError{Field: "amount", Err: fmt.Errorf("%s is not more than zero", out.Amount)}
-	case err != nil:
-		return nil, &moneyop.FieldError{Field: "amount", Err: fmt.Errorf("%q is not a plain decimal like 150.00", redact.Cards(out.Amount))}
+	if err != nil {
+		return nil, &moneyop.FieldError{Field: "amount", Err: err}
 	}
 	out.amount = d
 	return out, nil
