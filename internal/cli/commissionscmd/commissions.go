@@ -348,5 +348,12 @@ func write(ctx context.Context, opts *Options, format render.Format, res *Result
 	if side == "" {
 		side = res.CommissionBy
 	}
+	if res.Amount != nil && totalIsPrice(res.Rows) {
+		cells := "installments"
+		if side == SideMerchant {
+			cells += ", merchant's fee"
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "Buyer pays %s in all; cells: %s.\n", render.Amount(res.Amount.StringFixed(res.MinorUnit), res.Currency), cells)
+	}
 	return writeMatrix(out, palette, width, res, side)
 }
