@@ -34,10 +34,9 @@ func ResolveCurrency(cfg *config.Config) (money.Currency, error) {
 		return money.Currency{}, UsageHint(errors.New("no currency given"),
 			fmt.Sprintf("Pass --currency CODE (e.g. --currency TRY), or set one with '%s'.", ConfigCommand(cfg, "set", "default_currency", "TRY")))
 	}
-	cur, ok := money.LookupCurrency(code)
-	if !ok {
-		return money.Currency{}, UsageHint(fmt.Errorf("%q is not an ISO 4217 currency code", code),
-			"Use a three-letter code such as TRY, USD or EUR.")
+	cur, err := money.CheckCode(code)
+	if err != nil {
+		return money.Currency{}, UsageErrorf("%v", err)
 	}
 	return cur, nil
 }
