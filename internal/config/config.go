@@ -88,7 +88,7 @@ var Keys = []Key{
 	{Name: "app_id", Secret: true, Help: "application id for the token call"},
 	{Name: "app_secret", Secret: true, Help: "application secret; also the hash_key password"},
 	{Name: "merchant_key", Secret: true, Help: "merchant key sent with payments"},
-	{Name: "default_currency", Flag: "currency", Help: "currency used when --currency is not given"},
+	{Name: "default_currency", Flag: "currency", Help: "currency used when --currency is not given: an ISO 4217 code (the gateway takes TRY, USD, EUR)"},
 	{Name: "lang", Flag: "lang", Default: "en", Help: "language of the gateway's texts (tr or en)"},
 	{Name: "timeout", Flag: "timeout", Default: "30s", Help: "time limit for one command (e.g. 30s, 2m)"},
 	{Name: "output", Flag: "output", Default: "table", Help: "output format: table, json, csv or tsv"},

@@ -78,7 +78,9 @@ func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *Options) error
 		Short: "Show what happened to an invoice",
 		Long: `Ask the gateway what happened to an invoice (the check-status call) and show
 the transaction's fields as a table, or with -o json as one object with the
-gateway's field names and values as it wrote them.
+gateway's field names and values as it wrote them. Above the table, on
+stderr, one line says where the sale stands and its amounts, e.g.
+"INV-1: completed, 100.00 TRY, refunded 10.00 TRY".
 
 The invoice may be given as the argument instead of --invoice.
 
