@@ -27,6 +27,10 @@ func TestAmountsAsPeopleWriteThem(t *testing.T) {
 		{"1'250.50", NotPlain, `"1'250.50" is not a plain decimal; did you mean 1250.50?`},
 		{"1250,50", NotPlain, `"1250,50" is not a plain decimal; did you mean 1250.50?`},
 		{"1,5", NotPlain, `"1,5" is not a plain decimal; did you mean 1.5?`},
+		{"9,999.99", NotPlain, `"9,999.99" is not a plain decimal; did you mean 9999.99?`},
+		{"1234,567", NotPlain, `"1234,567" is not a plain decimal; did you mean 1234.567?`},
+		{"1,2345", NotPlain, `"1,2345" is not a plain decimal; did you mean 1.2345?`},
+		{"100,000,000,000,000,000,000", TooLong, `"100,000,000,000,000,000,000" has more than 20 digits before the point or 8 after it`},
 		{"1,250,000", NotPlain, `"1,250,000" is not a plain decimal; did you mean 1250000?`},
 		{"1.250.000,75", NotPlain, `"1.250.000,75" is not a plain decimal; did you mean 1250000.75?`},
 		{"1 250", NotPlain, `"1 250" is not a plain decimal; did you mean 1250?`},
@@ -63,6 +67,15 @@ func TestAmountsAsPeopleWriteThem(t *testing.T) {
 // TestShownTextIsBounded: a long text is cut in an error, never in the
 // middle of a character.
 func TestShownTextIsBounded(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		cut  bool
+	}{{strings.Repeat("x", 40), false}, {strings.Repeat("x", 41), true}} {
+		_, err := ParseAmount(tc.text)
+		if msg := err.Error(); strings.Contains(msg, "…") != tc.cut || strings.Contains(msg, strings.Repeat("x", 41)) {
+			t.Errorf("%d bytes: %q", len(tc.text), msg)
+		}
+	}
 	_, err := ParseAmount(strings.Repeat("é", 30))
 	if msg := err.Error(); !utf8.ValidString(msg) || !strings.Contains(msg, "…") || len(msg) > 90 {
 		t.Errorf("error %q", msg)
