@@ -11,23 +11,18 @@ import (
 	"github.com/paycli/paycli/internal/money"
 )
 
-// ParseAmount reads a sale amount from a flag: a positive decimal in plain
-// notation ("1000", "1000.50"), as money.ParseAmount reads every amount; a
-// comma is refused rather than guessed at. The currency's decimals are
-// checked once the currency is known (CheckAmountDecimals).
-func ParseAmount(s string) (decimal.Decimal, error) {
+// ParseAmount reads an amount flag (--amount): a positive decimal in
+// plain notation, as money.ParseAmount reads every amount, its error the
+// usage error every command shows for it: "invalid --amount: " and the
+// one wording of the problem, with the plain reading when there is one
+// ("did you mean 1250.50?"). The currency's decimals are checked once the
+// currency is known (CheckAmountDecimals).
+func ParseAmount(flag, s string) (decimal.Decimal, error) {
 	d, err := money.ParseAmount(s)
-	var ae *money.AmountError
-	if !errors.As(err, &ae) {
-		return d, err
+	if err != nil {
+		return decimal.Decimal{}, UsageErrorf("invalid --%s: %w", flag, err)
 	}
-	switch ae.Problem {
-	case money.Negative, money.Zero:
-		return decimal.Decimal{}, fmt.Errorf("%q: must be more than zero", s)
-	case money.TooLong:
-		return decimal.Decimal{}, fmt.Errorf("%q: an amount has at most %d digits before the point and %d after it", s, money.MaxIntegerDigits, money.MaxDecimals)
-	}
-	return decimal.Decimal{}, fmt.Errorf("%q: write a plain decimal with a point, e.g. 1000 or 1017.50", s)
+	return d, nil
 }
 
 // ResolveCurrency takes the configured currency (--currency,
@@ -39,10 +34,9 @@ func ResolveCurrency(cfg *config.Config) (money.Currency, error) {
 		return money.Currency{}, UsageHint(errors.New("no currency given"),
 			fmt.Sprintf("Pass --currency CODE (e.g. --currency TRY), or set one with '%s'.", ConfigCommand(cfg, "set", "default_currency", "TRY")))
 	}
-	cur, ok := money.LookupCurrency(code)
-	if !ok {
-		return money.Currency{}, UsageHint(fmt.Errorf("%q is not an ISO 4217 currency code", code),
-			"Use a three-letter code such as TRY, USD or EUR.")
+	cur, err := money.CheckCode(code)
+	if err != nil {
+		return money.Currency{}, UsageErrorf("%v", err)
 	}
 	return cur, nil
 }

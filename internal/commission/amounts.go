@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/paycli/paycli/internal/money"
 )
 
 // Amounts is what one commission entry means for one sale: what the
@@ -56,7 +58,8 @@ func (r Rates) Offered() bool {
 // installments, at rates, in a currency with minorUnit decimals. A rate
 // written as a not-offered marker in an offered entry counts as zero (the
 // saved-card-token entry, for one, has a merchant rate and "-" for the
-// user). Money figures are rounded half away from zero to the minor unit,
+// user). Money figures are rounded to the minor unit by money.Round (half
+// away from zero),
 // except InstallmentAmount, which is rounded down; see Amounts.
 //
 // ok is false when the entry is not offered (see Rates.Offered). amount
@@ -77,9 +80,9 @@ func ComputeAmounts(amount decimal.Decimal, n int, rates Rates, minorUnit int32)
 		return d
 	}
 	a = Amounts{Amount: amount, MinorUnit: minorUnit}
-	a.MerchantFee = amount.Mul(num(rates.MerchantPercentage)).Div(hundred).Add(num(rates.MerchantFixed)).Round(minorUnit)
+	a.MerchantFee = money.Round(amount.Mul(num(rates.MerchantPercentage)).Div(hundred).Add(num(rates.MerchantFixed)), minorUnit)
 	a.MerchantNet = amount.Sub(a.MerchantFee)
-	a.BuyerTotal = amount.Add(amount.Mul(num(rates.UserPercentage)).Div(hundred)).Add(num(rates.UserFixed)).Round(minorUnit)
+	a.BuyerTotal = money.Round(amount.Add(amount.Mul(num(rates.UserPercentage)).Div(hundred)).Add(num(rates.UserFixed)), minorUnit)
 	a.InstallmentAmount, a.FirstInstallmentAmount = SplitInstallments(a.BuyerTotal, n, minorUnit)
 	return a, true, nil
 }

@@ -19,6 +19,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"github.com/paycli/paycli/internal/money"
 	"github.com/paycli/paycli/internal/redact"
 	"io/fs"
 	"maps"
@@ -87,7 +88,7 @@ var Keys = []Key{
 	{Name: "app_id", Secret: true, Help: "application id for the token call"},
 	{Name: "app_secret", Secret: true, Help: "application secret; also the hash_key password"},
 	{Name: "merchant_key", Secret: true, Help: "merchant key sent with payments"},
-	{Name: "default_currency", Flag: "currency", Help: "currency used when --currency is not given"},
+	{Name: "default_currency", Flag: "currency", Help: "currency used when --currency is not given: an ISO 4217 code (the gateway takes TRY, USD, EUR)"},
 	{Name: "lang", Flag: "lang", Default: "en", Help: "language of the gateway's texts (tr or en)"},
 	{Name: "timeout", Flag: "timeout", Default: "30s", Help: "time limit for one command (e.g. 30s, 2m)"},
 	{Name: "output", Flag: "output", Default: "table", Help: "output format: table, json, csv or tsv"},
@@ -424,8 +425,9 @@ func ValidateValue(name, value string) error {
 			return fmt.Errorf("%q is not one of %s", Shorten(value), strings.Join(OutputFormats, ", "))
 		}
 	case "default_currency":
-		if !isAlpha(value, 3) {
-			return fmt.Errorf("%q is not a three-letter currency code", Shorten(value))
+		// Refused when set, not when a command later needs it.
+		if _, err := money.CheckCode(value); err != nil {
+			return err
 		}
 	case "lang":
 		if !slices.Contains(Languages, strings.ToLower(value)) {
@@ -433,18 +435,6 @@ func ValidateValue(name, value string) error {
 		}
 	}
 	return nil
-}
-
-func isAlpha(s string, n int) bool {
-	if len(s) != n {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			return false
-		}
-	}
-	return true
 }
 
 // ParseTimeout reads a duration such as "30s" or "2m"; a bare number is

@@ -1,6 +1,7 @@
 package money
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 )
@@ -201,6 +202,22 @@ func LookupCurrency(code string) (Currency, bool) {
 		return iso4217[i], true
 	}
 	return Currency{}, false
+}
+
+// GatewayCurrencies are the currencies the gateway documents and the
+// sandbox prices (commissions, payments): the ones an error about a
+// currency names, and completion offers first.
+func GatewayCurrencies() []string { return []string{"TRY", "USD", "EUR"} }
+
+// CheckCode refuses a code that is not an active ISO 4217 currency
+// ("TRL", retired in 2005), naming the gateway's currencies; it returns
+// the currency of one that is.
+func CheckCode(code string) (Currency, error) {
+	c, ok := LookupCurrency(code)
+	if !ok {
+		return Currency{}, fmt.Errorf("%s is not an ISO 4217 currency code; the gateway takes %s", shownText(code), strings.Join(GatewayCurrencies(), ", "))
+	}
+	return c, nil
 }
 
 // MinorUnit returns the number of decimals of a currency's amounts, and

@@ -79,8 +79,8 @@ func NewCmdCommissions(f *cmdutil.Factory, runF func(context.Context, *Options) 
 and card program, with the saved-card-token and foreign-card rates below.
 
 The default view (-o table) is a matrix: one row per card program, one
-column per installment count, each cell the rate ("1.75%", or
-"1.75% + 0.25" when there is a fixed part); "–" where the gateway lists
+column per installment count, each cell the rate with two decimals at
+least ("1.75%", "2.60%", or "1.75% + 0.25" when there is a fixed part); "–" where the gateway lists
 the program but does not offer it, an empty cell where the gateway does
 not list the program for that installment count. On a terminal the
 cheapest cell of each column is highlighted, and a table wider than the
@@ -91,9 +91,12 @@ PROGRAM (COLUMNS sets the width; piped output is never split).
 gateway wrote them.
 
 --amount works out what a sale costs: the merchant's fee and net, the
-buyer's total and the installments, rounded to the currency's minor unit
-(see docs/commissions.md for the formulas). Matrix cells then show the
-buyer's total and the monthly payment: "1,017.50 / 6×169.58".
+buyer's total and the installments, rounded to the currency's minor unit,
+half away from zero (see docs/commissions.md for the formulas). Matrix
+cells then show the buyer's total and the installments, the odd cents of
+the first one shown: "1,082.50 / 180.45 + 5×180.41". When the buyer pays
+the price itself in every cell, the total is said once on stderr and the
+cells leave it out: "166.70 + 5×166.66, fee 82.50".
 
 -o json prints a stable schema (docs/json-output.md); --jq filters it with
 a jq expression (no jq needed; --jq implies -o json). -o csv and -o tsv print the long layout
@@ -170,9 +173,9 @@ func parseFlags(cmd *cobra.Command, opts *Options, installments, amount string, 
 		opts.Programs = append(opts.Programs, p)
 	}
 	if cmd.Flags().Changed("amount") {
-		d, err := cmdutil.ParseAmount(amount)
+		d, err := cmdutil.ParseAmount("amount", amount)
 		if err != nil {
-			return cmdutil.UsageErrorf("invalid --amount: %v", err)
+			return err
 		}
 		opts.Amount = &d
 	}
@@ -347,6 +350,13 @@ func write(ctx context.Context, opts *Options, format render.Format, res *Result
 	side := opts.Side
 	if side == "" {
 		side = res.CommissionBy
+	}
+	if res.Amount != nil && totalIsPrice(res.Rows) {
+		cells := "installments"
+		if side == SideMerchant {
+			cells += ", merchant's fee"
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "Buyer pays %s in all; cells: %s.\n", render.Amount(res.Amount.StringFixed(res.MinorUnit), res.Currency), cells)
 	}
 	return writeMatrix(out, palette, width, res, side)
 }

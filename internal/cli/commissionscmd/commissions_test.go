@@ -183,8 +183,9 @@ func TestGoldens(t *testing.T) {
 				if errOut.String() != want {
 					t.Errorf("stderr = %q, want %q", errOut, want)
 				}
-			} else if errOut.Len() != 0 {
-				t.Errorf("stderr = %q, want nothing", errOut)
+			} else if note := "Buyer pays 1,000.00 TRY in all; cells: installments, merchant's fee.\n"; errOut.String() != note && errOut.Len() != 0 ||
+				(errOut.Len() != 0) != (tt.format == render.Table && parsed.Layout == LayoutMatrix && parsed.Amount != nil && parsed.By == SideMerchant) {
+				t.Errorf("stderr = %q, want nothing but the note of a matrix whose totals are the price", errOut)
 			}
 		})
 	}
@@ -379,10 +380,11 @@ func TestFlags(t *testing.T) {
 		{"--installments -1", nil, `invalid --installments: "-1" is not an installment count or range (counts are 1 to 99; ranges look like 2-6)`},
 		{"--installments 3-", nil, `"3-" is not an installment count or range`},
 		{"--program ", nil, "invalid --program: empty text"},
-		{"--amount 1,000", nil, "write a plain decimal"},
-		{"--amount -5", nil, "must be more than zero"},
-		{"--amount 0", nil, "must be more than zero"},
-		{"--amount 1e3", nil, "write a plain decimal"},
+		{"--amount 1,000", nil, `invalid --amount: "1,000" is not a plain decimal; write 1000 or 1.000 (a point for decimals, no grouping)`},
+		{"--amount 1,250.50", nil, `invalid --amount: "1,250.50" is not a plain decimal; did you mean 1250.50?`},
+		{"--amount -5", nil, `invalid --amount: "-5" is not more than zero`},
+		{"--amount 0", nil, `invalid --amount: "0" is not more than zero`},
+		{"--amount 1e3", nil, `invalid --amount: "1e3" is not a plain decimal like 1250.50`},
 		{"--jq .[", nil, "invalid --jq expression"},
 		{"--jq $undefined", nil, "invalid --jq expression"},
 		{"--raw --amount 5", nil, "cannot be combined with --amount"},

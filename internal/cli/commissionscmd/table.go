@@ -37,7 +37,9 @@ func tableValue(v commission.Value) string {
 }
 
 // rateCell is a rate as a person reads it: "1.75%", "1.75% + 0.25", "–".
-// The percentage drops trailing zeros ("1.7500" is 1.75%); the fixed part
+// The percentage has two decimals, more only when the gateway gave more
+// digits than zeros ("1.7500" is 1.75%, "2.6" is 2.60%, "3.125" stays
+// 3.125%: percentText); the fixed part
 // is money, written with the currency's decimals ("0.5000" is 0.50 in
 // TRY) unless the gateway gave it more precision than that. JSON and the
 // long layout keep the gateway's text.
@@ -46,7 +48,7 @@ func rateCell(pct, fixed commission.Value, minorUnit int32) string {
 	if !ok {
 		return notOffered
 	}
-	s := decimalString(pct.String(), p) + "%"
+	s := percentText(decimalString(pct.String(), p)) + "%"
 	if f, ok := fixed.Decimal(); ok && !f.IsZero() {
 		text := f.String()
 		if f.Equal(f.Round(minorUnit)) {
@@ -55,6 +57,17 @@ func rateCell(pct, fixed commission.Value, minorUnit int32) string {
 		s += " + " + render.GroupThousands(text)
 	}
 	return s
+}
+
+// percentText writes a percentage, trailing zeros already dropped, with
+// at least two decimals, so that a column reads one way ("2.60%" beside
+// "2.45%", "2.00%").
+func percentText(s string) string {
+	whole, frac, _ := strings.Cut(s, ".")
+	if len(frac) >= 2 {
+		return s
+	}
+	return whole + "." + frac + strings.Repeat("0", 2-len(frac))
 }
 
 // decimalString is d.String() for d parsed from text, read off the text
@@ -140,13 +153,18 @@ func costOf(r *commission.Row, side string) (cost, bool) {
 }
 
 // matrixCell is one cell: the rate, or with an amount the buyer's total
-// and the installments — and, when the matrix shows the merchant's side,
-// the merchant's fee, which is what that side wants to compare.
-func matrixCell(r *commission.Row, side string, minorUnit int32) string {
+// (left out when every cell's is the price: totalIsPrice) and the
+// installments, the odd cent shown ("416.84 + 2×416.83") — and, when the
+// matrix shows the merchant's side, the merchant's fee, which is what that
+// side wants to compare.
+func matrixCell(r *commission.Row, side string, minorUnit int32, totalIsPrice bool) string {
 	if a := r.Amounts; a != nil {
 		// Only the figures shown are formatted (Strings formats all six).
 		money := func(d decimal.Decimal) string { return render.GroupThousands(d.StringFixed(a.MinorUnit)) }
-		cell := money(a.BuyerTotal) + " / " + strconv.Itoa(r.Installment) + "×" + money(a.InstallmentAmount)
+		cell := installmentsText(r.Installment, money(a.FirstInstallmentAmount), money(a.InstallmentAmount))
+		if !totalIsPrice {
+			cell = money(a.BuyerTotal) + " / " + cell
+		}
 		if side == "merchant" {
 			cell += ", fee " + money(a.MerchantFee)
 		}
@@ -159,6 +177,32 @@ func matrixCell(r *commission.Row, side string, minorUnit int32) string {
 	return rateCell(pct, fixed, minorUnit)
 }
 
+// installmentsText is how n installments are paid: "3×416.83" when they
+// are equal, "416.84 + 2×416.83" when the first carries the odd cents,
+// "625.26 + 625.25" for two.
+func installmentsText(n int, first, each string) string {
+	switch {
+	case first == each:
+		return strconv.Itoa(n) + "×" + each
+	case n == 2:
+		return first + " + " + each
+	}
+	return first + " + " + strconv.Itoa(n-1) + "×" + each
+}
+
+// totalIsPrice reports whether every priced regular row has the buyer pay
+// the price itself (the merchant bears the commission): the matrix then
+// says the total once, not in every cell, and its cells fit two to a block
+// on an 80-column terminal.
+func totalIsPrice(rows []commission.Row) bool {
+	for _, r := range rows {
+		if r.Kind == commission.KindRegular && r.Amounts != nil && !r.Amounts.BuyerTotal.Equal(r.Amounts.Amount) {
+			return false
+		}
+	}
+	return true
+}
+
 // writeMatrix prints the regular entries as programs × installment counts,
 // then the special kinds of installment 1 in a small table. On a terminal
 // narrower than the matrix (width > 0), the installment columns are split
@@ -166,7 +210,7 @@ func matrixCell(r *commission.Row, side string, minorUnit int32) string {
 func writeMatrix(w io.Writer, palette render.Palette, width int, res *Result, side string) error {
 	m, specials := matrixOf(res.Rows)
 	if len(m.programs) > 0 {
-		if err := m.write(w, palette, width, side, res.MinorUnit); err != nil {
+		if err := m.write(w, palette, width, side, res.MinorUnit, res.Amount != nil && totalIsPrice(res.Rows)); err != nil {
 			return err
 		}
 	}
@@ -221,7 +265,7 @@ func matrixOf(rows []commission.Row) (m matrix, specials []commission.Row) {
 }
 
 // write prints the matrix, the cheapest cell of each column highlighted.
-func (m matrix) write(w io.Writer, palette render.Palette, width int, side string, minorUnit int32) error {
+func (m matrix) write(w io.Writer, palette render.Palette, width int, side string, minorUnit int32, plainTotal bool) error {
 	header := []string{"PROGRAM"}
 	align := make([]int, 0, len(m.columns))
 	for i, n := range m.columns {
@@ -237,7 +281,7 @@ func (m matrix) write(w io.Writer, palette render.Palette, width int, side strin
 				row = append(row, "")
 				continue
 			}
-			row = append(row, matrixCell(r, side, minorUnit))
+			row = append(row, matrixCell(r, side, minorUnit, plainTotal))
 		}
 		rows[i] = row
 	}

@@ -134,7 +134,7 @@ Base URL of the gateway:
   2) live  https://app.sipay.com.tr/ccpayment
 Choose 1 or 2, or type a URL [1]: Invalid base_url: "ftp://nope" is not an http(s) URL
 Choose 1 or 2, or type a URL [1]: app_id: app_secret (hidden): merchant_key (hidden): merchant_key is required.
-merchant_key (hidden): default_currency, used when a command has no --currency (e.g. TRY; Enter for none): Invalid default_currency: "EURO" is not a three-letter currency code
+merchant_key (hidden): default_currency, used when a command has no --currency (e.g. TRY; Enter for none): Invalid default_currency: "EURO" is not an ISO 4217 currency code; the gateway takes TRY, USD, EUR
 default_currency, used when a command has no --currency (e.g. TRY; Enter for none): Created profile "default" in CONFIG:
   base_url         https://app.sipay.com.tr/ccpayment
   app_id           ••••••••

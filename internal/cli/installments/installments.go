@@ -82,10 +82,13 @@ command line may stay in the shell's history.
 What the buyer pays is the gateway's payable_amount, split into installments
 as 'paycli commissions --amount' splits a total (each installment rounded
 down to the currency's minor unit, the first one taking the remainder). The
-merchant's fee is the option's merchant_fee when the gateway sends one (as
-it wrote it, e.g. 4.1087), and the net is the amount less that fee; a
-warning says when the commission table's fee for the same program and
-installment count differs. Without a merchant_fee, the fee and net come
+merchant's fee is the option's merchant_fee when the gateway sends one, and
+the net is the amount less that fee; a warning says when the commission
+table's fee for the same program and installment count differs. The table
+shows the fee in the currency's minor unit (4.1087 as 4.11, rounded half
+away from zero) and the net as the amount less that, so the two add up;
+-o json, csv and tsv keep the gateway's exact figures. Programs are named
+as the commission table names them (Axess, where getpos says AXESS). Without a merchant_fee, the fee and net come
 from the commission table, with the same arithmetic as 'paycli commissions
 --amount' (see docs/commissions.md); they are empty when the table has no
 entry for the option either, and a warning says so.
@@ -174,8 +177,8 @@ func parseFlags(cmd *cobra.Command, opts *Options, bin, amount string) error {
 		return cmdutil.UsageErrorf("invalid --bin: %v", err)
 	}
 	opts.Mistyped = opts.Cut && !cardno.Luhn(ungroup(bin))
-	if opts.Amount, err = cmdutil.ParseAmount(amount); err != nil {
-		return cmdutil.UsageErrorf("invalid --amount: %v", err)
+	if opts.Amount, err = cmdutil.ParseAmount("amount", amount); err != nil {
+		return err
 	}
 	switch by := strings.ToLower(strings.TrimSpace(opts.By)); by {
 	case "merchant", "user":
@@ -338,6 +341,16 @@ type Option struct {
 	// TableMerchantFee is the commission table's fee for the option (empty
 	// when the table has no entry), shown beside the gateway's.
 	TableMerchantFee string
+	// Program is the card program as a person sees it, spelt as the
+	// commission table spells it ("Axess" where getpos says "AXESS"), so
+	// that installments and commissions name it one way; the gateway's
+	// spelling when the table has no entry for it.
+	Program string
+	// ShownFee and ShownNet are the merchant's fee in the currency's minor
+	// unit (money.Shown) and the amount less that: what the table shows,
+	// adding up to the amount; MerchantFee and MerchantNet keep the exact
+	// figures for JSON and CSV.
+	ShownFee, ShownNet string
 }
 
 // Where an option's merchant fee comes from.
@@ -359,9 +372,23 @@ func Price(options []gateway.InstallmentOption, schedule commission.Schedule, bi
 		return nil, nil, err
 	}
 	res := &Result{BIN: bin, Amount: amount.StringFixed(cur.MinorUnit), Currency: cur.Code, CommissionBy: by, Options: []Option{}}
+	// The table's name of each program, by either of its spellings, from
+	// any installment count: an option the table has no entry for is
+	// still named as the table names its program.
+	names := map[string]string{}
+	for _, r := range rows {
+		if r.Kind == commission.KindRegular {
+			for _, p := range []string{r.Entry.CardProgram, r.Entry.GetposCardProgram} {
+				if p = strings.ToUpper(strings.TrimSpace(p)); p != "" {
+					names[p] = r.Program()
+				}
+			}
+		}
+	}
 	var warnings []string
 	for _, o := range options {
-		opt := Option{Installments: o.InstallmentsNumber, Title: o.Title, CardProgram: o.CardProgram, CardScheme: o.CardScheme, PosID: o.PosID}
+		opt := Option{Installments: o.InstallmentsNumber, Title: o.Title, CardProgram: o.CardProgram, CardScheme: o.CardScheme, PosID: o.PosID,
+			Program: strings.TrimSpace(o.CardProgram)}
 		n := o.InstallmentsNumber
 		label := fmt.Sprintf("%s, %d installments", strings.TrimSpace(o.CardProgram), n)
 		total, ok := o.PayableAmount.Decimal()
@@ -389,6 +416,9 @@ func Price(options []gateway.InstallmentOption, schedule commission.Schedule, bi
 			opt.MerchantFee, opt.MerchantNet, opt.FeeSource = gatewayFee.StringFixed(places), amount.Sub(gatewayFee).StringFixed(places), FeeFromGateway
 		}
 		row, found := entryFor(rows, o)
+		if name, ok := names[strings.ToUpper(opt.Program)]; ok {
+			opt.Program = name
+		}
 		switch {
 		case !found && !hasFee:
 			warnings = append(warnings, fmt.Sprintf("the commission table has no entry for %s: the merchant's fee is not shown", label))
@@ -407,6 +437,10 @@ func Price(options []gateway.InstallmentOption, schedule commission.Schedule, bi
 				warnings = append(warnings, fmt.Sprintf("for %s the gateway asks the buyer %s, the commission table says %s",
 					label, opt.BuyerTotal, s[3]))
 			}
+		}
+		if fee, ok := decimal.NewFromString(opt.MerchantFee); ok == nil {
+			shown := money.Round(fee, cur.MinorUnit)
+			opt.ShownFee, opt.ShownNet = shown.StringFixed(cur.MinorUnit), amount.Sub(shown).StringFixed(cur.MinorUnit)
 		}
 		res.Options = append(res.Options, opt)
 	}
@@ -444,19 +478,21 @@ var header = []string{"INSTALLMENTS", "PROGRAM", "POS", "BUYER TOTAL", "PER INST
 // csvHeader names the same columns for CSV/TSV as -o json does.
 var csvHeader = []string{"installments", "card_program", "pos_id", "buyer_total", "installment_amount", "first_installment_amount", "merchant_fee", "merchant_net"}
 
-func (o Option) record(group bool) []string {
-	g := func(s string) string {
-		if group {
-			return render.GroupThousands(s)
-		}
-		return s
-	}
+// record is the option's row: for a person (shown) grouped, the program
+// spelt one way and the fee in minor units; for CSV/TSV the gateway's
+// words and the exact fee.
+func (o Option) record(shown bool) []string {
 	pos := ""
 	if o.PosID != 0 {
 		pos = strconv.Itoa(o.PosID)
 	}
-	return []string{strconv.Itoa(o.Installments), o.CardProgram, pos, g(o.BuyerTotal), g(o.InstallmentAmount),
-		g(o.FirstInstallmentAmount), g(o.MerchantFee), g(o.MerchantNet)}
+	if !shown {
+		return []string{strconv.Itoa(o.Installments), o.CardProgram, pos, o.BuyerTotal, o.InstallmentAmount,
+			o.FirstInstallmentAmount, o.MerchantFee, o.MerchantNet}
+	}
+	g := render.GroupThousands
+	return []string{strconv.Itoa(o.Installments), o.Program, pos, g(o.BuyerTotal), g(o.InstallmentAmount),
+		g(o.FirstInstallmentAmount), g(o.ShownFee), g(o.ShownNet)}
 }
 
 // jsonOption is an option in -o json: amounts as JSON numbers with the

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -217,6 +218,22 @@ func TestInstallmentsShowTheGatewaysMerchantFee(t *testing.T) {
 	if !strings.Contains(errOut, "for BANKKART_COMBO, 2 installments the gateway's merchant_fee is 7.1144, the commission table says 4.85") ||
 		strings.Contains(errOut, "1 installments the gateway's merchant_fee") || strings.Contains(errOut, "no entry") {
 		t.Errorf("warnings:\n%s", errOut)
+	}
+	// For a person: the fee in the currency's minor unit (money.Round,
+	// half away from zero), the net adding up to the amount, the program
+	// spelt as the commission table spells it (issue 34, part 2, item 2).
+	out, _ = run(render.Table)
+	for _, row := range []string{
+		`(?m)^ +1 +BankkartCombo +.* 121\.20 +4\.11 +117\.09$`,
+		`(?m)^ +2 +BankkartCombo +.* 60\.60 +7\.11 +114\.09$`,
+		`(?m)^ +4 +BankkartCombo +.* 30\.30 +11\.94 +109\.26$`,
+	} {
+		if !regexp.MustCompile(row).MatchString(out) {
+			t.Errorf("table has no row like %s:\n%s", row, out)
+		}
+	}
+	if strings.Contains(out, "4.1087") || strings.Contains(out, "BANKKART_COMBO") {
+		t.Errorf("table shows the gateway's digits or spelling:\n%s", out)
 	}
 	out, _ = run(render.JSON)
 	var doc struct {

@@ -127,12 +127,8 @@ func (op operation) Check(h *hold) (*hold, error) {
 	// The decimals are checked against the currency in Prepare, once check
 	// status has named it.
 	d, err := money.ParseAmount(out.Amount)
-	var ae *money.AmountError
-	switch {
-	case errors.As(err, &ae) && ae.Problem == money.Zero:
-		return nil, &moneyop.FieldError{Field: "amount", Err: fmt.Errorf("%s is not more than zero", out.Amount)}
-	case err != nil:
-		return nil, &moneyop.FieldError{Field: "amount", Err: fmt.Errorf("%q is not a plain decimal like 150.00", redact.Cards(out.Amount))}
+	if err != nil {
+		return nil, &moneyop.FieldError{Field: "amount", Err: err}
 	}
 	out.amount = d
 	return out, nil
@@ -308,6 +304,29 @@ func (op operation) Classify(h *hold, ans *gateway.ConfirmPaymentResult, err err
 	return moneyop.Success(ans.OrderID, ans.StatusDescription)
 }
 
+// amountText shows the answer's amount as every amount is shown, in the
+// currency's minor unit with its code, beside released_amount; a cancel's
+// 0 says that nothing was charged. JSON keeps the gateway's value.
+func (op operation) amountText(h *hold, f render.Field) string {
+	var text string
+	if json.Unmarshal(f.JSON, &text) != nil {
+		text = string(f.JSON)
+	}
+	d, ok := money.ParsePlain(text)
+	if !ok {
+		return f.Text
+	}
+	minor, known := money.MinorUnit(h.currency)
+	if !known {
+		minor = max(-d.Exponent(), 0)
+	}
+	shown := render.Amount(money.Shown(d, minor), h.currency)
+	if !op.capture() && d.IsZero() {
+		shown += " (nothing charged)"
+	}
+	return shown
+}
+
 // Result is the answer's fields, and the verdict a person reads on a
 // terminal.
 func (op operation) Result(h *hold, ans *gateway.ConfirmPaymentResult) ([]render.Field, string) {
@@ -322,6 +341,11 @@ func (op operation) Result(h *hold, ans *gateway.ConfirmPaymentResult) ([]render
 		render.StringField("invoice_id", ans.InvoiceID),
 	}
 	fs = append(fs, render.ExtraFields(ans.Extra)...)
+	for i := range fs {
+		if fs[i].Name == "amount" {
+			fs[i].Text = op.amountText(h, fs[i])
+		}
+	}
 	if !op.capture() && h.held != "" {
 		// The gateway's answer to a cancel says amount 0 (nothing taken);
 		// what was released is what the pre-authorization held.

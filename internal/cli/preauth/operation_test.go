@@ -28,8 +28,8 @@ func TestCheck(t *testing.T) {
 		{in: input{Invoice: "INV-1", Amount: " 150.5 "}, amount: "150.5"},
 		{in: input{Invoice: ""}, field: "invoice", error: "empty"},
 		{in: input{Invoice: "A|B"}, field: "invoice", error: "|"},
-		{in: input{Invoice: "INV-1", Amount: "-5"}, field: "amount", error: "not a plain decimal"},
-		{in: input{Invoice: "INV-1", Amount: "1,50"}, field: "amount", error: "not a plain decimal"},
+		{in: input{Invoice: "INV-1", Amount: "-5"}, field: "amount", error: `"-5" is not more than zero`},
+		{in: input{Invoice: "INV-1", Amount: "1,50"}, field: "amount", error: `"1,50" is not a plain decimal; did you mean 1.50?`},
 		{in: input{Invoice: "INV-1", Amount: "1e3"}, field: "amount", error: "not a plain decimal"},
 		{in: input{Invoice: "INV-1", Amount: "0.00"}, field: "amount", error: "not more than zero"},
 	} {

@@ -136,12 +136,8 @@ func (operation) Check(r *refund) (*refund, error) {
 	out := &refund{input: in}
 	if !in.Full {
 		d, err := money.ParseAmount(amount)
-		var ae *money.AmountError
-		switch {
-		case errors.As(err, &ae) && ae.Problem == money.Zero:
-			return nil, fieldErr("amount", "%s is not more than 0", quoted(amount))
-		case err != nil:
-			return nil, fieldErr("amount", "%s is not a plain decimal like 50.00", quoted(amount))
+		if err != nil {
+			return nil, &moneyop.FieldError{Field: "amount", Err: err}
 		}
 		out.amount, out.Amount = d, json.Number(amount)
 	}

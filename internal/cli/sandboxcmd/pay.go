@@ -102,9 +102,9 @@ used, exit 6) prints nothing on stdout, only the error on stderr.` + magicFaults
   paycli sandbox pay --card 4355080000000518 --amount 10 --currency TRY`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := cmdutil.ParseAmount(amount)
+			d, err := cmdutil.ParseAmount("amount", amount)
 			if err != nil {
-				return cmdutil.UsageErrorf("invalid --amount %w", err)
+				return err
 			}
 			opts.Amount = d
 			opts.Currency = strings.ToUpper(opts.Currency)

@@ -52,9 +52,9 @@ the config file) does not change this command:
   paycli sandbox wallet-token --amount 150.00 --currency TRY --jq .expires_at`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := cmdutil.ParseAmount(amount)
+			d, err := cmdutil.ParseAmount("amount", amount)
 			if err != nil {
-				return cmdutil.UsageErrorf("invalid --amount %w", err)
+				return err
 			}
 			if !d.Equal(d.Round(2)) {
 				return cmdutil.UsageErrorf("invalid --amount %q: want a positive amount with at most 2 decimals, e.g. 150.00", amount)

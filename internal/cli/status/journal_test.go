@@ -70,7 +70,7 @@ func TestStatusRecordsReconciliation(t *testing.T) {
 	if got := resume(other, "PEND-1"); got != journal.ResumeUnknown {
 		t.Errorf("another gateway's attempt was reconciled: %v", got)
 	}
-	if want := "Recorded in the journal: invoice PEND-1 succeeded (its outcome was unknown).\n"; fx.errOut.String() != want {
+	if want := "Recorded in the journal: invoice PEND-1 succeeded (its outcome was unknown).\nPEND-1: completed, 10.69 TRY\n"; fx.errOut.String() != want {
 		t.Errorf("stderr %q, want %q", fx.errOut, want)
 	}
 	attempts, _, _ := journalindex.Lookup(path, "PEND-1")

@@ -18,11 +18,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/invoiceid"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/money"
 	"github.com/paycli/paycli/internal/pause"
 	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
@@ -76,7 +78,9 @@ func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *Options) error
 		Short: "Show what happened to an invoice",
 		Long: `Ask the gateway what happened to an invoice (the check-status call) and show
 the transaction's fields as a table, or with -o json as one object with the
-gateway's field names and values as it wrote them.
+gateway's field names and values as it wrote them. Above the table, on
+stderr, one line says where the sale stands and its amounts, e.g.
+"INV-1: completed, 100.00 TRY, refunded 10.00 TRY".
 
 The invoice may be given as the argument instead of --invoice.
 
@@ -157,10 +161,16 @@ func statusRun(ctx context.Context, opts *Options) error {
 		recordInJournal(context.WithoutCancel(ctx), opts, cfg, res, err, asked)
 		var apiErr *gateway.APIError
 		switch {
+		case err == nil && format == render.Table && !isPendingStatus(res):
+			fmt.Fprintln(opts.IO.ErrOut, Summary(res, opts.Invoice))
+			return opts.JSON.WriteFields(ctx, opts.IO.Out, format, cmdutil.TableOptions(opts.IO), render.OmitEmpty(formatFields(res, format), format))
 		case err == nil && !isPendingStatus(res):
 			return opts.JSON.WriteFields(ctx, opts.IO.Out, format, cmdutil.TableOptions(opts.IO), render.OmitEmpty(formatFields(res, format), format))
 		case err == nil && !opts.Watch:
 			// Found, but its transaction_status says it is still pending.
+			if format == render.Table {
+				fmt.Fprintln(opts.IO.ErrOut, Summary(res, opts.Invoice))
+			}
 			if err := opts.JSON.WriteFields(ctx, opts.IO.Out, format, cmdutil.TableOptions(opts.IO), render.OmitEmpty(formatFields(res, format), format)); err != nil {
 				return err
 			}
@@ -193,6 +203,57 @@ func statusRun(ctx context.Context, opts *Options) error {
 			return err
 		}
 	}
+}
+
+// Summary is the one line a person reads first: the invoice, where the
+// sale stands and its amounts in the currency's minor unit — "INV-1:
+// completed, 100.00 TRY, refunded 10.00 TRY". The table below it holds
+// the gateway's words.
+func Summary(r *gateway.CheckStatusResult, invoice string) string {
+	sale := r.Sale()
+	cur := r.CurrencyCode()
+	amount := func(v commission.Value) (string, bool) {
+		d, ok := v.Decimal()
+		if !ok {
+			return "", false
+		}
+		minor, known := money.MinorUnit(cur)
+		if !known {
+			minor = max(-d.Exponent(), 0)
+		}
+		return render.Amount(money.Shown(d, minor), render.Escape(cur)), !d.IsZero()
+	}
+	total, _ := amount(sale.Amount)
+	refunded, hasRefund := amount(sale.Refunded)
+	var state, after string
+	switch sale.State {
+	case gateway.SaleCompleted, gateway.SalePartlyRefunded:
+		state = "completed"
+	case gateway.SaleRefunded:
+		state = "refunded in full"
+		hasRefund = false
+	case gateway.SaleFailed:
+		state, after = "failed", "; nothing was taken"
+	case gateway.SalePending:
+		state, after = "pending", "; the outcome is not known yet"
+	case gateway.SalePreAuthorized:
+		state, after = "pre-authorized", " held"
+	case gateway.SaleCancelled:
+		state, after = "cancelled", "; nothing was taken"
+	default:
+		state = fmt.Sprintf("transaction_status %q", render.Escape(sale.Status))
+	}
+	if sale.AwaitsMerchant {
+		state += ", awaiting the merchant's completion"
+	}
+	line := redact.Invoice(invoice) + ": " + state
+	if total != "" {
+		line += ", " + total
+	}
+	if hasRefund {
+		line += ", refunded " + refunded
+	}
+	return line + after
 }
 
 // isPendingStatus reports a success answer whose transaction is pending.
