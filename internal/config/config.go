@@ -86,8 +86,8 @@ func (k Key) Env() string { return EnvPrefix + "_" + strings.ToUpper(k.Name) }
 var Languages = []string{"tr", "en"}
 
 var Keys = []Key{
-	{Name: "gateway", Help: "gateway of the ccpayment family by name (sipay, qnbpay, …): picks base_url"},
-	{Name: "base_url", URL: true, Help: "gateway base URL, ending in /ccpayment; or test or live: the gateway's"},
+	{Name: "gateway", Help: "gateway by name (sipay, qnbpay, …): picks base_url"},
+	{Name: "base_url", URL: true, Help: "gateway base URL, ending in /ccpayment (or test, live)"},
 	{Name: "app_id", Secret: true, Help: "application id for the token call"},
 	{Name: "app_secret", Secret: true, Help: "application secret; also the hash_key password"},
 	{Name: "merchant_key", Secret: true, Help: "merchant key sent with payments"},
