@@ -61,12 +61,3 @@ func (v wireText) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(v.text)
 }
-
-func (v *wireText) UnmarshalJSON(b []byte) error {
-	var n json.Number
-	if err := json.Unmarshal(b, &n); err == nil {
-		v.text = n.String()
-		return nil
-	}
-	return json.Unmarshal(b, &v.text)
-}
