@@ -192,19 +192,12 @@ func tokenCheck(f *cmdutil.Factory) func(context.Context, *config.Config) error 
 // the words test and live, which the gateway key resolves (so that the
 // gateway's own URLs are used, and follow it when it changes).
 func expandBaseURL(s, gateway string) string {
-	env := ""
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "1", "test":
-		env = "test"
-	case "2", "live":
-		env = "live"
-	default:
-		return strings.TrimSpace(s)
-	}
-	if gateway != "" {
-		return env
-	}
-	if env == "live" {
+	word := shortcutWord(s)
+	env, isEnv := family.ParseEnvironment(word)
+	switch {
+	case !isEnv || gateway != "":
+		return word
+	case env == family.Live:
 		return config.LiveBaseURL
 	}
 	return config.TestBaseURL
