@@ -67,7 +67,7 @@ func TestCompletions(t *testing.T) {
 		{[]string{"config", "list", "--profile", ""}, []string{"default", "live"}, noFiles},
 		{[]string{"token", "-p", ""}, []string{"default", "live"}, noFiles},
 		{[]string{"config", "use", ""}, []string{"default", "live"}, noFiles},
-		{[]string{"config", "get", ""}, []string{"base_url", "app_id", "app_secret", "merchant_key", "default_currency", "lang", "timeout", "output", "ca_cert", "journal", "journal_password",
+		{[]string{"config", "get", ""}, []string{"gateway", "base_url", "app_id", "app_secret", "merchant_key", "default_currency", "lang", "timeout", "output", "ca_cert", "journal", "journal_password",
 			"app_secret_cmd", "app_secret_file", "merchant_key_cmd", "merchant_key_file", "journal_password_cmd", "journal_password_file"}, noFiles},
 		{[]string{"hash", "generate", "--layout", ""}, []string{"payment", "walletpay", "checkstatus", "refund", "confirm", "complete", "sale-webhook", "refund-webhook", "savecard", "editcard", "deletecard", "link"}, noFiles},
 		{[]string{"hash", "validate", "x", "--layout", ""}, []string{"payment", "walletpay", "checkstatus", "refund", "confirm", "complete", "sale-webhook", "refund-webhook", "savecard", "editcard", "deletecard", "link"}, noFiles},
