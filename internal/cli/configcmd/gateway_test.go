@@ -155,3 +155,32 @@ func TestGatewayCompletion(t *testing.T) {
 		t.Errorf("config set gateway completes %v", got)
 	}
 }
+
+// TestInitGatewayOnTerminal: with --gateway the prompt offers that
+// gateway's URLs, and a choice is kept as its word; a profile that was on
+// Sipay's live URL is offered live (Enter keeps the environment, not
+// Sipay's URL).
+func TestInitGatewayOnTerminal(t *testing.T) {
+	for _, tc := range []struct {
+		existing, answer, wantBase, wantDefault string
+	}{
+		{"", "2\n", "base_url: live", "[1]"},
+		{"profiles:\n  default:\n    base_url: " + config.LiveBaseURL + "\n    app_id: \"7\"\n", "\n", "base_url: live", "[2]"},
+	} {
+		fx := newFixture(t, tc.existing)
+		fx.terminal()
+		fx.in.WriteString(tc.answer + "12345\n" + appSecret + "\n" + merchantKey + "\n\n")
+		err := initRun(context.Background(), &InitOptions{IO: fx.ios, Where: fx.where(), LookupEnv: fx.lookupEnv,
+			Flags: map[string]string{"gateway": "qnbpay"}, InsecureStorage: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "Base URL of QNBpay:\n  1) test  https://test.qnbpay.com.tr/ccpayment\n  2) live  https://portal.qnbpay.com.tr/ccpayment\nChoose 1 or 2, or type a URL " + tc.wantDefault
+		if !strings.Contains(fx.stderr(), want) || !strings.Contains(fx.stderr(), "base_url         live (https://portal.qnbpay.com.tr/ccpayment)") {
+			t.Errorf("stderr:\n%s", fx.stderr())
+		}
+		if !strings.Contains(fx.file(), tc.wantBase) || !strings.Contains(fx.file(), "gateway: qnbpay") {
+			t.Errorf("file:\n%s", fx.file())
+		}
+	}
+}
