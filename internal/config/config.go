@@ -19,8 +19,6 @@ package config
 import (
 	"errors"
 	"fmt"
-	"github.com/paycli/paycli/internal/money"
-	"github.com/paycli/paycli/internal/redact"
 	"io/fs"
 	"maps"
 	"net/url"
@@ -33,6 +31,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/spf13/pflag"
+
+	"github.com/paycli/paycli/internal/family"
+	"github.com/paycli/paycli/internal/money"
+	"github.com/paycli/paycli/internal/redact"
 )
 
 // EnvPrefix is the prefix of every environment variable paycli reads.
@@ -41,7 +43,8 @@ const EnvPrefix = "PAYCLI"
 // DefaultProfile is the profile used when nothing names one.
 const DefaultProfile = "default"
 
-// URLs of the gateway that paycli offers when it asks for a base URL.
+// URLs of the gateway that paycli offers when it asks for a base URL and
+// no gateway is named: Sipay's (the family table, internal/family).
 const (
 	TestBaseURL = "https://provisioning.sipay.com.tr/ccpayment"
 	LiveBaseURL = "https://app.sipay.com.tr/ccpayment"
@@ -84,7 +87,8 @@ func (k Key) Env() string { return EnvPrefix + "_" + strings.ToUpper(k.Name) }
 var Languages = []string{"tr", "en"}
 
 var Keys = []Key{
-	{Name: "base_url", URL: true, Help: "gateway base URL, ending in /ccpayment"},
+	{Name: "gateway", Help: "gateway by name (sipay, qnbpay, …): picks base_url"},
+	{Name: "base_url", URL: true, Help: "gateway base URL, ending in /ccpayment (or test, live)"},
 	{Name: "app_id", Secret: true, Help: "application id for the token call"},
 	{Name: "app_secret", Secret: true, Help: "application secret; also the hash_key password"},
 	{Name: "merchant_key", Secret: true, Help: "merchant key sent with payments"},
@@ -151,6 +155,12 @@ const (
 	// SourceSandbox: --sandbox (or PAYCLI_SANDBOX) put the sandbox's value
 	// in place of the profile's.
 	SourceSandbox Source = "sandbox"
+	// SourceGateway: base_url unset, taken from the family table by the
+	// gateway key (its test URL).
+	SourceGateway Source = "gateway"
+	// SourceBaseURL: gateway unset, named by base_url, one of the family
+	// table's URLs.
+	SourceBaseURL Source = "base_url"
 )
 
 // Config is the resolved configuration of one profile.
@@ -168,7 +178,14 @@ type Config struct {
 	// package never prints.
 	FileMode fs.FileMode
 
-	BaseURL         string
+	BaseURL string
+	// Gateway names the family member the base URL is (family.Members):
+	// the gateway key, else the member whose test or live URL base_url
+	// is; empty for any other URL (the sandbox, a proxy). Environment is
+	// which of its URLs: test or live, empty when base_url is another URL.
+	Gateway     string
+	Environment family.Environment
+
 	AppID           string
 	AppSecret       string
 	MerchantKey     string
@@ -322,7 +339,6 @@ func SelectProfile(opts LoadOptions, file *File) (name string, explicit bool) {
 // fill copies the resolved text values into the typed fields, validating
 // those with a fixed form.
 func (c *Config) fill() error {
-	c.BaseURL = strings.TrimRight(c.values["base_url"], "/")
 	c.AppID = c.values["app_id"]
 	c.AppSecret = c.values["app_secret"]
 	c.MerchantKey = c.values["merchant_key"]
@@ -337,9 +353,88 @@ func (c *Config) fill() error {
 			return c.invalid(name, err)
 		}
 	}
+	c.resolveGateway()
 	d, _ := ParseTimeout(c.values["timeout"])
 	c.Timeout = d
 	return nil
+}
+
+// UnknownGatewayError is a gateway name that is not in the family table.
+type UnknownGatewayError struct{ Name string }
+
+func (e *UnknownGatewayError) Error() string {
+	return fmt.Sprintf("%q is not a gateway paycli knows: use one of %s", Shorten(e.Name), strings.Join(family.Names(), ", "))
+}
+
+// ResolveBaseURL is the base URL that a profile's gateway and base_url
+// make: base_url when it is a URL (it overrides the gateway's); the named
+// gateway's test or live URL when base_url is test or live, its test URL
+// when base_url is unset (a name alone never reaches live money); Sipay's
+// for test or live without a gateway; "" when neither is set.
+func ResolveBaseURL(gateway, baseURL string) (string, error) {
+	baseURL = strings.TrimSpace(baseURL)
+	env, isEnv := family.ParseEnvironment(baseURL)
+	if !isEnv && baseURL != "" {
+		return strings.TrimRight(baseURL, "/"), nil
+	}
+	name := family.DefaultName
+	if strings.TrimSpace(gateway) != "" {
+		name = gateway
+	} else if baseURL == "" {
+		return "", nil
+	}
+	m, ok := family.Lookup(name)
+	if !ok {
+		return "", &UnknownGatewayError{Name: gateway}
+	}
+	return m.BaseURL(env), nil
+}
+
+// resolveGateway sets BaseURL, Gateway and Environment from the gateway
+// and base_url keys (ResolveBaseURL); values must be valid. base_url then
+// holds the URL, so that config get and list show where calls go. A base
+// URL the sandbox put in place is the sandbox, whatever the profile names.
+func (c *Config) resolveGateway() {
+	c.Gateway, c.Environment = "", ""
+	raw := strings.TrimSpace(c.values["base_url"])
+	if c.sources["base_url"] == SourceSandbox {
+		c.BaseURL = strings.TrimRight(raw, "/")
+		if c.sources["gateway"] == SourceBaseURL {
+			c.values["gateway"], c.sources["gateway"] = "", SourceDefault
+		}
+		return
+	}
+	resolved, _ := ResolveBaseURL(c.values["gateway"], raw)
+	if raw == "" && resolved != "" {
+		c.sources["base_url"] = SourceGateway
+	}
+	c.values["base_url"], c.BaseURL = resolved, resolved
+	byURL, env, known := family.ByURL(resolved)
+	if named, ok := family.Lookup(c.values["gateway"]); ok {
+		c.values["gateway"], c.Gateway = named.Name, named.Name
+		if known && byURL.Name == named.Name {
+			c.Environment = env
+		}
+		return
+	}
+	if known {
+		c.values["gateway"], c.sources["gateway"] = byURL.Name, SourceBaseURL
+		c.Gateway, c.Environment = byURL.Name, env
+	}
+}
+
+// GatewayTitle names the gateway for a person: "QNBpay (test)", "Sipay
+// (live)", "QNBpay" behind a base_url of its own; "" when the base URL is
+// no member's (the sandbox, a proxy).
+func (c *Config) GatewayTitle() string {
+	m, ok := family.Lookup(c.Gateway)
+	if !ok {
+		return ""
+	}
+	if c.Environment == "" {
+		return m.Title
+	}
+	return m.Title + " (" + string(c.Environment) + ")"
 }
 
 func (c *Config) invalid(name string, err error) error {
@@ -409,7 +504,14 @@ func ValidateValue(name, value string) error {
 		return errors.New("the value is not valid UTF-8 text")
 	}
 	switch name {
+	case "gateway":
+		if _, ok := family.Lookup(value); !ok {
+			return &UnknownGatewayError{Name: value}
+		}
 	case "base_url":
+		if _, ok := family.ParseEnvironment(value); ok {
+			return nil
+		}
 		u, err := url.Parse(value)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 			return fmt.Errorf("%q is not an http(s) URL", Shorten(redact.URL(value)))

@@ -19,6 +19,7 @@ type levelValues struct{ flag, env, file string }
 func precedenceRows() map[string]levelValues {
 	rows := map[string]levelValues{
 		"base_url":         {env: "https://env.example/ccpayment", file: "https://file.example/ccpayment"},
+		"gateway":          {env: "paybull", file: "qnbpay"},
 		"app_id":           {env: "env-app-id", file: "file-app-id"},
 		"app_secret":       {env: "env-app-secret", file: "file-app-secret"},
 		"merchant_key":     {env: "env-merchant-key", file: "file-merchant-key"},

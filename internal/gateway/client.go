@@ -491,6 +491,7 @@ func (c *Client) checkResponse(ep endpoint, resp *http.Response, body []byte, v 
 	if env, ok := decodeSuccess(ep, resp, body, v); ok {
 		return env, nil
 	}
+	body = oneObjectOf(body)
 	var env envelope
 	jsonErr := json.Unmarshal(body, &env)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
@@ -578,6 +579,25 @@ func (c *Client) checkResponse(ep endpoint, resp *http.Response, body []byte, v 
 		return nil, e
 	}
 	return &env, nil
+}
+
+// oneObjectOf reads an answer written as an array of one object as that
+// object: QNBpay's API pages show check status and refusals so
+// (docs/protocol.md, The family of gateways). Any other body is returned
+// as it is, and an array of several objects stays not the protocol.
+func oneObjectOf(body []byte) []byte {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || trimmed[0] != '[' {
+		return body
+	}
+	var elems []json.RawMessage
+	if json.Unmarshal(trimmed, &elems) != nil || len(elems) != 1 {
+		return body
+	}
+	if one := bytes.TrimSpace(elems[0]); len(one) > 0 && one[0] == '{' {
+		return one
+	}
+	return body
 }
 
 // decodeSuccess is the one-pass path of checkResponse: for an endpoint

@@ -16,7 +16,8 @@ import (
 func FuzzResponse(f *testing.F) {
 	for _, s := range []string{commissionsOK, walletPayOK, checkStatusOK,
 		`{"status_code":41,"status_description":"card 4355084355084358 declined"}`,
-		`{"status_code":"100","data":[]}`, `{"status_code":100}`, `<html>`, `{"status_code":100,"data":{"1":[{"installment":"x"}]}}`, ``} {
+		`{"status_code":"100","data":[]}`, `{"status_code":100}`, `<html>`, `{"status_code":100,"data":{"1":[{"installment":"x"}]}}`, ``,
+		`[` + checkStatusOK + `]`, `[{"status_code":2,"status_description":"Invalid credentials"}]`, `[{},{}]`, `[[{}]]`} {
 		f.Add(s, 200)
 		f.Add(s, 502)
 	}

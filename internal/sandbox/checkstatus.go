@@ -118,6 +118,11 @@ func (g *Gateway) checkStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !found {
+		if g.qnbpay() {
+			noteStatus(w, 31, "Transaction not found")
+			writeJSON(w, http.StatusOK, []statusBody{{StatusCode: 31, StatusDescription: "Transaction not found"}})
+			return
+		}
 		writeStatus(w, 31, "Transaction not found")
 		return
 	}
@@ -135,6 +140,11 @@ func (g *Gateway) checkStatus(w http.ResponseWriter, r *http.Request) {
 	body := statusOf(sale, checkStatusCardType(g.opts.Schedule.cardType(sale.CardBIN)))
 	if !strings.EqualFold(f.get("show_refund_info"), "Y") {
 		body.RefundInfo = nil
+	}
+	if g.qnbpay() {
+		body.OrderID.asNumber, body.ProductPrice.asNumber = true, true
+		writeJSON(w, http.StatusOK, []checkStatusBody{body})
+		return
 	}
 	writeJSON(w, http.StatusOK, body)
 }
@@ -178,7 +188,7 @@ type checkStatusBody struct {
 	StatusCode                   int          `json:"status_code"`
 	StatusDescription            string       `json:"status_description"`
 	TransactionStatus            string       `json:"transaction_status"`
-	OrderID                      string       `json:"order_id"`
+	OrderID                      wireText     `json:"order_id"`
 	TransactionID                string       `json:"transaction_id"`
 	Message                      string       `json:"message"`
 	Reason                       string       `json:"reason"`
@@ -186,7 +196,7 @@ type checkStatusBody struct {
 	BankStatusDescription        string       `json:"bank_status_description"`
 	InvoiceID                    string       `json:"invoice_id"`
 	TotalRefundedAmount          json.Number  `json:"total_refunded_amount"`
-	ProductPrice                 string       `json:"product_price"`
+	ProductPrice                 wireText     `json:"product_price"`
 	TransactionAmount            json.Number  `json:"transaction_amount"`
 	RefNumber                    string       `json:"ref_number"`
 	TransactionType              string       `json:"transaction_type"`
@@ -243,9 +253,9 @@ func statusOf(sale Sale, cardType string) checkStatusBody {
 	b := checkStatusBody{
 		StatusCode:              100,
 		StatusDescription:       "Transaction found",
-		OrderID:                 sale.OrderID,
+		OrderID:                 textOf(sale.OrderID),
 		TransactionID:           transactionID(sale.OrderID),
-		ProductPrice:            sale.Amount,
+		ProductPrice:            textOf(sale.Amount),
 		InvoiceID:               sale.InvoiceID,
 		TransactionAmount:       json.Number(sale.Amount),
 		CurrencyCode:            sale.Currency,

@@ -100,6 +100,10 @@ type Options struct {
 	// LogBodies keeps each request's and answer's body, masked, in the
 	// request log (`paycli sandbox serve --bodies`).
 	LogBodies bool
+	// As is the gateway of the family the sandbox answers as, where its
+	// answers' shapes differ (`serve --as`, AsNames): "" or "sipay" for
+	// the sandbox's own, "qnbpay" for QNBpay's (family.go).
+	As string
 }
 
 // Gateway is the emulator's http.Handler.
@@ -136,8 +140,16 @@ func New(opts Options) (*Gateway, error) {
 	if opts.Now == nil {
 		return nil, errors.New("sandbox: Options.Now is required")
 	}
+	switch opts.As {
+	case "", AsSipay, AsQNBpay:
+	default:
+		return nil, fmt.Errorf("sandbox: cannot answer as %q: use one of %s", opts.As, strings.Join(AsNames(), ", "))
+	}
 	if opts.NewOrderID == nil {
 		opts.NewOrderID = NewOrderIDs(opts.Now)
+		if opts.As == AsQNBpay {
+			opts.NewOrderID = NewDigitOrderIDs(opts.Now)
+		}
 	}
 	if opts.SlowFor <= 0 {
 		opts.SlowFor = SlowFor

@@ -34,12 +34,12 @@ func writeRefusal(w http.ResponseWriter, err error) {
 
 // refundAnswer is the answer of /api/refund: its fields at the top level.
 type refundAnswer struct {
-	StatusCode        int    `json:"status_code"`
-	StatusDescription string `json:"status_description"`
-	OrderNo           string `json:"order_no"`
-	InvoiceID         string `json:"invoice_id"`
-	RefNo             string `json:"ref_no"`
-	RefNumber         string `json:"ref_number"`
+	StatusCode        int      `json:"status_code"`
+	StatusDescription string   `json:"status_description"`
+	OrderNo           wireText `json:"order_no"`
+	InvoiceID         wireText `json:"invoice_id"`
+	RefNo             string   `json:"ref_no"`
+	RefNumber         string   `json:"ref_number"`
 }
 
 // refund serves POST /api/refund. Checks run in this order: fields,
@@ -87,6 +87,7 @@ func (g *Gateway) refund(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, err)
 		return
 	}
+	answer.OrderNo.asNumber, answer.InvoiceID.asNumber = g.qnbpay(), g.qnbpay()
 	writeJSON(w, http.StatusOK, answer)
 }
 
@@ -123,7 +124,7 @@ func (g *Gateway) applyRefund(s *Sale, tx *Tx, amount decimal.Decimal, rtid, web
 	rf := Refund{TransactionID: rtid, Amount: amount.StringFixed(minor), Status: RefundCompleted, RefNo: ref,
 		WebHookKey: webHookKey, CreatedAt: now}
 	*answer = refundAnswer{StatusCode: 100, StatusDescription: "Refund completed successfully",
-		OrderNo: s.OrderID, InvoiceID: s.InvoiceID, RefNo: ref, RefNumber: ref}
+		OrderNo: textOf(s.OrderID), InvoiceID: textOf(s.InvoiceID), RefNo: ref, RefNumber: ref}
 	if cents := amount.Sub(amount.Floor()); cents.Equal(decimal.New(1, -2)) {
 		rf.Status = RefundPendingApproval
 		answer.StatusCode, answer.StatusDescription = 101, "Refund request created; it waits for approval"

@@ -91,7 +91,8 @@ func completeKeys(cmd *cobra.Command, args []string, _ string) ([]string, cobra.
 
 // completeSetArgs completes `config set KEY VALUE`: the key, then the
 // values the key takes where there is a short list of them (output formats,
-// languages, the gateway's two base URLs), files for ca_cert, and nothing
+// languages, the family's gateways, the words test and live and Sipay's
+// two base URLs), files for ca_cert, and nothing
 // for free text.
 func completeSetArgs(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 	if len(args) == 0 {
@@ -106,7 +107,10 @@ func completeSetArgs(cmd *cobra.Command, args []string, toComplete string) ([]st
 	case "lang":
 		return []string{"tr\tTurkish", "en\tEnglish"}, cobra.ShellCompDirectiveNoFileComp
 	case "base_url":
-		return []string{config.TestBaseURL + "\ttest gateway", config.LiveBaseURL + "\tlive gateway"}, cobra.ShellCompDirectiveNoFileComp
+		return []string{"test\tthe gateway's test URL", "live\tthe gateway's live URL",
+			config.TestBaseURL + "\ttest gateway", config.LiveBaseURL + "\tlive gateway"}, cobra.ShellCompDirectiveNoFileComp
+	case "gateway":
+		return completeGateways(cmd, args, toComplete)
 	case "ca_cert":
 		return nil, cobra.ShellCompDirectiveDefault
 	}

@@ -278,8 +278,9 @@ func TestNewCmdInitFlags(t *testing.T) {
 		wantFlags map[string]string
 		wantErr   string
 	}{
-		{[]string{"--base-url", "test", "--app-id", "1"}, map[string]string{"base_url": config.TestBaseURL, "app_id": "1"}, ""},
-		{[]string{"--base-url", "LIVE", "--default-currency", "TRY", "--lang", "tr"}, map[string]string{"base_url": config.LiveBaseURL, "default_currency": "TRY", "lang": "tr"}, ""},
+		{[]string{"--base-url", "test", "--app-id", "1"}, map[string]string{"base_url": "test", "app_id": "1"}, ""},
+		{[]string{"--base-url", "LIVE", "--default-currency", "TRY", "--lang", "tr"}, map[string]string{"base_url": "live", "default_currency": "TRY", "lang": "tr"}, ""},
+		{[]string{"--gateway", "QNBpay", "--base-url", "2"}, map[string]string{"gateway": "qnbpay", "base_url": "live"}, ""},
 		{[]string{"--base-url", "ftp://x"}, nil, `invalid --base-url: "ftp://x" is not an http(s) URL`},
 		{[]string{"--lang", "turkish"}, nil, `invalid --lang: "turkish" is not a language the gateway answers in: use tr or en`},
 		{[]string{"--lang", "de"}, nil, `invalid --lang: "de" is not a language the gateway answers in: use tr or en`},

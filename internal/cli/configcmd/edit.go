@@ -7,6 +7,7 @@ import (
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/family"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/keyring"
 	"github.com/spf13/cobra"
@@ -26,6 +27,9 @@ type SetOptions struct {
 	Key config.Key
 	// Value is the value to store; "-" means read it from stdin.
 	Value string
+	// Gateway (--gateway) is a family member's name to store as the
+	// gateway key in the same write; "" for none.
+	Gateway string
 }
 
 // NewCmdSet builds `paycli config set KEY VALUE`.
@@ -47,9 +51,16 @@ keyring can be reached set says so and saves nothing, unless
 --insecure-storage (or a yes on a terminal) lets it write the secret in the
 file in plain text. A secret can also stay out of paycli altogether:
 app_secret_cmd runs a command that prints it, app_secret_file names a file
-that holds it.`,
+that holds it.
+
+The gateway key (or --gateway beside any key) names the gateway of the
+ccpayment family; base_url test or live then means that gateway's URLs. A
+base_url that is a family URL becomes its word when the gateway is set, so
+that the new gateway's URL is used; another URL stays and overrides it.`,
 		Example: `  paycli config set base_url https://provisioning.sipay.com.tr/ccpayment
   paycli config set lang tr --profile live
+  paycli config set gateway qnbpay
+  paycli config set base_url live --gateway qnbpay --profile qnbpay-live
   pass show sipay/app_secret | paycli config set app_secret -
   paycli config set merchant_key_cmd 'vault kv get -field=merchant_key secret/sipay'`,
 		Args:              cmdutil.ExactArgs(2, "KEY and VALUE"),
@@ -63,6 +74,13 @@ that holds it.`,
 				return cmdutil.UsageErrorf("%s is written by paycli: store the secret with 'paycli config set %s -'", k.Name, k.SecretOf)
 			}
 			opts.Key, opts.Value = k, args[1]
+			if cmd.Flags().Changed("gateway") {
+				name, err := parseGateway(opts.Gateway)
+				if err != nil {
+					return err
+				}
+				opts.Gateway = name
+			}
 			if args[1] != "-" {
 				if err := config.ValidateValue(k.Name, args[1]); err != nil {
 					return cmdutil.UsageErrorf("invalid %s: %v", k.Name, err)
@@ -76,6 +94,7 @@ that holds it.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.InsecureStorage, "insecure-storage", false, insecureStorageHelp)
+	addGatewayFlag(cmd, &opts.Gateway, "also set the gateway key: a gateway of the ccpayment family by name (sipay, qnbpay, …)")
 	return cmd
 }
 
@@ -95,6 +114,11 @@ func setRun(ctx context.Context, opts *SetOptions) error {
 	}
 	if err := config.ValidateValue(k.Name, value); err != nil {
 		return cmdutil.UsageErrorf("invalid %s: %v", k.Name, err)
+	}
+	gateway := opts.Gateway
+	if k.Name == "gateway" {
+		m, _ := family.Lookup(value)
+		value, gateway = m.Name, m.Name
 	}
 
 	edit, profile, err := openEdit(opts.Where)
@@ -119,6 +143,16 @@ func setRun(ctx context.Context, opts *SetOptions) error {
 	} else if err := edit.Set(profile, k.Name, value); err != nil {
 		return cmdutil.UsageErrorf("%v", err)
 	}
+	if gateway != "" {
+		if err := edit.Set(profile, "gateway", gateway); err != nil {
+			return cmdutil.UsageErrorf("%v", err)
+		}
+		if k.Name != "base_url" {
+			if err := followGateway(opts.IO.ErrOut, edit, profile, gateway); err != nil {
+				return err
+			}
+		}
+	}
 	pinned, err := pinDefaultProfile(edit, profile)
 	if err != nil {
 		return err
@@ -130,6 +164,9 @@ func setRun(ctx context.Context, opts *SetOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "Created profile %q in %s.\n", profile, edit.Path)
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "Set %s in profile %q%s.\n", k.Name, profile, kept)
+	if gateway != "" && k.Name != "gateway" {
+		fmt.Fprintf(opts.IO.ErrOut, "Set gateway in profile %q: %s.\n", profile, gateway)
+	}
 	reportDefault(opts.IO.ErrOut, edit.Before.DefaultProfile, pinned, profile, created)
 	if opts.Where.LookupEnv != nil {
 		if v, ok := opts.Where.LookupEnv(k.Env()); ok && v != "" {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/family"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/keyring"
@@ -45,7 +46,7 @@ type InitOptions struct {
 // NewCmdInit builds `paycli config init`.
 func NewCmdInit(f *cmdutil.Factory, runF func(context.Context, *InitOptions) error) *cobra.Command {
 	opts := &InitOptions{IO: f.IOStreams, LookupEnv: f.LookupEnv, Verify: tokenCheck(f), Keyring: f.Keyring}
-	var baseURL, appID, currency, lang string
+	var baseURL, appID, currency, lang, gatewayName string
 	cmd := &cobra.Command{
 		Use:   "init",
 		Short: "Create or update a profile with the gateway's credentials",
@@ -56,6 +57,12 @@ merchant_key.
 On a terminal paycli asks for each value, offering the test and live base
 URLs and hiding the secrets as you type; values given by flags are not
 asked for, and pressing Enter keeps a value the profile already has.
+
+--gateway names the gateway of the ccpayment family (sipay, qnbpay,
+paybull, vepara, halkode, iqmoney, parolapara): the profile keeps its name
+and base_url becomes test or live, that gateway's URLs from paycli's table
+(test unless --base-url live, or the profile was live). --base-url with a
+URL still overrides the gateway's.
 
 Without a terminal nothing is asked. base_url and app_id come from the
 flags (else PAYCLI_BASE_URL, PAYCLI_APP_ID, else the profile's current
@@ -86,12 +93,20 @@ When the file names no default_profile, init writes one: the existing
 which profile is the default and how to change it.`,
 		Example: `  paycli config init
   paycli config init --profile live --base-url live
+  paycli config init --profile qnbpay --gateway qnbpay --base-url test
   paycli config init --profile offline --no-verify
   printf '%s\n%s\n' "$APP_SECRET" "$MERCHANT_KEY" |
     paycli config init --base-url test --app-id 12345 --app-secret-stdin --merchant-key-stdin`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Flags = map[string]string{}
+			if cmd.Flags().Changed("gateway") {
+				name, err := parseGateway(gatewayName)
+				if err != nil {
+					return err
+				}
+				opts.Flags["gateway"] = name
+			}
 			given := map[string]string{"base-url": baseURL, "app-id": appID, "default-currency": currency, "lang": lang}
 			for flag, value := range given {
 				if !cmd.Flags().Changed(flag) {
@@ -100,7 +115,8 @@ which profile is the default and how to change it.`,
 				key := strings.ReplaceAll(flag, "-", "_")
 				switch key {
 				case "base_url":
-					value = expandBaseURL(value)
+					// Expanded by initRun, which knows the profile's gateway.
+					value = shortcutWord(value)
 				case "default_currency":
 					value = strings.ToUpper(value)
 				}
@@ -120,7 +136,8 @@ which profile is the default and how to change it.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&baseURL, "base-url", "", `gateway base URL, or "test" or "live" for the known ones`)
+	fl.StringVar(&baseURL, "base-url", "", `gateway base URL, or "test" or "live" for the gateway's`)
+	addGatewayFlag(cmd, &gatewayName, "gateway of the ccpayment family by name (sipay, qnbpay, …), for its base URLs")
 	fl.StringVar(&appID, "app-id", "", "application id")
 	fl.StringVar(&currency, "default-currency", "", "currency used when a command's --currency is not given, e.g. TRY")
 	fl.StringVar(&lang, "lang", "", "language of the gateway's texts: tr or en")
@@ -171,15 +188,40 @@ func tokenCheck(f *cmdutil.Factory) func(context.Context, *config.Config) error 
 }
 
 // expandBaseURL turns the shortcuts "test" and "live" (or "1" and "2", the
-// numbers the prompt offers) into the gateway's URLs.
-func expandBaseURL(s string) string {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "1", "test":
-		return config.TestBaseURL
-	case "2", "live":
+// numbers the prompt offers) into Sipay's URLs; with a gateway named, into
+// the words test and live, which the gateway key resolves (so that the
+// gateway's own URLs are used, and follow it when it changes).
+func expandBaseURL(s, gateway string) string {
+	word := shortcutWord(s)
+	env, isEnv := family.ParseEnvironment(word)
+	switch {
+	case !isEnv || gateway != "":
+		return word
+	case env == family.Live:
 		return config.LiveBaseURL
 	}
+	return config.TestBaseURL
+}
+
+// shortcutWord is "test" or "live" for their shortcuts (also "1" and "2"),
+// else s trimmed.
+func shortcutWord(s string) string {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "1", "test":
+		return "test"
+	case "2", "live":
+		return "live"
+	}
 	return strings.TrimSpace(s)
+}
+
+// gatewayOf is the gateway the profile will name: the flag's, else the
+// profile's own.
+func gatewayOf(values, current map[string]string) string {
+	if g, ok := values["gateway"]; ok {
+		return g
+	}
+	return current["gateway"]
 }
 
 // initRun asks for a profile's settings (or takes them from flags and
@@ -203,6 +245,9 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 	values := map[string]string{}
 	for k, v := range opts.Flags {
 		values[k] = v
+	}
+	if v, given := values["base_url"]; given {
+		values["base_url"] = expandBaseURL(v, gatewayOf(values, current))
 	}
 
 	if opts.IO.CanPrompt() && !opts.AppSecretStdin && !opts.MerchantKeyStdin {
@@ -344,6 +389,11 @@ func printProfile(w io.Writer, created bool, profile, path string, values, curre
 			continue
 		}
 		v, _ = shownValue(k, v, false)
+		if _, word := family.ParseEnvironment(v); word && k.Name == "base_url" {
+			if url, err := config.ResolveBaseURL(gatewayOf(values, current), v); err == nil {
+				v += " (" + url + ")"
+			}
+		}
 		fmt.Fprintf(w, "  %-16s %s\n", k.Name, v)
 	}
 }
@@ -366,8 +416,12 @@ func verify(ctx context.Context, opts *InitOptions, profile string, values, curr
 	if err != nil {
 		timeout = 0 // Verify's own limit applies
 	}
+	baseURL, err := config.ResolveBaseURL(value("gateway"), value("base_url"))
+	if err != nil {
+		return cmdutil.UsageErrorf("%v", err)
+	}
 	cfg := &config.Config{
-		Profile: profile, BaseURL: strings.TrimRight(value("base_url"), "/"),
+		Profile: profile, BaseURL: baseURL,
 		AppID: value("app_id"), AppSecret: value("app_secret"), MerchantKey: value("merchant_key"),
 		CACert: value("ca_cert"), Timeout: timeout,
 	}
@@ -450,8 +504,13 @@ func promptValues(ctx context.Context, ios *iostreams.IOStreams, values, current
 			return nil
 		}
 	}
+	gateway := gatewayOf(values, current)
 	if _, given := values["base_url"]; !given {
-		fmt.Fprintf(ios.ErrOut, "Base URL of the gateway:\n  1) test  %s\n  2) live  %s\n", config.TestBaseURL, config.LiveBaseURL)
+		title, test, live := "the gateway", config.TestBaseURL, config.LiveBaseURL
+		if m, ok := family.Lookup(gateway); ok {
+			title, test, live = m.Title, m.TestURL, m.LiveURL
+		}
+		fmt.Fprintf(ios.ErrOut, "Base URL of %s:\n  1) test  %s\n  2) live  %s\n", title, test, live)
 	}
 	steps := []struct {
 		name string
@@ -461,9 +520,13 @@ func promptValues(ctx context.Context, ios *iostreams.IOStreams, values, current
 			def := "1"
 			if cur := current["base_url"]; cur != "" {
 				def = cur
+				// A gateway named keeps the environment, not another URL.
+				if env, ok := environmentOf(cur); ok && gateway != "" {
+					def = map[family.Environment]string{family.Test: "1", family.Live: "2"}[env]
+				}
 			}
 			v, err := ios.Prompt(ctx, "Choose 1 or 2, or type a URL", def)
-			return expandBaseURL(v), err
+			return expandBaseURL(v, gateway), err
 		}},
 		{"app_id", func() (string, error) { return ios.Prompt(ctx, "app_id", current["app_id"]) }},
 		{"app_secret", func() (string, error) { return ios.PromptSecret(ctx, secretQuestion("app_secret", current)) }},
@@ -531,12 +594,13 @@ func collectValues(opts *InitOptions, values, current map[string]string) error {
 		if _, given := values[name]; !given {
 			if v := env(name); v != "" {
 				if name == "base_url" {
-					v = expandBaseURL(v)
+					v = expandBaseURL(v, gatewayOf(values, current))
 				}
 				values[name] = v
 			}
 		}
 	}
+	followNamedGateway(values, current)
 	for _, s := range []struct {
 		name      string
 		fromStdin bool
@@ -561,4 +625,22 @@ func collectValues(opts *InitOptions, values, current map[string]string) error {
 		}
 	}
 	return nil
+}
+
+// followNamedGateway gives base_url the environment's word when --gateway
+// named a gateway and nothing gave base_url: the environment the profile
+// was in (its word, or a family URL), else test. A base_url of another
+// kind would override the gateway just named.
+func followNamedGateway(values, current map[string]string) {
+	if _, named := values["gateway"]; !named {
+		return
+	}
+	if _, given := values["base_url"]; given {
+		return
+	}
+	env, ok := environmentOf(current["base_url"])
+	if !ok {
+		env = family.Test
+	}
+	values["base_url"] = string(env)
 }

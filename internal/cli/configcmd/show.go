@@ -117,7 +117,9 @@ keyring, command or file-ref, with where it is in place of its value (list
 never reads the keyring nor runs a command). Secrets are masked (first and
 last four characters), and the user name and password of a base_url
 replaced by xxxxx, unless --show-secrets is given. The keys that say where
-a secret is (app_secret_cmd, …) are listed when they are set.
+a secret is (app_secret_cmd, …) are listed when they are set; gateway when
+the profile names one or its base_url is one of the family's (source
+base_url).
 
 With -o json the output is:
   {"path": "...", "profile": "...", "settings": [{"key": "...",
@@ -174,6 +176,10 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 		// The keys that say where a secret is, and the journal's password,
 		// only when they matter.
 		if (k.SecretOf != "" || k.Name == "journal_password" && cfg.Journal == "") && cfg.Get(k.Name) == "" && cfg.Where(k.Name) == "" {
+			continue
+		}
+		// The gateway when there is one: named, or a family URL's.
+		if k.Name == "gateway" && cfg.Get(k.Name) == "" {
 			continue
 		}
 		value, _ := shownValue(k, cfg.Get(k.Name), opts.ShowSecrets)

@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -62,6 +63,9 @@ type ServeOptions struct {
 	Now func() time.Time
 	// Bodies keeps masked request and answer bodies in the request log.
 	Bodies bool
+	// As is the gateway of the family the sandbox answers as
+	// (sandbox.AsNames); "" for its own shapes.
+	As string
 }
 
 // NewCmdServe builds `paycli sandbox serve`.
@@ -83,6 +87,12 @@ an HTTP status, reset the connection before or after handling, or truncate
 the body (see docs/sandbox.md). --fault-rate makes it pick such faults itself,
 at random, for that fraction of API requests, so that unmodified clients meet
 them; each fault it injects is logged on stderr.
+
+--as qnbpay answers in QNBpay's documented shapes where they differ from
+the sandbox's own (docs/sandbox.md): order ids all digits, check status
+as an array of one object with order_id and product_price JSON numbers,
+refund's order_no (and an all-digit invoice_id) JSON numbers. --as sipay is
+the sandbox's own shapes.
 
 With --no-partial-refunds the sandbox plays a merchant that may only refund a
 sale whole, at once: any other refund is answered 110.
@@ -112,6 +122,7 @@ characters, card numbers as their first six and last four digits.`,
   paycli sandbox serve --faults --fault-rate 0.2 --fault-seed 7
   paycli sandbox serve --latency 50ms
   paycli sandbox serve --bodies
+  paycli sandbox serve --as qnbpay
   paycli sandbox serve --webhook sales=http://127.0.0.1:9000/hooks`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -152,6 +163,10 @@ characters, card numbers as their first six and last four digits.`,
 			if opts.WebhookAttempts < 1 || opts.WebhookAttempts > 100 {
 				return cmdutil.UsageErrorf("invalid --webhook-attempts %d: want a whole number from 1 to 100", opts.WebhookAttempts)
 			}
+			if opts.As != "" && !slices.Contains(sandbox.AsNames(), strings.ToLower(opts.As)) {
+				return cmdutil.UsageErrorf("invalid --as %q: the sandbox answers as one of %s", config.Shorten(opts.As), strings.Join(sandbox.AsNames(), ", "))
+			}
+			opts.As = strings.ToLower(opts.As)
 			if opts.Latency < 0 {
 				return cmdutil.UsageErrorf("invalid --latency %v: want a duration of 0 or more, e.g. 50ms", opts.Latency)
 			}
@@ -171,6 +186,10 @@ characters, card numbers as their first six and last four digits.`,
 	cmd.Flags().Float64Var(&opts.FaultRate, "fault-rate", 0, "with --faults, fault this fraction of API requests at random (0 to 1)")
 	cmd.Flags().Uint64Var(&opts.FaultSeed, "fault-seed", 0, "seed of the random faults (default: a random seed, printed)")
 	cmd.Flags().DurationVar(&opts.FaultDelay, "fault-delay", 5*time.Second, "how long a random delay fault waits")
+	cmd.Flags().StringVar(&opts.As, "as", "", "answer in the shapes of a gateway of the family: "+strings.Join(sandbox.AsNames(), " or "))
+	_ = cmd.RegisterFlagCompletionFunc("as", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return sandbox.AsNames(), cobra.ShellCompDirectiveNoFileComp
+	})
 	cmd.Flags().BoolVar(&opts.NoPartialRefunds, "no-partial-refunds", false, "refuse partial refunds (status_code 110), as for a merchant without them")
 	cmd.Flags().DurationVar(&opts.Latency, "latency", 0, "wait this long before answering each request, e.g. 50ms")
 	cmd.Flags().BoolVar(&opts.Bodies, "bodies", false, "keep each request's and answer's body in the request log, masked (paycli sandbox logs shows them)")
@@ -210,7 +229,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 			"Is another sandbox running? Pick another address with --addr (port 0 picks a free one).")
 	}
 	w := opts.IO.ErrOut
-	gopts := sandbox.Options{Now: opts.Now, Faults: opts.Faults, NoPartialRefunds: opts.NoPartialRefunds, LogBodies: opts.Bodies,
+	gopts := sandbox.Options{Now: opts.Now, Faults: opts.Faults, NoPartialRefunds: opts.NoPartialRefunds, LogBodies: opts.Bodies, As: opts.As,
 		Webhooks: sandbox.WebhookOptions{Endpoints: opts.Webhooks, Backoff: opts.WebhookBackoff, MaxAttempts: opts.WebhookAttempts,
 			Logf: lineLogger(w)}}
 	pick, seed, err := randomFaults(opts, w)
@@ -296,6 +315,9 @@ func printServing(w io.Writer, opts *ServeOptions, baseURL string, seed uint64, 
 	fmt.Fprintf(w, "  app_secret:   %s\n", sandbox.AppSecret)
 	fmt.Fprintf(w, "  merchant_key: %s\n", sandbox.MerchantKey)
 	fmt.Fprintf(w, "  state:        %s\n", opts.StateDir)
+	if opts.As != "" {
+		fmt.Fprintf(w, "  answers as:   %s\n", opts.As)
+	}
 	if opts.Latency > 0 {
 		fmt.Fprintf(w, "  latency:      %s before each answer\n", opts.Latency)
 	}

@@ -78,8 +78,10 @@ func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *Options) error
 		Short: "Show what happened to an invoice",
 		Long: `Ask the gateway what happened to an invoice (the check-status call) and show
 the transaction's fields as a table, or with -o json as one object with the
-gateway's field names and values as it wrote them. Above the table, on
-stderr, one line says where the sale stands and its amounts, e.g.
+gateway's field names and values as it wrote them. Above a table, stderr
+names the gateway of the ccpayment family the profile points at (the
+gateway key, or its base URL), e.g. "Gateway: QNBpay (test), URL", and one
+line says where the sale stands and its amounts, e.g.
 "INV-1: completed, 100.00 TRY, refunded 10.00 TRY".
 
 The invoice may be given as the argument instead of --invoice.
@@ -144,6 +146,10 @@ func statusRun(ctx context.Context, opts *Options) error {
 	}
 	if err := client.RequireMerchantKey(); err != nil {
 		return err
+	}
+	if title := cfg.GatewayTitle(); title != "" && format == render.Table {
+		// Which of the family's gateways answered: a desk may hold several.
+		fmt.Fprintf(opts.IO.ErrOut, "Gateway: %s, %s\n", title, redact.URL(cfg.BaseURL))
 	}
 	ctx, cancel, err := opts.CommandContext(ctx)
 	if err != nil {

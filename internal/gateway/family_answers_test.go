@@ -1,0 +1,90 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"os"
+	"testing"
+)
+
+func recordedAnswer(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/recorded/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestReadsQNBpayArrays (issue 33, item 3): QNBpay's API pages show check
+// status, and refusals, as an array of one object; the client reads such
+// an answer as the object (it said "does not match the protocol" before),
+// with the invoice check and the status codes as for any answer.
+func TestReadsQNBpayArrays(t *testing.T) {
+	g := newFakeGateway(t)
+	c := newTestClient(t, g.URL+"/ccpayment")
+	ctx := context.Background()
+
+	g.handle("checkstatus", respond(200, recordedAnswer(t, "checkstatus_qnbpay_array.json")))
+	res, err := c.CheckStatus(ctx, "33491162435928")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := res.TransactionAmount.Decimal(); !ok || d.String() != "22.1" || res.OrderID != "162435932934307" ||
+		res.Sale().State != SaleCompleted || string(res.Extra["md_status"]) != "1" {
+		t.Errorf("read as %+v", res)
+	}
+	if _, err := c.CheckStatus(ctx, "another-invoice"); err == nil {
+		t.Error("an answer about another invoice was taken")
+	}
+
+	g.handle("checkstatus", respond(200, recordedAnswer(t, "checkstatus_qnbpay_41.json")))
+	var ae *APIError
+	if _, err := c.CheckStatus(ctx, "50781624359247"); !errors.Is(err, ErrDeclined) || !errors.As(err, &ae) || ae.Description != "Oder Failed" {
+		t.Errorf("41: %v", err)
+	}
+
+	g.handle("token", respond(400, recordedAnswer(t, "token_qnbpay_2.json")))
+	if _, err := c.Token(ctx); !errors.As(err, &ae) || !ae.HasStatusCode || ae.StatusCode != 2 || ae.Description != "Invalid credentials" {
+		t.Errorf("token refusal: %v", err)
+	}
+
+	for _, body := range []string{`[{"status_code":100},{"status_code":100}]`, `[]`, `[[{"status_code":100}]]`} {
+		g.handle("checkstatus", respond(200, body))
+		if _, err := c.CheckStatus(ctx, "INV-1"); !errors.As(err, &ae) || ae.Problem == "" {
+			t.Errorf("%s: %v, want a body that is not the protocol", body, err)
+		}
+	}
+}
+
+// TestReadsQNBpayNumbers: the refund answer with order_no and invoice_id
+// JSON numbers, and paySmart2D's with the commissions as numbers, as
+// QNBpay's pages document them (testdata/recorded/README.md).
+func TestReadsQNBpayNumbers(t *testing.T) {
+	g := newFakeGateway(t)
+	c := newTestClient(t, g.URL+"/ccpayment")
+	ctx := context.Background()
+
+	g.handle("refund", respond(200, recordedAnswer(t, "refund_qnbpay.json")))
+	req := RefundRequest{InvoiceID: "66955", Amount: "1.00", RefundTransactionID: "R-1"}
+	r, err := c.Refund(ctx, req)
+	if err != nil || r.OrderNo != "15925741639038" || r.InvoiceID != "66955" || r.RefNo != "5454545dgdgd545545" {
+		t.Errorf("refund: %+v, %v", r, err)
+	}
+	req.InvoiceID = "66956"
+	if _, err := c.Refund(ctx, req); err == nil {
+		t.Error("a refund answer about another invoice was taken")
+	}
+	g.handle("refund", respond(200, recordedAnswer(t, "refund_qnbpay_49.json")))
+	var ae *APIError
+	if _, err := c.Refund(ctx, RefundRequest{InvoiceID: "66955", Amount: "1.00", RefundTransactionID: "R-2"}); !errors.As(err, &ae) || ae.StatusCode != 49 {
+		t.Errorf("refund 49: %v", err)
+	}
+
+	g.handle("paySmart2D", respond(200, recordedAnswer(t, "paysmart2d_qnbpay.json")))
+	p, err := c.PaySmart2D(ctx, CardPaymentRequest{InvoiceID: "denemedeneme1234", Total: "208.33", CurrencyCode: "TRY", Installments: 1,
+		CardHolderName: "Ada Lovelace", CardNumber: "4022780520669303", ExpiryMonth: "01", ExpiryYear: "2030", CVV: "000", Name: "Ada", Surname: "Lovelace"})
+	if err != nil || p.Order() != "171569694991540" || p.InvoiceID != "denemedeneme1234" {
+		t.Errorf("paySmart2D: %+v, %v", p, err)
+	}
+}

@@ -1,0 +1,63 @@
+package sandbox
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// The gateways of the family the sandbox can answer as (Options.As),
+// where their answers' documented shapes differ from the sandbox's own.
+const (
+	AsSipay  = "sipay"
+	AsQNBpay = "qnbpay"
+)
+
+// AsNames lists the values of Options.As (`sandbox serve --as`).
+func AsNames() []string { return []string{AsSipay, AsQNBpay} }
+
+// qnbpay reports whether answers take QNBpay's documented shapes
+// (trgino/qnbpay-woocommerce docs/, docs/protocol.md): order ids all
+// digits; check status answered as an array of one object, with order_id
+// and product_price JSON numbers; refund's order_no, and its invoice_id
+// when all digits, JSON numbers.
+func (g *Gateway) qnbpay() bool { return g.opts.As == AsQNBpay }
+
+// NewDigitOrderIDs returns a generator of order ids made of digits only,
+// as QNBpay's (162435932934307): the Unix time in seconds and a 5-digit
+// sequence that starts at a random point.
+func NewDigitOrderIDs(now func() time.Time) func() string {
+	start, err := rand.Int(rand.Reader, big.NewInt(100_000))
+	if err != nil {
+		start = big.NewInt(now().UnixNano() % 100_000)
+	}
+	var seq atomic.Int64
+	seq.Store(start.Int64())
+	return func() string {
+		n := seq.Add(1) % 100_000
+		return fmt.Sprintf("%010d%05d", now().Unix()%10_000_000_000, n)
+	}
+}
+
+// wireText is a value written as a JSON string, or, with asNumber, as a
+// JSON number when its text is one made of digits and at most one point
+// (QNBpay writes ids and prices so); any other text stays a string.
+type wireText struct {
+	text     string
+	asNumber bool
+}
+
+func textOf(s string) wireText { return wireText{text: s} }
+
+func (v wireText) MarshalJSON() ([]byte, error) {
+	if v.asNumber && strings.Trim(v.text, "0123456789.") == "" {
+		if b, err := json.Marshal(json.Number(v.text)); err == nil {
+			return b, nil
+		}
+	}
+	return json.Marshal(v.text)
+}
