@@ -59,7 +59,7 @@ func NewCmdCreate(f *cmdutil.Factory, runF func(context.Context, *Options) error
 	// One link at a time: there is no batch.
 	opts.Parallel = 1
 	cmd := &cobra.Command{
-		Use:   "create {INVOICE | --invoice ID} --amount AMOUNT --name N --surname S --return-url URL",
+		Use:   "create {INVOICE | --invoice ID} --amount AMOUNT",
 		Short: "Make a payment link for an invoice, safely",
 		Long: `Make a payment link for an invoice: the gateway answers a page where the
 customer pays --amount (in --currency, or the profile's default_currency) with
