@@ -235,12 +235,31 @@ func TestTerminalShowsQRAndFollowUp(t *testing.T) {
 	if len(lines) < 15 || !strings.HasPrefix(lines[0], "http://") {
 		t.Fatalf("stdout:\n%s", fx.out)
 	}
-	for _, l := range lines[1:] {
+	for _, l := range lines[1 : len(lines)-1] {
 		if n := len([]rune(l)); n > 80 || n < 21 || strings.Trim(l, " ▀▄█") != "" {
 			t.Fatalf("QR line %q", l)
 		}
 	}
-	if !strings.Contains(fx.errOut.String(), "Follow it up: paycli status --invoice INV-1 --sandbox\n") {
+	if last := lines[len(lines)-1]; last != "Follow it up: paycli status --invoice INV-1 --sandbox" {
+		t.Errorf("last line %q", last)
+	}
+	if !strings.Contains(fx.errOut.String(), "Payment link made for invoice INV-1 (150.00 TRY)") || strings.Contains(fx.errOut.String(), "Follow it up") {
+		t.Errorf("stderr:\n%s", fx.errOut)
+	}
+}
+
+// TestPipedOnATerminalStderr: stdout piped, stderr a terminal: stdout is
+// the link alone, and stderr says how to follow it up.
+func TestPipedOnATerminalStderr(t *testing.T) {
+	fx := newFixture(t)
+	fx.opts.IO.SetStderrTTY(true)
+	if err := createRun(context.Background(), fx.opts); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(fx.out.String(), "\n") != 1 {
+		t.Errorf("stdout %q", fx.out)
+	}
+	if !strings.Contains(fx.errOut.String(), "\nFollow it up: paycli status --invoice INV-1\n") {
 		t.Errorf("stderr:\n%s", fx.errOut)
 	}
 }

@@ -301,19 +301,32 @@ func (op operation) Result(r *request, res *gateway.PaymentLinkResult) ([]render
 		render.StringField("currency", r.Currency),
 		render.StringField("status_description", res.StatusDescription),
 	}
-	verdict := fmt.Sprintf("Payment link made for invoice %s (%s); no money moves until the customer pays.\nFollow it up: %s",
-		redact.Invoice(r.Invoice), render.Amount(r.amount.StringFixed(mustMinor(r.Currency)), r.Currency), cmdutil.StatusCommandLine(r.Invoice, op.gatewayFlags))
+	verdict := fmt.Sprintf("Payment link made for invoice %s (%s); no money moves until the customer pays.",
+		redact.Invoice(r.Invoice), render.Amount(r.amount.StringFixed(mustMinor(r.Currency)), r.Currency))
+	if !op.terminal {
+		// On a terminal stdout says it, under the QR code.
+		verdict += "\n" + op.followUp(r)
+	}
 	return fs, verdict
 }
 
+// followUp is the line that says how to see whether the link was paid.
+func (op operation) followUp(r *request) string {
+	return "Follow it up: " + cmdutil.StatusCommandLine(r.Invoice, op.gatewayFlags)
+}
+
 // PrintPlain prints the link alone, for a pipeline, and on a terminal a
-// QR code of it.
-func (op operation) PrintPlain(w io.Writer, _ *request, res *gateway.PaymentLinkResult) error {
+// QR code of it and how to follow it up.
+func (op operation) PrintPlain(w io.Writer, r *request, res *gateway.PaymentLinkResult) error {
 	if _, err := fmt.Fprintln(w, res.Link); err != nil {
 		return err
 	}
 	if !op.terminal {
 		return nil
 	}
-	return WriteQR(w, res.Link, op.width)
+	if err := WriteQR(w, res.Link, op.width); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, op.followUp(r))
+	return err
 }
