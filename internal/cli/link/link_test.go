@@ -374,3 +374,34 @@ func readFile(path string) (string, error) {
 	b, err := os.ReadFile(path)
 	return string(b), err
 }
+
+// TestConfirmOnTerminal: on a terminal without --yes the desk is asked;
+// "n" sends nothing and journals nothing, "y" makes the link.
+func TestConfirmOnTerminal(t *testing.T) {
+	for _, answer := range []string{"n", "y"} {
+		t.Run(answer, func(t *testing.T) {
+			fx := newFixture(t)
+			fx.opts.Yes = false
+			fx.opts.IO.SetStdinTTY(true)
+			fx.opts.IO.SetStdoutTTY(true)
+			fx.opts.IO.SetTerminalWidth(80)
+			fx.in.WriteString(answer + "\n")
+			err := createRun(context.Background(), fx.opts)
+			if !strings.Contains(fx.errOut.String(), "\nMake a payment link of 150.00 TRY for invoice INV-1, to Ayşe Yılmaz? [y/N] ") {
+				t.Errorf("stderr:\n%s", fx.errOut)
+			}
+			if answer == "n" {
+				if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUsage || err.Error() != "link not confirmed; nothing was sent" {
+					t.Errorf("err %v (kind %v)", err, k)
+				}
+				if fx.links.Load() != 0 || len(fx.attempts(t)) != 0 || fx.out.Len() != 0 {
+					t.Errorf("not confirmed: %d links, stdout %q", fx.links.Load(), fx.out)
+				}
+				return
+			}
+			if err != nil || fx.links.Load() != 1 || len(fx.attempts(t)) != 1 {
+				t.Errorf("confirmed: %v, %d links", err, fx.links.Load())
+			}
+		})
+	}
+}
