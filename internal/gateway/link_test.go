@@ -159,3 +159,41 @@ func TestPaymentLinkInvalidNeverSent(t *testing.T) {
 		t.Errorf("sent %d links, %d token calls", g.count("purchase/link"), g.count("token"))
 	}
 }
+
+// FuzzPaymentLinkAnswer: purchase/link's answer reader and success check
+// (fuzzAnswer's rules).
+func FuzzPaymentLinkAnswer(f *testing.F) {
+	fuzzAnswer(f, endpointPaymentLink, []string{
+		`{"status_code":100,"status_description":"Payment link created","success_message":"ok","link":"https://gw.example/l/1","order_id":"VP1"}`,
+		`{"status_code":100,"link":"javascript:x"}`, `{"status_code":3,"status_description":"Invoice id is already processed"}`,
+	}, (*PaymentLinkResult).check)
+}
+
+// FuzzRedactNested: a body whose string field holds a JSON object is
+// redacted inside it; a secret given to a secret field, nested or not,
+// never shows.
+func FuzzRedactNested(f *testing.F) {
+	for _, s := range []string{`{"hash_key":"s3cr3t-value-1234","bill_email":"a@b.co"}`, `{"x":{"bill_phone":"905555555555"}}`, `{`, `"x"`, `{"a":"{\"b\":1}"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, inner string) {
+		body, err := json.Marshal(map[string]string{"invoice": inner, "merchant_key": "mk-secret-0123456789"})
+		if err != nil {
+			return
+		}
+		out := redactBody(body)
+		if strings.Contains(out, "mk-secret-0123456789") {
+			t.Fatalf("merchant_key shown: %s", out)
+		}
+		var obj map[string]any
+		if json.Unmarshal([]byte(inner), &obj) != nil {
+			return
+		}
+		for _, k := range []string{"hash_key", "bill_email", "bill_phone"} {
+			// A value also written elsewhere in the body may show there.
+			if v, ok := obj[k].(string); ok && len(v) > 12 && strings.Count(inner, v) == 1 && strings.Contains(out, v) {
+				t.Fatalf("%s %q shown in %s", k, v, out)
+			}
+		}
+	})
+}
