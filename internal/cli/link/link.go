@@ -80,8 +80,8 @@ shows a summary on stderr and asks for confirmation on a terminal; without a
 terminal --yes is required. --dry-run prints the request, secrets redacted.
 
 The link is printed on stdout, alone, for a pipeline; on a terminal a QR code
-of it follows, for a customer to scan from a shared screen. -o json prints the
-answer's fields. No money moves until the customer pays; 'paycli status
+of it follows, for a customer to scan from a shared screen, and the command
+that follows it up. -o json prints the answer's fields. No money moves until the customer pays; 'paycli status
 INVOICE' then shows whether the link was paid (transaction_status Completed,
 link_status used).
 
