@@ -25,6 +25,7 @@ func TestDataCommandsTakeJQ(t *testing.T) {
 		"paycli installments",
 		"paycli journal",
 		"paycli journal import", "paycli journal init", "paycli journal reconcile", "paycli journal summary",
+		"paycli link create",
 		"paycli preauth cancel",
 		"paycli preauth capture",
 		"paycli refund",

@@ -12,6 +12,7 @@ import (
 	"github.com/paycli/paycli/internal/cli/hashcmd"
 	"github.com/paycli/paycli/internal/cli/installments"
 	"github.com/paycli/paycli/internal/cli/journalcmd"
+	"github.com/paycli/paycli/internal/cli/link"
 	"github.com/paycli/paycli/internal/cli/preauth"
 	"github.com/paycli/paycli/internal/cli/refund"
 	"github.com/paycli/paycli/internal/cli/sandboxcmd"
@@ -86,6 +87,7 @@ func topLevelCommands() []topLevel {
 		{name: "refund", build: newRefundCmd},
 		{name: "preauth", build: preauth.NewCmdPreAuth},
 		{name: "complete", build: func(f *cmdutil.Factory) *cobra.Command { return complete.NewCmdComplete(f, nil) }},
+		{name: "link", build: link.NewCmdLink},
 		{name: "installments", build: func(f *cmdutil.Factory) *cobra.Command { return installments.NewCmdInstallments(f, nil) }},
 		{name: "status", build: newStatusCmd},
 		{name: "journal", build: func(f *cmdutil.Factory) *cobra.Command { return journalcmd.NewCmdJournal(f, nil) }},

@@ -251,6 +251,9 @@ type endpoint struct {
 	retry bool
 	// topLevel: the result fields sit beside status_code, not under data.
 	topLevel bool
+	// once: the call moves no money but is sent at most once, like one that
+	// does (sentOnce): a payment link, which takes its invoice.
+	once bool
 	// alsoSuccess is a status_code other than 100 that this call answers
 	// for a known, successful outcome (refund's 101, queued for approval);
 	// 0 for none.
@@ -282,7 +285,7 @@ var (
 var knownEndpoints = []endpoint{
 	endpointToken, endpointCommissions, endpointWalletPay, endpointCheckStatus,
 	endpointRefund, endpointConfirmPayment, endpointCompletePayment, endpointGetPOS, endpointInstallments,
-	endpointPaySmart2D, endpointPaySmart3D,
+	endpointPaySmart2D, endpointPaySmart3D, endpointPaymentLink,
 }
 
 // Token asks the gateway for a new bearer token. It does not use or fill
@@ -368,7 +371,7 @@ func (c *Client) send(ctx context.Context, ep endpoint, payload []byte, v any) (
 	// not (TokenRefusedError says why), but the token is still renewed so
 	// that the next run works.
 	newTok, _, rerr := c.refreshAfter(ctx, tok)
-	if ep.movesMoney() {
+	if ep.sentOnce() {
 		return nil, &TokenRefusedError{Err: refused, RenewErr: rerr}
 	}
 	if rerr != nil {

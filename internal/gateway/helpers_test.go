@@ -71,6 +71,7 @@ func newFakeGateway(t *testing.T) *fakeGateway {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/ccpayment/api/{name}", func(w http.ResponseWriter, r *http.Request) { g.serve(w, r, r.PathValue("name")) })
 	mux.HandleFunc("/ccpayment/payment/complete", func(w http.ResponseWriter, r *http.Request) { g.serve(w, r, "payment/complete") })
+	mux.HandleFunc("/ccpayment/purchase/link", func(w http.ResponseWriter, r *http.Request) { g.serve(w, r, "purchase/link") })
 	g.Server = httptest.NewServer(mux)
 	t.Cleanup(g.Close)
 	g.handle("token", g.issueToken)

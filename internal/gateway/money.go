@@ -116,9 +116,15 @@ func bodyStatus(body []byte) string {
 // that the retry loop, the 401 rule and the error classes all use.
 func (ep endpoint) movesMoney() bool { return MovesMoney(ep.path) }
 
+// sentOnce reports whether ep is never sent twice by one command, and a
+// failure once it may have been sent leaves its outcome unknown: a call
+// that moves money, and one that takes an invoice without moving money (a
+// payment link: endpoint.once).
+func (ep endpoint) sentOnce() bool { return ep.movesMoney() || ep.once }
+
 // retries reports whether a failed attempt at ep may be repeated: only
-// when the endpoint allows it and it moves no money.
-func (ep endpoint) retries() bool { return ep.retry && !ep.movesMoney() }
+// when the endpoint allows it and it is not sent once (sentOnce).
+func (ep endpoint) retries() bool { return ep.retry && !ep.sentOnce() }
 
 // isPayment reports whether the call an error names moves money, so that a
 // failure after sending leaves its outcome unknown. Errors name a call by
@@ -126,7 +132,7 @@ func (ep endpoint) retries() bool { return ep.retry && !ep.movesMoney() }
 func isPayment(name string) bool {
 	for _, ep := range knownEndpoints {
 		if ep.name == name {
-			return ep.movesMoney()
+			return ep.sentOnce()
 		}
 	}
 	return strings.HasPrefix(name, "/") && MovesMoney(name)

@@ -71,6 +71,9 @@ func redactValue(v any, key string) any {
 		case IsCardField(k):
 			return redact.CardField(x)
 		}
+		if inner, ok := redactNested(x); ok {
+			return inner
+		}
 		return redact.Cards(x)
 	case json.Number:
 		mask := redact.Cards
@@ -86,6 +89,28 @@ func redactValue(v any, key string) any {
 		return x
 	}
 	return v
+}
+
+// redactNested redacts a string that holds a JSON object, as purchase/link
+// sends its invoice (hash_key, bill_email inside): the object is redacted
+// and written back as a string. ok is false for any other string.
+func redactNested(s string) (string, bool) {
+	if !strings.HasPrefix(strings.TrimSpace(s), "{") {
+		return "", false
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var obj map[string]any
+	if dec.Decode(&obj) != nil || dec.More() {
+		return "", false
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(redactValue(obj, "")) != nil {
+		return "", false
+	}
+	return strings.TrimRight(buf.String(), "\n"), true
 }
 
 // secretPair finds "key": "value" and key=value pairs of secret fields in

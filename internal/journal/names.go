@@ -2,7 +2,7 @@ package journal
 
 // Kinds are the operation kinds a line may name, as `paycli journal
 // --kind` takes them.
-var Kinds = []string{KindWalletPay, KindRefund, KindPreAuthCapture, KindPreAuthCancel, KindComplete, KindCompleteCancel, KindAPI}
+var Kinds = []string{KindWalletPay, KindRefund, KindPreAuthCapture, KindPreAuthCancel, KindComplete, KindCompleteCancel, KindAPI, KindLink}
 
 // Classes are the outcomes an attempt may have (Attempt.Class), as
 // `paycli journal --outcome` takes them.

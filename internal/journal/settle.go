@@ -79,6 +79,8 @@ func (a Attempt) Deadline() time.Time {
 //   - a 3D completion (cancellation): completed → Succeeded (Declined),
 //     cancelled or failed → Declined (Succeeded), still waiting for the
 //     merchant → NotFound;
+//   - a payment link: a sale with the invoice, in any state → Succeeded
+//     (the link was made); status_code 31 → NotFound;
 //   - an api call (KindAPI: a payment paycli has no command for,
 //     paySmart2D, paySmart3D, payByCardToken…) is read as a sale: `paycli
 //     api` journals a call it has a command for under that command's kind.
@@ -115,6 +117,9 @@ func Settle(a Attempt, res *gateway.CheckStatusResult, err error, asked time.Tim
 		if kind == KindRefund {
 			l.Message = "the gateway has no sale with this invoice: nothing was refunded"
 		}
+	case errors.Is(err, gateway.ErrPending) && kind == KindLink:
+		// A sale waiting for a step was paid for through the link.
+		l.Outcome = Succeeded
 	case errors.Is(err, gateway.ErrPending):
 		l.Outcome = Pending
 		if (kind == KindComplete || kind == KindCompleteCancel) && sale.AwaitsMerchant {
@@ -133,6 +138,10 @@ func Settle(a Attempt, res *gateway.CheckStatusResult, err error, asked time.Tim
 		l.Outcome = settlePreAuth(kind, sale)
 	case kind == KindComplete, kind == KindCompleteCancel:
 		l.Outcome = settleCompletion(kind, sale)
+	case kind == KindLink:
+		// Any sale with the invoice, paid or not, is the link's: the link
+		// was made (the gateway takes an invoice once).
+		l.Outcome = Succeeded
 	default:
 		var says string
 		if l.Outcome, says = SaleOutcome(sale); l.Outcome == Unknown {

@@ -51,6 +51,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -79,7 +80,7 @@ import (
 //
 // What only some operations have is a small interface of its own, which
 // the pipeline looks for: LineParser (a batch), Preparer, Locator,
-// Resender, Keyed and AnswerPrinter.
+// Resender, Keyed, AnswerPrinter and PlainPrinter.
 type Operation[In any, Req gateway.Call, Ans any] interface {
 	// Kind is the journal kind of its attempts (journal.KindWalletPay, …).
 	Kind() string
@@ -154,6 +155,15 @@ type Resender[In any] interface {
 // given the zero Ans when no answer arrived; its errors are warnings.
 type AnswerPrinter[Ans any] interface {
 	PrintAnswer(context.Context, Ans) error
+}
+
+// PlainPrinter is an operation whose result, in the table format, is its
+// own text rather than Result's fields: a payment link prints the link
+// alone, so that a pipeline reads it, and a QR code of it on a terminal.
+// JSON output and --jq still write Result's fields. Its errors are
+// warnings, as a closed stdout's are.
+type PlainPrinter[In, Ans any] interface {
+	PrintPlain(w io.Writer, in In, ans Ans) error
 }
 
 // Keyed is an operation whose batch lines the journal knows by a key of

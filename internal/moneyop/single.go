@@ -414,6 +414,8 @@ func writeSuccess[In any, Req gateway.Call, Ans any](ctx context.Context, opts *
 	var err error
 	if printer, ok := op.(AnswerPrinter[Ans]); ok {
 		err = printer.PrintAnswer(ctx, res.ans)
+	} else if printer, ok := op.(PlainPrinter[In, Ans]); ok && format == render.Table {
+		err = printer.PrintPlain(opts.IO.Out, in, res.ans)
 	} else {
 		err = opts.JSON.WriteFields(ctx, opts.IO.Out, format, cmdutil.TableOptions(opts.IO), resultFields(fields, format))
 	}

@@ -7,7 +7,7 @@ import (
 
 // secretFields are the JSON fields (and form/query keys) whose values are
 // masked wherever a request or answer is shown or kept: the credentials,
-// the merchant key, hash keys, wallet tokens, the payer's e-mail, bearer
+// the merchant key, hash keys, wallet tokens, the payer's e-mail and phone, bearer
 // tokens in the token answer, and card security codes. The gateway client
 // and the sandbox's request log both mask by this one list.
 var secretFields = [...]string{
@@ -17,6 +17,7 @@ var secretFields = [...]string{
 	"hash_key",
 	"wallet_transient_token",
 	"bill_email",
+	"bill_phone",
 	"token",
 	"authorization",
 	"cvv",

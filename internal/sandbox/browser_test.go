@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,21 +17,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/paycli/paycli/internal/hashkey"
+	"github.com/paycli/paycli/internal/testkit/browsertest"
 )
-
-// chromiumPath finds the browser TestBrowserPages drives: $PAYCLI_CHROMIUM,
-// else Debian's chromium.
-func chromiumPath() string {
-	if p := os.Getenv("PAYCLI_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
 
 // returned is what reached the merchant's return_url or cancel_url.
 type returned struct {
@@ -130,10 +116,6 @@ func apiCall(t *testing.T, base, path string, body any) map[string]any {
 // are known to work without JavaScript. Set PAYCLI_SCREENSHOT_DIR to keep
 // a screenshot of each page.
 func TestBrowserPages(t *testing.T) {
-	chromium := chromiumPath()
-	if chromium == "" {
-		t.Skip("no Chromium found: install Debian's chromium (apt-get install chromium) or set PAYCLI_CHROMIUM to a Chrome or Chromium binary")
-	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -144,22 +126,7 @@ func TestBrowserPages(t *testing.T) {
 	}
 	defer srv.Shutdown(context.Background())
 	shop := newMerchantSite(t, srv.BaseURL)
-
-	// Generous: two shared cores under -race start Chromium slowly.
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	// Without the background-networking flags Chromium dials out on start,
-	// which a closed network refuses.
-	actx, acancel := chromedp.NewExecAllocator(ctx, chromedp.ExecPath(chromium), chromedp.Headless, chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(390, 844))
-	defer acancel()
-	bctx, bcancel := chromedp.NewContext(actx)
-	defer bcancel()
-	if err := chromedp.Do(bctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile, chromedp.EmulateTouch)); err != nil {
-		t.Fatalf("starting %s: %v", chromium, err)
-	}
+	bctx := browsertest.Start(t, 390, 844)
 	shots := os.Getenv("PAYCLI_SCREENSHOT_DIR")
 	shot := func(name string) {
 		if shots == "" {

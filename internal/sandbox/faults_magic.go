@@ -73,8 +73,8 @@ func magicUseOf(r *http.Request) (magicUse, bool) {
 	if r.Method != http.MethodPost {
 		return magicUse{}, false
 	}
-	// The money and lookup calls act the values out; saving a card or
-	// making a link refuses them.
+	// The money and lookup calls, and making a link (sent once like a
+	// payment), act the values out; saving a card refuses them.
 	switch path := r.URL.Path; {
 	case path == Base+"/api/walletPay":
 		return magicUse{walletToken: true}, true
@@ -89,7 +89,7 @@ func magicUseOf(r *http.Request) (magicUse, bool) {
 	case path == Base+"/api/saveCard":
 		return magicUse{cards: []string{"card_number"}, refuse: true}, true
 	case path == Base+"/purchase/link":
-		return magicUse{invoiceAmounts: []string{"total"}, refuse: true}, true
+		return magicUse{invoiceAmounts: []string{"total"}}, true
 	case strings.HasPrefix(path, Base+LinkPath):
 		return magicUse{cards: []string{"cc_no"}}, true
 	}

@@ -155,7 +155,6 @@ func TestMagicFaults(t *testing.T) {
 		field string
 	}{
 		{"/api/saveCard", saveCardBodyWith(t, "4355080000005004"), "card_number"},
-		{"/purchase/link", linkBody(t, "MF-5", "500.50", 1), "invoice.total"},
 	} {
 		res, body, err := postFault(srv, c.path, c.body, bearer, 0)
 		if err != nil || res.StatusCode != 200 || !strings.Contains(string(body), `"status_code":1,`) || !strings.Contains(string(body), "fault value") {

@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/paycli/paycli/internal/contact"
 )
 
 // LinkPath is where a payment link's page is served under Base, followed
@@ -37,7 +39,8 @@ type linkAnswer struct {
 // return_url, cancel_url, invoice_description, bill_*, transaction_type
 // and a hash_key with the link layout
 // total|currency_code|merchant_key|invoice_id. Checks: fields (1),
-// merchant_key (14), the invoice's fields (1), currency (1, 12), hash_key
+// merchant_key (14), the invoice's fields (1, bill_email and bill_phone
+// included), currency (1, 12), hash_key
 // (90, 68), items (12), an invoice already used by any payment (3). The
 // sale is stored at once, waiting for the buyer (so the invoice is
 // taken), and the answer's link opens its page.
@@ -67,7 +70,7 @@ func (g *Gateway) purchaseLink(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	terms, ok := readLinkTerms(w, inv)
-	if !ok {
+	if !ok || !checkLinkContact(w, inv) {
 		return
 	}
 	if !g.verifyHash(w, inv, "link", "invoice", map[string]string{"total": inv.get("total"), "currency_code": currency,
@@ -157,6 +160,25 @@ func readLinkTerms(w http.ResponseWriter, inv fields) (linkTerms, bool) {
 		return t, false
 	}
 	return t, true
+}
+
+// checkLinkContact refuses (1) a link invoice's bill_email that is not one
+// plain address, or a bill_phone that is not 10 to 15 digits, as the SDK's
+// sample sends it ("905555555555"): the readings of internal/contact.
+func checkLinkContact(w http.ResponseWriter, inv fields) bool {
+	if email := inv.get("bill_email"); email != "" && contact.Email(email) != nil {
+		explain(w, explanation{field: "bill_email", why: "malformed field bill_email: not one plain e-mail address (name@example.com, without a display name)"})
+		writeStatus(w, 1, "The bill email must be a valid email address.")
+		return false
+	}
+	if phone := inv.get("bill_phone"); phone != "" {
+		if digits, err := contact.Phone(phone); err != nil || digits != phone {
+			explain(w, explanation{field: "bill_phone", why: "malformed field bill_phone: not 10 to 15 digits with the country code, without blanks or a plus sign (905555555555)"})
+			writeStatus(w, 1, "The bill phone must be 10 to 15 digits.")
+			return false
+		}
+	}
+	return true
 }
 
 // linkView is what the link page shows.

@@ -109,6 +109,12 @@ func TestPaymentLinkRefusals(t *testing.T) {
 		"merchant":     {func(b map[string]any) { b["merchant_key"] = "x" }, 14},
 		"invoice text": {func(b map[string]any) { b["invoice"] = "not json" }, 1},
 		"currency":     {func(b map[string]any) { b["currency_code"] = "XXX" }, 12},
+		"e-mail": {func(b map[string]any) {
+			b["invoice"] = strings.Replace(b["invoice"].(string), `"ayse@example.com"`, `"Ayşe \u003cayse@example.com\u003e"`, 1)
+		}, 1},
+		"phone": {func(b map[string]any) {
+			b["invoice"] = strings.Replace(b["invoice"].(string), `"bill_email"`, `"bill_phone":"+90 555 555 55 55","bill_email"`, 1)
+		}, 1},
 		"hash": {func(b map[string]any) {
 			b["invoice"] = strings.Replace(b["invoice"].(string), `"total":300`, `"total":301`, 1)
 		}, 68},

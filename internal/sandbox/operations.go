@@ -58,6 +58,7 @@ var fieldSpecs = sync.OnceValue(func() map[string]fieldSpec {
 		"name":                   {desc: "the payer's first name"},
 		"surname":                {desc: "the payer's last name"},
 		"bill_email":             {format: "email", desc: "the payer's e-mail address"},
+		"bill_phone":             {pattern: `^[0-9]{10,15}$`, desc: "the payer's phone, 10 to 15 digits with the country code (905555555555)"},
 		"wallet_transient_token": {desc: "a wallet token (paycli sandbox wallet-token); its amount and currency are the payment's"},
 		"items":                  {typ: "array", desc: "a list of {name, price, quantity} adding up to the total (or a JSON string holding one)"},
 		"invoice":                {typ: "object", desc: "the link's invoice (or a JSON string holding it)"},
@@ -145,7 +146,8 @@ var (
 // link's invoice object.
 var (
 	linkInvoiceFields   = []string{"invoice_id", "total", "return_url", "cancel_url", "hash_key"}
-	linkInvoiceOptional = []string{"currency_code", "items", "max_installment", "transaction_type", "sale_web_hook_key", "invoice_description"}
+	linkInvoiceOptional = []string{"currency_code", "items", "max_installment", "transaction_type", "sale_web_hook_key", "invoice_description",
+		"bill_email", "bill_phone"}
 )
 
 // operations are every operation the table describes.

@@ -370,9 +370,9 @@ func magicFaultsHelp() string {
 	b.WriteString("\n\nFault values act out a failure whatever the sandbox was started with, so that\n" +
 		"a client that cannot send the X-Paycli-Fault header (an SDK) meets it too.\n" +
 		"The amount acts in walletPay (the wallet token's), paySmart2D, paySmart3D,\n" +
-		"payByCardToken, refund, confirmPayment and getpos; the card in paySmart2D,\n" +
-		"paySmart3D, getpos and a payment link's page; saveCard and purchase/link\n" +
-		"refuse them (status_code 1):")
+		"payByCardToken, refund, confirmPayment, getpos and purchase/link (the\n" +
+		"invoice's total); the card in paySmart2D, paySmart3D, getpos and a payment\n" +
+		"link's page; saveCard refuses them (status_code 1):")
 	for _, m := range sandbox.MagicFaults {
 		fmt.Fprintf(&b, "\n  %-5s amount %s or card %s:", m.Name, m.Amount, m.Card)
 		line := "       "

@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/mail"
 	"strings"
 	"time"
 	"unicode"
 
+	"github.com/paycli/paycli/internal/contact"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/invoiceid"
 	"github.com/paycli/paycli/internal/journal"
@@ -112,8 +112,8 @@ func (operation) Check(pm *payment) (*payment, error) {
 	case in.Email == "":
 		return nil, fieldErr("email", "the payer's e-mail is empty")
 	}
-	if addr, err := mail.ParseAddress(in.Email); err != nil || addr.Address != in.Email || !strings.Contains(addr.Address[strings.LastIndex(addr.Address, "@"):], ".") {
-		return nil, fieldErr("email", "not an e-mail address like name@example.com")
+	if err := contact.Email(in.Email); err != nil {
+		return nil, &moneyop.FieldError{Field: "email", Err: err}
 	}
 	if in.Token == "" {
 		return nil, fieldErr("token", "the wallet token is empty")

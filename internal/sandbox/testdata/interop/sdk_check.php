@@ -286,7 +286,11 @@ $invoice = 'PHP-LK-' . bin2hex(random_bytes(6));
 $linkInvoice = ['invoice_id' => $invoice, 'invoice_description' => 'Order 42', 'total' => 250,
     'items' => [['name' => 'Item', 'price' => 250, 'quantity' => 1, 'description' => 'd']], 'max_installment' => '3',
     'cancel_url' => 'https://merchant.test/fail', 'return_url' => 'https://merchant.test/ok', 'bill_email' => 'john@doe.com',
-    'order_type' => 0, 'hash_key' => hashkey_make($appSecret, "250|TRY|$merchantKey|$invoice")];
+    'bill_phone' => '905555555555', 'order_type' => 0, 'hash_key' => hashkey_make($appSecret, "250|TRY|$merchantKey|$invoice")];
+// A phone written as a person would (the SDK's sample sends digits) is refused, and the invoice stays free.
+[$code, $res] = call("$base/purchase/link", ['merchant_key' => $merchantKey,
+    'invoice' => json_encode(['bill_phone' => '+90 555 555 55 55'] + $linkInvoice), 'currency_code' => 'TRY', 'name' => 'John', 'surname' => 'Doe'], $token);
+check($res['status_code'] === 1 && strpos($res['status_description'], 'phone') !== false, 'purchase/link refuses a bill_phone that is not digits');
 [$code, $res] = call("$base/purchase/link", ['merchant_key' => $merchantKey, 'invoice' => json_encode($linkInvoice),
     'currency_code' => 'TRY', 'name' => 'John', 'surname' => 'Doe'], $token);
 check($res['status_code'] === 100 && strpos($res['link'], "$base/__sandbox/link/") === 0 && $res['order_id'] !== '', 'purchase/link');
