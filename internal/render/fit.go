@@ -17,7 +17,10 @@ import (
 //     too wide);
 //  3. the free-text columns (TableOptions.Wrap) wrapped at their blanks,
 //     no narrower than wrapMinWidth;
-//  4. the low-value columns (TableOptions.Drop) left out, in that order;
+//  4. the low-value columns (TableOptions.Drop) left out, in that order,
+//     while the columns to shorten (TableOptions.Shorten) count as
+//     shortenMinWidth wide; then they are given the room left and cut to
+//     it, on one line;
 //  5. a matrix (TableOptions.KeepColumns) split into blocks of columns
 //     that repeat the columns naming a row; any other table written as
 //     one block per row, a line per column, values wrapped.
@@ -27,15 +30,24 @@ import (
 // wrapMinWidth is the narrowest a free-text column is wrapped to.
 const wrapMinWidth = 16
 
+// shortenMinWidth is the narrowest a column to shorten is cut to.
+const shortenMinWidth = 12
+
 // fitTable writes a table that is wider than opts.MaxWidth so that it fits,
 // by the rule above. header and rows are escaped already.
 func fitTable(w io.Writer, opts TableOptions, header []string, rows [][]string) error {
 	f := newFitting(opts, header, rows)
 	f.wrapHeaders()
+	for _, c := range opts.Shorten {
+		if c >= 0 && c < len(f.widths) {
+			f.widths[c] = min(f.widths[c], max(shortenMinWidth, textWidth(header[c])))
+		}
+	}
 	f.base = slices.Clone(f.widths)
 	f.wrapText()
 	f.dropLowValue()
 	if f.fits() {
+		f.growShortened()
 		return writeColumns(w, opts, header, rows, f.cols, f.widths)
 	}
 	// 5. Blocks of columns, or one block per row.
@@ -149,13 +161,27 @@ func (f *fitting) dropLowValue() {
 	}
 }
 
+// growShortened gives the room left to the columns to shorten, in order,
+// each up to its whole text.
+func (f *fitting) growShortened() {
+	for _, c := range f.opts.Shorten {
+		if spare := f.opts.MaxWidth - f.total(); spare > 0 && slices.Contains(f.cols, c) {
+			f.widths[c] = min(f.natural[c], f.widths[c]+spare)
+		}
+	}
+}
+
 // writeColumns renders the columns cols of a table, each cell wrapped to
 // its column's width.
 func writeColumns(w io.Writer, opts TableOptions, header []string, rows [][]string, cols, widths []int) error {
 	pick := func(r []string) []string {
 		out := make([]string, len(cols))
 		for i, c := range cols {
-			if c < len(r) {
+			switch {
+			case c >= len(r):
+			case slices.Contains(opts.Shorten, c):
+				out[i] = shortenText(r[c], widths[c])
+			default:
 				out[i] = wrapText(r[c], widths[c])
 			}
 		}
@@ -246,6 +272,24 @@ func writeRecords(w io.Writer, opts TableOptions, header []string, rows [][]stri
 // recordMinValueWidth is the narrowest a value is written beside its name
 // in a block per row.
 const recordMinValueWidth = 12
+
+// shortenText is s on one line no wider than width: its lines joined by
+// blanks, and cut before the last column, which shows "…", if longer.
+func shortenText(s string, width int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if textWidth(s) <= width {
+		return s
+	}
+	used := 0
+	for i, r := range s {
+		rw := twwidth.Width(string(r))
+		if used+rw > width-1 {
+			return strings.TrimRight(s[:i], " ") + "…"
+		}
+		used += rw
+	}
+	return s
+}
 
 // wrapText breaks s into lines no wider than width at its blanks; a word
 // wider than width is cut. Text that fits is returned as it is.
