@@ -19,7 +19,7 @@ import (
 //     no narrower than wrapMinWidth;
 //  4. the low-value columns (TableOptions.Drop) left out, in that order,
 //     while the columns to shorten (TableOptions.Shorten) count as
-//     shortenMinWidth wide; then they are given the room left and cut to
+//     shortenWidths wide; then they are given the room left and cut to
 //     it, on one line;
 //  5. a matrix (TableOptions.KeepColumns) split into blocks of columns
 //     that repeat the columns naming a row; any other table written as
@@ -30,25 +30,36 @@ import (
 // wrapMinWidth is the narrowest a free-text column is wrapped to.
 const wrapMinWidth = 16
 
-// shortenMinWidth is the narrowest a column to shorten is cut to.
-const shortenMinWidth = 12
+// shortenWidths are the widths a column to shorten counts as while the
+// low-value columns are dropped: room for a phrase first, so that a column
+// of less value goes before the text is cut to a stub; when even that
+// cannot fit, the narrower one, with every low-value column gone.
+var shortenWidths = [...]int{24, 12}
 
 // fitTable writes a table that is wider than opts.MaxWidth so that it fits,
 // by the rule above. header and rows are escaped already.
 func fitTable(w io.Writer, opts TableOptions, header []string, rows [][]string) error {
-	f := newFitting(opts, header, rows)
-	f.wrapHeaders()
-	for _, c := range opts.Shorten {
-		if c >= 0 && c < len(f.widths) {
-			f.widths[c] = min(f.widths[c], max(shortenMinWidth, textWidth(header[c])))
+	for i, floor := range shortenWidths {
+		if i > 0 && len(opts.Shorten) == 0 {
+			break
 		}
-	}
-	f.base = slices.Clone(f.widths)
-	f.wrapText()
-	f.dropLowValue()
-	if f.fits() {
-		f.growShortened()
-		return writeColumns(w, opts, header, rows, f.cols, f.widths)
+		f := newFitting(opts, header, rows)
+		// Past the first width, every low-value column goes: the text is
+		// what is left to read.
+		f.dropEvery = i > 0
+		f.wrapHeaders()
+		for _, c := range opts.Shorten {
+			if c >= 0 && c < len(f.widths) {
+				f.widths[c] = min(f.widths[c], max(floor, textWidth(header[c])))
+			}
+		}
+		f.base = slices.Clone(f.widths)
+		f.wrapText()
+		f.dropLowValue()
+		if f.fits() {
+			f.growShortened()
+			return writeColumns(w, opts, header, rows, f.cols, f.widths)
+		}
 	}
 	// 5. Blocks of columns, or one block per row.
 	if opts.KeepColumns > 0 {
@@ -68,6 +79,8 @@ type fitting struct {
 	// header wrapped; base its width before the free text is wrapped.
 	natural, headerMin, base []int
 	widths                   []int
+	// dropEvery drops every low-value column, fitting or not.
+	dropEvery bool
 }
 
 func newFitting(opts TableOptions, header []string, rows [][]string) *fitting {
@@ -151,7 +164,7 @@ func (f *fitting) wrapText() {
 // dropLowValue is step 4: the low-value columns left out, in order.
 func (f *fitting) dropLowValue() {
 	for _, c := range f.opts.Drop {
-		if f.fits() {
+		if f.fits() && !f.dropEvery {
 			break
 		}
 		if i := slices.Index(f.cols, c); i >= 0 && len(f.cols) > 1 {

@@ -834,7 +834,7 @@ func writeRows(opts *Options, format render.Format, shared bool, records []Recor
 		if shared && r.SettledBy != nil && *r.SettledBy != deref(r.Operator) {
 			outcome += " (settled by " + *r.SettledBy + ")" // another's reconciliation
 		}
-		row := []string{compactTime(r.Time.Time, today), r.Profile, r.Kind, r.Invoice,
+		row := []string{render.CompactTime(r.Time.Time, today), r.Profile, r.Kind, r.Invoice,
 			render.Amount(r.Amount, r.Currency), r.Card, outcome, code, order, reason(r)}
 		if shared {
 			row = slices.Insert(row, 1, deref(r.Operator))
@@ -861,17 +861,6 @@ func writeRows(opts *Options, format render.Format, shared bool, records []Recor
 		table.Drop = table.Drop[1:]
 	}
 	return render.WriteTable(opts.IO.Out, table, header, rows)
-}
-
-// compactTime is the listing's TIME cell: a moment of today (the local
-// day of now) as its clock time, an older or later one as its date;
-// journal show and -o json give the whole moment.
-func compactTime(t, now time.Time) string {
-	t, now = t.In(time.Local), now.In(time.Local)
-	if y, m, d := t.Date(); y == now.Year() && m == now.Month() && d == now.Day() {
-		return t.Format(time.TimeOnly)
-	}
-	return t.Format(time.DateOnly)
 }
 
 // newestFirst orders records by when their attempts started, the newest
