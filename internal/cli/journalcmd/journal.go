@@ -175,6 +175,10 @@ second; 'paycli journal show' shows them the same way.`,
 			if err := checkValues("--kind", opts.Kinds, journal.Kinds); err != nil {
 				return err
 			}
+			if cmd.Flags().Changed("by") {
+				// On stderr: cobra's deprecation notice goes to stdout.
+				fmt.Fprintln(opts.IO.ErrOut, "warning: --by is the old name of --operator (commissions' --by names who pays); use --operator")
+			}
 			for _, r := range opts.Operators {
 				if strings.TrimSpace(r) == "" {
 					return cmdutil.UsageErrorf("invalid --operator: an empty role name")
@@ -207,7 +211,7 @@ second; 'paycli journal show' shows them the same way.`,
 	cmd.Flags().StringSliceVar(&opts.Operators, "operator", nil, "only attempts made by this operator `ROLE` (a shared journal's database role)")
 	// --by was the flag's first name; commissions' --by is who pays.
 	cmd.Flags().StringSliceVar(&opts.Operators, "by", nil, "old name of --operator")
-	_ = cmd.Flags().MarkDeprecated("by", "use --operator (commissions' --by names who pays)")
+	_ = cmd.Flags().MarkHidden("by")
 	cmd.Flags().IntVar(&opts.Limit, "limit", DefaultLimit, "show the newest `N` attempts; 0 shows all (-o json, csv and tsv: all unless given)")
 	addAccountFlag(cmd, &opts.AllAccounts)
 	_ = cmd.RegisterFlagCompletionFunc("outcome", cobra.FixedCompletions(journal.Classes, cobra.ShellCompDirectiveNoFileComp))
