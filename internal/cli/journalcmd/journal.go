@@ -87,7 +87,7 @@ type Options struct {
 func NewCmdJournal(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{IO: f.IOStreams, Format: f.OutputFormat, Journal: f.Journal, Now: f.Now, SandboxIdentity: f.SandboxIdentity, Account: accountFunc(f)}
 	cmd := &cobra.Command{
-		Use:   "journal [INVOICE] [--since WHEN] [--until WHEN] [--operator ROLE] [--limit N]",
+		Use:   "journal [INVOICE] [--since WHEN] [--until WHEN] [--limit N]",
 		Short: "List the payments attempted from this machine, or by the desk",
 		Long: `List the attempts recorded in the profile's journal, newest first: the
 file <state dir>/paycli/journal.jsonl, or the desk's shared journal when the
