@@ -392,7 +392,7 @@ func TestSharedJournalImport(t *testing.T) {
 	}
 	_, stdout, _ = d.run(t, "journal", "-o", "json")
 	invoices, records := invoicesOf(t, stdout)
-	if !slices.Equal(invoices, []string{"FILE-1", "FILE-2"}) || records[0].Outcome != journal.Succeeded || *records[0].Operator != "ayse" {
+	if !slices.Equal(invoices, []string{"FILE-2", "FILE-1"}) || records[1].Outcome != journal.Succeeded || *records[1].Operator != "ayse" {
 		t.Errorf("the shared journal after the import: %s", stdout)
 	}
 	if code, _, stderr := d.run(t, "journal", "import", "--from", filepath.Join(d.home, "nothing.jsonl")); code != ExitUsage || !strings.Contains(stderr, "invalid --from: no file") {
@@ -438,7 +438,7 @@ func TestSharedJournalSpoolAndDown(t *testing.T) {
 	}
 	d.srv.Exec(t, "postgres", "ALTER DATABASE "+d.db+" SET default_transaction_read_only = on")
 	code, stdout, stderr = d.run(t, "journal")
-	if code != ExitOK || !strings.Contains(stdout, journalcmd.SpooledLabel) || !strings.Contains(stdout, "the outcome is succeeded") {
+	if code != ExitOK || !strings.Contains(stdout, "pending (spooled)") || !strings.Contains(stdout, "the outcome is succeeded") {
 		t.Errorf("journal with the outcome spooled: exit %d\n%s%s", code, stdout, stderr)
 	}
 	spool := filepath.Join(d.stateDir(), "journal-spool-db-") // named by the database's identity

@@ -30,7 +30,8 @@ outcome's time, the gateway's and the bank's codes and texts, a
 reconciliation's answer, and in the shared journal who made and settled it
 and from where. Newest first; every profile's and account's attempts.
 
--o json writes the same array of objects as 'paycli journal -o json'.
+-o json writes the same array of objects as 'paycli journal -o json', and
+-o csv and tsv the same columns.
 An invoice or attempt the journal does not hold is exit 2.`,
 		Example: `  paycli journal show INV-1001
   paycli journal show 3f9c2a71
@@ -98,8 +99,11 @@ func showRun(ctx context.Context, opts *Options) error {
 		return cmdutil.UsageHint(fmt.Errorf("%d attempts begin with %s", len(records), shown), "Give more of the attempt id.")
 	}
 	newestFirst(records)
-	if format == render.JSON {
+	switch format {
+	case render.JSON:
 		return opts.JSON.Write(ctx, opts.IO.Out, records)
+	case render.CSV, render.TSV:
+		return writeRecords(opts, format, records)
 	}
 	table := cmdutil.TableOptions(opts.IO)
 	table.Wrap = []int{1}
