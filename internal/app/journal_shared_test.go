@@ -159,8 +159,9 @@ func TestSharedJournalListing(t *testing.T) {
 	if len(lines) != 6 || !strings.HasPrefix(strings.Join(strings.Fields(lines[0]), " "), "TIME BY PROFILE KIND INVOICE") {
 		t.Fatalf("journal: want a header with BY and 5 rows:\n%s", stdout)
 	}
-	for i, by := range []string{"ayse", "ayse", "ayse", "mehmet", "mehmet"} {
-		if f := strings.Fields(lines[i+1]); len(f) < 4 || f[3] != by {
+	// Newest first; a time is one word (a clock time, or a date).
+	for i, by := range []string{"mehmet", "mehmet", "ayse", "ayse", "ayse"} {
+		if f := strings.Fields(lines[i+1]); len(f) < 2 || f[1] != by {
 			t.Errorf("row %d: BY is not %s:\n%s", i+1, by, lines[i+1])
 		}
 	}
@@ -168,10 +169,14 @@ func TestSharedJournalListing(t *testing.T) {
 		t.Errorf("journal: the footer does not name INV-5 and its reconcile:\n%s", stderr)
 	}
 
-	// On an 80-column terminal the table fits, and keeps BY.
+	// On an 80-column terminal the table fits, one line per attempt, and
+	// keeps BY.
 	d.width = 80
 	_, stdout, _ = d.run(t, "journal", day, "--until=2026-11-24")
 	d.width = 0
+	if n := strings.Count(stdout, "\n"); n != 6 {
+		t.Errorf("journal on 80 columns: %d lines for 5 attempts:\n%s", n, stdout)
+	}
 	for _, l := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
 		if len([]rune(l)) > 80 {
 			t.Errorf("journal on 80 columns: a line of %d:\n%s", len([]rune(l)), stdout)
@@ -181,12 +186,22 @@ func TestSharedJournalListing(t *testing.T) {
 		t.Errorf("journal on 80 columns lost BY:\n%s", stdout)
 	}
 
-	code, stdout, stderr = d.run(t, "journal", day, "--until=2026-11-24", "--by", "mehmet", "-o", "json")
-	invoices, records := invoicesOf(t, stdout)
-	if code != ExitOK || !slices.Equal(invoices, []string{"INV-4", "INV-5"}) {
-		t.Fatalf("journal --by mehmet: exit %d, invoices %v\n%s", code, invoices, stderr)
+	// --by is the old name of --operator, and still works.
+	for _, flag := range []string{"--operator", "--by"} {
+		code, stdout, stderr = d.run(t, "journal", day, "--until=2026-11-24", flag, "mehmet", "-o", "json")
+		if invoices, _ := invoicesOf(t, stdout); code != ExitOK || !slices.Equal(invoices, []string{"INV-5", "INV-4"}) {
+			t.Fatalf("journal %s mehmet: exit %d, invoices %v\n%s", flag, code, invoices, stderr)
+		}
 	}
-	r := records[0]
+	if !strings.Contains(stderr, "use --operator") {
+		t.Errorf("journal --by does not point at --operator:\n%s", stderr)
+	}
+	code, stdout, stderr = d.run(t, "journal", day, "--until=2026-11-24", "--operator", "mehmet", "-o", "json")
+	invoices, records := invoicesOf(t, stdout)
+	if code != ExitOK || !slices.Equal(invoices, []string{"INV-5", "INV-4"}) {
+		t.Fatalf("journal --operator mehmet: exit %d, invoices %v\n%s", code, invoices, stderr)
+	}
+	r := records[1]
 	if r.Operator == nil || *r.Operator != "mehmet" || r.OSUser == nil || *r.OSUser != "mehmet-os" || r.Host == nil || *r.Host != "desk-2" ||
 		r.Spooled != nil || r.Outcome != journal.Succeeded {
 		t.Errorf("INV-4's record: %s", stdout)
@@ -197,13 +212,13 @@ func TestSharedJournalListing(t *testing.T) {
 		}
 	}
 
-	_, stdout, _ = d.run(t, "journal", "--by", "ayse,mehmet", "--outcome", "succeeded", "-o", "json")
-	if invoices, _ := invoicesOf(t, stdout); !slices.Equal(invoices, []string{"INV-0", "INV-1", "INV-3", "INV-4"}) {
-		t.Errorf("journal --by ayse,mehmet --outcome succeeded: %v", invoices)
+	_, stdout, _ = d.run(t, "journal", "--operator", "ayse,mehmet", "--outcome", "succeeded", "-o", "json")
+	if invoices, _ := invoicesOf(t, stdout); !slices.Equal(invoices, []string{"INV-4", "INV-3", "INV-1", "INV-0"}) {
+		t.Errorf("journal --operator ayse,mehmet --outcome succeeded: %v", invoices)
 	}
-	_, stdout, _ = d.run(t, "journal", "--by", "ayse", "--by", "nobody", "--kind", "walletpay", "-o", "json")
+	_, stdout, _ = d.run(t, "journal", "--operator", "ayse", "--operator", "nobody", "--kind", "walletpay", "-o", "json")
 	if invoices, _ := invoicesOf(t, stdout); !slices.Equal(invoices, []string{"INV-3"}) {
-		t.Errorf("journal --by ayse --by nobody --kind walletpay: %v", invoices)
+		t.Errorf("journal --operator ayse --operator nobody --kind walletpay: %v", invoices)
 	}
 	_, stdout, _ = d.run(t, "journal", "--invoice", "INV-2", "-o", "json")
 	if invoices, records := invoicesOf(t, stdout); !slices.Equal(invoices, []string{"INV-2"}) || records[0].Outcome != journal.Declined || *records[0].Operator != "ayse" {
@@ -220,8 +235,9 @@ func TestSharedJournalListing(t *testing.T) {
 	}
 }
 
-// TestByNeedsASharedJournal: --by on a profile whose journal is the file
-// is refused (exit 2, saying why), and the file's JSON has null operators.
+// TestByNeedsASharedJournal: --operator (and its old name --by) on a
+// profile whose journal is the file is refused (exit 2, saying why), and
+// the file's JSON has null operators.
 func TestByNeedsASharedJournal(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
@@ -244,11 +260,13 @@ func TestByNeedsASharedJournal(t *testing.T) {
 		code := Run(context.Background(), args, ios, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
 		return code, out.String(), errOut.String()
 	}
-	code, stdout, stderr := run("journal", "--by", "ayse")
-	if code != ExitUsage || stdout != "" || !strings.Contains(stderr, "--by needs a shared journal") || !strings.Contains(stderr, "paycli config set journal") {
-		t.Errorf("journal --by on a file journal: exit %d\n%s%s", code, stdout, stderr)
+	for _, flag := range []string{"--operator", "--by"} {
+		code, stdout, stderr := run("journal", flag, "ayse")
+		if code != ExitUsage || stdout != "" || !strings.Contains(stderr, "--operator needs a shared journal") || !strings.Contains(stderr, "paycli config set journal") {
+			t.Errorf("journal %s on a file journal: exit %d\n%s%s", flag, code, stdout, stderr)
+		}
 	}
-	code, stdout, _ = run("journal", "-o", "json")
+	code, stdout, _ := run("journal", "-o", "json")
 	for _, key := range []string{`"operator": null`, `"os_user": null`, `"host": null`} {
 		if code != ExitOK || !strings.Contains(stdout, key) {
 			t.Errorf("journal -o json on a file journal: exit %d, no %s in\n%s", code, key, stdout)
@@ -262,7 +280,7 @@ func TestByNeedsASharedJournal(t *testing.T) {
 	if f := strings.Fields(strings.Split(stdout, "\n")[1]); code != ExitOK || len(f) < 3 || f[0] != journalcmd.NoOperator {
 		t.Errorf("journal summary's table on a file journal: BY is not %s:\n%s", journalcmd.NoOperator, stdout)
 	}
-	code, _, stderr = run("journal", "import")
+	code, _, stderr := run("journal", "import")
 	if code != ExitUsage || !strings.Contains(stderr, "this profile has no shared journal to import into") {
 		t.Errorf("journal import without a shared journal: exit %d\n%s", code, stderr)
 	}
@@ -374,7 +392,7 @@ func TestSharedJournalImport(t *testing.T) {
 	}
 	_, stdout, _ = d.run(t, "journal", "-o", "json")
 	invoices, records := invoicesOf(t, stdout)
-	if !slices.Equal(invoices, []string{"FILE-1", "FILE-2"}) || records[0].Outcome != journal.Succeeded || *records[0].Operator != "ayse" {
+	if !slices.Equal(invoices, []string{"FILE-2", "FILE-1"}) || records[1].Outcome != journal.Succeeded || *records[1].Operator != "ayse" {
 		t.Errorf("the shared journal after the import: %s", stdout)
 	}
 	if code, _, stderr := d.run(t, "journal", "import", "--from", filepath.Join(d.home, "nothing.jsonl")); code != ExitUsage || !strings.Contains(stderr, "invalid --from: no file") {
@@ -420,7 +438,7 @@ func TestSharedJournalSpoolAndDown(t *testing.T) {
 	}
 	d.srv.Exec(t, "postgres", "ALTER DATABASE "+d.db+" SET default_transaction_read_only = on")
 	code, stdout, stderr = d.run(t, "journal")
-	if code != ExitOK || !strings.Contains(stdout, journalcmd.SpooledLabel) || !strings.Contains(stdout, "the outcome is succeeded") {
+	if code != ExitOK || !strings.Contains(stdout, "pending (spooled)") || !strings.Contains(stdout, "the outcome is succeeded") {
 		t.Errorf("journal with the outcome spooled: exit %d\n%s%s", code, stdout, stderr)
 	}
 	spool := filepath.Join(d.stateDir(), "journal-spool-db-") // named by the database's identity

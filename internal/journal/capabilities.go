@@ -39,7 +39,8 @@ func RecordsOperators(store Store) bool {
 }
 
 // InvoiceLister is a journal that reads an invoice's (every invoice's,
-// for "") attempts of a time window by its own indexes.
+// for "") attempts of a time window by its own indexes, in the order
+// they started.
 type InvoiceLister interface {
 	List(ctx context.Context, invoice string, since, until time.Time) ([]Attempt, error)
 }

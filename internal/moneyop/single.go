@@ -563,7 +563,7 @@ func attempt[In any, Req gateway.Call, Ans any](ctx context.Context, op Operatio
 		Invoice:  op.Invoice(in),
 		Amount:   d.Amount,
 		Currency: d.Currency,
-		Card:     d.Card,
+		Card:     redact.CardText(d.Card), // one masking, whatever the answer's
 		Wallet:   d.Wallet,
 		Ref:      d.Ref,
 	}

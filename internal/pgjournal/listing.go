@@ -22,14 +22,22 @@ func (s *Store) RecordsOperators() bool { return true }
 // List returns the attempts of invoice (every invoice when it is empty)
 // whose intent was written from since until until (either zero:
 // unbounded), each with its operator and the OS user and host its intent
-// was written from. It reads one index range (the invoice's, or the
-// window's), never the whole table unless asked for everything.
+// was written from, in the order they started (an import writes older
+// attempts after newer ones). It reads one index range (the invoice's, or
+// the window's), never the whole table unless asked for everything.
 func (s *Store) List(ctx context.Context, invoice string, since, until time.Time) ([]journal.Attempt, error) {
 	const window = "($1::timestamptz IS NULL OR intent_at >= $1) AND ($2::timestamptz IS NULL OR intent_at < $2)"
+	var attempts []journal.Attempt
+	var err error
 	if invoice != "" {
-		return s.query(ctx, lineColumns+"WHERE invoice = $3 AND "+window+" ORDER BY seq", nullTime(since), nullTime(until), storableText(invoice))
+		attempts, err = s.query(ctx, lineColumns+"WHERE invoice = $3 AND "+window+" ORDER BY seq", nullTime(since), nullTime(until), storableText(invoice))
+	} else {
+		attempts, err = s.query(ctx, lineColumns+"WHERE "+window+" ORDER BY seq", nullTime(since), nullTime(until))
 	}
-	return s.query(ctx, lineColumns+"WHERE "+window+" ORDER BY seq", nullTime(since), nullTime(until))
+	// The lines are read in the order written, as an attempt's story is
+	// told; the attempts are listed by when each started.
+	slices.SortStableFunc(attempts, func(a, b journal.Attempt) int { return a.Intent.Time.Compare(b.Intent.Time) })
+	return attempts, err
 }
 
 // lineColumns are what every reader selects of a line: query reads them.

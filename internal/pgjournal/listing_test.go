@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -113,5 +114,38 @@ func TestSpoolWaitsWhileTheDatabaseRefusesWrites(t *testing.T) {
 	}
 	if got, err := s3.Attempts(ctx, "INV-1"); err != nil || len(got) != 1 || got[0].Class() != journal.Succeeded {
 		t.Fatalf("after the spool was written: %+v, %v", got, err)
+	}
+}
+
+// TestListIsInTimeOrderAfterImport: an import writes older attempts after
+// newer ones; List still returns them by when each started, not by when
+// the database took its lines.
+func TestListIsInTimeOrderAfterImport(t *testing.T) {
+	t.Parallel()
+	srv := pg.Start(t)
+	db, _ := deskDB(t, srv)
+	ayse := openAs(t, srv, db, "ayse", "desk-1", 101)
+	ctx := context.Background()
+	newer := intent("att-new", "INV-NEW", "")
+	newer.Time = t0.Add(2 * time.Hour)
+	if err := ayse.Append(ctx, newer); err != nil {
+		t.Fatal(err)
+	}
+	older := intent("att-old", "INV-OLD", "")
+	oldest := intent("att-oldest", "INV-OLDEST", "")
+	oldest.Time = t0.Add(-time.Hour)
+	if _, err := ayse.Import(ctx, []journal.Entry{older, outcome(older, journal.Succeeded, 100), oldest}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ayse.List(ctx, "", time.Time{}, time.Time{})
+	if err != nil || len(got) != 3 {
+		t.Fatalf("List = %+v, %v", got, err)
+	}
+	var order []string
+	for _, a := range got {
+		order = append(order, a.Intent.Attempt)
+	}
+	if want := []string{"att-oldest", "att-old", "att-new"}; !slices.Equal(order, want) {
+		t.Errorf("List order %v, want %v (by intent time)", order, want)
 	}
 }

@@ -1,6 +1,10 @@
 package redact
 
-import "github.com/paycli/paycli/internal/cardno"
+import (
+	"strings"
+
+	"github.com/paycli/paycli/internal/cardno"
+)
 
 // A card number in outside text is a run of 13 to 19 digits that passes the
 // Luhn check, written together or in groups split by single blanks or
@@ -65,6 +69,25 @@ func CardField(s string) string {
 			}
 		}
 	})
+}
+
+// Card is the one way a card is shown: its first 6 and last 4 digits
+// around six asterisks ("435508******4358"), as the gateway masks one,
+// whatever the number's length.
+func Card(first6, last4 string) string { return first6 + "******" + last4 }
+
+// CardText shows a card as a text wrote it (the gateway's cc_no or
+// credit_card_no, a journal line's card; masked with any number of
+// asterisks, or not at all) the way Card does when the text holds its first
+// 6 and last 4 digits; any other text is returned with the card numbers in
+// it masked (Cards), trimmed. "" stays "".
+func CardText(text string) string {
+	c := strings.TrimSpace(text)
+	digits := func(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
+	if len(c) >= 10 && digits(c[:6]) && digits(c[len(c)-4:]) && strings.Trim(c[6:len(c)-4], "0123456789*") == "" {
+		return Card(c[:6], c[len(c)-4:])
+	}
+	return Cards(c)
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }

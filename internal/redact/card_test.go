@@ -179,3 +179,38 @@ func TestSecret(t *testing.T) {
 		}
 	}
 }
+
+// TestCardText: a card masked with any number of asterisks, or whole, is
+// shown one way (435508******4358); other text only has its cards masked.
+func TestCardText(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"435508****4358", "435508******4358"},
+		{"435508******4358", "435508******4358"},
+		{" 4355084355084358 ", "435508******4358"},
+		{"4355 0843 5508 4358", "4355 08** **** 4358"},
+		{"unknown", "unknown"},
+		{"", ""},
+	} {
+		if got := CardText(tt.in); got != tt.want {
+			t.Errorf("CardText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// FuzzCardText: whatever a gateway or a journal line wrote as a card, what
+// is shown leaves no card number, and showing it again changes nothing.
+func FuzzCardText(f *testing.F) {
+	f.Add("435508****4358")
+	f.Add("4355084355084358")
+	f.Add("4355 0843 5508 4358")
+	f.Add("5406******5403 7")
+	f.Fuzz(func(t *testing.T, s string) {
+		m := CardText(s)
+		if w, ok := luhnWindowLeft(m); ok {
+			t.Fatalf("CardText(%q) = %q leaves the card number %s", s, m, w)
+		}
+		if again := CardText(m); again != m {
+			t.Fatalf("CardText is not idempotent: %q -> %q -> %q", s, m, again)
+		}
+	})
+}

@@ -17,7 +17,10 @@ import (
 //     too wide);
 //  3. the free-text columns (TableOptions.Wrap) wrapped at their blanks,
 //     no narrower than wrapMinWidth;
-//  4. the low-value columns (TableOptions.Drop) left out, in that order;
+//  4. the low-value columns (TableOptions.Drop) left out, in that order,
+//     while the columns to shorten (TableOptions.Shorten) count as
+//     shortenWidths wide; then they are given the room left and cut to
+//     it, on one line;
 //  5. a matrix (TableOptions.KeepColumns) split into blocks of columns
 //     that repeat the columns naming a row; any other table written as
 //     one block per row, a line per column, values wrapped.
@@ -27,16 +30,36 @@ import (
 // wrapMinWidth is the narrowest a free-text column is wrapped to.
 const wrapMinWidth = 16
 
+// shortenWidths are the widths a column to shorten counts as while the
+// low-value columns are dropped: room for a phrase first, so that a column
+// of less value goes before the text is cut to a stub; when even that
+// cannot fit, the narrower one, with every low-value column gone.
+var shortenWidths = [...]int{24, 12}
+
 // fitTable writes a table that is wider than opts.MaxWidth so that it fits,
 // by the rule above. header and rows are escaped already.
 func fitTable(w io.Writer, opts TableOptions, header []string, rows [][]string) error {
-	f := newFitting(opts, header, rows)
-	f.wrapHeaders()
-	f.base = slices.Clone(f.widths)
-	f.wrapText()
-	f.dropLowValue()
-	if f.fits() {
-		return writeColumns(w, opts, header, rows, f.cols, f.widths)
+	for i, floor := range shortenWidths {
+		if i > 0 && len(opts.Shorten) == 0 {
+			break
+		}
+		f := newFitting(opts, header, rows)
+		// Past the first width, every low-value column goes: the text is
+		// what is left to read.
+		f.dropEvery = i > 0
+		f.wrapHeaders()
+		for _, c := range opts.Shorten {
+			if c >= 0 && c < len(f.widths) {
+				f.widths[c] = min(f.widths[c], max(floor, textWidth(header[c])))
+			}
+		}
+		f.base = slices.Clone(f.widths)
+		f.wrapText()
+		f.dropLowValue()
+		if f.fits() {
+			f.growShortened()
+			return writeColumns(w, opts, header, rows, f.cols, f.widths)
+		}
 	}
 	// 5. Blocks of columns, or one block per row.
 	if opts.KeepColumns > 0 {
@@ -56,6 +79,8 @@ type fitting struct {
 	// header wrapped; base its width before the free text is wrapped.
 	natural, headerMin, base []int
 	widths                   []int
+	// dropEvery drops every low-value column, fitting or not.
+	dropEvery bool
 }
 
 func newFitting(opts TableOptions, header []string, rows [][]string) *fitting {
@@ -139,12 +164,22 @@ func (f *fitting) wrapText() {
 // dropLowValue is step 4: the low-value columns left out, in order.
 func (f *fitting) dropLowValue() {
 	for _, c := range f.opts.Drop {
-		if f.fits() {
+		if f.fits() && !f.dropEvery {
 			break
 		}
 		if i := slices.Index(f.cols, c); i >= 0 && len(f.cols) > 1 {
 			f.cols = slices.Delete(f.cols, i, i+1)
 			f.wrapText()
+		}
+	}
+}
+
+// growShortened gives the room left to the columns to shorten, in order,
+// each up to its whole text.
+func (f *fitting) growShortened() {
+	for _, c := range f.opts.Shorten {
+		if spare := f.opts.MaxWidth - f.total(); spare > 0 && slices.Contains(f.cols, c) {
+			f.widths[c] = min(f.natural[c], f.widths[c]+spare)
 		}
 	}
 }
@@ -155,7 +190,11 @@ func writeColumns(w io.Writer, opts TableOptions, header []string, rows [][]stri
 	pick := func(r []string) []string {
 		out := make([]string, len(cols))
 		for i, c := range cols {
-			if c < len(r) {
+			switch {
+			case c >= len(r):
+			case slices.Contains(opts.Shorten, c):
+				out[i] = shortenText(r[c], widths[c])
+			default:
 				out[i] = wrapText(r[c], widths[c])
 			}
 		}
@@ -246,6 +285,24 @@ func writeRecords(w io.Writer, opts TableOptions, header []string, rows [][]stri
 // recordMinValueWidth is the narrowest a value is written beside its name
 // in a block per row.
 const recordMinValueWidth = 12
+
+// shortenText is s on one line no wider than width: its lines joined by
+// blanks, and cut before the last column, which shows "…", if longer.
+func shortenText(s string, width int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if textWidth(s) <= width {
+		return s
+	}
+	used := 0
+	for i, r := range s {
+		rw := twwidth.Width(string(r))
+		if used+rw > width-1 {
+			return strings.TrimRight(s[:i], " ") + "…"
+		}
+		used += rw
+	}
+	return s
+}
 
 // wrapText breaks s into lines no wider than width at its blanks; a word
 // wider than width is cut. Text that fits is returned as it is.

@@ -144,3 +144,31 @@ func TestFittedTablesFit(t *testing.T) {
 		}
 	}
 }
+
+// TestFitShortens: a Shorten column is cut to one line ending in "…"
+// rather than wrapped, after the low-value columns made room for a phrase
+// of it; when even the phrase cannot fit, every low-value column goes and
+// the text takes what is left.
+func TestFitShortens(t *testing.T) {
+	header := []string{"WHEN", "CODE", "WHY"}
+	rows := [][]string{{"07:49:01", "41", "Payment failed; payment_reason_code 51 (Insufficient funds)"}, {"07:50:00", "100", ""}}
+	for _, tt := range []struct {
+		width int
+		want  string
+	}{
+		{40, "WHEN      CODE  WHY\n" +
+			"07:49:01    41  Payment failed; payment…\n" +
+			"07:50:00   100\n"},
+		{34, "WHEN      WHY\n" +
+			"07:49:01  Payment failed; payment…\n" +
+			"07:50:00\n"},
+		{24, "WHEN      WHY\n" +
+			"07:49:01  Payment faile…\n" +
+			"07:50:00\n"},
+	} {
+		got := fitted(t, TableOptions{MaxWidth: tt.width, RightAlign: []int{1}, Shorten: []int{2}, Drop: []int{1}}, header, rows)
+		if got != tt.want {
+			t.Errorf("at %d columns:\n%s\nwant:\n%s", tt.width, got, tt.want)
+		}
+	}
+}

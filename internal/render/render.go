@@ -143,6 +143,10 @@ type TableOptions struct {
 	// Drop lists the columns (0-based) of least value, first to go, that
 	// are left out on a terminal too narrow for them.
 	Drop []int
+	// Shorten lists the free-text columns (0-based) that are cut to one
+	// line ending in "…" to fit MaxWidth, rather than wrapped: a listing
+	// stays one line per row, and its whole text is shown elsewhere.
+	Shorten []int
 }
 
 // Highlight is how tables mark a cell that stands out (the cheapest rate

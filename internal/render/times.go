@@ -36,3 +36,18 @@ type Time struct{ time.Time }
 func (t Time) MarshalJSON() ([]byte, error) {
 	return []byte(`"` + FormatTime(t.Time, JSON) + `"`), nil
 }
+
+// CompactTime is how a listing of one line per item shows a moment: one of
+// today (the local day of now) as its clock time, "15:04:05"; any other as
+// its date, "2006-01-02". The whole moment is for JSON and detail views.
+// The zero time is "".
+func CompactTime(t, now time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	t, now = t.In(time.Local), now.In(time.Local)
+	if y, m, d := t.Date(); y == now.Year() && m == now.Month() && d == now.Day() {
+		return t.Format(time.TimeOnly)
+	}
+	return t.Format(time.DateOnly)
+}

@@ -28,12 +28,16 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// UnknownLabel is how a table shows an intent without an outcome.
+// UnknownLabel is how `journal show` shows an intent without an outcome.
 const UnknownLabel = "unknown — check status"
 
-// SpooledLabel is how a table shows an attempt whose outcome waits in this
-// machine's spool for the shared journal.
+// SpooledLabel is how `journal show` shows an attempt whose outcome waits
+// in this machine's spool for the shared journal.
 const SpooledLabel = "pending — spooled, not yet in the shared journal"
+
+// DefaultLimit is how many attempts the table shows without --limit: a
+// screenful, the newest.
+const DefaultLimit = 20
 
 // Options are the inputs of `paycli journal`.
 type Options struct {
@@ -55,9 +59,14 @@ type Options struct {
 	// Outcomes and Kinds keep the attempts of these classes and kinds;
 	// empty keeps all.
 	Outcomes, Kinds []string
-	// Operators keeps the attempts of these database roles (--by); only a
-	// shared journal records them.
+	// Operators keeps the attempts of these database roles (--operator,
+	// or its old name --by); only a shared journal records them.
 	Operators []string
+	// Limit is how many attempts are shown, the newest; 0 shows every
+	// one. LimitSet says --limit was given: without it only the table is
+	// cut, to DefaultLimit.
+	Limit    int
+	LimitSet bool
 	// Flags are the global flags that chose the profile (--profile,
 	// --sandbox) of this command. The listing shows every profile's
 	// attempts: the `journal reconcile` it suggests takes the flags of the
@@ -78,20 +87,26 @@ type Options struct {
 func NewCmdJournal(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{IO: f.IOStreams, Format: f.OutputFormat, Journal: f.Journal, Now: f.Now, SandboxIdentity: f.SandboxIdentity, Account: accountFunc(f)}
 	cmd := &cobra.Command{
-		Use:   "journal [INVOICE] [--since WHEN] [--until WHEN] [--by ROLE]",
+		Use:   "journal [INVOICE] [--since WHEN] [--until WHEN] [--limit N]",
 		Short: "List the payments attempted from this machine, or by the desk",
-		Long: `List the attempts recorded in the profile's journal, oldest first: the
+		Long: `List the attempts recorded in the profile's journal, newest first: the
 file <state dir>/paycli/journal.jsonl, or the desk's shared journal when the
 profile names one (the journal key, PAYCLI_JOURNAL; always the file under
---sandbox). Each attempt shows when (local time with its offset), which
-profile and gateway, the
-invoice, amount, masked card, and the outcome (succeeded, queued,
-declined, duplicate, rejected, unknown, not_sent, not_found) with the
-gateway's status_code, order number and, for an attempt that did not
-succeed, the reason the gateway or paycli gave (with the decline's
-payment_reason_code and the bank's error, when the answer had them). A
-refund the gateway queued for approval (101) is queued until 'paycli
-status' finds it made or refused.
+--sandbox). Each attempt is one line: when (today's as a clock time, older
+ones as a date), which profile and gateway, the invoice, amount, masked
+card, and the outcome (succeeded, queued, declined, duplicate, rejected,
+unknown, not_sent, not_found) with the gateway's status_code, order number
+and, for an attempt that did not succeed, the reason the gateway or paycli
+gave (with the decline's payment_reason_code and the bank's error, when
+the answer had them). A refund the gateway queued for approval (101) is
+queued until 'paycli status' finds it made or refused. On a terminal too
+narrow for every column the profile, card, code and order are left out and
+the reason is shortened to fit; 'paycli journal show INVOICE' (or an
+attempt id) shows each attempt whole, as does -o json.
+
+The table shows the newest 20 attempts (--limit N for more, --limit 0 for
+all) and says on stderr when it left older ones out; -o json, csv and tsv
+list every attempt unless --limit is given, as a script wants the whole.
 
 It lists one gateway account: the profile's (under --sandbox, the
 sandbox's), and says which on stderr, with how many attempts of other
@@ -119,9 +134,11 @@ Lines the journal cannot read (a line torn by a failed write, a foreign
 line) are left out with a warning naming their byte offsets.
 
 With the shared journal a BY column names each attempt's operator (the
-database role that recorded it), and --by ROLE keeps one operator's (or
-several: repeat it, or separate them with commas); a file journal records
-no operator, and --by is refused. An outcome that waits in this machine's
+database role that recorded it), and --operator ROLE keeps one operator's
+(or several: repeat it, or separate them with commas); a file journal
+records no operator, and --operator is refused. It was called --by, which
+still works: 'commissions --by' names who pays the fee, and one flag name
+should not mean two things, so the journal's says what it keeps. An outcome that waits in this machine's
 spool for the shared journal (the database could not take it when it was
 known) is shown as "pending — spooled, not yet in the shared journal";
 the next paycli command that can write to the database writes it. A shared
@@ -134,14 +151,16 @@ message, status_description, payment_reason_code,
 payment_reason_code_detail, original_bank_error_code,
 original_bank_error_description, reconciled, operator, os_user, host and
 spooled_outcome (the last four null in a file journal). Times are RFC 3339 in your time zone, to the
-second: the same moment, written the same way, as the table shows.`,
+second; 'paycli journal show' shows them the same way.`,
 		Example: `  paycli journal
   paycli journal INV-1001
   paycli journal --since 24h -o json
   paycli journal --since yesterday --until yesterday --outcome declined
   paycli journal --since 2026-11-24 --kind refund
   paycli journal --jq '.[] | select(.outcome == "unknown") | .invoice'
-  paycli journal --since today --by ayse,mehmet
+  paycli journal --since today --operator ayse,mehmet
+  paycli journal --limit 50
+  paycli journal show INV-1001
   paycli journal summary --since today
   paycli journal reconcile`,
 		Args: cmdutil.InvoiceArg,
@@ -156,10 +175,17 @@ second: the same moment, written the same way, as the table shows.`,
 			if err := checkValues("--kind", opts.Kinds, journal.Kinds); err != nil {
 				return err
 			}
+			if cmd.Flags().Changed("by") {
+				// On stderr: cobra's deprecation notice goes to stdout.
+				fmt.Fprintln(opts.IO.ErrOut, "warning: --by is the old name of --operator (commissions' --by names who pays); use --operator")
+			}
 			for _, r := range opts.Operators {
 				if strings.TrimSpace(r) == "" {
-					return cmdutil.UsageErrorf("invalid --by: an empty role name")
+					return cmdutil.UsageErrorf("invalid --operator: an empty role name")
 				}
+			}
+			if opts.LimitSet = cmd.Flags().Changed("limit"); opts.Limit < 0 {
+				return cmdutil.UsageErrorf("invalid --limit %d: give how many attempts to show, or 0 for all", opts.Limit)
 			}
 			if cmd.Flags().Changed("invoice") {
 				if err := invoiceid.Check(opts.Invoice); err != nil {
@@ -182,7 +208,11 @@ second: the same moment, written the same way, as the table shows.`,
 	cmd.Flags().StringVar(&opts.UntilText, "until", "", "only attempts started before `WHEN` (a day is taken in whole)")
 	cmd.Flags().StringSliceVar(&opts.Outcomes, "outcome", nil, "only attempts with this `OUTCOME`: "+strings.Join(journal.Classes, ", "))
 	cmd.Flags().StringSliceVar(&opts.Kinds, "kind", nil, "only attempts of this `KIND`: "+strings.Join(journal.Kinds, ", "))
-	cmd.Flags().StringSliceVar(&opts.Operators, "by", nil, "only attempts made by this operator `ROLE` (a shared journal's database role)")
+	cmd.Flags().StringSliceVar(&opts.Operators, "operator", nil, "only attempts made by this operator `ROLE` (a shared journal's database role)")
+	// --by was the flag's first name; commissions' --by is who pays.
+	cmd.Flags().StringSliceVar(&opts.Operators, "by", nil, "old name of --operator")
+	_ = cmd.Flags().MarkHidden("by")
+	cmd.Flags().IntVar(&opts.Limit, "limit", DefaultLimit, "show the newest `N` attempts; 0 shows all (-o json, csv and tsv: all unless given)")
 	addAccountFlag(cmd, &opts.AllAccounts)
 	_ = cmd.RegisterFlagCompletionFunc("outcome", cobra.FixedCompletions(journal.Classes, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(journal.Kinds, cobra.ShellCompDirectiveNoFileComp))
@@ -197,7 +227,7 @@ second: the same moment, written the same way, as the table shows.`,
 	_ = cmd.RegisterFlagCompletionFunc("since", cobra.FixedCompletions([]string{"1h", "24h", "7d", "today", "yesterday"}, cobra.ShellCompDirectiveNoFileComp))
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
-	cmd.AddCommand(NewCmdReconcile(f, nil), NewCmdInit(f, nil), NewCmdSummary(f, nil), NewCmdImport(f, nil))
+	cmd.AddCommand(NewCmdReconcile(f, nil), NewCmdInit(f, nil), NewCmdSummary(f, nil), NewCmdImport(f, nil), NewCmdShow(f, nil))
 	// It reads the journal and asks the gateway nothing: under --sandbox it
 	// starts no sandbox.
 	cmdutil.NoGateway(cmd)
@@ -289,7 +319,7 @@ func recordOf(a journal.Attempt) Record {
 	r := Record{
 		Attempt: a.Intent.Attempt, Kind: a.Intent.OpKind(), Time: render.Time{Time: a.Intent.Time}, Profile: a.Intent.Profile,
 		BaseURL: a.Intent.BaseURL, Gateway: a.Intent.Gateway, Invoice: redact.Invoice(a.Intent.Invoice), Amount: a.Intent.Amount,
-		Currency: a.Intent.Currency, Card: a.Intent.Card, Wallet: a.Intent.Wallet, Outcome: a.Class(),
+		Currency: a.Intent.Currency, Card: redact.CardText(a.Intent.Card), Wallet: a.Intent.Wallet, Outcome: a.Class(),
 		OutcomeRecorded: a.Recorded(), OrderNo: optional(a.OrderNo()), Ref: optional(a.Intent.Ref),
 	}
 	if o := a.Outcome; o != nil {
@@ -320,6 +350,15 @@ func journalRun(ctx context.Context, opts *Options) error {
 	}
 	opts.scope = scopeOf(opts.AllAccounts, opts.Account)
 	records, footer := listRecords(opts, l)
+	newestFirst(records)
+	limit := opts.Limit
+	if !opts.LimitSet && format != render.Table {
+		limit = 0
+	}
+	total := len(records)
+	if limit > 0 && total > limit {
+		records = records[:limit]
+	}
 	switch {
 	case format == render.JSON:
 		err = opts.JSON.Write(ctx, opts.IO.Out, records)
@@ -330,6 +369,9 @@ func journalRun(ctx context.Context, opts *Options) error {
 	}
 	if err != nil {
 		return err
+	}
+	if len(records) < total {
+		fmt.Fprintf(opts.IO.ErrOut, "Showing the newest %d of %d attempts; --limit N shows more, --limit 0 all.\n", len(records), total)
 	}
 	if note := opts.scope.note(footer.hidden, accountsOf(records)); note != "" {
 		fmt.Fprintln(opts.IO.ErrOut, note)
@@ -373,8 +415,8 @@ func readListing(ctx context.Context, opts *Options) (*listing, error) {
 	}
 	defer store.Close()
 	if len(opts.Operators) > 0 && !journal.RecordsOperators(store) {
-		return nil, cmdutil.UsageHint(fmt.Errorf("--by needs a shared journal: this profile's journal is the file %s, which records no operators", render.Escape(journal.WhereOf(store))),
-			"Leave out --by, or point the profile at the desk's journal ('paycli config set journal URL', the desk's postgres:// URL).")
+		return nil, cmdutil.UsageHint(fmt.Errorf("--operator needs a shared journal: this profile's journal is the file %s, which records no operators", render.Escape(journal.WhereOf(store))),
+			"Leave out --operator, or point the profile at the desk's journal ('paycli config set journal URL', the desk's postgres:// URL).")
 	}
 	if f, ok := store.(journal.FileBacked); ok {
 		return readFileListing(opts, f.Path())
@@ -726,8 +768,25 @@ func checkValues(flag string, given, allowed []string) error {
 	return nil
 }
 
-// outcomeText is the OUTCOME cell: the class, marked when a
-// reconciliation taught it, and why an unknown one is unknown.
+// outcomeCell is the listing's OUTCOME cell: outcomeText in a word or
+// two, as a listing is one line per attempt; the footers below the table
+// say what to do about the unknown and spooled ones.
+func outcomeCell(r Record) string {
+	switch {
+	case r.Spooled != nil:
+		return "pending (spooled)"
+	case r.Outcome == journal.Queued:
+		return journal.Queued
+	case r.Reconciled != nil && r.Outcome != journal.Unknown:
+		return r.Outcome + " (reconciled)"
+	case r.Reconciled != nil && r.Reconciled.Outcome == journal.Pending:
+		return "unknown (pending)"
+	}
+	return r.Outcome
+}
+
+// outcomeText is the outcome as `journal show` says it: the class, marked
+// when a reconciliation taught it, and why an unknown one is unknown.
 func outcomeText(r Record) string {
 	switch {
 	case r.Spooled != nil:
@@ -757,6 +816,7 @@ func writeRows(opts *Options, format render.Format, shared bool, records []Recor
 		header = slices.Insert(header, 1, "BY")
 	}
 	pal := render.Palette{Enabled: opts.IO.ColorEnabled()}
+	today := opts.Now()
 	rows := make([][]string, 0, len(records))
 	outcomeColours := make([]func(string) string, 0, len(records)) // per row of rows
 	for _, r := range records {
@@ -774,11 +834,11 @@ func writeRows(opts *Options, format render.Format, shared bool, records []Recor
 		if r.StatusCode != nil {
 			code = strconv.Itoa(*r.StatusCode)
 		}
-		outcome := outcomeText(r)
+		outcome := outcomeCell(r)
 		if shared && r.SettledBy != nil && *r.SettledBy != deref(r.Operator) {
 			outcome += " (settled by " + *r.SettledBy + ")" // another's reconciliation
 		}
-		row := []string{render.FormatTime(r.Time.Time, format), r.Profile, r.Kind, r.Invoice,
+		row := []string{render.CompactTime(r.Time.Time, today), r.Profile, r.Kind, r.Invoice,
 			render.Amount(r.Amount, r.Currency), r.Card, outcome, code, order, reason(r)}
 		if shared {
 			row = slices.Insert(row, 1, deref(r.Operator))
@@ -795,14 +855,23 @@ func writeRows(opts *Options, format render.Format, shared bool, records []Recor
 	}
 	table := cmdutil.TableOptions(opts.IO)
 	table.RightAlign, table.Colour = []int{4 + by}, colourOf
-	table.Wrap = []int{9 + by, 0, 6 + by}              // reason, time (date above the hour), outcome
+	// One line per attempt: the reason is cut to the room left (journal
+	// show has it whole).
+	table.Shorten = []int{9 + by}
 	table.Drop = []int{1 + by, 5 + by, 7 + by, 8 + by} // profile, card, code, order: the reason and the invoice say more
-	if opts.scope.all {
+	if opts.scope.all && accountsOf(records) > 1 {
 		// Several accounts: the PROFILE column tells them apart, and is
 		// never the one a narrow terminal loses.
 		table.Drop = table.Drop[1:]
 	}
 	return render.WriteTable(opts.IO.Out, table, header, rows)
+}
+
+// newestFirst orders records by when their attempts started, the newest
+// first; attempts started at the same moment keep the later written first.
+func newestFirst(records []Record) {
+	slices.Reverse(records)
+	slices.SortStableFunc(records, func(a, b Record) int { return b.Time.Compare(a.Time.Time) })
 }
 
 // writeRecords writes the records as CSV or TSV: every field of the JSON
@@ -841,6 +910,11 @@ func reason(r Record) string {
 	}
 	if c := r.Reconciled; c != nil && c.Message != nil {
 		return *c.Message
+	}
+	if r.StatusDescription != nil {
+		// The gateway's own words first: the listing shortens the cell,
+		// and the code is in its own column.
+		return *r.StatusDescription + declineReasons(r)
 	}
 	return deref(r.Message) + declineReasons(r)
 }

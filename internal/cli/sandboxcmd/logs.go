@@ -37,6 +37,8 @@ type LogsOptions struct {
 	Limit     int
 	// Wait sleeps between looks at the log while following.
 	Wait func(context.Context) error
+	// Now tells today from older days in the TIME column.
+	Now func() time.Time
 }
 
 // logsPoll is how often --follow looks at the log.
@@ -44,14 +46,14 @@ const logsPoll = 200 * time.Millisecond
 
 // NewCmdLogs builds `paycli sandbox logs`.
 func NewCmdLogs(f *cmdutil.Factory, runF func(context.Context, *LogsOptions) error) *cobra.Command {
-	opts := &LogsOptions{IO: f.IOStreams, Wait: func(ctx context.Context) error { return pause.For(ctx, logsPoll) }}
+	opts := &LogsOptions{IO: f.IOStreams, Now: f.Now, Wait: func(ctx context.Context) error { return pause.For(ctx, logsPoll) }}
 	var state string
 	cmd := &cobra.Command{
 		Use:   "logs",
 		Short: "Show the requests the sandbox answered, and why it refused any",
-		Long: `Show the requests the sandbox answered, oldest first: time, method, path,
-HTTP status, status_code, duration and invoice, and for every refusal why,
-in words: for a hash_key that does not match, which field differs and both
+		Long: `Show the requests the sandbox answered, oldest first, one line each: time
+(today's as a clock time, older ones as a date), method, path, HTTP status,
+status_code, duration and invoice, and for every refusal why, in words: for a hash_key that does not match, which field differs and both
 values (the hash_key says total 15.00, the wallet token's amount is 150.00);
 for a missing or malformed field, its name; for a refused bearer token,
 whether it is missing, malformed, another app's or expired, and when. The
@@ -65,6 +67,10 @@ tokens and keys are masked, and so are card numbers.
 Each entry has the answer's X-Request-Id (REQUEST ID; --request-id picks
 one), and with 'paycli sandbox serve --bodies' the request's and answer's
 bodies, masked (-o json: request_body, answer_body).
+
+On a terminal too narrow for every column the request id, method and
+duration are left out and WHY is shortened to fit; -o json has it whole
+(with --request-id ID, for one request).
 
 --path, --status, --invoice and --refused select requests; -n shows the
 last N of them (0: all). -f keeps printing requests as they are answered,
@@ -218,8 +224,9 @@ func (p *logPrinter) backlog(ctx context.Context, entries []sandbox.LogEntry) er
 			rows[i] = p.row(e)
 		}
 		topts := cmdutil.TableOptions(p.opts.IO)
-		// WHY is the free text; METHOD and MS matter least at 80 columns.
-		topts.RightAlign, topts.Wrap, topts.Drop = []int{3, 4, 5}, []int{8}, []int{7, 1, 5}
+		// WHY is the free text, shortened to keep a line per request;
+		// METHOD and MS matter least at 80 columns.
+		topts.RightAlign, topts.Shorten, topts.Drop = []int{3, 4, 5}, []int{8}, []int{7, 1, 5}
 		return render.WriteTable(p.opts.IO.Out, topts, logHeader, rows)
 	}
 	for _, e := range selected {
@@ -250,7 +257,11 @@ func (p *logPrinter) row(e sandbox.LogEntry) []string {
 	if e.Note != "" {
 		why = strings.TrimSpace(why + " (note: " + e.Note + ")")
 	}
-	return []string{render.FormatTime(e.Time, p.format), e.Method, e.Path, strconv.Itoa(e.HTTPStatus), code,
+	when := render.FormatTime(e.Time, p.format)
+	if p.format == render.Table && p.opts.Now != nil {
+		when = render.CompactTime(e.Time, p.opts.Now())
+	}
+	return []string{when, e.Method, e.Path, strconv.Itoa(e.HTTPStatus), code,
 		strconv.FormatFloat(e.DurationMS, 'f', 1, 64), e.Invoice, e.RequestID, why}
 }
 
