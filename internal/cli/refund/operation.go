@@ -566,7 +566,7 @@ func (op operation) Describe(r *refund) (moneyop.Description, gateway.RefundRequ
 		Title:   "Refund",
 		Noun:    "refund",
 		NotDone: "nothing was refunded",
-		Rows:  rows,
+		Rows:    rows,
 		Prompt: fmt.Sprintf("Refund %s of %s (sale %s, %s refunded) to %s?",
 			render.Amount(r.text, s.Currency), redact.Invoice(r.Invoice), render.Amount(s.money(s.Amount), s.Currency), render.Amount(s.money(s.Refunded), ""), display),
 		Amount:   r.text,
