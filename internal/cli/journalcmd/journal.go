@@ -120,8 +120,10 @@ line) are left out with a warning naming their byte offsets.
 
 With the shared journal a BY column names each attempt's operator (the
 database role that recorded it), and --by ROLE keeps one operator's (or
-several: repeat it, or separate them with commas); a file journal records
-no operator, and --by is refused. An outcome that waits in this machine's
+several: repeat it, or separate them with commas); a role that made no
+attempt in the journal is refused (exit 2, with the roles that did), and a
+file journal records no operator, so --by is refused there. Filters that
+match nothing list nothing and say so on stderr, exit 0. An outcome that waits in this machine's
 spool for the shared journal (the database could not take it when it was
 known) is shown as "pending — spooled, not yet in the shared journal";
 the next paycli command that can write to the database writes it. A shared
@@ -376,10 +378,41 @@ func readListing(ctx context.Context, opts *Options) (*listing, error) {
 		return nil, cmdutil.UsageHint(fmt.Errorf("--by needs a shared journal: this profile's journal is the file %s, which records no operators", render.Escape(journal.WhereOf(store))),
 			"Leave out --by, or point the profile at the desk's journal ('paycli config set journal URL', the desk's postgres:// URL).")
 	}
+	if err := checkOperators(ctx, opts, store); err != nil {
+		return nil, err
+	}
 	if f, ok := store.(journal.FileBacked); ok {
 		return readFileListing(opts, f.Path())
 	}
 	return readIndexedListing(ctx, opts, store)
+}
+
+// checkOperators refuses a --by ROLE that made no attempt in the journal
+// (exit 2, with the roles that did): a misspelt name would otherwise list
+// nothing, as if the role had been idle.
+func checkOperators(ctx context.Context, opts *Options, store journal.Store) error {
+	lister, ok := store.(journal.OperatorLister)
+	if len(opts.Operators) == 0 || !ok {
+		return nil
+	}
+	known, err := lister.Operators(ctx)
+	if err != nil {
+		return readFailed(err)
+	}
+	var unknown []string
+	for _, r := range opts.Operators {
+		if !slices.Contains(known, r) {
+			unknown = append(unknown, r)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	hint := "The journal holds no attempts yet."
+	if len(known) > 0 {
+		hint = "Roles with attempts in the journal: " + strings.Join(known, ", ") + "."
+	}
+	return cmdutil.UsageHint(fmt.Errorf("invalid --by: no attempt in the journal was made by %s", render.Escape(strings.Join(unknown, ", "))), hint)
 }
 
 // openJournal opens the profile's journal; a shared journal that cannot be
@@ -702,6 +735,9 @@ func filterNote(opts *Options) string {
 	}
 	if len(opts.Outcomes) > 0 {
 		parts = append(parts, "with outcome "+strings.Join(opts.Outcomes, " or "))
+	}
+	if len(opts.Operators) > 0 {
+		parts = append(parts, "made by "+render.Escape(strings.Join(opts.Operators, " or ")))
 	}
 	if !opts.Since.IsZero() {
 		parts = append(parts, "since "+render.FormatTime(opts.Since, render.Table))
