@@ -484,7 +484,7 @@ func fillResult(r *BatchResult, o Outcome, env *Env, invoice string, d Descripti
 	case o.Class == journal.Succeeded, o.Class == journal.Queued:
 	case o.Class == journal.Unknown:
 		r.setError(scrub(explainFailure(env, d, invoice, o).Error(), secrets) + next)
-	case o.Class == journal.Rejected:
+	case o.Class == journal.Rejected && !errors.Is(o.Err, gateway.ErrUnauthorized):
 		r.setError(scrub(refusalText(d, o), secrets))
 	case o.Say != "":
 		r.setError(scrub(o.Say, secrets))

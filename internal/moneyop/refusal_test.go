@@ -71,4 +71,11 @@ func TestARefusalReadsOnce(t *testing.T) {
 			}
 		})
 	}
+	// Refused credentials are no refusal of the operation: they keep
+	// exit 3 and the profile's advice, which app adds.
+	creds := ClassifyError("fake", &gateway.APIError{Endpoint: "walletPay", HTTPStatus: http.StatusOK, StatusCode: 30, HasStatusCode: true, Description: "Invalid credentials"})
+	err := explainFailure(env, Description{}, "R1", creds)
+	if k, ok := cmdutil.KindOf(err); (ok && k == cmdutil.KindRejected) || !errors.Is(err, gateway.ErrUnauthorized) {
+		t.Errorf("status_code 30 from another endpoint: %v (kind %v), want the gateway's error for exit 3", err, k)
+	}
 }

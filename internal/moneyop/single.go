@@ -646,7 +646,9 @@ func explainFailure(env *Env, d Description, invoice string, o Outcome) error {
 	if o.Refused {
 		return refusedError(o.Err)
 	}
-	if o.Class == journal.Rejected {
+	if o.Class == journal.Rejected && !errors.Is(o.Err, gateway.ErrUnauthorized) {
+		// Refused credentials (30 or HTTP 401) keep their own exit code
+		// (3) and the profile's advice (cmdutil.ExplainGatewayError).
 		return cmdutil.WithKind(cmdutil.KindRejected, refusal{refusalText(d, o), o.Err}, rejectedHint(o))
 	}
 	if o.Say != "" {
