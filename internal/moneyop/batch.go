@@ -485,7 +485,13 @@ func fillResult(r *BatchResult, o Outcome, env *Env, invoice string, d Descripti
 	case o.Class == journal.Unknown:
 		r.setError(scrub(explainFailure(env, d, invoice, o).Error(), secrets) + next)
 	case o.Class == journal.Rejected && !errors.Is(o.Err, gateway.ErrUnauthorized):
-		r.setError(scrub(refusalText(d, o), secrets))
+		// The operation's own advice, as an unknown line's: a line has
+		// no second line.
+		text := refusalText(d, o)
+		if o.Hint != "" {
+			text += "; " + o.Hint
+		}
+		r.setError(scrub(text, secrets))
 	case o.Say != "":
 		r.setError(scrub(o.Say, secrets))
 	case o.Class == journal.Duplicate:

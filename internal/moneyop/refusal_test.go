@@ -63,8 +63,12 @@ func TestARefusalReadsOnce(t *testing.T) {
 			}
 			var line BatchResult
 			fillResult(&line, c.o, env, "R1", c.d)
-			if line.Error == nil || *line.Error != c.want {
-				t.Errorf("batch line's error %v, want %q", line.Error, c.want)
+			wantLine := c.want
+			if c.o.Hint != "" {
+				wantLine += "; " + c.o.Hint
+			}
+			if line.Error == nil || *line.Error != wantLine {
+				t.Errorf("batch line's error %v, want %q", line.Error, wantLine)
 			}
 			if strings.Count(err.Error(), "status_code") != 1 {
 				t.Errorf("the gateway's words are not there once: %s", err)
