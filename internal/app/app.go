@@ -33,6 +33,9 @@ const (
 	ExitInterrupted    = 130
 	// ExitJournalRefused: the shared journal refused the login or the role.
 	ExitJournalRefused = 9
+	// ExitCancelled: the person answered no at a money command's
+	// confirmation; nothing was sent. Not an error, and not a success.
+	ExitCancelled = 10
 )
 
 // Main runs paycli with the process's arguments, streams and environment

@@ -79,6 +79,8 @@ func codeOfKind(k cmdutil.Kind) int {
 		return ExitUnavailable
 	case cmdutil.KindInterrupted:
 		return ExitInterrupted
+	case cmdutil.KindCancelled:
+		return ExitCancelled
 	}
 	return ExitError
 }

@@ -47,6 +47,8 @@ var exitCodes = []exitCode{
 	{ExitJournalRefused, "the shared journal refused your login or role; nothing was sent",
 		"the profile's shared journal (PostgreSQL) refused the login (a wrong user name or password) or the role " +
 			"(not granted the journal's rights): nothing was sent, and trying again changes nothing until it is fixed"},
+	{ExitCancelled, "cancelled at the confirmation; nothing was sent",
+		"cancelled: the confirmation of a command that moves money was answered no; nothing was sent"},
 	{ExitInterrupted, "interrupted", "interrupted (Ctrl-C)"},
 	{exitBrokenPipe, "stdout closed before the output was written",
 		"stdout was closed before paycli wrote its output ('paycli ... | head -1'), as a shell reports " +

@@ -23,6 +23,10 @@ const (
 	// KindJournalRefused: the shared journal refused the operator's login
 	// (a wrong password) or role (no grants): exit 9, not an outage.
 	KindJournalRefused
+	// KindCancelled: the person answered no at a money command's
+	// confirmation (exit 10); nothing was sent. The command says so
+	// itself, as a cancel, not an error.
+	KindCancelled
 )
 
 // Error is an error with a category and an optional second line telling the

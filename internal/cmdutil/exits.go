@@ -30,7 +30,7 @@ var (
 	ExitsGateway = []Kind{KindUsage, KindAuth, KindRejected, KindUnavailable}
 	// ExitsMoney: a command that moves money (internal/moneyop); it opens
 	// the journal, whose shared form may refuse the login.
-	ExitsMoney = []Kind{KindUsage, KindAuth, KindRejected, KindDeclined, KindDuplicate, KindOutcomeUnknown, KindUnavailable, KindJournalRefused}
+	ExitsMoney = []Kind{KindUsage, KindAuth, KindRejected, KindDeclined, KindDuplicate, KindOutcomeUnknown, KindUnavailable, KindJournalRefused, KindCancelled}
 )
 
 // Annotations that hold a command's Exits (a command keeps text only).

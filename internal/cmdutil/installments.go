@@ -52,3 +52,55 @@ func installmentCount(s string) (int, error) {
 	}
 	return n, nil
 }
+
+// UnofferedInstallments returns the items of an --installments list (s,
+// which ParseInstallments accepted) that name no count exists has: a
+// count, or a range without one count of it. A filter naming nothing
+// that exists is bad input; a range that covers some counts is not.
+func UnofferedInstallments(s string, exists func(int) bool) []string {
+	var none []string
+	for part := range strings.SplitSeq(s, ",") {
+		counts, err := ParseInstallments(part)
+		if err != nil {
+			continue
+		}
+		offered := false
+		for n := range counts {
+			offered = offered || exists(n)
+		}
+		if !offered {
+			none = append(none, strings.TrimSpace(part))
+		}
+	}
+	return none
+}
+
+// CountList writes sorted installment counts for a message, runs of three
+// or more as ranges: "1-6, 9 and 12".
+func CountList(counts []int) string {
+	var words []string
+	for i := 0; i < len(counts); {
+		j := i
+		for j+1 < len(counts) && counts[j+1] == counts[j]+1 {
+			j++
+		}
+		switch {
+		case j-i >= 2:
+			words = append(words, fmt.Sprintf("%d-%d", counts[i], counts[j]))
+		default:
+			for k := i; k <= j; k++ {
+				words = append(words, strconv.Itoa(counts[k]))
+			}
+		}
+		i = j + 1
+	}
+	return JoinAnd(words)
+}
+
+// JoinAnd joins words as a sentence lists them: "a", "a and b", "a, b and c".
+func JoinAnd(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}

@@ -79,3 +79,38 @@ func FuzzParseInstallments(f *testing.F) {
 		}
 	})
 }
+
+func TestUnofferedInstallments(t *testing.T) {
+	offered := func(n int) bool { return n <= 6 || n == 9 || n == 12 }
+	for _, c := range []struct {
+		list string
+		want []string
+	}{
+		{"13", []string{"13"}},
+		{"3,13", []string{"13"}},
+		{"7-8, 10-11 ,12", []string{"7-8", "10-11"}},
+		{"1-99", nil},
+		{"9", nil},
+	} {
+		if got := UnofferedInstallments(c.list, offered); !slices.Equal(got, c.want) {
+			t.Errorf("UnofferedInstallments(%q) = %q, want %q", c.list, got, c.want)
+		}
+	}
+}
+
+func TestCountList(t *testing.T) {
+	for _, c := range []struct {
+		counts []int
+		want   string
+	}{
+		{nil, ""},
+		{[]int{3}, "3"},
+		{[]int{1, 2}, "1 and 2"},
+		{[]int{1, 2, 3, 4, 5, 6, 9, 12}, "1-6, 9 and 12"},
+		{[]int{2, 3, 5, 6, 7}, "2, 3 and 5-7"},
+	} {
+		if got := CountList(c.counts); got != c.want {
+			t.Errorf("CountList(%v) = %q, want %q", c.counts, got, c.want)
+		}
+	}
+}

@@ -84,3 +84,10 @@ type Refusal interface {
 	// Reason is why, in a few words, without the line's name.
 	Reason() string
 }
+
+// OperatorLister is a journal that records operators (OperatorRecorder)
+// and can name every one that made an attempt in it, for a filter by
+// operator to tell a role with no attempts from a role that matched none.
+type OperatorLister interface {
+	Operators(ctx context.Context) ([]string, error)
+}

@@ -461,7 +461,7 @@ func runLine[In any, Req gateway.Call, Ans any](l *batchLine[In], op Operation[I
 		l.result.setError(err.Error())
 		return
 	}
-	fillResult(&l.result, res.Outcome, env, op.Invoice(in), d.Secrets)
+	fillResult(&l.result, res.Outcome, env, op.Invoice(in), d)
 	l.refused = errors.Is(res.Err, gateway.ErrUnauthorized)
 	if res.journalErr != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: line %d: the outcome (%s) could not be written to the journal: %v\n", l.result.Line, res.Class, res.journalErr)
@@ -469,7 +469,8 @@ func runLine[In any, Req gateway.Call, Ans any](l *batchLine[In], op Operation[I
 }
 
 // fillResult copies an attempt's outcome into a batch line.
-func fillResult(r *BatchResult, o Outcome, env *Env, invoice string, secrets []string) {
+func fillResult(r *BatchResult, o Outcome, env *Env, invoice string, d Description) {
+	secrets := d.Secrets
 	r.Outcome = o.Class
 	r.StatusCode = o.StatusCode
 	if o.OrderNo != "" {
@@ -482,7 +483,15 @@ func fillResult(r *BatchResult, o Outcome, env *Env, invoice string, secrets []s
 	switch {
 	case o.Class == journal.Succeeded, o.Class == journal.Queued:
 	case o.Class == journal.Unknown:
-		r.setError(scrub(explainFailure(env, invoice, o).Error(), secrets) + next)
+		r.setError(scrub(explainFailure(env, d, invoice, o).Error(), secrets) + next)
+	case o.Class == journal.Rejected && !errors.Is(o.Err, gateway.ErrUnauthorized):
+		// The operation's own advice, as an unknown line's: a line has
+		// no second line.
+		text := refusalText(d, o)
+		if o.Hint != "" {
+			text += "; " + o.Hint
+		}
+		r.setError(scrub(text, secrets))
 	case o.Say != "":
 		r.setError(scrub(o.Say, secrets))
 	case o.Class == journal.Duplicate:

@@ -11,7 +11,8 @@ import (
 
 // TestConfirmationAnswerDecides: on a terminal without --yes the person's
 // answer decides. "n" (or an empty answer) sends nothing, journals
-// nothing and is a usage refusal (exit 2); "y" sends once.
+// nothing and is a cancel, said as one on stderr (no "error:") with its
+// own exit code (10); "y" sends once.
 func TestConfirmationAnswerDecides(t *testing.T) {
 	for _, tc := range []struct {
 		answer string
@@ -43,8 +44,11 @@ func TestConfirmationAnswerDecides(t *testing.T) {
 				}
 				return
 			}
-			if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUsage || err == nil || !strings.Contains(err.Error(), "not confirmed; nothing was sent") {
-				t.Errorf("answered %q: err %v (kind %v); want the refusal, exit 2", tc.answer, err, k)
+			if k, _ := cmdutil.KindOf(err); k != cmdutil.KindCancelled || !cmdutil.IsSilent(err) {
+				t.Errorf("answered %q: err %v (kind %v); want a cancel already said, exit 10", tc.answer, err, k)
+			}
+			if !strings.Contains(errOut.String(), "Cancelled; nothing was sent.") {
+				t.Errorf("answered %q: stderr %q does not say it was cancelled", tc.answer, errOut.String())
 			}
 			if len(op.sent) != 0 || len(attempts) != 0 {
 				t.Errorf("answered %q: sent %v, journaled %d attempts; want nothing", tc.answer, op.sent, len(attempts))

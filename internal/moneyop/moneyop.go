@@ -199,6 +199,9 @@ type Description struct {
 	// Noun names the operation in messages ("the payment succeeded …");
 	// empty means "payment".
 	Noun string
+	// NotDone says what a refused attempt did not do, in its error:
+	// "nothing was refunded"; empty means "nothing was charged".
+	NotDone string
 	// Rows are the summary's lines; the pipeline adds Profile and Gateway.
 	Rows [][2]string
 	// Prompt is the confirmation question: "Charge 150.00 TRY to …?"; an
@@ -224,6 +227,14 @@ func (d Description) noun() string {
 	return d.Noun
 }
 
+// notDone is d.NotDone, or "nothing was charged".
+func (d Description) notDone() string {
+	if d.NotDone == "" {
+		return "nothing was charged"
+	}
+	return d.NotDone
+}
+
 // Outcome is what one attempt came to.
 type Outcome struct {
 	// Class is the journal's outcome class (journal.Succeeded, …).
@@ -240,10 +251,13 @@ type Outcome struct {
 	// Say, when set, is the sentence a failure is reported with instead of
 	// the pipeline's words for its class ("this refund was already made"
 	// rather than "this call charged nothing"). An invoice in it is put in
-	// as redact.Invoice shows it: the pipeline shows Say as it is.
+	// as redact.Invoice shows it: the pipeline shows Say as it is. For a
+	// rejection it says only what happened ("the gateway refused the
+	// refund: …"): the pipeline adds the gateway's words and NotDone.
 	Say string
 	// Hint, when set, replaces the `paycli status` line suggested for a
-	// duplicate or unknown outcome (a refund suggests its --retry command).
+	// duplicate or unknown outcome (a refund suggests its --retry command),
+	// and is what to do after a rejection.
 	Hint string
 	// Refused: the operation's own call was refused for its credentials
 	// (HTTP 401, status_code 30). Nothing was processed and the call was

@@ -329,7 +329,7 @@ func RunSingle[In any, Req gateway.Call, Ans any](ctx context.Context, opts *Opt
 		fmt.Fprintf(opts.IO.ErrOut, "warning: the outcome (%s) could not be written to the journal: %v\n", res.Class, res.journalErr)
 	}
 	if res.Class != journal.Succeeded && res.Class != journal.Queued {
-		failure := scrubbedError{explainFailure(env, op.Invoice(in), res.Outcome), d.Secrets}
+		failure := scrubbedError{explainFailure(env, d, op.Invoice(in), res.Outcome), d.Secrets}
 		if printer, ok := op.(AnswerPrinter[Ans]); ok {
 			if err := printer.PrintAnswer(ctx, res.ans); err != nil {
 				fmt.Fprintf(opts.IO.ErrOut, "warning: the gateway's answer could not be written to stdout: %v\n", err)
@@ -396,7 +396,10 @@ func confirm(ctx context.Context, opts *Options, d Description) error {
 		return err
 	}
 	if !ok {
-		return cmdutil.UsageHint(fmt.Errorf("%s not confirmed; nothing was sent", d.noun()), "Run the command again and answer y, or pass --yes.")
+		// A cancel is the person's choice, not an error: said plainly,
+		// with an exit code of its own (10) that no script reads as paid.
+		fmt.Fprintln(opts.IO.ErrOut, "Cancelled; nothing was sent.")
+		return cmdutil.SilentError(cmdutil.KindCancelled)
 	}
 	return nil
 }
@@ -617,7 +620,7 @@ func attempt[In any, Req gateway.Call, Ans any](ctx context.Context, op Operatio
 // client), and the command it suggests never names a masked invoice
 // (Env.unknownCommand). Nothing else in it is masked: an order number is
 // the gateway's reference, kept whole.
-func explainFailure(env *Env, invoice string, o Outcome) error {
+func explainFailure(env *Env, d Description, invoice string, o Outcome) error {
 	status := env.StatusCommand(invoice)
 	next := "Find out what happened with: " + env.unknownCommand(invoice)
 	if o.Hint != "" {
@@ -637,7 +640,7 @@ func explainFailure(env *Env, invoice string, o Outcome) error {
 		return cmdutil.WithKind(cmdutil.KindDuplicate,
 			say(fmt.Sprintf("invoice %s was already processed or is in flight; this call charged nothing", redact.Invoice(invoice))), next)
 	case journal.Declined:
-		return cmdutil.WithKind(cmdutil.KindDeclined, say("payment declined: "+declineText(o.Err)), "")
+		return cmdutil.WithKind(cmdutil.KindDeclined, say("payment declined: "+declineText(o.Err)+"; "+d.notDone()), "")
 	case journal.Unknown:
 		return cmdutil.WithKind(cmdutil.KindOutcomeUnknown,
 			say(fmt.Sprintf("outcome unknown for invoice %s: %s; it was not retried", redact.Invoice(invoice), unknownWhy(o))), next)
@@ -645,10 +648,59 @@ func explainFailure(env *Env, invoice string, o Outcome) error {
 	if o.Refused {
 		return refusedError(o.Err)
 	}
+	if o.Class == journal.Rejected && !errors.Is(o.Err, gateway.ErrUnauthorized) {
+		// Refused credentials (30 or HTTP 401) keep their own exit code
+		// (3) and the profile's advice (cmdutil.ExplainGatewayError).
+		return cmdutil.WithKind(cmdutil.KindRejected, refusal{refusalText(d, o), o.Err}, rejectedHint(o))
+	}
 	if o.Say != "" {
 		return fmt.Errorf("%s: %w", o.Say, o.Err)
 	}
 	return o.Err
+}
+
+// refusal is a rejected attempt's error: its text is refusalText, and
+// errors.Is and errors.As see the gateway's error under it.
+type refusal struct {
+	text string
+	err  error
+}
+
+func (e refusal) Error() string { return e.text }
+func (e refusal) Unwrap() error { return e.err }
+
+// refusalText says what a rejected attempt came to, the same way for
+// every money command and in a batch line: what happened (the operation's
+// Say, or "the gateway refused the refund"), the gateway's words once
+// (its status_code and text), and what was not done ("nothing was
+// refunded", Description.NotDone). What to do is the error's hint.
+func refusalText(d Description, o Outcome) string {
+	what := o.Say
+	if what == "" {
+		what = "the gateway refused the " + d.noun()
+	}
+	var apiErr *gateway.APIError
+	switch {
+	case errors.As(o.Err, &apiErr):
+		what += " (" + apiErr.Answer() + ")"
+	case o.Err != nil:
+		what += " (" + o.Err.Error() + ")"
+	}
+	return what + "; " + d.notDone()
+}
+
+// rejectedHint is what to do after a rejection: the operation's Hint, or
+// to correct what the gateway named. An unknown merchant_key (status_code
+// 14) gets none here: cmdutil.ExplainGatewayError says how to fix the
+// profile, for every command alike.
+func rejectedHint(o Outcome) string {
+	if o.Hint != "" {
+		return o.Hint
+	}
+	if o.StatusCode != nil && *o.StatusCode == cmdutil.StatusMerchantNotFound {
+		return ""
+	}
+	return "Correct what the gateway names, then run the command again."
 }
 
 // refusedError is exit 3 for credentials the gateway refused on a

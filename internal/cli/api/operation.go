@@ -103,10 +103,12 @@ func (operation) Invoice(r *request) string {
 func (op operation) Describe(r *request) (moneyop.Description, gateway.Request) {
 	call := r.Method + " " + r.name
 	d := moneyop.Description{
-		Title:  "API request that moves money",
-		Noun:   "request",
-		Rows:   [][2]string{{"Request", call}},
-		Prompt: fmt.Sprintf("Send %s? It may move money.", call),
+		Title: "API request that moves money",
+		Noun:  "request",
+		// A refused request moved nothing, whichever money path it took.
+		NotDone: "nothing was processed",
+		Rows:    [][2]string{{"Request", call}},
+		Prompt:  fmt.Sprintf("Send %s? It may move money.", call),
 	}
 	if inv := op.Invoice(r); inv != "" {
 		d.Rows = append(d.Rows, [2]string{"Invoice", inv})

@@ -45,6 +45,9 @@ type Options struct {
 	By string
 	// Installments keeps only these installment counts; nil keeps all.
 	Installments map[int]bool
+	// InstallmentsText is --installments as given, for naming an item of
+	// it the gateway does not offer.
+	InstallmentsText string
 	// Programs keeps only entries whose program contains one of these.
 	Programs []string
 	// Amount, when set, asks for the amounts of a sale of this price.
@@ -103,7 +106,12 @@ a jq expression (no jq needed; --jq implies -o json). -o csv and -o tsv print th
 for spreadsheets. --raw prints the gateway's response body unchanged.
 
 A currency with no commissions ("No Data Found") is not an error: a note on
-stderr, an empty result on stdout, exit 0.`,
+stderr, an empty result on stdout, exit 0.
+
+A filter naming what the gateway's table does not have (--installments 13,
+--program nosuch) is bad input: exit 2, with the counts or programs it has.
+Filters that each name what exists but match nothing together print no
+rows and say so on stderr, exit 0.`,
 		Example: `  paycli commissions --currency TRY
   paycli commissions --currency TRY --amount 1000 --installments 1-6
   paycli commissions --currency TRY --program bonus --layout long
@@ -165,6 +173,7 @@ func parseFlags(cmd *cobra.Command, opts *Options, installments, amount string, 
 		if opts.Installments, err = cmdutil.ParseInstallments(installments); err != nil {
 			return cmdutil.UsageErrorf("invalid --installments: %v", err)
 		}
+		opts.InstallmentsText = installments
 	}
 	for _, p := range programs {
 		if strings.TrimSpace(p) == "" {
@@ -261,6 +270,9 @@ func commissionsRun(ctx context.Context, opts *Options) error {
 		_, err := opts.IO.Out.Write(body)
 		return err
 	}
+	if err := checkFilters(opts, schedule, cur.Code); err != nil {
+		return err
+	}
 	res, warnings, err := newResult(schedule, cur, opts.By, commission.Filter{Installments: opts.Installments, Programs: opts.Programs}, opts.Amount)
 	if err != nil {
 		return err
@@ -269,7 +281,7 @@ func commissionsRun(ctx context.Context, opts *Options) error {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", render.Escape(string(w)))
 	}
 	if len(res.Rows) == 0 && res.Total > 0 {
-		fmt.Fprintln(opts.IO.ErrOut, "No entries match --installments/--program.")
+		fmt.Fprintln(opts.IO.ErrOut, "No entry matches --installments and --program together: the gateway lists each, but no program at those counts.")
 	}
 	return write(ctx, opts, format, res)
 }

@@ -222,7 +222,7 @@ func (op operation) Describe(s *sale) (moneyop.Description, gateway.CompletePaym
 	}
 	d := moneyop.Description{Amount: s.amount, Currency: s.currency, Card: s.card}
 	if op.cancel {
-		d.Title, d.Noun = "3D payment cancellation", "cancellation"
+		d.Title, d.Noun, d.NotDone = "3D payment cancellation", "cancellation", "nothing was cancelled"
 		d.Prompt = fmt.Sprintf("Cancel the 3D payment of %s on %s (nothing is taken)?", amount, card)
 	} else {
 		d.Title, d.Noun = "3D payment completion", "completion"

@@ -209,6 +209,9 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 type PathOptions struct {
 	IO    *iostreams.IOStreams
 	Where config.LoadOptions
+	// JournalPath is the journal file's path (Factory.JournalPath); nil
+	// leaves it out.
+	JournalPath func() (string, error)
 
 	// Format is the format asked for on the command line (-o, or JSON for
 	// --jq); every format but JSON prints the path alone.
@@ -219,15 +222,20 @@ type PathOptions struct {
 
 // NewCmdPath builds `paycli config path`.
 func NewCmdPath(f *cmdutil.Factory, runF func(context.Context, *PathOptions) error) *cobra.Command {
-	opts := &PathOptions{IO: f.IOStreams}
+	opts := &PathOptions{IO: f.IOStreams, JournalPath: f.JournalPath}
 	cmd := &cobra.Command{
 		Use:   "path",
-		Short: "Print the config file's path",
+		Short: "Print the config file's path, and the journal file's",
 		Long: `Print the config file's path: --config, else $PAYCLI_CONFIG, else <user config dir>/paycli/config.yaml. The file need not exist.
 
-With -o json or --jq on the command line the output is {"path": "..."}; a
-configured output format (PAYCLI_OUTPUT, the config file) does not change
-this command.`,
+On a terminal a second line, on stderr, names the journal file of money
+attempts (<state dir>/paycli/journal.jsonl; a profile whose journal setting
+names a shared journal uses that instead, docs/journal.md). Piped, stdout
+is the config file's path alone, for $(paycli config path).
+
+With -o json or --jq on the command line the output is {"path": "...",
+"journal": "..."}; a configured output format (PAYCLI_OUTPUT, the config
+file) does not change this command.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Where = where(f, cmd)
@@ -250,6 +258,8 @@ this command.`,
 // ConfigPath is the JSON document of `paycli config path -o json`.
 type ConfigPath struct {
 	Path string `json:"path"`
+	// Journal is the journal file's path.
+	Journal string `json:"journal,omitempty"`
 }
 
 func pathRun(ctx context.Context, opts *PathOptions) error {
@@ -257,11 +267,24 @@ func pathRun(ctx context.Context, opts *PathOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Format == render.JSON {
-		return opts.JSON.Write(ctx, opts.IO.Out, ConfigPath{Path: path})
+	var journalPath string
+	if opts.JournalPath != nil {
+		if journalPath, err = opts.JournalPath(); err != nil {
+			return err
+		}
 	}
-	_, err = fmt.Fprintln(opts.IO.Out, path)
-	return err
+	if opts.Format == render.JSON {
+		return opts.JSON.Write(ctx, opts.IO.Out, ConfigPath{Path: path, Journal: journalPath})
+	}
+	if _, err = fmt.Fprintln(opts.IO.Out, path); err != nil {
+		return err
+	}
+	// A person is told where the journal is too; a script's $(...) gets
+	// the config file's path alone.
+	if journalPath != "" && opts.IO.IsStdoutTTY() {
+		fmt.Fprintln(opts.IO.ErrOut, "Journal file: "+journalPath)
+	}
+	return nil
 }
 
 // ProfilesOptions are the inputs of `paycli config profiles`.

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,6 +55,9 @@ type Options struct {
 	Active bool
 	// Counts keeps the options of these installment counts; nil keeps all.
 	Counts map[int]bool
+	// CountsText is --installments as given, for naming an item of it
+	// the gateway does not offer.
+	CountsText string
 }
 
 // NewCmdInstallments builds `paycli installments`.
@@ -94,7 +98,10 @@ from the commission table, with the same arithmetic as 'paycli commissions
 entry for the option either, and a warning says so.
 
 --installments shows only the counts listed: 1,3,6, 2-6 or 1,3-5,12, as
-'paycli commissions --installments' takes them.
+'paycli commissions --installments' takes them. A count (or a range with no
+count) the gateway does not offer for the card and amount is bad input:
+exit 2, with the counts it offers. When it offers none at all, stderr says
+so and the command exits 0.
 
 --active lists the installment counts the merchant has active
 (/api/installments) instead.
@@ -149,7 +156,29 @@ func parseCounts(cmd *cobra.Command, opts *Options, counts string) error {
 	if opts.Counts, err = cmdutil.ParseInstallments(counts); err != nil {
 		return cmdutil.UsageErrorf("invalid --installments %v", err)
 	}
+	opts.CountsText = counts
 	return nil
+}
+
+// checkCounts refuses an --installments item that names no count the
+// gateway offers for this card and amount (exit 2, with the counts it
+// offers). When it offers none at all, there is nothing to name: the
+// command says so instead.
+func checkCounts(opts *Options, options []gateway.InstallmentOption) error {
+	if opts.Counts == nil || len(options) == 0 {
+		return nil
+	}
+	offered := map[int]bool{}
+	for _, o := range options {
+		offered[o.InstallmentsNumber] = true
+	}
+	none := cmdutil.UnofferedInstallments(opts.CountsText, func(n int) bool { return offered[n] })
+	if len(none) == 0 {
+		return nil
+	}
+	counts := slices.Sorted(maps.Keys(offered))
+	return cmdutil.UsageHint(fmt.Errorf("invalid --installments: the gateway offers no installment count %s for this card and amount", strings.Join(none, ", ")),
+		"It offers "+cmdutil.CountList(counts)+".")
 }
 
 // parseFlags checks what the flags say on their own. The --bin value is
@@ -288,6 +317,9 @@ func installmentsRun(ctx context.Context, opts *Options) error {
 		schedule = com.Schedule
 	}
 	options := pos.Options
+	if err := checkCounts(opts, options); err != nil {
+		return err
+	}
 	if opts.Counts != nil {
 		options = slices.DeleteFunc(slices.Clone(options), func(o gateway.InstallmentOption) bool { return !opts.Counts[o.InstallmentsNumber] })
 	}
@@ -298,10 +330,7 @@ func installmentsRun(ctx context.Context, opts *Options) error {
 	for _, w := range warnings {
 		fmt.Fprintln(opts.IO.ErrOut, "warning: "+render.Escape(w))
 	}
-	switch {
-	case len(res.Options) == 0 && len(options) < len(pos.Options):
-		fmt.Fprintf(opts.IO.ErrOut, "The gateway offers none of the installment counts of --installments for this card and amount (it offers %s).\n", render.Count(len(pos.Options), "option", "options"))
-	case len(res.Options) == 0:
+	if len(res.Options) == 0 {
 		fmt.Fprintf(opts.IO.ErrOut, "The gateway offers no installment option for this card and amount.\n")
 	}
 	if len(res.Options) == 0 && format == render.Table {

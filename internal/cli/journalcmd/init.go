@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -26,6 +27,18 @@ type InitOptions struct {
 	Grants []string
 	// Init creates or migrates the schema (pgjournal.Init outside tests).
 	Init func(ctx context.Context, url string, roles []string) (pgjournal.InitResult, error)
+}
+
+// hasPassword reports whether a journal URL carries a password (a user
+// name alone, postgres://desk_admin@host/db, is no secret to warn about).
+// A URL net/url cannot read is taken to hold one, as redact.URL masks it.
+func hasPassword(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return redact.URL(raw) != raw
+	}
+	_, set := u.User.Password()
+	return set
 }
 
 // NewCmdInit builds `paycli journal init`.
@@ -76,7 +89,7 @@ URL gives them (sslmode=verify-full, sslrootcert=FILE, …).`,
 				return cmdutil.UsageHint(fmt.Errorf("invalid --url: %w", err),
 					"Give the database's URL: postgres://ROLE@HOST[:PORT]/DATABASE[?sslmode=…].")
 			}
-			if urlFlag != "" && urlFlag != "-" && !strings.HasPrefix(urlFlag, "@") && redact.URL(opts.URL) != opts.URL {
+			if urlFlag != "" && urlFlag != "-" && !strings.HasPrefix(urlFlag, "@") && hasPassword(opts.URL) {
 				fmt.Fprintf(opts.IO.ErrOut, "warning: the password in --url is seen by other users (ps) and stays in your shell history; next time use --url - or %s\n", OwnerURLEnv)
 			}
 			if err := pgjournal.CheckURL(opts.URL); err != nil {

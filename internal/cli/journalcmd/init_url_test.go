@@ -83,6 +83,8 @@ func TestInitReadsOwnerURLOffTheCommandLine(t *testing.T) {
 		{url + "\n", nil, []string{"--url", "-"}, false},
 		{"", map[string]string{OwnerURLEnv: url}, nil, false},
 		{"", nil, []string{"--url", url}, true},
+		// A user name alone is no password: nothing to warn about.
+		{"", nil, []string{"--url", "postgres://desk_admin@127.0.0.1:1/paycli"}, false},
 	} {
 		out, errOut, err := runInitWith(t, how.stdin, how.env, how.args...)
 		// Reached for: the URL was read (the server at port 1 is not there).

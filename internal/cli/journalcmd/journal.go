@@ -135,10 +135,13 @@ line) are left out with a warning naming their byte offsets.
 
 With the shared journal a BY column names each attempt's operator (the
 database role that recorded it), and --operator ROLE keeps one operator's
-(or several: repeat it, or separate them with commas); a file journal
-records no operator, and --operator is refused. It was called --by, which
-still works: 'commissions --by' names who pays the fee, and one flag name
-should not mean two things, so the journal's says what it keeps. An outcome that waits in this machine's
+(or several: repeat it, or separate them with commas); a role that made no
+attempt in the journal is refused (exit 2, with the roles that did), and a
+file journal records no operator, so --operator is refused there. It was
+called --by, which still works: 'commissions --by' names who pays the fee,
+and one flag name should not mean two things, so the journal's says what it
+keeps. Filters that match nothing list nothing and say so on stderr, exit
+0. An outcome that waits in this machine's
 spool for the shared journal (the database could not take it when it was
 known) is shown as "pending — spooled, not yet in the shared journal";
 the next paycli command that can write to the database writes it. A shared
@@ -418,10 +421,41 @@ func readListing(ctx context.Context, opts *Options) (*listing, error) {
 		return nil, cmdutil.UsageHint(fmt.Errorf("--operator needs a shared journal: this profile's journal is the file %s, which records no operators", render.Escape(journal.WhereOf(store))),
 			"Leave out --operator, or point the profile at the desk's journal ('paycli config set journal URL', the desk's postgres:// URL).")
 	}
+	if err := checkOperators(ctx, opts, store); err != nil {
+		return nil, err
+	}
 	if f, ok := store.(journal.FileBacked); ok {
 		return readFileListing(opts, f.Path())
 	}
 	return readIndexedListing(ctx, opts, store)
+}
+
+// checkOperators refuses a --operator ROLE that made no attempt in the journal
+// (exit 2, with the roles that did): a misspelt name would otherwise list
+// nothing, as if the role had been idle.
+func checkOperators(ctx context.Context, opts *Options, store journal.Store) error {
+	lister, ok := store.(journal.OperatorLister)
+	if len(opts.Operators) == 0 || !ok {
+		return nil
+	}
+	known, err := lister.Operators(ctx)
+	if err != nil {
+		return readFailed(err)
+	}
+	var unknown []string
+	for _, r := range opts.Operators {
+		if !slices.Contains(known, r) {
+			unknown = append(unknown, r)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	hint := "The journal holds no attempts yet."
+	if len(known) > 0 {
+		hint = "Roles with attempts in the journal: " + strings.Join(known, ", ") + "."
+	}
+	return cmdutil.UsageHint(fmt.Errorf("invalid --operator: no attempt in the journal was made by %s", render.Escape(strings.Join(unknown, ", "))), hint)
 }
 
 // openJournal opens the profile's journal; a shared journal that cannot be
@@ -744,6 +778,9 @@ func filterNote(opts *Options) string {
 	}
 	if len(opts.Outcomes) > 0 {
 		parts = append(parts, "with outcome "+strings.Join(opts.Outcomes, " or "))
+	}
+	if len(opts.Operators) > 0 {
+		parts = append(parts, "made by "+render.Escape(strings.Join(opts.Operators, " or ")))
 	}
 	if !opts.Since.IsZero() {
 		parts = append(parts, "since "+render.FormatTime(opts.Since, render.Table))

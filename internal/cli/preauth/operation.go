@@ -238,7 +238,7 @@ func (op operation) Describe(h *hold) (moneyop.Description, gateway.ConfirmPayme
 		if h.Amount != "" {
 			take = render.Amount(h.Amount, h.currency)
 		}
-		d.Title, d.Noun = "Pre-authorization capture", "capture"
+		d.Title, d.Noun, d.NotDone = "Pre-authorization capture", "capture", "nothing was captured"
 		d.Prompt = fmt.Sprintf("Capture %s from %s?", take, card)
 		d.Amount = h.Amount
 		if d.Amount == "" {
@@ -246,7 +246,7 @@ func (op operation) Describe(h *hold) (moneyop.Description, gateway.ConfirmPayme
 		}
 		rows = append(rows, [2]string{"Capture", take})
 	} else {
-		d.Title, d.Noun = "Pre-authorization cancel", "cancellation"
+		d.Title, d.Noun, d.NotDone = "Pre-authorization cancel", "cancellation", "nothing was released: the amount stays held"
 		d.Prompt = fmt.Sprintf("Release the %s held on %s?", held, card)
 		d.Amount = h.held
 		rows = append(rows, [2]string{"Release", held})

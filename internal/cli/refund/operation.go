@@ -313,6 +313,13 @@ func (op operation) statusCommand(r *refund, flags []string) string {
 	return line + note
 }
 
+// fullRefundCommand is the refund of all that remains of r's sale, for a
+// merchant the gateway lets refund only whole sales (status_code 110).
+func (op operation) fullRefundCommand(r *refund) string {
+	line, note := cmdutil.InvoiceCommandLine([]string{"refund"}, r.Invoice, cmdutil.InvoiceAsGiven, append(slices.Clone(op.flags), "--full"))
+	return line + note
+}
+
 // Locate finds the refund --retry names (an attempt id, or a
 // refund_transaction_id) in the journal, for its invoice: the pipeline
 // then locks that invoice, and Resend checks the refund may be re-sent.
@@ -552,9 +559,10 @@ func (op operation) Describe(r *refund) (moneyop.Description, gateway.RefundRequ
 		{"Ref", r.ref},
 	}
 	d := moneyop.Description{
-		Title: "Refund",
-		Noun:  "refund",
-		Rows:  rows,
+		Title:   "Refund",
+		Noun:    "refund",
+		NotDone: "nothing was refunded",
+		Rows:    rows,
 		Prompt: fmt.Sprintf("Refund %s of %s (sale %s, %s refunded) to %s?",
 			render.Amount(r.text, s.Currency), redact.Invoice(r.Invoice), render.Amount(s.money(s.Amount), s.Currency), render.Amount(s.money(s.Refunded), ""), display),
 		Amount:   r.text,
@@ -596,10 +604,6 @@ func (op operation) Classify(r *refund, ans *gateway.RefundResult, err error) mo
 	if errors.As(err, &apiErr) && apiErr.HasStatusCode {
 		code = apiErr.StatusCode
 	}
-	gatewayText := ""
-	if apiErr != nil && apiErr.Description != "" {
-		gatewayText = fmt.Sprintf(" (the gateway says %q)", apiErr.Description)
-	}
 	switch {
 	case o.Class == journal.Unknown:
 		o.Hint = "Re-send the same refund (the gateway makes it at most once): " + cmdutil.RefundRetryCommandLine(ref, op.flags)
@@ -616,16 +620,22 @@ func (op operation) Classify(r *refund, ans *gateway.RefundResult, err error) mo
 			o.Hint = "See the sale's refunds with: " + op.statusCommand(r, op.flags)
 		}
 	case code == gateway.StatusPartialRefundNotAllowed:
-		o.Say = "the gateway refused: this merchant may not refund part of a sale (status_code 110)" + gatewayText + "; refund all of it with --full"
+		o.Say = "the gateway refused the refund: this merchant may not refund part of a sale"
+		if r != nil {
+			o.Hint = "Refund all that remains instead: " + op.fullRefundCommand(r)
+		}
 	case code == gateway.StatusRefundFailed:
-		o.Say = "the gateway refused the refund (status_code 49): more than the refundable amount, a sale not refundable in its state, or too soon after the previous refund" + gatewayText
+		o.Say = "the gateway refused the refund: more than the refundable amount, a sale not refundable in its state, or too soon after the previous refund"
+		if r != nil {
+			o.Hint = "See what remains refundable with: " + op.statusCommand(r, op.flags)
+		}
 	case errors.Is(err, gateway.ErrNotFound):
-		o.Say = fmt.Sprintf("the gateway has no sale with invoice %s (status_code 31)", redact.Invoice(invoice))
+		o.Say = fmt.Sprintf("the gateway has no sale with invoice %s", redact.Invoice(invoice))
+		o.Hint = "Check the invoice id: it is the one the sale was made with."
 	case o.Class == journal.Declined, o.Class == journal.Duplicate:
 		// A payment's words (declined, invoice already paid) do not fit a
 		// refund: whatever the code, nothing was refunded.
 		o.Class = journal.Rejected
-		o.Say = fmt.Sprintf("the gateway refused the refund (status_code %d)%s", code, gatewayText)
 	}
 	return o
 }

@@ -116,8 +116,8 @@ func TestConfirmOnTerminal(t *testing.T) {
 			}
 			attempts, _, _ := journal.Read(fx.journalPath)
 			if answer == "n" {
-				if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUsage || err.Error() != "refund not confirmed; nothing was sent" {
-					t.Errorf("err %v (kind %v)", err, k)
+				if k, _ := cmdutil.KindOf(err); k != cmdutil.KindCancelled || !cmdutil.IsSilent(err) || !strings.HasSuffix(stderr, "[y/N] Cancelled; nothing was sent.\n") {
+					t.Errorf("err %v (kind %v), stderr %q; want the cancel said, exit 10", err, k, stderr)
 				}
 				if fx.refunds.Load() != 0 || len(attempts) != 0 || fx.out.Len() != 0 {
 					t.Errorf("declined confirmation: %d refunds, %d attempts journaled, stdout %q", fx.refunds.Load(), len(attempts), fx.out)

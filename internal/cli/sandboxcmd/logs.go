@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -73,7 +74,9 @@ duration are left out and WHY is shortened to fit; -o json has it whole
 (with --request-id ID, for one request).
 
 --path, --status, --invoice and --refused select requests; -n shows the
-last N of them (0: all). -f keeps printing requests as they are answered,
+last N of them (0: all). A --path no logged request went to is refused
+(exit 2, with the paths the log holds); filters that match nothing print
+no rows and say so on stderr, exit 0. -f keeps printing requests as they are answered,
 until Ctrl-C. -o json prints one JSON object per request (JSON Lines), and
 --jq filters each.`,
 		Example: `  paycli sandbox logs
@@ -134,6 +137,9 @@ func logsRun(ctx context.Context, opts *LogsOptions) error {
 		if err != nil {
 			return fmt.Errorf("reading the sandbox's request log: %w", err)
 		}
+		if err := checkLoggedPath(opts, entries); err != nil {
+			return err
+		}
 		return p.backlog(ctx, entries)
 	}
 	err = sandbox.FollowRequestLog(ctx, opts.StateDir, opts.Wait,
@@ -185,6 +191,27 @@ func (p *logPrinter) selects(e sandbox.LogEntry) bool {
 		}
 	}
 	return true
+}
+
+// checkLoggedPath refuses a --path no request in the log went to (exit 2,
+// with the paths it holds): a misspelt path would otherwise read as "no
+// requests". --follow waits for requests to come, so it is not checked.
+func checkLoggedPath(opts *LogsOptions, entries []sandbox.LogEntry) error {
+	if opts.Path == "" || len(entries) == 0 {
+		return nil
+	}
+	var paths []string
+	for _, e := range entries {
+		if pathMatches(e.Path, opts.Path) {
+			return nil
+		}
+		if !slices.Contains(paths, e.Path) {
+			paths = append(paths, e.Path)
+		}
+	}
+	slices.Sort(paths)
+	return cmdutil.UsageHint(fmt.Errorf("invalid --path %q: no request in the sandbox's request log went to it", opts.Path),
+		"The log holds requests to "+cmdutil.JoinAnd(paths)+"; --follow waits for requests still to come.")
 }
 
 // pathMatches reports whether a logged path is the one asked for: the
