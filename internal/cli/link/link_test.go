@@ -391,7 +391,7 @@ func TestConfirmOnTerminal(t *testing.T) {
 				t.Errorf("stderr:\n%s", fx.errOut)
 			}
 			if answer == "n" {
-				if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUsage || err.Error() != "link not confirmed; nothing was sent" {
+				if k, _ := cmdutil.KindOf(err); k != cmdutil.KindCancelled || !cmdutil.IsSilent(err) || !strings.HasSuffix(fx.errOut.String(), "[y/N] Cancelled; nothing was sent.\n") {
 					t.Errorf("err %v (kind %v)", err, k)
 				}
 				if fx.links.Load() != 0 || len(fx.attempts(t)) != 0 || fx.out.Len() != 0 {
