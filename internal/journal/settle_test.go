@@ -147,7 +147,7 @@ func TestSettle(t *testing.T) {
 		{name: "an api payment not made", a: attemptOf(KindAPI, ""), err: statusErr(31), asked: after, outcome: NotFound},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			l := Settle(c.a, c.res, c.err, c.asked)
+			l := Settle(readerOf(c.a.Intent.OpKind()), c.a, c.res, c.err, c.asked)
 			if l.Outcome != c.outcome {
 				t.Errorf("outcome %q, want %q (%s)", l.Outcome, c.outcome, l.Message)
 			}

@@ -236,7 +236,7 @@ func RunBatch[In any, Req gateway.Call, Ans any](ctx context.Context, opts *Opti
 	if err != nil {
 		return err
 	}
-	env, err := newEnv(opts, op.Kind())
+	env, err := newEnv(opts, op)
 	if err != nil {
 		return err
 	}

@@ -55,7 +55,7 @@ func TestEarlierSaleDoesNotSettleInFlight(t *testing.T) {
 	inFlight := attempts[1]
 	earlierSale := &gateway.CheckStatusResult{StatusCode: 100, InvoiceID: "INV-1", TransactionStatus: "Completed", OrderID: "VP1"}
 	asked := mehmet.DatabaseTime(right())
-	l := journal.Settle(inFlight, earlierSale, nil, asked)
+	l := journal.Settle(journal.ReadSale, inFlight, earlierSale, nil, asked)
 	if l.Outcome != "" || l.After.IsZero() {
 		t.Fatalf("a walletpay in flight, check status finding the earlier sale: %+v, want 'may still be in flight'", l)
 	}
@@ -82,7 +82,7 @@ func TestEarlierSaleDoesNotSettleInFlight(t *testing.T) {
 	if err := mehmet.Append(ctx, third); !errors.Is(err, journal.ErrUnsettled) {
 		t.Errorf("another walletpay while the second is in flight: %v, want ErrUnsettled", err)
 	}
-	if l := journal.Settle(inFlight, earlierSale, nil, l.After.Add(time.Second)); l.Outcome != journal.Succeeded {
+	if l := journal.Settle(journal.ReadSale, inFlight, earlierSale, nil, l.After.Add(time.Second)); l.Outcome != journal.Succeeded {
 		t.Errorf("the same answer once the request is over: %+v, want succeeded", l)
 	}
 }

@@ -76,7 +76,11 @@ func TestUnsettledBlocksEveryKind(t *testing.T) {
 	if err := ayse.Append(ctx, capture); err != nil { // killed -9 after sending: no outcome
 		t.Fatal(err)
 	}
-	for i, kind := range journal.Kinds {
+	// Every kind, one the database has never heard of included: the rule
+	// names none.
+	kinds := []string{journal.KindWalletPay, journal.KindRefund, journal.KindPreAuthCapture, journal.KindPreAuthCancel,
+		journal.KindComplete, journal.KindCompleteCancel, journal.KindAPI, "a-new-kind"}
+	for i, kind := range kinds {
 		e := of(intent(fmt.Sprintf("m-%d", i), "INV-1", "RF-9"), kind)
 		if err := mehmet.Append(ctx, e); !errors.Is(err, journal.ErrUnsettled) {
 			t.Errorf("%s on an invoice with an unknown capture: %v, want ErrUnsettled", kind, err)
@@ -113,6 +117,24 @@ func TestUnsettledBlocksEveryKind(t *testing.T) {
 	}
 	if err := mehmet.Append(ctx, intent("rf-1-retry", "INV-2", "RF-1")); err != nil {
 		t.Errorf("the retry of the same refund: %v", err)
+	}
+	// The narrowing names no kind (migration 004): an attempt of a kind the
+	// database has never heard of is re-sent by its ref as a refund is;
+	// another kind with the same ref is not its re-send.
+	newKind := intent("n-1", "INV-4", "NK-1")
+	newKind.Kind = "a-new-kind"
+	for _, e := range []journal.Entry{newKind, outcome(newKind, journal.Unknown, 0)} {
+		if err := ayse.Append(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := mehmet.Append(ctx, intent("n-2", "INV-4", "NK-1")); !errors.Is(err, journal.ErrUnsettled) {
+		t.Errorf("a refund with the new kind's ref: %v, want ErrUnsettled", err)
+	}
+	resend := intent("n-1-again", "INV-4", "NK-1")
+	resend.Kind = "a-new-kind"
+	if err := mehmet.Append(ctx, resend); err != nil {
+		t.Errorf("the re-send of the new kind's attempt: %v", err)
 	}
 	// A refund queued for approval (101) blocks until check status settles it.
 	q := intent("q-1", "INV-3", "RF-Q")
@@ -395,7 +417,7 @@ func TestClockSkewDoesNotSettleInFlight(t *testing.T) {
 	}
 	answer := &gateway.CheckStatusResult{StatusCode: 100, InvoiceID: "INV-1", TransactionStatus: "Completed",
 		Extra: map[string]json.RawMessage{"refund_info": json.RawMessage(`[]`)}}
-	l := journal.Settle(attempts[0], answer, nil, mehmet.DatabaseTime(right()))
+	l := journal.Settle(journal.ReadRefund, attempts[0], answer, nil, mehmet.DatabaseTime(right()))
 	if l.Outcome == journal.NotFound || l.After.IsZero() {
 		t.Errorf("a refund in flight read on the database's clock: %+v, want 'may still be in flight'", l)
 	}

@@ -46,18 +46,20 @@ func parseLayers(doc []byte) (layers, error) {
 		return l, fmt.Errorf("the diagram's block is never closed")
 	}
 	floor := []string{}
-	inLeaves := false
+	inLeaves, inTests := false, false
 	sc := bufio.NewScanner(bytes.NewReader(block))
 	for sc.Scan() {
 		line := sc.Text()
 		trimmed := strings.TrimSpace(line)
 		switch {
 		case trimmed == "":
-			inLeaves = false
+			inLeaves, inTests = false, false
 		case trimmed == "│":
 			l.floors = append(l.floors, floor)
 			floor = []string{}
-		case strings.HasPrefix(trimmed, "tests only:"):
+		case strings.HasPrefix(trimmed, "tests only:") || inTests && strings.HasPrefix(line, " "):
+			// Its lines continued by indented ones, as the leaves'.
+			inTests = true
 			for _, f := range strings.Fields(trimmed) {
 				if diagramPackage.MatchString(f) {
 					l.testsOnly = append(l.testsOnly, f)
