@@ -236,7 +236,7 @@ func RunBatch[In any, Req gateway.Call, Ans any](ctx context.Context, opts *Opti
 	if err != nil {
 		return err
 	}
-	env, err := newEnv(opts, op)
+	env, err := newEnv(opts, op.Kind())
 	if err != nil {
 		return err
 	}

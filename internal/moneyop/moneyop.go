@@ -302,10 +302,10 @@ type Env struct {
 	// Journal records the run's attempts and holds its invoices' locks.
 	Journal journal.Store
 
-	// kind is the operation's journal kind (Operation.Kind); reconciled:
-	// check status settles its attempts (Options.Kinds).
-	kind       string
-	reconciled bool
+	// kind is the operation's journal kind (Operation.Kind), one of kinds
+	// (Options.Kinds), which say whether check status settles it.
+	kind  string
+	kinds journal.Kinds
 }
 
 // StatusCommand is the command line that tells what happened to invoice.
@@ -332,7 +332,7 @@ func (e *Env) Scope() journal.Scope {
 // gateway about every unknown attempt of the profile, this one included.
 // Elsewhere the status line says where the invoice id is to be found.
 func (e *Env) unknownCommand(invoice string) string {
-	if redact.HasCard(invoice) && e.reconciled {
+	if redact.HasCard(invoice) && e.kinds.Reconcilable(e.kind) {
 		return cmdutil.ReconcileCommandLine(e.GatewayFlags)
 	}
 	return e.StatusCommand(invoice)

@@ -17,9 +17,9 @@ import (
 	"github.com/paycli/paycli/internal/render"
 )
 
-// newEnv builds what the attempts of a run of op's share.
+// newEnv builds what the attempts of a run of operations of kind share.
 // Every failure here happens before anything is sent.
-func newEnv(opts *Options, op Kinded) (*Env, error) {
+func newEnv(opts *Options, kind string) (*Env, error) {
 	cfg, err := opts.Config()
 	if err != nil {
 		return nil, err
@@ -50,8 +50,8 @@ func newEnv(opts *Options, op Kinded) (*Env, error) {
 		GatewayFlags: opts.GatewayFlags,
 		Identity:     identity,
 		Journal:      store,
-		kind:         op.Kind(),
-		reconciled:   opts.Kinds.Reconcilable(op.Kind()),
+		kind:         kind,
+		kinds:        opts.Kinds,
 	}, nil
 }
 
@@ -279,7 +279,7 @@ func RunSingle[In any, Req gateway.Call, Ans any](ctx context.Context, opts *Opt
 	if err != nil {
 		return err
 	}
-	env, err := newEnv(opts, op)
+	env, err := newEnv(opts, op.Kind())
 	if err != nil {
 		return err
 	}
