@@ -335,7 +335,7 @@ func (e *Env) unknownCommand(invoice string) string {
 	if redact.HasCard(invoice) && e.kinds.Reconcilable(e.kind) {
 		return cmdutil.ReconcileCommandLine(e.GatewayFlags)
 	}
-	return e.StatusCommand(invoice)
+	return cmdutil.StatusCommandLine(invoice, e.GatewayFlags)
 }
 
 // resolveCommand is the command that settles a, an attempt whose outcome
