@@ -21,24 +21,6 @@ import (
 	"github.com/paycli/paycli/internal/testkit/pgtest"
 )
 
-// settled is a reconcile line settling in's attempt as class, with the
-// gateway's answer as evidence.
-func settled(in journal.Entry, class string) journal.Entry {
-	e := in
-	e.Type, e.Outcome, e.Time, e.Deadline = journal.TypeReconcile, class, in.Time.Add(time.Hour), time.Time{}
-	e.Via, e.Evidence = journal.ViaReconcile, &journal.Evidence{StatusCode: 100, TransactionStatus: "Completed"}
-	return e
-}
-
-// of is in as another kind.
-func of(in journal.Entry, kind string) journal.Entry {
-	in.Kind = kind
-	if kind != journal.KindRefund {
-		in.Ref = ""
-	}
-	return in
-}
-
 // psqlAs runs one SQL statement through psql as role (a real operator's
 // session, not paycli's), and returns its output and error.
 func psqlAs(t *testing.T, srv *pgtest.Server, db, role, sql string) (string, error) {
@@ -385,21 +367,10 @@ func TestClockSkewDoesNotSettleInFlight(t *testing.T) {
 	srv := pg.Start(t)
 	db, admin := deskDB(t, srv)
 	ctx := context.Background()
-	var dbNow time.Time
-	if err := admin.QueryRow(ctx, "SELECT clock_timestamp()").Scan(&dbNow); err != nil {
-		t.Fatal(err)
-	}
-	slow := func() time.Time { return dbNow.Add(-10 * time.Minute) }
-	right := func() time.Time { return dbNow }
+	slow, right := skewedClocks(t, admin)
 	var warned []string
 	open := func(role string, now func() time.Time) *Store {
-		s, err := Open(ctx, Options{URL: srv.URL(role, db), Spool: filepath.Join(t.TempDir(), "spool.jsonl"), Now: now, PID: 1,
-			Warn: func(m string) { warned = append(warned, m) }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = s.Close() })
-		return s
+		return openStore(t, srv, db, role, Options{Now: now, PID: 1, Warn: func(m string) { warned = append(warned, m) }})
 	}
 	ayse := open("ayse", slow)
 	if len(warned) != 1 || !strings.Contains(warned[0], "clock is 10m0s behind") {
@@ -517,12 +488,7 @@ func TestRefusedSpoolLineSetAside(t *testing.T) {
 	}
 	_ = j.Close()
 	var warned []string
-	s, err := Open(ctx, Options{URL: srv.URL("mehmet", db), Spool: spool, Now: func() time.Time { return t0 }, PID: 5,
-		Warn: func(m string) { warned = append(warned, m) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, srv, db, "mehmet", Options{Spool: spool, PID: 5, Warn: func(m string) { warned = append(warned, m) }})
 	if s.SpoolError() != nil || len(warned) == 0 || !strings.Contains(warned[len(warned)-1], "refused") {
 		t.Errorf("spool error %v, warnings %q", s.SpoolError(), warned)
 	}
