@@ -1,13 +1,14 @@
 // Package kindtest holds, for tests of the commands that read the journal
 // (which never import the money commands), the kinds paycli's money
 // commands declare, as the app hands them down (app.moneyKinds; the app's
-// TestKindTestIsTheApps holds the two together).
+// TestKindTestAgreesWithTheApp holds each to the command's own). A new
+// operation need not be added here.
 package kindtest
 
 import "github.com/paycli/paycli/internal/journal"
 
-// Paycli are the money commands' kinds, in the order the app registers
-// them, with how check status settles each.
+// Paycli are money commands' kinds, in the order the app registers them,
+// with how check status settles each.
 func Paycli() journal.Kinds {
 	return journal.Kinds{
 		{Name: journal.KindWalletPay, Read: journal.ReadSale},
