@@ -169,11 +169,8 @@ func SaleOutcome(sale gateway.Sale) (outcome, says string) {
 // status_code 69 → Pending; status_code 31 (no transaction) → NotFound
 // (SaleOutcome).
 func ReadSale(_ Attempt, c Check) Finding {
-	switch {
-	case errors.Is(c.Err, gateway.ErrNotFound):
-		return Finding{Outcome: NotFound}
-	case errors.Is(c.Err, gateway.ErrPending):
-		return Finding{Outcome: Pending}
+	if f, ok := statusFinding(c); ok {
+		return f
 	}
 	outcome, says := SaleOutcome(c.Sale)
 	if outcome != Unknown {
@@ -188,11 +185,11 @@ func ReadSale(_ Attempt, c Check) Finding {
 // no sale with the invoice → NotFound; an answer without refund_info
 // says nothing. The answer names the attempt itself (Identified).
 func ReadRefund(a Attempt, c Check) Finding {
-	switch {
-	case errors.Is(c.Err, gateway.ErrNotFound):
-		return Finding{Outcome: NotFound, Message: "the gateway has no sale with this invoice: nothing was refunded"}
-	case errors.Is(c.Err, gateway.ErrPending):
-		return Finding{Outcome: Pending}
+	if f, ok := statusFinding(c); ok {
+		if f.Outcome == NotFound {
+			f.Message = "the gateway has no sale with this invoice: nothing was refunded"
+		}
+		return f
 	}
 	ref := a.Intent.Ref
 	if ref == "" {
@@ -237,11 +234,8 @@ func ReadPreAuth(cancel bool) Reader {
 		done, undone = undone, done
 	}
 	return func(_ Attempt, c Check) Finding {
-		switch {
-		case errors.Is(c.Err, gateway.ErrNotFound):
-			return Finding{Outcome: NotFound}
-		case errors.Is(c.Err, gateway.ErrPending):
-			return Finding{Outcome: Pending}
+		if f, ok := statusFinding(c); ok {
+			return f
 		}
 		switch c.Sale.PreAuth {
 		case done:
@@ -265,15 +259,13 @@ func ReadCompletion(cancel bool) Reader {
 		completed, cancelled = Declined, Succeeded
 	}
 	return func(_ Attempt, c Check) Finding {
-		switch {
-		case errors.Is(c.Err, gateway.ErrNotFound):
-			return Finding{Outcome: NotFound}
-		case errors.Is(c.Err, gateway.ErrPending) && c.Sale.AwaitsMerchant:
-			// The sale still waits for the merchant: the completion was
-			// not made.
-			return Finding{Outcome: NotFound}
-		case errors.Is(c.Err, gateway.ErrPending):
-			return Finding{Outcome: Pending}
+		if f, ok := statusFinding(c); ok {
+			if f.Outcome == Pending && c.Sale.AwaitsMerchant {
+				// The sale still waits for the merchant: the completion
+				// was not made.
+				f.Outcome = NotFound
+			}
+			return f
 		}
 		switch {
 		case c.Sale.State.Taken():
@@ -287,6 +279,19 @@ func ReadCompletion(cancel bool) Reader {
 		}
 		return notUnderstood(c)
 	}
+}
+
+// statusFinding is what an answer without the sale says of any attempt:
+// no sale with the invoice (NotFound) or not processed yet (Pending);
+// false for an answer that holds the sale.
+func statusFinding(c Check) (Finding, bool) {
+	switch {
+	case errors.Is(c.Err, gateway.ErrNotFound):
+		return Finding{Outcome: NotFound}, true
+	case errors.Is(c.Err, gateway.ErrPending):
+		return Finding{Outcome: Pending}, true
+	}
+	return Finding{}, false
 }
 
 // notUnderstood is an Unknown finding about a transaction_status paycli
