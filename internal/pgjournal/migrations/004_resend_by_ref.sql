@@ -1,9 +1,9 @@
--- The database's rule names no operation kind: the one narrowing of the
--- rule over unsettled attempts, which 003 wrote for a refund's retry, is
--- the re-send of an attempt of any kind by its ref, as paycli's own
--- (journal.MayResend). Only refunds carry a ref today, so what is refused
--- does not change; an operation added later needs no migration for it.
--- The trigger keeps calling the function by name: replacing it is enough.
+-- The re-send of an attempt of unknown outcome, of any kind that names
+-- it by a ref, as Go's journal.MayResend lets it: 003 let only a refund's
+-- retry past the attempt it retries; `paycli cards delete` sends a saved
+-- card's deletion again, with the card token as its ref, to settle an
+-- unknown one (docs/cards.md). The function is 003's with that one
+-- narrowing widened to every kind; the trigger calls it by name.
 CREATE OR REPLACE FUNCTION paycli.verify_line() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     intent_role name;
@@ -41,8 +41,9 @@ BEGIN
         SELECT string_agg(format('%s (%s, %s, by %s)', u.attempt, u.kind, u.class, u.operator), ', ')
         INTO blocking
         FROM paycli.unsettled_attempts(NEW.gateway, NEW.invoice) u
-        -- The one narrowing: a re-send of the very same attempt, of the
-        -- same kind with the same ref (journal.MayResend), whatever kind.
+        -- The one narrowing: the re-send of the very same attempt, an
+        -- attempt of its kind with its ref (a refund's retry; a saved
+        -- card's deletion sent again), as Go's journal.MayResend.
         WHERE NOT (coalesce(NEW.entry ->> 'ref', '') <> ''
                    AND u.kind = NEW.kind AND u.ref = NEW.entry ->> 'ref');
         IF blocking IS NOT NULL THEN
