@@ -46,6 +46,8 @@ func NewFactory(ios *iostreams.IOStreams, lookupEnv func(string) (string, bool))
 		IOStreams: ios,            // no dependencies
 		LookupEnv: lookupEnv,      // no dependencies
 		Now:       time.Now,       // no dependencies
+		// The money commands' kinds, from the command tree's list.
+		MoneyKinds: moneyKinds, // no dependencies
 	}
 	line := &commandLine{}
 	f.BindCommand = line.bind                        // Depends on nothing: the root's pre-run hook calls it

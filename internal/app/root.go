@@ -23,6 +23,7 @@ import (
 	"github.com/paycli/paycli/internal/cli/webhookcmd"
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/journal"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -68,6 +69,22 @@ type topLevel struct {
 	// (interruptible).
 	instant bool
 	build   func(*cmdutil.Factory) *cobra.Command
+	// kinds are the journal kinds of a money command's operations, which
+	// the app hands to the journal's readers (moneyKinds).
+	kinds func() []journal.Kind
+}
+
+// moneyKinds are the kinds of every money command's operations, in the
+// order of the commands: what `paycli journal --kind` takes and how
+// status and `journal reconcile` settle each.
+func moneyKinds() journal.Kinds {
+	var kinds journal.Kinds
+	for _, c := range topLevelCommands() {
+		if c.kinds != nil {
+			kinds = append(kinds, c.kinds()...)
+		}
+	}
+	return kinds
 }
 
 // topLevelCommands are the root's commands; TestTopLevelCommandsAreNamed
@@ -83,16 +100,16 @@ func topLevelCommands() []topLevel {
 		{name: "token", build: func(f *cmdutil.Factory) *cobra.Command { return tokencmd.NewCmdToken(f, nil) }},
 		{name: "commissions", build: func(f *cmdutil.Factory) *cobra.Command { return commissionscmd.NewCmdCommissions(f, nil) }},
 		{name: "sandbox", build: sandboxcmd.NewCmdSandbox},
-		{name: "walletpay", build: func(f *cmdutil.Factory) *cobra.Command { return walletpay.NewCmdWalletPay(f, nil) }},
-		{name: "refund", build: newRefundCmd},
-		{name: "preauth", build: preauth.NewCmdPreAuth},
-		{name: "complete", build: func(f *cmdutil.Factory) *cobra.Command { return complete.NewCmdComplete(f, nil) }},
-		{name: "link", build: link.NewCmdLink},
+		{name: "walletpay", build: func(f *cmdutil.Factory) *cobra.Command { return walletpay.NewCmdWalletPay(f, nil) }, kinds: walletpay.Kinds},
+		{name: "refund", build: newRefundCmd, kinds: refund.Kinds},
+		{name: "preauth", build: preauth.NewCmdPreAuth, kinds: preauth.Kinds},
+		{name: "complete", build: func(f *cmdutil.Factory) *cobra.Command { return complete.NewCmdComplete(f, nil) }, kinds: complete.Kinds},
+		{name: "link", build: link.NewCmdLink, kinds: link.Kinds},
 		{name: "installments", build: func(f *cmdutil.Factory) *cobra.Command { return installments.NewCmdInstallments(f, nil) }},
 		{name: "status", build: newStatusCmd},
 		{name: "journal", build: func(f *cmdutil.Factory) *cobra.Command { return journalcmd.NewCmdJournal(f, nil) }},
 		{name: "webhook", build: webhookcmd.NewCmdWebhook},
-		{name: "api", build: func(f *cmdutil.Factory) *cobra.Command { return api.NewCmdAPI(f, nil) }},
+		{name: "api", build: func(f *cmdutil.Factory) *cobra.Command { return api.NewCmdAPI(f, nil) }, kinds: api.Kinds},
 		{name: "exit-codes", instant: true, build: func(*cmdutil.Factory) *cobra.Command { return newExitCodesTopic() }},
 		{name: "environment", instant: true, build: func(*cmdutil.Factory) *cobra.Command { return newEnvironmentTopic() }},
 	}

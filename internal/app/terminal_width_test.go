@@ -107,7 +107,7 @@ func widest(out string) (int, string) {
 
 // TestEveryTableFitsAnEightyColumnTerminal runs every command that prints
 // a table, through the real binary, with its stdout on a pseudo-terminal
-// of 80 columns: no line is wider (the rule of render/fit.go). The same
+// of 80 columns: no line is wider (the rule of render/records.go). The same
 // commands piped print the whole table, as wide as it is.
 func TestEveryTableFitsAnEightyColumnTerminal(t *testing.T) {
 	t.Parallel()

@@ -65,6 +65,9 @@ type Factory struct {
 	// mode, whether or not this command runs in it: it tells the journal
 	// lines of --sandbox commands from a profile's. nil means none.
 	SandboxIdentity func() (string, error)
+	// MoneyKinds are the kinds of the money operations the app registers,
+	// with how check status settles each (read through Kinds).
+	MoneyKinds func() journal.Kinds
 	// SandboxMode reports whether cmd runs against the sandbox (--sandbox
 	// or PAYCLI_SANDBOX); nil means never.
 	SandboxMode func(cmd *cobra.Command) (bool, error)
@@ -75,6 +78,15 @@ type Factory struct {
 
 // OutputFormat returns the --output format resolved through the
 // configuration (flag > PAYCLI_OUTPUT > file > table).
+// Kinds are the money operations' kinds (MoneyKinds); none when the
+// factory has no operations (a test's).
+func (f *Factory) Kinds() journal.Kinds {
+	if f.MoneyKinds == nil {
+		return nil
+	}
+	return f.MoneyKinds()
+}
+
 func (f *Factory) OutputFormat() (render.Format, error) {
 	settings := f.Settings
 	if settings == nil {

@@ -22,7 +22,7 @@ func TestQueuedRefund(t *testing.T) {
 	}
 	asked := t0.Add(time.Hour)
 	for status, want := range map[string]string{"Pending Approval": Pending, "Completed": Succeeded, "Rejected": Declined} {
-		l := Settle(a, answer(t, `,"invoice_id":"INV-1","refund_info":[{"refund_transaction_id":"RF1","status":"`+status+`","amount":"1.00"}]`), nil, asked)
+		l := Settle(ReadRefund, a, answer(t, `,"invoice_id":"INV-1","refund_info":[{"refund_transaction_id":"RF1","status":"`+status+`","amount":"1.00"}]`), nil, asked)
 		if l.Outcome != want {
 			t.Errorf("refund_info %s: %s, want %s", status, l.Outcome, want)
 		}

@@ -15,12 +15,15 @@ type Clock interface {
 	DatabaseTime(t time.Time) time.Time
 }
 
-// ReconcileScopes are the scopes a reconciliation settles: every kind
-// check status can settle (Kinds), on the gateway account named identity.
-func ReconcileScopes(profile, baseURL, identity string, sandbox bool) []Scope {
-	scopes := make([]Scope, 0, len(Kinds))
-	for _, kind := range Kinds {
-		scopes = append(scopes, ScopeFor(kind, profile, baseURL, identity, sandbox))
+// ReconcileScopes are the scopes a reconciliation settles: every kind of
+// kinds that check status can settle (Kind.Read), on the gateway account
+// named identity.
+func ReconcileScopes(kinds Kinds, profile, baseURL, identity string, sandbox bool) []Scope {
+	scopes := make([]Scope, 0, len(kinds))
+	for _, kind := range kinds {
+		if kind.Read != nil {
+			scopes = append(scopes, ScopeFor(kind.Name, profile, baseURL, identity, sandbox))
+		}
 	}
 	return scopes
 }
@@ -45,9 +48,10 @@ func UnresolvedInvoices(attempts []Attempt, scopes []Scope) []string {
 type Reconciler struct {
 	Store Store
 	// Identity names the gateway account (its lock), Scopes its attempts
-	// (ReconcileScopes).
+	// (ReconcileScopes) and Kinds how check status settles each kind.
 	Identity string
 	Scopes   []Scope
+	Kinds    Kinds
 	// Command holds the invoice's lock ("status", "journal reconcile");
 	// Via is written on the reconcile lines (ViaStatus, ViaReconcile).
 	Command, Via string
@@ -132,7 +136,8 @@ func (r Reconciler) Reconcile(ctx context.Context, invoice string, ask CheckStat
 		asked = clock.DatabaseTime(asked)
 	}
 	for _, a := range open {
-		s := Settlement{Attempt: a, Learned: Settle(a, res, callErr, asked)}
+		kind, _ := r.Kinds.Of(a.Intent.OpKind())
+		s := Settlement{Attempt: a, Learned: Settle(kind.Read, a, res, callErr, asked)}
 		if s.Learned.Outcome != "" && (r.Keep == nil || r.Keep(s.Learned)) {
 			line := Reconciliation(a, s.Learned, r.Via, r.Now())
 			line.Evidence = EvidenceOf(res, callErr)

@@ -3,7 +3,6 @@ package journal
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/paycli/paycli/internal/gateway"
@@ -60,39 +59,24 @@ func (a Attempt) Deadline() time.Time {
 
 // Settle says what a check-status answer about a's invoice (res, or the
 // call's error err), asked at asked, means for a, an attempt whose outcome
-// is unknown. It is the one reading of check status for every command that
-// records it (`paycli status`, `paycli journal reconcile`) and, through
+// is unknown, read by read, its kind's Reader (Kind.Read). It is the one
+// reading of check status for every command that records it (`paycli
+// status`, `paycli journal reconcile`, through Reconciler) and, through
 // Unresolved, for every guard and resumed batch that acts on it.
 //
 // An answer about another invoice says nothing; neither does a failed
-// call. What the answer means depends on the attempt's kind:
-//
-//   - a sale (walletpay): taken (gateway.SaleState.Taken: completed, or
-//     refunded after it was) → Succeeded; failed → Declined; pending or
-//     status_code 69 → Pending; status_code 31 (no transaction) →
-//     NotFound (SaleOutcome);
-//   - a refund: refund_info listing its refund_transaction_id → Succeeded,
-//     not listing it → NotFound, no sale with the invoice → NotFound; an
-//     answer without refund_info says nothing;
-//   - a pre-authorization capture (cancel): the hold captured → Succeeded
-//     (Declined), cancelled → Declined (Succeeded), still held → NotFound;
-//   - a 3D completion (cancellation): completed → Succeeded (Declined),
-//     cancelled or failed → Declined (Succeeded), still waiting for the
-//     merchant → NotFound;
-//   - a payment link: a sale with the invoice, in any state → Succeeded
-//     (the link was made); status_code 31 → NotFound;
-//   - an api call (KindAPI: a payment paycli has no command for,
-//     paySmart2D, paySmart3D, payByCardToken…) is read as a sale: `paycli
-//     api` journals a call it has a command for under that command's kind.
+// call. What the answer means is its kind's: a sale's (ReadSale), a
+// refund's (ReadRefund), a pre-authorization's capture or cancellation
+// (ReadPreAuth), a 3D sale's completion or cancellation (ReadCompletion),
+// or an operation's own Reader.
 //
 // NotFound is final only once the request is over, and so is any outcome
 // read from an answer that does not name the attempt itself (heldBack):
 // before a.Deadline() and InFlightMargin, it is "" with After set.
-func Settle(a Attempt, res *gateway.CheckStatusResult, err error, asked time.Time) Learned {
-	kind := a.Intent.OpKind()
-	var sale gateway.Sale
+func Settle(read Reader, a Attempt, res *gateway.CheckStatusResult, err error, asked time.Time) Learned {
+	c := Check{Res: res}
 	if res != nil {
-		sale = res.Sale()
+		c.Sale = res.Sale()
 	}
 	var apiErr *gateway.APIError
 	switch {
@@ -113,45 +97,24 @@ func Settle(a Attempt, res *gateway.CheckStatusResult, err error, asked time.Tim
 	}
 	switch {
 	case errors.Is(err, gateway.ErrNotFound):
-		l.Outcome = NotFound
-		if kind == KindRefund {
-			l.Message = "the gateway has no sale with this invoice: nothing was refunded"
-		}
-	case errors.Is(err, gateway.ErrPending) && kind == KindLink:
-		// A sale waiting for a step was paid for through the link.
-		l.Outcome = Succeeded
+		c.Err = gateway.ErrNotFound
 	case errors.Is(err, gateway.ErrPending):
-		l.Outcome = Pending
-		if (kind == KindComplete || kind == KindCompleteCancel) && sale.AwaitsMerchant {
-			// The sale still waits for the merchant: the completion was
-			// not made.
-			l.Outcome = NotFound
-		}
+		c.Err = gateway.ErrPending
 	case err != nil:
 		return Learned{Message: "the check failed: " + err.Error()}
-	case kind == KindRefund:
-		var ok bool
-		if l, ok = settleRefund(a, res); !ok {
-			return l
-		}
-	case kind == KindPreAuthCapture, kind == KindPreAuthCancel:
-		l.Outcome = settlePreAuth(kind, sale)
-	case kind == KindComplete, kind == KindCompleteCancel:
-		l.Outcome = settleCompletion(kind, sale)
-	case kind == KindLink:
-		// Any sale with the invoice, paid or not, is the link's: the link
-		// was made (the gateway takes an invoice once).
-		l.Outcome = Succeeded
-	default:
-		var says string
-		if l.Outcome, says = SaleOutcome(sale); l.Outcome == Unknown {
-			l.Message = says
-		}
 	}
-	if l.Outcome == Unknown && (kind == KindPreAuthCapture || kind == KindPreAuthCancel || kind == KindComplete || kind == KindCompleteCancel) {
-		l.Message = fmt.Sprintf("transaction_status %q is not understood; check the transaction with the gateway", res.TransactionStatus)
+	if read == nil {
+		return Learned{Message: fmt.Sprintf("check status does not settle a %s attempt", a.Intent.OpKind())}
 	}
-	if over := a.Deadline().Add(InFlightMargin); asked.Before(over) && heldBack(a, l) {
+	f := read(a, c)
+	if f.Outcome == "" {
+		return Learned{Message: f.Message}
+	}
+	l.Outcome = f.Outcome
+	if f.Message != "" {
+		l.Message = f.Message
+	}
+	if over := a.Deadline().Add(InFlightMargin); asked.Before(over) && heldBack(a, l, f.Identified) {
 		return Learned{After: over, Message: "its request may still be in flight"}
 	}
 	return l
@@ -165,11 +128,11 @@ func Settle(a Attempt, res *gateway.CheckStatusResult, err error, asked time.Tim
 // found made or undone may be an earlier attempt's doing, and settling a
 // on it would free the invoice while a is still being worked on. An
 // attempt the gateway answered (pending, say) is no longer there.
-func heldBack(a Attempt, l Learned) bool {
+// identified: the answer names a itself (Finding.Identified).
+func heldBack(a Attempt, l Learned, identified bool) bool {
 	if l.Outcome == NotFound {
 		return true
 	}
-	identified := a.Intent.OpKind() == KindRefund && a.Intent.Ref != ""
 	answered := a.Outcome != nil && a.Outcome.StatusCode != nil
 	return l.Decided() && !identified && !answered
 }
@@ -200,22 +163,45 @@ func SaleOutcome(sale gateway.Sale) (outcome, says string) {
 	return Unknown, fmt.Sprintf("the sale is %s, not completed: transaction_status %q is not understood; check the transaction with the gateway", status, status)
 }
 
-// settleRefund reads refund_info for the attempt's refund_transaction_id;
-// false (with l saying why) when the answer cannot tell.
-func settleRefund(a Attempt, res *gateway.CheckStatusResult) (Learned, bool) {
+// ReadSale reads check status for an attempt that makes a sale (a
+// walletpay, an api payment): taken (gateway.SaleState.Taken: completed,
+// or refunded after it was) → Succeeded; failed → Declined; pending or
+// status_code 69 → Pending; status_code 31 (no transaction) → NotFound
+// (SaleOutcome).
+func ReadSale(_ Attempt, c Check) Finding {
+	if f, ok := statusFinding(c); ok {
+		return f
+	}
+	outcome, says := SaleOutcome(c.Sale)
+	if outcome != Unknown {
+		says = ""
+	}
+	return Finding{Outcome: outcome, Message: says}
+}
+
+// ReadRefund reads check status for a refund: refund_info listing its
+// refund_transaction_id (the intent's Ref) → Succeeded (Pending while it
+// waits for approval, Declined when refused), not listing it → NotFound,
+// no sale with the invoice → NotFound; an answer without refund_info
+// says nothing. The answer names the attempt itself (Identified).
+func ReadRefund(a Attempt, c Check) Finding {
+	if f, ok := statusFinding(c); ok {
+		if f.Outcome == NotFound {
+			f.Message = "the gateway has no sale with this invoice: nothing was refunded"
+		}
+		return f
+	}
 	ref := a.Intent.Ref
 	if ref == "" {
-		return Learned{Message: "the refund attempt has no refund_transaction_id to look for"}, false
+		return Finding{Message: "the refund attempt has no refund_transaction_id to look for"}
 	}
-	if _, asked := res.Extra["refund_info"]; !asked {
-		return Learned{Message: "the answer has no refund_info: it does not say whether the refund was made"}, false
+	if _, asked := c.Res.Extra["refund_info"]; !asked {
+		return Finding{Message: "the answer has no refund_info: it does not say whether the refund was made"}
 	}
-	refunds, err := res.Refunds()
+	refunds, err := c.Res.Refunds()
 	if err != nil {
-		return Learned{Message: "the answer's refund_info cannot be read: " + err.Error()}, false
+		return Finding{Message: "the answer's refund_info cannot be read: " + err.Error()}
 	}
-	code := res.StatusCode
-	l := Learned{StatusCode: &code, OrderNo: res.OrderID, TransactionStatus: res.TransactionStatus}
 	for _, r := range refunds {
 		if r.RefundTransactionID != ref {
 			continue
@@ -225,63 +211,98 @@ func settleRefund(a Attempt, res *gateway.CheckStatusResult) (Learned, bool) {
 		case gateway.RefundWaiting:
 			// Still queued for the gateway team's approval: neither made
 			// nor refused yet.
-			l.Outcome = Pending
-			l.Message = fmt.Sprintf("refund_info lists refund_transaction_id %s (%s): it still waits for approval", ref, status)
+			return Finding{Outcome: Pending, Identified: true,
+				Message: fmt.Sprintf("refund_info lists refund_transaction_id %s (%s): it still waits for approval", ref, status)}
 		case gateway.RefundRefused:
-			l.Outcome = Declined
-			l.Message = fmt.Sprintf("refund_info lists refund_transaction_id %s (%s): the refund was refused, nothing was refunded", ref, status)
-		default:
-			l.Outcome = Succeeded
-			l.Message = fmt.Sprintf("refund_info lists refund_transaction_id %s (%s): the refund was made", ref, status)
+			return Finding{Outcome: Declined, Identified: true,
+				Message: fmt.Sprintf("refund_info lists refund_transaction_id %s (%s): the refund was refused, nothing was refunded", ref, status)}
 		}
-		return l, true
+		return Finding{Outcome: Succeeded, Identified: true,
+			Message: fmt.Sprintf("refund_info lists refund_transaction_id %s (%s): the refund was made", ref, status)}
 	}
-	l.Outcome = NotFound
-	l.Message = fmt.Sprintf("refund_info does not list refund_transaction_id %s: nothing was refunded", ref)
-	return l, true
+	return Finding{Outcome: NotFound, Identified: true,
+		Message: fmt.Sprintf("refund_info does not list refund_transaction_id %s: nothing was refunded", ref)}
 }
 
-// settlePreAuth reads what became of a pre-authorization (PreAuth) for a
-// capture or a cancellation of it.
-func settlePreAuth(kind string, sale gateway.Sale) string {
+// ReadPreAuth is the reading of check status for a capture of a
+// pre-authorization (for its cancellation when cancel): the hold
+// captured → Succeeded (Declined), cancelled → Declined (Succeeded),
+// still held → NotFound.
+func ReadPreAuth(cancel bool) Reader {
 	done, undone := gateway.PreAuthCaptured, gateway.PreAuthCancelled
-	if kind == KindPreAuthCancel {
+	if cancel {
 		done, undone = undone, done
 	}
-	switch sale.PreAuth {
-	case done:
-		return Succeeded
-	case undone:
-		return Declined
-	case gateway.PreAuthOpen:
-		return NotFound
+	return func(_ Attempt, c Check) Finding {
+		if f, ok := statusFinding(c); ok {
+			return f
+		}
+		switch c.Sale.PreAuth {
+		case done:
+			return Finding{Outcome: Succeeded}
+		case undone:
+			return Finding{Outcome: Declined}
+		case gateway.PreAuthOpen:
+			return Finding{Outcome: NotFound}
+		}
+		return notUnderstood(c)
 	}
-	return Unknown
 }
 
-// settleCompletion reads what became of a 3D sale completed by the
-// merchant, for a completion or a cancellation of it.
-func settleCompletion(kind string, sale gateway.Sale) string {
+// ReadCompletion is the reading of check status for the merchant's
+// completion of a 3D sale (for its cancellation when cancel): completed
+// → Succeeded (Declined), cancelled → Declined (Succeeded), failed →
+// Declined, still waiting for the merchant → NotFound.
+func ReadCompletion(cancel bool) Reader {
 	completed, cancelled := Succeeded, Declined
-	if kind == KindCompleteCancel {
+	if cancel {
 		completed, cancelled = Declined, Succeeded
 	}
-	switch {
-	case sale.State.Taken():
-		return completed
-	case sale.State == gateway.SaleCancelled:
-		return cancelled
-	case sale.State == gateway.SaleFailed:
-		return Declined
-	case sale.State == gateway.SalePending:
-		return Pending
+	return func(_ Attempt, c Check) Finding {
+		if f, ok := statusFinding(c); ok {
+			if f.Outcome == Pending && c.Sale.AwaitsMerchant {
+				// The sale still waits for the merchant: the completion
+				// was not made.
+				f.Outcome = NotFound
+			}
+			return f
+		}
+		switch {
+		case c.Sale.State.Taken():
+			return Finding{Outcome: completed}
+		case c.Sale.State == gateway.SaleCancelled:
+			return Finding{Outcome: cancelled}
+		case c.Sale.State == gateway.SaleFailed:
+			return Finding{Outcome: Declined}
+		case c.Sale.State == gateway.SalePending:
+			return Finding{Outcome: Pending}
+		}
+		return notUnderstood(c)
 	}
-	return Unknown
 }
 
-// Reconcilable reports whether check status can settle an attempt of kind
-// (Settle): every kind a line may name (Kinds), api calls included.
-func Reconcilable(kind string) bool { return slices.Contains(Kinds, kind) }
+// statusFinding is what an answer without the sale says of any attempt:
+// no sale with the invoice (NotFound) or not processed yet (Pending);
+// false for an answer that holds the sale.
+func statusFinding(c Check) (Finding, bool) {
+	switch {
+	case errors.Is(c.Err, gateway.ErrNotFound):
+		return Finding{Outcome: NotFound}, true
+	case errors.Is(c.Err, gateway.ErrPending):
+		return Finding{Outcome: Pending}, true
+	}
+	return Finding{}, false
+}
+
+// notUnderstood is an Unknown finding about a transaction_status paycli
+// does not understand.
+func notUnderstood(c Check) Finding {
+	var status string
+	if c.Res != nil {
+		status = c.Res.TransactionStatus
+	}
+	return Finding{Outcome: Unknown, Message: fmt.Sprintf("transaction_status %q is not understood; check the transaction with the gateway", status)}
+}
 
 // Reconciliation is the reconcile line that records l about a, written
 // by via (ViaStatus, ViaReconcile) at now.

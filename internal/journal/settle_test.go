@@ -41,7 +41,6 @@ func TestSettle(t *testing.T) {
 	sale, refund := attemptOf(KindWalletPay, ""), attemptOf(KindRefund, "RF1")
 	capture, cancel := attemptOf(KindPreAuthCapture, ""), attemptOf(KindPreAuthCancel, "")
 	complete, completeCancel := attemptOf(KindComplete, ""), attemptOf(KindCompleteCancel, "")
-	link := attemptOf(KindLink, "")
 	legacy := Attempt{Intent: intent("a0", "INV-1")} // no kind, no deadline: a walletpay made then
 	pending := 69
 	answeredPending := sale // the gateway answered it: its request is over
@@ -118,12 +117,6 @@ func TestSettle(t *testing.T) {
 		{name: "3D completion: a state not understood", a: complete, res: answer(t, inv+`,"transaction_status":"Chargeback"`), asked: after, outcome: Unknown,
 			message: `"Chargeback" is not understood`},
 		{name: "3D completion: cancelled", a: complete, res: answer(t, inv+`,"transaction_status":"Cancelled"`), asked: after, outcome: Declined},
-		{name: "link awaiting its buyer: it was made", a: link, res: answer(t, inv+`,"transaction_status":"Awaiting Payment","link_status":"awaiting_payment"`), asked: after, outcome: Succeeded},
-		{name: "link paid: it was made", a: link, res: answer(t, inv+`,"transaction_status":"Completed"`), asked: after, outcome: Succeeded},
-		{name: "link whose buyer's payment failed: it was made", a: link, res: answer(t, inv+`,"transaction_status":"Failed"`), asked: after, outcome: Succeeded},
-		{name: "link paid, waiting for its 3D step (69): it was made", a: link, err: statusErr(69), asked: after, outcome: Succeeded},
-		{name: "link unknown to the gateway: not made", a: link, err: statusErr(31), asked: after, outcome: NotFound},
-		{name: "link unknown to the gateway, request may still be processed", a: link, err: statusErr(31), asked: during, waits: true},
 		{name: "3D completion: still waiting for the merchant", a: complete, res: pendingCompletion, err: statusErr(69), asked: after, outcome: NotFound},
 		{name: "3D cancellation: still waiting for the merchant", a: completeCancel, res: pendingCompletion, err: statusErr(69), asked: after, outcome: NotFound},
 		{name: "3D completion: not processed, its step not said", a: complete, err: statusErr(69), asked: after, outcome: Pending},
@@ -154,7 +147,7 @@ func TestSettle(t *testing.T) {
 		{name: "an api payment not made", a: attemptOf(KindAPI, ""), err: statusErr(31), asked: after, outcome: NotFound},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			l := Settle(c.a, c.res, c.err, c.asked)
+			l := Settle(readerOf(c.a.Intent.OpKind()), c.a, c.res, c.err, c.asked)
 			if l.Outcome != c.outcome {
 				t.Errorf("outcome %q, want %q (%s)", l.Outcome, c.outcome, l.Message)
 			}

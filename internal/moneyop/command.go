@@ -28,6 +28,7 @@ func NewOptions(f *cmdutil.Factory) Options {
 		GatewayIdentity: f.GatewayIdentity,
 		Now:             f.Now,
 		NewAttemptID:    NewAttemptID,
+		Kinds:           f.Kinds(),
 	}
 }
 

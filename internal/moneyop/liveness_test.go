@@ -14,7 +14,7 @@ import (
 )
 
 // walletOp is fakeOp journaled as walletpay, a kind check status settles
-// (journal.Reconcilable), so that the pipeline's guard applies to it. While it
+// (Options.Kinds), so that the pipeline's guard applies to it. While it
 // sends, it tries the invoice's lock as another process would.
 type walletOp struct {
 	fakeOp

@@ -80,9 +80,10 @@ import (
 //
 // What only some operations have is a small interface of its own, which
 // the pipeline looks for: LineParser (a batch), Preparer, Locator,
-// Resender, Keyed, AnswerPrinter and PlainPrinter.
+// Resender, Keyed, AnswerPrinter, PlainPrinter and StatusReader.
 type Operation[In any, Req gateway.Call, Ans any] interface {
-	// Kind is the journal kind of its attempts (journal.KindWalletPay, …).
+	// Kind is the journal kind of its attempts ("walletpay", "refund", …),
+	// named by the operation: written on every line, it never changes.
 	Kind() string
 	// Invoice is the invoice the journal, the invoice's lock and the batch
 	// know an input by; "" for an input that names none (an api body).
@@ -146,6 +147,43 @@ type Locator[In any] interface {
 // input may not be sent.
 type Resender[In any] interface {
 	Resend(*Env, In, []journal.Attempt) (In, *journal.Attempt, error)
+}
+
+// StatusReader is an operation whose attempts check status settles
+// (`paycli status`, `paycli journal reconcile`): ReadStatus is how an
+// answer is read for one of them (journal.ReadSale, journal.ReadRefund,
+// …, or the operation's own journal.Reader). The command hands its
+// operations' kinds to the app (KindsOf), which hands them to the
+// journal's readers; without it, or with a nil reader, the kind's
+// unknown attempts are not reconciled.
+type StatusReader interface {
+	ReadStatus() journal.Reader
+}
+
+// Kinded is any operation, whatever its type arguments: its kind, and
+// maybe a StatusReader.
+type Kinded interface {
+	Kind() string
+}
+
+// KindsOf are the journal kinds of ops, the operations of one command (a
+// capture and a cancellation are two), with how check status reads each
+// (StatusReader): what a command's Kinds function returns for the app.
+func KindsOf(ops ...Kinded) []journal.Kind {
+	kinds := make([]journal.Kind, len(ops))
+	for i, op := range ops {
+		kinds[i] = journal.Kind{Name: op.Kind(), Read: statusReaderOf(op)}
+	}
+	return kinds
+}
+
+// statusReaderOf is op's journal.Reader; nil when check status does not
+// settle its attempts.
+func statusReaderOf(op Kinded) journal.Reader {
+	if r, ok := op.(StatusReader); ok {
+		return r.ReadStatus()
+	}
+	return nil
 }
 
 // AnswerPrinter is an operation that prints the gateway's answer as it
@@ -288,8 +326,10 @@ type Env struct {
 	// Journal records the run's attempts and holds its invoices' locks.
 	Journal journal.Store
 
-	// kind is the operation's journal kind (Operation.Kind).
-	kind string
+	// kind is the operation's journal kind (Operation.Kind), one of kinds
+	// (Options.Kinds), which say whether check status settles it.
+	kind  string
+	kinds journal.Kinds
 }
 
 // StatusCommand is the command line that tells what happened to invoice.
@@ -310,16 +350,16 @@ func (e *Env) Scope() journal.Scope {
 // on invoice whose outcome is unknown: the `paycli status` line, unless the
 // invoice id reads as a card number. That line cannot name such an invoice
 // (it is shown masked, and the masked id would look up another invoice), so
-// where `paycli journal reconcile` settles the operation's attempts
-// (journal.Reconcilable) it is suggested instead: it takes the
+// where `paycli journal reconcile` settles the operation's kind
+// (Options.Kinds, journal.Kinds.Reconcilable) it is suggested instead: it takes the
 // invoice ids from the journal, which keeps them whole, and asks the
 // gateway about every unknown attempt of the profile, this one included.
 // Elsewhere the status line says where the invoice id is to be found.
 func (e *Env) unknownCommand(invoice string) string {
-	if redact.HasCard(invoice) && journal.Reconcilable(e.kind) {
+	if redact.HasCard(invoice) && e.kinds.Reconcilable(e.kind) {
 		return cmdutil.ReconcileCommandLine(e.GatewayFlags)
 	}
-	return e.StatusCommand(invoice)
+	return cmdutil.StatusCommandLine(invoice, e.GatewayFlags)
 }
 
 // resolveCommand is the command that settles a, an attempt whose outcome
@@ -357,6 +397,9 @@ type Options struct {
 	Now             func() time.Time
 	// NewAttemptID names a journal attempt (crypto/rand outside tests).
 	NewAttemptID func() string
+	// Kinds are the operations' kinds the app registers
+	// (cmdutil.Factory.Kinds): whether check status settles this one.
+	Kinds journal.Kinds
 
 	Yes    bool
 	DryRun bool

@@ -215,6 +215,8 @@ func testOptions(t *testing.T) (*Options, *bytes.Buffer, *bytes.Buffer, *bytes.B
 		NewAttemptID: func() string { n++; return fmt.Sprintf("a%d", n) },
 		Yes:          true,
 		Parallel:     1,
+		// Check status settles a walletpay (the fake kinds it does not).
+		Kinds: journal.Kinds{{Name: journal.KindWalletPay, Read: journal.ReadSale}},
 	}, in, out, errOut, jpath
 }
 

@@ -51,6 +51,7 @@ func newEnv(opts *Options, kind string) (*Env, error) {
 		Identity:     identity,
 		Journal:      store,
 		kind:         kind,
+		kinds:        opts.Kinds,
 	}, nil
 }
 

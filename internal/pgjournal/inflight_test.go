@@ -3,7 +3,6 @@ package pgjournal
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -24,19 +23,9 @@ func TestEarlierSaleDoesNotSettleInFlight(t *testing.T) {
 	srv := pg.Start(t)
 	db, admin := deskDB(t, srv)
 	ctx := context.Background()
-	var dbNow time.Time
-	if err := admin.QueryRow(ctx, "SELECT clock_timestamp()").Scan(&dbNow); err != nil {
-		t.Fatal(err)
-	}
-	slow := func() time.Time { return dbNow.Add(-10 * time.Minute) }
-	right := func() time.Time { return dbNow }
+	slow, right := skewedClocks(t, admin)
 	open := func(role string, now func() time.Time) *Store {
-		s, err := Open(ctx, Options{URL: srv.URL(role, db), Spool: filepath.Join(t.TempDir(), "spool.jsonl"), Now: now, PID: 1, Warn: func(string) {}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = s.Close() })
-		return s
+		return openStore(t, srv, db, role, Options{Now: now, PID: 1, Warn: func(string) {}})
 	}
 	ayse, mehmet := open("ayse", slow), open("mehmet", right)
 	paid := of(intent("sale-1", "INV-1", ""), journal.KindWalletPay)
@@ -55,7 +44,7 @@ func TestEarlierSaleDoesNotSettleInFlight(t *testing.T) {
 	inFlight := attempts[1]
 	earlierSale := &gateway.CheckStatusResult{StatusCode: 100, InvoiceID: "INV-1", TransactionStatus: "Completed", OrderID: "VP1"}
 	asked := mehmet.DatabaseTime(right())
-	l := journal.Settle(inFlight, earlierSale, nil, asked)
+	l := journal.Settle(journal.ReadSale, inFlight, earlierSale, nil, asked)
 	if l.Outcome != "" || l.After.IsZero() {
 		t.Fatalf("a walletpay in flight, check status finding the earlier sale: %+v, want 'may still be in flight'", l)
 	}
@@ -82,7 +71,7 @@ func TestEarlierSaleDoesNotSettleInFlight(t *testing.T) {
 	if err := mehmet.Append(ctx, third); !errors.Is(err, journal.ErrUnsettled) {
 		t.Errorf("another walletpay while the second is in flight: %v, want ErrUnsettled", err)
 	}
-	if l := journal.Settle(inFlight, earlierSale, nil, l.After.Add(time.Second)); l.Outcome != journal.Succeeded {
+	if l := journal.Settle(journal.ReadSale, inFlight, earlierSale, nil, l.After.Add(time.Second)); l.Outcome != journal.Succeeded {
 		t.Errorf("the same answer once the request is over: %+v, want succeeded", l)
 	}
 }

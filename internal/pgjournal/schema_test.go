@@ -35,33 +35,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// deskDB is a database of its own on srv, owned by a desk admin, with the
-// journal's schema and two operator roles granted by Grant: a copy of a
-// database migrated once per server, with a journal identity of its own
-// (Migrate mints one per journal; a copy would keep the template's).
-func deskDB(t *testing.T, srv *pgtest.Server) (db string, admin *pgx.Conn) {
-	t.Helper()
-	db = srv.DatabaseFrom(t, "desk_admin", "desk", func(t testing.TB, template string) {
-		srv.Role(t, "ayse")
-		srv.Role(t, "mehmet")
-		conn, err := pgx.Connect(context.Background(), srv.URL("desk_admin", template))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close(context.Background())
-		if _, err := Migrate(context.Background(), conn); err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range []string{"ayse", "mehmet"} {
-			if err := Grant(context.Background(), conn, r); err != nil {
-				t.Fatal(err)
-			}
-		}
-	})
-	srv.Exec(t, db, "UPDATE paycli.journal_identity SET id = gen_random_uuid()")
-	return db, connect(t, srv.URL("desk_admin", db))
-}
-
 func TestMigrationsAreNumbered(t *testing.T) {
 	t.Parallel()
 	ms, err := migrations()

@@ -22,11 +22,7 @@ func TestRefusedOutcomeSetAside(t *testing.T) {
 	ctx := context.Background()
 	ayse := openAs(t, srv, db, "ayse", "desk-1", 101)
 	spool := filepath.Join(t.TempDir(), "spool.jsonl")
-	mehmet, err := Open(ctx, Options{URL: srv.URL("mehmet", db), Spool: spool, Now: func() time.Time { return t0 }, PID: 202})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mehmet.Close()
+	mehmet := openStore(t, srv, db, "mehmet", Options{Spool: spool, PID: 202})
 	rf := intent("att-1", "INV-1", "RF-1")
 	for _, e := range []journal.Entry{rf, outcome(rf, journal.Unknown, 0)} {
 		if err := ayse.Append(ctx, e); err != nil {
@@ -36,7 +32,7 @@ func TestRefusedOutcomeSetAside(t *testing.T) {
 	forged := outcome(rf, journal.Declined, 41)
 	forged.Time = rf.Time.Add(time.Minute)
 	var refused *RefusedError
-	err = mehmet.Append(ctx, forged)
+	err := mehmet.Append(ctx, forged)
 	if !errors.As(err, &refused) || !strings.Contains(err.Error(), "the line is kept in "+spool+".refused") {
 		t.Fatalf("a refused outcome: %v, want refused and kept aside", err)
 	}

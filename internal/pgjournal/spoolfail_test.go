@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/paycli/paycli/internal/journal"
 )
@@ -26,11 +25,7 @@ func TestOutcomeNotSpooledIsAnError(t *testing.T) {
 
 	dir := t.TempDir()
 	kept := filepath.Join(dir, "spool.jsonl")
-	s, err := Open(ctx, Options{URL: srv.URL("ayse", db), Spool: kept, Now: func() time.Time { return t0 }, PID: 7})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, srv, db, "ayse", Options{Spool: kept, PID: 7})
 	if err := s.Append(cutOff, outcome(in, journal.Succeeded, 100)); err != nil {
 		t.Fatalf("outcome cut off with a spool to keep it: %v, want kept", err)
 	}
@@ -43,12 +38,8 @@ func TestOutcomeNotSpooledIsAnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	lost := filepath.Join(notADir, "spool.jsonl")
-	s2, err := Open(ctx, Options{URL: srv.URL("ayse", db), Spool: lost, Now: func() time.Time { return t0 }, PID: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
-	err = s2.Append(cutOff, outcome(intent("att-2", "INV-2", "RF-2"), journal.Succeeded, 100))
+	s2 := openStore(t, srv, db, "ayse", Options{Spool: lost, PID: 8})
+	err := s2.Append(cutOff, outcome(intent("att-2", "INV-2", "RF-2"), journal.Succeeded, 100))
 	if !errors.Is(err, journal.ErrUnavailable) || !strings.Contains(err.Error(), "keeping it in "+lost+" failed too") {
 		t.Errorf("outcome neither written nor spooled: %v, want an outage that says the spool failed too", err)
 	}

@@ -19,30 +19,6 @@ import (
 	"github.com/paycli/paycli/internal/testkit/pgtest"
 )
 
-var t0 = time.Date(2026, 11, 24, 9, 30, 0, 0, time.UTC)
-
-func openAs(t *testing.T, srv *pgtest.Server, db, role, host string, pid int) *Store {
-	t.Helper()
-	s, err := Open(context.Background(), Options{URL: srv.URL(role, db), Spool: filepath.Join(t.TempDir(), "spool.jsonl"),
-		Now: func() time.Time { return t0 }, OSUser: role + "-os", Host: host, PID: pid, Application: "paycli/test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	return s
-}
-
-func intent(attempt, invoice, ref string) journal.Entry {
-	return journal.Entry{Type: journal.TypeIntent, Kind: journal.KindRefund, Gateway: "gw-1", Attempt: attempt, Time: t0,
-		Profile: "live", BaseURL: "https://gw.example/ccpayment", Invoice: invoice, Amount: "50.00", Currency: "TRY", Ref: ref}
-}
-
-func outcome(in journal.Entry, class string, code int) journal.Entry {
-	o := in
-	o.Type, o.Outcome, o.StatusCode, o.Time = journal.TypeOutcome, class, &code, in.Time.Add(time.Second)
-	return o
-}
-
 func TestAppendAttemptsFind(t *testing.T) {
 	t.Parallel()
 	srv := pg.Start(t)
@@ -568,12 +544,7 @@ func TestHungDatabaseBoundsEachWrite(t *testing.T) {
 	db, _ := deskDB(t, srv)
 	ctx := context.Background()
 	spool := filepath.Join(t.TempDir(), "spool.jsonl")
-	s, err := Open(ctx, Options{URL: srv.URL("ayse", db), Spool: spool, Now: func() time.Time { return t0 }, PID: 9,
-		WriteTimeout: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, srv, db, "ayse", Options{Spool: spool, PID: 9, WriteTimeout: 300 * time.Millisecond})
 	in := intent("att-1", "INV-1", "RF-1")
 	if err := s.Append(ctx, in); err != nil {
 		t.Fatal(err)

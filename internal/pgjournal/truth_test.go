@@ -21,24 +21,6 @@ import (
 	"github.com/paycli/paycli/internal/testkit/pgtest"
 )
 
-// settled is a reconcile line settling in's attempt as class, with the
-// gateway's answer as evidence.
-func settled(in journal.Entry, class string) journal.Entry {
-	e := in
-	e.Type, e.Outcome, e.Time, e.Deadline = journal.TypeReconcile, class, in.Time.Add(time.Hour), time.Time{}
-	e.Via, e.Evidence = journal.ViaReconcile, &journal.Evidence{StatusCode: 100, TransactionStatus: "Completed"}
-	return e
-}
-
-// of is in as another kind.
-func of(in journal.Entry, kind string) journal.Entry {
-	in.Kind = kind
-	if kind != journal.KindRefund {
-		in.Ref = ""
-	}
-	return in
-}
-
 // psqlAs runs one SQL statement through psql as role (a real operator's
 // session, not paycli's), and returns its output and error.
 func psqlAs(t *testing.T, srv *pgtest.Server, db, role, sql string) (string, error) {
@@ -76,7 +58,11 @@ func TestUnsettledBlocksEveryKind(t *testing.T) {
 	if err := ayse.Append(ctx, capture); err != nil { // killed -9 after sending: no outcome
 		t.Fatal(err)
 	}
-	for i, kind := range journal.Kinds {
+	// Every kind, one the database has never heard of included: the rule
+	// names none.
+	kinds := []string{journal.KindWalletPay, journal.KindRefund, journal.KindPreAuthCapture, journal.KindPreAuthCancel,
+		journal.KindComplete, journal.KindCompleteCancel, journal.KindAPI, "a-new-kind"}
+	for i, kind := range kinds {
 		e := of(intent(fmt.Sprintf("m-%d", i), "INV-1", "RF-9"), kind)
 		if err := mehmet.Append(ctx, e); !errors.Is(err, journal.ErrUnsettled) {
 			t.Errorf("%s on an invoice with an unknown capture: %v, want ErrUnsettled", kind, err)
@@ -113,6 +99,24 @@ func TestUnsettledBlocksEveryKind(t *testing.T) {
 	}
 	if err := mehmet.Append(ctx, intent("rf-1-retry", "INV-2", "RF-1")); err != nil {
 		t.Errorf("the retry of the same refund: %v", err)
+	}
+	// The narrowing names no kind (migration 004): an attempt of a kind the
+	// database has never heard of is re-sent by its ref as a refund is;
+	// another kind with the same ref is not its re-send.
+	newKind := intent("n-1", "INV-4", "NK-1")
+	newKind.Kind = "a-new-kind"
+	for _, e := range []journal.Entry{newKind, outcome(newKind, journal.Unknown, 0)} {
+		if err := ayse.Append(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := mehmet.Append(ctx, intent("n-2", "INV-4", "NK-1")); !errors.Is(err, journal.ErrUnsettled) {
+		t.Errorf("a refund with the new kind's ref: %v, want ErrUnsettled", err)
+	}
+	resend := intent("n-1-again", "INV-4", "NK-1")
+	resend.Kind = "a-new-kind"
+	if err := mehmet.Append(ctx, resend); err != nil {
+		t.Errorf("the re-send of the new kind's attempt: %v", err)
 	}
 	// A refund queued for approval (101) blocks until check status settles it.
 	q := intent("q-1", "INV-3", "RF-Q")
@@ -363,21 +367,10 @@ func TestClockSkewDoesNotSettleInFlight(t *testing.T) {
 	srv := pg.Start(t)
 	db, admin := deskDB(t, srv)
 	ctx := context.Background()
-	var dbNow time.Time
-	if err := admin.QueryRow(ctx, "SELECT clock_timestamp()").Scan(&dbNow); err != nil {
-		t.Fatal(err)
-	}
-	slow := func() time.Time { return dbNow.Add(-10 * time.Minute) }
-	right := func() time.Time { return dbNow }
+	slow, right := skewedClocks(t, admin)
 	var warned []string
 	open := func(role string, now func() time.Time) *Store {
-		s, err := Open(ctx, Options{URL: srv.URL(role, db), Spool: filepath.Join(t.TempDir(), "spool.jsonl"), Now: now, PID: 1,
-			Warn: func(m string) { warned = append(warned, m) }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = s.Close() })
-		return s
+		return openStore(t, srv, db, role, Options{Now: now, PID: 1, Warn: func(m string) { warned = append(warned, m) }})
 	}
 	ayse := open("ayse", slow)
 	if len(warned) != 1 || !strings.Contains(warned[0], "clock is 10m0s behind") {
@@ -395,7 +388,7 @@ func TestClockSkewDoesNotSettleInFlight(t *testing.T) {
 	}
 	answer := &gateway.CheckStatusResult{StatusCode: 100, InvoiceID: "INV-1", TransactionStatus: "Completed",
 		Extra: map[string]json.RawMessage{"refund_info": json.RawMessage(`[]`)}}
-	l := journal.Settle(attempts[0], answer, nil, mehmet.DatabaseTime(right()))
+	l := journal.Settle(journal.ReadRefund, attempts[0], answer, nil, mehmet.DatabaseTime(right()))
 	if l.Outcome == journal.NotFound || l.After.IsZero() {
 		t.Errorf("a refund in flight read on the database's clock: %+v, want 'may still be in flight'", l)
 	}
@@ -495,12 +488,7 @@ func TestRefusedSpoolLineSetAside(t *testing.T) {
 	}
 	_ = j.Close()
 	var warned []string
-	s, err := Open(ctx, Options{URL: srv.URL("mehmet", db), Spool: spool, Now: func() time.Time { return t0 }, PID: 5,
-		Warn: func(m string) { warned = append(warned, m) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t, srv, db, "mehmet", Options{Spool: spool, PID: 5, Warn: func(m string) { warned = append(warned, m) }})
 	if s.SpoolError() != nil || len(warned) == 0 || !strings.Contains(warned[len(warned)-1], "refused") {
 		t.Errorf("spool error %v, warnings %q", s.SpoolError(), warned)
 	}

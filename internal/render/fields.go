@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 )
@@ -37,38 +36,6 @@ func MarshalFields(fs []Field) json.RawMessage {
 	}
 	b.WriteByte('}')
 	return b.Bytes()
-}
-
-// WriteFields writes an object of a gateway answer as a two-column table
-// of fields, as one indented JSON object, or as CSV/TSV with a header of
-// names and one row. Card numbers in it are masked in every format
-// (MaskFields), and the table makes control characters visible (Escape).
-// table gives the table's colour and width; its values wrap to fit.
-func WriteFields(w io.Writer, format Format, table TableOptions, fs []Field) error {
-	fs = MaskFields(fs)
-	switch format {
-	case JSON:
-		var indented bytes.Buffer
-		if err := json.Indent(&indented, MarshalFields(fs), "", "  "); err != nil {
-			return err
-		}
-		indented.WriteByte('\n')
-		_, err := w.Write(indented.Bytes())
-		return err
-	case CSV, TSV:
-		header := make([]string, len(fs))
-		row := make([]string, len(fs))
-		for i, f := range fs {
-			header[i], row[i] = f.Name, f.Text
-		}
-		return WriteRecords(w, format, header, [][]string{row})
-	}
-	rows := make([][]string, len(fs))
-	for i, f := range fs {
-		rows[i] = []string{f.Name, f.Text}
-	}
-	table.Wrap = []int{1}
-	return WriteTable(w, table, []string{"FIELD", "VALUE"}, rows)
 }
 
 // OmitEmpty drops the fields holding an empty string from what a table

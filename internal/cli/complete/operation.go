@@ -55,7 +55,16 @@ var (
 	_ moneyop.Operation[*sale, gateway.CompletePaymentRequest, *gateway.CompletePaymentResult] = operation{}
 	_ moneyop.LineParser[*sale]                                                                = operation{}
 	_ moneyop.Preparer[*sale]                                                                  = operation{}
+	_ moneyop.StatusReader                                                                     = operation{}
 )
+
+// Kinds are the journal kinds of the command's operations (a completion,
+// a cancellation), which the app hands to the journal's readers.
+func Kinds() []journal.Kind { return moneyop.KindsOf(operation{}, operation{cancel: true}) }
+
+// ReadStatus: check status settles a completion or a cancellation by
+// what became of the 3D sale.
+func (op operation) ReadStatus() journal.Reader { return journal.ReadCompletion(op.cancel) }
 
 // Call sends the payment/complete, once.
 func (operation) Call(ctx context.Context, client *gateway.Client, req gateway.CompletePaymentRequest) (*gateway.CompletePaymentResult, error) {

@@ -12,6 +12,7 @@ import (
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/testkit/kindtest"
 	"github.com/spf13/cobra"
 )
 
@@ -50,7 +51,7 @@ func twoAccounts(t *testing.T) (path, live, sandbox string) {
 // sandbox the sandbox.
 func accountFactory(path, sandbox string, on bool) (*cmdutil.Factory, *iostreams.IOStreams) {
 	ios, _, _, _ := iostreams.Test()
-	f := &cmdutil.Factory{IOStreams: ios, Now: func() time.Time { return t0 }, JournalPath: func() (string, error) { return path, nil }, Journal: fileJournal(path),
+	f := &cmdutil.Factory{MoneyKinds: kindtest.Paycli, IOStreams: ios, Now: func() time.Time { return t0 }, JournalPath: func() (string, error) { return path, nil }, Journal: fileJournal(path),
 		Config: func() (*config.Config, error) {
 			return &config.Config{Profile: "default", BaseURL: "https://user:secret@gw.example:443/ccpayment/", AppID: liveApp, Output: "table"}, nil
 		},

@@ -13,6 +13,7 @@ import (
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/render"
+	"github.com/paycli/paycli/internal/testkit/kindtest"
 )
 
 // Invoice ids that are card numbers (Luhn-valid).
@@ -70,7 +71,7 @@ func TestJournalMasksCardInvoices(t *testing.T) {
 	list := func(format render.Format, invoice string) (string, string) {
 		t.Helper()
 		ios, _, out, errOut := iostreams.Test()
-		opts := &Options{IO: ios, Format: func() (render.Format, error) { return format, nil },
+		opts := &Options{MoneyKinds: kindtest.Paycli(), IO: ios, Format: func() (render.Format, error) { return format, nil },
 			Journal: fileJournal(path), Now: func() time.Time { return t0 }, Invoice: invoice}
 		if err := journalRun(context.Background(), opts); err != nil {
 			t.Fatal(err)

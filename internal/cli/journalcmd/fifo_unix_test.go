@@ -13,6 +13,7 @@ import (
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/render"
+	"github.com/paycli/paycli/internal/testkit/kindtest"
 )
 
 // TestJournalRefusesFIFO: a named pipe where the journal should be is an
@@ -23,7 +24,7 @@ func TestJournalRefusesFIFO(t *testing.T) {
 		t.Skip(err)
 	}
 	ios, _, _, _ := iostreams.Test()
-	opts := &Options{IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
+	opts := &Options{MoneyKinds: kindtest.Paycli(), IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
 		Journal: fileJournal(path), Now: time.Now}
 	done := make(chan error, 1)
 	go func() { done <- journalRun(context.Background(), opts) }()

@@ -11,6 +11,7 @@ import (
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/pgjournal"
+	"github.com/paycli/paycli/internal/testkit/kindtest"
 	"github.com/paycli/paycli/internal/testkit/pgtest"
 )
 
@@ -18,7 +19,7 @@ import (
 func runInit(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	ios, _, out, _ := iostreams.Test()
-	f := &cmdutil.Factory{IOStreams: ios, Config: func() (*config.Config, error) { return &config.Config{Output: "table"}, nil }}
+	f := &cmdutil.Factory{MoneyKinds: kindtest.Paycli, IOStreams: ios, Config: func() (*config.Config, error) { return &config.Config{Output: "table"}, nil }}
 	cmd := NewCmdInit(f, nil)
 	cmd.SetArgs(args)
 	cmd.SetOut(new(bytes.Buffer))
@@ -36,7 +37,7 @@ func TestInit(t *testing.T) {
 	url := srv.URL("desk_admin", db)
 
 	out, err := runInit(t, "--url", url, "--grant", "ayse")
-	if err != nil || !strings.Contains(out, "schema version 3 (applied steps 1, 2, 3)") || !strings.Contains(out, "Role ayse may read the journal and append to it.") {
+	if err != nil || !strings.Contains(out, "schema version 4 (applied steps 1, 2, 3, 4)") || !strings.Contains(out, "Role ayse may read the journal and append to it.") {
 		t.Fatalf("first init: %q, %v", out, err)
 	}
 	out, err = runInit(t, "--url", url, "--jq", ".")

@@ -10,6 +10,7 @@ import (
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/pgjournal"
+	"github.com/paycli/paycli/internal/testkit/kindtest"
 	"github.com/paycli/paycli/internal/testkit/pgtest"
 )
 
@@ -20,7 +21,7 @@ func runInitWith(t *testing.T, stdin string, env map[string]string, args ...stri
 	t.Helper()
 	ios, in, out, errOut := iostreams.Test()
 	in.WriteString(stdin)
-	f := &cmdutil.Factory{IOStreams: ios, Config: func() (*config.Config, error) { return &config.Config{Output: "table"}, nil },
+	f := &cmdutil.Factory{MoneyKinds: kindtest.Paycli, IOStreams: ios, Config: func() (*config.Config, error) { return &config.Config{Output: "table"}, nil },
 		LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
 	cmd := NewCmdInit(f, nil)
 	cmd.SetArgs(args)

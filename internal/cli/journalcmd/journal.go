@@ -59,6 +59,10 @@ type Options struct {
 	// Outcomes and Kinds keep the attempts of these classes and kinds;
 	// empty keeps all.
 	Outcomes, Kinds []string
+	// MoneyKinds are the kinds the money operations have
+	// (cmdutil.Factory.Kinds): what --kind takes, and which of them
+	// `journal reconcile` settles.
+	MoneyKinds journal.Kinds
 	// Operators keeps the attempts of these database roles (--operator,
 	// or its old name --by); only a shared journal records them.
 	Operators []string
@@ -85,7 +89,8 @@ type Options struct {
 
 // NewCmdJournal builds `paycli journal`.
 func NewCmdJournal(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{IO: f.IOStreams, Format: f.OutputFormat, Journal: f.Journal, Now: f.Now, SandboxIdentity: f.SandboxIdentity, Account: accountFunc(f)}
+	opts := &Options{IO: f.IOStreams, Format: f.OutputFormat, Journal: f.Journal, Now: f.Now, SandboxIdentity: f.SandboxIdentity, Account: accountFunc(f),
+		MoneyKinds: f.Kinds()}
 	cmd := &cobra.Command{
 		Use:   "journal [INVOICE] [--since WHEN] [--until WHEN] [--limit N]",
 		Short: "List the payments attempted from this machine, or by the desk",
@@ -175,7 +180,7 @@ second; 'paycli journal show' shows them the same way.`,
 			if err := checkValues("--outcome", opts.Outcomes, journal.Classes); err != nil {
 				return err
 			}
-			if err := checkValues("--kind", opts.Kinds, journal.Kinds); err != nil {
+			if err := checkValues("--kind", opts.Kinds, opts.MoneyKinds.Names()); err != nil {
 				return err
 			}
 			if cmd.Flags().Changed("by") {
@@ -210,7 +215,7 @@ second; 'paycli journal show' shows them the same way.`,
 	cmd.Flags().StringVar(&opts.SinceText, "since", "", "only attempts started at or after `WHEN`: 24h, 1d, today, yesterday, 2026-11-24…")
 	cmd.Flags().StringVar(&opts.UntilText, "until", "", "only attempts started before `WHEN` (a day is taken in whole)")
 	cmd.Flags().StringSliceVar(&opts.Outcomes, "outcome", nil, "only attempts with this `OUTCOME`: "+strings.Join(journal.Classes, ", "))
-	cmd.Flags().StringSliceVar(&opts.Kinds, "kind", nil, "only attempts of this `KIND`: "+strings.Join(journal.Kinds, ", "))
+	cmd.Flags().StringSliceVar(&opts.Kinds, "kind", nil, "only attempts of this `KIND`: "+strings.Join(opts.MoneyKinds.Names(), ", "))
 	cmd.Flags().StringSliceVar(&opts.Operators, "operator", nil, "only attempts made by this operator `ROLE` (a shared journal's database role)")
 	// --by was the flag's first name; commissions' --by is who pays.
 	cmd.Flags().StringSliceVar(&opts.Operators, "by", nil, "old name of --operator")
@@ -218,7 +223,7 @@ second; 'paycli journal show' shows them the same way.`,
 	cmd.Flags().IntVar(&opts.Limit, "limit", DefaultLimit, "show the newest `N` attempts; 0 shows all (-o json, csv and tsv: all unless given)")
 	addAccountFlag(cmd, &opts.AllAccounts)
 	_ = cmd.RegisterFlagCompletionFunc("outcome", cobra.FixedCompletions(journal.Classes, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(journal.Kinds, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(opts.MoneyKinds.Names(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("until", cobra.FixedCompletions([]string{"now", "today", "yesterday"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("invoice", CompleteInvoice(f.JournalPath))
 	cmd.ValidArgsFunction = func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
@@ -545,7 +550,7 @@ func readIndexedListing(ctx context.Context, opts *Options, store journal.Store)
 // footer is what the listing says after its rows about the attempts it
 // showed whose outcome is unknown: their invoices, the `journal
 // reconcile` flags of each profile they were made on, and the `paycli
-// status` lines of those reconcile does not settle (journal.Reconcilable).
+// status` lines of those reconcile does not settle (journal.Kinds.Reconcilable).
 type footer struct {
 	// hidden counts the attempts of other gateway accounts left out.
 	hidden    int
@@ -601,7 +606,7 @@ func listRecords(opts *Options, l *listing) ([]Record, footer) {
 			f.unknown = append(f.unknown, inv)
 		}
 		flags := reconcileFlags(a.Intent, sandboxID, opts.Flags)
-		if !journal.Reconcilable(a.Intent.OpKind()) {
+		if !opts.MoneyKinds.Reconcilable(a.Intent.OpKind()) {
 			// reconcile would find nothing to do for it: the reader is
 			// pointed at `paycli status` for that invoice instead.
 			line, note := cmdutil.InvoiceCommandLine([]string{"status"}, a.Intent.Invoice, "its invoice id, kept whole in "+l.where, flags)

@@ -13,12 +13,13 @@ import (
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/render"
+	"github.com/paycli/paycli/internal/testkit/kindtest"
 )
 
 func runAt(t *testing.T, path string, format render.Format, invoice string) (string, string) {
 	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
-	opts := &Options{IO: ios, Format: func() (render.Format, error) { return format, nil },
+	opts := &Options{MoneyKinds: kindtest.Paycli(), IO: ios, Format: func() (render.Format, error) { return format, nil },
 		Journal: fileJournal(path), Now: func() time.Time { return t0 },
 		Invoice: invoice, Flags: []string{"--profile", "live"}}
 	if err := journalRun(context.Background(), opts); err != nil {
@@ -119,7 +120,7 @@ func TestJournalFooterReconcilesEachProfile(t *testing.T) {
 	footer := func(given []string, invoice string) string {
 		t.Helper()
 		ios, _, _, errOut := iostreams.Test()
-		opts := &Options{IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
+		opts := &Options{MoneyKinds: kindtest.Paycli(), IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
 			Journal: fileJournal(path), Now: func() time.Time { return t0 },
 			Invoice: invoice, Flags: given, SandboxIdentity: func() (string, error) { return sandboxID, nil }}
 		if err := journalRun(context.Background(), opts); err != nil {
@@ -177,7 +178,7 @@ func TestJournalFooterPointsAtStatusForWhatReconcileLeaves(t *testing.T) {
 	}
 	_ = j.Close()
 	ios, _, _, errOut := iostreams.Test()
-	opts := &Options{IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
+	opts := &Options{MoneyKinds: kindtest.Paycli(), IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
 		Journal: fileJournal(path), Now: func() time.Time { return t0 }}
 	if err := journalRun(context.Background(), opts); err != nil {
 		t.Fatal(err)

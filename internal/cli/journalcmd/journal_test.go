@@ -14,6 +14,7 @@ import (
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/render"
+	"github.com/paycli/paycli/internal/testkit/kindtest"
 )
 
 var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
@@ -66,7 +67,7 @@ func runArgs(t *testing.T, zone *time.Location, format render.Format, args ...st
 	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
 	path := writeJournal(t)
-	f := &cmdutil.Factory{IOStreams: ios, Now: func() time.Time { return t0.In(zone) }, JournalPath: func() (string, error) { return path, nil }, Journal: fileJournal(path)}
+	f := &cmdutil.Factory{MoneyKinds: kindtest.Paycli, IOStreams: ios, Now: func() time.Time { return t0.In(zone) }, JournalPath: func() (string, error) { return path, nil }, Journal: fileJournal(path)}
 	cmd := NewCmdJournal(f, func(ctx context.Context, opts *Options) error {
 		opts.Format = func() (render.Format, error) { return format, nil }
 		return journalRun(ctx, opts)
@@ -142,7 +143,7 @@ func TestJournalFilters(t *testing.T) {
 func TestJournalInvoiceRule(t *testing.T) {
 	for _, id := range []string{"A\x1b[2JB\nC", "", " INV", "INV|1"} {
 		ios, _, _, _ := iostreams.Test()
-		cmd := NewCmdJournal(&cmdutil.Factory{IOStreams: ios, JournalPath: func() (string, error) { return "", nil }},
+		cmd := NewCmdJournal(&cmdutil.Factory{MoneyKinds: kindtest.Paycli, IOStreams: ios, JournalPath: func() (string, error) { return "", nil }},
 			func(context.Context, *Options) error { t.Errorf("%q accepted", id); return nil })
 		cmd.SetArgs([]string{"--invoice", id})
 		cmd.SetOut(io.Discard)

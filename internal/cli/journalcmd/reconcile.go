@@ -40,6 +40,9 @@ type ReconcileOptions struct {
 	// Sandbox: the command runs against the emulator (--sandbox); legacy
 	// sandbox lines are matched by a loopback address (journal.ScopeFor).
 	Sandbox bool
+	// Kinds are the money operations' kinds (cmdutil.Factory.Kinds): those
+	// check status settles are reconciled.
+	Kinds journal.Kinds
 
 	DryRun bool
 	Flags  []string
@@ -49,7 +52,7 @@ type ReconcileOptions struct {
 func NewCmdReconcile(f *cmdutil.Factory, runF func(context.Context, *ReconcileOptions) error) *cobra.Command {
 	opts := &ReconcileOptions{
 		IO: f.IOStreams, Config: f.Config, Format: f.OutputFormat, Gateway: f.Gateway, CommandContext: f.CommandContext,
-		JournalPath: f.JournalPath, Journal: f.Journal, GatewayIdentity: f.GatewayIdentity, Now: f.Now,
+		JournalPath: f.JournalPath, Journal: f.Journal, GatewayIdentity: f.GatewayIdentity, Now: f.Now, Kinds: f.Kinds(),
 	}
 	cmd := &cobra.Command{
 		Use:   "reconcile [--dry-run]",
@@ -246,7 +249,7 @@ func findWork(ctx context.Context, opts *ReconcileOptions, cfg *config.Config, s
 	} else if attempts, err = openAttempts(ctx, store); err != nil {
 		return w, err
 	}
-	w.scopes = journal.ReconcileScopes(cfg.Profile, cfg.BaseURL, w.identity, opts.Sandbox)
+	w.scopes = journal.ReconcileScopes(opts.Kinds, cfg.Profile, cfg.BaseURL, w.identity, opts.Sandbox)
 	w.invoices = journal.UnresolvedInvoices(attempts, w.scopes)
 	return w, nil
 }
@@ -274,7 +277,7 @@ func openAttempts(ctx context.Context, store journal.Store) ([]journal.Attempt, 
 func reconcileInvoice(ctx context.Context, opts *ReconcileOptions, store journal.Store, scopes []journal.Scope, identity, inv string,
 	ask func(context.Context) (*gateway.CheckStatusResult, error)) (ReconcileResult, error) {
 	r := ReconcileResult{Invoice: redact.Invoice(inv), Attempts: []string{}, Outcome: journal.Unknown}
-	rec := journal.Reconciler{Store: store, Identity: identity, Scopes: scopes, Command: "journal reconcile", Via: journal.ViaReconcile, Now: opts.Now}
+	rec := journal.Reconciler{Store: store, Identity: identity, Scopes: scopes, Kinds: opts.Kinds, Command: "journal reconcile", Via: journal.ViaReconcile, Now: opts.Now}
 	done, err := rec.Reconcile(ctx, inv, func(ctx context.Context) journal.Answer {
 		asked := opts.Now()
 		res, err := ask(ctx)

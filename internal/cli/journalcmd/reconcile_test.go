@@ -18,6 +18,7 @@ import (
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/sandbox"
+	"github.com/paycli/paycli/internal/testkit/kindtest"
 )
 
 // reconcileFixture: a sandbox with a completed sale PAID-1, a pending one
@@ -67,7 +68,7 @@ func reconcileFixture(t *testing.T, format render.Format) (*ReconcileOptions, st
 	}
 	_ = j.Close()
 	ios, _, _, _ := iostreams.Test()
-	opts := &ReconcileOptions{
+	opts := &ReconcileOptions{Kinds: kindtest.Paycli(),
 		IO: ios, Config: func() (*config.Config, error) { return cfg, nil },
 		Format:  func() (render.Format, error) { return format, nil },
 		Gateway: func() (*gateway.Client, error) { return client, nil },
@@ -277,7 +278,7 @@ func TestReconcileAndTheFooterAgree(t *testing.T) {
 		t.Errorf("reconcile would check %q, want DUP-1 only", got)
 	}
 	ios, _, _, errOut := iostreams.Test()
-	lopts := &Options{IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
+	lopts := &Options{MoneyKinds: kindtest.Paycli(), IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
 		Journal: fileJournal(path), Now: func() time.Time { return t0 }}
 	if err := journalRun(context.Background(), lopts); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/render"
+	"github.com/paycli/paycli/internal/testkit/kindtest"
 	"github.com/spf13/cobra"
 )
 
@@ -52,7 +53,7 @@ func TestThirdStore(t *testing.T) {
 	}
 	factory := func(open func() (journal.Store, error)) (*cmdutil.Factory, *iostreams.IOStreams) {
 		ios, _, _, _ := iostreams.Test()
-		return &cmdutil.Factory{IOStreams: ios, Now: func() time.Time { return t0 }, JournalPath: func() (string, error) { return path, nil }, Journal: open}, ios
+		return &cmdutil.Factory{MoneyKinds: kindtest.Paycli, IOStreams: ios, Now: func() time.Time { return t0 }, JournalPath: func() (string, error) { return path, nil }, Journal: open}, ios
 	}
 	runOn := func(open func() (journal.Store, error), cmd func(*cmdutil.Factory) *cobra.Command, args ...string) string {
 		f, ios := factory(open)

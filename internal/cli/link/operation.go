@@ -65,10 +65,29 @@ type operation struct {
 var (
 	_ moneyop.Operation[*request, gateway.PaymentLinkRequest, *gateway.PaymentLinkResult] = operation{}
 	_ moneyop.PlainPrinter[*request, *gateway.PaymentLinkResult]                          = operation{}
+	_ moneyop.StatusReader                                                                = operation{}
 )
 
 // Kind is the journal kind of a link.
 func (operation) Kind() string { return journal.KindLink }
+
+// Kinds are the journal kinds of the command's operation, which the app
+// hands to the journal's readers.
+func Kinds() []journal.Kind { return moneyop.KindsOf(operation{}) }
+
+// ReadStatus: check status settles a link of unknown outcome by its
+// invoice.
+func (operation) ReadStatus() journal.Reader { return readLink }
+
+// readLink: any sale with the invoice, paid, failed or waiting for a step,
+// is the link's, so the link was made (the gateway takes an invoice once);
+// no transaction with it (31) means it was not.
+func readLink(_ journal.Attempt, c journal.Check) journal.Finding {
+	if errors.Is(c.Err, gateway.ErrNotFound) {
+		return journal.Finding{Outcome: journal.NotFound}
+	}
+	return journal.Finding{Outcome: journal.Succeeded}
+}
 
 // Invoice is the link's invoice.
 func (operation) Invoice(r *request) string {

@@ -78,7 +78,16 @@ var (
 	_ moneyop.Resender[*refund]                                                = operation{}
 	_ moneyop.Preparer[*refund]                                                = operation{}
 	_ moneyop.Keyed[*refund]                                                   = operation{}
+	_ moneyop.StatusReader                                                     = operation{}
 )
+
+// Kinds are the journal kinds of the command's operation, which the app
+// hands to the journal's readers.
+func Kinds() []journal.Kind { return moneyop.KindsOf(operation{}) }
+
+// ReadStatus: check status settles a refund by its refund_transaction_id
+// in refund_info.
+func (operation) ReadStatus() journal.Reader { return journal.ReadRefund }
 
 // Kind is the journal kind of a refund's attempts.
 func (operation) Kind() string { return journal.KindRefund }

@@ -44,6 +44,7 @@ func (b *syncBuffer) String() string {
 // the server, and reads every byte of its log and of its state folder:
 // no card number may be there beyond its first six and last four digits.
 func TestServeKeepsNoCardNumbers(t *testing.T) {
+	t.Parallel() // its own processes, home and ports
 	if testing.Short() {
 		t.Skip("starts a subprocess")
 	}

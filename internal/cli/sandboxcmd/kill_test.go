@@ -96,6 +96,7 @@ func bearerFor(t *testing.T, client *http.Client, base string) string {
 // that was answered 100, each sale still protected against a second
 // payment.
 func TestServeSurvivesKill(t *testing.T) {
+	t.Parallel() // its own processes, home and ports
 	if testing.Short() {
 		t.Skip("starts subprocesses")
 	}

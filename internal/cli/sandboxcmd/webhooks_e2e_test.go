@@ -224,6 +224,7 @@ func tamperer(t *testing.T, listener string) *httptest.Server {
 // webhook whose total was changed after signing, and one with a forged
 // hash_key, are shown invalid and never reach the handler.
 func TestWebhooksEndToEnd(t *testing.T) {
+	t.Parallel() // its own processes, home and ports
 	if testing.Short() {
 		t.Skip("starts subprocesses")
 	}
@@ -316,6 +317,7 @@ func TestWebhooksEndToEnd(t *testing.T) {
 // completed (one cut off by the kill after its commit, its answer lost):
 // a committed sale always has its delivery.
 func TestWebhookOutboxSurvivesKill(t *testing.T) {
+	t.Parallel() // its own processes, home and ports
 	if testing.Short() {
 		t.Skip("starts subprocesses")
 	}

@@ -49,7 +49,7 @@ func recordInJournal(ctx context.Context, opts *Options, cfg *config.Config, res
 	defer store.Close()
 	r := journal.Reconciler{
 		Store: store, Identity: identity, Command: "status", Via: journal.ViaStatus, Now: opts.Now,
-		Scopes: journal.ReconcileScopes(cfg.Profile, cfg.BaseURL, identity, slices.Contains(opts.Flags, "--sandbox")),
+		Kinds: opts.Kinds, Scopes: journal.ReconcileScopes(opts.Kinds, cfg.Profile, cfg.BaseURL, identity, slices.Contains(opts.Flags, "--sandbox")),
 		Attempts: func(ctx context.Context, invoice string) ([]journal.Attempt, error) {
 			return lookUpAttempts(ctx, store, path, invoice)
 		},

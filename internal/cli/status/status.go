@@ -51,6 +51,9 @@ type Options struct {
 	Journal         func() (journal.Store, error)
 	GatewayIdentity func() (string, error)
 	Now             func() time.Time
+	// Kinds are the money operations' kinds (cmdutil.Factory.Kinds): the
+	// attempts of those check status settles are recorded.
+	Kinds journal.Kinds
 
 	Invoice string
 	Watch   bool
@@ -72,6 +75,7 @@ func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *Options) error
 		Journal:         f.Journal,
 		GatewayIdentity: f.GatewayIdentity,
 		Now:             f.Now,
+		Kinds:           f.Kinds(),
 	}
 	cmd := &cobra.Command{
 		Use:   "status {INVOICE | --invoice ID}",

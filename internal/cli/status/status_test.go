@@ -21,6 +21,7 @@ import (
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/sandbox"
+	"github.com/paycli/paycli/internal/testkit/kindtest"
 )
 
 var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
@@ -72,7 +73,7 @@ func newFixture(t *testing.T, format render.Format) *fixture {
 	cfg := &config.Config{Profile: "test", BaseURL: base, AppSecret: sandbox.AppSecret, MerchantKey: sandbox.MerchantKey}
 	ios, _, out, errOut := iostreams.Test()
 	fx := &fixture{out: out, errOut: errOut, clock: clk}
-	fx.opts = &Options{
+	fx.opts = &Options{Kinds: kindtest.Paycli(),
 		IO:      ios,
 		Config:  func() (*config.Config, error) { return cfg, nil },
 		Format:  func() (render.Format, error) { return format, nil },

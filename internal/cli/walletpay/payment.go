@@ -47,7 +47,15 @@ var (
 	_ moneyop.Operation[*payment, gateway.WalletPayRequest, *gateway.WalletPayResult] = operation{}
 	_ moneyop.LineParser[*payment]                                                    = operation{}
 	_ moneyop.Preparer[*payment]                                                      = operation{}
+	_ moneyop.StatusReader                                                            = operation{}
 )
+
+// Kinds are the journal kinds of the command's operation, which the app
+// hands to the journal's readers.
+func Kinds() []journal.Kind { return moneyop.KindsOf(operation{}) }
+
+// ReadStatus: check status settles a payment as the sale it made.
+func (operation) ReadStatus() journal.Reader { return journal.ReadSale }
 
 // Kind is the journal kind of a wallet payment's attempts.
 func (operation) Kind() string { return journal.KindWalletPay }

@@ -46,18 +46,20 @@ func parseLayers(doc []byte) (layers, error) {
 		return l, fmt.Errorf("the diagram's block is never closed")
 	}
 	floor := []string{}
-	inLeaves := false
+	inLeaves, inTests := false, false
 	sc := bufio.NewScanner(bytes.NewReader(block))
 	for sc.Scan() {
 		line := sc.Text()
 		trimmed := strings.TrimSpace(line)
 		switch {
 		case trimmed == "":
-			inLeaves = false
+			inLeaves, inTests = false, false
 		case trimmed == "│":
 			l.floors = append(l.floors, floor)
 			floor = []string{}
-		case strings.HasPrefix(trimmed, "tests only:"):
+		case strings.HasPrefix(trimmed, "tests only:") || inTests && strings.HasPrefix(line, " "):
+			// Its lines continued by indented ones, as the leaves'.
+			inTests = true
 			for _, f := range strings.Fields(trimmed) {
 				if diagramPackage.MatchString(f) {
 					l.testsOnly = append(l.testsOnly, f)
@@ -223,10 +225,13 @@ func TestLayerCheckSeesEveryBreak(t *testing.T) {
 }
 
 // TestTestPackagesOnlyInTests: the packages for tests are imported only
-// by tests, so that no binary links them.
+// by tests (and by one another), so that no binary links them.
 func TestTestPackagesOnlyInTests(t *testing.T) {
 	l := readLayers(t)
 	for _, p := range list(t, module+"/...") {
+		if _, testOnly := l.floorOf(rel(p.ImportPath)); testOnly {
+			continue // one package for tests may use another (tiedproc)
+		}
 		for _, dep := range p.Deps {
 			if inModule(dep) && slices.Contains(l.testsOnly, rel(dep)) {
 				t.Errorf("%s links %s, a package for tests", rel(p.ImportPath), rel(dep))

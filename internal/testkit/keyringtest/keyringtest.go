@@ -21,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/paycli/paycli/internal/testkit/tiedproc"
 )
 
 // RequireEnv makes a missing keyring a test failure rather than a skip.
@@ -99,7 +101,7 @@ func StartBus(t testing.TB) *Keyring {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := startTied(bus); err != nil {
+	if err := tiedproc.Start(bus); err != nil {
 		unavailable(t, fmt.Errorf("dbus-daemon: %v", err))
 	}
 	k.bus = bus
@@ -144,7 +146,7 @@ func (k *Keyring) StartKeyring(t testing.TB, unlocked bool) {
 	if unlocked {
 		gkd.Stdin = strings.NewReader(Password)
 	}
-	if err := startTied(gkd); err != nil {
+	if err := tiedproc.Start(gkd); err != nil {
 		unavailable(t, fmt.Errorf("gnome-keyring-daemon: %v", err))
 	}
 	k.gkd = gkd

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/paycli/paycli/internal/testkit/tiedproc"
 )
 
 // PoolerRequireEnv makes a missing PgBouncer a test failure rather than a
@@ -112,7 +114,7 @@ ignore_startup_parameters = extra_float_digits
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
 		cmd.Dir = "/"
 	}
-	if err := startTied(cmd); err != nil {
+	if err := tiedproc.Start(cmd); err != nil {
 		t.Fatalf("pgbouncer: %v", err)
 	}
 	p.cmd = cmd

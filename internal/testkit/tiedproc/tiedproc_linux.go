@@ -1,4 +1,7 @@
-package pgtest
+// Package tiedproc starts a test's child processes (a D-Bus daemon, a
+// keyring, PgBouncer) so that they die with the test process, however it
+// ends: a SIGKILL of the test binary leaves no orphan.
+package tiedproc
 
 import (
 	"os/exec"
@@ -20,9 +23,9 @@ var tied struct {
 	start chan func()
 }
 
-// startTied starts cmd so that the kernel kills it (SIGKILL) when the
-// test process dies, however it dies.
-func startTied(cmd *exec.Cmd) error {
+// Start starts cmd so that the kernel kills it (SIGKILL) when the test
+// process dies, however it dies.
+func Start(cmd *exec.Cmd) error {
 	tied.once.Do(func() {
 		tied.start = make(chan func())
 		go func() {

@@ -1,0 +1,54 @@
+package link
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/journal"
+)
+
+// TestLinkSettledByCheckStatus: a link of unknown outcome is made when any
+// sale carries its invoice, whatever became of the sale, and not made when
+// the gateway has no transaction with it — once its request is over.
+func TestLinkSettledByCheckStatus(t *testing.T) {
+	t0 := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	deadline := t0.Add(30 * time.Second)
+	after := deadline.Add(journal.InFlightMargin).Add(time.Second)
+	a := journal.Attempt{Intent: journal.Entry{Type: journal.TypeIntent, Attempt: "a1", Invoice: "INV-1", Kind: journal.KindLink, Time: t0, Deadline: deadline}}
+	answer := func(status string) *gateway.CheckStatusResult {
+		var r gateway.CheckStatusResult
+		if err := json.Unmarshal([]byte(`{"status_code":100,"status_description":"ok","order_id":"VP1","invoice_id":"INV-1","transaction_status":"`+status+`"}`), &r); err != nil {
+			t.Fatal(err)
+		}
+		return &r
+	}
+	statusErr := func(code int) error {
+		return &gateway.APIError{Endpoint: "checkstatus", HTTPStatus: http.StatusOK, StatusCode: code, HasStatusCode: true, Description: "d"}
+	}
+	read := Kinds()[0].Read
+	for _, c := range []struct {
+		name    string
+		res     *gateway.CheckStatusResult
+		err     error
+		asked   time.Time
+		outcome string
+		waits   bool
+	}{
+		{name: "awaiting its buyer: made", res: answer("Awaiting Payment"), asked: after, outcome: journal.Succeeded},
+		{name: "paid: made", res: answer("Completed"), asked: after, outcome: journal.Succeeded},
+		{name: "the buyer's payment failed: made", res: answer("Failed"), asked: after, outcome: journal.Succeeded},
+		{name: "paid, waiting for its 3D step (69): made", err: statusErr(69), asked: after, outcome: journal.Succeeded},
+		{name: "unknown to the gateway: not made", err: statusErr(31), asked: after, outcome: journal.NotFound},
+		{name: "unknown to the gateway while the request may still be processed", err: statusErr(31), asked: deadline, waits: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := journal.Settle(read, a, c.res, c.err, c.asked)
+			if l.Outcome != c.outcome || c.waits == l.After.IsZero() {
+				t.Errorf("outcome %q after %v, want %q (waiting %v): %s", l.Outcome, l.After, c.outcome, c.waits, l.Message)
+			}
+		})
+	}
+}
