@@ -124,6 +124,11 @@ const (
 	// actions on a 3D sale completed by the merchant.
 	KindComplete       = "complete"
 	KindCompleteCancel = "complete-cancel"
+	// KindCardDelete: `paycli cards delete`, a desk action that moves no
+	// money: its invoice is "card:CUSTOMER:TOKEN" (one card of one
+	// customer), its Ref the card token and its Reason why it was deleted.
+	// Check status cannot settle it (DeskKinds): sending it again can.
+	KindCardDelete = "card-delete"
 )
 
 // Entry is one line of the journal. An outcome line repeats the intent's
@@ -153,6 +158,9 @@ type Entry struct {
 	// lines by more than their invoice (a refund: see moneyop.Keyed);
 	// empty otherwise.
 	Key string `json:"key,omitempty"`
+	// Reason is why a desk action was taken, as its operator gave it
+	// (`paycli cards delete --reason`); empty for payments.
+	Reason string `json:"reason,omitempty"`
 	// Deadline, on an intent, is when the request's time limit runs out
 	// (sent then, plus --timeout): until then, and InFlightMargin more, the
 	// gateway may still be processing it (Settle). Zero when the call had

@@ -201,6 +201,9 @@ type Description struct {
 	// the attempt, chosen before sending and re-used when it is retried
 	// (a refund's refund_transaction_id). Empty for most operations.
 	Ref string
+	// Reason goes into the journal intent's reason: why a desk action was
+	// taken, as its operator said (cards delete --reason).
+	Reason string
 	// Secrets are strings no journal message or batch result may hold
 	// (a token, the payer's e-mail), should a gateway text echo them.
 	Secrets []string

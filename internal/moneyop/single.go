@@ -564,6 +564,7 @@ func attempt[In any, Req gateway.Call, Ans any](ctx context.Context, op Operatio
 		Card:     d.Card,
 		Wallet:   d.Wallet,
 		Ref:      d.Ref,
+		Reason:   d.Reason,
 	}
 	if keyed, ok := op.(Keyed[In]); ok {
 		entry.Key = keyed.Key(in)

@@ -153,7 +153,7 @@ second: the same moment, written the same way, as the table shows.`,
 			if err := checkValues("--outcome", opts.Outcomes, journal.Classes); err != nil {
 				return err
 			}
-			if err := checkValues("--kind", opts.Kinds, journal.Kinds); err != nil {
+			if err := checkValues("--kind", opts.Kinds, journal.AllKinds()); err != nil {
 				return err
 			}
 			for _, r := range opts.Operators {
@@ -181,11 +181,11 @@ second: the same moment, written the same way, as the table shows.`,
 	cmd.Flags().StringVar(&opts.SinceText, "since", "", "only attempts started at or after `WHEN`: 24h, 1d, today, yesterday, 2026-11-24…")
 	cmd.Flags().StringVar(&opts.UntilText, "until", "", "only attempts started before `WHEN` (a day is taken in whole)")
 	cmd.Flags().StringSliceVar(&opts.Outcomes, "outcome", nil, "only attempts with this `OUTCOME`: "+strings.Join(journal.Classes, ", "))
-	cmd.Flags().StringSliceVar(&opts.Kinds, "kind", nil, "only attempts of this `KIND`: "+strings.Join(journal.Kinds, ", "))
+	cmd.Flags().StringSliceVar(&opts.Kinds, "kind", nil, "only attempts of this `KIND`: "+strings.Join(journal.AllKinds(), ", "))
 	cmd.Flags().StringSliceVar(&opts.Operators, "by", nil, "only attempts made by this operator `ROLE` (a shared journal's database role)")
 	addAccountFlag(cmd, &opts.AllAccounts)
 	_ = cmd.RegisterFlagCompletionFunc("outcome", cobra.FixedCompletions(journal.Classes, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(journal.Kinds, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(journal.AllKinds(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("until", cobra.FixedCompletions([]string{"now", "today", "yesterday"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("invoice", CompleteInvoice(f.JournalPath))
 	cmd.ValidArgsFunction = func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
