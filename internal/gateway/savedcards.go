@@ -134,7 +134,7 @@ type SavedCardResult struct {
 // merchant_key and customer_number). A read, retried like a commission
 // lookup. A customer with no cards is an empty list, not an error.
 func (c *Client) CardTokens(ctx context.Context, customerNumber string) ([]SavedCard, error) {
-	if err := checkCustomerNumber(customerNumber); err != nil {
+	if err := CheckCustomerNumber(customerNumber); err != nil {
 		return nil, err
 	}
 	if err := c.RequireMerchantKey(); err != nil {
@@ -188,7 +188,7 @@ func (r SaveCardRequest) encode(c *Client) (endpoint, []byte, error) {
 	err := required("customer_number", r.CustomerNumber, "card_holder_name", r.CardHolderName, "card_number", r.CardNumber,
 		"expiry_month", r.ExpiryMonth, "expiry_year", r.ExpiryYear)
 	if err == nil {
-		err = checkCustomerNumber(r.CustomerNumber)
+		err = CheckCustomerNumber(r.CustomerNumber)
 	}
 	if err != nil {
 		return encodeCall(endpointSaveCard, nil, err)
@@ -227,7 +227,7 @@ type editCardWire struct {
 func (r EditCardRequest) encode(c *Client) (endpoint, []byte, error) {
 	err := required("customer_number", r.CustomerNumber, "card_token", r.CardToken, "expiry_month", r.ExpiryMonth, "expiry_year", r.ExpiryYear)
 	if err == nil {
-		err = checkCustomerNumber(r.CustomerNumber)
+		err = CheckCustomerNumber(r.CustomerNumber)
 	}
 	if err != nil {
 		return encodeCall(endpointEditCard, nil, err)
@@ -256,7 +256,7 @@ type deleteCardWire struct {
 func (r DeleteCardRequest) encode(c *Client) (endpoint, []byte, error) {
 	err := required("customer_number", r.CustomerNumber, "card_token", r.CardToken)
 	if err == nil {
-		err = checkCustomerNumber(r.CustomerNumber)
+		err = CheckCustomerNumber(r.CustomerNumber)
 	}
 	if err != nil {
 		return encodeCall(endpointDeleteCard, nil, err)
@@ -292,10 +292,10 @@ func (c *Client) cardCall(ctx context.Context, call Call) (*SavedCardResult, err
 	return &SavedCardResult{StatusDescription: strings.TrimSpace(string(out.StatusDescription)), Card: out.card}, nil
 }
 
-// checkCustomerNumber refuses a customer number the gateway cannot take:
+// CheckCustomerNumber refuses a customer number the gateway cannot take:
 // empty, longer than MaxCustomerNumberLen, or holding '|' (the hash_key
 // separator) or a control character.
-func checkCustomerNumber(s string) error {
+func CheckCustomerNumber(s string) error {
 	switch {
 	case s == "":
 		return invalidRequest("customer_number is empty")
@@ -308,10 +308,10 @@ func checkCustomerNumber(s string) error {
 }
 
 // cleanCustomerNumber is a customer number as an answer wrote it, trimmed;
-// "" when it is not one the client would send (checkCustomerNumber).
+// "" when it is not one the client would send (CheckCustomerNumber).
 func cleanCustomerNumber(s string) string {
 	s = strings.TrimSpace(s)
-	if checkCustomerNumber(s) != nil {
+	if CheckCustomerNumber(s) != nil {
 		return ""
 	}
 	return s
