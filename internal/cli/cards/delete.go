@@ -118,8 +118,8 @@ type deleteOperation struct {
 
 var (
 	_ moneyop.Operation[*deletion, gateway.DeleteCardRequest, *gateway.SavedCardResult] = deleteOperation{}
-	_ moneyop.Preparer[*deletion]                                                        = deleteOperation{}
-	_ moneyop.Resender[*deletion]                                                        = deleteOperation{}
+	_ moneyop.Preparer[*deletion]                                                       = deleteOperation{}
+	_ moneyop.Resender[*deletion]                                                       = deleteOperation{}
 )
 
 // Kind is journal.KindCardDelete.
