@@ -289,7 +289,7 @@ func (c *Client) cardCall(ctx context.Context, call Call) (*SavedCardResult, err
 	if _, err := c.sendCall(ctx, call, &out); err != nil {
 		return nil, err
 	}
-	return &SavedCardResult{StatusDescription: strings.TrimSpace(string(out.StatusDescription)), Card: out.card}, nil
+	return &SavedCardResult{StatusDescription: cleanDescription(string(out.StatusDescription)), Card: out.card}, nil
 }
 
 // CheckCustomerNumber refuses a customer number the gateway cannot take:

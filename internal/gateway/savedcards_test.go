@@ -210,3 +210,18 @@ func FuzzSavedCard(f *testing.F) {
 		}
 	})
 }
+
+// TestCardAnswerMasksItsText: a card call's answer whose text quotes a
+// card number is handed on masked (the journal keeps that text).
+func TestCardAnswerMasksItsText(t *testing.T) {
+	g := newFakeGateway(t)
+	g.handle("deleteCard", respond(200, `{"status_code":100,"status_description":"Card `+testCard+` deleted","card_number":"`+testCard+`"}`))
+	c := newTestClient(t, g.URL+"/ccpayment")
+	res, err := c.DeleteCard(context.Background(), DeleteCardRequest{CustomerNumber: "C-1", CardToken: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusDescription != "Card 435508******4358 deleted" || res.Card.CardNumber != "435508******4358" {
+		t.Errorf("%+v", res)
+	}
+}
