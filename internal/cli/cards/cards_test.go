@@ -111,8 +111,10 @@ func (fx *fixture) deleteOptions(ios *iostreams.IOStreams, n *int) *DeleteOption
 			Gateway:        func() (*gateway.Client, error) { return fx.client, nil },
 			CommandContext: fx.commandContext,
 			JournalPath:    func() (string, error) { return fx.journalPath, nil },
-			Journal:        func() (journal.Store, error) { return journal.OpenFile(fx.journalPath, func() time.Time { return testNow }), nil },
-			Now:            func() time.Time { return testNow },
+			Journal: func() (journal.Store, error) {
+				return journal.OpenFile(fx.journalPath, func() time.Time { return testNow }), nil
+			},
+			Now: func() time.Time { return testNow },
 			NewAttemptID: func() string {
 				*n++
 				return "attempt-" + string(rune('0'+*n))
