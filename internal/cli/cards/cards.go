@@ -219,7 +219,7 @@ func writeCards(ctx context.Context, opts *ListOptions, format render.Format, ca
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "%s saved for customer %s\n", render.Count(len(cards), "card", "cards"), redact.Cards(opts.CustomerNumber))
 	table := cmdutil.TableOptions(opts.IO)
-	table.Wrap = []int{3}
-	table.Drop = []int{5, 4}
+	table.Wrap = []int{3, 4}
+	table.Drop = []int{5}
 	return render.WriteTable(opts.IO.Out, table, tableHeader, records)
 }
