@@ -264,6 +264,9 @@ type Record struct {
 	// attempt (its outcome, or another operator's reconciliation with the
 	// gateway's answer); null in a file journal and while unsettled.
 	SettledBy *string `json:"settled_by"`
+	// Reason is why a desk action was taken (cards delete --reason); null
+	// for payments.
+	Reason *string `json:"reason"`
 }
 
 // Reconciliation is the JSON form of a reconcile line.
@@ -291,6 +294,7 @@ func recordOf(a journal.Attempt) Record {
 		BaseURL: a.Intent.BaseURL, Gateway: a.Intent.Gateway, Invoice: redact.Invoice(a.Intent.Invoice), Amount: a.Intent.Amount,
 		Currency: a.Intent.Currency, Card: a.Intent.Card, Wallet: a.Intent.Wallet, Outcome: a.Class(),
 		OutcomeRecorded: a.Recorded(), OrderNo: optional(a.OrderNo()), Ref: optional(a.Intent.Ref),
+		Reason: optional(redact.Cards(a.Intent.Reason)),
 	}
 	if o := a.Outcome; o != nil {
 		t := render.Time{Time: o.Time}
@@ -811,7 +815,7 @@ func writeRows(opts *Options, format render.Format, shared bool, records []Recor
 func writeRecords(opts *Options, format render.Format, records []Record) error {
 	header := []string{"time", "profile", "base_url", "invoice", "amount", "currency", "card", "outcome", "outcome_recorded", "status_code",
 		"order_no", "message", "attempt", "kind", "reconciled", "ref", "operator", "os_user", "host", "spooled_outcome",
-		"status_description", "payment_reason_code", "payment_reason_code_detail", "original_bank_error_code", "original_bank_error_description"}
+		"status_description", "payment_reason_code", "payment_reason_code_detail", "original_bank_error_code", "original_bank_error_description", "reason"}
 	rows := make([][]string, 0, len(records))
 	for _, r := range records {
 		code, reconciled := "", ""
@@ -824,7 +828,7 @@ func writeRecords(opts *Options, format render.Format, records []Record) error {
 		rows = append(rows, []string{render.FormatTime(r.Time.Time, format), r.Profile, r.BaseURL, r.Invoice, r.Amount, r.Currency,
 			r.Card, r.Outcome, strconv.FormatBool(r.OutcomeRecorded), code, deref(r.OrderNo), deref(r.Message), r.Attempt, r.Kind, reconciled,
 			deref(r.Ref), deref(r.Operator), deref(r.OSUser), deref(r.Host), deref(r.Spooled),
-			deref(r.StatusDescription), deref(r.PaymentReasonCode), deref(r.PaymentReasonCodeDetail), deref(r.OriginalBankErrorCode), deref(r.OriginalBankErrorDescription)})
+			deref(r.StatusDescription), deref(r.PaymentReasonCode), deref(r.PaymentReasonCodeDetail), deref(r.OriginalBankErrorCode), deref(r.OriginalBankErrorDescription), deref(r.Reason)})
 	}
 	return render.WriteRecords(opts.IO.Out, format, header, rows)
 }
