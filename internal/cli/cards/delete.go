@@ -87,6 +87,7 @@ card is deleted then, or the gateway says it is gone).`,
 		cmdutil.KindRejected:       "the gateway refused: the card is not there (unknown, another customer's, already deleted)",
 		cmdutil.KindDuplicate:      "another command on the same card is in flight; nothing was sent",
 		cmdutil.KindOutcomeUnknown: "the deletion was sent but no answer came: run the same command again to settle it",
+		cmdutil.KindUnavailable:    "gateway or shared journal unreachable; nothing was sent",
 	}})
 	for _, name := range []string{"customer-number", "card-token", "reason"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
