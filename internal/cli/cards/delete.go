@@ -83,7 +83,7 @@ card is deleted then, or the gateway says it is gone).`,
 	})
 	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindAuth, cmdutil.KindRejected, cmdutil.KindDuplicate,
 		cmdutil.KindOutcomeUnknown, cmdutil.KindUnavailable, cmdutil.KindJournalRefused}, MovesMoney: true, Notes: map[cmdutil.Kind]string{
-		cmdutil.KindUsage:          "bad input or configuration, or an earlier deletion of the card whose outcome is not settled on a shared journal; nothing was sent",
+		cmdutil.KindUsage:          "bad input or configuration; nothing was sent",
 		cmdutil.KindRejected:       "the gateway refused: the card is not there (unknown, another customer's, already deleted)",
 		cmdutil.KindDuplicate:      "another command on the same card is in flight; nothing was sent",
 		cmdutil.KindOutcomeUnknown: "the deletion was sent but no answer came: run the same command again to settle it",
