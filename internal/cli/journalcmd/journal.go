@@ -341,6 +341,9 @@ func journalRun(ctx context.Context, opts *Options) error {
 	if footer.unknown != nil {
 		fmt.Fprintln(opts.IO.ErrOut, unknownFooter(footer.unknown, footer.reconcile, footer.checks))
 	}
+	if footer.resend {
+		fmt.Fprintln(opts.IO.ErrOut, "A saved card's deletion of unknown outcome is settled by sending it again: the same 'paycli cards delete' (docs/cards.md).")
+	}
 	if l.spooled != nil {
 		fmt.Fprintln(opts.IO.ErrOut, spoolNote(l))
 	}
@@ -480,6 +483,9 @@ type footer struct {
 	unknown   []string
 	reconcile [][]string
 	checks    []string
+	// resend: a desk action of unknown outcome (journal.DeskKinds), which
+	// its own command settles when sent again.
+	resend bool
 }
 
 // listRecords keeps the attempts the filters ask for, as records, and the
@@ -527,6 +533,10 @@ func listRecords(opts *Options, l *listing) ([]Record, footer) {
 		if inv := a.Intent.Invoice; !seen[inv] {
 			seen[inv] = true
 			f.unknown = append(f.unknown, inv)
+		}
+		if slices.Contains(journal.DeskKinds, a.Intent.OpKind()) {
+			f.resend = true
+			continue
 		}
 		flags := reconcileFlags(a.Intent, sandboxID, opts.Flags)
 		if !journal.Reconcilable(a.Intent.OpKind()) {
