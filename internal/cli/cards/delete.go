@@ -37,7 +37,7 @@ type DeleteOptions struct {
 func NewCmdDelete(f *cmdutil.Factory, runF func(context.Context, *DeleteOptions) error) *cobra.Command {
 	opts := &DeleteOptions{Options: moneyop.NewOptions(f)}
 	cmd := &cobra.Command{
-		Use:   "delete --customer-number N --card-token TOKEN --reason TEXT",
+		Use:   "delete --customer-number N --card-token T --reason TEXT",
 		Short: "Delete a customer's saved card, journaled with who and why",
 		Long: `Delete one saved card of a customer (deleteCard): its token pays no more.
 It is a desk action with no way back, so it runs through the pipeline of the
@@ -57,8 +57,11 @@ already deleted) is the gateway's refusal: exit 4 with its text, journaled
 as rejected, never as done. A deletion is never retried: when its outcome is
 unknown paycli exits 7, and running the same command again settles it (the
 card is deleted then, or the gateway says it is gone).`,
-		Example: `  paycli cards delete --customer-number 5070 --card-token 0f1e2d3c4b5a69788796a5b4c3d2e1f0 --reason "KVKK request #1234"
-  paycli cards delete --customer-number 5070 --card-token 0f1e2d3c4b5a69788796a5b4c3d2e1f0 --reason "customer asked" --dry-run`,
+		Example: `  TOKEN=$(paycli cards list --customer-number 5070 --jq '.cards[0].card_token')
+  paycli cards delete --customer-number 5070 --card-token "$TOKEN" \
+    --reason "KVKK request #1234"
+  paycli cards delete --customer-number 5070 --card-token "$TOKEN" \
+    --reason "the customer called" --dry-run`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var missing []string

@@ -42,7 +42,7 @@ type SaveOptions struct {
 func NewCmdSave(f *cmdutil.Factory, runF func(context.Context, *SaveOptions) error) *cobra.Command {
 	opts := &SaveOptions{IO: f.IOStreams, Config: f.Config, Gateway: f.Gateway, CommandContext: f.CommandContext, Now: f.Now}
 	cmd := &cobra.Command{
-		Use:   "save --customer-number N --holder NAME --expiry MM/YYYY < card-number",
+		Use:   "save --customer-number N --holder NAME --expiry MM/YY",
 		Short: "Save a card for a customer, in the sandbox (for a merchant's developer)",
 		Long: `Save a card for a customer number (saveCard), as a merchant's site does when
 a buyer ticks "remember my card": for a developer who needs saved cards in
@@ -57,8 +57,10 @@ the output, which show it masked (first 6 and last 4 digits).
 
 --expiry takes MM/YYYY or MM/YY. The answer's card_token is what 'cards
 delete' and payments by saved card take.`,
-		Example: `  paycli --sandbox cards save --customer-number 5070 --holder "Ada Lovelace" --expiry 12/2030
-  printf '%s\n' "$CARD" | paycli --sandbox cards save --customer-number 5070 --holder "Ada Lovelace" --expiry 12/30 -o json`,
+		Example: `  paycli --sandbox cards save --customer-number 5070 --holder "Ada Lovelace" \
+    --expiry 12/2030
+  printf '%s\n' "$CARD" | paycli --sandbox cards save --customer-number 5070 \
+    --holder "Ada Lovelace" --expiry 12/30 -o json`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var missing []string

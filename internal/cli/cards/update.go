@@ -49,7 +49,7 @@ type UpdateOptions struct {
 func NewCmdUpdate(f *cmdutil.Factory, runF func(context.Context, *UpdateOptions) error) *cobra.Command {
 	opts := &UpdateOptions{IO: f.IOStreams, Config: f.Config, Gateway: f.Gateway, CommandContext: f.CommandContext, Now: f.Now}
 	cmd := &cobra.Command{
-		Use:   "update --customer-number N --card-token TOKEN --expiry MM/YYYY [--holder NAME]",
+		Use:   "update --customer-number N --card-token T --expiry MM/YY",
 		Short: "Change a saved card's expiry (and holder name)",
 		Long: `Change a saved card (editCard): its expiry, and its holder's name with
 --holder. That is all the gateway lets change: a card with another number is
@@ -59,8 +59,10 @@ another card (save it, delete the old one).
 anything is sent. --dry-run prints the request, secrets redacted, and sends
 nothing. The update is not journaled: it moves no money and can be changed
 back.`,
-		Example: `  paycli cards update --customer-number 5070 --card-token 0f1e2d3c4b5a69788796a5b4c3d2e1f0 --expiry 12/2030
-  paycli cards update --customer-number 5070 --card-token 0f1e2d3c4b5a69788796a5b4c3d2e1f0 --expiry 01/31 --holder "Ada Lovelace"`,
+		Example: `  paycli cards update --customer-number 5070 --card-token "$TOKEN" \
+    --expiry 12/2030
+  paycli cards update --customer-number 5070 --card-token "$TOKEN" \
+    --expiry 01/31 --holder "Ada Lovelace"`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var missing []string
