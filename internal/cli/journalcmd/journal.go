@@ -752,6 +752,10 @@ func outcomeText(r Record) string {
 		return r.Outcome + " (reconciled)"
 	case r.Reconciled != nil && r.Reconciled.Outcome == journal.Pending:
 		return "unknown — still pending"
+	case !r.OutcomeRecorded && slices.Contains(journal.DeskKinds, r.Kind):
+		// Check status knows nothing of a desk action: its own command,
+		// sent again, settles it.
+		return "unknown — send it again"
 	case !r.OutcomeRecorded:
 		return UnknownLabel
 	}

@@ -224,8 +224,16 @@ func TestJournalFooterSendsACardDeletionAgain(t *testing.T) {
 	}
 	_ = j.Close()
 	ios, _, out, errOut := iostreams.Test()
-	opts := &Options{IO: ios, Format: func() (render.Format, error) { return render.JSON, nil },
+	opts := &Options{IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
 		Journal: fileJournal(path), Now: func() time.Time { return t0 }}
+	if err := journalRun(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "card-delete  card:5070:tok") || !strings.Contains(out.String(), "unknown — send it again") {
+		t.Errorf("table:\n%s", out)
+	}
+	ios, _, out, errOut = iostreams.Test()
+	opts.IO, opts.Format = ios, func() (render.Format, error) { return render.JSON, nil }
 	if err := journalRun(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
