@@ -32,15 +32,15 @@ var exitCodes = []exitCode{
 	{ExitRejected, "refused by the gateway, or not found",
 		"the gateway rejected the request (a status_code other than 100 and not listed below; a refund's 49, 110 or 31), " +
 			"or has no transaction with the invoice a status lookup asked about, a sale that cannot be refunded " +
-			"(refused before sending), or webhook verify found an invalid webhook"},
+			"(refused before sending), or webhook verify found an invalid webhook, or a customer number holds no saved cards"},
 	{ExitDeclined, "payment declined; nothing was charged", "payment declined (status_code 41 and other decline codes)"},
 	{ExitDuplicate, "already done; this call charged nothing",
 		"duplicate invoice (status_code 3 or 117): this call charged nothing; or this refund was already made " +
 			"(status_code 104): nothing more was refunded; or another paycli command on the invoice is in flight: " +
 			"nothing was sent"},
 	{ExitOutcomeUnknown, "outcome unknown: reconcile, do not send it again",
-		"outcome unknown (status_code 69, or the connection failed after a call that moves money was sent): " +
-			"reconcile with 'paycli status --invoice ID'; re-send a refund with 'paycli refund --retry REF'"},
+		"outcome unknown (status_code 69, or the connection failed after a call that moves money, or a saved card's deletion, was sent): " +
+			"reconcile with 'paycli status --invoice ID'; re-send a refund with 'paycli refund --retry REF', a card deletion with the same 'paycli cards delete'"},
 	{ExitUnavailable, "gateway or shared journal unreachable; nothing was charged",
 		"gateway unreachable or unavailable (connection refused, timeout, 5xx) for a call that was safe, " +
 			"or the profile's shared journal (PostgreSQL) unreachable: nothing was sent"},

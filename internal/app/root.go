@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/paycli/paycli/internal/cli/api"
+	"github.com/paycli/paycli/internal/cli/cards"
 	"github.com/paycli/paycli/internal/cli/commissionscmd"
 	"github.com/paycli/paycli/internal/cli/complete"
 	"github.com/paycli/paycli/internal/cli/completion"
@@ -106,6 +107,7 @@ func topLevelCommands() []topLevel {
 		{name: "complete", build: func(f *cmdutil.Factory) *cobra.Command { return complete.NewCmdComplete(f, nil) }, kinds: complete.Kinds},
 		{name: "link", build: link.NewCmdLink, kinds: link.Kinds},
 		{name: "installments", build: func(f *cmdutil.Factory) *cobra.Command { return installments.NewCmdInstallments(f, nil) }},
+		{name: "cards", build: cards.NewCmdCards, kinds: cards.Kinds},
 		{name: "status", build: newStatusCmd},
 		{name: "journal", build: func(f *cmdutil.Factory) *cobra.Command { return journalcmd.NewCmdJournal(f, nil) }},
 		{name: "webhook", build: webhookcmd.NewCmdWebhook},

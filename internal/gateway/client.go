@@ -286,6 +286,7 @@ var knownEndpoints = []endpoint{
 	endpointToken, endpointCommissions, endpointWalletPay, endpointCheckStatus,
 	endpointRefund, endpointConfirmPayment, endpointCompletePayment, endpointGetPOS, endpointInstallments,
 	endpointPaySmart2D, endpointPaySmart3D, endpointPaymentLink,
+	endpointGetCardTokens, endpointSaveCard, endpointEditCard, endpointDeleteCard,
 }
 
 // Token asks the gateway for a new bearer token. It does not use or fill

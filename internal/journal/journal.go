@@ -157,6 +157,9 @@ type Entry struct {
 	// lines by more than their invoice (a refund: see moneyop.Keyed);
 	// empty otherwise.
 	Key string `json:"key,omitempty"`
+	// Reason is why a desk action was taken, as its operator gave it
+	// (`paycli cards delete --reason`); empty for payments.
+	Reason string `json:"reason,omitempty"`
 	// Deadline, on an intent, is when the request's time limit runs out
 	// (sent then, plus --timeout): until then, and InFlightMargin more, the
 	// gateway may still be processing it (Settle). Zero when the call had

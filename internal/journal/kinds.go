@@ -17,6 +17,10 @@ type Kind struct {
 	// kind (ReadSale, ReadRefund, …, or the operation's own); nil when
 	// check status cannot settle it.
 	Read Reader
+	// SentAgain: check status knows nothing of the kind (a desk action
+	// that moves no money); its own command, sent again, settles an
+	// attempt of unknown outcome.
+	SentAgain bool
 }
 
 // Kinds are the kinds of the operations paycli has, in the order the app
@@ -46,6 +50,13 @@ func (ks Kinds) Of(name string) (Kind, bool) {
 func (ks Kinds) Reconcilable(name string) bool {
 	k, ok := ks.Of(name)
 	return ok && k.Read != nil
+}
+
+// SentAgain reports whether an attempt of the kind named name is settled
+// by sending its command again (Kind.SentAgain).
+func (ks Kinds) SentAgain(name string) bool {
+	k, ok := ks.Of(name)
+	return ok && k.SentAgain
 }
 
 // Reader reads what a check-status answer about an attempt's invoice

@@ -160,6 +160,14 @@ type StatusReader interface {
 	ReadStatus() journal.Reader
 }
 
+// DeskAction is an operation that moves no money and that check status
+// knows nothing of (a saved card's deletion): an attempt of unknown
+// outcome is settled by sending the same command again (its Resender),
+// and the journal's listing says so rather than pointing at reconcile.
+type DeskAction interface {
+	DeskAction()
+}
+
 // Kinded is any operation, whatever its type arguments: its kind, and
 // maybe a StatusReader.
 type Kinded interface {
@@ -172,7 +180,8 @@ type Kinded interface {
 func KindsOf(ops ...Kinded) []journal.Kind {
 	kinds := make([]journal.Kind, len(ops))
 	for i, op := range ops {
-		kinds[i] = journal.Kind{Name: op.Kind(), Read: statusReaderOf(op)}
+		_, desk := op.(DeskAction)
+		kinds[i] = journal.Kind{Name: op.Kind(), Read: statusReaderOf(op), SentAgain: desk}
 	}
 	return kinds
 }
@@ -252,6 +261,9 @@ type Description struct {
 	// the attempt, chosen before sending and re-used when it is retried
 	// (a refund's refund_transaction_id). Empty for most operations.
 	Ref string
+	// Reason goes into the journal intent's reason: why a desk action was
+	// taken, as its operator said (cards delete --reason).
+	Reason string
 	// Secrets are strings no journal message or batch result may hold
 	// (a token, the payer's e-mail), should a gateway text echo them.
 	Secrets []string

@@ -510,6 +510,13 @@ func writeSummary(w io.Writer, d Description, env *Env) {
 	}
 }
 
+// WriteDryRun is writeDryRun for a command's call that does not run
+// through the pipeline (cards update and save), so that every --dry-run
+// prints alike.
+func WriteDryRun(w io.Writer, format render.Format, dump gateway.RequestDump) error {
+	return writeDryRun(w, format, dump)
+}
+
 // writeDryRun prints the request: as an HTTP request, or with -o json as
 // one object {"method","url","headers","body"} whose body is the JSON
 // request body itself.
@@ -570,6 +577,7 @@ func attempt[In any, Req gateway.Call, Ans any](ctx context.Context, op Operatio
 		Card:     redact.CardText(d.Card), // one masking, whatever the answer's
 		Wallet:   d.Wallet,
 		Ref:      d.Ref,
+		Reason:   d.Reason,
 	}
 	if keyed, ok := op.(Keyed[In]); ok {
 		entry.Key = keyed.Key(in)

@@ -153,7 +153,7 @@ func TestCardListHasTheSDKsShape(t *testing.T) {
 	var v map[string]any
 	_ = json.Unmarshal(body.Data[0], &v)
 	if v["card_token"] != card || v["card_number"] != "450803******4509" || v["card_issuer_bank"] != "T. IS BANKASI A.S." ||
-		v["bank_id"] != 64.0 || v["merchant_id"] != float64(MerchantID) || !regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$`).MatchString(v["created_at"].(string)) {
+		v["bank_id"] != 64.0 || v["merchant_id"] != float64(MerchantID) || v["card_program"] != "MAXIMUM" || !regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$`).MatchString(v["created_at"].(string)) {
 		t.Errorf("%s", body.Data[0])
 	}
 }

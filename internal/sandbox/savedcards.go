@@ -20,7 +20,9 @@ const maxCustomerFieldLen = 100
 // the gateway's PHP SDK's Card model (CardMapper), in its order and with
 // its types (id, merchant_id and bank_id integers, customer_number and the
 // masked card_number strings), then the sandbox's card_holder_name,
-// expiry_month, expiry_year and card_scheme. Times are gatewayTime's.
+// expiry_month, expiry_year, card_scheme and card_program (getpos's
+// card_program of the BIN; empty for a BIN the schedule does not know).
+// Times are gatewayTime's.
 type cardView struct {
 	ID             int64  `json:"id"`
 	CardToken      string `json:"card_token"`
@@ -41,6 +43,7 @@ type cardView struct {
 	ExpiryMonth    string `json:"expiry_month"`
 	ExpiryYear     string `json:"expiry_year"`
 	CardScheme     string `json:"card_scheme"`
+	CardProgram    string `json:"card_program"`
 }
 
 // MerchantID is the sandbox merchant's numeric id, as saved cards carry it.
@@ -50,7 +53,8 @@ func (g *Gateway) viewOf(c SavedCard) cardView {
 	v := cardView{ID: c.ID, CardToken: c.Token, CardUserKey: cardUserKey(c.CustomerNumber), CardNumber: maskCard(c.BIN, c.Last4),
 		MerchantID: MerchantID, CustomerNumber: c.CustomerNumber, CustomerName: c.CustomerName, CustomerEmail: c.CustomerEmail,
 		CustomerPhone: c.CustomerPhone, CreatedAt: gatewayTime(c.CreatedAt), UpdatedAt: gatewayTime(c.UpdatedAt),
-		CardHolderName: c.Holder, ExpiryMonth: c.ExpiryMonth, ExpiryYear: c.ExpiryYear, CardScheme: cardScheme(c.BIN)}
+		CardHolderName: c.Holder, ExpiryMonth: c.ExpiryMonth, ExpiryYear: c.ExpiryYear, CardScheme: cardScheme(c.BIN),
+		CardProgram: g.opts.Schedule.BINs[c.BIN]}
 	if bank, ok := g.opts.Schedule.Banks[g.opts.Schedule.BINs[c.BIN]]; ok {
 		v.CardIssuerBank = bank.Name
 		if id, err := strconv.Atoi(bank.ID); err == nil {

@@ -253,6 +253,9 @@ second; 'paycli journal show' shows them the same way.`,
 // Card is masked in the journal already; order numbers are the gateway's
 // references, shown whole.
 type Record struct {
+	// sentAgain: the attempt's kind is settled by sending its command
+	// again (journal.Kind.SentAgain), not by check status.
+	sentAgain  bool
 	Attempt    string       `json:"attempt"`
 	Kind       string       `json:"kind"`
 	Time       render.Time  `json:"time"`
@@ -302,6 +305,9 @@ type Record struct {
 	// attempt (its outcome, or another operator's reconciliation with the
 	// gateway's answer); null in a file journal and while unsettled.
 	SettledBy *string `json:"settled_by"`
+	// Reason is why a desk action was taken (cards delete --reason); null
+	// for payments.
+	Reason *string `json:"reason"`
 }
 
 // Reconciliation is the JSON form of a reconcile line.
@@ -329,6 +335,7 @@ func recordOf(a journal.Attempt) Record {
 		BaseURL: a.Intent.BaseURL, Gateway: a.Intent.Gateway, Invoice: redact.Invoice(a.Intent.Invoice), Amount: a.Intent.Amount,
 		Currency: a.Intent.Currency, Card: redact.CardText(a.Intent.Card), Wallet: a.Intent.Wallet, Outcome: a.Class(),
 		OutcomeRecorded: a.Recorded(), OrderNo: optional(a.OrderNo()), Ref: optional(a.Intent.Ref),
+		Reason: optional(redact.Cards(a.Intent.Reason)),
 	}
 	if o := a.Outcome; o != nil {
 		t := render.Time{Time: o.Time}
@@ -386,6 +393,9 @@ func journalRun(ctx context.Context, opts *Options) error {
 	}
 	if footer.unknown != nil {
 		fmt.Fprintln(opts.IO.ErrOut, unknownFooter(footer.unknown, footer.reconcile, footer.checks))
+	}
+	if footer.resend {
+		fmt.Fprintln(opts.IO.ErrOut, "A saved card's deletion of unknown outcome is settled by sending it again: the same 'paycli cards delete' (docs/cards.md).")
 	}
 	if l.spooled != nil {
 		fmt.Fprintln(opts.IO.ErrOut, spoolNote(l))
@@ -557,6 +567,9 @@ type footer struct {
 	unknown   []string
 	reconcile [][]string
 	checks    []string
+	// resend: a desk action of unknown outcome (journal.Kind.SentAgain), which
+	// its own command settles when sent again.
+	resend bool
 }
 
 // listRecords keeps the attempts the filters ask for, as records, and the
@@ -587,6 +600,7 @@ func listRecords(opts *Options, l *listing) ([]Record, footer) {
 		}
 		key := a.Intent.Attempt + "\x00" + a.Intent.Invoice
 		r := recordOf(a)
+		r.sentAgain = opts.MoneyKinds.SentAgain(a.Intent.OpKind())
 		if l.shared {
 			r.Operator, r.OSUser, r.Host = &a.Operator, &a.OSUser, &a.Host
 			r.SettledBy = optional(a.SettledBy)
@@ -604,6 +618,10 @@ func listRecords(opts *Options, l *listing) ([]Record, footer) {
 		if inv := a.Intent.Invoice; !seen[inv] {
 			seen[inv] = true
 			f.unknown = append(f.unknown, inv)
+		}
+		if r.sentAgain {
+			f.resend = true
+			continue
 		}
 		flags := reconcileFlags(a.Intent, sandboxID, opts.Flags)
 		if !opts.MoneyKinds.Reconcilable(a.Intent.OpKind()) {
@@ -839,6 +857,10 @@ func outcomeText(r Record) string {
 		return r.Outcome + " (reconciled)"
 	case r.Reconciled != nil && r.Reconciled.Outcome == journal.Pending:
 		return "unknown — still pending"
+	case !r.OutcomeRecorded && r.sentAgain:
+		// Check status knows nothing of a desk action: its own command,
+		// sent again, settles it.
+		return "unknown — send it again"
 	case !r.OutcomeRecorded:
 		return UnknownLabel
 	}
@@ -922,7 +944,7 @@ func newestFirst(records []Record) {
 func writeRecords(opts *Options, format render.Format, records []Record) error {
 	header := []string{"time", "profile", "base_url", "invoice", "amount", "currency", "card", "outcome", "outcome_recorded", "status_code",
 		"order_no", "message", "attempt", "kind", "reconciled", "ref", "operator", "os_user", "host", "spooled_outcome",
-		"status_description", "payment_reason_code", "payment_reason_code_detail", "original_bank_error_code", "original_bank_error_description"}
+		"status_description", "payment_reason_code", "payment_reason_code_detail", "original_bank_error_code", "original_bank_error_description", "reason"}
 	rows := make([][]string, 0, len(records))
 	for _, r := range records {
 		code, reconciled := "", ""
@@ -935,7 +957,7 @@ func writeRecords(opts *Options, format render.Format, records []Record) error {
 		rows = append(rows, []string{render.FormatTime(r.Time.Time, format), r.Profile, r.BaseURL, r.Invoice, r.Amount, r.Currency,
 			r.Card, r.Outcome, strconv.FormatBool(r.OutcomeRecorded), code, deref(r.OrderNo), deref(r.Message), r.Attempt, r.Kind, reconciled,
 			deref(r.Ref), deref(r.Operator), deref(r.OSUser), deref(r.Host), deref(r.Spooled),
-			deref(r.StatusDescription), deref(r.PaymentReasonCode), deref(r.PaymentReasonCodeDetail), deref(r.OriginalBankErrorCode), deref(r.OriginalBankErrorDescription)})
+			deref(r.StatusDescription), deref(r.PaymentReasonCode), deref(r.PaymentReasonCodeDetail), deref(r.OriginalBankErrorCode), deref(r.OriginalBankErrorDescription), deref(r.Reason)})
 	}
 	return render.WriteRecords(opts.IO.Out, format, header, rows)
 }

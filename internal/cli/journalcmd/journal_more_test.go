@@ -209,3 +209,42 @@ func recordLearned(t *testing.T, path string, scope journal.Scope, invoice strin
 		}
 	}
 }
+
+// TestJournalFooterSendsACardDeletionAgain: a saved card's deletion of
+// unknown outcome is not pointed at `paycli status` (check status knows
+// nothing of cards) but at sending it again, which settles it.
+func TestJournalFooterSendsACardDeletionAgain(t *testing.T) {
+	path := filepath.Join(t.TempDir(), journal.FileName)
+	j, err := journal.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Append(journal.Entry{Type: journal.TypeIntent, Kind: "card-delete", Attempt: "a1", Time: t0, Profile: "live",
+		Gateway: "live-identity", BaseURL: "https://gw/ccpayment", Invoice: "card:5070:tok", Ref: "tok", Reason: "KVKK"}); err != nil {
+		t.Fatal(err)
+	}
+	_ = j.Close()
+	ios, _, out, errOut := iostreams.Test()
+	opts := &Options{IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
+		Journal: fileJournal(path), Now: func() time.Time { return t0 },
+		MoneyKinds: journal.Kinds{{Name: "card-delete", SentAgain: true}}}
+	if err := journalRun(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "card-delete  card:5070:tok") || !strings.Contains(out.String(), "unknown") {
+		t.Errorf("table:\n%s", out)
+	}
+	ios, _, out, errOut = iostreams.Test()
+	opts.IO, opts.Format = ios, func() (render.Format, error) { return render.JSON, nil }
+	if err := journalRun(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	want := "1 invoice has an unknown outcome: card:5070:tok.\n" +
+		"A saved card's deletion of unknown outcome is settled by sending it again: the same 'paycli cards delete' (docs/cards.md).\n"
+	if got := errOut.String(); got != want {
+		t.Errorf("footer:\n%s\nwant:\n%s", got, want)
+	}
+	if !strings.Contains(out.String(), `"reason": "KVKK"`) || !strings.Contains(out.String(), `"kind": "card-delete"`) {
+		t.Errorf("stdout:\n%s", out)
+	}
+}

@@ -246,6 +246,10 @@ $c = $res['data'][0];
 check(is_string($c['card_user_key']) && $c['card_user_key'] !== '' && is_int($c['merchant_id']) && $c['card_issuer_bank'] === 'T. IS BANKASI A.S.'
     && $c['bank_id'] === 64 && $c['card_number'] === '450803******4509'
     && preg_match('/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/', $c['created_at']) === 1, 'getCardTokens: a card as the SDK models it');
+// The sandbox's fields after the SDK's: paycli's `cards list` shows the
+// expiry and the program.
+check($c['expiry_month'] === '12' && $c['expiry_year'] === '2099' && $c['card_program'] === 'MAXIMUM' && $c['card_scheme'] === 'VISA',
+    'getCardTokens: expiry, scheme and program after the SDK\'s fields');
 [$code, $res] = call("$base/api/editCard", ['card_token' => $cardToken, 'customer_number' => $customer, 'expiry_month' => 1,
     'expiry_year' => 2098, 'card_holder_name' => 'John Q Doe', 'merchant_key' => $merchantKey,
     'hash_key' => hashkey_make($appSecret, "$merchantKey|$customer|$cardToken")], $token);
@@ -272,6 +276,9 @@ check($res['status_code'] === 100 && $res['transaction_status'] === 'Completed' 
 [$code, $res] = call("$base/api/deleteCard", ['card_token' => $cardToken, 'customer_number' => $customer, 'merchant_key' => $merchantKey,
     'hash_key' => hashkey_make($appSecret, "$merchantKey|$customer|$cardToken")], $token);
 check($res['status_code'] === 100, 'deleteCard');
+[$code, $res] = call("$base/api/deleteCard", ['card_token' => $cardToken, 'customer_number' => $customer, 'merchant_key' => $merchantKey,
+    'hash_key' => hashkey_make($appSecret, "$merchantKey|$customer|$cardToken")], $token);
+check($res['status_code'] === 1 && $res['status_description'] === 'The card token is not a saved card of this customer.', 'deleteCard twice is 1');
 $tokenPay['invoice_id'] = $invoice . 'b';
 $tokenPay['hash_key'] = hashkey_make($appSecret, "200|1|TRY|$merchantKey|{$invoice}b");
 // A refused 3D payment is the form to cancel_url, HTML though JSON was

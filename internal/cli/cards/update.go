@@ -1,0 +1,244 @@
+package cards
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/money"
+	"github.com/paycli/paycli/internal/moneyop"
+	"github.com/paycli/paycli/internal/redact"
+	"github.com/paycli/paycli/internal/render"
+)
+
+// MaxHolderLen bounds a card holder's name, as the gateway's customer
+// fields are bounded.
+const MaxHolderLen = gateway.MaxCustomerNumberLen
+
+// UpdateOptions are the inputs of `paycli cards update`.
+type UpdateOptions struct {
+	IO             *iostreams.IOStreams
+	Config         func() (*config.Config, error)
+	Format         func() (render.Format, error)
+	Gateway        func() (*gateway.Client, error)
+	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
+	Now            func() time.Time
+	JSON           *cmdutil.JSONFlags
+
+	CustomerNumber string
+	CardToken      string
+	// ExpiryText is --expiry as given; Expiry is it read.
+	ExpiryText string
+	Expiry     Expiry
+	Holder     string
+	DryRun     bool
+}
+
+// NewCmdUpdate builds `paycli cards update`.
+func NewCmdUpdate(f *cmdutil.Factory, runF func(context.Context, *UpdateOptions) error) *cobra.Command {
+	opts := &UpdateOptions{IO: f.IOStreams, Config: f.Config, Gateway: f.Gateway, CommandContext: f.CommandContext, Now: f.Now}
+	cmd := &cobra.Command{
+		Use:   "update --customer-number N --card-token T --expiry MM/YY",
+		Short: "Change a saved card's expiry (and holder name)",
+		Long: `Change a saved card (editCard): its expiry, and its holder's name with
+--holder. That is all the gateway lets change: a card with another number is
+another card (save it, delete the old one).
+
+--expiry takes MM/YYYY or MM/YY; a date already past is refused before
+anything is sent. --dry-run prints the request, secrets redacted, and sends
+nothing. The update is not journaled: it moves no money and can be changed
+back.`,
+		Example: `  paycli cards update --customer-number 5070 --card-token "$TOKEN" \
+    --expiry 12/2030
+  paycli cards update --customer-number 5070 --card-token "$TOKEN" \
+    --expiry 01/31 --holder "Ada Lovelace"`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var missing []string
+			for _, name := range []string{"customer-number", "card-token", "expiry"} {
+				if !cmd.Flags().Changed(name) {
+					missing = append(missing, "--"+name)
+				}
+			}
+			if len(missing) > 0 {
+				return cmdutil.UsageErrorf("missing %s", strings.Join(missing, ", "))
+			}
+			if err := checkCustomerFlag(cmd, opts.CustomerNumber); err != nil {
+				return err
+			}
+			opts.CardToken = strings.TrimSpace(opts.CardToken)
+			if err := checkToken(opts.CardToken); err != nil {
+				return cmdutil.UsageErrorf("invalid --card-token: %v", err)
+			}
+			var err error
+			if opts.Expiry, err = ParseExpiry(opts.ExpiryText, opts.Now()); err != nil {
+				return cmdutil.UsageErrorf("invalid --expiry: %v", err)
+			}
+			if cmd.Flags().Changed("holder") {
+				if opts.Holder, err = checkHolder(opts.Holder); err != nil {
+					return cmdutil.UsageErrorf("invalid --holder: %v", err)
+				}
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return updateRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.CustomerNumber, "customer-number", "", "the customer number the card was saved for")
+	fl.StringVar(&opts.CardToken, "card-token", "", "the card's token, as 'paycli cards list' shows it")
+	fl.StringVar(&opts.ExpiryText, "expiry", "", "the card's new expiry, MM/YYYY or MM/YY")
+	fl.StringVar(&opts.Holder, "holder", "", "the card holder's name, as on the card")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the editCard request, secrets redacted, and send nothing")
+	opts.JSON = cmdutil.AddJSONFlags(cmd)
+	opts.Format = opts.JSON.Format(f.OutputFormat)
+	for _, name := range []string{"customer-number", "card-token", "expiry", "holder"} {
+		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
+	}
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsGateway, Notes: map[cmdutil.Kind]string{
+		cmdutil.KindRejected: "the gateway refused: the card is not there, or it refused the expiry",
+	}})
+	return cmd
+}
+
+// Expiry is a card's expiry as the gateway takes it: a two-digit month
+// and a four-digit year.
+type Expiry struct {
+	Month, Year string
+}
+
+// ParseExpiry reads MM/YYYY or MM/YY (a one-digit month too); a month
+// already past (in the gateway's time zone, at now) is refused. Its
+// errors never quote s.
+func ParseExpiry(s string, now time.Time) (Expiry, error) {
+	m, y, ok := strings.Cut(strings.TrimSpace(s), "/")
+	if !ok {
+		return Expiry{}, errors.New("not MM/YYYY or MM/YY")
+	}
+	m, y = strings.TrimSpace(m), strings.TrimSpace(y)
+	if !allDigits(m) || !allDigits(y) || len(m) < 1 || len(m) > 2 || (len(y) != 2 && len(y) != 4) {
+		return Expiry{}, errors.New("not MM/YYYY or MM/YY")
+	}
+	month, _ := strconv.Atoi(m)
+	year, _ := strconv.Atoi(y)
+	if len(y) == 2 {
+		year += 2000
+	}
+	if month < 1 || month > 12 {
+		return Expiry{}, errors.New("the month is not 1 to 12")
+	}
+	if cy, cm, _ := now.In(money.GatewayZone()).Date(); year < cy || year == cy && month < int(cm) {
+		return Expiry{}, errors.New("the card has expired")
+	}
+	if year > 2100 {
+		return Expiry{}, errors.New("the year is too far ahead")
+	}
+	return Expiry{Month: fmt.Sprintf("%02d", month), Year: strconv.Itoa(year)}, nil
+}
+
+func allDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// checkHolder trims a card holder's name and refuses one the gateway
+// cannot take: empty, too long, holding '|' or a control character, or a
+// card number.
+func checkHolder(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	switch {
+	case s == "":
+		return "", errors.New("empty")
+	case utf8.RuneCountInString(s) > MaxHolderLen:
+		return "", fmt.Errorf("longer than %d characters", MaxHolderLen)
+	case !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool { return r == '|' || unicode.IsControl(r) }):
+		return "", errors.New("holds '|' or a control character")
+	case redact.HasCard(s):
+		return "", errors.New("holds a card number")
+	}
+	return s, nil
+}
+
+func updateRun(ctx context.Context, opts *UpdateOptions) error {
+	format, err := opts.Format()
+	if err != nil {
+		return err
+	}
+	client, err := opts.Gateway()
+	if err != nil {
+		return err
+	}
+	if err := client.RequireMerchantKey(); err != nil {
+		return err
+	}
+	req := gateway.EditCardRequest{CustomerNumber: opts.CustomerNumber, CardToken: opts.CardToken,
+		ExpiryMonth: opts.Expiry.Month, ExpiryYear: opts.Expiry.Year, CardHolderName: opts.Holder}
+	if opts.DryRun {
+		return dryRun(opts.IO, client, format, req)
+	}
+	ctx, cancel, err := opts.CommandContext(ctx)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	res, err := client.EditCard(ctx, req)
+	if err != nil {
+		return err
+	}
+	if opts.IO.IsStderrTTY() {
+		fmt.Fprintf(opts.IO.ErrOut, "Updated the saved card %s of customer %s: expires %s/%s\n",
+			cardOrToken(res.Card, opts.CardToken), redact.Cards(opts.CustomerNumber), opts.Expiry.Month, opts.Expiry.Year)
+	}
+	return opts.JSON.WriteFields(ctx, opts.IO.Out, format, cmdutil.TableOptions(opts.IO), cardFields(res))
+}
+
+// cardOrToken names a card by its masked number, or its token when the
+// answer gave no number.
+func cardOrToken(c gateway.SavedCard, token string) string {
+	if c.CardNumber != "" {
+		return redact.CardField(c.CardNumber)
+	}
+	return "token " + token
+}
+
+// cardFields are the fields printed for a card the gateway answered with.
+func cardFields(res *gateway.SavedCardResult) []render.Field {
+	c := res.Card
+	return []render.Field{
+		render.StringField("status_description", res.StatusDescription),
+		render.StringField("card_token", c.CardToken),
+		render.StringField("card_number", redact.CardField(c.CardNumber)),
+		render.StringField("customer_number", c.CustomerNumber),
+		render.StringField("card_holder_name", redact.Cards(c.CardHolderName)),
+		render.StringField("expiry_month", c.ExpiryMonth),
+		render.StringField("expiry_year", c.ExpiryYear),
+		render.StringField("card_issuer_bank", c.CardIssuerBank),
+		render.StringField("card_program", c.CardProgram),
+		render.StringField("updated_at", c.UpdatedAt),
+	}
+}
+
+// dryRun prints the request the client would sign and send, secrets and
+// the card number redacted, and sends nothing.
+func dryRun(io *iostreams.IOStreams, client *gateway.Client, format render.Format, call gateway.Call) error {
+	dump, err := client.DryRun(call)
+	if err != nil {
+		return err
+	}
+	if err := moneyop.WriteDryRun(io.Out, format, dump); err != nil {
+		return err
+	}
+	fmt.Fprintln(io.ErrOut, "Dry run: nothing was sent.")
+	return nil
+}
