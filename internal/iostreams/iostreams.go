@@ -167,7 +167,14 @@ func (s *IOStreams) WrapForStderr(text string) string {
 // ended by a newline, wrapped at blanks to stderr's terminal (WrapForStderr)
 // and byte for byte as it is on a pipe or a file, where scripts grep it.
 func (s *IOStreams) Warnf(format string, a ...any) {
-	fmt.Fprintln(s.ErrOut, s.WrapForStderr("warning: "+fmt.Sprintf(format, a...)))
+	fmt.Fprintln(s.ErrOut, s.Warning(format, a...))
+}
+
+// Warning is the text Warnf writes, without its newline, for a command
+// whose goroutines share stderr through a writer of its own that keeps
+// their lines whole.
+func (s *IOStreams) Warning(format string, a ...any) string {
+	return s.WrapForStderr("warning: " + fmt.Sprintf(format, a...))
 }
 
 // Notef writes the formatted text on stderr, ended by a newline and

@@ -206,7 +206,7 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 	}
 
 	if opts.IO.CanPrompt() && !opts.AppSecretStdin && !opts.MerchantKeyStdin {
-		fmt.Fprintf(opts.IO.ErrOut, "Setting up profile %q in %s\n", profile, path)
+		opts.IO.Notef("Setting up profile %q in %s", profile, path)
 		if err := promptValues(ctx, opts.IO, values, current); err != nil {
 			return err
 		}
@@ -276,7 +276,7 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 
 	printProfile(opts.IO.ErrOut, created, profile, edit.Path, values, current)
 	if kept != "" && !strings.HasSuffix(kept, "(plain text)") {
-		fmt.Fprintf(opts.IO.ErrOut, "Secrets are kept in %s; the file holds only a reference.\n", kept)
+		opts.IO.Notef("Secrets are kept in %s; the file holds only a reference.", kept)
 	}
 	reportDefault(opts.IO.ErrOut, edit.Before.DefaultProfile, pinned, profile, created)
 	return nil
@@ -372,13 +372,13 @@ func verify(ctx context.Context, opts *InitOptions, profile string, values, curr
 		CACert: value("ca_cert"), Timeout: timeout,
 	}
 	shownURL := redact.URL(cfg.BaseURL)
-	fmt.Fprintf(opts.IO.ErrOut, "Checking the credentials with %s ...\n", shownURL)
+	opts.IO.Notef("Checking the credentials with %s ...", shownURL)
 	err = opts.Verify(ctx, cfg)
 	if err == nil {
 		if cfg.MerchantKey == "" {
-			fmt.Fprintf(opts.IO.ErrOut, "The gateway issued a token: base_url, app_id and app_secret work (no merchant_key to check).\n")
+			opts.IO.Notef("The gateway issued a token: base_url, app_id and app_secret work (no merchant_key to check).")
 		} else {
-			fmt.Fprintf(opts.IO.ErrOut, "The gateway issued a token and knows the merchant: base_url, app_id, app_secret and merchant_key work.\n")
+			opts.IO.Notef("The gateway issued a token and knows the merchant: base_url, app_id, app_secret and merchant_key work.")
 		}
 		return nil
 	}
@@ -387,16 +387,16 @@ func verify(ctx context.Context, opts *InitOptions, profile string, values, curr
 	}
 	if opts.IO.CanPrompt() {
 		msg, hint := err.Error(), cmdutil.HintOf(err)
-		fmt.Fprintf(opts.IO.ErrOut, "The check failed: %s\n", msg)
+		opts.IO.Notef("The check failed: %s", msg)
 		if hint != "" {
-			fmt.Fprintln(opts.IO.ErrOut, hint)
+			opts.IO.Notef("%s", hint)
 		}
 		save, cerr := opts.IO.Confirm(ctx, fmt.Sprintf("Save profile %q anyway?", profile))
 		if cerr != nil {
 			return cerr
 		}
 		if save {
-			fmt.Fprintln(opts.IO.ErrOut, "Saving the settings unchecked.")
+			opts.IO.Notef("Saving the settings unchecked.")
 			return nil
 		}
 	}
@@ -439,11 +439,11 @@ func promptValues(ctx context.Context, ios *iostreams.IOStreams, values, current
 				if current[name] != "" {
 					return nil
 				}
-				fmt.Fprintf(ios.ErrOut, "%s is required.\n", name)
+				ios.Notef("%s is required.", name)
 				continue
 			}
 			if err := config.ValidateValue(name, v); err != nil {
-				fmt.Fprintf(ios.ErrOut, "Invalid %s: %v\n", name, err)
+				ios.Notef("Invalid %s: %v", name, err)
 				continue
 			}
 			values[name] = v
@@ -500,7 +500,7 @@ func askCurrency(ctx context.Context, ios *iostreams.IOStreams, values, current 
 			return nil
 		}
 		if err := config.ValidateValue("default_currency", v); err != nil {
-			fmt.Fprintf(ios.ErrOut, "Invalid default_currency: %v\n", err)
+			ios.Notef("Invalid default_currency: %v", err)
 			continue
 		}
 		values["default_currency"] = v

@@ -324,7 +324,7 @@ func journalRun(ctx context.Context, opts *Options) error {
 	case format == render.JSON:
 		err = opts.JSON.Write(ctx, opts.IO.Out, records)
 	case len(records) == 0 && format == render.Table:
-		fmt.Fprintf(opts.IO.ErrOut, "No payment attempts recorded in %s%s.\n", render.Escape(l.where), filterNote(opts))
+		opts.IO.Notef("No payment attempts recorded in %s%s.", render.Escape(l.where), filterNote(opts))
 	default:
 		err = writeRows(opts, format, l.shared, records)
 	}
@@ -332,13 +332,13 @@ func journalRun(ctx context.Context, opts *Options) error {
 		return err
 	}
 	if note := opts.scope.note(footer.hidden, accountsOf(records)); note != "" {
-		fmt.Fprintln(opts.IO.ErrOut, note)
+		opts.IO.Notef("%s", note)
 	}
 	if footer.unknown != nil {
-		fmt.Fprintln(opts.IO.ErrOut, unknownFooter(footer.unknown, footer.reconcile, footer.checks))
+		opts.IO.Notef("%s", unknownFooter(footer.unknown, footer.reconcile, footer.checks))
 	}
 	if l.spooled != nil {
-		fmt.Fprintln(opts.IO.ErrOut, spoolNote(l))
+		opts.IO.Notef("%s", spoolNote(l))
 	}
 	return nil
 }
@@ -686,7 +686,7 @@ func warnDamage(ios *iostreams.IOStreams, path string, d journal.Damage) {
 	if d.Lines == 1 {
 		lines, were = "line", "was"
 	}
-	fmt.Fprintf(ios.ErrOut, "warning: %d %s of %s could not be read and %s left out (torn or foreign; byte offsets %s)\n",
+	ios.Warnf("%d %s of %s could not be read and %s left out (torn or foreign; byte offsets %s)",
 		d.Lines, lines, render.Escape(path), were, list)
 }
 

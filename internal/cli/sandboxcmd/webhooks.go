@@ -150,7 +150,7 @@ func webhooksRun(ctx context.Context, opts *WebhooksOptions) error {
 		return render.WriteRecords(opts.IO.Out, format, header, rows)
 	}
 	if len(list) == 0 {
-		fmt.Fprintln(opts.IO.ErrOut, "No webhook deliveries: register a web hook key with 'paycli sandbox serve --webhook KEY=URL' and name it in a sale or refund.")
+		opts.IO.Notef("No webhook deliveries: register a web hook key with 'paycli sandbox serve --webhook KEY=URL' and name it in a sale or refund.")
 		return nil
 	}
 	table := cmdutil.TableOptions(opts.IO)
