@@ -130,7 +130,7 @@ func setRun(ctx context.Context, opts *SetOptions) error {
 		opts.IO.Notef("Created profile %q in %s.", profile, edit.Path)
 	}
 	opts.IO.Notef("Set %s in profile %q%s.", k.Name, profile, kept)
-	reportDefault(opts.IO.ErrOut, edit.Before.DefaultProfile, pinned, profile, created)
+	reportDefault(opts.IO, edit.Before.DefaultProfile, pinned, profile, created)
 	if opts.Where.LookupEnv != nil {
 		if v, ok := opts.Where.LookupEnv(k.Env()); ok && v != "" {
 			opts.IO.Notef("note: %s is set in the environment and wins over the file.", k.Env())

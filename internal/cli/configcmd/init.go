@@ -278,7 +278,7 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 	if kept != "" && !strings.HasSuffix(kept, "(plain text)") {
 		opts.IO.Notef("Secrets are kept in %s; the file holds only a reference.", kept)
 	}
-	reportDefault(opts.IO.ErrOut, edit.Before.DefaultProfile, pinned, profile, created)
+	reportDefault(opts.IO, edit.Before.DefaultProfile, pinned, profile, created)
 	return nil
 }
 
@@ -409,14 +409,14 @@ func verify(ctx context.Context, opts *InitOptions, profile string, values, curr
 // set ("" for nothing), written the profile just written and created
 // whether the write created it (a new profile that is not the default is
 // worth a word; an old one is not).
-func reportDefault(w io.Writer, previous, pinned, written string, created bool) {
+func reportDefault(ios *iostreams.IOStreams, previous, pinned, written string, created bool) {
 	switch {
 	case pinned == written:
-		fmt.Fprintf(w, "Default profile is now %q (the config file had no default); choose another with 'paycli config use PROFILE'.\n", pinned)
+		ios.Notef("Default profile is now %q (the config file had no default); choose another with 'paycli config use PROFILE'.", pinned)
 	case pinned != "":
-		fmt.Fprintf(w, "Default profile is %q, as before; use this one with --profile %s, or make it the default with 'paycli config use %s'.\n", pinned, written, written)
+		ios.Notef("Default profile is %q, as before; use this one with --profile %s, or make it the default with 'paycli config use %s'.", pinned, written, written)
 	case created && previous != "" && previous != written:
-		fmt.Fprintf(w, "Default profile is still %q; use this one with --profile %s, or make it the default with 'paycli config use %s'.\n", previous, written, written)
+		ios.Notef("Default profile is still %q; use this one with --profile %s, or make it the default with 'paycli config use %s'.", previous, written, written)
 	}
 }
 
