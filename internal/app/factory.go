@@ -119,10 +119,10 @@ func resolve(f *cmdutil.Factory, cmd *cobra.Command) (*resolved, error) {
 		return nil, err
 	}
 	if w := config.LooseModeWarning(cfg.Path, cfg.FileMode); w != "" {
-		fmt.Fprintln(f.IOStreams.ErrOut, w)
+		f.IOStreams.Notef("%s", w)
 	}
 	for _, w := range cfg.Warnings {
-		fmt.Fprintln(f.IOStreams.ErrOut, w)
+		f.IOStreams.Notef("%s", w)
 	}
 	// Plain-text secrets are read as before; a person at a terminal is
 	// told once per run how to move them, a script's stderr is left alone.
@@ -131,7 +131,7 @@ func resolve(f *cmdutil.Factory, cmd *cobra.Command) (*resolved, error) {
 		if len(cfg.PlainSecrets) > 1 {
 			is, them = "are", "them"
 		}
-		fmt.Fprintf(f.IOStreams.ErrOut, "hint: %s %s in plain text in %s; move %s into the system keyring: paycli config migrate-secrets\n",
+		f.IOStreams.Notef("hint: %s %s in plain text in %s; move %s into the system keyring: paycli config migrate-secrets",
 			strings.Join(cfg.PlainSecrets, " and "), is, cfg.Path, them)
 	}
 	// --sandbox / PAYCLI_SANDBOX=1: the same commands, pointed at the emulator.
@@ -365,7 +365,7 @@ func openSharedJournal(cfg *config.Config, journalPath string, f *cmdutil.Factor
 func sharedJournalWarn(f *cmdutil.Factory, warned *sync.Map) func(string) {
 	return func(msg string) {
 		if _, told := warned.LoadOrStore(msg, true); !told {
-			fmt.Fprintf(f.IOStreams.ErrOut, "warning: %s\n", msg)
+			f.IOStreams.Warnf("%s", msg)
 		}
 	}
 }

@@ -163,6 +163,27 @@ func (s *IOStreams) WrapForStderr(text string) string {
 	return Wrap(text, s.ErrTerminalWidth())
 }
 
+// Warnf writes "warning: " and the formatted text on stderr, as one line
+// ended by a newline, wrapped at blanks to stderr's terminal (WrapForStderr)
+// and byte for byte as it is on a pipe or a file, where scripts grep it.
+func (s *IOStreams) Warnf(format string, a ...any) {
+	fmt.Fprintln(s.ErrOut, s.Warning(format, a...))
+}
+
+// Warning is the text Warnf writes, without its newline, for a command
+// whose goroutines share stderr through a writer of its own that keeps
+// their lines whole.
+func (s *IOStreams) Warning(format string, a ...any) string {
+	return s.WrapForStderr("warning: " + fmt.Sprintf(format, a...))
+}
+
+// Notef writes the formatted text on stderr, ended by a newline and
+// wrapped as Warnf's: a note, a hint or the advice that follows a result.
+// Not for \r status lines or tables, which must not be wrapped.
+func (s *IOStreams) Notef(format string, a ...any) {
+	fmt.Fprintln(s.ErrOut, s.WrapForStderr(fmt.Sprintf(format, a...)))
+}
+
 // DecideTerminalWidth is the width of stdout's terminal: COLUMNS when it
 // is a positive number (the customary override, also for terminals that
 // do not report a size), otherwise what the terminal reports (size), or 0.

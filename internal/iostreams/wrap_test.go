@@ -78,3 +78,27 @@ func FuzzWrap(f *testing.F) {
 		}
 	})
 }
+
+// TestWarnfAndNotefWrapOnlyOnATerminal: a warning or a note is one line,
+// byte for byte, on a pipe (scripts grep it), and broken at blanks to
+// the width of stderr's terminal, never inside a word.
+func TestWarnfAndNotefWrapOnlyOnATerminal(t *testing.T) {
+	ios, _, _, errOut := Test()
+	ios.SetErrTerminalWidth(30)
+	ios.Warnf("the outcome (%s) could not be written to the journal: %v", "approved", "disk full")
+	ios.Notef("Recorded in the journal: %s.", "attempt 7f3a9c approved")
+	want := "warning: the outcome (approved) could not be written to the journal: disk full\n" +
+		"Recorded in the journal: attempt 7f3a9c approved.\n"
+	if got := errOut.String(); got != want {
+		t.Errorf("piped stderr:\n%q\nwant\n%q", got, want)
+	}
+	errOut.Reset()
+	ios.SetStderrTTY(true)
+	ios.Warnf("the outcome (%s) could not be written to the journal: %v", "approved", "disk full")
+	ios.Notef("Recorded in the journal: %s.", "attempt 7f3a9c approved")
+	want = "warning: the outcome\n(approved) could not be\nwritten to the journal: disk\nfull\n" +
+		"Recorded in the journal:\nattempt 7f3a9c approved.\n"
+	if got := errOut.String(); got != want {
+		t.Errorf("stderr on a 30-column terminal:\n%s\nwant\n%s", got, want)
+	}
+}

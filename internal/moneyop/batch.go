@@ -252,7 +252,7 @@ func RunBatch[In any, Req gateway.Call, Ans any](ctx context.Context, opts *Opti
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "Batch of %s on profile %q at %s\n", render.Count(len(lines), "line", "lines"), env.Config.Profile, redact.URL(env.Client.BaseURL()))
+	opts.IO.Notef("Batch of %s on profile %q at %s", render.Count(len(lines), "line", "lines"), env.Config.Profile, redact.URL(env.Client.BaseURL()))
 	progress := newProgressBar(opts, len(lines))
 	wait := runLines(ctx, opts, op, env, lines, progress)
 	writeResults(opts, lines, progress)
@@ -368,7 +368,7 @@ func writeResults[In any](opts *Options, lines []*batchLine[In], progress *progr
 		writeErr = render.WriteJSONLine(opts.IO.Out, l.result)
 		progress.redraw()
 		if writeErr != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "warning: the results could not be written to stdout from line %d on (%v); every outcome is in the journal ('paycli journal')\n", l.result.Line, writeErr)
+			opts.IO.Warnf("the results could not be written to stdout from line %d on (%v); every outcome is in the journal ('paycli journal')", l.result.Line, writeErr)
 		}
 	}
 }
@@ -464,7 +464,7 @@ func runLine[In any, Req gateway.Call, Ans any](l *batchLine[In], op Operation[I
 	fillResult(&l.result, res.Outcome, env, op.Invoice(in), d)
 	l.refused = errors.Is(res.Err, gateway.ErrUnauthorized)
 	if res.journalErr != nil {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: line %d: the outcome (%s) could not be written to the journal: %v\n", l.result.Line, res.Class, res.journalErr)
+		opts.IO.Warnf("line %d: the outcome (%s) could not be written to the journal: %v", l.result.Line, res.Class, res.journalErr)
 	}
 }
 
@@ -562,7 +562,7 @@ func writeBatchSummary[In any](opts *Options, env *Env, lines []*batchLine[In]) 
 	if len(parts) == 0 {
 		parts = []string{"nothing to do"}
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "Batch done: %s.\n", strings.Join(parts, ", "))
+	opts.IO.Notef("Batch done: %s.", strings.Join(parts, ", "))
 	unknown := 0
 	var commands []string
 	listed := map[string]bool{}
@@ -576,7 +576,7 @@ func writeBatchSummary[In any](opts *Options, env *Env, lines []*batchLine[In]) 
 		}
 	}
 	if unknown > 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "Outcome unknown for %s; never retried. Check each with:\n", render.Count(unknown, "invoice", "invoices"))
+		opts.IO.Notef("Outcome unknown for %s; never retried. Check each with:", render.Count(unknown, "invoice", "invoices"))
 		for _, c := range commands {
 			fmt.Fprintf(opts.IO.ErrOut, "  %s\n", c)
 		}

@@ -327,13 +327,13 @@ func RunSingle[In any, Req gateway.Call, Ans any](ctx context.Context, opts *Opt
 		return err
 	}
 	if res.journalErr != nil {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: the outcome (%s) could not be written to the journal: %v\n", res.Class, res.journalErr)
+		opts.IO.Warnf("the outcome (%s) could not be written to the journal: %v", res.Class, res.journalErr)
 	}
 	if res.Class != journal.Succeeded && res.Class != journal.Queued {
 		failure := scrubbedError{explainFailure(env, d, op.Invoice(in), res.Outcome), d.Secrets}
 		if printer, ok := op.(AnswerPrinter[Ans]); ok {
 			if err := printer.PrintAnswer(ctx, res.ans); err != nil {
-				fmt.Fprintf(opts.IO.ErrOut, "warning: the gateway's answer could not be written to stdout: %v\n", err)
+				opts.IO.Warnf("the gateway's answer could not be written to stdout: %v", err)
 			}
 		}
 		return failure
@@ -352,7 +352,7 @@ func dryRun(opts *Options, env *Env, format render.Format, req gateway.Call) err
 	if err := writeDryRun(opts.IO.Out, format, dump); err != nil {
 		return err
 	}
-	fmt.Fprintln(opts.IO.ErrOut, "Dry run: nothing was sent.")
+	opts.IO.Notef("Dry run: nothing was sent.")
 	return nil
 }
 
@@ -413,7 +413,7 @@ func confirm(ctx context.Context, opts *Options, d Description) error {
 func writeSuccess[In any, Req gateway.Call, Ans any](ctx context.Context, opts *Options, op Operation[In, Req, Ans], format render.Format, in In, d Description, res attemptResult[Ans]) {
 	fields, verdict := op.Result(in, res.ans)
 	if opts.IO.IsStderrTTY() && verdict != "" {
-		fmt.Fprintln(opts.IO.ErrOut, verdict)
+		opts.IO.Notef("%s", verdict)
 	}
 	var err error
 	if printer, ok := op.(AnswerPrinter[Ans]); ok {
@@ -428,14 +428,14 @@ func writeSuccess[In any, Req gateway.Call, Ans any](ctx context.Context, opts *
 	}
 	var jqErr *cmdutil.JQError
 	if errors.As(err, &jqErr) {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: the %s succeeded (invoice %s, order %s), but %v\n", d.noun(), redact.Invoice(op.Invoice(in)), res.OrderNo, jqErr)
+		opts.IO.Warnf("the %s succeeded (invoice %s, order %s), but %v", d.noun(), redact.Invoice(op.Invoice(in)), res.OrderNo, jqErr)
 		return
 	}
 	where := "it is in the journal"
 	if res.journalErr != nil {
 		where = "it is not in the journal either"
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "warning: the result could not be written to stdout (%v); %s: %s\n", err, where, outcomeLine(res.Outcome))
+	opts.IO.Warnf("the result could not be written to stdout (%v); %s: %s", err, where, outcomeLine(res.Outcome))
 }
 
 // resultFields drops empty text rows from a table: a field the gateway

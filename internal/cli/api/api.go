@@ -199,7 +199,7 @@ func apiRun(ctx context.Context, opts *Options) error {
 		if _, err := fmt.Fprint(opts.IO.Out, dump.String()); err != nil {
 			return err
 		}
-		fmt.Fprintln(opts.IO.ErrOut, "Dry run: nothing was sent.")
+		opts.IO.Notef("Dry run: nothing was sent.")
 		return nil
 	}
 	ctx, cancel, err := opts.CommandContext(ctx)

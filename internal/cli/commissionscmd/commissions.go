@@ -7,7 +7,6 @@ package commissionscmd
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/paycli/paycli/internal/cmdutil"
@@ -253,7 +252,7 @@ func commissionsRun(ctx context.Context, opts *Options) error {
 		}
 	}
 	if errors.Is(err, gateway.ErrNoData) {
-		fmt.Fprintf(opts.IO.ErrOut, "No commissions found for %s: the gateway has no data for this currency.\n", cur.Code)
+		opts.IO.Notef("No commissions found for %s: the gateway has no data for this currency.", cur.Code)
 		if opts.Raw {
 			return nil
 		}
@@ -278,10 +277,10 @@ func commissionsRun(ctx context.Context, opts *Options) error {
 		return err
 	}
 	for _, w := range warnings {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", render.Escape(string(w)))
+		opts.IO.Warnf("%s", render.Escape(string(w)))
 	}
 	if len(res.Rows) == 0 && res.Total > 0 {
-		fmt.Fprintln(opts.IO.ErrOut, "No entry matches --installments and --program together: the gateway lists each, but no program at those counts.")
+		opts.IO.Notef("No entry matches --installments and --program together: the gateway lists each, but no program at those counts.")
 	}
 	return write(ctx, opts, format, res)
 }
@@ -368,7 +367,7 @@ func write(ctx context.Context, opts *Options, format render.Format, res *Result
 		if side == SideMerchant {
 			cells += ", merchant's fee"
 		}
-		fmt.Fprintf(opts.IO.ErrOut, "Buyer pays %s in all; cells: %s.\n", render.Amount(res.Amount.StringFixed(res.MinorUnit), res.Currency), cells)
+		opts.IO.Notef("Buyer pays %s in all; cells: %s.", render.Amount(res.Amount.StringFixed(res.MinorUnit), res.Currency), cells)
 	}
 	return writeMatrix(out, palette, width, res, side)
 }

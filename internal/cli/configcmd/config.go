@@ -156,7 +156,7 @@ func readFile(ios *iostreams.IOStreams, w config.LoadOptions) (*config.File, err
 		return nil, brokenFile(err)
 	}
 	if msg := config.LooseModeWarning(path, file.Mode); msg != "" {
-		fmt.Fprintln(ios.ErrOut, msg)
+		ios.Notef("%s", msg)
 	}
 	return file, nil
 }
@@ -177,7 +177,7 @@ func save(ios *iostreams.IOStreams, writer config.AtomicWriter, edit *config.Edi
 		return err
 	}
 	if edit.Before.Exists && config.IsLooseMode(edit.Before.Mode) {
-		fmt.Fprintf(ios.ErrOut, "Tightened %s to mode 0600 (it was %04o).\n", edit.Path, edit.Before.Mode.Perm())
+		ios.Notef("Tightened %s to mode 0600 (it was %04o).", edit.Path, edit.Before.Mode.Perm())
 	}
 	return nil
 }

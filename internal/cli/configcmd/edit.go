@@ -107,7 +107,7 @@ func setRun(ctx context.Context, opts *SetOptions) error {
 		}
 		value = v
 	} else if k.Secret {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: %s given on the command line stays in your shell history; next time use: paycli config set %s -\n", k.Name, k.Name)
+		opts.IO.Warnf("%s given on the command line stays in your shell history; next time use: paycli config set %s -", k.Name, k.Name)
 	}
 	if value == "" {
 		return cmdutil.UsageHint(fmt.Errorf("empty value for %s", k.Name), fmt.Sprintf("To remove it, run 'paycli config unset %s'.", k.Name))
@@ -148,7 +148,7 @@ func setRun(ctx context.Context, opts *SetOptions) error {
 			return cmdutil.UsageErrorf("%v", err)
 		}
 		if k.Name != "base_url" {
-			if err := followGateway(opts.IO.ErrOut, edit, profile, gateway); err != nil {
+			if err := followGateway(opts.IO, edit, profile, gateway); err != nil {
 				return err
 			}
 		}
@@ -161,16 +161,16 @@ func setRun(ctx context.Context, opts *SetOptions) error {
 		return err
 	}
 	if created {
-		fmt.Fprintf(opts.IO.ErrOut, "Created profile %q in %s.\n", profile, edit.Path)
+		opts.IO.Notef("Created profile %q in %s.", profile, edit.Path)
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "Set %s in profile %q%s.\n", k.Name, profile, kept)
+	opts.IO.Notef("Set %s in profile %q%s.", k.Name, profile, kept)
 	if gateway != "" && k.Name != "gateway" {
-		fmt.Fprintf(opts.IO.ErrOut, "Set gateway in profile %q: %s.\n", profile, gateway)
+		opts.IO.Notef("Set gateway in profile %q: %s.", profile, gateway)
 	}
-	reportDefault(opts.IO.ErrOut, edit.Before.DefaultProfile, pinned, profile, created)
+	reportDefault(opts.IO, edit.Before.DefaultProfile, pinned, profile, created)
 	if opts.Where.LookupEnv != nil {
 		if v, ok := opts.Where.LookupEnv(k.Env()); ok && v != "" {
-			fmt.Fprintf(opts.IO.ErrOut, "note: %s is set in the environment and wins over the file.\n", k.Env())
+			opts.IO.Notef("note: %s is set in the environment and wins over the file.", k.Env())
 		}
 	}
 	return nil
@@ -237,17 +237,17 @@ func unsetRun(_ context.Context, opts *UnsetOptions) error {
 		}
 	}
 	if !removed {
-		fmt.Fprintf(opts.IO.ErrOut, "%s is not set in profile %q; nothing changed.\n", opts.Key.Name, profile)
+		opts.IO.Notef("%s is not set in profile %q; nothing changed.", opts.Key.Name, profile)
 		return nil
 	}
 	if err := save(opts.IO, opts.Writer, edit); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "Removed %s from profile %q.\n", opts.Key.Name, profile)
+	opts.IO.Notef("Removed %s from profile %q.", opts.Key.Name, profile)
 	if acct != "" {
 		storage := secretStorage{IO: opts.IO, Keyring: opts.Keyring}
 		if err := storage.forget(acct, []string{opts.Key.Name}); err != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "warning: could not remove it from the keyring entry %s/%s: %v\n", keyring.Service, acct, err)
+			opts.IO.Warnf("could not remove it from the keyring entry %s/%s: %v", keyring.Service, acct, err)
 		}
 	}
 	return nil
@@ -315,6 +315,6 @@ func useRun(_ context.Context, opts *UseOptions) error {
 	if err := save(opts.IO, opts.Writer, edit); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "Default profile is now %q.\n", opts.Profile)
+	opts.IO.Notef("Default profile is now %q.", opts.Profile)
 	return nil
 }

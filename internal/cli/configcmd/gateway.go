@@ -1,13 +1,12 @@
 package configcmd
 
 import (
-	"fmt"
-	"io"
+	"github.com/spf13/cobra"
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/family"
-	"github.com/spf13/cobra"
+	"github.com/paycli/paycli/internal/iostreams"
 )
 
 // addGatewayFlag adds --gateway NAME, completed with the family's names.
@@ -48,8 +47,8 @@ func environmentOf(baseURL string) (family.Environment, bool) {
 // followGateway makes the profile's base_url follow a gateway just set:
 // a family URL (any member's) becomes its environment's word, so that the
 // gateway's own URL is used; another URL stays and overrides the gateway,
-// which is said on w.
-func followGateway(w io.Writer, edit *config.Edit, profile, gateway string) error {
+// which is said on ios.
+func followGateway(ios *iostreams.IOStreams, edit *config.Edit, profile, gateway string) error {
 	current := edit.Before.Profiles[profile]["base_url"]
 	m, _ := family.Lookup(gateway)
 	if current == "" {
@@ -57,7 +56,7 @@ func followGateway(w io.Writer, edit *config.Edit, profile, gateway string) erro
 	}
 	env, known := environmentOf(current)
 	if !known {
-		fmt.Fprintf(w, "note: base_url %s stays and overrides %s's URL; to use %s's, run 'paycli config set base_url test' (or live).\n",
+		ios.Notef("note: base_url %s stays and overrides %s's URL; to use %s's, run 'paycli config set base_url test' (or live).",
 			current, m.Title, m.Title)
 		return nil
 	}
@@ -67,6 +66,6 @@ func followGateway(w io.Writer, edit *config.Edit, profile, gateway string) erro
 	if err := edit.Set(profile, "base_url", string(env)); err != nil {
 		return cmdutil.UsageErrorf("%v", err)
 	}
-	fmt.Fprintf(w, "base_url is now %s: %s's %s URL, %s.\n", env, m.Title, env, m.BaseURL(env))
+	ios.Notef("base_url is now %s: %s's %s URL, %s.", env, m.Title, env, m.BaseURL(env))
 	return nil
 }

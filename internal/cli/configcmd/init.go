@@ -251,7 +251,7 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 	}
 
 	if opts.IO.CanPrompt() && !opts.AppSecretStdin && !opts.MerchantKeyStdin {
-		fmt.Fprintf(opts.IO.ErrOut, "Setting up profile %q in %s\n", profile, path)
+		opts.IO.Notef("Setting up profile %q in %s", profile, path)
 		if err := promptValues(ctx, opts.IO, values, current); err != nil {
 			return err
 		}
@@ -321,9 +321,9 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 
 	printProfile(opts.IO.ErrOut, created, profile, edit.Path, values, current)
 	if kept != "" && !strings.HasSuffix(kept, "(plain text)") {
-		fmt.Fprintf(opts.IO.ErrOut, "Secrets are kept in %s; the file holds only a reference.\n", kept)
+		opts.IO.Notef("Secrets are kept in %s; the file holds only a reference.", kept)
 	}
-	reportDefault(opts.IO.ErrOut, edit.Before.DefaultProfile, pinned, profile, created)
+	reportDefault(opts.IO, edit.Before.DefaultProfile, pinned, profile, created)
 	return nil
 }
 
@@ -426,13 +426,13 @@ func verify(ctx context.Context, opts *InitOptions, profile string, values, curr
 		CACert: value("ca_cert"), Timeout: timeout,
 	}
 	shownURL := redact.URL(cfg.BaseURL)
-	fmt.Fprintf(opts.IO.ErrOut, "Checking the credentials with %s ...\n", shownURL)
+	opts.IO.Notef("Checking the credentials with %s ...", shownURL)
 	err = opts.Verify(ctx, cfg)
 	if err == nil {
 		if cfg.MerchantKey == "" {
-			fmt.Fprintf(opts.IO.ErrOut, "The gateway issued a token: base_url, app_id and app_secret work (no merchant_key to check).\n")
+			opts.IO.Notef("The gateway issued a token: base_url, app_id and app_secret work (no merchant_key to check).")
 		} else {
-			fmt.Fprintf(opts.IO.ErrOut, "The gateway issued a token and knows the merchant: base_url, app_id, app_secret and merchant_key work.\n")
+			opts.IO.Notef("The gateway issued a token and knows the merchant: base_url, app_id, app_secret and merchant_key work.")
 		}
 		return nil
 	}
@@ -441,16 +441,16 @@ func verify(ctx context.Context, opts *InitOptions, profile string, values, curr
 	}
 	if opts.IO.CanPrompt() {
 		msg, hint := err.Error(), cmdutil.HintOf(err)
-		fmt.Fprintf(opts.IO.ErrOut, "The check failed: %s\n", msg)
+		opts.IO.Notef("The check failed: %s", msg)
 		if hint != "" {
-			fmt.Fprintln(opts.IO.ErrOut, hint)
+			opts.IO.Notef("%s", hint)
 		}
 		save, cerr := opts.IO.Confirm(ctx, fmt.Sprintf("Save profile %q anyway?", profile))
 		if cerr != nil {
 			return cerr
 		}
 		if save {
-			fmt.Fprintln(opts.IO.ErrOut, "Saving the settings unchecked.")
+			opts.IO.Notef("Saving the settings unchecked.")
 			return nil
 		}
 	}
@@ -463,14 +463,14 @@ func verify(ctx context.Context, opts *InitOptions, profile string, values, curr
 // set ("" for nothing), written the profile just written and created
 // whether the write created it (a new profile that is not the default is
 // worth a word; an old one is not).
-func reportDefault(w io.Writer, previous, pinned, written string, created bool) {
+func reportDefault(ios *iostreams.IOStreams, previous, pinned, written string, created bool) {
 	switch {
 	case pinned == written:
-		fmt.Fprintf(w, "Default profile is now %q (the config file had no default); choose another with 'paycli config use PROFILE'.\n", pinned)
+		ios.Notef("Default profile is now %q (the config file had no default); choose another with 'paycli config use PROFILE'.", pinned)
 	case pinned != "":
-		fmt.Fprintf(w, "Default profile is %q, as before; use this one with --profile %s, or make it the default with 'paycli config use %s'.\n", pinned, written, written)
+		ios.Notef("Default profile is %q, as before; use this one with --profile %s, or make it the default with 'paycli config use %s'.", pinned, written, written)
 	case created && previous != "" && previous != written:
-		fmt.Fprintf(w, "Default profile is still %q; use this one with --profile %s, or make it the default with 'paycli config use %s'.\n", previous, written, written)
+		ios.Notef("Default profile is still %q; use this one with --profile %s, or make it the default with 'paycli config use %s'.", previous, written, written)
 	}
 }
 
@@ -493,11 +493,11 @@ func promptValues(ctx context.Context, ios *iostreams.IOStreams, values, current
 				if current[name] != "" {
 					return nil
 				}
-				fmt.Fprintf(ios.ErrOut, "%s is required.\n", name)
+				ios.Notef("%s is required.", name)
 				continue
 			}
 			if err := config.ValidateValue(name, v); err != nil {
-				fmt.Fprintf(ios.ErrOut, "Invalid %s: %v\n", name, err)
+				ios.Notef("Invalid %s: %v", name, err)
 				continue
 			}
 			values[name] = v
@@ -563,7 +563,7 @@ func askCurrency(ctx context.Context, ios *iostreams.IOStreams, values, current 
 			return nil
 		}
 		if err := config.ValidateValue("default_currency", v); err != nil {
-			fmt.Fprintf(ios.ErrOut, "Invalid default_currency: %v\n", err)
+			ios.Notef("Invalid default_currency: %v", err)
 			continue
 		}
 		values["default_currency"] = v

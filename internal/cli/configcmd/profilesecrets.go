@@ -95,14 +95,14 @@ func migrateRun(ctx context.Context, opts *MigrateOptions) error {
 		report = append(report, fmt.Sprintf("Moved %s of profile %q into %s.", strings.Join(sortedNames(move), " and "), profile, kept))
 	}
 	if len(report) == 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "No plain-text secrets in %s; nothing changed.\n", edit.Path)
+		opts.IO.Notef("No plain-text secrets in %s; nothing changed.", edit.Path)
 		return nil
 	}
 	if err := save(opts.IO, opts.Writer, edit); err != nil {
 		return err
 	}
 	for _, line := range report {
-		fmt.Fprintln(opts.IO.ErrOut, line)
+		opts.IO.Notef("%s", line)
 	}
 	return nil
 }
@@ -213,12 +213,12 @@ func renameRun(_ context.Context, opts *RenameOptions) error {
 	if err := save(opts.IO, opts.Writer, edit); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "Renamed profile %q to %q.\n", opts.From, opts.To)
+	opts.IO.Notef("Renamed profile %q to %q.", opts.From, opts.To)
 	if oldAcct != "" && oldAcct != newAcct {
 		if err := opts.Keyring.Delete(oldAcct); err != nil && !errors.Is(err, keyring.ErrNotFound) {
-			fmt.Fprintf(opts.IO.ErrOut, "warning: the old keyring entry %s/%s is still there: %v\n", keyring.Service, oldAcct, err)
+			opts.IO.Warnf("the old keyring entry %s/%s is still there: %v", keyring.Service, oldAcct, err)
 		} else {
-			fmt.Fprintf(opts.IO.ErrOut, "Its secrets moved in the system keyring to %s/%s.\n", keyring.Service, newAcct)
+			opts.IO.Notef("Its secrets moved in the system keyring to %s/%s.", keyring.Service, newAcct)
 		}
 	}
 	return nil
@@ -311,7 +311,7 @@ func deleteRun(ctx context.Context, opts *DeleteOptions) error {
 	}
 	fmt.Fprintln(opts.IO.ErrOut, ".")
 	if edit.Before.DefaultProfile == opts.Profile {
-		fmt.Fprintln(opts.IO.ErrOut, "It was the default profile; choose another with 'paycli config use PROFILE'.")
+		opts.IO.Notef("It was the default profile; choose another with 'paycli config use PROFILE'.")
 	}
 	return nil
 }

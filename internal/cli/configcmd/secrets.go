@@ -115,7 +115,7 @@ func (s secretStorage) store(ctx context.Context, edit *config.Edit, profile str
 		if !s.IO.CanPrompt() {
 			return "", errNoKeyring(kerr, names)
 		}
-		fmt.Fprintf(s.IO.ErrOut, "The system keyring cannot take %s: %v\n", strings.Join(names, " and "), kerr)
+		s.IO.Notef("The system keyring cannot take %s: %v", strings.Join(names, " and "), kerr)
 		ok, err := s.IO.Confirm(ctx, fmt.Sprintf("Store %s in plain text in %s instead?", strings.Join(names, " and "), edit.Path))
 		if err != nil {
 			return "", err

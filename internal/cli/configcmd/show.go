@@ -84,7 +84,7 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 	}
 	value, masked := shownValue(opts.Key, cfg.Get(opts.Key.Name), opts.ShowSecrets)
 	if masked {
-		fmt.Fprintf(opts.IO.ErrOut, "%s is masked; add --show-secrets to print it.\n", opts.Key.Name)
+		opts.IO.Notef("%s is masked; add --show-secrets to print it.", opts.Key.Name)
 	}
 	if opts.Format == render.JSON {
 		return opts.JSON.Write(ctx, opts.IO.Out, Setting{Key: opts.Key.Name, Value: value, Source: cfg.Source(opts.Key.Name), Secret: opts.Key.Secret})
@@ -192,7 +192,7 @@ func listRun(ctx context.Context, opts *ListOptions) error {
 	}
 	header := []string{"KEY", "VALUE", "SOURCE"}
 	if cfg.Source("base_url") == config.SourceSandbox && cfg.BaseURL == "" && format == render.Table {
-		fmt.Fprintln(opts.IO.ErrOut, "No 'paycli sandbox serve' is running: each --sandbox command starts an emulator of its own, at an address of its own.")
+		opts.IO.Notef("No 'paycli sandbox serve' is running: each --sandbox command starts an emulator of its own, at an address of its own.")
 	}
 	switch format {
 	case render.JSON:
@@ -354,11 +354,11 @@ func profilesRun(ctx context.Context, opts *ProfilesOptions) error {
 		rows = append(rows, []string{mark, p.Name, p.BaseURL})
 	}
 	if len(list) == 0 && format == render.Table {
-		fmt.Fprintf(opts.IO.ErrOut, "No profiles in %s; create one with 'paycli config init'.\n", file.Path)
+		opts.IO.Notef("No profiles in %s; create one with 'paycli config init'.", file.Path)
 		return nil
 	}
 	if _, ok := file.Profiles[def]; !ok && file.DefaultProfile != "" {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: default_profile %q is not in %s; choose one with 'paycli config use PROFILE'.\n", def, file.Path)
+		opts.IO.Warnf("default_profile %q is not in %s; choose one with 'paycli config use PROFILE'.", def, file.Path)
 	}
 	switch format {
 	case render.JSON:

@@ -263,7 +263,7 @@ func cutNotice(opts *Options) string {
 
 // installmentsRun looks the options up and prints them.
 func installmentsRun(ctx context.Context, opts *Options) error {
-	fmt.Fprint(opts.IO.ErrOut, cutNotice(opts))
+	fmt.Fprint(opts.IO.ErrOut, opts.IO.WrapForStderr(cutNotice(opts)))
 	cfg, err := opts.Config()
 	if err != nil {
 		return err
@@ -328,10 +328,10 @@ func installmentsRun(ctx context.Context, opts *Options) error {
 		return err
 	}
 	for _, w := range warnings {
-		fmt.Fprintln(opts.IO.ErrOut, "warning: "+render.Escape(w))
+		opts.IO.Warnf("%s", render.Escape(w))
 	}
 	if len(res.Options) == 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "The gateway offers no installment option for this card and amount.\n")
+		opts.IO.Notef("The gateway offers no installment option for this card and amount.")
 	}
 	if len(res.Options) == 0 && format == render.Table {
 		return nil // a table of no rows says less than the line above
@@ -586,7 +586,7 @@ func write(ctx context.Context, opts *Options, format render.Format, res *Result
 	for _, o := range res.Options {
 		records = append(records, o.record(true))
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "%s for cards starting %s, commission by %s\n", render.Amount(res.Amount, res.Currency), res.BIN, res.CommissionBy)
+	opts.IO.Notef("%s for cards starting %s, commission by %s", render.Amount(res.Amount, res.Currency), res.BIN, res.CommissionBy)
 	table := cmdutil.TableOptions(opts.IO)
 	table.RightAlign = []int{0, 2, 3, 4, 5, 6, 7}
 	table.Drop = []int{2} // the POS: the gateway's, not the buyer's or the merchant's
@@ -611,7 +611,7 @@ func writeActive(ctx context.Context, opts *Options, format render.Format, count
 		return render.WriteRecords(opts.IO.Out, format, []string{"installments"}, records)
 	}
 	if len(counts) == 0 {
-		fmt.Fprintln(opts.IO.ErrOut, "The merchant has no active installment counts.")
+		opts.IO.Notef("The merchant has no active installment counts.")
 		return nil
 	}
 	parts := make([]string, len(counts))

@@ -156,7 +156,7 @@ func importRun(ctx context.Context, opts *ImportOptions) error {
 	res.Skipped = len(entries) - res.Imported - len(done.Refused)
 	warnDamage(opts.IO, from, damage)
 	for _, r := range res.Refused {
-		fmt.Fprintf(opts.IO.ErrOut, "Not imported: the %s line of attempt %s (invoice %s): %s\n", r.Type, r.Attempt, render.Escape(r.Invoice), render.Escape(r.Reason))
+		opts.IO.Notef("Not imported: the %s line of attempt %s (invoice %s): %s", r.Type, r.Attempt, render.Escape(r.Invoice), render.Escape(r.Reason))
 	}
 	if format == render.JSON {
 		return opts.JSON.Write(ctx, opts.IO.Out, res)

@@ -90,7 +90,7 @@ URL gives them (sslmode=verify-full, sslrootcert=FILE, …).`,
 					"Give the database's URL: postgres://ROLE@HOST[:PORT]/DATABASE[?sslmode=…].")
 			}
 			if urlFlag != "" && urlFlag != "-" && !strings.HasPrefix(urlFlag, "@") && hasPassword(opts.URL) {
-				fmt.Fprintf(opts.IO.ErrOut, "warning: the password in --url is seen by other users (ps) and stays in your shell history; next time use --url - or %s\n", OwnerURLEnv)
+				opts.IO.Warnf("the password in --url is seen by other users (ps) and stays in your shell history; next time use --url - or %s", OwnerURLEnv)
 			}
 			if err := pgjournal.CheckURL(opts.URL); err != nil {
 				return cmdutil.UsageHint(fmt.Errorf("invalid --url %s: %w", redact.URL(opts.URL), err),
@@ -170,7 +170,7 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 	}
 	// The database's settings that weaken durability, on stderr.
 	for _, warning := range res.Warnings {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", warning)
+		opts.IO.Warnf("%s", warning)
 	}
 	if format == render.JSON {
 		return opts.JSON.Write(ctx, opts.IO.Out, res)

@@ -185,7 +185,7 @@ second; 'paycli journal show' shows them the same way.`,
 			}
 			if cmd.Flags().Changed("by") {
 				// On stderr: cobra's deprecation notice goes to stdout.
-				fmt.Fprintln(opts.IO.ErrOut, "warning: --by is the old name of --operator (commissions' --by names who pays); use --operator")
+				opts.IO.Warnf("--by is the old name of --operator (commissions' --by names who pays); use --operator")
 			}
 			for _, r := range opts.Operators {
 				if strings.TrimSpace(r) == "" {
@@ -378,7 +378,7 @@ func journalRun(ctx context.Context, opts *Options) error {
 	case format == render.JSON:
 		err = opts.JSON.Write(ctx, opts.IO.Out, records)
 	case len(records) == 0 && format == render.Table:
-		fmt.Fprintf(opts.IO.ErrOut, "No payment attempts recorded in %s%s.\n", render.Escape(l.where), filterNote(opts))
+		opts.IO.Notef("No payment attempts recorded in %s%s.", render.Escape(l.where), filterNote(opts))
 	default:
 		err = writeRows(opts, format, l.shared, records)
 	}
@@ -389,16 +389,16 @@ func journalRun(ctx context.Context, opts *Options) error {
 		fmt.Fprintf(opts.IO.ErrOut, "Showing the newest %d of %d attempts; --limit N shows more, --limit 0 all.\n", len(records), total)
 	}
 	if note := opts.scope.note(footer.hidden, accountsOf(records)); note != "" {
-		fmt.Fprintln(opts.IO.ErrOut, note)
+		opts.IO.Notef("%s", note)
 	}
 	if footer.unknown != nil {
-		fmt.Fprintln(opts.IO.ErrOut, unknownFooter(footer.unknown, footer.reconcile, footer.checks))
+		opts.IO.Notef("%s", unknownFooter(footer.unknown, footer.reconcile, footer.checks))
 	}
 	if footer.resend {
 		fmt.Fprintln(opts.IO.ErrOut, "A saved card's deletion of unknown outcome is settled by sending it again: the same 'paycli cards delete' (docs/cards.md).")
 	}
 	if l.spooled != nil {
-		fmt.Fprintln(opts.IO.ErrOut, spoolNote(l))
+		opts.IO.Notef("%s", spoolNote(l))
 	}
 	return nil
 }
@@ -785,7 +785,7 @@ func warnDamage(ios *iostreams.IOStreams, path string, d journal.Damage) {
 	if d.Lines == 1 {
 		lines, were = "line", "was"
 	}
-	fmt.Fprintf(ios.ErrOut, "warning: %d %s of %s could not be read and %s left out (torn or foreign; byte offsets %s)\n",
+	ios.Warnf("%d %s of %s could not be read and %s left out (torn or foreign; byte offsets %s)",
 		d.Lines, lines, render.Escape(path), were, list)
 }
 

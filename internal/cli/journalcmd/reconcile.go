@@ -155,19 +155,19 @@ func reconcileRun(ctx context.Context, opts *ReconcileOptions) error {
 	}
 	invoices := w.invoices
 	if len(invoices) == 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "No unknown outcomes to reconcile on profile %q.\n", cfg.Profile)
+		opts.IO.Notef("No unknown outcomes to reconcile on profile %q.", cfg.Profile)
 		if format == render.JSON {
 			return opts.JSON.Write(ctx, opts.IO.Out, []ReconcileResult{})
 		}
 		return nil
 	}
 	if opts.DryRun {
-		fmt.Fprintf(opts.IO.ErrOut, "Would check %s with the gateway's check-status call on profile %q at %s:\n",
+		opts.IO.Notef("Would check %s with the gateway's check-status call on profile %q at %s:",
 			render.Count(len(invoices), "invoice", "invoices"), cfg.Profile, redact.URL(cfg.BaseURL))
 		for _, inv := range invoices {
 			fmt.Fprintln(opts.IO.Out, render.Escape(redact.Invoice(inv)))
 		}
-		fmt.Fprintln(opts.IO.ErrOut, "Dry run: nothing was asked.")
+		opts.IO.Notef("Dry run: nothing was asked.")
 		return nil
 	}
 	client, err := opts.Gateway()

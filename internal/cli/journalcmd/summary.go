@@ -145,15 +145,15 @@ func summaryRun(ctx context.Context, opts *SummaryOptions) error {
 		return writeSummaryRecords(opts.IO, format, records)
 	}
 	if len(records) == 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "No payment attempts recorded %s.\n", windowText(opts.Since, opts.Until))
+		opts.IO.Notef("No payment attempts recorded %s.", windowText(opts.Since, opts.Until))
 		return nil
 	}
 	if err := writeSummaryTable(opts.IO, records); err != nil {
 		return err
 	}
-	fmt.Fprintln(opts.IO.ErrOut, summaryFooter(records, opts.Since, opts.Until, shared))
+	opts.IO.Notef("%s", summaryFooter(records, opts.Since, opts.Until, shared))
 	if note := scope.note(0, accountsIn(records)); note != "" {
-		fmt.Fprintln(opts.IO.ErrOut, note)
+		opts.IO.Notef("%s", note)
 	}
 	return nil
 }

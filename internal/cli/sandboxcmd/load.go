@@ -131,7 +131,7 @@ func loadRun(ctx context.Context, opts *LoadOptions) error {
 	if err != nil {
 		return cmdutil.WithKind(cmdutil.KindUnavailable, fmt.Errorf("load the scenario at %s: %w", url, err), "")
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "Scenario loaded: %s, %s, %s, %s.\n", render.Count(res.Merchants, "merchant", "merchants"),
+	opts.IO.Notef("Scenario loaded: %s, %s, %s, %s.", render.Count(res.Merchants, "merchant", "merchants"),
 		render.Count(res.Sales, "sale", "sales"), render.Count(res.Cards, "card", "cards"), render.Count(res.Links, "link", "links"))
 	return nil
 }

@@ -242,7 +242,7 @@ func (p *logPrinter) backlog(ctx context.Context, entries []sandbox.LogEntry) er
 		if len(entries) > 0 {
 			what = "requests that match"
 		}
-		fmt.Fprintf(p.opts.IO.ErrOut, "No %s in the sandbox's request log (%s): it logs every request the sandbox answers, as 'paycli sandbox serve' or inside a --sandbox command.\n", what, p.opts.StateDir)
+		p.opts.IO.Notef("No %s in the sandbox's request log (%s): it logs every request the sandbox answers, as 'paycli sandbox serve' or inside a --sandbox command.", what, p.opts.StateDir)
 		return nil
 	}
 	if p.format == render.Table && !p.opts.Follow {
@@ -303,7 +303,7 @@ func (p *logPrinter) print(ctx context.Context, e sandbox.LogEntry) error {
 		if p.opts.Follow && errors.As(err, &jqErr) {
 			// A follow goes on: one entry the filter fails on is not the
 			// end of the log.
-			fmt.Fprintf(p.opts.IO.ErrOut, "warning: %v\n", jqErr)
+			p.opts.IO.Warnf("%v", jqErr)
 			return nil
 		}
 		return err

@@ -85,7 +85,7 @@ func readyRun(ctx context.Context, opts *ReadyOptions) error {
 	const every = 200 * time.Millisecond
 	for tries := int(opts.Wait / every); ; tries-- {
 		if opts.Ready(ctx, url) {
-			fmt.Fprintf(opts.IO.ErrOut, "The sandbox at %s is ready.\n", url)
+			opts.IO.Notef("The sandbox at %s is ready.", url)
 			return nil
 		}
 		if tries <= 0 {

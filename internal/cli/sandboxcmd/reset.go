@@ -113,7 +113,7 @@ func resetOverHTTP(ctx context.Context, opts *ResetOptions, url string) error {
 			return err
 		}
 		if !ok {
-			fmt.Fprintln(opts.IO.ErrOut, "Nothing was deleted.")
+			opts.IO.Notef("Nothing was deleted.")
 			return nil
 		}
 	}
@@ -126,7 +126,7 @@ func resetOverHTTP(ctx context.Context, opts *ResetOptions, url string) error {
 	if err != nil {
 		return cmdutil.WithKind(cmdutil.KindUnavailable, fmt.Errorf("reset the sandbox at %s: %w", url, err), "")
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "Sandbox reset: %s deleted (%s).\n", render.Count(ans.Sales, "sale", "sales"),
+	opts.IO.Notef("Sandbox reset: %s deleted (%s).", render.Count(ans.Sales, "sale", "sales"),
 		render.Count(len(ans.Merchants), "merchant", "merchants"))
 	return nil
 }
@@ -153,7 +153,7 @@ func resetStore(ctx context.Context, opts *ResetOptions, all bool) error {
 			return err
 		}
 		if !ok {
-			fmt.Fprintln(opts.IO.ErrOut, "Nothing was deleted.")
+			opts.IO.Notef("Nothing was deleted.")
 			return nil
 		}
 	}
@@ -171,6 +171,6 @@ func resetStore(ctx context.Context, opts *ResetOptions, all bool) error {
 	if err := sandbox.RemoveRequestLog(opts.StateDir); err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "Sandbox reset: %s deleted.\n", render.Count(len(sales), "sale", "sales"))
+	opts.IO.Notef("Sandbox reset: %s deleted.", render.Count(len(sales), "sale", "sales"))
 	return nil
 }

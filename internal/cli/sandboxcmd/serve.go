@@ -273,7 +273,7 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
-		fmt.Fprintf(w, "warning: sandbox did not stop cleanly: %v\n", err)
+		opts.IO.Warnf("sandbox did not stop cleanly: %v", err)
 	}
 	fmt.Fprintln(w, "paycli sandbox stopped")
 	return nil

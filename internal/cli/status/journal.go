@@ -2,7 +2,6 @@ package status
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"time"
 
@@ -27,7 +26,7 @@ func recordInJournal(ctx context.Context, opts *Options, cfg *config.Config, res
 		return
 	}
 	warn := func(err error) {
-		fmt.Fprintf(opts.IO.ErrOut, "warning: the answer was not recorded in the journal: %v\n", err)
+		opts.IO.Warnf("the answer was not recorded in the journal: %v", err)
 	}
 	path, perr := opts.JournalPath()
 	if perr != nil {
@@ -60,16 +59,16 @@ func recordInJournal(ctx context.Context, opts *Options, cfg *config.Config, res
 		return journal.Answer{Res: res, Err: err, Asked: asked}
 	})
 	if done.InFlight != nil {
-		fmt.Fprintf(opts.IO.ErrOut, "Not recorded in the journal: %s.\n", done.InFlight.Say(opts.Invoice))
+		opts.IO.Notef("Not recorded in the journal: %s.", done.InFlight.Say(opts.Invoice))
 		return
 	}
 	for _, s := range done.Settlements {
 		switch {
 		case !s.Learned.After.IsZero():
-			fmt.Fprintf(opts.IO.ErrOut, "Not recorded in the journal yet: %s may still be in flight; check again after %s.\n",
+			opts.IO.Notef("Not recorded in the journal yet: %s may still be in flight; check again after %s.",
 				attemptName(s.Attempt), render.FormatTime(s.Learned.After, render.Table))
 		case s.Recorded && s.Learned.Decided():
-			fmt.Fprintf(opts.IO.ErrOut, "Recorded in the journal: %s %s (its outcome was unknown).\n", attemptName(s.Attempt), s.Learned.Outcome)
+			opts.IO.Notef("Recorded in the journal: %s %s (its outcome was unknown).", attemptName(s.Attempt), s.Learned.Outcome)
 		}
 	}
 	if rerr != nil {

@@ -172,14 +172,14 @@ func statusRun(ctx context.Context, opts *Options) error {
 		var apiErr *gateway.APIError
 		switch {
 		case err == nil && format == render.Table && !isPendingStatus(res):
-			fmt.Fprintln(opts.IO.ErrOut, Summary(res, opts.Invoice))
+			opts.IO.Notef("%s", Summary(res, opts.Invoice))
 			return opts.JSON.WriteFields(ctx, opts.IO.Out, format, cmdutil.TableOptions(opts.IO), render.OmitEmpty(formatFields(res, format), format))
 		case err == nil && !isPendingStatus(res):
 			return opts.JSON.WriteFields(ctx, opts.IO.Out, format, cmdutil.TableOptions(opts.IO), render.OmitEmpty(formatFields(res, format), format))
 		case err == nil && !opts.Watch:
 			// Found, but its transaction_status says it is still pending.
 			if format == render.Table {
-				fmt.Fprintln(opts.IO.ErrOut, Summary(res, opts.Invoice))
+				opts.IO.Notef("%s", Summary(res, opts.Invoice))
 			}
 			if err := opts.JSON.WriteFields(ctx, opts.IO.Out, format, cmdutil.TableOptions(opts.IO), render.OmitEmpty(formatFields(res, format), format)); err != nil {
 				return err
@@ -198,13 +198,13 @@ func statusRun(ctx context.Context, opts *Options) error {
 		case opts.Watch && pending != nil && ctx.Err() != nil && !errors.Is(ctx.Err(), context.Canceled):
 			return reportPending(ctx, opts, format, pending, " when the time limit ran out")
 		case opts.Watch && errors.Is(err, gateway.ErrUnavailable) && ctx.Err() == nil:
-			fmt.Fprintf(opts.IO.ErrOut, "warning: %v\n", err)
+			opts.IO.Warnf("%v", err)
 		default:
 			return err
 		}
 		wait := watchBackoff(n)
 		if pending != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "Invoice %s is pending; checking again in %s…\n", redact.Invoice(opts.Invoice), wait)
+			opts.IO.Notef("Invoice %s is pending; checking again in %s…", redact.Invoice(opts.Invoice), wait)
 		}
 		if err := opts.Sleep(ctx, wait); err != nil {
 			if pending != nil && errors.Is(err, context.DeadlineExceeded) {

@@ -132,7 +132,7 @@ func tokenRun(ctx context.Context, opts *Options) error {
 		// The client ignores an expires_at that is already past (a token
 		// just issued cannot have expired): show what the gateway said.
 		out.ExpiresAt = &render.Time{Time: t}
-		fmt.Fprintf(opts.IO.ErrOut, "warning: the gateway says this token expires at %s (%s), which is already past by this machine's clock; check the clock. paycli does not cache the token.\n",
+		opts.IO.Warnf("the gateway says this token expires at %s (%s), which is already past by this machine's clock; check the clock. paycli does not cache the token.",
 			render.Escape(tok.RawExpiresAt), render.FormatTime(t, render.Table))
 	}
 	switch format {
@@ -160,10 +160,10 @@ func clearCache(opts *Options, profile string) error {
 		return fmt.Errorf("clearing the token cache in %s: %w", cache.Dir(), err)
 	}
 	if n == 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "No cached token for profile %q.\n", profile)
+		opts.IO.Notef("No cached token for profile %q.", profile)
 		return nil
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "Deleted the cached %s of profile %q.\n", map[bool]string{true: "token", false: "tokens"}[n == 1], profile)
+	opts.IO.Notef("Deleted the cached %s of profile %q.", map[bool]string{true: "token", false: "tokens"}[n == 1], profile)
 	return nil
 }
 

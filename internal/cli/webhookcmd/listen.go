@@ -201,7 +201,7 @@ func listenRun(ctx context.Context, opts *ListenOptions) error {
 	stderr := &lockedWriter{w: opts.IO.ErrOut}
 	out := newEventWriter(opts.IO.Out, format, opts.Palette())
 	// Events are written after Ctrl-C too, while those in flight finish.
-	out.json, out.ctx, out.errOut = opts.JSON, context.WithoutCancel(ctx), stderr
+	out.json, out.ctx, out.warn = opts.JSON, context.WithoutCancel(ctx), func(format string, a ...any) { fmt.Fprintln(stderr, opts.IO.Warning(format, a...)) }
 
 	ropts, err := receiverOptions(opts, secret, out, stderr)
 	if err != nil {
@@ -224,7 +224,7 @@ func listenRun(ctx context.Context, opts *ListenOptions) error {
 	go func() { done <- srv.Serve(ln) }()
 
 	base := "http://" + ln.Addr().String()
-	fmt.Fprintf(stderr, "paycli webhook listen: receiving webhooks at %s (any path), hash_keys checked with the app_secret of %s\n", base, secretSource(cfg))
+	fmt.Fprintln(stderr, opts.IO.WrapForStderr(fmt.Sprintf("paycli webhook listen: receiving webhooks at %s (any path), hash_keys checked with the app_secret of %s", base, secretSource(cfg))))
 	if ropts.ForwardTo != nil {
 		which := "valid webhooks"
 		if opts.ForwardInvalid {
@@ -245,7 +245,7 @@ func listenRun(ctx context.Context, opts *ListenOptions) error {
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
-		fmt.Fprintf(stderr, "warning: webhooks still in flight were cut off: %v\n", err)
+		fmt.Fprintln(stderr, opts.IO.Warning("webhooks still in flight were cut off: %v", err))
 		_ = srv.Close()
 	}
 	fmt.Fprintln(stderr, "paycli webhook listen stopped")
@@ -330,10 +330,10 @@ type eventWriter struct {
 	palette render.Palette
 	csv     *csv.Writer
 	// json filters JSON lines with --jq; a filter that fails on one event
-	// is reported on errOut and the listener goes on.
-	json   *cmdutil.JSONFlags
-	ctx    context.Context
-	errOut io.Writer
+	// is reported with warn and the listener goes on.
+	json *cmdutil.JSONFlags
+	ctx  context.Context
+	warn func(format string, a ...any)
 }
 
 // eventHeader is the CSV/TSV header of `webhook listen`.
@@ -365,8 +365,8 @@ func (ew *eventWriter) write(e webhook.Event, forwarding bool) {
 			ctx = context.Background()
 		}
 		var jqErr *cmdutil.JQError
-		if err := ew.json.WriteLine(ctx, ew.w, e); errors.As(err, &jqErr) && ew.errOut != nil {
-			fmt.Fprintf(ew.errOut, "warning: %v\n", jqErr)
+		if err := ew.json.WriteLine(ctx, ew.w, e); errors.As(err, &jqErr) && ew.warn != nil {
+			ew.warn("%v", jqErr)
 		}
 	case render.CSV, render.TSV:
 		rec := append([]string{e.Time.Format(time.RFC3339Nano), e.Path}, verdictRecord(e.Verdict)...)
