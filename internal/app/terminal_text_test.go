@@ -159,7 +159,7 @@ func TestErrorAndPromptWrapAtWordsOnTheTerminal(t *testing.T) {
 		t.Errorf("the error is not shown whole:\n%s", out)
 	}
 
-	out = d.onWholeTerminal(terminalColumns, "n\n", 2, "refund", "--sandbox", "--invoice", "INV-WRAP-1", "--amount", "50")
+	out = d.onWholeTerminal(terminalColumns, "n\n", 10, "refund", "--sandbox", "--invoice", "INV-WRAP-1", "--amount", "50")
 	if w, line := widest(out); w > terminalColumns {
 		t.Errorf("the refund's confirmation has a line of %d columns on an %d-column terminal:\n%s\n%s", w, terminalColumns, line, out)
 	}

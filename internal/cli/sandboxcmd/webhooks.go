@@ -150,8 +150,8 @@ func webhooksRun(ctx context.Context, opts *WebhooksOptions) error {
 		return render.WriteRecords(opts.IO.Out, format, header, rows)
 	}
 	if len(list) == 0 {
-		// Wrapped at blanks on a terminal, like every note.
-		opts.IO.Notef("No webhook deliveries. A sale or refund that names a web hook key gets one; register the key with 'paycli sandbox serve --webhook KEY=URL'.")
+		// Two lines that fit an 80-column terminal, piped or not.
+		opts.IO.Notef("No webhook deliveries. A sale or refund that names a web hook key gets one;\nregister the key with 'paycli sandbox serve --webhook KEY=URL'.")
 		return nil
 	}
 	table := cmdutil.TableOptions(opts.IO)
