@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	linkcmd "github.com/paycli/paycli/internal/cli/link"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/testkit/browsertest"
 )
@@ -93,7 +94,7 @@ func TestLinkPaidInTheBrowserShowsInStatus(t *testing.T) {
 		t.Errorf("status after the customer paid: %v", st)
 	}
 	attempts := rs.journal(t)
-	if len(attempts) != 1 || attempts[0].Intent.Kind != journal.KindLink || attempts[0].Class() != journal.Succeeded ||
+	if len(attempts) != 1 || attempts[0].Intent.Kind != linkcmd.KindLink || attempts[0].Class() != journal.Succeeded ||
 		attempts[0].Outcome.Message != "link "+link+" for Ayşe Yılmaz" {
 		t.Errorf("journal %+v", attempts)
 	}

@@ -124,10 +124,6 @@ const (
 	// actions on a 3D sale completed by the merchant.
 	KindComplete       = "complete"
 	KindCompleteCancel = "complete-cancel"
-	// KindLink: `paycli link create`, a payment link made for an invoice.
-	// It moves no money itself, but it takes the invoice: a buyer pays
-	// the invoice through the link later (docs/links.md).
-	KindLink = "link"
 )
 
 // Entry is one line of the journal. An outcome line repeats the intent's

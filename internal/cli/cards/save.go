@@ -12,6 +12,7 @@ import (
 	"github.com/paycli/paycli/internal/cardno"
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/contact"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/redact"
@@ -90,6 +91,18 @@ delete' and payments by saved card take.`,
 					if *fl.v, err = checkHolder(*fl.v); err != nil {
 						return cmdutil.UsageErrorf("invalid --%s: %v", fl.name, err)
 					}
+				}
+			}
+			// An e-mail or phone the gateway would refuse is refused here
+			// first, by the one reading walletpay and link use.
+			if opts.CustomerEmail != "" {
+				if err := contact.Email(opts.CustomerEmail); err != nil {
+					return cmdutil.UsageErrorf("invalid --customer-email: %v", err)
+				}
+			}
+			if opts.CustomerPhone != "" {
+				if opts.CustomerPhone, err = contact.Phone(opts.CustomerPhone); err != nil {
+					return cmdutil.UsageErrorf("invalid --customer-phone: %v", err)
 				}
 			}
 			sandbox := false

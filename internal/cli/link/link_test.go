@@ -201,7 +201,7 @@ func TestCreateSendsTheSDKLayout(t *testing.T) {
 		t.Errorf("stdout %q: want the link alone", fx.out)
 	}
 	attempts := fx.attempts(t)
-	if len(attempts) != 1 || attempts[0].Class() != journal.Succeeded || attempts[0].Intent.Kind != journal.KindLink {
+	if len(attempts) != 1 || attempts[0].Class() != journal.Succeeded || attempts[0].Intent.Kind != KindLink {
 		t.Fatalf("attempts %+v", attempts)
 	}
 	o := attempts[0].Outcome

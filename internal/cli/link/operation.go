@@ -68,8 +68,13 @@ var (
 	_ moneyop.StatusReader                                                                = operation{}
 )
 
-// Kind is the journal kind of a link.
-func (operation) Kind() string { return journal.KindLink }
+// KindLink is the journal kind of `paycli link create`: a payment link
+// made for an invoice. It moves no money itself, but it takes the
+// invoice: a buyer pays the invoice through the link later.
+const KindLink = "link"
+
+// Kind is KindLink.
+func (operation) Kind() string { return KindLink }
 
 // Kinds are the journal kinds of the command's operation, which the app
 // hands to the journal's readers.

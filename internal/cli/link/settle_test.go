@@ -17,7 +17,7 @@ func TestLinkSettledByCheckStatus(t *testing.T) {
 	t0 := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	deadline := t0.Add(30 * time.Second)
 	after := deadline.Add(journal.InFlightMargin).Add(time.Second)
-	a := journal.Attempt{Intent: journal.Entry{Type: journal.TypeIntent, Attempt: "a1", Invoice: "INV-1", Kind: journal.KindLink, Time: t0, Deadline: deadline}}
+	a := journal.Attempt{Intent: journal.Entry{Type: journal.TypeIntent, Attempt: "a1", Invoice: "INV-1", Kind: KindLink, Time: t0, Deadline: deadline}}
 	answer := func(status string) *gateway.CheckStatusResult {
 		var r gateway.CheckStatusResult
 		if err := json.Unmarshal([]byte(`{"status_code":100,"status_description":"ok","order_id":"VP1","invoice_id":"INV-1","transaction_status":"`+status+`"}`), &r); err != nil {
