@@ -224,7 +224,7 @@ func TestJournalFooterSendsACardDeletionAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = j.Close()
-	ios, _, out, errOut := iostreams.Test()
+	ios, _, out, _ := iostreams.Test()
 	opts := &Options{IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
 		Journal: fileJournal(path), Now: func() time.Time { return t0 },
 		MoneyKinds: journal.Kinds{{Name: "card-delete", SentAgain: true}}}
@@ -234,7 +234,7 @@ func TestJournalFooterSendsACardDeletionAgain(t *testing.T) {
 	if !strings.Contains(out.String(), "card-delete  card:5070:tok") || !strings.Contains(out.String(), "unknown") {
 		t.Errorf("table:\n%s", out)
 	}
-	ios, _, out, errOut = iostreams.Test()
+	ios, _, out, errOut := iostreams.Test()
 	opts.IO, opts.Format = ios, func() (render.Format, error) { return render.JSON, nil }
 	if err := journalRun(context.Background(), opts); err != nil {
 		t.Fatal(err)
