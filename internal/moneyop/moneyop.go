@@ -80,7 +80,7 @@ import (
 //
 // What only some operations have is a small interface of its own, which
 // the pipeline looks for: LineParser (a batch), Preparer, Locator,
-// Resender, Keyed, AnswerPrinter, PlainPrinter and StatusReader.
+// Resender, Keyed, AnswerPrinter, PlainPrinter, StatusReader and DeskAction.
 type Operation[In any, Req gateway.Call, Ans any] interface {
 	// Kind is the journal kind of its attempts ("walletpay", "refund", …),
 	// named by the operation: written on every line, it never changes.
