@@ -23,7 +23,7 @@ func TestCardsListFitsAnEightyColumnTerminal(t *testing.T) {
 	}
 	d := newDesk(t)
 	for _, card := range []string{"4508034508034509", "5406675406675403"} {
-		cmd := exec.Command(d.bin, "--sandbox", "cards", "save", "--customer-number", "5070", "--holder", "Ada Lovelace", "--expiry", "12/2030")
+		cmd := exec.Command(d.bin, "--sandbox", "cards", "save", "--customer-number", "5070", "--holder", "Ada Lovelace", "--expiry", "12/2097")
 		cmd.Env = d.env
 		cmd.Stdin = strings.NewReader(card + "\n")
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -38,7 +38,7 @@ func TestCardsListFitsAnEightyColumnTerminal(t *testing.T) {
 	if w, line := widest(out); w > terminalColumns {
 		t.Errorf("a line is %d columns on an %d-column terminal:\n%s", w, terminalColumns, line)
 	}
-	for _, want := range []string{"450803******4509", "540667******5403", "12/2030", "TOKEN", "MAXIMUM", "WORLD", "T. IS BANKASI A.S."} {
+	for _, want := range []string{"450803******4509", "540667******5403", "12/2097", "TOKEN", "MAXIMUM", "WORLD", "T. IS BANKASI A.S."} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the terminal's table lacks %q:\n%s", want, out)
 		}
@@ -59,7 +59,7 @@ func TestCardsListFitsAnEightyColumnTerminal(t *testing.T) {
 func TestCardsSavePromptsWithEchoOff(t *testing.T) {
 	t.Parallel()
 	d := newDesk(t)
-	cmd := exec.Command(d.bin, "--sandbox", "cards", "save", "--customer-number", "5071", "--holder", "Ada Lovelace", "--expiry", "12/2030")
+	cmd := exec.Command(d.bin, "--sandbox", "cards", "save", "--customer-number", "5071", "--holder", "Ada Lovelace", "--expiry", "12/2097")
 	cmd.Env = d.env
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: terminalColumns, Rows: 40})
 	if err != nil {
