@@ -392,6 +392,10 @@ func (r *CheckStatusResult) PaymentStatus() (status int, ok bool) {
 	return int(n), true
 }
 
+// LinkStatus returns link_status ("awaiting_payment", "used"), which marks
+// a sale made through a payment link; "" when the answer has none.
+func (r *CheckStatusResult) LinkStatus() string { return r.extraString("link_status") }
+
 // CurrencyCode returns currency_code, "" when there is none.
 func (r *CheckStatusResult) CurrencyCode() string { return r.extraString("currency_code") }
 

@@ -84,14 +84,23 @@ func Kinds() []journal.Kind { return moneyop.KindsOf(operation{}) }
 // invoice.
 func (operation) ReadStatus() journal.Reader { return readLink }
 
-// readLink: any sale with the invoice, paid, failed or waiting for a step,
-// is the link's, so the link was made (the gateway takes an invoice once);
-// no transaction with it (31) means it was not.
+// readLink: a sale marked as a link's (link_status), paid or not, means
+// the link was made; no transaction with the invoice (31) means it was
+// not, and so does a sale that no link made: the gateway takes an invoice
+// once, so a link for an invoice another sale had taken was refused.
+// A sale still waiting for a step, with no answer to read, says nothing
+// yet.
 func readLink(_ journal.Attempt, c journal.Check) journal.Finding {
-	if errors.Is(c.Err, gateway.ErrNotFound) {
+	switch {
+	case errors.Is(c.Err, gateway.ErrNotFound):
 		return journal.Finding{Outcome: journal.NotFound}
+	case c.Res != nil && c.Res.LinkStatus() != "":
+		return journal.Finding{Outcome: journal.Succeeded}
+	case c.Res == nil:
+		return journal.Finding{Message: "check status names no sale to read yet; ask again later"}
 	}
-	return journal.Finding{Outcome: journal.Succeeded}
+	return journal.Finding{Outcome: journal.NotFound,
+		Message: "the invoice's sale was not made through a link (no link_status): the gateway had taken the invoice, so it refused the link"}
 }
 
 // Invoice is the link's invoice.

@@ -18,9 +18,13 @@ func TestLinkSettledByCheckStatus(t *testing.T) {
 	deadline := t0.Add(30 * time.Second)
 	after := deadline.Add(journal.InFlightMargin).Add(time.Second)
 	a := journal.Attempt{Intent: journal.Entry{Type: journal.TypeIntent, Attempt: "a1", Invoice: "INV-1", Kind: KindLink, Time: t0, Deadline: deadline}}
-	answer := func(status string) *gateway.CheckStatusResult {
+	answer := func(status, linkStatus string) *gateway.CheckStatusResult {
 		var r gateway.CheckStatusResult
-		if err := json.Unmarshal([]byte(`{"status_code":100,"status_description":"ok","order_id":"VP1","invoice_id":"INV-1","transaction_status":"`+status+`"}`), &r); err != nil {
+		link := ""
+		if linkStatus != "" {
+			link = `,"link_status":"` + linkStatus + `"`
+		}
+		if err := json.Unmarshal([]byte(`{"status_code":100,"status_description":"ok","order_id":"VP1","invoice_id":"INV-1","transaction_status":"`+status+`"`+link+`}`), &r); err != nil {
 			t.Fatal(err)
 		}
 		return &r
@@ -37,10 +41,15 @@ func TestLinkSettledByCheckStatus(t *testing.T) {
 		outcome string
 		waits   bool
 	}{
-		{name: "awaiting its buyer: made", res: answer("Awaiting Payment"), asked: after, outcome: journal.Succeeded},
-		{name: "paid: made", res: answer("Completed"), asked: after, outcome: journal.Succeeded},
-		{name: "the buyer's payment failed: made", res: answer("Failed"), asked: after, outcome: journal.Succeeded},
-		{name: "paid, waiting for its 3D step (69): made", err: statusErr(69), asked: after, outcome: journal.Succeeded},
+		{name: "awaiting its buyer: made", res: answer("Awaiting Payment", "awaiting_payment"), asked: after, outcome: journal.Succeeded},
+		{name: "paid: made", res: answer("Completed", "used"), asked: after, outcome: journal.Succeeded},
+		{name: "the buyer's payment failed: made", res: answer("Failed", "used"), asked: after, outcome: journal.Succeeded},
+		{name: "paid, waiting for its 3D step (69): made", res: answer("Pending", "used"), err: statusErr(69), asked: after, outcome: journal.Succeeded},
+		{name: "waiting for a step, no answer to read: not yet known", err: statusErr(69), asked: after},
+		// The reviewer's case: an earlier 2D sale (declined) had taken the
+		// invoice, the gateway refused the link (3) and its answer was lost.
+		{name: "another sale had taken the invoice: the link was refused", res: answer("Failed", ""), asked: after, outcome: journal.NotFound},
+		{name: "another sale completed on the invoice: the link was refused", res: answer("Completed", ""), asked: after, outcome: journal.NotFound},
 		{name: "unknown to the gateway: not made", err: statusErr(31), asked: after, outcome: journal.NotFound},
 		{name: "unknown to the gateway while the request may still be processed", err: statusErr(31), asked: deadline, waits: true},
 	} {
