@@ -56,7 +56,8 @@ func listedExits(help string) []int {
 // TestEveryCommandListsItsExitCodes: every command's help ends with the
 // exit codes it may end with, written from the one table: every command
 // lists 0, 1, 2 and 130; one that asks the gateway 3, 4 and 8; one that
-// moves money 5, 6 and 7 too; and 141 unless it moves money.
+// moves money 5, 6 and 7 too, and 10 when it asks first; and 141 unless
+// it moves money.
 func TestEveryCommandListsItsExitCodes(t *testing.T) {
 	gateway := []string{"commissions", "installments", "status", "token", "config init", "journal reconcile", "sandbox pay"}
 	money := []string{"walletpay", "refund", "preauth capture", "preauth cancel", "complete", "api"}
@@ -79,6 +80,10 @@ func TestEveryCommandListsItsExitCodes(t *testing.T) {
 		}
 		if slices.Contains(money, path) {
 			want = append(want, 5, 6, 7)
+		}
+		// Every command that asks before it sends lists the cancel (10).
+		if (slices.Contains(money, path) || slices.Contains(desk, path) || path == "link create") && path != "api" {
+			want = append(want, 10)
 		}
 		// A payment link goes through the money pipeline but is never
 		// declined: nothing is charged when it is made.

@@ -85,7 +85,7 @@ card is deleted then, or the gateway says it is gone).`,
 		DryRun: "print the deleteCard request, secrets redacted, and send nothing",
 	})
 	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindAuth, cmdutil.KindRejected, cmdutil.KindDuplicate,
-		cmdutil.KindOutcomeUnknown, cmdutil.KindUnavailable, cmdutil.KindJournalRefused}, MovesMoney: true, Notes: map[cmdutil.Kind]string{
+		cmdutil.KindOutcomeUnknown, cmdutil.KindUnavailable, cmdutil.KindJournalRefused, cmdutil.KindCancelled}, MovesMoney: true, Notes: map[cmdutil.Kind]string{
 		cmdutil.KindUsage:          "bad input or configuration; nothing was sent",
 		cmdutil.KindRejected:       "the gateway refused: the card is not there (unknown, another customer's, already deleted)",
 		cmdutil.KindDuplicate:      "another command on the same card is in flight; nothing was sent",
@@ -112,6 +112,9 @@ type deletion struct {
 	// card is the customer's card with the token (set by Prepare); nil
 	// when the list does not hold it.
 	card *gateway.SavedCard
+	// resends: the deletion re-sends an earlier one of unknown outcome
+	// (set by Resend).
+	resends bool
 }
 
 // deleteOperation is deleteCard as the pipeline sees it.
@@ -223,7 +226,12 @@ func (deleteOperation) Resend(_ *moneyop.Env, d *deletion, attempts []journal.At
 			resent = a
 		}
 	}
-	return d, resent, nil
+	if resent == nil {
+		return d, nil, nil
+	}
+	out := *d
+	out.resends = true
+	return &out, resent, nil
 }
 
 // Describe says what the deletion does, and builds its deleteCard
@@ -282,6 +290,13 @@ func (op deleteOperation) Classify(d *deletion, ans *gateway.SavedCardResult, er
 		o.Say = fmt.Sprintf("outcome unknown for %s: it was sent, but %s; it was not retried", what, unknownWhy(err))
 		o.Hint = "Run the same command again to settle it: " + deleteCommand(d, op.flags)
 	case journal.Rejected:
+		if d.resends && d.card == nil && errors.As(err, new(*gateway.APIError)) {
+			// The card was gone from the customer's list before the
+			// re-send, and the gateway says it is not there: the card is
+			// deleted, which settles the earlier deletion (the card may
+			// never have been saved: the end is the same).
+			return moneyop.Success("", "the card is no longer saved: the earlier deletion of unknown outcome had deleted it, or it was never saved")
+		}
 		o.Say = "the gateway refused " + what // the pipeline adds its words and NotDone
 	case journal.Duplicate:
 		o.Say = "the gateway answered " + what + " as a duplicate; nothing was deleted"
@@ -332,6 +347,18 @@ func listCommand(d *deletion, flags []string) string {
 // Result is the deleted card's fields, and the verdict a person reads on a
 // terminal.
 func (deleteOperation) Result(d *deletion, ans *gateway.SavedCardResult) ([]render.Field, string) {
+	if ans == nil && d.resends {
+		// Classify's settling re-send: the gateway said the card is not
+		// there, and the list no longer held it.
+		const gone = "the card is no longer saved: the earlier deletion of unknown outcome had deleted it, or it was never saved"
+		return []render.Field{
+			render.IntField("status_code", gateway.StatusSuccess),
+			render.StringField("status_description", gone),
+			render.StringField("customer_number", d.CustomerNumber),
+			render.StringField("card_token", d.CardToken),
+			render.StringField("reason", d.Reason),
+		}, fmt.Sprintf("Card token %s of customer %s: %s", d.CardToken, redact.Cards(d.CustomerNumber), gone)
+	}
 	if ans == nil {
 		ans = &gateway.SavedCardResult{}
 	}
