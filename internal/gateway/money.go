@@ -72,6 +72,22 @@ func MoneyCallOf(path string, body []byte) MoneyCall {
 	return NoMoney
 }
 
+// GuardedCommand names the paycli command a call to path must go through,
+// with the journal and the invoice's rule, which a raw call skips: "link
+// create" for /purchase/link (it takes an invoice), "cards delete" for
+// deleteCard (the desk records who deleted a customer's card, and why);
+// "" for any other path. Paths are read as MoneyCallOf reads them.
+func GuardedCommand(path string) string {
+	dir, name := callName(path)
+	switch {
+	case name == "link" && strings.HasSuffix(dir, "/purchase/"):
+		return "link create"
+	case strings.HasPrefix(name, "deletecard"):
+		return "cards delete"
+	}
+	return ""
+}
+
 // MovesMoney reports whether a call to path may move money (MoneyCallOf).
 func MovesMoney(path string) bool { return MoneyCallOf(path, nil) != NoMoney }
 

@@ -180,6 +180,9 @@ func apiRun(ctx context.Context, opts *Options) error {
 	if err != nil {
 		return err
 	}
+	if cmd := gateway.GuardedCommand(req.Path); cmd != "" && !opts.DryRun {
+		return cmdutil.UsageErrorf("paycli api does not send %s: use 'paycli %s', which journals it and keeps the invoice's rule; nothing was sent", render.Escape(req.name), cmd)
+	}
 	if call := gateway.MoneyCallOf(req.Path, req.Body); call != gateway.NoMoney {
 		if call == gateway.MoneyRefund {
 			req.giveRefundID(opts.NewRefundID)

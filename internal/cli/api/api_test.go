@@ -541,3 +541,28 @@ func TestRunThreeDRefusalPage(t *testing.T) {
 		t.Errorf("journal: %+v", attempts)
 	}
 }
+
+// TestRunGuardedPathsRefused: a link (it takes an invoice) and a card's
+// deletion (the desk records who and why) go through their commands, never
+// raw: refused before anything is sent, however the path is spelt.
+func TestRunGuardedPathsRefused(t *testing.T) {
+	g := newFakeGateway(t, map[string]func(http.ResponseWriter){
+		"/purchase/link":  reply(200, `{"status_code":100,"link":"https://x/l"}`),
+		"/api/deleteCard": reply(200, `{"status_code":100}`),
+	})
+	for p, cmd := range map[string]string{"/purchase/link": "link create", "/Purchase//Link": "link create", "/api/deleteCard": "cards delete", "/api/deletecard?x=1": "cards delete"} {
+		opts, _, _, jpath := runOpts(t, g)
+		opts.Path, opts.Yes = p, true
+		opts.Fields = []field{{"invoice_id", "L-1", false}}
+		err := apiRun(context.Background(), opts)
+		if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUsage || !strings.Contains(err.Error(), "'paycli "+cmd+"'") {
+			t.Errorf("%s: %v (kind %v)", p, err, k)
+		}
+		if attempts, _, _ := journal.Read(jpath); len(attempts) != 0 {
+			t.Errorf("%s: journaled %+v", p, attempts)
+		}
+	}
+	if n := g.count("/purchase/link") + g.count("/api/deleteCard"); n != 0 {
+		t.Errorf("%d guarded calls sent", n)
+	}
+}
