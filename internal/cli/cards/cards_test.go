@@ -44,6 +44,9 @@ type fixture struct {
 	dropNext    atomic.Bool
 	// replace, when set, answers deleteCard instead of the sandbox.
 	replace func(w http.ResponseWriter)
+	// dropPath, when set, makes the next call whose path ends with it be
+	// handled and its connection closed without an answer.
+	dropPath atomic.Pointer[string]
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -59,6 +62,13 @@ func newFixture(t *testing.T) *fixture {
 	}
 	fx := &fixture{journalPath: filepath.Join(t.TempDir(), "state", "paycli", journal.FileName)}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := fx.dropPath.Load(); p != nil && strings.HasSuffix(r.URL.Path, *p) && fx.dropPath.CompareAndSwap(p, nil) {
+			gw.ServeHTTP(httptest.NewRecorder(), r)
+			if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+				_ = conn.Close()
+			}
+			return
+		}
 		if !strings.HasSuffix(r.URL.Path, "/api/deleteCard") {
 			gw.ServeHTTP(w, r)
 			return
@@ -386,5 +396,36 @@ func TestSaveReadsTheNumberFromStdin(t *testing.T) {
 	err := saveRun(context.Background(), opts)
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUsage || bytes.Contains([]byte(err.Error()), []byte("not a card\n")) {
 		t.Errorf("%v (kind %v)", err, k)
+	}
+}
+
+// TestChangeWithoutAnswerIsUnknown: an update or a save sent without an
+// answer may have been made: exit 7 pointing at the list, never exit 8's
+// "nothing was sent" (the card was changed, or saved, all the same).
+func TestChangeWithoutAnswerIsUnknown(t *testing.T) {
+	fx := newFixture(t)
+	path := "/api/editCard"
+	fx.dropPath.Store(&path)
+	ios, _, out, _ := iostreams.Test()
+	err := updateRun(context.Background(), &UpdateOptions{IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
+		Gateway: func() (*gateway.Client, error) { return fx.client, nil }, CommandContext: fx.commandContext, JSON: &cmdutil.JSONFlags{},
+		CustomerNumber: customer, CardToken: fx.token, Expiry: Expiry{"03", "2099"}})
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindOutcomeUnknown || !strings.Contains(cmdutil.HintOf(err), "paycli cards list --customer-number 5070") || out.Len() != 0 {
+		t.Errorf("update without an answer: %v (kind %v, hint %q), stdout %q", err, k, cmdutil.HintOf(err), out)
+	}
+	cards, err := fx.client.CardTokens(context.Background(), customer)
+	if err != nil || len(cards) != 1 || cards[0].ExpiryYear != "2099" {
+		t.Fatalf("the update was made all the same: %+v, %v", cards, err)
+	}
+
+	path = "/api/saveCard"
+	fx.dropPath.Store(&path)
+	ios, in, _, _ := iostreams.Test()
+	in.WriteString("5406675406675403\n")
+	err = saveRun(context.Background(), &SaveOptions{IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
+		Gateway: func() (*gateway.Client, error) { return fx.client, nil }, CommandContext: fx.commandContext,
+		CustomerNumber: customer, Holder: "Ada Lovelace", Expiry: Expiry{"12", "2099"}})
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindOutcomeUnknown || strings.Contains(err.Error(), "5406675406675403") {
+		t.Errorf("save without an answer: %v (kind %v)", err, k)
 	}
 }

@@ -305,15 +305,19 @@ func (op deleteOperation) Classify(d *deletion, ans *gateway.SavedCardResult, er
 	return o
 }
 
-// mayHaveDeleted reports whether err leaves the deletion's outcome open:
-// the request went out and no readable answer came back.
-func mayHaveDeleted(err error) bool {
+// mayHaveDeleted reports whether err leaves the deletion's outcome open.
+func mayHaveDeleted(err error) bool { return mayHaveChanged(gateway.EndpointDeleteCard, err) }
+
+// mayHaveChanged reports whether err leaves the outcome of a call to
+// endpoint that changes what the gateway keeps open: the request went out
+// and no readable answer came back.
+func mayHaveChanged(endpoint string, err error) bool {
 	var reqErr *gateway.RequestError
 	if errors.As(err, &reqErr) {
-		return reqErr.Endpoint == gateway.EndpointDeleteCard && reqErr.Sent
+		return reqErr.Endpoint == endpoint && reqErr.Sent
 	}
 	var apiErr *gateway.APIError
-	if errors.As(err, &apiErr) && apiErr.Endpoint == gateway.EndpointDeleteCard && !apiErr.HasStatusCode {
+	if errors.As(err, &apiErr) && apiErr.Endpoint == endpoint && !apiErr.HasStatusCode {
 		return apiErr.HTTPStatus >= http.StatusInternalServerError || apiErr.Problem != "" && apiErr.HTTPStatus < 300
 	}
 	return false
@@ -337,6 +341,15 @@ func unknownWhy(err error) string {
 func deleteCommand(d *deletion, flags []string) string {
 	return cmdutil.CommandLine(slices.Concat([]string{"paycli", "cards", "delete", "--customer-number", d.CustomerNumber,
 		"--card-token", d.CardToken, "--reason", d.Reason}, flags, []string{"--yes"})...)
+}
+
+// unknownChange is the error of an update or a save sent without a
+// readable answer: it may have been made, so it is an unknown outcome
+// (exit 7), never "nothing was sent" — and it is not retried.
+func unknownChange(what, customer string, err error) error {
+	return cmdutil.WithKind(cmdutil.KindOutcomeUnknown,
+		fmt.Errorf("outcome unknown for %s: it was sent, but %s; it was not retried", what, unknownWhy(err)),
+		"See whether it was made before you send it again: "+cmdutil.CommandLine("paycli", "cards", "list", "--customer-number", customer)+" (with this command's profile flags)")
 }
 
 // listCommand is the command line that lists the customer's cards.

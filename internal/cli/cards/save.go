@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -134,9 +135,10 @@ delete' and payments by saved card take.`,
 	for _, name := range []string{"customer-number", "holder", "expiry", "customer-name", "customer-email", "customer-phone"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}
-	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsGateway, Notes: map[cmdutil.Kind]string{
-		cmdutil.KindUsage:    "bad input (the card number is not one), or not against the sandbox; nothing was sent",
-		cmdutil.KindRejected: "the gateway refused to save the card",
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: append(slices.Clone(cmdutil.ExitsGateway), cmdutil.KindOutcomeUnknown), Notes: map[cmdutil.Kind]string{
+		cmdutil.KindUsage:          "bad input (the card number is not one), or not against the sandbox; nothing was sent",
+		cmdutil.KindRejected:       "the gateway refused to save the card",
+		cmdutil.KindOutcomeUnknown: "sent, but no answer came: the card may be saved; see 'paycli cards list' before saving it again",
 	}})
 	return cmd
 }
@@ -205,6 +207,9 @@ func saveRun(ctx context.Context, opts *SaveOptions) error {
 	}
 	defer cancel()
 	res, err := client.SaveCard(ctx, req)
+	if mayHaveChanged(gateway.EndpointSaveCard, err) {
+		return unknownChange(fmt.Sprintf("saving the card %s for customer %s", redact.CardField(number), redact.Cards(opts.CustomerNumber)), opts.CustomerNumber, err)
+	}
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -107,8 +108,9 @@ back.`,
 	for _, name := range []string{"customer-number", "card-token", "expiry", "holder"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}
-	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsGateway, Notes: map[cmdutil.Kind]string{
-		cmdutil.KindRejected: "the gateway refused: the card is not there, or it refused the expiry",
+	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: append(slices.Clone(cmdutil.ExitsGateway), cmdutil.KindOutcomeUnknown), Notes: map[cmdutil.Kind]string{
+		cmdutil.KindRejected:       "the gateway refused: the card is not there, or it refused the expiry",
+		cmdutil.KindOutcomeUnknown: "sent, but no answer came: the card may be changed; see 'paycli cards list'",
 	}})
 	return cmd
 }
@@ -193,6 +195,9 @@ func updateRun(ctx context.Context, opts *UpdateOptions) error {
 	}
 	defer cancel()
 	res, err := client.EditCard(ctx, req)
+	if mayHaveChanged(gateway.EndpointEditCard, err) {
+		return unknownChange(fmt.Sprintf("the update of card token %s of customer %s", opts.CardToken, redact.Cards(opts.CustomerNumber)), opts.CustomerNumber, err)
+	}
 	if err != nil {
 		return err
 	}
