@@ -18,6 +18,8 @@ var secretFields = [...]string{
 	"wallet_transient_token",
 	"bill_email",
 	"bill_phone",
+	"customer_email",
+	"customer_phone",
 	"token",
 	"authorization",
 	"cvv",

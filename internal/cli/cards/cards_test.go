@@ -429,3 +429,14 @@ func TestChangeWithoutAnswerIsUnknown(t *testing.T) {
 		t.Errorf("save without an answer: %v (kind %v)", err, k)
 	}
 }
+
+// TestCardKeyMasksACardTypedAsTheCustomer: the journal key never holds a
+// card number whole, even one typed as the customer number.
+func TestCardKeyMasksACardTypedAsTheCustomer(t *testing.T) {
+	if k := CardKey("4355084355084358", "tok"); strings.Contains(k, "4355084355084358") || k != "card:435508******4358:tok" {
+		t.Errorf("CardKey = %q", k)
+	}
+	if k := CardKey("5070", "tok"); k != "card:5070:tok" {
+		t.Errorf("CardKey = %q", k)
+	}
+}

@@ -157,9 +157,11 @@ func (deleteOperation) Invoice(d *deletion) string {
 	return CardKey(d.CustomerNumber, d.CardToken)
 }
 
-// CardKey is the journal key of a customer's card.
+// CardKey is the journal key of a customer's card. A card number typed
+// as the customer number is masked (redact.Cards), so that it is never
+// written to the journal whole; the token keeps the key one card's.
 func CardKey(customerNumber, token string) string {
-	return "card:" + customerNumber + ":" + token
+	return "card:" + redact.Cards(customerNumber) + ":" + token
 }
 
 // Check validates the flags before anything exists.
