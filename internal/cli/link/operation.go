@@ -284,6 +284,7 @@ func (operation) Describe(r *request) (moneyop.Description, gateway.PaymentLinkR
 	d := moneyop.Description{
 		Title:    "Payment link (no money moves until the customer pays)",
 		Noun:     "link",
+		NotDone:  "no link was made",
 		Rows:     rows,
 		Prompt:   fmt.Sprintf("Make a payment link of %s for invoice %s, to %s %s?", render.Amount(amount, r.Currency), redact.Invoice(r.Invoice), r.Name, r.Surname),
 		Amount:   amount,
