@@ -37,6 +37,11 @@ func wrapLine(line string, width int) string {
 		return line
 	}
 	indent := line[:len(line)-len(strings.TrimLeft(line, " "))]
+	// A suggested command (": paycli …" to the end of the line) goes on a
+	// line of its own, whole, so that it pastes as one command.
+	if i := strings.Index(line, ": paycli "); i > len(indent) {
+		return wrapLine(line[:i+1], width) + "\n" + indent + "  " + line[i+2:]
+	}
 	room := width - len(indent)
 	var out []string
 	cur := ""

@@ -59,6 +59,7 @@ func FuzzWrap(f *testing.F) {
 	f.Add("error: invalid --amount: 99,999.00 TRY is more than what remains refundable", 20)
 	f.Add("  2    bad input, 'paycli status --invoice X' to see\nnext", 12)
 	f.Add("    '' ' '' x", 1)
+	f.Add("Run it again to settle it: paycli cards delete --customer-number 5070 --yes", 30)
 	f.Fuzz(func(t *testing.T, text string, width int) {
 		width %= 200
 		got := Wrap(text, width)
@@ -72,7 +73,9 @@ func FuzzWrap(f *testing.F) {
 			return
 		}
 		for _, line := range strings.Split(got, "\n") {
-			if utf8.RuneCountInString(line) > width && len(strings.Fields(line)) > 1 && !slices.Contains(strings.Split(text, "\n"), line) {
+			// A suggested command is kept whole on a line of its own.
+			command := strings.HasPrefix(strings.TrimLeft(line, " "), "paycli ") && strings.Contains(text, ": "+strings.TrimLeft(line, " "))
+			if utf8.RuneCountInString(line) > width && len(strings.Fields(line)) > 1 && !slices.Contains(strings.Split(text, "\n"), line) && !command {
 				t.Fatalf("Wrap(%q, %d): line %q is wider than %d", text, width, line, width)
 			}
 		}
@@ -100,5 +103,18 @@ func TestWarnfAndNotefWrapOnlyOnATerminal(t *testing.T) {
 		"Recorded in the journal:\nattempt 7f3a9c approved.\n"
 	if got := errOut.String(); got != want {
 		t.Errorf("stderr on a 30-column terminal:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestWrapKeepsASuggestedCommandWhole: "…: paycli …" too long for the line
+// puts the command on a line of its own, unbroken, so that it pastes whole.
+func TestWrapKeepsASuggestedCommandWhole(t *testing.T) {
+	cmd := "paycli cards delete --customer-number 5070 --card-token 0123456789abcdef0123456789abcdef --reason 'KVKK 12' --sandbox --yes"
+	got := Wrap("Run the same command again to settle it: "+cmd, 80)
+	if got != "Run the same command again to settle it:\n  "+cmd {
+		t.Errorf("Wrap:\n%s", got)
+	}
+	if short := "See it: paycli status --invoice I-1"; Wrap(short, 80) != short {
+		t.Errorf("a line that fits changed: %q", Wrap(short, 80))
 	}
 }
