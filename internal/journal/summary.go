@@ -93,6 +93,9 @@ func Summarize(attempts []Attempt) []SummaryRow {
 			rows[k], sums[k] = r, map[string]decimal.Decimal{}
 		}
 		r.Attempts++
+		if a.Intent.Amount == "" && a.Intent.Currency == "" {
+			continue // a desk action (a card's deletion) moves no money: nothing to add, nothing unreadable
+		}
 		amount, err := decimal.NewFromString(a.Intent.Amount)
 		if err != nil {
 			r.Unreadable++

@@ -20,14 +20,16 @@ func TestSummarize(t *testing.T) {
 		at("ayse", KindRefund, "20", "TRY", Succeeded),
 		at("ayse", KindRefund, "5.00", "USD", Succeeded),
 		at("ayse", KindRefund, "", "TRY", Succeeded),
-		at("ayse", KindRefund, "7.00", "TRY", ""), // no outcome: unknown
-		at("ayse", "", "99.00", "TRY", Declined),  // a line from before kinds: walletpay
+		at("ayse", KindRefund, "7.00", "TRY", ""),    // no outcome: unknown
+		at("ayse", "", "99.00", "TRY", Declined),     // a line from before kinds: walletpay
+		at("ayse", "card-delete", "", "", Succeeded), // a desk action: no money, nothing unreadable
 	})
 	want := []struct {
 		op, kind, outcome string
 		n, unreadable     int
 		amounts           string
 	}{
+		{"ayse", "card-delete", Succeeded, 1, 0, ""},
 		{"ayse", KindRefund, Succeeded, 4, 1, "30.50 TRY, 5.00 USD"},
 		{"ayse", KindRefund, Unknown, 1, 0, "7.00 TRY"},
 		{"ayse", KindWalletPay, Declined, 1, 0, "99.00 TRY"},

@@ -47,7 +47,7 @@ const summarySQL = `WITH w AS (
 )
 SELECT operator, kind, class, currency, count(*),
     coalesce(sum(CASE WHEN readable THEN amount::numeric END)::text, ''),
-    count(*) FILTER (WHERE NOT readable)
+    count(*) FILTER (WHERE NOT readable AND (coalesce(amount, '') <> '' OR coalesce(currency, '') <> ''))
 FROM read GROUP BY operator, kind, class, currency`
 
 // Summary totals the attempts of the window by operator, kind and outcome
