@@ -154,6 +154,12 @@ func reconcileRun(ctx context.Context, opts *ReconcileOptions) error {
 		return err
 	}
 	invoices := w.invoices
+	if n := len(w.sendAgain); n > 0 {
+		// The journal's footer names them; reconcile must not read as if
+		// nothing were open.
+		opts.IO.Notef("%s of unknown outcome (%s): check status knows nothing of them; send each again, the same command, to settle it.",
+			render.Count(n, "desk action", "desk actions"), render.Escape(strings.Join(redactAll(w.sendAgain), ", ")))
+	}
 	if len(invoices) == 0 {
 		opts.IO.Notef("No unknown outcomes to reconcile on profile %q.", cfg.Profile)
 		if format == render.JSON {
@@ -222,6 +228,9 @@ type reconcileWork struct {
 	identity, path string
 	scopes         []journal.Scope
 	invoices       []string
+	// sendAgain are the keys of desk actions of unknown outcome
+	// (journal.Kind.SentAgain): check status knows nothing of them.
+	sendAgain []string
 }
 
 // findWork reads the journal for the invoices reconcile checks: a journal
@@ -251,6 +260,13 @@ func findWork(ctx context.Context, opts *ReconcileOptions, cfg *config.Config, s
 	}
 	w.scopes = journal.ReconcileScopes(opts.Kinds, cfg.Profile, cfg.BaseURL, w.identity, opts.Sandbox)
 	w.invoices = journal.UnresolvedInvoices(attempts, w.scopes)
+	var again []journal.Scope
+	for _, k := range opts.Kinds {
+		if k.SentAgain {
+			again = append(again, journal.ScopeFor(k.Name, cfg.Profile, cfg.BaseURL, w.identity, opts.Sandbox))
+		}
+	}
+	w.sendAgain = journal.UnresolvedInvoices(attempts, again)
 	return w, nil
 }
 
@@ -423,4 +439,13 @@ func writeReconcile(ctx context.Context, opts *ReconcileOptions, format render.F
 	table := cmdutil.TableOptions(opts.IO)
 	table.Colour, table.Wrap = colourOf, []int{3}
 	return render.WriteTable(opts.IO.Out, table, header, rows)
+}
+
+// redactAll is each key as redact.Invoice shows it.
+func redactAll(keys []string) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = redact.Invoice(k)
+	}
+	return out
 }

@@ -287,3 +287,28 @@ func TestReconcileAndTheFooterAgree(t *testing.T) {
 		t.Errorf("the footer:\n%s", got)
 	}
 }
+
+// TestReconcileNamesDeskActionsToSendAgain: a desk action of unknown
+// outcome (a card's deletion) is not reconcile's to settle, but reconcile
+// names it rather than saying nothing is open.
+func TestReconcileNamesDeskActionsToSendAgain(t *testing.T) {
+	opts, path := reconcileFixture(t, render.Table)
+	opts.Kinds = append(kindtest.Paycli(), journal.Kind{Name: "card-delete", SentAgain: true})
+	cfg, _ := opts.Config()
+	j, err := journal.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := journal.Identity(cfg.BaseURL, cfg.AppID)
+	if err := j.Append(journal.Entry{Type: journal.TypeIntent, Kind: "card-delete", Gateway: id, Attempt: "cd1", Time: t0, Profile: cfg.Profile,
+		BaseURL: cfg.BaseURL, Invoice: "card:5070:tok", Ref: "tok", Reason: "KVKK"}); err != nil {
+		t.Fatal(err)
+	}
+	_ = j.Close()
+	ios, _, _, errOut := iostreams.Test()
+	opts.IO = ios
+	_ = reconcileRun(context.Background(), opts)
+	if !strings.Contains(errOut.String(), "1 desk action of unknown outcome (card:5070:tok)") || !strings.Contains(errOut.String(), "send each again") {
+		t.Errorf("stderr:\n%s", errOut)
+	}
+}
