@@ -92,6 +92,7 @@ func TestCardsSavePromptsWithEchoOff(t *testing.T) {
 		_ = cmd.Wait()
 		t.Fatalf("cards save ended without asking for the number:\n%s", out.String())
 	}
+	waitEchoOff(t, tty)
 	if _, err := tty.Write([]byte("4508034508034509\r")); err != nil {
 		t.Fatal(err)
 	}
