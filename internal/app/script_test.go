@@ -58,8 +58,10 @@ func raceEnv() string { return "GORACE=" + os.Getenv("GORACE") }
 
 // TestScripts runs the end-to-end scripts in testdata/script. Each script
 // gets a fresh $HOME and XDG folders, so nothing leaks between them or from
-// the machine running the tests.
+// the machine running the tests. The scripts run beside the package's
+// other parallel tests, not before them.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
