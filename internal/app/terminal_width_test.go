@@ -38,7 +38,7 @@ func newDesk(t *testing.T) *desk {
 	home := t.TempDir()
 	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, "config"),
 		"XDG_CACHE_HOME=" + filepath.Join(home, "cache"), "XDG_STATE_HOME=" + filepath.Join(home, "state"),
-		"PATH=" + os.Getenv("PATH"), "TERM=xterm-256color", "TZ=Europe/Istanbul"}
+		"PATH=" + os.Getenv("PATH"), "TERM=xterm-256color", "TZ=Europe/Istanbul", raceEnv()}
 	bin, err := exec.LookPath("paycli")
 	if err != nil {
 		t.Skipf("no paycli command on PATH: %v", err)

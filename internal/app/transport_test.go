@@ -45,7 +45,7 @@ func runPaycli(t *testing.T, env map[string]string, args ...string) processResul
 	}
 	control := filepath.Join(t.TempDir(), "umask-control")
 	cmd := exec.Command("/bin/sh", append([]string{"-c", `umask 000 && : >"$PAYCLI_TEST_CONTROL" && exec "$0" "$@"`, bin}, args...)...)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "PAYCLI_TEST_CONTROL=" + control}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "PAYCLI_TEST_CONTROL=" + control, raceEnv()}
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

@@ -35,9 +35,10 @@ type IOStreams struct {
 	// errTermWidth is stderr's, for the prose written there.
 	errTermWidth int
 
-	// readSecret reads a line without echo, restoring the terminal if ctx
-	// ends first; nil means read a plain line.
-	readSecret func(ctx context.Context) (string, error)
+	// readSecret turns echo off, shows the question (ask), and reads a
+	// line; it puts the terminal back as it was, even if ctx ends first.
+	// nil means read a plain line.
+	readSecret func(ctx context.Context, ask func()) (string, error)
 	lineReader *bufio.Reader
 	// pendingLine is a line read that a cancelled prompt left running.
 	pendingLine chan readResult
@@ -71,21 +72,24 @@ func System() *IOStreams {
 	}
 	if s.stdinTTY {
 		fd := int(os.Stdin.Fd())
-		s.readSecret = func(ctx context.Context) (string, error) {
-			// ReadPassword turns echo off and blocks; if Ctrl-C cancels
-			// ctx meanwhile, put the terminal back as it was before
-			// returning, or the user's shell is left without echo.
+		s.readSecret = func(ctx context.Context, ask func()) (string, error) {
 			state, err := term.GetState(fd)
 			if err != nil {
 				return "", err
 			}
+			// Echo goes off before the question shows: what is typed (or
+			// pasted) as soon as it appears is never echoed. ReadPassword
+			// then restores this echo-less state, and, if Ctrl-C cancels
+			// ctx meanwhile, it never returns: put the terminal back here.
+			defer func() { _ = term.Restore(fd, state) }()
+			if err := echoOff(fd); err != nil {
+				return "", err
+			}
+			ask()
 			v, err := readCtx(ctx, func() (string, error) {
 				b, err := term.ReadPassword(fd)
 				return string(b), err
 			})
-			if ctx.Err() != nil {
-				_ = term.Restore(fd, state)
-			}
 			return v, err
 		}
 	}
@@ -324,15 +328,16 @@ func (s *IOStreams) PromptSecret(ctx context.Context, question string) (string, 
 	if !s.CanPrompt() {
 		return "", ErrNoTerminal
 	}
-	fmt.Fprint(s.ErrOut, s.WrapForStderr(question+":")+" ")
+	ask := func() { fmt.Fprint(s.ErrOut, s.WrapForStderr(question+":")+" ") }
 	var (
 		ans string
 		err error
 	)
 	if s.readSecret != nil {
-		ans, err = s.readSecret(ctx)
+		ans, err = s.readSecret(ctx, ask)
 		fmt.Fprintln(s.ErrOut)
 	} else {
+		ask()
 		ans, err = s.readLineCtx(ctx)
 	}
 	if err != nil {

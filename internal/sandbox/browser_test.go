@@ -116,6 +116,7 @@ func apiCall(t *testing.T, base, path string, body any) map[string]any {
 // are known to work without JavaScript. Set PAYCLI_SCREENSHOT_DIR to keep
 // a screenshot of each page.
 func TestBrowserPages(t *testing.T) {
+	t.Parallel() // a server, state folder and client of its own
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

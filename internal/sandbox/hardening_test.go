@@ -208,6 +208,7 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 // status_code 1 on every endpoint (announced by Content-Length or streamed
 // without one), headers over the limit get 431, and nothing is stored.
 func TestOversizedRequestsAreRefused(t *testing.T) {
+	t.Parallel() // a server, state folder and client of its own
 	srv := steadyServer(t)
 	c := sandboxClient(t)
 	bearer := serverBearer(t, c, srv)
@@ -269,6 +270,7 @@ func TestMalformedBodiesGetStatusCode1(t *testing.T) {
 // requests and hold trickling connections: every good payment is answered
 // correctly and stored once, and every bad request gets its refusal.
 func TestFloodOfBadRequestsDoesNotDisturbGoodOnes(t *testing.T) {
+	t.Parallel() // a server, state folder and client of its own
 	srv := steadyServer(t)
 	c := sandboxClient(t)
 	bearer := serverBearer(t, c, srv)

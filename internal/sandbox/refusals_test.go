@@ -273,6 +273,7 @@ var genericBodies = []struct{ contentType, body string }{
 // refuses, with a wrong method, and with the route's own refusals
 // (refusalCases); every answer that is a refusal has a why in the log.
 func TestEveryRefusalIsExplained(t *testing.T) {
+	t.Parallel() // a gateway and request log of its own
 	fx, rl := explainedFixture(t)
 	bearer := fx.bearer()
 	// Each check reads only the entries written since the last one (reading
