@@ -110,16 +110,23 @@ func checkCustomerFlag(cmd *cobra.Command, customer string) error {
 	return nil
 }
 
+// formatAndClient are the output format and the gateway client every
+// cards command starts with; the saved-card calls all carry merchant_key.
+func formatAndClient(format func() (render.Format, error), gw func() (*gateway.Client, error)) (render.Format, *gateway.Client, error) {
+	f, err := format()
+	if err != nil {
+		return f, nil, err
+	}
+	client, err := gw()
+	if err != nil {
+		return f, nil, err
+	}
+	return f, client, client.RequireMerchantKey()
+}
+
 func listRun(ctx context.Context, opts *ListOptions) error {
-	format, err := opts.Format()
+	format, client, err := formatAndClient(opts.Format, opts.Gateway)
 	if err != nil {
-		return err
-	}
-	client, err := opts.Gateway()
-	if err != nil {
-		return err
-	}
-	if err := client.RequireMerchantKey(); err != nil {
 		return err
 	}
 	ctx, cancel, err := opts.CommandContext(ctx)

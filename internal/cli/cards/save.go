@@ -180,15 +180,8 @@ func readCardNumber(ctx context.Context, io *iostreams.IOStreams) (string, error
 }
 
 func saveRun(ctx context.Context, opts *SaveOptions) error {
-	format, err := opts.Format()
+	format, client, err := formatAndClient(opts.Format, opts.Gateway)
 	if err != nil {
-		return err
-	}
-	client, err := opts.Gateway()
-	if err != nil {
-		return err
-	}
-	if err := client.RequireMerchantKey(); err != nil {
 		return err
 	}
 	number, err := readCardNumber(ctx, opts.IO)

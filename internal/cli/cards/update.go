@@ -173,15 +173,8 @@ func checkHolder(s string) (string, error) {
 }
 
 func updateRun(ctx context.Context, opts *UpdateOptions) error {
-	format, err := opts.Format()
+	format, client, err := formatAndClient(opts.Format, opts.Gateway)
 	if err != nil {
-		return err
-	}
-	client, err := opts.Gateway()
-	if err != nil {
-		return err
-	}
-	if err := client.RequireMerchantKey(); err != nil {
 		return err
 	}
 	req := gateway.EditCardRequest{CustomerNumber: opts.CustomerNumber, CardToken: opts.CardToken,
