@@ -147,11 +147,19 @@ func valueEnd(s string, whole bool) int {
 			case '\\':
 				i++
 			case '\'':
-				return i + 1
+				// What runs on past the closing quote, up to where an
+				// unquoted value would end, is the value's too: masked
+				// now, it would be masked by the next pass (FuzzURL).
+				return i + 1 + unquotedEnd(s[i+1:], whole)
 			}
 		}
 		return len(s)
 	}
+	return unquotedEnd(s, whole)
+}
+
+// unquotedEnd is where an unquoted parameter value at the start of s ends.
+func unquotedEnd(s string, whole bool) int {
 	for i, r := range s {
 		if (r == '&' || unicode.IsSpace(r)) && nextKey().MatchString(s[i:]) {
 			return i
