@@ -38,6 +38,22 @@ func NoArgs(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
+// RequireFlags refuses a run without some of the named flags, naming
+// every one missing at once; instead, when not empty, says what may be
+// given in their place (" (or use --batch FILE)").
+func RequireFlags(cmd *cobra.Command, instead string, names ...string) error {
+	var missing []string
+	for _, name := range names {
+		if !cmd.Flags().Changed(name) {
+			missing = append(missing, "--"+name)
+		}
+	}
+	if len(missing) > 0 {
+		return UsageErrorf("missing %s%s", strings.Join(missing, ", "), instead)
+	}
+	return nil
+}
+
 // OneOf checks a flag value against a fixed list.
 func OneOf(flag, value string, allowed ...string) error {
 	for _, a := range allowed {

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -146,14 +145,8 @@ func CheckModeFlags(cmd *cobra.Command, opts *Options, m Modes) error {
 				return err
 			}
 		} else {
-			var missing []string
-			for _, name := range m.Required {
-				if !changed(name) {
-					missing = append(missing, "--"+name)
-				}
-			}
-			if len(missing) > 0 {
-				return cmdutil.UsageErrorf("missing %s (or use --batch FILE)", strings.Join(missing, ", "))
+			if err := cmdutil.RequireFlags(cmd, " (or use --batch FILE)", m.Required...); err != nil {
+				return err
 			}
 		}
 		if changed("parallel") {

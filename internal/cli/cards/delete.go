@@ -64,14 +64,8 @@ card is deleted then, or the gateway says it is gone).`,
     --reason "the customer called" --dry-run`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var missing []string
-			for _, name := range []string{"customer-number", "card-token", "reason"} {
-				if !cmd.Flags().Changed(name) {
-					missing = append(missing, "--"+name)
-				}
-			}
-			if len(missing) > 0 {
-				return cmdutil.UsageErrorf("missing %s", strings.Join(missing, ", "))
+			if err := cmdutil.RequireFlags(cmd, "", "customer-number", "card-token", "reason"); err != nil {
+				return err
 			}
 			return moneyop.Start(cmd, f, opts, runF, deleteRun)
 		},

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -65,14 +64,8 @@ delete' and payments by saved card take.`,
     --holder "Ada Lovelace" --expiry 12/30 -o json`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var missing []string
-			for _, name := range []string{"customer-number", "holder", "expiry"} {
-				if !cmd.Flags().Changed(name) {
-					missing = append(missing, "--"+name)
-				}
-			}
-			if len(missing) > 0 {
-				return cmdutil.UsageErrorf("missing %s", strings.Join(missing, ", "))
+			if err := cmdutil.RequireFlags(cmd, "", "customer-number", "holder", "expiry"); err != nil {
+				return err
 			}
 			if err := checkCustomerFlag(cmd, opts.CustomerNumber); err != nil {
 				return err

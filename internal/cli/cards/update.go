@@ -66,14 +66,8 @@ back.`,
     --expiry 01/31 --holder "Ada Lovelace"`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var missing []string
-			for _, name := range []string{"customer-number", "card-token", "expiry"} {
-				if !cmd.Flags().Changed(name) {
-					missing = append(missing, "--"+name)
-				}
-			}
-			if len(missing) > 0 {
-				return cmdutil.UsageErrorf("missing %s", strings.Join(missing, ", "))
+			if err := cmdutil.RequireFlags(cmd, "", "customer-number", "card-token", "expiry"); err != nil {
+				return err
 			}
 			if err := checkCustomerFlag(cmd, opts.CustomerNumber); err != nil {
 				return err

@@ -192,14 +192,8 @@ func parseFlags(cmd *cobra.Command, opts *Options, bin, amount string) error {
 		}
 		return nil
 	}
-	var missing []string
-	for _, name := range []string{"bin", "amount"} {
-		if !cmd.Flags().Changed(name) {
-			missing = append(missing, "--"+name)
-		}
-	}
-	if len(missing) > 0 {
-		return cmdutil.UsageErrorf("missing %s (or use --active)", strings.Join(missing, ", "))
+	if err := cmdutil.RequireFlags(cmd, " (or use --active)", "bin", "amount"); err != nil {
+		return err
 	}
 	var err error
 	if opts.BIN, opts.Cut, err = CutBIN(bin); err != nil {

@@ -100,16 +100,7 @@ prints the 'paycli status' command that tells whether the link was made.`,
 		Args: cmdutil.InvoiceArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := moneyop.CheckModeFlags(cmd, &opts.Options, moneyop.Modes{Noun: "link", Single: func() error {
-				var missing []string
-				for _, name := range []string{"invoice", "amount", "name", "surname", "return-url"} {
-					if !cmd.Flags().Changed(name) {
-						missing = append(missing, "--"+name)
-					}
-				}
-				if len(missing) > 0 {
-					return cmdutil.UsageErrorf("missing %s", strings.Join(missing, ", "))
-				}
-				return nil
+				return cmdutil.RequireFlags(cmd, "", "invoice", "amount", "name", "surname", "return-url")
 			}}); err != nil {
 				return err
 			}
