@@ -168,17 +168,19 @@ func replaceableGuard(fset *token.FileSet, file *ast.File) []string {
 }
 
 // goFiles parses the non-test Go files under dir (relative to the
-// repository), each with whether it is the pipeline's.
+// repository; "" is all of it), keyed by their slash-separated paths
+// relative to the repository. testdata and hidden folders are skipped.
 func goFiles(t *testing.T, fset *token.FileSet, dir string) map[string]*ast.File {
 	t.Helper()
 	root := filepath.Join("..", "..", "..")
+	start := filepath.Join(root, dir)
 	files := map[string]*ast.File{}
-	err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(start, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() {
-			if name := d.Name(); name == "testdata" || strings.HasPrefix(name, ".") {
+			if name := d.Name(); path != start && (name == "testdata" || strings.HasPrefix(name, ".")) {
 				return filepath.SkipDir
 			}
 			return nil

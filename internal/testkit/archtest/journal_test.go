@@ -5,8 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,7 +24,7 @@ var saleWords = map[string]bool{
 // wordsOwners may read the gateway's words: the client, the emulator (it
 // writes them), the webhook's own protocol, and the developer tools that
 // drive and check the emulator.
-var wordsOwners = []string{"gateway", "sandbox", "webhook", filepath.Join("devtools", "soak"), filepath.Join("devtools", "loadgen")}
+var wordsOwners = []string{"gateway", "sandbox", "webhook", "devtools/soak", "devtools/loadgen"}
 
 // letters is s in lower case, letters only (gateway.letters).
 func letters(s string) string {
@@ -99,37 +98,16 @@ func saleWordReads(fset *token.FileSet, file *ast.File) []string {
 // package outside it keeps a list of the gateway's words (issue 32: four
 // readings had drifted apart).
 func TestSaleWordsOnlyInTheClient(t *testing.T) {
-	root := filepath.Join("..", "..")
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	fset := token.NewFileSet()
+	var found []string
+	for rel, file := range goFiles(t, fset, "internal") {
+		if !slices.ContainsFunc(wordsOwners, func(owner string) bool { return strings.HasPrefix(rel, "internal/"+owner+"/") }) {
+			found = append(found, saleWordReads(fset, file)...)
 		}
-		if d.IsDir() {
-			for _, owner := range wordsOwners {
-				if path == filepath.Join(root, owner) {
-					return filepath.SkipDir
-				}
-			}
-			if d.Name() == "testdata" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		fset := token.NewFileSet()
-		file, err := parser.ParseFile(fset, path, nil, 0)
-		if err != nil {
-			return err
-		}
-		for _, f := range saleWordReads(fset, file) {
-			t.Errorf("%s: a sale-state word read outside the gateway client; consume gateway.Sale (SaleState, RefundState) instead", f)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+	}
+	slices.Sort(found)
+	for _, f := range found {
+		t.Errorf("%s: a sale-state word read outside the gateway client; consume gateway.Sale (SaleState, RefundState) instead", f)
 	}
 }
 
@@ -217,23 +195,14 @@ func storeTypeChecks(fset *token.FileSet, file *ast.File) []string {
 // (journal's capability interfaces), never which store it is: a store it
 // did not know fell into "internal error" (issue 32, item 3).
 func TestCommandsAskNoStoreItsType(t *testing.T) {
-	root := filepath.Join("..", "..", "cli")
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return err
-		}
-		fset := token.NewFileSet()
-		file, err := parser.ParseFile(fset, path, nil, 0)
-		if err != nil {
-			return err
-		}
-		for _, f := range storeTypeChecks(fset, file) {
-			t.Errorf("%s: a command asks which store it holds; assert a capability interface of internal/journal instead", f)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+	fset := token.NewFileSet()
+	var found []string
+	for _, file := range goFiles(t, fset, "internal/cli") {
+		found = append(found, storeTypeChecks(fset, file)...)
+	}
+	slices.Sort(found)
+	for _, f := range found {
+		t.Errorf("%s: a command asks which store it holds; assert a capability interface of internal/journal instead", f)
 	}
 }
 

@@ -4,8 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,32 +62,12 @@ func handWrittenWarnings(fset *token.FileSet, file *ast.File) []string {
 // stream by hand; IOStreams.Warnf and Notef wrap them at blanks on a
 // terminal (issue: text at 80 columns) and leave them as they are piped.
 func TestNoHandWrittenWarnings(t *testing.T) {
-	root := filepath.Join("..", "..", "..")
 	fset := token.NewFileSet()
 	var found []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != root && (name == "testdata" || strings.HasPrefix(name, ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		file, err := parser.ParseFile(fset, path, nil, 0)
-		if err != nil {
-			return err
-		}
+	for _, file := range goFiles(t, fset, "") {
 		found = append(found, handWrittenWarnings(fset, file)...)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
+	slices.Sort(found)
 	for _, f := range found {
 		t.Errorf("%s: a warning or note written by hand; use ios.Warnf or ios.Notef (ios.Warning for a writer of one's own)", f)
 	}
