@@ -3,43 +3,14 @@
 package app_test
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
-	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/creack/pty"
 )
-
-// serveSandbox starts `paycli sandbox serve` on a free port of the desk's
-// home (the --sandbox commands find it), with args, until the test ends.
-func (d *desk) serveSandbox(args ...string) {
-	d.t.Helper()
-	serve := exec.Command(d.bin, append([]string{"sandbox", "serve", "--addr", "127.0.0.1:0"}, args...)...)
-	serve.Env = d.env
-	serveOut, err := serve.StderrPipe()
-	if err != nil {
-		d.t.Fatal(err)
-	}
-	if err := serve.Start(); err != nil {
-		d.t.Fatal(err)
-	}
-	d.t.Cleanup(func() {
-		_ = serve.Process.Signal(os.Interrupt)
-		_ = serve.Wait()
-	})
-	lines := bufio.NewScanner(serveOut)
-	for lines.Scan() && !strings.Contains(lines.Text(), "http://127.0.0.1:") {
-	}
-	go func() { _, _ = io.Copy(io.Discard, serveOut) }()
-}
 
 // exits runs paycli piped, which must exit with code, and returns its
 // stdout and stderr.
@@ -56,33 +27,12 @@ func (d *desk) exits(code int, args ...string) (string, string) {
 	return stdout.String(), stderr.String()
 }
 
-// answering is onTerminal with answer typed at the terminal: the
-// confirmation's reply.
+// answering is onTerminal with answer typed at the terminal (the
+// confirmation's reply); it returns what paycli wrote on stderr.
 func (d *desk) answering(code int, answer string, args ...string) string {
 	d.t.Helper()
-	cmd := exec.Command(d.bin, args...)
-	cmd.Env = d.env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: terminalColumns, Rows: 40})
-	if err != nil {
-		d.t.Fatal(err)
-	}
-	defer tty.Close()
-	// The terminal keeps the line until paycli reads it, at the prompt.
-	if _, err := io.WriteString(tty, answer); err != nil {
-		d.t.Fatal(err)
-	}
-	var out bytes.Buffer
-	if _, err := io.Copy(&out, tty); err != nil && !errors.Is(err, syscall.EIO) {
-		d.t.Fatal(err)
-	}
-	err = cmd.Wait()
-	if exit := (*exec.ExitError)(nil); err == nil && code != 0 || err != nil && !(errors.As(err, &exit) && exit.ExitCode() == code) {
-		d.t.Fatalf("paycli %s answering %q: %v, want exit %d\n%s%s", strings.Join(args, " "), answer, err, code, out.String(), stderr.String())
-	}
-	d.stderr = append(d.stderr, stderr.String())
-	return stderr.String()
+	_, stderr := d.typingOnTerminal(code, answer, args...)
+	return stderr
 }
 
 // TestTheDesksThirdHour (issue 34, part 2) runs, as a support engineer

@@ -3,39 +3,13 @@
 package app_test
 
 import (
-	"bufio"
 	"encoding/json"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 )
-
-// startSandbox runs `paycli sandbox serve` for the desk until the test
-// ends, and returns once it listens.
-func startSandbox(t *testing.T, d *desk) {
-	t.Helper()
-	serve := exec.Command(d.bin, "sandbox", "serve", "--addr", "127.0.0.1:0")
-	serve.Env = d.env
-	serveOut, err := serve.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = serve.Process.Signal(os.Interrupt)
-		_ = serve.Wait()
-	})
-	lines := bufio.NewScanner(serveOut)
-	for lines.Scan() && !strings.Contains(lines.Text(), "http://127.0.0.1:") {
-	}
-	go func() { _, _ = io.Copy(io.Discard, serveOut) }()
-}
 
 // getenv is the value of key in the desk's environment.
 func (d *desk) getenv(key string) string {
@@ -69,7 +43,7 @@ func TestJournalListingIsOneLinePerAttempt(t *testing.T) {
 		t.Skip("runs the sandbox and many commands")
 	}
 	d := newDesk(t)
-	startSandbox(t, d)
+	d.serveSandbox()
 	token := func(amount string) string {
 		return strings.TrimSpace(d.piped("sandbox", "wallet-token", "--amount", amount, "--currency", "TRY"))
 	}

@@ -61,11 +61,43 @@ func (d *desk) piped(args ...string) string {
 	return string(out)
 }
 
+// serveSandbox starts `paycli sandbox serve` on a free port of the desk's
+// home (the --sandbox commands find it), with args, until the test ends.
+func (d *desk) serveSandbox(args ...string) {
+	d.t.Helper()
+	serve := exec.Command(d.bin, append([]string{"sandbox", "serve", "--addr", "127.0.0.1:0"}, args...)...)
+	serve.Env = d.env
+	serveOut, err := serve.StderrPipe()
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	if err := serve.Start(); err != nil {
+		d.t.Fatal(err)
+	}
+	d.t.Cleanup(func() {
+		_ = serve.Process.Signal(os.Interrupt)
+		_ = serve.Wait()
+	})
+	lines := bufio.NewScanner(serveOut)
+	for lines.Scan() && !strings.Contains(lines.Text(), "http://127.0.0.1:") {
+	}
+	go func() { _, _ = io.Copy(io.Discard, serveOut) }()
+}
+
 // onTerminal runs paycli with stdin and stdout on a pseudo-terminal of
 // terminalColumns columns (stderr apart, as it is text, not a table) and
 // returns what the terminal received; paycli must exit with code. The
 // desk's stderr keeps what paycli wrote there.
 func (d *desk) onTerminal(code int, args ...string) string {
+	d.t.Helper()
+	out, _ := d.typingOnTerminal(code, "", args...)
+	return out
+}
+
+// typingOnTerminal is onTerminal with typed (if not empty) typed at the
+// terminal first: it waits there until paycli reads it. It returns what
+// the terminal received and what paycli wrote on stderr.
+func (d *desk) typingOnTerminal(code int, typed string, args ...string) (string, string) {
 	d.t.Helper()
 	cmd := exec.Command(d.bin, args...)
 	cmd.Env = d.env
@@ -76,6 +108,11 @@ func (d *desk) onTerminal(code int, args ...string) string {
 		d.t.Fatal(err)
 	}
 	defer tty.Close()
+	if typed != "" {
+		if _, err := io.WriteString(tty, typed); err != nil {
+			d.t.Fatal(err)
+		}
+	}
 	var out bytes.Buffer
 	// Linux ends a pseudo-terminal's reads with EIO once the command has
 	// gone and its output is read.
@@ -84,10 +121,10 @@ func (d *desk) onTerminal(code int, args ...string) string {
 	}
 	err = cmd.Wait()
 	if exit := (*exec.ExitError)(nil); err == nil && code != 0 || err != nil && !(errors.As(err, &exit) && exit.ExitCode() == code) {
-		d.t.Fatalf("paycli %s on a terminal: %v\n%s%s", strings.Join(args, " "), err, out.String(), stderr.String())
+		d.t.Fatalf("paycli %s on a terminal, %q typed: %v, want exit %d\n%s%s", strings.Join(args, " "), typed, err, code, out.String(), stderr.String())
 	}
 	d.stderr = append(d.stderr, stderr.String())
-	return strings.ReplaceAll(out.String(), "\r\n", "\n")
+	return strings.ReplaceAll(out.String(), "\r\n", "\n"), stderr.String()
 }
 
 var ansiEscape = regexp.MustCompile(`\x1b\[[0-9;]*m`)
@@ -115,25 +152,7 @@ func TestEveryTableFitsAnEightyColumnTerminal(t *testing.T) {
 		t.Skip("runs the sandbox and many commands")
 	}
 	d := newDesk(t)
-	serve := exec.Command(d.bin, "sandbox", "serve", "--addr", "127.0.0.1:0", "--webhook", "sales=http://127.0.0.1:1/hooks",
-		"--webhook-attempts", "1")
-	serve.Env = d.env
-	serveOut, err := serve.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = serve.Process.Signal(os.Interrupt)
-		_ = serve.Wait()
-	})
-	// serve says where it listens once it does.
-	lines := bufio.NewScanner(serveOut)
-	for lines.Scan() && !strings.Contains(lines.Text(), "http://127.0.0.1:") {
-	}
-	go func() { _, _ = io.Copy(io.Discard, serveOut) }()
+	d.serveSandbox("--webhook", "sales=http://127.0.0.1:1/hooks", "--webhook-attempts", "1")
 
 	token := func(amount string) string {
 		return strings.TrimSpace(d.piped("sandbox", "wallet-token", "--amount", amount, "--currency", "TRY"))
