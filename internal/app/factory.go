@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -46,8 +47,9 @@ func NewFactory(ios *iostreams.IOStreams, lookupEnv func(string) (string, bool))
 		IOStreams: ios,            // no dependencies
 		LookupEnv: lookupEnv,      // no dependencies
 		Now:       time.Now,       // no dependencies
-		// The money commands' kinds, from the command tree's list.
-		MoneyKinds: moneyKinds, // no dependencies
+		// The money commands' kinds, from the command tree's list: worked
+		// out once, though every money command's constructor asks.
+		MoneyKinds: sync.OnceValue(func() journal.Kinds { return slices.Clip(moneyKinds()) }), // no dependencies
 	}
 	line := &commandLine{}
 	f.BindCommand = line.bind                        // Depends on nothing: the root's pre-run hook calls it

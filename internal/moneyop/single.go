@@ -12,6 +12,7 @@ import (
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
@@ -345,14 +346,21 @@ func RunSingle[In any, Req gateway.Call, Ans any](ctx context.Context, opts *Opt
 // dryRun prints the request the client would sign and send, secrets
 // redacted, and sends nothing.
 func dryRun(opts *Options, env *Env, format render.Format, req gateway.Call) error {
-	dump, err := env.Client.DryRun(req)
+	return DryRun(opts.IO, env.Client, format, req)
+}
+
+// DryRun prints the request client would sign and send for call, secrets
+// and card numbers redacted, and sends nothing: the pipeline's --dry-run,
+// and that of a command that sends outside it (cards update and save).
+func DryRun(io *iostreams.IOStreams, client *gateway.Client, format render.Format, call gateway.Call) error {
+	dump, err := client.DryRun(call)
 	if err != nil {
 		return err
 	}
-	if err := writeDryRun(opts.IO.Out, format, dump); err != nil {
+	if err := writeDryRun(io.Out, format, dump); err != nil {
 		return err
 	}
-	opts.IO.Notef("Dry run: nothing was sent.")
+	io.Notef("Dry run: nothing was sent.")
 	return nil
 }
 
@@ -508,13 +516,6 @@ func writeSummary(w io.Writer, d Description, env *Env) {
 	for _, r := range rows {
 		fmt.Fprintf(w, "  %-*s %s\n", width, r[0]+":", r[1])
 	}
-}
-
-// WriteDryRun is writeDryRun for a command's call that does not run
-// through the pipeline (cards update and save), so that every --dry-run
-// prints alike.
-func WriteDryRun(w io.Writer, format render.Format, dump gateway.RequestDump) error {
-	return writeDryRun(w, format, dump)
 }
 
 // writeDryRun prints the request: as an HTTP request, or with -o json as

@@ -15,6 +15,7 @@ import (
 	"github.com/paycli/paycli/internal/contact"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/moneyop"
 	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 )
@@ -185,7 +186,7 @@ func saveRun(ctx context.Context, opts *SaveOptions) error {
 		ExpiryMonth: opts.Expiry.Month, ExpiryYear: opts.Expiry.Year,
 		CustomerName: opts.CustomerName, CustomerEmail: opts.CustomerEmail, CustomerPhone: opts.CustomerPhone}
 	if opts.DryRun {
-		return dryRun(opts.IO, client, format, req)
+		return moneyop.DryRun(opts.IO, client, format, req)
 	}
 	ctx, cancel, err := opts.CommandContext(ctx)
 	if err != nil {

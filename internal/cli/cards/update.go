@@ -174,7 +174,7 @@ func updateRun(ctx context.Context, opts *UpdateOptions) error {
 	req := gateway.EditCardRequest{CustomerNumber: opts.CustomerNumber, CardToken: opts.CardToken,
 		ExpiryMonth: opts.Expiry.Month, ExpiryYear: opts.Expiry.Year, CardHolderName: opts.Holder}
 	if opts.DryRun {
-		return dryRun(opts.IO, client, format, req)
+		return moneyop.DryRun(opts.IO, client, format, req)
 	}
 	ctx, cancel, err := opts.CommandContext(ctx)
 	if err != nil {
@@ -219,18 +219,4 @@ func cardFields(res *gateway.SavedCardResult) []render.Field {
 		render.StringField("card_program", c.CardProgram),
 		render.StringField("updated_at", c.UpdatedAt),
 	}
-}
-
-// dryRun prints the request the client would sign and send, secrets and
-// the card number redacted, and sends nothing.
-func dryRun(io *iostreams.IOStreams, client *gateway.Client, format render.Format, call gateway.Call) error {
-	dump, err := client.DryRun(call)
-	if err != nil {
-		return err
-	}
-	if err := moneyop.WriteDryRun(io.Out, format, dump); err != nil {
-		return err
-	}
-	fmt.Fprintln(io.ErrOut, "Dry run: nothing was sent.")
-	return nil
 }
