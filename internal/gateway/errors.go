@@ -331,3 +331,10 @@ func cleanIdentifier(s string) string {
 	}
 	return s
 }
+
+// RefusalText is why the client refused to send a request (an
+// ErrInvalidRequest), without the "invalid request: " it starts with: the
+// text a command puts after the name of its own flag.
+func RefusalText(err error) string {
+	return strings.TrimPrefix(err.Error(), ErrInvalidRequest.Error()+": ")
+}

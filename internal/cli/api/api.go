@@ -157,7 +157,7 @@ the token to another host.`,
 
 // pathError is the one line for a PATH Do refuses.
 func pathError(p string, err error) error {
-	msg := strings.TrimPrefix(err.Error(), gateway.ErrInvalidRequest.Error()+": ")
+	msg := gateway.RefusalText(err)
 	if u, perr := url.Parse(p); perr == nil && (u.Scheme != "" || u.Host != "" || strings.HasPrefix(p, "//")) {
 		msg = fmt.Sprintf("%s is a URL, not a path: give the path under the profile's base URL, such as /api/checkstatus (paycli never sends the token to another host)", render.Escape(p))
 	}

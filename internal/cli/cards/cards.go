@@ -10,7 +10,6 @@ package cards
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -78,7 +77,10 @@ an empty table would look like a lookup that worked.
   paycli cards list --customer-number 5070 --jq '.cards[].card_token'`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkCustomerFlag(cmd, opts.CustomerNumber); err != nil {
+			if err := cmdutil.RequireFlags(cmd, "", "customer-number"); err != nil {
+				return err
+			}
+			if err := checkCustomerNumber(opts.CustomerNumber); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -97,15 +99,12 @@ an empty table would look like a lookup that worked.
 	return cmd
 }
 
-// checkCustomerFlag refuses a missing or unusable --customer-number (exit
-// 2) with the gateway client's own rule. The value is not quoted: it may
-// be anything, a card number typed in the wrong place included.
-func checkCustomerFlag(cmd *cobra.Command, customer string) error {
-	if !cmd.Flags().Changed("customer-number") {
-		return cmdutil.UsageErrorf("missing --customer-number")
-	}
+// checkCustomerNumber refuses an unusable --customer-number (exit 2)
+// with the gateway client's own rule. The value is not quoted: it may be
+// anything, a card number typed in the wrong place included.
+func checkCustomerNumber(customer string) error {
 	if err := gateway.CheckCustomerNumber(customer); err != nil {
-		return cmdutil.UsageErrorf("invalid --customer-number: %s", strings.TrimPrefix(err.Error(), gateway.ErrInvalidRequest.Error()+": "))
+		return cmdutil.UsageErrorf("invalid --customer-number: %s", gateway.RefusalText(err))
 	}
 	return nil
 }

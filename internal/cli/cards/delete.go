@@ -162,7 +162,7 @@ func CardKey(customerNumber, token string) string {
 func (deleteOperation) Check(d *deletion) (*deletion, error) {
 	out := &deletion{CustomerNumber: d.CustomerNumber, CardToken: strings.TrimSpace(d.CardToken), Reason: strings.TrimSpace(d.Reason)}
 	if err := gateway.CheckCustomerNumber(out.CustomerNumber); err != nil {
-		return nil, &moneyop.FieldError{Field: "customer-number", Err: errors.New(strings.TrimPrefix(err.Error(), gateway.ErrInvalidRequest.Error()+": "))}
+		return nil, &moneyop.FieldError{Field: "customer-number", Err: errors.New(gateway.RefusalText(err))}
 	}
 	if err := checkToken(out.CardToken); err != nil {
 		return nil, &moneyop.FieldError{Field: "card-token", Err: err}
@@ -291,7 +291,7 @@ func (op deleteOperation) Classify(d *deletion, ans *gateway.SavedCardResult, er
 			// re-send, and the gateway says it is not there: the card is
 			// deleted, which settles the earlier deletion (the card may
 			// never have been saved: the end is the same).
-			return moneyop.Success("", "the card is no longer saved: the earlier deletion of unknown outcome had deleted it, or it was never saved")
+			return moneyop.Success("", settledGone)
 		}
 		o.Say = "the gateway refused " + what // the pipeline adds its words and NotDone
 	case journal.Duplicate:
@@ -353,20 +353,23 @@ func listCommand(d *deletion, flags []string) string {
 	return cmdutil.CommandLine(slices.Concat([]string{"paycli", "cards", "list", "--customer-number", d.CustomerNumber}, flags)...)
 }
 
+// settledGone is what a settling re-send found: the gateway says the card
+// is not there, and the customer's list no longer holds it.
+const settledGone = "the card is no longer saved: the earlier deletion of unknown outcome had deleted it, or it was never saved"
+
 // Result is the deleted card's fields, and the verdict a person reads on a
 // terminal.
 func (deleteOperation) Result(d *deletion, ans *gateway.SavedCardResult) ([]render.Field, string) {
 	if ans == nil && d.resends {
 		// Classify's settling re-send: the gateway said the card is not
 		// there, and the list no longer held it.
-		const gone = "the card is no longer saved: the earlier deletion of unknown outcome had deleted it, or it was never saved"
 		return []render.Field{
 			render.IntField("status_code", gateway.StatusSuccess),
-			render.StringField("status_description", gone),
+			render.StringField("status_description", settledGone),
 			render.StringField("customer_number", d.CustomerNumber),
 			render.StringField("card_token", d.CardToken),
 			render.StringField("reason", d.Reason),
-		}, fmt.Sprintf("Card token %s of customer %s: %s", d.CardToken, redact.Cards(d.CustomerNumber), gone)
+		}, fmt.Sprintf("Card token %s of customer %s: %s", d.CardToken, redact.Cards(d.CustomerNumber), settledGone)
 	}
 	if ans == nil {
 		ans = &gateway.SavedCardResult{}

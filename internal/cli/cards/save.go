@@ -68,7 +68,7 @@ delete' and payments by saved card take.`,
 			if err := cmdutil.RequireFlags(cmd, "", "customer-number", "holder", "expiry"); err != nil {
 				return err
 			}
-			if err := checkCustomerFlag(cmd, opts.CustomerNumber); err != nil {
+			if err := checkCustomerNumber(opts.CustomerNumber); err != nil {
 				return err
 			}
 			var err error

@@ -69,7 +69,7 @@ back.`,
 			if err := cmdutil.RequireFlags(cmd, "", "customer-number", "card-token", "expiry"); err != nil {
 				return err
 			}
-			if err := checkCustomerFlag(cmd, opts.CustomerNumber); err != nil {
+			if err := checkCustomerNumber(opts.CustomerNumber); err != nil {
 				return err
 			}
 			opts.CardToken = strings.TrimSpace(opts.CardToken)
