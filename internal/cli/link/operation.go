@@ -127,9 +127,9 @@ func (operation) Check(r *request) (*request, error) {
 	if err := invoiceid.Check(in.Invoice); err != nil {
 		return nil, &moneyop.FieldError{Field: "invoice", Err: err}
 	}
-	cur, ok := money.LookupCurrency(in.Currency)
-	if !ok {
-		return nil, fieldErr("currency", "%q is not an ISO 4217 currency code", redact.Cards(in.Currency))
+	cur, err := money.CheckCode(in.Currency)
+	if err != nil {
+		return nil, &moneyop.FieldError{Field: "currency", Err: err}
 	}
 	in.Currency = cur.Code
 	amount, err := money.ParseAmount(in.Amount)
