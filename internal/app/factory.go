@@ -52,18 +52,18 @@ func NewFactory(ios *iostreams.IOStreams, lookupEnv func(string) (string, bool))
 		MoneyKinds: sync.OnceValue(func() journal.Kinds { return slices.Clip(moneyKinds()) }), // no dependencies
 	}
 	line := &commandLine{}
-	f.BindCommand = line.bind                        // Depends on nothing: the root's pre-run hook calls it
-	f.SandboxMode = sandboxModeFunc(f)               // Depends on LookupEnv
-	f.Keyring = &keyring.Store{LookupEnv: lookupEnv} // Depends on LookupEnv (the session bus); touched only when a secret is read or stored
-	resolve := resolveFunc(f, line)                  // Depends on the bound command's flags, LookupEnv, SandboxMode, Now, IOStreams (a loose file mode's warning), AddCloser (the in-process sandbox)
-	f.Settings = settingsFunc(resolve)               // Depends on resolve
-	f.Config = configFunc(resolve, f.Keyring)        // Depends on resolve, Keyring (the secrets, read once)
-	f.GatewayIdentity = gatewayIdentityFunc(resolve) // Depends on resolve
-	f.SandboxIdentity = sandboxIdentityFunc(f)       // Depends on LookupEnv
-	f.TokenCache = tokenCacheFunc(f)                 // Depends on Config, LookupEnv (the cache folder), Now
-	f.Gateway = gatewayFunc(f, line)                 // Depends on Config, LookupEnv (the cache folder), the bound command's --debug, IOStreams, Build, Now
-	f.JournalPath = journalPathFunc(f)               // Depends on LookupEnv (the state folder)
-	f.Journal = journalFunc(f, resolve)              // Depends on resolve (the profile's journal), JournalPath, Now, Build
+	f.BindCommand = line.bind                                  // Depends on nothing: the root's pre-run hook calls it
+	f.SandboxMode = sandboxModeFunc(f)                         // Depends on LookupEnv
+	f.Keyring = &keyring.Store{LookupEnv: lookupEnv}           // Depends on LookupEnv (the session bus); touched only when a secret is read or stored
+	resolve := resolveFunc(f, line)                            // Depends on the bound command's flags, LookupEnv, SandboxMode, Now, IOStreams (a loose file mode's warning), AddCloser (the in-process sandbox)
+	f.Settings = settingsFunc(resolve)                         // Depends on resolve
+	f.Config = configFunc(resolve, f.Keyring)                  // Depends on resolve, Keyring (the secrets, read once)
+	f.GatewayIdentity = gatewayIdentityFunc(resolve, f.Config) // Depends on resolve, Config (the merchant_key names the account)
+	f.SandboxIdentity = sandboxIdentityFunc(f)                 // Depends on LookupEnv
+	f.TokenCache = tokenCacheFunc(f)                           // Depends on Config, LookupEnv (the cache folder), Now
+	f.Gateway = gatewayFunc(f, line)                           // Depends on Config, LookupEnv (the cache folder), the bound command's --debug, IOStreams, Build, Now
+	f.JournalPath = journalPathFunc(f)                         // Depends on LookupEnv (the state folder)
+	f.Journal = journalFunc(f, resolve)                        // Depends on resolve (the profile's journal), JournalPath, Now, Build
 	return f
 }
 
@@ -227,7 +227,7 @@ func credentialError(err error) error {
 	return cmdutil.WithKind(cmdutil.KindAuth, err, hint)
 }
 
-func gatewayIdentityFunc(resolve func() (*resolved, error)) func() (string, error) {
+func gatewayIdentityFunc(resolve func() (*resolved, error), withSecrets func() (*config.Config, error)) func() (string, error) {
 	return func() (string, error) {
 		r, err := resolve()
 		if err != nil {
@@ -238,7 +238,13 @@ func gatewayIdentityFunc(resolve func() (*resolved, error)) func() (string, erro
 			// memory is the state folder.
 			return sandboxmode.Identity(r.sandboxState), nil
 		}
-		return journal.Identity(r.cfg.BaseURL, r.cfg.AppID), nil
+		// The merchant_key names the merchant's account, whatever app_id
+		// the desk has now: a secret, read with the others.
+		cfg, err := withSecrets()
+		if err != nil {
+			return "", err
+		}
+		return journal.AccountOf(cfg.BaseURL, cfg.AppID, cfg.MerchantKey), nil
 	}
 }
 

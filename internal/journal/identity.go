@@ -23,16 +23,50 @@ const SandboxPrefix = "sandbox-"
 // IsSandboxIdentity reports whether id names a sandbox account.
 func IsSandboxIdentity(id string) bool { return strings.HasPrefix(id, SandboxPrefix) }
 
-// Identity names a gateway account without holding its secrets: a short
-// hash of the base URL, in its canonical form (CanonicalURL), and the
-// app_id. It is the one name of an account: the invoice locks, resumed
-// batches, the spool and every journal line go by it, so that two
-// spellings of one gateway are one account, and a profile pointed at
-// another gateway (or one that merely shares a name) does not inherit the
-// old history.
+// Identity is the name paycli gave a gateway account before accounts were
+// named by their merchant (AccountIdentity): a short hash of the base URL,
+// in its canonical form (CanonicalURL), and the app_id. A rotated app_id
+// changed it, so lines that carry it are read as the account of the app_id
+// the run has (Scope.Alias, Entry.AppGateway). The keyring still names a
+// profile's secrets by it.
 func Identity(baseURL, appID string) string {
 	sum := sha256.Sum256([]byte(CanonicalURL(baseURL) + "\n" + appID))
 	return hex.EncodeToString(sum[:8])
+}
+
+// AccountIdentity names a gateway account without holding its secrets: a
+// short hash of the base URL, in its canonical form, and the merchant_key,
+// which names the merchant and survives a change of the API credentials
+// (app_id, app_secret). It is the one name of an account: the invoice
+// locks, resumed batches, the spool and every journal line go by it, so
+// that two spellings of one gateway are one account, a desk that rotates
+// its credentials keeps its history, and a profile pointed at another
+// gateway (or one that merely shares a name) does not inherit it.
+func AccountIdentity(baseURL, merchantKey string) string {
+	sum := sha256.Sum256([]byte(CanonicalURL(baseURL) + "\nmerchant_key\n" + merchantKey))
+	return hex.EncodeToString(sum[:8])
+}
+
+// AccountOf is the identity of the account a profile acts on: its
+// merchant_key's (AccountIdentity) when it has one, else its app_id's
+// (Identity).
+func AccountOf(baseURL, appID, merchantKey string) string {
+	if merchantKey == "" {
+		return Identity(baseURL, appID)
+	}
+	return AccountIdentity(baseURL, merchantKey)
+}
+
+// AppAlias is the name an earlier paycli gave the account identity, acted
+// on with appID at baseURL: Identity of the two, whose lines are the
+// account's too (Scope.WithAlias, Entry.AppGateway); "" when identity is
+// that name already or names the sandbox.
+func AppAlias(identity, baseURL, appID string) string {
+	alias := Identity(baseURL, appID)
+	if IsSandboxIdentity(identity) || alias == identity {
+		return ""
+	}
+	return alias
 }
 
 // CanonicalURL is how base URLs are compared: what does not change which

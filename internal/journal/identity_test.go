@@ -206,3 +206,45 @@ func TestSandboxIdentity(t *testing.T) {
 		t.Error("a line of the sandbox's identity before the prefix is not read as such")
 	}
 }
+
+// TestStoryGoesOnAcrossTheAccountsNewName: a refund of unknown outcome
+// written by an earlier paycli (the app_id's identity) and its re-send
+// under the merchant's account, which the gateway made: one story, told.
+func TestStoryGoesOnAcrossTheAccountsNewName(t *testing.T) {
+	const base = "https://gw.example/ccpayment"
+	old, account := Identity(base, "app"), AccountIdentity(base, "mk")
+	code := 100
+	first := Attempt{Intent: Entry{Type: TypeIntent, Kind: KindRefund, Gateway: old, Attempt: "a1", Invoice: "INV", Ref: "RF-1"}}
+	resend := Attempt{
+		Intent:  Entry{Type: TypeIntent, Kind: KindRefund, Gateway: account, AppGateway: old, Attempt: "a2", Invoice: "INV", Ref: "RF-1"},
+		Outcome: &Entry{Type: TypeOutcome, Kind: KindRefund, Gateway: account, AppGateway: old, Attempt: "a2", Invoice: "INV", Ref: "RF-1", Outcome: Succeeded, StatusCode: &code},
+	}
+	if open := UnresolvedAll([]Attempt{first, resend}); len(open) != 0 {
+		t.Errorf("unresolved %v; want the re-send made under the new name to tell the first", open[0].Intent.Attempt)
+	}
+	scope := ScopeFor(KindRefund, "p", base, account, false).WithAlias(old)
+	if !scope.InScope(first) {
+		t.Error("the earlier paycli's line is not the account's")
+	}
+	if other := ScopeFor(KindRefund, "p", base, account, false); other.InScope(first) {
+		t.Error("without the alias, an app_id's line is taken for the merchant's account")
+	}
+}
+
+// TestAccountIdentitySurvivesRotation: the merchant_key names the account;
+// the app_id does not change it, the base URL and merchant_key do.
+func TestAccountIdentitySurvivesRotation(t *testing.T) {
+	const base = "https://gw.example/ccpayment"
+	if AccountOf(base, "app-1", "mk") != AccountOf(base+"/", "app-2", "mk") {
+		t.Error("a new app_id (or another spelling of the URL) changed the account")
+	}
+	if AccountOf(base, "app", "mk") == AccountOf(base, "app", "mk-2") || AccountOf(base, "app", "mk") == AccountOf("https://other.example", "app", "mk") {
+		t.Error("another merchant_key or gateway is the same account")
+	}
+	if AccountOf(base, "app", "") != Identity(base, "app") {
+		t.Error("a profile without a merchant_key is not named by its app_id")
+	}
+	if AppAlias(AccountOf(base, "app", ""), base, "app") != "" || AppAlias(SandboxPrefix+"x", base, "app") != "" {
+		t.Error("an alias for an account named by its app_id already, or for the sandbox")
+	}
+}

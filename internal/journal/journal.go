@@ -134,15 +134,22 @@ type Entry struct {
 	// …). Lines written before operations had kinds have none: they are
 	// walletpay attempts (see Entry.OpKind).
 	Kind string `json:"kind,omitempty"`
-	// Gateway is the gateway identity (Identity of base URL and app_id).
-	Gateway  string    `json:"gateway,omitempty"`
-	Attempt  string    `json:"attempt"`
-	Time     time.Time `json:"time"`
-	Profile  string    `json:"profile"`
-	BaseURL  string    `json:"base_url"`
-	Invoice  string    `json:"invoice"`
-	Amount   string    `json:"amount"`
-	Currency string    `json:"currency"`
+	// Gateway is the gateway identity (AccountIdentity of base URL and
+	// merchant_key; on lines of an earlier paycli, Identity of base URL and
+	// app_id).
+	Gateway string `json:"gateway,omitempty"`
+	// AppGateway is Identity of the base URL and the app_id the line was
+	// written with: what an earlier paycli wrote as Gateway, so that its
+	// lines are read as this account's (Scope.Alias). Empty when Gateway is
+	// already that (a profile without a merchant_key, the sandbox).
+	AppGateway string    `json:"app_gateway,omitempty"`
+	Attempt    string    `json:"attempt"`
+	Time       time.Time `json:"time"`
+	Profile    string    `json:"profile"`
+	BaseURL    string    `json:"base_url"`
+	Invoice    string    `json:"invoice"`
+	Amount     string    `json:"amount"`
+	Currency   string    `json:"currency"`
 	// Card is masked: "435508******4358".
 	Card   string `json:"card"`
 	Wallet string `json:"wallet,omitempty"`

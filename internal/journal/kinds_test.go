@@ -31,7 +31,7 @@ func TestKindsHandedDown(t *testing.T) {
 	if !ks.Reconcilable("sale") || ks.Reconcilable("manual") || ks.Reconcilable("walletpay") {
 		t.Errorf("reconcilable: sale %v, manual %v, walletpay %v", ks.Reconcilable("sale"), ks.Reconcilable("manual"), ks.Reconcilable("walletpay"))
 	}
-	scopes := ReconcileScopes(ks, "p", "https://gw.example", "acct", false)
+	scopes := ReconcileScopes(ks, "p", "https://gw.example", "acct", "", false)
 	if len(scopes) != 1 || scopes[0].Kind != "sale" {
 		t.Errorf("scopes %+v, want the sale's only", scopes)
 	}

@@ -17,12 +17,12 @@ type Clock interface {
 
 // ReconcileScopes are the scopes a reconciliation settles: every kind of
 // kinds that check status can settle (Kind.Read), on the gateway account
-// named identity.
-func ReconcileScopes(kinds Kinds, profile, baseURL, identity string, sandbox bool) []Scope {
+// named identity (alias on an earlier paycli's lines: AccountOf).
+func ReconcileScopes(kinds Kinds, profile, baseURL, identity, alias string, sandbox bool) []Scope {
 	scopes := make([]Scope, 0, len(kinds))
 	for _, kind := range kinds {
 		if kind.Read != nil {
-			scopes = append(scopes, ScopeFor(kind.Name, profile, baseURL, identity, sandbox))
+			scopes = append(scopes, ScopeFor(kind.Name, profile, baseURL, identity, sandbox).WithAlias(alias))
 		}
 	}
 	return scopes

@@ -57,7 +57,7 @@ func TestReconciler(t *testing.T) {
 	unknown.Deadline = t0.Add(30 * time.Second)
 	kinds := Kinds{{Name: KindWalletPay, Read: ReadSale}}
 	newReconciler := func(s Store) Reconciler {
-		return Reconciler{Store: s, Identity: id, Kinds: kinds, Scopes: ReconcileScopes(kinds, "live", liveURL, id, false), Command: "status", Via: ViaStatus,
+		return Reconciler{Store: s, Identity: id, Kinds: kinds, Scopes: ReconcileScopes(kinds, "live", liveURL, id, "", false), Command: "status", Via: ViaStatus,
 			Now: func() time.Time { return t0.Add(time.Hour) }}
 	}
 	completed := &gateway.CheckStatusResult{StatusCode: 100, InvoiceID: "INV-1", TransactionStatus: "Completed", OrderID: "VP1"}

@@ -66,6 +66,23 @@ type Scope struct {
 	Profile string
 	Gateway string
 	BaseURL string
+	// Alias is the account's name on lines of an earlier paycli (Identity
+	// of the base URL and the run's app_id: AccountOf): they are its lines
+	// too.
+	Alias string
+}
+
+// WithAlias is s with alias, the account's name on an earlier paycli's
+// lines (AccountOf), counted as its own.
+func (s Scope) WithAlias(alias string) Scope {
+	s.Alias = alias
+	return s
+}
+
+// ownsGateway reports whether a line's gateway identity names the scope's
+// account.
+func (s Scope) ownsGateway(gateway string) bool {
+	return gateway == s.Gateway || (s.Alias != "" && gateway == s.Alias)
 }
 
 // NewScope is the scope of kind on the gateway account at baseURL with
@@ -99,7 +116,7 @@ func (s Scope) match(e Entry) (exact, legacy bool) {
 	case e.OpKind() != s.Kind:
 		return false, false
 	case e.Gateway != "":
-		return e.Gateway == s.Gateway, false
+		return s.ownsGateway(e.Gateway), false
 	case s.Gateway == "":
 		// A scope that names no account: its profile's lines.
 		return e.Profile == s.Profile, false

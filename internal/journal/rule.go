@@ -78,7 +78,7 @@ func (f *File) checkUnsettled(ctx context.Context, e Entry) error {
 	if err != nil {
 		return err
 	}
-	scope := Scope{Profile: e.Profile, Gateway: e.Gateway, BaseURL: e.BaseURL}
+	scope := Scope{Profile: e.Profile, Gateway: e.Gateway, BaseURL: e.BaseURL, Alias: e.AppGateway}
 	if blocking := Blocking(attempts, scope, e.Invoice); !MayResend(e, blocking) {
 		return &UnsettledError{Blocking: blocking}
 	}

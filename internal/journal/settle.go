@@ -367,9 +367,10 @@ func UnresolvedAll(attempts []Attempt) []Attempt {
 	// Walking back, told[story] says whether a later attempt told it.
 	told := map[string]bool{}
 	open := make([]bool, len(attempts))
+	accounts := accountsOf(attempts)
 	for i := len(attempts) - 1; i >= 0; i-- {
 		a := attempts[i]
-		story := storyOf(a.Intent)
+		story := storyOf(a.Intent, accounts)
 		open[i] = a.Unsettled() && !told[story]
 		if tells(a) {
 			told[story] = true
@@ -384,12 +385,30 @@ func UnresolvedAll(attempts []Attempt) []Attempt {
 	return out
 }
 
-// storyOf names what an attempt is about, on its gateway account: its
-// refund (the refund_transaction_id) for an attempt that has one, its
-// invoice and kind for every other. Lines without an identity name their
-// account by profile and base URL.
-func storyOf(e Entry) string {
+// accountsOf maps the app_id identities (Identity) that lines of an
+// earlier paycli carry to the account the later lines name them with
+// (Entry.AppGateway beside Entry.Gateway), so that a story begun before a
+// change of identity goes on after it.
+func accountsOf(attempts []Attempt) map[string]string {
+	accounts := map[string]string{}
+	for _, a := range attempts {
+		if e := a.Intent; e.AppGateway != "" && e.Gateway != "" {
+			accounts[e.AppGateway] = e.Gateway
+		}
+	}
+	return accounts
+}
+
+// storyOf names what an attempt is about, on its gateway account (an
+// earlier identity named by accounts: accountsOf): its refund (the
+// refund_transaction_id) for an attempt that has one, its invoice and kind
+// for every other. Lines without an identity name their account by
+// profile and base URL.
+func storyOf(e Entry, accounts map[string]string) string {
 	account := e.Gateway
+	if now, ok := accounts[account]; ok {
+		account = now
+	}
 	if account == "" {
 		account = "legacy\x00" + e.Profile + "\x00" + CanonicalURL(e.BaseURL)
 	}

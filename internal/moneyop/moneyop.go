@@ -333,8 +333,11 @@ type Env struct {
 	// GatewayFlags are the global flags (--profile, --sandbox) that a
 	// suggested command repeats to reach the same gateway.
 	GatewayFlags []string
-	// Identity is the gateway identity written on every journal line.
+	// Identity is the gateway identity written on every journal line;
+	// Alias the account's name on an earlier paycli's lines
+	// (journal.AccountOf), written beside it and counted as the account's.
 	Identity string
+	Alias    string
 	// Journal records the run's attempts and holds its invoices' locks.
 	Journal journal.Store
 
@@ -355,7 +358,7 @@ func (e *Env) StatusCommand(invoice string) string {
 // account (Identity), with the profile and base URL that match lines
 // written before lines carried the identity.
 func (e *Env) Scope() journal.Scope {
-	return journal.ScopeFor(e.kind, e.Config.Profile, e.Config.BaseURL, e.Identity, slices.Contains(e.GatewayFlags, "--sandbox"))
+	return journal.ScopeFor(e.kind, e.Config.Profile, e.Config.BaseURL, e.Identity, slices.Contains(e.GatewayFlags, "--sandbox")).WithAlias(e.Alias)
 }
 
 // unknownCommand is the command that finds out what became of an attempt
@@ -404,7 +407,7 @@ type Options struct {
 	JournalPath func() (string, error)
 	Journal     func() (journal.Store, error)
 	// GatewayIdentity names the gateway account for the journal; nil means
-	// journal.Identity of the client's base URL and the app_id.
+	// journal.AccountOf the client's base URL, app_id and merchant_key.
 	GatewayIdentity func() (string, error)
 	Now             func() time.Time
 	// NewAttemptID names a journal attempt (crypto/rand outside tests).

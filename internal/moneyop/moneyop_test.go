@@ -269,7 +269,11 @@ func TestBatchPreparesOnlyLinesToSend(t *testing.T) {
 	}
 	attempts, _, _ := journal.Read(jpath)
 	last := attempts[len(attempts)-1]
-	if last.Intent.Kind != "fake" || last.Intent.Gateway != id || last.Class() != journal.Succeeded {
+	// The lines of an earlier paycli (PAID, LOST: the app_id's identity)
+	// are the account's; a new line names the merchant's account and the
+	// app_id's identity beside it.
+	account := journal.AccountIdentity("http://127.0.0.1:1/ccpayment", "mk")
+	if last.Intent.Kind != "fake" || last.Intent.Gateway != account || last.Intent.AppGateway != id || last.Class() != journal.Succeeded {
 		t.Errorf("journaled %+v / %+v", last.Intent, last.Outcome)
 	}
 }

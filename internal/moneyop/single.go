@@ -34,12 +34,13 @@ func newEnv(opts *Options, kind string) (*Env, error) {
 	if err := client.RequireMerchantKey(); err != nil {
 		return nil, err
 	}
-	identity := journal.Identity(client.BaseURL(), cfg.AppID)
+	identity := journal.AccountOf(client.BaseURL(), cfg.AppID, cfg.MerchantKey)
 	if opts.GatewayIdentity != nil {
 		if identity, err = opts.GatewayIdentity(); err != nil {
 			return nil, err
 		}
 	}
+	alias := journal.AppAlias(identity, client.BaseURL(), cfg.AppID)
 	store, err := openJournal(opts)
 	if err != nil {
 		return nil, err
@@ -50,6 +51,7 @@ func newEnv(opts *Options, kind string) (*Env, error) {
 		Now:          opts.Now,
 		GatewayFlags: opts.GatewayFlags,
 		Identity:     identity,
+		Alias:        alias,
 		Journal:      store,
 		kind:         kind,
 		kinds:        opts.Kinds,
@@ -565,20 +567,21 @@ type attemptResult[Ans any] struct {
 func attempt[In any, Req gateway.Call, Ans any](ctx context.Context, op Operation[In, Req, Ans], env *Env, id string, in In, d Description, req Req) (attemptResult[Ans], error) {
 	var res attemptResult[Ans]
 	entry := journal.Entry{
-		Type:     journal.TypeIntent,
-		Kind:     op.Kind(),
-		Gateway:  env.Identity,
-		Attempt:  id,
-		Time:     env.Now().UTC(),
-		Profile:  env.Config.Profile,
-		BaseURL:  redact.URL(env.Client.BaseURL()),
-		Invoice:  op.Invoice(in),
-		Amount:   d.Amount,
-		Currency: d.Currency,
-		Card:     redact.CardText(d.Card), // one masking, whatever the answer's
-		Wallet:   d.Wallet,
-		Ref:      d.Ref,
-		Reason:   d.Reason,
+		Type:       journal.TypeIntent,
+		Kind:       op.Kind(),
+		Gateway:    env.Identity,
+		AppGateway: env.Alias,
+		Attempt:    id,
+		Time:       env.Now().UTC(),
+		Profile:    env.Config.Profile,
+		BaseURL:    redact.URL(env.Client.BaseURL()),
+		Invoice:    op.Invoice(in),
+		Amount:     d.Amount,
+		Currency:   d.Currency,
+		Card:       redact.CardText(d.Card), // one masking, whatever the answer's
+		Wallet:     d.Wallet,
+		Ref:        d.Ref,
+		Reason:     d.Reason,
 	}
 	if keyed, ok := op.(Keyed[In]); ok {
 		entry.Key = keyed.Key(in)

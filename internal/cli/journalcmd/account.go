@@ -13,8 +13,10 @@ import (
 // Account is the gateway account a listing or a summary shows: the
 // profile's (its journal.Identity), or under --sandbox the sandbox's.
 type Account struct {
-	// Identity is the gateway identity the account's lines carry.
+	// Identity is the gateway identity the account's lines carry; Alias
+	// the one an earlier paycli's lines carry (journal.AppAlias).
 	Identity string
+	Alias    string
 	// Name says which account it is, for a person: `profile "live" at
 	// https://…`, or "the sandbox".
 	Name string
@@ -41,7 +43,8 @@ func accountFunc(f *cmdutil.Factory) func() (Account, error) {
 		if cfg.BaseURL == "" {
 			return Account{}, errNoGateway
 		}
-		return Account{Identity: id, Name: fmt.Sprintf("profile %q at %s", cfg.Profile, redact.URL(cfg.BaseURL))}, nil
+		return Account{Identity: id, Alias: journal.AppAlias(id, cfg.BaseURL, cfg.AppID),
+			Name: fmt.Sprintf("profile %q at %s", cfg.Profile, redact.URL(cfg.BaseURL))}, nil
 	}
 }
 
@@ -82,10 +85,11 @@ func scopeOf(all bool, account func() (Account, error)) accountScope {
 	return accountScope{Account: a}
 }
 
-// holds reports whether e was made on the account; a line of no identity
+// holds reports whether e was made on the account (under its identity or
+// an earlier paycli's alias of it); a line of no identity
 // (written before lines carried one) is no account's.
 func (s accountScope) holds(e journal.Entry) bool {
-	return s.all || e.Gateway == s.Identity
+	return s.all || e.Gateway == s.Identity || (s.Alias != "" && e.Gateway == s.Alias)
 }
 
 // note says which account was shown, and how many attempts of others

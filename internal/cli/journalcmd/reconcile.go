@@ -239,12 +239,13 @@ type reconcileWork struct {
 func findWork(ctx context.Context, opts *ReconcileOptions, cfg *config.Config, store journal.Store) (reconcileWork, error) {
 	var w reconcileWork
 	var err error
-	w.identity = journal.Identity(cfg.BaseURL, cfg.AppID)
+	w.identity = journal.AccountOf(cfg.BaseURL, cfg.AppID, cfg.MerchantKey)
 	if opts.GatewayIdentity != nil {
 		if w.identity, err = opts.GatewayIdentity(); err != nil {
 			return w, err
 		}
 	}
+	alias := journal.AppAlias(w.identity, cfg.BaseURL, cfg.AppID)
 	if w.path, err = opts.JournalPath(); err != nil {
 		return w, err
 	}
@@ -258,12 +259,12 @@ func findWork(ctx context.Context, opts *ReconcileOptions, cfg *config.Config, s
 	} else if attempts, err = openAttempts(ctx, store); err != nil {
 		return w, err
 	}
-	w.scopes = journal.ReconcileScopes(opts.Kinds, cfg.Profile, cfg.BaseURL, w.identity, opts.Sandbox)
+	w.scopes = journal.ReconcileScopes(opts.Kinds, cfg.Profile, cfg.BaseURL, w.identity, alias, opts.Sandbox)
 	w.invoices = journal.UnresolvedInvoices(attempts, w.scopes)
 	var again []journal.Scope
 	for _, k := range opts.Kinds {
 		if k.SentAgain {
-			again = append(again, journal.ScopeFor(k.Name, cfg.Profile, cfg.BaseURL, w.identity, opts.Sandbox))
+			again = append(again, journal.ScopeFor(k.Name, cfg.Profile, cfg.BaseURL, w.identity, opts.Sandbox).WithAlias(alias))
 		}
 	}
 	w.sendAgain = journal.UnresolvedInvoices(attempts, again)

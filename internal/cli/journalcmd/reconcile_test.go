@@ -200,7 +200,7 @@ func TestReconcileNeverSettlesARequestStillInFlight(t *testing.T) {
 	now := t0.Add(time.Minute) // within NEVER-1's time limit and margin
 	opts.Now = func() time.Time { return now }
 	cfg := mustCfg(t, opts)
-	identity := journal.Identity(cfg.BaseURL, cfg.AppID)
+	identity := journal.AccountOf(cfg.BaseURL, cfg.AppID, cfg.MerchantKey)
 	unlock, err := journal.OpenFile(path, opts.Now).Lock(context.Background(), identity, "PAID-1", journal.KindWalletPay)
 	if err != nil {
 		t.Fatal(err)
@@ -248,7 +248,7 @@ func TestReconcileAndTheFooterAgree(t *testing.T) {
 	path := filepath.Join(t.TempDir(), journal.FileName)
 	opts.JournalPath = func() (string, error) { return path, nil }
 	cfg := mustCfg(t, opts)
-	identity := journal.Identity(cfg.BaseURL, cfg.AppID)
+	identity := journal.AccountOf(cfg.BaseURL, cfg.AppID, cfg.MerchantKey)
 	j, err := journal.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -299,7 +299,7 @@ func TestReconcileNamesDeskActionsToSendAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := journal.Identity(cfg.BaseURL, cfg.AppID)
+	id := journal.AccountOf(cfg.BaseURL, cfg.AppID, cfg.MerchantKey)
 	if err := j.Append(journal.Entry{Type: journal.TypeIntent, Kind: "card-delete", Gateway: id, Attempt: "cd1", Time: t0, Profile: cfg.Profile,
 		BaseURL: cfg.BaseURL, Invoice: "card:5070:tok", Ref: "tok", Reason: "KVKK"}); err != nil {
 		t.Fatal(err)

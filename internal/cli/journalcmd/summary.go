@@ -171,8 +171,11 @@ func accountSummary(ctx context.Context, store journal.Store, opts *SummaryOptio
 	var accounts []string
 	for _, a := range attempts {
 		id := a.Intent.Gateway
-		if !scope.all && id != scope.Identity {
+		if !scope.holds(a.Intent) {
 			continue
+		}
+		if !scope.all {
+			id = scope.Identity // an earlier paycli's lines are the account's too
 		}
 		if _, seen := byAccount[id]; !seen {
 			accounts = append(accounts, id)

@@ -33,13 +33,14 @@ func recordInJournal(ctx context.Context, opts *Options, cfg *config.Config, res
 		warn(perr)
 		return
 	}
-	identity := journal.Identity(cfg.BaseURL, cfg.AppID)
+	identity := journal.AccountOf(cfg.BaseURL, cfg.AppID, cfg.MerchantKey)
 	if opts.GatewayIdentity != nil {
 		if identity, perr = opts.GatewayIdentity(); perr != nil {
 			warn(perr)
 			return
 		}
 	}
+	alias := journal.AppAlias(identity, cfg.BaseURL, cfg.AppID)
 	store, serr := opts.Journal()
 	if serr != nil {
 		warn(serr)
@@ -48,7 +49,7 @@ func recordInJournal(ctx context.Context, opts *Options, cfg *config.Config, res
 	defer store.Close()
 	r := journal.Reconciler{
 		Store: store, Identity: identity, Command: "status", Via: journal.ViaStatus, Now: opts.Now,
-		Kinds: opts.Kinds, Scopes: journal.ReconcileScopes(opts.Kinds, cfg.Profile, cfg.BaseURL, identity, slices.Contains(opts.Flags, "--sandbox")),
+		Kinds: opts.Kinds, Scopes: journal.ReconcileScopes(opts.Kinds, cfg.Profile, cfg.BaseURL, identity, alias, slices.Contains(opts.Flags, "--sandbox")),
 		Attempts: func(ctx context.Context, invoice string) ([]journal.Attempt, error) {
 			return lookUpAttempts(ctx, store, path, invoice)
 		},

@@ -98,7 +98,7 @@ func TestStatusLeavesARequestStillInFlight(t *testing.T) {
 	fx.opts.JournalPath = func() (string, error) { return path, nil }
 	fx.opts.Journal = fileJournal(path, fx.clock.Now)
 	fx.opts.Now = fx.clock.Now
-	identity := journal.Identity(cfg.BaseURL, cfg.AppID)
+	identity := journal.AccountOf(cfg.BaseURL, cfg.AppID, cfg.MerchantKey)
 	j, err := journal.Open(path)
 	if err != nil {
 		t.Fatal(err)
