@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -373,7 +374,9 @@ func TestClockSkewDoesNotSettleInFlight(t *testing.T) {
 		return openStore(t, srv, db, role, Options{Now: now, PID: 1, Warn: func(m string) { warned = append(warned, m) }})
 	}
 	ayse := open("ayse", slow)
-	if len(warned) != 1 || !strings.Contains(warned[0], "clock is 10m0s behind") {
+	// The slow clock stands still while the database's runs on: on a busy
+	// machine the skew measured is ten minutes and a second or two.
+	if len(warned) != 1 || !regexp.MustCompile(`clock is 10m\d+s behind`).MatchString(warned[0]) {
 		t.Errorf("warnings for a slow clock: %q", warned)
 	}
 	mehmet := open("mehmet", right)
