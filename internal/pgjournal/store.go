@@ -628,6 +628,7 @@ func (s *Store) Lock(ctx context.Context, gateway, invoice, command string) (fun
 	if err != nil {
 		return nil, err
 	}
+	var undescribed journal.Holder // a holder without a row: a lock taken by hand, or a paycli about to write it
 	for try := 1; ; try++ {
 		var got bool
 		if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&got); err != nil {
@@ -641,19 +642,24 @@ func (s *Store) Lock(ctx context.Context, gateway, invoice, command string) (fun
 		// its row a statement later; one that has just released it has
 		// removed its row already. Look again in a moment: the first has
 		// been described by then, the second is gone and the lock is free.
-		if h, ok := s.readHolder(ctx, conn, key); ok {
+		// A session that never writes a row (pg_advisory_lock typed in
+		// psql) is named as the database shows it.
+		h, described, ok := s.readHolder(ctx, conn, key)
+		if ok && described {
 			return nil, &journal.InFlightError{Holder: h}
 		}
+		if ok {
+			undescribed = h
+		}
 		if try == holderTries || pause.For(ctx, holderPause) != nil {
-			return nil, &journal.InFlightError{}
+			return nil, &journal.InFlightError{Holder: undescribed}
 		}
 	}
 	// Since when is the database's clock, as every other operator reads it.
 	h := journal.Holder{Command: command, PID: s.opts.PID, Host: s.opts.Host}
-	if err := conn.QueryRow(ctx, `INSERT INTO paycli.invoice_locks (key, gateway, invoice, command, pid, os_user, host, since)
-VALUES ($1, $2, $3, $4, $5, $6, $7, now())
-ON CONFLICT (key) DO UPDATE SET gateway = $2, invoice = $3, command = $4, pid = $5, os_user = $6, host = $7, since = now()
-RETURNING since`,
+	// The register is written through the owner's function: an operator
+	// holds no right on the table that could lock it (006_operator_rights.sql).
+	if err := conn.QueryRow(ctx, "SELECT paycli.hold_invoice_lock($1, $2, $3, $4, $5, $6, $7)",
 		key, storableText(gateway), storableText(invoice), command, h.PID, storableText(s.opts.OSUser), storableText(h.Host)).Scan(&h.Since); err != nil {
 		_, _ = conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", key)
 		return nil, &UnavailableError{URL: redact.URL(s.opts.URL), Err: redactURLError(err, s.opts.URL)}
@@ -677,7 +683,7 @@ func (s *Store) unlock(key int64) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_, _ = s.lockConn.Exec(ctx, "DELETE FROM paycli.invoice_locks WHERE key = $1 AND backend_pid = pg_backend_pid()", key)
+	_, _ = s.lockConn.Exec(ctx, "SELECT paycli.release_invoice_lock($1)", key)
 	if _, err := s.lockConn.Exec(ctx, "SELECT pg_advisory_unlock($1)", key); err != nil {
 		s.dropLockSession()
 	}
@@ -723,18 +729,19 @@ const (
 	holderPause = 20 * time.Millisecond
 )
 
-// readHolder reads who holds key's lock: the row of the session that holds
-// it, if it has written one.
-func (s *Store) readHolder(ctx context.Context, conn *pgx.Conn, key int64) (journal.Holder, bool) {
-	var h journal.Holder
-	var operator string
-	err := conn.QueryRow(ctx, `SELECT h.command, h.pid, h.since, h.host, h.operator FROM paycli.invoice_locks h
-JOIN pg_locks l ON l.locktype = 'advisory' AND l.granted AND l.pid = h.backend_pid
-    AND l.classid::bigint = (h.key >> 32) & 4294967295 AND l.objid::bigint = h.key & 4294967295 AND l.objsubid = 1
-WHERE h.key = $1`, key).Scan(&h.Command, &h.PID, &h.Since, &h.Host, &operator)
+// readHolder reads who holds key's lock (ok): the row of the session that
+// holds it, when it has written one (described), else that session as the
+// database shows it: its role, server process, client address and start
+// (the last two when the journal's owner may read them).
+func (s *Store) readHolder(ctx context.Context, conn *pgx.Conn, key int64) (h journal.Holder, described, ok bool) {
+	var since *time.Time
+	err := conn.QueryRow(ctx, "SELECT command, pid, since, host, operator, described FROM paycli.invoice_lock_holder($1)", key).
+		Scan(&h.Command, &h.PID, &since, &h.Host, &h.User, &described)
 	if err != nil {
-		return journal.Holder{}, false
+		return journal.Holder{}, false, false
 	}
-	h.User = operator
-	return h, true
+	if since != nil {
+		h.Since = since.UTC()
+	}
+	return h, described, true
 }
