@@ -2,8 +2,8 @@ package pgjournal
 
 import (
 	"context"
-	"fmt"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
