@@ -50,9 +50,11 @@ type Options struct {
 	URL string
 	// SpoolDir is the folder of the local spool, where outcomes the
 	// database could not take wait for the next run: one file per
-	// database, named by the database's identity (spoolFor), whatever URL
-	// reached it. A spool named by an older paycli from the URL's text
-	// (SpoolPath) is written too, by the next Open of that URL.
+	// database and role, named by the database's identity and the role
+	// (spoolFor), whatever URL reached it. The spools older paycli
+	// versions named for every role, by the database's identity or by the
+	// URL's text (SpoolPath), are written too, each line by its own role
+	// only (flushSpoolFile).
 	SpoolDir string
 	// Spool, when set, is the spool's file itself (SpoolDir is then not
 	// used): for tests.
@@ -93,9 +95,12 @@ type Store struct {
 	lost map[int64]journal.Holder
 
 	spoolErr error // why Open could not write the spool (SpoolError)
-	// legacySpool is the spool an older paycli named by the URL's text,
-	// written by Open and read by Spooled until it is.
-	legacySpool string
+	// legacySpools are the spools older paycli versions wrote for every
+	// role of this database (by its identity, by the URL's text): Open
+	// writes this role's lines of them, and Spooled reads them.
+	legacySpools []string
+	// role is the database role this store writes as (current_user).
+	role string
 	// skew is the database's clock minus this machine's, measured by Open.
 	skew time.Duration
 }
@@ -151,8 +156,9 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err == nil {
 		err = s.measureClock(ctx, conn.Conn())
 	}
+	var shared string
 	if err == nil && s.opts.Spool == "" && s.opts.SpoolDir != "" {
-		s.opts.Spool, err = spoolFor(ctx, conn.Conn(), s.opts.SpoolDir)
+		s.opts.Spool, shared, s.role, err = spoolFor(ctx, conn.Conn(), s.opts.SpoolDir)
 	}
 	conn.Release()
 	if err != nil {
@@ -162,13 +168,18 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	// A spool the database will not take now (it refuses writes, or went
 	// away meanwhile) stays for the next run: its lines are outcomes, whose
 	// attempts every machine treats as unknown until they are written.
-	// The spool an older paycli named by this URL's text is this
-	// database's too.
+	// The spools an older paycli wrote for every role of this database
+	// (by its identity, by this URL's text) hold this role's lines too.
 	s.spoolErr = s.flushSpool(ctx)
-	if legacy := SpoolPath(s.opts.SpoolDir, opts.URL); s.opts.SpoolDir != "" && legacy != s.opts.Spool {
-		s.legacySpool = legacy
-		if s.spoolErr == nil {
-			s.spoolErr = s.flushSpoolFile(ctx, legacy)
+	if s.opts.SpoolDir != "" {
+		for _, legacy := range []string{shared, SpoolPath(s.opts.SpoolDir, opts.URL)} {
+			if legacy == "" || legacy == s.opts.Spool || slices.Contains(s.legacySpools, legacy) {
+				continue
+			}
+			s.legacySpools = append(s.legacySpools, legacy)
+			if s.spoolErr == nil {
+				s.spoolErr = s.flushSpoolFile(ctx, legacy, true)
+			}
 		}
 	}
 	return s, nil
@@ -379,15 +390,17 @@ func (s *Store) flushSpool(ctx context.Context) error {
 	if s.opts.Spool == "" {
 		return nil
 	}
-	return s.flushSpoolFile(ctx, s.opts.Spool)
+	return s.flushSpoolFile(ctx, s.opts.Spool, false)
 }
 
 // flushSpoolFile flushes the spool at path (this store's, or one an older
-// paycli named by the URL). Lines are written one by one: a line the
-// database refuses (RefusedError) is set aside, reported through Warn, and
-// never blocks the others; an outage stops the flush, and the lines not
-// written wait for the next.
-func (s *Store) flushSpoolFile(ctx context.Context, path string) error {
+// paycli wrote for every role: shared). Lines are written one by one: a
+// line the database refuses (RefusedError) is set aside, reported through
+// Warn, and never blocks the others; an outage stops the flush, and the
+// lines not written wait for the next. Of a shared spool, the outcomes of
+// another role's attempts are left in it, for that role's next run: the
+// database takes an outcome only from its intent's role.
+func (s *Store) flushSpoolFile(ctx context.Context, path string, shared bool) error {
 	// A name no file has: one a flush cut short left (by an earlier
 	// process of the same pid) must not be overwritten.
 	aside := fmt.Sprintf("%s.flushing-%d", path, s.opts.PID)
@@ -402,6 +415,12 @@ func (s *Store) flushSpoolFile(ctx context.Context, path string) error {
 		entries, _, err := journal.Entries(f)
 		if err != nil {
 			return err
+		}
+		var others []journal.Entry
+		if shared {
+			if entries, others, err = s.ownLines(ctx, entries); err != nil {
+				return err
+			}
 		}
 		res, err := s.Import(ctx, entries)
 		if err != nil {
@@ -418,6 +437,11 @@ func (s *Store) flushSpoolFile(ctx context.Context, path string) error {
 			s.warn(fmt.Sprintf("%s of the spool were refused by the shared journal (%v) and are kept in %s; they will not be tried again",
 				render.Count(len(res.Refused), "line", "lines"), res.Refused[0].Err, s.refusedPath()))
 		}
+		if len(others) > 0 {
+			if err := appendLines(path, others); err != nil {
+				return err
+			}
+		}
 		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
@@ -425,13 +449,53 @@ func (s *Store) flushSpoolFile(ctx context.Context, path string) error {
 	return nil
 }
 
-// refusedPath is the file where lines the database refused are kept, for
-// the record, beside the spool.
-func (s *Store) refusedPath() string { return s.opts.Spool + ".refused" }
+// ownLines splits the lines of a spool shared by every role into this
+// role's and others': an outcome is another's when its intent, in the
+// database, was written by another role. Other lines (a reconciliation,
+// which any role may write; an outcome whose intent the database does not
+// hold, which it refuses whoever writes it) are this role's to write.
+func (s *Store) ownLines(ctx context.Context, entries []journal.Entry) (mine, others []journal.Entry, err error) {
+	var attempts, invoices []string
+	for _, e := range entries {
+		if e.Type == journal.TypeOutcome {
+			attempts, invoices = append(attempts, storableText(e.Attempt)), append(invoices, storableText(e.Invoice))
+		}
+	}
+	if len(attempts) == 0 {
+		return entries, nil, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT DISTINCT ON (j.attempt, j.invoice) j.attempt, j.invoice, j.operator
+FROM paycli.journal_lines j JOIN unnest($1::text[], $2::text[]) w(attempt, invoice) ON j.attempt = w.attempt AND j.invoice = w.invoice
+WHERE j.type = 'intent' ORDER BY j.attempt, j.invoice, j.seq`, attempts, invoices)
+	if err != nil {
+		return nil, nil, s.unavailable(err)
+	}
+	wrote := map[[2]string]string{}
+	for rows.Next() {
+		var attempt, invoice, operator string
+		if err := rows.Scan(&attempt, &invoice, &operator); err != nil {
+			rows.Close()
+			return nil, nil, s.unavailable(err)
+		}
+		wrote[[2]string{attempt, invoice}] = operator
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, s.unavailable(err)
+	}
+	for _, e := range entries {
+		role, ok := wrote[[2]string{storableText(e.Attempt), storableText(e.Invoice)}]
+		if e.Type == journal.TypeOutcome && ok && role != s.role {
+			others = append(others, e)
+		} else {
+			mine = append(mine, e)
+		}
+	}
+	return mine, others, nil
+}
 
-// setAside appends entries to refusedPath, durably.
-func (s *Store) setAside(entries []journal.Entry) error {
-	j, err := journal.Open(s.refusedPath())
+// appendLines appends entries to the journal file at path, durably.
+func appendLines(path string, entries []journal.Entry) error {
+	j, err := journal.Open(path)
 	if err != nil {
 		return err
 	}
@@ -444,6 +508,15 @@ func (s *Store) setAside(entries []journal.Entry) error {
 		err = cerr
 	}
 	return err
+}
+
+// refusedPath is the file where lines the database refused are kept, for
+// the record, beside the spool.
+func (s *Store) refusedPath() string { return s.opts.Spool + ".refused" }
+
+// setAside appends entries to refusedPath, durably.
+func (s *Store) setAside(entries []journal.Entry) error {
+	return appendLines(s.refusedPath(), entries)
 }
 
 func (s *Store) warn(msg string) {
