@@ -68,11 +68,10 @@ func spoolFor(ctx context.Context, conn *pgx.Conn, dir string) (spool, shared, r
 	// pg_control_system() may be denied to a role: the journal's id alone
 	// is unique enough then.
 	_ = conn.QueryRow(ctx, "SELECT system_identifier::text FROM pg_control_system()").Scan(&system)
-	where := []string{system, db, id}
-	sum := sha256.Sum256([]byte(strings.Join(where, "\n")))
+	sum := sha256.Sum256([]byte(strings.Join([]string{system, db, id}, "\n")))
 	shared = filepath.Join(dir, fmt.Sprintf("journal-spool-db-%x.jsonl", sum[:8]))
-	sum = sha256.Sum256([]byte(strings.Join(append(where, role), "\n")))
-	return filepath.Join(dir, fmt.Sprintf("journal-spool-role-%x.jsonl", sum[:8])), shared, role, nil
+	of := sha256.Sum256([]byte(role))
+	return filepath.Join(dir, fmt.Sprintf("journal-spool-db-%x-role-%x.jsonl", sum[:8], of[:6])), shared, role, nil
 }
 
 // canonicalScheme lower-cases a URL's scheme (POSTGRES://…), which pgx
