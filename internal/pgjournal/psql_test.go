@@ -112,7 +112,8 @@ VALUES ('att-ayse', '` + typ + `', 'refund', 'gw-1', 'INV-PSQL', '` + outcome + 
 		t.Errorf("ayse's own outcome in psql was refused: %s", out)
 	}
 	if out, err := runPsql(psql, srv.URL("mehmet", db), `INSERT INTO paycli.journal_lines (attempt, type, kind, gateway, invoice, at, intent_at, entry, operator)
-VALUES ('att-mehmet', 'intent', 'refund', 'gw-1', 'INV-OTHER', now(), now(), '{}', 'ayse')`); err == nil {
+VALUES ('att-mehmet', 'intent', 'refund', 'gw-1', 'INV-OTHER', now(), now(),
+ '{"type":"intent","kind":"refund","gateway":"gw-1","attempt":"att-mehmet","invoice":"INV-OTHER","time":"2026-11-24T09:30:00Z"}', 'ayse')`); err == nil {
 		var op string
 		if err := admin.QueryRow(ctx, "SELECT operator FROM paycli.journal_lines WHERE attempt = 'att-mehmet'").Scan(&op); err != nil || op != "mehmet" {
 			t.Errorf("mehmet's line sent as ayse's is recorded as %q's (%v)", op, err)

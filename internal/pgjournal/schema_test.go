@@ -110,7 +110,8 @@ func TestOperatorsCanOnlyAppend(t *testing.T) {
 	ayse := connect(t, srv.URL("ayse", db))
 	ctx := context.Background()
 	if _, err := ayse.Exec(ctx, `INSERT INTO paycli.journal_lines (attempt, type, kind, gateway, invoice, at, entry, operator)
-VALUES ('a1', 'intent', 'refund', 'g', 'INV-1', now(), '{}', 'mehmet')`); err != nil {
+VALUES ('a1', 'intent', 'refund', 'g', 'INV-1', now(),
+ '{"type":"intent","kind":"refund","gateway":"g","attempt":"a1","invoice":"INV-1","time":"2026-11-24T09:30:00Z"}', 'mehmet')`); err != nil {
 		t.Fatalf("operator insert: %v", err)
 	}
 	var op string
