@@ -73,7 +73,7 @@ type Holder struct {
 
 // InFlightError is a lock another holder has: a command on the invoice is
 // in flight. Holder is zero when the lock's holder could not be read (it
-// was being written).
+// was being written); its Since is zero when unknown.
 type InFlightError struct {
 	Holder Holder
 }
@@ -83,7 +83,11 @@ func (e *InFlightError) Error() string {
 	if h.PID == 0 {
 		return "another paycli command on this invoice is in flight"
 	}
-	return fmt.Sprintf("%s is in flight in pid %d since %s%s", h.Command, h.PID, h.Since.Format(time.RFC3339), h.Where())
+	since := ""
+	if !h.Since.IsZero() {
+		since = " since " + h.Since.Format(time.RFC3339)
+	}
+	return fmt.Sprintf("%s is in flight in pid %d%s%s", h.Command, h.PID, since, h.Where())
 }
 
 // Say says, for a person, which command holds invoice's lock, where, and
@@ -97,8 +101,13 @@ func (e *InFlightError) Say(invoice string) string {
 	if strings.IndexAny(h.Command[:min(1, len(h.Command))], "aeiou") == 0 {
 		article = "an" // an api
 	}
-	return fmt.Sprintf("%s %s on invoice %s is in flight in pid %d since %s%s", article, h.Command, redact.Invoice(invoice), h.PID,
-		render.FormatTime(h.Since, render.Table), h.Where())
+	// A lock taken outside paycli has no "since" unless the journal's
+	// owner may read the holder's session (pgjournal's invoice_lock_holder).
+	since := ""
+	if !h.Since.IsZero() {
+		since = " since " + render.FormatTime(h.Since, render.Table)
+	}
+	return fmt.Sprintf("%s %s on invoice %s is in flight in pid %d%s%s", article, h.Command, redact.Invoice(invoice), h.PID, since, h.Where())
 }
 
 // Where says who and where the holder runs, " (ada@desk-3)", or "" when

@@ -49,22 +49,29 @@ func (s *Store) Skew() time.Duration { return s.skew }
 // neither settles an attempt still in flight nor waits for nothing.
 func (s *Store) DatabaseTime(t time.Time) time.Time { return t.Add(s.skew) }
 
-// spoolFor is the spool of the database conn reaches, in dir: named by the
-// database's identity (its cluster's system identifier when the role may
-// read it, its name, and the journal's own id), so that every URL that
-// reaches one database (127.0.0.1 or localhost, another port through a
-// proxy) shares one spool, and no two databases do.
-func spoolFor(ctx context.Context, conn *pgx.Conn, dir string) (string, error) {
+// spoolFor is the spool of the database conn reaches, in dir, for the
+// role conn is: named by the database's identity (its cluster's system
+// identifier when the role may read it, its name, and the journal's own
+// id), so that every URL that reaches one database (127.0.0.1 or
+// localhost, another port through a proxy) shares one spool, and no two
+// databases do; and by the role, so that two roles sharing one machine
+// account (and state folder) each write only their own lines: the
+// database takes an outcome only from its intent's role. shared is the
+// spool older paycli versions wrote for every role of that database.
+func spoolFor(ctx context.Context, conn *pgx.Conn, dir string) (spool, shared, role string, err error) {
 	var db, id string
-	if err := conn.QueryRow(ctx, "SELECT current_database(), (SELECT id::text FROM paycli.journal_identity ORDER BY created LIMIT 1)").Scan(&db, &id); err != nil {
-		return "", err
+	if err := conn.QueryRow(ctx, "SELECT current_database(), (SELECT id::text FROM paycli.journal_identity ORDER BY created LIMIT 1), current_user").
+		Scan(&db, &id, &role); err != nil {
+		return "", "", "", err
 	}
 	system := ""
 	// pg_control_system() may be denied to a role: the journal's id alone
 	// is unique enough then.
 	_ = conn.QueryRow(ctx, "SELECT system_identifier::text FROM pg_control_system()").Scan(&system)
 	sum := sha256.Sum256([]byte(strings.Join([]string{system, db, id}, "\n")))
-	return filepath.Join(dir, fmt.Sprintf("journal-spool-db-%x.jsonl", sum[:8])), nil
+	shared = filepath.Join(dir, fmt.Sprintf("journal-spool-db-%x.jsonl", sum[:8]))
+	of := sha256.Sum256([]byte(role))
+	return filepath.Join(dir, fmt.Sprintf("journal-spool-db-%x-role-%x.jsonl", sum[:8], of[:6])), shared, role, nil
 }
 
 // canonicalScheme lower-cases a URL's scheme (POSTGRES://…), which pgx

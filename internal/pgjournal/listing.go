@@ -112,9 +112,11 @@ func (s *Store) Spooled() ([]journal.Entry, string, error) {
 		return nil, "", nil
 	}
 	// A flush cut short left its lines renamed aside; they wait as well,
-	// and so do those of an older paycli's spool of this database.
+	// and so do those of the spools an older paycli wrote for every role
+	// of this database (another role's lines among them, which wait for
+	// that role's next run).
 	var files []string
-	for _, spool := range []string{s.legacySpool, s.opts.Spool} {
+	for _, spool := range append(slices.Clone(s.legacySpools), s.opts.Spool) {
 		if spool == "" {
 			continue
 		}

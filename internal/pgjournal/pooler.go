@@ -31,19 +31,25 @@ func (e *PoolerError) Error() string {
 // poolerCheck is checkPooler; a test skips it to show what it prevents.
 var poolerCheck = checkPooler
 
-// poolerRounds is how many times checkPooler looks; each round is three
+// poolerRounds is how many times checkPooler looks; each round is seven
 // short statements on two connections.
 const poolerRounds = 2
 
 // checkPooler refuses a journal behind a pooler that shares server
 // sessions between clients. Two connections of this process each keep
 // their own server session for their life on the server itself or behind
-// a session-mode pooler; so one connection keeps a transaction open (its
-// session pinned) while the other asks for its backend's pid before and
-// after. A pid seen on both connections at once, or one connection's pid
-// changing, is a shared session. A pooler reuses the session idle last
-// first (PgBouncer's default), so the open transaction takes the other's.
-// A pooler that refuses transaction blocks (statement mode) says so.
+// a session-mode pooler. So both open a transaction (each then holds a
+// server session of its own, wherever it is), both end it, one after the
+// other, and one of them asks again for its backend's pid: on a shared
+// pool it is handed a session from the pool, and the session the other
+// connection gave back is in that pool. A pooler that hands out the
+// session idle last first (PgBouncer's default) gives it the other's
+// session when the other ended last; one that hands them out in turn
+// (server_round_robin = 1) gives it the other's, or an older one, when it
+// ended last itself: a round of each, so that the check does not rest on
+// either order. A pid that changed, or two connections on one pid, is a
+// shared session. A pooler that refuses transaction blocks (statement
+// mode) says so.
 //
 // Every statement uses the simple protocol: behind a transaction pooler
 // pgx's prepared statements may fail, and this check must speak first.
@@ -84,11 +90,7 @@ func checkPoolerConn(ctx context.Context, conn *pgx.Conn, url string) error {
 // shared with other clients (checkPooler).
 func checkSessions(ctx context.Context, a, b *pgx.Conn, url string) error {
 	for round := range poolerRounds {
-		probe, pinned := a, b
-		if round%2 == 1 {
-			probe, pinned = pinned, probe
-		}
-		shared, err := sessionShared(ctx, probe, pinned)
+		shared, err := sessionShared(ctx, a, b, round%2 == 1)
 		if mode := poolerRefusal(err); mode != "" {
 			return &PoolerError{URL: redact.URL(url), Mode: mode}
 		}
@@ -102,29 +104,50 @@ func checkSessions(ctx context.Context, a, b *pgx.Conn, url string) error {
 	return nil
 }
 
-// sessionShared tells whether probe's server session changed, or was
-// pinned's, while pinned held a transaction open.
-func sessionShared(ctx context.Context, probe, pinned *pgx.Conn) (bool, error) {
-	before, err := backendPID(ctx, probe)
+// sessionShared tells whether probe's server session is not its own: both
+// connections in a transaction at once are on one session, or probe is on
+// another session once both transactions are over, ended probe's last
+// when probeLast, other's last otherwise.
+func sessionShared(ctx context.Context, probe, other *pgx.Conn, probeLast bool) (bool, error) {
+	begin := func(conn *pgx.Conn) (int32, error) {
+		if _, err := conn.Exec(ctx, "BEGIN", pgx.QueryExecModeSimpleProtocol); err != nil {
+			return 0, err
+		}
+		return backendPID(ctx, conn)
+	}
+	held, err := begin(probe)
 	if err != nil {
+		rollback(ctx, probe)
 		return false, err
 	}
-	if _, err := pinned.Exec(ctx, "BEGIN"); err != nil {
+	beside, err := begin(other)
+	if err != nil {
+		rollback(ctx, other)
+		rollback(ctx, probe)
 		return false, err
 	}
-	held, err := backendPID(ctx, pinned)
-	if err != nil {
-		_, _ = pinned.Exec(ctx, "ROLLBACK")
+	first, last := other, probe
+	if !probeLast {
+		first, last = probe, other
+	}
+	if _, err := first.Exec(ctx, "ROLLBACK", pgx.QueryExecModeSimpleProtocol); err != nil {
+		rollback(ctx, last)
+		return false, err
+	}
+	if _, err := last.Exec(ctx, "ROLLBACK", pgx.QueryExecModeSimpleProtocol); err != nil {
 		return false, err
 	}
 	after, err := backendPID(ctx, probe)
-	if _, rerr := pinned.Exec(ctx, "ROLLBACK"); err == nil {
-		err = rerr
-	}
 	if err != nil {
 		return false, err
 	}
-	return before != after || held == before || held == after, nil
+	return held == beside || after != held, nil
+}
+
+// rollback ends conn's transaction, if it has one, on the way out of a
+// failed look.
+func rollback(ctx context.Context, conn *pgx.Conn) {
+	_, _ = conn.Exec(ctx, "ROLLBACK", pgx.QueryExecModeSimpleProtocol)
 }
 
 func backendPID(ctx context.Context, conn *pgx.Conn) (int32, error) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/testkit/pgtest"
@@ -28,19 +29,35 @@ func openURL(t *testing.T, url, host string, pid int) (*Store, error) {
 // TestPoolerModeDetected: behind PgBouncer in transaction or statement
 // mode Open (and Init) refuses, naming the mode and what to point the journal at,
 // before anything else can fail; behind a session-mode PgBouncer and on
-// the server itself it opens (no false alarm), several times over.
+// the server itself it opens (no false alarm), several times over. In
+// transaction mode with server_round_robin = 1 (idle server sessions
+// handed out in turn, not the one idle last first) too, with two server
+// sessions idle in the pool: that order hid the sharing from a check that
+// relied on PgBouncer's default (issue 39, item 9).
 func TestPoolerModeDetected(t *testing.T) {
 	t.Parallel()
 	srv := pg.Start(t)
 	db, _ := deskDB(t, srv)
-	for _, mode := range []pgtest.PoolMode{pgtest.PoolTransaction, pgtest.PoolStatement} {
-		t.Run(string(mode), func(t *testing.T) {
-			p := srv.Pooler(t, mode)
+	for _, c := range []struct {
+		name string
+		mode pgtest.PoolMode
+		opts []pgtest.PoolerOption
+	}{
+		{"transaction", pgtest.PoolTransaction, nil},
+		{"statement", pgtest.PoolStatement, nil},
+		{"transaction, round robin", pgtest.PoolTransaction, []pgtest.PoolerOption{pgtest.RoundRobin()}},
+	} {
+		mode := c.mode
+		t.Run(c.name, func(t *testing.T) {
+			p := srv.Pooler(t, mode, c.opts...)
+			if mode == pgtest.PoolTransaction {
+				idleSessions(t, p.URL("ayse", db)+"&default_query_exec_mode=simple_protocol", 2)
+			}
 			for i := range 5 {
 				_, err := openURL(t, p.URL("ayse", db), "desk-1", 100+i)
 				var pe *PoolerError
 				if !errors.As(err, &pe) || pe.Mode != string(mode) {
-					t.Fatalf("Open #%d behind PgBouncer in %s mode: %v, want a PoolerError naming the mode", i, mode, err)
+					t.Fatalf("Open #%d behind PgBouncer in %s mode: %v, want a PoolerError naming the mode", i, c.name, err)
 				}
 				want := fmt.Sprintf("is behind a connection pooler in %s mode: invoice locks cannot hold there; point journal at a session-mode pool or the server itself", mode)
 				if !strings.Contains(err.Error(), want) || errors.Is(err, journal.ErrUnavailable) {
@@ -50,7 +67,7 @@ func TestPoolerModeDetected(t *testing.T) {
 			// journal init too, before pgx's prepared statements or a
 			// transaction block fail there.
 			if _, err := Init(context.Background(), p.URL("desk_admin", db), nil); !errors.As(err, new(*PoolerError)) {
-				t.Errorf("Init behind PgBouncer in %s mode: %v, want a PoolerError", mode, err)
+				t.Errorf("Init behind PgBouncer in %s mode: %v, want a PoolerError", c.name, err)
 			}
 		})
 	}
@@ -69,6 +86,36 @@ func TestPoolerModeDetected(t *testing.T) {
 				t.Errorf("Init on the %s: %v", where, err)
 			}
 		})
+	}
+}
+
+// idleSessions leaves n server sessions idle in a transaction pool at
+// url: n clients each hold a transaction at once, so that each has a
+// session of its own, then end it and leave.
+func idleSessions(t *testing.T, url string, n int) {
+	t.Helper()
+	ctx := context.Background()
+	conns := make([]*pgx.Conn, n)
+	for i := range conns {
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns[i] = conn
+		if _, err := conn.Exec(ctx, "BEGIN"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.Exec(ctx, "SELECT 1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, conn := range conns {
+		if _, err := conn.Exec(ctx, "COMMIT"); err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

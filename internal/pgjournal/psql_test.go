@@ -112,7 +112,8 @@ VALUES ('att-ayse', '` + typ + `', 'refund', 'gw-1', 'INV-PSQL', '` + outcome + 
 		t.Errorf("ayse's own outcome in psql was refused: %s", out)
 	}
 	if out, err := runPsql(psql, srv.URL("mehmet", db), `INSERT INTO paycli.journal_lines (attempt, type, kind, gateway, invoice, at, intent_at, entry, operator)
-VALUES ('att-mehmet', 'intent', 'refund', 'gw-1', 'INV-OTHER', now(), now(), '{}', 'ayse')`); err == nil {
+VALUES ('att-mehmet', 'intent', 'refund', 'gw-1', 'INV-OTHER', now(), now(),
+ '{"type":"intent","kind":"refund","gateway":"gw-1","attempt":"att-mehmet","invoice":"INV-OTHER","time":"2026-11-24T09:30:00Z"}', 'ayse')`); err == nil {
 		var op string
 		if err := admin.QueryRow(ctx, "SELECT operator FROM paycli.journal_lines WHERE attempt = 'att-mehmet'").Scan(&op); err != nil || op != "mehmet" {
 			t.Errorf("mehmet's line sent as ayse's is recorded as %q's (%v)", op, err)
@@ -154,4 +155,53 @@ func newRows(before, after []string) []string {
 		}
 	}
 	return out
+}
+
+// TestLineColumnsAreItsEntry (issue 39, item 5): with psql, mehmet
+// inserts a line of ayşe's attempt whose columns say "reconcile, outcome
+// unknown" (no rule applies to such a line) and whose entry, which
+// paycli reads, says "outcome: declined". The database takes the columns
+// from the entry, or refuses an entry paycli would read otherwise: the
+// line is refused (an outcome of another role's attempt), and ayşe's
+// attempt stays unknown for the readers and blocks the invoice for the
+// rules alike.
+func TestLineColumnsAreItsEntry(t *testing.T) {
+	psql := psqlBinary(t)
+	srv := pg.Start(t)
+	db, admin := deskDB(t, srv)
+	ctx := context.Background()
+	ayse := openAs(t, srv, db, "ayse", "desk-1", 101)
+	if err := ayse.Append(ctx, intent("att-ayse", "INV-COLS", "RF-AYSE")); err != nil {
+		t.Fatal(err)
+	}
+	line := func(entry string) string {
+		return `INSERT INTO paycli.journal_lines (attempt, type, kind, gateway, invoice, outcome, at, intent_at, entry)
+VALUES ('att-ayse', 'reconcile', 'refund', 'gw-1', 'INV-COLS', 'unknown', now(), now(), '` + entry + `')`
+	}
+	declined := `"attempt":"att-ayse","time":"2026-11-24T09:31:00Z","profile":"live","base_url":"https://gw.example/ccpayment",
+ "invoice":"INV-COLS","amount":"50.00","currency":"TRY","card":"","ref":"RF-AYSE"`
+	for _, c := range []struct{ name, entry string }{
+		{"entry says declined", `{"type":"outcome","kind":"refund","gateway":"gw-1","outcome":"declined",` + declined + `}`},
+		{"declined under a name in capitals", `{"type":"reconcile","kind":"refund","gateway":"gw-1","outcome":"unknown","Outcome":"declined",` + declined + `}`},
+		{"declined on another invoice", `{"type":"outcome","kind":"refund","gateway":"gw-1","outcome":"declined",` +
+			strings.Replace(declined, "INV-COLS", "INV-ELSE", 1) + `}`},
+		{"a field paycli cannot read", `{"type":"reconcile","kind":"refund","gateway":"gw-1","outcome":"unknown","status_code":"100",` + declined + `}`},
+		{"an entry that is no object", `["outcome","declined"]`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			before := journalRows(t, admin)
+			out, err := runPsql(psql, srv.URL("mehmet", db), line(c.entry))
+			if err == nil || !strings.Contains(out, "ERROR") {
+				t.Errorf("psql as mehmet took the line: %s %s", out, strings.Join(newRows(before, journalRows(t, admin)), "; "))
+			}
+		})
+	}
+	got, err := ayse.Attempts(ctx, "INV-COLS")
+	if err != nil || len(got) != 1 || got[0].Class() != journal.Unknown {
+		t.Errorf("ayşe's attempt as paycli reads it: %+v, %v; want unknown", got, err)
+	}
+	var open int
+	if err := admin.QueryRow(ctx, "SELECT count(*) FROM paycli.unsettled_attempts('gw-1', 'INV-COLS')").Scan(&open); err != nil || open != 1 {
+		t.Errorf("unsettled attempts on INV-COLS as the database counts them: %d, %v; want 1", open, err)
+	}
 }

@@ -182,27 +182,43 @@ func CheckSchema(ctx context.Context, conn *pgx.Conn) error {
 
 // Grant lets role read and append to the journal, and nothing more: USAGE
 // on the schema, SELECT and INSERT on the lines, SELECT on the schema's
-// version (UPDATE, DELETE and TRUNCATE on the lines are revoked should
-// anyone have granted them), and the rows that say who holds an invoice's
-// lock. The role must exist.
+// version and on the register of who holds an invoice's lock, and the
+// owner's functions that write and read that register
+// (006_operator_rights.sql). Every other right on the lines and the
+// register is revoked, should anyone have granted it: UPDATE, DELETE,
+// TRUNCATE (and MAINTAIN, from PostgreSQL 17) would let the role LOCK
+// TABLE them and stop the desk. The role must exist. The schema's step 6
+// narrows the rights granted before it the same way.
 func Grant(ctx context.Context, conn *pgx.Conn, role string) error {
 	var exists bool
-	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)", role).Scan(&exists); err != nil {
+	var version int
+	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1), current_setting('server_version_num')::int", role).
+		Scan(&exists, &version); err != nil {
 		return err
 	}
 	if !exists {
 		return &NoRoleError{Role: role}
 	}
+	others := "UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER"
+	if version >= 170000 {
+		others += ", MAINTAIN"
+	}
 	r := pgx.Identifier{role}.Sanitize()
 	_, err := conn.Exec(ctx, strings.Join([]string{
 		"GRANT USAGE ON SCHEMA paycli TO " + r,
 		"GRANT SELECT, INSERT ON paycli.journal_lines TO " + r,
-		"REVOKE UPDATE, DELETE, TRUNCATE ON paycli.journal_lines FROM " + r,
+		"REVOKE " + others + " ON paycli.journal_lines FROM " + r,
 		"GRANT SELECT ON paycli.schema_migrations TO " + r,
-		"GRANT SELECT, INSERT, UPDATE, DELETE ON paycli.invoice_locks TO " + r,
+		"GRANT SELECT ON paycli.invoice_locks TO " + r,
+		"REVOKE INSERT, " + others + " ON paycli.invoice_locks FROM " + r,
+		"GRANT EXECUTE ON FUNCTION " + lockFunctions + " TO " + r,
 	}, ";\n"))
 	return err
 }
+
+// lockFunctions are the owner's functions through which an operator
+// writes and reads the register of invoice locks.
+const lockFunctions = "paycli.hold_invoice_lock(bigint, text, text, text, int, text, text), paycli.release_invoice_lock(bigint), paycli.invoice_lock_holder(bigint)"
 
 // NoRoleError: --grant named a role the database does not know.
 type NoRoleError struct{ Role string }

@@ -50,9 +50,11 @@ type Options struct {
 	URL string
 	// SpoolDir is the folder of the local spool, where outcomes the
 	// database could not take wait for the next run: one file per
-	// database, named by the database's identity (spoolFor), whatever URL
-	// reached it. A spool named by an older paycli from the URL's text
-	// (SpoolPath) is written too, by the next Open of that URL.
+	// database and role, named by the database's identity and the role
+	// (spoolFor), whatever URL reached it. The spools older paycli
+	// versions named for every role, by the database's identity or by the
+	// URL's text (SpoolPath), are written too, each line by its own role
+	// only (flushSpoolFile).
 	SpoolDir string
 	// Spool, when set, is the spool's file itself (SpoolDir is then not
 	// used): for tests.
@@ -93,9 +95,12 @@ type Store struct {
 	lost map[int64]journal.Holder
 
 	spoolErr error // why Open could not write the spool (SpoolError)
-	// legacySpool is the spool an older paycli named by the URL's text,
-	// written by Open and read by Spooled until it is.
-	legacySpool string
+	// legacySpools are the spools older paycli versions wrote for every
+	// role of this database (by its identity, by the URL's text): Open
+	// writes this role's lines of them, and Spooled reads them.
+	legacySpools []string
+	// role is the database role this store writes as (current_user).
+	role string
 	// skew is the database's clock minus this machine's, measured by Open.
 	skew time.Duration
 }
@@ -151,8 +156,9 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err == nil {
 		err = s.measureClock(ctx, conn.Conn())
 	}
+	var shared string
 	if err == nil && s.opts.Spool == "" && s.opts.SpoolDir != "" {
-		s.opts.Spool, err = spoolFor(ctx, conn.Conn(), s.opts.SpoolDir)
+		s.opts.Spool, shared, s.role, err = spoolFor(ctx, conn.Conn(), s.opts.SpoolDir)
 	}
 	conn.Release()
 	if err != nil {
@@ -162,13 +168,18 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	// A spool the database will not take now (it refuses writes, or went
 	// away meanwhile) stays for the next run: its lines are outcomes, whose
 	// attempts every machine treats as unknown until they are written.
-	// The spool an older paycli named by this URL's text is this
-	// database's too.
+	// The spools an older paycli wrote for every role of this database
+	// (by its identity, by this URL's text) hold this role's lines too.
 	s.spoolErr = s.flushSpool(ctx)
-	if legacy := SpoolPath(s.opts.SpoolDir, opts.URL); s.opts.SpoolDir != "" && legacy != s.opts.Spool {
-		s.legacySpool = legacy
-		if s.spoolErr == nil {
-			s.spoolErr = s.flushSpoolFile(ctx, legacy)
+	if s.opts.SpoolDir != "" {
+		for _, legacy := range []string{shared, SpoolPath(s.opts.SpoolDir, opts.URL)} {
+			if legacy == "" || legacy == s.opts.Spool || slices.Contains(s.legacySpools, legacy) {
+				continue
+			}
+			s.legacySpools = append(s.legacySpools, legacy)
+			if s.spoolErr == nil {
+				s.spoolErr = s.flushSpoolFile(ctx, legacy, true)
+			}
 		}
 	}
 	return s, nil
@@ -379,15 +390,17 @@ func (s *Store) flushSpool(ctx context.Context) error {
 	if s.opts.Spool == "" {
 		return nil
 	}
-	return s.flushSpoolFile(ctx, s.opts.Spool)
+	return s.flushSpoolFile(ctx, s.opts.Spool, false)
 }
 
 // flushSpoolFile flushes the spool at path (this store's, or one an older
-// paycli named by the URL). Lines are written one by one: a line the
-// database refuses (RefusedError) is set aside, reported through Warn, and
-// never blocks the others; an outage stops the flush, and the lines not
-// written wait for the next.
-func (s *Store) flushSpoolFile(ctx context.Context, path string) error {
+// paycli wrote for every role: shared). Lines are written one by one: a
+// line the database refuses (RefusedError) is set aside, reported through
+// Warn, and never blocks the others; an outage stops the flush, and the
+// lines not written wait for the next. Of a shared spool, the outcomes of
+// another role's attempts are left in it, for that role's next run: the
+// database takes an outcome only from its intent's role.
+func (s *Store) flushSpoolFile(ctx context.Context, path string, shared bool) error {
 	// A name no file has: one a flush cut short left (by an earlier
 	// process of the same pid) must not be overwritten.
 	aside := fmt.Sprintf("%s.flushing-%d", path, s.opts.PID)
@@ -402,6 +415,12 @@ func (s *Store) flushSpoolFile(ctx context.Context, path string) error {
 		entries, _, err := journal.Entries(f)
 		if err != nil {
 			return err
+		}
+		var others []journal.Entry
+		if shared {
+			if entries, others, err = s.ownLines(ctx, entries); err != nil {
+				return err
+			}
 		}
 		res, err := s.Import(ctx, entries)
 		if err != nil {
@@ -418,6 +437,11 @@ func (s *Store) flushSpoolFile(ctx context.Context, path string) error {
 			s.warn(fmt.Sprintf("%s of the spool were refused by the shared journal (%v) and are kept in %s; they will not be tried again",
 				render.Count(len(res.Refused), "line", "lines"), res.Refused[0].Err, s.refusedPath()))
 		}
+		if len(others) > 0 {
+			if err := appendLines(path, others); err != nil {
+				return err
+			}
+		}
 		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
@@ -425,13 +449,53 @@ func (s *Store) flushSpoolFile(ctx context.Context, path string) error {
 	return nil
 }
 
-// refusedPath is the file where lines the database refused are kept, for
-// the record, beside the spool.
-func (s *Store) refusedPath() string { return s.opts.Spool + ".refused" }
+// ownLines splits the lines of a spool shared by every role into this
+// role's and others': an outcome is another's when its intent, in the
+// database, was written by another role. Other lines (a reconciliation,
+// which any role may write; an outcome whose intent the database does not
+// hold, which it refuses whoever writes it) are this role's to write.
+func (s *Store) ownLines(ctx context.Context, entries []journal.Entry) (mine, others []journal.Entry, err error) {
+	var attempts, invoices []string
+	for _, e := range entries {
+		if e.Type == journal.TypeOutcome {
+			attempts, invoices = append(attempts, storableText(e.Attempt)), append(invoices, storableText(e.Invoice))
+		}
+	}
+	if len(attempts) == 0 {
+		return entries, nil, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT DISTINCT ON (j.attempt, j.invoice) j.attempt, j.invoice, j.operator
+FROM paycli.journal_lines j JOIN unnest($1::text[], $2::text[]) w(attempt, invoice) ON j.attempt = w.attempt AND j.invoice = w.invoice
+WHERE j.type = 'intent' ORDER BY j.attempt, j.invoice, j.seq`, attempts, invoices)
+	if err != nil {
+		return nil, nil, s.unavailable(err)
+	}
+	wrote := map[[2]string]string{}
+	for rows.Next() {
+		var attempt, invoice, operator string
+		if err := rows.Scan(&attempt, &invoice, &operator); err != nil {
+			rows.Close()
+			return nil, nil, s.unavailable(err)
+		}
+		wrote[[2]string{attempt, invoice}] = operator
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, s.unavailable(err)
+	}
+	for _, e := range entries {
+		role, ok := wrote[[2]string{storableText(e.Attempt), storableText(e.Invoice)}]
+		if e.Type == journal.TypeOutcome && ok && role != s.role {
+			others = append(others, e)
+		} else {
+			mine = append(mine, e)
+		}
+	}
+	return mine, others, nil
+}
 
-// setAside appends entries to refusedPath, durably.
-func (s *Store) setAside(entries []journal.Entry) error {
-	j, err := journal.Open(s.refusedPath())
+// appendLines appends entries to the journal file at path, durably.
+func appendLines(path string, entries []journal.Entry) error {
+	j, err := journal.Open(path)
 	if err != nil {
 		return err
 	}
@@ -444,6 +508,15 @@ func (s *Store) setAside(entries []journal.Entry) error {
 		err = cerr
 	}
 	return err
+}
+
+// refusedPath is the file where lines the database refused are kept, for
+// the record, beside the spool.
+func (s *Store) refusedPath() string { return s.opts.Spool + ".refused" }
+
+// setAside appends entries to refusedPath, durably.
+func (s *Store) setAside(entries []journal.Entry) error {
+	return appendLines(s.refusedPath(), entries)
 }
 
 func (s *Store) warn(msg string) {
@@ -628,6 +701,7 @@ func (s *Store) Lock(ctx context.Context, gateway, invoice, command string) (fun
 	if err != nil {
 		return nil, err
 	}
+	var undescribed journal.Holder // a holder without a row: a lock taken by hand, or a paycli about to write it
 	for try := 1; ; try++ {
 		var got bool
 		if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&got); err != nil {
@@ -641,19 +715,24 @@ func (s *Store) Lock(ctx context.Context, gateway, invoice, command string) (fun
 		// its row a statement later; one that has just released it has
 		// removed its row already. Look again in a moment: the first has
 		// been described by then, the second is gone and the lock is free.
-		if h, ok := s.readHolder(ctx, conn, key); ok {
+		// A session that never writes a row (pg_advisory_lock typed in
+		// psql) is named as the database shows it.
+		h, described, ok := s.readHolder(ctx, conn, key)
+		if ok && described {
 			return nil, &journal.InFlightError{Holder: h}
 		}
+		if ok {
+			undescribed = h
+		}
 		if try == holderTries || pause.For(ctx, holderPause) != nil {
-			return nil, &journal.InFlightError{}
+			return nil, &journal.InFlightError{Holder: undescribed}
 		}
 	}
 	// Since when is the database's clock, as every other operator reads it.
 	h := journal.Holder{Command: command, PID: s.opts.PID, Host: s.opts.Host}
-	if err := conn.QueryRow(ctx, `INSERT INTO paycli.invoice_locks (key, gateway, invoice, command, pid, os_user, host, since)
-VALUES ($1, $2, $3, $4, $5, $6, $7, now())
-ON CONFLICT (key) DO UPDATE SET gateway = $2, invoice = $3, command = $4, pid = $5, os_user = $6, host = $7, since = now()
-RETURNING since`,
+	// The register is written through the owner's function: an operator
+	// holds no right on the table that could lock it (006_operator_rights.sql).
+	if err := conn.QueryRow(ctx, "SELECT paycli.hold_invoice_lock($1, $2, $3, $4, $5, $6, $7)",
 		key, storableText(gateway), storableText(invoice), command, h.PID, storableText(s.opts.OSUser), storableText(h.Host)).Scan(&h.Since); err != nil {
 		_, _ = conn.Exec(ctx, "SELECT pg_advisory_unlock($1)", key)
 		return nil, &UnavailableError{URL: redact.URL(s.opts.URL), Err: redactURLError(err, s.opts.URL)}
@@ -677,7 +756,7 @@ func (s *Store) unlock(key int64) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_, _ = s.lockConn.Exec(ctx, "DELETE FROM paycli.invoice_locks WHERE key = $1 AND backend_pid = pg_backend_pid()", key)
+	_, _ = s.lockConn.Exec(ctx, "SELECT paycli.release_invoice_lock($1)", key)
 	if _, err := s.lockConn.Exec(ctx, "SELECT pg_advisory_unlock($1)", key); err != nil {
 		s.dropLockSession()
 	}
@@ -723,18 +802,19 @@ const (
 	holderPause = 20 * time.Millisecond
 )
 
-// readHolder reads who holds key's lock: the row of the session that holds
-// it, if it has written one.
-func (s *Store) readHolder(ctx context.Context, conn *pgx.Conn, key int64) (journal.Holder, bool) {
-	var h journal.Holder
-	var operator string
-	err := conn.QueryRow(ctx, `SELECT h.command, h.pid, h.since, h.host, h.operator FROM paycli.invoice_locks h
-JOIN pg_locks l ON l.locktype = 'advisory' AND l.granted AND l.pid = h.backend_pid
-    AND l.classid::bigint = (h.key >> 32) & 4294967295 AND l.objid::bigint = h.key & 4294967295 AND l.objsubid = 1
-WHERE h.key = $1`, key).Scan(&h.Command, &h.PID, &h.Since, &h.Host, &operator)
+// readHolder reads who holds key's lock (ok): the row of the session that
+// holds it, when it has written one (described), else that session as the
+// database shows it: its role, server process, client address and start
+// (the last two when the journal's owner may read them).
+func (s *Store) readHolder(ctx context.Context, conn *pgx.Conn, key int64) (h journal.Holder, described, ok bool) {
+	var since *time.Time
+	err := conn.QueryRow(ctx, "SELECT command, pid, since, host, operator, described FROM paycli.invoice_lock_holder($1)", key).
+		Scan(&h.Command, &h.PID, &since, &h.Host, &h.User, &described)
 	if err != nil {
-		return journal.Holder{}, false
+		return journal.Holder{}, false, false
 	}
-	h.User = operator
-	return h, true
+	if since != nil {
+		h.Since = since.UTC()
+	}
+	return h, described, true
 }

@@ -298,8 +298,7 @@ func TestLockLooksAgainForTheHolder(t *testing.T) {
 	}
 	described := make(chan error, 1)
 	time.AfterFunc(60*time.Millisecond, func() {
-		_, err := ayse.Exec(context.Background(), `INSERT INTO paycli.invoice_locks (key, gateway, invoice, command, pid, since)
-VALUES ($1, 'gw-1', 'INV-1', 'refund', 101, $2)`, key, t0)
+		_, err := ayse.Exec(context.Background(), "SELECT paycli.hold_invoice_lock($1, 'gw-1', 'INV-1', 'refund', 101, '', '')", key)
 		described <- err
 	})
 	_, err := mehmet.Lock(ctx, "gw-1", "INV-1", "refund")
@@ -310,7 +309,7 @@ VALUES ($1, 'gw-1', 'INV-1', 'refund', 101, $2)`, key, t0)
 	if err := <-described; err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ayse.Exec(ctx, "DELETE FROM paycli.invoice_locks WHERE key = $1", key); err != nil {
+	if _, err := ayse.Exec(ctx, "SELECT paycli.release_invoice_lock($1)", key); err != nil {
 		t.Fatal(err)
 	}
 	released := make(chan error, 1)

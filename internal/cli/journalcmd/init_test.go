@@ -37,7 +37,7 @@ func TestInit(t *testing.T) {
 	url := srv.URL("desk_admin", db)
 
 	out, err := runInit(t, "--url", url, "--grant", "ayse")
-	if err != nil || !strings.Contains(out, "schema version 4 (applied steps 1, 2, 3, 4)") || !strings.Contains(out, "Role ayse may read the journal and append to it.") {
+	if err != nil || !strings.Contains(out, "schema version 6 (applied steps 1, 2, 3, 4, 5, 6)") || !strings.Contains(out, "Role ayse may read the journal and append to it.") {
 		t.Fatalf("first init: %q, %v", out, err)
 	}
 	out, err = runInit(t, "--url", url, "--jq", ".")

@@ -35,6 +35,18 @@ const (
 	PoolStatement PoolMode = "statement"
 )
 
+// PoolerOption sets one more of PgBouncer's settings for Server.Pooler.
+type PoolerOption func(*poolerSettings)
+
+type poolerSettings struct {
+	roundRobin bool
+}
+
+// RoundRobin hands idle server connections out in turn, the one idle
+// longest first (server_round_robin = 1), where PgBouncer's default reuses
+// the one idle last first.
+func RoundRobin() PoolerOption { return func(s *poolerSettings) { s.roundRobin = true } }
+
 // Pooler is a PgBouncer started for a test in front of a Server.
 type Pooler struct {
 	port int
@@ -50,9 +62,18 @@ type Pooler struct {
 // process dies). It logs every role in as itself without a password, as
 // the server does: it asks the server who exists (auth_query as the
 // superuser), so roles a test creates later are let in too. Without
-// pgbouncer t is skipped (or failed, under PoolerRequireEnv=1).
-func (s *Server) Pooler(t testing.TB, mode PoolMode) *Pooler {
+// pgbouncer t is skipped (or failed, under PoolerRequireEnv=1). opts set
+// more of its settings (RoundRobin).
+func (s *Server) Pooler(t testing.TB, mode PoolMode, opts ...PoolerOption) *Pooler {
 	t.Helper()
+	var set poolerSettings
+	for _, o := range opts {
+		o(&set)
+	}
+	roundRobin := 0
+	if set.roundRobin {
+		roundRobin = 1
+	}
 	bin, err := exec.LookPath("pgbouncer")
 	if err != nil {
 		if os.Getenv(PoolerRequireEnv) == "1" {
@@ -89,7 +110,8 @@ max_client_conn = 1000
 default_pool_size = 150
 max_db_connections = 150
 ignore_startup_parameters = extra_float_digits
-`, s.port, port, mode, users, Superuser)
+server_round_robin = %d
+`, s.port, port, mode, users, Superuser, roundRobin)
 	for name, text := range map[string]string{users: fmt.Sprintf("%q \"\"\n", Superuser), ini: conf} {
 		if err := os.WriteFile(name, []byte(text), 0o600); err != nil {
 			t.Fatal(err)

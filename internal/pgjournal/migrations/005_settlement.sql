@@ -1,0 +1,1 @@
+-- placeholder: the settlement rule's migration (another branch) replaces this file.
