@@ -4,7 +4,7 @@
 --
 -- Errors a client tells apart by SQLSTATE (class PC, paycli's own; 003
 -- has PC001-PC003):
---   PC004 a line whose entry is not a journal line paycli reads (not an
+--   PC005 a line whose entry is not a journal line paycli reads (not an
 --         object, a field of the wrong type, a field's name in another
 --         case, no time)
 
@@ -78,16 +78,16 @@ DECLARE
     misfits text;
 BEGIN
     IF jsonb_typeof(NEW.entry) IS DISTINCT FROM 'object' THEN
-        RAISE EXCEPTION 'a journal line whose entry is not a JSON object is refused' USING ERRCODE = 'PC004';
+        RAISE EXCEPTION 'a journal line whose entry is not a JSON object is refused' USING ERRCODE = 'PC005';
     END IF;
     misfits := paycli.misfit_fields(NEW.entry, paycli.entry_fields());
     IF misfits IS NOT NULL THEN
         RAISE EXCEPTION 'a journal line whose entry paycli cannot read is refused: %', misfits
-            USING ERRCODE = 'PC004',
+            USING ERRCODE = 'PC005',
                   HINT = 'Each field has the name and JSON type paycli writes (docs/journal.md).';
     END IF;
     IF jsonb_typeof(NEW.entry -> 'time') IS DISTINCT FROM 'string' THEN
-        RAISE EXCEPTION 'a journal line without a time is refused' USING ERRCODE = 'PC004';
+        RAISE EXCEPTION 'a journal line without a time is refused' USING ERRCODE = 'PC005';
     END IF;
     NEW.attempt := paycli.entry_column(NEW.entry, 'attempt');
     NEW.type := paycli.entry_column(NEW.entry, 'type');
