@@ -52,6 +52,7 @@ import (
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/sandbox"
 	"github.com/paycli/paycli/internal/testkit/pgtest"
+	"github.com/paycli/paycli/internal/testkit/ports"
 )
 
 var (
@@ -931,12 +932,7 @@ type gwPlan struct {
 func startModelGateway(t *testing.T, bin string) *modelGateway {
 	t.Helper()
 	g := &modelGateway{plans: map[string][]*gwPlan{}, stateDir: t.TempDir()}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := ports.Addr(t) // free for sandbox serve, and no one else's meanwhile
 	serve := exec.Command(bin, "sandbox", "serve", "--state", g.stateDir, "--addr", addr)
 	serve.Env = []string{"HOME=" + t.TempDir(), "NO_COLOR=1"}
 	if err := serve.Start(); err != nil {

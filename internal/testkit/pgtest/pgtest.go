@@ -1,6 +1,8 @@
 // Package pgtest starts a real PostgreSQL server for tests: initdb and
 // pg_ctl from the machine's PostgreSQL (Debian's postgresql package) in a
-// temporary folder, listening on a free loopback port, stopped when the
+// temporary folder, listening on a loopback port reserved for it
+// (internal/testkit/ports: outside the kernel's ephemeral range, so that
+// Restart finds it free again), stopped when the
 // test ends, or by a watcher when the test process dies without ending it
 // (reap.go; TestServersDieWithTheTestProcess). Run as root, the server runs as the postgres OS user, as
 // PostgreSQL refuses to run as root.
@@ -29,6 +31,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/paycli/paycli/internal/testkit/ports"
 )
 
 // RequireEnv makes a missing PostgreSQL a test failure rather than a skip.
@@ -97,7 +101,7 @@ type Options struct {
 }
 
 // Start initialises a cluster in a new temporary folder and starts a
-// server on a free loopback port; it is stopped and removed when t ends.
+// server on a reserved loopback port; it is stopped and removed when t ends.
 func Start(t testing.TB) *Server { t.Helper(); return StartWith(t, Options{}) }
 
 // StartWith is Start with options.
@@ -143,9 +147,7 @@ func StartWith(t testing.TB, o Options) *Server {
 	if out, err := s.run("initdb", "-D", s.data, "-U", Superuser, "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"); err != nil {
 		t.Fatalf("initdb: %v\n%s", err, out)
 	}
-	if s.port, err = freePort(); err != nil {
-		t.Fatal(err)
-	}
+	s.port = ports.Reserve(t) // released after Stop, registered below
 	if err := s.Restart(); err != nil {
 		t.Fatal(err)
 	}
@@ -167,15 +169,6 @@ func (s *Server) run(name string, args ...string) ([]byte, error) {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
 	return out.Bytes(), err
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 // Restart starts the server (again, after Stop or Kill) on the same port
