@@ -45,6 +45,9 @@ compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || command -v initdb >/
 # PgBouncer, started by internal/testkit/pgtest in front of that server, for the
 # shared journal's tests behind a connection pooler (docs/journal.md).
 command -v pgbouncer >/dev/null 2>&1 || apt_packages+=(pgbouncer)
+# libfaketime moves the database's clock for the desk model's late refund
+# (pgtest.Options.MovableClock; internal/devtools/soak TestDeskModel).
+compgen -G '/usr/lib/*/faketime/libfaketime.so.1' >/dev/null || apt_packages+=(libfaketime)
 # A real Secret Service for the keyring's tests (internal/testkit/keyringtest starts
 # a private dbus-daemon and gnome-keyring-daemon; secret-tool checks what
 # paycli stored).

@@ -6,16 +6,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/paycli/paycli/internal/testkit/ports"
 )
 
 // imageTag is the tag the test builds; podman's layer cache makes a
@@ -116,7 +118,7 @@ func TestContainerImage(t *testing.T) {
 	if err := os.Chown(volume, int(owner.Uid), int(owner.Gid)); err != nil {
 		t.Fatal(err)
 	}
-	port := freePort(t)
+	port := strconv.Itoa(ports.Reserve(t)) // free for the server, and no one else's meanwhile
 	args := append([]string{"--mount", "--propagation", "private", "--", "sh", "-c",
 		`state=$1 root=$2 user=$3; shift 3; mount --bind "$state" "$root/state" && exec chroot --userspec="$user" "$root" "$@"`,
 		"sh", volume, mount, cfg.User}, cfg.Entrypoint...)
@@ -205,18 +207,6 @@ func podman(t *testing.T, ctx context.Context, args ...string) []byte {
 		t.Fatalf("podman %s: %v\n%s", strings.Join(args, " "), err, stderr)
 	}
 	return out
-}
-
-// freePort returns a loopback port nothing listens on just now.
-func freePort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	return port
 }
 
 // lockedBuffer is a bytes.Buffer safe to read while a process writes it.

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/testkit/ports"
 	"github.com/paycli/paycli/internal/webhook"
 )
 
@@ -50,12 +50,7 @@ func webhookLeakRuns(t *testing.T, dirs map[string]string, appSecret, pan string
 		bodies = append(bodies, struct{ ct, body string }{ct, forged})
 	}
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := ports.Addr(t) // free for the listener, and no one else's meanwhile
 	args := []string{"webhook", "listen", "--debug", "--addr", addr, "--forward-to", handler.URL + "/hook"}
 	ios, _, out, errOut := iostreams.Test()
 	ctx, cancel := context.WithCancel(context.Background())

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/testkit/pgtest"
+	"github.com/paycli/paycli/internal/testkit/ports"
 )
 
 func TestAppendAttemptsFind(t *testing.T) {
@@ -496,14 +497,9 @@ func TestLostLockStaysLostWhenAnotherIsTaken(t *testing.T) {
 // say why.
 func TestUnavailableSaysWhyOnOneLine(t *testing.T) {
 	t.Parallel()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	_ = l.Close()
+	port := ports.Reserve(t)                                           // nothing listens there, and no one else's meanwhile
 	url := fmt.Sprintf("postgres://ayse:pw@127.0.0.1:%d/paycli", port) // sslmode prefer: tried twice
-	_, err = Open(context.Background(), Options{URL: url, PID: 1})
+	_, err := Open(context.Background(), Options{URL: url, PID: 1})
 	if err == nil {
 		t.Fatal("Open of a closed port succeeded")
 	}

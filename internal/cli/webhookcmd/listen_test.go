@@ -22,6 +22,7 @@ import (
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/render"
+	"github.com/paycli/paycli/internal/testkit/ports"
 	"github.com/paycli/paycli/internal/webhook"
 	"github.com/spf13/cobra"
 )
@@ -466,7 +467,7 @@ func TestEventTextIsOneSafeLine(t *testing.T) {
 }
 
 func TestListenRefusesToForwardToItself(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", ports.Addr(t)) // listened on again below
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/paycli/paycli/internal/sandbox"
+	"github.com/paycli/paycli/internal/testkit/ports"
 )
 
 // TestPrepareDuplicates pins the request mix: n requests, of which
@@ -138,13 +139,8 @@ func TestRunOtherEndpoints(t *testing.T) {
 }
 
 func TestRunUnreachable(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close() // nothing listens there now
-	_, err = Run(context.Background(), config("http://"+addr+"/ccpayment", WalletPay, 1, 1, 0))
+	addr := ports.Addr(t) // nothing listens there, and no one else's meanwhile
+	_, err := Run(context.Background(), config("http://"+addr+"/ccpayment", WalletPay, 1, 1, 0))
 	if !errors.Is(err, ErrUnreachable) {
 		t.Fatalf("err = %v, want ErrUnreachable", err)
 	}

@@ -81,6 +81,7 @@ var invariants = []struct {
 	{"journal-equals-gateway", "what the journal says was made is what the gateway made, invoice by invoice and kind by kind", checkJournalEqualsGateway},
 	{"every-attempt-settled", "after a clean operator's final reconcile every attempt is settled", checkEveryAttemptSettled},
 	{"outcome-by-intent-owner", "an attempt's outcome line is written by the role that wrote its intent", checkOutcomeByIntentOwner},
+	{"refunded-twice", "no refund is made while another refund of its invoice, one the gateway made, is not yet settled by evidence that names it", checkRefundedTwice},
 }
 
 // checkModel runs every invariant's check.
@@ -140,69 +141,89 @@ func stories(lines []jLine) []*story {
 	return out
 }
 
-// unsettled are the outcomes that leave an attempt open.
+// unsettled are the outcomes that leave an attempt open: a refund
+// queued for approval (101) as well, until check status reports it made
+// or refused (the settlement rule, docs/journal.md).
 func unsettled(outcome string) bool {
-	return outcome == "" || outcome == journal.Unknown || outcome == journal.Pending
+	return outcome == "" || outcome == journal.Unknown || outcome == journal.Pending || outcome == journal.Queued
 }
 
-// settles reports whether l settles the story in the model's eyes: an
-// outcome line written by the role of its intent, or a reconcile line,
-// that says what happened. A line written by anyone else settles nothing.
-func (s *story) settles(l jLine) bool {
-	switch {
-	case l.typ == journal.TypeIntent, unsettled(l.outcome):
-		return false
-	case l.typ == journal.TypeOutcome && l.operator != s.intentBy:
-		return false
-	}
-	return true
-}
+// final reports whether a line's outcome is the gateway's word on what
+// happened: a not_found read from check status never is, whatever the
+// time (the request may still be processed).
+func final(outcome string) bool { return !unsettled(outcome) && outcome != journal.NotFound }
 
-// settledAt is when the story was settled, by the database's clock: the
-// first line that settles it after its last intent (a refund's retry
-// opens its story again). Zero: never.
-func (s *story) settledAt() time.Time {
-	var at time.Time
+// replay plays the story's lines written before t (all of them for a
+// zero t) by the settlement rule and returns its attempts still open, and
+// the time of the line that last closed every one of them (zero if one
+// is open). An attempt is open from its intent until:
+//   - its own outcome, written by the role of its intent, is final;
+//   - a reconcile line (check status, by whoever) is final: for a refund
+//     it names the ref, and so settles every attempt of it;
+//   - a re-send of the same ref is answered made (succeeded): the gateway
+//     makes a ref once, so the earlier attempts were, or are now, made.
+//
+// Nothing else settles it: a refused re-send, a 104 (duplicate), a
+// not_found, a queued answer, a timer, a line of another role.
+func (s *story) replay(t time.Time) (open map[string]bool, closedAt time.Time) {
+	open = map[string]bool{}
+	owner := map[string]string{}
 	for _, l := range s.lines {
+		if !t.IsZero() && !l.recorded.Before(t) {
+			continue
+		}
+		was := len(open)
 		switch {
 		case l.typ == journal.TypeIntent:
-			at = time.Time{}
-		case at.IsZero() && s.settles(l):
-			at = l.recorded
+			if _, seen := owner[l.attempt]; !seen {
+				owner[l.attempt] = l.operator
+			}
+			open[l.attempt] = true
+		case !final(l.outcome):
+		case l.typ == journal.TypeReconcile && s.kind == journal.KindRefund:
+			clear(open)
+		case l.typ == journal.TypeReconcile:
+			delete(open, l.attempt)
+		case l.typ == journal.TypeOutcome && l.operator == owner[l.attempt]:
+			if l.outcome == journal.Succeeded && s.kind == journal.KindRefund {
+				clear(open)
+			}
+			delete(open, l.attempt)
+		}
+		if len(open) == 0 && was > 0 {
+			closedAt = l.recorded
+		} else if len(open) > 0 {
+			closedAt = time.Time{}
 		}
 	}
+	return open, closedAt
+}
+
+// settledAt is when the story was settled, by the database's clock: when
+// its last open attempt was settled. Zero: never.
+func (s *story) settledAt() time.Time {
+	_, at := s.replay(time.Time{})
 	return at
 }
 
 // says is what the journal says became of the story, as a reader that
-// trusts every line would: the last line that settles it, by whoever.
+// trusts every line would: the last line that says, by whoever (queued
+// included; a not_found is no word on it).
 func (s *story) says() string {
 	says := journal.Unknown
 	for _, l := range s.lines {
-		if l.typ != journal.TypeIntent && !unsettled(l.outcome) {
+		if l.typ != journal.TypeIntent && (final(l.outcome) || l.outcome == journal.Queued) {
 			says = l.outcome
 		}
 	}
 	return says
 }
 
-// openAt reports whether the story was open at t: an intent of it
-// written before t, and no line settling it after that intent and
-// before t.
+// openAt reports whether the story was open at t: an attempt of it whose
+// intent was written before t and that nothing settled before t.
 func (s *story) openAt(t time.Time) bool {
-	open := false
-	for _, l := range s.lines {
-		if !l.recorded.Before(t) {
-			continue
-		}
-		switch {
-		case l.typ == journal.TypeIntent:
-			open = true
-		case s.settles(l):
-			open = false
-		}
-	}
-	return open
+	open, _ := s.replay(t)
+	return len(open) > 0
 }
 
 // describe is the story's lines, each with its time by the database's
@@ -364,8 +385,12 @@ func checkJournalEqualsGateway(h *history) []violation {
 	return out
 }
 
-// checkEveryAttemptSettled: after the final reconcile every story is
-// settled. Without -model.settle, a story that may not be settled yet
+// checkEveryAttemptSettled: after the final reconcile every story the
+// gateway's word can settle is settled: a refund whose ref the gateway
+// made (check status lists it), any other kind the gateway made on its
+// invoice. One it never made stays open by the rule (only a not_found
+// could be read of it, which settles nothing: the lead's `journal
+// settle` does), and is let off. Without -model.settle, a story that may not be settled yet
 // (its deadline plus journal.InFlightMargin still to come by the
 // database's clock) is let off, unless it is a refund the gateway made:
 // only a refund's answer names its attempt, and settles it at once
@@ -374,13 +399,21 @@ func checkJournalEqualsGateway(h *history) []violation {
 func checkEveryAttemptSettled(h *history) []violation {
 	var out []violation
 	madeRefs := map[string]bool{}
+	type key struct{ invoice, kind string }
+	madeKinds := map[key]bool{}
 	for _, r := range h.requests {
 		if r.made() && r.ref != "" {
 			madeRefs[r.ref] = true
 		}
+		if r.made() {
+			madeKinds[key{r.invoice, r.kind}] = true
+		}
 	}
 	for _, s := range stories(h.lines) {
 		if !s.settledAt().IsZero() {
+			continue
+		}
+		if ref, isRefund := strings.CutPrefix(s.key, "refund "); isRefund && !madeRefs[ref] || !isRefund && !madeKinds[key{s.invoice, s.kind}] {
 			continue
 		}
 		notDue := s.opened.Add(modelTimeout + journal.InFlightMargin).After(h.dbNow)
@@ -424,6 +457,37 @@ func checkOutcomeByIntentOwner(h *history) []violation {
 			out = append(out, violation{invoice: l.invoice, detail: fmt.Sprintf("%s %s line by %s for attempt %s, whose intent the journal does not hold", l.typ, l.outcome, l.operator, l.attempt)})
 		case l.typ == journal.TypeOutcome && l.operator != owner:
 			out = append(out, violation{invoice: l.invoice, detail: fmt.Sprintf("%s outcome %s by %s for %s's %s attempt %s", l.kind, l.outcome, l.operator, owner, l.kind, l.attempt)})
+		}
+	}
+	return out
+}
+
+// checkRefundedTwice: when a refund the gateway made (or queued) arrived,
+// no other refund of its invoice that the gateway made was still open in
+// the journal by the settlement rule. Each of issue 39's ways to refund
+// twice ends so: the first refund unknown or queued, freed by a refused
+// re-send, a 104, a not_found or another credential, and a second one
+// sent.
+func checkRefundedTwice(h *history) []violation {
+	var out []violation
+	madeRefs := map[string]bool{}
+	for _, r := range h.requests {
+		if r.kind == journal.KindRefund && r.made() && r.ref != "" {
+			madeRefs[r.ref] = true
+		}
+	}
+	ss := byInvoice(stories(h.lines), func(s *story) string { return s.invoice })
+	for _, r := range h.requests {
+		if r.kind != journal.KindRefund || !r.made() {
+			continue
+		}
+		at := r.arrivedByDB()
+		for _, s := range ss[r.invoice] {
+			ref, ok := strings.CutPrefix(s.key, "refund ")
+			if !ok || ref == r.ref || !madeRefs[ref] || !s.openAt(at) {
+				continue
+			}
+			out = append(out, violation{invoice: r.invoice, detail: fmt.Sprintf("%s made while refund %s, which the gateway made, was not settled by evidence naming it: %s", r, ref, s.describe())})
 		}
 	}
 	return out

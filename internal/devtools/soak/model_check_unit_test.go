@@ -46,6 +46,8 @@ func TestModelChecks(t *testing.T) {
 		"every-attempt-settled": func(h *history) { h.lines = h.lines[:3] },
 		// mehmet writes ayse's outcome.
 		"outcome-by-intent-owner": func(h *history) { h.lines[1].operator = "mehmet" },
+		// ayse's refund, made, was unknown when mehmet's was made.
+		"refunded-twice": func(h *history) { h.lines[1].outcome = journal.Unknown },
 	}
 	for _, inv := range invariants {
 		t.Run(inv.name, func(t *testing.T) {
@@ -56,8 +58,9 @@ func TestModelChecks(t *testing.T) {
 			}
 		})
 	}
-	// An unsettled attempt still within its margin, of which the gateway
-	// made nothing, is let off unless -model.settle waited the margin.
+	// An unsettled refund the gateway never made is let off, even after
+	// -model.settle waited the margin: only a not_found can be read of it,
+	// which settles nothing (the lead's journal settle does).
 	h := clean()
 	h.lines = h.lines[:3]
 	h.requests = h.requests[:1]
@@ -66,8 +69,8 @@ func TestModelChecks(t *testing.T) {
 		t.Errorf("an attempt within its margin: %+v", v)
 	}
 	h.settled = true
-	if v := checkEveryAttemptSettled(h); len(v) != 1 {
-		t.Errorf("an attempt within its margin after -model.settle: %+v", v)
+	if v := checkEveryAttemptSettled(h); len(v) != 0 {
+		t.Errorf("a refund the gateway never made, after -model.settle: %+v", v)
 	}
 	// ...but a refund within its margin that the gateway made is not:
 	// its refund id settles it at once.
@@ -119,16 +122,41 @@ func TestModelChecks(t *testing.T) {
 		t.Errorf("a read arrival after its intent: %+v", v)
 	}
 
-	// A refund retried after its story was settled opens it again: the
-	// retry's request finds its own intent open, and the story ends as
-	// its last settling line says.
+	// A not_found settles nothing; a re-send of the same ref answered
+	// made settles every attempt of it: the retry's request finds only
+	// its own story open, and mehmet's refund, after it, none.
 	h = clean()
 	h.lines[1].outcome = journal.NotFound
 	h.lines[1].typ = journal.TypeReconcile
 	h.requests[0].status = 31
-	h.lines = append(h.lines, line(5, "a3", journal.TypeIntent, "", "ayse", "RF1", 200), line(6, "a3", journal.TypeOutcome, journal.Succeeded, "ayse", "", 225))
-	h.requests = append(h.requests, refund("RF1", 210, 220, 100))
+	retried := append([]jLine{}, h.lines[:2]...)
+	retried = append(retried, line(5, "a3", journal.TypeIntent, "", "zeynep", "RF1", 40), line(6, "a3", journal.TypeOutcome, journal.Succeeded, "zeynep", "", 65))
+	h.lines = append(retried, h.lines[2:]...)
+	h.requests = append(h.requests, refund("RF1", 45, 60, 100))
 	if v := checkModel(h); len(v) != 0 {
-		t.Errorf("a refund retried after not_found: %+v", v)
+		t.Errorf("a refund re-sent after not_found, answered made: %+v", v)
+	}
+
+	// Issue 39's ways to free a refund the gateway made, each followed by
+	// mehmet's refund: every one leaves ayse's open, so mehmet's was sent
+	// while it was unknown and the invoice was refunded twice.
+	for name, free := range map[string][]jLine{
+		"a refused re-send":            {line(5, "a3", journal.TypeIntent, "", "zeynep", "RF1", 40), line(6, "a3", journal.TypeOutcome, journal.Declined, "zeynep", "", 65)},
+		"a 104 for a queued ref":       {line(5, "a3", journal.TypeIntent, "", "zeynep", "RF1", 40), line(6, "a3", journal.TypeOutcome, journal.Duplicate, "zeynep", "", 65)},
+		"a not_found":                  {line(5, "a1", journal.TypeReconcile, journal.NotFound, "zeynep", "", 65)},
+		"nothing (another credential)": nil,
+	} {
+		for _, first := range []string{journal.Unknown, journal.Queued} {
+			h := clean()
+			h.lines[1].outcome = first
+			h.lines = append(append(append([]jLine{}, h.lines[:2]...), free...), h.lines[2:]...)
+			got := map[string]bool{}
+			for _, v := range checkModel(h) {
+				got[v.invariant] = true
+			}
+			if !got["refunded-twice"] || !got["sent-while-unknown"] {
+				t.Errorf("%s after a %s refund: flagged %v, want refunded-twice and sent-while-unknown", name, first, got)
+			}
+		}
 	}
 }

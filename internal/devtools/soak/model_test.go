@@ -11,9 +11,9 @@ package soak
 // model_check_test.go.
 //
 // Short run (CI, part of `go test -race ./...`): one history of 16 rounds.
-// Long run (docs/reliability.md):
+// Long run (docs/reliability.md; PAYCLI_MODEL_HISTORIES=N as well):
 //
-//	go test -run TestDeskModel -timeout 2h ./internal/soak -model.histories 20 -model.rounds 40 -model.settle
+//	go test -run TestDeskModel -timeout 3h ./internal/devtools/soak -model.histories 200
 //
 // Replay a history with the seed it printed: -model.seed N (or
 // PAYCLI_MODEL_SEED=N) and the same -model.rounds. -model.report lists the
@@ -52,6 +52,7 @@ import (
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/sandbox"
 	"github.com/paycli/paycli/internal/testkit/pgtest"
+	"github.com/paycli/paycli/internal/testkit/ports"
 )
 
 var (
@@ -59,7 +60,7 @@ var (
 	modelHistories = flag.Int("model.histories", 1, "histories to run, each with the next seed")
 	modelRounds    = flag.Int("model.rounds", 16, "rounds of each history (1 to 3 actions at once each)")
 	modelReport    = flag.Bool("model.report", false, "list the broken invariants without failing (also PAYCLI_MODEL_REPORT=1)")
-	modelFaults    = flag.String("model.faults", "url,clock,forge,import,crash", "the troubles histories may have, besides kills mid-flight: url (a second spelling of the gateway URL), clock (an operator 10 min slow), forge (SQL INSERTs), import (crafted journal import), crash (the database)")
+	modelFaults    = flag.String("model.faults", "url,clock,forge,import,crash,"+strings.Join(episodes, ","), "the troubles histories may have, besides kills mid-flight: url (a second spelling of the gateway URL), clock (an operator 10 min slow), forge (SQL INSERTs), import (crafted journal import), crash (the database); and the gateway's ways of issue 39, once each on an invoice of its own: resend49 (a refused re-send), queued104 (a 104 for a queued ref), late (a refund made 140 s after the client gave up), rotate (credentials rotated)")
 	modelSettle    = flag.Bool("model.settle", false, "before the final reconcile, wait until every attempt's not_found may be recorded (journal.InFlightMargin): every attempt must then settle")
 )
 
@@ -86,7 +87,8 @@ func TestDeskModel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the desk model starts PostgreSQL and paycli processes")
 	}
-	srv := pgtest.Start(t) // its own server: histories crash it
+	// Its own server: histories crash it, and the late refund moves its clock.
+	srv := pgtest.StartWith(t, pgtest.Options{MovableClock: modelFaultSet()["late"]})
 	bin := buildSkewable(t)
 	seed := *modelSeed
 	if seed == 0 {
@@ -97,8 +99,12 @@ func TestDeskModel(t *testing.T) {
 		}
 	}
 	report := *modelReport || os.Getenv("PAYCLI_MODEL_REPORT") == "1" || reportUntilIssue30
+	histories := *modelHistories
+	if v, err := strconv.Atoi(os.Getenv("PAYCLI_MODEL_HISTORIES")); err == nil && v > 0 {
+		histories = v
+	}
 	broken := map[string][]uint64{}
-	for i := range *modelHistories {
+	for i := range histories {
 		s := seed + uint64(i)
 		start := time.Now()
 		h := runHistory(t, srv, bin, s, *modelRounds)
@@ -281,6 +287,10 @@ type modelDesk struct {
 	amounts   atomic.Int32 // refund amounts drawn (each distinct)
 	procs     atomic.Int32
 	dbDown    atomic.Bool
+	faults    map[string]bool
+	// episodeInvoices are the invoices of issue 39's episodes, by name.
+	episodeInvoices map[string]*mInvoice
+	envMu           sync.Mutex // guards the operators' env (rotate changes it)
 	// did counts what the history did, by trouble: kills, crashes,
 	// forged INSERTs and imports accepted, reconciles.
 	did sync.Map // string → *atomic.Int32
@@ -297,7 +307,7 @@ func (d *modelDesk) count(what string) {
 // troubles says how often each trouble happened.
 func (d *modelDesk) troubles() string {
 	var parts []string
-	for _, what := range []string{"kills", "crashes", "forged", "imported", "reconciles"} {
+	for _, what := range []string{"kills", "crashes", "forged", "imported", "reconciles", "episodes"} {
 		n := 0
 		if v, ok := d.did.Load(what); ok {
 			n = int(v.(*atomic.Int32).Load())
@@ -317,11 +327,8 @@ func (d *modelDesk) logf(format string, args ...any) {
 func runHistory(t *testing.T, srv *pgtest.Server, bin string, seed uint64, rounds int) *history {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 0xde5c))
-	faults := map[string]bool{}
-	for f := range strings.SplitSeq(*modelFaults, ",") {
-		faults[strings.TrimSpace(f)] = true
-	}
-	d := &modelDesk{t: t, srv: srv, bin: bin}
+	faults := modelFaultSet()
+	d := &modelDesk{t: t, srv: srv, bin: bin, faults: faults}
 	d.db = srv.Database(t, modelOwner)
 	d.gw = startModelGateway(t, bin)
 	d.gw.toDB = clockToDB(t, srv.URL(modelOwner, d.db))
@@ -373,7 +380,7 @@ func runHistory(t *testing.T, srv *pgtest.Server, bin string, seed uint64, round
 		// From a third of the way on, a trouble not drawn yet joins a
 		// round, so that even a short history has each one.
 		if r >= rounds/3 {
-			for _, trouble := range []string{"crash", "forge", "import"} {
+			for _, trouble := range append([]string{"crash", "forge", "import"}, episodes...) {
 				if faults[trouble] && !drawn[trouble] && !slices.Contains(slots, trouble) {
 					slots = append(slots, trouble)
 					break
@@ -398,6 +405,8 @@ func runHistory(t *testing.T, srv *pgtest.Server, bin string, seed uint64, round
 			case "reconcile":
 				op := d.operators[rng.IntN(2)] // the slow operator's reconcile is its own problem
 				wg.Go(func() { d.reconcile(r, op) })
+			case "resend49", "queued104", "late", "rotate":
+				wg.Go(func() { d.episode(r, slot) })
 			default:
 				op := d.operators[rng.IntN(len(d.operators))]
 				inv := &d.invoices[rng.IntN(len(d.invoices))]
@@ -532,10 +541,24 @@ func (d *modelDesk) makeInvoices(t *testing.T, seed uint64) {
 		}
 		d.invoices = append(d.invoices, inv)
 	}
+	// An invoice of its own for each of issue 39's episodes, out of the
+	// random commands' reach, so that each plays out as written.
+	d.episodeInvoices = map[string]*mInvoice{}
+	for i, name := range episodes {
+		if !d.faults[name] {
+			continue
+		}
+		inv := &mInvoice{id: fmt.Sprintf("%sE%d", prefix, i+1), kind: "sale", amount: decimal.RequireFromString("150.00")}
+		if _, err := payAtSandbox(t, d.bin, d.gw.stateDir, "--invoice", inv.id, "--amount", inv.amount.StringFixed(2)); err != nil {
+			t.Fatal(err)
+		}
+		d.episodeInvoices[name] = inv
+	}
 	for _, suffix := range []string{"W1", "W2"} {
 		inv := mInvoice{id: prefix + suffix, kind: "wallet", amount: decimal.RequireFromString("80.00")}
 		tok, err := sandbox.IssueWalletToken(sandbox.WalletRequest{Amount: inv.amount, Currency: "TRY",
-			CardNumber: sandbox.DefaultWalletCard, Wallet: sandbox.WalletDeviceVendor, TTL: 2 * time.Hour}, d.gw.now(), inv.id)
+			// The sandbox's clock: the database's, less what MoveClock added.
+			CardNumber: sandbox.DefaultWalletCard, Wallet: sandbox.WalletDeviceVendor, TTL: 2 * time.Hour}, d.gw.now().Add(-d.srv.Moved()), inv.id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -640,7 +663,9 @@ func (d *modelDesk) exec(op *operator, args ...string) procResult {
 func (d *modelDesk) execPlanned(op *operator, plan func(cmd *exec.Cmd) (undo func()), args ...string) procResult {
 	d.procs.Add(1)
 	cmd := exec.Command(d.bin, args...)
+	d.envMu.Lock()
 	cmd.Env = op.env
+	d.envMu.Unlock()
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Start(); err != nil {
@@ -894,10 +919,18 @@ type modelGateway struct {
 	// answer, on the clock of the journal's recorded_at. An estimate
 	// (toDB) is only as good as its round trip.
 	dbClock *pgxpool.Pool
+	// rotatedTo, once the merchant's credentials are rotated (rotate), are
+	// the new ones, which the recorder turns into the sandbox's.
+	rotatedTo *sandbox.Credentials
 }
 
 // now is the time by the database's clock.
-func (g *modelGateway) now() time.Time { return time.Now().Add(g.toDB) }
+func (g *modelGateway) now() time.Time {
+	g.mu.Lock()
+	toDB := g.toDB
+	g.mu.Unlock()
+	return time.Now().Add(toDB)
+}
 
 // arrival is a request's arrival by the database's own clock, read
 // before the gateway sees the request (exact: true). While the database
@@ -924,6 +957,12 @@ func (g *modelGateway) arrival() (at time.Time, exact bool) {
 type gwPlan struct {
 	kill func()
 	hold time.Duration
+	// release, when set, holds the request until it is closed (the client
+	// long gone), then the gateway makes it.
+	release <-chan struct{}
+	// refuse answers the request status_code 49 whatever the sandbox
+	// says, as a gateway that refuses the re-send of a refund it made.
+	refuse bool
 }
 
 // startModelGateway starts `paycli sandbox serve` on a state folder of
@@ -931,12 +970,7 @@ type gwPlan struct {
 func startModelGateway(t *testing.T, bin string) *modelGateway {
 	t.Helper()
 	g := &modelGateway{plans: map[string][]*gwPlan{}, stateDir: t.TempDir()}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := ports.Addr(t) // free for sandbox serve, and no one else's meanwhile
 	serve := exec.Command(bin, "sandbox", "serve", "--state", g.stateDir, "--addr", addr)
 	serve.Env = []string{"HOME=" + t.TempDir(), "NO_COLOR=1"}
 	if err := serve.Start(); err != nil {
@@ -965,7 +999,11 @@ func startModelGateway(t *testing.T, bin string) *modelGateway {
 // plan hands the gateway what to do with the next money request of
 // invoice; undo withdraws it if no request took it.
 func (g *modelGateway) plan(invoice string, kill func(), hold time.Duration) (undo func()) {
-	p := &gwPlan{kill: kill, hold: hold}
+	return g.planned(invoice, &gwPlan{kill: kill, hold: hold})
+}
+
+// planned hands the gateway p for the next money request of invoice.
+func (g *modelGateway) planned(invoice string, p *gwPlan) (undo func()) {
 	g.mu.Lock()
 	g.plans[invoice] = append(g.plans[invoice], p)
 	g.mu.Unlock()
@@ -1030,6 +1068,7 @@ func fieldsOf(body []byte) map[string]string {
 
 func (g *modelGateway) wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g.translate(r)
 		if r.Method != http.MethodPost || moneyKindOf(r.URL.Path, nil) == "" {
 			h.ServeHTTP(w, r)
 			return
@@ -1054,10 +1093,19 @@ func (g *modelGateway) wrap(h http.Handler) http.Handler {
 			}
 			req.held = p.hold
 			time.Sleep(p.hold) // the gateway still working on it
+			if p.release != nil {
+				<-p.release
+			}
 		}
 		rec := &recordingWriter{ResponseWriter: w}
 		// The client may be gone: the gateway finishes what it started.
-		h.ServeHTTP(rec, r.WithContext(context.WithoutCancel(r.Context())))
+		if p != nil && p.refuse {
+			h.ServeHTTP(&discardWriter{header: http.Header{}}, r.WithContext(context.WithoutCancel(r.Context())))
+			rec.Header().Set("Content-Type", "application/json")
+			_, _ = rec.Write([]byte(`{"status_code":49,"status_description":"Refund failed: the amount is more than the refundable 0.00 TRY"}`))
+		} else {
+			h.ServeHTTP(rec, r.WithContext(context.WithoutCancel(r.Context())))
+		}
 		req.done = g.now()
 		req.status = statusCodeOf(rec.body.Bytes())
 		g.mu.Lock()

@@ -1,6 +1,8 @@
 // Package pgtest starts a real PostgreSQL server for tests: initdb and
 // pg_ctl from the machine's PostgreSQL (Debian's postgresql package) in a
-// temporary folder, listening on a free loopback port, stopped when the
+// temporary folder, listening on a loopback port reserved for it
+// (internal/testkit/ports: outside the kernel's ephemeral range, so that
+// Restart finds it free again), stopped when the
 // test ends, or by a watcher when the test process dies without ending it
 // (reap.go; TestServersDieWithTheTestProcess). Run as root, the server runs as the postgres OS user, as
 // PostgreSQL refuses to run as root.
@@ -29,6 +31,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/paycli/paycli/internal/testkit/ports"
 )
 
 // RequireEnv makes a missing PostgreSQL a test failure rather than a skip.
@@ -53,6 +57,11 @@ type Server struct {
 	// templates are the databases DatabaseFrom copies, by key.
 	templates map[string]*template
 	durable   bool
+	// clockFile holds the server's clock offset (libfaketime's
+	// FAKETIME_TIMESTAMP_FILE) when it was started with MovableClock.
+	clockFile string
+	clockEnv  []string
+	moved     time.Duration
 }
 
 // binDir finds the folder holding initdb and pg_ctl: PATH first, then
@@ -94,10 +103,24 @@ type Options struct {
 	// to reach the kernel, so a crashed server (Crash) keeps it, and only
 	// a crash of the machine, which no test makes, could lose it.
 	Durable bool
+	// MovableClock runs the server under libfaketime (Debian's libfaketime
+	// package) so that MoveClock moves its wall clock: for a test of what
+	// happens minutes later by the database's clock without waiting them.
+	// The monotonic clock is left alone.
+	MovableClock bool
+}
+
+// faketimeLib finds libfaketime's shared library.
+func faketimeLib() (string, error) {
+	libs, _ := filepath.Glob("/usr/lib/*/faketime/libfaketime.so.1")
+	if len(libs) == 0 {
+		return "", fmt.Errorf("no libfaketime (/usr/lib/*/faketime/libfaketime.so.1) to move the server's clock: install Debian's libfaketime package (apt-get install libfaketime)")
+	}
+	return libs[0], nil
 }
 
 // Start initialises a cluster in a new temporary folder and starts a
-// server on a free loopback port; it is stopped and removed when t ends.
+// server on a reserved loopback port; it is stopped and removed when t ends.
 func Start(t testing.TB) *Server { t.Helper(); return StartWith(t, Options{}) }
 
 // StartWith is Start with options.
@@ -140,12 +163,23 @@ func StartWith(t testing.TB, o Options) *Server {
 			}
 		}
 	}
+	if o.MovableClock {
+		lib, err := faketimeLib()
+		if err != nil {
+			unavailable(t, err)
+		}
+		s.clockFile = filepath.Join(root, "clock")
+		if err := s.writeClock(0); err != nil {
+			t.Fatal(err)
+		}
+		// Read at every clock reading: once MoveClock returns, every
+		// session sees the new time.
+		s.clockEnv = []string{"LD_PRELOAD=" + lib, "FAKETIME_TIMESTAMP_FILE=" + s.clockFile, "FAKETIME_NO_CACHE=1", "FAKETIME_DONT_FAKE_MONOTONIC=1"}
+	}
 	if out, err := s.run("initdb", "-D", s.data, "-U", Superuser, "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"); err != nil {
 		t.Fatalf("initdb: %v\n%s", err, out)
 	}
-	if s.port, err = freePort(); err != nil {
-		t.Fatal(err)
-	}
+	s.port = ports.Reserve(t) // released after Stop, registered below
 	if err := s.Restart(); err != nil {
 		t.Fatal(err)
 	}
@@ -157,6 +191,9 @@ func StartWith(t testing.TB, o Options) *Server {
 func (s *Server) run(name string, args ...string) ([]byte, error) {
 	cmd := exec.Command(filepath.Join(s.bin, name), args...)
 	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	if name == "pg_ctl" {
+		cmd.Env = append(cmd.Env, s.clockEnv...)
+	}
 	if s.owner != nil {
 		uid, _ := strconv.Atoi(s.owner.Uid)
 		gid, _ := strconv.Atoi(s.owner.Gid)
@@ -167,15 +204,6 @@ func (s *Server) run(name string, args ...string) ([]byte, error) {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
 	return out.Bytes(), err
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 // Restart starts the server (again, after Stop or Kill) on the same port
@@ -222,6 +250,43 @@ func (s *Server) Crash() error {
 	if out, err := s.run("pg_ctl", "-D", s.data, "-m", "immediate", "-w", "-t", "60", "stop"); err != nil {
 		return fmt.Errorf("pg_ctl stop -m immediate: %v\n%s", err, out)
 	}
+	return nil
+}
+
+// MoveClock moves the server's wall clock forward by d (it must have been
+// started with MovableClock): clock_timestamp(), now() and every time the
+// server stamps jump, as after an NTP step.
+func (s *Server) MoveClock(d time.Duration) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.clockFile == "" {
+		return errors.New("pgtest: MoveClock on a server started without MovableClock")
+	}
+	if d < 0 {
+		return errors.New("pgtest: MoveClock moves forward only")
+	}
+	return s.writeClock(s.moved + d)
+}
+
+// Moved is how far MoveClock has moved the server's clock.
+func (s *Server) Moved() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.moved
+}
+
+// writeClock writes the offset for libfaketime, whole seconds ("+140"),
+// readable by the server's OS user; atomically, as the server reads it
+// at every clock reading.
+func (s *Server) writeClock(offset time.Duration) error {
+	tmp := s.clockFile + ".new"
+	if err := os.WriteFile(tmp, fmt.Appendf(nil, "%+d\n", int64(offset/time.Second)), 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, s.clockFile); err != nil {
+		return err
+	}
+	s.moved = offset.Truncate(time.Second)
 	return nil
 }
 

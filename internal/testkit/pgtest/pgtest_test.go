@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestStartRestart: a server starts, answers psql, survives a crash and a
@@ -72,4 +73,46 @@ func TestDatabaseFromCopiesATemplateMadeOnce(t *testing.T) {
 	s.Exec(t, b, "INSERT INTO kept VALUES (2)")
 	s.Exec(t, a, "DO $$ BEGIN IF (SELECT count(*) FROM kept) <> 1 THEN RAISE 'a copy shares rows with another'; END IF; END $$")
 	s.Exec(t, b, "DO $$ BEGIN IF (SELECT count(*) FROM kept) <> 2 OR (SELECT datdba::regrole::text FROM pg_database WHERE datname = current_database()) <> 'owner_a' THEN RAISE 'b is not a copy owned by owner_a'; END IF; END $$")
+}
+
+// TestMoveClock: a server started with MovableClock jumps forward by what
+// MoveClock says, and stays moved across a crash and restart.
+func TestMoveClock(t *testing.T) {
+	t.Parallel()
+	s := StartWith(t, Options{MovableClock: true})
+	psql := filepath.Join(s.bin, "psql")
+	if _, err := os.Stat(psql); err != nil {
+		psql = "psql"
+	}
+	query := func() time.Time {
+		t.Helper()
+		out, err := exec.Command(psql, "-X", "-A", "-t", "-d", s.SuperuserURL(), "-c", "SELECT extract(epoch FROM clock_timestamp())").CombinedOutput()
+		if err != nil {
+			t.Fatalf("psql: %v\n%s", err, out)
+		}
+		sec, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return time.Unix(0, int64(sec*1e9))
+	}
+	before := query()
+	if err := s.MoveClock(140 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if got := query().Sub(before); got < 140*time.Second || got > 200*time.Second {
+		t.Fatalf("the server's clock moved %s, want 140s", got)
+	}
+	if err := s.Crash(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	if got := query().Sub(before); got < 140*time.Second {
+		t.Fatalf("after a restart the server's clock is %s on, want 140s", got)
+	}
+	if s.Moved() != 140*time.Second {
+		t.Errorf("Moved = %s", s.Moved())
+	}
 }

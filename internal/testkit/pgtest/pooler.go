@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paycli/paycli/internal/testkit/ports"
 	"github.com/paycli/paycli/internal/testkit/tiedproc"
 )
 
@@ -57,8 +58,8 @@ type Pooler struct {
 	cmd *exec.Cmd
 }
 
-// Pooler starts Debian's pgbouncer in front of s, in mode, on a free
-// loopback port; it is killed when t ends (and, on Linux, when the test
+// Pooler starts Debian's pgbouncer in front of s, in mode, on a reserved
+// loopback port (internal/testkit/ports); it is killed when t ends (and, on Linux, when the test
 // process dies). It logs every role in as itself without a password, as
 // the server does: it asks the server who exists (auth_query as the
 // superuser), so roles a test creates later are let in too. Without
@@ -86,10 +87,7 @@ func (s *Server) Pooler(t testing.TB, mode PoolMode, opts ...PoolerOption) *Pool
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	port, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
+	port := ports.Reserve(t)
 	p := &Pooler{port: port, mode: mode, log: filepath.Join(dir, "pgbouncer.log")}
 	users := filepath.Join(dir, "users.txt")
 	ini := filepath.Join(dir, "pgbouncer.ini")
