@@ -173,7 +173,7 @@ func TestUnknownDeletionIsSettledBySendingItAgain(t *testing.T) {
 	// the first (issue 39: a refused re-send tells nothing): exit 4, the
 	// re-send journaled as rejected, the first still unknown and blocking
 	// the card's key, and the hint names the lead's settle.
-	ios, _, out, errOut := iostreams.Test()
+	ios, _, out, _ := iostreams.Test()
 	err = deleteRun(context.Background(), fx.deleteOptions(ios, &n))
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindRejected || out.Len() != 0 ||
 		!strings.Contains(err.Error(), "says nothing of the earlier deletion "+attempts[0].Intent.Attempt) ||
