@@ -39,7 +39,7 @@ func ExitCode(err error) int {
 		return ExitInterrupted
 	case errors.Is(err, gateway.ErrUnauthorized):
 		return ExitAuth
-	// A refund_transaction_id used before: this refund was already made.
+	// A refund_transaction_id used before: the gateway has it, made or queued.
 	case errors.Is(err, gateway.ErrDuplicateInvoice), errors.Is(err, gateway.ErrRefundIDUsed):
 		return ExitDuplicate
 	case errors.Is(err, gateway.ErrDeclined):

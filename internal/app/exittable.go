@@ -35,12 +35,12 @@ var exitCodes = []exitCode{
 			"(refused before sending), or webhook verify found an invalid webhook, or a customer number holds no saved cards"},
 	{ExitDeclined, "payment declined; nothing was charged", "payment declined (status_code 41 and other decline codes)"},
 	{ExitDuplicate, "already done; this call charged nothing",
-		"duplicate invoice (status_code 3 or 117): this call charged nothing; or this refund was already made " +
-			"(status_code 104): nothing more was refunded; or another paycli command on the invoice is in flight: " +
+		"duplicate invoice (status_code 3 or 117): this call charged nothing; or the gateway already has this refund's " +
+			"refund_transaction_id (status_code 104: made or queued): nothing more was refunded; or another paycli command on the invoice is in flight: " +
 			"nothing was sent"},
 	{ExitOutcomeUnknown, "outcome unknown: reconcile, do not send it again",
 		"outcome unknown (status_code 69, or the connection failed after a call that moves money, or a saved card's deletion, was sent): " +
-			"reconcile with 'paycli status --invoice ID'; re-send a refund with 'paycli refund --retry REF', a card deletion with the same 'paycli cards delete'"},
+			"reconcile with 'paycli status --invoice ID'; re-send a refund with 'paycli refund --retry REF', a card deletion with the same 'paycli cards delete' (only their success settles them; otherwise the desk lead's 'paycli journal settle')"},
 	{ExitUnavailable, "gateway or shared journal unreachable; nothing was charged",
 		"gateway unreachable or unavailable (connection refused, timeout, 5xx) for a call that was safe, " +
 			"or the profile's shared journal (PostgreSQL) unreachable: nothing was sent"},

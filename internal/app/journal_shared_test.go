@@ -42,7 +42,7 @@ func newListingDeskOn(t *testing.T, srv *pgtest.Server) *listingDesk {
 	db := srv.DatabaseFrom(t, "desk_admin", "listing desk", func(t testing.TB, template string) {
 		srv.Role(t, "ayse")
 		srv.Role(t, "mehmet")
-		if _, err := pgjournal.Init(context.Background(), srv.URL("desk_admin", template), []string{"ayse", "mehmet"}); err != nil {
+		if _, err := pgjournal.Init(context.Background(), srv.URL("desk_admin", template), []string{"ayse", "mehmet"}, nil); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -25,7 +25,7 @@ func TestDataCommandsTakeJQ(t *testing.T) {
 		"paycli hash validate",
 		"paycli installments",
 		"paycli journal",
-		"paycli journal import", "paycli journal init", "paycli journal reconcile", "paycli journal show", "paycli journal summary",
+		"paycli journal import", "paycli journal init", "paycli journal reconcile", "paycli journal settle", "paycli journal show", "paycli journal summary",
 		"paycli link create",
 		"paycli preauth cancel",
 		"paycli preauth capture",

@@ -30,7 +30,7 @@ func TestRefundRetryDuplicateFindsACardInvoice(t *testing.T) {
 		t.Fatalf("--retry: exit %d, want 6\n%s", code, stderr)
 	}
 	path := filepath.Join(rs.home, "state", "paycli", journal.FileName)
-	want := "See the sale's refunds with: paycli status --invoice ID, ID being the invoice id of refund " + ref +
+	want := "See what became of it, and record it: paycli status --invoice ID, ID being the invoice id of refund " + ref +
 		" (it reads as a card number, so it is not printed); the journal holds it whole: grep -F " + ref + " " + cmdutil.ShellQuote(path) + "\n"
 	if strings.Contains(stderr, card) || !strings.HasSuffix(stderr, want) {
 		t.Fatalf("stderr:\n%s\nwant it to end with\n%s", stderr, want)

@@ -181,7 +181,8 @@ func (rs *refundSandbox) status(t *testing.T, invoice string) (total decimal.Dec
 // TestRefundRetryAfterDrop: a refund whose connection drops after the
 // sandbox made it exits 7 with the --retry line; a new refund of that
 // invoice is refused until then (exit 2); --retry re-sends the same
-// refund_transaction_id, which the sandbox answers 104 (exit 6); the sale
+// refund_transaction_id, which the sandbox answers 104 (exit 6), which
+// settles nothing (issue 39); status, listing it, settles it; the sale
 // shows one refund, never two; then the invoice can be refunded again.
 func TestRefundRetryAfterDrop(t *testing.T) {
 	for _, fault := range []string{"reset=after", "truncate=10"} {
@@ -211,8 +212,10 @@ func TestRefundRetryAfterDrop(t *testing.T) {
 				t.Fatalf("%d refund requests reached the sandbox, want 1", n)
 			}
 
+			// Issue 39: the 104 says the id is the gateway's, made or
+			// queued; it settles nothing, and says to run status.
 			code, _, stderr = rs.run(t, "refund", "--retry", ref, "--yes")
-			if code != ExitDuplicate || !strings.Contains(stderr, "this refund was already made") {
+			if code != ExitDuplicate || !strings.Contains(stderr, "made or is queued for approval") || !strings.Contains(stderr, "paycli status --invoice RD-1") {
 				t.Errorf("--retry: exit %d, want 6\n%s", code, stderr)
 			}
 			attempts = rs.journal(t)
@@ -220,7 +223,10 @@ func TestRefundRetryAfterDrop(t *testing.T) {
 			if last.Intent.Ref != ref || last.Intent.Amount != "50.00" || last.Class() != journal.Duplicate {
 				t.Errorf("the retry's journal lines: %+v %+v", last.Intent, last.Outcome)
 			}
-			total, refunds := rs.status(t, "RD-1")
+			if code, _, stderr = rs.run(t, "refund", "--invoice", "RD-1", "--amount", "10.00", "--yes"); code != ExitUsage {
+				t.Errorf("a new refund after the 104: exit %d, want 2\n%s", code, stderr)
+			}
+			total, refunds := rs.status(t, "RD-1") // lists the refund: settles the first
 			if !total.Equal(decimal.RequireFromString("50")) || len(refunds) != 1 || refunds[0]["refund_transaction_id"] != ref {
 				t.Errorf("the sale shows %s refunded in %v", total, refunds)
 			}
@@ -353,15 +359,26 @@ func TestRefundReconcile(t *testing.T) {
 	if a := rs.journal(t)[3]; a.Class() != journal.Unknown || a.Reconciled != nil {
 		t.Fatalf("RC-2's refund was settled while it may still be made: %s, %+v", a.Class(), a.Reconciled)
 	}
+	// An hour later the sandbox still does not list RC-2's refund: that is
+	// never final (issue 39), nothing is recorded, and reconcile names the
+	// re-send that settles it.
 	rs.age(t, time.Hour)
 	code, stdout, stderr = rs.run(t, "journal", "reconcile", "-o", "json")
-	if code != ExitOK || !strings.Contains(stdout, `"invoice": "RC-2"`) || !strings.Contains(stdout, "refund "+ref2+": not_found") {
+	if code != ExitOutcomeUnknown || !strings.Contains(stdout, `"invoice": "RC-2"`) ||
+		!strings.Contains(stdout, "refund "+ref2+": unknown: check status does not find it") || !strings.Contains(stdout, "paycli refund --retry "+ref2) {
 		t.Fatalf("journal reconcile an hour later: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	for _, a := range rs.journal(t)[2:] {
-		if want := map[string]string{ref1: journal.Succeeded, ref2: journal.NotFound}[a.Intent.Ref]; a.Class() != want {
-			t.Errorf("refund %s is %s in the journal, want %s", a.Intent.Ref, a.Class(), want)
-		}
+	if a := rs.journal(t)[3]; a.Class() != journal.Unknown || a.Reconciled != nil {
+		t.Fatalf("RC-2's refund after reconcile did not find it: %s, %+v", a.Class(), a.Reconciled)
+	}
+	if code, _, stderr = rs.run(t, "refund", "--retry", ref2, "--yes"); code != ExitOK {
+		t.Fatalf("--retry of RC-2's refund: exit %d\n%s", code, stderr)
+	}
+	if open := journal.UnresolvedAll(rs.journal(t)); len(open) != 0 {
+		t.Errorf("unresolved after RC-2's retry was made: %+v", open)
+	}
+	if a := rs.journal(t)[2]; a.Intent.Ref != ref1 || a.Class() != journal.Succeeded {
+		t.Errorf("refund %s is %s in the journal, want succeeded", a.Intent.Ref, a.Class())
 	}
 	if code, _, stderr = rs.run(t, "refund", "--retry", ref1, "--yes"); code != ExitUsage || !strings.Contains(stderr, "is known (succeeded)") {
 		t.Errorf("--retry of a settled refund: exit %d\n%s", code, stderr)

@@ -305,6 +305,8 @@ func TestSecretsNeverLeak(t *testing.T) {
 		{args: []string{"refund", "--invoice", "LEAK-1", "--amount", "10.00", "--yes", "--debug"}, fault: [2]string{"refund", "reset=after"}, wantExit: ExitOutcomeUnknown},
 		{args: []string{"refund", "--invoice", "LEAK-1", "--amount", "1.00", "--yes", "--debug"}, wantExit: ExitUsage},
 		{args: []string{"refund", "--retry", unknownRefund, "--yes", "--debug"}, wantExit: ExitDuplicate},
+		// The 104 settles nothing (issue 39): status, listing the refund, does.
+		{args: []string{"status", "--invoice", "LEAK-1", "--debug"}},
 		{args: []string{"refund", "--batch", refundBatch, "--yes", "--debug"}, wantExit: ExitRejected},
 		{args: []string{"refund", "--invoice", "LEAK-1", "--full", "--yes", "--debug"}, env: map[string]string{"PAYCLI_APP_SECRET": leakBadSecret}, wantExit: ExitRejected},
 		{args: []string{"refund", "--invoice", "LEAK-1", "--full", "--yes", "--debug"}, fault: [2]string{"refund", "status=500,body=html"}, wantExit: ExitOutcomeUnknown},

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/redact"
 
 	"github.com/spf13/cobra"
@@ -104,4 +105,24 @@ func (f *Factory) GatewayFlags(cmd *cobra.Command) ([]string, error) {
 		out = append(out, "--sandbox")
 	}
 	return out, nil
+}
+
+// SettleCommandLine is the desk lead's `paycli journal settle ATTEMPT --as
+// AS --reason TEXT` command line with flags (--profile) after it; TEXT is
+// left for the lead to write.
+func SettleCommandLine(attempt, as string, flags []string) string {
+	return CommandLine(slices.Concat([]string{"paycli", "journal", "settle", attempt, "--as", as}, flags)...) + " --reason TEXT"
+}
+
+// MissingNeeds says what settles attempt a when check status does not
+// find it (journal.Learned.Missing: never final, the gateway may still
+// make it): for a refund, a re-send of its refund_transaction_id, which
+// the gateway makes at most once; for every kind, the desk lead's
+// `journal settle` once the gateway confirms it was never made.
+func MissingNeeds(a journal.Attempt, flags []string) string {
+	lead := "the desk lead settles it once the gateway confirms it was never made: " + SettleCommandLine(a.Intent.Attempt, "not-made", flags)
+	if a.Intent.OpKind() == journal.KindRefund && a.Intent.Ref != "" {
+		return "re-send it (safe: the gateway makes a refund_transaction_id once): " + RefundRetryCommandLine(a.Intent.Ref, flags) + "; or " + lead
+	}
+	return "check with the gateway; " + lead
 }

@@ -78,9 +78,12 @@ const (
 	Unknown = "unknown"
 	// NotSent: the attempt failed before its request left the machine.
 	NotSent = "not_sent"
-	// NotFound: reconciled; the gateway has no transaction for the invoice
-	// (checkstatus status_code 31), so nothing was taken and the invoice
-	// may be sent again.
+	// NotFound: the attempt was not made, as the desk lead settled it
+	// (`paycli journal settle --as not-made`, ViaSettle). Check status
+	// finding nothing (status_code 31, refund_info not listing the ref) is
+	// never final: the gateway may still make the attempt, so such a read
+	// settles nothing (Settle), and reconcile lines of older paycli
+	// versions that recorded it settle nothing either (Attempt.Class).
 	NotFound = "not_found"
 	// Pending is a reconcile line's outcome when the gateway still has not
 	// finished the transaction: the attempt stays Unknown.
@@ -96,6 +99,9 @@ const (
 const (
 	ViaStatus    = "status"
 	ViaReconcile = "journal reconcile"
+	// ViaSettle: the desk lead settled the attempt by hand (`paycli
+	// journal settle`), with a Reason and who; no gateway answer backs it.
+	ViaSettle = "journal settle"
 )
 
 // Operation kinds recorded on every line.
@@ -161,8 +167,13 @@ type Entry struct {
 	// empty otherwise.
 	Key string `json:"key,omitempty"`
 	// Reason is why a desk action was taken, as its operator gave it
-	// (`paycli cards delete --reason`); empty for payments.
+	// (`paycli cards delete --reason`), or why the desk lead settled an
+	// attempt by hand (ViaSettle); empty for payments.
 	Reason string `json:"reason,omitempty"`
+	// OSUser and Host, on a lead's settle line (ViaSettle), say who wrote
+	// it, as the machine names its user: a file journal records no role.
+	OSUser string `json:"os_user,omitempty"`
+	Host   string `json:"host,omitempty"`
 	// Deadline, on an intent, is when the request's time limit runs out
 	// (sent then, plus --timeout): until then, and InFlightMargin more, the
 	// gateway may still be processing it (Settle). Zero when the call had

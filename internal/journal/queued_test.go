@@ -34,3 +34,22 @@ func TestQueuedRefund(t *testing.T) {
 		}
 	}
 }
+
+// TestQueuedRefundIsNotResent (issue 39, defect 2): the re-send of a
+// queued refund's ref does not go past it (MayResend), where the re-send
+// of an unknown one does: a 104 to it would not tell whether the queued
+// refund is made or refused.
+func TestQueuedRefundIsNotResent(t *testing.T) {
+	e := intent("a1", "INV-1")
+	e.Kind, e.Ref, e.Gateway = KindRefund, "RF1", "acct"
+	retry := e
+	retry.Attempt = "a2"
+	for class, may := range map[string]bool{Queued: false, Unknown: true} {
+		out := e
+		out.Type, out.Outcome = TypeOutcome, class
+		a := Attempt{Intent: e, Outcome: &out}
+		if got := MayResend(retry, []Attempt{a}); got != may {
+			t.Errorf("the re-send of a %s refund: MayResend %v, want %v", class, got, may)
+		}
+	}
+}

@@ -39,23 +39,42 @@ func (a Attempt) Recorded() bool { return a.Outcome != nil }
 
 // Class returns the attempt's outcome class. An outcome line that knows
 // the outcome decides; otherwise a reconciliation that learned it does
-// (Succeeded, Declined or NotFound); otherwise it is Unknown, or Queued
-// for a refund whose outcome line says the gateway queued it.
+// (Succeeded or Declined from check status naming it, or the desk lead's
+// settle line: Settles); otherwise it is Unknown, or Queued for a refund
+// whose outcome line says the gateway queued it.
 func (a Attempt) Class() string {
 	o := a.Outcome
 	if o != nil && o.Outcome != "" && o.Outcome != Unknown && o.Outcome != Queued {
 		return o.Outcome
 	}
-	if r := a.Reconciled; r != nil {
-		switch r.Outcome {
-		case Succeeded, Declined, NotFound:
-			return r.Outcome
-		}
+	if r := a.Reconciled; r != nil && Settles(*r) {
+		return r.Outcome
 	}
 	if o != nil && o.Outcome == Queued {
 		return Queued
 	}
 	return Unknown
+}
+
+// Settles reports whether reconcile line r settles its attempt: it
+// learned Succeeded or Declined, or it is the desk lead's (ViaSettle) and
+// says NotFound. A NotFound read from check status settles nothing, and
+// neither do those older paycli versions recorded: the gateway may still
+// make the attempt, whatever the time.
+func Settles(r Entry) bool {
+	switch r.Outcome {
+	case Succeeded, Declined:
+		return true
+	case NotFound:
+		return r.Via == ViaSettle
+	}
+	return false
+}
+
+// SettledByLead reports whether the attempt's class comes from the desk
+// lead's settle line (`paycli journal settle`), not from the gateway.
+func (a Attempt) SettledByLead() bool {
+	return a.ReconciledClass() && a.Reconciled.Via == ViaSettle
 }
 
 // Unsettled reports whether the attempt's outcome is not settled: Unknown

@@ -109,20 +109,36 @@ func TestReconciler(t *testing.T) {
 		}
 	})
 	// Issue 30, defect 3: the deadline is the journal's clock; an answer
-	// finding nothing is read on it too. This machine's clock says the
-	// request is long over; the journal's, ten minutes behind, that it
-	// may still be in flight.
+	// that does not name the attempt is read on it too. This machine's
+	// clock says the request is long over; the journal's, ten minutes
+	// behind, that it may still be in flight.
 	t.Run("the journal's clock decides whether a request may be in flight", func(t *testing.T) {
 		m := &memStore{lines: []Entry{unknown}, skew: -10 * time.Minute}
-		notFound := &gateway.APIError{Endpoint: "checkstatus", StatusCode: 31, HasStatusCode: true, Description: "no transaction"}
 		asked := unknown.Deadline.Add(InFlightMargin).Add(time.Minute)
-		done, err := newReconciler(clockStore{m}).Reconcile(ctx, "INV-1", answer(nil, notFound, asked))
+		done, err := newReconciler(clockStore{m}).Reconcile(ctx, "INV-1", answer(completed, nil, asked))
 		if err != nil || len(done.Settlements) != 1 || done.Settlements[0].Learned.After.IsZero() || len(m.lines) != 1 {
 			t.Errorf("%+v, %v: want it still in flight on the journal's clock, nothing recorded", done, err)
 		}
-		done, err = newReconciler(m).Reconcile(ctx, "INV-1", answer(nil, notFound, asked))
-		if err != nil || len(done.Settlements) != 1 || done.Settlements[0].Learned.Outcome != NotFound || !strings.Contains(m.lines[len(m.lines)-1].Type, TypeReconcile) {
+		done, err = newReconciler(m).Reconcile(ctx, "INV-1", answer(completed, nil, asked))
+		if err != nil || len(done.Settlements) != 1 || done.Settlements[0].Learned.Outcome != Succeeded || !strings.Contains(m.lines[len(m.lines)-1].Type, TypeReconcile) {
 			t.Errorf("%+v, %v: without a clock of its own, this machine's decides", done, err)
+		}
+	})
+	// Issue 39, defect 3: check status finding nothing, however long after
+	// the request's deadline, records nothing: the attempt stays unknown
+	// and its invoice blocked (the gateway may still make it).
+	t.Run("not found records nothing, whatever the time", func(t *testing.T) {
+		m := &memStore{lines: []Entry{unknown}}
+		notFound := &gateway.APIError{Endpoint: "checkstatus", StatusCode: 31, HasStatusCode: true, Description: "no transaction"}
+		for _, asked := range []time.Time{unknown.Deadline.Add(InFlightMargin), unknown.Deadline.Add(48 * time.Hour)} {
+			done, err := newReconciler(m).Reconcile(ctx, "INV-1", answer(nil, notFound, asked))
+			if err != nil || len(done.Settlements) != 1 || !done.Settlements[0].Learned.Missing || done.Settlements[0].Recorded || len(m.lines) != 1 {
+				t.Errorf("asked at %v: %+v, %v, lines %d: want it missing, nothing recorded", asked, done, err, len(m.lines))
+			}
+		}
+		attempts, _ := m.Attempts(ctx, "INV-1")
+		if got := Blocking(attempts, NewScope(KindWalletPay, "live", liveURL, "app"), "INV-1"); len(got) != 1 {
+			t.Errorf("blocking after the reads: %d, want the attempt", len(got))
 		}
 	})
 }

@@ -113,12 +113,13 @@ func TestResumeLegacyLines(t *testing.T) {
 }
 
 // TestResumeActsOnReconciliation: reconciled-paid is skipped with the
-// order number learned, reconciled-not-found is sendable again, still
-// pending stays unknown.
+// order number learned, still pending stays unknown, and so does a
+// not_found an older paycli recorded from check status (issue 39: never
+// final); one the desk lead settled not made is sendable again.
 func TestResumeActsOnReconciliation(t *testing.T) {
 	scope := NewScope(KindWalletPay, "live", liveURL, "app")
 	var entries []Entry
-	for _, inv := range []string{"PAID", "NOT-FOUND", "PENDING", "FAILED"} {
+	for _, inv := range []string{"PAID", "NOT-FOUND", "PENDING", "FAILED", "ABANDONED"} {
 		entries = append(entries, scoped("id-"+inv, inv, "live", liveURL, "app"))
 	}
 	path := writeEntries(t, entries...)
@@ -134,8 +135,11 @@ func TestResumeActsOnReconciliation(t *testing.T) {
 			t.Fatalf("%s: recorded %d, %v", inv, len(got), err)
 		}
 	}
-	got := decisions(t, path, scope, "PAID", "NOT-FOUND", "PENDING", "FAILED")
-	want := map[string]ResumeDecision{"PAID": ResumeSkip, "NOT-FOUND": ResumeSend, "PENDING": ResumeUnknown, "FAILED": ResumeSend}
+	if got, err := recordLearned(t, path, scope, "ABANDONED", Learned{Outcome: NotFound}, ViaSettle, t0); err != nil || len(got) != 1 {
+		t.Fatalf("ABANDONED: recorded %d, %v", len(got), err)
+	}
+	got := decisions(t, path, scope, "PAID", "NOT-FOUND", "PENDING", "FAILED", "ABANDONED")
+	want := map[string]ResumeDecision{"PAID": ResumeSkip, "NOT-FOUND": ResumeUnknown, "PENDING": ResumeUnknown, "FAILED": ResumeSend, "ABANDONED": ResumeSend}
 	for inv, w := range want {
 		if got[inv] != w {
 			t.Errorf("%s: %v, want %v", inv, got[inv], w)
@@ -165,7 +169,7 @@ func TestReconcileLegacyUnknown(t *testing.T) {
 	if got := decisions(t, path, scope, "OLD"); got["OLD"] != ResumeUnknown {
 		t.Fatalf("legacy unknown: %v", got)
 	}
-	if got, err := recordLearned(t, path, scope, "OLD", Learned{Outcome: NotFound}, ViaReconcile, t0); err != nil || len(got) != 1 {
+	if got, err := recordLearned(t, path, scope, "OLD", Learned{Outcome: Declined}, ViaReconcile, t0); err != nil || len(got) != 1 {
 		t.Fatalf("recorded %d, %v", len(got), err)
 	}
 	if got := decisions(t, path, scope, "OLD"); got["OLD"] != ResumeSend {

@@ -41,14 +41,17 @@ func (s Scope) sameAccount(e Entry) bool {
 // MayResend reports whether intent may go out past blocking, the
 // invoice's unsettled attempts: only when it re-sends the very same
 // attempt — every one of them is of its kind and carries its Ref (a
-// refund's refund_transaction_id, which the gateway makes at most once).
-// An operation can narrow the rule this way, never widen it.
+// refund's refund_transaction_id, which the gateway makes at most once) —
+// and none of them is queued: a queued refund is settled only by check
+// status reporting it made or refused, and a re-send's answer (104, the id
+// in use) would not tell which. An operation can narrow the rule this
+// way, never widen it.
 func MayResend(intent Entry, blocking []Attempt) bool {
 	if intent.Ref == "" || len(blocking) == 0 {
 		return len(blocking) == 0
 	}
 	for _, b := range blocking {
-		if b.Intent.OpKind() != intent.OpKind() || b.Intent.Ref != intent.Ref {
+		if b.Intent.OpKind() != intent.OpKind() || b.Intent.Ref != intent.Ref || b.Class() == Queued {
 			return false
 		}
 	}

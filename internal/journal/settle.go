@@ -15,32 +15,39 @@ import (
 type Learned struct {
 	// Outcome is Succeeded (the attempt did what it asked: the sale was
 	// taken, the refund made, the hold captured…), Declined (the gateway
-	// has it, failed or undone: nothing was taken by it), NotFound (the
-	// gateway never made it: the operation may be sent again), Pending
-	// (not finished yet) or Unknown (an answer paycli does not
-	// understand). "" when the answer says nothing about the attempt
-	// (Message says why): nothing is recorded.
+	// has it, failed or undone: nothing was taken by it), Pending (not
+	// finished yet) or Unknown (an answer paycli does not understand). ""
+	// when the answer says nothing that settles the attempt (Message says
+	// why): nothing is recorded.
 	Outcome           string
 	StatusCode        *int
 	OrderNo           string
 	TransactionStatus string
 	Message           string
 	// After, when set, is when the attempt's request is sure to be over:
-	// the answer found nothing, but the request may still be processing
-	// (its time limit had not run out, with InFlightMargin, when the call
-	// was made). Ask again after it. Outcome is "" then.
+	// the answer found nothing, or nothing that names the attempt, but the
+	// request may still be processing (its time limit had not run out,
+	// with InFlightMargin, when the call was made). Ask again after it.
+	// Outcome is "" then.
 	After time.Time
+	// Missing: the answer does not find the attempt (no sale with the
+	// invoice, refund_info not listing its ref, the hold still open, the
+	// 3D sale still waiting). That is never final, whatever the time: the
+	// gateway may still make it. Outcome is "" and nothing is recorded;
+	// the attempt needs its ref sent again (a refund: `paycli refund
+	// --retry`) or the desk lead's `paycli journal settle`.
+	Missing bool
 }
 
 // Decided reports whether the answer decides the attempt's outcome.
 func (l Learned) Decided() bool {
-	return l.Outcome == Succeeded || l.Outcome == Declined || l.Outcome == NotFound
+	return l.Outcome == Succeeded || l.Outcome == Declined
 }
 
 // InFlightMargin is how long after its time limit a request may still be
-// processed by the gateway: until then, an answer that finds nothing does
-// not settle it (not_found would be final, and the refund or charge could
-// still be made).
+// processed by the gateway: until then, a finding that does not name the
+// attempt does not settle it, and one that finds nothing says when to ask
+// again (Learned.After).
 const InFlightMargin = 2 * time.Minute
 
 // defaultLimit is the time limit assumed for an attempt whose intent
@@ -70,9 +77,12 @@ func (a Attempt) Deadline() time.Time {
 // (ReadPreAuth), a 3D sale's completion or cancellation (ReadCompletion),
 // or an operation's own Reader.
 //
-// NotFound is final only once the request is over, and so is any outcome
-// read from an answer that does not name the attempt itself (heldBack):
-// before a.Deadline() and InFlightMargin, it is "" with After set.
+// NotFound is never final (the gateway may still make the attempt, however
+// late: issue 39): it records nothing, and says so (Missing; with After
+// while the request may still be in flight). An outcome read from an
+// answer that does not name the attempt itself is final only once the
+// request is over (heldBack): before a.Deadline() and InFlightMargin, it
+// is "" with After set.
 func Settle(read Reader, a Attempt, res *gateway.CheckStatusResult, err error, asked time.Time) Learned {
 	c := Check{Res: res}
 	if res != nil {
@@ -110,29 +120,37 @@ func Settle(read Reader, a Attempt, res *gateway.CheckStatusResult, err error, a
 	if f.Outcome == "" {
 		return Learned{Message: f.Message}
 	}
+	over := a.Deadline().Add(InFlightMargin)
+	if f.Outcome == NotFound {
+		m := Learned{Missing: true, StatusCode: l.StatusCode, Message: "check status does not find it; that is not final: the gateway may still make it"}
+		if f.Message != "" {
+			m.Message = f.Message + "; that is not final: the gateway may still make it"
+		}
+		if asked.Before(over) {
+			m.After = over
+		}
+		return m
+	}
 	l.Outcome = f.Outcome
 	if f.Message != "" {
 		l.Message = f.Message
 	}
-	if over := a.Deadline().Add(InFlightMargin); asked.Before(over) && heldBack(a, l, f.Identified) {
+	if asked.Before(over) && heldBack(a, l, f.Identified) {
 		return Learned{After: over, Message: "its request may still be in flight"}
 	}
 	return l
 }
 
 // heldBack reports whether l, learned before a's deadline and
-// InFlightMargin, must wait until then: a NotFound (the request may yet be
-// made), and any outcome the answer cannot tie to a itself while a may
-// still be at the gateway. Only a refund's answer names its attempt
+// InFlightMargin, must wait until then: any outcome the answer cannot tie
+// to a itself while a may still be at the gateway (a NotFound never
+// settles: Settle). Only a refund's answer names its attempt
 // (refund_info lists its refund_transaction_id); a sale, hold or 3D sale
 // found made or undone may be an earlier attempt's doing, and settling a
 // on it would free the invoice while a is still being worked on. An
 // attempt the gateway answered (pending, say) is no longer there.
 // identified: the answer names a itself (Finding.Identified).
 func heldBack(a Attempt, l Learned, identified bool) bool {
-	if l.Outcome == NotFound {
-		return true
-	}
 	answered := a.Outcome != nil && a.Outcome.StatusCode != nil
 	return l.Decided() && !identified && !answered
 }
@@ -182,12 +200,12 @@ func ReadSale(_ Attempt, c Check) Finding {
 // ReadRefund reads check status for a refund: refund_info listing its
 // refund_transaction_id (the intent's Ref) → Succeeded (Pending while it
 // waits for approval, Declined when refused), not listing it → NotFound,
-// no sale with the invoice → NotFound; an answer without refund_info
+// no sale with the invoice → NotFound (neither is final: Settle); an answer without refund_info
 // says nothing. The answer names the attempt itself (Identified).
 func ReadRefund(a Attempt, c Check) Finding {
 	if f, ok := statusFinding(c); ok {
 		if f.Outcome == NotFound {
-			f.Message = "the gateway has no sale with this invoice: nothing was refunded"
+			f.Message = "the gateway has no sale with this invoice"
 		}
 		return f
 	}
@@ -221,7 +239,7 @@ func ReadRefund(a Attempt, c Check) Finding {
 			Message: fmt.Sprintf("refund_info lists refund_transaction_id %s (%s): the refund was made", ref, status)}
 	}
 	return Finding{Outcome: NotFound, Identified: true,
-		Message: fmt.Sprintf("refund_info does not list refund_transaction_id %s: nothing was refunded", ref)}
+		Message: fmt.Sprintf("refund_info does not list refund_transaction_id %s", ref)}
 }
 
 // ReadPreAuth is the reading of check status for a capture of a
@@ -320,18 +338,15 @@ func Reconciliation(a Attempt, l Learned, via string, now time.Time) Entry {
 // `journal reconcile` and `status` check, and a money-moving command or a
 // resumed batch refuses to go past.
 //
-// A later attempt settles an earlier one of the same story when the
-// gateway answered it in a way that tells what became of the earlier one:
-//
-//   - a refund's story is its refund_transaction_id (a --retry re-sends
-//     it): any answer to it — made (100, 101), already made (104),
-//     declined or refused with a status_code (but refused credentials,
-//     30) — or a reconciliation of it tells;
-//   - any other attempt's story is its invoice and kind: a later attempt
-//     that succeeded or was declined, or that the gateway does not know,
-//     was processed as new, so the gateway never took the earlier one
-//     (an invoice it has seen is answered 3). A later duplicate says the
-//     opposite: the earlier one reached the gateway, and stays unresolved.
+// A later attempt settles an earlier one of the same story only when it
+// succeeded: a refund's story is its refund_transaction_id (a --retry
+// re-sends it, and the gateway makes a ref at most once, so a success
+// says it was made); any other attempt's story is its invoice and kind.
+// A refused re-send (49, any decline, any rejection), a 104 "id in use"
+// (the ref may be queued), a duplicate, and a later attempt the lead or
+// the gateway found not made tell nothing about the earlier one (issue
+// 39): the earlier attempt waits for check status naming it, or for the
+// desk lead's `paycli journal settle`.
 func Unresolved(attempts []Attempt, scope Scope, invoice string) []Attempt {
 	return unresolvedIn(attempts, []Scope{scope}, invoice)
 }
@@ -419,18 +434,7 @@ func storyOf(e Entry, accounts map[string]string) string {
 }
 
 // tells reports whether a later attempt's outcome tells its story (see
-// Unresolved).
+// Unresolved): only a success does.
 func tells(later Attempt) bool {
-	class := later.Class()
-	if later.Intent.Ref != "" {
-		switch class {
-		case Succeeded, Duplicate, Declined, NotFound:
-			return true
-		case Rejected:
-			o := later.Outcome
-			return o != nil && o.StatusCode != nil && *o.StatusCode != gateway.StatusInvalidCredentials
-		}
-		return false
-	}
-	return class == Succeeded || class == Declined || class == NotFound
+	return later.Class() == Succeeded
 }

@@ -59,6 +59,7 @@ func TestSettle(t *testing.T) {
 		asked   time.Time
 		outcome string // "" when it says nothing
 		waits   bool   // After set: ask again later
+		missing bool   // the answer does not find it: never final
 		message string // in Message
 	}{
 		{name: "sale completed", a: sale, res: answer(t, inv+`,"transaction_status":"Completed"`), asked: after, outcome: Succeeded},
@@ -67,9 +68,9 @@ func TestSettle(t *testing.T) {
 		{name: "sale failed", a: sale, res: answer(t, inv+`,"transaction_status":"Failed"`), asked: after, outcome: Declined},
 		{name: "sale pending", a: sale, res: answer(t, inv+`,"transaction_status":"Pending"`), asked: after, outcome: Pending},
 		{name: "sale not processed yet (69)", a: sale, err: statusErr(69), asked: after, outcome: Pending},
-		{name: "sale unknown to the gateway, request over", a: sale, err: statusErr(31), asked: after, outcome: NotFound},
-		{name: "sale unknown to the gateway, request may still be processed", a: sale, err: statusErr(31), asked: during, waits: true},
-		{name: "legacy sale unknown to the gateway, without a deadline", a: legacy, err: statusErr(31), asked: t0.Add(5 * time.Minute), waits: true},
+		{name: "sale unknown to the gateway, request over", a: sale, err: statusErr(31), asked: after, missing: true},
+		{name: "sale unknown to the gateway, request may still be processed", a: sale, err: statusErr(31), asked: during, waits: true, missing: true},
+		{name: "legacy sale unknown to the gateway, without a deadline", a: legacy, err: statusErr(31), asked: t0.Add(5 * time.Minute), waits: true, missing: true},
 		{name: "an answer about another invoice", a: sale, res: answer(t, `,"invoice_id":"INV-2","transaction_status":"Completed"`), asked: after,
 			message: "another invoice"},
 		{name: "a transaction_status not understood", a: sale, res: answer(t, inv+`,"transaction_status":"Chargeback"`), asked: after, outcome: Unknown,
@@ -86,20 +87,26 @@ func TestSettle(t *testing.T) {
 		{name: "refund listed", a: refund, res: answer(t, inv+`,"transaction_status":"Completed","refund_info":[{"amount":"5","refund_transaction_id":"RF1","status":"Completed"}]`),
 			asked: during, outcome: Succeeded},
 		{name: "refund not listed, request over", a: refund, res: answer(t, inv+`,"transaction_status":"Completed","refund_info":[{"amount":"5","refund_transaction_id":"RF9"}]`),
-			asked: after, outcome: NotFound},
+			asked: after, missing: true},
+		// Issue 39, defect 3: a refund the gateway made 140 s after a 5 s
+		// time limit was read not_found at the deadline and the margin,
+		// which freed its invoice for a second refund. Not finding it is
+		// never final, however late.
+		{name: "refund not listed, hours after its deadline", a: refund, res: answer(t, inv+`,"transaction_status":"Completed","refund_info":[]`),
+			asked: after.Add(10 * time.Hour), missing: true, message: "refund_info does not list refund_transaction_id RF1; that is not final"},
 		{name: "refund not listed, request may still be processed", a: refund, res: answer(t, inv+`,"transaction_status":"Completed","refund_info":[]`),
-			asked: during, waits: true},
+			asked: during, waits: true, missing: true},
 		{name: "an answer without refund_info says nothing of a refund", a: refund, res: answer(t, inv+`,"transaction_status":"Completed"`),
 			asked: after, message: "no refund_info"},
-		{name: "a refund of an invoice the gateway has no sale of", a: refund, err: statusErr(31), asked: after, outcome: NotFound,
-			message: "nothing was refunded"},
+		{name: "a refund of an invoice the gateway has no sale of", a: refund, err: statusErr(31), asked: after, missing: true,
+			message: "no sale with this invoice; that is not final"},
 		{name: "a refund answer about another invoice", a: refund,
 			res: answer(t, `,"invoice_id":"INV-2","refund_info":[{"refund_transaction_id":"RF1"}]`), asked: after, message: "another invoice"},
 
 		{name: "capture: captured", a: capture, res: answer(t, preAuth("Completed")), asked: after, outcome: Succeeded},
 		{name: "capture: released instead", a: capture, res: answer(t, preAuth("Cancelled")), asked: after, outcome: Declined},
-		{name: "capture: still held, request over", a: capture, res: answer(t, preAuth("Pre-Authorized")), asked: after, outcome: NotFound},
-		{name: "capture: still held, request may still be processed", a: capture, res: answer(t, preAuth("Pre-Authorized")), asked: during, waits: true},
+		{name: "capture: still held, request over", a: capture, res: answer(t, preAuth("Pre-Authorized")), asked: after, missing: true},
+		{name: "capture: still held, request may still be processed", a: capture, res: answer(t, preAuth("Pre-Authorized")), asked: during, waits: true, missing: true},
 		{name: "cancel: released", a: cancel, res: answer(t, preAuth("Cancelled")), asked: after, outcome: Succeeded},
 		{name: "cancel: captured instead", a: cancel, res: answer(t, preAuth("Completed")), asked: after, outcome: Declined},
 		{name: "capture of a sale that is no pre-authorization", a: capture, res: answer(t, inv+`,"transaction_type":"Auth","transaction_status":"Completed"`),
@@ -117,8 +124,8 @@ func TestSettle(t *testing.T) {
 		{name: "3D completion: a state not understood", a: complete, res: answer(t, inv+`,"transaction_status":"Chargeback"`), asked: after, outcome: Unknown,
 			message: `"Chargeback" is not understood`},
 		{name: "3D completion: cancelled", a: complete, res: answer(t, inv+`,"transaction_status":"Cancelled"`), asked: after, outcome: Declined},
-		{name: "3D completion: still waiting for the merchant", a: complete, res: pendingCompletion, err: statusErr(69), asked: after, outcome: NotFound},
-		{name: "3D cancellation: still waiting for the merchant", a: completeCancel, res: pendingCompletion, err: statusErr(69), asked: after, outcome: NotFound},
+		{name: "3D completion: still waiting for the merchant", a: complete, res: pendingCompletion, err: statusErr(69), asked: after, missing: true},
+		{name: "3D cancellation: still waiting for the merchant", a: completeCancel, res: pendingCompletion, err: statusErr(69), asked: after, missing: true},
 		{name: "3D completion: not processed, its step not said", a: complete, err: statusErr(69), asked: after, outcome: Pending},
 		{name: "3D cancellation: cancelled", a: completeCancel, res: answer(t, inv+`,"transaction_status":"Cancelled"`), asked: after, outcome: Succeeded},
 		{name: "3D cancellation: completed instead", a: completeCancel, res: answer(t, inv+`,"transaction_status":"Completed"`), asked: after, outcome: Declined},
@@ -144,12 +151,15 @@ func TestSettle(t *testing.T) {
 		// Issue 23, defect 9: an api payment (paySmart2D…) is read as a
 		// sale; it was never settled, and blocked nothing.
 		{name: "an api payment: a sale", a: attemptOf(KindAPI, ""), res: answer(t, inv+`,"transaction_status":"Completed"`), asked: after, outcome: Succeeded},
-		{name: "an api payment not made", a: attemptOf(KindAPI, ""), err: statusErr(31), asked: after, outcome: NotFound},
+		{name: "an api payment not made", a: attemptOf(KindAPI, ""), err: statusErr(31), asked: after, missing: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l := Settle(readerOf(c.a.Intent.OpKind()), c.a, c.res, c.err, c.asked)
 			if l.Outcome != c.outcome {
 				t.Errorf("outcome %q, want %q (%s)", l.Outcome, c.outcome, l.Message)
+			}
+			if c.missing != l.Missing {
+				t.Errorf("missing %v, want %v", l.Missing, c.missing)
 			}
 			if c.waits != !l.After.IsZero() {
 				t.Errorf("after %v, want waiting %v", l.After, c.waits)
@@ -211,6 +221,11 @@ func TestUnresolved(t *testing.T) {
 		r.Type, r.Outcome, r.Via = TypeReconcile, class, ViaReconcile
 		return r
 	}
+	byLead := func(e Entry, class string) Entry {
+		r := reconciled(e, class)
+		r.Via, r.Reason = ViaSettle, "the gateway's support says it was never made"
+		return r
+	}
 	lost := at("s1", "SALE-DUP", KindWalletPay, "")
 	dup := at("s2", "SALE-DUP", KindWalletPay, "")
 	lost2 := at("s3", "SALE-PAID", KindWalletPay, "")
@@ -230,6 +245,11 @@ func TestUnresolved(t *testing.T) {
 	r12retry := at("r13", "REF-7", KindRefund, "RF12")
 	r14 := at("r14", "REF-8", KindRefund, "RF14")
 	r14retry := at("r15", "REF-8", KindRefund, "RF14")
+	r16 := at("r16", "REF-9", KindRefund, "RF16")
+	r16retry := at("r17", "REF-9", KindRefund, "RF16")
+	r18 := at("r18", "REF-10", KindRefund, "RF18")
+	r19 := at("r19", "REF-11", KindRefund, "RF19")
+	r20 := at("r20", "REF-12", KindRefund, "RF20")
 	lost3 := at("s5", "SALE-DECLINED", KindWalletPay, "")
 	declined := at("s6", "SALE-DECLINED", KindWalletPay, "")
 	elsewhere := at("e1", "SALE-DUP", KindWalletPay, "")
@@ -250,15 +270,21 @@ func TestUnresolved(t *testing.T) {
 	path := writeEntries(t,
 		lost, dup, out(dup, Duplicate, 3), // a later duplicate: the first reached the gateway
 		lost2, paid, out(paid, Succeeded, 100), // a later success: the first never took the invoice
-		r1, out(r1, Unknown, 0), r1retry, out(r1retry, Duplicate, 104), // its --retry answered 104: made
+		r1, out(r1, Unknown, 0), r1retry, out(r1retry, Duplicate, 104), // its --retry answered 104: the ref may be queued; tells nothing
 		r3, reconciled(r3, Succeeded), // settled by reconcile
 		r4, out(r4, Unknown, 0), r4retry, out(r4retry, NotSent, 0), // the retry never left: still unknown
 		r6, out(r6, Unknown, 0), r7, out(r7, Succeeded, 100), // another refund tells nothing of this one
 		r8, out(r8, Unknown, 0), r8retry, out(r8retry, Succeeded, 100), // its --retry made it
-		r10, out(r10, Unknown, 0), r10retry, out(r10retry, Declined, 0), // its --retry was declined: the gateway has it
+		r10, out(r10, Unknown, 0), r10retry, out(r10retry, Declined, 0), // its --retry was declined: tells nothing
 		r12, out(r12, Unknown, 0), r12retry, out(r12retry, Rejected, 30), // refused credentials: nothing processed, still unknown
-		r14, out(r14, Unknown, 0), r14retry, out(r14retry, Rejected, 110), // refused with a reason: the gateway read it
-		lost3, declined, out(declined, Declined, 0), // a later decline: the first never took the invoice
+		r14, out(r14, Unknown, 0), r14retry, out(r14retry, Rejected, 110), // refused with a reason: tells nothing
+		// Issue 39, defect 1: a re-send refused 49 ("too soon", "more
+		// than refundable": what the first refund being made causes).
+		r16, out(r16, Unknown, 0), r16retry, out(r16retry, Rejected, 49),
+		r18, out(r18, Unknown, 0), reconciled(r18, NotFound), // an older paycli's not_found from check status: open again
+		r19, out(r19, Unknown, 0), byLead(r19, NotFound), // the desk lead abandoned it: settled
+		r20, out(r20, Queued, 101), byLead(r20, Succeeded), // the lead settled a queued refund made
+		lost3, declined, out(declined, Declined, 0), // a later decline tells nothing
 		elsewhere, out(elsewhere, Succeeded, 100), // another account's success tells nothing
 		l1, l2, out(l2, Succeeded, 100), l3, out(l3, Succeeded, 100), l4, out(l4, Succeeded, 100),
 		l5, l6, out(l6, Succeeded, 100), // l6 tells l1's story and l5's
@@ -273,7 +299,7 @@ func TestUnresolved(t *testing.T) {
 			got = append(got, a.Intent.Attempt)
 		}
 	}
-	if want := "s1 r4 r6 r12"; strings.Join(got, " ") != want {
+	if want := "s1 s5 r1 r4 r6 r10 r12 r14 r16 r18"; strings.Join(got, " ") != want {
 		t.Errorf("unresolved %v, want %s", got, want)
 	}
 	var legacyOpen []string
@@ -311,11 +337,23 @@ func TestUnresolved(t *testing.T) {
 			all = append(all, a.Intent.Attempt)
 		}
 	}
-	if want := "s1 r4 r6 r12"; strings.Join(all, " ") != want {
+	if want := "s1 r1 r4 r6 r10 r12 r14 r16 r18 s5"; strings.Join(all, " ") != want {
 		t.Errorf("unresolved in the whole journal %v, want %s", all, want)
 	}
 	if got := Unresolved(attempts, NewScope(KindRefund, "live", liveURL, "app"), "REF-4"); len(got) != 1 || got[0].Intent.Attempt != "r6" {
 		t.Errorf("REF-4: %v", got)
+	}
+	for _, a := range attempts {
+		switch a.Intent.Attempt {
+		case "r18":
+			if a.Class() != Unknown || a.SettledByLead() {
+				t.Errorf("r18, reconciled not_found by check status: %s (by lead %v), want unknown", a.Class(), a.SettledByLead())
+			}
+		case "r19", "r20":
+			if !a.SettledByLead() || a.Unsettled() {
+				t.Errorf("%s, settled by the lead: %s (by lead %v)", a.Intent.Attempt, a.Class(), a.SettledByLead())
+			}
+		}
 	}
 	// A resumed batch and a guard see the same.
 	states := ByInvoice(attempts, NewScope(KindWalletPay, "live", liveURL, "app"))

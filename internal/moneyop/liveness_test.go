@@ -139,13 +139,19 @@ func TestSingleRefusedWhileUnknown(t *testing.T) {
 	if err := RunSingle(context.Background(), opts, pipelineOf(op), "INV-2"); err != nil {
 		t.Errorf("INV-2: %v", err)
 	}
-	// Settled (by status or reconcile): sent.
+	// A not_found from check status (as an older paycli recorded it)
+	// settles nothing (issue 39): still refused.
 	attempts, _, _ := journal.Read(jpath)
 	store := journal.OpenFile(jpath, opts.Now)
 	_ = store.Append(context.Background(), journal.Reconciliation(attempts[0], journal.Learned{Outcome: journal.NotFound}, journal.ViaReconcile, opts.Now()))
+	if err := RunSingle(context.Background(), opts, pipelineOf(op), "INV-1"); !strings.Contains(fmt.Sprint(err), "has a walletpay attempt whose outcome is unknown (attempt dead") {
+		t.Errorf("after a not_found from check status: %v, want refused", err)
+	}
+	// Settled (the desk lead abandoned it): sent.
+	_ = store.Append(context.Background(), journal.Reconciliation(attempts[0], journal.Learned{Outcome: journal.NotFound}, journal.ViaSettle, opts.Now().Add(time.Second)))
 	_ = store.Close()
 	if err := RunSingle(context.Background(), opts, pipelineOf(op), "INV-1"); err != nil {
-		t.Errorf("after reconciliation: %v", err)
+		t.Errorf("after the lead's settlement: %v", err)
 	}
 }
 

@@ -66,7 +66,7 @@ func TestPoolerModeDetected(t *testing.T) {
 			}
 			// journal init too, before pgx's prepared statements or a
 			// transaction block fail there.
-			if _, err := Init(context.Background(), p.URL("desk_admin", db), nil); !errors.As(err, new(*PoolerError)) {
+			if _, err := Init(context.Background(), p.URL("desk_admin", db), nil, nil); !errors.As(err, new(*PoolerError)) {
 				t.Errorf("Init behind PgBouncer in %s mode: %v, want a PoolerError", c.name, err)
 			}
 		})
@@ -82,7 +82,7 @@ func TestPoolerModeDetected(t *testing.T) {
 					t.Fatalf("Open #%d on the %s: %v", i, where, err)
 				}
 			}
-			if _, err := Init(context.Background(), strings.Replace(url, "ayse", "desk_admin", 1), []string{"ayse"}); err != nil {
+			if _, err := Init(context.Background(), strings.Replace(url, "ayse", "desk_admin", 1), []string{"ayse"}, nil); err != nil {
 				t.Errorf("Init on the %s: %v", where, err)
 			}
 		})

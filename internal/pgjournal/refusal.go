@@ -15,7 +15,8 @@ import (
 const (
 	stateUnsettled  = "PC001" // an intent on an invoice with an unsettled attempt
 	stateNotYours   = "PC002" // an outcome not written by its intent's role
-	stateNoEvidence = "PC003" // a settling reconcile line without the gateway's answer
+	stateNoEvidence = "PC003" // a settling reconcile line without the gateway's answer (a lead's: without a reason)
+	stateNotLead    = "PC004" // a lead's settle line from a role that is no desk lead (migrations/005_settlement.sql)
 )
 
 // RefusedError: the database refused a line for what the line is (a rule
@@ -41,6 +42,10 @@ func (e *RefusedError) Unwrap() error { return e.Err }
 func (e *RefusedError) Is(target error) bool {
 	return target == journal.ErrUnsettled && e.State == stateUnsettled
 }
+
+// NotLead reports whether the line was refused as a lead's settle line
+// written by a role that is no desk lead.
+func (e *RefusedError) NotLead() bool { return e.State == stateNotLead }
 
 // Sandbox reports whether the line was refused as a sandbox line.
 func (e *RefusedError) Sandbox() bool { return e.Constraint == "journal_lines_not_sandbox" }

@@ -220,6 +220,21 @@ func Grant(ctx context.Context, conn *pgx.Conn, role string) error {
 // writes and reads the register of invoice locks.
 const lockFunctions = "paycli.hold_invoice_lock(bigint, text, text, text, int, text, text), paycli.release_invoice_lock(bigint), paycli.invoice_lock_holder(bigint)"
 
+// LeadRole is the NOLOGIN role whose members are desk leads: the database
+// takes a lead's settle line (journal.ViaSettle) only from one of them
+// (schema step 5, SQLSTATE PC004 otherwise).
+const LeadRole = "paycli_lead"
+
+// GrantLead makes role a desk lead: an operator (Grant) and a member of
+// LeadRole. The role must exist.
+func GrantLead(ctx context.Context, conn *pgx.Conn, role string) error {
+	if err := Grant(ctx, conn, role); err != nil {
+		return err
+	}
+	_, err := conn.Exec(ctx, "GRANT "+LeadRole+" TO "+pgx.Identifier{role}.Sanitize())
+	return err
+}
+
 // NoRoleError: --grant named a role the database does not know.
 type NoRoleError struct{ Role string }
 
@@ -233,17 +248,19 @@ type InitResult struct {
 	Applied []int `json:"applied"`
 	// Granted are the roles given read and append rights.
 	Granted []string `json:"granted"`
+	// Leads are the roles made desk leads (GrantLead).
+	Leads []string `json:"leads"`
 	// Warnings are the database's settings that weaken what the journal
 	// guarantees (ServerWarnings).
 	Warnings []string `json:"warnings"`
 }
 
 // Init connects to the database at url as its owner (or any role allowed
-// to create the schema), creates or migrates the journal's schema, and
-// grants each role read and append rights (Grant). A connection that
-// fails is an *UnavailableError.
-func Init(ctx context.Context, url string, roles []string) (InitResult, error) {
-	res := InitResult{Applied: []int{}, Granted: []string{}, Warnings: []string{}}
+// to create the schema), creates or migrates the journal's schema, grants
+// each of roles read and append rights (Grant), and makes each of leads a
+// desk lead (GrantLead). A connection that fails is an *UnavailableError.
+func Init(ctx context.Context, url string, roles, leads []string) (InitResult, error) {
+	res := InitResult{Applied: []int{}, Granted: []string{}, Leads: []string{}, Warnings: []string{}}
 	url = canonicalScheme(url)
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
@@ -265,6 +282,12 @@ func Init(ctx context.Context, url string, roles []string) (InitResult, error) {
 			return res, err
 		}
 		res.Granted = append(res.Granted, r)
+	}
+	for _, r := range leads {
+		if err := GrantLead(ctx, conn, r); err != nil {
+			return res, err
+		}
+		res.Leads = append(res.Leads, r)
 	}
 	res.Warnings, err = ServerWarnings(ctx, conn)
 	return res, err

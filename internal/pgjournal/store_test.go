@@ -506,7 +506,7 @@ func TestUnavailableSaysWhyOnOneLine(t *testing.T) {
 	if first, _, _ := strings.Cut(err.Error(), "\n"); !strings.Contains(first, "refused") {
 		t.Errorf("first line %q does not say why (%q)", first, err)
 	}
-	if _, err := Init(context.Background(), url, nil); err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "refused") {
+	if _, err := Init(context.Background(), url, nil, nil); err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "refused") {
 		t.Errorf("Init: %q, want why on one line", err)
 	}
 }

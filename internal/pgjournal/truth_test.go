@@ -151,31 +151,52 @@ func TestUnsettledAgreesWithGo(t *testing.T) {
 	code := func(c int) func(journal.Entry) journal.Entry {
 		return func(e journal.Entry) journal.Entry { e.StatusCode = &c; return e }
 	}
+	via := func(v string) func(journal.Entry) journal.Entry {
+		return func(e journal.Entry) journal.Entry {
+			e.Via = v
+			if v == journal.ViaSettle {
+				e.Reason, e.Evidence = "the gateway's support says so", nil
+			}
+			return e
+		}
+	}
 	type line struct {
 		attempt, typ, kind, ref, class string
 		opt                            []func(journal.Entry) journal.Entry
 	}
 	histories := map[string][]line{
-		"intent alone":               {{"a", "intent", "walletpay", "", "", nil}},
-		"succeeded":                  {{"a", "intent", "walletpay", "", "", nil}, {"a", "outcome", "walletpay", "", "succeeded", nil}},
-		"unknown":                    {{"a", "intent", "refund", "R", "", nil}, {"a", "outcome", "refund", "R", "unknown", nil}},
-		"empty outcome":              {{"a", "intent", "refund", "R", "", nil}, {"a", "outcome", "refund", "R", "", nil}},
-		"reconciled not_found":       {{"a", "intent", "walletpay", "", "", nil}, {"a", "reconcile", "walletpay", "", "not_found", nil}},
-		"reconciled pending":         {{"a", "intent", "walletpay", "", "", nil}, {"a", "reconcile", "walletpay", "", "pending", nil}},
-		"settled then pending":       {{"a", "intent", "walletpay", "", "", nil}, {"a", "reconcile", "walletpay", "", "succeeded", nil}, {"a", "reconcile", "walletpay", "", "pending", nil}},
-		"declined then unknown":      {{"a", "intent", "walletpay", "", "", nil}, {"a", "outcome", "walletpay", "", "declined", nil}, {"a", "outcome", "walletpay", "", "unknown", nil}},
-		"retry tells":                {{"a", "intent", "refund", "R", "", nil}, {"b", "intent", "refund", "R", "", nil}, {"b", "outcome", "refund", "R", "duplicate", nil}},
-		"retry rejected 30":          {{"a", "intent", "refund", "R", "", nil}, {"b", "intent", "refund", "R", "", nil}, {"b", "outcome", "refund", "R", "rejected", []func(journal.Entry) journal.Entry{code(30)}}},
-		"retry rejected 49":          {{"a", "intent", "refund", "R", "", nil}, {"b", "intent", "refund", "R", "", nil}, {"b", "outcome", "refund", "R", "rejected", []func(journal.Entry) journal.Entry{code(49)}}},
-		"other ref does not tell":    {{"a", "intent", "refund", "R", "", nil}, {"b", "intent", "refund", "S", "", nil}, {"b", "outcome", "refund", "S", "succeeded", nil}},
-		"later sale tells":           {{"a", "intent", "walletpay", "", "", nil}, {"b", "intent", "walletpay", "", "", nil}, {"b", "outcome", "walletpay", "", "declined", nil}},
-		"later duplicate":            {{"a", "intent", "walletpay", "", "", nil}, {"b", "intent", "walletpay", "", "", nil}, {"b", "outcome", "walletpay", "", "duplicate", nil}},
-		"other kind does not tell":   {{"a", "intent", "preauth-capture", "", "", nil}, {"b", "intent", "preauth-cancel", "", "", nil}, {"b", "outcome", "preauth-cancel", "", "succeeded", nil}},
-		"earlier does not tell":      {{"b", "intent", "walletpay", "", "", nil}, {"b", "outcome", "walletpay", "", "succeeded", nil}, {"a", "intent", "walletpay", "", "", nil}},
-		"reconcile before intent":    {{"a", "reconcile", "walletpay", "", "succeeded", nil}, {"a", "intent", "walletpay", "", "", nil}},
-		"outcome without intent":     {{"a", "outcome", "walletpay", "", "unknown", nil}},
-		"not_sent":                   {{"a", "intent", "refund", "R", "", nil}, {"a", "outcome", "refund", "R", "not_sent", nil}},
-		"unknown then reconciled ok": {{"a", "intent", "refund", "R", "", nil}, {"a", "outcome", "refund", "R", "unknown", nil}, {"a", "reconcile", "refund", "R", "succeeded", nil}},
+		"intent alone":                {{"a", "intent", "walletpay", "", "", nil}},
+		"succeeded":                   {{"a", "intent", "walletpay", "", "", nil}, {"a", "outcome", "walletpay", "", "succeeded", nil}},
+		"unknown":                     {{"a", "intent", "refund", "R", "", nil}, {"a", "outcome", "refund", "R", "unknown", nil}},
+		"empty outcome":               {{"a", "intent", "refund", "R", "", nil}, {"a", "outcome", "refund", "R", "", nil}},
+		"reconciled not_found":        {{"a", "intent", "walletpay", "", "", nil}, {"a", "reconcile", "walletpay", "", "not_found", nil}},
+		"reconciled pending":          {{"a", "intent", "walletpay", "", "", nil}, {"a", "reconcile", "walletpay", "", "pending", nil}},
+		"settled then pending":        {{"a", "intent", "walletpay", "", "", nil}, {"a", "reconcile", "walletpay", "", "succeeded", nil}, {"a", "reconcile", "walletpay", "", "pending", nil}},
+		"declined then unknown":       {{"a", "intent", "walletpay", "", "", nil}, {"a", "outcome", "walletpay", "", "declined", nil}, {"a", "outcome", "walletpay", "", "unknown", nil}},
+		"retry 104 tells nothing":     {{"a", "intent", "refund", "R", "", nil}, {"b", "intent", "refund", "R", "", nil}, {"b", "outcome", "refund", "R", "duplicate", []func(journal.Entry) journal.Entry{code(104)}}},
+		"retry succeeded tells":       {{"a", "intent", "refund", "R", "", nil}, {"b", "intent", "refund", "R", "", nil}, {"b", "outcome", "refund", "R", "succeeded", []func(journal.Entry) journal.Entry{code(100)}}},
+		"retry declined":              {{"a", "intent", "refund", "R", "", nil}, {"b", "intent", "refund", "R", "", nil}, {"b", "outcome", "refund", "R", "declined", nil}},
+		"retry reconciled made":       {{"a", "intent", "refund", "R", "", nil}, {"b", "intent", "refund", "R", "", nil}, {"b", "reconcile", "refund", "R", "succeeded", nil}},
+		"retry settled not made":      {{"a", "intent", "refund", "R", "", nil}, {"b", "intent", "refund", "R", "", nil}, {"b", "reconcile", "refund", "R", "not_found", []func(journal.Entry) journal.Entry{via(journal.ViaSettle)}}},
+		"not_found by status":         {{"a", "intent", "refund", "R", "", nil}, {"a", "outcome", "refund", "R", "unknown", nil}, {"a", "reconcile", "refund", "R", "not_found", []func(journal.Entry) journal.Entry{via(journal.ViaStatus)}}},
+		"not_found by reconcile":      {{"a", "intent", "walletpay", "", "", nil}, {"a", "reconcile", "walletpay", "", "not_found", []func(journal.Entry) journal.Entry{via(journal.ViaReconcile)}}},
+		"settled not made by lead":    {{"a", "intent", "refund", "R", "", nil}, {"a", "outcome", "refund", "R", "unknown", nil}, {"a", "reconcile", "refund", "R", "not_found", []func(journal.Entry) journal.Entry{via(journal.ViaSettle)}}},
+		"settled made by lead":        {{"a", "intent", "preauth-capture", "", "", nil}, {"a", "reconcile", "preauth-capture", "", "succeeded", []func(journal.Entry) journal.Entry{via(journal.ViaSettle)}}},
+		"queued":                      {{"a", "intent", "refund", "R", "", nil}, {"a", "outcome", "refund", "R", "queued", []func(journal.Entry) journal.Entry{code(101)}}},
+		"queued, retry answered 104":  {{"a", "intent", "refund", "R", "", nil}, {"a", "outcome", "refund", "R", "queued", []func(journal.Entry) journal.Entry{code(101)}}, {"b", "intent", "refund", "R", "", nil}, {"b", "outcome", "refund", "R", "duplicate", []func(journal.Entry) journal.Entry{code(104)}}},
+		"queued, settled by lead":     {{"a", "intent", "refund", "R", "", nil}, {"a", "outcome", "refund", "R", "queued", []func(journal.Entry) journal.Entry{code(101)}}, {"a", "reconcile", "refund", "R", "succeeded", []func(journal.Entry) journal.Entry{via(journal.ViaSettle)}}},
+		"retry rejected 30":           {{"a", "intent", "refund", "R", "", nil}, {"b", "intent", "refund", "R", "", nil}, {"b", "outcome", "refund", "R", "rejected", []func(journal.Entry) journal.Entry{code(30)}}},
+		"retry rejected 49":           {{"a", "intent", "refund", "R", "", nil}, {"b", "intent", "refund", "R", "", nil}, {"b", "outcome", "refund", "R", "rejected", []func(journal.Entry) journal.Entry{code(49)}}},
+		"other ref does not tell":     {{"a", "intent", "refund", "R", "", nil}, {"b", "intent", "refund", "S", "", nil}, {"b", "outcome", "refund", "S", "succeeded", nil}},
+		"later decline tells nothing": {{"a", "intent", "walletpay", "", "", nil}, {"b", "intent", "walletpay", "", "", nil}, {"b", "outcome", "walletpay", "", "declined", nil}},
+		"later sale tells":            {{"a", "intent", "walletpay", "", "", nil}, {"b", "intent", "walletpay", "", "", nil}, {"b", "outcome", "walletpay", "", "succeeded", nil}},
+		"later duplicate":             {{"a", "intent", "walletpay", "", "", nil}, {"b", "intent", "walletpay", "", "", nil}, {"b", "outcome", "walletpay", "", "duplicate", nil}},
+		"other kind does not tell":    {{"a", "intent", "preauth-capture", "", "", nil}, {"b", "intent", "preauth-cancel", "", "", nil}, {"b", "outcome", "preauth-cancel", "", "succeeded", nil}},
+		"earlier does not tell":       {{"b", "intent", "walletpay", "", "", nil}, {"b", "outcome", "walletpay", "", "succeeded", nil}, {"a", "intent", "walletpay", "", "", nil}},
+		"reconcile before intent":     {{"a", "reconcile", "walletpay", "", "succeeded", nil}, {"a", "intent", "walletpay", "", "", nil}},
+		"outcome without intent":      {{"a", "outcome", "walletpay", "", "unknown", nil}},
+		"not_sent":                    {{"a", "intent", "refund", "R", "", nil}, {"a", "outcome", "refund", "R", "not_sent", nil}},
+		"unknown then reconciled ok":  {{"a", "intent", "refund", "R", "", nil}, {"a", "outcome", "refund", "R", "unknown", nil}, {"a", "reconcile", "refund", "R", "succeeded", nil}},
 	}
 	if _, err := admin.Exec(ctx, "ALTER TABLE paycli.journal_lines DISABLE TRIGGER journal_lines_verify"); err != nil {
 		t.Fatal(err)
@@ -316,13 +337,23 @@ func TestForgedSettlementRefused(t *testing.T) {
 	if len(got) != 1 || got[0].Class() != journal.Unknown || got[0].SettledBy != "" {
 		t.Errorf("INV-1: %+v", got)
 	}
-	// The owner of the attempt may write its outcome; anyone may settle it
-	// with the gateway's answer, and is named.
+	// A not_found from check status (an older paycli's line) is taken,
+	// and settles nothing (issue 39): the gateway may still make it.
 	if err := mehmet.Append(ctx, settled(rf, journal.NotFound)); err != nil {
 		t.Fatal(err)
 	}
+	if err := mehmet.Append(ctx, intent("att-4", "INV-1", "RF-4")); !errors.Is(err, journal.ErrUnsettled) {
+		t.Errorf("after a not_found from check status, a second refund: %v, want ErrUnsettled", err)
+	}
+	// The owner of the attempt may write its outcome; anyone may settle it
+	// with the gateway's answer, and is named.
+	later := settled(rf, journal.Declined)
+	later.Time = later.Time.Add(time.Minute)
+	if err := mehmet.Append(ctx, later); err != nil {
+		t.Fatal(err)
+	}
 	got, _ = ayse.Attempts(ctx, "INV-1")
-	if len(got) != 1 || got[0].Class() != journal.NotFound || got[0].SettledBy != "mehmet" || got[0].Operator != "ayse" {
+	if len(got) != 1 || got[0].Class() != journal.Declined || got[0].SettledBy != "mehmet" || got[0].Operator != "ayse" {
 		t.Errorf("after mehmet's reconciliation: %+v", got)
 	}
 }

@@ -147,9 +147,9 @@ func (fx *fixture) attempts(t *testing.T) []journal.Attempt {
 // TestUnknownDeletionIsSettledBySendingItAgain: a deletion whose answer
 // never came is unknown (exit 7, not "not sent": the card was deleted),
 // names the command that settles it, and that command goes out past it —
-// the gateway's "not there" is a refusal (exit 4) that settles the
-// unknown attempt, so nothing blocks the card's key afterwards. Without
-// the operation's Resend, the second command was refused (exit 2).
+// the gateway's "not there" is a refusal (exit 4) that settles nothing:
+// the first stays unknown (issue 39). Without the operation's Resend, the
+// second command was refused (exit 2).
 func TestUnknownDeletionIsSettledBySendingItAgain(t *testing.T) {
 	fx := newFixture(t)
 	n := 0
@@ -169,30 +169,30 @@ func TestUnknownDeletionIsSettledBySendingItAgain(t *testing.T) {
 	}
 
 	// The first deletion went through (its answer was lost): sent again,
-	// the gateway says the card is not there, and the card was gone from
-	// the list before. The deletion is done, and the journal says so: the
-	// re-send succeeds, exit 0, and settles the first.
-	ios, _, out, errOut := iostreams.Test()
+	// the gateway says the card is not there. That refusal says nothing of
+	// the first (issue 39: a refused re-send tells nothing): exit 4, the
+	// re-send journaled as rejected, the first still unknown and blocking
+	// the card's key, and the hint names the lead's settle.
+	ios, _, out, _ := iostreams.Test()
 	err = deleteRun(context.Background(), fx.deleteOptions(ios, &n))
-	if err != nil {
-		t.Fatalf("second: %v\n%s", err, errOut)
-	}
-	if !strings.Contains(out.String()+errOut.String(), "no longer saved") {
-		t.Errorf("second: stdout %q, stderr:\n%s", out, errOut)
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindRejected || out.Len() != 0 ||
+		!strings.Contains(err.Error(), "says nothing of the earlier deletion "+attempts[0].Intent.Attempt) ||
+		!strings.Contains(cmdutil.HintOf(err), "paycli journal settle "+attempts[0].Intent.Attempt+" --as made") {
+		t.Fatalf("second: %v (kind %v)\nhint: %s\nstdout %q", err, k, cmdutil.HintOf(err), out)
 	}
 	if got := fx.deletes.Load(); got != 2 {
 		t.Errorf("%d deleteCard calls, want 2", got)
 	}
 	attempts = fx.attempts(t)
 	scope := journal.ScopeFor(KindDelete, "test", fx.cfg.BaseURL, journal.Identity(fx.client.BaseURL(), sandbox.AppID), false)
-	if len(attempts) != 2 || attempts[1].Class() != journal.Succeeded {
+	if len(attempts) != 2 || attempts[1].Class() != journal.Rejected {
 		t.Fatalf("journal after the second: %+v", attempts)
 	}
-	if open := journal.UnresolvedAll(attempts); len(open) != 0 {
-		t.Errorf("the first deletion is still unresolved: %+v", open)
+	if open := journal.UnresolvedAll(attempts); len(open) != 1 || open[0].Intent.Attempt != attempts[0].Intent.Attempt {
+		t.Errorf("unresolved after a refused re-send: %+v, want the first deletion", open)
 	}
-	if blocking := journal.Blocking(attempts, scope, CardKey(customer, fx.token)); len(blocking) != 0 {
-		t.Errorf("still blocking: %+v", blocking)
+	if blocking := journal.Blocking(attempts, scope, CardKey(customer, fx.token)); len(blocking) != 1 {
+		t.Errorf("blocking after a refused re-send: %+v, want the first deletion", blocking)
 	}
 }
 

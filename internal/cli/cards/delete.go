@@ -55,8 +55,11 @@ card-delete' lists them.
 A card that is not there (an unknown token, another customer's, or one
 already deleted) is the gateway's refusal: exit 4 with its text, journaled
 as rejected, never as done. A deletion is never retried: when its outcome is
-unknown paycli exits 7, and running the same command again settles it (the
-card is deleted then, or the gateway says it is gone).`,
+unknown paycli exits 7, and running the same command again sends it once
+more; its success settles the earlier one. A refusal of it (the card not
+there) does not say the earlier one deleted the card: that stays unsettled,
+and blocks the card, until the desk lead settles it ('paycli journal
+settle ATTEMPT --as made --reason TEXT').`,
 		Example: `  TOKEN=$(paycli cards list --customer-number 5070 --jq '.cards[0].card_token')
   paycli cards delete --customer-number 5070 --card-token "$TOKEN" \
     --reason "KVKK request #1234"
@@ -83,7 +86,7 @@ card is deleted then, or the gateway says it is gone).`,
 		cmdutil.KindUsage:          "bad input or configuration; nothing was sent",
 		cmdutil.KindRejected:       "the gateway refused: the card is not there (unknown, another customer's, already deleted)",
 		cmdutil.KindDuplicate:      "another command on the same card is in flight; nothing was sent",
-		cmdutil.KindOutcomeUnknown: "the deletion was sent but no answer came: run the same command again to settle it",
+		cmdutil.KindOutcomeUnknown: "the deletion was sent but no answer came: run the same command again (its success settles it)",
 		cmdutil.KindUnavailable:    "gateway or shared journal unreachable; nothing was sent",
 	}})
 	for _, name := range []string{"customer-number", "card-token", "reason"} {
@@ -106,9 +109,9 @@ type deletion struct {
 	// card is the customer's card with the token (set by Prepare); nil
 	// when the list does not hold it.
 	card *gateway.SavedCard
-	// resends: the deletion re-sends an earlier one of unknown outcome
-	// (set by Resend).
-	resends bool
+	// resent is the attempt id of the earlier deletion of unknown outcome
+	// this one re-sends (set by Resend); empty for a first send.
+	resent string
 }
 
 // deleteOperation is deleteCard as the pipeline sees it.
@@ -211,8 +214,9 @@ func (deleteOperation) Prepare(ctx context.Context, env *moneyop.Env, d *deletio
 }
 
 // Resend lets a deletion go out past an earlier deletion of the same card
-// whose outcome is unknown: deleting a card twice deletes it once, and the
-// gateway's answer (deleted, or not there) settles the earlier attempt.
+// whose outcome is unknown: deleting a card twice deletes it once. Only
+// its success settles the earlier attempt; a refusal (the card not there)
+// tells nothing of it (issue 39).
 func (deleteOperation) Resend(_ *moneyop.Env, d *deletion, attempts []journal.Attempt) (*deletion, *journal.Attempt, error) {
 	var resent *journal.Attempt
 	for i := range attempts {
@@ -226,7 +230,7 @@ func (deleteOperation) Resend(_ *moneyop.Env, d *deletion, attempts []journal.At
 		return d, nil, nil
 	}
 	out := *d
-	out.resends = true
+	out.resent = resent.Intent.Attempt
 	return &out, resent, nil
 }
 
@@ -286,14 +290,15 @@ func (op deleteOperation) Classify(d *deletion, ans *gateway.SavedCardResult, er
 		o.Say = fmt.Sprintf("outcome unknown for %s: it was sent, but %s; it was not retried", what, unknownWhy(err))
 		o.Hint = "Run the same command again to settle it: " + deleteCommand(d, op.flags)
 	case journal.Rejected:
-		if d.resends && d.card == nil && errors.As(err, new(*gateway.APIError)) {
-			// The card was gone from the customer's list before the
-			// re-send, and the gateway says it is not there: the card is
-			// deleted, which settles the earlier deletion (the card may
-			// never have been saved: the end is the same).
-			return moneyop.Success("", settledGone)
-		}
 		o.Say = "the gateway refused " + what // the pipeline adds its words and NotDone
+		if d.resent != "" {
+			// A refused re-send tells nothing of the deletion it re-sent
+			// (issue 39): the card may be gone by it, or never have been
+			// saved. It stays unsettled; the desk lead settles it.
+			o.Say += fmt.Sprintf(", which says nothing of the earlier deletion %s: it stays unsettled", d.resent)
+			o.Hint = "Once the gateway confirms what became of the card (" + listCommand(d, op.flags) + "), the desk lead settles the earlier deletion: " +
+				cmdutil.SettleCommandLine(d.resent, "made", op.flags)
+		}
 	case journal.Duplicate:
 		o.Say = "the gateway answered " + what + " as a duplicate; nothing was deleted"
 		o.Hint = "List the customer's cards: " + listCommand(d, op.flags)
@@ -353,24 +358,9 @@ func listCommand(d *deletion, flags []string) string {
 	return cmdutil.CommandLine(slices.Concat([]string{"paycli", "cards", "list", "--customer-number", d.CustomerNumber}, flags)...)
 }
 
-// settledGone is what a settling re-send found: the gateway says the card
-// is not there, and the customer's list no longer holds it.
-const settledGone = "the card is no longer saved: the earlier deletion of unknown outcome had deleted it, or it was never saved"
-
 // Result is the deleted card's fields, and the verdict a person reads on a
 // terminal.
 func (deleteOperation) Result(d *deletion, ans *gateway.SavedCardResult) ([]render.Field, string) {
-	if ans == nil && d.resends {
-		// Classify's settling re-send: the gateway said the card is not
-		// there, and the list no longer held it.
-		return []render.Field{
-			render.IntField("status_code", gateway.StatusSuccess),
-			render.StringField("status_description", settledGone),
-			render.StringField("customer_number", d.CustomerNumber),
-			render.StringField("card_token", d.CardToken),
-			render.StringField("reason", d.Reason),
-		}, fmt.Sprintf("Card token %s of customer %s: %s", d.CardToken, redact.Cards(d.CustomerNumber), settledGone)
-	}
 	if ans == nil {
 		ans = &gateway.SavedCardResult{}
 	}

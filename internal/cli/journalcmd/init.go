@@ -22,11 +22,14 @@ type InitOptions struct {
 	IO     *iostreams.IOStreams
 	Format func() (render.Format, error)
 	JSON   *cmdutil.JSONFlags
-	// URL is the database's; Grants the operator roles to grant.
+	// URL is the database's; Grants the operator roles to grant; Leads
+	// the roles to make desk leads (operators who may also settle an
+	// attempt by hand: journal settle).
 	URL    string
 	Grants []string
+	Leads  []string
 	// Init creates or migrates the schema (pgjournal.Init outside tests).
-	Init func(ctx context.Context, url string, roles []string) (pgjournal.InitResult, error)
+	Init func(ctx context.Context, url string, roles, leads []string) (pgjournal.InitResult, error)
 }
 
 // hasPassword reports whether a journal URL carries a password (a user
@@ -46,7 +49,7 @@ func NewCmdInit(f *cmdutil.Factory, runF func(context.Context, *InitOptions) err
 	opts := &InitOptions{IO: f.IOStreams, Format: f.OutputFormat, Init: pgjournal.Init}
 	var urlFlag string
 	cmd := &cobra.Command{
-		Use:   "init --url URL [--grant ROLE]...",
+		Use:   "init --url URL [--grant ROLE]... [--lead ROLE]...",
 		Short: "Create or update a desk's shared journal in PostgreSQL",
 		Long: `Create the shared journal's schema (paycli) in the PostgreSQL database at
 --url, or bring it up to this paycli's version, and grant each --grant role
@@ -63,6 +66,12 @@ or sets PAYCLI_JOURNAL. The roles must exist; creating them (CREATE ROLE
 ayse LOGIN PASSWORD …) is the database administrator's. docs/journal.md says
 how a desk sets it up.
 
+--lead ROLE makes ROLE a desk lead: an operator who may also settle an
+attempt by hand ('paycli journal settle'), as a member of the database's
+role paycli_lead (schema step 5 creates it, which needs CREATEROLE, or the
+database administrator creates it: CREATE ROLE paycli_lead NOLOGIN). The
+database refuses such a settlement from anyone else.
+
 The URL's password is never printed. A password written in --url is seen
 by every user of the machine (ps) and kept in the shell's history: give
 --url - to read the URL from stdin, --url @FILE to read it from a file, or
@@ -70,7 +79,7 @@ set ` + OwnerURLEnv + ` instead (or keep the password in ~/.pgpass and
 out of the URL). A password's '/', '?', '#', '@' and spaces are written
 percent-encoded (%2F, %3F, %23, %40, %20). TLS settings pass through as the
 URL gives them (sslmode=verify-full, sslrootcert=FILE, …).`,
-		Example: `  paycli journal init --url postgres://desk_admin@db.example/paycli?sslmode=verify-full --grant ayse --grant mehmet
+		Example: `  paycli journal init --url postgres://desk_admin@db.example/paycli?sslmode=verify-full --grant ayse --grant mehmet --lead zeynep
   paycli journal init --url postgres://desk_admin@localhost/paycli -o json
   pass show desk/journal-owner-url | paycli journal init --url - --grant ayse`,
 		Args: cmdutil.NoArgs,
@@ -101,6 +110,11 @@ URL gives them (sslmode=verify-full, sslrootcert=FILE, …).`,
 					return cmdutil.UsageErrorf("invalid --grant: an empty role name")
 				}
 			}
+			for _, r := range opts.Leads {
+				if strings.TrimSpace(r) == "" {
+					return cmdutil.UsageErrorf("invalid --lead: an empty role name")
+				}
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -110,10 +124,11 @@ URL gives them (sslmode=verify-full, sslrootcert=FILE, …).`,
 	cmdutil.NoGateway(cmd)
 	cmd.Flags().StringVar(&urlFlag, "url", "", "the PostgreSQL `URL` of the journal's database, - to read it from stdin, @FILE from a file (else $"+OwnerURLEnv+")")
 	cmd.Flags().StringArrayVar(&opts.Grants, "grant", nil, "an operator `ROLE` to let read and append to the journal (repeatable)")
+	cmd.Flags().StringArrayVar(&opts.Leads, "lead", nil, "a `ROLE` to make a desk lead: an operator who may also settle an attempt by hand with journal settle (repeatable)")
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
 	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindUnavailable, cmdutil.KindJournalRefused}, Notes: map[cmdutil.Kind]string{
-		cmdutil.KindUsage:       "bad --url or --grant, or a role that may not create the schema or grant on it",
+		cmdutil.KindUsage:       "bad --url, --grant or --lead, or a role that may not create the schema, the role paycli_lead or grant them",
 		cmdutil.KindUnavailable: "the database is unreachable, or refused the connection",
 	}})
 	return cmd
@@ -143,7 +158,7 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := opts.Init(ctx, opts.URL, opts.Grants)
+	res, err := opts.Init(ctx, opts.URL, opts.Grants, opts.Leads)
 	var unavailable *pgjournal.UnavailableError
 	var noRole *pgjournal.NoRoleError
 	var newer *pgjournal.NewerSchemaError
@@ -158,10 +173,14 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 	case errors.As(err, &unavailable):
 		return cmdutil.WithKind(cmdutil.KindUnavailable, err, "Check the URL, that the server runs and lets this role in (pg_hba.conf), and the password (~/.pgpass or the URL).")
 	case errors.As(err, &noRole):
-		return cmdutil.UsageHint(fmt.Errorf("invalid --grant: %w; the schema is at version %d", err, pgjournal.SchemaVersion()),
+		return cmdutil.UsageHint(fmt.Errorf("invalid --grant or --lead: %w; the schema is at version %d", err, pgjournal.SchemaVersion()),
 			"Create the role first (CREATE ROLE … LOGIN), then run 'paycli journal init' again.")
 	case errors.As(err, &newer):
 		return cmdutil.UsageHint(err, "Upgrade paycli: an older one must not write to this journal.")
+	case errors.As(err, &pgErr) && pgErr.SQLState() == "42501" && strings.Contains(err.Error(), pgjournal.LeadRole):
+		// Schema step 5 creates the lead role, or --lead grants it.
+		return cmdutil.UsageHint(fmt.Errorf("journal init at %s: %w", redact.URL(opts.URL), err),
+			"The database administrator runs: CREATE ROLE "+pgjournal.LeadRole+" NOLOGIN; GRANT "+pgjournal.LeadRole+" TO OWNER WITH ADMIN OPTION; (OWNER being the role that runs journal init), then 'paycli journal init' again.")
 	case errors.As(err, &pgErr) && pgErr.SQLState() == "42501": // insufficient_privilege
 		return cmdutil.UsageHint(fmt.Errorf("journal init at %s: %w", redact.URL(opts.URL), err),
 			"Run it as the database's owner (the role that may create the paycli schema and grant on it), not as an operator's role.")
@@ -192,6 +211,9 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 	}
 	for _, r := range res.Granted {
 		fmt.Fprintf(w, "Role %s may read the journal and append to it.\n", r)
+	}
+	for _, r := range res.Leads {
+		fmt.Fprintf(w, "Role %s is a desk lead: it may read and append, and settle an attempt by hand (paycli journal settle).\n", r)
 	}
 	return nil
 }

@@ -2,10 +2,13 @@ package journalcmd
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
@@ -34,11 +37,22 @@ func TestInit(t *testing.T) {
 	srv := pgtest.Start(t)
 	db := srv.Database(t, "desk_admin")
 	srv.Role(t, "ayse")
+	srv.Role(t, "zeynep")
 	url := srv.URL("desk_admin", db)
 
-	out, err := runInit(t, "--url", url, "--grant", "ayse")
-	if err != nil || !strings.Contains(out, "schema version 6 (applied steps 1, 2, 3, 4, 5, 6)") || !strings.Contains(out, "Role ayse may read the journal and append to it.") {
+	out, err := runInit(t, "--url", url, "--grant", "ayse", "--lead", "zeynep")
+	if err != nil || !strings.Contains(out, "schema version 6 (applied steps 1, 2, 3, 4, 5, 6)") || !strings.Contains(out, "Role ayse may read the journal and append to it.") ||
+		!strings.Contains(out, "Role zeynep is a desk lead") {
 		t.Fatalf("first init: %q, %v", out, err)
+	}
+	var lead bool
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if err := conn.QueryRow(context.Background(), "SELECT pg_has_role('zeynep', 'paycli_lead', 'MEMBER') AND NOT pg_has_role('ayse', 'paycli_lead', 'MEMBER')").Scan(&lead); err != nil || !lead {
+		t.Errorf("--lead zeynep: zeynep a lead and ayse not: %v, %v", lead, err)
 	}
 	out, err = runInit(t, "--url", url, "--jq", ".")
 	var res pgjournal.InitResult

@@ -235,7 +235,7 @@ second; 'paycli journal show' shows them the same way.`,
 	_ = cmd.RegisterFlagCompletionFunc("since", cobra.FixedCompletions([]string{"1h", "24h", "7d", "today", "yesterday"}, cobra.ShellCompDirectiveNoFileComp))
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
-	cmd.AddCommand(NewCmdReconcile(f, nil), NewCmdInit(f, nil), NewCmdSummary(f, nil), NewCmdImport(f, nil), NewCmdShow(f, nil))
+	cmd.AddCommand(NewCmdReconcile(f, nil), NewCmdInit(f, nil), NewCmdSummary(f, nil), NewCmdImport(f, nil), NewCmdShow(f, nil), NewCmdSettle(f, nil))
 	// It reads the journal and asks the gateway nothing: under --sandbox it
 	// starts no sandbox.
 	cmdutil.NoGateway(cmd)
@@ -308,6 +308,9 @@ type Record struct {
 	// Reason is why a desk action was taken (cards delete --reason); null
 	// for payments.
 	Reason *string `json:"reason"`
+	// SettledByLead: the desk lead settled the attempt by hand (journal
+	// settle; Reconciled says why and who), not the gateway's answer.
+	SettledByLead bool `json:"settled_by_lead"`
 }
 
 // Reconciliation is the JSON form of a reconcile line.
@@ -320,6 +323,11 @@ type Reconciliation struct {
 	TransactionStatus *string     `json:"transaction_status"`
 	OrderNo           *string     `json:"order_no"`
 	Message           *string     `json:"message"`
+	// Reason and By, on the desk lead's settlement (via journal settle):
+	// why, and the OS user and host that wrote it (user@host); null
+	// otherwise.
+	Reason *string `json:"reason"`
+	By     *string `json:"by"`
 }
 
 func optional(s string) *string {
@@ -335,7 +343,7 @@ func recordOf(a journal.Attempt) Record {
 		BaseURL: a.Intent.BaseURL, Gateway: a.Intent.Gateway, Invoice: redact.Invoice(a.Intent.Invoice), Amount: a.Intent.Amount,
 		Currency: a.Intent.Currency, Card: redact.CardText(a.Intent.Card), Wallet: a.Intent.Wallet, Outcome: a.Class(),
 		OutcomeRecorded: a.Recorded(), OrderNo: optional(a.OrderNo()), Ref: optional(a.Intent.Ref),
-		Reason: optional(redact.Cards(a.Intent.Reason)),
+		Reason: optional(redact.Cards(a.Intent.Reason)), SettledByLead: a.SettledByLead(),
 	}
 	if o := a.Outcome; o != nil {
 		t := render.Time{Time: o.Time}
@@ -349,6 +357,12 @@ func recordOf(a journal.Attempt) Record {
 	if c := a.Reconciled; c != nil {
 		r.Reconciled = &Reconciliation{Outcome: c.Outcome, Time: render.Time{Time: c.Time}, Via: c.Via, StatusCode: c.StatusCode,
 			TransactionStatus: optional(c.TransactionStatus), OrderNo: optional(c.OrderNo), Message: optional(redact.Cards(c.Message))}
+		if c.Via == journal.ViaSettle {
+			r.Reconciled.Reason = optional(redact.Cards(c.Reason))
+			if c.OSUser != "" || c.Host != "" {
+				r.Reconciled.By = optional(c.OSUser + "@" + c.Host)
+			}
+		}
 	}
 	return r
 }
@@ -837,6 +851,8 @@ func outcomeCell(r Record) string {
 		return "pending (spooled)"
 	case r.Outcome == journal.Queued:
 		return journal.Queued
+	case r.SettledByLead:
+		return r.Outcome + " (settled by lead)"
 	case r.Reconciled != nil && r.Outcome != journal.Unknown:
 		return r.Outcome + " (reconciled)"
 	case r.Reconciled != nil && r.Reconciled.Outcome == journal.Pending:
@@ -853,6 +869,8 @@ func outcomeText(r Record) string {
 		return SpooledLabel
 	case r.Outcome == journal.Queued:
 		return "queued — waits for approval"
+	case r.SettledByLead:
+		return r.Outcome + " — settled by the desk lead: " + deref(r.Reconciled.Reason)
 	case r.Reconciled != nil && r.Outcome != journal.Unknown:
 		return r.Outcome + " (reconciled)"
 	case r.Reconciled != nil && r.Reconciled.Outcome == journal.Pending:
@@ -899,7 +917,10 @@ func writeRows(opts *Options, format render.Format, shared bool, records []Recor
 			code = strconv.Itoa(*r.StatusCode)
 		}
 		outcome := outcomeCell(r)
-		if shared && r.SettledBy != nil && *r.SettledBy != deref(r.Operator) {
+		switch {
+		case shared && r.SettledByLead && r.SettledBy != nil:
+			outcome = r.Outcome + " (settled by lead " + *r.SettledBy + ")"
+		case shared && r.SettledBy != nil && *r.SettledBy != deref(r.Operator):
 			outcome += " (settled by " + *r.SettledBy + ")" // another's reconciliation
 		}
 		row := []string{render.CompactTime(r.Time.Time, today), r.Profile, r.Kind, r.Invoice,
@@ -971,6 +992,9 @@ func reason(r Record) string {
 	}
 	if r.Spooled != nil {
 		return "the outcome is " + *r.Spooled
+	}
+	if r.SettledByLead {
+		return "settled by the desk lead: " + deref(r.Reconciled.Reason)
 	}
 	if c := r.Reconciled; c != nil && c.Message != nil {
 		return *c.Message

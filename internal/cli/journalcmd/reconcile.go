@@ -68,18 +68,23 @@ invoice:
               the invoice
   declined    the gateway has the transaction, failed or gone the other way:
               nothing was taken by it
-  not_found   the gateway never made it: nothing was taken, and the
-              invoice may be sent again
   unknown     still pending, still in flight (run again after the time
-              shown), skipped because another paycli command on the invoice
-              is in flight, or the check failed: run this again later
+              shown), not found by check status, skipped because another
+              paycli command on the invoice is in flight, or the check
+              failed: the note says what to do
 
 Payments, refunds (by their refund_transaction_id in the answer's
 refund_info), pre-authorization captures and cancellations, 3D completions
 and 'paycli api' calls are checked: an api call on the path of a paycli
-command as that command's, any other payment (paySmart2D, …) as a sale. A request
-whose time limit ran out less than two minutes ago may still be processed
-by the gateway: an answer that finds nothing does not settle it yet.
+command as that command's, any other payment (paySmart2D, …) as a sale.
+Check status not finding an attempt is never final, however late: the
+gateway may still make it, so nothing is recorded, and the invoice stays
+blocked until a refund's re-send of its own refund_transaction_id
+('paycli refund --retry REF', which the gateway makes once) or, once the
+gateway confirms it was never made, the desk lead's 'paycli journal settle
+ATTEMPT --as not-made --reason TEXT'. An answer that does not name the
+attempt (a sale found taken, a hold captured) is recorded only once the
+attempt's request is over (its time limit and two minutes).
 
 The attempts checked are those made on the gateway account the profile
 points at (its base URL and app_id), under whichever profile name; --profile
@@ -117,7 +122,8 @@ type ReconcileResult struct {
 	Invoice string `json:"invoice"`
 	// Attempts are the ids of the unknown attempts the answer settles.
 	Attempts []string `json:"attempts"`
-	// Outcome is succeeded, declined, not_found or unknown.
+	// Outcome is succeeded, declined or unknown (not_found only from a
+	// paycli older than the settlement rule of issue 39).
 	Outcome           string  `json:"outcome"`
 	StatusCode        *int    `json:"status_code"`
 	TransactionStatus *string `json:"transaction_status"`
@@ -157,7 +163,7 @@ func reconcileRun(ctx context.Context, opts *ReconcileOptions) error {
 	if n := len(w.sendAgain); n > 0 {
 		// The journal's footer names them; reconcile must not read as if
 		// nothing were open.
-		opts.IO.Notef("%s of unknown outcome (%s): check status knows nothing of them; send each again, the same command, to settle it.",
+		opts.IO.Notef("%s of unknown outcome (%s): check status knows nothing of them; send each again, the same command: its success settles it (a refusal does not: the desk lead then settles it, paycli journal settle).",
 			render.Count(n, "desk action", "desk actions"), render.Escape(strings.Join(redactAll(w.sendAgain), ", ")))
 	}
 	if len(invoices) == 0 {
@@ -326,7 +332,7 @@ func reconcileInvoice(ctx context.Context, opts *ReconcileOptions, store journal
 		if settled = settled && l.Decided(); settled {
 			r.Outcome = l.Outcome
 		}
-		if note := reconcileNote(a, l); !slices.Contains(notes, note) {
+		if note := reconcileNote(a, l, opts.Flags); !slices.Contains(notes, note) {
 			notes = append(notes, note)
 		}
 	}
@@ -341,7 +347,7 @@ func reconcileInvoice(ctx context.Context, opts *ReconcileOptions, store journal
 // payment, in words; for a refund, "refund REF: " and its outcome; for
 // the other kinds (an api payment's words are a payment's), the kind and
 // the words.
-func reconcileNote(a journal.Attempt, l journal.Learned) string {
+func reconcileNote(a journal.Attempt, l journal.Learned, flags []string) string {
 	// A payment paycli has no command for (an api call) reads as a sale,
 	// but no batch resumes it.
 	kind := a.Intent.OpKind()
@@ -356,20 +362,18 @@ func reconcileNote(a journal.Attempt, l journal.Learned) string {
 	switch {
 	case !l.After.IsZero():
 		note = "unknown: may still be in flight, run again after " + render.FormatTime(l.After, render.Table)
+	case l.Missing:
+		note = "unknown: check status does not find it, which is not final (the gateway may still make it); " + cmdutil.MissingNeeds(a, flags)
 	case kind == journal.KindRefund && l.Decided():
 		note = l.Outcome
 	case l.Outcome == journal.Succeeded && sale:
 		note = "the sale was taken" + batch("; a resumed batch skips it")
 	case l.Outcome == journal.Declined && sale:
 		note = "the transaction failed; nothing was taken"
-	case l.Outcome == journal.NotFound && sale:
-		note = "the gateway has no transaction; nothing was taken" + batch(", and a resumed batch sends it again")
 	case l.Outcome == journal.Succeeded:
 		note = "it was made"
 	case l.Outcome == journal.Declined:
 		note = fmt.Sprintf("it was not made: the transaction went the other way (transaction_status %q)", l.TransactionStatus)
-	case l.Outcome == journal.NotFound:
-		note = "it was not made; it may be sent again"
 	case l.Outcome == journal.Pending:
 		note = "still pending at the gateway; check again later"
 	default:

@@ -25,7 +25,7 @@ func TestReconcileGoesByTheDatabasesClock(t *testing.T) {
 	srv.Role(t, "ayse")
 	srv.Role(t, "mehmet")
 	ctx := context.Background()
-	if _, err := pgjournal.Init(ctx, srv.URL("desk_admin", db), []string{"ayse", "mehmet"}); err != nil {
+	if _, err := pgjournal.Init(ctx, srv.URL("desk_admin", db), []string{"ayse", "mehmet"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	open := func(role string, now func() time.Time) *pgjournal.Store {

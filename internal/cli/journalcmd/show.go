@@ -144,7 +144,7 @@ func attemptFields(r Record, shared bool) [][]string {
 	add("Wallet", r.Wallet)
 	add("Ref", deref(r.Ref))
 	outcome := outcomeText(r)
-	if shared && r.SettledBy != nil && *r.SettledBy != deref(r.Operator) {
+	if shared && r.SettledBy != nil && (r.SettledByLead || *r.SettledBy != deref(r.Operator)) {
 		outcome += " (settled by " + *r.SettledBy + ")"
 	}
 	add("Outcome", outcome)
@@ -160,6 +160,8 @@ func attemptFields(r Record, shared bool) [][]string {
 		add("  status", deref(c.TransactionStatus))
 		add("  order", deref(c.OrderNo))
 		add("  message", deref(c.Message))
+		add("  reason", deref(c.Reason))
+		add("  by", deref(c.By))
 	}
 	add("Spooled outcome", deref(r.Spooled))
 	add("Operator", deref(r.Operator))

@@ -85,9 +85,11 @@ func Kinds() []journal.Kind { return moneyop.KindsOf(operation{}) }
 func (operation) ReadStatus() journal.Reader { return readLink }
 
 // readLink: a sale marked as a link's (link_status), paid or not, means
-// the link was made; no transaction with the invoice (31) means it was
-// not, and so does a sale that no link made: the gateway takes an invoice
-// once, so a link for an invoice another sale had taken was refused.
+// the link was made; a sale that no link made means it was refused
+// (Declined): the gateway takes an invoice once, so a link for an invoice
+// another sale had taken was refused. No transaction with the invoice
+// (31) is NotFound, which is never final (journal.Settle): the link may
+// still be made.
 // A sale still waiting for a step, with no answer to read, says nothing
 // yet.
 func readLink(_ journal.Attempt, c journal.Check) journal.Finding {
@@ -99,7 +101,7 @@ func readLink(_ journal.Attempt, c journal.Check) journal.Finding {
 	case c.Res == nil:
 		return journal.Finding{Message: "check status names no sale to read yet; ask again later"}
 	}
-	return journal.Finding{Outcome: journal.NotFound,
+	return journal.Finding{Outcome: journal.Declined,
 		Message: "the invoice's sale was not made through a link (no link_status): the gateway had taken the invoice, so it refused the link"}
 }
 

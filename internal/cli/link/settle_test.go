@@ -48,9 +48,10 @@ func TestLinkSettledByCheckStatus(t *testing.T) {
 		{name: "waiting for a step, no answer to read: not yet known", err: statusErr(69), asked: after},
 		// The reviewer's case: an earlier 2D sale (declined) had taken the
 		// invoice, the gateway refused the link (3) and its answer was lost.
-		{name: "another sale had taken the invoice: the link was refused", res: answer("Failed", ""), asked: after, outcome: journal.NotFound},
-		{name: "another sale completed on the invoice: the link was refused", res: answer("Completed", ""), asked: after, outcome: journal.NotFound},
-		{name: "unknown to the gateway: not made", err: statusErr(31), asked: after, outcome: journal.NotFound},
+		{name: "another sale had taken the invoice: the link was refused", res: answer("Failed", ""), asked: after, outcome: journal.Declined},
+		{name: "another sale completed on the invoice: the link was refused", res: answer("Completed", ""), asked: after, outcome: journal.Declined},
+		// Issue 39: not found is never final; nothing is recorded.
+		{name: "unknown to the gateway: not final", err: statusErr(31), asked: after, outcome: ""},
 		{name: "unknown to the gateway while the request may still be processed", err: statusErr(31), asked: deadline, waits: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -187,11 +187,11 @@ func (operation) Key(r *refund) string {
 }
 
 // Resume decides a batch line whose key the journal knows: a refund made
-// (succeeded, queued, or answered 104 to a re-send of its
-// refund_transaction_id) is skipped; one whose outcome is unknown is
-// reported with the --retry line that resolves it; otherwise (rejected,
-// never sent, or 104 to a first send: the gateway holds the id from
-// another refund) it is sent again.
+// (succeeded, or queued) is skipped; one whose outcome is unknown is
+// reported with the --retry line that resolves it (a 104 to its re-send
+// settles nothing: issue 39); otherwise (rejected, never sent, or 104 to
+// a first send: the gateway holds the id from another refund) it is sent
+// again.
 func (operation) Resume(env *moneyop.Env, attempts []journal.Attempt) (journal.ResumeDecision, string, string) {
 	for i, a := range attempts {
 		if made(a, attempts[:i]) {
@@ -208,17 +208,15 @@ func (operation) Resume(env *moneyop.Env, attempts []journal.Attempt) (journal.R
 	return journal.ResumeSend, "", ""
 }
 
-// made reports an attempt that shows its refund made: succeeded (100),
+// made reports an attempt that shows its refund made: succeeded (100), or
 // queued for approval (101: the gateway holds it; a batch never sends it
-// again), or 104 to a re-send of a refund_transaction_id an earlier attempt
-// sent (the earlier one made it). A 104 to a first send says only that
-// the gateway has the id from some other refund.
-func made(a journal.Attempt, earlier []journal.Attempt) bool {
+// again). A 104, to a first send or a re-send, says only that the gateway
+// has the id, made or queued: the earlier attempt it re-sent stays
+// unknown until check status lists it.
+func made(a journal.Attempt, _ []journal.Attempt) bool {
 	switch a.Class() {
 	case journal.Succeeded, journal.Queued:
 		return true
-	case journal.Duplicate:
-		return slices.ContainsFunc(earlier, func(e journal.Attempt) bool { return e.Intent.Ref == a.Intent.Ref })
 	}
 	return false
 }
@@ -478,8 +476,16 @@ func retryIntent(attempts []journal.Attempt, scope journal.Scope, name string) (
 			same = append(same, a)
 		}
 	}
-	if len(journal.Unresolved(same, scope, found.Intent.Invoice)) == 0 {
+	open := journal.Unresolved(same, scope, found.Intent.Invoice)
+	if len(open) == 0 {
 		return nil, cmdutil.UsageErrorf("invalid --retry: the outcome of refund %s is known (%s); only a refund whose outcome is unknown is re-sent", ref, same[len(same)-1].Class())
+	}
+	if slices.ContainsFunc(open, func(a journal.Attempt) bool { return a.Class() == journal.Queued }) {
+		// Its re-send's 104 would not say whether it was made or refused:
+		// check status does (issue 39, defect 2).
+		line, note := cmdutil.InvoiceCommandLine([]string{"status"}, found.Intent.Invoice, "the invoice id of refund "+ref, nil)
+		return nil, cmdutil.UsageHint(fmt.Errorf("invalid --retry: refund %s is queued for the gateway team's approval; it is not re-sent, check status says when it is made or refused", ref),
+			"Run: "+line+note)
 	}
 	return &same[len(same)-1], nil
 }
@@ -584,8 +590,9 @@ func (op operation) Describe(r *refund) (moneyop.Description, gateway.RefundRequ
 
 // Classify turns the gateway's answer into an outcome, in words a support
 // desk reads: 100 refunded and 101 queued are successes; 104 to a --retry
-// means this refund (its refund_transaction_id) was already made, and to
-// a first send that the id is another refund's; 110, 49 and 31 are
+// means the gateway has its refund_transaction_id, made or queued (which
+// settles nothing: check status does), and to a first send that the id is
+// another refund's; 110, 49 and 31 are
 // refusals with their reason; an answer cut off after sending is unknown,
 // resolved by re-sending the same refund_transaction_id (--retry).
 func (op operation) Classify(r *refund, ans *gateway.RefundResult, err error) moneyop.Outcome {
@@ -623,10 +630,13 @@ func (op operation) Classify(r *refund, ans *gateway.RefundResult, err error) mo
 		o.Say = fmt.Sprintf("the gateway already has refund_transaction_id %s from a refund this journal does not record (status_code 104): this call refunded nothing; give the refund an id of its own", ref)
 		o.Hint = "See the sale's refunds with: " + op.statusCommand(r, op.flags)
 	case errors.Is(err, gateway.ErrRefundIDUsed):
+		// The retry's own outcome: the id is the gateway's, made or queued
+		// for approval; that settles nothing of the refund it re-sent
+		// (issue 39, defect 2), which check status does.
 		o.Class = journal.Duplicate
-		o.Say = fmt.Sprintf("this refund was already made: the gateway has refund_transaction_id %s (status_code 104); nothing more was refunded", ref)
+		o.Say = fmt.Sprintf("the gateway already has refund_transaction_id %s (status_code 104): a refund with it was made or is queued for approval; this call refunded nothing, and the refund it re-sent stays unsettled until check status lists it", ref)
 		if r != nil {
-			o.Hint = "See the sale's refunds with: " + op.statusCommand(r, op.flags)
+			o.Hint = "See what became of it, and record it: " + op.statusCommand(r, op.flags)
 		}
 	case code == gateway.StatusPartialRefundNotAllowed:
 		o.Say = "the gateway refused the refund: this merchant may not refund part of a sale"
@@ -645,6 +655,11 @@ func (op operation) Classify(r *refund, ans *gateway.RefundResult, err error) mo
 		// A payment's words (declined, invoice already paid) do not fit a
 		// refund: whatever the code, nothing was refunded.
 		o.Class = journal.Rejected
+	}
+	if r != nil && r.retry != "" && (o.Class == journal.Rejected || o.Class == journal.Declined) {
+		// A refused re-send tells nothing of the refund it re-sent (49 is
+		// what that refund being made causes): issue 39, defect 1.
+		o.Hint = "The refund it re-sent stays unsettled (a refusal of its re-send does not say it was not made); see what became of it, and record it: " + op.statusCommand(r, op.flags)
 	}
 	return o
 }

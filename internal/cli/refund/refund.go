@@ -56,16 +56,23 @@ is already refunded and what remains, and asks for confirmation on a
 terminal; without one --yes is required.
 
 Every refund carries a refund_transaction_id chosen before it is sent and
-written in the journal. The gateway refuses a repeated one (status_code 104),
-so a refund whose outcome is unknown (exit 7) is re-sent with
-'paycli refund --retry REF': it is made once, whatever happened before. Until
-it is, a new refund of that invoice is refused (exit 2). While another paycli
-command on the invoice is in flight (it holds the invoice until its outcome
-is recorded), a refund is refused at once (exit 6). Nothing is retried by
-itself.
+written in the journal. The gateway makes a refund_transaction_id at most
+once and refuses a repeated one (status_code 104), so a refund whose outcome
+is unknown (exit 7) is re-sent with 'paycli refund --retry REF'. Only the
+gateway's word about that very refund settles it: the re-send succeeding,
+or 'paycli status' listing it in refund_info. A re-send refused (49, any
+decline) or answered 104 says nothing about the first refund (49 is what a
+first refund made causes; 104, that the id is made or queued): run 'paycli
+status --invoice INV' to see what became of it. Until it is settled, a new
+refund of that invoice is refused (exit 2); where the gateway cannot tell,
+the desk lead settles it by hand ('paycli journal settle'). While another
+paycli command on the invoice is in flight (it holds the invoice until its
+outcome is recorded), a refund is refused at once (exit 6). Nothing is
+retried by itself.
 
 A refund answered 101 waits for the gateway team's approval: it exits 0, and
-'paycli status' shows when it is made.
+'paycli status' shows when it is made or refused. It is not re-sent: --retry
+of a queued refund is refused (exit 2).
 
 --batch FILE (or - for stdin) refunds one JSON object per line,
 {"invoice":"…","amount":"50.00"} or {"invoice":"…","full":true}, optionally
@@ -100,7 +107,7 @@ or in the journal) is refused, exit 2, nothing sent.`,
 		Parallel: "batch refunds in flight at once",
 	})
 	cmdutil.NoteExit(cmd, cmdutil.KindRejected, "refused: by paycli before sending, or by the gateway (110, 49, 31)")
-	cmdutil.NoteExit(cmd, cmdutil.KindDuplicate, "this refund was already made (104; nothing more was refunded), or another command on the invoice is in flight (nothing was sent)")
+	cmdutil.NoteExit(cmd, cmdutil.KindDuplicate, "the gateway has this refund_transaction_id (104: made or queued; nothing more was refunded), or another command on the invoice is in flight (nothing was sent)")
 	for _, name := range []string{"invoice", "amount", "retry", "webhook-key"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}

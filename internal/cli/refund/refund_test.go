@@ -170,8 +170,16 @@ func TestClassify(t *testing.T) {
 	op := operation{flags: []string{"--sandbox"}}
 	r := &refund{input: input{Invoice: "INV-1"}, ref: "RF1"}
 	retried := &refund{input: input{Invoice: "INV-1"}, ref: "RF1", retry: "RF1"}
-	if o := op.Classify(retried, nil, apiErr(104, "not unique")); o.Class != journal.Duplicate || !strings.Contains(o.Say, "this refund was already made") {
-		t.Errorf("104 to a --retry: %s, %q", o.Class, o.Say)
+	// Issue 39, defect 2: a 104 to a --retry is its own outcome, made or
+	// queued; it does not say the refund it re-sent was made.
+	if o := op.Classify(retried, nil, apiErr(104, "not unique")); o.Class != journal.Duplicate || strings.Contains(o.Say, "already made") ||
+		!strings.Contains(o.Say, "made or is queued for approval") || !strings.Contains(o.Hint, "paycli status --invoice INV-1 --sandbox") {
+		t.Errorf("104 to a --retry: %s, %q, %q", o.Class, o.Say, o.Hint)
+	}
+	// Issue 39, defect 1: a refused --retry says the refund it re-sent
+	// stays unsettled.
+	if o := op.Classify(retried, nil, apiErr(49, "Refund failed")); o.Class != journal.Rejected || !strings.Contains(o.Hint, "stays unsettled") {
+		t.Errorf("49 to a --retry: %s, %q", o.Class, o.Hint)
 	}
 	for _, c := range []struct {
 		name  string
@@ -235,12 +243,16 @@ func TestResume(t *testing.T) {
 		want     journal.ResumeDecision
 	}{
 		{"made", []journal.Attempt{attempt("a", journal.Succeeded, true, old)}, journal.ResumeSkip},
-		{"made, learnt by its retry", []journal.Attempt{attempt("a", journal.Unknown, true, old), attempt("a", journal.Duplicate, true, old)}, journal.ResumeSkip},
+		{"made, learnt by its retry", []journal.Attempt{attempt("a", journal.Unknown, true, old), attempt("a", journal.Succeeded, true, old)}, journal.ResumeSkip},
+		// Issue 39: a 104 to its retry says the id is made or queued,
+		// nothing more: it stays unknown.
+		{"unknown, then 104 to its retry", []journal.Attempt{attempt("a", journal.Unknown, true, old), attempt("a", journal.Duplicate, true, old)}, journal.ResumeUnknown},
 		{"104 to a first send: the id is another refund's", []journal.Attempt{attempt("a", journal.Duplicate, true, old)}, journal.ResumeSend},
 		{"unknown", []journal.Attempt{attempt("a", journal.Unknown, true, old)}, journal.ResumeUnknown},
 		{"died mid-call", []journal.Attempt{attempt("a", "", false, old)}, journal.ResumeUnknown},
 		{"refused", []journal.Attempt{attempt("a", journal.Rejected, true, old)}, journal.ResumeSend},
-		{"unknown, then refused on retry", []journal.Attempt{attempt("a", journal.Unknown, true, old), attempt("a", journal.Rejected, true, old)}, journal.ResumeSend},
+		// Issue 39, defect 1: a refusal of its retry (49) tells nothing.
+		{"unknown, then refused on retry", []journal.Attempt{attempt("a", journal.Unknown, true, old), attempt("a", journal.Rejected, true, old)}, journal.ResumeUnknown},
 		{"unknown, then the retry's credentials refused", []journal.Attempt{attempt("a", journal.Unknown, true, old), refusedCredentials}, journal.ResumeUnknown},
 		{"unknown, then the retry not sent", []journal.Attempt{attempt("a", journal.Unknown, true, old), attempt("a", journal.NotSent, true, old)}, journal.ResumeUnknown},
 	} {

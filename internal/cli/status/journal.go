@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/journal"
@@ -68,6 +69,10 @@ func recordInJournal(ctx context.Context, opts *Options, cfg *config.Config, res
 		case !s.Learned.After.IsZero():
 			opts.IO.Notef("Not recorded in the journal yet: %s may still be in flight; check again after %s.",
 				attemptName(s.Attempt), render.FormatTime(s.Learned.After, render.Table))
+		case s.Learned.Missing:
+			// Never final: the gateway may still make it, however late.
+			opts.IO.Notef("Not recorded in the journal: check status does not find %s (attempt %s), which does not settle it: the gateway may still make it. To settle it, %s.",
+				attemptName(s.Attempt), s.Attempt.Intent.Attempt, cmdutil.MissingNeeds(s.Attempt, opts.Flags))
 		case s.Recorded && s.Learned.Decided():
 			opts.IO.Notef("Recorded in the journal: %s %s (its outcome was unknown).", attemptName(s.Attempt), s.Learned.Outcome)
 		}

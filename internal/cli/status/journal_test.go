@@ -51,8 +51,15 @@ func TestStatusRecordsReconciliation(t *testing.T) {
 
 	fx.opts.Invoice = "GONE-1"
 	_ = statusRun(context.Background(), fx.opts) // exit 4: no transaction
-	if got := resume(scope, "GONE-1"); got != journal.ResumeSend {
-		t.Errorf("GONE-1 after status said not found: %v, want sendable", got)
+	// Issue 39: not found is never final (the gateway may still make it):
+	// nothing recorded, the attempt still unknown, and status says what
+	// settles it.
+	if got := resume(scope, "GONE-1"); got != journal.ResumeUnknown {
+		t.Errorf("GONE-1 after status said not found: %v, want still unknown", got)
+	}
+	if !strings.Contains(fx.errOut.String(), "Not recorded in the journal: check status does not find invoice GONE-1 (attempt a2), which does not settle it") ||
+		!strings.Contains(fx.errOut.String(), "paycli journal settle a2 --as not-made") {
+		t.Errorf("status's note for an attempt not found:\n%s", fx.errOut)
 	}
 	fx.opts.Invoice = "PEND-1"
 	_ = statusRun(context.Background(), fx.opts) // exit 7: still pending

@@ -14,7 +14,8 @@ import (
 // another identity or from a legacy line without one is sent again), a
 // legacy unknown attempt at the same base URL still blocks, and
 // reconciliations count: reconciled-paid is skipped with its order
-// number, reconciled-not-found is sent.
+// number, settled not made by the desk lead is sent, and a not_found
+// from check status (an older paycli's line) settles nothing (issue 39).
 func TestBatchResumeIdentityAndReconciliation(t *testing.T) {
 	fx := newFixture(t)
 	cfg, _ := fx.opts.Config()
@@ -32,6 +33,7 @@ func TestBatchResumeIdentityAndReconciliation(t *testing.T) {
 		{Intent: entry("a3", "LEGACY-UNKNOWN", "")},
 		{Intent: entry("a4", "REC-PAID", id)},
 		{Intent: entry("a5", "REC-GONE", id)},
+		{Intent: entry("a6", "REC-NOT-FOUND", id)},
 	})
 	scope := journal.ScopeFor(journal.KindWalletPay, "test", base, id, false)
 	t0 := time.Now()
@@ -40,16 +42,21 @@ func TestBatchResumeIdentityAndReconciliation(t *testing.T) {
 		t.Fatal(err)
 	}
 	store := journal.OpenFile(fx.journal, time.Now)
-	for inv, l := range map[string]journal.Learned{"REC-PAID": {Outcome: journal.Succeeded, OrderNo: "VP9"}, "REC-GONE": {Outcome: journal.NotFound}} {
+	for inv, l := range map[string]journal.Learned{"REC-PAID": {Outcome: journal.Succeeded, OrderNo: "VP9"}, "REC-GONE": {Outcome: journal.NotFound},
+		"REC-NOT-FOUND": {Outcome: journal.NotFound}} {
+		via := journal.ViaReconcile
+		if inv == "REC-GONE" {
+			via = journal.ViaSettle
+		}
 		for _, a := range journal.Unresolved(attempts, scope, inv) {
-			if err := store.Append(t.Context(), journal.Reconciliation(a, l, journal.ViaReconcile, t0)); err != nil {
+			if err := store.Append(t.Context(), journal.Reconciliation(a, l, via, t0)); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	_ = store.Close()
 	var lines []string
-	for _, inv := range []string{"OTHER-PAID", "LEGACY-PAID", "LEGACY-UNKNOWN", "REC-PAID", "REC-GONE"} {
+	for _, inv := range []string{"OTHER-PAID", "LEGACY-PAID", "LEGACY-UNKNOWN", "REC-PAID", "REC-GONE", "REC-NOT-FOUND"} {
 		lines = append(lines, fmt.Sprintf(`{"invoice":%q,"token":%q,"name":"Ada","surname":"Lovelace","email":"ada@example.com"}`, inv, sandboxToken(t, "150.00")))
 	}
 	fx.in.WriteString(strings.Join(lines, "\n"))
@@ -63,7 +70,7 @@ func TestBatchResumeIdentityAndReconciliation(t *testing.T) {
 		}
 	}
 	want := map[string]string{"OTHER-PAID": journal.Succeeded, "LEGACY-PAID": journal.Succeeded, "LEGACY-UNKNOWN": journal.Unknown,
-		"REC-PAID": "skipped", "REC-GONE": journal.Succeeded}
+		"REC-PAID": "skipped", "REC-GONE": journal.Succeeded, "REC-NOT-FOUND": journal.Unknown}
 	for inv, w := range want {
 		if got[inv] != w {
 			t.Errorf("%s: %s, want %s", inv, got[inv], w)

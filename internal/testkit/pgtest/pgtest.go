@@ -400,14 +400,14 @@ func (m *mainTB) Fatalf(f string, a ...any) {
 }
 
 // Database creates a database owned by owner (a role created if missing,
-// with LOGIN) with a name unique to t, and returns its name.
+// with LOGIN: OwnerRole) with a name unique to t, and returns its name.
 func (s *Server) Database(t testing.TB, owner string) string {
 	t.Helper()
 	s.mu.Lock()
 	s.dbs++
 	name := fmt.Sprintf("test_%d", s.dbs)
 	s.mu.Unlock()
-	s.Role(t, owner)
+	s.OwnerRole(t, owner)
 	s.Exec(t, "postgres", fmt.Sprintf("CREATE DATABASE %s OWNER %s", name, quoteIdent(owner)))
 	return name
 }
@@ -421,6 +421,21 @@ func (s *Server) Role(t testing.TB, name string) {
 	defer s.roleMu.Unlock()
 	s.Exec(t, "postgres", fmt.Sprintf(`DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = %s) THEN CREATE ROLE %s LOGIN; END IF; END $$`,
 		quoteLiteral(name), quoteIdent(name)))
+}
+
+// OwnerRole is Role for a database's owner, which may also create roles
+// (CREATEROLE): the journal's schema step 5 creates the desk lead's role,
+// paycli_lead, as a desk's owner with that right does. Operators' roles
+// (Role) have no such right.
+func (s *Server) OwnerRole(t testing.TB, name string) {
+	t.Helper()
+	if name == Superuser {
+		return
+	}
+	s.roleMu.Lock() // ALTER ROLE at once from two sessions: "tuple concurrently updated"
+	defer s.roleMu.Unlock()
+	s.Exec(t, "postgres", fmt.Sprintf(`DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = %s) THEN CREATE ROLE %s LOGIN; END IF; END $$;
+ALTER ROLE %s CREATEROLE`, quoteLiteral(name), quoteIdent(name), quoteIdent(name)))
 }
 
 func quoteIdent(s string) string   { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

@@ -35,7 +35,7 @@ func (s *Server) DatabaseFrom(t testing.TB, owner, key string, build func(t test
 		func() {
 			defer close(tpl.ready)
 			tpl.err = fmt.Errorf("making the template %q failed in %s", key, t.Name())
-			s.Role(t, owner)
+			s.OwnerRole(t, owner)
 			s.Exec(t, "postgres", fmt.Sprintf("CREATE DATABASE %s OWNER %s", tpl.name, quoteIdent(owner)))
 			build(t, tpl.name)
 			s.Exec(t, "postgres", fmt.Sprintf("ALTER DATABASE %s WITH IS_TEMPLATE true ALLOW_CONNECTIONS false", tpl.name))
