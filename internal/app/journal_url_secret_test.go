@@ -48,6 +48,7 @@ func journalURLPrinters(t testing.TB, url string) map[string]string {
 		"journal init --url URL":  run("", nil, "journal", "init", "--url", url),
 		"journal init --url -":    run(url+"\n", nil, "journal", "init", "--url", "-"),
 		"journal init, env":       run("", map[string]string{"PAYCLI_JOURNAL_OWNER_URL": url}, "journal", "init"),
+		"PAYCLI_JOURNAL, --debug": run("", map[string]string{"PAYCLI_JOURNAL": url}, "refund", "--invoice", "INV-1", "--amount", "1.00", "--yes", "--debug"),
 	}
 	// A config file written by hand, as config list, get and the journal
 	// read it.
@@ -79,6 +80,18 @@ func TestJournalURLPasswordNeverPrinted(t *testing.T) {
 			}
 			if strings.Contains(out, "not a postgres:// URL") {
 				t.Errorf("password %q: %s calls it not a postgres:// URL:\n%s", pw, name, out)
+			}
+		}
+	}
+	// Issue 39, defect 7: pgx decodes a query's keys and values, so each
+	// of these logs in with QZKWXJ (or QZK WXJ) as the password.
+	for _, query := range []string{"pass%77ord=QZKWXJ", "%70assword=QZKWXJ", "%70%61%73%73%77%6F%72%64=QZKWXJ",
+		"sslmode=disable&pass%77ord=QZKWXJ", "ssl%70assword=QZKWXJ", "pass%77ord=QZK%20WXJ", " pass%77ord =QZKWXJ"} {
+		for name, out := range journalURLPrinters(t, "postgres://ayse@127.0.0.1:1/paycli?"+query) {
+			for _, part := range []string{"QZK", "WXJ"} {
+				if strings.Contains(out, part) {
+					t.Errorf("query %q: %s shows %q:\n%s", query, name, part, out)
+				}
 			}
 		}
 	}

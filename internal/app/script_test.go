@@ -18,6 +18,7 @@ import (
 	"github.com/paycli/paycli/internal/app"
 	"github.com/paycli/paycli/internal/sandbox"
 	"github.com/paycli/paycli/internal/testkit/pgtest"
+	"github.com/paycli/paycli/internal/testkit/userenv"
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/shopspring/decimal"
 )
@@ -34,6 +35,7 @@ func TestMain(m *testing.M) {
 type stopping struct{ m *testing.M }
 
 func (s stopping) Run() int {
+	userenv.Clear() // here, not for the paycli the scripts run: their PAYCLI_* are theirs
 	defer app.StopSharedPostgres()
 	pgtest.MoreParallel(6)
 	quickRaceExit()

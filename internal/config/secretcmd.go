@@ -5,9 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/paycli/paycli/internal/redact"
 )
 
 // SplitCommand splits a *_cmd setting into a program and its arguments,
@@ -97,10 +101,74 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// secretCommandNames and secretCommandPrefixes are the variables of
+// paycli's environment a *_cmd command is given: what the helpers of
+// vaults and keyrings need to find the user, their store and their agent
+// (pass, gpg and its pinentry, secret-tool over D-Bus, 1Password's op,
+// Bitwarden's bw, HashiCorp's vault, the AWS CLI), the locale, and a
+// proxy. Nothing of paycli's own is among them: not PAYCLI_* (a secret, a
+// *_FILE, the journal URL and its password), not PGPASSWORD.
+var (
+	secretCommandNames = []string{
+		"PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TERM",
+		"XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME",
+		"DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY", "SSH_AUTH_SOCK",
+		"GNUPGHOME", "GPG_TTY", "GPG_AGENT_INFO",
+		"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR",
+		// Windows
+		"SYSTEMROOT", "SYSTEMDRIVE", "WINDIR", "COMSPEC", "PATHEXT", "USERPROFILE", "USERNAME",
+		"APPDATA", "LOCALAPPDATA", "PROGRAMDATA", "TEMP", "TMP",
+	}
+	secretCommandPrefixes = []string{"LC_", "PASSWORD_STORE_", "OP_", "BW_", "VAULT_", "AWS_"}
+)
+
+// secretCommandGets reports whether a *_cmd command is given the variable
+// name (in any case: Windows ignores it, and proxies are written both ways).
+func secretCommandGets(name string) bool {
+	name = strings.ToUpper(name)
+	return slices.Contains(secretCommandNames, name) ||
+		slices.ContainsFunc(secretCommandPrefixes, func(p string) bool { return strings.HasPrefix(name, p) })
+}
+
+// secretCommandEnv is environ less what a *_cmd command is not given;
+// never nil, which would give it all of paycli's.
+func secretCommandEnv(environ []string) []string {
+	env := []string{}
+	for _, kv := range environ {
+		if name, _, ok := strings.Cut(kv, "="); ok && name != "" && secretCommandGets(name) {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// secretMask stands for a secret of the run a command's stderr repeated.
+const secretMask = "•••"
+
+// minScrubbedSecret is the shortest secret scrubbed from a command's
+// stderr: a shorter one would mask words by chance, and is no secret.
+const minScrubbedSecret = 4
+
+// scrubSecrets masks in s every one of secrets (the longest first, so that
+// one holding another goes whole), the passwords of URLs and card numbers.
+func scrubSecrets(s string, secrets []string) string {
+	secrets = slices.Clone(secrets)
+	slices.SortFunc(secrets, func(a, b string) int { return len(b) - len(a) })
+	for _, secret := range secrets {
+		if len(secret) >= minScrubbedSecret {
+			s = strings.ReplaceAll(s, secret, secretMask)
+		}
+	}
+	return redact.Cards(redact.URL(s))
+}
+
 // RunSecretCommand runs a *_cmd setting and returns the secret it prints:
-// without a shell (SplitCommand), with no standard input, within timeout.
-// Its output is never logged; its standard error is shown when it fails.
-func RunSecretCommand(ctx context.Context, line string, timeout time.Duration) (string, error) {
+// without a shell (SplitCommand), with no standard input, within timeout,
+// given only the variables of the environment a helper needs
+// (secretCommandNames). Its output is never logged; its standard error is
+// shown when it fails, with secrets (the run's, known so far), URLs'
+// passwords and card numbers masked.
+func RunSecretCommand(ctx context.Context, line string, timeout time.Duration, secrets []string) (string, error) {
 	argv, err := SplitCommand(line)
 	if err != nil {
 		return "", err
@@ -114,6 +182,7 @@ func RunSecretCommand(ctx context.Context, line string, timeout time.Duration) (
 	// A child that keeps the pipes open (a daemon the command started)
 	// must not hold paycli past the limit.
 	cmd.WaitDelay = time.Second
+	cmd.Env = secretCommandEnv(os.Environ())
 	stdout := &limitedBuffer{n: maxSecretOutput}
 	stderr := &limitedBuffer{n: 2 << 10}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
@@ -130,7 +199,7 @@ func RunSecretCommand(ctx context.Context, line string, timeout time.Duration) (
 			msg = fmt.Sprintf("no program %q on PATH", argv[0])
 		}
 		if e := strings.TrimSpace(stderr.buf.String()); e != "" {
-			msg += "; it said: " + strings.Join(strings.Fields(e), " ")
+			msg += "; it said: " + scrubSecrets(strings.Join(strings.Fields(e), " "), secrets)
 		}
 		return "", errors.New(msg)
 	case stdout.over:

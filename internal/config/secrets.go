@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -180,7 +181,7 @@ func (c *Config) LoadSecrets(ctx context.Context, opts SecretOptions) error {
 		case RefFile:
 			value, err = readSecretFile(p.value)
 		case RefCommand:
-			value, err = RunSecretCommand(ctx, p.value, timeout)
+			value, err = RunSecretCommand(ctx, p.value, timeout, c.knownSecrets())
 		}
 		if err != nil {
 			return &CredentialError{Secret: name, From: from, Err: err}
@@ -190,6 +191,29 @@ func (c *Config) LoadSecrets(ctx context.Context, opts SecretOptions) error {
 		delete(c.pending, name)
 	}
 	return c.fill()
+}
+
+// knownSecrets are the secrets of the run known so far: the values of
+// SecretNames, and the passwords of the journal URL (its user's, and its
+// query's password and sslpassword).
+func (c *Config) knownSecrets() []string {
+	var secrets []string
+	for _, name := range SecretNames {
+		if v := c.values[name]; v != "" {
+			secrets = append(secrets, v)
+		}
+	}
+	if u, err := url.Parse(c.values["journal"]); err == nil && c.values["journal"] != "" {
+		if pw, ok := u.User.Password(); ok {
+			secrets = append(secrets, pw)
+		}
+		for key, values := range u.Query() {
+			if k := strings.ToLower(strings.TrimSpace(key)); k == "password" || k == "sslpassword" {
+				secrets = append(secrets, values...)
+			}
+		}
+	}
+	return secrets
 }
 
 func fromKeyring(store SecretStore, entries map[string]map[string]string, account, name string) (string, error) {

@@ -248,6 +248,19 @@ func checkAnswer(ep endpoint, sent, body []byte) error {
 		}
 		return int(n), true
 	}
+	// flag reads a flag as field finds it, a boolean too (flexFlag).
+	flag := func(k string) (int, bool) {
+		for _, o := range []Object{ans, data} {
+			if i := o.Index(k); i >= 0 {
+				if v := strings.TrimSpace(string(o[i].Value)); v != `""` && v != "null" {
+					var n flexFlag
+					err := json.Unmarshal(o[i].Value, &n)
+					return int(n), err == nil
+				}
+			}
+		}
+		return 0, false
+	}
 	req, _ := ParseObject(sent)
 	sentText := func(k string) string { v, _, _ := req.Text(k); return v }
 	code, _ := number("status_code")
@@ -258,7 +271,7 @@ func checkAnswer(ep endpoint, sent, body []byte) error {
 		orderNo = field("order_id")
 	}
 	c := checkSuccess(ep.name, code).KeepOrder(orderNo).Invoice(field("invoice_id"), sentText("invoice_id"), false)
-	if ps, ok := number("payment_status"); ok && !cancel {
+	if ps, ok := flag("payment_status"); ok && !cancel {
 		c.PaymentStatus(ps, true, field("error"))
 	}
 	if ec, ok := number("error_code"); ok {

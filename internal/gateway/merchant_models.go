@@ -258,19 +258,8 @@ func (r *ConfirmPaymentResult) check(sent ConfirmPaymentRequest) error {
 	if sent.Status == ConfirmCancel {
 		return c.State("transaction_status", r.TransactionStatus, SaleCancelled).Err()
 	}
-	status, present := extraInt(r.Extra, "payment_status")
+	status, present := extraFlag(r.Extra, "payment_status")
 	return c.State("transaction_status", r.TransactionStatus, SaleCompleted).PaymentStatus(status, present, "").Err()
-}
-
-// extraInt reads a whole number among the fields an answer's type does not
-// name; present is false when there is none (or it is not a number).
-func extraInt(extra map[string]json.RawMessage, name string) (n int, present bool) {
-	var v flexInt
-	raw, ok := extra[name]
-	if !ok || json.Unmarshal(raw, &v) != nil {
-		return 0, false
-	}
-	return int(v), true
 }
 
 // What POST /payment/complete does with a 3D payment that waits for the

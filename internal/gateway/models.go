@@ -169,7 +169,7 @@ type saleAnswerWire struct {
 	SipayPaymentMethod   *flexString `json:"sipay_payment_method"`
 	CreditCardNo         flexString  `json:"credit_card_no"`
 	TransactionType      flexString  `json:"transaction_type"`
-	PaymentStatus        *flexInt    `json:"payment_status"`
+	PaymentStatus        *flexFlag   `json:"payment_status"`
 	PaymentMethod        flexString  `json:"payment_method"`
 	AuthCode             flexString  `json:"auth_code"`
 }
@@ -381,15 +381,11 @@ func (r *CheckStatusResult) check(asked string) error {
 // CreatedAt returns created_at, "" when there is none.
 func (r *CheckStatusResult) CreatedAt() string { return r.extraString("created_at") }
 
-// PaymentStatus returns payment_status (1 for a paid sale); ok is false
-// when the answer has none, or one that is not a whole number.
+// PaymentStatus returns payment_status (1 for a paid sale, true read as
+// 1: flexFlag); ok is false when the answer has none, or one that is
+// neither a whole number nor a boolean.
 func (r *CheckStatusResult) PaymentStatus() (status int, ok bool) {
-	var n flexInt
-	raw, present := r.Extra["payment_status"]
-	if !present || json.Unmarshal(raw, &n) != nil {
-		return 0, false
-	}
-	return int(n), true
+	return extraFlag(r.Extra, "payment_status")
 }
 
 // LinkStatus returns link_status ("awaiting_payment", "used"), which marks
@@ -514,6 +510,47 @@ func (n *flexInt) UnmarshalJSON(data []byte) error {
 	}
 	*n = flexInt(v)
 	return nil
+}
+
+// flexFlag reads a field that says whether money moved (payment_status)
+// in any of the ways the family writes it: a whole number or a string
+// holding one (1 paid, 0 not), or a boolean, as JSON or as a string, read
+// as 1 and 0 (Platformode's payment/complete answers "payment_status":
+// true, its integration document §11.16). null and "" are 0.
+type flexFlag int
+
+func (n *flexFlag) UnmarshalJSON(data []byte) error {
+	s := strings.TrimSpace(string(data))
+	if strings.HasPrefix(s, `"`) {
+		if err := json.Unmarshal(data, &s); err != nil {
+			return err
+		}
+	}
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "true":
+		*n = 1
+		return nil
+	case "false":
+		*n = 0
+		return nil
+	}
+	var v flexInt
+	if err := v.UnmarshalJSON(data); err != nil {
+		return err
+	}
+	*n = flexFlag(v)
+	return nil
+}
+
+// extraFlag reads a flag (flexFlag) the answer's type does not name;
+// present is false when there is none, or one that is no flag.
+func extraFlag(extra map[string]json.RawMessage, name string) (n int, present bool) {
+	var v flexFlag
+	raw, ok := extra[name]
+	if !ok || json.Unmarshal(raw, &v) != nil {
+		return 0, false
+	}
+	return int(v), true
 }
 
 // flexString reads a string, keeping numbers and booleans as their text;

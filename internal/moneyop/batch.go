@@ -240,7 +240,9 @@ func RunBatch[In any, Req gateway.Call, Ans any](ctx context.Context, opts *Opti
 	if err != nil {
 		return err
 	}
-	defer env.Journal.Close()
+	// Closing the journal is bounded as a single command's cleanup is
+	// (withinGrace): a database that hangs does not hold the batch's exit.
+	defer withinGrace(context.Background(), func() { _ = env.Journal.Close() })
 	// Every attempt: a refund id's other uses are checked too
 	// (Keyed.CheckKeys), and each line's later look at its invoice reads
 	// only what was appended since (journal.File).

@@ -40,6 +40,19 @@ func TestURL(t *testing.T) {
 		{"postgres://db/p?password=a#b&c d&sslmode=disable", "postgres://db/p?password=xxxxx&sslmode=disable"},
 		{"host=db password=a b#c&d user=ayse", "host=db password=xxxxx user=ayse"},
 		{"host=db password = 'x y' user=ayse", "host=db password = xxxxx user=ayse"},
+		// Issue 39, defect 7: pgx decodes a query's keys and trims their
+		// spaces, so each of these is the password; a key=value string's
+		// value runs past '&' and an escaped space.
+		{"postgres://ayse@h/paycli?pass%77ord=PW", "postgres://xxxxx@h/paycli?pass%77ord=xxxxx"},
+		{"postgres://h/p?%70%61%73%73%77%6F%72%64=PW&sslmode=disable", "postgres://h/p?%70%61%73%73%77%6F%72%64=xxxxx&sslmode=disable"},
+		{"postgres://h/p?sslmode=disable&ssl%70assword=PW", "postgres://h/p?sslmode=disable&ssl%70assword=xxxxx"},
+		{"postgres://h/p? pass%77ord =PW", "postgres://h/p? pass%77ord =xxxxx"},
+		{`at "postgres://h/p?Pass%57ord=PW": refused`, `at "postgres://h/p?Pass%57ord=xxxxx": refused`},
+		{`host=h password=PW\ SECRET user=a`, "host=h password=xxxxx user=a"},
+		{"host=h password=PW&SECRET=1 user=a", "host=h password=xxxxx user=a"},
+		{"a.b=1 password=PW'SECRET", "a.b=1 password=xxxxx"},
+		// Keys pgx reads as another name stay.
+		{"postgres://h/p?pass%77ords=x&%2570assword=y", "postgres://h/p?pass%77ords=x&%2570assword=y"},
 	}
 	for _, tt := range tests {
 		if got := URL(tt.in); got != tt.want {

@@ -17,6 +17,7 @@ import (
 	"github.com/paycli/paycli/internal/app"
 	"github.com/paycli/paycli/internal/hashkey"
 	"github.com/paycli/paycli/internal/sandbox"
+	"github.com/paycli/paycli/internal/testkit/userenv"
 	"github.com/shopspring/decimal"
 )
 
@@ -28,6 +29,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(envRunMain) == "1" {
 		os.Exit(app.Main())
 	}
+	userenv.Clear()
 	os.Exit(m.Run())
 }
 
