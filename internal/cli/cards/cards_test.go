@@ -184,7 +184,7 @@ func TestUnknownDeletionIsSettledBySendingItAgain(t *testing.T) {
 		t.Errorf("%d deleteCard calls, want 2", got)
 	}
 	attempts = fx.attempts(t)
-	scope := journal.ScopeFor(KindDelete, "test", fx.cfg.BaseURL, journal.Identity(fx.client.BaseURL(), sandbox.AppID), false)
+	scope := journal.ScopeFor(KindDelete, "test", fx.cfg.BaseURL, journal.AccountOf(fx.client.BaseURL(), sandbox.AppID, sandbox.MerchantKey), false)
 	if len(attempts) != 2 || attempts[1].Class() != journal.Rejected {
 		t.Fatalf("journal after the second: %+v", attempts)
 	}
