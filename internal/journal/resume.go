@@ -109,19 +109,33 @@ func ScopeFor(kind, profile, baseURL, identity string, sandbox bool) Scope {
 }
 
 // match reports whether e belongs to the scope (exact: its kind on the
-// same gateway identity, under any profile name), or is a legacy line (no
-// Gateway) of the scope's kind and profile at the same base URL.
+// same gateway identity, under any profile name), or is a legacy line of
+// the scope's kind and profile at the same base URL: one with no Gateway,
+// or, for an account named by its merchant (a scope with an Alias), one an
+// earlier paycli wrote under another app_id's name (earlierName).
 func (s Scope) match(e Entry) (exact, legacy bool) {
 	switch {
 	case e.OpKind() != s.Kind:
 		return false, false
-	case e.Gateway != "":
-		return s.ownsGateway(e.Gateway), false
-	case s.Gateway == "":
+	case e.Gateway != "" && s.ownsGateway(e.Gateway):
+		return true, false
+	case e.Gateway != "" && !(s.Alias != "" && earlierName(e)):
+		return false, false
+	case e.Gateway == "" && s.Gateway == "":
 		// A scope that names no account: its profile's lines.
 		return e.Profile == s.Profile, false
 	}
 	return false, e.Profile == s.Profile && s.sameBaseURL(e.BaseURL)
+}
+
+// earlierName reports whether e is a live line of an earlier paycli, named
+// by the app_id it was written with: a line of this paycli carries that
+// name beside its account's (AppGateway). The app_id may have been rotated
+// since, so such a line of the same profile at the same base URL is read
+// as a legacy line: its unknown attempt blocks, its success is no reason to
+// skip.
+func earlierName(e Entry) bool {
+	return e.AppGateway == "" && !IsSandboxIdentity(e.Gateway)
 }
 
 // sameBaseURL: a legacy line's base URL is the scope's. Legacy --sandbox

@@ -28,6 +28,10 @@ func Blocking(attempts []Attempt, scope Scope, invoice string) []Attempt {
 	return out
 }
 
+// SameAccount reports whether e was made on the scope's gateway account,
+// whatever its kind (sameAccount).
+func (s Scope) SameAccount(e Entry) bool { return s.sameAccount(e) }
+
 // sameAccount reports whether e was made on the scope's gateway account:
 // it carries the scope's identity, or it is a legacy line (no identity)
 // of the scope's profile at its base URL.

@@ -63,3 +63,25 @@ func TestEarlierPaycliLinesAreTheAccounts(t *testing.T) {
 		t.Errorf("the store took the intent: %v", err)
 	}
 }
+
+// TestEarlierPaycliLinesSurviveARotation: an earlier paycli's unknown
+// attempt (the app_id's name, no app_gateway) still blocks its invoice
+// after the desk rotates to another app_id: the line of the same profile
+// and base URL is read as the account's legacy line.
+func TestEarlierPaycliLinesSurviveARotation(t *testing.T) {
+	opts, _, _, _, jpath := testOptions(t)
+	const base = "http://127.0.0.1:1/ccpayment"
+	old := journal.OpenFile(jpath, opts.Now)
+	if err := old.Append(context.Background(), journal.Entry{Type: journal.TypeIntent, Kind: "fake",
+		Gateway: journal.Identity(base, "app"), Attempt: "old-1", Profile: "p", BaseURL: base, Invoice: "INV-1"}); err != nil {
+		t.Fatal(err)
+	}
+	_ = old.Close()
+	cfg, _ := opts.Config()
+	cfg.AppID = "app-rotated"
+	op := &fakeOp{}
+	err := RunSingle(context.Background(), opts, pipelineOf(op), "INV-1")
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUsage || len(op.sent) != 0 {
+		t.Fatalf("err %v (kind %v), sent %v; want exit 2, nothing sent", err, k, op.sent)
+	}
+}

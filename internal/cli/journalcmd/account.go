@@ -13,10 +13,11 @@ import (
 // Account is the gateway account a listing or a summary shows: the
 // profile's (its journal.Identity), or under --sandbox the sandbox's.
 type Account struct {
-	// Identity is the gateway identity the account's lines carry; Alias
-	// the one an earlier paycli's lines carry (journal.AppAlias).
+	// Identity is the gateway identity the account's lines carry; Scope
+	// the lines that are the account's (an earlier paycli's too: its
+	// Alias and profile).
 	Identity string
-	Alias    string
+	Scope    journal.Scope
 	// Name says which account it is, for a person: `profile "live" at
 	// https://…`, or "the sandbox".
 	Name string
@@ -34,7 +35,7 @@ func accountFunc(f *cmdutil.Factory) func() (Account, error) {
 			return Account{}, err
 		}
 		if journal.IsSandboxIdentity(id) {
-			return Account{Identity: id, Name: "the sandbox"}, nil
+			return Account{Identity: id, Scope: journal.Scope{Gateway: id}, Name: "the sandbox"}, nil
 		}
 		cfg, err := f.Config()
 		if err != nil {
@@ -43,7 +44,8 @@ func accountFunc(f *cmdutil.Factory) func() (Account, error) {
 		if cfg.BaseURL == "" {
 			return Account{}, errNoGateway
 		}
-		return Account{Identity: id, Alias: journal.AppAlias(id, cfg.BaseURL, cfg.AppID),
+		scope := journal.ScopeFor("", cfg.Profile, cfg.BaseURL, id, false).WithAlias(journal.AppAlias(id, cfg.BaseURL, cfg.AppID))
+		return Account{Identity: id, Scope: scope,
 			Name: fmt.Sprintf("profile %q at %s", cfg.Profile, redact.URL(cfg.BaseURL))}, nil
 	}
 }
@@ -89,7 +91,7 @@ func scopeOf(all bool, account func() (Account, error)) accountScope {
 // an earlier paycli's alias of it); a line of no identity
 // (written before lines carried one) is no account's.
 func (s accountScope) holds(e journal.Entry) bool {
-	return s.all || e.Gateway == s.Identity || (s.Alias != "" && e.Gateway == s.Alias)
+	return s.all || (e.Gateway != "" && s.Scope.SameAccount(e))
 }
 
 // note says which account was shown, and how many attempts of others

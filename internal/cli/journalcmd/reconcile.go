@@ -35,7 +35,7 @@ type ReconcileOptions struct {
 	Journal     func() (journal.Store, error)
 	Now         func() time.Time
 	// GatewayIdentity names the gateway account as the journal's lines do
-	// (nil: of the base URL and app_id).
+	// (nil: journal.AccountOf the base URL, app_id and merchant_key).
 	GatewayIdentity func() (string, error)
 	// Sandbox: the command runs against the emulator (--sandbox); legacy
 	// sandbox lines are matched by a loopback address (journal.ScopeFor).
@@ -87,7 +87,9 @@ attempt (a sale found taken, a hold captured) is recorded only once the
 attempt's request is over (its time limit and two minutes).
 
 The attempts checked are those made on the gateway account the profile
-points at (its base URL and app_id), under whichever profile name; --profile
+points at (its base URL and merchant_key: a rotated app_id keeps it; an
+earlier paycli's lines of the profile count too), under whichever profile
+name; --profile
 and --sandbox choose it as everywhere. Checking is a read: nothing is paid.
 --dry-run lists the invoices it would check.`,
 		Example: `  paycli journal reconcile

@@ -387,7 +387,7 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, r *refund) (*
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", moneyop.ErrJournal, err)
 	}
-	currency := journalCurrency(attempts, env.Identity, out.Invoice)
+	currency := journalCurrency(attempts, env.Scope(), out.Invoice)
 	if out.retried != nil && out.retried.Currency != "" {
 		currency = out.retried.Currency
 	}
@@ -433,9 +433,9 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, r *refund) (*
 // journalCurrency is the currency the journal recorded for invoice on
 // this gateway account (the sale's intent, or an earlier refund's), the
 // latest first; "" when it recorded none.
-func journalCurrency(attempts []journal.Attempt, identity, invoice string) string {
+func journalCurrency(attempts []journal.Attempt, scope journal.Scope, invoice string) string {
 	for i := len(attempts) - 1; i >= 0; i-- {
-		if in := attempts[i].Intent; in.Invoice == invoice && in.Gateway == identity && in.Currency != "" {
+		if in := attempts[i].Intent; in.Invoice == invoice && in.Gateway != "" && scope.SameAccount(in) && in.Currency != "" {
 			return in.Currency
 		}
 	}

@@ -45,8 +45,8 @@ type Options struct {
 	// JournalPath locates the journal that learned outcomes are recorded
 	// in (see recordInJournal), read through its index; Journal opens it
 	// to hold the invoice and record. nil records nothing. GatewayIdentity
-	// names the gateway account as the journal's lines do (nil: of the
-	// base URL and app_id).
+	// names the gateway account as the journal's lines do (nil:
+	// journal.AccountOf the base URL, app_id and merchant_key).
 	JournalPath     func() (string, error)
 	Journal         func() (journal.Store, error)
 	GatewayIdentity func() (string, error)

@@ -153,3 +153,10 @@ LANGUAGE sql IMMUTABLE AS $$
         'original_bank_error_code', 'string', 'original_bank_error_description', 'string',
         'transaction_status', 'string', 'via', 'string', 'evidence', 'evidence')
 $$;
+
+-- The rule's functions resolve every name in pg_catalog (theirs are
+-- schema-qualified): an operator's objects in a schema on the search path
+-- cannot stand in for pg_has_role, jsonb_typeof or format.
+ALTER FUNCTION paycli.verify_line() SET search_path = pg_catalog, pg_temp;
+ALTER FUNCTION paycli.unsettled_attempts(text, text, text) SET search_path = pg_catalog, pg_temp;
+ALTER FUNCTION paycli.unsettled_attempts(text, text) SET search_path = pg_catalog, pg_temp;
