@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/sandbox"
 )
@@ -114,5 +115,42 @@ func TestReady(t *testing.T) {
 	err := runUnderRoot(NewCmdReady(f, nil), "--sandbox-url", "http://127.0.0.1:1", "--wait", "300ms")
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUnavailable || !strings.Contains(err.Error(), "was not ready within 300ms") {
 		t.Fatalf("no sandbox: %v", err)
+	}
+}
+
+// sandbox ready --wait reads the state folder's address file on every try:
+// a serve that starts (with --addr :0) or restarts on another port while it
+// waits is found at its new address, not polled at the old one.
+func TestReadyRereadsAddressFile(t *testing.T) {
+	dir := t.TempDir()
+	const first, second = "http://127.0.0.1:40001" + sandbox.Base, "http://127.0.0.1:40002" + sandbox.Base
+	ios, _, _, _ := iostreams.Test()
+	var asked []string
+	sleeps := 0
+	opts := &ReadyOptions{
+		IO:       ios,
+		StateDir: dir,
+		Wait:     time.Second,
+		Ready: func(_ context.Context, url string) bool {
+			asked = append(asked, url)
+			return url == second
+		},
+		// Each pause is where serve (re)starts: no file, then the first
+		// port, then the second.
+		Sleep: func(context.Context, time.Duration) error {
+			sleeps++
+			url := first
+			if sleeps > 1 {
+				url = second
+			}
+			return sandbox.WriteAddress(dir, url)
+		},
+	}
+	if err := readyRun(context.Background(), opts); err != nil {
+		t.Fatalf("ready: %v (asked %q)", err, asked)
+	}
+	want := []string{"http://" + DefaultAddr + sandbox.Base, first, second}
+	if strings.Join(asked, " ") != strings.Join(want, " ") {
+		t.Fatalf("asked %q, want %q", asked, want)
 	}
 }
