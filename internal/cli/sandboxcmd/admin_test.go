@@ -3,6 +3,8 @@ package sandboxcmd
 import (
 	"context"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -245,5 +247,20 @@ func TestCredentialsTimeout(t *testing.T) {
 		if err != nil || got != tt.want {
 			t.Errorf("%v %v: timeout %v (%v), want %v", tt.env, tt.args, got, err, tt.want)
 		}
+	}
+}
+
+// sandbox load refuses a JSON array (a list of scenarios, or of sales, at
+// the top) with a usage error in the file's words, naming no Go type.
+func TestLoadRefusesArray(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "seed.json")
+	if err := os.WriteFile(file, []byte(`[{"sales":[{"invoice_id":"A-1","amount":"1.00"}]}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := testFactory(t, nil)
+	err := runUnderRoot(NewCmdLoad(f, nil), "--state", t.TempDir(), file)
+	want := "scenario " + file + ": the scenario is a list: want one object with merchants, sales, cards or links"
+	if !isUsage(err) || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), "sandbox.Scenario") {
+		t.Fatalf("an array: %v", err)
 	}
 }
