@@ -50,6 +50,10 @@ func ExitCode(err error) int {
 		return ExitUsage
 	case errors.Is(err, gateway.ErrUnavailable), errors.Is(err, context.DeadlineExceeded), errors.Is(err, journal.ErrUnavailable):
 		return ExitUnavailable
+	// An answer that arrived but could not be read is not "unreachable"
+	// (8), nor a refusal (4): nothing paycli expected.
+	case errors.Is(err, gateway.ErrUnreadable):
+		return ExitError
 	// Any other answer that is not a success is a rejection, including
 	// ErrNoData and ErrNotFound: commands for which "nothing found" is an
 	// answer handle those themselves and exit 0.

@@ -55,6 +55,11 @@ func TestExitCode(t *testing.T) {
 		{"invalid base url", fmt.Errorf("%w: http://example.com", gateway.ErrInvalidBaseURL), ExitUsage},
 		{"stdin line over the cap", fmt.Errorf("reading app_secret: %w", iostreams.ErrLineTooLong), ExitUsage},
 
+		// A lookup's success whose data could not be read (getpos's data
+		// of a shape paycli does not know) is not an unreachable gateway.
+		{"getpos data unreadable", &gateway.APIError{Endpoint: "getpos", HTTPStatus: 200, Problem: "the data does not match the protocol", DataErr: errors.New("x")}, ExitError},
+		{"commissions data unreadable", &gateway.APIError{Endpoint: "commissions", HTTPStatus: 200, Problem: "the data does not match the protocol", DataErr: errors.New("x")}, ExitError},
+		{"walletpay data unreadable", &gateway.APIError{Endpoint: gateway.EndpointWalletPay, HTTPStatus: 200, Problem: "the data does not match the protocol", DataErr: errors.New("x")}, ExitOutcomeUnknown},
 		{"http 401", &gateway.APIError{Endpoint: "commissions", HTTPStatus: 401}, ExitAuth},
 		{"status 30", api("token", 200, 30), ExitAuth},
 		{"status 1", api("token", 200, 1), ExitRejected},

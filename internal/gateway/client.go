@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -578,11 +579,43 @@ func (c *Client) checkResponse(ep endpoint, resp *http.Response, body []byte, v 
 		data = []byte("null")
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		e := c.badResponse(ep, resp, "the data does not match the protocol: "+cleanDescription(err.Error()))
+		e := c.badResponse(ep, resp, "the data does not match the protocol: "+cleanDescription(dataProblem(err)))
 		e.DataErr = err
 		return nil, e
 	}
 	return &env, nil
+}
+
+// dataProblem says why an answer's data could not be read, in JSON's
+// words: encoding/json names the Go type it wanted ("cannot unmarshal
+// object into Go value of type []gateway.InstallmentOption"), which means
+// nothing to the desk.
+func dataProblem(err error) string {
+	var typeErr *json.UnmarshalTypeError
+	if !errors.As(err, &typeErr) {
+		return err.Error()
+	}
+	var want string
+	switch typeErr.Type.Kind() {
+	case reflect.Slice, reflect.Array:
+		want = "an array"
+	case reflect.Struct, reflect.Map:
+		want = "an object"
+	case reflect.String:
+		want = "a string"
+	case reflect.Bool:
+		want = "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8,
+		reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		want = "a number"
+	default:
+		want = "another value"
+	}
+	where := "the data"
+	if typeErr.Field != "" {
+		where = typeErr.Field
+	}
+	return fmt.Sprintf("%s is a JSON %s where %s was expected", where, typeErr.Value, want)
 }
 
 // oneObjectOf reads an answer written as an array of one object as that

@@ -148,7 +148,7 @@ func TestErrorClasses(t *testing.T) {
 		{"commissions truncated json", "commissions", respond(200, `{"status_code":100,"data":{"1":[`), false, ErrUnavailable, "commissions: HTTP 200 OK: the body is truncated JSON", 1},
 		{"commissions html with 200", "commissions", func(w http.ResponseWriter, r *http.Request) { writeHTML(w, 200) }, false, ErrUnavailable, "the body is not JSON (text/html)", 1},
 		{"commissions oversize", "commissions", respond(200, oversize), false, ErrUnavailable, "commissions: HTTP 200 OK: the body is larger than 4 MiB", 1},
-		{"commissions bad value", "commissions", respond(200, `{"status_code":100,"data":{"1":[{"merchant_commission_fixed":"n/a"}]}}`), false, ErrUnavailable, `the data does not match the protocol: commission data: installment 1, entry without a card program, field merchant_commission_fixed: commission value: "n/a" is neither`, 1},
+		{"commissions bad value", "commissions", respond(200, `{"status_code":100,"data":{"1":[{"merchant_commission_fixed":"n/a"}]}}`), false, ErrUnreadable, `the data does not match the protocol: commission data: installment 1, entry without a card program, field merchant_commission_fixed: commission value: "n/a" is neither`, 1},
 		{"commissions oversize error body", "commissions", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
 			w.WriteHeader(502)

@@ -55,7 +55,7 @@ func TestCommissionsDataErrorNamesTheEntry(t *testing.T) {
 	if !errors.As(err, &apiErr) || apiErr.DataErr == nil || !strings.Contains(apiErr.DataErr.Error(), `installment 4, program "Bonus", field merchant_commission_percentage`) {
 		t.Fatalf("err = %v, want an *APIError whose DataErr names the entry", err)
 	}
-	if !errors.Is(err, ErrUnavailable) {
-		t.Errorf("err = %v, want it to stay an unreadable answer (ErrUnavailable)", err)
+	if !errors.Is(err, ErrUnreadable) || errors.Is(err, ErrUnavailable) {
+		t.Errorf("err = %v, want it to stay an unreadable answer (ErrUnreadable), not an unreachable gateway", err)
 	}
 }

@@ -34,6 +34,9 @@ var (
 	// protocol (connection refused, DNS, timeouts, 5xx, unreadable bodies)
 	// on a call that is safe to repeat.
 	ErrUnavailable = errors.New("gateway unavailable")
+	// ErrUnreadable: the gateway answered a call that moves no money with a
+	// success whose data paycli could not read; it is not unreachable.
+	ErrUnreadable = errors.New("the answer could not be read")
 	// ErrNoData: status_code 0 saying that nothing was found ("No Data
 	// Found"), a lookup that found nothing. A status_code 0 that says
 	// something else ("Invalid currency code.") is a plain rejection.
@@ -187,7 +190,8 @@ func (e *APIError) Is(target error) bool {
 // Sentinel returns the sentinel the error matches, nil for a plain rejection.
 // It follows from the fields: HTTP 401 is unauthorized; a 5xx, or a
 // success status whose body could not be read, is unavailable — or, for
-// walletPay, an unknown outcome; HTTP 429 is unavailable except for
+// walletPay, an unknown outcome, and for a lookup whose data (not its
+// envelope) could not be read, unreadable; HTTP 429 is unavailable except for
 // walletPay (nothing was processed: a rejection); otherwise the body's
 // status_code decides.
 func (e *APIError) Sentinel() error {
@@ -198,6 +202,11 @@ func (e *APIError) Sentinel() error {
 	case serverFailed(e.HTTPStatus) || success && e.Problem != "":
 		if isPayment(e.Endpoint) {
 			return ErrOutcomeUnknown
+		}
+		if success && e.DataErr != nil {
+			// The gateway answered, with a success it wrote its own way:
+			// reachable, and asking again reads the same.
+			return ErrUnreadable
 		}
 		return ErrUnavailable
 	case e.HTTPStatus == http.StatusTooManyRequests:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -86,5 +87,45 @@ func TestReadsQNBpayNumbers(t *testing.T) {
 		CardHolderName: "Ada Lovelace", CardNumber: "4022780520669303", ExpiryMonth: "01", ExpiryYear: "2030", CVV: "000", Name: "Ada", Surname: "Lovelace"})
 	if err != nil || p.Order() != "171569694991540" || p.InvoiceID != "denemedeneme1234" {
 		t.Errorf("paySmart2D: %+v, %v", p, err)
+	}
+}
+
+// TestGetPOSDataObject (issue 43, §1 item 1): getpos's data may be one
+// option written as a bare object (the Platformode document, §4, says it
+// "might be an array"; a recorded answer has one object). The client reads
+// both shapes; data it cannot read is an unreadable answer, not an
+// unreachable gateway, and the error names no Go type.
+func TestGetPOSDataObject(t *testing.T) {
+	g := newFakeGateway(t)
+	c := newTestClient(t, g.URL+"/ccpayment")
+	ctx := context.Background()
+
+	g.handle("getpos", respond(200, recordedAnswer(t, "getpos_platformode_object.json")))
+	res, err := c.GetPOS(ctx, getPOSReq())
+	if err != nil {
+		t.Fatalf("one object: %v", err)
+	}
+	if len(res.Options) != 1 || res.Options[0].InstallmentsNumber != 1 || res.Options[0].PosID != 34 || res.Options[0].CardProgram != "BONUS" {
+		t.Errorf("one object read as %+v", res.Options)
+	}
+
+	g.handle("getpos", respond(200, getPOSOK))
+	if res, err := c.GetPOS(ctx, getPOSReq()); err != nil || len(res.Options) != 2 {
+		t.Errorf("an array: %+v %v", res, err)
+	}
+
+	for _, body := range []string{
+		`{"status_code":100,"status_description":"Success","data":"none"}`,
+		`{"status_code":100,"status_description":"Success","data":[{"installments_number":{"n":1}}]}`,
+	} {
+		g.handle("getpos", respond(200, body))
+		_, err := c.GetPOS(ctx, getPOSReq())
+		var ae *APIError
+		if !errors.As(err, &ae) || ae.Problem == "" || !errors.Is(err, ErrUnreadable) || errors.Is(err, ErrUnavailable) {
+			t.Errorf("%s: %v, want an unreadable answer, not an unavailable gateway", body, err)
+		}
+		if err != nil && (strings.Contains(err.Error(), "Go value") || strings.Contains(err.Error(), "gateway.") || strings.Contains(err.Error(), "[]")) {
+			t.Errorf("%s: the error names a Go type: %v", body, err)
+		}
 	}
 }

@@ -107,7 +107,7 @@ func (c *Client) GetPOS(ctx context.Context, req GetPOSRequest) (*InstallmentOpt
 		return nil, fmt.Errorf("%s: %w", endpointGetPOS.name, err)
 	}
 	var out InstallmentOptions
-	env, err := c.call(ctx, endpointGetPOS, body, &out.Options)
+	env, err := c.call(ctx, endpointGetPOS, body, (*installmentOptionList)(&out.Options))
 	if err != nil {
 		return nil, err
 	}

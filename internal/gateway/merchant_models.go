@@ -488,6 +488,24 @@ func (o *InstallmentOption) UnmarshalJSON(data []byte) error {
 // schemes offer at most a few dozen.
 const maxInstallments = 99
 
+// installmentOptionList is getpos's data: a list of options, or one
+// option written as a bare object (the Platformode document, §4, says the
+// value "might be an array"; a recorded answer has one object).
+type installmentOptionList []InstallmentOption
+
+// UnmarshalJSON reads a list of options or one option.
+func (l *installmentOptionList) UnmarshalJSON(data []byte) error {
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
+		var one InstallmentOption
+		if err := json.Unmarshal(t, &one); err != nil {
+			return err
+		}
+		*l = installmentOptionList{one}
+		return nil
+	}
+	return json.Unmarshal(data, (*[]InstallmentOption)(l))
+}
+
 // InstallmentOptions is a getpos answer: the options for one card and
 // amount, in the gateway's order.
 type InstallmentOptions struct {

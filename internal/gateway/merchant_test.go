@@ -474,12 +474,12 @@ func TestGetPOS(t *testing.T) {
 	for name, body := range map[string]string{
 		"installments 0":   `{"status_code":100,"data":[{"installments_number":0}]}`,
 		"installments 500": `{"status_code":100,"data":[{"installments_number":500}]}`,
-		"data an object":   `{"status_code":100,"data":{"installments_number":1}}`,
+		"data an object":   `{"status_code":100,"data":{"installments_number":0}}`,
 		"amount garbage":   `{"status_code":100,"data":[{"installments_number":1,"payable_amount":"1.0.0"}]}`,
 	} {
 		g.handle("getpos", respond(200, body))
-		if _, err := c.GetPOS(context.Background(), getPOSReq()); !errors.Is(err, ErrUnavailable) {
-			t.Errorf("%s: err = %v, want a bad answer", name, err)
+		if _, err := c.GetPOS(context.Background(), getPOSReq()); !errors.Is(err, ErrUnreadable) {
+			t.Errorf("%s: err = %v, want an unreadable answer", name, err)
 		}
 	}
 	g.handle("getpos", respond(200, `{"status_code":36,"status_description":"Pos not found"}`))
@@ -504,7 +504,7 @@ func TestInstallments(t *testing.T) {
 	}
 	for _, body := range []string{`{"status_code":100,"installments":[0]}`, `{"status_code":100,"installments":[1.5]}`, `{"status_code":100,"installments":{"a":1}}`} {
 		g.handle("installments", respond(200, body))
-		if _, err := c.Installments(context.Background()); !errors.Is(err, ErrUnavailable) {
+		if _, err := c.Installments(context.Background()); !errors.Is(err, ErrUnreadable) {
 			t.Errorf("%s: err = %v", body, err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 
 	bolt "go.etcd.io/bbolt"
@@ -111,6 +112,8 @@ func decodeStrict(data []byte, v any) error {
 	var typeErr *json.UnmarshalTypeError
 	var syntaxErr *json.SyntaxError
 	switch {
+	case errors.As(err, &typeErr) && typeErr.Type == reflect.TypeFor[EventAmount]():
+		return badField(http.StatusBadRequest, typeErr.Field, "want an amount, a JSON number or string such as 10.50, not %s", typeErr.Value)
 	case errors.As(err, &typeErr):
 		return badField(http.StatusBadRequest, typeErr.Field, "want a JSON %s, not %s", typeErr.Type.Kind(), typeErr.Value)
 	case errors.As(err, &syntaxErr):
@@ -247,7 +250,43 @@ type EventRequest struct {
 	Encoding string `json:"encoding,omitempty"`
 	// Amount is a refund's or chargeback's amount (default: the last
 	// refund's, else the sale's whole amount).
-	Amount string `json:"amount,omitempty"`
+	Amount EventAmount `json:"amount,omitempty"`
+}
+
+// EventAmount is an event's amount: a JSON string ("10.50") or, as the
+// gateway's API takes amounts, a JSON number (10.50), kept as written.
+type EventAmount string
+
+// UnmarshalJSON reads a string or a number.
+func (a *EventAmount) UnmarshalJSON(data []byte) error {
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	switch v := v.(type) {
+	case string:
+		*a = EventAmount(v)
+	case float64:
+		*a = EventAmount(strings.TrimSpace(string(data)))
+	default:
+		return &json.UnmarshalTypeError{Value: jsonKind(v), Type: reflect.TypeFor[EventAmount]()}
+	}
+	return nil
+}
+
+// jsonKind names a decoded JSON value's kind as JSON does.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return "value"
 }
 
 func (m *merchants) trigger(w http.ResponseWriter, r *http.Request) {
@@ -335,12 +374,17 @@ func (m *merchants) event(req EventRequest) (*tenant, Delivery, error) {
 			amount, refID = sale.Refunds[n-1].Amount, sale.Refunds[n-1].TransactionID
 		}
 		if req.Amount != "" {
-			if _, err := parseEventAmount(req.Amount); err != nil {
+			if _, err := parseEventAmount(string(req.Amount)); err != nil {
 				return nil, Delivery{}, badField(http.StatusBadRequest, "amount", "%v", err)
 			}
-			amount = req.Amount
+			amount = string(req.Amount)
 		}
+		// A chargeback is sent as the gateway sends one, refund-shaped,
+		// but listed as what it is.
 		d.Kind = webhook.Refund
+		if req.Type == EventChargeback {
+			d.Kind = ChargebackKind
+		}
 		d.Fields = map[string]string{"status": RefundCompleted, "amount": amount, "invoice_id": sale.InvoiceID,
 			"order_id": sale.OrderID, "refund_transaction_id": refID, "currency_code": sale.Currency, "type": req.Type}
 	}

@@ -292,7 +292,7 @@ func (d *deliverer) attempt(ctx context.Context, del Delivery) {
 // send POSTs the delivery's body, signed now, and returns the receiver's
 // HTTP status.
 func (d *deliverer) send(ctx context.Context, del Delivery) (int, error) {
-	signed, err := webhook.Sign(del.Kind, del.Fields, d.appSecret)
+	signed, err := webhook.Sign(signingKind(del.Kind), del.Fields, d.appSecret)
 	if err != nil {
 		return 0, err
 	}

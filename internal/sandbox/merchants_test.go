@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -300,6 +301,8 @@ func TestAdminBadInput(t *testing.T) {
 		{EventsPath, `{"type":"sale","invoice_id":"INV-1"}`, 400, "url", "missing"},
 		{EventsPath, `{"type":"sale","invoice_id":"INV-1","url":"http://example.com/h"}`, 400, "url", "not a loopback address"},
 		{EventsPath, `{"type":"refund","invoice_id":"INV-1","url":"http://127.0.0.1:1/h","amount":"ten"}`, 400, "amount", "not a positive amount"},
+		{EventsPath, `{"type":"refund","invoice_id":"INV-1","url":"http://127.0.0.1:1/h","amount":-5}`, 400, "amount", "not a positive amount"},
+		{EventsPath, `{"type":"refund","invoice_id":"INV-1","url":"http://127.0.0.1:1/h","amount":true}`, 400, "amount", "want an amount, a JSON number or string such as 10.50, not boolean"},
 		{EventsPath, `{"type":"sale","invoice_id":"INV-1","url":"http://127.0.0.1:1/h","merchant":"nobody"}`, 404, "merchant", "no merchant"},
 		{MerchantsPath, `{"webhooks":{"k":"ftp://x"}}`, 400, "webhooks.k", "not an absolute http"},
 	}
@@ -360,5 +363,59 @@ func TestTriggerEvent(t *testing.T) {
 	_, res := c.do("GET", WebhooksPath, nil, nil)
 	if ds, _ := res["deliveries"].([]any); len(ds) != 3 {
 		t.Errorf("webhooks list %d deliveries, want the 3 events", len(ds))
+	}
+}
+
+// An event's amount is taken as the API takes amounts, a JSON number as
+// well as a string, and a chargeback is listed as a chargeback (it was
+// listed as kind refund), while its body is still signed as a refund's.
+func TestTriggerEventNumericAmountAndChargebackKind(t *testing.T) {
+	got := make(chan map[string]string, 2)
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		data, _ := io.ReadAll(r.Body)
+		v, body := webhook.Check(r.Header.Get("Content-Type"), data, AppSecret)
+		if !v.Valid() {
+			t.Errorf("event's hash_key does not verify: %+v", v)
+		}
+		if body != nil {
+			got <- body.Fields()
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer receiver.Close()
+	srv := liveServer(t)
+	c := &client{t: t, base: srv.BaseURL, creds: DefaultCredentials()}
+	if res := c.pay("INV-1", "10.00", nil); fmt.Sprint(res["status_code"]) != "100" {
+		t.Fatalf("paySmart2D: %v", res)
+	}
+	for _, tc := range []struct{ typ, body, amount, kind string }{
+		{EventRefund, `"amount": 4.5`, "4.5", "refund"},
+		{EventChargeback, `"amount": 7.25`, "7.25", "chargeback"},
+	} {
+		body := (`{"type":"` + tc.typ + `","invoice_id":"INV-1","url":"` + receiver.URL + `/hook",` + tc.body + `}`)
+		code, res := c.do("POST", EventsPath, body, nil)
+		if code != 200 {
+			t.Fatalf("trigger %s with %s: %d %v", tc.typ, tc.body, code, res)
+		}
+		if d, _ := res["delivery"].(map[string]any); d["kind"] != tc.kind {
+			t.Errorf("%s event's delivery: kind %v, want %s (%v)", tc.typ, d["kind"], tc.kind, res)
+		}
+		select {
+		case f := <-got:
+			if f["amount"] != tc.amount || f["type"] != tc.typ {
+				t.Errorf("%s event: amount %q type %q, want %s %s (%v)", tc.typ, f["amount"], f["type"], tc.amount, tc.typ, f)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s event never arrived", tc.typ)
+		}
+	}
+	_, res := c.do("GET", WebhooksPath, nil, nil)
+	ds, _ := res["deliveries"].([]any)
+	var kinds []string
+	for _, d := range ds {
+		kinds = append(kinds, fmt.Sprint(d.(map[string]any)["kind"]))
+	}
+	if slices.Sort(kinds); strings.Join(kinds, " ") != "chargeback refund" {
+		t.Errorf("webhooks list kinds %q, want a chargeback and a refund", kinds)
 	}
 }

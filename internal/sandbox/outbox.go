@@ -20,6 +20,18 @@ import (
 // it reports, so a committed result always has its delivery queued.
 const outboxBucket = "webhook_outbox"
 
+// ChargebackKind is the kind of a chargeback event's delivery: its body
+// and hash_key are a refund webhook's (with type chargeback), signed as one.
+const ChargebackKind webhook.Kind = "chargeback"
+
+// signingKind is the webhook kind whose layout signs a delivery of kind k.
+func signingKind(k webhook.Kind) webhook.Kind {
+	if k == ChargebackKind {
+		return webhook.Refund
+	}
+	return k
+}
+
 // Delivery states.
 const (
 	DeliveryPending   = "pending"   // waiting for its next attempt
@@ -61,7 +73,7 @@ func CheckWebhookURL(raw string, public bool) error {
 // It never holds the hash_key, which is made afresh for each attempt.
 type Delivery struct {
 	ID uint64 `json:"id"`
-	// Kind is webhook.Sale or webhook.Refund.
+	// Kind is webhook.Sale, webhook.Refund or ChargebackKind.
 	Kind       webhook.Kind     `json:"kind"`
 	WebHookKey string           `json:"web_hook_key"`
 	URL        string           `json:"url"`

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -130,9 +131,48 @@ func ParseScenario(data []byte) (Scenario, error) {
 		return sc, &fieldError{status: http.StatusBadRequest, field: ye.Field,
 			msg: fmt.Sprintf("line %d: unknown field %q in %s", ye.Line, ye.Field, scenarioItemName(ye.Type))}
 	case errors.As(err, &ye) && ye.Line > 0:
-		return sc, &fieldError{status: http.StatusBadRequest, msg: "the scenario has a value of the wrong type: " + ye.Msg}
+		return sc, &fieldError{status: http.StatusBadRequest, msg: wrongTypeMessage(ye.Msg)}
 	}
 	return sc, &fieldError{status: http.StatusBadRequest, msg: "the scenario is not valid YAML or JSON: " + err.Error()}
+}
+
+// yamlWrongType is the YAML decoder's "line N: cannot unmarshal !!TAG
+// `VALUE` into GOTYPE".
+var yamlWrongType = regexp.MustCompile("^line ([0-9]+): cannot unmarshal !!([a-z]+)(?: `.*`)? into (.+)$")
+
+// wrongTypeMessage says, in the words of YAML and JSON, what a scenario's
+// value of the wrong type is and what was wanted there: the decoder's
+// message names Go types, which mean nothing to the file's author.
+func wrongTypeMessage(msg string) string {
+	m := yamlWrongType.FindStringSubmatch(msg)
+	if m == nil {
+		return "the scenario has a value of the wrong type at " + strings.SplitN(msg, ":", 2)[0]
+	}
+	line, tag, target := m[1], m[2], m[3]
+	got := map[string]string{"seq": "a list", "map": "an object", "str": "a string", "int": "a number",
+		"float": "a number", "bool": "true or false", "null": "null"}[tag]
+	if got == "" {
+		got = "a " + tag
+	}
+	if target == "sandbox.Scenario" {
+		return fmt.Sprintf("the scenario is %s: want one object with merchants, sales, cards or links, each a list (e.g. {\"sales\": [...]})", got)
+	}
+	var want string
+	switch {
+	case strings.HasPrefix(target, "[]"):
+		want = "a list"
+	case strings.HasPrefix(target, "map["):
+		want = "an object"
+	case strings.HasPrefix(target, "sandbox."):
+		want = scenarioItemName(strings.TrimPrefix(target, "sandbox.")) + " (an object)"
+	case strings.HasPrefix(target, "int"), strings.HasPrefix(target, "uint"), strings.HasPrefix(target, "float"):
+		want = "a number"
+	case target == "bool":
+		want = "true or false"
+	default:
+		want = "a string"
+	}
+	return fmt.Sprintf("line %s: want %s, not %s", line, want, got)
 }
 
 // scenarioItemName names an item of a scenario by its Go type's name.

@@ -199,12 +199,19 @@ func TestScenarioBadInput(t *testing.T) {
 		{good + "  - invoice_id: X\n    amount: 10.00\n    refunds:\n      - amount: 11.00\n", "sales[1].refunds[0].amount", "add up to more than"},
 		{good + "cards:\n  - customer_number: \"1\"\n    card_number: \"1234\"\n", "cards[0].card_number", "not a valid card number"},
 		{`{"sales":[{"invoice_id":"X","amount":"1.00","colour":"red"}]}`, "colour", `line 1: unknown field "colour" in a sale`},
-		{`{"sales":[{"invoice_id":"X","amount":"1.00","installments":"two"}]}`, "", "the scenario has a value of the wrong type: line 1: cannot unmarshal !!str `two` into int"},
+		{`{"sales":[{"invoice_id":"X","amount":"1.00","installments":"two"}]}`, "", "line 1: want a number, not a string"},
+		// A JSON array is not a scenario: said in JSON's words, no Go type.
+		{`[{"sales":[{"invoice_id":"X","amount":"1.00"}]}]`, "", "the scenario is a list: want one object with merchants, sales, cards or links"},
+		{`{"sales":{"invoice_id":"X"}}`, "", "line 1: want a list, not an object"},
+		{`{"sales":["X"]}`, "", "line 1: want a sale (an object), not a string"},
 	}
 	for _, tc := range cases {
 		code, res := loadScenario(t, def, tc.body)
 		if code != 400 || fmt.Sprint(res["field"]) != tc.field && tc.field != "" || !strings.Contains(fmt.Sprint(res["error"]), tc.want) {
 			t.Errorf("%q:\n%d %v, want 400 naming %q (%q)", tc.body, code, res, tc.field, tc.want)
+		}
+		if msg := fmt.Sprint(res["error"]); strings.Contains(msg, "sandbox.Scenario") || strings.Contains(msg, "!!") || strings.Contains(msg, "unmarshal") {
+			t.Errorf("%q: the refusal names a Go type: %s", tc.body, msg)
 		}
 	}
 	if sales, _ := srv.store.Sales(); len(sales) != 0 {

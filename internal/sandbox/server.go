@@ -284,6 +284,13 @@ func RemoveAddress(dir, baseURL string) {
 func Probe(ctx context.Context, baseURL string) bool {
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
+	return Healthy(ctx, baseURL)
+}
+
+// Healthy reports whether a sandbox answers its health check at baseURL
+// before ctx ends: a caller that must find a sandbox under load bounds it
+// by its own time limit instead of Probe's second.
+func Healthy(ctx context.Context, baseURL string) bool {
 	origin := strings.TrimSuffix(baseURL, Base)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, origin+HealthPath, nil)
 	if err != nil {

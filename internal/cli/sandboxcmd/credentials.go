@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
+	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/iostreams"
+	"github.com/paycli/paycli/internal/pause"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/sandbox"
 	"github.com/paycli/paycli/internal/sandboxmode"
@@ -19,8 +22,13 @@ type CredentialsOptions struct {
 	IO       *iostreams.IOStreams
 	Format   func() (render.Format, error)
 	StateDir string
-	// Probe reports whether a sandbox answers at a base URL.
+	// Probe reports whether a sandbox answers at a base URL before ctx
+	// ends.
 	Probe func(ctx context.Context, baseURL string) bool
+	// Sleep waits between --new's attempts to find the sandbox.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Timeout bounds --new's wait for the sandbox to answer (--timeout).
+	Timeout time.Duration
 	// JSON writes -o json and --jq output.
 	JSON *cmdutil.JSONFlags
 	// New creates an isolated merchant at the running sandbox and prints
@@ -42,7 +50,7 @@ type Credentials struct {
 
 // NewCmdCredentials builds `paycli sandbox credentials`.
 func NewCmdCredentials(f *cmdutil.Factory, runF func(context.Context, *CredentialsOptions) error) *cobra.Command {
-	opts := &CredentialsOptions{IO: f.IOStreams, Format: f.OutputFormat, Probe: sandbox.Probe}
+	opts := &CredentialsOptions{IO: f.IOStreams, Format: f.OutputFormat, Probe: sandbox.Healthy, Sleep: pause.For}
 	var state string
 	var webhooks []string
 	cmd := &cobra.Command{
@@ -56,7 +64,9 @@ no money, so they are printed in full.
 --new creates a merchant at the running sandbox and prints its fresh
 credentials instead: its sales, saved cards, payment links and webhooks are
 seen by no other merchant, so each test (or CI worker) can have its own
-from one server. --webhook KEY=URL registers web hook keys for it alone.`,
+from one server. --webhook KEY=URL registers web hook keys for it alone.
+--new waits up to --timeout for the sandbox to answer: the one --sandbox-url
+names, else the state folder's serve, else the default address of serve.`,
 		Example: `  paycli sandbox credentials
   paycli sandbox credentials --jq .base_url
   paycli sandbox credentials --new -o json
@@ -69,6 +79,9 @@ from one server. --webhook KEY=URL registers web hook keys for it alone.`,
 			}
 			opts.StateDir = dir
 			if opts.URL, _, err = sandboxmode.Target(cmd, f.LookupEnv); err != nil {
+				return err
+			}
+			if opts.Timeout, err = commandTimeout(cmd, f.LookupEnv); err != nil {
 				return err
 			}
 			if len(webhooks) > 0 && !opts.New {
@@ -112,16 +125,19 @@ func credentialsRun(ctx context.Context, opts *CredentialsOptions) error {
 		AppSecret:   sandbox.AppSecret,
 		MerchantKey: sandbox.MerchantKey,
 	}
-	serving := false
-	if opts.URL != "" {
-		c.BaseURL, serving = opts.URL, opts.Probe(ctx, opts.URL)
-	} else if u := sandbox.ReadAddress(opts.StateDir); u != "" && opts.Probe(ctx, u) {
-		c.BaseURL, serving = u, true
-	}
-	if opts.New {
-		if !serving {
-			return cmdutil.WithKind(cmdutil.KindUnavailable, fmt.Errorf("no sandbox answers at %s", c.BaseURL),
-				"--new creates a merchant at a running sandbox: start 'paycli sandbox serve' (or pass --sandbox-url).")
+	switch {
+	case !opts.New && opts.URL != "":
+		c.BaseURL = opts.URL
+	case !opts.New:
+		// Only the base URL to print depends on it: one short probe.
+		pctx, cancel := context.WithTimeout(ctx, time.Second)
+		if u := sandbox.ReadAddress(opts.StateDir); u != "" && opts.Probe(pctx, u) {
+			c.BaseURL = u
+		}
+		cancel()
+	default:
+		if c.BaseURL, err = findSandbox(ctx, opts); err != nil {
+			return err
 		}
 		var m sandbox.MerchantAnswer
 		err := sandbox.CallAdmin(ctx, c.BaseURL, "POST", sandbox.MerchantsPath, sandbox.CreateMerchantRequest{Webhooks: opts.Webhooks}, &m)
@@ -148,4 +164,56 @@ func credentialsRun(ctx context.Context, opts *CredentialsOptions) error {
 		}
 	}
 	return nil
+}
+
+// findSandbox returns the base URL of the sandbox --new creates the merchant
+// at: --sandbox-url's, else the state folder's serve (its address file read
+// again on every try, as ready does), else the default address. It tries
+// until one answers or opts.Timeout ends, so a sandbox slow under a CI
+// job's load is still found. A Timeout of 0 asks once.
+func findSandbox(ctx context.Context, opts *CredentialsOptions) (string, error) {
+	if opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
+		defer cancel()
+	}
+	const every = 200 * time.Millisecond
+	var url string
+	for {
+		url = opts.URL
+		if url == "" {
+			if url = sandbox.ReadAddress(opts.StateDir); url == "" {
+				url = "http://" + DefaultAddr + sandbox.Base
+			}
+		}
+		if opts.Probe(ctx, url) {
+			return url, nil
+		}
+		if opts.Timeout <= 0 || opts.Sleep(ctx, every) != nil {
+			break
+		}
+	}
+	what := "answers"
+	if opts.Timeout > 0 {
+		what = fmt.Sprintf("answered within %s", opts.Timeout)
+	}
+	return "", cmdutil.WithKind(cmdutil.KindUnavailable, fmt.Errorf("no sandbox %s at %s", what, url),
+		"--new creates a merchant at a running sandbox: start 'paycli sandbox serve' (or pass --sandbox-url).")
+}
+
+// commandTimeout is the command's time limit: --timeout, else
+// PAYCLI_TIMEOUT, else 30s. The sandbox commands read no profile, so a
+// profile's timeout does not apply to them.
+func commandTimeout(cmd *cobra.Command, lookupEnv func(string) (string, bool)) (time.Duration, error) {
+	raw, from := "30s", ""
+	if fl := cmd.Flag("timeout"); fl != nil && fl.Changed {
+		raw, from = fl.Value.String(), "--timeout"
+	} else if v, ok := lookupEnv("PAYCLI_TIMEOUT"); ok && strings.TrimSpace(v) != "" {
+		raw, from = strings.TrimSpace(v), "PAYCLI_TIMEOUT"
+	}
+	d, err := config.ParseTimeout(raw)
+	if err != nil {
+		return 0, cmdutil.UsageErrorf("invalid %s: %v", from, err)
+	}
+	return d, nil
 }

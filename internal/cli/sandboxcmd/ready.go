@@ -72,18 +72,24 @@ or a CI step's wait for a sandbox service.`,
 }
 
 func readyRun(ctx context.Context, opts *ReadyOptions) error {
-	url := opts.URL
-	if url == "" {
-		url = sandbox.ReadAddress(opts.StateDir)
-		if url == "" {
-			url = "http://" + DefaultAddr + sandbox.Base
+	// The address file is read again on every try: a serve started with
+	// --addr :0, or restarted on another port, writes it while we wait.
+	target := func() string {
+		if opts.URL != "" {
+			return opts.URL
 		}
+		if url := sandbox.ReadAddress(opts.StateDir); url != "" {
+			return url
+		}
+		return "http://" + DefaultAddr + sandbox.Base
 	}
+	var url string
 	// The wait is counted in pauses, not read from a clock: a check
 	// that hangs (up to its own time limit) makes the wait longer, never
 	// shorter.
 	const every = 200 * time.Millisecond
 	for tries := int(opts.Wait / every); ; tries-- {
+		url = target()
 		if opts.Ready(ctx, url) {
 			opts.IO.Notef("The sandbox at %s is ready.", url)
 			return nil

@@ -209,7 +209,7 @@ func shown(d sandbox.Delivery) sandbox.Delivery {
 
 func deliveryRow(d sandbox.Delivery, format render.Format) []string {
 	amount := d.Fields["total"]
-	if d.Kind == "refund" {
+	if d.Kind == "refund" || d.Kind == sandbox.ChargebackKind {
 		amount = d.Fields["amount"]
 	}
 	c := d.Fields["currency_code"]
