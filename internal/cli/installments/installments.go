@@ -31,6 +31,10 @@ import (
 // issuer and program; getpos takes exactly these.
 const BINLength = 6
 
+// LongBINLength is the 8-digit BIN the card schemes now assign; getpos
+// still takes 6, so such a BIN is sent as its first 6 digits.
+const LongBINLength = 8
+
 // Options are the inputs of `paycli installments`.
 type Options struct {
 	IO             *iostreams.IOStreams
@@ -45,6 +49,8 @@ type Options struct {
 	BIN string
 	// Cut reports that --bin held a whole card number, cut to BIN.
 	Cut bool
+	// Long reports that --bin held an 8-digit BIN, sent as BIN.
+	Long bool
 	// Mistyped reports that the whole card number fails the Luhn check: a
 	// digit is wrong, maybe one of the six used.
 	Mistyped bool
@@ -77,9 +83,10 @@ func NewCmdInstallments(f *cmdutil.Factory, runF func(context.Context, *Options)
 gateway offers for it (getpos), with the card program, the POS, what the
 buyer pays in all and per installment, and the merchant's fee and net.
 
---bin takes the card's first 6 digits. A whole card number is accepted only
-to be cut to its first 6 digits, and paycli says so on stderr: the rest is
-never sent, logged or stored. A whole number that fails the Luhn check is
+--bin takes the card's first 6 or 8 digits. getpos takes 6, so an 8-digit
+BIN is sent as its first 6, and paycli says so on stderr. A whole card
+number is accepted only to be cut to its first 6 digits, and paycli says so
+on stderr: the rest is never sent, logged or stored. A whole number that fails the Luhn check is
 still cut and looked up, with a warning on stderr that a digit is mistyped. Prefer giving the 6 digits: a card number on a
 command line may stay in the shell's history.
 
@@ -128,7 +135,7 @@ filters it; -o csv and -o tsv print the table's rows.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&bin, "bin", "", "the card's first 6 digits (a whole card number is cut to them)")
+	fl.StringVar(&bin, "bin", "", "the card's first 6 or 8 digits (sent as 6; a whole card number is cut to them)")
 	fl.StringVar(&amount, "amount", "", "the sale's `DECIMAL` amount")
 	// --currency sets the config key default_currency (config.Keys binds
 	// it by flag name): flag > env > file.
@@ -199,6 +206,7 @@ func parseFlags(cmd *cobra.Command, opts *Options, bin, amount string) error {
 	if opts.BIN, opts.Cut, err = CutBIN(bin); err != nil {
 		return cmdutil.UsageErrorf("invalid --bin: %v", err)
 	}
+	opts.Long = len(ungroup(bin)) == LongBINLength
 	opts.Mistyped = opts.Cut && !cardno.Luhn(ungroup(bin))
 	if opts.Amount, err = cmdutil.ParseAmount("amount", amount); err != nil {
 		return err
@@ -212,22 +220,25 @@ func parseFlags(cmd *cobra.Command, opts *Options, bin, amount string) error {
 	return nil
 }
 
-// CutBIN returns the first six digits of s: the six digits themselves, or
-// a whole card number (12 to 19 digits, blanks and dashes between groups
-// allowed), which it cuts (cut true). Its errors never quote s.
+// CutBIN returns the first six digits of s: the six digits themselves,
+// the first six of an 8-digit BIN, or those of a whole card number (12 to
+// 19 digits, blanks and dashes between groups allowed), which it cuts (cut
+// true). Its errors never quote s.
 func CutBIN(s string) (bin string, cut bool, err error) {
 	digits := ungroup(s)
 	switch {
 	case digits == "":
-		return "", false, errors.New("empty; give the card's first 6 digits")
+		return "", false, errors.New("empty; give the card's first 6 or 8 digits")
 	case strings.Trim(digits, "0123456789") != "":
-		return "", false, errors.New("not digits; give the card's first 6 digits")
+		return "", false, errors.New("not digits; give the card's first 6 or 8 digits")
 	case len(digits) == BINLength:
 		return digits, false, nil
+	case len(digits) == LongBINLength:
+		return digits[:BINLength], false, nil
 	case len(digits) >= 12 && len(digits) <= 19:
 		return digits[:BINLength], true, nil
 	}
-	return "", false, fmt.Errorf("%d digits; give the card's first 6 digits", len(digits))
+	return "", false, fmt.Errorf("%d digits; give the card's first 6 or 8 digits", len(digits))
 }
 
 // ungroup drops the blanks and dashes between a card number's groups.
@@ -258,6 +269,9 @@ func cutNotice(opts *Options) string {
 // installmentsRun looks the options up and prints them.
 func installmentsRun(ctx context.Context, opts *Options) error {
 	fmt.Fprint(opts.IO.ErrOut, opts.IO.WrapForStderr(cutNotice(opts)))
+	if opts.Long {
+		opts.IO.Notef("Sending the gateway the BIN's first %d digits (%s): getpos takes %d, not %d.", BINLength, opts.BIN, BINLength, LongBINLength)
+	}
 	cfg, err := opts.Config()
 	if err != nil {
 		return err

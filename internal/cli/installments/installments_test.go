@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -37,6 +38,8 @@ func TestCutBIN(t *testing.T) {
 		{in: "435508435508", bin: "435508", cut: true},
 		{in: "43550", err: "5 digits"},
 		{in: "4355084", err: "7 digits"},
+		{in: "43550843", bin: "435508"},
+		{in: "435508435", err: "9 digits"},
 		{in: pan + "1234", err: "20 digits"},
 		{in: "", err: "empty"},
 		{in: "4355x8", err: "not digits"},
@@ -247,5 +250,71 @@ func TestInstallmentsShowTheGatewaysMerchantFee(t *testing.T) {
 		string(first["merchant_fee_source"]) != `"gateway"` || string(first["table_merchant_fee"]) != "4.11" ||
 		string(doc.Options[2]["table_merchant_fee"]) != "null" {
 		t.Errorf("json: %s", out)
+	}
+}
+
+// TestInstallmentsTakeAnEightDigitBIN: an 8-digit BIN (the schemes' longer
+// BINs) is taken, its first 6 digits are what getpos is sent, as getpos
+// takes them, and a note on stderr says so (issue 43, part 2, item 9).
+func TestInstallmentsTakeAnEightDigitBIN(t *testing.T) {
+	base := captureServer(t)
+	var sent []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/ccpayment/api/getpos" {
+			var body struct {
+				CreditCard string `json:"credit_card"`
+			}
+			_ = json.NewDecoder(r.Body).Decode(&body)
+			sent = append(sent, body.CreditCard)
+			r.Body = http.NoBody
+		}
+		proxied, err := http.NewRequestWithContext(r.Context(), r.Method, strings.TrimSuffix(base, "/ccpayment")+r.URL.Path, r.Body)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		proxied.Header = r.Header
+		resp, err := http.DefaultClient.Do(proxied)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer resp.Body.Close()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.Copy(w, resp.Body)
+	}))
+	t.Cleanup(srv.Close)
+	client, err := gateway.New(srv.URL+"/ccpayment", gateway.Credentials{AppID: "a", AppSecret: "s", MerchantKey: "mk"}, gateway.WithClock(time.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ios, _, _, errOut := iostreams.Test()
+	cfg := &config.Config{Profile: "test", BaseURL: srv.URL, MerchantKey: "mk", DefaultCurrency: "TRY", Lang: "en"}
+	opts := &Options{IO: ios, By: "merchant",
+		Config:  func() (*config.Config, error) { return cfg, nil },
+		Format:  func() (render.Format, error) { return render.CSV, nil },
+		Gateway: func() (*gateway.Client, error) { return client, nil },
+		CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
+			ctx, cancel := context.WithCancel(ctx)
+			return ctx, cancel, nil
+		},
+	}
+	cmd := NewCmdInstallments(&cmdutil.Factory{}, nil)
+	_ = cmd.Flags().Set("bin", "54006112")
+	_ = cmd.Flags().Set("amount", "121.20")
+	if err := parseFlags(cmd, opts, "54006112", "121.20"); err != nil {
+		t.Fatalf("an 8-digit --bin is refused: %v", err)
+	}
+	if err := installmentsRun(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if len(sent) != 1 || sent[0] != "540061" {
+		t.Errorf("getpos was sent credit_card %q, want the BIN's first 6 digits 540061", sent)
+	}
+	if !strings.Contains(errOut.String(), "Sending the gateway the BIN's first 6 digits (540061)") {
+		t.Errorf("stderr does not say what was sent:\n%s", errOut.String())
+	}
+	if strings.Contains(errOut.String(), "Luhn") || strings.Contains(errOut.String(), "card number") {
+		t.Errorf("an 8-digit BIN is treated as a card number:\n%s", errOut.String())
 	}
 }
