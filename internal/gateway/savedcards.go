@@ -201,10 +201,10 @@ func (r SaveCardRequest) encode(c *Client) (endpoint, []byte, error) {
 	return encodeCall(endpointSaveCard, w, err)
 }
 
-// EditCardRequest changes a saved card's expiry (and holder name, when
-// given) (POST /api/editCard), signed with the editcard layout
-// merchant_key|customer_number|card_token. The gateway takes nothing
-// else: the number of a saved card cannot change.
+// EditCardRequest changes a saved card's expiry, its holder name, or both
+// (POST /api/editCard), signed with the editcard layout
+// merchant_key|customer_number|card_token; what is empty is not sent. The
+// gateway takes nothing else: the number of a saved card cannot change.
 type EditCardRequest struct {
 	CustomerNumber string
 	CardToken      string
@@ -217,16 +217,22 @@ type EditCardRequest struct {
 type editCardWire struct {
 	CardToken      string `json:"card_token"`
 	CustomerNumber string `json:"customer_number"`
-	ExpiryMonth    string `json:"expiry_month"`
-	ExpiryYear     string `json:"expiry_year"`
+	ExpiryMonth    string `json:"expiry_month,omitempty"`
+	ExpiryYear     string `json:"expiry_year,omitempty"`
 	CardHolderName string `json:"card_holder_name,omitempty"`
 	HashKey        string `json:"hash_key"`
 	MerchantKey    string `json:"merchant_key"`
 }
 
 func (r EditCardRequest) encode(c *Client) (endpoint, []byte, error) {
-	err := required("customer_number", r.CustomerNumber, "card_token", r.CardToken, "expiry_month", r.ExpiryMonth, "expiry_year", r.ExpiryYear)
-	if err == nil {
+	err := required("customer_number", r.CustomerNumber, "card_token", r.CardToken)
+	switch {
+	case err != nil:
+	case (r.ExpiryMonth == "") != (r.ExpiryYear == ""):
+		err = invalidRequest("expiry_month and expiry_year go together: give both or neither")
+	case r.ExpiryMonth == "" && r.CardHolderName == "":
+		err = invalidRequest("nothing to change: give expiry_month and expiry_year, card_holder_name, or both")
+	default:
 		err = CheckCustomerNumber(r.CustomerNumber)
 	}
 	if err != nil {

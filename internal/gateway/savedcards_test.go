@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -212,5 +213,35 @@ func TestCardAnswerMasksItsText(t *testing.T) {
 	}
 	if res.StatusDescription != "Card 435508******4358 deleted" || res.Card.CardNumber != "435508******4358" {
 		t.Errorf("%+v", res)
+	}
+}
+
+// TestEditCardSendsWhatItHas: an editCard of the holder's name alone
+// carries no expiry fields (issue 43, part 2, item 9); a month without its
+// year, or nothing to change, is refused before anything is sent.
+func TestEditCardSendsWhatItHas(t *testing.T) {
+	c := newTestClient(t, "http://127.0.0.1:1/ccpayment")
+	_, body, err := EditCardRequest{CustomerNumber: "5070", CardToken: "tok1", CardHolderName: "Ada King"}.encode(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent map[string]any
+	if err := json.Unmarshal(body, &sent); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := sent["expiry_month"]; ok || sent["card_holder_name"] != "Ada King" {
+		t.Errorf("holder alone sent %s", body)
+	}
+	if _, ok := sent["expiry_year"]; ok {
+		t.Errorf("holder alone sent %s", body)
+	}
+	for _, bad := range []EditCardRequest{
+		{CustomerNumber: "5070", CardToken: "tok1"},
+		{CustomerNumber: "5070", CardToken: "tok1", ExpiryMonth: "01"},
+		{CustomerNumber: "5070", CardToken: "tok1", ExpiryYear: "2031", CardHolderName: "Ada"},
+	} {
+		if _, _, err := bad.encode(c); !errors.Is(err, ErrInvalidRequest) {
+			t.Errorf("%+v: %v", bad, err)
+		}
 	}
 }

@@ -126,7 +126,7 @@ var (
 		required: []string{"merchant_key", "hash_key", "customer_number", "card_holder_name", "card_number", "expiry_month", "expiry_year"},
 		optional: []string{"customer_name", "customer_email", "customer_phone"}}
 	opEditCard = &operation{path: "/api/editCard", summary: "Change a saved card's expiry or holder", auth: true,
-		required: []string{"merchant_key", "hash_key", "card_token", "customer_number", "expiry_month", "expiry_year"}, optional: []string{"card_holder_name"}}
+		required: []string{"merchant_key", "hash_key", "card_token", "customer_number"}, optional: []string{"expiry_month", "expiry_year", "card_holder_name"}}
 	opDeleteCard = &operation{path: "/api/deleteCard", summary: "Delete a saved card", auth: true,
 		required: []string{"merchant_key", "hash_key", "card_token", "customer_number"}}
 	opGetCardTokens = &operation{path: "/api/getCardTokens", summary: "List a customer's saved cards", auth: true,

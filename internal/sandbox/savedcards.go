@@ -138,10 +138,11 @@ func (g *Gateway) saveCard(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, cardAnswer{StatusCode: 100, StatusDescription: "Card saved successfully", cardView: g.viewOf(card)})
 }
 
-// editCard serves POST /api/editCard: a saved card's expiry and holder
-// name change. Checks: fields, lengths (1), merchant_key (14), hash_key
-// with the editcard layout merchant_key|customer_number|card_token (90,
-// 68), expiry (1), then a token that is not this customer's (1).
+// editCard serves POST /api/editCard: a saved card's expiry, holder name
+// or both change; what is not sent stays. Checks: fields, lengths (1),
+// merchant_key (14), hash_key with the editcard layout
+// merchant_key|customer_number|card_token (90, 68), something to change
+// and the expiry (1), then a token that is not this customer's (1).
 func (g *Gateway) editCard(w http.ResponseWriter, r *http.Request) {
 	f, ok := g.readFields(w, r)
 	if !ok || !f.requireFields(w, opEditCard.required...) ||
@@ -149,12 +150,20 @@ func (g *Gateway) editCard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := g.opts.Now()
-	if _, _, msg := readExpiry(f.get("expiry_month"), f.get("expiry_year"), now); msg != "" {
+	month, year := f.get("expiry_month"), f.get("expiry_year")
+	newExpiry := month != "" || year != ""
+	if !newExpiry && f.get("card_holder_name") == "" {
+		writeStatus(w, 1, "Give the expiry month and year, the card holder name, or both.")
+		return
+	}
+	if _, _, msg := readExpiry(month, year, now); newExpiry && msg != "" {
 		writeStatus(w, 1, msg)
 		return
 	}
 	card, err := g.opts.Store.UpdateCard(f.get("card_token"), f.get("customer_number"), func(c *SavedCard) error {
-		c.ExpiryMonth, c.ExpiryYear = f.get("expiry_month"), f.get("expiry_year")
+		if newExpiry {
+			c.ExpiryMonth, c.ExpiryYear = month, year
+		}
 		if h := f.get("card_holder_name"); h != "" {
 			c.Holder = h
 		}

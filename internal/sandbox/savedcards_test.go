@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -122,6 +123,23 @@ func TestSavedCardsLifecycle(t *testing.T) {
 	}
 	if res := edit("5070", tok); res.status() != 100 || res.Body["expiry_year"] != "2098" || res.Body["card_holder_name"] != "Ayşe Kaya" {
 		t.Errorf("edit: %s", res.Raw)
+	}
+	// The holder's name alone changes it and keeps the expiry; an edit of
+	// nothing, or of a month without its year, is refused (issue 43).
+	holderOnly := func(fields map[string]any) response {
+		body := map[string]any{"merchant_key": MerchantKey, "card_token": tok, "customer_number": "5070", "hash_key": hashOf(t, MerchantKey, "5070", tok)}
+		maps.Copy(body, fields)
+		return fx.authed("/api/editCard", body)
+	}
+	if res := holderOnly(map[string]any{"card_holder_name": "Ayşe Demir"}); res.status() != 100 || res.Body["card_holder_name"] != "Ayşe Demir" ||
+		res.Body["expiry_month"] != "01" || res.Body["expiry_year"] != "2098" {
+		t.Errorf("edit of the holder alone: %s", res.Raw)
+	}
+	if res := holderOnly(nil); res.status() != 1 {
+		t.Errorf("edit of nothing: %s", res.Raw)
+	}
+	if res := holderOnly(map[string]any{"expiry_month": "02"}); res.status() != 1 {
+		t.Errorf("edit of a month without its year: %s", res.Raw)
 	}
 	bad := map[string]any{"merchant_key": MerchantKey, "card_token": tok, "customer_number": "5070", "expiry_month": "01",
 		"expiry_year": "2098", "hash_key": hashOf(t, MerchantKey, "5071", tok)}

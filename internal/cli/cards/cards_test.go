@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -438,5 +439,38 @@ func TestCardKeyMasksACardTypedAsTheCustomer(t *testing.T) {
 	}
 	if k := CardKey("5070", "tok"); k != "card:5070:tok" {
 		t.Errorf("CardKey = %q", k)
+	}
+}
+
+// TestUpdateHolderAlone: `cards update --holder` without --expiry sends
+// the holder's name alone, the sandbox takes it, and the card keeps its
+// expiry (issue 43, part 2, item 9). Neither flag at all is bad input.
+func TestUpdateHolderAlone(t *testing.T) {
+	fx := newFixture(t)
+	run := func(args ...string) (string, error) {
+		ios, _, out, _ := iostreams.Test()
+		cmd := NewCmdUpdate(&cmdutil.Factory{IOStreams: ios, Now: func() time.Time { return testNow }},
+			func(ctx context.Context, opts *UpdateOptions) error {
+				opts.Format = func() (render.Format, error) { return render.Table, nil }
+				opts.Gateway = func() (*gateway.Client, error) { return fx.client, nil }
+				opts.CommandContext = fx.commandContext
+				return updateRun(ctx, opts)
+			})
+		cmd.SetArgs(append([]string{"--customer-number", customer, "--card-token", fx.token}, args...))
+		cmd.SetOut(io.Discard)
+		cmd.SetErr(io.Discard)
+		err := cmd.Execute()
+		return out.String(), err
+	}
+	if _, err := run("--holder", "Ada King"); err != nil {
+		t.Fatalf("--holder alone: %v", err)
+	}
+	cards, err := fx.client.CardTokens(context.Background(), customer)
+	if err != nil || len(cards) != 1 || cards[0].CardHolderName != "Ada King" || cards[0].ExpiryMonth != "12" || cards[0].ExpiryYear != "2030" {
+		t.Fatalf("after --holder alone: %+v, %v", cards, err)
+	}
+	_, err = run()
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUsage || !strings.Contains(err.Error(), "--expiry") || !strings.Contains(err.Error(), "--holder") {
+		t.Errorf("neither --expiry nor --holder: %v (kind %v)", err, k)
 	}
 }

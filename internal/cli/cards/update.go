@@ -50,11 +50,12 @@ type UpdateOptions struct {
 func NewCmdUpdate(f *cmdutil.Factory, runF func(context.Context, *UpdateOptions) error) *cobra.Command {
 	opts := &UpdateOptions{IO: f.IOStreams, Config: f.Config, Gateway: f.Gateway, CommandContext: f.CommandContext, Now: f.Now}
 	cmd := &cobra.Command{
-		Use:   "update --customer-number N --card-token T --expiry MM/YY",
-		Short: "Change a saved card's expiry (and holder name)",
-		Long: `Change a saved card (editCard): its expiry, and its holder's name with
---holder. That is all the gateway lets change: a card with another number is
-another card (save it, delete the old one).
+		Use:   "update --customer-number N --card-token T {--expiry MM/YY | --holder NAME}",
+		Short: "Change a saved card's expiry or holder name",
+		Long: `Change a saved card (editCard): its expiry (--expiry), its holder's name
+(--holder), or both; what is not given is not sent, and stays as it is.
+That is all the gateway lets change: a card with another number is another
+card (save it, delete the old one).
 
 --expiry takes MM/YYYY or MM/YY; a date already past is refused before
 anything is sent. --dry-run prints the request, secrets redacted, and sends
@@ -63,11 +64,16 @@ back.`,
 		Example: `  paycli cards update --customer-number 5070 --card-token "$TOKEN" \
     --expiry 12/2030
   paycli cards update --customer-number 5070 --card-token "$TOKEN" \
-    --expiry 01/31 --holder "Ada Lovelace"`,
+    --expiry 01/31 --holder "Ada Lovelace"
+  paycli cards update --customer-number 5070 --card-token "$TOKEN" \
+    --holder "Ada King"`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := cmdutil.RequireFlags(cmd, "", "customer-number", "card-token", "expiry"); err != nil {
+			if err := cmdutil.RequireFlags(cmd, "", "customer-number", "card-token"); err != nil {
 				return err
+			}
+			if !cmd.Flags().Changed("expiry") && !cmd.Flags().Changed("holder") {
+				return cmdutil.UsageErrorf("nothing to change: give --expiry, --holder or both")
 			}
 			if err := checkCustomerNumber(opts.CustomerNumber); err != nil {
 				return err
@@ -77,8 +83,10 @@ back.`,
 				return cmdutil.UsageErrorf("invalid --card-token: %v", err)
 			}
 			var err error
-			if opts.Expiry, err = ParseExpiry(opts.ExpiryText, opts.Now()); err != nil {
-				return cmdutil.UsageErrorf("invalid --expiry: %v", err)
+			if cmd.Flags().Changed("expiry") {
+				if opts.Expiry, err = ParseExpiry(opts.ExpiryText, opts.Now()); err != nil {
+					return cmdutil.UsageErrorf("invalid --expiry: %v", err)
+				}
 			}
 			if cmd.Flags().Changed("holder") {
 				if opts.Holder, err = checkHolder(opts.Holder); err != nil {
@@ -94,8 +102,8 @@ back.`,
 	fl := cmd.Flags()
 	fl.StringVar(&opts.CustomerNumber, "customer-number", "", "the customer number the card was saved for")
 	fl.StringVar(&opts.CardToken, "card-token", "", "the card's token, as 'paycli cards list' shows it")
-	fl.StringVar(&opts.ExpiryText, "expiry", "", "the card's new expiry, MM/YYYY or MM/YY")
-	fl.StringVar(&opts.Holder, "holder", "", "the card holder's name, as on the card")
+	fl.StringVar(&opts.ExpiryText, "expiry", "", "the card's new expiry, MM/YYYY or MM/YY (default: unchanged)")
+	fl.StringVar(&opts.Holder, "holder", "", "the card holder's new name, as on the card (default: unchanged)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the editCard request, secrets redacted, and send nothing")
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)
@@ -189,10 +197,23 @@ func updateRun(ctx context.Context, opts *UpdateOptions) error {
 		return err
 	}
 	if opts.IO.IsStderrTTY() {
-		fmt.Fprintf(opts.IO.ErrOut, "Updated the saved card %s of customer %s: expires %s/%s\n",
-			cardOrToken(res.Card, opts.CardToken), redact.Cards(opts.CustomerNumber), opts.Expiry.Month, opts.Expiry.Year)
+		fmt.Fprintf(opts.IO.ErrOut, "Updated the saved card %s of customer %s: %s\n",
+			cardOrToken(res.Card, opts.CardToken), redact.Cards(opts.CustomerNumber), opts.changed())
 	}
 	return opts.JSON.WriteFields(ctx, opts.IO.Out, format, cmdutil.TableOptions(opts.IO), cardFields(res))
+}
+
+// changed says what updateRun sent: the new expiry, the holder's name, or
+// both.
+func (opts *UpdateOptions) changed() string {
+	var parts []string
+	if opts.Expiry.Month != "" {
+		parts = append(parts, "expires "+opts.Expiry.Month+"/"+opts.Expiry.Year)
+	}
+	if opts.Holder != "" {
+		parts = append(parts, "holder "+redact.Cards(opts.Holder))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // cardOrToken names a card by its masked number, or its token when the
