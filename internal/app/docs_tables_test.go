@@ -35,26 +35,23 @@ func markedBlock(t *testing.T, page, name string) []string {
 	return strings.Split(strings.TrimRight(block, "\n"), "\n")
 }
 
-// TestExitCodesDocMatchesTopic keeps docs/exit-codes.md's table and
-// `paycli help exit-codes` in step: the same codes, in the same order, each
-// meaning in the page starting as the topic's does, and every exit code
-// constant documented in both.
+// TestExitCodesDocMatchesTopic keeps the exit-code tables of
+// docs/exit-codes.md and the top-level README.md in step with `paycli help
+// exit-codes`: the same codes, in the same order, each meaning in a page
+// starting as the topic's does, and every exit code constant documented in
+// all three.
 func TestExitCodesDocMatchesTopic(t *testing.T) {
 	ios, _, out, errOut := iostreams.Test()
 	if code := app.Run(t.Context(), []string{"help", "exit-codes"}, ios, func(string) (string, bool) { return "", false }); code != 0 {
 		t.Fatalf("help exit-codes: exit %d: %s", code, errOut)
 	}
 	// The topic: "  CODE  meaning" with continuation lines indented further.
-	type entry struct {
-		code    int
-		meaning string
-	}
-	var topic []entry
+	var topic []exitEntry
 	codeLine := regexp.MustCompile(`^  (\d+)\s+(.*)$`)
 	for _, line := range strings.Split(out.String(), "\n") {
 		if m := codeLine.FindStringSubmatch(line); m != nil {
 			code, _ := strconv.Atoi(m[1])
-			topic = append(topic, entry{code, m[2]})
+			topic = append(topic, exitEntry{code, m[2]})
 			continue
 		}
 		if strings.HasPrefix(line, "       ") && len(topic) > 0 {
@@ -63,42 +60,57 @@ func TestExitCodesDocMatchesTopic(t *testing.T) {
 		}
 	}
 
-	var doc []entry
-	for _, row := range markedBlock(t, "exit-codes.md", "exit-codes") {
-		cells := strings.Split(row, "|")
-		if len(cells) < 4 {
-			continue
-		}
-		code, err := strconv.Atoi(strings.TrimSpace(cells[1]))
-		if err != nil {
-			continue // the header and its rule
-		}
-		doc = append(doc, entry{code, strings.TrimSpace(cells[2])})
-	}
-
-	if len(doc) != len(topic) {
-		t.Fatalf("docs/exit-codes.md lists %d codes, `paycli help exit-codes` %d:\npage  %v\ntopic %v", len(doc), len(topic), doc, topic)
-	}
-	for i := range topic {
-		if doc[i].code != topic[i].code {
-			t.Errorf("row %d: docs/exit-codes.md has code %d, the topic %d", i+1, doc[i].code, topic[i].code)
-			continue
-		}
-		if !strings.HasPrefix(topic[i].meaning, doc[i].meaning) {
-			t.Errorf("code %d: docs/exit-codes.md says %q, the topic %q", doc[i].code, doc[i].meaning, topic[i].meaning)
-		}
-	}
-
 	documented := map[int]bool{}
 	for _, e := range topic {
 		documented[e.code] = true
 	}
 	for _, code := range []int{app.ExitOK, app.ExitError, app.ExitUsage, app.ExitAuth, app.ExitRejected,
-		app.ExitDeclined, app.ExitDuplicate, app.ExitOutcomeUnknown, app.ExitUnavailable, app.ExitInterrupted, 141} {
+		app.ExitDeclined, app.ExitDuplicate, app.ExitOutcomeUnknown, app.ExitUnavailable, app.ExitJournalRefused,
+		app.ExitCancelled, app.ExitInterrupted, 141} {
 		if !documented[code] {
 			t.Errorf("exit code %d is not documented", code)
 		}
 	}
+
+	// The README says its table matches the topic (issue 43: it stopped
+	// at 8), so it is held to the same rows.
+	for _, page := range []struct{ name, path string }{
+		{"docs/exit-codes.md", "exit-codes.md"},
+		{"README.md", filepath.Join("..", "README.md")},
+	} {
+		var doc []exitEntry
+		for _, row := range markedBlock(t, page.path, "exit-codes") {
+			cells := strings.Split(row, "|")
+			if len(cells) < 4 {
+				continue
+			}
+			code, err := strconv.Atoi(strings.TrimSpace(cells[1]))
+			if err != nil {
+				continue // the header and its rule
+			}
+			doc = append(doc, exitEntry{code, strings.TrimSpace(cells[2])})
+		}
+		if len(doc) != len(topic) {
+			t.Errorf("%s lists %d codes, `paycli help exit-codes` %d:\npage  %v\ntopic %v", page.name, len(doc), len(topic), doc, topic)
+			continue
+		}
+		for i := range topic {
+			if doc[i].code != topic[i].code {
+				t.Errorf("row %d: %s has code %d, the topic %d", i+1, page.name, doc[i].code, topic[i].code)
+				continue
+			}
+			if !strings.HasPrefix(topic[i].meaning, doc[i].meaning) {
+				t.Errorf("code %d: %s says %q, the topic %q", doc[i].code, page.name, doc[i].meaning, topic[i].meaning)
+			}
+		}
+	}
+}
+
+// exitEntry is one exit code and its meaning, as a table or the topic
+// gives it.
+type exitEntry struct {
+	code    int
+	meaning string
 }
 
 // TestHashLayoutsDocMatchesTable keeps docs/hash-keys.md's layouts table in
