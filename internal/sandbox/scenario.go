@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -137,14 +138,16 @@ func ParseScenario(data []byte) (Scenario, error) {
 }
 
 // yamlWrongType is the YAML decoder's "line N: cannot unmarshal !!TAG
-// `VALUE` into GOTYPE".
-var yamlWrongType = regexp.MustCompile("^line ([0-9]+): cannot unmarshal !!([a-z]+)(?: `.*`)? into (.+)$")
+// `VALUE` into GOTYPE", compiled on first use (nothing runs at start-up).
+var yamlWrongType = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("^line ([0-9]+): cannot unmarshal !!([a-z]+)(?: `.*`)? into (.+)$")
+})
 
 // wrongTypeMessage says, in the words of YAML and JSON, what a scenario's
 // value of the wrong type is and what was wanted there: the decoder's
 // message names Go types, which mean nothing to the file's author.
 func wrongTypeMessage(msg string) string {
-	m := yamlWrongType.FindStringSubmatch(msg)
+	m := yamlWrongType().FindStringSubmatch(msg)
 	if m == nil {
 		return "the scenario has a value of the wrong type at " + strings.SplitN(msg, ":", 2)[0]
 	}
