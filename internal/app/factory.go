@@ -60,6 +60,7 @@ func NewFactory(ios *iostreams.IOStreams, lookupEnv func(string) (string, bool))
 	f.Config = configFunc(resolve, f.Keyring)                  // Depends on resolve, Keyring (the secrets, read once)
 	f.GatewayIdentity = gatewayIdentityFunc(resolve, f.Config) // Depends on resolve, Config (the merchant_key names the account)
 	f.SandboxIdentity = sandboxIdentityFunc(f)                 // Depends on LookupEnv
+	f.Machine = machineFunc(f)                                 // Depends on LookupEnv
 	f.TokenCache = tokenCacheFunc(f)                           // Depends on Config, LookupEnv (the cache folder), Now
 	f.Gateway = gatewayFunc(f, line)                           // Depends on Config, LookupEnv (the cache folder), the bound command's --debug, IOStreams, Build, Now
 	f.JournalPath = journalPathFunc(f)                         // Depends on LookupEnv (the state folder)
@@ -350,13 +351,13 @@ func journalFunc(f *cmdutil.Factory, resolve func() (*resolved, error)) func() (
 func openSharedJournal(cfg *config.Config, journalPath string, f *cmdutil.Factory, warned *sync.Map) (journal.Store, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout)
 	defer cancel()
-	host, _ := os.Hostname()
+	user, host := f.Machine()
 	s, err := pgjournal.Open(ctx, pgjournal.Options{
 		URL:         journalURL(cfg),
 		SpoolDir:    filepath.Dir(journalPath),
 		Now:         f.Now,
 		Warn:        sharedJournalWarn(f, warned),
-		OSUser:      osUser(f.LookupEnv),
+		OSUser:      user,
 		Host:        host,
 		PID:         os.Getpid(),
 		Application: "paycli/" + f.Build().Version,
@@ -424,12 +425,17 @@ func schemaHint(err error, url string) error {
 	return err
 }
 
-// osUser is who runs paycli on this machine, for context beside the
-// database role: the login name, else $USER.
-func osUser(lookupEnv func(string) (string, bool)) string {
-	if u, err := user.Current(); err == nil {
-		return u.Username
+// machineFunc names who runs paycli on this machine, for context beside
+// the database role: the login name (else $USER) and the host name.
+func machineFunc(f *cmdutil.Factory) func() (osUser, host string) {
+	return func() (string, string) {
+		name := ""
+		if u, err := user.Current(); err == nil {
+			name = u.Username
+		} else {
+			name, _ = f.LookupEnv("USER")
+		}
+		host, _ := os.Hostname()
+		return name, host
 	}
-	name, _ := lookupEnv("USER")
-	return name
 }

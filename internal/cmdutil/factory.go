@@ -65,6 +65,10 @@ type Factory struct {
 	// mode, whether or not this command runs in it: it tells the journal
 	// lines of --sandbox commands from a profile's. nil means none.
 	SandboxIdentity func() (string, error)
+	// Machine names who runs paycli here and where: the OS user (the
+	// login name, else $USER) and the host name, written beside a shared
+	// journal's role and on a lead's settle line. nil names no one.
+	Machine func() (osUser, host string)
 	// MoneyKinds are the kinds of the money operations the app registers,
 	// with how check status settles each (read through Kinds).
 	MoneyKinds func() journal.Kinds

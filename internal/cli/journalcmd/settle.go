@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/user"
 	"slices"
 	"strings"
 	"time"
@@ -46,7 +44,7 @@ const (
 
 // NewCmdSettle builds `paycli journal settle`.
 func NewCmdSettle(f *cmdutil.Factory, runF func(context.Context, *SettleOptions) error) *cobra.Command {
-	opts := &SettleOptions{IO: f.IOStreams, Journal: f.Journal, Now: f.Now, Who: func() (string, string) { return machineUser(f.LookupEnv) }}
+	opts := &SettleOptions{IO: f.IOStreams, Journal: f.Journal, Now: f.Now, Who: f.Machine}
 	cmd := &cobra.Command{
 		Use:   "settle ATTEMPT --as made|not-made --reason TEXT",
 		Short: "Settle an attempt of unknown outcome by hand (the desk lead)",
@@ -104,18 +102,6 @@ writing it, unless --yes. --dry-run says what it would write.`,
 	return cmd
 }
 
-// machineUser is this machine's user ($USER when the system cannot say)
-// and host name.
-func machineUser(lookupEnv func(string) (string, bool)) (osUser, host string) {
-	if u, err := user.Current(); err == nil {
-		osUser = u.Username
-	} else if lookupEnv != nil {
-		osUser, _ = lookupEnv("USER")
-	}
-	host, _ = os.Hostname()
-	return osUser, host
-}
-
 // SettleResult is what `journal settle` wrote (or would write: DryRun);
 // its JSON fields are a stable interface.
 type SettleResult struct {
@@ -152,7 +138,10 @@ func settleRun(ctx context.Context, opts *SettleOptions) error {
 	if opts.As == settleNotMade {
 		class = journal.NotFound
 	}
-	osUser, host := opts.Who()
+	var osUser, host string
+	if opts.Who != nil {
+		osUser, host = opts.Who()
+	}
 	res := SettleResult{Attempt: a.Intent.Attempt, Kind: a.Intent.OpKind(), Invoice: redact.Invoice(a.Intent.Invoice), Ref: optional(a.Intent.Ref),
 		Outcome: class, Reason: opts.Reason, By: osUser + "@" + host, DryRun: opts.DryRun}
 	what := fmt.Sprintf("%s (%s, now %s)", settledName(a), a.Intent.Attempt, a.Class())
