@@ -213,143 +213,203 @@ type storeWrites struct {
 	cards []SavedCard
 }
 
+// planner checks a scenario's items one by one against what it has
+// seen so far: the merchants that exist or are created, and the
+// invoices already taken.
+type planner struct {
+	m        *merchants
+	now      time.Time
+	p        *scenarioPlan
+	known    map[string]bool   // app_id
+	invoices map[string]string // merchant|invoice → item
+}
+
 // plan checks sc against the merchants that exist and builds what to
 // write, at now. Nothing is written.
 func (m *merchants) plan(sc Scenario, now time.Time) (*scenarioPlan, error) {
-	p := &scenarioPlan{writes: map[string]*storeWrites{}}
-	known := map[string]bool{m.def.AppID: true}
+	pl := &planner{m: m, now: now, p: &scenarioPlan{writes: map[string]*storeWrites{}},
+		known: map[string]bool{m.def.AppID: true}, invoices: map[string]string{}}
 	for _, t := range m.all()[1:] {
-		known[t.AppID] = true
+		pl.known[t.AppID] = true
 	}
 	for i, mc := range sc.Merchants {
-		item := fmt.Sprintf("merchants[%d]", i)
-		switch {
-		case !isHex32(mc.AppID):
-			return nil, scenarioError(item, "app_id", "%q is not 32 hex digits", clipAdminText(mc.AppID))
-		case mc.AppID == m.def.AppID:
-			return nil, scenarioError(item, "app_id", "is the default merchant's: it needs no entry")
-		case !isHex32(mc.AppSecret):
-			return nil, scenarioError(item, "app_secret", "want 32 hex digits")
-		case len(mc.MerchantKey) < 16 || strings.ContainsAny(mc.MerchantKey, "| \t\n"):
-			return nil, scenarioError(item, "merchant_key", "want at least 16 characters, without '|' or spaces")
+		if err := pl.addMerchant(fmt.Sprintf("merchants[%d]", i), mc); err != nil {
+			return nil, err
 		}
-		for key, u := range mc.Webhooks {
-			if err := CheckWebhookURL(u, m.public); err != nil {
-				return nil, scenarioError(item, "webhooks."+key, "%v", err)
-			}
-		}
-		if t, ok := m.lookup(mc.AppID); ok {
-			if t.AppSecret != mc.AppSecret || t.MerchantKey != mc.MerchantKey {
-				return nil, scenarioError(item, "app_id", "merchant %s exists with other credentials: reset is not enough, use another app_id", mc.AppID)
-			}
-			continue
-		}
-		if known[mc.AppID] {
-			return nil, scenarioError(item, "app_id", "merchant %s is listed twice", mc.AppID)
-		}
-		known[mc.AppID] = true
-		p.create = append(p.create, Merchant(mc))
-	}
-	merchantOf := func(item, appID string) (string, error) {
-		if appID == "" || appID == DefaultMerchant {
-			return m.def.AppID, nil
-		}
-		if !known[appID] {
-			return "", scenarioError(item, "merchant", "no merchant with app_id %q: create it under merchants, or leave merchant out for the default", clipAdminText(appID))
-		}
-		return appID, nil
-	}
-	writes := func(appID string) *storeWrites {
-		w := p.writes[appID]
-		if w == nil {
-			w = &storeWrites{}
-			p.writes[appID] = w
-		}
-		return w
-	}
-	invoices := map[string]string{} // merchant|invoice → item
-	useInvoice := func(item, merchant, invoice string) error {
-		if invoice == "" {
-			return scenarioError(item, "invoice_id", "missing")
-		}
-		if n := utf8.RuneCountInString(invoice); n > maxInvoiceIDLen || strings.ContainsAny(invoice, "|\x00") {
-			return scenarioError(item, "invoice_id", "at most %d characters, without '|'", maxInvoiceIDLen)
-		}
-		if prev, dup := invoices[merchant+"|"+invoice]; dup {
-			return scenarioError(item, "invoice_id", "%q is also %s's", invoice, prev)
-		}
-		invoices[merchant+"|"+invoice] = item
-		return nil
 	}
 	for i, s := range sc.Sales {
-		item := fmt.Sprintf("sales[%d]", i)
-		appID, err := merchantOf(item, s.Merchant)
-		if err != nil {
+		if err := pl.addSale(fmt.Sprintf("sales[%d]", i), s); err != nil {
 			return nil, err
 		}
-		if err := useInvoice(item, appID, s.InvoiceID); err != nil {
-			return nil, err
-		}
-		sale, err := m.scenarioSale(item, appID, s, now)
-		if err != nil {
-			return nil, err
-		}
-		writes(appID).sales = append(writes(appID).sales, sale)
 	}
 	for i, l := range sc.Links {
-		item := fmt.Sprintf("links[%d]", i)
-		appID, err := merchantOf(item, l.Merchant)
-		if err != nil {
+		if err := pl.addLink(fmt.Sprintf("links[%d]", i), l); err != nil {
 			return nil, err
 		}
-		if err := useInvoice(item, appID, l.InvoiceID); err != nil {
-			return nil, err
-		}
-		currency, amount, err := scenarioAmount(item, l.Currency, l.Amount)
-		if err != nil {
-			return nil, err
-		}
-		if l.MaxInstallment < 0 || l.MaxInstallment > 12 {
-			return nil, scenarioError(item, "max_installment", "want 1 to 12")
-		}
-		id := l.ID
-		if id == "" {
-			id = derivedID(appID, "link", l.InvoiceID)
-		}
-		sale := Sale{InvoiceID: l.InvoiceID, OrderID: derivedOrderID(appID, l.InvoiceID), Kind: KindLink, TransactionType: TypeAuth,
-			State: StateAwaitingPayment, Amount: amount, Currency: currency, Installment: 1,
-			Link: &Link{ID: id, Description: l.Description, MaxInstallment: max(l.MaxInstallment, 1)}, CreatedAt: now, UpdatedAt: now}
-		writes(appID).sales = append(writes(appID).sales, sale)
 	}
 	for i, c := range sc.Cards {
-		item := fmt.Sprintf("cards[%d]", i)
-		appID, err := merchantOf(item, c.Merchant)
-		if err != nil {
+		if err := pl.addCard(fmt.Sprintf("cards[%d]", i), c); err != nil {
 			return nil, err
 		}
-		number := strings.ReplaceAll(c.CardNumber, " ", "")
-		switch {
-		case strings.TrimSpace(c.CustomerNumber) == "":
-			return nil, scenarioError(item, "customer_number", "missing")
-		case number == "":
-			return nil, scenarioError(item, "card_number", "missing")
-		case ValidateCardNumber(number) != nil:
-			return nil, scenarioError(item, "card_number", "not a valid card number (a published test card, docs/sandbox.md)")
-		}
-		month, year := cmpOr(c.ExpiryMonth, "12"), cmpOr(c.ExpiryYear, "2099")
-		if _, _, msg := readExpiry(month, year, now); msg != "" {
-			return nil, scenarioError(item, "expiry_month", "%s", msg)
-		}
-		token := c.Token
-		if token == "" {
-			token = derivedID(appID, "card", c.CustomerNumber+"|"+number)
-		}
-		tc := testCard(number)
-		writes(appID).cards = append(writes(appID).cards, SavedCard{Token: token, CustomerNumber: c.CustomerNumber,
-			BIN: number[:6], Last4: number[len(number)-4:], Holder: cmpOr(c.Holder, "Test Customer"), ExpiryMonth: month,
-			ExpiryYear: year, Outcome: tc.Outcome, ReasonCode: tc.ReasonCode, Reason: tc.Reason, CreatedAt: now, UpdatedAt: now})
 	}
-	return p, nil
+	return pl.p, nil
+}
+
+// addMerchant plans a merchant's creation, unless it exists with the
+// same credentials.
+func (pl *planner) addMerchant(item string, mc ScenarioMerchant) error {
+	if err := pl.m.checkScenarioMerchant(item, mc); err != nil {
+		return err
+	}
+	if t, ok := pl.m.lookup(mc.AppID); ok {
+		if t.AppSecret != mc.AppSecret || t.MerchantKey != mc.MerchantKey {
+			return scenarioError(item, "app_id", "merchant %s exists with other credentials: reset is not enough, use another app_id", mc.AppID)
+		}
+		return nil
+	}
+	if pl.known[mc.AppID] {
+		return scenarioError(item, "app_id", "merchant %s is listed twice", mc.AppID)
+	}
+	pl.known[mc.AppID] = true
+	pl.p.create = append(pl.p.create, Merchant(mc))
+	return nil
+}
+
+// checkScenarioMerchant checks a merchant's credentials and webhooks.
+func (m *merchants) checkScenarioMerchant(item string, mc ScenarioMerchant) error {
+	switch {
+	case !isHex32(mc.AppID):
+		return scenarioError(item, "app_id", "%q is not 32 hex digits", clipAdminText(mc.AppID))
+	case mc.AppID == m.def.AppID:
+		return scenarioError(item, "app_id", "is the default merchant's: it needs no entry")
+	case !isHex32(mc.AppSecret):
+		return scenarioError(item, "app_secret", "want 32 hex digits")
+	case len(mc.MerchantKey) < 16 || strings.ContainsAny(mc.MerchantKey, "| \t\n"):
+		return scenarioError(item, "merchant_key", "want at least 16 characters, without '|' or spaces")
+	}
+	for key, u := range mc.Webhooks {
+		if err := CheckWebhookURL(u, m.public); err != nil {
+			return scenarioError(item, "webhooks."+key, "%v", err)
+		}
+	}
+	return nil
+}
+
+// merchantOf is the app_id an item belongs to: the default merchant's
+// when it names none.
+func (pl *planner) merchantOf(item, appID string) (string, error) {
+	if appID == "" || appID == DefaultMerchant {
+		return pl.m.def.AppID, nil
+	}
+	if !pl.known[appID] {
+		return "", scenarioError(item, "merchant", "no merchant with app_id %q: create it under merchants, or leave merchant out for the default", clipAdminText(appID))
+	}
+	return appID, nil
+}
+
+// writes is what the plan writes to a merchant's store.
+func (pl *planner) writes(appID string) *storeWrites {
+	w := pl.p.writes[appID]
+	if w == nil {
+		w = &storeWrites{}
+		pl.p.writes[appID] = w
+	}
+	return w
+}
+
+// useInvoice takes an invoice id for item: a sale and a link of one
+// merchant never share one.
+func (pl *planner) useInvoice(item, merchant, invoice string) error {
+	if invoice == "" {
+		return scenarioError(item, "invoice_id", "missing")
+	}
+	if n := utf8.RuneCountInString(invoice); n > maxInvoiceIDLen || strings.ContainsAny(invoice, "|\x00") {
+		return scenarioError(item, "invoice_id", "at most %d characters, without '|'", maxInvoiceIDLen)
+	}
+	if prev, dup := pl.invoices[merchant+"|"+invoice]; dup {
+		return scenarioError(item, "invoice_id", "%q is also %s's", invoice, prev)
+	}
+	pl.invoices[merchant+"|"+invoice] = item
+	return nil
+}
+
+// ownerOf is the merchant of an item with an invoice, its invoice taken.
+func (pl *planner) ownerOf(item, merchant, invoice string) (string, error) {
+	appID, err := pl.merchantOf(item, merchant)
+	if err != nil {
+		return "", err
+	}
+	return appID, pl.useInvoice(item, appID, invoice)
+}
+
+// addSale plans a sale.
+func (pl *planner) addSale(item string, s ScenarioSale) error {
+	appID, err := pl.ownerOf(item, s.Merchant, s.InvoiceID)
+	if err != nil {
+		return err
+	}
+	sale, err := scenarioSale(item, appID, s, pl.now)
+	if err != nil {
+		return err
+	}
+	pl.writes(appID).sales = append(pl.writes(appID).sales, sale)
+	return nil
+}
+
+// addLink plans an unpaid payment link.
+func (pl *planner) addLink(item string, l ScenarioLink) error {
+	appID, err := pl.ownerOf(item, l.Merchant, l.InvoiceID)
+	if err != nil {
+		return err
+	}
+	currency, amount, err := scenarioAmount(item, l.Currency, l.Amount)
+	if err != nil {
+		return err
+	}
+	if l.MaxInstallment < 0 || l.MaxInstallment > 12 {
+		return scenarioError(item, "max_installment", "want 1 to 12")
+	}
+	id := l.ID
+	if id == "" {
+		id = derivedID(appID, "link", l.InvoiceID)
+	}
+	now := pl.now
+	sale := Sale{InvoiceID: l.InvoiceID, OrderID: derivedOrderID(appID, l.InvoiceID), Kind: KindLink, TransactionType: TypeAuth,
+		State: StateAwaitingPayment, Amount: amount, Currency: currency, Installment: 1,
+		Link: &Link{ID: id, Description: l.Description, MaxInstallment: max(l.MaxInstallment, 1)}, CreatedAt: now, UpdatedAt: now}
+	pl.writes(appID).sales = append(pl.writes(appID).sales, sale)
+	return nil
+}
+
+// addCard plans a customer's saved card.
+func (pl *planner) addCard(item string, c ScenarioCard) error {
+	appID, err := pl.merchantOf(item, c.Merchant)
+	if err != nil {
+		return err
+	}
+	number := strings.ReplaceAll(c.CardNumber, " ", "")
+	switch {
+	case strings.TrimSpace(c.CustomerNumber) == "":
+		return scenarioError(item, "customer_number", "missing")
+	case number == "":
+		return scenarioError(item, "card_number", "missing")
+	case ValidateCardNumber(number) != nil:
+		return scenarioError(item, "card_number", "not a valid card number (a published test card, docs/sandbox.md)")
+	}
+	now := pl.now
+	month, year := cmpOr(c.ExpiryMonth, "12"), cmpOr(c.ExpiryYear, "2099")
+	if _, _, msg := readExpiry(month, year, now); msg != "" {
+		return scenarioError(item, "expiry_month", "%s", msg)
+	}
+	token := c.Token
+	if token == "" {
+		token = derivedID(appID, "card", c.CustomerNumber+"|"+number)
+	}
+	tc := testCard(number)
+	pl.writes(appID).cards = append(pl.writes(appID).cards, SavedCard{Token: token, CustomerNumber: c.CustomerNumber,
+		BIN: number[:6], Last4: number[len(number)-4:], Holder: cmpOr(c.Holder, "Test Customer"), ExpiryMonth: month,
+		ExpiryYear: year, Outcome: tc.Outcome, ReasonCode: tc.ReasonCode, Reason: tc.Reason, CreatedAt: now, UpdatedAt: now})
+	return nil
 }
 
 func cmpOr(s, def string) string {
@@ -379,7 +439,7 @@ func scenarioAmount(item, currency, amount string) (string, string, error) {
 var scenarioStates = []string{StateCompleted, StateFailed, StatePending, StateCancelled, StateAwaiting3D, StateAwaitingCompletion}
 
 // scenarioSale builds the stored sale of a scenario's sale.
-func (m *merchants) scenarioSale(item, appID string, s ScenarioSale, now time.Time) (Sale, error) {
+func scenarioSale(item, appID string, s ScenarioSale, now time.Time) (Sale, error) {
 	currency, amount, err := scenarioAmount(item, s.Currency, s.Amount)
 	if err != nil {
 		return Sale{}, err
@@ -401,48 +461,74 @@ func (m *merchants) scenarioSale(item, appID string, s ScenarioSale, now time.Ti
 		CardLast4: number[len(number)-4:], CardHolder: "Test Customer", CardProgram: "",
 		MerchantCommission: "0.00", UserCommission: "0.00", MerchantCommissionPercentage: "0", MerchantCommissionFixed: "0",
 		CreatedAt: now, UpdatedAt: now}
-	switch state {
+	setScenarioState(&sale)
+	if s.PreAuth != "" {
+		if sale.PreAuth, err = scenarioPreAuth(item, s.PreAuth, state, amount, now); err != nil {
+			return Sale{}, err
+		}
+		sale.TransactionType = TypePreAuth
+	}
+	if sale.Refunds, err = scenarioRefunds(item, sale, s.Refunds, now); err != nil {
+		return Sale{}, err
+	}
+	return sale, nil
+}
+
+// setScenarioState gives a sale what its state implies: a failed sale's
+// reason, an awaiting sale's 3D step and who completes it.
+func setScenarioState(sale *Sale) {
+	switch sale.State {
 	case StateFailed:
 		sale.PaymentReasonCode, sale.PaymentReasonCodeDetail = "SBX-SCENARIO", "declined by the scenario"
 	case StateAwaiting3D, StateAwaitingCompletion:
 		sale.Kind = KindCard3D
 		by := "app"
-		if state == StateAwaitingCompletion {
+		if sale.State == StateAwaitingCompletion {
 			by = "merchant"
 		}
 		sale.ThreeD = &ThreeD{CompletedBy: by}
 	}
-	if s.PreAuth != "" {
-		switch s.PreAuth {
-		case PreAuthOpen, PreAuthCaptured, PreAuthCancelled:
-		default:
-			return Sale{}, scenarioError(item, "pre_auth", "%q: want open, captured or cancelled", clipAdminText(s.PreAuth))
-		}
-		if state != StateCompleted {
-			return Sale{}, scenarioError(item, "pre_auth", "a pre-authorization's state is completed (the amount was held), not %s", state)
-		}
-		sale.TransactionType = TypePreAuth
-		sale.PreAuth = &PreAuth{State: s.PreAuth, Held: amount}
-		if s.PreAuth == PreAuthCaptured {
-			sale.PreAuth.Captured = amount
-		}
-		if s.PreAuth != PreAuthOpen {
-			sale.PreAuth.ResolvedAt = now
-		}
+}
+
+// scenarioPreAuth is the pre-authorization of a completed sale of
+// amount: open (held), captured or cancelled.
+func scenarioPreAuth(item, preAuth, state, amount string, now time.Time) (*PreAuth, error) {
+	switch preAuth {
+	case PreAuthOpen, PreAuthCaptured, PreAuthCancelled:
+	default:
+		return nil, scenarioError(item, "pre_auth", "%q: want open, captured or cancelled", clipAdminText(preAuth))
 	}
+	if state != StateCompleted {
+		return nil, scenarioError(item, "pre_auth", "a pre-authorization's state is completed (the amount was held), not %s", state)
+	}
+	pa := &PreAuth{State: preAuth, Held: amount}
+	if preAuth == PreAuthCaptured {
+		pa.Captured = amount
+	}
+	if preAuth != PreAuthOpen {
+		pa.ResolvedAt = now
+	}
+	return pa, nil
+}
+
+// scenarioRefunds are the refunds of a sale: only a completed sale (a
+// captured pre-authorization) has them, and they add up to no more than
+// its amount.
+func scenarioRefunds(item string, sale Sale, refunds []ScenarioRefund, now time.Time) ([]Refund, error) {
+	var out []Refund
 	total := decimal.Zero
-	for j, r := range s.Refunds {
+	for j, r := range refunds {
 		ritem := fmt.Sprintf("%s.refunds[%d]", item, j)
-		if state != StateCompleted || (sale.PreAuth != nil && sale.PreAuth.State != PreAuthCaptured) {
-			return Sale{}, scenarioError(item, "refunds", "only a completed sale (a captured pre-authorization) has refunds")
+		if sale.State != StateCompleted || (sale.PreAuth != nil && sale.PreAuth.State != PreAuthCaptured) {
+			return nil, scenarioError(item, "refunds", "only a completed sale (a captured pre-authorization) has refunds")
 		}
-		_, ramount, err := scenarioAmount(ritem, currency, r.Amount)
+		_, ramount, err := scenarioAmount(ritem, sale.Currency, r.Amount)
 		if err != nil {
-			return Sale{}, err
+			return nil, err
 		}
 		total = total.Add(decimal.RequireFromString(ramount))
-		if total.GreaterThan(decimal.RequireFromString(amount)) {
-			return Sale{}, scenarioError(ritem, "amount", "the refunds add up to more than the sale's %s", amount)
+		if total.GreaterThan(decimal.RequireFromString(sale.Amount)) {
+			return nil, scenarioError(ritem, "amount", "the refunds add up to more than the sale's %s", sale.Amount)
 		}
 		status := RefundCompleted
 		switch r.Status {
@@ -450,16 +536,16 @@ func (m *merchants) scenarioSale(item, appID string, s ScenarioSale, now time.Ti
 		case "pending":
 			status = RefundPendingApproval
 		default:
-			return Sale{}, scenarioError(ritem, "status", "%q: want completed or pending", clipAdminText(r.Status))
+			return nil, scenarioError(ritem, "status", "%q: want completed or pending", clipAdminText(r.Status))
 		}
 		id := cmpOr(r.ID, fmt.Sprintf("SBX-R%d", j+1))
 		rf := Refund{TransactionID: id, Amount: ramount, Status: status, RefNo: fmt.Sprintf("SBXREF%s%d", sale.OrderID[2:], j+1), CreatedAt: now}
 		if status == RefundCompleted {
 			rf.ApprovedAt = now
 		}
-		sale.Refunds = append(sale.Refunds, rf)
+		out = append(out, rf)
 	}
-	return sale, nil
+	return out, nil
 }
 
 // derivedID is a stable 32-hex-digit id for a scenario's item.
