@@ -227,38 +227,10 @@ func gatewayOf(values, current map[string]string) string {
 // initRun asks for a profile's settings (or takes them from flags and
 // stdin), checks them with the gateway and saves them.
 func initRun(ctx context.Context, opts *InitOptions) error {
-	// The questions and the check can take minutes: the file is read
-	// without the lock here and again under it just before saving.
-	path, err := config.Path(opts.Where)
+	profile, values, current, err := gatherProfile(ctx, opts)
 	if err != nil {
 		return err
 	}
-	before, err := config.ReadFile(path)
-	if err != nil {
-		return brokenFile(err)
-	}
-	profile, _ := config.SelectProfile(opts.Where, before)
-	if err := config.ValidateProfileName(profile); err != nil {
-		return cmdutil.UsageErrorf("%v", err)
-	}
-	current := withKeyringSecrets(opts.Keyring, before.Profiles[profile])
-	values := map[string]string{}
-	for k, v := range opts.Flags {
-		values[k] = v
-	}
-	if v, given := values["base_url"]; given {
-		values["base_url"] = expandBaseURL(v, gatewayOf(values, current))
-	}
-
-	if opts.IO.CanPrompt() && !opts.AppSecretStdin && !opts.MerchantKeyStdin {
-		opts.IO.Notef("Setting up profile %q in %s", profile, path)
-		if err := promptValues(ctx, opts.IO, values, current); err != nil {
-			return err
-		}
-	} else if err := collectValues(opts, values, current); err != nil {
-		return err
-	}
-
 	if err := requireCallSettings(profile, values, current); err != nil {
 		return err
 	}
@@ -271,40 +243,13 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 		return err
 	}
 	defer edit.Close()
-	fileValues := edit.Before.Profiles[profile]
 	created, err := edit.AddProfile(profile)
 	if err != nil {
 		return cmdutil.UsageErrorf("%v", err)
 	}
-	secrets := map[string]string{}
-	saved := map[string]string{}
-	for k, v := range fileValues {
-		saved[k] = v
-	}
-	for _, k := range config.Keys {
-		v, ok := values[k.Name]
-		if !ok {
-			continue
-		}
-		if config.IsSecretName(k.Name) && !opts.InsecureStorage {
-			if v != current[k.Name] {
-				secrets[k.Name] = v
-			}
-			continue
-		}
-		if v == fileValues[k.Name] {
-			continue
-		}
-		saved[k.Name] = v
-		if err := edit.Set(profile, k.Name, v); err != nil {
-			return cmdutil.UsageErrorf("%v", err)
-		}
-		if config.IsSecretName(k.Name) {
-			// Plain text asked for: a keyring reference would win over it.
-			if _, err := edit.Unset(profile, config.RefKey(k.Name, config.RefKeyring)); err != nil {
-				return err
-			}
-		}
+	saved, secrets, err := setProfileValues(edit, profile, values, current, opts.InsecureStorage)
+	if err != nil {
+		return err
 	}
 	storage := secretStorage{IO: opts.IO, Keyring: opts.Keyring, Insecure: opts.InsecureStorage}
 	kept, err := storage.store(ctx, edit, profile, saved, secrets)
@@ -325,6 +270,84 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 	}
 	reportDefault(opts.IO, edit.Before.DefaultProfile, pinned, profile, created)
 	return nil
+}
+
+// gatherProfile is the profile init writes, the values it is given (by
+// flags, then the prompt or stdin and the environment) and the ones it
+// holds now (its keyring secrets included).
+func gatherProfile(ctx context.Context, opts *InitOptions) (profile string, values, current map[string]string, err error) {
+	// The questions and the check can take minutes: the file is read
+	// without the lock here and again under it just before saving.
+	path, err := config.Path(opts.Where)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	before, err := config.ReadFile(path)
+	if err != nil {
+		return "", nil, nil, brokenFile(err)
+	}
+	profile, _ = config.SelectProfile(opts.Where, before)
+	if err := config.ValidateProfileName(profile); err != nil {
+		return "", nil, nil, cmdutil.UsageErrorf("%v", err)
+	}
+	current = withKeyringSecrets(opts.Keyring, before.Profiles[profile])
+	values = map[string]string{}
+	for k, v := range opts.Flags {
+		values[k] = v
+	}
+	if v, given := values["base_url"]; given {
+		values["base_url"] = expandBaseURL(v, gatewayOf(values, current))
+	}
+
+	if opts.IO.CanPrompt() && !opts.AppSecretStdin && !opts.MerchantKeyStdin {
+		opts.IO.Notef("Setting up profile %q in %s", profile, path)
+		err = promptValues(ctx, opts.IO, values, current)
+	} else {
+		err = collectValues(opts, values, current)
+	}
+	if err != nil {
+		return "", nil, nil, err
+	}
+	return profile, values, current, nil
+}
+
+// setProfileValues writes the profile's changed settings in the file and
+// returns the settings it holds after (saved) and the secrets that
+// changed, which the secret storage takes (unless insecure asks for them
+// in the file, as plain text).
+func setProfileValues(edit *config.Edit, profile string, values, current map[string]string, insecure bool) (saved, secrets map[string]string, err error) {
+	fileValues := edit.Before.Profiles[profile]
+	secrets = map[string]string{}
+	saved = map[string]string{}
+	for k, v := range fileValues {
+		saved[k] = v
+	}
+	for _, k := range config.Keys {
+		v, ok := values[k.Name]
+		if !ok {
+			continue
+		}
+		if config.IsSecretName(k.Name) && !insecure {
+			if v != current[k.Name] {
+				secrets[k.Name] = v
+			}
+			continue
+		}
+		if v == fileValues[k.Name] {
+			continue
+		}
+		saved[k.Name] = v
+		if err := edit.Set(profile, k.Name, v); err != nil {
+			return nil, nil, cmdutil.UsageErrorf("%v", err)
+		}
+		if config.IsSecretName(k.Name) {
+			// Plain text asked for: a keyring reference would win over it.
+			if _, err := edit.Unset(profile, config.RefKey(k.Name, config.RefKeyring)); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return saved, secrets, nil
 }
 
 // withKeyringSecrets is a profile's file values with the secrets its
