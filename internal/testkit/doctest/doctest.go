@@ -252,77 +252,116 @@ func finishCommand(e *Example, text string) error {
 // returned without the "#". Variables are not expanded here; words keep
 // "$NAME" for the runner, marked by Word.Expand.
 func Split(line string) (words []Word, comment string, err error) {
-	var (
-		cur    strings.Builder
-		expand bool
-		inWord bool
-	)
-	end := func() {
-		if inWord {
-			words = append(words, Word{Text: cur.String(), Expand: expand})
-		}
-		cur.Reset()
-		inWord, expand = false, false
-	}
+	s := &splitter{line: line}
 	for i := 0; i < len(line); i++ {
 		c := line[i]
 		switch {
 		case c == ' ' || c == '\t':
-			end()
-		case c == '#' && !inWord:
-			return words, strings.TrimSpace(line[i+1:]), nil
-		case c == '|':
-			end()
-			words = append(words, Word{Text: "|", Pipe: true})
-		case c == '>':
-			end()
-			words = append(words, Word{Text: ">", Redirect: true})
+			s.end()
+		case c == '#' && !s.inWord:
+			return s.words, strings.TrimSpace(line[i+1:]), nil
+		case c == '|' || c == '>':
+			s.operator(c)
 		case c == '\'':
-			j := strings.IndexByte(line[i+1:], '\'')
-			if j < 0 {
-				return nil, "", fmt.Errorf("unterminated ' in %q", line)
-			}
-			cur.WriteString(escapeDollar(line[i+1 : i+1+j]))
-			inWord = true
-			i += j + 1
+			i, err = s.singleQuoted(i)
 		case c == '"':
-			inWord = true
-			i++
-			for ; i < len(line) && line[i] != '"'; i++ {
-				if line[i] == '\\' && i+1 < len(line) && strings.IndexByte("\"\\$`", line[i+1]) >= 0 {
-					i++
-					cur.WriteString(escapeDollar(string(line[i])))
-					continue
-				}
-				if line[i] == '$' {
-					expand = true
-				}
-				cur.WriteByte(line[i])
-			}
-			if i >= len(line) {
-				return nil, "", fmt.Errorf("unterminated \" in %q", line)
-			}
+			i, err = s.doubleQuoted(i)
 		case c == '\\' && i+1 < len(line):
 			i++
-			cur.WriteString(escapeDollar(string(line[i])))
-			inWord = true
+			s.write(escapeDollar(string(line[i])))
 		case c == '$':
-			expand = true
-			cur.WriteByte(c)
-			inWord = true
-		// ~ expands at the start of a word and, as in an assignment
-		// (export NAME=~/file), after "=".
-		case c == '~' && (!inWord || line[i-1] == '=') && (i+1 == len(line) || strings.IndexByte("/ \t", line[i+1]) >= 0):
-			cur.WriteString("${HOME}")
-			expand = true
-			inWord = true
+			s.expand = true
+			s.writeByte(c)
+		case s.homeTilde(i):
+			s.expand = true
+			s.write("${HOME}")
 		default:
-			cur.WriteByte(c)
-			inWord = true
+			s.writeByte(c)
+		}
+		if err != nil {
+			return nil, "", err
 		}
 	}
-	end()
-	return words, "", nil
+	s.end()
+	return s.words, "", nil
+}
+
+// splitter is Split's state: the words so far and the one being read.
+type splitter struct {
+	line   string
+	words  []Word
+	cur    strings.Builder
+	expand bool // the current word holds a variable
+	inWord bool // a word has begun (it may be empty: "")
+}
+
+// end closes the current word, if one has begun.
+func (s *splitter) end() {
+	if s.inWord {
+		s.words = append(s.words, Word{Text: s.cur.String(), Expand: s.expand})
+	}
+	s.cur.Reset()
+	s.inWord, s.expand = false, false
+}
+
+func (s *splitter) write(text string) {
+	s.cur.WriteString(text)
+	s.inWord = true
+}
+
+func (s *splitter) writeByte(c byte) {
+	s.cur.WriteByte(c)
+	s.inWord = true
+}
+
+// operator is an unquoted "|" (a pipe) or ">" (a redirection): a word of
+// its own.
+func (s *splitter) operator(c byte) {
+	s.end()
+	s.words = append(s.words, Word{Text: string(c), Pipe: c == '|', Redirect: c == '>'})
+}
+
+// singleQuoted reads the single-quoted text that starts at i, kept as it
+// is, and returns the index of its closing quote.
+func (s *splitter) singleQuoted(i int) (int, error) {
+	j := strings.IndexByte(s.line[i+1:], '\'')
+	if j < 0 {
+		return i, fmt.Errorf("unterminated ' in %q", s.line)
+	}
+	s.write(escapeDollar(s.line[i+1 : i+1+j]))
+	return i + j + 1, nil
+}
+
+// doubleQuoted reads the double-quoted text that starts at i, where a
+// backslash escapes " \ $ and `, and returns the index of its closing
+// quote.
+func (s *splitter) doubleQuoted(i int) (int, error) {
+	line := s.line
+	s.inWord = true
+	for i++; i < len(line) && line[i] != '"'; i++ {
+		if line[i] == '\\' && i+1 < len(line) && strings.IndexByte("\"\\$`", line[i+1]) >= 0 {
+			i++
+			s.cur.WriteString(escapeDollar(string(line[i])))
+			continue
+		}
+		if line[i] == '$' {
+			s.expand = true
+		}
+		s.cur.WriteByte(line[i])
+	}
+	if i >= len(line) {
+		return i, fmt.Errorf("unterminated \" in %q", line)
+	}
+	return i, nil
+}
+
+// homeTilde tells whether the "~" at i stands for $HOME: at the start of
+// a word and, as in an assignment (export NAME=~/file), after "=", when
+// a "/" or the word's end follows.
+func (s *splitter) homeTilde(i int) bool {
+	line := s.line
+	return line[i] == '~' && (!s.inWord || line[i-1] == '=') &&
+		(i+1 == len(line) || strings.IndexByte("/ \t", line[i+1]) >= 0)
 }
 
 // escapeDollar protects a quoted or escaped "$" from expansion.
