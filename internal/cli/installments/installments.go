@@ -409,9 +409,18 @@ func Price(options []gateway.InstallmentOption, schedule commission.Schedule, bi
 		return nil, nil, err
 	}
 	res := &Result{BIN: bin, Amount: amount.StringFixed(cur.MinorUnit), Currency: cur.Code, CommissionBy: by, Options: []Option{}}
-	// The table's name of each program, by either of its spellings, from
-	// any installment count: an option the table has no entry for is
-	// still named as the table names its program.
+	p := &pricer{rows: rows, names: programNames(rows), amount: amount, cur: cur}
+	for _, o := range options {
+		res.Options = append(res.Options, p.option(o))
+	}
+	slices.SortStableFunc(res.Options, func(a, b Option) int { return a.Installments - b.Installments })
+	return res, p.warnings, nil
+}
+
+// programNames is the table's name of each program, by either of its
+// spellings, from any installment count: an option the table has no
+// entry for is still named as the table names its program.
+func programNames(rows []commission.Row) map[string]string {
 	names := map[string]string{}
 	for _, r := range rows {
 		if r.Kind == commission.KindRegular {
@@ -422,67 +431,100 @@ func Price(options []gateway.InstallmentOption, schedule commission.Schedule, bi
 			}
 		}
 	}
-	var warnings []string
-	for _, o := range options {
-		opt := Option{Installments: o.InstallmentsNumber, Title: o.Title, CardProgram: o.CardProgram, CardScheme: o.CardScheme, PosID: o.PosID,
-			Program: strings.TrimSpace(o.CardProgram)}
-		n := o.InstallmentsNumber
-		label := fmt.Sprintf("%s, %d installments", strings.TrimSpace(o.CardProgram), n)
-		total, ok := o.PayableAmount.Decimal()
-		if !ok {
-			total, ok = o.AmountToBePaid.Decimal()
-		}
-		if ok && !total.Equal(total.Round(cur.MinorUnit)) {
-			warnings = append(warnings, fmt.Sprintf("the gateway's payable_amount %s for %s has more decimals than %s has; shown rounded",
-				total, label, cur.Code))
-			total = total.Round(cur.MinorUnit)
-		}
-		if ok {
-			each, first := commission.SplitInstallments(total, n, cur.MinorUnit)
-			opt.BuyerTotal = total.StringFixed(cur.MinorUnit)
-			opt.InstallmentAmount, opt.FirstInstallmentAmount = each.StringFixed(cur.MinorUnit), first.StringFixed(cur.MinorUnit)
-		} else {
-			warnings = append(warnings, fmt.Sprintf("the gateway gave no payable_amount for %s", label))
-		}
-		gatewayFee, hasFee := o.MerchantFee.Decimal()
-		if hasFee {
-			// The gateway's own figure wins; it keeps its digits (4.1087).
-			// The gateway's digits, padded to the currency's decimals:
-			// 4.1087 stays, 17.5 shows as 17.50.
-			places := max(-gatewayFee.Exponent(), cur.MinorUnit)
-			opt.MerchantFee, opt.MerchantNet, opt.FeeSource = gatewayFee.StringFixed(places), amount.Sub(gatewayFee).StringFixed(places), FeeFromGateway
-		}
-		row, found := entryFor(rows, o)
-		if name, ok := names[strings.ToUpper(opt.Program)]; ok {
-			opt.Program = name
-		}
-		switch {
-		case !found && !hasFee:
-			warnings = append(warnings, fmt.Sprintf("the commission table has no entry for %s: the merchant's fee is not shown", label))
-		case found && row.Amounts == nil && !hasFee:
-			warnings = append(warnings, fmt.Sprintf("the commission table does not offer %s: the merchant's fee is not shown", label))
-		case found && row.Amounts != nil:
-			s := row.Amounts.Strings()
-			opt.TableMerchantFee = s[1]
-			if !hasFee {
-				opt.MerchantFee, opt.MerchantNet, opt.FeeSource = s[1], s[2], FeeFromTable
-			} else if !gatewayFee.Round(cur.MinorUnit).Equal(row.Amounts.MerchantFee) {
-				warnings = append(warnings, fmt.Sprintf("for %s the gateway's merchant_fee is %s, the commission table says %s",
-					label, opt.MerchantFee, s[1]))
-			}
-			if ok && !row.Amounts.BuyerTotal.Equal(total) {
-				warnings = append(warnings, fmt.Sprintf("for %s the gateway asks the buyer %s, the commission table says %s",
-					label, opt.BuyerTotal, s[3]))
-			}
-		}
-		if fee, ok := decimal.NewFromString(opt.MerchantFee); ok == nil {
-			shown := money.Round(fee, cur.MinorUnit)
-			opt.ShownFee, opt.ShownNet = shown.StringFixed(cur.MinorUnit), amount.Sub(shown).StringFixed(cur.MinorUnit)
-		}
-		res.Options = append(res.Options, opt)
+	return names
+}
+
+// pricer prices the options of one sale against the commission table's
+// rows for it, gathering warnings.
+type pricer struct {
+	rows     []commission.Row
+	names    map[string]string
+	amount   decimal.Decimal
+	cur      money.Currency
+	warnings []string
+}
+
+func (p *pricer) warnf(format string, args ...any) {
+	p.warnings = append(p.warnings, fmt.Sprintf(format, args...))
+}
+
+// option prices one option: the buyer's side from the gateway, the
+// merchant's fee from the gateway (its figure wins) or else the table.
+func (p *pricer) option(o gateway.InstallmentOption) Option {
+	opt := Option{Installments: o.InstallmentsNumber, Title: o.Title, CardProgram: o.CardProgram, CardScheme: o.CardScheme, PosID: o.PosID,
+		Program: strings.TrimSpace(o.CardProgram)}
+	if name, ok := p.names[strings.ToUpper(opt.Program)]; ok {
+		opt.Program = name
 	}
-	slices.SortStableFunc(res.Options, func(a, b Option) int { return a.Installments - b.Installments })
-	return res, warnings, nil
+	label := fmt.Sprintf("%s, %d installments", strings.TrimSpace(o.CardProgram), o.InstallmentsNumber)
+	q := p.buyerSide(&opt, o, label)
+	q.fee, q.hasFee = o.MerchantFee.Decimal()
+	if q.hasFee {
+		// The gateway's own figure wins; it keeps its digits (4.1087).
+		// The gateway's digits, padded to the currency's decimals:
+		// 4.1087 stays, 17.5 shows as 17.50.
+		places := max(-q.fee.Exponent(), p.cur.MinorUnit)
+		opt.MerchantFee, opt.MerchantNet, opt.FeeSource = q.fee.StringFixed(places), p.amount.Sub(q.fee).StringFixed(places), FeeFromGateway
+	}
+	row, found := entryFor(p.rows, o)
+	p.tableSide(&opt, row, found, q, label)
+	if fee, err := decimal.NewFromString(opt.MerchantFee); err == nil {
+		shown := money.Round(fee, p.cur.MinorUnit)
+		opt.ShownFee, opt.ShownNet = shown.StringFixed(p.cur.MinorUnit), p.amount.Sub(shown).StringFixed(p.cur.MinorUnit)
+	}
+	return opt
+}
+
+// quote is what the gateway says of an option: what the buyer pays and
+// the merchant's fee, each when it says it.
+type quote struct {
+	total, fee       decimal.Decimal
+	hasTotal, hasFee bool
+}
+
+// buyerSide sets the buyer's total and installments from the gateway's
+// payable_amount (else amount_to_be_paid), rounded to the currency.
+func (p *pricer) buyerSide(opt *Option, o gateway.InstallmentOption, label string) quote {
+	minor := p.cur.MinorUnit
+	total, ok := o.PayableAmount.Decimal()
+	if !ok {
+		total, ok = o.AmountToBePaid.Decimal()
+	}
+	if !ok {
+		p.warnf("the gateway gave no payable_amount for %s", label)
+		return quote{}
+	}
+	if !total.Equal(total.Round(minor)) {
+		p.warnf("the gateway's payable_amount %s for %s has more decimals than %s has; shown rounded", total, label, p.cur.Code)
+		total = total.Round(minor)
+	}
+	each, first := commission.SplitInstallments(total, o.InstallmentsNumber, minor)
+	opt.BuyerTotal = total.StringFixed(minor)
+	opt.InstallmentAmount, opt.FirstInstallmentAmount = each.StringFixed(minor), first.StringFixed(minor)
+	return quote{total: total, hasTotal: true}
+}
+
+// tableSide sets the commission table's fee (the merchant's, when the
+// gateway gave none) and warns where the table has no entry for the
+// option or disagrees with the gateway.
+func (p *pricer) tableSide(opt *Option, row commission.Row, found bool, q quote, label string) {
+	switch {
+	case !found && !q.hasFee:
+		p.warnf("the commission table has no entry for %s: the merchant's fee is not shown", label)
+	case found && row.Amounts == nil && !q.hasFee:
+		p.warnf("the commission table does not offer %s: the merchant's fee is not shown", label)
+	case found && row.Amounts != nil:
+		s := row.Amounts.Strings()
+		opt.TableMerchantFee = s[1]
+		if !q.hasFee {
+			opt.MerchantFee, opt.MerchantNet, opt.FeeSource = s[1], s[2], FeeFromTable
+		} else if !q.fee.Round(p.cur.MinorUnit).Equal(row.Amounts.MerchantFee) {
+			p.warnf("for %s the gateway's merchant_fee is %s, the commission table says %s", label, opt.MerchantFee, s[1])
+		}
+		if q.hasTotal && !row.Amounts.BuyerTotal.Equal(q.total) {
+			p.warnf("for %s the gateway asks the buyer %s, the commission table says %s", label, opt.BuyerTotal, s[3])
+		}
+	}
 }
 
 // entryFor finds the commission table's entry for an option: a regular
