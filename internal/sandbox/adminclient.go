@@ -52,7 +52,9 @@ func CallAdmin(ctx context.Context, baseURL, method, path string, in, out any) e
 		return err
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	// The largest answer is the list of webhook deliveries, each with its
+	// attempts and body.
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if err != nil {
 		return err
 	}
@@ -66,7 +68,10 @@ func CallAdmin(ctx context.Context, baseURL, method, path string, in, out any) e
 	if out == nil {
 		return nil
 	}
-	return json.Unmarshal(data, out)
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("the sandbox's answer to %s %s is not JSON: %w", method, path, err)
+	}
+	return nil
 }
 
 // NormalizeURL checks a sandbox base URL given by a user (--sandbox-url)

@@ -23,6 +23,11 @@ const (
 	ResendPath = "/__sandbox/webhooks/resend"
 )
 
+// ResendRequest is the request of ResendPath.
+type ResendRequest struct {
+	ID uint64 `json:"id"`
+}
+
 // DeliveryList is the answer of WebhooksPath.
 type DeliveryList struct {
 	Deliveries []Delivery `json:"deliveries"`

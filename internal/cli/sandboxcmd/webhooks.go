@@ -2,15 +2,11 @@ package sandboxcmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
@@ -120,7 +116,7 @@ func webhooksRun(ctx context.Context, opts *WebhooksOptions) error {
 	var list []sandbox.Delivery
 	if base := runningSandbox(ctx, opts); base != "" {
 		var answer sandbox.DeliveryList
-		if err := adminCall(ctx, http.MethodGet, base+sandbox.WebhooksPath, nil, &answer); err != nil {
+		if err := callServe(ctx, base, http.MethodGet, sandbox.WebhooksPath, nil, &answer); err != nil {
 			return err
 		}
 		list = answer.Deliveries
@@ -171,8 +167,7 @@ func resendRun(ctx context.Context, opts *WebhooksOptions) error {
 	note := "the running sandbox sends it now"
 	if base := runningSandbox(ctx, opts); base != "" {
 		var answer sandbox.ResendAnswer
-		body := strings.NewReader(url.Values{"id": {strconv.FormatUint(opts.ID, 10)}}.Encode())
-		if err := adminCall(ctx, http.MethodPost, base+sandbox.ResendPath, body, &answer); err != nil {
+		if err := callServe(ctx, base, http.MethodPost, sandbox.ResendPath, sandbox.ResendRequest{ID: opts.ID}, &answer); err != nil {
 			return err
 		}
 		d = answer.Delivery
@@ -261,43 +256,20 @@ func withStore(opts *WebhooksOptions, fn func(*sandbox.Store) error) error {
 	return err
 }
 
-// adminCall calls one of the sandbox's admin endpoints and decodes its
-// JSON answer into out.
-func adminCall(ctx context.Context, method, rawURL string, body io.Reader, out any) error {
-	req, err := http.NewRequestWithContext(ctx, method, rawURL, body)
-	if err != nil {
-		return err
+// callServe asks the running serve at base on one of its webhook admin
+// paths. Its refusal of a delivery id (unknown, or not one) is the
+// user's to fix; no answer at all means serve has stopped.
+func callServe(ctx context.Context, base, method, path string, in, out any) error {
+	err := sandbox.CallAdmin(ctx, base, method, path, in, out)
+	if err == nil {
+		return nil
 	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	}
-	// A loopback address written by serve: no proxies.
-	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{Proxy: nil}}
-	defer client.CloseIdleConnections()
-	resp, err := client.Do(req)
-	if err != nil {
+	var refusal *sandbox.AdminError
+	if !errors.As(err, &refusal) {
 		return cmdutil.WithKind(cmdutil.KindUnavailable, fmt.Errorf("sandbox webhooks: %w", err), "Is 'paycli sandbox serve' still running?")
 	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return fmt.Errorf("sandbox webhooks: %w", err)
+	if refusal.Status == http.StatusNotFound || refusal.Status == http.StatusBadRequest {
+		return cmdutil.UsageHint(errors.New(refusal.Msg), "'paycli sandbox webhooks' lists the deliveries.")
 	}
-	if resp.StatusCode != http.StatusOK {
-		var e struct {
-			Error string `json:"error"`
-		}
-		_ = json.Unmarshal(data, &e)
-		if e.Error == "" {
-			e.Error = fmt.Sprintf("HTTP %d", resp.StatusCode)
-		}
-		if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusBadRequest {
-			return cmdutil.UsageHint(errors.New(e.Error), "'paycli sandbox webhooks' lists the deliveries.")
-		}
-		return fmt.Errorf("sandbox webhooks: %s", e.Error)
-	}
-	if err := json.Unmarshal(data, out); err != nil {
-		return fmt.Errorf("sandbox webhooks: the answer is not JSON: %w", err)
-	}
-	return nil
+	return fmt.Errorf("sandbox webhooks: %s", refusal.Msg)
 }

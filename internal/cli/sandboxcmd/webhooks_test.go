@@ -3,6 +3,7 @@ package sandboxcmd
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"regexp"
 	"strings"
 	"testing"
@@ -183,5 +184,64 @@ func TestDeliveryRowNextAttemptHasOffset(t *testing.T) {
 	row := deliveryRow(d, render.Table)
 	if want := render.FormatTime(at, render.Table); row[len(row)-1] != want || !regexp.MustCompile(` [+-][0-9]{2}:[0-9]{2}$`).MatchString(want) {
 		t.Errorf("next attempt %q, want %q", row[len(row)-1], want)
+	}
+}
+
+// TestWebhooksCommandRunningServe: while serve runs, webhooks and resend
+// ask it over HTTP (sandbox.CallAdmin): the list, a resend (its id sent as
+// JSON), an unknown id a usage error naming it, and a serve that has
+// stopped answering unavailable.
+func TestWebhooksCommandRunningServe(t *testing.T) {
+	dir := t.TempDir()
+	store, err := sandbox.OpenStore(dir, time.Second, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.SetWebhooks(map[string]sandbox.WebhookEndpoint{"hook": {URL: "http://127.0.0.1:1/h"}}, nil)
+	if err := store.Reserve(sandbox.Sale{InvoiceID: "ON-1", OrderID: "VP1", State: sandbox.StateCompleted, Amount: "12.50",
+		Currency: "TRY", SaleWebHookKey: "hook", UpdatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	store.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{StateDir: dir, Gateway: sandbox.Options{Now: time.Now}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = srv.Shutdown(context.Background()) }()
+	if err := sandbox.WriteAddress(dir, srv.BaseURL); err != nil {
+		t.Fatal(err)
+	}
+
+	_, ios := testFactory(t, nil)
+	out := ios.Out.(interface{ String() string })
+	opts := func(format render.Format, id uint64) *WebhooksOptions {
+		return &WebhooksOptions{IO: ios, Now: time.Now, StateDir: dir, Probe: func(context.Context, string) bool { return true },
+			LockTimeout: time.Second, Format: func() (render.Format, error) { return format, nil }, ID: id}
+	}
+	if err := webhooksRun(context.Background(), opts(render.JSON, 0)); err != nil {
+		t.Fatal(err)
+	}
+	var list []sandbox.Delivery
+	if err := json.Unmarshal([]byte(out.String()), &list); err != nil || len(list) != 1 || list[0].InvoiceID != "ON-1" {
+		t.Fatalf("list from serve: %v %+v", err, list)
+	}
+	before := len(out.String())
+	if err := resendRun(context.Background(), opts(render.Table, 1)); err != nil ||
+		out.String()[before:] != "delivery 1 (sale ON-1 to http://127.0.0.1:1/h) is pending: the running sandbox sends it now\n" {
+		t.Fatalf("resend through serve: %v\n%s", err, out.String()[before:])
+	}
+	if err := resendRun(context.Background(), opts(render.Table, 9)); !isUsage(err) || err.Error() != "no webhook delivery with this id: 9" {
+		t.Errorf("resend of an unknown id: %v, want a usage error naming it", err)
+	}
+	if err := srv.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	err = webhooksRun(context.Background(), opts(render.JSON, 0))
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUnavailable || !strings.Contains(err.Error(), "sandbox webhooks: ") {
+		t.Errorf("serve gone: %v, want unavailable", err)
 	}
 }
