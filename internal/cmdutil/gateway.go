@@ -87,3 +87,14 @@ func (f *Factory) CommandContext(ctx context.Context) (context.Context, context.
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	return ctx, cancel, nil
 }
+
+// RequireAppSecret is the profile's app_secret, for a command that uses it
+// here rather than sending it (hash_keys, webhooks); why says what it is
+// needed for.
+func RequireAppSecret(cfg *config.Config, why string) (string, error) {
+	if cfg.AppSecret == "" {
+		return "", UsageHint(fmt.Errorf("no app_secret configured for profile %q: %s", cfg.Profile, why),
+			"Set it with 'paycli config set app_secret -' (reads it from stdin) or PAYCLI_APP_SECRET; --sandbox uses the sandbox's.")
+	}
+	return cfg.AppSecret, nil
+}

@@ -45,3 +45,17 @@ func TestNewGatewayClientRefusesBadConfiguration(t *testing.T) {
 		t.Errorf("a complete profile: %v, %v", c, err)
 	}
 }
+
+// TestRequireAppSecret: a profile without app_secret is a usage error
+// saying what the secret is for and how to set it; with one, it is the
+// secret.
+func TestRequireAppSecret(t *testing.T) {
+	_, err := RequireAppSecret(&config.Config{Profile: "live"}, "it signs things")
+	if k, _ := KindOf(err); k != KindUsage || err.Error() != `no app_secret configured for profile "live": it signs things` ||
+		!strings.Contains(HintOf(err), "'paycli config set app_secret -'") {
+		t.Errorf("no app_secret: %v (hint %q), want a usage error with a hint", err, HintOf(err))
+	}
+	if got, err := RequireAppSecret(&config.Config{Profile: "live", AppSecret: "s3"}, "it signs things"); got != "s3" || err != nil {
+		t.Errorf("with app_secret: %q, %v", got, err)
+	}
+}

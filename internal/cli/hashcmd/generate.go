@@ -274,7 +274,7 @@ func generateRun(ctx context.Context, opts *GenerateOptions) error {
 	if err != nil {
 		return err
 	}
-	secret, err := appSecret(cfg)
+	secret, err := cmdutil.RequireAppSecret(cfg, "it is the key of every hash_key")
 	if err != nil {
 		return err
 	}

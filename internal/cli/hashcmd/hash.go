@@ -37,17 +37,6 @@ PAYCLI_APP_SECRET and PAYCLI_MERCHANT_KEY), never from the command line.
 	return cmd
 }
 
-// appSecret returns the configured app_secret, or a usage error telling
-// the user how to set one.
-func appSecret(cfg *config.Config) (string, error) {
-	if cfg.AppSecret == "" {
-		return "", cmdutil.UsageHint(
-			fmt.Errorf("no app_secret configured for profile %q", cfg.Profile),
-			"Set it with 'paycli config set app_secret -' (reads it from stdin) or the PAYCLI_APP_SECRET environment variable.")
-	}
-	return cfg.AppSecret, nil
-}
-
 // decryptError categorises a failure of hashkey.Decrypt for the user: a
 // value that does not decrypt is bad input (exit 2), and when the shape
 // was right the likely cause is the app_secret, so the hint says where it

@@ -213,7 +213,7 @@ func validateRun(ctx context.Context, opts *ValidateOptions) error {
 	if err != nil {
 		return err
 	}
-	secret, err := appSecret(cfg)
+	secret, err := cmdutil.RequireAppSecret(cfg, "it is the key of every hash_key")
 	if err != nil {
 		return err
 	}

@@ -194,7 +194,7 @@ func listenRun(ctx context.Context, opts *ListenOptions) error {
 	if err != nil {
 		return err
 	}
-	secret, err := appSecret(cfg)
+	secret, err := cmdutil.RequireAppSecret(cfg, "it is what checks a webhook's hash_key")
 	if err != nil {
 		return err
 	}

@@ -104,7 +104,7 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 	if err != nil {
 		return err
 	}
-	secret, err := appSecret(cfg)
+	secret, err := cmdutil.RequireAppSecret(cfg, "it is what checks a webhook's hash_key")
 	if err != nil {
 		return err
 	}

@@ -40,17 +40,6 @@ profile, PAYCLI_APP_SECRET, or the sandbox's with --sandbox).`,
 	return cmd
 }
 
-// appSecret returns the configured app_secret, or a usage error saying
-// how to set one.
-func appSecret(cfg *config.Config) (string, error) {
-	if cfg.AppSecret == "" {
-		return "", cmdutil.UsageHint(
-			fmt.Errorf("no app_secret configured for profile %q: it is what checks a webhook's hash_key", cfg.Profile),
-			"Set it with 'paycli config set app_secret -' (reads it from stdin) or PAYCLI_APP_SECRET; --sandbox uses the sandbox's.")
-	}
-	return cfg.AppSecret, nil
-}
-
 // secretSource says where the app_secret came from, for the listener's
 // banner and verify's hint.
 func secretSource(cfg *config.Config) string {
