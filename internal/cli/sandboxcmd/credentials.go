@@ -13,7 +13,6 @@ import (
 	"github.com/paycli/paycli/internal/pause"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/sandbox"
-	"github.com/paycli/paycli/internal/sandboxmode"
 	"github.com/spf13/cobra"
 )
 
@@ -73,12 +72,8 @@ names, else the state folder's serve, else the default address of serve.`,
   paycli sandbox credentials --new --webhook sales=http://127.0.0.1:9000/hooks`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := stateDir(f, state)
-			if err != nil {
-				return err
-			}
-			opts.StateDir = dir
-			if opts.URL, _, err = sandboxmode.Target(cmd, f.LookupEnv); err != nil {
+			var err error
+			if opts.StateDir, opts.URL, err = addressedSandbox(f, cmd, state); err != nil {
 				return err
 			}
 			if opts.Timeout, err = commandTimeout(cmd, f.LookupEnv); err != nil {

@@ -14,7 +14,6 @@ import (
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/sandbox"
-	"github.com/paycli/paycli/internal/sandboxmode"
 	"github.com/spf13/cobra"
 )
 
@@ -59,14 +58,11 @@ FILE - reads standard input.`,
   paycli sandbox load seed.json --sandbox-url http://127.0.0.1:9000/ccpayment`,
 		Args: cmdutil.ExactArgs(1, "a scenario FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := stateDir(f, state)
-			if err != nil {
+			var err error
+			if opts.StateDir, opts.URL, err = addressedSandbox(f, cmd, state); err != nil {
 				return err
 			}
-			opts.StateDir, opts.File = dir, args[0]
-			if opts.URL, _, err = sandboxmode.Target(cmd, f.LookupEnv); err != nil {
-				return err
-			}
+			opts.File = args[0]
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}

@@ -9,7 +9,6 @@ import (
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/pause"
 	"github.com/paycli/paycli/internal/sandbox"
-	"github.com/paycli/paycli/internal/sandboxmode"
 	"github.com/spf13/cobra"
 )
 
@@ -45,12 +44,8 @@ or a CI step's wait for a sandbox service.`,
   paycli sandbox ready --sandbox-url http://sandbox:8787`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := stateDir(f, state)
-			if err != nil {
-				return err
-			}
-			opts.StateDir = dir
-			if opts.URL, _, err = sandboxmode.Target(cmd, f.LookupEnv); err != nil {
+			var err error
+			if opts.StateDir, opts.URL, err = addressedSandbox(f, cmd, state); err != nil {
 				return err
 			}
 			if opts.Wait < 0 {

@@ -10,7 +10,6 @@ import (
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/sandbox"
-	"github.com/paycli/paycli/internal/sandboxmode"
 	"github.com/spf13/cobra"
 )
 
@@ -49,12 +48,8 @@ its request log.`,
   paycli sandbox reset --yes --sandbox-url http://127.0.0.1:9000/ccpayment`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := stateDir(f, state)
-			if err != nil {
-				return err
-			}
-			opts.StateDir = dir
-			if opts.URL, _, err = sandboxmode.Target(cmd, f.LookupEnv); err != nil {
+			var err error
+			if opts.StateDir, opts.URL, err = addressedSandbox(f, cmd, state); err != nil {
 				return err
 			}
 			if !opts.Yes && !opts.IO.CanPrompt() {

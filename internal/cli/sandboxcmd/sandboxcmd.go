@@ -51,3 +51,16 @@ func stateDir(f *cmdutil.Factory, flagValue string) (string, error) {
 	}
 	return sandboxmode.DefaultStateDir(f.LookupEnv)
 }
+
+// addressedSandbox is the sandbox a command that acts on one addresses:
+// its state folder (--state, else the default) and the running server
+// --sandbox-url or PAYCLI_SANDBOX_URL names ("" when none is named).
+func addressedSandbox(f *cmdutil.Factory, cmd *cobra.Command, state string) (dir, url string, err error) {
+	if dir, err = stateDir(f, state); err != nil {
+		return "", "", err
+	}
+	if url, _, err = sandboxmode.Target(cmd, f.LookupEnv); err != nil {
+		return "", "", err
+	}
+	return dir, url, nil
+}
