@@ -28,6 +28,13 @@ func serveOneSale(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	store.Close()
+	return serveState(t, dir).BaseURL
+}
+
+// serveState serves a sandbox over dir and records its address there, as
+// serve does; it is shut down when the test ends, if not before.
+func serveState(t *testing.T, dir string) *sandbox.Server {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +47,7 @@ func serveOneSale(t *testing.T, dir string) string {
 	if err := sandbox.WriteAddress(dir, srv.BaseURL); err != nil {
 		t.Fatal(err)
 	}
-	return srv.BaseURL
+	return srv
 }
 
 // A reset while serve runs goes over HTTP (it used to exit 8 after 2 s,

@@ -3,7 +3,6 @@ package sandboxcmd
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"regexp"
 	"strings"
 	"testing"
@@ -203,18 +202,7 @@ func TestWebhooksCommandRunningServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	store.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{StateDir: dir, Gateway: sandbox.Options{Now: time.Now}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = srv.Shutdown(context.Background()) }()
-	if err := sandbox.WriteAddress(dir, srv.BaseURL); err != nil {
-		t.Fatal(err)
-	}
+	srv := serveState(t, dir)
 
 	_, ios := testFactory(t, nil)
 	out := ios.Out.(interface{ String() string })
