@@ -61,6 +61,9 @@ func NewGatewayClient(cfg *config.Config, opts GatewayOptions) (*gateway.Client,
 		gateway.WithUserAgent(opts.UserAgent),
 		gateway.WithClock(opts.Now),
 		gateway.WithTokenCache(NewTokenCache(cfg, opts.CacheDir, opts.Now)),
+		// The member the profile names, or whose URL base_url is, answers
+		// in its own dialect; any other base URL is read in any member's.
+		gateway.WithGateway(cfg.Gateway),
 	}
 	if opts.Debug != nil {
 		clientOpts = append(clientOpts, gateway.WithLogger(slog.New(slog.NewTextHandler(opts.Debug, &slog.HandlerOptions{Level: slog.LevelDebug}))))

@@ -1,12 +1,17 @@
 package cmdutil
 
 import (
+	"context"
+	"errors"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/paycli/paycli/internal/config"
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/testkit/replay"
 )
 
 func TestNewGatewayClientRefusesBadConfiguration(t *testing.T) {
@@ -57,5 +62,28 @@ func TestRequireAppSecret(t *testing.T) {
 	}
 	if got, err := RequireAppSecret(&config.Config{Profile: "live", AppSecret: "s3"}, "it signs things"); got != "s3" || err != nil {
 		t.Errorf("with app_secret: %q, %v", got, err)
+	}
+}
+
+// TestNewGatewayClientReadsTheProfilesGateway (issue 40, item 3): the
+// client reads answers in the dialect of the gateway the profile names:
+// QNBpay's check status, an array of one object, is read for a QNBpay
+// profile and for a base URL that is no member's, and refused as
+// unreadable for a Sipay one.
+func TestNewGatewayClientReadsTheProfilesGateway(t *testing.T) {
+	now := func() time.Time { return time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC) }
+	for gw, wantRead := range map[string]bool{"qnbpay": true, "": true, "sipay": false} {
+		s := replay.New(t)
+		s.Answer(http.MethodPost, "/ccpayment/api/token", 200, "../gateway/testdata/recorded/token.json")
+		s.Answer(http.MethodPost, "/ccpayment/api/checkstatus", 200, "../gateway/testdata/recorded/checkstatus_qnbpay_array.json")
+		cfg := config.Config{Profile: "p", BaseURL: s.URL + "/ccpayment", Gateway: gw, AppID: "id", AppSecret: "secret", MerchantKey: "key", Timeout: time.Second}
+		c, err := NewGatewayClient(&cfg, GatewayOptions{CacheDir: t.TempDir(), Now: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.CheckStatus(context.Background(), "33491162435928")
+		if read := err == nil; read != wantRead || !read && !errors.Is(err, gateway.ErrUnreadable) {
+			t.Errorf("gateway %q: %v, want read %v", gw, err, wantRead)
+		}
 	}
 }

@@ -48,6 +48,10 @@ type Client struct {
 	backoff     Backoff
 	maxAttempts int
 	cache       TokenCache
+	// gateway is the family member the client talks to (WithGateway);
+	// dialect is how it reads that member's answers.
+	gateway string
+	dialect Dialect
 
 	// random feeds the ivs and salts of the hash_keys the client makes;
 	// randomMu serialises its use by concurrent calls.
@@ -115,6 +119,13 @@ func WithRandom(r io.Reader) Option {
 
 // WithTokenCache shares tokens with other processes through cache.
 func WithTokenCache(cache TokenCache) Option { return func(c *Client) { c.cache = cache } }
+
+// WithGateway names the family member the client talks to (the profile's
+// gateway, family.Names): its answers are read in that member's dialect
+// (DialectOf). Without it, or with "", the gateway is one paycli cannot
+// name and answers are read in any member's dialect. New refuses a name
+// that is no member's.
+func WithGateway(name string) Option { return func(c *Client) { c.gateway = name } }
 
 // withSleep replaces the wait between attempts (tests).
 func withSleep(sleep func(context.Context, time.Duration) error) Option {
@@ -191,6 +202,10 @@ func New(baseURL string, creds Credentials, opts ...Option) (*Client, error) {
 	}
 	if c.now == nil {
 		return nil, errors.New("gateway: New needs a clock (WithClock)")
+	}
+	var known bool
+	if c.dialect, known = DialectOf(c.gateway); !known {
+		return nil, fmt.Errorf("gateway: %q is no member of the family", c.gateway)
 	}
 	if c.hc == nil {
 		c.hc, _ = NewHTTPClient(TransportOptions{})
@@ -483,7 +498,7 @@ func (c *Client) do(req *http.Request, ep endpoint, payload []byte, v any) (env 
 	// Client.Do hands any complete answer back as it came, except a 401,
 	// which the caller handles like any call's.
 	if raw, ok := v.(*Response); ok && resp.StatusCode != http.StatusUnauthorized {
-		*raw = Response{StatusCode: resp.StatusCode, Header: resp.Header.Clone(), Body: body}
+		*raw = Response{StatusCode: resp.StatusCode, Header: resp.Header.Clone(), Body: body, gateway: c.gateway}
 		return nil, resp.StatusCode, retryAfter, nil
 	}
 	env, err = c.checkResponse(ep, resp, body, v)
@@ -491,32 +506,23 @@ func (c *Client) do(req *http.Request, ep endpoint, payload []byte, v any) (env 
 }
 
 // checkResponse turns a complete response into the call's result or a
-// typed error.
+// typed error, reading the body in the client's dialect.
 func (c *Client) checkResponse(ep endpoint, resp *http.Response, body []byte, v any) (*envelope, error) {
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, httpError(ep, resp, c.dialect.unwrap(body))
+	}
+	body, shapeErr := c.dialect.read(body)
+	if shapeErr != nil {
+		e := c.badResponse(ep, resp, shapeErr.Problem)
+		e.DataErr = shapeErr
+		return nil, e
+	}
 	if env, ok := decodeSuccess(ep, resp, body, v); ok {
 		return env, nil
 	}
-	body = oneObjectOf(body)
 	var env envelope
-	jsonErr := json.Unmarshal(body, &env)
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		e := &APIError{Endpoint: ep.name, HTTPStatus: resp.StatusCode}
-		if jsonErr == nil {
-			e.Description = cleanDescription(env.description())
-			if env.StatusCode != nil {
-				e.StatusCode, e.HasStatusCode = int(*env.StatusCode), true
-			}
-		} else if len(bytes.TrimSpace(body)) > 0 {
-			e.Problem = describeBadBody(resp, body, jsonErr)
-		}
-		if loc, err := resp.Location(); err == nil && resp.StatusCode >= 300 && resp.StatusCode <= 399 {
-			loc.RawQuery, loc.Fragment, loc.User = "", "", nil
-			e.Problem = "the gateway redirects to " + redact.Cards(loc.String()) + "; check base_url"
-		}
-		return nil, e
-	}
-	if jsonErr != nil {
-		return nil, c.badResponse(ep, resp, describeBadBody(resp, body, jsonErr))
+	if err := json.Unmarshal(body, &env); err != nil {
+		return nil, c.badResponse(ep, resp, describeBadBody(resp, body, err))
 	}
 	// JSON is UTF-8 (RFC 8259). encoding/json would quietly turn bad bytes
 	// into U+FFFD, handing on a token, an order id or an amount that is not
@@ -528,48 +534,96 @@ func (c *Client) checkResponse(ep endpoint, resp *http.Response, body []byte, v 
 		return nil, c.badResponse(ep, resp, "the body has no status_code")
 	}
 	if code := int(*env.StatusCode); code != StatusSuccess && (ep.alsoSuccess == 0 || code != ep.alsoSuccess) {
-		e := &APIError{
-			Endpoint: ep.name, HTTPStatus: resp.StatusCode,
-			StatusCode: code, HasStatusCode: true,
-			Description: cleanDescription(env.description()),
-		}
-		if ep.pendingData && ep.topLevel && code == 69 {
-			// Best effort: a body that does not decode leaves the result
-			// empty, and the error says pending either way.
-			_ = json.Unmarshal(body, v)
-		}
-		if isPayment(ep.name) {
-			// A decline's reason is in its data object, when there is one.
-			var d struct {
-				OrderNo                 flexString `json:"order_no"`
-				PaymentReasonCode       flexString `json:"payment_reason_code"`
-				PaymentReasonCodeDetail flexString `json:"payment_reason_code_detail"`
-			}
-			if json.Unmarshal(env.Data, &d) == nil {
-				// An order number is digits that can look like a card
-				// number; it is an identifier, so it is kept whole.
-				e.OrderNo = cleanIdentifier(string(d.OrderNo))
-				e.PaymentReasonCode = cleanDescription(string(d.PaymentReasonCode))
-				e.PaymentReasonCodeDetail = cleanDescription(string(d.PaymentReasonCodeDetail))
-			}
-		}
-		// The bank's own reason, in the data object or at the top level,
-		// for any call: the journal keeps it with the outcome.
-		for _, raw := range [][]byte{env.Data, body} {
-			var b struct {
-				Code flexString `json:"original_bank_error_code"`
-				Text flexString `json:"original_bank_error_description"`
-			}
-			if len(raw) > 0 && json.Unmarshal(raw, &b) == nil && (b.Code != "" || b.Text != "") && e.OriginalBankErrorCode+e.OriginalBankErrorDescription == "" {
-				e.OriginalBankErrorCode = cleanDescription(string(b.Code))
-				e.OriginalBankErrorDescription = cleanDescription(string(b.Text))
-			}
-		}
-		return nil, e
+		return nil, refusal(ep, resp, body, env, v)
 	}
+	if err := c.decodeData(ep, resp, body, env, v); err != nil {
+		return nil, err
+	}
+	return &env, nil
+}
+
+// httpError is the error of an answer with an HTTP error status: the
+// gateway's words when the body is the protocol, else what is wrong with
+// it, or where a redirect leads.
+func httpError(ep endpoint, resp *http.Response, body []byte) *APIError {
+	e := &APIError{Endpoint: ep.name, HTTPStatus: resp.StatusCode}
+	var env envelope
+	if jsonErr := json.Unmarshal(body, &env); jsonErr == nil {
+		e.Description = cleanDescription(env.description())
+		if env.StatusCode != nil {
+			e.StatusCode, e.HasStatusCode = int(*env.StatusCode), true
+		}
+	} else if len(bytes.TrimSpace(body)) > 0 {
+		e.Problem = describeBadBody(resp, body, jsonErr)
+	}
+	if loc, err := resp.Location(); err == nil && resp.StatusCode >= 300 && resp.StatusCode <= 399 {
+		loc.RawQuery, loc.Fragment, loc.User = "", "", nil
+		e.Problem = "the gateway redirects to " + redact.Cards(loc.String()) + "; check base_url"
+	}
+	return e
+}
+
+// refusal is the error of a 2xx answer whose status_code is not a
+// success: the gateway's code and words, and the reasons a refusal
+// carries beside them.
+func refusal(ep endpoint, resp *http.Response, body []byte, env envelope, v any) *APIError {
+	code := int(*env.StatusCode)
+	e := &APIError{
+		Endpoint: ep.name, HTTPStatus: resp.StatusCode,
+		StatusCode: code, HasStatusCode: true,
+		Description: cleanDescription(env.description()),
+	}
+	if ep.pendingData && ep.topLevel && code == 69 {
+		// Best effort: a body that does not decode leaves the result
+		// empty, and the error says pending either way.
+		_ = json.Unmarshal(body, v)
+	}
+	if isPayment(ep.name) {
+		declineReason(e, env.Data)
+	}
+	bankReason(e, env.Data, body)
+	return e
+}
+
+// declineReason sets a payment refusal's order number and reason from its
+// data object, when there is one.
+func declineReason(e *APIError, data json.RawMessage) {
+	var d struct {
+		OrderNo                 flexString `json:"order_no"`
+		PaymentReasonCode       flexString `json:"payment_reason_code"`
+		PaymentReasonCodeDetail flexString `json:"payment_reason_code_detail"`
+	}
+	if json.Unmarshal(data, &d) == nil {
+		// An order number is digits that can look like a card
+		// number; it is an identifier, so it is kept whole.
+		e.OrderNo = cleanIdentifier(string(d.OrderNo))
+		e.PaymentReasonCode = cleanDescription(string(d.PaymentReasonCode))
+		e.PaymentReasonCodeDetail = cleanDescription(string(d.PaymentReasonCodeDetail))
+	}
+}
+
+// bankReason sets the bank's own reason for a refusal of any call, from
+// the data object or the top level: the journal keeps it with the outcome.
+func bankReason(e *APIError, data json.RawMessage, body []byte) {
+	for _, raw := range [][]byte{data, body} {
+		var b struct {
+			Code flexString `json:"original_bank_error_code"`
+			Text flexString `json:"original_bank_error_description"`
+		}
+		if len(raw) > 0 && json.Unmarshal(raw, &b) == nil && (b.Code != "" || b.Text != "") {
+			e.OriginalBankErrorCode = cleanDescription(string(b.Code))
+			e.OriginalBankErrorDescription = cleanDescription(string(b.Text))
+			return
+		}
+	}
+}
+
+// decodeData reads a success's result into v: the data object, or the
+// whole body for a top-level endpoint or a raw one.
+func (c *Client) decodeData(ep endpoint, resp *http.Response, body []byte, env envelope, v any) error {
 	if raw, ok := v.(*rawBody); ok {
 		*raw = bytes.Clone(body)
-		return &env, nil
+		return nil
 	}
 	data := []byte(env.Data)
 	if ep.topLevel {
@@ -581,9 +635,9 @@ func (c *Client) checkResponse(ep endpoint, resp *http.Response, body []byte, v 
 	if err := json.Unmarshal(data, v); err != nil {
 		e := c.badResponse(ep, resp, "the data does not match the protocol: "+cleanDescription(dataProblem(err)))
 		e.DataErr = err
-		return nil, e
+		return e
 	}
-	return &env, nil
+	return nil
 }
 
 // dataProblem says why an answer's data could not be read, in JSON's
@@ -616,25 +670,6 @@ func dataProblem(err error) string {
 		where = typeErr.Field
 	}
 	return fmt.Sprintf("%s is a JSON %s where %s was expected", where, typeErr.Value, want)
-}
-
-// oneObjectOf reads an answer written as an array of one object as that
-// object: QNBpay's API pages show check status and refusals so
-// (docs/protocol.md, The family of gateways). Any other body is returned
-// as it is, and an array of several objects stays not the protocol.
-func oneObjectOf(body []byte) []byte {
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) == 0 || trimmed[0] != '[' {
-		return body
-	}
-	var elems []json.RawMessage
-	if json.Unmarshal(trimmed, &elems) != nil || len(elems) != 1 {
-		return body
-	}
-	if one := bytes.TrimSpace(elems[0]); len(one) > 0 && one[0] == '{' {
-		return one
-	}
-	return body
 }
 
 // decodeSuccess is the one-pass path of checkResponse: for an endpoint

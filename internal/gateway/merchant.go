@@ -162,6 +162,9 @@ type Response struct {
 	// Err.
 	ep   endpoint
 	sent []byte
+	// gateway is the member that answered (WithGateway): Err reads the
+	// body in its dialect, any member's when "".
+	gateway string
 }
 
 // Err is what the answer means, read as the client reads the answers of
@@ -186,9 +189,10 @@ func (r *Response) Err() error {
 	if r.htmlPage() {
 		return pageRefusal(ep.name, r.StatusCode, r.Body, r.sent)
 	}
-	// checkResponse reads nothing of the client: an answer of Do is checked
-	// without one.
-	var c *Client
+	// checkResponse reads only the client's dialect: an answer of Do is
+	// checked without the client.
+	c := &Client{}
+	c.dialect, _ = DialectOf(r.gateway)
 	var raw rawBody
 	_, err := c.checkResponse(ep, &http.Response{StatusCode: r.StatusCode, Header: r.Header}, r.Body, &raw)
 	if err != nil || !ep.movesMoney() {

@@ -118,12 +118,7 @@ func (g *Gateway) checkStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !found {
-		if g.qnbpay() {
-			noteStatus(w, 31, "Transaction not found")
-			writeJSON(w, http.StatusOK, []statusBody{{StatusCode: 31, StatusDescription: "Transaction not found"}})
-			return
-		}
-		writeStatus(w, 31, "Transaction not found")
+		g.dialect.writeCheckStatus(w, nil)
 		return
 	}
 	now := g.opts.Now()
@@ -141,12 +136,7 @@ func (g *Gateway) checkStatus(w http.ResponseWriter, r *http.Request) {
 	if !strings.EqualFold(f.get("show_refund_info"), "Y") {
 		body.RefundInfo = nil
 	}
-	if g.qnbpay() {
-		body.OrderID.asNumber, body.ProductPrice.asNumber = true, true
-		writeJSON(w, http.StatusOK, []checkStatusBody{body})
-		return
-	}
-	writeJSON(w, http.StatusOK, body)
+	g.dialect.writeCheckStatus(w, &body)
 }
 
 // settles reports whether a check status at now changes the sale.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"net/http"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -20,12 +21,30 @@ const (
 // AsNames lists the values of Options.As (`sandbox serve --as`).
 func AsNames() []string { return []string{AsSipay, AsQNBpay} }
 
-// qnbpay reports whether answers take QNBpay's documented shapes
-// (trgino/qnbpay-woocommerce docs/, docs/protocol.md): order ids all
-// digits; check status answered as an array of one object, with order_id
-// and product_price JSON numbers; refund's order_no, and its invoice_id
-// when all digits, JSON numbers.
-func (g *Gateway) qnbpay() bool { return g.opts.As == AsQNBpay }
+// dialect is how the sandbox writes its answers where the members of the
+// family differ (Options.As): one implementation per member, in
+// dialect_<member>.go. Adding a member is a case of dialectOf and its file.
+type dialect interface {
+	// newOrderIDs is the member's generator of order ids.
+	newOrderIDs(now func() time.Time) func() string
+	// writeCheckStatus answers check status with body, or, when body is
+	// nil, with status_code 31 (no such sale).
+	writeCheckStatus(w http.ResponseWriter, body *checkStatusBody)
+	// shapeRefund sets the JSON types of a refund's answer.
+	shapeRefund(a *refundAnswer)
+}
+
+// dialectOf returns the dialect of Options.As; ok is false for a member
+// the sandbox cannot answer as.
+func dialectOf(as string) (d dialect, ok bool) {
+	switch as {
+	case "", AsSipay:
+		return sipayDialect{}, true
+	case AsQNBpay:
+		return qnbpayDialect{}, true
+	}
+	return nil, false
+}
 
 // NewDigitOrderIDs returns a generator of order ids made of digits only,
 // as QNBpay's (162435932934307): the Unix time in seconds and a 5-digit

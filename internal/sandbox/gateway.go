@@ -110,6 +110,8 @@ type Options struct {
 type Gateway struct {
 	opts Options
 	mux  *routeMux
+	// dialect writes the answers whose shapes differ by member (Options.As).
+	dialect dialect
 	// commissionBodies maps a commissionsKey to its encoded answer.
 	commissionBodies sync.Map
 	// knownBearers maps a bearer token that verified to its expiry
@@ -140,16 +142,12 @@ func New(opts Options) (*Gateway, error) {
 	if opts.Now == nil {
 		return nil, errors.New("sandbox: Options.Now is required")
 	}
-	switch opts.As {
-	case "", AsSipay, AsQNBpay:
-	default:
+	dialect, ok := dialectOf(opts.As)
+	if !ok {
 		return nil, fmt.Errorf("sandbox: cannot answer as %q: use one of %s", opts.As, strings.Join(AsNames(), ", "))
 	}
 	if opts.NewOrderID == nil {
-		opts.NewOrderID = NewOrderIDs(opts.Now)
-		if opts.As == AsQNBpay {
-			opts.NewOrderID = NewDigitOrderIDs(opts.Now)
-		}
+		opts.NewOrderID = dialect.newOrderIDs(opts.Now)
 	}
 	if opts.SlowFor <= 0 {
 		opts.SlowFor = SlowFor
@@ -169,7 +167,7 @@ func New(opts Options) (*Gateway, error) {
 	if opts.Credentials == (Credentials{}) {
 		opts.Credentials = DefaultCredentials()
 	}
-	g := &Gateway{opts: opts, mux: newRouteMux()}
+	g := &Gateway{opts: opts, mux: newRouteMux(), dialect: dialect}
 	g.deliveries = newDeliverer(opts.Store, opts.Webhooks, opts.Credentials.AppSecret, opts.Now)
 	opts.Store.SetWebhooks(opts.Webhooks.Endpoints, g.deliveries.kick)
 	g.routeWebhooks()

@@ -87,7 +87,7 @@ func (g *Gateway) refund(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, err)
 		return
 	}
-	answer.OrderNo.asNumber, answer.InvoiceID.asNumber = g.qnbpay(), g.qnbpay()
+	g.dialect.shapeRefund(&answer)
 	writeJSON(w, http.StatusOK, answer)
 }
 

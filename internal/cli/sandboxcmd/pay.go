@@ -203,7 +203,7 @@ func PayRun(ctx context.Context, opts *PayOptions) error {
 		ans, err = pay3D(ctx, client, saleRequest(opts, txType), opts)
 	} else {
 		ans, err = client.PaySmart2D(ctx, saleRequest(opts, txType))
-		err = answerOf(err, "/api/paySmart2D", &ans)
+		err = answerOf(err, &ans)
 	}
 	if err != nil {
 		return err
@@ -262,8 +262,9 @@ func saleRequest(opts *PayOptions, txType string) gateway.CardPaymentRequest {
 // (a status_code the sale did not pass: *ans then carries it), or into
 // pay's error: a call that failed on the way or came back as a 5xx (a
 // fault of serve --faults, or a proxy's page) is the sandbox unavailable,
-// whatever its body says, as for every gateway command.
-func answerOf(err error, path string, ans **gateway.CardPaymentResult) error {
+// whatever its body says, as for every gateway command. The client's
+// error names the call (token, paySmart2D, the 3D challenge).
+func answerOf(err error, ans **gateway.CardPaymentResult) error {
 	if err == nil {
 		return nil
 	}
@@ -272,16 +273,13 @@ func answerOf(err error, path string, ans **gateway.CardPaymentResult) error {
 	switch {
 	case errors.As(err, &apiErr) && apiErr.Endpoint == "token":
 		if apiErr.HTTPStatus >= 500 || !apiErr.HasStatusCode {
-			return unavailable("/api/token", err)
+			return unavailable(apiErr.Endpoint, err)
 		}
 		return cmdutil.WithKind(cmdutil.KindAuth, fmt.Errorf("sandbox token: status_code %d: %s", apiErr.StatusCode, apiErr.Description), "")
 	case errors.As(err, &reqErr):
-		if reqErr.Endpoint == "token" {
-			path = "/api/token"
-		}
-		return unavailable(path, reqErr.Err)
+		return unavailable(reqErr.Endpoint, reqErr.Err)
 	case errors.As(err, &apiErr) && apiErr.HTTPStatus >= 500:
-		return unavailable(path, fmt.Errorf("HTTP %d", apiErr.HTTPStatus))
+		return unavailable(apiErr.Endpoint, fmt.Errorf("HTTP %d", apiErr.HTTPStatus))
 	case errors.As(err, &apiErr) && apiErr.HasStatusCode:
 		if *ans == nil {
 			*ans = &gateway.CardPaymentResult{}
@@ -292,20 +290,21 @@ func answerOf(err error, path string, ans **gateway.CardPaymentResult) error {
 		}
 		return nil
 	case errors.As(err, &apiErr):
-		return fmt.Errorf("sandbox %s: HTTP %d, %s", path, apiErr.HTTPStatus, apiErr.Answer())
+		return fmt.Errorf("sandbox %s: HTTP %d, %s", apiErr.Endpoint, apiErr.HTTPStatus, apiErr.Answer())
 	}
 	return err
 }
 
 // unavailable is the error (exit 8) of a call to the sandbox that failed
-// on the way or came back as a 5xx: a sale may have been made before it
-// failed, so the hint says how to look before paying again.
-func unavailable(path string, err error) error {
+// on the way or came back as a 5xx: a sale may have been made before the
+// sale's calls failed (any but the token call), so the hint says how to
+// look before paying again.
+func unavailable(call string, err error) error {
 	hint := "Try again when the sandbox answers."
-	if strings.Contains(path, "paySmart") || path == sandbox.ChallengePath {
+	if call != "token" {
 		hint = "The sandbox may have made the sale before it failed: look with 'paycli status --sandbox --invoice ID' before paying again."
 	}
-	return cmdutil.WithKind(cmdutil.KindUnavailable, fmt.Errorf("sandbox %s: %w", path, err), hint)
+	return cmdutil.WithKind(cmdutil.KindUnavailable, fmt.Errorf("sandbox %s: %w", call, err), hint)
 }
 
 // saleError is the error, with its kind, of a sale the sandbox did not
@@ -334,11 +333,11 @@ func pay3D(ctx context.Context, client *gateway.Client, req gateway.CardPaymentR
 	ch, err := client.PaySmart3D(ctx, req)
 	if err != nil {
 		var ans *gateway.CardPaymentResult
-		err = answerOf(err, "/api/paySmart3D", &ans)
+		err = answerOf(err, &ans)
 		return ans, err
 	}
 	ans, err := client.AnswerChallenge(ctx, ch, !opts.Decline3D)
-	return ans, answerOf(err, sandbox.ChallengePath, &ans)
+	return ans, answerOf(err, &ans)
 }
 
 func writePayResult(ctx context.Context, w io.Writer, format render.Format, jf *cmdutil.JSONFlags, res PayResult) error {

@@ -1,0 +1,162 @@
+// Package replay is the gateway's recorded-answer server for tests: an
+// httptest server that answers each expected request with a file of a
+// real answer, as another client recorded it or a public page documents
+// it. Every file must have its provenance: a row of the README.md beside
+// it names the file and its source, or the test fails. A request nobody
+// told the server to expect fails the test, so a test cannot pass on an
+// answer it did not mean to give.
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// Server replays recorded answers, keyed by method and path (and, where
+// an answer is given for one, a request field's value).
+type Server struct {
+	*httptest.Server
+	t testing.TB
+
+	mu       sync.Mutex
+	answers  map[route]answer
+	requests []Request
+}
+
+// Request is a request as the server saw it.
+type Request struct {
+	Method, Path string
+	// Fields are the JSON body's top-level fields (nil for another body).
+	Fields map[string]any
+}
+
+// route is what an answer is given for: a method and path, and a request
+// field's value when field is set.
+type route struct{ method, path, field, value string }
+
+type answer struct {
+	status int
+	body   []byte
+}
+
+// New starts a Server that expects nothing yet; it closes when the test
+// ends.
+func New(t testing.TB) *Server {
+	t.Helper()
+	s := &Server{t: t, answers: map[route]answer{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Answer makes the server answer method path with the file's bytes and
+// HTTP status, as application/json; it replaces an earlier answer for the
+// same request. The file's README.md must name it (its provenance).
+func (s *Server) Answer(method, path string, status int, file string) {
+	s.t.Helper()
+	s.AnswerFor(method, path, "", "", status, file)
+}
+
+// AnswerFor is Answer for only the requests whose JSON body holds field
+// with the text value; they take it over an answer without a field.
+func (s *Server) AnswerFor(method, path, field, value string, status int, file string) {
+	s.t.Helper()
+	body, err := os.ReadFile(file)
+	if err != nil {
+		s.t.Fatalf("replay: %v", err)
+	}
+	if err := provenance(file); err != nil {
+		s.t.Fatalf("replay: %v", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.answers[route{method, path, field, value}] = answer{status: status, body: body}
+}
+
+// AnswerText makes the server answer method path with body, a shape the
+// test made up: for what no member writes, which the client must refuse
+// (a recorded answer is always a file with its provenance).
+func (s *Server) AnswerText(method, path string, status int, body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.answers[route{method: method, path: path}] = answer{status: status, body: []byte(body)}
+}
+
+// Requests returns the requests seen so far, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Count is how many requests to path the server has seen.
+func (s *Server) Count(path string) int {
+	n := 0
+	for _, r := range s.Requests() {
+		if r.Path == path {
+			n++
+		}
+	}
+	return n
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	raw, _ := io.ReadAll(r.Body)
+	var fields map[string]any
+	_ = json.Unmarshal(raw, &fields)
+	s.mu.Lock()
+	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Fields: fields})
+	a, ok := s.lookup(r.Method, r.URL.Path, fields)
+	s.mu.Unlock()
+	if !ok {
+		s.t.Errorf("replay: unexpected request %s %s", r.Method, r.URL.Path)
+		http.Error(w, "replay: no answer recorded for this request", http.StatusNotImplemented)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(a.status)
+	_, _ = w.Write(a.body)
+}
+
+// lookup finds the answer for a request: one given for a field it holds,
+// else one for its method and path alone. s.mu is held.
+func (s *Server) lookup(method, path string, fields map[string]any) (answer, bool) {
+	for r, a := range s.answers {
+		if r.method == method && r.path == path && r.field != "" {
+			if v, ok := fields[r.field].(string); ok && v == r.value {
+				return a, true
+			}
+		}
+	}
+	a, ok := s.answers[route{method: method, path: path}]
+	return a, ok
+}
+
+// provenance checks that the README.md beside file names it in a table
+// row that says more than the name: where the answer comes from.
+func provenance(file string) error {
+	readme, err := os.ReadFile(filepath.Join(filepath.Dir(file), "README.md"))
+	if err != nil {
+		return err
+	}
+	name := []byte("`" + filepath.Base(file) + "`")
+	for _, line := range bytes.Split(readme, []byte("\n")) {
+		if bytes.HasPrefix(bytes.TrimSpace(line), []byte("| "+string(name))) && bytes.Count(line, []byte("|")) >= 4 {
+			return nil
+		}
+	}
+	return &missingProvenance{file: file}
+}
+
+type missingProvenance struct{ file string }
+
+func (e *missingProvenance) Error() string {
+	return e.file + " has no provenance: its README.md names no source for it in a table row"
+}

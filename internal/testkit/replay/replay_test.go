@@ -1,0 +1,55 @@
+package replay
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// recordingTB is a testing.TB that keeps its failures instead of failing.
+type recordingTB struct {
+	testing.TB
+	failures []string
+}
+
+func (r *recordingTB) Helper() {}
+func (r *recordingTB) Errorf(format string, args ...any) {
+	r.failures = append(r.failures, fmt.Sprintf(format, args...))
+}
+func (r *recordingTB) Fatalf(format string, args ...any) { r.Errorf(format, args...) }
+
+// TestReplay: an expected request gets its file, one for a field's value
+// wins over the path's; an unexpected request, and a file whose README
+// names no source for it, fail the test.
+func TestReplay(t *testing.T) {
+	tb := &recordingTB{TB: t}
+	s := New(tb)
+	s.Answer(http.MethodPost, "/api/x", 201, "testdata/known.json")
+	s.AnswerText(http.MethodPost, "/api/y", 200, `{"status_code":1}`)
+	post := func(path, body string) int {
+		resp, err := http.Post(s.URL+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := post("/api/x", `{}`); got != 201 || len(tb.failures) != 0 {
+		t.Errorf("expected request: %d %v", got, tb.failures)
+	}
+	s.AnswerFor(http.MethodPost, "/api/x", "invoice_id", "A", 202, "testdata/known.json")
+	if a, b := post("/api/x", `{"invoice_id":"A"}`), post("/api/x", `{"invoice_id":"B"}`); a != 202 || b != 201 {
+		t.Errorf("by field: %d %d", a, b)
+	}
+	if post("/api/z", `{}`); len(tb.failures) != 1 || !strings.Contains(tb.failures[0], "unexpected request POST /api/z") {
+		t.Errorf("unexpected request: %v", tb.failures)
+	}
+	s.Answer(http.MethodPost, "/api/x", 200, "testdata/unknown.json")
+	if len(tb.failures) != 2 || !strings.Contains(tb.failures[1], "no provenance") {
+		t.Errorf("a file without provenance: %v", tb.failures)
+	}
+	if s.Count("/api/x") != 3 {
+		t.Errorf("count: %d", s.Count("/api/x"))
+	}
+}
