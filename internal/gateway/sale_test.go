@@ -52,7 +52,7 @@ func TestSale(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := r.Sale()
-	if s.State != SalePartlyRefunded || s.Status != "Partially Refunded" || s.PreAuth != PreAuthNone || !s.AwaitsMerchant {
+	if s.State != SalePartlyRefunded || s.Status != "Partially Refunded" || s.PreAuth != PreAuthNone || !s.AwaitsMerchant() {
 		t.Errorf("sale %+v", s)
 	}
 	if a, _ := s.Amount.Decimal(); a.String() != "150" {

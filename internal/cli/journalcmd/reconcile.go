@@ -334,7 +334,7 @@ func reconcileInvoice(ctx context.Context, opts *ReconcileOptions, store journal
 		if settled = settled && l.Decided(); settled {
 			r.Outcome = l.Outcome
 		}
-		if note := reconcileNote(a, l, opts.Flags); !slices.Contains(notes, note) {
+		if note := reconcileNote(opts.Kinds.For(a), a, l, opts.Flags); !slices.Contains(notes, note) {
 			notes = append(notes, note)
 		}
 	}
@@ -345,33 +345,20 @@ func reconcileInvoice(ctx context.Context, opts *ReconcileOptions, store journal
 	return r, nil
 }
 
-// reconcileNote says what the answer means for the attempt: for a
-// payment, in words; for a refund, "refund REF: " and its outcome; for
-// the other kinds (an api payment's words are a payment's), the kind and
-// the words.
-func reconcileNote(a journal.Attempt, l journal.Learned, flags []string) string {
-	// A payment paycli has no command for (an api call) reads as a sale,
-	// but no batch resumes it.
-	kind := a.Intent.OpKind()
-	sale := kind == journal.KindWalletPay || kind == journal.KindAPI
-	batch := func(words string) string {
-		if kind == journal.KindAPI {
-			return ""
-		}
-		return words
-	}
+// reconcileNote says what the answer means for a, an attempt of kind k:
+// its kind's words for a decided outcome (journal.Kind.Says: a sale's "the
+// sale was taken", a refund's outcome), or the words every kind shares;
+// after the attempt's subject ("refund REF: ", "preauth-capture: "), but
+// for the invoice's sale itself (journal.Kind.Subject).
+func reconcileNote(k journal.Kind, a journal.Attempt, l journal.Learned, flags []string) string {
 	var note string
 	switch {
 	case !l.After.IsZero():
 		note = "unknown: may still be in flight, run again after " + render.FormatTime(l.After, render.Table)
 	case l.Missing:
-		note = "unknown: check status does not find it, which is not final (the gateway may still make it); " + cmdutil.MissingNeeds(a, flags)
-	case kind == journal.KindRefund && l.Decided():
-		note = l.Outcome
-	case l.Outcome == journal.Succeeded && sale:
-		note = "the sale was taken" + batch("; a resumed batch skips it")
-	case l.Outcome == journal.Declined && sale:
-		note = "the transaction failed; nothing was taken"
+		note = "unknown: check status does not find it, which is not final (the gateway may still make it); " + cmdutil.MissingNeeds(a, k, flags)
+	case l.Decided() && k.Says != nil:
+		note = k.Says(l)
 	case l.Outcome == journal.Succeeded:
 		note = "it was made"
 	case l.Outcome == journal.Declined:
@@ -381,14 +368,10 @@ func reconcileNote(a journal.Attempt, l journal.Learned, flags []string) string 
 	default:
 		note = l.Message
 	}
-	switch kind {
-	case journal.KindWalletPay:
-		return note
-	case journal.KindRefund:
-		return "refund " + a.Intent.Ref + ": " + note
-	default:
-		return kind + ": " + note
+	if subject := k.SubjectOf(a); subject != "" {
+		return subject + ": " + note
 	}
+	return note
 }
 
 func writeReconcile(ctx context.Context, opts *ReconcileOptions, format render.Format, results []ReconcileResult) error {

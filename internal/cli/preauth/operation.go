@@ -58,18 +58,7 @@ var (
 	_ moneyop.Operation[*hold, gateway.ConfirmPaymentRequest, *gateway.ConfirmPaymentResult] = operation{}
 	_ moneyop.LineParser[*hold]                                                              = operation{}
 	_ moneyop.Preparer[*hold]                                                                = operation{}
-	_ moneyop.StatusReader                                                                   = operation{}
 )
-
-// Kinds are the journal kinds of the command's operations (a capture, a
-// cancellation), which the app hands to the journal's readers.
-func Kinds() []journal.Kind {
-	return moneyop.KindsOf(operation{action: gateway.ConfirmCapture}, operation{action: gateway.ConfirmCancel})
-}
-
-// ReadStatus: check status settles a capture or a cancellation by what
-// became of the hold.
-func (op operation) ReadStatus() journal.Reader { return journal.ReadPreAuth(!op.capture()) }
 
 // Call sends the confirmPayment, once.
 func (operation) Call(ctx context.Context, client *gateway.Client, req gateway.ConfirmPaymentRequest) (*gateway.ConfirmPaymentResult, error) {
@@ -82,9 +71,9 @@ func (op operation) capture() bool { return op.action == gateway.ConfirmCapture 
 // are two kinds, never read one for the other.
 func (op operation) Kind() string {
 	if op.capture() {
-		return journal.KindPreAuthCapture
+		return KindCapture
 	}
-	return journal.KindPreAuthCancel
+	return KindCancel
 }
 
 // Invoice is the pre-authorization's invoice.

@@ -236,24 +236,24 @@ func Summary(r *gateway.CheckStatusResult, invoice string) string {
 	total, _ := amount(sale.Amount)
 	refunded, hasRefund := amount(sale.Refunded)
 	var state, after string
-	switch sale.State {
-	case gateway.SaleCompleted, gateway.SalePartlyRefunded:
-		state = "completed"
-	case gateway.SaleRefunded:
+	switch {
+	case sale.RefundedWhole():
 		state = "refunded in full"
 		hasRefund = false
-	case gateway.SaleFailed:
+	case sale.Taken():
+		state = "completed"
+	case sale.Failed():
 		state, after = "failed", "; nothing was taken"
-	case gateway.SalePending:
+	case sale.Pending():
 		state, after = "pending", "; the outcome is not known yet"
-	case gateway.SalePreAuthorized:
+	case sale.PreAuthorized():
 		state, after = "pre-authorized", " held"
-	case gateway.SaleCancelled:
+	case sale.Voided():
 		state, after = "cancelled", "; nothing was taken"
 	default:
 		state = fmt.Sprintf("transaction_status %q", render.Escape(sale.Status))
 	}
-	if sale.AwaitsMerchant {
+	if sale.AwaitsMerchant() {
 		state += ", awaiting the merchant's completion"
 	}
 	line := redact.Invoice(invoice) + ": " + state
@@ -268,7 +268,7 @@ func Summary(r *gateway.CheckStatusResult, invoice string) string {
 
 // isPendingStatus reports a success answer whose transaction is pending.
 func isPendingStatus(r *gateway.CheckStatusResult) bool {
-	return r.Sale().State == gateway.SalePending
+	return r.Sale().Pending()
 }
 
 // reportPending prints what is known of a pending transaction and returns
