@@ -161,33 +161,21 @@ func (r *CheckStatusResult) Sale() Sale {
 		PreAuth:  r.PreAuth(),
 	}
 	s.PaymentStatus, s.HasPaymentStatus = r.PaymentStatus()
-	s.awaitsMerchant = r.ThreeDStep() == ThreeDAwaitingCompletion
+	s.awaitsMerchant = r.AwaitsCompletion()
 	return s
 }
 
-// ThreeDStep is where a 3D payment stands, as three_d_status says it.
-type ThreeDStep int
+// AwaitsChallenge reports whether the answer says a 3D payment waits for
+// the buyer to answer its challenge (three_d_status awaiting_challenge).
+func (r *CheckStatusResult) AwaitsChallenge() bool {
+	return letters(r.extraString("three_d_status")) == "awaitingchallenge"
+}
 
-// The 3D steps check status names (CheckStatusResult.ThreeDStep).
-const (
-	// ThreeDOther: no three_d_status, or one paycli does not know.
-	ThreeDOther ThreeDStep = iota
-	// ThreeDAwaitingChallenge: the buyer has not answered the challenge.
-	ThreeDAwaitingChallenge
-	// ThreeDAwaitingCompletion: the merchant has not completed or
-	// cancelled it (payment_completed_by merchant).
-	ThreeDAwaitingCompletion
-)
-
-// ThreeDStep reads three_d_status.
-func (r *CheckStatusResult) ThreeDStep() ThreeDStep {
-	switch letters(r.extraString("three_d_status")) {
-	case "awaitingmerchantcompletion":
-		return ThreeDAwaitingCompletion
-	case "awaitingchallenge":
-		return ThreeDAwaitingChallenge
-	}
-	return ThreeDOther
+// AwaitsCompletion reports whether the answer says a 3D payment waits
+// for the merchant to complete or cancel it (three_d_status
+// awaiting_merchant_completion; payment_completed_by merchant).
+func (r *CheckStatusResult) AwaitsCompletion() bool {
+	return letters(r.extraString("three_d_status")) == "awaitingmerchantcompletion"
 }
 
 // CompletedByGateway reports whether the answer says the gateway, not the

@@ -149,20 +149,19 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, s *sale) (*sa
 	if st.OrderID != "" && st.OrderID != out.OrderID {
 		return nil, reject("order %s is not the order of invoice %s", s.OrderID, redact.Invoice(s.Invoice))
 	}
-	step := st.ThreeDStep()
 	switch {
 	case st.CompletedByGateway():
 		return nil, reject("invoice %s is completed by the gateway (payment_completed_by app), not by the merchant", redact.Invoice(s.Invoice))
-	case step == gateway.ThreeDAwaitingChallenge:
+	case st.AwaitsChallenge():
 		return nil, reject("the buyer has not answered the 3D challenge of invoice %s yet", redact.Invoice(s.Invoice))
 	case !pending:
 		if why := settled(st.TransactionStatus); why != "" {
 			return nil, reject("invoice %s %s", redact.Invoice(s.Invoice), why)
 		}
-		if step != gateway.ThreeDAwaitingCompletion {
+		if !st.AwaitsCompletion() {
 			out.undecided = fmt.Sprintf("check status says transaction_status %q", render.Escape(redact.Cards(st.TransactionStatus)))
 		}
-	case step != gateway.ThreeDAwaitingCompletion:
+	case !st.AwaitsCompletion():
 		out.undecided = "check status says only that it is not processed yet (status_code 69)"
 	}
 	out.currency = strings.ToUpper(strings.TrimSpace(st.CurrencyCode()))

@@ -200,20 +200,20 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, h *hold) (*ho
 }
 
 // notOpen says why check status shows no open pre-authorization, "" when
-// it shows one (gateway.CheckStatusResult.PreAuth).
+// it shows one (gateway.Sale.Held).
 func notOpen(st *gateway.CheckStatusResult, capture bool) string {
 	status := render.Escape(redact.Cards(st.TransactionStatus))
-	switch st.PreAuth() {
-	case gateway.PreAuthOpen:
+	switch sale := st.Sale(); {
+	case sale.Held():
 		return ""
-	case gateway.PreAuthNone:
+	case !sale.IsPreAuth():
 		return fmt.Sprintf("is not a pre-authorization (transaction_type %q)", render.Escape(redact.Cards(st.TransactionType)))
-	case gateway.PreAuthCaptured:
+	case sale.Captured():
 		if capture {
 			return fmt.Sprintf("was already captured (transaction_status %q): nothing is charged twice", status)
 		}
 		return fmt.Sprintf("was captured (transaction_status %q) and can no longer be cancelled; refund it instead", status)
-	case gateway.PreAuthCancelled:
+	case sale.Released():
 		return fmt.Sprintf("was cancelled (transaction_status %q): nothing is held any more", status)
 	}
 	return fmt.Sprintf("is not an open pre-authorization (transaction_status %q)", status)
