@@ -2,7 +2,6 @@ package journal
 
 import (
 	"encoding/json"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -18,10 +17,6 @@ func answer(t *testing.T, fields string) *gateway.CheckStatusResult {
 		t.Fatal(err)
 	}
 	return &r
-}
-
-func statusErr(code int) error {
-	return &gateway.APIError{Endpoint: "checkstatus", HTTPStatus: http.StatusOK, StatusCode: code, HasStatusCode: true, Description: "d"}
 }
 
 // TestUnresolved is the one rule for an attempt whose outcome is unknown
