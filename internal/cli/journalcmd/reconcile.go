@@ -176,13 +176,7 @@ func reconcileRun(ctx context.Context, opts *ReconcileOptions) error {
 		return nil
 	}
 	if opts.DryRun {
-		opts.IO.Notef("Would check %s with the gateway's check-status call on profile %q at %s:",
-			render.Count(len(invoices), "invoice", "invoices"), cfg.Profile, redact.URL(cfg.BaseURL))
-		for _, inv := range invoices {
-			fmt.Fprintln(opts.IO.Out, render.Escape(redact.Invoice(inv)))
-		}
-		opts.IO.Notef("Dry run: nothing was asked.")
-		return nil
+		return dryRunReconcile(opts, cfg.Profile, cfg.BaseURL, invoices)
 	}
 	client, err := opts.Gateway()
 	if err != nil {
@@ -217,16 +211,34 @@ func reconcileRun(ctx context.Context, opts *ReconcileOptions) error {
 	if err := writeReconcile(ctx, opts, format, results); err != nil {
 		return err
 	}
-	if unknown > 0 {
-		verb := "have"
-		if unknown == 1 {
-			verb = "has"
-		}
-		return cmdutil.WithKind(cmdutil.KindOutcomeUnknown,
-			fmt.Errorf("%d of %s still %s an unknown outcome", unknown, render.Count(len(invoices), "invoice", "invoices"), verb),
-			"Run '"+cmdutil.ReconcileCommandLine(opts.Flags)+"' again later.")
+	return stillUnknown(opts, unknown, len(invoices))
+}
+
+// dryRunReconcile lists the invoices reconcile would check, asking
+// nothing.
+func dryRunReconcile(opts *ReconcileOptions, profile, baseURL string, invoices []string) error {
+	opts.IO.Notef("Would check %s with the gateway's check-status call on profile %q at %s:",
+		render.Count(len(invoices), "invoice", "invoices"), profile, redact.URL(baseURL))
+	for _, inv := range invoices {
+		fmt.Fprintln(opts.IO.Out, render.Escape(redact.Invoice(inv)))
 	}
+	opts.IO.Notef("Dry run: nothing was asked.")
 	return nil
+}
+
+// stillUnknown is reconcile's exit-3 error when unknown of the checked
+// invoices still have an unknown outcome; nil when none has.
+func stillUnknown(opts *ReconcileOptions, unknown, checked int) error {
+	if unknown == 0 {
+		return nil
+	}
+	verb := "have"
+	if unknown == 1 {
+		verb = "has"
+	}
+	return cmdutil.WithKind(cmdutil.KindOutcomeUnknown,
+		fmt.Errorf("%d of %s still %s an unknown outcome", unknown, render.Count(checked, "invoice", "invoices"), verb),
+		"Run '"+cmdutil.ReconcileCommandLine(opts.Flags)+"' again later.")
 }
 
 // reconcileWork is what a run of reconcile checks: the journal at path,
