@@ -86,13 +86,13 @@ func TestFaultMatrixConfirmComplete(t *testing.T) {
 		sale               sandboxcmd.PayOptions
 		args               func(invoice, order string) []string
 	}{
-		{"capture", "/api/confirmPayment", journal.KindPreAuthCapture, sandboxcmd.PayOptions{PreAuth: true},
+		{"capture", "/api/confirmPayment", "preauth-capture", sandboxcmd.PayOptions{PreAuth: true},
 			func(invoice, _ string) []string {
 				return []string{"preauth", "capture", "--invoice", invoice, "--amount", "10.00", "--yes"}
 			}},
-		{"cancel", "/api/confirmPayment", journal.KindPreAuthCancel, sandboxcmd.PayOptions{PreAuth: true},
+		{"cancel", "/api/confirmPayment", "preauth-cancel", sandboxcmd.PayOptions{PreAuth: true},
 			func(invoice, _ string) []string { return []string{"preauth", "cancel", "--invoice", invoice, "--yes"} }},
-		{"complete", "/payment/complete", journal.KindComplete, sandboxcmd.PayOptions{ThreeD: true, CompletedBy: sandbox.CompletedByMerchant},
+		{"complete", "/payment/complete", "complete", sandboxcmd.PayOptions{ThreeD: true, CompletedBy: sandbox.CompletedByMerchant},
 			func(invoice, order string) []string {
 				return []string{"complete", "--invoice", invoice, "--order-id", order, "--yes"}
 			}},

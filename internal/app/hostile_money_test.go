@@ -52,7 +52,7 @@ func TestOneReadingOfAnUnpaidSale(t *testing.T) {
 		"/api/refund":      refundAnswer,
 	})
 	home := t.TempDir()
-	seedJournal(t, g, home, lostIntent(journal.KindWalletPay, "w1", "INV-P0", "150.00", ""))
+	seedJournal(t, g, home, lostIntent("walletpay", "w1", "INV-P0", "150.00", ""))
 	const says = `the gateway's answer contradicts itself: transaction_status "Completed", but its payment_status is 0, not 1`
 
 	r := runHostile(t, g, home, "journal", "reconcile")
@@ -141,10 +141,10 @@ func TestQueuedRefundCountsUntilListed(t *testing.T) {
 		},
 	})
 	home := t.TempDir()
-	seedJournal(t, g, home, journal.Entry{Type: journal.TypeIntent, Kind: journal.KindRefund, Attempt: "q1", Time: time.Now().UTC(),
+	seedJournal(t, g, home, journal.Entry{Type: journal.TypeIntent, Kind: "refund", Attempt: "q1", Time: time.Now().UTC(),
 		Invoice: "INV-Q", Amount: "100.00", Currency: "TRY", Ref: "RF-Q"})
 	code := 101
-	seedJournal(t, g, home, journal.Entry{Type: journal.TypeOutcome, Kind: journal.KindRefund, Attempt: "q1", Time: time.Now().UTC(),
+	seedJournal(t, g, home, journal.Entry{Type: journal.TypeOutcome, Kind: "refund", Attempt: "q1", Time: time.Now().UTC(),
 		Invoice: "INV-Q", Amount: "100.00", Currency: "TRY", Ref: "RF-Q", Outcome: journal.Succeeded, StatusCode: &code})
 
 	r := runHostile(t, g, home, "refund", "--invoice", "INV-Q", "--amount", "100.00", "--yes")
@@ -209,7 +209,7 @@ func TestAPIRefundIsARefund(t *testing.T) {
 	}
 	ref := fmt.Sprint(g.sent(t, "/api/refund", 0)["refund_transaction_id"])
 	a := lastAttempt(t, r.journal)
-	if a.Intent.Kind != journal.KindRefund || a.Intent.Ref != ref || !strings.HasPrefix(ref, "RF") || a.Class() != journal.Unknown {
+	if a.Intent.Kind != "refund" || a.Intent.Ref != ref || !strings.HasPrefix(ref, "RF") || a.Class() != journal.Unknown {
 		t.Fatalf("journal: kind %q ref %q (sent %q) outcome %s; want an unknown refund with the id sent", a.Intent.Kind, a.Intent.Ref, ref, a.Class())
 	}
 	retry := "paycli refund --retry " + ref + " --yes"
@@ -260,7 +260,7 @@ func TestAPIMoneyPathsWhateverTheirSpelling(t *testing.T) {
 			if r.code != ExitOK || g.calls(tc.served) != 1 {
 				t.Fatalf("with --yes: exit %d, %d sent\n%s", r.code, g.calls(tc.served), r.stderr)
 			}
-			if a := lastAttempt(t, r.journal); a.Intent.Kind != journal.KindRefund || a.Intent.Ref == "" || a.Class() != journal.Succeeded {
+			if a := lastAttempt(t, r.journal); a.Intent.Kind != "refund" || a.Intent.Ref == "" || a.Class() != journal.Succeeded {
 				t.Errorf("journal: kind %q ref %q outcome %s; want a refund made", a.Intent.Kind, a.Intent.Ref, a.Class())
 			}
 		})
@@ -280,7 +280,7 @@ func TestAPIPaymentBlocksWhileUnknown(t *testing.T) {
 	home := t.TempDir()
 	pay := []string{"api", "POST", "/api/paySmart2D", "--merchant-key", "-f", "invoice_id=INV-2D", "-f", "total=100.00", "-f", "currency_code=TRY", "--yes"}
 	r := runHostile(t, g, home, pay...)
-	if a := lastAttempt(t, r.journal); r.code != ExitOutcomeUnknown || a.Intent.Kind != journal.KindAPI || a.Class() != journal.Unknown {
+	if a := lastAttempt(t, r.journal); r.code != ExitOutcomeUnknown || a.Intent.Kind != "api" || a.Class() != journal.Unknown {
 		t.Fatalf("the lost payment: exit %d, journal kind %q %s; want 7, an unknown api attempt\n%s", r.code, a.Intent.Kind, a.Class(), r.stderr)
 	}
 	r = runHostile(t, g, home, pay...)
@@ -346,14 +346,14 @@ func TestAPIConfirmPaymentIsACaptureOrACancel(t *testing.T) {
 		"/index.php/api/confirmPayment": lostAnswer,
 		"/api/checkstatus":              answer(openHold("H-9", "100.00")),
 	})
-	for status, kind := range map[string]string{"1": journal.KindPreAuthCapture, "2": journal.KindPreAuthCancel} {
+	for status, kind := range map[string]string{"1": "preauth-capture", "2": "preauth-cancel"} {
 		home := t.TempDir()
 		r := runHostile(t, g, home, "api", "POST", "/index.php/api/confirmPayment", "--merchant-key", "--hash", "confirm", "-F", "status="+status,
 			"-f", "invoice_id=H-9", "--yes")
 		if a := lastAttempt(t, r.journal); r.code != ExitOutcomeUnknown || a.Intent.Kind != kind {
 			t.Fatalf("status %s: exit %d, kind %q; want 7 and %s\n%s", status, r.code, a.Intent.Kind, kind, r.stderr)
 		}
-		if kind != journal.KindPreAuthCapture {
+		if kind != "preauth-capture" {
 			continue
 		}
 		sent := g.calls("/index.php/api/confirmPayment")
@@ -376,7 +376,7 @@ func TestUnknownCaptureBlocksEveryKind(t *testing.T) {
 		"/api/checkstatus": answer(openHold("H-30", "100.00")),
 	})
 	home := t.TempDir()
-	seedJournal(t, g, home, lostIntent(journal.KindPreAuthCapture, "cap-1", "H-30", "100.00", ""))
+	seedJournal(t, g, home, lostIntent("preauth-capture", "cap-1", "H-30", "100.00", ""))
 	for _, args := range [][]string{
 		{"preauth", "cancel", "--invoice", "H-30", "--yes"},
 		{"refund", "--invoice", "H-30", "--amount", "10.00", "--yes"},

@@ -225,7 +225,7 @@ func TestCaptureAnsweredFailedIsUnknown(t *testing.T) {
 			if want := "error: outcome unknown for invoice H-1: the gateway answered status_code 100 but " + want; !strings.Contains(r.stderr, want) {
 				t.Errorf("stderr:\n%s\nwant %q", r.stderr, want)
 			}
-			if a := lastAttempt(t, r.journal); a.Class() != journal.Unknown || a.Intent.OpKind() != journal.KindPreAuthCapture {
+			if a := lastAttempt(t, r.journal); a.Class() != journal.Unknown || a.Intent.OpKind() != "preauth-capture" {
 				t.Errorf("journal: kind %q outcome %q, want an unknown capture", a.Intent.OpKind(), a.Class())
 			}
 		})

@@ -105,12 +105,12 @@ func (d *listingDesk) seed(t *testing.T) {
 	t.Helper()
 	ayse, mehmet := d.store(t, "ayse", "desk-1"), d.store(t, "mehmet", "desk-2")
 	ctx := context.Background()
-	r1 := deskEntry(journal.TypeIntent, journal.KindRefund, "a-1", "INV-1", "100.50", day)
-	r2 := deskEntry(journal.TypeIntent, journal.KindRefund, "a-2", "INV-2", "20.25", day.Add(time.Hour))
-	w3 := deskEntry(journal.TypeIntent, journal.KindWalletPay, "a-3", "INV-3", "300.00", day.Add(2*time.Hour))
-	m1 := deskEntry(journal.TypeIntent, journal.KindRefund, "m-1", "INV-4", "40.00", day.Add(3*time.Hour))
-	m2 := deskEntry(journal.TypeIntent, journal.KindRefund, "m-2", "INV-5", "5.00", day.Add(4*time.Hour))
-	old := deskEntry(journal.TypeIntent, journal.KindRefund, "a-0", "INV-0", "999.00", day.Add(-20*time.Hour))
+	r1 := deskEntry(journal.TypeIntent, "refund", "a-1", "INV-1", "100.50", day)
+	r2 := deskEntry(journal.TypeIntent, "refund", "a-2", "INV-2", "20.25", day.Add(time.Hour))
+	w3 := deskEntry(journal.TypeIntent, "walletpay", "a-3", "INV-3", "300.00", day.Add(2*time.Hour))
+	m1 := deskEntry(journal.TypeIntent, "refund", "m-1", "INV-4", "40.00", day.Add(3*time.Hour))
+	m2 := deskEntry(journal.TypeIntent, "refund", "m-2", "INV-5", "5.00", day.Add(4*time.Hour))
+	old := deskEntry(journal.TypeIntent, "refund", "a-0", "INV-0", "999.00", day.Add(-20*time.Hour))
 	for _, w := range []struct {
 		s *pgjournal.Store
 		e journal.Entry
@@ -250,7 +250,7 @@ func TestByNeedsASharedJournal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := deskEntry(journal.TypeIntent, journal.KindRefund, "a-1", "INV-1", "10.00", day)
+	in := deskEntry(journal.TypeIntent, "refund", "a-1", "INV-1", "10.00", day)
 	if err := j.Append(in); err != nil {
 		t.Fatal(err)
 	}
@@ -358,9 +358,9 @@ func TestSharedJournalImport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in1 := deskEntry(journal.TypeIntent, journal.KindRefund, "f-1", "FILE-1", "10.00", day)
-	in2 := deskEntry(journal.TypeIntent, journal.KindWalletPay, "f-2", "FILE-2", "20.00", day.Add(time.Hour))
-	sandboxed := deskEntry(journal.TypeIntent, journal.KindWalletPay, "s-1", "SBX-1", "1.00", day)
+	in1 := deskEntry(journal.TypeIntent, "refund", "f-1", "FILE-1", "10.00", day)
+	in2 := deskEntry(journal.TypeIntent, "walletpay", "f-2", "FILE-2", "20.00", day.Add(time.Hour))
+	sandboxed := deskEntry(journal.TypeIntent, "walletpay", "s-1", "SBX-1", "1.00", day)
 	// An older paycli's sandbox line: its gateway identity an unprefixed
 	// hash, made under the sandbox's profile at a loopback address.
 	sandboxed.Gateway, sandboxed.Profile, sandboxed.BaseURL = "0123456789abcdef", "sandbox", "http://127.0.0.1:8080/ccpayment"
@@ -411,7 +411,7 @@ func TestSharedJournalSpoolAndDown(t *testing.T) {
 	d.env["PAYCLI_JOURNAL"] = strings.Replace(d.srv.URL("ayse", d.db), "ayse@", "ayse:s3cret-pw@", 1)
 	s := d.store(t, "ayse", "desk-1")
 	ctx := context.Background()
-	in := deskEntry(journal.TypeIntent, journal.KindRefund, "a-1", "INV-1", "100.50", day)
+	in := deskEntry(journal.TypeIntent, "refund", "a-1", "INV-1", "100.50", day)
 	if err := s.Append(ctx, in); err != nil {
 		t.Fatal(err)
 	}

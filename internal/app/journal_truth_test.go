@@ -24,7 +24,7 @@ func TestSharedJournalCraftedImportRefused(t *testing.T) {
 	d := newListingDesk(t)
 	ayse := d.store(t, "ayse", "desk-1")
 	ctx := context.Background()
-	in := deskEntry(journal.TypeIntent, journal.KindRefund, "a-1", "INV-1", "100.00", day)
+	in := deskEntry(journal.TypeIntent, "refund", "a-1", "INV-1", "100.00", day)
 	in.Ref = "RF-1"
 	unknown := deskOutcome(in, journal.Unknown, 0)
 	unknown.StatusCode = nil
@@ -37,8 +37,8 @@ func TestSharedJournalCraftedImportRefused(t *testing.T) {
 	declined.Time = day.Add(time.Minute)
 	notFound := in
 	notFound.Type, notFound.Outcome, notFound.Time, notFound.Via = journal.TypeReconcile, journal.NotFound, day.Add(2*time.Minute), journal.ViaReconcile
-	own := deskEntry(journal.TypeIntent, journal.KindWalletPay, "m-1", "INV-2", "5.00", day)
-	sandboxed := deskEntry(journal.TypeIntent, journal.KindRefund, "s-1", "SBX-1", "1.00", day)
+	own := deskEntry(journal.TypeIntent, "walletpay", "m-1", "INV-2", "5.00", day)
+	sandboxed := deskEntry(journal.TypeIntent, "refund", "s-1", "SBX-1", "1.00", day)
 	sandboxed.Gateway = "sandbox-0123456789abcdef"
 	crafted := filepath.Join(t.TempDir(), "crafted.jsonl")
 	var lines []byte
@@ -64,7 +64,7 @@ func TestSharedJournalCraftedImportRefused(t *testing.T) {
 		t.Errorf("INV-1 after the crafted import:\n%s", stdout)
 	}
 	mehmet := d.store(t, "mehmet", "desk-2")
-	second := deskEntry(journal.TypeIntent, journal.KindRefund, "m-2", "INV-1", "100.00", day.Add(time.Hour))
+	second := deskEntry(journal.TypeIntent, "refund", "m-2", "INV-1", "100.00", day.Add(time.Hour))
 	second.Ref = "RF-2"
 	if err := mehmet.Append(ctx, second); !errors.Is(err, journal.ErrUnsettled) {
 		t.Errorf("a second refund of INV-1: %v, want ErrUnsettled", err)

@@ -113,7 +113,7 @@ func TestKilledRefundIsNotSentAgain(t *testing.T) {
 	_ = cmd.Wait()
 	attempts := rs.journal(t)
 	lost := attempts[len(attempts)-1]
-	if lost.Intent.Kind != journal.KindRefund || lost.Recorded() || lost.Intent.Deadline.IsZero() {
+	if lost.Intent.Kind != "refund" || lost.Recorded() || lost.Intent.Deadline.IsZero() {
 		t.Fatalf("the killed refund's journal: %+v", lost)
 	}
 	retry := "paycli refund --retry " + lost.Intent.Ref + " --yes"

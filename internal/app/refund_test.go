@@ -196,7 +196,7 @@ func TestRefundRetryAfterDrop(t *testing.T) {
 			attempts := rs.journal(t)
 			first := attempts[len(attempts)-1]
 			ref := first.Intent.Ref
-			if first.Intent.Kind != journal.KindRefund || !strings.HasPrefix(ref, "RF") || first.Class() != journal.Unknown {
+			if first.Intent.Kind != "refund" || !strings.HasPrefix(ref, "RF") || first.Class() != journal.Unknown {
 				t.Fatalf("journal: %+v", first)
 			}
 			retry := "paycli refund --retry " + ref + " --yes"
@@ -322,7 +322,7 @@ func TestRefundRace(t *testing.T) {
 	}
 	succeeded := 0
 	for _, a := range rs.journal(t) {
-		if a.Intent.Kind == journal.KindRefund && a.Class() == journal.Succeeded {
+		if a.Intent.Kind == "refund" && a.Class() == journal.Succeeded {
 			succeeded++
 		}
 	}

@@ -229,8 +229,8 @@ func runVersion(f *cmdutil.Factory, root *cobra.Command) error {
 // invoices: the one to check is usually one paycli just tried.
 func newStatusCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := status.NewCmdStatus(f, nil)
-	_ = cmd.RegisterFlagCompletionFunc("invoice", journalcmd.CompleteInvoice(f.JournalPath))
-	cmd.ValidArgsFunction = invoiceArgCompletion(journalcmd.CompleteInvoice(f.JournalPath))
+	_ = cmd.RegisterFlagCompletionFunc("invoice", journalcmd.CompleteInvoice(f.JournalPath, f.Kinds))
+	cmd.ValidArgsFunction = invoiceArgCompletion(journalcmd.CompleteInvoice(f.JournalPath, f.Kinds))
 	return cmd
 }
 
@@ -238,8 +238,8 @@ func newStatusCmd(f *cmdutil.Factory) *cobra.Command {
 // invoices as status does.
 func newRefundCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := refund.NewCmdRefund(f, nil)
-	_ = cmd.RegisterFlagCompletionFunc("invoice", journalcmd.CompleteInvoice(f.JournalPath))
-	cmd.ValidArgsFunction = invoiceArgCompletion(journalcmd.CompleteInvoice(f.JournalPath))
+	_ = cmd.RegisterFlagCompletionFunc("invoice", journalcmd.CompleteInvoice(f.JournalPath, f.Kinds))
+	cmd.ValidArgsFunction = invoiceArgCompletion(journalcmd.CompleteInvoice(f.JournalPath, f.Kinds))
 	return cmd
 }
 

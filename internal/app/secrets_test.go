@@ -472,7 +472,7 @@ func lastUnknownRefund(t *testing.T, path string) string {
 	}
 	ref := ""
 	for _, a := range attempts {
-		if a.Intent.Kind == journal.KindRefund && a.Class() == journal.Unknown {
+		if a.Intent.Kind == "refund" && a.Class() == journal.Unknown {
 			ref = a.Intent.Ref
 		}
 	}

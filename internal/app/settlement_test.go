@@ -56,7 +56,7 @@ func TestRefusedResendDoesNotFreeTheInvoice(t *testing.T) {
 		"/api/refund":      answer(`{"status_code":49,"status_description":"Refund failed"}`),
 	})
 	home := t.TempDir()
-	seedJournal(t, g, home, lostIntent(journal.KindRefund, "r1", "INV-49", "50.00", "RF-1"))
+	seedJournal(t, g, home, lostIntent("refund", "r1", "INV-49", "50.00", "RF-1"))
 	r := runHostile(t, g, home, "refund", "--retry", "RF-1", "--yes")
 	if r.code != ExitRejected || !strings.Contains(r.stderr, "stays unsettled") || g.calls("/api/refund") != 1 {
 		t.Errorf("the re-send refused 49: exit %d, %d sent; want 4, one sent, saying the first stays unsettled\n%s", r.code, g.calls("/api/refund"), r.stderr)
@@ -83,7 +83,7 @@ func TestQueuedRefundIsNotRetried(t *testing.T) {
 		"/api/refund":      answer(`{"status_code":104,"status_description":"refund_transaction_id is not unique"}`),
 	})
 	home := t.TempDir()
-	queued := lostIntent(journal.KindRefund, "q1", "INV-Q", "50.00", "RF-Q")
+	queued := lostIntent("refund", "q1", "INV-Q", "50.00", "RF-Q")
 	out := queued
 	code := 101
 	out.Type, out.Outcome, out.StatusCode = journal.TypeOutcome, journal.Queued, &code
@@ -94,7 +94,7 @@ func TestQueuedRefundIsNotRetried(t *testing.T) {
 		t.Fatalf("--retry of a queued refund: exit %d, %d sent; want 2, nothing sent, naming paycli status\n%s", r.code, g.calls("/api/refund"), r.stderr)
 	}
 
-	seedJournal(t, g, home, lostIntent(journal.KindRefund, "u1", "INV-U", "50.00", "RF-U"))
+	seedJournal(t, g, home, lostIntent("refund", "u1", "INV-U", "50.00", "RF-U"))
 	r = runHostile(t, g, home, "refund", "--retry", "RF-U", "--yes")
 	if r.code != ExitDuplicate || strings.Contains(r.stderr, "already made") || !strings.Contains(r.stderr, "made or is queued for approval") {
 		t.Fatalf("a 104 to a --retry: exit %d; want 6, not saying it was made\n%s", r.code, r.stderr)

@@ -114,15 +114,16 @@ func SettleCommandLine(attempt, as string, flags []string) string {
 	return CommandLine(slices.Concat([]string{"paycli", "journal", "settle", attempt, "--as", as}, flags)...) + " --reason TEXT"
 }
 
-// MissingNeeds says what settles attempt a when check status does not
-// find it (journal.Learned.Missing: never final, the gateway may still
-// make it): for a refund, a re-send of its refund_transaction_id, which
-// the gateway makes at most once; for every kind, the desk lead's
-// `journal settle` once the gateway confirms it was never made.
-func MissingNeeds(a journal.Attempt, flags []string) string {
+// MissingNeeds says what settles attempt a, of kind k, when check status
+// does not find it (journal.Learned.Missing: never final, the gateway may
+// still make it): for a kind re-sent by its Ref (a refund), a re-send,
+// which the gateway makes at most once (journal.Kind.Resend); for every
+// kind, the desk lead's `journal settle` once the gateway confirms it was
+// never made.
+func MissingNeeds(a journal.Attempt, k journal.Kind, flags []string) string {
 	lead := "the desk lead settles it once the gateway confirms it was never made: " + SettleCommandLine(a.Intent.Attempt, "not-made", flags)
-	if a.Intent.OpKind() == journal.KindRefund && a.Intent.Ref != "" {
-		return "re-send it (safe: the gateway makes a refund_transaction_id once): " + RefundRetryCommandLine(a.Intent.Ref, flags) + "; or " + lead
+	if resend := k.ResendCommand(a, flags); resend != "" {
+		return "re-send it (safe: " + k.ResendSafe + "): " + resend + "; or " + lead
 	}
 	return "check with the gateway; " + lead
 }

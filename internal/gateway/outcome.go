@@ -149,11 +149,11 @@ func (c *SuccessCheck) ErrorCode(got int, errText string) *SuccessCheck {
 }
 
 // State requires the answer's status field, when it has one, to name one
-// of the states the call leads to (answerStateOf): a capture answered
+// of the states the call leads to (SaleStateOf): a capture answered
 // "Failed", "Declined" or "Pre-Authorized", a cancellation answered
 // "Completed", say what was not done.
 func (c *SuccessCheck) State(field, got string, want ...SaleState) *SuccessCheck {
-	if strings.TrimSpace(got) == "" || slices.Contains(want, answerStateOf(got)) {
+	if strings.TrimSpace(got) == "" || slices.Contains(want, SaleStateOf(got)) {
 		return c
 	}
 	return c.add("its %s is %s", field, shownValue(got))
@@ -180,19 +180,6 @@ func letters(s string) string {
 		}
 		return -1
 	}, s)
-}
-
-// answerStateOf reads the status a money call's answer gives (State):
-// check status's words (SaleStateOf), and those the call's own answer may
-// say of what it did.
-func answerStateOf(status string) SaleState {
-	switch letters(status) {
-	case "complete", "captured", "approved":
-		return SaleCompleted
-	case "cancel", "voided", "void":
-		return SaleCancelled
-	}
-	return SaleStateOf(status)
 }
 
 // quotedText is " (\"text\")" for a non-empty gateway text, "" otherwise.

@@ -37,12 +37,16 @@ const (
 	SaleOther SaleState = "other"
 )
 
-// SaleStateOf reads a transaction_status.
+// SaleStateOf reads a transaction_status, or the status a money call's
+// answer gives (SuccessCheck.State): the one table of the gateway's state
+// words. A call's answer may say what it did in words of its own
+// (complete, captured, approved; cancel, void, voided): a voided sale is a
+// cancelled one, whichever answer says it.
 func SaleStateOf(transactionStatus string) SaleState {
 	switch letters(transactionStatus) {
 	case "":
 		return SaleNoState
-	case "completed", "success", "successful":
+	case "completed", "success", "successful", "complete", "captured", "approved":
 		return SaleCompleted
 	case "refunded":
 		return SaleRefunded
@@ -54,7 +58,7 @@ func SaleStateOf(transactionStatus string) SaleState {
 		return SalePending
 	case "preauthorized", "preauthorization":
 		return SalePreAuthorized
-	case "cancelled", "canceled":
+	case "cancelled", "canceled", "cancel", "voided", "void":
 		return SaleCancelled
 	}
 	return SaleOther
@@ -83,10 +87,63 @@ type Sale struct {
 	// PreAuth is what became of it as a pre-authorization (PreAuthNone
 	// for a sale).
 	PreAuth string
-	// AwaitsMerchant: a 3D sale the merchant has not completed or
-	// cancelled yet (three_d_status awaiting_merchant_completion).
-	AwaitsMerchant bool
+	// awaitsMerchant: three_d_status awaiting_merchant_completion
+	// (AwaitsMerchant).
+	awaitsMerchant bool
 }
+
+// The questions every command asks of a sale, so that none compares the
+// gateway's words or the SaleState constants itself
+// (archtest.TestNoStateWordComparedOutsideTheClient).
+
+// Taken reports whether the sale was taken: completed, or refunded in
+// whole or in part after it was.
+func (s Sale) Taken() bool { return s.State.Taken() }
+
+// Failed reports whether the sale failed: nothing was taken.
+func (s Sale) Failed() bool { return s.State == SaleFailed }
+
+// Pending reports whether the sale is not finished yet.
+func (s Sale) Pending() bool { return s.State == SalePending }
+
+// Voided reports whether the sale was cancelled (voided) before it was
+// settled: nothing was taken.
+func (s Sale) Voided() bool { return s.State == SaleCancelled }
+
+// PreAuthorized reports whether the transaction_status says a
+// pre-authorization holds the money.
+func (s Sale) PreAuthorized() bool { return s.State == SalePreAuthorized }
+
+// Stateless reports whether the answer has no transaction_status.
+func (s Sale) Stateless() bool { return s.State == SaleNoState }
+
+// RefundedWhole reports whether the sale says it was refunded whole;
+// PartlyRefunded, in part.
+func (s Sale) RefundedWhole() bool  { return s.State == SaleRefunded }
+func (s Sale) PartlyRefunded() bool { return s.State == SalePartlyRefunded }
+
+// Refundable reports whether the sale may be refunded, as far as its
+// state says (the amounts left are the refund's to work out): taken, not
+// a pre-authorization still holding the money, and not contradicted by
+// its payment_status.
+func (s Sale) Refundable() bool {
+	return s.Taken() && s.PreAuth != PreAuthOpen && !s.Contradicted()
+}
+
+// AwaitsMerchant reports whether it is a 3D sale the merchant has not
+// completed or cancelled yet (three_d_status
+// awaiting_merchant_completion).
+func (s Sale) AwaitsMerchant() bool { return s.awaitsMerchant }
+
+// Held, Captured and Released report what became of a pre-authorization
+// (PreAuth): the money still held, taken, or released.
+func (s Sale) Held() bool     { return s.PreAuth == PreAuthOpen }
+func (s Sale) Captured() bool { return s.PreAuth == PreAuthCaptured }
+func (s Sale) Released() bool { return s.PreAuth == PreAuthCancelled }
+
+// IsPreAuth reports whether the transaction is a pre-authorization at
+// all, whatever became of it.
+func (s Sale) IsPreAuth() bool { return s.PreAuth != PreAuthNone }
 
 // Contradicted reports whether the answer contradicts itself: a taken
 // sale whose payment_status is not 1.
@@ -104,9 +161,33 @@ func (r *CheckStatusResult) Sale() Sale {
 		PreAuth:  r.PreAuth(),
 	}
 	s.PaymentStatus, s.HasPaymentStatus = r.PaymentStatus()
-	s.AwaitsMerchant = letters(r.extraString("three_d_status")) == "awaitingmerchantcompletion"
+	s.awaitsMerchant = r.AwaitsCompletion()
 	return s
 }
+
+// AwaitsChallenge reports whether the answer says a 3D payment waits for
+// the buyer to answer its challenge (three_d_status awaiting_challenge).
+func (r *CheckStatusResult) AwaitsChallenge() bool {
+	return letters(r.extraString("three_d_status")) == "awaitingchallenge"
+}
+
+// AwaitsCompletion reports whether the answer says a 3D payment waits
+// for the merchant to complete or cancel it (three_d_status
+// awaiting_merchant_completion; payment_completed_by merchant).
+func (r *CheckStatusResult) AwaitsCompletion() bool {
+	return letters(r.extraString("three_d_status")) == "awaitingmerchantcompletion"
+}
+
+// CompletedByGateway reports whether the answer says the gateway, not the
+// merchant, completes the 3D payment (payment_completed_by app).
+func (r *CheckStatusResult) CompletedByGateway() bool {
+	return letters(r.extraString("payment_completed_by")) == "app"
+}
+
+// Waiting reports whether the refund is queued for the gateway team's
+// approval; Refused, whether it was refused (RefundInfo.State).
+func (ri RefundInfo) Waiting() bool { return ri.State() == RefundWaiting }
+func (ri RefundInfo) Refused() bool { return ri.State() == RefundRefused }
 
 // RefundState is where refund_info says one refund stands.
 type RefundState string

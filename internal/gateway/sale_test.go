@@ -52,7 +52,7 @@ func TestSale(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := r.Sale()
-	if s.State != SalePartlyRefunded || s.Status != "Partially Refunded" || s.PreAuth != PreAuthNone || !s.AwaitsMerchant {
+	if s.State != SalePartlyRefunded || s.Status != "Partially Refunded" || s.PreAuth != PreAuthNone || !s.AwaitsMerchant() {
 		t.Errorf("sale %+v", s)
 	}
 	if a, _ := s.Amount.Decimal(); a.String() != "150" {
@@ -80,5 +80,37 @@ func TestRefundState(t *testing.T) {
 		if got := (RefundInfo{Status: status}).State(); got != want {
 			t.Errorf("refund status %q: %s, want %s", status, got, want)
 		}
+	}
+}
+
+// TestSaleQuestions: the questions callers ask instead of comparing state
+// words, read from the one table; a voided sale reads alike in check
+// status and in a call's answer (the two tables disagreed: issue 40).
+func TestSaleQuestions(t *testing.T) {
+	for _, c := range []struct {
+		status, typ                               string
+		taken, refundable, voided, held, captured bool
+	}{
+		{status: "Completed", taken: true, refundable: true},
+		{status: "Partially Refunded", taken: true, refundable: true},
+		{status: "Voided", voided: true},
+		{status: "void", voided: true},
+		{status: "Cancelled", voided: true},
+		{status: "Failed"},
+		{status: "Pre-Authorized", typ: "PreAuth", held: true},
+		{status: "Completed", typ: "PreAuth", taken: true, refundable: true, captured: true},
+	} {
+		r := &CheckStatusResult{TransactionStatus: c.status, TransactionType: c.typ}
+		s := r.Sale()
+		if s.Taken() != c.taken || s.Refundable() != c.refundable || s.Voided() != c.voided || s.Held() != c.held || s.Captured() != c.captured {
+			t.Errorf("%s %s: taken %v refundable %v voided %v held %v captured %v", c.typ, c.status, s.Taken(), s.Refundable(), s.Voided(), s.Held(), s.Captured())
+		}
+		if c.voided != (SaleStateOf(c.status) == SaleCancelled) {
+			t.Errorf("%s: a call's answer and check status read it apart", c.status)
+		}
+	}
+	paid := &CheckStatusResult{TransactionStatus: "Completed", Extra: map[string]json.RawMessage{"payment_status": json.RawMessage(`0`)}}
+	if paid.Sale().Refundable() {
+		t.Error("a completed sale whose payment_status is 0 is refundable")
 	}
 }

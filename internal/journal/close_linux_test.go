@@ -31,7 +31,7 @@ func openDescriptors(t *testing.T, path string) int {
 // that opens a store per command must not leak one descriptor each).
 func TestCloseReleasesTheFile(t *testing.T) {
 	t0 := time.Date(2026, 11, 24, 9, 30, 0, 0, time.UTC)
-	e := journal.Entry{Type: journal.TypeIntent, Kind: journal.KindRefund, Gateway: "gw-1", Attempt: "att-1", Time: t0,
+	e := journal.Entry{Type: journal.TypeIntent, Kind: "refund", Gateway: "gw-1", Attempt: "att-1", Time: t0,
 		Profile: "p", Invoice: "INV-1", Amount: "1.00", Currency: "TRY", Ref: "RF-1"}
 
 	t.Run("Journal", func(t *testing.T) {

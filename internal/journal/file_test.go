@@ -29,18 +29,18 @@ func fileStore(t *testing.T) (*File, string) {
 func TestFileLock(t *testing.T) {
 	f, path := fileStore(t)
 	ctx := context.Background()
-	unlock, err := f.Lock(ctx, "gw", "INV-1", KindRefund)
+	unlock, err := f.Lock(ctx, "gw", "INV-1", "refund")
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Another store of the same journal (another process's) is refused.
 	other := OpenFile(path, func() time.Time { return t0.Add(time.Minute) })
-	_, err = other.Lock(ctx, "gw", "INV-1", KindRefund)
+	_, err = other.Lock(ctx, "gw", "INV-1", "refund")
 	var inFlight *InFlightError
 	if !errors.As(err, &inFlight) {
 		t.Fatalf("second lock: %v, want in flight", err)
 	}
-	if h := inFlight.Holder; h.PID != os.Getpid() || h.Command != KindRefund || !h.Since.Equal(t0) {
+	if h := inFlight.Holder; h.PID != os.Getpid() || h.Command != "refund" || !h.Since.Equal(t0) {
 		t.Errorf("holder %+v, want this process's refund since %v", h, t0)
 	}
 	if !strings.Contains(err.Error(), "refund is in flight in pid ") {
@@ -48,7 +48,7 @@ func TestFileLock(t *testing.T) {
 	}
 	// Another invoice, or the same invoice on another account, is free.
 	for _, k := range [][2]string{{"gw", "INV-2"}, {"other-gw", "INV-1"}} {
-		u, err := other.Lock(ctx, k[0], k[1], KindRefund)
+		u, err := other.Lock(ctx, k[0], k[1], "refund")
 		if err != nil {
 			t.Errorf("%v: %v", k, err)
 			continue
@@ -61,7 +61,7 @@ func TestFileLock(t *testing.T) {
 			t.Errorf("lock files left: %v", left)
 		}
 	}
-	u, err := other.Lock(ctx, "gw", "INV-1", KindWalletPay)
+	u, err := other.Lock(ctx, "gw", "INV-1", "walletpay")
 	if err != nil {
 		t.Fatalf("after release: %v", err)
 	}
@@ -79,7 +79,7 @@ func TestFileLockOneHolderAtATime(t *testing.T) {
 		wg.Go(func() {
 			s := OpenFile(path, time.Now)
 			for range 200 {
-				unlock, err := s.Lock(context.Background(), "gw", "INV-1", KindRefund)
+				unlock, err := s.Lock(context.Background(), "gw", "INV-1", "refund")
 				var inFlight *InFlightError
 				if errors.As(err, &inFlight) {
 					continue
@@ -129,7 +129,7 @@ func TestFileLockReleasedByTheKernel(t *testing.T) {
 		t.Fatalf("helper said %q, %v", line, err)
 	}
 	s := OpenFile(path, time.Now)
-	_, err = s.Lock(context.Background(), "gw", "INV-1", KindRefund)
+	_, err = s.Lock(context.Background(), "gw", "INV-1", "refund")
 	var inFlight *InFlightError
 	if !errors.As(err, &inFlight) || inFlight.Holder.PID != cmd.Process.Pid {
 		t.Fatalf("while the helper holds it: %v, want in flight in pid %d", err, cmd.Process.Pid)
@@ -138,14 +138,14 @@ func TestFileLockReleasedByTheKernel(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	unlock, err := s.Lock(context.Background(), "gw", "INV-1", KindWalletPay)
+	unlock, err := s.Lock(context.Background(), "gw", "INV-1", "walletpay")
 	if err != nil {
 		t.Fatalf("after the holder was killed: %v", err)
 	}
 	// The new holder is who another one is told of, not the killed one
 	// whose file it took over.
-	_, err = OpenFile(path, time.Now).Lock(context.Background(), "gw", "INV-1", KindRefund)
-	if !errors.As(err, &inFlight) || inFlight.Holder.PID != os.Getpid() || inFlight.Holder.Command != KindWalletPay {
+	_, err = OpenFile(path, time.Now).Lock(context.Background(), "gw", "INV-1", "refund")
+	if !errors.As(err, &inFlight) || inFlight.Holder.PID != os.Getpid() || inFlight.Holder.Command != "walletpay" {
 		t.Errorf("after the kill: %v, want the new holder", err)
 	}
 	unlock()
@@ -158,7 +158,7 @@ func TestHelperLockHolder(t *testing.T) {
 	if path == "" {
 		t.Skip("helper process for TestFileLockReleasedByTheKernel")
 	}
-	if _, err := OpenFile(path, time.Now).Lock(context.Background(), "gw", "INV-1", KindRefund); err != nil {
+	if _, err := OpenFile(path, time.Now).Lock(context.Background(), "gw", "INV-1", "refund"); err != nil {
 		t.Fatal(err)
 	}
 	os.Stdout.WriteString("locked\n")
@@ -223,12 +223,12 @@ func TestFileFind(t *testing.T) {
 	f, _ := fileStore(t)
 	ctx := context.Background()
 	first := intent("a1", "INV-1")
-	first.Kind, first.Ref = KindRefund, "RF1"
+	first.Kind, first.Ref = "refund", "RF1"
 	retry := first
 	retry.Attempt = "a2"
 	old := Entry{Type: TypeReconcile, Attempt: "a2", Invoice: "INV-1", Outcome: Succeeded, Via: ViaReconcile} // no ref
 	other := intent("b1", "INV-2")
-	other.Kind, other.Ref = KindRefund, "RF2"
+	other.Kind, other.Ref = "refund", "RF2"
 	for _, e := range []Entry{first, other, retry, old} {
 		if err := f.Append(ctx, e); err != nil {
 			t.Fatal(err)

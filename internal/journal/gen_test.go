@@ -43,7 +43,7 @@ func generate(path string, n int) error {
 	gw := Identity("https://app.gw.example/ccpayment", "app")
 	code := 100
 	for i := range n {
-		e := Entry{Type: TypeIntent, Kind: KindWalletPay, Gateway: gw, Attempt: fmt.Sprintf("%016x", i),
+		e := Entry{Type: TypeIntent, Kind: "walletpay", Gateway: gw, Attempt: fmt.Sprintf("%016x", i),
 			Time: base.Add(time.Duration(i) * time.Second), Profile: "live", BaseURL: "https://app.gw.example/ccpayment",
 			Invoice: fmt.Sprintf("GEN-%07d", i), Amount: "150.00", Currency: "TRY", Card: "435508******4358", Wallet: "001"}
 		line, _ := json.Marshal(e)

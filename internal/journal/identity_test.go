@@ -214,19 +214,19 @@ func TestStoryGoesOnAcrossTheAccountsNewName(t *testing.T) {
 	const base = "https://gw.example/ccpayment"
 	old, account := Identity(base, "app"), AccountIdentity(base, "mk")
 	code := 100
-	first := Attempt{Intent: Entry{Type: TypeIntent, Kind: KindRefund, Gateway: old, Attempt: "a1", Invoice: "INV", Ref: "RF-1"}}
+	first := Attempt{Intent: Entry{Type: TypeIntent, Kind: "refund", Gateway: old, Attempt: "a1", Invoice: "INV", Ref: "RF-1"}}
 	resend := Attempt{
-		Intent:  Entry{Type: TypeIntent, Kind: KindRefund, Gateway: account, AppGateway: old, Attempt: "a2", Invoice: "INV", Ref: "RF-1"},
-		Outcome: &Entry{Type: TypeOutcome, Kind: KindRefund, Gateway: account, AppGateway: old, Attempt: "a2", Invoice: "INV", Ref: "RF-1", Outcome: Succeeded, StatusCode: &code},
+		Intent:  Entry{Type: TypeIntent, Kind: "refund", Gateway: account, AppGateway: old, Attempt: "a2", Invoice: "INV", Ref: "RF-1"},
+		Outcome: &Entry{Type: TypeOutcome, Kind: "refund", Gateway: account, AppGateway: old, Attempt: "a2", Invoice: "INV", Ref: "RF-1", Outcome: Succeeded, StatusCode: &code},
 	}
 	if open := UnresolvedAll([]Attempt{first, resend}); len(open) != 0 {
 		t.Errorf("unresolved %v; want the re-send made under the new name to tell the first", open[0].Intent.Attempt)
 	}
-	scope := ScopeFor(KindRefund, "p", base, account, false).WithAlias(old)
+	scope := ScopeFor("refund", "p", base, account, false).WithAlias(old)
 	if !scope.InScope(first) {
 		t.Error("the earlier paycli's line is not the account's")
 	}
-	if other := ScopeFor(KindRefund, "p", base, account, false); other.InScope(first) {
+	if other := ScopeFor("refund", "p", base, account, false); other.InScope(first) {
 		t.Error("without the alias, an app_id's line is taken for the merchant's account")
 	}
 }

@@ -104,40 +104,18 @@ const (
 	ViaSettle = "journal settle"
 )
 
-// Operation kinds recorded on every line.
-const (
-	KindWalletPay = "walletpay"
-	// KindRefund: `paycli refund`. Its intent's Ref is the
-	// refund_transaction_id, re-used by `paycli refund --retry`; a refund
-	// answered 101 (queued for the gateway team's approval) is Queued
-	// (docs/refund.md). Lines written before Queued existed hold such a
-	// refund as Succeeded with status_code 101.
-	KindRefund = "refund"
-	// KindAPI: `paycli api` on a payment path paycli has no command for
-	// (paySmart2D, paySmart3D, payByCardToken…: gateway.MoneyPayment). An
-	// api call on the path of a command's operation (a refund, a capture…)
-	// is journaled under that operation's kind, so that its guards, locks
-	// and reconciliation see it. Lines written before that hold api calls
-	// of any path.
-	KindAPI = "api"
-	// KindPreAuthCapture and KindPreAuthCancel are confirmPayment's two
-	// actions on one pre-authorization. They are two kinds, not one with
-	// an action, so that a batch resumed from the journal never reads a
-	// capture as the cancel it was asked for, or the other way round.
-	KindPreAuthCapture = "preauth-capture"
-	KindPreAuthCancel  = "preauth-cancel"
-	// KindComplete and KindCompleteCancel are /payment/complete's two
-	// actions on a 3D sale completed by the merchant.
-	KindComplete       = "complete"
-	KindCompleteCancel = "complete-cancel"
-)
+// LegacyKind is the kind of lines written before operations had kinds:
+// they are walletpay attempts (Entry.OpKind). It is the journal's one
+// fact about an operation, a compatibility one: every other kind is
+// declared by the operation that journals it (Kind) and handed down.
+const LegacyKind = "walletpay"
 
 // Entry is one line of the journal. An outcome line repeats the intent's
 // fields so that each line stands alone.
 type Entry struct {
 	Type string `json:"type"`
-	// Kind is the money-moving operation the attempt made (KindWalletPay,
-	// …). Lines written before operations had kinds have none: they are
+	// Kind is the money-moving operation the attempt made (its
+	// command's Kind.Name). Lines written before operations had kinds have none: they are
 	// walletpay attempts (see Entry.OpKind).
 	Kind string `json:"kind,omitempty"`
 	// Gateway is the gateway identity (AccountIdentity of base URL and
@@ -207,11 +185,11 @@ type Entry struct {
 	Evidence *Evidence `json:"evidence,omitempty"`
 }
 
-// OpKind is the entry's operation kind; KindWalletPay for lines written
+// OpKind is the entry's operation kind; LegacyKind for lines written
 // before kinds were recorded.
 func (e Entry) OpKind() string {
 	if e.Kind == "" {
-		return KindWalletPay
+		return LegacyKind
 	}
 	return e.Kind
 }

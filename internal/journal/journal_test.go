@@ -66,14 +66,14 @@ func TestAppendAndRead(t *testing.T) {
 	if want := "a1=succeeded/true a2=unknown/false a3=declined/true a4=duplicate/true"; strings.Join(got, " ") != want {
 		t.Errorf("attempts %v, want %s", got, want)
 	}
-	states := ByInvoice(attempts, Scope{Kind: KindWalletPay, Profile: "p"})
+	states := ByInvoice(attempts, Scope{Kind: "walletpay", Profile: "p"})
 	if s := states["INV-1"]; !s.Succeeded || s.Last.Intent.Attempt != "a4" || s.Success.Intent.Attempt != "a1" {
 		t.Errorf("INV-1: %+v; want a1 as the success, a4 (the later duplicate) as the last", s)
 	}
 	if s := states["INV-2"]; s.Succeeded || s.Last.Class() != Unknown {
 		t.Errorf("INV-2: %+v", s)
 	}
-	if len(ByInvoice(attempts, Scope{Kind: KindWalletPay, Profile: "other"})) != 0 {
+	if len(ByInvoice(attempts, Scope{Kind: "walletpay", Profile: "other"})) != 0 {
 		t.Error("another profile's attempts counted")
 	}
 }

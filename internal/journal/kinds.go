@@ -6,21 +6,63 @@ import (
 	"github.com/paycli/paycli/internal/gateway"
 )
 
-// Kind is one money operation's kind as the command that makes it
-// declares it (moneyop.KindsOf) and the app hands it down: its name,
-// written on every line it journals, and how check status settles its
-// attempts. The journal knows no kind of its own (but the legacy lines'
-// walletpay, Entry.OpKind): adding an operation adds nothing here.
+// Kind is everything the rest of paycli says about one operation, as
+// the command that makes it declares it, in one value of its own package,
+// and the app hands it down (cmdutil.Factory.Kinds): its name, written on
+// every line it journals; how check status settles its attempts; how
+// `status`, `journal show`, `journal settle` and reconcile speak of them;
+// whether a re-send settles them. The journal, moneyop, journalcmd and
+// status name no kind: they ask the attempt's Kind (Kinds.Of). The
+// journal knows no kind of its own (but LegacyKind): adding an operation
+// adds nothing here.
 type Kind struct {
 	Name string
 	// Read says what a check-status answer means for an attempt of the
-	// kind (ReadSale, ReadRefund, …, or the operation's own); nil when
+	// kind, the operation's own reading (within Settle's rule); nil when
 	// check status cannot settle it.
 	Read Reader
 	// SentAgain: check status knows nothing of the kind (a desk action
 	// that moves no money); its own command, sent again, settles an
 	// attempt of unknown outcome.
 	SentAgain bool
+	// Subject names an attempt of the kind in a sentence, before "of
+	// invoice X" ("refund RF1"); "" for an attempt that is the invoice's
+	// sale itself, which status and reconcile name by its invoice alone.
+	// nil: the kind's name (Kind.SubjectOf).
+	Subject func(a Attempt) string
+	// Says is what reconcile says a decided outcome (Learned.Decided)
+	// means for an attempt of the kind ("the sale was taken"); nil: the
+	// words every kind shares (reconcile's).
+	Says func(l Learned) string
+	// Resend is the command line that sends an attempt of unknown
+	// outcome again by its Ref, which the gateway makes at most once
+	// (`paycli refund --retry REF`), flags (--profile…) after it; nil when
+	// a re-send is not how it is settled. ResendSafe says why a re-send is
+	// safe ("the gateway makes a refund_transaction_id once").
+	Resend     func(ref string, flags []string) string
+	ResendSafe string
+	// OnTheSale: the kind's attempts act on the invoice's sale made
+	// before (a refund): an invoice is described by its latest attempt of
+	// another kind, with how many of these it had.
+	OnTheSale bool
+}
+
+// SubjectOf names a in a sentence (Kind.Subject): "refund RF1",
+// "preauth-capture"; "" for the invoice's sale itself.
+func (k Kind) SubjectOf(a Attempt) string {
+	if k.Subject == nil {
+		return k.Name
+	}
+	return k.Subject(a)
+}
+
+// ResendCommand is the command line that re-sends a, an attempt of the
+// kind, by its Ref; "" when a has none or the kind is not re-sent.
+func (k Kind) ResendCommand(a Attempt, flags []string) string {
+	if k.Resend == nil || a.Intent.Ref == "" {
+		return ""
+	}
+	return k.Resend(a.Intent.Ref, flags)
 }
 
 // Kinds are the kinds of the operations paycli has, in the order the app
@@ -43,6 +85,17 @@ func (ks Kinds) Of(name string) (Kind, bool) {
 		return Kind{}, false
 	}
 	return ks[i], true
+}
+
+// For is the kind of a's operation: the one declared under its name, or,
+// for a kind no operation of this paycli declares, a Kind of that name
+// alone (spoken of by its name, not settled).
+func (ks Kinds) For(a Attempt) Kind {
+	name := a.Intent.OpKind()
+	if k, ok := ks.Of(name); ok {
+		return k
+	}
+	return Kind{Name: name}
 }
 
 // Reconcilable reports whether check status can settle an attempt of

@@ -53,9 +53,9 @@ func (c clockStore) DatabaseTime(t time.Time) time.Time { return t.Add(c.skew) }
 func TestReconciler(t *testing.T) {
 	id := Identity(liveURL, "app")
 	unknown := intent("a1", "INV-1")
-	unknown.Kind, unknown.Gateway, unknown.Profile, unknown.BaseURL = KindWalletPay, id, "live", liveURL
+	unknown.Kind, unknown.Gateway, unknown.Profile, unknown.BaseURL = "walletpay", id, "live", liveURL
 	unknown.Deadline = t0.Add(30 * time.Second)
-	kinds := Kinds{{Name: KindWalletPay, Read: ReadSale}}
+	kinds := Kinds{{Name: "walletpay", Read: readTaken}}
 	newReconciler := func(s Store) Reconciler {
 		return Reconciler{Store: s, Identity: id, Kinds: kinds, Scopes: ReconcileScopes(kinds, "live", liveURL, id, "", false), Command: "status", Via: ViaStatus,
 			Now: func() time.Time { return t0.Add(time.Hour) }}
@@ -90,7 +90,7 @@ func TestReconciler(t *testing.T) {
 	})
 	t.Run("nothing unresolved: no lock, no question", func(t *testing.T) {
 		settled := outcome("a1", "INV-1", Succeeded, 100)
-		settled.Gateway, settled.Kind = id, KindWalletPay
+		settled.Gateway, settled.Kind = id, "walletpay"
 		m := &memStore{lines: []Entry{unknown, settled}, holder: &Holder{Command: "refund", PID: 7, Since: t0}}
 		asks = 0
 		done, err := newReconciler(m).Reconcile(ctx, "INV-1", answer(completed, nil, t0))
@@ -137,7 +137,7 @@ func TestReconciler(t *testing.T) {
 			}
 		}
 		attempts, _ := m.Attempts(ctx, "INV-1")
-		if got := Blocking(attempts, NewScope(KindWalletPay, "live", liveURL, "app"), "INV-1"); len(got) != 1 {
+		if got := Blocking(attempts, NewScope("walletpay", "live", liveURL, "app"), "INV-1"); len(got) != 1 {
 			t.Errorf("blocking after the reads: %d, want the attempt", len(got))
 		}
 	})

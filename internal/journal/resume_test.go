@@ -15,7 +15,7 @@ const (
 // appID; an empty appID makes a legacy attempt (no gateway identity).
 func scoped(id, invoice, profile, baseURL, appID string) Entry {
 	e := intent(id, invoice)
-	e.Kind, e.Profile, e.BaseURL = KindWalletPay, profile, baseURL
+	e.Kind, e.Profile, e.BaseURL = "walletpay", profile, baseURL
 	if appID != "" {
 		e.Gateway = Identity(baseURL, appID)
 	}
@@ -67,12 +67,12 @@ func TestResumeMatchesGatewayIdentity(t *testing.T) {
 	d := scoped("a4", "HERE", "live", liveURL, "app")
 	path := writeEntries(t, a, finished(a, Succeeded), b, finished(b, Succeeded), c, finished(c, Succeeded),
 		d, finished(d, Succeeded))
-	got := decisions(t, path, NewScope(KindWalletPay, "live", liveURL, "app"), "PAID-ELSEWHERE", "OTHER-APP", "HERE")
+	got := decisions(t, path, NewScope("walletpay", "live", liveURL, "app"), "PAID-ELSEWHERE", "OTHER-APP", "HERE")
 	if got["PAID-ELSEWHERE"] != ResumeSend || got["OTHER-APP"] != ResumeSend || got["HERE"] != ResumeSkip {
 		t.Errorf("live: %v; want only HERE skipped", got)
 	}
 	// A real profile named "sandbox" on a real gateway.
-	got = decisions(t, path, NewScope(KindWalletPay, "sandbox", liveURL, "app"), "SANDBOX-PAID")
+	got = decisions(t, path, NewScope("walletpay", "sandbox", liveURL, "app"), "SANDBOX-PAID")
 	if got["SANDBOX-PAID"] != ResumeSend {
 		t.Errorf("real profile named sandbox inherits the --sandbox history: %v", got)
 	}
@@ -83,7 +83,7 @@ func TestResumeMatchesGatewayIdentity(t *testing.T) {
 	}
 	// The same account spelled differently is the same account.
 	for _, spelled := range []string{"HTTPS://user:secret@APP.gw.example/ccpayment/", "https://user:••••@app.gw.example/ccpayment"} {
-		got = decisions(t, path, NewScope(KindWalletPay, "live", spelled, "app"), "HERE")
+		got = decisions(t, path, NewScope("walletpay", "live", spelled, "app"), "HERE")
 		if got["HERE"] != ResumeSkip {
 			t.Errorf("canonical base URL %s: %v", spelled, got)
 		}
@@ -99,7 +99,7 @@ func TestResumeLegacyLines(t *testing.T) {
 	away := scoped("l3", "LEGACY-UNKNOWN-ELSEWHERE", "live", "https://old.gw.example/ccpayment", "")
 	sbx := scoped("l4", "LEGACY-SANDBOX", "sandbox", sandboxURL, "")
 	path := writeEntries(t, paid, finished(paid, Succeeded), lost, away, sbx)
-	got := decisions(t, path, NewScope(KindWalletPay, "live", liveURL, "app"),
+	got := decisions(t, path, NewScope("walletpay", "live", liveURL, "app"),
 		"LEGACY-PAID", "LEGACY-UNKNOWN", "LEGACY-UNKNOWN-ELSEWHERE")
 	want := map[string]ResumeDecision{"LEGACY-PAID": ResumeSend, "LEGACY-UNKNOWN": ResumeUnknown, "LEGACY-UNKNOWN-ELSEWHERE": ResumeSend}
 	for inv, w := range want {
@@ -107,7 +107,7 @@ func TestResumeLegacyLines(t *testing.T) {
 			t.Errorf("%s: %v, want %v", inv, got[inv], w)
 		}
 	}
-	if got := decisions(t, path, NewScope(KindWalletPay, "sandbox", liveURL, "app"), "LEGACY-SANDBOX"); got["LEGACY-SANDBOX"] != ResumeSend {
+	if got := decisions(t, path, NewScope("walletpay", "sandbox", liveURL, "app"), "LEGACY-SANDBOX"); got["LEGACY-SANDBOX"] != ResumeSend {
 		t.Errorf("real profile named sandbox blocked by a legacy --sandbox attempt: %v", got)
 	}
 }
@@ -117,7 +117,7 @@ func TestResumeLegacyLines(t *testing.T) {
 // not_found an older paycli recorded from check status (issue 39: never
 // final); one the desk lead settled not made is sendable again.
 func TestResumeActsOnReconciliation(t *testing.T) {
-	scope := NewScope(KindWalletPay, "live", liveURL, "app")
+	scope := NewScope("walletpay", "live", liveURL, "app")
 	var entries []Entry
 	for _, inv := range []string{"PAID", "NOT-FOUND", "PENDING", "FAILED", "ABANDONED"} {
 		entries = append(entries, scoped("id-"+inv, inv, "live", liveURL, "app"))
@@ -155,7 +155,7 @@ func TestResumeActsOnReconciliation(t *testing.T) {
 	if got, err := recordLearned(t, path, scope, "PAID", Learned{Outcome: NotFound}, ViaReconcile, t0); err != nil || len(got) != 0 {
 		t.Errorf("reconciled a settled attempt again: %d, %v", len(got), err)
 	}
-	other := NewScope(KindWalletPay, "live", liveURL, "other-app")
+	other := NewScope("walletpay", "live", liveURL, "other-app")
 	if got, err := recordLearned(t, path, other, "PENDING", Learned{Outcome: Succeeded}, ViaReconcile, t0); err != nil || len(got) != 0 {
 		t.Errorf("another identity reconciled the attempt: %d, %v", len(got), err)
 	}
@@ -164,7 +164,7 @@ func TestResumeActsOnReconciliation(t *testing.T) {
 // TestReconcileLegacyUnknown: a legacy unknown attempt that blocks a batch
 // can be reconciled from the scope that it blocks.
 func TestReconcileLegacyUnknown(t *testing.T) {
-	scope := NewScope(KindWalletPay, "live", liveURL, "app")
+	scope := NewScope("walletpay", "live", liveURL, "app")
 	path := writeEntries(t, scoped("l1", "OLD", "live", liveURL, ""))
 	if got := decisions(t, path, scope, "OLD"); got["OLD"] != ResumeUnknown {
 		t.Fatalf("legacy unknown: %v", got)
@@ -183,7 +183,7 @@ func TestReconcileLegacyUnknown(t *testing.T) {
 // of it.
 func TestSandboxScope(t *testing.T) {
 	identity := Identity("sandbox:/home/ada/.local/state/paycli/sandbox", "sandbox-app")
-	sbx := ScopeFor(KindWalletPay, "sandbox", "http://127.0.0.1:4010/ccpayment", identity, true)
+	sbx := ScopeFor("walletpay", "sandbox", "http://127.0.0.1:4010/ccpayment", identity, true)
 	paid := scoped("s1", "SBX-PAID", "sandbox", "http://127.0.0.1:4010/ccpayment", "")
 	paid.Gateway = identity
 	legacy := scoped("s2", "SBX-LEGACY", "sandbox", "http://127.0.0.1:4999/ccpayment", "")
@@ -192,7 +192,7 @@ func TestSandboxScope(t *testing.T) {
 	if got["SBX-PAID"] != ResumeSkip || got["SBX-LEGACY"] != ResumeUnknown {
 		t.Errorf("sandbox: %v", got)
 	}
-	real := ScopeFor(KindWalletPay, "sandbox", liveURL, Identity(liveURL, "app"), false)
+	real := ScopeFor("walletpay", "sandbox", liveURL, Identity(liveURL, "app"), false)
 	got = decisions(t, path, real, "SBX-PAID", "SBX-LEGACY")
 	if got["SBX-PAID"] != ResumeSend || got["SBX-LEGACY"] != ResumeSend {
 		t.Errorf("real profile named sandbox: %v", got)

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/paycli/paycli/internal/gateway"
-	"github.com/paycli/paycli/internal/redact"
-	"github.com/paycli/paycli/internal/render"
 )
 
 // Learned is what the gateway's check-status call says about one attempt
@@ -72,10 +70,8 @@ func (a Attempt) Deadline() time.Time {
 // Unresolved, for every guard and resumed batch that acts on it.
 //
 // An answer about another invoice says nothing; neither does a failed
-// call. What the answer means is its kind's: a sale's (ReadSale), a
-// refund's (ReadRefund), a pre-authorization's capture or cancellation
-// (ReadPreAuth), a 3D sale's completion or cancellation (ReadCompletion),
-// or an operation's own Reader.
+// call. What the answer means is its kind's, the Reader its operation
+// declares (Kind.Read): the journal holds no operation's reading.
 //
 // NotFound is never final (the gateway may still make the attempt, however
 // late: issue 39): it records nothing, and says so (Missing; with After
@@ -155,154 +151,10 @@ func heldBack(a Attempt, l Learned, identified bool) bool {
 	return l.Decided() && !identified && !answered
 }
 
-// SaleOutcome is the one reading of what check status says of the sale
-// itself (gateway.Sale), which every command that reads it goes by: a
-// walletpay attempt settled (Settle), a refund's check that the sale was
-// paid (refund), and the words both say it in. outcome is Succeeded (the
-// sale was taken: gateway.SaleState.Taken), Declined (it failed: nothing
-// was taken), Pending, or Unknown (a state paycli does not understand,
-// none at all, or an answer that contradicts itself: a taken sale whose
-// payment_status is not 1). says is why, for a person: a sentence that
-// reads after "invoice X cannot be refunded: " and as a reconcile note.
-func SaleOutcome(sale gateway.Sale) (outcome, says string) {
-	status := render.Escape(redact.Cards(sale.Status))
-	switch {
-	case sale.Contradicted():
-		return Unknown, fmt.Sprintf("the gateway's answer contradicts itself: transaction_status %q, but its payment_status is %d, not 1; check the transaction with the gateway", status, sale.PaymentStatus)
-	case sale.State.Taken():
-		return Succeeded, "the sale was taken"
-	case sale.State == gateway.SaleFailed:
-		return Declined, fmt.Sprintf("the sale is %s, not completed", status)
-	case sale.State == gateway.SalePending:
-		return Pending, fmt.Sprintf("the sale is %s, not completed yet", status)
-	case sale.State == gateway.SaleNoState:
-		return Unknown, "the gateway does not say the sale was completed: its answer has no transaction_status"
-	}
-	return Unknown, fmt.Sprintf("the sale is %s, not completed: transaction_status %q is not understood; check the transaction with the gateway", status, status)
-}
-
-// ReadSale reads check status for an attempt that makes a sale (a
-// walletpay, an api payment): taken (gateway.SaleState.Taken: completed,
-// or refunded after it was) → Succeeded; failed → Declined; pending or
-// status_code 69 → Pending; status_code 31 (no transaction) → NotFound
-// (SaleOutcome).
-func ReadSale(_ Attempt, c Check) Finding {
-	if f, ok := statusFinding(c); ok {
-		return f
-	}
-	outcome, says := SaleOutcome(c.Sale)
-	if outcome != Unknown {
-		says = ""
-	}
-	return Finding{Outcome: outcome, Message: says}
-}
-
-// ReadRefund reads check status for a refund: refund_info listing its
-// refund_transaction_id (the intent's Ref) → Succeeded (Pending while it
-// waits for approval, Declined when refused), not listing it → NotFound,
-// no sale with the invoice → NotFound (neither is final: Settle); an answer without refund_info
-// says nothing. The answer names the attempt itself (Identified).
-func ReadRefund(a Attempt, c Check) Finding {
-	if f, ok := statusFinding(c); ok {
-		if f.Outcome == NotFound {
-			f.Message = "the gateway has no sale with this invoice"
-		}
-		return f
-	}
-	ref := a.Intent.Ref
-	if ref == "" {
-		return Finding{Message: "the refund attempt has no refund_transaction_id to look for"}
-	}
-	if _, asked := c.Res.Extra["refund_info"]; !asked {
-		return Finding{Message: "the answer has no refund_info: it does not say whether the refund was made"}
-	}
-	refunds, err := c.Res.Refunds()
-	if err != nil {
-		return Finding{Message: "the answer's refund_info cannot be read: " + err.Error()}
-	}
-	for _, r := range refunds {
-		if r.RefundTransactionID != ref {
-			continue
-		}
-		status := render.Escape(redact.Cards(r.Status))
-		switch r.State() {
-		case gateway.RefundWaiting:
-			// Still queued for the gateway team's approval: neither made
-			// nor refused yet.
-			return Finding{Outcome: Pending, Identified: true,
-				Message: fmt.Sprintf("refund_info lists refund_transaction_id %s (%s): it still waits for approval", ref, status)}
-		case gateway.RefundRefused:
-			return Finding{Outcome: Declined, Identified: true,
-				Message: fmt.Sprintf("refund_info lists refund_transaction_id %s (%s): the refund was refused, nothing was refunded", ref, status)}
-		}
-		return Finding{Outcome: Succeeded, Identified: true,
-			Message: fmt.Sprintf("refund_info lists refund_transaction_id %s (%s): the refund was made", ref, status)}
-	}
-	return Finding{Outcome: NotFound, Identified: true,
-		Message: fmt.Sprintf("refund_info does not list refund_transaction_id %s", ref)}
-}
-
-// ReadPreAuth is the reading of check status for a capture of a
-// pre-authorization (for its cancellation when cancel): the hold
-// captured → Succeeded (Declined), cancelled → Declined (Succeeded),
-// still held → NotFound.
-func ReadPreAuth(cancel bool) Reader {
-	done, undone := gateway.PreAuthCaptured, gateway.PreAuthCancelled
-	if cancel {
-		done, undone = undone, done
-	}
-	return func(_ Attempt, c Check) Finding {
-		if f, ok := statusFinding(c); ok {
-			return f
-		}
-		switch c.Sale.PreAuth {
-		case done:
-			return Finding{Outcome: Succeeded}
-		case undone:
-			return Finding{Outcome: Declined}
-		case gateway.PreAuthOpen:
-			return Finding{Outcome: NotFound}
-		}
-		return notUnderstood(c)
-	}
-}
-
-// ReadCompletion is the reading of check status for the merchant's
-// completion of a 3D sale (for its cancellation when cancel): completed
-// → Succeeded (Declined), cancelled → Declined (Succeeded), failed →
-// Declined, still waiting for the merchant → NotFound.
-func ReadCompletion(cancel bool) Reader {
-	completed, cancelled := Succeeded, Declined
-	if cancel {
-		completed, cancelled = Declined, Succeeded
-	}
-	return func(_ Attempt, c Check) Finding {
-		if f, ok := statusFinding(c); ok {
-			if f.Outcome == Pending && c.Sale.AwaitsMerchant {
-				// The sale still waits for the merchant: the completion
-				// was not made.
-				f.Outcome = NotFound
-			}
-			return f
-		}
-		switch {
-		case c.Sale.State.Taken():
-			return Finding{Outcome: completed}
-		case c.Sale.State == gateway.SaleCancelled:
-			return Finding{Outcome: cancelled}
-		case c.Sale.State == gateway.SaleFailed:
-			return Finding{Outcome: Declined}
-		case c.Sale.State == gateway.SalePending:
-			return Finding{Outcome: Pending}
-		}
-		return notUnderstood(c)
-	}
-}
-
-// statusFinding is what an answer without the sale says of any attempt:
-// no sale with the invoice (NotFound) or not processed yet (Pending);
-// false for an answer that holds the sale.
-func statusFinding(c Check) (Finding, bool) {
+// Unanswered is what an answer without the sale says of any attempt: no
+// sale with the invoice (NotFound) or not processed yet (Pending); false
+// for an answer that holds the sale. Every Reader asks it first.
+func (c Check) Unanswered() (Finding, bool) {
 	switch {
 	case errors.Is(c.Err, gateway.ErrNotFound):
 		return Finding{Outcome: NotFound}, true
@@ -312,9 +164,9 @@ func statusFinding(c Check) (Finding, bool) {
 	return Finding{}, false
 }
 
-// notUnderstood is an Unknown finding about a transaction_status paycli
+// NotUnderstood is an Unknown finding about a transaction_status paycli
 // does not understand.
-func notUnderstood(c Check) Finding {
+func (c Check) NotUnderstood() Finding {
 	var status string
 	if c.Res != nil {
 		status = c.Res.TransactionStatus

@@ -2,11 +2,8 @@ package journal
 
 import (
 	"encoding/json"
-	"errors"
-	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/paycli/paycli/internal/gateway"
 )
@@ -20,182 +17,6 @@ func answer(t *testing.T, fields string) *gateway.CheckStatusResult {
 		t.Fatal(err)
 	}
 	return &r
-}
-
-func statusErr(code int) error {
-	return &gateway.APIError{Endpoint: "checkstatus", HTTPStatus: http.StatusOK, StatusCode: code, HasStatusCode: true, Description: "d"}
-}
-
-// TestSettle is the reading of check status for an attempt whose outcome
-// is unknown, kind by kind. Each row kills a way of reading it wrong.
-func TestSettle(t *testing.T) {
-	sent := t0
-	deadline := sent.Add(30 * time.Second)
-	after := deadline.Add(InFlightMargin).Add(time.Second) // the request is over
-	during := deadline                                     // it may still be processed
-	attemptOf := func(kind, ref string) Attempt {
-		e := intent("a1", "INV-1")
-		e.Kind, e.Ref, e.Deadline = kind, ref, deadline
-		return Attempt{Intent: e}
-	}
-	sale, refund := attemptOf(KindWalletPay, ""), attemptOf(KindRefund, "RF1")
-	capture, cancel := attemptOf(KindPreAuthCapture, ""), attemptOf(KindPreAuthCancel, "")
-	complete, completeCancel := attemptOf(KindComplete, ""), attemptOf(KindCompleteCancel, "")
-	legacy := Attempt{Intent: intent("a0", "INV-1")} // no kind, no deadline: a walletpay made then
-	pending := 69
-	answeredPending := sale // the gateway answered it: its request is over
-	answeredPending.Outcome = &Entry{Type: TypeOutcome, Outcome: Unknown, StatusCode: &pending}
-	preAuth := func(status string) string {
-		return `,"invoice_id":"INV-1","transaction_type":"PreAuth","transaction_status":"` + status + `"`
-	}
-	const inv = `,"invoice_id":"INV-1"`
-	pendingCompletion := &gateway.CheckStatusResult{StatusCode: 69, InvoiceID: "INV-1",
-		Extra: map[string]json.RawMessage{"three_d_status": json.RawMessage(`"awaiting_merchant_completion"`)}}
-	for _, c := range []struct {
-		name    string
-		a       Attempt
-		res     *gateway.CheckStatusResult
-		err     error
-		asked   time.Time
-		outcome string // "" when it says nothing
-		waits   bool   // After set: ask again later
-		missing bool   // the answer does not find it: never final
-		message string // in Message
-	}{
-		{name: "sale completed", a: sale, res: answer(t, inv+`,"transaction_status":"Completed"`), asked: after, outcome: Succeeded},
-		{name: "sale refunded: it was taken first", a: sale, res: answer(t, inv+`,"transaction_status":"Refunded"`), asked: after, outcome: Succeeded},
-		{name: "sale partially refunded", a: sale, res: answer(t, inv+`,"transaction_status":"Partially Refunded"`), asked: after, outcome: Succeeded},
-		{name: "sale failed", a: sale, res: answer(t, inv+`,"transaction_status":"Failed"`), asked: after, outcome: Declined},
-		{name: "sale pending", a: sale, res: answer(t, inv+`,"transaction_status":"Pending"`), asked: after, outcome: Pending},
-		{name: "sale not processed yet (69)", a: sale, err: statusErr(69), asked: after, outcome: Pending},
-		{name: "sale unknown to the gateway, request over", a: sale, err: statusErr(31), asked: after, missing: true},
-		{name: "sale unknown to the gateway, request may still be processed", a: sale, err: statusErr(31), asked: during, waits: true, missing: true},
-		{name: "legacy sale unknown to the gateway, without a deadline", a: legacy, err: statusErr(31), asked: t0.Add(5 * time.Minute), waits: true, missing: true},
-		{name: "an answer about another invoice", a: sale, res: answer(t, `,"invoice_id":"INV-2","transaction_status":"Completed"`), asked: after,
-			message: "another invoice"},
-		{name: "a transaction_status not understood", a: sale, res: answer(t, inv+`,"transaction_status":"Chargeback"`), asked: after, outcome: Unknown,
-			message: `"Chargeback" is not understood`},
-		// Issue 23, defect 10: a taken sale whose payment_status is 0
-		// contradicts itself; it was read as taken while refund read it
-		// as not paid.
-		{name: "sale completed, but payment_status 0", a: sale, res: answer(t, inv+`,"transaction_status":"Completed","payment_status":0`), asked: after,
-			outcome: Unknown, message: `contradicts itself: transaction_status "Completed", but its payment_status is 0, not 1`},
-		{name: "sale completed, payment_status 1", a: sale, res: answer(t, inv+`,"transaction_status":"Completed","payment_status":1`), asked: after, outcome: Succeeded},
-		{name: "a failed call", a: sale, err: &gateway.RequestError{Endpoint: "checkstatus", Err: errors.New("refused")}, asked: after,
-			message: "the check failed"},
-
-		{name: "refund listed", a: refund, res: answer(t, inv+`,"transaction_status":"Completed","refund_info":[{"amount":"5","refund_transaction_id":"RF1","status":"Completed"}]`),
-			asked: during, outcome: Succeeded},
-		{name: "refund not listed, request over", a: refund, res: answer(t, inv+`,"transaction_status":"Completed","refund_info":[{"amount":"5","refund_transaction_id":"RF9"}]`),
-			asked: after, missing: true},
-		// Issue 39, defect 3: a refund the gateway made 140 s after a 5 s
-		// time limit was read not_found at the deadline and the margin,
-		// which freed its invoice for a second refund. Not finding it is
-		// never final, however late.
-		{name: "refund not listed, hours after its deadline", a: refund, res: answer(t, inv+`,"transaction_status":"Completed","refund_info":[]`),
-			asked: after.Add(10 * time.Hour), missing: true, message: "refund_info does not list refund_transaction_id RF1; that is not final"},
-		{name: "refund not listed, request may still be processed", a: refund, res: answer(t, inv+`,"transaction_status":"Completed","refund_info":[]`),
-			asked: during, waits: true, missing: true},
-		{name: "an answer without refund_info says nothing of a refund", a: refund, res: answer(t, inv+`,"transaction_status":"Completed"`),
-			asked: after, message: "no refund_info"},
-		{name: "a refund of an invoice the gateway has no sale of", a: refund, err: statusErr(31), asked: after, missing: true,
-			message: "no sale with this invoice; that is not final"},
-		{name: "a refund answer about another invoice", a: refund,
-			res: answer(t, `,"invoice_id":"INV-2","refund_info":[{"refund_transaction_id":"RF1"}]`), asked: after, message: "another invoice"},
-
-		{name: "capture: captured", a: capture, res: answer(t, preAuth("Completed")), asked: after, outcome: Succeeded},
-		{name: "capture: released instead", a: capture, res: answer(t, preAuth("Cancelled")), asked: after, outcome: Declined},
-		{name: "capture: still held, request over", a: capture, res: answer(t, preAuth("Pre-Authorized")), asked: after, missing: true},
-		{name: "capture: still held, request may still be processed", a: capture, res: answer(t, preAuth("Pre-Authorized")), asked: during, waits: true, missing: true},
-		{name: "cancel: released", a: cancel, res: answer(t, preAuth("Cancelled")), asked: after, outcome: Succeeded},
-		{name: "cancel: captured instead", a: cancel, res: answer(t, preAuth("Completed")), asked: after, outcome: Declined},
-		{name: "capture of a sale that is no pre-authorization", a: capture, res: answer(t, inv+`,"transaction_type":"Auth","transaction_status":"Completed"`),
-			asked: after, outcome: Unknown},
-
-		{name: "3D completion: completed", a: complete, res: answer(t, inv+`,"transaction_status":"Completed"`), asked: after, outcome: Succeeded},
-		// Issue 32, item 7: a completed 3D sale refunded since, in part or
-		// whole, was completed; dropping "partially refunded" from this
-		// reading survived every package's tests.
-		{name: "3D completion: partially refunded since", a: complete, res: answer(t, inv+`,"transaction_status":"Partially Refunded"`), asked: after, outcome: Succeeded},
-		{name: "3D completion: refunded since", a: complete, res: answer(t, inv+`,"transaction_status":"Refunded"`), asked: after, outcome: Succeeded},
-		{name: "3D cancellation: completed and partially refunded instead", a: completeCancel, res: answer(t, inv+`,"transaction_status":"Partially Refunded"`), asked: after, outcome: Declined},
-		{name: "3D completion: failed", a: complete, res: answer(t, inv+`,"transaction_status":"Failed"`), asked: after, outcome: Declined},
-		{name: "3D completion: pending", a: complete, res: answer(t, inv+`,"transaction_status":"Pending"`), asked: after, outcome: Pending},
-		{name: "3D completion: a state not understood", a: complete, res: answer(t, inv+`,"transaction_status":"Chargeback"`), asked: after, outcome: Unknown,
-			message: `"Chargeback" is not understood`},
-		{name: "3D completion: cancelled", a: complete, res: answer(t, inv+`,"transaction_status":"Cancelled"`), asked: after, outcome: Declined},
-		{name: "3D completion: still waiting for the merchant", a: complete, res: pendingCompletion, err: statusErr(69), asked: after, missing: true},
-		{name: "3D cancellation: still waiting for the merchant", a: completeCancel, res: pendingCompletion, err: statusErr(69), asked: after, missing: true},
-		{name: "3D completion: not processed, its step not said", a: complete, err: statusErr(69), asked: after, outcome: Pending},
-		{name: "3D cancellation: cancelled", a: completeCancel, res: answer(t, inv+`,"transaction_status":"Cancelled"`), asked: after, outcome: Succeeded},
-		{name: "3D cancellation: completed instead", a: completeCancel, res: answer(t, inv+`,"transaction_status":"Completed"`), asked: after, outcome: Declined},
-
-		// The seed-203 defect of the desk model: a walletpay on a paid
-		// invoice, killed while the gateway still worked on it, was
-		// settled succeeded at once on the earlier sale, which freed the
-		// invoice while the request was still in flight. Only a refund's
-		// answer names its attempt; every other kind waits for its request
-		// to be over.
-		{name: "sale completed, request may still be processed", a: sale, res: answer(t, inv+`,"transaction_status":"Completed"`), asked: during, waits: true},
-		{name: "sale failed, request may still be processed", a: sale, res: answer(t, inv+`,"transaction_status":"Failed"`), asked: during, waits: true},
-		{name: "api payment completed, request may still be processed", a: attemptOf(KindAPI, ""), res: answer(t, inv+`,"transaction_status":"Completed"`), asked: during, waits: true},
-		{name: "capture: captured, request may still be processed", a: capture, res: answer(t, preAuth("Completed")), asked: during, waits: true},
-		{name: "cancel: released, request may still be processed", a: cancel, res: answer(t, preAuth("Cancelled")), asked: during, waits: true},
-		{name: "3D completion: completed, request may still be processed", a: complete, res: answer(t, inv+`,"transaction_status":"Completed"`), asked: during, waits: true},
-		{name: "3D cancellation: cancelled, request may still be processed", a: completeCancel, res: answer(t, inv+`,"transaction_status":"Cancelled"`), asked: during, waits: true},
-		{name: "refund refused, listed by its id: settles at once", a: refund,
-			res: answer(t, inv+`,"transaction_status":"Completed","refund_info":[{"amount":"5","refund_transaction_id":"RF1","status":"Rejected"}]`), asked: during, outcome: Declined},
-		{name: "sale answered pending, now completed: settles at once", a: answeredPending, res: answer(t, inv+`,"transaction_status":"Completed"`), asked: during, outcome: Succeeded},
-		{name: "sale pending, request may still be processed: said as it is", a: sale, res: answer(t, inv+`,"transaction_status":"Pending"`), asked: during, outcome: Pending},
-
-		// Issue 23, defect 9: an api payment (paySmart2D…) is read as a
-		// sale; it was never settled, and blocked nothing.
-		{name: "an api payment: a sale", a: attemptOf(KindAPI, ""), res: answer(t, inv+`,"transaction_status":"Completed"`), asked: after, outcome: Succeeded},
-		{name: "an api payment not made", a: attemptOf(KindAPI, ""), err: statusErr(31), asked: after, missing: true},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			l := Settle(readerOf(c.a.Intent.OpKind()), c.a, c.res, c.err, c.asked)
-			if l.Outcome != c.outcome {
-				t.Errorf("outcome %q, want %q (%s)", l.Outcome, c.outcome, l.Message)
-			}
-			if c.missing != l.Missing {
-				t.Errorf("missing %v, want %v", l.Missing, c.missing)
-			}
-			if c.waits != !l.After.IsZero() {
-				t.Errorf("after %v, want waiting %v", l.After, c.waits)
-			}
-			if c.waits && !l.After.Equal(c.a.Deadline().Add(InFlightMargin)) {
-				t.Errorf("after %v, want the deadline %v and the margin", l.After, c.a.Deadline())
-			}
-			if !strings.Contains(l.Message, c.message) {
-				t.Errorf("message %q, want %q in it", l.Message, c.message)
-			}
-			if (l.Outcome == Succeeded || l.Outcome == Declined) && c.res != nil && l.OrderNo != "VP1" {
-				t.Errorf("order %q, want the answer's", l.OrderNo)
-			}
-		})
-	}
-}
-
-// TestSaleOutcome: the one reading of a sale in check status, whose words
-// refund and reconcile both say.
-func TestSaleOutcome(t *testing.T) {
-	for _, c := range []struct {
-		fields, outcome, says string
-	}{
-		{`,"transaction_status":"Completed"`, Succeeded, "the sale was taken"},
-		{`,"transaction_status":"partially-refunded","payment_status":1`, Succeeded, "the sale was taken"},
-		{`,"transaction_status":"Refunded","payment_status":"0"`, Unknown, `transaction_status "Refunded", but its payment_status is 0, not 1`},
-		{`,"transaction_status":"Failed","payment_status":0`, Declined, "the sale is Failed, not completed"},
-		{`,"transaction_status":"Pending"`, Pending, "the sale is Pending, not completed yet"},
-		{``, Unknown, "does not say the sale was completed"},
-		{`,"transaction_status":"Held 4111111111111111"`, Unknown, `the sale is Held 411111******1111, not completed: transaction_status "Held 411111******1111" is not understood`},
-	} {
-		outcome, says := SaleOutcome(answer(t, c.fields).Sale())
-		if outcome != c.outcome || !strings.Contains(says, c.says) {
-			t.Errorf("%s: %s %q, want %s saying %q", c.fields, outcome, says, c.outcome, c.says)
-		}
-	}
 }
 
 // TestUnresolved is the one rule for an attempt whose outcome is unknown
@@ -226,45 +47,45 @@ func TestUnresolved(t *testing.T) {
 		r.Via, r.Reason = ViaSettle, "the gateway's support says it was never made"
 		return r
 	}
-	lost := at("s1", "SALE-DUP", KindWalletPay, "")
-	dup := at("s2", "SALE-DUP", KindWalletPay, "")
-	lost2 := at("s3", "SALE-PAID", KindWalletPay, "")
-	paid := at("s4", "SALE-PAID", KindWalletPay, "")
-	r1 := at("r1", "REF-1", KindRefund, "RF1")
-	r1retry := at("r2", "REF-1", KindRefund, "RF1")
-	r3 := at("r3", "REF-2", KindRefund, "RF3")
-	r4 := at("r4", "REF-3", KindRefund, "RF4")
-	r4retry := at("r5", "REF-3", KindRefund, "RF4")
-	r6 := at("r6", "REF-4", KindRefund, "RF6")
-	r7 := at("r7", "REF-4", KindRefund, "RF7") // another refund of the invoice
-	r8 := at("r8", "REF-5", KindRefund, "RF8")
-	r8retry := at("r9", "REF-5", KindRefund, "RF8")
-	r10 := at("r10", "REF-6", KindRefund, "RF10")
-	r10retry := at("r11", "REF-6", KindRefund, "RF10")
-	r12 := at("r12", "REF-7", KindRefund, "RF12")
-	r12retry := at("r13", "REF-7", KindRefund, "RF12")
-	r14 := at("r14", "REF-8", KindRefund, "RF14")
-	r14retry := at("r15", "REF-8", KindRefund, "RF14")
-	r16 := at("r16", "REF-9", KindRefund, "RF16")
-	r16retry := at("r17", "REF-9", KindRefund, "RF16")
-	r18 := at("r18", "REF-10", KindRefund, "RF18")
-	r19 := at("r19", "REF-11", KindRefund, "RF19")
-	r20 := at("r20", "REF-12", KindRefund, "RF20")
-	lost3 := at("s5", "SALE-DECLINED", KindWalletPay, "")
-	declined := at("s6", "SALE-DECLINED", KindWalletPay, "")
-	elsewhere := at("e1", "SALE-DUP", KindWalletPay, "")
+	lost := at("s1", "SALE-DUP", "walletpay", "")
+	dup := at("s2", "SALE-DUP", "walletpay", "")
+	lost2 := at("s3", "SALE-PAID", "walletpay", "")
+	paid := at("s4", "SALE-PAID", "walletpay", "")
+	r1 := at("r1", "REF-1", "refund", "RF1")
+	r1retry := at("r2", "REF-1", "refund", "RF1")
+	r3 := at("r3", "REF-2", "refund", "RF3")
+	r4 := at("r4", "REF-3", "refund", "RF4")
+	r4retry := at("r5", "REF-3", "refund", "RF4")
+	r6 := at("r6", "REF-4", "refund", "RF6")
+	r7 := at("r7", "REF-4", "refund", "RF7") // another refund of the invoice
+	r8 := at("r8", "REF-5", "refund", "RF8")
+	r8retry := at("r9", "REF-5", "refund", "RF8")
+	r10 := at("r10", "REF-6", "refund", "RF10")
+	r10retry := at("r11", "REF-6", "refund", "RF10")
+	r12 := at("r12", "REF-7", "refund", "RF12")
+	r12retry := at("r13", "REF-7", "refund", "RF12")
+	r14 := at("r14", "REF-8", "refund", "RF14")
+	r14retry := at("r15", "REF-8", "refund", "RF14")
+	r16 := at("r16", "REF-9", "refund", "RF16")
+	r16retry := at("r17", "REF-9", "refund", "RF16")
+	r18 := at("r18", "REF-10", "refund", "RF18")
+	r19 := at("r19", "REF-11", "refund", "RF19")
+	r20 := at("r20", "REF-12", "refund", "RF20")
+	lost3 := at("s5", "SALE-DECLINED", "walletpay", "")
+	declined := at("s6", "SALE-DECLINED", "walletpay", "")
+	elsewhere := at("e1", "SALE-DUP", "walletpay", "")
 	elsewhere.Gateway = Identity("https://other.example/ccpayment", "app")
 	// Lines from before lines carried an identity: an account is a profile
 	// and a base URL.
 	legacy := func(attempt, profile, baseURL string) Entry {
-		e := at(attempt, "LEGACY-1", KindWalletPay, "")
+		e := at(attempt, "LEGACY-1", "walletpay", "")
 		e.Gateway, e.Profile, e.BaseURL = "", profile, baseURL
 		return e
 	}
 	l1 := legacy("l1", "live", liveURL)
 	l2 := legacy("l2", "other", liveURL)                            // another profile: another account
 	l3 := legacy("l3", "live", "https://old.gw.example/ccpayment")  // another gateway
-	l4 := at("l4", "LEGACY-1", KindWalletPay, "")                   // with an identity: not known to be the same
+	l4 := at("l4", "LEGACY-1", "walletpay", "")                     // with an identity: not known to be the same
 	l5 := legacy("l5", "live", "https://APP.gw.example/ccpayment/") // the same, spelled otherwise
 	l6 := legacy("l6", "live", liveURL)
 	path := writeEntries(t,
@@ -294,7 +115,7 @@ func TestUnresolved(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, kind := range []string{KindWalletPay, KindRefund} {
+	for _, kind := range []string{"walletpay", "refund"} {
 		for _, a := range Unresolved(attempts, NewScope(kind, "live", liveURL, "app"), "") {
 			got = append(got, a.Intent.Attempt)
 		}
@@ -340,7 +161,7 @@ func TestUnresolved(t *testing.T) {
 	if want := "s1 r1 r4 r6 r10 r12 r14 r16 r18 s5"; strings.Join(all, " ") != want {
 		t.Errorf("unresolved in the whole journal %v, want %s", all, want)
 	}
-	if got := Unresolved(attempts, NewScope(KindRefund, "live", liveURL, "app"), "REF-4"); len(got) != 1 || got[0].Intent.Attempt != "r6" {
+	if got := Unresolved(attempts, NewScope("refund", "live", liveURL, "app"), "REF-4"); len(got) != 1 || got[0].Intent.Attempt != "r6" {
 		t.Errorf("REF-4: %v", got)
 	}
 	for _, a := range attempts {
@@ -356,7 +177,7 @@ func TestUnresolved(t *testing.T) {
 		}
 	}
 	// A resumed batch and a guard see the same.
-	states := ByInvoice(attempts, NewScope(KindWalletPay, "live", liveURL, "app"))
+	states := ByInvoice(attempts, NewScope("walletpay", "live", liveURL, "app"))
 	if states["SALE-DUP"].Resume() != ResumeUnknown || states["SALE-PAID"].Resume() != ResumeSkip {
 		t.Errorf("resume: SALE-DUP %v, SALE-PAID %v", states["SALE-DUP"].Resume(), states["SALE-PAID"].Resume())
 	}
@@ -369,15 +190,15 @@ func TestScopeIsTheAccountNotTheProfile(t *testing.T) {
 	paid := scoped("p1", "PAID", "desk", liveURL, "app")
 	lost := scoped("p2", "LOST", "desk", liveURL, "app")
 	path := writeEntries(t, paid, finished(paid, Succeeded), lost)
-	got := decisions(t, path, NewScope(KindWalletPay, "desk-copy", liveURL, "app"), "PAID", "LOST")
+	got := decisions(t, path, NewScope("walletpay", "desk-copy", liveURL, "app"), "PAID", "LOST")
 	if got["PAID"] != ResumeSkip || got["LOST"] != ResumeUnknown {
 		t.Errorf("under another profile name: %v", got)
 	}
 	refund := scoped("p3", "PAID", "desk", liveURL, "app")
-	refund.Kind, refund.Ref = KindRefund, "RF1"
+	refund.Kind, refund.Ref = "refund", "RF1"
 	path = writeEntries(t, refund)
 	attempts, _, _ := ReadAll(path)
-	if got := Unresolved(attempts, NewScope(KindRefund, "desk-copy", liveURL, "app"), "PAID"); len(got) != 1 {
+	if got := Unresolved(attempts, NewScope("refund", "desk-copy", liveURL, "app"), "PAID"); len(got) != 1 {
 		t.Errorf("a refund of unknown outcome under another profile name: %v", got)
 	}
 }

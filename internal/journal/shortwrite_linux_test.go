@@ -19,7 +19,7 @@ func TestShortWriteLeavesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	first := Entry{Type: TypeIntent, Kind: KindWalletPay, Attempt: "a1", Invoice: "INV-1"}
+	first := Entry{Type: TypeIntent, Kind: "walletpay", Attempt: "a1", Invoice: "INV-1"}
 	if err := j.Append(first); err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func TestShortWriteLeavesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cut := Entry{Type: TypeIntent, Kind: KindWalletPay, Attempt: "a2", Invoice: "INV-2"}
+	cut := Entry{Type: TypeIntent, Kind: "walletpay", Attempt: "a2", Invoice: "INV-2"}
 	line, _ := json.Marshal(cut)
 
 	var old syscall.Rlimit
@@ -49,7 +49,7 @@ func TestShortWriteLeavesNothing(t *testing.T) {
 	if after, _ := os.Stat(path); after.Size() != info.Size() {
 		t.Fatalf("the failed append left %d bytes", after.Size()-info.Size())
 	}
-	if err := j.Append(Entry{Type: TypeIntent, Kind: KindWalletPay, Attempt: "a3", Invoice: "INV-3"}); err != nil {
+	if err := j.Append(Entry{Type: TypeIntent, Kind: "walletpay", Attempt: "a3", Invoice: "INV-3"}); err != nil {
 		t.Fatal(err)
 	}
 	attempts, _, err := Read(path)

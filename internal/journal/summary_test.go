@@ -15,12 +15,12 @@ func TestSummarize(t *testing.T) {
 		return a
 	}
 	got := Summarize([]Attempt{
-		at("mehmet", KindRefund, "50.00", "TRY", Succeeded),
-		at("ayse", KindRefund, "10.50", "TRY", Succeeded),
-		at("ayse", KindRefund, "20", "TRY", Succeeded),
-		at("ayse", KindRefund, "5.00", "USD", Succeeded),
-		at("ayse", KindRefund, "", "TRY", Succeeded),
-		at("ayse", KindRefund, "7.00", "TRY", ""),    // no outcome: unknown
+		at("mehmet", "refund", "50.00", "TRY", Succeeded),
+		at("ayse", "refund", "10.50", "TRY", Succeeded),
+		at("ayse", "refund", "20", "TRY", Succeeded),
+		at("ayse", "refund", "5.00", "USD", Succeeded),
+		at("ayse", "refund", "", "TRY", Succeeded),
+		at("ayse", "refund", "7.00", "TRY", ""),      // no outcome: unknown
 		at("ayse", "", "99.00", "TRY", Declined),     // a line from before kinds: walletpay
 		at("ayse", "card-delete", "", "", Succeeded), // a desk action: no money, nothing unreadable
 	})
@@ -30,10 +30,10 @@ func TestSummarize(t *testing.T) {
 		amounts           string
 	}{
 		{"ayse", "card-delete", Succeeded, 1, 0, ""},
-		{"ayse", KindRefund, Succeeded, 4, 1, "30.50 TRY, 5.00 USD"},
-		{"ayse", KindRefund, Unknown, 1, 0, "7.00 TRY"},
-		{"ayse", KindWalletPay, Declined, 1, 0, "99.00 TRY"},
-		{"mehmet", KindRefund, Succeeded, 1, 0, "50.00 TRY"},
+		{"ayse", "refund", Succeeded, 4, 1, "30.50 TRY, 5.00 USD"},
+		{"ayse", "refund", Unknown, 1, 0, "7.00 TRY"},
+		{"ayse", "walletpay", Declined, 1, 0, "99.00 TRY"},
+		{"mehmet", "refund", Succeeded, 1, 0, "50.00 TRY"},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d rows: %+v", len(got), got)

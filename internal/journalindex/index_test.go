@@ -236,7 +236,7 @@ func TestLookupManyInvoices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scope := journal.Scope{Kind: journal.KindWalletPay, Profile: "p"}
+	scope := journal.Scope{Kind: "walletpay", Profile: "p"}
 	full, part := journal.ByInvoice(all, scope), journal.ByInvoice(some, scope)
 	if len(part) != 150 {
 		t.Fatalf("%d states, want 150", len(part))

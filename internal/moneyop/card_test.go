@@ -92,11 +92,11 @@ func TestCardInvoiceNeverShownSingle(t *testing.T) {
 		hint string
 	}{
 		{name: "success", kind: "fake"},
-		{name: "unknown, reconciled by the journal", kind: journal.KindWalletPay, outcome: &Outcome{Class: journal.Unknown, Why: "the answer was lost"},
+		{name: "unknown, reconciled by the journal", kind: "walletpay", outcome: &Outcome{Class: journal.Unknown, Why: "the answer was lost"},
 			hint: "Find out what happened with: paycli journal reconcile --sandbox"},
 		{name: "unknown, looked up by status", kind: "fake", outcome: &Outcome{Class: journal.Unknown, Why: "the answer was lost"},
 			hint: "Find out what happened with: paycli status --invoice ID --sandbox, ID being the invoice id as given"},
-		{name: "duplicate", kind: journal.KindWalletPay, outcome: &Outcome{Class: journal.Duplicate},
+		{name: "duplicate", kind: "walletpay", outcome: &Outcome{Class: journal.Duplicate},
 			hint: "See what happened to it: paycli status --invoice ID --sandbox, ID being"},
 		{name: "rejected in the operation's words", kind: "fake", outcome: &Outcome{Class: journal.Rejected, Err: declined, Say: "the gateway has no sale " + redact.Invoice(cardVisa)}},
 	}
@@ -164,7 +164,7 @@ func TestCardInvoiceNeverShownBatch(t *testing.T) {
 		`{"invoice":"` + cardVisa + `"}`,
 		`{"invoice":"bad-` + cardVisa2 + `"}`,
 	}, "\n") + "\n"
-	op := &cardOp{kind: journal.KindWalletPay, outcomes: map[string]Outcome{
+	op := &cardOp{kind: "walletpay", outcomes: map[string]Outcome{
 		cardMaster: {Class: journal.Unknown, Why: "the answer was lost"},
 	}}
 	type result struct {
@@ -307,7 +307,7 @@ func TestBatchPrepareErrors(t *testing.T) {
 	opts, in, out, errOut, _ := testOptions(t)
 	opts.Batch = "-"
 	in.WriteString(`{"invoice":"usage-1"}` + "\n" + `{"invoice":"rejected-1"}` + "\n")
-	_ = RunBatch(context.Background(), opts, pipelineOf(&prepareOp{cardOp{kind: journal.KindWalletPay}}))
+	_ = RunBatch(context.Background(), opts, pipelineOf(&prepareOp{cardOp{kind: "walletpay"}}))
 	noCard(t, "stdout", out.String())
 	noCard(t, "stderr", errOut.String())
 	if !strings.Contains(out.String(), "411111******1111") || !strings.Contains(out.String(), order) {

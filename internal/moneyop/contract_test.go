@@ -160,7 +160,7 @@ func TestNeverResent(t *testing.T) {
 	lost := &contractOp{send: func(ctx context.Context, _ string) (string, error) {
 		return "", sentAfterTheRequestLeft(errors.New("connection reset by peer"))
 	}}
-	op := pipelineOfKind(lost, journal.KindWalletPay) // a kind the journal's rule holds back
+	op := pipelineOfKind(lost, "walletpay") // a kind the journal's rule holds back
 	err := RunSingle(context.Background(), opts, op, "INV-1")
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindOutcomeUnknown || len(lost.sent) != 1 {
 		t.Fatalf("err %v (kind %v), sent %v; want exit 7, sent once", err, k, lost.sent)

@@ -26,7 +26,7 @@ type walletOp struct {
 	onSend func(invoice string)
 }
 
-func (*walletOp) Kind() string { return journal.KindWalletPay }
+func (*walletOp) Kind() string { return "walletpay" }
 func (o *walletOp) Send(ctx context.Context, r gateway.Request) (string, error) {
 	_, err := journal.OpenFile(o.path, time.Now).Lock(ctx, o.identity(), requestInvoice(r), "test")
 	o.lockedSend = append(o.lockedSend, err)
@@ -67,7 +67,7 @@ func TestSingleHoldsTheInvoice(t *testing.T) {
 		t.Fatal(err)
 	}
 	var inFlight *journal.InFlightError
-	if len(op.lockedSend) != 1 || !errors.As(op.lockedSend[0], &inFlight) || inFlight.Holder.Command != journal.KindWalletPay {
+	if len(op.lockedSend) != 1 || !errors.As(op.lockedSend[0], &inFlight) || inFlight.Holder.Command != "walletpay" {
 		t.Errorf("the lock while sending: %v, want held by the walletpay", op.lockedSend)
 	}
 	unlock, err := journal.OpenFile(jpath, time.Now).Lock(context.Background(), testIdentity, "INV-1", "test")
@@ -86,7 +86,7 @@ func TestSingleHoldsTheInvoice(t *testing.T) {
 // nothing journaled.
 func TestSingleRefusedWhileInFlight(t *testing.T) {
 	opts, jpath := lockedOptions(t)
-	unlock, err := journal.OpenFile(jpath, opts.Now).Lock(context.Background(), testIdentity, "INV-1", journal.KindRefund)
+	unlock, err := journal.OpenFile(jpath, opts.Now).Lock(context.Background(), testIdentity, "INV-1", "refund")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestSingleRefusedWhileUnknown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dead := journal.Entry{Type: journal.TypeIntent, Kind: journal.KindWalletPay, Gateway: testIdentity, Attempt: "dead", Time: opts.Now(),
+	dead := journal.Entry{Type: journal.TypeIntent, Kind: "walletpay", Gateway: testIdentity, Attempt: "dead", Time: opts.Now(),
 		Profile: "other-profile", Invoice: "INV-1"}
 	_ = j.Append(dead)
 	_ = j.Close()
@@ -167,12 +167,12 @@ func TestBatchLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = j.Append(journal.Entry{Type: journal.TypeIntent, Kind: journal.KindWalletPay, Gateway: testIdentity, Attempt: "dead", Invoice: "LOST"})
+	_ = j.Append(journal.Entry{Type: journal.TypeIntent, Kind: "walletpay", Gateway: testIdentity, Attempt: "dead", Invoice: "LOST"})
 	// BUSY's command has written its intent and holds the lock: in flight,
 	// not unknown.
-	_ = j.Append(journal.Entry{Type: journal.TypeIntent, Kind: journal.KindWalletPay, Gateway: testIdentity, Attempt: "live", Invoice: "BUSY"})
+	_ = j.Append(journal.Entry{Type: journal.TypeIntent, Kind: "walletpay", Gateway: testIdentity, Attempt: "live", Invoice: "BUSY"})
 	_ = j.Close()
-	unlock, err := journal.OpenFile(jpath, opts.Now).Lock(context.Background(), testIdentity, "BUSY", journal.KindWalletPay)
+	unlock, err := journal.OpenFile(jpath, opts.Now).Lock(context.Background(), testIdentity, "BUSY", "walletpay")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestBatchDecidesEachLineWhenItsTurnComes(t *testing.T) {
 			t.Error(err)
 			return
 		}
-		paid := journal.Entry{Type: journal.TypeIntent, Kind: journal.KindWalletPay, Gateway: testIdentity, Attempt: "other", Invoice: "SECOND"}
+		paid := journal.Entry{Type: journal.TypeIntent, Kind: "walletpay", Gateway: testIdentity, Attempt: "other", Invoice: "SECOND"}
 		_ = j.Append(paid)
 		paid.Type, paid.Outcome, paid.OrderNo = journal.TypeOutcome, journal.Succeeded, "VP-OTHER"
 		_ = j.Append(paid)

@@ -149,50 +149,9 @@ type Resender[In any] interface {
 	Resend(*Env, In, []journal.Attempt) (In, *journal.Attempt, error)
 }
 
-// StatusReader is an operation whose attempts check status settles
-// (`paycli status`, `paycli journal reconcile`): ReadStatus is how an
-// answer is read for one of them (journal.ReadSale, journal.ReadRefund,
-// …, or the operation's own journal.Reader). The command hands its
-// operations' kinds to the app (KindsOf), which hands them to the
-// journal's readers; without it, or with a nil reader, the kind's
-// unknown attempts are not reconciled.
-type StatusReader interface {
-	ReadStatus() journal.Reader
-}
-
-// DeskAction is an operation that moves no money and that check status
-// knows nothing of (a saved card's deletion): an attempt of unknown
-// outcome is settled by sending the same command again (its Resender),
-// and the journal's listing says so rather than pointing at reconcile.
-type DeskAction interface {
-	DeskAction()
-}
-
-// Kinded is any operation, whatever its type arguments: its kind, and
-// maybe a StatusReader.
+// Kinded is any operation, whatever its type arguments: its kind.
 type Kinded interface {
 	Kind() string
-}
-
-// KindsOf are the journal kinds of ops, the operations of one command (a
-// capture and a cancellation are two), with how check status reads each
-// (StatusReader): what a command's Kinds function returns for the app.
-func KindsOf(ops ...Kinded) []journal.Kind {
-	kinds := make([]journal.Kind, len(ops))
-	for i, op := range ops {
-		_, desk := op.(DeskAction)
-		kinds[i] = journal.Kind{Name: op.Kind(), Read: statusReaderOf(op), SentAgain: desk}
-	}
-	return kinds
-}
-
-// statusReaderOf is op's journal.Reader; nil when check status does not
-// settle its attempts.
-func statusReaderOf(op Kinded) journal.Reader {
-	if r, ok := op.(StatusReader); ok {
-		return r.ReadStatus()
-	}
-	return nil
 }
 
 // AnswerPrinter is an operation that prints the gateway's answer as it
@@ -378,15 +337,15 @@ func (e *Env) unknownCommand(invoice string) string {
 }
 
 // resolveCommand is the command that settles a, an attempt whose outcome
-// is not settled: a refund of unknown outcome (an attempt with a
-// refund_transaction_id) is re-sent with it (paycli refund --retry REF),
-// which the gateway makes at most once; any other, a queued refund
+// is not settled: one of unknown outcome whose kind is re-sent by its Ref
+// (a refund: paycli refund --retry REF, which the gateway makes at most
+// once: journal.Kind.Resend) is re-sent; any other, a queued one
 // included, is looked up (unknownCommand).
 func (e *Env) resolveCommand(a journal.Attempt) string {
 	// A queued refund was made or will be refused by the gateway's team:
 	// check status tells which, a re-send would not.
-	if a.Intent.OpKind() == journal.KindRefund && a.Intent.Ref != "" && a.Class() != journal.Queued {
-		return cmdutil.RefundRetryCommandLine(a.Intent.Ref, e.GatewayFlags)
+	if resend := e.kinds.For(a).ResendCommand(a, e.GatewayFlags); resend != "" && a.Class() != journal.Queued {
+		return resend
 	}
 	return e.unknownCommand(a.Intent.Invoice)
 }

@@ -40,7 +40,7 @@ func TestPromptDoesNotHoldTheInvoice(t *testing.T) {
 		opts.IO.SetStdinTTY(true)
 		opts.IO.SetStdoutTTY(true)
 		var otherErr error
-		otherOp := &kindOp{kind: journal.KindPreAuthCancel}
+		otherOp := &kindOp{kind: "preauth-cancel"}
 		person := &answering{}
 		if other {
 			person.meanwhile = func() {
@@ -50,7 +50,7 @@ func TestPromptDoesNotHoldTheInvoice(t *testing.T) {
 			}
 		}
 		opts.IO.In = person
-		op := &kindOp{kind: journal.KindPreAuthCapture}
+		op := &kindOp{kind: "preauth-capture"}
 		err := RunSingle(context.Background(), opts, pipelineOf(op), "INV-1")
 		if !other {
 			if err != nil || len(op.sent) != 1 {

@@ -57,7 +57,7 @@ func TestClassifyError(t *testing.T) {
 // refundOp is fakeOp journaled as a refund, each attempt with its ref.
 type refundOp struct{ fakeOp }
 
-func (*refundOp) Kind() string { return journal.KindRefund }
+func (*refundOp) Kind() string { return "refund" }
 
 // TestUnresolvedRefundNamesItsRetry: a refund of unknown outcome on the
 // invoice, whichever command sent it, refuses the next refund with the
@@ -65,8 +65,10 @@ func (*refundOp) Kind() string { return journal.KindRefund }
 func TestUnresolvedRefundNamesItsRetry(t *testing.T) {
 	opts, jpath := lockedOptions(t)
 	opts.GatewayFlags = []string{"--profile", "live"}
+	// The refund's kind as refund declares it: re-sent by its ref.
+	opts.Kinds = append(opts.Kinds, journal.Kind{Name: "refund", Resend: cmdutil.RefundRetryCommandLine})
 	store := journal.OpenFile(jpath, opts.Now)
-	_ = store.Append(context.Background(), journal.Entry{Type: journal.TypeIntent, Kind: journal.KindRefund, Gateway: testIdentity,
+	_ = store.Append(context.Background(), journal.Entry{Type: journal.TypeIntent, Kind: "refund", Gateway: testIdentity,
 		Attempt: "api-1", Time: opts.Now(), Invoice: "INV-1", Amount: "10.00", Ref: "RF-API"})
 	_ = store.Close()
 	op := &refundOp{}

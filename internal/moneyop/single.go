@@ -219,8 +219,8 @@ func refuseUnsettled(env *Env, invoice string, blocking []journal.Attempt) error
 			"Resolve it first: "+env.resolveCommand(a))
 	}
 	article := "a"
-	if kind := a.Intent.OpKind(); kind == journal.KindAPI {
-		article = "an"
+	if strings.ContainsAny(a.Intent.OpKind()[:1], "aeiou") {
+		article = "an" // an api attempt
 	}
 	return cmdutil.UsageHint(fmt.Errorf("invoice %s has %s %s attempt %s (attempt %s, %s); nothing was sent",
 		redact.Invoice(invoice), article, a.Intent.OpKind(), state, a.Intent.Attempt, render.FormatTime(a.Intent.Time, render.Table)),

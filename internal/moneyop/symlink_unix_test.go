@@ -33,14 +33,14 @@ func TestJournalThroughSymlinkSharesLocks(t *testing.T) {
 			t.Fatal(err)
 		}
 		first := journal.OpenFile(real, time.Now)
-		unlock, err := first.Lock(context.Background(), testIdentity, "INV-1", journal.KindRefund)
+		unlock, err := first.Lock(context.Background(), testIdentity, "INV-1", "refund")
 		if err != nil {
 			t.Fatal(err)
 		}
 		opts, _ := lockedOptions(t)
 		opts.JournalPath = func() (string, error) { return link, nil }
 		opts.Journal = func() (journal.Store, error) { return journal.OpenFile(link, time.Now), nil }
-		op := &kindOp{kind: journal.KindRefund}
+		op := &kindOp{kind: "refund"}
 		err = RunSingle(context.Background(), opts, pipelineOf(op), "INV-1")
 		unlock()
 		if k, _ := cmdutil.KindOf(err); k != cmdutil.KindDuplicate || len(op.sent) != 0 {
@@ -60,7 +60,7 @@ func TestLockFolderUnusableRefused(t *testing.T) {
 	}
 	opts, _ := lockedOptions(t)
 	opts.Journal = func() (journal.Store, error) { return journal.OpenFile(jpath, time.Now), nil }
-	op := &kindOp{kind: journal.KindRefund}
+	op := &kindOp{kind: "refund"}
 	err := RunSingle(context.Background(), opts, pipelineOf(op), "INV-1")
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUsage || !errors.As(err, new(*journal.LockFolderError)) ||
 		!strings.Contains(err.Error(), "lock folder") || len(op.sent) != 0 {

@@ -20,8 +20,8 @@ type kindOp struct {
 func (o *kindOp) Kind() string { return o.kind }
 
 // moneyKinds are every kind of money command.
-var moneyKinds = []string{journal.KindWalletPay, journal.KindRefund, journal.KindPreAuthCapture, journal.KindPreAuthCancel,
-	journal.KindComplete, journal.KindCompleteCancel, journal.KindAPI}
+var moneyKinds = []string{"walletpay", "refund", "preauth-capture", "preauth-cancel",
+	"complete", "complete-cancel", "api"}
 
 // unsettledStates are the ways an attempt is left unsettled: its process
 // killed after it was sent (no outcome line, its lock free), an unknown
@@ -58,7 +58,7 @@ func leaveUnsettled(t *testing.T, jpath, kind, state string) {
 func TestEveryKindBlocksEveryKind(t *testing.T) {
 	for _, first := range moneyKinds {
 		for _, state := range unsettledStates {
-			if state == journal.Queued && first != journal.KindRefund {
+			if state == journal.Queued && first != "refund" {
 				continue
 			}
 			for _, next := range moneyKinds {
@@ -94,8 +94,8 @@ func TestEveryKindBlocksEveryKind(t *testing.T) {
 // account: another invoice, or the same invoice on another account, goes.
 func TestOtherAccountAndInvoiceNotBlocked(t *testing.T) {
 	opts, jpath := lockedOptions(t)
-	leaveUnsettled(t, jpath, journal.KindPreAuthCapture, journal.Unknown)
-	op := &kindOp{kind: journal.KindPreAuthCancel}
+	leaveUnsettled(t, jpath, "preauth-capture", journal.Unknown)
+	op := &kindOp{kind: "preauth-cancel"}
 	if err := RunSingle(context.Background(), opts, pipelineOf(op), "INV-2"); err != nil {
 		t.Errorf("another invoice: %v", err)
 	}
@@ -155,15 +155,15 @@ func TestResendOnlyNarrows(t *testing.T) {
 		alsoUnknown            string // a second unsettled attempt's kind
 		sent                   bool
 	}{
-		{"the same refund re-sent", journal.KindRefund, "old-1", "RF-OLD", "", true},
-		{"a new refund", journal.KindRefund, "", "RF-NEW", "", false},
-		{"names it, sends another ref", journal.KindRefund, "old-1", "RF-NEW", "", false},
-		{"names it, another kind", journal.KindPreAuthCancel, "old-1", "RF-OLD", "", false},
-		{"the same refund, a capture unknown too", journal.KindRefund, "old-1", "RF-OLD", journal.KindPreAuthCapture, false},
+		{"the same refund re-sent", "refund", "old-1", "RF-OLD", "", true},
+		{"a new refund", "refund", "", "RF-NEW", "", false},
+		{"names it, sends another ref", "refund", "old-1", "RF-NEW", "", false},
+		{"names it, another kind", "preauth-cancel", "old-1", "RF-OLD", "", false},
+		{"the same refund, a capture unknown too", "refund", "old-1", "RF-OLD", "preauth-capture", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			opts, jpath := lockedOptions(t)
-			leaveUnsettled(t, jpath, journal.KindRefund, journal.Unknown)
+			leaveUnsettled(t, jpath, "refund", journal.Unknown)
 			if c.alsoUnknown != "" {
 				w, _ := journal.Open(jpath)
 				_ = w.Append(journal.Entry{Type: journal.TypeIntent, Kind: c.alsoUnknown, Gateway: testIdentity, Attempt: "old-2",
@@ -204,7 +204,7 @@ func (*declineOp) Send(context.Context, gateway.Request) (string, error) {
 // the bank's reason codes and texts, not only status_code 41.
 func TestOutcomeKeepsDeclineReasons(t *testing.T) {
 	opts, jpath := lockedOptions(t)
-	op := &declineOp{kindOp{kind: journal.KindWalletPay}}
+	op := &declineOp{kindOp{kind: "walletpay"}}
 	_ = RunSingle(context.Background(), opts, pipelineOf(op), "INV-1")
 	attempts, _, _ := journal.Read(jpath)
 	if len(attempts) != 1 || attempts[0].Outcome == nil {

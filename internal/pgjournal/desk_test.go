@@ -84,7 +84,7 @@ func openAs(t *testing.T, srv *pgtest.Server, db, role, host string, pid int) *S
 }
 
 func intent(attempt, invoice, ref string) journal.Entry {
-	return journal.Entry{Type: journal.TypeIntent, Kind: journal.KindRefund, Gateway: "gw-1", Attempt: attempt, Time: t0,
+	return journal.Entry{Type: journal.TypeIntent, Kind: "refund", Gateway: "gw-1", Attempt: attempt, Time: t0,
 		Profile: "live", BaseURL: "https://gw.example/ccpayment", Invoice: invoice, Amount: "50.00", Currency: "TRY", Ref: ref}
 }
 
@@ -106,7 +106,7 @@ func settled(in journal.Entry, class string) journal.Entry {
 // of is in as another kind.
 func of(in journal.Entry, kind string) journal.Entry {
 	in.Kind = kind
-	if kind != journal.KindRefund {
+	if kind != "refund" {
 		in.Ref = ""
 	}
 	return in

@@ -10,6 +10,7 @@ import (
 
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/saleop"
 )
 
 // TestEarlierSaleDoesNotSettleInFlight (the desk model's seed 203): a
@@ -28,9 +29,9 @@ func TestEarlierSaleDoesNotSettleInFlight(t *testing.T) {
 		return openStore(t, srv, db, role, Options{Now: now, PID: 1, Warn: func(string) {}})
 	}
 	ayse, mehmet := open("ayse", slow), open("mehmet", right)
-	paid := of(intent("sale-1", "INV-1", ""), journal.KindWalletPay)
+	paid := of(intent("sale-1", "INV-1", ""), "walletpay")
 	paid.Time, paid.Deadline = slow().Add(-time.Hour), slow().Add(-time.Hour+30*time.Second)
-	second := of(intent("sale-2", "INV-1", ""), journal.KindWalletPay)
+	second := of(intent("sale-2", "INV-1", ""), "walletpay")
 	second.Time, second.Deadline = slow(), slow().Add(30*time.Second)
 	for _, e := range []journal.Entry{paid, outcome(paid, journal.Succeeded, 100), second} { // the second sent; in flight
 		if err := ayse.Append(ctx, e); err != nil {
@@ -44,7 +45,7 @@ func TestEarlierSaleDoesNotSettleInFlight(t *testing.T) {
 	inFlight := attempts[1]
 	earlierSale := &gateway.CheckStatusResult{StatusCode: 100, InvoiceID: "INV-1", TransactionStatus: "Completed", OrderID: "VP1"}
 	asked := mehmet.DatabaseTime(right())
-	l := journal.Settle(journal.ReadSale, inFlight, earlierSale, nil, asked)
+	l := journal.Settle(saleop.Read, inFlight, earlierSale, nil, asked)
 	if l.Outcome != "" || l.After.IsZero() {
 		t.Fatalf("a walletpay in flight, check status finding the earlier sale: %+v, want 'may still be in flight'", l)
 	}
@@ -66,12 +67,12 @@ func TestEarlierSaleDoesNotSettleInFlight(t *testing.T) {
 	if len(goSays) != 1 || goSays[0] != "sale-2" || len(sqlSays) != 1 || sqlSays[0] != "sale-2" {
 		t.Errorf("unresolved: Go %q, the database %q; want the walletpay in flight", goSays, sqlSays)
 	}
-	third := of(intent("sale-3", "INV-1", ""), journal.KindWalletPay)
+	third := of(intent("sale-3", "INV-1", ""), "walletpay")
 	third.Time, third.Deadline = right(), right().Add(30*time.Second)
 	if err := mehmet.Append(ctx, third); !errors.Is(err, journal.ErrUnsettled) {
 		t.Errorf("another walletpay while the second is in flight: %v, want ErrUnsettled", err)
 	}
-	if l := journal.Settle(journal.ReadSale, inFlight, earlierSale, nil, l.After.Add(time.Second)); l.Outcome != journal.Succeeded {
+	if l := journal.Settle(saleop.Read, inFlight, earlierSale, nil, l.After.Add(time.Second)); l.Outcome != journal.Succeeded {
 		t.Errorf("the same answer once the request is over: %+v, want succeeded", l)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/testkit/pgtest"
+	"github.com/paycli/paycli/internal/testkit/userenv"
 )
 
 func connect(t *testing.T, url string) *pgx.Conn {
@@ -30,6 +31,7 @@ func connect(t *testing.T, url string) *pgx.Conn {
 var pg pgtest.Shared
 
 func TestMain(m *testing.M) {
+	userenv.Clear() // the tests link internal/config (kindtest's commands)
 	pgtest.MoreParallel(6)
 	code := m.Run()
 	pg.Stop()

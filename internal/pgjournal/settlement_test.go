@@ -116,7 +116,7 @@ func TestOnlyTheGatewaysWordSettles(t *testing.T) {
 	if open := unsettledIn(t, ayse, key); len(open) != 1 || open[0] != "cd-1" {
 		t.Errorf("a card deletion whose re-send was refused: unsettled %q, want cd-1", open)
 	}
-	if err := mehmet.Append(ctx, of(intent("cd-x", key, ""), journal.KindWalletPay)); !errors.Is(err, journal.ErrUnsettled) {
+	if err := mehmet.Append(ctx, of(intent("cd-x", key, ""), "walletpay")); !errors.Is(err, journal.ErrUnsettled) {
 		t.Errorf("another attempt on the card's key: %v, want ErrUnsettled", err)
 	}
 }

@@ -51,22 +51,22 @@ func TestSummaryAddsUpAsSummarize(t *testing.T) {
 	unknown := line(journal.TypeOutcome, journal.Unknown, time.Second)
 	for i := range 3 {
 		at := t0.Add(time.Duration(i) * time.Minute)
-		add(ayse, journal.KindRefund, "10.50", "TRY", at, ok)
-		add(ayse, journal.KindRefund, "20", "TRY", at, ok)
-		add(ayse, journal.KindRefund, "5.005", "USD", at, ok)
-		add(ayse, journal.KindRefund, "1.5", "XYZ", at, ok)
-		add(ayse, journal.KindRefund, "", "TRY", at, ok)
-		add(ayse, journal.KindRefund, "abc", "TRY", at, declined)
-		add(ayse, journal.KindRefund, " 5", "TRY", at, declined)
-		add(mehmet, journal.KindWalletPay, "1e2", "TRY", at, declined)
-		add(mehmet, journal.KindWalletPay, "7.00", "TRY", at) // no outcome
-		add(mehmet, journal.KindWalletPay, "8.00", "TRY", at, unknown, line(journal.TypeReconcile, journal.Succeeded, time.Hour))
-		add(mehmet, journal.KindWalletPay, "9.00", "TRY", at, unknown, line(journal.TypeReconcile, journal.Pending, time.Hour))
-		add(mehmet, journal.KindRefund, "3.00", "TRY", at, declined, line(journal.TypeOutcome, journal.Succeeded, time.Minute))
-		add(mehmet, journal.KindRefund, "4.00", "EUR", at, ok, line(journal.TypeReconcile, journal.Declined, time.Hour))
-		add(mehmet, journal.KindPreAuthCapture, "2.00", "TRY", at, ok)
-		add(ayse, "", "2.00", "TRY", at, ok)                                    // a line from before kinds: walletpay
-		add(ayse, journal.KindRefund, "6.00", "TRY", at.Add(-48*time.Hour), ok) // outside the window
+		add(ayse, "refund", "10.50", "TRY", at, ok)
+		add(ayse, "refund", "20", "TRY", at, ok)
+		add(ayse, "refund", "5.005", "USD", at, ok)
+		add(ayse, "refund", "1.5", "XYZ", at, ok)
+		add(ayse, "refund", "", "TRY", at, ok)
+		add(ayse, "refund", "abc", "TRY", at, declined)
+		add(ayse, "refund", " 5", "TRY", at, declined)
+		add(mehmet, "walletpay", "1e2", "TRY", at, declined)
+		add(mehmet, "walletpay", "7.00", "TRY", at) // no outcome
+		add(mehmet, "walletpay", "8.00", "TRY", at, unknown, line(journal.TypeReconcile, journal.Succeeded, time.Hour))
+		add(mehmet, "walletpay", "9.00", "TRY", at, unknown, line(journal.TypeReconcile, journal.Pending, time.Hour))
+		add(mehmet, "refund", "3.00", "TRY", at, declined, line(journal.TypeOutcome, journal.Succeeded, time.Minute))
+		add(mehmet, "refund", "4.00", "EUR", at, ok, line(journal.TypeReconcile, journal.Declined, time.Hour))
+		add(mehmet, "preauth-capture", "2.00", "TRY", at, ok)
+		add(ayse, "", "2.00", "TRY", at, ok)                          // a line from before kinds: walletpay
+		add(ayse, "refund", "6.00", "TRY", at.Add(-48*time.Hour), ok) // outside the window
 	}
 	// An intent written twice. (An outcome whose intent the database
 	// never had is refused: TestForgedOutcomeRefused.)

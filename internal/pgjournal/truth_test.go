@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/testkit/kindtest"
 	"github.com/paycli/paycli/internal/testkit/pgtest"
 )
 
@@ -55,14 +56,14 @@ func TestUnsettledBlocksEveryKind(t *testing.T) {
 	ayse := openAs(t, srv, db, "ayse", "desk-1", 101)
 	mehmet := openAs(t, srv, db, "mehmet", "desk-2", 202)
 	ctx := context.Background()
-	capture := of(intent("cap-1", "INV-1", ""), journal.KindPreAuthCapture)
+	capture := of(intent("cap-1", "INV-1", ""), "preauth-capture")
 	if err := ayse.Append(ctx, capture); err != nil { // killed -9 after sending: no outcome
 		t.Fatal(err)
 	}
 	// Every kind, one the database has never heard of included: the rule
 	// names none.
-	kinds := []string{journal.KindWalletPay, journal.KindRefund, journal.KindPreAuthCapture, journal.KindPreAuthCancel,
-		journal.KindComplete, journal.KindCompleteCancel, journal.KindAPI, "a-new-kind"}
+	kinds := []string{"walletpay", "refund", "preauth-capture", "preauth-cancel",
+		"complete", "complete-cancel", "api", "a-new-kind"}
 	for i, kind := range kinds {
 		e := of(intent(fmt.Sprintf("m-%d", i), "INV-1", "RF-9"), kind)
 		if err := mehmet.Append(ctx, e); !errors.Is(err, journal.ErrUnsettled) {
@@ -70,7 +71,7 @@ func TestUnsettledBlocksEveryKind(t *testing.T) {
 		}
 	}
 	// The same through psql, as the operator role.
-	out, err := psqlAs(t, srv, db, "mehmet", insertSQL(of(intent("psql-1", "INV-1", ""), journal.KindPreAuthCancel)))
+	out, err := psqlAs(t, srv, db, "mehmet", insertSQL(of(intent("psql-1", "INV-1", ""), "preauth-cancel")))
 	if err == nil || !strings.Contains(out, "PC001") {
 		t.Errorf("psql INSERT of a cancel: %v\n%s", err, out)
 	}
@@ -84,7 +85,7 @@ func TestUnsettledBlocksEveryKind(t *testing.T) {
 	if err := mehmet.Append(ctx, settled(capture, journal.Declined)); err != nil {
 		t.Fatal(err)
 	}
-	if err := mehmet.Append(ctx, of(intent("m-after", "INV-1", ""), journal.KindPreAuthCancel)); err != nil {
+	if err := mehmet.Append(ctx, of(intent("m-after", "INV-1", ""), "preauth-cancel")); err != nil {
 		t.Errorf("a cancel once the capture is settled: %v", err)
 	}
 
@@ -254,7 +255,7 @@ func TestUnsettledAgreesWithGo(t *testing.T) {
 	for n, name := range names {
 		inv := fmt.Sprintf("INV-%d", n)
 		blocked := blocks[name]
-		err := ayse.Append(ctx, of(intent(inv+"-new", inv, ""), journal.KindWalletPay))
+		err := ayse.Append(ctx, of(intent(inv+"-new", inv, ""), "walletpay"))
 		if blocked != errors.Is(err, journal.ErrUnsettled) || (!blocked && err != nil) {
 			t.Errorf("%s: a new intent: %v; Go finds unresolved: %v", name, err, blocked)
 		}
@@ -275,7 +276,7 @@ func TestConcurrentIntentsOneWins(t *testing.T) {
 		conn := connect(t, srv.URL([]string{"ayse", "mehmet"}[i%2], db))
 		wg.Go(func() {
 			<-start
-			e := of(intent(fmt.Sprintf("c-%d", i), "INV-RACE", ""), journal.KindWalletPay)
+			e := of(intent(fmt.Sprintf("c-%d", i), "INV-RACE", ""), "walletpay")
 			data, _ := json.Marshal(e)
 			_, errs[i] = conn.Exec(ctx, insertLine, e.Attempt, e.Type, e.Kind, e.Gateway, e.Invoice, "", e.Time, data, "", "")
 		})
@@ -422,7 +423,7 @@ func TestClockSkewDoesNotSettleInFlight(t *testing.T) {
 	}
 	answer := &gateway.CheckStatusResult{StatusCode: 100, InvoiceID: "INV-1", TransactionStatus: "Completed",
 		Extra: map[string]json.RawMessage{"refund_info": json.RawMessage(`[]`)}}
-	l := journal.Settle(journal.ReadRefund, attempts[0], answer, nil, mehmet.DatabaseTime(right()))
+	l := journal.Settle(kindtest.Paycli().For(attempts[0]).Read, attempts[0], answer, nil, mehmet.DatabaseTime(right()))
 	if l.Outcome == journal.NotFound || l.After.IsZero() {
 		t.Errorf("a refund in flight read on the database's clock: %+v, want 'may still be in flight'", l)
 	}

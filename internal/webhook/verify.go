@@ -47,7 +47,12 @@ func aliases(k Kind, field string) []string {
 }
 
 // refundStatuses are the statuses of a refund webhook; a sale's status is
-// a number.
+// a number. This is the webhook protocol's own reading, and it stays here
+// rather than with the refund operation: which body a webhook is decides
+// which fields its hash_key is made of, so it is read before any command
+// sees it, by `webhook listen`, `webhook verify` and the sandbox's
+// delivery alike (webhook sits below the commands); it says nothing of a
+// journal kind.
 var refundStatuses = []string{"Completed", "Fail"}
 
 func isRefundStatus(s string) bool {

@@ -404,7 +404,7 @@ func TestRunMoneyPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	attempts, _, _ := journal.Read(jpath)
-	if len(attempts) != 1 || attempts[0].Intent.Kind != journal.KindAPI || attempts[0].Intent.Invoice != "P-1" ||
+	if len(attempts) != 1 || attempts[0].Intent.Kind != "api" || attempts[0].Intent.Invoice != "P-1" ||
 		attempts[0].Intent.Amount != "10.00" || attempts[0].Intent.Card != "435508******4358" ||
 		attempts[0].Class() != journal.Succeeded || attempts[0].Outcome.OrderNo != "VP1" {
 		t.Errorf("journal: %+v", attempts)

@@ -15,13 +15,13 @@ import (
 // payment paycli has no command for is an api attempt.
 func TestKindIsTheCommands(t *testing.T) {
 	for call, want := range map[gateway.MoneyCall]string{
-		gateway.MoneyWalletPay:      journal.KindWalletPay,
-		gateway.MoneyRefund:         journal.KindRefund,
-		gateway.MoneyCapture:        journal.KindPreAuthCapture,
-		gateway.MoneyReleaseHold:    journal.KindPreAuthCancel,
-		gateway.MoneyComplete:       journal.KindComplete,
-		gateway.MoneyCompleteCancel: journal.KindCompleteCancel,
-		gateway.MoneyPayment:        journal.KindAPI,
+		gateway.MoneyWalletPay:      "walletpay",
+		gateway.MoneyRefund:         "refund",
+		gateway.MoneyCapture:        "preauth-capture",
+		gateway.MoneyReleaseHold:    "preauth-cancel",
+		gateway.MoneyComplete:       "complete",
+		gateway.MoneyCompleteCancel: "complete-cancel",
+		gateway.MoneyPayment:        "api",
 	} {
 		got := operation{call: call}.Kind()
 		if got != want {
@@ -30,7 +30,7 @@ func TestKindIsTheCommands(t *testing.T) {
 	}
 	// The api's own kind is declared, read as a sale; the others are
 	// their commands' (app.TestMoneyCallsHaveKinds).
-	if got := journal.Kinds(Kinds()); !slices.Equal(got.Names(), []string{journal.KindAPI}) || !got.Reconcilable(journal.KindAPI) {
+	if got := journal.Kinds(Kinds()); !slices.Equal(got.Names(), []string{"api"}) || !got.Reconcilable("api") {
 		t.Errorf("api declares %v", got.Names())
 	}
 }

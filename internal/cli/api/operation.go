@@ -32,22 +32,7 @@ type operation struct {
 var (
 	_ moneyop.Operation[*request, gateway.Request, *gateway.Response] = operation{}
 	_ moneyop.AnswerPrinter[*gateway.Response]                        = operation{}
-	_ moneyop.StatusReader                                            = operation{}
 )
-
-// Kinds is the journal kind of a payment paycli has no command for (api);
-// a call on another command's path is journaled under that command's
-// kind, which that command declares.
-func Kinds() []journal.Kind { return moneyop.KindsOf(operation{call: gateway.MoneyPayment}) }
-
-// ReadStatus: check status settles a payment paycli has no command for
-// as a sale (the kinds of the others are their commands').
-func (op operation) ReadStatus() journal.Reader {
-	if op.call == gateway.MoneyPayment {
-		return journal.ReadSale
-	}
-	return nil
-}
 
 // Call sends the request, once.
 func (operation) Call(ctx context.Context, client *gateway.Client, req gateway.Request) (*gateway.Response, error) {
@@ -61,7 +46,7 @@ func (operation) Call(ctx context.Context, client *gateway.Client, req gateway.R
 // a payment paycli has no command for.
 func (op operation) Kind() string {
 	if op.call == gateway.MoneyPayment {
-		return journal.KindAPI
+		return KindAPI
 	}
 	return string(op.call)
 }

@@ -124,7 +124,6 @@ var (
 	_ moneyop.Operation[*deletion, gateway.DeleteCardRequest, *gateway.SavedCardResult] = deleteOperation{}
 	_ moneyop.Preparer[*deletion]                                                       = deleteOperation{}
 	_ moneyop.Resender[*deletion]                                                       = deleteOperation{}
-	_ moneyop.DeskAction                                                                = deleteOperation{}
 )
 
 // KindDelete is the journal kind of a saved card's deletion: its invoice
@@ -135,13 +134,11 @@ const KindDelete = "card-delete"
 // Kind is KindDelete.
 func (deleteOperation) Kind() string { return KindDelete }
 
-// DeskAction: check status knows nothing of a card's deletion; sending it
-// again settles one of unknown outcome.
-func (deleteOperation) DeskAction() {}
-
-// Kinds are the journal kinds of the command's operations, which the app
-// hands down: a deletion, which check status does not settle.
-func Kinds() []journal.Kind { return moneyop.KindsOf(deleteOperation{}) }
+// Kinds is everything the rest of paycli says about a card's deletion
+// (journal.Kind): a desk action that moves no money and that check status
+// knows nothing of (no Read), so one of unknown outcome is settled by
+// sending the same command again (SentAgain, its Resender).
+func Kinds() []journal.Kind { return []journal.Kind{{Name: KindDelete, SentAgain: true}} }
 
 // Invoice is the deletion's journal key, "card:CUSTOMER:TOKEN": the
 // journal, its locks and its one rule key attempts by invoice, and a

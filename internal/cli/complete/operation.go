@@ -2,7 +2,6 @@ package complete
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -34,14 +33,6 @@ type sale struct {
 	undecided string
 }
 
-// Sandbox-only check status fields that say which step a 3D sale waits
-// for (docs/protocol.md, Complete a 3D payment); the gateway's own answer
-// may not have them.
-const (
-	threeDAwaitingCompletion = "awaiting_merchant_completion"
-	threeDAwaitingChallenge  = "awaiting_challenge"
-)
-
 // operation is /payment/complete, a completion or a cancellation: what
 // the money-moving pipeline needs to know of it.
 type operation struct {
@@ -55,16 +46,7 @@ var (
 	_ moneyop.Operation[*sale, gateway.CompletePaymentRequest, *gateway.CompletePaymentResult] = operation{}
 	_ moneyop.LineParser[*sale]                                                                = operation{}
 	_ moneyop.Preparer[*sale]                                                                  = operation{}
-	_ moneyop.StatusReader                                                                     = operation{}
 )
-
-// Kinds are the journal kinds of the command's operations (a completion,
-// a cancellation), which the app hands to the journal's readers.
-func Kinds() []journal.Kind { return moneyop.KindsOf(operation{}, operation{cancel: true}) }
-
-// ReadStatus: check status settles a completion or a cancellation by
-// what became of the 3D sale.
-func (op operation) ReadStatus() journal.Reader { return journal.ReadCompletion(op.cancel) }
 
 // Call sends the payment/complete, once.
 func (operation) Call(ctx context.Context, client *gateway.Client, req gateway.CompletePaymentRequest) (*gateway.CompletePaymentResult, error) {
@@ -75,9 +57,9 @@ func (operation) Call(ctx context.Context, client *gateway.Client, req gateway.C
 // cancellation are two kinds, never read one for the other.
 func (op operation) Kind() string {
 	if op.cancel {
-		return journal.KindCompleteCancel
+		return KindCancel
 	}
-	return journal.KindComplete
+	return KindComplete
 }
 
 func (op operation) status() string {
@@ -167,20 +149,19 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, s *sale) (*sa
 	if st.OrderID != "" && st.OrderID != out.OrderID {
 		return nil, reject("order %s is not the order of invoice %s", s.OrderID, redact.Invoice(s.Invoice))
 	}
-	by, step := extraString(st, "payment_completed_by"), extraString(st, "three_d_status")
 	switch {
-	case strings.EqualFold(by, "app"):
+	case st.CompletedByGateway():
 		return nil, reject("invoice %s is completed by the gateway (payment_completed_by app), not by the merchant", redact.Invoice(s.Invoice))
-	case step == threeDAwaitingChallenge:
+	case st.AwaitsChallenge():
 		return nil, reject("the buyer has not answered the 3D challenge of invoice %s yet", redact.Invoice(s.Invoice))
 	case !pending:
 		if why := settled(st.TransactionStatus); why != "" {
 			return nil, reject("invoice %s %s", redact.Invoice(s.Invoice), why)
 		}
-		if step != threeDAwaitingCompletion {
+		if !st.AwaitsCompletion() {
 			out.undecided = fmt.Sprintf("check status says transaction_status %q", render.Escape(redact.Cards(st.TransactionStatus)))
 		}
-	case step != threeDAwaitingCompletion:
+	case !st.AwaitsCompletion():
 		out.undecided = "check status says only that it is not processed yet (status_code 69)"
 	}
 	out.currency = strings.ToUpper(strings.TrimSpace(st.CurrencyCode()))
@@ -197,24 +178,15 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, s *sale) (*sa
 // settled says why a sale check status answered for (status_code 100) is
 // past completion, "" when its transaction_status does not say so.
 func settled(status string) string {
-	switch state := gateway.SaleStateOf(status); {
-	case state.Taken():
+	switch sale := (&gateway.CheckStatusResult{TransactionStatus: status}).Sale(); {
+	case sale.Taken():
 		return fmt.Sprintf("was already completed (transaction_status %q): nothing is charged twice", render.Escape(status))
-	case state == gateway.SaleCancelled:
+	case sale.Voided():
 		return fmt.Sprintf("was cancelled (transaction_status %q)", render.Escape(status))
-	case state == gateway.SaleFailed:
+	case sale.Failed():
 		return fmt.Sprintf("failed (transaction_status %q): there is nothing to complete", render.Escape(status))
 	}
 	return ""
-}
-
-// extraString reads a text field check status sent beyond the typed ones.
-func extraString(st *gateway.CheckStatusResult, name string) string {
-	var s string
-	if raw, ok := st.Extra[name]; !ok || json.Unmarshal(raw, &s) != nil {
-		return ""
-	}
-	return strings.TrimSpace(s)
 }
 
 // Describe says what the completion or cancellation does, and builds its

@@ -73,7 +73,7 @@ func TestSettled(t *testing.T) {
 func TestClassify(t *testing.T) {
 	s := &sale{input: input{Invoice: "INV-1", OrderID: "VP1"}}
 	complete, cancel := operation{}, operation{cancel: true}
-	if complete.Kind() != journal.KindComplete || cancel.Kind() != journal.KindCompleteCancel {
+	if complete.Kind() != "complete" || cancel.Kind() != "complete-cancel" {
 		t.Errorf("kinds %q %q", complete.Kind(), cancel.Kind())
 	}
 	if o := complete.Classify(s, &gateway.CompletePaymentResult{SaleAnswer: gateway.SaleAnswer{OrderNo: "VP1"}, Status: "Completed"}, nil); o.Class != journal.Succeeded || o.OrderNo != "VP1" {

@@ -38,7 +38,7 @@ func twoAccounts(t *testing.T) (path, live, sandbox string) {
 		if gw == sandbox {
 			profile, base = "sandbox", "http://127.0.0.1:40111/ccpayment"
 		}
-		e := journal.Entry{Type: journal.TypeIntent, Kind: journal.KindRefund, Gateway: gw, Attempt: "a" + string(rune('1'+i)),
+		e := journal.Entry{Type: journal.TypeIntent, Kind: "refund", Gateway: gw, Attempt: "a" + string(rune('1'+i)),
 			Time: t0.Add(-time.Hour), Profile: profile, BaseURL: base, Invoice: "INV-" + string(rune('1'+i)), Amount: "100.00", Currency: "TRY", Ref: "R" + string(rune('1'+i))}
 		_ = j.Append(e)
 		e.Type, e.Outcome, e.StatusCode = journal.TypeOutcome, journal.Succeeded, &code

@@ -36,7 +36,7 @@ func cardJournal(t *testing.T) string {
 	defer j.Close()
 	code := 100
 	entry := func(typ, id, invoice string) journal.Entry {
-		return journal.Entry{Type: typ, Kind: journal.KindWalletPay, Attempt: id, Time: t0, Profile: "live", BaseURL: "https://gw/ccpayment",
+		return journal.Entry{Type: typ, Kind: "walletpay", Attempt: id, Time: t0, Profile: "live", BaseURL: "https://gw/ccpayment",
 			Invoice: invoice, Amount: "150.00", Currency: "TRY", Card: "435508******4358", Wallet: "001"}
 	}
 	done := entry(journal.TypeOutcome, "a1", cardPaid)
@@ -98,7 +98,7 @@ func TestJournalMasksCardInvoices(t *testing.T) {
 		t.Errorf("no match: %q", errOut)
 	}
 
-	complete := CompleteInvoice(func() (string, error) { return path, nil })
+	complete := CompleteInvoice(func() (string, error) { return path, nil }, kindtest.Paycli)
 	got, _ := complete(&cobra.Command{}, nil, "")
 	if len(got) != 1 || !strings.HasPrefix(got[0], "INV-1\t") {
 		t.Errorf("completion offers %q, want only INV-1", got)
@@ -118,7 +118,7 @@ func TestReconcileMasksCardInvoices(t *testing.T) {
 				t.Fatal(err)
 			}
 			cfg, _ := opts.Config()
-			s := journal.ScopeFor(journal.KindWalletPay, cfg.Profile, cfg.BaseURL, journal.Identity(cfg.BaseURL, cfg.AppID), false)
+			s := journal.ScopeFor("walletpay", cfg.Profile, cfg.BaseURL, journal.Identity(cfg.BaseURL, cfg.AppID), false)
 			if err := j.Append(journal.Entry{Type: journal.TypeIntent, Kind: s.Kind, Gateway: s.Gateway, Attempt: "card",
 				Time: t0, Profile: cfg.Profile, BaseURL: s.BaseURL, Invoice: cardPaid, Amount: "10.00", Currency: "TRY"}); err != nil {
 				t.Fatal(err)

@@ -23,7 +23,7 @@ const maxCompletions = 100
 // journal that cannot be read offers nothing: completion must never fail
 // loudly. An invoice id that reads as a card number is never offered: the
 // shell would show it whole, and a masked one would name another invoice.
-func CompleteInvoice(journalPath func() (string, error)) cobra.CompletionFunc {
+func CompleteInvoice(journalPath func() (string, error), kinds func() journal.Kinds) cobra.CompletionFunc {
 	return func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		path, err := journalPath()
 		if err != nil {
@@ -36,7 +36,7 @@ func CompleteInvoice(journalPath func() (string, error)) cobra.CompletionFunc {
 		out := make([]string, 0, len(recent))
 		for _, attempts := range recent {
 			if inv := attempts[0].Intent.Invoice; !redact.HasCard(inv) {
-				out = append(out, inv+"\t"+describeInvoice(attempts))
+				out = append(out, inv+"\t"+describeInvoice(kinds(), attempts))
 			}
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
@@ -44,29 +44,32 @@ func CompleteInvoice(journalPath func() (string, error)) cobra.CompletionFunc {
 }
 
 // describeInvoice is how a completion describes an invoice: by its sale
-// (its latest attempt that is not a refund; the latest one when all are),
-// with the kind, outcome and amount, and how many refunds it has had.
-func describeInvoice(attempts []journal.Attempt) string {
+// (its latest attempt of a kind that does not act on the sale, such as a
+// refund: journal.Kind.OnTheSale; the latest one when all do), with the
+// kind, outcome and amount, and how many of those it has had ("1
+// refund").
+func describeInvoice(kinds journal.Kinds, attempts []journal.Attempt) string {
 	sale := attempts[len(attempts)-1]
-	refunds := 0
+	after := map[string]int{} // kind → attempts on the sale
 	for _, a := range attempts {
-		if a.Intent.OpKind() == journal.KindRefund {
-			refunds++
+		if kinds.For(a).OnTheSale {
+			after[a.Intent.OpKind()]++
 		}
 	}
 	for i := len(attempts) - 1; i >= 0; i-- {
-		if attempts[i].Intent.OpKind() != journal.KindRefund {
+		if !kinds.For(attempts[i]).OnTheSale {
 			sale = attempts[i]
 			break
 		}
 	}
 	d := fmt.Sprintf("%s %s, %s", sale.Intent.OpKind(), sale.Class(), render.Amount(sale.Intent.Amount, sale.Intent.Currency))
-	switch {
-	case sale.Intent.OpKind() == journal.KindRefund:
-	case refunds == 1:
-		d += ", 1 refund"
-	case refunds > 1:
-		d += fmt.Sprintf(", %d refunds", refunds)
+	if kinds.For(sale).OnTheSale {
+		return d
+	}
+	for _, k := range kinds {
+		if n := after[k.Name]; n > 0 {
+			d += ", " + render.Count(n, k.Name, k.Name+"s")
+		}
 	}
 	return d
 }

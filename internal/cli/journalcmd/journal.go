@@ -225,12 +225,12 @@ second; 'paycli journal show' shows them the same way.`,
 	_ = cmd.RegisterFlagCompletionFunc("outcome", cobra.FixedCompletions(journal.Classes, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions(opts.MoneyKinds.Names(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("until", cobra.FixedCompletions([]string{"now", "today", "yesterday"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("invoice", CompleteInvoice(f.JournalPath))
+	_ = cmd.RegisterFlagCompletionFunc("invoice", CompleteInvoice(f.JournalPath, f.Kinds))
 	cmd.ValidArgsFunction = func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		if len(args) > 0 || cmd.Flags().Changed("invoice") {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		return CompleteInvoice(f.JournalPath)(cmd, args, toComplete)
+		return CompleteInvoice(f.JournalPath, f.Kinds)(cmd, args, toComplete)
 	}
 	_ = cmd.RegisterFlagCompletionFunc("since", cobra.FixedCompletions([]string{"1h", "24h", "7d", "today", "yesterday"}, cobra.ShellCompDirectiveNoFileComp))
 	opts.JSON = cmdutil.AddJSONFlags(cmd)

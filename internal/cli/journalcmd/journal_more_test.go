@@ -42,7 +42,7 @@ func TestJournalShowsReconciliation(t *testing.T) {
 			BaseURL: "https://gw/ccpayment", Invoice: "LOST-" + id, Amount: "1.00", Currency: "TRY"})
 	}
 	_ = j.Close()
-	scope := journal.NewScope(journal.KindWalletPay, "live", "https://gw/ccpayment", "app")
+	scope := journal.NewScope("walletpay", "live", "https://gw/ccpayment", "app")
 	code := 100
 	recordLearned(t, path, scope, "CRASH-1", journal.Learned{Outcome: journal.Succeeded, StatusCode: &code,
 		OrderNo: "VP7", TransactionStatus: "Completed"}, journal.ViaStatus, t0.Add(time.Minute))
@@ -168,7 +168,7 @@ func TestJournalFooterPointsAtStatusForWhatReconcileLeaves(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, e := range []struct{ kind, invoice string }{
-		{journal.KindWalletPay, "INV-W"}, {journal.KindPreAuthCapture, "INV-C"}, {journal.KindAPI, "INV-P"},
+		{"walletpay", "INV-W"}, {"preauth-capture", "INV-C"}, {"api", "INV-P"},
 		{"payout", "INV-X"}, {"payout", "4111111111111111"},
 	} {
 		if err := j.Append(journal.Entry{Type: journal.TypeIntent, Kind: e.kind, Attempt: fmt.Sprint("a", i), Time: t0, Profile: "live",

@@ -45,7 +45,7 @@ func writeJournal(t *testing.T) string {
 	declined.Outcome, declined.StatusCode, declined.Message = journal.Declined, &code41, `walletPay: status_code 41 "Payment failed"`
 	declined.StatusDescription, declined.PaymentReasonCode, declined.PaymentReasonCodeDetail = "Payment failed", "51", "Insufficient funds"
 	refundIntent := entry(journal.TypeIntent, "a4", "OLD-1", t0.Add(-30*time.Hour))
-	refundIntent.Kind, refundIntent.Ref = journal.KindRefund, "RF1"
+	refundIntent.Kind, refundIntent.Ref = "refund", "RF1"
 	refunded := refundIntent
 	refunded.Type, refunded.Outcome, refunded.StatusCode = journal.TypeOutcome, journal.Succeeded, &code
 	for _, e := range []journal.Entry{

@@ -176,13 +176,7 @@ func reconcileRun(ctx context.Context, opts *ReconcileOptions) error {
 		return nil
 	}
 	if opts.DryRun {
-		opts.IO.Notef("Would check %s with the gateway's check-status call on profile %q at %s:",
-			render.Count(len(invoices), "invoice", "invoices"), cfg.Profile, redact.URL(cfg.BaseURL))
-		for _, inv := range invoices {
-			fmt.Fprintln(opts.IO.Out, render.Escape(redact.Invoice(inv)))
-		}
-		opts.IO.Notef("Dry run: nothing was asked.")
-		return nil
+		return dryRunReconcile(opts, cfg.Profile, cfg.BaseURL, invoices)
 	}
 	client, err := opts.Gateway()
 	if err != nil {
@@ -217,16 +211,34 @@ func reconcileRun(ctx context.Context, opts *ReconcileOptions) error {
 	if err := writeReconcile(ctx, opts, format, results); err != nil {
 		return err
 	}
-	if unknown > 0 {
-		verb := "have"
-		if unknown == 1 {
-			verb = "has"
-		}
-		return cmdutil.WithKind(cmdutil.KindOutcomeUnknown,
-			fmt.Errorf("%d of %s still %s an unknown outcome", unknown, render.Count(len(invoices), "invoice", "invoices"), verb),
-			"Run '"+cmdutil.ReconcileCommandLine(opts.Flags)+"' again later.")
+	return stillUnknown(opts, unknown, len(invoices))
+}
+
+// dryRunReconcile lists the invoices reconcile would check, asking
+// nothing.
+func dryRunReconcile(opts *ReconcileOptions, profile, baseURL string, invoices []string) error {
+	opts.IO.Notef("Would check %s with the gateway's check-status call on profile %q at %s:",
+		render.Count(len(invoices), "invoice", "invoices"), profile, redact.URL(baseURL))
+	for _, inv := range invoices {
+		fmt.Fprintln(opts.IO.Out, render.Escape(redact.Invoice(inv)))
 	}
+	opts.IO.Notef("Dry run: nothing was asked.")
 	return nil
+}
+
+// stillUnknown is reconcile's exit-3 error when unknown of the checked
+// invoices still have an unknown outcome; nil when none has.
+func stillUnknown(opts *ReconcileOptions, unknown, checked int) error {
+	if unknown == 0 {
+		return nil
+	}
+	verb := "have"
+	if unknown == 1 {
+		verb = "has"
+	}
+	return cmdutil.WithKind(cmdutil.KindOutcomeUnknown,
+		fmt.Errorf("%d of %s still %s an unknown outcome", unknown, render.Count(checked, "invoice", "invoices"), verb),
+		"Run '"+cmdutil.ReconcileCommandLine(opts.Flags)+"' again later.")
 }
 
 // reconcileWork is what a run of reconcile checks: the journal at path,
@@ -334,7 +346,7 @@ func reconcileInvoice(ctx context.Context, opts *ReconcileOptions, store journal
 		if settled = settled && l.Decided(); settled {
 			r.Outcome = l.Outcome
 		}
-		if note := reconcileNote(a, l, opts.Flags); !slices.Contains(notes, note) {
+		if note := reconcileNote(opts.Kinds.For(a), a, l, opts.Flags); !slices.Contains(notes, note) {
 			notes = append(notes, note)
 		}
 	}
@@ -345,33 +357,20 @@ func reconcileInvoice(ctx context.Context, opts *ReconcileOptions, store journal
 	return r, nil
 }
 
-// reconcileNote says what the answer means for the attempt: for a
-// payment, in words; for a refund, "refund REF: " and its outcome; for
-// the other kinds (an api payment's words are a payment's), the kind and
-// the words.
-func reconcileNote(a journal.Attempt, l journal.Learned, flags []string) string {
-	// A payment paycli has no command for (an api call) reads as a sale,
-	// but no batch resumes it.
-	kind := a.Intent.OpKind()
-	sale := kind == journal.KindWalletPay || kind == journal.KindAPI
-	batch := func(words string) string {
-		if kind == journal.KindAPI {
-			return ""
-		}
-		return words
-	}
+// reconcileNote says what the answer means for a, an attempt of kind k:
+// its kind's words for a decided outcome (journal.Kind.Says: a sale's "the
+// sale was taken", a refund's outcome), or the words every kind shares;
+// after the attempt's subject ("refund REF: ", "preauth-capture: "), but
+// for the invoice's sale itself (journal.Kind.Subject).
+func reconcileNote(k journal.Kind, a journal.Attempt, l journal.Learned, flags []string) string {
 	var note string
 	switch {
 	case !l.After.IsZero():
 		note = "unknown: may still be in flight, run again after " + render.FormatTime(l.After, render.Table)
 	case l.Missing:
-		note = "unknown: check status does not find it, which is not final (the gateway may still make it); " + cmdutil.MissingNeeds(a, flags)
-	case kind == journal.KindRefund && l.Decided():
-		note = l.Outcome
-	case l.Outcome == journal.Succeeded && sale:
-		note = "the sale was taken" + batch("; a resumed batch skips it")
-	case l.Outcome == journal.Declined && sale:
-		note = "the transaction failed; nothing was taken"
+		note = "unknown: check status does not find it, which is not final (the gateway may still make it); " + cmdutil.MissingNeeds(a, k, flags)
+	case l.Decided() && k.Says != nil:
+		note = k.Says(l)
 	case l.Outcome == journal.Succeeded:
 		note = "it was made"
 	case l.Outcome == journal.Declined:
@@ -381,14 +380,10 @@ func reconcileNote(a journal.Attempt, l journal.Learned, flags []string) string 
 	default:
 		note = l.Message
 	}
-	switch kind {
-	case journal.KindWalletPay:
-		return note
-	case journal.KindRefund:
-		return "refund " + a.Intent.Ref + ": " + note
-	default:
-		return kind + ": " + note
+	if subject := k.SubjectOf(a); subject != "" {
+		return subject + ": " + note
 	}
+	return note
 }
 
 func writeReconcile(ctx context.Context, opts *ReconcileOptions, format render.Format, results []ReconcileResult) error {

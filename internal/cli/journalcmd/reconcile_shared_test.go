@@ -41,7 +41,7 @@ func TestReconcileGoesByTheDatabasesClock(t *testing.T) {
 	dbNow := right.DatabaseTime(t0)
 	cfg := mustCfg(t, opts)
 	identity := journal.Identity(cfg.BaseURL, cfg.AppID)
-	in := journal.Entry{Type: journal.TypeIntent, Kind: journal.KindWalletPay, Gateway: identity, Attempt: "sent-now", Time: dbNow,
+	in := journal.Entry{Type: journal.TypeIntent, Kind: "walletpay", Gateway: identity, Attempt: "sent-now", Time: dbNow,
 		Deadline: dbNow.Add(30 * time.Second), Profile: cfg.Profile, BaseURL: cfg.BaseURL, Invoice: "NEVER-1", Amount: "10.00", Currency: "TRY"}
 	if err := right.Append(ctx, in); err != nil {
 		t.Fatal(err)

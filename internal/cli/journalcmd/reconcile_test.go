@@ -49,9 +49,9 @@ func reconcileFixture(t *testing.T, format render.Format) (*ReconcileOptions, st
 	}
 	cfg := &config.Config{Profile: "live", BaseURL: base, AppID: sandbox.AppID, AppSecret: sandbox.AppSecret, MerchantKey: sandbox.MerchantKey}
 	path := filepath.Join(t.TempDir(), journal.FileName)
-	scope := journal.ScopeFor(journal.KindWalletPay, cfg.Profile, cfg.BaseURL, journal.Identity(cfg.BaseURL, cfg.AppID), false)
+	scope := journal.ScopeFor("walletpay", cfg.Profile, cfg.BaseURL, journal.Identity(cfg.BaseURL, cfg.AppID), false)
 	elsewhere := "https://elsewhere.example/ccpayment"
-	other := journal.ScopeFor(journal.KindWalletPay, cfg.Profile, elsewhere, journal.Identity(elsewhere, cfg.AppID), false)
+	other := journal.ScopeFor("walletpay", cfg.Profile, elsewhere, journal.Identity(elsewhere, cfg.AppID), false)
 	j, err := journal.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +135,7 @@ func TestReconcile(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := mustCfg(t, opts).BaseURL
-	scope := journal.ScopeFor(journal.KindWalletPay, "live", base, journal.Identity(base, sandbox.AppID), false)
+	scope := journal.ScopeFor("walletpay", "live", base, journal.Identity(base, sandbox.AppID), false)
 	states := journal.ByInvoice(attempts, scope)
 	for inv, want := range map[string]journal.ResumeDecision{"PAID-1": journal.ResumeSkip, "PEND-1": journal.ResumeUnknown,
 		"FAIL-1": journal.ResumeSend, "NEVER-1": journal.ResumeUnknown} {
@@ -204,7 +204,7 @@ func TestReconcileNeverSettlesARequestStillInFlight(t *testing.T) {
 	opts.Now = func() time.Time { return now }
 	cfg := mustCfg(t, opts)
 	identity := journal.AccountOf(cfg.BaseURL, cfg.AppID, cfg.MerchantKey)
-	unlock, err := journal.OpenFile(path, opts.Now).Lock(context.Background(), identity, "PAID-1", journal.KindWalletPay)
+	unlock, err := journal.OpenFile(path, opts.Now).Lock(context.Background(), identity, "PAID-1", "walletpay")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +264,7 @@ func TestReconcileAndTheFooterAgree(t *testing.T) {
 		{"a1", "DUP-1", "", nil}, {"a2", "DUP-1", journal.Duplicate, code(3)},
 		{"b1", "PAID-LATER", "", nil}, {"b2", "PAID-LATER", journal.Succeeded, code(100)},
 	} {
-		intent := journal.Entry{Type: journal.TypeIntent, Kind: journal.KindWalletPay, Gateway: identity, Attempt: e.id,
+		intent := journal.Entry{Type: journal.TypeIntent, Kind: "walletpay", Gateway: identity, Attempt: e.id,
 			Time: t0, Profile: cfg.Profile, BaseURL: cfg.BaseURL, Invoice: e.invoice, Amount: "10.00", Currency: "TRY"}
 		_ = j.Append(intent)
 		if e.outcome != "" {

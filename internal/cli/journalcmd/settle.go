@@ -29,6 +29,9 @@ type SettleOptions struct {
 	// Who names this machine's user and host, written on the settle line
 	// (a file journal records no role; a shared one stamps the role too).
 	Who func() (osUser, host string)
+	// Kinds are the money operations' kinds (cmdutil.Factory.Kinds): how
+	// the settled attempt is named.
+	Kinds journal.Kinds
 
 	Attempt string
 	// As is "made" or "not-made"; Reason why the lead settles it so.
@@ -44,7 +47,7 @@ const (
 
 // NewCmdSettle builds `paycli journal settle`.
 func NewCmdSettle(f *cmdutil.Factory, runF func(context.Context, *SettleOptions) error) *cobra.Command {
-	opts := &SettleOptions{IO: f.IOStreams, Journal: f.Journal, Now: f.Now, Who: f.Machine}
+	opts := &SettleOptions{IO: f.IOStreams, Journal: f.Journal, Now: f.Now, Who: f.Machine, Kinds: f.Kinds()}
 	cmd := &cobra.Command{
 		Use:   "settle ATTEMPT --as made|not-made --reason TEXT",
 		Short: "Settle an attempt of unknown outcome by hand (the desk lead)",
@@ -144,7 +147,7 @@ func settleRun(ctx context.Context, opts *SettleOptions) error {
 	}
 	res := SettleResult{Attempt: a.Intent.Attempt, Kind: a.Intent.OpKind(), Invoice: redact.Invoice(a.Intent.Invoice), Ref: optional(a.Intent.Ref),
 		Outcome: class, Reason: opts.Reason, By: osUser + "@" + host, DryRun: opts.DryRun}
-	what := fmt.Sprintf("%s (%s, now %s)", settledName(a), a.Intent.Attempt, a.Class())
+	what := fmt.Sprintf("%s (%s, now %s)", settledName(opts.Kinds.For(a), a), a.Intent.Attempt, a.Class())
 	words := strings.ReplaceAll(opts.As, "-", " ")
 	if opts.DryRun {
 		opts.IO.Notef("Dry run: would settle %s as %s, by %s, for: %s. Nothing was written.", what, words, res.By, render.Escape(redact.Cards(opts.Reason)))
@@ -243,12 +246,13 @@ func journalWriteError(err error) error {
 	return err
 }
 
-// settledName names an attempt in a sentence: "refund RF1 of invoice
-// INV-1", "walletpay of invoice INV-1".
-func settledName(a journal.Attempt) string {
-	name := a.Intent.OpKind()
-	if a.Intent.Ref != "" && a.Intent.OpKind() == journal.KindRefund {
-		name += " " + a.Intent.Ref
+// settledName names a, an attempt of kind k, in a sentence: "refund RF1
+// of invoice INV-1", "walletpay of invoice INV-1" (journal.Kind.Subject,
+// or the kind's name for the invoice's sale itself).
+func settledName(k journal.Kind, a journal.Attempt) string {
+	name := k.SubjectOf(a)
+	if name == "" {
+		name = k.Name
 	}
 	return name + " of invoice " + render.Escape(redact.Invoice(a.Intent.Invoice))
 }

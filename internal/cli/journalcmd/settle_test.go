@@ -31,7 +31,7 @@ func settleFixture(t *testing.T) string {
 	for _, c := range []struct{ attempt, invoice, class string }{
 		{"rf-unknown", "INV-1", journal.Unknown}, {"rf-made", "INV-2", journal.Succeeded}, {"rf-queued", "INV-3", journal.Queued},
 	} {
-		in := journal.Entry{Type: journal.TypeIntent, Kind: journal.KindRefund, Gateway: "acct", Attempt: c.attempt, Time: t0,
+		in := journal.Entry{Type: journal.TypeIntent, Kind: "refund", Gateway: "acct", Attempt: c.attempt, Time: t0,
 			Profile: "live", BaseURL: "https://gw.example/ccpayment", Invoice: c.invoice, Amount: "5.00", Currency: "TRY", Ref: "RF-" + c.attempt}
 		out := in
 		out.Type, out.Outcome = journal.TypeOutcome, c.class
@@ -141,7 +141,7 @@ func TestSettleFileJournal(t *testing.T) {
 		t.Errorf("the settle line: class %s, %+v", a.Class(), r)
 	}
 	attempts, _, _ := journal.Read(path)
-	if open := journal.Blocking(attempts, journal.Scope{Gateway: "acct", Kind: journal.KindRefund}, "INV-1"); len(open) != 0 {
+	if open := journal.Blocking(attempts, journal.Scope{Gateway: "acct", Kind: "refund"}, "INV-1"); len(open) != 0 {
 		t.Errorf("INV-1 still blocked by %v", open)
 	}
 	// Settled, it is not settled again.
@@ -191,7 +191,7 @@ func TestSettleSharedJournal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := journal.Entry{Type: journal.TypeIntent, Kind: journal.KindRefund, Gateway: "acct", Attempt: "rf-1", Time: t0,
+	in := journal.Entry{Type: journal.TypeIntent, Kind: "refund", Gateway: "acct", Attempt: "rf-1", Time: t0,
 		Profile: "live", BaseURL: "https://gw.example/ccpayment", Invoice: "INV-1", Amount: "5.00", Currency: "TRY", Ref: "RF-1"}
 	out := in
 	out.Type, out.Outcome = journal.TypeOutcome, journal.Unknown

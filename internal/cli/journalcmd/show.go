@@ -52,7 +52,7 @@ An invoice or attempt the journal does not hold is exit 2.`,
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		return CompleteInvoice(f.JournalPath)(cmd, args, toComplete)
+		return CompleteInvoice(f.JournalPath, f.Kinds)(cmd, args, toComplete)
 	}
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
 	opts.Format = opts.JSON.Format(f.OutputFormat)

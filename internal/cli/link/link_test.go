@@ -336,7 +336,7 @@ func TestUnsettledAttemptBlocksALink(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg, _ := fx.opts.Config()
-	intent := journal.Entry{Type: journal.TypeIntent, Kind: journal.KindWalletPay, Attempt: "earlier", Time: now.Add(-time.Hour),
+	intent := journal.Entry{Type: journal.TypeIntent, Kind: "walletpay", Attempt: "earlier", Time: now.Add(-time.Hour),
 		Profile: cfg.Profile, BaseURL: cfg.BaseURL, Invoice: "INV-1", Amount: "150.00", Currency: "TRY"}
 	code := 69
 	outcome := intent

@@ -65,7 +65,6 @@ type operation struct {
 var (
 	_ moneyop.Operation[*request, gateway.PaymentLinkRequest, *gateway.PaymentLinkResult] = operation{}
 	_ moneyop.PlainPrinter[*request, *gateway.PaymentLinkResult]                          = operation{}
-	_ moneyop.StatusReader                                                                = operation{}
 )
 
 // KindLink is the journal kind of `paycli link create`: a payment link
@@ -76,13 +75,10 @@ const KindLink = "link"
 // Kind is KindLink.
 func (operation) Kind() string { return KindLink }
 
-// Kinds are the journal kinds of the command's operation, which the app
-// hands to the journal's readers.
-func Kinds() []journal.Kind { return moneyop.KindsOf(operation{}) }
-
-// ReadStatus: check status settles a link of unknown outcome by its
-// invoice.
-func (operation) ReadStatus() journal.Reader { return readLink }
+// Kinds is everything the rest of paycli says about a link
+// (journal.Kind): check status settles one of unknown outcome by its
+// invoice (readLink); it is spoken of by its kind's name.
+func Kinds() []journal.Kind { return []journal.Kind{{Name: KindLink, Read: readLink}} }
 
 // readLink: a sale marked as a link's (link_status), paid or not, means
 // the link was made; a sale that no link made means it was refused

@@ -58,18 +58,7 @@ var (
 	_ moneyop.Operation[*hold, gateway.ConfirmPaymentRequest, *gateway.ConfirmPaymentResult] = operation{}
 	_ moneyop.LineParser[*hold]                                                              = operation{}
 	_ moneyop.Preparer[*hold]                                                                = operation{}
-	_ moneyop.StatusReader                                                                   = operation{}
 )
-
-// Kinds are the journal kinds of the command's operations (a capture, a
-// cancellation), which the app hands to the journal's readers.
-func Kinds() []journal.Kind {
-	return moneyop.KindsOf(operation{action: gateway.ConfirmCapture}, operation{action: gateway.ConfirmCancel})
-}
-
-// ReadStatus: check status settles a capture or a cancellation by what
-// became of the hold.
-func (op operation) ReadStatus() journal.Reader { return journal.ReadPreAuth(!op.capture()) }
 
 // Call sends the confirmPayment, once.
 func (operation) Call(ctx context.Context, client *gateway.Client, req gateway.ConfirmPaymentRequest) (*gateway.ConfirmPaymentResult, error) {
@@ -82,9 +71,9 @@ func (op operation) capture() bool { return op.action == gateway.ConfirmCapture 
 // are two kinds, never read one for the other.
 func (op operation) Kind() string {
 	if op.capture() {
-		return journal.KindPreAuthCapture
+		return KindCapture
 	}
-	return journal.KindPreAuthCancel
+	return KindCancel
 }
 
 // Invoice is the pre-authorization's invoice.
@@ -211,20 +200,20 @@ func (op operation) Prepare(ctx context.Context, env *moneyop.Env, h *hold) (*ho
 }
 
 // notOpen says why check status shows no open pre-authorization, "" when
-// it shows one (gateway.CheckStatusResult.PreAuth).
+// it shows one (gateway.Sale.Held).
 func notOpen(st *gateway.CheckStatusResult, capture bool) string {
 	status := render.Escape(redact.Cards(st.TransactionStatus))
-	switch st.PreAuth() {
-	case gateway.PreAuthOpen:
+	switch sale := st.Sale(); {
+	case sale.Held():
 		return ""
-	case gateway.PreAuthNone:
+	case !sale.IsPreAuth():
 		return fmt.Sprintf("is not a pre-authorization (transaction_type %q)", render.Escape(redact.Cards(st.TransactionType)))
-	case gateway.PreAuthCaptured:
+	case sale.Captured():
 		if capture {
 			return fmt.Sprintf("was already captured (transaction_status %q): nothing is charged twice", status)
 		}
 		return fmt.Sprintf("was captured (transaction_status %q) and can no longer be cancelled; refund it instead", status)
-	case gateway.PreAuthCancelled:
+	case sale.Released():
 		return fmt.Sprintf("was cancelled (transaction_status %q): nothing is held any more", status)
 	}
 	return fmt.Sprintf("is not an open pre-authorization (transaction_status %q)", status)

@@ -132,7 +132,7 @@ func TestClassify(t *testing.T) {
 }
 
 func TestKinds(t *testing.T) {
-	if capture.Kind() != journal.KindPreAuthCapture || cancel.Kind() != journal.KindPreAuthCancel {
+	if capture.Kind() != "preauth-capture" || cancel.Kind() != "preauth-cancel" {
 		t.Errorf("kinds %q, %q", capture.Kind(), cancel.Kind())
 	}
 }

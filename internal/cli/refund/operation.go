@@ -78,19 +78,10 @@ var (
 	_ moneyop.Resender[*refund]                                                = operation{}
 	_ moneyop.Preparer[*refund]                                                = operation{}
 	_ moneyop.Keyed[*refund]                                                   = operation{}
-	_ moneyop.StatusReader                                                     = operation{}
 )
 
-// Kinds are the journal kinds of the command's operation, which the app
-// hands to the journal's readers.
-func Kinds() []journal.Kind { return moneyop.KindsOf(operation{}) }
-
-// ReadStatus: check status settles a refund by its refund_transaction_id
-// in refund_info.
-func (operation) ReadStatus() journal.Reader { return journal.ReadRefund }
-
 // Kind is the journal kind of a refund's attempts.
-func (operation) Kind() string { return journal.KindRefund }
+func (operation) Kind() string { return KindRefund }
 
 // Invoice is the invoice of the sale refunded; a --retry's, once Locate
 // has found it in the journal.
@@ -457,7 +448,7 @@ func retryIntent(attempts []journal.Attempt, scope journal.Scope, name string) (
 	}
 	if found == nil {
 		for i, a := range attempts {
-			if a.Intent.Ref == name && a.Intent.OpKind() == journal.KindRefund {
+			if a.Intent.Ref == name && a.Intent.OpKind() == KindRefund {
 				found, ref = &attempts[i], name
 			}
 		}
@@ -465,7 +456,7 @@ func retryIntent(attempts []journal.Attempt, scope journal.Scope, name string) (
 	switch {
 	case found == nil:
 		return nil, cmdutil.UsageErrorf("invalid --retry: the journal has no attempt or refund %s", quoted(name))
-	case found.Intent.OpKind() != journal.KindRefund || ref == "":
+	case found.Intent.OpKind() != KindRefund || ref == "":
 		return nil, cmdutil.UsageErrorf("invalid --retry: attempt %s is a %s, not a refund", quoted(name), found.Intent.OpKind())
 	case !scope.InScope(*found):
 		return nil, cmdutil.UsageErrorf("invalid --retry: refund %s was made with profile %q on another gateway; run it with that one", quoted(name), found.Intent.Profile)

@@ -127,9 +127,9 @@ func TestSaleOf(t *testing.T) {
 // check status lists it, and once listed counts once.
 func TestSaleOfCountsMadeRefunds(t *testing.T) {
 	code := 101
-	scope := journal.Scope{Kind: journal.KindRefund, Gateway: "g"}
+	scope := journal.Scope{Kind: "refund", Gateway: "g"}
 	attempt := func(id, ref, amount, outcome string) journal.Attempt {
-		e := journal.Entry{Type: journal.TypeIntent, Kind: journal.KindRefund, Gateway: "g", Attempt: id, Invoice: "INV-1", Amount: amount, Ref: ref}
+		e := journal.Entry{Type: journal.TypeIntent, Kind: "refund", Gateway: "g", Attempt: id, Invoice: "INV-1", Amount: amount, Ref: ref}
 		o := e
 		o.Type, o.Outcome, o.StatusCode = journal.TypeOutcome, outcome, &code
 		return journal.Attempt{Intent: e, Outcome: &o}
@@ -219,7 +219,7 @@ func TestClassify(t *testing.T) {
 }
 
 func attempt(ref, class string, recorded bool, at time.Time) journal.Attempt {
-	a := journal.Attempt{Intent: journal.Entry{Type: journal.TypeIntent, Kind: journal.KindRefund, Ref: ref, Time: at, Attempt: ref + class}}
+	a := journal.Attempt{Intent: journal.Entry{Type: journal.TypeIntent, Kind: "refund", Ref: ref, Time: at, Attempt: ref + class}}
 	if recorded {
 		out := a.Intent
 		out.Type, out.Outcome = journal.TypeOutcome, class

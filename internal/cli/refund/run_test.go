@@ -128,7 +128,7 @@ func TestConfirmOnTerminal(t *testing.T) {
 				t.Fatal(err)
 			}
 			if fx.refunds.Load() != 1 || len(attempts) != 1 || attempts[0].Class() != journal.Succeeded ||
-				attempts[0].Intent.Ref != "RF-TEST-1" || attempts[0].Intent.Kind != journal.KindRefund ||
+				attempts[0].Intent.Ref != "RF-TEST-1" || attempts[0].Intent.Kind != "refund" ||
 				attempts[0].Intent.Amount != "50.00" || attempts[0].Intent.Card != "435508******4358" {
 				t.Errorf("%d refunds, attempts %+v", fx.refunds.Load(), attempts)
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/paycli/paycli/internal/money"
 	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
+	"github.com/paycli/paycli/internal/saleop"
 )
 
 // sale is what check status says about the sale a refund is taken from.
@@ -82,19 +83,21 @@ func notRefundable(invoice, why, hint string) error {
 // words are understood (docs/refund.md, "When a sale can be refunded"): no
 // pre-authorization still holding the money (gateway.Sale's PreAuth open:
 // transaction_type PreAuth with status Pre-Authorized; a captured one,
-// Completed, can be refunded), and a sale taken as journal.SaleOutcome
-// reads gateway.Sale (completed, partly or fully refunded, a payment_status
-// of 1 when the answer has one). A fully refunded sale is refused here too.
+// Completed, can be refunded), and a sale the client says may be refunded
+// (gateway.Sale.Refundable: taken — completed, partly or fully refunded —,
+// a payment_status of 1 when the answer has one), in the sale's words
+// (saleop.Outcome) when it may not. A fully refunded sale is refused here
+// too.
 func saleOf(invoice, statusLine string, r *gateway.CheckStatusResult, currency string, made []journal.Attempt) (sale, error) {
 	state := r.Sale()
 	s, unreadable := readSale(r, state, currency, made)
-	if state.PreAuth == gateway.PreAuthOpen {
+	if state.Held() {
 		return s, notRefundable(invoice, "it is a pre-authorization that still holds the money",
 			"Capture it first (a capture can then be refunded), or cancel it to release the money.")
 	}
-	// The sale must have been taken, as journal.SaleOutcome reads check
-	// status for every command: what it says otherwise is why not.
-	if taken, says := journal.SaleOutcome(state); taken != journal.Succeeded {
+	// What the sale's reading says is why it may not be refunded.
+	if !state.Refundable() {
+		_, says := saleop.Outcome(state)
 		return s, notRefundable(invoice, says, "")
 	}
 	if unreadable != nil {
@@ -189,12 +192,12 @@ func readSale(r *gateway.CheckStatusResult, state gateway.Sale, currency string,
 // counted.
 func (s sale) disagreement(state gateway.Sale) string {
 	var why string
-	switch state.State {
-	case gateway.SaleRefunded:
+	switch {
+	case state.RefundedWhole():
 		if s.Remaining().IsPositive() {
 			why = fmt.Sprintf("its refunds add up to %s of the %s sale", render.Amount(s.money(s.Refunded), s.Currency), render.Amount(s.money(s.Amount), s.Currency))
 		}
-	case gateway.SalePartlyRefunded:
+	case state.PartlyRefunded():
 		if !s.Refunded.IsPositive() {
 			why = "it lists no refund"
 		}

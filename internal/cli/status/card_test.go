@@ -27,7 +27,7 @@ func TestStatusMasksCardInvoice(t *testing.T) {
 		fx.opts.JournalPath, fx.opts.Now = func() (string, error) { return path, nil }, fx.clock.Now
 		fx.opts.Journal = fileJournal(path, fx.clock.Now)
 		fx.opts.Flags = []string{"--sandbox"}
-		scope := journal.ScopeFor(journal.KindWalletPay, cfg.Profile, cfg.BaseURL, journal.Identity(cfg.BaseURL, cfg.AppID), true)
+		scope := journal.ScopeFor("walletpay", cfg.Profile, cfg.BaseURL, journal.Identity(cfg.BaseURL, cfg.AppID), true)
 		j, err := journal.Open(path)
 		if err != nil {
 			t.Fatal(err)

@@ -65,16 +65,17 @@ func recordInJournal(ctx context.Context, opts *Options, cfg *config.Config, res
 		return
 	}
 	for _, s := range done.Settlements {
+		k := opts.Kinds.For(s.Attempt)
 		switch {
 		case !s.Learned.After.IsZero():
 			opts.IO.Notef("Not recorded in the journal yet: %s may still be in flight; check again after %s.",
-				attemptName(s.Attempt), render.FormatTime(s.Learned.After, render.Table))
+				attemptName(k, s.Attempt), render.FormatTime(s.Learned.After, render.Table))
 		case s.Learned.Missing:
 			// Never final: the gateway may still make it, however late.
 			opts.IO.Notef("Not recorded in the journal: check status does not find %s (attempt %s), which does not settle it: the gateway may still make it. To settle it, %s.",
-				attemptName(s.Attempt), s.Attempt.Intent.Attempt, cmdutil.MissingNeeds(s.Attempt, opts.Flags))
+				attemptName(k, s.Attempt), s.Attempt.Intent.Attempt, cmdutil.MissingNeeds(s.Attempt, k, opts.Flags))
 		case s.Recorded && s.Learned.Decided():
-			opts.IO.Notef("Recorded in the journal: %s %s (its outcome was unknown).", attemptName(s.Attempt), s.Learned.Outcome)
+			opts.IO.Notef("Recorded in the journal: %s %s (its outcome was unknown).", attemptName(k, s.Attempt), s.Learned.Outcome)
 		}
 	}
 	if rerr != nil {
@@ -93,17 +94,13 @@ func lookUpAttempts(ctx context.Context, store journal.Store, path, invoice stri
 	return store.Attempts(ctx, invoice)
 }
 
-// attemptName names an attempt of the invoice in a sentence: "invoice
-// INV-1" for a payment, "refund RF… of invoice INV-1", "preauth-capture
-// of invoice INV-1".
-func attemptName(a journal.Attempt) string {
+// attemptName names a, an attempt of the invoice of kind k, in a
+// sentence: "invoice INV-1" for the invoice's sale itself, "refund RF… of
+// invoice INV-1", "preauth-capture of invoice INV-1" (journal.Kind.Subject).
+func attemptName(k journal.Kind, a journal.Attempt) string {
 	invoice := "invoice " + redact.Invoice(a.Intent.Invoice)
-	switch kind := a.Intent.OpKind(); kind {
-	case journal.KindWalletPay:
-		return invoice
-	case journal.KindRefund:
-		return "refund " + a.Intent.Ref + " of " + invoice
-	default:
-		return kind + " of " + invoice
+	if subject := k.SubjectOf(a); subject != "" {
+		return subject + " of " + invoice
 	}
+	return invoice
 }

@@ -23,9 +23,9 @@ func TestStatusRecordsReconciliation(t *testing.T) {
 	fx.opts.JournalPath = func() (string, error) { return path, nil }
 	fx.opts.Journal = fileJournal(path, fx.clock.Now)
 	fx.opts.Now = fx.clock.Now
-	scope := journal.ScopeFor(journal.KindWalletPay, cfg.Profile, cfg.BaseURL, journal.Identity(cfg.BaseURL, cfg.AppID), false)
+	scope := journal.ScopeFor("walletpay", cfg.Profile, cfg.BaseURL, journal.Identity(cfg.BaseURL, cfg.AppID), false)
 	elsewhere := "https://elsewhere.example/ccpayment"
-	other := journal.ScopeFor(journal.KindWalletPay, cfg.Profile, elsewhere, journal.Identity(elsewhere, cfg.AppID), false)
+	other := journal.ScopeFor("walletpay", cfg.Profile, elsewhere, journal.Identity(elsewhere, cfg.AppID), false)
 	j, err := journal.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +111,7 @@ func TestStatusLeavesARequestStillInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, inv := range []string{"FRESH-1", "HELD-1"} {
-		_ = j.Append(journal.Entry{Type: journal.TypeIntent, Kind: journal.KindWalletPay, Gateway: identity, Attempt: "a-" + inv,
+		_ = j.Append(journal.Entry{Type: journal.TypeIntent, Kind: "walletpay", Gateway: identity, Attempt: "a-" + inv,
 			Time: t0.Add(-time.Hour), Deadline: t0.Add(30 * time.Second), Profile: cfg.Profile, BaseURL: cfg.BaseURL, Invoice: inv})
 	}
 	_ = j.Close()
@@ -122,7 +122,7 @@ func TestStatusLeavesARequestStillInFlight(t *testing.T) {
 		t.Errorf("stderr %q, want %q", fx.errOut, want)
 	}
 	fx.clock.Advance(time.Hour)
-	unlock, err := journal.OpenFile(path, fx.clock.Now).Lock(context.Background(), identity, "HELD-1", journal.KindWalletPay)
+	unlock, err := journal.OpenFile(path, fx.clock.Now).Lock(context.Background(), identity, "HELD-1", "walletpay")
 	if err != nil {
 		t.Fatal(err)
 	}

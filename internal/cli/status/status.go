@@ -136,24 +136,9 @@ func watchBackoff(n int) time.Duration {
 
 // statusRun checks the invoice, and with Watch keeps checking while it is pending.
 func statusRun(ctx context.Context, opts *Options) error {
-	format, err := opts.Format()
+	format, cfg, client, err := statusDeps(opts)
 	if err != nil {
 		return err
-	}
-	cfg, err := opts.Config()
-	if err != nil {
-		return err
-	}
-	client, err := opts.Gateway()
-	if err != nil {
-		return err
-	}
-	if err := client.RequireMerchantKey(); err != nil {
-		return err
-	}
-	if title := cfg.GatewayTitle(); title != "" && format == render.Table {
-		// Which of the family's gateways answered: a desk may hold several.
-		fmt.Fprintf(opts.IO.ErrOut, "Gateway: %s, %s\n", title, redact.URL(cfg.BaseURL))
 	}
 	ctx, cancel, err := opts.CommandContext(ctx)
 	if err != nil {
@@ -169,37 +154,7 @@ func statusRun(ctx context.Context, opts *Options) error {
 		}
 		res, err := client.CheckStatus(ctx, opts.Invoice)
 		recordInJournal(context.WithoutCancel(ctx), opts, cfg, res, err, asked)
-		var apiErr *gateway.APIError
-		switch {
-		case err == nil && format == render.Table && !isPendingStatus(res):
-			opts.IO.Notef("%s", Summary(res, opts.Invoice))
-			return opts.JSON.WriteFields(ctx, opts.IO.Out, format, cmdutil.TableOptions(opts.IO), render.OmitEmpty(formatFields(res, format), format))
-		case err == nil && !isPendingStatus(res):
-			return opts.JSON.WriteFields(ctx, opts.IO.Out, format, cmdutil.TableOptions(opts.IO), render.OmitEmpty(formatFields(res, format), format))
-		case err == nil && !opts.Watch:
-			// Found, but its transaction_status says it is still pending.
-			if format == render.Table {
-				opts.IO.Notef("%s", Summary(res, opts.Invoice))
-			}
-			if err := opts.JSON.WriteFields(ctx, opts.IO.Out, format, cmdutil.TableOptions(opts.IO), render.OmitEmpty(formatFields(res, format), format)); err != nil {
-				return err
-			}
-			return pendingError(opts, res.StatusCode, "")
-		case err == nil:
-			pending = &gateway.APIError{Endpoint: "checkstatus", StatusCode: res.StatusCode, HasStatusCode: true, Description: res.StatusDescription}
-		case errors.Is(err, gateway.ErrNotFound):
-			return cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("no transaction with invoice %s", redact.Invoice(opts.Invoice)),
-				"The gateway has no record of it: no payment was taken for this invoice.")
-		case errors.Is(err, gateway.ErrPending) && errors.As(err, &apiErr):
-			pending = apiErr
-			if !opts.Watch {
-				return reportPending(ctx, opts, format, pending, "")
-			}
-		case opts.Watch && pending != nil && ctx.Err() != nil && !errors.Is(ctx.Err(), context.Canceled):
-			return reportPending(ctx, opts, format, pending, " when the time limit ran out")
-		case opts.Watch && errors.Is(err, gateway.ErrUnavailable) && ctx.Err() == nil:
-			opts.IO.Warnf("%v", err)
-		default:
+		if done, err := readAnswer(ctx, opts, format, res, err, &pending); done {
 			return err
 		}
 		wait := watchBackoff(n)
@@ -213,6 +168,83 @@ func statusRun(ctx context.Context, opts *Options) error {
 			return err
 		}
 	}
+}
+
+// statusDeps are what statusRun needs before its first check: the output
+// format, the configuration and a client that can sign check status; on
+// a terminal it says which of the family's gateways answers.
+func statusDeps(opts *Options) (render.Format, *config.Config, *gateway.Client, error) {
+	format, err := opts.Format()
+	if err != nil {
+		return format, nil, nil, err
+	}
+	cfg, err := opts.Config()
+	if err != nil {
+		return format, nil, nil, err
+	}
+	client, err := opts.Gateway()
+	if err != nil {
+		return format, nil, nil, err
+	}
+	if err := client.RequireMerchantKey(); err != nil {
+		return format, nil, nil, err
+	}
+	if title := cfg.GatewayTitle(); title != "" && format == render.Table {
+		// Which of the family's gateways answered: a desk may hold several.
+		fmt.Fprintf(opts.IO.ErrOut, "Gateway: %s, %s\n", title, redact.URL(cfg.BaseURL))
+	}
+	return format, cfg, client, nil
+}
+
+// readAnswer acts on one check-status answer (res, or the call's error
+// err): done when statusRun ends with the error returned (nil: printed);
+// otherwise --watch checks again, *pending holding a pending answer.
+func readAnswer(ctx context.Context, opts *Options, format render.Format, res *gateway.CheckStatusResult, err error, pending **gateway.APIError) (bool, error) {
+	var apiErr *gateway.APIError
+	switch {
+	case err == nil:
+		return readFound(ctx, opts, format, res, pending)
+	case errors.Is(err, gateway.ErrNotFound):
+		return true, cmdutil.WithKind(cmdutil.KindRejected, fmt.Errorf("no transaction with invoice %s", redact.Invoice(opts.Invoice)),
+			"The gateway has no record of it: no payment was taken for this invoice.")
+	case errors.Is(err, gateway.ErrPending) && errors.As(err, &apiErr):
+		*pending = apiErr
+		if !opts.Watch {
+			return true, reportPending(ctx, opts, format, *pending, "")
+		}
+	case opts.Watch && *pending != nil && ctx.Err() != nil && !errors.Is(ctx.Err(), context.Canceled):
+		return true, reportPending(ctx, opts, format, *pending, " when the time limit ran out")
+	case opts.Watch && errors.Is(err, gateway.ErrUnavailable) && ctx.Err() == nil:
+		opts.IO.Warnf("%v", err)
+	default:
+		return true, err
+	}
+	return false, nil
+}
+
+// readFound is readAnswer for an answer that found the sale: printed,
+// or, when its transaction_status says it is pending, the exit-7 error
+// (with --watch, *pending is set and it checks again).
+func readFound(ctx context.Context, opts *Options, format render.Format, res *gateway.CheckStatusResult, pending **gateway.APIError) (bool, error) {
+	fields := render.OmitEmpty(formatFields(res, format), format)
+	switch {
+	case !isPendingStatus(res):
+		if format == render.Table {
+			opts.IO.Notef("%s", Summary(res, opts.Invoice))
+		}
+		return true, opts.JSON.WriteFields(ctx, opts.IO.Out, format, cmdutil.TableOptions(opts.IO), fields)
+	case !opts.Watch:
+		// Found, but its transaction_status says it is still pending.
+		if format == render.Table {
+			opts.IO.Notef("%s", Summary(res, opts.Invoice))
+		}
+		if err := opts.JSON.WriteFields(ctx, opts.IO.Out, format, cmdutil.TableOptions(opts.IO), fields); err != nil {
+			return true, err
+		}
+		return true, pendingError(opts, res.StatusCode, "")
+	}
+	*pending = &gateway.APIError{Endpoint: "checkstatus", StatusCode: res.StatusCode, HasStatusCode: true, Description: res.StatusDescription}
+	return false, nil
 }
 
 // Summary is the one line a person reads first: the invoice, where the
@@ -236,24 +268,24 @@ func Summary(r *gateway.CheckStatusResult, invoice string) string {
 	total, _ := amount(sale.Amount)
 	refunded, hasRefund := amount(sale.Refunded)
 	var state, after string
-	switch sale.State {
-	case gateway.SaleCompleted, gateway.SalePartlyRefunded:
-		state = "completed"
-	case gateway.SaleRefunded:
+	switch {
+	case sale.RefundedWhole():
 		state = "refunded in full"
 		hasRefund = false
-	case gateway.SaleFailed:
+	case sale.Taken():
+		state = "completed"
+	case sale.Failed():
 		state, after = "failed", "; nothing was taken"
-	case gateway.SalePending:
+	case sale.Pending():
 		state, after = "pending", "; the outcome is not known yet"
-	case gateway.SalePreAuthorized:
+	case sale.PreAuthorized():
 		state, after = "pre-authorized", " held"
-	case gateway.SaleCancelled:
+	case sale.Voided():
 		state, after = "cancelled", "; nothing was taken"
 	default:
 		state = fmt.Sprintf("transaction_status %q", render.Escape(sale.Status))
 	}
-	if sale.AwaitsMerchant {
+	if sale.AwaitsMerchant() {
 		state += ", awaiting the merchant's completion"
 	}
 	line := redact.Invoice(invoice) + ": " + state
@@ -268,7 +300,7 @@ func Summary(r *gateway.CheckStatusResult, invoice string) string {
 
 // isPendingStatus reports a success answer whose transaction is pending.
 func isPendingStatus(r *gateway.CheckStatusResult) bool {
-	return r.Sale().State == gateway.SalePending
+	return r.Sale().Pending()
 }
 
 // reportPending prints what is known of a pending transaction and returns

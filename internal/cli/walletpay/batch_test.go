@@ -37,13 +37,13 @@ func TestPlanBatch(t *testing.T) {
 	id := journal.Identity(client.BaseURL(), cfg.AppID)
 	code := 100
 	writeJournal(t, fx.journal, []journal.Attempt{
-		{Intent: journal.Entry{Attempt: "a1", Kind: journal.KindWalletPay, Gateway: id, Profile: "test", Invoice: "PAID-1"},
+		{Intent: journal.Entry{Attempt: "a1", Kind: "walletpay", Gateway: id, Profile: "test", Invoice: "PAID-1"},
 			Outcome: &journal.Entry{Outcome: journal.Succeeded, StatusCode: &code, OrderNo: "VP1"}},
 		// a later run sent it again and was told it was a duplicate
-		{Intent: journal.Entry{Attempt: "a2", Kind: journal.KindWalletPay, Gateway: id, Profile: "test", Invoice: "PAID-1"},
+		{Intent: journal.Entry{Attempt: "a2", Kind: "walletpay", Gateway: id, Profile: "test", Invoice: "PAID-1"},
 			Outcome: &journal.Entry{Outcome: journal.Duplicate}},
-		{Intent: journal.Entry{Attempt: "a3", Kind: journal.KindWalletPay, Gateway: id, Profile: "test", Invoice: "UNKNOWN-1"}},
-		{Intent: journal.Entry{Attempt: "a4", Kind: journal.KindWalletPay, Gateway: id, Profile: "test", Invoice: "DECLINED-1"},
+		{Intent: journal.Entry{Attempt: "a3", Kind: "walletpay", Gateway: id, Profile: "test", Invoice: "UNKNOWN-1"}},
+		{Intent: journal.Entry{Attempt: "a4", Kind: "walletpay", Gateway: id, Profile: "test", Invoice: "DECLINED-1"},
 			Outcome: &journal.Entry{Outcome: journal.Declined}},
 	})
 	fx.in.WriteString(input)

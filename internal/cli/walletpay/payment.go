@@ -13,7 +13,6 @@ import (
 	"github.com/paycli/paycli/internal/contact"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/invoiceid"
-	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/moneyop"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/strictjson"
@@ -47,18 +46,10 @@ var (
 	_ moneyop.Operation[*payment, gateway.WalletPayRequest, *gateway.WalletPayResult] = operation{}
 	_ moneyop.LineParser[*payment]                                                    = operation{}
 	_ moneyop.Preparer[*payment]                                                      = operation{}
-	_ moneyop.StatusReader                                                            = operation{}
 )
 
-// Kinds are the journal kinds of the command's operation, which the app
-// hands to the journal's readers.
-func Kinds() []journal.Kind { return moneyop.KindsOf(operation{}) }
-
-// ReadStatus: check status settles a payment as the sale it made.
-func (operation) ReadStatus() journal.Reader { return journal.ReadSale }
-
 // Kind is the journal kind of a wallet payment's attempts.
-func (operation) Kind() string { return journal.KindWalletPay }
+func (operation) Kind() string { return KindWalletPay }
 
 // Invoice is the payment's invoice.
 func (operation) Invoice(pm *payment) string {

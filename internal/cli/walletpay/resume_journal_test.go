@@ -24,7 +24,7 @@ func TestBatchResumeIdentityAndReconciliation(t *testing.T) {
 	id := journal.Identity(base, cfg.AppID)
 	elsewhere := journal.Identity("https://elsewhere.example/ccpayment", cfg.AppID)
 	entry := func(attempt, invoice, gateway string) journal.Entry {
-		return journal.Entry{Attempt: attempt, Kind: journal.KindWalletPay, Gateway: gateway, Profile: "test", BaseURL: base, Invoice: invoice}
+		return journal.Entry{Attempt: attempt, Kind: "walletpay", Gateway: gateway, Profile: "test", BaseURL: base, Invoice: invoice}
 	}
 	code := 100
 	writeJournal(t, fx.journal, []journal.Attempt{
@@ -35,7 +35,7 @@ func TestBatchResumeIdentityAndReconciliation(t *testing.T) {
 		{Intent: entry("a5", "REC-GONE", id)},
 		{Intent: entry("a6", "REC-NOT-FOUND", id)},
 	})
-	scope := journal.ScopeFor(journal.KindWalletPay, "test", base, id, false)
+	scope := journal.ScopeFor("walletpay", "test", base, id, false)
 	t0 := time.Now()
 	attempts, _, err := journal.ReadAll(fx.journal)
 	if err != nil {

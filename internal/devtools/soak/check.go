@@ -99,7 +99,7 @@ func (r *run) check(ctx context.Context) error {
 	procByInv := map[int][]attempt{}
 	procByCard := map[int][]attempt{}
 	for _, a := range r.attempts {
-		if a.kind == journal.KindWalletPay {
+		if a.kind == kindWalletPay {
 			procByInv[a.invoice] = append(procByInv[a.invoice], a)
 		} else {
 			procByCard[a.invoice] = append(procByCard[a.invoice], a)

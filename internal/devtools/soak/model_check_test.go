@@ -108,7 +108,7 @@ type story struct {
 // storyKey groups an attempt's lines: by ref for a refund, whose retries
 // re-send the same refund, by attempt otherwise.
 func storyKey(l jLine) string {
-	if l.kind == journal.KindRefund && l.ref != "" {
+	if l.kind == "refund" && l.ref != "" {
 		return "refund " + l.ref
 	}
 	return "attempt " + l.attempt
@@ -180,12 +180,12 @@ func (s *story) replay(t time.Time) (open map[string]bool, closedAt time.Time) {
 			}
 			open[l.attempt] = true
 		case !final(l.outcome):
-		case l.typ == journal.TypeReconcile && s.kind == journal.KindRefund:
+		case l.typ == journal.TypeReconcile && s.kind == "refund":
 			clear(open)
 		case l.typ == journal.TypeReconcile:
 			delete(open, l.attempt)
 		case l.typ == journal.TypeOutcome && l.operator == owner[l.attempt]:
-			if l.outcome == journal.Succeeded && s.kind == journal.KindRefund {
+			if l.outcome == journal.Succeeded && s.kind == "refund" {
 				clear(open)
 			}
 			delete(open, l.attempt)
@@ -331,7 +331,7 @@ func checkJournalEqualsGateway(h *history) []violation {
 		}
 	}
 	for _, r := range h.requests {
-		if r.made() && !(r.kind == journal.KindRefund && openRefs[r.ref]) {
+		if r.made() && !(r.kind == "refund" && openRefs[r.ref]) {
 			k := key{r.invoice, r.kind}
 			gateway[k] = append(gateway[k], r.String())
 		}
@@ -359,7 +359,7 @@ func checkJournalEqualsGateway(h *history) []violation {
 		// The gateway makes a sale, capture, cancel or completion of an
 		// invoice once at most, and check status cannot tell which attempt
 		// made it: journal and gateway agree on whether it was made.
-		if k.kind != journal.KindRefund && ((len(g) > 0) == (len(j) > 0) || (len(j) == 0 && openKinds[k])) {
+		if k.kind != "refund" && ((len(g) > 0) == (len(j) > 0) || (len(j) == 0 && openKinds[k])) {
 			continue
 		}
 		if len(g) != len(j) {
@@ -370,7 +370,7 @@ func checkJournalEqualsGateway(h *history) []violation {
 	// Per refund id as well: the same count could hide one refund made and another recorded.
 	madeRefs := map[string]bool{}
 	for _, r := range h.requests {
-		if r.made() && r.kind == journal.KindRefund && r.ref != "" {
+		if r.made() && r.kind == "refund" && r.ref != "" {
 			madeRefs[r.ref] = true
 		}
 	}
@@ -472,13 +472,13 @@ func checkRefundedTwice(h *history) []violation {
 	var out []violation
 	madeRefs := map[string]bool{}
 	for _, r := range h.requests {
-		if r.kind == journal.KindRefund && r.made() && r.ref != "" {
+		if r.kind == "refund" && r.made() && r.ref != "" {
 			madeRefs[r.ref] = true
 		}
 	}
 	ss := byInvoice(stories(h.lines), func(s *story) string { return s.invoice })
 	for _, r := range h.requests {
-		if r.kind != journal.KindRefund || !r.made() {
+		if r.kind != "refund" || !r.made() {
 			continue
 		}
 		at := r.arrivedByDB()

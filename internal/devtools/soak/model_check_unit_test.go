@@ -15,10 +15,10 @@ func TestModelChecks(t *testing.T) {
 		return time.Date(2026, 11, 28, 2, 0, 0, 0, time.UTC).Add(time.Duration(ms) * time.Millisecond)
 	}
 	line := func(seq int64, attempt, typ, outcome, by, ref string, ms int) jLine {
-		return jLine{seq: seq, attempt: attempt, typ: typ, kind: journal.KindRefund, invoice: "INV", outcome: outcome, operator: by, ref: ref, recorded: at(ms)}
+		return jLine{seq: seq, attempt: attempt, typ: typ, kind: "refund", invoice: "INV", outcome: outcome, operator: by, ref: ref, recorded: at(ms)}
 	}
 	refund := func(ref string, from, to int, status int) gwRequest {
-		return gwRequest{kind: journal.KindRefund, invoice: "INV", ref: ref, arrived: at(from), done: at(to), status: status}
+		return gwRequest{kind: "refund", invoice: "INV", ref: ref, arrived: at(from), done: at(to), status: status}
 	}
 	clean := func() *history {
 		return &history{
@@ -83,11 +83,11 @@ func TestModelChecks(t *testing.T) {
 	// A walletpay within its margin on an invoice the gateway sold
 	// earlier is let off: the sale may be the earlier attempt's.
 	h = clean()
-	h.requests = append(h.requests, gwRequest{kind: journal.KindWalletPay, invoice: "INV", arrived: at(150), done: at(160), status: 3})
+	h.requests = append(h.requests, gwRequest{kind: "walletpay", invoice: "INV", arrived: at(150), done: at(160), status: 3})
 	sale := line(5, "w1", journal.TypeIntent, "", "zeynep", "", 140)
-	sale.kind = journal.KindWalletPay
+	sale.kind = "walletpay"
 	h.lines = append(h.lines, sale)
-	h.requests[0].kind = journal.KindWalletPay
+	h.requests[0].kind = "walletpay"
 	h.dbNow = at(200)
 	if v := checkEveryAttemptSettled(h); len(v) != 0 {
 		t.Errorf("a walletpay within its margin on a sold invoice: %+v", v)
@@ -97,8 +97,8 @@ func TestModelChecks(t *testing.T) {
 	// answer held back while it may be in flight) is not a disagreement;
 	// one the journal says was declined is.
 	h = clean()
-	h.requests = append(h.requests, gwRequest{kind: journal.KindWalletPay, invoice: "W", arrived: at(150), done: at(160), status: 100})
-	w := jLine{seq: 5, attempt: "w1", typ: journal.TypeIntent, kind: journal.KindWalletPay, invoice: "W", operator: "zeynep", recorded: at(140)}
+	h.requests = append(h.requests, gwRequest{kind: "walletpay", invoice: "W", arrived: at(150), done: at(160), status: 100})
+	w := jLine{seq: 5, attempt: "w1", typ: journal.TypeIntent, kind: "walletpay", invoice: "W", operator: "zeynep", recorded: at(140)}
 	h.lines = append(h.lines, w)
 	if v := checkJournalEqualsGateway(h); len(v) != 0 {
 		t.Errorf("a walletpay made, its story unknown: %+v", v)

@@ -616,32 +616,32 @@ type moneyOp struct {
 // takes (a refund fits all of them).
 func (d *modelDesk) drawMoneyOp(rng *rand.Rand, op *operator, inv *mInvoice) moneyOp {
 	kinds := map[string][]string{
-		"sale":    {journal.KindRefund, "api-refund"},
-		"preauth": {journal.KindPreAuthCapture, journal.KindPreAuthCancel, journal.KindRefund, "api-refund"},
-		"3d":      {journal.KindComplete, journal.KindCompleteCancel, journal.KindRefund},
-		"wallet":  {journal.KindWalletPay, journal.KindWalletPay, journal.KindRefund},
+		"sale":    {"refund", "api-refund"},
+		"preauth": {"preauth-capture", "preauth-cancel", "refund", "api-refund"},
+		"3d":      {"complete", "complete-cancel", "refund"},
+		"wallet":  {"walletpay", "walletpay", "refund"},
 	}[inv.kind]
 	a := moneyOp{op: op, inv: inv, kind: kinds[rng.IntN(len(kinds))]}
 	// Each refund amount is its own (cents .02 to .99: .01 is queued).
 	n := int(d.amounts.Add(1))
 	amount := fmt.Sprintf("%d.%02d", 1+n/98, 2+n%98)
 	switch a.kind {
-	case journal.KindWalletPay:
+	case "walletpay":
 		a.args = []string{"walletpay", "--invoice", inv.id, "--token", inv.token, "--name", "Model", "--surname", "Tester", "--email", "model@example.com"}
-	case journal.KindRefund:
+	case "refund":
 		a.args = []string{"refund", "--invoice", inv.id, "--amount", amount}
 	case "api-refund":
 		a.args = []string{"api", "POST", "/api/refund", "--credentials", "--merchant-key", "--hash", "refund", "-f", "invoice_id=" + inv.id, "-f", "amount=" + amount}
-	case journal.KindPreAuthCapture:
+	case "preauth-capture":
 		a.args = []string{"preauth", "capture", "--invoice", inv.id}
 		if rng.IntN(2) == 0 {
 			a.args = append(a.args, "--amount", "100.00")
 		}
-	case journal.KindPreAuthCancel:
+	case "preauth-cancel":
 		a.args = []string{"preauth", "cancel", "--invoice", inv.id}
-	case journal.KindComplete:
+	case "complete":
 		a.args = []string{"complete", "--invoice", inv.id, "--order-id", inv.order}
-	case journal.KindCompleteCancel:
+	case "complete-cancel":
 		a.args = []string{"complete", "--invoice", inv.id, "--order-id", inv.order, "--cancel"}
 	}
 	a.args = append(a.args, "--yes", "-o", "json", "--timeout", modelTimeout.String())
@@ -1025,19 +1025,19 @@ func (g *modelGateway) planned(invoice string, p *gwPlan) (undo func()) {
 func moneyKindOf(path string, f map[string]string) string {
 	switch {
 	case strings.HasSuffix(path, "/api/walletPay"):
-		return journal.KindWalletPay
+		return "walletpay"
 	case strings.HasSuffix(path, "/api/refund"):
-		return journal.KindRefund
+		return "refund"
 	case strings.HasSuffix(path, "/api/confirmPayment"):
 		if f["status"] == "2" {
-			return journal.KindPreAuthCancel
+			return "preauth-cancel"
 		}
-		return journal.KindPreAuthCapture
+		return "preauth-capture"
 	case strings.HasSuffix(path, "/payment/complete"):
 		if f["status"] == "cancel" {
-			return journal.KindCompleteCancel
+			return "complete-cancel"
 		}
-		return journal.KindComplete
+		return "complete"
 	}
 	return ""
 }

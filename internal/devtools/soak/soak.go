@@ -224,7 +224,7 @@ type Report struct {
 // attempt is one paycli process and what it said.
 type attempt struct {
 	// kind is the journal kind of what the process did
-	// (journal.KindWalletPay or one of the card operations).
+	// (kindWalletPay or one of the card operations).
 	kind string
 	// invoice indexes r.invoices for a walletpay, r.cardSales otherwise.
 	invoice int
@@ -636,14 +636,18 @@ func (r *run) load(ctx context.Context) {
 // written and the outcome refused, both written, and lines torn midway.
 const diskFullSlack = 4 << 10
 
-// Kinds of card operation, as the journal names them; an api refund is
-// journaled as an api call (journal.KindAPI), or, by a paycli that
-// journals an api call under the operation's own kind, as a refund.
+// Kinds of operation, as the journal lines the soak reads name them (the
+// operations declare them: walletpay.KindWalletPay, refund.KindRefund…;
+// the soak reads paycli from outside, as a user's journal would be read,
+// and never links the commands); an api refund is journaled as an api
+// call, or, by a paycli that journals an api call under the operation's
+// own kind, as a refund.
 const (
-	kindRefund  = journal.KindRefund
-	kindCapture = journal.KindPreAuthCapture
-	kindCancel  = journal.KindPreAuthCancel
-	kindAPI     = journal.KindAPI
+	kindWalletPay = "walletpay"
+	kindRefund    = "refund"
+	kindCapture   = "preauth-capture"
+	kindCancel    = "preauth-cancel"
+	kindAPI       = "api"
 )
 
 // fullRefundsOnly reports whether the refunds of card sale i are all full
@@ -658,7 +662,7 @@ func fullRefundsOnly(i int) bool { return i%3 == 0 }
 // refund` or `paycli api`; a capture of all or part of a
 // pre-authorization, a cancel, or a refund of one).
 func (r *run) pick(rng *rand.Rand) attempt {
-	walletPay := attempt{kind: journal.KindWalletPay, invoice: rng.IntN(len(r.invoices))}
+	walletPay := attempt{kind: kindWalletPay, invoice: rng.IntN(len(r.invoices))}
 	if len(r.cardSales) == 0 || rng.Float64() >= r.cfg.CardOpRate {
 		return walletPay
 	}
@@ -745,7 +749,7 @@ func (r *run) args(a attempt) []string {
 	if a.killOn != "" {
 		tail = append(tail, "--debug")
 	}
-	if a.kind == journal.KindWalletPay {
+	if a.kind == kindWalletPay {
 		inv := r.invoices[a.invoice]
 		return append([]string{"walletpay", "--invoice", inv.id, "--token", inv.token,
 			"--name", "Soak", "--surname", "Tester", "--email", "soak@example.com"}, tail...)

@@ -52,6 +52,9 @@ func saleWordReads(fset *token.FileSet, file *ast.File) []string {
 				found = append(found, fmt.Sprintf("%s: %q", fset.Position(b.Pos()), s))
 			}
 		}
+		if name, ok := stateConstant(e); ok {
+			found = append(found, fmt.Sprintf("%s: gateway.%s", fset.Position(e.Pos()), name))
+		}
 	}
 	ast.Inspect(file, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -93,6 +96,30 @@ func saleWordReads(fset *token.FileSet, file *ast.File) []string {
 	return found
 }
 
+// stateConstant reports whether e names one of the client's state words
+// by its constant (gateway.SaleRefunded, gateway.PreAuthOpen,
+// gateway.RefundWaiting…): compared outside the client, it is the same
+// reading as its letters. A caller asks gateway.Sale's questions instead
+// (Taken, Refundable, Voided, AwaitsMerchant…).
+func stateConstant(e ast.Expr) (string, bool) {
+	sel, ok := e.(*ast.SelectorExpr)
+	if !ok {
+		return "", false
+	}
+	if x, ok := sel.X.(*ast.Ident); !ok || x.Name != "gateway" {
+		return "", false
+	}
+	name := sel.Sel.Name
+	switch {
+	case strings.HasPrefix(name, "Sale") && name != "SaleStateOf",
+		strings.HasPrefix(name, "PreAuth"),
+		name == "RefundMade" || name == "RefundWaiting" || name == "RefundRefused",
+		strings.HasPrefix(name, "ThreeD"):
+		return name, true
+	}
+	return "", false
+}
+
 // TestSaleWordsOnlyInTheClient: what check status says of a sale is read
 // once, by the gateway client, into a typed state (gateway.Sale); no
 // package outside it keeps a list of the gateway's words (issue 32: four
@@ -125,6 +152,10 @@ func TestSaleWordCheckSeesEveryForm(t *testing.T) {
 		{`package p; const Pending = "pending"`, 0},
 		{`package p; func g() string { return "Completed" }`, 0},
 		{`package p; func g(s string) bool { return s == "complete" || s == "cancel" }`, 0},
+		{`package p; func g(s gateway.Sale) bool { return s.State == gateway.SaleCancelled || s.PreAuth != gateway.PreAuthOpen }`, 2},
+		{`package p; func g(s gateway.Sale) int { switch s.State { case gateway.SaleRefunded, gateway.SalePartlyRefunded: return 1 }; return 0 }`, 2},
+		{`package p; func g(r gateway.RefundInfo) bool { return r.State() == gateway.RefundWaiting }`, 1},
+		{`package p; func g(s gateway.Sale) bool { return s.Voided() || s.Refundable() }`, 0},
 	} {
 		fset := token.NewFileSet()
 		file, err := parser.ParseFile(fset, "x.go", tc.src, 0)

@@ -12,20 +12,50 @@ import (
 	"testing"
 )
 
-// TestJournalKnowsNoOperation: adding a money operation touches its
-// command's package, the client and the sandbox, never the journal. The
-// command declares its kind and how check status settles it
-// (moneyop.KindsOf), and the app hands the list down (journal.Kinds), so:
-// internal/journal's code uses none of the kind constants it still
-// declares for older lines (but walletpay, the kind of lines written
-// without one: Entry.OpKind) nor their strings; pgjournal's code names
-// none; and the shared journal's SQL, as its latest migration defines
-// each function, compares no kind with a literal.
+// TestJournalKnowsNoOperation: adding an operation touches its own
+// package, the client and the sandbox, never the journal. Each operation
+// declares its kind, its reading of check status and its words in one
+// value of its package (journal.Kind), and the app hands the list down,
+// so: no kind name an operation declares (a Kind… constant of a package
+// under internal/cli) is written in internal/journal's code (but
+// LegacyKind, walletpay, the kind of lines written without one:
+// Entry.OpKind) or pgjournal's; and the shared journal's SQL, as its
+// latest migration defines each function, compares no kind with a
+// literal.
 func TestJournalKnowsNoOperation(t *testing.T) {
 	fset := token.NewFileSet()
-	journalFiles := goFiles(t, fset, filepath.Join("internal", "journal"))
-	kinds := map[string]string{} // constant name → its string
-	for _, f := range journalFiles {
+	values := operationKinds(t, fset)
+	if !values["refund"] || !values["walletpay"] {
+		t.Fatalf("found kinds %v under internal/cli: the test reads the wrong files", values)
+	}
+	var found []string
+	for _, dir := range []string{"journal", "pgjournal"} {
+		for _, f := range goFiles(t, fset, filepath.Join("internal", dir)) {
+			ast.Inspect(f, func(n ast.Node) bool {
+				if vs, ok := n.(*ast.ValueSpec); ok && len(vs.Names) == 1 && vs.Names[0].Name == "LegacyKind" {
+					return false // the journal's one compatibility fact
+				}
+				if b, ok := n.(*ast.BasicLit); ok && b.Kind == token.STRING {
+					if s, err := strconv.Unquote(b.Value); err == nil && values[s] {
+						found = append(found, fset.Position(n.Pos()).String()+": names the kind "+b.Value)
+					}
+				}
+				return true
+			})
+		}
+	}
+	found = append(found, sqlKindLiterals(t)...)
+	for _, f := range found {
+		t.Error(f)
+	}
+}
+
+// operationKinds are the kind names the operations declare: the string
+// Kind… constants of the packages under internal/cli.
+func operationKinds(t *testing.T, fset *token.FileSet) map[string]bool {
+	t.Helper()
+	values := map[string]bool{}
+	for _, f := range goFiles(t, fset, filepath.Join("internal", "cli")) {
 		for _, d := range f.Decls {
 			g, ok := d.(*ast.GenDecl)
 			if !ok || g.Tok != token.CONST {
@@ -36,56 +66,15 @@ func TestJournalKnowsNoOperation(t *testing.T) {
 				for i, n := range vs.Names {
 					if strings.HasPrefix(n.Name, "Kind") && i < len(vs.Values) {
 						if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
-							kinds[n.Name], _ = strconv.Unquote(lit.Value)
+							v, _ := strconv.Unquote(lit.Value)
+							values[v] = true
 						}
 					}
 				}
 			}
 		}
 	}
-	if len(kinds) == 0 {
-		t.Fatal("found no Kind constant in internal/journal: the test reads the wrong files")
-	}
-	values := map[string]bool{}
-	for _, v := range kinds {
-		values[v] = true
-	}
-	var found []string
-	for _, f := range journalFiles {
-		for _, d := range f.Decls {
-			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.CONST {
-				continue // the declarations themselves
-			}
-			fn, _ := d.(*ast.FuncDecl)
-			ast.Inspect(d, func(n ast.Node) bool {
-				switch n := n.(type) {
-				case *ast.Ident:
-					if _, ok := kinds[n.Name]; ok && !(n.Name == "KindWalletPay" && fn != nil && fn.Name.Name == "OpKind") {
-						found = append(found, fset.Position(n.Pos()).String()+": uses "+n.Name)
-					}
-				case *ast.BasicLit:
-					if s, err := strconv.Unquote(n.Value); err == nil && n.Kind == token.STRING && values[s] {
-						found = append(found, fset.Position(n.Pos()).String()+": names the kind "+n.Value)
-					}
-				}
-				return true
-			})
-		}
-	}
-	for _, f := range goFiles(t, fset, filepath.Join("internal", "pgjournal")) {
-		ast.Inspect(f, func(n ast.Node) bool {
-			if sel, ok := n.(*ast.SelectorExpr); ok {
-				if x, ok := sel.X.(*ast.Ident); ok && x.Name == "journal" && kinds[sel.Sel.Name] != "" {
-					found = append(found, fset.Position(n.Pos()).String()+": uses journal."+sel.Sel.Name)
-				}
-			}
-			return true
-		})
-	}
-	found = append(found, sqlKindLiterals(t)...)
-	for _, f := range found {
-		t.Error(f)
-	}
+	return values
 }
 
 // sqlKindLiterals returns the functions of the shared journal's schema

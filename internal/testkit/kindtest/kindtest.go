@@ -1,22 +1,25 @@
 // Package kindtest holds, for tests of the commands that read the journal
 // (which never import the money commands), the kinds paycli's money
 // commands declare, as the app hands them down (app.moneyKinds; the app's
-// TestKindTestAgreesWithTheApp holds each to the command's own). A new
-// operation need not be added here.
+// TestKindTestAgreesWithTheApp holds each to the command's own). It is the
+// one package besides the app that imports the commands, and only tests
+// link it (archtest.TestOnlyAppImportsTheCommands names it): the readers'
+// tests see each operation's own declaration, never a copy.
 package kindtest
 
-import "github.com/paycli/paycli/internal/journal"
+import (
+	"slices"
 
-// Paycli are money commands' kinds, in the order the app registers them,
-// with how check status settles each.
+	"github.com/paycli/paycli/internal/cli/api"
+	"github.com/paycli/paycli/internal/cli/complete"
+	"github.com/paycli/paycli/internal/cli/preauth"
+	"github.com/paycli/paycli/internal/cli/refund"
+	"github.com/paycli/paycli/internal/cli/walletpay"
+	"github.com/paycli/paycli/internal/journal"
+)
+
+// Paycli are the money commands' kinds whose attempts check status
+// settles, in the order the app registers them.
 func Paycli() journal.Kinds {
-	return journal.Kinds{
-		{Name: journal.KindWalletPay, Read: journal.ReadSale},
-		{Name: journal.KindRefund, Read: journal.ReadRefund},
-		{Name: journal.KindPreAuthCapture, Read: journal.ReadPreAuth(false)},
-		{Name: journal.KindPreAuthCancel, Read: journal.ReadPreAuth(true)},
-		{Name: journal.KindComplete, Read: journal.ReadCompletion(false)},
-		{Name: journal.KindCompleteCancel, Read: journal.ReadCompletion(true)},
-		{Name: journal.KindAPI, Read: journal.ReadSale},
-	}
+	return slices.Concat(walletpay.Kinds(), refund.Kinds(), preauth.Kinds(), complete.Kinds(), api.Kinds())
 }
