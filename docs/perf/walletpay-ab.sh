@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # walletPay against stripe-mock's POST, for several paycli binaries side by
 # side (issue 32): each round loads every binary's `sandbox serve` over a
-# fresh state folder with wrk (new invoices and wallet tokens, every answer
-# fsynced, request log on), each followed at once by stripe-mock's POST from
+# fresh state folder with wrk (new invoices and wallet tokens, request log
+# on), each followed at once by stripe-mock's POST from
 # the same wrk; the binaries' order alternates from round to round, so both
 # see the same load. Prints, per binary and round, the load average, both
 # rates, both processes' CPU per request (user+sys from /proc), the rate
@@ -12,6 +12,8 @@
 #
 # e.g. docs/perf/walletpay-ab.sh 3 main=/tmp/paycli-main branch=/tmp/paycli
 # (build each with: CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" ./cmd/paycli).
+# A binary may carry serve flags after its path, in one word:
+# default=/tmp/paycli "durable=/tmp/paycli --durable".
 # Needs wrk and curl; WRK_SECONDS (8) sets each load's length.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -44,9 +46,10 @@ for round in $(seq "$ROUNDS"); do
   order=("${bins[@]}")
   if (( round % 2 == 0 )); then order=(); for ((i=${#bins[@]}-1;i>=0;i--)); do order+=("${bins[$i]}"); done; fi
   for spec in "${order[@]}"; do
-    name=${spec%%=*}; paycli=${spec#*=}
+    name=${spec%%=*}; read -r paycli flags <<<"${spec#*=}"
     state=$work/s-$round-$name
-    "$paycli" sandbox serve --addr 127.0.0.1:0 --state "$state" 2>"$work/serve.log" &
+    # shellcheck disable=SC2086 # flags are words
+    "$paycli" sandbox serve --addr 127.0.0.1:0 --state "$state" $flags 2>"$work/serve.log" &
     pids+=($!); wp_pid=$!
     for _ in $(seq 100); do [ -s "$state/address" ] && break; sleep 0.1; done
     base=$(cat "$state/address")

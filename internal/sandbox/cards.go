@@ -321,7 +321,7 @@ func (g *Gateway) reserveFresh(w http.ResponseWriter, invoiceID string) (release
 	return func() { g.inFlight.Delete(invoiceID) }, true
 }
 
-// commitSale stores a new sale (fsync before returning), answering a lost
+// commitSale stores a new sale (committed before returning), answering a lost
 // race (3) or a store failure itself when ok is false.
 func (g *Gateway) commitSale(w http.ResponseWriter, sale Sale) bool {
 	if err := g.opts.Store.Reserve(sale); err != nil {

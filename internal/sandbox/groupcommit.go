@@ -10,7 +10,8 @@ import (
 // groupCommit runs the store's writes in shared transactions: a write
 // that finds no commit running commits at once, alone; writes that arrive
 // while one runs wait for it, then commit together in the next. Every
-// write is durable (fsync) before do returns, as with bbolt's Batch, but
+// write is committed before do returns (fsynced too in a durable store;
+// see Store), as with bbolt's Batch, but
 // none waits for a timer: Batch holds each write for MaxBatchDelay hoping
 // for company, which at a sandbox's loads added that delay to every
 // answer without adding company (docs/performance.md, walletPay).

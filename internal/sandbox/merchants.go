@@ -138,8 +138,9 @@ func (m *merchants) open(mc Merchant) (*tenant, error) {
 	if !isHex32(mc.AppID) {
 		return nil, fmt.Errorf("sandbox state: %s: invalid app_id %q", MerchantsFile, clipAdminText(mc.AppID))
 	}
-	// A merchant's store is this server's alone: no wait for its lock.
-	store, err := OpenStore(filepath.Join(m.dir, merchantsDir, mc.AppID), 0, m.template.Now())
+	// A merchant's store is this server's alone: no wait for its lock. It
+	// is as durable as the default merchant's.
+	store, err := openStore(filepath.Join(m.dir, merchantsDir, mc.AppID), 0, m.template.Now(), m.def.store.durable())
 	if err != nil {
 		return nil, err
 	}

@@ -50,7 +50,7 @@ type refundAnswer struct {
 // more decimals than the sale's currency (1), a partial refund where the
 // merchant may not make them (110), more than what remains refundable
 // (49). An amount ending in .01 is queued for approval (101); anything else
-// is refunded (100). Every answered refund is committed (fsync) before its
+// is refunded (100). Every answered refund is committed before its
 // answer, and racing refunds of one sale are serialized by the store.
 func (g *Gateway) refund(w http.ResponseWriter, r *http.Request) {
 	f, ok := g.readFields(w, r)

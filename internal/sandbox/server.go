@@ -43,6 +43,8 @@ type Server struct {
 	stopOnce sync.Once
 	stop     context.CancelCauseFunc
 	handlers sync.WaitGroup
+	// flusherDone is closed when flushOnTicks has returned.
+	flusherDone chan struct{}
 }
 
 // cutOffWait bounds the wait for the requests faults held to log and
@@ -66,6 +68,15 @@ type ServerOptions struct {
 	// Public lets the admin surface send events to URLs off this machine
 	// (serve --public).
 	Public bool
+	// Durable fsyncs every commit before its answer (serve --durable): the
+	// state then survives a power loss. Otherwise commits reach the state
+	// file's page cache before their answer, which survives kill -9 of the
+	// process, and the disk at each tick of FlushTicks and at Shutdown
+	// (see Store).
+	Durable bool
+	// FlushTicks, when set, times the flushes of a store that is not
+	// durable (serve's is a ticker).
+	FlushTicks <-chan time.Time
 }
 
 // Timeouts bound how long the server waits on a client, so that slow or
@@ -113,7 +124,7 @@ func StartServer(ln net.Listener, opts ServerOptions) (*Server, error) {
 		ln.Close()
 		return nil, errors.New("sandbox: ServerOptions.Gateway.Now is required")
 	}
-	store, err := OpenStore(opts.StateDir, opts.LockTimeout, opts.Gateway.Now())
+	store, err := openStore(opts.StateDir, opts.LockTimeout, opts.Gateway.Now(), opts.Durable)
 	if err != nil {
 		ln.Close()
 		return nil, err
@@ -165,7 +176,8 @@ func StartServer(ln net.Listener, opts ServerOptions) (*Server, error) {
 			IdleTimeout:       timeouts.Idle,
 			MaxHeaderBytes:    MaxHeaderBytes,
 		},
-		done: make(chan error, 1),
+		done:        make(chan error, 1),
+		flusherDone: make(chan struct{}),
 	}
 	s.http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.handlers.Add(1)
@@ -173,6 +185,7 @@ func StartServer(ln net.Listener, opts ServerOptions) (*Server, error) {
 		handler.ServeHTTP(w, r)
 	})
 	g.deliveries.Start()
+	go s.flushOnTicks(opts.FlushTicks)
 	go func() {
 		err := s.http.Serve(ln)
 		if errors.Is(err, http.ErrServerClosed) {
@@ -205,6 +218,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	// After the requests (a resend kicks the deliveries), before the store.
 	s.gateway.deliveries.Stop()
+	<-s.flusherDone // the stores' Close flushes them
 	if cerr := s.merchants.close(); err == nil {
 		err = cerr
 	}
@@ -215,6 +229,23 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		err = cerr
 	}
 	return err
+}
+
+// flushOnTicks flushes every merchant's store at each tick until Shutdown
+// starts. A flush that fails is tried again at the next tick, and last by
+// Shutdown, which returns its error.
+func (s *Server) flushOnTicks(ticks <-chan time.Time) {
+	defer close(s.flusherDone)
+	for {
+		select {
+		case <-s.stopping:
+			return
+		case <-ticks:
+			for _, t := range s.merchants.all() {
+				_ = t.store.flush()
+			}
+		}
+	}
 }
 
 // waitHandlers waits for the requests being handled to return (they

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/paycli/paycli/internal/redact"
@@ -57,46 +58,96 @@ var ErrTokenSpent = errors.New("the wallet token was already used")
 // ErrLocked is returned by Open when another process holds the state folder.
 var ErrLocked = errors.New("the sandbox state is in use by another paycli process")
 
-// Store keeps the sandbox's sales in a bbolt file. Every write is committed
-// with fsync before the call returns; concurrent writes share commits
-// (groupCommit), so a burst of payments costs a few fsyncs rather than one
+// Store keeps the sandbox's sales in a bbolt file. Every write is
+// committed before the call returns; concurrent writes share commits
+// (groupCommit), so a burst of payments costs a few commits rather than one
 // each. The free-page list is not written at each commit (bbolt's
 // NoFreelistSync; it is rebuilt when the file is opened): a commit writes
 // only the pages its writes changed.
+//
+// When a commit reaches the disk is the store's durability. By default a
+// commit's pages go to the file with write(2), into the kernel's page
+// cache, without fsync (bbolt's NoSync): they outlive the process, so
+// every answered write survives kill -9 and a restart, but not a power
+// loss or a crash of the machine, which may lose the last commits or leave
+// the file unreadable. flush (on the server's timer, and on Close) puts
+// them on the disk. A durable store fsyncs every commit before it returns
+// (serve --durable) and survives a power loss too.
 type Store struct {
 	db *bolt.DB
 	// writes shares commits between concurrent writes (groupcommit.go).
 	writes *groupCommit
 	// outbox, when set, queues webhook deliveries with the sales (outbox.go).
 	outbox *outbox
+	// sync puts the file's written pages on the disk (db.Sync; a test
+	// counts its calls); flushMu serializes flushes, and flushed is the
+	// last transaction a flush put there.
+	sync    func() error
+	flushMu sync.Mutex
+	flushed int
 }
 
-// OpenStore opens (creating if needed) the store in dir. The file is locked
-// for the life of the Store; lockTimeout bounds the wait for another process
-// to let go of it (zero means do not wait), after which Open returns
-// ErrLocked. Sales left processing by a process that died mid-request are
-// marked failed: their walletPay was never answered, so nothing was charged
-// as far as the caller could know, and the invoice stays protected.
+// OpenStore opens (creating if needed) the store in dir, not durable (see
+// Store). The file is locked for the life of the Store; lockTimeout bounds
+// the wait for another process to let go of it (zero means do not wait),
+// after which Open returns ErrLocked. Sales left processing by a process
+// that died mid-request are marked failed: their walletPay was never
+// answered, so nothing was charged as far as the caller could know, and
+// the invoice stays protected.
 func OpenStore(dir string, lockTimeout time.Duration, now time.Time) (*Store, error) {
+	return openStore(dir, lockTimeout, now, false)
+}
+
+// openStore is OpenStore, durable (every commit fsynced) or not.
+func openStore(dir string, lockTimeout time.Duration, now time.Time, durable bool) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create sandbox state folder: %w", err)
 	}
 	if lockTimeout <= 0 {
 		lockTimeout = time.Millisecond
 	}
-	db, err := bolt.Open(filepath.Join(dir, DBFile), 0o600, &bolt.Options{Timeout: lockTimeout, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
+	db, err := bolt.Open(filepath.Join(dir, DBFile), 0o600, &bolt.Options{Timeout: lockTimeout, NoFreelistSync: true,
+		FreelistType: bolt.FreelistMapType, NoSync: !durable})
 	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, ErrLocked
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open sandbox state: %w", err)
 	}
-	s := &Store{db: db, writes: &groupCommit{db: db}}
+	s := &Store{db: db, writes: &groupCommit{db: db}, sync: db.Sync}
 	if err := s.recover(now); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// durable reports whether every commit is fsynced before it returns.
+func (s *Store) durable() bool { return !s.db.NoSync }
+
+// flush puts every commit made so far on the disk, if one was made since
+// the last flush. A durable store's commits are there already. A failed
+// flush is tried again by the next.
+func (s *Store) flush() error {
+	if s.durable() {
+		return nil
+	}
+	s.flushMu.Lock()
+	defer s.flushMu.Unlock()
+	var last int
+	// The last committed transaction, read before the sync: one committed
+	// after it is synced now or by the next flush.
+	if err := s.db.View(func(tx *bolt.Tx) error { last = tx.ID(); return nil }); err != nil {
+		return err
+	}
+	if last == s.flushed {
+		return nil
+	}
+	if err := s.sync(); err != nil {
+		return fmt.Errorf("flush sandbox state to disk: %w", err)
+	}
+	s.flushed = last
+	return nil
 }
 
 func (s *Store) recover(now time.Time) error {
@@ -134,8 +185,28 @@ func (s *Store) recover(now time.Time) error {
 	})
 }
 
-// Close releases the file and its lock.
-func (s *Store) Close() error { return s.db.Close() }
+// Close flushes the store to the disk (see Store), then releases the file
+// and its lock.
+func (s *Store) Close() error {
+	err := s.flush()
+	if cerr := s.db.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Check reports every inconsistency bbolt finds in the file (a page
+// unreachable, freed twice or out of bounds), nil for none: a state file
+// torn by a crash fails it.
+func (s *Store) Check() error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		var errs []error
+		for err := range tx.Check() {
+			errs = append(errs, err)
+		}
+		return errors.Join(errs...)
+	})
+}
 
 func putSale(b *bolt.Bucket, sale Sale) error {
 	data, err := json.Marshal(sale)
@@ -158,11 +229,11 @@ func decodeSale(v []byte) (Sale, error) {
 	return sale, nil
 }
 
-// Reserve records sale under its invoice_id, durably, unless the invoice
-// is already known, in which case it returns ErrDuplicate. A sale paid with
-// a wallet token (WalletTokenID set) also spends the token: a token already
-// spent gives ErrTokenSpent and stores nothing. The check and
-// the write happen in one transaction, so of any number of concurrent
+// Reserve records sale under its invoice_id, committed before it returns,
+// unless the invoice is already known, in which case it returns
+// ErrDuplicate. A sale paid with a wallet token (WalletTokenID set) also
+// spends the token: a token already spent gives ErrTokenSpent and stores
+// nothing. The check and the write happen in one transaction, so of any number of concurrent
 // reservations for an invoice exactly one succeeds. walletPay records its
 // finished sale this way, in one commit; a sale recorded in state
 // processing (for an answer that takes time) is finished with Save or
@@ -218,10 +289,10 @@ func spentTokenKey(issuedAt int64, id string) []byte {
 	return append(key, id...)
 }
 
-// Update changes the sale of invoiceID in one durable transaction: change
+// Update changes the sale of invoiceID in one transaction: change
 // gets the stored sale and the transaction's view of the store, and either
-// edits the sale (nil error: the sale is written back and committed with
-// fsync before Update returns) or refuses (its error is returned and
+// edits the sale (nil error: the sale is written back and committed
+// before Update returns) or refuses (its error is returned and
 // nothing is written). ErrNotFound is returned for an unknown invoice.
 // Every check change makes against the sale happens in the transaction
 // that writes it, so concurrent updates of one sale are serialized: two
@@ -267,7 +338,7 @@ func (t *Tx) UseRefundID(refundTransactionID, invoiceID string) error {
 	return t.tx.Bucket([]byte(refundIDsBucket)).Put([]byte(refundTransactionID), []byte(invoiceID))
 }
 
-// Save overwrites the sale of the same invoice_id, durably.
+// Save overwrites the sale of the same invoice_id, committed before it returns.
 func (s *Store) Save(sale Sale) error {
 	return s.writes.do(func(tx *bolt.Tx) error {
 		var old *Sale

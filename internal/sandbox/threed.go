@@ -130,7 +130,7 @@ func webURL(u string) bool {
 	return err == nil && (pu.Scheme == "http" || pu.Scheme == "https") && pu.Host != ""
 }
 
-// start3D stores a checked 3D payment waiting for its challenge (fsync
+// start3D stores a checked 3D payment waiting for its challenge (committed
 // before the answer; 3 for an invoice already used by any kind of payment)
 // and answers the challenge page.
 func (g *Gateway) start3D(w http.ResponseWriter, p cardPayment, t ThreeD, kind string, now time.Time) {

@@ -96,10 +96,10 @@ func (g *Gateway) walletPay(w http.ResponseWriter, r *http.Request) {
 	}
 
 	// The provider answers at once, so the sale is stored in its final
-	// state by one commit (one fsync per payment, not two).
+	// state by one commit (one per payment, not two).
 	sale := g.walletSale(p)
 	code, desc, why := provide(&sale, p.amount)
-	// Committed (fsync) before the answer: a sale answered 100 survives a crash.
+	// Committed before the answer: a sale answered 100 survives kill -9.
 	if err := g.opts.Store.Reserve(sale); err != nil {
 		refuseReservation(w, err)
 		return

@@ -66,11 +66,29 @@ type ServeOptions struct {
 	// As is the gateway of the family the sandbox answers as
 	// (sandbox.AsNames); "" for its own shapes.
 	As string
+	// Durable fsyncs every commit before its answer (--durable).
+	Durable bool
+	// FlushTicks times the flushes to disk without Durable (a ticker of
+	// flushInterval outside tests).
+	FlushTicks func() (<-chan time.Time, func())
+}
+
+// flushInterval is how often serve puts its commits on the disk without
+// --durable: what a power loss may take.
+const flushInterval = time.Second
+
+// ticker is FlushTicks outside tests: a ticker of d and its stop.
+func ticker(d time.Duration) func() (<-chan time.Time, func()) {
+	return func() (<-chan time.Time, func()) {
+		t := time.NewTicker(d)
+		return t.C, t.Stop
+	}
 }
 
 // NewCmdServe builds `paycli sandbox serve`.
 func NewCmdServe(f *cmdutil.Factory, runF func(context.Context, *ServeOptions) error) *cobra.Command {
-	opts := &ServeOptions{IO: f.IOStreams, Listen: net.Listen, LockTimeout: 2 * time.Second, NewSeed: rand.Uint64, Now: f.Now}
+	opts := &ServeOptions{IO: f.IOStreams, Listen: net.Listen, LockTimeout: 2 * time.Second, NewSeed: rand.Uint64, Now: f.Now,
+		FlushTicks: ticker(flushInterval)}
 	var state, webhookEncoding string
 	var webhooks []string
 	cmd := &cobra.Command{
@@ -79,8 +97,15 @@ func NewCmdServe(f *cmdutil.Factory, runF func(context.Context, *ServeOptions) e
 		Long: `Serve the gateway emulator on a loopback address. The base URL and the
 sandbox credentials are printed to stderr, and the address is recorded in the
 state folder so that --sandbox finds this server. Ctrl-C (or SIGTERM) stops it
-after in-flight requests finish; every sale answered with status_code 100 is
-on disk before its answer is sent.
+after in-flight requests finish.
+
+Every sale answered with status_code 100 is written to the state file before
+its answer is sent, so it survives the server being killed (kill -9) and a
+restart. The writes reach the disk every second and when the server stops:
+a power loss or a crash of the machine may lose the last second, or leave
+the state unreadable ('paycli sandbox reset' starts afresh). --durable
+syncs every write to the disk before its answer (fsync), which survives a
+power loss too and answers fewer payments a second.
 
 With --faults, the X-Paycli-Fault request header can delay a request, answer
 an HTTP status, reset the connection before or after handling, or truncate
@@ -122,6 +147,7 @@ characters, card numbers as their first six and last four digits.`,
   paycli sandbox serve --faults --fault-rate 0.2 --fault-seed 7
   paycli sandbox serve --latency 50ms
   paycli sandbox serve --bodies
+  paycli sandbox serve --durable
   paycli sandbox serve --as qnbpay
   paycli sandbox serve --webhook sales=http://127.0.0.1:9000/hooks`,
 		Args: cmdutil.NoArgs,
@@ -192,6 +218,7 @@ characters, card numbers as their first six and last four digits.`,
 	})
 	cmd.Flags().BoolVar(&opts.NoPartialRefunds, "no-partial-refunds", false, "refuse partial refunds (status_code 110), as for a merchant without them")
 	cmd.Flags().DurationVar(&opts.Latency, "latency", 0, "wait this long before answering each request, e.g. 50ms")
+	cmd.Flags().BoolVar(&opts.Durable, "durable", false, "sync every write to the disk before its answer (survives a power loss; slower)")
 	cmd.Flags().BoolVar(&opts.Bodies, "bodies", false, "keep each request's and answer's body in the request log, masked (paycli sandbox logs shows them)")
 	cmd.Flags().StringArrayVar(&webhooks, "webhook", nil, "register a web hook key: `KEY=URL` (repeatable)")
 	cmd.Flags().StringVar(&webhookEncoding, "webhook-encoding", "form", "body of the webhooks sent: form or json")
@@ -238,12 +265,20 @@ func serveRun(ctx context.Context, opts *ServeOptions) error {
 		return err
 	}
 	gopts.PickFault = pick
+	var flushTicks <-chan time.Time
+	if !opts.Durable && opts.FlushTicks != nil {
+		ticks, stop := opts.FlushTicks()
+		defer stop()
+		flushTicks = ticks
+	}
 	srv, err := sandbox.StartServer(ln, sandbox.ServerOptions{
 		StateDir:    opts.StateDir,
 		LockTimeout: opts.LockTimeout,
 		Gateway:     gopts,
 		Wrap:        withLatency(opts.Latency),
 		Public:      opts.Public,
+		Durable:     opts.Durable,
+		FlushTicks:  flushTicks,
 	})
 	if errors.Is(err, sandbox.ErrLocked) {
 		return cmdutil.WithKind(cmdutil.KindUnavailable, sandbox.LockedError(opts.StateDir),
