@@ -10,7 +10,7 @@ import (
 // store's type: the file (File), the desk's shared journal
 // (internal/pgjournal) and a test's own store are told apart by what they
 // can do. Lister, Summarizer (summary.go), OpenInvoicesLister, Clock
-// (reconcile.go) and FileBacked (store.go) are the others.
+// (reconcile.go) are the others.
 
 // Located is a journal that names where it is, for messages: a file's
 // path, a database's URL with its password masked.
@@ -24,6 +24,15 @@ func WhereOf(store Store) string {
 		return l.Where()
 	}
 	return "the journal"
+}
+
+// Indexed is a journal kept in a file on this machine (File), which a
+// command reads past the Store contract: an invoice's attempts through
+// the index beside the file (internal/journalindex.Lookup), the whole file
+// with the lines it cannot read (ReadAll's Damage). IndexedFile is that
+// file's path.
+type Indexed interface {
+	IndexedFile() string
 }
 
 // OperatorRecorder is a journal whose lines record who wrote them (the

@@ -54,8 +54,8 @@ func OpenFile(path string, now func() time.Time) *File {
 	return &File{path: path, now: now}
 }
 
-// Path is the journal file's path.
-func (f *File) Path() string { return f.path }
+// IndexedFile is the journal file's path (Indexed).
+func (f *File) IndexedFile() string { return f.path }
 
 // Append writes e as one line and returns once it is on disk (Journal.Append).
 // An intent on an invoice that holds an unsettled attempt on its gateway
@@ -400,7 +400,7 @@ func (f *File) Where() string { return f.path }
 // What the file journal can do beyond Store (capabilities.go).
 var (
 	_ Located    = (*File)(nil)
-	_ FileBacked = (*File)(nil)
+	_ Indexed    = (*File)(nil)
 	_ Lister     = (*File)(nil)
 	_ Summarizer = (*File)(nil)
 )

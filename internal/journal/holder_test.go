@@ -20,14 +20,15 @@ func TestLockNamesItsHolder(t *testing.T) {
 		t.Skipf("no current user to compare with: %v", err)
 	}
 	t0 := time.Date(2026, 11, 24, 9, 30, 0, 0, time.UTC)
-	f := journal.OpenFile(filepath.Join(t.TempDir(), journal.FileName), func() time.Time { return t0 })
+	path := filepath.Join(t.TempDir(), journal.FileName)
+	f := journal.OpenFile(path, func() time.Time { return t0 })
 	unlock, err := f.Lock(context.Background(), "gw-1", "INV-1", "refund")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer unlock()
 	host, _ := os.Hostname()
-	_, err = journal.OpenFile(f.Path(), time.Now).Lock(context.Background(), "gw-1", "INV-1", "capture")
+	_, err = journal.OpenFile(path, time.Now).Lock(context.Background(), "gw-1", "INV-1", "capture")
 	var inFlight *journal.InFlightError
 	if !errors.As(err, &inFlight) {
 		t.Fatalf("a second lock: %v, want in flight", err)

@@ -121,10 +121,3 @@ func (h Holder) Where() string {
 	}
 	return ""
 }
-
-// FileBacked is a journal kept in a file on this machine (File): an index
-// beside it (internal/journalindex) reads an invoice's attempts, and a
-// read of the file reports the lines it cannot read (ReadAll's Damage).
-type FileBacked interface {
-	Path() string
-}

@@ -383,69 +383,24 @@ func runLine[In any, Req gateway.Call, Ans any](l *batchLine[In], op Operation[I
 	withTimeout func() (context.Context, context.CancelFunc), fail func(error)) {
 	ctx, cancel := withTimeout()
 	defer cancel()
-	unlock, err := env.Journal.Lock(ctx, env.Identity, l.invoice, env.kind)
-	var inFlight *journal.InFlightError
-	switch {
-	case errors.As(err, &inFlight):
-		l.result.Outcome = journal.Duplicate
-		l.result.setError(inFlight.Say(l.invoice) + "; not sent")
-		return
-	case err != nil:
-		err = fmt.Errorf("%w: %w", ErrJournal, err)
-		fail(err)
-		l.result.Outcome = journal.NotSent
-		l.result.setError(err.Error())
+	attempts, unlock, ok := lockLine(ctx, l, env, fail)
+	if !ok {
 		return
 	}
 	defer unlock()
-	attempts, err := env.Journal.Attempts(ctx, l.invoice)
-	if err != nil {
-		err = fmt.Errorf("cannot read the payment journal: %w; nothing was sent", err)
-		fail(err)
-		l.result.Outcome = journal.NotSent
-		l.result.setError(err.Error())
-		return
-	}
 	scope := env.Scope()
 	if !decide(op, env, l, journal.ByInvoice(attempts, scope)[l.invoice], journal.ByKey(attempts, scope)) {
 		return
 	}
-	// The pipeline's rule over every kind (journal.Blocking): a batch
-	// line never re-sends an attempt, so any unsettled one holds it back.
-	if blocking := journal.Blocking(attempts, scope, l.invoice); len(blocking) > 0 {
+	// The desk's one rule: a batch line never re-sends an attempt, so any
+	// unsettled one holds it back.
+	if blocking, err := unsettledRule(env, attempts, l.invoice, nil); err != nil {
 		l.result.Outcome = journal.Unknown
-		l.result.setError(refuseUnsettled(env, l.invoice, blocking).Error() + "; run " + env.resolveCommand(blocking[len(blocking)-1]))
+		l.result.setError(err.Error() + "; run " + env.resolveCommand(blocking[len(blocking)-1]))
 		return
 	}
-	in, err := l.in, error(nil)
-	if preparer, ok := op.(Preparer[In]); ok {
-		in, err = preparer.Prepare(ctx, env, l.in)
-	}
-	if err != nil && errors.Is(err, journal.ErrUnavailable) {
-		// Prepare could not read the journal (a shared journal's database
-		// lost): nothing was sent, and nothing more may be (exit 8).
-		fail(err)
-		l.result.Outcome = journal.NotSent
-		l.result.setError(fmt.Sprintf("line %d: %v", l.result.Line, err))
-		return
-	}
-	if err != nil && errors.Is(err, gateway.ErrUnavailable) {
-		// Prepare could not reach the gateway: the line was not sent for
-		// want of one (exit 8), like a payment whose token call failed.
-		l.result.Outcome = journal.NotSent
-		l.result.setError(fmt.Sprintf("line %d: %v", l.result.Line, err))
-		return
-	}
-	if err != nil {
-		l.result.Outcome = OutcomeInvalid
-		msg := fmt.Sprintf("line %d: %v", l.result.Line, err)
-		if kind, _ := cmdutil.KindOf(err); kind == cmdutil.KindUsage {
-			// A usage error echoes the line's own values, nothing the
-			// gateway said: a card number typed into one (an amount) is
-			// masked like any other input.
-			msg = redact.Cards(msg)
-		}
-		l.result.setError(msg)
+	in, ok := prepareLine(ctx, l, op, env, fail)
+	if !ok {
 		return
 	}
 	d, req := op.Describe(in)
@@ -468,6 +423,74 @@ func runLine[In any, Req gateway.Call, Ans any](l *batchLine[In], op Operation[I
 	if res.journalErr != nil {
 		opts.IO.Warnf("line %d: the outcome (%s) could not be written to the journal: %v", l.result.Line, res.Class, res.journalErr)
 	}
+}
+
+// lockLine takes the lock of the line's invoice and reads the invoice's
+// attempts, or fills the line's result and reports false: another
+// command in flight on it (a duplicate), or a journal that cannot be
+// locked or read (fail: nothing more may be sent).
+func lockLine[In any](ctx context.Context, l *batchLine[In], env *Env, fail func(error)) ([]journal.Attempt, func(), bool) {
+	unlock, err := env.Journal.Lock(ctx, env.Identity, l.invoice, env.kind)
+	var inFlight *journal.InFlightError
+	switch {
+	case errors.As(err, &inFlight):
+		l.result.Outcome = journal.Duplicate
+		l.result.setError(inFlight.Say(l.invoice) + "; not sent")
+		return nil, nil, false
+	case err != nil:
+		err = fmt.Errorf("%w: %w", ErrJournal, err)
+		fail(err)
+		l.result.Outcome = journal.NotSent
+		l.result.setError(err.Error())
+		return nil, nil, false
+	}
+	attempts, err := env.Journal.Attempts(ctx, l.invoice)
+	if err != nil {
+		unlock()
+		err = fmt.Errorf("cannot read the payment journal: %w; nothing was sent", err)
+		fail(err)
+		l.result.Outcome = journal.NotSent
+		l.result.setError(err.Error())
+		return nil, nil, false
+	}
+	return attempts, unlock, true
+}
+
+// prepareLine runs the operation's Prepare on the line's input, or fills
+// the line's result and reports false: a journal it could not read
+// (fail), a gateway it could not reach, an input it refused.
+func prepareLine[In any, Req gateway.Call, Ans any](ctx context.Context, l *batchLine[In], op Operation[In, Req, Ans], env *Env, fail func(error)) (In, bool) {
+	preparer, ok := op.(Preparer[In])
+	if !ok {
+		return l.in, true
+	}
+	in, err := preparer.Prepare(ctx, env, l.in)
+	switch {
+	case err == nil:
+		return in, true
+	case errors.Is(err, journal.ErrUnavailable):
+		// Prepare could not read the journal (a shared journal's database
+		// lost): nothing was sent, and nothing more may be (exit 8).
+		fail(err)
+		l.result.Outcome = journal.NotSent
+		l.result.setError(fmt.Sprintf("line %d: %v", l.result.Line, err))
+	case errors.Is(err, gateway.ErrUnavailable):
+		// Prepare could not reach the gateway: the line was not sent for
+		// want of one (exit 8), like a payment whose token call failed.
+		l.result.Outcome = journal.NotSent
+		l.result.setError(fmt.Sprintf("line %d: %v", l.result.Line, err))
+	default:
+		l.result.Outcome = OutcomeInvalid
+		msg := fmt.Sprintf("line %d: %v", l.result.Line, err)
+		if kind, _ := cmdutil.KindOf(err); kind == cmdutil.KindUsage {
+			// A usage error echoes the line's own values, nothing the
+			// gateway said: a card number typed into one (an amount) is
+			// masked like any other input.
+			msg = redact.Cards(msg)
+		}
+		l.result.setError(msg)
+	}
+	return in, false
 }
 
 // fillResult copies an attempt's outcome into a batch line.

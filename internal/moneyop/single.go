@@ -93,21 +93,21 @@ func (e *Env) holdInvoice(ctx context.Context, invoice string) (func(), error) {
 }
 
 // look is what a money-moving command saw at its first look at the
-// invoice: the attempts it was decided on, those that block it
-// (journal.Blocking) and the attempt it re-sends (Resender), with
-// the lock it holds until release runs.
+// invoice: the attempts it was decided on (the rule's, unsettledRule)
+// and the attempt it re-sends (Resender), with the lock it holds until
+// release runs.
 type look struct {
 	invoice  string
 	seen     string
-	blocking []journal.Attempt
+	attempts []journal.Attempt
 	resent   *journal.Attempt
 	release  func()
 }
 
 // lookAt is a money-moving command's first look at the invoice of in:
 // it takes the invoice's lock (holdInvoice) and reads the invoice's
-// attempts from the journal; the pipeline's rule (journal.Blocking),
-// narrowed only by the operation's Resender, must let the input through.
+// attempts from the journal; the desk's rule (unsettledRule), narrowed
+// only by the operation's Resender, must let the input through.
 // The lock is held until release runs, after the outcome is recorded.
 func lookAt[In any, Req gateway.Call, Ans any](ctx context.Context, op Operation[In, Req, Ans], env *Env, in In) (_ In, l *look, err error) {
 	if locator, ok := op.(Locator[In]); ok {
@@ -126,15 +126,19 @@ func lookAt[In any, Req gateway.Call, Ans any](ctx context.Context, op Operation
 			return in, nil, err
 		}
 	}
-	if len(l.blocking) > 0 && (l.resent == nil || !journal.MayResend(l.resent.Intent, l.blocking)) {
+	var resend *journal.Entry
+	if l.resent != nil {
+		resend = &l.resent.Intent
+	}
+	if _, err := unsettledRule(env, l.attempts, l.invoice, resend); err != nil {
 		l.release()
-		return in, nil, refuseUnsettled(env, l.invoice, l.blocking)
+		return in, nil, err
 	}
 	return in, l, nil
 }
 
-// lock takes the invoice's lock and reads its attempts, noting what it
-// saw and what blocks it. An input without an invoice has none.
+// lock takes the invoice's lock and reads its attempts, noting them and
+// what it saw. An input without an invoice has none.
 func (l *look) lock(ctx context.Context, env *Env) ([]journal.Attempt, error) {
 	release, err := env.holdInvoice(ctx, l.invoice)
 	if err != nil {
@@ -148,10 +152,7 @@ func (l *look) lock(ctx context.Context, env *Env) ([]journal.Attempt, error) {
 		release()
 		return nil, fmt.Errorf("cannot read the payment journal: %w; nothing was sent", err)
 	}
-	l.release, l.seen = release, fingerprint(attempts, l.invoice)
-	if l.invoice != "" {
-		l.blocking = journal.Blocking(attempts, env.Scope(), l.invoice)
-	}
+	l.release, l.seen, l.attempts = release, fingerprint(attempts, l.invoice), attempts
 	return attempts, nil
 }
 
@@ -191,17 +192,32 @@ func fingerprint(attempts []journal.Attempt, invoice string) string {
 }
 
 // allows checks, once the input is described, that what goes out is
-// what the rule let through: a new attempt past no unsettled one, or the
-// re-send of the very attempt that blocks it (journal.MayResend).
+// what the rule let through (unsettledRule): a new attempt past no
+// unsettled one, or the re-send, of the operation's kind and with the
+// Ref it described, of the very attempt that blocks it.
 func (l *look) allows(env *Env, kind string, d Description) error {
-	if len(l.blocking) == 0 {
-		return nil
+	var resend *journal.Entry
+	if l.resent != nil && l.resent.Intent.Ref == d.Ref {
+		resend = &journal.Entry{Kind: kind, Ref: d.Ref}
 	}
-	intent := journal.Entry{Kind: kind, Ref: d.Ref}
-	if l.resent == nil || l.resent.Intent.Ref != d.Ref || !journal.MayResend(intent, l.blocking) {
-		return refuseUnsettled(env, l.invoice, l.blocking)
+	_, err := unsettledRule(env, l.attempts, l.invoice, resend)
+	return err
+}
+
+// unsettledRule is the desk's one rule, decided for an intent on invoice
+// over the invoice's attempts as the journal holds them under its lock;
+// the single path (lookAt, allows) and every batch line (runLine) call it.
+// It returns the attempts that block the invoice (journal.Blocking) and,
+// unless the intent re-sends the very attempt they are
+// (journal.MayResend), the refusal (refuseUnsettled). resend is the
+// intent the input re-sends (its kind and Ref), nil when it re-sends
+// none, as a batch line never does.
+func unsettledRule(env *Env, attempts []journal.Attempt, invoice string, resend *journal.Entry) ([]journal.Attempt, error) {
+	blocking := journal.Blocking(attempts, env.Scope(), invoice)
+	if len(blocking) > 0 && (resend == nil || !journal.MayResend(*resend, blocking)) {
+		return blocking, refuseUnsettled(env, invoice, blocking)
 	}
-	return nil
+	return blocking, nil
 }
 
 // refuseUnsettled is the pipeline's refusal of an input on invoice while

@@ -2,7 +2,10 @@ package moneyop
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -189,6 +192,95 @@ func TestResendOnlyNarrows(t *testing.T) {
 				t.Errorf("the store took the intent: %v", err)
 			}
 		})
+	}
+}
+
+// uncheckedStore is the journal file without the store's backstop
+// (journal.ErrUnsettled): its Append writes an intent past an unsettled
+// attempt, so that only the pipeline's own rule stops a send.
+type uncheckedStore struct {
+	*journal.File
+	w *journal.Journal
+}
+
+func (s uncheckedStore) Append(_ context.Context, e journal.Entry) error { return s.w.Append(e) }
+func (s uncheckedStore) Close() error                                    { return errors.Join(s.w.Close(), s.File.Close()) }
+
+// TestPipelineKeepsTheRuleWithoutBackstop: the pipeline keeps the desk's
+// rule on its own, on the single path and on every batch line, against a
+// store that would take the intent: an attempt of another kind left
+// unsettled on INV-1 holds back a command on INV-1 (nothing prepared,
+// sent or journaled; a batch line unknown, with the command that settles
+// it), and INV-2 goes.
+func TestPipelineKeepsTheRuleWithoutBackstop(t *testing.T) {
+	for _, first := range moneyKinds {
+		for _, state := range unsettledStates {
+			if state == journal.Queued && first != "refund" {
+				continue
+			}
+			next := "preauth-cancel"
+			if first == next {
+				next = "walletpay"
+			}
+			for _, batch := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/%s/%s/batch=%t", first, state, next, batch), func(t *testing.T) {
+					opts, in, out, _, jpath := testOptions(t)
+					opts.GatewayIdentity = func() (string, error) { return testIdentity, nil }
+					leaveUnsettled(t, jpath, first, state)
+					opts.Journal = func() (journal.Store, error) {
+						w, err := journal.Open(jpath)
+						return uncheckedStore{journal.OpenFile(jpath, opts.Now), w}, err
+					}
+					op := &kindOp{kind: next}
+					var err error
+					if batch {
+						opts.Batch = "-"
+						in.WriteString(`{"invoice":"INV-1"}` + "\n" + `{"invoice":"INV-2"}` + "\n")
+						err = RunBatch(context.Background(), opts, pipelineOf(op))
+						checkHeldLine(t, out.String(), first)
+					} else {
+						err = RunSingle(context.Background(), opts, pipelineOf(op), "INV-1")
+						if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUsage || !strings.Contains(err.Error(), "invoice INV-1 has a "+first) {
+							t.Errorf("err %v (kind %v), want exit 2 naming the %s", err, k, first)
+						}
+						err = RunSingle(context.Background(), opts, pipelineOf(op), "INV-2")
+					}
+					if k, _ := cmdutil.KindOf(err); batch && k != cmdutil.KindOutcomeUnknown || !batch && err != nil {
+						t.Errorf("err %v (kind %v)", err, k)
+					}
+					if !slices.Equal(op.prepared, []string{"INV-2"}) || !slices.Equal(op.sent, []string{"INV-2"}) {
+						t.Errorf("prepared %v, sent %v; want INV-2 only", op.prepared, op.sent)
+					}
+					attempts, _, _ := journal.Read(jpath)
+					for _, a := range attempts {
+						if a.Intent.Invoice == "INV-1" && a.Intent.Attempt != "old-1" {
+							t.Errorf("journaled %+v past the unsettled %s", a.Intent, first)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// checkHeldLine checks a batch's results: INV-1 held back by the unsettled
+// attempt of kind first (unknown, naming it and the command that settles
+// it), INV-2 sent.
+func checkHeldLine(t *testing.T, out, first string) {
+	t.Helper()
+	var got []BatchResult
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r BatchResult
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("%v: %q", err, l)
+		}
+		got = append(got, r)
+	}
+	if len(got) != 2 || got[0].Outcome != journal.Unknown || got[0].Error == nil || got[1].Outcome != journal.Succeeded {
+		t.Fatalf("results:\n%s\nwant INV-1 unknown, INV-2 succeeded", out)
+	}
+	if msg := *got[0].Error; !strings.Contains(msg, "invoice INV-1 has a "+first) || !strings.Contains(msg, "nothing was sent; run paycli ") {
+		t.Errorf("INV-1's error %q, want the unsettled %s and the command that settles it", msg, first)
 	}
 }
 

@@ -437,7 +437,7 @@ type listing struct {
 
 // readListing reads the attempts the filters ask for from the journal the
 // profile uses (Options.Journal), by what it can do: a journal file through
-// the index beside it for an invoice (journal.FileBacked), a journal with
+// the index beside it for an invoice (journal.Indexed), a journal with
 // indexed queries through them (journal.InvoiceLister: the shared one),
 // any other by its attempts.
 func readListing(ctx context.Context, opts *Options) (*listing, error) {
@@ -453,8 +453,8 @@ func readListing(ctx context.Context, opts *Options) (*listing, error) {
 	if err := checkOperators(ctx, opts, store); err != nil {
 		return nil, err
 	}
-	if f, ok := store.(journal.FileBacked); ok {
-		return readFileListing(opts, f.Path())
+	if f, ok := store.(journal.Indexed); ok {
+		return readFileListing(opts, f.IndexedFile())
 	}
 	return readIndexedListing(ctx, opts, store)
 }

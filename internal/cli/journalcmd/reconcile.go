@@ -29,11 +29,10 @@ type ReconcileOptions struct {
 	JSON           *cmdutil.JSONFlags
 	Gateway        func() (*gateway.Client, error)
 	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
-	// JournalPath locates the journal read for the work; Journal opens it
-	// to hold each invoice and record what the gateway said.
-	JournalPath func() (string, error)
-	Journal     func() (journal.Store, error)
-	Now         func() time.Time
+	// Journal opens the journal read for the work, to hold each invoice
+	// and record what the gateway said.
+	Journal func() (journal.Store, error)
+	Now     func() time.Time
 	// GatewayIdentity names the gateway account as the journal's lines do
 	// (nil: journal.AccountOf the base URL, app_id and merchant_key).
 	GatewayIdentity func() (string, error)
@@ -52,7 +51,7 @@ type ReconcileOptions struct {
 func NewCmdReconcile(f *cmdutil.Factory, runF func(context.Context, *ReconcileOptions) error) *cobra.Command {
 	opts := &ReconcileOptions{
 		IO: f.IOStreams, Config: f.Config, Format: f.OutputFormat, Gateway: f.Gateway, CommandContext: f.CommandContext,
-		JournalPath: f.JournalPath, Journal: f.Journal, GatewayIdentity: f.GatewayIdentity, Now: f.Now, Kinds: f.Kinds(),
+		Journal: f.Journal, GatewayIdentity: f.GatewayIdentity, Now: f.Now, Kinds: f.Kinds(),
 	}
 	cmd := &cobra.Command{
 		Use:   "reconcile [--dry-run]",
@@ -241,20 +240,20 @@ func stillUnknown(opts *ReconcileOptions, unknown, checked int) error {
 		"Run '"+cmdutil.ReconcileCommandLine(opts.Flags)+"' again later.")
 }
 
-// reconcileWork is what a run of reconcile checks: the journal at path,
-// the scopes of the gateway account named identity, and the invoices with
+// reconcileWork is what a run of reconcile checks: the scopes of the
+// gateway account named identity, and the invoices with
 // an unresolved attempt in them.
 type reconcileWork struct {
-	identity, path string
-	scopes         []journal.Scope
-	invoices       []string
+	identity string
+	scopes   []journal.Scope
+	invoices []string
 	// sendAgain are the keys of desk actions of unknown outcome
 	// (journal.Kind.SentAgain): check status knows nothing of them.
 	sendAgain []string
 }
 
 // findWork reads the journal for the invoices reconcile checks: a journal
-// file whole, warning of lines it cannot read (journal.FileBacked), any
+// file whole, warning of lines it cannot read (journal.Indexed), any
 // other through the invoices it names as open (openAttempts).
 func findWork(ctx context.Context, opts *ReconcileOptions, cfg *config.Config, store journal.Store) (reconcileWork, error) {
 	var w reconcileWork
@@ -266,16 +265,13 @@ func findWork(ctx context.Context, opts *ReconcileOptions, cfg *config.Config, s
 		}
 	}
 	alias := journal.AppAlias(w.identity, cfg.BaseURL, cfg.AppID)
-	if w.path, err = opts.JournalPath(); err != nil {
-		return w, err
-	}
 	var attempts []journal.Attempt
-	if _, file := store.(journal.FileBacked); file {
+	if f, ok := store.(journal.Indexed); ok {
 		var damage journal.Damage
-		if attempts, damage, err = journal.ReadAll(w.path); err != nil {
+		if attempts, damage, err = journal.ReadAll(f.IndexedFile()); err != nil {
 			return w, err
 		}
-		warnDamage(opts.IO, w.path, damage)
+		warnDamage(opts.IO, f.IndexedFile(), damage)
 	} else if attempts, err = openAttempts(ctx, store); err != nil {
 		return w, err
 	}

@@ -77,16 +77,17 @@ func reconcileFixture(t *testing.T, format render.Format) (*ReconcileOptions, st
 			return ctx, cancel, nil
 		},
 		// An hour on: the attempts' requests are long over (journal.Settle).
-		JournalPath: func() (string, error) { return path, nil }, Now: func() time.Time { return t0.Add(time.Hour) },
+		Now:   func() time.Time { return t0.Add(time.Hour) },
 		Flags: []string{"--profile", "live"},
 	}
-	// The journal the factory opens: the file at JournalPath, as a test
-	// may set it.
-	opts.Journal = func() (journal.Store, error) {
-		p, err := opts.JournalPath()
-		return journal.OpenFile(p, opts.Now), err
-	}
+	opts.Journal = fileJournalAt(opts, path)
 	return opts, path
+}
+
+// fileJournalAt opens the journal file at path, as the factory does, on
+// opts's clock.
+func fileJournalAt(opts *ReconcileOptions, path string) func() (journal.Store, error) {
+	return func() (journal.Store, error) { return journal.OpenFile(path, opts.Now), nil }
 }
 
 func pay(t *testing.T, c *gateway.Client, invoice, amount string) {
@@ -168,7 +169,7 @@ func TestReconcileDryRunAsksNothing(t *testing.T) {
 
 func TestReconcileNothingToDo(t *testing.T) {
 	opts, _ := reconcileFixture(t, render.Table)
-	opts.JournalPath = func() (string, error) { return filepath.Join(t.TempDir(), journal.FileName), nil }
+	opts.Journal = fileJournalAt(opts, filepath.Join(t.TempDir(), journal.FileName))
 	if err := reconcileRun(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +250,7 @@ func TestReconcileNeverSettlesARequestStillInFlight(t *testing.T) {
 func TestReconcileAndTheFooterAgree(t *testing.T) {
 	opts, _ := reconcileFixture(t, render.Table)
 	path := filepath.Join(t.TempDir(), journal.FileName)
-	opts.JournalPath = func() (string, error) { return path, nil }
+	opts.Journal = fileJournalAt(opts, path)
 	cfg := mustCfg(t, opts)
 	identity := journal.AccountOf(cfg.BaseURL, cfg.AppID, cfg.MerchantKey)
 	j, err := journal.Open(path)

@@ -32,6 +32,8 @@ type fixture struct {
 	out         *bytes.Buffer
 	refunds     *atomic.Int32
 	journalPath string
+	// runs counts refundAgain's runs, for a ref and attempt id each.
+	runs int
 }
 
 func newFixture(t *testing.T) *fixture {

@@ -24,7 +24,7 @@ func TestStatusMasksCardInvoice(t *testing.T) {
 		pay(t, client, card, "10.69", fx.clock.Now())
 		cfg, _ := fx.opts.Config()
 		path := filepath.Join(t.TempDir(), journal.FileName)
-		fx.opts.JournalPath, fx.opts.Now = func() (string, error) { return path, nil }, fx.clock.Now
+		fx.opts.Now = fx.clock.Now
 		fx.opts.Journal = fileJournal(path, fx.clock.Now)
 		fx.opts.Flags = []string{"--sandbox"}
 		scope := journal.ScopeFor("walletpay", cfg.Profile, cfg.BaseURL, journal.Identity(cfg.BaseURL, cfg.AppID), true)

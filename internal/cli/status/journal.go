@@ -23,19 +23,15 @@ import (
 // the invoice is left alone. A journal that cannot be read or written
 // costs a warning: the answer is shown all the same.
 func recordInJournal(ctx context.Context, opts *Options, cfg *config.Config, res *gateway.CheckStatusResult, err error, asked time.Time) {
-	if opts.JournalPath == nil || opts.Journal == nil {
+	if opts.Journal == nil {
 		return
 	}
 	warn := func(err error) {
 		opts.IO.Warnf("the answer was not recorded in the journal: %v", err)
 	}
-	path, perr := opts.JournalPath()
-	if perr != nil {
-		warn(perr)
-		return
-	}
 	identity := journal.AccountOf(cfg.BaseURL, cfg.AppID, cfg.MerchantKey)
 	if opts.GatewayIdentity != nil {
+		var perr error
 		if identity, perr = opts.GatewayIdentity(); perr != nil {
 			warn(perr)
 			return
@@ -52,7 +48,7 @@ func recordInJournal(ctx context.Context, opts *Options, cfg *config.Config, res
 		Store: store, Identity: identity, Command: "status", Via: journal.ViaStatus, Now: opts.Now,
 		Kinds: opts.Kinds, Scopes: journal.ReconcileScopes(opts.Kinds, cfg.Profile, cfg.BaseURL, identity, alias, slices.Contains(opts.Flags, "--sandbox")),
 		Attempts: func(ctx context.Context, invoice string) ([]journal.Attempt, error) {
-			return lookUpAttempts(ctx, store, path, invoice)
+			return lookUpAttempts(ctx, store, invoice)
 		},
 		// --watch records the answer that ends it, not every poll.
 		Keep: func(l journal.Learned) bool { return l.Outcome != journal.Pending || !opts.Watch },
@@ -84,11 +80,11 @@ func recordInJournal(ctx context.Context, opts *Options, cfg *config.Config, res
 }
 
 // lookUpAttempts reads invoice's attempts: from a journal file through
-// the index beside it (journal.FileBacked), from any other journal by its
+// the index beside it (journal.Indexed), from any other journal by its
 // own Attempts.
-func lookUpAttempts(ctx context.Context, store journal.Store, path, invoice string) ([]journal.Attempt, error) {
-	if _, file := store.(journal.FileBacked); file {
-		attempts, _, err := journalindex.Lookup(path, invoice)
+func lookUpAttempts(ctx context.Context, store journal.Store, invoice string) ([]journal.Attempt, error) {
+	if f, ok := store.(journal.Indexed); ok {
+		attempts, _, err := journalindex.Lookup(f.IndexedFile(), invoice)
 		return attempts, err
 	}
 	return store.Attempts(ctx, invoice)

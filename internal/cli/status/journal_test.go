@@ -20,7 +20,6 @@ func TestStatusRecordsReconciliation(t *testing.T) {
 	fx := newFixture(t, render.Table)
 	cfg, _ := fx.opts.Config()
 	path := filepath.Join(t.TempDir(), journal.FileName)
-	fx.opts.JournalPath = func() (string, error) { return path, nil }
 	fx.opts.Journal = fileJournal(path, fx.clock.Now)
 	fx.opts.Now = fx.clock.Now
 	scope := journal.ScopeFor("walletpay", cfg.Profile, cfg.BaseURL, journal.Identity(cfg.BaseURL, cfg.AppID), false)
@@ -102,7 +101,6 @@ func TestStatusLeavesARequestStillInFlight(t *testing.T) {
 	fx := newFixture(t, render.Table)
 	cfg, _ := fx.opts.Config()
 	path := filepath.Join(t.TempDir(), journal.FileName)
-	fx.opts.JournalPath = func() (string, error) { return path, nil }
 	fx.opts.Journal = fileJournal(path, fx.clock.Now)
 	fx.opts.Now = fx.clock.Now
 	identity := journal.AccountOf(cfg.BaseURL, cfg.AppID, cfg.MerchantKey)

@@ -42,12 +42,11 @@ type Options struct {
 	// Sleep waits between checks of --watch; it returns early with ctx's
 	// error when ctx ends.
 	Sleep func(ctx context.Context, d time.Duration) error
-	// JournalPath locates the journal that learned outcomes are recorded
-	// in (see recordInJournal), read through its index; Journal opens it
-	// to hold the invoice and record. nil records nothing. GatewayIdentity
+	// Journal opens the journal that learned outcomes are recorded in
+	// (see recordInJournal), to hold the invoice and record; nil records
+	// nothing. GatewayIdentity
 	// names the gateway account as the journal's lines do (nil:
 	// journal.AccountOf the base URL, app_id and merchant_key).
-	JournalPath     func() (string, error)
 	Journal         func() (journal.Store, error)
 	GatewayIdentity func() (string, error)
 	Now             func() time.Time
@@ -71,7 +70,6 @@ func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *Options) error
 		Gateway:         f.Gateway,
 		CommandContext:  f.CommandContext,
 		Sleep:           pause.For,
-		JournalPath:     f.JournalPath,
 		Journal:         f.Journal,
 		GatewayIdentity: f.GatewayIdentity,
 		Now:             f.Now,

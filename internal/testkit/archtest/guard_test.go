@@ -22,10 +22,11 @@ const pipelineDir = "internal/moneyop"
 // guardFuncs are the functions of internal/journal that decide the rule.
 var guardFuncs = []string{"Blocking", "MayResend"}
 
-// guardCallers are the pipeline's functions that may call them: its first
-// look at an invoice and the check of what is then sent (a single
-// command), and a batch line's look under its invoice's lock.
-var guardCallers = []string{"lookAt", "look.lock", "look.allows", "runLine"}
+// guardCallers are the pipeline's functions that may call them: the one
+// that decides the rule for an intent, which a single command's first look
+// at an invoice, the check of what it then sends, and every batch line
+// under its invoice's lock call.
+var guardCallers = []string{"unsettledRule"}
 
 // attemptsMethods are the methods of the pipeline's interfaces that are
 // shown an invoice's journal attempts: Resend narrows the rule to one
@@ -253,7 +254,8 @@ func TestGuardChecksSeeEveryForm(t *testing.T) {
 		{"a command calls the rule", head + "func run() { _ = j.Blocking(nil, j.Scope{}, \"\") }\n", false, 1, 0},
 		{"a command narrows by hand", head + "func run() bool { return j.MayResend(j.Entry{}, nil) }\n", false, 1, 0},
 		{"a pipeline helper calls it", head + "func helper() { _ = j.Blocking(nil, j.Scope{}, \"\") }\n", true, 1, 0},
-		{"the pipeline's look calls it", head + "type look struct{}\nfunc (l *look) lock() { _ = j.Blocking(nil, j.Scope{}, \"\") }\n", true, 0, 0},
+		{"the pipeline's rule calls it", head + "func unsettledRule() { _ = j.Blocking(nil, j.Scope{}, \"\") }\n", true, 0, 0},
+		{"the pipeline's look calls it", head + "type look struct{}\nfunc (l *look) lock() { _ = j.Blocking(nil, j.Scope{}, \"\") }\n", true, 1, 0},
 		{"a guard hook", head + "type Operation struct { Guard func([]j.Attempt) error }\n", true, 0, 1},
 		{"any hook", head + "type Operation struct { Check func(string) error }\n", true, 0, 1},
 		{"a guard method", head + "type Guard[In any] interface { Allow(In, []j.Attempt) bool }\n", true, 0, 1},

@@ -247,7 +247,7 @@ func TestStoreTypeCheckSeesEveryForm(t *testing.T) {
 		{`func g(s journal.Store) bool { _, ok := s.(*journal.File); return ok }`, 1},
 		{`func g(s journal.Store) { switch s.(type) { case *journal.File, *pg.Store: } }`, 2},
 		{`func g(s journal.Store) { switch v := s.(type) { case *pg.Store: _ = v } }`, 1},
-		{`func g(s journal.Store) bool { _, ok := s.(journal.FileBacked); return ok }`, 0},
+		{`func g(s journal.Store) bool { _, ok := s.(journal.Indexed); return ok }`, 0},
 		{`func g(err error) bool { _, ok := err.(*pg.LoginError); return ok }`, 0},
 	} {
 		fset := token.NewFileSet()
