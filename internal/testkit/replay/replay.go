@@ -15,6 +15,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 )
@@ -30,10 +31,16 @@ type Server struct {
 	requests []Request
 }
 
-// Request is a request as the server saw it.
+// Request is a request as the server saw it, for the tests that check
+// what the client sent.
 type Request struct {
 	Method, Path string
-	// Fields are the JSON body's top-level fields (nil for another body).
+	// Query is the raw query and Header the request's headers.
+	Query  string
+	Header http.Header
+	// Raw is the body as sent; Fields its JSON top-level fields (nil for
+	// another body).
+	Raw    string
 	Fields map[string]any
 }
 
@@ -96,6 +103,19 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.requests...)
 }
 
+// Last is the last request to path; it fails the test when there was none.
+func (s *Server) Last(path string) Request {
+	s.t.Helper()
+	reqs := s.Requests()
+	for i := len(reqs) - 1; i >= 0; i-- {
+		if reqs[i].Path == path {
+			return reqs[i]
+		}
+	}
+	s.t.Fatalf("replay: no request to %s", path)
+	return Request{}
+}
+
 // Count is how many requests to path the server has seen.
 func (s *Server) Count(path string) int {
 	n := 0
@@ -112,7 +132,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	var fields map[string]any
 	_ = json.Unmarshal(raw, &fields)
 	s.mu.Lock()
-	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Fields: fields})
+	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
+		Header: r.Header.Clone(), Raw: string(raw), Fields: fields})
 	a, ok := s.lookup(r.Method, r.URL.Path, fields)
 	s.mu.Unlock()
 	if !ok {
@@ -137,6 +158,14 @@ func (s *Server) lookup(method, path string, fields map[string]any) (answer, boo
 	}
 	a, ok := s.answers[route{method: method, path: path}]
 	return a, ok
+}
+
+// Recorded is the path of a file of the gateway's recorded answers
+// (internal/gateway/testdata/recorded), for the tests of any package:
+// there is one set of recorded answers, beside the client that reads them.
+func Recorded(name string) string {
+	_, here, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(here), "..", "..", "gateway", "testdata", "recorded", name)
 }
 
 // provenance checks that the README.md beside file names it in a table
