@@ -51,6 +51,8 @@ type route struct{ method, path, field, value string }
 type answer struct {
 	status int
 	body   []byte
+	// html: the file is a page (.html), answered as text/html.
+	html bool
 }
 
 // New starts a Server that expects nothing yet; it closes when the test
@@ -64,7 +66,8 @@ func New(t testing.TB) *Server {
 }
 
 // Answer makes the server answer method path with the file's bytes and
-// HTTP status, as application/json; it replaces an earlier answer for the
+// HTTP status, as application/json (text/html for a .html file, a page
+// the gateway answers); it replaces an earlier answer for the
 // same request. The file's README.md must name it (its provenance).
 func (s *Server) Answer(method, path string, status int, file string) {
 	s.t.Helper()
@@ -84,12 +87,14 @@ func (s *Server) AnswerFor(method, path, field, value string, status int, file s
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.answers[route{method, path, field, value}] = answer{status: status, body: body}
+	s.answers[route{method, path, field, value}] = answer{status: status, body: body, html: filepath.Ext(file) == ".html"}
 }
 
 // AnswerText makes the server answer method path with body, a shape the
-// test made up: for what no member writes, which the client must refuse
-// (a recorded answer is always a file with its provenance).
+// test made up: for what no member writes, which the client must refuse,
+// or an answer whose words alone the test decides (the raw api command
+// prints whatever comes). A recorded answer is always a file with its
+// provenance.
 func (s *Server) AnswerText(method, path string, status int, body string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -142,6 +147,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if a.html {
+		w.Header().Set("Content-Type", "text/html; charset=UTF-8")
+	}
 	w.WriteHeader(a.status)
 	_, _ = w.Write(a.body)
 }
