@@ -75,7 +75,9 @@ func TestScripts(t *testing.T) {
 			env.Setenv("NO_COLOR", "")
 			env.Setenv("CLICOLOR_FORCE", "")
 			env.Setenv("GORACE", os.Getenv("GORACE"))
-			startFakeGateway(env)
+			if err := startScriptGateway(env); err != nil {
+				return err
+			}
 			// A token to pass on a command line: 30.00 TRY, wallet 001.
 			tok, err := issueWalletToken("30.00", "001", false)
 			if err != nil {

@@ -8,11 +8,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,6 +22,7 @@ import (
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/moneyop"
 	"github.com/paycli/paycli/internal/render"
+	"github.com/paycli/paycli/internal/testkit/replay"
 )
 
 const (
@@ -100,7 +99,7 @@ func buildOpts(args func(*Options)) *Options {
 			return nil, err
 		}
 		return gateway.New("https://gw.example/ccpayment", gateway.Credentials{AppID: cfg.AppID, AppSecret: cfg.AppSecret, MerchantKey: cfg.MerchantKey},
-			gateway.WithClock(time.Now), gateway.WithRandom(bytes.NewReader(bytes.Repeat([]byte{7}, 64))))
+			gateway.WithClock(func() time.Time { return testNow }), gateway.WithRandom(bytes.NewReader(bytes.Repeat([]byte{7}, 64))))
 	}
 	args(o)
 	return o
@@ -293,47 +292,48 @@ func TestPrinterJQ(t *testing.T) {
 	}
 }
 
-// fakeGateway answers the token call and counts the others.
-type fakeGateway struct {
-	*httptest.Server
-	mu     sync.Mutex
-	calls  map[string]int
-	bodies map[string]string
-}
-
-func newFakeGateway(t *testing.T, answers map[string]func(w http.ResponseWriter)) *fakeGateway {
-	g := &fakeGateway{calls: map[string]int{}, bodies: map[string]string{}}
-	g.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := strings.TrimPrefix(r.URL.Path, "/ccpayment")
-		if p == "/api/token" {
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"status_code":100,"data":{"token":"tok-0123456789","is_3d":1,"expires_at":%q}}`, time.Now().Add(time.Hour).Format("2006-01-02 15:04:05"))
-			return
-		}
-		b, _ := io.ReadAll(r.Body)
-		g.mu.Lock()
-		g.calls[p]++
-		g.bodies[p] = string(b)
-		g.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		answers[p](w)
-	}))
-	t.Cleanup(g.Close)
+// newGateway replays the recorded token answer and, for each path (under
+// /ccpayment), the answer the test gives it: a shape of the test's own,
+// since the api command prints whatever comes.
+func newGateway(t *testing.T, answers map[string]reply) *replay.Server {
+	g := replay.New(t)
+	g.Answer(http.MethodPost, "/ccpayment/api/token", 200, replay.Recorded("token.json"))
+	for p, a := range answers {
+		g.AnswerText(http.MethodPost, "/ccpayment"+p, a.status, a.body)
+	}
 	return g
 }
 
-func (g *fakeGateway) count(p string) int { g.mu.Lock(); defer g.mu.Unlock(); return g.calls[p] }
-
-func reply(status int, body string) func(http.ResponseWriter) {
-	return func(w http.ResponseWriter) { w.WriteHeader(status); io.WriteString(w, body) }
+type reply struct {
+	status int
+	body   string
 }
 
-func runOpts(t *testing.T, g *fakeGateway) (*Options, *bytes.Buffer, *bytes.Buffer, string) {
+// count is how many requests the gateway saw for p (under /ccpayment).
+func count(g *replay.Server, p string) int { return g.Count("/ccpayment" + p) }
+
+// recordedToken is the token of the recorded token answer.
+func recordedToken(t *testing.T) string {
+	b, err := os.ReadFile(replay.Recorded("token.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a struct{ Data struct{ Token string } }
+	if err := json.Unmarshal(b, &a); err != nil {
+		t.Fatal(err)
+	}
+	return a.Data.Token
+}
+
+// testNow is the tests' clock: the recorded token lives two hours past it.
+var testNow = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+func runOpts(t *testing.T, g *replay.Server) (*Options, *bytes.Buffer, *bytes.Buffer, string) {
 	ios, _, out, errOut := iostreams.Test()
 	cfg := testConfig()
 	cfg.BaseURL = g.URL + "/ccpayment"
 	client, err := gateway.New(cfg.BaseURL, gateway.Credentials{AppID: cfg.AppID, AppSecret: cfg.AppSecret, MerchantKey: cfg.MerchantKey},
-		gateway.WithClock(time.Now), gateway.WithRandom(bytes.NewReader(bytes.Repeat([]byte{7}, 64))))
+		gateway.WithClock(func() time.Time { return testNow }), gateway.WithRandom(bytes.NewReader(bytes.Repeat([]byte{7}, 64))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,11 +361,11 @@ func runOpts(t *testing.T, g *fakeGateway) (*Options, *bytes.Buffer, *bytes.Buff
 // TestRunReadExitCodes: a read's answer is printed whatever it says, and
 // its status_code decides the error kind as for every other command.
 func TestRunReadExitCodes(t *testing.T) {
-	g := newFakeGateway(t, map[string]func(http.ResponseWriter){
-		"/api/ok":       reply(200, `{"status_code":100,"data":[]}`),
-		"/api/notfound": reply(200, `{"status_code":31,"status_description":"not found"}`),
-		"/api/creds":    reply(200, `{"status_code":30,"status_description":"Invalid credentials"}`),
-		"/api/down":     reply(503, `{}`),
+	g := newGateway(t, map[string]reply{
+		"/api/ok":       {200, `{"status_code":100,"data":[]}`},
+		"/api/notfound": {200, `{"status_code":31,"status_description":"not found"}`},
+		"/api/creds":    {200, `{"status_code":30,"status_description":"Invalid credentials"}`},
+		"/api/down":     {503, `{}`},
 	})
 	for p, want := range map[string]error{"/api/ok": nil, "/api/notfound": gateway.ErrNotFound, "/api/creds": gateway.ErrUnauthorized, "/api/down": gateway.ErrUnavailable} {
 		opts, out, _, jpath := runOpts(t, g)
@@ -388,16 +388,16 @@ func TestRunReadExitCodes(t *testing.T) {
 // outcome is exit 7 with the status line, or the journal when the body has
 // no invoice.
 func TestRunMoneyPath(t *testing.T) {
-	g := newFakeGateway(t, map[string]func(http.ResponseWriter){
-		"/api/paySmart2D": reply(200, `{"status_code":100,"data":{"order_no":"VP1","invoice_id":"P-1"}}`),
-		"/api/refund":     reply(500, `<html>`),
-		"/api/payOther":   reply(200, `{"status_code":100,"data":{"order_no":"VP2","invoice_id":"SOMEONE-ELSE"}}`),
+	g := newGateway(t, map[string]reply{
+		"/api/paySmart2D": {200, `{"status_code":100,"data":{"order_no":"VP1","invoice_id":"P-1"}}`},
+		"/api/refund":     {500, `<html>`},
+		"/api/payOther":   {200, `{"status_code":100,"data":{"order_no":"VP2","invoice_id":"SOMEONE-ELSE"}}`},
 	})
 	opts, _, _, jpath := runOpts(t, g)
 	opts.Path, opts.Fields = "/api/paySmart2D", []field{{"invoice_id", "P-1", false}, {"total", "10.00", false}, {"currency_code", "TRY", false}, {"cc_no", "4355084355084358", false}}
 	err := apiRun(context.Background(), opts)
-	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUsage || g.count("/api/paySmart2D") != 0 {
-		t.Fatalf("without --yes: %v, %d sent", err, g.count("/api/paySmart2D"))
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUsage || count(g, "/api/paySmart2D") != 0 {
+		t.Fatalf("without --yes: %v, %d sent", err, count(g, "/api/paySmart2D"))
 	}
 	opts.Yes = true
 	if err := apiRun(context.Background(), opts); err != nil {
@@ -416,8 +416,8 @@ func TestRunMoneyPath(t *testing.T) {
 	err = apiRun(context.Background(), opts)
 	// A refund is given a refund_transaction_id, as paycli refund gives
 	// every refund, and re-sent with it (issue 23, defect 9).
-	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindOutcomeUnknown || cmdutil.HintOf(err) != "Re-send the same refund (the gateway makes it at most once): paycli refund --retry RF-TEST-1 --sandbox --yes" || g.count("/api/refund") != 1 {
-		t.Errorf("refund 500: %v (%q), sent %d times", err, cmdutil.HintOf(err), g.count("/api/refund"))
+	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindOutcomeUnknown || cmdutil.HintOf(err) != "Re-send the same refund (the gateway makes it at most once): paycli refund --retry RF-TEST-1 --sandbox --yes" || count(g, "/api/refund") != 1 {
+		t.Errorf("refund 500: %v (%q), sent %d times", err, cmdutil.HintOf(err), count(g, "/api/refund"))
 	}
 	opts.Fields = nil
 	err = apiRun(context.Background(), opts)
@@ -459,23 +459,15 @@ func TestBuildCredentials(t *testing.T) {
 // -H adds request headers, replacing one paycli sets; Authorization and
 // the connection's own headers are refused before anything is sent.
 func TestHeaders(t *testing.T) {
-	var got http.Header
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/api/token") {
-			fmt.Fprintf(w, `{"status_code":100,"data":{"token":"tok-0123456789","is_3d":1,"expires_at":%q}}`, time.Now().Add(time.Hour).Format("2006-01-02 15:04:05"))
-			return
-		}
-		got = r.Header.Clone()
-		_, _ = io.WriteString(w, `{"status_code":100,"data":[]}`)
-	}))
-	defer srv.Close()
-	opts, _, _, _ := runOpts(t, &fakeGateway{Server: srv})
+	g := newGateway(t, map[string]reply{"/api/installments": {200, `{"status_code":100,"data":[]}`}})
+	opts, _, _, _ := runOpts(t, g)
 	opts.Path, opts.Headers = "/api/installments", []string{"X-Request-Id: desk-42", "accept: application/json; q=1", "X-Two: a", "X-Two: b"}
 	if err := apiRun(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
+	got := g.Last("/ccpayment/api/installments").Header
 	if got.Get("X-Request-Id") != "desk-42" || got.Get("Accept") != "application/json; q=1" ||
-		strings.Join(got.Values("X-Two"), ",") != "a,b" || got.Get("Authorization") != "Bearer tok-0123456789" {
+		strings.Join(got.Values("X-Two"), ",") != "a,b" || got.Get("Authorization") != "Bearer "+recordedToken(t) {
 		t.Errorf("headers sent: %v", got)
 	}
 	for _, tc := range []struct{ header, want string }{
@@ -500,20 +492,9 @@ func TestHeaders(t *testing.T) {
 // journaled as rejected — never as the 3D challenge; the challenge page
 // is exit 0.
 func TestRunThreeDRefusalPage(t *testing.T) {
-	page := func(name string) func(http.ResponseWriter) {
-		b, err := os.ReadFile(filepath.Join("..", "..", "gateway", "testdata", "recorded", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return func(w http.ResponseWriter) {
-			w.Header().Set("Content-Type", "text/html; charset=UTF-8")
-			_, _ = w.Write(b)
-		}
-	}
-	g := newFakeGateway(t, map[string]func(http.ResponseWriter){
-		"/api/paySmart3D":     page("3d_refusal.html"),
-		"/api/payByCardToken": page("3d_challenge.html"),
-	})
+	g := newGateway(t, nil)
+	g.Answer(http.MethodPost, "/ccpayment/api/paySmart3D", 200, replay.Recorded("3d_refusal.html"))
+	g.Answer(http.MethodPost, "/ccpayment/api/payByCardToken", 200, replay.Recorded("3d_challenge.html"))
 	fields := []field{{"invoice_id", "INV-3D-R1", false}, {"total", "10.00", false}, {"currency_code", "TRY", false},
 		{"return_url", "https://merchant.example/pay/done", false}, {"cancel_url", "https://merchant.example/pay/failed", false}}
 	opts, out, _, jpath := runOpts(t, g)
@@ -546,9 +527,9 @@ func TestRunThreeDRefusalPage(t *testing.T) {
 // deletion (the desk records who and why) go through their commands, never
 // raw: refused before anything is sent, however the path is spelt.
 func TestRunGuardedPathsRefused(t *testing.T) {
-	g := newFakeGateway(t, map[string]func(http.ResponseWriter){
-		"/purchase/link":  reply(200, `{"status_code":100,"link":"https://x/l"}`),
-		"/api/deleteCard": reply(200, `{"status_code":100}`),
+	g := newGateway(t, map[string]reply{
+		"/purchase/link":  {200, `{"status_code":100,"link":"https://x/l"}`},
+		"/api/deleteCard": {200, `{"status_code":100}`},
 	})
 	for p, cmd := range map[string]string{"/purchase/link": "link create", "/Purchase//Link": "link create", "/api/deleteCard": "cards delete", "/api/deletecard?x=1": "cards delete"} {
 		opts, _, _, jpath := runOpts(t, g)
@@ -562,7 +543,7 @@ func TestRunGuardedPathsRefused(t *testing.T) {
 			t.Errorf("%s: journaled %+v", p, attempts)
 		}
 	}
-	if n := g.count("/purchase/link") + g.count("/api/deleteCard"); n != 0 {
+	if n := count(g, "/purchase/link") + count(g, "/api/deleteCard"); n != 0 {
 		t.Errorf("%d guarded calls sent", n)
 	}
 }

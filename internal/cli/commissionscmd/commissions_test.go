@@ -3,15 +3,12 @@ package commissionscmd
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,7 +17,11 @@ import (
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/render"
+	"github.com/paycli/paycli/internal/testkit/replay"
 )
+
+// testNow is the tests' clock: the recorded token lives two hours past it.
+var testNow = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
@@ -37,41 +38,33 @@ func readFixture(t testing.TB, path string) []byte {
 	return b
 }
 
-// fakeGateway answers the token call and the commissions call with a
-// fixed body, and records the commission request.
-type fakeGateway struct {
-	*httptest.Server
-	mu   sync.Mutex
-	body []byte
-	req  map[string]any
-	hits int
-}
+const commissionsPath = "/ccpayment/api/commissions"
 
-func newFakeGateway(t testing.TB, body []byte) *fakeGateway {
-	g := &fakeGateway{body: body}
-	g.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		switch r.URL.Path {
-		case "/ccpayment/api/token":
-			_, _ = io.WriteString(w, `{"status_code":100,"status_description":"ok","data":{"token":"test-token","is_3d":0,"expires_at":"2099-01-01 00:00:00"}}`)
-		case "/ccpayment/api/commissions":
-			var req map[string]any
-			_ = json.NewDecoder(r.Body).Decode(&req)
-			g.mu.Lock()
-			g.req, g.hits = req, g.hits+1
-			body := g.body
-			g.mu.Unlock()
-			_, _ = w.Write(body)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	t.Cleanup(g.Close)
+// newGateway replays the recorded token answer and the commissions answer
+// in file (a file with its provenance); with file "" it expects no
+// commissions request.
+func newGateway(t testing.TB, file string) *replay.Server {
+	g := replay.New(t)
+	g.Answer(http.MethodPost, "/ccpayment/api/token", 200, replay.Recorded("token.json"))
+	if file != "" {
+		g.Answer(http.MethodPost, commissionsPath, 200, file)
+	}
 	return g
 }
 
+// newGatewayText is newGateway answering body, a shape the test made up
+// that the command must refuse.
+func newGatewayText(t testing.TB, body string) *replay.Server {
+	g := newGateway(t, "")
+	g.AnswerText(http.MethodPost, commissionsPath, 200, body)
+	return g
+}
+
+// request is the commissions request the command sent.
+func request(g *replay.Server) map[string]any { return g.Last(commissionsPath).Fields }
+
 // testOptions returns options wired to g, on test streams.
-func testOptions(t testing.TB, g *fakeGateway, currency string, format render.Format, tty bool) (*Options, *bytes.Buffer, *bytes.Buffer) {
+func testOptions(t testing.TB, g *replay.Server, currency string, format render.Format, tty bool) (*Options, *bytes.Buffer, *bytes.Buffer) {
 	ios, _, out, errOut := iostreams.Test()
 	ios.SetStdoutTTY(tty)
 	ios.SetColorEnabled(tty)
@@ -81,7 +74,7 @@ func testOptions(t testing.TB, g *fakeGateway, currency string, format render.Fo
 		Config: func() (*config.Config, error) { return cfg, nil },
 		Format: func() (render.Format, error) { return format, nil },
 		Gateway: func() (*gateway.Client, error) {
-			return gateway.New(g.URL+"/ccpayment", gateway.Credentials{AppID: "id", AppSecret: "secret"}, gateway.WithHTTPClient(g.Client()), gateway.WithClock(time.Now))
+			return gateway.New(g.URL+"/ccpayment", gateway.Credentials{AppID: "id", AppSecret: "secret"}, gateway.WithHTTPClient(g.Client()), gateway.WithClock(func() time.Time { return testNow }))
 		},
 		CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
 			ctx, cancel := context.WithCancel(ctx)
@@ -164,7 +157,7 @@ func TestGoldens(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			g := newFakeGateway(t, readFixture(t, tt.fixture))
+			g := newGateway(t, tt.fixture)
 			opts, out, errOut := testOptions(t, g, "TRY", tt.format, tt.tty)
 			opts.By, opts.Layout, opts.Side = parsed.By, parsed.Layout, parsed.Side
 			opts.Installments, opts.Programs, opts.Amount = parsed.Installments, parsed.Programs, parsed.Amount
@@ -193,7 +186,7 @@ func TestGoldens(t *testing.T) {
 
 // The cheapest cell of each column is the one highlighted.
 func TestMatrixHighlightsCheapest(t *testing.T) {
-	g := newFakeGateway(t, readFixture(t, filepath.Join(sandboxFixtures, "try_merchant_en.json")))
+	g := newGateway(t, filepath.Join(sandboxFixtures, "try_merchant_en.json"))
 	opts, out, _ := testOptions(t, g, "TRY", render.Table, true)
 	opts.Installments = map[int]bool{1: true, 10: true}
 	if err := commissionsRun(context.Background(), opts); err != nil {
@@ -216,8 +209,9 @@ func TestMatrixHighlightsCheapest(t *testing.T) {
 }
 
 func TestRequestAndRaw(t *testing.T) {
-	body := readFixture(t, filepath.Join(sandboxFixtures, "eur_user_tr.json"))
-	g := newFakeGateway(t, body)
+	file := filepath.Join(sandboxFixtures, "eur_user_tr.json")
+	body := readFixture(t, file)
+	g := newGateway(t, file)
 	opts, out, _ := testOptions(t, g, "eur", render.JSON, false)
 	opts.By, opts.Raw = SideUser, true
 	cfg, _ := opts.Config()
@@ -230,8 +224,8 @@ func TestRequestAndRaw(t *testing.T) {
 	}
 	want := map[string]any{"currency_code": "EUR", "commission_by": "user", "app_lang": "tr"}
 	for k, v := range want {
-		if g.req[k] != v {
-			t.Errorf("request %s = %v, want %v", k, g.req[k], v)
+		if got := request(g)[k]; got != v {
+			t.Errorf("request %s = %v, want %v", k, got, v)
 		}
 	}
 }
@@ -247,7 +241,7 @@ func TestNoData(t *testing.T) {
 		{render.CSV, false, "installment,kind,title,card_program,getpos_card_program,merchant_commission_percentage,merchant_commission_fixed,user_commission_percentage,user_commission_fixed,available,pos_id\n"},
 		{render.JSON, true, ""},
 	} {
-		g := newFakeGateway(t, []byte(`{"status_code":0,"status_description":" No Data Found"}`))
+		g := newGateway(t, filepath.Join("testdata", "no_data.json"))
 		opts, out, errOut := testOptions(t, g, "GBP", tt.format, false)
 		opts.Raw = tt.raw
 		if err := commissionsRun(context.Background(), opts); err != nil {
@@ -290,7 +284,7 @@ func TestErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := newFakeGateway(t, []byte(tt.body))
+			g := newGatewayText(t, tt.body)
 			opts, out, _ := testOptions(t, g, tt.currency, tt.format, false)
 			if tt.jq != "" {
 				args := []string{"--jq", tt.jq}
@@ -307,8 +301,8 @@ func TestErrors(t *testing.T) {
 			if k, _ := cmdutil.KindOf(err); k != tt.kind {
 				t.Errorf("kind %v, want %v", k, tt.kind)
 			}
-			if (g.hits > 0) != tt.sent {
-				t.Errorf("commission requests: %d, want sent=%v", g.hits, tt.sent)
+			if hits := g.Count(commissionsPath); (hits > 0) != tt.sent {
+				t.Errorf("commission requests: %d, want sent=%v", hits, tt.sent)
 			}
 			if tt.kind == cmdutil.KindUsage && out.Len() > 0 {
 				t.Errorf("usage error wrote %q", out)
@@ -319,7 +313,7 @@ func TestErrors(t *testing.T) {
 
 func TestAmountFinerThanCurrency(t *testing.T) {
 	for _, tt := range []struct{ currency, amount string }{{"JPY", "100.5"}, {"TRY", "10.005"}, {"KWD", "1.0001"}} {
-		g := newFakeGateway(t, nil)
+		g := newGateway(t, "")
 		opts, _, _ := testOptions(t, g, tt.currency, render.Table, false)
 		parsed, err := parseArgs(t, "--amount", tt.amount)
 		if err != nil {
@@ -327,14 +321,14 @@ func TestAmountFinerThanCurrency(t *testing.T) {
 		}
 		opts.Amount = parsed.Amount
 		err = commissionsRun(context.Background(), opts)
-		if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUsage || g.hits != 0 {
-			t.Errorf("%s %s: err = %v, requests %d; want a usage error before sending", tt.currency, tt.amount, err, g.hits)
+		if k, _ := cmdutil.KindOf(err); k != cmdutil.KindUsage || g.Count(commissionsPath) != 0 {
+			t.Errorf("%s %s: err = %v, requests %d; want a usage error before sending", tt.currency, tt.amount, err, g.Count(commissionsPath))
 		}
 	}
 }
 
 func TestJQ(t *testing.T) {
-	g := newFakeGateway(t, readFixture(t, filepath.Join(sandboxFixtures, "try_merchant_en.json")))
+	g := newGateway(t, filepath.Join(sandboxFixtures, "try_merchant_en.json"))
 	opts, out, _ := testOptions(t, g, "TRY", render.JSON, false)
 	parsed, err := parseArgs(t, "--jq", `.installments[] | select(.installment == 12) | .entries[] | .card_program, .available, {n: .pos_id}`, "--program", "world")
 	if err != nil {
@@ -443,7 +437,7 @@ func TestCompletions(t *testing.T) {
 
 // A column where every program costs the same has no cheapest cell.
 func TestMatrixHighlightsNothingAmongEquals(t *testing.T) {
-	g := newFakeGateway(t, readFixture(t, filepath.Join(sandboxFixtures, "try_merchant_en.json")))
+	g := newGateway(t, filepath.Join(sandboxFixtures, "try_merchant_en.json"))
 	opts, out, _ := testOptions(t, g, "TRY", render.Table, true)
 	opts.Side = SideUser // every user rate is 0 when the merchant pays
 	if err := commissionsRun(context.Background(), opts); err != nil {
@@ -478,7 +472,7 @@ func TestTablesFitTheTerminal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			g := newFakeGateway(t, readFixture(t, tryMerchant))
+			g := newGateway(t, tryMerchant)
 			opts, out, _ := testOptions(t, g, "TRY", render.Table, tt.tty)
 			opts.IO.SetTerminalWidth(tt.width)
 			opts.Layout, opts.Amount, opts.Programs = parsed.Layout, parsed.Amount, parsed.Programs

@@ -31,7 +31,7 @@ func TestFilterNamingNothingIsBadInput(t *testing.T) {
 		{args: []string{"--program", "bonus", "--installments", "2-4"}, wantRows: true},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
-			g := newFakeGateway(t, readFixture(t, filepath.Join(sandboxFixtures, "try_merchant_en.json")))
+			g := newGateway(t, filepath.Join(sandboxFixtures, "try_merchant_en.json"))
 			opts, out, errOut := testOptions(t, g, "TRY", render.Table, false)
 			parsed, err := parseArgs(t, c.args...)
 			if err != nil {

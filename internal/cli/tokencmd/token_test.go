@@ -3,15 +3,11 @@ package tokencmd
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,6 +16,7 @@ import (
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/render"
+	"github.com/paycli/paycli/internal/testkit/replay"
 )
 
 func TestNewCmdTokenFlags(t *testing.T) {
@@ -65,27 +62,12 @@ func TestNewCmdTokenFlags(t *testing.T) {
 
 var now = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
-// fakeGateway answers the token call with numbered tokens for the right
-// credentials, status_code 30 otherwise.
-type fakeGateway struct {
-	*httptest.Server
-	calls atomic.Int32
-}
+const tokenPath = "/ccpayment/api/token"
 
-func newFakeGateway(t *testing.T) *fakeGateway {
-	g := &fakeGateway{}
-	g.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := g.calls.Add(1)
-		body, _ := io.ReadAll(r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		if r.URL.Path != "/ccpayment/api/token" || !bytes.Contains(body, []byte(`"app_secret":"s3cret-app-secret"`)) {
-			fmt.Fprint(w, `{"status_code":30,"status_description":"Invalid credentials"}`)
-			return
-		}
-		claims := base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf(`{"exp":%d,"n":%d}`, now.Add(2*time.Hour).Unix(), n)))
-		fmt.Fprintf(w, `{"status_code":100,"data":{"token":"eyJhbGciOiJIUzI1NiJ9.%s.sig","is_3d":1,"expires_at":"2026-11-22 14:00:00"}}`, claims)
-	}))
-	t.Cleanup(g.Close)
+// newGateway replays the token call's recorded success.
+func newGateway(t *testing.T) *replay.Server {
+	g := replay.New(t)
+	g.Answer(http.MethodPost, tokenPath, 200, replay.Recorded("token.json"))
 	return g
 }
 
@@ -117,14 +99,14 @@ func newEnv(t *testing.T, baseURL, secret, cacheDir string, format render.Format
 }
 
 func TestRunPrintsTheTokenAlone(t *testing.T) {
-	g := newFakeGateway(t)
+	g := newGateway(t)
 	dir := t.TempDir()
 	first := newEnv(t, g.URL+"/ccpayment", "s3cret-app-secret", dir, render.Table)
 	if err := tokenRun(context.Background(), first.opts); err != nil {
 		t.Fatal(err)
 	}
 	tok := first.out.String()
-	if !strings.HasPrefix(tok, "eyJhbGciOiJIUzI1NiJ9.") || strings.Count(tok, "\n") != 1 || !strings.HasSuffix(tok, ".sig\n") {
+	if !strings.HasPrefix(tok, "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.") || strings.Count(tok, "\n") != 1 || !strings.HasSuffix(tok, ".c2lnLXJlcGxheQ\n") {
 		t.Errorf("stdout = %q, want the token and a newline", tok)
 	}
 	if first.errOut.Len() != 0 {
@@ -136,22 +118,23 @@ func TestRunPrintsTheTokenAlone(t *testing.T) {
 	if err := tokenRun(context.Background(), second.opts); err != nil {
 		t.Fatal(err)
 	}
-	if second.out.String() != tok || g.calls.Load() != 1 {
-		t.Errorf("second run printed %q after %d requests", second.out, g.calls.Load())
+	if second.out.String() != tok || g.Count(tokenPath) != 1 {
+		t.Errorf("second run printed %q after %d requests", second.out, g.Count(tokenPath))
 	}
 
+	g.Answer(http.MethodPost, tokenPath, 200, replay.Recorded("token_2.json"))
 	refresh := newEnv(t, g.URL+"/ccpayment", "s3cret-app-secret", dir, render.Table)
 	refresh.opts.Refresh = true
 	if err := tokenRun(context.Background(), refresh.opts); err != nil {
 		t.Fatal(err)
 	}
-	if refresh.out.String() == tok || g.calls.Load() != 2 {
-		t.Errorf("--refresh printed %q after %d requests", refresh.out, g.calls.Load())
+	if refresh.out.String() == tok || g.Count(tokenPath) != 2 {
+		t.Errorf("--refresh printed %q after %d requests", refresh.out, g.Count(tokenPath))
 	}
 }
 
 func TestRunFormats(t *testing.T) {
-	g := newFakeGateway(t)
+	g := newGateway(t)
 	dir := t.TempDir()
 	e := newEnv(t, g.URL+"/ccpayment", "s3cret-app-secret", dir, render.JSON)
 	if err := tokenRun(context.Background(), e.opts); err != nil {
@@ -159,13 +142,13 @@ func TestRunFormats(t *testing.T) {
 	}
 	tok := tokenIn(e.out.String())
 	// Every moment is shown in the user's zone (render.FormatTime).
-	expires := time.Date(2026, 11, 22, 11, 0, 0, 0, time.UTC)
+	expires := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	want := `{
   "token": "` + tok + `",
   "is_3d": 1,
   "expires_at": "` + render.FormatTime(expires, render.JSON) + `",
   "cached": false,
-  "gateway_expires_at": "2026-11-22 14:00:00"
+  "gateway_expires_at": "2026-11-22 15:00:00"
 }
 `
 	if e.out.String() != want {
@@ -196,7 +179,8 @@ func tokenIn(s string) string {
 }
 
 func TestRunBadCredentials(t *testing.T) {
-	g := newFakeGateway(t)
+	g := replay.New(t)
+	g.Answer(http.MethodPost, tokenPath, 200, replay.Recorded("token_30.json"))
 	e := newEnv(t, g.URL+"/ccpayment", "wrong", t.TempDir(), render.Table)
 	err := tokenRun(context.Background(), e.opts)
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindAuth {
@@ -232,7 +216,7 @@ func TestRunUnreachable(t *testing.T) {
 }
 
 func TestRunClear(t *testing.T) {
-	g := newFakeGateway(t)
+	g := newGateway(t)
 	dir := t.TempDir()
 	e := newEnv(t, g.URL+"/ccpayment", "s3cret-app-secret", dir, render.Table)
 	if err := tokenRun(context.Background(), e.opts); err != nil {
@@ -253,8 +237,8 @@ func TestRunClear(t *testing.T) {
 	if err := tokenRun(context.Background(), again.opts); err != nil {
 		t.Fatal(err)
 	}
-	if g.calls.Load() != 2 || !strings.Contains(again.out.String(), `"cached": false`) {
-		t.Errorf("after --clear: %d calls, %s", g.calls.Load(), again.out)
+	if g.Count(tokenPath) != 2 || !strings.Contains(again.out.String(), `"cached": false`) {
+		t.Errorf("after --clear: %d calls, %s", g.Count(tokenPath), again.out)
 	}
 }
 
@@ -262,11 +246,8 @@ func TestRunClear(t *testing.T) {
 // without an exp claim) is printed as the gateway said it, not as null,
 // with a warning.
 func TestJSONShowsAnExpiryAlreadyPast(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, `{"status_code":100,"data":{"token":"eyJhbGciOiJIUzI1NiJ9.e30.sig","is_3d":1,"expires_at":"2026-11-22 09:30:00"}}`)
-	}))
-	t.Cleanup(srv.Close)
+	srv := replay.New(t)
+	srv.Answer(http.MethodPost, tokenPath, 200, replay.Recorded("token_no_exp.json"))
 	e := newEnv(t, srv.URL+"/ccpayment", "s3cret-app-secret", t.TempDir(), render.JSON)
 	if err := tokenRun(context.Background(), e.opts); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 )
@@ -30,10 +31,16 @@ type Server struct {
 	requests []Request
 }
 
-// Request is a request as the server saw it.
+// Request is a request as the server saw it, for the tests that check
+// what the client sent.
 type Request struct {
 	Method, Path string
-	// Fields are the JSON body's top-level fields (nil for another body).
+	// Query is the raw query and Header the request's headers.
+	Query  string
+	Header http.Header
+	// Raw is the body as sent; Fields its JSON top-level fields (nil for
+	// another body).
+	Raw    string
 	Fields map[string]any
 }
 
@@ -44,6 +51,8 @@ type route struct{ method, path, field, value string }
 type answer struct {
 	status int
 	body   []byte
+	// html: the file is a page (.html), answered as text/html.
+	html bool
 }
 
 // New starts a Server that expects nothing yet; it closes when the test
@@ -57,7 +66,8 @@ func New(t testing.TB) *Server {
 }
 
 // Answer makes the server answer method path with the file's bytes and
-// HTTP status, as application/json; it replaces an earlier answer for the
+// HTTP status, as application/json (text/html for a .html file, a page
+// the gateway answers); it replaces an earlier answer for the
 // same request. The file's README.md must name it (its provenance).
 func (s *Server) Answer(method, path string, status int, file string) {
 	s.t.Helper()
@@ -77,12 +87,14 @@ func (s *Server) AnswerFor(method, path, field, value string, status int, file s
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.answers[route{method, path, field, value}] = answer{status: status, body: body}
+	s.answers[route{method, path, field, value}] = answer{status: status, body: body, html: filepath.Ext(file) == ".html"}
 }
 
 // AnswerText makes the server answer method path with body, a shape the
-// test made up: for what no member writes, which the client must refuse
-// (a recorded answer is always a file with its provenance).
+// test made up: for what no member writes, which the client must refuse,
+// or an answer whose words alone the test decides (the raw api command
+// prints whatever comes). A recorded answer is always a file with its
+// provenance.
 func (s *Server) AnswerText(method, path string, status int, body string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -94,6 +106,19 @@ func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.requests...)
+}
+
+// Last is the last request to path; it fails the test when there was none.
+func (s *Server) Last(path string) Request {
+	s.t.Helper()
+	reqs := s.Requests()
+	for i := len(reqs) - 1; i >= 0; i-- {
+		if reqs[i].Path == path {
+			return reqs[i]
+		}
+	}
+	s.t.Fatalf("replay: no request to %s", path)
+	return Request{}
 }
 
 // Count is how many requests to path the server has seen.
@@ -112,7 +137,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	var fields map[string]any
 	_ = json.Unmarshal(raw, &fields)
 	s.mu.Lock()
-	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Fields: fields})
+	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
+		Header: r.Header.Clone(), Raw: string(raw), Fields: fields})
 	a, ok := s.lookup(r.Method, r.URL.Path, fields)
 	s.mu.Unlock()
 	if !ok {
@@ -121,6 +147,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if a.html {
+		w.Header().Set("Content-Type", "text/html; charset=UTF-8")
+	}
 	w.WriteHeader(a.status)
 	_, _ = w.Write(a.body)
 }
@@ -137,6 +166,14 @@ func (s *Server) lookup(method, path string, fields map[string]any) (answer, boo
 	}
 	a, ok := s.answers[route{method: method, path: path}]
 	return a, ok
+}
+
+// Recorded is the path of a file of the gateway's recorded answers
+// (internal/gateway/testdata/recorded), for the tests of any package:
+// there is one set of recorded answers, beside the client that reads them.
+func Recorded(name string) string {
+	_, here, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(here), "..", "..", "gateway", "testdata", "recorded", name)
 }
 
 // provenance checks that the README.md beside file names it in a table

@@ -52,4 +52,14 @@ func TestReplay(t *testing.T) {
 	if s.Count("/api/x") != 3 {
 		t.Errorf("count: %d", s.Count("/api/x"))
 	}
+	if last := s.Last("/api/x"); last.Raw != `{"invoice_id":"B"}` || last.Fields["invoice_id"] != "B" || last.Header.Get("Content-Type") != "application/json" {
+		t.Errorf("last request: %+v", last)
+	}
+}
+
+// TestRecorded: the shared recorded answers are found from any package,
+// with their provenance.
+func TestRecorded(t *testing.T) {
+	s := New(t)
+	s.Answer(http.MethodPost, "/api/token", 200, Recorded("token.json"))
 }
