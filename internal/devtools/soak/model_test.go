@@ -77,7 +77,7 @@ const modelTimeout = 3 * time.Second
 // and the database's.
 const slowClock = -10 * time.Minute
 
-// clockSkewEnv moves the wall clock of a paycli built by buildSkewable
+// clockSkewEnv moves the wall clock of a paycli built by startSkewableBuild
 // by its value in seconds (modelClockSkewSource).
 const clockSkewEnv = "PAYCLI_MODEL_CLOCK_SKEW"
 
@@ -87,9 +87,12 @@ func TestDeskModel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the desk model starts PostgreSQL and paycli processes")
 	}
+	// The build runs while the server starts: each mostly waits on a
+	// process of its own (go build, initdb and pg_ctl).
+	build := startSkewableBuild(t)
 	// Its own server: histories crash it, and the late refund moves its clock.
 	srv := pgtest.StartWith(t, pgtest.Options{MovableClock: modelFaultSet()["late"]})
-	bin := buildSkewable(t)
+	bin := build.wait(t)
 	seed := *modelSeed
 	if seed == 0 {
 		if v, err := strconv.ParseUint(os.Getenv("PAYCLI_MODEL_SEED"), 10, 64); err == nil {
@@ -144,12 +147,20 @@ func TestDeskModel(t *testing.T) {
 	}
 }
 
-// buildSkewable builds paycli once, with package time overlaid so that
-// clockSkewEnv moves its wall clock (Go binaries read the clock without
-// libc, so libfaketime cannot). The monotonic clock is left alone: only
-// what the binary writes as the time of day moves, as on a machine whose
-// clock is wrong.
-func buildSkewable(t *testing.T) string {
+// skewableBuild is a build of paycli by startSkewableBuild, under way.
+type skewableBuild struct {
+	bin  string
+	cmd  *exec.Cmd
+	out  bytes.Buffer
+	done chan error
+}
+
+// startSkewableBuild starts building paycli once, with package time
+// overlaid so that clockSkewEnv moves its wall clock (Go binaries read the
+// clock without libc, so libfaketime cannot). The monotonic clock is left
+// alone: only what the binary writes as the time of day moves, as on a
+// machine whose clock is wrong.
+func startSkewableBuild(t *testing.T) *skewableBuild {
 	t.Helper()
 	dir := t.TempDir()
 	goroot, err := exec.Command("go", "env", "GOROOT").Output()
@@ -164,7 +175,7 @@ func buildSkewable(t *testing.T) string {
 	const call = "\tsec, nsec, mono := runtimeNow()\n"
 	i := bytes.Index(src, []byte("func Now() Time {\n"+call))
 	if i < 0 {
-		t.Fatalf("%s/time.go has no %q in Now: update buildSkewable", timeDir, strings.TrimSpace(call))
+		t.Fatalf("%s/time.go has no %q in Now: update startSkewableBuild", timeDir, strings.TrimSpace(call))
 	}
 	at := i + len("func Now() Time {\n"+call)
 	patched := append(append(append([]byte{}, src[:at]...), "\tsec += modelClockSkew\n"...), src[at:]...)
@@ -178,13 +189,36 @@ func buildSkewable(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	bin := filepath.Join(dir, "paycli")
-	build := exec.Command("go", "build", "-overlay", filepath.Join(dir, "overlay.json"), "-o", bin, "github.com/paycli/paycli/cmd/paycli")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build with the clock overlay: %v\n%s", err, out)
+	b := &skewableBuild{bin: filepath.Join(dir, "paycli"), done: make(chan error, 1)}
+	// -w: no DWARF, which no history reads, a third of the link's time.
+	b.cmd = exec.Command("go", "build", "-ldflags=-w", "-overlay", filepath.Join(dir, "overlay.json"), "-o", b.bin, "github.com/paycli/paycli/cmd/paycli")
+	b.cmd.Stdout, b.cmd.Stderr = &b.out, &b.out
+	if err := b.cmd.Start(); err != nil {
+		t.Fatalf("go build with the clock overlay: %v", err)
 	}
-	checkSkew(t, bin, slowClock)
-	return bin
+	go func() { b.done <- b.cmd.Wait() }()
+	// A test that fails before wait (the server did not start) still
+	// waits for its build, which writes into the test's folder.
+	t.Cleanup(func() {
+		if b.done != nil {
+			_ = b.cmd.Process.Kill()
+			<-b.done
+		}
+	})
+	return b
+}
+
+// wait waits for the build, checks that the binary's clock moves, and
+// returns its path.
+func (b *skewableBuild) wait(t *testing.T) string {
+	t.Helper()
+	err := <-b.done
+	b.done = nil
+	if err != nil {
+		t.Fatalf("go build with the clock overlay: %v\n%s", err, b.out.String())
+	}
+	checkSkew(t, b.bin, slowClock)
+	return b.bin
 }
 
 // checkSkew makes sure that bin's clock moves by skew: a wallet token it
