@@ -87,6 +87,7 @@ func cliImports(p pkg) []string {
 // one, directly or through a package below it; what commands share lives
 // one floor down (internal/cmdutil, internal/moneyop, internal/sandboxmode…).
 func TestCommandsAreLeaves(t *testing.T) {
+	t.Parallel()
 	pkgs := list(t, module+"/internal/cli/...")
 	if len(pkgs) < 5 {
 		t.Fatalf("go list found %d cli packages; the pattern is wrong", len(pkgs))
@@ -104,6 +105,7 @@ func TestCommandsAreLeaves(t *testing.T) {
 // that goes through internal/moneyop, so a new one (refund…) is covered
 // without being named here.
 func TestWalletPayLinksNoEmulator(t *testing.T) {
+	t.Parallel()
 	var moving []string
 	for _, p := range list(t, module+"/internal/cli/...") {
 		if !slices.Contains(p.Imports, module+"/internal/moneyop") {
@@ -137,6 +139,7 @@ var developerTools = []string{module + "/internal/devtools/soak", module + "/int
 // chaos soak nor the load generator, and the developer commands do (so
 // that the rule looks where they are).
 func TestUserBinaryLinksNoDeveloperTools(t *testing.T) {
+	t.Parallel()
 	pkgs := list(t, module+"/cmd/paycli", module+"/cmd/paycli-soak", module+"/cmd/paycli-bench")
 	deps := map[string][]string{}
 	for _, p := range pkgs {
@@ -160,6 +163,7 @@ func TestUserBinaryLinksNoDeveloperTools(t *testing.T) {
 // and the generators and developer tools ask app (app.NewCommandTree,
 // app.WriteCompletion, app.RunTool).
 func TestOnlyAppImportsTheCommands(t *testing.T) {
+	t.Parallel()
 	pkgs := list(t, module+"/...")
 	if len(pkgs) < 20 {
 		t.Fatalf("go list found %d packages; the pattern is wrong", len(pkgs))
@@ -181,6 +185,7 @@ func TestOnlyAppImportsTheCommands(t *testing.T) {
 // TestCLIImportsSeesEveryPath: the rule catches a cli package reached
 // through production code, its tests, or a package below it.
 func TestCLIImportsSeesEveryPath(t *testing.T) {
+	t.Parallel()
 	self := module + "/internal/cli/walletpay"
 	other := module + "/internal/cli/status"
 	for _, p := range []pkg{
@@ -214,6 +219,7 @@ var signers = append([]string{
 // TestOnlyTheProtocolSigns: no other package imports internal/hashkey in
 // its production code (tests may check a hash_key with it).
 func TestOnlyTheProtocolSigns(t *testing.T) {
+	t.Parallel()
 	pkgs := list(t, module+"/...")
 	if len(pkgs) < 20 {
 		t.Fatalf("go list found %d packages; the pattern is wrong", len(pkgs))

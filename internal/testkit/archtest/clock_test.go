@@ -56,7 +56,8 @@ func wallClockCalls(fset *token.FileSet, file *ast.File) []string {
 // injected (docs/architecture.md), so that no test depends on the day it
 // runs. A test that needs the real time passes time.Now itself.
 func TestNoWallClockInLibraryCode(t *testing.T) {
-	fset := token.NewFileSet()
+	t.Parallel()
+	fset := repoFset
 	var found []string
 	for rel, file := range goFiles(t, fset, "") {
 		if rel != clockHome && file.Name.Name != "main" {
@@ -72,6 +73,7 @@ func TestNoWallClockInLibraryCode(t *testing.T) {
 // TestWallClockCheckSeesEveryForm checks the checker: each form of a wall
 // clock read is found, and a clock handed in is not.
 func TestWallClockCheckSeesEveryForm(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		src  string
 		want int

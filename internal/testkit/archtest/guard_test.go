@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -168,20 +169,22 @@ func replaceableGuard(fset *token.FileSet, file *ast.File) []string {
 	return found
 }
 
-// goFiles parses the non-test Go files under dir (relative to the
-// repository; "" is all of it), keyed by their slash-separated paths
-// relative to the repository. testdata and hidden folders are skipped.
-func goFiles(t *testing.T, fset *token.FileSet, dir string) map[string]*ast.File {
-	t.Helper()
+// repoFset holds the positions of every file goFiles returns: the
+// repository is parsed once for all the checks of this package.
+var repoFset = token.NewFileSet()
+
+// repoFiles are the repository's non-test Go files, parsed once into
+// repoFset, keyed by their slash-separated paths relative to the
+// repository; testdata and hidden folders are skipped.
+var repoFiles = sync.OnceValues(func() (map[string]*ast.File, error) {
 	root := filepath.Join("..", "..", "..")
-	start := filepath.Join(root, dir)
 	files := map[string]*ast.File{}
-	err := filepath.WalkDir(start, func(path string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() {
-			if name := d.Name(); path != start && (name == "testdata" || strings.HasPrefix(name, ".")) {
+			if name := d.Name(); path != root && (name == "testdata" || strings.HasPrefix(name, ".")) {
 				return filepath.SkipDir
 			}
 			return nil
@@ -189,7 +192,7 @@ func goFiles(t *testing.T, fset *token.FileSet, dir string) map[string]*ast.File
 		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
-		f, err := parser.ParseFile(fset, path, nil, 0)
+		f, err := parser.ParseFile(repoFset, path, nil, 0)
 		if err != nil {
 			return err
 		}
@@ -197,8 +200,28 @@ func goFiles(t *testing.T, fset *token.FileSet, dir string) map[string]*ast.File
 		files[filepath.ToSlash(rel)] = f
 		return nil
 	})
+	return files, err
+})
+
+// goFiles are the non-test Go files under dir (relative to the
+// repository; "" is all of it), keyed by their slash-separated paths
+// relative to the repository, their positions in fset, which must be
+// repoFset. testdata and hidden folders are skipped.
+func goFiles(t *testing.T, fset *token.FileSet, dir string) map[string]*ast.File {
+	t.Helper()
+	if fset != repoFset {
+		t.Fatal("goFiles: the files' positions are in repoFset")
+	}
+	all, err := repoFiles()
 	if err != nil {
 		t.Fatal(err)
+	}
+	prefix := filepath.ToSlash(filepath.Clean(dir)) + "/"
+	files := map[string]*ast.File{}
+	for rel, f := range all {
+		if dir == "" || strings.HasPrefix(rel, prefix) {
+			files[rel] = f
+		}
 	}
 	return files
 }
@@ -210,7 +233,8 @@ func goFiles(t *testing.T, fset *token.FileSet, dir string) map[string]*ast.File
 // The journal package, which defines the rule and keeps it in the store
 // too, is its home.
 func TestOnlyThePipelineGuards(t *testing.T) {
-	fset := token.NewFileSet()
+	t.Parallel()
+	fset := repoFset
 	var found []string
 	for _, dir := range []string{"internal", "cmd"} {
 		for rel, f := range goFiles(t, fset, dir) {
@@ -231,7 +255,8 @@ func TestOnlyThePipelineGuards(t *testing.T) {
 // hook an operation fills in), or a method of its interfaces that is shown
 // the invoice's attempts, beyond Resend, which only narrows the rule.
 func TestOperationCannotReplaceTheGuard(t *testing.T) {
-	fset := token.NewFileSet()
+	t.Parallel()
+	fset := repoFset
 	var found []string
 	for _, f := range goFiles(t, fset, pipelineDir) {
 		found = append(found, replaceableGuard(fset, f)...)
@@ -244,6 +269,7 @@ func TestOperationCannotReplaceTheGuard(t *testing.T) {
 // TestGuardChecksSeeEveryForm: each way of breaking the two rules above is
 // found, and the pipeline's own forms are not.
 func TestGuardChecksSeeEveryForm(t *testing.T) {
+	t.Parallel()
 	const head = "package p\n\nimport j \"" + module + "/internal/journal\"\n\n"
 	for _, c := range []struct {
 		name, src  string

@@ -107,6 +107,7 @@ func initWork(e ast.Expr) string {
 // compiled or a map built at package level is paid by `paycli version`
 // too (docs/performance.md, Start-up). Tests and the developer tools may.
 func TestNoWorkAtInit(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join("..", "..", "..")
 	pkgs := list(t, module+"/cmd/paycli")
 	var dirs []string
@@ -143,6 +144,7 @@ func TestNoWorkAtInit(t *testing.T) {
 
 // TestInitCheckSeesEveryForm checks the checker.
 func TestInitCheckSeesEveryForm(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		src  string
 		want int

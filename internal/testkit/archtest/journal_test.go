@@ -125,7 +125,8 @@ func stateConstant(e ast.Expr) (string, bool) {
 // package outside it keeps a list of the gateway's words (issue 32: four
 // readings had drifted apart).
 func TestSaleWordsOnlyInTheClient(t *testing.T) {
-	fset := token.NewFileSet()
+	t.Parallel()
+	fset := repoFset
 	var found []string
 	for rel, file := range goFiles(t, fset, "internal") {
 		if !slices.ContainsFunc(wordsOwners, func(owner string) bool { return strings.HasPrefix(rel, "internal/"+owner+"/") }) {
@@ -140,6 +141,7 @@ func TestSaleWordsOnlyInTheClient(t *testing.T) {
 
 // TestSaleWordCheckSeesEveryForm checks the checker.
 func TestSaleWordCheckSeesEveryForm(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		src  string
 		want int
@@ -226,7 +228,8 @@ func storeTypeChecks(fset *token.FileSet, file *ast.File) []string {
 // (journal's capability interfaces), never which store it is: a store it
 // did not know fell into "internal error" (issue 32, item 3).
 func TestCommandsAskNoStoreItsType(t *testing.T) {
-	fset := token.NewFileSet()
+	t.Parallel()
+	fset := repoFset
 	var found []string
 	for _, file := range goFiles(t, fset, "internal/cli") {
 		found = append(found, storeTypeChecks(fset, file)...)
@@ -239,6 +242,7 @@ func TestCommandsAskNoStoreItsType(t *testing.T) {
 
 // TestStoreTypeCheckSeesEveryForm checks the checker.
 func TestStoreTypeCheckSeesEveryForm(t *testing.T) {
+	t.Parallel()
 	const imports = `import ("github.com/paycli/paycli/internal/journal"; pg "github.com/paycli/paycli/internal/pgjournal"); `
 	for _, tc := range []struct {
 		src  string

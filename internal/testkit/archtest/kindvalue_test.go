@@ -115,7 +115,8 @@ func ownKinds(file *ast.File) map[string]bool {
 // kind's name (issue 40: 13 such places made a new operation an edit of
 // moneyop, journalcmd and status).
 func TestNoKindComparedOutsideItsOperation(t *testing.T) {
-	fset := token.NewFileSet()
+	t.Parallel()
+	fset := repoFset
 	names := operationKinds(t, fset)
 	files := goFiles(t, fset, "internal")
 	own := map[string]map[string]bool{} // package dir → its Kind… constants
@@ -143,6 +144,7 @@ func TestNoKindComparedOutsideItsOperation(t *testing.T) {
 
 // TestKindCheckSeesEveryForm checks the checker.
 func TestKindCheckSeesEveryForm(t *testing.T) {
+	t.Parallel()
 	names := map[string]bool{"refund": true, "walletpay": true}
 	for _, tc := range []struct {
 		src  string

@@ -124,6 +124,7 @@ func inModule(path string) bool { return strings.HasPrefix(path, module+"/") }
 // TestLayersNameEveryPackage: the diagram places every package of the
 // module, and names none that does not exist.
 func TestLayersNameEveryPackage(t *testing.T) {
+	t.Parallel()
 	l := readLayers(t)
 	pkgs := list(t, module+"/...")
 	var have []string
@@ -173,6 +174,7 @@ func (l layers) importsUp(p pkg) []string {
 // floors below its own, as the diagram of docs/architecture.md draws them;
 // leaves import only leaves; no code imports a package for tests.
 func TestImportsPointDown(t *testing.T) {
+	t.Parallel()
 	l := readLayers(t)
 	pkgs := list(t, module+"/...")
 	if len(pkgs) < 20 {
@@ -190,6 +192,7 @@ func TestImportsPointDown(t *testing.T) {
 
 // TestLayerCheckSeesEveryBreak checks the checker on a small diagram.
 func TestLayerCheckSeesEveryBreak(t *testing.T) {
+	t.Parallel()
 	l, err := parseLayers([]byte("## The layers\n\n```text\ncmd/x   main\n   │\ninternal/a   top\ninternal/b   beside a\n   │\ninternal/cli/*   commands\n   │\n" +
 		"leaves: c,\n        d\n\ntests only: internal/t\n```\n"))
 	if err != nil {
@@ -227,6 +230,7 @@ func TestLayerCheckSeesEveryBreak(t *testing.T) {
 // TestTestPackagesOnlyInTests: the packages for tests are imported only
 // by tests (and by one another), so that no binary links them.
 func TestTestPackagesOnlyInTests(t *testing.T) {
+	t.Parallel()
 	l := readLayers(t)
 	for _, p := range list(t, module+"/...") {
 		if _, testOnly := l.floorOf(rel(p.ImportPath)); testOnly {
@@ -249,6 +253,7 @@ var sharedByGatewayAndSandbox = []string{"internal/commission", "internal/hashke
 // over HTTP; of paycli's packages they share only the leaves the page
 // names (and neither links the other).
 func TestGatewayAndSandboxShareOnlyLeaves(t *testing.T) {
+	t.Parallel()
 	deps := map[string][]string{}
 	for _, p := range list(t, module+"/internal/gateway", module+"/internal/sandbox") {
 		deps[rel(p.ImportPath)] = append(p.Deps, p.ImportPath)
@@ -267,6 +272,7 @@ func TestGatewayAndSandboxShareOnlyLeaves(t *testing.T) {
 // gateway client, and the wallet token decoder nothing of the sandbox, so
 // that each side checks the other.
 func TestEmulatorAndClientWrittenApart(t *testing.T) {
+	t.Parallel()
 	for _, p := range list(t, module+"/internal/sandbox", module+"/internal/wallettoken") {
 		banned := module + "/internal/gateway"
 		if rel(p.ImportPath) == "internal/wallettoken" {
@@ -282,6 +288,7 @@ func TestEmulatorAndClientWrittenApart(t *testing.T) {
 // render, and its code writes to no standard stream and through no global
 // logger: it returns typed errors and logs only to the logger it is given.
 func TestGatewayNeverPrints(t *testing.T) {
+	t.Parallel()
 	p := list(t, module+"/internal/gateway")[0]
 	for _, banned := range []string{"github.com/spf13/cobra", module + "/internal/render"} {
 		if slices.Contains(p.Deps, banned) {
@@ -350,6 +357,7 @@ func printCalls(fset *token.FileSet, file *ast.File) []string {
 
 // TestPrintCheckSeesEveryForm checks the checker.
 func TestPrintCheckSeesEveryForm(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		src  string
 		want int
@@ -405,6 +413,7 @@ func homeOf(imp string) string {
 // is imported only by the packages the page names, so that the job has
 // one implementation (tables by render, --jq by cmdutil, …).
 func TestOneHomePerLibrary(t *testing.T) {
+	t.Parallel()
 	for _, p := range list(t, module+"/...") {
 		for _, imp := range p.Imports {
 			if lib := homeOf(imp); lib != "" && !slices.Contains(libraryHomes[lib], rel(p.ImportPath)) {

@@ -12,6 +12,7 @@ import (
 // tests run (testkit/userenv, from its TestMain), so that its tests pass
 // whatever the person running them has set.
 func TestConfigTestsClearTheUsersEnvironment(t *testing.T) {
+	t.Parallel()
 	const config, userenv = module + "/internal/config", module + "/internal/testkit/userenv"
 	own := map[string]bool{}
 	for _, p := range list(t, module+"/...") {

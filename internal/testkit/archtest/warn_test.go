@@ -62,7 +62,8 @@ func handWrittenWarnings(fset *token.FileSet, file *ast.File) []string {
 // stream by hand; IOStreams.Warnf and Notef wrap them at blanks on a
 // terminal (issue: text at 80 columns) and leave them as they are piped.
 func TestNoHandWrittenWarnings(t *testing.T) {
-	fset := token.NewFileSet()
+	t.Parallel()
+	fset := repoFset
 	var found []string
 	for _, file := range goFiles(t, fset, "") {
 		found = append(found, handWrittenWarnings(fset, file)...)
@@ -75,6 +76,7 @@ func TestNoHandWrittenWarnings(t *testing.T) {
 
 // TestWarningCheckSeesEveryForm checks the checker.
 func TestWarningCheckSeesEveryForm(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		src  string
 		want int
