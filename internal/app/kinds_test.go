@@ -1,7 +1,12 @@
 package app
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -65,14 +70,53 @@ func TestMoneyCommandsDeclareTheirKinds(t *testing.T) {
 
 // TestMoneyCallsHaveKinds: a call `paycli api` journals under another
 // command's kind (gateway.MoneyCall) is a kind that command declares.
+// The calls are the MoneyCall constants of gateway/money.go, read from
+// the source, so that a new operation's call is checked without a line
+// here.
 func TestMoneyCallsHaveKinds(t *testing.T) {
 	kinds := moneyKinds()
-	for _, call := range []gateway.MoneyCall{gateway.MoneyWalletPay, gateway.MoneyRefund, gateway.MoneyCapture,
-		gateway.MoneyReleaseHold, gateway.MoneyComplete, gateway.MoneyCompleteCancel} {
-		if !kinds.Reconcilable(string(call)) {
+	calls := moneyCallConstants(t)
+	if len(calls) < 6 {
+		t.Fatalf("found %d MoneyCall constants in gateway/money.go (%v); the reading is wrong", len(calls), calls)
+	}
+	for _, call := range calls {
+		if !kinds.Reconcilable(call) {
 			t.Errorf("paycli api journals %q, a kind no command declares", call)
 		}
 	}
+}
+
+// moneyCallConstants are the values of gateway/money.go's MoneyCall
+// constants that name an operation: all but NoMoney and MoneyPayment
+// (a payment paycli has no command for, journaled as api).
+func moneyCallConstants(t *testing.T) []string {
+	t.Helper()
+	file, err := parser.ParseFile(token.NewFileSet(), filepath.Join("..", "gateway", "money.go"), nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []string
+	for _, d := range file.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range g.Specs {
+			v := spec.(*ast.ValueSpec)
+			for i, name := range v.Names {
+				lit, ok := v.Values[i].(*ast.BasicLit)
+				if id, typed := v.Type.(*ast.Ident); !typed || id.Name != "MoneyCall" || !ok || name.Name == "NoMoney" || name.Name == "MoneyPayment" {
+					continue
+				}
+				value, err := strconv.Unquote(lit.Value)
+				if err != nil {
+					t.Fatal(err)
+				}
+				calls = append(calls, value)
+			}
+		}
+	}
+	return calls
 }
 
 // TestKindTestAgreesWithTheApp: the kinds the journal readers' tests use
