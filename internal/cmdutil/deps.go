@@ -51,6 +51,17 @@ func (d *Deps) AddJSONFlags(cmd *cobra.Command) {
 	d.Format = d.JSON.Format(d.Format)
 }
 
+// FormatAndConfig resolves the output format, then the configuration:
+// the order of every run that reads both, so that a bad -o is named first.
+func (d *Deps) FormatAndConfig() (render.Format, *config.Config, error) {
+	format, err := d.Format()
+	if err != nil {
+		return format, nil, err
+	}
+	cfg, err := d.Config()
+	return format, cfg, err
+}
+
 // Need says what a run's gateway calls need besides the credentials.
 type Need int
 

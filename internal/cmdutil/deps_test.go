@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/render"
 )
@@ -97,5 +98,17 @@ func TestDepsAddJSONFlagsMakesJQImplyJSON(t *testing.T) {
 		if got != tt.want || d.JSON.Filtering() != (tt.want == render.JSON) {
 			t.Errorf("%q: format %q (filtering %v), want %q", tt.args, got, d.JSON.Filtering(), tt.want)
 		}
+	}
+}
+
+func TestFormatAndConfigNamesABadFormatFirst(t *testing.T) {
+	errFormat := errors.New("bad -o")
+	asked := false
+	d := Deps{
+		Format: func() (render.Format, error) { return "", errFormat },
+		Config: func() (*config.Config, error) { asked = true; return nil, errors.New("no profile") },
+	}
+	if _, _, err := d.FormatAndConfig(); !errors.Is(err, errFormat) || asked {
+		t.Errorf("FormatAndConfig: %v (configuration asked: %v); want the format's error first", err, asked)
 	}
 }
