@@ -17,15 +17,10 @@ import (
 // and registers its flags on it (AddFlags, AddBatchFlags).
 func NewOptions(f *cmdutil.Factory) Options {
 	return Options{
-		IO:              f.IOStreams,
-		Config:          f.Config,
-		Format:          f.OutputFormat,
-		Gateway:         f.Gateway,
-		CommandContext:  f.CommandContext,
+		Deps:            cmdutil.DepsOf(f),
 		JournalPath:     f.JournalPath,
 		Journal:         f.Journal,
 		GatewayIdentity: f.GatewayIdentity,
-		Now:             f.Now,
 		NewAttemptID:    NewAttemptID,
 		Kinds:           f.Kinds(),
 	}
@@ -82,8 +77,7 @@ func AddFlags(cmd *cobra.Command, f *cmdutil.Factory, opts *Options, text FlagTe
 	fl := cmd.Flags()
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, yes)
 	fl.BoolVar(&opts.DryRun, "dry-run", false, dryRun)
-	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
+	opts.AddJSONFlags(cmd)
 }
 
 // AddBatchFlags registers AddFlags' flags and --batch FILE and --parallel N.

@@ -59,7 +59,6 @@ import (
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
-	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
@@ -353,14 +352,9 @@ func (e *Env) resolveCommand(a journal.Attempt) string {
 // Options are the pipeline's inputs from the command: its dependencies
 // and the flags every money-moving command has.
 type Options struct {
-	IO     *iostreams.IOStreams
-	Config func() (*config.Config, error)
-	Format func() (render.Format, error)
-	// JSON writes -o json and --jq output of a single operation's result;
-	// nil writes plain JSON.
-	JSON           *cmdutil.JSONFlags
-	Gateway        func() (*gateway.Client, error)
-	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
+	// Deps: JSON writes -o json and --jq output of a single operation's
+	// result.
+	cmdutil.Deps
 	// JournalPath names the journal file in messages; Journal opens the
 	// run's journal (the factory's: cmdutil.Factory.Journal).
 	JournalPath func() (string, error)
@@ -368,7 +362,6 @@ type Options struct {
 	// GatewayIdentity names the gateway account for the journal; nil means
 	// journal.AccountOf the client's base URL, app_id and merchant_key.
 	GatewayIdentity func() (string, error)
-	Now             func() time.Time
 	// NewAttemptID names a journal attempt (crypto/rand outside tests).
 	NewAttemptID func() string
 	// Kinds are the operations' kinds the app registers

@@ -199,19 +199,21 @@ func testOptions(t *testing.T) (*Options, *bytes.Buffer, *bytes.Buffer, *bytes.B
 	jpath := filepath.Join(t.TempDir(), journal.FileName)
 	n := 0
 	return &Options{
-		IO:     ios,
-		Config: func() (*config.Config, error) { return cfg, nil },
-		Format: func() (render.Format, error) { return render.Table, nil },
-		Gateway: func() (*gateway.Client, error) {
-			return client, nil
-		},
-		CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
-			ctx, cancel := context.WithCancel(ctx)
-			return ctx, cancel, nil
+		Deps: cmdutil.Deps{
+			IO:     ios,
+			Config: func() (*config.Config, error) { return cfg, nil },
+			Format: func() (render.Format, error) { return render.Table, nil },
+			Gateway: func() (*gateway.Client, error) {
+				return client, nil
+			},
+			CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
+				ctx, cancel := context.WithCancel(ctx)
+				return ctx, cancel, nil
+			},
+			Now: func() time.Time { return time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC) },
 		},
 		JournalPath:  func() (string, error) { return jpath, nil },
 		Journal:      func() (journal.Store, error) { return journal.OpenFile(jpath, time.Now), nil },
-		Now:          func() time.Time { return time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC) },
 		NewAttemptID: func() string { n++; return fmt.Sprintf("a%d", n) },
 		Yes:          true,
 		Parallel:     1,

@@ -89,7 +89,7 @@ func testConfig() *config.Config {
 
 func buildOpts(args func(*Options)) *Options {
 	ios, _, _, _ := iostreams.Test()
-	o := &Options{Options: moneyop.Options{IO: ios, Config: func() (*config.Config, error) { return testConfig(), nil }},
+	o := &Options{Options: moneyop.Options{Deps: cmdutil.Deps{IO: ios, Config: func() (*config.Config, error) { return testConfig(), nil }}},
 		Method: "POST", Path: "/api/checkstatus"}
 	// The client holds the profile's secrets, as the factory builds it
 	// from the configuration.
@@ -198,7 +198,7 @@ func TestBuildGETQueryAndRawInput(t *testing.T) {
 	// --input alone is sent exactly as written
 	ios, in, _, _ := iostreams.Test()
 	in.WriteString("{ \"x\" : 1.0 }")
-	r, err = build(context.Background(), &Options{Options: moneyop.Options{IO: ios}, Method: "POST", Path: "/api/x", Input: "-"})
+	r, err = build(context.Background(), &Options{Options: moneyop.Options{Deps: cmdutil.Deps{IO: ios}}, Method: "POST", Path: "/api/x", Input: "-"})
 	if err != nil || string(r.Body) != `{ "x" : 1.0 }` {
 		t.Errorf("--input -: %q, %v", r.Body, err)
 	}
@@ -216,13 +216,13 @@ func TestPrinter(t *testing.T) {
 		Body: []byte(`{"status_code":100,"status_description":"ok \u001b[2J` + "\u202e" + `","data":{"n":1.50}}`)}
 	ios, _, out, _ := iostreams.Test()
 	// piped: the bytes as they came
-	if err := (printer{opts: &Options{Options: moneyop.Options{IO: ios}}}).print(context.Background(), res); err != nil || out.String() != string(res.Body) {
+	if err := (printer{opts: &Options{Options: moneyop.Options{Deps: cmdutil.Deps{IO: ios}}}}).print(context.Background(), res); err != nil || out.String() != string(res.Body) {
 		t.Errorf("piped: %q, %v", out, err)
 	}
 	// terminal: indented, the gateway's text escaped, headers masked
 	out.Reset()
 	ios.SetStdoutTTY(true)
-	if err := (printer{opts: &Options{Options: moneyop.Options{IO: ios}, Include: true}}).print(context.Background(), res); err != nil {
+	if err := (printer{opts: &Options{Options: moneyop.Options{Deps: cmdutil.Deps{IO: ios}}, Include: true}}).print(context.Background(), res); err != nil {
 		t.Fatal(err)
 	}
 	want := "HTTP 200 OK\nContent-Type: application/json\nSet-Cookie: " + gateway.RedactHeader("Set-Cookie", []string{"session=abcdefghijklmnop"}) + "\n\n" +
@@ -236,7 +236,7 @@ func TestPrinter(t *testing.T) {
 	// raw control bytes in a body that is not JSON are escaped on a terminal
 	out.Reset()
 	raw := &gateway.Response{StatusCode: 502, Body: []byte("<html>\x1b[31mbad\x07</html>")}
-	_ = (printer{opts: &Options{Options: moneyop.Options{IO: ios}}}).print(context.Background(), raw)
+	_ = (printer{opts: &Options{Options: moneyop.Options{Deps: cmdutil.Deps{IO: ios}}}}).print(context.Background(), raw)
 	if out.String() != `<html>\x1b[31mbad\x07</html>`+"\n" {
 		t.Errorf("escaped: %q", out)
 	}
@@ -249,7 +249,7 @@ func TestPrinterMasksCardsOnATerminal(t *testing.T) {
 	body := `{"status_code":100,"data":{"invoice_id":"4111111111111111","order_no":"VP1"}}`
 	res := &gateway.Response{StatusCode: 200, Body: []byte(body)}
 	ios, _, out, _ := iostreams.Test()
-	if err := (printer{opts: &Options{Options: moneyop.Options{IO: ios}}}).print(context.Background(), res); err != nil || out.String() != body {
+	if err := (printer{opts: &Options{Options: moneyop.Options{Deps: cmdutil.Deps{IO: ios}}}}).print(context.Background(), res); err != nil || out.String() != body {
 		t.Errorf("piped: %q, %v", out, err)
 	}
 	ios.SetStdoutTTY(true)
@@ -340,17 +340,19 @@ func runOpts(t *testing.T, g *replay.Server) (*Options, *bytes.Buffer, *bytes.Bu
 	jpath := filepath.Join(t.TempDir(), journal.FileName)
 	return &Options{
 		Options: moneyop.Options{
-			IO:      ios,
-			Config:  func() (*config.Config, error) { return cfg, nil },
-			Format:  func() (render.Format, error) { return render.Table, nil },
-			Gateway: func() (*gateway.Client, error) { return client, nil },
-			CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
-				ctx, cancel := context.WithCancel(ctx)
-				return ctx, cancel, nil
+			Deps: cmdutil.Deps{
+				IO:      ios,
+				Config:  func() (*config.Config, error) { return cfg, nil },
+				Format:  func() (render.Format, error) { return render.Table, nil },
+				Gateway: func() (*gateway.Client, error) { return client, nil },
+				CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
+					ctx, cancel := context.WithCancel(ctx)
+					return ctx, cancel, nil
+				},
+				Now: time.Now,
 			},
 			JournalPath:  func() (string, error) { return jpath, nil },
 			Journal:      func() (journal.Store, error) { return journal.OpenFile(jpath, time.Now), nil },
-			Now:          time.Now,
 			NewAttemptID: func() string { return "a1" },
 		},
 		Method:      "POST",

@@ -14,9 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/paycli/paycli/internal/cmdutil"
-	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
-	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 )
@@ -46,19 +44,14 @@ See docs/cards.md.`,
 
 // ListOptions are the inputs of `paycli cards list`.
 type ListOptions struct {
-	IO             *iostreams.IOStreams
-	Config         func() (*config.Config, error)
-	Format         func() (render.Format, error)
-	Gateway        func() (*gateway.Client, error)
-	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
-	JSON           *cmdutil.JSONFlags
+	cmdutil.Deps
 
 	CustomerNumber string
 }
 
 // NewCmdList builds `paycli cards list`.
 func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) error) *cobra.Command {
-	opts := &ListOptions{IO: f.IOStreams, Config: f.Config, Gateway: f.Gateway, CommandContext: f.CommandContext}
+	opts := &ListOptions{Deps: cmdutil.DepsOf(f)}
 	cmd := &cobra.Command{
 		Use:   "list --customer-number N",
 		Short: "List a customer's saved cards, masked",
@@ -90,8 +83,7 @@ an empty table would look like a lookup that worked.
 		},
 	}
 	cmd.Flags().StringVar(&opts.CustomerNumber, "customer-number", "", "the customer number the cards were saved for")
-	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
+	opts.AddJSONFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("customer-number", cobra.NoFileCompletions)
 	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsGateway, Notes: map[cmdutil.Kind]string{
 		cmdutil.KindRejected: "the customer number holds no saved cards, or the gateway refused the request",
@@ -109,30 +101,14 @@ func checkCustomerNumber(customer string) error {
 	return nil
 }
 
-// formatAndClient are the output format and the gateway client every
-// cards command starts with; the saved-card calls all carry merchant_key.
-func formatAndClient(format func() (render.Format, error), gw func() (*gateway.Client, error)) (render.Format, *gateway.Client, error) {
-	f, err := format()
-	if err != nil {
-		return f, nil, err
-	}
-	client, err := gw()
-	if err != nil {
-		return f, nil, err
-	}
-	return f, client, client.RequireMerchantKey()
-}
-
 func listRun(ctx context.Context, opts *ListOptions) error {
-	format, client, err := formatAndClient(opts.Format, opts.Gateway)
+	// The saved-card calls all carry merchant_key.
+	ctx, call, err := opts.Open(ctx, cmdutil.MerchantKey)
 	if err != nil {
 		return err
 	}
-	ctx, cancel, err := opts.CommandContext(ctx)
-	if err != nil {
-		return err
-	}
-	defer cancel()
+	defer call.Close()
+	format, client := call.Format, call.Client
 	cards, err := client.CardTokens(ctx, opts.CustomerNumber)
 	if err != nil {
 		return err

@@ -116,16 +116,18 @@ func (fx *fixture) commandContext(ctx context.Context) (context.Context, context
 func (fx *fixture) deleteOptions(ios *iostreams.IOStreams, n *int) *DeleteOptions {
 	return &DeleteOptions{
 		Options: moneyop.Options{
-			IO:             ios,
-			Config:         func() (*config.Config, error) { return fx.cfg, nil },
-			Format:         func() (render.Format, error) { return render.Table, nil },
-			Gateway:        func() (*gateway.Client, error) { return fx.client, nil },
-			CommandContext: fx.commandContext,
-			JournalPath:    func() (string, error) { return fx.journalPath, nil },
+			Deps: cmdutil.Deps{
+				IO:             ios,
+				Config:         func() (*config.Config, error) { return fx.cfg, nil },
+				Format:         func() (render.Format, error) { return render.Table, nil },
+				Gateway:        func() (*gateway.Client, error) { return fx.client, nil },
+				CommandContext: fx.commandContext,
+				Now:            func() time.Time { return testNow },
+			},
+			JournalPath: func() (string, error) { return fx.journalPath, nil },
 			Journal: func() (journal.Store, error) {
 				return journal.OpenFile(fx.journalPath, func() time.Time { return testNow }), nil
 			},
-			Now: func() time.Time { return testNow },
 			NewAttemptID: func() string {
 				*n++
 				return "attempt-" + string(rune('0'+*n))
@@ -259,8 +261,12 @@ func TestFullNumberWrittenNowhere(t *testing.T) {
 func TestListAndNoCards(t *testing.T) {
 	fx := newFixture(t)
 	ios, _, out, errOut := iostreams.Test()
-	opts := &ListOptions{IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
-		Gateway: func() (*gateway.Client, error) { return fx.client, nil }, CommandContext: fx.commandContext, CustomerNumber: customer}
+	opts := &ListOptions{Deps: cmdutil.Deps{
+		IO:             ios,
+		Format:         func() (render.Format, error) { return render.Table, nil },
+		Gateway:        func() (*gateway.Client, error) { return fx.client, nil },
+		CommandContext: fx.commandContext,
+	}, CustomerNumber: customer}
 	if err := listRun(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
@@ -382,8 +388,12 @@ func TestSaveReadsTheNumberFromStdin(t *testing.T) {
 	fx := newFixture(t)
 	ios, in, out, errOut := iostreams.Test()
 	in.WriteString("4508 0345 0803 4509\n")
-	opts := &SaveOptions{IO: ios, Format: func() (render.Format, error) { return render.JSON, nil },
-		Gateway: func() (*gateway.Client, error) { return fx.client, nil }, CommandContext: fx.commandContext,
+	opts := &SaveOptions{Deps: cmdutil.Deps{
+		IO:             ios,
+		Format:         func() (render.Format, error) { return render.JSON, nil },
+		Gateway:        func() (*gateway.Client, error) { return fx.client, nil },
+		CommandContext: fx.commandContext,
+	},
 		CustomerNumber: customer, Holder: "Ada Lovelace", Expiry: Expiry{"12", "2030"}, DryRun: true}
 	if err := saveRun(context.Background(), opts); err != nil {
 		t.Fatal(err)
@@ -408,8 +418,13 @@ func TestChangeWithoutAnswerIsUnknown(t *testing.T) {
 	path := "/api/editCard"
 	fx.dropPath.Store(&path)
 	ios, _, out, _ := iostreams.Test()
-	err := updateRun(context.Background(), &UpdateOptions{IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
-		Gateway: func() (*gateway.Client, error) { return fx.client, nil }, CommandContext: fx.commandContext, JSON: &cmdutil.JSONFlags{},
+	err := updateRun(context.Background(), &UpdateOptions{Deps: cmdutil.Deps{
+		IO:             ios,
+		Format:         func() (render.Format, error) { return render.Table, nil },
+		Gateway:        func() (*gateway.Client, error) { return fx.client, nil },
+		CommandContext: fx.commandContext,
+		JSON:           &cmdutil.JSONFlags{},
+	},
 		CustomerNumber: customer, CardToken: fx.token, Expiry: Expiry{"03", "2099"}})
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindOutcomeUnknown || !strings.Contains(cmdutil.HintOf(err), "paycli cards list --customer-number 5070") || out.Len() != 0 {
 		t.Errorf("update without an answer: %v (kind %v, hint %q), stdout %q", err, k, cmdutil.HintOf(err), out)
@@ -423,8 +438,12 @@ func TestChangeWithoutAnswerIsUnknown(t *testing.T) {
 	fx.dropPath.Store(&path)
 	ios, in, _, _ := iostreams.Test()
 	in.WriteString("5406675406675403\n")
-	err = saveRun(context.Background(), &SaveOptions{IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
-		Gateway: func() (*gateway.Client, error) { return fx.client, nil }, CommandContext: fx.commandContext,
+	err = saveRun(context.Background(), &SaveOptions{Deps: cmdutil.Deps{
+		IO:             ios,
+		Format:         func() (render.Format, error) { return render.Table, nil },
+		Gateway:        func() (*gateway.Client, error) { return fx.client, nil },
+		CommandContext: fx.commandContext,
+	},
 		CustomerNumber: customer, Holder: "Ada Lovelace", Expiry: Expiry{"12", "2099"}})
 	if k, _ := cmdutil.KindOf(err); k != cmdutil.KindOutcomeUnknown || strings.Contains(err.Error(), "5406675406675403") {
 		t.Errorf("save without an answer: %v (kind %v)", err, k)

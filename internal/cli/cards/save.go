@@ -5,30 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/paycli/paycli/internal/cardno"
 	"github.com/paycli/paycli/internal/cmdutil"
-	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/contact"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/moneyop"
 	"github.com/paycli/paycli/internal/redact"
-	"github.com/paycli/paycli/internal/render"
 )
 
 // SaveOptions are the inputs of `paycli cards save`.
 type SaveOptions struct {
-	IO             *iostreams.IOStreams
-	Config         func() (*config.Config, error)
-	Format         func() (render.Format, error)
-	Gateway        func() (*gateway.Client, error)
-	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
-	Now            func() time.Time
-	JSON           *cmdutil.JSONFlags
+	cmdutil.Deps
 
 	CustomerNumber string
 	Holder         string
@@ -42,7 +33,7 @@ type SaveOptions struct {
 
 // NewCmdSave builds `paycli cards save`.
 func NewCmdSave(f *cmdutil.Factory, runF func(context.Context, *SaveOptions) error) *cobra.Command {
-	opts := &SaveOptions{IO: f.IOStreams, Config: f.Config, Gateway: f.Gateway, CommandContext: f.CommandContext, Now: f.Now}
+	opts := &SaveOptions{Deps: cmdutil.DepsOf(f)}
 	cmd := &cobra.Command{
 		Use:   "save --customer-number N --holder NAME --expiry MM/YY",
 		Short: "Save a card for a customer, in the sandbox (for a merchant's developer)",
@@ -124,8 +115,7 @@ delete' and payments by saved card take.`,
 	fl.StringVar(&opts.CustomerEmail, "customer-email", "", "the customer's e-mail, kept with the card")
 	fl.StringVar(&opts.CustomerPhone, "customer-phone", "", "the customer's phone, kept with the card")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the saveCard request, secrets and the card number redacted, and send nothing")
-	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
+	opts.AddJSONFlags(cmd)
 	for _, name := range []string{"customer-number", "holder", "expiry", "customer-name", "customer-email", "customer-phone"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}
@@ -174,7 +164,7 @@ func readCardNumber(ctx context.Context, io *iostreams.IOStreams) (string, error
 }
 
 func saveRun(ctx context.Context, opts *SaveOptions) error {
-	format, client, err := formatAndClient(opts.Format, opts.Gateway)
+	format, client, err := opts.Client(cmdutil.MerchantKey)
 	if err != nil {
 		return err
 	}

@@ -14,9 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/paycli/paycli/internal/cmdutil"
-	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
-	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/money"
 	"github.com/paycli/paycli/internal/moneyop"
 	"github.com/paycli/paycli/internal/redact"
@@ -29,13 +27,7 @@ const MaxHolderLen = gateway.MaxCustomerNumberLen
 
 // UpdateOptions are the inputs of `paycli cards update`.
 type UpdateOptions struct {
-	IO             *iostreams.IOStreams
-	Config         func() (*config.Config, error)
-	Format         func() (render.Format, error)
-	Gateway        func() (*gateway.Client, error)
-	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
-	Now            func() time.Time
-	JSON           *cmdutil.JSONFlags
+	cmdutil.Deps
 
 	CustomerNumber string
 	CardToken      string
@@ -48,7 +40,7 @@ type UpdateOptions struct {
 
 // NewCmdUpdate builds `paycli cards update`.
 func NewCmdUpdate(f *cmdutil.Factory, runF func(context.Context, *UpdateOptions) error) *cobra.Command {
-	opts := &UpdateOptions{IO: f.IOStreams, Config: f.Config, Gateway: f.Gateway, CommandContext: f.CommandContext, Now: f.Now}
+	opts := &UpdateOptions{Deps: cmdutil.DepsOf(f)}
 	cmd := &cobra.Command{
 		Use:   "update --customer-number N --card-token T {--expiry MM/YY | --holder NAME}",
 		Short: "Change a saved card's expiry or holder name",
@@ -105,8 +97,7 @@ back.`,
 	fl.StringVar(&opts.ExpiryText, "expiry", "", "the card's new expiry, MM/YYYY or MM/YY (default: unchanged)")
 	fl.StringVar(&opts.Holder, "holder", "", "the card holder's new name, as on the card (default: unchanged)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the editCard request, secrets redacted, and send nothing")
-	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
+	opts.AddJSONFlags(cmd)
 	for _, name := range []string{"customer-number", "card-token", "expiry", "holder"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}
@@ -175,7 +166,7 @@ func checkHolder(s string) (string, error) {
 }
 
 func updateRun(ctx context.Context, opts *UpdateOptions) error {
-	format, client, err := formatAndClient(opts.Format, opts.Gateway)
+	format, client, err := opts.Client(cmdutil.MerchantKey)
 	if err != nil {
 		return err
 	}

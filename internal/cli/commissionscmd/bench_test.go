@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/money"
@@ -66,7 +67,7 @@ func BenchmarkDecodeRender(b *testing.B) {
 		} {
 			b.Run(fmt.Sprintf("programs=%d/%s", programs, v.name), func(b *testing.B) {
 				ios, _, out, _ := iostreams.Test()
-				opts := &Options{IO: ios, By: SideMerchant, Layout: v.layout}
+				opts := &Options{Deps: cmdutil.Deps{IO: ios}, By: SideMerchant, Layout: v.layout}
 				b.SetBytes(int64(len(body)))
 				b.ReportAllocs()
 				cpu := processCPU()
@@ -176,7 +177,7 @@ func BenchmarkStages(b *testing.B) {
 			}
 			b.Run(fmt.Sprintf("programs=%d/%s", programs, v.name), func(b *testing.B) {
 				ios, _, out, _ := iostreams.Test()
-				opts := &Options{IO: ios, By: SideMerchant, Layout: v.layout}
+				opts := &Options{Deps: cmdutil.Deps{IO: ios}, By: SideMerchant, Layout: v.layout}
 				b.ReportAllocs()
 				cpu := processCPU()
 				for b.Loop() {

@@ -11,9 +11,7 @@ import (
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/commission"
-	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
-	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/money"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/shopspring/decimal"
@@ -34,11 +32,7 @@ const (
 
 // Options are the inputs of `paycli commissions`.
 type Options struct {
-	IO             *iostreams.IOStreams
-	Config         func() (*config.Config, error)
-	Format         func() (render.Format, error)
-	Gateway        func() (*gateway.Client, error)
-	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
+	cmdutil.Deps
 
 	// By is sent as commission_by: merchant or user.
 	By string
@@ -57,19 +51,11 @@ type Options struct {
 	Side string
 	// Raw prints the gateway's response body unchanged.
 	Raw bool
-	// JSON writes -o json and --jq output.
-	JSON *cmdutil.JSONFlags
 }
 
 // NewCmdCommissions builds `paycli commissions`.
 func NewCmdCommissions(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{
-		IO:             f.IOStreams,
-		Config:         f.Config,
-		Format:         f.OutputFormat,
-		Gateway:        f.Gateway,
-		CommandContext: f.CommandContext,
-	}
+	opts := &Options{Deps: cmdutil.DepsOf(f)}
 	var (
 		installments, amount string
 		programs             []string
@@ -140,8 +126,7 @@ rows and say so on stderr, exit 0.`,
 	fl.StringVar(&opts.Layout, "layout", LayoutMatrix, "table layout: matrix or long")
 	fl.StringVar(&opts.Side, "side", "", "whose rates the matrix shows: merchant or user (default: --by)")
 	fl.BoolVar(&opts.Raw, "raw", false, "print the gateway's response body unchanged")
-	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
+	opts.AddJSONFlags(cmd)
 
 	_ = cmd.RegisterFlagCompletionFunc("by", cobra.FixedCompletions([]string{SideMerchant, SideUser}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("side", cobra.FixedCompletions([]string{SideMerchant, SideUser}, cobra.ShellCompDirectiveNoFileComp))
@@ -222,19 +207,12 @@ func commissionsRun(ctx context.Context, opts *Options) error {
 			return err
 		}
 	}
-	format, err := opts.Format()
+	ctx, call, err := opts.Open(ctx, cmdutil.Credentials)
 	if err != nil {
 		return err
 	}
-	client, err := opts.Gateway()
-	if err != nil {
-		return err
-	}
-	ctx, cancel, err := opts.CommandContext(ctx)
-	if err != nil {
-		return err
-	}
-	defer cancel()
+	defer call.Close()
+	format, client := call.Format, call.Client
 
 	req := gateway.CommissionsRequest{CurrencyCode: cur.Code, CommissionBy: opts.By, AppLang: strings.ToLower(cfg.Lang)}
 	var (

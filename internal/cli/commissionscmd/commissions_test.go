@@ -70,15 +70,17 @@ func testOptions(t testing.TB, g *replay.Server, currency string, format render.
 	ios.SetColorEnabled(tty)
 	cfg := &config.Config{DefaultCurrency: currency, Lang: "en", Profile: "default"}
 	return &Options{
-		IO:     ios,
-		Config: func() (*config.Config, error) { return cfg, nil },
-		Format: func() (render.Format, error) { return format, nil },
-		Gateway: func() (*gateway.Client, error) {
-			return gateway.New(g.URL+"/ccpayment", gateway.Credentials{AppID: "id", AppSecret: "secret"}, gateway.WithHTTPClient(g.Client()), gateway.WithClock(func() time.Time { return testNow }))
-		},
-		CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
-			ctx, cancel := context.WithCancel(ctx)
-			return ctx, cancel, nil
+		Deps: cmdutil.Deps{
+			IO:     ios,
+			Config: func() (*config.Config, error) { return cfg, nil },
+			Format: func() (render.Format, error) { return format, nil },
+			Gateway: func() (*gateway.Client, error) {
+				return gateway.New(g.URL+"/ccpayment", gateway.Credentials{AppID: "id", AppSecret: "secret"}, gateway.WithHTTPClient(g.Client()), gateway.WithClock(func() time.Time { return testNow }))
+			},
+			CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
+				ctx, cancel := context.WithCancel(ctx)
+				return ctx, cancel, nil
+			},
 		},
 		By:     SideMerchant,
 		Layout: LayoutMatrix,

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/money"
@@ -54,7 +55,7 @@ func FuzzDecodeRender(f *testing.F) {
 			for _, layout := range []string{LayoutMatrix, LayoutLong} {
 				ios, _, _, _ := iostreams.Test()
 				ios.SetColorEnabled(true)
-				opts := &Options{IO: ios, By: SideUser, Layout: layout}
+				opts := &Options{Deps: cmdutil.Deps{IO: ios}, By: SideUser, Layout: layout}
 				if err := write(context.Background(), opts, format, res); err != nil {
 					t.Fatalf("%s %s: %v", format, layout, err)
 				}

@@ -6,23 +6,18 @@ import (
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/hashkey"
-	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/spf13/cobra"
 )
 
 // LayoutsOptions are the inputs of `paycli hash layouts`.
 type LayoutsOptions struct {
-	IO      *iostreams.IOStreams
-	Format  func() (render.Format, error)
-	Palette func() render.Palette
-	// JSON writes -o json and --jq output.
-	JSON *cmdutil.JSONFlags
+	cmdutil.Deps
 }
 
 // NewCmdLayouts builds `paycli hash layouts`.
 func NewCmdLayouts(f *cmdutil.Factory, runF func(context.Context, *LayoutsOptions) error) *cobra.Command {
-	opts := &LayoutsOptions{IO: f.IOStreams, Format: f.OutputFormat, Palette: f.Palette}
+	opts := &LayoutsOptions{Deps: cmdutil.DepsOf(f)}
 	cmd := &cobra.Command{
 		Use:   "layouts",
 		Short: "List the hash_key layouts and their fields",
@@ -40,8 +35,7 @@ JSON: [{"name": "...", "fields": ["..."], "amounts": ["..."],
 			return layoutsRun(cmd.Context(), opts)
 		},
 	}
-	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
+	opts.AddJSONFlags(cmd)
 	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
 	return cmd
 }

@@ -21,12 +21,7 @@ import (
 
 // ValidateOptions are the inputs of `paycli hash validate`.
 type ValidateOptions struct {
-	IO      *iostreams.IOStreams
-	Config  func() (*config.Config, error)
-	Format  func() (render.Format, error)
-	Palette func() render.Palette
-	// JSON writes -o json and --jq output.
-	JSON *cmdutil.JSONFlags
+	cmdutil.Deps
 
 	// HashKey is the value to decrypt; "-" reads one per line from stdin.
 	HashKey string
@@ -38,7 +33,7 @@ type ValidateOptions struct {
 
 // NewCmdValidate builds `paycli hash validate`.
 func NewCmdValidate(f *cmdutil.Factory, runF func(context.Context, *ValidateOptions) error) *cobra.Command {
-	opts := &ValidateOptions{IO: f.IOStreams, Config: f.Config, Format: f.OutputFormat, Palette: f.Palette}
+	opts := &ValidateOptions{Deps: cmdutil.DepsOf(f)}
 	cmd := &cobra.Command{
 		Use:   "validate [HASH_KEY | -] [--layout LAYOUT]",
 		Short: "Decrypt hash_key values and show their fields",
@@ -88,8 +83,7 @@ written exactly as it is.`,
 	cmd.Flags().StringVar(&opts.Layout, "layout", "", "name the fields after this layout's: "+strings.Join(hashkey.LayoutNames(), ", "))
 	cmd.Flags().BoolVar(&opts.ShowSecrets, "show-secrets", false, "on a terminal, print the configured merchant_key and card numbers instead of masking them")
 	_ = cmd.RegisterFlagCompletionFunc("layout", layoutCompletion)
-	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
+	opts.AddJSONFlags(cmd)
 	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: append(cmdutil.ExitsLocal, cmdutil.KindAuth), Notes: map[cmdutil.Kind]string{
 		cmdutil.KindUsage: "bad input: a hash_key that does not decrypt, or none on stdin",
 		cmdutil.KindAuth:  "the app_secret could not be fetched from where the profile keeps it",
@@ -205,11 +199,7 @@ func (e *layoutMismatch) Error() string {
 }
 
 func validateRun(ctx context.Context, opts *ValidateOptions) error {
-	format, err := opts.Format()
-	if err != nil {
-		return err
-	}
-	cfg, err := opts.Config()
+	format, cfg, err := opts.FormatAndConfig()
 	if err != nil {
 		return err
 	}

@@ -20,9 +20,7 @@ import (
 	"github.com/paycli/paycli/internal/cardno"
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/commission"
-	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
-	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/money"
 	"github.com/paycli/paycli/internal/render"
 )
@@ -37,13 +35,7 @@ const LongBINLength = 8
 
 // Options are the inputs of `paycli installments`.
 type Options struct {
-	IO             *iostreams.IOStreams
-	Config         func() (*config.Config, error)
-	Format         func() (render.Format, error)
-	Gateway        func() (*gateway.Client, error)
-	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
-	// JSON writes -o json and --jq output.
-	JSON *cmdutil.JSONFlags
+	cmdutil.Deps
 
 	// BIN is the card's first six digits (a longer --bin was cut to them).
 	BIN string
@@ -68,13 +60,7 @@ type Options struct {
 
 // NewCmdInstallments builds `paycli installments`.
 func NewCmdInstallments(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{
-		IO:             f.IOStreams,
-		Config:         f.Config,
-		Format:         f.OutputFormat,
-		Gateway:        f.Gateway,
-		CommandContext: f.CommandContext,
-	}
+	opts := &Options{Deps: cmdutil.DepsOf(f)}
 	var bin, amount, counts string
 	cmd := &cobra.Command{
 		Use:   "installments --bin DIGITS --amount AMOUNT [--currency CODE]",
@@ -143,8 +129,7 @@ filters it; -o csv and -o tsv print the table's rows.`,
 	fl.StringVar(&opts.By, "by", "merchant", "who bears the commission, sent as commission_by: merchant or user")
 	fl.BoolVar(&opts.Active, "active", false, "list the merchant's active installment counts instead")
 	fl.StringVar(&counts, "installments", "", "installment counts to show, e.g. 1,3,6 or 2-6 (default: all)")
-	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
+	opts.AddJSONFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("by", cobra.FixedCompletions([]string{"merchant", "user"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("currency", cmdutil.CompleteCurrency)
 	for _, name := range []string{"bin", "amount", "installments"} {
@@ -285,22 +270,12 @@ func installmentsRun(ctx context.Context, opts *Options) error {
 			return err
 		}
 	}
-	format, err := opts.Format()
+	ctx, call, err := opts.Open(ctx, cmdutil.MerchantKey)
 	if err != nil {
 		return err
 	}
-	client, err := opts.Gateway()
-	if err != nil {
-		return err
-	}
-	if err := client.RequireMerchantKey(); err != nil {
-		return err
-	}
-	ctx, cancel, err := opts.CommandContext(ctx)
-	if err != nil {
-		return err
-	}
-	defer cancel()
+	defer call.Close()
+	format, client := call.Format, call.Client
 	if opts.Active {
 		active, err := client.Installments(ctx)
 		if err != nil {

@@ -195,7 +195,8 @@ func TestInstallmentsShowTheGatewaysMerchantFee(t *testing.T) {
 	run := func(format render.Format) (string, string) {
 		ios, _, out, errOut := iostreams.Test()
 		cfg := &config.Config{Profile: "test", BaseURL: base, MerchantKey: "mk", DefaultCurrency: "TRY", Lang: "en"}
-		opts := &Options{IO: ios, BIN: "540061", Amount: decimal.RequireFromString("121.20"), By: "merchant",
+		opts := &Options{Deps: cmdutil.Deps{
+			IO:      ios,
 			Config:  func() (*config.Config, error) { return cfg, nil },
 			Format:  func() (render.Format, error) { return format, nil },
 			Gateway: func() (*gateway.Client, error) { return client, nil },
@@ -203,6 +204,7 @@ func TestInstallmentsShowTheGatewaysMerchantFee(t *testing.T) {
 				ctx, cancel := context.WithCancel(ctx)
 				return ctx, cancel, nil
 			},
+		}, BIN: "540061", Amount: decimal.RequireFromString("121.20"), By: "merchant",
 		}
 		if err := installmentsRun(context.Background(), opts); err != nil {
 			t.Fatal(err)
@@ -290,7 +292,8 @@ func TestInstallmentsTakeAnEightDigitBIN(t *testing.T) {
 	}
 	ios, _, _, errOut := iostreams.Test()
 	cfg := &config.Config{Profile: "test", BaseURL: srv.URL, MerchantKey: "mk", DefaultCurrency: "TRY", Lang: "en"}
-	opts := &Options{IO: ios, By: "merchant",
+	opts := &Options{Deps: cmdutil.Deps{
+		IO:      ios,
 		Config:  func() (*config.Config, error) { return cfg, nil },
 		Format:  func() (render.Format, error) { return render.CSV, nil },
 		Gateway: func() (*gateway.Client, error) { return client, nil },
@@ -298,6 +301,7 @@ func TestInstallmentsTakeAnEightDigitBIN(t *testing.T) {
 			ctx, cancel := context.WithCancel(ctx)
 			return ctx, cancel, nil
 		},
+	}, By: "merchant",
 	}
 	cmd := NewCmdInstallments(&cmdutil.Factory{}, nil)
 	_ = cmd.Flags().Set("bin", "54006112")

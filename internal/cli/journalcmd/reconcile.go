@@ -7,14 +7,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
-	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
@@ -22,17 +20,10 @@ import (
 
 // ReconcileOptions are the inputs of `paycli journal reconcile`.
 type ReconcileOptions struct {
-	IO     *iostreams.IOStreams
-	Config func() (*config.Config, error)
-	Format func() (render.Format, error)
-	// JSON writes -o json and --jq output.
-	JSON           *cmdutil.JSONFlags
-	Gateway        func() (*gateway.Client, error)
-	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
+	cmdutil.Deps
 	// Journal opens the journal read for the work, to hold each invoice
 	// and record what the gateway said.
 	Journal func() (journal.Store, error)
-	Now     func() time.Time
 	// GatewayIdentity names the gateway account as the journal's lines do
 	// (nil: journal.AccountOf the base URL, app_id and merchant_key).
 	GatewayIdentity func() (string, error)
@@ -50,8 +41,8 @@ type ReconcileOptions struct {
 // NewCmdReconcile builds `paycli journal reconcile`.
 func NewCmdReconcile(f *cmdutil.Factory, runF func(context.Context, *ReconcileOptions) error) *cobra.Command {
 	opts := &ReconcileOptions{
-		IO: f.IOStreams, Config: f.Config, Format: f.OutputFormat, Gateway: f.Gateway, CommandContext: f.CommandContext,
-		Journal: f.Journal, GatewayIdentity: f.GatewayIdentity, Now: f.Now, Kinds: f.Kinds(),
+		Deps:    cmdutil.DepsOf(f),
+		Journal: f.Journal, GatewayIdentity: f.GatewayIdentity, Kinds: f.Kinds(),
 	}
 	cmd := &cobra.Command{
 		Use:   "reconcile [--dry-run]",
@@ -108,8 +99,7 @@ and --sandbox choose it as everywhere. Checking is a read: nothing is paid.
 		},
 	}
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "list the invoices that would be checked; ask nothing")
-	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
+	opts.AddJSONFlags(cmd)
 	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: append(cmdutil.ExitsGateway, cmdutil.KindOutcomeUnknown, cmdutil.KindJournalRefused), Notes: map[cmdutil.Kind]string{
 		cmdutil.KindOutcomeUnknown: "some outcomes are still unknown",
 	}})
@@ -136,11 +126,7 @@ type ReconcileResult struct {
 // profile points at (journal.Unresolved), an invoice at a time
 // (reconcileInvoice).
 func reconcileRun(ctx context.Context, opts *ReconcileOptions) error {
-	format, err := opts.Format()
-	if err != nil {
-		return err
-	}
-	cfg, err := opts.Config()
+	format, cfg, err := opts.FormatAndConfig()
 	if err != nil {
 		return err
 	}
@@ -177,18 +163,12 @@ func reconcileRun(ctx context.Context, opts *ReconcileOptions) error {
 	if opts.DryRun {
 		return dryRunReconcile(opts, cfg.Profile, cfg.BaseURL, invoices)
 	}
-	client, err := opts.Gateway()
+	ctx, call, err := opts.Open(ctx, cmdutil.MerchantKey)
 	if err != nil {
 		return err
 	}
-	if err := client.RequireMerchantKey(); err != nil {
-		return err
-	}
-	ctx, cancel, err := opts.CommandContext(ctx)
-	if err != nil {
-		return err
-	}
-	defer cancel()
+	defer call.Close()
+	client := call.Client
 
 	results := make([]ReconcileResult, 0, len(invoices))
 	unknown := 0

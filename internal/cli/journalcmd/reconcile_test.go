@@ -69,15 +69,18 @@ func reconcileFixture(t *testing.T, format render.Format) (*ReconcileOptions, st
 	_ = j.Close()
 	ios, _, _, _ := iostreams.Test()
 	opts := &ReconcileOptions{Kinds: kindtest.Paycli(),
-		IO: ios, Config: func() (*config.Config, error) { return cfg, nil },
-		Format:  func() (render.Format, error) { return format, nil },
-		Gateway: func() (*gateway.Client, error) { return client, nil },
-		CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
-			ctx, cancel := context.WithCancel(ctx)
-			return ctx, cancel, nil
+		Deps: cmdutil.Deps{
+			IO:      ios,
+			Config:  func() (*config.Config, error) { return cfg, nil },
+			Format:  func() (render.Format, error) { return format, nil },
+			Gateway: func() (*gateway.Client, error) { return client, nil },
+			CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
+				ctx, cancel := context.WithCancel(ctx)
+				return ctx, cancel, nil
+			},
+			Now: func() time.Time { return t0.Add(time.Hour) },
 		},
 		// An hour on: the attempts' requests are long over (journal.Settle).
-		Now:   func() time.Time { return t0.Add(time.Hour) },
 		Flags: []string{"--profile", "live"},
 	}
 	opts.Journal = fileJournalAt(opts, path)

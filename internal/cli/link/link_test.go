@@ -126,18 +126,20 @@ func newFixture(t *testing.T) *fixture {
 	format := render.Table
 	fx.opts = &Options{
 		Options: moneyop.Options{
-			IO:      ios,
-			Config:  func() (*config.Config, error) { return cfg, nil },
-			Format:  func() (render.Format, error) { return format, nil },
-			JSON:    &cmdutil.JSONFlags{},
-			Gateway: func() (*gateway.Client, error) { return client, nil },
-			CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
-				ctx, cancel := context.WithCancel(ctx)
-				return ctx, cancel, nil
+			Deps: cmdutil.Deps{
+				IO:      ios,
+				Config:  func() (*config.Config, error) { return cfg, nil },
+				Format:  func() (render.Format, error) { return format, nil },
+				JSON:    &cmdutil.JSONFlags{},
+				Gateway: func() (*gateway.Client, error) { return client, nil },
+				CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
+					ctx, cancel := context.WithCancel(ctx)
+					return ctx, cancel, nil
+				},
+				Now: func() time.Time { return now },
 			},
 			JournalPath:  func() (string, error) { return fx.journal, nil },
 			Journal:      func() (journal.Store, error) { return journal.OpenFile(fx.journal, time.Now), nil },
-			Now:          func() time.Time { return now },
 			NewAttemptID: func() string { return fmt.Sprintf("attempt-%d", ids.Add(1)) },
 			Parallel:     1,
 			Yes:          true,

@@ -78,17 +78,19 @@ func newFixture(t *testing.T) *fixture {
 	fx := &fixture{in: in, out: out, errOut: errOut, refunds: &refunds, journalPath: jpath}
 	fx.opts = &Options{
 		Options: moneyop.Options{
-			IO:      ios,
-			Config:  func() (*config.Config, error) { return cfg, nil },
-			Format:  func() (render.Format, error) { return render.Table, nil },
-			Gateway: func() (*gateway.Client, error) { return client, nil },
-			CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
-				ctx, cancel := context.WithCancel(ctx)
-				return ctx, cancel, nil
+			Deps: cmdutil.Deps{
+				IO:      ios,
+				Config:  func() (*config.Config, error) { return cfg, nil },
+				Format:  func() (render.Format, error) { return render.Table, nil },
+				Gateway: func() (*gateway.Client, error) { return client, nil },
+				CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
+					ctx, cancel := context.WithCancel(ctx)
+					return ctx, cancel, nil
+				},
+				Now: time.Now,
 			},
 			JournalPath:  func() (string, error) { return jpath, nil },
 			Journal:      func() (journal.Store, error) { return journal.OpenFile(jpath, time.Now), nil },
-			Now:          time.Now,
 			NewAttemptID: func() string { return "attempt-1" },
 			Parallel:     4,
 		},

@@ -22,7 +22,6 @@ import (
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/invoiceid"
-	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/money"
 	"github.com/paycli/paycli/internal/pause"
@@ -32,13 +31,7 @@ import (
 
 // Options are the inputs of `paycli status`.
 type Options struct {
-	IO     *iostreams.IOStreams
-	Config func() (*config.Config, error)
-	Format func() (render.Format, error)
-	// JSON writes -o json and --jq output.
-	JSON           *cmdutil.JSONFlags
-	Gateway        func() (*gateway.Client, error)
-	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
+	cmdutil.Deps
 	// Sleep waits between checks of --watch; it returns early with ctx's
 	// error when ctx ends.
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -49,7 +42,6 @@ type Options struct {
 	// journal.AccountOf the base URL, app_id and merchant_key).
 	Journal         func() (journal.Store, error)
 	GatewayIdentity func() (string, error)
-	Now             func() time.Time
 	// Kinds are the money operations' kinds (cmdutil.Factory.Kinds): the
 	// attempts of those check status settles are recorded.
 	Kinds journal.Kinds
@@ -64,15 +56,10 @@ type Options struct {
 // NewCmdStatus builds `paycli status`.
 func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{
-		IO:              f.IOStreams,
-		Config:          f.Config,
-		Format:          f.OutputFormat,
-		Gateway:         f.Gateway,
-		CommandContext:  f.CommandContext,
+		Deps:            cmdutil.DepsOf(f),
 		Sleep:           pause.For,
 		Journal:         f.Journal,
 		GatewayIdentity: f.GatewayIdentity,
-		Now:             f.Now,
 		Kinds:           f.Kinds(),
 	}
 	cmd := &cobra.Command{
@@ -114,8 +101,7 @@ pending or the time limit (--timeout) ends.`,
 	cmd.Flags().StringVar(&opts.Invoice, "invoice", "", "invoice id to look up (required; or the argument)")
 	cmd.Flags().BoolVarP(&opts.Watch, "watch", "w", false, "check again until the transaction is no longer pending, or --timeout ends")
 	_ = cmd.MarkFlagRequired("invoice")
-	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
+	opts.AddJSONFlags(cmd)
 	// The gateway answers check status of a failed sale with status_code
 	// 41 (QNBpay's documented answer), which exits 5.
 	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: append(cmdutil.ExitsGateway, cmdutil.KindDeclined, cmdutil.KindOutcomeUnknown), Notes: map[cmdutil.Kind]string{
@@ -134,15 +120,12 @@ func watchBackoff(n int) time.Duration {
 
 // statusRun checks the invoice, and with Watch keeps checking while it is pending.
 func statusRun(ctx context.Context, opts *Options) error {
-	format, cfg, client, err := statusDeps(opts)
+	ctx, call, cfg, err := statusDeps(ctx, opts)
 	if err != nil {
 		return err
 	}
-	ctx, cancel, err := opts.CommandContext(ctx)
-	if err != nil {
-		return err
-	}
-	defer cancel()
+	defer call.Close()
+	format, client := call.Format, call.Client
 
 	var pending *gateway.APIError
 	for n := 1; ; n++ {
@@ -168,30 +151,25 @@ func statusRun(ctx context.Context, opts *Options) error {
 	}
 }
 
-// statusDeps are what statusRun needs before its first check: the output
-// format, the configuration and a client that can sign check status; on
-// a terminal it says which of the family's gateways answers.
-func statusDeps(opts *Options) (render.Format, *config.Config, *gateway.Client, error) {
-	format, err := opts.Format()
+// statusDeps opens what statusRun needs before its first check: the output
+// format, a client that can sign check status (with merchant_key), the
+// context limited by the timeout, and the configuration; on a terminal it
+// says which of the family's gateways answers. The caller closes call.
+func statusDeps(ctx context.Context, opts *Options) (context.Context, cmdutil.Call, *config.Config, error) {
+	ctx, call, err := opts.Open(ctx, cmdutil.MerchantKey)
 	if err != nil {
-		return format, nil, nil, err
+		return ctx, call, nil, err
 	}
 	cfg, err := opts.Config()
 	if err != nil {
-		return format, nil, nil, err
+		call.Close()
+		return ctx, call, nil, err
 	}
-	client, err := opts.Gateway()
-	if err != nil {
-		return format, nil, nil, err
-	}
-	if err := client.RequireMerchantKey(); err != nil {
-		return format, nil, nil, err
-	}
-	if title := cfg.GatewayTitle(); title != "" && format == render.Table {
+	if title := cfg.GatewayTitle(); title != "" && call.Format == render.Table {
 		// Which of the family's gateways answered: a desk may hold several.
 		fmt.Fprintf(opts.IO.ErrOut, "Gateway: %s, %s\n", title, redact.URL(cfg.BaseURL))
 	}
-	return format, cfg, client, nil
+	return ctx, call, cfg, nil
 }
 
 // readAnswer acts on one check-status answer (res, or the call's error

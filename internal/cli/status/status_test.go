@@ -74,13 +74,15 @@ func newFixture(t *testing.T, format render.Format) *fixture {
 	ios, _, out, errOut := iostreams.Test()
 	fx := &fixture{out: out, errOut: errOut, clock: clk}
 	fx.opts = &Options{Kinds: kindtest.Paycli(),
-		IO:      ios,
-		Config:  func() (*config.Config, error) { return cfg, nil },
-		Format:  func() (render.Format, error) { return format, nil },
-		Gateway: func() (*gateway.Client, error) { return client, nil },
-		CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
-			ctx, cancel := context.WithCancel(ctx)
-			return ctx, cancel, nil
+		Deps: cmdutil.Deps{
+			IO:      ios,
+			Config:  func() (*config.Config, error) { return cfg, nil },
+			Format:  func() (render.Format, error) { return format, nil },
+			Gateway: func() (*gateway.Client, error) { return client, nil },
+			CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
+				ctx, cancel := context.WithCancel(ctx)
+				return ctx, cancel, nil
+			},
 		},
 		Sleep: func(ctx context.Context, d time.Duration) error {
 			fx.sleeps = append(fx.sleeps, d)

@@ -10,21 +10,14 @@ import (
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
-	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/spf13/cobra"
 )
 
 // Options are the inputs of `paycli token`.
 type Options struct {
-	IO             *iostreams.IOStreams
-	Config         func() (*config.Config, error)
-	Format         func() (render.Format, error)
-	Gateway        func() (*gateway.Client, error)
-	TokenCache     func() (*gateway.FileTokenCache, error)
-	CommandContext func(context.Context) (context.Context, context.CancelFunc, error)
-	// JSON writes -o json and --jq output.
-	JSON *cmdutil.JSONFlags
+	cmdutil.Deps
+	TokenCache func() (*gateway.FileTokenCache, error)
 
 	// Refresh fetches a new token even when the cached one is good.
 	Refresh bool
@@ -35,12 +28,8 @@ type Options struct {
 // NewCmdToken builds `paycli token`.
 func NewCmdToken(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{
-		IO:             f.IOStreams,
-		Config:         f.Config,
-		Format:         f.OutputFormat,
-		Gateway:        f.Gateway,
-		TokenCache:     f.TokenCache,
-		CommandContext: f.CommandContext,
+		Deps:       cmdutil.DepsOf(f),
+		TokenCache: f.TokenCache,
 	}
 	cmd := &cobra.Command{
 		Use:   "token",
@@ -81,8 +70,7 @@ it sent none).`,
 	}
 	cmd.Flags().BoolVar(&opts.Refresh, "refresh", false, "get a new token even if the cached one is still good")
 	cmd.Flags().BoolVar(&opts.Clear, "clear", false, "delete this profile's cached token and print nothing")
-	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
+	opts.AddJSONFlags(cmd)
 	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsGateway})
 	return cmd
 }
@@ -107,19 +95,12 @@ func tokenRun(ctx context.Context, opts *Options) error {
 	if opts.Clear {
 		return clearCache(opts, cfg.Profile)
 	}
-	format, err := opts.Format()
+	ctx, call, err := opts.Open(ctx, cmdutil.Credentials)
 	if err != nil {
 		return err
 	}
-	client, err := opts.Gateway()
-	if err != nil {
-		return err
-	}
-	ctx, cancel, err := opts.CommandContext(ctx)
-	if err != nil {
-		return err
-	}
-	defer cancel()
+	defer call.Close()
+	format, client := call.Format, call.Client
 	tok, cached, err := client.BearerToken(ctx, opts.Refresh)
 	if err != nil {
 		return explain(err, cfg)

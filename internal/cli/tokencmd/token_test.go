@@ -82,18 +82,20 @@ func newEnv(t *testing.T, baseURL, secret, cacheDir string, format render.Format
 	cfg := &config.Config{Profile: "staging", BaseURL: baseURL, AppID: "app-id", AppSecret: secret, Timeout: 5 * time.Second}
 	cache := gateway.NewFileTokenCache(cacheDir, "staging", "", func() time.Time { return now })
 	opts := &Options{
-		IO:     ios,
-		Config: func() (*config.Config, error) { return cfg, nil },
-		Format: func() (render.Format, error) { return format, nil },
-		Gateway: func() (*gateway.Client, error) {
-			return gateway.New(cfg.BaseURL, gateway.Credentials{AppID: cfg.AppID, AppSecret: cfg.AppSecret},
-				gateway.WithClock(func() time.Time { return now }), gateway.WithTokenCache(cache))
+		Deps: cmdutil.Deps{
+			IO:     ios,
+			Config: func() (*config.Config, error) { return cfg, nil },
+			Format: func() (render.Format, error) { return format, nil },
+			Gateway: func() (*gateway.Client, error) {
+				return gateway.New(cfg.BaseURL, gateway.Credentials{AppID: cfg.AppID, AppSecret: cfg.AppSecret},
+					gateway.WithClock(func() time.Time { return now }), gateway.WithTokenCache(cache))
+			},
+			CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
+				ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+				return ctx, cancel, nil
+			},
 		},
 		TokenCache: func() (*gateway.FileTokenCache, error) { return cache, nil },
-		CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
-			ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
-			return ctx, cancel, nil
-		},
 	}
 	return env{opts, out, errOut}
 }

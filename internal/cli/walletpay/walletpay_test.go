@@ -142,19 +142,21 @@ func newFixture(t *testing.T) *fixture {
 	fx := &fixture{in: in, out: out, errOut: errOut, pays: &pays, journal: jpath, store: store}
 	fx.opts = &Options{
 		Options: moneyop.Options{
-			IO:     ios,
-			Config: func() (*config.Config, error) { return cfg, nil },
-			Format: func() (render.Format, error) { return render.Table, nil },
-			Gateway: func() (*gateway.Client, error) {
-				return client, nil
-			},
-			CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
-				ctx, cancel := context.WithCancel(ctx)
-				return ctx, cancel, nil
+			Deps: cmdutil.Deps{
+				IO:     ios,
+				Config: func() (*config.Config, error) { return cfg, nil },
+				Format: func() (render.Format, error) { return render.Table, nil },
+				Gateway: func() (*gateway.Client, error) {
+					return client, nil
+				},
+				CommandContext: func(ctx context.Context) (context.Context, context.CancelFunc, error) {
+					ctx, cancel := context.WithCancel(ctx)
+					return ctx, cancel, nil
+				},
+				Now: func() time.Time { return now },
 			},
 			JournalPath:  func() (string, error) { return jpath, nil },
 			Journal:      func() (journal.Store, error) { return journal.OpenFile(jpath, time.Now), nil },
-			Now:          func() time.Time { return now },
 			NewAttemptID: func() string { return fmt.Sprintf("attempt-%d", ids.Add(1)) },
 			Parallel:     DefaultParallel,
 		},

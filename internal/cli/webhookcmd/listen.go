@@ -19,9 +19,7 @@ import (
 	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
-	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
-	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/webhook"
 	"github.com/spf13/cobra"
@@ -35,12 +33,7 @@ const shutdownGrace = 10 * time.Second
 
 // ListenOptions are the inputs of `paycli webhook listen`.
 type ListenOptions struct {
-	IO      *iostreams.IOStreams
-	Config  func() (*config.Config, error)
-	Format  func() (render.Format, error)
-	Palette func() render.Palette
-	// JSON writes -o json and --jq output.
-	JSON *cmdutil.JSONFlags
+	cmdutil.Deps
 
 	Addr           string
 	Public         bool
@@ -59,13 +52,12 @@ type ListenOptions struct {
 	Listen func(network, addr string) (net.Listener, error)
 	// Ready, when set, is called with the base URL once listening (tests).
 	Ready func(baseURL string)
-	Now   func() time.Time
 }
 
 // NewCmdListen builds `paycli webhook listen`.
 func NewCmdListen(f *cmdutil.Factory, runF func(context.Context, *ListenOptions) error) *cobra.Command {
-	opts := &ListenOptions{IO: f.IOStreams, Config: f.Config, Format: f.OutputFormat, Palette: f.Palette,
-		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, Listen: net.Listen, Now: f.Now}
+	opts := &ListenOptions{Deps: cmdutil.DepsOf(f),
+		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, Listen: net.Listen}
 	cmd := &cobra.Command{
 		Use:   "listen [--addr HOST:PORT] [--forward-to URL]",
 		Short: "Receive webhooks, check their hash_key and forward them to your handler",
@@ -138,8 +130,7 @@ credentials masked and card numbers cut to their first 6 and last 4 digits.`,
 	for _, name := range []string{"addr", "forward-to", "forward-timeout"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}
-	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
+	opts.AddJSONFlags(cmd)
 	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
 	return cmd
 }
@@ -186,11 +177,7 @@ func forwardURL(s string) (*url.URL, error) {
 // listenRun receives webhooks until ctx is cancelled, then lets those in
 // flight finish.
 func listenRun(ctx context.Context, opts *ListenOptions) error {
-	format, err := opts.Format()
-	if err != nil {
-		return err
-	}
-	cfg, err := opts.Config()
+	format, cfg, err := opts.FormatAndConfig()
 	if err != nil {
 		return err
 	}

@@ -147,10 +147,15 @@ func startListener(t *testing.T, format render.Format, forward bool, mutate func
 	l := &listener{out: &syncBuffer{}, err: &syncBuffer{}, status: http.StatusOK}
 	ios, _, _, _ := iostreams.Test()
 	ios.Out, ios.ErrOut = l.out, l.err
-	opts := &ListenOptions{IO: ios, Config: func() (*config.Config, error) { return testConfig(), nil },
-		Format: func() (render.Format, error) { return format, nil }, Palette: func() render.Palette { return render.Palette{} },
+	opts := &ListenOptions{Deps: cmdutil.Deps{
+		IO:      ios,
+		Config:  func() (*config.Config, error) { return testConfig(), nil },
+		Format:  func() (render.Format, error) { return format, nil },
+		Palette: func() render.Palette { return render.Palette{} },
+		Now:     time.Now,
+	},
 		Addr: "127.0.0.1:0", ForwardTimeout: 5 * time.Second, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 5 * time.Second,
-		Listen: net.Listen, Now: time.Now}
+		Listen: net.Listen}
 	if forward {
 		h := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			body, _ := io.ReadAll(r.Body)
@@ -429,8 +434,12 @@ func TestListenCtrlCFinishesInFlight(t *testing.T) {
 
 func TestListenNeedsAppSecret(t *testing.T) {
 	ios, _, _, _ := iostreams.Test()
-	opts := &ListenOptions{IO: ios, Config: func() (*config.Config, error) { return &config.Config{Profile: "live"}, nil },
-		Format: func() (render.Format, error) { return render.Table, nil }, Palette: func() render.Palette { return render.Palette{} },
+	opts := &ListenOptions{Deps: cmdutil.Deps{
+		IO:      ios,
+		Config:  func() (*config.Config, error) { return &config.Config{Profile: "live"}, nil },
+		Format:  func() (render.Format, error) { return render.Table, nil },
+		Palette: func() render.Palette { return render.Palette{} },
+	},
 		Addr: "127.0.0.1:0", Listen: net.Listen}
 	err := listenRun(context.Background(), opts)
 	wantUsage(t, err, `no app_secret configured for profile "live"`)
@@ -443,8 +452,12 @@ func TestListenAddressInUse(t *testing.T) {
 	}
 	defer ln.Close()
 	ios, _, _, _ := iostreams.Test()
-	opts := &ListenOptions{IO: ios, Config: func() (*config.Config, error) { return testConfig(), nil },
-		Format: func() (render.Format, error) { return render.Table, nil }, Palette: func() render.Palette { return render.Palette{} },
+	opts := &ListenOptions{Deps: cmdutil.Deps{
+		IO:      ios,
+		Config:  func() (*config.Config, error) { return testConfig(), nil },
+		Format:  func() (render.Format, error) { return render.Table, nil },
+		Palette: func() render.Palette { return render.Palette{} },
+	},
 		Addr: ln.Addr().String(), Listen: net.Listen, ForwardTimeout: time.Second}
 	err = listenRun(context.Background(), opts)
 	if kind, _ := cmdutil.KindOf(err); kind != cmdutil.KindUsage || !strings.Contains(err.Error(), "cannot listen on") {
@@ -475,8 +488,12 @@ func TestListenRefusesToForwardToItself(t *testing.T) {
 	_, port, _ := net.SplitHostPort(addr)
 	ios, _, _, _ := iostreams.Test()
 	for _, target := range []string{"http://" + addr + "/hook", "http://localhost:" + port + "/"} {
-		opts := &ListenOptions{IO: ios, Config: func() (*config.Config, error) { return testConfig(), nil },
-			Format: func() (render.Format, error) { return render.Table, nil }, Palette: func() render.Palette { return render.Palette{} },
+		opts := &ListenOptions{Deps: cmdutil.Deps{
+			IO:      ios,
+			Config:  func() (*config.Config, error) { return testConfig(), nil },
+			Format:  func() (render.Format, error) { return render.Table, nil },
+			Palette: func() render.Palette { return render.Palette{} },
+		},
 			Addr: addr, ForwardTo: target, ForwardTimeout: time.Second,
 			Listen: func(string, string) (net.Listener, error) { return ln, nil }}
 		wantUsage(t, listenRun(context.Background(), opts), "is this listener's own address")

@@ -13,8 +13,6 @@ import (
 	"strings"
 
 	"github.com/paycli/paycli/internal/cmdutil"
-	"github.com/paycli/paycli/internal/config"
-	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/webhook"
 	"github.com/spf13/cobra"
@@ -22,12 +20,7 @@ import (
 
 // VerifyOptions are the inputs of `paycli webhook verify`.
 type VerifyOptions struct {
-	IO      *iostreams.IOStreams
-	Config  func() (*config.Config, error)
-	Format  func() (render.Format, error)
-	Palette func() render.Palette
-	// JSON writes -o json and --jq output.
-	JSON *cmdutil.JSONFlags
+	cmdutil.Deps
 
 	// File holds the captured webhooks; "-" is stdin.
 	File string
@@ -37,7 +30,7 @@ type VerifyOptions struct {
 
 // NewCmdVerify builds `paycli webhook verify`.
 func NewCmdVerify(f *cmdutil.Factory, runF func(context.Context, *VerifyOptions) error) *cobra.Command {
-	opts := &VerifyOptions{IO: f.IOStreams, Config: f.Config, Format: f.OutputFormat, Palette: f.Palette,
+	opts := &VerifyOptions{Deps: cmdutil.DepsOf(f),
 		Open: func(name string) (io.ReadCloser, error) { return os.Open(name) }}
 	cmd := &cobra.Command{
 		Use:   "verify [FILE | -]",
@@ -81,8 +74,7 @@ input cannot be read or holds no webhook.`,
 			return verifyRun(cmd.Context(), opts)
 		},
 	}
-	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
+	opts.AddJSONFlags(cmd)
 	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindRejected}, Notes: map[cmdutil.Kind]string{cmdutil.KindRejected: "a webhook is invalid"}})
 	return cmd
 }
@@ -96,11 +88,7 @@ type checkedLine struct {
 // verifyRun checks each webhook body read, prints a verdict for each, and
 // fails when one is invalid.
 func verifyRun(ctx context.Context, opts *VerifyOptions) error {
-	format, err := opts.Format()
-	if err != nil {
-		return err
-	}
-	cfg, err := opts.Config()
+	format, cfg, err := opts.FormatAndConfig()
 	if err != nil {
 		return err
 	}

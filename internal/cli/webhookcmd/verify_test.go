@@ -20,11 +20,13 @@ func runVerify(t *testing.T, format render.Format, input string, secret string) 
 	t.Helper()
 	ios, in, out, _ := iostreams.Test()
 	in.WriteString(input)
-	opts := &VerifyOptions{IO: ios, File: "-",
+	opts := &VerifyOptions{Deps: cmdutil.Deps{
+		IO:      ios,
 		Config:  func() (*config.Config, error) { c := testConfig(); c.AppSecret = secret; return c, nil },
 		Format:  func() (render.Format, error) { return format, nil },
 		Palette: func() render.Palette { return render.Palette{} },
-		Open:    func(string) (io.ReadCloser, error) { return nil, os.ErrNotExist }}
+	}, File: "-",
+		Open: func(string) (io.ReadCloser, error) { return nil, os.ErrNotExist }}
 	err := verifyRun(context.Background(), opts)
 	return out.String(), err
 }
@@ -112,10 +114,12 @@ func TestVerifyUnreadable(t *testing.T) {
 	}
 
 	ios, _, _, _ := iostreams.Test()
-	opts := &VerifyOptions{IO: ios, File: "captured.txt",
+	opts := &VerifyOptions{Deps: cmdutil.Deps{
+		IO:      ios,
 		Config:  func() (*config.Config, error) { return testConfig(), nil },
 		Format:  func() (render.Format, error) { return render.Table, nil },
 		Palette: func() render.Palette { return render.Palette{} },
+	}, File: "captured.txt",
 		Open: func(name string) (io.ReadCloser, error) {
 			return nil, &os.PathError{Op: "open", Path: name, Err: os.ErrNotExist}
 		}}
