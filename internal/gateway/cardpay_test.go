@@ -6,31 +6,11 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/paycli/paycli/internal/hashkey"
 )
-
-// fixture answers with a file of testdata/cardpay, as the sandbox answers.
-func fixture(t *testing.T, name string, status int) http.HandlerFunc {
-	t.Helper()
-	body, err := os.ReadFile(filepath.Join("testdata", "cardpay", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ct := "application/json"
-	if strings.HasSuffix(name, ".html") {
-		ct = "text/html; charset=utf-8"
-	}
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", ct)
-		w.WriteHeader(status)
-		_, _ = w.Write(body)
-	}
-}
 
 func cardPaymentReq() CardPaymentRequest {
 	return CardPaymentRequest{
@@ -52,28 +32,28 @@ func checkPaymentHash(t *testing.T, hk string) {
 }
 
 func TestPaySmart2DIsSignedByTheClient(t *testing.T) {
-	g := newFakeGateway(t)
-	g.handle("paySmart2D", fixture(t, "paysmart2d-ok.json", 200))
+	g := newGateway(t)
+	answerFile(g, "paySmart2D", 200, "testdata/cardpay/paysmart2d-ok.json")
 	c := newTestClient(t, g.URL+"/ccpayment")
 	res, err := c.PaySmart2D(context.Background(), cardPaymentReq())
 	if err != nil || res.StatusCode != 100 || res.Order() != "VP17640000001234567" || res.StatusDescription != "Payment process successful" {
 		t.Fatalf("%+v %v", res, err)
 	}
-	rec := g.last("paySmart2D")
+	rec := g.Last(api("paySmart2D"))
 	if !strings.HasPrefix(rec.Header.Get("Authorization"), "Bearer ") || rec.Header.Get("Content-Type") != "application/json" {
 		t.Errorf("headers %v", rec.Header)
 	}
-	if rec.Body["merchant_key"] != testMerchantKey || rec.Body["cc_no"] != testCard || rec.Body["installments_number"] != "1" ||
-		rec.Body["items"] != `[{"name":"item","price":"150.00","quantity":1}]` {
-		t.Errorf("body %v", rec.Body)
+	if rec.Fields["merchant_key"] != testMerchantKey || rec.Fields["cc_no"] != testCard || rec.Fields["installments_number"] != "1" ||
+		rec.Fields["items"] != `[{"name":"item","price":"150.00","quantity":1}]` {
+		t.Errorf("body %v", rec.Fields)
 	}
-	hk, _ := rec.Body["hash_key"].(string)
+	hk, _ := rec.Fields["hash_key"].(string)
 	checkPaymentHash(t, hk)
 }
 
 func TestPaySmart2DAnswersAreTypedErrors(t *testing.T) {
-	g := newFakeGateway(t)
-	g.handle("paySmart2D", fixture(t, "paysmart2d-declined.json", 200))
+	g := newGateway(t)
+	answerFile(g, "paySmart2D", 200, "testdata/cardpay/paysmart2d-declined.json")
 	c := newTestClient(t, g.URL+"/ccpayment")
 	_, err := c.PaySmart2D(context.Background(), cardPaymentReq())
 	var apiErr *APIError
@@ -83,23 +63,23 @@ func TestPaySmart2DAnswersAreTypedErrors(t *testing.T) {
 	}
 	// A 5xx after sending leaves the payment unknown, and it is never
 	// sent again.
-	g.handle("paySmart2D", func(w http.ResponseWriter, r *http.Request) { writeHTML(w, http.StatusGatewayTimeout) })
-	before := g.count("paySmart2D")
+	answerPage(g, "paySmart2D", http.StatusGatewayTimeout)
+	before := g.Count(api("paySmart2D"))
 	_, err = c.PaySmart2D(context.Background(), cardPaymentReq())
-	if !errors.As(err, &apiErr) || apiErr.HTTPStatus != http.StatusGatewayTimeout || !errors.Is(err, ErrOutcomeUnknown) || g.count("paySmart2D") != before+1 {
-		t.Fatalf("504: %v, %d requests", err, g.count("paySmart2D")-before)
+	if !errors.As(err, &apiErr) || apiErr.HTTPStatus != http.StatusGatewayTimeout || !errors.Is(err, ErrOutcomeUnknown) || g.Count(api("paySmart2D")) != before+1 {
+		t.Fatalf("504: %v, %d requests", err, g.Count(api("paySmart2D"))-before)
 	}
 	// Without a merchant_key nothing is sent.
 	c2, _ := New(g.URL+"/ccpayment", Credentials{AppID: testAppID, AppSecret: testAppSecret}, WithClock(c.now))
-	if _, err := c2.PaySmart2D(context.Background(), cardPaymentReq()); !errors.Is(err, ErrNoMerchantKey) || g.count("paySmart2D") != before+1 {
+	if _, err := c2.PaySmart2D(context.Background(), cardPaymentReq()); !errors.Is(err, ErrNoMerchantKey) || g.Count(api("paySmart2D")) != before+1 {
 		t.Errorf("no merchant_key: %v", err)
 	}
 }
 
 func TestCardPaymentsDebugLogMasksTheCard(t *testing.T) {
-	g := newFakeGateway(t)
-	g.handle("paySmart2D", fixture(t, "paysmart2d-ok.json", 200))
-	g.handle("paySmart3D", fixture(t, "paysmart3d-challenge.html", 200))
+	g := newGateway(t)
+	answerFile(g, "paySmart2D", 200, "testdata/cardpay/paysmart2d-ok.json")
+	answerFile(g, "paySmart3D", 200, "testdata/cardpay/paysmart3d-challenge.html")
 	var buf bytes.Buffer
 	c := newTestClient(t, g.URL+"/ccpayment", WithLogger(debugLogger(&buf)))
 	if _, err := c.PaySmart2D(context.Background(), cardPaymentReq()); err != nil {
@@ -120,9 +100,9 @@ func TestCardPaymentsDebugLogMasksTheCard(t *testing.T) {
 }
 
 func TestPaySmart3DAndItsChallenge(t *testing.T) {
-	g := newFakeGateway(t)
-	g.handle("paySmart3D", fixture(t, "paysmart3d-challenge.html", 200))
-	g.handle("challenge", fixture(t, "challenge-approved.json", 200))
+	g := newGateway(t)
+	answerFile(g, "paySmart3D", 200, "testdata/cardpay/paysmart3d-challenge.html")
+	answerFile(g, "challenge", 200, "testdata/cardpay/challenge-approved.json")
 	c := newTestClient(t, g.URL+"/ccpayment")
 	req := cardPaymentReq()
 	req.ThreeD = &ThreeDOptions{CompletedBy: "merchant", ReturnURL: "https://shop.example/ok", CancelURL: "https://shop.example/no"}
@@ -130,7 +110,7 @@ func TestPaySmart3DAndItsChallenge(t *testing.T) {
 	if err != nil || ch.OrderID != "VP17640000001234569" || ch.Action.String() != g.URL+"/ccpayment/api/challenge" {
 		t.Fatalf("%+v %v", ch, err)
 	}
-	rec := g.last("paySmart3D")
+	rec := g.Last(api("paySmart3D"))
 	form, _ := url.ParseQuery(rec.Raw)
 	// A browser's form: no bearer token; the hash_key authenticates it.
 	if rec.Header.Get("Authorization") != "" || rec.Header.Get("Content-Type") != formType || !strings.HasPrefix(rec.Header.Get("Accept"), "text/html") || form.Get("payment_completed_by") != "merchant" ||
@@ -143,37 +123,37 @@ func TestPaySmart3DAndItsChallenge(t *testing.T) {
 	if err != nil || res.StatusCode != 100 || res.Order() != "VP17640000001234569" {
 		t.Fatalf("approve: %+v %v", res, err)
 	}
-	if answer, _ := url.ParseQuery(g.last("challenge").Raw); answer.Get("decision") != "approve" || answer.Get("order_id") != "VP17640000001234569" {
-		t.Errorf("challenge answer %q", g.last("challenge").Raw)
+	if answer, _ := url.ParseQuery(g.Last(api("challenge")).Raw); answer.Get("decision") != "approve" || answer.Get("order_id") != "VP17640000001234569" {
+		t.Errorf("challenge answer %q", g.Last(api("challenge")).Raw)
 	}
-	g.handle("challenge", fixture(t, "challenge-declined.json", 200))
+	answerFile(g, "challenge", 200, "testdata/cardpay/challenge-declined.json")
 	res, err = c.AnswerChallenge(context.Background(), ch, false)
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != 41 || res == nil || res.Order() != "VP17640000001234569" {
 		t.Fatalf("decline: %+v %v", res, err)
 	}
-	if answer, _ := url.ParseQuery(g.last("challenge").Raw); answer.Get("decision") != "decline" {
-		t.Errorf("challenge answer %q", g.last("challenge").Raw)
+	if answer, _ := url.ParseQuery(g.Last(api("challenge")).Raw); answer.Get("decision") != "decline" {
+		t.Errorf("challenge answer %q", g.Last(api("challenge")).Raw)
 	}
 }
 
 func TestPaySmart3DRefusals(t *testing.T) {
-	g := newFakeGateway(t)
+	g := newGateway(t)
 	c := newTestClient(t, g.URL+"/ccpayment")
 	var apiErr *APIError
 	// Refused once the cancel_url is known: the form posted there.
-	g.handle("paySmart3D", fixture(t, "paysmart3d-refused.html", 200))
+	answerFile(g, "paySmart3D", 200, "testdata/cardpay/paysmart3d-refused.html")
 	if _, err := c.PaySmart3D(context.Background(), cardPaymentReq()); !errors.As(err, &apiErr) || apiErr.StatusCode != 3 ||
 		apiErr.Description != "Invoice id 'INV-C1' was already used" {
 		t.Errorf("refusal page: %v", err)
 	}
 	// Refused before: JSON, as any call.
-	g.handle("paySmart3D", respond(200, `{"status_code":1,"status_description":"The cc no field is required."}`))
+	answerText(g, "paySmart3D", 200, `{"status_code":1,"status_description":"The cc no field is required."}`)
 	if _, err := c.PaySmart3D(context.Background(), cardPaymentReq()); !errors.As(err, &apiErr) || apiErr.StatusCode != 1 {
 		t.Errorf("JSON refusal: %v", err)
 	}
 	// A challenge posted to another host is not followed.
-	g.handle("paySmart3D", fixture(t, "paysmart3d-elsewhere.html", 200))
+	answerFile(g, "paySmart3D", 200, "testdata/cardpay/paysmart3d-elsewhere.html")
 	if ch, err := c.PaySmart3D(context.Background(), cardPaymentReq()); ch != nil || err == nil || !strings.Contains(err.Error(), "another host") {
 		t.Errorf("foreign challenge: %+v %v", ch, err)
 	}
@@ -181,8 +161,8 @@ func TestPaySmart3DRefusals(t *testing.T) {
 		t.Errorf("answer elsewhere: %v", err)
 	}
 	// A 5xx leaves the payment unknown.
-	g.handle("paySmart3D", func(w http.ResponseWriter, r *http.Request) { writeHTML(w, http.StatusBadGateway) })
-	if _, err := c.PaySmart3D(context.Background(), cardPaymentReq()); !errors.Is(err, ErrOutcomeUnknown) || g.count("paySmart3D") != 4 {
-		t.Errorf("502: %v (%d requests)", err, g.count("paySmart3D"))
+	answerPage(g, "paySmart3D", http.StatusBadGateway)
+	if _, err := c.PaySmart3D(context.Background(), cardPaymentReq()); !errors.Is(err, ErrOutcomeUnknown) || g.Count(api("paySmart3D")) != 4 {
+		t.Errorf("502: %v (%d requests)", err, g.Count(api("paySmart3D")))
 	}
 }

@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"github.com/paycli/paycli/internal/hashkey"
+	"github.com/paycli/paycli/internal/testkit/replay"
 )
 
 func TestEndpointRequests(t *testing.T) {
-	g := newFakeGateway(t)
-	g.handle("commissions", respond(200, commissionsOK))
-	g.handle("walletPay", respond(200, walletPayOK))
-	g.handle("checkstatus", respond(200, checkStatusOK))
+	g := newGateway(t)
+	answerText(g, "commissions", 200, commissionsOK)
+	answerText(g, "walletPay", 200, walletPayOK)
+	answerText(g, "checkstatus", 200, checkStatusOK)
 	c := newTestClient(t, g.URL+"/ccpayment/")
 	ctx := context.Background()
 
@@ -57,7 +58,7 @@ func TestEndpointRequests(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := g.last(tt.name)
+			r := g.Last(api(tt.name))
 			if r.Method != http.MethodPost || r.Path != "/ccpayment/api/"+tt.name {
 				t.Errorf("%s %s, want POST /ccpayment/api/%s", r.Method, r.Path, tt.name)
 			}
@@ -70,23 +71,23 @@ func TestEndpointRequests(t *testing.T) {
 			if tt.auth != strings.HasPrefix(auth, "Bearer ey") {
 				t.Errorf("Authorization %q (want bearer: %v)", auth, tt.auth)
 			}
-			if len(r.Body) != len(tt.body) {
-				t.Errorf("body %v, want %v", r.Body, tt.body)
+			if len(r.Fields) != len(tt.body) {
+				t.Errorf("body %v, want %v", r.Fields, tt.body)
 			}
 			for k, v := range tt.body {
 				if s, ok := v.(signed); ok {
-					if plain, err := hashkey.Decrypt(testAppSecret, fmt.Sprint(r.Body[k])); err != nil || plain != string(s) {
+					if plain, err := hashkey.Decrypt(testAppSecret, fmt.Sprint(r.Fields[k])); err != nil || plain != string(s) {
 						t.Errorf("body[%s] holds %q (%v), want %q", k, plain, err, s)
 					}
 					continue
 				}
-				if r.Body[k] != v {
-					t.Errorf("body[%s] = %v, want %v", k, r.Body[k], v)
+				if r.Fields[k] != v {
+					t.Errorf("body[%s] = %v, want %v", k, r.Fields[k], v)
 				}
 			}
 		})
 	}
-	if n := g.count("token"); n != 1 {
+	if n := g.Count(api("token")); n != 1 {
 		t.Errorf("%d token calls for three calls, want 1", n)
 	}
 }
@@ -126,64 +127,58 @@ func TestErrorClasses(t *testing.T) {
 	tests := []struct {
 		name     string
 		endpoint string
-		handler  http.HandlerFunc
+		answer   reply
+		fault    http.HandlerFunc // a transport fault instead of an answer
 		timeout  bool
 		want     error // sentinel; nil means none of them
 		msg      string
 		attempts int
 	}{
-		{"token bad credentials", "token", respond(200, `{"status_code":30,"status_description":"Invalid credentials"}`), false, ErrUnauthorized, `token: status_code 30 "Invalid credentials"`, 1},
-		{"token missing field", "token", respond(200, `{"status_code":1,"status_description":"The app id field is required."}`), false, nil, `token: status_code 1 "The app id field is required."`, 1},
-		{"commissions 401 after refresh", "commissions", respond(401, `{"message":"Unauthenticated."}`), false, ErrUnauthorized, `commissions: HTTP 401 Unauthorized "Unauthenticated."`, 2},
-		{"commissions no data", "commissions", respond(200, `{"status_code":0,"status_description":" No Data Found"}`), false, ErrNoData, `commissions: status_code 0 "No Data Found"`, 1},
-		{"commissions no data, other words", "commissions", respond(200, `{"status_code":0,"status_description":"Kayıt bulunamadı"}`), false, ErrNoData, "status_code 0", 1},
-		{"commissions 0 refusing (issue 23, defect 14)", "commissions", respond(200, `{"status_code":0,"status_description":"Invalid currency code."}`), false, nil,
+		{"token bad credentials", "token", textReply(200, `{"status_code":30,"status_description":"Invalid credentials"}`), nil, false, ErrUnauthorized, `token: status_code 30 "Invalid credentials"`, 1},
+		{"token missing field", "token", textReply(200, `{"status_code":1,"status_description":"The app id field is required."}`), nil, false, nil, `token: status_code 1 "The app id field is required."`, 1},
+		{"commissions 401 after refresh", "commissions", textReply(401, `{"message":"Unauthenticated."}`), nil, false, ErrUnauthorized, `commissions: HTTP 401 Unauthorized "Unauthenticated."`, 2},
+		{"commissions no data", "commissions", textReply(200, `{"status_code":0,"status_description":" No Data Found"}`), nil, false, ErrNoData, `commissions: status_code 0 "No Data Found"`, 1},
+		{"commissions no data, other words", "commissions", textReply(200, `{"status_code":0,"status_description":"Kayıt bulunamadı"}`), nil, false, ErrNoData, "status_code 0", 1},
+		{"commissions 0 refusing (issue 23, defect 14)", "commissions", textReply(200, `{"status_code":0,"status_description":"Invalid currency code."}`), nil, false, nil,
 			`commissions: status_code 0 "Invalid currency code."`, 1},
-		{"commissions validation", "commissions", respond(200, `{"status_code":1,"status_description":"The currency code must be 3 characters."}`), false, nil, "status_code 1", 1},
-		{"commissions 500 html", "commissions", func(w http.ResponseWriter, r *http.Request) { writeHTML(w, 500) }, false, ErrUnavailable, "commissions: HTTP 500 Internal Server Error: the body is not JSON (text/html)", 1},
-		{"commissions 502 html retried", "commissions", func(w http.ResponseWriter, r *http.Request) { writeHTML(w, 502) }, false, ErrUnavailable, "commissions: HTTP 502 Bad Gateway: the body is not JSON (text/html)", 3},
-		{"commissions 503 retried", "commissions", respond(503, `{"message":"Service Unavailable"}`), false, ErrUnavailable, "HTTP 503 Service Unavailable", 3},
-		{"commissions 504 retried", "commissions", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(504) }, false, ErrUnavailable, "HTTP 504 Gateway Timeout", 3},
-		{"commissions reset mid-body retried", "commissions", resetMidBody, false, ErrUnavailable, "commissions: cannot reach the gateway: unexpected EOF", 3},
-		{"commissions truncated json", "commissions", respond(200, `{"status_code":100,"data":{"1":[`), false, ErrUnavailable, "commissions: HTTP 200 OK: the body is truncated JSON", 1},
-		{"commissions html with 200", "commissions", func(w http.ResponseWriter, r *http.Request) { writeHTML(w, 200) }, false, ErrUnavailable, "the body is not JSON (text/html)", 1},
-		{"commissions oversize", "commissions", respond(200, oversize), false, ErrUnavailable, "commissions: HTTP 200 OK: the body is larger than 4 MiB", 1},
-		{"commissions bad value", "commissions", respond(200, `{"status_code":100,"data":{"1":[{"merchant_commission_fixed":"n/a"}]}}`), false, ErrUnreadable, `the data does not match the protocol: commission data: installment 1, entry without a card program, field merchant_commission_fixed: commission value: "n/a" is neither`, 1},
-		{"commissions oversize error body", "commissions", func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/html")
-			w.WriteHeader(502)
-			_, _ = w.Write([]byte(strings.Repeat("<p>busy</p>", MaxErrorBytes)))
-		}, false, ErrUnavailable, "commissions: HTTP 502 Bad Gateway: the body is larger than 64 KiB", 3},
-		{"commissions redirect not followed", "commissions", func(w http.ResponseWriter, r *http.Request) {
+		{"commissions validation", "commissions", textReply(200, `{"status_code":1,"status_description":"The currency code must be 3 characters."}`), nil, false, nil, "status_code 1", 1},
+		{"commissions 500 html", "commissions", pageReply(500), nil, false, ErrUnavailable, "commissions: HTTP 500 Internal Server Error: the body is not JSON (text/html)", 1},
+		{"commissions 502 html retried", "commissions", pageReply(502), nil, false, ErrUnavailable, "commissions: HTTP 502 Bad Gateway: the body is not JSON (text/html)", 3},
+		{"commissions 503 retried", "commissions", textReply(503, `{"message":"Service Unavailable"}`), nil, false, ErrUnavailable, "HTTP 503 Service Unavailable", 3},
+		{"commissions 504 retried", "commissions", textReply(504, ``), nil, false, ErrUnavailable, "HTTP 504 Gateway Timeout", 3},
+		{"commissions reset mid-body retried", "commissions", nil, resetMidBody, false, ErrUnavailable, "commissions: cannot reach the gateway: unexpected EOF", 3},
+		{"commissions truncated json", "commissions", textReply(200, `{"status_code":100,"data":{"1":[`), nil, false, ErrUnavailable, "commissions: HTTP 200 OK: the body is truncated JSON", 1},
+		{"commissions html with 200", "commissions", pageReply(200), nil, false, ErrUnavailable, "the body is not JSON (text/html)", 1},
+		{"commissions oversize", "commissions", textReply(200, oversize), nil, false, ErrUnavailable, "commissions: HTTP 200 OK: the body is larger than 4 MiB", 1},
+		{"commissions bad value", "commissions", textReply(200, `{"status_code":100,"data":{"1":[{"merchant_commission_fixed":"n/a"}]}}`), nil, false, ErrUnreadable, `the data does not match the protocol: commission data: installment 1, entry without a card program, field merchant_commission_fixed: commission value: "n/a" is neither`, 1},
+		{"commissions oversize error body", "commissions", textReply(502, strings.Repeat("<p>busy</p>", MaxErrorBytes)), nil, false, ErrUnavailable, "commissions: HTTP 502 Bad Gateway: the body is larger than 64 KiB", 3},
+		{"commissions redirect not followed", "commissions", nil, func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "https://elsewhere.example/ccpayment/api/commissions?token=secret", http.StatusFound)
 		}, false, nil, "commissions: HTTP 302 Found: the gateway redirects to https://elsewhere.example/ccpayment/api/commissions; check base_url", 1},
-		{"walletPay redirect not followed", "walletPay", func(w http.ResponseWriter, r *http.Request) {
+		{"walletPay redirect not followed", "walletPay", nil, func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "/ccpayment/api/checkstatus", http.StatusTemporaryRedirect)
 		}, false, nil, "walletPay: HTTP 307 Temporary Redirect: the gateway redirects to", 1},
-		{"commissions timeout", "commissions", hangUntilDone, true, ErrUnavailable, "commissions: the time limit ran out", 1},
-		{"walletPay duplicate", "walletPay", respond(200, `{"status_code":3,"status_description":"Invoice id already processed"}`), false, ErrDuplicateInvoice, `walletPay: status_code 3 "Invoice id already processed"`, 1},
-		{"walletPay 117", "walletPay", respond(200, `{"status_code":"117","status_description":"in flight"}`), false, ErrDuplicateInvoice, "status_code 117", 1},
-		{"walletPay declined", "walletPay", respond(200, `{"status_code":41,"status_description":"Payment failed for card `+testCard+`"}`), false, ErrDeclined, `walletPay: status_code 41 "Payment failed for card 435508******4358"`, 1},
-		{"walletPay pending", "walletPay", respond(200, `{"status_code":69,"status_description":"Order not yet processed"}`), false, ErrPending, "status_code 69", 1},
-		{"walletPay 401 never repeated", "walletPay", respond(401, ``), false, ErrUnauthorized, "walletPay: HTTP 401 Unauthorized: the gateway refused the token and processed nothing; paycli does not repeat a call that moves money; a new token was fetched: run the command again", 1},
-		{"walletPay 500 never retried", "walletPay", func(w http.ResponseWriter, r *http.Request) { writeHTML(w, 500) }, false, ErrOutcomeUnknown, "walletPay: HTTP 500 Internal Server Error: the body is not JSON (text/html)", 1},
-		{"walletPay 502 never retried", "walletPay", func(w http.ResponseWriter, r *http.Request) { writeHTML(w, 502) }, false, ErrOutcomeUnknown, "HTTP 502", 1},
-		{"walletPay 503 never retried", "walletPay", respond(503, `{}`), false, ErrOutcomeUnknown, "HTTP 503", 1},
-		{"walletPay reset mid-body", "walletPay", resetMidBody, false, ErrOutcomeUnknown, "walletPay: the request was sent but no complete response arrived: unexpected EOF", 1},
-		{"walletPay truncated json", "walletPay", respond(200, `{"status_code":100,"data":{"order_no":"VP`), false, ErrOutcomeUnknown, "walletPay: HTTP 200 OK: the body is truncated JSON", 1},
-		{"walletPay timeout", "walletPay", hangUntilDone, true, ErrOutcomeUnknown, "walletPay: the request was sent but no complete response arrived (context deadline exceeded)", 1},
-		{"walletPay validation", "walletPay", respond(422, `{"status_code":1,"status_description":"The name field is required."}`), false, nil, `walletPay: status_code 1 "The name field is required." (HTTP 422)`, 1},
-		{"checkstatus not found", "checkstatus", respond(200, `{"status_code":31,"status_description":"Transaction not found"}`), false, ErrNotFound, "status_code 31", 1},
-		{"checkstatus 503 not retried", "checkstatus", respond(503, `<html>`), false, ErrUnavailable, "checkstatus: HTTP 503 Service Unavailable: the body is not JSON", 1},
-		{"checkstatus pending", "checkstatus", respond(200, `{"status_code":69,"status_description":"pending"}`), false, ErrPending, "status_code 69", 1},
+		{"commissions timeout", "commissions", nil, hangUntilDone, true, ErrUnavailable, "commissions: the time limit ran out", 1},
+		{"walletPay duplicate", "walletPay", textReply(200, `{"status_code":3,"status_description":"Invoice id already processed"}`), nil, false, ErrDuplicateInvoice, `walletPay: status_code 3 "Invoice id already processed"`, 1},
+		{"walletPay 117", "walletPay", textReply(200, `{"status_code":"117","status_description":"in flight"}`), nil, false, ErrDuplicateInvoice, "status_code 117", 1},
+		{"walletPay declined", "walletPay", textReply(200, `{"status_code":41,"status_description":"Payment failed for card `+testCard+`"}`), nil, false, ErrDeclined, `walletPay: status_code 41 "Payment failed for card 435508******4358"`, 1},
+		{"walletPay pending", "walletPay", textReply(200, `{"status_code":69,"status_description":"Order not yet processed"}`), nil, false, ErrPending, "status_code 69", 1},
+		{"walletPay 401 never repeated", "walletPay", textReply(401, ``), nil, false, ErrUnauthorized, "walletPay: HTTP 401 Unauthorized: the gateway refused the token and processed nothing; paycli does not repeat a call that moves money; a new token was fetched: run the command again", 1},
+		{"walletPay 500 never retried", "walletPay", pageReply(500), nil, false, ErrOutcomeUnknown, "walletPay: HTTP 500 Internal Server Error: the body is not JSON (text/html)", 1},
+		{"walletPay 502 never retried", "walletPay", pageReply(502), nil, false, ErrOutcomeUnknown, "HTTP 502", 1},
+		{"walletPay 503 never retried", "walletPay", textReply(503, `{}`), nil, false, ErrOutcomeUnknown, "HTTP 503", 1},
+		{"walletPay reset mid-body", "walletPay", nil, resetMidBody, false, ErrOutcomeUnknown, "walletPay: the request was sent but no complete response arrived: unexpected EOF", 1},
+		{"walletPay truncated json", "walletPay", textReply(200, `{"status_code":100,"data":{"order_no":"VP`), nil, false, ErrOutcomeUnknown, "walletPay: HTTP 200 OK: the body is truncated JSON", 1},
+		{"walletPay timeout", "walletPay", nil, hangUntilDone, true, ErrOutcomeUnknown, "walletPay: the request was sent but no complete response arrived (context deadline exceeded)", 1},
+		{"walletPay validation", "walletPay", textReply(422, `{"status_code":1,"status_description":"The name field is required."}`), nil, false, nil, `walletPay: status_code 1 "The name field is required." (HTTP 422)`, 1},
+		{"checkstatus not found", "checkstatus", textReply(200, `{"status_code":31,"status_description":"Transaction not found"}`), nil, false, ErrNotFound, "status_code 31", 1},
+		{"checkstatus 503 not retried", "checkstatus", textReply(503, `<html>`), nil, false, ErrUnavailable, "checkstatus: HTTP 503 Service Unavailable: the body is not JSON", 1},
+		{"checkstatus pending", "checkstatus", textReply(200, `{"status_code":69,"status_description":"pending"}`), nil, false, ErrPending, "status_code 69", 1},
 	}
 	sentinels := []error{ErrUnauthorized, ErrDuplicateInvoice, ErrDeclined, ErrPending, ErrOutcomeUnknown, ErrUnavailable, ErrNoData, ErrNotFound}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := newFakeGateway(t)
-			g.handle("commissions", respond(200, commissionsOK))
-			g.handle(tt.endpoint, tt.handler)
-			c := newTestClient(t, g.URL+"/ccpayment")
+			c, count := errorClassClient(t, tt.endpoint, tt.answer, tt.fault)
 			ctx := context.Background()
 			if tt.endpoint != "token" {
 				if _, _, err := c.BearerToken(ctx, false); err != nil {
@@ -217,11 +212,26 @@ func TestErrorClasses(t *testing.T) {
 				t.Errorf("error %q\ndoes not contain %q", err, tt.msg)
 			}
 			assertClean(t, err.Error())
-			if n := g.count(tt.endpoint); n != tt.attempts {
+			if n := count(); n != tt.attempts {
 				t.Errorf("%d %s requests, want %d", n, tt.endpoint, tt.attempts)
 			}
 		})
 	}
+}
+
+// errorClassClient is a client for a gateway giving the answer to the
+// call name (commissions answered, for the token call's rows), or for a
+// server with the transport fault; count is how many requests the call
+// made.
+func errorClassClient(t *testing.T, name string, answer reply, fault http.HandlerFunc) (c *Client, count func() int) {
+	if fault != nil {
+		f := newFaultServer(t, fault)
+		return f.client(t), f.count
+	}
+	g := newGateway(t)
+	answerText(g, "commissions", 200, commissionsOK)
+	answer(g, name)
+	return newTestClient(t, g.URL+"/ccpayment"), func() int { return g.Count(api(name)) }
 }
 
 func callEndpoint(ctx context.Context, c *Client, name string) error {
@@ -297,28 +307,31 @@ func TestConnectionRefused(t *testing.T) {
 func TestRefreshAfter401ThenSuccess(t *testing.T) {
 	for _, endpoint := range []string{"commissions", "checkstatus", "getpos", "installments", "getCardTokens"} {
 		t.Run(endpoint, func(t *testing.T) {
-			g := newFakeGateway(t)
+			g := newGateway(t)
 			ok := map[string]string{"commissions": commissionsOK, "checkstatus": checkStatusOK, "getpos": getPOSOK,
 				"installments": installmentsOK, "getCardTokens": `{"status_code":100,"data":[]}`}[endpoint]
-			var firstToken string
-			g.handle(endpoint, func(w http.ResponseWriter, r *http.Request) {
-				if firstToken == "" {
-					firstToken = r.Header.Get("Authorization")
-					writeJSON(w, 401, `{"message":"Unauthenticated."}`)
-					return
-				}
-				if r.Header.Get("Authorization") == firstToken {
-					t.Errorf("the call was repeated with the refused token")
-				}
-				writeJSON(w, 200, ok)
-			})
+			// The first token is refused, the call repeated with a fresh one.
+			g.AnswerOnce(http.MethodPost, replayToken, 200, replay.Recorded("token.json"))
+			g.Answer(http.MethodPost, replayToken, 200, replay.Recorded("token_2.json"))
+			g.AnswerTextOnce(methodOf(endpoint), api(endpoint), 401, `{"message":"Unauthenticated."}`)
+			answerText(g, endpoint, 200, ok)
 			cache := &memCache{}
 			c := newTestClient(t, g.URL+"/ccpayment", WithTokenCache(cache))
 			if err := callEndpoint(context.Background(), c, endpoint); err != nil {
 				t.Fatal(err)
 			}
-			if g.count("token") != 2 || g.count(endpoint) != 2 {
-				t.Errorf("token calls %d, %s calls %d; want 2 and 2", g.count("token"), endpoint, g.count(endpoint))
+			var sent []string
+			for _, r := range g.Requests() {
+				if r.Path == api(endpoint) {
+					sent = append(sent, r.Header.Get("Authorization"))
+				}
+			}
+			firstToken := sent[0]
+			if len(sent) == 2 && sent[1] == firstToken {
+				t.Errorf("the call was repeated with the refused token")
+			}
+			if g.Count(api("token")) != 2 || g.Count(api(endpoint)) != 2 {
+				t.Errorf("token calls %d, %s calls %d; want 2 and 2", g.Count(api("token")), endpoint, g.Count(api(endpoint)))
 			}
 			stored, _ := cache.Load(c.cacheKey())
 			if stored == nil || "Bearer "+stored.Value == firstToken {
@@ -329,17 +342,11 @@ func TestRefreshAfter401ThenSuccess(t *testing.T) {
 }
 
 func TestRetryHonoursRetryAfterAndBackoff(t *testing.T) {
-	g := newFakeGateway(t)
-	calls := 0
-	g.handle("commissions", func(w http.ResponseWriter, r *http.Request) {
-		calls++
-		if calls < 3 {
-			w.Header().Set("Retry-After", "2")
-			writeJSON(w, 503, `{}`)
-			return
-		}
-		writeJSON(w, 200, commissionsOK)
-	})
+	g := newGateway(t)
+	for range 2 {
+		g.AnswerTextOnce(http.MethodPost, api("commissions"), 503, `{}`, "Retry-After", "2")
+	}
+	answerText(g, "commissions", 200, commissionsOK)
 	var waits []time.Duration
 	c := newTestClient(t, g.URL+"/ccpayment",
 		WithBackoff(func(n int) time.Duration { return time.Duration(n) * time.Second * 3 / 2 }),
@@ -354,11 +361,8 @@ func TestRetryHonoursRetryAfterAndBackoff(t *testing.T) {
 }
 
 func TestRetryGivesUpWhenTheWaitWouldOutliveTheDeadline(t *testing.T) {
-	g := newFakeGateway(t)
-	g.handle("commissions", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Retry-After", "3600")
-		writeJSON(w, 503, `{}`)
-	})
+	g := newGateway(t)
+	g.AnswerTextOnce(http.MethodPost, api("commissions"), 503, `{}`, "Retry-After", "3600")
 	slept := false
 	// A context's deadline is wall-clock time: the client reads it against
 	// its clock, here the real one.
@@ -367,14 +371,14 @@ func TestRetryGivesUpWhenTheWaitWouldOutliveTheDeadline(t *testing.T) {
 	defer cancel()
 	_, _, _ = c.BearerToken(context.Background(), false)
 	_, err := c.Commissions(ctx, CommissionsRequest{CurrencyCode: "TRY"})
-	if !errors.Is(err, ErrUnavailable) || slept || g.count("commissions") != 1 {
-		t.Errorf("err %v, slept %v, %d calls", err, slept, g.count("commissions"))
+	if !errors.Is(err, ErrUnavailable) || slept || g.Count(api("commissions")) != 1 {
+		t.Errorf("err %v, slept %v, %d calls", err, slept, g.Count(api("commissions")))
 	}
 }
 
 func TestCancelDuringBackoffIsInterrupted(t *testing.T) {
-	g := newFakeGateway(t)
-	g.handle("commissions", respond(502, `{}`))
+	g := newGateway(t)
+	answerText(g, "commissions", 502, `{}`)
 	ctx, cancel := context.WithCancel(context.Background())
 	c := newTestClient(t, g.URL+"/ccpayment", withSleep(func(ctx context.Context, d time.Duration) error { cancel(); return ctx.Err() }))
 	_, _, _ = c.BearerToken(context.Background(), false)
@@ -382,8 +386,8 @@ func TestCancelDuringBackoffIsInterrupted(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrUnavailable) {
 		t.Errorf("err = %v, want context.Canceled and not unavailable", err)
 	}
-	if g.count("commissions") != 1 {
-		t.Errorf("%d calls after cancel", g.count("commissions"))
+	if g.Count(api("commissions")) != 1 {
+		t.Errorf("%d calls after cancel", g.Count(api("commissions")))
 	}
 }
 
@@ -455,19 +459,30 @@ func TestCheckBaseURL(t *testing.T) {
 // TestWalletPayNeverRetried: not even a policy that retries everything
 // makes walletPay repeat, on any failure.
 func TestWalletPayNeverRetried(t *testing.T) {
-	failures := map[string]http.HandlerFunc{
-		"502":   func(w http.ResponseWriter, r *http.Request) { writeHTML(w, 502) },
-		"503":   respond(503, `{}`),
-		"reset": resetMidBody,
+	failures := map[string]struct {
+		answer reply
+		fault  http.HandlerFunc // a transport fault instead of an answer
+	}{
+		"502":   {answer: pageReply(502)},
+		"503":   {answer: textReply(503, `{}`)},
+		"reset": {fault: resetMidBody},
 	}
-	for name, h := range failures {
+	for name, f := range failures {
 		t.Run(name, func(t *testing.T) {
-			g := newFakeGateway(t)
-			g.handle("walletPay", h)
-			c := newTestClient(t, g.URL+"/ccpayment", WithRetryPolicy(func(int, error) bool { return true }))
+			always := WithRetryPolicy(func(int, error) bool { return true })
+			var c *Client
+			var count func() int
+			if f.fault != nil {
+				fs := newFaultServer(t, f.fault)
+				c, count = fs.client(t, always), fs.count
+			} else {
+				g := newGateway(t)
+				f.answer(g, "walletPay")
+				c, count = newTestClient(t, g.URL+"/ccpayment", always), func() int { return g.Count(api("walletPay")) }
+			}
 			_, err := c.WalletPay(context.Background(), walletPayReq())
-			if !errors.Is(err, ErrOutcomeUnknown) || g.count("walletPay") != 1 {
-				t.Errorf("err %v after %d requests", err, g.count("walletPay"))
+			if !errors.Is(err, ErrOutcomeUnknown) || count() != 1 {
+				t.Errorf("err %v after %d requests", err, count())
 			}
 		})
 	}
@@ -476,16 +491,13 @@ func TestWalletPayNeverRetried(t *testing.T) {
 // TestWalletPayInterruptedAfterSending: Ctrl-C while the gateway holds the
 // payment leaves its outcome unknown, and says it was interrupted.
 func TestWalletPayInterruptedAfterSending(t *testing.T) {
-	g := newFakeGateway(t)
 	received := make(chan struct{})
-	g.handle("walletPay", func(w http.ResponseWriter, r *http.Request) {
+	// The gateway holds the payment: a server that hangs, not a double.
+	f := newFaultServer(t, func(w http.ResponseWriter, r *http.Request) {
 		close(received)
 		<-r.Context().Done()
 	})
-	c := newTestClient(t, g.URL+"/ccpayment")
-	if _, _, err := c.BearerToken(context.Background(), false); err != nil {
-		t.Fatal(err)
-	}
+	c := f.client(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-received; cancel() }()
 	_, err := c.WalletPay(ctx, walletPayReq())

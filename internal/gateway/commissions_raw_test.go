@@ -8,11 +8,11 @@ import (
 )
 
 func TestCommissionsRaw(t *testing.T) {
-	g := newFakeGateway(t)
+	g := newGateway(t)
 	// A value no decoder accepts: the raw call must still hand the body
 	// back unchanged, since it does not read the data.
 	body := `{"status_code":100,"status_description":"Success","data":{"1":[{"card_program":"A","merchant_commission_percentage":"?"}]}}` + "\n"
-	g.handle("commissions", respond(200, body))
+	answerText(g, "commissions", 200, body)
 	c := newTestClient(t, g.URL+"/ccpayment")
 	got, err := c.CommissionsRaw(context.Background(), CommissionsRequest{CurrencyCode: "TRY"})
 	if err != nil {
@@ -22,11 +22,11 @@ func TestCommissionsRaw(t *testing.T) {
 		t.Errorf("CommissionsRaw = %q, want the body unchanged %q", got, body)
 	}
 
-	g.handle("commissions", respond(200, `{"status_code":0,"status_description":" No Data Found"}`))
+	answerText(g, "commissions", 200, `{"status_code":0,"status_description":" No Data Found"}`)
 	if _, err := c.CommissionsRaw(context.Background(), CommissionsRequest{CurrencyCode: "GBP"}); !errors.Is(err, ErrNoData) {
 		t.Errorf("no data: err = %v, want ErrNoData", err)
 	}
-	g.handle("commissions", respond(200, `{"status_code":12,"status_description":"bad currency"}`))
+	answerText(g, "commissions", 200, `{"status_code":12,"status_description":"bad currency"}`)
 	var apiErr *APIError
 	if _, err := c.CommissionsRaw(context.Background(), CommissionsRequest{CurrencyCode: "TRY"}); !errors.As(err, &apiErr) || apiErr.StatusCode != 12 {
 		t.Errorf("rejection: err = %v, want an *APIError with status_code 12", err)
@@ -37,10 +37,10 @@ func TestCommissionsRaw(t *testing.T) {
 // refuses is a bad response that keeps the schedule's own error, so the
 // command can say which entry and field.
 func TestCommissionsDataErrorNamesTheEntry(t *testing.T) {
-	g := newFakeGateway(t)
+	g := newGateway(t)
 	c := newTestClient(t, g.URL+"/ccpayment")
 
-	g.handle("commissions", respond(200, `{"status_code":100,"status_description":"Success","data":{"2":[{"card_program":"A","merchant_commission_percentage":"1.5"}]}}`))
+	answerText(g, "commissions", 200, `{"status_code":100,"status_description":"Success","data":{"2":[{"card_program":"A","merchant_commission_percentage":"1.5"}]}}`)
 	com, err := c.Commissions(context.Background(), CommissionsRequest{CurrencyCode: "TRY"})
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +49,7 @@ func TestCommissionsDataErrorNamesTheEntry(t *testing.T) {
 		t.Errorf("Commissions = %+v", com)
 	}
 
-	g.handle("commissions", respond(200, `{"status_code":100,"data":{"4":[{"card_program":"Bonus","merchant_commission_percentage":"1,75"}]}}`))
+	answerText(g, "commissions", 200, `{"status_code":100,"data":{"4":[{"card_program":"Bonus","merchant_commission_percentage":"1,75"}]}}`)
 	_, err = c.Commissions(context.Background(), CommissionsRequest{CurrencyCode: "TRY"})
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) || apiErr.DataErr == nil || !strings.Contains(apiErr.DataErr.Error(), `installment 4, program "Bonus", field merchant_commission_percentage`) {

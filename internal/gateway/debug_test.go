@@ -19,12 +19,10 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // TestDebugLogRedaction runs a token call, a walletPay and a failed lookup
 // with a debug logger and compares the log with testdata/debug.golden.
 func TestDebugLogRedaction(t *testing.T) {
-	g := newFakeGateway(t)
-	g.handle("walletPay", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Set-Cookie", "laravel_session=abcdefghijklmnopqrstuvwxyz")
-		writeJSON(w, 200, strings.Replace(walletPayOK, `"wallet":"001"`, `"wallet":"001","card_holder_pan":"`+testCard+`","bill_email":"ada@example.com"`, 1))
-	})
-	g.handle("commissions", func(w http.ResponseWriter, r *http.Request) { writeHTML(w, 500) })
+	g := newGateway(t)
+	g.AnswerTextOnce(http.MethodPost, api("walletPay"), 200, strings.Replace(walletPayOK, `"wallet":"001"`, `"wallet":"001","card_holder_pan":"`+testCard+`","bill_email":"ada@example.com"`, 1),
+		"Set-Cookie", "laravel_session=abcdefghijklmnopqrstuvwxyz")
+	answerPage(g, "commissions", 500)
 	var buf bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{
 		Level: slog.LevelDebug,

@@ -8,7 +8,7 @@ import (
 )
 
 func TestDryRun(t *testing.T) {
-	g := newFakeGateway(t)
+	g := newGateway(t)
 	c := newTestClient(t, g.URL+"/ccpayment")
 	req := walletPayReq()
 	d, err := c.DryRun(req)
@@ -29,17 +29,14 @@ func TestDryRun(t *testing.T) {
 			t.Errorf("dump shows the secret %q:\n%s", secret, out)
 		}
 	}
-	g.mu.Lock()
-	n := len(g.requests)
-	g.mu.Unlock()
-	if n != 0 {
+	if n := len(g.Requests()); n != 0 {
 		t.Errorf("a dry run sent %d requests", n)
 	}
 }
 
 func TestDeclineCarriesReason(t *testing.T) {
-	g := newFakeGateway(t)
-	g.handle("walletPay", respond(200, `{"status_code":41,"status_description":"Payment failed","data":{"order_no":"VP17953288585328031","payment_reason_code":"51","payment_reason_code_detail":"Insufficient funds"}}`))
+	g := newGateway(t)
+	answerText(g, "walletPay", 200, `{"status_code":41,"status_description":"Payment failed","data":{"order_no":"VP17953288585328031","payment_reason_code":"51","payment_reason_code_detail":"Insufficient funds"}}`)
 	c := newTestClient(t, g.URL+"/ccpayment")
 	_, err := c.WalletPay(context.Background(), walletPayReq())
 	var apiErr *APIError
@@ -54,8 +51,8 @@ func TestDeclineCarriesReason(t *testing.T) {
 // TestBankErrorKept: the bank's own code and words, in the data object or
 // at the top level of any refusal, are kept.
 func TestBankErrorKept(t *testing.T) {
-	g := newFakeGateway(t)
-	g.handle("walletPay", respond(200, `{"status_code":41,"status_description":"Payment failed","data":{"original_bank_error_code":"05","original_bank_error_description":"Do not honor"}}`))
+	g := newGateway(t)
+	answerText(g, "walletPay", 200, `{"status_code":41,"status_description":"Payment failed","data":{"original_bank_error_code":"05","original_bank_error_description":"Do not honor"}}`)
 	c := newTestClient(t, g.URL+"/ccpayment")
 	_, err := c.WalletPay(context.Background(), walletPayReq())
 	var apiErr *APIError

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 
@@ -30,15 +29,6 @@ func newReplayClient(t *testing.T, gatewayName string) (*replay.Server, *Client)
 	s := replay.New(t)
 	s.Answer(http.MethodPost, replayToken, 200, "testdata/recorded/token.json")
 	return s, newTestClient(t, s.URL+"/ccpayment", WithGateway(gatewayName))
-}
-
-func recordedAnswer(t *testing.T, name string) string {
-	t.Helper()
-	b, err := os.ReadFile("testdata/recorded/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // TestReadsQNBpayArrays (issue 33, item 3): QNBpay's API pages show check

@@ -4,17 +4,15 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/paycli/paycli/internal/money"
+	"github.com/paycli/paycli/internal/testkit/replay"
 )
 
 // Secrets used by the tests; no output may contain them.
@@ -39,115 +37,50 @@ func makeJWT(exp time.Time, id string) string {
 	return enc([]byte(`{"alg":"HS256","typ":"JWT"}`)) + "." + enc(c) + "." + enc([]byte("sig-"+id))
 }
 
-// recorded is a request as the fake gateway saw it.
-type recorded struct {
-	Method string
-	Path   string
-	Header http.Header
-	Body   map[string]any
-	// Raw is the body as sent; Query the raw query.
-	Raw   string
-	Query string
-}
-
-// fakeGateway is an httptest server speaking the protocol under
-// /ccpayment, counting requests per endpoint. Handlers may be replaced per
-// endpoint; the default token handler issues a fresh JWT that lives two
-// hours, with expires_at in Türkiye time.
-type fakeGateway struct {
-	*httptest.Server
-	t *testing.T
-
-	mu       sync.Mutex
-	hits     map[string]int
-	requests []recorded
-	handlers map[string]http.HandlerFunc
-	issued   int
-}
-
-func newFakeGateway(t *testing.T) *fakeGateway {
+// newGateway starts the recorded-answer server (internal/testkit/replay)
+// with the token call answered by a recorded token; each test gives the
+// answers of the calls it makes.
+func newGateway(t *testing.T) *replay.Server {
 	t.Helper()
-	g := &fakeGateway{t: t, hits: map[string]int{}, handlers: map[string]http.HandlerFunc{}}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/ccpayment/api/{name}", func(w http.ResponseWriter, r *http.Request) { g.serve(w, r, r.PathValue("name")) })
-	mux.HandleFunc("/ccpayment/payment/complete", func(w http.ResponseWriter, r *http.Request) { g.serve(w, r, "payment/complete") })
-	mux.HandleFunc("/ccpayment/purchase/link", func(w http.ResponseWriter, r *http.Request) { g.serve(w, r, "purchase/link") })
-	g.Server = httptest.NewServer(mux)
-	t.Cleanup(g.Close)
-	g.handle("token", g.issueToken)
+	g := replay.New(t)
+	g.Answer(http.MethodPost, replayToken, 200, replay.Recorded("token.json"))
 	return g
 }
 
-func (g *fakeGateway) handle(name string, h http.HandlerFunc) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.handlers[name] = h
-}
-
-func (g *fakeGateway) serve(w http.ResponseWriter, r *http.Request, name string) {
-	body, _ := io.ReadAll(r.Body)
-	var fields map[string]any
-	_ = json.Unmarshal(body, &fields)
-	g.mu.Lock()
-	g.hits[name]++
-	g.requests = append(g.requests, recorded{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: fields, Raw: string(body), Query: r.URL.RawQuery})
-	h := g.handlers[name]
-	g.mu.Unlock()
-	if h == nil {
-		http.NotFound(w, r)
-		return
+// api is the path of the protocol's call name, as the client sends it
+// under the base URL /ccpayment.
+func api(name string) string {
+	switch name {
+	case "payment/complete", "purchase/link":
+		return "/ccpayment/" + name
 	}
-	h(w, r)
+	return "/ccpayment/api/" + name
 }
 
-func (g *fakeGateway) count(name string) int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.hits[name]
-}
-
-func (g *fakeGateway) last(name string) recorded {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for i := len(g.requests) - 1; i >= 0; i-- {
-		if strings.HasSuffix(g.requests[i].Path, "/"+name) {
-			return g.requests[i]
-		}
+// methodOf is the HTTP method of the call name: getCardTokens is the one
+// read sent as a GET.
+func methodOf(name string) string {
+	if name == "getCardTokens" {
+		return http.MethodGet
 	}
-	g.t.Fatalf("no %s request", name)
-	return recorded{}
+	return http.MethodPost
 }
 
-// issueToken answers the token call; tokens are numbered tok-1, tok-2, ...
-func (g *fakeGateway) issueToken(w http.ResponseWriter, r *http.Request) {
-	rec := g.last("token")
-	if rec.Body["app_id"] != testAppID || rec.Body["app_secret"] != testAppSecret {
-		writeJSON(w, 200, `{"status_code":30,"status_description":"Invalid credentials"}`)
-		return
-	}
-	g.mu.Lock()
-	g.issued++
-	n := g.issued
-	g.mu.Unlock()
-	exp := testNow.Add(2 * time.Hour)
-	writeJSON(w, 200, fmt.Sprintf(`{"status_code":100,"status_description":"Successfully Generated Token","data":{"token":%q,"is_3d":1,"expires_at":%q}}`,
-		makeJWT(exp, fmt.Sprintf("tok-%d", n)), exp.In(money.GatewayZone()).Format("2006-01-02 15:04:05")))
+// answerText makes g answer the call name with a body the test made up.
+func answerText(g *replay.Server, name string, status int, body string) {
+	g.AnswerText(methodOf(name), api(name), status, body)
 }
 
-func writeJSON(w http.ResponseWriter, status int, body string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = io.WriteString(w, body)
+// answerFile makes g answer the call name with a file that has its
+// provenance.
+func answerFile(g *replay.Server, name string, status int, file string) {
+	g.Answer(methodOf(name), api(name), status, file)
 }
 
-func writeHTML(w http.ResponseWriter, status int) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(status)
-	_, _ = io.WriteString(w, "<html><body><h1>Bad gateway</h1><p>card "+testCard+" app_secret="+testAppSecret+"</p></body></html>")
-}
-
-func respond(status int, body string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) { writeJSON(w, status, body) }
+// answerPage makes g answer the call name with a proxy's HTML error page
+// that repeats a card number and the app_secret.
+func answerPage(g *replay.Server, name string, status int) {
+	answerFile(g, name, status, replay.Recorded("bad_gateway_secrets.html"))
 }
 
 // memCache is a TokenCache in memory.
@@ -205,14 +138,72 @@ func walletPayReq() WalletPayRequest {
 // to with testAppSecret.
 type signed string
 
-// total is how many requests the gateway has seen.
-func (g *fakeGateway) total() int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return len(g.requests)
-}
-
 // debugLogger logs everything at debug level to w.
 func debugLogger(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// reply is an answer a table gives the call name.
+type reply func(g *replay.Server, name string)
+
+// textReply answers with a body the test made up.
+func textReply(status int, body string) reply {
+	return func(g *replay.Server, name string) { answerText(g, name, status, body) }
+}
+
+// pageReply answers with the proxy's error page (answerPage).
+func pageReply(status int) reply {
+	return func(g *replay.Server, name string) { answerPage(g, name, status) }
+}
+
+// faultServer misbehaves at the transport level on every request (cuts
+// the body, hangs, streams without end, redirects): not a gateway double,
+// for it never answers as a gateway does. It counts the requests per path.
+type faultServer struct {
+	*httptest.Server
+	mu   sync.Mutex
+	hits map[string]int
+}
+
+func newFaultServer(t testing.TB, h http.HandlerFunc) *faultServer {
+	t.Helper()
+	f := &faultServer{hits: map[string]int{}}
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		f.hits[r.URL.Path]++
+		f.mu.Unlock()
+		// A body read to its end lets the server see the client hang up.
+		_, _ = io.Copy(io.Discard, r.Body)
+		h(w, r)
+	}))
+	t.Cleanup(f.Close)
+	return f
+}
+
+// client is a test client for f holding a cached token, so that the
+// calls it makes are the only requests f sees.
+func (f *faultServer) client(t testing.TB, opts ...Option) *Client {
+	t.Helper()
+	cache := &memCache{}
+	c := newTestClient(t, f.URL+"/ccpayment", append([]Option{WithTokenCache(cache)}, opts...)...)
+	_ = cache.Store(c.cacheKey(), &Token{Value: makeJWT(testNow.Add(time.Hour), "cached"), ExpiresAt: testNow.Add(time.Hour)})
+	return c
+}
+
+// count is how many requests f has seen, in all.
+func (f *faultServer) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, h := range f.hits {
+		n += h
+	}
+	return n
+}
+
+// countOf is how many requests to the call name f has seen.
+func (f *faultServer) countOf(name string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.hits[api(name)]
 }

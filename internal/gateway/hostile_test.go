@@ -63,27 +63,35 @@ func TestHostileResponsesAreRefusedWithBoundedMemory(t *testing.T) {
 	const sent = 256 << 20
 	tests := []struct {
 		name     string
-		handler  http.HandlerFunc
+		answer   reply
+		fault    http.HandlerFunc // an endless body instead of an answer
 		problem  string
 		maxAlloc uint64
 	}{
-		{"oversized success body", streamBody(200, `{"status_code":100,"data":[`, sent),
+		{"oversized success body", nil, streamBody(200, `{"status_code":100,"data":[`, sent),
 			"the body is larger than 4 MiB", 16 * MaxResponseBytes},
-		{"oversized error body", streamBody(503, `{"status_code":99,"data":[`, sent),
+		{"oversized error body", nil, streamBody(503, `{"status_code":99,"data":[`, sent),
 			"", 256 * MaxErrorBytes},
-		{"deeply nested body", respond(200, `{"status_code":100,"data":`+strings.Repeat(`{"a":`, 200_000)+`1`+strings.Repeat(`}`, 200_000)+`}`),
+		{"deeply nested body", textReply(200, `{"status_code":100,"data":`+strings.Repeat(`{"a":`, 200_000)+`1`+strings.Repeat(`}`, 200_000)+`}`), nil,
 			"the body is not valid JSON", 16 * MaxResponseBytes},
-		{"deeply nested arrays", respond(200, `{"status_code":100,"data":`+strings.Repeat(`[`, 1_000_000)+strings.Repeat(`]`, 1_000_000)+`}`),
+		{"deeply nested arrays", textReply(200, `{"status_code":100,"data":`+strings.Repeat(`[`, 1_000_000)+strings.Repeat(`]`, 1_000_000)+`}`), nil,
 			"the body is not valid JSON", 16 * MaxResponseBytes},
-		{"non-UTF-8 body", respond(200, "{\"status_code\":100,\"status_description\":\"ok\xff\xfe\",\"data\":{\"order_id\":\"VP\xc3\x28\"}}"),
+		{"non-UTF-8 body", textReply(200, "{\"status_code\":100,\"status_description\":\"ok\xff\xfe\",\"data\":{\"order_id\":\"VP\xc3\x28\"}}"), nil,
 			"the body is not valid UTF-8", 4 << 20},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			g := newFakeGateway(t)
-			g.handle("walletPay", tc.handler)
-			g.handle("commissions", tc.handler)
-			c := newTestClient(t, g.URL+"/ccpayment")
+			var c *Client
+			var paid func() int
+			if tc.fault != nil {
+				f := newFaultServer(t, tc.fault)
+				c, paid = f.client(t), func() int { return f.countOf("walletPay") }
+			} else {
+				g := newGateway(t)
+				tc.answer(g, "walletPay")
+				tc.answer(g, "commissions")
+				c, paid = newTestClient(t, g.URL+"/ccpayment"), func() int { return g.Count(api("walletPay")) }
+			}
 			if _, _, err := c.BearerToken(context.Background(), false); err != nil {
 				t.Fatal(err) // warm the token outside the measurement
 			}
@@ -110,7 +118,7 @@ func TestHostileResponsesAreRefusedWithBoundedMemory(t *testing.T) {
 			if !errors.Is(lookupErr, ErrUnavailable) {
 				t.Errorf("commissions: %v, want unavailable", lookupErr)
 			}
-			if n := g.count("walletPay"); n != 1 {
+			if n := paid(); n != 1 {
 				t.Errorf("walletPay sent %d times", n)
 			}
 			if alloc > tc.maxAlloc {

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/paycli/paycli/internal/hashkey"
@@ -30,8 +29,8 @@ func TestCreatePaymentLink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := newFakeGateway(t)
-	g.handle("purchase/link", respond(200, string(answer)))
+	g := newGateway(t)
+	answerText(g, "purchase/link", 200, string(answer))
 	c := newTestClient(t, g.URL+"/ccpayment")
 	res, err := c.CreatePaymentLink(context.Background(), linkReq())
 	if err != nil {
@@ -41,11 +40,11 @@ func TestCreatePaymentLink(t *testing.T) {
 		res.SuccessMessage != "Payment link created" || res.StatusCode != 100 {
 		t.Errorf("result %+v", res)
 	}
-	rec := g.last("purchase/link")
-	if rec.Body["merchant_key"] != testMerchantKey || rec.Body["currency_code"] != "TRY" || rec.Body["name"] != "Ayşe" || rec.Body["surname"] != "Yılmaz" {
+	rec := g.Last(api("purchase/link"))
+	if rec.Fields["merchant_key"] != testMerchantKey || rec.Fields["currency_code"] != "TRY" || rec.Fields["name"] != "Ayşe" || rec.Fields["surname"] != "Yılmaz" {
 		t.Errorf("body %s", rec.Raw)
 	}
-	invoice, ok := rec.Body["invoice"].(string)
+	invoice, ok := rec.Fields["invoice"].(string)
 	if !ok {
 		t.Fatalf("invoice is not a string holding JSON, as the SDK sends it: %s", rec.Raw)
 	}
@@ -76,22 +75,29 @@ func TestCreatePaymentLink(t *testing.T) {
 // success without a usable link is unknown (the link may exist).
 func TestPaymentLinkSentOnce(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		handler http.HandlerFunc
-		want    error
+		name   string
+		answer reply
+		fault  http.HandlerFunc // a transport fault instead of an answer
+		want   error
 	}{
-		{"503", respond(503, `{}`), ErrOutcomeUnknown},
-		{"cut mid-body", resetMidBody, ErrOutcomeUnknown},
-		{"401", respond(401, `{"message":"Unauthenticated."}`), ErrUnauthorized},
-		{"taken", respond(200, `{"status_code":3,"status_description":"Invoice id is already processed"}`), ErrDuplicateInvoice},
-		{"no link", respond(200, `{"status_code":100,"status_description":"ok","order_id":"VP1"}`), ErrOutcomeUnknown},
-		{"not a URL", respond(200, `{"status_code":100,"link":"javascript:alert(1)","order_id":"VP1"}`), ErrOutcomeUnknown},
+		{"503", textReply(503, `{}`), nil, ErrOutcomeUnknown},
+		{"cut mid-body", nil, resetMidBody, ErrOutcomeUnknown},
+		{"401", textReply(401, `{"message":"Unauthenticated."}`), nil, ErrUnauthorized},
+		{"taken", textReply(200, `{"status_code":3,"status_description":"Invoice id is already processed"}`), nil, ErrDuplicateInvoice},
+		{"no link", textReply(200, `{"status_code":100,"status_description":"ok","order_id":"VP1"}`), nil, ErrOutcomeUnknown},
+		{"not a URL", textReply(200, `{"status_code":100,"link":"javascript:alert(1)","order_id":"VP1"}`), nil, ErrOutcomeUnknown},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := newFakeGateway(t)
-			var calls atomic.Int32
-			g.handle("purchase/link", func(w http.ResponseWriter, r *http.Request) { calls.Add(1); tc.handler(w, r) })
-			c := newTestClient(t, g.URL+"/ccpayment")
+			var c *Client
+			var count func() int
+			if tc.fault != nil {
+				f := newFaultServer(t, tc.fault)
+				c, count = f.client(t), f.count
+			} else {
+				g := newGateway(t)
+				tc.answer(g, "purchase/link")
+				c, count = newTestClient(t, g.URL+"/ccpayment"), func() int { return g.Count(api("purchase/link")) }
+			}
 			_, err := c.CreatePaymentLink(context.Background(), linkReq())
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("err = %v, want %v", err, tc.want)
@@ -99,7 +105,7 @@ func TestPaymentLinkSentOnce(t *testing.T) {
 			if tc.want != ErrOutcomeUnknown && errors.Is(err, ErrOutcomeUnknown) {
 				t.Errorf("err = %v reads as unknown", err)
 			}
-			if n := calls.Load(); n != 1 {
+			if n := count(); n != 1 {
 				t.Errorf("%d purchase/link requests, want exactly 1", n)
 			}
 			assertClean(t, err.Error())
@@ -140,7 +146,7 @@ func TestPaymentLinkDryRunRedactsTheInvoice(t *testing.T) {
 // TestPaymentLinkInvalidNeverSent: a request the gateway cannot take is
 // refused before anything is sent.
 func TestPaymentLinkInvalidNeverSent(t *testing.T) {
-	g := newFakeGateway(t)
+	g := newGateway(t)
 	c := newTestClient(t, g.URL+"/ccpayment")
 	for _, edit := range []func(*PaymentLinkRequest){
 		func(r *PaymentLinkRequest) { r.Items = nil },
@@ -155,8 +161,8 @@ func TestPaymentLinkInvalidNeverSent(t *testing.T) {
 			t.Errorf("err = %v", err)
 		}
 	}
-	if g.count("purchase/link") != 0 || g.count("token") != 0 {
-		t.Errorf("sent %d links, %d token calls", g.count("purchase/link"), g.count("token"))
+	if g.Count(api("purchase/link")) != 0 || g.Count(api("token")) != 0 {
+		t.Errorf("sent %d links, %d token calls", g.Count(api("purchase/link")), g.Count(api("token")))
 	}
 }
 

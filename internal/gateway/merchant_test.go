@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/paycli/paycli/internal/hashkey"
@@ -143,20 +142,14 @@ func TestMoneyCallOf(t *testing.T) {
 func TestMoneyNeverSentTwiceAfter401(t *testing.T) {
 	for _, name := range []string{"walletPay", "refund", "confirmPayment", "payment/complete", "refundByDo"} {
 		t.Run(name, func(t *testing.T) {
-			g := newFakeGateway(t)
+			g := newGateway(t)
 			path := map[string]string{"refundByDo": "refund"}[name]
 			if path == "" {
 				path = name
 			}
 			ok := map[string]string{"walletPay": walletPayOK, "refund": refundOK, "confirmPayment": confirmOK, "payment/complete": completeOK}[path]
-			var calls atomic.Int32
-			g.handle(path, func(w http.ResponseWriter, r *http.Request) {
-				if calls.Add(1) == 1 {
-					writeJSON(w, 401, `{"message":"Unauthenticated."}`)
-					return
-				}
-				writeJSON(w, 200, ok)
-			})
+			g.AnswerTextOnce(http.MethodPost, api(path), 401, `{"message":"Unauthenticated."}`)
+			answerText(g, path, 200, ok)
 			cache := &memCache{}
 			c := newTestClient(t, g.URL+"/ccpayment", WithTokenCache(cache))
 			ctx := context.Background()
@@ -166,7 +159,7 @@ func TestMoneyNeverSentTwiceAfter401(t *testing.T) {
 			} else {
 				err = callMerchantEndpoint(ctx, c, name)
 			}
-			if n := g.count(path); n != 1 {
+			if n := g.Count(api(path)); n != 1 {
 				t.Fatalf("%d %s requests, want exactly 1", n, path)
 			}
 			var refused *TokenRefusedError
@@ -180,7 +173,7 @@ func TestMoneyNeverSentTwiceAfter401(t *testing.T) {
 				}
 			}
 			assertClean(t, err.Error())
-			if n := g.count("token"); n != 2 {
+			if n := g.Count(api("token")); n != 2 {
 				t.Errorf("%d token calls, want 2 (the refused token renewed)", n)
 			}
 			// The next run (a new process: a new client on the same cache)
@@ -194,34 +187,34 @@ func TestMoneyNeverSentTwiceAfter401(t *testing.T) {
 			if err != nil {
 				t.Fatalf("next run: %v", err)
 			}
-			if g.count(path) != 2 || g.count("token") != 2 {
-				t.Errorf("next run: %d %s requests and %d token calls, want 2 and 2", g.count(path), path, g.count("token"))
+			if g.Count(api(path)) != 2 || g.Count(api("token")) != 2 {
+				t.Errorf("next run: %d %s requests and %d token calls, want 2 and 2", g.Count(api(path)), path, g.Count(api("token")))
 			}
 		})
 	}
 }
 
 func TestMoneyRefusedTokenNotRenewed(t *testing.T) {
-	g := newFakeGateway(t)
-	g.handle("refund", respond(401, `{}`))
+	g := newGateway(t)
+	answerText(g, "refund", 401, `{}`)
 	c := newTestClient(t, g.URL+"/ccpayment")
 	if _, _, err := c.BearerToken(context.Background(), false); err != nil {
 		t.Fatal(err)
 	}
-	g.handle("token", respond(503, `{}`))
+	answerText(g, "token", 503, `{}`)
 	_, err := c.Refund(context.Background(), refundReq())
 	var refused *TokenRefusedError
 	if !errors.As(err, &refused) || refused.RenewErr == nil || !errors.Is(err, ErrUnauthorized) {
 		t.Fatalf("err = %v", err)
 	}
-	if !strings.Contains(err.Error(), "a new token could not be fetched") || g.count("refund") != 1 {
-		t.Errorf("err = %v after %d refunds", err, g.count("refund"))
+	if !strings.Contains(err.Error(), "a new token could not be fetched") || g.Count(api("refund")) != 1 {
+		t.Errorf("err = %v after %d refunds", err, g.Count(api("refund")))
 	}
 }
 
 func TestRefund(t *testing.T) {
-	g := newFakeGateway(t)
-	g.handle("refund", respond(200, refundOK))
+	g := newGateway(t)
+	answerText(g, "refund", 200, refundOK)
 	c := newTestClient(t, g.URL+"/ccpayment")
 	req := refundReq()
 	req.RefundWebHookKey = "refund-hook"
@@ -233,21 +226,21 @@ func TestRefund(t *testing.T) {
 		res.StatusDescription != "Refund successful" || string(res.Extra["refund_amount"]) != `"50.00"` {
 		t.Errorf("refund decoded as %+v", res)
 	}
-	r := g.last("refund")
+	r := g.Last(api("refund"))
 	want := map[string]any{"invoice_id": "INV-1", "amount": 50.0, "app_id": testAppID, "app_secret": testAppSecret,
 		"merchant_key": testMerchantKey, "hash_key": signed("50.00|INV-1|" + testMerchantKey), "refund_transaction_id": "RT-1", "refund_web_hook_key": "refund-hook"}
-	if len(r.Body) != len(want) {
-		t.Errorf("body %v, want %v", r.Body, want)
+	if len(r.Fields) != len(want) {
+		t.Errorf("body %v, want %v", r.Fields, want)
 	}
 	for k, v := range want {
 		if s, ok := v.(signed); ok {
-			if plain, err := hashkey.Decrypt(testAppSecret, fmt.Sprint(r.Body[k])); err != nil || plain != string(s) {
+			if plain, err := hashkey.Decrypt(testAppSecret, fmt.Sprint(r.Fields[k])); err != nil || plain != string(s) {
 				t.Errorf("body[%s] holds %q (%v), want %q", k, plain, err, s)
 			}
 			continue
 		}
-		if r.Body[k] != v {
-			t.Errorf("body[%s] = %v, want %v", k, r.Body[k], v)
+		if r.Fields[k] != v {
+			t.Errorf("body[%s] = %v, want %v", k, r.Fields[k], v)
 		}
 	}
 	// The amount goes out as a number with the text the hash_key used.
@@ -258,37 +251,45 @@ func TestRefund(t *testing.T) {
 
 func TestRefundOutcomes(t *testing.T) {
 	tests := []struct {
-		name    string
-		handler http.HandlerFunc
-		want    error // nil: a plain rejection, or success when code is set
-		code    int
-		queued  bool
-		msg     string
+		name   string
+		answer reply
+		fault  http.HandlerFunc // a transport fault instead of an answer
+		want   error            // nil: a plain rejection, or success when code is set
+		code   int
+		queued bool
+		msg    string
 	}{
-		{"queued for approval", respond(200, `{"status_code":101,"status_description":"Refund request created","order_no":"VP1","invoice_id":"INV-1","ref_number":"R9"}`), nil, 101, true, ""},
-		{"refund id used", respond(200, `{"status_code":104,"status_description":"Refund transaction id must be unique"}`), ErrRefundIDUsed, 0, false, `refund: status_code 104 "Refund transaction id must be unique"`},
-		{"partial not allowed", respond(200, `{"status_code":110,"status_description":"Partial refund not allowed"}`), nil, 0, false, "status_code 110"},
-		{"refund failed", respond(200, `{"status_code":"49","status_description":"Refund failed for 4355084355084358"}`), nil, 0, false, `status_code 49 "Refund failed for 435508******4358"`},
-		{"no transaction", respond(200, `{"status_code":31,"status_description":"Transaction not found"}`), ErrNotFound, 0, false, "status_code 31"},
-		{"500", func(w http.ResponseWriter, r *http.Request) { writeHTML(w, 500) }, ErrOutcomeUnknown, 0, false, "refund: HTTP 500"},
-		{"503 never retried", respond(503, `{}`), ErrOutcomeUnknown, 0, false, "refund: HTTP 503"},
-		{"reset mid-body", resetMidBody, ErrOutcomeUnknown, 0, false, "refund: the request was sent but no complete response arrived"},
-		{"truncated", respond(200, `{"status_code":100,"invoice_id":"IN`), ErrOutcomeUnknown, 0, false, "the body is truncated JSON"},
-		{"not UTF-8", respond(200, "{\"status_code\":100,\"invoice_id\":\"INV-1\xff\"}"), ErrOutcomeUnknown, 0, false, "not valid UTF-8"},
-		{"another invoice", respond(200, `{"status_code":100,"order_no":"VP1","invoice_id":"INV-2\u001b[2J"}`), ErrOutcomeUnknown, 100, false,
+		{"queued for approval", textReply(200, `{"status_code":101,"status_description":"Refund request created","order_no":"VP1","invoice_id":"INV-1","ref_number":"R9"}`), nil, nil, 101, true, ""},
+		{"refund id used", textReply(200, `{"status_code":104,"status_description":"Refund transaction id must be unique"}`), nil, ErrRefundIDUsed, 0, false, `refund: status_code 104 "Refund transaction id must be unique"`},
+		{"partial not allowed", textReply(200, `{"status_code":110,"status_description":"Partial refund not allowed"}`), nil, nil, 0, false, "status_code 110"},
+		{"refund failed", textReply(200, `{"status_code":"49","status_description":"Refund failed for 4355084355084358"}`), nil, nil, 0, false, `status_code 49 "Refund failed for 435508******4358"`},
+		{"no transaction", textReply(200, `{"status_code":31,"status_description":"Transaction not found"}`), nil, ErrNotFound, 0, false, "status_code 31"},
+		{"500", pageReply(500), nil, ErrOutcomeUnknown, 0, false, "refund: HTTP 500"},
+		{"503 never retried", textReply(503, `{}`), nil, ErrOutcomeUnknown, 0, false, "refund: HTTP 503"},
+		{"reset mid-body", nil, resetMidBody, ErrOutcomeUnknown, 0, false, "refund: the request was sent but no complete response arrived"},
+		{"truncated", textReply(200, `{"status_code":100,"invoice_id":"IN`), nil, ErrOutcomeUnknown, 0, false, "the body is truncated JSON"},
+		{"not UTF-8", textReply(200, "{\"status_code\":100,\"invoice_id\":\"INV-1\xff\"}"), nil, ErrOutcomeUnknown, 0, false, "not valid UTF-8"},
+		{"another invoice", textReply(200, `{"status_code":100,"order_no":"VP1","invoice_id":"INV-2\u001b[2J"}`), nil, ErrOutcomeUnknown, 100, false,
 			`refund: the gateway answered status_code 100 but it names invoice "INV-2 [2J", not the one sent; the outcome is unknown`},
-		{"no invoice", respond(200, `{"status_code":100,"order_no":"VP1"}`), ErrOutcomeUnknown, 100, false, `it names no invoice_id`},
-		{"data not an object", respond(200, `[100]`), ErrOutcomeUnknown, 0, false, "refund: HTTP 200 OK"},
-		{"status_code not a number", respond(200, `{"status_code":"ok"}`), ErrOutcomeUnknown, 0, false, "refund: HTTP 200 OK"},
+		{"no invoice", textReply(200, `{"status_code":100,"order_no":"VP1"}`), nil, ErrOutcomeUnknown, 100, false, `it names no invoice_id`},
+		{"data not an object", textReply(200, `[100]`), nil, ErrOutcomeUnknown, 0, false, "refund: HTTP 200 OK"},
+		{"status_code not a number", textReply(200, `{"status_code":"ok"}`), nil, ErrOutcomeUnknown, 0, false, "refund: HTTP 200 OK"},
 	}
 	sentinels := []error{ErrUnauthorized, ErrDuplicateInvoice, ErrDeclined, ErrPending, ErrOutcomeUnknown, ErrUnavailable, ErrNoData, ErrNotFound, ErrRefundIDUsed, ErrInvalidRequest}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := newFakeGateway(t)
-			g.handle("refund", tt.handler)
-			c := newTestClient(t, g.URL+"/ccpayment")
+			var c *Client
+			var count func() int
+			if tt.fault != nil {
+				f := newFaultServer(t, tt.fault)
+				c, count = f.client(t), f.count
+			} else {
+				g := newGateway(t)
+				tt.answer(g, "refund")
+				c, count = newTestClient(t, g.URL+"/ccpayment"), func() int { return g.Count(api("refund")) }
+			}
 			res, err := c.Refund(context.Background(), refundReq())
-			if n := g.count("refund"); n != 1 {
+			if n := count(); n != 1 {
 				t.Errorf("%d refund requests, want 1", n)
 			}
 			for _, s := range sentinels {
@@ -324,7 +325,7 @@ func TestRefundOutcomes(t *testing.T) {
 }
 
 func TestInvalidRequestsAreNeverSent(t *testing.T) {
-	g := newFakeGateway(t)
+	g := newGateway(t)
 	c := newTestClient(t, g.URL+"/ccpayment")
 	ctx := context.Background()
 	badRefund := func(f func(*RefundRequest)) error { r := refundReq(); f(&r); _, err := c.Refund(ctx, r); return err }
@@ -369,14 +370,14 @@ func TestInvalidRequestsAreNeverSent(t *testing.T) {
 			t.Errorf("%s: error %q repeats card digits", name, err)
 		}
 	}
-	if g.total() != 0 {
-		t.Errorf("%d requests sent, want none (not even a token call)", g.total())
+	if len(g.Requests()) != 0 {
+		t.Errorf("%d requests sent, want none (not even a token call)", len(g.Requests()))
 	}
 }
 
 func TestConfirmPayment(t *testing.T) {
-	g := newFakeGateway(t)
-	g.handle("confirmPayment", respond(200, confirmOK))
+	g := newGateway(t)
+	answerText(g, "confirmPayment", 200, confirmOK)
 	c := newTestClient(t, g.URL+"/ccpayment")
 	ctx := context.Background()
 	res, err := c.ConfirmPayment(ctx, confirmReq())
@@ -386,19 +387,19 @@ func TestConfirmPayment(t *testing.T) {
 	if res.TransactionStatus != "Completed" || res.OrderID != "VP1" || res.InvoiceID != "INV-1" {
 		t.Errorf("confirmPayment decoded as %+v", res)
 	}
-	if r := g.last("confirmPayment"); !strings.Contains(r.Raw, `"total":80.00,"status":1,`) || r.Body["merchant_key"] != testMerchantKey || r.Body["invoice_id"] != "INV-1" {
+	if r := g.Last(api("confirmPayment")); !strings.Contains(r.Raw, `"total":80.00,"status":1,`) || r.Fields["merchant_key"] != testMerchantKey || r.Fields["invoice_id"] != "INV-1" {
 		t.Errorf("capture sent as %s", r.Raw)
 	}
 	cancel := confirmReq()
 	cancel.Status, cancel.Total = ConfirmCancel, ""
-	g.handle("confirmPayment", respond(200, strings.Replace(confirmOK, `"Completed"`, `"Cancelled"`, 1)))
+	answerText(g, "confirmPayment", 200, strings.Replace(confirmOK, `"Completed"`, `"Cancelled"`, 1))
 	if _, err := c.ConfirmPayment(ctx, cancel); err != nil {
 		t.Fatal(err)
 	}
-	if r := g.last("confirmPayment"); strings.Contains(r.Raw, "total") || r.Body["status"] != 2.0 {
+	if r := g.Last(api("confirmPayment")); strings.Contains(r.Raw, "total") || r.Fields["status"] != 2.0 {
 		t.Errorf("cancel sent as %s", r.Raw)
 	}
-	g.handle("confirmPayment", respond(200, `{"status_code":100,"invoice_id":"INV-9"}`))
+	answerText(g, "confirmPayment", 200, `{"status_code":100,"invoice_id":"INV-9"}`)
 	res, err = c.ConfirmPayment(ctx, cancel)
 	var inc *InconsistentError
 	if !errors.Is(err, ErrOutcomeUnknown) || !errors.As(err, &inc) || res == nil || res.InvoiceID != "INV-9" {
@@ -407,8 +408,8 @@ func TestConfirmPayment(t *testing.T) {
 }
 
 func TestCompletePayment(t *testing.T) {
-	g := newFakeGateway(t)
-	g.handle("payment/complete", respond(200, completeOK))
+	g := newGateway(t)
+	answerText(g, "payment/complete", 200, completeOK)
 	c := newTestClient(t, g.URL+"/ccpayment")
 	ctx := context.Background()
 	res, err := c.CompletePayment(ctx, completeReq())
@@ -419,9 +420,9 @@ func TestCompletePayment(t *testing.T) {
 		res.Status != "complete" || res.StatusDescription != "Success" || string(res.Extra["md_status"]) != `"1"` {
 		t.Errorf("payment/complete decoded as %+v", res)
 	}
-	r := g.last("payment/complete")
-	if r.Path != "/ccpayment/payment/complete" || r.Body["order_id"] != "VP1" || r.Body["status"] != "complete" || len(r.Body) != 5 {
-		t.Errorf("sent %s %v", r.Path, r.Body)
+	r := g.Last(api("payment/complete"))
+	if r.Path != "/ccpayment/payment/complete" || r.Fields["order_id"] != "VP1" || r.Fields["status"] != "complete" || len(r.Fields) != 5 {
+		t.Errorf("sent %s %v", r.Path, r.Fields)
 	}
 	for name, body := range map[string]string{
 		"payment_status 0":  `{"status_code":100,"data":{"order_id":"VP1","invoice_id":"INV-1","payment_status":0}}`,
@@ -430,7 +431,7 @@ func TestCompletePayment(t *testing.T) {
 		"no data":           `{"status_code":100}`,
 		"data not a object": `{"status_code":100,"data":"ok"}`,
 	} {
-		g.handle("payment/complete", respond(200, body))
+		answerText(g, "payment/complete", 200, body)
 		_, err := c.CompletePayment(ctx, completeReq())
 		if !errors.Is(err, ErrOutcomeUnknown) {
 			t.Errorf("%s: err = %v, want an unknown outcome", name, err)
@@ -439,15 +440,9 @@ func TestCompletePayment(t *testing.T) {
 }
 
 func TestGetPOS(t *testing.T) {
-	g := newFakeGateway(t)
-	var calls atomic.Int32
-	g.handle("getpos", func(w http.ResponseWriter, r *http.Request) {
-		if calls.Add(1) == 1 {
-			writeJSON(w, 503, `{}`) // a read: retried
-			return
-		}
-		writeJSON(w, 200, getPOSOK)
-	})
+	g := newGateway(t)
+	g.AnswerTextOnce(http.MethodPost, api("getpos"), 503, `{}`) // a read: retried
+	answerText(g, "getpos", 200, getPOSOK)
 	c := newTestClient(t, g.URL+"/ccpayment")
 	yes := true
 	req := getPOSReq()
@@ -456,8 +451,8 @@ func TestGetPOS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Options) != 2 || g.count("getpos") != 2 {
-		t.Fatalf("%d options after %d requests", len(res.Options), g.count("getpos"))
+	if len(res.Options) != 2 || g.Count(api("getpos")) != 2 {
+		t.Fatalf("%d options after %d requests", len(res.Options), g.Count(api("getpos")))
 	}
 	o := res.Options[0]
 	if o.PosID != 7 || o.AllocationID != 3 || o.InstallmentsNumber != 1 || o.CardProgram != "WORLD" || o.PayableAmount.String() != "1000.00" ||
@@ -467,8 +462,8 @@ func TestGetPOS(t *testing.T) {
 	if res.Options[1].InstallmentsNumber != 6 || res.StatusDescription != "Success" {
 		t.Errorf("second option %+v", res.Options[1])
 	}
-	r := g.last("getpos")
-	if r.Body["credit_card"] != "435508" || r.Body["is_2d"] != 1.0 || r.Body["commission_by"] != "user" || !strings.Contains(r.Raw, `"amount":1000,`) {
+	r := g.Last(api("getpos"))
+	if r.Fields["credit_card"] != "435508" || r.Fields["is_2d"] != 1.0 || r.Fields["commission_by"] != "user" || !strings.Contains(r.Raw, `"amount":1000,`) {
 		t.Errorf("getpos sent as %s", r.Raw)
 	}
 	for name, body := range map[string]string{
@@ -477,20 +472,20 @@ func TestGetPOS(t *testing.T) {
 		"data an object":   `{"status_code":100,"data":{"installments_number":0}}`,
 		"amount garbage":   `{"status_code":100,"data":[{"installments_number":1,"payable_amount":"1.0.0"}]}`,
 	} {
-		g.handle("getpos", respond(200, body))
+		answerText(g, "getpos", 200, body)
 		if _, err := c.GetPOS(context.Background(), getPOSReq()); !errors.Is(err, ErrUnreadable) {
 			t.Errorf("%s: err = %v, want an unreadable answer", name, err)
 		}
 	}
-	g.handle("getpos", respond(200, `{"status_code":36,"status_description":"Pos not found"}`))
+	answerText(g, "getpos", 200, `{"status_code":36,"status_description":"Pos not found"}`)
 	if _, err := c.GetPOS(context.Background(), getPOSReq()); err == nil || !strings.Contains(err.Error(), "getpos: status_code 36") {
 		t.Errorf("err = %v", err)
 	}
 }
 
 func TestInstallments(t *testing.T) {
-	g := newFakeGateway(t)
-	g.handle("installments", respond(200, installmentsOK))
+	g := newGateway(t)
+	answerText(g, "installments", 200, installmentsOK)
 	c := newTestClient(t, g.URL+"/ccpayment")
 	res, err := c.Installments(context.Background())
 	if err != nil {
@@ -499,11 +494,11 @@ func TestInstallments(t *testing.T) {
 	if got := res.Installments; len(got) != 5 || got[2] != 3 || got[4] != 12 {
 		t.Errorf("installments %v", got)
 	}
-	if r := g.last("installments"); r.Body["merchant_key"] != testMerchantKey || len(r.Body) != 1 {
-		t.Errorf("sent %v", r.Body)
+	if r := g.Last(api("installments")); r.Fields["merchant_key"] != testMerchantKey || len(r.Fields) != 1 {
+		t.Errorf("sent %v", r.Fields)
 	}
 	for _, body := range []string{`{"status_code":100,"installments":[0]}`, `{"status_code":100,"installments":[1.5]}`, `{"status_code":100,"installments":{"a":1}}`} {
-		g.handle("installments", respond(200, body))
+		answerText(g, "installments", 200, body)
 		if _, err := c.Installments(context.Background()); !errors.Is(err, ErrUnreadable) {
 			t.Errorf("%s: err = %v", body, err)
 		}
@@ -511,16 +506,16 @@ func TestInstallments(t *testing.T) {
 }
 
 func TestCheckStatusWithRefunds(t *testing.T) {
-	g := newFakeGateway(t)
-	g.handle("checkstatus", respond(200, checkRefundsOK))
+	g := newGateway(t)
+	answerText(g, "checkstatus", 200, checkRefundsOK)
 	c := newTestClient(t, g.URL+"/ccpayment")
 	ctx := context.Background()
 	res, err := c.CheckStatus(ctx, "INV-1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := g.last("checkstatus"); r.Body["show_refund_info"] != "Y" || r.Body["invoice_id"] != "INV-1" || len(r.Body) != 5 {
-		t.Errorf("sent %v", r.Body)
+	if r := g.Last(api("checkstatus")); r.Fields["show_refund_info"] != "Y" || r.Fields["invoice_id"] != "INV-1" || len(r.Fields) != 5 {
+		t.Errorf("sent %v", r.Fields)
 	}
 	refunds, err := res.Refunds()
 	ps, hasPS := res.PaymentStatus()
@@ -533,7 +528,7 @@ func TestCheckStatusWithRefunds(t *testing.T) {
 		ri.CreatedAt != "2026-11-22 12:00:00" || string(ri.Extra["channel"]) != `"api"` {
 		t.Errorf("refund_info decoded as %+v", ri)
 	}
-	g.handle("checkstatus", respond(200, checkPreAuthOpen))
+	answerText(g, "checkstatus", 200, checkPreAuthOpen)
 	if res, err = c.CheckStatus(ctx, "INV-2"); err != nil || !res.PreAuthOpen() {
 		t.Fatalf("an open pre-authorization: %+v, %v", res, err)
 	}
@@ -543,21 +538,18 @@ func TestCheckStatusWithRefunds(t *testing.T) {
 	if _, ok := res.PaymentStatus(); ok || res.CurrencyCode() != "" || res.CardNo() != "" {
 		t.Errorf("absent fields read as present: %+v", res)
 	}
-	g.handle("checkstatus", respond(200, `{"status_code":100,"invoice_id":"INV-1","refund_info":[{"amount":"abc"}]}`))
+	answerText(g, "checkstatus", 200, `{"status_code":100,"invoice_id":"INV-1","refund_info":[{"amount":"abc"}]}`)
 	if _, err = c.CheckStatus(ctx, "INV-1"); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("a refund amount that is not a number: %v", err)
 	}
 }
 
 func TestDo(t *testing.T) {
-	g := newFakeGateway(t)
-	g.handle("getCardTokens", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Trace", "t1")
-		writeJSON(w, 200, `{"status_code":100,"data":[{"card_token":"ct"}]}`)
-	})
-	g.handle("saveCard", respond(422, `{"status_code":1,"status_description":"card_number required"}`))
-	g.handle("refund", respond(502, `<html>`))
-	g.handle("deleteCard", respond(503, `{}`))
+	g := newGateway(t)
+	g.AnswerTextOnce(http.MethodGet, api("getCardTokens"), 200, `{"status_code":100,"data":[{"card_token":"ct"}]}`, "X-Trace", "t1")
+	answerText(g, "saveCard", 422, `{"status_code":1,"status_description":"card_number required"}`)
+	answerText(g, "refund", 502, `<html>`)
+	answerText(g, "deleteCard", 503, `{}`)
 	c := newTestClient(t, g.URL+"/ccpayment")
 	ctx := context.Background()
 
@@ -565,7 +557,7 @@ func TestDo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := g.last("getCardTokens")
+	r := g.Last(api("getCardTokens"))
 	if res.StatusCode != 200 || res.Header.Get("X-Trace") != "t1" || !strings.Contains(string(res.Body), `"card_token":"ct"`) ||
 		r.Method != "GET" || r.Query != "customer_number=7" || r.Raw != "" || r.Header.Get("Content-Type") != "" || !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer ") {
 		t.Errorf("GET: %+v, sent %+v", res, r)
@@ -578,21 +570,21 @@ func TestDo(t *testing.T) {
 	if err := res.Err(); err == nil || !strings.HasPrefix(err.Error(), "/api/saveCard: status_code 1") {
 		t.Errorf("saveCard's answer read as %v", err)
 	}
-	if r := g.last("saveCard"); r.Method != "POST" || r.Raw != "customer_number=7" || r.Header.Get("Content-Type") != "application/x-www-form-urlencoded" {
+	if r := g.Last(api("saveCard")); r.Method != "POST" || r.Raw != "customer_number=7" || r.Header.Get("Content-Type") != "application/x-www-form-urlencoded" {
 		t.Errorf("saveCard sent as %+v", r)
 	}
 	// A 5xx to a call that moves money is an unknown outcome; to another
 	// call it is an answer. Neither is retried.
 	res, err = c.Do(ctx, Request{Path: "/api/refund", Body: []byte(`{}`)})
-	if !errors.Is(err, ErrOutcomeUnknown) || res == nil || res.StatusCode != 502 || g.count("refund") != 1 {
-		t.Errorf("refund 502: %+v, %v, %d requests", res, err, g.count("refund"))
+	if !errors.Is(err, ErrOutcomeUnknown) || res == nil || res.StatusCode != 502 || g.Count(api("refund")) != 1 {
+		t.Errorf("refund 502: %+v, %v, %d requests", res, err, g.Count(api("refund")))
 	}
 	if !strings.Contains(err.Error(), "/api/refund: HTTP 502") {
 		t.Errorf("err = %v", err)
 	}
 	res, err = c.Do(ctx, Request{Path: "/api/deleteCard", Body: []byte(`{}`)})
-	if err != nil || res.StatusCode != 503 || g.count("deleteCard") != 1 {
-		t.Errorf("deleteCard 503: %+v, %v, %d requests", res, err, g.count("deleteCard"))
+	if err != nil || res.StatusCode != 503 || g.Count(api("deleteCard")) != 1 {
+		t.Errorf("deleteCard 503: %+v, %v, %d requests", res, err, g.Count(api("deleteCard")))
 	}
 
 	for _, p := range []string{"", "/", "https://evil.example/api/refund", "//evil.example/api", "/api/../../steal", "api/./x", "/api/%zz"} {
@@ -606,34 +598,32 @@ func TestDo(t *testing.T) {
 }
 
 func TestDoOutcomeUnknownAfterSending(t *testing.T) {
-	g := newFakeGateway(t)
-	g.handle("refund", resetMidBody)
-	g.handle("getCardTokens", resetMidBody)
-	c := newTestClient(t, g.URL+"/ccpayment")
+	f := newFaultServer(t, resetMidBody)
+	c := f.client(t)
 	if _, err := c.Do(context.Background(), Request{Path: "/api/refund"}); !errors.Is(err, ErrOutcomeUnknown) {
 		t.Errorf("refund cut mid-body: %v", err)
 	}
 	if _, err := c.Do(context.Background(), Request{Path: "/api/getCardTokens"}); !errors.Is(err, ErrUnavailable) || errors.Is(err, ErrOutcomeUnknown) {
 		t.Errorf("read cut mid-body: %v", err)
 	}
-	if g.count("refund") != 1 || g.count("getCardTokens") != 1 {
-		t.Errorf("%d refunds, %d reads: want one each", g.count("refund"), g.count("getCardTokens"))
+	if f.countOf("refund") != 1 || f.countOf("getCardTokens") != 1 {
+		t.Errorf("%d refunds, %d reads: want one each", f.countOf("refund"), f.countOf("getCardTokens"))
 	}
 }
 
 // TestNewCallsRedacted: dry runs and debug logs of the new calls show no
 // secret: app_id and app_secret travel in a refund's body.
 func TestNewCallsRedacted(t *testing.T) {
-	g := newFakeGateway(t)
+	g := newGateway(t)
 	for name, body := range map[string]string{"refund": refundOK, "confirmPayment": confirmOK, "payment/complete": completeOK, "getpos": getPOSOK, "installments": installmentsOK} {
-		g.handle(name, respond(200, body))
+		answerText(g, name, 200, body)
 	}
 	var log strings.Builder
 	c := newTestClient(t, g.URL+"/ccpayment", WithLogger(debugLogger(&log)))
 	ctx := context.Background()
 	for _, name := range []string{"refund", "confirmPayment", "payment/complete", "getpos", "installments", "refundByDo"} {
 		if name == "refundByDo" {
-			g.handle("refund", respond(200, refundOK))
+			answerText(g, "refund", 200, refundOK)
 		}
 		if err := callMerchantEndpoint(ctx, c, name); err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -658,7 +648,7 @@ func TestNewCallsRedacted(t *testing.T) {
 			return c.DryRun(Request{Path: "/api/saveCard", ContentType: "application/x-www-form-urlencoded", Body: []byte("card_number=" + testCard + "&app_id=" + testAppID)})
 		},
 	}
-	before := g.total()
+	before := len(g.Requests())
 	for i, dump := range dumps {
 		d, err := dump()
 		if err != nil {
@@ -670,8 +660,8 @@ func TestNewCallsRedacted(t *testing.T) {
 			t.Errorf("refund dry run:\n%s", s)
 		}
 	}
-	if g.total() != before {
-		t.Errorf("a dry run sent %d requests", g.total()-before)
+	if len(g.Requests()) != before {
+		t.Errorf("a dry run sent %d requests", len(g.Requests())-before)
 	}
 	if _, err := c.DryRun(RefundRequest{}); !errors.Is(err, ErrInvalidRequest) {
 		t.Errorf("dry run of an empty refund: %v", err)
@@ -767,14 +757,14 @@ func TestCheckStatusPreAuth(t *testing.T) {
 // A pending answer (69) to CheckStatus comes with its fields, so that a
 // command can tell which step the sale waits for.
 func TestCheckStatusWithRefundsPending(t *testing.T) {
-	g := newFakeGateway(t)
-	g.handle("checkstatus", respond(200, `{"status_code":69,"status_description":"Order not yet processed","transaction_status":"Pending","order_id":"VP9","invoice_id":"INV-9","three_d_status":"awaiting_merchant_completion"}`))
+	g := newGateway(t)
+	answerText(g, "checkstatus", 200, `{"status_code":69,"status_description":"Order not yet processed","transaction_status":"Pending","order_id":"VP9","invoice_id":"INV-9","three_d_status":"awaiting_merchant_completion"}`)
 	c := newTestClient(t, g.URL+"/ccpayment")
 	res, err := c.CheckStatus(context.Background(), "INV-9")
 	if !errors.Is(err, ErrPending) || res == nil || res.OrderID != "VP9" || string(res.Extra["three_d_status"]) != `"awaiting_merchant_completion"` {
 		t.Fatalf("pending: %+v, %v", res, err)
 	}
-	g.handle("checkstatus", respond(200, `{"status_code":31,"status_description":"Transaction not found","order_id":"VP9"}`))
+	answerText(g, "checkstatus", 200, `{"status_code":31,"status_description":"Transaction not found","order_id":"VP9"}`)
 	if res, err := c.CheckStatus(context.Background(), "INV-9"); !errors.Is(err, ErrNotFound) || res != nil {
 		t.Fatalf("not found: %+v, %v", res, err)
 	}

@@ -28,10 +28,10 @@ func TestOrderNumberFallback(t *testing.T) {
 	ctx := context.Background()
 	for _, o := range orderFields {
 		t.Run(o.name, func(t *testing.T) {
-			g := newFakeGateway(t)
+			g := newGateway(t)
 			c := newTestClient(t, g.URL+"/ccpayment")
 
-			g.handle("walletPay", respond(200, `{"status_code":100,"data":{"invoice_id":"INV-1","payment_status":1,`+o.json+`}}`))
+			answerText(g, "walletPay", 200, `{"status_code":100,"data":{"invoice_id":"INV-1","payment_status":1,`+o.json+`}}`)
 			_, err := c.WalletPay(ctx, walletPayReq())
 			var inc *InconsistentError
 			if o.want != "" && err != nil {
@@ -41,13 +41,13 @@ func TestOrderNumberFallback(t *testing.T) {
 				t.Errorf("walletPay success naming no order: %v, want an unknown outcome for want of an order number", err)
 			}
 
-			g.handle("walletPay", respond(200, `{"status_code":100,"data":{"invoice_id":"INV-1","payment_status":0,`+o.json+`}}`))
+			answerText(g, "walletPay", 200, `{"status_code":100,"data":{"invoice_id":"INV-1","payment_status":0,`+o.json+`}}`)
 			_, err = c.WalletPay(ctx, walletPayReq())
 			if !errors.As(err, &inc) || inc.OrderNo != o.want {
 				t.Errorf("walletPay contradicting itself: %v (%+v), want the order number %q kept", err, inc, o.want)
 			}
 
-			g.handle("refund", respond(200, `{"status_code":100,"invoice_id":"INV-9",`+o.json+`}`))
+			answerText(g, "refund", 200, `{"status_code":100,"invoice_id":"INV-9",`+o.json+`}`)
 			res, err := c.Do(ctx, Request{Path: "/api/refund", Body: []byte(`{"invoice_id":"INV-1"}`)})
 			if err != nil {
 				t.Fatal(err)
@@ -56,7 +56,7 @@ func TestOrderNumberFallback(t *testing.T) {
 				t.Errorf("Do refund about another invoice: %v (%+v), want the order number %q kept", err, inc, o.want)
 			}
 
-			g.handle("payment/complete", respond(200, `{"status_code":100,"data":{"invoice_id":"INV-9",`+o.json+`}}`))
+			answerText(g, "payment/complete", 200, `{"status_code":100,"data":{"invoice_id":"INV-9",`+o.json+`}}`)
 			_, err = c.CompletePayment(ctx, completeReq())
 			if !errors.As(err, &inc) || inc.OrderNo != o.want {
 				t.Errorf("payment/complete about another invoice: %v (%+v), want the order number %q kept", err, inc, o.want)

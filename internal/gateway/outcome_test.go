@@ -77,9 +77,9 @@ func TestOneSuccessCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := newFakeGateway(t)
+			g := newGateway(t)
 			for _, name := range []string{"walletPay", "refund", "confirmPayment", "payment/complete"} {
-				g.handle(name, respond(200, tt.answer))
+				answerText(g, name, 200, tt.answer)
 			}
 			err := tt.call(newTestClient(t, g.URL+"/ccpayment"))
 			var inc *InconsistentError
@@ -144,9 +144,9 @@ func TestDoAnswersGetTheSameCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.path+" "+tt.answer, func(t *testing.T) {
-			g := newFakeGateway(t)
+			g := newGateway(t)
 			name := strings.TrimPrefix(strings.TrimPrefix(tt.path, "/api/"), "/")
-			g.handle(name, respond(200, tt.answer))
+			g.AnswerText(http.MethodPost, api(name), 200, tt.answer) // Do sends a body as a POST
 			res, err := newTestClient(t, g.URL+"/ccpayment").Do(context.Background(), Request{Path: tt.path, Body: []byte(tt.sent)})
 			if err != nil {
 				t.Fatal(err)
@@ -201,8 +201,8 @@ func TestCheckStatusAboutAnotherInvoice(t *testing.T) {
 		`{"status_code":100,"transaction_amount":100000,"transaction_status":"Completed"}`:                         "it names no invoice_id",
 		`{"status_code":69,"invoice_id":"O1-OTHER","transaction_status":"Pending"}`:                                `it names invoice "O1-OTHER"`,
 	} {
-		g := newFakeGateway(t)
-		g.handle("checkstatus", respond(200, answer))
+		g := newGateway(t)
+		answerText(g, "checkstatus", 200, answer)
 		res, err := newTestClient(t, g.URL+"/ccpayment").CheckStatus(context.Background(), "O1")
 		var inc *InconsistentError
 		if res != nil || !errors.As(err, &inc) || !strings.Contains(err.Error(), want) || errors.Is(err, ErrOutcomeUnknown) {

@@ -47,8 +47,8 @@ func TestPaymentStatusReadInEveryForm(t *testing.T) {
 	for _, form := range paymentStatusForms {
 		for _, tc := range calls {
 			t.Run(tc.name+" "+form.json, func(t *testing.T) {
-				g := newFakeGateway(t)
-				g.handle(tc.endpoint, respond(200, withStatus(tc.answer, form.json)))
+				g := newGateway(t)
+				answerText(g, tc.endpoint, 200, withStatus(tc.answer, form.json))
 				err := tc.call(newTestClient(t, g.URL+"/ccpayment"))
 				var inc *InconsistentError
 				switch {
@@ -60,8 +60,8 @@ func TestPaymentStatusReadInEveryForm(t *testing.T) {
 			})
 		}
 		t.Run("checkstatus "+form.json, func(t *testing.T) {
-			g := newFakeGateway(t)
-			g.handle("checkstatus", respond(200, withStatus(checkRefundsOK, form.json)))
+			g := newGateway(t)
+			answerText(g, "checkstatus", 200, withStatus(checkRefundsOK, form.json))
 			res, err := newTestClient(t, g.URL+"/ccpayment").CheckStatus(context.Background(), "INV-1")
 			if err != nil {
 				t.Fatal(err)
@@ -95,8 +95,8 @@ func TestCompletePaymentReadsPlatformodesAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := newFakeGateway(t)
-	g.handle("payment/complete", respond(200, string(body)))
+	g := newGateway(t)
+	answerText(g, "payment/complete", 200, string(body))
 	res, err := newTestClient(t, g.URL+"/ccpayment").CompletePayment(context.Background(),
 		CompletePaymentRequest{InvoiceID: "9a197ed9-cfaf-4456-b0fc-da74a95f461c", OrderID: "166254527653758", Status: CompleteStatusComplete})
 	if err != nil {

@@ -16,15 +16,15 @@ import (
 // its answer (testdata/recorded/card_tokens.json) is read field by field,
 // in either JSON type.
 func TestCardTokensReadsTheSDKsList(t *testing.T) {
-	g := newFakeGateway(t)
-	g.handle("getCardTokens", respond(200, recordedAnswer(t, "card_tokens.json")))
+	g := newGateway(t)
+	answerFile(g, "getCardTokens", 200, "testdata/recorded/card_tokens.json")
 	c := newTestClient(t, g.URL+"/ccpayment")
 	cards, err := c.CardTokens(context.Background(), "C-7007")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := g.last("getCardTokens")
-	if r.Method != http.MethodGet || r.Body["merchant_key"] != testMerchantKey || r.Body["customer_number"] != "C-7007" || r.Query != "" {
+	r := g.Last(api("getCardTokens"))
+	if r.Method != http.MethodGet || r.Fields["merchant_key"] != testMerchantKey || r.Fields["customer_number"] != "C-7007" || r.Query != "" {
 		t.Errorf("request: %s %q query %q", r.Method, r.Raw, r.Query)
 	}
 	if len(cards) != 2 {
@@ -44,8 +44,8 @@ func TestCardTokensReadsTheSDKsList(t *testing.T) {
 // TestCardTokensMasksAWholeNumber: a gateway that wrote a card number
 // whole never hands it on.
 func TestCardTokensMasksAWholeNumber(t *testing.T) {
-	g := newFakeGateway(t)
-	g.handle("getCardTokens", respond(200, `{"status_code":100,"data":[{"id":1,"card_token":"t1","card_number":"`+testCard+`"}]}`))
+	g := newGateway(t)
+	answerText(g, "getCardTokens", 200, `{"status_code":100,"data":[{"id":1,"card_token":"t1","card_number":"`+testCard+`"}]}`)
 	c := newTestClient(t, g.URL+"/ccpayment")
 	cards, err := c.CardTokens(context.Background(), "C-1")
 	if err != nil {
@@ -58,8 +58,8 @@ func TestCardTokensMasksAWholeNumber(t *testing.T) {
 
 // TestCardTokensEmpty: a customer without cards is an empty list.
 func TestCardTokensEmpty(t *testing.T) {
-	g := newFakeGateway(t)
-	g.handle("getCardTokens", respond(200, `{"status_code":100,"status_description":"Success","data":[]}`))
+	g := newGateway(t)
+	answerText(g, "getCardTokens", 200, `{"status_code":100,"status_description":"Success","data":[]}`)
 	c := newTestClient(t, g.URL+"/ccpayment")
 	cards, err := c.CardTokens(context.Background(), "C-1")
 	if err != nil || cards == nil || len(cards) != 0 {
@@ -70,9 +70,9 @@ func TestCardTokensEmpty(t *testing.T) {
 // TestCardCallsAreSigned: saveCard, editCard and deleteCard carry the
 // SDK's fields, in its order, and a hash_key of the SDK's layout.
 func TestCardCallsAreSigned(t *testing.T) {
-	g := newFakeGateway(t)
+	g := newGateway(t)
 	for _, name := range []string{"saveCard", "editCard", "deleteCard"} {
-		g.handle(name, respond(200, recordedAnswer(t, "card_deleted.json")))
+		answerFile(g, name, 200, "testdata/recorded/card_deleted.json")
 	}
 	c := newTestClient(t, g.URL+"/ccpayment")
 	ctx := context.Background()
@@ -105,7 +105,7 @@ func TestCardCallsAreSigned(t *testing.T) {
 			if res.Card.CardToken != "0f1e2d3c4b5a69788796a5b4c3d2e1f0" || res.StatusDescription != "Card deleted successfully" || res.Card.CardNumber != "450803******4509" {
 				t.Errorf("%+v", res)
 			}
-			r := g.last(tc.name)
+			r := g.Last(api(tc.name))
 			if r.Method != http.MethodPost {
 				t.Errorf("method %s", r.Method)
 			}
@@ -120,7 +120,7 @@ func TestCardCallsAreSigned(t *testing.T) {
 			if tc.absent != "" && strings.Contains(r.Raw, tc.absent) {
 				t.Errorf("empty %s sent: %s", tc.absent, r.Raw)
 			}
-			plain, err := hashkey.Decrypt(testAppSecret, r.Body["hash_key"].(string))
+			plain, err := hashkey.Decrypt(testAppSecret, r.Fields["hash_key"].(string))
 			if err != nil || plain != tc.plain {
 				t.Errorf("hash_key plaintext %q, %v; want %q", plain, err, tc.plain)
 			}
@@ -132,37 +132,37 @@ func TestCardCallsAreSigned(t *testing.T) {
 // customer is its refusal, with its status_code and text; it is not
 // repeated.
 func TestDeleteCardRefused(t *testing.T) {
-	g := newFakeGateway(t)
-	g.handle("deleteCard", respond(200, recordedAnswer(t, "card_not_found.json")))
+	g := newGateway(t)
+	answerFile(g, "deleteCard", 200, "testdata/recorded/card_not_found.json")
 	c := newTestClient(t, g.URL+"/ccpayment")
 	_, err := c.DeleteCard(context.Background(), DeleteCardRequest{CustomerNumber: "C-1", CardToken: "gone"})
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != 1 || apiErr.Description != "The card token is not a saved card of this customer." || apiErr.Sentinel() != nil {
 		t.Fatalf("%v", err)
 	}
-	if g.count("deleteCard") != 1 {
-		t.Errorf("deleteCard sent %d times", g.count("deleteCard"))
+	if g.Count(api("deleteCard")) != 1 {
+		t.Errorf("deleteCard sent %d times", g.Count(api("deleteCard")))
 	}
 }
 
 // TestDeleteCardNotRepeated: a deletion cut off after it was sent is not
 // sent again, however the retry policy reads it.
 func TestDeleteCardNotRepeated(t *testing.T) {
-	g := newFakeGateway(t)
-	g.handle("deleteCard", respond(503, `{}`))
+	g := newGateway(t)
+	answerText(g, "deleteCard", 503, `{}`)
 	c := newTestClient(t, g.URL+"/ccpayment")
 	if _, err := c.DeleteCard(context.Background(), DeleteCardRequest{CustomerNumber: "C-1", CardToken: "t"}); err == nil {
 		t.Fatal("no error")
 	}
-	if g.count("deleteCard") != 1 {
-		t.Errorf("deleteCard sent %d times", g.count("deleteCard"))
+	if g.Count(api("deleteCard")) != 1 {
+		t.Errorf("deleteCard sent %d times", g.Count(api("deleteCard")))
 	}
 }
 
 // TestCardCallsRefuseABadCustomerNumber: nothing is sent for a customer
 // number the gateway cannot take.
 func TestCardCallsRefuseABadCustomerNumber(t *testing.T) {
-	g := newFakeGateway(t)
+	g := newGateway(t)
 	c := newTestClient(t, g.URL+"/ccpayment")
 	for _, bad := range []string{"", "a|b", "a\nb", strings.Repeat("9", MaxCustomerNumberLen+1)} {
 		if _, err := c.CardTokens(context.Background(), bad); !errors.Is(err, ErrInvalidRequest) {
@@ -172,7 +172,7 @@ func TestCardCallsRefuseABadCustomerNumber(t *testing.T) {
 			t.Errorf("DeleteCard(%q): %v", bad, err)
 		}
 	}
-	if g.count("getCardTokens")+g.count("deleteCard") != 0 {
+	if g.Count(api("getCardTokens"))+g.Count(api("deleteCard")) != 0 {
 		t.Error("sent")
 	}
 }
@@ -204,8 +204,8 @@ func FuzzSavedCard(f *testing.F) {
 // TestCardAnswerMasksItsText: a card call's answer whose text quotes a
 // card number is handed on masked (the journal keeps that text).
 func TestCardAnswerMasksItsText(t *testing.T) {
-	g := newFakeGateway(t)
-	g.handle("deleteCard", respond(200, `{"status_code":100,"status_description":"Card `+testCard+` deleted","card_number":"`+testCard+`"}`))
+	g := newGateway(t)
+	answerText(g, "deleteCard", 200, `{"status_code":100,"status_description":"Card `+testCard+` deleted","card_number":"`+testCard+`"}`)
 	c := newTestClient(t, g.URL+"/ccpayment")
 	res, err := c.DeleteCard(context.Background(), DeleteCardRequest{CustomerNumber: "C-1", CardToken: "t"})
 	if err != nil {

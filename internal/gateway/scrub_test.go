@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 )
@@ -36,37 +35,42 @@ func TestScrub(t *testing.T) {
 // reads it: descriptions, errors, results and Do's body alike. Values
 // shorter than 8 characters are not scrubbed.
 func TestAnswersAreScrubbedOfWhatWasSent(t *testing.T) {
-	g := newFakeGateway(t)
-	echo := func(code int) func(w http.ResponseWriter, r *http.Request) {
-		return func(w http.ResponseWriter, r *http.Request) {
-			var body map[string]any
-			_ = json.NewDecoder(r.Body).Decode(&body)
-			words, _ := json.Marshal(fmt.Sprintf("%v %v %v %v %v %s %s", body["hash_key"], body["merchant_key"], body["wallet_transient_token"],
-				body["bill_email"], body["app_secret"], testAppSecret, testAppID))
-			writeJSON(w, 200, fmt.Sprintf(`{"status_code":%d,"status_description":%s,"invoice_id":"INV-1","data":{"error":%s,"order_no":"VP1","invoice_id":"INV-1"}}`, code, words, words))
-		}
+	g := newGateway(t)
+	// echo is an answer that repeats what the request carried (the hash_key
+	// the client makes is random, so not it) and the credentials.
+	echo := func(name string, code int, sent map[string]any) {
+		words, _ := json.Marshal(fmt.Sprintf("%v %v %v %v %v %s %s", sent["hash_key"], sent["merchant_key"], sent["wallet_transient_token"],
+			sent["bill_email"], sent["app_secret"], testAppSecret, testAppID))
+		answerText(g, name, 200, fmt.Sprintf(`{"status_code":%d,"status_description":%s,"invoice_id":"INV-1","data":{"error":%s,"order_no":"VP1","invoice_id":"INV-1"}}`, code, words, words))
 	}
+	wallet := map[string]any{"merchant_key": testMerchantKey, "wallet_transient_token": walletPayReq().WalletTransientToken, "bill_email": "ada@example.com"}
 	c := newTestClient(t, g.URL+"/ccpayment")
 	ctx := context.Background()
 	var texts []string
-	g.handle("walletPay", echo(41))
+	echo("walletPay", 41, wallet)
 	_, err := c.WalletPay(ctx, walletPayReq())
 	texts = append(texts, err.Error())
-	g.handle("walletPay", echo(100))
+	echo("walletPay", 100, wallet)
 	res, err := c.WalletPay(ctx, walletPayReq())
 	if err != nil {
 		t.Fatal(err)
 	}
 	texts = append(texts, res.Error)
-	g.handle("refund", echo(100))
+	echo("refund", 100, map[string]any{"merchant_key": testMerchantKey, "app_secret": testAppSecret})
 	rr, err := c.Refund(ctx, refundReq())
 	if err != nil {
 		t.Fatal(err)
 	}
 	texts = append(texts, rr.StatusDescription)
+	echo("refund", 100, map[string]any{"hash_key": "a-hash-key-of-my-own"})
 	raw, err := c.Do(ctx, Request{Path: "/api/refund", Body: []byte(`{"invoice_id":"INV-1","hash_key":"a-hash-key-of-my-own"}`)})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for name, sent := range map[string]any{"merchant_key": testMerchantKey, "bill_email": "ada@example.com", "wallet_transient_token": wallet["wallet_transient_token"]} {
+		if g.Last(api("walletPay")).Fields[name] != sent {
+			t.Errorf("walletPay sent %s %v, not what the answer repeats", name, g.Last(api("walletPay")).Fields[name])
+		}
 	}
 	texts = append(texts, string(raw.Body))
 	for _, text := range texts {

@@ -29,9 +29,9 @@ func TestServerErrorBoundary(t *testing.T) {
 				t.Errorf("checkstatus HTTP %d: unavailable %v, unknown %v; want unavailable %v, never unknown", tc.status, got, errors.Is(err, ErrOutcomeUnknown), tc.unknown)
 			}
 
-			g := newFakeGateway(t)
-			g.handle("refund", respond(tc.status, `{}`))
-			g.handle("getCardTokens", respond(tc.status, `{}`))
+			g := newGateway(t)
+			answerText(g, "refund", tc.status, `{}`)
+			answerText(g, "getCardTokens", tc.status, `{}`)
 			c := newTestClient(t, g.URL+"/ccpayment")
 			res, err := c.Do(context.Background(), Request{Path: "/api/refund", Body: []byte(`{}`)})
 			if res == nil || res.StatusCode != tc.status || errors.Is(err, ErrOutcomeUnknown) != tc.unknown || (err != nil) != tc.unknown {

@@ -12,11 +12,11 @@ import (
 // the reason is shown whole up to 64 characters, cut with "…" beyond.
 func TestAnswerValuesBoundedAt64(t *testing.T) {
 	ctx := context.Background()
-	g := newFakeGateway(t)
+	g := newGateway(t)
 	c := newTestClient(t, g.URL+"/ccpayment")
 	for _, n := range []int{64, 65} {
 		order, invoice := strings.Repeat("O", n), strings.Repeat("I", n)
-		g.handle("walletPay", respond(200, `{"status_code":100,"data":{"invoice_id":"`+invoice+`","payment_status":1,"order_no":"`+order+`"}}`))
+		answerText(g, "walletPay", 200, `{"status_code":100,"data":{"invoice_id":"`+invoice+`","payment_status":1,"order_no":"`+order+`"}}`)
 		_, err := c.WalletPay(ctx, walletPayReq())
 		var inc *InconsistentError
 		if !errors.As(err, &inc) {
@@ -34,7 +34,7 @@ func TestAnswerValuesBoundedAt64(t *testing.T) {
 		}
 	}
 	// An order number with a control character, even its first, is dropped.
-	g.handle("walletPay", respond(200, `{"status_code":100,"data":{"invoice_id":"INV-1","payment_status":0,"order_no":"\u001bON-1"}}`))
+	answerText(g, "walletPay", 200, `{"status_code":100,"data":{"invoice_id":"INV-1","payment_status":0,"order_no":"\u001bON-1"}}`)
 	_, err := c.WalletPay(ctx, walletPayReq())
 	var inc *InconsistentError
 	if !errors.As(err, &inc) || inc.OrderNo != "" {

@@ -28,16 +28,12 @@ func TestThreeDPageRefusal(t *testing.T) {
 	const cancelURL = "https://merchant.example/pay/failed"
 	sentJSON := `{"invoice_id":"INV-3D-R1","return_url":"https://merchant.example/pay/done","cancel_url":"` + cancelURL + `"}`
 	sentForm := "invoice_id=INV-3D-R1&cancel_url=" + strings.ReplaceAll(cancelURL, "/", "%2F")
-	g := newFakeGateway(t)
-	var page []byte
-	g.handle("paySmart3D", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=UTF-8")
-		_, _ = w.Write(page)
-	})
+	g := newGateway(t)
 	c := newTestClient(t, g.URL+"/ccpayment")
 	do := func(body string, p []byte) *Response {
 		t.Helper()
-		page = p
+		// The recorded pages, and the test's variations of them, as the gateway answers them.
+		g.AnswerTextOnce(http.MethodPost, api("paySmart3D"), 200, string(p), "Content-Type", "text/html; charset=UTF-8")
 		res, err := c.Do(context.Background(), Request{Path: "/api/paySmart3D", Body: []byte(body)})
 		if err != nil {
 			t.Fatal(err)

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/paycli/paycli/internal/testkit/replay"
 )
 
 func TestReadExpiresAt(t *testing.T) {
@@ -81,8 +84,8 @@ func TestTokenReusable(t *testing.T) {
 // TestCacheReuseAcrossClients: the second client (another paycli process)
 // makes one request, the call itself.
 func TestCacheReuseAcrossClients(t *testing.T) {
-	g := newFakeGateway(t)
-	g.handle("commissions", respond(200, commissionsOK))
+	g := newGateway(t)
+	answerText(g, "commissions", 200, commissionsOK)
 	dir := filepath.Join(t.TempDir(), "cache", "paycli")
 	cache := NewFileTokenCache(dir, "default", "", func() time.Time { return testNow })
 	ctx := context.Background()
@@ -95,8 +98,8 @@ func TestCacheReuseAcrossClients(t *testing.T) {
 	if _, err := second.Commissions(ctx, CommissionsRequest{CurrencyCode: "TRY"}); err != nil {
 		t.Fatal(err)
 	}
-	if g.count("token") != 1 || g.count("commissions") != 2 {
-		t.Errorf("token calls %d, commission calls %d; want 1 and 2", g.count("token"), g.count("commissions"))
+	if g.Count(api("token")) != 1 || g.Count(api("commissions")) != 2 {
+		t.Errorf("token calls %d, commission calls %d; want 1 and 2", g.Count(api("token")), g.Count(api("commissions")))
 	}
 	tok, cached, err := second.BearerToken(ctx, false)
 	if err != nil || !cached || tok.Is3D != 1 {
@@ -121,14 +124,14 @@ func TestCacheReuseAcrossClients(t *testing.T) {
 	if _, _, err := other.BearerToken(ctx, false); err != nil {
 		t.Fatal(err)
 	}
-	if g.count("token") != 2 {
+	if g.Count(api("token")) != 2 {
 		t.Errorf("profile live reused profile default's token")
 	}
 
 	// Later, within five minutes of expiry, the cached token is replaced.
 	late := newTestClient(t, g.URL+"/ccpayment", WithTokenCache(cache), WithClock(func() time.Time { return testNow.Add(116 * time.Minute) }))
-	if _, cached, _ := late.BearerToken(ctx, false); cached || g.count("token") != 3 {
-		t.Errorf("a token 4 minutes from expiry was reused (cached %v, %d token calls)", cached, g.count("token"))
+	if _, cached, _ := late.BearerToken(ctx, false); cached || g.Count(api("token")) != 3 {
+		t.Errorf("a token 4 minutes from expiry was reused (cached %v, %d token calls)", cached, g.Count(api("token")))
 	}
 
 	n, err := cache.Clear()
@@ -141,17 +144,19 @@ func TestCacheReuseAcrossClients(t *testing.T) {
 }
 
 func TestRefreshForcesANewToken(t *testing.T) {
-	g := newFakeGateway(t)
+	g := newGateway(t)
+	g.AnswerOnce(http.MethodPost, replayToken, 200, replay.Recorded("token.json"))
+	g.Answer(http.MethodPost, replayToken, 200, replay.Recorded("token_2.json"))
 	c := newTestClient(t, g.URL+"/ccpayment", WithTokenCache(NewFileTokenCache(t.TempDir(), "p", "", func() time.Time { return testNow })))
 	a, cachedA, _ := c.BearerToken(context.Background(), false)
 	b, cachedB, _ := c.BearerToken(context.Background(), true)
-	if cachedA || cachedB || a.Value == b.Value || g.count("token") != 2 {
-		t.Errorf("refresh did not fetch: %v %v %d", cachedA, cachedB, g.count("token"))
+	if cachedA || cachedB || a.Value == b.Value || g.Count(api("token")) != 2 {
+		t.Errorf("refresh did not fetch: %v %v %d", cachedA, cachedB, g.Count(api("token")))
 	}
 }
 
 func TestCorruptCacheIsReplaced(t *testing.T) {
-	g := newFakeGateway(t)
+	g := newGateway(t)
 	dir := t.TempDir()
 	cache := NewFileTokenCache(dir, "default", "", func() time.Time { return testNow })
 	c := newTestClient(t, g.URL+"/ccpayment", WithTokenCache(cache))
@@ -203,8 +208,8 @@ func TestConcurrentWritersNeverCorrupt(t *testing.T) {
 // TestConcurrentCallsShareOneToken: calls racing in one process fetch one
 // token between them.
 func TestConcurrentCallsShareOneToken(t *testing.T) {
-	g := newFakeGateway(t)
-	g.handle("commissions", respond(200, commissionsOK))
+	g := newGateway(t)
+	answerText(g, "commissions", 200, commissionsOK)
 	c := newTestClient(t, g.URL+"/ccpayment")
 	var wg sync.WaitGroup
 	for range 8 {
@@ -217,14 +222,14 @@ func TestConcurrentCallsShareOneToken(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if g.count("token") != 1 {
-		t.Errorf("%d token calls", g.count("token"))
+	if g.Count(api("token")) != 1 {
+		t.Errorf("%d token calls", g.Count(api("token")))
 	}
 }
 
 func TestTokenWithoutExpiryIsNotCached(t *testing.T) {
-	g := newFakeGateway(t)
-	g.handle("token", respond(200, `{"status_code":100,"data":{"token":"opaque","is_3d":"2"}}`))
+	g := newGateway(t)
+	answerText(g, "token", 200, `{"status_code":100,"data":{"token":"opaque","is_3d":"2"}}`)
 	dir := t.TempDir()
 	c := newTestClient(t, g.URL+"/ccpayment", WithTokenCache(NewFileTokenCache(dir, "p", "", func() time.Time { return testNow })))
 	tok, _, err := c.BearerToken(context.Background(), false)
@@ -235,14 +240,14 @@ func TestTokenWithoutExpiryIsNotCached(t *testing.T) {
 		t.Errorf("a token of unknown life was cached: %v", files)
 	}
 	// The process that got it still uses it.
-	if _, cached, _ := c.BearerToken(context.Background(), false); !cached || g.count("token") != 1 {
+	if _, cached, _ := c.BearerToken(context.Background(), false); !cached || g.Count(api("token")) != 1 {
 		t.Errorf("the token was not reused in memory")
 	}
 }
 
 func TestTokenResponseWithoutToken(t *testing.T) {
-	g := newFakeGateway(t)
-	g.handle("token", respond(200, `{"status_code":100,"data":{}}`))
+	g := newGateway(t)
+	answerText(g, "token", 200, `{"status_code":100,"data":{}}`)
 	_, err := newTestClient(t, g.URL+"/ccpayment").Token(context.Background())
 	if !errors.Is(err, ErrUnavailable) || err.Error() != "token: HTTP 200 OK: the response holds no token" {
 		t.Errorf("err = %v", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/pem"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +12,14 @@ import (
 	"strings"
 	"testing"
 )
+
+// writeJSON answers for the TLS servers of the certificate tests, which
+// the recorded-answer server (plain HTTP) cannot stand in for.
+func writeJSON(w http.ResponseWriter, status int, body string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, body)
+}
 
 // TestExtraCA: a gateway with a private CA is trusted only through
 // ca_cert; verification is never skipped.

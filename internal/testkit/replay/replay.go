@@ -26,8 +26,11 @@ type Server struct {
 	*httptest.Server
 	t testing.TB
 
-	mu       sync.Mutex
-	answers  map[route]answer
+	mu      sync.Mutex
+	answers map[route]answer
+	// once holds the answers given for one request each, in order; they
+	// come before the standing answer of their route.
+	once     map[route][]answer
 	requests []Request
 }
 
@@ -53,13 +56,15 @@ type answer struct {
 	body   []byte
 	// html: the file is a page (.html), answered as text/html.
 	html bool
+	// header holds the response headers a made-up answer sets.
+	header http.Header
 }
 
 // New starts a Server that expects nothing yet; it closes when the test
 // ends.
 func New(t testing.TB) *Server {
 	t.Helper()
-	s := &Server{t: t, answers: map[route]answer{}}
+	s := &Server{t: t, answers: map[route]answer{}, once: map[route][]answer{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
 	return s
@@ -78,6 +83,41 @@ func (s *Server) Answer(method, path string, status int, file string) {
 // with the text value; they take it over an answer without a field.
 func (s *Server) AnswerFor(method, path, field, value string, status int, file string) {
 	s.t.Helper()
+	a := s.read(status, file)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.answers[route{method, path, field, value}] = a
+}
+
+// AnswerOnce is Answer for the next request to method path alone: answers
+// given once are used in the order given, before the standing answer (a
+// token refused, then a fresh one).
+func (s *Server) AnswerOnce(method, path string, status int, file string) {
+	s.t.Helper()
+	a := s.read(status, file)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := route{method: method, path: path}
+	s.once[r] = append(s.once[r], a)
+}
+
+// AnswerTextOnce is AnswerText for the next request to method path alone,
+// as AnswerOnce, with the response headers given as name, value pairs
+// (Retry-After, Set-Cookie).
+func (s *Server) AnswerTextOnce(method, path string, status int, body string, header ...string) {
+	h := http.Header{}
+	for i := 0; i+1 < len(header); i += 2 {
+		h.Add(header[i], header[i+1])
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := route{method: method, path: path}
+	s.once[r] = append(s.once[r], answer{status: status, body: []byte(body), header: h})
+}
+
+// read is the answer of a file with its provenance.
+func (s *Server) read(status int, file string) answer {
+	s.t.Helper()
 	body, err := os.ReadFile(file)
 	if err != nil {
 		s.t.Fatalf("replay: %v", err)
@@ -85,9 +125,7 @@ func (s *Server) AnswerFor(method, path, field, value string, status int, file s
 	if err := provenance(file); err != nil {
 		s.t.Fatalf("replay: %v", err)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.answers[route{method, path, field, value}] = answer{status: status, body: body, html: filepath.Ext(file) == ".html"}
+	return answer{status: status, body: body, html: filepath.Ext(file) == ".html"}
 }
 
 // AnswerText makes the server answer method path with body, a shape the
@@ -150,6 +188,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if a.html {
 		w.Header().Set("Content-Type", "text/html; charset=UTF-8")
 	}
+	for k, v := range a.header {
+		w.Header()[k] = v
+	}
 	w.WriteHeader(a.status)
 	_, _ = w.Write(a.body)
 }
@@ -157,6 +198,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 // lookup finds the answer for a request: one given for a field it holds,
 // else one for its method and path alone. s.mu is held.
 func (s *Server) lookup(method, path string, fields map[string]any) (answer, bool) {
+	if q := s.once[route{method: method, path: path}]; len(q) > 0 {
+		s.once[route{method: method, path: path}] = q[1:]
+		return q[0], true
+	}
 	for r, a := range s.answers {
 		if r.method == method && r.path == path && r.field != "" {
 			if v, ok := fields[r.field].(string); ok && v == r.value {

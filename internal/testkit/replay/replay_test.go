@@ -63,3 +63,24 @@ func TestRecorded(t *testing.T) {
 	s := New(t)
 	s.Answer(http.MethodPost, "/api/token", 200, Recorded("token.json"))
 }
+
+// TestAnswerOnce: answers given once come in order, with their headers,
+// before the standing answer.
+func TestAnswerOnce(t *testing.T) {
+	s := New(t)
+	s.Answer(http.MethodGet, "/api/x", 200, "testdata/known.json")
+	s.AnswerTextOnce(http.MethodGet, "/api/x", 503, `{}`, "Retry-After", "2")
+	s.AnswerOnce(http.MethodGet, "/api/x", 202, "testdata/known.json")
+	var got []string
+	for range 3 {
+		resp, err := http.Get(s.URL + "/api/x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		got = append(got, fmt.Sprint(resp.StatusCode, " ", resp.Header.Get("Retry-After")))
+	}
+	if strings.Join(got, ",") != "503 2,202 ,200 " {
+		t.Errorf("answers %q, want 503 with Retry-After, then 202, then the standing 200", got)
+	}
+}
