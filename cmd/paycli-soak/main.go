@@ -6,22 +6,14 @@
 package main
 
 import (
-	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/paycli/paycli/internal/app"
 	"github.com/paycli/paycli/internal/cmdutil"
-	"github.com/paycli/paycli/internal/iostreams"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := app.RunTool(ctx, os.Args[1:], iostreams.System(), os.LookupEnv,
-		func(f *cmdutil.Factory) *cobra.Command { return NewCmdSoak(f, nil) })
-	stop()
-	os.Exit(code)
+	os.Exit(app.RunToolMain(func(f *cmdutil.Factory) *cobra.Command { return NewCmdSoak(f, nil) }))
 }

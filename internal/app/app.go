@@ -128,6 +128,15 @@ func RunTool(ctx context.Context, args []string, ios *iostreams.IOStreams, looku
 	return execute(ctx, f, root, started, args, ios)
 }
 
+// RunToolMain runs a developer tool's command (RunTool) with the
+// process's arguments, streams and environment, Ctrl-C or SIGTERM
+// cancelling its context, and returns the exit code: a tool's whole main.
+func RunToolMain(newCmd func(*cmdutil.Factory) *cobra.Command) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return RunTool(ctx, os.Args[1:], iostreams.System(), os.LookupEnv, newCmd)
+}
+
 // execute runs root with args and returns the exit code of what happened;
 // started says whether the command's own code began to run.
 func execute(ctx context.Context, f *cmdutil.Factory, root *cobra.Command, started *bool, args []string, ios *iostreams.IOStreams) int {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/paycli/paycli/internal/filelock"
 	"github.com/paycli/paycli/internal/pause"
 )
 
@@ -43,13 +44,13 @@ func lockFile(path string, wait time.Duration) (unlock func(), err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
-		busy, err := tryLock(f)
+		busy, err := filelock.TryLock(f)
 		if err != nil {
 			_ = f.Close()
 			return nil, fmt.Errorf("cannot lock it: %w", err)
 		}
 		if !busy {
-			// Closing the file releases the flock.
+			// Closing the file releases the lock.
 			return func() { _ = f.Close() }, nil
 		}
 		if ctx.Err() != nil {

@@ -45,50 +45,26 @@ func redactBody(body []byte) string {
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(redactValue(v, "")); err == nil {
+		if err := enc.Encode(redact.JSONValue(v, "", redactField)); err == nil {
 			return strings.TrimRight(buf.String(), "\n")
 		}
 	}
 	return redactText(string(body))
 }
 
-func redactValue(v any, key string) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, val := range x {
-			x[k] = redactValue(val, k)
-		}
-		return x
-	case []any:
-		for i, val := range x {
-			x[i] = redactValue(val, key)
-		}
-		return x
-	case string:
-		switch k := strings.ToLower(key); {
-		case IsSecretField(k):
-			return maskSecret(x)
-		case IsCardField(k):
-			return redact.CardField(x)
-		}
-		if inner, ok := redactNested(x); ok {
-			return inner
-		}
-		return redact.Cards(x)
-	case json.Number:
-		mask := redact.Cards
-		switch k := strings.ToLower(key); {
-		case IsSecretField(k):
-			return maskSecret(x.String())
-		case IsCardField(k):
-			mask = redact.CardField
-		}
-		if m := mask(x.String()); m != x.String() {
-			return m
-		}
-		return x
+// redactField masks one field's value by its name (a string holding a
+// JSON object field by field, redactNested), and card numbers in any.
+func redactField(key, v string) string {
+	switch k := strings.ToLower(key); {
+	case IsSecretField(k):
+		return maskSecret(v)
+	case IsCardField(k):
+		return redact.CardField(v)
 	}
-	return v
+	if inner, ok := redactNested(v); ok {
+		return inner
+	}
+	return redact.Cards(v)
 }
 
 // redactNested redacts a string that holds a JSON object, as purchase/link
@@ -107,7 +83,7 @@ func redactNested(s string) (string, bool) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if enc.Encode(redactValue(obj, "")) != nil {
+	if enc.Encode(redact.JSONValue(obj, "", redactField)) != nil {
 		return "", false
 	}
 	return strings.TrimRight(buf.String(), "\n"), true

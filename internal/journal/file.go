@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/paycli/paycli/internal/filelock"
 	"github.com/paycli/paycli/internal/pause"
 )
 
@@ -284,7 +285,7 @@ func lockInvoice(path string, h Holder) (func(), error) {
 		if err != nil {
 			return nil, &LockFolderError{Dir: filepath.Dir(path), Err: err}
 		}
-		busy, err := tryLock(lf)
+		busy, err := filelock.TryLock(lf)
 		if err != nil {
 			_ = lf.Close()
 			return nil, &LockFolderError{Dir: filepath.Dir(path), Err: err}

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/paycli/paycli/internal/filelock"
 )
 
 func fileStore(t *testing.T) (*File, string) {
@@ -267,7 +269,7 @@ func TestFileLockHolderReadWhileBeingWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer held.Close()
-	if busy, err := tryLock(held); busy || err != nil {
+	if busy, err := filelock.TryLock(held); busy || err != nil {
 		t.Fatalf("lock: %v %v", busy, err)
 	}
 	go func() {

@@ -134,15 +134,25 @@ func Read(path string) (attempts []Attempt, skipped int, err error) {
 	return attempts, damage.Lines, err
 }
 
+// openToRead opens the journal at path for reading; a missing file, an
+// empty journal, is no file and no error.
+func openToRead(path string) (*os.File, error) {
+	f, err := OpenRegular(path, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
 // ReadAll returns the attempts of the journal at path in the order their
 // intents were written, and the lines it could not read. A missing file is
 // an empty journal.
 func ReadAll(path string) ([]Attempt, Damage, error) {
-	f, err := OpenRegular(path, os.O_RDONLY, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, Damage{}, nil
-	}
-	if err != nil {
+	f, err := openToRead(path)
+	if f == nil {
 		return nil, Damage{}, err
 	}
 	defer f.Close()
@@ -154,11 +164,8 @@ func ReadAll(path string) ([]Attempt, Damage, error) {
 // an attempt's latest). A missing file has none; unreadable lines are
 // counted in Damage.
 func Entries(path string) ([]Entry, Damage, error) {
-	f, err := OpenRegular(path, os.O_RDONLY, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, Damage{}, nil
-	}
-	if err != nil {
+	f, err := openToRead(path)
+	if f == nil {
 		return nil, Damage{}, err
 	}
 	defer f.Close()

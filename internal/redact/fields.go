@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 )
@@ -52,3 +53,32 @@ func IsSecretField(name string) bool { return slices.Contains(secretFields[:], s
 // IsCardField reports whether a field holds a card number by its name,
 // case ignored.
 func IsCardField(name string) bool { return slices.Contains(cardFields[:], strings.ToLower(name)) }
+
+// JSONValue masks a decoded JSON value (maps and slices in place, numbers
+// read as json.Number): each string or number becomes mask(key, text), key
+// being the name of the member it is the value of ("" at the top, an
+// array's own for its elements). A number mask leaves alone stays a
+// number. The gateway client's redaction and the sandbox's request log
+// walk bodies with it, each with its own mask.
+func JSONValue(v any, key string, mask func(key, text string) string) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, val := range x {
+			x[k] = JSONValue(val, k, mask)
+		}
+		return x
+	case []any:
+		for i, val := range x {
+			x[i] = JSONValue(val, key, mask)
+		}
+		return x
+	case string:
+		return mask(key, x)
+	case json.Number:
+		if m := mask(key, x.String()); m != x.String() {
+			return m
+		}
+		return x
+	}
+	return v
+}

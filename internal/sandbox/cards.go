@@ -340,20 +340,17 @@ type cardResult struct {
 	InvoiceID   string `json:"invoice_id"`
 	// StatusCode and StatusDescription are payment/complete's own (its
 	// documented data has them); a payment's data has none.
-	StatusCode                   *int        `json:"status_code,omitempty"`
-	StatusDescription            string      `json:"status_description,omitempty"`
-	SipayPaymentMethod           int         `json:"sipay_payment_method"`
-	CreditCardNo                 string      `json:"credit_card_no"`
-	TransactionType              string      `json:"transaction_type"`
-	PaymentStatus                int         `json:"payment_status"`
-	PaymentMethod                int         `json:"payment_method"`
-	ErrorCode                    int         `json:"error_code"`
-	Error                        string      `json:"error"`
-	AuthCode                     string      `json:"auth_code"`
-	MerchantCommission           json.Number `json:"merchant_commission"`
-	UserCommission               json.Number `json:"user_commission"`
-	MerchantCommissionPercentage json.Number `json:"merchant_commission_percentage"`
-	MerchantCommissionFixed      json.Number `json:"merchant_commission_fixed"`
+	StatusCode         *int   `json:"status_code,omitempty"`
+	StatusDescription  string `json:"status_description,omitempty"`
+	SipayPaymentMethod int    `json:"sipay_payment_method"`
+	CreditCardNo       string `json:"credit_card_no"`
+	TransactionType    string `json:"transaction_type"`
+	PaymentStatus      int    `json:"payment_status"`
+	PaymentMethod      int    `json:"payment_method"`
+	ErrorCode          int    `json:"error_code"`
+	Error              string `json:"error"`
+	AuthCode           string `json:"auth_code"`
+	saleCommissions
 	Installment                  int         `json:"installment"`
 	Amount                       json.Number `json:"amount"`
 	Status                       string      `json:"status,omitempty"`
@@ -362,6 +359,22 @@ type cardResult struct {
 	HashKey                      string      `json:"hash_key"`
 	OriginalBankErrorCode        string      `json:"original_bank_error_code"`
 	OriginalBankErrorDescription string      `json:"original_bank_error_description"`
+}
+
+// saleCommissions are a sale's commission figures as a payment's answer
+// gives them, in the gateway's order; a card payment's and a walletPay's
+// answers both embed them.
+type saleCommissions struct {
+	MerchantCommission           json.Number `json:"merchant_commission"`
+	UserCommission               json.Number `json:"user_commission"`
+	MerchantCommissionPercentage json.Number `json:"merchant_commission_percentage"`
+	MerchantCommissionFixed      json.Number `json:"merchant_commission_fixed"`
+}
+
+// commissionsOf is the commission figures of sale's answer.
+func commissionsOf(sale Sale) saleCommissions {
+	return saleCommissions{MerchantCommission: json.Number(sale.MerchantCommission), UserCommission: json.Number(sale.UserCommission),
+		MerchantCommissionPercentage: json.Number(sale.MerchantCommissionPercentage), MerchantCommissionFixed: json.Number(sale.MerchantCommissionFixed)}
 }
 
 // cardPaymentMethod is the documented answer's sipay_payment_method and
@@ -374,9 +387,7 @@ func (g *Gateway) cardResultOf(sale Sale, code int, desc string) (cardResult, er
 		OrderNo: sale.OrderID, OrderID: sale.OrderID, InvoiceID: sale.InvoiceID,
 		SipayPaymentMethod: cardPaymentMethod, CreditCardNo: maskCard(sale.CardBIN, sale.CardLast4),
 		TransactionType: sale.TransactionType, PaymentMethod: cardPaymentMethod, ErrorCode: code, Error: desc,
-		AuthCode: sale.AuthCode, MerchantCommission: json.Number(sale.MerchantCommission),
-		UserCommission: json.Number(sale.UserCommission), MerchantCommissionPercentage: json.Number(sale.MerchantCommissionPercentage),
-		MerchantCommissionFixed: json.Number(sale.MerchantCommissionFixed), Installment: sale.Installment,
+		AuthCode: sale.AuthCode, saleCommissions: commissionsOf(sale), Installment: sale.Installment,
 		Amount: json.Number(sale.Amount), PaymentReasonCode: sale.PaymentReasonCode, PaymentReasonCodeDetail: sale.PaymentReasonCodeDetail,
 	}
 	if code == 100 {

@@ -173,27 +173,13 @@ func New(opts Options) (*Gateway, error) {
 	g.routeWebhooks()
 	g.routeOpenAPI()
 	g.mux.HandleFunc("POST "+Base+"/api/token", g.token)
-	g.mux.Handle("POST "+Base+"/api/commissions", g.authorized(g.commissions))
-	g.mux.Handle("GET "+Base+"/api/commissions", g.authorized(g.commissions))
-	g.mux.Handle("POST "+Base+"/api/walletPay", g.authorized(g.walletPay))
-	g.mux.Handle("POST "+Base+"/api/checkstatus", g.authorized(g.checkStatus))
-	g.mux.Handle("POST "+Base+"/api/refund", g.authorized(g.refund))
-	g.mux.Handle("POST "+Base+"/api/paySmart2D", g.authorized(g.paySmart2D))
-	g.mux.Handle("POST "+Base+"/api/confirmPayment", g.authorized(g.confirmPayment))
-	g.mux.Handle("POST "+Base+"/payment/complete", g.authorized(g.completePayment))
-	g.mux.Handle("POST "+Base+"/api/getpos", g.authorized(g.getpos))
+	for _, r := range g.bearerRoutes() {
+		g.mux.Handle(r.method+" "+Base+r.path, g.authorized(r.serve))
+	}
 	// A browser posts the 3D form without a bearer token; the hash_key
 	// authenticates it.
 	g.mux.HandleFunc("POST "+Base+"/api/paySmart3D", g.paySmart3D)
 	g.mux.HandleFunc("POST "+Base+ChallengePath, g.challenge)
-	g.mux.Handle("POST "+Base+"/api/installments", g.authorized(g.installments))
-	g.mux.Handle("POST "+Base+"/api/saveCard", g.authorized(g.saveCard))
-	g.mux.Handle("POST "+Base+"/api/editCard", g.authorized(g.editCard))
-	g.mux.Handle("POST "+Base+"/api/deleteCard", g.authorized(g.deleteCard))
-	g.mux.Handle("GET "+Base+"/api/getCardTokens", g.authorized(g.getCardTokens))
-	g.mux.Handle("POST "+Base+"/api/getCardTokens", g.authorized(g.getCardTokens))
-	g.mux.Handle("POST "+Base+"/api/payByCardToken", g.authorized(g.payByCardToken))
-	g.mux.Handle("POST "+Base+"/purchase/link", g.authorized(g.purchaseLink))
 	// The buyer's browser opens a payment link's page and posts its form
 	// without any credentials: the link's random id is the capability.
 	g.mux.HandleFunc("GET "+Base+LinkPath+"{id}", g.linkPage)
@@ -203,6 +189,36 @@ func New(opts Options) (*Gateway, error) {
 	})
 	g.mux.HandleFunc("/", g.notFound)
 	return g, nil
+}
+
+// bearerRoute is one of the gateway's API paths under Base that answer
+// only a valid bearer token (authorized).
+type bearerRoute struct {
+	method, path string
+	serve        http.HandlerFunc
+}
+
+// bearerRoutes are the paths an API client calls with its token.
+func (g *Gateway) bearerRoutes() []bearerRoute {
+	return []bearerRoute{
+		{"POST", "/api/commissions", g.commissions},
+		{"GET", "/api/commissions", g.commissions},
+		{"POST", "/api/walletPay", g.walletPay},
+		{"POST", "/api/checkstatus", g.checkStatus},
+		{"POST", "/api/refund", g.refund},
+		{"POST", "/api/paySmart2D", g.paySmart2D},
+		{"POST", "/api/confirmPayment", g.confirmPayment},
+		{"POST", "/payment/complete", g.completePayment},
+		{"POST", "/api/getpos", g.getpos},
+		{"POST", "/api/installments", g.installments},
+		{"POST", "/api/saveCard", g.saveCard},
+		{"POST", "/api/editCard", g.editCard},
+		{"POST", "/api/deleteCard", g.deleteCard},
+		{"GET", "/api/getCardTokens", g.getCardTokens},
+		{"POST", "/api/getCardTokens", g.getCardTokens},
+		{"POST", "/api/payByCardToken", g.payByCardToken},
+		{"POST", "/purchase/link", g.purchaseLink},
+	}
 }
 
 // ServeHTTP serves one request, applying the fault header when enabled,

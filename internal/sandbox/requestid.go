@@ -126,7 +126,7 @@ func maskedBody(contentType string, c *bodyCapture) string {
 			enc.SetEscapeHTML(false)
 			// Masked again once encoded: an escape (\u0001) next to
 			// digits can make a run that looks like a card.
-			if enc.Encode(maskValue(v, "")) == nil {
+			if enc.Encode(redact.JSONValue(v, "", maskField)) == nil {
 				if masked := redact.Cards(strings.TrimSpace(out.String())); json.Valid([]byte(masked)) {
 					return masked
 				}
@@ -149,30 +149,6 @@ func maskedBody(contentType string, c *bodyCapture) string {
 		mt = "no Content-Type"
 	}
 	return redact.Cards(fmt.Sprintf("(%s, %d bytes, not kept: only JSON and form bodies are, masked)", mt, c.n))
-}
-
-// maskValue masks a decoded JSON value; key is the member it is the value of.
-func maskValue(v any, key string) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, val := range x {
-			x[k] = maskValue(val, k)
-		}
-		return x
-	case []any:
-		for i, val := range x {
-			x[i] = maskValue(val, key)
-		}
-		return x
-	case string:
-		return maskField(key, x)
-	case json.Number:
-		if m := maskField(key, x.String()); m != x.String() {
-			return m
-		}
-		return x
-	}
-	return v
 }
 
 // maskField masks one field's value by its name, and card numbers in any.

@@ -77,24 +77,24 @@ func (s *Store) Card(token, customerNumber string) (SavedCard, error) {
 // with an error, and nothing is written); DeleteCard is UpdateCard that
 // removes it. Both return the card as it was last stored.
 func (s *Store) UpdateCard(token, customerNumber string, change func(*SavedCard) error) (SavedCard, error) {
-	var out SavedCard
-	err := s.writes.do(func(tx *bolt.Tx) error {
-		b := tx.Bucket([]byte(cardsBucket))
-		card, err := getCard(b, token, customerNumber)
-		if err != nil {
+	return s.writeCard(token, customerNumber, func(b *bolt.Bucket, card *SavedCard) error {
+		if err := change(card); err != nil {
 			return err
 		}
-		if err := change(&card); err != nil {
-			return err
-		}
-		out = card
-		return putCard(b, card)
+		return putCard(b, *card)
 	})
-	return out, err
 }
 
 // DeleteCard removes a customer's saved card durably.
 func (s *Store) DeleteCard(token, customerNumber string) (SavedCard, error) {
+	return s.writeCard(token, customerNumber, func(b *bolt.Bucket, _ *SavedCard) error {
+		return b.Delete([]byte(token))
+	})
+}
+
+// writeCard runs write on a customer's saved card, found in the cards
+// bucket, in one durable write, and returns the card as write left it.
+func (s *Store) writeCard(token, customerNumber string, write func(*bolt.Bucket, *SavedCard) error) (SavedCard, error) {
 	var out SavedCard
 	err := s.writes.do(func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte(cardsBucket))
@@ -102,8 +102,11 @@ func (s *Store) DeleteCard(token, customerNumber string) (SavedCard, error) {
 		if err != nil {
 			return err
 		}
+		if err := write(b, &card); err != nil {
+			return err
+		}
 		out = card
-		return b.Delete([]byte(token))
+		return nil
 	})
 	return out, err
 }

@@ -273,20 +273,6 @@ func dialAddr(a net.Addr) string {
 	return net.JoinHostPort("127.0.0.1", fmt.Sprint(tcp.Port))
 }
 
-// IsLoopback reports whether a listen address ("host:port") only accepts
-// connections from this machine.
-func IsLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 // WriteAddress records a running server's base URL in dir, atomically.
 func WriteAddress(dir, baseURL string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {

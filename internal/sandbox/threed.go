@@ -29,6 +29,19 @@ const ChallengePath = "/__sandbox/3d/challenge"
 // challenge, and answered with an HTML page holding the challenge. The
 // sale's outcome is decided when the challenge is answered.
 func (g *Gateway) paySmart3D(w http.ResponseWriter, r *http.Request) {
+	g.serve3D(w, r, func(w http.ResponseWriter, f fields, t ThreeD) {
+		now := g.opts.Now()
+		if p, ok := g.readCardPayment(w, f, now, nil); ok {
+			g.start3D(w, p, t, KindCard3D, now)
+		}
+	})
+}
+
+// serve3D reads a 3D payment's fields and its targets (read3DTargets) and
+// runs pay with them, its refusals posted to the cancel_url
+// (refusedTo3DCancel): what every 3D payment path does around its own
+// reading of the card.
+func (g *Gateway) serve3D(w http.ResponseWriter, r *http.Request, pay func(http.ResponseWriter, fields, ThreeD)) {
 	f, ok := g.readFieldsNested(w, r, "items")
 	if !ok {
 		return
@@ -37,12 +50,7 @@ func (g *Gateway) paySmart3D(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	g.refusedTo3DCancel(w, t, f.get("invoice_id"), func(w http.ResponseWriter) {
-		now := g.opts.Now()
-		if p, ok := g.readCardPayment(w, f, now, nil); ok {
-			g.start3D(w, p, t, KindCard3D, now)
-		}
-	})
+	g.refusedTo3DCancel(w, t, f.get("invoice_id"), func(w http.ResponseWriter) { pay(w, f, t) })
 }
 
 // refusedTo3DCancel runs serve, a 3D payment whose buyer goes back to
@@ -71,15 +79,7 @@ func (g *Gateway) refusedTo3DCancel(w http.ResponseWriter, t ThreeD, invoiceID s
 // card's fields), answered like paySmart3D with the challenge page (the
 // gateway's PHP SDK reads this answer as HTML).
 func (g *Gateway) payByCardToken(w http.ResponseWriter, r *http.Request) {
-	f, ok := g.readFieldsNested(w, r, "items")
-	if !ok {
-		return
-	}
-	t, ok := read3DTargets(w, f)
-	if !ok {
-		return
-	}
-	g.refusedTo3DCancel(w, t, f.get("invoice_id"), func(w http.ResponseWriter) {
+	g.serve3D(w, r, func(w http.ResponseWriter, f fields, t ThreeD) {
 		if !f.requireFields(w, savedCardFields...) {
 			return
 		}

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -25,25 +24,22 @@ const maxInvoiceIDLen = 100
 // as docs/protocol.md (walletPay) lists it, with the "service_" spelling
 // of the gateway's documentation rather than the live gateway's "sipay_".
 type walletPayResult struct {
-	ServiceStatus                int         `json:"service_status"`
-	OrderNo                      string      `json:"order_no"`
-	OrderID                      string      `json:"order_id"`
-	InvoiceID                    string      `json:"invoice_id"`
-	ServicePaymentMethod         string      `json:"service_payment_method"`
-	CreditCardNo                 string      `json:"credit_card_no"`
-	TransactionType              string      `json:"transaction_type"`
-	PaymentStatus                int         `json:"payment_status"`
-	PaymentMethod                string      `json:"payment_method"`
-	ErrorCode                    int         `json:"error_code"`
-	Error                        string      `json:"error"`
-	AuthCode                     string      `json:"auth_code"`
-	MerchantCommission           json.Number `json:"merchant_commission"`
-	UserCommission               json.Number `json:"user_commission"`
-	MerchantCommissionPercentage json.Number `json:"merchant_commission_percentage"`
-	MerchantCommissionFixed      json.Number `json:"merchant_commission_fixed"`
-	HostReferenceID              string      `json:"host_reference_id"`
-	PaymentReasonCode            string      `json:"payment_reason_code"`
-	PaymentReasonCodeDetail      string      `json:"payment_reason_code_detail"`
+	ServiceStatus        int    `json:"service_status"`
+	OrderNo              string `json:"order_no"`
+	OrderID              string `json:"order_id"`
+	InvoiceID            string `json:"invoice_id"`
+	ServicePaymentMethod string `json:"service_payment_method"`
+	CreditCardNo         string `json:"credit_card_no"`
+	TransactionType      string `json:"transaction_type"`
+	PaymentStatus        int    `json:"payment_status"`
+	PaymentMethod        string `json:"payment_method"`
+	ErrorCode            int    `json:"error_code"`
+	Error                string `json:"error"`
+	AuthCode             string `json:"auth_code"`
+	saleCommissions
+	HostReferenceID         string `json:"host_reference_id"`
+	PaymentReasonCode       string `json:"payment_reason_code"`
+	PaymentReasonCodeDetail string `json:"payment_reason_code_detail"`
 }
 
 // walletPayment is a walletPay request whose fields, hash_key and wallet
@@ -346,23 +342,20 @@ func writeDuplicate(w http.ResponseWriter) {
 // resultOf builds the §2.2 object for a sale answered with code.
 func resultOf(sale Sale, code int, desc string) walletPayResult {
 	res := walletPayResult{
-		OrderNo:                      sale.OrderID,
-		OrderID:                      sale.OrderID,
-		InvoiceID:                    sale.InvoiceID,
-		ServicePaymentMethod:         servicePaymentMethod(sale.Wallet),
-		CreditCardNo:                 maskCard(sale.CardBIN, sale.CardLast4),
-		TransactionType:              "Auth",
-		PaymentMethod:                "CREDITCARD",
-		ErrorCode:                    code,
-		Error:                        desc,
-		AuthCode:                     sale.AuthCode,
-		MerchantCommission:           json.Number(sale.MerchantCommission),
-		UserCommission:               json.Number(sale.UserCommission),
-		MerchantCommissionPercentage: json.Number(sale.MerchantCommissionPercentage),
-		MerchantCommissionFixed:      json.Number(sale.MerchantCommissionFixed),
-		HostReferenceID:              sale.HostReferenceID,
-		PaymentReasonCode:            sale.PaymentReasonCode,
-		PaymentReasonCodeDetail:      sale.PaymentReasonCodeDetail,
+		OrderNo:                 sale.OrderID,
+		OrderID:                 sale.OrderID,
+		InvoiceID:               sale.InvoiceID,
+		ServicePaymentMethod:    servicePaymentMethod(sale.Wallet),
+		CreditCardNo:            maskCard(sale.CardBIN, sale.CardLast4),
+		TransactionType:         "Auth",
+		PaymentMethod:           "CREDITCARD",
+		ErrorCode:               code,
+		Error:                   desc,
+		AuthCode:                sale.AuthCode,
+		saleCommissions:         commissionsOf(sale),
+		HostReferenceID:         sale.HostReferenceID,
+		PaymentReasonCode:       sale.PaymentReasonCode,
+		PaymentReasonCodeDetail: sale.PaymentReasonCodeDetail,
 	}
 	if code == 100 {
 		res.ServiceStatus, res.PaymentStatus, res.Error = 1, 1, "Success"

@@ -198,6 +198,17 @@ func pinDefaultProfile(edit *config.Edit, written string) (string, error) {
 	return name, edit.SetDefaultProfile(name)
 }
 
+// pinAndSave pins the default profile (pinDefaultProfile) and saves the
+// edit: the last step of every command that may add a profile. It returns
+// the name pinned, or "".
+func pinAndSave(ios *iostreams.IOStreams, w config.AtomicWriter, edit *config.Edit, profile string) (string, error) {
+	pinned, err := pinDefaultProfile(edit, profile)
+	if err != nil {
+		return "", err
+	}
+	return pinned, save(ios, w, edit)
+}
+
 // formatOf resolves --output for commands that must work even when the
 // configuration does not resolve (a default_profile naming a missing
 // profile, a bad value elsewhere): the flag, then PAYCLI_OUTPUT, then the

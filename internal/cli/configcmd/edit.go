@@ -153,11 +153,8 @@ func setRun(ctx context.Context, opts *SetOptions) error {
 			}
 		}
 	}
-	pinned, err := pinDefaultProfile(edit, profile)
+	pinned, err := pinAndSave(opts.IO, opts.Writer, edit, profile)
 	if err != nil {
-		return err
-	}
-	if err := save(opts.IO, opts.Writer, edit); err != nil {
 		return err
 	}
 	if created {

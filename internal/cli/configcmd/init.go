@@ -256,11 +256,8 @@ func initRun(ctx context.Context, opts *InitOptions) error {
 	if err != nil {
 		return err
 	}
-	pinned, err := pinDefaultProfile(edit, profile)
+	pinned, err := pinAndSave(opts.IO, opts.Writer, edit, profile)
 	if err != nil {
-		return err
-	}
-	if err := save(opts.IO, opts.Writer, edit); err != nil {
 		return err
 	}
 

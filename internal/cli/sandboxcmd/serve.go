@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -157,16 +156,10 @@ characters, card numbers as their first six and last four digits.`,
 				return err
 			}
 			opts.StateDir = dir
-			_, port, err := net.SplitHostPort(opts.Addr)
-			if err != nil {
-				return cmdutil.UsageErrorf("invalid --addr %q: want host:port, e.g. %s", config.Shorten(opts.Addr), DefaultAddr)
+			if err := cmdutil.CheckListenAddr(opts.Addr, DefaultAddr); err != nil {
+				return err
 			}
-			// A port out of range is a typo, not a busy address: say so
-			// before trying to listen.
-			if _, err := strconv.ParseUint(port, 10, 16); err != nil && port != "" {
-				return cmdutil.UsageErrorf("invalid --addr %q: the port must be a number from 0 to 65535 (0 picks a free one)", config.Shorten(opts.Addr))
-			}
-			if !opts.Public && !sandbox.IsLoopback(opts.Addr) {
+			if !opts.Public && !cmdutil.LoopbackOnly(opts.Addr) {
 				return cmdutil.UsageHint(fmt.Errorf("refusing to serve on %s: not a loopback address", opts.Addr),
 					"The sandbox accepts fixed, published credentials. Add --public to expose it to the network anyway.")
 			}

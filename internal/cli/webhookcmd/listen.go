@@ -91,16 +91,10 @@ credentials masked and card numbers cut to their first 6 and last 4 digits.`,
   paycli webhook listen --forward-to http://localhost:8000/hook --forward-invalid`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, port, err := net.SplitHostPort(opts.Addr)
-			if err != nil {
-				return cmdutil.UsageErrorf("invalid --addr %q: want host:port, e.g. %s", opts.Addr, DefaultAddr)
+			if err := cmdutil.CheckListenAddr(opts.Addr, DefaultAddr); err != nil {
+				return err
 			}
-			// A port out of range is a typo, not a busy address: say so
-			// before trying to listen (as 'paycli sandbox serve' does).
-			if _, err := strconv.ParseUint(port, 10, 16); err != nil && port != "" {
-				return cmdutil.UsageErrorf("invalid --addr %q: the port must be a number from 0 to 65535 (0 picks a free one)", opts.Addr)
-			}
-			if !opts.Public && !isLoopback(opts.Addr) {
+			if !opts.Public && !cmdutil.LoopbackOnly(opts.Addr) {
 				return cmdutil.UsageHint(fmt.Errorf("refusing to listen on %s: not a loopback address", opts.Addr),
 					"Webhooks from the internet reach this machine through a tunnel to a loopback address; add --public to listen on the network anyway.")
 			}
@@ -133,18 +127,6 @@ credentials masked and card numbers cut to their first 6 and last 4 digits.`,
 	opts.AddJSONFlags(cmd)
 	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
 	return cmd
-}
-
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // forwardsToItself reports whether u names the listener's own port on

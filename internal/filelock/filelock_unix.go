@@ -1,6 +1,6 @@
 //go:build unix
 
-package config
+package filelock
 
 import (
 	"errors"
@@ -8,9 +8,10 @@ import (
 	"syscall"
 )
 
-// tryLock takes an exclusive flock on f without waiting; busy reports that
-// another process holds it.
-func tryLock(f *os.File) (busy bool, err error) {
+// TryLock takes an exclusive flock on f without waiting; busy reports that
+// another open file holds it. Closing f releases it, and so does the
+// kernel when the process dies.
+func TryLock(f *os.File) (busy bool, err error) {
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		switch {
