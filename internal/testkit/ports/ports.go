@@ -8,6 +8,7 @@ package ports
 
 import (
 	"fmt"
+	"github.com/paycli/paycli/internal/filelock"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -15,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 )
 
@@ -93,7 +93,7 @@ func lock(dir string, port int) (release func(), ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if busy, err := filelock.TryLock(f); busy || err != nil {
 		f.Close()
 		return nil, false
 	}
