@@ -62,6 +62,18 @@ func (d *Deps) FormatAndConfig() (render.Format, *config.Config, error) {
 	return format, cfg, err
 }
 
+// AppSecret is FormatAndConfig, then the profile's app_secret
+// (RequireAppSecret, saying why): how the runs that use the secret here
+// rather than send it open (hash validate, webhook listen and verify).
+func (d *Deps) AppSecret(why string) (render.Format, *config.Config, string, error) {
+	format, cfg, err := d.FormatAndConfig()
+	if err != nil {
+		return format, cfg, "", err
+	}
+	secret, err := RequireAppSecret(cfg, why)
+	return format, cfg, secret, err
+}
+
 // Need says what a run's gateway calls need besides the credentials.
 type Need int
 

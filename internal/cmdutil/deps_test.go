@@ -3,6 +3,7 @@ package cmdutil
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -110,5 +111,45 @@ func TestFormatAndConfigNamesABadFormatFirst(t *testing.T) {
 	}
 	if _, _, err := d.FormatAndConfig(); !errors.Is(err, errFormat) || asked {
 		t.Errorf("FormatAndConfig: %v (configuration asked: %v); want the format's error first", err, asked)
+	}
+}
+
+func TestAppSecretRefusesAProfileWithoutOne(t *testing.T) {
+	errFormat := errors.New("bad -o")
+	tests := []struct {
+		name       string
+		formatErr  error
+		appSecret  string
+		wantSecret string
+		wantErr    string
+	}{
+		{name: "a bad format is named first", formatErr: errFormat, appSecret: "s3cret", wantErr: "bad -o"},
+		{name: "no app_secret is refused, saying why", wantErr: `no app_secret configured for profile "live": it checks`},
+		{name: "the secret", appSecret: "s3cret", wantSecret: "s3cret"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			asked := false
+			d := Deps{
+				Format: func() (render.Format, error) { return render.JSON, tt.formatErr },
+				Config: func() (*config.Config, error) {
+					asked = true
+					return &config.Config{Profile: "live", AppSecret: tt.appSecret}, nil
+				},
+			}
+			format, cfg, secret, err := d.AppSecret("it checks")
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("AppSecret: %v; want an error with %q", err, tt.wantErr)
+				}
+				if tt.formatErr != nil && asked {
+					t.Error("the configuration was read after a bad format")
+				}
+				return
+			}
+			if err != nil || secret != tt.wantSecret || format != render.JSON || cfg == nil || cfg.Profile != "live" {
+				t.Errorf("AppSecret = %q, %q, %v, %v; want JSON, the profile, %q", format, secret, cfg, err, tt.wantSecret)
+			}
+		})
 	}
 }

@@ -516,10 +516,7 @@ func TestList(t *testing.T) {
 			fx.env["PAYCLI_TIMEOUT"] = "2m"
 			fx.env["PAYCLI_CONFIG"] = fx.path
 			fx.ios.SetStdoutTTY(tt.tty)
-			err := listRun(context.Background(), &ListOptions{
-				IO: fx.ios, Config: fx.factory().Config, ShowSecrets: tt.show,
-				Format: func() (render.Format, error) { return tt.format, nil },
-			})
+			err := listRun(context.Background(), &ListOptions{Deps: cmdutil.Deps{IO: fx.ios, Config: fx.factory().Config, Format: func() (render.Format, error) { return tt.format, nil }}, ShowSecrets: tt.show})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -541,10 +538,10 @@ func TestListMasksURLUserinfo(t *testing.T) {
 	for _, format := range []render.Format{render.Table, render.JSON, render.CSV} {
 		fx := newFixture(t, content)
 		format := func() (render.Format, error) { return format, nil }
-		if err := listRun(context.Background(), &ListOptions{IO: fx.ios, Config: fx.factory().Config, Format: format}); err != nil {
+		if err := listRun(context.Background(), &ListOptions{Deps: cmdutil.Deps{IO: fx.ios, Config: fx.factory().Config, Format: format}}); err != nil {
 			t.Fatal(err)
 		}
-		if err := profilesRun(context.Background(), &ProfilesOptions{IO: fx.ios, Where: fx.where(), Format: format}); err != nil {
+		if err := profilesRun(context.Background(), &ProfilesOptions{Deps: cmdutil.Deps{IO: fx.ios, Format: format}, Where: fx.where()}); err != nil {
 			t.Fatal(err)
 		}
 		out := fx.out.String()
@@ -577,8 +574,7 @@ func TestProfiles(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fx := newFixture(t, tt.content)
-			err := profilesRun(context.Background(), &ProfilesOptions{IO: fx.ios, Where: fx.where(),
-				Format: func() (render.Format, error) { return tt.format, nil }})
+			err := profilesRun(context.Background(), &ProfilesOptions{Deps: cmdutil.Deps{IO: fx.ios, Format: func() (render.Format, error) { return tt.format, nil }}, Where: fx.where()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -644,8 +640,7 @@ func TestLooseFile(t *testing.T) {
 	if err := os.Chmod(fx.path, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err := profilesRun(context.Background(), &ProfilesOptions{IO: fx.ios, Where: fx.where(),
-		Format: func() (render.Format, error) { return render.JSON, nil }})
+	err := profilesRun(context.Background(), &ProfilesOptions{Deps: cmdutil.Deps{IO: fx.ios, Format: func() (render.Format, error) { return render.JSON, nil }}, Where: fx.where()})
 	if err != nil {
 		t.Fatal(err)
 	}

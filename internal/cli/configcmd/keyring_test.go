@@ -70,8 +70,7 @@ func TestSetStoresTheSecretInTheKeyring(t *testing.T) {
 	fx.out.Reset()
 	reads := store.Reads()
 	cfg, _ = config.Load(fx.where())
-	err = listRun(context.Background(), &ListOptions{IO: fx.ios, Config: func() (*config.Config, error) { return cfg, nil },
-		Format: func() (render.Format, error) { return render.Table, nil }})
+	err = listRun(context.Background(), &ListOptions{Deps: cmdutil.Deps{IO: fx.ios, Config: func() (*config.Config, error) { return cfg, nil }, Format: func() (render.Format, error) { return render.Table, nil }}})
 	if err != nil {
 		t.Fatal(err)
 	}

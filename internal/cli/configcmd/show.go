@@ -95,18 +95,16 @@ func getRun(ctx context.Context, opts *GetOptions) error {
 
 // ListOptions are the inputs of `paycli config list`.
 type ListOptions struct {
-	IO     *iostreams.IOStreams
-	Config func() (*config.Config, error)
-	Format func() (render.Format, error)
-	// JSON writes -o json and --jq output.
-	JSON *cmdutil.JSONFlags
+	cmdutil.Deps
 
 	ShowSecrets bool
 }
 
 // NewCmdList builds `paycli config list`.
 func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) error) *cobra.Command {
-	opts := &ListOptions{IO: f.IOStreams}
+	// IO alone: the run sets Config to the settings without their secrets
+	// fetched (settingsOf), and Format from them.
+	opts := &ListOptions{Deps: cmdutil.Deps{IO: f.IOStreams}}
 	cmd := &cobra.Command{
 		Use:     "list",
 		Aliases: []string{"ls"},
@@ -289,16 +287,13 @@ func pathRun(ctx context.Context, opts *PathOptions) error {
 
 // ProfilesOptions are the inputs of `paycli config profiles`.
 type ProfilesOptions struct {
-	IO     *iostreams.IOStreams
-	Where  config.LoadOptions
-	Format func() (render.Format, error)
-	// JSON writes -o json and --jq output.
-	JSON *cmdutil.JSONFlags
+	cmdutil.Deps
+	Where config.LoadOptions
 }
 
 // NewCmdProfiles builds `paycli config profiles`.
 func NewCmdProfiles(f *cmdutil.Factory, runF func(context.Context, *ProfilesOptions) error) *cobra.Command {
-	opts := &ProfilesOptions{IO: f.IOStreams}
+	opts := &ProfilesOptions{Deps: cmdutil.Deps{IO: f.IOStreams}}
 	cmd := &cobra.Command{
 		Use:   "profiles",
 		Short: "List the profiles in the config file, marking the default",

@@ -199,11 +199,7 @@ func (e *layoutMismatch) Error() string {
 }
 
 func validateRun(ctx context.Context, opts *ValidateOptions) error {
-	format, cfg, err := opts.FormatAndConfig()
-	if err != nil {
-		return err
-	}
-	secret, err := cmdutil.RequireAppSecret(cfg, "it is the key of every hash_key")
+	format, cfg, secret, err := opts.AppSecret("it is the key of every hash_key")
 	if err != nil {
 		return err
 	}

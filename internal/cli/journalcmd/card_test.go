@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
@@ -71,8 +72,8 @@ func TestJournalMasksCardInvoices(t *testing.T) {
 	list := func(format render.Format, invoice string) (string, string) {
 		t.Helper()
 		ios, _, out, errOut := iostreams.Test()
-		opts := &Options{MoneyKinds: kindtest.Paycli(), IO: ios, Format: func() (render.Format, error) { return format, nil },
-			Journal: fileJournal(path), Now: func() time.Time { return t0 }, Invoice: invoice}
+		opts := &Options{Deps: cmdutil.Deps{IO: ios, Format: func() (render.Format, error) { return format, nil }, Now: func() time.Time { return t0 }}, MoneyKinds: kindtest.Paycli(),
+			Journal: fileJournal(path), Invoice: invoice}
 		if err := journalRun(context.Background(), opts); err != nil {
 			t.Fatal(err)
 		}

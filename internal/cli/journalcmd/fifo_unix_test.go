@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/render"
@@ -24,8 +25,8 @@ func TestJournalRefusesFIFO(t *testing.T) {
 		t.Skip(err)
 	}
 	ios, _, _, _ := iostreams.Test()
-	opts := &Options{MoneyKinds: kindtest.Paycli(), IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
-		Journal: fileJournal(path), Now: time.Now}
+	opts := &Options{Deps: cmdutil.Deps{IO: ios, Format: func() (render.Format, error) { return render.Table, nil }, Now: time.Now}, MoneyKinds: kindtest.Paycli(),
+		Journal: fileJournal(path)}
 	done := make(chan error, 1)
 	go func() { done <- journalRun(context.Background(), opts) }()
 	select {

@@ -8,7 +8,6 @@ import (
 	"os"
 
 	"github.com/paycli/paycli/internal/cmdutil"
-	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/pgjournal"
 	"github.com/paycli/paycli/internal/redact"
@@ -18,9 +17,7 @@ import (
 
 // ImportOptions are the inputs of `paycli journal import`.
 type ImportOptions struct {
-	IO     *iostreams.IOStreams
-	Format func() (render.Format, error)
-	JSON   *cmdutil.JSONFlags
+	cmdutil.Deps
 	// Journal opens the journal the profile uses, which must be a shared
 	// one; JournalPath is this machine's journal file, read by default.
 	Journal     func() (journal.Store, error)
@@ -31,7 +28,7 @@ type ImportOptions struct {
 
 // NewCmdImport builds `paycli journal import`.
 func NewCmdImport(f *cmdutil.Factory, runF func(context.Context, *ImportOptions) error) *cobra.Command {
-	opts := &ImportOptions{IO: f.IOStreams, Format: f.OutputFormat, Journal: f.Journal, JournalPath: f.JournalPath}
+	opts := &ImportOptions{Deps: cmdutil.DepsOf(f), Journal: f.Journal, JournalPath: f.JournalPath}
 	cmd := &cobra.Command{
 		Use:   "import [--from FILE]",
 		Short: "Copy this machine's journal file into the desk's shared journal",
@@ -74,8 +71,7 @@ has nothing to import into: exit 2.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.From, "from", "", "the journal `FILE` to import (default: this machine's journal)")
-	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
+	opts.AddJSONFlags(cmd)
 	cmdutil.NoGateway(cmd)
 	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindUnavailable, cmdutil.KindJournalRefused}, Notes: map[cmdutil.Kind]string{
 		cmdutil.KindUsage:       "the profile has no shared journal, or --from names no journal file",

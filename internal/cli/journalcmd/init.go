@@ -10,7 +10,6 @@ import (
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
-	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/pgjournal"
 	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
@@ -19,9 +18,7 @@ import (
 
 // InitOptions are the inputs of `paycli journal init`.
 type InitOptions struct {
-	IO     *iostreams.IOStreams
-	Format func() (render.Format, error)
-	JSON   *cmdutil.JSONFlags
+	cmdutil.Deps
 	// URL is the database's; Grants the operator roles to grant; Leads
 	// the roles to make desk leads (operators who may also settle an
 	// attempt by hand: journal settle).
@@ -46,7 +43,7 @@ func hasPassword(raw string) bool {
 
 // NewCmdInit builds `paycli journal init`.
 func NewCmdInit(f *cmdutil.Factory, runF func(context.Context, *InitOptions) error) *cobra.Command {
-	opts := &InitOptions{IO: f.IOStreams, Format: f.OutputFormat, Init: pgjournal.Init}
+	opts := &InitOptions{Deps: cmdutil.DepsOf(f), Init: pgjournal.Init}
 	var urlFlag string
 	cmd := &cobra.Command{
 		Use:   "init --url URL [--grant ROLE]... [--lead ROLE]...",
@@ -125,8 +122,7 @@ URL gives them (sslmode=verify-full, sslrootcert=FILE, …).`,
 	cmd.Flags().StringVar(&urlFlag, "url", "", "the PostgreSQL `URL` of the journal's database, - to read it from stdin, @FILE from a file (else $"+OwnerURLEnv+")")
 	cmd.Flags().StringArrayVar(&opts.Grants, "grant", nil, "an operator `ROLE` to let read and append to the journal (repeatable)")
 	cmd.Flags().StringArrayVar(&opts.Leads, "lead", nil, "a `ROLE` to make a desk lead: an operator who may also settle an attempt by hand with journal settle (repeatable)")
-	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
+	opts.AddJSONFlags(cmd)
 	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindUnavailable, cmdutil.KindJournalRefused}, Notes: map[cmdutil.Kind]string{
 		cmdutil.KindUsage:       "bad --url, --grant or --lead, or a role that may not create the schema, the role paycli_lead or grant them",
 		cmdutil.KindUnavailable: "the database is unreachable, or refused the connection",

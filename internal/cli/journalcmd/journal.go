@@ -41,14 +41,10 @@ const DefaultLimit = 20
 
 // Options are the inputs of `paycli journal`.
 type Options struct {
-	IO     *iostreams.IOStreams
-	Format func() (render.Format, error)
-	// JSON writes -o json and --jq output.
-	JSON *cmdutil.JSONFlags
+	cmdutil.Deps
 	// Journal opens the journal the profile uses: the file, or the desk's
 	// shared journal (pgjournal.Store).
 	Journal func() (journal.Store, error)
-	Now     func() time.Time
 
 	Invoice string
 	// Since and Until keep the attempts started at or after Since and
@@ -89,7 +85,7 @@ type Options struct {
 
 // NewCmdJournal builds `paycli journal`.
 func NewCmdJournal(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{IO: f.IOStreams, Format: f.OutputFormat, Journal: f.Journal, Now: f.Now, SandboxIdentity: f.SandboxIdentity, Account: accountFunc(f),
+	opts := &Options{Deps: cmdutil.DepsOf(f), Journal: f.Journal, SandboxIdentity: f.SandboxIdentity, Account: accountFunc(f),
 		MoneyKinds: f.Kinds()}
 	cmd := &cobra.Command{
 		Use:   "journal [INVOICE] [--since WHEN] [--until WHEN] [--limit N]",
@@ -233,8 +229,7 @@ second; 'paycli journal show' shows them the same way.`,
 		return CompleteInvoice(f.JournalPath, f.Kinds)(cmd, args, toComplete)
 	}
 	_ = cmd.RegisterFlagCompletionFunc("since", cobra.FixedCompletions([]string{"1h", "24h", "7d", "today", "yesterday"}, cobra.ShellCompDirectiveNoFileComp))
-	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
+	opts.AddJSONFlags(cmd)
 	cmd.AddCommand(NewCmdReconcile(f, nil), NewCmdInit(f, nil), NewCmdSummary(f, nil), NewCmdImport(f, nil), NewCmdShow(f, nil), NewCmdSettle(f, nil))
 	// It reads the journal and asks the gateway nothing: under --sandbox it
 	// starts no sandbox.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/render"
@@ -19,8 +20,8 @@ import (
 func runAt(t *testing.T, path string, format render.Format, invoice string) (string, string) {
 	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
-	opts := &Options{MoneyKinds: kindtest.Paycli(), IO: ios, Format: func() (render.Format, error) { return format, nil },
-		Journal: fileJournal(path), Now: func() time.Time { return t0 },
+	opts := &Options{Deps: cmdutil.Deps{IO: ios, Format: func() (render.Format, error) { return format, nil }, Now: func() time.Time { return t0 }}, MoneyKinds: kindtest.Paycli(),
+		Journal: fileJournal(path),
 		Invoice: invoice, Flags: []string{"--profile", "live"}}
 	if err := journalRun(context.Background(), opts); err != nil {
 		t.Fatal(err)
@@ -120,8 +121,8 @@ func TestJournalFooterReconcilesEachProfile(t *testing.T) {
 	footer := func(given []string, invoice string) string {
 		t.Helper()
 		ios, _, _, errOut := iostreams.Test()
-		opts := &Options{MoneyKinds: kindtest.Paycli(), IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
-			Journal: fileJournal(path), Now: func() time.Time { return t0 },
+		opts := &Options{Deps: cmdutil.Deps{IO: ios, Format: func() (render.Format, error) { return render.Table, nil }, Now: func() time.Time { return t0 }}, MoneyKinds: kindtest.Paycli(),
+			Journal: fileJournal(path),
 			Invoice: invoice, Flags: given, SandboxIdentity: func() (string, error) { return sandboxID, nil }}
 		if err := journalRun(context.Background(), opts); err != nil {
 			t.Fatal(err)
@@ -178,8 +179,8 @@ func TestJournalFooterPointsAtStatusForWhatReconcileLeaves(t *testing.T) {
 	}
 	_ = j.Close()
 	ios, _, _, errOut := iostreams.Test()
-	opts := &Options{MoneyKinds: kindtest.Paycli(), IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
-		Journal: fileJournal(path), Now: func() time.Time { return t0 }}
+	opts := &Options{Deps: cmdutil.Deps{IO: ios, Format: func() (render.Format, error) { return render.Table, nil }, Now: func() time.Time { return t0 }}, MoneyKinds: kindtest.Paycli(),
+		Journal: fileJournal(path)}
 	if err := journalRun(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
@@ -225,8 +226,8 @@ func TestJournalFooterSendsACardDeletionAgain(t *testing.T) {
 	}
 	_ = j.Close()
 	ios, _, out, _ := iostreams.Test()
-	opts := &Options{IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
-		Journal: fileJournal(path), Now: func() time.Time { return t0 },
+	opts := &Options{Deps: cmdutil.Deps{IO: ios, Format: func() (render.Format, error) { return render.Table, nil }, Now: func() time.Time { return t0 }},
+		Journal:    fileJournal(path),
 		MoneyKinds: journal.Kinds{{Name: "card-delete", SentAgain: true}}}
 	if err := journalRun(context.Background(), opts); err != nil {
 		t.Fatal(err)

@@ -285,8 +285,8 @@ func TestReconcileAndTheFooterAgree(t *testing.T) {
 		t.Errorf("reconcile would check %q, want DUP-1 only", got)
 	}
 	ios, _, _, errOut := iostreams.Test()
-	lopts := &Options{MoneyKinds: kindtest.Paycli(), IO: ios, Format: func() (render.Format, error) { return render.Table, nil },
-		Journal: fileJournal(path), Now: func() time.Time { return t0 }}
+	lopts := &Options{Deps: cmdutil.Deps{IO: ios, Format: func() (render.Format, error) { return render.Table, nil }, Now: func() time.Time { return t0 }}, MoneyKinds: kindtest.Paycli(),
+		Journal: fileJournal(path)}
 	if err := journalRun(context.Background(), lopts); err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -20,12 +19,9 @@ import (
 
 // SettleOptions are the inputs of `paycli journal settle`.
 type SettleOptions struct {
-	IO     *iostreams.IOStreams
-	Format func() (render.Format, error)
-	JSON   *cmdutil.JSONFlags
+	cmdutil.Deps
 	// Journal opens the journal the settle line is written to.
 	Journal func() (journal.Store, error)
-	Now     func() time.Time
 	// Who names this machine's user and host, written on the settle line
 	// (a file journal records no role; a shared one stamps the role too).
 	Who func() (osUser, host string)
@@ -47,7 +43,7 @@ const (
 
 // NewCmdSettle builds `paycli journal settle`.
 func NewCmdSettle(f *cmdutil.Factory, runF func(context.Context, *SettleOptions) error) *cobra.Command {
-	opts := &SettleOptions{IO: f.IOStreams, Journal: f.Journal, Now: f.Now, Who: f.Machine, Kinds: f.Kinds()}
+	opts := &SettleOptions{Deps: cmdutil.DepsOf(f), Journal: f.Journal, Who: f.Machine, Kinds: f.Kinds()}
 	cmd := &cobra.Command{
 		Use:   "settle ATTEMPT --as made|not-made --reason TEXT",
 		Short: "Settle an attempt of unknown outcome by hand (the desk lead)",
@@ -94,8 +90,7 @@ writing it, unless --yes. --dry-run says what it would write.`,
 	cmd.Flags().StringVar(&opts.Reason, "reason", "", "why the attempt is settled so (`TEXT`, kept in the journal)")
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "write the settlement without asking")
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "say what would be written; write nothing")
-	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
+	opts.AddJSONFlags(cmd)
 	cmdutil.NoGateway(cmd)
 	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindDuplicate, cmdutil.KindUnavailable, cmdutil.KindJournalRefused, cmdutil.KindCancelled}, Notes: map[cmdutil.Kind]string{
 		cmdutil.KindUsage:          "bad flags, no such attempt, or an attempt that is not unsettled",

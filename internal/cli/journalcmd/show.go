@@ -19,7 +19,7 @@ const minAttemptPrefix = 6
 // NewCmdShow builds `paycli journal show`: the attempts of one invoice, or
 // one attempt, whole — what the one-line listing shortens.
 func NewCmdShow(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{IO: f.IOStreams, Format: f.OutputFormat, Journal: f.Journal, Now: f.Now, SandboxIdentity: f.SandboxIdentity}
+	opts := &Options{Deps: cmdutil.DepsOf(f), Journal: f.Journal, SandboxIdentity: f.SandboxIdentity}
 	cmd := &cobra.Command{
 		Use:   "show INVOICE|ATTEMPT",
 		Short: "Show an invoice's attempts, or one attempt, whole",
@@ -54,8 +54,7 @@ An invoice or attempt the journal does not hold is exit 2.`,
 		}
 		return CompleteInvoice(f.JournalPath, f.Kinds)(cmd, args, toComplete)
 	}
-	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
+	opts.AddJSONFlags(cmd)
 	cmdutil.NoGateway(cmd)
 	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindUnavailable, cmdutil.KindJournalRefused}, Notes: map[cmdutil.Kind]string{
 		cmdutil.KindUsage:       "the journal holds no such invoice or attempt",

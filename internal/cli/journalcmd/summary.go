@@ -21,12 +21,9 @@ const NoOperator = "—"
 
 // SummaryOptions are the inputs of `paycli journal summary`.
 type SummaryOptions struct {
-	IO     *iostreams.IOStreams
-	Format func() (render.Format, error)
-	JSON   *cmdutil.JSONFlags
+	cmdutil.Deps
 	// Journal opens the journal the profile uses.
 	Journal func() (journal.Store, error)
-	Now     func() time.Time
 	// Since and Until bound the window (Until zero: until now); the
 	// texts are as given, for messages.
 	Since, Until         time.Time
@@ -40,7 +37,7 @@ type SummaryOptions struct {
 
 // NewCmdSummary builds `paycli journal summary`.
 func NewCmdSummary(f *cmdutil.Factory, runF func(context.Context, *SummaryOptions) error) *cobra.Command {
-	opts := &SummaryOptions{IO: f.IOStreams, Format: f.OutputFormat, Journal: f.Journal, Now: f.Now, Account: accountFunc(f)}
+	opts := &SummaryOptions{Deps: cmdutil.DepsOf(f), Journal: f.Journal, Account: accountFunc(f)}
 	cmd := &cobra.Command{
 		Use:   "summary --since WHEN [--until WHEN]",
 		Short: "Total the attempts of a window by operator, kind and outcome",
@@ -88,8 +85,7 @@ the totals). -o csv and tsv write one line per currency.`,
 	_ = cmd.RegisterFlagCompletionFunc("since", cobra.FixedCompletions([]string{"1h", "24h", "7d", "today", "yesterday"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("until", cobra.FixedCompletions([]string{"now", "today", "yesterday"}, cobra.ShellCompDirectiveNoFileComp))
 	addAccountFlag(cmd, &opts.AllAccounts)
-	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
+	opts.AddJSONFlags(cmd)
 	cmdutil.NoGateway(cmd)
 	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindUnavailable, cmdutil.KindJournalRefused}, Notes: map[cmdutil.Kind]string{
 		cmdutil.KindUnavailable: "the profile's shared journal (PostgreSQL) cannot be reached",

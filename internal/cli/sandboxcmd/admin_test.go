@@ -81,8 +81,7 @@ func TestCredentialsNew(t *testing.T) {
 	dir := t.TempDir()
 	base := serveOneSale(t, dir)
 	_, ios := testFactory(t, nil)
-	opts := &CredentialsOptions{IO: ios, StateDir: dir, New: true, Probe: sandbox.Probe,
-		Format: func() (render.Format, error) { return render.CSV, nil }}
+	opts := &CredentialsOptions{Deps: cmdutil.Deps{IO: ios, Format: func() (render.Format, error) { return render.CSV, nil }}, StateDir: dir, New: true, Probe: sandbox.Probe}
 	if err := credentialsRun(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
@@ -173,8 +172,7 @@ func TestCredentialsNewWaitsWithinTimeout(t *testing.T) {
 	base := serveOneSale(t, dir)
 	_, ios := testFactory(t, nil)
 	probes, sleeps := 0, 0
-	opts := &CredentialsOptions{IO: ios, StateDir: dir, New: true, Timeout: 30 * time.Second,
-		Format: func() (render.Format, error) { return render.CSV, nil },
+	opts := &CredentialsOptions{Deps: cmdutil.Deps{IO: ios, Format: func() (render.Format, error) { return render.CSV, nil }}, StateDir: dir, New: true, Timeout: 30 * time.Second,
 		// The first two health checks time out, as under load.
 		Probe: func(ctx context.Context, url string) bool {
 			probes++
@@ -202,9 +200,8 @@ func TestCredentialsNewWaitsWithinTimeout(t *testing.T) {
 func TestCredentialsNewTriesDefaultAddress(t *testing.T) {
 	_, ios := testFactory(t, nil)
 	var asked []string
-	opts := &CredentialsOptions{IO: ios, StateDir: t.TempDir(), New: true, Timeout: 5 * time.Second,
-		Format: func() (render.Format, error) { return render.CSV, nil },
-		Probe:  func(_ context.Context, url string) bool { asked = append(asked, url); return false },
+	opts := &CredentialsOptions{Deps: cmdutil.Deps{IO: ios, Format: func() (render.Format, error) { return render.CSV, nil }}, StateDir: t.TempDir(), New: true, Timeout: 5 * time.Second,
+		Probe: func(_ context.Context, url string) bool { asked = append(asked, url); return false },
 		Sleep: func(context.Context, time.Duration) error {
 			if len(asked) == 3 {
 				return context.DeadlineExceeded

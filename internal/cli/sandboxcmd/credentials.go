@@ -9,7 +9,6 @@ import (
 
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
-	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/pause"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/sandbox"
@@ -18,8 +17,7 @@ import (
 
 // CredentialsOptions are the inputs of `paycli sandbox credentials`.
 type CredentialsOptions struct {
-	IO       *iostreams.IOStreams
-	Format   func() (render.Format, error)
+	cmdutil.Deps
 	StateDir string
 	// Probe reports whether a sandbox answers at a base URL before ctx
 	// ends.
@@ -28,8 +26,6 @@ type CredentialsOptions struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Timeout bounds --new's wait for the sandbox to answer (--timeout).
 	Timeout time.Duration
-	// JSON writes -o json and --jq output.
-	JSON *cmdutil.JSONFlags
 	// New creates an isolated merchant at the running sandbox and prints
 	// its credentials.
 	New bool
@@ -49,7 +45,7 @@ type Credentials struct {
 
 // NewCmdCredentials builds `paycli sandbox credentials`.
 func NewCmdCredentials(f *cmdutil.Factory, runF func(context.Context, *CredentialsOptions) error) *cobra.Command {
-	opts := &CredentialsOptions{IO: f.IOStreams, Format: f.OutputFormat, Probe: sandbox.Healthy, Sleep: pause.For}
+	opts := &CredentialsOptions{Deps: cmdutil.DepsOf(f), Probe: sandbox.Healthy, Sleep: pause.For}
 	var state string
 	var webhooks []string
 	cmd := &cobra.Command{
@@ -101,8 +97,7 @@ names, else the state folder's serve, else the default address of serve.`,
 	cmd.Flags().StringArrayVar(&webhooks, "webhook", nil, "with --new, register a web hook key for the new merchant: `KEY=URL` (repeatable)")
 	_ = cmd.RegisterFlagCompletionFunc("webhook", noValueCompletion)
 	_ = cmd.RegisterFlagCompletionFunc("state", completeFolder)
-	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
+	opts.AddJSONFlags(cmd)
 	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindUnavailable},
 		Notes: map[cmdutil.Kind]string{cmdutil.KindUnavailable: "--new and no sandbox serving"}})
 	return cmd

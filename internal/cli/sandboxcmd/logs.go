@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
-	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/pause"
 	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
@@ -20,9 +19,7 @@ import (
 
 // LogsOptions are the inputs of `paycli sandbox logs`.
 type LogsOptions struct {
-	IO       *iostreams.IOStreams
-	Format   func() (render.Format, error)
-	JSON     *cmdutil.JSONFlags
+	cmdutil.Deps
 	StateDir string
 
 	// Follow prints entries as they are written, until interrupted.
@@ -38,8 +35,6 @@ type LogsOptions struct {
 	Limit     int
 	// Wait sleeps between looks at the log while following.
 	Wait func(context.Context) error
-	// Now tells today from older days in the TIME column.
-	Now func() time.Time
 }
 
 // logsPoll is how often --follow looks at the log.
@@ -47,7 +42,7 @@ const logsPoll = 200 * time.Millisecond
 
 // NewCmdLogs builds `paycli sandbox logs`.
 func NewCmdLogs(f *cmdutil.Factory, runF func(context.Context, *LogsOptions) error) *cobra.Command {
-	opts := &LogsOptions{IO: f.IOStreams, Now: f.Now, Wait: func(ctx context.Context) error { return pause.For(ctx, logsPoll) }}
+	opts := &LogsOptions{Deps: cmdutil.DepsOf(f), Wait: func(ctx context.Context) error { return pause.For(ctx, logsPoll) }}
 	var state string
 	cmd := &cobra.Command{
 		Use:   "logs",
@@ -119,8 +114,7 @@ until Ctrl-C. -o json prints one JSON object per request (JSON Lines), and
 	for _, name := range []string{"path", "status", "invoice", "request-id", "limit"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}
-	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
+	opts.AddJSONFlags(cmd)
 	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: cmdutil.ExitsLocal})
 	return cmd
 }

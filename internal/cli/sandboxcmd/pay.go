@@ -18,7 +18,6 @@ import (
 	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
-	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/money"
 	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
@@ -28,8 +27,7 @@ import (
 
 // PayOptions are the inputs of `paycli sandbox pay`.
 type PayOptions struct {
-	IO     *iostreams.IOStreams
-	Format func() (render.Format, error)
+	cmdutil.Deps
 	// BaseURL finds the sandbox to pay at (the running serve, or one
 	// started in this process, as --sandbox does).
 	BaseURL      func(ctx context.Context) (string, error)
@@ -43,10 +41,6 @@ type PayOptions struct {
 	Decline3D    bool
 	Invoice      string
 	WebHookKey   string
-	// JSON writes -o json and --jq output; nil writes plain JSON.
-	JSON *cmdutil.JSONFlags
-	// Now is the clock the card's expiry year is counted from.
-	Now func() time.Time
 	// Debug receives the client's log of each exchange (--debug), with
 	// secrets and card numbers masked; nil logs nothing.
 	Debug io.Writer
@@ -71,7 +65,7 @@ type PayResult struct {
 // NewCmdPay builds `paycli sandbox pay`.
 func NewCmdPay(f *cmdutil.Factory, runF func(context.Context, *PayOptions) error) *cobra.Command {
 	var amount, state string
-	opts := &PayOptions{IO: f.IOStreams, Format: f.OutputFormat, Now: f.Now, BaseURL: func(ctx context.Context) (string, error) {
+	opts := &PayOptions{Deps: cmdutil.DepsOf(f), BaseURL: func(ctx context.Context) (string, error) {
 		cfg, err := sandboxmode.Overlay(ctx, sandboxmode.OverlayOptions{LookupEnv: f.LookupEnv, Now: f.Now, AddCloser: f.AddCloser, StateDir: state}, &config.Config{})
 		if err != nil {
 			return "", err
@@ -160,8 +154,7 @@ used, exit 6) prints nothing on stdout, only the error on stderr.` + magicFaults
 	for _, name := range []string{"amount", "installments", "invoice", "webhook-key"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, noValueCompletion)
 	}
-	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
+	opts.AddJSONFlags(cmd)
 	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindAuth, cmdutil.KindRejected, cmdutil.KindDeclined, cmdutil.KindDuplicate, cmdutil.KindUnavailable},
 		Notes: map[cmdutil.Kind]string{
 			cmdutil.KindDeclined:    "the sandbox declined the sale (a test card or a .41 amount)",

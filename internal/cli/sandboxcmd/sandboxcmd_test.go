@@ -166,9 +166,8 @@ func TestCredentials(t *testing.T) {
 			if err := sandbox.WriteAddress(dir, "http://127.0.0.1:4242/ccpayment"); err != nil {
 				t.Fatal(err)
 			}
-			opts := &CredentialsOptions{IO: ios, StateDir: dir,
-				Format: func() (render.Format, error) { return tt.format, nil },
-				Probe:  func(context.Context, string) bool { return tt.server }}
+			opts := &CredentialsOptions{Deps: cmdutil.Deps{IO: ios, Format: func() (render.Format, error) { return tt.format, nil }}, StateDir: dir,
+				Probe: func(context.Context, string) bool { return tt.server }}
 			if err := credentialsRun(context.Background(), opts); err != nil {
 				t.Fatal(err)
 			}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/paycli/paycli/internal/cmdutil"
-	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/redact"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/sandbox"
@@ -20,10 +19,7 @@ import (
 // WebhooksOptions are the inputs of `paycli sandbox webhooks` and its
 // resend subcommand.
 type WebhooksOptions struct {
-	IO       *iostreams.IOStreams
-	Format   func() (render.Format, error)
-	JSON     *cmdutil.JSONFlags
-	Now      func() time.Time
+	cmdutil.Deps
 	StateDir string
 	// Probe reports whether a sandbox answers at a base URL.
 	Probe func(ctx context.Context, baseURL string) bool
@@ -35,7 +31,7 @@ type WebhooksOptions struct {
 
 // NewCmdWebhooks builds `paycli sandbox webhooks`.
 func NewCmdWebhooks(f *cmdutil.Factory, runF func(context.Context, *WebhooksOptions) error) *cobra.Command {
-	opts := &WebhooksOptions{IO: f.IOStreams, Now: f.Now, Probe: sandbox.Probe, LockTimeout: 2 * time.Second}
+	opts := &WebhooksOptions{Deps: cmdutil.DepsOf(f), Probe: sandbox.Probe, LockTimeout: 2 * time.Second}
 	var state string
 	cmd := &cobra.Command{
 		Use:   "webhooks",
@@ -67,15 +63,14 @@ state itself when none runs.`,
 	}
 	cmd.PersistentFlags().StringVar(&state, "state", "", "state folder of the sandbox (default <state dir>/paycli/sandbox)")
 	_ = cmd.RegisterFlagCompletionFunc("state", completeFolder)
-	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
+	opts.AddJSONFlags(cmd)
 	cmd.AddCommand(cmdutil.SetExits(newCmdResend(f, &state, runF), cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindUnavailable}}))
 	cmdutil.SetExits(cmd, cmdutil.Exits{Kinds: []cmdutil.Kind{cmdutil.KindUsage, cmdutil.KindUnavailable}})
 	return cmd
 }
 
 func newCmdResend(f *cmdutil.Factory, state *string, runF func(context.Context, *WebhooksOptions) error) *cobra.Command {
-	opts := &WebhooksOptions{IO: f.IOStreams, Now: f.Now, Probe: sandbox.Probe, LockTimeout: 2 * time.Second}
+	opts := &WebhooksOptions{Deps: cmdutil.DepsOf(f), Probe: sandbox.Probe, LockTimeout: 2 * time.Second}
 	cmd := &cobra.Command{
 		Use:   "resend ID",
 		Short: "Send a webhook delivery again",
@@ -102,8 +97,7 @@ was already delivered is sent again: handlers must take a webhook twice.`,
 			return resendRun(cmd.Context(), opts)
 		},
 	}
-	opts.JSON = cmdutil.AddJSONFlags(cmd)
-	opts.Format = opts.JSON.Format(f.OutputFormat)
+	opts.AddJSONFlags(cmd)
 	return cmd
 }
 

@@ -79,8 +79,8 @@ func TestWebhooksCommandOffline(t *testing.T) {
 	_, ios := testFactory(t, nil)
 	out := ios.Out.(interface{ String() string })
 	opts := func(format render.Format, id uint64) *WebhooksOptions {
-		return &WebhooksOptions{IO: ios, Now: time.Now, StateDir: dir, Probe: func(context.Context, string) bool { return false },
-			LockTimeout: time.Second, Format: func() (render.Format, error) { return format, nil }, ID: id}
+		return &WebhooksOptions{Deps: cmdutil.Deps{IO: ios, Now: time.Now, Format: func() (render.Format, error) { return format, nil }}, StateDir: dir, Probe: func(context.Context, string) bool { return false },
+			LockTimeout: time.Second, ID: id}
 	}
 	if err := webhooksRun(context.Background(), opts(render.Table, 0)); err != nil {
 		t.Fatal(err)
@@ -137,8 +137,8 @@ func TestWebhooksMaskACardInvoice(t *testing.T) {
 	_, ios := testFactory(t, nil)
 	out := ios.Out.(interface{ String() string })
 	opts := func(format render.Format) *WebhooksOptions {
-		return &WebhooksOptions{IO: ios, Now: time.Now, StateDir: dir, Probe: func(context.Context, string) bool { return false },
-			LockTimeout: time.Second, Format: func() (render.Format, error) { return format, nil }, ID: 1}
+		return &WebhooksOptions{Deps: cmdutil.Deps{IO: ios, Now: time.Now, Format: func() (render.Format, error) { return format, nil }}, StateDir: dir, Probe: func(context.Context, string) bool { return false },
+			LockTimeout: time.Second, ID: 1}
 	}
 	for _, format := range []render.Format{render.Table, render.CSV, render.JSON} {
 		before := len(out.String())
@@ -207,8 +207,8 @@ func TestWebhooksCommandRunningServe(t *testing.T) {
 	_, ios := testFactory(t, nil)
 	out := ios.Out.(interface{ String() string })
 	opts := func(format render.Format, id uint64) *WebhooksOptions {
-		return &WebhooksOptions{IO: ios, Now: time.Now, StateDir: dir, Probe: func(context.Context, string) bool { return true },
-			LockTimeout: time.Second, Format: func() (render.Format, error) { return format, nil }, ID: id}
+		return &WebhooksOptions{Deps: cmdutil.Deps{IO: ios, Now: time.Now, Format: func() (render.Format, error) { return format, nil }}, StateDir: dir, Probe: func(context.Context, string) bool { return true },
+			LockTimeout: time.Second, ID: id}
 	}
 	if err := webhooksRun(context.Background(), opts(render.JSON, 0)); err != nil {
 		t.Fatal(err)

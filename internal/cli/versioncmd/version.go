@@ -7,23 +7,19 @@ import (
 
 	"github.com/paycli/paycli/internal/buildinfo"
 	"github.com/paycli/paycli/internal/cmdutil"
-	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/spf13/cobra"
 )
 
 // Options are the inputs of `paycli version`.
 type Options struct {
-	IO     *iostreams.IOStreams
-	Info   buildinfo.Info
-	Format func() (render.Format, error)
-	// JSON writes -o json and --jq output.
-	JSON *cmdutil.JSONFlags
+	cmdutil.Deps
+	Info buildinfo.Info
 }
 
 // NewCmdVersion builds `paycli version`.
 func NewCmdVersion(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
-	opts := &Options{IO: f.IOStreams}
+	opts := &Options{Deps: cmdutil.Deps{IO: f.IOStreams}}
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print paycli's version, commit and build date",

@@ -159,11 +159,7 @@ func forwardURL(s string) (*url.URL, error) {
 // listenRun receives webhooks until ctx is cancelled, then lets those in
 // flight finish.
 func listenRun(ctx context.Context, opts *ListenOptions) error {
-	format, cfg, err := opts.FormatAndConfig()
-	if err != nil {
-		return err
-	}
-	secret, err := cmdutil.RequireAppSecret(cfg, "it is what checks a webhook's hash_key")
+	format, cfg, secret, err := opts.AppSecret("it is what checks a webhook's hash_key")
 	if err != nil {
 		return err
 	}

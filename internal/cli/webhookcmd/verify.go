@@ -88,11 +88,7 @@ type checkedLine struct {
 // verifyRun checks each webhook body read, prints a verdict for each, and
 // fails when one is invalid.
 func verifyRun(ctx context.Context, opts *VerifyOptions) error {
-	format, cfg, err := opts.FormatAndConfig()
-	if err != nil {
-		return err
-	}
-	secret, err := cmdutil.RequireAppSecret(cfg, "it is what checks a webhook's hash_key")
+	format, cfg, secret, err := opts.AppSecret("it is what checks a webhook's hash_key")
 	if err != nil {
 		return err
 	}
