@@ -4,7 +4,6 @@ package app
 
 import (
 	"context"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,7 +19,8 @@ import (
 // walletpay (one payment and a batch) and `paycli journal` fail at once
 // with exit 1, and nothing is sent.
 func TestJournalFIFORefused(t *testing.T) {
-	srv, pays := droppingGateway(t, func(w http.ResponseWriter, r *http.Request) { t.Error("walletPay sent") })
+	// No walletPay answer: one sent fails the test as unexpected.
+	srv := newAppGateway(t)
 	home := t.TempDir()
 	dir := filepath.Join(home, "state", "paycli")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -54,7 +54,7 @@ func TestJournalFIFORefused(t *testing.T) {
 			t.Fatalf("%v hangs on a FIFO journal", args)
 		}
 	}
-	if pays.Load() != 0 {
-		t.Errorf("%d walletPay requests sent", pays.Load())
+	if n := srv.Count(walletPayPath); n != 0 {
+		t.Errorf("%d walletPay requests sent", n)
 	}
 }

@@ -48,17 +48,11 @@ func batchLine(invoice, token string) string {
 // skipped, unknown ones unknown (exit 7) — and only a line that would be
 // sent is refused for its expired token.
 func TestResumeAsksTheJournalBeforeTheToken(t *testing.T) {
-	srv, pays := droppingGateway(t, func(w http.ResponseWriter, r *http.Request) {
-		var body map[string]string
-		_ = json.NewDecoder(r.Body).Decode(&body)
-		w.Header().Set("Content-Type", "application/json")
-		if strings.HasPrefix(body["invoice_id"], "PEND") {
-			fmt.Fprint(w, `{"status_code":69,"status_description":"Pending"}`)
-			return
-		}
-		fmt.Fprintf(w, `{"status_code":100,"status_description":"ok","data":{"payment_status":1,"order_no":"VP-%s","invoice_id":%q}}`, body["invoice_id"], body["invoice_id"])
-	})
-	home, base := t.TempDir(), srv.URL+"/ccpayment"
+	g := newAppGateway(t)
+	g.AnswerTextFor(http.MethodPost, walletPayPath, "invoice_id", "PEND-1", 200, `{"status_code":69,"status_description":"Pending"}`)
+	g.AnswerTextFor(http.MethodPost, walletPayPath, "invoice_id", "PAID-1", 200,
+		`{"status_code":100,"status_description":"ok","data":{"payment_status":1,"order_no":"VP-PAID-1","invoice_id":"PAID-1"}}`)
+	home, base := t.TempDir(), g.URL+"/ccpayment"
 	fresh := walletTokenExpiring(time.Now().Add(time.Hour))
 	first := strings.Join([]string{batchLine("PAID-1", fresh), batchLine("PEND-1", fresh)}, "\n")
 	if code, _, stderr := inHome(t, home, base, first, "walletpay", "--batch", "-", "--yes"); code != ExitOutcomeUnknown {
@@ -82,8 +76,8 @@ func TestResumeAsksTheJournalBeforeTheToken(t *testing.T) {
 	if !strings.Contains(stdout, `"line 3: invalid token: the wallet token expired`) {
 		t.Errorf("stdout:\n%s", stdout)
 	}
-	if pays.Load() != 2 {
-		t.Errorf("%d walletPay requests, want the first run's 2", pays.Load())
+	if n := g.Count(walletPayPath); n != 2 {
+		t.Errorf("%d walletPay requests, want the first run's 2", n)
 	}
 }
 
@@ -102,11 +96,9 @@ func TestSuccessThatContradictsItself(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.why, func(t *testing.T) {
-			srv, _ := droppingGateway(t, func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "application/json")
-				fmt.Fprintf(w, `{"status_code":100,"status_description":"ok","data":%s}`, tt.data)
-			})
-			code, stderr, path := runAgainst(t, context.Background(), srv.URL+"/ccpayment", payArgs("C-1")...)
+			g := newAppGateway(t)
+			g.AnswerText(http.MethodPost, walletPayPath, 200, `{"status_code":100,"status_description":"ok","data":`+tt.data+`}`)
+			code, stderr, path := runAgainst(t, context.Background(), g.URL+"/ccpayment", payArgs("C-1")...)
 			if code != ExitOutcomeUnknown {
 				t.Errorf("exit %d, want 7; stderr:\n%s", code, stderr)
 			}
@@ -123,12 +115,9 @@ func TestSuccessThatContradictsItself(t *testing.T) {
 // for its credentials (HTTP 401) is exit 3, saying nothing was processed
 // and to run the command again — never "charged nothing".
 func TestRefusedPaymentIsExit3(t *testing.T) {
-	srv, _ := droppingGateway(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusUnauthorized)
-		fmt.Fprint(w, `{"status_code":30,"status_description":"Unauthorized"}`)
-	})
-	code, stderr, path := runAgainst(t, context.Background(), srv.URL+"/ccpayment", payArgs("R-1")...)
+	g := newAppGateway(t)
+	g.AnswerText(http.MethodPost, walletPayPath, http.StatusUnauthorized, `{"status_code":30,"status_description":"Unauthorized"}`)
+	code, stderr, path := runAgainst(t, context.Background(), g.URL+"/ccpayment", payArgs("R-1")...)
 	if code != ExitAuth {
 		t.Fatalf("exit %d, want 3; stderr:\n%s", code, stderr)
 	}

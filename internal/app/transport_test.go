@@ -21,6 +21,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/paycli/paycli/internal/testkit/replay"
 )
 
 // These tests run the paycli binary that testscript installs on PATH (see
@@ -130,9 +132,8 @@ func credentials(env map[string]string, baseURL string) map[string]string {
 // whole home, so a step that writes another file is checked as soon as it
 // is added to the list.
 func TestFilesArePrivateUnderPermissiveUmask(t *testing.T) {
-	var hits atomic.Int32
-	gw := httptest.NewServer(tokenHandler(&hits))
-	defer gw.Close()
+	gw := replay.New(t)
+	gw.Answer(http.MethodPost, "/ccpayment/api/token", 200, "testdata/replay/token_far.json")
 	env, home := processHome(t)
 	for _, args := range [][]string{
 		{"config", "set", "base_url", gw.URL + "/ccpayment"},
@@ -145,8 +146,8 @@ func TestFilesArePrivateUnderPermissiveUmask(t *testing.T) {
 			t.Fatalf("paycli %s: exit %d\n%s", strings.Join(args, " "), res.code, res.stderr)
 		}
 	}
-	if hits.Load() != 1 {
-		t.Fatalf("%d token requests, want 1", hits.Load())
+	if n := len(gw.Requests()); n != 1 {
+		t.Fatalf("%d requests, want 1 token request", n)
 	}
 	// A wallet payment against the in-process sandbox writes the journal
 	// and the sandbox's state under the state folder.

@@ -3,11 +3,12 @@ package app
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/testkit/replay"
 )
 
 // walletToken is an unsigned wallet token for 150.00 TRY that expires in
@@ -27,26 +29,43 @@ func walletToken() string {
 	return enc([]byte(`{"alg":"HS256","typ":"JWT"}`)) + "." + enc([]byte(claims)) + ".c2ln"
 }
 
-// droppingGateway issues bearer tokens and handles walletPay with onPay,
-// counting walletPay requests.
-func droppingGateway(t *testing.T, onPay http.HandlerFunc) (*httptest.Server, *atomic.Int32) {
-	var pays atomic.Int32
+// walletPayPath is the walletPay call under the base URL /ccpayment.
+const walletPayPath = "/ccpayment/api/walletPay"
+
+// newAppGateway is the recorded-answer server (internal/testkit/replay)
+// with the token call answered by the recorded token. paycli runs on the
+// wall clock here, past that token's exp: each run fetches a token and
+// none is reused, whatever the day.
+func newAppGateway(t *testing.T) *replay.Server {
+	t.Helper()
+	g := replay.New(t)
+	g.Answer(http.MethodPost, "/ccpayment/api/token", 200, replay.Recorded("token.json"))
+	return g
+}
+
+// faultFront is a server in front of g, not a gateway double: a request
+// to path meets fault, a transport fault (a dropped connection, a request
+// held), which returns false to pass the request on to g; every other
+// request passes. It counts the requests to path.
+func faultFront(t *testing.T, g *replay.Server, path string, fault func(w http.ResponseWriter, r *http.Request) bool) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	target, err := url.Parse(g.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pass := httputil.NewSingleHostReverseProxy(target)
+	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/ccpayment/api/token":
-			enc := base64.RawURLEncoding.EncodeToString
-			tok := enc([]byte(`{"alg":"HS256"}`)) + "." + enc(fmt.Appendf(nil, `{"exp":%d}`, time.Now().Add(2*time.Hour).Unix())) + ".c2ln"
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"status_code":100,"status_description":"ok","data":{"token":%q,"is_3d":1,"expires_at":""}}`, tok)
-		case "/ccpayment/api/walletPay":
-			pays.Add(1)
-			onPay(w, r)
-		default:
-			http.NotFound(w, r)
+		if r.URL.Path == path {
+			hits.Add(1)
+			if fault(w, r) {
+				return
+			}
 		}
+		pass.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	return srv, &pays
+	return srv, &hits
 }
 
 // runAgainst runs paycli with a profile from the environment pointing at
@@ -92,14 +111,15 @@ func checkUnknownRecorded(t *testing.T, path, invoice string) {
 // request, then drops the connection. The outcome is unknown (exit 7),
 // the payment was sent exactly once, and the journal has both lines.
 func TestWalletPayConnectionDroppedAfterSending(t *testing.T) {
-	srv, pays := droppingGateway(t, func(w http.ResponseWriter, r *http.Request) {
+	srv, pays := faultFront(t, newAppGateway(t), walletPayPath, func(w http.ResponseWriter, r *http.Request) bool {
 		_, _ = io.Copy(io.Discard, r.Body)
 		conn, _, err := w.(http.Hijacker).Hijack()
 		if err != nil {
 			t.Error(err)
-			return
+			return true
 		}
 		_ = conn.Close()
+		return true
 	})
 	code, stderr, path := runAgainst(t, context.Background(), srv.URL+"/ccpayment", payArgs("DROP-1")...)
 	if code != ExitOutcomeUnknown {
@@ -120,10 +140,11 @@ func TestWalletPayConnectionDroppedAfterSending(t *testing.T) {
 // payment exits 7 (not 130) and still records the outcome as unknown.
 func TestWalletPayInterruptedAfterSending(t *testing.T) {
 	received := make(chan struct{})
-	srv, pays := droppingGateway(t, func(w http.ResponseWriter, r *http.Request) {
+	srv, pays := faultFront(t, newAppGateway(t), walletPayPath, func(w http.ResponseWriter, r *http.Request) bool {
 		_, _ = io.Copy(io.Discard, r.Body)
 		close(received)
 		<-r.Context().Done()
+		return true
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -149,15 +170,16 @@ func TestBatchInterruptFinishesInFlight(t *testing.T) {
 	defer cancel()
 	release := make(chan struct{})
 	var first atomic.Bool
-	srv, pays := droppingGateway(t, func(w http.ResponseWriter, r *http.Request) {
-		var body map[string]string
-		_ = json.NewDecoder(r.Body).Decode(&body)
+	// One line at a time: B-0 is the payment in flight, held at the
+	// gateway while Ctrl-C comes, then answered.
+	g := newAppGateway(t)
+	g.AnswerText(http.MethodPost, walletPayPath, 200, `{"status_code":100,"status_description":"ok","data":{"service_status":1,"order_no":"VP-B-0","invoice_id":"B-0"}}`)
+	srv, pays := faultFront(t, g, walletPayPath, func(w http.ResponseWriter, r *http.Request) bool {
 		if first.CompareAndSwap(false, true) {
 			cancel() // Ctrl-C while this payment is at the gateway
 			<-release
 		}
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"status_code":100,"status_description":"ok","data":{"service_status":1,"order_no":"VP-%s","invoice_id":%q}}`, body["invoice_id"], body["invoice_id"])
+		return false
 	})
 	go func() { <-ctx.Done(); time.Sleep(50 * time.Millisecond); close(release) }()
 
@@ -192,21 +214,14 @@ func TestBatchInterruptFinishesInFlight(t *testing.T) {
 // command again (a repeat could have charged twice, or been answered
 // "already processed" and read as "charged nothing").
 func TestWalletPayNeverResentAfter401(t *testing.T) {
-	var answered atomic.Int32
-	srv, pays := droppingGateway(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		if answered.Add(1) == 1 {
-			w.WriteHeader(http.StatusUnauthorized)
-			fmt.Fprint(w, `{"message":"Unauthenticated."}`)
-			return
-		}
-		fmt.Fprint(w, `{"status_code":100,"status_description":"ok","data":{"sipay_status":1,"order_no":"VP1","order_id":"VP1","invoice_id":"AUTH-1","payment_status":1,"error_code":100}}`)
-	})
-	code, stderr, path := runAgainst(t, context.Background(), srv.URL+"/ccpayment", payArgs("AUTH-1")...)
+	g := newAppGateway(t)
+	g.AnswerTextOnce(http.MethodPost, walletPayPath, http.StatusUnauthorized, `{"message":"Unauthenticated."}`)
+	g.AnswerText(http.MethodPost, walletPayPath, 200, `{"status_code":100,"status_description":"ok","data":{"sipay_status":1,"order_no":"VP1","order_id":"VP1","invoice_id":"AUTH-1","payment_status":1,"error_code":100}}`)
+	code, stderr, path := runAgainst(t, context.Background(), g.URL+"/ccpayment", payArgs("AUTH-1")...)
 	if code != ExitAuth {
 		t.Fatalf("exit %d, want 3; stderr:\n%s", code, stderr)
 	}
-	if n := pays.Load(); n != 1 {
+	if n := g.Count(walletPayPath); n != 1 {
 		t.Errorf("%d walletPay requests at the gateway, want exactly 1", n)
 	}
 	for _, want := range []string{"processed nothing", "run the command again"} {

@@ -4,10 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -20,6 +17,7 @@ import (
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/money"
 	"github.com/paycli/paycli/internal/render"
+	"github.com/paycli/paycli/internal/testkit/replay"
 	"github.com/shopspring/decimal"
 )
 
@@ -151,44 +149,37 @@ func TestPrice(t *testing.T) {
 	}
 }
 
-// captureServer answers the token call, getpos with testdata/getpos_capture.json
+// captureServer is the recorded-answer server answering the token call
+// with the recorded token, getpos with testdata/getpos_capture.json
 // (shaped like a getpos answer another client recorded from the gateway:
 // merchant_fee per option, amount_to_be_paid as a string) and commissions
 // with a table whose BANKKART_COMBO fee agrees with the gateway's for one
 // installment and not for two.
-func captureServer(t *testing.T) string {
+func captureServer(t *testing.T) *replay.Server {
 	t.Helper()
-	getpos, err := os.ReadFile("testdata/getpos_capture.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	entry := func(n int, pct string) string {
 		return fmt.Sprintf(`{"title":"Regular","card_program":"BankkartCombo","getpos_card_program":"BANKKART_COMBO","pos_id":30,"merchant_commission_percentage":%q,"merchant_commission_fixed":"0","user_commission_percentage":"0","user_commission_fixed":"0","currency_code":"TRY","installment":%d}`, pct, n)
 	}
-	commissions := fmt.Sprintf(`{"status_code":100,"status_description":"ok","data":{"1":[%s],"2":[%s]}}`, entry(1, "3.39"), entry(2, "4.00"))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		switch r.URL.Path {
-		case "/ccpayment/api/token":
-			fmt.Fprint(w, `{"status_code":100,"status_description":"ok","data":{"token":"t","is_3d":1,"expires_at":"2099-01-01 00:00:00"}}`)
-		case "/ccpayment/api/getpos":
-			w.Write(getpos)
-		case "/ccpayment/api/commissions":
-			fmt.Fprint(w, commissions)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/ccpayment"
+	g := replay.New(t)
+	g.Answer(http.MethodPost, "/ccpayment/api/token", 200, replay.Recorded("token.json"))
+	g.Answer(http.MethodPost, getposPath, 200, "testdata/getpos_capture.json")
+	g.AnswerText(http.MethodPost, "/ccpayment/api/commissions", 200,
+		fmt.Sprintf(`{"status_code":100,"status_description":"ok","data":{"1":[%s],"2":[%s]}}`, entry(1, "3.39"), entry(2, "4.00")))
+	return g
 }
+
+// getposPath is where the client asks for a card's installment options.
+const getposPath = "/ccpayment/api/getpos"
+
+// testNow is the tests' clock: the recorded token lives two hours past it.
+var testNow = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
 // TestInstallmentsShowTheGatewaysMerchantFee: an option's merchant_fee is
 // the fee shown, with its digits, the net is the amount less it, and a
 // warning says where the commission table's fee differs.
 func TestInstallmentsShowTheGatewaysMerchantFee(t *testing.T) {
-	base := captureServer(t)
-	client, err := gateway.New(base, gateway.Credentials{AppID: "a", AppSecret: "s", MerchantKey: "mk"}, gateway.WithClock(time.Now))
+	base := captureServer(t).URL + "/ccpayment"
+	client, err := gateway.New(base, gateway.Credentials{AppID: "a", AppSecret: "s", MerchantKey: "mk"}, gateway.WithClock(func() time.Time { return testNow }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,39 +250,13 @@ func TestInstallmentsShowTheGatewaysMerchantFee(t *testing.T) {
 // BINs) is taken, its first 6 digits are what getpos is sent, as getpos
 // takes them, and a note on stderr says so (issue 43, part 2, item 9).
 func TestInstallmentsTakeAnEightDigitBIN(t *testing.T) {
-	base := captureServer(t)
-	var sent []string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/ccpayment/api/getpos" {
-			var body struct {
-				CreditCard string `json:"credit_card"`
-			}
-			_ = json.NewDecoder(r.Body).Decode(&body)
-			sent = append(sent, body.CreditCard)
-			r.Body = http.NoBody
-		}
-		proxied, err := http.NewRequestWithContext(r.Context(), r.Method, strings.TrimSuffix(base, "/ccpayment")+r.URL.Path, r.Body)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		proxied.Header = r.Header
-		resp, err := http.DefaultClient.Do(proxied)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		defer resp.Body.Close()
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.Copy(w, resp.Body)
-	}))
-	t.Cleanup(srv.Close)
-	client, err := gateway.New(srv.URL+"/ccpayment", gateway.Credentials{AppID: "a", AppSecret: "s", MerchantKey: "mk"}, gateway.WithClock(time.Now))
+	g := captureServer(t)
+	client, err := gateway.New(g.URL+"/ccpayment", gateway.Credentials{AppID: "a", AppSecret: "s", MerchantKey: "mk"}, gateway.WithClock(func() time.Time { return testNow }))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ios, _, _, errOut := iostreams.Test()
-	cfg := &config.Config{Profile: "test", BaseURL: srv.URL, MerchantKey: "mk", DefaultCurrency: "TRY", Lang: "en"}
+	cfg := &config.Config{Profile: "test", BaseURL: g.URL, MerchantKey: "mk", DefaultCurrency: "TRY", Lang: "en"}
 	opts := &Options{Deps: cmdutil.Deps{
 		IO:      ios,
 		Config:  func() (*config.Config, error) { return cfg, nil },
@@ -312,8 +277,8 @@ func TestInstallmentsTakeAnEightDigitBIN(t *testing.T) {
 	if err := installmentsRun(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
-	if len(sent) != 1 || sent[0] != "540061" {
-		t.Errorf("getpos was sent credit_card %q, want the BIN's first 6 digits 540061", sent)
+	if n, sent := g.Count(getposPath), g.Last(getposPath).Fields["credit_card"]; n != 1 || sent != "540061" {
+		t.Errorf("getpos was sent %d times, last with credit_card %v, want once with the BIN's first 6 digits 540061", n, sent)
 	}
 	if !strings.Contains(errOut.String(), "Sending the gateway the BIN's first 6 digits (540061)") {
 		t.Errorf("stderr does not say what was sent:\n%s", errOut.String())

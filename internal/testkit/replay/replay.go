@@ -139,6 +139,15 @@ func (s *Server) AnswerText(method, path string, status int, body string) {
 	s.answers[route{method: method, path: path}] = answer{status: status, body: []byte(body)}
 }
 
+// AnswerTextFor is AnswerText for only the requests whose JSON body holds
+// field with the text value, as AnswerFor (a lookup of one invoice among
+// others).
+func (s *Server) AnswerTextFor(method, path, field, value string, status int, body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.answers[route{method, path, field, value}] = answer{status: status, body: []byte(body)}
+}
+
 // Requests returns the requests seen so far, in order.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -82,5 +83,26 @@ func TestAnswerOnce(t *testing.T) {
 	}
 	if strings.Join(got, ",") != "503 2,202 ,200 " {
 		t.Errorf("answers %q, want 503 with Retry-After, then 202, then the standing 200", got)
+	}
+}
+
+// TestAnswerTextFor: a made-up answer for one field's value is that
+// value's alone; the others get the path's answer.
+func TestAnswerTextFor(t *testing.T) {
+	s := New(t)
+	s.AnswerText(http.MethodPost, "/api/x", 200, `{"status_code":100}`)
+	s.AnswerTextFor(http.MethodPost, "/api/x", "invoice_id", "PEND-1", 200, `{"status_code":69}`)
+	var got []string
+	for _, inv := range []string{"PEND-1", "PAID-1"} {
+		resp, err := http.Post(s.URL+"/api/x", "application/json", strings.NewReader(`{"invoice_id":"`+inv+`"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		got = append(got, string(body))
+	}
+	if strings.Join(got, ",") != `{"status_code":69},{"status_code":100}` {
+		t.Errorf("answers %q, want 69 for PEND-1 only", got)
 	}
 }
