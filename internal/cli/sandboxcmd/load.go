@@ -89,13 +89,9 @@ func loadRun(ctx context.Context, opts *LoadOptions) error {
 	if _, err := sandbox.ParseScenario(data); err != nil {
 		return cmdutil.UsageHint(fmt.Errorf("scenario %s: %w", opts.File, err), scenarioHint)
 	}
-	url := opts.URL
-	if url == "" {
-		if u := sandbox.ReadAddress(opts.StateDir); u != "" && opts.Probe(ctx, u) {
-			url = u
-		}
-	} else if !opts.Probe(ctx, url) {
-		return cmdutil.WithKind(cmdutil.KindUnavailable, fmt.Errorf("no sandbox answers at %s", url), "Fix --sandbox-url, or start the sandbox.")
+	url, err := sandboxURL(ctx, opts.URL, opts.StateDir, opts.Probe)
+	if err != nil {
+		return err
 	}
 	if url == "" {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -73,13 +73,9 @@ its request log.`,
 // resetRun empties the state: over HTTP when a sandbox serves it,
 // otherwise in the state folder.
 func resetRun(ctx context.Context, opts *ResetOptions) error {
-	url := opts.URL
-	if url == "" {
-		if u := sandbox.ReadAddress(opts.StateDir); u != "" && opts.Probe(ctx, u) {
-			url = u
-		}
-	} else if !opts.Probe(ctx, url) {
-		return cmdutil.WithKind(cmdutil.KindUnavailable, fmt.Errorf("no sandbox answers at %s", url), "Fix --sandbox-url, or start the sandbox.")
+	url, err := sandboxURL(ctx, opts.URL, opts.StateDir, opts.Probe)
+	if err != nil {
+		return err
 	}
 	if url != "" {
 		return resetOverHTTP(ctx, opts, url)

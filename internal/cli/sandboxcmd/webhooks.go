@@ -108,7 +108,7 @@ func webhooksRun(ctx context.Context, opts *WebhooksOptions) error {
 		return err
 	}
 	var list []sandbox.Delivery
-	if base := runningSandbox(ctx, opts); base != "" {
+	if base := runningSandbox(ctx, opts.StateDir, opts.Probe); base != "" {
 		var answer sandbox.DeliveryList
 		if err := callServe(ctx, base, http.MethodGet, sandbox.WebhooksPath, nil, &answer); err != nil {
 			return err
@@ -159,7 +159,7 @@ func resendRun(ctx context.Context, opts *WebhooksOptions) error {
 	}
 	var d sandbox.Delivery
 	note := "the running sandbox sends it now"
-	if base := runningSandbox(ctx, opts); base != "" {
+	if base := runningSandbox(ctx, opts.StateDir, opts.Probe); base != "" {
 		var answer sandbox.ResendAnswer
 		if err := callServe(ctx, base, http.MethodPost, sandbox.ResendPath, sandbox.ResendRequest{ID: opts.ID}, &answer); err != nil {
 			return err
@@ -221,15 +221,6 @@ func deliveryRow(d sandbox.Delivery, format render.Format) []string {
 	}
 	return []string{strconv.FormatUint(d.ID, 10), string(d.Kind), d.InvoiceID, amount, d.WebHookKey, d.State,
 		strconv.Itoa(len(d.Attempts)), last, next}
-}
-
-// runningSandbox returns the base URL of the serve running over the state
-// folder, or "" when none answers.
-func runningSandbox(ctx context.Context, opts *WebhooksOptions) string {
-	if u := sandbox.ReadAddress(opts.StateDir); u != "" && opts.Probe(ctx, u) {
-		return u
-	}
-	return ""
 }
 
 // withStore runs fn over the state folder's store, when no serve holds it.
