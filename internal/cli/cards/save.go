@@ -13,7 +13,6 @@ import (
 	"github.com/paycli/paycli/internal/contact"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/iostreams"
-	"github.com/paycli/paycli/internal/moneyop"
 	"github.com/paycli/paycli/internal/redact"
 )
 
@@ -175,23 +174,12 @@ func saveRun(ctx context.Context, opts *SaveOptions) error {
 	req := gateway.SaveCardRequest{CustomerNumber: opts.CustomerNumber, CardHolderName: opts.Holder, CardNumber: number,
 		ExpiryMonth: opts.Expiry.Month, ExpiryYear: opts.Expiry.Year,
 		CustomerName: opts.CustomerName, CustomerEmail: opts.CustomerEmail, CustomerPhone: opts.CustomerPhone}
-	if opts.DryRun {
-		return moneyop.DryRun(opts.IO, client, format, req)
-	}
-	ctx, cancel, err := opts.CommandContext(ctx)
-	if err != nil {
-		return err
-	}
-	defer cancel()
-	res, err := client.SaveCard(ctx, req)
-	if mayHaveChanged(gateway.EndpointSaveCard, err) {
-		return unknownChange(fmt.Sprintf("saving the card %s for customer %s", redact.CardField(number), redact.Cards(opts.CustomerNumber)), opts.CustomerNumber, err)
-	}
-	if err != nil {
-		return err
-	}
-	if opts.IO.IsStderrTTY() {
-		fmt.Fprintf(opts.IO.ErrOut, "Saved the card %s for customer %s\n", redact.CardField(number), redact.Cards(opts.CustomerNumber))
-	}
-	return opts.JSON.WriteFields(ctx, opts.IO.Out, format, cmdutil.TableOptions(opts.IO), cardFields(res))
+	card, customer := redact.CardField(number), redact.Cards(opts.CustomerNumber)
+	return sendCardChange(ctx, &opts.Deps, format, client, opts.DryRun, cardChange[gateway.SaveCardRequest]{
+		req: req, endpoint: gateway.EndpointSaveCard, send: (*gateway.Client).SaveCard,
+		what: fmt.Sprintf("saving the card %s for customer %s", card, customer), customer: opts.CustomerNumber,
+		done: func(*gateway.SavedCardResult) string {
+			return fmt.Sprintf("Saved the card %s for customer %s", card, customer)
+		},
+	})
 }

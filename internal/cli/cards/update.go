@@ -172,26 +172,51 @@ func updateRun(ctx context.Context, opts *UpdateOptions) error {
 	}
 	req := gateway.EditCardRequest{CustomerNumber: opts.CustomerNumber, CardToken: opts.CardToken,
 		ExpiryMonth: opts.Expiry.Month, ExpiryYear: opts.Expiry.Year, CardHolderName: opts.Holder}
-	if opts.DryRun {
-		return moneyop.DryRun(opts.IO, client, format, req)
+	customer := redact.Cards(opts.CustomerNumber)
+	return sendCardChange(ctx, &opts.Deps, format, client, opts.DryRun, cardChange[gateway.EditCardRequest]{
+		req: req, endpoint: gateway.EndpointEditCard, send: (*gateway.Client).EditCard,
+		what: fmt.Sprintf("the update of card token %s of customer %s", opts.CardToken, customer), customer: opts.CustomerNumber,
+		done: func(res *gateway.SavedCardResult) string {
+			return fmt.Sprintf("Updated the saved card %s of customer %s: %s", cardOrToken(res.Card, opts.CardToken), customer, opts.changed())
+		},
+	})
+}
+
+// cardChange is a save or an update of a saved card, its request built.
+type cardChange[R gateway.Call] struct {
+	req      R
+	endpoint string
+	send     func(*gateway.Client, context.Context, R) (*gateway.SavedCardResult, error)
+	// what names the change in an outcome-unknown error; customer is the
+	// customer number whose cards it points at.
+	what, customer string
+	// done is the line a person on a terminal reads once it is made.
+	done func(*gateway.SavedCardResult) string
+}
+
+// sendCardChange prints the request with --dry-run; otherwise sends it,
+// and prints the card as the gateway answers. A change sent without an
+// answer is exit 7 (it may have been made), never retried.
+func sendCardChange[R gateway.Call](ctx context.Context, d *cmdutil.Deps, format render.Format, client *gateway.Client, dryRun bool, c cardChange[R]) error {
+	if dryRun {
+		return moneyop.DryRun(d.IO, client, format, c.req)
 	}
-	ctx, cancel, err := opts.CommandContext(ctx)
+	ctx, cancel, err := d.CommandContext(ctx)
 	if err != nil {
 		return err
 	}
 	defer cancel()
-	res, err := client.EditCard(ctx, req)
-	if mayHaveChanged(gateway.EndpointEditCard, err) {
-		return unknownChange(fmt.Sprintf("the update of card token %s of customer %s", opts.CardToken, redact.Cards(opts.CustomerNumber)), opts.CustomerNumber, err)
+	res, err := c.send(client, ctx, c.req)
+	if mayHaveChanged(c.endpoint, err) {
+		return unknownChange(c.what, c.customer, err)
 	}
 	if err != nil {
 		return err
 	}
-	if opts.IO.IsStderrTTY() {
-		fmt.Fprintf(opts.IO.ErrOut, "Updated the saved card %s of customer %s: %s\n",
-			cardOrToken(res.Card, opts.CardToken), redact.Cards(opts.CustomerNumber), opts.changed())
+	if d.IO.IsStderrTTY() {
+		fmt.Fprintln(d.IO.ErrOut, c.done(res))
 	}
-	return opts.JSON.WriteFields(ctx, opts.IO.Out, format, cmdutil.TableOptions(opts.IO), cardFields(res))
+	return d.JSON.WriteFields(ctx, d.IO.Out, format, cmdutil.TableOptions(d.IO), cardFields(res))
 }
 
 // changed says what updateRun sent: the new expiry, the holder's name, or
