@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"net/http"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -47,15 +46,15 @@ func TestAPIThreeDRefusalIsARejection(t *testing.T) {
 // documented "Oder Failed" answer); paycli status exits 5, and its help
 // lists 5 with what it means there.
 func TestStatusOfAFailedSaleExitIsListed(t *testing.T) {
-	g := newHostileGateway(t, map[string]http.HandlerFunc{
-		"/api/checkstatus": answer(`{"status_code":41,"status_description":"Oder Failed","transaction_status":"Failed","order_id":162435924998223,` +
-			`"invoice_id":"INV-F1","reason":"Failed # transaction failed","md_status":0}`),
+	g := newHostileGateway(t, map[string]string{
+		"/api/checkstatus": `{"status_code":41,"status_description":"Oder Failed","transaction_status":"Failed","order_id":162435924998223,` +
+			`"invoice_id":"INV-F1","reason":"Failed # transaction failed","md_status":0}`,
 	})
-	r := runHostile(t, g, t.TempDir(), "status", "--invoice", "INV-F1")
+	r := runHostile(t, g.URL, t.TempDir(), "status", "--invoice", "INV-F1")
 	if r.code != ExitDeclined {
 		t.Errorf("status of a failed sale: exit %d, want %d; stderr:\n%s", r.code, ExitDeclined, r.stderr)
 	}
-	help := runHostile(t, g, t.TempDir(), "status", "--help")
+	help := runHostile(t, g.URL, t.TempDir(), "status", "--help")
 	if !regexp.MustCompile(`(?m)^  5    the sale failed`).MatchString(help.stdout) {
 		t.Errorf("status --help does not list exit 5:\n%s", help.stdout)
 	}

@@ -2,22 +2,18 @@ package app
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/sandbox"
+	"github.com/paycli/paycli/internal/testkit/replay"
 )
 
 // The profile hostileGateway's commands run with: its secrets are long and
@@ -28,75 +24,45 @@ const (
 	hostileMerchantKey = "hostile-merchant-key-0123456789"
 )
 
-// hostileGateway is an independent fake gateway for issue 23's defects: it
-// issues bearer tokens and answers every other path with the handler the
-// test gives for it (by the path after /ccpayment), recording each
-// request's body. A path without a handler is 404.
-type hostileGateway struct {
-	*httptest.Server
-	mu       sync.Mutex
-	handlers map[string]http.HandlerFunc
-	bodies   map[string][]map[string]any
-}
-
-func newHostileGateway(t *testing.T, handlers map[string]http.HandlerFunc) *hostileGateway {
+// newHostileGateway is the recorded-answer server issue 23's defects
+// meet: its token answer is token_far.json (paycli caches it whatever the
+// day), and each path after /ccpayment in answers gets its made-up answer
+// to POST; an answer holding a {{field}} echoes that field of the request
+// (replay's AnswerEcho).
+func newHostileGateway(t *testing.T, answers map[string]string) *replay.Server {
 	t.Helper()
-	g := &hostileGateway{handlers: handlers, bodies: map[string][]map[string]any{}}
-	g.Server = httptest.NewServer(http.HandlerFunc(g.serve))
-	t.Cleanup(g.Close)
+	g := replay.New(t)
+	g.Answer(http.MethodPost, "/ccpayment/api/token", 200, "testdata/replay/token_far.json")
+	for path, body := range answers {
+		if strings.Contains(body, "{{") {
+			g.AnswerEcho(http.MethodPost, "/ccpayment"+path, 200, body)
+			continue
+		}
+		g.AnswerText(http.MethodPost, "/ccpayment"+path, 200, body)
+	}
 	return g
 }
 
-func (g *hostileGateway) serve(w http.ResponseWriter, r *http.Request) {
-	path := strings.TrimPrefix(r.URL.Path, "/ccpayment")
-	raw, _ := io.ReadAll(r.Body)
-	var body map[string]any
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.UseNumber()
-	_ = dec.Decode(&body)
-	r.Body = io.NopCloser(strings.NewReader(string(raw)))
-	g.mu.Lock()
-	g.bodies[path] = append(g.bodies[path], body)
-	h := g.handlers[path]
-	g.mu.Unlock()
-	if path == "/api/token" {
-		enc := base64.RawURLEncoding.EncodeToString
-		tok := enc([]byte(`{"alg":"HS256"}`)) + "." + enc(fmt.Appendf(nil, `{"exp":%d}`, time.Now().Add(2*time.Hour).Unix())) + ".c2ln"
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"status_code":100,"status_description":"ok","data":{"token":%q,"is_3d":1,"expires_at":""}}`, tok)
-		return
-	}
-	if h == nil {
-		http.NotFound(w, r)
-		return
-	}
-	h(w, r)
-}
-
-// calls is how many requests path got.
-func (g *hostileGateway) calls(path string) int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return len(g.bodies[path])
-}
-
-// sent is the body of request n (from 0) to path.
-func (g *hostileGateway) sent(t *testing.T, path string, n int) map[string]any {
+// sentTo is the body of request n (from 0) to path (after /ccpayment),
+// its numbers as sent.
+func sentTo(t *testing.T, g *replay.Server, path string, n int) map[string]any {
 	t.Helper()
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if n >= len(g.bodies[path]) {
-		t.Fatalf("%s got %d requests, not %d", path, len(g.bodies[path]), n+1)
+	var bodies []string
+	for _, r := range g.Requests() {
+		if r.Path == "/ccpayment"+path {
+			bodies = append(bodies, r.Raw)
+		}
 	}
-	return g.bodies[path][n]
-}
-
-// answer is a handler writing body as JSON.
-func answer(body string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, body)
+	if n >= len(bodies) {
+		t.Fatalf("%s got %d requests, not %d", path, len(bodies), n+1)
 	}
+	var body map[string]any
+	dec := json.NewDecoder(strings.NewReader(bodies[n]))
+	dec.UseNumber()
+	if err := dec.Decode(&body); err != nil {
+		t.Fatalf("request %d to %s: %v", n, path, err)
+	}
+	return body
 }
 
 // hostileRun is one run of paycli against the hostile gateway, in home
@@ -107,11 +73,13 @@ type hostileRun struct {
 	journal        string
 }
 
-func runHostile(t *testing.T, g *hostileGateway, home string, args ...string) hostileRun {
+// runHostile runs paycli with the hostile profile on the gateway at the
+// server URL base, in home.
+func runHostile(t *testing.T, base, home string, args ...string) hostileRun {
 	t.Helper()
 	env := map[string]string{
 		"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, "config"), "XDG_CACHE_HOME": filepath.Join(home, "cache"),
-		"XDG_STATE_HOME": filepath.Join(home, "state"), "PAYCLI_BASE_URL": g.URL + "/ccpayment", "PAYCLI_APP_ID": hostileAppID,
+		"XDG_STATE_HOME": filepath.Join(home, "state"), "PAYCLI_BASE_URL": base + "/ccpayment", "PAYCLI_APP_ID": hostileAppID,
 		"PAYCLI_APP_SECRET": hostileAppSecret, "PAYCLI_MERCHANT_KEY": hostileMerchantKey,
 	}
 	ios, _, out, errOut := iostreams.Test()
@@ -140,26 +108,21 @@ func checkStatusOf(invoice, amount string, change map[string]any) string {
 
 // refundAnswer answers a refund request for what it asked: status_code 100
 // naming the invoice sent.
-func refundAnswer(w http.ResponseWriter, r *http.Request) {
-	var body map[string]any
-	_ = json.NewDecoder(r.Body).Decode(&body)
-	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprintf(w, `{"status_code":100,"status_description":"Refund successful.","order_no":"RO-1","invoice_id":%q,"ref_no":"R1"}`, body["invoice_id"])
-}
+const refundAnswer = `{"status_code":100,"status_description":"Refund successful.","order_no":"RO-1","invoice_id":"{{invoice_id}}","ref_no":"R1"}`
 
 // TestRefundAmountWithTrailingZeros (issue 23, defect 10): 50.000 TRY is
 // the amount 50: trailing zeros change nothing. It is refunded, sent as
 // 50.00 (the text its hash_key holds too).
 func TestRefundAmountWithTrailingZeros(t *testing.T) {
-	g := newHostileGateway(t, map[string]http.HandlerFunc{
-		"/api/checkstatus": answer(checkStatusOf("INV-Z", "150.00", nil)),
+	g := newHostileGateway(t, map[string]string{
+		"/api/checkstatus": checkStatusOf("INV-Z", "150.00", nil),
 		"/api/refund":      refundAnswer,
 	})
-	r := runHostile(t, g, t.TempDir(), "refund", "--invoice", "INV-Z", "--amount", "50.000", "--yes")
+	r := runHostile(t, g.URL, t.TempDir(), "refund", "--invoice", "INV-Z", "--amount", "50.000", "--yes")
 	if r.code != ExitOK {
 		t.Fatalf("exit %d, want 0; stderr:\n%s", r.code, r.stderr)
 	}
-	if got := g.sent(t, "/api/refund", 0)["amount"]; fmt.Sprint(got) != "50.00" {
+	if got := sentTo(t, g, "/api/refund", 0)["amount"]; fmt.Sprint(got) != "50.00" {
 		t.Errorf("refund amount sent %v, want 50.00", got)
 	}
 	if !strings.Contains(r.stdout, "50.00") {
@@ -171,11 +134,11 @@ func TestRefundAmountWithTrailingZeros(t *testing.T) {
 // 150.005 TRY is refunded as 150.00, never 150.01: paycli never rounds a
 // refund up past what was sold.
 func TestFullRefundNeverRoundsUp(t *testing.T) {
-	g := newHostileGateway(t, map[string]http.HandlerFunc{
-		"/api/checkstatus": answer(checkStatusOf("INV-R", "150.005", nil)),
+	g := newHostileGateway(t, map[string]string{
+		"/api/checkstatus": checkStatusOf("INV-R", "150.005", nil),
 		"/api/refund":      refundAnswer,
 	})
-	r := runHostile(t, g, t.TempDir(), "refund", "--invoice", "INV-R", "--full", "--yes", "-o", "json")
+	r := runHostile(t, g.URL, t.TempDir(), "refund", "--invoice", "INV-R", "--full", "--yes", "-o", "json")
 	if r.code != ExitOK {
 		t.Fatalf("exit %d, want 0; stderr:\n%s", r.code, r.stderr)
 	}
@@ -214,13 +177,13 @@ func TestCaptureAnsweredFailedIsUnknown(t *testing.T) {
 		`"transaction_status":"Completed","payment_status":0`: "its payment_status is 0, not 1",
 	} {
 		t.Run(fields, func(t *testing.T) {
-			g := newHostileGateway(t, map[string]http.HandlerFunc{
-				"/api/checkstatus":    answer(openHold("H-1", "100.00")),
-				"/api/confirmPayment": answer(`{"status_code":100,"status_description":"ok","order_id":"VP1","invoice_id":"H-1",` + fields + `}`),
+			g := newHostileGateway(t, map[string]string{
+				"/api/checkstatus":    openHold("H-1", "100.00"),
+				"/api/confirmPayment": `{"status_code":100,"status_description":"ok","order_id":"VP1","invoice_id":"H-1",` + fields + `}`,
 			})
-			r := runHostile(t, g, t.TempDir(), "preauth", "capture", "--invoice", "H-1", "--yes")
-			if r.code != ExitOutcomeUnknown || g.calls("/api/confirmPayment") != 1 {
-				t.Fatalf("exit %d (want 7), %d captures sent; stderr:\n%s", r.code, g.calls("/api/confirmPayment"), r.stderr)
+			r := runHostile(t, g.URL, t.TempDir(), "preauth", "capture", "--invoice", "H-1", "--yes")
+			if r.code != ExitOutcomeUnknown || g.Count("/ccpayment/api/confirmPayment") != 1 {
+				t.Fatalf("exit %d (want 7), %d captures sent; stderr:\n%s", r.code, g.Count("/ccpayment/api/confirmPayment"), r.stderr)
 			}
 			if want := "error: outcome unknown for invoice H-1: the gateway answered status_code 100 but " + want; !strings.Contains(r.stderr, want) {
 				t.Errorf("stderr:\n%s\nwant %q", r.stderr, want)
@@ -236,10 +199,10 @@ func TestCaptureAnsweredFailedIsUnknown(t *testing.T) {
 // api` on walletPay answered status_code 100 with payment_status 0 says
 // unknown as walletpay does (exit 7, journaled unknown), never succeeded.
 func TestAPIWalletPayAnsweredUnpaidIsUnknown(t *testing.T) {
-	g := newHostileGateway(t, map[string]http.HandlerFunc{
-		"/api/walletPay": answer(`{"status_code":100,"status_description":"ok","data":{"payment_status":0,"error":"Payment failed","order_no":"VP1","invoice_id":"A-1"}}`),
+	g := newHostileGateway(t, map[string]string{
+		"/api/walletPay": `{"status_code":100,"status_description":"ok","data":{"payment_status":0,"error":"Payment failed","order_no":"VP1","invoice_id":"A-1"}}`,
 	})
-	r := runHostile(t, g, t.TempDir(), "api", "POST", "/api/walletPay", "--merchant-key", "-f", "invoice_id=A-1", "--yes")
+	r := runHostile(t, g.URL, t.TempDir(), "api", "POST", "/api/walletPay", "--merchant-key", "-f", "invoice_id=A-1", "--yes")
 	if r.code != ExitOutcomeUnknown {
 		t.Fatalf("exit %d, want 7; stderr:\n%s", r.code, r.stderr)
 	}
@@ -268,14 +231,14 @@ func TestCheckStatusAboutAnotherSaleSendsNothing(t *testing.T) {
 			"/payment/complete", []string{"complete", "--invoice", "O1", "--order-id", "ORD-1", "--yes"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := newHostileGateway(t, map[string]http.HandlerFunc{
-				"/api/checkstatus":    answer(tc.status),
+			g := newHostileGateway(t, map[string]string{
+				"/api/checkstatus":    tc.status,
 				"/api/refund":         refundAnswer,
-				"/api/confirmPayment": answer(`{"status_code":100,"invoice_id":"O1","transaction_status":"Completed"}`),
+				"/api/confirmPayment": `{"status_code":100,"invoice_id":"O1","transaction_status":"Completed"}`,
 			})
-			r := runHostile(t, g, t.TempDir(), tc.args...)
-			if r.code == ExitOK || g.calls(tc.path) != 0 {
-				t.Fatalf("exit %d, %d requests to %s (want none); stderr:\n%s", r.code, g.calls(tc.path), tc.path, r.stderr)
+			r := runHostile(t, g.URL, t.TempDir(), tc.args...)
+			if r.code == ExitOK || g.Count("/ccpayment"+tc.path) != 0 {
+				t.Fatalf("exit %d, %d requests to %s (want none); stderr:\n%s", r.code, g.Count("/ccpayment"+tc.path), tc.path, r.stderr)
 			}
 			if !strings.Contains(r.stderr, "it names ") || !strings.Contains(r.stderr, "nothing was sent") {
 				t.Errorf("stderr does not say what was wrong:\n%s", r.stderr)
@@ -292,11 +255,11 @@ func TestCheckStatusAboutAnotherSaleSendsNothing(t *testing.T) {
 // the message says what was inconsistent, not that no complete answer
 // arrived.
 func TestRefundAnswerAboutAnotherInvoiceSaysSo(t *testing.T) {
-	g := newHostileGateway(t, map[string]http.HandlerFunc{
-		"/api/checkstatus": answer(checkStatusOf("INV-X", "150.00", nil)),
-		"/api/refund":      answer(`{"status_code":100,"status_description":"ok","order_no":"RO-1","invoice_id":"INV-Y"}`),
+	g := newHostileGateway(t, map[string]string{
+		"/api/checkstatus": checkStatusOf("INV-X", "150.00", nil),
+		"/api/refund":      `{"status_code":100,"status_description":"ok","order_no":"RO-1","invoice_id":"INV-Y"}`,
 	})
-	r := runHostile(t, g, t.TempDir(), "refund", "--invoice", "INV-X", "--amount", "10.00", "--yes")
+	r := runHostile(t, g.URL, t.TempDir(), "refund", "--invoice", "INV-X", "--amount", "10.00", "--yes")
 	if r.code != ExitOutcomeUnknown {
 		t.Fatalf("exit %d, want 7; stderr:\n%s", r.code, r.stderr)
 	}
@@ -310,11 +273,11 @@ func TestRefundAnswerAboutAnotherInvoiceSaysSo(t *testing.T) {
 // whose invoice_id sits under data (omnipay-sipay's recorded answer) is
 // accepted where its fields agree: exit 0, journaled succeeded.
 func TestRefundNestedSuccessAccepted(t *testing.T) {
-	g := newHostileGateway(t, map[string]http.HandlerFunc{
-		"/api/checkstatus": answer(checkStatusOf("INV-20230101-001", "150.00", nil)),
-		"/api/refund":      answer(`{"status_code":100,"status_description":"Refund successful.","data":{"invoice_id":"INV-20230101-001","refund_amount":"50.00"}}`),
+	g := newHostileGateway(t, map[string]string{
+		"/api/checkstatus": checkStatusOf("INV-20230101-001", "150.00", nil),
+		"/api/refund":      `{"status_code":100,"status_description":"Refund successful.","data":{"invoice_id":"INV-20230101-001","refund_amount":"50.00"}}`,
 	})
-	r := runHostile(t, g, t.TempDir(), "refund", "--invoice", "INV-20230101-001", "--amount", "50.00", "--yes")
+	r := runHostile(t, g.URL, t.TempDir(), "refund", "--invoice", "INV-20230101-001", "--amount", "50.00", "--yes")
 	if r.code != ExitOK {
 		t.Fatalf("exit %d, want 0; stderr:\n%s", r.code, r.stderr)
 	}
@@ -350,11 +313,8 @@ func TestMissingMerchantKeyRefusedBeforeAnything(t *testing.T) {
 				!strings.Contains(errOut.String(), "PAYCLI_MERCHANT_KEY") {
 				t.Errorf("exit %d, want 2; stderr:\n%s", code, errOut)
 			}
-			g.mu.Lock()
-			sent := len(g.bodies)
-			g.mu.Unlock()
-			if sent != 0 {
-				t.Errorf("%d paths reached, want none", sent)
+			if sent := len(g.Requests()); sent != 0 {
+				t.Errorf("%d requests sent, want none", sent)
 			}
 			if _, err := os.Stat(filepath.Join(home, "state", "paycli", journal.FileName)); err == nil {
 				t.Errorf("a journal was written")
@@ -365,17 +325,10 @@ func TestMissingMerchantKeyRefusedBeforeAnything(t *testing.T) {
 
 // echoSecrets answers a request with status_code code and a description
 // echoing the secrets it was sent, as a careless gateway may: app_secret,
-// merchant_key and hash_key, plain and as PHP escapes them ("\/").
-func echoSecrets(code int) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		var body map[string]any
-		_ = json.NewDecoder(r.Body).Decode(&body)
-		desc := fmt.Sprintf("rejected app_secret=%v merchant_key=%v hash_key=%v", hostileAppSecret, body["merchant_key"], body["hash_key"])
-		echo, _ := json.Marshal(desc)
-		escaped := strings.ReplaceAll(string(echo), "/", `\/`)
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"status_code":%d,"status_description":%s,"data":{"error":%s,"order_no":"VP1"}}`, code, escaped, escaped)
-	}
+// merchant_key and hash_key, as PHP escapes them ("\/").
+func echoSecrets(code int) string {
+	desc := "rejected app_secret=" + hostileAppSecret + " merchant_key={{merchant_key}} hash_key={{hash_key}}"
+	return fmt.Sprintf(`{"status_code":%d,"status_description":"%s","data":{"error":"%s","order_no":"VP1"}}`, code, desc, desc)
 }
 
 // TestGatewayEchoesNoSecrets (issue 23, defect 7): a gateway text that
@@ -393,8 +346,8 @@ func TestGatewayEchoesNoSecrets(t *testing.T) {
 			"--email", "ada@example.com", "--yes", "-o", "json"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := newHostileGateway(t, map[string]http.HandlerFunc{
-				"/api/checkstatus": answer(checkStatusOf("INV-E", "150.00", nil)),
+			g := newHostileGateway(t, map[string]string{
+				"/api/checkstatus": checkStatusOf("INV-E", "150.00", nil),
 				"/api/refund":      echoSecrets(49),
 				"/api/walletPay":   echoSecrets(41),
 			})
@@ -407,10 +360,10 @@ func TestGatewayEchoesNoSecrets(t *testing.T) {
 			ios, in, out, errOut := iostreams.Test()
 			in.WriteString(tc.stdin)
 			code := Run(context.Background(), tc.args, ios, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
-			if code == ExitOK || g.calls(tc.path) != 1 {
-				t.Fatalf("exit %d, %d requests; stderr:\n%s", code, g.calls(tc.path), errOut)
+			if code == ExitOK || g.Count("/ccpayment"+tc.path) != 1 {
+				t.Fatalf("exit %d, %d requests; stderr:\n%s", code, g.Count("/ccpayment"+tc.path), errOut)
 			}
-			hk := fmt.Sprint(g.sent(t, tc.path, 0)["hash_key"])
+			hk := fmt.Sprint(sentTo(t, g, tc.path, 0)["hash_key"])
 			journalText, _ := os.ReadFile(filepath.Join(home, "state", "paycli", journal.FileName))
 			shown := errOut.String() + out.String()
 			for what, text := range map[string]string{"output": shown, "journal": string(journalText)} {
@@ -433,27 +386,21 @@ func TestGatewayEchoesNoSecrets(t *testing.T) {
 // no currency, and the journal's record of the sale names it when there
 // is one (its decimals are then checked).
 func TestNoCurrencyInCheckStatusBlocksNothing(t *testing.T) {
-	g := newHostileGateway(t, map[string]http.HandlerFunc{
-		"/api/checkstatus": func(w http.ResponseWriter, r *http.Request) {
-			var body map[string]any
-			_ = json.NewDecoder(r.Body).Decode(&body)
-			inv := fmt.Sprint(body["invoice_id"])
-			if strings.HasPrefix(inv, "H-") {
-				answer(openHold(inv, "100.00"))(w, r)
-				return
-			}
-			answer(checkStatusOf(inv, "150.00", map[string]any{"currency_code": nil}))(w, r)
-		},
+	g := newHostileGateway(t, map[string]string{
 		"/api/refund":         refundAnswer,
-		"/api/confirmPayment": answer(`{"status_code":100,"invoice_id":"H-1","transaction_status":"Completed","order_id":"VP1"}`),
-		"/api/walletPay":      answer(`{"status_code":100,"data":{"payment_status":1,"order_no":"VP9","invoice_id":"INV-C2"}}`),
+		"/api/confirmPayment": `{"status_code":100,"invoice_id":"H-1","transaction_status":"Completed","order_id":"VP1"}`,
+		"/api/walletPay":      `{"status_code":100,"data":{"payment_status":1,"order_no":"VP9","invoice_id":"INV-C2"}}`,
 	})
-	home := t.TempDir()
-	r := runHostile(t, g, home, "refund", "--invoice", "INV-C1", "--amount", "10.00", "--yes")
-	if r.code != ExitOK || g.calls("/api/refund") != 1 {
-		t.Fatalf("refund without a currency: exit %d, %d sent; stderr:\n%s", r.code, g.calls("/api/refund"), r.stderr)
+	for _, inv := range []string{"INV-C1", "INV-C2"} {
+		g.AnswerTextFor(http.MethodPost, "/ccpayment/api/checkstatus", "invoice_id", inv, 200, checkStatusOf(inv, "150.00", map[string]any{"currency_code": nil}))
 	}
-	sent := g.sent(t, "/api/refund", 0)
+	g.AnswerTextFor(http.MethodPost, "/ccpayment/api/checkstatus", "invoice_id", "H-1", 200, openHold("H-1", "100.00"))
+	home := t.TempDir()
+	r := runHostile(t, g.URL, home, "refund", "--invoice", "INV-C1", "--amount", "10.00", "--yes")
+	if r.code != ExitOK || g.Count("/ccpayment/api/refund") != 1 {
+		t.Fatalf("refund without a currency: exit %d, %d sent; stderr:\n%s", r.code, g.Count("/ccpayment/api/refund"), r.stderr)
+	}
+	sent := sentTo(t, g, "/api/refund", 0)
 	if _, ok := sent["currency_code"]; ok || fmt.Sprint(sent["amount"]) != "10.00" {
 		t.Errorf("refund sent as %v", sent)
 	}
@@ -462,22 +409,22 @@ func TestNoCurrencyInCheckStatusBlocksNothing(t *testing.T) {
 	}
 	// The journal knows the sale's currency (a walletpay of it), and the
 	// refund reads it there: TRY's decimals are checked.
-	if w := runHostile(t, g, home, "walletpay", "--invoice", "INV-C2", "--token", walletToken(), "--name", "Ada", "--surname", "Lovelace",
+	if w := runHostile(t, g.URL, home, "walletpay", "--invoice", "INV-C2", "--token", walletToken(), "--name", "Ada", "--surname", "Lovelace",
 		"--email", "ada@example.com", "--yes"); w.code != ExitOK {
 		t.Fatalf("walletpay: exit %d\n%s", w.code, w.stderr)
 	}
-	r = runHostile(t, g, home, "refund", "--invoice", "INV-C2", "--amount", "10.005", "--yes")
-	if r.code != ExitUsage || !strings.Contains(r.stderr, "TRY amounts have 2") || g.calls("/api/refund") != 1 {
+	r = runHostile(t, g.URL, home, "refund", "--invoice", "INV-C2", "--amount", "10.005", "--yes")
+	if r.code != ExitUsage || !strings.Contains(r.stderr, "TRY amounts have 2") || g.Count("/ccpayment/api/refund") != 1 {
 		t.Errorf("10.005 of a TRY sale: exit %d; stderr:\n%s", r.code, r.stderr)
 	}
-	r = runHostile(t, g, home, "refund", "--invoice", "INV-C2", "--amount", "10.00", "--yes")
+	r = runHostile(t, g.URL, home, "refund", "--invoice", "INV-C2", "--amount", "10.00", "--yes")
 	if r.code != ExitOK || !strings.Contains(r.stderr, "Refund:   10.00 TRY\n") {
 		t.Errorf("10.00 of a TRY sale: exit %d; stderr:\n%s", r.code, r.stderr)
 	}
 	// A partial capture of a hold whose check status names no currency.
-	r = runHostile(t, g, home, "preauth", "capture", "--invoice", "H-1", "--amount", "50", "--yes")
-	if r.code != ExitOK || fmt.Sprint(g.sent(t, "/api/confirmPayment", 0)["total"]) != "50.00" {
-		t.Errorf("capture without a currency: exit %d, sent %v; stderr:\n%s", r.code, g.sent(t, "/api/confirmPayment", 0), r.stderr)
+	r = runHostile(t, g.URL, home, "preauth", "capture", "--invoice", "H-1", "--amount", "50", "--yes")
+	if r.code != ExitOK || fmt.Sprint(sentTo(t, g, "/api/confirmPayment", 0)["total"]) != "50.00" {
+		t.Errorf("capture without a currency: exit %d, sent %v; stderr:\n%s", r.code, sentTo(t, g, "/api/confirmPayment", 0), r.stderr)
 	}
 }
 
@@ -512,13 +459,9 @@ func TestAPIThreeDPageIsAnAnswer(t *testing.T) {
 // where JSON was due is still an unknown outcome, and the message says what
 // was wrong with the complete answer that arrived, not that none did.
 func TestUnreadableAnswerSaysWhatArrived(t *testing.T) {
-	g := newHostileGateway(t, map[string]http.HandlerFunc{
-		"/api/walletPay": func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/html")
-			fmt.Fprint(w, "<html><body>Maintenance</body></html>")
-		},
-	})
-	r := runHostile(t, g, t.TempDir(), "walletpay", "--invoice", "HTML-1", "--token", walletToken(), "--name", "Ada", "--surname", "Lovelace",
+	g := newHostileGateway(t, nil)
+	g.AnswerTextOnce(http.MethodPost, "/ccpayment/api/walletPay", 200, "<html><body>Maintenance</body></html>", "Content-Type", "text/html")
+	r := runHostile(t, g.URL, t.TempDir(), "walletpay", "--invoice", "HTML-1", "--token", walletToken(), "--name", "Ada", "--surname", "Lovelace",
 		"--email", "ada@example.com", "--yes")
 	if r.code != ExitOutcomeUnknown ||
 		!strings.Contains(r.stderr, "outcome unknown for invoice HTML-1: the gateway answered HTTP 200 OK: the body is not JSON (text/html); it was not retried") {
@@ -531,10 +474,10 @@ func TestUnreadableAnswerSaysWhatArrived(t *testing.T) {
 // text is shown, exit 4; only "No Data Found" is the empty result (exit 0).
 func TestCommissionsRefusalIsNotNoData(t *testing.T) {
 	for desc, want := range map[string]int{"Invalid currency code.": ExitRejected, " No Data Found": ExitOK} {
-		g := newHostileGateway(t, map[string]http.HandlerFunc{
-			"/api/commissions": answer(fmt.Sprintf(`{"status_code":0,"status_description":%q}`, desc)),
+		g := newHostileGateway(t, map[string]string{
+			"/api/commissions": fmt.Sprintf(`{"status_code":0,"status_description":%q}`, desc),
 		})
-		r := runHostile(t, g, t.TempDir(), "commissions", "--currency", "TRY")
+		r := runHostile(t, g.URL, t.TempDir(), "commissions", "--currency", "TRY")
 		if r.code != want {
 			t.Errorf("%q: exit %d, want %d; stderr:\n%s", desc, r.code, want, r.stderr)
 		}

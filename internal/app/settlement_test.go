@@ -1,30 +1,21 @@
 package app
 
 import (
-	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/testkit/replay"
 )
 
-// refundsOf answers check status for the invoice the request names: a
-// completed 150.00 TRY sale whose refund_info lists refunds() (none: a
-// gateway slow to list a refund it made).
-func refundsOf(refunds func() []map[string]any) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		var body map[string]any
-		_ = json.NewDecoder(r.Body).Decode(&body)
-		listed := refunds()
-		if listed == nil {
-			listed = []map[string]any{}
-		}
-		answer(checkStatusOf(fmt.Sprint(body["invoice_id"]), "150.00", map[string]any{"refund_info": listed}))(w, r)
-	}
+// answerRefundsOf answers check status of invoice: a completed 150.00 TRY
+// sale whose refund_info lists refunds (none: a gateway slow to list a
+// refund it made).
+func answerRefundsOf(g *replay.Server, invoice string, refunds ...map[string]any) {
+	g.AnswerTextFor(http.MethodPost, "/ccpayment/api/checkstatus", "invoice_id", invoice, 200,
+		checkStatusOf(invoice, "150.00", map[string]any{"refund_info": append([]map[string]any{}, refunds...)}))
 }
 
 // attemptByID is the attempt id of the file journal at path.
@@ -51,22 +42,22 @@ func attemptByID(t *testing.T, path, id string) journal.Attempt {
 // refund went out: refunded twice. Now the first stays unsettled, and the
 // new refund is refused, nothing sent.
 func TestRefusedResendDoesNotFreeTheInvoice(t *testing.T) {
-	g := newHostileGateway(t, map[string]http.HandlerFunc{
-		"/api/checkstatus": refundsOf(func() []map[string]any { return nil }),
-		"/api/refund":      answer(`{"status_code":49,"status_description":"Refund failed"}`),
+	g := newHostileGateway(t, map[string]string{
+		"/api/refund": `{"status_code":49,"status_description":"Refund failed"}`,
 	})
+	answerRefundsOf(g, "INV-49")
 	home := t.TempDir()
-	seedJournal(t, g, home, lostIntent("refund", "r1", "INV-49", "50.00", "RF-1"))
-	r := runHostile(t, g, home, "refund", "--retry", "RF-1", "--yes")
-	if r.code != ExitRejected || !strings.Contains(r.stderr, "stays unsettled") || g.calls("/api/refund") != 1 {
-		t.Errorf("the re-send refused 49: exit %d, %d sent; want 4, one sent, saying the first stays unsettled\n%s", r.code, g.calls("/api/refund"), r.stderr)
+	seedJournal(t, g.URL, home, lostIntent("refund", "r1", "INV-49", "50.00", "RF-1"))
+	r := runHostile(t, g.URL, home, "refund", "--retry", "RF-1", "--yes")
+	if r.code != ExitRejected || !strings.Contains(r.stderr, "stays unsettled") || g.Count("/ccpayment/api/refund") != 1 {
+		t.Errorf("the re-send refused 49: exit %d, %d sent; want 4, one sent, saying the first stays unsettled\n%s", r.code, g.Count("/ccpayment/api/refund"), r.stderr)
 	}
 	if a := attemptByID(t, r.journal, "r1"); a.Class() != journal.Unknown {
 		t.Errorf("the first refund after its re-send was refused: %s, want unknown", a.Class())
 	}
-	r = runHostile(t, g, home, "refund", "--invoice", "INV-49", "--amount", "50.00", "--yes")
-	if r.code != ExitUsage || !strings.Contains(r.stderr, "has a refund whose outcome is unknown") || g.calls("/api/refund") != 1 {
-		t.Errorf("a new refund after the refused re-send: exit %d, %d sent; want 2, nothing sent (refunded twice)\n%s", r.code, g.calls("/api/refund"), r.stderr)
+	r = runHostile(t, g.URL, home, "refund", "--invoice", "INV-49", "--amount", "50.00", "--yes")
+	if r.code != ExitUsage || !strings.Contains(r.stderr, "has a refund whose outcome is unknown") || g.Count("/ccpayment/api/refund") != 1 {
+		t.Errorf("a new refund after the refused re-send: exit %d, %d sent; want 2, nothing sent (refunded twice)\n%s", r.code, g.Count("/ccpayment/api/refund"), r.stderr)
 	}
 }
 
@@ -78,33 +69,34 @@ func TestRefusedResendDoesNotFreeTheInvoice(t *testing.T) {
 // refund is the retry's own outcome: the first stays unsettled, a new
 // refund is refused.
 func TestQueuedRefundIsNotRetried(t *testing.T) {
-	g := newHostileGateway(t, map[string]http.HandlerFunc{
-		"/api/checkstatus": refundsOf(func() []map[string]any { return nil }),
-		"/api/refund":      answer(`{"status_code":104,"status_description":"refund_transaction_id is not unique"}`),
+	g := newHostileGateway(t, map[string]string{
+		"/api/refund": `{"status_code":104,"status_description":"refund_transaction_id is not unique"}`,
 	})
+	answerRefundsOf(g, "INV-Q")
+	answerRefundsOf(g, "INV-U")
 	home := t.TempDir()
 	queued := lostIntent("refund", "q1", "INV-Q", "50.00", "RF-Q")
 	out := queued
 	code := 101
 	out.Type, out.Outcome, out.StatusCode = journal.TypeOutcome, journal.Queued, &code
-	seedJournal(t, g, home, queued, out)
-	r := runHostile(t, g, home, "refund", "--retry", "RF-Q", "--yes")
+	seedJournal(t, g.URL, home, queued, out)
+	r := runHostile(t, g.URL, home, "refund", "--retry", "RF-Q", "--yes")
 	if r.code != ExitUsage || !strings.Contains(r.stderr, "queued for the gateway team's approval") ||
-		!strings.Contains(r.stderr, "paycli status --invoice INV-Q") || g.calls("/api/refund") != 0 {
-		t.Fatalf("--retry of a queued refund: exit %d, %d sent; want 2, nothing sent, naming paycli status\n%s", r.code, g.calls("/api/refund"), r.stderr)
+		!strings.Contains(r.stderr, "paycli status --invoice INV-Q") || g.Count("/ccpayment/api/refund") != 0 {
+		t.Fatalf("--retry of a queued refund: exit %d, %d sent; want 2, nothing sent, naming paycli status\n%s", r.code, g.Count("/ccpayment/api/refund"), r.stderr)
 	}
 
-	seedJournal(t, g, home, lostIntent("refund", "u1", "INV-U", "50.00", "RF-U"))
-	r = runHostile(t, g, home, "refund", "--retry", "RF-U", "--yes")
+	seedJournal(t, g.URL, home, lostIntent("refund", "u1", "INV-U", "50.00", "RF-U"))
+	r = runHostile(t, g.URL, home, "refund", "--retry", "RF-U", "--yes")
 	if r.code != ExitDuplicate || strings.Contains(r.stderr, "already made") || !strings.Contains(r.stderr, "made or is queued for approval") {
 		t.Fatalf("a 104 to a --retry: exit %d; want 6, not saying it was made\n%s", r.code, r.stderr)
 	}
 	if a := attemptByID(t, r.journal, "u1"); a.Class() != journal.Unknown {
 		t.Errorf("the retried refund after a 104: %s, want unknown", a.Class())
 	}
-	r = runHostile(t, g, home, "refund", "--invoice", "INV-U", "--amount", "50.00", "--yes")
-	if r.code != ExitUsage || g.calls("/api/refund") != 1 {
-		t.Errorf("a new refund after the 104: exit %d, %d sent; want 2, nothing more sent\n%s", r.code, g.calls("/api/refund"), r.stderr)
+	r = runHostile(t, g.URL, home, "refund", "--invoice", "INV-U", "--amount", "50.00", "--yes")
+	if r.code != ExitUsage || g.Count("/ccpayment/api/refund") != 1 {
+		t.Errorf("a new refund after the 104: exit %d, %d sent; want 2, nothing more sent\n%s", r.code, g.Count("/ccpayment/api/refund"), r.stderr)
 	}
 }
 
@@ -116,35 +108,21 @@ func TestQueuedRefundIsNotRetried(t *testing.T) {
 // nothing, says what settles the refund, and the invoice stays blocked
 // until check status lists it.
 func TestRefundMadeAfterTheClientGaveUp(t *testing.T) {
-	var landed atomic.Bool
-	var ref atomic.Value
-	ref.Store("")
-	var sends atomic.Int32
-	g := newHostileGateway(t, map[string]http.HandlerFunc{
-		"/api/checkstatus": refundsOf(func() []map[string]any {
-			if !landed.Load() {
-				return nil
-			}
-			return []map[string]any{{"amount": "50.00", "refund_transaction_id": ref.Load(), "status": "Completed"}}
-		}),
-		"/api/refund": func(w http.ResponseWriter, r *http.Request) {
-			if sends.Add(1) == 1 {
-				lostAnswer(w, r) // the client gives up; the gateway goes on
-				return
-			}
-			answer(`{"status_code":100,"status_description":"ok","order_no":"RO-2","invoice_id":"INV-140"}`)(w, r)
-		},
+	g := newHostileGateway(t, map[string]string{
+		"/api/refund": `{"status_code":100,"status_description":"ok","order_no":"RO-2","invoice_id":"INV-140"}`,
 	})
+	answerRefundsOf(g, "INV-140")
+	// The client gives up on the first refund; the gateway goes on.
+	front, _ := faultFront(t, g, "/ccpayment/api/refund", answeredThenLost(t, g))
 	home := t.TempDir()
-	r := runHostile(t, g, home, "refund", "--invoice", "INV-140", "--amount", "50.00", "--yes", "--timeout", "5s")
+	r := runHostile(t, front.URL, home, "refund", "--invoice", "INV-140", "--amount", "50.00", "--yes", "--timeout", "5s")
 	if r.code != ExitOutcomeUnknown {
 		t.Fatalf("the refund without an answer: exit %d, want 7\n%s", r.code, r.stderr)
 	}
 	first := lastAttempt(t, r.journal)
-	ref.Store(first.Intent.Ref)
 	// Its deadline and the margin are past: 5 s, two minutes and more.
 	ageIntents(t, r.journal, 5*time.Second+journal.InFlightMargin+time.Second)
-	r = runHostile(t, g, home, "journal", "reconcile", "-o", "json")
+	r = runHostile(t, front.URL, home, "journal", "reconcile", "-o", "json")
 	if r.code != ExitOutcomeUnknown || !strings.Contains(r.stdout, `"outcome": "unknown"`) ||
 		!strings.Contains(r.stdout, "paycli refund --retry "+first.Intent.Ref) || !strings.Contains(r.stdout, "paycli journal settle "+first.Intent.Attempt) {
 		t.Errorf("reconcile at the deadline and the margin: exit %d, want 7 naming what settles it\n%s\n%s", r.code, r.stdout, r.stderr)
@@ -152,13 +130,13 @@ func TestRefundMadeAfterTheClientGaveUp(t *testing.T) {
 	if a := lastAttempt(t, r.journal); a.Class() != journal.Unknown || a.Reconciled != nil {
 		t.Errorf("after reconcile: %s, reconciled %+v; want unknown, nothing recorded", a.Class(), a.Reconciled)
 	}
-	r = runHostile(t, g, home, "refund", "--invoice", "INV-140", "--amount", "50.00", "--yes")
-	if r.code != ExitUsage || sends.Load() != 1 {
-		t.Fatalf("a new refund while the first may still land: exit %d, %d sent; want 2, nothing sent\n%s", r.code, sends.Load(), r.stderr)
+	r = runHostile(t, front.URL, home, "refund", "--invoice", "INV-140", "--amount", "50.00", "--yes")
+	if r.code != ExitUsage || g.Count("/ccpayment/api/refund") != 1 {
+		t.Fatalf("a new refund while the first may still land: exit %d, %d sent; want 2, nothing sent\n%s", r.code, g.Count("/ccpayment/api/refund"), r.stderr)
 	}
 	// 140 s after it was sent, the gateway made it: check status lists it.
-	landed.Store(true)
-	if r = runHostile(t, g, home, "journal", "reconcile"); r.code != ExitOK {
+	answerRefundsOf(g, "INV-140", map[string]any{"amount": "50.00", "refund_transaction_id": first.Intent.Ref, "status": "Completed"})
+	if r = runHostile(t, front.URL, home, "journal", "reconcile"); r.code != ExitOK {
 		t.Fatalf("reconcile once it landed: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	if a := lastAttempt(t, r.journal); a.Class() != journal.Succeeded {

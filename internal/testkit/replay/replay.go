@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -58,6 +59,9 @@ type answer struct {
 	html bool
 	// header holds the response headers a made-up answer sets.
 	header http.Header
+	// echo: body is a template whose {{field}}s are filled from the
+	// request (AnswerEcho).
+	echo bool
 }
 
 // New starts a Server that expects nothing yet; it closes when the test
@@ -148,6 +152,19 @@ func (s *Server) AnswerTextFor(method, path, field, value string, status int, bo
 	s.answers[route{method, path, field, value}] = answer{status: status, body: []byte(body)}
 }
 
+// AnswerEcho is AnswerText for an answer that echoes the request (a
+// refund naming the invoice it was sent, an error quoting the hash_key it
+// got): each {{field}} in template is that top-level field of the
+// request's JSON body, a string's text escaped as the gateway's PHP
+// escapes it in a JSON string (json_encode: `/` as `\/`; the template
+// writes the quotes), any other value its JSON. A request without the
+// field fails the test.
+func (s *Server) AnswerEcho(method, path string, status int, template string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.answers[route{method: method, path: path}] = answer{status: status, body: []byte(template), echo: true}
+}
+
 // Requests returns the requests seen so far, in order.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
@@ -193,6 +210,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "replay: no answer recorded for this request", http.StatusNotImplemented)
 		return
 	}
+	if a.echo {
+		a.body = s.fill(string(a.body), raw)
+	}
 	w.Header().Set("Content-Type", "application/json")
 	if a.html {
 		w.Header().Set("Content-Type", "text/html; charset=UTF-8")
@@ -202,6 +222,46 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(a.status)
 	_, _ = w.Write(a.body)
+}
+
+// fill is template with each {{field}} replaced by the field of the JSON
+// body raw, as AnswerEcho says.
+func (s *Server) fill(template string, raw []byte) []byte {
+	var fields map[string]any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	_ = dec.Decode(&fields)
+	var out strings.Builder
+	for {
+		before, rest, ok := strings.Cut(template, "{{")
+		out.WriteString(before)
+		if !ok {
+			return []byte(out.String())
+		}
+		name, after, _ := strings.Cut(rest, "}}")
+		template = after
+		v, ok := fields[name]
+		if !ok {
+			s.t.Errorf("replay: the request has no field %q to echo", name)
+			continue
+		}
+		out.WriteString(phpJSON(v))
+	}
+}
+
+// phpJSON is v as the gateway's PHP writes it in JSON: a string's text
+// without its quotes, with `/` escaped as json_encode does; any other
+// value its JSON.
+func phpJSON(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	text := strings.TrimSuffix(b.String(), "\n")
+	if _, ok := v.(string); ok {
+		text = strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(text, `"`), `"`), "/", `\/`)
+	}
+	return text
 }
 
 // lookup finds the answer for a request: one given for a field it holds,

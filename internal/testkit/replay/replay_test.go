@@ -106,3 +106,29 @@ func TestAnswerTextFor(t *testing.T) {
 		t.Errorf("answers %q, want 69 for PEND-1 only", got)
 	}
 }
+
+// TestAnswerEcho: an echoing answer holds the request's fields where its
+// template names them — a string escaped as PHP's json_encode writes it
+// (`/` as `\/`), a number as sent — and a field the request lacks fails
+// the test.
+func TestAnswerEcho(t *testing.T) {
+	tb := &recordingTB{TB: t}
+	s := New(tb)
+	s.AnswerEcho(http.MethodPost, "/api/refund", 200, `{"status_code":100,"invoice_id":"{{invoice_id}}","error":"hash_key={{hash_key}}","amount":{{amount}}}`)
+	post := func(body string) string {
+		resp, err := http.Post(s.URL+"/api/refund", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		got, _ := io.ReadAll(resp.Body)
+		return string(got)
+	}
+	got := post(`{"invoice_id":"INV-1","hash_key":"a/b\"c<d","amount":50.00}`)
+	if want := `{"status_code":100,"invoice_id":"INV-1","error":"hash_key=a\/b\"c<d","amount":50.00}`; got != want || len(tb.failures) != 0 {
+		t.Errorf("echo:\n got %s\nwant %s\n%v", got, want, tb.failures)
+	}
+	if post(`{"invoice_id":"INV-2","amount":1}`); len(tb.failures) != 1 || !strings.Contains(tb.failures[0], `no field "hash_key" to echo`) {
+		t.Errorf("a field the request lacks: %v", tb.failures)
+	}
+}
