@@ -28,6 +28,25 @@ func TestLuhn(t *testing.T) {
 	}
 }
 
+func TestCheckDigit(t *testing.T) {
+	// Worked by hand (the sandbox's default card, and Luhn's own example);
+	// an even and an odd length, since which digit is doubled first
+	// depends on it.
+	for payload, want := range map[string]byte{"435508435508435": '8', "7992739871": '3', "552879000000000": '8', "": '0'} {
+		if got := CheckDigit(payload); got != want {
+			t.Errorf("CheckDigit(%q) = %c, want %c", payload, got, want)
+		}
+	}
+	// Exactly one digit completes a payload.
+	for _, payload := range []string{"4", "43", "435508", "4355080000000"} {
+		for d := byte('0'); d <= '9'; d++ {
+			if Luhn(payload+string(d)) != (d == CheckDigit(payload)) {
+				t.Errorf("Luhn(%s%c) disagrees with CheckDigit(%s) = %c", payload, d, payload, CheckDigit(payload))
+			}
+		}
+	}
+}
+
 func FuzzDigits(f *testing.F) {
 	f.Add("4355 0843 5508 4358")
 	f.Add("4355--0843")

@@ -309,35 +309,37 @@ func renderTable(opts TableOptions, header []string, rows [][]string) ([]byte, e
 // escapeRows is rows with every cell escaped; rows itself when no cell
 // needs it.
 func escapeRows(rows [][]string) [][]string {
-	for i, r := range rows {
-		if e := escapeCells(r); len(r) > 0 && &e[0] != &r[0] {
-			out := make([][]string, len(rows))
-			copy(out, rows[:i])
-			out[i] = e
-			for j := i + 1; j < len(rows); j++ {
-				out[j] = escapeCells(rows[j])
-			}
-			return out
-		}
-	}
-	return rows
+	return mapIfChanged(rows, func(r []string) ([]string, bool) {
+		e := escapeCells(r)
+		return e, len(r) > 0 && &e[0] != &r[0]
+	})
 }
 
 // escapeCells is cells with every cell escaped; cells itself when no cell
 // needs it.
 func escapeCells(cells []string) []string {
-	for i, c := range cells {
-		if e := Escape(c); e != c {
-			out := make([]string, len(cells))
-			copy(out, cells[:i])
-			out[i] = e
-			for j := i + 1; j < len(cells); j++ {
-				out[j] = Escape(cells[j])
+	return mapIfChanged(cells, func(c string) (string, bool) {
+		e := Escape(c)
+		return e, e != c
+	})
+}
+
+// mapIfChanged is xs with f applied to each element, in a new slice; xs
+// itself when f changes none, so that the usual output, with nothing to
+// escape, copies nothing. xs is never written to.
+func mapIfChanged[T any](xs []T, f func(T) (T, bool)) []T {
+	for i, x := range xs {
+		if y, changed := f(x); changed {
+			out := make([]T, len(xs))
+			copy(out, xs[:i])
+			out[i] = y
+			for j := i + 1; j < len(xs); j++ {
+				out[j], _ = f(xs[j])
 			}
 			return out
 		}
 	}
-	return cells
+	return xs
 }
 
 // columnGap is the padding after each cell.

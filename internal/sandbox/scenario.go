@@ -617,13 +617,8 @@ func (s *Store) applyScenario(w *storeWrites) error {
 					}
 				}
 			}
-			if err := tx.Bucket([]byte(ordersBucket)).Put([]byte(sale.OrderID), []byte(sale.InvoiceID)); err != nil {
+			if err := indexSale(tx, sale); err != nil {
 				return err
-			}
-			if sale.Link != nil {
-				if err := tx.Bucket([]byte(linksBucket)).Put([]byte(sale.Link.ID), []byte(sale.InvoiceID)); err != nil {
-					return err
-				}
 			}
 			for _, r := range sale.Refunds {
 				if err := tx.Bucket([]byte(refundIDsBucket)).Put([]byte(r.TransactionID), []byte(sale.InvoiceID)); err != nil {

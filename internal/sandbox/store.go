@@ -266,16 +266,23 @@ func (s *Store) Reserve(sale Sale) error {
 				return err
 			}
 		}
-		if err := tx.Bucket([]byte(ordersBucket)).Put([]byte(sale.OrderID), []byte(sale.InvoiceID)); err != nil {
+		if err := indexSale(tx, sale); err != nil {
 			return err
-		}
-		if sale.Link != nil {
-			if err := tx.Bucket([]byte(linksBucket)).Put([]byte(sale.Link.ID), []byte(sale.InvoiceID)); err != nil {
-				return err
-			}
 		}
 		return s.putEncoded(tx, nil, sale, data)
 	})
+}
+
+// indexSale makes sale findable by its order_id (InvoiceOfOrder) and, for
+// a payment link's sale, by the link's id (InvoiceOfLink).
+func indexSale(tx *bolt.Tx, sale Sale) error {
+	if err := tx.Bucket([]byte(ordersBucket)).Put([]byte(sale.OrderID), []byte(sale.InvoiceID)); err != nil {
+		return err
+	}
+	if sale.Link != nil {
+		return tx.Bucket([]byte(linksBucket)).Put([]byte(sale.Link.ID), []byte(sale.InvoiceID))
+	}
+	return nil
 }
 
 // spentTokenKey is a spent wallet token's key in walletTokensBucket: its

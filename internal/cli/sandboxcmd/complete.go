@@ -3,8 +3,8 @@ package sandboxcmd
 import (
 	"maps"
 	"slices"
-	"strconv"
 
+	"github.com/paycli/paycli/internal/cardno"
 	"github.com/paycli/paycli/internal/sandbox"
 	"github.com/spf13/cobra"
 )
@@ -50,20 +50,7 @@ func testCardNumber(bin string) string {
 	for len(payload) < 15 {
 		payload += "0"
 	}
-	sum := 0
-	// Digits are doubled from the right, starting with the one left of
-	// the check digit.
-	for i := range len(payload) {
-		d := int(payload[len(payload)-1-i] - '0')
-		if i%2 == 0 {
-			d *= 2
-			if d > 9 {
-				d -= 9
-			}
-		}
-		sum += d
-	}
-	return payload + strconv.Itoa((10-sum%10)%10)
+	return payload + string(cardno.CheckDigit(payload))
 }
 
 // noValueCompletion stops the shell from offering files for a flag whose
