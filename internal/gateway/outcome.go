@@ -149,14 +149,28 @@ func (c *SuccessCheck) ErrorCode(got int, errText string) *SuccessCheck {
 }
 
 // State requires the answer's status field, when it has one, to name one
-// of the states the call leads to (SaleStateOf): a capture answered
+// of the states the call leads to (callStateOf): a capture answered
 // "Failed", "Declined" or "Pre-Authorized", a cancellation answered
 // "Completed", say what was not done.
 func (c *SuccessCheck) State(field, got string, want ...SaleState) *SuccessCheck {
-	if strings.TrimSpace(got) == "" || slices.Contains(want, SaleStateOf(got)) {
+	if strings.TrimSpace(got) == "" || slices.Contains(want, callStateOf(got)) {
 		return c
 	}
 	return c.add("its %s is %s", field, shownValue(got))
+}
+
+// callStateOf reads the status a money call's answer gives of what the
+// call did: check status's words (SaleStateOf), and those only a call's
+// own answer says (complete, captured, approved of a capture or a
+// completion; cancel of a cancellation), never read from check status.
+func callStateOf(status string) SaleState {
+	switch letters(status) {
+	case "complete", "captured", "approved":
+		return SaleCompleted
+	case "cancel":
+		return SaleCancelled
+	}
+	return SaleStateOf(status)
 }
 
 // Err returns an *InconsistentError naming the disagreement, nil when

@@ -31,22 +31,23 @@ const (
 	// SalePreAuthorized: a pre-authorization holding the money
 	// (Pre-Authorized, Pre-Authorization).
 	SalePreAuthorized SaleState = "pre_authorized"
-	// SaleCancelled: cancelled (Cancelled, Canceled).
+	// SaleCancelled: cancelled or voided (Cancelled, Canceled, Voided,
+	// Void).
 	SaleCancelled SaleState = "cancelled"
 	// SaleOther: a transaction_status paycli does not understand.
 	SaleOther SaleState = "other"
 )
 
-// SaleStateOf reads a transaction_status, or the status a money call's
-// answer gives (SuccessCheck.State): the one table of the gateway's state
-// words. A call's answer may say what it did in words of its own
-// (complete, captured, approved; cancel, void, voided): a voided sale is a
-// cancelled one, whichever answer says it.
+// SaleStateOf reads a transaction_status: the one table of the gateway's
+// state words, which a money call's own answer extends with the words it
+// may say of what it did (callStateOf). A voided sale is a cancelled one.
+// "Approved" is not a taken sale here: the gateway says it of the bank's
+// authorisation, and a pre-authorization so answered may still be held.
 func SaleStateOf(transactionStatus string) SaleState {
 	switch letters(transactionStatus) {
 	case "":
 		return SaleNoState
-	case "completed", "success", "successful", "complete", "captured", "approved":
+	case "completed", "success", "successful":
 		return SaleCompleted
 	case "refunded":
 		return SaleRefunded
@@ -58,7 +59,7 @@ func SaleStateOf(transactionStatus string) SaleState {
 		return SalePending
 	case "preauthorized", "preauthorization":
 		return SalePreAuthorized
-	case "cancelled", "canceled", "cancel", "voided", "void":
+	case "cancelled", "canceled", "voided", "void":
 		return SaleCancelled
 	}
 	return SaleOther

@@ -99,6 +99,14 @@ func TestSaleQuestions(t *testing.T) {
 		{status: "Failed"},
 		{status: "Pre-Authorized", typ: "PreAuth", held: true},
 		{status: "Completed", typ: "PreAuth", taken: true, refundable: true, captured: true},
+		// Words only a call's own answer says of what it did: in check
+		// status they are not understood, never a taken sale or a capture.
+		{status: "Approved"},
+		{status: "Approved", typ: "PreAuth"},
+		{status: "Captured"},
+		{status: "Captured", typ: "PreAuth"},
+		{status: "Complete"},
+		{status: "Cancel"},
 	} {
 		r := &CheckStatusResult{TransactionStatus: c.status, TransactionType: c.typ}
 		s := r.Sale()
@@ -106,7 +114,15 @@ func TestSaleQuestions(t *testing.T) {
 			t.Errorf("%s %s: taken %v refundable %v voided %v held %v captured %v", c.typ, c.status, s.Taken(), s.Refundable(), s.Voided(), s.Held(), s.Captured())
 		}
 		if c.voided != (SaleStateOf(c.status) == SaleCancelled) {
+			t.Errorf("%s: check status reads it cancelled %v", c.status, !c.voided)
+		}
+		if c.voided && callStateOf(c.status) != SaleCancelled {
 			t.Errorf("%s: a call's answer and check status read it apart", c.status)
+		}
+	}
+	for status, want := range map[string]SaleState{"Approved": SaleCompleted, "captured": SaleCompleted, "Complete": SaleCompleted, "Cancel": SaleCancelled, "Voided": SaleCancelled, "Completed": SaleCompleted} {
+		if got := callStateOf(status); got != want {
+			t.Errorf("a call's answer %q reads %q, want %q", status, got, want)
 		}
 	}
 	paid := &CheckStatusResult{TransactionStatus: "Completed", Extra: map[string]json.RawMessage{"payment_status": json.RawMessage(`0`)}}
