@@ -69,9 +69,11 @@ func (d Dialect) read(body []byte) ([]byte, *ShapeError) {
 }
 
 // unwrap is read for an answer that is not a success (an HTTP error
-// status): its shape is reported by the error, never refused.
-func (d Dialect) unwrap(body []byte) []byte {
-	if one, isOne := oneObjectOf(body); isOne && d.OneObjectArrays {
+// status), in every dialect: its status_code is what the error is made
+// of (a 69 or a duplicate must stay an unknown outcome, never a plain
+// refusal), and its shape is reported by the error, never refused.
+func (Dialect) unwrap(body []byte) []byte {
+	if one, isOne := oneObjectOf(body); isOne {
 		return one
 	}
 	return body

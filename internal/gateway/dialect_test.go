@@ -71,6 +71,22 @@ func TestDialectRefusesAnotherMembersShape(t *testing.T) {
 	}
 }
 
+// TestErrorAnswersReadInEveryDialect: an HTTP error answer is read for
+// its status_code whatever its shape and whichever member the profile
+// names: a refund answered 400 with QNBpay's array of one 69 is not yet
+// processed (an unknown outcome, exit 7) for a Sipay profile too, never a
+// plain refusal that would free the invoice for a second refund.
+func TestErrorAnswersReadInEveryDialect(t *testing.T) {
+	for _, gw := range []string{"qnbpay", "", "sipay", "vepara"} {
+		g, c := newReplayClient(t, gw)
+		g.AnswerText(http.MethodPost, replayRefund, http.StatusBadRequest, `[{"status_code":69,"status_description":"Not yet processed"}]`)
+		_, err := c.Refund(context.Background(), RefundRequest{InvoiceID: "INV-1", Amount: "1.00", RefundTransactionID: "R-1"})
+		if !errors.Is(err, ErrPending) {
+			t.Errorf("gateway %q: %v, want %v", gw, err, ErrPending)
+		}
+	}
+}
+
 // TestNumericOrderID: the scan finds an order reference written as a JSON
 // number at any depth, and not one written as a string, a key's name in a
 // string's text, or another field's number.
