@@ -112,11 +112,7 @@ type RefusedLine struct {
 
 // importRun copies the file's lines into the shared journal.
 func importRun(ctx context.Context, opts *ImportOptions) error {
-	format, err := opts.Format()
-	if err != nil {
-		return err
-	}
-	store, err := openJournal(opts.Journal)
+	format, store, err := formatAndJournal(&opts.Deps, opts.Journal)
 	if err != nil {
 		return err
 	}

@@ -497,6 +497,20 @@ func openJournal(open func() (journal.Store, error)) (journal.Store, error) {
 	return store, err
 }
 
+// formatAndJournal resolves the output format, then opens the journal: a
+// bad -o is refused before the journal (perhaps a database) is reached.
+func formatAndJournal(d *cmdutil.Deps, open func() (journal.Store, error)) (render.Format, journal.Store, error) {
+	format, err := d.Format()
+	if err != nil {
+		return "", nil, err
+	}
+	store, err := openJournal(open)
+	if err != nil {
+		return "", nil, err
+	}
+	return format, store, nil
+}
+
 // readFailed is a read of the journal that failed: exit 8 when the shared
 // journal stopped answering.
 func readFailed(err error) error {

@@ -119,11 +119,7 @@ type SettleResult struct {
 // settleRun finds the attempt, checks that it is unsettled, asks, and
 // writes the lead's settle line under the invoice's lock.
 func settleRun(ctx context.Context, opts *SettleOptions) error {
-	format, err := opts.Format()
-	if err != nil {
-		return err
-	}
-	store, err := openJournal(opts.Journal)
+	format, store, err := formatAndJournal(&opts.Deps, opts.Journal)
 	if err != nil {
 		return err
 	}

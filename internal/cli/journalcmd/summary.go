@@ -111,11 +111,7 @@ type SummaryRecord struct {
 // summaryRun totals the window's attempts with the journal's own Summary
 // (an SQL aggregation for the shared journal).
 func summaryRun(ctx context.Context, opts *SummaryOptions) error {
-	format, err := opts.Format()
-	if err != nil {
-		return err
-	}
-	store, err := openJournal(opts.Journal)
+	format, store, err := formatAndJournal(&opts.Deps, opts.Journal)
 	if err != nil {
 		return err
 	}
