@@ -118,10 +118,7 @@ TRY table.`,
 				}
 				opts.StateDir = dir
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return benchRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, benchRun)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Endpoint, "endpoint", BenchWalletPay, "what to load: walletpay, commissions or checkstatus")

@@ -104,10 +104,7 @@ configuration, journal and sandbox are not touched.`,
 				}
 				c.Binary = binary
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return soakRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, soakRun)
 		},
 	}
 	fl := cmd.Flags()

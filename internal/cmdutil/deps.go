@@ -131,3 +131,13 @@ func (d *Deps) Open(ctx context.Context, need Need) (context.Context, Call, erro
 	}
 	return ctx, Call{Format: format, Client: client, cancel: cancel}, nil
 }
+
+// Run ends a command's RunE once its flags are checked: it calls runF when
+// a test gave one (to see the options the command parsed), run otherwise,
+// with the command's context.
+func Run[O any](cmd *cobra.Command, opts O, runF, run func(context.Context, O) error) error {
+	if runF != nil {
+		run = runF
+	}
+	return run(cmd.Context(), opts)
+}

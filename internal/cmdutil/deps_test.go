@@ -153,3 +153,38 @@ func TestAppSecretRefusesAProfileWithoutOne(t *testing.T) {
 		})
 	}
 }
+
+// TestRunCallsTheTestsRunFInsteadOfRun: a test's runF replaces the run
+// function (which must not run), and both get the command's context.
+func TestRunCallsTheTestsRunFInsteadOfRun(t *testing.T) {
+	type key struct{}
+	type options struct{ name string }
+	cmd := &cobra.Command{}
+	cmd.SetContext(context.WithValue(context.Background(), key{}, "the command's"))
+	record := func(ran *string, label string) func(context.Context, *options) error {
+		return func(ctx context.Context, o *options) error {
+			*ran = label + " " + o.name + " " + ctx.Value(key{}).(string)
+			return nil
+		}
+	}
+	opts := &options{name: "opts"}
+	for _, tt := range []struct {
+		withRunF bool
+		want     string
+	}{
+		{withRunF: true, want: "runF opts the command's"},
+		{withRunF: false, want: "run opts the command's"},
+	} {
+		var ran string
+		var runF func(context.Context, *options) error
+		if tt.withRunF {
+			runF = record(&ran, "runF")
+		}
+		if err := Run(cmd, opts, runF, record(&ran, "run")); err != nil {
+			t.Fatal(err)
+		}
+		if ran != tt.want {
+			t.Errorf("runF given %v: ran %q, want %q", tt.withRunF, ran, tt.want)
+		}
+	}
+}

@@ -163,8 +163,5 @@ func Start[O interface{ options() *Options }](cmd *cobra.Command, f *cmdutil.Fac
 		return err
 	}
 	opts.options().GatewayFlags = flags
-	if runF != nil {
-		run = runF
-	}
-	return run(cmd.Context(), opts)
+	return cmdutil.Run(cmd, opts, runF, run)
 }

@@ -76,10 +76,7 @@ an empty table would look like a lookup that worked.
 			if err := checkCustomerNumber(opts.CustomerNumber); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return listRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, listRun)
 		},
 	}
 	cmd.Flags().StringVar(&opts.CustomerNumber, "customer-number", "", "the customer number the cards were saved for")

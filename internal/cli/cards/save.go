@@ -100,10 +100,7 @@ delete' and payments by saved card take.`,
 				return cmdutil.UsageHint(errors.New("cards save runs only against the sandbox; nothing was read or sent"),
 					"Add --sandbox. A customer's card is saved by the merchant's site, never typed at a desk: send a payment link.")
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return saveRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, saveRun)
 		},
 	}
 	fl := cmd.Flags()

@@ -85,10 +85,7 @@ back.`,
 					return cmdutil.UsageErrorf("invalid --holder: %v", err)
 				}
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return updateRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, updateRun)
 		},
 	}
 	fl := cmd.Flags()

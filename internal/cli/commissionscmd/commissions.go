@@ -108,10 +108,7 @@ rows and say so on stderr, exit 0.`,
 			if err := parseFlags(cmd, opts, installments, amount, programs); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return commissionsRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, commissionsRun)
 		},
 	}
 	fl := cmd.Flags()

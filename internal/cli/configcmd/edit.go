@@ -87,10 +87,7 @@ that the new gateway's URL is used; another URL stays and overrides it.`,
 				}
 			}
 			opts.Where = where(f, cmd)
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return setRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, setRun)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.InsecureStorage, "insecure-storage", false, insecureStorageHelp)
@@ -202,10 +199,7 @@ file and from the system keyring.`,
 			}
 			opts.Key = k
 			opts.Where = where(f, cmd)
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return unsetRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, unsetRun)
 		},
 	}
 }
@@ -287,10 +281,7 @@ func NewCmdUse(f *cmdutil.Factory, runF func(context.Context, *UseOptions) error
 			}
 			opts.Profile = args[0]
 			opts.Where = where(f, cmd)
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return useRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, useRun)
 		},
 	}
 }

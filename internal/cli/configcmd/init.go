@@ -129,10 +129,7 @@ which profile is the default and how to change it.`,
 				opts.Flags[key] = value
 			}
 			opts.Where = where(f, cmd)
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return initRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, initRun)
 		},
 	}
 	fl := cmd.Flags()

@@ -42,10 +42,7 @@ Where no keyring can be reached nothing changes.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Where = where(f, cmd)
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return migrateRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, migrateRun)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.AllProfiles, "all-profiles", false, "move the secrets of every profile in the file")
@@ -167,10 +164,7 @@ keyring cannot be reached nothing changes.`,
 			}
 			opts.From, opts.To = args[0], args[1]
 			opts.Where = where(f, cmd)
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return renameRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, renameRun)
 		},
 	}
 }
@@ -253,10 +247,7 @@ Where the keyring cannot be reached nothing changes.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Profile = args[0]
 			opts.Where = where(f, cmd)
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return deleteRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, deleteRun)
 		},
 	}
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "delete without asking")

@@ -65,10 +65,7 @@ the config file) does not change this command:
 				return err
 			}
 			opts.Format = format
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return getRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, getRun)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.ShowSecrets, "show-secrets", false, "print secrets in full")
@@ -132,10 +129,7 @@ With -o json the output is:
 				}
 				return render.ParseFormat(cfg.Output)
 			})
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return listRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, listRun)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.ShowSecrets, "show-secrets", false, "print secrets in full")
@@ -242,10 +236,7 @@ file) does not change this command.`,
 				return err
 			}
 			opts.Format = format
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return pathRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, pathRun)
 		},
 	}
 	opts.JSON = cmdutil.AddJSONFlags(cmd)
@@ -306,10 +297,7 @@ With -o json the output is:
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Where = where(f, cmd)
 			opts.Format = opts.JSON.Format(formatOf(f, cmd))
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return profilesRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, profilesRun)
 		},
 	}
 	opts.JSON = cmdutil.AddJSONFlags(cmd)

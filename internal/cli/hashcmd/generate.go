@@ -148,10 +148,7 @@ file) does not change this command:
 				return err
 			}
 			opts.Format = format
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return generateRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, generateRun)
 		},
 	}
 

@@ -29,10 +29,7 @@ JSON: [{"name": "...", "fields": ["..."], "amounts": ["..."],
 ("amounts" are the fields compared as decimals: 100 = 100.00).`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return layoutsRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, layoutsRun)
 		},
 	}
 	opts.AddJSONFlags(cmd)

@@ -74,10 +74,7 @@ written exactly as it is.`,
 					return err
 				}
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return validateRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, validateRun)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Layout, "layout", "", "name the fields after this layout's: "+strings.Join(hashkey.LayoutNames(), ", "))

@@ -114,10 +114,7 @@ filters it; -o csv and -o tsv print the table's rows.`,
 			if err := parseCounts(cmd, opts, counts); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return installmentsRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, installmentsRun)
 		},
 	}
 	fl := cmd.Flags()

@@ -64,10 +64,7 @@ has nothing to import into: exit 2.`,
 			if cmd.Flags().Changed("from") && opts.From == "" {
 				return cmdutil.UsageErrorf("invalid --from: an empty file name")
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return importRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, importRun)
 		},
 	}
 	cmd.Flags().StringVar(&opts.From, "from", "", "the journal `FILE` to import (default: this machine's journal)")

@@ -112,10 +112,7 @@ URL gives them (sslmode=verify-full, sslrootcert=FILE, …).`,
 					return cmdutil.UsageErrorf("invalid --lead: an empty role name")
 				}
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return initRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, initRun)
 		},
 	}
 	cmdutil.NoGateway(cmd)

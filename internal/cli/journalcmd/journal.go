@@ -201,10 +201,7 @@ second; 'paycli journal show' shows them the same way.`,
 				return err
 			}
 			opts.Flags = flags
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return journalRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, journalRun)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Invoice, "invoice", "", "only attempts for this invoice id")

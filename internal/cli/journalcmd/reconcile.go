@@ -92,10 +92,7 @@ and --sandbox choose it as everywhere. Checking is a read: nothing is paid.
 				return err
 			}
 			opts.Flags, opts.Sandbox = flags, slices.Contains(flags, "--sandbox")
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return reconcileRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, reconcileRun)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "list the invoices that would be checked; ask nothing")

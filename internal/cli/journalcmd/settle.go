@@ -80,10 +80,7 @@ writing it, unless --yes. --dry-run says what it would write.`,
 			if opts.Reason == "" {
 				return cmdutil.UsageHint(errors.New("missing --reason"), "Say why the attempt is settled so: --reason \"gateway support ticket 4711 says it was never made\".")
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return settleRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, settleRun)
 		},
 	}
 	cmd.Flags().StringVar(&opts.As, "as", "", "what became of the attempt: `made` or not-made")

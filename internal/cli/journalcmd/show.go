@@ -42,10 +42,7 @@ An invoice or attempt the journal does not hold is exit 2.`,
 			if strings.TrimSpace(opts.Invoice) == "" {
 				return cmdutil.UsageErrorf("missing the invoice or attempt id: 'paycli journal' lists them")
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return showRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, showRun)
 		},
 	}
 	cmd.ValidArgsFunction = func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {

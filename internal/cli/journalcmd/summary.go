@@ -74,10 +74,7 @@ the totals). -o csv and tsv write one line per currency.`,
 			if opts.Since, opts.Until, err = parseWindow(opts.Now, opts.SinceText, opts.UntilText); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return summaryRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, summaryRun)
 		},
 	}
 	cmd.Flags().StringVar(&opts.SinceText, "since", "", "total the attempts started at or after `WHEN`: 24h, today, yesterday, 2026-11-24… (required)")

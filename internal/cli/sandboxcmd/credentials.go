@@ -86,10 +86,7 @@ names, else the state folder's serve, else the default address of serve.`,
 				}
 				opts.Webhooks[strings.TrimSpace(key)] = strings.TrimSpace(u)
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return credentialsRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, credentialsRun)
 		},
 	}
 	cmd.Flags().StringVar(&state, "state", "", "state folder of the server to report (default <state dir>/paycli/sandbox)")

@@ -63,10 +63,7 @@ FILE - reads standard input.`,
 				return err
 			}
 			opts.File = args[0]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return loadRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, loadRun)
 		},
 	}
 	cmd.Flags().StringVar(&state, "state", "", "state folder (default <state dir>/paycli/sandbox)")

@@ -95,10 +95,7 @@ until Ctrl-C. -o json prints one JSON object per request (JSON Lines), and
 				return err
 			}
 			opts.StateDir = dir
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return logsRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, logsRun)
 		},
 	}
 	fl := cmd.Flags()

@@ -128,10 +128,7 @@ used, exit 6) prints nothing on stdout, only the error on stderr.` + magicFaults
 			if on, _ := cmd.Flags().GetBool("debug"); on {
 				opts.Debug = opts.IO.ErrOut
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return PayRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, PayRun)
 		},
 	}
 	cmd.Flags().StringVar(&amount, "amount", "", "sale total, e.g. 150.00 (required)")

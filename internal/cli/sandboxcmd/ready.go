@@ -51,10 +51,7 @@ or a CI step's wait for a sandbox service.`,
 			if opts.Wait < 0 {
 				return cmdutil.UsageErrorf("invalid --wait %v: want a duration of 0 or more, e.g. 30s", opts.Wait)
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return readyRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, readyRun)
 		},
 	}
 	cmd.Flags().StringVar(&state, "state", "", "state folder of the server to ask (default <state dir>/paycli/sandbox)")

@@ -55,10 +55,7 @@ its request log.`,
 			if !opts.Yes && !opts.IO.CanPrompt() {
 				return cmdutil.UsageErrorf("refusing to reset the sandbox without confirmation: pass --yes")
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return resetRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, resetRun)
 		},
 	}
 	cmd.Flags().StringVar(&state, "state", "", "state folder (default <state dir>/paycli/sandbox)")

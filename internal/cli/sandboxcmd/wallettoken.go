@@ -78,10 +78,7 @@ the config file) does not change this command:
 				return err
 			}
 			opts.Format = format
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return walletTokenRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, walletTokenRun)
 		},
 	}
 	cmd.Flags().StringVar(&amount, "amount", "", "amount the token authorizes, e.g. 150.00 (required)")

@@ -55,10 +55,7 @@ state itself when none runs.`,
 				return err
 			}
 			opts.StateDir = dir
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return webhooksRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, webhooksRun)
 		},
 	}
 	cmd.PersistentFlags().StringVar(&state, "state", "", "state folder of the sandbox (default <state dir>/paycli/sandbox)")
@@ -91,10 +88,7 @@ was already delivered is sent again: handlers must take a webhook twice.`,
 				return err
 			}
 			opts.StateDir = dir
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return resendRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, resendRun)
 		},
 	}
 	opts.AddJSONFlags(cmd)

@@ -92,10 +92,7 @@ pending or the time limit (--timeout) ends.`,
 				return err
 			}
 			opts.Flags = flags
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return statusRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, statusRun)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Invoice, "invoice", "", "invoice id to look up (required; or the argument)")

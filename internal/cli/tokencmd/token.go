@@ -62,10 +62,7 @@ it sent none).`,
 			if opts.Refresh && opts.Clear {
 				return cmdutil.UsageErrorf("--refresh and --clear cannot be used together")
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return tokenRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, tokenRun)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Refresh, "refresh", false, "get a new token even if the cached one is still good")

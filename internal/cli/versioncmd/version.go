@@ -31,10 +31,7 @@ the format is -o or --jq on its command line, else a line of text.`,
 			// The version reads no configuration (and so no keyring):
 			// only -o and --jq on its command line choose the format.
 			opts.Format = opts.JSON.Format(cmdutil.FlagOutputFormat(cmd))
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return versionRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, versionRun)
 		},
 	}
 	opts.JSON = cmdutil.AddJSONFlags(cmd)

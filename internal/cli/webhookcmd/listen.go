@@ -109,10 +109,7 @@ credentials masked and card numbers cut to their first 6 and last 4 digits.`,
 				return cmdutil.UsageErrorf("invalid --forward-timeout %v: want a positive duration, e.g. 10s", opts.ForwardTimeout)
 			}
 			opts.Debug, _ = cmd.Flags().GetBool("debug")
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return listenRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, listenRun)
 		},
 	}
 	fl := cmd.Flags()

@@ -68,10 +68,7 @@ input cannot be read or holds no webhook.`,
 			default:
 				return cmdutil.UsageErrorf("missing input: give a file of captured webhooks, or - to read them from stdin")
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return verifyRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, verifyRun)
 		},
 	}
 	opts.AddJSONFlags(cmd)
