@@ -193,15 +193,7 @@ credentials with 'paycli config init'.`,
 	})
 	_ = root.RegisterFlagCompletionFunc("timeout", cobra.NoFileCompletions)
 	_ = root.RegisterFlagCompletionFunc("profile", func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-		path, err := config.Path(config.LoadOptions{Flags: cmd.Flags(), LookupEnv: f.LookupEnv})
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		file, err := config.ReadFile(path)
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		return file.ProfileNames(), cobra.ShellCompDirectiveNoFileComp
+		return cmdutil.CompleteProfiles(config.LoadOptions{Flags: cmd.Flags(), LookupEnv: f.LookupEnv})
 	})
 
 	root.SetHelpFunc(func(cmd *cobra.Command, args []string) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/money"
 )
 
@@ -90,4 +91,18 @@ func atFiles(typed string) []string {
 		out = append(out, candidate)
 	}
 	return out
+}
+
+// CompleteProfiles completes a profile name: the profiles of the config
+// file where finds (none when there is no readable file).
+func CompleteProfiles(where config.LoadOptions) ([]string, cobra.ShellCompDirective) {
+	path, err := config.Path(where)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	file, err := config.ReadFile(path)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return file.ProfileNames(), cobra.ShellCompDirectiveNoFileComp
 }

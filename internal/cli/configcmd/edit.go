@@ -265,15 +265,7 @@ func NewCmdUse(f *cmdutil.Factory, runF func(context.Context, *UseOptions) error
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
-			path, err := config.Path(where(f, cmd))
-			if err != nil {
-				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-			file, err := config.ReadFile(path)
-			if err != nil {
-				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-			return file.ProfileNames(), cobra.ShellCompDirectiveNoFileComp
+			return cmdutil.CompleteProfiles(where(f, cmd))
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := config.ValidateProfileName(args[0]); err != nil {
