@@ -263,13 +263,23 @@ func cacheDir(f *cmdutil.Factory) (string, error) {
 	return config.CacheDir(config.LoadOptions{LookupEnv: f.LookupEnv})
 }
 
+// configAndCacheDir is the run's configuration and the cache folder: what
+// the token cache, alone or in the gateway client, is built from.
+func configAndCacheDir(f *cmdutil.Factory) (*config.Config, string, error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return nil, "", err
+	}
+	dir, err := cacheDir(f)
+	if err != nil {
+		return nil, "", err
+	}
+	return cfg, dir, nil
+}
+
 func tokenCacheFunc(f *cmdutil.Factory) func() (*gateway.FileTokenCache, error) {
 	return func() (*gateway.FileTokenCache, error) {
-		cfg, err := f.Config()
-		if err != nil {
-			return nil, err
-		}
-		dir, err := cacheDir(f)
+		cfg, dir, err := configAndCacheDir(f)
 		if err != nil {
 			return nil, err
 		}
@@ -285,11 +295,7 @@ func gatewayFunc(f *cmdutil.Factory, line *commandLine) func() (*gateway.Client,
 		if err != nil {
 			return nil, err
 		}
-		cfg, err := f.Config()
-		if err != nil {
-			return nil, err
-		}
-		dir, err := cacheDir(f)
+		cfg, dir, err := configAndCacheDir(f)
 		if err != nil {
 			return nil, err
 		}
