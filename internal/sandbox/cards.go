@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -107,14 +108,11 @@ func (g *Gateway) readCardPayment(w http.ResponseWriter, f fields, now time.Time
 		}
 		p.card, p.bin, p.last4, p.holder = c.card, c.bin, c.last4, c.holder
 	}
-	p.txType = f.get("transaction_type")
-	if !fieldSpecs()["transaction_type"].allows(p.txType) {
-		writeStatus(w, 1, "The selected transaction type is invalid (Auth or PreAuth).")
+	txType, ok := f.choice(w, "transaction_type", "The selected transaction type is invalid (Auth or PreAuth).")
+	if !ok {
 		return p, false
 	}
-	if p.txType == "" {
-		p.txType = TypeAuth
-	}
+	p.txType = cmp.Or(txType, TypeAuth)
 	if !g.verifyMerchant(w, f) {
 		return p, false
 	}

@@ -421,3 +421,28 @@ func TestRacingCapturesCaptureOnce(t *testing.T) {
 		t.Errorf("%d confirmations succeeded; %+v", ok, sale.PreAuth)
 	}
 }
+
+// TestEnumFieldsOutsideTheTableRefused: a payment_completed_by or a
+// challenge decision the operation table does not list is refused with
+// status 1 and its words, and the sale awaiting the challenge stays so.
+func TestEnumFieldsOutsideTheTableRefused(t *testing.T) {
+	fx := newFixture(t)
+	form := map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"}
+	res := fx.call("POST", Base+"/api/paySmart3D", threeDBody(t, "INV-EN1", "4355084355084358", "50.00", "bank", TypeAuth).Encode(), form)
+	if res.status() != 1 || !strings.Contains(string(res.Raw), "payment completed by is invalid") {
+		t.Errorf("payment_completed_by bank: %s", res.Raw)
+	}
+	if _, stored, _ := fx.store.Get("INV-EN1"); stored {
+		t.Error("a refused 3D payment was stored")
+	}
+	fx.callRaw("POST", Base+"/api/paySmart3D", threeDBody(t, "INV-EN2", "4355084355084358", "50.00", "app", TypeAuth).Encode(),
+		map[string]string{"Content-Type": "application/x-www-form-urlencoded"})
+	sale, _, _ := fx.store.Get("INV-EN2")
+	res = fx.call("POST", Base+ChallengePath, url.Values{"order_id": {sale.OrderID}, "decision": {"maybe"}}.Encode(), form)
+	if res.status() != 1 || !strings.Contains(string(res.Raw), "decision must be approve or decline") {
+		t.Errorf("decision maybe: %s", res.Raw)
+	}
+	if sale, _, _ := fx.store.Get("INV-EN2"); sale.State != StateAwaiting3D {
+		t.Errorf("after a refused decision: %+v", sale)
+	}
+}

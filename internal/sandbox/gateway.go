@@ -386,6 +386,17 @@ type fields map[string]string
 // get returns a field's value, trimmed.
 func (f fields) get(name string) string { return strings.TrimSpace(f[name]) }
 
+// choice is the enum field name as sent ("" when absent), or false after
+// answering status 1 with refusal when the operation table does not allow it.
+func (f fields) choice(w http.ResponseWriter, name, refusal string) (string, bool) {
+	v := f.get(name)
+	if !fieldSpecs()[name].allows(v) {
+		writeStatus(w, 1, refusal)
+		return "", false
+	}
+	return v, true
+}
+
 // requireFields answers status_code 1 naming the first missing field, the
 // way the gateway's validator words it.
 func (f fields) requireFields(w http.ResponseWriter, names ...string) bool {

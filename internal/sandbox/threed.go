@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -102,14 +103,11 @@ func (g *Gateway) payByCardToken(w http.ResponseWriter, r *http.Request) {
 // read3DTargets reads who completes a 3D payment and where the buyer's
 // browser goes after the challenge, answering 1 when ok is false.
 func read3DTargets(w http.ResponseWriter, f fields) (t ThreeD, ok bool) {
-	t.CompletedBy = f.get("payment_completed_by")
-	if !fieldSpecs()["payment_completed_by"].allows(t.CompletedBy) {
-		writeStatus(w, 1, "The selected payment completed by is invalid (app or merchant).")
+	completedBy, ok := f.choice(w, "payment_completed_by", "The selected payment completed by is invalid (app or merchant).")
+	if !ok {
 		return t, false
 	}
-	if t.CompletedBy == "" {
-		t.CompletedBy = CompletedByApp
-	}
+	t.CompletedBy = cmp.Or(completedBy, CompletedByApp)
 	t.ReturnURL, t.CancelURL = f.get("return_url"), f.get("cancel_url")
 	for _, name := range threeDTargets {
 		if !webURL(f.get(name)) {
@@ -185,9 +183,8 @@ func (g *Gateway) challenge(w http.ResponseWriter, r *http.Request) {
 	if !ok || !f.requireFields(w, opChallenge.required...) {
 		return
 	}
-	decision := f.get("decision")
-	if !fieldSpecs()["decision"].allows(decision) {
-		writeStatus(w, 1, "The decision must be approve or decline.")
+	decision, ok := f.choice(w, "decision", "The decision must be approve or decline.")
+	if !ok {
 		return
 	}
 	invoiceID, found, err := g.opts.Store.InvoiceOfOrder(f.get("order_id"))
