@@ -233,50 +233,17 @@ func AccountAttempts(path string, account journal.Scope, from, to time.Time, yie
 func accountAttempts(ix *indexed, r io.ReaderAt, account journal.Scope, from, to time.Time, yield func(journal.Attempt) error) error {
 	var buf []byte
 	for _, name := range account.Names() {
-		seek := acctSeek(name, from)
-		for seek != nil {
-			type attemptAt struct {
-				at   time.Time
-				offs []int64
-			}
-			var batch []attemptAt
-			var next []byte
-			err := ix.db.View(func(tx *bolt.Tx) error {
-				c := tx.Bucket(bucketAcct).Cursor()
-				prefix := append([]byte(name), 0)
-				for k, v := c.Seek(seek); k != nil && bytes.HasPrefix(k, prefix) && len(k) == len(prefix)+16; k, v = c.Next() {
-					at := acctTime(k, name)
-					if !at.Before(to) {
-						return nil
-					}
-					if len(batch) == acctBatch {
-						next = slices.Clone(k)
-						return nil
-					}
-					batch = append(batch, attemptAt{at: at, offs: append([]int64{acctOffset(k)}, decodeOffsets(v)...)})
-				}
-				return nil
-			})
+		for seek := acctSeek(name, from); seek != nil; {
+			batch, next, err := acctBatchAt(ix, name, seek, to)
 			if err != nil {
 				return err
 			}
 			for _, b := range batch {
-				var asm journal.Assembler
-				var first journal.Entry
-				for i, off := range b.offs {
-					var data []byte
-					if data, buf, err = readLineAt(r, off, buf); err != nil {
-						return err
-					}
-					e, ok := journal.ParseLine(journal.Line{Off: off, Data: data, Complete: true})
-					if i == 0 {
-						first = e
-					}
-					if !ok || e.Attempt != first.Attempt || e.Invoice != first.Invoice || e.Gateway != name || !first.Time.Equal(b.at) || !asm.Add(e) {
-						return errStaleIndex
-					}
+				var attempts []journal.Attempt
+				if attempts, buf, err = attemptAt(r, name, b, buf); err != nil {
+					return err
 				}
-				for _, a := range asm.Attempts() {
+				for _, a := range attempts {
 					if err := yield(a); err != nil {
 						return err
 					}
@@ -288,34 +255,70 @@ func accountAttempts(ix *indexed, r io.ReaderAt, account journal.Scope, from, to
 	return nil
 }
 
+// acctAttempt is an attempt as the account index files it: its intent's
+// time, and the offsets of its lines, the intent's first.
+type acctAttempt struct {
+	at   time.Time
+	offs []int64
+}
+
+// acctBatchAt reads up to acctBatch attempts of name from seek on, before
+// to, and where the next batch begins (nil: none).
+func acctBatchAt(ix *indexed, name string, seek []byte, to time.Time) (batch []acctAttempt, next []byte, err error) {
+	err = ix.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketAcct).Cursor()
+		prefix := append([]byte(name), 0)
+		for k, v := c.Seek(seek); k != nil && bytes.HasPrefix(k, prefix) && len(k) == len(prefix)+16; k, v = c.Next() {
+			at := acctTime(k, name)
+			if !at.Before(to) {
+				return nil
+			}
+			if len(batch) == acctBatch {
+				next = slices.Clone(k)
+				return nil
+			}
+			batch = append(batch, acctAttempt{at: at, offs: append([]int64{acctOffset(k)}, decodeOffsets(v)...)})
+		}
+		return nil
+	})
+	return batch, next, err
+}
+
+// attemptAt reads the lines of b, an attempt of name, from r; every line
+// must be of the attempt and name, and the first at b's time, else the
+// index is stale.
+func attemptAt(r io.ReaderAt, name string, b acctAttempt, buf []byte) ([]journal.Attempt, []byte, error) {
+	var asm journal.Assembler
+	var first journal.Entry
+	for i, off := range b.offs {
+		data, spare, err := readLineAt(r, off, buf)
+		buf = spare
+		if err != nil {
+			return nil, buf, err
+		}
+		e, ok := journal.ParseLine(journal.Line{Off: off, Data: data, Complete: true})
+		if i == 0 {
+			first = e
+		}
+		if !ok || e.Attempt != first.Attempt || e.Invoice != first.Invoice || e.Gateway != name || !first.Time.Equal(b.at) || !asm.Add(e) {
+			return nil, buf, errStaleIndex
+		}
+	}
+	return asm.Attempts(), buf, nil
+}
+
 // scanAccount is AccountAttempts reading the whole journal: it keeps the
 // lines of the account's attempts whose intents (or, for an attempt whose
 // intent is unreadable, whose first outcome) fall in the range, and
 // remembers which attempts it has seen, to leave out the lines of those
 // out of it.
 func scanAccount(path string, account journal.Scope, from, to time.Time, yield func(journal.Attempt) error) error {
-	f, err := journal.OpenRegular(path, os.O_RDONLY, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer f.Close()
 	inRange := map[string]bool{} // attempt and invoice → whether its first line is in the range
 	var asm journal.Assembler
-	sc := journal.NewLineScanner(f, 0)
-	for {
-		l, err := sc.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
+	err := scanLines(path, func(l journal.Line) {
 		e, ok := journal.ParseLine(l)
 		if !ok || !account.Named(e) {
-			continue
+			return
 		}
 		id := e.Attempt + "\x00" + e.Invoice
 		in, seen := inRange[id]
@@ -326,6 +329,9 @@ func scanAccount(path string, account journal.Scope, from, to time.Time, yield f
 		if in {
 			asm.Add(e)
 		}
+	})
+	if err != nil {
+		return err
 	}
 	byName := map[string][]journal.Attempt{}
 	for _, a := range asm.Attempts() {

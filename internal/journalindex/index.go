@@ -322,7 +322,7 @@ func (ix *indexed) indexFrom(from, size int64) error {
 			return err
 		}
 		pending[inv] = append(pending[inv], l.Off)
-		if len(pending) >= indexFlushEvery || len(acct.pending) >= indexFlushEvery {
+		if max(len(pending), len(acct.pending)) >= indexFlushEvery {
 			if err := flush(); err != nil {
 				return err
 			}
@@ -475,24 +475,8 @@ func lookupIndexed(ix *indexed, invoices []string) ([]journal.Attempt, error) {
 // scanFor reads the whole journal, keeping the lines of the invoices keep
 // accepts.
 func scanFor(path string, keep func(string) bool) ([]journal.Attempt, journal.Damage, error) {
-	f, err := journal.OpenRegular(path, os.O_RDONLY, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, journal.Damage{}, nil
-	}
-	if err != nil {
-		return nil, journal.Damage{}, err
-	}
-	defer f.Close()
 	var asm journal.Assembler
-	sc := journal.NewLineScanner(f, 0)
-	for {
-		l, err := sc.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, journal.Damage{}, fmt.Errorf("journal: %w", err)
-		}
+	err := scanLines(path, func(l journal.Line) {
 		e, ok := journal.ParseLine(l)
 		switch {
 		case !ok:
@@ -502,8 +486,35 @@ func scanFor(path string, keep func(string) bool) ([]journal.Attempt, journal.Da
 				asm.AddDamage(l.Off)
 			}
 		}
+	})
+	if err != nil {
+		return nil, journal.Damage{}, err
 	}
 	return asm.Attempts(), asm.Damage(), nil
+}
+
+// scanLines calls visit with each line of the journal at path, in order;
+// a missing journal has none.
+func scanLines(path string, visit func(journal.Line)) error {
+	f, err := journal.OpenRegular(path, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := journal.NewLineScanner(f, 0)
+	for {
+		l, err := sc.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("journal: %w", err)
+		}
+		visit(l)
+	}
 }
 
 // Recent returns, for at most limit invoices starting with prefix, the

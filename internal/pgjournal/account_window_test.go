@@ -3,6 +3,7 @@ package pgjournal
 import (
 	"context"
 	"encoding/json"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -119,4 +120,31 @@ func TestAccountDayIsOneIndexRange(t *testing.T) {
 	if got := planOf(t, tx, "gw-a", from, to); !strings.Contains(got, "Seq Scan on journal_lines") {
 		t.Errorf("without the index the plan is\n%s\nwant a Seq Scan: the fixture does not show the index is needed", got)
 	}
+}
+
+// BenchmarkAccountDay: the shared journal's side of an audit of a day,
+// one day of 100,000 attempts of an account streamed from a journal of
+// 1,000,000 lines (journalindex's scalePlan); peak-RSS-MiB is paycli's
+// side's peak while the day is read (the server is another process).
+func BenchmarkAccountDay(b *testing.B) {
+	srv, db, admin := durableDesk(b)
+	plan := journalgen.Plan{Start: time.Date(2026, 11, 20, 21, 0, 0, 0, time.UTC), Days: 10, Lines: 1_000_000,
+		Busy: 4, BusyAttempts: 100_000, Account: "acct-live", Other: "acct-other"}
+	perDay := fillPlan(b, admin, plan)
+	s := benchStore(b, srv, db)
+	from, to := plan.Day(plan.Busy), plan.Day(plan.Busy+1)
+	runtime.GC()
+	b.ResetTimer()
+	var peak int64
+	for b.Loop() {
+		n := 0
+		var err error
+		peak, _ = journalgen.PeakRSS(func() {
+			err = s.AccountAttempts(context.Background(), journal.Scope{Gateway: plan.Account}, from, to, func(journal.Attempt) error { n++; return nil })
+		})
+		if err != nil || n != perDay[plan.Busy] {
+			b.Fatalf("%d attempts, %v", n, err)
+		}
+	}
+	b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MiB")
 }
