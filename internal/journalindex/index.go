@@ -50,7 +50,7 @@ import (
 // IndexSuffix names the index: <journal>.index.
 const IndexSuffix = ".index"
 
-const indexVersion = 1
+const indexVersion = 2
 
 // maxLine bounds one journal line (as internal/journal reads it).
 const maxLine = 1 << 20
@@ -223,7 +223,7 @@ func pad8(b []byte) []byte {
 
 func (ix *indexed) reset() error {
 	return ix.db.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{bucketInv, bucketMeta} {
+		for _, name := range [][]byte{bucketInv, bucketAcct, bucketMeta} {
 			if tx.Bucket(name) != nil {
 				if err := tx.DeleteBucket(name); err != nil {
 					return err
@@ -231,6 +231,9 @@ func (ix *indexed) reset() error {
 			}
 		}
 		if _, err := tx.CreateBucket(bucketInv); err != nil {
+			return err
+		}
+		if _, err := tx.CreateBucket(bucketAcct); err != nil {
 			return err
 		}
 		m, err := tx.CreateBucket(bucketMeta)
@@ -259,9 +262,13 @@ func fingerprint(f *os.File, end int64) []byte {
 func (ix *indexed) indexFrom(from, size int64) error {
 	sc := journal.NewLineScanner(io.NewSectionReader(ix.f, from, size-from), from)
 	pending := map[string][]int64{}
+	acct := newAccounts(ix, pending)
 	covered := from
 	flush := func() error {
 		err := ix.db.Update(func(tx *bolt.Tx) error {
+			if err := acct.flush(tx); err != nil {
+				return err
+			}
 			inv := tx.Bucket(bucketInv)
 			if ix.bulk {
 				// Invoice ids mostly grow with time: dense pages suit
@@ -311,8 +318,11 @@ func (ix *indexed) indexFrom(from, size int64) error {
 		if inv == "" {
 			continue // nothing to look it up by
 		}
+		if err := acct.add(l.Data, l.Off); err != nil {
+			return err
+		}
 		pending[inv] = append(pending[inv], l.Off)
-		if len(pending) >= indexFlushEvery {
+		if max(len(pending), len(acct.pending)) >= indexFlushEvery {
 			if err := flush(); err != nil {
 				return err
 			}
@@ -465,24 +475,8 @@ func lookupIndexed(ix *indexed, invoices []string) ([]journal.Attempt, error) {
 // scanFor reads the whole journal, keeping the lines of the invoices keep
 // accepts.
 func scanFor(path string, keep func(string) bool) ([]journal.Attempt, journal.Damage, error) {
-	f, err := journal.OpenRegular(path, os.O_RDONLY, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, journal.Damage{}, nil
-	}
-	if err != nil {
-		return nil, journal.Damage{}, err
-	}
-	defer f.Close()
 	var asm journal.Assembler
-	sc := journal.NewLineScanner(f, 0)
-	for {
-		l, err := sc.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, journal.Damage{}, fmt.Errorf("journal: %w", err)
-		}
+	err := scanLines(path, func(l journal.Line) {
 		e, ok := journal.ParseLine(l)
 		switch {
 		case !ok:
@@ -492,8 +486,35 @@ func scanFor(path string, keep func(string) bool) ([]journal.Attempt, journal.Da
 				asm.AddDamage(l.Off)
 			}
 		}
+	})
+	if err != nil {
+		return nil, journal.Damage{}, err
 	}
 	return asm.Attempts(), asm.Damage(), nil
+}
+
+// scanLines calls visit with each line of the journal at path, in order;
+// a missing journal has none.
+func scanLines(path string, visit func(journal.Line)) error {
+	f, err := journal.OpenRegular(path, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := journal.NewLineScanner(f, 0)
+	for {
+		l, err := sc.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("journal: %w", err)
+		}
+		visit(l)
+	}
 }
 
 // Recent returns, for at most limit invoices starting with prefix, the

@@ -41,7 +41,7 @@ func TestInit(t *testing.T) {
 	url := srv.URL("desk_admin", db)
 
 	out, err := runInit(t, "--url", url, "--grant", "ayse", "--lead", "zeynep")
-	if err != nil || !strings.Contains(out, "schema version 7 (applied steps 1, 2, 3, 4, 5, 6, 7)") || !strings.Contains(out, "Role ayse may read the journal and append to it.") ||
+	if err != nil || !strings.Contains(out, "schema version 8 (applied steps 1, 2, 3, 4, 5, 6, 7, 8)") || !strings.Contains(out, "Role ayse may read the journal and append to it.") ||
 		!strings.Contains(out, "Role zeynep is a desk lead") {
 		t.Fatalf("first init: %q, %v", out, err)
 	}
