@@ -91,7 +91,9 @@ func ParsePaymentMethod(s string) (PaymentMethod, error) {
 // transactionStateIDs are the ledger's transaction_state_id values the
 // document names: 1 Completed and 3 Pending (§11.15), 11 Chargebacked
 // (§11.12's example row).
-var transactionStateIDs = map[SaleState]int{SaleCompleted: 1, SalePending: 3, SaleChargedBack: 11}
+func transactionStateIDs() map[SaleState]int {
+	return map[SaleState]int{SaleCompleted: 1, SalePending: 3, SaleChargedBack: 11}
+}
 
 // TransactionStateID reads a state filter: a state word (SaleStateOf's
 // reading) whose ledger id the document names, or an id.
@@ -99,7 +101,7 @@ func TransactionStateID(s string) (int, error) {
 	if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && n > 0 {
 		return n, nil
 	}
-	if id, ok := transactionStateIDs[SaleStateOf(s)]; ok {
+	if id, ok := transactionStateIDs()[SaleStateOf(s)]; ok {
 		return id, nil
 	}
 	return 0, invalidRequest("state %q is none the ledger filters on: completed, pending, chargebacked, or a transaction_state_id", strings.TrimSpace(s))
@@ -107,7 +109,7 @@ func TransactionStateID(s string) (int, error) {
 
 // currencyIDs are getTransactions' currency_id values: 1 TRY (§11.12's
 // example row), then USD and EUR as the family numbers them.
-var currencyIDs = map[string]int{"TRY": 1, "USD": 2, "EUR": 3}
+func currencyIDs() map[string]int { return map[string]int{"TRY": 1, "USD": 2, "EUR": 3} }
 
 // TransactionQuery is what a ledger listing asks for. Times are read in
 // the gateway's zone. Empty filters are not applied.
@@ -162,7 +164,7 @@ func (q TransactionQuery) check() error {
 			return invalidRequest("amount bound %q is not a plain decimal", b)
 		}
 	}
-	if _, ok := currencyIDs[q.Currency]; q.Currency != "" && !ok {
+	if _, ok := currencyIDs()[q.Currency]; q.Currency != "" && !ok {
 		return invalidRequest("currency %q is none of TRY, USD, EUR", q.Currency)
 	}
 	return nil
@@ -239,7 +241,7 @@ func (c *Client) getTransactionsBody(q TransactionQuery) ([]byte, error) {
 		}
 	}
 	if q.Currency != "" {
-		w.CurrencyID = strconv.Itoa(currencyIDs[q.Currency])
+		w.CurrencyID = strconv.Itoa(currencyIDs()[q.Currency])
 	}
 	if q.Method != MethodAny {
 		w.PaymentMethodID = strconv.Itoa(int(q.Method))

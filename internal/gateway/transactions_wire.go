@@ -21,7 +21,7 @@ func (t Transaction) State() SaleState {
 	if s := SaleStateOf(t.StateLabel); s != SaleNoState {
 		return s
 	}
-	for state, id := range transactionStateIDs {
+	for state, id := range transactionStateIDs() {
 		if id == t.StateID {
 			return state
 		}
@@ -156,7 +156,7 @@ func (t *Transaction) UnmarshalJSON(data []byte) error {
 // currencyOfID is the code of a currency_id (§11.15's rows name only
 // the id); "" for an id paycli does not know.
 func currencyOfID(id int) string {
-	for code, n := range currencyIDs {
+	for code, n := range currencyIDs() {
 		if n == id {
 			return code
 		}
