@@ -38,6 +38,7 @@ func TestDataCommandsTakeJQ(t *testing.T) {
 		"paycli sandbox webhooks resend",
 		"paycli status",
 		"paycli token",
+		"paycli transactions",
 		"paycli version",
 		"paycli walletpay",
 		"paycli webhook listen",

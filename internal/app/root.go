@@ -19,6 +19,7 @@ import (
 	"github.com/paycli/paycli/internal/cli/sandboxcmd"
 	"github.com/paycli/paycli/internal/cli/status"
 	"github.com/paycli/paycli/internal/cli/tokencmd"
+	"github.com/paycli/paycli/internal/cli/transactions"
 	"github.com/paycli/paycli/internal/cli/versioncmd"
 	"github.com/paycli/paycli/internal/cli/walletpay"
 	"github.com/paycli/paycli/internal/cli/webhookcmd"
@@ -108,6 +109,7 @@ func topLevelCommands() []topLevel {
 		{name: "link", build: link.NewCmdLink, kinds: link.Kinds},
 		{name: "installments", build: func(f *cmdutil.Factory) *cobra.Command { return installments.NewCmdInstallments(f, nil) }},
 		{name: "cards", build: cards.NewCmdCards, kinds: cards.Kinds},
+		{name: "transactions", build: func(f *cmdutil.Factory) *cobra.Command { return transactions.NewCmdTransactions(f, nil) }},
 		{name: "status", build: newStatusCmd},
 		{name: "journal", build: func(f *cmdutil.Factory) *cobra.Command { return journalcmd.NewCmdJournal(f, nil) }},
 		{name: "webhook", build: webhookcmd.NewCmdWebhook},

@@ -127,8 +127,10 @@ func WithTokenCache(cache TokenCache) Option { return func(c *Client) { c.cache 
 // that is no member's.
 func WithGateway(name string) Option { return func(c *Client) { c.gateway = name } }
 
-// withSleep replaces the wait between attempts (tests).
-func withSleep(sleep func(context.Context, time.Duration) error) Option {
+// WithSleep replaces the wait between attempts and a listing's wait for
+// the 2-second rule (pause.For by default): tests count the waits rather
+// than sleep them.
+func WithSleep(sleep func(context.Context, time.Duration) error) Option {
 	return func(c *Client) { c.sleep = sleep }
 }
 
@@ -303,6 +305,7 @@ var knownEndpoints = []endpoint{
 	endpointRefund, endpointConfirmPayment, endpointCompletePayment, endpointGetPOS, endpointInstallments,
 	endpointPaySmart2D, endpointPaySmart3D, endpointPaymentLink,
 	endpointGetCardTokens, endpointSaveCard, endpointEditCard, endpointDeleteCard,
+	endpointGetTransactions, endpointAllTransaction,
 }
 
 // Token asks the gateway for a new bearer token. It does not use or fill
@@ -502,6 +505,9 @@ func (c *Client) do(req *http.Request, ep endpoint, payload []byte, v any) (env 
 		return nil, resp.StatusCode, retryAfter, nil
 	}
 	env, err = c.checkResponse(ep, resp, body, v)
+	if apiErr, ok := err.(*APIError); ok {
+		apiErr.RetryAfter = retryAfter
+	}
 	return env, resp.StatusCode, retryAfter, err
 }
 

@@ -350,7 +350,7 @@ func TestRetryHonoursRetryAfterAndBackoff(t *testing.T) {
 	var waits []time.Duration
 	c := newTestClient(t, g.URL+"/ccpayment",
 		WithBackoff(func(n int) time.Duration { return time.Duration(n) * time.Second * 3 / 2 }),
-		withSleep(func(ctx context.Context, d time.Duration) error { waits = append(waits, d); return nil }))
+		WithSleep(func(ctx context.Context, d time.Duration) error { waits = append(waits, d); return nil }))
 	if _, err := c.Commissions(context.Background(), CommissionsRequest{CurrencyCode: "TRY"}); err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +366,7 @@ func TestRetryGivesUpWhenTheWaitWouldOutliveTheDeadline(t *testing.T) {
 	slept := false
 	// A context's deadline is wall-clock time: the client reads it against
 	// its clock, here the real one.
-	c := newTestClient(t, g.URL+"/ccpayment", WithClock(time.Now), withSleep(func(context.Context, time.Duration) error { slept = true; return nil }))
+	c := newTestClient(t, g.URL+"/ccpayment", WithClock(time.Now), WithSleep(func(context.Context, time.Duration) error { slept = true; return nil }))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, _, _ = c.BearerToken(context.Background(), false)
@@ -380,7 +380,7 @@ func TestCancelDuringBackoffIsInterrupted(t *testing.T) {
 	g := newGateway(t)
 	answerText(g, "commissions", 502, `{}`)
 	ctx, cancel := context.WithCancel(context.Background())
-	c := newTestClient(t, g.URL+"/ccpayment", withSleep(func(ctx context.Context, d time.Duration) error { cancel(); return ctx.Err() }))
+	c := newTestClient(t, g.URL+"/ccpayment", WithSleep(func(ctx context.Context, d time.Duration) error { cancel(); return ctx.Err() }))
 	_, _, _ = c.BearerToken(context.Background(), false)
 	_, err := c.Commissions(ctx, CommissionsRequest{CurrencyCode: "TRY"})
 	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrUnavailable) {

@@ -61,7 +61,7 @@ func FuzzCommissions(f *testing.F) {
 		c, err := New("https://gw.example/ccpayment", Credentials{AppID: testAppID, AppSecret: testAppSecret},
 			WithHTTPClient(&http.Client{Transport: rt}),
 			WithClock(func() time.Time { return testNow }),
-			withSleep(func(context.Context, time.Duration) error { return nil }))
+			WithSleep(func(context.Context, time.Duration) error { return nil }))
 		if err != nil {
 			t.Fatal(err)
 		}

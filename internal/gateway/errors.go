@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/paycli/paycli/internal/redact"
@@ -146,6 +147,9 @@ type APIError struct {
 	// DataErr is why the data of a success answer could not be read into
 	// the call's result (the result type's own error); nil otherwise.
 	DataErr error
+	// RetryAfter is the answer's Retry-After (0 when it has none): how
+	// long a listing refused by the 2-second rule waits (RateLimitWait).
+	RetryAfter time.Duration
 }
 
 // Error says which call failed and how, never quoting the body.

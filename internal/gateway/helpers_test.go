@@ -112,7 +112,7 @@ func newTestClient(t testing.TB, baseURL string, opts ...Option) *Client {
 	all := append([]Option{
 		WithClock(func() time.Time { return testNow }),
 		WithUserAgent("paycli/test"),
-		withSleep(func(ctx context.Context, d time.Duration) error { return ctx.Err() }),
+		WithSleep(func(ctx context.Context, d time.Duration) error { return ctx.Err() }),
 	}, opts...)
 	c, err := New(baseURL, Credentials{AppID: testAppID, AppSecret: testAppSecret, MerchantKey: testMerchantKey}, all...)
 	if err != nil {

@@ -34,6 +34,9 @@ const (
 	// SaleCancelled: cancelled or voided (Cancelled, Canceled, Voided,
 	// Void).
 	SaleCancelled SaleState = "cancelled"
+	// SaleChargedBack: taken, then reversed by the card's bank
+	// (Chargebacked: the ledger's transaction_state_label, §11.12).
+	SaleChargedBack SaleState = "charged_back"
 	// SaleOther: a transaction_status paycli does not understand.
 	SaleOther SaleState = "other"
 )
@@ -61,6 +64,8 @@ func SaleStateOf(transactionStatus string) SaleState {
 		return SalePreAuthorized
 	case "cancelled", "canceled", "voided", "void":
 		return SaleCancelled
+	case "chargebacked", "chargeback", "chargedback":
+		return SaleChargedBack
 	}
 	return SaleOther
 }

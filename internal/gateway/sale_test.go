@@ -32,7 +32,8 @@ func TestSaleStateOf(t *testing.T) {
 		{"Canceled", SaleCancelled, false},
 		{"", SaleNoState, false},
 		{"  ", SaleNoState, false},
-		{"Chargeback", SaleOther, false},
+		{"Chargeback", SaleChargedBack, false},
+		{"Chargebacked", SaleChargedBack, false},
 		{"Awaiting Payment", SaleOther, false},
 	} {
 		got := SaleStateOf(c.status)

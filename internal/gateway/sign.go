@@ -56,9 +56,13 @@ func (c *Client) hashKey(layout string, values map[string]string) (string, error
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", ErrInvalidRequest, err)
 	}
+	secret := c.creds.AppSecret
+	if l.Key == hashkey.KeyMerchantKey {
+		secret = c.creds.MerchantKey
+	}
 	c.randomMu.Lock()
 	defer c.randomMu.Unlock()
-	return hashkey.GenerateFrom(c.random, c.creds.AppSecret, plain)
+	return hashkey.GenerateFrom(c.random, secret, plain)
 }
 
 // encodeCall builds the body of a call from its wire form.

@@ -249,3 +249,51 @@ func TestCrossCheckAgreesOnDamage(t *testing.T) {
 		t.Errorf("only %d of %d damaged values were refused by both", agreedRefusals, len(in))
 	}
 }
+
+// TestCrossCheckTransactionsLayout: getTransactions' hash_key (the
+// integration document §11.12) is made with the merchant_key as its
+// password, not the app_secret; PHP and Go read each other's, keyed so,
+// for the document's own request (a daily listing of 2021-02-10, no other
+// filter) and one with every filter.
+func TestCrossCheckTransactionsLayout(t *testing.T) {
+	l, ok := hashkey.LookupLayout("transactions")
+	if !ok || l.Key != hashkey.KeyMerchantKey {
+		t.Fatalf("layout transactions = %+v, %v; want one keyed by the merchant_key", l, ok)
+	}
+	// The merchant_key of the document's example request.
+	const merchantKey = "$2y$10$w/ODdbTmfubcbUCUq/ia3OoJFMUmkM1UVNBiIQIuLfUlPmaLUT1he"
+	var plaintexts []string
+	for _, values := range []map[string]string{
+		{"date": "2021-02-10", "invoice_id": "", "currency_id": "", "payment_method_id": "", "min_amount": "", "max_amount": "", "transaction_state": ""},
+		{"date": "2021-02-10 21:00:00", "invoice_id": "3905388578454743445487", "currency_id": "1", "payment_method_id": "3",
+			"min_amount": "10", "max_amount": "250.50", "transaction_state": "11"},
+	} {
+		p, err := l.Plaintext(values)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plaintexts = append(plaintexts, p)
+	}
+	if plaintexts[0] != "2021-02-10||||||" {
+		t.Fatalf("plaintext of the document's request = %q", plaintexts[0])
+	}
+	var goMade, phpAsk []map[string]string
+	for _, p := range plaintexts {
+		hk, err := hashkey.Generate(merchantKey, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		goMade = append(goMade, map[string]string{"app_secret": merchantKey, "hash_key": hk})
+		phpAsk = append(phpAsk, map[string]string{"app_secret": merchantKey, "data": p})
+	}
+	for i, got := range runCrossCheck[phpChecked](t, "check", goMade) {
+		if data, _ := got.text(t); !got.OK || data != plaintexts[i] {
+			t.Errorf("php opened Go's %s as %q (ok %v), want %q", goMade[i]["hash_key"], data, got.OK, plaintexts[i])
+		}
+	}
+	for i, got := range runCrossCheck[phpMade](t, "make", phpAsk) {
+		if pt, err := hashkey.Decrypt(merchantKey, got.HashKey); err != nil || pt != plaintexts[i] {
+			t.Errorf("Go opened php's %s as %q, %v; want %q", got.HashKey, pt, err, plaintexts[i])
+		}
+	}
+}

@@ -16,7 +16,14 @@ type Layout struct {
 	// Amounts names the fields compared as decimals ("100" = "100.00").
 	Amounts []string
 	Help    string
+	// Key names the secret the hash_key is made with: "" for the
+	// app_secret, KeyMerchantKey for the merchant_key (getTransactions,
+	// the integration document's §11.12).
+	Key string
 }
+
+// KeyMerchantKey is Layout.Key of a layout made with the merchant_key.
+const KeyMerchantKey = "merchant_key"
 
 // Layouts, as docs/protocol.md (hash_key, Layouts) lists them. walletpay is
 // this project's decision for a field order the gateway's document leaves
@@ -34,6 +41,10 @@ var Layouts = []Layout{
 	{Name: "editcard", Fields: []string{"merchant_key", "customer_number", "card_token"}, Help: "edit a saved card"},
 	{Name: "deletecard", Fields: []string{"merchant_key", "customer_number", "card_token"}, Help: "delete a saved card"},
 	{Name: "link", Fields: []string{"total", "currency_code", "merchant_key", "invoice_id"}, Amounts: []string{"total"}, Help: "payment link (the invoice of /purchase/link)"},
+	// The filter values as sent, "" for a filter not given; made with the
+	// merchant_key, which is not among its fields.
+	{Name: "transactions", Fields: []string{"date", "invoice_id", "currency_id", "payment_method_id", "min_amount", "max_amount", "transaction_state"},
+		Help: "getTransactions (the ledger's listing), made with the merchant_key", Key: KeyMerchantKey},
 }
 
 // LookupLayout finds a layout by name.

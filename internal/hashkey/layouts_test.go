@@ -26,6 +26,7 @@ func TestLayoutsTable(t *testing.T) {
 		"editcard":       {"merchant_key", "customer_number", "card_token"},
 		"deletecard":     {"merchant_key", "customer_number", "card_token"},
 		"link":           {"total", "currency_code", "merchant_key", "invoice_id"},
+		"transactions":   {"date", "invoice_id", "currency_id", "payment_method_id", "min_amount", "max_amount", "transaction_state"},
 	}
 	got := map[string][]string{}
 	for _, l := range hashkey.Layouts {

@@ -285,7 +285,11 @@ func generateRun(ctx context.Context, opts *GenerateOptions) error {
 		for k, v := range opts.Values {
 			values[k] = v
 		}
-		if slices.Contains(l.Fields, configField) {
+		if l.Key == hashkey.KeyMerchantKey {
+			// getTransactions' hash_key is made with the merchant_key.
+			secret = cfg.MerchantKey
+		}
+		if slices.Contains(l.Fields, configField) || l.Key == hashkey.KeyMerchantKey {
 			if cfg.MerchantKey == "" {
 				return cmdutil.UsageHint(
 					fmt.Errorf("layout %s needs merchant_key, and none is configured for profile %q", l.Name, cfg.Profile),

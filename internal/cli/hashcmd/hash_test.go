@@ -184,6 +184,13 @@ func TestGenerateRun(t *testing.T) {
 			want: kaHashKey + "\n",
 		},
 		{
+			name: "the transactions layout, made with the merchant_key",
+			opts: GenerateOptions{Layout: "transactions", IV: "0123456789abcdef", Salt: "9a9a", Values: map[string]string{"date": "2021-02-10",
+				"invoice_id": "", "currency_id": "", "payment_method_id": "", "min_amount": "", "max_amount": "", "transaction_state": ""}},
+			cfg:  &config.Config{Profile: "live", AppSecret: "s", MerchantKey: "mk"},
+			want: must(hashkey.GenerateWith("mk", "2021-02-10||||||", "0123456789abcdef", "9a9a")) + "\n",
+		},
+		{
 			name: "plaintext",
 			opts: GenerateOptions{Plaintext: kaPlaintext, HasPlaintext: true},
 			want: kaHashKey + "\n",
@@ -740,4 +747,11 @@ func TestGenerateBadJQ(t *testing.T) {
 	if out != "" {
 		t.Errorf("stdout %q", out)
 	}
+}
+
+func must(s string, err error) string {
+	if err != nil {
+		panic(err)
+	}
+	return s
 }

@@ -207,6 +207,13 @@ func validateRun(ctx context.Context, opts *ValidateOptions) error {
 			return err
 		}
 		layout = &l
+		if l.Key == hashkey.KeyMerchantKey {
+			// getTransactions' hash_key is made with the merchant_key.
+			if cfg.MerchantKey == "" {
+				return cmdutil.UsageErrorf("layout %s is made with the merchant_key, and none is configured for profile %q", l.Name, cfg.Profile)
+			}
+			secret = cfg.MerchantKey
+		}
 	}
 	if opts.HashKey == "-" {
 		return validateLines(ctx, opts, cfg, format, secret, layout)
