@@ -34,6 +34,11 @@ var Layouts = []Layout{
 	{Name: "editcard", Fields: []string{"merchant_key", "customer_number", "card_token"}, Help: "edit a saved card"},
 	{Name: "deletecard", Fields: []string{"merchant_key", "customer_number", "card_token"}, Help: "delete a saved card"},
 	{Name: "link", Fields: []string{"total", "currency_code", "merchant_key", "invoice_id"}, Amounts: []string{"total"}, Help: "payment link (the invoice of /purchase/link)"},
+	// Platformode's integration document §11.12 (generateAPIHashKey): the
+	// filters as sent, "" for those left out; the password is the merchant
+	// key, not the app secret. transaction_state is the request's
+	// transactionState (field names make flags: lowercase words).
+	{Name: "getTransactions", Fields: []string{"date", "invoiceid", "currency_id", "paymentmethodid", "minamount", "maxamount", "transaction_state"}, Help: "getTransactions (the ledger), with the merchant key as password"},
 }
 
 // LookupLayout finds a layout by name.

@@ -26,6 +26,8 @@ func TestLayoutsTable(t *testing.T) {
 		"editcard":       {"merchant_key", "customer_number", "card_token"},
 		"deletecard":     {"merchant_key", "customer_number", "card_token"},
 		"link":           {"total", "currency_code", "merchant_key", "invoice_id"},
+		// §11.12, with the merchant key as password.
+		"getTransactions": {"date", "invoiceid", "currency_id", "paymentmethodid", "minamount", "maxamount", "transaction_state"},
 	}
 	got := map[string][]string{}
 	for _, l := range hashkey.Layouts {
