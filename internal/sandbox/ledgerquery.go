@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -26,26 +27,30 @@ type ledgerFilter struct {
 // match reports whether e passes every filter set.
 func (f *ledgerFilter) match(e *ledgerEntry) bool {
 	switch {
-	case f.invoice != "" && e.invoice != f.invoice,
-		f.order != "" && e.order != f.order,
-		f.currency != "" && e.currency != f.currency,
+	case f.invoice != "" && string(e.invoice) != f.invoice,
+		f.order != "" && string(e.order) != f.order,
+		f.currency != "" && string(e.currency) != f.currency,
 		f.method != 0 && e.method != f.method,
 		f.state != 0 && e.state != f.state,
-		f.amount != nil && !e.amount.Equal(*f.amount),
-		f.minAmount != nil && e.amount.LessThan(*f.minAmount),
-		f.maxAmount != nil && e.amount.GreaterThan(*f.maxAmount),
-		f.email != "" && !strings.EqualFold(e.email, f.email),
-		f.phone != "" && e.phone != f.phone:
+		f.email != "" && !bytes.EqualFold(e.email, []byte(f.email)),
+		f.phone != "" && string(e.phone) != f.phone:
 		return false
+	}
+	if f.amount != nil || f.minAmount != nil || f.maxAmount != nil {
+		price := e.price()
+		if f.amount != nil && !price.Equal(*f.amount) || f.minAmount != nil && price.LessThan(*f.minAmount) ||
+			f.maxAmount != nil && price.GreaterThan(*f.maxAmount) {
+			return false
+		}
 	}
 	return f.search == "" || containsFold(f.search, e.invoice, e.order, e.email, e.phone)
 }
 
 // containsFold reports whether any of texts holds sub, case ignored.
-func containsFold(sub string, texts ...string) bool {
-	sub = strings.ToLower(sub)
+func containsFold(sub string, texts ...[]byte) bool {
+	lower := bytes.ToLower([]byte(sub))
 	for _, t := range texts {
-		if strings.Contains(strings.ToLower(t), sub) {
+		if bytes.Contains(bytes.ToLower(t), lower) {
 			return true
 		}
 	}
