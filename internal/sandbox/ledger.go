@@ -28,13 +28,8 @@ func (g *Gateway) getTransactions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q, filter, qe := getTransactionsScan(r, f)
-	if qe != nil {
-		refuseQuery(w, qe)
-		return
-	}
-	planted, err := g.opts.Store.plantedRates()
-	if err != nil {
-		writeInternal(w, err)
+	planted, ok := g.ledgerRates(w, qe)
+	if !ok {
 		return
 	}
 	q.match = filter.match
@@ -44,7 +39,7 @@ func (g *Gateway) getTransactions(w http.ResponseWriter, r *http.Request) {
 	noteStatus(w, 100, "Success")
 	_, _ = w.Write([]byte(`{"status_code":100,"status_description":"Success","data":[`))
 	first := true
-	_, err = g.opts.Store.scanLedger(q, func(e *ledgerEntry, sale *Sale) error {
+	_, err := g.opts.Store.scanLedger(q, func(e *ledgerEntry, sale *Sale) error {
 		row := g.transactionRow(e, sale, planted)
 		data, err := json.Marshal(row)
 		if err != nil {
@@ -105,6 +100,22 @@ func (g *Gateway) verifyLedgerHash(w http.ResponseWriter, f fields) bool {
 	return writeHashRefusal(w, code, e, getTransactionsLayout, "request")
 }
 
+// ledgerRates answers a refused query (qe), else reads the planted rates
+// for its rows (answering the store's failure); ok is false when it
+// answered.
+func (g *Gateway) ledgerRates(w http.ResponseWriter, qe *queryError) (planted map[string]plantedRate, ok bool) {
+	if qe != nil {
+		refuseQuery(w, qe)
+		return nil, false
+	}
+	planted, err := g.opts.Store.plantedRates()
+	if err != nil {
+		writeInternal(w, err)
+		return nil, false
+	}
+	return planted, true
+}
+
 // DefaultAllTransactionLimit is alltransaction's page size when the
 // request names none.
 const DefaultAllTransactionLimit = 10
@@ -127,13 +138,8 @@ func (g *Gateway) allTransaction(w http.ResponseWriter, r *http.Request) {
 	if qe == nil && !(f.get("order") == "" || strings.EqualFold(f.get("order"), "asc") || strings.EqualFold(f.get("order"), "desc")) {
 		qe = &queryError{"order", "The selected order is invalid."}
 	}
-	if qe != nil {
-		refuseQuery(w, qe)
-		return
-	}
-	planted, err := g.opts.Store.plantedRates()
-	if err != nil {
-		writeInternal(w, err)
+	planted, ok := g.ledgerRates(w, qe)
+	if !ok {
 		return
 	}
 	q := ledgerScan{from: from, to: to, desc: !strings.EqualFold(f.get("order"), "asc"), match: filter.match, skip: (page - 1) * limit, limit: limit}

@@ -431,3 +431,42 @@ func compareShape(t *testing.T, what string, got, want []byte) {
 		}
 	}
 }
+
+// TestSettlementDate: the next business day at 14:00 gateway time, a
+// Friday's and a Saturday's on Monday; the reserve six months on at 11:00.
+func TestSettlementDate(t *testing.T) {
+	tr := time.FixedZone("TR", 3*3600)
+	for _, tc := range []struct{ sale, settles string }{
+		{"2021-02-10 12:30:37", "2021-02-11 14:00:00"}, // §11.12's example, a Wednesday
+		{"2026-11-20 23:59:00", "2026-11-23 14:00:00"}, // Friday
+		{"2026-11-21 09:00:00", "2026-11-23 14:00:00"}, // Saturday
+		{"2026-11-22 00:00:00", "2026-11-23 14:00:00"}, // Sunday
+	} {
+		at, _ := time.ParseInLocation(ledgerDateTime, tc.sale, tr)
+		if got := ledgerLocal(settlementDate(at)); got != tc.settles {
+			t.Errorf("%s settles %s, want %s", tc.sale, got, tc.settles)
+		}
+	}
+	at, _ := time.ParseInLocation(ledgerDateTime, "2021-02-10 15:30:37", tr)
+	if got := ledgerLocal(rollingRelease(at)); got != "2021-08-10 11:00:00" {
+		t.Errorf("reserve released %s", got)
+	}
+}
+
+// TestMoneyOfTheDocumentsExample: §11.12's sale (price 10, the buyer's
+// commission 3% + 1, the merchant's 5% + 0.1, a 10% reserve): gross 11.3,
+// net = gross − commission. The commission is internal/commission's, on
+// the price (0.60), where the example's 0.665 is on the gross.
+func TestMoneyOfTheDocumentsExample(t *testing.T) {
+	sale := Sale{InvoiceID: "X", State: StateCompleted, Amount: "10.00", Currency: "TRY", Installment: 1, UserCommission: "1.30",
+		MerchantCommissionPercentage: "5", MerchantCommissionFixed: "0.1", UserCommissionPercentage: "3", UserCommissionFixed: "1"}
+	m := moneyOf(&sale, nil)
+	for name, tc := range map[string]struct{ got, want string }{
+		"gross": {m.gross.String(), "11.3"}, "commission": {m.commission.String(), "0.6"}, "net": {m.net.String(), "10.7"},
+		"rolling": {m.rolling.String(), "1.13"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s = %s, want %s", name, tc.got, tc.want)
+		}
+	}
+}
