@@ -235,7 +235,15 @@ var refusalCases = map[string][]refusalCase{
 			fx.start3D("W3-2", "4355084355084358", "10.00", CompletedByApp, "decline")
 		}},
 	},
-	"POST " + Base + "/api/installments":   {},
+	"POST " + Base + "/api/installments": {},
+	"POST " + Base + "/api/getTransactions": {
+		jsonCase("bad hash and date", "/api/getTransactions", `{"merchant_key": "`+MerchantKey+`", "hash_key": "x", "date": "2026-11-22"}`, true),
+		jsonCase("repeated", "/api/getTransactions", `{"merchant_key": "`+MerchantKey+`", "hash_key": "x", "date": "2026-11-22"}`, true),
+	},
+	"POST " + Base + "/api/alltransaction": {
+		jsonCase("bad date range", "/api/alltransaction", `{"date_range": "yesterday"}`, true),
+		jsonCase("bad page limit", "/api/alltransaction", `{"page_limit": "0"}`, true),
+	},
 	"POST " + Base + "/api/saveCard":       {jsonCase("wrong merchant_key", "/api/saveCard", `{"merchant_key": "x", "hash_key": "x", "customer_number": "1", "card_holder_name": "a", "card_number": "4355084355084358", "expiry_month": "12", "expiry_year": "2099"}`, true)},
 	"POST " + Base + "/api/editCard":       {jsonCase("wrong merchant_key", "/api/editCard", `{"merchant_key": "x", "hash_key": "x", "card_token": "x", "customer_number": "1", "expiry_month": "12", "expiry_year": "2099"}`, true)},
 	"POST " + Base + "/api/deleteCard":     {jsonCase("wrong merchant_key", "/api/deleteCard", `{"merchant_key": "x", "hash_key": "x", "card_token": "x", "customer_number": "1"}`, true)},
