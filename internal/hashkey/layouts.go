@@ -45,6 +45,11 @@ var Layouts = []Layout{
 	// merchant_key, which is not among its fields.
 	{Name: "transactions", Fields: []string{"date", "invoice_id", "currency_id", "payment_method_id", "min_amount", "max_amount", "transaction_state"},
 		Help: "getTransactions (the ledger's listing), made with the merchant_key", Key: KeyMerchantKey},
+	// Platformode's integration document §11.12 (generateAPIHashKey): the
+	// filters as sent, "" for those left out; the password is the merchant
+	// key, not the app secret. transaction_state is the request's
+	// transactionState (field names make flags: lowercase words).
+	{Name: "getTransactions", Fields: []string{"date", "invoiceid", "currency_id", "paymentmethodid", "minamount", "maxamount", "transaction_state"}, Help: "getTransactions (the ledger), with the merchant key as password"},
 }
 
 // LookupLayout finds a layout by name.

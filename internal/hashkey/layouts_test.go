@@ -27,6 +27,8 @@ func TestLayoutsTable(t *testing.T) {
 		"deletecard":     {"merchant_key", "customer_number", "card_token"},
 		"link":           {"total", "currency_code", "merchant_key", "invoice_id"},
 		"transactions":   {"date", "invoice_id", "currency_id", "payment_method_id", "min_amount", "max_amount", "transaction_state"},
+		// §11.12, with the merchant key as password.
+		"getTransactions": {"date", "invoiceid", "currency_id", "paymentmethodid", "minamount", "maxamount", "transaction_state"},
 	}
 	got := map[string][]string{}
 	for _, l := range hashkey.Layouts {

@@ -77,6 +77,7 @@ func (m *merchants) routeAdmin() {
 	m.admin.HandleFunc("GET "+Base+MerchantsPath, m.listMerchants)
 	m.admin.HandleFunc("POST "+Base+EventsPath, m.trigger)
 	m.admin.HandleFunc("POST "+Base+LoadPath, m.loadScenario)
+	m.admin.HandleFunc("POST "+Base+PlantRatePath, m.plantRate)
 }
 
 // readAdminJSON decodes an admin request's JSON object body into v,
@@ -299,6 +300,13 @@ func (m *merchants) trigger(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		writeAdminFieldError(w, err)
 		return
+	}
+	if req.Type == EventChargeback {
+		// The ledger lists the sale as Chargebacked from now on.
+		if err := t.store.recordChargeback(d.InvoiceID, string(req.Amount), t.gateway.opts.Now()); err != nil {
+			writeAdminFieldError(w, err)
+			return
+		}
 	}
 	d, err = t.store.queueDelivery(d)
 	if err != nil {

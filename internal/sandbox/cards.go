@@ -74,6 +74,9 @@ type cardPayment struct {
 	holder      string
 	option      installmentOption
 	webHookKey  string
+	// billEmail and billPhone are the payer's, as sent (the ledger's
+	// billing filters read them).
+	billEmail, billPhone string
 }
 
 // readCardPayment checks a card payment request, answering its refusal
@@ -94,6 +97,7 @@ func (g *Gateway) readCardPayment(w http.ResponseWriter, f fields, now time.Time
 		return p, false
 	}
 	p.invoiceID = f.get("invoice_id")
+	p.billEmail, p.billPhone = f.get("bill_email"), f.get("bill_phone")
 	if !checkInvoiceID(w, p.invoiceID) {
 		return p, false
 	}
@@ -258,6 +262,8 @@ func (g *Gateway) newCardSale(p cardPayment, kind string, now time.Time) Sale {
 	s := p.option.Amounts.Strings()
 	pct, _ := p.option.Rates.MerchantPercentage.Decimal()
 	fixed, _ := p.option.Rates.MerchantFixed.Decimal()
+	userPct, _ := p.option.Rates.UserPercentage.Decimal()
+	userFixed, _ := p.option.Rates.UserFixed.Decimal()
 	return Sale{
 		InvoiceID:                    p.invoiceID,
 		OrderID:                      g.opts.NewOrderID(),
@@ -275,7 +281,11 @@ func (g *Gateway) newCardSale(p cardPayment, kind string, now time.Time) Sale {
 		UserCommission:               p.option.Amounts.BuyerTotal.Sub(p.option.Amounts.Amount).StringFixed(p.option.Amounts.MinorUnit),
 		MerchantCommissionPercentage: pct.String(),
 		MerchantCommissionFixed:      fixed.String(),
+		UserCommissionPercentage:     userPct.String(),
+		UserCommissionFixed:          userFixed.String(),
 		SaleWebHookKey:               p.webHookKey,
+		BillEmail:                    p.billEmail,
+		BillPhone:                    p.billPhone,
 		CreatedAt:                    now,
 		UpdatedAt:                    now,
 	}

@@ -27,3 +27,10 @@ func (qnbpayDialect) writeCheckStatus(w http.ResponseWriter, body *checkStatusBo
 func (qnbpayDialect) shapeRefund(a *refundAnswer) {
 	a.OrderNo.asNumber, a.InvoiceID.asNumber = true, true
 }
+
+// shapeLedgerIDs writes a ledger row's order id, and its invoice id when
+// all digits, as JSON numbers, as QNBpay writes them in check status and
+// refund (no QNBpay page documents its ledger: docs/protocol.md).
+func (qnbpayDialect) shapeLedgerIDs(_, invoiceID, orderID *wireText) {
+	invoiceID.asNumber, orderID.asNumber = true, true
+}

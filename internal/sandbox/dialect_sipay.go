@@ -20,3 +20,6 @@ func (sipayDialect) writeCheckStatus(w http.ResponseWriter, body *checkStatusBod
 }
 
 func (sipayDialect) shapeRefund(*refundAnswer) {}
+
+// shapeLedgerIDs leaves a ledger row's ids strings, as §11.12's example.
+func (sipayDialect) shapeLedgerIDs(_, _, _ *wireText) {}

@@ -32,6 +32,9 @@ type dialect interface {
 	writeCheckStatus(w http.ResponseWriter, body *checkStatusBody)
 	// shapeRefund sets the JSON types of a refund's answer.
 	shapeRefund(a *refundAnswer)
+	// shapeLedgerIDs sets the JSON types of a ledger row's ids
+	// (getTransactions, alltransaction).
+	shapeLedgerIDs(paymentID, invoiceID, orderID *wireText)
 }
 
 // dialectOf returns the dialect of Options.As; ok is false for a member

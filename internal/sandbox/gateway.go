@@ -125,6 +125,8 @@ type Gateway struct {
 	inFlight sync.Map
 	// deliveries sends the webhook outbox while a Server runs.
 	deliveries *deliverer
+	// repeats refuses a ledger request repeated within 2 s (ratelimit.go).
+	repeats repeatGuard
 }
 
 // New builds a Gateway.
@@ -218,6 +220,8 @@ func (g *Gateway) bearerRoutes() []bearerRoute {
 		{"POST", "/api/getCardTokens", g.getCardTokens},
 		{"POST", "/api/payByCardToken", g.payByCardToken},
 		{"POST", "/purchase/link", g.purchaseLink},
+		{"POST", "/api/getTransactions", g.getTransactions},
+		{"POST", "/api/alltransaction", g.allTransaction},
 	}
 }
 

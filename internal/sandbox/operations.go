@@ -70,6 +70,26 @@ var fieldSpecs = sync.OnceValue(func() map[string]fieldSpec {
 		"card_token":             {desc: "a saved card's token (saveCard's answer)"},
 		"customer_number":        {desc: "the merchant's customer number the cards are saved for"},
 		"id":                     {pattern: `^[1-9][0-9]*$`, desc: "a webhook delivery id (paycli sandbox webhooks)", number: true},
+		"date":                   {desc: "getTransactions: the day (2021-04-20) for type daily, the hour (2021-04-20 21:00:00) for hourly"},
+		"invoiceid":              {desc: "getTransactions: only this invoice id"},
+		"currency_id":            {enum: []string{"1", "2", "3"}, number: true, desc: "getTransactions: 1 TRY, 2 USD, 3 EUR"},
+		"paymentmethodid":        {enum: []string{"1", "2", "3"}, number: true, desc: "getTransactions: 1 card, 2 mobile, 3 wallet"},
+		"payment_method":         {enum: []string{"1", "2", "3"}, number: true, desc: "alltransaction: 1 card, 2 mobile, 3 wallet"},
+		"minamount":              {pattern: amountPattern, number: true, desc: "only rows whose product_price is at least this"},
+		"maxamount":              {pattern: amountPattern, number: true, desc: "only rows whose product_price is at most this"},
+		"transactionState":       {pattern: `^[0-9]+$`, number: true, desc: "a transaction_state_id: 1 Completed, 2 Failed, 3 Pending, 4 Refunded, 5 Partially Refunded, 6 Cancelled, 7 Pre-Authorized, 8 Awaiting Payment, 11 Chargebacked"},
+		"type":                   {enum: []string{"daily", "hourly", "range"}, desc: "getTransactions: daily (the default), hourly or range"},
+		"order_by_option":        {enum: []string{"1", "2"}, number: true, desc: "getTransactions: 1 by creation date (the default), 2 by modification date"},
+		"from_date":              {desc: "getTransactions range: from this time (2021-04-20 21:00:00), gateway time"},
+		"to_date":                {desc: "getTransactions range: to this time, its second included"},
+		"page":                   {pattern: `^[1-9][0-9]*$`, number: true, desc: "the page, from 1 (alltransaction also takes ?page=)"},
+		"page_limit":             {pattern: `^[1-9][0-9]*$`, number: true, desc: "rows a page, at most 1000 (alltransaction: 10 when absent; getTransactions: every row)"},
+		"transaction_id":         {desc: "alltransaction: the sale's payment_id (the sandbox's order id)"},
+		"date_range":             {desc: "alltransaction: two days, both included (2021-04-20 - 2021-04-21); all time when absent"},
+		"billing_phone":          {desc: "alltransaction: the payer's phone as the payment sent it"},
+		"billing_email":          {desc: "alltransaction: the payer's e-mail, case ignored"},
+		"search_key":             {desc: "alltransaction: text found in the invoice id, order id, e-mail or phone"},
+		"order":                  {enum: []string{"asc", "desc"}, desc: "alltransaction: by creation date, desc (the default) or asc"},
 	}
 })
 
@@ -138,6 +158,12 @@ var (
 		required: []string{"merchant_key", "invoice", "name", "surname"}, optional: []string{"currency_code"}}
 	opLinkPage = &operation{path: LinkPath + "{id}", summary: "A payment link's page (GET) and its card form (POST, form-encoded)",
 		optional: []string{"cc_holder_name", "cc_no", "expiry_month", "expiry_year", "cvv", "installments_number"}}
+	opGetTransactions = &operation{path: "/api/getTransactions", summary: "List the ledger's transactions of a day, an hour or a range (§11.12; hash_key made with the merchant key)", auth: true,
+		required: []string{"merchant_key", "hash_key"}, optional: []string{"date", "invoiceid", "currency_id", "paymentmethodid", "minamount", "maxamount",
+			"transactionState", "type", "order_by_option", "from_date", "to_date", "page", "page_limit"}}
+	opAllTransaction = &operation{path: "/api/alltransaction", summary: "List the ledger's transactions, filtered and paged (§11.15)", auth: true,
+		optional: []string{"transaction_id", "invoice_id", "order_id", "payment_method", "transactionState", "date_range", "currency_code", "amount",
+			"maxamount", "minamount", "billing_phone", "billing_email", "search_key", "order", "page", "page_limit"}}
 	opWebhooks = &operation{path: WebhooksPath, summary: "List the sandbox's webhook deliveries (sandbox administration)"}
 	opResend   = &operation{path: ResendPath, summary: "Send a webhook delivery again, now (sandbox administration)", required: []string{"id"}}
 )
@@ -153,7 +179,7 @@ var (
 // operations are every operation the table describes.
 var operations = []*operation{opToken, opCommissions, opWalletPay, opCheckStatus, opRefund, opPaySmart2D, opPaySmart3D,
 	opConfirmPayment, opCompletePayment, opGetpos, opChallenge, opInstallments, opSaveCard, opEditCard, opDeleteCard,
-	opGetCardTokens, opPayByCardToken, opPurchaseLink, opLinkPage, opWebhooks, opResend}
+	opGetCardTokens, opPayByCardToken, opPurchaseLink, opLinkPage, opWebhooks, opResend, opGetTransactions, opAllTransaction}
 
 // operationAt finds the operation of a route's path ("" under Base).
 func operationAt(path string) *operation {

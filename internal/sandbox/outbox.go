@@ -155,6 +155,9 @@ func (s *Store) putEncoded(tx *bolt.Tx, old *Sale, sale Sale, data []byte) error
 	if err := tx.Bucket([]byte(salesBucket)).Put([]byte(sale.InvoiceID), data); err != nil {
 		return err
 	}
+	if err := indexLedger(tx, old, &sale); err != nil {
+		return err
+	}
 	if s.outbox == nil {
 		return nil
 	}

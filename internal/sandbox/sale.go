@@ -79,20 +79,27 @@ type Sale struct {
 	WalletTokenID string `json:"wallet_token_id,omitempty"`
 	// WalletTokenIssuedAt is the token's iat (seconds), which keys the
 	// spent-token set with its id (spentTokenKey); 0 for a token without.
-	WalletTokenIssuedAt          int64  `json:"wallet_token_iat,omitempty"`
-	CardBIN                      string `json:"card_bin"`
-	CardLast4                    string `json:"card_last4"`
-	CardHolder                   string `json:"card_holder,omitempty"`
-	CardProgram                  string `json:"card_program"`
+	WalletTokenIssuedAt int64  `json:"wallet_token_iat,omitempty"`
+	CardBIN             string `json:"card_bin"`
+	CardLast4           string `json:"card_last4"`
+	CardHolder          string `json:"card_holder,omitempty"`
+	CardProgram         string `json:"card_program"`
+	// BillEmail and BillPhone are the payer's, as the request sent them.
+	BillEmail                    string `json:"bill_email,omitempty"`
+	BillPhone                    string `json:"bill_phone,omitempty"`
 	PosID                        int    `json:"pos_id,omitempty"`
 	MerchantCommission           string `json:"merchant_commission"`
 	UserCommission               string `json:"user_commission"`
 	MerchantCommissionPercentage string `json:"merchant_commission_percentage"`
 	MerchantCommissionFixed      string `json:"merchant_commission_fixed"`
-	AuthCode                     string `json:"auth_code,omitempty"`
-	HostReferenceID              string `json:"host_reference_id,omitempty"`
-	PaymentReasonCode            string `json:"payment_reason_code,omitempty"`
-	PaymentReasonCodeDetail      string `json:"payment_reason_code_detail,omitempty"`
+	// UserCommissionPercentage and UserCommissionFixed are the buyer's
+	// rates the sale was priced at (empty for a sale stored without them).
+	UserCommissionPercentage string `json:"user_commission_percentage,omitempty"`
+	UserCommissionFixed      string `json:"user_commission_fixed,omitempty"`
+	AuthCode                 string `json:"auth_code,omitempty"`
+	HostReferenceID          string `json:"host_reference_id,omitempty"`
+	PaymentReasonCode        string `json:"payment_reason_code,omitempty"`
+	PaymentReasonCodeDetail  string `json:"payment_reason_code_detail,omitempty"`
 	// PreAuth is set for a pre-authorization.
 	PreAuth *PreAuth `json:"pre_auth,omitempty"`
 	// ThreeD is set for a 3D payment.
@@ -101,6 +108,10 @@ type Sale struct {
 	Link *Link `json:"link,omitempty"`
 	// Refunds are the refunds answered for the sale, oldest first.
 	Refunds []Refund `json:"refunds,omitempty"`
+	// Chargeback is set once the card holder's bank took the sale back
+	// (the admin chargeback event, docs/sandbox.md); the ledger lists the
+	// sale as Chargebacked.
+	Chargeback *Chargeback `json:"chargeback,omitempty"`
 	// SaleWebHookKey and RefundWebHookKey are the web hook keys the
 	// requests named; a delivery outbox reads them.
 	SaleWebHookKey   string    `json:"sale_web_hook_key,omitempty"`
@@ -134,6 +145,14 @@ type Link struct {
 	ID             string `json:"id"`
 	Description    string `json:"description,omitempty"`
 	MaxInstallment int    `json:"max_installment"`
+}
+
+// Chargeback is a sale taken back by the card holder's bank: the amount
+// taken back and the fee the gateway charged the merchant for it.
+type Chargeback struct {
+	Amount string    `json:"amount"`
+	Fee    string    `json:"fee"`
+	At     time.Time `json:"at"`
 }
 
 // Refund is one refund of a sale.

@@ -35,7 +35,8 @@ const (
 	linksBucket = "links"
 )
 
-var buckets = []string{salesBucket, refundIDsBucket, walletTokensBucket, ordersBucket, cardsBucket, linksBucket, outboxBucket}
+var buckets = []string{salesBucket, refundIDsBucket, walletTokensBucket, ordersBucket, cardsBucket, linksBucket, outboxBucket,
+	ledgerCreatedBucket, ledgerUpdatedBucket, ledgerRatesBucket}
 
 // Sale states. A sale is processing while its walletPay request is being
 // answered; the other states are final except pending, which a later check
@@ -157,6 +158,9 @@ func (s *Store) recover(now time.Time) error {
 				return err
 			}
 		}
+		if err := backfillLedgerIndex(tx); err != nil {
+			return err
+		}
 		b := tx.Bucket([]byte(salesBucket))
 		var orphans []Sale
 		err := b.ForEach(func(k, v []byte) error {
@@ -178,6 +182,9 @@ func (s *Store) recover(now time.Time) error {
 			sale.PaymentReasonCodeDetail = "the sandbox stopped before the provider answered; nothing was charged"
 			sale.UpdatedAt = now
 			if err := putSale(b, sale); err != nil {
+				return err
+			}
+			if err := indexLedger(tx, nil, &sale); err != nil {
 				return err
 			}
 		}
