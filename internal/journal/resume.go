@@ -85,6 +85,22 @@ func (s Scope) ownsGateway(gateway string) bool {
 	return gateway == s.Gateway || (s.Alias != "" && gateway == s.Alias)
 }
 
+// Names are the gateway identities the account's lines carry: its own
+// (Gateway) and, when it has one, the name an earlier paycli gave it from
+// the run's app_id (Alias). An account's audit reads the lines of these
+// names alone: a line an earlier paycli wrote under an app_id since
+// rotated away names the account only by its profile's name, and the
+// shared journal's database does not count it as the account's either.
+func (s Scope) Names() []string {
+	if s.Alias == "" || s.Alias == s.Gateway {
+		return []string{s.Gateway}
+	}
+	return []string{s.Gateway, s.Alias}
+}
+
+// Named reports whether e carries one of the account's names (Names).
+func (s Scope) Named(e Entry) bool { return e.Gateway != "" && s.ownsGateway(e.Gateway) }
+
 // NewScope is the scope of kind on the gateway account at baseURL with
 // appID, as profile sees it.
 func NewScope(kind, profile, baseURL, appID string) Scope {

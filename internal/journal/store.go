@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -120,4 +121,43 @@ func (h Holder) Where() string {
 		return " (" + h.User + h.Host + ")"
 	}
 	return ""
+}
+
+// AccountReader is a journal that reads, by an index of its own, the
+// attempts of one gateway account whose intent was written in a time
+// range: the journal's side of an audit of a day against the gateway's
+// ledger (the file journal through internal/journalindex, the shared one
+// through its account and time index). AccountAttemptsOf reads any store.
+type AccountReader interface {
+	// AccountAttempts calls yield with each attempt whose intent was
+	// written at or after from and before to on the account's names
+	// (Scope.Names), whole (its outcome and latest reconciliation, however
+	// much later written), in the order of its intent's time; it stops
+	// at, and returns, yield's first error. It never holds more than a
+	// few attempts at once.
+	AccountAttempts(ctx context.Context, account Scope, from, to time.Time, yield func(Attempt) error) error
+}
+
+// AccountAttemptsOf reads the attempts of account whose intent falls in
+// [from, to) (AccountReader), by store's own index, or from all its
+// attempts for a store without one.
+func AccountAttemptsOf(ctx context.Context, store Store, account Scope, from, to time.Time, yield func(Attempt) error) error {
+	if r, ok := store.(AccountReader); ok {
+		return r.AccountAttempts(ctx, account, from, to, yield)
+	}
+	all, err := store.Attempts(ctx)
+	if err != nil {
+		return err
+	}
+	in := InWindow(all, from, to)
+	slices.SortStableFunc(in, func(a, b Attempt) int { return a.Intent.Time.Compare(b.Intent.Time) })
+	for _, a := range in {
+		if !account.Named(a.Intent) {
+			continue
+		}
+		if err := yield(a); err != nil {
+			return err
+		}
+	}
+	return nil
 }

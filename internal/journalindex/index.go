@@ -50,7 +50,7 @@ import (
 // IndexSuffix names the index: <journal>.index.
 const IndexSuffix = ".index"
 
-const indexVersion = 1
+const indexVersion = 2
 
 // maxLine bounds one journal line (as internal/journal reads it).
 const maxLine = 1 << 20
@@ -223,7 +223,7 @@ func pad8(b []byte) []byte {
 
 func (ix *indexed) reset() error {
 	return ix.db.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{bucketInv, bucketMeta} {
+		for _, name := range [][]byte{bucketInv, bucketAcct, bucketMeta} {
 			if tx.Bucket(name) != nil {
 				if err := tx.DeleteBucket(name); err != nil {
 					return err
@@ -231,6 +231,9 @@ func (ix *indexed) reset() error {
 			}
 		}
 		if _, err := tx.CreateBucket(bucketInv); err != nil {
+			return err
+		}
+		if _, err := tx.CreateBucket(bucketAcct); err != nil {
 			return err
 		}
 		m, err := tx.CreateBucket(bucketMeta)
@@ -259,9 +262,13 @@ func fingerprint(f *os.File, end int64) []byte {
 func (ix *indexed) indexFrom(from, size int64) error {
 	sc := journal.NewLineScanner(io.NewSectionReader(ix.f, from, size-from), from)
 	pending := map[string][]int64{}
+	acct := newAccounts(ix, pending)
 	covered := from
 	flush := func() error {
 		err := ix.db.Update(func(tx *bolt.Tx) error {
+			if err := acct.flush(tx); err != nil {
+				return err
+			}
 			inv := tx.Bucket(bucketInv)
 			if ix.bulk {
 				// Invoice ids mostly grow with time: dense pages suit
@@ -311,8 +318,11 @@ func (ix *indexed) indexFrom(from, size int64) error {
 		if inv == "" {
 			continue // nothing to look it up by
 		}
+		if err := acct.add(l.Data, l.Off); err != nil {
+			return err
+		}
 		pending[inv] = append(pending[inv], l.Off)
-		if len(pending) >= indexFlushEvery {
+		if len(pending) >= indexFlushEvery || len(acct.pending) >= indexFlushEvery {
 			if err := flush(); err != nil {
 				return err
 			}

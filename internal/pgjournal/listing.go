@@ -1,6 +1,7 @@
 package pgjournal
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/redact"
 )
@@ -43,6 +45,77 @@ func (s *Store) List(ctx context.Context, invoice string, since, until time.Time
 // lineColumns are what every reader selects of a line: query reads them.
 const lineColumns = "SELECT entry, operator, os_user, host, type, db_deadline FROM paycli.journal_lines\n"
 
+// accountSQL reads the lines of the attempts of one name of an account
+// ($1) whose intents fall in [$2, $3), in the order of their intents'
+// times: one ordered stretch of journal_lines_account_window (schema step
+// 8), the other accounts' lines passed over in the index. seq orders the
+// lines of one intent time as they were written. (Both names in one query
+// would be read through a bitmap and sorted.)
+const accountSQL = `SELECT entry, operator, os_user, host, type, db_deadline, intent_at, seq FROM paycli.journal_lines
+WHERE intent_at >= $2 AND intent_at < $3 AND gateway = $1
+ORDER BY intent_at`
+
+// AccountAttempts calls yield with each attempt of account whose intent
+// was written at or after from and before to (journal.AccountReader),
+// name by name of the account, in the order of their intents' times, each
+// with who made it and who settled it, as List has them. The lines stream
+// from the database; only the lines of one intent time (an attempt's, as
+// a rule) are held at once.
+func (s *Store) AccountAttempts(ctx context.Context, account journal.Scope, from, to time.Time, yield func(journal.Attempt) error) error {
+	for _, name := range account.Names() {
+		if err := s.nameAttempts(ctx, name, from, to, yield); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nameAttempts is AccountAttempts of one name of the account.
+func (s *Store) nameAttempts(ctx context.Context, name string, from, to time.Time, yield func(journal.Attempt) error) error {
+	rows, err := s.pool.Query(ctx, accountSQL, name, from, to)
+	if err != nil {
+		return s.unavailable(err)
+	}
+	defer rows.Close()
+	type seqLine struct {
+		line
+		seq int64
+	}
+	var group []seqLine
+	var groupAt time.Time
+	flush := func() error {
+		slices.SortFunc(group, func(a, b seqLine) int { return cmp.Compare(a.seq, b.seq) })
+		var set lineSet
+		for _, l := range group {
+			set.add(l.line)
+		}
+		group = group[:0]
+		for _, a := range set.attempts() {
+			if err := yield(a); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for rows.Next() {
+		var l seqLine
+		var at time.Time
+		if l.line, err = scanLine(rows, &at, &l.seq); err != nil {
+			return s.unavailable(err)
+		}
+		if !at.Equal(groupAt) && len(group) > 0 {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		group, groupAt = append(group, l), at
+	}
+	if err := rows.Err(); err != nil {
+		return s.unavailable(err)
+	}
+	return flush()
+}
+
 // query assembles the attempts of rows of lineColumns: an intent's row
 // says who made the attempt and from where, and when its request is over
 // on the database's clock (db_deadline, which replaces the deadline its
@@ -54,51 +127,87 @@ func (s *Store) query(ctx context.Context, sql string, args ...any) ([]journal.A
 		return nil, s.unavailable(err)
 	}
 	defer rows.Close()
-	type madeBy struct{ operator, osUser, host string }
-	var asm journal.Assembler
-	who := map[string]madeBy{}
-	wrote := map[string]string{} // attempt, invoice and line type: the role of its last line
+	var set lineSet
 	for rows.Next() {
-		var data []byte
-		var m madeBy
-		var typ string
-		var deadline *time.Time
-		if err := rows.Scan(&data, &m.operator, &m.osUser, &m.host, &typ, &deadline); err != nil {
+		l, err := scanLine(rows)
+		if err != nil {
 			return nil, s.unavailable(err)
 		}
-		var e journal.Entry
-		if json.Unmarshal(readableLine(data), &e) != nil {
-			continue
-		}
-		if deadline != nil && e.Type == journal.TypeIntent {
-			e.Deadline = deadline.UTC()
-		}
-		key := e.Attempt + "\x00" + e.Invoice
-		if asm.Add(e) {
-			if e.Type == journal.TypeIntent {
-				who[key] = m
-			}
-			wrote[key+"\x00"+e.Type] = m.operator
-		}
+		set.add(l)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, s.unavailable(err)
 	}
-	attempts := asm.Attempts()
+	return set.attempts(), nil
+}
+
+// line is one row of lineColumns, its entry read; ok is false for an
+// entry paycli cannot read, which is left out.
+type line struct {
+	e                      journal.Entry
+	ok                     bool
+	operator, osUser, host string
+}
+
+// scanLine reads a row of lineColumns, and of the columns after them into
+// more.
+func scanLine(rows pgx.Rows, more ...any) (line, error) {
+	var data []byte
+	var l line
+	var typ string
+	var deadline *time.Time
+	if err := rows.Scan(append([]any{&data, &l.operator, &l.osUser, &l.host, &typ, &deadline}, more...)...); err != nil {
+		return line{}, err
+	}
+	l.ok = json.Unmarshal(readableLine(data), &l.e) == nil
+	if l.ok && deadline != nil && l.e.Type == journal.TypeIntent {
+		l.e.Deadline = deadline.UTC()
+	}
+	return l, nil
+}
+
+// lineSet pairs lines, in the order written, into attempts, and keeps who
+// wrote each attempt's intent and the lines that may settle it.
+type lineSet struct {
+	asm   journal.Assembler
+	who   map[string]line   // attempt and invoice: its intent's row
+	wrote map[string]string // attempt, invoice and line type: the role of its last line
+}
+
+func (set *lineSet) add(l line) {
+	if !l.ok {
+		return
+	}
+	if set.who == nil {
+		set.who, set.wrote = map[string]line{}, map[string]string{}
+	}
+	key := l.e.Attempt + "\x00" + l.e.Invoice
+	if set.asm.Add(l.e) {
+		if l.e.Type == journal.TypeIntent {
+			set.who[key] = l
+		}
+		set.wrote[key+"\x00"+l.e.Type] = l.operator
+	}
+}
+
+// attempts are the attempts of the lines added, each with who made it and
+// who settled it.
+func (set *lineSet) attempts() []journal.Attempt {
+	attempts := set.asm.Attempts()
 	for i := range attempts {
 		a := &attempts[i]
 		key := a.Intent.Attempt + "\x00" + a.Intent.Invoice
-		m := who[key]
+		m := set.who[key]
 		a.Operator, a.OSUser, a.Host = m.operator, m.osUser, m.host
 		switch {
 		case a.Class() == journal.Unknown:
 		case a.ReconciledClass():
-			a.SettledBy = wrote[key+"\x00"+journal.TypeReconcile]
+			a.SettledBy = set.wrote[key+"\x00"+journal.TypeReconcile]
 		default:
-			a.SettledBy = wrote[key+"\x00"+journal.TypeOutcome]
+			a.SettledBy = set.wrote[key+"\x00"+journal.TypeOutcome]
 		}
 	}
-	return attempts, nil
+	return attempts
 }
 
 // Spooled returns the lines waiting in this machine's spool for the
@@ -160,4 +269,5 @@ var (
 	_ journal.Summarizer         = (*Store)(nil)
 	_ journal.OpenInvoicesLister = (*Store)(nil)
 	_ journal.Clock              = (*Store)(nil)
+	_ journal.AccountReader      = (*Store)(nil)
 )
