@@ -9,13 +9,19 @@ import (
 	"github.com/paycli/paycli/internal/render"
 )
 
-// groupTitles say each group in a sentence's words.
-var groupTitles = map[ledger.Group]string{
-	ledger.NotAtGateway: "In the journal as made, not at the gateway",
-	ledger.Disagree:     "Amounts or states that disagree",
-	ledger.Named:        "Unknown attempts the ledger names",
-	ledger.Fees:         "Commission not the table's",
-	ledger.Elsewhere:    "At the gateway, not in the journal (made elsewhere; information)",
+// groupTitle says a group in a sentence's words.
+func groupTitle(g ledger.Group) string {
+	switch g {
+	case ledger.NotAtGateway:
+		return "In the journal as made, not at the gateway"
+	case ledger.Disagree:
+		return "Amounts or states that disagree"
+	case ledger.Named:
+		return "Unknown attempts the ledger names"
+	case ledger.Fees:
+		return "Commission not the table's"
+	}
+	return "At the gateway, not in the journal (made elsewhere; information)"
 }
 
 // writeText writes the summary (one screen at 80 columns: the counts by
@@ -27,7 +33,7 @@ func writeText(opts *Options, out Output) error {
 		out.From, out.To, out.Zone, out.Account, out.Rows, out.Attempts)
 	counts := [][]string{}
 	for _, g := range ledger.Groups {
-		counts = append(counts, []string{groupTitles[g], strconv.Itoa(len(out.In(g)))})
+		counts = append(counts, []string{groupTitle(g), strconv.Itoa(len(out.In(g)))})
 	}
 	if err := render.WriteTable(w, opts80, []string{"GROUP", "COUNT"}, counts); err != nil {
 		return err
@@ -38,7 +44,7 @@ func writeText(opts *Options, out Output) error {
 			t.Commission.String(), t.Net.String(), t.RollingHeld.String()})
 	}
 	if err := render.WriteTable(w, render.TableOptions{Palette: opts.Palette(), MaxWidth: 80, RightAlign: []int{1, 2, 4, 5, 6}},
-		[]string{"CUR", "GROSS", "REFUNDED", "CHARGEBACKS/FEES", "COMMISSION", "NET", "ROLLING"}, totals); err != nil {
+		[]string{"CUR", "GROSS", "GIVEN BACK", "CHARGEBACKS/FEES", "COMMISSION", "NET", "ROLLING"}, totals); err != nil {
 		return err
 	}
 	for _, t := range out.Totals {
@@ -64,7 +70,7 @@ func writeDetails(w io.Writer, opts render.TableOptions, out Output) error {
 		if len(ds) == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "\n%s:\n", groupTitles[g])
+		fmt.Fprintf(w, "\n%s:\n", groupTitle(g))
 		rows := make([][]string, 0, len(ds))
 		for _, d := range ds {
 			what := d.Message
