@@ -36,6 +36,9 @@ const (
 	// ExitCancelled: the person answered no at a money command's
 	// confirmation; nothing was sent. Not an error, and not a success.
 	ExitCancelled = 10
+	// ExitLedgerDiffers: `paycli audit` found a difference between the
+	// gateway's ledger and the journal that a person must look at.
+	ExitLedgerDiffers = 11
 )
 
 // Main runs paycli with the process's arguments, streams and environment

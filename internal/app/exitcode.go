@@ -85,6 +85,8 @@ func codeOfKind(k cmdutil.Kind) int {
 		return ExitInterrupted
 	case cmdutil.KindCancelled:
 		return ExitCancelled
+	case cmdutil.KindLedgerDiffers:
+		return ExitLedgerDiffers
 	}
 	return ExitError
 }

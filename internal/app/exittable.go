@@ -49,6 +49,9 @@ var exitCodes = []exitCode{
 			"(not granted the journal's rights): nothing was sent, and trying again changes nothing until it is fixed"},
 	{ExitCancelled, "cancelled at the confirmation; nothing was sent",
 		"cancelled: the confirmation of a command that moves money was answered no; nothing was sent"},
+	{ExitLedgerDiffers, "the ledger and the journal differ; a person must look",
+		"the audit found a difference between the gateway's ledger and the journal, or a commission not the table's, " +
+			"that needs a person (paycli audit): the output lists each; sales made elsewhere alone exit 0"},
 	{ExitInterrupted, "interrupted", "interrupted (Ctrl-C)"},
 	{exitBrokenPipe, "stdout closed before the output was written",
 		"stdout was closed before paycli wrote its output ('paycli ... | head -1'), as a shell reports " +

@@ -13,6 +13,7 @@ import (
 func TestDataCommandsTakeJQ(t *testing.T) {
 	want := []string{
 		"paycli api",
+		"paycli audit",
 		"paycli cards delete", "paycli cards list", "paycli cards save", "paycli cards update",
 		"paycli commissions",
 		"paycli complete",

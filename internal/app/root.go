@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/paycli/paycli/internal/cli/api"
+	"github.com/paycli/paycli/internal/cli/audit"
 	"github.com/paycli/paycli/internal/cli/cards"
 	"github.com/paycli/paycli/internal/cli/commissionscmd"
 	"github.com/paycli/paycli/internal/cli/complete"
@@ -111,6 +112,7 @@ func topLevelCommands() []topLevel {
 		{name: "cards", build: cards.NewCmdCards, kinds: cards.Kinds},
 		{name: "transactions", build: func(f *cmdutil.Factory) *cobra.Command { return transactions.NewCmdTransactions(f, nil) }},
 		{name: "status", build: newStatusCmd},
+		{name: "audit", build: func(f *cmdutil.Factory) *cobra.Command { return audit.NewCmdAudit(f, nil) }},
 		{name: "journal", build: func(f *cmdutil.Factory) *cobra.Command { return journalcmd.NewCmdJournal(f, nil) }},
 		{name: "webhook", build: webhookcmd.NewCmdWebhook},
 		{name: "api", build: func(f *cmdutil.Factory) *cobra.Command { return api.NewCmdAPI(f, nil) }, kinds: api.Kinds},

@@ -27,6 +27,9 @@ const (
 	// confirmation (exit 10); nothing was sent. The command says so
 	// itself, as a cancel, not an error.
 	KindCancelled
+	// KindLedgerDiffers: `paycli audit` found a difference between the
+	// gateway's ledger and the journal that needs a person (exit 11).
+	KindLedgerDiffers
 )
 
 // Error is an error with a category and an optional second line telling the

@@ -116,6 +116,31 @@ func Rows(s Schedule, filter Filter, sale *Sale) ([]Row, []Warning, error) {
 	return rows, warnings, nil
 }
 
+// EntryFor finds the table's entry for a sale in n installments on a
+// card of program: a regular entry of the same installment count whose
+// card_program or getpos_card_program is program (ignoring case), or,
+// for a program the table does not name (a card issued abroad), the
+// foreign-card entry. `paycli installments` prices an option with it,
+// and an audit checks a ledger row's commission with it.
+func EntryFor(rows []Row, n int, program string) (Row, bool) {
+	program = strings.TrimSpace(program)
+	for _, r := range rows {
+		if r.Installment != n || r.Kind != KindRegular {
+			continue
+		}
+		if program != "" && (strings.EqualFold(program, strings.TrimSpace(r.Entry.CardProgram)) ||
+			strings.EqualFold(program, strings.TrimSpace(r.Entry.GetposCardProgram))) {
+			return r, true
+		}
+	}
+	for _, r := range rows {
+		if r.Installment == n && r.Kind == KindForeignCard && (program == "" || strings.EqualFold(program, "FOREIGN")) {
+			return r, true
+		}
+	}
+	return Row{}, false
+}
+
 // placeKey is what places a row within its installment count: regular
 // first, by program name (lessProgram), then the other kinds in the
 // gateway's order (at, the entry's index in its list).

@@ -433,4 +433,8 @@ type Transaction struct {
 	RollingReleasedAt     time.Time       `json:"rolling_effective_date"`
 	SettlesMerchant       time.Time       `json:"settlement_date_merchant"`
 	SettlesBank           time.Time       `json:"settlement_date_bank"`
+	// Refunds are getTransactions' refund_history (§11.12): each refund
+	// of the sale by its refund_transaction_id, asked as check status's
+	// refund_info is (Waiting, Refused); nil in alltransaction's rows.
+	Refunds []RefundInfo `json:"refund_history,omitempty"`
 }

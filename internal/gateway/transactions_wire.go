@@ -96,7 +96,11 @@ type transactionWire struct {
 	SettlesBank           flexString  `json:"settlement_date_bank"`
 	RollingBalance        optional    `json:"rolling_balance"`
 	MerchantSale          optional    `json:"merchant_sale"`
+	RefundHistory         rawJSON     `json:"refund_history"`
 }
+
+// rawJSON is a member read later, as it was written.
+type rawJSON = json.RawMessage
 
 type merchantSaleWire struct {
 	Percentage flexDecimal `json:"merchant_commission_percentage"`
@@ -139,6 +143,12 @@ func (t *Transaction) UnmarshalJSON(data []byte) error {
 		return fmt.Errorf("merchant_sale: %w", err)
 	}
 	t.CommissionPercentage, t.CommissionFixed, t.HasCommissionRate = sale.Percentage.d, sale.Fixed.d, w.MerchantSale.present()
+	// refund_history is a list; "" or null when there is none.
+	if firstNonBlank(w.RefundHistory) == '[' {
+		if err := json.Unmarshal(w.RefundHistory, &t.Refunds); err != nil {
+			return fmt.Errorf("refund_history: %w", err)
+		}
+	}
 	var rolling struct {
 		EffectiveDate flexString `json:"effective_date"`
 	}

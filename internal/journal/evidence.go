@@ -1,8 +1,10 @@
 package journal
 
 import (
+	"encoding/json"
 	"errors"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/paycli/paycli/internal/gateway"
@@ -57,6 +59,26 @@ func EvidenceOf(res *gateway.CheckStatusResult, err error) *Evidence {
 			ev.Fields = map[string]string{}
 		}
 		ev.Fields[name] = redact.Cards(string(res.Extra[name]))
+	}
+	return ev
+}
+
+// EvidenceOfLedger is the evidence of a ledger row (t, as source, the
+// listing that answered it: getTransactions), scrubbed as EvidenceOf
+// scrubs check status's: its state, order and invoice, and in Fields the
+// source, the row's ids and amounts and, for a refund, refund_history's
+// entry (ref). StatusCode is 0: a listing has none.
+func EvidenceOfLedger(t gateway.Transaction, source string, ref *gateway.RefundInfo) *Evidence {
+	quote := func(s string) string { b, _ := json.Marshal(redact.Cards(s)); return string(b) }
+	ev := &Evidence{TransactionStatus: redact.Cards(t.StateText()), OrderID: redact.Cards(t.OrderID),
+		InvoiceID: redact.Invoice(t.InvoiceID), TransactionType: "ledger",
+		Fields: map[string]string{"source": quote(source), "payment_id": quote(t.PaymentID),
+			"transaction_id": strconv.FormatInt(t.ID, 10), "currency_code": quote(t.Currency),
+			"product_price": quote(t.ProductPrice.String()), "total_refunded_amount": quote(t.TotalRefunded.String())}}
+	if ref != nil {
+		ev.Fields["refund_transaction_id"] = quote(ref.RefundTransactionID)
+		ev.Fields["refund_status"] = quote(ref.Status)
+		ev.Fields["refund_amount"] = quote(ref.Amount.String())
 	}
 	return ev
 }

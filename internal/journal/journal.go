@@ -102,6 +102,10 @@ const (
 	// ViaSettle: the desk lead settled the attempt by hand (`paycli
 	// journal settle`), with a Reason and who; no gateway answer backs it.
 	ViaSettle = "journal settle"
+	// ViaAudit: `paycli audit --settle` recorded what the gateway's
+	// ledger lists of the attempt; its Evidence is the ledger's row
+	// (EvidenceOfLedger).
+	ViaAudit = "audit"
 )
 
 // LegacyKind is the kind of lines written before operations had kinds:

@@ -45,6 +45,11 @@ type Kind struct {
 	// before (a refund): an invoice is described by its latest attempt of
 	// another kind, with how many of these it had.
 	OnTheSale bool
+	// Sale: a succeeded attempt of the kind made the invoice's sale, and
+	// Refund: it gave back its Amount of the invoice's sale, by its Ref.
+	// An audit (internal/ledger) matches them against the gateway's
+	// ledger; an attempt of neither is not matched.
+	Sale, Refund bool
 }
 
 // SubjectOf names a in a sentence (Kind.Subject): "refund RF1",

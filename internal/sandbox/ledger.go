@@ -91,8 +91,10 @@ func getTransactionsScan(r *http.Request, f fields) (ledgerScan, ledgerFilter, *
 func (g *Gateway) verifyLedgerHash(w http.ResponseWriter, f fields) bool {
 	layout, _ := hashkey.LookupLayout(getTransactionsLayout)
 	values := make(map[string]string, len(layout.Fields))
+	from := make(map[string]string, len(layout.Fields))
 	for _, name := range layout.Fields {
 		values[name] = f.get(getTransactionsWireNames[name])
+		from[name] = "the request's " + getTransactionsWireNames[name]
 	}
 	plain, err := hashkey.Decrypt(g.opts.Credentials.MerchantKey, f.get("hash_key"))
 	if err != nil {
@@ -102,7 +104,7 @@ func (g *Gateway) verifyLedgerHash(w http.ResponseWriter, f fields) bool {
 		}
 		return writeHashRefusal(w, 90, explanation{field: "hash_key", why: why}, getTransactionsLayout, "request")
 	}
-	code, e := compareHash(plain, getTransactionsLayout, values, nil)
+	code, e := compareHash(plain, getTransactionsLayout, values, from)
 	return writeHashRefusal(w, code, e, getTransactionsLayout, "request")
 }
 

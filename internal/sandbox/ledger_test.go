@@ -170,7 +170,7 @@ func TestGetTransactionsRefusesABadHash(t *testing.T) {
 		t.Errorf("app secret as password: %s", res.Raw)
 	}
 	other := map[string]string{"date": "2026-11-22", "invoiceid": "X", "hash_key": ledgerHash(t, MerchantKey, day)}
-	if res := fx.getTransactions(other); res.status() != 68 || !strings.Contains(res.desc(), "invoiceid") {
+	if res := fx.getTransactions(other); res.status() != 68 || !strings.Contains(res.desc(), "invoice_id") {
 		t.Errorf("filters differ: %s", res.Raw)
 	}
 	if res := fx.getTransactions(map[string]string{"date": "22.11.2026"}); res.status() != 1 || !strings.Contains(res.desc(), "Y-m-d") {

@@ -17,5 +17,5 @@ const KindAPI = "api"
 // (journal.Kind): check status settles it as a sale (saleop.Read), and
 // reconcile says it in a sale's words, without a batch to resume.
 func Kinds() []journal.Kind {
-	return []journal.Kind{{Name: KindAPI, Read: saleop.Read, Says: saleop.Says(false)}}
+	return []journal.Kind{{Name: KindAPI, Read: saleop.Read, Says: saleop.Says(false), Sale: true}}
 }

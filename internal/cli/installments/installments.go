@@ -499,29 +499,11 @@ func (p *pricer) tableSide(opt *Option, row commission.Row, found bool, q quote,
 	}
 }
 
-// entryFor finds the commission table's entry for an option: a regular
-// entry of the same installment count whose card_program or
-// getpos_card_program is the option's program (ignoring case), or, for an
-// option without a program of the table (a card issued abroad), the
-// foreign-card entry.
+// entryFor finds the commission table's entry for an option
+// (commission.EntryFor: the one lookup an audit of the ledger's fees
+// makes too).
 func entryFor(rows []commission.Row, o gateway.InstallmentOption) (commission.Row, bool) {
-	program := strings.TrimSpace(o.CardProgram)
-	for _, r := range rows {
-		if r.Installment != o.InstallmentsNumber || r.Kind != commission.KindRegular {
-			continue
-		}
-		if program != "" && (strings.EqualFold(program, strings.TrimSpace(r.Entry.CardProgram)) ||
-			strings.EqualFold(program, strings.TrimSpace(r.Entry.GetposCardProgram))) {
-			return r, true
-		}
-	}
-	for _, r := range rows {
-		if r.Installment == o.InstallmentsNumber && r.Kind == commission.KindForeignCard &&
-			(program == "" || strings.EqualFold(program, "FOREIGN")) {
-			return r, true
-		}
-	}
-	return commission.Row{}, false
+	return commission.EntryFor(rows, o.InstallmentsNumber, o.CardProgram)
 }
 
 var header = []string{"INSTALLMENTS", "PROGRAM", "POS", "BUYER TOTAL", "PER INSTALLMENT", "FIRST INSTALLMENT", "MERCHANT FEE", "MERCHANT NET"}

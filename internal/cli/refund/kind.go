@@ -32,6 +32,7 @@ func Kinds() []journal.Kind {
 		Resend:     cmdutil.RefundRetryCommandLine,
 		ResendSafe: "the gateway makes a refund_transaction_id once",
 		OnTheSale:  true,
+		Refund:     true,
 	}}
 }
 

@@ -20,5 +20,6 @@ func Kinds() []journal.Kind {
 		Read:    saleop.Read,
 		Subject: func(journal.Attempt) string { return "" },
 		Says:    saleop.Says(true),
+		Sale:    true,
 	}}
 }

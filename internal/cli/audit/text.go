@@ -1,0 +1,106 @@
+package audit
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/paycli/paycli/internal/ledger"
+	"github.com/paycli/paycli/internal/render"
+)
+
+// groupTitle says a group in a sentence's words.
+func groupTitle(g ledger.Group) string {
+	switch g {
+	case ledger.NotAtGateway:
+		return "In the journal as made, not at the gateway"
+	case ledger.Disagree:
+		return "Amounts or states that disagree"
+	case ledger.Named:
+		return "Unknown attempts the ledger names"
+	case ledger.Fees:
+		return "Commission not the table's"
+	}
+	return "At the gateway, not in the journal (made elsewhere; information)"
+}
+
+// writeText writes the summary (one screen at 80 columns: the counts by
+// group, the totals per currency), then the details by group.
+func writeText(opts *Options, out Output) error {
+	w := opts.IO.Out
+	opts80 := render.TableOptions{Palette: opts.Palette(), MaxWidth: 80, RightAlign: []int{1}}
+	fmt.Fprintf(w, "Audit of %s to %s (%s), account %s: %d ledger rows, %d journal attempts.\n",
+		out.From, out.To, out.Zone, out.Account, out.Rows, out.Attempts)
+	counts := [][]string{}
+	for _, g := range ledger.Groups {
+		counts = append(counts, []string{groupTitle(g), strconv.Itoa(len(out.In(g)))})
+	}
+	if err := render.WriteTable(w, opts80, []string{"GROUP", "COUNT"}, counts); err != nil {
+		return err
+	}
+	totals := [][]string{}
+	for _, t := range out.Totals {
+		totals = append(totals, []string{t.Currency, t.Gross.String(), t.Refunded.String(), strconv.Itoa(t.Chargebacks) + " / " + t.ChargebackFees.String(),
+			t.Commission.String(), t.Net.String(), t.RollingHeld.String()})
+	}
+	if err := render.WriteTable(w, render.TableOptions{Palette: opts.Palette(), MaxWidth: 80, RightAlign: []int{1, 2, 4, 5, 6}},
+		[]string{"CUR", "GROSS", "GIVEN BACK", "CHARGEBACKS/FEES", "COMMISSION", "NET", "ROLLING"}, totals); err != nil {
+		return err
+	}
+	for _, t := range out.Totals {
+		for _, s := range t.Settles {
+			fmt.Fprintf(w, "%s %s settles on %s.\n", s.Amount, t.Currency, s.Date)
+		}
+		for _, r := range t.Releases {
+			fmt.Fprintf(w, "%s %s of rolling reserve is released on %s.\n", r.Amount, t.Currency, r.Date)
+		}
+	}
+	if out.NeedsPerson == 0 {
+		fmt.Fprintln(w, "The ledger and the journal agree.")
+	} else {
+		fmt.Fprintf(w, "%d differences need a person.\n", out.NeedsPerson)
+	}
+	return writeDetails(w, opts80, out)
+}
+
+func writeDetails(w io.Writer, opts render.TableOptions, out Output) error {
+	opts.RightAlign, opts.Wrap = nil, []int{4}
+	for _, g := range ledger.Groups {
+		ds := out.In(g)
+		if len(ds) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s:\n", groupTitle(g))
+		rows := make([][]string, 0, len(ds))
+		for _, d := range ds {
+			what := d.Message
+			if d.Settle != nil {
+				what += "; --settle records it " + d.Settle.Outcome
+			}
+			if d.Fee != nil && d.Fee.TableRate != "" {
+				what += fmt.Sprintf(" (charged %s at %s, table %s at %s)", d.Fee.Charged, d.Fee.ChargedRate, d.Fee.Expected, d.Fee.TableRate)
+			}
+			rows = append(rows, []string{d.Invoice, d.Attempt + refOf(d), d.Journal, d.Ledger, what})
+		}
+		if err := render.WriteTable(w, opts, []string{"INVOICE", "ATTEMPT/REF", "JOURNAL", "LEDGER", "WHAT"}, rows); err != nil {
+			return err
+		}
+	}
+	if len(out.Fees) > 0 {
+		fmt.Fprintln(w, "\nFees per card program:")
+		rows := [][]string{}
+		for _, f := range out.Fees {
+			rows = append(rows, []string{f.Program, f.Currency, strconv.Itoa(f.Sales), f.Charged.String(), f.Expected.String(), f.Difference.String()})
+		}
+		return render.WriteTable(w, render.TableOptions{Palette: opts.Palette, MaxWidth: 80, RightAlign: []int{2, 3, 4, 5}},
+			[]string{"PROGRAM", "CUR", "SALES", "CHARGED", "TABLE", "DIFFERENCE"}, rows)
+	}
+	return nil
+}
+
+func refOf(d ledger.Difference) string {
+	if d.Ref == "" {
+		return ""
+	}
+	return " " + d.Ref
+}

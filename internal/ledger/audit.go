@@ -1,0 +1,215 @@
+package ledger
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/paycli/paycli/internal/commission"
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/money"
+)
+
+// Audit is what an audit matches with: the operations' kinds (which say
+// what an attempt made: journal.Kind.Sale, Refund), the commission table
+// of a currency (Table: the gateway's commissions answer, placed by
+// commission.Rows; nil rows when it has none), and Source, the listing the
+// rows came from, named in each settlement's evidence.
+type Audit struct {
+	Kinds  journal.Kinds
+	Table  func(ctx context.Context, currency string) ([]commission.Row, error)
+	Source string
+}
+
+// brief is what the audit keeps of one attempt: its id, ref, class and
+// amount. The journal's side of a day is held only as these.
+type brief struct {
+	id, ref, class string
+	amount         decimal.Decimal
+	// told: a later attempt of the same story succeeded (journal's rule).
+	told bool
+}
+
+// invoice is the journal's attempts on one invoice, sales and refunds.
+type invoice struct {
+	sales, refunds []brief
+	currency       string
+	matched        bool
+}
+
+// auditor is one run's state: the journal's index and the running totals.
+type auditor struct {
+	Audit
+	ctx     context.Context
+	index   map[string]*invoice
+	res     *Result
+	totals  map[string]*totalsRun
+	fees    map[[2]string]*FeeTotal
+	tables  map[string][]commission.Row
+	tableOK map[string]bool
+}
+
+// Run matches rows, the ledger of a range, against the attempts journal
+// yields (the same account and range: journal.AccountAttemptsOf), and
+// finds the differences (Result). The journal is read first, into an
+// index by invoice; the ledger is then read one row at a time. It stops
+// at the first error of either.
+func (au Audit) Run(ctx context.Context, attempts func(yield func(journal.Attempt) error) error, rows iter.Seq2[gateway.Transaction, error]) (*Result, error) {
+	a := &auditor{Audit: au, ctx: ctx, index: map[string]*invoice{}, res: &Result{}, totals: map[string]*totalsRun{},
+		fees: map[[2]string]*FeeTotal{}, tables: map[string][]commission.Row{}, tableOK: map[string]bool{}}
+	if err := attempts(a.add); err != nil {
+		return nil, fmt.Errorf("the journal: %w", err)
+	}
+	a.tell()
+	for row, err := range rows {
+		if err != nil {
+			return nil, fmt.Errorf("the ledger: %w", err)
+		}
+		a.res.Rows++
+		if err := a.row(row); err != nil {
+			return nil, err
+		}
+	}
+	a.unmatched()
+	a.finish()
+	return a.res, nil
+}
+
+// add indexes one attempt of a sale or refund kind.
+func (a *auditor) add(at journal.Attempt) error {
+	a.res.Attempts++
+	k := a.Kinds.For(at)
+	if !k.Sale && !k.Refund {
+		return nil
+	}
+	amount, _ := money.ParsePlain(at.Intent.Amount)
+	inv := a.index[at.Intent.Invoice]
+	if inv == nil {
+		inv = &invoice{currency: at.Intent.Currency}
+		a.index[at.Intent.Invoice] = inv
+	}
+	b := brief{id: at.Intent.Attempt, ref: at.Intent.Ref, class: at.Class(), amount: amount}
+	if k.Sale {
+		inv.sales = append(inv.sales, b)
+	} else {
+		inv.refunds = append(inv.refunds, b)
+	}
+	return nil
+}
+
+// tell marks the unsettled attempts a later success of the same story
+// settles (journal.Unresolved's rule: a sale's story is its invoice, a
+// refund's its ref), so that they are not offered for settling.
+func (a *auditor) tell() {
+	for _, inv := range a.index {
+		if slices.ContainsFunc(inv.sales, succeeded) {
+			for i := range inv.sales {
+				inv.sales[i].told = true
+			}
+		}
+		for i, r := range inv.refunds {
+			inv.refunds[i].told = slices.ContainsFunc(inv.refunds, func(b brief) bool { return b.ref == r.ref && r.ref != "" && succeeded(b) })
+		}
+	}
+}
+
+func succeeded(b brief) bool { return b.class == journal.Succeeded }
+
+func unsettled(b brief) bool {
+	return !b.told && (b.class == journal.Unknown || b.class == journal.Queued)
+}
+
+// row matches one ledger row.
+func (a *auditor) row(t gateway.Transaction) error {
+	a.total(t)
+	if err := a.fee(t); err != nil {
+		return err
+	}
+	inv := a.index[t.InvoiceID]
+	if inv == nil || len(inv.sales) == 0 {
+		a.diff(Difference{Group: Elsewhere, What: WhatSaleElsewhere, Invoice: t.InvoiceID, Currency: t.Currency,
+			Ledger: t.StateText() + " " + t.ProductPrice.String(), Message: "the gateway has a sale the journal did not make (the shop's site, the panel)"})
+	}
+	if t.ChargedBack() {
+		a.diff(Difference{Group: Disagree, What: WhatChargeback, Invoice: t.InvoiceID, Currency: t.Currency, NeedsPerson: true,
+			Ledger: t.StateText() + ", fee " + t.RefundedChargebackFee.String(), Message: "the card's bank charged the sale back; the desk has not recorded it"})
+	}
+	if inv == nil {
+		return nil
+	}
+	inv.matched = true
+	a.sale(t, inv)
+	a.refunds(t, inv)
+	return nil
+}
+
+// sale matches the invoice's sale attempts with the row.
+func (a *auditor) sale(t gateway.Transaction, inv *invoice) {
+	taken := t.Taken() || t.ChargedBack()
+	made := slices.ContainsFunc(inv.sales, succeeded)
+	open := false
+	for _, s := range inv.sales {
+		if !unsettled(s) {
+			continue
+		}
+		open = true
+		d := Difference{Group: Named, Invoice: t.InvoiceID, Attempt: s.id, Currency: t.Currency, Journal: s.class, Ledger: t.StateText()}
+		switch {
+		case taken:
+			d.What, d.Settle, d.Message = WhatSettles, &Settlement{Outcome: journal.Succeeded, Evidence: a.evidence(t, nil)}, "the ledger lists the sale as taken"
+		case t.Failed():
+			d.What, d.Settle, d.Message = WhatSettles, &Settlement{Outcome: journal.Declined, Evidence: a.evidence(t, nil)}, "the ledger lists the sale as not taken"
+		default:
+			d.What, d.Message = WhatStillOpen, "the ledger lists the sale, not finished yet"
+		}
+		d.NeedsPerson = d.Settle != nil
+		a.diff(d)
+	}
+	switch {
+	case made && !taken && t.Failed():
+		a.diff(Difference{Group: Disagree, What: WhatMadeNotTaken, Invoice: t.InvoiceID, Currency: t.Currency, NeedsPerson: true,
+			Journal: journal.Succeeded, Ledger: t.StateText(), Message: "the journal has the sale made; the ledger says nothing was taken"})
+	case !made && !open && taken && slices.ContainsFunc(inv.sales, func(b brief) bool { return b.class == journal.Declined }):
+		a.diff(Difference{Group: Disagree, What: WhatDeclinedTaken, Invoice: t.InvoiceID, Currency: t.Currency, NeedsPerson: true,
+			Journal: journal.Declined, Ledger: t.StateText(), Message: "the journal thinks the sale declined; the gateway took it"})
+	}
+}
+
+// evidence is t's row as evidence, from the audit's source.
+func (a *auditor) evidence(t gateway.Transaction, ref *gateway.RefundInfo) *journal.Evidence {
+	return journal.EvidenceOfLedger(t, a.Source, ref)
+}
+
+// diff records a difference.
+func (a *auditor) diff(d Difference) {
+	if d.NeedsPerson {
+		a.res.NeedsPerson++
+	}
+	a.res.Differences = append(a.res.Differences, d)
+}
+
+// unmatched lists the journal's succeeded sales the ledger has no row
+// for, in invoice order.
+func (a *auditor) unmatched() {
+	for _, id := range slices.Sorted(maps.Keys(a.index)) {
+		inv := a.index[id]
+		if inv.matched {
+			continue
+		}
+		for _, s := range inv.sales {
+			if succeeded(s) {
+				a.diff(Difference{Group: NotAtGateway, What: WhatSaleMissing, Invoice: id, Attempt: s.id, Currency: inv.currency, NeedsPerson: true,
+					Journal: s.amount.String(), Message: "the journal has the sale made; the ledger has no row for it"})
+			}
+		}
+	}
+}
+
+// day is t's day in the gateway's zone.
+func day(t time.Time) string { return t.In(money.GatewayZone()).Format("2006-01-02") }

@@ -1,0 +1,204 @@
+package ledger
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/paycli/paycli/internal/commission"
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/money"
+)
+
+// refunds matches the invoice's refund attempts with the row's
+// refund_history (by refund_transaction_id) and its refunded total.
+func (a *auditor) refunds(t gateway.Transaction, inv *invoice) {
+	history := map[string]*gateway.RefundInfo{}
+	for i := range t.Refunds {
+		history[t.Refunds[i].RefundTransactionID] = &t.Refunds[i]
+	}
+	mine := map[string]bool{}
+	var journaled decimal.Decimal
+	missing := false
+	for _, r := range inv.refunds {
+		mine[r.ref] = true
+		h := history[r.ref]
+		switch {
+		case succeeded(r):
+			journaled = journaled.Add(r.amount)
+			if t.Refunds != nil && h == nil {
+				missing = true
+				a.diff(Difference{Group: Disagree, What: WhatRefundMissing, Invoice: t.InvoiceID, Attempt: r.id, Ref: r.ref, Currency: t.Currency,
+					NeedsPerson: true, Journal: r.amount.String(), Message: "the journal has the refund made; the ledger's refund_history does not list it"})
+			}
+		case unsettled(r) && h != nil:
+			a.named(t, r, h)
+			if !h.Waiting() && !h.Refused() {
+				journaled = journaled.Add(r.amount)
+			}
+		}
+	}
+	ledgerRefunded := t.TotalRefunded
+	if t.Refunds != nil {
+		ledgerRefunded = decimal.Zero
+		for _, h := range t.Refunds {
+			if h.Waiting() || h.Refused() {
+				continue
+			}
+			amount, _ := h.Amount.Decimal()
+			if !mine[h.RefundTransactionID] {
+				a.diff(Difference{Group: Elsewhere, What: WhatRefundElsewhere, Invoice: t.InvoiceID, Ref: h.RefundTransactionID, Currency: t.Currency,
+					Ledger: amount.String(), Message: "the gateway has a refund the journal did not make (the panel)"})
+				continue
+			}
+			ledgerRefunded = ledgerRefunded.Add(amount)
+		}
+	}
+	if !missing && !journaled.Equal(ledgerRefunded) && (journaled.IsPositive() || t.Refunds == nil) {
+		a.diff(Difference{Group: Disagree, What: WhatRefundTotal, Invoice: t.InvoiceID, Currency: t.Currency, NeedsPerson: true,
+			Journal: journaled.String(), Ledger: ledgerRefunded.String(), Message: "the refunded totals differ"})
+	}
+}
+
+// named offers an unknown or queued refund the ledger lists for settling.
+func (a *auditor) named(t gateway.Transaction, r brief, h *gateway.RefundInfo) {
+	d := Difference{Group: Named, Invoice: t.InvoiceID, Attempt: r.id, Ref: r.ref, Currency: t.Currency, Journal: r.class, Ledger: h.Status}
+	switch {
+	case h.Waiting():
+		d.What, d.Message = WhatStillOpen, "the ledger lists the refund, still waiting for approval"
+	case h.Refused():
+		d.What, d.Settle, d.Message = WhatSettles, &Settlement{Outcome: journal.Declined, Evidence: a.evidence(t, h)}, "the ledger lists the refund as refused"
+	default:
+		d.What, d.Settle, d.Message = WhatSettles, &Settlement{Outcome: journal.Succeeded, Evidence: a.evidence(t, h)}, "the ledger lists the refund as made"
+	}
+	d.NeedsPerson = d.Settle != nil
+	a.diff(d)
+}
+
+// fee audits a taken sale's commission against the table's entry for its
+// installment count and card program, priced as `paycli installments`
+// prices it (commission.EntryFor, commission.ComputeAmounts).
+func (a *auditor) fee(t gateway.Transaction) error {
+	if !t.Taken() && !t.ChargedBack() {
+		return nil
+	}
+	rows, err := a.table(t.Currency)
+	if err != nil {
+		return err
+	}
+	n := max(t.Installment, 1)
+	f := &Fee{Program: t.CardProgram, Installment: n, Price: t.ProductPrice, Charged: t.MerchantCommission}
+	if t.HasCommissionRate {
+		f.ChargedRate = rate(t.CommissionPercentage.String(), t.CommissionFixed.String())
+	}
+	minor, _ := money.MinorUnit(t.Currency)
+	entry, found := commission.EntryFor(rows, n, t.CardProgram)
+	amounts, ok, err := commission.ComputeAmounts(t.ProductPrice, n, commission.RatesOf(entry.Entry), minor)
+	if !found || !ok || err != nil {
+		a.diff(Difference{Group: Fees, What: WhatNoRate, Invoice: t.InvoiceID, Currency: t.Currency, NeedsPerson: true, Fee: f,
+			Message: fmt.Sprintf("the commission table prices no sale in %d installments on %q", n, t.CardProgram)})
+		return nil
+	}
+	f.Expected, f.Difference = amounts.MerchantFee, t.MerchantCommission.Sub(amounts.MerchantFee)
+	f.TableRate = rate(entry.Entry.MerchantCommissionPercentage.String(), entry.Entry.MerchantCommissionFixed.String())
+	key := [2]string{t.CardProgram, t.Currency}
+	sum := a.fees[key]
+	if sum == nil {
+		sum = &FeeTotal{Program: t.CardProgram, Currency: t.Currency}
+		a.fees[key] = sum
+	}
+	sum.Sales++
+	sum.Charged, sum.Expected, sum.Difference = sum.Charged.Add(f.Charged), sum.Expected.Add(f.Expected), sum.Difference.Add(f.Difference)
+	if !f.Difference.IsZero() {
+		a.diff(Difference{Group: Fees, What: WhatFee, Invoice: t.InvoiceID, Currency: t.Currency, NeedsPerson: true, Fee: f,
+			Journal: f.Expected.String(), Ledger: f.Charged.String(), Message: "the commission charged is not the table's"})
+	}
+	return nil
+}
+
+// rate writes a percentage and fixed amount: "2.5% + 0.25".
+func rate(percentage, fixed string) string {
+	if fixed == "" || fixed == "0" {
+		return percentage + "%"
+	}
+	return percentage + "% + " + fixed
+}
+
+// table is the commission table of a currency, asked once per run.
+func (a *auditor) table(currency string) ([]commission.Row, error) {
+	if a.tableOK[currency] {
+		return a.tables[currency], nil
+	}
+	if a.Table == nil {
+		return nil, nil
+	}
+	rows, err := a.Table(a.ctx, currency)
+	if err != nil {
+		return nil, fmt.Errorf("the commission table of %s: %w", currency, err)
+	}
+	a.tables[currency], a.tableOK[currency] = rows, true
+	return rows, nil
+}
+
+// totalsRun is Totals while the ledger is read: the dated sums by day.
+type totalsRun struct {
+	Totals
+	releases, settles map[string]decimal.Decimal
+}
+
+// total adds a row to its currency's totals: a taken or charged-back
+// sale's money; a failed or pending row adds only to Rows.
+func (a *auditor) total(t gateway.Transaction) {
+	tr := a.totals[t.Currency]
+	if tr == nil {
+		tr = &totalsRun{Totals: Totals{Currency: t.Currency}, releases: map[string]decimal.Decimal{}, settles: map[string]decimal.Decimal{}}
+		a.totals[t.Currency] = tr
+	}
+	tr.Rows++
+	if !t.Taken() && !t.ChargedBack() {
+		return
+	}
+	tr.Gross, tr.Refunded = tr.Gross.Add(t.Gross), tr.Refunded.Add(t.TotalRefunded)
+	tr.Commission, tr.Net = tr.Commission.Add(t.MerchantCommission), tr.Net.Add(t.Net)
+	tr.RollingHeld = tr.RollingHeld.Add(t.RollingAmount)
+	if t.ChargedBack() {
+		tr.Chargebacks++
+		tr.ChargebackFees = tr.ChargebackFees.Add(t.RefundedChargebackFee)
+	}
+	if !t.RollingReleasedAt.IsZero() {
+		tr.releases[day(t.RollingReleasedAt)] = tr.releases[day(t.RollingReleasedAt)].Add(t.RollingAmount)
+	}
+	if !t.SettlesMerchant.IsZero() {
+		tr.settles[day(t.SettlesMerchant)] = tr.settles[day(t.SettlesMerchant)].Add(t.Net)
+	}
+}
+
+// finish writes the totals and the fee sums in order.
+func (a *auditor) finish() {
+	for _, cur := range slices.Sorted(maps.Keys(a.totals)) {
+		tr := a.totals[cur]
+		tr.Releases, tr.Settles = dated(tr.releases), dated(tr.settles)
+		a.res.Totals = append(a.res.Totals, tr.Totals)
+	}
+	keys := slices.SortedFunc(maps.Keys(a.fees), func(x, y [2]string) int {
+		if c := strings.Compare(x[1], y[1]); c != 0 {
+			return c
+		}
+		return strings.Compare(x[0], y[0])
+	})
+	for _, k := range keys {
+		a.res.Fees = append(a.res.Fees, *a.fees[k])
+	}
+}
+
+func dated(m map[string]decimal.Decimal) []Dated {
+	out := make([]Dated, 0, len(m))
+	for _, d := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, Dated{Date: d, Amount: m[d]})
+	}
+	return out
+}
