@@ -17,9 +17,9 @@ import (
 // none waits for a timer: Batch holds each write for MaxBatchDelay hoping
 // for company, which at a sandbox's loads added that delay to every
 // answer without adding company. The yield costs nothing when nothing
-// else is runnable; under load it made groups of 6 payments instead of
-// 1.6, and a commit costs about the same for 1 payment as for 10
-// (docs/performance.md, walletPay, issue 40).
+// else is runnable; under load it made groups of 6.4 payments instead of
+// 1.6, and a commit of 6.4 cost 1.5 times one of 1.6 (its pages are
+// mostly the same; docs/performance.md, walletPay, issue 40).
 type groupCommit struct {
 	db      *bolt.DB
 	mu      sync.Mutex
