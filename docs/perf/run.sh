@@ -210,6 +210,7 @@ if has throughput; then
       # New invoices for each run, more than it can send (a repeated body is
       # a cheap duplicate, and not_paid would count it).
       "$work/walletpay-bodies" $((WRK_SECONDS * 30000)) "$(date +%s)-$run" >"$work/bodies.txt"
+      sync # the bodies reach the disk now, not during the load (walletpay-ab.sh)
       t0=$(ticks)
       out=$(BODIES=$work/bodies.txt TOKEN=$token THREADS=2 wrk -t2 -c"$CONCURRENCY" -d"${WRK_SECONDS}s" -s docs/perf/walletpay.lua "$base/api/walletPay")
       t1=$(ticks)
@@ -262,6 +263,7 @@ if has walletpay && command -v wrk >/dev/null && [ -n "$STRIPE_MOCK" ]; then
       -d "$("$paycli" sandbox credentials -o json --state "$state" | awk -F'"' '/app_id/{id=$4} /app_secret/{s=$4} END{printf "{\"app_id\":\"%s\",\"app_secret\":\"%s\"}", id, s}')" \
       "$base/api/token" | sed 's/.*"token":"\([^"]*\)".*/\1/')
     "$work/walletpay-bodies" $((WRK_SECONDS * 30000)) "w$(date +%s)-$round" >"$work/bodies-w.txt"
+    sync # the bodies reach the disk now, not during the load (walletpay-ab.sh)
     load=$(cut -d' ' -f1 /proc/loadavg)
     t0=$(cpu_of "$wp_pid")
     out=$(BODIES=$work/bodies-w.txt TOKEN=$token THREADS=2 wrk -t2 -c"$CONCURRENCY" -d"${WRK_SECONDS}s" -s docs/perf/walletpay.lua "$base/api/walletPay")

@@ -58,6 +58,11 @@ for round in $(seq "$ROUNDS"); do
       -d "$("$paycli" sandbox credentials -o json --state "$state" | awk -F'"' '/app_id/{id=$4} /app_secret/{s=$4} END{printf "{\"app_id\":\"%s\",\"app_secret\":\"%s\"}", id, s}')" \
       "$base/api/token" | sed 's/.*"token":"\([^"]*\)".*/\1/')
     "$work/walletpay-bodies" $((WRK_SECONDS * 30000)) "w$(date +%s%N)-$round" >"$work/bodies.txt"
+    # The bodies (some 240 MB, rewritten each load: ext4 starts writing a
+    # truncated file back when it is closed) and the last server's state
+    # go to the disk now, not during the load, where the writeback made
+    # every fsync of the server under test wait (issue 40's p99).
+    sync
     load=$(cut -d' ' -f1 /proc/loadavg)
     t0=$(cpu_of "$wp_pid")
     out=$(BODIES=$work/bodies.txt TOKEN=$token THREADS=2 wrk -t2 -c$CONCURRENCY -d${WRK_SECONDS}s -s docs/perf/walletpay.lua "$base/api/walletPay")

@@ -92,3 +92,23 @@ func TestCloseFlushesTheStore(t *testing.T) {
 		}
 	}
 }
+
+// TestOnlyADurableStoreSyncsAsItsFileGrows: a store that is not durable
+// does not fsync inside the commit that grows its file (bbolt's grow
+// sync): that sync would hold every write queued behind the commit for
+// the time the disk takes to write what was dirtied since the last flush.
+func TestOnlyADurableStoreSyncsAsItsFileGrows(t *testing.T) {
+	t.Parallel()
+	for _, durable := range []bool{false, true} {
+		s, err := openStore(t.TempDir(), 0, time.Now(), durable)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.db.NoGrowSync == durable {
+			t.Errorf("durable %v: bbolt's NoGrowSync is %v", durable, s.db.NoGrowSync)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

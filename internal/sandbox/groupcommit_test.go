@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -70,5 +71,69 @@ func TestGroupCommit(t *testing.T) {
 	}
 	if shared == 0 {
 		t.Error("no transaction was shared by concurrent writes")
+	}
+}
+
+// TestGroupCommitTakesWritesArrivingWhileItYields: the committer yields
+// before it takes a group, so that writes of requests already running
+// join it. The other writers are let go only once the committer yields;
+// without the yield the first write commits alone.
+func TestGroupCommitTakesWritesArrivingWhileItYields(t *testing.T) {
+	db, err := bolt.Open(filepath.Join(t.TempDir(), "g.db"), 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	g := &groupCommit{db: db}
+	const writers = 8
+	others := make(chan struct{})
+	release := sync.OnceFunc(func() { close(others) })
+	first := true
+	g.yield = func() {
+		if !first {
+			return
+		}
+		first = false
+		release()
+		for {
+			g.mu.Lock()
+			n := len(g.pending)
+			g.mu.Unlock()
+			if n == writers {
+				return
+			}
+			runtime.Gosched()
+		}
+	}
+	var mu sync.Mutex
+	txOf := make([]int, writers)
+	write := func(i int) error {
+		return g.do(func(tx *bolt.Tx) error {
+			mu.Lock()
+			txOf[i] = tx.ID()
+			mu.Unlock()
+			return nil
+		})
+	}
+	var wg sync.WaitGroup
+	for i := 1; i < writers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-others
+			if err := write(i); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	if err := write(0); err != nil {
+		t.Fatal(err)
+	}
+	release() // without the yield, the others start now
+	wg.Wait()
+	for i, id := range txOf {
+		if id != txOf[0] {
+			t.Errorf("write %d committed in transaction %d, the first write in %d: the group did not wait for the writes running beside it", i, id, txOf[0])
+		}
 	}
 }

@@ -107,8 +107,13 @@ func openStore(dir string, lockTimeout time.Duration, now time.Time, durable boo
 	if lockTimeout <= 0 {
 		lockTimeout = time.Millisecond
 	}
+	// NoGrowSync too: bbolt otherwise fsyncs the whole file inside the
+	// commit that grows it (every 16 MiB), holding every payment of the
+	// group, and the ones queued behind it, for as long as the disk takes
+	// to write what the last second dirtied. The flush's fdatasync
+	// records the file's size with its pages.
 	db, err := bolt.Open(filepath.Join(dir, DBFile), 0o600, &bolt.Options{Timeout: lockTimeout, NoFreelistSync: true,
-		FreelistType: bolt.FreelistMapType, NoSync: !durable})
+		FreelistType: bolt.FreelistMapType, NoSync: !durable, NoGrowSync: !durable})
 	if errors.Is(err, bolterrors.ErrTimeout) {
 		return nil, ErrLocked
 	}
