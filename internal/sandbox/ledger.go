@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/paycli/paycli/internal/hashkey"
@@ -23,10 +24,12 @@ const getTransactionsLayout = "transactions"
 
 // getTransactionsWireNames maps the layout's field names (lowercase words,
 // as `paycli hash` flags) to the request's field names (§11.12).
-var getTransactionsWireNames = map[string]string{
-	"date": "date", "invoice_id": "invoiceid", "currency_id": "currency_id", "payment_method_id": "paymentmethodid",
-	"min_amount": "minamount", "max_amount": "maxamount", "transaction_state": "transactionState",
-}
+var getTransactionsWireNames = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"date": "date", "invoice_id": "invoiceid", "currency_id": "currency_id", "payment_method_id": "paymentmethodid",
+		"min_amount": "minamount", "max_amount": "maxamount", "transaction_state": "transactionState",
+	}
+})
 
 // getTransactions serves POST /api/getTransactions.
 func (g *Gateway) getTransactions(w http.ResponseWriter, r *http.Request) {
@@ -93,8 +96,8 @@ func (g *Gateway) verifyLedgerHash(w http.ResponseWriter, f fields) bool {
 	values := make(map[string]string, len(layout.Fields))
 	from := make(map[string]string, len(layout.Fields))
 	for _, name := range layout.Fields {
-		values[name] = f.get(getTransactionsWireNames[name])
-		from[name] = "the request's " + getTransactionsWireNames[name]
+		values[name] = f.get(getTransactionsWireNames()[name])
+		from[name] = "the request's " + getTransactionsWireNames()[name]
 	}
 	plain, err := hashkey.Decrypt(g.opts.Credentials.MerchantKey, f.get("hash_key"))
 	if err != nil {

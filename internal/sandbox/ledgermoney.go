@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -35,10 +36,12 @@ const (
 // ledgerStates numbers the ledger's transaction_state_id by label. §11.15
 // gives 1 Completed and 3 Pending, §11.12's example 11 Chargebacked; the
 // others are the sandbox's (docs/protocol.md).
-var ledgerStates = map[string]int{
-	"Completed": 1, "Failed": 2, "Pending": 3, "Refunded": 4, "Partially Refunded": 5,
-	"Cancelled": 6, "Pre-Authorized": 7, "Awaiting Payment": 8, "Chargebacked": 11,
-}
+var ledgerStates = sync.OnceValue(func() map[string]int {
+	return map[string]int{
+		"Completed": 1, "Failed": 2, "Pending": 3, "Refunded": 4, "Partially Refunded": 5,
+		"Cancelled": 6, "Pre-Authorized": 7, "Awaiting Payment": 8, "Chargebacked": 11,
+	}
+})
 
 // ledgerStateOf is a sale's transaction_state_id and label: check
 // status's words, Chargebacked once charged back.
@@ -47,12 +50,14 @@ func ledgerStateOf(sale *Sale) (int, string) {
 	if sale.Chargeback != nil {
 		label = "Chargebacked"
 	}
-	return ledgerStates[label], label
+	return ledgerStates()[label], label
 }
 
 // currencyIDs numbers currencies as the ledger does (§11.12's example:
 // currency_id 1 is TRY; §11.15 allows TRY, USD, EUR).
-var currencyIDs = map[string]int{"TRY": 1, "USD": 2, "EUR": 3}
+var currencyIDs = sync.OnceValue(func() map[string]int {
+	return map[string]int{"TRY": 1, "USD": 2, "EUR": 3}
+})
 
 // productPrice is what a sale is for: a captured pre-authorization's
 // capture, else its amount.

@@ -201,8 +201,8 @@ func amountFilters(f fields, lf *ledgerFilter, names ...string) *queryError {
 
 // stateIDs are the transaction_state_id values a filter may name.
 func stateIDs() []int {
-	ids := make([]int, 0, len(ledgerStates))
-	for _, id := range ledgerStates {
+	ids := make([]int, 0, len(ledgerStates()))
+	for _, id := range ledgerStates() {
 		ids = append(ids, id)
 	}
 	return ids
@@ -210,7 +210,7 @@ func stateIDs() []int {
 
 // currencyOfID is the currency code of a currency_id ("" for none).
 func currencyOfID(id int) string {
-	for code, n := range currencyIDs {
+	for code, n := range currencyIDs() {
 		if n == id {
 			return code
 		}
@@ -250,7 +250,7 @@ func allTransactionFilter(f fields) (ledgerFilter, *queryError) {
 	if lf.currency == "" {
 		lf.currency = "TRY"
 	}
-	if _, ok := currencyIDs[lf.currency]; !ok {
+	if _, ok := currencyIDs()[lf.currency]; !ok {
 		return lf, &queryError{"currency_code", "The selected currency code is invalid."}
 	}
 	var qe *queryError

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/shopspring/decimal"
 )
@@ -110,7 +111,9 @@ type merchantRecord struct {
 const sandboxMerchantName = "paycli sandbox"
 
 // paymentTypeLabels are payment_type_label and paymenttype.name by id.
-var paymentTypeLabels = map[int]string{methodCard: "Credit Card", methodMobile: "Mobile", methodWallet: "Wallet"}
+var paymentTypeLabels = sync.OnceValue(func() map[int]string {
+	return map[int]string{methodCard: "Credit Card", methodMobile: "Mobile", methodWallet: "Wallet"}
+})
 
 // ledgerFacts are what both rows say of a sale beyond its money.
 type ledgerFacts struct {
@@ -156,12 +159,12 @@ func (g *Gateway) transactionRow(e *ledgerEntry, sale *Sale, planted map[string]
 	m := x.money
 	row := transactionRow{ID: e.id, PaymentID: textOf(sale.OrderID), TransactionStateID: e.state,
 		MerchantCommission: jsonNum(m.commission), Gross: jsonNum(m.gross), Net: jsonNum(m.net), PaymentTypeID: e.method,
-		ProductPrice: jsonNum(m.price), TotalRefundedAmount: jsonNum(m.refunded), CurrencyID: currencyIDs[sale.Currency],
+		ProductPrice: jsonNum(m.price), TotalRefundedAmount: jsonNum(m.refunded), CurrencyID: currencyIDs()[sale.Currency],
 		InvoiceID: textOf(sale.InvoiceID), CreditCardNo: x.card, Installment: max(sale.Installment, 1), RollingAmount: jsonNum(m.rolling),
 		GSMNumber: sale.BillPhone, CardProgram: x.cardProgram, Result: x.result, SettlementDateMerchant: x.settlement,
 		CreatedAt: ledgerTimeUTC(sale.CreatedAt), UpdatedAt: ledgerTimeUTC(sale.UpdatedAt), OrderID: textOf(sale.OrderID),
 		AuthCode: sale.AuthCode, RefundedChargebackFee: jsonNum(m.chargebackFee), PosName: x.pos, SettlementDateBank: x.settlement,
-		TransactionStateLabel: x.stateLabel, PaymentTypeLabel: paymentTypeLabels[e.method], CurrencyCode: sale.Currency,
+		TransactionStateLabel: x.stateLabel, PaymentTypeLabel: paymentTypeLabels()[e.method], CurrencyCode: sale.Currency,
 		SaleBilling:   saleBilling{ID: e.id, SaleID: e.id, CardHolderName: maskHolder(sale.CardHolder)},
 		MerchantSale:  merchantSaleOf(e.id, m),
 		RefundHistory: x.refunds, SaleRecurringHistory: []struct{}{},
@@ -270,7 +273,9 @@ type paymentType struct {
 }
 
 // currencySymbols are currency_symbol by code.
-var currencySymbols = map[string]string{"TRY": "₺", "USD": "$", "EUR": "€"}
+var currencySymbols = sync.OnceValue(func() map[string]string {
+	return map[string]string{"TRY": "₺", "USD": "$", "EUR": "€"}
+})
 
 // allTransactionRowOf builds a sale's alltransaction row.
 func (g *Gateway) allTransactionRowOf(e *ledgerEntry, sale *Sale, planted map[string]plantedRate) allTransactionRow {
@@ -287,10 +292,10 @@ func (g *Gateway) allTransactionRowOf(e *ledgerEntry, sale *Sale, planted map[st
 		ProductPrice: jsonNum(m.price), UserCommission: jsonNum(userCommission), MerchantCommission: jsonNum(m.commission), GSMNumber: sale.BillPhone,
 		SettlementDateBank: x.settlement, SettlementDateMerchant: x.settlement, PaymentTypeID: e.method, CardProgram: program,
 		PosName: x.pos, PosID: sale.PosID, TotalRefundedAmount: jsonNum(m.refunded), CreatedAt: ledgerTimeUTC(sale.CreatedAt),
-		UpdatedAt: ledgerTimeUTC(sale.UpdatedAt), CurrencyID: currencyIDs[sale.Currency], CurrencySymbol: currencySymbols[sale.Currency],
+		UpdatedAt: ledgerTimeUTC(sale.UpdatedAt), CurrencyID: currencyIDs()[sale.Currency], CurrencySymbol: currencySymbols()[sale.Currency],
 		Installment: max(sale.Installment, 1), Result: x.result, CreditCardNo: x.card, SaleType: 1,
 		RefundedChargebackFee: jsonNum(m.chargebackFee), SaleWebHookKey: sale.SaleWebHookKey, AuthCode: sale.AuthCode,
-		PaymentType: paymentType{ID: e.method, Name: paymentTypeLabels[e.method]}, RollingBalance: ""}
+		PaymentType: paymentType{ID: e.method, Name: paymentTypeLabels()[e.method]}, RollingBalance: ""}
 	if userCommission.IsPositive() {
 		row.IsCommissionFromUser = 1
 	}
