@@ -188,6 +188,9 @@ func TestLedgerRowMoney(t *testing.T) {
 		byInvoice[r["invoice_id"].(string)] = r
 	}
 	c3 := byInvoice["C-3"]
+	if c3["merchant_id"] != float64(MerchantID) {
+		t.Errorf("C-3 merchant_id %v, want the sandbox merchant's %d", c3["merchant_id"], MerchantID)
+	}
 	ms := c3["merchant_sale"].(map[string]any)
 	// The table's AXESS 3-installment rate, as `paycli commissions` gives it.
 	if fmt.Sprintf("%.2f", c3["merchant_commission"]) != wantCommission(t, fx, "AXESS", 3, "1000.00") || c3["installment"] != 3.0 ||
@@ -252,6 +255,11 @@ func TestAllTransactionPaging(t *testing.T) {
 		d := res.data()
 		if res.status() != 100 || d["current_page"] != float64(page) || d["total"] != 7.0 || d["last_page"] != 3.0 || d["per_page"] != "3" {
 			t.Fatalf("page %d: %s", page, res.Raw)
+		}
+		for _, r := range res.rows(t) {
+			if r["merchant_id"] != float64(MerchantID) {
+				t.Errorf("%v: merchant_id %v, want the sandbox merchant's %d", r["invoice_id"], r["merchant_id"], MerchantID)
+			}
 		}
 		seen = append(seen, invoices(res.rows(t))...)
 		if d["next_page_url"] == "" {

@@ -157,7 +157,7 @@ func factsOf(e *ledgerEntry, sale *Sale, planted map[string]plantedRate) ledgerF
 func (g *Gateway) transactionRow(e *ledgerEntry, sale *Sale, planted map[string]plantedRate) transactionRow {
 	x := factsOf(e, sale, planted)
 	m := x.money
-	row := transactionRow{ID: e.id, PaymentID: textOf(sale.OrderID), TransactionStateID: e.state,
+	row := transactionRow{ID: e.id, MerchantID: MerchantID, PaymentID: textOf(sale.OrderID), TransactionStateID: e.state,
 		MerchantCommission: jsonNum(m.commission), Gross: jsonNum(m.gross), Net: jsonNum(m.net), PaymentTypeID: e.method,
 		ProductPrice: jsonNum(m.price), TotalRefundedAmount: jsonNum(m.refunded), CurrencyID: currencyIDs()[sale.Currency],
 		InvoiceID: textOf(sale.InvoiceID), CreditCardNo: x.card, Installment: max(sale.Installment, 1), RollingAmount: jsonNum(m.rolling),
@@ -286,7 +286,7 @@ func (g *Gateway) allTransactionRowOf(e *ledgerEntry, sale *Sale, planted map[st
 		program = *x.cardProgram
 	}
 	userCommission := m.gross.Sub(m.price)
-	row := allTransactionRow{ID: e.id, PaymentID: textOf(sale.OrderID), InvoiceID: textOf(sale.InvoiceID), OrderID: textOf(sale.OrderID),
+	row := allTransactionRow{ID: e.id, MerchantID: MerchantID, PaymentID: textOf(sale.OrderID), InvoiceID: textOf(sale.InvoiceID), OrderID: textOf(sale.OrderID),
 		MerchantName: sandboxMerchantName, TransactionStateID: e.state, Gross: jsonNum(m.gross), RefundRequestAmount: jsonNum(decimal.Zero),
 		Fee: jsonNum(m.commission), Net: jsonNum(m.net), PayByTokenFee: jsonNum(decimal.Zero), Cost: jsonNum(decimal.Zero), RollingAmount: jsonNum(m.rolling),
 		ProductPrice: jsonNum(m.price), UserCommission: jsonNum(userCommission), MerchantCommission: jsonNum(m.commission), GSMNumber: sale.BillPhone,
