@@ -37,13 +37,13 @@ type ledgerDay struct {
 
 // The day's invoices, by what each plants.
 const (
-	invAgrees        = "AU-OK"     // a sale and a partial refund that agree
-	invAgreesToo     = "AU-OK2"    // a sale that agrees
-	invUnknownRefund = "AU-UNK"    // a refund answered by a dropped connection, made
-	invJournalRefund = "AU-JONLY"  // a refund in the journal only
-	invChargeback    = "AU-CB"     // a sale charged back at the sandbox
-	invOtherRate     = "AU-FEE"    // a sale charged another rate than the table's
-	invSDK           = "AU-SDK"    // a sale made by the gateway's client, outside paycli
+	invAgrees        = "AU-OK"    // a sale and a partial refund that agree
+	invAgreesToo     = "AU-OK2"   // a sale that agrees
+	invUnknownRefund = "AU-UNK"   // a refund answered by a dropped connection, made
+	invJournalRefund = "AU-JONLY" // a refund in the journal only
+	invChargeback    = "AU-CB"    // a sale charged back at the sandbox
+	invOtherRate     = "AU-FEE"   // a sale charged another rate than the table's
+	invSDK           = "AU-SDK"   // a sale made by the gateway's client, outside paycli
 	journalOnlyRef   = "RF-JOURNAL-ONLY"
 	journalOnlyID    = "jonly-1"
 	auditTimeLimit   = 10 * time.Second
