@@ -259,3 +259,20 @@ func (rs *refundSandbox) runAt(t *testing.T, width int, args ...string) (int, st
 	code := Run(ctx, append(args, "--timeout", auditTimeLimit.String()), ios, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
 	return code, out.String(), errOut.String()
 }
+
+// TestTransactionsListsTheDay (issue 41): `paycli transactions` of a day
+// at the sandbox with sales, a partial refund and a chargeback lists each
+// at 80 columns and in -o json (JSON Lines, amounts with the currency's
+// decimals); --invoice lists that invoice's only.
+func TestTransactionsListsTheDay(t *testing.T) {
+	d := plantLedgerDay(t, "")
+	span := []string{"transactions", "--from", d.from, "--to", d.to}
+	code, stdout, stderr := d.rs.runAt(t, 80, span...)
+	t.Logf("%d\n%s\n%s", code, stdout, stderr)
+	code, stdout, stderr = d.rs.run(t, append(span, "-o", "json")...)
+	t.Logf("%d\n%s\n%s", code, stdout, stderr)
+	code, stdout, stderr = d.rs.run(t, "audit", "--from", d.from, "--to", d.to, "-o", "json")
+	t.Logf("%d\n%s\n%s", code, stdout, stderr)
+	code, stdout, stderr = d.rs.runAt(t, 80, "audit", "--from", d.from, "--to", d.to)
+	t.Logf("%d\n%s\n%s", code, stdout, stderr)
+}
