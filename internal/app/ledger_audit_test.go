@@ -262,17 +262,67 @@ func (rs *refundSandbox) runAt(t *testing.T, width int, args ...string) (int, st
 
 // TestTransactionsListsTheDay (issue 41): `paycli transactions` of a day
 // at the sandbox with sales, a partial refund and a chargeback lists each
-// at 80 columns and in -o json (JSON Lines, amounts with the currency's
+// at 80 columns (its refunded amount in the fourth column from the end)
+// and in -o json (JSON Lines, amounts with the currency's
 // decimals); --invoice lists that invoice's only.
 func TestTransactionsListsTheDay(t *testing.T) {
 	d := plantLedgerDay(t, "")
 	span := []string{"transactions", "--from", d.from, "--to", d.to}
 	code, stdout, stderr := d.rs.runAt(t, 80, span...)
-	t.Logf("%d\n%s\n%s", code, stdout, stderr)
+	if code != ExitOK {
+		t.Fatalf("transactions: exit %d\n%s", code, stderr)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(strings.TrimRight(stdout, "\n"), "\n") {
+		if n := len([]rune(line)); n > 80 {
+			t.Errorf("a line of %d columns at 80: %q", n, line)
+		}
+		if f := strings.Fields(line); len(f) > 2 {
+			rows[f[1]] = line
+		}
+	}
+	sales := []string{invUnknownRefund, invAgrees, invAgreesToo, invJournalRefund, invChargeback, invOtherRate, invSDK}
+	for _, inv := range sales {
+		if rows[inv] == "" {
+			t.Errorf("no line for %s:\n%s", inv, stdout)
+		}
+	}
+	if f := strings.Fields(rows[invAgrees]); len(f) < 9 || f[3] != "150.00" || f[len(f)-4] != "30.00" {
+		t.Errorf("the partially refunded sale: %q, want 150.00 refunded 30.00", rows[invAgrees])
+	}
+	if f := strings.Fields(rows[invChargeback]); len(f) < 9 || f[3] != "100.00" || f[len(f)-4] != "100.00" {
+		t.Errorf("the charged back sale: %q, want 100.00, all of it taken back", rows[invChargeback])
+	}
+
 	code, stdout, stderr = d.rs.run(t, append(span, "-o", "json")...)
-	t.Logf("%d\n%s\n%s", code, stdout, stderr)
-	code, stdout, stderr = d.rs.run(t, "audit", "--from", d.from, "--to", d.to, "-o", "json")
-	t.Logf("%d\n%s\n%s", code, stdout, stderr)
-	code, stdout, stderr = d.rs.runAt(t, 80, "audit", "--from", d.from, "--to", d.to)
-	t.Logf("%d\n%s\n%s", code, stdout, stderr)
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if code != ExitOK || len(lines) != len(sales) {
+		t.Fatalf("transactions -o json: exit %d, %d lines, want %d\n%s\n%s", code, len(lines), len(sales), stdout, stderr)
+	}
+	byInvoice := map[string]string{}
+	for _, line := range lines {
+		var row struct {
+			Invoice string `json:"invoice_id"`
+		}
+		if err := json.Unmarshal([]byte(line), &row); err != nil {
+			t.Fatalf("not a JSON line: %q", line)
+		}
+		byInvoice[row.Invoice] = line
+	}
+	for inv, want := range map[string][]string{
+		invAgrees:     {`"gross":150.00,`, `"total_refunded_amount":30.00,`, `"transaction_state_id":5,`},
+		invChargeback: {`"gross":100.00,`, `"total_refunded_amount":100.00,`, `"transaction_state_id":11,`},
+		invAgreesToo:  {`"gross":80.00,`, `"net":78.60,`, `"merchant_commission":1.40,`},
+	} {
+		for _, w := range want {
+			if !strings.Contains(byInvoice[inv], w) {
+				t.Errorf("%s in JSON lacks %s: %s", inv, w, byInvoice[inv])
+			}
+		}
+	}
+
+	code, stdout, stderr = d.rs.run(t, append(span, "--invoice", invChargeback, "-o", "json")...)
+	if lines := strings.Split(strings.TrimSpace(stdout), "\n"); code != ExitOK || len(lines) != 1 || !strings.Contains(lines[0], `"invoice_id":"`+invChargeback+`"`) {
+		t.Errorf("--invoice %s: exit %d, want its one line\n%s\n%s", invChargeback, code, stdout, stderr)
+	}
 }
