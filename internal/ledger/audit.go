@@ -134,11 +134,11 @@ func (a *auditor) row(t gateway.Transaction) error {
 	inv := a.index[t.InvoiceID]
 	if inv == nil || len(inv.sales) == 0 {
 		a.diff(Difference{Group: Elsewhere, What: WhatSaleElsewhere, Invoice: t.InvoiceID, Currency: t.Currency,
-			Ledger: t.StateText() + " " + t.ProductPrice.String(), Message: "the gateway has a sale the journal did not make (the shop's site, the panel)"})
+			Ledger: t.StateText() + " " + money.ExactIn(t.ProductPrice, t.Currency), Message: "the gateway has a sale the journal did not make (the shop's site, the panel)"})
 	}
 	if t.ChargedBack() {
 		a.diff(Difference{Group: Disagree, What: WhatChargeback, Invoice: t.InvoiceID, Currency: t.Currency, NeedsPerson: true,
-			Ledger: t.StateText() + ", fee " + t.RefundedChargebackFee.String(), Message: "the card's bank charged the sale back; the desk has not recorded it"})
+			Ledger: t.StateText() + ", fee " + money.ExactIn(t.RefundedChargebackFee, t.Currency), Message: "the card's bank charged the sale back; the desk has not recorded it"})
 	}
 	if inv == nil {
 		return nil
@@ -205,7 +205,7 @@ func (a *auditor) unmatched() {
 		for _, s := range inv.sales {
 			if succeeded(s) {
 				a.diff(Difference{Group: NotAtGateway, What: WhatSaleMissing, Invoice: id, Attempt: s.id, Currency: inv.currency, NeedsPerson: true,
-					Journal: s.amount.String(), Message: "the journal has the sale made; the ledger has no row for it"})
+					Journal: money.ExactIn(s.amount, inv.currency), Message: "the journal has the sale made; the ledger has no row for it"})
 			}
 		}
 	}

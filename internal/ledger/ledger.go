@@ -82,6 +82,8 @@ type Settlement struct {
 
 // Fee is one sale's commission as charged against the table's.
 type Fee struct {
+	// Currency is the sale's, which its amounts are written in.
+	Currency    string          `json:"-"`
 	Program     string          `json:"card_program"`
 	Installment int             `json:"installment"`
 	Price       decimal.Decimal `json:"product_price"`
@@ -126,6 +128,8 @@ type Totals struct {
 type Dated struct {
 	Date   string          `json:"date"`
 	Amount decimal.Decimal `json:"amount"`
+	// Currency is the amount's, which it is written in.
+	Currency string `json:"-"`
 }
 
 // Result is an audit's whole finding.

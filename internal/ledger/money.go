@@ -33,7 +33,7 @@ func (a *auditor) refunds(t gateway.Transaction, inv *invoice) {
 			if t.Refunds != nil && h == nil {
 				missing = true
 				a.diff(Difference{Group: Disagree, What: WhatRefundMissing, Invoice: t.InvoiceID, Attempt: r.id, Ref: r.ref, Currency: t.Currency,
-					NeedsPerson: true, Journal: r.amount.String(), Message: "the journal has the refund made; the ledger's refund_history does not list it"})
+					NeedsPerson: true, Journal: money.ExactIn(r.amount, t.Currency), Message: "the journal has the refund made; the ledger's refund_history does not list it"})
 			}
 		case unsettled(r) && h != nil:
 			a.named(t, r, h)
@@ -52,7 +52,7 @@ func (a *auditor) refunds(t gateway.Transaction, inv *invoice) {
 			amount, _ := h.Amount.Decimal()
 			if !mine[h.RefundTransactionID] {
 				a.diff(Difference{Group: Elsewhere, What: WhatRefundElsewhere, Invoice: t.InvoiceID, Ref: h.RefundTransactionID, Currency: t.Currency,
-					Ledger: amount.String(), Message: "the gateway has a refund the journal did not make (the panel)"})
+					Ledger: money.ExactIn(amount, t.Currency), Message: "the gateway has a refund the journal did not make (the panel)"})
 				continue
 			}
 			ledgerRefunded = ledgerRefunded.Add(amount)
@@ -60,7 +60,7 @@ func (a *auditor) refunds(t gateway.Transaction, inv *invoice) {
 	}
 	if !missing && !journaled.Equal(ledgerRefunded) && (journaled.IsPositive() || t.Refunds == nil) {
 		a.diff(Difference{Group: Disagree, What: WhatRefundTotal, Invoice: t.InvoiceID, Currency: t.Currency, NeedsPerson: true,
-			Journal: journaled.String(), Ledger: ledgerRefunded.String(), Message: "the refunded totals differ"})
+			Journal: money.ExactIn(journaled, t.Currency), Ledger: money.ExactIn(ledgerRefunded, t.Currency), Message: "the refunded totals differ"})
 	}
 }
 
@@ -91,7 +91,7 @@ func (a *auditor) fee(t gateway.Transaction) error {
 		return err
 	}
 	n := max(t.Installment, 1)
-	f := &Fee{Program: t.CardProgram, Installment: n, Price: t.ProductPrice, Charged: t.MerchantCommission}
+	f := &Fee{Currency: t.Currency, Program: t.CardProgram, Installment: n, Price: t.ProductPrice, Charged: t.MerchantCommission}
 	if t.HasCommissionRate {
 		f.ChargedRate = rate(t.CommissionPercentage.String(), t.CommissionFixed.String())
 	}
@@ -115,7 +115,7 @@ func (a *auditor) fee(t gateway.Transaction) error {
 	sum.Charged, sum.Expected, sum.Difference = sum.Charged.Add(f.Charged), sum.Expected.Add(f.Expected), sum.Difference.Add(f.Difference)
 	if !f.Difference.IsZero() {
 		a.diff(Difference{Group: Fees, What: WhatFee, Invoice: t.InvoiceID, Currency: t.Currency, NeedsPerson: true, Fee: f,
-			Journal: f.Expected.String(), Ledger: f.Charged.String(), Message: "the commission charged is not the table's"})
+			Journal: money.ExactIn(f.Expected, t.Currency), Ledger: money.ExactIn(f.Charged, t.Currency), Message: "the commission charged is not the table's"})
 	}
 	return nil
 }
@@ -181,7 +181,7 @@ func (a *auditor) total(t gateway.Transaction) {
 func (a *auditor) finish() {
 	for _, cur := range slices.Sorted(maps.Keys(a.totals)) {
 		tr := a.totals[cur]
-		tr.Releases, tr.Settles = dated(tr.releases), dated(tr.settles)
+		tr.Releases, tr.Settles = dated(tr.releases, cur), dated(tr.settles, cur)
 		a.res.Totals = append(a.res.Totals, tr.Totals)
 	}
 	keys := slices.SortedFunc(maps.Keys(a.fees), func(x, y [2]string) int {
@@ -195,10 +195,10 @@ func (a *auditor) finish() {
 	}
 }
 
-func dated(m map[string]decimal.Decimal) []Dated {
+func dated(m map[string]decimal.Decimal, currency string) []Dated {
 	out := make([]Dated, 0, len(m))
 	for _, d := range slices.Sorted(maps.Keys(m)) {
-		out = append(out, Dated{Date: d, Amount: m[d]})
+		out = append(out, Dated{Date: d, Amount: m[d], Currency: currency})
 	}
 	return out
 }

@@ -311,6 +311,26 @@ func Shown(d decimal.Decimal, minor int32) string {
 	return Round(d, minor).StringFixed(minor)
 }
 
+// Exact writes d with exactly minor decimals: "11.30" for 11.3 TRY. A
+// figure with more decimals than that (150.005 TRY) is written as it is:
+// rounded, it would say more or less than it is. A minor below zero (a
+// currency paycli does not know) writes d as it is.
+func Exact(d decimal.Decimal, minor int32) string {
+	if minor < 0 || !d.Equal(d.Round(minor)) {
+		return d.String()
+	}
+	return d.StringFixed(minor)
+}
+
+// ExactIn is Exact in the decimals of currency (an ISO 4217 code).
+func ExactIn(d decimal.Decimal, currency string) string {
+	minor, ok := MinorUnit(currency)
+	if !ok {
+		minor = -1
+	}
+	return Exact(d, minor)
+}
+
 // Down is d cut to minor decimals, never rounded up: what paycli sends
 // when it works an amount out itself (all that remains of a sale, say)
 // can only be less than the figure it came from, never more.

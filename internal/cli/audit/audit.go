@@ -78,10 +78,7 @@ nothing.`,
 			if len(args) == 1 {
 				opts.Day = args[0]
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return auditRun(cmd.Context(), opts)
+			return cmdutil.Run(cmd, opts, runF, auditRun)
 		},
 	}
 	cmd.Flags().StringVar(&opts.From, "from", "", "first day of a range (YYYY-MM-DD, gateway time)")

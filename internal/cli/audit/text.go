@@ -5,7 +5,10 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/paycli/paycli/internal/ledger"
+	"github.com/paycli/paycli/internal/money"
 	"github.com/paycli/paycli/internal/render"
 )
 
@@ -40,8 +43,9 @@ func writeText(opts *Options, out Output) error {
 	}
 	totals := [][]string{}
 	for _, t := range out.Totals {
-		totals = append(totals, []string{t.Currency, t.Gross.String(), t.Refunded.String(), strconv.Itoa(t.Chargebacks) + " / " + t.ChargebackFees.String(),
-			t.Commission.String(), t.Net.String(), t.RollingHeld.String()})
+		in := func(d decimal.Decimal) string { return money.ExactIn(d, t.Currency) }
+		totals = append(totals, []string{t.Currency, in(t.Gross), in(t.Refunded), strconv.Itoa(t.Chargebacks) + " / " + in(t.ChargebackFees),
+			in(t.Commission), in(t.Net), in(t.RollingHeld)})
 	}
 	if err := render.WriteTable(w, render.TableOptions{Palette: opts.Palette(), MaxWidth: 80, RightAlign: []int{1, 2, 4, 5, 6}},
 		[]string{"CUR", "GROSS", "GIVEN BACK", "CHARGEBACKS/FEES", "COMMISSION", "NET", "ROLLING"}, totals); err != nil {
@@ -49,10 +53,10 @@ func writeText(opts *Options, out Output) error {
 	}
 	for _, t := range out.Totals {
 		for _, s := range t.Settles {
-			fmt.Fprintf(w, "%s %s settles on %s.\n", s.Amount, t.Currency, s.Date)
+			fmt.Fprintf(w, "%s settles on %s.\n", render.Amount(money.ExactIn(s.Amount, t.Currency), t.Currency), s.Date)
 		}
 		for _, r := range t.Releases {
-			fmt.Fprintf(w, "%s %s of rolling reserve is released on %s.\n", r.Amount, t.Currency, r.Date)
+			fmt.Fprintf(w, "%s of rolling reserve is released on %s.\n", render.Amount(money.ExactIn(r.Amount, t.Currency), t.Currency), r.Date)
 		}
 	}
 	if out.NeedsPerson == 0 {
@@ -78,7 +82,8 @@ func writeDetails(w io.Writer, opts render.TableOptions, out Output) error {
 				what += "; --settle records it " + d.Settle.Outcome
 			}
 			if d.Fee != nil && d.Fee.TableRate != "" {
-				what += fmt.Sprintf(" (charged %s at %s, table %s at %s)", d.Fee.Charged, d.Fee.ChargedRate, d.Fee.Expected, d.Fee.TableRate)
+				what += fmt.Sprintf(" (charged %s at %s, table %s at %s)", money.ExactIn(d.Fee.Charged, d.Currency), d.Fee.ChargedRate,
+					money.ExactIn(d.Fee.Expected, d.Currency), d.Fee.TableRate)
 			}
 			rows = append(rows, []string{d.Invoice, d.Attempt + refOf(d), d.Journal, d.Ledger, what})
 		}
@@ -90,7 +95,7 @@ func writeDetails(w io.Writer, opts render.TableOptions, out Output) error {
 		fmt.Fprintln(w, "\nFees per card program:")
 		rows := [][]string{}
 		for _, f := range out.Fees {
-			rows = append(rows, []string{f.Program, f.Currency, strconv.Itoa(f.Sales), f.Charged.String(), f.Expected.String(), f.Difference.String()})
+			rows = append(rows, []string{f.Program, f.Currency, strconv.Itoa(f.Sales), money.ExactIn(f.Charged, f.Currency), money.ExactIn(f.Expected, f.Currency), money.ExactIn(f.Difference, f.Currency)})
 		}
 		return render.WriteTable(w, render.TableOptions{Palette: opts.Palette, MaxWidth: 80, RightAlign: []int{2, 3, 4, 5}},
 			[]string{"PROGRAM", "CUR", "SALES", "CHARGED", "TABLE", "DIFFERENCE"}, rows)

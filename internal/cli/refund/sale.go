@@ -46,12 +46,7 @@ func (s sale) Remaining() decimal.Decimal { return s.Amount.Sub(s.Refunded) }
 // money writes an amount with the currency's decimals: "50.00". A figure
 // of the gateway's with more decimals than that (150.005 TRY) is written
 // as it is: rounded, it would say more or less than the gateway did.
-func (s sale) money(d decimal.Decimal) string {
-	if s.Minor < 0 || !d.Equal(d.Round(s.Minor)) {
-		return d.String()
-	}
-	return d.StringFixed(s.Minor)
-}
+func (s sale) money(d decimal.Decimal) string { return money.Exact(d, s.Minor) }
 
 // HasRef reports whether the sale lists a refund with this
 // refund_transaction_id.

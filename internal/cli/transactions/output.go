@@ -3,6 +3,7 @@ package transactions
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -18,7 +19,8 @@ import (
 	"github.com/paycli/paycli/internal/render"
 )
 
-func run(ctx context.Context, opts *Options, q gateway.TransactionQuery) error {
+func run(ctx context.Context, opts *Options) error {
+	q := opts.Query
 	ctx, call, err := opts.Open(ctx, cmdutil.MerchantKey)
 	if err != nil {
 		return err
@@ -166,10 +168,11 @@ func cut(s string, n int) string {
 // record is a transaction's CSV/TSV row: every field, amounts exact.
 func record(t gateway.Transaction) []string {
 	moment := func(at time.Time) string { return render.FormatTimeIn(at, render.CSV, money.GatewayZone()) }
+	in := func(d decimal.Decimal) string { return money.ExactIn(d, t.Currency) }
 	return []string{moment(t.CreatedAt), redact.Cards(t.InvoiceID), t.OrderID, t.PaymentID, t.Method.String(), t.PaymentType,
-		t.Currency, t.Gross.String(), t.Net.String(), t.MerchantCommission.String(), t.UserCommission.String(),
-		t.CommissionPercentage.String(), t.CommissionFixed.String(), strconv.Itoa(t.Installment), t.CardProgram, t.PosName,
-		strconv.Itoa(t.StateID), t.StateLabel, t.TotalRefunded.String(), t.RefundedChargebackFee.String(), t.RollingAmount.String(),
+		t.Currency, in(t.Gross), in(t.Net), in(t.MerchantCommission), in(t.UserCommission),
+		t.CommissionPercentage.String(), in(t.CommissionFixed), strconv.Itoa(t.Installment), t.CardProgram, t.PosName,
+		strconv.Itoa(t.StateID), t.StateLabel, in(t.TotalRefunded), in(t.RefundedChargebackFee), in(t.RollingAmount),
 		moment(t.RollingReleasedAt), moment(t.SettlesMerchant), moment(t.SettlesBank), moment(t.UpdatedAt),
 		strconv.FormatInt(t.RecurringID, 10), t.CardNumber, strconv.FormatInt(t.MerchantID, 10)}
 }
@@ -192,21 +195,36 @@ func (w *writer) footer() string {
 }
 
 // transactionJSON is a transaction of -o json: the client's fields, its
-// moments in the gateway's zone with their offset and "" for none.
+// moments in the gateway's zone with their offset and "" for none, its
+// amounts JSON numbers with the currency's decimals (11.30).
 type transactionJSON struct {
 	gateway.Transaction
-	CreatedAt         zoned  `json:"created_at"`
-	UpdatedAt         zoned  `json:"updated_at"`
-	RollingReleasedAt zoned  `json:"rolling_effective_date"`
-	SettlesMerchant   zoned  `json:"settlement_date_merchant"`
-	SettlesBank       zoned  `json:"settlement_date_bank"`
-	PaymentMethod     string `json:"payment_method"`
+	CreatedAt             zoned       `json:"created_at"`
+	UpdatedAt             zoned       `json:"updated_at"`
+	RollingReleasedAt     zoned       `json:"rolling_effective_date"`
+	SettlesMerchant       zoned       `json:"settlement_date_merchant"`
+	SettlesBank           zoned       `json:"settlement_date_bank"`
+	PaymentMethod         string      `json:"payment_method"`
+	Gross                 json.Number `json:"gross"`
+	Net                   json.Number `json:"net"`
+	ProductPrice          json.Number `json:"product_price"`
+	MerchantCommission    json.Number `json:"merchant_commission"`
+	UserCommission        json.Number `json:"user_commission"`
+	CommissionPercentage  json.Number `json:"merchant_commission_percentage"`
+	CommissionFixed       json.Number `json:"merchant_commission_fixed"`
+	TotalRefunded         json.Number `json:"total_refunded_amount"`
+	RefundedChargebackFee json.Number `json:"refunded_chargeback_fee"`
+	RollingAmount         json.Number `json:"rolling_amount"`
 }
 
 func toJSON(t gateway.Transaction) transactionJSON {
+	in := func(d decimal.Decimal) json.Number { return json.Number(money.ExactIn(d, t.Currency)) }
 	return transactionJSON{Transaction: t, CreatedAt: zoned(t.CreatedAt), UpdatedAt: zoned(t.UpdatedAt),
 		RollingReleasedAt: zoned(t.RollingReleasedAt), SettlesMerchant: zoned(t.SettlesMerchant), SettlesBank: zoned(t.SettlesBank),
-		PaymentMethod: t.Method.String()}
+		PaymentMethod: t.Method.String(), Gross: in(t.Gross), Net: in(t.Net), ProductPrice: in(t.ProductPrice),
+		MerchantCommission: in(t.MerchantCommission), UserCommission: in(t.UserCommission),
+		CommissionPercentage: json.Number(t.CommissionPercentage.String()), CommissionFixed: in(t.CommissionFixed),
+		TotalRefunded: in(t.TotalRefunded), RefundedChargebackFee: in(t.RefundedChargebackFee), RollingAmount: in(t.RollingAmount)}
 }
 
 // zoned is a moment in JSON: RFC 3339 in the gateway's zone, "" for none.

@@ -27,10 +27,13 @@ type Options struct {
 	Invoice, Order          string
 	State, Method, Currency string
 	MinAmount, MaxAmount    string
+
+	// Query is what the flags ask for, read by RunE.
+	Query gateway.TransactionQuery
 }
 
 // NewCmdTransactions builds `paycli transactions`.
-func NewCmdTransactions(f *cmdutil.Factory, runF func(context.Context, *Options, gateway.TransactionQuery) error) *cobra.Command {
+func NewCmdTransactions(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{Deps: cmdutil.DepsOf(f)}
 	cmd := &cobra.Command{
 		Use:   "transactions [--date DAY [--hour H] | --from DAY --to DAY [--by created|modified]]",
@@ -61,14 +64,11 @@ print every field.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.HasHour = cmd.Flags().Changed("hour")
-			q, err := opts.query(opts.Now())
-			if err != nil {
+			var err error
+			if opts.Query, err = opts.query(opts.Now()); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts, q)
-			}
-			return run(cmd.Context(), opts, q)
+			return cmdutil.Run(cmd, opts, runF, run)
 		},
 	}
 	fl := cmd.Flags()

@@ -112,8 +112,9 @@ func TestTableAt80Columns(t *testing.T) {
 }
 
 // TestJSONLinesAndCSV: -o json is one object per transaction, its
-// moments in the gateway's zone and its amounts exact strings; --jq
-// filters each; -o csv has one header and a record per transaction.
+// moments in the gateway's zone and its amounts JSON numbers with the
+// currency's decimals (100.00, 97.50); --jq filters each and keeps them;
+// -o csv has one header and a record per transaction, amounts as in JSON.
 func TestJSONLinesAndCSV(t *testing.T) {
 	fx := newFixture(t)
 	fx.output = "json"
@@ -125,7 +126,7 @@ func TestJSONLinesAndCSV(t *testing.T) {
 	if len(lines) != 3 || json.Unmarshal([]byte(lines[0]), &first) != nil {
 		t.Fatalf("json lines: %q", fx.out)
 	}
-	if first["created_at"] != "2022-01-23T10:15:00+03:00" || first["gross"] != "100" || first["net"] != "97.5" ||
+	if first["created_at"] != "2022-01-23T10:15:00+03:00" || !strings.Contains(lines[0], `"gross":100.00,`) || !strings.Contains(lines[0], `"net":97.50,`) ||
 		first["payment_method"] != "card" || first["settlement_date_bank"] != "" || first["invoice_id"] != "INV-A1" {
 		t.Errorf("first object %v", first)
 	}
@@ -135,7 +136,7 @@ func TestJSONLinesAndCSV(t *testing.T) {
 	if err := fx.run(t, "--date", "2022-01-23", "--jq", ".merchant_commission"); err != nil {
 		t.Fatal(err)
 	}
-	if got := fx.out.String(); got != "2.5\n6.26\n1\n" {
+	if got := fx.out.String(); got != "2.50\n6.26\n1.00\n" {
 		t.Errorf("--jq: %q", got)
 	}
 
@@ -146,7 +147,7 @@ func TestJSONLinesAndCSV(t *testing.T) {
 	}
 	records := strings.Split(strings.TrimSpace(fx.out.String()), "\n")
 	if len(records) != 4 || !strings.HasPrefix(records[0], "created_at,invoice_id,") ||
-		!strings.HasPrefix(records[2], "2022-01-23 11:15:00 +03:00,INV-A2,") {
+		!strings.HasPrefix(records[2], "2022-01-23 11:15:00 +03:00,INV-A2,") || !strings.Contains(records[1], ",TRY,100.00,97.50,2.50,") {
 		t.Errorf("csv:\n%s", fx.out)
 	}
 }
