@@ -485,11 +485,22 @@ func (c *Client) do(req *http.Request, ep endpoint, payload []byte, v any) (env 
 	defer resp.Body.Close()
 	retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), c.now())
 
+	var src io.Reader = resp.Body
+	if rs, ok := v.(*rowStream); ok && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		env, prefix, err := c.streamRows(ctx, ep, resp, c.secretsSent(payload, req.Header.Get("Authorization")), rs)
+		if prefix == nil {
+			if apiErr, ok := err.(*APIError); ok {
+				apiErr.RetryAfter = retryAfter
+			}
+			return env, resp.StatusCode, retryAfter, err
+		}
+		src = io.MultiReader(bytes.NewReader(prefix), resp.Body)
+	}
 	limit := int64(MaxResponseBytes)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		limit = MaxErrorBytes
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	body, err := io.ReadAll(io.LimitReader(src, limit+1))
 	if err != nil {
 		return nil, resp.StatusCode, retryAfter, c.requestError(ctx, ep, true, err)
 	}

@@ -262,22 +262,28 @@ func startOfDay(t time.Time) time.Time {
 	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, t.Location())
 }
 
-// getTransactions reads §11.12's one answer and hands its rows on.
+// getTransactions reads §11.12's one answer, which holds the whole day
+// or range, and hands each row on as it is read from the body
+// (streamRows): the answer is never held whole.
 func (c *Client) getTransactions(ctx context.Context, q TransactionQuery, yield func(Transaction, error) bool) {
 	body, err := c.getTransactionsBody(q)
 	if err != nil {
 		yield(Transaction{}, fmt.Errorf("%s: %w", EndpointGetTransactions, err))
 		return
 	}
-	var rows []Transaction
-	if err := c.readPage(ctx, q, endpointGetTransactions, body, &rows); err != nil && !errors.Is(err, ErrNoData) {
-		yield(Transaction{}, err)
-		return
-	}
-	for _, t := range rows {
-		if !yield(t, nil) {
-			return
+	rs := &rowStream{row: func(raw []byte) error {
+		var t Transaction
+		if err := json.Unmarshal(raw, &t); err != nil {
+			return err
 		}
+		if !yield(t, nil) {
+			return errStopRows
+		}
+		return nil
+	}}
+	err = c.readPage(ctx, q, endpointGetTransactions, body, rs)
+	if err != nil && !rs.stopped && !errors.Is(err, ErrNoData) {
+		yield(Transaction{}, err)
 	}
 }
 

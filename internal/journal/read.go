@@ -226,6 +226,16 @@ func (a *Assembler) Attempts() []Attempt { return a.attempts }
 // Damage is the unreadable lines seen so far (AddLine, AddDamage).
 func (a *Assembler) Damage() Damage { return a.damage }
 
+// Reset empties a for the next group of lines, keeping its room: a
+// reader that assembles one intent time's lines after another makes its
+// maps once, not once a group.
+func (a *Assembler) Reset() {
+	clear(a.attempts)
+	a.attempts = a.attempts[:0]
+	clear(a.byID)
+	a.damage = Damage{}
+}
+
 // AddDamage records an unreadable line at offset off.
 func (a *Assembler) AddDamage(off int64) { a.damage.Add(off) }
 

@@ -83,9 +83,10 @@ func (s *Store) nameAttempts(ctx context.Context, name string, from, to time.Tim
 	}
 	var group []seqLine
 	var groupAt time.Time
+	var set lineSet // one for every group: its maps made once
 	flush := func() error {
 		slices.SortFunc(group, func(a, b seqLine) int { return cmp.Compare(a.seq, b.seq) })
-		var set lineSet
+		set.reset()
 		for _, l := range group {
 			set.add(l.line)
 		}
@@ -188,6 +189,13 @@ func (set *lineSet) add(l line) {
 		}
 		set.wrote[key+"\x00"+l.e.Type] = l.operator
 	}
+}
+
+// reset empties set for the next group, keeping its maps.
+func (set *lineSet) reset() {
+	set.asm.Reset()
+	clear(set.who)
+	clear(set.wrote)
 }
 
 // attempts are the attempts of the lines added, each with who made it and

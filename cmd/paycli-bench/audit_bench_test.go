@@ -1,0 +1,254 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/paycli/paycli/internal/commission"
+	"github.com/paycli/paycli/internal/gateway"
+	"github.com/paycli/paycli/internal/journal"
+	"github.com/paycli/paycli/internal/journalindex"
+	"github.com/paycli/paycli/internal/ledger"
+	"github.com/paycli/paycli/internal/pgjournal"
+	"github.com/paycli/paycli/internal/sandbox"
+	"github.com/paycli/paycli/internal/testkit/journalgen"
+	"github.com/paycli/paycli/internal/testkit/pgtest"
+)
+
+// auditPlan is issue 41's scale: 1,000,000 journal lines over ten days,
+// the busy day holding 100,000 attempts of the audited account.
+var auditPlan = journalgen.Plan{Start: time.Date(2026, 11, 20, 21, 0, 0, 0, time.UTC), Days: 10, Lines: 1_000_000,
+	Busy: 4, BusyAttempts: 100_000, Account: "acct-live", Other: "acct-other"}
+
+// auditRows is the gateway's day: the journal's sales that were made, and
+// sales made elsewhere (the shop's site) up to this many.
+const auditRows = 100_000
+
+var auditKinds = journal.Kinds{{Name: "walletpay", Sale: true}, {Name: "preauth", Sale: true}, {Name: "refund", Refund: true}, {Name: "preauth-capture"}}
+
+// dayOfSales builds, from the journal's lines as journalgen writes them,
+// the sandbox's sales of the busy day: each sale the journal made (its
+// refunds made with it, one sale in 500 charged back), then sales made
+// elsewhere until the day holds auditRows.
+type dayOfSales struct {
+	plan  journalgen.Plan
+	sales map[string]*sandbox.Sale
+	order []string
+}
+
+func (d *dayOfSales) add(e journal.Entry, intentAt time.Time) {
+	from, to := d.plan.Day(d.plan.Busy), d.plan.Day(d.plan.Busy+1)
+	if e.Gateway != d.plan.Account || intentAt.Before(from) || !intentAt.Before(to) || e.Type == journal.TypeIntent {
+		return
+	}
+	made := e.Outcome == journal.Succeeded
+	switch e.Kind {
+	case "walletpay", "preauth":
+		if made {
+			d.sales[e.Invoice] = &sandbox.Sale{InvoiceID: e.Invoice, OrderID: e.OrderNo, Kind: sandbox.KindWalletPay, State: sandbox.StateCompleted,
+				Amount: e.Amount, Currency: e.Currency, Installment: 1, CardProgram: "BONUS", MerchantCommission: "0.30",
+				MerchantCommissionPercentage: "2.99", MerchantCommissionFixed: "0", CreatedAt: intentAt, UpdatedAt: intentAt}
+			d.order = append(d.order, e.Invoice)
+		}
+	case "refund":
+		if s, ok := d.sales[e.Invoice]; ok && made {
+			s.Refunds = append(s.Refunds, sandbox.Refund{TransactionID: e.Ref, Amount: e.Amount, Status: sandbox.RefundCompleted, CreatedAt: e.Time})
+		}
+	}
+}
+
+// seed writes the day to store.
+func (d *dayOfSales) seed(store *sandbox.Store) error {
+	from := d.plan.Day(d.plan.Busy)
+	return store.Seed(func(yield func(sandbox.Sale) bool) {
+		for i, inv := range d.order {
+			s := *d.sales[inv]
+			if i%500 == 0 {
+				s.Chargeback = &sandbox.Chargeback{Amount: s.Amount, Fee: "15.00", At: s.CreatedAt.Add(time.Hour)}
+			}
+			if !yield(s) {
+				return
+			}
+		}
+		for i := len(d.order); i < auditRows; i++ {
+			at := from.Add(time.Duration(i) * 24 * time.Hour / auditRows)
+			if !yield(sandbox.Sale{InvoiceID: fmt.Sprintf("SITE-%07d", i), OrderID: fmt.Sprintf("VP9%016d", i), Kind: sandbox.KindWalletPay,
+				State: sandbox.StateCompleted, Amount: fmt.Sprintf("%d.50", 10+i%700), Currency: "TRY", Installment: 1, CardProgram: "BONUS",
+				MerchantCommission: "0.30", MerchantCommissionPercentage: "2.99", MerchantCommissionFixed: "0", CreatedAt: at, UpdatedAt: at}) {
+				return
+			}
+		}
+	})
+}
+
+// BenchmarkAuditDay is issue 41's scale: `paycli audit`'s work for one
+// day (ledger.Audit.Run with the real client, reading getTransactions
+// from the real sandbox server on loopback) of 100,000 gateway
+// transactions against the 100,000 attempts of that day in a journal of
+// 1,000,000 lines: the file journal through its index, and the shared
+// journal (PostgreSQL, fsync on). peak-RSS-MiB is the whole process's
+// high-water mark during the audit, the sandbox server building its
+// answer included. docs/performance.md, "Ledger audit (issue 41)".
+func BenchmarkAuditDay(b *testing.B) {
+	if testing.Short() {
+		b.Skip("writes a million journal lines")
+	}
+	ctx := context.Background()
+	day := &dayOfSales{plan: auditPlan, sales: map[string]*sandbox.Sale{}}
+	dir := b.TempDir()
+	path := filepath.Join(dir, journal.FileName)
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	_, err = auditPlan.Write(func(e journal.Entry, intentAt time.Time) error {
+		day.add(e, intentAt)
+		line, err := json.Marshal(e)
+		w.Write(append(line, '\n'))
+		return err
+	})
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := journalindex.Lookup(path, "none"); err != nil { // the index built, as the first reader after an upgrade builds it
+		b.Fatal(err)
+	}
+
+	now := auditPlan.Day(auditPlan.Busy + 2)
+	clock := func() time.Time { return now }
+	store, err := sandbox.OpenStore(b.TempDir(), time.Second, now)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { store.Close() })
+	if err := day.seed(store); err != nil {
+		b.Fatal(err)
+	}
+	gw, err := sandbox.New(sandbox.Options{Store: store, Now: clock})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := httptest.NewServer(gw)
+	b.Cleanup(srv.Close)
+	creds := sandbox.DefaultCredentials()
+
+	journals := map[string]func(yield func(journal.Attempt) error) error{
+		"file": func(yield func(journal.Attempt) error) error {
+			return journalindex.AccountAttempts(path, journal.Scope{Gateway: auditPlan.Account}, auditPlan.Day(auditPlan.Busy), auditPlan.Day(auditPlan.Busy+1), yield)
+		},
+	}
+	if os.Getenv("PAYCLI_BENCH_AUDIT_SHARED") != "" {
+		journals["shared"] = sharedJournal(b, clock)
+	}
+	day = nil
+	for _, name := range slices.Sorted(maps.Keys(journals)) {
+		b.Run(name, func(b *testing.B) {
+			var peak int64
+			var res *ledger.Result
+			for b.Loop() {
+				// Each run its own client (its own token) and a fresh
+				// 2-second window at the sandbox.
+				now = now.Add(time.Minute)
+				c, err := gateway.New(srv.URL+sandbox.Base, gateway.Credentials{AppID: creds.AppID, AppSecret: creds.AppSecret, MerchantKey: creds.MerchantKey},
+					gateway.WithClock(clock), gateway.WithHTTPClient(&http.Client{})) // no 30 s bound on the day's one exchange
+				if err != nil {
+					b.Fatal(err)
+				}
+				from, to := auditPlan.Day(auditPlan.Busy), auditPlan.Day(auditPlan.Busy+1)
+				au := ledger.Audit{Kinds: auditKinds, Source: gateway.EndpointGetTransactions, Table: func(context.Context, string) ([]commission.Row, error) { return nil, nil }}
+				runtime.GC()
+				debug.FreeOSMemory()
+				peak, _ = journalgen.PeakRSS(func() {
+					res, err = au.Run(ctx, journals[name], c.Transactions(ctx, gateway.TransactionQuery{Span: gateway.SpanRange, From: from, To: to.Add(-time.Second)}))
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if res.Rows != auditRows {
+					b.Fatalf("%d ledger rows, want %d", res.Rows, auditRows)
+				}
+			}
+			b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MiB")
+			b.ReportMetric(float64(len(res.Differences)), "differences")
+		})
+	}
+}
+
+// sharedJournal fills a durable PostgreSQL journal with the plan's lines
+// (COPY, as pgjournal's own scale benchmark does) and returns its day's
+// reader.
+func sharedJournal(b *testing.B, clock func() time.Time) func(yield func(journal.Attempt) error) error {
+	ctx := context.Background()
+	srv := pgtest.StartWith(b, pgtest.Options{Durable: true})
+	db := srv.Database(b, "desk_admin")
+	srv.Role(b, "ayse")
+	admin, err := pgx.Connect(ctx, srv.URL("desk_admin", db))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	if _, err := pgjournal.Migrate(ctx, admin); err != nil {
+		b.Fatal(err)
+	}
+	if err := pgjournal.Grant(ctx, admin, "ayse"); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := admin.Exec(ctx, "ALTER TABLE paycli.journal_lines DISABLE TRIGGER USER"); err != nil {
+		b.Fatal(err)
+	}
+	rows := make(chan []any, 4096)
+	var genErr error
+	go func() {
+		defer close(rows)
+		_, genErr = auditPlan.Write(func(e journal.Entry, intentAt time.Time) error {
+			entry, err := json.Marshal(e)
+			rows <- []any{e.Attempt, e.Type, e.OpKind(), e.Gateway, e.Invoice, e.Outcome, e.Time, intentAt, entry}
+			return err
+		})
+	}()
+	cols := []string{"attempt", "type", "kind", "gateway", "invoice", "outcome", "at", "intent_at", "entry"}
+	_, err = admin.CopyFrom(ctx, pgx.Identifier{"paycli", "journal_lines"}, cols, pgx.CopyFromFunc(func() ([]any, error) {
+		return <-rows, nil
+	}))
+	for range rows {
+		// drained when COPY stopped early
+	}
+	if err != nil || genErr != nil {
+		b.Fatal(err, genErr)
+	}
+	if _, err := admin.Exec(ctx, "ALTER TABLE paycli.journal_lines ENABLE TRIGGER USER"); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := admin.Exec(ctx, "ANALYZE paycli.journal_lines"); err != nil {
+		b.Fatal(err)
+	}
+	s, err := pgjournal.Open(ctx, pgjournal.Options{URL: srv.URL("ayse", db), Now: clock, PID: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return func(yield func(journal.Attempt) error) error {
+		return s.AccountAttempts(ctx, journal.Scope{Gateway: auditPlan.Account}, auditPlan.Day(auditPlan.Busy), auditPlan.Day(auditPlan.Busy+1), yield)
+	}
+}
