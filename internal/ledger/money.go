@@ -14,52 +14,72 @@ import (
 	"github.com/paycli/paycli/internal/money"
 )
 
-// refunds matches the invoice's refund attempts with the row's
-// refund_history (by refund_transaction_id) and its refunded total.
-func (a *auditor) refunds(t gateway.Transaction, inv *invoice) {
+// refunds matches the invoice's refund attempts with its rows'
+// refund_history (by refund_transaction_id; an attempt or entry with none
+// matches nothing) and their refunded total, a ref counted once however
+// often it was sent.
+func (a *auditor) refunds(id string, inv *invoice) {
 	history := map[string]*gateway.RefundInfo{}
-	for i := range t.Refunds {
-		history[t.Refunds[i].RefundTransactionID] = &t.Refunds[i]
+	from := map[string]*seen{}
+	listed := false
+	for i := range inv.rows {
+		s := &inv.rows[i]
+		listed = listed || s.history != nil
+		for j := range s.history {
+			if h := &s.history[j]; h.RefundTransactionID != "" {
+				history[h.RefundTransactionID], from[h.RefundTransactionID] = h, s
+			}
+		}
 	}
+	currency := inv.rows[0].currency
 	mine := map[string]bool{}
+	counted := map[string]bool{}
 	var journaled decimal.Decimal
+	count := func(r brief) {
+		if r.ref == "" || !counted[r.ref] {
+			counted[r.ref], journaled = true, journaled.Add(r.amount)
+		}
+	}
 	missing := false
 	for _, r := range inv.refunds {
 		mine[r.ref] = true
 		h := history[r.ref]
 		switch {
 		case succeeded(r):
-			journaled = journaled.Add(r.amount)
-			if t.Refunds != nil && h == nil {
+			if listed && h == nil && (r.ref == "" || !counted[r.ref]) {
 				missing = true
-				a.diff(Difference{Group: Disagree, What: WhatRefundMissing, Invoice: t.InvoiceID, Attempt: r.id, Ref: r.ref, Currency: t.Currency,
+				a.diff(Difference{Group: Disagree, What: WhatRefundMissing, Invoice: id, Attempt: r.id, Ref: r.ref, Currency: currency,
 					NeedsPerson: true, Journal: r.amount.String(), Message: "the journal has the refund made; the ledger's refund_history does not list it"})
 			}
+			count(r)
 		case unsettled(r) && h != nil:
-			a.named(t, r, h)
+			a.named(*from[r.ref].row, r, h)
 			if !h.Waiting() && !h.Refused() {
-				journaled = journaled.Add(r.amount)
+				count(r)
 			}
 		}
 	}
-	ledgerRefunded := t.TotalRefunded
-	if t.Refunds != nil {
-		ledgerRefunded = decimal.Zero
-		for _, h := range t.Refunds {
+	var ledgerRefunded decimal.Decimal
+	for _, s := range inv.rows {
+		if s.history == nil {
+			ledgerRefunded = ledgerRefunded.Add(s.totalRefunded)
+			continue
+		}
+		for _, h := range s.history {
 			if h.Waiting() || h.Refused() {
 				continue
 			}
 			amount, _ := h.Amount.Decimal()
-			if !mine[h.RefundTransactionID] {
-				a.diff(Difference{Group: Elsewhere, What: WhatRefundElsewhere, Invoice: t.InvoiceID, Ref: h.RefundTransactionID, Currency: t.Currency,
+			if h.RefundTransactionID == "" || !mine[h.RefundTransactionID] {
+				a.diff(Difference{Group: Elsewhere, What: WhatRefundElsewhere, Invoice: id, Ref: h.RefundTransactionID, Currency: currency,
 					Ledger: amount.String(), Message: "the gateway has a refund the journal did not make (the panel)"})
 				continue
 			}
 			ledgerRefunded = ledgerRefunded.Add(amount)
 		}
 	}
-	if !missing && !journaled.Equal(ledgerRefunded) && (journaled.IsPositive() || t.Refunds == nil) {
-		a.diff(Difference{Group: Disagree, What: WhatRefundTotal, Invoice: t.InvoiceID, Currency: t.Currency, NeedsPerson: true,
+	if !missing && !journaled.Equal(ledgerRefunded) && (journaled.IsPositive() || !listed) {
+		a.diff(Difference{Group: Disagree, What: WhatRefundTotal, Invoice: id, Currency: currency, NeedsPerson: true,
 			Journal: journaled.String(), Ledger: ledgerRefunded.String(), Message: "the refunded totals differ"})
 	}
 }
