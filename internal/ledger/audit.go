@@ -225,6 +225,25 @@ func (a *auditor) sale(id string, inv *invoice) {
 		a.diff(Difference{Group: Disagree, What: WhatDeclinedTaken, Invoice: id, Currency: first.currency, NeedsPerson: true,
 			Journal: journal.Declined, Ledger: ledger, Message: "the journal thinks the sale declined; the gateway took it"})
 	}
+	a.saleAmount(id, inv)
+}
+
+// saleAmount compares the journal's made sale with the rows that took
+// it: the journal's amount is the product price (a user commission is
+// added to what the card pays, not to it), in the same currency.
+func (a *auditor) saleAmount(id string, inv *invoice) {
+	i := slices.IndexFunc(inv.sales, succeeded)
+	if i < 0 {
+		return
+	}
+	s := inv.sales[i]
+	for _, r := range inv.rows {
+		if r.taken && (!r.price.Equal(s.amount) || r.currency != s.currency) {
+			a.diff(Difference{Group: Disagree, What: WhatSaleAmount, Invoice: id, Attempt: s.id, Currency: r.currency, NeedsPerson: true,
+				Journal: s.amount.String() + " " + s.currency, Ledger: r.price.String() + " " + r.currency,
+				Message: "the gateway took another amount than the journal made"})
+		}
+	}
 }
 
 // evidence is t's row as evidence, from the audit's source.

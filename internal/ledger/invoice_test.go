@@ -99,3 +99,42 @@ func equal(x, y []string) bool {
 	}
 	return true
 }
+
+// TestRefundResentCountedOnce: a refund sent again (--retry) is one
+// refund of the invoice: its ref counts once in the journal's refunded
+// total, settled or not (#7).
+func TestRefundResentCountedOnce(t *testing.T) {
+	for _, outcome := range []string{"", journal.Succeeded} {
+		res := run(t, []gateway.Transaction{row("R", "Partially Refunded", refundInfo("RF1", "10", "Completed"))},
+			attempt("sale", "R", "a1", "", "100", journal.Succeeded),
+			attempt("refund", "R", "r1", "RF1", "10", outcome), attempt("refund", "R", "r2", "RF1", "10", outcome))
+		if got := res.In(ledger.Disagree); len(got) != 0 {
+			t.Errorf("outcome %q: disagree %+v", outcome, got)
+		}
+	}
+}
+
+// TestSaleAmount: a made sale the gateway took for another amount or in
+// another currency is a difference (#5).
+func TestSaleAmount(t *testing.T) {
+	usd := row("S", "Completed")
+	usd.Currency = "USD"
+	for _, tt := range []struct {
+		name string
+		row  gateway.Transaction
+		want []string
+	}{
+		{"same", row("S", "Completed"), nil},
+		{"amount", row("S", "Completed"), []string{"disagree/sale_amount/S"}},
+		{"currency", usd, []string{"disagree/sale_amount/S"}},
+	} {
+		amount := "100"
+		if tt.name == "amount" {
+			amount = "150"
+		}
+		res := run(t, []gateway.Transaction{tt.row}, attempt("sale", "S", "a1", "", amount, journal.Succeeded))
+		if got := found(res); !equal(got, tt.want) {
+			t.Errorf("%s: found %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

@@ -44,6 +44,7 @@ const (
 	WhatChargeback      = "chargeback"
 	WhatDeclinedTaken   = "declined_but_taken"
 	WhatMadeNotTaken    = "made_but_not_taken"
+	WhatSaleAmount      = "sale_amount"
 	WhatSettles         = "settles"
 	WhatStillOpen       = "still_open"
 	WhatFee             = "fee"
