@@ -1,9 +1,11 @@
 package ledger_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
+	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/ledger"
@@ -135,6 +137,32 @@ func TestSaleAmount(t *testing.T) {
 		res := run(t, []gateway.Transaction{tt.row}, attempt("sale", "S", "a1", "", amount, journal.Succeeded))
 		if got := found(res); !equal(got, tt.want) {
 			t.Errorf("%s: found %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestFeeOnGross: §11.12's row (price 10, gross 11.3, charged 0.665 at
+// the merchant's 5% + 0.1) agrees with a 5% + 0.1 table: the fee is on
+// the gross, and the charged 0.665 is rounded (0.67) as installments
+// rounds it before comparing (#3). A charge a minor unit off is told.
+func TestFeeOnGross(t *testing.T) {
+	fivePlus := func(context.Context, string) ([]commission.Row, error) {
+		return []commission.Row{{Installment: 1, Kind: commission.KindRegular, Entry: commission.Entry{CardProgram: "BONUS",
+			MerchantCommissionPercentage: commission.NewValue(dec("5")), MerchantCommissionFixed: commission.NewValue(dec("0.1"))}}}, nil
+	}
+	for _, tt := range []struct {
+		charged string
+		want    []string
+	}{{"0.665", nil}, {"0.67", nil}, {"0.68", []string{"fees/fee/X"}}} {
+		r := row("X", "Completed")
+		r.ProductPrice, r.Gross, r.MerchantCommission, r.Net = dec("10"), dec("11.3"), dec(tt.charged), dec("11.3").Sub(dec(tt.charged))
+		au := ledger.Audit{Kinds: kinds, Table: fivePlus, Source: "getTransactions", Now: auditNow}
+		res, err := au.Run(context.Background(), func(yield func(journal.Attempt) error) error { return nil }, seq([]gateway.Transaction{r}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := found(res); !equal(got, append(tt.want, "made_elsewhere/sale_elsewhere/X")) {
+			t.Errorf("charged %s: found %q, want %q", tt.charged, got, tt.want)
 		}
 	}
 }

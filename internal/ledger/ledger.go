@@ -83,12 +83,14 @@ type Settlement struct {
 
 // Fee is one sale's commission as charged against the table's.
 type Fee struct {
-	Program     string          `json:"card_program"`
-	Installment int             `json:"installment"`
-	Price       decimal.Decimal `json:"product_price"`
-	Charged     decimal.Decimal `json:"charged"`
-	Expected    decimal.Decimal `json:"expected"`
-	Difference  decimal.Decimal `json:"difference"`
+	Program     string `json:"card_program"`
+	Installment int    `json:"installment"`
+	// Gross is what the fee is charged on: the price and the user
+	// commission (§11.12).
+	Gross      decimal.Decimal `json:"gross"`
+	Charged    decimal.Decimal `json:"charged"`
+	Expected   decimal.Decimal `json:"expected"`
+	Difference decimal.Decimal `json:"difference"`
 	// ChargedRate and TableRate are the merchant percentage and fixed
 	// amount the row says it applied (merchant_sale) and the table's.
 	ChargedRate string `json:"charged_rate,omitempty"`

@@ -101,7 +101,10 @@ func (a *auditor) named(t gateway.Transaction, r brief, h *gateway.RefundInfo) {
 
 // fee audits a taken sale's commission against the table's entry for its
 // installment count and card program, priced as `paycli installments`
-// prices it (commission.EntryFor, commission.ComputeAmounts).
+// prices it (commission.EntryFor, commission.ComputeAmounts) on the gross,
+// as §11.12's example charges it (5% × 11.3 + 0.1 = 0.665); the charged
+// fee is rounded to the minor unit first, as installments rounds the
+// gateway's.
 func (a *auditor) fee(t gateway.Transaction) error {
 	if !t.Taken() && !t.ChargedBack() {
 		return nil
@@ -111,19 +114,19 @@ func (a *auditor) fee(t gateway.Transaction) error {
 		return err
 	}
 	n := max(t.Installment, 1)
-	f := &Fee{Program: t.CardProgram, Installment: n, Price: t.ProductPrice, Charged: t.MerchantCommission}
+	f := &Fee{Program: t.CardProgram, Installment: n, Gross: t.Gross, Charged: t.MerchantCommission}
 	if t.HasCommissionRate {
 		f.ChargedRate = rate(t.CommissionPercentage.String(), t.CommissionFixed.String())
 	}
 	minor, _ := money.MinorUnit(t.Currency)
 	entry, found := commission.EntryFor(rows, n, t.CardProgram)
-	amounts, ok, err := commission.ComputeAmounts(t.ProductPrice, n, commission.RatesOf(entry.Entry), minor)
+	amounts, ok, err := commission.ComputeAmounts(t.Gross, n, commission.RatesOf(entry.Entry), minor)
 	if !found || !ok || err != nil {
 		a.diff(Difference{Group: Fees, What: WhatNoRate, Invoice: t.InvoiceID, Currency: t.Currency, NeedsPerson: true, Fee: f,
 			Message: fmt.Sprintf("the commission table prices no sale in %d installments on %q", n, t.CardProgram)})
 		return nil
 	}
-	f.Expected, f.Difference = amounts.MerchantFee, t.MerchantCommission.Sub(amounts.MerchantFee)
+	f.Expected, f.Difference = amounts.MerchantFee, money.Round(t.MerchantCommission, minor).Sub(amounts.MerchantFee)
 	f.TableRate = rate(entry.Entry.MerchantCommissionPercentage.String(), entry.Entry.MerchantCommissionFixed.String())
 	key := [2]string{t.CardProgram, t.Currency}
 	sum := a.fees[key]
