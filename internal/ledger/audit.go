@@ -172,7 +172,7 @@ func (a *auditor) row(t gateway.Transaction) error {
 		return nil
 	}
 	s := seen{state: t.StateText(), taken: t.Taken() || t.ChargedBack(), failed: t.Failed(), price: t.ProductPrice,
-		currency: t.Currency, totalRefunded: t.TotalRefunded, history: t.Refunds}
+		currency: t.Currency, totalRefunded: refunded(t), history: t.Refunds}
 	if inv.open {
 		s.row = &t
 	}

@@ -166,3 +166,30 @@ func TestFeeOnGross(t *testing.T) {
 		}
 	}
 }
+
+// TestChargebackNotRefunded: a charged-back row's total_refunded_amount
+// holds the amount charged back; the totals' Refunded counts only its
+// refund_history's refunds (#14).
+func TestChargebackNotRefunded(t *testing.T) {
+	cb := row("C", "Chargebacked")
+	cb.TotalRefunded = dec("100")
+	part := row("P", "Chargebacked", refundInfo("RF1", "10", "Completed"))
+	part.TotalRefunded = dec("100")
+	refundedRow := row("R", "Partially Refunded")
+	refundedRow.TotalRefunded = dec("5")
+	res := run(t, []gateway.Transaction{cb, part, refundedRow})
+	if len(res.Totals) != 1 || !res.Totals[0].Refunded.Equal(dec("15")) {
+		t.Errorf("totals %+v, want refunded 15", res.Totals)
+	}
+}
+
+// TestChargebackNoRefundTotal: a charged-back sale the journal refunded
+// nothing of is a chargeback, not also a refunded total that differs.
+func TestChargebackNoRefundTotal(t *testing.T) {
+	cb := row("C", "Chargebacked")
+	cb.TotalRefunded = dec("100")
+	res := run(t, []gateway.Transaction{cb}, attempt("sale", "C", "a1", "", "100", journal.Succeeded))
+	if got := found(res); !equal(got, []string{"disagree/chargeback/C"}) {
+		t.Errorf("found %q", got)
+	}
+}

@@ -185,7 +185,7 @@ func (a *auditor) total(t gateway.Transaction) {
 	if !t.Taken() && !t.ChargedBack() {
 		return
 	}
-	tr.Gross, tr.Refunded = tr.Gross.Add(t.Gross), tr.Refunded.Add(t.TotalRefunded)
+	tr.Gross, tr.Refunded = tr.Gross.Add(t.Gross), tr.Refunded.Add(refunded(t))
 	tr.Commission, tr.Net = tr.Commission.Add(t.MerchantCommission), tr.Net.Add(t.Net)
 	tr.RollingHeld = tr.RollingHeld.Add(t.RollingAmount)
 	if t.ChargedBack() {
@@ -198,6 +198,23 @@ func (a *auditor) total(t gateway.Transaction) {
 	if !t.SettlesMerchant.IsZero() {
 		tr.settles[day(t.SettlesMerchant)] = tr.settles[day(t.SettlesMerchant)].Add(t.Net)
 	}
+}
+
+// refunded is what t's sale refunded. A charged-back row's
+// total_refunded_amount holds the amount charged back too: only its
+// refund_history's made refunds are refunds (none when it lists none).
+func refunded(t gateway.Transaction) decimal.Decimal {
+	if !t.ChargedBack() {
+		return t.TotalRefunded
+	}
+	var sum decimal.Decimal
+	for _, h := range t.Refunds {
+		if !h.Waiting() && !h.Refused() {
+			amount, _ := h.Amount.Decimal()
+			sum = sum.Add(amount)
+		}
+	}
+	return sum
 }
 
 // finish writes the totals and the fee sums in order.
