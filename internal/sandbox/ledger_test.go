@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -339,6 +340,16 @@ func TestLedgerRepeatWithinTwoSeconds(t *testing.T) {
 	}
 	if res := fx.authed("/api/getTransactions", day); res.Code != 429 {
 		t.Errorf("getTransactions repeated: %s", res.Raw)
+	}
+	// The same listing with a fresh hash_key (paycli's is salted per
+	// call) is the same request (review 41 #12).
+	again := maps.Clone(day)
+	again["hash_key"] = ledgerHash(t, MerchantKey, day)
+	if again["hash_key"] == day["hash_key"] {
+		t.Fatal("ledgerHash is not salted: the test proves nothing")
+	}
+	if res := fx.authed("/api/getTransactions", again); res.Code != 429 {
+		t.Errorf("getTransactions repeated with another hash_key: %s", res.Raw)
 	}
 }
 
