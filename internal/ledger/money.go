@@ -19,18 +19,7 @@ import (
 // matches nothing) and their refunded total, a ref counted once however
 // often it was sent.
 func (a *auditor) refunds(id string, inv *invoice) {
-	history := map[string]*gateway.RefundInfo{}
-	from := map[string]*seen{}
-	listed := false
-	for i := range inv.rows {
-		s := &inv.rows[i]
-		listed = listed || s.history != nil
-		for j := range s.history {
-			if h := &s.history[j]; h.RefundTransactionID != "" {
-				history[h.RefundTransactionID], from[h.RefundTransactionID] = h, s
-			}
-		}
-	}
+	history, from, listed := historyOf(inv)
 	currency := inv.rows[0].currency
 	mine := map[string]bool{}
 	counted := map[string]bool{}
@@ -59,6 +48,36 @@ func (a *auditor) refunds(id string, inv *invoice) {
 			}
 		}
 	}
+	ledgerRefunded := a.ledgerRefunded(id, inv, mine)
+	if !missing && !journaled.Equal(ledgerRefunded) && (journaled.IsPositive() || !listed) {
+		a.diff(Difference{Group: Disagree, What: WhatRefundTotal, Invoice: id, Currency: currency, NeedsPerson: true,
+			Journal: journaled.String(), Ledger: ledgerRefunded.String(), Message: "the refunded totals differ"})
+	}
+}
+
+// historyOf is the refund_history entries of inv's rows by
+// refund_transaction_id (an entry with none is left out), the row each
+// came from, and whether any row lists a history.
+func historyOf(inv *invoice) (map[string]*gateway.RefundInfo, map[string]*seen, bool) {
+	history := map[string]*gateway.RefundInfo{}
+	from := map[string]*seen{}
+	listed := false
+	for i := range inv.rows {
+		s := &inv.rows[i]
+		listed = listed || s.history != nil
+		for j := range s.history {
+			if h := &s.history[j]; h.RefundTransactionID != "" {
+				history[h.RefundTransactionID], from[h.RefundTransactionID] = h, s
+			}
+		}
+	}
+	return history, from, listed
+}
+
+// ledgerRefunded is what inv's rows refunded of the journal's refunds
+// (mine, by ref): a row's made refund_history entries, or its refunded
+// total when it lists none. The others are told as made elsewhere.
+func (a *auditor) ledgerRefunded(id string, inv *invoice, mine map[string]bool) decimal.Decimal {
 	var ledgerRefunded decimal.Decimal
 	for _, s := range inv.rows {
 		if s.history == nil {
@@ -71,17 +90,14 @@ func (a *auditor) refunds(id string, inv *invoice) {
 			}
 			amount, _ := h.Amount.Decimal()
 			if h.RefundTransactionID == "" || !mine[h.RefundTransactionID] {
-				a.diff(Difference{Group: Elsewhere, What: WhatRefundElsewhere, Invoice: id, Ref: h.RefundTransactionID, Currency: currency,
+				a.diff(Difference{Group: Elsewhere, What: WhatRefundElsewhere, Invoice: id, Ref: h.RefundTransactionID, Currency: s.currency,
 					Ledger: amount.String(), Message: "the gateway has a refund the journal did not make (the panel)"})
 				continue
 			}
 			ledgerRefunded = ledgerRefunded.Add(amount)
 		}
 	}
-	if !missing && !journaled.Equal(ledgerRefunded) && (journaled.IsPositive() || !listed) {
-		a.diff(Difference{Group: Disagree, What: WhatRefundTotal, Invoice: id, Currency: currency, NeedsPerson: true,
-			Journal: journaled.String(), Ledger: ledgerRefunded.String(), Message: "the refunded totals differ"})
-	}
+	return ledgerRefunded
 }
 
 // named offers an unknown or queued refund the ledger lists for settling.
