@@ -6,6 +6,7 @@ import (
 	"iter"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -20,27 +21,52 @@ import (
 // what an attempt made: journal.Kind.Sale, Refund), the commission table
 // of a currency (Table: the gateway's commissions answer, placed by
 // commission.Rows; nil rows when it has none), and Source, the listing the
-// rows came from, named in each settlement's evidence.
+// rows came from, named in each settlement's evidence. Now is when the
+// audit runs: a sale attempt whose request may still be in flight then
+// (before its deadline and journal.InFlightMargin) is not settled.
 type Audit struct {
 	Kinds  journal.Kinds
 	Table  func(ctx context.Context, currency string) ([]commission.Row, error)
 	Source string
+	Now    time.Time
 }
 
-// brief is what the audit keeps of one attempt: its id, ref, class and
-// amount. The journal's side of a day is held only as these.
+// brief is what the audit keeps of one attempt: its id, ref, class,
+// amount and currency. The journal's side of a day is held only as these.
 type brief struct {
 	id, ref, class string
 	amount         decimal.Decimal
+	currency       string
+	// over is the attempt's deadline and journal.InFlightMargin: until
+	// then its request may still be at the gateway.
+	over time.Time
 	// told: a later attempt of the same story succeeded (journal's rule).
 	told bool
 }
 
-// invoice is the journal's attempts on one invoice, sales and refunds.
+// invoice is the journal's attempts on one invoice, sales and refunds,
+// and the ledger's rows of it, decided on once all are read.
 type invoice struct {
 	sales, refunds []brief
 	currency       string
-	matched        bool
+	rows           []seen
+	// open: an attempt is unknown or queued, so rows keep their evidence.
+	open bool
+}
+
+// seen is what the audit keeps of one ledger row of a journal invoice.
+// An invoice may have several rows (a site's failed try, then its
+// success): none alone says which is an attempt's.
+type seen struct {
+	state         string
+	taken, failed bool
+	price         decimal.Decimal
+	currency      string
+	totalRefunded decimal.Decimal
+	// history is the row's refund_history, nil when it has none.
+	history []gateway.RefundInfo
+	// row is the whole row, kept only on an open invoice (evidence).
+	row *gateway.Transaction
 }
 
 // auditor is one run's state: the journal's index and the running totals.
@@ -76,7 +102,7 @@ func (au Audit) Run(ctx context.Context, attempts func(yield func(journal.Attemp
 			return nil, err
 		}
 	}
-	a.unmatched()
+	a.invoices()
 	a.finish()
 	return a.res, nil
 }
@@ -94,7 +120,8 @@ func (a *auditor) add(at journal.Attempt) error {
 		inv = &invoice{currency: at.Intent.Currency}
 		a.index[at.Intent.Invoice] = inv
 	}
-	b := brief{id: at.Intent.Attempt, ref: at.Intent.Ref, class: at.Class(), amount: amount}
+	b := brief{id: at.Intent.Attempt, ref: at.Intent.Ref, class: at.Class(), amount: amount, currency: at.Intent.Currency,
+		over: at.Deadline().Add(journal.InFlightMargin)}
 	if k.Sale {
 		inv.sales = append(inv.sales, b)
 	} else {
@@ -116,6 +143,7 @@ func (a *auditor) tell() {
 		for i, r := range inv.refunds {
 			inv.refunds[i].told = slices.ContainsFunc(inv.refunds, func(b brief) bool { return b.ref == r.ref && r.ref != "" && succeeded(b) })
 		}
+		inv.open = slices.ContainsFunc(inv.sales, unsettled) || slices.ContainsFunc(inv.refunds, unsettled)
 	}
 }
 
@@ -143,15 +171,28 @@ func (a *auditor) row(t gateway.Transaction) error {
 	if inv == nil {
 		return nil
 	}
-	inv.matched = true
-	a.sale(t, inv)
-	a.refunds(t, inv)
+	s := seen{state: t.StateText(), taken: t.Taken() || t.ChargedBack(), failed: t.Failed(), price: t.ProductPrice,
+		currency: t.Currency, totalRefunded: refunded(t), history: t.Refunds}
+	if inv.open {
+		s.row = &t
+	}
+	inv.rows = append(inv.rows, s)
 	return nil
 }
 
-// sale matches the invoice's sale attempts with the row.
-func (a *auditor) sale(t gateway.Transaction, inv *invoice) {
-	taken := t.Taken() || t.ChargedBack()
+// sale matches the invoice's sale attempts with its rows. An unknown
+// sale is settled only from the invoice's one row, decided, and once its
+// request can no longer be in flight (check status's rule,
+// journal.heldBack): a row may be an earlier try's doing.
+func (a *auditor) sale(id string, inv *invoice) {
+	first := inv.rows[0]
+	taken := slices.ContainsFunc(inv.rows, func(s seen) bool { return s.taken })
+	failed := slices.ContainsFunc(inv.rows, func(s seen) bool { return s.failed })
+	states := make([]string, len(inv.rows))
+	for i, s := range inv.rows {
+		states[i] = s.state
+	}
+	ledger := strings.Join(states, ", ")
 	made := slices.ContainsFunc(inv.sales, succeeded)
 	open := false
 	for _, s := range inv.sales {
@@ -159,25 +200,49 @@ func (a *auditor) sale(t gateway.Transaction, inv *invoice) {
 			continue
 		}
 		open = true
-		d := Difference{Group: Named, Invoice: t.InvoiceID, Attempt: s.id, Currency: t.Currency, Journal: s.class, Ledger: t.StateText()}
+		d := Difference{Group: Named, Invoice: id, Attempt: s.id, Currency: first.currency, Journal: s.class, Ledger: ledger}
 		switch {
-		case taken:
-			d.What, d.Settle, d.Message = WhatSettles, &Settlement{Outcome: journal.Succeeded, Evidence: a.evidence(t, nil)}, "the ledger lists the sale as taken"
-		case t.Failed():
-			d.What, d.Settle, d.Message = WhatSettles, &Settlement{Outcome: journal.Declined, Evidence: a.evidence(t, nil)}, "the ledger lists the sale as not taken"
+		case len(inv.rows) > 1:
+			d.What, d.NeedsPerson = WhatStillOpen, true
+			d.Message = fmt.Sprintf("the ledger has %d rows for the invoice and none says which is this attempt's: ask the gateway", len(inv.rows))
+		case a.Now.Before(s.over):
+			d.What, d.Message = WhatStillOpen, "its request may still be in flight until "+s.over.UTC().Format(time.RFC3339)+": audit again then"
+		case first.taken:
+			d.What, d.Settle, d.Message = WhatSettles, &Settlement{Outcome: journal.Succeeded, Evidence: a.evidence(*first.row, nil)}, "the ledger lists the sale as taken"
+		case first.failed:
+			d.What, d.Settle, d.Message = WhatSettles, &Settlement{Outcome: journal.Declined, Evidence: a.evidence(*first.row, nil)}, "the ledger lists the sale as not taken"
 		default:
 			d.What, d.Message = WhatStillOpen, "the ledger lists the sale, not finished yet"
 		}
-		d.NeedsPerson = d.Settle != nil
+		d.NeedsPerson = d.NeedsPerson || d.Settle != nil
 		a.diff(d)
 	}
 	switch {
-	case made && !taken && t.Failed():
-		a.diff(Difference{Group: Disagree, What: WhatMadeNotTaken, Invoice: t.InvoiceID, Currency: t.Currency, NeedsPerson: true,
-			Journal: journal.Succeeded, Ledger: t.StateText(), Message: "the journal has the sale made; the ledger says nothing was taken"})
+	case made && !taken && failed:
+		a.diff(Difference{Group: Disagree, What: WhatMadeNotTaken, Invoice: id, Currency: first.currency, NeedsPerson: true,
+			Journal: journal.Succeeded, Ledger: ledger, Message: "the journal has the sale made; the ledger says nothing was taken"})
 	case !made && !open && taken && slices.ContainsFunc(inv.sales, func(b brief) bool { return b.class == journal.Declined }):
-		a.diff(Difference{Group: Disagree, What: WhatDeclinedTaken, Invoice: t.InvoiceID, Currency: t.Currency, NeedsPerson: true,
-			Journal: journal.Declined, Ledger: t.StateText(), Message: "the journal thinks the sale declined; the gateway took it"})
+		a.diff(Difference{Group: Disagree, What: WhatDeclinedTaken, Invoice: id, Currency: first.currency, NeedsPerson: true,
+			Journal: journal.Declined, Ledger: ledger, Message: "the journal thinks the sale declined; the gateway took it"})
+	}
+	a.saleAmount(id, inv)
+}
+
+// saleAmount compares the journal's made sale with the rows that took
+// it: the journal's amount is the product price (a user commission is
+// added to what the card pays, not to it), in the same currency.
+func (a *auditor) saleAmount(id string, inv *invoice) {
+	i := slices.IndexFunc(inv.sales, succeeded)
+	if i < 0 {
+		return
+	}
+	s := inv.sales[i]
+	for _, r := range inv.rows {
+		if r.taken && (!r.price.Equal(s.amount) || r.currency != s.currency) {
+			a.diff(Difference{Group: Disagree, What: WhatSaleAmount, Invoice: id, Attempt: s.id, Currency: r.currency, NeedsPerson: true,
+				Journal: s.amount.String() + " " + s.currency, Ledger: r.price.String() + " " + r.currency,
+				Message: "the gateway took another amount than the journal made"})
+		}
 	}
 }
 
@@ -194,12 +259,14 @@ func (a *auditor) diff(d Difference) {
 	a.res.Differences = append(a.res.Differences, d)
 }
 
-// unmatched lists the journal's succeeded sales the ledger has no row
-// for, in invoice order.
-func (a *auditor) unmatched() {
+// invoices decides each journal invoice on its rows, in invoice order:
+// a succeeded sale with no row is missing at the gateway.
+func (a *auditor) invoices() {
 	for _, id := range slices.Sorted(maps.Keys(a.index)) {
 		inv := a.index[id]
-		if inv.matched {
+		if len(inv.rows) > 0 {
+			a.sale(id, inv)
+			a.refunds(id, inv)
 			continue
 		}
 		for _, s := range inv.sales {

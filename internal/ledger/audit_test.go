@@ -50,7 +50,7 @@ func attempt(kind, invoice, id, ref, amount, outcome string) journal.Attempt {
 
 func run(t *testing.T, rows []gateway.Transaction, attempts ...journal.Attempt) *ledger.Result {
 	t.Helper()
-	au := ledger.Audit{Kinds: kinds, Table: table, Source: "getTransactions"}
+	au := ledger.Audit{Kinds: kinds, Table: table, Source: "getTransactions", Now: auditNow}
 	res, err := au.Run(context.Background(), func(yield func(journal.Attempt) error) error {
 		for _, a := range attempts {
 			if err := yield(a); err != nil {

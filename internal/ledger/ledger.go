@@ -44,6 +44,7 @@ const (
 	WhatChargeback      = "chargeback"
 	WhatDeclinedTaken   = "declined_but_taken"
 	WhatMadeNotTaken    = "made_but_not_taken"
+	WhatSaleAmount      = "sale_amount"
 	WhatSettles         = "settles"
 	WhatStillOpen       = "still_open"
 	WhatFee             = "fee"
@@ -83,13 +84,15 @@ type Settlement struct {
 // Fee is one sale's commission as charged against the table's.
 type Fee struct {
 	// Currency is the sale's, which its amounts are written in.
-	Currency    string          `json:"-"`
-	Program     string          `json:"card_program"`
-	Installment int             `json:"installment"`
-	Price       decimal.Decimal `json:"product_price"`
-	Charged     decimal.Decimal `json:"charged"`
-	Expected    decimal.Decimal `json:"expected"`
-	Difference  decimal.Decimal `json:"difference"`
+	Currency    string `json:"-"`
+	Program     string `json:"card_program"`
+	Installment int    `json:"installment"`
+	// Gross is what the fee is charged on: the price and the user
+	// commission (§11.12).
+	Gross      decimal.Decimal `json:"gross"`
+	Charged    decimal.Decimal `json:"charged"`
+	Expected   decimal.Decimal `json:"expected"`
+	Difference decimal.Decimal `json:"difference"`
 	// ChargedRate and TableRate are the merchant percentage and fixed
 	// amount the row says it applied (merchant_sale) and the table's.
 	ChargedRate string `json:"charged_rate,omitempty"`

@@ -14,54 +14,90 @@ import (
 	"github.com/paycli/paycli/internal/money"
 )
 
-// refunds matches the invoice's refund attempts with the row's
-// refund_history (by refund_transaction_id) and its refunded total.
-func (a *auditor) refunds(t gateway.Transaction, inv *invoice) {
-	history := map[string]*gateway.RefundInfo{}
-	for i := range t.Refunds {
-		history[t.Refunds[i].RefundTransactionID] = &t.Refunds[i]
-	}
+// refunds matches the invoice's refund attempts with its rows'
+// refund_history (by refund_transaction_id; an attempt or entry with none
+// matches nothing) and their refunded total, a ref counted once however
+// often it was sent.
+func (a *auditor) refunds(id string, inv *invoice) {
+	history, from, listed := historyOf(inv)
+	currency := inv.rows[0].currency
 	mine := map[string]bool{}
+	counted := map[string]bool{}
 	var journaled decimal.Decimal
+	count := func(r brief) {
+		if r.ref == "" || !counted[r.ref] {
+			counted[r.ref], journaled = true, journaled.Add(r.amount)
+		}
+	}
 	missing := false
 	for _, r := range inv.refunds {
 		mine[r.ref] = true
 		h := history[r.ref]
 		switch {
 		case succeeded(r):
-			journaled = journaled.Add(r.amount)
-			if t.Refunds != nil && h == nil {
+			if listed && h == nil && (r.ref == "" || !counted[r.ref]) {
 				missing = true
-				a.diff(Difference{Group: Disagree, What: WhatRefundMissing, Invoice: t.InvoiceID, Attempt: r.id, Ref: r.ref, Currency: t.Currency,
-					NeedsPerson: true, Journal: money.ExactIn(r.amount, t.Currency), Message: "the journal has the refund made; the ledger's refund_history does not list it"})
+				a.diff(Difference{Group: Disagree, What: WhatRefundMissing, Invoice: id, Attempt: r.id, Ref: r.ref, Currency: currency,
+					NeedsPerson: true, Journal: money.ExactIn(r.amount, currency), Message: "the journal has the refund made; the ledger's refund_history does not list it"})
 			}
+			count(r)
 		case unsettled(r) && h != nil:
-			a.named(t, r, h)
+			a.named(*from[r.ref].row, r, h)
 			if !h.Waiting() && !h.Refused() {
-				journaled = journaled.Add(r.amount)
+				count(r)
 			}
 		}
 	}
-	ledgerRefunded := t.TotalRefunded
-	if t.Refunds != nil {
-		ledgerRefunded = decimal.Zero
-		for _, h := range t.Refunds {
+	ledgerRefunded := a.ledgerRefunded(id, inv, mine)
+	if !missing && !journaled.Equal(ledgerRefunded) && (journaled.IsPositive() || !listed) {
+		a.diff(Difference{Group: Disagree, What: WhatRefundTotal, Invoice: id, Currency: currency, NeedsPerson: true,
+			Journal: money.ExactIn(journaled, currency), Ledger: money.ExactIn(ledgerRefunded, currency), Message: "the refunded totals differ"})
+	}
+}
+
+// historyOf is the refund_history entries of inv's rows by
+// refund_transaction_id (an entry with none is left out), the row each
+// came from, and whether any row lists a history.
+func historyOf(inv *invoice) (map[string]*gateway.RefundInfo, map[string]*seen, bool) {
+	history := map[string]*gateway.RefundInfo{}
+	from := map[string]*seen{}
+	listed := false
+	for i := range inv.rows {
+		s := &inv.rows[i]
+		listed = listed || s.history != nil
+		for j := range s.history {
+			if h := &s.history[j]; h.RefundTransactionID != "" {
+				history[h.RefundTransactionID], from[h.RefundTransactionID] = h, s
+			}
+		}
+	}
+	return history, from, listed
+}
+
+// ledgerRefunded is what inv's rows refunded of the journal's refunds
+// (mine, by ref): a row's made refund_history entries, or its refunded
+// total when it lists none. The others are told as made elsewhere.
+func (a *auditor) ledgerRefunded(id string, inv *invoice, mine map[string]bool) decimal.Decimal {
+	var ledgerRefunded decimal.Decimal
+	for _, s := range inv.rows {
+		if s.history == nil {
+			ledgerRefunded = ledgerRefunded.Add(s.totalRefunded)
+			continue
+		}
+		for _, h := range s.history {
 			if h.Waiting() || h.Refused() {
 				continue
 			}
 			amount, _ := h.Amount.Decimal()
-			if !mine[h.RefundTransactionID] {
-				a.diff(Difference{Group: Elsewhere, What: WhatRefundElsewhere, Invoice: t.InvoiceID, Ref: h.RefundTransactionID, Currency: t.Currency,
-					Ledger: money.ExactIn(amount, t.Currency), Message: "the gateway has a refund the journal did not make (the panel)"})
+			if h.RefundTransactionID == "" || !mine[h.RefundTransactionID] {
+				a.diff(Difference{Group: Elsewhere, What: WhatRefundElsewhere, Invoice: id, Ref: h.RefundTransactionID, Currency: s.currency,
+					Ledger: money.ExactIn(amount, s.currency), Message: "the gateway has a refund the journal did not make (the panel)"})
 				continue
 			}
 			ledgerRefunded = ledgerRefunded.Add(amount)
 		}
 	}
-	if !missing && !journaled.Equal(ledgerRefunded) && (journaled.IsPositive() || t.Refunds == nil) {
-		a.diff(Difference{Group: Disagree, What: WhatRefundTotal, Invoice: t.InvoiceID, Currency: t.Currency, NeedsPerson: true,
-			Journal: money.ExactIn(journaled, t.Currency), Ledger: money.ExactIn(ledgerRefunded, t.Currency), Message: "the refunded totals differ"})
-	}
+	return ledgerRefunded
 }
 
 // named offers an unknown or queued refund the ledger lists for settling.
@@ -81,7 +117,10 @@ func (a *auditor) named(t gateway.Transaction, r brief, h *gateway.RefundInfo) {
 
 // fee audits a taken sale's commission against the table's entry for its
 // installment count and card program, priced as `paycli installments`
-// prices it (commission.EntryFor, commission.ComputeAmounts).
+// prices it (commission.EntryFor, commission.ComputeAmounts) on the gross,
+// as §11.12's example charges it (5% × 11.3 + 0.1 = 0.665); the charged
+// fee is rounded to the minor unit first, as installments rounds the
+// gateway's.
 func (a *auditor) fee(t gateway.Transaction) error {
 	if !t.Taken() && !t.ChargedBack() {
 		return nil
@@ -91,19 +130,19 @@ func (a *auditor) fee(t gateway.Transaction) error {
 		return err
 	}
 	n := max(t.Installment, 1)
-	f := &Fee{Currency: t.Currency, Program: t.CardProgram, Installment: n, Price: t.ProductPrice, Charged: t.MerchantCommission}
+	f := &Fee{Currency: t.Currency, Program: t.CardProgram, Installment: n, Gross: t.Gross, Charged: t.MerchantCommission}
 	if t.HasCommissionRate {
 		f.ChargedRate = rate(t.CommissionPercentage.String(), t.CommissionFixed.String())
 	}
 	minor, _ := money.MinorUnit(t.Currency)
 	entry, found := commission.EntryFor(rows, n, t.CardProgram)
-	amounts, ok, err := commission.ComputeAmounts(t.ProductPrice, n, commission.RatesOf(entry.Entry), minor)
+	amounts, ok, err := commission.ComputeAmounts(t.Gross, n, commission.RatesOf(entry.Entry), minor)
 	if !found || !ok || err != nil {
 		a.diff(Difference{Group: Fees, What: WhatNoRate, Invoice: t.InvoiceID, Currency: t.Currency, NeedsPerson: true, Fee: f,
 			Message: fmt.Sprintf("the commission table prices no sale in %d installments on %q", n, t.CardProgram)})
 		return nil
 	}
-	f.Expected, f.Difference = amounts.MerchantFee, t.MerchantCommission.Sub(amounts.MerchantFee)
+	f.Expected, f.Difference = amounts.MerchantFee, money.Round(t.MerchantCommission, minor).Sub(amounts.MerchantFee)
 	f.TableRate = rate(entry.Entry.MerchantCommissionPercentage.String(), entry.Entry.MerchantCommissionFixed.String())
 	key := [2]string{t.CardProgram, t.Currency}
 	sum := a.fees[key]
@@ -162,7 +201,7 @@ func (a *auditor) total(t gateway.Transaction) {
 	if !t.Taken() && !t.ChargedBack() {
 		return
 	}
-	tr.Gross, tr.Refunded = tr.Gross.Add(t.Gross), tr.Refunded.Add(t.TotalRefunded)
+	tr.Gross, tr.Refunded = tr.Gross.Add(t.Gross), tr.Refunded.Add(refunded(t))
 	tr.Commission, tr.Net = tr.Commission.Add(t.MerchantCommission), tr.Net.Add(t.Net)
 	tr.RollingHeld = tr.RollingHeld.Add(t.RollingAmount)
 	if t.ChargedBack() {
@@ -175,6 +214,23 @@ func (a *auditor) total(t gateway.Transaction) {
 	if !t.SettlesMerchant.IsZero() {
 		tr.settles[day(t.SettlesMerchant)] = tr.settles[day(t.SettlesMerchant)].Add(t.Net)
 	}
+}
+
+// refunded is what t's sale refunded. A charged-back row's
+// total_refunded_amount holds the amount charged back too: only its
+// refund_history's made refunds are refunds (none when it lists none).
+func refunded(t gateway.Transaction) decimal.Decimal {
+	if !t.ChargedBack() {
+		return t.TotalRefunded
+	}
+	var sum decimal.Decimal
+	for _, h := range t.Refunds {
+		if !h.Waiting() && !h.Refused() {
+			amount, _ := h.Amount.Decimal()
+			sum = sum.Add(amount)
+		}
+	}
+	return sum
 }
 
 // finish writes the totals and the fee sums in order.

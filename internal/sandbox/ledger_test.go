@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -222,7 +223,8 @@ func TestLedgerRowMoney(t *testing.T) {
 }
 
 // TestLedgerPlantedRate: a rate planted for a sale, then for the merchant,
-// is what the ledger charges, with internal/commission's rounding.
+// is what the ledger charges, on the gross and unrounded, as §11.12's
+// row holds 0.665 (the audit rounds it as installments does).
 func TestLedgerPlantedRate(t *testing.T) {
 	fx := newFixture(t)
 	fx.pay("P-1", "333.33", "TRY")
@@ -234,8 +236,8 @@ func TestLedgerPlantedRate(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := fx.getTransactions(map[string]string{"date": "2026-11-22"}).rows(t)
-	// 333.33 × 2.5% + 0.25 = 8.58325 → 8.58 (half away from zero).
-	if p1 := rows[0]; p1["merchant_commission"] != 8.58 || p1["merchant_sale"].(map[string]any)["merchant_commission_percentage"] != 2.5 ||
+	// 333.33 × 2.5% + 0.25 = 8.58325.
+	if p1 := rows[0]; p1["merchant_commission"] != 8.58325 || p1["merchant_sale"].(map[string]any)["merchant_commission_percentage"] != 2.5 ||
 		p1["rolling_amount"] != 0.0 || p1["rolling_balance"] != nil {
 		t.Errorf("P-1: %v %v %v", p1["merchant_commission"], p1["merchant_sale"], p1["rolling_amount"])
 	}
@@ -346,6 +348,16 @@ func TestLedgerRepeatWithinTwoSeconds(t *testing.T) {
 	}
 	if res := fx.authed("/api/getTransactions", day); res.Code != 429 {
 		t.Errorf("getTransactions repeated: %s", res.Raw)
+	}
+	// The same listing with a fresh hash_key (paycli's is salted per
+	// call) is the same request (review 41 #12).
+	again := maps.Clone(day)
+	again["hash_key"] = ledgerHash(t, MerchantKey, day)
+	if again["hash_key"] == day["hash_key"] {
+		t.Fatal("ledgerHash is not salted: the test proves nothing")
+	}
+	if res := fx.authed("/api/getTransactions", again); res.Code != 429 {
+		t.Errorf("getTransactions repeated with another hash_key: %s", res.Raw)
 	}
 }
 
@@ -463,14 +475,14 @@ func TestSettlementDate(t *testing.T) {
 
 // TestMoneyOfTheDocumentsExample: §11.12's sale (price 10, the buyer's
 // commission 3% + 1, the merchant's 5% + 0.1, a 10% reserve): gross 11.3,
-// net = gross − commission. The commission is internal/commission's, on
-// the price (0.60), where the example's 0.665 is on the gross.
+// net = gross − commission, the commission on the gross, unrounded, as
+// the example's row has it: 5% × 11.3 + 0.1 = 0.665 (review 41 #3).
 func TestMoneyOfTheDocumentsExample(t *testing.T) {
 	sale := Sale{InvoiceID: "X", State: StateCompleted, Amount: "10.00", Currency: "TRY", Installment: 1, UserCommission: "1.30",
 		MerchantCommissionPercentage: "5", MerchantCommissionFixed: "0.1", UserCommissionPercentage: "3", UserCommissionFixed: "1"}
 	m := moneyOf(&sale, nil)
 	for name, tc := range map[string]struct{ got, want string }{
-		"gross": {m.gross.String(), "11.3"}, "commission": {m.commission.String(), "0.6"}, "net": {m.net.String(), "10.7"},
+		"gross": {m.gross.String(), "11.3"}, "commission": {m.commission.String(), "0.665"}, "net": {m.net.String(), "10.635"},
 		"rolling": {m.rolling.String(), "1.13"},
 	} {
 		if tc.got != tc.want {

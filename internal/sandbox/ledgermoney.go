@@ -11,7 +11,6 @@ import (
 	"github.com/shopspring/decimal"
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/paycli/paycli/internal/commission"
 	"github.com/paycli/paycli/internal/money"
 )
 
@@ -125,11 +124,10 @@ type ledgerMoney struct {
 }
 
 // moneyOf works out a sale's money at its stored rates, or at a planted
-// rate (the sale's, else the merchant's) when one is set. The commission
-// is internal/commission's (ComputeAmounts: on the product price, rounded
-// half away from zero to the minor unit); gross is what the buyer paid
-// (the price and the user commission); net is gross less the commission
-// (§11.12's example: 11.3 − 0.665 = 10.635).
+// rate (the sale's, else the merchant's) when one is set. Gross is what
+// the buyer paid (the price and the user commission); the commission is
+// charged on it, unrounded, and net is gross less it, as §11.12's example
+// has them (5% × 11.3 + 0.1 = 0.665, 11.3 − 0.665 = 10.635).
 func moneyOf(sale *Sale, planted map[string]plantedRate) ledgerMoney {
 	minor := minorUnit(sale.Currency)
 	m := ledgerMoney{rollingPercentage: decimal.RequireFromString(DefaultRollingPercentage)}
@@ -158,10 +156,7 @@ func moneyOf(sale *Sale, planted map[string]plantedRate) ledgerMoney {
 	if !m.charged {
 		return m
 	}
-	rates := commission.Rates{MerchantPercentage: commission.NewValue(m.percentage), MerchantFixed: commission.NewValue(m.fixed)}
-	if a, ok, err := commission.ComputeAmounts(m.price, max(sale.Installment, 1), rates, minor); err == nil && ok {
-		m.commission = a.MerchantFee
-	}
+	m.commission = m.gross.Mul(m.percentage).Div(decimal.NewFromInt(100)).Add(m.fixed)
 	m.net = m.gross.Sub(m.commission)
 	m.rolling = money.Round(m.gross.Mul(m.rollingPercentage).Div(decimal.NewFromInt(100)), minor)
 	return m

@@ -53,13 +53,15 @@ func (g *repeatGuard) admit(key [sha256.Size]byte, now time.Time) bool {
 }
 
 // requestDigest identifies a request by its path, query and parameters
-// (in name order, so a body with its members reordered is the same).
+// (in name order, so a body with its members reordered is the same),
+// hash_key left out: it is salted per call, so the same listing asked
+// again carries another.
 func requestDigest(r *http.Request, f fields) [sha256.Size]byte {
 	var b strings.Builder
 	b.WriteString(r.URL.Path + "?" + r.URL.RawQuery)
 	for _, k := range slices.Sorted(func(yield func(string) bool) {
 		for k := range f {
-			if !yield(k) {
+			if k != "hash_key" && !yield(k) {
 				return
 			}
 		}

@@ -153,7 +153,7 @@ func auditRun(ctx context.Context, opts *Options) error {
 	defer store.Close()
 	account := journal.Scope{Profile: cfg.Profile, Gateway: identity, BaseURL: cfg.BaseURL}.WithAlias(journal.AppAlias(identity, cfg.BaseURL, cfg.AppID))
 	opts.IO.Notef("Auditing %s to %s (gateway time, %s), profile %s.", from.Format(time.DateOnly), to.AddDate(0, 0, -1).Format(time.DateOnly), "Europe/Istanbul", cfg.Profile)
-	au := ledger.Audit{Kinds: opts.Kinds, Source: gateway.EndpointGetTransactions, Table: tableOf(client)}
+	au := ledger.Audit{Kinds: opts.Kinds, Source: gateway.EndpointGetTransactions, Table: tableOf(client), Now: opts.Now()}
 	q := gateway.TransactionQuery{Span: gateway.SpanRange, From: from, To: to.Add(-time.Second),
 		Waited: func(d time.Duration) {
 			opts.IO.Notef("The gateway refuses a listing repeated within 2 seconds; waiting %s.", d)
@@ -166,7 +166,7 @@ func auditRun(ctx context.Context, opts *Options) error {
 	}
 	out := Output{From: from.Format(time.DateOnly), To: to.AddDate(0, 0, -1).Format(time.DateOnly), Zone: "Europe/Istanbul", Account: identity, Result: res}
 	if opts.Settle {
-		if out.Settled, err = settle(ctx, opts, store, res); err != nil {
+		if out.Settled, err = settle(ctx, opts, store, identity, res); err != nil {
 			return err
 		}
 	}
@@ -201,17 +201,35 @@ func tableOf(client *gateway.Client) func(context.Context, string) ([]commission
 }
 
 // settle records each attempt the ledger settles (ledger.Named with a
-// Settlement), through the journal's own path: the invoice's lock, the
-// attempt read again under it and still unsettled (journal.UnresolvedAll),
-// a reconcile line via ViaAudit with the row as evidence.
-func settle(ctx context.Context, opts *Options, store journal.Store, res *ledger.Result) ([]string, error) {
+// Settlement), through the journal's own path: the invoice's lock on the
+// account's identity, the attempt read again under it and still unsettled
+// (journal.UnresolvedAll), a reconcile line via ViaAudit with the row as
+// evidence. An attempt the ledger gives two outcomes is not recorded.
+func settle(ctx context.Context, opts *Options, store journal.Store, identity string, res *ledger.Result) ([]string, error) {
 	var done []string
 	osUser, host := opts.Who()
-	for _, d := range res.In(ledger.Named) {
+	named := res.In(ledger.Named)
+	outcomes := map[string]map[string]bool{}
+	for _, d := range named {
+		if d.Settle != nil {
+			if outcomes[d.Attempt] == nil {
+				outcomes[d.Attempt] = map[string]bool{}
+			}
+			outcomes[d.Attempt][d.Settle.Outcome] = true
+		}
+	}
+	for _, d := range named {
 		if d.Settle == nil {
 			continue
 		}
-		ok, err := settleOne(ctx, opts, store, d, osUser, host)
+		if len(outcomes[d.Attempt]) > 1 {
+			opts.IO.Notef("Not recorded: the ledger says attempt %s of invoice %s both succeeded and declined; ask the gateway.", d.Attempt, render.Escape(d.Invoice))
+			delete(outcomes, d.Attempt)
+			continue
+		} else if outcomes[d.Attempt] == nil {
+			continue
+		}
+		ok, err := settleOne(ctx, opts, store, identity, d, osUser, host)
 		if err != nil {
 			return done, err
 		}
@@ -223,18 +241,8 @@ func settle(ctx context.Context, opts *Options, store journal.Store, res *ledger
 	return done, nil
 }
 
-func settleOne(ctx context.Context, opts *Options, store journal.Store, d ledger.Difference, osUser, host string) (bool, error) {
-	found, err := store.Attempts(ctx, d.Invoice)
-	if err != nil {
-		return false, err
-	}
-	var gw string
-	for _, a := range found {
-		if a.Intent.Attempt == d.Attempt {
-			gw = a.Intent.Gateway
-		}
-	}
-	unlock, err := store.Lock(ctx, gw, d.Invoice, "audit --settle")
+func settleOne(ctx context.Context, opts *Options, store journal.Store, identity string, d ledger.Difference, osUser, host string) (bool, error) {
+	unlock, err := store.Lock(ctx, identity, d.Invoice, "audit --settle")
 	var inFlight *journal.InFlightError
 	if errors.As(err, &inFlight) {
 		opts.IO.Notef("Not recorded: %s.", inFlight.Say(d.Invoice))
@@ -243,12 +251,19 @@ func settleOne(ctx context.Context, opts *Options, store journal.Store, d ledger
 		return false, err
 	}
 	defer unlock()
-	if found, err = store.Attempts(ctx, d.Invoice); err != nil {
+	found, err := store.Attempts(ctx, d.Invoice)
+	if err != nil {
 		return false, err
 	}
 	for _, a := range journal.UnresolvedAll(found) {
 		if a.Intent.Attempt != d.Attempt {
 			continue
+		}
+		// A sale's row may be an earlier try's while a is still in flight
+		// (journal.Settle holds such an answer back the same way).
+		if over := a.Deadline().Add(journal.InFlightMargin); opts.Kinds.For(a).Sale && opts.Now().Before(over) {
+			opts.IO.Notef("Not recorded: attempt %s of invoice %s may still be in flight until %s.", d.Attempt, render.Escape(d.Invoice), over.UTC().Format(time.RFC3339))
+			return false, nil
 		}
 		line := journal.Reconciliation(a, journal.Learned{Outcome: d.Settle.Outcome, Message: "the gateway's ledger lists it: " + d.Message}, journal.ViaAudit, opts.Now())
 		line.Evidence, line.OSUser, line.Host = d.Settle.Evidence, osUser, host
