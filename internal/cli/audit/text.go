@@ -32,8 +32,8 @@ func groupTitle(g ledger.Group) string {
 func writeText(opts *Options, out Output) error {
 	w := opts.IO.Out
 	opts80 := render.TableOptions{Palette: opts.Palette(), MaxWidth: 80, RightAlign: []int{1}}
-	fmt.Fprintf(w, "Audit of %s to %s (%s), account %s: %d ledger rows, %d journal attempts.\n",
-		out.From, out.To, out.Zone, out.Account, out.Rows, out.Attempts)
+	fmt.Fprintf(w, "Audit of %s to %s (%s).\nAccount %s: %s, %s.\n", out.From, out.To, out.Zone, out.Account,
+		render.Count(out.Rows, "ledger row", "ledger rows"), render.Count(out.Attempts, "journal attempt", "journal attempts"))
 	counts := [][]string{}
 	for _, g := range ledger.Groups {
 		counts = append(counts, []string{groupTitle(g), strconv.Itoa(len(out.In(g)))})
@@ -48,7 +48,7 @@ func writeText(opts *Options, out Output) error {
 			in(t.Commission), in(t.Net), in(t.RollingHeld)})
 	}
 	if err := render.WriteTable(w, render.TableOptions{Palette: opts.Palette(), MaxWidth: 80, RightAlign: []int{1, 2, 4, 5, 6}},
-		[]string{"CUR", "GROSS", "GIVEN BACK", "CHARGEBACKS/FEES", "COMMISSION", "NET", "ROLLING"}, totals); err != nil {
+		[]string{"CUR", "GROSS", "REFUNDED", "CHARGEBACKS/FEES", "COMMISSION", "NET", "ROLLING"}, totals); err != nil {
 		return err
 	}
 	for _, t := range out.Totals {
@@ -67,28 +67,34 @@ func writeText(opts *Options, out Output) error {
 	return writeDetails(w, opts80, out)
 }
 
+// writeDetails writes each group's differences, one line each at 80
+// columns: a message is said once, above the rows it is about, and a row
+// keeps only what is its own (the outcome --settle records, the rates of
+// a fee).
 func writeDetails(w io.Writer, opts render.TableOptions, out Output) error {
-	opts.RightAlign, opts.Wrap = nil, []int{4}
+	opts.RightAlign = nil
 	for _, g := range ledger.Groups {
 		ds := out.In(g)
 		if len(ds) == 0 {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s:\n", groupTitle(g))
-		rows := make([][]string, 0, len(ds))
-		for _, d := range ds {
-			what := d.Message
-			if d.Settle != nil {
-				what += "; --settle records it " + d.Settle.Outcome
+		for _, said := range byMessage(ds) {
+			fmt.Fprintf(w, "- %s\n", said[0].Message)
+			header := []string{"INVOICE", "ATTEMPT/REF", "JOURNAL", "LEDGER"}
+			rows := make([][]string, 0, len(said))
+			for _, d := range said {
+				rows = append(rows, []string{d.Invoice, d.Attempt + refOf(d), d.Journal, d.Ledger, noteOf(d)})
+				if rows[len(rows)-1][4] != "" && len(header) == 4 {
+					header = append(header, "NOTE")
+				}
 			}
-			if d.Fee != nil && d.Fee.TableRate != "" {
-				what += fmt.Sprintf(" (charged %s at %s, table %s at %s)", money.ExactIn(d.Fee.Charged, d.Currency), d.Fee.ChargedRate,
-					money.ExactIn(d.Fee.Expected, d.Currency), d.Fee.TableRate)
+			for i := range rows {
+				rows[i] = rows[i][:len(header)]
 			}
-			rows = append(rows, []string{d.Invoice, d.Attempt + refOf(d), d.Journal, d.Ledger, what})
-		}
-		if err := render.WriteTable(w, opts, []string{"INVOICE", "ATTEMPT/REF", "JOURNAL", "LEDGER", "WHAT"}, rows); err != nil {
-			return err
+			if err := render.WriteTable(w, opts, header, rows); err != nil {
+				return err
+			}
 		}
 	}
 	if len(out.Fees) > 0 {
@@ -101,6 +107,34 @@ func writeDetails(w io.Writer, opts render.TableOptions, out Output) error {
 			[]string{"PROGRAM", "CUR", "SALES", "CHARGED", "TABLE", "DIFFERENCE"}, rows)
 	}
 	return nil
+}
+
+// byMessage splits a group's differences by their message, in the order
+// each message first comes.
+func byMessage(ds []ledger.Difference) [][]ledger.Difference {
+	var split [][]ledger.Difference
+	at := map[string]int{}
+	for _, d := range ds {
+		i, ok := at[d.Message]
+		if !ok {
+			i, at[d.Message] = len(split), len(split)
+			split = append(split, nil)
+		}
+		split[i] = append(split[i], d)
+	}
+	return split
+}
+
+// noteOf is what a difference says beyond its group's message: the
+// outcome --settle records, or the rates a fee was charged at.
+func noteOf(d ledger.Difference) string {
+	switch {
+	case d.Settle != nil:
+		return "--settle: " + d.Settle.Outcome
+	case d.Fee != nil && d.Fee.TableRate != "":
+		return "rate " + d.Fee.ChargedRate + ", table " + d.Fee.TableRate
+	}
+	return ""
 }
 
 func refOf(d ledger.Difference) string {
