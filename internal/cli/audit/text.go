@@ -48,7 +48,7 @@ func writeText(opts *Options, out Output) error {
 			in(t.Commission), in(t.Net), in(t.RollingHeld)})
 	}
 	if err := render.WriteTable(w, render.TableOptions{Palette: opts.Palette(), MaxWidth: 80, RightAlign: []int{1, 2, 4, 5, 6}},
-		[]string{"CUR", "GROSS", "REFUNDED", "CHARGEBACKS/FEES", "COMMISSION", "NET", "ROLLING"}, totals); err != nil {
+		[]string{"CUR", "GROSS", "REFUNDS", "CHARGEBACKS/FEES", "COMMISSION", "NET", "ROLLING"}, totals); err != nil {
 		return err
 	}
 	for _, t := range out.Totals {

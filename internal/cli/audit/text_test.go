@@ -75,7 +75,7 @@ func TestTextAt80Columns(t *testing.T) {
 			t.Errorf("message %q said %d times, want once above its rows", d.Message, c)
 		}
 	}
-	for _, said := range []string{"Account sandbox-0db70f985745e2ab: 4 ledger rows, 1 journal attempt.\n", "REFUNDED", "1784.40", "50.00", "58.425", "1726.00", "135.00", "0 / 0.00"} {
+	for _, said := range []string{"Account sandbox-0db70f985745e2ab: 4 ledger rows, 1 journal attempt.\n", "REFUNDS", "1784.40", "50.00", "58.425", "1726.00", "135.00", "0 / 0.00"} {
 		if !strings.Contains(text, said) {
 			t.Errorf("the text does not say %q:\n%s", said, text)
 		}
