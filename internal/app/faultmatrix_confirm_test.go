@@ -79,9 +79,6 @@ func sandboxSale(t *testing.T, baseURL string, opts sandboxcmd.PayOptions) strin
 // leave an unknown outcome in the journal — except HTTP 401, which is
 // exit 3, also sent once.
 func TestFaultMatrixConfirmComplete(t *testing.T) {
-	// In process, its own sandbox and homes: it waits beside the desk's
-	// tests rather than before them.
-	t.Parallel()
 	faults := []string{"delay=3s", "status=500,body=html", "status=502,body=html", "status=503,body=html",
 		"status=504,body=html", "status=503", "reset=before", "reset=after", "truncate=0", "truncate=20", "status=401"}
 	commands := []struct {

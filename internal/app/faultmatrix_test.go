@@ -85,9 +85,6 @@ func sandboxWalletToken(t *testing.T, amount string) string {
 // have left is 7), walletPay must reach the gateway at most once, and the
 // last line of stderr must say what to do next.
 func TestFaultMatrix(t *testing.T) {
-	// In process, its own sandbox and homes: it waits beside the desk's
-	// tests rather than before them.
-	t.Parallel()
 	faults := []struct {
 		header string
 		// retried: a token or commission lookup tries again after it.
