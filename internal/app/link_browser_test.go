@@ -21,6 +21,7 @@ import (
 // status` shows the link waiting for its buyer, after, the sale completed
 // through the link.
 func TestLinkPaidInTheBrowserShowsInStatus(t *testing.T) {
+	t.Parallel() // in process, a sandbox, shop and browser of its own
 	rs := newRefundSandbox(t)
 	returned := make(chan string, 1)
 	shop := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

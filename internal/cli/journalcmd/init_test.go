@@ -15,7 +15,6 @@ import (
 	"github.com/paycli/paycli/internal/iostreams"
 	"github.com/paycli/paycli/internal/pgjournal"
 	"github.com/paycli/paycli/internal/testkit/kindtest"
-	"github.com/paycli/paycli/internal/testkit/pgtest"
 )
 
 // runInit runs `paycli journal init ARGS…` through its cobra command.
@@ -34,7 +33,7 @@ func runInit(t *testing.T, args ...string) (string, error) {
 
 func TestInit(t *testing.T) {
 	t.Parallel()
-	srv := pgtest.Start(t)
+	srv := pg.Start(t)
 	db := srv.Database(t, "desk_admin")
 	srv.Role(t, "ayse")
 	srv.Role(t, "zeynep")

@@ -110,7 +110,7 @@ func TestInitReadsOwnerURLOffTheCommandLine(t *testing.T) {
 // statement.
 func TestInitBehindSharingPooler(t *testing.T) {
 	t.Parallel()
-	srv := pgtest.Start(t)
+	srv := pg.Start(t)
 	db := srv.Database(t, "desk_admin")
 	p := srv.Pooler(t, pgtest.PoolTransaction)
 	for range 2 {

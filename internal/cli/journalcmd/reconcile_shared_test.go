@@ -9,7 +9,6 @@ import (
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/pgjournal"
 	"github.com/paycli/paycli/internal/render"
-	"github.com/paycli/paycli/internal/testkit/pgtest"
 )
 
 // TestReconcileGoesByTheDatabasesClock (issue 30, defect 3): on a shared
@@ -20,7 +19,7 @@ import (
 func TestReconcileGoesByTheDatabasesClock(t *testing.T) {
 	t.Parallel()
 	opts, _ := reconcileFixture(t, render.JSON)
-	srv := pgtest.Start(t)
+	srv := pg.Start(t)
 	db := srv.Database(t, "desk_admin")
 	srv.Role(t, "ayse")
 	srv.Role(t, "mehmet")

@@ -14,7 +14,6 @@ import (
 	"github.com/paycli/paycli/internal/pgjournal"
 	"github.com/paycli/paycli/internal/render"
 	"github.com/paycli/paycli/internal/testkit/kindtest"
-	"github.com/paycli/paycli/internal/testkit/pgtest"
 )
 
 // settleFixture is a file journal holding an unknown refund (rf-unknown,
@@ -173,7 +172,7 @@ func TestSettleFileJournal(t *testing.T) {
 // lead's role; an operator's is refused (exit 9) with the remedy.
 func TestSettleSharedJournal(t *testing.T) {
 	t.Parallel()
-	srv := pgtest.Start(t)
+	srv := pg.Start(t)
 	db := srv.Database(t, "desk_admin")
 	for _, r := range []string{"ayse", "zeynep"} {
 		srv.Role(t, r)

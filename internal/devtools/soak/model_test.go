@@ -10,7 +10,8 @@ package soak
 // crafted imports; then every history is held to the reference model of
 // model_check_test.go.
 //
-// Short run (CI, part of `go test -race ./...`): one history of 16 rounds.
+// Short run (part of `go test -race ./...`): one history of shortRounds
+// rounds. CI's soak step (.ci/run) plays one of 16 rounds besides.
 // Long run (docs/reliability.md; PAYCLI_MODEL_HISTORIES=N as well):
 //
 //	go test -run TestDeskModel -timeout 3h ./internal/devtools/soak -model.histories 200
@@ -58,7 +59,7 @@ import (
 var (
 	modelSeed      = flag.Uint64("model.seed", 0, "seed of the first history (0: PAYCLI_MODEL_SEED, else the time)")
 	modelHistories = flag.Int("model.histories", 1, "histories to run, each with the next seed")
-	modelRounds    = flag.Int("model.rounds", 16, "rounds of each history (1 to 3 actions at once each)")
+	modelRounds    = flag.Int("model.rounds", shortRounds, "rounds of each history (1 to 3 actions at once each)")
 	modelReport    = flag.Bool("model.report", false, "list the broken invariants without failing (also PAYCLI_MODEL_REPORT=1)")
 	modelFaults    = flag.String("model.faults", "url,clock,forge,import,crash,"+strings.Join(episodes, ","), "the troubles histories may have, besides kills mid-flight: url (a second spelling of the gateway URL), clock (an operator 10 min slow), forge (SQL INSERTs), import (crafted journal import), crash (the database); and the gateway's ways of issue 39, once each on an invoice of its own: resend49 (a refused re-send), queued104 (a 104 for a queued ref), late (a refund made 140 s after the client gave up), rotate (credentials rotated)")
 	modelSettle    = flag.Bool("model.settle", false, "before the final reconcile, wait until every attempt's not_found may be recorded (journal.InFlightMargin): every attempt must then settle")
@@ -68,6 +69,13 @@ var (
 // logged, not failed) on a tree without issue 30's fixes. The lead flips
 // it to false once they are merged.
 const reportUntilIssue30 = false
+
+// shortRounds is the rounds of the history `go test` plays: the fewest in
+// which every trouble and episode is still drawn (runHistory adds one not
+// yet drawn to each round from a third of the way on, and there are 7), so
+// every invariant is checked against each. The longer history of 16
+// rounds, which meets more of them at once, is CI's soak step's.
+const shortRounds = 10
 
 // modelTimeout is every money command's --timeout: the deadline its
 // intent carries.
@@ -113,6 +121,9 @@ func TestDeskModel(t *testing.T) {
 		h := runHistory(t, srv, bin, s, *modelRounds)
 		t.Logf("history seed %d: %d rounds, %d processes (%s), %d gateway money requests, %d journal lines, %s; replay: go test -run TestDeskModel ./internal/soak -model.seed %d -model.rounds %d -model.faults %s",
 			s, *modelRounds, h.processes, h.troubles, len(h.requests), len(h.lines), time.Since(start).Round(time.Millisecond), s, *modelRounds, *modelFaults)
+		if len(h.undrawn) > 0 {
+			t.Errorf("history seed %d never drew %v in %d rounds: too few rounds to check the invariants against every trouble", s, h.undrawn, *modelRounds)
+		}
 		violations := checkModel(h)
 		if len(violations) == 0 {
 			continue
@@ -305,7 +316,8 @@ type history struct {
 	dbNow     time.Time // the database's clock when the final reconcile started
 	settled   bool      // -model.settle: every InFlightMargin had passed
 	processes int
-	troubles  string // how often each trouble happened
+	troubles  string   // how often each trouble happened
+	undrawn   []string // troubles of -model.faults the history never drew
 	log       []string
 }
 
@@ -414,7 +426,7 @@ func runHistory(t *testing.T, srv *pgtest.Server, bin string, seed uint64, round
 		// From a third of the way on, a trouble not drawn yet joins a
 		// round, so that even a short history has each one.
 		if r >= rounds/3 {
-			for _, trouble := range append([]string{"crash", "forge", "import"}, episodes...) {
+			for _, trouble := range troubleNames() {
 				if faults[trouble] && !drawn[trouble] && !slices.Contains(slots, trouble) {
 					slots = append(slots, trouble)
 					break
@@ -464,7 +476,19 @@ func runHistory(t *testing.T, srv *pgtest.Server, bin string, seed uint64, round
 		}
 		wg.Wait()
 	}
-	return d.finish(t, seed)
+	h := d.finish(t, seed)
+	for _, trouble := range troubleNames() {
+		if faults[trouble] && !drawn[trouble] {
+			h.undrawn = append(h.undrawn, trouble)
+		}
+	}
+	return h
+}
+
+// troubleNames are the troubles a history draws once at least, besides
+// kills, reconciles and money commands: the database's, then the episodes.
+func troubleNames() []string {
+	return append([]string{"crash", "forge", "import"}, episodes...)
 }
 
 // clockToDB measures how far the database's clock is from this process's
