@@ -15,6 +15,7 @@ import (
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/money"
+	"github.com/paycli/paycli/internal/redact"
 )
 
 // Audit is what an audit matches with: the operations' kinds (which say
@@ -24,11 +25,23 @@ import (
 // rows came from, named in each settlement's evidence. Now is when the
 // audit runs: a sale attempt whose request may still be in flight then
 // (before its deadline and journal.InFlightMargin) is not settled.
+//
+// From and To are the range audited (zero: every row is the range's). A
+// row created at or after To (read past it: a sale sent just before
+// midnight is written just after) serves only an invoice the journal has
+// a sale of in the range; a row created before From (read by
+// modification: refunded or charged back in the range) only its refunds
+// and chargeback. Neither is totalled, fee-audited or told as made
+// elsewhere. Invoice, when set, reads the journal's attempts of one
+// invoice on the audited account, whatever their day: it is asked once
+// for each invoice whose rows show a refund or a chargeback.
 type Audit struct {
-	Kinds  journal.Kinds
-	Table  func(ctx context.Context, currency string) ([]commission.Row, error)
-	Source string
-	Now    time.Time
+	Kinds    journal.Kinds
+	Table    func(ctx context.Context, currency string) ([]commission.Row, error)
+	Source   string
+	Now      time.Time
+	From, To time.Time
+	Invoice  func(ctx context.Context, invoice string) ([]journal.Attempt, error)
 }
 
 // brief is what the audit keeps of one attempt: its id, ref, class,
@@ -79,6 +92,8 @@ type auditor struct {
 	fees    map[[2]string]*FeeTotal
 	tables  map[string][]commission.Row
 	tableOK map[string]bool
+	// looked: the invoices whose attempts Invoice was asked for.
+	looked map[string]bool
 }
 
 // Run matches rows, the ledger of a range, against the attempts journal
@@ -88,7 +103,7 @@ type auditor struct {
 // at the first error of either.
 func (au Audit) Run(ctx context.Context, attempts func(yield func(journal.Attempt) error) error, rows iter.Seq2[gateway.Transaction, error]) (*Result, error) {
 	a := &auditor{Audit: au, ctx: ctx, index: map[string]*invoice{}, res: &Result{}, totals: map[string]*totalsRun{},
-		fees: map[[2]string]*FeeTotal{}, tables: map[string][]commission.Row{}, tableOK: map[string]bool{}}
+		fees: map[[2]string]*FeeTotal{}, tables: map[string][]commission.Row{}, tableOK: map[string]bool{}, looked: map[string]bool{}}
 	if err := attempts(a.add); err != nil {
 		return nil, fmt.Errorf("the journal: %w", err)
 	}
@@ -107,12 +122,18 @@ func (au Audit) Run(ctx context.Context, attempts func(yield func(journal.Attemp
 	return a.res, nil
 }
 
-// add indexes one attempt of a sale or refund kind.
+// add indexes one attempt of the range.
 func (a *auditor) add(at journal.Attempt) error {
 	a.res.Attempts++
+	a.indexOne(at)
+	return nil
+}
+
+// indexOne indexes one attempt of a sale or refund kind, once.
+func (a *auditor) indexOne(at journal.Attempt) {
 	k := a.Kinds.For(at)
 	if !k.Sale && !k.Refund {
-		return nil
+		return
 	}
 	amount, _ := money.ParsePlain(at.Intent.Amount)
 	inv := a.index[at.Intent.Invoice]
@@ -120,12 +141,37 @@ func (a *auditor) add(at journal.Attempt) error {
 		inv = &invoice{currency: at.Intent.Currency}
 		a.index[at.Intent.Invoice] = inv
 	}
+	id := func(b brief) bool { return b.id == at.Intent.Attempt }
+	if slices.ContainsFunc(inv.sales, id) || slices.ContainsFunc(inv.refunds, id) {
+		return
+	}
 	b := brief{id: at.Intent.Attempt, ref: at.Intent.Ref, class: at.Class(), amount: amount, currency: at.Intent.Currency,
 		over: at.Deadline().Add(journal.InFlightMargin)}
 	if k.Sale {
 		inv.sales = append(inv.sales, b)
 	} else {
 		inv.refunds = append(inv.refunds, b)
+	}
+}
+
+// lookup adds the journal's attempts of t's invoice, whatever their day,
+// when t shows a refund or a chargeback (a refund sent the next day, a
+// chargeback of an older sale): once per invoice, and only for those, so
+// that plain sales cost no lookup.
+func (a *auditor) lookup(t gateway.Transaction) error {
+	if a.Invoice == nil || a.looked[t.InvoiceID] || len(t.Refunds) == 0 && !t.TotalRefunded.IsPositive() && !t.ChargedBack() {
+		return nil
+	}
+	a.looked[t.InvoiceID] = true
+	found, err := a.Invoice(a.ctx, t.InvoiceID)
+	if err != nil {
+		return fmt.Errorf("the journal's attempts of invoice %s: %w", redact.Invoice(t.InvoiceID), err)
+	}
+	for _, at := range found {
+		a.indexOne(at)
+	}
+	if inv := a.index[t.InvoiceID]; inv != nil {
+		tellOne(inv)
 	}
 	return nil
 }
@@ -135,16 +181,20 @@ func (a *auditor) add(at journal.Attempt) error {
 // refund's its ref), so that they are not offered for settling.
 func (a *auditor) tell() {
 	for _, inv := range a.index {
-		if slices.ContainsFunc(inv.sales, succeeded) {
-			for i := range inv.sales {
-				inv.sales[i].told = true
-			}
-		}
-		for i, r := range inv.refunds {
-			inv.refunds[i].told = slices.ContainsFunc(inv.refunds, func(b brief) bool { return b.ref == r.ref && r.ref != "" && succeeded(b) })
-		}
-		inv.open = slices.ContainsFunc(inv.sales, unsettled) || slices.ContainsFunc(inv.refunds, unsettled)
+		tellOne(inv)
 	}
+}
+
+func tellOne(inv *invoice) {
+	if slices.ContainsFunc(inv.sales, succeeded) {
+		for i := range inv.sales {
+			inv.sales[i].told = true
+		}
+	}
+	for i, r := range inv.refunds {
+		inv.refunds[i].told = slices.ContainsFunc(inv.refunds, func(b brief) bool { return b.ref == r.ref && r.ref != "" && succeeded(b) })
+	}
+	inv.open = slices.ContainsFunc(inv.sales, unsettled) || slices.ContainsFunc(inv.refunds, unsettled)
 }
 
 func succeeded(b brief) bool { return b.class == journal.Succeeded }
@@ -153,31 +203,76 @@ func unsettled(b brief) bool {
 	return !b.told && (b.class == journal.Unknown || b.class == journal.Queued)
 }
 
-// row matches one ledger row.
+// row matches one ledger row. A row past To serves only the journal's
+// sales of the range; a row made before From only its changes (Audit).
+// The invoice's attempts are looked up before the row is kept, so that
+// the row that opens its invoice (lookup) keeps its evidence; a row kept
+// before it is then one of several, which settle no sale.
 func (a *auditor) row(t gateway.Transaction) error {
-	a.total(t)
-	if err := a.fee(t); err != nil {
+	past := !a.To.IsZero() && !t.CreatedAt.Before(a.To)
+	before := !a.From.IsZero() && !t.CreatedAt.IsZero() && t.CreatedAt.Before(a.From)
+	if past {
+		if inv := a.index[t.InvoiceID]; inv != nil && len(inv.sales) > 0 {
+			a.keep(inv, t)
+		}
+		return nil
+	}
+	if err := a.lookup(t); err != nil {
 		return err
 	}
 	inv := a.index[t.InvoiceID]
-	if inv == nil || len(inv.sales) == 0 {
-		a.diff(Difference{Group: Elsewhere, What: WhatSaleElsewhere, Invoice: t.InvoiceID, Currency: t.Currency,
-			Ledger: t.StateText() + " " + money.ExactIn(t.ProductPrice, t.Currency), Message: "the gateway has a sale the journal did not make (the shop's site, the panel)"})
+	switch {
+	case !before:
+		if err := a.inRange(t, inv); err != nil {
+			return err
+		}
+	case inv == nil:
+		a.changedElsewhere(t)
 	}
 	if t.ChargedBack() {
 		a.diff(Difference{Group: Disagree, What: WhatChargeback, Invoice: t.InvoiceID, Currency: t.Currency, NeedsPerson: true,
 			Ledger: t.StateText() + ", fee " + money.ExactIn(t.RefundedChargebackFee, t.Currency), Message: "the card's bank charged the sale back; the desk has not recorded it"})
 	}
-	if inv == nil {
-		return nil
+	if inv != nil {
+		a.keep(inv, t)
 	}
+	return nil
+}
+
+// inRange totals and fee-audits a row of the range, and tells a sale the
+// journal did not make.
+func (a *auditor) inRange(t gateway.Transaction, inv *invoice) error {
+	a.total(t)
+	if err := a.fee(t); err != nil {
+		return err
+	}
+	if inv == nil || len(inv.sales) == 0 {
+		a.diff(Difference{Group: Elsewhere, What: WhatSaleElsewhere, Invoice: t.InvoiceID, Currency: t.Currency,
+			Ledger: t.StateText() + " " + money.ExactIn(t.ProductPrice, t.Currency), Message: "the gateway has a sale the journal did not make (the shop's site, the panel)"})
+	}
+	return nil
+}
+
+// changedElsewhere tells the made refunds of an earlier sale the journal
+// never made, changed in the range (refunded in the panel).
+func (a *auditor) changedElsewhere(t gateway.Transaction) {
+	for _, h := range t.Refunds {
+		if !h.Waiting() && !h.Refused() {
+			amount, _ := h.Amount.Decimal()
+			a.diff(Difference{Group: Elsewhere, What: WhatRefundElsewhere, Invoice: t.InvoiceID, Ref: h.RefundTransactionID, Currency: t.Currency,
+				Ledger: money.ExactIn(amount, t.Currency), Message: "the gateway refunded an earlier sale the journal did not make (the panel)"})
+		}
+	}
+}
+
+// keep keeps what the audit needs of a row of a journal invoice.
+func (a *auditor) keep(inv *invoice, t gateway.Transaction) {
 	s := seen{state: t.StateText(), taken: t.Taken() || t.ChargedBack(), failed: t.Failed(), price: t.ProductPrice,
 		currency: t.Currency, totalRefunded: refunded(t), history: t.Refunds}
 	if inv.open {
 		s.row = &t
 	}
 	inv.rows = append(inv.rows, s)
-	return nil
 }
 
 // sale matches the invoice's sale attempts with its rows. An unknown

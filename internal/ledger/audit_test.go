@@ -51,18 +51,23 @@ func attempt(kind, invoice, id, ref, amount, outcome string) journal.Attempt {
 func run(t *testing.T, rows []gateway.Transaction, attempts ...journal.Attempt) *ledger.Result {
 	t.Helper()
 	au := ledger.Audit{Kinds: kinds, Table: table, Source: "getTransactions", Now: auditNow}
-	res, err := au.Run(context.Background(), func(yield func(journal.Attempt) error) error {
+	res, err := au.Run(context.Background(), yielded(attempts), seq(rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// yielded is the journal's side of an audit: attempts, in order.
+func yielded(attempts []journal.Attempt) func(yield func(journal.Attempt) error) error {
+	return func(yield func(journal.Attempt) error) error {
 		for _, a := range attempts {
 			if err := yield(a); err != nil {
 				return err
 			}
 		}
 		return nil
-	}, seq(rows))
-	if err != nil {
-		t.Fatal(err)
 	}
-	return res
 }
 
 func seq(rows []gateway.Transaction) iter.Seq2[gateway.Transaction, error] {

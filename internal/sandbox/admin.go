@@ -303,12 +303,10 @@ func (m *merchants) trigger(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.Type == EventChargeback {
 		// The ledger lists the sale as Chargebacked from now on.
-		if err := t.store.recordChargeback(d.InvoiceID, string(req.Amount), t.gateway.opts.Now()); err != nil {
-			writeAdminFieldError(w, err)
-			return
-		}
+		d, err = t.store.recordChargeback(d, string(req.Amount), t.gateway.opts.Now())
+	} else {
+		d, err = t.store.queueDelivery(d)
 	}
-	d, err = t.store.queueDelivery(d)
 	if err != nil {
 		writeAdminFieldError(w, err)
 		return
@@ -410,14 +408,17 @@ func parseEventAmount(s string) (string, error) {
 
 // queueDelivery adds d to the outbox as a new delivery, due at once.
 func (s *Store) queueDelivery(d Delivery) (Delivery, error) {
-	err := s.writes.do(func(tx *bolt.Tx) error {
-		b := tx.Bucket([]byte(outboxBucket))
-		id, err := b.NextSequence()
-		if err != nil {
-			return err
-		}
-		d.ID = id
-		return putDelivery(b, d)
-	})
+	err := s.writes.do(func(tx *bolt.Tx) error { return addDelivery(tx, &d) })
 	return d, err
+}
+
+// addDelivery adds d to the outbox in tx, numbering it.
+func addDelivery(tx *bolt.Tx, d *Delivery) error {
+	b := tx.Bucket([]byte(outboxBucket))
+	id, err := b.NextSequence()
+	if err != nil {
+		return err
+	}
+	d.ID = id
+	return putDelivery(b, *d)
 }

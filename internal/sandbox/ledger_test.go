@@ -3,8 +3,10 @@ package sandbox
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -101,10 +103,36 @@ func ledgerDayFixture(t *testing.T) *fixture {
 	fx.refund("R-7", "50.00", "")
 	step()
 	fx.pay("CB-8", "60.00", "TRY")
-	if err := fx.store.recordChargeback("CB-8", "", fx.clock.Now()); err != nil {
+	if _, err := fx.store.recordChargeback(Delivery{InvoiceID: "CB-8"}, "", fx.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	return fx
+}
+
+// TestChargebackAtomic: a chargeback and its webhook are written in one
+// transaction (review 41 #13): a charged sale gets both, and a sale that
+// charged nothing (D-4, declined) is refused
+// (409) with no webhook queued.
+func TestChargebackAtomic(t *testing.T) {
+	fx := ledgerDayFixture(t)
+	before, err := fx.store.Deliveries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = fx.store.recordChargeback(Delivery{InvoiceID: "D-4"}, "", fx.clock.Now())
+	var fe *fieldError
+	if !errors.As(err, &fe) || fe.status != http.StatusConflict {
+		t.Errorf("chargeback of a sale that charged nothing: %v, want a 409", err)
+	}
+	if after, _ := fx.store.Deliveries(); len(after) != len(before) {
+		t.Errorf("refused chargeback queued %d webhooks", len(after)-len(before))
+	}
+	if d, err := fx.store.recordChargeback(Delivery{InvoiceID: "W-1"}, "", fx.clock.Now()); err != nil || d.ID == 0 {
+		t.Fatalf("chargeback of a charged sale: %+v, %v", d, err)
+	}
+	if after, _ := fx.store.Deliveries(); len(after) != len(before)+1 {
+		t.Errorf("chargeback queued %d webhooks, want 1", len(after)-len(before))
+	}
 }
 
 // TestGetTransactionsFilters: each §11.12 filter keeps exactly the rows it

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -253,23 +252,20 @@ func checkPlantedRate(req PlantRateRequest) error {
 
 // recordChargeback marks a charged sale as taken back (the chargeback
 // event, admin.go): amount (the sale's charge when empty) and the
-// ChargebackFee, at now. A sale that charged nothing is left as it is.
-func (s *Store) recordChargeback(invoiceID, amount string, now time.Time) error {
-	_, err := s.Update(invoiceID, func(sale *Sale, _ *Tx) error {
+// ChargebackFee, at now, and queues d, its webhook, in the same
+// transaction: both are written or neither. A sale that charged nothing
+// is refused (409): there is nothing to take back, and no webhook.
+func (s *Store) recordChargeback(d Delivery, amount string, now time.Time) (Delivery, error) {
+	_, err := s.Update(d.InvoiceID, func(sale *Sale, tx *Tx) error {
 		if !sale.Charged().IsPositive() {
-			return errNothingCharged
+			return badField(http.StatusConflict, "invoice_id", "the sale charged nothing: there is nothing to charge back")
 		}
 		if amount == "" {
 			amount = sale.Charged().StringFixed(minorUnit(sale.Currency))
 		}
 		sale.Chargeback = &Chargeback{Amount: amount, Fee: ChargebackFee, At: now}
 		sale.UpdatedAt = now
-		return nil
+		return addDelivery(tx.tx, &d)
 	})
-	if errors.Is(err, errNothingCharged) {
-		return nil
-	}
-	return err
+	return d, err
 }
-
-var errNothingCharged = errors.New("the sale charged nothing")

@@ -15,7 +15,10 @@ const KindAPI = "api"
 
 // Kinds is everything the rest of paycli says about an api payment
 // (journal.Kind): check status settles it as a sale (saleop.Read), and
-// reconcile says it in a sale's words, without a batch to resume.
+// reconcile says it in a sale's words, without a batch to resume. It is
+// neither Sale nor Refund for the ledger's audit: a line names no path,
+// and an older api line may be a refund or a capture, which a sale's row
+// would settle as made (review 41 #11).
 func Kinds() []journal.Kind {
-	return []journal.Kind{{Name: KindAPI, Read: saleop.Read, Says: saleop.Says(false), Sale: true}}
+	return []journal.Kind{{Name: KindAPI, Read: saleop.Read, Says: saleop.Says(false)}}
 }

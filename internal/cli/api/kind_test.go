@@ -34,3 +34,14 @@ func TestKindIsTheCommands(t *testing.T) {
 		t.Errorf("api declares %v", got.Names())
 	}
 }
+
+// TestAPINotASaleForTheLedger: an api line names no path, and an older
+// one may hold a refund: the ledger's audit reads none as a sale or a
+// refund, so that no sale's row settles an api refund as made (review 41
+// #11).
+func TestAPINotASaleForTheLedger(t *testing.T) {
+	refund := journal.Attempt{Intent: journal.Entry{Type: journal.TypeIntent, Kind: KindAPI, Invoice: "A", Attempt: "a1", Ref: "RF1"}}
+	if k := journal.Kinds(Kinds()).For(refund); k.Sale || k.Refund {
+		t.Errorf("an api line is read as sale %v, refund %v", k.Sale, k.Refund)
+	}
+}

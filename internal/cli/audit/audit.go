@@ -8,6 +8,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -153,14 +155,24 @@ func auditRun(ctx context.Context, opts *Options) error {
 	defer store.Close()
 	account := journal.Scope{Profile: cfg.Profile, Gateway: identity, BaseURL: cfg.BaseURL}.WithAlias(journal.AppAlias(identity, cfg.BaseURL, cfg.AppID))
 	opts.IO.Notef("Auditing %s to %s (gateway time, %s), profile %s.", from.Format(time.DateOnly), to.AddDate(0, 0, -1).Format(time.DateOnly), "Europe/Istanbul", cfg.Profile)
-	au := ledger.Audit{Kinds: opts.Kinds, Source: gateway.EndpointGetTransactions, Table: tableOf(client), Now: opts.Now()}
+	au := ledger.Audit{Kinds: opts.Kinds, Source: gateway.EndpointGetTransactions, Table: tableOf(client), Now: opts.Now(), From: from, To: to,
+		Invoice: func(ctx context.Context, invoice string) ([]journal.Attempt, error) {
+			found, err := store.Attempts(ctx, invoice)
+			return slices.DeleteFunc(found, func(a journal.Attempt) bool { return !account.Named(a.Intent) }), err
+		}}
+	end := to
 	q := gateway.TransactionQuery{Span: gateway.SpanRange, From: from, To: to.Add(-time.Second),
 		Waited: func(d time.Duration) {
 			opts.IO.Notef("The gateway refuses a listing repeated within 2 seconds; waiting %s.", d)
 		}}
 	res, err := au.Run(ctx, func(yield func(journal.Attempt) error) error {
-		return journal.AccountAttemptsOf(ctx, store, account, from, to, yield)
-	}, client.Transactions(ctx, q))
+		return journal.AccountAttemptsOf(ctx, store, account, from, to, func(a journal.Attempt) error {
+			if over := a.Deadline().Add(journal.InFlightMargin); opts.Kinds.For(a).Sale && over.After(end) {
+				end = over
+			}
+			return yield(a)
+		})
+	}, ledgerRows(ctx, client, q, from, &end))
 	if err != nil {
 		return err
 	}
@@ -182,6 +194,34 @@ func auditRun(ctx context.Context, opts *Options) error {
 		return cmdutil.SilentError(cmdutil.KindLedgerDiffers)
 	}
 	return nil
+}
+
+// ledgerRows is the ledger an audit of [from, to) reads, each row once:
+// the rows created in the range (q) and on past it until *end, when the
+// last sale attempt of the range is over (set while the journal is read,
+// which Run reads first: a sale sent just before midnight is written just
+// after); then the rows changed in the range (by modification) that were
+// created before it (a refund or chargeback of an earlier sale).
+func ledgerRows(ctx context.Context, client *gateway.Client, q gateway.TransactionQuery, from time.Time, end *time.Time) iter.Seq2[gateway.Transaction, error] {
+	return func(yield func(gateway.Transaction, error) bool) {
+		created := q
+		created.To = end.Add(-time.Second)
+		for t, err := range client.Transactions(ctx, created) {
+			if !yield(t, err) {
+				return
+			}
+		}
+		changed := q
+		changed.ByModified = true
+		for t, err := range client.Transactions(ctx, changed) {
+			if err == nil && (t.CreatedAt.IsZero() || !t.CreatedAt.Before(from)) {
+				continue
+			}
+			if !yield(t, err) {
+				return
+			}
+		}
+	}
 }
 
 // tableOf is the commission table of a currency, as `paycli commissions`

@@ -28,6 +28,10 @@ type SettleOptions struct {
 	// Kinds are the money operations' kinds (cmdutil.Factory.Kinds): how
 	// the settled attempt is named.
 	Kinds journal.Kinds
+	// Account names the profile's account (accountFunc): an attempt of it
+	// is locked on its identity, whatever account name its line carries
+	// (an earlier paycli's). Nil, or another account's attempt: the line's.
+	Account func() (Account, error)
 
 	Attempt string
 	// As is "made" or "not-made"; Reason why the lead settles it so.
@@ -43,7 +47,7 @@ const (
 
 // NewCmdSettle builds `paycli journal settle`.
 func NewCmdSettle(f *cmdutil.Factory, runF func(context.Context, *SettleOptions) error) *cobra.Command {
-	opts := &SettleOptions{Deps: cmdutil.DepsOf(f), Journal: f.Journal, Who: f.Machine, Kinds: f.Kinds()}
+	opts := &SettleOptions{Deps: cmdutil.DepsOf(f), Journal: f.Journal, Who: f.Machine, Kinds: f.Kinds(), Account: accountFunc(f)}
 	cmd := &cobra.Command{
 		Use:   "settle ATTEMPT --as made|not-made --reason TEXT",
 		Short: "Settle an attempt of unknown outcome by hand (the desk lead)",
@@ -113,6 +117,18 @@ type SettleResult struct {
 	DryRun bool   `json:"dry_run"`
 }
 
+// lockAccount is the account a's invoice is locked on: the identity of
+// the profile's account when a is its (its line may carry an earlier
+// paycli's name, which the money commands do not lock), else the line's.
+func lockAccount(account func() (Account, error), a journal.Attempt) string {
+	if account != nil {
+		if acc, err := account(); err == nil && acc.Scope.Named(a.Intent) {
+			return acc.Identity
+		}
+	}
+	return a.Intent.Gateway
+}
+
 // settleRun finds the attempt, checks that it is unsettled, asks, and
 // writes the lead's settle line under the invoice's lock.
 func settleRun(ctx context.Context, opts *SettleOptions) error {
@@ -154,7 +170,7 @@ func settleRun(ctx context.Context, opts *SettleOptions) error {
 			return cmdutil.SilentError(cmdutil.KindCancelled)
 		}
 	}
-	unlock, err := store.Lock(ctx, a.Intent.Gateway, a.Intent.Invoice, "journal settle")
+	unlock, err := store.Lock(ctx, lockAccount(opts.Account, a), a.Intent.Invoice, "journal settle")
 	var inFlight *journal.InFlightError
 	if errors.As(err, &inFlight) {
 		return cmdutil.WithKind(cmdutil.KindDuplicate, fmt.Errorf("%s; nothing was written", inFlight.Say(a.Intent.Invoice)), "Run it again once that command has finished.")

@@ -220,3 +220,27 @@ func TestSettleSharedJournal(t *testing.T) {
 		t.Errorf("after the lead's settlement: %+v, %v", got, err)
 	}
 }
+
+// TestSettleLocksIdentity: an attempt whose line carries an earlier
+// paycli's account name is locked on the account's identity, the lock the
+// money commands take: while one holds it, nothing is written (review 41).
+func TestSettleLocksIdentity(t *testing.T) {
+	path := settleFixture(t)
+	unlock, err := journal.OpenFile(path, time.Now).Lock(context.Background(), "identity", "INV-1", "refund")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	ios, _, _, _ := iostreams.Test()
+	opts := &SettleOptions{Deps: cmdutil.Deps{IO: ios, Now: func() time.Time { return t0 }, Format: func() (render.Format, error) { return render.Table, nil }},
+		Journal: func() (journal.Store, error) { return journal.OpenFile(path, time.Now), nil }, Kinds: kindtest.Paycli(),
+		Who: func() (string, string) { return "ayse", "desk-1" }, Attempt: "rf-unknown", As: settleMade, Reason: "the bank says so", Yes: true,
+		Account: func() (Account, error) {
+			return Account{Identity: "identity", Scope: journal.Scope{Gateway: "identity"}.WithAlias("acct")}, nil
+		}}
+	if err := settleRun(context.Background(), opts); err == nil {
+		t.Fatal("settled while the account's identity holds the invoice's lock")
+	} else if k, _ := cmdutil.KindOf(err); k != cmdutil.KindDuplicate {
+		t.Errorf("kind %v (%v), want exit 6", k, err)
+	}
+}
