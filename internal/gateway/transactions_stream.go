@@ -236,6 +236,7 @@ func (c *Client) streamBroke(ctx context.Context, ep endpoint, resp *http.Respon
 	err error, fallback func() (*envelope, []byte, error)) (*envelope, []byte, error) {
 	var apiErr *APIError
 	var syntaxErr *json.SyntaxError
+	var stalled *stalledError
 	problem := fmt.Sprintf("the body broke off after %d rows", rs.rows)
 	switch {
 	case errors.As(err, &apiErr):
@@ -246,6 +247,8 @@ func (c *Client) streamBroke(ctx context.Context, ep endpoint, resp *http.Respon
 		problem = "the body is larger than " + byteSize(MaxLedgerBytes)
 	case rec.readErr != nil && rs.rows == 0:
 		return nil, nil, c.requestError(ctx, ep, true, rec.readErr)
+	case errors.As(rec.readErr, &stalled):
+		problem = fmt.Sprintf("the body stalled after %d rows: %v", rs.rows, stalled)
 	case errors.As(err, &syntaxErr):
 		problem = fmt.Sprintf("the body is not valid JSON (offset %d)", syntaxErr.Offset)
 	case rec.readErr == nil && !errors.Is(err, io.ErrUnexpectedEOF):
