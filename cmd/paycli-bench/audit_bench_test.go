@@ -4,21 +4,25 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
 
+	"github.com/paycli/paycli/internal/cmdutil"
 	"github.com/paycli/paycli/internal/commission"
+	"github.com/paycli/paycli/internal/config"
 	"github.com/paycli/paycli/internal/gateway"
 	"github.com/paycli/paycli/internal/journal"
 	"github.com/paycli/paycli/internal/journalindex"
@@ -50,6 +54,49 @@ type dayOfSales struct {
 	order []string
 }
 
+// auditPrice is the rate the day's sales are charged: the sandbox's
+// commission table's entry for one installment, as the audit reads it.
+type auditPrice struct {
+	program, percentage, fixed string
+}
+
+// auditFeeEvery plants a fee difference: one journaled sale in this many
+// is charged a point more than the table says.
+const auditFeeEvery = 20_000
+
+// priceOf reads the table the audit reads (the sandbox's commissions
+// answer for TRY, through the client) and takes its first offered entry
+// for a single payment.
+func priceOf(ctx context.Context, c *gateway.Client) (auditPrice, error) {
+	rows, err := benchTable(ctx, c, "TRY")
+	if err != nil {
+		return auditPrice{}, err
+	}
+	for _, r := range rows {
+		if r.Installment == 1 && r.Offered() {
+			return auditPrice{program: r.Program(), percentage: r.Entry.MerchantCommissionPercentage.String(), fixed: r.Entry.MerchantCommissionFixed.String()}, nil
+		}
+	}
+	return auditPrice{}, errors.New("the sandbox's commission table prices no single payment in TRY")
+}
+
+// benchTable is the commission table of a currency as `paycli audit`
+// asks for it.
+func benchTable(ctx context.Context, c *gateway.Client, currency string) ([]commission.Row, error) {
+	com, err := c.Commissions(ctx, gateway.CommissionsRequest{CurrencyCode: currency})
+	if err != nil {
+		return nil, err
+	}
+	rows, _, err := commission.Rows(com.Schedule, commission.Filter{}, nil)
+	return rows, err
+}
+
+// priced is a sale of the day at price.
+func (p auditPrice) priced(s sandbox.Sale) sandbox.Sale {
+	s.Installment, s.CardProgram, s.MerchantCommissionPercentage, s.MerchantCommissionFixed = 1, p.program, p.percentage, p.fixed
+	return s
+}
+
 func (d *dayOfSales) add(e journal.Entry, intentAt time.Time) {
 	from, to := d.plan.Day(d.plan.Busy), d.plan.Day(d.plan.Busy+1)
 	if e.Gateway != d.plan.Account || intentAt.Before(from) || !intentAt.Before(to) || e.Type == journal.TypeIntent {
@@ -60,8 +107,7 @@ func (d *dayOfSales) add(e journal.Entry, intentAt time.Time) {
 	case "walletpay", "preauth":
 		if made {
 			d.sales[e.Invoice] = &sandbox.Sale{InvoiceID: e.Invoice, OrderID: e.OrderNo, Kind: sandbox.KindWalletPay, State: sandbox.StateCompleted,
-				Amount: e.Amount, Currency: e.Currency, Installment: 1, CardProgram: "BONUS", MerchantCommission: "0.30",
-				MerchantCommissionPercentage: "2.99", MerchantCommissionFixed: "0", CreatedAt: intentAt, UpdatedAt: intentAt}
+				Amount: e.Amount, Currency: e.Currency, CreatedAt: intentAt, UpdatedAt: intentAt}
 			d.order = append(d.order, e.Invoice)
 		}
 	case "refund":
@@ -71,14 +117,20 @@ func (d *dayOfSales) add(e journal.Entry, intentAt time.Time) {
 	}
 }
 
-// seed writes the day to store.
-func (d *dayOfSales) seed(store *sandbox.Store) error {
+// seed writes the day to store, every sale priced at price but the
+// planted ones.
+func (d *dayOfSales) seed(store *sandbox.Store, price auditPrice) error {
 	from := d.plan.Day(d.plan.Busy)
+	planted := price
+	planted.percentage = decimal.RequireFromString(price.percentage).Add(decimal.NewFromInt(1)).String()
 	return store.Seed(func(yield func(sandbox.Sale) bool) {
 		for i, inv := range d.order {
-			s := *d.sales[inv]
+			s := price.priced(*d.sales[inv])
 			if i%500 == 0 {
 				s.Chargeback = &sandbox.Chargeback{Amount: s.Amount, Fee: "15.00", At: s.CreatedAt.Add(time.Hour)}
+			}
+			if i%auditFeeEvery == auditFeeEvery/2 {
+				s = planted.priced(s)
 			}
 			if !yield(s) {
 				return
@@ -86,9 +138,8 @@ func (d *dayOfSales) seed(store *sandbox.Store) error {
 		}
 		for i := len(d.order); i < auditRows; i++ {
 			at := from.Add(time.Duration(i) * 24 * time.Hour / auditRows)
-			if !yield(sandbox.Sale{InvoiceID: fmt.Sprintf("SITE-%07d", i), OrderID: fmt.Sprintf("VP9%016d", i), Kind: sandbox.KindWalletPay,
-				State: sandbox.StateCompleted, Amount: fmt.Sprintf("%d.50", 10+i%700), Currency: "TRY", Installment: 1, CardProgram: "BONUS",
-				MerchantCommission: "0.30", MerchantCommissionPercentage: "2.99", MerchantCommissionFixed: "0", CreatedAt: at, UpdatedAt: at}) {
+			if !yield(price.priced(sandbox.Sale{InvoiceID: fmt.Sprintf("SITE-%07d", i), OrderID: fmt.Sprintf("VP9%016d", i), Kind: sandbox.KindWalletPay,
+				State: sandbox.StateCompleted, Amount: fmt.Sprintf("%d.50", 10+i%700), Currency: "TRY", CreatedAt: at, UpdatedAt: at})) {
 				return
 			}
 		}
@@ -142,9 +193,6 @@ func BenchmarkAuditDay(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { store.Close() })
-	if err := day.seed(store); err != nil {
-		b.Fatal(err)
-	}
 	gw, err := sandbox.New(sandbox.Options{Store: store, Now: clock})
 	if err != nil {
 		b.Fatal(err)
@@ -152,6 +200,21 @@ func BenchmarkAuditDay(b *testing.B) {
 	srv := httptest.NewServer(gw)
 	b.Cleanup(srv.Close)
 	creds := sandbox.DefaultCredentials()
+	cfg := &config.Config{Profile: "bench", BaseURL: srv.URL + sandbox.Base, AppID: creds.AppID, AppSecret: creds.AppSecret, MerchantKey: creds.MerchantKey}
+	client := func() *gateway.Client { // as `paycli audit` builds it: cmdutil.NewGatewayClient, the configured (default) timeout
+		c, err := cmdutil.NewGatewayClient(cfg, cmdutil.GatewayOptions{CacheDir: b.TempDir(), UserAgent: "paycli/bench", Now: clock})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return c
+	}
+	price, err := priceOf(ctx, client())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := day.seed(store, price); err != nil {
+		b.Fatal(err)
+	}
 
 	journals := map[string]func(yield func(journal.Attempt) error) error{
 		"file": func(yield func(journal.Attempt) error) error {
@@ -170,15 +233,15 @@ func BenchmarkAuditDay(b *testing.B) {
 				// Each run its own client (its own token) and a fresh
 				// 2-second window at the sandbox.
 				now = now.Add(time.Minute)
-				c, err := gateway.New(srv.URL+sandbox.Base, gateway.Credentials{AppID: creds.AppID, AppSecret: creds.AppSecret, MerchantKey: creds.MerchantKey},
-					gateway.WithClock(clock), gateway.WithHTTPClient(&http.Client{})) // no 30 s bound on the day's one exchange
-				if err != nil {
-					b.Fatal(err)
-				}
+				c := client()
 				from, to := auditPlan.Day(auditPlan.Busy), auditPlan.Day(auditPlan.Busy+1)
-				au := ledger.Audit{Kinds: auditKinds, Source: gateway.EndpointGetTransactions, Table: func(context.Context, string) ([]commission.Row, error) { return nil, nil }}
+				au := ledger.Audit{Kinds: auditKinds, Source: gateway.EndpointGetTransactions, Now: now,
+					Table: func(ctx context.Context, currency string) ([]commission.Row, error) {
+						return benchTable(ctx, c, currency)
+					}}
 				runtime.GC()
 				debug.FreeOSMemory()
+				cpu0, wall0 := processCPU(), time.Now()
 				peak, _ = journalgen.PeakRSS(func() {
 					res, err = au.Run(ctx, journals[name], c.Transactions(ctx, gateway.TransactionQuery{Span: gateway.SpanRange, From: from, To: to.Add(-time.Second)}))
 				})
@@ -188,11 +251,23 @@ func BenchmarkAuditDay(b *testing.B) {
 				if res.Rows != auditRows {
 					b.Fatalf("%d ledger rows, want %d", res.Rows, auditRows)
 				}
+				fees := len(res.In(ledger.Fees))
+				b.Logf("%s: %.1f s wall, %.1f CPU s (the sandbox's included), peak RSS %d MiB, %d differences (%d fees), %d need a person",
+					name, time.Since(wall0).Seconds(), (processCPU() - cpu0).Seconds(), peak>>20, len(res.Differences), fees, res.NeedsPerson)
 			}
 			b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MiB")
 			b.ReportMetric(float64(len(res.Differences)), "differences")
 		})
 	}
+}
+
+// processCPU is the user and system time this process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // sharedJournal fills a durable PostgreSQL journal with the plan's lines

@@ -60,6 +60,10 @@ type Client struct {
 
 	mu    sync.Mutex
 	token *Token
+
+	// streamIdle bounds the wait for each read of a streamed answer
+	// (WithStreamIdleTimeout); 0 is hc's Timeout.
+	streamIdle time.Duration
 }
 
 // Option configures a Client.
@@ -478,7 +482,7 @@ func (c *Client) do(req *http.Request, ep endpoint, payload []byte, v any) (env 
 	req = req.WithContext(httptrace.WithClientTrace(ctx, trace))
 	wasSent := func() bool { sentMu.Lock(); defer sentMu.Unlock(); return sent }
 
-	resp, err := c.hc.Do(req)
+	resp, err := c.roundTrip(req, v)
 	if err != nil {
 		return nil, 0, 0, c.requestError(ctx, ep, wasSent(), err)
 	}

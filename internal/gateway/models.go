@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/paycli/paycli/internal/commission"
 )
@@ -562,6 +563,8 @@ func (s *flexString) UnmarshalJSON(data []byte) error {
 	switch {
 	case bytes.Equal(data, []byte("null")):
 		*s = ""
+	case len(data) > 1 && data[0] == '"' && data[len(data)-1] == '"' && bytes.IndexByte(data, '\\') < 0 && utf8.Valid(data):
+		*s = flexString(data[1 : len(data)-1]) // nothing escaped: the text as written
 	case len(data) > 0 && data[0] == '"':
 		var v string
 		if err := json.Unmarshal(data, &v); err != nil {

@@ -63,9 +63,17 @@ func (c *Client) secretsSent(payload []byte, authorization string) []string {
 // batch result or the journal. In a JSON body only the text of strings is
 // touched, so the answer stays JSON with the same shape.
 func scrub(body []byte, secrets []string) []byte {
-	if len(secrets) == 0 || len(body) == 0 {
-		return body
-	}
+	return newScrubber(secrets).scrub(body)
+}
+
+// scrubber is scrub's forms of the secrets, made once for the many rows
+// of one streamed answer.
+type scrubber struct {
+	old      []string
+	replacer *strings.Replacer
+}
+
+func newScrubber(secrets []string) scrubber {
 	var old []string
 	for _, s := range secrets {
 		esc, _ := json.Marshal(s)
@@ -76,14 +84,18 @@ func scrub(body []byte, secrets []string) []byte {
 			}
 		}
 	}
-	if !slices.ContainsFunc(old, func(o string) bool { return bytes.Contains(body, []byte(o)) }) {
-		return body
-	}
 	pairs := make([]string, 0, 2*len(old))
 	for _, o := range old {
 		pairs = append(pairs, o, scrubbed)
 	}
-	r := strings.NewReplacer(pairs...)
+	return scrubber{old: old, replacer: strings.NewReplacer(pairs...)}
+}
+
+func (sc scrubber) scrub(body []byte) []byte {
+	if len(sc.old) == 0 || len(body) == 0 || !slices.ContainsFunc(sc.old, func(o string) bool { return bytes.Contains(body, []byte(o)) }) {
+		return body
+	}
+	r := sc.replacer
 	if t := bytes.TrimSpace(body); len(t) == 0 || t[0] != '{' && t[0] != '[' {
 		return []byte(r.Replace(string(body)))
 	}

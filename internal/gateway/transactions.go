@@ -272,8 +272,9 @@ func (c *Client) getTransactions(ctx context.Context, q TransactionQuery, yield 
 		return
 	}
 	rs := &rowStream{row: func(raw []byte) error {
+		// raw is one whole value the decoder has scanned: decoded once.
 		var t Transaction
-		if err := json.Unmarshal(raw, &t); err != nil {
+		if err := t.UnmarshalJSON(raw); err != nil {
 			return err
 		}
 		if !yield(t, nil) {

@@ -153,11 +153,13 @@ func (c *Client) streamRows(ctx context.Context, ep endpoint, resp *http.Respons
 // readRows hands on each element of the data array dec stands in, then
 // reads the array's end.
 func (c *Client) readRows(ep endpoint, resp *http.Response, dec *json.Decoder, secrets []string, rs *rowStream) error {
+	sc := newScrubber(secrets)
+	var row rawRow
 	for dec.More() {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
+		if err := dec.Decode(&row); err != nil {
 			return err
 		}
+		raw := row.b
 		if !utf8.Valid(raw) {
 			return c.badResponse(ep, resp, "the body is not valid UTF-8")
 		}
@@ -167,7 +169,7 @@ func (c *Client) readRows(ep endpoint, resp *http.Response, dec *json.Decoder, s
 			e.DataErr = shapeErr
 			return e
 		}
-		if err := rs.hand(scrub(raw, secrets)); err != nil {
+		if err := rs.hand(sc.scrub(raw)); err != nil {
 			if rs.stopped {
 				return err
 			}
@@ -178,6 +180,15 @@ func (c *Client) readRows(ep endpoint, resp *http.Response, dec *json.Decoder, s
 	}
 	_, err := dec.Token()
 	return err
+}
+
+// rawRow is a row as the decoder scanned it, not copied: row hands it
+// on before the next Decode reuses the decoder's buffer.
+type rawRow struct{ b []byte }
+
+func (r *rawRow) UnmarshalJSON(b []byte) error {
+	r.b = b
+	return nil
 }
 
 // expectEnd reads the answer's end: its object's, the array's of one
@@ -225,6 +236,7 @@ func (c *Client) streamBroke(ctx context.Context, ep endpoint, resp *http.Respon
 	err error, fallback func() (*envelope, []byte, error)) (*envelope, []byte, error) {
 	var apiErr *APIError
 	var syntaxErr *json.SyntaxError
+	var stalled *stalledError
 	problem := fmt.Sprintf("the body broke off after %d rows", rs.rows)
 	switch {
 	case errors.As(err, &apiErr):
@@ -235,6 +247,8 @@ func (c *Client) streamBroke(ctx context.Context, ep endpoint, resp *http.Respon
 		problem = "the body is larger than " + byteSize(MaxLedgerBytes)
 	case rec.readErr != nil && rs.rows == 0:
 		return nil, nil, c.requestError(ctx, ep, true, rec.readErr)
+	case errors.As(rec.readErr, &stalled):
+		problem = fmt.Sprintf("the body stalled after %d rows: %v", rs.rows, stalled)
 	case errors.As(err, &syntaxErr):
 		problem = fmt.Sprintf("the body is not valid JSON (offset %d)", syntaxErr.Offset)
 	case rec.readErr == nil && !errors.Is(err, io.ErrUnexpectedEOF):

@@ -15,7 +15,7 @@ import (
 )
 
 // recordedRow is §11.12's example row, compact.
-func recordedRow(t *testing.T) []byte {
+func recordedRow(t testing.TB) []byte {
 	t.Helper()
 	b, err := os.ReadFile("testdata/recorded/transactions_platformode.json")
 	if err != nil {
@@ -145,5 +145,44 @@ func TestGetTransactionsStreamedAnswers(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkGetTransactionsRows measures the client's streamed read of a
+// day: 10,000 of §11.12's rows in one answer, each decoded and checked
+// (docs/performance.md, "Ledger audit (issue 41)").
+func BenchmarkGetTransactionsRows(b *testing.B) {
+	row := recordedRow(b)
+	const rows = 10_000
+	body := []byte(`{"status_code":100,"status_description":"Success","data":[`)
+	for i := range rows {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		body = append(body, row...)
+	}
+	body = append(body, "]}"...)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/ccpayment/api/token", func(w http.ResponseWriter, _ *http.Request) {
+		b, _ := os.ReadFile("testdata/recorded/token.json")
+		w.Write(b)
+	})
+	mux.HandleFunc("/ccpayment/api/getTransactions", func(w http.ResponseWriter, _ *http.Request) { w.Write(body) })
+	srv := httptest.NewServer(mux)
+	b.Cleanup(srv.Close)
+	c := newTestClient(b, srv.URL+"/ccpayment")
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		got := 0
+		for _, err := range c.Transactions(b.Context(), TransactionQuery{Span: SpanHour, At: day.Add(12 * time.Hour)}) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			got++
+		}
+		if got != rows {
+			b.Fatalf("%d rows", got)
+		}
 	}
 }

@@ -226,7 +226,7 @@ func (o *optional) UnmarshalJSON(data []byte) error {
 	case bytes.Equal(data, []byte("null")), bytes.Equal(data, []byte(`""`)):
 		o.raw = nil
 	case firstNonBlank(data) == '{':
-		o.raw = bytes.Clone(data)
+		o.raw = data // decoded before the row's UnmarshalJSON returns
 	default:
 		return fmt.Errorf("expected an object or \"\"")
 	}

@@ -18,7 +18,9 @@ type TransportOptions struct {
 	// beside the system's (the ca_cert setting). Verification is never
 	// turned off.
 	CACertFile string
-	// Timeout bounds each HTTP exchange; 0 means 30 seconds.
+	// Timeout bounds each HTTP exchange; 0 means 30 seconds. A streamed
+	// ledger answer is bounded by it until its headers, then between
+	// reads of its body (WithStreamIdleTimeout).
 	Timeout time.Duration
 }
 
@@ -46,7 +48,7 @@ func NewHTTPClient(opts TransportOptions) (*http.Client, error) {
 	tr.TLSClientConfig = tlsConf
 	timeout := opts.Timeout
 	if timeout <= 0 {
-		timeout = 30 * time.Second
+		timeout = defaultExchangeTimeout
 	}
 	return &http.Client{Transport: tr, Timeout: timeout}, nil
 }
