@@ -79,7 +79,7 @@ func sandboxSale(t *testing.T, baseURL string, opts sandboxcmd.PayOptions) strin
 // leave an unknown outcome in the journal — except HTTP 401, which is
 // exit 3, also sent once.
 func TestFaultMatrixConfirmComplete(t *testing.T) {
-	faults := []string{"delay=3s", "status=500,body=html", "status=502,body=html", "status=503,body=html",
+	faults := []string{"delay=20s", "status=500,body=html", "status=502,body=html", "status=503,body=html",
 		"status=504,body=html", "status=503", "reset=before", "reset=after", "truncate=0", "truncate=20", "status=401"}
 	commands := []struct {
 		name, suffix, kind string
@@ -112,7 +112,7 @@ func TestFaultMatrixConfirmComplete(t *testing.T) {
 					order := sandboxSale(t, base, sale)
 					timeout := "3s"
 					if strings.HasPrefix(fault, "delay=") {
-						timeout = "1s"
+						timeout = "4s"
 					}
 					code, stderr, journalPath := runSandboxed(t, base, append(c.args(invoice, order), "--timeout", timeout)...)
 					if fault == "status=401" {

@@ -90,7 +90,7 @@ func TestFaultMatrix(t *testing.T) {
 		// retried: a token or commission lookup tries again after it.
 		retried bool
 	}{
-		{"delay=3s", false}, // beyond --timeout 1s
+		{"delay=20s", false}, // beyond --timeout 4s
 		{"status=500,body=html", false},
 		{"status=502,body=html", true},
 		{"status=503,body=html", true},
@@ -165,10 +165,12 @@ func TestFaultMatrix(t *testing.T) {
 				t.Run(c.name+"/"+fault.header, func(t *testing.T) {
 					base, pays, hits := faultSandbox(t, c.endpoint, fault.header)
 					invoice := "FM-" + strings.NewReplacer("=", "-", ",", "-").Replace(fault.header)
-					// Time enough for the retries; the delay fault outlasts it.
+					// Time enough for the retries; the delay fault outlasts it, with
+					// 4 s for the token call and the command to reach the endpoint
+					// on a loaded machine (1 s was lost at load 20).
 					timeout := "3s"
 					if strings.HasPrefix(fault.header, "delay=") {
-						timeout = "1s"
+						timeout = "4s"
 					}
 					if c.setup != nil {
 						c.setup(t, base, invoice)
