@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"net/http/httptest"
@@ -13,6 +12,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -38,6 +38,10 @@ import (
 var auditPlan = journalgen.Plan{Start: time.Date(2026, 11, 20, 21, 0, 0, 0, time.UTC), Days: 10, Lines: 1_000_000,
 	Busy: 4, BusyAttempts: 100_000, Account: "acct-live", Other: "acct-other"}
 
+// auditSharedSwitch, set, measures the shared (PostgreSQL) journal too.
+// Not PAYCLI_*: the package's TestMain (userenv.Main) clears those.
+const auditSharedSwitch = "BENCH_AUDIT_SHARED"
+
 // auditRows is the gateway's day: the journal's sales that were made, and
 // sales made elsewhere (the shop's site) up to this many.
 const auditRows = 100_000
@@ -54,30 +58,42 @@ type dayOfSales struct {
 	order []string
 }
 
-// auditPrice is the rate the day's sales are charged: the sandbox's
-// commission table's entry for one installment, as the audit reads it.
+// auditPrice is the rate the day's sales of one currency are charged:
+// the sandbox's commission table's entry for one installment, as the
+// audit reads it.
 type auditPrice struct {
 	program, percentage, fixed string
 }
+
+// auditPrices are the rates by currency: journalgen's sales are in TRY,
+// USD and EUR, and each currency has its own table.
+type auditPrices map[string]auditPrice
+
+// auditCurrencies are the currencies journalgen writes.
+var auditCurrencies = []string{"TRY", "USD", "EUR"}
 
 // auditFeeEvery plants a fee difference: one journaled sale in this many
 // is charged a point more than the table says.
 const auditFeeEvery = 20_000
 
-// priceOf reads the table the audit reads (the sandbox's commissions
-// answer for TRY, through the client) and takes its first offered entry
-// for a single payment.
-func priceOf(ctx context.Context, c *gateway.Client) (auditPrice, error) {
-	rows, err := benchTable(ctx, c, "TRY")
-	if err != nil {
-		return auditPrice{}, err
-	}
-	for _, r := range rows {
-		if r.Installment == 1 && r.Offered() {
-			return auditPrice{program: r.Program(), percentage: r.Entry.MerchantCommissionPercentage.String(), fixed: r.Entry.MerchantCommissionFixed.String()}, nil
+// pricesOf reads the tables the audit reads (the sandbox's commissions
+// answer for each currency, through the client) and takes each one's
+// first offered entry for a single payment.
+func pricesOf(ctx context.Context, c *gateway.Client) (auditPrices, error) {
+	prices := auditPrices{}
+	for _, currency := range auditCurrencies {
+		rows, err := benchTable(ctx, c, currency)
+		if err != nil {
+			return nil, err
 		}
+		i := slices.IndexFunc(rows, func(r commission.Row) bool { return r.Installment == 1 && r.Offered() })
+		if i < 0 {
+			return nil, fmt.Errorf("the sandbox's commission table prices no single payment in %s", currency)
+		}
+		r := rows[i]
+		prices[currency] = auditPrice{program: r.Program(), percentage: r.Entry.MerchantCommissionPercentage.String(), fixed: r.Entry.MerchantCommissionFixed.String()}
 	}
-	return auditPrice{}, errors.New("the sandbox's commission table prices no single payment in TRY")
+	return prices, nil
 }
 
 // benchTable is the commission table of a currency as `paycli audit`
@@ -91,9 +107,14 @@ func benchTable(ctx context.Context, c *gateway.Client, currency string) ([]comm
 	return rows, err
 }
 
-// priced is a sale of the day at price.
-func (p auditPrice) priced(s sandbox.Sale) sandbox.Sale {
-	s.Installment, s.CardProgram, s.MerchantCommissionPercentage, s.MerchantCommissionFixed = 1, p.program, p.percentage, p.fixed
+// priced is a sale of the day at its currency's price, a point more
+// when planted.
+func (p auditPrices) priced(s sandbox.Sale, planted bool) sandbox.Sale {
+	price := p[s.Currency]
+	if planted {
+		price.percentage = decimal.RequireFromString(price.percentage).Add(decimal.NewFromInt(1)).String()
+	}
+	s.Installment, s.CardProgram, s.MerchantCommissionPercentage, s.MerchantCommissionFixed = 1, price.program, price.percentage, price.fixed
 	return s
 }
 
@@ -117,20 +138,15 @@ func (d *dayOfSales) add(e journal.Entry, intentAt time.Time) {
 	}
 }
 
-// seed writes the day to store, every sale priced at price but the
-// planted ones.
-func (d *dayOfSales) seed(store *sandbox.Store, price auditPrice) error {
+// seed writes the day to store, every sale priced at its currency's
+// price but the planted ones.
+func (d *dayOfSales) seed(store *sandbox.Store, prices auditPrices) error {
 	from := d.plan.Day(d.plan.Busy)
-	planted := price
-	planted.percentage = decimal.RequireFromString(price.percentage).Add(decimal.NewFromInt(1)).String()
 	return store.Seed(func(yield func(sandbox.Sale) bool) {
 		for i, inv := range d.order {
-			s := price.priced(*d.sales[inv])
+			s := prices.priced(*d.sales[inv], i%auditFeeEvery == auditFeeEvery/2)
 			if i%500 == 0 {
 				s.Chargeback = &sandbox.Chargeback{Amount: s.Amount, Fee: "15.00", At: s.CreatedAt.Add(time.Hour)}
-			}
-			if i%auditFeeEvery == auditFeeEvery/2 {
-				s = planted.priced(s)
 			}
 			if !yield(s) {
 				return
@@ -138,8 +154,8 @@ func (d *dayOfSales) seed(store *sandbox.Store, price auditPrice) error {
 		}
 		for i := len(d.order); i < auditRows; i++ {
 			at := from.Add(time.Duration(i) * 24 * time.Hour / auditRows)
-			if !yield(price.priced(sandbox.Sale{InvoiceID: fmt.Sprintf("SITE-%07d", i), OrderID: fmt.Sprintf("VP9%016d", i), Kind: sandbox.KindWalletPay,
-				State: sandbox.StateCompleted, Amount: fmt.Sprintf("%d.50", 10+i%700), Currency: "TRY", CreatedAt: at, UpdatedAt: at})) {
+			if !yield(prices.priced(sandbox.Sale{InvoiceID: fmt.Sprintf("SITE-%07d", i), OrderID: fmt.Sprintf("VP9%016d", i), Kind: sandbox.KindWalletPay,
+				State: sandbox.StateCompleted, Amount: fmt.Sprintf("%d.50", 10+i%700), Currency: "TRY", CreatedAt: at, UpdatedAt: at}, false)) {
 				return
 			}
 		}
@@ -208,11 +224,11 @@ func BenchmarkAuditDay(b *testing.B) {
 		}
 		return c
 	}
-	price, err := priceOf(ctx, client())
+	prices, err := pricesOf(ctx, client())
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := day.seed(store, price); err != nil {
+	if err := day.seed(store, prices); err != nil {
 		b.Fatal(err)
 	}
 
@@ -221,7 +237,7 @@ func BenchmarkAuditDay(b *testing.B) {
 			return journalindex.AccountAttempts(path, journal.Scope{Gateway: auditPlan.Account}, auditPlan.Day(auditPlan.Busy), auditPlan.Day(auditPlan.Busy+1), yield)
 		},
 	}
-	if os.Getenv("PAYCLI_BENCH_AUDIT_SHARED") != "" {
+	if os.Getenv(auditSharedSwitch) != "" {
 		journals["shared"] = sharedJournal(b, clock)
 	}
 	day = nil
@@ -251,14 +267,27 @@ func BenchmarkAuditDay(b *testing.B) {
 				if res.Rows != auditRows {
 					b.Fatalf("%d ledger rows, want %d", res.Rows, auditRows)
 				}
-				fees := len(res.In(ledger.Fees))
-				b.Logf("%s: %.1f s wall, %.1f CPU s (the sandbox's included), peak RSS %d MiB, %d differences (%d fees), %d need a person",
-					name, time.Since(wall0).Seconds(), (processCPU() - cpu0).Seconds(), peak>>20, len(res.Differences), fees, res.NeedsPerson)
+				b.Logf("%s: %.1f s wall, %.1f CPU s (the sandbox's included), peak RSS %d MiB, %d differences (%s), %d need a person",
+					name, time.Since(wall0).Seconds(), (processCPU() - cpu0).Seconds(), peak>>20, len(res.Differences), kindsOf(res), res.NeedsPerson)
 			}
 			b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MiB")
 			b.ReportMetric(float64(len(res.Differences)), "differences")
 		})
 	}
+}
+
+// kindsOf counts a result's differences by group and what:
+// "fees/fee 5, made_elsewhere/sale_elsewhere 30000".
+func kindsOf(res *ledger.Result) string {
+	n := map[string]int{}
+	for _, d := range res.Differences {
+		n[string(d.Group)+"/"+d.What]++
+	}
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(n)) {
+		out = append(out, fmt.Sprintf("%s %d", k, n[k]))
+	}
+	return strings.Join(out, ", ")
 }
 
 // processCPU is the user and system time this process has used.
