@@ -193,3 +193,40 @@ func TestChargebackNoRefundTotal(t *testing.T) {
 		t.Errorf("found %q", got)
 	}
 }
+
+// TestFeeRatesReadAlike: a table that writes its rate with trailing zeros
+// ("2.6500", "0.0000", as a currency's table may) is shown as the row's
+// rate is ("2.65%"), so that the two rates a fee difference names compare
+// at a glance.
+func TestFeeRatesReadAlike(t *testing.T) {
+	padded := func(context.Context, string) ([]commission.Row, error) {
+		return []commission.Row{{Installment: 1, Kind: commission.KindRegular, Entry: commission.Entry{CardProgram: "BONUS",
+			MerchantCommissionPercentage: value(t, "2.6500"), MerchantCommissionFixed: value(t, "0.0000")}}}, nil
+	}
+	r := row("X", "Completed")
+	r.ProductPrice, r.Gross, r.MerchantCommission, r.Net = dec("100"), dec("100"), dec("3.65"), dec("96.35")
+	r.HasCommissionRate, r.CommissionPercentage, r.CommissionFixed = true, dec("3.65"), dec("0")
+	au := ledger.Audit{Kinds: kinds, Table: padded, Source: "getTransactions", Now: auditNow}
+	res, err := au.Run(context.Background(), func(yield func(journal.Attempt) error) error { return nil }, seq([]gateway.Transaction{r}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range res.Differences {
+		if d.Fee != nil && (d.Fee.TableRate != "2.65%" || d.Fee.ChargedRate != "3.65%") {
+			t.Errorf("rates %q (row) and %q (table), want 3.65%% and 2.65%%", d.Fee.ChargedRate, d.Fee.TableRate)
+		}
+	}
+	if got := found(res); !equal(got, []string{"fees/fee/X", "made_elsewhere/sale_elsewhere/X"}) {
+		t.Errorf("found %q", got)
+	}
+}
+
+// value is a table's value as the gateway's answer writes it.
+func value(t *testing.T, s string) commission.Value {
+	t.Helper()
+	v, err := commission.ParseValue(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}

@@ -161,10 +161,22 @@ func (a *auditor) fee(t gateway.Transaction) error {
 
 // rate writes a percentage and fixed amount: "2.5% + 0.25".
 func rate(percentage, fixed string) string {
+	percentage, fixed = plainNumber(percentage), plainNumber(fixed)
 	if fixed == "" || fixed == "0" {
 		return percentage + "%"
 	}
 	return percentage + "% + " + fixed
+}
+
+// plainNumber writes a number without the trailing zeros a table may carry
+// ("2.6500" is 2.65), so that the row's rate and the table's read alike;
+// text that is not a number is kept as it is.
+func plainNumber(s string) string {
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		return s
+	}
+	return d.String()
 }
 
 // table is the commission table of a currency, asked once per run.
