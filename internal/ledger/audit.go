@@ -50,9 +50,10 @@ type brief struct {
 	id, ref, class string
 	amount         decimal.Decimal
 	currency       string
-	// over is the attempt's deadline and journal.InFlightMargin: until
-	// then its request may still be at the gateway.
-	over time.Time
+	// sent is when the attempt's intent was written; over is its deadline
+	// and journal.InFlightMargin: until then its request may still be at
+	// the gateway. A row of its doing is made between the two.
+	sent, over time.Time
 	// told: a later attempt of the same story succeeded (journal's rule).
 	told bool
 }
@@ -80,6 +81,11 @@ type seen struct {
 	history []gateway.RefundInfo
 	// row is the whole row, kept only on an open invoice (evidence).
 	row *gateway.Transaction
+	// created is when the gateway made the row; changed: the row was read
+	// only because it changed in the range (made before it), so the
+	// invoice's rows that did not change were not read.
+	created time.Time
+	changed bool
 }
 
 // auditor is one run's state: the journal's index and the running totals.
@@ -146,7 +152,7 @@ func (a *auditor) indexOne(at journal.Attempt) {
 		return
 	}
 	b := brief{id: at.Intent.Attempt, ref: at.Intent.Ref, class: at.Class(), amount: amount, currency: at.Intent.Currency,
-		over: at.Deadline().Add(journal.InFlightMargin)}
+		sent: at.Intent.Time, over: at.Deadline().Add(journal.InFlightMargin)}
 	if k.Sale {
 		inv.sales = append(inv.sales, b)
 	} else {
@@ -213,7 +219,7 @@ func (a *auditor) row(t gateway.Transaction) error {
 	before := !a.From.IsZero() && !t.CreatedAt.IsZero() && t.CreatedAt.Before(a.From)
 	if past {
 		if inv := a.index[t.InvoiceID]; inv != nil && len(inv.sales) > 0 {
-			a.keep(inv, t)
+			a.keep(inv, t, false)
 		}
 		return nil
 	}
@@ -234,7 +240,7 @@ func (a *auditor) row(t gateway.Transaction) error {
 			Ledger: t.StateText() + ", fee " + money.ExactIn(t.RefundedChargebackFee, t.Currency), Message: "the card's bank charged the sale back; the desk has not recorded it"})
 	}
 	if inv != nil {
-		a.keep(inv, t)
+		a.keep(inv, t, before)
 	}
 	return nil
 }
@@ -266,9 +272,9 @@ func (a *auditor) changedElsewhere(t gateway.Transaction) {
 }
 
 // keep keeps what the audit needs of a row of a journal invoice.
-func (a *auditor) keep(inv *invoice, t gateway.Transaction) {
+func (a *auditor) keep(inv *invoice, t gateway.Transaction, changed bool) {
 	s := seen{state: t.StateText(), taken: t.Taken() || t.ChargedBack(), failed: t.Failed(), price: t.ProductPrice,
-		currency: t.Currency, totalRefunded: refunded(t), history: t.Refunds}
+		currency: t.Currency, totalRefunded: refunded(t), history: t.Refunds, created: t.CreatedAt, changed: changed}
 	if inv.open {
 		s.row = &t
 	}
@@ -302,6 +308,12 @@ func (a *auditor) sale(id string, inv *invoice) {
 			d.Message = fmt.Sprintf("the ledger has %d rows for the invoice and none says which is this attempt's: ask the gateway", len(inv.rows))
 		case a.Now.Before(s.over):
 			d.What, d.Message = WhatStillOpen, "its request may still be in flight until "+s.over.UTC().Format(time.RFC3339)+": audit again then"
+		case first.changed || first.created.Before(s.sent) || first.created.After(s.over):
+			// A row made outside the attempt's time is another try's doing,
+			// and a row read because it changed leaves the invoice's other
+			// rows unread: neither names this attempt.
+			d.What, d.NeedsPerson = WhatStillOpen, true
+			d.Message = "the ledger's row of the invoice was not made while this attempt was in flight: audit the attempt's own day, or run paycli status"
 		case first.taken:
 			d.What, d.Settle, d.Message = WhatSettles, &Settlement{Outcome: journal.Succeeded, Evidence: a.evidence(*first.row, nil)}, "the ledger lists the sale as taken"
 		case first.failed:

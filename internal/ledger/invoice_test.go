@@ -73,7 +73,46 @@ func TestSaleHeldBackInFlight(t *testing.T) {
 	} {
 		a := attempt("sale", "U", "a1", "", "100", "")
 		a.Intent.Time, a.Intent.Deadline = tt.sent, tt.sent.Add(30*time.Second)
-		if got := settled(run(t, []gateway.Transaction{row("U", "Completed")}, a)); !equal(got, tt.settles) {
+		r := row("U", "Completed")
+		r.CreatedAt = tt.sent.Add(time.Second)
+		if got := settled(run(t, []gateway.Transaction{r}, a)); !equal(got, tt.settles) {
+			t.Errorf("%s: settles %q, want %q", tt.name, got, tt.settles)
+		}
+	}
+}
+
+// TestSaleSettledOnlyByARowOfItsTime: the invoice's one row settles an
+// unknown sale only when the gateway made it while the attempt was in
+// flight (between its intent and its deadline and margin), and when it
+// was read as a row of the range, not only because it changed in it
+// (the invoice's unchanged rows are then unread). A row made days later
+// (the shop's site selling the invoice again) or before the attempt
+// names another try: the attempt stays open, for a person.
+func TestSaleSettledOnlyByARowOfItsTime(t *testing.T) {
+	sent := dayFrom.Add(10 * time.Hour)
+	for _, tt := range []struct {
+		name    string
+		created time.Time
+		from    time.Time
+		settles []string
+	}{
+		{"made in flight", sent.Add(time.Second), dayFrom, []string{"a1=succeeded"}},
+		{"made three days later", sent.Add(72 * time.Hour), dayFrom.Add(72 * time.Hour), nil},
+		{"made before the attempt", sent.Add(-time.Hour), dayFrom, nil},
+		{"read because it changed", sent.Add(time.Second), dayFrom.Add(24 * time.Hour), nil},
+	} {
+		a := attempt("sale", "U", "a1", "", "100", "")
+		a.Intent.Time, a.Intent.Deadline = sent, sent.Add(30*time.Second)
+		r := row("U", "Completed")
+		r.CreatedAt = tt.created
+		au := ledger.Audit{Kinds: kinds, Table: table, Source: "getTransactions", Now: sent.Add(100 * time.Hour), From: tt.from, To: tt.from.Add(24 * time.Hour),
+			Invoice: func(context.Context, string) ([]journal.Attempt, error) { return []journal.Attempt{a}, nil }}
+		r.TotalRefunded = dec("1") // opens the invoice's lookup, as a refunded row does
+		res, err := au.Run(context.Background(), yielded([]journal.Attempt{a}), seq([]gateway.Transaction{r}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := settled(res); !equal(got, tt.settles) {
 			t.Errorf("%s: settles %q, want %q", tt.name, got, tt.settles)
 		}
 	}
