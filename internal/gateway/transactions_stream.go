@@ -118,7 +118,12 @@ func (c *Client) streamRows(ctx context.Context, ep endpoint, resp *http.Respons
 		if err != nil {
 			return c.streamBroke(ctx, ep, resp, rec, rs, streamed, err, fallback)
 		}
-		if key != "data" || streamed {
+		if key == "data" && streamed {
+			// Its rows were handed on: a second array would be read twice
+			// or be the one the answer means; neither can be told.
+			return c.streamBroke(ctx, ep, resp, rec, rs, streamed, errors.New("the answer has two data members"), fallback)
+		}
+		if key != "data" {
 			var raw json.RawMessage
 			if err := dec.Decode(&raw); err != nil {
 				return c.streamBroke(ctx, ep, resp, rec, rs, streamed, err, fallback)

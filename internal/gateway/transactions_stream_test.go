@@ -121,6 +121,7 @@ func TestGetTransactionsStreamedAnswers(t *testing.T) {
 		{"qnbpay array in sipay", "sipay", `[{"status_code":100,"data":[` + row + `]}]`, 0, 0, true, ErrUnreadable},
 		{"numeric invoice in sipay", "sipay", `{"status_code":100,"data":[` + row + `,` + numeric + `]}`, 1, 0, true, ErrUnreadable},
 		{"two objects", "qnbpay", `[{"status_code":100,"data":[` + row + `]},{}]`, 1, 0, false, ErrUnavailable},
+		{"two data members", "", `{"status_code":100,"data":[` + row + `],"data":[` + row + `]}`, 1, 0, false, ErrUnavailable},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
