@@ -2,6 +2,7 @@ package ledger_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -126,6 +127,48 @@ func TestRefundWithoutRef(t *testing.T) {
 		attempt("sale", "U", "a1", "", "100", journal.Succeeded), attempt("refund", "U", "r1", "", "10", ""))
 	if got := settled(res); len(got) != 0 {
 		t.Errorf("settles %q from a history entry with no id", got)
+	}
+}
+
+// TestMadeRefundWithoutRef: a made refund of an older paycli's line, sent
+// without a ref, beside a history entry without an id: neither "missing"
+// nor "made elsewhere", for nothing says they differ; the refunded totals
+// compare them, and a differing total is still told.
+func TestMadeRefundWithoutRef(t *testing.T) {
+	sale := attempt("sale", "U", "a1", "", "100", journal.Succeeded)
+	for _, tt := range []struct {
+		entry string
+		want  []string
+	}{
+		{"10", nil},
+		{"7", []string{"disagree/refund_total/U"}},
+	} {
+		res := run(t, []gateway.Transaction{row("U", "Partially Refunded", refundInfo("", tt.entry, "Completed"))},
+			sale, attempt("refund", "U", "r1", "", "10", journal.Succeeded))
+		if got := found(res); !equal(got, tt.want) {
+			t.Errorf("entry %s: found %q, want %q", tt.entry, got, tt.want)
+		}
+	}
+}
+
+// TestRefundListedForAnotherAmount: an unknown refund whose
+// refund_transaction_id the history lists for another amount is not
+// settled: the id names it, the amount says the gateway made something
+// else of it; it stays open for a person.
+func TestRefundListedForAnotherAmount(t *testing.T) {
+	sale := attempt("sale", "U", "a1", "", "100", journal.Succeeded)
+	for _, tt := range []struct {
+		entry   string
+		settles []string
+	}{{"10", []string{"r1=succeeded"}}, {"5", nil}} {
+		res := run(t, []gateway.Transaction{row("U", "Partially Refunded", refundInfo("RF1", tt.entry, "Completed"))},
+			sale, attempt("refund", "U", "r1", "RF1", "10", ""))
+		if got := settled(res); !equal(got, tt.settles) {
+			t.Errorf("entry %s: settles %q, want %q", tt.entry, got, tt.settles)
+		}
+		if tt.settles == nil && !slices.Contains(found(res), "ledger_names/still_open/U") {
+			t.Errorf("entry %s: found %q, want the refund still open", tt.entry, found(res))
+		}
 	}
 }
 

@@ -35,7 +35,9 @@ func (a *auditor) refunds(id string, inv *invoice) {
 		h := history[r.ref]
 		switch {
 		case succeeded(r):
-			if listed && h == nil && (r.ref == "" || !counted[r.ref]) {
+			// A refund sent without a ref (an older paycli's line) cannot be
+			// looked for: only the refunded totals speak of it.
+			if listed && h == nil && r.ref != "" && !counted[r.ref] {
 				missing = true
 				a.diff(Difference{Group: Disagree, What: WhatRefundMissing, Invoice: id, Attempt: r.id, Ref: r.ref, Currency: currency,
 					NeedsPerson: true, Journal: money.ExactIn(r.amount, currency), Message: "the journal has the refund made; the ledger's refund_history does not list it"})
@@ -89,7 +91,9 @@ func (a *auditor) ledgerRefunded(id string, inv *invoice, mine map[string]bool) 
 				continue
 			}
 			amount, _ := h.Amount.Decimal()
-			if h.RefundTransactionID == "" || !mine[h.RefundTransactionID] {
+			// An entry without an id is the journal's only when the journal
+			// has a refund without a ref: the totals then compare them.
+			if !mine[h.RefundTransactionID] {
 				a.diff(Difference{Group: Elsewhere, What: WhatRefundElsewhere, Invoice: id, Ref: h.RefundTransactionID, Currency: s.currency,
 					Ledger: money.ExactIn(amount, s.currency), Message: "the gateway has a refund the journal did not make (the panel)"})
 				continue
@@ -103,9 +107,15 @@ func (a *auditor) ledgerRefunded(id string, inv *invoice, mine map[string]bool) 
 // named offers an unknown or queued refund the ledger lists for settling.
 func (a *auditor) named(t gateway.Transaction, r brief, h *gateway.RefundInfo) {
 	d := Difference{Group: Named, Invoice: t.InvoiceID, Attempt: r.id, Ref: r.ref, Currency: t.Currency, Journal: r.class, Ledger: h.Status}
+	amount, _ := h.Amount.Decimal()
 	switch {
 	case h.Waiting():
 		d.What, d.Message = WhatStillOpen, "the ledger lists the refund, still waiting for approval"
+	case !h.Refused() && !amount.Equal(r.amount):
+		// The id names the refund, but not what the attempt sent: a
+		// person decides what became of it.
+		d.What, d.NeedsPerson = WhatStillOpen, true
+		d.Message = "the ledger lists the refund for " + money.ExactIn(amount, t.Currency) + ", the attempt asked " + money.ExactIn(r.amount, t.Currency) + ": run paycli status"
 	case h.Refused():
 		d.What, d.Settle, d.Message = WhatSettles, &Settlement{Outcome: journal.Declined, Evidence: a.evidence(t, h)}, "the ledger lists the refund as refused"
 	default:
