@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -178,24 +177,7 @@ func BenchmarkAuditDay(b *testing.B) {
 	day := &dayOfSales{plan: auditPlan, sales: map[string]*sandbox.Sale{}}
 	dir := b.TempDir()
 	path := filepath.Join(dir, journal.FileName)
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	_, err = auditPlan.Write(func(e journal.Entry, intentAt time.Time) error {
-		day.add(e, intentAt)
-		line, err := json.Marshal(e)
-		w.Write(append(line, '\n'))
-		return err
-	})
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if _, err := auditPlan.WriteFile(path, day.add); err != nil {
 		b.Fatal(err)
 	}
 	if _, _, err := journalindex.Lookup(path, "none"); err != nil { // the index built, as the first reader after an upgrade builds it

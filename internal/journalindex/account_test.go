@@ -1,8 +1,6 @@
 package journalindex
 
 import (
-	"bufio"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,22 +17,7 @@ import (
 func writePlan(t testing.TB, plan journalgen.Plan) (string, []int) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), journal.FileName)
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	perDay, err := plan.Write(func(e journal.Entry, _ time.Time) error {
-		line, err := json.Marshal(e)
-		w.Write(append(line, '\n'))
-		return err
-	})
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	perDay, err := plan.WriteFile(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@
 package journalgen
 
 import (
+	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -35,6 +37,32 @@ type Plan struct {
 
 // Day is the start of day d of the plan.
 func (p Plan) Day(d int) time.Time { return p.Start.Add(time.Duration(d) * 24 * time.Hour) }
+
+// WriteFile writes the plan's journal as a journal file at path (one JSON
+// line an entry), calling seen with each entry as it goes (nil: none), and
+// returns Account's attempts per day.
+func (p Plan) WriteFile(path string, seen func(e journal.Entry, intentAt time.Time)) ([]int, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	perDay, err := p.Write(func(e journal.Entry, intentAt time.Time) error {
+		if seen != nil {
+			seen(e, intentAt)
+		}
+		line, err := json.Marshal(e)
+		w.Write(append(line, '\n'))
+		return err
+	})
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return perDay, err
+}
 
 // Write calls emit with each line, in the order a journal holds them, and
 // the time of its attempt's intent; it returns how many attempts of
